@@ -1,0 +1,26 @@
+/* ibfab command line: shared helpers for the subcommands. */
+#ifndef IBF_CLI_H
+#define IBF_CLI_H
+#include "ibf_topology.h"
+
+/* Each subcommand: argc/argv start at the subcommand's own name. Returns the
+ * process exit status. */
+typedef int (*ibf_cmd_fn)(int argc, char **argv);
+
+struct ibf_cmd {
+	const char *name;
+	ibf_cmd_fn fn;
+	const char *summary;
+};
+
+/* Print "ibfab: <formatted error>" to stderr; returns 1 (or 2 for usage). */
+int cli_fail(const struct ibf_error *err);
+int cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parse an integer option value; prints an error and returns -1 on failure. */
+int cli_int(const char *opt, const char *val, long lo, long hi, long *out);
+/* Dispatch to a sub-subcommand table (e.g. topo gen|info|convert). */
+int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char **argv);
+
+int cmd_topo(int argc, char **argv);
+
+#endif

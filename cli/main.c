@@ -1,0 +1,75 @@
+/* ibfab: command-line entry point and shared helpers. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_fail(const struct ibf_error *err)
+{
+	char buf[IBF_ERR_MSG_MAX + IBF_ERR_FILE_MAX + 32];
+	fprintf(stderr, "ibfab: %s\n", ibf_error_format(err, buf, sizeof(buf)));
+	return 1;
+}
+
+int cli_usage_error(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	return 2;
+}
+
+int cli_int(const char *opt, const char *val, long lo, long hi, long *out)
+{
+	if (!val) {
+		fprintf(stderr, "ibfab: option %s needs a value\n", opt);
+		return -1;
+	}
+	char *end;
+	errno = 0;
+	long v = strtol(val, &end, 0);
+	if (errno || end == val || *end || v < lo || v > hi) {
+		fprintf(stderr, "ibfab: option %s: '%s' is not an integer in %ld..%ld\n", opt, val,
+			lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		FILE *out = argc < 2 ? stderr : stdout;
+		fprintf(out, "Usage: %s <command> [options]\n\nCommands:\n", prefix);
+		for (const struct ibf_cmd *c = cmds; c->name; c++)
+			fprintf(out, "  %-12s %s\n", c->name, c->summary);
+		fprintf(out, "\nRun '%s <command> --help' for a command's options.\n", prefix);
+		return argc < 2 ? 2 : 0;
+	}
+	for (const struct ibf_cmd *c = cmds; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "%s: unknown command '%s'\nTry '%s --help'.\n", prefix, argv[1], prefix);
+	return 2;
+}
+
+static const struct ibf_cmd top_cmds[] = {
+	{"topo", cmd_topo, "generate, inspect and convert fabric descriptions"},
+	{NULL, NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf("ibfab %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	return cli_dispatch("ibfab", top_cmds, argc, argv);
+}

@@ -1,0 +1,219 @@
+/* Unit tests for the topology core: graph building, CSR, metrics, LIDs. */
+#include "ibf_topology.h"
+#include "tt.h"
+
+#include <unistd.h>
+
+/* ring of n switches, each with h hosts */
+static struct ibf_fabric *ring(int n, int h)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	char name[32];
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "sw%d", i);
+		ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0),
+				    name, name, NULL);
+	}
+	for (int i = 0; i < n; i++)
+		ibf_fabric_connect(f, i, 1, (i + 1) % n, 2, 4, IBF_SPEED_EDR, NULL);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < h; j++) {
+			snprintf(name, sizeof(name), "h%d-%d", i, j);
+			int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1,
+						    ibf_gen_guid(IBF_NODE_CA, (uint32_t)(i * h + j), 0),
+						    name, name, NULL);
+			ibf_fabric_connect(f, c, 1, i, 3 + j, 4, IBF_SPEED_EDR, NULL);
+		}
+	ibf_fabric_finalize(f, NULL);
+	return f;
+}
+
+static void test_ring_csr(void)
+{
+	struct ibf_fabric *f = ring(6, 2);
+	TT_EQ_INT(f->nsw, 6);
+	TT_EQ_INT(f->nnodes, 18);
+	TT_EQ_INT(f->nhosts_ports, 12);
+	for (uint32_t s = 0; s < f->nsw; s++)
+		TT_EQ_INT(f->adj_off[s + 1] - f->adj_off[s], 2);
+	/* sw0 port 1 goes to sw1 port 2 */
+	TT_EQ_INT(f->adj[f->adj_off[0]].nbr, 1);
+	TT_EQ_INT(f->adj[f->adj_off[0]].lport, 1);
+	TT_EQ_INT(f->adj[f->adj_off[0]].rport, 2);
+	ibf_fabric_free(f);
+}
+
+static void test_ring_stats(void)
+{
+	struct ibf_fabric *f = ring(7, 1);
+	struct ibf_stats st;
+	TT_REQUIRE(ibf_fabric_stats(f, &st, 2, NULL) == 0);
+	TT_EQ_INT(st.diameter, 3);
+	TT_EQ_INT(st.components, 1);
+	TT_EQ_INT(st.sw_links, 7);
+	TT_EQ_INT(st.parallel_links, 0);
+	TT_EQ_INT(st.host_links, 7);
+	/* ring of 7: distances 1,1,2,2,3,3 -> mean 2 */
+	TT_CHECK(st.avg_distance > 1.999 && st.avg_distance < 2.001);
+	TT_EQ_INT(st.degree_hist[2], 7);
+	ibf_stats_free(&st);
+	/* thread count never changes the answer */
+	struct ibf_stats st1;
+	TT_REQUIRE(ibf_fabric_stats(f, &st1, 1, NULL) == 0);
+	TT_EQ_INT(st1.diameter, 3);
+	ibf_stats_free(&st1);
+	ibf_fabric_free(f);
+}
+
+static void test_disconnected(void)
+{
+	struct ibf_fabric *f = ring(4, 0);
+	ibf_fabric_disconnect(f, 0, 1);
+	ibf_fabric_disconnect(f, 2, 1);
+	ibf_fabric_finalize(f, NULL);
+	struct ibf_stats st;
+	TT_REQUIRE(ibf_fabric_stats(f, &st, 1, NULL) == 0);
+	TT_EQ_INT(st.components, 2);
+	TT_CHECK(st.diameter == IBF_DIST_INF);
+	ibf_stats_free(&st);
+	ibf_fabric_free(f);
+}
+
+static void test_parallel_and_degraded(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	int a = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 1, "a", NULL, NULL);
+	int b = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 2, "b", NULL, NULL);
+	TT_EQ_INT(ibf_fabric_connect(f, a, 1, b, 1, 4, IBF_SPEED_EDR, NULL), 0);
+	TT_EQ_INT(ibf_fabric_connect(f, a, 2, b, 2, 4, IBF_SPEED_EDR, NULL), 0);
+	TT_EQ_INT(ibf_fabric_connect(f, a, 3, b, 3, 1, IBF_SPEED_EDR, NULL), 0);
+	/* a port can not take a second peer */
+	struct ibf_error err;
+	TT_CHECK(ibf_fabric_connect(f, a, 1, b, 4, 4, IBF_SPEED_EDR, &err) < 0);
+	TT_CHECK(strstr(err.msg, "already linked") != NULL);
+	/* loopback cable on one switch */
+	TT_EQ_INT(ibf_fabric_connect(f, a, 5, a, 6, 4, IBF_SPEED_EDR, NULL), 0);
+	ibf_fabric_finalize(f, NULL);
+	struct ibf_stats st;
+	TT_REQUIRE(ibf_fabric_stats(f, &st, 1, NULL) == 0);
+	TT_EQ_INT(st.sw_links, 3);
+	TT_EQ_INT(st.sw_pairs_linked, 1);
+	TT_EQ_INT(st.parallel_links, 2);
+	TT_EQ_INT(st.loopback_links, 1);
+	TT_EQ_INT(st.degraded_links, 1);
+	TT_EQ_INT(st.diameter, 1);
+	ibf_stats_free(&st);
+	ibf_fabric_free(f);
+}
+
+static void test_lids(void)
+{
+	struct ibf_fabric *f = ring(3, 2);
+	TT_REQUIRE(ibf_assign_lids(f, 2, 0, NULL) == 0);
+	/* 3 switches LIDs 1,2,3; then CA ports aligned to 4: 4,8,...,24 */
+	TT_EQ_INT(ibf_port(f, 0, 0)->lid, 1);
+	TT_EQ_INT(ibf_port(f, 2, 0)->lid, 3);
+	for (uint32_t i = 3; i < f->nnodes; i++) {
+		TT_EQ_INT(ibf_port(f, (int)i, 1)->lid % 4, 0);
+		TT_EQ_INT(ibf_port(f, (int)i, 1)->lmc, 2);
+	}
+	TT_EQ_INT(ibf_max_lid(f), 27);
+	struct ibf_lidmap m;
+	TT_REQUIRE(ibf_lidmap_build(f, &m, NULL) == 0);
+	TT_EQ_INT(m.node[5], 3);
+	TT_EQ_INT(m.port[5], 1);
+	TT_EQ_INT(m.node[3], 2);
+	TT_EQ_INT(m.node[0], -1);
+	ibf_lidmap_free(&m);
+
+	/* guid2lid round trip */
+	char path[] = "/tmp/ibf-g2l-XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	close(fd);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (int p = 0; p <= f->nodes[i].nports; p++)
+			ibf_port(f, (int)i, p)->guid = ibf_gen_guid(f->nodes[i].type, i, p);
+	TT_EQ_INT(ibf_guid2lid_write(f, path, NULL), 0);
+	struct ibf_fabric *g = ring(3, 2);
+	for (uint32_t i = 0; i < g->nnodes; i++)
+		for (int p = 0; p <= g->nodes[i].nports; p++)
+			ibf_port(g, (int)i, p)->guid = ibf_gen_guid(g->nodes[i].type, i, p);
+	TT_EQ_INT(ibf_guid2lid_read(g, path, NULL), 0);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (int p = 0; p <= f->nodes[i].nports; p++) {
+			TT_EQ_INT(ibf_port(g, (int)i, p)->lid, ibf_port(f, (int)i, p)->lid);
+			TT_EQ_INT(ibf_port(g, (int)i, p)->lmc, ibf_port(f, (int)i, p)->lmc);
+		}
+	/* a bad line is reported with its line number */
+	FILE *fp = fopen(path, "a");
+	fprintf(fp, "0x12 7 9\n");
+	fclose(fp);
+	struct ibf_error err;
+	TT_CHECK(ibf_guid2lid_read(g, path, &err) < 0);
+	TT_EQ_INT(err.line, (long)(3 * 1 + 6) + 1);
+	unlink(path);
+	ibf_fabric_free(g);
+	ibf_fabric_free(f);
+}
+
+static void test_lmc_exhaustion(void)
+{
+	struct ibf_fabric *f = ring(2, 0);
+	for (int i = 0; i < 400; i++) {
+		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, (uint64_t)(1000 + i), "h", NULL, NULL);
+		ibf_fabric_connect(f, c, 1, i % 2, 0, 0, 0, NULL); /* port 0 is invalid */
+	}
+	struct ibf_error err;
+	TT_CHECK(ibf_fabric_connect(f, 2, 1, 0, 9, 0, 0, &err) < 0); /* port 9 > 8 */
+	ibf_fabric_free(f);
+}
+
+static void test_meta_and_clone(void)
+{
+	struct ibf_fabric *f = ring(3, 1);
+	ibf_fabric_set_meta(f, "family=slimfly;q=5;hosts=4");
+	char buf[16];
+	TT_CHECK(ibf_fabric_get_meta(f, "q", buf, sizeof(buf)) == 1 && strcmp(buf, "5") == 0);
+	TT_CHECK(ibf_fabric_get_meta(f, "hosts", buf, sizeof(buf)) == 1 && strcmp(buf, "4") == 0);
+	TT_CHECK(ibf_fabric_get_meta(f, "h", buf, sizeof(buf)) == 0);
+	struct ibf_fabric *c = ibf_fabric_clone(f, NULL);
+	TT_REQUIRE(c != NULL);
+	TT_EQ_INT(c->nsw, 3);
+	TT_EQ_INT(c->nnodes, f->nnodes);
+	TT_CHECK(strcmp(c->nodes[1].desc, "sw1") == 0);
+	TT_EQ_INT(ibf_port(c, 0, 1)->peer_node, 1);
+	ibf_fabric_free(c);
+	ibf_fabric_free(f);
+}
+
+static void test_width_speed(void)
+{
+	uint8_t w, s;
+	TT_EQ_INT(ibf_parse_width_speed("4xEDR", 5, &w, &s), 0);
+	TT_EQ_INT(w, 4);
+	TT_EQ_INT(s, IBF_SPEED_EDR);
+	TT_EQ_INT(ibf_parse_width_speed("1xSDR", 5, &w, &s), 0);
+	TT_EQ_INT(w, 1);
+	TT_EQ_INT(ibf_parse_width_speed("4xFDR10", 7, &w, &s), 0);
+	TT_EQ_INT(s, IBF_SPEED_FDR10);
+	TT_EQ_INT(ibf_parse_width_speed("4x???", 5, &w, &s), 0);
+	TT_EQ_INT(s, 0);
+	TT_CHECK(ibf_parse_width_speed("3xEDR", 5, &w, &s) < 0);
+	TT_CHECK(ibf_parse_width_speed("4xFOO", 5, &w, &s) < 0);
+	char buf[16];
+	TT_CHECK(strcmp(ibf_format_width_speed(4, IBF_SPEED_NDR, buf, sizeof(buf)), "4xNDR") == 0);
+}
+
+int main(void)
+{
+	TT(test_ring_csr);
+	TT(test_ring_stats);
+	TT(test_disconnected);
+	TT(test_parallel_and_degraded);
+	TT(test_lids);
+	TT(test_lmc_exhaustion);
+	TT(test_meta_and_clone);
+	TT(test_width_speed);
+	return tt_done();
+}

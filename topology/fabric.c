@@ -1,0 +1,441 @@
+/* Fabric graph: construction, finalisation (switch index + CSR), lookups. */
+#include "ibf_topology.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ibf_error_set(struct ibf_error *err, int code, const char *file, long line,
+		  const char *fmt, ...)
+{
+	if (!err)
+		return code;
+	err->code = code;
+	err->line = line;
+	if (file)
+		snprintf(err->file, sizeof(err->file), "%s", file);
+	else
+		err->file[0] = '\0';
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void ibf_error_clear(struct ibf_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof(*err));
+}
+
+const char *ibf_error_format(const struct ibf_error *err, char *buf, size_t len)
+{
+	if (!err) {
+		snprintf(buf, len, "unknown error");
+	} else if (err->file[0] && err->line > 0) {
+		snprintf(buf, len, "%s:%ld: %s", err->file, err->line, err->msg);
+	} else if (err->file[0]) {
+		snprintf(buf, len, "%s: %s", err->file, err->msg);
+	} else {
+		snprintf(buf, len, "%s", err->msg[0] ? err->msg : "unknown error");
+	}
+	return buf;
+}
+
+/* ------------------------------------------------------------ speeds */
+
+static const char *const speed_names[IBF_SPEED_COUNT] = {
+	"", "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR",
+};
+/* 0.1 Gb/s per lane (signalling data rate after encoding) */
+static const unsigned speed_rates[IBF_SPEED_COUNT] = {
+	0, 20, 40, 80, 100, 136, 250, 500, 1000, 2000,
+};
+
+const char *ibf_speed_name(int speed)
+{
+	if (speed <= 0 || speed >= IBF_SPEED_COUNT)
+		return "";
+	return speed_names[speed];
+}
+
+unsigned ibf_speed_rate(int speed)
+{
+	if (speed <= 0 || speed >= IBF_SPEED_COUNT)
+		return 0;
+	return speed_rates[speed];
+}
+
+int ibf_speed_from_name(const char *s, size_t n)
+{
+	for (int i = 1; i < IBF_SPEED_COUNT; i++) {
+		size_t l = strlen(speed_names[i]);
+		if (l == n && strncmp(s, speed_names[i], n) == 0)
+			return i;
+	}
+	return 0;
+}
+
+int ibf_parse_width_speed(const char *s, size_t n, uint8_t *width, uint8_t *speed)
+{
+	size_t i = 0;
+	unsigned w = 0;
+	while (i < n && s[i] >= '0' && s[i] <= '9' && w < 100)
+		w = w * 10 + (unsigned)(s[i++] - '0');
+	if (i == 0 || i >= n || (s[i] != 'x' && s[i] != 'X'))
+		return -1;
+	if (w != 1 && w != 2 && w != 4 && w != 8 && w != 12)
+		return -1;
+	i++;
+	int sp = 0;
+	if (i < n) {
+		sp = ibf_speed_from_name(s + i, n - i);
+		if (!sp && !(n - i == 3 && strncmp(s + i, "???", 3) == 0))
+			return -1;
+	}
+	*width = (uint8_t)w;
+	*speed = (uint8_t)sp;
+	return 0;
+}
+
+char *ibf_format_width_speed(uint8_t width, uint8_t speed, char *buf, size_t len)
+{
+	if (!width && !speed)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, "%ux%s", width ? width : 4u, ibf_speed_name(speed));
+	return buf;
+}
+
+/* ------------------------------------------------------------ graph */
+
+struct ibf_fabric *ibf_fabric_new(void)
+{
+	return calloc(1, sizeof(struct ibf_fabric));
+}
+
+void ibf_fabric_free(struct ibf_fabric *f)
+{
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		free(f->nodes[i].desc);
+		free(f->nodes[i].id);
+	}
+	free(f->nodes);
+	free(f->ports);
+	free(f->switches);
+	free(f->adj_off);
+	free(f->adj);
+	free(f->meta);
+	free(f);
+}
+
+static char *xstrdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+int ibf_fabric_add_node(struct ibf_fabric *f, int type, int nports, uint64_t guid,
+			const char *desc, const char *id, struct ibf_error *err)
+{
+	if (type != IBF_NODE_CA && type != IBF_NODE_SWITCH && type != IBF_NODE_ROUTER)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "bad node type %d", type);
+	if (nports < 1 || nports > IBF_MAX_PORTS)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "node port count %d out of range 1..%d", nports, IBF_MAX_PORTS);
+	if (f->nnodes >= INT32_MAX - 1)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "too many nodes");
+	if (f->nnodes == f->nodes_cap) {
+		uint32_t nc = f->nodes_cap ? f->nodes_cap * 2 : 64;
+		struct ibf_node *n = realloc(f->nodes, nc * sizeof(*n));
+		if (!n)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		f->nodes = n;
+		f->nodes_cap = nc;
+	}
+	uint32_t need = f->nports_total + (uint32_t)nports + 1;
+	if (need > f->ports_cap) {
+		uint32_t pc = f->ports_cap ? f->ports_cap : 256;
+		while (pc < need)
+			pc *= 2;
+		struct ibf_port *p = realloc(f->ports, pc * sizeof(*p));
+		if (!p)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		f->ports = p;
+		f->ports_cap = pc;
+	}
+	struct ibf_node *n = &f->nodes[f->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->type = (uint8_t)type;
+	n->nports = (uint16_t)nports;
+	n->port_off = f->nports_total;
+	n->sw = -1;
+	n->guid = guid;
+	n->desc = xstrdup(desc ? desc : "");
+	n->id = xstrdup(id);
+	if (!n->desc || (id && !n->id)) {
+		free(n->desc);
+		free(n->id);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (int p = 0; p <= nports; p++) {
+		struct ibf_port *pp = &f->ports[f->nports_total + (uint32_t)p];
+		memset(pp, 0, sizeof(*pp));
+		pp->peer_node = IBF_NO_NODE;
+	}
+	f->nports_total = need;
+	f->finalized = 0;
+	return (int)f->nnodes++;
+}
+
+int ibf_fabric_connect(struct ibf_fabric *f, int a, int pa, int b, int pb,
+		       int width, int speed, struct ibf_error *err)
+{
+	if (a < 0 || (uint32_t)a >= f->nnodes || b < 0 || (uint32_t)b >= f->nnodes)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "link to unknown node");
+	if (pa < 1 || pa > f->nodes[a].nports)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "port %d out of range 1..%d on '%s'",
+				     pa, f->nodes[a].nports, f->nodes[a].desc);
+	if (pb < 1 || pb > f->nodes[b].nports)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "port %d out of range 1..%d on '%s'",
+				     pb, f->nodes[b].nports, f->nodes[b].desc);
+	if (a == b && pa == pb)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "port %d of '%s' linked to itself",
+				     pa, f->nodes[a].desc);
+	struct ibf_port *x = ibf_port(f, a, pa), *y = ibf_port(f, b, pb);
+	if (x->peer_node != IBF_NO_NODE && !(x->peer_node == b && x->peer_port == pb))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "port %d of '%s' is already linked to port %d of '%s'", pa,
+				     f->nodes[a].desc, x->peer_port, f->nodes[x->peer_node].desc);
+	if (y->peer_node != IBF_NO_NODE && !(y->peer_node == a && y->peer_port == pa))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "port %d of '%s' is already linked to port %d of '%s'", pb,
+				     f->nodes[b].desc, y->peer_port, f->nodes[y->peer_node].desc);
+	x->peer_node = b;
+	x->peer_port = (uint8_t)pb;
+	y->peer_node = a;
+	y->peer_port = (uint8_t)pa;
+	if (width) {
+		x->width = (uint8_t)width;
+		y->width = (uint8_t)width;
+	}
+	if (speed) {
+		x->speed = (uint8_t)speed;
+		y->speed = (uint8_t)speed;
+	}
+	f->finalized = 0;
+	return 0;
+}
+
+void ibf_fabric_disconnect(struct ibf_fabric *f, int a, int pa)
+{
+	struct ibf_port *x = ibf_port(f, a, pa);
+	if (x->peer_node == IBF_NO_NODE)
+		return;
+	struct ibf_port *y = ibf_port(f, x->peer_node, x->peer_port);
+	y->peer_node = IBF_NO_NODE;
+	y->peer_port = 0;
+	x->peer_node = IBF_NO_NODE;
+	x->peer_port = 0;
+	f->finalized = 0;
+}
+
+int ibf_fabric_finalize(struct ibf_fabric *f, struct ibf_error *err)
+{
+	free(f->switches);
+	free(f->adj_off);
+	free(f->adj);
+	f->switches = NULL;
+	f->adj_off = NULL;
+	f->adj = NULL;
+	f->nsw = 0;
+	f->nhosts_ports = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i].type == IBF_NODE_SWITCH)
+			f->nsw++;
+	f->switches = malloc((f->nsw ? f->nsw : 1) * sizeof(*f->switches));
+	f->adj_off = calloc(f->nsw + 1, sizeof(*f->adj_off));
+	if (!f->switches || !f->adj_off)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	uint32_t s = 0, nadj = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct ibf_node *n = &f->nodes[i];
+		if (n->type != IBF_NODE_SWITCH) {
+			n->sw = -1;
+			for (int p = 1; p <= n->nports; p++) {
+				struct ibf_port *pp = ibf_port(f, (int)i, p);
+				if (pp->peer_node != IBF_NO_NODE &&
+				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+					f->nhosts_ports++;
+			}
+			continue;
+		}
+		n->sw = (int32_t)s;
+		f->switches[s++] = (int32_t)i;
+	}
+	for (s = 0; s < f->nsw; s++) {
+		int node = f->switches[s];
+		uint32_t deg = 0;
+		for (int p = 1; p <= f->nodes[node].nports; p++) {
+			struct ibf_port *pp = ibf_port(f, node, p);
+			if (pp->peer_node != IBF_NO_NODE && pp->peer_node != node &&
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+				deg++;
+		}
+		f->adj_off[s + 1] = f->adj_off[s] + deg;
+		nadj += deg;
+	}
+	f->adj = malloc((nadj ? nadj : 1) * sizeof(*f->adj));
+	if (!f->adj)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (s = 0; s < f->nsw; s++) {
+		int node = f->switches[s];
+		uint32_t k = f->adj_off[s];
+		for (int p = 1; p <= f->nodes[node].nports; p++) {
+			struct ibf_port *pp = ibf_port(f, node, p);
+			if (pp->peer_node != IBF_NO_NODE && pp->peer_node != node &&
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH) {
+				f->adj[k].nbr = (uint32_t)f->nodes[pp->peer_node].sw;
+				f->adj[k].lport = (uint8_t)p;
+				f->adj[k].rport = pp->peer_port;
+				k++;
+			}
+		}
+	}
+	f->finalized = 1;
+	return 0;
+}
+
+int ibf_fabric_find_guid(const struct ibf_fabric *f, uint64_t node_guid)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i].guid == node_guid)
+			return (int)i;
+	return -1;
+}
+
+int ibf_fabric_find_port_guid(const struct ibf_fabric *f, uint64_t port_guid, int *port)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		for (int p = 0; p <= n->nports; p++) {
+			if (f->ports[n->port_off + (uint32_t)p].guid == port_guid) {
+				if (port)
+					*port = p;
+				return (int)i;
+			}
+		}
+	}
+	return -1;
+}
+
+int ibf_fabric_find_id(const struct ibf_fabric *f, const char *id)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i].id && strcmp(f->nodes[i].id, id) == 0)
+			return (int)i;
+	return -1;
+}
+
+int ibf_fabric_find_desc(const struct ibf_fabric *f, const char *desc)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i].desc && strcmp(f->nodes[i].desc, desc) == 0)
+			return (int)i;
+	return -1;
+}
+
+int ibf_fabric_set_meta(struct ibf_fabric *f, const char *meta)
+{
+	char *m = xstrdup(meta);
+	if (meta && !m)
+		return IBF_ENOMEM;
+	free(f->meta);
+	f->meta = m;
+	return 0;
+}
+
+int ibf_fabric_get_meta(const struct ibf_fabric *f, const char *key, char *buf, size_t len)
+{
+	if (!f->meta)
+		return 0;
+	size_t kl = strlen(key);
+	const char *p = f->meta;
+	while (*p) {
+		const char *end = strchr(p, ';');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			size_t vl = n - kl - 1;
+			if (len) {
+				if (vl >= len)
+					vl = len - 1;
+				memcpy(buf, p + kl + 1, vl);
+				buf[vl] = '\0';
+			}
+			return 1;
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return 0;
+}
+
+struct ibf_fabric *ibf_fabric_clone(const struct ibf_fabric *f, struct ibf_error *err)
+{
+	struct ibf_fabric *c = ibf_fabric_new();
+	if (!c)
+		goto oom;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		int id = ibf_fabric_add_node(c, n->type, n->nports, n->guid, n->desc, n->id, err);
+		if (id < 0) {
+			ibf_fabric_free(c);
+			return NULL;
+		}
+		struct ibf_node *cn = &c->nodes[id];
+		cn->enhanced_sp0 = n->enhanced_sp0;
+		cn->sysimg_guid = n->sysimg_guid;
+		cn->vendid = n->vendid;
+		cn->devid = n->devid;
+		memcpy(&c->ports[cn->port_off], &f->ports[n->port_off],
+		       ((size_t)n->nports + 1) * sizeof(struct ibf_port));
+	}
+	if (f->meta && ibf_fabric_set_meta(c, f->meta))
+		goto oom;
+	if (f->finalized && ibf_fabric_finalize(c, err)) {
+		ibf_fabric_free(c);
+		return NULL;
+	}
+	return c;
+oom:
+	ibf_fabric_free(c);
+	ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return NULL;
+}
+
+int ibf_port_switch(const struct ibf_fabric *f, int node, int port, int *sw_port)
+{
+	const struct ibf_port *p = ibf_port(f, node, port);
+	if (p->peer_node == IBF_NO_NODE || f->nodes[p->peer_node].type != IBF_NODE_SWITCH)
+		return -1;
+	if (sw_port)
+		*sw_port = p->peer_port;
+	return p->peer_node;
+}
+
+uint64_t ibf_gen_guid(int type, uint32_t index, int port)
+{
+	/* OUI 0x0002c9 (as Mellanox devices carry), then a type byte, a 24-bit
+	 * index and the port number: stable, readable and unique. */
+	return (0x0002c9ULL << 40) | ((uint64_t)(type & 0xff) << 32) |
+	       ((uint64_t)(index & 0xffffff) << 8) | (uint64_t)(port & 0xff);
+}

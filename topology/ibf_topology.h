@@ -1,0 +1,356 @@
+/* ibfab topology core: the fabric graph every other module shares.
+ *
+ * A fabric is a set of nodes (switches, channel adapters, routers), each with
+ * ports 0..nports.  Port 0 is the switch management port (switches only); CA
+ * and router ports are 1..nports.  Links join two (node, port) pairs.  Nodes
+ * and ports have dense integer ids; switches also get a dense switch index
+ * and a CSR adjacency over switch-to-switch links.
+ *
+ * No OpenSM headers, no printing, no exit(): errors come back in an
+ * ibf_error with a message and, where it applies, the input file and line.
+ */
+#ifndef IBF_TOPOLOGY_H
+#define IBF_TOPOLOGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+#define IBF_ERR_MSG_MAX 512
+#define IBF_ERR_FILE_MAX 256
+
+enum ibf_errcode {
+	IBF_OK = 0,
+	IBF_EINVAL = -1,   /* bad argument or bad input */
+	IBF_ENOMEM = -2,   /* allocation failed */
+	IBF_EIO = -3,      /* read/write failure */
+	IBF_EPARSE = -4,   /* syntax error in an input file */
+	IBF_ENOROUTE = -5, /* cannot route (disconnected, ...) */
+	IBF_ENOTSUP = -6,  /* valid request this build or input cannot satisfy */
+};
+
+struct ibf_error {
+	int code;                       /* one of enum ibf_errcode */
+	char file[IBF_ERR_FILE_MAX];    /* input file, "" when none */
+	long line;                      /* 1-based line, 0 when none */
+	char msg[IBF_ERR_MSG_MAX];
+};
+
+/* Fill err (may be NULL) and return code.  printf-style message. */
+int ibf_error_set(struct ibf_error *err, int code, const char *file, long line,
+		  const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void ibf_error_clear(struct ibf_error *err);
+/* "FILE:LINE: message", "FILE: message" or "message" into buf. */
+const char *ibf_error_format(const struct ibf_error *err, char *buf, size_t len);
+
+/* ----------------------------------------------------------- link speeds */
+
+/* Width: number of lanes (1, 2, 4, 8, 12); 0 = unknown. */
+/* Speed: per-lane signalling, enum below; 0 = unknown. */
+enum ibf_speed {
+	IBF_SPEED_UNKNOWN = 0,
+	IBF_SPEED_SDR,
+	IBF_SPEED_DDR,
+	IBF_SPEED_QDR,
+	IBF_SPEED_FDR10,
+	IBF_SPEED_FDR,
+	IBF_SPEED_EDR,
+	IBF_SPEED_HDR,
+	IBF_SPEED_NDR,
+	IBF_SPEED_XDR,
+	IBF_SPEED_COUNT
+};
+
+const char *ibf_speed_name(int speed);            /* "SDR", ... or "" */
+int ibf_speed_from_name(const char *s, size_t n); /* 0 when unknown */
+/* Parse "4xEDR" / "1xSDR" / "4x" etc.  Returns 0 on success. */
+int ibf_parse_width_speed(const char *s, size_t n, uint8_t *width, uint8_t *speed);
+/* Writes e.g. "4xEDR" (or "" when both unknown); returns buf. */
+char *ibf_format_width_speed(uint8_t width, uint8_t speed, char *buf, size_t len);
+/* Per-lane data rate in units of 0.1 Gb/s, 0 when unknown. */
+unsigned ibf_speed_rate(int speed);
+
+/* ------------------------------------------------------------- the graph */
+
+enum ibf_node_type {
+	IBF_NODE_CA = 1,
+	IBF_NODE_SWITCH = 2,
+	IBF_NODE_ROUTER = 3,
+};
+
+#define IBF_NO_NODE (-1)
+#define IBF_MAX_PORTS 254 /* port numbers fit a byte; 255 means "none" */
+
+struct ibf_port {
+	int32_t peer_node;  /* IBF_NO_NODE when unconnected */
+	uint8_t peer_port;
+	uint8_t width;      /* lanes, 0 = unknown */
+	uint8_t speed;      /* enum ibf_speed */
+	uint8_t lmc;        /* CA ports and switch port 0 */
+	uint16_t lid;       /* base LID, 0 = unassigned */
+	uint64_t guid;      /* port GUID, 0 = unknown */
+};
+
+struct ibf_node {
+	uint8_t type;       /* enum ibf_node_type */
+	uint8_t enhanced_sp0; /* switch: enhanced port 0 */
+	uint16_t nports;    /* highest port number (ports 1..nports) */
+	uint32_t port_off;  /* ports of this node: fabric->ports[port_off + p], p = 0..nports */
+	int32_t sw;         /* dense switch index, -1 for non-switches */
+	uint64_t guid;      /* node GUID */
+	uint64_t sysimg_guid;
+	uint32_t vendid, devid;
+	char *desc;         /* node description (owned) */
+	char *id;           /* name used in files (e.g. "S-0002c9..." or "sw1"), owned, may be NULL */
+};
+
+/* One switch-to-switch adjacency entry (a directed link). */
+struct ibf_adj {
+	uint32_t nbr;       /* neighbour switch index */
+	uint8_t lport;      /* port on this switch */
+	uint8_t rport;      /* port on the neighbour */
+};
+
+struct ibf_fabric {
+	struct ibf_node *nodes;
+	uint32_t nnodes, nodes_cap;
+	struct ibf_port *ports;
+	uint32_t nports_total, ports_cap;
+
+	/* switch index -> node id; valid after ibf_fabric_finalize() */
+	int32_t *switches;
+	uint32_t nsw;
+	/* CSR of switch-to-switch links, ordered by local port */
+	uint32_t *adj_off; /* nsw + 1 */
+	struct ibf_adj *adj;
+	/* number of non-switch (CA/router) ports that are connected to a switch */
+	uint32_t nhosts_ports;
+
+	/* free-form generator metadata, "key=value;key=value", owned, may be NULL */
+	char *meta;
+	int finalized;
+};
+
+struct ibf_fabric *ibf_fabric_new(void);
+void ibf_fabric_free(struct ibf_fabric *f);
+
+/* Add a node with ports 0..nports (all unconnected).  desc and id are copied;
+ * either may be NULL.  Returns node id >= 0 or a negative error code. */
+int ibf_fabric_add_node(struct ibf_fabric *f, int type, int nports, uint64_t guid,
+			const char *desc, const char *id, struct ibf_error *err);
+
+/* Connect (a, pa) with (b, pb).  Fails if either port is out of range or
+ * already connected to something else (re-connecting the same pair is a
+ * no-op that updates width/speed when they were unknown). */
+int ibf_fabric_connect(struct ibf_fabric *f, int a, int pa, int b, int pb,
+		       int width, int speed, struct ibf_error *err);
+/* Disconnect (a, pa) and its peer; no-op when unconnected. */
+void ibf_fabric_disconnect(struct ibf_fabric *f, int a, int pa);
+
+static inline struct ibf_port *ibf_port(const struct ibf_fabric *f, int node, int port)
+{
+	return &f->ports[f->nodes[node].port_off + (uint32_t)port];
+}
+
+/* Build switch indices and the CSR adjacency.  Call after the last change
+ * to nodes or links; changes after it require another call. */
+int ibf_fabric_finalize(struct ibf_fabric *f, struct ibf_error *err);
+
+/* Find nodes. -1 when absent.  Linear scans unless an index was built. */
+int ibf_fabric_find_guid(const struct ibf_fabric *f, uint64_t node_guid);
+int ibf_fabric_find_port_guid(const struct ibf_fabric *f, uint64_t port_guid, int *port);
+int ibf_fabric_find_id(const struct ibf_fabric *f, const char *id);
+int ibf_fabric_find_desc(const struct ibf_fabric *f, const char *desc);
+
+int ibf_fabric_set_meta(struct ibf_fabric *f, const char *meta);
+/* Look up "key" in meta; copies its value to buf and returns 1 when found. */
+int ibf_fabric_get_meta(const struct ibf_fabric *f, const char *key, char *buf, size_t len);
+
+/* Deep copy. */
+struct ibf_fabric *ibf_fabric_clone(const struct ibf_fabric *f, struct ibf_error *err);
+
+/* The switch a CA/router port attaches to: returns switch node id and sets
+ * *sw_port, or -1 when the port does not face a switch. */
+int ibf_port_switch(const struct ibf_fabric *f, int node, int port, int *sw_port);
+
+/* ----------------------------------------------------------- metrics */
+
+#define IBF_DIST_INF UINT32_MAX
+
+/* BFS hop distances over switch-to-switch links from switch index src.
+ * dist has nsw entries. */
+void ibf_bfs(const struct ibf_fabric *f, uint32_t src, uint32_t *dist, uint32_t *queue);
+
+/* Connected components of the switch graph; comp has nsw entries.
+ * Returns the number of components. */
+uint32_t ibf_components(const struct ibf_fabric *f, uint32_t *comp);
+
+struct ibf_stats {
+	uint32_t nswitches, ncas, nrouters;
+	uint32_t ca_ports_connected;   /* CA ports with a peer */
+	uint32_t sw_links;             /* undirected switch-switch links (parallel counted) */
+	uint32_t sw_pairs_linked;      /* distinct adjacent switch pairs */
+	uint32_t parallel_links;       /* links beyond the first between the same switch pair */
+	uint32_t host_links;           /* switch-CA/router links */
+	uint32_t loopback_links;       /* links from a switch to itself */
+	uint32_t components;
+	uint32_t diameter;             /* IBF_DIST_INF when disconnected */
+	double avg_distance;           /* over ordered distinct reachable switch pairs */
+	uint32_t max_degree, min_degree; /* switch-switch degree (links) */
+	uint32_t *degree_hist;         /* [0..max_degree], owned */
+	uint32_t max_hosts_per_switch, min_hosts_per_switch;
+	uint32_t degraded_links;       /* width or speed below the best seen on either end's other links */
+};
+
+/* Computes the stats (BFS from every switch; threads > 1 uses pthreads). */
+int ibf_fabric_stats(const struct ibf_fabric *f, struct ibf_stats *st, int threads,
+		     struct ibf_error *err);
+void ibf_stats_free(struct ibf_stats *st);
+
+/* ----------------------------------------------------------- LIDs */
+
+/* Assign LIDs the way OpenSM does on a fresh subnet: base LIDs aligned to
+ * 2^lmc for CA/router ports, switches get one LID (LMC 0) unless
+ * switch_lmc is set; LIDs are handed out in node order starting at 1.
+ * Existing LIDs are discarded.  Fails when LIDs run out (0xBFFF). */
+int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_error *err);
+
+/* Highest LID in use (base + 2^lmc - 1). */
+uint32_t ibf_max_lid(const struct ibf_fabric *f);
+
+/* guid2lid: "0x<port guid> <base lid> <top lid>" per line. */
+int ibf_guid2lid_read(struct ibf_fabric *f, const char *path, struct ibf_error *err);
+int ibf_guid2lid_write(const struct ibf_fabric *f, const char *path, struct ibf_error *err);
+
+/* LID -> (node, port) lookup table covering every LID of every port. */
+struct ibf_lidmap {
+	uint32_t max_lid;
+	int32_t *node;   /* [max_lid + 1], -1 when unused */
+	uint8_t *port;   /* [max_lid + 1] */
+};
+int ibf_lidmap_build(const struct ibf_fabric *f, struct ibf_lidmap *m, struct ibf_error *err);
+void ibf_lidmap_free(struct ibf_lidmap *m);
+
+/* ----------------------------------------------------------- file I/O */
+
+enum ibf_format {
+	IBF_FMT_AUTO = 0,
+	IBF_FMT_IBNETDISCOVER,
+	IBF_FMT_IBNETDISCOVER_P, /* ibnetdiscover -p ports report */
+	IBF_FMT_IBSIM,
+	IBF_FMT_SUBNET_LST,      /* OpenSM opensm-subnet.lst */
+	IBF_FMT_JSON,            /* write only */
+};
+
+const char *ibf_format_name(int fmt);
+int ibf_format_from_name(const char *name); /* -1 when unknown */
+
+/* Read a fabric from a file (fmt AUTO sniffs the content).  On error
+ * returns NULL with err filled, including file and line. */
+struct ibf_fabric *ibf_fabric_read(const char *path, int fmt, struct ibf_error *err);
+/* Same, from a memory buffer; name is used in error messages. */
+struct ibf_fabric *ibf_fabric_parse(const char *buf, size_t len, const char *name, int fmt,
+				    struct ibf_error *err);
+
+/* Write a fabric.  ibf_fabric_write() writes atomically (temp file, rename);
+ * path "-" means stdout. */
+int ibf_fabric_write(const struct ibf_fabric *f, const char *path, int fmt, struct ibf_error *err);
+int ibf_fabric_write_stream(const struct ibf_fabric *f, FILE *out, int fmt, struct ibf_error *err);
+
+/* node-name-map: "0x<guid> \"name\"" per line, # comments. */
+struct ibf_namemap {
+	uint32_t n, cap;
+	uint64_t *guid;
+	char **name;
+};
+int ibf_namemap_read(struct ibf_namemap *m, const char *path, struct ibf_error *err);
+const char *ibf_namemap_lookup(const struct ibf_namemap *m, uint64_t guid);
+void ibf_namemap_free(struct ibf_namemap *m);
+int ibf_namemap_write_fabric(const struct ibf_fabric *f, const char *path, struct ibf_error *err);
+
+/* ----------------------------------------------------------- atomic output */
+
+/* Open a temporary file beside path for writing; ibf_atomic_commit renames
+ * it over path (or removes it when ok is 0).  path "-" is stdout. */
+struct ibf_atomic {
+	FILE *fp;
+	char *path, *tmp;
+};
+int ibf_atomic_open(struct ibf_atomic *a, const char *path, struct ibf_error *err);
+int ibf_atomic_commit(struct ibf_atomic *a, int ok, struct ibf_error *err);
+
+/* ----------------------------------------------------------- generators */
+
+/* Slim Fly MMS graph for prime power q (q = 4w + delta, delta in {-1,0,1}).
+ * hosts: endpoints per switch (-1 = default ceil(k'/2)); switch_ports: port
+ * count of each switch (0 = k' + hosts, rounded to nothing).  Switch
+ * descriptions name rack, subgroup and slot: "sf-r03-g1-s02". */
+struct ibf_slimfly_opts {
+	int q;
+	int hosts;
+	int switch_ports;
+	int host_ports_first; /* 1: hosts on ports 1..p, else after the switch links */
+};
+struct ibf_fabric *ibf_gen_slimfly(const struct ibf_slimfly_opts *o, struct ibf_error *err);
+/* Is q admissible?  When not, fills lo/hi with the nearest admissible values. */
+int ibf_slimfly_admissible(int q, int *delta, int *lo, int *hi);
+
+/* Fat trees: XGFT(h; m1..mh; w1..wh) with parallel links p (cables between
+ * each connected switch pair) and hosts per leaf m1.  k-ary n-tree is
+ * XGFT(n; k,..,k; 1,k,..,k). */
+#define IBF_FT_MAX_LEVELS 6
+struct ibf_fattree_opts {
+	int levels;              /* h: switch levels (hosts are level 0) */
+	int m[IBF_FT_MAX_LEVELS];/* m[0] = hosts per leaf, m[l] = children of a level-l+1 switch */
+	int w[IBF_FT_MAX_LEVELS];/* w[0] = leaf ports per host (1), w[l] = parents of a level-l switch */
+	int parallel;            /* cables per switch-switch connection (>= 1) */
+	int switch_ports;        /* 0 = exactly what is needed */
+};
+struct ibf_fabric *ibf_gen_fattree(const struct ibf_fattree_opts *o, struct ibf_error *err);
+/* k-ary n-tree convenience */
+struct ibf_fabric *ibf_gen_kary_ntree(int k, int n, struct ibf_error *err);
+
+/* Rail-only / rail-optimised GPU cluster: M servers x K GPUs (one NIC per
+ * GPU, NIC g on rail g).  rail_switches: leaves per rail (hosts split evenly);
+ * spines: 0 = rail-only (no switch path between rails), else spine switches
+ * joining every rail leaf with `uplinks` cables each. */
+struct ibf_rail_opts {
+	int servers;
+	int gpus;
+	int rail_switches;
+	int spines;
+	int uplinks;
+	int switch_ports;
+};
+struct ibf_fabric *ibf_gen_rail(const struct ibf_rail_opts *o, struct ibf_error *err);
+
+/* Dragonfly (Kim et al.): g groups of a routers, p hosts per router, h global
+ * links per router, routers in a group fully connected; global links
+ * arranged consecutively (palmtree-free "absolute" arrangement). */
+struct ibf_dragonfly_opts {
+	int a, p, h, g; /* g = 0: a*h + 1 (maximum size) */
+};
+struct ibf_fabric *ibf_gen_dragonfly(const struct ibf_dragonfly_opts *o, struct ibf_error *err);
+
+/* 2-D HyperX: S1 x S2 switches, each fully connected along each dimension
+ * with `trunk` parallel links, `hosts` per switch. */
+struct ibf_hyperx_opts {
+	int s1, s2, trunk, hosts;
+};
+struct ibf_fabric *ibf_gen_hyperx(const struct ibf_hyperx_opts *o, struct ibf_error *err);
+
+/* Deterministic GUID scheme used by every generator:
+ * 0x0002c903_00_TT_NNNN_PP style, see topology/guid.c. */
+uint64_t ibf_gen_guid(int type, uint32_t index, int port);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

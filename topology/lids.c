@@ -1,0 +1,259 @@
+/* LID assignment, LID map, guid2lid files, atomic output files. */
+#include "ibf_topology.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IBF_MAX_UCAST_LID 0xBFFF
+
+static int port_has_lid(const struct ibf_fabric *f, int node, int p)
+{
+	const struct ibf_node *n = &f->nodes[node];
+	if (n->type == IBF_NODE_SWITCH)
+		return p == 0;
+	return p >= 1 && ibf_port(f, node, p)->peer_node != IBF_NO_NODE;
+}
+
+int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_error *err)
+{
+	if (lmc < 0 || lmc > 7)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "LMC %d out of range 0..7", lmc);
+	uint32_t next = 1;
+	/* Switches first (OpenSM discovers from the SM's switch outward and
+	 * reuses guid2lid; on a fresh subnet the exact order differs, so this is
+	 * a deterministic stand-in: switches, then end ports, in node order). */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < f->nnodes; i++) {
+			struct ibf_node *n = &f->nodes[i];
+			int is_sw = n->type == IBF_NODE_SWITCH;
+			if (is_sw != (pass == 0))
+				continue;
+			for (int p = 0; p <= n->nports; p++) {
+				struct ibf_port *pp = ibf_port(f, (int)i, p);
+				if (!port_has_lid(f, (int)i, p)) {
+					pp->lid = 0;
+					pp->lmc = 0;
+					continue;
+				}
+				int l = (is_sw && !switch_lmc) ? 0 : lmc;
+				uint32_t span = 1u << l;
+				uint32_t base = (next + span - 1) & ~(span - 1);
+				if (base + span - 1 > IBF_MAX_UCAST_LID)
+					return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+							     "out of unicast LIDs (LMC %d needs more than %u)",
+							     lmc, IBF_MAX_UCAST_LID);
+				pp->lid = (uint16_t)base;
+				pp->lmc = (uint8_t)l;
+				next = base + span;
+			}
+		}
+	}
+	return 0;
+}
+
+uint32_t ibf_max_lid(const struct ibf_fabric *f)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < f->nports_total; i++) {
+		const struct ibf_port *p = &f->ports[i];
+		if (p->lid) {
+			uint32_t top = (uint32_t)p->lid + (1u << p->lmc) - 1;
+			if (top > m)
+				m = top;
+		}
+	}
+	return m;
+}
+
+int ibf_lidmap_build(const struct ibf_fabric *f, struct ibf_lidmap *m, struct ibf_error *err)
+{
+	memset(m, 0, sizeof(*m));
+	m->max_lid = ibf_max_lid(f);
+	m->node = malloc(((size_t)m->max_lid + 1) * sizeof(*m->node));
+	m->port = calloc((size_t)m->max_lid + 1, 1);
+	if (!m->node || !m->port) {
+		ibf_lidmap_free(m);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (uint32_t l = 0; l <= m->max_lid; l++)
+		m->node[l] = -1;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		for (int p = 0; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (!pp->lid)
+				continue;
+			uint32_t top = (uint32_t)pp->lid + (1u << pp->lmc);
+			for (uint32_t l = pp->lid; l < top; l++) {
+				if (m->node[l] >= 0) {
+					const struct ibf_node *o = &f->nodes[m->node[l]];
+					int code = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+								 "LID %u used by '%s' port %d and '%s' port %d",
+								 l, o->desc, m->port[l], n->desc, p);
+					ibf_lidmap_free(m);
+					return code;
+				}
+				m->node[l] = (int32_t)i;
+				m->port[l] = (uint8_t)p;
+			}
+		}
+	}
+	return 0;
+}
+
+void ibf_lidmap_free(struct ibf_lidmap *m)
+{
+	free(m->node);
+	free(m->port);
+	m->node = NULL;
+	m->port = NULL;
+}
+
+/* ------------------------------------------------------------ guid2lid */
+
+int ibf_guid2lid_read(struct ibf_fabric *f, const char *path, struct ibf_error *err)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
+	char line[512];
+	long ln = 0;
+	int rc = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		ln++;
+		size_t len = strlen(line);
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+			rc = ibf_error_set(err, IBF_EPARSE, path, ln, "line too long");
+			break;
+		}
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0')
+			continue;
+		unsigned long long guid;
+		unsigned lo, hi;
+		char extra;
+		if (sscanf(p, "%llx %u %u %c", &guid, &lo, &hi, &extra) != 3 || lo == 0 ||
+		    lo > IBF_MAX_UCAST_LID || hi < lo || hi > IBF_MAX_UCAST_LID) {
+			rc = ibf_error_set(err, IBF_EPARSE, path, ln,
+					   "expected '0x<port guid> <base lid> <top lid>'");
+			break;
+		}
+		unsigned span = hi - lo + 1;
+		int lmc = 0;
+		while ((1u << lmc) < span)
+			lmc++;
+		if ((1u << lmc) != span || (lo & (span - 1))) {
+			rc = ibf_error_set(err, IBF_EPARSE, path, ln,
+					   "LID range %u-%u is not an aligned power of two", lo, hi);
+			break;
+		}
+		int port = 0;
+		int node = ibf_fabric_find_port_guid(f, guid, &port);
+		if (node < 0)
+			continue; /* not in this fabric (OpenSM keeps stale entries too) */
+		struct ibf_port *pp = ibf_port(f, node, port);
+		if (f->nodes[node].type == IBF_NODE_SWITCH) {
+			/* all switch ports share the port-0 GUID in generated fabrics */
+			pp = ibf_port(f, node, 0);
+		}
+		pp->lid = (uint16_t)lo;
+		pp->lmc = (uint8_t)lmc;
+	}
+	if (!rc && ferror(fp))
+		rc = ibf_error_set(err, IBF_EIO, path, ln, "read error");
+	fclose(fp);
+	return rc;
+}
+
+int ibf_guid2lid_write(const struct ibf_fabric *f, const char *path, struct ibf_error *err)
+{
+	struct ibf_atomic a;
+	int rc = ibf_atomic_open(&a, path, err);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		for (int p = 0; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (!pp->lid)
+				continue;
+			fprintf(a.fp, "0x%016llx %u %u\n", (unsigned long long)pp->guid, pp->lid,
+				pp->lid + (1u << pp->lmc) - 1);
+		}
+	}
+	return ibf_atomic_commit(&a, 1, err);
+}
+
+/* ------------------------------------------------------------ atomic files */
+
+int ibf_atomic_open(struct ibf_atomic *a, const char *path, struct ibf_error *err)
+{
+	memset(a, 0, sizeof(*a));
+	if (strcmp(path, "-") == 0) {
+		a->fp = stdout;
+		return 0;
+	}
+	size_t n = strlen(path);
+	a->path = malloc(n + 1);
+	a->tmp = malloc(n + 16);
+	if (!a->path || !a->tmp) {
+		free(a->path);
+		free(a->tmp);
+		return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
+	}
+	memcpy(a->path, path, n + 1);
+	snprintf(a->tmp, n + 16, "%s.tmpXXXXXX", path);
+	int fd = mkstemp(a->tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(a->path);
+		free(a->tmp);
+		a->path = a->tmp = NULL;
+		return ibf_error_set(err, IBF_EIO, path, 0, "cannot create: %s", strerror(e));
+	}
+	a->fp = fdopen(fd, "w");
+	if (!a->fp) {
+		int e = errno;
+		close(fd);
+		unlink(a->tmp);
+		free(a->path);
+		free(a->tmp);
+		a->path = a->tmp = NULL;
+		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(e));
+	}
+	return 0;
+}
+
+int ibf_atomic_commit(struct ibf_atomic *a, int ok, struct ibf_error *err)
+{
+	int rc = 0;
+	if (!a->path) { /* stdout */
+		if (fflush(a->fp) != 0 || ferror(a->fp))
+			rc = ibf_error_set(err, IBF_EIO, "-", 0, "write error");
+		a->fp = NULL;
+		return ok ? rc : IBF_EIO;
+	}
+	if (ferror(a->fp))
+		ok = 0, rc = ibf_error_set(err, IBF_EIO, a->path, 0, "write error");
+	if (fclose(a->fp) != 0 && ok)
+		ok = 0, rc = ibf_error_set(err, IBF_EIO, a->path, 0, "write error: %s", strerror(errno));
+	a->fp = NULL;
+	if (ok) {
+		if (rename(a->tmp, a->path) != 0) {
+			rc = ibf_error_set(err, IBF_EIO, a->path, 0, "cannot rename: %s", strerror(errno));
+			unlink(a->tmp);
+		}
+	} else {
+		unlink(a->tmp);
+		if (!rc)
+			rc = IBF_EIO;
+	}
+	free(a->path);
+	free(a->tmp);
+	a->path = a->tmp = NULL;
+	return rc;
+}
