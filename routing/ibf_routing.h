@@ -1,0 +1,170 @@
+/* ibfab routing: route tables, engines, LFT dump I/O, path tracing, stats.
+ * Depends on the topology core only; no OpenSM headers. */
+#ifndef IBF_ROUTING_H
+#define IBF_ROUTING_H
+
+#include "ibf_topology.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IBF_LFT_NONE 255u /* "no route" in an LFT entry */
+
+/* Forwarding state of every switch.  lft[s * stride + lid] is the output
+ * port of switch index s (fabric->switches[s]) for destination LID lid;
+ * port 0 = the switch itself.  stride = max_lid + 1. */
+struct ibf_routes {
+	uint32_t nsw;
+	uint32_t max_lid;
+	uint32_t stride;
+	uint8_t *lft;   /* nsw * stride, IBF_LFT_NONE when unset */
+	uint8_t *hops;  /* nsw * stride switch hops to the LID's port (0xff unknown), may be NULL */
+	int lmc;        /* the largest LMC among end ports (layers = 1 << lmc) */
+	char engine[32];/* engine that produced the tables ("" when read from a dump) */
+	/* deadlock state, filled by deadlock/ (NULL when none) */
+	void *dl;
+};
+
+int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int with_hops,
+		    struct ibf_error *err);
+void ibf_routes_free(struct ibf_routes *r);
+
+static inline uint8_t *ibf_lft(const struct ibf_routes *r, uint32_t sw)
+{
+	return &r->lft[(size_t)sw * r->stride];
+}
+
+/* ------------------------------------------------------------ options */
+
+/* A bound of the hop window for layers >= 1:
+ * IBF_WIN_ABS: value hops; IBF_WIN_DIST: pair distance + value;
+ * IBF_WIN_DIAM: fabric diameter + value. */
+enum ibf_win_base { IBF_WIN_ABS = 0, IBF_WIN_DIST = 1, IBF_WIN_DIAM = 2 };
+struct ibf_win_bound {
+	int base;  /* enum ibf_win_base */
+	int value;
+};
+
+typedef void (*ibf_log_fn)(void *ctx, int level, const char *msg);
+enum { IBF_LOG_ERROR = 0, IBF_LOG_INFO = 1, IBF_LOG_VERBOSE = 2, IBF_LOG_DEBUG = 3 };
+
+struct ibf_route_opts {
+	uint64_t seed;
+	int threads;                 /* worker threads (>= 1); never changes the result */
+	struct ibf_win_bound min_len;/* default {DIST, +1} */
+	struct ibf_win_bound max_len;/* default {DIAM, +1} */
+	long max_paths_per_layer;    /* <= 0: no cap */
+	int layers;                  /* 0 = 1 << routes lmc (from the fabric's end-port LMC) */
+	ibf_log_fn log;              /* may be NULL */
+	void *log_ctx;
+};
+void ibf_route_opts_default(struct ibf_route_opts *o);
+
+/* Statistics an engine reports about its own run (filled when non-NULL). */
+struct ibf_route_report {
+	int layers;
+	uint64_t pairs_total;        /* (source switch, destination port) pairs per layer >= 1, summed */
+	uint64_t pairs_nonminimal;   /* of those, given a path inside the window */
+	uint64_t pairs_fallback;     /* of those, left to the minimal fallback */
+	double seconds;
+};
+
+/* ------------------------------------------------------------ engines */
+
+/* An engine fills r (allocated by the caller with ibf_routes_init for
+ * fabric->nsw and ibf_max_lid(fabric)).  The fabric must be finalized and
+ * carry LIDs.  Returns 0 or a negative ibf_errcode; on failure r's contents
+ * are unspecified (the caller discards them). */
+typedef int (*ibf_engine_fn)(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+			     struct ibf_routes *r, struct ibf_route_report *rep,
+			     struct ibf_error *err);
+
+struct ibf_engine {
+	const char *name;
+	ibf_engine_fn fn;
+	const char *summary;
+};
+/* Engines known to this build, terminated by a {NULL} entry. */
+extern const struct ibf_engine ibf_engines[];
+const struct ibf_engine *ibf_engine_find(const char *name);
+
+/* Convenience: allocate r and run the named engine. */
+int ibf_route(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
+	      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
+
+int ibf_route_minimal(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
+int ibf_route_layered(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
+
+/* ------------------------------------------------------------ LFT dumps */
+
+/* Write r in the opensm-lfts.dump format (what `opensm -R file -U` loads);
+ * atomic; "-" = stdout. */
+int ibf_lfts_write(const struct ibf_fabric *f, const struct ibf_routes *r, const char *path,
+		   struct ibf_error *err);
+/* Read an opensm-lfts.dump or dump_lfts/ibroute output (auto-detected).
+ * Switches are matched to the fabric by GUID; entries for unknown
+ * switches are an error, LIDs above the fabric's max LID are an error.
+ * r is allocated here. */
+int ibf_lfts_read(const struct ibf_fabric *f, const char *path, struct ibf_routes *r,
+		  struct ibf_error *err);
+
+/* ------------------------------------------------------------ tracing */
+
+#define IBF_TRACE_MAX 64
+
+enum ibf_trace_result {
+	IBF_TRACE_OK = 0,
+	IBF_TRACE_UNREACHABLE = 1, /* no entry, or a port with no peer */
+	IBF_TRACE_LOOP = 2,
+	IBF_TRACE_WRONG = 3,       /* delivered to a port that does not own the LID */
+};
+
+/* Follow the tables from switch index sw towards dlid.  Stores the switch
+ * indices visited in path (up to IBF_TRACE_MAX) and their count in *nsw
+ * (hops = *nsw - 1).  Returns enum ibf_trace_result. */
+int ibf_trace(const struct ibf_fabric *f, const struct ibf_lidmap *m, const struct ibf_routes *r,
+	      uint32_t sw, uint32_t dlid, uint32_t *path, int *nsw);
+
+struct ibf_check_report {
+	uint64_t pairs;          /* (source end port, destination LID) pairs traced */
+	uint64_t ok;
+	uint64_t unreachable;
+	uint64_t loops;
+	uint64_t wrong;
+	uint64_t too_long;       /* longer than max_hops (when max_hops > 0) */
+	uint32_t max_hops_seen;
+	/* first few problems, readable */
+	char examples[8][160];
+	int nexamples;
+};
+/* Trace every (source end port: CA port or switch port 0, destination LID)
+ * pair.  max_hops <= 0 disables the length check. */
+int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int max_hops,
+		    struct ibf_check_report *rep, struct ibf_error *err);
+
+/* ------------------------------------------------------------ statistics */
+
+struct ibf_path_stats {
+	int layers;
+	uint32_t max_len;             /* histogram length - 1 */
+	uint64_t *len_hist;           /* [layers][max_len + 1]: switch-to-switch hops of
+				       * paths from every switch with hosts... see stats.c */
+	uint64_t pairs;               /* ordered switch pairs considered */
+	uint64_t *disjoint_hist;      /* [layers + 1]: pairs with exactly k edge-disjoint paths */
+	double share_ge[9];           /* share of pairs with >= k disjoint paths, k = 0..8 */
+	double link_min, link_mean, link_max, link_cv; /* paths per directed switch link */
+	uint64_t unrouted;            /* (switch, LID) entries with no path */
+};
+int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *r,
+			   struct ibf_path_stats *st, struct ibf_error *err);
+void ibf_path_stats_free(struct ibf_path_stats *st);
+int ibf_path_stats_write_json(const struct ibf_path_stats *st, FILE *out);
+int ibf_path_stats_write_text(const struct ibf_path_stats *st, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
