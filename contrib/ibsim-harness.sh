@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# ibsim harness: run commands against an ibsim-simulated fabric and always
+# clean up what we started (by PID, never by name).
+#
+#   ibsim-harness.sh start NETFILE DIR     start ibsim -s NETFILE, state in DIR
+#   ibsim-harness.sh run DIR CMD [ARGS..]  run CMD under libumad2sim (ibsim-run)
+#   ibsim-harness.sh stop DIR              stop the ibsim started in DIR
+#   ibsim-harness.sh with NETFILE DIR -- CMD [ARGS..]
+#                                          start, run CMD (with IBSIM_SOCKNAME and
+#                                          IBFAB_SIM_DIR exported), stop, even on error
+#
+# Every run gets its own IBSIM_SOCKNAME, ibsim runs with -n (no console:
+# stdin is not a terminal in tests/CI), and -N/-S/-P/-L are raised from the
+# net file's size so large fabrics (beyond 2048 nodes / 256 switches) load.
+set -u
+
+die() { echo "ibsim-harness: $*" >&2; exit 2; }
+
+sim_start() {
+	local net=$1 dir=$2
+	[ -r "$net" ] || die "cannot read net file '$net'"
+	net="$(cd "$(dirname "$net")" && pwd)/$(basename "$net")"
+	mkdir -p "$dir" || die "cannot create '$dir'"
+	dir=$(cd "$dir" && pwd)
+	command -v ibsim >/dev/null || die "ibsim not installed (apt-get install ibsim-utils)"
+	local nsw nca nports
+	nsw=$(grep -c -E '^[[:space:]]*Switch[[:space:]]' "$net" || true)
+	nca=$(grep -c -E '^[[:space:]]*(Hca|Ca|Rt)[[:space:]]' "$net" || true)
+	nports=$(grep -c -E '^[[:space:]]*\[' "$net" || true)
+	local N=$(( (nsw + nca) * 2 + 2048 )) S=$(( nsw * 2 + 256 )) P=$(( nports * 2 + nsw * 40 + 16384 ))
+	local sock="ibfab$$-$RANDOM-$(basename "$dir")"
+	echo "$sock" > "$dir/sockname"
+	( cd "$dir" && IBSIM_SOCKNAME=$sock exec ibsim -n -N "$N" -S "$S" -P "$P" -L 49152 -s "$net" \
+		</dev/null >"$dir/ibsim.log" 2>&1 ) &
+	local pid=$!
+	echo "$pid" > "$dir/ibsim.pid"
+	# wait until ibsim has parsed the net file and listens
+	local i
+	for i in $(seq 1 600); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			cat "$dir/ibsim.log" >&2
+			die "ibsim exited while starting (see $dir/ibsim.log)"
+		fi
+		# one SMP round trip proves the simulator has loaded the fabric and answers
+		if IBSIM_SOCKNAME=$sock timeout 10 ibsim-run smpquery -D nodeinfo 0 >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.3
+	done
+	sim_stop "$dir"
+	die "ibsim did not come up (see $dir/ibsim.log)"
+}
+
+sim_stop() {
+	local dir=$1 pid
+	[ -f "$dir/ibsim.pid" ] || return 0
+	pid=$(cat "$dir/ibsim.pid")
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill "$pid" 2>/dev/null
+		local i
+		for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	rm -f "$dir/ibsim.pid"
+}
+
+sim_run() {
+	local dir=$1; shift
+	[ -f "$dir/sockname" ] || die "no ibsim state in '$dir' (run start first)"
+	IBSIM_SOCKNAME=$(cat "$dir/sockname") IBFAB_SIM_DIR=$dir exec ibsim-run "$@"
+}
+
+cmd=${1:-}
+case "$cmd" in
+start) [ $# -eq 3 ] || die "usage: start NETFILE DIR"; sim_start "$2" "$3" ;;
+stop) [ $# -eq 2 ] || die "usage: stop DIR"; sim_stop "$2" ;;
+run) [ $# -ge 3 ] || die "usage: run DIR CMD [ARGS..]"; d=$2; shift 2; sim_run "$d" "$@" ;;
+with)
+	[ $# -ge 5 ] && [ "$4" = "--" ] || die "usage: with NETFILE DIR -- CMD [ARGS..]"
+	net=$2; dir=$3; shift 4
+	sim_start "$net" "$dir"
+	dir=$(cd "$dir" && pwd)
+	trap 'sim_stop "$dir"' EXIT INT TERM
+	IBSIM_SOCKNAME=$(cat "$dir/sockname") IBFAB_SIM_DIR=$dir "$@"
+	rc=$?
+	sim_stop "$dir"
+	trap - EXIT INT TERM
+	exit $rc
+	;;
+-h|--help|"")
+	sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+	[ -n "$cmd" ] && exit 0 || exit 2 ;;
+*) die "unknown command '$cmd'" ;;
+esac
