@@ -22,5 +22,14 @@ int cli_int(const char *opt, const char *val, long lo, long hi, long *out);
 int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char **argv);
 
 int cmd_topo(int argc, char **argv);
+int cmd_route(int argc, char **argv);
+
+struct ibf_win_bound;
+/* "3", "dist+1", "+1", "diameter+1" -> bound; prints an error and returns -1. */
+int cli_parse_window(const char *opt, const char *val, struct ibf_win_bound *b);
+/* Read a fabric and give it LIDs (guid2lid file, the file's own, or assigned
+ * with lmc; lmc < 0 = keep the file's / 0). */
+struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, int quiet,
+				   struct ibf_error *err);
 
 #endif

@@ -1,8 +1,511 @@
-/* ibfab topo: placeholder until the readers and generators land. */
+/* ibfab topo: gen | info | convert */
 #include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_list(const char *opt, const char *val, int *out, int max, int *n)
+{
+	*n = 0;
+	const char *p = val;
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 0 || v > 100000 || *n >= max) {
+			fprintf(stderr, "ibfab: option %s: '%s' is not a comma-separated list of up to %d integers\n",
+				opt, val, max);
+			return -1;
+		}
+		out[(*n)++] = (int)v;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p) {
+			fprintf(stderr, "ibfab: option %s: unexpected '%c' in '%s'\n", opt, *p, val);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const char gen_help[] =
+	"Usage: ibfab topo gen FAMILY [options] [--format ibnetdiscover|ibsim|json] [-o FILE]\n"
+	"\n"
+	"Generate a fabric.  LIDs are assigned as OpenSM would (--lmc, default 0).\n"
+	"\n"
+	"Families and their options:\n"
+	"  slimfly    --q Q [--hosts P] [--switch-ports K] [--hosts-first]\n"
+	"             MMS Slim Fly for a prime power q = 4w+d, d in {-1,0,1}; 2q^2 switches,\n"
+	"             network radix (3q-d)/2; P hosts per switch (default ceil(radix/2))\n"
+	"  fattree    --kary K --n N              k-ary n-tree\n"
+	"             --m M1,M2,.. --w 1,W2,.. [--parallel C] [--switch-ports K]\n"
+	"                                         XGFT(h; m1..mh; w1..wh); m1 = hosts per leaf\n"
+	"  rail       --servers M --gpus K [--rail-switches R] [--spines S] [--uplinks U]\n"
+	"             rail-only (S = 0) or rail-optimized GPU cluster, one NIC per GPU\n"
+	"  dragonfly  --a A --p P --h H [--g G]   A routers/group, P hosts, H global links\n"
+	"  hyperx     --s1 X --s2 Y [--trunk T] [--hosts P]\n"
+	"\n"
+	"Common options:\n"
+	"  --format F     ibnetdiscover (default), ibsim, json\n"
+	"  -o, --output F write to F atomically (default: stdout)\n"
+	"  --lmc N        LMC of end ports (0..7, default 0)\n"
+	"  --node-name-map F  also write a node-name-map (GUID -> description)\n"
+	"  -h, --help     this text\n";
+
+enum {
+	O_Q = 256, O_HOSTS, O_SWPORTS, O_HFIRST, O_KARY, O_N, O_M, O_W, O_PAR, O_SERVERS, O_GPUS,
+	O_RAILSW, O_SPINES, O_UPLINKS, O_A, O_P, O_H, O_G, O_S1, O_S2, O_TRUNK, O_FORMAT, O_LMC,
+	O_NNMAP, O_JSON, O_THREADS, O_INFMT
+};
+
+static int cmd_gen(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"q", required_argument, 0, O_Q},
+		{"hosts", required_argument, 0, O_HOSTS},
+		{"switch-ports", required_argument, 0, O_SWPORTS},
+		{"hosts-first", no_argument, 0, O_HFIRST},
+		{"kary", required_argument, 0, O_KARY},
+		{"n", required_argument, 0, O_N},
+		{"m", required_argument, 0, O_M},
+		{"w", required_argument, 0, O_W},
+		{"parallel", required_argument, 0, O_PAR},
+		{"servers", required_argument, 0, O_SERVERS},
+		{"gpus", required_argument, 0, O_GPUS},
+		{"rail-switches", required_argument, 0, O_RAILSW},
+		{"spines", required_argument, 0, O_SPINES},
+		{"uplinks", required_argument, 0, O_UPLINKS},
+		{"a", required_argument, 0, O_A},
+		{"p", required_argument, 0, O_P},
+		{"h", required_argument, 0, O_H},
+		{"g", required_argument, 0, O_G},
+		{"s1", required_argument, 0, O_S1},
+		{"s2", required_argument, 0, O_S2},
+		{"trunk", required_argument, 0, O_TRUNK},
+		{"format", required_argument, 0, O_FORMAT},
+		{"output", required_argument, 0, 'o'},
+		{"lmc", required_argument, 0, O_LMC},
+		{"node-name-map", required_argument, 0, O_NNMAP},
+		{"help", no_argument, 0, 'H'},
+		{0, 0, 0, 0},
+	};
+	if (argc < 2 || argv[1][0] == '-') {
+		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+			fputs(gen_help, stdout);
+			return 0;
+		}
+		return cli_usage_error("ibfab topo gen", "missing FAMILY");
+	}
+	const char *family = argv[1];
+	long q = -1, hosts = -1, swports = 0, kary = -1, n = -1, par = 1, servers = -1, gpus = -1,
+	     railsw = 1, spines = 0, uplinks = 1, a = -1, p = -1, h = -1, g = 0, s1 = -1, s2 = -1,
+	     trunk = 1, lmc = 0;
+	int hfirst = 0, m[IBF_FT_MAX_LEVELS], w[IBF_FT_MAX_LEVELS], nm = 0, nw = 0;
+	const char *out = "-", *nnmap = NULL;
+	int fmt = IBF_FMT_IBNETDISCOVER;
+	int c;
+	optind = 2;
+	opterr = 1;
+	/* long options only: '-h' is the help flag, not dragonfly's h */
+	while ((c = getopt_long_only(argc, argv, "o:", lo, NULL)) != -1) {
+		long *dst = NULL, lo_ = 0, hi_ = 1000000;
+		switch (c) {
+		case O_Q: dst = &q; hi_ = 100000; break;
+		case O_HOSTS: dst = &hosts; break;
+		case O_SWPORTS: dst = &swports; hi_ = IBF_MAX_PORTS; break;
+		case O_HFIRST: hfirst = 1; break;
+		case O_KARY: dst = &kary; break;
+		case O_N: dst = &n; break;
+		case O_M:
+			if (parse_list("--m", optarg, m, IBF_FT_MAX_LEVELS, &nm))
+				return 2;
+			break;
+		case O_W:
+			if (parse_list("--w", optarg, w, IBF_FT_MAX_LEVELS, &nw))
+				return 2;
+			break;
+		case O_PAR: dst = &par; break;
+		case O_SERVERS: dst = &servers; break;
+		case O_GPUS: dst = &gpus; break;
+		case O_RAILSW: dst = &railsw; break;
+		case O_SPINES: dst = &spines; break;
+		case O_UPLINKS: dst = &uplinks; break;
+		case O_A: dst = &a; break;
+		case O_P: dst = &p; break;
+		case O_H: dst = &h; break;
+		case O_G: dst = &g; break;
+		case O_S1: dst = &s1; break;
+		case O_S2: dst = &s2; break;
+		case O_TRUNK: dst = &trunk; break;
+		case O_LMC: dst = &lmc; hi_ = 7; break;
+		case O_FORMAT:
+			fmt = ibf_format_from_name(optarg);
+			if (fmt != IBF_FMT_IBNETDISCOVER && fmt != IBF_FMT_IBSIM && fmt != IBF_FMT_JSON)
+				return cli_usage_error("ibfab topo gen",
+						       "--format must be ibnetdiscover, ibsim or json");
+			break;
+		case 'o': out = optarg; break;
+		case O_NNMAP: nnmap = optarg; break;
+		case 'H': fputs(gen_help, stdout); return 0;
+		default: return cli_usage_error("ibfab topo gen", "bad option");
+		}
+		if (dst && cli_int(argv[optind - 1], optarg, lo_, hi_, dst))
+			return 2;
+	}
+	if (optind < argc)
+		return cli_usage_error("ibfab topo gen", "unexpected argument '%s'", argv[optind]);
+
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = NULL;
+	if (!strcmp(family, "slimfly")) {
+		if (q < 0)
+			return cli_usage_error("ibfab topo gen slimfly", "--q is required");
+		struct ibf_slimfly_opts o = {(int)q, (int)hosts, (int)swports, hfirst};
+		f = ibf_gen_slimfly(&o, &err);
+	} else if (!strcmp(family, "fattree")) {
+		if (kary >= 0 || n >= 0) {
+			if (kary < 0 || n < 0)
+				return cli_usage_error("ibfab topo gen fattree", "--kary and --n go together");
+			f = ibf_gen_kary_ntree((int)kary, (int)n, &err);
+		} else {
+			if (nm == 0 || nm != nw)
+				return cli_usage_error("ibfab topo gen fattree",
+						       "give --kary K --n N, or --m and --w lists of equal length");
+			struct ibf_fattree_opts o;
+			memset(&o, 0, sizeof(o));
+			o.levels = nm;
+			for (int i = 0; i < nm; i++) {
+				o.m[i] = m[i];
+				o.w[i] = w[i];
+			}
+			o.parallel = (int)par;
+			o.switch_ports = (int)swports;
+			f = ibf_gen_fattree(&o, &err);
+		}
+	} else if (!strcmp(family, "rail")) {
+		if (servers < 0 || gpus < 0)
+			return cli_usage_error("ibfab topo gen rail", "--servers and --gpus are required");
+		struct ibf_rail_opts o = {(int)servers, (int)gpus, (int)railsw, (int)spines,
+					  (int)uplinks, (int)swports};
+		f = ibf_gen_rail(&o, &err);
+	} else if (!strcmp(family, "dragonfly")) {
+		if (a < 0 || p < 0 || h < 0)
+			return cli_usage_error("ibfab topo gen dragonfly", "--a, --p and --h are required");
+		struct ibf_dragonfly_opts o = {(int)a, (int)p, (int)h, (int)g};
+		f = ibf_gen_dragonfly(&o, &err);
+	} else if (!strcmp(family, "hyperx")) {
+		if (s1 < 0 || s2 < 0)
+			return cli_usage_error("ibfab topo gen hyperx", "--s1 and --s2 are required");
+		struct ibf_hyperx_opts o = {(int)s1, (int)s2, (int)trunk, hosts < 0 ? 1 : (int)hosts};
+		f = ibf_gen_hyperx(&o, &err);
+	} else {
+		return cli_usage_error("ibfab topo gen",
+				       "unknown family '%s' (slimfly, fattree, rail, dragonfly, hyperx)",
+				       family);
+	}
+	if (!f)
+		return cli_fail(&err);
+	int rc = ibf_assign_lids(f, (int)lmc, 0, &err);
+	if (!rc)
+		rc = ibf_fabric_write(f, out, fmt, &err);
+	if (!rc && nnmap)
+		rc = ibf_namemap_write_fabric(f, nnmap, &err);
+	ibf_fabric_free(f);
+	return rc ? cli_fail(&err) : 0;
+}
+
+static const char info_help[] =
+	"Usage: ibfab topo info FILE [--format F] [--json] [--threads N]\n"
+	"\n"
+	"Read a fabric (ibnetdiscover, ibnetdiscover -p, ibsim net file or OpenSM\n"
+	"subnet.lst; detected from the content unless --format is given) and print\n"
+	"node and link counts, the switch degree histogram, diameter, average switch\n"
+	"distance, hosts per switch, parallel, degraded, loopback and one-sided links.\n";
+
+static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats *st,
+			     const char *path, long one_sided)
+{
+	printf("{\n  \"file\": \"");
+	for (const char *c = path; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			putchar('\\');
+		putchar(*c);
+	}
+	printf("\",\n  \"switches\": %u,\n  \"cas\": %u,\n  \"routers\": %u,\n", st->nswitches,
+	       st->ncas, st->nrouters);
+	printf("  \"host_ports\": %u,\n  \"switch_links\": %u,\n  \"switch_pairs\": %u,\n",
+	       st->ca_ports_connected, st->sw_links, st->sw_pairs_linked);
+	printf("  \"parallel_links\": %u,\n  \"host_links\": %u,\n  \"loopback_links\": %u,\n",
+	       st->parallel_links, st->host_links, st->loopback_links);
+	printf("  \"degraded_links\": %u,\n  \"one_sided_links\": %ld,\n", st->degraded_links,
+	       one_sided);
+	printf("  \"components\": %u,\n", st->components);
+	if (st->diameter == IBF_DIST_INF)
+		printf("  \"diameter\": null,\n");
+	else
+		printf("  \"diameter\": %u,\n", st->diameter);
+	printf("  \"avg_distance\": %.6f,\n", st->avg_distance);
+	printf("  \"hosts_per_switch\": {\"min\": %u, \"max\": %u},\n", st->min_hosts_per_switch,
+	       st->max_hosts_per_switch);
+	printf("  \"degree_histogram\": {");
+	int first = 1;
+	for (uint32_t d = 0; d <= st->max_degree; d++)
+		if (st->degree_hist[d]) {
+			printf("%s\"%u\": %u", first ? "" : ", ", d, st->degree_hist[d]);
+			first = 0;
+		}
+	printf("}\n}\n");
+	(void)f;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"format", required_argument, 0, O_INFMT},
+		{"json", no_argument, 0, O_JSON},
+		{"threads", required_argument, 0, O_THREADS},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	int fmt = IBF_FMT_AUTO, json = 0, c;
+	long threads = 2;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_INFMT:
+			fmt = ibf_format_from_name(optarg);
+			if (fmt < 0 || fmt == IBF_FMT_JSON)
+				return cli_usage_error("ibfab topo info", "unknown input format '%s'", optarg);
+			break;
+		case O_JSON: json = 1; break;
+		case O_THREADS:
+			if (cli_int("--threads", optarg, 1, 64, &threads))
+				return 2;
+			break;
+		case 'h': fputs(info_help, stdout); return 0;
+		default: return cli_usage_error("ibfab topo info", "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("ibfab topo info", "expected one FILE");
+	const char *path = argv[optind];
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = ibf_fabric_read(path, fmt, &err);
+	if (!f)
+		return cli_fail(&err);
+	if (!f->finalized && ibf_fabric_finalize(f, &err)) {
+		ibf_fabric_free(f);
+		return cli_fail(&err);
+	}
+	struct ibf_stats st;
+	if (ibf_fabric_stats(f, &st, (int)threads, &err)) {
+		ibf_fabric_free(f);
+		return cli_fail(&err);
+	}
+	char buf[32];
+	long one_sided = 0;
+	if (ibf_fabric_get_meta(f, "one_sided", buf, sizeof(buf)))
+		one_sided = strtol(buf, NULL, 10);
+	if (json) {
+		print_stats_json(f, &st, path, one_sided);
+	} else {
+		printf("fabric:          %s\n", path);
+		printf("switches:        %u\n", st.nswitches);
+		printf("channel adapters:%s%u (%u connected ports)\n", " ", st.ncas, st.ca_ports_connected);
+		if (st.nrouters)
+			printf("routers:         %u\n", st.nrouters);
+		printf("switch links:    %u between %u switch pairs (%u parallel), %u loopback\n",
+		       st.sw_links, st.sw_pairs_linked, st.parallel_links, st.loopback_links);
+		printf("host links:      %u (hosts per switch %u..%u)\n", st.host_links,
+		       st.min_hosts_per_switch, st.max_hosts_per_switch);
+		printf("degraded links:  %u\n", st.degraded_links);
+		printf("one-sided links: %ld\n", one_sided);
+		printf("components:      %u\n", st.components);
+		if (st.diameter == IBF_DIST_INF)
+			printf("diameter:        infinite (switch graph disconnected)\n");
+		else
+			printf("diameter:        %u\n", st.diameter);
+		printf("avg distance:    %.4f\n", st.avg_distance);
+		printf("degree histogram (switch-switch links: switches):");
+		for (uint32_t d = 0; d <= st.max_degree; d++)
+			if (st.degree_hist[d])
+				printf(" %u:%u", d, st.degree_hist[d]);
+		printf("\n");
+	}
+	ibf_stats_free(&st);
+	ibf_fabric_free(f);
+	return 0;
+}
+
+static const char convert_help[] =
+	"Usage: ibfab topo convert IN [--from F] --format F [-o FILE] [--lmc N]\n"
+	"\n"
+	"Read a fabric in any supported format and write it as ibnetdiscover, ibsim\n"
+	"or json.  --lmc N re-assigns LIDs as OpenSM would; otherwise the LIDs of the\n"
+	"input are kept.\n";
+
+static int cmd_convert(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"from", required_argument, 0, O_INFMT},
+		{"format", required_argument, 0, O_FORMAT},
+		{"output", required_argument, 0, 'o'},
+		{"lmc", required_argument, 0, O_LMC},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	int infmt = IBF_FMT_AUTO, fmt = -1, c;
+	long lmc = -1;
+	const char *out = "-";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_INFMT:
+			infmt = ibf_format_from_name(optarg);
+			if (infmt < 0 || infmt == IBF_FMT_JSON)
+				return cli_usage_error("ibfab topo convert", "unknown input format '%s'", optarg);
+			break;
+		case O_FORMAT:
+			fmt = ibf_format_from_name(optarg);
+			if (fmt != IBF_FMT_IBNETDISCOVER && fmt != IBF_FMT_IBSIM && fmt != IBF_FMT_JSON)
+				return cli_usage_error("ibfab topo convert",
+						       "--format must be ibnetdiscover, ibsim or json");
+			break;
+		case 'o': out = optarg; break;
+		case O_LMC:
+			if (cli_int("--lmc", optarg, 0, 7, &lmc))
+				return 2;
+			break;
+		case 'h': fputs(convert_help, stdout); return 0;
+		default: return cli_usage_error("ibfab topo convert", "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("ibfab topo convert", "expected one input FILE");
+	if (fmt < 0)
+		return cli_usage_error("ibfab topo convert", "--format is required");
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = ibf_fabric_read(argv[optind], infmt, &err);
+	if (!f)
+		return cli_fail(&err);
+	int rc = 0;
+	if (lmc >= 0)
+		rc = ibf_assign_lids(f, (int)lmc, 0, &err);
+	if (!rc)
+		rc = ibf_fabric_write(f, out, fmt, &err);
+	ibf_fabric_free(f);
+	return rc ? cli_fail(&err) : 0;
+}
+
+static const char links_help[] =
+	"Usage: ibfab topo links FILE [--format F] [--no-ports]\n"
+	"\n"
+	"Print every link once, named by node description, sorted:\n"
+	"  \"desc A\"[port] \"desc B\"[port] WIDTHxSPEED\n"
+	"(the end with the smaller name first).  Two fabrics with the same output\n"
+	"have the same graph under their description names, whatever their GUIDs\n"
+	"or LIDs; diff the outputs to compare a plan with a discovered fabric.\n";
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmd_links(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"format", required_argument, 0, O_INFMT},
+		{"no-ports", no_argument, 0, O_JSON},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	int fmt = IBF_FMT_AUTO, noports = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_INFMT:
+			fmt = ibf_format_from_name(optarg);
+			if (fmt < 0 || fmt == IBF_FMT_JSON)
+				return cli_usage_error("ibfab topo links", "unknown input format '%s'", optarg);
+			break;
+		case O_JSON: noports = 1; break;
+		case 'h': fputs(links_help, stdout); return 0;
+		default: return cli_usage_error("ibfab topo links", "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("ibfab topo links", "expected one FILE");
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = ibf_fabric_read(argv[optind], fmt, &err);
+	if (!f)
+		return cli_fail(&err);
+	size_t n = 0, cap = 1024;
+	char **lines = malloc(cap * sizeof(*lines));
+	int rc = lines ? 0 : 1;
+	for (uint32_t i = 0; !rc && i < f->nnodes; i++) {
+		for (int p = 1; !rc && p <= f->nodes[i].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->peer_node == IBF_NO_NODE)
+				continue;
+			const char *da = f->nodes[i].desc, *db = f->nodes[pp->peer_node].desc;
+			int pa = p, pb = pp->peer_port;
+			int d = strcmp(da, db);
+			/* print each link once: from the end with the smaller (name, port) */
+			if (d > 0 || (d == 0 && pa > pb))
+				continue;
+			if (d == 0 && pa == pb)
+				continue;
+			char ws[16], buf[1024];
+			ibf_format_width_speed(pp->width, pp->speed, ws, sizeof(ws));
+			if (noports)
+				snprintf(buf, sizeof(buf), "\"%s\" \"%s\" %s", da, db, ws);
+			else
+				snprintf(buf, sizeof(buf), "\"%s\"[%d] \"%s\"[%d] %s", da, pa, db, pb, ws);
+			if (n == cap) {
+				char **nl = realloc(lines, 2 * cap * sizeof(*lines));
+				if (!nl) {
+					rc = 1;
+					break;
+				}
+				lines = nl;
+				cap *= 2;
+			}
+			lines[n] = strdup(buf);
+			if (!lines[n]) {
+				rc = 1;
+				break;
+			}
+			n++;
+		}
+	}
+	if (!rc) {
+		qsort(lines, n, sizeof(*lines), cmp_str);
+		for (size_t i = 0; i < n; i++)
+			puts(lines[i]);
+	} else {
+		fprintf(stderr, "ibfab: out of memory\n");
+	}
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	ibf_fabric_free(f);
+	return rc;
+}
+
+static const struct ibf_cmd topo_cmds[] = {
+	{"gen", cmd_gen, "generate a fabric (slimfly, fattree, rail, dragonfly, hyperx)"},
+	{"info", cmd_info, "counts, degrees, diameter and link problems of a fabric file"},
+	{"convert", cmd_convert, "convert between fabric file formats"},
+	{"links", cmd_links, "list every link by node description (for diffs)"},
+	{NULL, NULL, NULL},
+};
+
 int cmd_topo(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return 2;
+	return cli_dispatch("ibfab topo", topo_cmds, argc, argv);
 }

@@ -62,6 +62,7 @@ int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char 
 
 static const struct ibf_cmd top_cmds[] = {
 	{"topo", cmd_topo, "generate, inspect and convert fabric descriptions"},
+	{"route", cmd_route, "compute, check and measure forwarding tables offline"},
 	{NULL, NULL, NULL},
 };
 

@@ -104,12 +104,21 @@ int ibf_route_layered(const struct ibf_fabric *f, const struct ibf_route_opts *o
  * atomic; "-" = stdout. */
 int ibf_lfts_write(const struct ibf_fabric *f, const struct ibf_routes *r, const char *path,
 		   struct ibf_error *err);
+/* Same, to an open stream (not atomic). */
+int ibf_lfts_write_stream(const struct ibf_fabric *f, const struct ibf_routes *r, FILE *out,
+			  struct ibf_error *err);
 /* Read an opensm-lfts.dump or dump_lfts/ibroute output (auto-detected).
  * Switches are matched to the fabric by GUID; entries for unknown
  * switches are an error, LIDs above the fabric's max LID are an error.
- * r is allocated here. */
+ * r is allocated here (hops NULL, lmc = the largest LMC of the fabric's
+ * ports, engine ""); switches absent from the dump keep IBF_LFT_NONE
+ * everywhere.  Errors carry FILE:LINE; on failure r holds nothing to free.
+ * "-" reads stdin. */
 int ibf_lfts_read(const struct ibf_fabric *f, const char *path, struct ibf_routes *r,
 		  struct ibf_error *err);
+/* Same, from memory; name is used in error messages. */
+int ibf_lfts_parse(const struct ibf_fabric *f, const char *buf, size_t len, const char *name,
+		   struct ibf_routes *r, struct ibf_error *err);
 
 /* ------------------------------------------------------------ tracing */
 
@@ -124,10 +133,17 @@ enum ibf_trace_result {
 
 /* Follow the tables from switch index sw towards dlid.  Stores the switch
  * indices visited in path (up to IBF_TRACE_MAX) and their count in *nsw
- * (hops = *nsw - 1).  Returns enum ibf_trace_result. */
+ * (hops = *nsw - 1).  Returns enum ibf_trace_result.
+ * Port 0 delivers to the switch itself; a port facing a CA/router delivers
+ * there; WRONG when that port does not own dlid.  On LOOP the last stored
+ * element is the first switch visited twice.  *nsw counts every switch
+ * even beyond IBF_TRACE_MAX; path and nsw may be NULL. */
 int ibf_trace(const struct ibf_fabric *f, const struct ibf_lidmap *m, const struct ibf_routes *r,
 	      uint32_t sw, uint32_t dlid, uint32_t *path, int *nsw);
 
+/* The categories ok, unreachable, loops, wrong and too_long are exclusive
+ * and sum to pairs (a correct delivery longer than max_hops counts as
+ * too_long, not ok). */
 struct ibf_check_report {
 	uint64_t pairs;          /* (source end port, destination LID) pairs traced */
 	uint64_t ok;
@@ -140,23 +156,32 @@ struct ibf_check_report {
 	char examples[8][160];
 	int nexamples;
 };
-/* Trace every (source end port: CA port or switch port 0, destination LID)
- * pair.  max_hops <= 0 disables the length check. */
+/* Trace every (source end port: CA/router port cabled to a switch, or
+ * switch port 0 with a LID; destination LID: every LID of every port
+ * except the source's own) pair.  Hops are switch-to-switch links.
+ * max_hops <= 0 disables the length check.  Examples: the first problems
+ * by (source switch, destination LID), one per such pair. */
 int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int max_hops,
 		    struct ibf_check_report *rep, struct ibf_error *err);
 
 /* ------------------------------------------------------------ statistics */
 
+/* Definitions: see the comment at the top of routing/stats.c. */
 struct ibf_path_stats {
 	int layers;
 	uint32_t max_len;             /* histogram length - 1 */
 	uint64_t *len_hist;           /* [layers][max_len + 1]: switch-to-switch hops of
-				       * paths from every switch with hosts... see stats.c */
-	uint64_t pairs;               /* ordered switch pairs considered */
+				       * the delivered layer paths of the switch pairs */
+	uint64_t pairs;               /* ordered switch pairs (s, t), t with hosts */
+	uint64_t pair_paths;          /* layer paths traced for those pairs */
+	uint64_t pair_failed;         /* of those, not delivered (unreachable/loop/wrong) */
+	uint64_t nlinks;              /* directed switch-to-switch links */
 	uint64_t *disjoint_hist;      /* [layers + 1]: pairs with exactly k edge-disjoint paths */
 	double share_ge[9];           /* share of pairs with >= k disjoint paths, k = 0..8 */
 	double link_min, link_mean, link_max, link_cv; /* paths per directed switch link */
-	uint64_t unrouted;            /* (switch, LID) entries with no path */
+	uint64_t *link_load;          /* [nlinks] paths per link, indexed like fabric->adj */
+	uint64_t unrouted;            /* (switch, assigned LID) pairs whose trace does not
+				       * deliver to the LID's port */
 };
 int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *r,
 			   struct ibf_path_stats *st, struct ibf_error *err);

@@ -1,1 +1,38 @@
-# shell test helpers (sourced)
+# Shell test helpers (sourced by tests/e2e_*.sh): TAP output, temp dirs,
+# OpenSM under ibsim.
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir/build}"
+: "${IBFAB:=$top_builddir/ibfab}"
+HARNESS="$top_srcdir/contrib/ibsim-harness.sh"
+tap_n=0
+tap_fail=0
+
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
+not_ok() { tap_n=$((tap_n + 1)); tap_fail=$((tap_fail + 1)); echo "not ok $tap_n - $*"; }
+# check "description" command...: ok when the command succeeds
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+diag() { sed 's/^/# /'; }
+done_testing() { echo "1..$tap_n"; [ "$tap_fail" -eq 0 ]; exit $?; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+
+need_sim() {
+	for t in ibsim ibsim-run opensm ibnetdiscover; do
+		command -v "$t" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin command -v "$t" >/dev/null 2>&1 || skip_all "$t not installed"
+	done
+	PATH=$PATH:/usr/sbin:/sbin
+}
+
+# a private work directory removed on exit (kept when IBFAB_KEEP is set)
+mk_workdir() {
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibfab-test.XXXXXX")
+	[ -n "${IBFAB_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
+}
+
+# opensm_once DIR [opensm args...]: one sweep (opensm -o) with logs and dump
+# files in DIR; run inside `ibsim-harness.sh with` (IBSIM_SOCKNAME set).
+opensm_once() {
+	local dir=$1; shift
+	OSM_TMP_DIR=$dir OSM_CACHE_DIR=$dir timeout 300 ibsim-run opensm -o -f "$dir/opensm.log" \
+		"$@" >"$dir/opensm.out" 2>&1 </dev/null
+}

@@ -1,0 +1,427 @@
+/* ibfab route: compute tables offline, check them, measure them. */
+#include "cli.h"
+#include "ibf_routing.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+	O_TOPO = 256, O_ENGINE, O_LMC, O_G2L, O_SEED, O_STATS, O_THREADS, O_LFTS, O_MINLEN,
+	O_MAXLEN, O_MAXHOPS, O_JSON, O_FROM, O_QUIET, O_MAXPATHS
+};
+
+/* "3" (absolute), "dist+1" / "+1" (pair distance + n), "diameter+1" / "diam+1" */
+int cli_parse_window(const char *opt, const char *val, struct ibf_win_bound *b)
+{
+	const char *p = val;
+	int base = IBF_WIN_ABS;
+	if (!strncmp(p, "dist", 4)) {
+		base = IBF_WIN_DIST;
+		p += 4;
+	} else if (!strncmp(p, "diameter", 8)) {
+		base = IBF_WIN_DIAM;
+		p += 8;
+	} else if (!strncmp(p, "diam", 4)) {
+		base = IBF_WIN_DIAM;
+		p += 4;
+	} else if (*p == '+') {
+		base = IBF_WIN_DIST;
+	}
+	long v = 0;
+	if (*p) {
+		char *end;
+		v = strtol(p, &end, 10);
+		if (end == p || *end || v < -64 || v > 64 || (base == IBF_WIN_ABS && v < 0)) {
+			fprintf(stderr,
+				"ibfab: option %s: '%s' is not a hop bound (e.g. 3, dist+1, diameter+1)\n",
+				opt, val);
+			return -1;
+		}
+	} else if (base == IBF_WIN_ABS) {
+		fprintf(stderr, "ibfab: option %s: empty hop bound\n", opt);
+		return -1;
+	}
+	b->base = base;
+	b->value = (int)v;
+	return 0;
+}
+
+static int all_end_ports_have_lids(const struct ibf_fabric *f)
+{
+	int any = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		if (n->type == IBF_NODE_SWITCH) {
+			if (!ibf_port(f, (int)i, 0)->lid)
+				return 0;
+			any = 1;
+			continue;
+		}
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->peer_node != IBF_NO_NODE && !pp->lid)
+				return 0;
+		}
+	}
+	return any;
+}
+
+static int end_port_lmc(const struct ibf_fabric *f)
+{
+	int lmc = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		if (f->nodes[i].type == IBF_NODE_SWITCH)
+			continue;
+		for (int p = 1; p <= f->nodes[i].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->lid && pp->lmc > lmc)
+				lmc = pp->lmc;
+		}
+	}
+	return lmc;
+}
+
+/* Load a fabric and give it LIDs: from a guid2lid file, else from the file
+ * itself when complete, else assigned with lmc (default 0). */
+struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, int quiet,
+				   struct ibf_error *err)
+{
+	struct ibf_fabric *f = ibf_fabric_read(path, IBF_FMT_AUTO, err);
+	if (!f)
+		return NULL;
+	int rc = 0;
+	if (!f->finalized)
+		rc = ibf_fabric_finalize(f, err);
+	if (!rc && g2l) {
+		rc = ibf_guid2lid_read(f, g2l, err);
+		if (!rc && !all_end_ports_have_lids(f))
+			rc = ibf_error_set(err, IBF_EINVAL, g2l, 0,
+					   "does not give a LID to every switch and connected end port");
+	} else if (!rc && all_end_ports_have_lids(f)) {
+		int have = end_port_lmc(f);
+		if (lmc >= 0 && lmc != have) {
+			if (!quiet)
+				fprintf(stderr,
+					"ibfab: note: %s has LIDs with LMC %d; re-assigning LIDs with LMC %ld\n",
+					path, have, lmc);
+			rc = ibf_assign_lids(f, (int)lmc, 0, err);
+		}
+	} else if (!rc) {
+		rc = ibf_assign_lids(f, lmc < 0 ? 0 : (int)lmc, 0, err);
+	}
+	if (rc) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static const char route_help[] =
+	"Usage: ibfab route --topology FILE [--engine NAME] [--lmc N] [--guid2lid F]\n"
+	"                   [--seed S] [--threads N] [--min-len B] [--max-len B]\n"
+	"                   [-o lfts.dump] [--stats stats.json]\n"
+	"       ibfab route check --topology FILE --lfts DUMP [--max-hops N]\n"
+	"       ibfab route stats --topology FILE (--lfts DUMP | --engine NAME ...) [--json]\n"
+	"\n"
+	"Compute forwarding tables offline with the same engines the OpenSM plugin\n"
+	"runs, and write them in the opensm-lfts.dump format that `opensm -R file -U`\n"
+	"loads.  LIDs come from --guid2lid, else from the topology file when it has\n"
+	"them (ibnetdiscover output does), else they are assigned as OpenSM would with\n"
+	"--lmc (layers = 2^LMC).\n"
+	"\n"
+	"Options:\n"
+	"  --engine NAME   routing engine (default layered); see the list below\n"
+	"  --min-len B     shortest path allowed in layers >= 1 (default dist+1)\n"
+	"  --max-len B     longest path allowed in layers >= 1 (default diameter+1)\n"
+	"                  B is a hop count (3), dist+N (pair distance + N) or\n"
+	"                  diameter+N\n"
+	"  --max-paths N   cap on non-minimal paths per layer (default: none)\n"
+	"  --seed S        seed of every random choice (default 1)\n"
+	"  --threads N     worker threads (default 2; the result never depends on it)\n"
+	"  -o FILE         write the tables (default: none, only the summary)\n"
+	"  --stats FILE    write path statistics as JSON\n"
+	"\n"
+	"check: trace every (source port, destination LID) pair through the tables and\n"
+	"report unreachable pairs, loops, misdeliveries and paths longer than --max-hops;\n"
+	"exit 0 only when all pairs are fine.\n"
+	"stats: path length histogram per layer, edge-disjoint paths per switch pair\n"
+	"across layers, paths per link; from a dump (any engine, also one read back from\n"
+	"a fabric with dump_lfts) or from an engine run.\n";
+
+static void print_engines(FILE *out)
+{
+	fprintf(out, "\nEngines:\n");
+	for (const struct ibf_engine *e = ibf_engines; e->name; e++)
+		fprintf(out, "  %-10s %s\n", e->name, e->summary);
+}
+
+struct route_args {
+	const char *topo, *engine, *g2l, *out, *stats, *lfts;
+	long lmc, seed, threads, max_hops, max_paths;
+	int json, quiet, have_min, have_max;
+	struct ibf_win_bound min_len, max_len;
+};
+
+static int parse_route_args(const char *prog, int argc, char **argv, struct route_args *a)
+{
+	static const struct option lo[] = {
+		{"topology", required_argument, 0, O_TOPO},
+		{"engine", required_argument, 0, O_ENGINE},
+		{"lmc", required_argument, 0, O_LMC},
+		{"guid2lid", required_argument, 0, O_G2L},
+		{"seed", required_argument, 0, O_SEED},
+		{"threads", required_argument, 0, O_THREADS},
+		{"stats", required_argument, 0, O_STATS},
+		{"lfts", required_argument, 0, O_LFTS},
+		{"min-len", required_argument, 0, O_MINLEN},
+		{"max-len", required_argument, 0, O_MAXLEN},
+		{"max-hops", required_argument, 0, O_MAXHOPS},
+		{"max-paths", required_argument, 0, O_MAXPATHS},
+		{"json", no_argument, 0, O_JSON},
+		{"quiet", no_argument, 0, O_QUIET},
+		{"output", required_argument, 0, 'o'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	memset(a, 0, sizeof(*a));
+	a->lmc = -1;
+	a->seed = 1;
+	a->threads = 2;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:hq", lo, NULL)) != -1) {
+		switch (c) {
+		case O_TOPO: a->topo = optarg; break;
+		case O_ENGINE: a->engine = optarg; break;
+		case O_G2L: a->g2l = optarg; break;
+		case O_STATS: a->stats = optarg; break;
+		case O_LFTS: a->lfts = optarg; break;
+		case 'o': a->out = optarg; break;
+		case O_JSON: a->json = 1; break;
+		case 'q':
+		case O_QUIET: a->quiet = 1; break;
+		case O_LMC:
+			if (cli_int("--lmc", optarg, 0, 7, &a->lmc))
+				return 2;
+			break;
+		case O_SEED:
+			if (cli_int("--seed", optarg, 0, 0x7fffffffffffffffL, &a->seed))
+				return 2;
+			break;
+		case O_THREADS:
+			if (cli_int("--threads", optarg, 1, 256, &a->threads))
+				return 2;
+			break;
+		case O_MAXHOPS:
+			if (cli_int("--max-hops", optarg, 0, 1000, &a->max_hops))
+				return 2;
+			break;
+		case O_MAXPATHS:
+			if (cli_int("--max-paths", optarg, 0, 0x7fffffffL, &a->max_paths))
+				return 2;
+			break;
+		case O_MINLEN:
+			if (cli_parse_window("--min-len", optarg, &a->min_len))
+				return 2;
+			a->have_min = 1;
+			break;
+		case O_MAXLEN:
+			if (cli_parse_window("--max-len", optarg, &a->max_len))
+				return 2;
+			a->have_max = 1;
+			break;
+		case 'h':
+			fputs(route_help, stdout);
+			print_engines(stdout);
+			return -1;
+		default: return cli_usage_error(prog, "bad option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!a->topo)
+		return cli_usage_error(prog, "--topology FILE is required");
+	return 0;
+}
+
+static void cli_log(void *ctx, int level, const char *msg)
+{
+	int verbose = ctx ? *(int *)ctx : 0;
+	if (level <= IBF_LOG_ERROR || (verbose && level <= IBF_LOG_INFO))
+		fprintf(stderr, "ibfab: %s\n", msg);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int run_engine(const struct route_args *a, const struct ibf_fabric *f,
+		      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
+{
+	const char *engine = a->engine ? a->engine : "layered";
+	if (!ibf_engine_find(engine))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown engine '%s' (see ibfab route --help)",
+				     engine);
+	struct ibf_route_opts o;
+	ibf_route_opts_default(&o);
+	o.seed = (uint64_t)a->seed;
+	o.threads = (int)a->threads;
+	if (a->have_min)
+		o.min_len = a->min_len;
+	if (a->have_max)
+		o.max_len = a->max_len;
+	if (a->max_paths > 0)
+		o.max_paths_per_layer = a->max_paths;
+	static int verbose = 0;
+	o.log = cli_log;
+	o.log_ctx = &verbose;
+	memset(rep, 0, sizeof(*rep));
+	return ibf_route(f, engine, &o, r, rep, err);
+}
+
+static int write_stats(const struct ibf_fabric *f, const struct ibf_routes *r, const char *path,
+		       int json, struct ibf_error *err)
+{
+	struct ibf_path_stats st;
+	int rc = ibf_path_stats_compute(f, r, &st, err);
+	if (rc)
+		return rc;
+	struct ibf_atomic at;
+	rc = ibf_atomic_open(&at, path, err);
+	if (!rc) {
+		if (json)
+			ibf_path_stats_write_json(&st, at.fp);
+		else
+			ibf_path_stats_write_text(&st, at.fp);
+		rc = ibf_atomic_commit(&at, 1, err);
+	}
+	ibf_path_stats_free(&st);
+	return rc;
+}
+
+static int cmd_route_main(int argc, char **argv)
+{
+	struct route_args a;
+	int rc = parse_route_args("ibfab route", argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
+	if (!f)
+		return cli_fail(&err);
+	struct ibf_routes r;
+	memset(&r, 0, sizeof(r));
+	struct ibf_route_report rep;
+	double t0 = now_s();
+	rc = run_engine(&a, f, &r, &rep, &err);
+	double t1 = now_s();
+	if (!rc && a.out)
+		rc = ibf_lfts_write(f, &r, a.out, &err);
+	if (!rc && a.stats)
+		rc = write_stats(f, &r, a.stats, 1, &err);
+	if (!rc && !a.quiet) {
+		fprintf(stderr, "ibfab route: engine %s, %u switches, max LID %u, %d layer(s), %.3f s\n",
+			r.engine[0] ? r.engine : (a.engine ? a.engine : "layered"), r.nsw, r.max_lid,
+			1 << r.lmc, t1 - t0);
+		if (rep.pairs_total)
+			fprintf(stderr,
+				"ibfab route: layers >= 1: %llu (switch, destination) pairs, %llu inside the "
+				"hop window, %llu fell back to minimal\n",
+				(unsigned long long)rep.pairs_total,
+				(unsigned long long)rep.pairs_nonminimal,
+				(unsigned long long)rep.pairs_fallback);
+	}
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	return rc ? cli_fail(&err) : 0;
+}
+
+static int cmd_route_check(int argc, char **argv)
+{
+	struct route_args a;
+	int rc = parse_route_args("ibfab route check", argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (!a.lfts)
+		return cli_usage_error("ibfab route check", "--lfts DUMP is required");
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
+	if (!f)
+		return cli_fail(&err);
+	struct ibf_routes r;
+	memset(&r, 0, sizeof(r));
+	rc = ibf_lfts_read(f, a.lfts, &r, &err);
+	struct ibf_check_report rep;
+	memset(&rep, 0, sizeof(rep));
+	if (!rc)
+		rc = ibf_route_check(f, &r, (int)a.max_hops, &rep, &err);
+	if (!rc) {
+		if (a.json) {
+			printf("{\"pairs\": %llu, \"ok\": %llu, \"unreachable\": %llu, \"loops\": %llu, "
+			       "\"wrong\": %llu, \"too_long\": %llu, \"max_hops\": %u}\n",
+			       (unsigned long long)rep.pairs, (unsigned long long)rep.ok,
+			       (unsigned long long)rep.unreachable, (unsigned long long)rep.loops,
+			       (unsigned long long)rep.wrong, (unsigned long long)rep.too_long,
+			       rep.max_hops_seen);
+		} else {
+			printf("pairs traced:    %llu\n", (unsigned long long)rep.pairs);
+			printf("ok:              %llu\n", (unsigned long long)rep.ok);
+			printf("unreachable:     %llu\n", (unsigned long long)rep.unreachable);
+			printf("loops:           %llu\n", (unsigned long long)rep.loops);
+			printf("misdelivered:    %llu\n", (unsigned long long)rep.wrong);
+			if (a.max_hops > 0)
+				printf("longer than %ld: %llu\n", a.max_hops,
+				       (unsigned long long)rep.too_long);
+			printf("longest path:    %u switch hops\n", rep.max_hops_seen);
+			for (int i = 0; i < rep.nexamples; i++)
+				printf("  %s\n", rep.examples[i]);
+		}
+	}
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	if (rc)
+		return cli_fail(&err);
+	return (rep.ok == rep.pairs) ? 0 : 1;
+}
+
+static int cmd_route_stats(int argc, char **argv)
+{
+	struct route_args a;
+	int rc = parse_route_args("ibfab route stats", argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
+	if (!f)
+		return cli_fail(&err);
+	struct ibf_routes r;
+	memset(&r, 0, sizeof(r));
+	if (a.lfts) {
+		rc = ibf_lfts_read(f, a.lfts, &r, &err);
+	} else {
+		struct ibf_route_report rep;
+		rc = run_engine(&a, f, &r, &rep, &err);
+	}
+	if (!rc)
+		rc = write_stats(f, &r, a.out ? a.out : "-", a.json, &err);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	return rc ? cli_fail(&err) : 0;
+}
+
+int cmd_route(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "check"))
+		return cmd_route_check(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "stats"))
+		return cmd_route_stats(argc - 1, argv + 1);
+	return cmd_route_main(argc, argv);
+}

@@ -1,0 +1,711 @@
+/* Shared driver of the minimal and layered engines: destination list, link
+ * tables, all-pairs switch distances, the deterministic round-based worker
+ * pool, LFT column output and the final reachability verdict. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "engine_internal.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ENG_MAX_THREADS 64
+
+static void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
+{
+	if (!o || !o->log)
+		return;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	o->log(o->log_ctx, level, buf);
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, uint32_t *order)
+{
+	const uint16_t *D = c->dist + (size_t)t * c->S;
+	uint32_t nb = c->diam + 2;
+	uint32_t *cnt = ws->bcount;
+	memset(cnt, 0, (size_t)(nb + 1) * sizeof(*cnt));
+	uint32_t nreach = 0;
+	for (uint32_t s = 0; s < c->S; s++)
+		if (D[s] != ENG_DIST_INF) {
+			cnt[D[s] + 1]++;
+			nreach++;
+		}
+	for (uint32_t k = 1; k <= nb; k++)
+		cnt[k] += cnt[k - 1];
+	for (uint32_t s = 0; s < c->S; s++)
+		if (D[s] != ENG_DIST_INF)
+			order[cnt[D[s]]++] = s;
+	return nreach;
+}
+
+/* ------------------------------------------------------------- one unit */
+
+static void write_column(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
+			 uint32_t lid, const uint32_t *nxt, uint32_t nreach)
+{
+	struct ibf_routes *r = c->r;
+	const struct ibf_adj *adj = c->f->adj;
+	for (uint32_t i = 0; i < nreach; i++) {
+		uint32_t s = ws->order[i];
+		size_t at = (size_t)s * r->stride + lid;
+		uint32_t len;
+		if (s == d->t) {
+			r->lft[at] = d->tport;
+			len = 0;
+		} else {
+			r->lft[at] = adj[nxt[s]].lport;
+			len = (uint32_t)ws->len[s];
+		}
+		if (r->hops) {
+			len += d->is_sw ? 0u : 1u;
+			r->hops[at] = (uint8_t)(len > 254 ? 254 : len);
+		}
+	}
+}
+
+static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
+		     struct eng_unit_out *out)
+{
+	const struct eng_dest *d = &c->dest[di];
+	uint32_t S = c->S;
+	out->pairs_total = out->pairs_nonmin = out->pairs_fallback = 0;
+	out->unreachable = out->long_paths = 0;
+	out->max_len = 0;
+	ws->ntouched = 0;
+	uint32_t nreach = eng_order_by_dist(c, ws, d->t, ws->order);
+	out->unreachable = (uint64_t)(S - nreach) * d->nlids;
+	if (c->mode == ENG_LAYERED) {
+		memset(ws->level, 0, (size_t)S * sizeof(*ws->level));
+		const uint64_t *row = c->possible + (size_t)d->t * c->pwords;
+		for (uint32_t s = 0; s < S; s++)
+			ws->nopath[s] = (row[s >> 6] >> (s & 63) & 1) ? 0 : 2;
+		/* links one hop closer to t, per switch */
+		const uint16_t *D = c->dist + (size_t)d->t * S;
+		const struct ibf_fabric *f = c->f;
+		uint32_t k = 0;
+		for (uint32_t s = 0; s < S; s++) {
+			ws->down_off[s] = k;
+			if (D[s] == ENG_DIST_INF)
+				continue;
+			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+				if (D[f->adj[e].nbr] + 1 == D[s])
+					ws->down[k++] = e;
+		}
+		ws->down_off[S] = k;
+	}
+	/* per-layer cap on in-window paths, split evenly over destinations */
+	long cap = -1;
+	if (c->o->max_paths_per_layer > 0) {
+		uint64_t tot = (uint64_t)c->o->max_paths_per_layer;
+		cap = (long)(tot * (di + 1) / c->ndest - tot * di / c->ndest);
+	}
+	for (uint32_t j = 0; j < d->nlids; j++) {
+		uint32_t lid = d->lid + j;
+		uint32_t *nxt = ws->nxt + (size_t)j * S;
+		if (c->mode == ENG_MINIMAL || j % (uint32_t)c->layers == 0) {
+			uint64_t key = c->o->seed ? eng_mix(c->o->seed ^ eng_mix(lid)) : 0;
+			eng_min_tree(c, ws, d->t, ws->order, nreach, key, nxt);
+		} else {
+			eng_layer_tree(c, ws, di, (int)j, nreach, cap, out);
+		}
+		write_column(c, ws, d, lid, nxt, nreach);
+	}
+	out->ntouched = ws->ntouched;
+	for (uint32_t i = 0; i < ws->ntouched; i++) {
+		uint32_t e = ws->touched[i];
+		out->e[i] = e;
+		out->w[i] = ws->delta[e];
+		ws->delta[e] = 0;
+	}
+	ws->ntouched = 0;
+}
+
+/* ------------------------------------------------------------- the pool */
+
+/* A small generation barrier whose size is set once every worker exists
+ * (so a failed pthread_create just means fewer workers). */
+struct eng_bar {
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	unsigned n, count, gen;
+};
+
+static void bar_wait(struct eng_bar *b)
+{
+	pthread_mutex_lock(&b->m);
+	unsigned g = b->gen;
+	if (++b->count == b->n) {
+		b->count = 0;
+		b->gen++;
+		pthread_cond_broadcast(&b->cv);
+	} else {
+		while (g == b->gen)
+			pthread_cond_wait(&b->cv, &b->m);
+	}
+	pthread_mutex_unlock(&b->m);
+}
+
+struct eng_pool {
+	struct eng_ctx *c;
+	struct eng_ws *ws;
+	int nthreads;
+	struct eng_bar bar;
+	uint32_t base, n;
+	atomic_uint next;
+	int done;
+};
+
+struct eng_worker {
+	struct eng_pool *p;
+	int tid;
+};
+
+static void pool_work(struct eng_pool *p, int tid)
+{
+	unsigned i;
+	while ((i = atomic_fetch_add(&p->next, 1u)) < p->n)
+		run_unit(p->c, &p->ws[tid], p->base + i, &p->c->out[i]);
+}
+
+static void *worker_main(void *arg)
+{
+	struct eng_worker *w = arg;
+	struct eng_pool *p = w->p;
+	for (;;) {
+		bar_wait(&p->bar);
+		if (p->done)
+			break;
+		pool_work(p, w->tid);
+		bar_wait(&p->bar);
+	}
+	return NULL;
+}
+
+static void ws_free(struct eng_ws *ws)
+{
+	free(ws->delta);
+	free(ws->touched);
+	free(ws->order);
+	free(ws->tmp);
+	free(ws->acc);
+	free(ws->len);
+	free(ws->fixed);
+	free(ws->level);
+	free(ws->nopath);
+	free(ws->nxt);
+	free(ws->mark);
+	free(ws->bucket);
+	free(ws->down_off);
+	free(ws->down);
+	free(ws->bcount);
+	memset(ws, 0, sizeof(*ws));
+}
+
+static int ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids)
+{
+	size_t S = c->S ? c->S : 1, E = c->E ? c->E : 1;
+	memset(ws, 0, sizeof(*ws));
+	ws->delta = calloc(E, sizeof(*ws->delta));
+	ws->touched = malloc(E * sizeof(*ws->touched));
+	ws->order = malloc(S * sizeof(*ws->order));
+	ws->tmp = malloc(S * sizeof(*ws->tmp));
+	ws->acc = malloc(S * sizeof(*ws->acc));
+	ws->len = malloc(S * sizeof(*ws->len));
+	ws->fixed = malloc(S);
+	ws->level = calloc(S, sizeof(*ws->level));
+	ws->nopath = calloc(S, 1);
+	ws->nxt = malloc(S * maxlids * sizeof(*ws->nxt));
+	ws->mark = calloc(E, sizeof(*ws->mark));
+	ws->bucket = malloc(S * sizeof(*ws->bucket));
+	ws->down_off = malloc((S + 1) * sizeof(*ws->down_off));
+	ws->down = malloc(E * sizeof(*ws->down));
+	ws->bcount = malloc(((size_t)c->diam + 4400 + S) * sizeof(*ws->bcount));
+	if (!ws->delta || !ws->touched || !ws->order || !ws->tmp || !ws->acc || !ws->len ||
+	    !ws->fixed || !ws->level || !ws->nopath || !ws->nxt || !ws->mark || !ws->bucket || !ws->down_off || !ws->down ||
+	    !ws->bcount) {
+		ws_free(ws);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- setup */
+
+static void ctx_free(struct eng_ctx *c)
+{
+	free(c->esrc);
+	free(c->rev);
+	free(c->und);
+	free(c->dist);
+	free(c->hosts);
+	free(c->dest);
+	free(c->W);
+	free(c->possible);
+	for (unsigned i = 0; i < ENG_ROUND; i++) {
+		free(c->out[i].e);
+		free(c->out[i].w);
+	}
+}
+
+static int add_dest(struct eng_ctx *c, uint32_t *cap, const struct eng_dest *d)
+{
+	if (c->ndest == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 256;
+		struct eng_dest *nd = realloc(c->dest, nc * sizeof(*nd));
+		if (!nd)
+			return -1;
+		c->dest = nd;
+		*cap = nc;
+	}
+	c->dest[c->ndest++] = *d;
+	return 0;
+}
+
+struct dest_key {
+	uint64_t key;
+	uint32_t idx;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct dest_key *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->idx < y->idx ? -1 : (x->idx > y->idx);
+}
+
+static int build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids, int *maxlmc)
+{
+	const struct ibf_fabric *f = c->f;
+	uint32_t cap = 0;
+	*maxlids = 1;
+	*maxlmc = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		if (n->type == IBF_NODE_SWITCH) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, 0);
+			if (!pp->lid)
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "switch '%s' has no LID (assign LIDs first)",
+						     n->desc ? n->desc : "?");
+			struct eng_dest d = { (int32_t)i, 0, 0, 1, (uint32_t)n->sw, pp->lid,
+					      1u << pp->lmc };
+			if (add_dest(c, &cap, &d))
+				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			c->hosts[n->sw]++;
+			continue;
+		}
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->peer_node == IBF_NO_NODE)
+				continue;
+			int swp = 0;
+			int swn = ibf_port_switch(f, (int)i, p, &swp);
+			if (swn < 0) {
+				eng_log(c->o, IBF_LOG_VERBOSE,
+					"'%s' port %d does not face a switch; not routed",
+					n->desc ? n->desc : "?", p);
+				continue;
+			}
+			if (!pp->lid)
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "'%s' port %d has no LID (assign LIDs first)",
+						     n->desc ? n->desc : "?", p);
+			struct eng_dest d = { (int32_t)i, (uint8_t)p, (uint8_t)swp, 0,
+					      (uint32_t)f->nodes[swn].sw, pp->lid, 1u << pp->lmc };
+			if (add_dest(c, &cap, &d))
+				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			c->hosts[d.t]++;
+			if (pp->lmc > *maxlmc)
+				*maxlmc = pp->lmc;
+		}
+	}
+	for (uint32_t i = 0; i < c->ndest; i++) {
+		const struct eng_dest *d = &c->dest[i];
+		if ((uint64_t)d->lid + d->nlids - 1 > c->r->max_lid)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "LID %u above the route table's max LID %u", d->lid,
+					     c->r->max_lid);
+		if (d->nlids > *maxlids)
+			*maxlids = d->nlids;
+		if (d->is_sw && d->nlids > 1 &&
+		    (int)__builtin_ctz(d->nlids) > *maxlmc)
+			*maxlmc = __builtin_ctz(d->nlids);
+	}
+	/* Interleave destinations over switches (first port of every switch,
+	 * then the second, ...) so the units of one round spread their load
+	 * over the fabric instead of crowding the links into one switch. */
+	if (c->ndest > 1) {
+		struct dest_key *k = malloc(c->ndest * sizeof(*k));
+		uint32_t *rank = calloc(c->S ? c->S : 1, sizeof(*rank));
+		struct eng_dest *nd = malloc(c->ndest * sizeof(*nd));
+		if (!k || !rank || !nd) {
+			free(k);
+			free(rank);
+			free(nd);
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		}
+		for (uint32_t i = 0; i < c->ndest; i++) {
+			const struct eng_dest *d = &c->dest[i];
+			uint32_t rk = d->is_sw ? 0xffffu : rank[d->t]++;
+			k[i].key = ((uint64_t)rk << 32) | d->t;
+			k[i].idx = i;
+		}
+		qsort(k, c->ndest, sizeof(*k), cmp_key);
+		for (uint32_t i = 0; i < c->ndest; i++)
+			nd[i] = c->dest[k[i].idx];
+		free(c->dest);
+		c->dest = nd;
+		free(k);
+		free(rank);
+	}
+	return 0;
+}
+
+static int build_links(struct eng_ctx *c, struct ibf_error *err)
+{
+	const struct ibf_fabric *f = c->f;
+	uint32_t S = c->S, E = c->E;
+	c->esrc = malloc((E ? E : 1) * sizeof(*c->esrc));
+	c->rev = malloc((E ? E : 1) * sizeof(*c->rev));
+	c->und = malloc((E ? E : 1) * sizeof(*c->und));
+	c->W = calloc(E ? E : 1, sizeof(*c->W));
+	if (!c->esrc || !c->rev || !c->und || !c->W)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t s = 0; s < S; s++)
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			c->esrc[e] = s;
+	for (uint32_t e = 0; e < E; e++) {
+		uint32_t u = f->adj[e].nbr;
+		c->rev[e] = ENG_NOLINK;
+		for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++)
+			if (f->adj[k].lport == f->adj[e].rport && f->adj[k].nbr == c->esrc[e]) {
+				c->rev[e] = k;
+				break;
+			}
+		c->und[e] = (c->rev[e] != ENG_NOLINK && c->rev[e] < e) ? c->rev[e] : e;
+	}
+	return 0;
+}
+
+static int build_dist(struct eng_ctx *c, struct ibf_error *err)
+{
+	uint32_t S = c->S;
+	if (S >= ENG_DIST_INF)
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0, "%u switches: too many", S);
+	size_t nn = (size_t)S * S;
+	c->dist = malloc((nn ? nn : 1) * sizeof(*c->dist));
+	uint32_t *d = malloc((S ? S : 1) * sizeof(*d));
+	uint32_t *q = malloc((S ? S : 1) * sizeof(*q));
+	if (!c->dist || !d || !q) {
+		free(d);
+		free(q);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0,
+				     "out of memory for %u x %u switch distances", S, S);
+	}
+	c->diam = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		ibf_bfs(c->f, s, d, q);
+		uint16_t *row = c->dist + (size_t)s * S;
+		for (uint32_t t = 0; t < S; t++) {
+			row[t] = d[t] == IBF_DIST_INF ? ENG_DIST_INF : (uint16_t)d[t];
+			if (d[t] != IBF_DIST_INF && d[t] > c->diam)
+				c->diam = d[t];
+		}
+	}
+	free(d);
+	free(q);
+	return 0;
+}
+
+/* Is there a simple path s -> ... -> t with lo <= length <= hi?  Bounded
+ * DFS pruned by the distance to t; gives up (answers yes) after `budget`
+ * expansions, so long windows on big graphs cost nothing. */
+static int path_exists(const struct eng_ctx *c, const uint16_t *D, uint32_t t, uint32_t *stk,
+		       uint32_t *pos, uint8_t *on, uint32_t s, int lo, int hi, long budget)
+{
+	const struct ibf_fabric *f = c->f;
+	int depth = 0, found = 0;
+	stk[0] = s;
+	pos[0] = f->adj_off[s];
+	on[s] = 1;
+	while (depth >= 0 && !found) {
+		uint32_t x = stk[depth];
+		if (pos[depth] >= f->adj_off[x + 1]) {
+			on[x] = 0;
+			depth--;
+			continue;
+		}
+		uint32_t u = f->adj[pos[depth]++].nbr;
+		if (--budget < 0) {
+			found = 1;
+			break;
+		}
+		if (on[u] || D[u] == ENG_DIST_INF)
+			continue;
+		int L = depth + 1;
+		if (u == t) {
+			if (L >= lo && L <= hi)
+				found = 1;
+			continue;
+		}
+		if (L + (int)D[u] > hi || L + 1 > hi)
+			continue;
+		depth++;
+		stk[depth] = u;
+		pos[depth] = f->adj_off[u];
+		on[u] = 1;
+	}
+	for (int k = 0; k <= depth; k++)
+		on[stk[k]] = 0;
+	return found;
+}
+
+static int build_possible(struct eng_ctx *c, struct ibf_error *err)
+{
+	uint32_t S = c->S;
+	c->pwords = (S + 63) / 64;
+	c->possible = calloc((size_t)S * c->pwords + 1, sizeof(*c->possible));
+	uint32_t *stk = malloc(((size_t)S + 2) * sizeof(*stk));
+	uint32_t *pos = malloc(((size_t)S + 2) * sizeof(*pos));
+	uint8_t *on = calloc((size_t)S + 1, 1);
+	if (!c->possible || !stk || !pos || !on) {
+		free(stk), free(pos), free(on);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (uint32_t t = 0; t < S; t++) {
+		const uint16_t *D = c->dist + (size_t)t * S;
+		uint64_t *row = c->possible + (size_t)t * c->pwords;
+		for (uint32_t s = 0; s < S; s++) {
+			if (s == t || D[s] == ENG_DIST_INF)
+				continue;
+			int lo = eng_bound(c, &c->o->min_len, D[s]);
+			int hi = eng_bound(c, &c->o->max_len, D[s]);
+			if (hi > (int)S)
+				hi = (int)S;
+			if (lo > hi || hi < (int)D[s])
+				continue;
+			if (path_exists(c, D, t, stk, pos, on, s, lo, hi, 20000))
+				row[s >> 6] |= 1ull << (s & 63);
+		}
+	}
+	free(stk), free(pos), free(on);
+	return 0;
+}
+
+int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,
+	    struct ibf_route_report *rep, struct ibf_error *err, int mode)
+{
+	double t0 = now_sec();
+	struct ibf_route_opts defo;
+	if (!o) {
+		ibf_route_opts_default(&defo);
+		o = &defo;
+	}
+	if (!f || !r || !r->lft)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no fabric or route table");
+	if (!f->finalized)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
+	if (r->nsw != f->nsw)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "route table has %u switches, fabric %u", r->nsw, f->nsw);
+	struct eng_ctx c;
+	memset(&c, 0, sizeof(c));
+	c.f = f;
+	c.o = o;
+	c.r = r;
+	c.mode = mode;
+	c.S = f->nsw;
+	c.E = f->adj_off ? f->adj_off[f->nsw] : 0;
+	int rc = 0;
+	struct eng_pool pool;
+	memset(&pool, 0, sizeof(pool));
+	struct eng_ws *ws = NULL;
+	pthread_t tids[ENG_MAX_THREADS];
+	struct eng_worker wk[ENG_MAX_THREADS];
+	int started = 0, have_bar = 0, nws = 0;
+
+	c.hosts = calloc(c.S ? c.S : 1, sizeof(*c.hosts));
+	if (!c.hosts) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	uint32_t maxlids = 1;
+	int maxlmc = 0;
+	if ((rc = build_dests(&c, err, &maxlids, &maxlmc)))
+		goto out;
+	if ((rc = build_links(&c, err)) || (rc = build_dist(&c, err)))
+		goto out;
+	c.layers = o->layers > 0 ? o->layers : 1 << maxlmc;
+	if (c.layers > 128)
+		c.layers = 128;
+	if (mode == ENG_LAYERED && (rc = build_possible(&c, err)))
+		goto out;
+	c.pmax = 4;
+	c.round = c.ndest / 256;
+	if (c.round < 1)
+		c.round = 1;
+	if (c.round > ENG_ROUND)
+		c.round = ENG_ROUND;
+	r->lmc = maxlmc;
+	snprintf(r->engine, sizeof(r->engine), "%s", mode == ENG_LAYERED ? "layered" : "minimal");
+	for (unsigned i = 0; i < ENG_ROUND; i++) {
+		c.out[i].e = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].e));
+		c.out[i].w = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].w));
+		if (!c.out[i].e || !c.out[i].w) {
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			goto out;
+		}
+	}
+
+	int nt = o->threads < 1 ? 1 : o->threads;
+	if (nt > ENG_MAX_THREADS)
+		nt = ENG_MAX_THREADS;
+	if ((uint32_t)nt > c.round)
+		nt = (int)c.round;
+	if ((uint32_t)nt > c.ndest)
+		nt = c.ndest ? (int)c.ndest : 1;
+	ws = calloc((size_t)nt, sizeof(*ws));
+	nws = nt;
+	if (!ws) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < nt; i++)
+		if (ws_init(&ws[i], &c, maxlids)) {
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory for scratch");
+			goto out;
+		}
+	pool.c = &c;
+	pool.ws = ws;
+	pool.nthreads = nt;
+	if (nt > 1) {
+		if (pthread_mutex_init(&pool.bar.m, NULL)) {
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "cannot create a mutex");
+			goto out;
+		}
+		if (pthread_cond_init(&pool.bar.cv, NULL)) {
+			pthread_mutex_destroy(&pool.bar.m);
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "cannot create a condition");
+			goto out;
+		}
+		have_bar = 1;
+		/* workers block on the mutex until the barrier size is known */
+		pthread_mutex_lock(&pool.bar.m);
+		for (int i = 1; i < nt; i++) {
+			wk[i].p = &pool;
+			wk[i].tid = i;
+			if (pthread_create(&tids[i], NULL, worker_main, &wk[i])) {
+				/* fewer workers give the same tables */
+				eng_log(o, IBF_LOG_INFO, "could not start thread %d; continuing", i);
+				break;
+			}
+			started++;
+		}
+		nt = started + 1;
+		pool.nthreads = nt;
+		pool.bar.n = (unsigned)nt;
+		pthread_mutex_unlock(&pool.bar.m);
+	}
+	eng_log(o, IBF_LOG_VERBOSE,
+		"%s: %u switches, %u destinations, %d layers, diameter %u, %d threads",
+		r->engine, c.S, c.ndest, c.layers, c.diam, nt);
+
+	uint64_t unreach = 0, ptot = 0, pnon = 0, pfb = 0, plong = 0;
+	uint32_t maxlen = 0;
+	int64_t first_bad = -1;
+	for (uint32_t base = 0; base < c.ndest; base += c.round) {
+		pool.base = base;
+		pool.n = c.ndest - base < c.round ? c.ndest - base : c.round;
+		atomic_store(&pool.next, 0u);
+		if (nt > 1) {
+			bar_wait(&pool.bar);
+			pool_work(&pool, 0);
+			bar_wait(&pool.bar);
+		} else {
+			pool_work(&pool, 0);
+		}
+		for (uint32_t i = 0; i < pool.n; i++) {
+			const struct eng_unit_out *u = &c.out[i];
+			for (uint32_t k = 0; k < u->ntouched; k++)
+				c.W[u->e[k]] += u->w[k];
+			ptot += u->pairs_total;
+			pnon += u->pairs_nonmin;
+			pfb += u->pairs_fallback;
+			plong += u->long_paths;
+			if (u->max_len > maxlen)
+				maxlen = u->max_len;
+			if (u->unreachable) {
+				unreach += u->unreachable;
+				if (first_bad < 0)
+					first_bad = base + i;
+			}
+		}
+	}
+	if (nt > 1 && started) {
+		pool.done = 1;
+		bar_wait(&pool.bar);
+		for (int i = 1; i <= started; i++)
+			pthread_join(tids[i], NULL);
+		started = 0;
+	}
+	if (rep) {
+		memset(rep, 0, sizeof(*rep));
+		rep->layers = c.layers;
+		rep->pairs_total = ptot;
+		rep->pairs_nonminimal = pnon;
+		rep->pairs_fallback = pfb;
+		rep->seconds = now_sec() - t0;
+	}
+	if (mode == ENG_LAYERED)
+		eng_log(o, IBF_LOG_INFO,
+			"layered: %d layers, %llu pairs in layers >= 1: %llu in window, %llu "
+			"fallback (%llu longer than the window), longest %u hops",
+			c.layers, (unsigned long long)ptot, (unsigned long long)pnon,
+			(unsigned long long)pfb, (unsigned long long)plong, maxlen);
+	if (unreach) {
+		const struct eng_dest *d = &c.dest[first_bad];
+		const struct ibf_node *n = &f->nodes[d->node];
+		uint32_t nun = 0;
+		for (uint32_t k = 0; k < c.S; k++)
+			nun += c.dist[(size_t)d->t * c.S + k] == ENG_DIST_INF;
+		rc = ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
+				   "%llu (switch, LID) entries unreachable: the switch graph is "
+				   "disconnected (e.g. LID %u of '%s' port %d is unreachable from "
+				   "%u switch(es))",
+				   (unsigned long long)unreach, d->lid, n->desc ? n->desc : "?",
+				   d->port, nun);
+	}
+out:
+	if (have_bar) {
+		pthread_cond_destroy(&pool.bar.cv);
+		pthread_mutex_destroy(&pool.bar.m);
+	}
+	if (ws) {
+		for (int i = 0; i < nws; i++)
+			ws_free(&ws[i]);
+		free(ws);
+	}
+	ctx_free(&c);
+	return rc;
+}

@@ -1,0 +1,170 @@
+/* Internal to the routing engines (minimal, layered): the shared run-time
+ * context, the per-thread scratch, and the deterministic round-based
+ * worker pool.  Not installed; nothing outside routing/ includes it.
+ *
+ * Determinism: destinations (end ports and switch port 0s) are processed
+ * in rounds of up to ENG_ROUND units (fewer on small fabrics, where a
+ * round's blindness to its own units would hurt the balance most).  Every unit of a round reads the link
+ * weights as they were when the round began plus its own private changes;
+ * after the round the changes of all units are added to the shared
+ * weights.  Addition commutes, the round size is a constant, and each unit
+ * derives its random choices from (seed, destination, layer), so the
+ * tables never depend on the thread count or on scheduling. */
+#ifndef IBF_ENGINE_INTERNAL_H
+#define IBF_ENGINE_INTERNAL_H
+
+#include "ibf_routing.h"
+
+#include <stdint.h>
+
+#define ENG_ROUND 16u          /* most units per round; never depends on threads */
+#define ENG_DIST_INF UINT16_MAX
+#define ENG_NOLINK UINT32_MAX
+
+enum eng_mode { ENG_MINIMAL = 0, ENG_LAYERED = 1 };
+
+/* One destination port: a CA/router port facing a switch, or a switch's
+ * port 0.  Its LIDs are lid .. lid + nlids - 1. */
+struct eng_dest {
+	int32_t node;
+	uint8_t port;
+	uint8_t tport;  /* out port at switch t that delivers (0 = t itself) */
+	uint8_t is_sw;
+	uint32_t t;     /* switch index the destination hangs off */
+	uint32_t lid;
+	uint32_t nlids;
+};
+
+/* What one unit (destination) produced besides its LFT columns. */
+struct eng_unit_out {
+	uint32_t ntouched;
+	uint32_t *e;          /* links whose weight grew */
+	uint64_t *w;          /* by how much */
+	uint64_t pairs_total, pairs_nonmin, pairs_fallback;
+	uint64_t unreachable; /* (switch, LID) entries left unset */
+	uint64_t long_paths;  /* layer >= 1 paths longer than the window allows */
+	uint32_t max_len;     /* longest switch-to-switch path in layers >= 1 */
+};
+
+struct eng_ctx {
+	const struct ibf_fabric *f;
+	const struct ibf_route_opts *o;
+	struct ibf_routes *r;
+	int mode;
+	uint32_t S, E;        /* switches, directed switch-switch links (CSR entries) */
+	uint32_t *esrc;       /* [E] tail switch of each directed link */
+	uint32_t *rev;        /* [E] the opposite direction of the same cable */
+	uint32_t *und;        /* [E] undirected cable id (min(e, rev(e))) */
+	uint16_t *dist;       /* [S*S] hop distances, ENG_DIST_INF when unreachable */
+	uint32_t diam;        /* largest finite distance */
+	uint32_t *hosts;      /* [S] source end ports behind each switch (CA ports + 1) */
+	struct eng_dest *dest;
+	uint32_t ndest;
+	int layers;           /* L */
+	uint32_t pmax;        /* longest free prefix in the layered search */
+	uint64_t *W;          /* [E] shared link weights (snapshot during a round) */
+	uint32_t round;       /* units per round: from the fabric size only */
+	uint64_t *possible;   /* [S * words] bit s of row t: s has some simple path to t
+			       * whose length lies in its window (only for layered) */
+	uint32_t pwords;
+	struct eng_unit_out out[ENG_ROUND];
+};
+
+/* Per-thread scratch. */
+struct eng_ws {
+	uint64_t *delta;      /* [E] this unit's private weight changes */
+	uint32_t *touched;    /* [E] */
+	uint32_t ntouched;
+	uint32_t *order;      /* [S] */
+	uint32_t *tmp;        /* [S] */
+	uint64_t *acc;        /* [S] */
+	int32_t *len;         /* [S] tree path length, -1 unset */
+	uint8_t *fixed;       /* [S] */
+	uint32_t *level;      /* [S] in-window paths of (s, d) so far */
+	uint8_t *nopath;      /* [S] 2: s has no in-window path to t at all;
+			       * 1: s found none in some earlier layer */
+	uint32_t *nxt;        /* [layers * S] out link of s in each layer (ENG_NOLINK) */
+	uint32_t *mark;       /* [E] stamp per undirected cable */
+	uint32_t stamp;
+	uint32_t *bucket;     /* [S] BFS buckets */
+	uint32_t *down_off;   /* [S + 1] per switch: its links one hop closer to t */
+	uint32_t *down;       /* [E] */
+	uint32_t *bcount;     /* [S + 2] */
+};
+
+static inline uint64_t eng_w(const struct eng_ctx *c, const struct eng_ws *ws, uint32_t e)
+{
+	return c->W[e] + ws->delta[e];
+}
+
+static inline void eng_add_w(const struct eng_ctx *c, struct eng_ws *ws, uint32_t e, uint64_t v)
+{
+	(void)c;
+	if (!v)
+		return;
+	if (!ws->delta[e])
+		ws->touched[ws->ntouched++] = e;
+	ws->delta[e] += v;
+}
+
+static inline uint64_t eng_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* splitmix64 stream */
+static inline uint64_t eng_rand(uint64_t *st)
+{
+	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Shared driver: validates, builds the context, runs every destination and
+ * fills r and rep.  mode = enum eng_mode. */
+int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,
+	    struct ibf_route_report *rep, struct ibf_error *err, int mode);
+
+/* Switches ordered by distance to t (counting sort over the distance row);
+ * returns how many are reachable (t first). */
+uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, uint32_t *order);
+
+/* Balanced minimal in-tree to t for one LID: fills nxt[S] (ENG_NOLINK for t
+ * and unreachable switches) and adds the loads to ws->delta.  order and
+ * nreach come from eng_order_by_dist.  key seeds the tie rotation. */
+void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const uint32_t *order,
+		  uint32_t nreach, uint64_t key, uint32_t *nxt);
+
+/* Layered (non-minimal) in-tree to t for layer `layer` of destination di:
+ * nxt_all holds the trees of layers 0..layer-1 (layer * S entries) and
+ * receives this layer's tree at nxt_all + layer * S. */
+void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int layer,
+		    uint32_t nreach, long cap, struct eng_unit_out *out);
+
+/* Window bounds for source s (distance dst) */
+static inline int eng_bound(const struct eng_ctx *c, const struct ibf_win_bound *b, uint32_t dst)
+{
+	long v;
+	switch (b->base) {
+	case IBF_WIN_DIST:
+		v = (long)dst + b->value;
+		break;
+	case IBF_WIN_DIAM:
+		v = (long)c->diam + b->value;
+		break;
+	default:
+		v = b->value;
+		break;
+	}
+	if (v < 0)
+		v = 0;
+	if (v > 4096)
+		v = 4096;
+	return (int)v;
+}
+
+#endif

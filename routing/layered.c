@@ -1,0 +1,447 @@
+/* layered: LNMP-style layers of non-minimal paths, rebuilt.
+ *
+ * Layer 0 of every destination is the balanced minimal tree (minimal.c).
+ * Each further layer l of a destination port d (LID base + l) is one
+ * in-tree to d's switch t, grown like this:
+ *
+ *   - Sources are visited by priority: fewest in-window paths to d so far
+ *     (the pair's "level") first, shuffled (seeded) within a level, so the
+ *     switches that had to be relays or fallbacks in one layer go first in
+ *     the next.
+ *   - A source s not yet in the tree looks for the cheapest path whose
+ *     length lies in its window [lo(s), hi(s)] and that ends in the part of
+ *     the tree already fixed: first one hop straight into the tree, and only
+ *     when every such option shares a cable with one of s's paths in the
+ *     earlier layers, a free prefix of up to three hops through switches not
+ *     yet in the tree (branch and bound).  Cost, lexicographically: cables
+ *     shared with s's earlier paths to d (both directions; this is what makes
+ *     the L paths of a pair edge-disjoint), then the switches the prefix turns
+ *     into relays (they get a path outside their own window; cheap for
+ *     switches that already have many in-window paths, dear for those with
+ *     few), then the summed link load W.
+ *   - Fixing the path fixes every suffix (destination-based forwarding), so
+ *     a layer is a tree and loop-free by construction; the loads of the
+ *     newly routed sources are added to W along their paths at once.
+ *   - Switches left over are attached by their shortest route into the tree
+ *     (fallbacks), least-loaded link first.
+ *
+ * The cost of a source is O(degree x path length) in the common case; the
+ * bounded prefix search runs only for sources with no clean one-hop option.
+ */
+#include "engine_internal.h"
+
+#include <string.h>
+
+#define OVL_COST (1ull << 50)
+#define RELAY_COST (1ull << 42)
+#define PMAX_HARD 4
+
+struct srch {
+	uint32_t s, t;
+	int lo, hi;
+	int layer;
+	uint32_t pmax;
+	uint64_t best;
+	uint32_t best_p;
+	uint32_t best_e[PMAX_HARD];
+	uint32_t cur_e[PMAX_HARD];
+	uint32_t cur_n[PMAX_HARD + 1];
+	uint8_t charged[PMAX_HARD + 1];
+	const uint16_t *D;
+	const uint32_t *nxt;
+};
+
+static inline uint64_t relay_cost(const struct eng_ws *ws, int layer, uint32_t x)
+{
+	if (ws->nopath[x] == 2)
+		return 0; /* never in window anyway: a free relay */
+	if (ws->nopath[x])
+		return RELAY_COST;
+	int lv = (int)ws->level[x];
+	int v = 2 + (layer - 1 - lv);
+	return RELAY_COST * (uint64_t)(v < 1 ? 1 : v);
+}
+
+/* cost of following the fixed tree from u to t; stops at limit */
+static inline uint64_t walk_cost(const struct eng_ctx *c, const struct eng_ws *ws,
+				 const struct srch *q, uint32_t u, uint64_t cost)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	uint32_t x = u, guard = 0;
+	while (x != q->t && cost < q->best && guard++ < c->S) {
+		uint32_t e = q->nxt[x];
+		cost += eng_w(c, ws, e);
+		if (ws->mark[c->und[e]] == ws->stamp)
+			cost += OVL_COST;
+		x = adj[e].nbr;
+	}
+	return cost;
+}
+
+static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q, uint32_t x,
+		uint32_t p, uint64_t cost, int deep)
+{
+	const struct ibf_fabric *f = c->f;
+	int can_deeper = deep && p + 1 < q->pmax;
+	/* every useful next switch u has D[u] <= hi - (p + 1); when that is
+	 * below D[x], only the links one hop closer to t qualify */
+	int budget = q->hi - (int)(p + 1);
+	int only_down = budget < (int)q->D[x];
+	if (budget < (int)q->D[x] - 1)
+		return;
+	uint32_t k0 = only_down ? ws->down_off[x] : f->adj_off[x];
+	uint32_t k1 = only_down ? ws->down_off[x + 1] : f->adj_off[x + 1];
+	for (uint32_t k = k0; k < k1; k++) {
+		uint32_t e = only_down ? ws->down[k] : k;
+		uint32_t u = f->adj[e].nbr;
+		int lu = ws->len[u]; /* >= 0 exactly for switches in the tree */
+		if (lu >= 0) {
+			if (deep == 2 && p == 0)
+				continue; /* depth 0 tree neighbours: done by the first pass */
+			int Lp = (int)p + 1 + lu;
+			if (Lp < q->lo || Lp > q->hi)
+				continue;
+			uint64_t c1 = cost + eng_w(c, ws, e);
+			if (ws->mark[c->und[e]] == ws->stamp)
+				c1 += OVL_COST;
+			for (uint32_t i = 1; i <= p; i++) {
+				if (q->charged[i])
+					continue;
+				uint32_t xi = q->cur_n[i];
+				int li = Lp - (int)i;
+				uint32_t dx = q->D[xi];
+				if (li < eng_bound(c, &c->o->min_len, dx) ||
+				    li > eng_bound(c, &c->o->max_len, dx))
+					c1 += relay_cost(ws, q->layer, xi);
+			}
+			if (c1 >= q->best)
+				continue;
+			c1 = walk_cost(c, ws, q, u, c1);
+			if (c1 < q->best) {
+				q->best = c1;
+				q->best_p = p + 1;
+				for (uint32_t i = 0; i < p; i++)
+					q->best_e[i] = q->cur_e[i];
+				q->best_e[p] = e;
+			}
+		} else if (can_deeper && u != x) {
+			uint32_t du = q->D[u];
+			if (u == q->s || (int)(p + 1 + du) > q->hi)
+				continue;
+			int dup = 0;
+			for (uint32_t i = 1; i <= p; i++)
+				dup |= q->cur_n[i] == u;
+			if (dup)
+				continue;
+			uint64_t c1 = cost + eng_w(c, ws, e);
+			if (ws->mark[c->und[e]] == ws->stamp)
+				c1 += OVL_COST;
+			/* u's length will be at most hi - (p + 1): below its window
+			 * means it surely becomes a relay; charge it now (bound) */
+			int charged = q->hi - (int)(p + 1) < eng_bound(c, &c->o->min_len, du);
+			if (charged)
+				c1 += relay_cost(ws, q->layer, u);
+			if (c1 >= q->best)
+				continue;
+			q->cur_e[p] = e;
+			q->cur_n[p + 1] = u;
+			q->charged[p + 1] = (uint8_t)charged;
+			dfs(c, ws, q, u, p + 1, c1, deep);
+		}
+	}
+}
+
+static void mark_previous(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s, uint32_t t,
+			  int layer)
+{
+	if (++ws->stamp == 0) {
+		memset(ws->mark, 0, (size_t)c->E * sizeof(*ws->mark));
+		ws->stamp = 1;
+	}
+	const struct ibf_adj *adj = c->f->adj;
+	for (int l = 0; l < layer; l++) {
+		const uint32_t *nx = ws->nxt + (size_t)l * c->S;
+		uint32_t x = s, guard = 0;
+		while (x != t && guard++ < c->S) {
+			uint32_t e = nx[x];
+			if (e == ENG_NOLINK)
+				break;
+			ws->mark[c->und[e]] = ws->stamp;
+			x = adj[e].nbr;
+		}
+	}
+}
+
+/* charge the sources of a freshly fixed path: nodes path[0..p-1] are new,
+ * the walk continues along the tree to t */
+static void charge_path(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s, uint32_t p,
+			uint32_t t, const uint32_t *nxt)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	uint64_t acc = 0;
+	uint32_t x = s, k = 0, guard = 0;
+	while (x != t && guard++ < c->S) {
+		if (k < p)
+			acc += c->hosts[x];
+		uint32_t e = nxt[x];
+		eng_add_w(c, ws, e, acc);
+		x = adj[e].nbr;
+		k++;
+	}
+}
+
+void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int layer,
+		    uint32_t nreach, long cap, struct eng_unit_out *out)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct eng_dest *d = &c->dest[di];
+	uint32_t S = c->S, t = d->t;
+	const uint16_t *D = c->dist + (size_t)t * S;
+	uint32_t *nxt = ws->nxt + (size_t)layer * S;
+	const uint32_t *order = ws->order;
+
+	for (uint32_t i = 0; i < nreach; i++) {
+		uint32_t s = order[i];
+		ws->fixed[s] = 0;
+		ws->len[s] = -1;
+		nxt[s] = ENG_NOLINK;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		if (D[s] == ENG_DIST_INF)
+			nxt[s] = ENG_NOLINK;
+	ws->fixed[t] = 1;
+	ws->len[t] = 0;
+
+	/* source order: shuffled, then stably by level */
+	uint64_t rng = eng_mix(c->o->seed ^ eng_mix(((uint64_t)d->lid << 8) | (uint64_t)layer));
+	uint32_t n = nreach - 1;
+	uint32_t *sh = ws->tmp, *byl = ws->bucket;
+	for (uint32_t i = 0; i < n; i++)
+		sh[i] = order[i + 1];
+	for (uint32_t i = n; i > 1; i--) {
+		uint32_t j = (uint32_t)(eng_rand(&rng) % i);
+		uint32_t tmp = sh[i - 1];
+		sh[i - 1] = sh[j];
+		sh[j] = tmp;
+	}
+	uint32_t nl = (uint32_t)layer + 2;
+	uint32_t *cnt = ws->bcount;
+	memset(cnt, 0, (size_t)(nl + 1) * sizeof(*cnt));
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t lv = ws->level[sh[i]];
+		cnt[(lv < nl - 1 ? lv : nl - 1) + 1]++;
+	}
+	for (uint32_t k = 1; k <= nl; k++)
+		cnt[k] += cnt[k - 1];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t lv = ws->level[sh[i]];
+		byl[cnt[lv < nl - 1 ? lv : nl - 1]++] = sh[i];
+	}
+
+	struct srch q;
+	q.t = t;
+	q.layer = layer;
+	q.D = D;
+	q.nxt = nxt;
+	long used = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = byl[i];
+		if (ws->fixed[s])
+			continue;
+		if (cap >= 0 && used >= cap)
+			break;
+		q.s = s;
+		q.lo = eng_bound(c, &c->o->min_len, D[s]);
+		q.hi = eng_bound(c, &c->o->max_len, D[s]);
+		if (q.lo > q.hi || q.hi < (int)D[s] || ws->nopath[s] == 2)
+			continue;
+		q.pmax = c->pmax < (uint32_t)q.hi ? c->pmax : (uint32_t)q.hi;
+		if (q.pmax > PMAX_HARD)
+			q.pmax = PMAX_HARD;
+		q.best = UINT64_MAX;
+		q.best_p = 0;
+		q.cur_n[0] = s;
+		mark_previous(c, ws, s, t, layer);
+		dfs(c, ws, &q, s, 0, 0, 0);
+		if (q.best >= OVL_COST)
+			dfs(c, ws, &q, s, 0, 0, 2);
+		if (!q.best_p) {
+			if (!ws->nopath[s])
+				ws->nopath[s] = 1;
+			continue;
+		}
+		used++;
+		/* fix the prefix */
+		uint32_t P = q.best_p;
+		uint32_t last = f->adj[q.best_e[P - 1]].nbr;
+		int Lp = (int)P + ws->len[last];
+		uint32_t x = s;
+		for (uint32_t k = 0; k < P; k++) {
+			uint32_t e = q.best_e[k];
+			ws->fixed[x] = 1;
+			ws->len[x] = Lp - (int)k;
+			nxt[x] = e;
+			x = f->adj[e].nbr;
+		}
+		charge_path(c, ws, s, P, t, nxt);
+	}
+
+	/* fallbacks: shortest route into the tree.  Only the switches left over
+	 * are scanned: their best fixed neighbour gives a first length; then a
+	 * Dial-style merge of those (sorted) with a FIFO of improvements. */
+	uint32_t *A = ws->tmp, *B = ws->bucket;
+	uint32_t na = 0, nb = 0, ia = 0, ib = 0, maxk = 0;
+	for (uint32_t i = 1; i < nreach; i++) {
+		uint32_t v = order[i];
+		if (ws->fixed[v])
+			continue;
+		int bl = -1;
+		uint32_t be = ENG_NOLINK;
+		uint64_t bw = UINT64_MAX;
+		for (uint32_t e = f->adj_off[v]; e < f->adj_off[v + 1]; e++) {
+			uint32_t u = f->adj[e].nbr;
+			if (u == v || !ws->fixed[u])
+				continue;
+			int l = ws->len[u] + 1;
+			uint64_t w = eng_w(c, ws, e);
+			if (bl < 0 || l < bl || (l == bl && w < bw)) {
+				bl = l;
+				be = e;
+				bw = w;
+			}
+		}
+		ws->len[v] = bl;
+		nxt[v] = be;
+		if (bl >= 0) {
+			A[na++] = v;
+			if ((uint32_t)bl > maxk)
+				maxk = (uint32_t)bl;
+		}
+	}
+	if (na > 1) {
+		/* counting sort of A by length (stable) into B, then copy back */
+		memset(cnt, 0, (size_t)(maxk + 2) * sizeof(*cnt));
+		for (uint32_t k = 0; k < na; k++)
+			cnt[ws->len[A[k]] + 1]++;
+		for (uint32_t k = 1; k <= maxk + 1; k++)
+			cnt[k] += cnt[k - 1];
+		for (uint32_t k = 0; k < na; k++)
+			B[cnt[ws->len[A[k]]]++] = A[k];
+		memcpy(A, B, (size_t)na * sizeof(*A));
+	}
+	/* A holds keys as they were; a switch improved later sits in B too */
+	uint32_t *akey = (uint32_t *)ws->acc; /* reuse: key of A entries */
+	for (uint32_t k = 0; k < na; k++)
+		akey[k] = (uint32_t)ws->len[A[k]];
+	while (ia < na || ib < nb) {
+		uint32_t x;
+		if (ib >= nb || (ia < na && akey[ia] <= (uint32_t)ws->len[B[ib]])) {
+			x = A[ia++];
+		} else {
+			x = B[ib++];
+		}
+		if (ws->fixed[x])
+			continue;
+		ws->fixed[x] = 1; /* final */
+		int lx = ws->len[x];
+		for (uint32_t e = f->adj_off[x]; e < f->adj_off[x + 1]; e++) {
+			uint32_t v = f->adj[e].nbr;
+			uint32_t r = c->rev[e];
+			if (v == x || ws->fixed[v] || r == ENG_NOLINK)
+				continue;
+			if (ws->len[v] < 0 || ws->len[v] > lx + 1) {
+				ws->len[v] = lx + 1;
+				nxt[v] = r;
+				B[nb++] = v;
+			} else if (ws->len[v] == lx + 1 && eng_w(c, ws, r) < eng_w(c, ws, nxt[v])) {
+				nxt[v] = r;
+			}
+		}
+		charge_path(c, ws, x, 1, t, nxt);
+	}
+
+	/* Repair: a fallback whose shortest route into the tree is longer than
+	 * its window (the minimal continuation was taken by in-window paths)
+	 * gets a minimal path instead; switches on it are demoted to minimal
+	 * paths too.  Lengths only shrink, the tree stays a tree. */
+	int nlong = 0;
+	for (uint32_t i = 1; i < nreach; i++) {
+		uint32_t s = order[i];
+		if (ws->len[s] > eng_bound(c, &c->o->max_len, D[s]) && ws->len[s] > (int)D[s])
+			nlong++;
+	}
+	if (nlong) {
+		for (uint32_t i = 1; i < nreach; i++) {
+			uint32_t s = order[i];
+			if (!(ws->len[s] > eng_bound(c, &c->o->max_len, D[s]) && ws->len[s] > (int)D[s]))
+				continue;
+			/* walk down: x -> a closer neighbour, until a minimal switch */
+			uint32_t x = s;
+			while (x != t && ws->len[x] != (int)D[x]) {
+				uint32_t best = ENG_NOLINK, bmin = ENG_NOLINK;
+				uint64_t bw = UINT64_MAX, bwm = UINT64_MAX;
+				for (uint32_t e = f->adj_off[x]; e < f->adj_off[x + 1]; e++) {
+					uint32_t u = f->adj[e].nbr;
+					if (D[u] + 1 != D[x])
+						continue;
+					uint64_t w = eng_w(c, ws, e);
+					if (ws->len[u] == (int)D[u] && w < bwm) {
+						bwm = w;
+						bmin = e;
+					}
+					if (w < bw) {
+						bw = w;
+						best = e;
+					}
+				}
+				uint32_t e = bmin != ENG_NOLINK ? bmin : best;
+				nxt[x] = e;
+				ws->len[x] = (int)D[x]; /* provisional; recomputed below */
+				x = f->adj[e].nbr;
+			}
+		}
+		/* recompute lengths along the (possibly changed) next hops */
+		for (uint32_t i = 0; i < nreach; i++)
+			ws->fixed[order[i]] = 0;
+		ws->fixed[t] = 1;
+		ws->len[t] = 0;
+		uint32_t *stk = ws->tmp;
+		for (uint32_t i = 1; i < nreach; i++) {
+			uint32_t x = order[i], n_ = 0;
+			while (!ws->fixed[x]) {
+				stk[n_++] = x;
+				x = f->adj[nxt[x]].nbr;
+			}
+			while (n_) {
+				uint32_t y = stk[--n_];
+				ws->len[y] = ws->len[f->adj[nxt[y]].nbr] + 1;
+				ws->fixed[y] = 1;
+			}
+		}
+	}
+
+	/* account */
+	for (uint32_t i = 1; i < nreach; i++) {
+		uint32_t s = order[i];
+		int lo = eng_bound(c, &c->o->min_len, D[s]);
+		int hi = eng_bound(c, &c->o->max_len, D[s]);
+		int L = ws->len[s];
+		out->pairs_total++;
+		if (L >= lo && L <= hi) {
+			out->pairs_nonmin++;
+			ws->level[s]++;
+		} else {
+			out->pairs_fallback++;
+			if (L > hi)
+				out->long_paths++;
+		}
+		if ((uint32_t)L > out->max_len)
+			out->max_len = (uint32_t)L;
+	}
+}
+
+int ibf_route_layered(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
+{
+	return eng_run(f, o, r, rep, err, ENG_LAYERED);
+}

@@ -1,0 +1,565 @@
+/* LFT dumps: the opensm-lfts.dump writer and a reader for both that format
+ * and the dump_lfts / ibroute text layout.
+ *
+ * opensm-lfts.dump (osm_dump.c, what `opensm -R file -U FILE` loads):
+ *   Unicast lids [0-<max>] of switch Lid <dec> guid 0x<16hex> ('<desc>'):
+ *   0x<4hex> <3-digit port> # <Channel Adapter|Switch|Router> portguid 0x<16hex>: '<desc>'
+ *   0x<4hex> <3-digit port> # unknown node and type
+ *   <max> lids dumped
+ * dump_lfts / ibroute:
+ *   Unicast lids [0x<lo>-0x<hi>] of switch <Lid N | DR path ...> guid 0x<16hex> (<desc>):
+ *     Lid  Out   Destination
+ *          Port     Info
+ *   0x<4hex> <3-digit port> : (<type> portguid 0x<16hex>: '<desc>')
+ *   <n> valid lids dumped        (<n> lids dumped with -a, which also
+ *                                 lists port 255 entries as "illegal port")
+ * Both forms are recognised line by line, so a file may even mix them. */
+#include "ibf_routing.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ writer */
+
+static const char *type_name(int type)
+{
+	switch (type) {
+	case IBF_NODE_CA:
+		return "Channel Adapter";
+	case IBF_NODE_SWITCH:
+		return "Switch";
+	case IBF_NODE_ROUTER:
+		return "Router";
+	default:
+		return "Unknown";
+	}
+}
+
+/* A growable byte buffer for the writer. */
+struct obuf {
+	char *b;
+	size_t n, cap;
+	int oom;
+};
+
+static void ob_put(struct obuf *o, const char *s, size_t n)
+{
+	if (o->oom)
+		return;
+	if (o->n + n > o->cap) {
+		size_t nc = o->cap ? o->cap : 4096;
+		while (nc < o->n + n)
+			nc *= 2;
+		char *t = realloc(o->b, nc);
+		if (!t) {
+			o->oom = 1;
+			return;
+		}
+		o->b = t;
+		o->cap = nc;
+	}
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
+
+/* Node descriptions go between quotes on one line: control characters
+ * become spaces. */
+static void ob_desc(struct obuf *o, const char *d)
+{
+	for (; d && *d; d++) {
+		char c = (unsigned char)*d < 0x20 ? ' ' : *d;
+		ob_put(o, &c, 1);
+	}
+}
+
+static void ob_fmt(struct obuf *o, const char *fmt, unsigned long long a, unsigned long long b)
+{
+	char tmp[64];
+	int n = snprintf(tmp, sizeof(tmp), fmt, a, b);
+	ob_put(o, tmp, (size_t)n);
+}
+
+int ibf_lfts_write_stream(const struct ibf_fabric *f, const struct ibf_routes *r, FILE *fp,
+			  struct ibf_error *err)
+{
+	if (!f->finalized)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
+	if (r->nsw != f->nsw || !r->lft)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "route tables cover %u switches, the fabric has %u", r->nsw,
+				     f->nsw);
+	struct ibf_lidmap m;
+	int rc = ibf_lidmap_build(f, &m, err);
+	if (rc)
+		return rc;
+	/* The text after "# " depends only on the LID: build it once.  Lines
+	 * are then a fixed 12-byte prefix and a copy. */
+	struct obuf sfx = { 0 }, line = { 0 };
+	uint32_t *soff = malloc(((size_t)r->max_lid + 2) * sizeof(*soff));
+	if (!soff) {
+		ibf_lidmap_free(&m);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (uint32_t lid = 0; lid <= r->max_lid; lid++) {
+		soff[lid] = (uint32_t)sfx.n;
+		int on = lid <= m.max_lid ? m.node[lid] : -1;
+		if (on < 0) {
+			ob_put(&sfx, "unknown node and type\n", 22);
+			continue;
+		}
+		const struct ibf_node *o = &f->nodes[on];
+		uint64_t pg = ibf_port(f, on, m.port[lid])->guid;
+		if (!pg)
+			pg = o->guid;
+		const char *tn = type_name(o->type);
+		ob_put(&sfx, tn, strlen(tn));
+		ob_fmt(&sfx, " portguid 0x%016llx: '", (unsigned long long)pg, 0);
+		ob_desc(&sfx, o->desc);
+		ob_put(&sfx, "'\n", 2);
+		if (sfx.n > UINT32_MAX / 2)
+			sfx.oom = 1;
+	}
+	soff[r->max_lid + 1] = (uint32_t)sfx.n;
+	static const char hex[] = "0123456789abcdef";
+	for (uint32_t s = 0; s < f->nsw && !sfx.oom && !line.oom; s++) {
+		int sn = f->switches[s];
+		const struct ibf_node *n = &f->nodes[sn];
+		line.n = 0;
+		ob_fmt(&line, "Unicast lids [0-%llu] of switch Lid %llu guid ",
+		       (unsigned long long)r->max_lid, (unsigned long long)f->ports[n->port_off].lid);
+		ob_fmt(&line, "0x%016llx ('", (unsigned long long)n->guid, 0);
+		ob_desc(&line, n->desc);
+		ob_put(&line, "'):\n", 4);
+		const uint8_t *lft = ibf_lft(r, s);
+		for (uint32_t lid = 0; lid <= r->max_lid; lid++) {
+			unsigned p = lft[lid];
+			if (p == IBF_LFT_NONE)
+				continue;
+			char pre[12] = { '0', 'x', hex[(lid >> 12) & 15], hex[(lid >> 8) & 15],
+					 hex[(lid >> 4) & 15], hex[lid & 15], ' ',
+					 (char)('0' + p / 100), (char)('0' + p / 10 % 10),
+					 (char)('0' + p % 10), ' ', '#' };
+			ob_put(&line, pre, sizeof(pre));
+			ob_put(&line, " ", 1);
+			ob_put(&line, sfx.b + soff[lid], soff[lid + 1] - soff[lid]);
+		}
+		ob_fmt(&line, "%llu lids dumped\n", (unsigned long long)r->max_lid, 0);
+		if (!line.oom && fwrite(line.b, 1, line.n, fp) != line.n) {
+			rc = ibf_error_set(err, IBF_EIO, NULL, 0, "write error");
+			break;
+		}
+	}
+	if (!rc && (sfx.oom || line.oom))
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	free(sfx.b);
+	free(line.b);
+	free(soff);
+	ibf_lidmap_free(&m);
+	return rc;
+}
+
+int ibf_lfts_write(const struct ibf_fabric *f, const struct ibf_routes *r, const char *path,
+		   struct ibf_error *err)
+{
+	if (!f->finalized || r->nsw != f->nsw || !r->lft)
+		return ibf_lfts_write_stream(f, r, NULL, err); /* reports the problem */
+	struct ibf_atomic a;
+	int rc = ibf_atomic_open(&a, path, err);
+	if (rc)
+		return rc;
+	rc = ibf_lfts_write_stream(f, r, a.fp, err);
+	if (rc) {
+		ibf_atomic_commit(&a, 0, NULL);
+		return rc;
+	}
+	return ibf_atomic_commit(&a, 1, err);
+}
+
+/* ------------------------------------------------------------ reader */
+
+struct guid_sw {
+	uint64_t guid;
+	uint32_t sw;
+};
+
+static int guid_cmp(const void *a, const void *b)
+{
+	const struct guid_sw *x = a, *y = b;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static const char *skip_space(const char *s)
+{
+	while (is_space(*s))
+		s++;
+	return s;
+}
+
+/* Hex number without the 0x; at most max_digits significant digits.
+ * Returns the end, or NULL when there is no digit or it is too long. */
+static const char *parse_hex(const char *s, int max_digits, uint64_t *v)
+{
+	uint64_t x = 0;
+	int nd = 0;
+	while (*s == '0' && ((s[1] >= '0' && s[1] <= '9') || (s[1] >= 'a' && s[1] <= 'f') ||
+			     (s[1] >= 'A' && s[1] <= 'F')))
+		s++, nd = 1; /* leading zeros do not count */
+	int sig = 0;
+	for (;; s++) {
+		int d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			break;
+		if (++sig > max_digits)
+			return NULL;
+		x = x << 4 | (uint64_t)d;
+		nd = 1;
+	}
+	if (!nd)
+		return NULL;
+	*v = x;
+	return s;
+}
+
+static const char *parse_dec(const char *s, uint64_t limit, uint64_t *v)
+{
+	uint64_t x = 0;
+	const char *b = s;
+	while (*s >= '0' && *s <= '9') {
+		x = x * 10 + (uint64_t)(*s - '0');
+		if (x > limit)
+			return NULL;
+		s++;
+	}
+	if (s == b)
+		return NULL;
+	*v = x;
+	return s;
+}
+
+/* "0x1f" or "31" */
+static const char *parse_num(const char *s, uint64_t limit, uint64_t *v)
+{
+	const char *e;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		e = parse_hex(s + 2, 16, v);
+	else
+		e = parse_dec(s, limit, v);
+	if (!e || *v > limit)
+		return NULL;
+	return e;
+}
+
+struct rd {
+	const struct ibf_fabric *f;
+	struct ibf_routes *r;
+	const char *name;
+	struct ibf_error *err;
+	struct guid_sw *idx;
+	size_t nidx;
+	uint8_t *seen;       /* [nsw] line of header seen (as a flag) */
+	long ln;
+	int tables;          /* tables opened so far */
+	/* the open table */
+	int open;
+	uint32_t sw;
+	long hdr_line;
+};
+
+static const char *sw_desc(const struct rd *d, uint32_t sw)
+{
+	const char *s = d->f->nodes[d->f->switches[sw]].desc;
+	return s ? s : "";
+}
+
+static int rd_header(struct rd *d, const char *line)
+{
+	const char *p = line + strlen("Unicast lids");
+	p = skip_space(p);
+	if (*p != '[')
+		goto bad;
+	p++;
+	uint64_t lo, hi;
+	p = parse_num(p, 0xFFFF, &lo);
+	if (!p || *p != '-')
+		goto bad;
+	p = parse_num(p + 1, 0xFFFF, &hi);
+	if (!p || *p != ']' || hi < lo)
+		goto bad;
+	p = skip_space(p + 1);
+	if (!starts(p, "of switch"))
+		goto bad;
+	const char *g = strstr(p, " guid 0x");
+	if (!g)
+		goto bad;
+	uint64_t guid;
+	const char *e = parse_hex(g + strlen(" guid 0x"), 16, &guid);
+	if (!e || (*e && !is_space(*e)))
+		goto bad;
+	/* lower bound: the first (lowest switch index) entry with this GUID */
+	size_t lo_i = 0, hi_i = d->nidx;
+	while (lo_i < hi_i) {
+		size_t mid = (lo_i + hi_i) / 2;
+		if (d->idx[mid].guid < guid)
+			lo_i = mid + 1;
+		else
+			hi_i = mid;
+	}
+	const struct guid_sw *hit =
+		lo_i < d->nidx && d->idx[lo_i].guid == guid ? &d->idx[lo_i] : NULL;
+	if (!hit) {
+		int other = ibf_fabric_find_guid(d->f, guid);
+		if (other >= 0)
+			return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
+					     "guid 0x%016llx is '%s', not a switch",
+					     (unsigned long long)guid,
+					     d->f->nodes[other].desc ? d->f->nodes[other].desc : "");
+		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
+				     "switch guid 0x%016llx is not in the fabric",
+				     (unsigned long long)guid);
+	}
+	if (d->seen[hit->sw])
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "switch guid 0x%016llx ('%s') appears twice",
+				     (unsigned long long)guid, sw_desc(d, hit->sw));
+	d->seen[hit->sw] = 1;
+	d->open = 1;
+	d->sw = hit->sw;
+	d->hdr_line = d->ln;
+	return 0;
+bad:
+	return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+			     "malformed 'Unicast lids' header");
+}
+
+static int rd_entry(struct rd *d, const char *line)
+{
+	uint64_t lid, port;
+	const char *p = parse_hex(line + 2, 4, &lid);
+	if (!p || !is_space(*p))
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "expected '0x<lid> <port>'");
+	p = skip_space(p);
+	p = parse_dec(p, 999, &port);
+	if (!p || (*p && !is_space(*p)))
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "expected '0x<lid> <port>'");
+	p = skip_space(p);
+	if (*p && *p != '#' && *p != ':')
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "unexpected text after the port number");
+	if (!d->open)
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "LFT entry outside a switch table");
+	if (lid > d->r->max_lid)
+		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
+				     "LID 0x%04llx is above the fabric's largest LID 0x%04x",
+				     (unsigned long long)lid, d->r->max_lid);
+	if (port == IBF_LFT_NONE)
+		return 0; /* dump_lfts -a: "illegal port" */
+	const struct ibf_node *n = &d->f->nodes[d->f->switches[d->sw]];
+	if (port > n->nports)
+		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
+				     "port %llu is beyond the %u ports of switch '%s'",
+				     (unsigned long long)port, (unsigned)n->nports, sw_desc(d, d->sw));
+	ibf_lft(d->r, d->sw)[lid] = (uint8_t)port;
+	return 0;
+}
+
+/* "<n> lids dumped" / "<n> valid lids dumped"; returns 1 when the line is
+ * a footer (and *n is set), 0 otherwise. */
+static int is_footer(const char *line, uint64_t *n)
+{
+	const char *p = parse_dec(line, 0xFFFFFFFFull, n);
+	if (!p || !is_space(*p))
+		return 0;
+	p = skip_space(p);
+	if (starts(p, "valid"))
+		p = skip_space(p + 5);
+	if (!starts(p, "lids dumped"))
+		return 0;
+	p = skip_space(p + strlen("lids dumped"));
+	return *p == '\0';
+}
+
+static int rd_line(struct rd *d, char *line)
+{
+	/* strip trailing white space and CR */
+	size_t len = strlen(line);
+	while (len && (is_space(line[len - 1]) || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	const char *s = skip_space(line);
+	if (!*s || *s == '#')
+		return 0;
+	if (starts(s, "Unicast lids")) {
+		if (d->open)
+			return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+					     "new table before the end of the table of switch '%s' "
+					     "(line %ld)",
+					     sw_desc(d, d->sw), d->hdr_line);
+		return rd_header(d, s);
+	}
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return rd_entry(d, s);
+	uint64_t n;
+	if (is_footer(s, &n)) {
+		if (!d->open)
+			return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+					     "'lids dumped' line outside a switch table");
+		/* the count is not checked: opensm writes the top LID, dump_lfts
+		 * the number of lines, and excerpts of dumps keep the footer */
+		d->open = 0;
+		return 0;
+	}
+	/* dump_lfts column headings */
+	if (d->open && ((starts(s, "Lid") && strstr(s, "Out") && strstr(s, "Destination")) ||
+			(starts(s, "Port") && strstr(s, "Info"))))
+		return 0;
+	return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "unrecognised line");
+}
+
+static int rd_begin(struct rd *d, const struct ibf_fabric *f, struct ibf_routes *r,
+		    const char *name, struct ibf_error *err)
+{
+	memset(d, 0, sizeof(*d));
+	memset(r, 0, sizeof(*r));
+	d->f = f;
+	d->r = r;
+	d->name = name;
+	d->err = err;
+	if (!f->finalized)
+		return ibf_error_set(err, IBF_EINVAL, name, 0, "fabric not finalized");
+	int rc = ibf_routes_init(r, f->nsw, ibf_max_lid(f), 0, err);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < f->nports_total; i++)
+		if (f->ports[i].lid && f->ports[i].lmc > r->lmc)
+			r->lmc = f->ports[i].lmc;
+	d->idx = malloc(((size_t)f->nsw * 2 + 1) * sizeof(*d->idx));
+	d->seen = calloc((size_t)f->nsw + 1, 1);
+	if (!d->idx || !d->seen)
+		return ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		const struct ibf_node *n = &f->nodes[f->switches[s]];
+		d->idx[d->nidx++] = (struct guid_sw){ n->guid, s };
+		uint64_t pg = f->ports[n->port_off].guid;
+		if (pg && pg != n->guid)
+			d->idx[d->nidx++] = (struct guid_sw){ pg, s };
+	}
+	qsort(d->idx, d->nidx, sizeof(*d->idx), guid_cmp);
+	return 0;
+}
+
+/* One line of l bytes (no newline) in a writable, NUL-terminated buffer. */
+static int rd_feed(struct rd *d, char *line, size_t l)
+{
+	d->ln++;
+	if (memchr(line, '\0', l))
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "binary data (NUL byte)");
+	int was_open = d->open;
+	int rc = rd_line(d, line);
+	if (!rc && !was_open && d->open)
+		d->tables++;
+	return rc;
+}
+
+static int rd_end(struct rd *d, int rc)
+{
+	if (!rc && d->open)
+		rc = ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				   "unexpected end of file: the table of switch '%s' (line %ld) has "
+				   "no 'lids dumped' line",
+				   sw_desc(d, d->sw), d->hdr_line);
+	if (!rc && !d->tables)
+		rc = ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				   "no 'Unicast lids' table found");
+	free(d->idx);
+	free(d->seen);
+	d->idx = NULL;
+	d->seen = NULL;
+	if (rc)
+		ibf_routes_free(d->r);
+	return rc;
+}
+
+int ibf_lfts_parse(const struct ibf_fabric *f, const char *buf, size_t len, const char *name,
+		   struct ibf_routes *r, struct ibf_error *err)
+{
+	struct rd d;
+	if (!name)
+		name = "<buffer>";
+	int rc = rd_begin(&d, f, r, name, err);
+	char *line = NULL;
+	size_t cap = 0, pos = 0;
+	while (!rc && pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t l = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		if (l + 1 > cap) {
+			size_t nc = cap ? cap : 256;
+			while (nc < l + 1)
+				nc *= 2;
+			char *t = realloc(line, nc);
+			if (!t) {
+				rc = ibf_error_set(err, IBF_ENOMEM, name, d.ln + 1, "out of memory");
+				break;
+			}
+			line = t;
+			cap = nc;
+		}
+		memcpy(line, buf + pos, l);
+		line[l] = '\0';
+		rc = rd_feed(&d, line, l);
+		pos += l + (nl ? 1 : 0);
+	}
+	free(line);
+	return rd_end(&d, rc);
+}
+
+int ibf_lfts_read(const struct ibf_fabric *f, const char *path, struct ibf_routes *r,
+		  struct ibf_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	if (!fp)
+		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
+	struct rd d;
+	int rc = rd_begin(&d, f, r, path, err);
+	char *line = NULL;
+	size_t cap = 0;
+	while (!rc) {
+		errno = 0;
+		ssize_t n = getline(&line, &cap, fp);
+		if (n < 0) {
+			if (ferror(fp))
+				rc = ibf_error_set(err, errno == ENOMEM ? IBF_ENOMEM : IBF_EIO, path,
+						   d.ln + 1, "read error");
+			break;
+		}
+		size_t l = (size_t)n;
+		if (l && line[l - 1] == '\n')
+			line[--l] = '\0';
+		rc = rd_feed(&d, line, l);
+	}
+	free(line);
+	if (fp != stdin)
+		fclose(fp);
+	return rd_end(&d, rc);
+}

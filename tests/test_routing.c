@@ -1,0 +1,960 @@
+/* Unit tests for routing/: route tables, LFT dump I/O, tracing, the route
+ * check and path statistics.  The fabrics and tables are built by hand
+ * (plus a small BFS helper), independent of the routing engines. */
+#include "ibf_routing.h"
+#include "tt.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ helpers */
+
+static const char *fixtures(void)
+{
+	const char *e = getenv("FIXTURES");
+	return e && *e ? e : "../tests/fixtures";
+}
+
+static char tmpdir[64];
+
+static const char *tmpfile_path(const char *name)
+{
+	static char buf[256];
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/ibfab-rt-XXXXXX");
+		if (!mkdtemp(tmpdir))
+			tmpdir[0] = '\0';
+	}
+	snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+	size_t k;
+	while (b && (k = fread(b + n, 1, cap - n, fp)) > 0) {
+		n += k;
+		if (n == cap) {
+			char *t = realloc(b, cap * 2);
+			if (!t) {
+				free(b);
+				b = NULL;
+				break;
+			}
+			b = t;
+			cap *= 2;
+		}
+	}
+	fclose(fp);
+	if (b)
+		b[n < cap ? n : cap - 1] = '\0';
+	if (len)
+		*len = n;
+	return b;
+}
+
+static int add(struct ibf_fabric *f, int type, int nports, uint64_t guid, const char *name)
+{
+	int n = ibf_fabric_add_node(f, type, nports, guid, name, name, NULL);
+	if (n >= 0 && type == IBF_NODE_SWITCH)
+		ibf_port(f, n, 0)->guid = guid;
+	if (n >= 0 && type != IBF_NODE_SWITCH)
+		for (int p = 1; p <= nports; p++)
+			ibf_port(f, n, p)->guid = guid + (uint64_t)p;
+	return n;
+}
+
+static void link2(struct ibf_fabric *f, int a, int pa, int b, int pb)
+{
+	int rc = ibf_fabric_connect(f, a, pa, b, pb, 4, IBF_SPEED_EDR, NULL);
+	if (rc)
+		printf("# connect failed\n");
+}
+
+/* sw1 - sw2 - sw3 in a line, hca1, hca2 on sw1, hca3 on sw2, hca4, hca5 on
+ * sw3 (see tests/fixtures/lfts/README.md). */
+static struct ibf_fabric *line3(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	int s1 = add(f, IBF_NODE_SWITCH, 8, 0x200000, "sw1");
+	int s2 = add(f, IBF_NODE_SWITCH, 8, 0x200001, "sw2");
+	int s3 = add(f, IBF_NODE_SWITCH, 8, 0x200002, "sw3");
+	ibf_port(f, s3, 0)->guid = 0; /* the writer falls back to the node GUID */
+	link2(f, s1, 1, s2, 1);
+	link2(f, s2, 2, s3, 1);
+	const int at[5] = { s1, s1, s2, s3, s3 }, port[5] = { 5, 6, 5, 5, 6 };
+	for (int i = 0; i < 5; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "hca%d", i + 1);
+		int c = add(f, IBF_NODE_CA, 1, 0x100000 + 0x10 * (uint64_t)i, name);
+		link2(f, c, 1, at[i], port[i]);
+	}
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	return f;
+}
+
+/* ring of n switches (port 1 to the next, port 2 to the previous), h hosts
+ * per switch on ports 3.. */
+static struct ibf_fabric *ring(int n, int h, int lmc)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	char name[32];
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "sw%d", i);
+		add(f, IBF_NODE_SWITCH, 8, 0x300000 + (uint64_t)i, name);
+	}
+	for (int i = 0; i < n; i++)
+		link2(f, i, 1, (i + 1) % n, 2);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < h; j++) {
+			snprintf(name, sizeof(name), h == 1 ? "h%d" : "h%d-%d", i, j);
+			int c = add(f, IBF_NODE_CA, 1, 0x400000 + 0x10 * (uint64_t)(i * h + j), name);
+			link2(f, c, 1, i, 3 + j);
+		}
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, lmc, 0, NULL);
+	return f;
+}
+
+/* Minimal routes by BFS towards each LID's switch; ties go to the lowest
+ * local port.  All layers of a port get the same route. */
+static void bfs_routes(const struct ibf_fabric *f, struct ibf_routes *r)
+{
+	TT_CHECK(ibf_routes_init(r, f->nsw, ibf_max_lid(f), 0, NULL) == 0);
+	uint32_t *dist = malloc(f->nsw * sizeof(*dist));
+	uint32_t *queue = malloc(f->nsw * sizeof(*queue));
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		for (int p = 0; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (!pp->lid)
+				continue;
+			int tn = (int)i, tport = 0;
+			if (n->type != IBF_NODE_SWITCH) {
+				tn = ibf_port_switch(f, (int)i, p, &tport);
+				if (tn < 0)
+					continue;
+			}
+			uint32_t t = (uint32_t)f->nodes[tn].sw;
+			ibf_bfs(f, t, dist, queue);
+			for (uint32_t l = pp->lid; l < pp->lid + (1u << pp->lmc); l++)
+				for (uint32_t s = 0; s < f->nsw; s++) {
+					if (s == t) {
+						ibf_lft(r, s)[l] = (uint8_t)tport;
+						continue;
+					}
+					if (dist[s] == IBF_DIST_INF)
+						continue;
+					for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
+						if (dist[f->adj[a].nbr] + 1 == dist[s]) {
+							ibf_lft(r, s)[l] = f->adj[a].lport;
+							break;
+						}
+				}
+		}
+	}
+	r->lmc = 0;
+	for (uint32_t i = 0; i < f->nports_total; i++)
+		if (f->ports[i].lid && f->ports[i].lmc > r->lmc)
+			r->lmc = f->ports[i].lmc;
+	free(dist);
+	free(queue);
+}
+
+static uint32_t lid_of(const struct ibf_fabric *f, const char *desc)
+{
+	int n = ibf_fabric_find_desc(f, desc);
+	if (n < 0)
+		return 0;
+	return ibf_port(f, n, f->nodes[n].type == IBF_NODE_SWITCH ? 0 : 1)->lid;
+}
+
+static uint32_t swi(const struct ibf_fabric *f, const char *desc)
+{
+	return (uint32_t)f->nodes[ibf_fabric_find_desc(f, desc)].sw;
+}
+
+/* ------------------------------------------------------------ tables */
+
+static void test_routes_init(void)
+{
+	struct ibf_routes r;
+	TT_REQUIRE(ibf_routes_init(&r, 3, 10, 1, NULL) == 0);
+	TT_EQ_INT(r.stride, 11);
+	TT_EQ_INT(r.nsw, 3);
+	TT_CHECK(r.hops != NULL);
+	int all = 1;
+	for (uint32_t i = 0; i < 33; i++)
+		all &= r.lft[i] == IBF_LFT_NONE && r.hops[i] == 0xff;
+	TT_CHECK(all);
+	TT_CHECK(r.dl == NULL && r.engine[0] == '\0');
+	ibf_routes_free(&r);
+	TT_CHECK(r.lft == NULL && r.hops == NULL);
+	ibf_routes_free(&r); /* twice is harmless */
+	TT_CHECK(ibf_routes_init(&r, 2, 0x10000, 0, NULL) != 0);
+	TT_REQUIRE(ibf_routes_init(&r, 0, 0, 0, NULL) == 0);
+	ibf_routes_free(&r);
+}
+
+/* ------------------------------------------------------------ dumps */
+
+static void test_write_golden(void)
+{
+	struct ibf_fabric *f = line3();
+	struct ibf_routes r;
+	bfs_routes(f, &r);
+	const char *out = tmpfile_path("line3.dump");
+	struct ibf_error err;
+	TT_REQUIRE(ibf_lfts_write(f, &r, out, &err) == 0);
+	char golden[512];
+	snprintf(golden, sizeof(golden), "%s/lfts/line3.opensm-lfts.dump", fixtures());
+	char *a = slurp(out, NULL), *b = slurp(golden, NULL);
+	TT_REQUIRE(a && b);
+	TT_CHECK_MSG(strcmp(a, b) == 0, "written:\n%s", a);
+	free(a);
+	free(b);
+	unlink(out);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_roundtrip(void)
+{
+	/* ring with LMC 2 and a planted mix: every entry kind survives */
+	struct ibf_fabric *f = ring(5, 2, 2);
+	struct ibf_routes r, back;
+	bfs_routes(f, &r);
+	ibf_lft(&r, 0)[lid_of(f, "h2-1") + 1] = 2;
+	ibf_lft(&r, 3)[lid_of(f, "h0-0")] = IBF_LFT_NONE;
+	ibf_lft(&r, 4)[r.max_lid] = 7; /* an unconnected port is still written */
+	const char *out = tmpfile_path("ring.dump");
+	struct ibf_error err;
+	TT_REQUIRE(ibf_lfts_write(f, &r, out, &err) == 0);
+	int rc = ibf_lfts_read(f, out, &back, &err);
+	char buf[700];
+	TT_CHECK_MSG(rc == 0, "%s", ibf_error_format(&err, buf, sizeof(buf)));
+	if (rc == 0) {
+		TT_EQ_INT(back.nsw, r.nsw);
+		TT_EQ_INT(back.max_lid, r.max_lid);
+		TT_EQ_INT(back.lmc, 2);
+		TT_CHECK(back.hops == NULL);
+		TT_CHECK(memcmp(back.lft, r.lft, (size_t)r.nsw * r.stride) == 0);
+		/* and writing what was read gives the same file */
+		const char *out2 = tmpfile_path("ring2.dump");
+		TT_CHECK(ibf_lfts_write(f, &back, out2, &err) == 0);
+		char *a = slurp(out, NULL), *b = slurp(out2, NULL);
+		TT_CHECK(a && b && strcmp(a, b) == 0);
+		free(a);
+		free(b);
+		unlink(out2);
+		ibf_routes_free(&back);
+	}
+	unlink(out);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_read_dump_lfts(void)
+{
+	struct ibf_fabric *f = line3();
+	struct ibf_routes want, got;
+	bfs_routes(f, &want);
+	char path[512], buf[700];
+	snprintf(path, sizeof(path), "%s/lfts/line3-no-sw3.dump_lfts", fixtures());
+	struct ibf_error err;
+	int rc = ibf_lfts_read(f, path, &got, &err);
+	TT_REQUIRE(rc == 0 || (printf("# %s\n", ibf_error_format(&err, buf, sizeof(buf))), 0));
+	TT_CHECK(got.engine[0] == '\0');
+	TT_CHECK(memcmp(ibf_lft(&got, 0), ibf_lft(&want, 0), got.stride) == 0);
+	TT_CHECK(memcmp(ibf_lft(&got, 1), ibf_lft(&want, 1), got.stride) == 0);
+	int empty = 1;
+	for (uint32_t l = 0; l < got.stride; l++)
+		empty &= ibf_lft(&got, 2)[l] == IBF_LFT_NONE;
+	TT_CHECK(empty);
+
+	/* the absent switch shows in the check: sw3's 3 sources reach nothing,
+	 * and LIDs behind sw3 are unreachable from sw1 (3 sources) and sw2 (2) */
+	struct ibf_check_report rep;
+	TT_REQUIRE(ibf_route_check(f, &got, 0, &rep, NULL) == 0);
+	TT_EQ_INT(rep.pairs, 56);
+	TT_EQ_INT(rep.ok, 20);
+	TT_EQ_INT(rep.unreachable, 36);
+	TT_EQ_INT(rep.loops, 0);
+	TT_EQ_INT(rep.wrong, 0);
+	TT_EQ_INT(rep.nexamples, 8);
+	TT_CHECK_MSG(strcmp(rep.examples[0],
+			    "from 'hca1' port 1 to LID 0x0003 ('sw3'): no route at 'sw3'") == 0,
+		     "%s", rep.examples[0]);
+
+	/* the opensm form of the same tables reads back identical */
+	snprintf(path, sizeof(path), "%s/lfts/line3.opensm-lfts.dump", fixtures());
+	struct ibf_routes g2;
+	TT_REQUIRE(ibf_lfts_read(f, path, &g2, &err) == 0);
+	TT_CHECK(memcmp(g2.lft, want.lft, (size_t)want.nsw * want.stride) == 0);
+	TT_REQUIRE(ibf_route_check(f, &g2, 0, &rep, NULL) == 0);
+	TT_EQ_INT(rep.pairs, 56);
+	TT_EQ_INT(rep.ok, 56);
+	TT_EQ_INT(rep.max_hops_seen, 2);
+	TT_EQ_INT(rep.nexamples, 0);
+	ibf_routes_free(&g2);
+	ibf_routes_free(&got);
+	ibf_routes_free(&want);
+	ibf_fabric_free(f);
+}
+
+struct bad_case {
+	const char *what;
+	const char *text;
+	long line;
+	const char *needle;
+};
+
+static void test_bad_dumps(void)
+{
+	struct ibf_fabric *f = line3();
+	static const char hdr[] = "Unicast lids [0-8] of switch Lid 1 guid 0x0000000000200000 ('sw1'):\n";
+	static const char e1[] = "0x0001 000 # Switch portguid 0x0000000000200000: 'sw1'\n";
+	static const char e2[] = "0x0004 005 # Channel Adapter portguid 0x0000000000100001: 'hca1'\n";
+	char texts[24][512];
+	const struct bad_case cases[] = {
+		{ "unknown switch",
+		  "# a comment\nUnicast lids [0-8] of switch Lid 1 guid 0x00000000deadbeef ('x'):\n8 lids dumped\n",
+		  2, "not in the fabric" },
+		{ "LID too large", NULL, 3, "above the fabric's largest LID" },
+		{ "port too large", NULL, 2, "beyond the 8 ports" },
+		{ "garbage", NULL, 3, "unrecognised" },
+		{ "truncated", NULL, 3, "end of file" },
+		{ "cut entry", NULL, 3, "expected" },
+		{ "entry before header", "0x0001 001 # x\n", 1, "outside" },
+		{ "footer without table", "8 lids dumped\n", 1, "outside" },
+		{ "twice", NULL, 4, "twice" },
+		{ "bad header", "Unicast lids [0-8 of switch Lid 1 guid 0x1 ('x'):\n", 1, "header" },
+		{ "empty", "", 0, "no 'Unicast lids'" },
+		{ "comments only", "# nothing\n\n", 2, "no 'Unicast lids'" },
+		{ "text after port", NULL, 2, "after the port" },
+		{ "nul byte", NULL, 2, "NUL" },
+		{ "a CA's guid", "Unicast lids [0-8] of switch Lid 4 guid 0x0000000000100000 ('hca1'):\n",
+		  1, "not a switch" },
+	};
+	snprintf(texts[1], sizeof(texts[1]), "%s%s0x0009 001 # unknown node and type\n", hdr, e1);
+	snprintf(texts[2], sizeof(texts[2]), "%s0x0001 009 # x\n", hdr);
+	snprintf(texts[3], sizeof(texts[3]), "%s%shello world\n", hdr, e1);
+	snprintf(texts[4], sizeof(texts[4]), "%s%s%s", hdr, e1, e2);
+	snprintf(texts[5], sizeof(texts[5]), "%s%s0x00", hdr, e1);
+	snprintf(texts[8], sizeof(texts[8]), "%s%s8 lids dumped\n%s", hdr, e1, hdr);
+	snprintf(texts[12], sizeof(texts[12]), "%s0x0001 001 extra\n", hdr);
+	size_t nlen = (size_t)snprintf(texts[13], sizeof(texts[13]), "%s0x0001 001 # x", hdr);
+	texts[13][nlen++] = '\0';
+	texts[13][nlen++] = '\n';
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *t = cases[i].text ? cases[i].text : texts[i];
+		size_t len = i == 13 ? nlen : strlen(t);
+		struct ibf_routes r;
+		struct ibf_error err;
+		ibf_error_clear(&err);
+		int rc = ibf_lfts_parse(f, t, len, "bad.dump", &r, &err);
+		char buf[700];
+		TT_CHECK_MSG(rc != 0, "%s: accepted", cases[i].what);
+		TT_CHECK_MSG(err.line == cases[i].line, "%s: line %ld, want %ld (%s)", cases[i].what,
+			     err.line, cases[i].line, ibf_error_format(&err, buf, sizeof(buf)));
+		TT_CHECK_MSG(strcmp(err.file, "bad.dump") == 0, "%s", cases[i].what);
+		TT_CHECK_MSG(strstr(err.msg, cases[i].needle) != NULL, "%s: '%s'", cases[i].what,
+			     err.msg);
+		TT_CHECK(r.lft == NULL); /* nothing to free after a failure */
+	}
+	/* a missing file names the file */
+	struct ibf_routes r;
+	struct ibf_error err;
+	TT_CHECK(ibf_lfts_read(f, "/nonexistent/x.dump", &r, &err) == IBF_EIO);
+	TT_CHECK(strcmp(err.file, "/nonexistent/x.dump") == 0);
+	ibf_fabric_free(f);
+}
+
+static void test_lenient_forms(void)
+{
+	struct ibf_fabric *f = line3();
+	struct ibf_routes r;
+	struct ibf_error err;
+	char buf[700];
+	/* CRLF, tabs, a port-0 GUID in the header, a huge description, no
+	 * final newline, "0xFF" port as 255, an uppercase hex LID */
+	size_t big = 200000;
+	char *t = malloc(big + 1024);
+	TT_REQUIRE(t);
+	int n = snprintf(t, 1024,
+			 "Unicast lids [0x0-0x8] of switch Lid 1 guid 0x200000 (sw1):\r\n"
+			 "0x0001\t000\r\n0x0004 005 : (Channel Adapter portguid 0x0000000000100001: '");
+	memset(t + n, 'x', big);
+	n += (int)big;
+	n += snprintf(t + n, 1024, "')\r\n0x0008 255\r\n0x0005 255 : (illegal port)\r\n"
+				   "3 valid lids dumped");
+	int rc = ibf_lfts_parse(f, t, (size_t)n, "lenient", &r, &err);
+	TT_CHECK_MSG(rc == 0, "%s", ibf_error_format(&err, buf, sizeof(buf)));
+	if (!rc) {
+		TT_EQ_INT(ibf_lft(&r, 0)[1], 0);
+		TT_EQ_INT(ibf_lft(&r, 0)[4], 5);
+		TT_EQ_INT(ibf_lft(&r, 0)[5], IBF_LFT_NONE);
+		TT_EQ_INT(ibf_lft(&r, 1)[1], IBF_LFT_NONE);
+		ibf_routes_free(&r);
+	}
+	free(t);
+	/* LID 0x000A is above max LID 8 even with port 255 */
+	const char *bad = "Unicast lids [0-8] of switch Lid 1 guid 0x200000 ('sw1'):\n0x000a 255\n";
+	TT_CHECK(ibf_lfts_parse(f, bad, strlen(bad), "x", &r, &err) != 0);
+	ibf_fabric_free(f);
+}
+
+/* random and mutated inputs: errors or success, never a crash (ASan and
+ * valgrind watch this) */
+static void test_fuzz_reader(void)
+{
+	struct ibf_fabric *f = line3();
+	char golden[512];
+	snprintf(golden, sizeof(golden), "%s/lfts/line3-no-sw3.dump_lfts", fixtures());
+	size_t len = 0;
+	char *base = slurp(golden, &len);
+	TT_REQUIRE(base);
+	uint64_t x = 88172645463325252ull;
+	char *t = malloc(len + 64);
+	int accepted = 0, rejected = 0;
+	for (int it = 0; it < 3000; it++) {
+		memcpy(t, base, len);
+		size_t n = len;
+		int muts = 1 + it % 4;
+		for (int k = 0; k < muts; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			size_t pos = (size_t)(x % n);
+			switch ((x >> 32) % 4) {
+			case 0:
+				t[pos] = (char)(x >> 40);
+				break;
+			case 1:
+				t[pos] = "0123456789abcdefx :#'()\n-[]"[(x >> 40) % 27];
+				break;
+			case 2:
+				n = pos; /* truncate */
+				break;
+			default:
+				memmove(t + pos, t + pos + 1, n - pos - 1);
+				n--;
+				break;
+			}
+			if (n == 0)
+				break;
+		}
+		struct ibf_routes r;
+		struct ibf_error err;
+		if (ibf_lfts_parse(f, t, n, "fuzz", &r, &err) == 0) {
+			accepted++;
+			ibf_routes_free(&r);
+		} else {
+			rejected++;
+			TT_CHECK(err.msg[0] != '\0');
+		}
+	}
+	TT_CHECK(accepted > 0 && rejected > 0);
+	free(t);
+	free(base);
+	ibf_fabric_free(f);
+}
+
+/* ------------------------------------------------------------ tracing */
+
+/* ring of 4, one host each (LIDs sw0..sw3 = 1..4, h0..h3 = 5..8), minimal
+ * routes with three planted faults:
+ *   LID 5 (h0): sw3 has no entry           -> sources at sw3, sw2 unreachable
+ *   LID 7 (h2): sw1 sends back to sw0      -> sources at sw0, sw1 loop
+ *   LID 4 (sw3): sw2 delivers to h2 port 3 -> sources at sw2, sw1 wrong */
+static void planted_ring(struct ibf_fabric **fp, struct ibf_routes *r)
+{
+	struct ibf_fabric *f = ring(4, 1, 0);
+	bfs_routes(f, r);
+	TT_EQ_INT(ibf_lft(r, 2)[5], 1); /* ties go to the lowest port: sw2 -> sw3 -> sw0 */
+	TT_EQ_INT(ibf_lft(r, 0)[7], 1);
+	TT_EQ_INT(ibf_lft(r, 1)[4], 1);
+	ibf_lft(r, 3)[5] = IBF_LFT_NONE;
+	ibf_lft(r, 1)[7] = 2;
+	ibf_lft(r, 2)[4] = 3;
+	*fp = f;
+}
+
+static void test_trace(void)
+{
+	struct ibf_fabric *f;
+	struct ibf_routes r;
+	planted_ring(&f, &r);
+	struct ibf_lidmap m;
+	TT_REQUIRE(ibf_lidmap_build(f, &m, NULL) == 0);
+	uint32_t path[IBF_TRACE_MAX];
+	int n = -1;
+
+	TT_EQ_INT(ibf_trace(f, &m, &r, 0, 7, path, &n), IBF_TRACE_LOOP);
+	TT_EQ_INT(n, 3);
+	TT_CHECK(path[0] == 0 && path[1] == 1 && path[2] == 0);
+
+	TT_EQ_INT(ibf_trace(f, &m, &r, 2, 5, path, &n), IBF_TRACE_UNREACHABLE);
+	TT_EQ_INT(n, 2);
+	TT_CHECK(path[0] == 2 && path[1] == 3);
+
+	TT_EQ_INT(ibf_trace(f, &m, &r, 1, 4, path, &n), IBF_TRACE_WRONG);
+	TT_EQ_INT(n, 2);
+
+	TT_EQ_INT(ibf_trace(f, &m, &r, 3, 7, path, &n), IBF_TRACE_OK);
+	TT_EQ_INT(n, 2); /* sw3 -> sw2 -> h2: one switch hop */
+	TT_EQ_INT(ibf_trace(f, &m, &r, 3, 3, path, &n), IBF_TRACE_OK);
+	TT_EQ_INT(n, 2); /* LID 3 is sw2's port 0 */
+	TT_CHECK(path[0] == 3 && path[1] == 2);
+
+	/* switch LIDs are delivered at port 0 only */
+	TT_EQ_INT(ibf_trace(f, &m, &r, 1, 2, path, &n), IBF_TRACE_OK);
+	TT_EQ_INT(n, 1);
+	ibf_lft(&r, 1)[6] = 0; /* h1's LID delivered to sw1 itself */
+	TT_EQ_INT(ibf_trace(f, &m, &r, 0, 6, path, &n), IBF_TRACE_WRONG);
+	ibf_lft(&r, 0)[8] = 7; /* unconnected port */
+	TT_EQ_INT(ibf_trace(f, &m, &r, 0, 8, path, &n), IBF_TRACE_UNREACHABLE);
+	ibf_lft(&r, 0)[8] = 200; /* no such port */
+	TT_EQ_INT(ibf_trace(f, &m, &r, 0, 8, NULL, NULL), IBF_TRACE_UNREACHABLE);
+	TT_EQ_INT(ibf_trace(f, &m, &r, 0, 999, NULL, &n), IBF_TRACE_UNREACHABLE);
+	TT_EQ_INT(ibf_trace(f, &m, &r, 9, 5, NULL, &n), IBF_TRACE_UNREACHABLE);
+	ibf_lidmap_free(&m);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_trace_long_loop(void)
+{
+	/* a ring of 80 switches routed all the way round: the loop is longer
+	 * than IBF_TRACE_MAX and still found */
+	struct ibf_fabric *f = ring(80, 1, 0);
+	struct ibf_routes r;
+	TT_REQUIRE(ibf_routes_init(&r, f->nsw, ibf_max_lid(f), 0, NULL) == 0);
+	uint32_t dlid = lid_of(f, "h40");
+	for (uint32_t s = 0; s < f->nsw; s++)
+		ibf_lft(&r, s)[dlid] = 1;
+	struct ibf_lidmap m;
+	TT_REQUIRE(ibf_lidmap_build(f, &m, NULL) == 0);
+	uint32_t path[IBF_TRACE_MAX];
+	int n;
+	TT_EQ_INT(ibf_trace(f, &m, &r, 0, dlid, path, &n), IBF_TRACE_LOOP);
+	TT_CHECK(n > IBF_TRACE_MAX);
+	/* and a 70-hop path that does arrive */
+	ibf_lft(&r, 40)[dlid] = 3;
+	TT_EQ_INT(ibf_trace(f, &m, &r, 50, dlid, path, &n), IBF_TRACE_OK);
+	TT_EQ_INT(n, 71);
+	TT_EQ_INT(path[IBF_TRACE_MAX - 1], (50 + IBF_TRACE_MAX - 1) % 80);
+	struct ibf_check_report rep;
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &rep, NULL) == 0);
+	TT_EQ_INT(rep.max_hops_seen, 79);
+	ibf_lidmap_free(&m);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_route_check(void)
+{
+	struct ibf_fabric *f;
+	struct ibf_routes r;
+	planted_ring(&f, &r);
+	struct ibf_check_report rep;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &rep, &err) == 0);
+	TT_EQ_INT(rep.pairs, 56);
+	TT_EQ_INT(rep.unreachable, 4);
+	TT_EQ_INT(rep.loops, 4);
+	TT_EQ_INT(rep.wrong, 4);
+	TT_EQ_INT(rep.too_long, 0);
+	TT_EQ_INT(rep.ok, 44);
+	TT_EQ_INT(rep.max_hops_seen, 2);
+	TT_EQ_INT(rep.nexamples, 6);
+	static const char *want[6] = {
+		"from 'h0' port 1 to LID 0x0007 ('h2'): loop at 'sw0'",
+		"from 'h1' port 1 to LID 0x0004 ('sw3'): delivered to 'h2' port 1 by 'sw2'",
+		"from 'h1' port 1 to LID 0x0007 ('h2'): loop at 'sw1'",
+		"from 'h2' port 1 to LID 0x0004 ('sw3'): delivered to 'h2' port 1 by 'sw2'",
+		"from 'h2' port 1 to LID 0x0005 ('h0'): no route at 'sw3'",
+		"from 'h3' port 1 to LID 0x0005 ('h0'): no route at 'sw3'",
+	};
+	for (int i = 0; i < 6 && i < rep.nexamples; i++)
+		TT_CHECK_MSG(strcmp(rep.examples[i], want[i]) == 0, "%d: %s", i, rep.examples[i]);
+
+	/* length bound: the 10 remaining 2-hop pairs are too long for 1 */
+	TT_REQUIRE(ibf_route_check(f, &r, 1, &rep, &err) == 0);
+	TT_EQ_INT(rep.too_long, 10);
+	TT_EQ_INT(rep.ok, 34);
+	TT_EQ_INT(rep.ok + rep.unreachable + rep.loops + rep.wrong + rep.too_long, rep.pairs);
+	TT_EQ_INT(rep.nexamples, 8);
+	TT_CHECK_MSG(strcmp(rep.examples[0], "from 'h0' port 1 to LID 0x0003 ('sw2'): 2 hops, more than 1") == 0,
+		     "%s", rep.examples[0]);
+
+	/* tables of the wrong size are refused */
+	struct ibf_routes small;
+	TT_REQUIRE(ibf_routes_init(&small, 2, 8, 0, NULL) == 0);
+	TT_CHECK(ibf_route_check(f, &small, 0, &rep, &err) == IBF_EINVAL);
+	ibf_routes_free(&small);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* sw1 - sw2; a dual-port HCA with port 1 on sw1 and port 2 on sw2; hb on
+ * sw2.  LIDs: sw1 1, sw2 2, hca port 1 = 3, port 2 = 4, hb 5. */
+static struct ibf_fabric *dual(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	int s1 = add(f, IBF_NODE_SWITCH, 4, 0x500000, "sw1");
+	int s2 = add(f, IBF_NODE_SWITCH, 4, 0x500001, "sw2");
+	int c = add(f, IBF_NODE_CA, 2, 0x600000, "hca");
+	int hb = add(f, IBF_NODE_CA, 1, 0x600010, "hb");
+	link2(f, s1, 1, s2, 1);
+	link2(f, c, 1, s1, 2);
+	link2(f, c, 2, s2, 2);
+	link2(f, hb, 1, s2, 3);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	return f;
+}
+
+static void test_dual_port(void)
+{
+	struct ibf_fabric *f = dual();
+	TT_EQ_INT(ibf_max_lid(f), 5);
+	struct ibf_routes r;
+	bfs_routes(f, &r);
+	struct ibf_check_report rep;
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &rep, NULL) == 0);
+	TT_EQ_INT(rep.pairs, 20); /* 5 sources x 5 LIDs - own */
+	TT_EQ_INT(rep.ok, 20);
+	/* sw1 sends port 2's LID to port 1 of the same HCA: wrong port */
+	ibf_lft(&r, 0)[4] = 2;
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &rep, NULL) == 0);
+	TT_EQ_INT(rep.wrong, 2);
+	TT_EQ_INT(rep.ok, 18);
+	TT_CHECK_MSG(strcmp(rep.examples[0],
+			    "from 'hca' port 1 to LID 0x0004 ('hca'): delivered to 'hca' port 1 by 'sw1'") == 0,
+		     "%s", rep.examples[0]);
+	/* the writer names each port by its own GUID */
+	const char *out = tmpfile_path("dual.dump");
+	TT_REQUIRE(ibf_lfts_write(f, &r, out, NULL) == 0);
+	char *a = slurp(out, NULL);
+	TT_REQUIRE(a);
+	TT_CHECK(strstr(a, "0x0003 002 # Channel Adapter portguid 0x0000000000600001: 'hca'\n") != NULL);
+	TT_CHECK(strstr(a, "0x0004 002 # Channel Adapter portguid 0x0000000000600002: 'hca'\n") != NULL);
+	TT_CHECK(strstr(a, "Unicast lids [0-5] of switch Lid 2 guid 0x0000000000500001 ('sw2'):\n") != NULL);
+	free(a);
+	unlink(out);
+	/* path stats: sw2's representative port is hca port 2 */
+	ibf_lft(&r, 0)[4] = 1;
+	struct ibf_path_stats st;
+	TT_REQUIRE(ibf_path_stats_compute(f, &r, &st, NULL) == 0);
+	TT_EQ_INT(st.pairs, 2);
+	TT_EQ_INT(st.disjoint_hist[1], 2);
+	/* loads: sources hca:1 (sw1) and hca:2, hb (sw2); CA LIDs 3, 4, 5.
+	 * sw1 -> sw2 carries hca:1 -> {4, 5} = 2; sw2 -> sw1 carries
+	 * {hca:2, hb} -> 3 = 2 */
+	TT_EQ_INT(st.nlinks, 2);
+	TT_CHECK(st.link_min == 2 && st.link_max == 2);
+	ibf_path_stats_free(&st);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Brute force with ibf_trace against ibf_route_check on a larger fabric
+ * with random faults, with 1 and with several threads. */
+static void test_check_vs_bruteforce(void)
+{
+	struct ibf_fabric *f = ring(24, 3, 1);
+	/* chords make it less regular */
+	for (int i = 0; i < 24; i += 3)
+		link2(f, i, 6, (i + 7) % 24, 7);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 1, 0, NULL);
+	struct ibf_routes r;
+	bfs_routes(f, &r);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (int k = 0; k < 300; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint32_t s = (uint32_t)(x % f->nsw);
+		uint32_t l = 1 + (uint32_t)((x >> 20) % r.max_lid);
+		uint8_t v[] = { 0, 1, 2, 3, 4, 6, 7, 8, 200, IBF_LFT_NONE };
+		ibf_lft(&r, s)[l] = v[(x >> 40) % sizeof(v)];
+	}
+	struct ibf_lidmap m;
+	TT_REQUIRE(ibf_lidmap_build(f, &m, NULL) == 0);
+	uint64_t cnt[4] = { 0 }, pairs = 0, toolong = 0;
+	uint32_t maxh = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		for (int p = 0; p <= n->nports; p++) {
+			uint32_t s;
+			if (n->type == IBF_NODE_SWITCH) {
+				if (p != 0)
+					continue;
+				s = (uint32_t)n->sw;
+			} else {
+				int sn = ibf_port_switch(f, (int)i, p, NULL);
+				if (sn < 0)
+					continue;
+				s = (uint32_t)f->nodes[sn].sw;
+			}
+			for (uint32_t d = 1; d <= m.max_lid; d++) {
+				if (m.node[d] < 0 || (m.node[d] == (int)i && m.port[d] == p))
+					continue;
+				int np;
+				int rc = ibf_trace(f, &m, &r, s, d, NULL, &np);
+				pairs++;
+				if (rc == IBF_TRACE_OK && np - 1 > 3) {
+					toolong++;
+				} else {
+					cnt[rc]++;
+				}
+				if (rc == IBF_TRACE_OK && (uint32_t)(np - 1) > maxh)
+					maxh = (uint32_t)(np - 1);
+			}
+		}
+	}
+	TT_CHECK(cnt[1] > 0 && cnt[2] > 0 && cnt[3] > 0 && toolong > 0);
+	const char *threads[] = { "1", "3" };
+	struct ibf_check_report rep[2];
+	for (int t = 0; t < 2; t++) {
+		setenv("IBFAB_THREADS", threads[t], 1);
+		TT_REQUIRE(ibf_route_check(f, &r, 3, &rep[t], NULL) == 0);
+		TT_EQ_INT(rep[t].pairs, pairs);
+		TT_EQ_INT(rep[t].ok, cnt[0]);
+		TT_EQ_INT(rep[t].unreachable, cnt[1]);
+		TT_EQ_INT(rep[t].loops, cnt[2]);
+		TT_EQ_INT(rep[t].wrong, cnt[3]);
+		TT_EQ_INT(rep[t].too_long, toolong);
+		TT_EQ_INT(rep[t].max_hops_seen, maxh);
+	}
+	TT_EQ_INT(rep[0].nexamples, 8);
+	TT_CHECK(memcmp(rep[0].examples, rep[1].examples, sizeof(rep[0].examples)) == 0);
+	struct ibf_path_stats st[2];
+	for (int t = 0; t < 2; t++) {
+		setenv("IBFAB_THREADS", threads[t], 1);
+		TT_REQUIRE(ibf_path_stats_compute(f, &r, &st[t], NULL) == 0);
+	}
+	TT_EQ_INT(st[0].pairs, 24 * 23);
+	TT_EQ_INT(st[0].pairs, st[1].pairs);
+	TT_EQ_INT(st[0].unrouted, st[1].unrouted);
+	TT_EQ_INT(st[0].pair_failed, st[1].pair_failed);
+	TT_EQ_INT(st[0].max_len, st[1].max_len);
+	TT_CHECK(memcmp(st[0].len_hist, st[1].len_hist,
+			(size_t)st[0].layers * (st[0].max_len + 1) * sizeof(uint64_t)) == 0);
+	TT_CHECK(memcmp(st[0].disjoint_hist, st[1].disjoint_hist, 3 * sizeof(uint64_t)) == 0);
+	TT_CHECK(memcmp(st[0].link_load, st[1].link_load, st[0].nlinks * sizeof(uint64_t)) == 0);
+	/* unrouted by brute force over every switch and assigned LID */
+	uint64_t unr = 0;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		for (uint32_t d = 1; d <= m.max_lid; d++)
+			if (m.node[d] >= 0 && ibf_trace(f, &m, &r, s, d, NULL, NULL) != IBF_TRACE_OK)
+				unr++;
+	TT_EQ_INT(st[0].unrouted, unr);
+	ibf_path_stats_free(&st[0]);
+	ibf_path_stats_free(&st[1]);
+	unsetenv("IBFAB_THREADS");
+	ibf_lidmap_free(&m);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* ------------------------------------------------------------ statistics */
+
+/* ring of 4 with LMC 1 (sw LIDs 1..4, h_t = 6 + 2t, 7 + 2t): layer 0
+ * minimal, layer 1 always counter-clockwise (port 2). */
+static void two_layer_ring(struct ibf_fabric **fp, struct ibf_routes *r)
+{
+	struct ibf_fabric *f = ring(4, 1, 1);
+	bfs_routes(f, r);
+	for (uint32_t t = 0; t < 4; t++) {
+		uint32_t l1 = 7 + 2 * t;
+		for (uint32_t s = 0; s < 4; s++)
+			ibf_lft(r, s)[l1] = s == t ? 3 : 2;
+	}
+	*fp = f;
+}
+
+static void test_path_stats(void)
+{
+	struct ibf_fabric *f;
+	struct ibf_routes r;
+	two_layer_ring(&f, &r);
+	TT_EQ_INT(lid_of(f, "h0"), 6);
+	TT_EQ_INT(r.lmc, 1);
+	struct ibf_path_stats st;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_path_stats_compute(f, &r, &st, &err) == 0);
+	TT_EQ_INT(st.layers, 2);
+	TT_EQ_INT(st.pairs, 12);
+	TT_EQ_INT(st.pair_paths, 24);
+	TT_EQ_INT(st.pair_failed, 0);
+	/* per destination t: from t+1 both layers take the same single link
+	 * (1 path), from t-1 and t+2 they go opposite ways (2) */
+	TT_EQ_INT(st.disjoint_hist[0], 0);
+	TT_EQ_INT(st.disjoint_hist[1], 4);
+	TT_EQ_INT(st.disjoint_hist[2], 8);
+	TT_CHECK(st.share_ge[0] == 1.0 && st.share_ge[1] == 1.0);
+	TT_CHECK(st.share_ge[2] > 0.6666 && st.share_ge[2] < 0.6667);
+	TT_CHECK(st.share_ge[3] == 0.0);
+	TT_EQ_INT(st.max_len, 3);
+	const uint64_t l0[4] = { 0, 8, 4, 0 }, l1[4] = { 0, 4, 4, 4 };
+	for (int h = 0; h < 4; h++) {
+		TT_EQ_INT(st.len_hist[h], l0[h]);
+		TT_EQ_INT(st.len_hist[4 + h], l1[h]);
+	}
+	/* loads: clockwise links carry 3 host paths each, counter-clockwise 7 */
+	TT_EQ_INT(st.nlinks, 8);
+	for (uint32_t s = 0; s < 4; s++)
+		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
+			TT_EQ_INT(st.link_load[a], f->adj[a].lport == 1 ? 3 : 7);
+	TT_CHECK(st.link_min == 3 && st.link_max == 7 && st.link_mean == 5);
+	TT_CHECK(st.link_cv > 0.3999 && st.link_cv < 0.4001);
+	TT_EQ_INT(st.unrouted, 0);
+
+	/* JSON and text carry the figures */
+	FILE *fp = tmpfile();
+	TT_REQUIRE(fp);
+	TT_CHECK(ibf_path_stats_write_json(&st, fp) == 0);
+	TT_CHECK(ibf_path_stats_write_text(&st, fp) == 0);
+	rewind(fp);
+	char text[4096];
+	size_t n = fread(text, 1, sizeof(text) - 1, fp);
+	text[n] = '\0';
+	fclose(fp);
+	TT_CHECK_MSG(strstr(text, "{\"layers\":2,\"pairs\":12,") == text, "%s", text);
+	TT_CHECK(strstr(text, "\"length_hist\":[[0,8,4,0],[0,4,4,4]]") != NULL);
+	TT_CHECK(strstr(text, "\"disjoint_hist\":[0,4,8]") != NULL);
+	TT_CHECK(strstr(text, "\"share_ge\":{\"1\":1.000000,\"2\":0.666667}") != NULL);
+	TT_CHECK(strstr(text, "\"min\":3,\"mean\":5.0000,\"max\":7,\"max_over_mean\":1.4000,\"cv\":0.4000") != NULL);
+	TT_CHECK(strstr(text, "\"unrouted\":0}") != NULL);
+	TT_CHECK(strstr(text, "switch pairs with >=2 edge-disjoint paths: 66.7%") != NULL);
+	TT_CHECK_MSG(strstr(text, "paths per link: min 3 mean 5.00 max 7 (max/mean 1.40), cv 0.400") != NULL,
+		     "%s", text);
+	ibf_path_stats_free(&st);
+
+	/* drop sw0's layer-1 entry for h2: sw0 and sw1 (which goes through
+	 * sw0) lose that path */
+	ibf_lft(&r, 0)[lid_of(f, "h2") + 1] = IBF_LFT_NONE;
+	TT_REQUIRE(ibf_path_stats_compute(f, &r, &st, &err) == 0);
+	TT_EQ_INT(st.unrouted, 2);
+	TT_EQ_INT(st.pair_failed, 2);
+	TT_EQ_INT(st.disjoint_hist[1], 6);
+	TT_EQ_INT(st.disjoint_hist[2], 6);
+	ibf_path_stats_free(&st);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_disjoint_parallel(void)
+{
+	/* two switches joined by two cables, LMC 1: the layers use different
+	 * cables -> 2 disjoint paths; the same cable -> 1 */
+	struct ibf_fabric *f = ibf_fabric_new();
+	int a = add(f, IBF_NODE_SWITCH, 4, 0x700000, "a");
+	int b = add(f, IBF_NODE_SWITCH, 4, 0x700001, "b");
+	int ha = add(f, IBF_NODE_CA, 1, 0x710000, "ha");
+	int hb = add(f, IBF_NODE_CA, 1, 0x710010, "hb");
+	link2(f, a, 1, b, 1);
+	link2(f, a, 2, b, 2);
+	link2(f, ha, 1, a, 3);
+	link2(f, hb, 1, b, 3);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 1, 0, NULL);
+	struct ibf_routes r;
+	bfs_routes(f, &r);
+	uint32_t lb = lid_of(f, "hb"), la = lid_of(f, "ha");
+	ibf_lft(&r, 0)[lb + 1] = 2;
+	ibf_lft(&r, 1)[la + 1] = 2;
+	struct ibf_path_stats st;
+	TT_REQUIRE(ibf_path_stats_compute(f, &r, &st, NULL) == 0);
+	TT_EQ_INT(st.pairs, 2);
+	TT_EQ_INT(st.disjoint_hist[2], 2);
+	TT_CHECK(st.link_min == 1 && st.link_max == 1);
+	ibf_path_stats_free(&st);
+	ibf_lft(&r, 0)[lb + 1] = 1;
+	TT_REQUIRE(ibf_path_stats_compute(f, &r, &st, NULL) == 0);
+	TT_EQ_INT(st.disjoint_hist[1], 1);
+	TT_EQ_INT(st.disjoint_hist[2], 1);
+	TT_CHECK(st.link_min == 0 && st.link_max == 2);
+	ibf_path_stats_free(&st);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_disjoint_exact(void)
+{
+	/* LMC 2 where taking the layers greedily in order is not optimal:
+	 *   s0 -p1- m1, s0 -p2- m2, m1 -p2- t, m2 -p2- t, m1 -p3- m2
+	 * layer 0: s0 -> m1 -> m2 -> t  (crosses both of the others)
+	 * layer 1: s0 -> m1 -> t;  layer 2: s0 -> m2 -> t;  layer 3 = layer 0
+	 * from s0 the best set is {1, 2}: 2.  From m1 the layers are
+	 * m1 -> m2 -> t (0, 3) and m1 -> t (1, 2): 2.  From m2 every layer
+	 * is m2 -> t: 1. */
+	struct ibf_fabric *f = ibf_fabric_new();
+	int s0 = add(f, IBF_NODE_SWITCH, 6, 0x800000, "s0");
+	int m1 = add(f, IBF_NODE_SWITCH, 6, 0x800001, "m1");
+	int m2 = add(f, IBF_NODE_SWITCH, 6, 0x800002, "m2");
+	int t = add(f, IBF_NODE_SWITCH, 6, 0x800003, "t");
+	int h = add(f, IBF_NODE_CA, 1, 0x810000, "h");
+	link2(f, s0, 1, m1, 1);
+	link2(f, s0, 2, m2, 1);
+	link2(f, m1, 2, t, 1);
+	link2(f, m2, 2, t, 2);
+	link2(f, m1, 3, m2, 3);
+	link2(f, h, 1, t, 5);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 2, 0, NULL);
+	struct ibf_routes r;
+	bfs_routes(f, &r);
+	TT_EQ_INT(r.lmc, 2);
+	uint32_t L = lid_of(f, "h");
+	uint8_t *S = ibf_lft(&r, swi(f, "s0")), *M1 = ibf_lft(&r, swi(f, "m1")),
+		*M2 = ibf_lft(&r, swi(f, "m2"));
+	const uint8_t s_port[4] = { 1, 1, 2, 1 }, m1_port[4] = { 3, 2, 2, 3 };
+	for (int l = 0; l < 4; l++) {
+		S[L + l] = s_port[l];
+		M1[L + l] = m1_port[l];
+		M2[L + l] = 2;
+	}
+	struct ibf_path_stats st;
+	TT_REQUIRE(ibf_path_stats_compute(f, &r, &st, NULL) == 0);
+	TT_EQ_INT(st.layers, 4);
+	TT_EQ_INT(st.pairs, 3); /* only t has a host */
+	TT_EQ_INT(st.disjoint_hist[0], 0);
+	TT_EQ_INT(st.disjoint_hist[1], 1);
+	TT_EQ_INT(st.disjoint_hist[2], 2);
+	TT_EQ_INT(st.disjoint_hist[3], 0);
+	TT_EQ_INT(st.max_len, 3);
+	TT_EQ_INT(st.len_hist[0 * 4 + 3], 1); /* layer 0: s0's 3-hop path */
+	TT_EQ_INT(st.len_hist[2 * 4 + 2], 1); /* layer 2: s0 -> m2 -> t */
+	ibf_path_stats_free(&st);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+int main(void)
+{
+	TT(test_routes_init);
+	TT(test_write_golden);
+	TT(test_roundtrip);
+	TT(test_read_dump_lfts);
+	TT(test_bad_dumps);
+	TT(test_lenient_forms);
+	TT(test_fuzz_reader);
+	TT(test_trace);
+	TT(test_trace_long_loop);
+	TT(test_route_check);
+	TT(test_dual_port);
+	TT(test_check_vs_bruteforce);
+	TT(test_path_stats);
+	TT(test_disjoint_parallel);
+	TT(test_disjoint_exact);
+	if (tmpdir[0])
+		rmdir(tmpdir);
+	return tt_done();
+}

@@ -1,0 +1,330 @@
+/* Reader for the `ibnetdiscover -p` ports report: one line per port,
+ *
+ *   CA   134  1 0x7cfe9003003b4bde 4x EDR - SW  1719 10 0x7cfe9003009ce5b0 ( 'o0001 HCA-1' - 'ib-i1l1s01' )
+ *   SW  2052 37 0x506b4b03005c2740 4x ???                                    'ib-i4l1s01'
+ *
+ * (type, LID, port, port GUID, width, speed, then the peer or just the
+ * node's name).  Switches are keyed by their GUID (every switch port shows
+ * the switch's port GUID); CA and router ports carry their own port GUIDs,
+ * so ports of one adapter are grouped by port GUID - port number, which is
+ * the adapter's node GUID on most HCAs.  The node GUID of a CA is not in
+ * the report and is left 0.  Excerpts are fine: nodes seen only as peers
+ * are created with as many ports as the highest port number seen. */
+#include "io_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct pnode {
+	uint64_t key, guid;
+	const char *name;
+	size_t namelen;
+	int type, maxport;
+};
+
+struct pent {
+	uint64_t aguid, bguid;
+	long line;
+	int32_t a, b; /* b = -1: unconnected */
+	uint16_t alid, blid;
+	uint8_t pa, pb, width, speed;
+};
+
+struct prd {
+	const char *name;
+	struct ibf_error *err;
+	struct pnode *nodes;
+	size_t nn, capn;
+	struct pent *e;
+	size_t ne, cape;
+	struct ibf_umap sw, ca, rt;
+	uint32_t stderr_lines;
+};
+
+static int perr(struct prd *r, long ln, const char *msg, const char *s, size_t n)
+{
+	char ex[72];
+	if (s)
+		return ibf_error_set(r->err, IBF_EPARSE, r->name, ln, "%s: '%s'", msg,
+				     ibf_io_excerpt(s, n, ex, sizeof(ex)));
+	return ibf_error_set(r->err, IBF_EPARSE, r->name, ln, "%s", msg);
+}
+
+/* One "TYPE LID PORT GUID" group. */
+static int end_point(struct ibf_cur *c, int *type, uint64_t *lid, uint64_t *port, uint64_t *guid)
+{
+	ibf_cur_ws(c);
+	if (ibf_cur_word(c, "SW"))
+		*type = IBF_NODE_SWITCH;
+	else if (ibf_cur_word(c, "CA"))
+		*type = IBF_NODE_CA;
+	else if (ibf_cur_word(c, "RT"))
+		*type = IBF_NODE_ROUTER;
+	else
+		return -1;
+	ibf_cur_ws(c);
+	if (ibf_cur_udec(c, 0xffff, lid))
+		return -2;
+	ibf_cur_ws(c);
+	if (ibf_cur_udec(c, UINT64_MAX, port) || *port < 1 || *port > IBF_MAX_PORTS)
+		return -3;
+	ibf_cur_ws(c);
+	if (!ibf_cur_lit(c, "0x") || ibf_cur_hex(c, guid))
+		return -4;
+	if (c->p < c->e && !ibf_is_ws(*c->p))
+		return -4;
+	return 0;
+}
+
+static int node_for(struct prd *r, int type, uint64_t guid, int port, const char *name,
+		    size_t namelen, int32_t *out)
+{
+	struct ibf_umap *m = type == IBF_NODE_SWITCH ? &r->sw : type == IBF_NODE_CA ? &r->ca : &r->rt;
+	uint64_t key = type == IBF_NODE_SWITCH ? guid : guid - (uint64_t)port;
+	int32_t idx = ibf_umap_get(m, key);
+	if (idx < 0) {
+		if (r->nn == r->capn) {
+			size_t nc = r->capn ? r->capn * 2 : 256;
+			struct pnode *nn = realloc(r->nodes, nc * sizeof(*nn));
+			if (!nn)
+				return IBF_ENOMEM;
+			r->nodes = nn;
+			r->capn = nc;
+		}
+		if (r->nn >= INT32_MAX / 2)
+			return IBF_ENOMEM;
+		idx = (int32_t)r->nn++;
+		struct pnode *p = &r->nodes[idx];
+		memset(p, 0, sizeof(*p));
+		p->key = key;
+		p->guid = type == IBF_NODE_SWITCH ? guid : 0;
+		p->type = type;
+		if (ibf_umap_put(m, key, idx, NULL) < 0)
+			return IBF_ENOMEM;
+	}
+	struct pnode *p = &r->nodes[idx];
+	if (port > p->maxport)
+		p->maxport = port;
+	if (!p->name && name) {
+		p->name = name;
+		p->namelen = namelen;
+	}
+	*out = idx;
+	return 0;
+}
+
+static int ws_tokens(struct ibf_cur *c, uint8_t *w, uint8_t *s)
+{
+	char buf[24];
+	ibf_cur_ws(c);
+	const char *a = c->p;
+	while (c->p < c->e && !ibf_is_ws(*c->p))
+		c->p++;
+	size_t an = (size_t)(c->p - a);
+	ibf_cur_ws(c);
+	const char *b = c->p;
+	while (c->p < c->e && !ibf_is_ws(*c->p))
+		c->p++;
+	size_t bn = (size_t)(c->p - b);
+	if (!an || !bn || an > 8 || bn > 8)
+		return -1;
+	memcpy(buf, a, an);
+	memcpy(buf + an, b, bn);
+	return ibf_io_parse_ws(buf, an + bn, w, s);
+}
+
+static int one_line(struct prd *r, const char *s, size_t n, long ln)
+{
+	struct ibf_cur c = { s, s + n };
+	ibf_cur_ws(&c);
+	if (c.p >= c.e || *c.p == '#')
+		return 0;
+	if (ibf_io_is_stderr_line(c.p, (size_t)(c.e - c.p))) {
+		r->stderr_lines++;
+		return 0;
+	}
+	int ta, tb;
+	uint64_t la, pa, ga, lb = 0, pb = 0, gb = 0;
+	int rc = end_point(&c, &ta, &la, &pa, &ga);
+	if (rc == -1)
+		return perr(r, ln, "expected SW, CA or RT", s, n);
+	if (rc == -2)
+		return perr(r, ln, "bad LID", s, n);
+	if (rc == -3)
+		return ibf_error_set(r->err, IBF_EPARSE, r->name, ln,
+				     "bad port number (must be 1..%d)", IBF_MAX_PORTS);
+	if (rc)
+		return perr(r, ln, "bad port GUID", s, n);
+	struct pent e;
+	memset(&e, 0, sizeof(e));
+	e.line = ln;
+	if (ws_tokens(&c, &e.width, &e.speed))
+		return perr(r, ln, "bad link width/speed", s, n);
+	ibf_cur_ws(&c);
+	const char *na, *nb = NULL;
+	size_t nal, nbl = 0;
+	if (ibf_cur_peek(&c, '-')) {
+		c.p++;
+		rc = end_point(&c, &tb, &lb, &pb, &gb);
+		if (rc == -3)
+			return ibf_error_set(r->err, IBF_EPARSE, r->name, ln,
+					     "bad peer port number (must be 1..%d)", IBF_MAX_PORTS);
+		if (rc)
+			return perr(r, ln, "bad peer description", s, n);
+		ibf_cur_ws(&c);
+		if (!ibf_cur_peek(&c, '('))
+			return perr(r, ln, "expected \"( 'name' - 'peer name' )\"", s, n);
+		c.p++;
+		ibf_cur_ws(&c);
+		/* ( 'name' - 'peer' ): names may hold anything but the separator */
+		const char *close = c.e;
+		while (close > c.p && ibf_is_ws(close[-1]))
+			close--;
+		if (close <= c.p || close[-1] != ')')
+			return perr(r, ln, "expected ')' at the end of the line", s, n);
+		close--;
+		while (close > c.p && ibf_is_ws(close[-1]))
+			close--;
+		if (!ibf_cur_peek(&c, '\'') || close - c.p < 2 || close[-1] != '\'')
+			return perr(r, ln, "expected quoted node names", s, n);
+		const char *in = c.p + 1, *ie = close - 1;
+		const char *sep = NULL;
+		for (const char *p = in; p + 5 <= ie; p++)
+			if (p[0] == '\'' && p[1] == ' ' && p[2] == '-' && p[3] == ' ' && p[4] == '\'') {
+				sep = p;
+				break;
+			}
+		if (!sep)
+			return perr(r, ln, "expected \"'name' - 'peer name'\"", s, n);
+		na = in;
+		nal = (size_t)(sep - in);
+		nb = sep + 5;
+		nbl = (size_t)(ie - nb);
+	} else {
+		tb = 0;
+		const char *close = c.e;
+		while (close > c.p && ibf_is_ws(close[-1]))
+			close--;
+		if (!ibf_cur_peek(&c, '\'') || close - c.p < 2 || close[-1] != '\'')
+			return perr(r, ln, "expected a quoted node name or '- peer'", s, n);
+		na = c.p + 1;
+		nal = (size_t)(close - 1 - na);
+	}
+	if (node_for(r, ta, ga, (int)pa, na, nal, &e.a))
+		return ibf_error_set(r->err, IBF_ENOMEM, r->name, ln, "out of memory");
+	e.pa = (uint8_t)pa;
+	e.aguid = ga;
+	e.alid = (uint16_t)la;
+	e.b = -1;
+	if (nb) {
+		if (node_for(r, tb, gb, (int)pb, nb, nbl, &e.b))
+			return ibf_error_set(r->err, IBF_ENOMEM, r->name, ln, "out of memory");
+		e.pb = (uint8_t)pb;
+		e.bguid = gb;
+		e.blid = (uint16_t)lb;
+	}
+	if (r->ne == r->cape) {
+		size_t nc = r->cape ? r->cape * 2 : 1024;
+		struct pent *ne = realloc(r->e, nc * sizeof(*ne));
+		if (!ne)
+			return ibf_error_set(r->err, IBF_ENOMEM, r->name, ln, "out of memory");
+		r->e = ne;
+		r->cape = nc;
+	}
+	r->e[r->ne++] = e;
+	return 0;
+}
+
+static void set_port(struct ibf_fabric *f, int node, int port, uint64_t guid, uint16_t lid)
+{
+	const struct ibf_node *nd = &f->nodes[node];
+	struct ibf_port *p = ibf_port(f, node, nd->type == IBF_NODE_SWITCH ? 0 : port);
+	if (!p->guid)
+		p->guid = guid;
+	if (!p->lid)
+		p->lid = lid;
+}
+
+static int build(struct prd *r, struct ibf_fabric *f)
+{
+	char id[24];
+	for (size_t i = 0; i < r->nn; i++) {
+		const struct pnode *p = &r->nodes[i];
+		char *desc = ibf_io_strndup(p->name ? p->name : "", p->name ? p->namelen : 0);
+		if (!desc)
+			return ibf_error_set(r->err, IBF_ENOMEM, r->name, 0, "out of memory");
+		snprintf(id, sizeof(id), "%c-%016llx",
+			 p->type == IBF_NODE_SWITCH ? 'S' : p->type == IBF_NODE_CA ? 'H' : 'R',
+			 (unsigned long long)p->key);
+		int rc = ibf_fabric_add_node(f, p->type, p->maxport, p->guid, desc, id, r->err);
+		free(desc);
+		if (rc < 0)
+			return rc;
+	}
+	struct ibf_linker k;
+	int rc = ibf_linker_init(&k, f, r->name, r->err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < r->ne && !rc; i++) {
+		const struct pent *e = &r->e[i];
+		set_port(f, e->a, e->pa, e->aguid, e->alid);
+		if (e->b < 0)
+			continue;
+		set_port(f, e->b, e->pb, e->bguid, e->blid);
+		rc = ibf_linker_add(&k, e->a, e->pa, e->b, e->pb, e->width, e->speed, e->line,
+				    r->err);
+	}
+	if (!rc) {
+		uint32_t one = ibf_linker_one_sided(&k);
+		if (ibf_io_meta_add(f, "format", "ibnetdiscover-p") ||
+		    ibf_io_meta_add(f, "one_sided", "%u", one) ||
+		    (r->stderr_lines && ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines)))
+			rc = ibf_error_set(r->err, IBF_ENOMEM, r->name, 0, "out of memory");
+	}
+	ibf_linker_free(&k);
+	return rc;
+}
+
+struct ibf_fabric *ibf_io_read_ports(const char *buf, size_t len, const char *name,
+				     struct ibf_error *err)
+{
+	struct ibf_error local;
+	struct prd r;
+	memset(&r, 0, sizeof(r));
+	r.name = name;
+	r.err = err ? err : &local;
+	struct ibf_fabric *f = ibf_fabric_new();
+	if (!f) {
+		ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
+		return NULL;
+	}
+	struct ibf_lines L;
+	const char *s;
+	size_t n;
+	int nul, rc = 0;
+	ibf_lines_init(&L, buf, len);
+	while (ibf_lines_next(&L, &s, &n, &nul)) {
+		if (nul) {
+			rc = perr(&r, L.lineno, "NUL byte in a text line", NULL, 0);
+			break;
+		}
+		if ((rc = one_line(&r, s, n, L.lineno)))
+			break;
+	}
+	if (!rc && r.nn == 0)
+		rc = ibf_error_set(r.err, IBF_EPARSE, name, 0, "no port lines found");
+	if (!rc)
+		rc = build(&r, f);
+	if (!rc)
+		rc = ibf_fabric_finalize(f, r.err);
+	free(r.nodes);
+	free(r.e);
+	ibf_umap_free(&r.sw);
+	ibf_umap_free(&r.ca);
+	ibf_umap_free(&r.rt);
+	if (rc) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
