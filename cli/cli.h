@@ -23,6 +23,8 @@ int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char 
 
 int cmd_topo(int argc, char **argv);
 int cmd_route(int argc, char **argv);
+int cmd_cabling(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 struct ibf_win_bound;
 /* "3", "dist+1", "+1", "diameter+1" -> bound; prints an error and returns -1. */

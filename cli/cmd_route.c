@@ -1,6 +1,7 @@
 /* ibfab route: compute tables offline, check them, measure them. */
 #include "cli.h"
 #include "ibf_routing.h"
+#include "ibf_fattree.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -138,7 +139,7 @@ static const char route_help[] =
 	"                  B is a hop count (3), dist+N (pair distance + N) or\n"
 	"                  diameter+N\n"
 	"  --max-paths N   cap on non-minimal paths per layer (default: none)\n"
-	"  --seed S        seed of every random choice (default 1)\n"
+	"  --seed S        seed of every random choice (default 0, as in the plugin)\n"
 	"  --threads N     worker threads (default 2; the result never depends on it)\n"
 	"  -o FILE         write the tables (default: none, only the summary)\n"
 	"  --stats FILE    write path statistics as JSON\n"
@@ -187,7 +188,7 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 	};
 	memset(a, 0, sizeof(*a));
 	a->lmc = -1;
-	a->seed = 1;
+	a->seed = 0; /* the plugin's default too: same seed, same tables */
 	a->threads = 2;
 	int c;
 	optind = 1;
@@ -417,11 +418,309 @@ static int cmd_route_stats(int argc, char **argv)
 	return rc ? cli_fail(&err) : 0;
 }
 
+/* ---------------------------------------------- route congestion / diff */
+
+static const char congestion_help[] =
+	"Usage: ibfab route congestion --topology FILE (--lfts DUMP | --engine NAME)\n"
+	"                   [--lmc N] [--guid2lid F] [--pattern shift|perm|all]\n"
+	"                   [--shift C] [--perms N] [--seed S] [--layer J|all]\n"
+	"                   [--order auto|tree|fabric] [--json]\n"
+	"\n"
+	"Count flows per directed switch link for permutation traffic among the\n"
+	"hosts, tracing every flow through the tables (a dump from any SM, e.g. read\n"
+	"back with dump_lfts, or an engine run).  Hosts are numbered leaf by leaf in\n"
+	"port order when the fabric is a fat tree (--order auto), else by switch.\n"
+	"\n"
+	"  --pattern shift  every shift d = (s + c) mod N, c = 1..N-1 (or only --shift C)\n"
+	"  --pattern perm   --perms random permutations (default 100) from --seed (default 1;\n"
+	"                   with --engine also the engine's seed)\n"
+	"  --pattern all    both (default)\n"
+	"  --layer J|all    destination LID = base + J (default 0; all = every LMC layer)\n"
+	"\n"
+	"Per layer: the worst max link load over the shifts, the share of\n"
+	"contention-free shifts (max load 1), the mean max load over the permutations,\n"
+	"and the cell worst/share/mean.  Exit 1 when a flow is not delivered.\n";
+
+static const char diff_help[] =
+	"Usage: ibfab route diff --topology FILE --lfts A --lfts2 B [--guid2lid F]\n"
+	"\n"
+	"Compare two forwarding-table dumps of one fabric entry by entry; print the\n"
+	"first differing (switch, LID) and the number of differing entries.  Exit 0\n"
+	"when equal, 1 when they differ.\n";
+
+/* take "--name V" / "--name=V" out of argv; returns V or NULL (argv compacted) */
+static const char *take_opt(int *argc, char **argv, const char *name, int *bad)
+{
+	size_t n = strlen(name);
+	for (int i = 1; i < *argc; i++) {
+		const char *v = NULL;
+		int drop = 0;
+		if (!strcmp(argv[i], name)) {
+			if (i + 1 >= *argc) {
+				fprintf(stderr, "ibfab: option %s needs a value\n", name);
+				*bad = 1;
+				return NULL;
+			}
+			v = argv[i + 1];
+			drop = 2;
+		} else if (!strncmp(argv[i], name, n) && argv[i][n] == '=') {
+			v = argv[i] + n + 1;
+			drop = 1;
+		} else {
+			continue;
+		}
+		for (int j = i; j + drop <= *argc; j++)
+			argv[j] = argv[j + drop];
+		*argc -= drop;
+		return v;
+	}
+	return NULL;
+}
+
+static int cong_run(const struct ibf_fabric *f, const struct ibf_routes *r,
+		    struct ibf_cong_opts *co, int pattern, uint32_t shift, int have_shift,
+		    struct ibf_cong_report *sh, struct ibf_cong_report *pm, struct ibf_error *err)
+{
+	memset(sh, 0, sizeof(*sh));
+	memset(pm, 0, sizeof(*pm));
+	int rc = 0;
+	if (pattern != IBF_CONG_PERM) {
+		co->pattern = have_shift ? IBF_CONG_SHIFT : IBF_CONG_SHIFT_ALL;
+		co->shift = shift;
+		rc = ibf_congestion(f, r, co, sh, err);
+	}
+	if (!rc && pattern != IBF_CONG_SHIFT) {
+		co->pattern = IBF_CONG_PERM;
+		rc = ibf_congestion(f, r, co, pm, err);
+	}
+	return rc;
+}
+
+static int cmd_route_congestion(int argc, char **argv)
+{
+	const char *prog = "ibfab route congestion";
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(congestion_help, stdout);
+			return 0;
+		}
+	char **av = malloc(((size_t)argc + 1) * sizeof(char *));
+	if (!av)
+		return 1;
+	memcpy(av, argv, (size_t)argc * sizeof(char *));
+	av[argc] = NULL;
+	int bad = 0;
+	const char *pat = take_opt(&argc, av, "--pattern", &bad);
+	const char *shs = take_opt(&argc, av, "--shift", &bad);
+	const char *prs = take_opt(&argc, av, "--perms", &bad);
+	const char *lay = take_opt(&argc, av, "--layer", &bad);
+	const char *ord = take_opt(&argc, av, "--order", &bad);
+	const char *sds = take_opt(&argc, av, "--seed", &bad);
+	struct route_args a;
+	int rc = bad ? 2 : parse_route_args(prog, argc, av, &a);
+	free(av);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	/* --seed: the permutations' seed (default 1) and the engine's (default
+	 * the engine default) */
+	long pseed = 1;
+	if (sds) {
+		if (cli_int("--seed", sds, 0, 0x7fffffffffffffffL, &pseed))
+			return 2;
+		a.seed = pseed;
+	}
+	int pattern = -1; /* -1: both */
+	if (pat && !strcmp(pat, "shift"))
+		pattern = IBF_CONG_SHIFT_ALL;
+	else if (pat && !strcmp(pat, "perm"))
+		pattern = IBF_CONG_PERM;
+	else if (pat && strcmp(pat, "all"))
+		return cli_usage_error(prog, "--pattern must be shift, perm or all");
+	long shift = 0, perms = 100, layer = 0;
+	int all_layers = 0;
+	if (shs && cli_int("--shift", shs, 0, 0x7fffffffL, &shift))
+		return 2;
+	if (prs && cli_int("--perms", prs, 1, 1000000L, &perms))
+		return 2;
+	if (lay && !strcmp(lay, "all"))
+		all_layers = 1;
+	else if (lay && cli_int("--layer", lay, 0, 127, &layer))
+		return 2;
+	struct ibf_cong_opts co;
+	ibf_cong_opts_default(&co);
+	co.perms = (uint32_t)perms;
+	co.seed = (uint64_t)pseed;
+	if (ord && !strcmp(ord, "tree"))
+		co.order = IBF_CONG_ORDER_TREE;
+	else if (ord && !strcmp(ord, "fabric"))
+		co.order = IBF_CONG_ORDER_FABRIC;
+	else if (ord && strcmp(ord, "auto"))
+		return cli_usage_error(prog, "--order must be auto, tree or fabric");
+	if (!a.lfts && !a.engine)
+		return cli_usage_error(prog, "give --lfts DUMP or --engine NAME");
+
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
+	if (!f)
+		return cli_fail(&err);
+	struct ibf_routes r;
+	memset(&r, 0, sizeof(r));
+	if (a.lfts) {
+		rc = ibf_lfts_read(f, a.lfts, &r, &err);
+	} else {
+		struct ibf_route_report rep;
+		rc = run_engine(&a, f, &r, &rep, &err);
+	}
+	int l0 = all_layers ? 0 : (int)layer, l1 = all_layers ? (1 << r.lmc) - 1 : (int)layer;
+	uint64_t unrouted = 0;
+	if (!rc && a.json)
+		printf("{\"source\": \"%s\", \"layers\": [", a.lfts ? a.lfts : r.engine);
+	for (int l = l0; !rc && l <= l1; l++) {
+		struct ibf_cong_report sh, pm;
+		co.layer = l;
+		rc = cong_run(f, &r, &co, pattern, (uint32_t)shift, shs != NULL, &sh, &pm, &err);
+		if (rc)
+			break;
+		const struct ibf_cong_report *any = sh.ninst || pattern != IBF_CONG_PERM ? &sh : &pm;
+		unrouted += sh.unrouted + pm.unrouted;
+		if (a.json) {
+			printf("%s{\"layer\": %d, \"hosts\": %u, \"links\": %u, \"order\": \"%s\"", l > l0 ? ", " : "",
+			       l, any->nhosts, any->nlinks,
+			       any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric");
+			if (pattern != IBF_CONG_PERM)
+				printf(", \"shift\": {\"count\": %u, \"worst\": %u, \"worst_shift\": %u, "
+				       "\"contention_free\": %u, \"share_free\": %.4f, \"mean_max\": %.4f, "
+				       "\"unrouted\": %llu}",
+				       sh.ninst, sh.worst, sh.worst_inst, sh.free_inst, sh.share_free,
+				       sh.mean_max, (unsigned long long)sh.unrouted);
+			if (pattern != IBF_CONG_SHIFT_ALL)
+				printf(", \"perm\": {\"count\": %u, \"seed\": %llu, \"worst\": %u, "
+				       "\"mean_max\": %.4f, \"unrouted\": %llu}",
+				       pm.ninst, (unsigned long long)co.seed, pm.worst, pm.mean_max,
+				       (unsigned long long)pm.unrouted);
+			printf("}");
+		} else {
+			if (l == l0)
+				printf("hosts: %u (%s order), directed switch links: %u, tables: %s\n",
+				       any->nhosts, any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric",
+				       any->nlinks, a.lfts ? a.lfts : r.engine);
+			printf("layer %d:\n", l);
+			if (pattern != IBF_CONG_PERM) {
+				char wl[160] = "";
+				if (sh.worst_link != UINT32_MAX && sh.worst > 0) {
+					const struct ibf_adj *ad = &f->adj[sh.worst_link];
+					uint32_t s = 0;
+					while (f->adj_off[s + 1] <= sh.worst_link)
+						s++;
+					const struct ibf_node *n1 = &f->nodes[f->switches[s]];
+					const struct ibf_node *n2 = &f->nodes[f->switches[ad->nbr]];
+					snprintf(wl, sizeof(wl), ", e.g. on %s/P%u -> %s/P%u",
+						 n1->desc ? n1->desc : "?", ad->lport,
+						 n2->desc ? n2->desc : "?", ad->rport);
+				}
+				if (shs)
+					printf("  shift %ld: max link load %u%s\n", shift, sh.worst, wl);
+				else
+					printf("  shifts: worst max link load %u (shift %u%s), contention-free "
+					       "%u/%u (%.1f%%), mean max load %.2f\n",
+					       sh.worst, sh.worst_inst, wl, sh.free_inst, sh.ninst,
+					       100.0 * sh.share_free, sh.mean_max);
+			}
+			if (pattern != IBF_CONG_SHIFT_ALL)
+				printf("  permutations: %u random (seed %llu): mean max link load %.2f, "
+				       "worst %u\n",
+				       pm.ninst, (unsigned long long)co.seed, pm.mean_max, pm.worst);
+			if (pattern == -1 && !shs)
+				printf("  cell: %u/%.1f%%/%.2f\n", sh.worst, 100.0 * sh.share_free,
+				       pm.mean_max);
+			if (sh.unrouted + pm.unrouted)
+				printf("  WARNING: %llu flows not delivered by the tables\n",
+				       (unsigned long long)(sh.unrouted + pm.unrouted));
+		}
+		ibf_cong_report_free(&sh);
+		ibf_cong_report_free(&pm);
+	}
+	if (!rc && a.json)
+		printf("]}\n");
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	if (rc)
+		return cli_fail(&err);
+	return unrouted ? 1 : 0;
+}
+
+static int cmd_route_diff(int argc, char **argv)
+{
+	const char *prog = "ibfab route diff";
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(diff_help, stdout);
+			return 0;
+		}
+	char **av = malloc(((size_t)argc + 1) * sizeof(char *));
+	if (!av)
+		return 1;
+	memcpy(av, argv, (size_t)argc * sizeof(char *));
+	av[argc] = NULL;
+	int bad = 0;
+	const char *b = take_opt(&argc, av, "--lfts2", &bad);
+	struct route_args a;
+	int rc = bad ? 2 : parse_route_args(prog, argc, av, &a);
+	free(av);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (!a.lfts || !b)
+		return cli_usage_error(prog, "--lfts A and --lfts2 B are required");
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
+	if (!f)
+		return cli_fail(&err);
+	struct ibf_routes r1, r2;
+	memset(&r1, 0, sizeof(r1));
+	memset(&r2, 0, sizeof(r2));
+	rc = ibf_lfts_read(f, a.lfts, &r1, &err);
+	if (!rc)
+		rc = ibf_lfts_read(f, b, &r2, &err);
+	uint64_t ndiff = 0, compared = 0;
+	if (!rc) {
+		uint32_t maxl = r1.max_lid < r2.max_lid ? r1.max_lid : r2.max_lid;
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			const uint8_t *x = ibf_lft(&r1, s), *y = ibf_lft(&r2, s);
+			for (uint32_t lid = 1; lid <= maxl; lid++) {
+				compared++;
+				if (x[lid] == y[lid])
+					continue;
+				if (!ndiff++) {
+					const struct ibf_node *n = &f->nodes[f->switches[s]];
+					printf("first difference: switch '%s' (guid 0x%016llx) LID %u: "
+					       "%s port %u, %s port %u\n",
+					       n->desc ? n->desc : "", (unsigned long long)n->guid, lid,
+					       a.lfts, x[lid], b, y[lid]);
+				}
+			}
+		}
+		printf("%llu of %llu (switch, LID) entries differ\n", (unsigned long long)ndiff,
+		       (unsigned long long)compared);
+	}
+	ibf_routes_free(&r1);
+	ibf_routes_free(&r2);
+	ibf_fabric_free(f);
+	if (rc)
+		return cli_fail(&err);
+	return ndiff ? 1 : 0;
+}
+
 int cmd_route(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "check"))
 		return cmd_route_check(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "stats"))
 		return cmd_route_stats(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "congestion"))
+		return cmd_route_congestion(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "diff"))
+		return cmd_route_diff(argc - 1, argv + 1);
 	return cmd_route_main(argc, argv);
 }

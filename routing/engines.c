@@ -1,7 +1,9 @@
 /* The engine registry and the ibf_route convenience entry point. */
 #include "ibf_routing.h"
+#include "ibf_fattree.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const struct ibf_engine ibf_engines[] = {
@@ -10,6 +12,7 @@ const struct ibf_engine ibf_engines[] = {
 	{ "layered", ibf_route_layered,
 	  "layer 0 minimal, layers >= 1 non-minimal and edge-disjoint per pair (LNMP-style)" },
 	{ "lnmp", ibf_route_layered, "alias of layered" },
+	{ "dmodk", ibf_route_dmodk, "D-mod-K for fat trees (Zahavi), LMC layers over different spines" },
 	{ NULL, NULL, NULL },
 };
 
@@ -36,6 +39,48 @@ void ibf_route_opts_default(struct ibf_route_opts *o)
 	o->layers = 0;
 }
 
+/* Engines visit switches and destinations in node order.  So that the
+ * tables do not depend on the order in which an input file (ibnetdiscover
+ * discovery order) or OpenSM's maps list the nodes, ibf_route() routes a
+ * copy in canonical order (ibf_fabric_sort: by node GUID) and maps the rows
+ * back to the caller's switch indices. */
+static int route_canonical(const struct ibf_fabric *f, const struct ibf_engine *e,
+			   const struct ibf_route_opts *o, struct ibf_routes *r,
+			   struct ibf_route_report *rep, struct ibf_error *err)
+{
+	int32_t *old_of_new = NULL;
+	struct ibf_fabric *c = ibf_fabric_clone(f, err);
+	if (!c)
+		return err ? err->code : IBF_ENOMEM;
+	int rc = ibf_fabric_sort(c, &old_of_new, err);
+	if (!rc && !c->finalized)
+		rc = ibf_fabric_finalize(c, err);
+	struct ibf_routes cr;
+	memset(&cr, 0, sizeof(cr));
+	if (!rc)
+		rc = ibf_routes_init(&cr, c->nsw, ibf_max_lid(c), 1, err);
+	if (!rc)
+		rc = e->fn(c, o, &cr, rep, err);
+	if (!rc)
+		rc = ibf_routes_init(r, f->nsw, ibf_max_lid(f), cr.hops != NULL, err);
+	if (!rc) {
+		for (uint32_t s = 0; s < c->nsw; s++) {
+			int32_t old_node = old_of_new[c->switches[s]];
+			uint32_t os = (uint32_t)f->nodes[old_node].sw;
+			memcpy(&r->lft[(size_t)os * r->stride], &cr.lft[(size_t)s * cr.stride], cr.stride);
+			if (cr.hops && r->hops)
+				memcpy(&r->hops[(size_t)os * r->stride], &cr.hops[(size_t)s * cr.stride],
+				       cr.stride);
+		}
+		r->lmc = cr.lmc;
+		snprintf(r->engine, sizeof(r->engine), "%s", e->name);
+	}
+	ibf_routes_free(&cr);
+	free(old_of_new);
+	ibf_fabric_free(c);
+	return rc;
+}
+
 int ibf_route(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
 	      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
 {
@@ -45,6 +90,8 @@ int ibf_route(const struct ibf_fabric *f, const char *engine, const struct ibf_r
 				     engine ? engine : "(null)");
 	if (!f || !r)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no fabric or route table");
+	if (!ibf_fabric_is_sorted(f))
+		return route_canonical(f, e, o, r, rep, err);
 	int rc = ibf_routes_init(r, f->nsw, ibf_max_lid(f), 1, err);
 	if (rc)
 		return rc;

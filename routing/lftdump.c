@@ -429,6 +429,9 @@ static int rd_line(struct rd *d, char *line)
 		d->open = 0;
 		return 0;
 	}
+	/* the deprecation notice Debian's dump_lfts prints after its tables */
+	if (!d->open && (starts(s, "*** WARNING ***") || starts(s, "WARNING:")))
+		return 0;
 	/* dump_lfts column headings */
 	if (d->open && ((starts(s, "Lid") && strstr(s, "Out") && strstr(s, "Destination")) ||
 			(starts(s, "Port") && strstr(s, "Info"))))

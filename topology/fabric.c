@@ -439,3 +439,102 @@ uint64_t ibf_gen_guid(int type, uint32_t index, int port)
 	return (0x0002c9ULL << 40) | ((uint64_t)(type & 0xff) << 32) |
 	       ((uint64_t)(index & 0xffffff) << 8) | (uint64_t)(port & 0xff);
 }
+
+/* ------------------------------------------------------------ canonical order */
+
+static int str_cmp0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int node_cmp(const struct ibf_fabric *f, uint32_t a, uint32_t b)
+{
+	const struct ibf_node *x = &f->nodes[a], *y = &f->nodes[b];
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	int c = str_cmp0(x->desc, y->desc);
+	if (c)
+		return c;
+	c = str_cmp0(x->id, y->id);
+	if (c)
+		return c;
+	return a < b ? -1 : (a > b);
+}
+
+int ibf_fabric_is_sorted(const struct ibf_fabric *f)
+{
+	for (uint32_t i = 1; i < f->nnodes; i++)
+		if (node_cmp(f, i - 1, i) > 0)
+			return 0;
+	return 1;
+}
+
+/* merge sort of node ids (stable, no global state for a qsort context) */
+static void sort_ids(const struct ibf_fabric *f, int32_t *ids, int32_t *tmp, uint32_t n)
+{
+	if (n < 2)
+		return;
+	uint32_t h = n / 2;
+	sort_ids(f, ids, tmp, h);
+	sort_ids(f, ids + h, tmp, n - h);
+	uint32_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = node_cmp(f, (uint32_t)ids[i], (uint32_t)ids[j]) <= 0 ? ids[i++] : ids[j++];
+	while (i < h)
+		tmp[k++] = ids[i++];
+	while (j < n)
+		tmp[k++] = ids[j++];
+	memcpy(ids, tmp, n * sizeof(*ids));
+}
+
+int ibf_fabric_sort(struct ibf_fabric *f, int32_t **old_of_new, struct ibf_error *err)
+{
+	uint32_t n = f->nnodes;
+	int32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	int32_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	struct ibf_node *nodes = malloc((n ? n : 1) * sizeof(*nodes));
+	struct ibf_port *ports = malloc((f->ports_cap ? f->ports_cap : 1) * sizeof(*ports));
+	if (!order || !tmp || !nodes || !ports) {
+		free(order);
+		free(tmp);
+		free(nodes);
+		free(ports);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = (int32_t)i;
+	sort_ids(f, order, tmp, n);
+	/* tmp becomes new_of_old */
+	for (uint32_t i = 0; i < n; i++)
+		tmp[order[i]] = (int32_t)i;
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ibf_node *o = &f->nodes[order[i]];
+		nodes[i] = *o;
+		nodes[i].port_off = off;
+		for (int p = 0; p <= o->nports; p++) {
+			struct ibf_port pp = f->ports[o->port_off + (uint32_t)p];
+			if (pp.peer_node != IBF_NO_NODE)
+				pp.peer_node = tmp[pp.peer_node];
+			ports[off + (uint32_t)p] = pp;
+		}
+		off += (uint32_t)o->nports + 1;
+	}
+	free(f->nodes);
+	free(f->ports);
+	f->nodes = nodes;
+	f->nodes_cap = n ? n : 1;
+	f->ports = ports;
+	f->nports_total = off;
+	free(tmp);
+	int rc = 0;
+	if (f->finalized)
+		rc = ibf_fabric_finalize(f, err);
+	if (old_of_new && !rc)
+		*old_of_new = order;
+	else
+		free(order);
+	return rc;
+}

@@ -173,6 +173,16 @@ int ibf_fabric_set_meta(struct ibf_fabric *f, const char *meta);
 /* Look up "key" in meta; copies its value to buf and returns 1 when found. */
 int ibf_fabric_get_meta(const struct ibf_fabric *f, const char *key, char *buf, size_t len);
 
+/* Reorder the nodes into the canonical order (node GUID, then type, then
+ * description, then id; the original order breaks remaining ties), so that
+ * results that depend on node order do not depend on the order of an input
+ * file.  old_of_new (may be NULL) receives, for each new node id, its old id
+ * (nnodes entries, allocated here, freed by the caller).  The fabric is
+ * finalized again when it was.  Returns 0 or a negative code. */
+int ibf_fabric_sort(struct ibf_fabric *f, int32_t **old_of_new, struct ibf_error *err);
+/* 1 when the nodes are already in canonical order. */
+int ibf_fabric_is_sorted(const struct ibf_fabric *f);
+
 /* Deep copy. */
 struct ibf_fabric *ibf_fabric_clone(const struct ibf_fabric *f, struct ibf_error *err);
 

@@ -1,0 +1,523 @@
+/* Wiring sheets: per rack and per rack pair, an SVG drawing, a Graphviz
+ * DOT graph, and a printable checklist (Markdown and CSV) in wiring-step
+ * order with the cable count of every step, plus an index.
+ *
+ * Rack sheet: the rack's switches stacked as in the rack (plan order),
+ * each cable inside the rack drawn as an arc on the right, coloured by
+ * step and labelled "cable: port-port"; hosts are listed per switch.
+ * Rack-pair sheet: the two racks side by side, one line per cable between
+ * them, port numbers at both ends. */
+#include "ibf_cabling.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define NO_RACK "norack"
+
+struct sheet {
+	const struct ibf_plan *p;
+	uint32_t *cab; /* plan cable indices on this sheet, in step order */
+	uint32_t ncab;
+	uint32_t *sw;  /* switches drawn, in plan order */
+	uint32_t nsw;
+	int32_t *row;  /* plan node -> row on the sheet (-1), and column for pairs */
+	uint8_t *col;
+	const char *r1, *r2; /* racks (r2 NULL for a rack sheet) */
+	char title[200];
+};
+
+static const char *step_colour(int step)
+{
+	static const char *const c[] = { "#555555", "#1f77b4", "#2ca02c", "#d62728", "#7f7f7f",
+					  "#9467bd", "#8c564b", "#e377c2" };
+	return c[step >= 0 && step < 8 ? step : 0];
+}
+
+static const char *rack_of(const struct ibf_plan *p, uint32_t n)
+{
+	return p->nodes[n].rack[0] ? p->nodes[n].rack : NO_RACK;
+}
+
+static void xml(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(*s, out);
+		}
+}
+
+static void dotq(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* Markdown table cells: escape '|' */
+static void mdcell(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+}
+
+static void csvcell(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* ------------------------------------------------------------ writers */
+
+static void write_checklist_md(const struct sheet *s, FILE *out)
+{
+	const struct ibf_plan *p = s->p;
+	fprintf(out, "# %s\n\n", s->title);
+	fprintf(out, "| step | kind | cables |\n|---:|---|---:|\n");
+	for (uint32_t i = 0; i < s->ncab;) {
+		uint32_t j = i;
+		while (j < s->ncab && p->cables[s->cab[j]].step == p->cables[s->cab[i]].step &&
+		       p->cables[s->cab[j]].kind == p->cables[s->cab[i]].kind)
+			j++;
+		fprintf(out, "| %u | %s | %u |\n", p->cables[s->cab[i]].step,
+			ibf_cable_kind_name(p->cables[s->cab[i]].kind), j - i);
+		i = j;
+	}
+	fprintf(out, "| | **total** | **%u** |\n", s->ncab);
+	int last = -1;
+	for (uint32_t i = 0; i < s->ncab; i++) {
+		const struct ibf_cable *c = &p->cables[s->cab[i]];
+		if (c->step != last) {
+			uint32_t n = 0;
+			for (uint32_t j = i; j < s->ncab && p->cables[s->cab[j]].step == c->step; j++)
+				n++;
+			fprintf(out, "\n## Step %u (%u cables)\n\n", c->step, n);
+			fprintf(out, "| done | cable | kind | from | port | to | port |\n"
+				     "|:---:|---:|---|---|---:|---|---:|\n");
+			last = c->step;
+		}
+		fprintf(out, "| [ ] | %u | %s | ", c->id, ibf_cable_kind_name(c->kind));
+		mdcell(out, p->nodes[c->a].name);
+		fprintf(out, " | %u | ", c->ap);
+		mdcell(out, p->nodes[c->b].name);
+		fprintf(out, " | %u |\n", c->bp);
+	}
+}
+
+static void write_checklist_csv(const struct sheet *s, FILE *out)
+{
+	const struct ibf_plan *p = s->p;
+	fputs("done,cable,step,kind,a_rack,a_switch,a_port,b_rack,b_switch,b_port\n", out);
+	for (uint32_t i = 0; i < s->ncab; i++) {
+		const struct ibf_cable *c = &p->cables[s->cab[i]];
+		fprintf(out, ",%u,%u,%s,", c->id, c->step, ibf_cable_kind_name(c->kind));
+		csvcell(out, p->nodes[c->a].rack);
+		fputc(',', out);
+		csvcell(out, p->nodes[c->a].name);
+		fprintf(out, ",%u,", c->ap);
+		csvcell(out, p->nodes[c->b].rack);
+		fputc(',', out);
+		csvcell(out, p->nodes[c->b].name);
+		fprintf(out, ",%u\n", c->bp);
+	}
+}
+
+static void write_dot(const struct sheet *s, FILE *out)
+{
+	const struct ibf_plan *p = s->p;
+	fputs("graph cabling {\n\tlabel=", out);
+	dotq(out, s->title);
+	fputs(";\n\tnode [shape=box, fontname=\"monospace\"];\n", out);
+	for (int side = 0; side < (s->r2 ? 2 : 1); side++) {
+		fprintf(out, "\tsubgraph cluster_%d {\n\t\tlabel=", side);
+		dotq(out, side ? s->r2 : s->r1);
+		fputs(";\n", out);
+		for (uint32_t i = 0; i < s->nsw; i++)
+			if (s->col[s->sw[i]] == side) {
+				fputs("\t\t", out);
+				dotq(out, p->nodes[s->sw[i]].name);
+				fputs(";\n", out);
+			}
+		fputs("\t}\n", out);
+	}
+	for (uint32_t i = 0; i < s->ncab; i++) {
+		const struct ibf_cable *c = &p->cables[s->cab[i]];
+		if (c->kind == IBF_CABLE_HOST || p->nodes[c->b].type != IBF_NODE_SWITCH)
+			continue;
+		fputc('\t', out);
+		dotq(out, p->nodes[c->a].name);
+		fputs(" -- ", out);
+		dotq(out, p->nodes[c->b].name);
+		fprintf(out, " [label=\"%u\", taillabel=\"%u\", headlabel=\"%u\", color=\"%s\"];\n",
+			c->id, c->ap, c->bp, step_colour(c->step));
+	}
+	fputs("}\n", out);
+}
+
+#define BOX_W 200
+#define BOX_H 26
+#define ROW_H 34
+#define TOP 70
+
+static void svg_legend(const struct sheet *s, FILE *out, int y)
+{
+	const struct ibf_plan *p = s->p;
+	int x = 20, seen[8] = { 0 };
+	for (uint32_t i = 0; i < s->ncab; i++) {
+		int st = p->cables[s->cab[i]].step;
+		if (st < 8 && !seen[st]) {
+			seen[st] = 1;
+			fprintf(out,
+				"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
+				"stroke-width=\"3\"/><text x=\"%d\" y=\"%d\">step %d (%s)</text>\n",
+				x, y, x + 30, y, step_colour(st), x + 36, y + 4, st,
+				ibf_cable_kind_name(p->cables[s->cab[i]].kind));
+			x += 200;
+		}
+	}
+}
+
+static void write_svg_rack(const struct sheet *s, FILE *out)
+{
+	const struct ibf_plan *p = s->p;
+	uint32_t nsw_cab = 0;
+	for (uint32_t i = 0; i < s->ncab; i++)
+		nsw_cab += p->nodes[p->cables[s->cab[i]].b].type == IBF_NODE_SWITCH;
+	int h = TOP + (int)s->nsw * ROW_H + 60;
+	int w = 120 + BOX_W + 60 + (int)s->nsw * 14 + 260;
+	fprintf(out,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"monospace\" font-size=\"11\">\n<rect width=\"100%%\" "
+		"height=\"100%%\" fill=\"white\"/>\n<text x=\"20\" y=\"24\" font-size=\"16\">",
+		w, h);
+	xml(out, s->title);
+	fprintf(out, "</text>\n<text x=\"20\" y=\"42\">%u cables (%u between switches)</text>\n",
+		s->ncab, nsw_cab);
+	svg_legend(s, out, 58);
+	int x0 = 20;
+	for (uint32_t i = 0; i < s->nsw; i++) {
+		uint32_t n = s->sw[i];
+		int y = TOP + (int)i * ROW_H;
+		uint32_t hosts = 0;
+		int hlo = 999, hhi = 0;
+		for (int q = 1; q <= p->nodes[n].nports; q++) {
+			int c = ibf_plan_cable_at(p, n, q);
+			if (c >= 0 && p->nodes[p->cables[c].b].type != IBF_NODE_SWITCH &&
+			    p->cables[c].a == n) {
+				hosts++;
+				hlo = q < hlo ? q : hlo;
+				hhi = q > hhi ? q : hhi;
+			}
+		}
+		fprintf(out,
+			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#eef\" "
+			"stroke=\"black\"/>\n<text x=\"%d\" y=\"%d\">",
+			x0, y, BOX_W, BOX_H, x0 + 6, y + 17);
+		xml(out, p->nodes[n].name);
+		fputs("</text>\n", out);
+		if (hosts)
+			fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%u hosts, ports %d-%d</text>\n",
+				x0 + BOX_W + 100 + (int)s->nsw * 14, y + 17, step_colour(4), hosts, hlo,
+				hhi);
+	}
+	for (uint32_t i = 0; i < s->ncab; i++) {
+		const struct ibf_cable *c = &p->cables[s->cab[i]];
+		if (p->nodes[c->b].type != IBF_NODE_SWITCH)
+			continue;
+		int ya = TOP + s->row[c->a] * ROW_H + BOX_H / 2, yb = TOP + s->row[c->b] * ROW_H + BOX_H / 2;
+		int span = abs(s->row[c->a] - s->row[c->b]);
+		int xr = x0 + BOX_W, bulge = 30 + span * 14;
+		fprintf(out,
+			"<path d=\"M %d %d C %d %d, %d %d, %d %d\" fill=\"none\" stroke=\"%s\" "
+			"stroke-width=\"1.5\"><title>cable %u: ",
+			xr, ya, xr + bulge, ya, xr + bulge, yb, xr, yb, step_colour(c->step), c->id);
+		xml(out, p->nodes[c->a].name);
+		fprintf(out, " port %u -- ", c->ap);
+		xml(out, p->nodes[c->b].name);
+		fprintf(out, " port %u</title></path>\n", c->bp);
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"%s\">%u: %u-%u</text>\n",
+			xr + bulge * 3 / 4 + 2, (ya + yb) / 2 + 3, step_colour(c->step), c->id, c->ap,
+			c->bp);
+	}
+	fputs("</svg>\n", out);
+}
+
+static void write_svg_pair(const struct sheet *s, FILE *out)
+{
+	const struct ibf_plan *p = s->p;
+	uint32_t rows[2] = { 0, 0 };
+	for (uint32_t i = 0; i < s->nsw; i++)
+		rows[s->col[s->sw[i]]]++;
+	uint32_t maxr = rows[0] > rows[1] ? rows[0] : rows[1];
+	int gap = 360, h = TOP + 30 + (int)maxr * ROW_H + 40, w = 40 + 2 * BOX_W + gap;
+	fprintf(out,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"monospace\" font-size=\"11\">\n<rect width=\"100%%\" "
+		"height=\"100%%\" fill=\"white\"/>\n<text x=\"20\" y=\"24\" font-size=\"16\">",
+		w, h);
+	xml(out, s->title);
+	fprintf(out, "</text>\n<text x=\"20\" y=\"42\">%u cables</text>\n", s->ncab);
+	svg_legend(s, out, 58);
+	int xs[2] = { 20, 20 + BOX_W + gap };
+	for (int side = 0; side < 2; side++) {
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"13\">rack ", xs[side], TOP + 12);
+		xml(out, side ? s->r2 : s->r1);
+		fputs("</text>\n", out);
+	}
+	for (uint32_t i = 0; i < s->nsw; i++) {
+		uint32_t n = s->sw[i];
+		int y = TOP + 24 + s->row[n] * ROW_H;
+		fprintf(out,
+			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#eef\" "
+			"stroke=\"black\"/>\n<text x=\"%d\" y=\"%d\">",
+			xs[s->col[n]], y, BOX_W, BOX_H, xs[s->col[n]] + 6, y + 17);
+		xml(out, p->nodes[n].name);
+		fputs("</text>\n", out);
+	}
+	for (uint32_t i = 0; i < s->ncab; i++) {
+		const struct ibf_cable *c = &p->cables[s->cab[i]];
+		uint32_t l = s->col[c->a] == 0 ? c->a : c->b, r = l == c->a ? c->b : c->a;
+		int lp = l == c->a ? c->ap : c->bp, rp = l == c->a ? c->bp : c->ap;
+		int yl = TOP + 24 + s->row[l] * ROW_H + BOX_H / 2;
+		int yr = TOP + 24 + s->row[r] * ROW_H + BOX_H / 2;
+		int x1 = xs[0] + BOX_W, x2 = xs[1];
+		fprintf(out,
+			"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
+			"stroke-width=\"1.5\"><title>cable %u</title></line>\n"
+			"<text x=\"%d\" y=\"%d\" font-size=\"9\">%d</text>"
+			"<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\">%d</text>\n",
+			x1, yl, x2, yr, step_colour(c->step), c->id, x1 + 3, yl - 2, lp, x2 - 3, yr - 2,
+			rp);
+	}
+	fputs("</svg>\n", out);
+}
+
+/* ------------------------------------------------------------ driver */
+
+static int write_one(const char *dir, const char *base, const char *ext,
+		     void (*fn)(const struct sheet *, FILE *), const struct sheet *s,
+		     struct ibf_error *err)
+{
+	size_t len = strlen(dir) + strlen(base) + strlen(ext) + 4;
+	char *path = malloc(len);
+	if (!path)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	snprintf(path, len, "%s/%s.%s", dir, base, ext);
+	struct ibf_atomic a;
+	int rc = ibf_atomic_open(&a, path, err);
+	if (!rc) {
+		fn(s, a.fp);
+		int bad = ferror(a.fp);
+		if (bad)
+			ibf_error_set(err, IBF_EIO, path, 0, "write error");
+		rc = ibf_atomic_commit(&a, !bad, bad ? NULL : err);
+		if (bad)
+			rc = IBF_EIO;
+	}
+	free(path);
+	return rc;
+}
+
+static void safe_name(char *out, size_t len, const char *s)
+{
+	size_t i = 0;
+	for (; *s && i + 1 < len; s++)
+		out[i++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+					   (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'
+				   ? *s
+				   : '_';
+	out[i] = '\0';
+}
+
+static int cab_cmp_step(const struct ibf_plan *p, uint32_t x, uint32_t y)
+{
+	const struct ibf_cable *a = &p->cables[x], *b = &p->cables[y];
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* insertion-friendly merge sort of cable indices by (step, id) */
+static void sort_cabs(const struct ibf_plan *p, uint32_t *v, uint32_t *tmp, uint32_t n)
+{
+	if (n < 2)
+		return;
+	uint32_t h = n / 2;
+	sort_cabs(p, v, tmp, h);
+	sort_cabs(p, v + h, tmp, n - h);
+	uint32_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = cab_cmp_step(p, v[j], v[i]) < 0 ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
+static int emit(struct sheet *s, const char *dir, const char *base, FILE *idx,
+		struct ibf_error *err)
+{
+	int rc = write_one(dir, base, "md", write_checklist_md, s, err);
+	if (!rc)
+		rc = write_one(dir, base, "csv", write_checklist_csv, s, err);
+	if (!rc)
+		rc = write_one(dir, base, "dot", write_dot, s, err);
+	if (!rc)
+		rc = write_one(dir, base, "svg", s->r2 ? write_svg_pair : write_svg_rack, s, err);
+	if (rc)
+		return rc;
+	fprintf(idx, "| [%s](%s.md) | ", s->title, base);
+	uint32_t cnt[6] = { 0 };
+	for (uint32_t i = 0; i < s->ncab; i++) {
+		int st = s->p->cables[s->cab[i]].step;
+		cnt[st < 5 ? st : 5]++;
+	}
+	for (int st = 1; st <= 5; st++)
+		fprintf(idx, "%u | ", cnt[st]);
+	fprintf(idx, "%u | [svg](%s.svg) [dot](%s.dot) [csv](%s.csv) |\n", s->ncab, base, base,
+		base);
+	return 0;
+}
+
+int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error *err)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return ibf_error_set(err, IBF_EIO, dir, 0, "cannot create directory: %s",
+				     strerror(errno));
+	if (!p->port_cable)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "plan is not indexed");
+	/* racks in order of first appearance */
+	const char **racks = malloc(((size_t)p->nnodes + 1) * sizeof(char *));
+	int32_t *rack_id = malloc(((size_t)p->nnodes + 1) * sizeof(int32_t));
+	struct sheet s = { .p = p };
+	s.cab = malloc(((size_t)p->ncables + 1) * sizeof(uint32_t));
+	uint32_t *tmp = malloc(((size_t)p->ncables + 1) * sizeof(uint32_t));
+	s.sw = malloc(((size_t)p->nnodes + 1) * sizeof(uint32_t));
+	s.row = malloc(((size_t)p->nnodes + 1) * sizeof(int32_t));
+	s.col = calloc((size_t)p->nnodes + 1, 1);
+	char *idxpath = malloc(strlen(dir) + 16);
+	struct ibf_atomic ia = { 0 };
+	int rc = 0, nsheets = 0;
+	uint32_t nr = 0;
+	if (!racks || !rack_id || !s.cab || !tmp || !s.sw || !s.row || !s.col || !idxpath) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t n = 0; n < p->nnodes; n++) {
+		const char *r = rack_of(p, n);
+		uint32_t k;
+		for (k = 0; k < nr && strcmp(racks[k], r); k++)
+			;
+		if (k == nr)
+			racks[nr++] = r;
+		rack_id[n] = (int32_t)k;
+	}
+	sprintf(idxpath, "%s/index.md", dir);
+	rc = ibf_atomic_open(&ia, idxpath, err);
+	if (rc)
+		goto out;
+	fprintf(ia.fp, "# Wiring sheets\n\n%u racks, %u cables", nr, p->ncables);
+	if (p->meta)
+		fprintf(ia.fp, " (%s)", p->meta);
+	fprintf(ia.fp, "\n\nSteps: 1 intra-subgroup, 2 intra-rack, 3 inter-rack, 4 hosts "
+		       "(generic plans: 1 switch cables, 2 hosts).\n\n"
+		       "| sheet | step 1 | step 2 | step 3 | step 4 | later | total | files |\n"
+		       "|---|---:|---:|---:|---:|---:|---:|---|\n");
+	char base[300], a[120], b[120];
+	/* rack sheets */
+	for (uint32_t r = 0; r < nr && !rc; r++) {
+		s.ncab = s.nsw = 0;
+		for (uint32_t c = 0; c < p->ncables; c++)
+			if (rack_id[p->cables[c].a] == (int32_t)r && rack_id[p->cables[c].b] == (int32_t)r)
+				s.cab[s.ncab++] = c;
+		for (uint32_t n = 0; n < p->nnodes; n++) {
+			s.row[n] = -1;
+			if (rack_id[n] == (int32_t)r && p->nodes[n].type == IBF_NODE_SWITCH) {
+				s.row[n] = (int32_t)s.nsw;
+				s.col[n] = 0;
+				s.sw[s.nsw++] = n;
+			}
+		}
+		if (!s.nsw)
+			continue;
+		sort_cabs(p, s.cab, tmp, s.ncab);
+		s.r1 = racks[r];
+		s.r2 = NULL;
+		snprintf(s.title, sizeof(s.title), "Rack %s", racks[r]);
+		safe_name(a, sizeof(a), racks[r]);
+		snprintf(base, sizeof(base), "rack-%s", a);
+		rc = emit(&s, dir, base, ia.fp, err);
+		nsheets++;
+	}
+	/* rack-pair sheets */
+	for (uint32_t r1 = 0; r1 < nr && !rc; r1++)
+		for (uint32_t r2 = r1 + 1; r2 < nr && !rc; r2++) {
+			s.ncab = s.nsw = 0;
+			for (uint32_t c = 0; c < p->ncables; c++) {
+				int32_t x = rack_id[p->cables[c].a], y = rack_id[p->cables[c].b];
+				if ((x == (int32_t)r1 && y == (int32_t)r2) ||
+				    (x == (int32_t)r2 && y == (int32_t)r1))
+					s.cab[s.ncab++] = c;
+			}
+			if (!s.ncab)
+				continue;
+			uint32_t rows[2] = { 0, 0 };
+			for (uint32_t n = 0; n < p->nnodes; n++) {
+				s.row[n] = -1;
+				if (p->nodes[n].type != IBF_NODE_SWITCH ||
+				    (rack_id[n] != (int32_t)r1 && rack_id[n] != (int32_t)r2))
+					continue;
+				int side = rack_id[n] == (int32_t)r2;
+				s.col[n] = (uint8_t)side;
+				s.row[n] = (int32_t)rows[side]++;
+				s.sw[s.nsw++] = n;
+			}
+			sort_cabs(p, s.cab, tmp, s.ncab);
+			s.r1 = racks[r1];
+			s.r2 = racks[r2];
+			snprintf(s.title, sizeof(s.title), "Racks %s - %s", racks[r1], racks[r2]);
+			safe_name(a, sizeof(a), racks[r1]);
+			safe_name(b, sizeof(b), racks[r2]);
+			snprintf(base, sizeof(base), "racks-%s-%s", a, b);
+			rc = emit(&s, dir, base, ia.fp, err);
+			nsheets++;
+		}
+	if (ia.fp) {
+		int bad = ferror(ia.fp);
+		int rc2 = ibf_atomic_commit(&ia, !rc && !bad, rc ? NULL : err);
+		if (!rc)
+			rc = bad ? ibf_error_set(err, IBF_EIO, idxpath, 0, "write error") : rc2;
+	}
+out:
+	free(racks);
+	free(rack_id);
+	free(s.cab);
+	free(tmp);
+	free(s.sw);
+	free(s.row);
+	free(s.col);
+	free(idxpath);
+	return rc ? rc : nsheets;
+}

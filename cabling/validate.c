@@ -1,0 +1,991 @@
+/* Validator: compare a cable plan with a discovered fabric and name each
+ * wrong cable with its fix.
+ *
+ * 1. Matching.  Every discovered node gets a plan name: by node
+ *    description (equal to the plan name), else by the node-name-map
+ *    (GUID -> plan name), else structurally from an anchor switch the user
+ *    names (--anchor NAME=GUID): in waves, each unmatched discovered switch
+ *    next to matched ones collects votes for the plan node that the plan
+ *    puts behind the same port of the matched neighbour (2 when the far
+ *    port number agrees too, else 1); the best-supported pairs are taken
+ *    first, first those with score >= 2, then any.  Hosts that are still
+ *    unnamed are identified by position: the host the plan puts on the
+ *    switch port they are found on.
+ * 2. Cables.  With both ends expressed as (plan node, port), a discovered
+ *    cable that joins exactly the planned two ends is correct (degraded
+ *    when its width or speed is below the plan's).  The rest is explained
+ *    in this order, each discovered and planned cable used once:
+ *    - swapped: planned u-u' and v-v', found u-v and u'-v': one fix,
+ *      exchange two plugs (on one switch when possible);
+ *    - wrong-port: found between the right two nodes, but on another port
+ *      at one end (or both): move that end;
+ *    - miswired: one end sits where the plan puts a different cable: keep
+ *      that end and move the other to where the plan says (cables with a
+ *      single such explanation first, then those whose target port is free);
+ *    - extra: whatever is left of the discovered cables;
+ *    - missing: whatever is left of the planned cables, except those of a
+ *      switch that was not found at all (one missing-node finding) and, with
+ *      --partial, those of steps after the last step being cabled. */
+#include "ibf_cabling.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const find_names[IBF_FIND_KIND_COUNT] = {
+	[IBF_FIND_MISSING] = "missing",
+	[IBF_FIND_EXTRA] = "extra",
+	[IBF_FIND_MISWIRED] = "miswired",
+	[IBF_FIND_WRONG_PORT] = "wrong-port",
+	[IBF_FIND_SWAPPED] = "swapped",
+	[IBF_FIND_DEGRADED] = "degraded",
+	[IBF_FIND_UNKNOWN_NODE] = "unknown-node",
+	[IBF_FIND_MISSING_NODE] = "missing-node",
+};
+
+const char *ibf_finding_kind_name(int kind)
+{
+	if (kind <= 0 || kind >= IBF_FIND_KIND_COUNT)
+		return "";
+	return find_names[kind];
+}
+
+/* ------------------------------------------------------------ context */
+
+struct dlink {
+	uint32_t un, vn; /* combined node ids */
+	uint8_t up, vp;
+	uint8_t width, speed;
+	uint8_t used;
+};
+
+enum { CS_OPEN = 0, CS_OK, CS_EXPLAINED, CS_FOLDED };
+
+struct vctx {
+	struct ibf_plan *plan;
+	const struct ibf_fabric *fab;
+	struct ibf_vreport *r;
+	int32_t *dmap;     /* fabric node -> combined node */
+	int32_t *pmap;     /* plan node -> fabric node, -1 */
+	uint8_t *method;   /* plan node -> enum ibf_match_method, 0 = unmatched */
+	uint32_t ncomb;    /* plan nodes + unknown fabric nodes */
+	int32_t *comb_fab; /* combined node -> fabric node (-1 for unmatched plan nodes) */
+	uint32_t *off;     /* combined node -> first end */
+	int32_t *act;      /* end -> discovered link, -1 */
+	struct dlink *links;
+	uint32_t nlinks;
+	uint8_t *cstate;   /* plan cable -> CS_* */
+};
+
+static inline uint32_t end_of(const struct vctx *v, uint32_t node, int port)
+{
+	return v->off[node] + (uint32_t)port;
+}
+
+static inline int comb_nports(const struct vctx *v, uint32_t node)
+{
+	return (int)(v->off[node + 1] - v->off[node]) - 1;
+}
+
+static int act_at(const struct vctx *v, uint32_t node, int port)
+{
+	if (port < 0 || port > comb_nports(v, node))
+		return -1;
+	return v->act[end_of(v, node, port)];
+}
+
+static int cable_at(const struct vctx *v, uint32_t node, int port)
+{
+	if (node >= v->plan->nnodes)
+		return -1;
+	return ibf_plan_cable_at(v->plan, node, port);
+}
+
+/* the other end of planned cable c seen from (n, p) */
+static void cable_other(const struct ibf_cable *c, uint32_t n, int p, uint32_t *on, int *op)
+{
+	if (c->a == n && c->ap == p) {
+		*on = c->b;
+		*op = c->bp;
+	} else {
+		*on = c->a;
+		*op = c->ap;
+	}
+}
+
+static void link_other(const struct dlink *l, uint32_t n, int p, uint32_t *on, int *op)
+{
+	if (l->un == n && l->up == p) {
+		*on = l->vn;
+		*op = l->vp;
+	} else {
+		*on = l->un;
+		*op = l->up;
+	}
+}
+
+/* ------------------------------------------------------------ text helpers */
+
+static char *xvasprintf(const char *fmt, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return NULL;
+	char *s = malloc((size_t)n + 1);
+	if (s)
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Name of a combined node: the plan name, or the discovered description
+ * and GUID for unknown nodes.  Returns buf. */
+static const char *node_name(const struct vctx *v, uint32_t n, char *buf, size_t len)
+{
+	if (n < v->plan->nnodes)
+		return v->plan->nodes[n].name;
+	const struct ibf_node *fn = &v->fab->nodes[v->comb_fab[n]];
+	snprintf(buf, len, "'%s' (0x%016" PRIx64 ")", fn->desc ? fn->desc : "", fn->guid);
+	return buf;
+}
+
+/* "NAME port P" */
+static const char *end_str(const struct vctx *v, uint32_t n, int p, char *buf, size_t len)
+{
+	char nb[300];
+	snprintf(buf, len, "%s port %d", node_name(v, n, nb, sizeof(nb)), p);
+	return buf;
+}
+
+static char *cable_desc(const struct vctx *v, int ci)
+{
+	const struct ibf_cable *c = &v->plan->cables[ci];
+	char ws[24];
+	ibf_format_width_speed(c->width, c->speed, ws, sizeof(ws));
+	return xasprintf("cable %u (step %u, %s): %s port %u -- %s port %u%s%s", c->id, c->step,
+			 ibf_cable_kind_name(c->kind), v->plan->nodes[c->a].name, c->ap,
+			 v->plan->nodes[c->b].name, c->bp, ws[0] ? " " : "", ws);
+}
+
+static char *link_desc(const struct vctx *v, int li)
+{
+	const struct dlink *l = &v->links[li];
+	char a[400], b[400], ws[24];
+	ibf_format_width_speed(l->width, l->speed, ws, sizeof(ws));
+	return xasprintf("%s -- %s%s%s", end_str(v, l->un, l->up, a, sizeof(a)),
+			 end_str(v, l->vn, l->vp, b, sizeof(b)), ws[0] ? " " : "", ws);
+}
+
+static char *join2(char *x, char *y)
+{
+	char *s = x && y ? xasprintf("%s; %s", x, y) : NULL;
+	free(x);
+	free(y);
+	return s;
+}
+
+static int add_finding(struct vctx *v, int kind, int c0, int c1, char *expected, char *actual,
+		       char *fix)
+{
+	struct ibf_vreport *r = v->r;
+	if (!expected)
+		expected = strdup("");
+	if (!actual)
+		actual = strdup("");
+	if (!expected || !actual || !fix)
+		goto nomem;
+	if (r->n == r->cap) {
+		uint32_t cap = r->cap ? r->cap * 2 : 16;
+		void *nf = realloc(r->f, cap * sizeof(*r->f));
+		if (!nf)
+			goto nomem;
+		r->f = nf;
+		r->cap = cap;
+	}
+	struct ibf_finding *f = &r->f[r->n++];
+	f->kind = (uint8_t)kind;
+	f->cable[0] = c0;
+	f->cable[1] = c1;
+	f->step = c0 >= 0 ? v->plan->cables[c0].step : 0;
+	f->id[0] = c0 >= 0 ? v->plan->cables[c0].id : 0;
+	f->id[1] = c1 >= 0 ? v->plan->cables[c1].id : 0;
+	f->expected = expected;
+	f->actual = actual;
+	f->fix = fix;
+	r->counts[kind]++;
+	return 0;
+nomem:
+	free(expected);
+	free(actual);
+	free(fix);
+	return IBF_ENOMEM;
+}
+
+/* ------------------------------------------------------------ matching */
+
+static void trimmed(const char *s, char *buf, size_t len)
+{
+	if (!s)
+		s = "";
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
+static int same_kind(const struct ibf_plan_node *pn, const struct ibf_node *fn)
+{
+	return (pn->type == IBF_NODE_SWITCH) == (fn->type == IBF_NODE_SWITCH);
+}
+
+static void bind(struct vctx *v, int fnode, int pnode, int method)
+{
+	v->dmap[fnode] = pnode;
+	v->pmap[pnode] = fnode;
+	v->method[pnode] = (uint8_t)method;
+}
+
+struct cand {
+	int32_t fnode, pnode;
+	int score;
+};
+
+static int cand_cmp(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	if (a->fnode != b->fnode)
+		return a->fnode < b->fnode ? -1 : 1;
+	return (a->pnode > b->pnode) - (a->pnode < b->pnode);
+}
+
+/* One wave of structural matching: every unmatched discovered switch next
+ * to matched nodes votes for plan nodes; pairs with score >= min_score are
+ * bound, best first.  Returns the number bound. */
+static uint32_t structure_wave(struct vctx *v, int min_score, struct cand *cands, int32_t *cp,
+			       int *cs)
+{
+	const struct ibf_fabric *f = v->fab;
+	const struct ibf_plan *p = v->plan;
+	uint32_t nc = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *fn = &f->nodes[i];
+		if (v->dmap[i] >= 0 || fn->type != IBF_NODE_SWITCH)
+			continue;
+		int ncp = 0;
+		for (int q = 1; q <= fn->nports; q++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, q);
+			if (pp->peer_node == IBF_NO_NODE || v->dmap[pp->peer_node] < 0)
+				continue;
+			uint32_t pn = (uint32_t)v->dmap[pp->peer_node];
+			int c = ibf_plan_cable_at(p, pn, pp->peer_port);
+			if (c < 0)
+				continue;
+			uint32_t on;
+			int op;
+			cable_other(&p->cables[c], pn, pp->peer_port, &on, &op);
+			if (v->pmap[on] >= 0 || !same_kind(&p->nodes[on], fn))
+				continue;
+			int k;
+			for (k = 0; k < ncp && cp[k] != (int32_t)on; k++)
+				;
+			if (k == ncp) {
+				cp[ncp] = (int32_t)on;
+				cs[ncp++] = 0;
+			}
+			cs[k] += op == q ? 2 : 1;
+		}
+		int best = -1;
+		for (int k = 0; k < ncp; k++)
+			if (best < 0 || cs[k] > cs[best])
+				best = k;
+		if (best >= 0 && cs[best] >= min_score)
+			cands[nc++] = (struct cand){ (int32_t)i, cp[best], cs[best] };
+	}
+	if (nc > 1)
+		qsort(cands, nc, sizeof(*cands), cand_cmp);
+	uint32_t took = 0;
+	for (uint32_t k = 0; k < nc; k++)
+		if (v->dmap[cands[k].fnode] < 0 && v->pmap[cands[k].pnode] < 0) {
+			bind(v, cands[k].fnode, cands[k].pnode, IBF_MATCH_STRUCTURE);
+			took++;
+		}
+	return took;
+}
+
+/* Structural matching: strong waves (score >= 2) while they bind anything,
+ * then one weak wave, then strong again.  Returns 0 or IBF_ENOMEM. */
+static int match_structure(struct vctx *v)
+{
+	struct cand *cands = malloc(((size_t)v->fab->nnodes + 1) * sizeof(*cands));
+	int32_t *cp = malloc(((size_t)IBF_MAX_PORTS + 2) * sizeof(int32_t));
+	int *cs = malloc(((size_t)IBF_MAX_PORTS + 2) * sizeof(int));
+	int rc = 0;
+	if (!cands || !cp || !cs) {
+		rc = IBF_ENOMEM;
+	} else {
+		int min_score = 2;
+		for (;;) {
+			if (structure_wave(v, min_score, cands, cp, cs))
+				min_score = 2;
+			else if (min_score == 2)
+				min_score = 1;
+			else
+				break;
+		}
+	}
+	free(cands);
+	free(cp);
+	free(cs);
+	return rc;
+}
+
+static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct ibf_error *err)
+{
+	const struct ibf_fabric *f = v->fab;
+	struct ibf_plan *p = v->plan;
+	char buf[1024];
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		trimmed(f->nodes[i].desc, buf, sizeof(buf));
+		int pn = buf[0] ? ibf_plan_find(p, buf) : -1;
+		if (pn >= 0 && v->pmap[pn] < 0 && same_kind(&p->nodes[pn], &f->nodes[i]))
+			bind(v, (int)i, pn, IBF_MATCH_DESC);
+	}
+	if (o && o->namemap)
+		for (uint32_t i = 0; i < f->nnodes; i++) {
+			if (v->dmap[i] >= 0)
+				continue;
+			const char *nm = ibf_namemap_lookup(o->namemap, f->nodes[i].guid);
+			if (!nm)
+				continue;
+			trimmed(nm, buf, sizeof(buf));
+			int pn = ibf_plan_find(p, buf);
+			if (pn >= 0 && v->pmap[pn] < 0 && same_kind(&p->nodes[pn], &f->nodes[i]))
+				bind(v, (int)i, pn, IBF_MATCH_NAMEMAP);
+		}
+	if (o && o->anchor_name) {
+		int pn = ibf_plan_find(p, o->anchor_name);
+		if (pn < 0 || p->nodes[pn].type != IBF_NODE_SWITCH)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "anchor '%s' is not a switch of the plan",
+					     o->anchor_name);
+		int fn = ibf_fabric_find_guid(f, o->anchor_guid);
+		if (fn < 0 || f->nodes[fn].type != IBF_NODE_SWITCH)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "anchor GUID 0x%016" PRIx64
+					     " is not a switch of the discovered fabric",
+					     o->anchor_guid);
+		if (v->dmap[fn] >= 0 && v->dmap[fn] != pn) {
+			v->pmap[v->dmap[fn]] = -1;
+			v->method[v->dmap[fn]] = 0;
+		}
+		if (v->pmap[pn] >= 0 && v->pmap[pn] != fn)
+			v->dmap[v->pmap[pn]] = -1;
+		bind(v, fn, pn, IBF_MATCH_STRUCTURE);
+		if (match_structure(v))
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	/* hosts by position */
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *fn = &f->nodes[i];
+		if (v->dmap[i] >= 0 || fn->type == IBF_NODE_SWITCH)
+			continue;
+		for (int q = 1; q <= fn->nports && v->dmap[i] < 0; q++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, q);
+			if (pp->peer_node == IBF_NO_NODE || v->dmap[pp->peer_node] < 0)
+				continue;
+			int c = ibf_plan_cable_at(p, (uint32_t)v->dmap[pp->peer_node], pp->peer_port);
+			if (c < 0)
+				continue;
+			uint32_t on;
+			int op;
+			cable_other(&p->cables[c], (uint32_t)v->dmap[pp->peer_node], pp->peer_port,
+				    &on, &op);
+			if (v->pmap[on] < 0 && p->nodes[on].type != IBF_NODE_SWITCH)
+				bind(v, (int)i, (int)on, IBF_MATCH_POSITION);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ classification */
+
+static int find_ok_and_degraded(struct vctx *v)
+{
+	const struct ibf_plan *p = v->plan;
+	for (uint32_t c = 0; c < p->ncables; c++) {
+		const struct ibf_cable *cb = &p->cables[c];
+		if (v->pmap[cb->a] < 0 || v->pmap[cb->b] < 0)
+			continue;
+		int l = act_at(v, cb->a, cb->ap);
+		if (l < 0)
+			continue;
+		uint32_t on;
+		int op;
+		link_other(&v->links[l], cb->a, cb->ap, &on, &op);
+		if (on != cb->b || op != cb->bp || v->links[l].used)
+			continue;
+		v->links[l].used = 1;
+		v->cstate[c] = CS_OK;
+		v->r->ok++;
+		const struct dlink *dl = &v->links[l];
+		if ((cb->width && dl->width && dl->width < cb->width) ||
+		    (cb->speed && dl->speed && ibf_speed_rate(dl->speed) < ibf_speed_rate(cb->speed))) {
+			char pw[24], aw[24], a[400], b[400];
+			ibf_format_width_speed(cb->width, cb->speed, pw, sizeof(pw));
+			ibf_format_width_speed(dl->width, dl->speed, aw, sizeof(aw));
+			if (add_finding(v, IBF_FIND_DEGRADED, (int)c, -1, cable_desc(v, (int)c),
+					link_desc(v, l),
+					xasprintf("reseat or replace the cable between %s and %s: it "
+						  "runs at %s, the plan says %s",
+						  end_str(v, cb->a, cb->ap, a, sizeof(a)),
+						  end_str(v, cb->b, cb->bp, b, sizeof(b)), aw, pw)))
+				return IBF_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The link's ends as (node, port) pairs when both sit on plan nodes. */
+static int link_on_plan(const struct vctx *v, const struct dlink *l)
+{
+	return l->un < v->plan->nnodes && l->vn < v->plan->nnodes;
+}
+
+static int is_switch(const struct vctx *v, uint32_t n)
+{
+	return n < v->plan->nnodes && v->plan->nodes[n].type == IBF_NODE_SWITCH;
+}
+
+static int find_swaps(struct vctx *v)
+{
+	const struct ibf_plan *p = v->plan;
+	for (uint32_t d = 0; d < v->nlinks; d++) {
+		struct dlink *l = &v->links[d];
+		if (l->used || !link_on_plan(v, l))
+			continue;
+		int cu = cable_at(v, l->un, l->up), cw = cable_at(v, l->vn, l->vp);
+		if (cu < 0 || cw < 0 || cu == cw || v->cstate[cu] || v->cstate[cw])
+			continue;
+		uint32_t u2n, w2n;
+		int u2p, w2p;
+		cable_other(&p->cables[cu], l->un, l->up, &u2n, &u2p);
+		cable_other(&p->cables[cw], l->vn, l->vp, &w2n, &w2p);
+		int d2 = act_at(v, u2n, u2p);
+		if (d2 < 0 || (uint32_t)d2 == d || v->links[d2].used)
+			continue;
+		uint32_t on;
+		int op;
+		link_other(&v->links[d2], u2n, u2p, &on, &op);
+		if (on != w2n || op != w2p)
+			continue;
+		/* planned u-u2, w-w2; found u-w, u2-w2.  Exchanging the plugs at
+		 * (w, u2) or at (u, w2) fixes both; prefer a pair on one switch. */
+		uint32_t xn = l->vn, yn = u2n;
+		int xp = l->vp, yp = u2p;
+		int s1 = l->vn == u2n ? 2 : is_switch(v, l->vn) && is_switch(v, u2n);
+		int s2 = l->un == w2n ? 2 : is_switch(v, l->un) && is_switch(v, w2n);
+		if (s2 > s1) {
+			xn = l->un;
+			xp = l->up;
+			yn = w2n;
+			yp = w2p;
+		}
+		l->used = 1;
+		v->links[d2].used = 1;
+		v->cstate[cu] = v->cstate[cw] = CS_EXPLAINED;
+		char a[400], b[400];
+		int c0 = cu < cw ? cu : cw, c1 = cu < cw ? cw : cu;
+		if (add_finding(v, IBF_FIND_SWAPPED, c0, c1, join2(cable_desc(v, c0), cable_desc(v, c1)),
+				join2(link_desc(v, (int)d), link_desc(v, d2)),
+				xasprintf("swap the two cables at %s and %s (exchange the plugs)",
+					  end_str(v, xn, xp, a, sizeof(a)),
+					  end_str(v, yn, yp, b, sizeof(b)))))
+			return IBF_ENOMEM;
+	}
+	return 0;
+}
+
+static int find_wrong_ports(struct vctx *v)
+{
+	const struct ibf_plan *p = v->plan;
+	for (uint32_t d = 0; d < v->nlinks; d++) {
+		struct dlink *l = &v->links[d];
+		if (l->used || !link_on_plan(v, l))
+			continue;
+		int c = -1, keep = -1; /* keep: 0 = u end stays, 1 = v end stays, 2 = none */
+		uint32_t on;
+		int op;
+		int cu = cable_at(v, l->un, l->up), cw = cable_at(v, l->vn, l->vp);
+		if (cu >= 0 && !v->cstate[cu]) {
+			cable_other(&p->cables[cu], l->un, l->up, &on, &op);
+			if (on == l->vn)
+				c = cu, keep = 0;
+		}
+		if (c < 0 && cw >= 0 && !v->cstate[cw]) {
+			cable_other(&p->cables[cw], l->vn, l->vp, &on, &op);
+			if (on == l->un)
+				c = cw, keep = 1;
+		}
+		if (c < 0) {
+			/* right nodes, both ports wrong: any open planned cable between them */
+			uint32_t n = l->un;
+			for (int q = 1; q <= p->nodes[n].nports && c < 0; q++) {
+				int k = ibf_plan_cable_at(p, n, q);
+				if (k < 0 || v->cstate[k])
+					continue;
+				cable_other(&p->cables[k], n, q, &on, &op);
+				if (on == l->vn && act_at(v, n, q) < 0 && act_at(v, on, op) < 0)
+					c = k, keep = 2;
+			}
+		}
+		if (c < 0)
+			continue;
+		const struct ibf_cable *cb = &p->cables[c];
+		l->used = 1;
+		v->cstate[c] = CS_EXPLAINED;
+		char a[400], b[400], t[400];
+		char *fix;
+		if (keep < 2) {
+			uint32_t sn = keep == 0 ? l->un : l->vn, mn = keep == 0 ? l->vn : l->un;
+			int sp = keep == 0 ? l->up : l->vp, mp = keep == 0 ? l->vp : l->up;
+			uint32_t tn;
+			int tp;
+			cable_other(cb, sn, sp, &tn, &tp);
+			int busy = act_at(v, tn, tp) >= 0;
+			fix = xasprintf("move the cable at %s from %s to %s%s",
+					end_str(v, sn, sp, a, sizeof(a)), end_str(v, mn, mp, b, sizeof(b)),
+					end_str(v, tn, tp, t, sizeof(t)),
+					busy ? " (that port holds another cable: fix it first)" : "");
+		} else {
+			char t2[400];
+			int ua = cb->a == l->un;
+			fix = xasprintf("move the cable between %s and %s to %s and %s",
+					end_str(v, l->un, l->up, a, sizeof(a)),
+					end_str(v, l->vn, l->vp, b, sizeof(b)),
+					end_str(v, ua ? cb->a : cb->b, ua ? cb->ap : cb->bp, t, sizeof(t)),
+					end_str(v, ua ? cb->b : cb->a, ua ? cb->bp : cb->ap, t2,
+						sizeof(t2)));
+		}
+		if (add_finding(v, IBF_FIND_WRONG_PORT, c, -1, cable_desc(v, c), link_desc(v, (int)d),
+				fix))
+			return IBF_ENOMEM;
+	}
+	return 0;
+}
+
+/* Miswired: keep end (sn, sp) whose planned cable is c, move the other. */
+static int report_miswire(struct vctx *v, uint32_t d, int c, int keep_u)
+{
+	struct dlink *l = &v->links[d];
+	uint32_t sn = keep_u ? l->un : l->vn, mn = keep_u ? l->vn : l->un, tn;
+	int sp = keep_u ? l->up : l->vp, mp = keep_u ? l->vp : l->up, tp;
+	cable_other(&v->plan->cables[c], sn, sp, &tn, &tp);
+	int busy = v->pmap[tn] >= 0 && act_at(v, tn, tp) >= 0;
+	l->used = 1;
+	v->cstate[c] = CS_EXPLAINED;
+	char a[400], b[400], t[400];
+	return add_finding(v, IBF_FIND_MISWIRED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
+			   xasprintf("move the cable at %s from %s to %s%s",
+				     end_str(v, sn, sp, a, sizeof(a)),
+				     end_str(v, mn, mp, b, sizeof(b)),
+				     end_str(v, tn, tp, t, sizeof(t)),
+				     busy ? " (that port holds another cable: fix it first)"
+					  : v->pmap[tn] < 0 ? " (that switch was not found)" : ""));
+}
+
+static int find_miswires(struct vctx *v)
+{
+	for (int pass = 0; pass < 3; pass++)
+		for (uint32_t d = 0; d < v->nlinks; d++) {
+			struct dlink *l = &v->links[d];
+			if (l->used || (l->un >= v->plan->nnodes && l->vn >= v->plan->nnodes))
+				continue;
+			int cu = cable_at(v, l->un, l->up), cw = cable_at(v, l->vn, l->vp);
+			if (cu >= 0 && v->cstate[cu])
+				cu = -1;
+			if (cw >= 0 && v->cstate[cw])
+				cw = -1;
+			int n = (cu >= 0) + (cw >= 0);
+			if (!n)
+				continue;
+			if (pass == 0 && n != 1)
+				continue;
+			int keep_u = cu >= 0;
+			if (n == 2) {
+				/* prefer the move whose target port is free */
+				uint32_t tn;
+				int tp;
+				cable_other(&v->plan->cables[cu], l->un, l->up, &tn, &tp);
+				int u_free = v->pmap[tn] >= 0 && act_at(v, tn, tp) < 0;
+				cable_other(&v->plan->cables[cw], l->vn, l->vp, &tn, &tp);
+				int w_free = v->pmap[tn] >= 0 && act_at(v, tn, tp) < 0;
+				if (pass == 1 && !u_free && !w_free)
+					continue;
+				keep_u = u_free || !w_free;
+			}
+			if (report_miswire(v, d, keep_u ? cu : cw, keep_u))
+				return IBF_ENOMEM;
+		}
+	return 0;
+}
+
+static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
+{
+	struct ibf_plan *p = v->plan;
+	const struct ibf_fabric *f = v->fab;
+	/* the step being cabled */
+	int step = 0;
+	if (o && o->partial) {
+		step = o->step;
+		if (!step)
+			for (uint32_t c = 0; c < p->ncables; c++)
+				if (v->cstate[c] && p->cables[c].step > step)
+					step = p->cables[c].step;
+		v->r->partial_step = step;
+	}
+	int partial = o && o->partial;
+	/* switches of the plan that were not found */
+	for (uint32_t n = 0; n < p->nnodes; n++) {
+		if (v->pmap[n] >= 0 || p->nodes[n].type != IBF_NODE_SWITCH)
+			continue;
+		uint32_t nc = 0, nexp = 0, minstep = UINT32_MAX;
+		int first = -1;
+		for (int q = 1; q <= p->nodes[n].nports; q++) {
+			int c = ibf_plan_cable_at(p, n, q);
+			if (c < 0 || v->cstate[c])
+				continue;
+			nc++;
+			if (first < 0)
+				first = c;
+			if (partial && p->cables[c].step > step)
+				nexp++;
+			if (p->cables[c].step < minstep)
+				minstep = p->cables[c].step;
+		}
+		if (nc && nexp == nc)
+			continue; /* everything of it is still to be cabled */
+		for (int q = 1; q <= p->nodes[n].nports; q++) {
+			int c = ibf_plan_cable_at(p, n, q);
+			if (c >= 0 && !v->cstate[c])
+				v->cstate[c] = CS_FOLDED;
+		}
+		if (add_finding(v, IBF_FIND_MISSING_NODE, first, -1,
+				xasprintf("switch %s (rack %s) with %u planned cables",
+					  p->nodes[n].name, p->nodes[n].rack[0] ? p->nodes[n].rack : "-",
+					  nc),
+				strdup("not found in the discovered fabric"),
+				xasprintf("install, power and cable %s (check its node description "
+					  "or add it to the node-name-map if it is there)",
+					  p->nodes[n].name)))
+			return IBF_ENOMEM;
+	}
+	/* missing cables */
+	for (uint32_t c = 0; c < p->ncables; c++) {
+		if (v->cstate[c])
+			continue;
+		const struct ibf_cable *cb = &p->cables[c];
+		if (partial && cb->step > step) {
+			v->r->expected_missing++;
+			continue;
+		}
+		char a[400], b[400];
+		if (add_finding(v, IBF_FIND_MISSING, (int)c, -1, cable_desc(v, (int)c),
+				strdup("no cable"),
+				xasprintf("connect %s to %s (cable %u, step %u)",
+					  end_str(v, cb->a, cb->ap, a, sizeof(a)),
+					  end_str(v, cb->b, cb->bp, b, sizeof(b)), cb->id, cb->step)))
+			return IBF_ENOMEM;
+	}
+	/* unknown switches (their cables are part of the finding) */
+	for (uint32_t n = p->nnodes; n < v->ncomb; n++) {
+		const struct ibf_node *fn = &f->nodes[v->comb_fab[n]];
+		if (fn->type != IBF_NODE_SWITCH)
+			continue;
+		char list[700] = "", nb[300], a[400];
+		size_t len = 0;
+		int shown = 0, total = 0;
+		for (int q = 1; q <= comb_nports(v, n); q++) {
+			int l = act_at(v, n, q);
+			if (l < 0)
+				continue;
+			total++;
+			v->links[l].used = 1;
+			if (shown < 4 && len < sizeof(list) - 200) {
+				uint32_t on;
+				int op;
+				link_other(&v->links[l], n, q, &on, &op);
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%sport %d to %s",
+							shown ? ", " : "", q,
+							end_str(v, on, op, a, sizeof(a)));
+				shown++;
+			}
+		}
+		if (total > shown)
+			snprintf(list + len, sizeof(list) - len, ", ... (%d cables)", total);
+		if (add_finding(v, IBF_FIND_UNKNOWN_NODE, -1, -1, strdup("no such switch in the plan"),
+				xasprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)),
+					  total ? list : "no cables"),
+				xasprintf("remove switch %s, or give it its plan name (node "
+					  "description, --node-name-map or --anchor)",
+					  node_name(v, n, nb, sizeof(nb)))))
+			return IBF_ENOMEM;
+	}
+	/* extra cables */
+	for (uint32_t d = 0; d < v->nlinks; d++) {
+		if (v->links[d].used)
+			continue;
+		const struct dlink *l = &v->links[d];
+		char a[400], b[400];
+		v->links[d].used = 1;
+		if (add_finding(v, IBF_FIND_EXTRA, -1, -1, strdup("no cable"), link_desc(v, (int)d),
+				xasprintf("unplug the cable between %s and %s",
+					  end_str(v, l->un, l->up, a, sizeof(a)),
+					  end_str(v, l->vn, l->vp, b, sizeof(b)))))
+			return IBF_ENOMEM;
+	}
+	return 0;
+}
+
+static int kind_rank(int k)
+{
+	switch (k) {
+	case IBF_FIND_MISSING_NODE: return 0;
+	case IBF_FIND_UNKNOWN_NODE: return 1;
+	default: return 2;
+	}
+}
+
+static int finding_cmp(const void *x, const void *y)
+{
+	const struct ibf_finding *a = x, *b = y;
+	int ra = kind_rank(a->kind), rb = kind_rank(b->kind);
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	if (a->step != b->step)
+		return a->step == 0 ? 1 : b->step == 0 ? -1 : a->step < b->step ? -1 : 1;
+	uint32_t ia = a->cable[0] >= 0 ? a->id[0] : UINT32_MAX;
+	uint32_t ib = b->cable[0] >= 0 ? b->id[0] : UINT32_MAX;
+	if (ia != ib)
+		return ia < ib ? -1 : 1;
+	return strcmp(a->actual, b->actual);
+}
+
+int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
+		 const struct ibf_validate_opts *o, struct ibf_vreport *r, struct ibf_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (!plan->port_cable && ibf_plan_index(plan, err))
+		return err ? err->code : IBF_EINVAL;
+	struct vctx v = { .plan = plan, .fab = fab, .r = r };
+	int rc = IBF_ENOMEM;
+	uint32_t nf = fab->nnodes, np = plan->nnodes;
+	v.dmap = malloc(((size_t)nf + 1) * sizeof(int32_t));
+	v.pmap = malloc(((size_t)np + 1) * sizeof(int32_t));
+	v.method = calloc((size_t)np + 1, 1);
+	v.cstate = calloc((size_t)plan->ncables + 1, 1);
+	v.comb_fab = malloc(((size_t)np + nf + 1) * sizeof(int32_t));
+	v.off = malloc(((size_t)np + nf + 2) * sizeof(uint32_t));
+	if (!v.dmap || !v.pmap || !v.method || !v.cstate || !v.comb_fab || !v.off)
+		goto nomem;
+	for (uint32_t i = 0; i < nf; i++)
+		v.dmap[i] = -1;
+	for (uint32_t i = 0; i < np; i++)
+		v.pmap[i] = -1;
+	rc = match_nodes(&v, o, err);
+	if (rc)
+		goto out;
+	rc = IBF_ENOMEM;
+	/* combined nodes: plan nodes, then unmatched discovered nodes */
+	v.ncomb = np;
+	for (uint32_t i = 0; i < np; i++)
+		v.comb_fab[i] = v.pmap[i];
+	for (uint32_t i = 0; i < nf; i++)
+		if (v.dmap[i] < 0) {
+			v.comb_fab[v.ncomb] = (int32_t)i;
+			v.dmap[i] = (int32_t)v.ncomb++;
+		}
+	uint32_t off = 0;
+	for (uint32_t n = 0; n < v.ncomb; n++) {
+		int npt = n < np ? plan->nodes[n].nports : 0;
+		if (v.comb_fab[n] >= 0 && fab->nodes[v.comb_fab[n]].nports > npt)
+			npt = fab->nodes[v.comb_fab[n]].nports;
+		v.off[n] = off;
+		off += (uint32_t)npt + 1;
+	}
+	v.off[v.ncomb] = off;
+	v.act = malloc(((size_t)off + 1) * sizeof(int32_t));
+	v.links = malloc(((size_t)fab->nports_total / 2 + 2) * sizeof(*v.links));
+	if (!v.act || !v.links)
+		goto nomem;
+	for (uint32_t i = 0; i < off; i++)
+		v.act[i] = -1;
+	for (uint32_t i = 0; i < nf; i++) {
+		const struct ibf_node *fn = &fab->nodes[i];
+		for (int q = 1; q <= fn->nports; q++) {
+			const struct ibf_port *pp = ibf_port(fab, (int)i, q);
+			if (pp->peer_node == IBF_NO_NODE)
+				continue;
+			uint32_t j = (uint32_t)pp->peer_node;
+			if (j < i || (j == i && pp->peer_port <= q))
+				continue;
+			if (v.nlinks >= fab->nports_total / 2 + 1)
+				break;
+			const struct ibf_port *pq = ibf_port(fab, (int)j, pp->peer_port);
+			struct dlink *l = &v.links[v.nlinks];
+			l->un = (uint32_t)v.dmap[i];
+			l->up = (uint8_t)q;
+			l->vn = (uint32_t)v.dmap[j];
+			l->vp = pp->peer_port;
+			l->width = pp->width && pq->width && pq->width < pp->width ? pq->width
+										  : pp->width ? pp->width : pq->width;
+			l->speed = pp->speed && pq->speed &&
+						   ibf_speed_rate(pq->speed) < ibf_speed_rate(pp->speed)
+					   ? pq->speed
+					   : pp->speed ? pp->speed : pq->speed;
+			l->used = 0;
+			v.act[end_of(&v, l->un, l->up)] = (int32_t)v.nlinks;
+			v.act[end_of(&v, l->vn, l->vp)] = (int32_t)v.nlinks;
+			v.nlinks++;
+		}
+	}
+	for (uint32_t n = 0; n < np; n++)
+		if (v.method[n])
+			r->matched_by[v.method[n]]++;
+	r->planned = plan->ncables;
+	for (uint32_t n = 0; n < np; n++)
+		r->plan_nodes += plan->nodes[n].type == IBF_NODE_SWITCH;
+	for (uint32_t i = 0; i < nf; i++)
+		r->found_nodes += fab->nodes[i].type == IBF_NODE_SWITCH;
+	if (find_ok_and_degraded(&v) || find_swaps(&v) || find_wrong_ports(&v) ||
+	    find_miswires(&v) || report_rest(&v, o))
+		goto nomem;
+	if (r->n > 1)
+		qsort(r->f, r->n, sizeof(*r->f), finding_cmp);
+	rc = 0;
+	goto out;
+nomem:
+	rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+out:
+	free(v.dmap);
+	free(v.pmap);
+	free(v.method);
+	free(v.cstate);
+	free(v.comb_fab);
+	free(v.off);
+	free(v.act);
+	free(v.links);
+	if (rc)
+		ibf_vreport_free(r);
+	return rc;
+}
+
+void ibf_vreport_free(struct ibf_vreport *r)
+{
+	for (uint32_t i = 0; i < r->n; i++) {
+		free(r->f[i].expected);
+		free(r->f[i].actual);
+		free(r->f[i].fix);
+	}
+	free(r->f);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ------------------------------------------------------------ output */
+
+void ibf_vreport_write_text(const struct ibf_vreport *r, FILE *out)
+{
+	fprintf(out,
+		"plan: %u switches, %u cables; found %u switches; nodes named by description %u, "
+		"by node-name-map %u, by structure %u, hosts by position %u\n",
+		r->plan_nodes, r->planned, r->found_nodes, r->matched_by[IBF_MATCH_DESC],
+		r->matched_by[IBF_MATCH_NAMEMAP], r->matched_by[IBF_MATCH_STRUCTURE],
+		r->matched_by[IBF_MATCH_POSITION]);
+	if (r->partial_step)
+		fprintf(out, "partial: cabling up to step %d; %u cables of later steps not yet "
+			     "expected\n",
+			r->partial_step, r->expected_missing);
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct ibf_finding *f = &r->f[i];
+		fprintf(out, "%s: %s\n", ibf_finding_kind_name(f->kind), f->fix);
+		if (f->expected[0])
+			fprintf(out, "    expected: %s\n", f->expected);
+		if (f->actual[0])
+			fprintf(out, "    found:    %s\n", f->actual);
+	}
+	if (!r->n) {
+		fprintf(out, "clean: %u of %u planned cables present and correct\n", r->ok,
+			r->planned);
+		return;
+	}
+	fprintf(out, "%u finding%s:", r->n, r->n == 1 ? "" : "s");
+	const char *sep = " ";
+	for (int k = 1; k < IBF_FIND_KIND_COUNT; k++)
+		if (r->counts[k]) {
+			fprintf(out, "%s%u %s", sep, r->counts[k], ibf_finding_kind_name(k));
+			sep = ", ";
+		}
+	fprintf(out, "; %u of %u planned cables correct\n", r->ok, r->planned);
+}
+
+static void jstr(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+void ibf_vreport_write_json(const struct ibf_vreport *r, FILE *out)
+{
+	fprintf(out, "{\n  \"clean\": %s,\n  \"summary\": {\"planned_cables\": %u, \"ok\": %u, "
+		     "\"expected_missing\": %u, \"plan_switches\": %u, \"found_switches\": %u, "
+		     "\"partial_step\": %d",
+		r->n ? "false" : "true", r->planned, r->ok, r->expected_missing, r->plan_nodes,
+		r->found_nodes, r->partial_step);
+	for (int k = 1; k < IBF_FIND_KIND_COUNT; k++)
+		fprintf(out, ", \"%s\": %u", ibf_finding_kind_name(k), r->counts[k]);
+	fputs("},\n  \"findings\": [", out);
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct ibf_finding *f = &r->f[i];
+		fprintf(out, "%s\n    {\"kind\": \"%s\", \"step\": %u, \"expected\": ", i ? "," : "",
+			ibf_finding_kind_name(f->kind), f->step);
+		jstr(out, f->expected);
+		fputs(", \"cables\": [", out);
+		for (int k = 0; k < 2; k++)
+			if (f->cable[k] >= 0)
+				fprintf(out, "%s%u", k ? ", " : "", f->id[k]);
+		fputs("], \"actual\": ", out);
+		jstr(out, f->actual);
+		fputs(", \"fix\": ", out);
+		jstr(out, f->fix);
+		fputc('}', out);
+	}
+	fputs(r->n ? "\n  ]\n}\n" : "]\n}\n", out);
+}

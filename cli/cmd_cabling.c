@@ -1,0 +1,631 @@
+/* ibfab cabling: slimfly | from-topology | sheets | render
+ * ibfab validate: compare a discovered fabric with a cable plan */
+#include "cli.h"
+#include "ibf_cabling.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef IBF_HAVE_IBNETDISC
+#include <infiniband/ibnetdisc.h>
+#include <infiniband/mad.h>
+#endif
+
+enum {
+	O_Q = 256, O_HOSTS, O_SWPORTS, O_FIRSTHOST, O_LINK, O_NET, O_IBND, O_NNMAP, O_JSON,
+	O_SHEETS, O_NOFABRIC, O_PLAN, O_FABRIC, O_LIVE, O_ANCHOR, O_PARTIAL, O_STEP, O_FORMAT,
+	O_CA, O_CAPORT
+};
+
+/* "plan.csv" -> "plan" + ext */
+static char *sibling(const char *out, const char *ext)
+{
+	size_t n = strlen(out);
+	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+	if (dot && (!slash || dot > slash))
+		n = (size_t)(dot - out);
+	char *s = malloc(n + strlen(ext) + 1);
+	if (s) {
+		memcpy(s, out, n);
+		strcpy(s + n, ext);
+	}
+	return s;
+}
+
+static int write_plan_outputs(const struct ibf_plan *p, const char *out, const char *json,
+			      const char *net, const char *ibnd, const char *nnmap,
+			      const char *sheets, int fabric_files, int quiet)
+{
+	struct ibf_error err;
+	if (ibf_plan_write_csv(p, out, &err))
+		return cli_fail(&err);
+	if (json) {
+		struct ibf_atomic a;
+		if (ibf_atomic_open(&a, json, &err))
+			return cli_fail(&err);
+		int bad = ibf_plan_write_json_stream(p, a.fp);
+		if (ibf_atomic_commit(&a, !bad, &err) || bad)
+			return bad ? cli_fail(&(struct ibf_error){ IBF_EIO, "", 0, "write error" })
+				   : cli_fail(&err);
+	}
+	char *dnet = NULL, *dibnd = NULL, *dnm = NULL;
+	if (fabric_files && strcmp(out, "-")) {
+		if (!net)
+			net = dnet = sibling(out, ".net");
+		if (!ibnd)
+			ibnd = dibnd = sibling(out, ".ibnetdiscover");
+		if (!nnmap)
+			nnmap = dnm = sibling(out, ".node-name-map");
+	}
+	int rc = 0;
+	if (net || ibnd || nnmap) {
+		struct ibf_fabric *f = ibf_plan_to_fabric(p, &err);
+		if (!f || ibf_assign_lids(f, 0, 0, &err) ||
+		    (net && ibf_fabric_write(f, net, IBF_FMT_IBSIM, &err)) ||
+		    (ibnd && ibf_fabric_write(f, ibnd, IBF_FMT_IBNETDISCOVER, &err)) ||
+		    (nnmap && ibf_namemap_write_fabric(f, nnmap, &err)))
+			rc = cli_fail(&err);
+		ibf_fabric_free(f);
+		if (!rc && !quiet && strcmp(out, "-"))
+			fprintf(stderr, "ibfab: planned fabric:%s%s%s%s%s%s\n", net ? " " : "",
+				net ? net : "", ibnd ? " " : "", ibnd ? ibnd : "", nnmap ? " " : "",
+				nnmap ? nnmap : "");
+	}
+	free(dnet);
+	free(dibnd);
+	free(dnm);
+	if (!rc && sheets) {
+		int n = ibf_sheets_write(p, sheets, &err);
+		if (n < 0)
+			return cli_fail(&err);
+		if (!quiet)
+			fprintf(stderr, "ibfab: %d wiring sheets in %s/ (index.md)\n", n, sheets);
+	}
+	return rc;
+}
+
+static void plan_summary(const struct ibf_plan *p)
+{
+	uint32_t cnt[IBF_CABLE_KIND_COUNT] = { 0 }, nsw = 0;
+	for (uint32_t i = 0; i < p->ncables; i++)
+		cnt[p->cables[i].kind]++;
+	for (uint32_t i = 0; i < p->nnodes; i++)
+		nsw += p->nodes[i].type == IBF_NODE_SWITCH;
+	fprintf(stderr, "ibfab: plan with %u switches, %u hosts, %u cables:", nsw, p->nnodes - nsw,
+		p->ncables);
+	const char *sep = " ";
+	for (int k = 1; k < IBF_CABLE_KIND_COUNT; k++)
+		if (cnt[k]) {
+			fprintf(stderr, "%s%u %s", sep, cnt[k], ibf_cable_kind_name(k));
+			sep = ", ";
+		}
+	fputc('\n', stderr);
+}
+
+static const char common_out_help[] =
+	"Output options:\n"
+	"  -o, --output F       the plan CSV (atomically; '-' = stdout)\n"
+	"  --json F             the plan as JSON too\n"
+	"  --net F              the planned fabric as an ibsim net file (default: beside -o, .net)\n"
+	"  --ibnd F             ... as ibnetdiscover text (default: beside -o, .ibnetdiscover)\n"
+	"  --node-name-map F    ... node-name-map of it (default: beside -o, .node-name-map)\n"
+	"  --no-fabric          do not write the default .net/.ibnetdiscover/.node-name-map\n"
+	"  --sheets DIR         wiring sheets (SVG, DOT, Markdown, CSV per rack and rack pair)\n"
+	"  -q, --quiet          no summary on stderr\n"
+	"  -h, --help           this text\n";
+
+static const char sf_help[] =
+	"Usage: ibfab cabling slimfly --q Q [--hosts P] [--switch-ports K]\n"
+	"                             [--first-host-port N] [--link 4xEDR] -o plan.csv [...]\n"
+	"\n"
+	"Cabling plan for a Slim Fly (MMS graph, q a prime power): q racks, rack x holds\n"
+	"group (0,x,.) and group (1,x,.); switches are named sf-rRR-gG-sSS (rack, subgroup,\n"
+	"slot), hosts sf-rRR-gG-sSS-hHH.  Wiring steps: 1 intra-subgroup (the same ports in\n"
+	"every rack), 2 intra-rack (between the two subgroups), 3 inter-rack (every switch\n"
+	"uses one fixed port towards each rack), 4 hosts.  The graph is exactly\n"
+	"'ibfab topo gen slimfly'.\n"
+	"\n"
+	"  --q Q                prime power (5 = 50 switches in 5 racks)\n"
+	"  --hosts P            hosts per switch (default ceil(k'/2))\n"
+	"  --switch-ports K     ports per switch (default k' + P; error when too small)\n"
+	"  --first-host-port N  hosts on ports N..N+P-1 (1 = hosts first); default: after\n"
+	"                       the switch links.  Switch links use the other ports in order.\n"
+	"  --link WS            planned width/speed of every cable (default 4xEDR)\n"
+	"\n";
+
+static int cmd_sf(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "q", required_argument, 0, O_Q },
+		{ "hosts", required_argument, 0, O_HOSTS },
+		{ "switch-ports", required_argument, 0, O_SWPORTS },
+		{ "first-host-port", required_argument, 0, O_FIRSTHOST },
+		{ "link", required_argument, 0, O_LINK },
+		{ "output", required_argument, 0, 'o' },
+		{ "json", required_argument, 0, O_JSON },
+		{ "net", required_argument, 0, O_NET },
+		{ "ibnd", required_argument, 0, O_IBND },
+		{ "node-name-map", required_argument, 0, O_NNMAP },
+		{ "no-fabric", no_argument, 0, O_NOFABRIC },
+		{ "sheets", required_argument, 0, O_SHEETS },
+		{ "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	long q = -1, hosts = -1, swports = 0, first = 0;
+	uint8_t width = 0, speed = 0;
+	const char *out = NULL, *json = NULL, *net = NULL, *ibnd = NULL, *nnmap = NULL,
+		   *sheets = NULL;
+	int fabric_files = 1, quiet = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case O_Q:
+			if (cli_int("--q", optarg, 2, 100000, &q))
+				return 2;
+			break;
+		case O_HOSTS:
+			if (cli_int("--hosts", optarg, 0, IBF_MAX_PORTS, &hosts))
+				return 2;
+			break;
+		case O_SWPORTS:
+			if (cli_int("--switch-ports", optarg, 1, IBF_MAX_PORTS, &swports))
+				return 2;
+			break;
+		case O_FIRSTHOST:
+			if (cli_int("--first-host-port", optarg, 1, IBF_MAX_PORTS, &first))
+				return 2;
+			break;
+		case O_LINK:
+			if (ibf_parse_width_speed(optarg, strlen(optarg), &width, &speed))
+				return cli_usage_error("ibfab cabling slimfly",
+						       "--link: '%s' is not like 4xEDR", optarg);
+			break;
+		case 'o': out = optarg; break;
+		case O_JSON: json = optarg; break;
+		case O_NET: net = optarg; break;
+		case O_IBND: ibnd = optarg; break;
+		case O_NNMAP: nnmap = optarg; break;
+		case O_NOFABRIC: fabric_files = 0; break;
+		case O_SHEETS: sheets = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(sf_help, stdout); fputs(common_out_help, stdout); return 0;
+		default: return cli_usage_error("ibfab cabling slimfly", "bad option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("ibfab cabling slimfly", "unexpected argument '%s'",
+				       argv[optind]);
+	if (q < 0)
+		return cli_usage_error("ibfab cabling slimfly", "--q is required");
+	if (!out)
+		return cli_usage_error("ibfab cabling slimfly", "-o FILE is required ('-' = stdout)");
+	struct ibf_sfplan_opts o = { .q = (int)q, .hosts = (int)hosts, .switch_ports = (int)swports,
+				     .first_host_port = (int)first, .width = width, .speed = speed };
+	struct ibf_error err;
+	struct ibf_plan *p = ibf_plan_slimfly(&o, &err);
+	if (!p)
+		return cli_fail(&err);
+	int rc = write_plan_outputs(p, out, json, net, ibnd, nnmap, sheets, fabric_files, quiet);
+	if (!rc && !quiet)
+		plan_summary(p);
+	ibf_plan_free(p);
+	return rc;
+}
+
+static const char ft_help[] =
+	"Usage: ibfab cabling from-topology FILE [--format F] -o plan.csv [...]\n"
+	"\n"
+	"Turn any fabric (generated by 'ibfab topo gen', or discovered with ibnetdiscover,\n"
+	"ibnetdiscover -p, an ibsim net file, opensm-subnet.lst) into a cabling plan: nodes\n"
+	"named by node description, switch cables in step 1 (kind 'switch'), host cables in\n"
+	"step 2, racks from an 'rNN' token in the names, width/speed as found.\n"
+	"\n"
+	"  --format F           input format (default: detected)\n"
+	"\n";
+
+static int cmd_from_topology(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "format", required_argument, 0, O_FORMAT },
+		{ "output", required_argument, 0, 'o' },
+		{ "json", required_argument, 0, O_JSON },
+		{ "net", required_argument, 0, O_NET },
+		{ "ibnd", required_argument, 0, O_IBND },
+		{ "node-name-map", required_argument, 0, O_NNMAP },
+		{ "no-fabric", no_argument, 0, O_NOFABRIC },
+		{ "sheets", required_argument, 0, O_SHEETS },
+		{ "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	const char *out = NULL, *json = NULL, *net = NULL, *ibnd = NULL, *nnmap = NULL,
+		   *sheets = NULL;
+	int fabric_files = 0, quiet = 0, fmt = IBF_FMT_AUTO, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case O_FORMAT:
+			fmt = ibf_format_from_name(optarg);
+			if (fmt < 0 || fmt == IBF_FMT_JSON)
+				return cli_usage_error("ibfab cabling from-topology",
+						       "unknown input format '%s'", optarg);
+			break;
+		case 'o': out = optarg; break;
+		case O_JSON: json = optarg; break;
+		case O_NET: net = optarg; break;
+		case O_IBND: ibnd = optarg; break;
+		case O_NNMAP: nnmap = optarg; break;
+		case O_NOFABRIC: fabric_files = 0; break;
+		case O_SHEETS: sheets = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h':
+			fputs(ft_help, stdout);
+			fputs(common_out_help, stdout);
+			fputs("(from-topology writes the .net/.ibnetdiscover/.node-name-map files "
+			      "only when asked)\n",
+			      stdout);
+			return 0;
+		default: return cli_usage_error("ibfab cabling from-topology", "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("ibfab cabling from-topology", "need exactly one FILE");
+	if (!out)
+		return cli_usage_error("ibfab cabling from-topology", "-o FILE is required");
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_fabric_read(argv[optind], fmt, &err);
+	if (!f)
+		return cli_fail(&err);
+	struct ibf_plan *p = ibf_plan_from_fabric(f, &err);
+	ibf_fabric_free(f);
+	if (!p)
+		return cli_fail(&err);
+	int rc = write_plan_outputs(p, out, json, net, ibnd, nnmap, sheets, fabric_files, quiet);
+	if (!rc && !quiet)
+		plan_summary(p);
+	ibf_plan_free(p);
+	return rc;
+}
+
+static const char sheets_help[] =
+	"Usage: ibfab cabling sheets --plan plan.csv -o DIR\n"
+	"\n"
+	"Wiring sheets for a two-person cabling team, per rack (rack-R.*) and per rack pair\n"
+	"(racks-R1-R2.*): an SVG drawing, a Graphviz DOT graph, and a printable checklist\n"
+	"(Markdown with [ ] boxes, and CSV) in wiring-step order with the cable count of\n"
+	"every step; index.md lists every sheet with its counts per step.\n";
+
+static const char render_help[] =
+	"Usage: ibfab cabling render --plan plan.csv [--format ibnetdiscover|ibsim|json]\n"
+	"                            [--node-name-map F] [-o FILE]\n"
+	"\n"
+	"Write the fabric a plan describes (names as node descriptions, LIDs assigned as\n"
+	"OpenSM would), e.g. to start ibsim from any plan.\n";
+
+static int cmd_sheets_or_render(int argc, char **argv, int render)
+{
+	static const struct option lo[] = {
+		{ "plan", required_argument, 0, O_PLAN },
+		{ "output", required_argument, 0, 'o' },
+		{ "format", required_argument, 0, O_FORMAT },
+		{ "node-name-map", required_argument, 0, O_NNMAP },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	const char *prog = render ? "ibfab cabling render" : "ibfab cabling sheets";
+	const char *plan = NULL, *out = render ? "-" : NULL, *nnmap = NULL;
+	int fmt = IBF_FMT_IBNETDISCOVER, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_PLAN: plan = optarg; break;
+		case 'o': out = optarg; break;
+		case O_FORMAT:
+			fmt = ibf_format_from_name(optarg);
+			if (!render || (fmt != IBF_FMT_IBNETDISCOVER && fmt != IBF_FMT_IBSIM &&
+					fmt != IBF_FMT_JSON))
+				return cli_usage_error(prog, "--format must be ibnetdiscover, ibsim or json");
+			break;
+		case O_NNMAP:
+			if (!render)
+				return cli_usage_error(prog, "bad option --node-name-map");
+			nnmap = optarg;
+			break;
+		case 'h': fputs(render ? render_help : sheets_help, stdout); return 0;
+		default: return cli_usage_error(prog, "bad option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!plan || !out)
+		return cli_usage_error(prog, render ? "--plan is required" : "--plan and -o DIR are required");
+	struct ibf_error err;
+	struct ibf_plan *p = ibf_plan_read_csv(plan, &err);
+	if (!p)
+		return cli_fail(&err);
+	int rc = 0;
+	if (render) {
+		struct ibf_fabric *f = ibf_plan_to_fabric(p, &err);
+		if (!f || ibf_assign_lids(f, 0, 0, &err) || ibf_fabric_write(f, out, fmt, &err) ||
+		    (nnmap && ibf_namemap_write_fabric(f, nnmap, &err)))
+			rc = cli_fail(&err);
+		ibf_fabric_free(f);
+	} else {
+		int n = ibf_sheets_write(p, out, &err);
+		if (n < 0)
+			rc = cli_fail(&err);
+		else
+			fprintf(stderr, "ibfab: %d wiring sheets in %s/ (index.md)\n", n, out);
+	}
+	ibf_plan_free(p);
+	return rc;
+}
+
+static int cmd_sheets(int argc, char **argv)
+{
+	return cmd_sheets_or_render(argc, argv, 0);
+}
+
+static int cmd_render(int argc, char **argv)
+{
+	return cmd_sheets_or_render(argc, argv, 1);
+}
+
+int cmd_cabling(int argc, char **argv)
+{
+	static const struct ibf_cmd cmds[] = {
+		{ "slimfly", cmd_sf, "Slim Fly plan: racks, ports, wiring steps (+ fabric files)" },
+		{ "from-topology", cmd_from_topology, "plan from any generated or discovered fabric" },
+		{ "sheets", cmd_sheets, "wiring sheets (SVG/DOT/Markdown/CSV) per rack and rack pair" },
+		{ "render", cmd_render, "write the fabric a plan describes (ibsim, ibnetdiscover)" },
+		{ NULL, NULL, NULL },
+	};
+	return cli_dispatch("ibfab cabling", cmds, argc, argv);
+}
+
+/* ------------------------------------------------------------ validate */
+
+#ifdef IBF_HAVE_IBNETDISC
+static int ibnd_width(int w)
+{
+	switch (w) {
+	case 1: return 1;
+	case 2: return 4;
+	case 4: return 8;
+	case 8: return 12;
+	case 16: return 2;
+	default: return 0;
+	}
+}
+
+static int ibnd_speed(ibnd_port_t *p)
+{
+	int ext = (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+	if (ext & 8)
+		return IBF_SPEED_NDR;
+	if (ext & 4)
+		return IBF_SPEED_HDR;
+	if (ext & 2)
+		return IBF_SPEED_EDR;
+	if (ext & 1)
+		return IBF_SPEED_FDR;
+	int s = (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
+	return s == 4 ? IBF_SPEED_QDR : s == 2 ? IBF_SPEED_DDR : s == 1 ? IBF_SPEED_SDR : 0;
+}
+
+/* Discover the fabric through libibnetdisc (works under ibsim-run). */
+static struct ibf_fabric *live_fabric(const char *ca, int ca_port, struct ibf_error *err)
+{
+	struct ibnd_config cfg = { 0 };
+	ibnd_fabric_t *d = ibnd_discover_fabric((char *)ca, ca_port, NULL, &cfg);
+	if (!d) {
+		ibf_error_set(err, IBF_EIO, NULL, 0,
+			      "libibnetdisc could not discover the fabric (is the HCA up, are "
+			      "you allowed to send SMPs?)");
+		return NULL;
+	}
+	struct ibf_fabric *f = ibf_fabric_new();
+	int ok = f != NULL;
+	for (ibnd_node_t *n = d->nodes; n && ok; n = n->next) {
+		int type = n->type == IB_NODE_SWITCH ? IBF_NODE_SWITCH
+			   : n->type == IB_NODE_ROUTER ? IBF_NODE_ROUTER
+						       : IBF_NODE_CA;
+		int id = ibf_fabric_add_node(f, type, n->numports, n->guid, n->nodedesc, NULL, err);
+		ok = id >= 0;
+	}
+	for (ibnd_node_t *n = d->nodes; n && ok; n = n->next) {
+		int a = ibf_fabric_find_guid(f, n->guid);
+		for (int p = 1; p <= n->numports && ok; p++) {
+			ibnd_port_t *pt = n->ports[p];
+			if (!pt || !pt->remoteport || !pt->remoteport->node)
+				continue;
+			int b = ibf_fabric_find_guid(f, pt->remoteport->node->guid);
+			int w = ibnd_width((int)mad_get_field(pt->info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F));
+			if (b >= 0 && ibf_port(f, a, p)->peer_node == IBF_NO_NODE)
+				ok = !ibf_fabric_connect(f, a, p, b, pt->remoteport->portnum, w,
+							 ibnd_speed(pt), err);
+		}
+	}
+	ibnd_destroy_fabric(d);
+	if (ok && ibf_fabric_finalize(f, err))
+		ok = 0;
+	if (!ok) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+#endif
+
+static const char validate_help[] =
+	"Usage: ibfab validate --plan plan.csv (--fabric FILE | --live) [options]\n"
+	"\n"
+	"Compare the cables of a fabric with a cable plan (any plan CSV) and print every\n"
+	"problem with its fix: missing, extra, miswired (with the move: which end to unplug\n"
+	"and where it goes), wrong-port (right neighbour, wrong port), swapped (two cables\n"
+	"whose far ends are exchanged, one fix), degraded (width/speed below the plan),\n"
+	"unknown-node and missing-node.  Exit status: 0 clean, 1 findings, 2 usage error.\n"
+	"\n"
+	"Switches get their plan names from the node description, else from the\n"
+	"node-name-map (GUID -> name), else structurally: from the --anchor switch, each\n"
+	"unnamed switch takes the plan name the plan puts behind the same port of an\n"
+	"already named neighbour (best-supported first).  Unnamed hosts are identified by\n"
+	"the switch port they are on.\n"
+	"\n"
+	"  --plan F             plan CSV (ibfab cabling slimfly|from-topology, or your own)\n"
+	"  --fabric F           discovered fabric (ibnetdiscover output; any topology format)\n"
+#ifdef IBF_HAVE_IBNETDISC
+	"  --live               discover the fabric now through libibnetdisc (under ibsim:\n"
+	"                       ibsim-run ibfab validate --live ...)\n"
+	"  --ca NAME, --ca-port N  the local HCA/port to discover from (--live)\n"
+#else
+	"  --live               NOT AVAILABLE in this build: ibfab was built without\n"
+	"                       libibnetdisc; run 'ibnetdiscover > F' and use --fabric F\n"
+#endif
+	"  --node-name-map F    GUID -> plan name map\n"
+	"  --anchor NAME=GUID   match by structure from this switch (plan name = node GUID)\n"
+	"  --partial            fabric half cabled: missing cables of steps after the last\n"
+	"                       step with any cable present are expected (wrong ones are not)\n"
+	"  --step N             with --partial: the last step cabled so far (default: inferred)\n"
+	"  --json               JSON report instead of text\n"
+	"  -o, --output F       write the report to F (default: stdout)\n"
+	"  -h, --help           this text\n";
+
+int cmd_validate(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "plan", required_argument, 0, O_PLAN },
+		{ "fabric", required_argument, 0, O_FABRIC },
+		{ "live", no_argument, 0, O_LIVE },
+		{ "ca", required_argument, 0, O_CA },
+		{ "ca-port", required_argument, 0, O_CAPORT },
+		{ "node-name-map", required_argument, 0, O_NNMAP },
+		{ "anchor", required_argument, 0, O_ANCHOR },
+		{ "partial", no_argument, 0, O_PARTIAL },
+		{ "step", required_argument, 0, O_STEP },
+		{ "json", no_argument, 0, O_JSON },
+		{ "output", required_argument, 0, 'o' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	const char *prog = "ibfab validate";
+	const char *plan_path = NULL, *fab_path = NULL, *nnmap_path = NULL, *anchor = NULL,
+		   *out = "-", *ca = NULL;
+	int live = 0, json = 0, c;
+	long step = 0, ca_port = 0;
+	struct ibf_validate_opts o = { 0 };
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_PLAN: plan_path = optarg; break;
+		case O_FABRIC: fab_path = optarg; break;
+		case O_LIVE: live = 1; break;
+		case O_CA: ca = optarg; break;
+		case O_CAPORT:
+			if (cli_int("--ca-port", optarg, 0, 254, &ca_port))
+				return 2;
+			break;
+		case O_NNMAP: nnmap_path = optarg; break;
+		case O_ANCHOR: anchor = optarg; break;
+		case O_PARTIAL: o.partial = 1; break;
+		case O_STEP:
+			if (cli_int("--step", optarg, 1, 65535, &step))
+				return 2;
+			break;
+		case O_JSON: json = 1; break;
+		case 'o': out = optarg; break;
+		case 'h': fputs(validate_help, stdout); return 0;
+		default: return cli_usage_error(prog, "bad option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!plan_path)
+		return cli_usage_error(prog, "--plan is required");
+	if (!!fab_path + live != 1)
+		return cli_usage_error(prog, "give exactly one of --fabric FILE and --live");
+	if (step && !o.partial)
+		return cli_usage_error(prog, "--step needs --partial");
+	o.step = (int)step;
+	char *aname = NULL;
+	if (anchor) {
+		const char *eq = strrchr(anchor, '=');
+		char *end = NULL;
+		if (eq && eq != anchor)
+			o.anchor_guid = strtoull(eq + 1, &end, 0);
+		if (!eq || eq == anchor || !end || end == eq + 1 || *end || !o.anchor_guid)
+			return cli_usage_error(prog, "--anchor wants NAME=GUID (e.g. "
+						     "sf-r00-g0-s00=0x0002c90200000000)");
+		aname = strndup(anchor, (size_t)(eq - anchor));
+		if (!aname)
+			return cli_fail(&(struct ibf_error){ IBF_ENOMEM, "", 0, "out of memory" });
+		o.anchor_name = aname;
+	}
+	struct ibf_error err;
+	struct ibf_plan *plan = NULL;
+	struct ibf_fabric *fab = NULL;
+	struct ibf_namemap nm = { 0 };
+	struct ibf_vreport r = { 0 };
+	int rc = 1, have_report = 0;
+	plan = ibf_plan_read_csv(plan_path, &err);
+	if (!plan) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (live) {
+#ifdef IBF_HAVE_IBNETDISC
+		fab = live_fabric(ca, (int)ca_port, &err);
+#else
+		(void)ca;
+		fprintf(stderr, "ibfab: --live is not available: this ibfab was built without "
+				"libibnetdisc (libibnetdisc-dev); run 'ibnetdiscover > FILE' and pass "
+				"--fabric FILE\n");
+		rc = 2;
+		goto out;
+#endif
+	} else {
+		fab = ibf_fabric_read(fab_path, IBF_FMT_AUTO, &err);
+	}
+	if (!fab) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (nnmap_path) {
+		if (ibf_namemap_read(&nm, nnmap_path, &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		o.namemap = &nm;
+	}
+	if (ibf_validate(plan, fab, &o, &r, &err)) {
+		rc = err.code == IBF_EINVAL ? (cli_fail(&err), 2) : cli_fail(&err);
+		goto out;
+	}
+	have_report = 1;
+	struct ibf_atomic a;
+	if (ibf_atomic_open(&a, out, &err)) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (json)
+		ibf_vreport_write_json(&r, a.fp);
+	else
+		ibf_vreport_write_text(&r, a.fp);
+	int bad = ferror(a.fp);
+	if (ibf_atomic_commit(&a, !bad, &err)) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	rc = r.n ? 1 : 0;
+out:
+	if (have_report)
+		ibf_vreport_free(&r);
+	ibf_namemap_free(&nm);
+	ibf_fabric_free(fab);
+	ibf_plan_free(plan);
+	free(aname);
+	return rc;
+}

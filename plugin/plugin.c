@@ -1,0 +1,691 @@
+/* ibfab OpenSM plugin (libibfab.so): registers every ibfab routing engine
+ * with a stock OpenSM 3.3.23 as an external routing engine.
+ *
+ * Loaded through opensm.conf "event_plugin_name ibfab"; enabled with
+ * "routing_engine layered" (or lnmp, minimal, ...).  See docs/plugin.md.
+ *
+ * Mechanics (ALGORITHMS.md section 5):
+ *  - create(osm) reads ibfab.conf and registers one external engine per
+ *    entry of ibf_engines[] with osm_register_external_routing_engine().
+ *    It never returns NULL once an engine is registered: OpenSM dlclose()s
+ *    a plugin whose create() fails, and the registered setup pointers would
+ *    dangle.  A bad configuration is therefore reported in the log and the
+ *    engines refuse to route (OpenSM falls back to the next engine).
+ *  - build_lid_matrices returns 1: OpenSM computes its min-hop lid
+ *    matrices.  Those hop counts describe the topology (hops to a LID
+ *    through each port), not our tables; OpenSM uses them for multicast
+ *    spanning trees and diagnostic dumps only, so they stay valid with
+ *    non-minimal unicast routes.
+ *  - ucast_build_fwd_tables builds an ibf_fabric from osm_subn_t, runs the
+ *    engine, writes new_lft[] for every switch and checks that every LID is
+ *    routed.  On any failure it clears what it wrote and returns -1.
+ *
+ * Every symbol except osm_event_plugin is static or hidden (version script
+ * plugin/ibfab.map): the opensm executable exports many generic names.
+ */
+#include <opensm/osm_config.h> /* first: it changes the layout of osm_opensm_t */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <opensm/osm_version.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_node.h>
+#include <opensm/osm_port.h>
+#include <opensm/osm_subnet.h>
+#include <opensm/osm_switch.h>
+
+#include "ibf_conf.h"
+#include "ibf_routing.h"
+#include "ibf_topology.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "?"
+#endif
+
+#define IBFAB_CONF_DEFAULT "/etc/opensm/ibfab.conf"
+#define IBFAB_CONF_ENV "IBFAB_CONF"
+#define MSG_MAX 1024
+
+/* the plugin: one per OpenSM, shared by every registered engine */
+struct ibfab {
+	osm_opensm_t *osm;
+	struct ibf_conf conf;
+	int conf_ok;               /* 0: the engines refuse to route */
+	char conf_msg[MSG_MAX];    /* why, when !conf_ok */
+	int registered;            /* engines registered */
+	uint64_t test_isolate;     /* test hook: switch GUID whose inter-switch
+				    * links are treated as unhealthy (0 = none) */
+
+	/* the last tables this plugin configured (for path_sl / SL2VL later);
+	 * dropped when an ibfab engine fails, because OpenSM then uses tables
+	 * from another engine */
+	struct ibf_fabric *fabric;
+	struct ibf_routes routes;
+	int have_routes;
+	char engine[32];
+	unsigned long runs;
+};
+
+/* one per routing engine instance OpenSM sets up (re->context) */
+struct ibfab_engine {
+	struct ibfab *pl;
+	const struct ibf_engine *eng;
+};
+
+/* ------------------------------------------------------------ logging */
+
+static void plog(struct ibfab *pl, osm_log_level_t level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void plog(struct ibfab *pl, osm_log_level_t level, const char *fmt, ...)
+{
+	char buf[MSG_MAX];
+	va_list ap;
+
+	if (!osm_log_is_active(&pl->osm->log, level))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	osm_log(&pl->osm->log, level, "%s\n", buf);
+}
+
+struct engine_log_ctx {
+	struct ibfab *pl;
+	const char *engine;
+};
+
+/* the engines' log callback (may run on worker threads: osm_log locks) */
+static void engine_log(void *ctx, int level, const char *msg)
+{
+	struct engine_log_ctx *lc = ctx;
+	osm_log_level_t ol;
+
+	if (level > lc->pl->conf.log_level)
+		return;
+	switch (level) {
+	case IBF_LOG_ERROR:
+		ol = OSM_LOG_ERROR;
+		break;
+	case IBF_LOG_INFO:
+		ol = OSM_LOG_INFO;
+		break;
+	case IBF_LOG_VERBOSE:
+		ol = OSM_LOG_VERBOSE;
+		break;
+	default:
+		ol = OSM_LOG_DEBUG;
+		break;
+	}
+	plog(lc->pl, ol, "ibfab %s: %s", lc->engine, msg);
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------ subnet -> fabric */
+
+/* osm_node_t -> ibf node id, sorted by pointer for bsearch */
+struct node_ref {
+	const osm_node_t *node;
+	int id;
+};
+
+static int node_ref_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct node_ref *)a)->node;
+	uintptr_t y = (uintptr_t)((const struct node_ref *)b)->node;
+	return x < y ? -1 : x > y;
+}
+
+static int node_id(const struct node_ref *refs, size_t n, const osm_node_t *node)
+{
+	struct node_ref key = { node, -1 };
+	const struct node_ref *r = bsearch(&key, refs, n, sizeof(*refs), node_ref_cmp);
+	return r ? r->id : -1;
+}
+
+static uint8_t width_of(const osm_physp_t *p)
+{
+	switch (p->port_info.link_width_active) {
+	case IB_LINK_WIDTH_ACTIVE_1X:
+		return 1;
+	case IB_LINK_WIDTH_ACTIVE_2X:
+		return 2;
+	case IB_LINK_WIDTH_ACTIVE_4X:
+		return 4;
+	case IB_LINK_WIDTH_ACTIVE_8X:
+		return 8;
+	case IB_LINK_WIDTH_ACTIVE_12X:
+		return 12;
+	default:
+		return 0;
+	}
+}
+
+static uint8_t speed_of(const osm_physp_t *p)
+{
+	switch (ib_port_info_get_link_speed_ext_active(&p->port_info)) {
+	case IB_LINK_SPEED_EXT_ACTIVE_14:
+		return IBF_SPEED_FDR;
+	case IB_LINK_SPEED_EXT_ACTIVE_25:
+		return IBF_SPEED_EDR;
+	case IB_LINK_SPEED_EXT_ACTIVE_50:
+		return IBF_SPEED_HDR;
+	case 8: /* 100G per lane, not named in the 3.3.23 headers */
+		return IBF_SPEED_NDR;
+	default:
+		break;
+	}
+	if (p->ext_port_info.link_speed_active & FDR10)
+		return IBF_SPEED_FDR10;
+	switch (ib_port_info_get_link_speed_active(&p->port_info)) {
+	case IB_LINK_SPEED_ACTIVE_2_5:
+		return IBF_SPEED_SDR;
+	case IB_LINK_SPEED_ACTIVE_5:
+		return IBF_SPEED_DDR;
+	case IB_LINK_SPEED_ACTIVE_10:
+		return IBF_SPEED_QDR;
+	default:
+		return IBF_SPEED_UNKNOWN;
+	}
+}
+
+struct build_stats {
+	unsigned nodes, links, unhealthy, loopbacks, inconsistent, end_ports, lids;
+};
+
+/* The fabric OpenSM discovered: every node, every link whose both ends are
+ * valid physical ports (inter-switch links OpenSM marks unhealthy are left
+ * out, as OpenSM's own engines do), and the LID ranges OpenSM assigned. */
+static struct ibf_fabric *fabric_from_subn(struct ibfab *pl, osm_subn_t *subn,
+					   struct build_stats *st, struct ibf_error *err)
+{
+	cl_qmap_t *nodes = &subn->node_guid_tbl, *ports = &subn->port_guid_tbl;
+	size_t n = cl_qmap_count(nodes), nrefs = 0;
+	struct node_ref *refs = NULL;
+	struct ibf_fabric *f = NULL;
+	cl_map_item_t *it;
+
+	memset(st, 0, sizeof(*st));
+	refs = calloc(n ? n : 1, sizeof(*refs));
+	f = ibf_fabric_new();
+	if (!refs || !f) {
+		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto fail;
+	}
+
+	/* nodes (qmap order: by node GUID as stored) */
+	for (it = cl_qmap_head(nodes); it != cl_qmap_end(nodes); it = cl_qmap_next(it)) {
+		osm_node_t *node = (osm_node_t *)it;
+		int type;
+		switch (osm_node_get_type(node)) {
+		case IB_NODE_TYPE_CA:
+			type = IBF_NODE_CA;
+			break;
+		case IB_NODE_TYPE_SWITCH:
+			type = IBF_NODE_SWITCH;
+			break;
+		case IB_NODE_TYPE_ROUTER:
+			type = IBF_NODE_ROUTER;
+			break;
+		default:
+			continue;
+		}
+		if (type == IBF_NODE_SWITCH && !node->sw)
+			continue;
+		int np = (int)osm_node_get_num_physp(node) - 1;
+		if (np < 0)
+			np = 0;
+		if (np > IBF_MAX_PORTS)
+			np = IBF_MAX_PORTS;
+		char desc[IB_NODE_DESCRIPTION_SIZE + 1];
+		memcpy(desc, node->node_desc.description, IB_NODE_DESCRIPTION_SIZE);
+		desc[IB_NODE_DESCRIPTION_SIZE] = '\0';
+		int id = ibf_fabric_add_node(f, type, np, cl_ntoh64(osm_node_get_node_guid(node)),
+					     desc, NULL, err);
+		if (id < 0)
+			goto fail;
+		struct ibf_node *in = &f->nodes[id];
+		in->sysimg_guid = cl_ntoh64(node->node_info.sys_guid);
+		in->vendid = cl_ntoh32(ib_node_info_get_vendor_id(&node->node_info));
+		in->devid = cl_ntoh16(node->node_info.device_id);
+		if (node->sw)
+			in->enhanced_sp0 =
+				ib_switch_info_is_enhanced_port0(&node->sw->switch_info) ? 1 : 0;
+		refs[nrefs].node = node;
+		refs[nrefs].id = id;
+		nrefs++;
+	}
+	st->nodes = (unsigned)nrefs;
+	qsort(refs, nrefs, sizeof(*refs), node_ref_cmp);
+
+	/* links: both ends valid, connected to each other */
+	for (size_t i = 0; i < nrefs; i++) {
+		osm_node_t *node = (osm_node_t *)refs[i].node;
+		int id = refs[i].id;
+		for (int p = 1; p <= (int)f->nodes[id].nports; p++) {
+			osm_physp_t *ph = osm_node_get_physp_ptr(node, (uint32_t)p);
+			if (!ph)
+				continue;
+			ibf_port(f, id, p)->guid = cl_ntoh64(osm_physp_get_port_guid(ph));
+			osm_physp_t *rph = osm_physp_get_remote(ph);
+			if (!rph || !osm_physp_is_valid(rph))
+				continue;
+			int rid = node_id(refs, nrefs, osm_physp_get_node_ptr(rph));
+			int rp = osm_physp_get_port_num(rph);
+			if (rid < 0 || rp < 1 || rp > (int)f->nodes[rid].nports)
+				continue;
+			if (rid < id || (rid == id && rp <= p))
+				continue; /* seen from the other end */
+			if (rid == id) {
+				st->loopbacks++;
+				continue;
+			}
+			if (rph->p_remote_physp != ph) {
+				st->inconsistent++;
+				continue;
+			}
+			if (f->nodes[id].type == IBF_NODE_SWITCH &&
+			    f->nodes[rid].type == IBF_NODE_SWITCH &&
+			    (!osm_link_is_healthy(ph) ||
+			     (pl->test_isolate && (f->nodes[id].guid == pl->test_isolate ||
+						   f->nodes[rid].guid == pl->test_isolate)))) {
+				st->unhealthy++;
+				plog(pl, OSM_LOG_VERBOSE,
+				     "ibfab: skipping unhealthy link 0x%016" PRIx64 "/%d - 0x%016" PRIx64
+				     "/%d",
+				     f->nodes[id].guid, p, f->nodes[rid].guid, rp);
+				continue;
+			}
+			struct ibf_error cerr;
+			if (ibf_fabric_connect(f, id, p, rid, rp, width_of(ph), speed_of(ph), &cerr)) {
+				st->inconsistent++;
+				plog(pl, OSM_LOG_VERBOSE, "ibfab: skipping link: %s", cerr.msg);
+				continue;
+			}
+			st->links++;
+		}
+	}
+
+	/* LIDs as OpenSM assigned them: one osm_port_t per end port (CA/router
+	 * port, switch port 0) */
+	for (it = cl_qmap_head(ports); it != cl_qmap_end(ports); it = cl_qmap_next(it)) {
+		osm_port_t *port = (osm_port_t *)it;
+		if (!port->p_physp || !port->p_node)
+			continue;
+		int id = node_id(refs, nrefs, port->p_node);
+		int pn = osm_physp_get_port_num(port->p_physp);
+		if (id < 0 || pn > (int)f->nodes[id].nports)
+			continue;
+		uint16_t lo = 0, hi = 0;
+		osm_port_get_lid_range_ho(port, &lo, &hi);
+		if (lo == 0 || hi < lo)
+			continue; /* no LID yet */
+		unsigned cnt = (unsigned)hi - lo + 1u, lmc = 0;
+		while ((1u << lmc) < cnt)
+			lmc++;
+		if ((1u << lmc) != cnt || lmc > 7) {
+			ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				      "port 0x%016" PRIx64 " has LID range %u-%u (not 2^LMC LIDs)",
+				      cl_ntoh64(port->guid), lo, hi);
+			goto fail;
+		}
+		struct ibf_port *ip = ibf_port(f, id, pn);
+		ip->lid = lo;
+		ip->lmc = (uint8_t)lmc;
+		ip->guid = cl_ntoh64(port->guid);
+		st->end_ports++;
+		st->lids += cnt;
+	}
+
+	free(refs);
+	if (ibf_fabric_finalize(f, err)) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	return f;
+fail:
+	free(refs);
+	ibf_fabric_free(f);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ tables */
+
+static void clear_new_lfts(osm_subn_t *subn)
+{
+	cl_qmap_t *sws = &subn->sw_guid_tbl;
+	for (cl_map_item_t *it = cl_qmap_head(sws); it != cl_qmap_end(sws); it = cl_qmap_next(it)) {
+		osm_switch_t *sw = (osm_switch_t *)it;
+		if (sw->new_lft)
+			memset(sw->new_lft, OSM_NO_PATH, sw->lft_size);
+	}
+}
+
+static int switch_index(const struct ibf_fabric *f, const osm_switch_t *sw)
+{
+	int id = ibf_fabric_find_guid(f, cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
+	return id >= 0 ? f->nodes[id].sw : -1;
+}
+
+/* Copy r into new_lft of every switch, then check every LID of every end
+ * port is routed on every switch.  Returns 0 or fills err. */
+static int write_lfts(osm_subn_t *subn, const struct ibf_fabric *f, const struct ibf_routes *r,
+		      unsigned *nswitches, struct ibf_error *err)
+{
+	cl_qmap_t *sws = &subn->sw_guid_tbl;
+	unsigned count = 0;
+
+	for (cl_map_item_t *it = cl_qmap_head(sws); it != cl_qmap_end(sws); it = cl_qmap_next(it)) {
+		osm_switch_t *sw = (osm_switch_t *)it;
+		uint64_t guid = cl_ntoh64(osm_node_get_node_guid(sw->p_node));
+		int s = switch_index(f, sw);
+		if (s < 0 || (uint32_t)s >= r->nsw)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "switch 0x%016" PRIx64 " is missing from the routes",
+					     guid);
+		if (!sw->new_lft || sw->lft_size < (uint32_t)sw->max_lid_ho + 1)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "switch 0x%016" PRIx64 " has no LFT to fill", guid);
+		const uint8_t *lft = ibf_lft(r, (uint32_t)s);
+		uint32_t top = sw->max_lid_ho < r->max_lid ? sw->max_lid_ho : r->max_lid;
+		for (uint32_t lid = 1; lid <= top; lid++) {
+			uint8_t port = lft[lid];
+			if (port == IBF_LFT_NONE)
+				continue;
+			if (port >= sw->num_ports)
+				return ibf_error_set(
+					err, IBF_EINVAL, NULL, 0,
+					"engine chose port %u for LID %u on switch 0x%016" PRIx64
+					" which has ports 0..%u",
+					port, lid, guid, sw->num_ports - 1u);
+			sw->new_lft[lid] = port;
+		}
+		count++;
+	}
+
+	/* every LID of every end port must be routed on every switch */
+	uint64_t missing = 0;
+	char first[300] = "";
+	for (uint32_t id = 0; id < f->nnodes; id++) {
+		const struct ibf_node *nd = &f->nodes[id];
+		for (int p = 0; p <= (int)nd->nports; p++) {
+			const struct ibf_port *ip = ibf_port(f, (int)id, p);
+			if (!ip->lid)
+				continue;
+			uint32_t lo = ip->lid, hi = ip->lid + (1u << ip->lmc) - 1u;
+			for (cl_map_item_t *it = cl_qmap_head(sws); it != cl_qmap_end(sws);
+			     it = cl_qmap_next(it)) {
+				osm_switch_t *sw = (osm_switch_t *)it;
+				for (uint32_t lid = lo; lid <= hi; lid++) {
+					if (lid <= sw->max_lid_ho && sw->new_lft[lid] != OSM_NO_PATH)
+						continue;
+					if (!missing++)
+						snprintf(first, sizeof(first),
+							 "LID %u of '%s' port %d has no route on "
+							 "switch 0x%016" PRIx64 " '%.64s'",
+							 lid, nd->desc ? nd->desc : "", p,
+							 cl_ntoh64(osm_node_get_node_guid(sw->p_node)),
+							 (const char *)sw->p_node->node_desc.description);
+				}
+			}
+		}
+	}
+	if (missing)
+		return ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
+				     "%" PRIu64 " (switch, LID) pairs unrouted, e.g. %s", missing,
+				     first);
+	*nswitches = count;
+	return 0;
+}
+
+/* ------------------------------------------------------------ engine callbacks */
+
+static int ibfab_lid_matrices(void *context)
+{
+	(void)context;
+	return 1; /* > 0: OpenSM computes its min-hop lid matrices */
+}
+
+static void drop_routes(struct ibfab *pl)
+{
+	if (pl->have_routes)
+		ibf_routes_free(&pl->routes);
+	pl->have_routes = 0;
+	ibf_fabric_free(pl->fabric);
+	pl->fabric = NULL;
+	pl->engine[0] = '\0';
+}
+
+static int ibfab_build_lfts(void *context)
+{
+	struct ibfab_engine *ec = context;
+	struct ibfab *pl = ec->pl;
+	const char *name = ec->eng->name;
+	osm_subn_t *subn = &pl->osm->subn;
+	struct ibf_error err;
+	struct ibf_fabric *f = NULL;
+	struct ibf_routes r;
+	int have_r = 0;
+	char msg[MSG_MAX];
+	double t0 = now_seconds();
+
+	ibf_error_clear(&err);
+	memset(&r, 0, sizeof(r));
+	pl->runs++;
+
+	if (!pl->conf_ok) {
+		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: configuration error: %s", name,
+		     pl->conf_msg);
+		goto fail_nowrite;
+	}
+
+	struct build_stats st;
+	f = fabric_from_subn(pl, subn, &st, &err);
+	if (!f) {
+		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: cannot build the fabric: %s", name,
+		     ibf_error_format(&err, msg, sizeof(msg)));
+		goto fail_nowrite;
+	}
+	plog(pl, OSM_LOG_VERBOSE,
+	     "ibfab %s: fabric from OpenSM: %u nodes (%u switches), %u links, %u end ports, "
+	     "%u LIDs, max LID %u; skipped %u unhealthy, %u loopback, %u inconsistent links",
+	     name, st.nodes, f->nsw, st.links, st.end_ports, st.lids, ibf_max_lid(f), st.unhealthy,
+	     st.loopbacks, st.inconsistent);
+
+	struct ibf_route_opts o;
+	struct engine_log_ctx lc = { pl, name };
+	struct ibf_route_report rep;
+	memset(&rep, 0, sizeof(rep));
+	ibf_conf_to_route_opts(&pl->conf, &o);
+	o.log = engine_log;
+	o.log_ctx = &lc;
+	if (ibf_route(f, name, &o, &r, &rep, &err)) {
+		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
+		     ibf_error_format(&err, msg, sizeof(msg)));
+		goto fail_nowrite;
+	}
+	have_r = 1;
+
+	/* OpenSM does not reset the tables between engines */
+	clear_new_lfts(subn);
+	unsigned nsw = 0;
+	if (write_lfts(subn, f, &r, &nsw, &err)) {
+		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
+		     ibf_error_format(&err, msg, sizeof(msg)));
+		clear_new_lfts(subn);
+		goto fail_nowrite;
+	}
+
+	double secs = now_seconds() - t0;
+	plog(pl, OSM_LOG_INFO,
+	     "%s: tables configured by ibfab: %u switches, %u LIDs (%u end ports, LMC %d, "
+	     "%d layers), max LID %u, %.3f s; layer pairs %" PRIu64 ", non-minimal %" PRIu64
+	     ", minimal fallback %" PRIu64,
+	     name, nsw, st.lids, st.end_ports, r.lmc, rep.layers ? rep.layers : 1 << r.lmc,
+	     r.max_lid, secs, rep.pairs_total, rep.pairs_nonminimal, rep.pairs_fallback);
+
+	drop_routes(pl);
+	pl->fabric = f;
+	pl->routes = r;
+	pl->have_routes = 1;
+	snprintf(pl->engine, sizeof(pl->engine), "%s", name);
+	return 0;
+
+fail_nowrite:
+	if (have_r)
+		ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	drop_routes(pl);
+	plog(pl, OSM_LOG_ERROR, "ibfab %s: routing failed, OpenSM falls back to the next engine",
+	     name);
+	return -1;
+}
+
+static void ibfab_engine_destroy(void *context)
+{
+	free(context);
+}
+
+static int ibfab_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
+{
+	struct ibfab *pl = re->context;
+	const struct ibf_engine *eng = ibf_engine_find(re->name);
+	struct ibfab_engine *ec;
+
+	if (!pl || !eng) {
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ibfab: no engine '%s' in this build\n",
+			re->name);
+		return -1;
+	}
+	ec = calloc(1, sizeof(*ec));
+	if (!ec) {
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ibfab %s: out of memory\n", re->name);
+		return -1;
+	}
+	ec->pl = pl;
+	ec->eng = eng;
+	re->context = ec;
+	re->build_lid_matrices = ibfab_lid_matrices;
+	re->ucast_build_fwd_tables = ibfab_build_lfts;
+	re->destroy = ibfab_engine_destroy;
+
+	plog(pl, OSM_LOG_INFO, "ibfab %s: routing engine set up (%s)", eng->name, eng->summary);
+	if (osm->subn.opt.use_ucast_cache)
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab %s: warning: use_ucast_cache is TRUE; the unicast cache can change "
+		     "tables without the engine (set use_ucast_cache FALSE)",
+		     eng->name);
+	if (!pl->conf_ok)
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab %s: configuration error, this engine will not route: %s", eng->name,
+		     pl->conf_msg);
+	return 0;
+}
+
+/* ------------------------------------------------------------ the plugin */
+
+static void *ibfab_create(osm_opensm_t *osm)
+{
+	struct ibfab *pl = calloc(1, sizeof(*pl));
+	struct ibf_error err;
+	char msg[MSG_MAX], opts[MSG_MAX];
+
+	if (!pl) {
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ibfab: out of memory\n");
+		return NULL; /* nothing registered yet: safe */
+	}
+	pl->osm = osm;
+
+	/* configuration: $IBFAB_CONF, else /etc/opensm/ibfab.conf when present */
+	const char *env = getenv(IBFAB_CONF_ENV);
+	const char *path = env && *env ? env : IBFAB_CONF_DEFAULT;
+	int explicit_path = env && *env;
+	ibf_conf_default(&pl->conf);
+	ibf_error_clear(&err);
+	int rc = ibf_conf_read(path, &pl->conf, &err);
+	if (rc == IBF_EIO && !explicit_path && access(path, F_OK) && errno == ENOENT) {
+		ibf_conf_default(&pl->conf);
+		pl->conf_ok = 1;
+		plog(pl, OSM_LOG_INFO, "ibfab %s: no %s, using the default options", PACKAGE_VERSION,
+		     path);
+	} else if (rc) {
+		pl->conf_ok = 0;
+		ibf_error_format(&err, pl->conf_msg, sizeof(pl->conf_msg));
+		if (rc == IBF_EIO && explicit_path)
+			snprintf(pl->conf_msg + strlen(pl->conf_msg),
+				 sizeof(pl->conf_msg) - strlen(pl->conf_msg), " (from $%s)",
+				 IBFAB_CONF_ENV);
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab %s: configuration error: %s; the ibfab routing engines will refuse "
+		     "to route and OpenSM falls back to the next engine",
+		     PACKAGE_VERSION, pl->conf_msg);
+	} else {
+		pl->conf_ok = 1;
+		plog(pl, OSM_LOG_INFO, "ibfab %s: read %s (%d settings)", PACKAGE_VERSION, path,
+		     pl->conf.lines);
+	}
+	plog(pl, pl->conf_ok ? OSM_LOG_INFO : OSM_LOG_ERROR, "ibfab: %soptions: %s",
+	     pl->conf_ok ? "" : "(unused) ", ibf_conf_format(&pl->conf, opts, sizeof(opts)));
+
+	/* test hook (tests/e2e_plugin.sh): OpenSM discovers only what it can
+	 * reach, so a disconnected switch graph arises only from links it
+	 * marks unhealthy; this simulates that for one switch */
+	const char *iso = getenv("IBFAB_TEST_ISOLATE_SWITCH");
+	if (iso && *iso) {
+		pl->test_isolate = strtoull(iso, NULL, 0);
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab: test hook: links of switch 0x%016" PRIx64 " count as unhealthy",
+		     pl->test_isolate);
+	}
+
+	/* one external engine per ibfab engine */
+	msg[0] = '\0';
+	for (const struct ibf_engine *e = ibf_engines; e->name; e++) {
+		external_routing_engine_module_t m = { e->name, ibfab_setup, pl };
+		cl_status_t st = osm_register_external_routing_engine(osm, &m, pl);
+		if (st != CL_SUCCESS) {
+			plog(pl, OSM_LOG_ERROR, "ibfab: cannot register routing engine '%s': %s",
+			     e->name,
+			     st == CL_DUPLICATE ? "the name is taken by another engine"
+						: "OpenSM refused it");
+			continue;
+		}
+		pl->registered++;
+		size_t len = strlen(msg);
+		snprintf(msg + len, sizeof(msg) - len, "%s%s", len ? " " : "", e->name);
+	}
+	plog(pl, OSM_LOG_INFO, "ibfab: registered routing engines: %s", msg[0] ? msg : "(none)");
+	return pl;
+}
+
+static void ibfab_delete(void *data)
+{
+	struct ibfab *pl = data;
+	if (!pl)
+		return;
+	drop_routes(pl);
+	free(pl);
+}
+
+__attribute__((visibility("default"))) osm_event_plugin_t osm_event_plugin = {
+	OSM_VERSION,
+	ibfab_create,
+	ibfab_delete,
+	NULL, /* report: no event handling yet */
+};

@@ -1,0 +1,503 @@
+/* ibfab.conf parser: OpenSM-style "key value" lines.  See ibf_conf.h. */
+#include "ibf_conf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* hop counts beyond this cannot be traced (IBF_TRACE_MAX) and make no sense */
+#define CONF_MAX_HOPS 63
+#define CONF_MAX_THREADS 4096
+#define CONF_MAX_FILE (16u << 20)
+
+static const char *const deadlock_names[] = { "none", "dfsssp", "coloring", "auto" };
+static const char *const log_names[] = { "error", "info", "verbose", "debug" };
+
+const char *ibf_deadlock_name(int scheme)
+{
+	if (scheme < 0 || scheme >= (int)(sizeof(deadlock_names) / sizeof(deadlock_names[0])))
+		return "?";
+	return deadlock_names[scheme];
+}
+
+void ibf_conf_default(struct ibf_conf *c)
+{
+	struct ibf_route_opts o;
+
+	memset(c, 0, sizeof(*c));
+	ibf_route_opts_default(&o);
+	c->min_len = o.min_len;
+	c->max_len = o.max_len;
+	c->max_paths_per_layer = o.max_paths_per_layer > 0 ? o.max_paths_per_layer : 0;
+	c->seed = o.seed;
+	c->threads = o.threads >= 1 ? o.threads : 1;
+	c->deadlock = IBF_DEADLOCK_NONE;
+	c->max_vls = 0;
+	c->best_effort = 0;
+	c->log_level = IBF_LOG_INFO;
+}
+
+/* ------------------------------------------------------------ values */
+
+/* A value token: [s, s + n), no surrounding blanks, n > 0. */
+struct tok {
+	const char *s;
+	size_t n;
+};
+
+static int tok_eq(struct tok t, const char *word)
+{
+	size_t n = strlen(word);
+	return t.n == n && !strncasecmp(t.s, word, n);
+}
+
+/* Decimal (or 0x hex when hex) unsigned number filling the whole token. */
+static int parse_u64(struct tok t, int hex_ok, uint64_t *out)
+{
+	char buf[64];
+	if (t.n == 0 || t.n >= sizeof(buf))
+		return -1;
+	memcpy(buf, t.s, t.n);
+	buf[t.n] = '\0';
+	if (!isdigit((unsigned char)buf[0]))
+		return -1;
+	int base = 10;
+	if (hex_ok && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
+		base = 16;
+		if (!isxdigit((unsigned char)buf[2]))
+			return -1;
+	}
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(buf, &end, base);
+	if (errno || *end)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* Signed decimal integer in [lo, hi] filling the whole token. */
+static int parse_long(struct tok t, long lo, long hi, long *out)
+{
+	char buf[32];
+	if (t.n == 0 || t.n >= sizeof(buf))
+		return -1;
+	memcpy(buf, t.s, t.n);
+	buf[t.n] = '\0';
+	const char *p = buf;
+	if (*p == '+' || *p == '-')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	errno = 0;
+	char *end;
+	long v = strtol(buf, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* OpenSM writes TRUE/FALSE; accept the usual spellings too. */
+static int parse_bool(struct tok t, int *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (tok_eq(t, yes[i])) {
+			*out = 1;
+			return 0;
+		}
+		if (tok_eq(t, no[i])) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* "3" | "+1" | "-1" | "dist" | "dist+1" | "dist-1" | "diameter" |
+ * "diameter+1" | "diam+1" (case-insensitive, no blanks inside). */
+static int parse_bound(struct tok t, struct ibf_win_bound *b)
+{
+	static const struct {
+		const char *word;
+		int base;
+	} words[] = {
+		{ "diameter", IBF_WIN_DIAM },
+		{ "diam", IBF_WIN_DIAM },
+		{ "distance", IBF_WIN_DIST },
+		{ "dist", IBF_WIN_DIST },
+	};
+	long v;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t n = strlen(words[i].word);
+		if (t.n < n || strncasecmp(t.s, words[i].word, n))
+			continue;
+		struct tok rest = { t.s + n, t.n - n };
+		if (rest.n == 0) {
+			v = 0;
+		} else if (rest.s[0] != '+' && rest.s[0] != '-') {
+			continue; /* e.g. "distx": try the other words, then fail */
+		} else if (parse_long(rest, -CONF_MAX_HOPS, CONF_MAX_HOPS, &v)) {
+			return -1;
+		}
+		b->base = words[i].base;
+		b->value = (int)v;
+		return 0;
+	}
+	if (t.n && (t.s[0] == '+' || t.s[0] == '-')) {
+		if (parse_long(t, -CONF_MAX_HOPS, CONF_MAX_HOPS, &v))
+			return -1;
+		b->base = IBF_WIN_DIST;
+		b->value = (int)v;
+		return 0;
+	}
+	if (parse_long(t, 1, CONF_MAX_HOPS, &v))
+		return -1;
+	b->base = IBF_WIN_ABS;
+	b->value = (int)v;
+	return 0;
+}
+
+static int parse_word(struct tok t, const char *const *names, int n, int *out)
+{
+	for (int i = 0; i < n; i++)
+		if (tok_eq(t, names[i])) {
+			*out = i;
+			return 0;
+		}
+	return -1;
+}
+
+/* ------------------------------------------------------------ keys */
+
+enum key_id {
+	K_MIN_LEN,
+	K_MAX_LEN,
+	K_MAX_PATHS,
+	K_SEED,
+	K_THREADS,
+	K_DEADLOCK,
+	K_MAX_VLS,
+	K_BEST_EFFORT,
+	K_LOG_LEVEL,
+	K_LNMP_MAX_NUM_PATHS,
+	K_LNMP_MIN_LEN,
+	K_LNMP_MAX_LEN,
+	K_LAYERS_REMOVE_DEADLOCKS,
+	K_DFSSSP_MAX_VLS,
+	K_DFSSSP_BEST_EFFORT,
+};
+
+static const struct {
+	const char *name;
+	int id;
+	const char *expect; /* for "bad value" messages */
+} keys[] = {
+	{ "min_path_len", K_MIN_LEN, "hops (e.g. 3), dist+N, +N or diameter+N" },
+	{ "max_path_len", K_MAX_LEN, "hops (e.g. 3), dist+N, +N or diameter+N" },
+	{ "max_paths_per_layer", K_MAX_PATHS, "a count >= 0 or 'unlimited'" },
+	{ "seed", K_SEED, "an unsigned integer (decimal or 0x hex)" },
+	{ "threads", K_THREADS, "a count 1..4096 or 'auto'" },
+	{ "deadlock", K_DEADLOCK, "none, dfsssp, coloring or auto" },
+	{ "max_vls", K_MAX_VLS, "0 (no cap) .. 15" },
+	{ "best_effort", K_BEST_EFFORT, "TRUE or FALSE" },
+	{ "log_level", K_LOG_LEVEL, "error, info, verbose, debug or 0..3" },
+	{ "lnmp_max_num_paths", K_LNMP_MAX_NUM_PATHS, "a count >= 0" },
+	{ "lnmp_min_path_len", K_LNMP_MIN_LEN, "hops 1..63" },
+	{ "lnmp_max_path_len", K_LNMP_MAX_LEN, "hops 1..63" },
+	{ "layers_remove_deadlocks", K_LAYERS_REMOVE_DEADLOCKS, "TRUE or FALSE" },
+	{ "dfsssp_max_vls", K_DFSSSP_MAX_VLS, "0 (no cap) .. 15" },
+	{ "dfsssp_best_effort", K_DFSSSP_BEST_EFFORT, "TRUE or FALSE" },
+};
+
+/* Apply one key; returns 0, or -1 for a bad value. */
+static int apply(struct ibf_conf *c, int id, struct tok v, long line)
+{
+	uint64_t u;
+	long l;
+	int i;
+
+	switch (id) {
+	case K_MIN_LEN:
+		return parse_bound(v, &c->min_len);
+	case K_MAX_LEN:
+		return parse_bound(v, &c->max_len);
+	case K_LNMP_MIN_LEN:
+	case K_LNMP_MAX_LEN:
+		if (parse_long(v, 1, CONF_MAX_HOPS, &l))
+			return -1;
+		if (id == K_LNMP_MIN_LEN)
+			c->min_len = (struct ibf_win_bound){ IBF_WIN_ABS, (int)l };
+		else
+			c->max_len = (struct ibf_win_bound){ IBF_WIN_ABS, (int)l };
+		return 0;
+	case K_MAX_PATHS:
+		if (tok_eq(v, "unlimited") || tok_eq(v, "none")) {
+			c->max_paths_per_layer = 0;
+			return 0;
+		}
+		/* fall through */
+	case K_LNMP_MAX_NUM_PATHS:
+		if (parse_long(v, 0, LONG_MAX, &l) || (v.n && v.s[0] == '+'))
+			return -1;
+		c->max_paths_per_layer = l;
+		return 0;
+	case K_SEED:
+		if (parse_u64(v, 1, &u))
+			return -1;
+		c->seed = u;
+		return 0;
+	case K_THREADS:
+		if (tok_eq(v, "auto")) {
+			c->threads = 0;
+			return 0;
+		}
+		if (parse_long(v, 0, CONF_MAX_THREADS, &l) || v.s[0] == '+' || v.s[0] == '-')
+			return -1;
+		c->threads = (int)l;
+		return 0;
+	case K_DEADLOCK:
+		if (parse_word(v, deadlock_names, 4, &i))
+			return -1;
+		c->deadlock = i;
+		c->deadlock_line = line;
+		return 0;
+	case K_LAYERS_REMOVE_DEADLOCKS:
+		if (parse_bool(v, &i))
+			return -1;
+		c->deadlock = i ? IBF_DEADLOCK_DFSSSP : IBF_DEADLOCK_COLORING;
+		c->deadlock_line = line;
+		return 0;
+	case K_MAX_VLS:
+	case K_DFSSSP_MAX_VLS:
+		if (parse_long(v, 0, 15, &l) || v.s[0] == '+' || v.s[0] == '-')
+			return -1;
+		c->max_vls = (int)l;
+		return 0;
+	case K_BEST_EFFORT:
+	case K_DFSSSP_BEST_EFFORT:
+		if (parse_bool(v, &i))
+			return -1;
+		c->best_effort = i;
+		return 0;
+	case K_LOG_LEVEL:
+		if (!parse_word(v, log_names, 4, &i)) {
+			c->log_level = i;
+			return 0;
+		}
+		if (parse_long(v, 0, 3, &l) || v.s[0] == '+' || v.s[0] == '-')
+			return -1;
+		c->log_level = (int)l;
+		return 0;
+	}
+	return -1;
+}
+
+static int is_blank(int ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_conf *c,
+		   struct ibf_error *err)
+{
+	const char *p = buf, *end = buf + len;
+	long line = 0;
+
+	if (!c)
+		return ibf_error_set(err, IBF_EINVAL, name, 0, "no configuration to fill");
+	if (!name)
+		name = "ibfab.conf";
+	snprintf(c->source, sizeof(c->source), "%s", name);
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *le = eol ? eol : end;
+		line++;
+
+		const char *s = p;
+		p = eol ? eol + 1 : end;
+		while (s < le && is_blank(*s))
+			s++;
+		if (s == le || *s == '#')
+			continue;
+		if (memchr(s, '\0', (size_t)(le - s)))
+			return ibf_error_set(err, IBF_EPARSE, name, line, "NUL byte in line");
+
+		/* key */
+		const char *k = s;
+		while (s < le && !is_blank(*s))
+			s++;
+		struct tok key = { k, (size_t)(s - k) };
+		while (s < le && is_blank(*s))
+			s++;
+		/* value: up to a blank, the rest must be blanks or a comment */
+		const char *v = s;
+		while (s < le && !is_blank(*s) && *s != '#')
+			s++;
+		struct tok val = { v, (size_t)(s - v) };
+		while (s < le && is_blank(*s))
+			s++;
+
+		int idx = -1;
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (key.n == strlen(keys[i].name) && !memcmp(key.s, keys[i].name, key.n)) {
+				idx = (int)i;
+				break;
+			}
+		if (idx < 0) {
+			int n = key.n > 64 ? 64 : (int)key.n;
+			return ibf_error_set(err, IBF_EPARSE, name, line, "unknown key '%.*s'%s", n,
+					     key.s, key.n > 64 ? "..." : "");
+		}
+		if (val.n == 0)
+			return ibf_error_set(err, IBF_EPARSE, name, line, "missing value for '%s'",
+					     keys[idx].name);
+		if (s < le && *s != '#') {
+			int n = (int)(le - s) > 64 ? 64 : (int)(le - s);
+			while (n > 0 && is_blank(s[n - 1]))
+				n--;
+			return ibf_error_set(err, IBF_EPARSE, name, line,
+					     "unexpected text after the value of '%s': '%.*s'",
+					     keys[idx].name, n, s);
+		}
+		if (apply(c, keys[idx].id, val, line)) {
+			int n = val.n > 64 ? 64 : (int)val.n;
+			return ibf_error_set(err, IBF_EPARSE, name, line,
+					     "bad value '%.*s' for '%s' (expected %s)", n, val.s,
+					     keys[idx].name, keys[idx].expect);
+		}
+		c->lines++;
+	}
+	return ibf_conf_check(c, err);
+}
+
+int ibf_conf_check(const struct ibf_conf *c, struct ibf_error *err)
+{
+	const char *src = c->source[0] ? c->source : NULL;
+	char a[32], b[32];
+
+	if (c->min_len.base == c->max_len.base && c->min_len.value > c->max_len.value)
+		return ibf_error_set(err, IBF_EINVAL, src, 0,
+				     "min_path_len %s is above max_path_len %s",
+				     ibf_win_bound_format(&c->min_len, a, sizeof(a)),
+				     ibf_win_bound_format(&c->max_len, b, sizeof(b)));
+	if (c->max_len.base == IBF_WIN_ABS && c->max_len.value < 1)
+		return ibf_error_set(err, IBF_EINVAL, src, 0, "max_path_len must be at least 1 hop");
+	if (c->deadlock != IBF_DEADLOCK_NONE)
+		return ibf_error_set(err, IBF_ENOTSUP, src, c->deadlock_line,
+				     "deadlock scheme '%s' is not supported by this build of ibfab "
+				     "yet (only 'none'; routes would not be deadlock-free)",
+				     ibf_deadlock_name(c->deadlock));
+	return 0;
+}
+
+int ibf_conf_read(const char *path, struct ibf_conf *c, struct ibf_error *err)
+{
+	if (!path || !c)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no configuration file or struct");
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
+
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	int rc = 0;
+	if (!buf) {
+		fclose(fp);
+		return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
+	}
+	for (;;) {
+		if (len == cap) {
+			if (cap >= CONF_MAX_FILE) {
+				rc = ibf_error_set(err, IBF_EINVAL, path, 0,
+						   "file too large (over %u bytes)", CONF_MAX_FILE);
+				break;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				rc = ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t n = fread(buf + len, 1, cap - len, fp);
+		len += n;
+		if (n == 0) {
+			if (ferror(fp))
+				rc = ibf_error_set(err, IBF_EIO, path, 0, "read error: %s",
+						   strerror(errno));
+			break;
+		}
+	}
+	fclose(fp);
+	if (!rc)
+		rc = ibf_conf_parse(buf, len, path, c, err);
+	free(buf);
+	return rc;
+}
+
+void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o)
+{
+	ibf_route_opts_default(o);
+	o->seed = c->seed;
+	o->threads = c->threads;
+	if (o->threads <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		o->threads = n >= 1 ? (n > CONF_MAX_THREADS ? CONF_MAX_THREADS : (int)n) : 1;
+	}
+	o->min_len = c->min_len;
+	o->max_len = c->max_len;
+	o->max_paths_per_layer = c->max_paths_per_layer > 0 ? c->max_paths_per_layer : 0;
+}
+
+const char *ibf_win_bound_format(const struct ibf_win_bound *b, char *buf, size_t len)
+{
+	switch (b->base) {
+	case IBF_WIN_ABS:
+		snprintf(buf, len, "%d", b->value);
+		break;
+	case IBF_WIN_DIST:
+		snprintf(buf, len, "dist%+d", b->value);
+		break;
+	case IBF_WIN_DIAM:
+		snprintf(buf, len, "diameter%+d", b->value);
+		break;
+	default:
+		snprintf(buf, len, "?%d", b->value);
+		break;
+	}
+	return buf;
+}
+
+const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
+{
+	char a[32], b[32], paths[32], threads[16];
+
+	if (c->max_paths_per_layer > 0)
+		snprintf(paths, sizeof(paths), "%ld", c->max_paths_per_layer);
+	else
+		snprintf(paths, sizeof(paths), "unlimited");
+	if (c->threads > 0)
+		snprintf(threads, sizeof(threads), "%d", c->threads);
+	else
+		snprintf(threads, sizeof(threads), "auto");
+	snprintf(buf, len,
+		 "min_path_len %s, max_path_len %s, max_paths_per_layer %s, seed %llu, "
+		 "threads %s, deadlock %s, max_vls %d, best_effort %s, log_level %s",
+		 ibf_win_bound_format(&c->min_len, a, sizeof(a)),
+		 ibf_win_bound_format(&c->max_len, b, sizeof(b)), paths,
+		 (unsigned long long)c->seed, threads, ibf_deadlock_name(c->deadlock), c->max_vls,
+		 c->best_effort ? "TRUE" : "FALSE",
+		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?");
+	return buf;
+}

@@ -1,0 +1,282 @@
+/* Flows per link from route tables, for permutation traffic.
+ *
+ * Hosts are the end ports (CA/router ports cabled to a switch), numbered
+ * 0..N-1 in tree order (leaf by leaf, port order: the D-mod-K order without
+ * phantom slots, hosts above the leaves last) when the fabric is a fat tree,
+ * else by switch index and switch port.  A pattern instance is a
+ * permutation pi of the hosts; host a sends one flow to LID
+ * base(pi(a)) + layer.  Every flow is traced through the tables from a's
+ * switch; each directed switch-to-switch cable it crosses gains one flow.
+ * The instance's figure is its largest link load; "contention-free" means
+ * at most one flow per link.
+ *
+ *   shift (all):  pi(a) = (a + c) mod N for every c = 1..N-1
+ *   shift c:      that one shift
+ *   perm:         `perms` uniformly random permutations (Fisher-Yates,
+ *                 splitmix64 seeded from (seed, permutation number)) */
+#include "ibf_fattree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ibf_cong_opts_default(struct ibf_cong_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->pattern = IBF_CONG_SHIFT_ALL;
+	o->perms = 100;
+	o->seed = 1;
+	o->layer = 0;
+	o->order = IBF_CONG_ORDER_AUTO;
+}
+
+void ibf_cong_report_free(struct ibf_cong_report *rep)
+{
+	if (!rep)
+		return;
+	free(rep->max_load);
+	rep->max_load = NULL;
+}
+
+struct host {
+	int32_t node;
+	uint8_t port;
+	uint32_t sw;
+	uint32_t dlid; /* 0: no LID */
+};
+
+struct cg {
+	const struct ibf_fabric *f;
+	const struct ibf_routes *r;
+	const struct host *h;
+	uint32_t N;
+	uint32_t *padj;  /* [nports_total]: adj index of a switch port facing a switch */
+	uint32_t *load;  /* [E] */
+	uint32_t *touched;
+	uint32_t ntouched;
+	uint64_t flows, unrouted;
+};
+
+static uint64_t mix64(uint64_t *st)
+{
+	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* trace one flow; returns 0 when delivered */
+static int flow(struct cg *c, uint32_t a, uint32_t b, uint32_t *maxl, uint32_t *maxe)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_routes *r = c->r;
+	uint32_t dlid = c->h[b].dlid;
+	c->flows++;
+	if (!dlid || dlid > r->max_lid) {
+		c->unrouted++;
+		return -1;
+	}
+	uint32_t s = c->h[a].sw;
+	for (uint32_t steps = 0; steps <= r->nsw; steps++) {
+		uint8_t port = ibf_lft(r, s)[dlid];
+		int node = f->switches[s];
+		if (port == IBF_LFT_NONE || port == 0 || port > f->nodes[node].nports)
+			break;
+		const struct ibf_port *pp = ibf_port(f, node, port);
+		if (pp->peer_node == IBF_NO_NODE)
+			break;
+		if (f->nodes[pp->peer_node].type != IBF_NODE_SWITCH) {
+			if (pp->peer_node == c->h[b].node && pp->peer_port == c->h[b].port)
+				return 0;
+			break;
+		}
+		uint32_t e = c->padj[f->nodes[node].port_off + port];
+		if (e == UINT32_MAX)
+			break;
+		if (!c->load[e]++)
+			c->touched[c->ntouched++] = e;
+		if (c->load[e] > *maxl) {
+			*maxl = c->load[e];
+			*maxe = e;
+		}
+		s = f->adj[e].nbr;
+	}
+	c->unrouted++;
+	return -1;
+}
+
+static void reset(struct cg *c)
+{
+	for (uint32_t i = 0; i < c->ntouched; i++)
+		c->load[c->touched[i]] = 0;
+	c->ntouched = 0;
+}
+
+int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
+		   const struct ibf_cong_opts *o, struct ibf_cong_report *rep,
+		   struct ibf_error *err)
+{
+	memset(rep, 0, sizeof(*rep));
+	struct ibf_cong_opts defo;
+	if (!o) {
+		ibf_cong_opts_default(&defo);
+		o = &defo;
+	}
+	if (!f || !f->finalized || !r || !r->lft)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no finalized fabric or route table");
+	if (r->nsw != f->nsw)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "route table has %u switches, the fabric %u", r->nsw, f->nsw);
+	if (o->layer < 0 || o->layer > 127)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "layer %d out of range 0..127",
+				     o->layer);
+	int rc = 0;
+	struct host *h = NULL;
+	uint32_t N = 0;
+	int order = o->order;
+	if (order == IBF_CONG_ORDER_AUTO || order == IBF_CONG_ORDER_TREE) {
+		struct ibf_ftree t;
+		struct ibf_error e2;
+		ibf_error_clear(&e2);
+		int trc = ibf_ftree_build(f, NULL, &t, &e2);
+		if (trc && order == IBF_CONG_ORDER_TREE) {
+			if (err)
+				*err = e2;
+			return trc;
+		}
+		if (!trc) {
+			order = IBF_CONG_ORDER_TREE;
+			h = malloc((t.nends ? t.nends : 1) * sizeof(*h));
+			if (!h) {
+				ibf_ftree_free(&t);
+				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			}
+			for (uint32_t i = 0; i < t.nends; i++) {
+				h[i].node = t.ends[i].node;
+				h[i].port = t.ends[i].port;
+				h[i].sw = t.ends[i].sw;
+			}
+			N = t.nends;
+			ibf_ftree_free(&t);
+		} else {
+			order = IBF_CONG_ORDER_FABRIC;
+		}
+	}
+	if (order == IBF_CONG_ORDER_FABRIC) {
+		uint32_t n = 0;
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			int node = f->switches[s];
+			for (int p = 1; p <= f->nodes[node].nports; p++) {
+				const struct ibf_port *pp = ibf_port(f, node, p);
+				if (pp->peer_node != IBF_NO_NODE &&
+				    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+					n++;
+			}
+		}
+		h = malloc((n ? n : 1) * sizeof(*h));
+		if (!h)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			int node = f->switches[s];
+			for (int p = 1; p <= f->nodes[node].nports; p++) {
+				const struct ibf_port *pp = ibf_port(f, node, p);
+				if (pp->peer_node == IBF_NO_NODE ||
+				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+					continue;
+				h[N].node = pp->peer_node;
+				h[N].port = pp->peer_port;
+				h[N].sw = s;
+				N++;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		const struct ibf_port *pp = ibf_port(f, h[i].node, h[i].port);
+		uint32_t j = (uint32_t)o->layer, L = 1u << pp->lmc;
+		if (j >= L)
+			j = L - 1;
+		h[i].dlid = pp->lid ? pp->lid + j : 0;
+	}
+	uint32_t E = f->adj_off[f->nsw];
+	struct cg c;
+	memset(&c, 0, sizeof(c));
+	c.f = f;
+	c.r = r;
+	c.h = h;
+	c.N = N;
+	c.padj = malloc((f->nports_total ? f->nports_total : 1) * sizeof(uint32_t));
+	c.load = calloc(E ? E : 1, sizeof(uint32_t));
+	c.touched = malloc((E ? E : 1) * sizeof(uint32_t));
+	uint32_t *perm = malloc((N ? N : 1) * sizeof(uint32_t));
+	uint32_t ninst = 0;
+	switch (o->pattern) {
+	case IBF_CONG_SHIFT_ALL: ninst = N > 1 ? N - 1 : 0; break;
+	case IBF_CONG_SHIFT: ninst = 1; break;
+	case IBF_CONG_PERM: ninst = o->perms; break;
+	default:
+		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown pattern %d", o->pattern);
+		goto out;
+	}
+	rep->max_load = calloc(ninst ? ninst : 1, sizeof(uint32_t));
+	if (!c.padj || !c.load || !c.touched || !perm || !rep->max_load) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < f->nports_total; i++)
+		c.padj[i] = UINT32_MAX;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		int node = f->switches[s];
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			c.padj[f->nodes[node].port_off + f->adj[e].lport] = e;
+	}
+	rep->nhosts = N;
+	rep->nlinks = E;
+	rep->order = order;
+	rep->ninst = ninst;
+	double sum = 0;
+	for (uint32_t k = 0; k < ninst; k++) {
+		uint32_t maxl = 0, maxe = UINT32_MAX, id = k;
+		if (o->pattern == IBF_CONG_PERM) {
+			uint64_t st = o->seed ^ (0xd1b54a32d192ed03ull * (k + 1));
+			for (uint32_t i = 0; i < N; i++)
+				perm[i] = i;
+			for (uint32_t i = N; i > 1; i--) {
+				uint32_t j = (uint32_t)(mix64(&st) % i);
+				uint32_t tmp = perm[i - 1];
+				perm[i - 1] = perm[j];
+				perm[j] = tmp;
+			}
+			for (uint32_t a = 0; a < N; a++)
+				if (perm[a] != a)
+					flow(&c, a, perm[a], &maxl, &maxe);
+		} else {
+			uint32_t sh = o->pattern == IBF_CONG_SHIFT ? (N ? o->shift % N : 0) : k + 1;
+			id = o->pattern == IBF_CONG_SHIFT ? o->shift : k + 1;
+			if (sh)
+				for (uint32_t a = 0; a < N; a++)
+					flow(&c, a, (a + sh) % N, &maxl, &maxe);
+		}
+		reset(&c);
+		rep->max_load[k] = maxl;
+		sum += maxl;
+		if (maxl <= 1)
+			rep->free_inst++;
+		if (k == 0 || maxl > rep->worst) {
+			rep->worst = maxl;
+			rep->worst_inst = id;
+			rep->worst_link = maxe;
+		}
+	}
+	rep->share_free = ninst ? (double)rep->free_inst / ninst : 0;
+	rep->mean_max = ninst ? sum / ninst : 0;
+	rep->flows = c.flows;
+	rep->unrouted = c.unrouted;
+out:
+	free(h);
+	free(c.padj);
+	free(c.load);
+	free(c.touched);
+	free(perm);
+	if (rc)
+		ibf_cong_report_free(rep);
+	return rc;
+}

@@ -1,0 +1,533 @@
+/* dmodk: D-mod-K routing for fat trees (Zahavi 2010), with LMC layers.
+ *
+ * The tree comes from routing/fattree.c: levels, up-port slots per switch
+ * (U_l = W_l * p_l slots at level l, cable-major, W_l parents; P_l =
+ * W_1 ... W_{l-1}) and a D-mod-K index x per
+ * end port (leaf by leaf, phantom slots on short leaves; hosts on switches
+ * above the leaves and then the switches themselves get indices after the
+ * leaf slots).  For a destination LID with index x in layer j:
+ *
+ *   up:    a level-l switch takes slot (floor(x / P_l) + off_l(j)) mod n_s,
+ *          n_s its slot count (= U_l on a complete tree).  Layer offsets:
+ *          off_l(j) are the mixed-radix digits (leaf digit most significant)
+ *          of floor(j * G / 2^lmc), G = U_1 ... U_{h-1}.  Rotating a level's
+ *          slots by a constant relabels the parents of that level the same
+ *          way for every switch, so each layer is D-mod-K on a relabelled
+ *          tree (contention-free on its own), and the layers of one
+ *          destination leave a leaf by different up-ports / spines.
+ *   chain: the destination's switch climbs with the same rule; the switches
+ *          it reaches form the destination's chain, and each of them sends
+ *          the LID down the cable the chain came up.  A source climbing by
+ *          the rule meets the chain at the first common level, which is what
+ *          makes shift permutations contention-free (unique down path).
+ *   down:  any other switch with a down path to the destination (an
+ *          ancestor off the chain) goes down the ancestor children by the
+ *          same rule one level lower.
+ *
+ * Irregular trees.  A slot with no cable (or whose parent cannot reach the
+ * destination by going up then down) is replaced by the next usable slot in
+ * rotation, so only the destinations of that slot move (least damage), and
+ * the chain and the sources move the same way.  A switch that cannot reach
+ * the destination up-then-down at all (e.g. a spine that lost its only
+ * cable to that leaf) follows a shortest path to the switches that can.
+ * Every choice is either strictly up, strictly down or strictly closer to
+ * the up/down region, so the tables are loop-free.  All of it is logged. */
+#include "ibf_fattree.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NOSW UINT32_MAX
+
+void ibf_dmodk_opts_default(struct ibf_dmodk_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	ibf_ftree_opts_default(&o->tree);
+	o->layer_rule = IBF_DMODK_LAYER_ROTATE;
+}
+
+struct dk {
+	const struct ibf_fabric *f;
+	const struct ibf_ftree *t;
+	const struct ibf_route_opts *o;
+	const struct ibf_dmodk_opts *d;
+	struct ibf_routes *r;
+	uint32_t S;
+	uint32_t *anc, *reach;         /* == rcur: member for the current destination switch */
+	uint32_t *chain;               /* == ccur: on the current column's chain */
+	uint32_t rcur, ccur;
+	uint8_t *chain_port;
+	uint32_t *nxt;                 /* next switch of the column, NOSW at the end */
+	uint32_t *fdist, *fnext, *queue; /* fallback towards the up/down region */
+	uint32_t *bylevel;             /* switches, highest level first */
+	uint64_t *moved_missing;       /* [S] LIDs moved off a missing slot */
+	uint64_t moved_unusable;       /* (switch, LID) moved off an unusable parent */
+	uint64_t fallback;             /* (switch, LID) outside the up/down region */
+	uint32_t fallback_dests;       /* destination switches with such entries */
+	uint8_t *hopbuf;
+	uint32_t *stack;
+};
+
+static void log_msg(const struct dk *c, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void log_msg(const struct dk *c, int level, const char *fmt, ...)
+{
+	if (!c->o || !c->o->log)
+		return;
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	c->o->log(c->o->log_ctx, level, buf);
+}
+
+/* layer offsets per level for layer j of L layers */
+static void layer_offsets(const struct ibf_ftree *t, uint32_t j, uint32_t L, uint32_t *off)
+{
+	int h = t->levels;
+	for (int l = 0; l <= h; l++)
+		off[l] = 0;
+	if (!j || L <= 1)
+		return;
+	const uint64_t cap = (uint64_t)1 << 56;
+	uint64_t G = 1;
+	for (int l = 1; l < h; l++) {
+		uint64_t u = t->nup[l] ? t->nup[l] : 1;
+		G = G > cap / u ? cap : G * u;
+	}
+	uint64_t o = (uint64_t)j * (G / L) + (uint64_t)j * (G % L) / L;
+	/* digits: level h-1 least significant, level 1 most */
+	for (int l = h - 1; l >= 1; l--) {
+		uint64_t u = t->nup[l] ? t->nup[l] : 1;
+		off[l] = (uint32_t)(o % u);
+		o /= u;
+	}
+}
+
+static uint64_t digit(const struct ibf_ftree *t, uint64_t x, int l)
+{
+	uint64_t p = t->prod[l];
+	return p ? x / p : 0;
+}
+
+/* up link of s for (x, off); elig: stamps of usable parents.  Returns adj
+ * index or NOSW; counts moves. */
+static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off,
+			const uint32_t *elig, int count)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t n = t->slot_off[s + 1] - t->slot_off[s];
+	if (!n)
+		return NOSW;
+	int l = t->level[s];
+	const uint32_t *sl = t->slot + t->slot_off[s];
+	uint32_t k0 = (uint32_t)((digit(t, x, l) + off[l]) % n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = k0 + i;
+		if (k >= n)
+			k -= n;
+		uint32_t e = sl[k];
+		if (e == IBF_FTREE_MISSING || elig[c->f->adj[e].nbr] != c->rcur)
+			continue;
+		if (i && count) {
+			if (sl[k0] == IBF_FTREE_MISSING)
+				c->moved_missing[s]++;
+			else
+				c->moved_unusable++;
+		}
+		return e;
+	}
+	return NOSW;
+}
+
+/* down link of an ancestor off the chain */
+static uint32_t pick_down(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off)
+{
+	const struct ibf_ftree *t = c->t;
+	const struct ibf_fabric *f = c->f;
+	uint32_t n = 0;
+	for (uint32_t i = t->down_off[s]; i < t->down_off[s + 1]; i++)
+		if (c->anc[f->adj[t->down[i]].nbr] == c->rcur)
+			n++;
+	if (!n)
+		return NOSW;
+	int l = t->level[s] - 1;
+	uint32_t k = (uint32_t)((digit(t, x, l) + off[l]) % n);
+	for (uint32_t i = t->down_off[s]; i < t->down_off[s + 1]; i++)
+		if (c->anc[f->adj[t->down[i]].nbr] == c->rcur && !k--)
+			return t->down[i];
+	return NOSW;
+}
+
+/* ancestors of dsw (down path to it) and the up/down region (an up path
+ * to an ancestor); fallback BFS for everything else */
+static void regions(struct dk *c, uint32_t dsw, uint32_t *outside)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_ftree *t = c->t;
+	uint32_t head = 0, tail = 0;
+	c->anc[dsw] = c->rcur;
+	c->queue[tail++] = dsw;
+	while (head < tail) {
+		uint32_t s = c->queue[head++];
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (t->level[nb] == t->level[s] + 1 && c->anc[nb] != c->rcur) {
+				c->anc[nb] = c->rcur;
+				c->queue[tail++] = nb;
+			}
+		}
+	}
+	uint32_t nout = 0;
+	for (uint32_t i = 0; i < c->S; i++) {
+		uint32_t s = c->bylevel[i];
+		if (c->anc[s] == c->rcur) {
+			c->reach[s] = c->rcur;
+			continue;
+		}
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (t->level[nb] == t->level[s] + 1 && c->reach[nb] == c->rcur) {
+				c->reach[s] = c->rcur;
+				break;
+			}
+		}
+		if (c->reach[s] != c->rcur)
+			nout++;
+	}
+	*outside = nout;
+	if (!nout)
+		return;
+	head = tail = 0;
+	for (uint32_t s = 0; s < c->S; s++) {
+		c->fnext[s] = NOSW;
+		if (c->reach[s] == c->rcur) {
+			c->fdist[s] = 0;
+			c->queue[tail++] = s;
+		} else {
+			c->fdist[s] = IBF_DIST_INF;
+		}
+	}
+	while (head < tail) {
+		uint32_t s = c->queue[head++];
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (c->fdist[nb] != IBF_DIST_INF)
+				continue;
+			c->fdist[nb] = c->fdist[s] + 1;
+			c->queue[tail++] = nb;
+		}
+	}
+	for (uint32_t s = 0; s < c->S; s++) {
+		if (c->reach[s] == c->rcur || c->fdist[s] == IBF_DIST_INF)
+			continue;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			if (c->fdist[f->adj[e].nbr] + 1 == c->fdist[s]) {
+				c->fnext[s] = e;
+				break;
+			}
+	}
+}
+
+/* one LID column: destination on switch dsw, delivered through tport */
+static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const uint32_t *off,
+		   uint32_t lid, int count)
+{
+	const struct ibf_fabric *f = c->f;
+	struct ibf_routes *r = c->r;
+	/* the chain */
+	c->ccur++;
+	uint32_t s = dsw;
+	c->chain[s] = c->ccur;
+	c->chain_port[s] = tport;
+	c->nxt[s] = NOSW;
+	for (;;) {
+		uint32_t e = pick_up(c, s, x, off, c->anc, count);
+		if (e == NOSW)
+			break;
+		uint32_t p = f->adj[e].nbr;
+		c->chain[p] = c->ccur;
+		c->chain_port[p] = f->adj[e].rport;
+		c->nxt[p] = s;
+		s = p;
+	}
+	for (s = 0; s < c->S; s++) {
+		uint8_t *lft = ibf_lft(r, s);
+		uint32_t e;
+		if (c->chain[s] == c->ccur) {
+			lft[lid] = c->chain_port[s];
+			continue;
+		}
+		if (c->anc[s] == c->rcur)
+			e = pick_down(c, s, x, off);
+		else if (c->reach[s] == c->rcur)
+			e = pick_up(c, s, x, off, c->reach, count);
+		else {
+			e = c->fnext[s];
+			if (count && e != NOSW)
+				c->fallback++;
+		}
+		if (e == NOSW) {
+			c->nxt[s] = NOSW;
+			lft[lid] = IBF_LFT_NONE;
+			continue;
+		}
+		lft[lid] = f->adj[e].lport;
+		c->nxt[s] = f->adj[e].nbr;
+	}
+	if (!r->hops)
+		return;
+	/* hops along the column (loop-free by construction; guarded anyway) */
+	uint8_t *hb = c->hopbuf;
+	memset(hb, 0xff, c->S);
+	hb[dsw] = 0;
+	for (s = 0; s < c->S; s++) {
+		uint32_t n = 0, v = s;
+		while (hb[v] == 0xff && c->nxt[v] != NOSW && n < c->S) {
+			c->stack[n++] = v;
+			v = c->nxt[v];
+		}
+		uint32_t base = hb[v];
+		if (base == 0xff) /* unreachable (or a guard hit): leave unknown */
+			continue;
+		while (n) {
+			v = c->stack[--n];
+			base = base + 1 > 254 ? 254 : base + 1;
+			hb[v] = (uint8_t)base;
+		}
+	}
+	for (s = 0; s < c->S; s++)
+		r->hops[(size_t)s * r->stride + lid] = hb[s];
+}
+
+int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,
+		       struct ibf_route_report *rep, struct ibf_error *err)
+{
+	struct timespec ts0, ts1;
+	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	struct ibf_dmodk_opts defd;
+	if (!d) {
+		ibf_dmodk_opts_default(&defd);
+		d = &defd;
+	}
+	if (!f || !r || !r->lft)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no fabric or route table");
+	if (!f->finalized)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
+	if (r->nsw != f->nsw || r->max_lid < ibf_max_lid(f))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "route table is %u switches x LID %u; the fabric needs %u x %u",
+				     r->nsw, r->max_lid, f->nsw, ibf_max_lid(f));
+	struct ibf_ftree t;
+	int rc = ibf_ftree_build(f, &d->tree, &t, err);
+	if (rc) {
+		if (o && o->log) {
+			char buf[IBF_ERR_MSG_MAX + 32];
+			snprintf(buf, sizeof(buf), "dmodk: %s", err ? err->msg : "not a fat tree");
+			o->log(o->log_ctx, IBF_LOG_ERROR, buf);
+		}
+		return rc;
+	}
+	uint32_t S = f->nsw;
+	struct dk c;
+	memset(&c, 0, sizeof(c));
+	c.f = f;
+	c.t = &t;
+	c.o = o;
+	c.d = d;
+	c.r = r;
+	c.S = S;
+	c.anc = calloc(S, sizeof(uint32_t));
+	c.reach = calloc(S, sizeof(uint32_t));
+	c.chain = calloc(S, sizeof(uint32_t));
+	c.chain_port = calloc(S, 1);
+	c.nxt = malloc(S * sizeof(uint32_t));
+	c.fdist = malloc(S * sizeof(uint32_t));
+	c.fnext = malloc(S * sizeof(uint32_t));
+	c.queue = malloc(S * sizeof(uint32_t));
+	c.bylevel = malloc(S * sizeof(uint32_t));
+	c.moved_missing = calloc(S, sizeof(uint64_t));
+	c.hopbuf = malloc(S);
+	c.stack = malloc(S * sizeof(uint32_t));
+	/* end ports per switch */
+	uint32_t *eoff = calloc((size_t)S + 1, sizeof(uint32_t));
+	uint32_t *elist = malloc((t.nends ? t.nends : 1) * sizeof(uint32_t));
+	if (!c.anc || !c.reach || !c.chain || !c.chain_port || !c.nxt || !c.fdist || !c.fnext ||
+	    !c.queue || !c.bylevel || !c.moved_missing || !c.hopbuf || !c.stack || !eoff ||
+	    !elist) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	{
+		uint32_t k = 0; /* highest level first */
+		for (int l = t.levels; l >= 1; l--)
+			for (uint32_t s = 0; s < S; s++)
+				if (t.level[s] == l)
+					c.bylevel[k++] = s;
+	}
+	for (uint32_t i = 0; i < t.nends; i++)
+		eoff[t.ends[i].sw + 1]++;
+	for (uint32_t s = 0; s < S; s++)
+		eoff[s + 1] += eoff[s];
+	{
+		uint32_t *fill = c.queue; /* scratch */
+		memcpy(fill, eoff, S * sizeof(uint32_t));
+		for (uint32_t i = 0; i < t.nends; i++)
+			elist[fill[t.ends[i].sw]++] = i;
+	}
+
+	char desc[512];
+	ibf_ftree_describe(&t, desc, sizeof(desc));
+	log_msg(&c, IBF_LOG_INFO, "dmodk: %s", desc);
+	if (t.demoted)
+		log_msg(&c, IBF_LOG_INFO,
+			"dmodk: %u switch%s with hosts sit%s above the leaves (hosts on a spine); "
+			"their %u host port%s get indices %u.. after the leaf slots",
+			t.demoted, t.demoted == 1 ? "" : "es", t.demoted == 1 ? "s" : "",
+			t.nspine_hosts, t.nspine_hosts == 1 ? "" : "s", t.nslots);
+
+	int maxlmc = 0;
+	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
+	uint64_t xsw0 = (uint64_t)t.nslots + t.nspine_hosts;
+	for (uint32_t dsw = 0; dsw < S; dsw++) {
+		c.rcur++;
+		uint32_t nout = 0;
+		regions(&c, dsw, &nout);
+		if (nout)
+			c.fallback_dests++;
+		/* the end ports on dsw, then dsw itself */
+		for (uint32_t k = eoff[dsw]; k <= eoff[dsw + 1]; k++) {
+			int node, port;
+			uint8_t tport;
+			uint64_t x;
+			int count = 1;
+			if (k < eoff[dsw + 1]) {
+				const struct ibf_ftree_end *en = &t.ends[elist[k]];
+				node = en->node;
+				port = en->port;
+				tport = en->swport;
+				x = en->index;
+			} else {
+				node = f->switches[dsw];
+				port = 0;
+				tport = 0;
+				x = xsw0 + t.rank[dsw];
+				count = 0; /* switch LIDs carry no data traffic */
+			}
+			const struct ibf_port *pp = ibf_port(f, node, port);
+			if (!pp->lid)
+				continue;
+			int lmc = pp->lmc;
+			if (lmc > maxlmc && port)
+				maxlmc = lmc;
+			uint32_t L = 1u << lmc;
+			for (uint32_t j = 0; j < L; j++) {
+				uint32_t lid = pp->lid + j;
+				if (lid > r->max_lid)
+					break;
+				uint64_t xx = x;
+				if (d->layer_rule == IBF_DMODK_LAYER_INTERLEAVE) {
+					xx = x * L + j;
+					layer_offsets(&t, 0, 1, off);
+				} else {
+					layer_offsets(&t, j, L, off);
+				}
+				column(&c, dsw, tport, xx, off, lid, count);
+			}
+		}
+	}
+	r->lmc = maxlmc;
+	snprintf(r->engine, sizeof(r->engine), "dmodk");
+
+	/* what changed on an irregular tree */
+	uint32_t nmiss = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t n = t.slot_off[s + 1] - t.slot_off[s], m = 0;
+		for (uint32_t i = t.slot_off[s]; i < t.slot_off[s + 1]; i++)
+			if (t.slot[i] == IBF_FTREE_MISSING)
+				m++;
+		if (!m)
+			continue;
+		if (++nmiss > 16)
+			continue;
+		char nm[96], slots[256];
+		size_t u = 0;
+		slots[0] = '\0';
+		for (uint32_t i = t.slot_off[s]; i < t.slot_off[s + 1] && u < sizeof(slots); i++)
+			if (t.slot[i] == IBF_FTREE_MISSING) {
+				int w = snprintf(slots + u, sizeof(slots) - u, "%s%u", u ? "," : "",
+						 i - t.slot_off[s]);
+				if (w > 0)
+					u += (size_t)w;
+			}
+		log_msg(&c, IBF_LOG_INFO,
+			"dmodk: %s (level %u) has %u of %u up-port cables (missing slot%s %s); %llu "
+			"destination LID%s moved to the next surviving slot, so a shift can put one "
+			"more flow on that slot's cable",
+			ibf_ftree_swname(f, s, nm, sizeof(nm)), t.level[s], n - m, n, m == 1 ? "" : "s",
+			slots, (unsigned long long)c.moved_missing[s],
+			c.moved_missing[s] == 1 ? "" : "s");
+	}
+	if (nmiss > 16)
+		log_msg(&c, IBF_LOG_INFO, "dmodk: ... %u switches with missing up-port cables in all",
+			nmiss);
+	if (c.moved_unusable)
+		log_msg(&c, IBF_LOG_INFO,
+			"dmodk: %llu (switch, LID) entries moved off a parent that has no down path "
+			"to the destination",
+			(unsigned long long)c.moved_unusable);
+	if (c.fallback)
+		log_msg(&c, IBF_LOG_INFO,
+			"dmodk: %llu (switch, LID) entries towards %u destination switch%s have no "
+			"up-then-down route and take a shortest path to one",
+			(unsigned long long)c.fallback, c.fallback_dests,
+			c.fallback_dests == 1 ? "" : "es");
+	if (rep) {
+		memset(rep, 0, sizeof(*rep));
+		rep->layers = 1 << maxlmc;
+		clock_gettime(CLOCK_MONOTONIC, &ts1);
+		rep->seconds = (double)(ts1.tv_sec - ts0.tv_sec) +
+			       (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9;
+	}
+out:
+	free(c.anc);
+	free(c.reach);
+	free(c.chain);
+	free(c.chain_port);
+	free(c.nxt);
+	free(c.fdist);
+	free(c.fnext);
+	free(c.queue);
+	free(c.bylevel);
+	free(c.moved_missing);
+	free(c.hopbuf);
+	free(c.stack);
+	free(eoff);
+	free(elist);
+	ibf_ftree_free(&t);
+	return rc;
+}
+
+int ibf_route_dmodk(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		    struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
+{
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	uint64_t *roots = NULL;
+	const char *rf = getenv("IBFAB_DMODK_ROOTS");
+	if (rf && *rf) {
+		int rc = ibf_ftree_read_roots(rf, &roots, &d.tree.nroots, err);
+		if (rc)
+			return rc;
+		d.tree.roots = roots;
+	}
+	int rc = ibf_route_dmodk_ex(f, o, &d, r, rep, err);
+	free(roots);
+	return rc;
+}

@@ -1,0 +1,752 @@
+/* Fat-tree recognition: levels, up/down ports, up-port slots, D-mod-K
+ * numbering of the hosts.
+ *
+ * Levels.  In order of preference: (1) BFS down from the root switches the
+ * caller names; (2) the generator's "ft-l<level>-s<idx>" names when every
+ * switch carries one; (3) BFS over the switch graph from the leaves.  The
+ * leaves are the switches with hosts, minus "hosts on a spine": while two
+ * switches with hosts are linked, the one linked to the most other
+ * switches with hosts (at least two of them; then the most switch links,
+ * then the highest GUID rank) is taken out of the leaf set, because a leaf
+ * has no switch below it.  A link between exactly two switches with hosts
+ * is left alone and reported as breaking the tree.
+ *
+ * A tree: every switch link joins adjacent levels.  Anything else is
+ * reported with the offending links named, and IBF_ENOTSUP is returned (the
+ * OpenSM plugin then falls back to the next engine).
+ *
+ * Up-port slots.  The switches of level l joined through common parents
+ * form a block; the block's W parents, in GUID order, each with as many
+ * cables (p) as the most any switch of the block has to one parent, are the
+ * W * p slots of every switch of the block, cable-major: slot c * W + i is
+ * the c-th cable (port order) to parent i.  Cable-major makes the parent
+ * of slot k equal k mod W, so a parent receives every W-th destination
+ * and the next level can spread them by floor(x / W).  A missing cable stays a slot
+ * (IBF_FTREE_MISSING), so the other slots keep their positions and a
+ * missing cable only moves the destinations of its own slot.
+ *
+ * Numbering.  Leaves are sorted by the components of the subgraph of
+ * levels <= l (l = h-1 down to 1; each component keyed by its smallest
+ * GUID rank): every subtree is a run of consecutive leaves.  Host ports
+ * of leaf i, in port order, get indices i * H .. i * H + n_i - 1 with H the
+ * largest host count of any leaf; the rest of the run are phantom slots.
+ * Hosts on switches above level 1 follow at nleaves * H + e. */
+#include "ibf_fattree.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ibf_ftree_opts_default(struct ibf_ftree_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->use_names = 1;
+}
+
+const char *ibf_ftree_swname(const struct ibf_fabric *f, uint32_t sw, char *buf, size_t len)
+{
+	const struct ibf_node *n = &f->nodes[f->switches[sw]];
+	if (n->desc && *n->desc)
+		snprintf(buf, len, "%s", n->desc);
+	else if (n->id && *n->id)
+		snprintf(buf, len, "%s", n->id);
+	else
+		snprintf(buf, len, "0x%016llx", (unsigned long long)n->guid);
+	return buf;
+}
+
+static uint32_t uf_find(uint32_t *p, uint32_t x)
+{
+	while (p[x] != x) {
+		p[x] = p[p[x]];
+		x = p[x];
+	}
+	return x;
+}
+
+static void uf_union(uint32_t *p, uint32_t a, uint32_t b)
+{
+	a = uf_find(p, a);
+	b = uf_find(p, b);
+	if (a != b) {
+		if (a < b)
+			p[b] = a;
+		else
+			p[a] = b;
+	}
+}
+
+struct guid_key {
+	uint64_t guid;
+	uint32_t sw;
+};
+
+static int cmp_guid_key(const void *a, const void *b)
+{
+	const struct guid_key *x = a, *y = b;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+/* multi-source BFS over switch links; dist IBF_DIST_INF when unreached */
+static void bfs_multi(const struct ibf_fabric *f, const uint8_t *src, uint32_t *dist,
+		      uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		dist[s] = IBF_DIST_INF;
+		if (src[s]) {
+			dist[s] = 0;
+			queue[tail++] = s;
+		}
+	}
+	while (head < tail) {
+		uint32_t s = queue[head++];
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (dist[nb] == IBF_DIST_INF) {
+				dist[nb] = dist[s] + 1;
+				queue[tail++] = nb;
+			}
+		}
+	}
+}
+
+/* "ft-l<level>-s<digits>" -> level, else 0 */
+static int name_level(const char *s)
+{
+	if (!s || strncmp(s, "ft-l", 4))
+		return 0;
+	s += 4;
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	long l = 0;
+	while (isdigit((unsigned char)*s) && l < 1000)
+		l = l * 10 + (*s++ - '0');
+	if (strncmp(s, "-s", 2) || !isdigit((unsigned char)s[2]))
+		return 0;
+	return (int)l;
+}
+
+static int levels_by_names(const struct ibf_fabric *f, uint8_t *level)
+{
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		const struct ibf_node *n = &f->nodes[f->switches[s]];
+		int l = name_level(n->desc);
+		if (!l)
+			l = name_level(n->id);
+		if (l < 1 || l > IBF_FTREE_MAX_LEVELS)
+			return 0;
+		level[s] = (uint8_t)l;
+	}
+	return 1;
+}
+
+static int levels_by_roots(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
+			   uint8_t *level, uint32_t *dist, uint32_t *queue, struct ibf_error *err)
+{
+	uint8_t *src = calloc(f->nsw ? f->nsw : 1, 1);
+	if (!src)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t i = 0; i < o->nroots; i++) {
+		int node = ibf_fabric_find_guid(f, o->roots[i]);
+		if (node < 0 || f->nodes[node].type != IBF_NODE_SWITCH) {
+			free(src);
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "root GUID 0x%016llx is not a switch of this fabric",
+					     (unsigned long long)o->roots[i]);
+		}
+		src[f->nodes[node].sw] = 1;
+	}
+	bfs_multi(f, src, dist, queue);
+	free(src);
+	uint32_t maxd = 0;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		if (dist[s] == IBF_DIST_INF) {
+			char nm[96];
+			return ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
+					     "switch %s is not connected to the roots",
+					     ibf_ftree_swname(f, s, nm, sizeof(nm)));
+		}
+		if (dist[s] > maxd)
+			maxd = dist[s];
+	}
+	if (maxd + 1 > IBF_FTREE_MAX_LEVELS)
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+				     "the tree below the roots has %u levels; at most %d supported",
+				     maxd + 1, IBF_FTREE_MAX_LEVELS);
+	for (uint32_t s = 0; s < f->nsw; s++)
+		level[s] = (uint8_t)(maxd + 1 - dist[s]);
+	return 0;
+}
+
+/* leaves = switches with hosts, minus hosts-on-a-spine (see the top) */
+static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost,
+			    const uint32_t *rank, uint8_t *level, uint32_t *dist, uint32_t *queue,
+			    uint32_t *demoted, struct ibf_error *err)
+{
+	uint32_t S = f->nsw;
+	uint8_t *leaf = calloc(S ? S : 1, 1);
+	uint32_t *seen = calloc(S ? S : 1, sizeof(uint32_t));
+	if (!leaf || !seen) {
+		free(leaf);
+		free(seen);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	uint32_t nleaf = 0, stamp = 0;
+	for (uint32_t s = 0; s < S; s++)
+		if (nhost[s]) {
+			leaf[s] = 1;
+			nleaf++;
+		}
+	*demoted = 0;
+	for (;;) {
+		uint32_t best = UINT32_MAX, bhn = 0, bdeg = 0;
+		for (uint32_t s = 0; s < S; s++) {
+			if (!leaf[s])
+				continue;
+			uint32_t hn = 0;
+			stamp++;
+			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+				uint32_t nb = f->adj[e].nbr;
+				if (nb != s && leaf[nb] && seen[nb] != stamp) {
+					seen[nb] = stamp;
+					hn++;
+				}
+			}
+			uint32_t deg = f->adj_off[s + 1] - f->adj_off[s];
+			if (hn < 2)
+				continue;
+			if (best == UINT32_MAX || hn > bhn || (hn == bhn && deg > bdeg) ||
+			    (hn == bhn && deg == bdeg && rank[s] > rank[best])) {
+				best = s;
+				bhn = hn;
+				bdeg = deg;
+			}
+		}
+		if (best == UINT32_MAX)
+			break;
+		leaf[best] = 0;
+		nleaf--;
+		(*demoted)++;
+	}
+	free(seen);
+	if (!nleaf) {
+		free(leaf);
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+				     "not a fat tree: no switch has hosts, so there are no leaves");
+	}
+	bfs_multi(f, leaf, dist, queue);
+	free(leaf);
+	for (uint32_t s = 0; s < S; s++) {
+		if (dist[s] == IBF_DIST_INF) {
+			char nm[96];
+			return ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
+					     "switch %s is not connected to any leaf",
+					     ibf_ftree_swname(f, s, nm, sizeof(nm)));
+		}
+		if (dist[s] + 1 > IBF_FTREE_MAX_LEVELS)
+			return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+					     "the tree has more than %d levels", IBF_FTREE_MAX_LEVELS);
+		level[s] = (uint8_t)(dist[s] + 1);
+	}
+	return 0;
+}
+
+static const char *source_name(int src)
+{
+	switch (src) {
+	case IBF_FTREE_BY_NAMES: return "the ft-l switch names";
+	case IBF_FTREE_BY_ROOTS: return "BFS from the given roots";
+	default: return "BFS from the leaves (switches with hosts)";
+	}
+}
+
+/* every link must join adjacent levels */
+static int check_links(const struct ibf_fabric *f, const struct ibf_ftree *t, struct ibf_error *err)
+{
+	char msg[IBF_ERR_MSG_MAX];
+	size_t used = 0;
+	uint32_t bad = 0;
+	msg[0] = '\0';
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			const struct ibf_adj *a = &f->adj[e];
+			int dl = (int)t->level[a->nbr] - (int)t->level[s];
+			if (dl == 1 || dl == -1)
+				continue;
+			if (a->nbr < s || (a->nbr == s && a->rport < a->lport))
+				continue; /* report each cable once */
+			bad++;
+			if (bad <= 4 && used < sizeof(msg) - 1) {
+				char n1[64], n2[64];
+				int k = snprintf(msg + used, sizeof(msg) - used,
+						 "%s%s/P%u - %s/P%u (levels %u, %u)", bad > 1 ? "; " : "",
+						 ibf_ftree_swname(f, s, n1, sizeof(n1)), a->lport,
+						 ibf_ftree_swname(f, a->nbr, n2, sizeof(n2)), a->rport,
+						 t->level[s], t->level[a->nbr]);
+				if (k > 0)
+					used += (size_t)k;
+				if (used >= sizeof(msg))
+					used = sizeof(msg) - 1;
+			}
+		}
+	}
+	if (!bad)
+		return 0;
+	return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+			     "not a fat tree (levels from %s): %u link%s join%s switches that are "
+			     "not on adjacent levels: %s%s",
+			     source_name(t->source), bad, bad == 1 ? "" : "s", bad == 1 ? "s" : "", msg,
+			     bad > 4 ? "; ..." : "");
+}
+
+void ibf_ftree_free(struct ibf_ftree *t)
+{
+	if (!t)
+		return;
+	free(t->level);
+	free(t->rank);
+	free(t->slot_off);
+	free(t->slot);
+	free(t->down_off);
+	free(t->down);
+	free(t->leaves);
+	free(t->ends);
+	memset(t, 0, sizeof(*t));
+}
+
+/* up-port slots (see the top): per-switch lists into stash[s] */
+static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const uint32_t *byrank,
+		       uint32_t **stash, struct ibf_error *err)
+{
+	uint32_t S = f->nsw;
+	uint32_t *bpar_off = calloc((size_t)S + 1, sizeof(uint32_t)); /* parents per block root */
+	uint32_t *bpar = malloc(S * sizeof(uint32_t));
+	uint32_t *bfill = calloc((size_t)S + 1, sizeof(uint32_t));
+	uint32_t *pnom = calloc(S, sizeof(uint32_t));
+	uint32_t *broot = malloc(S * sizeof(uint32_t));
+	uint32_t *uf = malloc(S * sizeof(uint32_t));
+	uint32_t *cnt = calloc(S, sizeof(uint32_t));
+	t->slot_off = calloc((size_t)S + 1, sizeof(uint32_t));
+	int rc = 0;
+	if (!bpar_off || !bpar || !bfill || !pnom || !broot || !uf || !cnt || !t->slot_off) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	/* links join adjacent levels only; the blocks of level l are the
+	 * components of the up links from level l to level l + 1 */
+	for (int l = 1; l < t->levels; l++) {
+		for (uint32_t s = 0; s < S; s++)
+			uf[s] = s;
+		for (uint32_t s = 0; s < S; s++) {
+			if (t->level[s] != l)
+				continue;
+			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+				if (t->level[f->adj[e].nbr] == l + 1)
+					uf_union(uf, s, f->adj[e].nbr);
+		}
+		for (uint32_t s = 0; s < S; s++)
+			broot[s] = uf_find(uf, s);
+		/* parents of each block, sorted by GUID rank */
+		memset(bpar_off, 0, ((size_t)S + 1) * sizeof(uint32_t));
+		for (uint32_t s = 0; s < S; s++)
+			if (t->level[s] == l + 1)
+				bpar_off[broot[s] + 1]++;
+		for (uint32_t s = 0; s < S; s++)
+			bpar_off[s + 1] += bpar_off[s];
+		memcpy(bfill, bpar_off, ((size_t)S + 1) * sizeof(uint32_t));
+		for (uint32_t i = 0; i < S; i++) { /* in GUID order */
+			uint32_t s = byrank[i];
+			if (t->level[s] == l + 1)
+				bpar[bfill[broot[s]]++] = s;
+		}
+		/* the block's nominal cables per (child, parent) */
+		memset(pnom, 0, S * sizeof(uint32_t));
+		for (uint32_t s = 0; s < S; s++) {
+			if (t->level[s] != l)
+				continue;
+			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+				uint32_t nb = f->adj[e].nbr;
+				if (t->level[nb] != l + 1)
+					continue;
+				if (++cnt[nb] > pnom[broot[s]])
+					pnom[broot[s]] = cnt[nb];
+			}
+			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+				cnt[f->adj[e].nbr] = 0;
+		}
+		for (uint32_t s = 0; s < S; s++) {
+			if (t->level[s] != l)
+				continue;
+			uint32_t b = broot[s];
+			uint32_t n = (bpar_off[b + 1] - bpar_off[b]) * pnom[b];
+			t->slot_off[s + 1] = n;
+			if (!n)
+				continue;
+			uint32_t *lst = malloc(n * sizeof(uint32_t));
+			if (!lst) {
+				rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+				goto out;
+			}
+			/* cable-major: slot c * W + i is cable c to parent i */
+			uint32_t W = bpar_off[b + 1] - bpar_off[b];
+			for (uint32_t k = 0; k < n; k++)
+				lst[k] = IBF_FTREE_MISSING;
+			for (uint32_t i = 0; i < W; i++) {
+				uint32_t y = bpar[bpar_off[b] + i], c = 0;
+				for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && c < pnom[b]; e++)
+					if (f->adj[e].nbr == y)
+						lst[c++ * W + i] = e;
+				t->missing_slots += pnom[b] - c;
+			}
+			if (W > t->npar[l])
+				t->npar[l] = W;
+			stash[s] = lst;
+		}
+	}
+out:
+	free(bpar_off);
+	free(bpar);
+	free(bfill);
+	free(pnom);
+	free(broot);
+	free(uf);
+	free(cnt);
+	return rc;
+}
+
+int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
+		    struct ibf_ftree *t, struct ibf_error *err)
+{
+	memset(t, 0, sizeof(*t));
+	struct ibf_ftree_opts defo;
+	if (!o) {
+		ibf_ftree_opts_default(&defo);
+		o = &defo;
+	}
+	if (!f || !f->finalized)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
+	uint32_t S = f->nsw;
+	if (!S)
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0, "not a fat tree: no switches");
+	int rc = 0;
+	uint32_t *nhost = calloc(S, sizeof(uint32_t));
+	uint32_t *dist = malloc(S * sizeof(uint32_t));
+	uint32_t *queue = malloc(S * sizeof(uint32_t));
+	uint32_t *order = malloc(S * sizeof(uint32_t));
+	uint32_t **stash = calloc(S, sizeof(uint32_t *));
+	t->nsw = S;
+	t->level = calloc(S, 1);
+	t->rank = malloc(S * sizeof(uint32_t));
+	if (!nhost || !dist || !queue || !order || !stash || !t->level || !t->rank) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		int node = f->switches[s];
+		const struct ibf_node *n = &f->nodes[node];
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, node, p);
+			if (pp->peer_node != IBF_NO_NODE &&
+			    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+				nhost[s]++;
+		}
+	}
+	{
+		struct guid_key *gk = malloc(S * sizeof(*gk));
+		if (!gk) {
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			goto out;
+		}
+		for (uint32_t s = 0; s < S; s++) {
+			gk[s].guid = f->nodes[f->switches[s]].guid;
+			gk[s].sw = s;
+		}
+		qsort(gk, S, sizeof(*gk), cmp_guid_key);
+		for (uint32_t i = 0; i < S; i++) {
+			order[i] = gk[i].sw;
+			t->rank[gk[i].sw] = i;
+		}
+		free(gk);
+	}
+
+	/* levels */
+	if (o->roots && o->nroots) {
+		t->source = IBF_FTREE_BY_ROOTS;
+		rc = levels_by_roots(f, o, t->level, dist, queue, err);
+	} else if (o->use_names && levels_by_names(f, t->level)) {
+		t->source = IBF_FTREE_BY_NAMES;
+	} else {
+		t->source = IBF_FTREE_BY_LEAVES;
+		rc = levels_by_leaves(f, nhost, t->rank, t->level, dist, queue, &t->demoted, err);
+	}
+	if (rc)
+		goto out;
+	t->levels = 1;
+	for (uint32_t s = 0; s < S; s++) {
+		if (t->level[s] > t->levels)
+			t->levels = t->level[s];
+		t->nswl[t->level[s]]++;
+	}
+	if ((rc = check_links(f, t, err)))
+		goto out;
+
+	/* down links */
+	t->down_off = calloc((size_t)S + 1, sizeof(uint32_t));
+	if (!t->down_off) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		t->down_off[s + 1] = t->down_off[s];
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			if (t->level[f->adj[e].nbr] + 1 == t->level[s])
+				t->down_off[s + 1]++;
+	}
+	t->down = malloc((t->down_off[S] ? t->down_off[S] : 1) * sizeof(uint32_t));
+	if (!t->down) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t s = 0, k = 0; s < S; s++)
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			if (t->level[f->adj[e].nbr] + 1 == t->level[s])
+				t->down[k++] = e;
+
+	/* up-port slots */
+	rc = build_slots(f, t, order, stash, err);
+	if (rc)
+		goto out;
+	for (uint32_t s = 0; s < S; s++)
+		t->slot_off[s + 1] += t->slot_off[s];
+	t->slot = malloc((t->slot_off[S] ? t->slot_off[S] : 1) * sizeof(uint32_t));
+	if (!t->slot) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t n = t->slot_off[s + 1] - t->slot_off[s];
+		if (n)
+			memcpy(t->slot + t->slot_off[s], stash[s], n * sizeof(uint32_t));
+		if (n > t->nup[t->level[s]])
+			t->nup[t->level[s]] = n;
+	}
+	t->prod[1] = 1;
+	for (int l = 1; l <= t->levels; l++) {
+		uint64_t u = t->npar[l] ? t->npar[l] : 1;
+		t->prod[l + 1] = t->prod[l] > UINT64_MAX / u ? UINT64_MAX : t->prod[l] * u;
+	}
+
+	/* leaves in subtree order */
+	t->nleaves = t->nswl[1];
+	t->leaves = malloc((t->nleaves ? t->nleaves : 1) * sizeof(uint32_t));
+	int h = t->levels;
+	uint32_t nk = (uint32_t)(h > 1 ? h - 1 : 1);
+	uint32_t *keys = malloc((size_t)S * nk * sizeof(uint32_t));
+	if (!t->leaves || !keys) {
+		free(keys);
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	/* keys[s * nk + (h-1-l)] = smallest rank in s's component of levels <= l */
+	for (int l = 1; l <= h - 1 || (l == 1 && h == 1); l++) {
+		for (uint32_t s = 0; s < S; s++)
+			dist[s] = s;
+		for (uint32_t s = 0; s < S; s++) {
+			if (t->level[s] > l)
+				continue;
+			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+				if (t->level[f->adj[e].nbr] <= l)
+					uf_union(dist, s, f->adj[e].nbr);
+		}
+		for (uint32_t s = 0; s < S; s++)
+			queue[s] = UINT32_MAX;
+		for (uint32_t s = 0; s < S; s++) {
+			uint32_t r = uf_find(dist, s);
+			if (t->rank[s] < queue[r])
+				queue[r] = t->rank[s];
+		}
+		uint32_t col = h > 1 ? (uint32_t)(h - 1 - l) : 0;
+		for (uint32_t s = 0; s < S; s++)
+			keys[(size_t)s * nk + col] = queue[uf_find(dist, s)];
+	}
+	{
+		uint32_t k = 0;
+		for (uint32_t s = 0; s < S; s++)
+			if (t->level[s] == 1)
+				t->leaves[k++] = s;
+		/* insertion sort by key vector (leaves are few enough; stable) */
+		for (uint32_t i = 1; i < t->nleaves; i++) {
+			uint32_t x = t->leaves[i];
+			uint32_t j = i;
+			while (j > 0) {
+				uint32_t y = t->leaves[j - 1];
+				int c = 0;
+				for (uint32_t q = 0; q < nk && !c; q++) {
+					uint32_t ky = keys[(size_t)y * nk + q], kx = keys[(size_t)x * nk + q];
+					c = ky < kx ? -1 : ky > kx;
+				}
+				if (c <= 0)
+					break;
+				t->leaves[j] = y;
+				j--;
+			}
+			t->leaves[j] = x;
+		}
+	}
+	free(keys);
+
+	/* end ports */
+	uint32_t H = 0, nends = 0;
+	for (uint32_t i = 0; i < t->nleaves; i++)
+		if (nhost[t->leaves[i]] > H)
+			H = nhost[t->leaves[i]];
+	for (uint32_t s = 0; s < S; s++)
+		nends += nhost[s];
+	t->hosts_per_leaf = H;
+	t->nslots = t->nleaves * H;
+	t->ends = malloc((nends ? nends : 1) * sizeof(*t->ends));
+	if (!t->ends) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < t->nleaves; i++) {
+		uint32_t s = t->leaves[i], j = 0;
+		int node = f->switches[s];
+		for (int p = 1; p <= f->nodes[node].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, node, p);
+			if (pp->peer_node == IBF_NO_NODE ||
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+				continue;
+			struct ibf_ftree_end *en = &t->ends[k++];
+			en->node = pp->peer_node;
+			en->port = pp->peer_port;
+			en->swport = (uint8_t)p;
+			en->sw = s;
+			en->index = i * H + j++;
+		}
+	}
+	t->nleaf_hosts = k;
+	/* hosts above level 1: by level, then GUID rank */
+	for (int l = 2; l <= h; l++) {
+		for (uint32_t i = 0; i < S; i++) {
+			uint32_t s = order[i];
+			if (t->level[s] != l || !nhost[s])
+				continue;
+			int node = f->switches[s];
+			for (int p = 1; p <= f->nodes[node].nports; p++) {
+				const struct ibf_port *pp = ibf_port(f, node, p);
+				if (pp->peer_node == IBF_NO_NODE ||
+				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+					continue;
+				struct ibf_ftree_end *en = &t->ends[k];
+				en->node = pp->peer_node;
+				en->port = pp->peer_port;
+				en->swport = (uint8_t)p;
+				en->sw = s;
+				en->index = t->nslots + (k - t->nleaf_hosts);
+				k++;
+			}
+		}
+	}
+	t->nends = k;
+	t->nspine_hosts = k - t->nleaf_hosts;
+out:
+	if (stash)
+		for (uint32_t s = 0; s < S; s++)
+			free(stash[s]);
+	free(stash);
+	free(nhost);
+	free(dist);
+	free(queue);
+	free(order);
+	if (rc)
+		ibf_ftree_free(t);
+	return rc;
+}
+
+void ibf_ftree_describe(const struct ibf_ftree *t, char *buf, size_t len)
+{
+	size_t u = 0;
+	int k = snprintf(buf, len, "fat tree, %d level%s (from %s), switches per level", t->levels,
+			 t->levels == 1 ? "" : "s", source_name(t->source));
+	if (k > 0)
+		u = (size_t)k;
+	for (int l = 1; l <= t->levels && u < len; l++) {
+		k = snprintf(buf + u, len - u, "%s%u", l == 1 ? " " : ",", t->nswl[l]);
+		if (k > 0)
+			u += (size_t)k;
+	}
+	if (u < len) {
+		k = snprintf(buf + u, len - u, ", up-port slots per level");
+		if (k > 0)
+			u += (size_t)k;
+	}
+	for (int l = 1; l < t->levels && u < len; l++) {
+		k = snprintf(buf + u, len - u, "%s%u", l == 1 ? " " : ",", t->nup[l]);
+		if (k > 0)
+			u += (size_t)k;
+	}
+	if (u < len)
+		snprintf(buf + u, len - u,
+			 "; %u leaves x %u host slots = %u (%u hosts, %u phantom), %u host%s above "
+			 "the leaves, %u missing up-port cable%s",
+			 t->nleaves, t->hosts_per_leaf, t->nslots, t->nleaf_hosts,
+			 t->nslots - t->nleaf_hosts, t->nspine_hosts, t->nspine_hosts == 1 ? "" : "s",
+			 t->missing_slots, t->missing_slots == 1 ? "" : "s");
+}
+
+int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct ibf_error *err)
+{
+	*guids = NULL;
+	*n = 0;
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
+	char line[1024];
+	long ln = 0;
+	uint32_t cap = 0;
+	int rc = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		ln++;
+		char *c = strchr(line, '#');
+		if (c)
+			*c = '\0';
+		char *save = NULL;
+		for (char *tok = strtok_r(line, " \t\r\n,", &save); tok;
+		     tok = strtok_r(NULL, " \t\r\n,", &save)) {
+			char *end;
+			errno = 0;
+			unsigned long long g = strtoull(tok, &end, 0);
+			if (*end || errno || !g) {
+				rc = ibf_error_set(err, IBF_EPARSE, path, ln,
+						   "'%s' is not a node GUID", tok);
+				goto out;
+			}
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 16;
+				uint64_t *ng = realloc(*guids, cap * sizeof(uint64_t));
+				if (!ng) {
+					rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+					goto out;
+				}
+				*guids = ng;
+			}
+			(*guids)[(*n)++] = g;
+		}
+	}
+	if (!*n)
+		rc = ibf_error_set(err, IBF_EPARSE, path, 0, "no root GUIDs");
+out:
+	fclose(fp);
+	if (rc) {
+		free(*guids);
+		*guids = NULL;
+		*n = 0;
+	}
+	return rc;
+}

@@ -1,0 +1,102 @@
+/* ibfab.conf: the engine options file shared by the OpenSM plugin and the
+ * command line.
+ *
+ * OpenSM-style "key value" lines; '#' starts a comment (at the start of a
+ * line, or after whitespace following the value); blank lines are ignored.
+ * Keys (see docs/plugin.md for the full description):
+ *
+ *   min_path_len, max_path_len   hop window for layers >= 1:
+ *                                "3" (absolute), "dist+1" / "+1" / "dist"
+ *                                (relative to the pair's distance),
+ *                                "diameter+1" / "diameter" (relative to the
+ *                                fabric diameter)
+ *   max_paths_per_layer          cap on non-minimal paths per layer
+ *                                (0 or "unlimited": no cap)
+ *   seed                         random seed (decimal or 0x hex)
+ *   threads                      worker threads (>= 1, or "auto" / 0)
+ *   deadlock                     none | dfsssp | coloring | auto
+ *   max_vls                      VL cap for deadlock avoidance (0 = no cap)
+ *   best_effort                  TRUE | FALSE
+ *   log_level                    error | info | verbose | debug (or 0..3)
+ *
+ * Spellings of the SPCL OpenSM fork: lnmp_max_num_paths (= max_paths_per_layer),
+ * lnmp_min_path_len / lnmp_max_path_len (absolute hops),
+ * layers_remove_deadlocks (TRUE = deadlock dfsssp, FALSE = deadlock coloring),
+ * dfsssp_max_vls (= max_vls), dfsssp_best_effort (= best_effort).
+ *
+ * Unknown keys and bad values are errors reported as "FILE:LINE: message".
+ * No OpenSM dependency: the plugin and the CLI both use this.
+ */
+#ifndef IBF_CONF_H
+#define IBF_CONF_H
+
+#include "ibf_routing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ibf_deadlock_scheme {
+	IBF_DEADLOCK_NONE = 0,
+	IBF_DEADLOCK_DFSSSP = 1,
+	IBF_DEADLOCK_COLORING = 2,
+	IBF_DEADLOCK_AUTO = 3,
+};
+const char *ibf_deadlock_name(int scheme); /* "none", ... or "?" */
+
+#define IBF_CONF_PATH_MAX 512
+
+struct ibf_conf {
+	struct ibf_win_bound min_len;  /* default {IBF_WIN_DIST, +1} */
+	struct ibf_win_bound max_len;  /* default {IBF_WIN_DIAM, +1} */
+	long max_paths_per_layer;      /* <= 0: no cap (default 0) */
+	uint64_t seed;                 /* default 0 */
+	int threads;                   /* >= 1; 0 = one per online CPU (default 1) */
+	int deadlock;                  /* enum ibf_deadlock_scheme (default none) */
+	int max_vls;                   /* 0 = no cap, else 1..15 (default 0) */
+	int best_effort;               /* 0/1 (default 0) */
+	int log_level;                 /* IBF_LOG_* (default IBF_LOG_INFO) */
+
+	/* where the settings came from: the file read ("" = defaults) and the
+	 * line that set the deadlock scheme (0 = default), for error messages */
+	char source[IBF_CONF_PATH_MAX];
+	long deadlock_line;
+	int lines;                     /* settings lines read */
+};
+
+/* Defaults (the window comes from ibf_route_opts_default). */
+void ibf_conf_default(struct ibf_conf *c);
+
+/* Read a file over c's current values (call ibf_conf_default first).
+ * Returns 0; IBF_EIO when the file cannot be read; IBF_EPARSE with
+ * FILE:LINE for unknown keys and bad values; IBF_ENOTSUP (FILE:LINE of
+ * the deadlock line) when the file is valid but asks for something this
+ * build cannot do yet (a deadlock scheme other than none) -- in that case
+ * c holds every setting of the file. */
+int ibf_conf_read(const char *path, struct ibf_conf *c, struct ibf_error *err);
+/* The same from memory; name is used in error messages. */
+int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_conf *c,
+		   struct ibf_error *err);
+
+/* Semantic checks (window sanity, unsupported features); ibf_conf_read and
+ * ibf_conf_parse already call this. */
+int ibf_conf_check(const struct ibf_conf *c, struct ibf_error *err);
+
+/* Engine options from c: seed, threads (0 resolved to the CPU count),
+ * window, path cap.  Other fields of o (layers, log) are set to their
+ * defaults; the caller fills log/log_ctx. */
+void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o);
+
+/* Format one window bound: "3", "dist+1", "diameter+0", ... */
+const char *ibf_win_bound_format(const struct ibf_win_bound *b, char *buf, size_t len);
+
+/* One-line summary for logs:
+ * "min_path_len dist+1, max_path_len diameter+1, max_paths_per_layer unlimited,
+ *  seed 0, threads 1, deadlock none, max_vls 0, best_effort FALSE, log_level info".
+ * Returns buf. */
+const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

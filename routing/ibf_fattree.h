@@ -1,0 +1,185 @@
+/* ibfab fat trees: tree recognition, D-mod-K routing (engine "dmodk") and
+ * flows-per-link congestion from any route tables.
+ *
+ * Tree recognition (routing/fattree.c) gives every switch a level (1 =
+ * leaves, the switches holding the compute hosts; h = the top), its up and
+ * down ports, and every end port a D-mod-K index: hosts are numbered leaf by
+ * leaf, so every subtree holds a contiguous range, with phantom slots that
+ * pad every leaf to the largest host count.  See docs/dmodk.md.
+ *
+ * No OpenSM headers, no printing: errors come back in an ibf_error. */
+#ifndef IBF_FATTREE_H
+#define IBF_FATTREE_H
+
+#include "ibf_routing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IBF_FTREE_MAX_LEVELS 16
+#define IBF_FTREE_MISSING UINT32_MAX /* an up-port slot whose cable is absent */
+
+/* Where the switch levels came from. */
+enum ibf_ftree_source {
+	IBF_FTREE_BY_LEAVES = 0, /* BFS over the switch graph from the leaves */
+	IBF_FTREE_BY_NAMES = 1,  /* "ft-l<level>-s<idx>" names of the generator */
+	IBF_FTREE_BY_ROOTS = 2,  /* BFS down from a given set of root switches */
+};
+
+struct ibf_ftree_opts {
+	const uint64_t *roots;   /* node GUIDs of the top switches (NULL: find the levels) */
+	uint32_t nroots;
+	int use_names;           /* 1 (default): take the levels from ft-l names when
+				  * every switch carries one */
+};
+void ibf_ftree_opts_default(struct ibf_ftree_opts *o);
+
+/* One end port: a CA/router port cabled to a switch.  Hosts on leaves get
+ * index leaf_rank * hosts_per_leaf + (rank of the port among the leaf's
+ * host ports); hosts on switches above level 1 ("hosts on a spine") come
+ * after every leaf slot, from nslots on. */
+struct ibf_ftree_end {
+	int32_t node;
+	uint8_t port;
+	uint8_t swport;      /* port of the switch it is cabled to */
+	uint32_t sw;         /* switch index */
+	uint32_t index;      /* D-mod-K index */
+};
+
+struct ibf_ftree {
+	uint32_t nsw;
+	int levels;          /* h: the top level */
+	int source;          /* enum ibf_ftree_source */
+	uint8_t *level;      /* [nsw] 1..h */
+	uint32_t *rank;      /* [nsw] rank of the switch by node GUID */
+
+	/* up-port slots per switch: the cables to every parent of the
+	 * switch's block (switches of its level joined through common
+	 * parents): W parents in GUID order, each given p slots, p the most
+	 * cables any switch of the block has to one parent; cable-major
+	 * (slot c * W + i = c-th cable, in port order, to parent i);
+	 * IBF_FTREE_MISSING where this switch lacks the cable.  Entries are
+	 * indices into fabric->adj. */
+	uint32_t *slot_off;  /* [nsw + 1] */
+	uint32_t *slot;
+	/* down links (adj indices, in port order) */
+	uint32_t *down_off;  /* [nsw + 1] */
+	uint32_t *down;
+	uint32_t nup[IBF_FTREE_MAX_LEVELS + 1];   /* U_l: most slots of a level-l switch */
+	uint32_t npar[IBF_FTREE_MAX_LEVELS + 1];  /* W_l: most parents of a level-l block */
+	uint64_t prod[IBF_FTREE_MAX_LEVELS + 2];  /* P_l = W_1 ... W_{l-1}, P_1 = 1 */
+	uint32_t nswl[IBF_FTREE_MAX_LEVELS + 1];  /* switches per level */
+
+	uint32_t nleaves;
+	uint32_t *leaves;    /* [nleaves] level-1 switches in numbering order */
+	uint32_t hosts_per_leaf; /* largest host count of a leaf */
+	uint32_t nslots;     /* nleaves * hosts_per_leaf */
+	struct ibf_ftree_end *ends; /* [nends] ordered by index */
+	uint32_t nends;
+	uint32_t nleaf_hosts;   /* ends on leaves */
+	uint32_t nspine_hosts;  /* ends on switches above level 1 */
+	uint32_t missing_slots; /* slots of all switches with no cable */
+	uint32_t demoted;       /* switches with hosts placed above level 1 */
+};
+
+/* Recognise the tree.  Fails with IBF_ENOTSUP when the switch graph is not
+ * a tree of levels (a link joins two switches of one level, or levels
+ * more than one apart: the message names the links), IBF_ENOROUTE when a
+ * switch is cut off, IBF_EINVAL for bad roots.  f must be finalized. */
+int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
+		    struct ibf_ftree *t, struct ibf_error *err);
+void ibf_ftree_free(struct ibf_ftree *t);
+/* Readable summary (levels, switches per level, U_l, hosts, phantoms). */
+void ibf_ftree_describe(const struct ibf_ftree *t, char *buf, size_t len);
+/* A switch's name for messages: description, id or GUID. */
+const char *ibf_ftree_swname(const struct ibf_fabric *f, uint32_t sw, char *buf, size_t len);
+
+/* A roots file: node GUIDs (0x hex or decimal), one per line or separated
+ * by blanks/commas, '#' comments.  *guids is malloc'ed. */
+int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct ibf_error *err);
+
+/* ------------------------------------------------------------ D-mod-K */
+
+enum ibf_dmodk_layer_rule {
+	/* layer j of destination d: the up-port digits of d are rotated per
+	 * level by the digits of floor(j * G / 2^lmc), G = U_1 ... U_{h-1}
+	 * (leaf digit most significant): every layer is D-mod-K on a relabelled
+	 * tree, so each layer alone is contention-free, and the layers of one
+	 * destination leave through different leaf up-ports / spines. */
+	IBF_DMODK_LAYER_ROTATE = 0,
+	/* d' = d * 2^lmc + j (the textbook interleave); kept for comparison:
+	 * with an even number of up-ports a layer uses only half of them. */
+	IBF_DMODK_LAYER_INTERLEAVE = 1,
+};
+
+struct ibf_dmodk_opts {
+	struct ibf_ftree_opts tree;
+	int layer_rule;      /* enum ibf_dmodk_layer_rule */
+};
+/* Defaults; a roots file named by the environment variable
+ * IBFAB_DMODK_ROOTS is NOT read here (ibf_route_dmodk does that). */
+void ibf_dmodk_opts_default(struct ibf_dmodk_opts *o);
+
+/* The engine ("dmodk" in ibf_engines[]).  Reads the roots file named by
+ * IBFAB_DMODK_ROOTS when set.  Logs the recognised tree, every remapped
+ * missing up-port and the routes that had to leave up/down order through
+ * o->log. */
+int ibf_route_dmodk(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		    struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
+/* Same with explicit options. */
+int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,
+		       struct ibf_route_report *rep, struct ibf_error *err);
+
+/* ------------------------------------------------------------ congestion */
+
+enum ibf_cong_pattern {
+	IBF_CONG_SHIFT_ALL = 0, /* every shift d = (s + c) mod N, c = 1..N-1 */
+	IBF_CONG_SHIFT = 1,     /* the single shift c = shift */
+	IBF_CONG_PERM = 2,      /* `perms` random permutations from `seed` */
+};
+
+enum ibf_cong_order {
+	IBF_CONG_ORDER_AUTO = 0,   /* tree order when the fabric is a fat tree, else fabric */
+	IBF_CONG_ORDER_TREE = 1,   /* leaf by leaf, port order (D-mod-K order, no phantoms) */
+	IBF_CONG_ORDER_FABRIC = 2, /* by switch index, then switch port */
+};
+
+struct ibf_cong_opts {
+	int pattern;         /* enum ibf_cong_pattern */
+	uint32_t shift;      /* IBF_CONG_SHIFT */
+	uint32_t perms;      /* IBF_CONG_PERM (default 100) */
+	uint64_t seed;       /* IBF_CONG_PERM (default 1) */
+	int layer;           /* destination LID = base + layer (clamped to the port's LMC) */
+	int order;           /* enum ibf_cong_order */
+};
+void ibf_cong_opts_default(struct ibf_cong_opts *o);
+
+/* Flows of every pattern instance are traced through the tables from each
+ * host's switch; the load of a directed switch-to-switch link (a cable in
+ * one direction, fabric->adj entry) is the number of flows crossing it. */
+struct ibf_cong_report {
+	uint32_t nhosts;         /* end ports (CA/router ports cabled to a switch) */
+	uint32_t nlinks;         /* directed switch links */
+	int order;               /* the order used (TREE or FABRIC) */
+	uint32_t ninst;          /* pattern instances evaluated */
+	uint32_t *max_load;      /* [ninst] the largest link load of each instance */
+	uint32_t worst;          /* largest of max_load */
+	uint32_t worst_inst;     /* instance with it: the shift c, or the permutation number */
+	uint32_t worst_link;     /* adj index of a link carrying `worst` */
+	uint32_t free_inst;      /* instances with max_load <= 1 */
+	double share_free;       /* free_inst / ninst */
+	double mean_max;         /* mean of max_load */
+	uint64_t flows;          /* flows traced (self flows are none) */
+	uint64_t unrouted;       /* flows not delivered (no entry, loop, misdelivered) */
+};
+int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
+		   const struct ibf_cong_opts *o, struct ibf_cong_report *rep,
+		   struct ibf_error *err);
+void ibf_cong_report_free(struct ibf_cong_report *rep);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# End to end: the dmodk engine inside a stock OpenSM 3.3.23 (our plugin) on
+# ibsim fat trees.
+#  - a 2-level fat tree, 8 leaves x 8 hosts, 4 spines, 2 cables per
+#    leaf-spine pair (64 hosts): routing_engine dmodk with lmc 0 and lmc 1;
+#    the tables read back from the switches (dump_lfts) route every pair, are
+#    equal to the offline `ibfab route --engine dmodk` on the discovered
+#    fabric (same LIDs), and every shift is contention-free in every layer;
+#  - OpenSM's own ftree and minhop on the same fabric, and all three on the
+#    4-ary 3-tree: the worst link load over all shifts of each, from their
+#    dumps (TAP diagnostics; dmodk must be contention-free);
+#  - the same tree with switch names a real fabric would have (no generator
+#    names), one leaf-spine cable missing and a host on a spine: dmodk routes
+#    every pair, says what it remapped, and the congestion report shows the
+#    extra load.
+. "$(dirname "$0")/lib.sh"
+need_sim
+command -v dump_lfts >/dev/null 2>&1 || skip_all "dump_lfts not installed (infiniband-diags)"
+PLUGIN_DIR="$top_builddir/.libs"
+[ -f "$PLUGIN_DIR/libibfab.so" ] || skip_all "plugin not built ($PLUGIN_DIR/libibfab.so)"
+"$IBFAB" route --help 2>/dev/null | grep -q dmodk || skip_all "ibfab has no dmodk engine"
+mk_workdir
+
+# ------------------------------------------------------------------ inputs
+
+"$IBFAB" topo gen fattree --m 8,8 --w 1,4 --parallel 2 --switch-ports 24 --format ibsim \
+	-o "$WORK/ft.net" >/dev/null 2>&1
+check "generate a 2-level fat tree (8 leaves x 8 hosts, 4 spines x 2 cables)" test -s "$WORK/ft.net"
+
+# irregular: real-looking names, leaf 2 loses its first cable to spine 1,
+# a host on spine 3 (spare port 17)
+awk '
+	/^Switch/ { sw = $3 }
+	sw == "\"ft-l1-s0002\"" && /^\[11\]/ { next }
+	sw == "\"ft-l2-s0001\"" && /^\[5\]/ { next }
+	{ print }
+	sw == "\"ft-l2-s0003\"" && /^Switch/ { print "[17]\t\"spinehost\"[1]" }
+	END {
+		print ""
+		print "vendid=0x2c9"
+		print "devid=0x1017"
+		print "sysimgguid=0x2c901000ff000"
+		print "caguid=0x2c901000ff000"
+		print "Ca\t1 \"spinehost\""
+		print "[1]\t\"ft-l2-s0003\"[17]"
+	}' "$WORK/ft.net" | sed -e 's/ft-l1-s000\([0-9]\)/leaf0\1/g' -e 's/ft-l2-s000\([0-9]\)/spine0\1/g' \
+	-e 's/ft-h000\([0-9][0-9]\)/node\1/g' >"$WORK/irr.net"
+check "irregular variant: one cable fewer, a host on a spine" \
+	test "$(grep -c '^\[' "$WORK/irr.net")" -eq $(( $(grep -c '^\[' "$WORK/ft.net") - 2 + 2 ))
+
+opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+check "opensm -c writes a default opensm.conf" grep -q "^event_plugin_name" "$WORK/opensm.default.conf"
+# mkconf ENGINE LMC OUT
+mkconf() {
+	sed -e "s|^routing_engine .*|routing_engine $1|" \
+		-e "s|^lmc .*|lmc $2|" \
+		-e 's|^log_flags .*|log_flags 0x43|' \
+		-e 's|^force_log_flush .*|force_log_flush TRUE|' \
+		-e 's|^sweep_interval .*|sweep_interval 0|' \
+		-e 's|^event_plugin_name .*|event_plugin_name ibfab|' \
+		-e 's|^use_ucast_cache .*|use_ucast_cache FALSE|' \
+		-e '/^dump_files_dir /d' -e '/^log_file /d' \
+		"$WORK/opensm.default.conf" >"$3"
+}
+echo '# defaults' >"$WORK/empty.conf"
+
+# run NAME NET CONF: one sweep, tables read back, fabric discovered
+run() {
+	local name=$1 net=$2 conf=$3
+	mkdir -p "$WORK/$name"
+	env IBFAB_CONF="$WORK/empty.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		"$HARNESS" with "$net" "$WORK/$name/sim" -- bash -c '
+		. "$0"
+		d=$IBFAB_SIM_DIR
+		opensm_once "$d" -F "$1" || { echo "opensm failed ($?)"; tail -20 "$d/opensm.out"; exit 1; }
+		ibsim-run dump_lfts >"$d/dump_lfts.raw" 2>"$d/dump_lfts.err" || exit 2
+		ibsim-run ibnetdiscover >"$d/net.ibnd" 2>"$d/ibnd.err" || exit 3
+	' "$top_srcdir/tests/lib.sh" "$conf" 2>&1 | diag
+	local rc=${PIPESTATUS[0]}
+	grep -v 'replaced by dump_fts' "$WORK/$name/sim/dump_lfts.raw" >"$WORK/$name/dump.txt" 2>/dev/null
+	cp "$WORK/$name/sim/net.ibnd" "$WORK/$name/net.ibnd" 2>/dev/null
+	return "$rc"
+}
+log_has() { grep -qF -- "$2" "$WORK/$1/sim/opensm.log"; }
+show_log() { grep -E 'ibfab|dmodk|tables configured|SUBNET UP|fall|LMC' "$WORK/$1/sim/opensm.log" | sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | head -30 | diag; }
+
+# routed NAME: ibfab route check over the tables read back
+routed() {
+	"$IBFAB" route check --topology "$WORK/$1/net.ibnd" --lfts "$WORK/$1/dump.txt" >"$WORK/$1/check.txt" 2>&1
+	local rc=$?
+	diag <"$WORK/$1/check.txt"
+	[ "$rc" -eq 0 ] && grep -q '^loops: *0$' "$WORK/$1/check.txt"
+}
+# same_as_offline NAME: offline dmodk on the discovered fabric = tables read back
+same_as_offline() {
+	"$IBFAB" route --topology "$WORK/$1/net.ibnd" --engine dmodk -o "$WORK/$1/offline.dump" \
+		>"$WORK/$1/offline.log" 2>&1 || { diag <"$WORK/$1/offline.log"; return 1; }
+	"$IBFAB" route diff --topology "$WORK/$1/net.ibnd" --lfts "$WORK/$1/dump.txt" \
+		--lfts2 "$WORK/$1/offline.dump" >"$WORK/$1/diff.txt" 2>&1
+	local rc=$?
+	diag <"$WORK/$1/diff.txt"
+	return "$rc"
+}
+# hosts_routed NAME: every flow of every shift is delivered by the dump
+hosts_routed() {
+	"$IBFAB" route congestion --topology "$WORK/$1/net.ibnd" --lfts "$WORK/$1/dump.txt" \
+		--pattern shift >/dev/null 2>&1
+}
+# worst NAME [LAYER]: worst max link load over all shifts (from the dump)
+worst() {
+	"$IBFAB" route congestion --topology "$WORK/$1/net.ibnd" --lfts "$WORK/$1/dump.txt" \
+		--pattern shift --layer "${2:-0}" --json 2>/dev/null |
+		sed -n 's/.*"shift": {[^}]*"worst": \([0-9]*\),.*/\1/p'
+}
+cell() {
+	"$IBFAB" route congestion --topology "$WORK/$1/net.ibnd" --lfts "$WORK/$1/dump.txt" 2>/dev/null |
+		sed -n 's/^  cell: //p'
+}
+
+# ------------------------------------------------------------------ regular tree
+
+for lmc in 0 1; do
+	name=dmodk$lmc
+	mkconf dmodk $lmc "$WORK/opensm-$name.conf"
+	run $name "$WORK/ft.net" "$WORK/opensm-$name.conf"
+	check "lmc $lmc: ibsim + opensm (dmodk plugin) + dump_lfts ran" test $? -eq 0
+	show_log $name
+	check "lmc $lmc: OpenSM used the dmodk engine" log_has $name "dmodk tables configured on all switches"
+	check "lmc $lmc: no fallback to minhop" eval "! log_has $name 'minhop tables configured'"
+	check "lmc $lmc: every (source, LID) pair routed, no loop" routed $name
+	check "lmc $lmc: tables read back = offline ibfab route --engine dmodk" same_as_offline $name
+	for j in $(seq 0 $(( (1 << lmc) - 1 ))); do
+		w=$(worst $name $j)
+		check "lmc $lmc layer $j: every shift contention-free (worst link load ${w:-?})" test "${w:-0}" = 1
+	done
+done
+
+for eng in ftree minhop; do
+	mkconf $eng 0 "$WORK/opensm-$eng.conf"
+	run $eng "$WORK/ft.net" "$WORK/opensm-$eng.conf"
+	check "$eng: opensm ran" test $? -eq 0
+	check "$eng: OpenSM used $eng" log_has $eng "$eng tables configured on all switches"
+	# ftree leaves spine-to-spine switch LIDs unrouted: count host flows only
+	check "$eng: every host-to-host flow of every shift delivered" hosts_routed $eng
+done
+wd=$(worst dmodk0); wf=$(worst ftree); wm=$(worst minhop)
+echo "2-level, 8 leaves x 8 hosts, 4 spines x 2 cables: worst link load over all 63 shifts: dmodk $wd, ftree $wf, minhop $wm" | diag
+echo "cells (worst/contention-free share/mean max over 100 random perms): dmodk $(cell dmodk0), ftree $(cell ftree), minhop $(cell minhop)" | diag
+check "2-level: dmodk is no worse than ftree or minhop" test "${wd:-99}" -le "${wf:-0}" -a "${wd:-99}" -le "${wm:-0}"
+
+# ------------------------------------------------------------------ 4-ary 3-tree
+
+"$IBFAB" topo gen fattree --kary 4 --n 3 --format ibsim -o "$WORK/k43.net" >/dev/null 2>&1
+check "generate the 4-ary 3-tree (48 switches, 64 hosts)" test -s "$WORK/k43.net"
+for eng in dmodk ftree minhop; do
+	mkconf $eng 0 "$WORK/opensm-k43-$eng.conf"
+	run k43-$eng "$WORK/k43.net" "$WORK/opensm-k43-$eng.conf"
+	check "4-ary 3-tree, $eng: opensm ran, OpenSM used $eng" \
+		eval "log_has k43-$eng '$eng tables configured on all switches'"
+	check "4-ary 3-tree, $eng: every host-to-host flow of every shift delivered" hosts_routed k43-$eng
+done
+check "4-ary 3-tree, dmodk: every (source, LID) pair routed, no loop" routed k43-dmodk
+check "4-ary 3-tree, dmodk: tables read back = offline dmodk" same_as_offline k43-dmodk
+wd=$(worst k43-dmodk); wf=$(worst k43-ftree); wm=$(worst k43-minhop)
+echo "4-ary 3-tree: worst link load over all 63 shifts: dmodk $wd, ftree $wf, minhop $wm" | diag
+echo "cells: dmodk $(cell k43-dmodk), ftree $(cell k43-ftree), minhop $(cell k43-minhop)" | diag
+check "4-ary 3-tree: dmodk contention-free on every shift (worst $wd)" test "${wd:-0}" = 1
+check "4-ary 3-tree: minhop is worse (worst $wm)" test "${wm:-0}" -gt 1
+
+# ------------------------------------------------------------------ irregular tree
+
+mkconf dmodk 0 "$WORK/opensm-irr.conf"
+run irr "$WORK/irr.net" "$WORK/opensm-irr.conf"
+check "irregular: opensm ran" test $? -eq 0
+show_log irr
+check "irregular: OpenSM used the dmodk engine" log_has irr "dmodk tables configured on all switches"
+check "irregular: dmodk found the host on a spine" log_has irr "above the leaves (hosts on a spine)"
+check "irregular: dmodk reports the missing cable" log_has irr "leaf02 (level 1) has 7 of 8 up-port cables"
+check "irregular: every (source, LID) pair routed, no loop" routed irr
+check "irregular: tables read back = offline dmodk" same_as_offline irr
+wi=$(worst irr)
+"$IBFAB" route congestion --topology "$WORK/irr/net.ibnd" --lfts "$WORK/irr/dump.txt" 2>&1 | diag
+check "irregular: the congestion report shows the extra load (worst shift load $wi = 2)" test "${wi:-0}" = 2
+for eng in ftree minhop; do
+	mkconf $eng 0 "$WORK/opensm-irr-$eng.conf"
+	run irr-$eng "$WORK/irr.net" "$WORK/opensm-irr-$eng.conf"
+	used=$(grep -o '[a-z_]* tables configured on all switches' "$WORK/irr-$eng/sim/opensm.log" | head -1)
+	echo "irregular, routing_engine $eng: OpenSM says '$used'; worst shift load $(worst irr-$eng), cell $(cell irr-$eng)" | diag
+done
+echo "irregular: worst shift load dmodk $wi, cell $(cell irr)" | diag
+
+done_testing

@@ -1,0 +1,937 @@
+/* Unit tests for cabling/: Slim Fly plans, plan CSV I/O, from-topology,
+ * sheets, and the validator's fault classes. */
+#include "gen_internal.h"
+#include "ibf_cabling.h"
+#include "ibf_topology.h"
+#include "tt.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ helpers */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted "nameA|nameB" strings (names ordered) of every link; *n set. */
+static char **edge_names(const struct ibf_fabric *f, size_t *n)
+{
+	size_t cap = f->nports_total + 1, k = 0;
+	char **v = malloc(cap * sizeof(char *));
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (int p = 1; p <= f->nodes[i].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->peer_node == IBF_NO_NODE || (uint32_t)pp->peer_node < i)
+				continue;
+			const char *a = f->nodes[i].desc, *b = f->nodes[pp->peer_node].desc;
+			if (strcmp(a, b) > 0) {
+				const char *t = a;
+				a = b;
+				b = t;
+			}
+			size_t l = strlen(a) + strlen(b) + 2;
+			v[k] = malloc(l);
+			snprintf(v[k], l, "%s|%s", a, b);
+			k++;
+		}
+	qsort(v, k, sizeof(char *), cmp_str);
+	*n = k;
+	return v;
+}
+
+static void free_names(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static struct ibf_plan *sf_plan(int q, int hosts, int swports, int first)
+{
+	struct ibf_sfplan_opts o = { .q = q, .hosts = hosts, .switch_ports = swports,
+				     .first_host_port = first };
+	struct ibf_error err;
+	struct ibf_plan *p = ibf_plan_slimfly(&o, &err);
+	if (!p)
+		printf("# plan q=%d: %s\n", q, err.msg);
+	return p;
+}
+
+/* parse "sf-rXX-gG-sYY" */
+static int sf_name(const char *s, int *x, int *g, int *y)
+{
+	return sscanf(s, "sf-r%d-g%d-s%d", x, g, y) == 3;
+}
+
+static int count_kind(const struct ibf_vreport *r, int kind)
+{
+	return (int)r->counts[kind];
+}
+
+static const struct ibf_finding *first_of(const struct ibf_vreport *r, int kind)
+{
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->f[i].kind == kind)
+			return &r->f[i];
+	return NULL;
+}
+
+static void dump_report(const struct ibf_vreport *r)
+{
+	for (uint32_t i = 0; i < r->n; i++)
+		printf("#   %s: %s\n", ibf_finding_kind_name(r->f[i].kind), r->f[i].fix);
+}
+
+/* ------------------------------------------------------------ Slim Fly plans */
+
+static void check_sf_plan(int q)
+{
+	struct ibf_plan *p = sf_plan(q, -1, 0, 0);
+	TT_REQUIRE(p);
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_plan_to_fabric(p, &err);
+	struct ibf_slimfly_opts go = { .q = q, .hosts = -1 };
+	struct ibf_fabric *g = ibf_gen_slimfly(&go, &err);
+	TT_REQUIRE(f && g);
+	/* same names -> same edges (switch graph and host attachment) */
+	size_t nf, ng;
+	char **ef = edge_names(f, &nf), **eg = edge_names(g, &ng);
+	TT_EQ_INT(nf, ng);
+	int same = nf == ng;
+	for (size_t i = 0; same && i < nf; i++)
+		same = !strcmp(ef[i], eg[i]);
+	TT_CHECK_MSG(same, "q=%d: plan edges differ from ibf_gen_slimfly", q);
+	free_names(ef, nf);
+	free_names(eg, ng);
+	/* independent MMS check of the cross edges: (0,x,y)~(1,m,c) iff y = m x + c */
+	struct ibf_gf gf;
+	TT_REQUIRE(ibf_gf_init(&gf, q, &err) == 0);
+	int delta = q % 4 == 1 ? 1 : q % 4 == 0 ? 0 : -1, kp = (3 * q - delta) / 2;
+	int bad_eq = 0, bad_ports = 0;
+	for (uint32_t c = 0; c < p->ncables; c++) {
+		const struct ibf_cable *cb = &p->cables[c];
+		if (cb->ap < 1 || cb->ap > p->nodes[cb->a].nports || cb->bp < 1 ||
+		    cb->bp > p->nodes[cb->b].nports)
+			bad_ports++;
+		int x1, g1, y1, x2, g2, y2;
+		if (cb->kind == IBF_CABLE_HOST)
+			continue;
+		TT_REQUIRE(sf_name(p->nodes[cb->a].name, &x1, &g1, &y1) &&
+			   sf_name(p->nodes[cb->b].name, &x2, &g2, &y2));
+		if (g1 == g2) {
+			if (x1 != x2 || cb->kind != IBF_CABLE_INTRA_SUBGROUP || cb->step != 1)
+				bad_eq++;
+			continue;
+		}
+		int x = g1 == 0 ? x1 : x2, y = g1 == 0 ? y1 : y2, m = g1 == 0 ? x2 : x1,
+		    cc = g1 == 0 ? y2 : y1;
+		if (y != ibf_gf_add(&gf, ibf_gf_mul(&gf, m, x), cc))
+			bad_eq++;
+		int want = x1 == x2 ? IBF_CABLE_INTRA_RACK : IBF_CABLE_INTER_RACK;
+		if (cb->kind != want || cb->step != (want == IBF_CABLE_INTRA_RACK ? 2 : 3))
+			bad_eq++;
+	}
+	ibf_gf_free(&gf);
+	TT_EQ_INT(bad_eq, 0);
+	TT_EQ_INT(bad_ports, 0);
+	/* 2q^2 switches of degree k', diameter 2 */
+	struct ibf_stats st;
+	TT_REQUIRE(ibf_fabric_stats(f, &st, 1, &err) == 0);
+	TT_EQ_INT(st.nswitches, 2 * q * q);
+	TT_EQ_INT(st.max_degree, kp);
+	TT_EQ_INT(st.min_degree, kp);
+	TT_EQ_INT(st.diameter, 2);
+	TT_EQ_INT(st.parallel_links, 0);
+	ibf_stats_free(&st);
+	/* the same port towards a given rack: for each subgroup g, port(rack) is
+	 * one function for all switches, one port per rack */
+	int rackport[2][128];
+	memset(rackport, 0, sizeof(rackport));
+	int bad_rack = 0;
+	for (uint32_t n = 0; n < p->nnodes; n++) {
+		int x, gg, y;
+		if (p->nodes[n].type != IBF_NODE_SWITCH || !sf_name(p->nodes[n].name, &x, &gg, &y))
+			continue;
+		int seen[128] = { 0 };
+		for (int port = 1; port <= p->nodes[n].nports; port++) {
+			int c = ibf_plan_cable_at(p, n, port);
+			if (c < 0 || p->cables[c].kind == IBF_CABLE_HOST ||
+			    p->cables[c].kind == IBF_CABLE_INTRA_SUBGROUP)
+				continue;
+			uint32_t o = p->cables[c].a == n ? p->cables[c].b : p->cables[c].a;
+			int ox, og, oy;
+			sf_name(p->nodes[o].name, &ox, &og, &oy);
+			if (seen[ox]++)
+				bad_rack++;
+			if (!rackport[gg][ox])
+				rackport[gg][ox] = port;
+			else if (rackport[gg][ox] != port)
+				bad_rack++;
+		}
+		for (int r = 0; r < q; r++)
+			if (seen[r] != 1)
+				bad_rack++;
+	}
+	TT_EQ_INT(bad_rack, 0);
+	/* intra-subgroup port assignment identical across racks */
+	int bad_sub = 0;
+	for (uint32_t c = 0; c < p->ncables; c++) {
+		const struct ibf_cable *cb = &p->cables[c];
+		if (cb->kind != IBF_CABLE_INTRA_SUBGROUP)
+			continue;
+		int x1, g1, y1, x2, g2, y2;
+		sf_name(p->nodes[cb->a].name, &x1, &g1, &y1);
+		sf_name(p->nodes[cb->b].name, &x2, &g2, &y2);
+		char nm[64];
+		for (int r = 0; r < q; r++) {
+			snprintf(nm, sizeof(nm), "sf-r%02d-g%d-s%02d", r, g1, y1);
+			int a = ibf_plan_find(p, nm);
+			snprintf(nm, sizeof(nm), "sf-r%02d-g%d-s%02d", r, g2, y2);
+			int b = ibf_plan_find(p, nm);
+			int k = a >= 0 ? ibf_plan_cable_at(p, (uint32_t)a, cb->ap) : -1;
+			if (k < 0 || p->cables[k].kind != IBF_CABLE_INTRA_SUBGROUP ||
+			    (p->cables[k].a == (uint32_t)a ? p->cables[k].b : p->cables[k].a) !=
+				    (uint32_t)b ||
+			    (p->cables[k].a == (uint32_t)a ? p->cables[k].bp : p->cables[k].ap) !=
+				    cb->bp)
+				bad_sub++;
+		}
+	}
+	TT_EQ_INT(bad_sub, 0);
+	/* racks: q racks of 2q switches */
+	int per_rack[128] = { 0 };
+	for (uint32_t n = 0; n < p->nnodes; n++)
+		if (p->nodes[n].type == IBF_NODE_SWITCH)
+			per_rack[atoi(p->nodes[n].rack + 1)]++;
+	for (int r = 0; r < q; r++)
+		TT_EQ_INT(per_rack[r], 2 * q);
+	ibf_fabric_free(f);
+	ibf_fabric_free(g);
+	ibf_plan_free(p);
+}
+
+static void test_sf_q5(void) { check_sf_plan(5); }
+static void test_sf_q7(void) { check_sf_plan(7); }
+static void test_sf_q9(void) { check_sf_plan(9); }
+static void test_sf_q11(void) { check_sf_plan(11); }
+static void test_sf_q4_q8(void)
+{
+	check_sf_plan(4);
+	check_sf_plan(8);
+}
+
+static void test_sf_q5_counts(void)
+{
+	struct ibf_plan *p = sf_plan(5, -1, 0, 0);
+	TT_REQUIRE(p);
+	int cnt[IBF_CABLE_KIND_COUNT] = { 0 }, nsw = 0, nh = 0;
+	for (uint32_t c = 0; c < p->ncables; c++)
+		cnt[p->cables[c].kind]++;
+	for (uint32_t n = 0; n < p->nnodes; n++)
+		p->nodes[n].type == IBF_NODE_SWITCH ? nsw++ : nh++;
+	TT_EQ_INT(nsw, 50);
+	TT_EQ_INT(nh, 200);
+	/* per subgroup: 5 switches of degree 2 in the subgroup -> 5 cables; 10 subgroups */
+	TT_EQ_INT(cnt[IBF_CABLE_INTRA_SUBGROUP], 50);
+	TT_EQ_INT(cnt[IBF_CABLE_INTRA_RACK], 25);
+	TT_EQ_INT(cnt[IBF_CABLE_INTER_RACK], 100);
+	TT_EQ_INT(cnt[IBF_CABLE_HOST], 200);
+	/* cables numbered 1.. in step order */
+	int ordered = 1;
+	for (uint32_t c = 0; c < p->ncables; c++)
+		ordered &= p->cables[c].id == c + 1 && (!c || p->cables[c - 1].step <= p->cables[c].step);
+	TT_CHECK(ordered);
+	/* default: hosts after the 7 switch links, ports 8..11 */
+	int n0 = ibf_plan_find(p, "sf-r00-g0-s00");
+	TT_REQUIRE(n0 >= 0);
+	TT_EQ_INT(p->nodes[n0].nports, 11);
+	for (int port = 1; port <= 11; port++) {
+		int c = ibf_plan_cable_at(p, (uint32_t)n0, port);
+		TT_REQUIRE(c >= 0);
+		TT_EQ_INT(p->cables[c].kind == IBF_CABLE_HOST, port >= 8);
+	}
+	ibf_plan_free(p);
+}
+
+static void test_sf_host_ports(void)
+{
+	/* hosts first */
+	struct ibf_plan *p = sf_plan(5, 4, 16, 1);
+	TT_REQUIRE(p);
+	int n0 = ibf_plan_find(p, "sf-r02-g1-s03");
+	TT_REQUIRE(n0 >= 0);
+	TT_EQ_INT(p->nodes[n0].nports, 16);
+	for (int port = 1; port <= 16; port++) {
+		int c = ibf_plan_cable_at(p, (uint32_t)n0, port);
+		if (port <= 4)
+			TT_CHECK(c >= 0 && p->cables[c].kind == IBF_CABLE_HOST);
+		else if (port <= 11)
+			TT_CHECK(c >= 0 && p->cables[c].kind != IBF_CABLE_HOST);
+		else
+			TT_CHECK(c < 0);
+	}
+	ibf_plan_free(p);
+	/* hosts after a gap: 13..16 */
+	p = sf_plan(5, 4, 16, 13);
+	TT_REQUIRE(p);
+	n0 = ibf_plan_find(p, "sf-r02-g1-s03");
+	for (int port = 1; port <= 16; port++) {
+		int c = ibf_plan_cable_at(p, (uint32_t)n0, port);
+		if (port <= 7)
+			TT_CHECK(c >= 0 && p->cables[c].kind != IBF_CABLE_HOST);
+		else if (port <= 12)
+			TT_CHECK(c < 0);
+		else
+			TT_CHECK(c >= 0 && p->cables[c].kind == IBF_CABLE_HOST);
+	}
+	ibf_plan_free(p);
+	/* hosts in the middle: 3..6; switch links on 1-2 and 7-11 */
+	p = sf_plan(5, 4, 0, 3);
+	TT_REQUIRE(p);
+	n0 = ibf_plan_find(p, "sf-r00-g0-s00");
+	TT_EQ_INT(p->nodes[n0].nports, 11);
+	for (int port = 1; port <= 11; port++) {
+		int c = ibf_plan_cable_at(p, (uint32_t)n0, port);
+		TT_CHECK(c >= 0 && (p->cables[c].kind == IBF_CABLE_HOST) == (port >= 3 && port <= 6));
+	}
+	ibf_plan_free(p);
+}
+
+static void test_sf_errors(void)
+{
+	struct ibf_error err;
+	struct ibf_sfplan_opts o = { .q = 5, .hosts = 4, .switch_ports = 10 };
+	TT_CHECK(ibf_plan_slimfly(&o, &err) == NULL);
+	TT_CHECK_MSG(strstr(err.msg, "needs 11 switch ports"), "%s", err.msg);
+	o.switch_ports = 12;
+	o.first_host_port = 10; /* 10..13 > 12 */
+	TT_CHECK(ibf_plan_slimfly(&o, &err) == NULL);
+	TT_CHECK_MSG(strstr(err.msg, "switch ports"), "%s", err.msg);
+	o.first_host_port = 0;
+	o.q = 6;
+	TT_CHECK(ibf_plan_slimfly(&o, &err) == NULL);
+	TT_CHECK_MSG(strstr(err.msg, "admissible"), "%s", err.msg);
+}
+
+/* ------------------------------------------------------------ CSV */
+
+static char *plan_csv(const struct ibf_plan *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+	ibf_plan_write_csv_stream(p, m);
+	fclose(m);
+	return buf;
+}
+
+static void test_csv_roundtrip(void)
+{
+	struct ibf_plan *p = sf_plan(7, 3, 36, 1);
+	TT_REQUIRE(p);
+	size_t len;
+	char *csv = plan_csv(p, &len);
+	struct ibf_error err;
+	struct ibf_plan *p2 = ibf_plan_parse_csv(csv, len, "x.csv", &err);
+	TT_REQUIRE(p2);
+	TT_EQ_INT(p2->ncables, p->ncables);
+	TT_EQ_INT(p2->nnodes, p->nnodes);
+	int same = 1;
+	for (uint32_t c = 0; c < p->ncables && same; c++) {
+		const struct ibf_cable *a = &p->cables[c], *b = &p2->cables[c];
+		same = a->id == b->id && a->step == b->step && a->kind == b->kind &&
+		       a->ap == b->ap && a->bp == b->bp && a->width == b->width &&
+		       a->speed == b->speed && !strcmp(p->nodes[a->a].name, p2->nodes[b->a].name) &&
+		       !strcmp(p->nodes[a->b].name, p2->nodes[b->b].name) &&
+		       !strcmp(p->nodes[a->a].rack, p2->nodes[b->a].rack);
+	}
+	TT_CHECK(same);
+	for (uint32_t n = 0; n < p->nnodes; n++)
+		TT_EQ_INT(p2->nodes[n].nports, p->nodes[n].nports);
+	size_t len2;
+	char *csv2 = plan_csv(p2, &len2);
+	TT_CHECK(len == len2 && !memcmp(csv, csv2, len));
+	free(csv);
+	free(csv2);
+	ibf_plan_free(p2);
+	ibf_plan_free(p);
+	/* quoting, comments, CRLF, other column order, extra columns */
+	const char *txt = "# my plan\r\n"
+			  "note,b_port,b_switch,a_port,a_switch,kind,step,cable\r\n"
+			  "\"hello, world\",1,\"sw \"\"b\"\"\",3,sw-a,switch,2,7\r\n"
+			  "\r\n"
+			  ",2,host-1,4,sw-a,host,3,8\r\n";
+	p = ibf_plan_parse_csv(txt, strlen(txt), "q.csv", &err);
+	TT_REQUIRE(p);
+	TT_EQ_INT(p->ncables, 2);
+	TT_CHECK(ibf_plan_find(p, "sw \"b\"") >= 0);
+	TT_EQ_INT(p->nodes[ibf_plan_find(p, "host-1")].type, IBF_NODE_CA);
+	TT_EQ_INT(p->cables[0].id, 7);
+	TT_EQ_INT(p->cables[1].step, 3);
+	csv = plan_csv(p, &len);
+	p2 = ibf_plan_parse_csv(csv, len, "r.csv", &err);
+	TT_CHECK(p2 && p2->ncables == 2 && ibf_plan_find(p2, "sw \"b\"") >= 0);
+	ibf_plan_free(p2);
+	free(csv);
+	ibf_plan_free(p);
+}
+
+static void expect_csv_error(const char *txt, long line, const char *what)
+{
+	struct ibf_error err;
+	struct ibf_plan *p = ibf_plan_parse_csv(txt, strlen(txt), "bad.csv", &err);
+	TT_CHECK(p == NULL);
+	ibf_plan_free(p);
+	char buf[700];
+	ibf_error_format(&err, buf, sizeof(buf));
+	TT_CHECK_MSG(err.line == line && !strcmp(err.file, "bad.csv") && strstr(err.msg, what),
+		     "want line %ld '%s', got '%s'", line, what, buf);
+}
+
+static void test_csv_errors(void)
+{
+	const char *h = "cable,step,kind,a_rack,a_switch,a_port,b_rack,b_switch,b_port\n";
+	char t[1024];
+	expect_csv_error("cable,a_switch,a_port,b_switch\n1,a,1,b\n", 1, "b_port");
+	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r0,a,x,r0,c,1\n", h);
+	expect_csv_error(t, 3, "bad port");
+	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n\n2,1,switch,r0,a,1,r0,c,1\n", h);
+	expect_csv_error(t, 4, "a port 1 is used by cable 1 and cable 2");
+	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n1,1,switch,r0,a,2,r0,c,1\n", h);
+	expect_csv_error(t, 3, "cable number 1 is used twice");
+	snprintf(t, sizeof(t), "%s1,1,bogus,r0,a,1,r0,b,2\n", h);
+	expect_csv_error(t, 2, "unknown kind");
+	snprintf(t, sizeof(t), "%s1,1,switch,r0,\"a,1,r0,b,2\n", h);
+	expect_csv_error(t, 2, "unterminated");
+	snprintf(t, sizeof(t), "%s1,0,switch,r0,a,1,r0,b,2\n", h);
+	expect_csv_error(t, 2, "bad step");
+	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,300,r0,b,2\n", h);
+	expect_csv_error(t, 2, "bad port");
+	snprintf(t, sizeof(t), "%s1,1,host,r0,h,1,r0,b,2\n2,1,switch,r0,a,1,r0,b,3\n", h);
+	expect_csv_error(t, 3, "both as a switch and as a host");
+	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,a,1\n", h);
+	expect_csv_error(t, 2, "to itself");
+	snprintf(t, sizeof(t),
+		 "cable,a_switch,a_port,b_switch,b_port,a_nports\n1,a,5,b,1,4\n");
+	expect_csv_error(t, 2, "beyond its 4 ports");
+	expect_csv_error("# only a comment\n", 1, "no header");
+}
+
+/* ------------------------------------------------------------ from-topology */
+
+static void test_from_topology(void)
+{
+	struct ibf_error err;
+	struct ibf_fabric *ft = ibf_gen_kary_ntree(4, 3, &err);
+	TT_REQUIRE(ft);
+	struct ibf_plan *p = ibf_plan_from_fabric(ft, &err);
+	TT_REQUIRE(p);
+	struct ibf_fabric *back = ibf_plan_to_fabric(p, &err);
+	TT_REQUIRE(back);
+	size_t n1, n2;
+	char **e1 = edge_names(ft, &n1), **e2 = edge_names(back, &n2);
+	TT_EQ_INT(n1, n2);
+	int same = n1 == n2;
+	for (size_t i = 0; same && i < n1; i++)
+		same = !strcmp(e1[i], e2[i]);
+	TT_CHECK(same);
+	free_names(e1, n1);
+	free_names(e2, n2);
+	/* the fabric validates clean against its own plan */
+	struct ibf_vreport r;
+	TT_REQUIRE(ibf_validate(p, ft, NULL, &r, &err) == 0);
+	TT_EQ_INT(r.n, 0);
+	TT_EQ_INT(r.ok, p->ncables);
+	ibf_vreport_free(&r);
+	ibf_fabric_free(back);
+	ibf_plan_free(p);
+	ibf_fabric_free(ft);
+	/* rails */
+	struct ibf_rail_opts ro = { .servers = 8, .gpus = 4, .rail_switches = 1, .spines = 2,
+				    .uplinks = 1 };
+	struct ibf_fabric *rf = ibf_gen_rail(&ro, &err);
+	TT_REQUIRE(rf);
+	p = ibf_plan_from_fabric(rf, &err);
+	TT_REQUIRE(p);
+	TT_REQUIRE(ibf_validate(p, rf, NULL, &r, &err) == 0);
+	TT_EQ_INT(r.n, 0);
+	ibf_vreport_free(&r);
+	ibf_plan_free(p);
+	ibf_fabric_free(rf);
+	/* the Slim Fly rendering round-trips: racks from names */
+	struct ibf_plan *sp = sf_plan(5, 2, 0, 0);
+	struct ibf_fabric *sf = ibf_plan_to_fabric(sp, &err);
+	p = ibf_plan_from_fabric(sf, &err);
+	TT_REQUIRE(p);
+	TT_CHECK(!strcmp(p->nodes[ibf_plan_find(p, "sf-r03-g1-s02")].rack, "r03"));
+	ibf_plan_free(p);
+	ibf_fabric_free(sf);
+	ibf_plan_free(sp);
+}
+
+/* ------------------------------------------------------------ sheets */
+
+static void test_sheets(void)
+{
+	struct ibf_plan *p = sf_plan(5, -1, 0, 0);
+	TT_REQUIRE(p);
+	char dir[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(dir));
+	struct ibf_error err;
+	int n = ibf_sheets_write(p, dir, &err);
+	TT_EQ_INT(n, 5 + 10);
+	char path[256];
+	const char *files[] = { "index.md", "rack-r00.svg", "rack-r00.dot", "rack-r00.md",
+				"rack-r00.csv", "racks-r00-r01.svg", "racks-r03-r04.md" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		TT_CHECK_MSG(access(path, R_OK) == 0, "%s", path);
+	}
+	/* rack checklist: 10 intra-subgroup + 5 intra-rack + 40 host cables */
+	snprintf(path, sizeof(path), "%s/rack-r00.csv", dir);
+	FILE *fp = fopen(path, "r");
+	int lines = 0, c;
+	while (fp && (c = fgetc(fp)) != EOF)
+		lines += c == '\n';
+	if (fp)
+		fclose(fp);
+	TT_EQ_INT(lines, 1 + 10 + 5 + 40);
+	snprintf(path, sizeof(path), "%s/racks-r00-r01.md", dir);
+	fp = fopen(path, "r");
+	char buf[8192] = "";
+	size_t got = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+	buf[got] = '\0';
+	if (fp)
+		fclose(fp);
+	TT_CHECK_MSG(strstr(buf, "## Step 3 (10 cables)"), "%.200s", buf);
+	/* clean up */
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	TT_CHECK(system(cmd) == 0);
+	ibf_plan_free(p);
+}
+
+/* ------------------------------------------------------------ validator */
+
+struct fx {
+	struct ibf_plan *p;
+	struct ibf_fabric *f;
+};
+
+static int fx_setup(struct fx *x)
+{
+	struct ibf_error err;
+	x->p = sf_plan(5, 4, 16, 0); /* ports 12..16 free */
+	x->f = x->p ? ibf_plan_to_fabric(x->p, &err) : NULL;
+	return x->p && x->f;
+}
+
+static void fx_free(struct fx *x)
+{
+	ibf_fabric_free(x->f);
+	ibf_plan_free(x->p);
+}
+
+static int node(const struct fx *x, const char *name)
+{
+	return ibf_fabric_find_desc(x->f, name);
+}
+
+static int run(struct fx *x, const struct ibf_validate_opts *o, struct ibf_vreport *r)
+{
+	struct ibf_error err;
+	int rc = ibf_validate(x->p, x->f, o, r, &err);
+	if (rc)
+		printf("# validate: %s\n", err.msg);
+	return rc;
+}
+
+static void test_validate_clean(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	TT_EQ_INT(r.n, 0);
+	TT_EQ_INT(r.ok, x.p->ncables);
+	TT_EQ_INT(r.matched_by[IBF_MATCH_DESC], 250);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+/* a is switch node, port pa; returns its peer */
+static void peer(const struct fx *x, int a, int pa, int *b, int *pb)
+{
+	const struct ibf_port *pp = ibf_port(x->f, a, pa);
+	*b = pp->peer_node;
+	*pb = pp->peer_port;
+}
+
+static void test_validate_missing_extra(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	int a = node(&x, "sf-r01-g0-s02"), b, pb;
+	peer(&x, a, 3, &b, &pb);
+	ibf_fabric_disconnect(x.f, a, 3);
+	int c = node(&x, "sf-r02-g1-s04"), d = node(&x, "sf-r04-g0-s00");
+	ibf_fabric_connect(x.f, c, 14, d, 15, 4, IBF_SPEED_EDR, NULL);
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 2);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_EXTRA), 1);
+	const struct ibf_finding *f = first_of(&r, IBF_FIND_MISSING);
+	char want[200], want2[200];
+	snprintf(want, sizeof(want), "connect sf-r01-g0-s02 port 3 to %s port %d",
+		 x.f->nodes[b].desc, pb);
+	snprintf(want2, sizeof(want2), "connect %s port %d to sf-r01-g0-s02 port 3",
+		 x.f->nodes[b].desc, pb);
+	TT_CHECK_MSG(f && (strstr(f->fix, want) || strstr(f->fix, want2)), "%s", f ? f->fix : "");
+	f = first_of(&r, IBF_FIND_EXTRA);
+	TT_CHECK_MSG(f && !strcmp(f->fix, "unplug the cable between sf-r02-g1-s04 port 14 and "
+					   "sf-r04-g0-s00 port 15"),
+		     "%s", f ? f->fix : "");
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+static void test_validate_swapped(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	/* two cables swapped on one switch: ports 6 and 9 of sf-r03-g1-s02 */
+	int a = node(&x, "sf-r03-g1-s02"), b1, p1, b2, p2;
+	peer(&x, a, 6, &b1, &p1);
+	peer(&x, a, 9, &b2, &p2);
+	ibf_fabric_disconnect(x.f, a, 6);
+	ibf_fabric_disconnect(x.f, a, 9);
+	ibf_fabric_connect(x.f, a, 6, b2, p2, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_connect(x.f, a, 9, b1, p1, 4, IBF_SPEED_EDR, NULL);
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_SWAPPED), 1);
+	const struct ibf_finding *f = first_of(&r, IBF_FIND_SWAPPED);
+	TT_CHECK_MSG(f && strstr(f->fix, "swap the two cables at sf-r03-g1-s02 port ") &&
+			     strstr(f->fix, "port 6") && strstr(f->fix, "port 9"),
+		     "%s", f ? f->fix : "");
+	ibf_vreport_free(&r);
+	/* swap far ends between two different switches: A1-B, C1-D -> A1-D, C1-B */
+	fx_free(&x);
+	TT_REQUIRE(fx_setup(&x));
+	int A = node(&x, "sf-r00-g0-s01"), C = node(&x, "sf-r02-g0-s03");
+	peer(&x, A, 9, &b1, &p1);
+	peer(&x, C, 10, &b2, &p2);
+	ibf_fabric_disconnect(x.f, A, 9);
+	ibf_fabric_disconnect(x.f, C, 10);
+	ibf_fabric_connect(x.f, A, 9, b2, p2, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_connect(x.f, C, 10, b1, p1, 4, IBF_SPEED_EDR, NULL);
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_SWAPPED), 1);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+static void test_validate_wrong_port_miswired(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	/* wrong port: the far end moves to free port 13 of the same switch */
+	int a = node(&x, "sf-r01-g1-s01"), b, pb;
+	peer(&x, a, 2, &b, &pb);
+	ibf_fabric_disconnect(x.f, a, 2);
+	ibf_fabric_connect(x.f, a, 2, b, 13, 4, IBF_SPEED_EDR, NULL);
+	/* miswired: sf-r00-g0-s00 port 5's far end moves to free port 12 of another switch */
+	int m = node(&x, "sf-r00-g0-s00"), mb, mpb;
+	peer(&x, m, 5, &mb, &mpb);
+	int other = node(&x, "sf-r04-g1-s04");
+	ibf_fabric_disconnect(x.f, m, 5);
+	ibf_fabric_connect(x.f, m, 5, other, 12, 4, IBF_SPEED_EDR, NULL);
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 2);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_WRONG_PORT), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISWIRED), 1);
+	char want[300];
+	const struct ibf_finding *f = first_of(&r, IBF_FIND_WRONG_PORT);
+	snprintf(want, sizeof(want), "move the cable at sf-r01-g1-s01 port 2 from %s port 13 to %s port %d",
+		 x.f->nodes[b].desc, x.f->nodes[b].desc, pb);
+	TT_CHECK_MSG(f && !strcmp(f->fix, want), "%s != %s", f ? f->fix : "", want);
+	f = first_of(&r, IBF_FIND_MISWIRED);
+	snprintf(want, sizeof(want),
+		 "move the cable at sf-r00-g0-s00 port 5 from sf-r04-g1-s04 port 12 to %s port %d",
+		 x.f->nodes[mb].desc, mpb);
+	TT_CHECK_MSG(f && !strcmp(f->fix, want), "%s != %s", f ? f->fix : "", want);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+	/* miswired onto a used port: the displaced cable is reported too */
+	TT_REQUIRE(fx_setup(&x));
+	int s = node(&x, "sf-r02-g0-s02"), t, tp, u, up;
+	peer(&x, s, 6, &t, &tp);          /* s:6 -- t:tp (planned) */
+	int v2 = node(&x, "sf-r03-g0-s01");
+	peer(&x, v2, 1, &u, &up);         /* v2:1 -- u:up (planned) */
+	ibf_fabric_disconnect(x.f, s, 6);
+	ibf_fabric_disconnect(x.f, v2, 1);
+	ibf_fabric_connect(x.f, s, 6, v2, 1, 4, IBF_SPEED_EDR, NULL); /* s:6 -- v2:1 */
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	/* one move + the cables that are now absent */
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISWIRED), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING), 1);
+	TT_EQ_INT(r.n, 2);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+static void test_validate_degraded_nodes(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	int a = node(&x, "sf-r04-g1-s03");
+	ibf_port(x.f, a, 5)->width = 1;
+	const struct ibf_port *pp = ibf_port(x.f, a, 5);
+	ibf_port(x.f, pp->peer_node, pp->peer_port)->width = 1;
+	/* unknown switch on free ports */
+	struct ibf_error err;
+	int u = ibf_fabric_add_node(x.f, IBF_NODE_SWITCH, 8, 0x1234, "mystery switch", NULL, &err);
+	TT_REQUIRE(u >= 0);
+	ibf_fabric_connect(x.f, u, 1, node(&x, "sf-r00-g0-s00"), 16, 4, IBF_SPEED_EDR, NULL);
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 2);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_DEGRADED), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_UNKNOWN_NODE), 1);
+	const struct ibf_finding *f = first_of(&r, IBF_FIND_DEGRADED);
+	TT_CHECK_MSG(f && strstr(f->fix, "runs at 1xEDR, the plan says 4xEDR"), "%s",
+		     f ? f->fix : "");
+	ibf_vreport_free(&r);
+	/* missing node: a plan switch that is not there */
+	struct ibf_plan *p2 = ibf_plan_new();
+	/* copy the plan through CSV and add a switch cabled to free ports */
+	size_t len;
+	char *csv = plan_csv(x.p, &len);
+	csv = realloc(csv, len + 200);
+	len += (size_t)sprintf(csv + len, "9999,3,inter-rack,r00,sf-r00-g0-s00,14,r09,"
+					  "sf-r09-g0-s00,1,4x,EDR,16,16\n");
+	ibf_plan_free(p2);
+	p2 = ibf_plan_parse_csv(csv, len, "p2.csv", &err);
+	free(csv);
+	TT_REQUIRE(p2);
+	ibf_vreport_free(&r);
+	TT_REQUIRE(ibf_validate(p2, x.f, NULL, &r, &err) == 0);
+	dump_report(&r);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING_NODE), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING), 0); /* folded into the node */
+	ibf_vreport_free(&r);
+	ibf_plan_free(p2);
+	fx_free(&x);
+}
+
+static void test_validate_matching(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	/* node-name-map: descriptions useless, names from the map */
+	char path[] = "/tmp/ibfab-nnm.XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	close(fd);
+	struct ibf_error err;
+	TT_REQUIRE(ibf_namemap_write_fabric(x.f, path, &err) == 0);
+	struct ibf_namemap nm = { 0 };
+	TT_REQUIRE(ibf_namemap_read(&nm, path, &err) == 0);
+	unlink(path);
+	for (uint32_t i = 0; i < x.f->nnodes; i++) {
+		free(x.f->nodes[i].desc);
+		x.f->nodes[i].desc = strdup(x.f->nodes[i].type == IBF_NODE_SWITCH ? "MF0;switch"
+										  : "node HCA-1");
+	}
+	struct ibf_vreport r;
+	struct ibf_validate_opts o = { .namemap = &nm };
+	TT_REQUIRE(run(&x, &o, &r) == 0);
+	TT_EQ_INT(r.n, 0);
+	TT_EQ_INT(r.matched_by[IBF_MATCH_NAMEMAP], 250);
+	ibf_vreport_free(&r);
+	/* nothing names them: all unknown without an anchor */
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_UNKNOWN_NODE), 50);
+	ibf_vreport_free(&r);
+	/* structure from one anchor (plus a swap and a wrong port to cope with) */
+	int a = ibf_fabric_find_guid(x.f, ibf_gen_guid(IBF_NODE_SWITCH, 17, 0)), b1, p1, b2, p2;
+	peer(&x, a, 1, &b1, &p1);
+	peer(&x, a, 2, &b2, &p2);
+	ibf_fabric_disconnect(x.f, a, 1);
+	ibf_fabric_disconnect(x.f, a, 2);
+	ibf_fabric_connect(x.f, a, 1, b2, p2, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_connect(x.f, a, 2, b1, p1, 4, IBF_SPEED_EDR, NULL);
+	o.namemap = NULL;
+	o.anchor_name = "sf-r00-g0-s00";
+	o.anchor_guid = ibf_gen_guid(IBF_NODE_SWITCH, 0, 0);
+	TT_REQUIRE(run(&x, &o, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.matched_by[IBF_MATCH_STRUCTURE], 50);
+	TT_EQ_INT(r.matched_by[IBF_MATCH_POSITION], 200);
+	TT_EQ_INT(r.n, 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_SWAPPED), 1);
+	ibf_vreport_free(&r);
+	/* bad anchors are errors */
+	o.anchor_name = "no-such-switch";
+	TT_CHECK(ibf_validate(x.p, x.f, &o, &r, &err) == IBF_EINVAL);
+	o.anchor_name = "sf-r00-g0-s00";
+	o.anchor_guid = 0x42;
+	TT_CHECK(ibf_validate(x.p, x.f, &o, &r, &err) == IBF_EINVAL);
+	ibf_namemap_free(&nm);
+	fx_free(&x);
+}
+
+static void test_validate_partial(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	/* steps 1 and 2 cabled, 3 and 4 not yet */
+	int removed = 0;
+	for (uint32_t c = 0; c < x.p->ncables; c++)
+		if (x.p->cables[c].step >= 3) {
+			int a = node(&x, x.p->nodes[x.p->cables[c].a].name);
+			ibf_fabric_disconnect(x.f, a, x.p->cables[c].ap);
+			removed++;
+		}
+	/* hosts are not cabled, so they are not discovered: drop their names */
+	struct ibf_vreport r;
+	struct ibf_validate_opts o = { .partial = 1 };
+	TT_REQUIRE(run(&x, &o, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 0);
+	TT_EQ_INT(r.partial_step, 2);
+	TT_EQ_INT(r.expected_missing, removed);
+	ibf_vreport_free(&r);
+	/* without --partial they are all missing */
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING), removed);
+	ibf_vreport_free(&r);
+	/* a wrong cable of step 1 and a missing step-2 cable are still reported */
+	int a = node(&x, "sf-r02-g0-s01"), b, pb;
+	peer(&x, a, 1, &b, &pb);
+	ibf_fabric_disconnect(x.f, a, 1);
+	ibf_fabric_connect(x.f, a, 1, b, 14, 4, IBF_SPEED_EDR, NULL);
+	int c2 = node(&x, "sf-r03-g1-s00");
+	for (int port = 1; port <= 7; port++) {
+		int k = ibf_plan_cable_at(x.p, (uint32_t)ibf_plan_find(x.p, "sf-r03-g1-s00"), port);
+		if (k >= 0 && x.p->cables[k].step == 2) {
+			ibf_fabric_disconnect(x.f, c2, port);
+			break;
+		}
+	}
+	TT_REQUIRE(run(&x, &o, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 2);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_WRONG_PORT), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING), 1);
+	ibf_vreport_free(&r);
+	/* explicit step 1: the missing step-2 cable is expected */
+	o.step = 1;
+	TT_REQUIRE(run(&x, &o, &r) == 0);
+	TT_EQ_INT(r.n, 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_WRONG_PORT), 1);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+/* the e2e fault set at once: swap, wrong port, missing, extra, 1x */
+static void test_validate_all_faults(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	int a = node(&x, "sf-r01-g0-s00"), b1, p1, b2, p2;
+	peer(&x, a, 6, &b1, &p1);
+	peer(&x, a, 7, &b2, &p2);
+	ibf_fabric_disconnect(x.f, a, 6);
+	ibf_fabric_disconnect(x.f, a, 7);
+	ibf_fabric_connect(x.f, a, 6, b2, p2, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_connect(x.f, a, 7, b1, p1, 4, IBF_SPEED_EDR, NULL);
+	int w = node(&x, "sf-r02-g1-s03"), wb, wp;
+	peer(&x, w, 1, &wb, &wp);
+	ibf_fabric_disconnect(x.f, w, 1);
+	ibf_fabric_connect(x.f, w, 12, wb, wp, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_disconnect(x.f, node(&x, "sf-r03-g0-s04"), 7);
+	ibf_fabric_connect(x.f, node(&x, "sf-r04-g0-s00"), 15, node(&x, "sf-r00-g1-s02"), 15, 4,
+			   IBF_SPEED_EDR, NULL);
+	int d = node(&x, "sf-r00-g0-s03");
+	ibf_port(x.f, d, 4)->width = 1;
+	ibf_port(x.f, ibf_port(x.f, d, 4)->peer_node, ibf_port(x.f, d, 4)->peer_port)->width = 1;
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 5);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_SWAPPED), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_WRONG_PORT), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_EXTRA), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_DEGRADED), 1);
+	const struct ibf_finding *f = first_of(&r, IBF_FIND_WRONG_PORT);
+	TT_CHECK_MSG(f && strstr(f->fix, "from sf-r02-g1-s03 port 12 to sf-r02-g1-s03 port 1"), "%s",
+		     f ? f->fix : "");
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+static void test_validate_q29_speed(void)
+{
+	struct ibf_plan *p = sf_plan(29, -1, 0, 0);
+	TT_REQUIRE(p);
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_plan_to_fabric(p, &err);
+	TT_REQUIRE(f);
+	uint32_t sw = 0;
+	for (uint32_t c = 0; c < p->ncables; c++)
+		sw += p->cables[c].kind != IBF_CABLE_HOST;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct ibf_vreport r;
+	TT_REQUIRE(ibf_validate(p, f, NULL, &r, &err) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TT_EQ_INT(r.n, 0);
+	TT_EQ_INT(r.ok, p->ncables);
+	printf("# q=29: %u switch cables, %u cables in all, validated in %.3f s\n", sw, p->ncables,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	ibf_vreport_free(&r);
+	ibf_fabric_free(f);
+	ibf_plan_free(p);
+}
+
+int main(void)
+{
+	tt_run("slimfly plan q=5 = MMS graph, valid ports, per-rack ports", test_sf_q5);
+	tt_run("slimfly plan q=7", test_sf_q7);
+	tt_run("slimfly plan q=9 (GF(9))", test_sf_q9);
+	tt_run("slimfly plan q=11", test_sf_q11);
+	tt_run("slimfly plan q=4 and q=8 (delta 0)", test_sf_q4_q8);
+	tt_run("slimfly q=5: 50 switches, 200 hosts, cable counts per kind", test_sf_q5_counts);
+	tt_run("slimfly host port placement (first, gap, middle)", test_sf_host_ports);
+	tt_run("slimfly plan errors (ports too few, q not admissible)", test_sf_errors);
+	tt_run("plan CSV round trip", test_csv_roundtrip);
+	tt_run("plan CSV errors with FILE:LINE", test_csv_errors);
+	tt_run("plan from topology (fat tree, rails, slim fly)", test_from_topology);
+	tt_run("wiring sheets", test_sheets);
+	tt_run("validate: clean", test_validate_clean);
+	tt_run("validate: missing and extra", test_validate_missing_extra);
+	tt_run("validate: swapped pairs as one fix", test_validate_swapped);
+	tt_run("validate: wrong port and miswired", test_validate_wrong_port_miswired);
+	tt_run("validate: degraded, unknown and missing nodes", test_validate_degraded_nodes);
+	tt_run("validate: node-name-map and structural matching", test_validate_matching);
+	tt_run("validate: partial cabling", test_validate_partial);
+	tt_run("validate: the e2e fault set", test_validate_all_faults);
+	tt_run("validate: q=29 against its own rendering", test_validate_q29_speed);
+	return tt_done();
+}

@@ -1,0 +1,315 @@
+/* Unit tests for the ibfab.conf parser (routing/conf.c). */
+#include "ibf_conf.h"
+#include "tt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int parse(const char *text, struct ibf_conf *c, struct ibf_error *err)
+{
+	ibf_conf_default(c);
+	ibf_error_clear(err);
+	return ibf_conf_parse(text, strlen(text), "t.conf", c, err);
+}
+
+static void defaults(void)
+{
+	struct ibf_conf c;
+	struct ibf_route_opts o, d;
+	char buf[512];
+
+	ibf_conf_default(&c);
+	ibf_route_opts_default(&d);
+	TT_EQ_INT(c.min_len.base, d.min_len.base);
+	TT_EQ_INT(c.min_len.value, d.min_len.value);
+	TT_EQ_INT(c.max_len.base, d.max_len.base);
+	TT_EQ_INT(c.max_len.value, d.max_len.value);
+	TT_EQ_INT(c.min_len.base, IBF_WIN_DIST);
+	TT_EQ_INT(c.max_len.base, IBF_WIN_DIAM);
+	TT_EQ_INT(c.deadlock, IBF_DEADLOCK_NONE);
+	TT_EQ_INT(c.threads, 1);
+	TT_EQ_INT(c.log_level, IBF_LOG_INFO);
+	TT_EQ_INT(ibf_conf_check(&c, NULL), 0);
+
+	ibf_conf_to_route_opts(&c, &o);
+	TT_EQ_INT(o.threads, 1);
+	TT_EQ_INT(o.seed, 0);
+	TT_EQ_INT(o.min_len.base, IBF_WIN_DIST);
+	TT_EQ_INT(o.max_len.value, 1);
+	TT_EQ_INT(o.layers, 0);
+
+	ibf_conf_format(&c, buf, sizeof(buf));
+	TT_CHECK_MSG(strstr(buf, "min_path_len dist+1") != NULL, "%s", buf);
+	TT_CHECK_MSG(strstr(buf, "max_path_len diameter+1") != NULL, "%s", buf);
+	TT_CHECK_MSG(strstr(buf, "deadlock none") != NULL, "%s", buf);
+	TT_CHECK_MSG(strstr(buf, "max_paths_per_layer unlimited") != NULL, "%s", buf);
+}
+
+static void all_keys(void)
+{
+	struct ibf_conf c;
+	struct ibf_error err;
+	const char *text = "# ibfab.conf\n"
+			   "\n"
+			   "   # indented comment\n"
+			   "min_path_len 2\n"
+			   "max_path_len\tdiameter+2   # trailing comment\n"
+			   "max_paths_per_layer 5000\r\n"
+			   "seed 0x1f\n"
+			   "threads 4\n"
+			   "deadlock none\n"
+			   "max_vls 8\n"
+			   "best_effort TRUE\n"
+			   "log_level debug\n";
+	TT_EQ_INT(parse(text, &c, &err), 0);
+	TT_EQ_INT(c.min_len.base, IBF_WIN_ABS);
+	TT_EQ_INT(c.min_len.value, 2);
+	TT_EQ_INT(c.max_len.base, IBF_WIN_DIAM);
+	TT_EQ_INT(c.max_len.value, 2);
+	TT_EQ_INT(c.max_paths_per_layer, 5000);
+	TT_EQ_INT(c.seed, 31);
+	TT_EQ_INT(c.threads, 4);
+	TT_EQ_INT(c.max_vls, 8);
+	TT_EQ_INT(c.best_effort, 1);
+	TT_EQ_INT(c.log_level, IBF_LOG_DEBUG);
+	TT_EQ_INT(c.lines, 9);
+
+	struct ibf_route_opts o;
+	ibf_conf_to_route_opts(&c, &o);
+	TT_EQ_INT(o.seed, 31);
+	TT_EQ_INT(o.threads, 4);
+	TT_EQ_INT(o.max_paths_per_layer, 5000);
+	TT_EQ_INT(o.min_len.base, IBF_WIN_ABS);
+	TT_EQ_INT(o.max_len.base, IBF_WIN_DIAM);
+
+	char buf[512];
+	ibf_conf_format(&c, buf, sizeof(buf));
+	TT_CHECK_MSG(!strcmp(buf, "min_path_len 2, max_path_len diameter+2, max_paths_per_layer "
+				  "5000, seed 31, threads 4, deadlock none, max_vls 8, "
+				  "best_effort TRUE, log_level debug"),
+		     "%s", buf);
+}
+
+static void window_forms(void)
+{
+	static const struct {
+		const char *v;
+		int base, value;
+	} cases[] = {
+		{ "3", IBF_WIN_ABS, 3 },       { "+1", IBF_WIN_DIST, 1 },
+		{ "-1", IBF_WIN_DIST, -1 },    { "dist", IBF_WIN_DIST, 0 },
+		{ "dist+1", IBF_WIN_DIST, 1 }, { "DIST+2", IBF_WIN_DIST, 2 },
+		{ "distance+1", IBF_WIN_DIST, 1 }, { "diameter", IBF_WIN_DIAM, 0 },
+		{ "diameter+1", IBF_WIN_DIAM, 1 }, { "diam-1", IBF_WIN_DIAM, -1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[64];
+		struct ibf_conf c;
+		struct ibf_error err;
+		/* an absolute min_path_len is never compared with a relative max */
+		snprintf(text, sizeof(text), "min_path_len 1\nmax_path_len %s\n", cases[i].v);
+		TT_EQ_INT(parse(text, &c, &err), 0);
+		TT_CHECK_MSG(c.max_len.base == cases[i].base && c.max_len.value == cases[i].value,
+			     "%s -> %d/%d", cases[i].v, c.max_len.base, c.max_len.value);
+		/* round trip through the formatter */
+		char f[32], again[64];
+		ibf_win_bound_format(&c.max_len, f, sizeof(f));
+		snprintf(again, sizeof(again), "min_path_len 1\nmax_path_len %s", f);
+		struct ibf_conf c2;
+		TT_EQ_INT(parse(again, &c2, &err), 0);
+		TT_CHECK(c2.max_len.base == c.max_len.base && c2.max_len.value == c.max_len.value);
+	}
+	static const char *const bad[] = { "0", "64", "x", "dist+", "dist1", "diameterx",
+					   "+", "3.5", "dist+100", "2hops" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[64];
+		struct ibf_conf c;
+		struct ibf_error err;
+		snprintf(text, sizeof(text), "min_path_len %s\n", bad[i]);
+		int rc = parse(text, &c, &err);
+		TT_CHECK_MSG(rc == IBF_EPARSE, "'%s' accepted (rc %d)", bad[i], rc);
+		TT_EQ_INT(err.line, 1);
+	}
+}
+
+static void spcl_keys(void)
+{
+	struct ibf_conf c;
+	struct ibf_error err;
+	TT_EQ_INT(parse("lnmp_max_num_paths 100000\nlnmp_min_path_len 2\nlnmp_max_path_len 3\n"
+			"dfsssp_max_vls 4\ndfsssp_best_effort FALSE\n",
+			&c, &err),
+		  0);
+	TT_EQ_INT(c.max_paths_per_layer, 100000);
+	TT_EQ_INT(c.min_len.base, IBF_WIN_ABS);
+	TT_EQ_INT(c.min_len.value, 2);
+	TT_EQ_INT(c.max_len.base, IBF_WIN_ABS);
+	TT_EQ_INT(c.max_len.value, 3);
+	TT_EQ_INT(c.max_vls, 4);
+	TT_EQ_INT(c.best_effort, 0);
+
+	/* the SPCL fork's window is absolute only */
+	TT_EQ_INT(parse("lnmp_max_path_len dist+1\n", &c, &err), IBF_EPARSE);
+
+	/* layers_remove_deadlocks maps to the deadlock scheme; both schemes are
+	 * not there yet, so the file is valid but unsupported */
+	TT_EQ_INT(parse("seed 1\nlayers_remove_deadlocks TRUE\n", &c, &err), IBF_ENOTSUP);
+	TT_EQ_INT(c.deadlock, IBF_DEADLOCK_DFSSSP);
+	TT_EQ_INT(c.seed, 1);
+	TT_EQ_INT(err.line, 2);
+	TT_EQ_INT(parse("layers_remove_deadlocks FALSE\n", &c, &err), IBF_ENOTSUP);
+	TT_EQ_INT(c.deadlock, IBF_DEADLOCK_COLORING);
+}
+
+static void deadlock_unsupported(void)
+{
+	static const char *const schemes[] = { "dfsssp", "coloring", "auto" };
+	for (int i = 0; i < 3; i++) {
+		struct ibf_conf c;
+		struct ibf_error err;
+		char text[64], msg[600];
+		snprintf(text, sizeof(text), "threads 2\n\ndeadlock %s\n", schemes[i]);
+		TT_EQ_INT(parse(text, &c, &err), IBF_ENOTSUP);
+		TT_EQ_INT(c.deadlock, i + 1);
+		TT_EQ_INT(c.threads, 2);
+		ibf_error_format(&err, msg, sizeof(msg));
+		TT_CHECK_MSG(!strncmp(msg, "t.conf:3: deadlock scheme '", 27), "%s", msg);
+		TT_CHECK_MSG(strstr(msg, schemes[i]) && strstr(msg, "not supported"), "%s", msg);
+	}
+	struct ibf_conf c;
+	struct ibf_error err;
+	TT_EQ_INT(parse("deadlock banana\n", &c, &err), IBF_EPARSE);
+	/* the last setting wins: back to none is fine */
+	TT_EQ_INT(parse("deadlock dfsssp\ndeadlock none\n", &c, &err), 0);
+}
+
+static void errors(void)
+{
+	static const struct {
+		const char *text;
+		int code;
+		long line;
+		const char *msg;
+	} cases[] = {
+		{ "seed 1\nbogus 3\n", IBF_EPARSE, 2, "t.conf:2: unknown key 'bogus'" },
+		{ "\n\nthreads\n", IBF_EPARSE, 3, "t.conf:3: missing value for 'threads'" },
+		{ "threads 4 5\n", IBF_EPARSE, 1, "unexpected text" },
+		{ "threads -1\n", IBF_EPARSE, 1, "bad value '-1' for 'threads'" },
+		{ "threads 99999\n", IBF_EPARSE, 1, "bad value" },
+		{ "seed -5\n", IBF_EPARSE, 1, "bad value" },
+		{ "seed 0xg\n", IBF_EPARSE, 1, "bad value" },
+		{ "seed 99999999999999999999999\n", IBF_EPARSE, 1, "bad value" },
+		{ "max_vls 16\n", IBF_EPARSE, 1, "bad value" },
+		{ "best_effort maybe\n", IBF_EPARSE, 1, "bad value" },
+		{ "log_level 4\n", IBF_EPARSE, 1, "bad value" },
+		{ "max_paths_per_layer -3\n", IBF_EPARSE, 1, "bad value" },
+		{ "Seed 1\n", IBF_EPARSE, 1, "unknown key 'Seed'" },
+		{ "min_path_len 5\nmax_path_len 3\n", IBF_EINVAL, 0, "above max_path_len" },
+		{ "min_path_len dist+3\nmax_path_len +2\n", IBF_EINVAL, 0, "above" },
+		{ "seed=1\n", IBF_EPARSE, 1, "unknown key 'seed=1'" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ibf_conf c;
+		struct ibf_error err;
+		char msg[600];
+		int rc = parse(cases[i].text, &c, &err);
+		ibf_error_format(&err, msg, sizeof(msg));
+		TT_CHECK_MSG(rc == cases[i].code, "case %zu: rc %d: %s", i, rc, msg);
+		TT_CHECK_MSG(err.line == cases[i].line, "case %zu: line %ld", i, err.line);
+		TT_CHECK_MSG(strstr(msg, cases[i].msg) != NULL, "case %zu: '%s'", i, msg);
+	}
+	/* different bases cannot be compared statically: accepted */
+	struct ibf_conf c;
+	struct ibf_error err;
+	TT_EQ_INT(parse("min_path_len 9\nmax_path_len dist+1\n", &c, &err), 0);
+	/* keywords and booleans are case-insensitive, keys are not */
+	TT_EQ_INT(parse("best_effort yes\nlog_level ERROR\nthreads auto\n"
+			"max_paths_per_layer unlimited\n", &c, &err), 0);
+	TT_EQ_INT(c.best_effort, 1);
+	TT_EQ_INT(c.log_level, IBF_LOG_ERROR);
+	TT_EQ_INT(c.threads, 0);
+	struct ibf_route_opts o;
+	ibf_conf_to_route_opts(&c, &o);
+	TT_CHECK(o.threads >= 1);
+	/* garbage never crashes, no terminating newline is fine */
+	TT_EQ_INT(parse("seed 5", &c, &err), 0);
+	TT_EQ_INT(c.seed, 5);
+	TT_EQ_INT(ibf_conf_parse("seed 1\0x", 8, "t", &c, &err), IBF_EPARSE);
+	TT_EQ_INT(parse("", &c, &err), 0);
+	TT_EQ_INT(c.lines, 0);
+}
+
+static void files(void)
+{
+	struct ibf_conf c;
+	struct ibf_error err;
+	char path[] = "/tmp/ibfab-test-conf-XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	FILE *fp = fdopen(fd, "w");
+	TT_REQUIRE(fp != NULL);
+	fputs("# test\nseed 42\nmax_path_len 4\nbad_key 1\n", fp);
+	fclose(fp);
+
+	ibf_conf_default(&c);
+	TT_EQ_INT(ibf_conf_read(path, &c, &err), IBF_EPARSE);
+	char msg[800], want[600];
+	ibf_error_format(&err, msg, sizeof(msg));
+	snprintf(want, sizeof(want), "%s:4: unknown key 'bad_key'", path);
+	TT_CHECK_MSG(!strcmp(msg, want), "%s", msg);
+
+	fp = fopen(path, "w");
+	TT_REQUIRE(fp != NULL);
+	fputs("seed 42\nmax_path_len 4\n", fp);
+	fclose(fp);
+	ibf_conf_default(&c);
+	TT_EQ_INT(ibf_conf_read(path, &c, &err), 0);
+	TT_EQ_INT(c.seed, 42);
+	TT_EQ_INT(c.max_len.value, 4);
+	TT_CHECK(!strcmp(c.source, path));
+	unlink(path);
+
+	ibf_conf_default(&c);
+	TT_EQ_INT(ibf_conf_read(path, &c, &err), IBF_EIO);
+	ibf_error_format(&err, msg, sizeof(msg));
+	TT_CHECK_MSG(strstr(msg, "cannot open") != NULL, "%s", msg);
+	TT_EQ_INT(ibf_conf_read(NULL, &c, &err), IBF_EINVAL);
+}
+
+/* contrib/ibfab.conf.example parses and spells out the defaults */
+static void example_file(void)
+{
+	const char *src = getenv("top_srcdir");
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/contrib/ibfab.conf.example", src ? src : "..");
+	if (access(path, R_OK)) {
+		printf("# %s not found, skipped\n", path);
+		return;
+	}
+	struct ibf_conf c, d;
+	struct ibf_error err;
+	char msg[800], a[512], b[512];
+	ibf_conf_default(&c);
+	ibf_conf_default(&d);
+	int rc = ibf_conf_read(path, &c, &err);
+	TT_CHECK_MSG(rc == 0, "%s", ibf_error_format(&err, msg, sizeof(msg)));
+	TT_CHECK(c.lines > 5);
+	ibf_conf_format(&c, a, sizeof(a));
+	ibf_conf_format(&d, b, sizeof(b));
+	TT_CHECK_MSG(!strcmp(a, b), "example: %s\n# defaults: %s", a, b);
+}
+
+int main(void)
+{
+	TT(defaults);
+	TT(all_keys);
+	TT(window_forms);
+	TT(spcl_keys);
+	TT(deadlock_unsupported);
+	TT(errors);
+	TT(files);
+	TT(example_file);
+	return tt_done();
+}

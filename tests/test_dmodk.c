@@ -1,0 +1,598 @@
+/* Unit tests for fat-tree recognition, the dmodk engine and the congestion
+ * counter: shift permutations contention-free on complete trees (every LMC
+ * layer), the tapered tree at its cut bound, irregular trees routed
+ * loop-free, non-trees rejected with the offending link named. */
+#include "ibf_fattree.h"
+#include "tt.h"
+
+#include <stdint.h>
+
+/* ------------------------------------------------------------ helpers */
+
+static struct ibf_fabric *xgft(int h, const int *m, const int *w, int par, int swports)
+{
+	struct ibf_fattree_opts o;
+	memset(&o, 0, sizeof(o));
+	o.levels = h;
+	for (int l = 0; l < h; l++) {
+		o.m[l] = m[l];
+		o.w[l] = w[l];
+	}
+	o.parallel = par;
+	o.switch_ports = swports;
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_fattree(&o, &err);
+	if (!f)
+		printf("# gen: %s\n", err.msg);
+	return f;
+}
+
+static int lids(struct ibf_fabric *f, int lmc)
+{
+	struct ibf_error err;
+	int rc = 0;
+	if (!f->finalized)
+		rc = ibf_fabric_finalize(f, &err);
+	if (!rc)
+		rc = ibf_assign_lids(f, lmc, 0, &err);
+	if (rc)
+		printf("# lids: %s\n", err.msg);
+	return rc;
+}
+
+struct logbuf {
+	char text[16384];
+	size_t len;
+};
+
+static void logger(void *ctx, int level, const char *msg)
+{
+	struct logbuf *b = ctx;
+	(void)level;
+	int n = snprintf(b->text + b->len, sizeof(b->text) - b->len, "%s\n", msg);
+	if (n > 0 && b->len + (size_t)n < sizeof(b->text))
+		b->len += (size_t)n;
+}
+
+static struct logbuf lastlog;
+
+/* route with the dmodk engine (or minimal) into r */
+static int route(const struct ibf_fabric *f, const char *engine, const struct ibf_dmodk_opts *d,
+		 struct ibf_routes *r, struct ibf_error *err)
+{
+	struct ibf_route_opts o;
+	ibf_route_opts_default(&o);
+	lastlog.len = 0;
+	lastlog.text[0] = '\0';
+	o.log = logger;
+	o.log_ctx = &lastlog;
+	int rc = ibf_routes_init(r, f->nsw, ibf_max_lid(f), 1, err);
+	if (rc)
+		return rc;
+	if (!strcmp(engine, "dmodk"))
+		rc = ibf_route_dmodk_ex(f, &o, d, r, NULL, err);
+	else
+		rc = ibf_route_minimal(f, &o, r, NULL, err);
+	if (rc)
+		ibf_routes_free(r);
+	return rc;
+}
+
+static int all_ok(const struct ibf_fabric *f, const struct ibf_routes *r)
+{
+	struct ibf_check_report rep;
+	struct ibf_error err;
+	if (ibf_route_check(f, r, 0, &rep, &err)) {
+		printf("# check: %s\n", err.msg);
+		return 0;
+	}
+	if (rep.ok != rep.pairs) {
+		printf("# check: %llu of %llu pairs ok (unreachable %llu, loops %llu, wrong %llu)\n",
+		       (unsigned long long)rep.ok, (unsigned long long)rep.pairs,
+		       (unsigned long long)rep.unreachable, (unsigned long long)rep.loops,
+		       (unsigned long long)rep.wrong);
+		for (int i = 0; i < rep.nexamples; i++)
+			printf("#   %s\n", rep.examples[i]);
+		return 0;
+	}
+	return 1;
+}
+
+/* worst max link load over all shifts in one layer; also share and unrouted */
+static uint32_t shifts(const struct ibf_fabric *f, const struct ibf_routes *r, int layer,
+		       struct ibf_cong_report *out)
+{
+	struct ibf_cong_opts o;
+	ibf_cong_opts_default(&o);
+	o.pattern = IBF_CONG_SHIFT_ALL;
+	o.layer = layer;
+	struct ibf_cong_report rep;
+	struct ibf_error err;
+	if (ibf_congestion(f, r, &o, &rep, &err)) {
+		printf("# congestion: %s\n", err.msg);
+		return UINT32_MAX;
+	}
+	uint32_t w = rep.unrouted ? UINT32_MAX : rep.worst;
+	if (out) {
+		*out = rep;
+		out->max_load = NULL;
+	}
+	ibf_cong_report_free(&rep);
+	return w;
+}
+
+static double perms_mean(const struct ibf_fabric *f, const struct ibf_routes *r)
+{
+	struct ibf_cong_opts o;
+	ibf_cong_opts_default(&o);
+	o.pattern = IBF_CONG_PERM;
+	o.perms = 100;
+	o.seed = 1;
+	struct ibf_cong_report rep;
+	struct ibf_error err;
+	if (ibf_congestion(f, r, &o, &rep, &err))
+		return -1;
+	double m = rep.mean_max;
+	ibf_cong_report_free(&rep);
+	return m;
+}
+
+/* route a generated tree with dmodk at lmc; every layer's shifts at most
+ * `bound`; returns the worst over layers */
+static uint32_t dmodk_layers(struct ibf_fabric *f, int lmc, int rule)
+{
+	if (lids(f, lmc))
+		return UINT32_MAX;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	d.layer_rule = rule;
+	struct ibf_routes r;
+	struct ibf_error err;
+	if (route(f, "dmodk", &d, &r, &err)) {
+		printf("# dmodk: %s\n", err.msg);
+		return UINT32_MAX;
+	}
+	uint32_t worst = 0;
+	if (!all_ok(f, &r))
+		worst = UINT32_MAX;
+	for (int j = 0; j < (1 << lmc) && worst != UINT32_MAX; j++) {
+		struct ibf_cong_report rep;
+		uint32_t w = shifts(f, &r, j, &rep);
+		printf("# lmc %d layer %d: worst shift load %u, %u/%u shifts contention-free\n", lmc,
+		       j, w, rep.free_inst, rep.ninst);
+		if (w > worst)
+			worst = w;
+	}
+	TT_EQ_INT(r.lmc, lmc);
+	ibf_routes_free(&r);
+	return worst;
+}
+
+/* distinct spines (level-2 nodes) that the layers of each destination use
+ * from leaf 0: the layers must not all share one leaf up-port */
+static int layers_spread(struct ibf_fabric *f, int lmc)
+{
+	if (lids(f, lmc))
+		return 0;
+	struct ibf_routes r;
+	struct ibf_error err;
+	if (route(f, "dmodk", NULL, &r, &err))
+		return 0;
+	int ok = 1;
+	uint32_t leaf0 = 0; /* generator: leaves first */
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		if (f->nodes[i].type != IBF_NODE_CA)
+			continue;
+		const struct ibf_port *pp = ibf_port(f, (int)i, 1);
+		if (pp->peer_node == f->switches[leaf0])
+			continue;
+		uint8_t seen[256];
+		memset(seen, 0, sizeof(seen));
+		for (int j = 0; j < (1 << lmc); j++) {
+			uint8_t p = ibf_lft(&r, leaf0)[pp->lid + (uint32_t)j];
+			if (seen[p])
+				ok = 0;
+			seen[p] = 1;
+		}
+	}
+	ibf_routes_free(&r);
+	return ok;
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void t_recognise_kary3(void)
+{
+	struct ibf_fabric *f = ibf_gen_kary_ntree(4, 3, NULL);
+	TT_REQUIRE(f);
+	struct ibf_ftree t;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_ftree_build(f, NULL, &t, &err) == 0);
+	TT_EQ_INT(t.levels, 3);
+	TT_EQ_INT(t.source, IBF_FTREE_BY_NAMES);
+	TT_EQ_INT(t.nswl[1], 16);
+	TT_EQ_INT(t.nswl[2], 16);
+	TT_EQ_INT(t.nswl[3], 16);
+	TT_EQ_INT(t.nup[1], 4);
+	TT_EQ_INT(t.nup[2], 4);
+	TT_EQ_INT(t.nslots, 64);
+	TT_EQ_INT(t.nends, 64);
+	TT_EQ_INT(t.missing_slots, 0);
+	/* generator order: host i has index i */
+	for (uint32_t i = 0; i < t.nends; i++)
+		TT_EQ_INT(t.ends[i].index, i);
+	char buf[512];
+	ibf_ftree_describe(&t, buf, sizeof(buf));
+	printf("# %s\n", buf);
+	/* the same levels by BFS from the leaves, and from the roots */
+	struct ibf_ftree t2;
+	struct ibf_ftree_opts o;
+	ibf_ftree_opts_default(&o);
+	o.use_names = 0;
+	TT_REQUIRE(ibf_ftree_build(f, &o, &t2, &err) == 0);
+	TT_EQ_INT(t2.source, IBF_FTREE_BY_LEAVES);
+	TT_CHECK(!memcmp(t.level, t2.level, f->nsw));
+	for (uint32_t i = 0; i < t.nends; i++)
+		TT_EQ_INT(t2.ends[i].index, t.ends[i].index);
+	ibf_ftree_free(&t2);
+	uint64_t roots[16];
+	for (int i = 0; i < 16; i++)
+		roots[i] = f->nodes[f->switches[32 + i]].guid;
+	o.roots = roots;
+	o.nroots = 16;
+	TT_REQUIRE(ibf_ftree_build(f, &o, &t2, &err) == 0);
+	TT_EQ_INT(t2.source, IBF_FTREE_BY_ROOTS);
+	TT_CHECK(!memcmp(t.level, t2.level, f->nsw));
+	ibf_ftree_free(&t2);
+	ibf_ftree_free(&t);
+	ibf_fabric_free(f);
+}
+
+static void t_kary2(void)
+{
+	struct ibf_fabric *f = ibf_gen_kary_ntree(4, 2, NULL);
+	TT_REQUIRE(f);
+	for (int lmc = 0; lmc <= 2; lmc++)
+		TT_EQ_INT(dmodk_layers(f, lmc, IBF_DMODK_LAYER_ROTATE), 1);
+	ibf_fabric_free(f);
+}
+
+static void t_kary3(void)
+{
+	struct ibf_fabric *f = ibf_gen_kary_ntree(4, 3, NULL);
+	TT_REQUIRE(f);
+	for (int lmc = 0; lmc <= 2; lmc++)
+		TT_EQ_INT(dmodk_layers(f, lmc, IBF_DMODK_LAYER_ROTATE), 1);
+	TT_CHECK(layers_spread(f, 2));
+	/* minimal (minhop-like) is worse on the 3-level tree */
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_routes r;
+	struct ibf_error err;
+	TT_REQUIRE(route(f, "minimal", NULL, &r, &err) == 0);
+	TT_CHECK(all_ok(f, &r));
+	struct ibf_cong_report rep;
+	uint32_t wmin = shifts(f, &r, 0, &rep);
+	printf("# 4-ary 3-tree minimal: worst shift %u, %u/%u contention-free, perms mean %.2f\n",
+	       wmin, rep.free_inst, rep.ninst, perms_mean(f, &r));
+	TT_CHECK(wmin > 1);
+	ibf_routes_free(&r);
+	TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
+	uint32_t wd = shifts(f, &r, 0, &rep);
+	printf("# 4-ary 3-tree dmodk: worst shift %u, %u/%u contention-free, perms mean %.2f\n", wd,
+	       rep.free_inst, rep.ninst, perms_mean(f, &r));
+	TT_EQ_INT(rep.free_inst, 63);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void t_rlft216(void)
+{
+	/* 12 leaves x 6 spines x 3 cables, 18 hosts per leaf */
+	int m[2] = {18, 12}, w[2] = {1, 6};
+	struct ibf_fabric *f = xgft(2, m, w, 3, 0);
+	TT_REQUIRE(f);
+	for (int lmc = 0; lmc <= 2; lmc++)
+		TT_EQ_INT(dmodk_layers(f, lmc, IBF_DMODK_LAYER_ROTATE), 1);
+	TT_CHECK(layers_spread(f, 1));
+	TT_CHECK(layers_spread(f, 2));
+	/* the textbook interleave d' = d * 2^lmc + j uses only half of the 18
+	 * up-ports per layer: 2 flows on a link */
+	uint32_t wi = dmodk_layers(f, 1, IBF_DMODK_LAYER_INTERLEAVE);
+	printf("# interleave rule, lmc 1: worst per-layer shift load %u\n", wi);
+	TT_CHECK(wi == 2);
+	ibf_fabric_free(f);
+}
+
+static void t_xgft3_parallel(void)
+{
+	/* a 3-level RLFT with 2 cables per switch pair */
+	int m[3] = {4, 4, 4}, w[3] = {1, 2, 2};
+	int mm[3] = {4, 2, 4};
+	(void)m;
+	struct ibf_fabric *f = xgft(3, mm, w, 2, 0);
+	TT_REQUIRE(f);
+	for (int lmc = 0; lmc <= 1; lmc++)
+		TT_EQ_INT(dmodk_layers(f, lmc, IBF_DMODK_LAYER_ROTATE), 1);
+	ibf_fabric_free(f);
+}
+
+/* per-shift cut bound on an XGFT: for every subtree (component of the
+ * levels <= l), the flows leaving it over its up-cables */
+static uint32_t cut_bound(const struct ibf_fabric *f, const struct ibf_ftree *t, uint32_t c,
+			  uint32_t N)
+{
+	uint32_t best = 1;
+	uint32_t *uf = malloc(f->nsw * sizeof(uint32_t));
+	uint32_t *out = calloc(f->nsw, sizeof(uint32_t)), *in = calloc(f->nsw, sizeof(uint32_t));
+	uint32_t *cab = calloc(f->nsw, sizeof(uint32_t));
+	for (int l = 1; l < t->levels; l++) {
+		for (uint32_t s = 0; s < f->nsw; s++)
+			uf[s] = s;
+		/* naive union: relabel */
+		for (int pass = 0; pass < t->levels + 2; pass++)
+			for (uint32_t s = 0; s < f->nsw; s++)
+				for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+					uint32_t nb = f->adj[e].nbr;
+					if (t->level[s] <= l && t->level[nb] <= l && uf[nb] < uf[s])
+						uf[s] = uf[nb];
+				}
+		memset(out, 0, f->nsw * sizeof(uint32_t));
+		memset(in, 0, f->nsw * sizeof(uint32_t));
+		memset(cab, 0, f->nsw * sizeof(uint32_t));
+		for (uint32_t s = 0; s < f->nsw; s++)
+			if (t->level[s] == l)
+				for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+					if (t->level[f->adj[e].nbr] == l + 1)
+						cab[uf[s]]++;
+		for (uint32_t a = 0; a < N; a++) {
+			uint32_t b = (a + c) % N;
+			uint32_t ca = uf[t->ends[a].sw], cb = uf[t->ends[b].sw];
+			if (ca != cb) {
+				out[ca]++;
+				in[cb]++;
+			}
+		}
+		for (uint32_t s = 0; s < f->nsw; s++)
+			if (cab[s]) {
+				uint32_t bo = (out[s] + cab[s] - 1) / cab[s];
+				uint32_t bi = (in[s] + cab[s] - 1) / cab[s];
+				if (bo > best)
+					best = bo;
+				if (bi > best)
+					best = bi;
+			}
+	}
+	free(uf);
+	free(out);
+	free(in);
+	free(cab);
+	return best;
+}
+
+static void t_tapered(void)
+{
+	/* XGFT(3;4,4,4;1,2,2): leaves 4 hosts / 2 up-cables (bound 2), pods of
+	 * 16 hosts / 4 up-cables (bound 4 when the whole pod sends out) */
+	int m[3] = {4, 4, 4}, w[3] = {1, 2, 2};
+	struct ibf_fabric *f = xgft(3, m, w, 1, 0);
+	TT_REQUIRE(f);
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_ftree t;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_ftree_build(f, NULL, &t, &err) == 0);
+	uint32_t N = t.nends;
+	TT_EQ_INT(N, 64);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
+	TT_CHECK(all_ok(f, &r));
+	struct ibf_cong_opts o;
+	ibf_cong_opts_default(&o);
+	struct ibf_cong_report rep;
+	TT_REQUIRE(ibf_congestion(f, &r, &o, &rep, &err) == 0);
+	uint32_t worst_bound = 0, at_bound = 0;
+	for (uint32_t c = 1; c < N; c++) {
+		uint32_t b = cut_bound(f, &t, c, N);
+		if (b > worst_bound)
+			worst_bound = b;
+		if (rep.max_load[c - 1] == b)
+			at_bound++;
+		TT_CHECK_MSG(rep.max_load[c - 1] >= b, "shift %u: load %u below bound %u?", c,
+			     rep.max_load[c - 1], b);
+	}
+	printf("# tapered dmodk: worst shift %u (cut bound %u), %u/%u shifts at their cut bound, "
+	       "perms mean %.2f\n",
+	       rep.worst, worst_bound, at_bound, N - 1, perms_mean(f, &r));
+	TT_EQ_INT(worst_bound, 4);
+	TT_EQ_INT(rep.worst, 4);
+	TT_EQ_INT(at_bound, N - 1);
+	ibf_cong_report_free(&rep);
+	ibf_routes_free(&r);
+	TT_REQUIRE(route(f, "minimal", NULL, &r, &err) == 0);
+	printf("# tapered minimal: worst shift %u\n", shifts(f, &r, 0, NULL));
+	ibf_routes_free(&r);
+	ibf_ftree_free(&t);
+	ibf_fabric_free(f);
+}
+
+/* 2-level tree, 8 leaves x 4 hosts, 4 spines, 12-port switches (spare
+ * ports): remove leaf 2's cable to spine 1, put a host on spine 3 */
+static struct ibf_fabric *irregular(void)
+{
+	int m[2] = {4, 8}, w[2] = {1, 4};
+	struct ibf_fabric *f = xgft(2, m, w, 1, 12);
+	if (!f)
+		return NULL;
+	/* leaf 2 = node 2; its up-ports are 5..8 (spine b on port 5 + b) */
+	ibf_fabric_disconnect(f, 2, 6);
+	int spine3 = 8 + 3;
+	int ca = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, 999, 0),
+				     "spine-host", "spine-host", NULL);
+	ibf_port(f, ca, 1)->guid = ibf_gen_guid(IBF_NODE_CA, 999, 1);
+	if (ca < 0 || ibf_fabric_connect(f, ca, 1, spine3, 12, 4, IBF_SPEED_EDR, NULL)) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	if (lids(f, 0)) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void t_irregular(void)
+{
+	struct ibf_fabric *f = irregular();
+	TT_REQUIRE(f);
+	struct ibf_error err;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	d.tree.use_names = 0; /* as on a real fabric: no generator names */
+	struct ibf_ftree t;
+	TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
+	TT_EQ_INT(t.source, IBF_FTREE_BY_LEAVES);
+	TT_EQ_INT(t.levels, 2);
+	TT_EQ_INT(t.demoted, 1);
+	TT_EQ_INT(t.nleaves, 8);
+	TT_EQ_INT(t.nspine_hosts, 1);
+	TT_EQ_INT(t.missing_slots, 1);
+	TT_EQ_INT(t.level[8 + 3], 2);
+	ibf_ftree_free(&t);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
+	printf("%s", "# log:\n");
+	for (char *p = lastlog.text, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		printf("#   %.*s\n", (int)(nl - p), p);
+	}
+	TT_CHECK(strstr(lastlog.text, "has 3 of 4 up-port cables") != NULL);
+	TT_CHECK(strstr(lastlog.text, "above the leaves") != NULL);
+	TT_CHECK(all_ok(f, &r));
+	struct ibf_cong_report rep;
+	uint32_t w = shifts(f, &r, 0, &rep);
+	printf("# irregular dmodk: worst shift %u, %u/%u contention-free, perms mean %.2f\n", w,
+	       rep.free_inst, rep.ninst, perms_mean(f, &r));
+	/* one missing cable of four: the leaf's hosts share 3 up-cables */
+	TT_EQ_INT(w, 2);
+	ibf_routes_free(&r);
+	/* with the generator names the same */
+	TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
+	TT_CHECK(all_ok(f, &r));
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void t_nontree(void)
+{
+	/* a cable between two leaves of a 2-level tree */
+	int m[2] = {4, 4}, w[2] = {1, 2};
+	struct ibf_fabric *f = xgft(2, m, w, 1, 12);
+	TT_REQUIRE(f);
+	TT_REQUIRE(ibf_fabric_connect(f, 0, 12, 1, 12, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_routes r;
+	int rc = route(f, "dmodk", NULL, &r, &err);
+	printf("# %s\n", err.msg);
+	TT_EQ_INT(rc, IBF_ENOTSUP);
+	TT_CHECK(strstr(err.msg, "ft-l1-s0000/P12 - ft-l1-s0001/P12") != NULL);
+	TT_CHECK(strstr(lastlog.text, "not a fat tree") != NULL);
+	/* without the names: BFS from the leaves finds the same link */
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	d.tree.use_names = 0;
+	rc = route(f, "dmodk", &d, &r, &err);
+	TT_EQ_INT(rc, IBF_ENOTSUP);
+	TT_CHECK(strstr(err.msg, "ft-l1-s0000/P12 - ft-l1-s0001/P12") != NULL);
+	ibf_fabric_free(f);
+	/* an odd ring is no tree either */
+	f = ibf_fabric_new();
+	for (int i = 0; i < 5; i++) {
+		char nm[16];
+		snprintf(nm, sizeof(nm), "r%d", i);
+		ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0),
+				    nm, nm, NULL);
+	}
+	for (int i = 0; i < 5; i++)
+		ibf_fabric_connect(f, i, 1, (i + 1) % 5, 2, 4, IBF_SPEED_EDR, NULL);
+	for (int i = 0; i < 5; i++) {
+		int ca = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 0),
+					     "h", "h", NULL);
+		ibf_port(f, ca, 1)->guid = ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 1);
+		ibf_fabric_connect(f, ca, 1, i, 5, 4, IBF_SPEED_EDR, NULL);
+	}
+	TT_REQUIRE(lids(f, 0) == 0);
+	rc = route(f, "dmodk", NULL, &r, &err);
+	printf("# %s\n", err.msg);
+	TT_EQ_INT(rc, IBF_ENOTSUP);
+	ibf_fabric_free(f);
+}
+
+static void t_partial_leaves(void)
+{
+	/* hosts missing on some leaves: phantom slots keep the arithmetic */
+	struct ibf_fabric *f = ibf_gen_kary_ntree(4, 3, NULL);
+	TT_REQUIRE(f);
+	/* disconnect hosts 5, 6 (leaf 1) and 40 (leaf 10) */
+	int hostbase = 48;
+	ibf_fabric_disconnect(f, hostbase + 5, 1);
+	ibf_fabric_disconnect(f, hostbase + 6, 1);
+	ibf_fabric_disconnect(f, hostbase + 40, 1);
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_ftree t;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_ftree_build(f, NULL, &t, &err) == 0);
+	TT_EQ_INT(t.nslots, 64);
+	TT_EQ_INT(t.nends, 61);
+	TT_EQ_INT(t.ends[4].index, 4);
+	TT_EQ_INT(t.ends[5].index, 5); /* leaf 1: hosts 4, 7 -> slots 4, 5; phantoms 6, 7 */
+	ibf_ftree_free(&t);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
+	TT_CHECK(all_ok(f, &r));
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void t_roots_file(void)
+{
+	char path[] = "/tmp/ibfab-roots-XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	FILE *fp = fdopen(fd, "w");
+	fprintf(fp, "# roots\n0x0002c90002000010, 0x0002c90002000011\n  12345 # decimal\n");
+	fclose(fp);
+	uint64_t *g;
+	uint32_t n;
+	struct ibf_error err;
+	TT_CHECK(ibf_ftree_read_roots(path, &g, &n, &err) == 0);
+	TT_EQ_INT(n, 3);
+	if (n == 3) {
+		TT_CHECK(g[0] == 0x0002c90002000010ull);
+		TT_CHECK(g[2] == 12345);
+	}
+	free(g);
+	fp = fopen(path, "w");
+	fprintf(fp, "0x12 zork\n");
+	fclose(fp);
+	TT_CHECK(ibf_ftree_read_roots(path, &g, &n, &err) == IBF_EPARSE);
+	TT_EQ_INT(err.line, 1);
+	remove(path);
+}
+
+int main(void)
+{
+	TT(t_recognise_kary3);
+	TT(t_kary2);
+	TT(t_kary3);
+	TT(t_rlft216);
+	TT(t_xgft3_parallel);
+	TT(t_tapered);
+	TT(t_irregular);
+	TT(t_nontree);
+	TT(t_partial_leaves);
+	TT(t_roots_file);
+	return tt_done();
+}
