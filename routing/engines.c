@@ -49,6 +49,7 @@ static int route_canonical(const struct ibf_fabric *f, const struct ibf_engine *
 			   struct ibf_route_report *rep, struct ibf_error *err)
 {
 	int32_t *old_of_new = NULL;
+	memset(r, 0, sizeof(*r)); /* on failure the caller finds no tables */
 	struct ibf_fabric *c = ibf_fabric_clone(f, err);
 	if (!c)
 		return err ? err->code : IBF_ENOMEM;
