@@ -40,14 +40,14 @@ CONF
 	LD_LIBRARY_PATH=$libdir contrib/ibsim-harness.sh with "$work/sf.net" "$d/sim" -- bash -c '
 		cd "$IBFAB_SIM_DIR"
 		s=$(date +%s.%N)
-		OSM_TMP_DIR=$IBFAB_SIM_DIR OSM_CACHE_DIR=$IBFAB_SIM_DIR /usr/bin/time -f "%M" -o rss \
+		OSM_TMP_DIR=$IBFAB_SIM_DIR OSM_CACHE_DIR=$IBFAB_SIM_DIR /usr/bin/time -f "%M %e" -o rss \
 			timeout 1200 ibsim-run opensm -o -F "$0" -f opensm.log >opensm.out 2>&1 </dev/null
 		ibsim-run ibnetdiscover >fabric.ibnd 2>/dev/null
 		ibsim-run dump_lfts >lfts.txt 2>/dev/null
 	' "$d/opensm.conf" >/dev/null 2>&1
 	used=$(grep -o -E "[A-Za-z0-9_-]+ tables configured on all switches|tables configured by ibfab[^\"]*" "$d/sim/opensm.log" | tail -1)
 	echo "=== engine $e (Slim Fly q=$q, $hosts hosts/switch, LMC $lmc): ${used:-no tables configured message}"
-	echo "    opensm peak RSS: $(cat "$d/sim/rss" 2>/dev/null) kB"
+	echo "    opensm one sweep (-o): peak RSS, wall seconds: $(tail -1 "$d/sim/rss" 2>/dev/null)"
 	"$IBFAB" route check -q --topology "$d/sim/fabric.ibnd" --lfts "$d/sim/lfts.txt" | sed 's/^/    /'
 	"$IBFAB" route stats -q --topology "$d/sim/fabric.ibnd" --lfts "$d/sim/lfts.txt" | grep -E ">=|paths per link|unrouted" | sed 's/^/    /'
 done

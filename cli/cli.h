@@ -23,6 +23,7 @@ int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char 
 
 int cmd_topo(int argc, char **argv);
 int cmd_route(int argc, char **argv);
+int cmd_deadlock(int argc, char **argv);
 int cmd_cabling(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 

@@ -1,6 +1,7 @@
 /* ibfab route: compute tables offline, check them, measure them. */
 #include "cli.h"
 #include "ibf_routing.h"
+#include "ibf_deadlock.h"
 #include "ibf_fattree.h"
 
 #include <getopt.h>
@@ -12,6 +13,9 @@ enum {
 	O_TOPO = 256, O_ENGINE, O_LMC, O_G2L, O_SEED, O_STATS, O_THREADS, O_LFTS, O_MINLEN,
 	O_MAXLEN, O_MAXHOPS, O_JSON, O_FROM, O_QUIET, O_MAXPATHS
 };
+
+/* deadlock options (cli/cmd_deadlock.c has the verifier) */
+enum { O_DL_SCHEME = 400, O_DL_MAXVLS, O_DL_BEST, O_DL_SL, O_DL_SL2VL };
 
 /* "3" (absolute), "dist+1" / "+1" (pair distance + n), "diameter+1" / "diam+1" */
 int cli_parse_window(const char *opt, const char *val, struct ibf_win_bound *b)
@@ -143,7 +147,13 @@ static const char route_help[] =
 	"  --threads N     worker threads (default 2; the result never depends on it)\n"
 	"  -o FILE         write the tables (default: none, only the summary)\n"
 	"  --stats FILE    write path statistics as JSON\n"
-	"\n"
+	"  --deadlock S    dfsssp | coloring | auto | none (default none): assign SLs\n"
+	"                  and SL2VL tables for deadlock freedom (docs/deadlock.md);\n"
+	"                  fails (exit 1) when the VLs do not suffice\n"
+	"  --max-vls N     data VLs the switches offer (1..15, default 8)\n"
+	"  --best-effort   dfsssp: accept too few VLs (result NOT deadlock-free)\n"
+	"  --sl FILE       write the path SL dump (with --deadlock)\n"
+	"  --sl2vl FILE    write the SL2VL dump (with --deadlock)\n"	"\n"
 	"check: trace every (source port, destination LID) pair through the tables and\n"
 	"report unreachable pairs, loops, misdeliveries and paths longer than --max-hops;\n"
 	"exit 0 only when all pairs are fine.\n"
@@ -163,6 +173,9 @@ struct route_args {
 	long lmc, seed, threads, max_hops, max_paths;
 	int json, quiet, have_min, have_max;
 	struct ibf_win_bound min_len, max_len;
+	int dl_scheme, dl_best;
+	long dl_max_vls;
+	const char *dl_sl, *dl_sl2vl;
 };
 
 static int parse_route_args(const char *prog, int argc, char **argv, struct route_args *a)
@@ -180,6 +193,11 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 		{"max-len", required_argument, 0, O_MAXLEN},
 		{"max-hops", required_argument, 0, O_MAXHOPS},
 		{"max-paths", required_argument, 0, O_MAXPATHS},
+		{"deadlock", required_argument, 0, O_DL_SCHEME},
+		{"max-vls", required_argument, 0, O_DL_MAXVLS},
+		{"best-effort", no_argument, 0, O_DL_BEST},
+		{"sl", required_argument, 0, O_DL_SL},
+		{"sl2vl", required_argument, 0, O_DL_SL2VL},
 		{"json", no_argument, 0, O_JSON},
 		{"quiet", no_argument, 0, O_QUIET},
 		{"output", required_argument, 0, 'o'},
@@ -233,6 +251,24 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 				return 2;
 			a->have_max = 1;
 			break;
+		case O_DL_SCHEME: {
+			int i;
+			for (i = 0; i <= IBF_DEADLOCK_AUTO; i++)
+				if (!strcmp(optarg, ibf_deadlock_name(i)))
+					break;
+			if (i > IBF_DEADLOCK_AUTO)
+				return cli_usage_error(prog, "--deadlock: '%s' is not dfsssp, coloring, "
+						       "auto or none", optarg);
+			a->dl_scheme = i;
+			break;
+		}
+		case O_DL_MAXVLS:
+			if (cli_int("--max-vls", optarg, 1, 15, &a->dl_max_vls))
+				return 2;
+			break;
+		case O_DL_BEST: a->dl_best = 1; break;
+		case O_DL_SL: a->dl_sl = optarg; break;
+		case O_DL_SL2VL: a->dl_sl2vl = optarg; break;
 		case 'h':
 			fputs(route_help, stdout);
 			print_engines(stdout);
@@ -305,6 +341,37 @@ static int write_stats(const struct ibf_fabric *f, const struct ibf_routes *r, c
 	return rc;
 }
 
+/* --deadlock: run the scheme on r, report, write the SL / SL2VL dumps. */
+static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f,
+			  struct ibf_routes *r, struct ibf_error *err)
+{
+	if (a->dl_scheme == IBF_DEADLOCK_NONE) {
+		if (a->dl_sl || a->dl_sl2vl)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "--sl / --sl2vl need --deadlock dfsssp|coloring|auto");
+		return 0;
+	}
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	o.scheme = a->dl_scheme;
+	o.max_vls = a->dl_max_vls > 0 ? (int)a->dl_max_vls : 8;
+	o.best_effort = a->dl_best;
+	o.threads = (int)a->threads;
+	int rc = ibf_deadlock_apply(f, r, &o, err);
+	if (rc)
+		return rc;
+	const struct ibf_dl *dl = r->dl;
+	char buf[1024];
+	if (!a->quiet || !dl->deadlock_free)
+		fprintf(stderr, "ibfab route: deadlock %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
+	if (a->dl_sl)
+		rc = ibf_sl_write(f, dl, a->dl_sl, err);
+	if (!rc && a->dl_sl2vl)
+		rc = ibf_sl2vl_write(f, dl, a->dl_sl2vl, err);
+	ibf_routes_dl_free(r);
+	return rc;
+}
+
 static int cmd_route_main(int argc, char **argv)
 {
 	struct route_args a;
@@ -326,6 +393,8 @@ static int cmd_route_main(int argc, char **argv)
 		rc = ibf_lfts_write(f, &r, a.out, &err);
 	if (!rc && a.stats)
 		rc = write_stats(f, &r, a.stats, 1, &err);
+	if (!rc)
+		rc = route_deadlock(&a, f, &r, &err);
 	if (!rc && !a.quiet) {
 		fprintf(stderr, "ibfab route: engine %s, %u switches, max LID %u, %d layer(s), %.3f s\n",
 			r.engine[0] ? r.engine : (a.engine ? a.engine : "layered"), r.nsw, r.max_lid,

@@ -63,6 +63,7 @@ int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char 
 static const struct ibf_cmd top_cmds[] = {
 	{"topo", cmd_topo, "generate, inspect and convert fabric descriptions"},
 	{"route", cmd_route, "compute, check and measure forwarding tables offline"},
+	{"deadlock", cmd_deadlock, "deadlock freedom: SL/VL schemes and an independent verifier"},
 	{"cabling", cmd_cabling, "cable plans (Slim Fly racks, any fabric) and wiring sheets"},
 	{"validate", cmd_validate, "check a discovered fabric against a cable plan"},
 	{NULL, NULL, NULL},

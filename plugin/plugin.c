@@ -45,6 +45,7 @@
 #include <opensm/osm_switch.h>
 
 #include "ibf_conf.h"
+#include "ibf_deadlock.h"
 #include "ibf_routing.h"
 #include "ibf_topology.h"
 
@@ -74,6 +75,14 @@ struct ibfab {
 	int have_routes;
 	char engine[32];
 	unsigned long runs;
+
+	/* deadlock scheme (ibfab.conf `deadlock`): its result lives in
+	 * routes.dl; node GUID -> fabric node id, sorted, for update_sl2vl */
+	struct dl_gidx {
+		uint64_t guid;
+		int32_t node;
+	} *dl_gidx;
+	uint32_t dl_ngidx;
 };
 
 /* one per routing engine instance OpenSM sets up (re->context) */
@@ -464,12 +473,155 @@ static int ibfab_lid_matrices(void *context)
 
 static void drop_routes(struct ibfab *pl)
 {
+	ibf_routes_dl_free(&pl->routes);
+	free(pl->dl_gidx);
+	pl->dl_gidx = NULL;
+	pl->dl_ngidx = 0;
 	if (pl->have_routes)
 		ibf_routes_free(&pl->routes);
 	pl->have_routes = 0;
 	ibf_fabric_free(pl->fabric);
 	pl->fabric = NULL;
 	pl->engine[0] = '\0';
+}
+
+/* ------------------------------------------------------------ deadlock (deadlock/) */
+
+static unsigned vls_from_cap(unsigned cap)
+{
+	/* PortInfo VLCap / OperVLs / max_op_vls encoding: 1 = VL0, 2 = VL0-1,
+	 * 3 = VL0-3, 4 = VL0-7, 5 = VL0-14 */
+	static const unsigned n[] = { 0, 1, 2, 4, 8, 15 };
+	return cap < 6 ? n[cap] : 15;
+}
+
+/* Data VLs every switch-to-switch port can use: the smaller VLCap of every
+ * link's ends, capped by OpenSM's max_op_vls and ibfab.conf's max_vls. */
+static int subnet_vls(struct ibfab *pl, osm_subn_t *subn)
+{
+	unsigned v = vls_from_cap(subn->opt.max_op_vls ? subn->opt.max_op_vls : 5);
+	cl_qmap_t *sws = &subn->sw_guid_tbl;
+	for (cl_map_item_t *it = cl_qmap_head(sws); it != cl_qmap_end(sws); it = cl_qmap_next(it)) {
+		osm_node_t *node = ((osm_switch_t *)it)->p_node;
+		uint32_t np = osm_node_get_num_physp(node);
+		for (uint32_t p = 1; p < np; p++) {
+			osm_physp_t *ph = osm_node_get_physp_ptr(node, p);
+			if (!ph || !osm_physp_is_valid(ph))
+				continue;
+			osm_physp_t *rph = osm_physp_get_remote(ph);
+			if (!rph || osm_node_get_type(osm_physp_get_node_ptr(rph)) != IB_NODE_TYPE_SWITCH)
+				continue;
+			unsigned a = vls_from_cap(ib_port_info_get_vl_cap(&ph->port_info));
+			unsigned b = vls_from_cap(ib_port_info_get_vl_cap(&rph->port_info));
+			if (a && a < v)
+				v = a;
+			if (b && b < v)
+				v = b;
+		}
+	}
+	if (pl->conf.max_vls > 0 && (unsigned)pl->conf.max_vls < v)
+		v = (unsigned)pl->conf.max_vls;
+	return v ? (int)v : 1;
+}
+
+/* Run the configured scheme on r (result in r->dl).  0 or -1 (logged). */
+static int apply_deadlock(struct ibfab *pl, const char *name, osm_subn_t *subn,
+			  const struct ibf_fabric *f, struct ibf_routes *r,
+			  struct engine_log_ctx *lc)
+{
+	struct ibf_dl_opts o;
+	struct ibf_error err;
+	char msg[MSG_MAX];
+
+	ibf_dl_opts_default(&o);
+	o.scheme = pl->conf.deadlock;
+	o.max_vls = subnet_vls(pl, subn);
+	o.best_effort = pl->conf.best_effort;
+	o.threads = pl->conf.threads > 0 ? pl->conf.threads : 1;
+	o.log = engine_log;
+	o.log_ctx = lc;
+	ibf_error_clear(&err);
+	if (ibf_deadlock_apply(f, r, &o, &err)) {
+		plog(pl, OSM_LOG_ERROR, "ibfab %s: deadlock %s: %s", name,
+		     ibf_deadlock_name(pl->conf.deadlock), ibf_error_format(&err, msg, sizeof(msg)));
+		return -1;
+	}
+	const struct ibf_dl *dl = r->dl;
+	plog(pl, dl->deadlock_free ? OSM_LOG_INFO : OSM_LOG_ERROR, "ibfab %s: deadlock %s", name,
+	     ibf_dl_summary(dl, msg, sizeof(msg)));
+	if (!subn->opt.qos)
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab %s: warning: qos is FALSE, so OpenSM does not program the SL2VL "
+		     "tables of the deadlock scheme (set qos TRUE)",
+		     name);
+	if (subn->opt.use_ucast_cache)
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab %s: warning: use_ucast_cache is TRUE; cached LFT changes bypass the "
+		     "path SLs (set use_ucast_cache FALSE)",
+		     name);
+	return 0;
+}
+
+static int gidx_cmp(const void *a, const void *b)
+{
+	const struct dl_gidx *x = a, *y = b;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+static void build_gidx(struct ibfab *pl)
+{
+	const struct ibf_fabric *f = pl->fabric;
+	pl->dl_gidx = malloc(((size_t)f->nnodes + 1) * sizeof(*pl->dl_gidx));
+	pl->dl_ngidx = 0;
+	if (!pl->dl_gidx)
+		return; /* update_sl2vl falls back to a linear search */
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		pl->dl_gidx[i].guid = f->nodes[i].guid;
+		pl->dl_gidx[i].node = (int32_t)i;
+	}
+	pl->dl_ngidx = f->nnodes;
+	qsort(pl->dl_gidx, pl->dl_ngidx, sizeof(*pl->dl_gidx), gidx_cmp);
+}
+
+/* SA PathRecord threads, shared lock: read-only, no locks, reentrant. */
+static uint8_t ibfab_path_sl(void *context, uint8_t hint, const ib_net16_t slid,
+			     const ib_net16_t dlid)
+{
+	struct ibfab_engine *ec = context;
+	const struct ibfab *pl = ec->pl;
+	if (!pl->have_routes || !pl->routes.dl)
+		return hint;
+	int sl = ibf_dl_path_sl(pl->routes.dl, cl_ntoh16(slid), cl_ntoh16(dlid));
+	return sl < 0 ? hint : (uint8_t)sl;
+}
+
+/* SM thread (osm_qos_setup, exclusive lock): the scheme's SL2VL row. */
+static void ibfab_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
+			       uint8_t out_port, ib_slvl_table_t *t)
+{
+	struct ibfab_engine *ec = context;
+	const struct ibfab *pl = ec->pl;
+	if (!pl->have_routes || !pl->routes.dl || !pl->fabric)
+		return; /* keep OpenSM's QoS table */
+	uint64_t guid = cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(port)));
+	int node = -1;
+	if (pl->dl_gidx) {
+		struct dl_gidx key = { guid, 0 };
+		const struct dl_gidx *hit =
+			bsearch(&key, pl->dl_gidx, pl->dl_ngidx, sizeof(key), gidx_cmp);
+		node = hit ? hit->node : -1;
+	} else {
+		node = ibf_fabric_find_guid(pl->fabric, guid);
+	}
+	if (node < 0)
+		return;
+	const struct ibf_node *n = &pl->fabric->nodes[node];
+	if (in_port > n->nports || out_port > n->nports)
+		return;
+	uint8_t vl[16];
+	ibf_dl_sl2vl(pl->routes.dl, pl->fabric, node, in_port, out_port, vl);
+	for (uint8_t sl = 0; sl < 16; sl++)
+		ib_slvl_table_set(t, sl, vl[sl]);
 }
 
 static int ibfab_build_lfts(void *context)
@@ -522,6 +674,9 @@ static int ibfab_build_lfts(void *context)
 	}
 	have_r = 1;
 
+	if (pl->conf.deadlock != IBF_DEADLOCK_NONE && apply_deadlock(pl, name, subn, f, &r, &lc))
+		goto fail_nowrite;
+
 	/* OpenSM does not reset the tables between engines */
 	clear_new_lfts(subn);
 	unsigned nsw = 0;
@@ -544,10 +699,13 @@ static int ibfab_build_lfts(void *context)
 	pl->fabric = f;
 	pl->routes = r;
 	pl->have_routes = 1;
+	if (pl->routes.dl)
+		build_gidx(pl);
 	snprintf(pl->engine, sizeof(pl->engine), "%s", name);
 	return 0;
 
 fail_nowrite:
+	ibf_routes_dl_free(&r);
 	if (have_r)
 		ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -584,6 +742,8 @@ static int ibfab_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	re->build_lid_matrices = ibfab_lid_matrices;
 	re->ucast_build_fwd_tables = ibfab_build_lfts;
 	re->destroy = ibfab_engine_destroy;
+	re->path_sl = ibfab_path_sl;
+	re->update_sl2vl = ibfab_update_sl2vl;
 
 	plog(pl, OSM_LOG_INFO, "ibfab %s: routing engine set up (%s)", eng->name, eng->summary);
 	if (osm->subn.opt.use_ucast_cache)

@@ -69,10 +69,8 @@ void ibf_conf_default(struct ibf_conf *c);
 
 /* Read a file over c's current values (call ibf_conf_default first).
  * Returns 0; IBF_EIO when the file cannot be read; IBF_EPARSE with
- * FILE:LINE for unknown keys and bad values; IBF_ENOTSUP (FILE:LINE of
- * the deadlock line) when the file is valid but asks for something this
- * build cannot do yet (a deadlock scheme other than none) -- in that case
- * c holds every setting of the file. */
+ * FILE:LINE for unknown keys and bad values.  (Every deadlock scheme is
+ * accepted; deadlock/ decides per run whether the VLs suffice.) */
 int ibf_conf_read(const char *path, struct ibf_conf *c, struct ibf_error *err);
 /* The same from memory; name is used in error messages. */
 int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_conf *c,

@@ -7,7 +7,7 @@
 #    switch, and `ibfab route check` finds no loop or unreachable pair;
 #  - the same with the minimal engine;
 #  - failures fall back to minhop with a clear error and no crash: a bad
-#    ibfab.conf, an unsupported deadlock scheme, a missing $IBFAB_CONF file,
+#    ibfab.conf, a deadlock scheme without enough VLs, a missing $IBFAB_CONF file,
 #    and a disconnected switch graph.
 # Skips (TAP "1..0 # SKIP") when opensm/ibsim/infiniband-diags or the plugin
 # are missing.
@@ -206,14 +206,21 @@ check "bad conf: OpenSM fell back to minhop" log_has badconf "minhop tables conf
 check "bad conf: subnet up" log_has badconf "SUBNET UP"
 check "bad conf: minhop routes every LID" all_routed "$WORK/badconf/dump_lfts.txt"
 
-# 4. deadlock scheme not implemented yet: reported, not ignored
+# 4. deadlock schemes (tests/e2e_deadlock.sh verifies them in depth): applied,
+# and too few VLs fail clearly and fall back instead of being ignored
 printf 'threads 2\ndeadlock dfsssp\n' >"$WORK/dl.conf"
 run deadlock "$WORK/opensm-layered.conf" IBFAB_CONF="$WORK/dl.conf"
 check "deadlock dfsssp: opensm ran" test $? -eq 0
 show_log deadlock
-check "deadlock dfsssp: reported as unsupported" \
-	log_has deadlock "$WORK/dl.conf:2: deadlock scheme 'dfsssp' is not supported"
-check "deadlock dfsssp: fell back to minhop" log_has deadlock "minhop tables configured on all switches"
+check "deadlock dfsssp: applied by the plugin" log_has deadlock "ibfab layered: deadlock dfsssp: "
+check "deadlock dfsssp: qos FALSE is warned about" log_has deadlock "warning: qos is FALSE"
+check "deadlock dfsssp: the layered tables stay" log_has deadlock "layered: tables configured by ibfab"
+printf 'deadlock dfsssp\nmax_vls 1\n' >"$WORK/dl1.conf"
+run deadlock1 "$WORK/opensm-layered.conf" IBFAB_CONF="$WORK/dl1.conf"
+check "deadlock dfsssp, 1 VL: opensm ran" test $? -eq 0
+show_log deadlock1
+check "deadlock dfsssp, 1 VL: clear error" log_has deadlock1 "VLs for deadlock freedom, only 1 available"
+check "deadlock dfsssp, 1 VL: fell back to minhop" log_has deadlock1 "minhop tables configured on all switches"
 
 # 5. an explicitly given file that does not exist
 run noconf "$WORK/opensm-layered.conf" IBFAB_CONF="$WORK/missing.conf"

@@ -153,13 +153,12 @@ static void spcl_keys(void)
 	/* the SPCL fork's window is absolute only */
 	TT_EQ_INT(parse("lnmp_max_path_len dist+1\n", &c, &err), IBF_EPARSE);
 
-	/* layers_remove_deadlocks maps to the deadlock scheme; both schemes are
-	 * not there yet, so the file is valid but unsupported */
-	TT_EQ_INT(parse("seed 1\nlayers_remove_deadlocks TRUE\n", &c, &err), IBF_ENOTSUP);
+	/* layers_remove_deadlocks maps to the deadlock scheme (deadlock/) */
+	TT_EQ_INT(parse("seed 1\nlayers_remove_deadlocks TRUE\n", &c, &err), 0);
 	TT_EQ_INT(c.deadlock, IBF_DEADLOCK_DFSSSP);
 	TT_EQ_INT(c.seed, 1);
-	TT_EQ_INT(err.line, 2);
-	TT_EQ_INT(parse("layers_remove_deadlocks FALSE\n", &c, &err), IBF_ENOTSUP);
+	TT_EQ_INT(c.deadlock_line, 2);
+	TT_EQ_INT(parse("layers_remove_deadlocks FALSE\n", &c, &err), 0);
 	TT_EQ_INT(c.deadlock, IBF_DEADLOCK_COLORING);
 }
 
@@ -171,12 +170,12 @@ static void deadlock_unsupported(void)
 		struct ibf_error err;
 		char text[64], msg[600];
 		snprintf(text, sizeof(text), "threads 2\n\ndeadlock %s\n", schemes[i]);
-		TT_EQ_INT(parse(text, &c, &err), IBF_ENOTSUP);
+		/* the schemes exist now (deadlock/): accepted */
+		TT_EQ_INT(parse(text, &c, &err), 0);
 		TT_EQ_INT(c.deadlock, i + 1);
 		TT_EQ_INT(c.threads, 2);
-		ibf_error_format(&err, msg, sizeof(msg));
-		TT_CHECK_MSG(!strncmp(msg, "t.conf:3: deadlock scheme '", 27), "%s", msg);
-		TT_CHECK_MSG(strstr(msg, schemes[i]) && strstr(msg, "not supported"), "%s", msg);
+		TT_EQ_INT(c.deadlock_line, 3);
+		(void)msg;
 	}
 	struct ibf_conf c;
 	struct ibf_error err;

@@ -1,0 +1,213 @@
+/* Colouring-based deadlock avoidance for paths of at most 3 switch hops
+ * (ALGORITHMS.md section 2), and the SL2VL rows of both schemes.
+ *
+ * The VLs are split into contiguous buckets B0 < B1 < B2.  Each switch
+ * works out a packet's hop position from (in port, out port, SL) alone:
+ *   in port faces a CA, or is port 0 (switch-sourced)  -> hop 1: B0
+ *   SL 1 (a path of <= 2 hops)                         -> hop 2: B1 u B2
+ *   SL = own colour + 2 (the switch is 2nd on a 3-hop path) -> hop 2: B1
+ *   any other SL 2..14 (3rd switch of a 3-hop path)    -> hop 3: B2
+ *   out port faces a CA, or is port 0 (a sink channel) -> any VL
+ * so the bucket strictly increases along every path and the CDG is acyclic.
+ * The colouring is proper (neighbours differ), so the 3rd switch of
+ * s1 s2 s3 s4 never mistakes colour(s2) + 2 for its own.
+ *
+ * Preconditions, checked: >= 3 VLs, every path <= 3 switch hops (the routes
+ * are walked), <= 13 colours (first-fit in switch order).  When one fails
+ * the scheme falls back to dfsssp and says why.  The VL inside a bucket is
+ * a hash of (switch GUID, in, out, SL): deterministic, so re-sweeps do not
+ * churn SL2VL MADs. */
+#include "dl_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int greedy_colors(const struct ibf_fabric *f, uint8_t *color, int *ncolors)
+{
+	int nc = 0;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		uint64_t used = 0;
+		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
+			uint32_t n = f->adj[a].nbr;
+			if (n < s)
+				used |= 1ULL << color[n];
+		}
+		int c = 0;
+		while (c < 63 && (used >> c & 1))
+			c++;
+		color[s] = (uint8_t)c;
+		if (c + 1 > nc)
+			nc = c + 1;
+	}
+	*ncolors = nc;
+	return nc <= IBF_DL_MAX_COLORS ? 0 : -1;
+}
+
+/* Check the preconditions; on success color[] and *ncolors are filled. */
+static int precheck(const struct ibf_cdg *g, const struct ibf_dl_opts *o, uint8_t *color,
+		    int *ncolors, int *max_hops, struct ibf_error *err)
+{
+	int V = o->max_vls > 0 ? o->max_vls : 8;
+	int rc = cdg_check_routes(g, max_hops, err);
+	if (rc)
+		return rc;
+	if (V < 3)
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+				     "coloring needs at least 3 VLs, %d available", V);
+	if (*max_hops > 3)
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+				     "coloring needs paths of at most 3 switch hops, the routes "
+				     "have paths of %d",
+				     *max_hops);
+	if (greedy_colors(g->f, color, ncolors))
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+				     "coloring needs at most %d colours (SL 2..14), the switch "
+				     "graph took %d",
+				     IBF_DL_MAX_COLORS, *ncolors);
+	return 0;
+}
+
+int ibf_deadlock_coloring_check(const struct ibf_fabric *f, const struct ibf_routes *r,
+				const struct ibf_dl_opts *o, struct ibf_error *err)
+{
+	struct ibf_cdg g;
+	int rc = cdg_init(&g, f, r, err);
+	if (rc)
+		return rc;
+	uint8_t *color = calloc((size_t)f->nsw + 1, 1);
+	int nc = 0, mh = 0;
+	rc = color ? precheck(&g, o, color, &nc, &mh, err)
+		   : ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	free(color);
+	cdg_free(&g);
+	return rc;
+}
+
+int ibf_deadlock_coloring(const struct ibf_fabric *f, const struct ibf_routes *r,
+			  const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
+{
+	double t0 = dl_now();
+	*out = NULL;
+	struct ibf_cdg g;
+	int rc = cdg_init(&g, f, r, err);
+	if (rc)
+		return rc;
+	int V = o->max_vls > 0 ? o->max_vls : 8;
+	if (V > IBF_DL_MAX_VLS)
+		V = IBF_DL_MAX_VLS;
+	uint8_t *color = calloc((size_t)f->nsw + 1, 1);
+	int32_t *ch = malloc(((size_t)g.nsw + 1) * sizeof(*ch));
+	uint16_t *hops = malloc(((size_t)g.nsw + 1) * sizeof(*hops));
+	uint8_t *state = malloc((size_t)g.nsw + 1);
+	uint32_t *stack = malloc(((size_t)g.nsw + 1) * sizeof(*stack));
+	struct ibf_dl *dl = NULL;
+	int nc = 0, mh = 0;
+	if (!color || !ch || !hops || !state || !stack) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto done;
+	}
+	struct ibf_error why;
+	ibf_error_clear(&why);
+	rc = precheck(&g, o, color, &nc, &mh, &why);
+	if (rc == IBF_ENOTSUP) {
+		/* fall back to dfsssp, loudly */
+		dl_log(o, IBF_LOG_INFO, "coloring: %s; falling back to dfsssp", why.msg);
+		rc = ibf_deadlock_dfsssp(f, r, o, &dl, err);
+		if (!rc) {
+			char prev[sizeof(dl->note)];
+			snprintf(prev, sizeof(prev), "%s", dl->note);
+			snprintf(dl->note, sizeof(dl->note),
+				 "%s preconditions failed (%.200s); fell back to dfsssp%s%.200s",
+				 o->scheme == IBF_DEADLOCK_AUTO ? "auto: coloring" : "coloring",
+				 why.msg, prev[0] ? "; " : "", prev);
+		}
+		goto done;
+	}
+	if (rc) {
+		if (err)
+			*err = why;
+		goto done;
+	}
+	dl = dl_new(&g, err);
+	if (!dl) {
+		rc = err ? err->code : IBF_ENOMEM;
+		goto done;
+	}
+	dl->scheme = IBF_DEADLOCK_COLORING;
+	dl->vls = V;
+	dl->layers = 3;
+	dl->vls_used = V;
+	dl->ncolors = nc;
+	dl->max_hops = mh;
+	dl->color = color;
+	color = NULL;
+	for (uint32_t i = 0; i < g.ndl; i++) {
+		uint32_t d = g.dlids[i], ls;
+		cdg_settle(&g, d, ch, hops, state, stack, &ls); /* loop-free: checked */
+		for (uint32_t s = 0; s < g.nsw; s++) {
+			uint8_t sl = 1;
+			if (hops[s] == 3)
+				sl = (uint8_t)(dl->color[cdg_head(&g, ch[s])] + 2);
+			dl->sl[(size_t)s * g.stride + d] = sl;
+			if (hops[s] >= 1)
+				dl->paths_per_vl[sl]++;
+		}
+	}
+	dl->seconds = dl_now() - t0;
+	dl_log(o, IBF_LOG_INFO,
+	       "coloring: %d colours, longest path %d hops, %d VLs (buckets %d/%d/%d), %.3f s", nc,
+	       mh, V, V / 3 + (V % 3 > 0), V / 3 + (V % 3 > 1), V / 3, dl->seconds);
+done:
+	if (rc) {
+		ibf_dl_free(dl);
+		dl = NULL;
+	}
+	*out = dl;
+	free(color);
+	free(ch);
+	free(hops);
+	free(state);
+	free(stack);
+	cdg_free(&g);
+	return rc;
+}
+
+void ibf_dl_sl2vl(const struct ibf_dl *dl, const struct ibf_fabric *f, int node, int in,
+		  int out, uint8_t vl[16])
+{
+	int V = dl && dl->vls > 0 ? dl->vls : 8;
+	if (!dl || dl->scheme != IBF_DEADLOCK_COLORING) {
+		for (int sl = 0; sl < 16; sl++)
+			vl[sl] = (uint8_t)(sl < V ? sl : sl % V);
+		return;
+	}
+	const struct ibf_node *n = &f->nodes[node];
+	unsigned b0 = (unsigned)(V / 3 + (V % 3 > 0)), b1 = (unsigned)(V / 3 + (V % 3 > 1));
+	unsigned b2 = (unsigned)V - b0 - b1;
+	uint64_t key = n->guid ^ ((uint64_t)(unsigned)in << 40) ^ ((uint64_t)(unsigned)out << 48);
+	if (n->type != IBF_NODE_SWITCH) {
+		for (int sl = 0; sl < 16; sl++)
+			vl[sl] = (uint8_t)(dl_mix(key ^ (uint64_t)sl) % (unsigned)V);
+		return;
+	}
+	int col = n->sw >= 0 && (uint32_t)n->sw < dl->nsw && dl->color ? dl->color[n->sw] : -1;
+	int sink = out == 0 || out == in || !dl_port_faces_switch(f, node, out);
+	int first = in == 0 || !dl_port_faces_switch(f, node, in);
+	for (int sl = 0; sl < 16; sl++) {
+		uint64_t h = dl_mix(key ^ ((uint64_t)sl << 56) ^ 0x9e3779b97f4a7c15ULL);
+		unsigned v;
+		if (sink)
+			v = (unsigned)(h % (unsigned)V);
+		else if (first)
+			v = (unsigned)(h % b0);
+		else if (sl == 1)
+			v = b0 + (unsigned)(h % (b1 + b2));
+		else if (sl == col + 2)
+			v = b0 + (unsigned)(h % b1);
+		else if (sl >= 2 && sl <= 14)
+			v = b0 + b1 + (unsigned)(h % b2);
+		else
+			v = (unsigned)((sl % 8) % V); /* SL 0 / 15: never assigned, unprotected */
+		vl[sl] = (uint8_t)v;
+	}
+}

@@ -1,0 +1,89 @@
+/* Internal to deadlock/: the channel dependency graph shared by the two
+ * schemes (the verifier in verify.c builds its own graph on purpose). */
+#ifndef IBF_DL_INTERNAL_H
+#define IBF_DL_INTERNAL_H
+
+#include "ibf_deadlock.h"
+
+#define CDG_MAX_LAYERS 64
+
+/* Channels are the fabric's directed switch links (adj indices).  The
+ * dependency universe is fixed by the topology: a channel c into switch y
+ * can only be followed by one of y's channels, so the dependency c -> c2
+ * has the compact id eoff[c] + (c2 - adj_off[y]).  Per layer we keep a path
+ * count for each dependency; a dependency "exists" in a layer when its
+ * count is non-zero.  Memory: O(channels * degree) per layer, nothing per
+ * LID pair. */
+struct ibf_cdg {
+	const struct ibf_fabric *f;
+	const struct ibf_routes *r;
+	uint32_t nsw, stride, nch;
+	uint64_t nedges;
+	int32_t *portlink;   /* [nports_total] port id -> channel, -1 */
+	uint32_t *ch_tail;   /* [nch] switch index of the channel's tail */
+	uint64_t *eoff;      /* [nch + 1] */
+	uint32_t *sw_off;    /* [nsw] port_off of the switch node */
+	uint16_t *sw_np;     /* [nsw] nports of the switch node */
+	uint32_t *dlids;     /* assigned LIDs, increasing */
+	uint32_t ndl;
+	int32_t *lid_sw;     /* [stride] switch index the LID's port hangs off, -1 */
+	int nlayers;         /* layers with count arrays */
+	uint32_t *cnt[CDG_MAX_LAYERS]; /* [nedges] path counts per layer */
+};
+
+int cdg_init(struct ibf_cdg *g, const struct ibf_fabric *f, const struct ibf_routes *r,
+	     struct ibf_error *err);
+void cdg_free(struct ibf_cdg *g);
+/* Make layer v's count array exist (zeroed). */
+int cdg_layer(struct ibf_cdg *g, int v, struct ibf_error *err);
+
+/* Channel switch s uses towards dlid d, -1 when the next hop is not a
+ * switch (delivery, CA/router port, no route, bad port). */
+static inline int32_t cdg_out(const struct ibf_cdg *g, uint32_t s, uint32_t d)
+{
+	unsigned p = g->r->lft[(size_t)s * g->stride + d];
+	if (p == 0 || p == IBF_LFT_NONE || p > g->sw_np[s])
+		return -1;
+	return g->portlink[g->sw_off[s] + p];
+}
+
+static inline uint32_t cdg_head(const struct ibf_cdg *g, int32_t c)
+{
+	return g->f->adj[c].nbr;
+}
+
+static inline uint64_t cdg_edge(const struct ibf_cdg *g, int32_t c1, int32_t c2)
+{
+	return g->eoff[c1] + (uint64_t)((uint32_t)c2 - g->f->adj_off[g->f->adj[c1].nbr]);
+}
+
+/* Settle every switch for dlid d: ch[s] = first channel of path (s, d) (or
+ * -1) and hops[s] = its switch-to-switch hops.  Scratch: state[nsw],
+ * stack[nsw].  Returns 0, or -1 when the tables loop (then *loop_sw is a
+ * switch on the loop). */
+int cdg_settle(const struct ibf_cdg *g, uint32_t d, int32_t *ch, uint16_t *hops,
+	       uint8_t *state, uint32_t *stack, uint32_t *loop_sw);
+
+/* Check the routes for loops (error with an example) and report the
+ * longest path in *max_hops. */
+int cdg_check_routes(const struct ibf_cdg *g, int *max_hops, struct ibf_error *err);
+
+/* Helpers shared by the schemes. */
+struct ibf_dl *dl_new(const struct ibf_cdg *g, struct ibf_error *err);
+void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+double dl_now(void);
+/* 64-bit mix for deterministic choices. */
+static inline uint64_t dl_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+/* Switch-to-switch channel test for a port of a switch node. */
+int dl_port_faces_switch(const struct ibf_fabric *f, int node, int port);
+
+#endif

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# End to end: deadlock freedom on a live (simulated) fabric, checked by the
+# independent verifier from what the fabric gives back.
+#  - Slim Fly q=5 (50 switches, 200 hosts), OpenSM 3.3.23 + the ibfab plugin,
+#    routing_engine layered, lmc 2, qos TRUE, once with `deadlock dfsssp` and
+#    once with `deadlock coloring`.  OpenSM runs in the background (the SA
+#    must answer), and we read back: the LFTs (dump_lfts), the SL2VL tables
+#    of every switch-to-switch out port (smpquery sl2vl LID PORT: ibsim
+#    stores what OpenSM set), and the SL of every (source LID, destination
+#    LID) pair of distinct ports from the SA (SubnAdmGet PathRecord with
+#    SLID|DLID, the query `saquery -p --slid S --dlid D` makes, batched by
+#    tests/sa_pathsl.c so 700k pairs take a minute, not hours).  `ibfab
+#    deadlock verify` must find zero cycles and no missing SL; it reports
+#    the VLs used.  The same live tables with every VL forced to 0 must be
+#    cyclic (the check is not vacuous).
+#  - a ring of 5 switches routed by stock minhop without QoS: the verifier
+#    finds the cycle in the tables read back, and `ibfab deadlock apply`
+#    (dfsssp) on them needs 2 layers and verifies clean.
+. "$(dirname "$0")/lib.sh"
+need_sim
+for t in dump_lfts smpquery; do
+	command -v "$t" >/dev/null 2>&1 || skip_all "$t not installed (infiniband-diags)"
+done
+PLUGIN_DIR="$top_builddir/.libs"
+[ -f "$PLUGIN_DIR/libibfab.so" ] || skip_all "plugin not built ($PLUGIN_DIR/libibfab.so)"
+mk_workdir
+if ! ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$WORK/sa_pathsl" "$top_srcdir/tests/sa_pathsl.c" \
+	-libmad -libumad >"$WORK/cc.log" 2>&1; then
+	diag <"$WORK/cc.log"
+	skip_all "cannot build the SA query helper (libibmad-dev / libibumad-dev missing)"
+fi
+export SA_PATHSL="$WORK/sa_pathsl"
+
+# ------------------------------------------------------------------ Slim Fly q=5
+"$IBFAB" topo gen slimfly --q 5 --format ibsim -o "$WORK/sf5.net"
+check "generate Slim Fly q=5 (ibsim net)" test -s "$WORK/sf5.net"
+opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+sed -e 's|^routing_engine .*|routing_engine layered|' \
+	-e 's|^lmc .*|lmc 2|' \
+	-e 's|^qos .*|qos TRUE|' \
+	-e 's|^log_flags .*|log_flags 0x43|' \
+	-e 's|^force_log_flush .*|force_log_flush TRUE|' \
+	-e 's|^sweep_interval .*|sweep_interval 0|' \
+	-e 's|^event_plugin_name .*|event_plugin_name ibfab|' \
+	-e 's|^use_ucast_cache .*|use_ucast_cache FALSE|' \
+	-e '/^dump_files_dir /d' -e '/^log_file /d' \
+	"$WORK/opensm.default.conf" >"$WORK/opensm-qos.conf"
+check "opensm.conf: layered, lmc 2, qos TRUE, unicast cache off" \
+	grep -q '^qos TRUE' "$WORK/opensm-qos.conf"
+
+# live SCHEME: opensm (background) + plugin, then read everything back
+live() {
+	local scheme=$1 dir="$WORK/$1"
+	mkdir -p "$dir"
+	printf 'deadlock %s\n' "$scheme" >"$dir/ibfab.conf"
+	env IBFAB_CONF="$dir/ibfab.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		"$HARNESS" with "$WORK/sf5.net" "$dir/sim" -- bash -c '
+		d=$IBFAB_SIM_DIR conf=$0
+		OSM_TMP_DIR=$d OSM_CACHE_DIR=$d ibsim-run opensm -F "$conf" -f "$d/opensm.log" \
+			</dev/null >"$d/opensm.out" 2>&1 &
+		osm=$!
+		for i in $(seq 1 900); do
+			grep -q "SUBNET UP" "$d/opensm.log" 2>/dev/null && break
+			kill -0 $osm 2>/dev/null || break
+			sleep 0.2
+		done
+		rc=0
+		grep -q "SUBNET UP" "$d/opensm.log" 2>/dev/null || { echo "no SUBNET UP"; rc=1; }
+		if [ $rc -eq 0 ]; then
+			ibsim-run ibnetdiscover >"$d/net.ibnd" 2>"$d/ibnd.err" || rc=2
+			ibsim-run dump_lfts 2>"$d/lfts.err" | grep -v "replaced by dump_fts" >"$d/lfts.txt" || rc=3
+			# every LID (base, lmc) of every port, and each switch-to-switch out port
+			awk "{ for (i = 1; i < NF - 2; i++) if (\$i == \"lid\" && \$(i+2) == \"lmc\") { print \$(i+1), \$(i+3); break } }" \
+				"$d/net.ibnd" >"$d/ports"
+			awk "/^Switch/ { for (i = 1; i < NF; i++) if (\$i == \"lid\") { lid = \$(i+1); break } }
+			     /^\\[/ && lid != \"\" && \$2 ~ /^\"S-/ { p = \$1; gsub(/[^0-9]/, \"\", p); print lid, p }
+			     /^(Ca|Rt)/ { lid = \"\" }" "$d/net.ibnd" >"$d/swports"
+			while read -r lid port; do
+				ibsim-run smpquery sl2vl "$lid" "$port" 2>>"$d/smp.err" || { rc=4; break; }
+			done <"$d/swports" >"$d/sl2vl.txt"
+			awk "{ n = 2 ^ \$2; for (k = 0; k < n; k++) { lid[++m] = \$1 + k; port[m] = NR } }
+			     END { for (a = 1; a <= m; a++) for (b = 1; b <= m; b++) if (port[a] != port[b]) print lid[a], lid[b] }" \
+				"$d/ports" >"$d/pairs"
+			ibsim-run "$SA_PATHSL" <"$d/pairs" >"$d/sl.txt" 2>"$d/sa.err" || rc=5
+		fi
+		kill $osm 2>/dev/null
+		wait $osm 2>/dev/null
+		exit $rc
+	' "$WORK/opensm-qos.conf" 2>&1 | diag
+	return "${PIPESTATUS[0]}"
+}
+
+for scheme in dfsssp coloring; do
+	d="$WORK/$scheme/sim"
+	live "$scheme"
+	check "$scheme: opensm + plugin ran, tables, SL2VL and SLs read back" test $? -eq 0
+	grep -E 'ibfab layered|tables configured|SUBNET UP' "$d/opensm.log" |
+		sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | diag
+	check "$scheme: the plugin applied the scheme" grep -qF "ibfab layered: deadlock $scheme: " "$d/opensm.log"
+	check "$scheme: layered tables configured by ibfab (no fallback)" \
+		grep -q "layered: tables configured by ibfab: 50 switches, 850 LIDs" "$d/opensm.log"
+	check "$scheme: SA answered every pair ($(wc -l <"$d/sl.txt" 2>/dev/null) of $(wc -l <"$d/pairs" 2>/dev/null))" \
+		test -s "$d/sl.txt" -a "$(wc -l <"$d/sl.txt")" -eq "$(wc -l <"$d/pairs")"
+	check "$scheme: $(wc -l <"$d/swports") switch-to-switch SL2VL tables read back" \
+		test "$(grep -c '^# SL2VL table: Lid' "$d/sl2vl.txt")" -eq 350
+	check "$scheme: OpenSM programmed them (not ibsim's default SL2VL)" \
+		bash -c "! grep -q '| 0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|12|13|14| 7|' '$d/sl2vl.txt'"
+	"$IBFAB" deadlock verify --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --sl "$d/sl.txt" \
+		--sl2vl "$d/sl2vl.txt" >"$d/verify.txt" 2>&1
+	rc=$?
+	diag <"$d/verify.txt"
+	check "$scheme: verifier on the live tables: deadlock-free (exit $rc)" test $rc -eq 0
+	check "$scheme: zero cycles" grep -q '^cycles: *0 cyclic' "$d/verify.txt"
+	check "$scheme: no SL missing" grep -q '^missing SL: *0 ' "$d/verify.txt"
+	vls=$(sed -n 's/^VLs used: *//p' "$d/verify.txt")
+	check "$scheme: VLs used reported ($vls)" test -n "$vls"
+	"$IBFAB" deadlock verify -q --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --sl "$d/sl.txt" \
+		--sl2vl-identity 1
+	check "$scheme: the same routes on one VL are cyclic (exit 1)" test $? -eq 1
+done
+check "coloring: 3 buckets on 8 VLs" grep -q 'SL2VL buckets by hop position on 8 VLs' "$WORK/coloring/sim/opensm.log"
+
+# ------------------------------------------------------------------ minhop on a ring
+{
+	for i in 1 2 3 4 5; do
+		n=$((i % 5 + 1)) p=$(((i + 3) % 5 + 1))
+		printf 'Switch 8 "r%d"\n[1] "r%d"[2]\n[2] "r%d"[1]\n[3] "h%d"[1]\n\n' "$i" "$n" "$p" "$i"
+	done
+	for i in 1 2 3 4 5; do
+		printf 'Hca 1 "h%d"\n[1] "r%d"[3]\n\n' "$i" "$i"
+	done
+} >"$WORK/ring5.net"
+"$HARNESS" with "$WORK/ring5.net" "$WORK/ring/sim" -- bash -c '
+	. "$0"
+	d=$IBFAB_SIM_DIR
+	opensm_once "$d" -R minhop || { echo "opensm failed"; tail -5 "$d/opensm.out"; exit 1; }
+	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>/dev/null || exit 2
+	ibsim-run dump_lfts 2>/dev/null | grep -v "replaced by dump_fts" >"$d/lfts.txt" || exit 3
+' "$top_srcdir/tests/lib.sh" 2>&1 | diag
+check "ring of 5: minhop tables read back" test "${PIPESTATUS[0]}" -eq 0
+d="$WORK/ring/sim"
+"$IBFAB" deadlock verify --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --sl-const 0 \
+	--sl2vl-identity 1 >"$d/verify.txt" 2>&1
+rc=$?
+diag <"$d/verify.txt"
+check "ring of 5, minhop, one VL: verifier finds the cycle (exit $rc)" test $rc -eq 1
+check "ring of 5: the cycle is reported with the paths that close it" grep -q 'by path' "$d/verify.txt"
+"$IBFAB" deadlock apply --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --scheme dfsssp --verify \
+	>"$d/apply.txt" 2>&1
+rc=$?
+diag <"$d/apply.txt"
+check "ring of 5: dfsssp on the read-back tables needs 2 layers" grep -q '2 virtual layer' "$d/apply.txt"
+check "ring of 5: and verifies deadlock-free (exit $rc)" test $rc -eq 0
+
+done_testing

@@ -1,0 +1,610 @@
+/* Unit tests for deadlock/: CDG, dfsssp layering, colouring, dumps and the
+ * independent verifier, on hand-built fabrics whose cycles are known. */
+#include "ibf_deadlock.h"
+#include "tt.h"
+
+#include <stdint.h>
+#include <unistd.h>
+
+#define DL(r) ((struct ibf_dl *)(r).dl)
+
+static int add_sw(struct ibf_fabric *f, int idx, int nports)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "sw%d", idx);
+	return ibf_fabric_add_node(f, IBF_NODE_SWITCH, nports,
+				   ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)idx, 0), name, name, NULL);
+}
+
+/* ring of n switches: port 1 -> next, port 2 -> previous; h hosts on 20.. */
+static struct ibf_fabric *ring(int n, int h)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	for (int i = 0; i < n; i++)
+		add_sw(f, i, 32);
+	for (int i = 0; i < n; i++)
+		ibf_fabric_connect(f, i, 1, (i + 1) % n, 2, 4, IBF_SPEED_EDR, NULL);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < h; j++) {
+			char name[32];
+			snprintf(name, sizeof(name), "h%d", k);
+			int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1,
+						    ibf_gen_guid(IBF_NODE_CA, (uint32_t)k, 0), name,
+						    name, NULL);
+			k++;
+			ibf_fabric_connect(f, c, 1, i, 20 + j, 4, IBF_SPEED_EDR, NULL);
+		}
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	return f;
+}
+
+/* Shortest-path ring routes; ties (the opposite switch) go clockwise. */
+static void ring_routes(const struct ibf_fabric *f, int n, struct ibf_routes *r)
+{
+	struct ibf_lidmap m;
+	ibf_lidmap_build(f, &m, NULL);
+	ibf_routes_init(r, f->nsw, ibf_max_lid(f), 0, NULL);
+	for (uint32_t d = 1; d <= m.max_lid; d++) {
+		if (m.node[d] < 0)
+			continue;
+		int node = m.node[d], port = m.port[d], sw = node;
+		if (f->nodes[node].type != IBF_NODE_SWITCH)
+			sw = ibf_port_switch(f, node, port, &port);
+		int j = f->nodes[sw].sw;
+		for (int i = 0; i < n; i++) {
+			int dist = ((j - i) % n + n) % n;
+			uint8_t p;
+			if (dist == 0)
+				p = (uint8_t)(f->nodes[node].type == IBF_NODE_SWITCH ? 0 : port);
+			else
+				p = dist <= n / 2 ? 1 : 2;
+			ibf_lft(r, (uint32_t)i)[d] = p;
+		}
+	}
+	ibf_lidmap_free(&m);
+}
+
+static int verify_dl(const struct ibf_fabric *f, const struct ibf_routes *r,
+		     const struct ibf_dl *dl, struct ibf_verify_report *rep)
+{
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	int rc = ibf_sl_table_from_dl(f, dl, &sl, NULL);
+	if (!rc)
+		rc = ibf_sl2vl_table_from_dl(f, dl, &s2v, NULL);
+	struct ibf_verify_opts vo;
+	ibf_verify_opts_default(&vo);
+	if (!rc)
+		rc = ibf_deadlock_verify(f, r, &sl, &s2v, &vo, rep, NULL);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	return rc;
+}
+
+static int verify_plain(const struct ibf_fabric *f, const struct ibf_routes *r, int vls,
+			struct ibf_verify_report *rep)
+{
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	int rc = ibf_sl_table_const(f, r->stride, 0, &sl, NULL);
+	if (!rc)
+		rc = ibf_sl2vl_table_uniform(f, vls, &s2v, NULL);
+	struct ibf_verify_opts vo;
+	ibf_verify_opts_default(&vo);
+	if (!rc)
+		rc = ibf_deadlock_verify(f, r, &sl, &s2v, &vo, rep, NULL);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	return rc;
+}
+
+static void test_ring4_cycle_found(void)
+{
+	struct ibf_fabric *f = ring(4, 2);
+	struct ibf_routes r;
+	ring_routes(f, 4, &r);
+	struct ibf_check_report cr;
+	TT_EQ_INT(ibf_route_check(f, &r, 0, &cr, NULL), 0);
+	TT_EQ_INT(cr.ok, cr.pairs);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(verify_plain(f, &r, 1, &rep) == 0);
+	TT_CHECK(rep.cyclic_sccs >= 1);
+	TT_CHECK(!ibf_verify_ok(&rep));
+	TT_REQUIRE(rep.ncycles >= 1);
+	/* the clockwise cycle over the 4 channels, every dependency with a path */
+	TT_EQ_INT(rep.cycles[0].len, 4);
+	for (int k = 0; k < rep.cycles[0].len; k++) {
+		TT_EQ_INT(rep.cycles[0].hop[k].port, 1);
+		TT_CHECK(rep.cycles[0].path[k].src_node >= 0);
+		TT_CHECK(rep.cycles[0].path[k].dlid > 0);
+	}
+	ibf_verify_report_free(&rep);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_ring4_dfsssp_two_vls(void)
+{
+	struct ibf_fabric *f = ring(4, 2);
+	struct ibf_routes r;
+	ring_routes(f, 4, &r);
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	o.max_vls = 2;
+	struct ibf_error err;
+	o.layering = IBF_DL_LAYER_CUT;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_EQ_INT(DL(r)->layers, 2);
+	TT_CHECK(DL(r)->breaks >= 1);
+	o.layering = IBF_DL_LAYER_ONLINE;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	struct ibf_dl *dl = r.dl;
+	TT_EQ_INT(dl->scheme, IBF_DEADLOCK_DFSSSP);
+	TT_EQ_INT(dl->layers, 2);
+	TT_CHECK(dl->deadlock_free);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(verify_dl(f, &r, dl, &rep) == 0);
+	TT_EQ_INT(rep.cyclic_sccs, 0);
+	TT_CHECK(ibf_verify_ok(&rep));
+	TT_EQ_INT(rep.missing_sl, 0);
+	ibf_verify_report_free(&rep);
+
+	/* one VL is not enough: a clear error, no result */
+	o.max_vls = 1;
+	TT_EQ_INT(ibf_deadlock_apply(f, &r, &o, &err), IBF_ENOTSUP);
+	TT_CHECK(strstr(err.msg, "need 2 VLs") != NULL);
+	TT_CHECK(r.dl == NULL);
+	/* best effort: a result, marked, and the verifier agrees */
+	o.best_effort = 1;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_CHECK(!DL(r)->deadlock_free);
+	TT_CHECK(strstr(DL(r)->note, "NOT deadlock-free") != NULL);
+	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_CHECK(rep.cyclic_sccs >= 1);
+	ibf_verify_report_free(&rep);
+	ibf_routes_dl_free(&r);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* a tree graph: root sw0, children sw1..sw3, grandchildren sw4..sw9, hosts on the leaves */
+static struct ibf_fabric *tree(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	for (int i = 0; i < 10; i++)
+		add_sw(f, i, 32);
+	for (int c = 1; c <= 3; c++) {
+		ibf_fabric_connect(f, 0, c, c, 1, 4, IBF_SPEED_EDR, NULL);
+		for (int g = 0; g < 2; g++)
+			ibf_fabric_connect(f, c, 2 + g, 4 + (c - 1) * 2 + g, 1, 4, IBF_SPEED_EDR, NULL);
+	}
+	for (int l = 4; l < 10; l++)
+		for (int j = 0; j < 2; j++) {
+			char name[32];
+			int k = (l - 4) * 2 + j;
+			snprintf(name, sizeof(name), "h%d", k);
+			int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1,
+						    ibf_gen_guid(IBF_NODE_CA, (uint32_t)k, 0), name,
+						    name, NULL);
+			ibf_fabric_connect(f, c, 1, l, 20 + j, 4, IBF_SPEED_EDR, NULL);
+		}
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 1, 0, NULL);
+	return f;
+}
+
+static void test_tree_one_vl(void)
+{
+	struct ibf_error err;
+	struct ibf_fabric *f = tree();
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	struct ibf_routes r;
+	TT_REQUIRE(ibf_route(f, "minimal", &ro, &r, NULL, &err) == 0);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(verify_plain(f, &r, 1, &rep) == 0);
+	TT_EQ_INT(rep.cyclic_sccs, 0);
+	TT_CHECK(ibf_verify_ok(&rep));
+	ibf_verify_report_free(&rep);
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	o.max_vls = 1;
+	for (int lay = 0; lay < 2; lay++) {
+		o.layering = lay;
+		TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+		TT_EQ_INT(DL(r)->layers, 1);
+		TT_EQ_INT(DL(r)->breaks, 0);
+		TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+		TT_CHECK(ibf_verify_ok(&rep));
+		ibf_verify_report_free(&rep);
+	}
+	ibf_routes_dl_free(&r);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* a fat tree with switch LIDs as destinations: minimal routes may go down
+ * and up again (switch to switch), so cycles are possible; both layerings
+ * must end deadlock-free */
+static void test_fattree_both_layerings(void)
+{
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_kary_ntree(4, 3, &err);
+	TT_REQUIRE(f != NULL);
+	TT_REQUIRE(ibf_assign_lids(f, 1, 0, &err) == 0);
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	struct ibf_routes r;
+	TT_REQUIRE(ibf_route(f, "minimal", &ro, &r, NULL, &err) == 0);
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	for (int lay = 0; lay < 2; lay++) {
+		o.layering = lay;
+		TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+		printf("# 4-ary 3-tree minimal, layering %d: %d layer(s)\n", lay, DL(r)->layers);
+		TT_CHECK(DL(r)->layers <= 8);
+		struct ibf_verify_report rep;
+		TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+		TT_CHECK(ibf_verify_ok(&rep));
+		ibf_verify_report_free(&rep);
+	}
+	ibf_routes_dl_free(&r);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A deliberately cyclic SL/SL2VL result: dfsssp's SLs, but the SL2VL
+ * tables of one switch send every SL to VL 0 -- and a variant where the
+ * SLs are all 0. */
+static void test_verifier_rejects_handmade(void)
+{
+	struct ibf_fabric *f = ring(4, 1);
+	struct ibf_routes r;
+	ring_routes(f, 4, &r);
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	o.max_vls = 2;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, NULL) == 0);
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	TT_REQUIRE(ibf_sl_table_from_dl(f, r.dl, &sl, NULL) == 0);
+	TT_REQUIRE(ibf_sl2vl_table_from_dl(f, r.dl, &s2v, NULL) == 0);
+	/* every SL -> VL 0 everywhere: the ring's cycle is back */
+	for (uint64_t k = 0; k < s2v.off[s2v.nsw]; k++)
+		s2v.vl[k] = 0;
+	struct ibf_verify_opts vo;
+	ibf_verify_opts_default(&vo);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(ibf_deadlock_verify(f, &r, &sl, &s2v, &vo, &rep, NULL) == 0);
+	TT_CHECK(rep.cyclic_sccs >= 1);
+	TT_REQUIRE(rep.ncycles >= 1);
+	for (int k = 0; k < rep.cycles[0].len; k++) {
+		const struct ibf_vpath *p = &rep.cycles[0].path[k];
+		TT_CHECK(p->src_node >= 0);
+		/* the reported path really goes through the dependency */
+		const struct ibf_vchan *h = &rep.cycles[0].hop[k];
+		TT_EQ_INT(ibf_lft(&r, h->sw)[p->dlid], h->port);
+	}
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *mf = open_memstream(&text, &tlen);
+	ibf_verify_report_write(f, &rep, mf);
+	fclose(mf);
+	TT_CHECK(strstr(text, "by path") != NULL);
+	TT_CHECK(strstr(text, "NOT deadlock-free") != NULL);
+	free(text);
+	ibf_verify_report_free(&rep);
+	ibf_sl2vl_table_free(&s2v);
+	/* identity SL2VL but all SLs 0 */
+	TT_REQUIRE(ibf_sl2vl_table_from_dl(f, r.dl, &s2v, NULL) == 0);
+	for (size_t k = 0; k < (size_t)sl.nrows * sl.stride; k++)
+		if (sl.mask[k])
+			sl.mask[k] = 1;
+	TT_REQUIRE(ibf_deadlock_verify(f, &r, &sl, &s2v, &vo, &rep, NULL) == 0);
+	TT_CHECK(rep.cyclic_sccs >= 1);
+	ibf_verify_report_free(&rep);
+	/* missing SLs are reported, not silently skipped */
+	memset(sl.mask, 0, (size_t)sl.nrows * sl.stride * sizeof(*sl.mask));
+	TT_REQUIRE(ibf_deadlock_verify(f, &r, &sl, &s2v, &vo, &rep, NULL) == 0);
+	TT_CHECK(rep.missing_sl > 0);
+	TT_CHECK(rep.missing_sl_deps > 0);
+	TT_CHECK(!ibf_verify_ok(&rep));
+	ibf_verify_report_free(&rep);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_routes_dl_free(&r);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static struct ibf_fabric *sf5_layered(struct ibf_routes *r)
+{
+	struct ibf_slimfly_opts so = { 5, -1, 0, 0 };
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_slimfly(&so, &err);
+	if (!f)
+		return NULL;
+	if (ibf_assign_lids(f, 2, 0, &err)) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	ro.seed = 1;
+	if (ibf_route(f, "layered", &ro, r, NULL, &err)) {
+		printf("# layered: %s\n", err.msg);
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void test_sf5_coloring(void)
+{
+	struct ibf_routes r;
+	struct ibf_fabric *f = sf5_layered(&r);
+	TT_REQUIRE(f != NULL);
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	o.scheme = IBF_DEADLOCK_COLORING;
+	o.max_vls = 3;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_EQ_INT(DL(r)->scheme, IBF_DEADLOCK_COLORING);
+	TT_CHECK(DL(r)->ncolors >= 2 && DL(r)->ncolors <= 13);
+	TT_CHECK(DL(r)->max_hops <= 3);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_EQ_INT(rep.cyclic_sccs, 0);
+	TT_CHECK(ibf_verify_ok(&rep));
+	TT_EQ_INT(rep.vl_mask, 7);
+	ibf_verify_report_free(&rep);
+	/* path_sl maps a host's LIDs to its switch */
+	struct ibf_lidmap m;
+	ibf_lidmap_build(f, &m, NULL);
+	uint32_t host = 0, sw = 0;
+	for (uint32_t d = 1; d <= m.max_lid && (!host || !sw); d++) {
+		if (m.node[d] < 0)
+			continue;
+		if (f->nodes[m.node[d]].type == IBF_NODE_SWITCH)
+			sw = sw ? sw : d;
+		else
+			host = host ? host : d;
+	}
+	int sl1 = ibf_dl_path_sl(r.dl, host, sw), sl2 = ibf_dl_path_sl(r.dl, host + 1, sw);
+	TT_CHECK(sl1 >= 1 && sl1 <= 14);
+	TT_EQ_INT(sl1, sl2);
+	TT_EQ_INT(ibf_dl_path_sl(r.dl, 0xBFFF, sw), -1);
+	ibf_lidmap_free(&m);
+	/* 8 VLs: still colouring; dfsssp on the same routes also verifies */
+	o.max_vls = 8;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_CHECK(ibf_verify_ok(&rep));
+	ibf_verify_report_free(&rep);
+	o.scheme = IBF_DEADLOCK_DFSSSP;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_CHECK(DL(r)->layers >= 2);
+	printf("# SF q=5 layered LMC 2: dfsssp needs %d layers, %llu cuts\n", DL(r)->layers,
+	       (unsigned long long)DL(r)->breaks);
+	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_CHECK(ibf_verify_ok(&rep));
+	TT_EQ_INT(__builtin_popcount(rep.vl_mask), DL(r)->vls_used);
+	ibf_verify_report_free(&rep);
+	/* V = 2: colouring's precondition fails -> dfsssp, reported */
+	o.scheme = IBF_DEADLOCK_COLORING;
+	o.max_vls = 2;
+	o.best_effort = 1;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_EQ_INT(DL(r)->scheme, IBF_DEADLOCK_DFSSSP);
+	TT_CHECK(strstr(DL(r)->note, "at least 3 VLs") != NULL);
+	TT_CHECK(strstr(DL(r)->note, "fell back to dfsssp") != NULL);
+	ibf_routes_dl_free(&r);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_coloring_fallback_long_paths(void)
+{
+	struct ibf_fabric *f = ring(8, 1); /* shortest paths up to 4 hops */
+	struct ibf_routes r;
+	ring_routes(f, 8, &r);
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	o.scheme = IBF_DEADLOCK_AUTO;
+	struct ibf_error err;
+	TT_EQ_INT(ibf_deadlock_coloring_check(f, &r, &o, &err), IBF_ENOTSUP);
+	TT_CHECK(strstr(err.msg, "paths of 4") != NULL);
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_EQ_INT(DL(r)->scheme, IBF_DEADLOCK_DFSSSP);
+	TT_CHECK(strstr(DL(r)->note, "at most 3 switch hops") != NULL);
+	TT_EQ_INT(DL(r)->layers, 2);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_CHECK(ibf_verify_ok(&rep));
+	ibf_verify_report_free(&rep);
+	ibf_routes_dl_free(&r);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_determinism(void)
+{
+	struct ibf_routes r;
+	struct ibf_fabric *f = sf5_layered(&r);
+	TT_REQUIRE(f != NULL);
+	uint8_t *first[2] = { NULL, NULL };
+	size_t n = (size_t)r.nsw * r.stride;
+	for (int scheme = 0; scheme < 2; scheme++) {
+		for (int run = 0; run < 3; run++) {
+			struct ibf_dl_opts o;
+			ibf_dl_opts_default(&o);
+			o.scheme = scheme ? IBF_DEADLOCK_COLORING : IBF_DEADLOCK_DFSSSP;
+			o.threads = 1 + run * 3;
+			TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, NULL) == 0);
+			if (!run) {
+				first[scheme] = malloc(n);
+				memcpy(first[scheme], DL(r)->sl, n);
+			} else {
+				TT_CHECK(memcmp(first[scheme], DL(r)->sl, n) == 0);
+			}
+			uint8_t a[16], b[16];
+			int node = f->switches[3];
+			ibf_dl_sl2vl(r.dl, f, node, 1, 2, a);
+			ibf_dl_sl2vl(r.dl, f, node, 1, 2, b);
+			TT_CHECK(memcmp(a, b, 16) == 0);
+		}
+	}
+	free(first[0]);
+	free(first[1]);
+	ibf_routes_dl_free(&r);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_dump_roundtrip(void)
+{
+	struct ibf_routes r;
+	struct ibf_fabric *f = sf5_layered(&r);
+	TT_REQUIRE(f != NULL);
+	char dir[] = "/tmp/ibfab-dl-XXXXXX";
+	TT_REQUIRE(mkdtemp(dir) != NULL);
+	char slp[64], s2p[64];
+	snprintf(slp, sizeof(slp), "%s/sl.dump", dir);
+	snprintf(s2p, sizeof(s2p), "%s/sl2vl.dump", dir);
+	for (int scheme = 1; scheme <= 2; scheme++) {
+		struct ibf_dl_opts o;
+		ibf_dl_opts_default(&o);
+		o.scheme = scheme;
+		struct ibf_error err;
+		TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+		TT_REQUIRE(ibf_sl_write(f, r.dl, slp, &err) == 0);
+		TT_REQUIRE(ibf_sl2vl_write(f, r.dl, s2p, &err) == 0);
+		struct ibf_sl_table sl, sl0;
+		struct ibf_sl2vl_table s2v, s2v0;
+		TT_REQUIRE(ibf_sl_read(f, slp, &sl, &err) == 0);
+		TT_REQUIRE(ibf_sl2vl_read(f, s2p, &s2v, &err) == 0);
+		TT_REQUIRE(ibf_sl_table_from_dl(f, r.dl, &sl0, NULL) == 0);
+		TT_REQUIRE(ibf_sl2vl_table_from_dl(f, r.dl, &s2v0, NULL) == 0);
+		TT_EQ_INT(sl.per_port, 0);
+		TT_CHECK(sl.stride == sl0.stride &&
+			 memcmp(sl.mask, sl0.mask, (size_t)sl.nrows * sl.stride * 2) == 0);
+		/* the dump has rows for connected ports and port 0 only */
+		int same = 1;
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			int node = f->switches[s], np = f->nodes[node].nports;
+			for (int in = 0; in <= np; in++)
+				for (int out = 0; out <= np; out++) {
+					if ((in && ibf_port(f, node, in)->peer_node < 0) ||
+					    (out && ibf_port(f, node, out)->peer_node < 0))
+						continue;
+					uint64_t k = s2v.off[s] + ((uint64_t)in * (np + 1) + out) * 16;
+					if (memcmp(s2v.vl + k, s2v0.vl + k, 16))
+						same = 0;
+				}
+		}
+		TT_CHECK(same);
+		struct ibf_verify_opts vo;
+		ibf_verify_opts_default(&vo);
+		struct ibf_verify_report rep;
+		TT_REQUIRE(ibf_deadlock_verify(f, &r, &sl, &s2v, &vo, &rep, &err) == 0);
+		TT_CHECK(ibf_verify_ok(&rep));
+		ibf_verify_report_free(&rep);
+		ibf_sl_table_free(&sl);
+		ibf_sl_table_free(&sl0);
+		ibf_sl2vl_table_free(&s2v);
+		ibf_sl2vl_table_free(&s2v0);
+	}
+	unlink(slp);
+	unlink(s2p);
+	rmdir(dir);
+	ibf_routes_dl_free(&r);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* per-LID inputs: saquery -p PathRecords, "<slid> <dlid> <sl>" lines and
+ * smpquery sl2vl output */
+static void test_live_formats(void)
+{
+	struct ibf_fabric *f = ring(4, 1);
+	struct ibf_routes r;
+	ring_routes(f, 4, &r);
+	struct ibf_lidmap m;
+	ibf_lidmap_build(f, &m, NULL);
+	/* find two host LIDs */
+	uint32_t h[2] = { 0, 0 }, nh = 0;
+	for (uint32_t d = 1; d <= m.max_lid && nh < 2; d++)
+		if (m.node[d] >= 0 && f->nodes[m.node[d]].type == IBF_NODE_CA)
+			h[nh++] = d;
+	TT_REQUIRE(nh == 2);
+	char buf[2048];
+	int n = snprintf(buf, sizeof(buf),
+			 "ibwarn: [1] sim_connect: attached\n"
+			 "PathRecord dump:\n"
+			 "\t\tservice_id..............0x0000000000000000\n"
+			 "\t\tdlid....................%u\n"
+			 "\t\tslid....................%u\n"
+			 "\t\thop_limit...............0x0\n"
+			 "\t\tsl......................0x3\n"
+			 "\t\tmtu.....................0x4\n"
+			 "PathRecord dump:\n"
+			 "\t\tdlid....................0x%x\n"
+			 "\t\tslid....................0x%x\n"
+			 "\t\tsl......................0x1\n",
+			 h[1], h[0], h[0], h[1]);
+	struct ibf_sl_table sl;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_sl_parse(f, buf, (size_t)n, "sa.txt", &sl, &err) == 0);
+	TT_EQ_INT(sl.per_port, 1);
+	int row0 = sl.port_row[f->nodes[m.node[h[0]]].port_off + m.port[h[0]]];
+	int row1 = sl.port_row[f->nodes[m.node[h[1]]].port_off + m.port[h[1]]];
+	TT_REQUIRE(row0 >= 0 && row1 >= 0);
+	TT_EQ_INT(sl.mask[(size_t)row0 * sl.stride + h[1]], 1 << 3);
+	TT_EQ_INT(sl.mask[(size_t)row1 * sl.stride + h[0]], 1 << 1);
+	ibf_sl_table_free(&sl);
+	n = snprintf(buf, sizeof(buf), "# c\n0x%x 0x%x 2\n%u %u 5\n", h[0], h[1], h[1], h[0]);
+	TT_REQUIRE(ibf_sl_parse(f, buf, (size_t)n, "t.txt", &sl, &err) == 0);
+	TT_EQ_INT(sl.mask[(size_t)row0 * sl.stride + h[1]], 1 << 2);
+	ibf_sl_table_free(&sl);
+	n = snprintf(buf, sizeof(buf), "0x%x 0x%x 2\n0x1 0xbfff 1\n", h[0], h[1]);
+	TT_CHECK(ibf_sl_parse(f, buf, (size_t)n, "bad.txt", &sl, &err) == IBF_EPARSE);
+	TT_EQ_INT(err.line, 2);
+	/* smpquery sl2vl for switch LID of sw1 */
+	uint32_t lid1 = ibf_port(f, f->switches[1], 0)->lid;
+	n = snprintf(buf, sizeof(buf),
+		     "# SL2VL table: Lid %u\n"
+		     "#                 SL: | 0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|12|13|14|15|\n"
+		     "ports: in  2, out  1: | 0| 1| 2| 3| 4| 5| 6| 7| 0| 1| 2| 3| 4| 5| 6| 7|\n"
+		     "# SL2VL table: Lid %u\n"
+		     "ports: in  0, out  0: | 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0|\n",
+		     lid1, h[0]);
+	struct ibf_sl2vl_table s2v;
+	TT_REQUIRE(ibf_sl2vl_parse(f, buf, (size_t)n, "s2v.txt", &s2v, &err) == 0);
+	uint32_t np = f->nodes[f->switches[1]].nports + 1;
+	TT_EQ_INT(s2v.vl[s2v.off[1] + (2 * np + 1) * 16 + 9], 1);
+	TT_EQ_INT(s2v.vl[s2v.off[1] + (1 * np + 2) * 16 + 9], IBF_VL_NONE);
+	ibf_sl2vl_table_free(&s2v);
+	n = snprintf(buf, sizeof(buf), "# SL2VL table: DR path slid 65535; dlid 65535; 0\n");
+	TT_CHECK(ibf_sl2vl_parse(f, buf, (size_t)n, "dr.txt", &s2v, &err) == IBF_EPARSE);
+	ibf_lidmap_free(&m);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+int main(void)
+{
+	TT(test_ring4_cycle_found);
+	TT(test_ring4_dfsssp_two_vls);
+	TT(test_tree_one_vl);
+	TT(test_fattree_both_layerings);
+	TT(test_verifier_rejects_handmade);
+	TT(test_sf5_coloring);
+	TT(test_coloring_fallback_long_paths);
+	TT(test_determinism);
+	TT(test_dump_roundtrip);
+	TT(test_live_formats);
+	return tt_done();
+}
