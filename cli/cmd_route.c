@@ -129,6 +129,8 @@ static const char route_help[] =
 	"                   [-o lfts.dump] [--stats stats.json]\n"
 	"       ibfab route check --topology FILE --lfts DUMP [--max-hops N]\n"
 	"       ibfab route stats --topology FILE (--lfts DUMP | --engine NAME ...) [--json]\n"
+	"       ibfab route congestion --topology FILE (--lfts DUMP | --engine NAME) --pattern P\n"
+	"       ibfab route diff --topology FILE --lfts A --lfts2 B\n"
 	"\n"
 	"Compute forwarding tables offline with the same engines the OpenSM plugin\n"
 	"runs, and write them in the opensm-lfts.dump format that `opensm -R file -U`\n"

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The main job on the embedded default: install, build, then generate a Slim
-# Fly (q=5, 4 hosts per switch: 50 switches, 200 hosts), run it in ibsim with
-# the stock Debian opensm and the ibfab plugin (engine `layered`, LMC 2), discover
-# it, read the switches' forwarding tables back and let ibfab check them.
+# The main job on the embedded default: install, build, then make the cabling
+# plan of a Slim Fly (q=5, 4 hosts per switch: 50 switches, 200 hosts), run the
+# planned fabric in ibsim with the stock Debian opensm and the ibfab plugin
+# (engine `layered`, LMC 2, QoS on, deadlock scheme `auto`), discover it,
+# validate the cabling against the plan, read the switches' forwarding tables
+# back and let ibfab check them: every pair routed, path statistics, and the
+# channel dependency graph of the tables with the scheme's SLs and SL2VL.
 #
 #   bash contrib/demo.sh [--q Q] [--hosts P] [--lmc N] [--engine NAME] [--keep]
 set -eu
@@ -32,17 +35,22 @@ IBFAB=$top/build-demo/ibfab
 
 work=$(mktemp -d /tmp/ibfab-demo.XXXXXX)
 [ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
-echo "== generating Slim Fly q=$q with $hosts hosts per switch"
-"$IBFAB" topo gen slimfly --q "$q" --hosts "$hosts" --format ibsim -o "$work/slimfly.net"
+echo "== cabling plan of Slim Fly q=$q with $hosts hosts per switch"
+"$IBFAB" cabling slimfly --q "$q" --hosts "$hosts" -o "$work/plan.csv"
+cp "$work/plan.net" "$work/slimfly.net"
 
 cat >"$work/opensm.conf" <<CONF
 event_plugin_name ibfab
 routing_engine $engine
 lmc $lmc
+qos TRUE
+use_ucast_cache FALSE
 log_flags 0x03
 dump_files_dir $work/sim
 sweep_interval 0
 CONF
+printf 'deadlock auto\n' >"$work/ibfab.conf"
+export IBFAB_CONF=$work/ibfab.conf
 
 echo "== ibsim + opensm (engine $engine, LMC $lmc) + ibnetdiscover + dump_lfts"
 LD_LIBRARY_PATH=$top/build-demo/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
@@ -64,5 +72,13 @@ echo "== ibfab route check (tables read back from the switches)"
 "$IBFAB" route check --topology "$work/sim/fabric.ibnetdiscover" --lfts "$work/sim/lfts.txt"
 echo "== ibfab route stats"
 "$IBFAB" route stats --topology "$work/sim/fabric.ibnetdiscover" --lfts "$work/sim/lfts.txt"
+echo "== ibfab validate (discovered cabling against the plan)"
+"$IBFAB" validate --plan "$work/plan.csv" --fabric "$work/sim/fabric.ibnetdiscover" | tail -3
+echo "== deadlock: the scheme's SLs and SL2VL (same engine, LIDs and seed, offline) on the tables read back"
+"$IBFAB" route -q --topology "$work/sim/fabric.ibnetdiscover" --engine "$engine" --deadlock auto \
+	--sl "$work/sl.txt" --sl2vl "$work/sl2vl.txt" -o "$work/offline.dump"
+"$IBFAB" route diff -q --topology "$work/sim/fabric.ibnetdiscover" --lfts "$work/sim/lfts.txt" --lfts2 "$work/offline.dump"
+"$IBFAB" deadlock verify --topology "$work/sim/fabric.ibnetdiscover" --lfts "$work/sim/lfts.txt" \
+	--sl "$work/sl.txt" --sl2vl "$work/sl2vl.txt"
 [ -n "$keep" ] && echo "== files kept in $work"
 exit 0
