@@ -180,6 +180,17 @@ static void write_dot(const struct sheet *s, FILE *out)
 #define ROW_H 34
 #define TOP 70
 
+/* <svg> of w x h on white, and the title (its <text> left open) */
+static void svg_head(FILE *out, int w, int h, const char *title)
+{
+	fprintf(out,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"monospace\" font-size=\"11\">\n<rect width=\"100%%\" "
+		"height=\"100%%\" fill=\"white\"/>\n<text x=\"20\" y=\"24\" font-size=\"16\">",
+		w, h);
+	xml(out, title);
+}
+
 static void svg_legend(const struct sheet *s, FILE *out, int y)
 {
 	const struct ibf_plan *p = s->p;
@@ -206,12 +217,7 @@ static void write_svg_rack(const struct sheet *s, FILE *out)
 		nsw_cab += p->nodes[p->cables[s->cab[i]].b].type == IBF_NODE_SWITCH;
 	int h = TOP + (int)s->nsw * ROW_H + 60;
 	int w = 120 + BOX_W + 60 + (int)s->nsw * 14 + 260;
-	fprintf(out,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"font-family=\"monospace\" font-size=\"11\">\n<rect width=\"100%%\" "
-		"height=\"100%%\" fill=\"white\"/>\n<text x=\"20\" y=\"24\" font-size=\"16\">",
-		w, h);
-	xml(out, s->title);
+	svg_head(out, w, h, s->title);
 	fprintf(out, "</text>\n<text x=\"20\" y=\"42\">%u cables (%u between switches)</text>\n",
 		s->ncab, nsw_cab);
 	svg_legend(s, out, 58);
@@ -271,12 +277,7 @@ static void write_svg_pair(const struct sheet *s, FILE *out)
 		rows[s->col[s->sw[i]]]++;
 	uint32_t maxr = rows[0] > rows[1] ? rows[0] : rows[1];
 	int gap = 360, h = TOP + 30 + (int)maxr * ROW_H + 40, w = 40 + 2 * BOX_W + gap;
-	fprintf(out,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"font-family=\"monospace\" font-size=\"11\">\n<rect width=\"100%%\" "
-		"height=\"100%%\" fill=\"white\"/>\n<text x=\"20\" y=\"24\" font-size=\"16\">",
-		w, h);
-	xml(out, s->title);
+	svg_head(out, w, h, s->title);
 	fprintf(out, "</text>\n<text x=\"20\" y=\"42\">%u cables</text>\n", s->ncab);
 	svg_legend(s, out, 58);
 	int xs[2] = { 20, 20 + BOX_W + gap };

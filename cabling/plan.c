@@ -694,7 +694,7 @@ int ibf_plan_write_csv(const struct ibf_plan *p, const char *path, struct ibf_er
 	return rc ? rc : rc2;
 }
 
-static void json_str(FILE *out, const char *s)
+void ibf_json_str(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -712,14 +712,14 @@ static void json_str(FILE *out, const char *s)
 int ibf_plan_write_json_stream(const struct ibf_plan *p, FILE *out)
 {
 	fputs("{\n  \"meta\": ", out);
-	json_str(out, p->meta ? p->meta : "");
+	ibf_json_str(out, p->meta ? p->meta : "");
 	fputs(",\n  \"nodes\": [", out);
 	for (uint32_t i = 0; i < p->nnodes; i++) {
 		const struct ibf_plan_node *n = &p->nodes[i];
 		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-		json_str(out, n->name);
+		ibf_json_str(out, n->name);
 		fputs(", \"rack\": ", out);
-		json_str(out, n->rack);
+		ibf_json_str(out, n->rack);
 		fprintf(out, ", \"type\": \"%s\", \"nports\": %u}",
 			n->type == IBF_NODE_SWITCH ? "switch" : "host", n->nports);
 	}
@@ -728,9 +728,9 @@ int ibf_plan_write_json_stream(const struct ibf_plan *p, FILE *out)
 		const struct ibf_cable *c = &p->cables[i];
 		fprintf(out, "%s    {\"cable\": %u, \"step\": %u, \"kind\": \"%s\", \"a\": ",
 			i ? ",\n" : "\n", c->id, c->step, ibf_cable_kind_name(c->kind));
-		json_str(out, p->nodes[c->a].name);
+		ibf_json_str(out, p->nodes[c->a].name);
 		fprintf(out, ", \"a_port\": %u, \"b\": ", c->ap);
-		json_str(out, p->nodes[c->b].name);
+		ibf_json_str(out, p->nodes[c->b].name);
 		fprintf(out, ", \"b_port\": %u", c->bp);
 		if (c->width || c->speed) {
 			char ws[24];

@@ -947,21 +947,6 @@ void ibf_vreport_write_text(const struct ibf_vreport *r, FILE *out)
 	fprintf(out, "; %u of %u planned cables correct\n", r->ok, r->planned);
 }
 
-static void jstr(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 void ibf_vreport_write_json(const struct ibf_vreport *r, FILE *out)
 {
 	fprintf(out, "{\n  \"clean\": %s,\n  \"summary\": {\"planned_cables\": %u, \"ok\": %u, "
@@ -976,15 +961,15 @@ void ibf_vreport_write_json(const struct ibf_vreport *r, FILE *out)
 		const struct ibf_finding *f = &r->f[i];
 		fprintf(out, "%s\n    {\"kind\": \"%s\", \"step\": %u, \"expected\": ", i ? "," : "",
 			ibf_finding_kind_name(f->kind), f->step);
-		jstr(out, f->expected);
+		ibf_json_str(out, f->expected);
 		fputs(", \"cables\": [", out);
 		for (int k = 0; k < 2; k++)
 			if (f->cable[k] >= 0)
 				fprintf(out, "%s%u", k ? ", " : "", f->id[k]);
 		fputs("], \"actual\": ", out);
-		jstr(out, f->actual);
+		ibf_json_str(out, f->actual);
 		fputs(", \"fix\": ", out);
-		jstr(out, f->fix);
+		ibf_json_str(out, f->fix);
 		fputc('}', out);
 	}
 	fputs(r->n ? "\n  ]\n}\n" : "]\n}\n", out);

@@ -18,6 +18,9 @@ int cli_fail(const struct ibf_error *err);
 int cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parse an integer option value; prints an error and returns -1 on failure. */
 int cli_int(const char *opt, const char *val, long lo, long hi, long *out);
+/* Log callback for the library's options: errors always, info messages too
+ * when ctx points to a non-zero int. */
+void cli_log(void *ctx, int level, const char *msg);
 /* Dispatch to a sub-subcommand table (e.g. topo gen|info|convert). */
 int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char **argv);
 

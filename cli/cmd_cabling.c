@@ -34,56 +34,27 @@ static char *sibling(const char *out, const char *ext)
 	return s;
 }
 
-static int write_plan_outputs(const struct ibf_plan *p, const char *out, const char *json,
-			      const char *net, const char *ibnd, const char *nnmap,
-			      const char *sheets, int fabric_files, int quiet)
+/* The output options of cabling slimfly and from-topology. */
+struct plan_out {
+	const char *out, *json, *net, *ibnd, *nnmap, *sheets;
+	int fabric_files, quiet;
+};
+
+/* Take getopt's c when it is an output option; returns 1 then, else 0. */
+static int plan_out_opt(int c, struct plan_out *o)
 {
-	struct ibf_error err;
-	if (ibf_plan_write_csv(p, out, &err))
-		return cli_fail(&err);
-	if (json) {
-		struct ibf_atomic a;
-		if (ibf_atomic_open(&a, json, &err))
-			return cli_fail(&err);
-		int bad = ibf_plan_write_json_stream(p, a.fp);
-		if (ibf_atomic_commit(&a, !bad, &err) || bad)
-			return bad ? cli_fail(&(struct ibf_error){ IBF_EIO, "", 0, "write error" })
-				   : cli_fail(&err);
+	switch (c) {
+	case 'o': o->out = optarg; break;
+	case O_JSON: o->json = optarg; break;
+	case O_NET: o->net = optarg; break;
+	case O_IBND: o->ibnd = optarg; break;
+	case O_NNMAP: o->nnmap = optarg; break;
+	case O_NOFABRIC: o->fabric_files = 0; break;
+	case O_SHEETS: o->sheets = optarg; break;
+	case 'q': o->quiet = 1; break;
+	default: return 0;
 	}
-	char *dnet = NULL, *dibnd = NULL, *dnm = NULL;
-	if (fabric_files && strcmp(out, "-")) {
-		if (!net)
-			net = dnet = sibling(out, ".net");
-		if (!ibnd)
-			ibnd = dibnd = sibling(out, ".ibnetdiscover");
-		if (!nnmap)
-			nnmap = dnm = sibling(out, ".node-name-map");
-	}
-	int rc = 0;
-	if (net || ibnd || nnmap) {
-		struct ibf_fabric *f = ibf_plan_to_fabric(p, &err);
-		if (!f || ibf_assign_lids(f, 0, 0, &err) ||
-		    (net && ibf_fabric_write(f, net, IBF_FMT_IBSIM, &err)) ||
-		    (ibnd && ibf_fabric_write(f, ibnd, IBF_FMT_IBNETDISCOVER, &err)) ||
-		    (nnmap && ibf_namemap_write_fabric(f, nnmap, &err)))
-			rc = cli_fail(&err);
-		ibf_fabric_free(f);
-		if (!rc && !quiet && strcmp(out, "-"))
-			fprintf(stderr, "ibfab: planned fabric:%s%s%s%s%s%s\n", net ? " " : "",
-				net ? net : "", ibnd ? " " : "", ibnd ? ibnd : "", nnmap ? " " : "",
-				nnmap ? nnmap : "");
-	}
-	free(dnet);
-	free(dibnd);
-	free(dnm);
-	if (!rc && sheets) {
-		int n = ibf_sheets_write(p, sheets, &err);
-		if (n < 0)
-			return cli_fail(&err);
-		if (!quiet)
-			fprintf(stderr, "ibfab: %d wiring sheets in %s/ (index.md)\n", n, sheets);
-	}
-	return rc;
+	return 1;
 }
 
 static void plan_summary(const struct ibf_plan *p)
@@ -102,6 +73,60 @@ static void plan_summary(const struct ibf_plan *p)
 			sep = ", ";
 		}
 	fputc('\n', stderr);
+}
+
+/* Write the files the options ask for, then (unless -q) the summary. */
+static int write_plan_outputs(const struct ibf_plan *p, const struct plan_out *o)
+{
+	const char *out = o->out, *net = o->net, *ibnd = o->ibnd, *nnmap = o->nnmap;
+	struct ibf_error err;
+	if (ibf_plan_write_csv(p, out, &err))
+		return cli_fail(&err);
+	if (o->json) {
+		struct ibf_atomic a;
+		if (ibf_atomic_open(&a, o->json, &err))
+			return cli_fail(&err);
+		int bad = ibf_plan_write_json_stream(p, a.fp);
+		if (ibf_atomic_commit(&a, !bad, &err) || bad)
+			return bad ? cli_fail(&(struct ibf_error){ IBF_EIO, "", 0, "write error" })
+				   : cli_fail(&err);
+	}
+	char *dnet = NULL, *dibnd = NULL, *dnm = NULL;
+	if (o->fabric_files && strcmp(out, "-")) {
+		if (!net)
+			net = dnet = sibling(out, ".net");
+		if (!ibnd)
+			ibnd = dibnd = sibling(out, ".ibnetdiscover");
+		if (!nnmap)
+			nnmap = dnm = sibling(out, ".node-name-map");
+	}
+	int rc = 0;
+	if (net || ibnd || nnmap) {
+		struct ibf_fabric *f = ibf_plan_to_fabric(p, &err);
+		if (!f || ibf_assign_lids(f, 0, 0, &err) ||
+		    (net && ibf_fabric_write(f, net, IBF_FMT_IBSIM, &err)) ||
+		    (ibnd && ibf_fabric_write(f, ibnd, IBF_FMT_IBNETDISCOVER, &err)) ||
+		    (nnmap && ibf_namemap_write_fabric(f, nnmap, &err)))
+			rc = cli_fail(&err);
+		ibf_fabric_free(f);
+		if (!rc && !o->quiet && strcmp(out, "-"))
+			fprintf(stderr, "ibfab: planned fabric:%s%s%s%s%s%s\n", net ? " " : "",
+				net ? net : "", ibnd ? " " : "", ibnd ? ibnd : "", nnmap ? " " : "",
+				nnmap ? nnmap : "");
+	}
+	free(dnet);
+	free(dibnd);
+	free(dnm);
+	if (!rc && o->sheets) {
+		int n = ibf_sheets_write(p, o->sheets, &err);
+		if (n < 0)
+			return cli_fail(&err);
+		if (!o->quiet)
+			fprintf(stderr, "ibfab: %d wiring sheets in %s/ (index.md)\n", n, o->sheets);
+	}
+	if (!rc && !o->quiet)
+		plan_summary(p);
+	return rc;
 }
 
 static const char common_out_help[] =
@@ -156,11 +181,12 @@ static int cmd_sf(int argc, char **argv)
 	};
 	long q = -1, hosts = -1, swports = 0, first = 0;
 	uint8_t width = 0, speed = 0;
-	const char *out = NULL, *json = NULL, *net = NULL, *ibnd = NULL, *nnmap = NULL,
-		   *sheets = NULL;
-	int fabric_files = 1, quiet = 0, c;
+	struct plan_out po = { .fabric_files = 1 };
+	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+		if (plan_out_opt(c, &po))
+			continue;
 		switch (c) {
 		case O_Q:
 			if (cli_int("--q", optarg, 2, 100000, &q))
@@ -183,14 +209,6 @@ static int cmd_sf(int argc, char **argv)
 				return cli_usage_error("ibfab cabling slimfly",
 						       "--link: '%s' is not like 4xEDR", optarg);
 			break;
-		case 'o': out = optarg; break;
-		case O_JSON: json = optarg; break;
-		case O_NET: net = optarg; break;
-		case O_IBND: ibnd = optarg; break;
-		case O_NNMAP: nnmap = optarg; break;
-		case O_NOFABRIC: fabric_files = 0; break;
-		case O_SHEETS: sheets = optarg; break;
-		case 'q': quiet = 1; break;
 		case 'h': fputs(sf_help, stdout); fputs(common_out_help, stdout); return 0;
 		default: return cli_usage_error("ibfab cabling slimfly", "bad option");
 		}
@@ -200,7 +218,7 @@ static int cmd_sf(int argc, char **argv)
 				       argv[optind]);
 	if (q < 0)
 		return cli_usage_error("ibfab cabling slimfly", "--q is required");
-	if (!out)
+	if (!po.out)
 		return cli_usage_error("ibfab cabling slimfly", "-o FILE is required ('-' = stdout)");
 	struct ibf_sfplan_opts o = { .q = (int)q, .hosts = (int)hosts, .switch_ports = (int)swports,
 				     .first_host_port = (int)first, .width = width, .speed = speed };
@@ -208,9 +226,7 @@ static int cmd_sf(int argc, char **argv)
 	struct ibf_plan *p = ibf_plan_slimfly(&o, &err);
 	if (!p)
 		return cli_fail(&err);
-	int rc = write_plan_outputs(p, out, json, net, ibnd, nnmap, sheets, fabric_files, quiet);
-	if (!rc && !quiet)
-		plan_summary(p);
+	int rc = write_plan_outputs(p, &po);
 	ibf_plan_free(p);
 	return rc;
 }
@@ -241,11 +257,12 @@ static int cmd_from_topology(int argc, char **argv)
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	const char *out = NULL, *json = NULL, *net = NULL, *ibnd = NULL, *nnmap = NULL,
-		   *sheets = NULL;
-	int fabric_files = 0, quiet = 0, fmt = IBF_FMT_AUTO, c;
+	struct plan_out po = { .fabric_files = 0 };
+	int fmt = IBF_FMT_AUTO, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+		if (plan_out_opt(c, &po))
+			continue;
 		switch (c) {
 		case O_FORMAT:
 			fmt = ibf_format_from_name(optarg);
@@ -253,14 +270,6 @@ static int cmd_from_topology(int argc, char **argv)
 				return cli_usage_error("ibfab cabling from-topology",
 						       "unknown input format '%s'", optarg);
 			break;
-		case 'o': out = optarg; break;
-		case O_JSON: json = optarg; break;
-		case O_NET: net = optarg; break;
-		case O_IBND: ibnd = optarg; break;
-		case O_NNMAP: nnmap = optarg; break;
-		case O_NOFABRIC: fabric_files = 0; break;
-		case O_SHEETS: sheets = optarg; break;
-		case 'q': quiet = 1; break;
 		case 'h':
 			fputs(ft_help, stdout);
 			fputs(common_out_help, stdout);
@@ -273,7 +282,7 @@ static int cmd_from_topology(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("ibfab cabling from-topology", "need exactly one FILE");
-	if (!out)
+	if (!po.out)
 		return cli_usage_error("ibfab cabling from-topology", "-o FILE is required");
 	struct ibf_error err;
 	struct ibf_fabric *f = ibf_fabric_read(argv[optind], fmt, &err);
@@ -283,9 +292,7 @@ static int cmd_from_topology(int argc, char **argv)
 	ibf_fabric_free(f);
 	if (!p)
 		return cli_fail(&err);
-	int rc = write_plan_outputs(p, out, json, net, ibnd, nnmap, sheets, fabric_files, quiet);
-	if (!rc && !quiet)
-		plan_summary(p);
+	int rc = write_plan_outputs(p, &po);
 	ibf_plan_free(p);
 	return rc;
 }

@@ -192,13 +192,6 @@ static int cmd_verify(int argc, char **argv)
 	return ok ? 0 : 1;
 }
 
-static void dl_cli_log(void *ctx, int level, const char *msg)
-{
-	int quiet = ctx ? *(int *)ctx : 0;
-	if (level <= IBF_LOG_ERROR || (!quiet && level <= IBF_LOG_INFO))
-		fprintf(stderr, "ibfab: %s\n", msg);
-}
-
 static int cmd_apply(int argc, char **argv)
 {
 	struct dl_args a;
@@ -221,8 +214,9 @@ static int cmd_apply(int argc, char **argv)
 		o.scheme = a.scheme;
 		o.max_vls = (int)a.max_vls;
 		o.best_effort = a.best_effort;
-		o.log = dl_cli_log;
-		o.log_ctx = &a.quiet;
+		int info = !a.quiet;
+		o.log = cli_log;
+		o.log_ctx = &info;
 		rc = ibf_deadlock_apply(f, &r, &o, &err);
 	}
 	if (!rc) {

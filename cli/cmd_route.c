@@ -285,13 +285,6 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 	return 0;
 }
 
-static void cli_log(void *ctx, int level, const char *msg)
-{
-	int verbose = ctx ? *(int *)ctx : 0;
-	if (level <= IBF_LOG_ERROR || (verbose && level <= IBF_LOG_INFO))
-		fprintf(stderr, "ibfab: %s\n", msg);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -316,11 +309,21 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f,
 		o.max_len = a->max_len;
 	if (a->max_paths > 0)
 		o.max_paths_per_layer = a->max_paths;
-	static int verbose = 0;
 	o.log = cli_log;
-	o.log_ctx = &verbose;
+	o.log_ctx = NULL; /* errors only */
 	memset(rep, 0, sizeof(*rep));
 	return ibf_route(f, engine, &o, r, rep, err);
+}
+
+/* The tables: read from --lfts, else computed by the engine. */
+static int get_routes(const struct route_args *a, const struct ibf_fabric *f,
+		      struct ibf_routes *r, struct ibf_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (a->lfts)
+		return ibf_lfts_read(f, a->lfts, r, err);
+	struct ibf_route_report rep;
+	return run_engine(a, f, r, &rep, err);
 }
 
 static int write_stats(const struct ibf_fabric *f, const struct ibf_routes *r, const char *path,
@@ -475,13 +478,7 @@ static int cmd_route_stats(int argc, char **argv)
 	if (!f)
 		return cli_fail(&err);
 	struct ibf_routes r;
-	memset(&r, 0, sizeof(r));
-	if (a.lfts) {
-		rc = ibf_lfts_read(f, a.lfts, &r, &err);
-	} else {
-		struct ibf_route_report rep;
-		rc = run_engine(&a, f, &r, &rep, &err);
-	}
+	rc = get_routes(&a, f, &r, &err);
 	if (!rc)
 		rc = write_stats(f, &r, a.out ? a.out : "-", a.json, &err);
 	ibf_routes_free(&r);
@@ -548,6 +545,31 @@ static const char *take_opt(int *argc, char **argv, const char *name, int *bad)
 	return NULL;
 }
 
+/* route congestion / diff: --help anywhere prints help (returns -1); the
+ * options names[0..n) are taken out of a copy of argv into vals[], the rest
+ * are parsed as route options. */
+static int parse_route_args_plus(const char *prog, const char *help, int argc, char **argv,
+				 const char *const *names, const char **vals, int n,
+				 struct route_args *a)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(help, stdout);
+			return -1;
+		}
+	char **av = malloc(((size_t)argc + 1) * sizeof(char *));
+	if (!av)
+		return 1;
+	memcpy(av, argv, (size_t)argc * sizeof(char *));
+	av[argc] = NULL;
+	int bad = 0;
+	for (int i = 0; i < n; i++)
+		vals[i] = take_opt(&argc, av, names[i], &bad);
+	int rc = bad ? 2 : parse_route_args(prog, argc, av, a);
+	free(av);
+	return rc;
+}
+
 static int cong_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		    struct ibf_cong_opts *co, int pattern, uint32_t shift, int have_shift,
 		    struct ibf_cong_report *sh, struct ibf_cong_report *pm, struct ibf_error *err)
@@ -570,28 +592,14 @@ static int cong_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 static int cmd_route_congestion(int argc, char **argv)
 {
 	const char *prog = "ibfab route congestion";
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(congestion_help, stdout);
-			return 0;
-		}
-	char **av = malloc(((size_t)argc + 1) * sizeof(char *));
-	if (!av)
-		return 1;
-	memcpy(av, argv, (size_t)argc * sizeof(char *));
-	av[argc] = NULL;
-	int bad = 0;
-	const char *pat = take_opt(&argc, av, "--pattern", &bad);
-	const char *shs = take_opt(&argc, av, "--shift", &bad);
-	const char *prs = take_opt(&argc, av, "--perms", &bad);
-	const char *lay = take_opt(&argc, av, "--layer", &bad);
-	const char *ord = take_opt(&argc, av, "--order", &bad);
-	const char *sds = take_opt(&argc, av, "--seed", &bad);
+	static const char *const names[] = {"--pattern", "--shift", "--perms",
+					    "--layer", "--order", "--seed"};
+	const char *v[6];
 	struct route_args a;
-	int rc = bad ? 2 : parse_route_args(prog, argc, av, &a);
-	free(av);
+	int rc = parse_route_args_plus(prog, congestion_help, argc, argv, names, v, 6, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	const char *pat = v[0], *shs = v[1], *prs = v[2], *lay = v[3], *ord = v[4], *sds = v[5];
 	/* --seed: the permutations' seed (default 1) and the engine's (default
 	 * the engine default) */
 	long pseed = 1;
@@ -636,13 +644,7 @@ static int cmd_route_congestion(int argc, char **argv)
 	if (!f)
 		return cli_fail(&err);
 	struct ibf_routes r;
-	memset(&r, 0, sizeof(r));
-	if (a.lfts) {
-		rc = ibf_lfts_read(f, a.lfts, &r, &err);
-	} else {
-		struct ibf_route_report rep;
-		rc = run_engine(&a, f, &r, &rep, &err);
-	}
+	rc = get_routes(&a, f, &r, &err);
 	int l0 = all_layers ? 0 : (int)layer, l1 = all_layers ? (1 << r.lmc) - 1 : (int)layer;
 	uint64_t unrouted = 0;
 	if (!rc && a.json)
@@ -724,21 +726,10 @@ static int cmd_route_congestion(int argc, char **argv)
 static int cmd_route_diff(int argc, char **argv)
 {
 	const char *prog = "ibfab route diff";
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(diff_help, stdout);
-			return 0;
-		}
-	char **av = malloc(((size_t)argc + 1) * sizeof(char *));
-	if (!av)
-		return 1;
-	memcpy(av, argv, (size_t)argc * sizeof(char *));
-	av[argc] = NULL;
-	int bad = 0;
-	const char *b = take_opt(&argc, av, "--lfts2", &bad);
+	static const char *const names[] = {"--lfts2"};
+	const char *b;
 	struct route_args a;
-	int rc = bad ? 2 : parse_route_args(prog, argc, av, &a);
-	free(av);
+	int rc = parse_route_args_plus(prog, diff_help, argc, argv, names, &b, 1, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!a.lfts || !b)

@@ -1,5 +1,6 @@
 /* ibfab: command-line entry point and shared helpers. */
 #include "cli.h"
+#include "ibf_routing.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -40,6 +41,13 @@ int cli_int(const char *opt, const char *val, long lo, long hi, long *out)
 	}
 	*out = v;
 	return 0;
+}
+
+void cli_log(void *ctx, int level, const char *msg)
+{
+	int info = ctx ? *(int *)ctx : 0;
+	if (level <= IBF_LOG_ERROR || (info && level <= IBF_LOG_INFO))
+		fprintf(stderr, "ibfab: %s\n", msg);
 }
 
 int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char **argv)

@@ -2,6 +2,7 @@
  * readers for the dumps and for what a live fabric gives back (`saquery -p`
  * PathRecords, `smpquery sl2vl`).  Formats: docs/deadlock.md. */
 #include "dl_internal.h"
+#include "io_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -229,45 +230,6 @@ int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const c
 
 /* ------------------------------------------------------------ readers */
 
-static int slurp(const char *path, char **buf, size_t *len, struct ibf_error *err)
-{
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	if (!fp)
-		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	int rc = 0;
-	while (b) {
-		if (n == cap) {
-			char *nb = realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		size_t k = fread(b + n, 1, cap - n, fp);
-		n += k;
-		if (k == 0)
-			break;
-	}
-	if (!b)
-		rc = ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
-	else if (ferror(fp))
-		rc = ibf_error_set(err, IBF_EIO, path, 0, "read error");
-	if (fp != stdin)
-		fclose(fp);
-	if (rc) {
-		free(b);
-		return rc;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 /* next line into a NUL-terminated copy; returns 0 at the end, -1 when too long */
 struct lines {
 	const char *p, *end;
@@ -333,6 +295,21 @@ static int sa_field(const char *s, const char *name, unsigned long long *v)
 	while (*s == '.')
 		s++;
 	return num(s, 0xFFFFFFFFULL, v) ? 1 : -1;
+}
+
+/* A "... guid 0x<GUID>" block header (s: the GUID): *sw = that switch's index. */
+static int switch_header(const struct ibf_fabric *f, const char *s, const char *name, long ln,
+			 int32_t *sw, struct ibf_error *err)
+{
+	unsigned long long g;
+	if (!num(s, ~0ULL, &g))
+		return ibf_error_set(err, IBF_EPARSE, name, ln, "bad switch GUID");
+	int node = ibf_fabric_find_guid(f, g);
+	if (node < 0 || f->nodes[node].type != IBF_NODE_SWITCH)
+		return ibf_error_set(err, IBF_EPARSE, name, ln, "switch 0x%016llx is not in the fabric",
+				     g);
+	*sw = f->nodes[node].sw;
+	return 0;
 }
 
 struct sl_rd {
@@ -439,17 +416,8 @@ int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const 
 		}
 		if (!per_port) {
 			if (!strncmp(s, "Source switch guid", 18)) {
-				if (!num(s + 18, ~0ULL, &a)) {
-					rc = ibf_error_set(err, IBF_EPARSE, name, L.ln, "bad switch GUID");
+				if ((rc = switch_header(f, s + 18, name, L.ln, &cur, err)))
 					break;
-				}
-				int node = ibf_fabric_find_guid(f, a);
-				if (node < 0 || f->nodes[node].type != IBF_NODE_SWITCH) {
-					rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
-							   "switch 0x%016llx is not in the fabric", a);
-					break;
-				}
-				cur = f->nodes[node].sw;
 				continue;
 			}
 			if ((q = num(s, 0xFFFF, &b)) && (q = num(q, 255, &c)) && !*skip_ws(q)) {
@@ -499,7 +467,7 @@ int ibf_sl_read(const struct ibf_fabric *f, const char *path, struct ibf_sl_tabl
 	char *buf;
 	size_t len;
 	memset(t, 0, sizeof(*t));
-	int rc = slurp(path, &buf, &len, err);
+	int rc = ibf_io_slurp(path, &buf, &len, err);
 	if (rc)
 		return rc;
 	rc = ibf_sl_parse(f, buf, len, path, t, err);
@@ -551,17 +519,8 @@ int ibf_sl2vl_parse(const struct ibf_fabric *f, const char *buf, size_t len, con
 		if (!*s || *s == '#' || !strncmp(s, "ibwarn", 6))
 			continue;
 		if (!strncmp(s, "Switch guid", 11)) {
-			if (!num(s + 11, ~0ULL, &a)) {
-				rc = ibf_error_set(err, IBF_EPARSE, name, L.ln, "bad switch GUID");
+			if ((rc = switch_header(f, s + 11, name, L.ln, &cur, err)))
 				break;
-			}
-			int node = ibf_fabric_find_guid(f, a);
-			if (node < 0 || f->nodes[node].type != IBF_NODE_SWITCH) {
-				rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
-						   "switch 0x%016llx is not in the fabric", a);
-				break;
-			}
-			cur = f->nodes[node].sw;
 			skip = 0;
 			continue;
 		}
@@ -619,7 +578,7 @@ int ibf_sl2vl_read(const struct ibf_fabric *f, const char *path, struct ibf_sl2v
 	char *buf;
 	size_t len;
 	memset(t, 0, sizeof(*t));
-	int rc = slurp(path, &buf, &len, err);
+	int rc = ibf_io_slurp(path, &buf, &len, err);
 	if (rc)
 		return rc;
 	rc = ibf_sl2vl_parse(f, buf, len, path, t, err);

@@ -571,6 +571,18 @@ static void peer(const struct fx *x, int a, int pa, int *b, int *pb)
 	*pb = pp->peer_port;
 }
 
+/* exchange the far ends of the cables at (a, pa) and (c, pc) */
+static void swap_far_ends(struct fx *x, int a, int pa, int c, int pc)
+{
+	int b1, p1, b2, p2;
+	peer(x, a, pa, &b1, &p1);
+	peer(x, c, pc, &b2, &p2);
+	ibf_fabric_disconnect(x->f, a, pa);
+	ibf_fabric_disconnect(x->f, c, pc);
+	ibf_fabric_connect(x->f, a, pa, b2, p2, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_connect(x->f, c, pc, b1, p1, 4, IBF_SPEED_EDR, NULL);
+}
+
 static void test_validate_missing_extra(void)
 {
 	struct fx x;
@@ -606,13 +618,8 @@ static void test_validate_swapped(void)
 	struct fx x;
 	TT_REQUIRE(fx_setup(&x));
 	/* two cables swapped on one switch: ports 6 and 9 of sf-r03-g1-s02 */
-	int a = node(&x, "sf-r03-g1-s02"), b1, p1, b2, p2;
-	peer(&x, a, 6, &b1, &p1);
-	peer(&x, a, 9, &b2, &p2);
-	ibf_fabric_disconnect(x.f, a, 6);
-	ibf_fabric_disconnect(x.f, a, 9);
-	ibf_fabric_connect(x.f, a, 6, b2, p2, 4, IBF_SPEED_EDR, NULL);
-	ibf_fabric_connect(x.f, a, 9, b1, p1, 4, IBF_SPEED_EDR, NULL);
+	int a = node(&x, "sf-r03-g1-s02");
+	swap_far_ends(&x, a, 6, a, 9);
 	struct ibf_vreport r;
 	TT_REQUIRE(run(&x, NULL, &r) == 0);
 	dump_report(&r);
@@ -627,12 +634,7 @@ static void test_validate_swapped(void)
 	fx_free(&x);
 	TT_REQUIRE(fx_setup(&x));
 	int A = node(&x, "sf-r00-g0-s01"), C = node(&x, "sf-r02-g0-s03");
-	peer(&x, A, 9, &b1, &p1);
-	peer(&x, C, 10, &b2, &p2);
-	ibf_fabric_disconnect(x.f, A, 9);
-	ibf_fabric_disconnect(x.f, C, 10);
-	ibf_fabric_connect(x.f, A, 9, b2, p2, 4, IBF_SPEED_EDR, NULL);
-	ibf_fabric_connect(x.f, C, 10, b1, p1, 4, IBF_SPEED_EDR, NULL);
+	swap_far_ends(&x, A, 9, C, 10);
 	TT_REQUIRE(run(&x, NULL, &r) == 0);
 	dump_report(&r);
 	TT_EQ_INT(r.n, 1);
@@ -768,13 +770,8 @@ static void test_validate_matching(void)
 	TT_EQ_INT(count_kind(&r, IBF_FIND_UNKNOWN_NODE), 50);
 	ibf_vreport_free(&r);
 	/* structure from one anchor (plus a swap and a wrong port to cope with) */
-	int a = ibf_fabric_find_guid(x.f, ibf_gen_guid(IBF_NODE_SWITCH, 17, 0)), b1, p1, b2, p2;
-	peer(&x, a, 1, &b1, &p1);
-	peer(&x, a, 2, &b2, &p2);
-	ibf_fabric_disconnect(x.f, a, 1);
-	ibf_fabric_disconnect(x.f, a, 2);
-	ibf_fabric_connect(x.f, a, 1, b2, p2, 4, IBF_SPEED_EDR, NULL);
-	ibf_fabric_connect(x.f, a, 2, b1, p1, 4, IBF_SPEED_EDR, NULL);
+	int a = ibf_fabric_find_guid(x.f, ibf_gen_guid(IBF_NODE_SWITCH, 17, 0));
+	swap_far_ends(&x, a, 1, a, 2);
 	o.namemap = NULL;
 	o.anchor_name = "sf-r00-g0-s00";
 	o.anchor_guid = ibf_gen_guid(IBF_NODE_SWITCH, 0, 0);
@@ -853,13 +850,8 @@ static void test_validate_all_faults(void)
 {
 	struct fx x;
 	TT_REQUIRE(fx_setup(&x));
-	int a = node(&x, "sf-r01-g0-s00"), b1, p1, b2, p2;
-	peer(&x, a, 6, &b1, &p1);
-	peer(&x, a, 7, &b2, &p2);
-	ibf_fabric_disconnect(x.f, a, 6);
-	ibf_fabric_disconnect(x.f, a, 7);
-	ibf_fabric_connect(x.f, a, 6, b2, p2, 4, IBF_SPEED_EDR, NULL);
-	ibf_fabric_connect(x.f, a, 7, b1, p1, 4, IBF_SPEED_EDR, NULL);
+	int a = node(&x, "sf-r01-g0-s00");
+	swap_far_ends(&x, a, 6, a, 7);
 	int w = node(&x, "sf-r02-g1-s03"), wb, wp;
 	peer(&x, w, 1, &wb, &wp);
 	ibf_fabric_disconnect(x.f, w, 1);

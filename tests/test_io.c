@@ -28,32 +28,6 @@ static char *fixture_path(const char *rel)
 	return buf[k];
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *b = malloc(cap);
-	size_t r;
-	while (b && (r = fread(b + n, 1, cap - n, fp)) > 0) {
-		n += r;
-		if (n == cap) {
-			char *nb = realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-			cap *= 2;
-		}
-	}
-	fclose(fp);
-	*len = n;
-	return b;
-}
-
 static struct ibf_fabric *read_fixture(const char *rel, int fmt)
 {
 	struct ibf_error err;
@@ -515,7 +489,7 @@ static void test_truncated_every_offset(void)
 {
 	for (size_t k = 0; k < sizeof(all_fixtures) / sizeof(all_fixtures[0]); k++) {
 		size_t len;
-		char *b = slurp(fixture_path(all_fixtures[k]), &len);
+		char *b = tt_slurp(fixture_path(all_fixtures[k]), &len);
 		TT_REQUIRE(b);
 		for (size_t cut = 0; cut <= len; cut++) {
 			/* a private copy so ASan sees reads past the cut */
@@ -558,7 +532,7 @@ static void test_mutated_fixtures(void)
 					  "-1", "999999", "0x", "lid ", "4x", "'", "{", "}" };
 	for (size_t k = 0; k < sizeof(all_fixtures) / sizeof(all_fixtures[0]); k++) {
 		size_t len;
-		char *b = slurp(fixture_path(all_fixtures[k]), &len);
+		char *b = tt_slurp(fixture_path(all_fixtures[k]), &len);
 		TT_REQUIRE(b);
 		for (int it = 0; it < 400; it++) {
 			char *c = malloc(len + 16);
@@ -1007,7 +981,7 @@ static void test_ibsim_writer_golden(void)
 	FILE *mem = open_memstream(&buf, &len);
 	TT_EQ_INT(ibf_fabric_write_stream(f, mem, IBF_FMT_IBSIM, NULL), 0);
 	fclose(mem);
-	char *golden = slurp(fixture_path("io/hand.ibsim"), &glen);
+	char *golden = tt_slurp(fixture_path("io/hand.ibsim"), &glen);
 	TT_REQUIRE(golden);
 	/* the fixture ibsim loaded is what the writer prints today */
 	TT_CHECK(glen == len && !memcmp(buf, golden, len));

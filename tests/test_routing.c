@@ -30,35 +30,6 @@ static const char *tmpfile_path(const char *name)
 	return buf;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *b = malloc(cap);
-	size_t k;
-	while (b && (k = fread(b + n, 1, cap - n, fp)) > 0) {
-		n += k;
-		if (n == cap) {
-			char *t = realloc(b, cap * 2);
-			if (!t) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = t;
-			cap *= 2;
-		}
-	}
-	fclose(fp);
-	if (b)
-		b[n < cap ? n : cap - 1] = '\0';
-	if (len)
-		*len = n;
-	return b;
-}
-
 static int add(struct ibf_fabric *f, int type, int nports, uint64_t guid, const char *name)
 {
 	int n = ibf_fabric_add_node(f, type, nports, guid, name, name, NULL);
@@ -215,7 +186,7 @@ static void test_write_golden(void)
 	TT_REQUIRE(ibf_lfts_write(f, &r, out, &err) == 0);
 	char golden[512];
 	snprintf(golden, sizeof(golden), "%s/lfts/line3.opensm-lfts.dump", fixtures());
-	char *a = slurp(out, NULL), *b = slurp(golden, NULL);
+	char *a = tt_slurp(out, NULL), *b = tt_slurp(golden, NULL);
 	TT_REQUIRE(a && b);
 	TT_CHECK_MSG(strcmp(a, b) == 0, "written:\n%s", a);
 	free(a);
@@ -249,7 +220,7 @@ static void test_roundtrip(void)
 		/* and writing what was read gives the same file */
 		const char *out2 = tmpfile_path("ring2.dump");
 		TT_CHECK(ibf_lfts_write(f, &back, out2, &err) == 0);
-		char *a = slurp(out, NULL), *b = slurp(out2, NULL);
+		char *a = tt_slurp(out, NULL), *b = tt_slurp(out2, NULL);
 		TT_CHECK(a && b && strcmp(a, b) == 0);
 		free(a);
 		free(b);
@@ -419,7 +390,7 @@ static void test_fuzz_reader(void)
 	char golden[512];
 	snprintf(golden, sizeof(golden), "%s/lfts/line3-no-sw3.dump_lfts", fixtures());
 	size_t len = 0;
-	char *base = slurp(golden, &len);
+	char *base = tt_slurp(golden, &len);
 	TT_REQUIRE(base);
 	uint64_t x = 88172645463325252ull;
 	char *t = malloc(len + 64);
@@ -641,7 +612,7 @@ static void test_dual_port(void)
 	/* the writer names each port by its own GUID */
 	const char *out = tmpfile_path("dual.dump");
 	TT_REQUIRE(ibf_lfts_write(f, &r, out, NULL) == 0);
-	char *a = slurp(out, NULL);
+	char *a = tt_slurp(out, NULL);
 	TT_REQUIRE(a);
 	TT_CHECK(strstr(a, "0x0003 002 # Channel Adapter portguid 0x0000000000600001: 'hca'\n") != NULL);
 	TT_CHECK(strstr(a, "0x0004 002 # Channel Adapter portguid 0x0000000000600002: 'hca'\n") != NULL);

@@ -66,6 +66,37 @@ static inline int tt_done(void)
 	return tt_failed ? 1 : 0;
 }
 
+/* The whole file, NUL-terminated (*len: its length, when len is given);
+ * NULL when it cannot be read. */
+static inline char *tt_slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+	size_t k;
+	while (b && (k = fread(b + n, 1, cap - n, fp)) > 0) {
+		n += k;
+		if (n == cap) {
+			char *t = realloc(b, cap * 2);
+			if (!t) {
+				free(b);
+				b = NULL;
+				break;
+			}
+			b = t;
+			cap *= 2;
+		}
+	}
+	fclose(fp);
+	if (b)
+		b[n < cap ? n : cap - 1] = '\0';
+	if (len)
+		*len = n;
+	return b;
+}
+
 #define TT(fn) tt_run(#fn, fn)
 
 #endif

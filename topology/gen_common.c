@@ -45,6 +45,27 @@ int ibf_gen_link(struct ibf_fabric *f, int a, int pa, int b, int pb, struct ibf_
 	return ibf_fabric_connect(f, a, pa, b, pb, IBF_GEN_WIDTH, IBF_GEN_SPEED, err);
 }
 
+int ibf_gen_hosts(struct ibf_fabric *f, uint32_t nsw, int hosts, int port0,
+		  struct ibf_error *err)
+{
+	char name[96];
+	int wh = ibf_gen_width(hosts, 2);
+	if (wh > 10) /* never (an int has 10 digits); bounds it for -Wformat-truncation */
+		wh = 10;
+	for (uint32_t s = 0; s < nsw; s++)
+		for (int h = 0; h < hosts; h++) {
+			snprintf(name, sizeof(name), "%s-h%0*d", f->nodes[s].desc, wh, h);
+			uint32_t idx = s * (uint32_t)hosts + (uint32_t)h;
+			int c = ibf_gen_add_ca(f, idx, 1, name, name, 0, err);
+			if (c < 0)
+				return c;
+			int rc = ibf_gen_link(f, (int)s, port0 + h + 1, c, 1, err);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
 struct ibf_fabric *ibf_gen_done(struct ibf_fabric *f, const char *meta, struct ibf_error *err)
 {
 	if (ibf_fabric_set_meta(f, meta)) {

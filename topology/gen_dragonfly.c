@@ -72,7 +72,7 @@ struct ibf_fabric *ibf_gen_dragonfly(const struct ibf_dragonfly_opts *o, struct 
 		return NULL;
 	}
 	int nports = ports > 0 ? (int)ports : 1;
-	int wg = ibf_gen_width(g, 3), wr = ibf_gen_width(a, 2), wh = ibf_gen_width(p, 2);
+	int wg = ibf_gen_width(g, 3), wr = ibf_gen_width(a, 2);
 	char name[96];
 	uint32_t nr = (uint32_t)(g * a);
 	for (long G = 0; G < g; G++)
@@ -101,16 +101,8 @@ struct ibf_fabric *ibf_gen_dragonfly(const struct ibf_dragonfly_opts *o, struct 
 			if (ibf_gen_link(f, (int)(G * a + ra), pa, (int)(U * a + rb), pb, err))
 				goto fail;
 		}
-	for (uint32_t r = 0; r < nr; r++) {
-		const char *rname = f->nodes[r].desc;
-		for (int j = 0; j < p; j++) {
-			snprintf(name, sizeof(name), "%s-h%0*d", rname, wh, j);
-			uint32_t idx = r * (uint32_t)p + (uint32_t)j;
-			int c = ibf_gen_add_ca(f, idx, 1, name, name, 0, err);
-			if (c < 0 || ibf_gen_link(f, (int)r, j + 1, c, 1, err))
-				goto fail;
-		}
-	}
+	if (ibf_gen_hosts(f, nr, p, 0, err))
+		goto fail;
 	char meta[160];
 	snprintf(meta, sizeof(meta), "family=dragonfly;a=%d;p=%d;h=%d;g=%ld", a, p, h, g);
 	return ibf_gen_done(f, meta, err);

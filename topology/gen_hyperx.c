@@ -53,7 +53,7 @@ struct ibf_fabric *ibf_gen_hyperx(const struct ibf_hyperx_opts *o, struct ibf_er
 		return NULL;
 	}
 	int nports = ports > 0 ? (int)ports : 1;
-	int w1 = ibf_gen_width(s1, 2), w2 = ibf_gen_width(s2, 2), wh = ibf_gen_width(H, 2);
+	int w1 = ibf_gen_width(s1, 2), w2 = ibf_gen_width(s2, 2);
 	char name[96];
 	for (int i = 0; i < s1; i++)
 		for (int j = 0; j < s2; j++) {
@@ -78,17 +78,8 @@ struct ibf_fabric *ibf_gen_hyperx(const struct ibf_hyperx_opts *o, struct ibf_er
 							 i * s2 + j2, d2 + j * T + t + 1, err))
 						goto fail;
 		}
-	uint32_t nsw = (uint32_t)(s1 * s2);
-	for (uint32_t s = 0; s < nsw; s++) {
-		const char *sname = f->nodes[s].desc;
-		for (int h = 0; h < H; h++) {
-			snprintf(name, sizeof(name), "%s-h%0*d", sname, wh, h);
-			uint32_t idx = s * (uint32_t)H + (uint32_t)h;
-			int c = ibf_gen_add_ca(f, idx, 1, name, name, 0, err);
-			if (c < 0 || ibf_gen_link(f, (int)s, h + 1, c, 1, err))
-				goto fail;
-		}
-	}
+	if (ibf_gen_hosts(f, (uint32_t)(s1 * s2), H, 0, err))
+		goto fail;
 	char meta[160];
 	snprintf(meta, sizeof(meta), "family=hyperx;s1=%d;s2=%d;trunk=%d;hosts=%d", s1, s2, T, H);
 	return ibf_gen_done(f, meta, err);

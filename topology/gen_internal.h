@@ -76,6 +76,10 @@ int ibf_gen_add_ca(struct ibf_fabric *f, uint32_t index, int nports, const char 
 		   const char *id, uint64_t sysimg, struct ibf_error *err);
 /* Connect with the generators' default width and speed. */
 int ibf_gen_link(struct ibf_fabric *f, int a, int pa, int b, int pb, struct ibf_error *err);
+/* Give each of the switches 0..nsw-1 `hosts` CAs: "<switch desc>-hNN" on
+ * switch ports port0 + 1 .. port0 + hosts (CA index s * hosts + h, port 1). */
+int ibf_gen_hosts(struct ibf_fabric *f, uint32_t nsw, int hosts, int port0,
+		  struct ibf_error *err);
 /* Set meta and finalize.  Returns f, or frees it and returns NULL. */
 struct ibf_fabric *ibf_gen_done(struct ibf_fabric *f, const char *meta, struct ibf_error *err);
 /* Number of decimal digits of v >= 0 (1 for 0). */

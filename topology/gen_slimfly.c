@@ -204,7 +204,7 @@ struct ibf_fabric *ibf_gen_slimfly(const struct ibf_slimfly_opts *o, struct ibf_
 
 	int link0 = o->host_ports_first ? hosts : 0; /* port before the first switch link */
 	int host0 = o->host_ports_first ? 0 : kp;    /* port before the first host */
-	int wq = ibf_gen_width(q, 2), wh = ibf_gen_width(hosts, 2);
+	int wq = ibf_gen_width(q, 2);
 	char name[96];
 	/* switches: node id = x*2q + g*q + slot */
 	for (int x = 0; x < q; x++)
@@ -244,16 +244,8 @@ struct ibf_fabric *ibf_gen_slimfly(const struct ibf_slimfly_opts *o, struct ibf_
 #undef SW0
 #undef SW1
 	/* hosts, in switch order */
-	for (uint32_t s = 0; s < nsw; s++) {
-		const char *swname = f->nodes[s].desc;
-		for (int h = 0; h < hosts; h++) {
-			snprintf(name, sizeof(name), "%s-h%0*d", swname, wh, h);
-			uint32_t idx = s * (uint32_t)hosts + (uint32_t)h;
-			int c = ibf_gen_add_ca(f, idx, 1, name, name, 0, err);
-			if (c < 0 || ibf_gen_link(f, (int)s, host0 + h + 1, c, 1, err))
-				goto fail;
-		}
-	}
+	if (ibf_gen_hosts(f, nsw, hosts, host0, err))
+		goto fail;
 
 	char meta[256];
 	snprintf(meta, sizeof(meta),

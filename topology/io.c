@@ -620,13 +620,11 @@ struct ibf_fabric *ibf_fabric_parse(const char *buf, size_t len, const char *nam
 	}
 }
 
-struct ibf_fabric *ibf_fabric_read(const char *path, int fmt, struct ibf_error *err)
+int ibf_io_slurp(const char *path, char **out, size_t *outlen, struct ibf_error *err)
 {
 	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!fp) {
-		ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
+	if (!fp)
+		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
 	size_t cap = 1 << 16, len = 0;
 	struct stat st;
 	if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -651,21 +649,30 @@ struct ibf_fabric *ibf_fabric_read(const char *path, int fmt, struct ibf_error *
 			break;
 	}
 	if (ferror(fp)) {
-		ibf_error_set(err, IBF_EIO, path, 0, "read error");
 		free(buf);
 		if (fp != stdin)
 			fclose(fp);
-		return NULL;
+		return ibf_error_set(err, IBF_EIO, path, 0, "read error");
 	}
 	if (fp != stdin)
 		fclose(fp);
-	struct ibf_fabric *f = ibf_fabric_parse(buf, len, path, fmt, err);
-	free(buf);
-	return f;
+	*out = buf;
+	*outlen = len;
+	return 0;
 oom:
 	free(buf);
 	if (fp != stdin)
 		fclose(fp);
-	ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
-	return NULL;
+	return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
+}
+
+struct ibf_fabric *ibf_fabric_read(const char *path, int fmt, struct ibf_error *err)
+{
+	char *buf;
+	size_t len;
+	if (ibf_io_slurp(path, &buf, &len, err))
+		return NULL;
+	struct ibf_fabric *f = ibf_fabric_parse(buf, len, path, fmt, err);
+	free(buf);
+	return f;
 }

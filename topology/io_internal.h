@@ -156,6 +156,10 @@ char *ibf_io_strndup(const char *s, size_t n);
 
 /* ------------------------------------------------------------ formats */
 
+/* Read the whole file ("-" = stdin) into a malloc'd *buf.  0, or IBF_EIO
+ * ("cannot open: ...", "read error") / IBF_ENOMEM, naming path. */
+int ibf_io_slurp(const char *path, char **buf, size_t *len, struct ibf_error *err);
+
 struct ibf_fabric *ibf_io_read_ibnd(const char *buf, size_t len, const char *name, int ibsim,
 				    struct ibf_error *err);
 struct ibf_fabric *ibf_io_read_ports(const char *buf, size_t len, const char *name,
