@@ -3,7 +3,8 @@
  * tables; figures only, never pass/fail.
  *   bench_route            q = 5 7 11 13 17 19, LMC 2 and 3
  *   bench_route Q LMC      one case
- *   bench_route Q LMC T    with T threads (default 2) */
+ *   bench_route Q LMC T    with T threads (default 2)
+ *   bench_route Q LMC T 0  the same without the (slow) path-quality read-back */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -19,6 +20,13 @@ static double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -41,14 +49,14 @@ static void one(int q, int lmc, int threads, int quality)
 	o.threads = threads;
 	struct ibf_routes r;
 	struct ibf_route_report rep;
-	double t0 = now();
+	double t0 = now(), c0 = cpu_now();
 	int rc = ibf_route(f, "layered", &o, &r, &rep, &err);
-	double dt = now() - t0;
+	double dt = now() - t0, dc = cpu_now() - c0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("q=%-2d lmc=%d switches=%u hosts=%u lids=%u threads=%d: %s wall %.2f s, peak RSS %ld MB, "
+	printf("q=%-2d lmc=%d switches=%u hosts=%u lids=%u threads=%d: %s wall %.2f s, cpu %.2f s, peak RSS %ld MB, "
 	       "layer>=1 pairs %llu, in window %llu, fallback %llu\n",
-	       q, lmc, f->nsw, f->nhosts_ports, ibf_max_lid(f), threads, rc ? err.msg : "ok", dt,
+	       q, lmc, f->nsw, f->nhosts_ports, ibf_max_lid(f), threads, rc ? err.msg : "ok", dt, dc,
 	       ru.ru_maxrss / 1024, (unsigned long long)rep.pairs_total,
 	       (unsigned long long)rep.pairs_nonminimal, (unsigned long long)rep.pairs_fallback);
 	if (!rc && quality) {
@@ -63,6 +71,15 @@ static void one(int q, int lmc, int threads, int quality)
 			       100.0 * (double)a.ge[3] / n, 100.0 * (double)a.ge[4] / n, a.max_len_hi,
 			       (unsigned long long)a.len_hi_over3, a.link_max / a.link_mean);
 		}
+		/* the link balance exactly as `ibfab route stats` reports it */
+		struct ibf_path_stats ps;
+		if (!ibf_path_stats_compute(f, &r, &ps, &err)) {
+			printf("      path_stats: >=3 %.1f%% >=4 %.1f%%, paths per link max/mean %.3f "
+			       "(max %.0f mean %.2f min %.0f cv %.3f)\n",
+			       100 * ps.share_ge[3], 100 * ps.share_ge[4], ps.link_max / ps.link_mean,
+			       ps.link_max, ps.link_mean, ps.link_min, ps.link_cv);
+			ibf_path_stats_free(&ps);
+		}
 	}
 	fflush(stdout);
 	if (!rc)
@@ -74,7 +91,7 @@ int main(int argc, char **argv)
 {
 	int threads = argc > 3 ? atoi(argv[3]) : 2;
 	if (argc > 2) {
-		one(atoi(argv[1]), atoi(argv[2]), threads, 1);
+		one(atoi(argv[1]), atoi(argv[2]), threads, argc > 4 ? atoi(argv[4]) : 1);
 		return 0;
 	}
 	static const int qs[] = { 5, 7, 11, 13, 17, 19 };

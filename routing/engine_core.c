@@ -1,6 +1,7 @@
 /* Shared driver of the minimal and layered engines: destination list, link
  * tables, all-pairs switch distances, the deterministic round-based worker
- * pool, LFT column output and the final reachability verdict. */
+ * pool, LFT column output, the load rebalancing pass and the final
+ * reachability verdict. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -60,32 +61,85 @@ uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t 
 
 /* ------------------------------------------------------------- one unit */
 
-static void write_column(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
-			 uint32_t lid, const uint32_t *nxt, uint32_t nreach)
+/* The LFT (and hop) columns of every LID of the unit, switch by switch, so
+ * each switch's row is touched once for its (consecutive) LIDs. */
+static void write_columns(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
+			  uint32_t nreach)
 {
 	struct ibf_routes *r = c->r;
 	const struct ibf_adj *adj = c->f->adj;
+	uint32_t S = c->S, nl = d->nlids, extra = d->is_sw ? 0u : 1u;
 	for (uint32_t i = 0; i < nreach; i++) {
 		uint32_t s = ws->order[i];
-		size_t at = (size_t)s * r->stride + lid;
-		uint32_t len;
-		if (s == d->t) {
-			r->lft[at] = d->tport;
-			len = 0;
-		} else {
-			r->lft[at] = adj[nxt[s]].lport;
-			len = (uint32_t)ws->len[s];
-		}
-		if (r->hops) {
-			len += d->is_sw ? 0u : 1u;
-			r->hops[at] = (uint8_t)(len > 254 ? 254 : len);
+		size_t at = (size_t)s * r->stride + d->lid;
+		for (uint32_t j = 0; j < nl; j++) {
+			uint32_t len;
+			if (s == d->t) {
+				r->lft[at + j] = d->tport;
+				len = 0;
+			} else {
+				r->lft[at + j] = adj[ws->nxt[(size_t)j * S + s]].lport;
+				len = (uint32_t)ws->rlen[(size_t)j * S + s];
+			}
+			if (r->hops) {
+				len += extra;
+				r->hops[at + j] = (uint8_t)(len > 254 ? 254 : len);
+			}
 		}
 	}
+}
+
+/* exact loads of one CA LID's tree: every source CA port at s adds one to
+ * each link of s's path; summed over subtrees, farthest first */
+static void charge_exact(const struct eng_ctx *c, struct eng_ws *ws, const uint32_t *nxt,
+			 uint32_t nreach)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	const uint32_t *order = ws->order;
+	const int32_t *len = ws->len;
+	uint64_t *acc = ws->acc;
+	uint32_t *cnt = ws->bcount, *byl = ws->bucket, maxl = 0;
+	for (uint32_t i = 0; i < nreach; i++) {
+		uint32_t x = order[i];
+		acc[x] = c->hca[x];
+		if ((uint32_t)len[x] > maxl)
+			maxl = (uint32_t)len[x];
+	}
+	memset(cnt, 0, (size_t)(maxl + 2) * sizeof(*cnt));
+	for (uint32_t i = 0; i < nreach; i++)
+		cnt[len[order[i]] + 1]++;
+	for (uint32_t k = 1; k <= maxl + 1; k++)
+		cnt[k] += cnt[k - 1];
+	for (uint32_t i = 0; i < nreach; i++)
+		byl[cnt[len[order[i]]]++] = order[i];
+	for (uint32_t i = nreach; i-- > 1;) {
+		uint32_t x = byl[i], e = nxt[x];
+		if (acc[x])
+			eng_add_x(ws, e, (int64_t)acc[x]);
+		acc[adj[e].nbr] += acc[x];
+	}
+}
+
+static void flush_exact(struct eng_ws *ws, struct eng_unit_out *out)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < ws->nxt_touched; i++) {
+		uint32_t e = ws->xtouched[i];
+		if (ws->xdelta[e]) {
+			out->xe[n] = e;
+			out->xw[n++] = ws->xdelta[e];
+		}
+		ws->xdelta[e] = 0;
+		ws->xflag[e] = 0;
+	}
+	out->nx = n;
+	ws->nxt_touched = 0;
 }
 
 static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 		     struct eng_unit_out *out)
 {
+	out->moves = 0;
 	const struct eng_dest *d = &c->dest[di];
 	uint32_t S = c->S;
 	out->pairs_total = out->pairs_nonmin = out->pairs_fallback = 0;
@@ -107,9 +161,10 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 			ws->down_off[s] = k;
 			if (D[s] == ENG_DIST_INF)
 				continue;
-			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
-				if (D[f->adj[e].nbr] + 1 == D[s])
-					ws->down[k++] = e;
+			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+				ws->down[k] = e; /* branch-free */
+				k += D[f->adj[e].nbr] + 1 == D[s];
+			}
 		}
 		ws->down_off[S] = k;
 	}
@@ -128,8 +183,14 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 		} else {
 			eng_layer_tree(c, ws, di, (int)j, nreach, cap, out);
 		}
-		write_column(c, ws, d, lid, nxt, nreach);
+		int32_t *rl = ws->rlen + (size_t)j * S;
+		for (uint32_t i = 0; i < nreach; i++)
+			rl[ws->order[i]] = ws->len[ws->order[i]];
+		if (!d->is_sw)
+			charge_exact(c, ws, nxt, nreach);
 	}
+	write_columns(c, ws, d, nreach);
+	flush_exact(ws, out);
 	out->ntouched = ws->ntouched;
 	for (uint32_t i = 0; i < ws->ntouched; i++) {
 		uint32_t e = ws->touched[i];
@@ -138,6 +199,278 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 		ws->delta[e] = 0;
 	}
 	ws->ntouched = 0;
+}
+
+/* ------------------------------------------------------------- rebalancing
+ *
+ * After every table is built, each CA destination port is revisited (in the
+ * same deterministic rounds): in each of its LID trees a switch s may re-point
+ * its next hop to another neighbour u one step closer to t *in that tree*
+ * (len[u] = len[s] - 1).  Every path length stays as it was, so minimal paths
+ * stay minimal, in-window paths stay in window and the hop table is unchanged;
+ * the tree stays a tree (u is not below s).  A move is taken only when it
+ * lowers the sum of squared exact link loads (paths per link as
+ * ibf_path_stats counts them), and only when, for s and every switch below
+ * it, the LIDs of the port whose paths share a cable or a directed link with
+ * the new path are a subset of those sharing one with the old path: the
+ * conflict graph between the paths of a pair only loses edges, so no pair
+ * loses edge-disjoint paths. */
+
+/* stamps cb/db with the cables / links of y's paths for every LID k != j */
+static void mark_other(const struct eng_ctx *c, struct eng_ws *ws, uint32_t y, uint32_t t,
+		       uint32_t nl, uint32_t j)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	if (++ws->stamp2 == 0) {
+		memset(ws->cst, 0, (size_t)c->E * sizeof(*ws->cst));
+		memset(ws->dst, 0, (size_t)c->E * sizeof(*ws->dst));
+		ws->stamp2 = 1;
+	}
+	uint32_t st = ws->stamp2;
+	for (uint32_t k = 0; k < nl; k++) {
+		if (k == j)
+			continue;
+		const uint32_t *nx = ws->nxt + (size_t)k * c->S;
+		uint64_t bit = 1ull << k;
+		for (uint32_t x = y, g = 0; x != t && g < c->S; g++) {
+			uint32_t e = nx[x], u = c->und[e];
+			if (ws->cst[u] != st) {
+				ws->cst[u] = st;
+				ws->cb[u] = 0;
+			}
+			ws->cb[u] |= bit;
+			if (ws->dst[e] != st) {
+				ws->dst[e] = st;
+				ws->db[e] = 0;
+			}
+			ws->db[e] |= bit;
+			x = adj[e].nbr;
+		}
+	}
+}
+
+static inline void conflicts(const struct eng_ctx *c, const struct eng_ws *ws, uint32_t e,
+			     uint64_t *cm, uint64_t *dm)
+{
+	uint32_t u = c->und[e];
+	if (ws->cst[u] == ws->stamp2)
+		*cm |= ws->cb[u];
+	if (ws->dst[e] == ws->stamp2)
+		*dm |= ws->db[e];
+}
+
+/* may s (layer j) leave by link en instead of nx[s]?  see above */
+static int move_ok(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s, uint32_t en,
+		   uint32_t t, uint32_t nl, uint32_t j)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	const uint32_t *nx = ws->nxt + (size_t)j * c->S;
+	uint32_t *stk = ws->tmp, ns = 0;
+	stk[ns++] = s;
+	while (ns) {
+		uint32_t y = stk[--ns];
+		for (uint32_t ch = ws->fc[y]; ch != ENG_NOLINK; ch = ws->sib[ch])
+			stk[ns++] = ch;
+		mark_other(c, ws, y, t, nl, j);
+		uint64_t oc = 0, od = 0, nc = 0, nd = 0;
+		uint32_t x = y, g = 0;
+		for (; x != s && g < c->S; g++) { /* the common prefix y -> s */
+			conflicts(c, ws, nx[x], &oc, &od);
+			x = adj[nx[x]].nbr;
+		}
+		for (x = s, g = 0; x != t && g < c->S; g++) {
+			conflicts(c, ws, nx[x], &oc, &od);
+			x = adj[nx[x]].nbr;
+		}
+		conflicts(c, ws, en, &nc, &nd);
+		for (x = adj[en].nbr, g = 0; x != t && g < c->S; g++) {
+			conflicts(c, ws, nx[x], &nc, &nd);
+			x = adj[nx[x]].nbr;
+		}
+		if ((nc & ~oc) || (nd & ~od))
+			return 0;
+	}
+	return 1;
+}
+
+static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
+			   uint32_t nreach, uint32_t j, struct eng_unit_out *out)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_adj *adj = f->adj;
+	uint32_t S = c->S, t = d->t, nl = d->nlids;
+	uint32_t *nx = ws->nxt + (size_t)j * S;
+	int32_t *len = ws->rlen + (size_t)j * S;
+	uint64_t *acc = ws->acc;
+	const uint32_t *order = ws->order;
+	int check = c->mode == ENG_LAYERED && nl > 1;
+
+	/* children, and the switches by tree length (counting sort) */
+	uint32_t maxl = 0;
+	for (uint32_t i = 0; i < nreach; i++) {
+		uint32_t x = order[i];
+		ws->fc[x] = ENG_NOLINK;
+		acc[x] = c->hca[x];
+		if ((uint32_t)len[x] > maxl)
+			maxl = (uint32_t)len[x];
+	}
+	for (uint32_t i = 1; i < nreach; i++) {
+		uint32_t x = order[i], p = adj[nx[x]].nbr;
+		ws->sib[x] = ws->fc[p];
+		ws->fc[p] = x;
+	}
+	uint32_t *cnt = ws->bcount, *byl = ws->bucket;
+	memset(cnt, 0, (size_t)(maxl + 2) * sizeof(*cnt));
+	for (uint32_t i = 0; i < nreach; i++)
+		cnt[len[order[i]] + 1]++;
+	for (uint32_t k = 1; k <= maxl + 1; k++)
+		cnt[k] += cnt[k - 1];
+	for (uint32_t i = 0; i < nreach; i++)
+		byl[cnt[len[order[i]]]++] = order[i];
+	for (uint32_t i = nreach; i-- > 1;) {
+		uint32_t x = byl[i];
+		acc[adj[nx[x]].nbr] += acc[x];
+	}
+	/* nearest first: the big subtrees move first, the leaves fine-tune */
+	for (uint32_t i = 1; i < nreach; i++) {
+		uint32_t s = byl[i];
+		int64_t a = (int64_t)acc[s];
+		if (!a)
+			continue;
+		uint32_t eo = nx[s];
+		/* only a path with a link above the mean load is worth leaving */
+		int64_t hi = 0;
+		for (uint32_t x = s; x != t;) {
+			uint32_t e = nx[x];
+			int64_t w = eng_x(c, ws, e);
+			if (w > hi)
+				hi = w;
+			x = adj[e].nbr;
+		}
+		if (hi <= c->xmean)
+			continue;
+		int64_t bestd = 0;
+		uint32_t beste = ENG_NOLINK;
+		/* branch-free filter: neighbours one step closer in this tree */
+		uint32_t cand[256], n = 0, e0 = f->adj_off[s], deg = f->adj_off[s + 1] - e0;
+		int32_t want = len[s] - 1;
+		if (deg > 256)
+			deg = 256; /* cannot happen: ports are 8-bit */
+		for (uint32_t k = 0; k < deg; k++) {
+			cand[n] = e0 + k;
+			n += len[adj[e0 + k].nbr] == want;
+		}
+		for (uint32_t ci = 0; ci < n; ci++) {
+			uint32_t e = cand[ci], u = adj[e].nbr;
+			if (e == eo || u == s)
+				continue;
+			/* walk old and new paths in lockstep until they meet */
+			int64_t dl = a * (2 * eng_x(c, ws, e) + a) - a * (2 * eng_x(c, ws, eo) - a);
+			uint32_t xo = adj[eo].nbr, xn = u;
+			while (xo != xn) {
+				uint32_t fo = nx[xo], fn = nx[xn];
+				dl += a * (2 * eng_x(c, ws, fn) + a) - a * (2 * eng_x(c, ws, fo) - a);
+				xo = adj[fo].nbr;
+				xn = adj[fn].nbr;
+			}
+			if (dl >= bestd)
+				continue;
+			if (check && !move_ok(c, ws, s, e, t, nl, j))
+				continue;
+			bestd = dl;
+			beste = e;
+		}
+		if (beste == ENG_NOLINK)
+			continue;
+		/* apply: loads, subtree sums, child lists, the LFT entry */
+		uint32_t po = adj[eo].nbr, pn = adj[beste].nbr;
+		for (uint32_t x = s; x != t;) {
+			uint32_t e = nx[x];
+			eng_add_x(ws, e, -a);
+			x = adj[e].nbr;
+			if (x != t)
+				acc[x] -= (uint64_t)a;
+		}
+		uint32_t *pp = &ws->fc[po];
+		while (*pp != s)
+			pp = &ws->sib[*pp];
+		*pp = ws->sib[s];
+		nx[s] = beste;
+		ws->sib[s] = ws->fc[pn];
+		ws->fc[pn] = s;
+		for (uint32_t x = s; x != t;) {
+			uint32_t e = nx[x];
+			eng_add_x(ws, e, a);
+			x = adj[e].nbr;
+			if (x != t)
+				acc[x] += (uint64_t)a;
+		}
+		c->r->lft[(size_t)s * c->r->stride + d->lid + j] = adj[beste].lport;
+		out->moves++;
+	}
+}
+
+static void rebal_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
+		       struct eng_unit_out *out)
+{
+	const struct eng_dest *d = &c->dest[di];
+	const struct ibf_adj *adj = c->f->adj;
+	uint32_t S = c->S, t = d->t;
+	out->ntouched = 0;
+	out->nx = 0;
+	out->moves = 0;
+	if (d->is_sw || d->nlids > 64)
+		return;
+	uint32_t nreach = eng_order_by_dist(c, ws, t, ws->order);
+	const struct ibf_routes *r = c->r;
+	/* the trees from the LFTs, switch by switch (one row touch each) */
+	for (uint32_t i = 0; i < nreach; i++) {
+		uint32_t s = ws->order[i];
+		const uint8_t *row = r->lft + (size_t)s * r->stride + d->lid;
+		for (uint32_t j = 0; j < d->nlids; j++) {
+			uint32_t *nx = ws->nxt + (size_t)j * S;
+			if (s == t) {
+				nx[s] = ENG_NOLINK;
+				continue;
+			}
+			uint8_t port = row[j];
+			nx[s] = port == IBF_LFT_NONE ? ENG_NOLINK : c->plink[(size_t)s * 256 + port];
+			if (nx[s] == ENG_NOLINK)
+				return;
+		}
+	}
+	for (uint32_t j = 0; j < d->nlids; j++) {
+		uint32_t *nx = ws->nxt + (size_t)j * S;
+		int32_t *len = ws->rlen + (size_t)j * S;
+		for (uint32_t i = 0; i < nreach; i++) {
+			len[ws->order[i]] = -1;
+			ws->fixed[ws->order[i]] = 0;
+		}
+		/* tree lengths: walk up to a known switch, then unwind */
+		len[t] = 0;
+		ws->fixed[t] = 1;
+		uint32_t *stk = ws->tmp;
+		for (uint32_t i = 1; i < nreach; i++) {
+			uint32_t x = ws->order[i], n = 0;
+			while (!ws->fixed[x]) {
+				if (n >= nreach)
+					return; /* not a tree: leave it alone */
+				ws->fixed[x] = 2;
+				stk[n++] = x;
+				x = adj[nx[x]].nbr;
+				if (ws->fixed[x] == 2)
+					return;
+			}
+			while (n) {
+				uint32_t y = stk[--n];
+				len[y] = len[adj[nx[y]].nbr] + 1;
+				ws->fixed[y] = 1;
+			}
+		}
+	}
+	for (uint32_t j = 0; j < d->nlids; j++)
+		rebalance_tree(c, ws, d, nreach, j, out);
+	flush_exact(ws, out);
 }
 
 /* ------------------------------------------------------------- the pool */
@@ -184,7 +517,8 @@ static void pool_work(struct eng_pool *p, int tid)
 {
 	unsigned i;
 	while ((i = atomic_fetch_add(&p->next, 1u)) < p->n)
-		run_unit(p->c, &p->ws[tid], p->base + i, &p->c->out[i]);
+		(p->c->phase ? rebal_unit : run_unit)(p->c, &p->ws[tid], p->base + i,
+						      &p->c->out[i]);
 }
 
 static void *worker_main(void *arg)
@@ -218,6 +552,16 @@ static void ws_free(struct eng_ws *ws)
 	free(ws->down_off);
 	free(ws->down);
 	free(ws->bcount);
+	free(ws->xdelta);
+	free(ws->xflag);
+	free(ws->xtouched);
+	free(ws->rlen);
+	free(ws->fc);
+	free(ws->sib);
+	free(ws->cst);
+	free(ws->dst);
+	free(ws->cb);
+	free(ws->db);
 	memset(ws, 0, sizeof(*ws));
 }
 
@@ -240,9 +584,20 @@ static int ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids)
 	ws->down_off = malloc((S + 1) * sizeof(*ws->down_off));
 	ws->down = malloc(E * sizeof(*ws->down));
 	ws->bcount = malloc(((size_t)c->diam + 4400 + S) * sizeof(*ws->bcount));
+	ws->xdelta = calloc(E, sizeof(*ws->xdelta));
+	ws->xflag = calloc(E, 1);
+	ws->xtouched = malloc(E * sizeof(*ws->xtouched));
+	ws->rlen = malloc(S * maxlids * sizeof(*ws->rlen));
+	ws->fc = malloc(S * sizeof(*ws->fc));
+	ws->sib = malloc(S * sizeof(*ws->sib));
+	ws->cst = calloc(E, sizeof(*ws->cst));
+	ws->dst = calloc(E, sizeof(*ws->dst));
+	ws->cb = malloc(E * sizeof(*ws->cb));
+	ws->db = malloc(E * sizeof(*ws->db));
 	if (!ws->delta || !ws->touched || !ws->order || !ws->tmp || !ws->acc || !ws->len ||
 	    !ws->fixed || !ws->level || !ws->nopath || !ws->nxt || !ws->mark || !ws->bucket || !ws->down_off || !ws->down ||
-	    !ws->bcount) {
+	    !ws->bcount || !ws->xdelta || !ws->xflag || !ws->xtouched || !ws->rlen || !ws->fc ||
+	    !ws->sib || !ws->cst || !ws->dst || !ws->cb || !ws->db) {
 		ws_free(ws);
 		return -1;
 	}
@@ -261,9 +616,16 @@ static void ctx_free(struct eng_ctx *c)
 	free(c->dest);
 	free(c->W);
 	free(c->possible);
+	free(c->X);
+	free(c->winlo);
+	free(c->winhi);
+	free(c->hca);
+	free(c->plink);
 	for (unsigned i = 0; i < ENG_ROUND; i++) {
 		free(c->out[i].e);
 		free(c->out[i].w);
+		free(c->out[i].xe);
+		free(c->out[i].xw);
 	}
 }
 
@@ -390,8 +752,14 @@ static int build_links(struct eng_ctx *c, struct ibf_error *err)
 	c->rev = malloc((E ? E : 1) * sizeof(*c->rev));
 	c->und = malloc((E ? E : 1) * sizeof(*c->und));
 	c->W = calloc(E ? E : 1, sizeof(*c->W));
-	if (!c->esrc || !c->rev || !c->und || !c->W)
+	c->X = calloc(E ? E : 1, sizeof(*c->X));
+	c->plink = malloc(((size_t)S * 256 + 1) * sizeof(*c->plink));
+	if (!c->esrc || !c->rev || !c->und || !c->W || !c->X || !c->plink)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	memset(c->plink, 0xff, ((size_t)S * 256 + 1) * sizeof(*c->plink));
+	for (uint32_t s = 0; s < S; s++)
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			c->plink[(size_t)s * 256 + f->adj[e].lport] = e;
 	for (uint32_t s = 0; s < S; s++)
 		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
 			c->esrc[e] = s;
@@ -546,7 +914,8 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 	int started = 0, have_bar = 0, nws = 0;
 
 	c.hosts = calloc(c.S ? c.S : 1, sizeof(*c.hosts));
-	if (!c.hosts) {
+	c.hca = calloc(c.S ? c.S : 1, sizeof(*c.hca));
+	if (!c.hosts || !c.hca) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
@@ -556,6 +925,19 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 		goto out;
 	if ((rc = build_links(&c, err)) || (rc = build_dist(&c, err)))
 		goto out;
+	c.winlo = malloc(((size_t)c.diam + 1) * sizeof(*c.winlo));
+	c.winhi = malloc(((size_t)c.diam + 1) * sizeof(*c.winhi));
+	if (!c.winlo || !c.winhi) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t k = 0; k <= c.diam; k++) {
+		c.winlo[k] = eng_bound(&c, &o->min_len, k);
+		c.winhi[k] = eng_bound(&c, &o->max_len, k);
+	}
+	for (uint32_t i = 0; i < c.ndest; i++)
+		if (!c.dest[i].is_sw)
+			c.hca[c.dest[i].t]++;
 	c.layers = o->layers > 0 ? o->layers : 1 << maxlmc;
 	if (c.layers > 128)
 		c.layers = 128;
@@ -572,7 +954,9 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 	for (unsigned i = 0; i < ENG_ROUND; i++) {
 		c.out[i].e = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].e));
 		c.out[i].w = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].w));
-		if (!c.out[i].e || !c.out[i].w) {
+		c.out[i].xe = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].xe));
+		c.out[i].xw = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].xw));
+		if (!c.out[i].e || !c.out[i].w || !c.out[i].xe || !c.out[i].xw) {
 			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			goto out;
 		}
@@ -631,37 +1015,58 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 		"%s: %u switches, %u destinations, %d layers, diameter %u, %d threads",
 		r->engine, c.S, c.ndest, c.layers, c.diam, nt);
 
-	uint64_t unreach = 0, ptot = 0, pnon = 0, pfb = 0, plong = 0;
+	uint64_t unreach = 0, ptot = 0, pnon = 0, pfb = 0, plong = 0, moves = 0;
 	uint32_t maxlen = 0;
 	int64_t first_bad = -1;
-	for (uint32_t base = 0; base < c.ndest; base += c.round) {
-		pool.base = base;
-		pool.n = c.ndest - base < c.round ? c.ndest - base : c.round;
-		atomic_store(&pool.next, 0u);
-		if (nt > 1) {
-			bar_wait(&pool.bar);
-			pool_work(&pool, 0);
-			bar_wait(&pool.bar);
-		} else {
-			pool_work(&pool, 0);
+	/* phase 0 builds every table; phase 1 rebalances them (one sweep: more
+	 * gain little), in the same deterministic rounds */
+	for (int ph = 0; ph <= ENG_SWEEPS && !(ph > 0 && unreach); ph++) {
+		c.phase = ph > 0;
+		if (c.phase) {
+			/* moves keep every path length, so the total (and the mean)
+			 * of X stays as it is; a hair above the mean: near balance,
+			 * re-checking every path costs much and gains little */
+			uint64_t sum = 0;
+			for (uint32_t e = 0; e < c.E; e++)
+				sum += c.X[e];
+			c.xmean = c.E ? (int64_t)(sum / c.E + sum / c.E / 512) : 0;
 		}
-		for (uint32_t i = 0; i < pool.n; i++) {
-			const struct eng_unit_out *u = &c.out[i];
-			for (uint32_t k = 0; k < u->ntouched; k++)
-				c.W[u->e[k]] += u->w[k];
-			ptot += u->pairs_total;
-			pnon += u->pairs_nonmin;
-			pfb += u->pairs_fallback;
-			plong += u->long_paths;
-			if (u->max_len > maxlen)
-				maxlen = u->max_len;
-			if (u->unreachable) {
-				unreach += u->unreachable;
-				if (first_bad < 0)
-					first_bad = base + i;
+		for (uint32_t base = 0; base < c.ndest; base += c.round) {
+			pool.base = base;
+			pool.n = c.ndest - base < c.round ? c.ndest - base : c.round;
+			atomic_store(&pool.next, 0u);
+			if (nt > 1) {
+				bar_wait(&pool.bar);
+				pool_work(&pool, 0);
+				bar_wait(&pool.bar);
+			} else {
+				pool_work(&pool, 0);
+			}
+			for (uint32_t i = 0; i < pool.n; i++) {
+				const struct eng_unit_out *u = &c.out[i];
+				for (uint32_t k = 0; k < u->nx; k++)
+					c.X[u->xe[k]] += (uint64_t)u->xw[k];
+				moves += u->moves;
+				if (c.phase)
+					continue;
+				for (uint32_t k = 0; k < u->ntouched; k++)
+					c.W[u->e[k]] += u->w[k];
+				ptot += u->pairs_total;
+				pnon += u->pairs_nonmin;
+				pfb += u->pairs_fallback;
+				plong += u->long_paths;
+				if (u->max_len > maxlen)
+					maxlen = u->max_len;
+				if (u->unreachable) {
+					unreach += u->unreachable;
+					if (first_bad < 0)
+						first_bad = base + i;
+				}
 			}
 		}
 	}
+	eng_log(o, IBF_LOG_VERBOSE, "%s: rebalancing moved %llu next hops", r->engine,
+		(unsigned long long)moves);
 	if (nt > 1 && started) {
 		pool.done = 1;
 		bar_wait(&pool.bar);

@@ -9,7 +9,12 @@
  * after the round the changes of all units are added to the shared
  * weights.  Addition commutes, the round size is a constant, and each unit
  * derives its random choices from (seed, destination, layer), so the
- * tables never depend on the thread count or on scheduling. */
+ * tables never depend on the thread count or on scheduling.
+ *
+ * Two phases run in such rounds: phase 0 builds every destination's trees;
+ * phase 1 revisits every CA destination and re-points next hops to even out
+ * the exact link loads X (see rebal_unit in engine_core.c), again reading
+ * X as it was when the round began plus the unit's own changes. */
 #ifndef IBF_ENGINE_INTERNAL_H
 #define IBF_ENGINE_INTERNAL_H
 
@@ -18,6 +23,7 @@
 #include <stdint.h>
 
 #define ENG_ROUND 16u          /* most units per round; never depends on threads */
+#define ENG_SWEEPS 1           /* rebalancing sweeps over all destinations */
 #define ENG_DIST_INF UINT16_MAX
 #define ENG_NOLINK UINT32_MAX
 
@@ -44,6 +50,10 @@ struct eng_unit_out {
 	uint64_t unreachable; /* (switch, LID) entries left unset */
 	uint64_t long_paths;  /* layer >= 1 paths longer than the window allows */
 	uint32_t max_len;     /* longest switch-to-switch path in layers >= 1 */
+	uint32_t nx;          /* exact-load changes (see eng_ctx.X) */
+	uint32_t *xe;
+	int64_t *xw;
+	uint64_t moves;       /* rebalancing: next hops re-pointed */
 };
 
 struct eng_ctx {
@@ -67,6 +77,13 @@ struct eng_ctx {
 	uint64_t *possible;   /* [S * words] bit s of row t: s has some simple path to t
 			       * whose length lies in its window (only for layered) */
 	uint32_t pwords;
+	uint64_t *X;          /* [E] exact paths per link, as ibf_path_stats counts them:
+			       * (source CA port, CA destination LID) pairs crossing it */
+	uint32_t *hca;        /* [S] CA/router ports cabled to each switch */
+	uint32_t *plink;      /* [S * 256] out link of (switch, port), ENG_NOLINK */
+	int32_t *winlo, *winhi; /* [diam + 1] window bounds by distance (eng_bound) */
+	int phase;            /* 0: build the tables, 1: rebalance them */
+	int64_t xmean;        /* mean of X when the round began (phase 1) */
 	struct eng_unit_out out[ENG_ROUND];
 };
 
@@ -90,7 +107,31 @@ struct eng_ws {
 	uint32_t *down_off;   /* [S + 1] per switch: its links one hop closer to t */
 	uint32_t *down;       /* [E] */
 	uint32_t *bcount;     /* [S + 2] */
+	/* exact-load deltas and the rebalancing pass */
+	int64_t *xdelta;      /* [E] */
+	uint8_t *xflag;       /* [E] */
+	uint32_t *xtouched;   /* [E] */
+	uint32_t nxt_touched;
+	int32_t *rlen;        /* [layers * S] tree path length per LID of the unit */
+	uint32_t *fc, *sib;   /* [S] first child, next sibling in one tree */
+	uint32_t *cst, *dst;  /* [E] stamps of cb (per cable) and db (per link) */
+	uint64_t *cb, *db;    /* [E] LIDs (bits) whose path uses the cable / link */
+	uint32_t stamp2;
 };
+
+static inline int64_t eng_x(const struct eng_ctx *c, const struct eng_ws *ws, uint32_t e)
+{
+	return (int64_t)c->X[e] + ws->xdelta[e];
+}
+
+static inline void eng_add_x(struct eng_ws *ws, uint32_t e, int64_t v)
+{
+	if (!ws->xflag[e]) {
+		ws->xflag[e] = 1;
+		ws->xtouched[ws->nxt_touched++] = e;
+	}
+	ws->xdelta[e] += v;
+}
 
 static inline uint64_t eng_w(const struct eng_ctx *c, const struct eng_ws *ws, uint32_t e)
 {
@@ -165,6 +206,17 @@ static inline int eng_bound(const struct eng_ctx *c, const struct ibf_win_bound 
 	if (v > 4096)
 		v = 4096;
 	return (int)v;
+}
+
+/* the same, from the tables (dst <= diam) */
+static inline int eng_lo(const struct eng_ctx *c, uint32_t dst)
+{
+	return c->winlo[dst];
+}
+
+static inline int eng_hi(const struct eng_ctx *c, uint32_t dst)
+{
+	return c->winhi[dst];
 }
 
 #endif

@@ -27,6 +27,13 @@
  *
  * The cost of a source is O(degree x path length) in the common case; the
  * bounded prefix search runs only for sources with no clean one-hop option.
+ * Both filter a switch's links branch-free first (the test "in the tree at
+ * a length that fits the window" is a coin toss for the branch predictor).
+ *
+ * Link balance is finished afterwards by the shared rebalancing pass
+ * (engine_core.c): it re-points switches among equal-length options where
+ * no pair's edge-disjointness can suffer, which the greedy order here cannot
+ * foresee.
  */
 #include "engine_internal.h"
 
@@ -78,11 +85,16 @@ static inline uint64_t walk_cost(const struct eng_ctx *c, const struct eng_ws *w
 	return cost;
 }
 
+/* The prefix search behind the first pass: free prefixes s -> x1 -> ... -> x
+ * through switches not yet in the tree, then one hop into the tree (the
+ * prefix s -> tree neighbour itself is the first pass's). */
 static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q, uint32_t x,
-		uint32_t p, uint64_t cost, int deep)
+		uint32_t p, uint64_t cost)
 {
 	const struct ibf_fabric *f = c->f;
-	int can_deeper = deep && p + 1 < q->pmax;
+	const struct ibf_adj *adj = f->adj;
+	const int32_t *len = ws->len;
+	int can_deeper = p + 1 < q->pmax;
 	/* every useful next switch u has D[u] <= hi - (p + 1); when that is
 	 * below D[x], only the links one hop closer to t qualify */
 	int budget = q->hi - (int)(p + 1);
@@ -91,16 +103,29 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 		return;
 	uint32_t k0 = only_down ? ws->down_off[x] : f->adj_off[x];
 	uint32_t k1 = only_down ? ws->down_off[x + 1] : f->adj_off[x + 1];
+	if (k1 - k0 > 256)
+		k1 = k0 + 256; /* cannot happen: ports are 8-bit */
+	/* branch-free filter, in port order: tree switches that end a path in
+	 * the window, and switches off the tree that may extend the prefix */
+	uint32_t cand[256], n = 0;
+	int lo_p = q->lo - (int)(p + 1);
+	uint32_t span = (uint32_t)(q->hi - q->lo);
 	for (uint32_t k = k0; k < k1; k++) {
 		uint32_t e = only_down ? ws->down[k] : k;
-		uint32_t u = f->adj[e].nbr;
-		int lu = ws->len[u]; /* >= 0 exactly for switches in the tree */
+		uint32_t u = adj[e].nbr;
+		int lu = len[u];
+		uint32_t in_tree = (lu >= 0) & (p > 0) & ((uint32_t)(lu - lo_p) <= span);
+		uint32_t deeper = (lu < 0) & can_deeper & (u != x) & (u != q->s) &
+				  ((int)q->D[u] <= budget);
+		cand[n] = e;
+		n += in_tree | deeper;
+	}
+	for (uint32_t ci = 0; ci < n; ci++) {
+		uint32_t e = cand[ci];
+		uint32_t u = adj[e].nbr;
+		int lu = len[u];
 		if (lu >= 0) {
-			if (deep == 2 && p == 0)
-				continue; /* depth 0 tree neighbours: done by the first pass */
 			int Lp = (int)p + 1 + lu;
-			if (Lp < q->lo || Lp > q->hi)
-				continue;
 			uint64_t c1 = cost + eng_w(c, ws, e);
 			if (ws->mark[c->und[e]] == ws->stamp)
 				c1 += OVL_COST;
@@ -110,8 +135,7 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 				uint32_t xi = q->cur_n[i];
 				int li = Lp - (int)i;
 				uint32_t dx = q->D[xi];
-				if (li < eng_bound(c, &c->o->min_len, dx) ||
-				    li > eng_bound(c, &c->o->max_len, dx))
+				if (li < eng_lo(c, dx) || li > eng_hi(c, dx))
 					c1 += relay_cost(ws, q->layer, xi);
 			}
 			if (c1 >= q->best)
@@ -124,10 +148,8 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 					q->best_e[i] = q->cur_e[i];
 				q->best_e[p] = e;
 			}
-		} else if (can_deeper && u != x) {
+		} else {
 			uint32_t du = q->D[u];
-			if (u == q->s || (int)(p + 1 + du) > q->hi)
-				continue;
 			int dup = 0;
 			for (uint32_t i = 1; i <= p; i++)
 				dup |= q->cur_n[i] == u;
@@ -138,7 +160,7 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 				c1 += OVL_COST;
 			/* u's length will be at most hi - (p + 1): below its window
 			 * means it surely becomes a relay; charge it now (bound) */
-			int charged = q->hi - (int)(p + 1) < eng_bound(c, &c->o->min_len, du);
+			int charged = budget < eng_lo(c, du);
 			if (charged)
 				c1 += relay_cost(ws, q->layer, u);
 			if (c1 >= q->best)
@@ -146,7 +168,40 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 			q->cur_e[p] = e;
 			q->cur_n[p + 1] = u;
 			q->charged[p + 1] = (uint8_t)charged;
-			dfs(c, ws, q, u, p + 1, c1, deep);
+			dfs(c, ws, q, u, p + 1, c1);
+		}
+	}
+}
+
+/* The first pass: one hop straight into the tree. */
+static void scan_one_hop(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	const int32_t *len = ws->len;
+	uint32_t s = q->s, e0 = c->f->adj_off[s], deg = c->f->adj_off[s + 1] - e0;
+	int lo1 = q->lo > 1 ? q->lo - 1 : 0;
+	uint32_t span = (uint32_t)(q->hi - 1 - lo1);
+	uint32_t cand[256], n = 0;
+	if (deg > 256)
+		deg = 256; /* cannot happen: ports are 8-bit */
+	/* branch-free filter: neighbours in the tree at a length that puts s
+	 * in its window (off the tree, len is -1 and wraps to a huge value) */
+	for (uint32_t k = 0; k < deg; k++) {
+		cand[n] = e0 + k;
+		n += (uint32_t)(len[adj[e0 + k].nbr] - lo1) <= span;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t e = cand[i], u = adj[e].nbr;
+		uint64_t c1 = eng_w(c, ws, e);
+		if (ws->mark[c->und[e]] == ws->stamp)
+			c1 += OVL_COST;
+		if (c1 >= q->best)
+			continue;
+		c1 = walk_cost(c, ws, q, u, c1);
+		if (c1 < q->best) {
+			q->best = c1;
+			q->best_p = 1;
+			q->best_e[0] = e;
 		}
 	}
 }
@@ -251,8 +306,8 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 		if (cap >= 0 && used >= cap)
 			break;
 		q.s = s;
-		q.lo = eng_bound(c, &c->o->min_len, D[s]);
-		q.hi = eng_bound(c, &c->o->max_len, D[s]);
+		q.lo = eng_lo(c, D[s]);
+		q.hi = eng_hi(c, D[s]);
 		if (q.lo > q.hi || q.hi < (int)D[s] || ws->nopath[s] == 2)
 			continue;
 		q.pmax = c->pmax < (uint32_t)q.hi ? c->pmax : (uint32_t)q.hi;
@@ -262,9 +317,9 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 		q.best_p = 0;
 		q.cur_n[0] = s;
 		mark_previous(c, ws, s, t, layer);
-		dfs(c, ws, &q, s, 0, 0, 0);
+		scan_one_hop(c, ws, &q);
 		if (q.best >= OVL_COST)
-			dfs(c, ws, &q, s, 0, 0, 2);
+			dfs(c, ws, &q, s, 0, 0);
 		if (!q.best_p) {
 			if (!ws->nopath[s])
 				ws->nopath[s] = 1;
@@ -367,13 +422,13 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 	int nlong = 0;
 	for (uint32_t i = 1; i < nreach; i++) {
 		uint32_t s = order[i];
-		if (ws->len[s] > eng_bound(c, &c->o->max_len, D[s]) && ws->len[s] > (int)D[s])
+		if (ws->len[s] > eng_hi(c, D[s]) && ws->len[s] > (int)D[s])
 			nlong++;
 	}
 	if (nlong) {
 		for (uint32_t i = 1; i < nreach; i++) {
 			uint32_t s = order[i];
-			if (!(ws->len[s] > eng_bound(c, &c->o->max_len, D[s]) && ws->len[s] > (int)D[s]))
+			if (!(ws->len[s] > eng_hi(c, D[s]) && ws->len[s] > (int)D[s]))
 				continue;
 			/* walk down: x -> a closer neighbour, until a minimal switch */
 			uint32_t x = s;
@@ -423,8 +478,8 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 	/* account */
 	for (uint32_t i = 1; i < nreach; i++) {
 		uint32_t s = order[i];
-		int lo = eng_bound(c, &c->o->min_len, D[s]);
-		int hi = eng_bound(c, &c->o->max_len, D[s]);
+		int lo = eng_lo(c, D[s]);
+		int hi = eng_hi(c, D[s]);
 		int L = ws->len[s];
 		out->pairs_total++;
 		if (L >= lo && L <= hi) {
