@@ -39,6 +39,57 @@ void ibf_route_opts_default(struct ibf_route_opts *o)
 	o->layers = 0;
 }
 
+/* Put row s of the canonical copy's tables at the caller's switch index of
+ * the same switch, in place: one spare row, each permutation cycle once. */
+static void permute_table(uint8_t *tab, size_t stride, const uint32_t *inv, uint8_t *seen,
+			  uint32_t n, uint8_t *tmp)
+{
+	memset(seen, 0, n);
+	for (uint32_t i = 0; i < n; i++) {
+		if (seen[i] || inv[i] == i) {
+			seen[i] = 1;
+			continue;
+		}
+		memcpy(tmp, tab + (size_t)i * stride, stride);
+		uint32_t j = i;
+		for (;;) { /* position j receives the row that belongs there */
+			uint32_t k = inv[j];
+			seen[j] = 1;
+			if (k == i) {
+				memcpy(tab + (size_t)j * stride, tmp, stride);
+				break;
+			}
+			memcpy(tab + (size_t)j * stride, tab + (size_t)k * stride, stride);
+			j = k;
+		}
+	}
+}
+
+static int permute_rows(const struct ibf_fabric *f, const struct ibf_fabric *c,
+			const int32_t *old_of_new, struct ibf_routes *cr, struct ibf_error *err)
+{
+	uint32_t n = c->nsw;
+	uint32_t *inv = malloc((n ? n : 1) * sizeof(*inv));
+	uint8_t *seen = malloc(n ? n : 1);
+	uint8_t *tmp = malloc(cr->stride ? cr->stride : 1);
+	if (!inv || !seen || !tmp) {
+		free(inv);
+		free(seen);
+		free(tmp);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	/* inv[caller's index] = canonical index */
+	for (uint32_t s = 0; s < n; s++)
+		inv[f->nodes[old_of_new[c->switches[s]]].sw] = s;
+	permute_table(cr->lft, cr->stride, inv, seen, n, tmp);
+	if (cr->hops)
+		permute_table(cr->hops, cr->stride, inv, seen, n, tmp);
+	free(inv);
+	free(seen);
+	free(tmp);
+	return 0;
+}
+
 /* Engines visit switches and destinations in node order.  So that the
  * tables do not depend on the order in which an input file (ibnetdiscover
  * discovery order) or OpenSM's maps list the nodes, ibf_route() routes a
@@ -63,17 +114,10 @@ static int route_canonical(const struct ibf_fabric *f, const struct ibf_engine *
 	if (!rc)
 		rc = e->fn(c, o, &cr, rep, err);
 	if (!rc)
-		rc = ibf_routes_init(r, f->nsw, ibf_max_lid(f), cr.hops != NULL, err);
+		rc = permute_rows(f, c, old_of_new, &cr, err);
 	if (!rc) {
-		for (uint32_t s = 0; s < c->nsw; s++) {
-			int32_t old_node = old_of_new[c->switches[s]];
-			uint32_t os = (uint32_t)f->nodes[old_node].sw;
-			memcpy(&r->lft[(size_t)os * r->stride], &cr.lft[(size_t)s * cr.stride], cr.stride);
-			if (cr.hops && r->hops)
-				memcpy(&r->hops[(size_t)os * r->stride], &cr.hops[(size_t)s * cr.stride],
-				       cr.stride);
-		}
-		r->lmc = cr.lmc;
+		*r = cr; /* the caller's switch order now; the tables exist once */
+		memset(&cr, 0, sizeof(cr));
 		snprintf(r->engine, sizeof(r->engine), "%s", e->name);
 	}
 	ibf_routes_free(&cr);
