@@ -144,4 +144,19 @@ check "structural matching from one anchor: clean" test "$rc" -eq 0
 
 check "validate usage error exits 2" bash -c '"$0" validate --plan x 2>/dev/null; test $? -eq 2' "$IBFAB"
 
+# --live: discover through libibnetdisc (under ibsim's umad2sim) instead of a file
+if "$IBFAB" validate --help 2>&1 | grep -q -- "--live" && ! "$IBFAB" validate --help 2>&1 | grep -qi "not built"; then
+	"$HARNESS" with "$WORK/faulty.net" "$WORK/sim-live" -- bash -c \
+		'ibsim-run "$0" validate --live --plan "$1" >"$IBFAB_SIM_DIR/live.txt" 2>&1; echo $? >"$IBFAB_SIM_DIR/live.rc"' \
+		"$IBFAB" "$WORK/plan.csv" 2>&1 | diag
+	diag <"$WORK/sim-live/live.txt"
+	check "--live on the faulty fabric: exit 1 with the same 5 findings" \
+		bash -c 'test "$(cat "$0/live.rc")" -eq 1 && grep -q "^5 findings: " "$0/live.txt"' "$WORK/sim-live"
+	"$HARNESS" with "$WORK/plan.net" "$WORK/sim-live-clean" -- bash -c \
+		'ibsim-run "$0" validate --live --plan "$1" >"$IBFAB_SIM_DIR/live.txt" 2>&1; echo $? >"$IBFAB_SIM_DIR/live.rc"' \
+		"$IBFAB" "$WORK/plan.csv" 2>&1 | diag
+	check "--live on the planned fabric: clean (exit 0)" \
+		bash -c 'test "$(cat "$0/live.rc")" -eq 0 && grep -q "^clean: 375 of 375" "$0/live.txt"' "$WORK/sim-live-clean"
+fi
+
 done_testing
