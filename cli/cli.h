@@ -21,6 +21,11 @@ int cli_int(const char *opt, const char *val, long lo, long hi, long *out);
 /* Log callback for the library's options: errors always, info messages too
  * when ctx points to a non-zero int. */
 void cli_log(void *ctx, int level, const char *msg);
+/* Parse a fabric format option: any readable format (input) or one ibfab
+ * writes (ibnetdiscover, ibsim, json).  0 on success, else the usage error
+ * was printed and the exit status (2) is returned. */
+int cli_input_format(const char *prog, const char *val, int *fmt);
+int cli_output_format(const char *prog, const char *val, int *fmt);
 /* Dispatch to a sub-subcommand table (e.g. topo gen|info|convert). */
 int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char **argv);
 

@@ -265,10 +265,8 @@ static int cmd_from_topology(int argc, char **argv)
 			continue;
 		switch (c) {
 		case O_FORMAT:
-			fmt = ibf_format_from_name(optarg);
-			if (fmt < 0 || fmt == IBF_FMT_JSON)
-				return cli_usage_error("ibfab cabling from-topology",
-						       "unknown input format '%s'", optarg);
+			if (cli_input_format("ibfab cabling from-topology", optarg, &fmt))
+				return 2;
 			break;
 		case 'h':
 			fputs(ft_help, stdout);
@@ -331,10 +329,10 @@ static int cmd_sheets_or_render(int argc, char **argv, int render)
 		case O_PLAN: plan = optarg; break;
 		case 'o': out = optarg; break;
 		case O_FORMAT:
-			fmt = ibf_format_from_name(optarg);
-			if (!render || (fmt != IBF_FMT_IBNETDISCOVER && fmt != IBF_FMT_IBSIM &&
-					fmt != IBF_FMT_JSON))
+			if (!render)
 				return cli_usage_error(prog, "--format must be ibnetdiscover, ibsim or json");
+			if (cli_output_format(prog, optarg, &fmt))
+				return 2;
 			break;
 		case O_NNMAP:
 			if (!render)

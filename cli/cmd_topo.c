@@ -140,10 +140,8 @@ static int cmd_gen(int argc, char **argv)
 		case O_TRUNK: dst = &trunk; break;
 		case O_LMC: dst = &lmc; hi_ = 7; break;
 		case O_FORMAT:
-			fmt = ibf_format_from_name(optarg);
-			if (fmt != IBF_FMT_IBNETDISCOVER && fmt != IBF_FMT_IBSIM && fmt != IBF_FMT_JSON)
-				return cli_usage_error("ibfab topo gen",
-						       "--format must be ibnetdiscover, ibsim or json");
+			if (cli_output_format("ibfab topo gen", optarg, &fmt))
+				return 2;
 			break;
 		case 'o': out = optarg; break;
 		case O_NNMAP: nnmap = optarg; break;
@@ -275,9 +273,8 @@ static int cmd_info(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_INFMT:
-			fmt = ibf_format_from_name(optarg);
-			if (fmt < 0 || fmt == IBF_FMT_JSON)
-				return cli_usage_error("ibfab topo info", "unknown input format '%s'", optarg);
+			if (cli_input_format("ibfab topo info", optarg, &fmt))
+				return 2;
 			break;
 		case O_JSON: json = 1; break;
 		case O_THREADS:
@@ -364,15 +361,12 @@ static int cmd_convert(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_INFMT:
-			infmt = ibf_format_from_name(optarg);
-			if (infmt < 0 || infmt == IBF_FMT_JSON)
-				return cli_usage_error("ibfab topo convert", "unknown input format '%s'", optarg);
+			if (cli_input_format("ibfab topo convert", optarg, &infmt))
+				return 2;
 			break;
 		case O_FORMAT:
-			fmt = ibf_format_from_name(optarg);
-			if (fmt != IBF_FMT_IBNETDISCOVER && fmt != IBF_FMT_IBSIM && fmt != IBF_FMT_JSON)
-				return cli_usage_error("ibfab topo convert",
-						       "--format must be ibnetdiscover, ibsim or json");
+			if (cli_output_format("ibfab topo convert", optarg, &fmt))
+				return 2;
 			break;
 		case 'o': out = optarg; break;
 		case O_LMC:
@@ -428,9 +422,8 @@ static int cmd_links(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_INFMT:
-			fmt = ibf_format_from_name(optarg);
-			if (fmt < 0 || fmt == IBF_FMT_JSON)
-				return cli_usage_error("ibfab topo links", "unknown input format '%s'", optarg);
+			if (cli_input_format("ibfab topo links", optarg, &fmt))
+				return 2;
 			break;
 		case O_JSON: noports = 1; break;
 		case 'h': fputs(links_help, stdout); return 0;

@@ -50,6 +50,24 @@ void cli_log(void *ctx, int level, const char *msg)
 		fprintf(stderr, "ibfab: %s\n", msg);
 }
 
+int cli_input_format(const char *prog, const char *val, int *fmt)
+{
+	int f = ibf_format_from_name(val);
+	if (f < 0 || f == IBF_FMT_JSON)
+		return cli_usage_error(prog, "unknown input format '%s'", val);
+	*fmt = f;
+	return 0;
+}
+
+int cli_output_format(const char *prog, const char *val, int *fmt)
+{
+	int f = ibf_format_from_name(val);
+	if (f != IBF_FMT_IBNETDISCOVER && f != IBF_FMT_IBSIM && f != IBF_FMT_JSON)
+		return cli_usage_error(prog, "--format must be ibnetdiscover, ibsim or json");
+	*fmt = f;
+	return 0;
+}
+
 int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
