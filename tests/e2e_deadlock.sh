@@ -35,16 +35,7 @@ export SA_PATHSL="$WORK/sa_pathsl"
 "$IBFAB" topo gen slimfly --q 5 --format ibsim -o "$WORK/sf5.net"
 check "generate Slim Fly q=5 (ibsim net)" test -s "$WORK/sf5.net"
 opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
-sed -e 's|^routing_engine .*|routing_engine layered|' \
-	-e 's|^lmc .*|lmc 2|' \
-	-e 's|^qos .*|qos TRUE|' \
-	-e 's|^log_flags .*|log_flags 0x43|' \
-	-e 's|^force_log_flush .*|force_log_flush TRUE|' \
-	-e 's|^sweep_interval .*|sweep_interval 0|' \
-	-e 's|^event_plugin_name .*|event_plugin_name ibfab|' \
-	-e 's|^use_ucast_cache .*|use_ucast_cache FALSE|' \
-	-e '/^dump_files_dir /d' -e '/^log_file /d' \
-	"$WORK/opensm.default.conf" >"$WORK/opensm-qos.conf"
+osm_conf "$WORK/opensm.default.conf" layered 2 "$WORK/opensm-qos.conf" -e 's|^qos .*|qos TRUE|'
 check "opensm.conf: layered, lmc 2, qos TRUE, unicast cache off" \
 	grep -q '^qos TRUE' "$WORK/opensm-qos.conf"
 

@@ -51,17 +51,7 @@ check "irregular variant: one cable fewer, a host on a spine" \
 opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
 check "opensm -c writes a default opensm.conf" grep -q "^event_plugin_name" "$WORK/opensm.default.conf"
 # mkconf ENGINE LMC OUT
-mkconf() {
-	sed -e "s|^routing_engine .*|routing_engine $1|" \
-		-e "s|^lmc .*|lmc $2|" \
-		-e 's|^log_flags .*|log_flags 0x43|' \
-		-e 's|^force_log_flush .*|force_log_flush TRUE|' \
-		-e 's|^sweep_interval .*|sweep_interval 0|' \
-		-e 's|^event_plugin_name .*|event_plugin_name ibfab|' \
-		-e 's|^use_ucast_cache .*|use_ucast_cache FALSE|' \
-		-e '/^dump_files_dir /d' -e '/^log_file /d' \
-		"$WORK/opensm.default.conf" >"$3"
-}
+mkconf() { osm_conf "$WORK/opensm.default.conf" "$1" "$2" "$3"; }
 echo '# defaults' >"$WORK/empty.conf"
 
 # run NAME NET CONF: one sweep, tables read back, fabric discovered

@@ -87,17 +87,7 @@ NLIDS=44
 # opensm.conf: OpenSM's own defaults (opensm -c) with our keys; the dump
 # directory and the log come from OSM_TMP_DIR and -f (see opensm_once)
 # mkconf ENGINE OUT
-mkconf() {
-	sed -e "s|^routing_engine .*|routing_engine $1|" \
-		-e 's|^lmc .*|lmc 2|' \
-		-e 's|^log_flags .*|log_flags 0x43|' \
-		-e 's|^force_log_flush .*|force_log_flush TRUE|' \
-		-e 's|^sweep_interval .*|sweep_interval 0|' \
-		-e 's|^event_plugin_name .*|event_plugin_name ibfab|' \
-		-e 's|^use_ucast_cache .*|use_ucast_cache FALSE|' \
-		-e '/^dump_files_dir /d' -e '/^log_file /d' \
-		"$WORK/opensm.default.conf" >"$2"
-}
+mkconf() { osm_conf "$WORK/opensm.default.conf" "$1" 2 "$2"; }
 opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
 check "opensm -c writes a default opensm.conf" grep -q "^event_plugin_name" "$WORK/opensm.default.conf"
 mkconf layered "$WORK/opensm-layered.conf"

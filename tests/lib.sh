@@ -36,3 +36,23 @@ opensm_once() {
 	OSM_TMP_DIR=$dir OSM_CACHE_DIR=$dir timeout 300 ibsim-run opensm -o -f "$dir/opensm.log" \
 		"$@" >"$dir/opensm.out" 2>&1 </dev/null
 }
+
+# osm_conf DEFAULT ENGINE LMC OUT [SED-ARGS...]: an opensm.conf made from
+# OpenSM's own defaults (written by `opensm -c DEFAULT`) with the ibfab plugin,
+# ENGINE and LMC, routing dumps in the log flags, forced log flushes, no
+# periodic sweeps and no unicast cache; the dump directory and the log file
+# come from OSM_TMP_DIR and -f (see opensm_once).  SED-ARGS (e.g.
+# -e 's|^qos .*|qos TRUE|') change further keys.
+osm_conf() {
+	local def=$1 engine=$2 lmc=$3 out=$4
+	shift 4
+	sed -e "s|^routing_engine .*|routing_engine $engine|" \
+		-e "s|^lmc .*|lmc $lmc|" \
+		-e 's|^log_flags .*|log_flags 0x43|' \
+		-e 's|^force_log_flush .*|force_log_flush TRUE|' \
+		-e 's|^sweep_interval .*|sweep_interval 0|' \
+		-e 's|^event_plugin_name .*|event_plugin_name ibfab|' \
+		-e 's|^use_ucast_cache .*|use_ucast_cache FALSE|' \
+		-e '/^dump_files_dir /d' -e '/^log_file /d' \
+		"$@" "$def" >"$out"
+}
