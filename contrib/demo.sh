@@ -8,10 +8,12 @@
 # channel dependency graph of the tables with the scheme's SLs and SL2VL.
 #
 #   bash contrib/demo.sh [--q Q] [--hosts P] [--lmc N] [--engine NAME] [--keep]
+#                        [--installed]   (use the installed ibfab and plugin, e.g.
+#                                         from the Debian packages; no build)
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
-q=5 hosts=4 lmc=2 engine=layered keep=
+q=5 hosts=4 lmc=2 engine=layered keep= installed=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--q) q=$2; shift 2 ;;
@@ -19,19 +21,29 @@ while [ $# -gt 0 ]; do
 	--lmc) lmc=$2; shift 2 ;;
 	--engine) engine=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
-	-h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--installed) installed=1; shift ;;
+	-h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "demo: unknown option $1" >&2; exit 2 ;;
 	esac
 done
 PATH=$PATH:/usr/sbin:/sbin
 
-echo "== installing dependencies and building"
-bash contrib/install-deps.sh
-[ -x configure ] || ./autogen.sh >/dev/null
-mkdir -p build-demo
-(cd build-demo && { [ -f Makefile ] || ../configure --enable-werror >/dev/null; } && make -j"$(nproc)" >/dev/null)
-IBFAB=$top/build-demo/ibfab
-[ -f build-demo/.libs/libibfab.so ] || { echo "demo: the OpenSM plugin was not built (libopensm-dev missing?)" >&2; exit 1; }
+if [ -n "$installed" ]; then
+	IBFAB=$(command -v ibfab) || { echo "demo: --installed: no ibfab in PATH" >&2; exit 1; }
+	# OpenSM dlopen()s libibfab.so through the normal library search path
+	/sbin/ldconfig -p | grep -q 'libibfab\.so ' || { echo "demo: --installed: libibfab.so is not in the ld.so cache" >&2; exit 1; }
+	echo "== using the installed $IBFAB and $(/sbin/ldconfig -p | awk '/libibfab\.so /{print $NF; exit}')"
+else
+	echo "== installing dependencies and building"
+	bash contrib/install-deps.sh
+	[ -x configure ] || ./autogen.sh >/dev/null
+	mkdir -p build-demo
+	(cd build-demo && { [ -f Makefile ] || ../configure --enable-werror >/dev/null; } && make -j"$(nproc)" >/dev/null)
+	IBFAB=$top/build-demo/ibfab
+	[ -f build-demo/.libs/libibfab.so ] || { echo "demo: the OpenSM plugin was not built (libopensm-dev missing?)" >&2; exit 1; }
+	# OpenSM finds the plugin of the build tree through LD_LIBRARY_PATH
+	export LD_LIBRARY_PATH=$top/build-demo/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 
 work=$(mktemp -d /tmp/ibfab-demo.XXXXXX)
 [ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
@@ -53,7 +65,6 @@ printf 'deadlock auto\n' >"$work/ibfab.conf"
 export IBFAB_CONF=$work/ibfab.conf
 
 echo "== ibsim + opensm (engine $engine, LMC $lmc) + ibnetdiscover + dump_lfts"
-LD_LIBRARY_PATH=$top/build-demo/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 contrib/ibsim-harness.sh with "$work/slimfly.net" "$work/sim" -- bash -c '
 	set -e
 	cd "$IBFAB_SIM_DIR"
