@@ -122,7 +122,7 @@ struct ibf_plan *ibf_plan_from_fabric(const struct ibf_fabric *f, struct ibf_err
 /* ------------------------------------------------------------ Slim Fly */
 
 struct ibf_sfplan_opts {
-	int q;               /* prime power, see ALGORITHMS.md section 7 */
+	int q;               /* prime power, q = 4w + d, docs/cabling.md */
 	int hosts;           /* hosts per switch, -1 = ceil(k'/2) */
 	int switch_ports;    /* ports per switch, 0 = k' + hosts */
 	int first_host_port; /* hosts on ports N..N+hosts-1; 0 = after the switch links */

@@ -1,5 +1,5 @@
 /* Colouring-based deadlock avoidance for paths of at most 3 switch hops
- * (ALGORITHMS.md section 2), and the SL2VL rows of both schemes.
+ * (docs/deadlock.md), and the SL2VL rows of both schemes.
  *
  * The VLs are split into contiguous buckets B0 < B1 < B2.  Each switch
  * works out a packet's hop position from (in port, out port, SL) alone:

@@ -4,7 +4,7 @@
  * Loaded through opensm.conf "event_plugin_name ibfab"; enabled with
  * "routing_engine layered" (or lnmp, minimal, ...).  See docs/plugin.md.
  *
- * Mechanics (ALGORITHMS.md section 5):
+ * Mechanics (docs/plugin.md):
  *  - create(osm) reads ibfab.conf and registers one external engine per
  *    entry of ibf_engines[] with osm_register_external_routing_engine().
  *    It never returns NULL once an engine is registered: OpenSM dlclose()s

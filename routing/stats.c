@@ -1,5 +1,5 @@
 /* Path statistics of a set of route tables: the path quality measure of
- * ANCHORS.md, computed only from what the LFTs say (every path is traced).
+ * docs/competitors.md, computed only from what the LFTs say (every path is traced).
  *
  * Definitions
  *   Layers.  L = 1 << r->lmc.  Layer l of a destination port d is the DLID

@@ -285,7 +285,7 @@ static struct ibf_fabric *sf(int q, int hosts, struct ibf_error *err)
 	return ibf_gen_slimfly(&o, err);
 }
 
-/* Independent restatement of ALGORITHMS.md section 7: is there an edge
+/* Independent restatement of the MMS construction (docs/cabling.md): is there an edge
  * between switch node ids u and v (node id = x*2q + g*q + slot)? */
 static int mms_edge(const struct ibf_gf *gf, int delta, int u, int v)
 {

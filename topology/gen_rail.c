@@ -1,4 +1,4 @@
-/* Rail-only and rail-optimised GPU clusters (ALGORITHMS.md section 8).
+/* Rail-only and rail-optimised GPU clusters.
  *
  * M servers with K GPUs each; GPU g of every server has its own NIC, a
  * one-port CA on rail g.  Each rail has `rail_switches` leaf switches and

@@ -1,4 +1,4 @@
-/* Slim Fly (McKay-Miller-Siran graph) generator, ALGORITHMS.md section 7.
+/* Slim Fly (McKay-Miller-Siran graph) generator (McKay, Miller, Siran 1998; Besta and Hoefler 2014).
  *
  * q = 4w + delta is a prime power, delta in {-1, 0, 1}.  Switches are
  * (0,x,y) and (1,m,c) with x, y, m, c in GF(q); with xi a primitive element
