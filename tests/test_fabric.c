@@ -218,6 +218,50 @@ static void test_degraded_rule(void)
 	ibf_fabric_free(f);
 }
 
+/* The same findings after writing the fabric as ibnetdiscover and as an
+ * ibsim net file and reading it back (device ids and speeds survive). */
+static void test_degraded_roundtrip(void)
+{
+	struct ibf_fabric *f = mixed_gen();
+	ibf_fabric_disconnect(f, 1, 3);
+	ibf_fabric_connect(f, 1, 3, 0, 3, 1, IBF_SPEED_FDR10, NULL); /* 1x twin */
+	int h = ibf_fabric_find_guid(f, 1007);
+	int sw = ibf_port(f, h, 1)->peer_node, sp = ibf_port(f, h, 1)->peer_port;
+	ibf_fabric_disconnect(f, h, 1);
+	ibf_fabric_connect(f, h, 1, sw, sp, 4, IBF_SPEED_SDR, NULL); /* slow old HCA */
+	struct ibf_degraded *dl;
+	TT_REQUIRE(ndegraded(f, &dl) == 2);
+	free(dl);
+	static const int fmts[] = { IBF_FMT_IBNETDISCOVER, IBF_FMT_IBSIM };
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		char path[] = "/tmp/ibf_degr_XXXXXX";
+		int fd = mkstemp(path);
+		TT_REQUIRE(fd >= 0);
+		close(fd);
+		struct ibf_error err;
+		TT_EQ_INT(ibf_fabric_write(f, path, fmts[i], &err), 0);
+		struct ibf_fabric *g = ibf_fabric_read(path, IBF_FMT_AUTO, &err);
+		unlink(path);
+		TT_REQUIRE(g != NULL);
+		uint32_t n = 0;
+		TT_REQUIRE(ndegraded(g, &dl) == 2);
+		n = 0;
+		for (int k = 0; k < 2; k++) {
+			const struct ibf_node *a = &g->nodes[dl[k].node_a], *b = &g->nodes[dl[k].node_b];
+			if (dl[k].evidence == IBF_DEGR_TWINS && dl[k].width == 1 &&
+			    a->type == IBF_NODE_SWITCH && b->type == IBF_NODE_SWITCH)
+				n++;
+			if (dl[k].evidence == IBF_DEGR_MODEL && dl[k].speed == IBF_SPEED_SDR &&
+			    dl[k].exp_speed == IBF_SPEED_QDR && (a->guid == 1007 || b->guid == 1007))
+				n++;
+		}
+		TT_EQ_INT(n, 2);
+		free(dl);
+		ibf_fabric_free(g);
+	}
+	ibf_fabric_free(f);
+}
+
 static void test_lids(void)
 {
 	struct ibf_fabric *f = ring(3, 2);
@@ -324,6 +368,7 @@ int main(void)
 	TT(test_disconnected);
 	TT(test_parallel_and_degraded);
 	TT(test_degraded_rule);
+	TT(test_degraded_roundtrip);
 	TT(test_lids);
 	TT(test_lmc_exhaustion);
 	TT(test_meta_and_clone);
