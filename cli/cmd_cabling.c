@@ -406,9 +406,10 @@ static int ibnd_width(int w)
 	}
 }
 
-static int ibnd_speed(ibnd_port_t *p)
+/* Fastest speed in a PortInfo extended-speed / speed bit mask (0 = none);
+ * the active fields hold one bit, the supported ones several. */
+static int ibnd_speed_bits(int ext, int s)
 {
-	int ext = (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
 	if (ext & 8)
 		return IBF_SPEED_NDR;
 	if (ext & 4)
@@ -417,8 +418,13 @@ static int ibnd_speed(ibnd_port_t *p)
 		return IBF_SPEED_EDR;
 	if (ext & 1)
 		return IBF_SPEED_FDR;
-	int s = (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
-	return s == 4 ? IBF_SPEED_QDR : s == 2 ? IBF_SPEED_DDR : s == 1 ? IBF_SPEED_SDR : 0;
+	return s & 4 ? IBF_SPEED_QDR : s & 2 ? IBF_SPEED_DDR : s & 1 ? IBF_SPEED_SDR : 0;
+}
+
+static int ibnd_speed(ibnd_port_t *p)
+{
+	return ibnd_speed_bits((int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F),
+			       (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_ACTIVE_F));
 }
 
 /* Widest width / fastest speed in PortInfo's supported masks (0 = unknown). */
@@ -430,17 +436,8 @@ static int ibnd_width_sup(ibnd_port_t *p)
 
 static int ibnd_speed_sup(ibnd_port_t *p)
 {
-	int ext = (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
-	if (ext & 8)
-		return IBF_SPEED_NDR;
-	if (ext & 4)
-		return IBF_SPEED_HDR;
-	if (ext & 2)
-		return IBF_SPEED_EDR;
-	if (ext & 1)
-		return IBF_SPEED_FDR;
-	int m = (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_SUPPORTED_F);
-	return m & 4 ? IBF_SPEED_QDR : m & 2 ? IBF_SPEED_DDR : m & 1 ? IBF_SPEED_SDR : 0;
+	return ibnd_speed_bits((int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F),
+			       (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_SUPPORTED_F));
 }
 
 /* Discover the fabric through libibnetdisc (works under ibsim-run). */
