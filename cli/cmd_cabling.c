@@ -406,9 +406,10 @@ static int ibnd_width(int w)
 	}
 }
 
-static int ibnd_speed(ibnd_port_t *p)
+/* Fastest speed in a PortInfo extended-speed / speed bit mask (0 = none);
+ * the active fields hold one bit, the supported ones several. */
+static int ibnd_speed_bits(int ext, int s)
 {
-	int ext = (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
 	if (ext & 8)
 		return IBF_SPEED_NDR;
 	if (ext & 4)
@@ -417,8 +418,26 @@ static int ibnd_speed(ibnd_port_t *p)
 		return IBF_SPEED_EDR;
 	if (ext & 1)
 		return IBF_SPEED_FDR;
-	int s = (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
-	return s == 4 ? IBF_SPEED_QDR : s == 2 ? IBF_SPEED_DDR : s == 1 ? IBF_SPEED_SDR : 0;
+	return s & 4 ? IBF_SPEED_QDR : s & 2 ? IBF_SPEED_DDR : s & 1 ? IBF_SPEED_SDR : 0;
+}
+
+static int ibnd_speed(ibnd_port_t *p)
+{
+	return ibnd_speed_bits((int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F),
+			       (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_ACTIVE_F));
+}
+
+/* Widest width / fastest speed in PortInfo's supported masks (0 = unknown). */
+static int ibnd_width_sup(ibnd_port_t *p)
+{
+	int m = (int)mad_get_field(p->info, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F);
+	return m & 8 ? 12 : m & 4 ? 8 : m & 2 ? 4 : m & 16 ? 2 : m & 1 ? 1 : 0;
+}
+
+static int ibnd_speed_sup(ibnd_port_t *p)
+{
+	return ibnd_speed_bits((int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F),
+			       (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_SUPPORTED_F));
 }
 
 /* Discover the fabric through libibnetdisc (works under ibsim-run). */
@@ -452,6 +471,10 @@ static struct ibf_fabric *live_fabric(const char *ca, int ca_port, struct ibf_er
 			if (b >= 0 && ibf_port(f, a, p)->peer_node == IBF_NO_NODE)
 				ok = !ibf_fabric_connect(f, a, p, b, pt->remoteport->portnum, w,
 							 ibnd_speed(pt), err);
+			if (ok && b >= 0) {
+				ibf_port(f, a, p)->width_sup = (uint8_t)ibnd_width_sup(pt);
+				ibf_port(f, a, p)->speed_sup = (uint8_t)ibnd_speed_sup(pt);
+			}
 		}
 	}
 	ibnd_destroy_fabric(d);

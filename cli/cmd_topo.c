@@ -220,10 +220,74 @@ static const char info_help[] =
 	"Read a fabric (ibnetdiscover, ibnetdiscover -p, ibsim net file or OpenSM\n"
 	"subnet.lst; detected from the content unless --format is given) and print\n"
 	"node and link counts, the switch degree histogram, diameter, average switch\n"
-	"distance, hosts per switch, parallel, degraded, loopback and one-sided links.\n";
+	"distance, hosts per switch, parallel, degraded, loopback and one-sided links.\n"
+	"\n"
+	"A link is degraded when it runs below what both ends support: exact when the\n"
+	"input carries the ports' supported width/speed (evidence \"supported\"), else\n"
+	"judged against the other cables between the same two nodes (\"twins\") or the\n"
+	"other links joining the same two node models (\"model\").  Each degraded link\n"
+	"is listed with its evidence.\n";
+
+/* One degraded link: both ends, what it runs at, what it should run at. */
+static void degraded_ends(const struct ibf_fabric *f, const struct ibf_degraded *d, char *ra,
+			  size_t la, char *rb, size_t lb)
+{
+	const struct ibf_node *a = &f->nodes[d->node_a], *b = &f->nodes[d->node_b];
+	snprintf(ra, la, "%s", a->desc[0] ? a->desc : a->id ? a->id : "?");
+	snprintf(rb, lb, "%s", b->desc[0] ? b->desc : b->id ? b->id : "?");
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			printf("\\%c", *c);
+		else if (*c < 0x20)
+			printf("\\u%04x", *c);
+		else
+			putchar(*c);
+	}
+	putchar('"');
+}
+
+static void print_degraded(const struct ibf_fabric *f, const struct ibf_degraded *dl, uint32_t n,
+			   int json)
+{
+	char ra[160], rb[160], run[16], exp[16];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ibf_degraded *d = &dl[i];
+		degraded_ends(f, d, ra, sizeof(ra), rb, sizeof(rb));
+		ibf_format_width_speed(d->width, d->speed, run, sizeof(run));
+		ibf_format_width_speed(d->exp_width, d->exp_speed, exp, sizeof(exp));
+		const char *ev = ibf_degr_evidence_name(d->evidence);
+		if (json) {
+			printf("%s\n    {\"a\": ", i ? "," : "");
+			json_str(ra);
+			printf(", \"a_guid\": \"0x%016llx\", \"a_port\": %u, \"b\": ",
+			       (unsigned long long)f->nodes[d->node_a].guid, d->port_a);
+			json_str(rb);
+			printf(", \"b_guid\": \"0x%016llx\", \"b_port\": %u, \"runs\": \"%s\", "
+			       "\"expected\": \"%s\", \"evidence\": \"%s\", \"compared_links\": %u}",
+			       (unsigned long long)f->nodes[d->node_b].guid, d->port_b, run, exp, ev,
+			       d->peers);
+			continue;
+		}
+		printf("  degraded: %s port %u <-> %s port %u runs at %s, expected %s (", ra,
+		       d->port_a, rb, d->port_b, run, exp);
+		if (d->evidence == IBF_DEGR_SUPPORTED)
+			printf("evidence: supported, both ports support %s)\n", exp);
+		else if (d->evidence == IBF_DEGR_TWINS)
+			printf("evidence: twins, %u other cable%s between the same two nodes)\n",
+			       d->peers, d->peers == 1 ? "" : "s");
+		else
+			printf("evidence: model, %u other link%s joining the same two node models)\n",
+			       d->peers, d->peers == 1 ? "" : "s");
+	}
+}
 
 static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats *st,
-			     const char *path, long one_sided)
+			     const char *path, long one_sided, const struct ibf_degraded *dl)
 {
 	printf("{\n  \"file\": \"");
 	for (const char *c = path; *c; c++) {
@@ -237,8 +301,9 @@ static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats 
 	       st->ca_ports_connected, st->sw_links, st->sw_pairs_linked);
 	printf("  \"parallel_links\": %u,\n  \"host_links\": %u,\n  \"loopback_links\": %u,\n",
 	       st->parallel_links, st->host_links, st->loopback_links);
-	printf("  \"degraded_links\": %u,\n  \"one_sided_links\": %ld,\n", st->degraded_links,
-	       one_sided);
+	printf("  \"degraded_links\": %u,\n  \"degraded\": [", st->degraded_links);
+	print_degraded(f, dl, st->degraded_links, 1);
+	printf("%s],\n  \"one_sided_links\": %ld,\n", st->degraded_links ? "\n  " : "", one_sided);
 	printf("  \"components\": %u,\n", st->components);
 	if (st->diameter == IBF_DIST_INF)
 		printf("  \"diameter\": null,\n");
@@ -255,7 +320,6 @@ static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats 
 			first = 0;
 		}
 	printf("}\n}\n");
-	(void)f;
 }
 
 static int cmd_info(int argc, char **argv)
@@ -302,12 +366,19 @@ static int cmd_info(int argc, char **argv)
 		ibf_fabric_free(f);
 		return cli_fail(&err);
 	}
+	struct ibf_degraded *dl = NULL;
+	uint32_t ndl = 0;
+	if (ibf_find_degraded(f, &dl, &ndl, &err)) {
+		ibf_stats_free(&st);
+		ibf_fabric_free(f);
+		return cli_fail(&err);
+	}
 	char buf[32];
 	long one_sided = 0;
 	if (ibf_fabric_get_meta(f, "one_sided", buf, sizeof(buf)))
 		one_sided = strtol(buf, NULL, 10);
 	if (json) {
-		print_stats_json(f, &st, path, one_sided);
+		print_stats_json(f, &st, path, one_sided, dl);
 	} else {
 		printf("fabric:          %s\n", path);
 		printf("switches:        %u\n", st.nswitches);
@@ -319,6 +390,7 @@ static int cmd_info(int argc, char **argv)
 		printf("host links:      %u (hosts per switch %u..%u)\n", st.host_links,
 		       st.min_hosts_per_switch, st.max_hosts_per_switch);
 		printf("degraded links:  %u\n", st.degraded_links);
+		print_degraded(f, dl, ndl, 0);
 		printf("one-sided links: %ld\n", one_sided);
 		printf("components:      %u\n", st.components);
 		if (st.diameter == IBF_DIST_INF)
@@ -332,6 +404,7 @@ static int cmd_info(int argc, char **argv)
 				printf(" %u:%u", d, st.degree_hist[d]);
 		printf("\n");
 	}
+	free(dl);
 	ibf_stats_free(&st);
 	ibf_fabric_free(f);
 	return 0;

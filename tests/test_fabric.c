@@ -106,6 +106,162 @@ static void test_parallel_and_degraded(void)
 	ibf_fabric_free(f);
 }
 
+/* Two leaves, one spine; four twin cables per leaf-spine pair; QDR HCAs
+ * (older model) and FDR HCAs (newer model) on FDR10 leaves. */
+static struct ibf_fabric *mixed_gen(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	int sp = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 36, 100, "spine", NULL, NULL);
+	int lf[2];
+	for (int l = 0; l < 2; l++) {
+		lf[l] = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 36, 200 + (uint64_t)l,
+					    l ? "leaf1" : "leaf0", NULL, NULL);
+		f->nodes[lf[l]].devid = 0xc738;
+		for (int c = 0; c < 4; c++)
+			ibf_fabric_connect(f, lf[l], 1 + c, sp, 1 + 4 * l + c, 4, IBF_SPEED_FDR10, NULL);
+	}
+	f->nodes[sp].devid = 0xc738;
+	char name[32];
+	for (int l = 0; l < 2; l++)
+		for (int h = 0; h < 6; h++) {
+			snprintf(name, sizeof(name), "node%02d HCA-1", l * 6 + h);
+			int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 1000 + (uint64_t)(l * 6 + h),
+						    name, NULL, NULL);
+			int old = h < 4;
+			f->nodes[c].devid = old ? 0x673c : 0x1003;
+			ibf_fabric_connect(f, c, 1, lf[l], 10 + h, 4,
+					   old ? IBF_SPEED_QDR : IBF_SPEED_FDR10, NULL);
+		}
+	return f;
+}
+
+static uint32_t ndegraded(struct ibf_fabric *f, struct ibf_degraded **dl)
+{
+	uint32_t n = 99;
+	ibf_fabric_finalize(f, NULL);
+	TT_EQ_INT(ibf_find_degraded(f, dl, &n, NULL), 0);
+	return n;
+}
+
+static void test_degraded_rule(void)
+{
+	struct ibf_degraded *dl;
+	/* mixed generations: older HCAs at their own maximum are not degraded */
+	struct ibf_fabric *f = mixed_gen();
+	TT_EQ_INT(ndegraded(f, &dl), 0);
+	free(dl);
+	struct ibf_stats st;
+	TT_REQUIRE(ibf_fabric_stats(f, &st, 1, NULL) == 0);
+	TT_EQ_INT(st.degraded_links, 0);
+	ibf_stats_free(&st);
+
+	/* one twin cable trained at 1x, another at a lower speed */
+	ibf_fabric_disconnect(f, 1, 2);
+	ibf_fabric_connect(f, 1, 2, 0, 2, 1, IBF_SPEED_FDR10, NULL);
+	ibf_fabric_disconnect(f, 2, 4);
+	ibf_fabric_connect(f, 2, 4, 0, 8, 4, IBF_SPEED_QDR, NULL);
+	TT_REQUIRE(ndegraded(f, &dl) == 2);
+	/* sorted by the lower end: the spine (node 0) ports 2 and 8 */
+	TT_EQ_INT(dl[0].node_a, 0);
+	TT_EQ_INT(dl[0].port_a, 2);
+	TT_EQ_INT(dl[0].width, 1);
+	TT_EQ_INT(dl[0].exp_width, 4);
+	TT_EQ_INT(dl[0].evidence, IBF_DEGR_TWINS);
+	TT_EQ_INT(dl[0].peers, 3);
+	TT_EQ_INT(dl[1].port_a, 8);
+	TT_EQ_INT(dl[1].speed, IBF_SPEED_QDR);
+	TT_EQ_INT(dl[1].exp_speed, IBF_SPEED_FDR10);
+	TT_EQ_INT(dl[1].exp_width, 4);
+	TT_EQ_INT(dl[1].evidence, IBF_DEGR_TWINS);
+	free(dl);
+
+	/* an old-model HCA at 1x: judged against the same model elsewhere */
+	int h = ibf_fabric_find_guid(f, 1001);
+	TT_REQUIRE(h >= 0);
+	int sw = ibf_port(f, h, 1)->peer_node, sp = ibf_port(f, h, 1)->peer_port;
+	ibf_fabric_disconnect(f, h, 1);
+	ibf_fabric_connect(f, h, 1, sw, sp, 1, IBF_SPEED_QDR, NULL);
+	TT_REQUIRE(ndegraded(f, &dl) == 3);
+	int found = 0;
+	for (int i = 0; i < 3; i++)
+		if (dl[i].evidence == IBF_DEGR_MODEL) {
+			found++;
+			TT_EQ_INT(dl[i].width, 1);
+			TT_EQ_INT(dl[i].exp_width, 4);
+			TT_EQ_INT(dl[i].exp_speed, IBF_SPEED_QDR);
+			TT_EQ_INT(dl[i].peers, 7); /* 8 old HCAs, the others */
+		}
+	TT_EQ_INT(found, 1);
+	free(dl);
+
+	/* supported values (live discovery) are exact and win over comparison:
+	 * a QDR-only HCA port at QDR is fine, an FDR10-capable one at QDR is not */
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		for (int p = 1; p <= f->nodes[n].nports; p++) {
+			ibf_port(f, (int)n, p)->width_sup = 4;
+			ibf_port(f, (int)n, p)->speed_sup =
+				f->nodes[n].devid == 0x673c ? IBF_SPEED_QDR : IBF_SPEED_FDR10;
+		}
+	TT_REQUIRE(ndegraded(f, &dl) == 3);
+	for (int i = 0; i < 3; i++)
+		TT_EQ_INT(dl[i].evidence, IBF_DEGR_SUPPORTED);
+	free(dl);
+	ibf_fabric_free(f);
+
+	/* a lone link with nothing like it is never reported */
+	f = ibf_fabric_new();
+	int a = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 1, "a", NULL, NULL);
+	int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 2, "c", NULL, NULL);
+	ibf_fabric_connect(f, a, 1, c, 1, 1, IBF_SPEED_SDR, NULL);
+	TT_EQ_INT(ndegraded(f, &dl), 0);
+	TT_CHECK(dl == NULL);
+	ibf_fabric_free(f);
+}
+
+/* The same findings after writing the fabric as ibnetdiscover and as an
+ * ibsim net file and reading it back (device ids and speeds survive). */
+static void test_degraded_roundtrip(void)
+{
+	struct ibf_fabric *f = mixed_gen();
+	ibf_fabric_disconnect(f, 1, 3);
+	ibf_fabric_connect(f, 1, 3, 0, 3, 1, IBF_SPEED_FDR10, NULL); /* 1x twin */
+	int h = ibf_fabric_find_guid(f, 1007);
+	int sw = ibf_port(f, h, 1)->peer_node, sp = ibf_port(f, h, 1)->peer_port;
+	ibf_fabric_disconnect(f, h, 1);
+	ibf_fabric_connect(f, h, 1, sw, sp, 4, IBF_SPEED_SDR, NULL); /* slow old HCA */
+	struct ibf_degraded *dl;
+	TT_REQUIRE(ndegraded(f, &dl) == 2);
+	free(dl);
+	static const int fmts[] = { IBF_FMT_IBNETDISCOVER, IBF_FMT_IBSIM };
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		char path[] = "/tmp/ibf_degr_XXXXXX";
+		int fd = mkstemp(path);
+		TT_REQUIRE(fd >= 0);
+		close(fd);
+		struct ibf_error err;
+		TT_EQ_INT(ibf_fabric_write(f, path, fmts[i], &err), 0);
+		struct ibf_fabric *g = ibf_fabric_read(path, IBF_FMT_AUTO, &err);
+		unlink(path);
+		TT_REQUIRE(g != NULL);
+		uint32_t n = 0;
+		TT_REQUIRE(ndegraded(g, &dl) == 2);
+		n = 0;
+		for (int k = 0; k < 2; k++) {
+			const struct ibf_node *a = &g->nodes[dl[k].node_a], *b = &g->nodes[dl[k].node_b];
+			if (dl[k].evidence == IBF_DEGR_TWINS && dl[k].width == 1 &&
+			    a->type == IBF_NODE_SWITCH && b->type == IBF_NODE_SWITCH)
+				n++;
+			if (dl[k].evidence == IBF_DEGR_MODEL && dl[k].speed == IBF_SPEED_SDR &&
+			    dl[k].exp_speed == IBF_SPEED_QDR && (a->guid == 1007 || b->guid == 1007))
+				n++;
+		}
+		TT_EQ_INT(n, 2);
+		free(dl);
+		ibf_fabric_free(g);
+	}
+	ibf_fabric_free(f);
+}
+
 static void test_lids(void)
 {
 	struct ibf_fabric *f = ring(3, 2);
@@ -211,6 +367,8 @@ int main(void)
 	TT(test_ring_stats);
 	TT(test_disconnected);
 	TT(test_parallel_and_degraded);
+	TT(test_degraded_rule);
+	TT(test_degraded_roundtrip);
 	TT(test_lids);
 	TT(test_lmc_exhaustion);
 	TT(test_meta_and_clone);

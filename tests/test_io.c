@@ -1132,6 +1132,22 @@ static void test_subnet_lst_errors(void)
 	TT_EQ_INT(ibf_port(f, 1, 1)->speed, IBF_SPEED_FDR);
 	TT_EQ_INT(meta_long(f, "one_sided"), 1);
 	ibf_fabric_free(f);
+	/* an older release: no SPD= field, speed unknown, width kept */
+	snprintf(buf, sizeof(buf), "%s%s", a, b);
+	char *spd = strstr(buf, " SPD=14");
+	TT_REQUIRE(spd);
+	memcpy(spd, "\n", 2);
+	f = parse_str(buf, IBF_FMT_AUTO, &err);
+	TT_REQUIRE(f);
+	TT_EQ_INT(ibf_port(f, 1, 1)->speed, IBF_SPEED_UNKNOWN);
+	TT_EQ_INT(ibf_port(f, 1, 1)->width, 4);
+	ibf_fabric_free(f);
+	/* but not some other word in its place */
+	snprintf(buf, sizeof(buf), "%s%s", a, b);
+	spd = strstr(buf, " SPD=14");
+	TT_REQUIRE(spd);
+	memcpy(spd, " XYZ=14", 7);
+	expect_error(buf, IBF_FMT_SUBNET_LST, 1, "subnet.lst unknown field after LOG=");
 	snprintf(buf, sizeof(buf), "%s%s%s junk\n", a, b, a);
 	expect_error(buf, IBF_FMT_SUBNET_LST, 2, "subnet.lst garbage");
 	/* PN beyond Ports */

@@ -95,6 +95,8 @@ struct ibf_port {
 	uint8_t speed;      /* enum ibf_speed */
 	uint8_t lmc;        /* CA ports and switch port 0 */
 	uint16_t lid;       /* base LID, 0 = unassigned */
+	uint8_t width_sup;  /* widest width the port supports (lanes), 0 = unknown */
+	uint8_t speed_sup;  /* fastest speed the port supports (enum ibf_speed), 0 = unknown */
 	uint64_t guid;      /* port GUID, 0 = unknown */
 };
 
@@ -216,13 +218,47 @@ struct ibf_stats {
 	uint32_t max_degree, min_degree; /* switch-switch degree (links) */
 	uint32_t *degree_hist;         /* [0..max_degree], owned */
 	uint32_t max_hosts_per_switch, min_hosts_per_switch;
-	uint32_t degraded_links;       /* width or speed below the best seen on either end's other links */
+	uint32_t degraded_links;       /* links ibf_find_degraded() reports */
 };
 
 /* Computes the stats (BFS from every switch; threads > 1 uses pthreads). */
 int ibf_fabric_stats(const struct ibf_fabric *f, struct ibf_stats *st, int threads,
 		     struct ibf_error *err);
 void ibf_stats_free(struct ibf_stats *st);
+
+/* ------------------------------------------------------ degraded links */
+
+/* A link is degraded when it runs below what both of its ends support.
+ * The evidence a finding rests on, strongest first:
+ *   SUPPORTED  both ports' supported width and speed are known (live
+ *              discovery, iblinkinfo "Could be" hints): exact;
+ *   TWINS      the other cables between the same two nodes run faster or wider;
+ *   MODEL      other links joining the same two node models (device id, else
+ *              the node description with digits removed) run faster or wider.
+ * A link is judged by the strongest evidence it has; a link with no
+ * comparable link and no supported values is never reported, so older HCAs
+ * on newer switches (they run at their own maximum) are not degraded. */
+enum ibf_degr_evidence {
+	IBF_DEGR_SUPPORTED = 1,
+	IBF_DEGR_TWINS,
+	IBF_DEGR_MODEL,
+};
+
+struct ibf_degraded {
+	int32_t node_a, node_b;   /* node_a is the lower (node, port) end */
+	uint8_t port_a, port_b;
+	uint8_t width, speed;     /* what the link runs at */
+	uint8_t exp_width, exp_speed; /* what it should run at */
+	uint8_t evidence;         /* enum ibf_degr_evidence */
+	uint32_t peers;           /* TWINS/MODEL: number of links compared against */
+};
+
+/* Lists the degraded links (sorted by node_a, port_a) into *out (malloc'd,
+ * free with free(); NULL when none) and their number into *n. */
+int ibf_find_degraded(const struct ibf_fabric *f, struct ibf_degraded **out, uint32_t *n,
+		      struct ibf_error *err);
+/* "supported", "twins", "model" or "" */
+const char *ibf_degr_evidence_name(int evidence);
 
 /* ----------------------------------------------------------- LIDs */
 

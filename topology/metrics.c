@@ -117,7 +117,11 @@ int ibf_fabric_stats(const struct ibf_fabric *f, struct ibf_stats *st, int threa
 					st->ca_ports_connected++;
 		}
 	}
-	/* degrees, links, parallel links, host counts, degraded links */
+	struct ibf_degraded *dl;
+	if (ibf_find_degraded(f, &dl, &st->degraded_links, err))
+		return err ? err->code : IBF_ENOMEM;
+	free(dl);
+	/* degrees, links, parallel links, host counts */
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		int node = f->switches[s];
 		const struct ibf_node *n = &f->nodes[node];
@@ -127,15 +131,10 @@ int ibf_fabric_stats(const struct ibf_fabric *f, struct ibf_stats *st, int threa
 		if (deg < st->min_degree)
 			st->min_degree = deg;
 		uint32_t hosts = 0;
-		uint8_t best_w = 0, best_s = 0;
 		for (int p = 1; p <= n->nports; p++) {
 			const struct ibf_port *pp = ibf_port(f, node, p);
 			if (pp->peer_node == IBF_NO_NODE)
 				continue;
-			if (pp->width > best_w)
-				best_w = pp->width;
-			if (pp->speed > best_s)
-				best_s = pp->speed;
 			if (pp->peer_node == node) {
 				if (p < pp->peer_port)
 					st->loopback_links++;
@@ -148,19 +147,6 @@ int ibf_fabric_stats(const struct ibf_fabric *f, struct ibf_stats *st, int threa
 			st->max_hosts_per_switch = hosts;
 		if (hosts < st->min_hosts_per_switch)
 			st->min_hosts_per_switch = hosts;
-		for (int p = 1; p <= n->nports; p++) {
-			const struct ibf_port *pp = ibf_port(f, node, p);
-			if (pp->peer_node == IBF_NO_NODE || pp->peer_node == node)
-				continue;
-			/* count each link once: from the switch end with the lower (node, port),
-			 * or always from the switch when the peer is a CA */
-			int peer_is_sw = f->nodes[pp->peer_node].type == IBF_NODE_SWITCH;
-			if (peer_is_sw && (pp->peer_node < node ||
-					   (pp->peer_node == node && pp->peer_port < p)))
-				continue;
-			if ((pp->width && pp->width < best_w) || (pp->speed && pp->speed < best_s))
-				st->degraded_links++;
-		}
 		/* parallel links: neighbours already seen at a lower port */
 		for (uint32_t k = f->adj_off[s]; k < f->adj_off[s + 1]; k++) {
 			uint32_t v = f->adj[k].nbr;

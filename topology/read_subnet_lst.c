@@ -5,7 +5,8 @@
  *     DevID:1003 Rev:000000A1 {r-ufm100 HCA-2} LID:001C PN:01 }
  *   { SW Ports:0C ... {MF0;switch-de779e:SX6012/U1} LID:00AE PN:06 } PHY=4x LOG=ACT SPD=14
  *
- * (one line in the file).  Port counts, LIDs and port numbers are hex.
+ * (one line in the file).  Older OpenSM releases end the line after LOG=
+ * (no SPD=): such links get an unknown speed.  Port counts, LIDs and port numbers are hex.
  * A link is normally listed once from each end.  The LID of a switch end
  * is the switch's (port 0) LID; LMC is not in the file. */
 #include "io_internal.h"
@@ -227,15 +228,18 @@ static int one_line(struct lrd *r, const char *s, size_t n, long ln)
 	      ibf_cur_lit(&c, "LOG=INI") || ibf_cur_lit(&c, "LOG=DWN")))
 		return perr(r, ln, "expected 'LOG=ACT|ARM|INI|DWN'", s, n);
 	ibf_cur_ws(&c);
-	if (!ibf_cur_lit(&c, "SPD="))
-		return perr(r, ln, "expected 'SPD='", s, n);
-	t = c.p;
-	while (c.p < c.e && !ibf_is_ws(*c.p))
-		c.p++;
-	int ok;
-	sp = lst_speed(t, (size_t)(c.p - t), &ok);
-	if (!ok)
-		return perr(r, ln, "bad SPD speed", t, (size_t)(c.p - t));
+	/* older releases end the line after LOG=: the speed stays unknown */
+	if (!ibf_cur_end(&c)) {
+		if (!ibf_cur_lit(&c, "SPD="))
+			return perr(r, ln, "expected 'SPD=' or the end of the line", s, n);
+		t = c.p;
+		while (c.p < c.e && !ibf_is_ws(*c.p))
+			c.p++;
+		int ok;
+		sp = lst_speed(t, (size_t)(c.p - t), &ok);
+		if (!ok)
+			return perr(r, ln, "bad SPD speed", t, (size_t)(c.p - t));
+	}
 	if (!ibf_cur_end(&c))
 		return perr(r, ln, "unexpected text at the end of the line", c.p,
 			    (size_t)(c.e - c.p));

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Degraded links end to end: a two-level fat tree with two cables per
+# leaf-spine pair -> ibsim with one twin cable at 1x -> ibnetdiscover ->
+# ibfab topo info reports exactly that cable, with "twins" evidence, in text
+# and JSON; the same fabric without the fault reports none.
+. "$(dirname "$0")/lib.sh"
+need_sim
+mk_workdir
+
+"$IBFAB" topo gen fattree --m 3,2 --w 1,2 --parallel 2 --format ibsim -o "$WORK/ok.net"
+check "fat tree net file written" test -s "$WORK/ok.net"
+# leaf ft-l1-s0000 port 5 <-> spine ft-l2-s0000 port 2 trains at 1x
+awk '/^Switch/ { cur = $3 }
+	{ if ((cur == "\"ft-l1-s0000\"" && $1 == "[5]") || (cur == "\"ft-l2-s0000\"" && $1 == "[2]"))
+		sub(/4xEDR$/, "1xEDR")
+	  print }' "$WORK/ok.net" >"$WORK/bad.net"
+check "exactly two port lines changed" test "$(diff "$WORK/ok.net" "$WORK/bad.net" | grep -c '^>')" -eq 2
+
+discover() { # NETFILE NAME
+	"$HARNESS" with "$1" "$WORK/sim-$2" -- bash -c \
+		'ibsim-run ibnetdiscover >"$IBFAB_SIM_DIR/disc.ibnd" 2>"$IBFAB_SIM_DIR/disc.err"' 2>&1 | diag
+	local rc=${PIPESTATUS[0]}
+	[ "$rc" -eq 0 ] && cp "$WORK/sim-$2/disc.ibnd" "$WORK/$2.ibnd"
+}
+check "ibsim + ibnetdiscover on the faulty fabric" discover "$WORK/bad.net" bad
+check "ibsim + ibnetdiscover on the clean fabric" discover "$WORK/ok.net" ok
+
+"$IBFAB" topo info "$WORK/bad.ibnd" >"$WORK/bad.txt" 2>&1
+diag <"$WORK/bad.txt"
+check "faulty: one degraded link" grep -q '^degraded links:  1$' "$WORK/bad.txt"
+check "faulty: the 1x twin, with its evidence" grep -qE \
+	'^  degraded: ft-l2-s0000 port 2 <-> ft-l1-s0000 port 5 runs at 1x[A-Z0-9]+, expected 4x[A-Z0-9]+ \(evidence: twins, 1 other cable' \
+	"$WORK/bad.txt"
+"$IBFAB" topo info "$WORK/ok.ibnd" >"$WORK/ok.txt" 2>&1
+check "clean: no degraded link" grep -q '^degraded links:  0$' "$WORK/ok.txt"
+check "clean: nothing listed" test "$(grep -c '^  degraded:' "$WORK/ok.txt")" -eq 0
+if command -v python3 >/dev/null; then
+	"$IBFAB" topo info --json "$WORK/bad.ibnd" >"$WORK/bad.json"
+	check "JSON lists the finding with its evidence" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["degraded_links"] == 1 and len(d["degraded"]) == 1
+x = d["degraded"][0]
+assert x["evidence"] == "twins" and x["runs"].startswith("1x") and x["expected"].startswith("4x")
+assert {x["a"], x["b"]} == {"ft-l1-s0000", "ft-l2-s0000"} and x["compared_links"] == 1
+' "$WORK/bad.json"
+fi
+
+done_testing
