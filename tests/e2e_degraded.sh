@@ -16,12 +16,6 @@ awk '/^Switch/ { cur = $3 }
 	  print }' "$WORK/ok.net" >"$WORK/bad.net"
 check "exactly two port lines changed" test "$(diff "$WORK/ok.net" "$WORK/bad.net" | grep -c '^>')" -eq 2
 
-discover() { # NETFILE NAME
-	"$HARNESS" with "$1" "$WORK/sim-$2" -- bash -c \
-		'ibsim-run ibnetdiscover >"$IBFAB_SIM_DIR/disc.ibnd" 2>"$IBFAB_SIM_DIR/disc.err"' 2>&1 | diag
-	local rc=${PIPESTATUS[0]}
-	[ "$rc" -eq 0 ] && cp "$WORK/sim-$2/disc.ibnd" "$WORK/$2.ibnd"
-}
 check "ibsim + ibnetdiscover on the faulty fabric" discover "$WORK/bad.net" bad
 check "ibsim + ibnetdiscover on the clean fabric" discover "$WORK/ok.net" ok
 

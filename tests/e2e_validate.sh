@@ -90,13 +90,6 @@ netedit "$WORK/plan.net" "$WORK/faulty.net" \
 check "faulty net file written" test -s "$WORK/faulty.net"
 diff "$WORK/plan.net" "$WORK/faulty.net" | diag
 
-discover() { # NETFILE NAME
-	"$HARNESS" with "$1" "$WORK/sim-$2" -- bash -c \
-		'ibsim-run ibnetdiscover >"$IBFAB_SIM_DIR/disc.ibnd" 2>"$IBFAB_SIM_DIR/disc.err"' 2>&1 | diag
-	local rc=${PIPESTATUS[0]}
-	[ "$rc" -eq 0 ] && cp "$WORK/sim-$2/disc.ibnd" "$WORK/$2.ibnd"
-}
-
 check "ibsim + ibnetdiscover on the faulty fabric" discover "$WORK/faulty.net" faulty
 "$IBFAB" validate --plan "$WORK/plan.csv" --fabric "$WORK/faulty.ibnd" >"$WORK/report.txt" 2>&1
 rc=$?

@@ -56,3 +56,12 @@ osm_conf() {
 		-e '/^dump_files_dir /d' -e '/^log_file /d' \
 		"$@" "$def" >"$out"
 }
+
+# discover NETFILE NAME: run ibnetdiscover on NETFILE under ibsim and leave
+# the output in $WORK/NAME.ibnd (the simulator's files in $WORK/sim-NAME).
+discover() {
+	"$HARNESS" with "$1" "$WORK/sim-$2" -- bash -c \
+		'ibsim-run ibnetdiscover >"$IBFAB_SIM_DIR/disc.ibnd" 2>"$IBFAB_SIM_DIR/disc.err"' 2>&1 | diag
+	local rc=${PIPESTATUS[0]}
+	[ "$rc" -eq 0 ] && cp "$WORK/sim-$2/disc.ibnd" "$WORK/$2.ibnd"
+}
