@@ -8,6 +8,13 @@
 #   ibsim-harness.sh with NETFILE DIR -- CMD [ARGS..]
 #                                          start, run CMD (with IBSIM_SOCKNAME and
 #                                          IBFAB_SIM_DIR exported), stop, even on error
+#   ibsim-harness.sh console DIR LINE..    send console commands (e.g. 'Unlink "sw1"[3]')
+#                                          to the ibsim in DIR, one per argument, and
+#                                          wait until it has executed each
+#
+# With IBFAB_SIM_CONSOLE=1 in the environment, start/with give ibsim its
+# command console on a FIFO (DIR/console) instead of -n; a holder process
+# keeps the FIFO open so ibsim blocks on it (at end of file it would spin).
 #
 # Every run gets its own IBSIM_SOCKNAME, ibsim runs with -n (no console:
 # stdin is not a terminal in tests/CI), and -N/-S/-P/-L are raised from the
@@ -30,8 +37,17 @@ sim_start() {
 	local N=$(( (nsw + nca) * 2 + 2048 )) S=$(( nsw * 2 + 256 )) P=$(( nports * 2 + nsw * 40 + 16384 ))
 	local sock="ibfab$$-$RANDOM-$(basename "$dir")"
 	echo "$sock" > "$dir/sockname"
-	( cd "$dir" && IBSIM_SOCKNAME=$sock exec ibsim -n -N "$N" -S "$S" -P "$P" -L 49152 -s "$net" \
-		</dev/null >"$dir/ibsim.log" 2>&1 ) &
+	local input=/dev/null nflag=-n
+	if [ "${IBFAB_SIM_CONSOLE:-0}" = 1 ]; then
+		rm -f "$dir/console"
+		mkfifo "$dir/console" || die "cannot create the console FIFO in '$dir'"
+		# the holder opens the FIFO read-write (never blocks) and keeps it open
+		( exec sleep 2147483647 <>"$dir/console" ) &
+		echo $! >"$dir/holder.pid"
+		input=$dir/console nflag=
+	fi
+	( cd "$dir" && IBSIM_SOCKNAME=$sock exec ibsim $nflag -N "$N" -S "$S" -P "$P" -L 49152 -s "$net" \
+		<"$input" >"$dir/ibsim.log" 2>&1 ) &
 	local pid=$!
 	echo "$pid" > "$dir/ibsim.pid"
 	# wait until ibsim has parsed the net file and listens
@@ -62,6 +78,28 @@ sim_stop() {
 		kill -9 "$pid" 2>/dev/null || true
 	fi
 	rm -f "$dir/ibsim.pid"
+	# the FIFO's holder goes after ibsim (ibsim would spin at end of file)
+	if [ -f "$dir/holder.pid" ]; then
+		kill "$(cat "$dir/holder.pid")" 2>/dev/null
+		rm -f "$dir/holder.pid" "$dir/console"
+	fi
+}
+
+# console DIR LINE..: each line goes to ibsim's console; ibsim prints a
+# prompt ("sim> ") after it has executed a command, so wait for one more
+sim_console() {
+	local dir=$1; shift
+	[ -p "$dir/console" ] || die "no console FIFO in '$dir' (start with IBFAB_SIM_CONSOLE=1)"
+	local line n0 i
+	for line in "$@"; do
+		n0=$(grep -o 'sim> ' "$dir/ibsim.log" | wc -l)
+		printf '%s\n' "$line" >"$dir/console"
+		for i in $(seq 1 100); do
+			[ "$(grep -o 'sim> ' "$dir/ibsim.log" | wc -l)" -gt "$n0" ] && break
+			sleep 0.1
+		done
+		[ "$i" -lt 100 ] || die "ibsim did not execute '$line' (see $dir/ibsim.log)"
+	done
 }
 
 sim_run() {
@@ -74,6 +112,7 @@ cmd=${1:-}
 case "$cmd" in
 start) [ $# -eq 3 ] || die "usage: start NETFILE DIR"; sim_start "$2" "$3" ;;
 stop) [ $# -eq 2 ] || die "usage: stop DIR"; sim_stop "$2" ;;
+console) [ $# -ge 3 ] || die "usage: console DIR LINE.."; d=$2; shift 2; sim_console "$d" "$@" ;;
 run) [ $# -ge 3 ] || die "usage: run DIR CMD [ARGS..]"; d=$2; shift 2; sim_run "$d" "$@" ;;
 with)
 	[ $# -ge 5 ] && [ "$4" = "--" ] || die "usage: with NETFILE DIR -- CMD [ARGS..]"
@@ -88,7 +127,7 @@ with)
 	exit $rc
 	;;
 -h|--help|"")
-	sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+	awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'
 	[ -n "$cmd" ] && exit 0 || exit 2 ;;
 *) die "unknown command '$cmd'" ;;
 esac

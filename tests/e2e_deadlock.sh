@@ -24,12 +24,7 @@ done
 PLUGIN_DIR="$top_builddir/.libs"
 [ -f "$PLUGIN_DIR/libibfab.so" ] || skip_all "plugin not built ($PLUGIN_DIR/libibfab.so)"
 mk_workdir
-if ! ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$WORK/sa_pathsl" "$top_srcdir/tests/sa_pathsl.c" \
-	-libmad -libumad >"$WORK/cc.log" 2>&1; then
-	diag <"$WORK/cc.log"
-	skip_all "cannot build the SA query helper (libibmad-dev / libibumad-dev missing)"
-fi
-export SA_PATHSL="$WORK/sa_pathsl"
+need_sa_pathsl
 
 # ------------------------------------------------------------------ Slim Fly q=5
 "$IBFAB" topo gen slimfly --q 5 --format ibsim -o "$WORK/sf5.net"
@@ -46,6 +41,7 @@ live() {
 	printf 'deadlock %s\n' "$scheme" >"$dir/ibfab.conf"
 	env IBFAB_CONF="$dir/ibfab.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		"$HARNESS" with "$WORK/sf5.net" "$dir/sim" -- bash -c '
+		. "$1"
 		d=$IBFAB_SIM_DIR conf=$0
 		OSM_TMP_DIR=$d OSM_CACHE_DIR=$d ibsim-run opensm -F "$conf" -f "$d/opensm.log" \
 			</dev/null >"$d/opensm.out" 2>&1 &
@@ -57,27 +53,11 @@ live() {
 		done
 		rc=0
 		grep -q "SUBNET UP" "$d/opensm.log" 2>/dev/null || { echo "no SUBNET UP"; rc=1; }
-		if [ $rc -eq 0 ]; then
-			ibsim-run ibnetdiscover >"$d/net.ibnd" 2>"$d/ibnd.err" || rc=2
-			ibsim-run dump_lfts 2>"$d/lfts.err" | grep -v "replaced by dump_fts" >"$d/lfts.txt" || rc=3
-			# every LID (base, lmc) of every port, and each switch-to-switch out port
-			awk "{ for (i = 1; i < NF - 2; i++) if (\$i == \"lid\" && \$(i+2) == \"lmc\") { print \$(i+1), \$(i+3); break } }" \
-				"$d/net.ibnd" >"$d/ports"
-			awk "/^Switch/ { for (i = 1; i < NF; i++) if (\$i == \"lid\") { lid = \$(i+1); break } }
-			     /^\\[/ && lid != \"\" && \$2 ~ /^\"S-/ { p = \$1; gsub(/[^0-9]/, \"\", p); print lid, p }
-			     /^(Ca|Rt)/ { lid = \"\" }" "$d/net.ibnd" >"$d/swports"
-			while read -r lid port; do
-				ibsim-run smpquery sl2vl "$lid" "$port" 2>>"$d/smp.err" || { rc=4; break; }
-			done <"$d/swports" >"$d/sl2vl.txt"
-			awk "{ n = 2 ^ \$2; for (k = 0; k < n; k++) { lid[++m] = \$1 + k; port[m] = NR } }
-			     END { for (a = 1; a <= m; a++) for (b = 1; b <= m; b++) if (port[a] != port[b]) print lid[a], lid[b] }" \
-				"$d/ports" >"$d/pairs"
-			ibsim-run "$SA_PATHSL" <"$d/pairs" >"$d/sl.txt" 2>"$d/sa.err" || rc=5
-		fi
+		[ $rc -eq 0 ] && { read_tables "$d"; rc=$?; }
 		kill $osm 2>/dev/null
 		wait $osm 2>/dev/null
 		exit $rc
-	' "$WORK/opensm-qos.conf" 2>&1 | diag
+	' "$WORK/opensm-qos.conf" "$top_srcdir/tests/lib.sh" 2>&1 | diag
 	return "${PIPESTATUS[0]}"
 }
 
