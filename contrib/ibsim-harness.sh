@@ -42,7 +42,7 @@ sim_start() {
 		rm -f "$dir/console"
 		mkfifo "$dir/console" || die "cannot create the console FIFO in '$dir'"
 		# the holder opens the FIFO read-write (never blocks) and keeps it open
-		( exec sleep 2147483647 <>"$dir/console" ) &
+		( exec sleep 2147483647 <>"$dir/console" >/dev/null 2>&1 ) &
 		echo $! >"$dir/holder.pid"
 		input=$dir/console nflag=
 	fi

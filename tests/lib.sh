@@ -66,20 +66,25 @@ discover() {
 	[ "$rc" -eq 0 ] && cp "$WORK/sim-$2/disc.ibnd" "$WORK/$2.ibnd"
 }
 
-# need_sa_pathsl: build tests/sa_pathsl.c (SA PathRecord SL per LID pair,
-# batched) into $WORK and export SA_PATHSL, or skip the whole script
+# need_sa_pathsl: build tests/sa_pathsl.c (SA PathRecord SL per LID pair)
+# and tests/smp_sl2vl.c (SL2VL tables per switch port), both batched, into
+# $WORK and export SA_PATHSL and SMP_SL2VL, or skip the whole script
 need_sa_pathsl() {
-	if ! ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$WORK/sa_pathsl" "$top_srcdir/tests/sa_pathsl.c" \
-		-libmad -libumad >"$WORK/cc.log" 2>&1; then
-		diag <"$WORK/cc.log"
-		skip_all "cannot build the SA query helper (libibmad-dev / libibumad-dev missing)"
-	fi
-	export SA_PATHSL="$WORK/sa_pathsl"
+	local t
+	for t in sa_pathsl smp_sl2vl; do
+		if ! ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$WORK/$t" "$top_srcdir/tests/$t.c" \
+			-libmad -libumad >"$WORK/cc.log" 2>&1; then
+			diag <"$WORK/cc.log"
+			skip_all "cannot build the MAD helper $t (libibmad-dev / libibumad-dev missing)"
+		fi
+	done
+	export SA_PATHSL="$WORK/sa_pathsl" SMP_SL2VL="$WORK/smp_sl2vl"
 }
 
 # read_tables DIR: with IBSIM_SOCKNAME set and an SM running, read back what
 # the fabric holds into DIR: net.ibnd (ibnetdiscover), lfts.txt (dump_lfts),
-# sl2vl.txt (smpquery sl2vl of every switch-to-switch out port), pairs (every
+# sl2vl.txt (the SL2VL tables of every switch-to-switch out port, as
+# smpquery sl2vl prints them), pairs (every
 # ordered pair of LIDs of distinct ports) and sl.txt (their SLs from the SA;
 # needs SA_PATHSL).  Returns non-zero when a tool failed.
 read_tables() {
@@ -93,9 +98,7 @@ read_tables() {
 	awk '/^Switch/ { for (i = 1; i < NF; i++) if ($i == "lid") { lid = $(i+1); break } }
 	     /^\[/ && lid != "" && $2 ~ /^"S-/ { p = $1; gsub(/[^0-9]/, "", p); print lid, p }
 	     /^(Ca|Rt)/ { lid = "" }' "$d/net.ibnd" >"$d/swports"
-	while read -r lid port; do
-		ibsim-run smpquery sl2vl "$lid" "$port" 2>>"$d/smp.err" || return 4
-	done <"$d/swports" >"$d/sl2vl.txt"
+	ibsim-run "$SMP_SL2VL" <"$d/swports" >"$d/sl2vl.txt" 2>"$d/smp.err" || return 4
 	awk '{ n = 2 ^ $2; for (k = 0; k < n; k++) { lid[++m] = $1 + k; port[m] = NR } }
 	     END { for (a = 1; a <= m; a++) for (b = 1; b <= m; b++) if (port[a] != port[b]) print lid[a], lid[b] }' \
 		"$d/ports" >"$d/pairs"

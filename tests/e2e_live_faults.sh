@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Live faults: a stock OpenSM runs as a daemon (short sweep interval) with
+# the ibfab plugin on an ibsim fabric whose console reads from a FIFO.  For
+# each engine (layered on a Slim Fly at LMC 2, minimal on the same Slim Fly,
+# dmodk on a two-level fat tree), with `deadlock auto`, the script unplugs
+# one cable, then a whole switch as well, then several more cables (one of
+# them with Clear), then restores everything.  After every
+# change it waits for OpenSM's heavy sweep, reads back what the switches hold
+# (dump_lfts, SL2VL with smpquery, SLs from the SA) and checks that
+#  - ibfab's engine routed the sweep (no "cannot route", no fallback),
+#  - `ibfab route check` finds no loop and no unreachable pair in the
+#    connected part of the fabric (what ibnetdiscover sees from the SM),
+#  - `ibfab deadlock verify` finds the tables deadlock-free,
+#  - OpenSM is still running.
+# Faults are chosen at random from IBFAB_FAULT_SEED (default 1; printed).
+. "$(dirname "$0")/lib.sh"
+need_sim
+for t in dump_lfts smpquery; do
+	command -v "$t" >/dev/null 2>&1 || skip_all "$t not installed (infiniband-diags)"
+done
+PLUGIN_DIR="$top_builddir/.libs"
+[ -f "$PLUGIN_DIR/libibfab.so" ] || skip_all "plugin not built ($PLUGIN_DIR/libibfab.so)"
+mk_workdir
+need_sa_pathsl
+SEED=${IBFAB_FAULT_SEED:-1}
+echo "# fault seed $SEED (set IBFAB_FAULT_SEED to choose others)"
+
+SIM=
+OSM_PID=
+cleanup() {
+	[ -n "$OSM_PID" ] && { kill "$OSM_PID" 2>/dev/null; wait "$OSM_PID" 2>/dev/null; }
+	[ -n "$SIM" ] && "$HARNESS" stop "$SIM"
+	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+
+# inter-switch cables of an ibsim net file, each once: A PA B PB
+switch_cables() {
+	awk 'NR == FNR { if (/^Switch/) { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); isw[s] = 1 } next }
+	     /^Switch/ { sw = $0; sub(/^[^"]*"/, "", sw); sub(/".*/, "", sw); insw = 1; next }
+	     /^(Hca|Ca|Rt)/ { insw = 0; next }
+	     insw && /^\[/ {
+		p = $1; gsub(/[^0-9]/, "", p)
+		if (!match($0, /"[^"]*"\[[0-9]+\]/)) next
+		peer = substr($0, RSTART + 1, RLENGTH - 1); pp = peer
+		sub(/".*/, "", peer); sub(/.*\[/, "", pp); sub(/\].*/, "", pp)
+		if ((peer in isw) && (sw < peer || (sw == peer && p < pp))) print sw, p, peer, pp
+	     }' "$1" "$1"
+}
+pick() { # N SALT < lines: N distinct lines at random (seeded)
+	awk -v n="$1" -v seed="$SEED" -v salt="$2" 'BEGIN { srand(seed * 7919 + salt) }
+		{ l[NR] = $0 } END { for (i = NR; i > 1; i--) { j = int(rand() * i) + 1; t = l[i]; l[i] = l[j]; l[j] = t }
+		for (i = 1; i <= n && i <= NR; i++) print l[i] }'
+}
+
+sweeps() { cat "$SIM/opensm.log" 2>/dev/null | grep -c "SUBNET UP"; }
+# wait_sweep N0: until OpenSM has finished a heavy sweep after the N0-th and
+# then stays quiet for 3 s (a change can take two sweeps to settle)
+wait_sweep() {
+	local n0=$1 i n last quiet=0
+	for i in $(seq 1 600); do
+		kill -0 "$OSM_PID" 2>/dev/null || return 1
+		n=$(sweeps)
+		if [ "${n:-0}" -gt "$n0" ]; then
+			if [ "$n" = "${last:-}" ]; then quiet=$((quiet + 1)); else quiet=0; fi
+			[ $quiet -ge 15 ] && return 0
+			last=$n
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# check_state ENGINE STEP LOGFROM: read back and verify after a change
+check_state() {
+	local e=$1 step=$2 from=$3 d="$WORK/$1/$2"
+	mkdir -p "$d"
+	tail -n +"$((from + 1))" "$SIM/opensm.log" >"$d/opensm.log"
+	grep -E 'ibfab|tables configured|SUBNET UP|falls back|cannot route' "$d/opensm.log" |
+		sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-220 | diag
+	check "$e $step: ibfab's engine routed the sweep" grep -q "$e: tables configured by ibfab" "$d/opensm.log"
+	check "$e $step: no routing failure, no fallback" \
+		bash -c "! grep -qE 'cannot route|routing failed|falls back' '$d/opensm.log'"
+	IBSIM_SOCKNAME=$(cat "$SIM/sockname") read_tables "$d"
+	check "$e $step: tables, SL2VL and SLs read back" test $? -eq 0
+	if [ "$step" = healthy ]; then
+		local l p
+		read -r l p <"$d/swports"
+		IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery sl2vl "$l" "$p" 2>/dev/null >"$d/smpquery.txt"
+		check "$e: the batched SL2VL reader prints what smpquery prints (LID $l port $p)" \
+			cmp -s "$d/smpquery.txt" <(awk -v l="$l" '/^# SL2VL table: Lid/ { on = ($5 == l) } on' "$d/sl2vl.txt" | head -n "$(wc -l <"$d/smpquery.txt")")
+	fi
+	"$IBFAB" route check --topology "$d/net.ibnd" --lfts "$d/lfts.txt" >"$d/check.txt" 2>&1
+	local rc=$?
+	grep -E '^(switches|pairs|loops|unreachable|longest)' "$d/check.txt" | diag
+	check "$e $step: route check: no loop, every pair delivered (exit $rc)" \
+		test $rc -eq 0 -a -n "$(grep '^loops: *0$' "$d/check.txt")"
+	"$IBFAB" deadlock verify --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --sl "$d/sl.txt" \
+		--sl2vl "$d/sl2vl.txt" >"$d/verify.txt" 2>&1
+	rc=$?
+	grep -E '^(VLs used|cycles|missing SL|result)' "$d/verify.txt" | diag
+	check "$e $step: deadlock verify on the live tables: deadlock-free (exit $rc)" test $rc -eq 0
+	if [ -n "${PREV:-}" ]; then
+		"$IBFAB" route diff --topology "$d/net.ibnd" --lfts "$PREV/lfts.txt" --lfts2 "$d/lfts.txt" 2>&1 |
+			head -5 | sed "s/^/$step vs previous: /" | diag
+	fi
+	PREV=$d
+}
+
+# change ENGINE STEP CONSOLE-LINE..: apply the change, wait for the sweep, check
+change() {
+	local e=$1 step=$2; shift 2
+	local n0 from
+	n0=$(sweeps)
+	from=$(wc -l <"$SIM/opensm.log")
+	printf '%s\n' "$@" | sed "s/^/$e $step: /" | diag
+	"$HARNESS" console "$SIM" "$@"
+	wait_sweep "$n0"
+	check "$e $step: OpenSM swept again and is running" test $? -eq 0
+	check_state "$e" "$step" "$from"
+}
+
+# session ENGINE NETFILE LMC: OpenSM + plugin on NETFILE, then the faults
+session() {
+	local e=$1 net=$2 lmc=$3 dir="$WORK/$1"
+	mkdir -p "$dir"
+	printf 'deadlock auto\n' >"$dir/ibfab.conf"
+	osm_conf "$WORK/opensm.default.conf" "$e" "$lmc" "$dir/opensm.conf" \
+		-e 's|^qos .*|qos TRUE|' -e 's|^sweep_interval .*|sweep_interval 1|'
+	SIM="$dir/sim"
+	IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$net" "$SIM" 2>&1 | diag
+	check "$e: ibsim with its console on a FIFO" test -p "$SIM/console"
+	(
+		export IBSIM_SOCKNAME=$(cat "$SIM/sockname") IBFAB_CONF="$dir/ibfab.conf" \
+			LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+			OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
+		exec ibsim-run opensm -F "$dir/opensm.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm.out" 2>&1
+	) &
+	OSM_PID=$!
+	PREV=
+	wait_sweep 0
+	check "$e: OpenSM daemon up (SUBNET UP)" test $? -eq 0
+	check_state "$e" healthy 0
+
+	# the SM's switch (ibsim attaches clients to the first node of the net
+	# file, here a switch; or the switch an HCA hangs on) is never taken away
+	local smnode smsw cables
+	smnode=$(IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery -D nodedesc 0 2>/dev/null |
+		sed 's/^Node Description:\.*//')
+	smsw=$(awk -v h="$smnode" '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
+			if (n == h && /^Switch/) { print n; exit }
+			next }
+		cur == h && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$net")
+	echo "# $e: the SM runs on $smnode ($smsw is kept)"
+	switch_cables "$net" >"$dir/cables"
+	cables=$(wc -l <"$dir/cables")
+	# cumulative: one cable, then a whole switch too, then several more
+	# cables (the first with Clear), then everything back
+	local sw n restore=() lines=() first=1
+	read -r a pa b pb <<<"$(pick 1 1 <"$dir/cables")"
+	change "$e" unplug-1-cable "Unlink \"$a\"[$pa]"
+	restore+=("ReLink \"$a\"[$pa]")
+	sw=$(awk '{ print $1; print $3 }' "$dir/cables" | sort -u | grep -vxF -e "$smsw" -e "$a" | pick 1 2)
+	change "$e" unplug-switch "Unlink \"$sw\""
+	restore+=("ReLink \"$sw\"")
+	n=$(( cables / 40 + 2 ))
+	while read -r a pa b pb; do
+		if [ $first = 1 ]; then lines+=("Clear \"$a\"[$pa]"); first=0; else lines+=("Unlink \"$a\"[$pa]"); fi
+		restore+=("ReLink \"$a\"[$pa]")
+	done < <(grep -vF -e "$sw " "$dir/cables" | pick "$n" 3)
+	change "$e" "unplug-$n-more-cables" "${lines[@]}"
+	change "$e" restore-all "${restore[@]}"
+
+	kill -0 "$OSM_PID" 2>/dev/null
+	check "$e: OpenSM still running after $(sweeps) heavy sweeps" test $? -eq 0
+	kill "$OSM_PID" 2>/dev/null
+	wait "$OSM_PID" 2>/dev/null
+	OSM_PID=
+	"$HARNESS" stop "$SIM"
+	SIM=
+}
+
+"$IBFAB" topo gen slimfly --q 5 --hosts 1 --format ibsim -o "$WORK/sf5.net"
+check "Slim Fly q=5, one host per switch (ibsim net)" test -s "$WORK/sf5.net"
+"$IBFAB" topo gen fattree --m 4,4 --w 1,2 --parallel 2 --format ibsim -o "$WORK/ft.net"
+check "two-level fat tree, two cables per leaf-spine pair (ibsim net)" test -s "$WORK/ft.net"
+
+session layered "$WORK/sf5.net" 2
+session minimal "$WORK/sf5.net" 0
+session dmodk "$WORK/ft.net" 0
+
+done_testing
