@@ -52,7 +52,7 @@ printf 'deadlock %s\n' "$deadlock" >"$work/ibfab.conf"
 IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$work/sf.net" "$sim" || exit 1
 runner=()
 [ $vg = 1 ] && runner=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite
-	--show-leak-kinds=definite --num-callers=30 --log-file="$work/valgrind.%p")
+	--show-leak-kinds=definite --num-callers=30 --fullpath-after= --log-file="$work/valgrind.%p")
 (
 	export IBSIM_SOCKNAME=$(cat "$sim/sockname") IBFAB_CONF="$work/ibfab.conf" \
 		LD_LIBRARY_PATH=$libdir OSM_TMP_DIR=$sim OSM_CACHE_DIR=$sim
@@ -60,7 +60,7 @@ runner=()
 		</dev/null >"$sim/opensm.out" 2>&1
 ) &
 osm=$!
-count() { grep -c "$1" "$sim/opensm.log" 2>/dev/null || true; }
+count() { cat "$sim/opensm.log" 2>/dev/null | grep -c "$1"; }
 wait_up() { # N: until N SUBNET UP lines
 	local i
 	for i in $(seq 1 3000); do
@@ -92,7 +92,11 @@ bad=$(grep -cE 'cannot route|routing failed' "$sim/opensm.log")
 echo "soak: Slim Fly q=$q, $hosts host(s)/switch, LMC $lmc, engine $engine, deadlock $deadlock$([ $vg = 1 ] && echo ', under valgrind')"
 echo "heavy sweeps:        $(count 'SUBNET UP') (one cable toggled between sweeps)"
 echo "routed by ibfab:     $ok, failures/fallbacks: $bad"
-echo "OpenSM RSS:          ${rss10:-?} kB after sweep 10, ${rssN:-?} kB after sweep $sweeps"
+if [ "$sweeps" -ge 10 ]; then
+	echo "OpenSM RSS:          ${rss10:-?} kB after sweep 10, ${rssN:-?} kB after sweep $sweeps"
+else
+	echo "OpenSM RSS:          ${rssN:-?} kB after sweep $sweeps"
+fi
 echo "wall time:           $(echo "$t1 - $t0" | bc) s for sweeps 2..$sweeps"
 if [ $vg = 1 ]; then
 	kill "$osm" 2>/dev/null
@@ -101,8 +105,13 @@ if [ $vg = 1 ]; then
 	sleep 1
 	cat "$work"/valgrind.* >"$work/valgrind.txt" 2>/dev/null
 	total=$(grep -cE '^==[0-9]+== (Invalid|Conditional|Use of|Syscall param|Mismatched|Source and|.*definitely lost)' "$work/valgrind.txt")
-	ours=$(awk '/^==[0-9]+== [A-Z]/ { if (blk != "" && blk ~ /libibfab/) n++; blk = $0; next }
-		/^==[0-9]+== +(at|by) / { blk = blk "\n" $0 } END { if (blk ~ /libibfab/) n++; print n + 0 }' "$work/valgrind.txt")
+	# a report is ours when a frame of its stack is in libibfab.so: by the
+	# library's name (no debug info) or by the path of one of our sources
+	# (valgrind runs with --fullpath-after=, so frames carry full paths)
+	re='libibfab|/(topology|routing|deadlock|cabling|plugin)/[A-Za-z0-9_]+[.]c:'
+	ours=$(awk -v re="$re" '
+		/^==[0-9]+== [A-Z0-9]/ { if (blk ~ re) n++; blk = $0; next }
+		/^==[0-9]+== +(at|by) / { blk = blk "\n" $0 } END { if (blk ~ re) n++; print n + 0 }' "$work/valgrind.txt")
 	echo "valgrind:            $total error/leak reports in all, $ours with libibfab.so in the stack"
-	[ "$ours" -gt 0 ] && grep -B2 -A25 libibfab "$work/valgrind.txt" | head -80
+	if [ "$ours" -gt 0 ]; then grep -B2 -A25 -E "$re" "$work/valgrind.txt" | head -80; fi
 fi
