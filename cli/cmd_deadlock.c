@@ -214,6 +214,7 @@ static int cmd_apply(int argc, char **argv)
 		o.scheme = a.scheme;
 		o.max_vls = (int)a.max_vls;
 		o.best_effort = a.best_effort;
+		o.no_fit = 1; /* the tables are given: never reroute them here */
 		int info = !a.quiet;
 		o.log = cli_log;
 		o.log_ctx = &info;

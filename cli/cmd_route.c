@@ -15,7 +15,7 @@ enum {
 };
 
 /* deadlock options (cli/cmd_deadlock.c has the verifier) */
-enum { O_DL_SCHEME = 400, O_DL_MAXVLS, O_DL_BEST, O_DL_SL, O_DL_SL2VL };
+enum { O_DL_SCHEME = 400, O_DL_MAXVLS, O_DL_BEST, O_DL_SL, O_DL_SL2VL, O_DL_NOFIT };
 
 /* "3" (absolute), "dist+1" / "+1" (pair distance + n), "diameter+1" / "diam+1" */
 int cli_parse_window(const char *opt, const char *val, struct ibf_win_bound *b)
@@ -151,8 +151,12 @@ static const char route_help[] =
 	"  --stats FILE    write path statistics as JSON\n"
 	"  --deadlock S    dfsssp | coloring | auto | none (default none): assign SLs\n"
 	"                  and SL2VL tables for deadlock freedom (docs/deadlock.md);\n"
-	"                  fails (exit 1) when the VLs do not suffice\n"
+	"                  when the routes need more VLs than there are, the LIDs\n"
+	"                  that do not fit are rerouted (docs/deadlock.md) and the\n"
+	"                  summary says how many\n"
 	"  --max-vls N     data VLs the switches offer (1..15, default 8)\n"
+	"  --no-fit        dfsssp: fail (exit 1) instead of rerouting when the VLs\n"
+	"                  do not suffice\n"
 	"  --best-effort   dfsssp: accept too few VLs (result NOT deadlock-free)\n"
 	"  --sl FILE       write the path SL dump (with --deadlock)\n"
 	"  --sl2vl FILE    write the SL2VL dump (with --deadlock)\n"	"\n"
@@ -175,7 +179,7 @@ struct route_args {
 	long lmc, seed, threads, max_hops, max_paths;
 	int json, quiet, have_min, have_max;
 	struct ibf_win_bound min_len, max_len;
-	int dl_scheme, dl_best;
+	int dl_scheme, dl_best, dl_nofit;
 	long dl_max_vls;
 	const char *dl_sl, *dl_sl2vl;
 };
@@ -198,6 +202,7 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 		{"deadlock", required_argument, 0, O_DL_SCHEME},
 		{"max-vls", required_argument, 0, O_DL_MAXVLS},
 		{"best-effort", no_argument, 0, O_DL_BEST},
+		{"no-fit", no_argument, 0, O_DL_NOFIT},
 		{"sl", required_argument, 0, O_DL_SL},
 		{"sl2vl", required_argument, 0, O_DL_SL2VL},
 		{"json", no_argument, 0, O_JSON},
@@ -269,6 +274,7 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 				return 2;
 			break;
 		case O_DL_BEST: a->dl_best = 1; break;
+		case O_DL_NOFIT: a->dl_nofit = 1; break;
 		case O_DL_SL: a->dl_sl = optarg; break;
 		case O_DL_SL2VL: a->dl_sl2vl = optarg; break;
 		case 'h':
@@ -361,6 +367,7 @@ static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f
 	o.scheme = a->dl_scheme;
 	o.max_vls = a->dl_max_vls > 0 ? (int)a->dl_max_vls : 8;
 	o.best_effort = a->dl_best;
+	o.no_fit = a->dl_nofit;
 	o.threads = (int)a->threads;
 	int rc = ibf_deadlock_apply(f, r, &o, err);
 	if (rc)
@@ -394,12 +401,14 @@ static int cmd_route_main(int argc, char **argv)
 	double t0 = now_s();
 	rc = run_engine(&a, f, &r, &rep, &err);
 	double t1 = now_s();
+	/* the scheme may reroute the destinations that do not fit the VLs:
+	 * the tables are written after it */
+	if (!rc)
+		rc = route_deadlock(&a, f, &r, &err);
 	if (!rc && a.out)
 		rc = ibf_lfts_write(f, &r, a.out, &err);
 	if (!rc && a.stats)
 		rc = write_stats(f, &r, a.stats, 1, &err);
-	if (!rc)
-		rc = route_deadlock(&a, f, &r, &err);
 	if (!rc && !a.quiet) {
 		fprintf(stderr, "ibfab route: engine %s, %u switches, max LID %u, %d layer(s), %.3f s\n",
 			r.engine[0] ? r.engine : (a.engine ? a.engine : "layered"), r.nsw, r.max_lid,

@@ -59,6 +59,7 @@ void cdg_free(struct ibf_cdg *g)
 	free(g->sw_np);
 	free(g->dlids);
 	free(g->lid_sw);
+	free(g->lid_base);
 	for (int v = 0; v < CDG_MAX_LAYERS; v++)
 		free(g->cnt[v]);
 	memset(g, 0, sizeof(*g));
@@ -98,9 +99,10 @@ int cdg_init(struct ibf_cdg *g, const struct ibf_fabric *f, const struct ibf_rou
 	g->sw_off = malloc(((size_t)g->nsw + 1) * sizeof(*g->sw_off));
 	g->sw_np = malloc(((size_t)g->nsw + 1) * sizeof(*g->sw_np));
 	g->lid_sw = malloc((size_t)g->stride * sizeof(*g->lid_sw));
+	g->lid_base = calloc((size_t)g->stride + 1, sizeof(*g->lid_base));
 	g->dlids = malloc((size_t)g->stride * sizeof(*g->dlids));
 	if (!g->portlink || !g->ch_tail || !g->eoff || !g->sw_off || !g->sw_np || !g->lid_sw ||
-	    !g->dlids) {
+	    !g->lid_base || !g->dlids) {
 		cdg_free(g);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory for the CDG");
 	}
@@ -135,6 +137,8 @@ int cdg_init(struct ibf_cdg *g, const struct ibf_fabric *f, const struct ibf_rou
 		if (d == 0 || d > m.max_lid || m.node[d] < 0)
 			continue;
 		int node = m.node[d];
+		uint32_t base = f->ports[f->nodes[node].port_off + m.port[d]].lid;
+		g->lid_base[d] = base && base <= d ? base : d;
 		if (f->nodes[node].type == IBF_NODE_SWITCH) {
 			g->lid_sw[d] = f->nodes[node].sw;
 		} else {

@@ -83,7 +83,7 @@ int ibf_deadlock_coloring_check(const struct ibf_fabric *f, const struct ibf_rou
 	return rc;
 }
 
-int ibf_deadlock_coloring(const struct ibf_fabric *f, const struct ibf_routes *r,
+int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 			  const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
 {
 	double t0 = dl_now();

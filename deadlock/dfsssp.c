@@ -502,95 +502,468 @@ static int pk_add(struct dfs *st, int L, uint32_t x, uint32_t y)
 	return 0;
 }
 
-static int online(struct dfs *st, struct ibf_error *err)
+/* Dependencies of path (s, d): their number (0 when the path has no
+ * switch-to-switch turn), or -1 when the path is longer than MAXD hops. */
+enum { MAXD = 64 };
+static int path_deps(const struct ibf_cdg *g, uint32_t s, uint32_t d, uint32_t *src,
+		     uint32_t *tgt, uint64_t *deps)
+{
+	int nd = 0;
+	int32_t c = cdg_out(g, s, d);
+	while (c >= 0 && nd < MAXD) {
+		int32_t c2 = cdg_out(g, cdg_head(g, c), d);
+		if (c2 < 0)
+			return nd;
+		src[nd] = (uint32_t)c;
+		tgt[nd] = (uint32_t)c2;
+		deps[nd++] = cdg_edge(g, c, c2);
+		c = c2;
+	}
+	return c >= 0 ? -1 : nd;
+}
+
+/* Try layers lo..hi-1 for path (s, d) in order: *where = the layer taken,
+ * or -1 when none stays acyclic. */
+static int place(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, int *where,
+		 struct ibf_error *err)
 {
 	struct ibf_cdg *g = &st->g;
-	size_t nch = (size_t)g->nch + 1;
-	st->rin_off = calloc((size_t)g->nsw + 2, sizeof(uint32_t));
-	st->rin = malloc(nch * sizeof(uint32_t));
-	st->vis = calloc(nch, sizeof(uint32_t));
-	st->rf = malloc(nch * sizeof(uint32_t));
-	st->rb = malloc(nch * sizeof(uint32_t));
-	st->pool = malloc(2 * nch * sizeof(uint32_t));
-	st->tmp = malloc(nch * sizeof(*st->tmp));
-	if (!st->rin_off || !st->rin || !st->vis || !st->rf || !st->rb || !st->pool || !st->tmp)
-		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	for (uint32_t c = 0; c < g->nch; c++)
-		st->rin_off[cdg_head(g, (int32_t)c) + 1]++;
-	for (uint32_t s = 0; s < g->nsw; s++)
-		st->rin_off[s + 1] += st->rin_off[s];
-	{
-		uint32_t *fill = st->rf; /* scratch */
-		memcpy(fill, st->rin_off, ((size_t)g->nsw + 1) * sizeof(uint32_t));
-		for (uint32_t c = 0; c < g->nch; c++)
-			st->rin[fill[cdg_head(g, (int32_t)c)]++] = c;
+	uint64_t deps[MAXD], added[MAXD];
+	uint32_t src[MAXD], tgt[MAXD];
+	*where = -1;
+	int nd = path_deps(g, s, d, src, tgt, deps);
+	if (nd < 0)
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0, "dfsssp: a path longer than %d hops",
+				     MAXD);
+	if (!nd) {
+		st->layer[(size_t)s * g->stride + d] = 0;
+		*where = 0;
+		return 0;
 	}
-	int rc = online_layer(st, 0, err);
-	for (uint32_t i = 0; !rc && i < g->ndl; i++) {
-		uint32_t d = g->dlids[i];
-		for (uint32_t s = 0; !rc && s < g->nsw; s++) {
-			enum { MAXD = 64 };
-			uint64_t deps[MAXD], added[MAXD];
-			uint32_t src[MAXD], tgt[MAXD];
-			int nd = 0;
-			int32_t c = cdg_out(g, s, d);
-			while (c >= 0 && nd < MAXD) {
-				int32_t c2 = cdg_out(g, cdg_head(g, c), d);
-				if (c2 < 0)
-					break;
-				src[nd] = (uint32_t)c;
-				tgt[nd] = (uint32_t)c2;
-				deps[nd++] = cdg_edge(g, c, c2);
-				c = c2;
-			}
-			if (c >= 0 && nd == MAXD) {
-				rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-						   "dfsssp: a path longer than %d hops", MAXD);
+	for (int L = lo; L < hi; L++) {
+		if (L >= CDG_MAX_LAYERS)
+			return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+					     "dfsssp: more than %d virtual layers needed",
+					     CDG_MAX_LAYERS);
+		int rc = online_layer(st, L, err);
+		if (rc)
+			return rc;
+		uint32_t *cnt = g->cnt[L];
+		int ok = 1, nnew = 0;
+		for (int k = 0; k < nd && ok; k++)
+			if (!cnt[deps[k]] && st->forb[L][deps[k]])
+				ok = 0;
+		for (int k = 0; k < nd && ok; k++) {
+			if (cnt[deps[k]])
+				continue;
+			if (pk_add(st, L, src[k], tgt[k])) {
+				if (!nnew)
+					st->forb[L][deps[k]] = 1;
+				ok = 0;
 				break;
 			}
-			if (!nd)
-				continue; /* no dependency: layer 0 */
-			for (int L = 0;; L++) {
-				if (L >= CDG_MAX_LAYERS) {
-					rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-							   "dfsssp: more than %d virtual layers needed",
-							   CDG_MAX_LAYERS);
-					break;
-				}
-				rc = online_layer(st, L, err);
-				if (rc)
-					break;
-				uint32_t *cnt = g->cnt[L];
-				int ok = 1, nnew = 0;
-				for (int k = 0; k < nd && ok; k++)
-					if (!cnt[deps[k]] && st->forb[L][deps[k]])
-						ok = 0;
-				for (int k = 0; k < nd && ok; k++) {
-					if (cnt[deps[k]])
-						continue;
-					if (pk_add(st, L, src[k], tgt[k])) {
-						if (!nnew)
-							st->forb[L][deps[k]] = 1;
-						ok = 0;
-						break;
-					}
-					cnt[deps[k]] = 1; /* tentative */
-					added[nnew++] = deps[k];
-				}
-				/* the order stays valid when tentative edges go away */
-				for (int k = 0; k < nnew; k++)
-					cnt[added[k]] = 0;
-				if (!ok)
-					continue;
-				for (int k = 0; k < nd; k++)
-					cnt[deps[k]]++;
-				st->layer[(size_t)s * g->stride + d] = (uint8_t)L;
-				break;
+			cnt[deps[k]] = 1; /* tentative */
+			added[nnew++] = deps[k];
+		}
+		/* the order stays valid when tentative edges go away */
+		for (int k = 0; k < nnew; k++)
+			cnt[added[k]] = 0;
+		if (!ok)
+			continue;
+		for (int k = 0; k < nd; k++)
+			cnt[deps[k]]++;
+		st->layer[(size_t)s * g->stride + d] = (uint8_t)L;
+		*where = L;
+		return 0;
+	}
+	return 0;
+}
+
+/* Take path (s, d) out of its layer (its dependencies' counts drop; the
+ * layer's order stays a valid topological order). */
+static void unplace(struct dfs *st, uint32_t s, uint32_t d)
+{
+	struct ibf_cdg *g = &st->g;
+	uint32_t *cnt = g->cnt[st->layer[(size_t)s * g->stride + d]];
+	int32_t c = cdg_out(g, s, d);
+	while (c >= 0) {
+		int32_t c2 = cdg_out(g, cdg_head(g, c), d);
+		if (c2 < 0)
+			break;
+		cnt[cdg_edge(g, c, c2)]--;
+		c = c2;
+	}
+}
+
+/* ------------------------------------------------------------ fitting the VL budget
+ *
+ * When the paths do not fit into V layers, the destinations that do not fit
+ * are rerouted instead of failing (docs/deadlock.md, "Within the VL budget"):
+ *  - a further LID of a port (LMC > 0) whose paths do not fit takes the
+ *    paths of the port's base LID (its whole column is copied): it repeats
+ *    paths already placed, so it fits in their layers and adds no
+ *    dependency; the port keeps being reachable, that LID loses its own
+ *    path diversity;
+ *  - a base LID whose paths do not fit is routed up*-down* on a BFS order of
+ *    the switches (rank = (BFS level from the root, index); a hop to a
+ *    higher rank is "down"; every path goes up, then only down), and those
+ *    paths go into the escape layer, the last of the V.  The escape layer
+ *    admits only paths that never turn from down to up, so it cannot close
+ *    a cycle: the budget is met for any connected fabric and V >= 1.
+ * A first pass keeps all V layers for ordinary paths; only when a base LID
+ * does not fit is the layering redone with the last layer reserved. */
+
+struct fit {
+	int escape;        /* escape layer, -1 in the first pass */
+	int32_t *rank;     /* [nsw] BFS rank, -1 outside the root's component */
+	int32_t *q, *dd, *aa; /* scratch [nsw] */
+	int32_t *nxt;      /* [nsw] next switch of the up*-down* column */
+	int32_t *order;    /* the ranked switches by increasing rank */
+	uint32_t nranked;
+	uint64_t lids_aliased, lids_escaped, paths_changed;
+	uint64_t escape_ordinary; /* ordinary paths admitted to the escape layer */
+};
+
+static int fit_init(struct fit *ft, const struct ibf_cdg *g, struct ibf_error *err)
+{
+	uint32_t n = g->nsw + 1;
+	ft->rank = malloc(n * sizeof(int32_t));
+	ft->q = malloc(n * sizeof(int32_t));
+	ft->dd = malloc(n * sizeof(int32_t));
+	ft->aa = malloc(n * sizeof(int32_t));
+	ft->nxt = malloc(n * sizeof(int32_t));
+	ft->order = malloc(n * sizeof(int32_t));
+	if (!ft->rank || !ft->q || !ft->dd || !ft->aa || !ft->nxt || !ft->order)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	/* root: the switch with the most links (lowest index on ties) */
+	const struct ibf_fabric *f = g->f;
+	uint32_t root = 0;
+	for (uint32_t s = 1; s < g->nsw; s++)
+		if (f->adj_off[s + 1] - f->adj_off[s] > f->adj_off[root + 1] - f->adj_off[root])
+			root = s;
+	for (uint32_t s = 0; s < g->nsw; s++)
+		ft->dd[s] = -1;
+	uint32_t h = 0, t = 0;
+	if (g->nsw) {
+		ft->dd[root] = 0;
+		ft->q[t++] = (int32_t)root;
+	}
+	while (h < t) {
+		uint32_t u = (uint32_t)ft->q[h++];
+		for (uint32_t a = f->adj_off[u]; a < f->adj_off[u + 1]; a++)
+			if (ft->dd[f->adj[a].nbr] < 0) {
+				ft->dd[f->adj[a].nbr] = ft->dd[u] + 1;
+				ft->q[t++] = (int32_t)f->adj[a].nbr;
+			}
+	}
+	for (uint32_t s = 0; s < g->nsw; s++)
+		ft->rank[s] = ft->dd[s] < 0 ? -1 : (int32_t)((uint32_t)ft->dd[s] * g->nsw + s);
+	/* by rank: BFS levels in order, switch index inside a level */
+	ft->nranked = 0;
+	for (int32_t lv = 0; ft->nranked < t; lv++)
+		for (uint32_t s = 0; s < g->nsw; s++)
+			if (ft->dd[s] == lv)
+				ft->order[ft->nranked++] = (int32_t)s;
+	return 0;
+}
+
+static void fit_free(struct fit *ft)
+{
+	free(ft->rank);
+	free(ft->q);
+	free(ft->dd);
+	free(ft->aa);
+	free(ft->nxt);
+	free(ft->order);
+}
+
+/* Does path (s, d) go only up, then only down (never down -> up)? */
+static int updown_legal(const struct ibf_cdg *g, const struct fit *ft, uint32_t s, uint32_t d)
+{
+	int down = 0;
+	uint32_t x = s;
+	int32_t c = cdg_out(g, s, d);
+	for (int h = 0; c >= 0 && h <= MAXD; h++) {
+		uint32_t y = cdg_head(g, c);
+		if (ft->rank[x] < 0 || ft->rank[y] < 0)
+			return 0;
+		int hop_down = ft->rank[y] > ft->rank[x];
+		if (down && !hop_down)
+			return 0;
+		down = hop_down;
+		x = y;
+		c = cdg_out(g, y, d);
+	}
+	return c < 0;
+}
+
+/* The up*-down* column of LID d (its port on switch t) into tcol[nsw]:
+ * switches that reach t going only down do so (shortest such path); the
+ * others go up towards the neighbour with the shortest up*-down* distance.
+ * Ties: a hash of d.  Switches outside t's component (and t) keep their
+ * entry (tcol = the current one). */
+static void updown_column(struct dfs *st, struct fit *ft, const struct ibf_routes *r, uint32_t d,
+			  uint8_t *tcol)
+{
+	const struct ibf_cdg *g = &st->g;
+	const struct ibf_fabric *f = g->f;
+	int32_t t = g->lid_sw[d];
+	uint32_t n = g->nsw;
+	for (uint32_t s = 0; s < n; s++)
+		tcol[s] = r->lft[(size_t)s * r->stride + d];
+	if (t < 0 || ft->rank[t] < 0)
+		return;
+	int32_t *D = ft->dd, *A = ft->aa, *q = ft->q;
+	for (uint32_t s = 0; s < n; s++) {
+		D[s] = -1;
+		ft->nxt[s] = -1;
+	}
+	/* only-down distances: backwards from t over hops to a higher rank */
+	uint32_t h = 0, e = 0;
+	D[t] = 0;
+	q[e++] = t;
+	while (h < e) {
+		uint32_t m = (uint32_t)q[h++];
+		for (uint32_t a = f->adj_off[m]; a < f->adj_off[m + 1]; a++) {
+			uint32_t p = f->adj[a].nbr;
+			if (ft->rank[p] < 0 || ft->rank[p] >= ft->rank[m])
+				continue;
+			if (D[p] < 0 || (D[p] == D[m] + 1 && (dl_mix(((uint64_t)d << 32) | m) & 1))) {
+				if (D[p] < 0)
+					q[e++] = p;
+				D[p] = D[m] + 1;
+				ft->nxt[p] = (int32_t)m;
 			}
 		}
 	}
+	/* up*-down* distances in rank order (up neighbours have lower ranks) */
+	uint32_t nr = ft->nranked;
+	q = ft->order;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t s = (uint32_t)q[i];
+		if (D[s] >= 0) {
+			A[s] = D[s];
+			continue;
+		}
+		A[s] = -1;
+		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
+			uint32_t u = f->adj[a].nbr;
+			if (ft->rank[u] < 0 || ft->rank[u] >= ft->rank[s] || A[u] < 0)
+				continue;
+			if (A[s] < 0 || A[u] + 1 < A[s] ||
+			    (A[u] + 1 == A[s] && (dl_mix(((uint64_t)d << 32) | u) & 1))) {
+				A[s] = A[u] + 1;
+				ft->nxt[s] = (int32_t)u;
+			}
+		}
+	}
+	for (uint32_t s = 0; s < n; s++) {
+		if ((int32_t)s == t || ft->nxt[s] < 0)
+			continue;
+		/* the port towards nxt[s]: among parallel cables, by a hash of d */
+		uint32_t cand[IBF_MAX_PORTS + 1], nc = 0;
+		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
+			if ((int32_t)f->adj[a].nbr == ft->nxt[s])
+				cand[nc++] = f->adj[a].lport;
+		if (!nc)
+			continue;
+		tcol[s] = (uint8_t)cand[dl_mix(((uint64_t)s << 32) ^ d) % nc];
+	}
+}
+
+/* Switch-to-switch hops of every path towards d, after a rewrite. */
+static void column_hops(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t d)
+{
+	if (!r->hops)
+		return;
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		unsigned h = 0;
+		int32_t c = cdg_out(g, s, d);
+		while (c >= 0 && h < 255) {
+			h++;
+			c = cdg_out(g, cdg_head(g, c), d);
+		}
+		size_t k = (size_t)s * r->stride + d;
+		if (r->lft[k] != IBF_LFT_NONE)
+			r->hops[k] = (uint8_t)h;
+	}
+}
+
+/* Rewrite d's entries along the target column's path from switch s (all
+ * switches when s < 0) to tcol.  The converted switches are closed under
+ * "next switch of tcol", so the column stays loop free: an unconverted
+ * switch follows its old path until it meets a converted one.  Returns
+ * the entries changed. */
+static uint64_t convert(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t d,
+			const uint8_t *tcol, int64_t s)
+{
+	uint64_t changed = 0;
+	if (s < 0) {
+		for (uint32_t x = 0; x < g->nsw; x++) {
+			size_t k = (size_t)x * r->stride + d;
+			if (r->lft[k] != tcol[x]) {
+				r->lft[k] = tcol[x];
+				changed++;
+			}
+		}
+		return changed;
+	}
+	uint32_t x = (uint32_t)s;
+	for (uint32_t h = 0; h <= g->nsw; h++) {
+		size_t k = (size_t)x * r->stride + d;
+		if (r->lft[k] != tcol[x]) {
+			r->lft[k] = tcol[x];
+			changed++;
+		}
+		unsigned p = tcol[x];
+		if (p == 0 || p == IBF_LFT_NONE || p > g->sw_np[x])
+			break;
+		int32_t c = g->portlink[g->sw_off[x] + p];
+		if (c < 0)
+			break;
+		x = cdg_head(g, c);
+	}
+	return changed;
+}
+
+/* Place every path towards d in layers 0..cap-1 (and, for paths that never
+ * turn down -> up, the escape layer).  0 with *failed = -1 when all are
+ * placed; else every path of d is taken out again and *failed is the
+ * first source that found no layer. */
+static int place_all(struct dfs *st, int cap, struct fit *ft, uint32_t d, int64_t *failed,
+		     struct ibf_error *err)
+{
+	struct ibf_cdg *g = &st->g;
+	*failed = -1;
+	uint32_t s = 0;
+	int rc = 0, where = 0;
+	for (; s < g->nsw; s++) {
+		rc = place(st, s, d, 0, cap, &where, err);
+		if (!rc && where < 0 && ft && ft->escape >= 0 && updown_legal(g, ft, s, d)) {
+			rc = place(st, s, d, ft->escape, ft->escape + 1, &where, err);
+			if (!rc && where >= 0)
+				ft->escape_ordinary++;
+		}
+		if (rc || where < 0)
+			break;
+	}
+	if (rc)
+		return rc;
+	if (where < 0) {
+		for (uint32_t s2 = 0; s2 < s; s2++)
+			unplace(st, s2, d);
+		*failed = s;
+	}
+	return 0;
+}
+
+#define NEED_ESCAPE 1 /* online(): a base LID does not fit, redo with an escape layer */
+#define CONVERT_ROUNDS 24 /* partial rewrites of one LID before its whole column goes */
+
+/* Insert every path.  cap: layers ordinary paths may use.  With ft (the
+ * budget is enforced): DLIDs that do not fit are rerouted (see above) in
+ * wr's tables; returns NEED_ESCAPE when the first pass (ft->escape < 0)
+ * meets a base LID that does not fit even routed up*-down*. */
+static int online(struct dfs *st, int cap, struct fit *ft, struct ibf_routes *wr,
+		  struct ibf_error *err)
+{
+	struct ibf_cdg *g = &st->g;
+	size_t nch = (size_t)g->nch + 1;
+	if (!st->rin_off) {
+		st->rin_off = calloc((size_t)g->nsw + 2, sizeof(uint32_t));
+		st->rin = malloc(nch * sizeof(uint32_t));
+		st->vis = calloc(nch, sizeof(uint32_t));
+		st->rf = malloc(nch * sizeof(uint32_t));
+		st->rb = malloc(nch * sizeof(uint32_t));
+		st->pool = malloc(2 * nch * sizeof(uint32_t));
+		st->tmp = malloc(nch * sizeof(*st->tmp));
+		if (!st->rin_off || !st->rin || !st->vis || !st->rf || !st->rb || !st->pool ||
+		    !st->tmp)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		for (uint32_t c = 0; c < g->nch; c++)
+			st->rin_off[cdg_head(g, (int32_t)c) + 1]++;
+		for (uint32_t s = 0; s < g->nsw; s++)
+			st->rin_off[s + 1] += st->rin_off[s];
+		/* one fill cursor per switch: there may be more switches than
+		 * channels (isolated switches, a single switch) */
+		uint32_t *fill = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
+		if (!fill)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		memcpy(fill, st->rin_off, ((size_t)g->nsw + 1) * sizeof(uint32_t));
+		for (uint32_t c = 0; c < g->nch; c++)
+			st->rin[fill[cdg_head(g, (int32_t)c)]++] = c;
+		free(fill);
+	}
+	uint8_t *tcol = ft ? malloc((size_t)g->nsw + 1) : NULL;
+	if (ft && !tcol)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	int rc = online_layer(st, 0, err);
+	for (uint32_t i = 0; !rc && i < g->ndl; i++) {
+		uint32_t d = g->dlids[i];
+		int64_t failed;
+		rc = place_all(st, cap, ft, d, &failed, err);
+		if (rc || failed < 0)
+			continue;
+		if (!ft) {
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					   "dfsssp: no layer for a path below the cap");
+			break;
+		}
+		/* LID d does not fit: move its paths, a few switches at a time,
+		 * onto the base LID's paths (a further LID of a port) or onto
+		 * up*-down* paths (a base LID) until they fit */
+		uint32_t b = g->lid_base[d];
+		int alias = b && b != d;
+		if (alias)
+			for (uint32_t x = 0; x < g->nsw; x++)
+				tcol[x] = wr->lft[(size_t)x * wr->stride + b];
+		else
+			updown_column(st, ft, wr, d, tcol);
+		uint64_t changed = 0;
+		for (int round = 0; !rc && failed >= 0; round++) {
+			if (round > CONVERT_ROUNDS + 1)
+				break;
+			changed += convert(g, wr, d, tcol, round < CONVERT_ROUNDS ? failed : -1);
+			rc = place_all(st, cap, ft, d, &failed, err);
+		}
+		if (rc)
+			break;
+		if (failed >= 0) {
+			if (!alias && ft->escape < 0) {
+				rc = NEED_ESCAPE;
+				break;
+			}
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					   "dfsssp: LID %u does not fit even on its fallback paths", d);
+			break;
+		}
+		column_hops(g, wr, d);
+		ft->paths_changed += changed;
+		if (alias)
+			ft->lids_aliased++;
+		else
+			ft->lids_escaped++;
+	}
+	free(tcol);
 	return rc;
 }
+
+/* Reset the layering state for a second pass. */
+static void online_reset(struct dfs *st)
+{
+	struct ibf_cdg *g = &st->g;
+	for (int v = 0; v < CDG_MAX_LAYERS; v++) {
+		if (g->cnt[v])
+			memset(g->cnt[v], 0, (g->nedges ? g->nedges : 1) * sizeof(uint32_t));
+		if (st->ord[v]) {
+			for (uint32_t c = 0; c < g->nch; c++)
+				st->ord[v][c] = st->inv[v][c] = c;
+			memset(st->forb[v], 0, g->nedges + 1);
+		}
+	}
+	memset(st->layer, 0, (size_t)g->nsw * g->stride);
+}
+
 /* Count every path's dependencies into layer 0. */
 static int count_layer0(struct dfs *st, struct ibf_error *err)
 {
@@ -615,7 +988,7 @@ static int count_layer0(struct dfs *st, struct ibf_error *err)
 	return 0;
 }
 
-int ibf_deadlock_dfsssp(const struct ibf_fabric *f, const struct ibf_routes *r,
+int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 			const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
 {
 	double t0 = dl_now();
@@ -631,13 +1004,44 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, const struct ibf_routes *r,
 	struct ibf_cdg *g = &st.g;
 	struct ibf_dl *dl = NULL;
 	int max_hops = 0;
+	struct fit ft;
+	memset(&ft, 0, sizeof(ft));
+	ft.escape = -1;
+	uint8_t *lft0 = NULL, *hops0 = NULL;
+	size_t ntab = (size_t)r->nsw * r->stride;
+	int fit = o->layering != IBF_DL_LAYER_CUT && !o->best_effort && !o->no_fit;
 	rc = cdg_check_routes(g, &max_hops, err);
 	if (!rc)
 		rc = dfs_alloc(&st, err);
+	if (!rc && fit)
+		rc = fit_init(&ft, g, err);
 	if (!rc && o->layering == IBF_DL_LAYER_CUT)
 		rc = count_layer0(&st, err);
-	else if (!rc)
-		rc = online(&st, err);
+	else if (!rc && fit) {
+		/* the tables as routed, to start the second pass from */
+		lft0 = malloc(ntab ? ntab : 1);
+		hops0 = r->hops ? malloc(ntab ? ntab : 1) : NULL;
+		if (!lft0 || (r->hops && !hops0))
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		if (!rc) {
+			memcpy(lft0, r->lft, ntab);
+			if (hops0)
+				memcpy(hops0, r->hops, ntab);
+			rc = online(&st, V, &ft, r, err);
+		}
+		if (rc == NEED_ESCAPE) {
+			/* a base LID does not fit: redo from the routed tables with
+			 * the last layer kept as the escape layer */
+			memcpy(r->lft, lft0, ntab);
+			if (hops0)
+				memcpy(r->hops, hops0, ntab);
+			online_reset(&st);
+			ft.escape = V - 1;
+			ft.lids_aliased = ft.lids_escaped = ft.paths_changed = ft.escape_ordinary = 0;
+			rc = online(&st, V - 1, &ft, r, err);
+		}
+	} else if (!rc)
+		rc = online(&st, CDG_MAX_LAYERS, NULL, r, err);
 	/* the cut pass on every layer: the whole algorithm for LAYER_CUT, and a
 	 * check (plus repair, never needed so far) after online insertion */
 	uint64_t online_cuts = 0;
@@ -673,6 +1077,26 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, const struct ibf_routes *r,
 				L = l + 1;
 		}
 	dl->layers = L;
+	dl->lids_aliased = ft.lids_aliased;
+	dl->lids_escaped = ft.lids_escaped;
+	dl->entries_changed = ft.paths_changed;
+	if (ft.lids_aliased || ft.lids_escaped) {
+		int nb = snprintf(dl->note, sizeof(dl->note),
+				  "within %d VLs: %llu LID(s) of multi-LID ports took their base LID's "
+				  "paths, %llu LID(s) routed up*-down* in the escape layer %d "
+				  "(%llu other paths there); %llu LFT entries changed",
+				  V, (unsigned long long)ft.lids_aliased,
+				  (unsigned long long)ft.lids_escaped, ft.escape,
+				  (unsigned long long)ft.escape_ordinary,
+				  (unsigned long long)ft.paths_changed);
+		(void)nb;
+		if (ft.lids_escaped == 0)
+			snprintf(dl->note, sizeof(dl->note),
+				 "within %d VLs: %llu LID(s) of multi-LID ports took their base LID's "
+				 "paths (%llu LFT entries changed)",
+				 V, (unsigned long long)ft.lids_aliased,
+				 (unsigned long long)ft.paths_changed);
+	}
 	if (L > V && !o->best_effort) {
 		rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
 				   "dfsssp: the routes need %d VLs for deadlock freedom, only %d "
@@ -728,10 +1152,22 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, const struct ibf_routes *r,
 	       L, V, dl->vls_used, (unsigned long long)st.breaks, dl->seconds,
 	       dl->note[0] ? "; " : "", dl->note);
 	dfs_free(&st);
+	fit_free(&ft);
+	free(lft0);
+	free(hops0);
 	*out = dl;
 	return 0;
 fail:
 	ibf_dl_free(dl);
 	dfs_free(&st);
+	fit_free(&ft);
+	if (lft0 && rc) {
+		/* a failure leaves the tables as they were routed */
+		memcpy(r->lft, lft0, ntab);
+		if (hops0)
+			memcpy(r->hops, hops0, ntab);
+	}
+	free(lft0);
+	free(hops0);
 	return rc;
 }

@@ -27,6 +27,7 @@ struct ibf_cdg {
 	uint32_t *dlids;     /* assigned LIDs, increasing */
 	uint32_t ndl;
 	int32_t *lid_sw;     /* [stride] switch index the LID's port hangs off, -1 */
+	uint32_t *lid_base;  /* [stride] base LID of the LID's port (itself for LMC 0), 0 none */
 	int nlayers;         /* layers with count arrays */
 	uint32_t *cnt[CDG_MAX_LAYERS]; /* [nedges] path counts per layer */
 };

@@ -63,6 +63,8 @@ struct ibf_dl_opts {
 	int layering;    /* enum ibf_dl_layering (dfsssp) */
 	int max_vls;     /* data VLs every switch port can use (1..15); 0 = 8 */
 	int best_effort; /* dfsssp: accept a result that needs more VLs, marked not deadlock-free */
+	int no_fit;      /* dfsssp: fail when the layers exceed max_vls instead of rerouting the
+			  * destinations that do not fit (the default; docs/deadlock.md) */
 	int threads;     /* accepted for the API; the schemes run single-threaded today */
 	ibf_log_fn log;  /* may be NULL */
 	void *log_ctx;
@@ -89,6 +91,9 @@ struct ibf_dl {
 	uint64_t layer_paths[64];  /* dfsssp: paths per virtual layer before balancing */
 	uint8_t layer_base[64], layer_share[64]; /* dfsssp: VL range of each layer */
 	uint64_t breaks;    /* dfsssp: dependencies cut */
+	uint64_t lids_aliased;    /* dfsssp within the budget: LIDs given their base LID's paths */
+	uint64_t lids_escaped;    /* ... LIDs routed up*-down* in the escape layer */
+	uint64_t entries_changed; /* ... LFT entries the scheme rewrote */
 	double seconds;
 	char note[512];     /* fallback reason, best-effort warning, ... ("" none) */
 };
@@ -101,9 +106,9 @@ int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
 		       const struct ibf_dl_opts *o, struct ibf_error *err);
 /* The two schemes directly (apply dispatches to them; coloring falls back
  * to dfsssp itself and notes it). */
-int ibf_deadlock_dfsssp(const struct ibf_fabric *f, const struct ibf_routes *r,
+int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 			const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err);
-int ibf_deadlock_coloring(const struct ibf_fabric *f, const struct ibf_routes *r,
+int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 			  const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err);
 /* Do the colouring scheme's preconditions hold?  0 yes; else IBF_ENOTSUP
  * with the reason in err. */

@@ -801,6 +801,26 @@ static int build_dist(struct eng_ctx *c, struct ibf_error *err)
 				c->diam = d[t];
 		}
 	}
+	/* typical diameter: 90% of the connected ordered pairs lie within it */
+	uint64_t *hist = calloc((size_t)c->diam + 2, sizeof(*hist));
+	uint64_t tot = 0;
+	c->diam_ref = c->diam;
+	if (hist) {
+		for (size_t i = 0; i < nn; i++)
+			if (c->dist[i] != ENG_DIST_INF) {
+				hist[c->dist[i]]++;
+				tot++;
+			}
+		uint64_t acc = 0;
+		for (uint32_t k = 0; k <= c->diam; k++) {
+			acc += hist[k];
+			if (acc * 100 >= tot * 90) {
+				c->diam_ref = k;
+				break;
+			}
+		}
+		free(hist);
+	}
 	free(d);
 	free(q);
 	return 0;
@@ -1012,8 +1032,8 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 		pthread_mutex_unlock(&pool.bar.m);
 	}
 	eng_log(o, IBF_LOG_VERBOSE,
-		"%s: %u switches, %u destinations, %d layers, diameter %u, %d threads",
-		r->engine, c.S, c.ndest, c.layers, c.diam, nt);
+		"%s: %u switches, %u destinations, %d layers, diameter %u (typical %u), %d threads",
+		r->engine, c.S, c.ndest, c.layers, c.diam, c.diam_ref, nt);
 
 	uint64_t unreach = 0, ptot = 0, pnon = 0, pfb = 0, plong = 0, moves = 0;
 	uint32_t maxlen = 0;

@@ -67,6 +67,9 @@ struct eng_ctx {
 	uint32_t *und;        /* [E] undirected cable id (min(e, rev(e))) */
 	uint16_t *dist;       /* [S*S] hop distances, ENG_DIST_INF when unreachable */
 	uint32_t diam;        /* largest finite distance */
+	uint32_t diam_ref;    /* the fabric's typical diameter: the smallest distance within
+			       * which 90% of the connected switch pairs lie (= diam on the
+			       * intact fabrics we know; a failed cable leaves it unchanged) */
 	uint32_t *hosts;      /* [S] source end ports behind each switch (CA ports + 1) */
 	struct eng_dest *dest;
 	uint32_t ndest;
@@ -195,7 +198,10 @@ static inline int eng_bound(const struct eng_ctx *c, const struct ibf_win_bound 
 		v = (long)dst + b->value;
 		break;
 	case IBF_WIN_DIAM:
-		v = (long)c->diam + b->value;
+		/* relative to the typical diameter, so a few pairs stretched by a
+		 * failure do not widen every pair's window; those pairs get their
+		 * own distance + value */
+		v = (long)(dst > c->diam_ref ? dst : c->diam_ref) + b->value;
 		break;
 	default:
 		v = b->value;

@@ -197,7 +197,8 @@ check "bad conf: subnet up" log_has badconf "SUBNET UP"
 check "bad conf: minhop routes every LID" all_routed "$WORK/badconf/dump_lfts.txt"
 
 # 4. deadlock schemes (tests/e2e_deadlock.sh verifies them in depth): applied,
-# and too few VLs fail clearly and fall back instead of being ignored
+# and a budget too small for the routes (1 VL on a ring) is met by rerouting
+# the LIDs that do not fit, said in the log, instead of failing
 printf 'threads 2\ndeadlock dfsssp\n' >"$WORK/dl.conf"
 run deadlock "$WORK/opensm-layered.conf" IBFAB_CONF="$WORK/dl.conf"
 check "deadlock dfsssp: opensm ran" test $? -eq 0
@@ -209,8 +210,11 @@ printf 'deadlock dfsssp\nmax_vls 1\n' >"$WORK/dl1.conf"
 run deadlock1 "$WORK/opensm-layered.conf" IBFAB_CONF="$WORK/dl1.conf"
 check "deadlock dfsssp, 1 VL: opensm ran" test $? -eq 0
 show_log deadlock1
-check "deadlock dfsssp, 1 VL: clear error" log_has deadlock1 "VLs for deadlock freedom, only 1 available"
-check "deadlock dfsssp, 1 VL: fell back to minhop" log_has deadlock1 "minhop tables configured on all switches"
+check "deadlock dfsssp, 1 VL: the log says what was rerouted" log_has deadlock1 "within 1 VLs: "
+check "deadlock dfsssp, 1 VL: layered tables configured by ibfab (no fallback)" \
+	log_has deadlock1 "layered: tables configured by ibfab"
+check "deadlock dfsssp, 1 VL: no fallback to minhop" log_lacks deadlock1 "minhop tables configured"
+route_check "$WORK/deadlock1"
 
 # 5. an explicitly given file that does not exist
 run noconf "$WORK/opensm-layered.conf" IBFAB_CONF="$WORK/missing.conf"

@@ -151,11 +151,35 @@ static void test_ring4_dfsssp_two_vls(void)
 	TT_EQ_INT(rep.missing_sl, 0);
 	ibf_verify_report_free(&rep);
 
-	/* one VL is not enough: a clear error, no result */
+	/* one VL is not enough for these routes: with no_fit a clear error, no
+	 * result, the tables untouched */
 	o.max_vls = 1;
+	o.no_fit = 1;
+	uint8_t *before = malloc((size_t)r.nsw * r.stride);
+	TT_REQUIRE(before != NULL);
+	memcpy(before, r.lft, (size_t)r.nsw * r.stride);
 	TT_EQ_INT(ibf_deadlock_apply(f, &r, &o, &err), IBF_ENOTSUP);
 	TT_CHECK(strstr(err.msg, "need 2 VLs") != NULL);
 	TT_CHECK(r.dl == NULL);
+	TT_CHECK(memcmp(before, r.lft, (size_t)r.nsw * r.stride) == 0);
+	/* by default the LIDs that do not fit are rerouted (up*-down* here):
+	 * one layer, deadlock-free, said in the note, verified from the tables */
+	o.no_fit = 0;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_EQ_INT(DL(r)->layers, 1);
+	TT_CHECK(DL(r)->deadlock_free);
+	TT_CHECK(DL(r)->lids_escaped + DL(r)->lids_aliased >= 1);
+	TT_CHECK(DL(r)->entries_changed >= 1);
+	TT_CHECK(strstr(DL(r)->note, "within 1 VLs") != NULL);
+	TT_CHECK(memcmp(before, r.lft, (size_t)r.nsw * r.stride) != 0);
+	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_EQ_INT(rep.cyclic_sccs, 0);
+	TT_EQ_INT(rep.broken, 0);
+	TT_CHECK(ibf_verify_ok(&rep));
+	ibf_verify_report_free(&rep);
+	/* back to the routed tables for the best-effort case */
+	memcpy(r.lft, before, (size_t)r.nsw * r.stride);
+	free(before);
 	/* best effort: a result, marked, and the verifier agrees */
 	o.best_effort = 1;
 	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
@@ -406,6 +430,52 @@ static void test_sf5_coloring(void)
 	ibf_fabric_free(f);
 }
 
+/* Slim Fly q=5, layered LMC 2 (4 layers of paths): every budget from 1 to
+ * 8 VLs is met, the result verifies from the tables (no cycle, no loop),
+ * and smaller budgets reroute more */
+static void test_sf5_budget(void)
+{
+	struct ibf_routes r;
+	struct ibf_fabric *f = sf5_layered(&r);
+	TT_REQUIRE(f != NULL);
+	size_t n = (size_t)r.nsw * r.stride;
+	uint8_t *orig = malloc(n);
+	TT_REQUIRE(orig != NULL);
+	memcpy(orig, r.lft, n);
+	uint64_t prev = 0;
+	int vls[] = { 8, 4, 2, 1 };
+	for (int i = 0; i < 4; i++) {
+		memcpy(r.lft, orig, n);
+		struct ibf_dl_opts o;
+		ibf_dl_opts_default(&o);
+		o.scheme = IBF_DEADLOCK_DFSSSP;
+		o.max_vls = vls[i];
+		struct ibf_error err;
+		TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+		TT_CHECK(DL(r)->layers <= vls[i]);
+		TT_CHECK(DL(r)->deadlock_free);
+		struct ibf_verify_report rep;
+		TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+		TT_EQ_INT(rep.cyclic_sccs, 0);
+		TT_EQ_INT(rep.broken, 0);
+		TT_EQ_INT(rep.missing_sl, 0);
+		ibf_verify_report_free(&rep);
+		printf("# SF q=5 LMC 2, %d VLs: %d layers, %llu LIDs aliased, %llu up*-down*, "
+		       "%llu entries changed\n",
+		       vls[i], DL(r)->layers, (unsigned long long)DL(r)->lids_aliased,
+		       (unsigned long long)DL(r)->lids_escaped,
+		       (unsigned long long)DL(r)->entries_changed);
+		TT_CHECK(DL(r)->entries_changed >= prev);
+		prev = DL(r)->entries_changed;
+		if (vls[i] < 4)
+			TT_CHECK(DL(r)->entries_changed > 0);
+	}
+	free(orig);
+	ibf_routes_dl_free(&r);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void test_coloring_fallback_long_paths(void)
 {
 	struct ibf_fabric *f = ring(8, 1); /* shortest paths up to 4 hops */
@@ -602,6 +672,7 @@ int main(void)
 	TT(test_fattree_both_layerings);
 	TT(test_verifier_rejects_handmade);
 	TT(test_sf5_coloring);
+	TT(test_sf5_budget);
 	TT(test_coloring_fallback_long_paths);
 	TT(test_determinism);
 	TT(test_dump_roundtrip);
