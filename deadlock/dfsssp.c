@@ -520,10 +520,15 @@ static int online(struct dfs *st, struct ibf_error *err)
 	for (uint32_t s = 0; s < g->nsw; s++)
 		st->rin_off[s + 1] += st->rin_off[s];
 	{
-		uint32_t *fill = st->rf; /* scratch */
+		/* one fill cursor per switch: there may be more switches than
+		 * channels (isolated switches, a single switch) */
+		uint32_t *fill = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
+		if (!fill)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		memcpy(fill, st->rin_off, ((size_t)g->nsw + 1) * sizeof(uint32_t));
 		for (uint32_t c = 0; c < g->nch; c++)
 			st->rin[fill[cdg_head(g, (int32_t)c)]++] = c;
+		free(fill);
 	}
 	int rc = online_layer(st, 0, err);
 	for (uint32_t i = 0; !rc && i < g->ndl; i++) {
