@@ -6,6 +6,8 @@
 #include "tt.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 /* n switches without switch-to-switch links, one host on port 1 of each */
 static struct ibf_fabric *isolated_switches(int n)
@@ -67,8 +69,80 @@ static void test_dfsssp_more_switches_than_channels(void)
 		}
 }
 
+/* a temp file holding text; returns its path (static buffer) */
+static const char *temp_text(const char *text)
+{
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/ibfab-regress.XXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	FILE *fp = fdopen(fd, "w");
+	fputs(text, fp);
+	fclose(fp);
+	return path;
+}
+
+/* two linked switches, one host on each */
+static struct ibf_fabric *pair_of_switches(void)
+{
+	struct ibf_fabric *f = isolated_switches(2);
+	ibf_fabric_connect(f, 0, 2, 1, 2, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	return f;
+}
+
+/* guid2lid: a LID range needing LMC > 7 is an error at its line (it used to
+ * be accepted up to LMC 14 and overflowed the layered engine) */
+static void test_guid2lid_lmc_above_7(void)
+{
+	struct ibf_fabric *f = pair_of_switches();
+	char text[256];
+	uint64_t g = ibf_port(f, 2, 1)->guid;
+	snprintf(text, sizeof(text), "# ok lines first\n0x%016llx 128 255\n0x%016llx 8192 16383\n",
+		 (unsigned long long)g, (unsigned long long)g);
+	const char *path = temp_text(text);
+	TT_REQUIRE(path);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_guid2lid_read(f, path, &err) == IBF_EPARSE);
+	TT_EQ_INT(err.line, 3);
+	TT_CHECK(strcmp(err.file, path) == 0);
+	TT_CHECK_MSG(strstr(err.msg, "LMC 13") != NULL, "%s", err.msg);
+	unlink(path);
+	ibf_fabric_free(f);
+}
+
+/* the engines' per-LID scratch must hold every LID of a unit, whatever LMC
+ * a caller sets (the library does not rely on the readers' LMC check) */
+static void test_engine_large_lmc(void)
+{
+	static const char *const engines[] = { "layered", "minimal" };
+	for (unsigned k = 0; k < sizeof(engines) / sizeof(engines[0]); k++) {
+		struct ibf_fabric *f = pair_of_switches();
+		/* host LIDs 8192.. with LMC 13 (beyond InfiniBand's 7) */
+		for (int h = 0; h < 2; h++) {
+			struct ibf_port *pp = ibf_port(f, 2 + h, 1);
+			pp->lid = (uint16_t)(8192 * (h + 1));
+			pp->lmc = 13;
+		}
+		struct ibf_route_opts ro;
+		ibf_route_opts_default(&ro);
+		struct ibf_routes r;
+		struct ibf_error err;
+		int rc = ibf_route(f, engines[k], &ro, &r, NULL, &err);
+		TT_CHECK_MSG(rc == 0, "%s: %s", engines[k], err.msg);
+		if (!rc)
+			ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
+}
+
 int main(void)
 {
 	TT(test_dfsssp_more_switches_than_channels);
+	TT(test_guid2lid_lmc_above_7);
+	TT(test_engine_large_lmc);
 	return tt_done();
 }

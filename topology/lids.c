@@ -151,6 +151,12 @@ int ibf_guid2lid_read(struct ibf_fabric *f, const char *path, struct ibf_error *
 					   "LID range %u-%u is not an aligned power of two", lo, hi);
 			break;
 		}
+		if (lmc > 7) { /* InfiniBand's LMC field has 3 bits */
+			rc = ibf_error_set(err, IBF_EPARSE, path, ln,
+					   "LID range %u-%u needs LMC %d (InfiniBand allows 0..7)", lo,
+					   hi, lmc);
+			break;
+		}
 		int port = 0;
 		int node = ibf_fabric_find_port_guid(f, guid, &port);
 		if (node < 0)
