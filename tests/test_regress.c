@@ -16,14 +16,16 @@ static struct ibf_fabric *isolated_switches(int n)
 	for (int i = 0; i < n; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "sw%d", i);
-		ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0),
-				    name, name, NULL);
+		int sw = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8,
+					     ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0), name, name, NULL);
+		ibf_port(f, sw, 0)->guid = ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0);
 	}
 	for (int i = 0; i < n; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "h%d", i);
 		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 0),
 					    name, name, NULL);
+		ibf_port(f, c, 1)->guid = ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 1);
 		ibf_fabric_connect(f, c, 1, i, 1, 4, IBF_SPEED_EDR, NULL);
 	}
 	ibf_fabric_finalize(f, NULL);
@@ -139,10 +141,29 @@ static void test_engine_large_lmc(void)
 	}
 }
 
+/* guid2lid: GUID 0 is an error at its line (it used to re-LID the first
+ * port whose GUID is unknown) */
+static void test_guid2lid_guid_zero(void)
+{
+	struct ibf_fabric *f = pair_of_switches();
+	ibf_port(f, 3, 1)->guid = 0; /* a port of unknown GUID */
+	uint16_t lid = ibf_port(f, 3, 1)->lid;
+	const char *path = temp_text("0x0 100 100\n");
+	TT_REQUIRE(path);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_guid2lid_read(f, path, &err) == IBF_EPARSE);
+	TT_EQ_INT(err.line, 1);
+	TT_EQ_INT(ibf_port(f, 3, 1)->lid, lid);
+	unlink(path);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_dfsssp_more_switches_than_channels);
 	TT(test_guid2lid_lmc_above_7);
 	TT(test_engine_large_lmc);
+	TT(test_guid2lid_guid_zero);
 	return tt_done();
 }

@@ -142,6 +142,10 @@ int ibf_guid2lid_read(struct ibf_fabric *f, const char *path, struct ibf_error *
 					   "expected '0x<port guid> <base lid> <top lid>'");
 			break;
 		}
+		if (guid == 0) { /* 0 is no GUID: it would match a port whose GUID is unknown */
+			rc = ibf_error_set(err, IBF_EPARSE, path, ln, "port GUID 0 is not a valid GUID");
+			break;
+		}
 		unsigned span = hi - lo + 1;
 		int lmc = 0;
 		while ((1u << lmc) < span)
