@@ -2,6 +2,7 @@
  * smallest input that crashed and checks the library now handles it.  The
  * sanitizer build (make check-unit) also catches silent out-of-bounds
  * writes these inputs used to cause. */
+#include "ibf_cabling.h"
 #include "ibf_deadlock.h"
 #include "tt.h"
 
@@ -159,11 +160,47 @@ static void test_guid2lid_guid_zero(void)
 	ibf_fabric_free(f);
 }
 
+/* validate: an unknown switch whose cables lead to nodes with descriptions
+ * of hundreds of bytes overflowed the text listing its cables */
+static void test_validate_long_descriptions(void)
+{
+	struct ibf_fabric *f = pair_of_switches();
+	struct ibf_error err;
+	struct ibf_plan *plan = ibf_plan_from_fabric(f, &err);
+	TT_REQUIRE(plan);
+	ibf_fabric_free(f);
+	/* the discovered fabric: the planned one plus a switch the plan does not
+	 * know, cabled to hosts with long and short descriptions */
+	f = isolated_switches(2);
+	ibf_fabric_connect(f, 0, 2, 1, 2, 4, IBF_SPEED_EDR, NULL);
+	int x = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, ibf_gen_guid(IBF_NODE_SWITCH, 99, 0),
+				    "mystery", "mystery", NULL);
+	static const int lens[] = { 290, 70, 290, 290, 5, 400 };
+	for (int i = 0; i < 6; i++) {
+		char desc[512];
+		memset(desc, 'a' + i, (size_t)lens[i]);
+		desc[lens[i]] = '\0';
+		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, 50u + (uint32_t)i, 0),
+					    desc, desc, NULL);
+		ibf_fabric_connect(f, c, 1, x, 1 + i, 4, IBF_SPEED_EDR, NULL);
+	}
+	ibf_fabric_finalize(f, NULL);
+	struct ibf_vreport rep;
+	TT_REQUIRE(ibf_validate(plan, f, NULL, &rep, &err) == 0);
+	TT_EQ_INT(rep.counts[IBF_FIND_UNKNOWN_NODE], 1);
+	for (uint32_t i = 0; i < rep.n; i++)
+		TT_CHECK(strlen(rep.f[i].actual) < 2048);
+	ibf_vreport_free(&rep);
+	ibf_plan_free(plan);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_dfsssp_more_switches_than_channels);
 	TT(test_guid2lid_lmc_above_7);
 	TT(test_engine_large_lmc);
 	TT(test_guid2lid_guid_zero);
+	TT(test_validate_long_descriptions);
 	return tt_done();
 }
