@@ -195,6 +195,36 @@ static void test_validate_long_descriptions(void)
 	ibf_fabric_free(f);
 }
 
+/* a fabric without switches (two adapters back to back): every engine says
+ * so instead of returning an empty table set */
+static void test_route_no_switches(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	for (int i = 0; i < 2; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "h%d", i);
+		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 0),
+					    name, name, NULL);
+		ibf_port(f, c, 1)->guid = ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 1);
+	}
+	ibf_fabric_connect(f, 0, 1, 1, 1, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	for (const struct ibf_engine *e = ibf_engines; e->name; e++) {
+		struct ibf_route_opts ro;
+		ibf_route_opts_default(&ro);
+		struct ibf_routes r;
+		struct ibf_error err;
+		ibf_error_clear(&err);
+		int rc = ibf_route(f, e->name, &ro, &r, NULL, &err);
+		TT_CHECK_MSG(rc != 0, "%s routed a fabric without switches", e->name);
+		TT_CHECK_MSG(strstr(err.msg, "no switches") != NULL, "%s: %s", e->name, err.msg);
+		if (!rc)
+			ibf_routes_free(&r);
+	}
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_dfsssp_more_switches_than_channels);
@@ -202,5 +232,6 @@ int main(void)
 	TT(test_engine_large_lmc);
 	TT(test_guid2lid_guid_zero);
 	TT(test_validate_long_descriptions);
+	TT(test_route_no_switches);
 	return tt_done();
 }
