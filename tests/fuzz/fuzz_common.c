@@ -10,7 +10,7 @@
 /* inputs bigger than this are parsed but not routed (keeps one run fast) */
 #define FUZZ_MAX_SW 24
 #define FUZZ_MAX_NODES 96
-#define FUZZ_MAX_LIDS 512
+#define FUZZ_MAX_LIDS 1024
 
 static struct ibf_fabric *base;
 static struct ibf_routes base_routes;
@@ -48,9 +48,17 @@ const struct ibf_routes *fuzz_base_routes(void)
 	return &base_routes;
 }
 
+/* LIDs in use (every LID of every port): what route check and the
+ * verifier walk per source; the LID values themselves may be anything */
 static int too_big(const struct ibf_fabric *f)
 {
-	return f->nsw > FUZZ_MAX_SW || f->nnodes > FUZZ_MAX_NODES || ibf_max_lid(f) > FUZZ_MAX_LIDS;
+	if (f->nsw > FUZZ_MAX_SW || f->nnodes > FUZZ_MAX_NODES)
+		return 1;
+	uint64_t lids = 0;
+	for (uint32_t i = 0; i < f->nports_total; i++)
+		if (f->ports[i].lid)
+			lids += 1u << (f->ports[i].lmc & 15);
+	return lids > FUZZ_MAX_LIDS;
 }
 
 void fuzz_consume_routes(const struct ibf_fabric *f, struct ibf_routes *r)
@@ -136,6 +144,15 @@ void fuzz_consume_fabric(const struct ibf_fabric *in, int all)
 				ibf_vreport_free(&rep);
 			ibf_fabric_free(g);
 		}
+		ibf_plan_free(p);
+	}
+	/* and against the base fabric's plan: the input's nodes are unknown or
+	 * missing there (the report texts carry its node descriptions) */
+	p = ibf_plan_from_fabric(fuzz_base_fabric(), NULL);
+	if (p) {
+		struct ibf_vreport rep;
+		if (!ibf_validate(p, f, NULL, &rep, NULL))
+			ibf_vreport_free(&rep);
 		ibf_plan_free(p);
 	}
 out:
