@@ -92,7 +92,7 @@ static const struct fuzz_reg *find(const char *name)
 	return NULL;
 }
 
-static const char *top;
+static const char *top; /* tests/fuzz of the source tree */
 static int cur;
 
 static void replay_one(void)
@@ -102,7 +102,7 @@ static void replay_one(void)
 	int total = 0;
 	for (int k = 0; k < 2; k++) {
 		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s/tests/fuzz/%s/%s", top, kinds[k], t->name);
+		snprintf(dir, sizeof(dir), "%s/%s/%s", top, kinds[k], t->name);
 		int c = run_dir(t, dir);
 		TT_CHECK_MSG(c >= 0, "unreadable input in %s", dir);
 		total += c > 0 ? c : 0;
@@ -127,7 +127,7 @@ static void base_matches_corpus(void)
 	const struct ibf_fabric *f = fuzz_base_fabric();
 	for (unsigned i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		char path[4096];
-		snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/%s", top, seeds[i].file);
+		snprintf(path, sizeof(path), "%s/corpus/%s", top, seeds[i].file);
 		size_t len;
 		char *buf = tt_slurp(path, &len);
 		TT_CHECK_MSG(buf != NULL, "%s missing", path);
@@ -175,9 +175,17 @@ int main(int argc, char **argv)
 				return 1;
 		return 0;
 	}
-	top = getenv("top_srcdir");
-	if (!top)
-		top = ".";
+	/* tests/fuzz of the source tree: from top_srcdir (make check) or
+	 * FIXTURES (tests/fixtures, as CI's valgrind run sets it) */
+	static char dir[4096];
+	const char *src = getenv("top_srcdir"), *fx = getenv("FIXTURES");
+	if (src)
+		snprintf(dir, sizeof(dir), "%s/tests/fuzz", src);
+	else if (fx)
+		snprintf(dir, sizeof(dir), "%s/../fuzz", fx);
+	else
+		snprintf(dir, sizeof(dir), "../tests/fuzz");
+	top = dir;
 	if (!fuzz_nregs) {
 		printf("not ok 1 - no fuzz target linked\n1..1\n");
 		return 1;
