@@ -435,7 +435,7 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 			racks[nr++] = r;
 		rack_id[n] = (int32_t)k;
 	}
-	sprintf(idxpath, "%s/index.md", dir);
+	snprintf(idxpath, strlen(dir) + 16, "%s/index.md", dir);
 	rc = ibf_atomic_open(&ia, idxpath, err);
 	if (rc)
 		goto out;

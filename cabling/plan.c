@@ -855,10 +855,11 @@ struct ibf_plan *ibf_plan_from_fabric(const struct ibf_fabric *f, struct ibf_err
 			if (ibf_plan_find(p, name) >= 0) {
 				size_t l = strlen(name);
 				snprintf(name + l, sizeof(name) - l, "-0x%016" PRIx64, n->guid);
-				for (unsigned k = 2; ibf_plan_find(p, name) >= 0; k++) {
-					l = strlen(name);
+				/* "-k" replaces the previous try (a suffix growing on every
+				 * try could be cut at the buffer's end and repeat forever) */
+				l = strlen(name);
+				for (unsigned k = 2; ibf_plan_find(p, name) >= 0; k++)
 					snprintf(name + l, sizeof(name) - l, "-%u", k);
-				}
 			}
 			rack_from_name(name, rack, sizeof(rack));
 			int id = ibf_plan_node(p, name, sw ? IBF_NODE_SWITCH : IBF_NODE_CA, rack,

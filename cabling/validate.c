@@ -151,6 +151,23 @@ static char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+/* Append printf-style text at buf + *len (cap bytes in all): the text is cut
+ * where the buffer ends and *len never passes cap - 1, so later appends stay
+ * inside the buffer whatever the lengths of node descriptions. */
+static void bappend(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void bappend(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+	if (!cap || *len >= cap - 1)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len = *len + (size_t)n >= cap ? cap - 1 : *len + (size_t)n;
+}
+
 /* Name of a combined node: the plan name, or the discovered description
  * and GUID for unknown nodes.  Returns buf. */
 static const char *node_name(const struct vctx *v, uint32_t n, char *buf, size_t len)
@@ -734,14 +751,13 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 				uint32_t on;
 				int op;
 				link_other(&v->links[l], n, q, &on, &op);
-				len += (size_t)snprintf(list + len, sizeof(list) - len, "%sport %d to %s",
-							shown ? ", " : "", q,
-							end_str(v, on, op, a, sizeof(a)));
+				bappend(list, sizeof(list), &len, "%sport %d to %s", shown ? ", " : "", q,
+					end_str(v, on, op, a, sizeof(a)));
 				shown++;
 			}
 		}
 		if (total > shown)
-			snprintf(list + len, sizeof(list) - len, ", ... (%d cables)", total);
+			bappend(list, sizeof(list), &len, ", ... (%d cables)", total);
 		if (add_finding(v, IBF_FIND_UNKNOWN_NODE, -1, -1, strdup("no such switch in the plan"),
 				xasprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)),
 					  total ? list : "no cables"),

@@ -3,7 +3,8 @@
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config \
  opensm libopensm-dev libibumad-dev ibsim-utils libumad2sim0 infiniband-diags libibnetdisc-dev libibmad-dev valgrind time python3 \
- debhelper dpkg-dev lintian"
+ debhelper dpkg-dev lintian \
+ clang libfuzzer-14-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -324,6 +324,9 @@ static int sl_put(struct sl_rd *R, long ln, unsigned long long slid, unsigned lo
 		  unsigned long long sl)
 {
 	struct ibf_sl_table *t = R->t;
+	if (!t->per_port) /* the file began as an ibfab SL dump (per source switch) */
+		return ibf_error_set(R->err, IBF_EPARSE, R->name, ln,
+				     "a PathRecord in an ibfab SL dump (one format per file)");
 	if (sl > 15)
 		return ibf_error_set(R->err, IBF_EPARSE, R->name, ln, "SL %llu out of range", sl);
 	if (dlid == 0 || dlid >= t->stride || R->m.node[dlid] < 0)

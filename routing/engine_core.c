@@ -583,7 +583,9 @@ static int ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids)
 	ws->bucket = malloc(S * sizeof(*ws->bucket));
 	ws->down_off = malloc((S + 1) * sizeof(*ws->down_off));
 	ws->down = malloc(E * sizeof(*ws->down));
-	ws->bcount = malloc(((size_t)c->diam + 4400 + S) * sizeof(*ws->bcount));
+	/* counting sorts: by distance (diam + 3), by path length (< S + 2) and
+	 * by level up to the LID index of the unit (maxlids + 3) */
+	ws->bcount = malloc(((size_t)c->diam + 4400 + S + maxlids) * sizeof(*ws->bcount));
 	ws->xdelta = calloc(E, sizeof(*ws->xdelta));
 	ws->xflag = calloc(E, 1);
 	ws->xtouched = malloc(E * sizeof(*ws->xtouched));

@@ -135,6 +135,13 @@ int ibf_route(const struct ibf_fabric *f, const char *engine, const struct ibf_r
 				     engine ? engine : "(null)");
 	if (!f || !r)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no fabric or route table");
+	uint32_t nsw = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		nsw += f->nodes[i].type == IBF_NODE_SWITCH;
+	if (!nsw) /* an empty table set would look like a successful route */
+		return ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
+				     "the fabric has no switches: there are no forwarding tables to "
+				     "compute (adapters cabled back to back need none)");
 	if (!ibf_fabric_is_sorted(f))
 		return route_canonical(f, e, o, r, rep, err);
 	int rc = ibf_routes_init(r, f->nsw, ibf_max_lid(f), 1, err);

@@ -273,6 +273,9 @@ uint32_t ibf_max_lid(const struct ibf_fabric *f);
 
 /* guid2lid: "0x<port guid> <base lid> <top lid>" per line. */
 int ibf_guid2lid_read(struct ibf_fabric *f, const char *path, struct ibf_error *err);
+/* The same from memory; name is used in error messages. */
+int ibf_guid2lid_parse(struct ibf_fabric *f, const char *buf, size_t len, const char *name,
+		       struct ibf_error *err);
 int ibf_guid2lid_write(const struct ibf_fabric *f, const char *path, struct ibf_error *err);
 
 /* LID -> (node, port) lookup table covering every LID of every port. */
@@ -317,6 +320,9 @@ struct ibf_namemap {
 	char **name;
 };
 int ibf_namemap_read(struct ibf_namemap *m, const char *path, struct ibf_error *err);
+/* The same from memory; path names the input in error messages. */
+int ibf_namemap_parse(struct ibf_namemap *m, const char *buf, size_t len, const char *path,
+		      struct ibf_error *err);
 const char *ibf_namemap_lookup(const struct ibf_namemap *m, uint64_t guid);
 void ibf_namemap_free(struct ibf_namemap *m);
 int ibf_namemap_write_fabric(const struct ibf_fabric *f, const char *path, struct ibf_error *err);

@@ -1,5 +1,5 @@
 /* LID assignment, LID map, guid2lid files, atomic output files. */
-#include "ibf_topology.h"
+#include "io_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -115,19 +115,38 @@ void ibf_lidmap_free(struct ibf_lidmap *m)
 
 int ibf_guid2lid_read(struct ibf_fabric *f, const char *path, struct ibf_error *err)
 {
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
+	char *buf;
+	size_t len;
+	int rc = ibf_io_slurp(path, &buf, &len, err);
+	if (rc)
+		return rc;
+	rc = ibf_guid2lid_parse(f, buf, len, path, err);
+	free(buf);
+	return rc;
+}
+
+int ibf_guid2lid_parse(struct ibf_fabric *f, const char *buf, size_t len, const char *path,
+		       struct ibf_error *err)
+{
 	char line[512];
-	long ln = 0;
 	int rc = 0;
-	while (fgets(line, sizeof(line), fp)) {
-		ln++;
-		size_t len = strlen(line);
-		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+	struct ibf_lines L;
+	const char *s;
+	size_t sn;
+	int nul;
+	ibf_lines_init(&L, buf, len);
+	while (!rc && ibf_lines_next(&L, &s, &sn, &nul)) {
+		long ln = L.lineno;
+		if (sn >= sizeof(line) - 1) {
 			rc = ibf_error_set(err, IBF_EPARSE, path, ln, "line too long");
 			break;
 		}
+		if (nul) {
+			rc = ibf_error_set(err, IBF_EPARSE, path, ln, "NUL byte in a text line");
+			break;
+		}
+		memcpy(line, s, sn);
+		line[sn] = '\0';
 		char *p = line;
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -142,6 +161,10 @@ int ibf_guid2lid_read(struct ibf_fabric *f, const char *path, struct ibf_error *
 					   "expected '0x<port guid> <base lid> <top lid>'");
 			break;
 		}
+		if (guid == 0) { /* 0 is no GUID: it would match a port whose GUID is unknown */
+			rc = ibf_error_set(err, IBF_EPARSE, path, ln, "port GUID 0 is not a valid GUID");
+			break;
+		}
 		unsigned span = hi - lo + 1;
 		int lmc = 0;
 		while ((1u << lmc) < span)
@@ -149,6 +172,12 @@ int ibf_guid2lid_read(struct ibf_fabric *f, const char *path, struct ibf_error *
 		if ((1u << lmc) != span || (lo & (span - 1))) {
 			rc = ibf_error_set(err, IBF_EPARSE, path, ln,
 					   "LID range %u-%u is not an aligned power of two", lo, hi);
+			break;
+		}
+		if (lmc > 7) { /* InfiniBand's LMC field has 3 bits */
+			rc = ibf_error_set(err, IBF_EPARSE, path, ln,
+					   "LID range %u-%u needs LMC %d (InfiniBand allows 0..7)", lo,
+					   hi, lmc);
 			break;
 		}
 		int port = 0;
@@ -163,9 +192,6 @@ int ibf_guid2lid_read(struct ibf_fabric *f, const char *path, struct ibf_error *
 		pp->lid = (uint16_t)lo;
 		pp->lmc = (uint8_t)lmc;
 	}
-	if (!rc && ferror(fp))
-		rc = ibf_error_set(err, IBF_EIO, path, ln, "read error");
-	fclose(fp);
 	return rc;
 }
 

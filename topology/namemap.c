@@ -46,35 +46,20 @@ static int push(struct ent **v, uint32_t *n, uint32_t *cap, uint64_t guid, char 
 int ibf_namemap_read(struct ibf_namemap *m, const char *path, struct ibf_error *err)
 {
 	memset(m, 0, sizeof(*m));
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len == cap) {
-			size_t nc = cap ? cap * 2 : 65536;
-			char *nb = nc > cap ? realloc(buf, nc) : NULL;
-			if (!nb) {
-				free(buf);
-				fclose(fp);
-				return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
-			}
-			buf = nb;
-			cap = nc;
-		}
-		size_t r = fread(buf + len, 1, cap - len, fp);
-		if (!r)
-			break;
-		len += r;
-	}
-	int ioerr = ferror(fp);
-	fclose(fp);
-	if (ioerr) {
-		free(buf);
-		return ibf_error_set(err, IBF_EIO, path, 0, "read error");
-	}
+	char *buf;
+	size_t len;
+	int rc = ibf_io_slurp(path, &buf, &len, err);
+	if (rc)
+		return rc;
+	rc = ibf_namemap_parse(m, buf, len, path, err);
+	free(buf);
+	return rc;
+}
 
+int ibf_namemap_parse(struct ibf_namemap *m, const char *buf, size_t len, const char *path,
+		      struct ibf_error *err)
+{
+	memset(m, 0, sizeof(*m));
 	struct ent *v = NULL;
 	uint32_t n = 0, vcap = 0;
 	int rc = 0;
@@ -140,7 +125,6 @@ int ibf_namemap_read(struct ibf_namemap *m, const char *path, struct ibf_error *
 			rc = ibf_error_set(err, IBF_ENOMEM, path, L.lineno, "out of memory");
 		}
 	}
-	free(buf);
 	if (!rc && n) {
 		qsort(v, n, sizeof(*v), ent_cmp);
 		m->guid = malloc((size_t)n * sizeof(*m->guid));

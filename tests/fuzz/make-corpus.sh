@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Rebuild the seed corpus of the fuzz targets (tests/fuzz/corpus/NAME/) from
+# the repository's fixtures and small fabrics made by ibfab itself.
+#   usage: tests/fuzz/make-corpus.sh [path/to/ibfab]
+# The corpus stays small (a few KB per file): libFuzzer mutates it, the
+# replay test (make check) runs it through every target.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+IBFAB=${1:-$top/build/ibfab}
+C=$top/tests/fuzz/corpus
+FX=$top/tests/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rm -rf "$C"
+for t in ibnd ports ibsim subnet_lst namemap guid2lid lfts sl sl2vl conf plan route; do mkdir -p "$C/$t"; done
+
+# small generated fabrics (and a damaged one: a cable and a switch gone)
+"$IBFAB" topo gen fattree --kary 2 --n 2 -o "$tmp/ft.ibnd"
+"$IBFAB" topo gen fattree --m 2,2 --w 1,2 --lmc 1 -o "$tmp/xgft.ibnd"
+"$IBFAB" topo gen hyperx --s1 3 --s2 2 --hosts 1 --lmc 1 -o "$tmp/base.ibnd" --node-name-map "$tmp/base.map"
+"$IBFAB" topo gen dragonfly --a 2 --p 1 --h 1 -o "$tmp/df.ibnd"
+"$IBFAB" topo gen rail --servers 2 --gpus 2 --spines 1 -o "$tmp/rail.ibnd"
+for f in ft xgft base df rail; do
+	"$IBFAB" topo convert "$tmp/$f.ibnd" --format ibsim -o "$tmp/$f.net"
+done
+# damage: drop the first switch-to-switch cable of the HyperX (both ends)
+awk 'BEGIN { cut = 0 }
+     /^Switch/ { sw = $0 }
+     /^\[/ && $2 ~ /^"S-/ && !cut { a = $2; cut = 1; next }
+     { print }' "$tmp/base.ibnd" >"$tmp/base-cut.ibnd"
+
+cp "$tmp/ft.ibnd" "$tmp/df.ibnd" "$tmp/base-cut.ibnd" "$C/ibnd/"
+cp "$FX"/real/*.ibnetdiscover "$FX"/io/*.ibnetdiscover "$C/ibnd/"
+cp "$FX"/real/*.ibnetdiscover-p "$FX"/io/*.ibnetdiscover-p "$C/ports/"
+cp "$FX"/io/*.ibsim "$tmp/ft.net" "$tmp/rail.net" "$C/ibsim/"
+cp "$FX"/io/*.subnet.lst "$C/subnet_lst/"
+cp "$tmp/base.map" "$C/namemap/"
+printf '# comment\n0x0002c90200000000 "sw-0"\n0x0002c90200000100 unquoted name  # note\n' >"$C/namemap/hand.map"
+cp "$tmp/xgft.net" "$tmp/df.net" "$FX/real/sdr-mt43132-1switch-2hosts-2009.ibnetdiscover" \
+	"$tmp/base-cut.ibnd" "$C/route/"
+
+# tables of the base fabric (what fuzz_base_fabric() builds)
+"$IBFAB" route --topology "$tmp/base.ibnd" --engine minimal -o "$C/lfts/base-minimal.lfts"
+"$IBFAB" route --topology "$tmp/base.ibnd" --engine layered --deadlock dfsssp \
+	-o "$C/lfts/base-layered.lfts" --sl "$C/sl/base-dfsssp.sl" --sl2vl "$C/sl2vl/base-dfsssp.sl2vl"
+cp "$FX"/lfts/*.dump* "$C/lfts/"
+# the same SLs as "<slid> <dlid> <sl>" lines (first 40)
+awk '/^Source switch/ { for (i = 1; i <= NF; i++) if ($i == "lid") s = $(i+1); next }
+     /^0x/ && n < 40 { printf "%s %s %s\n", s, $1, $2; n++ }' "$C/sl/base-dfsssp.sl" \
+	>"$C/sl/base-triples.sl"
+# guid2lid from the base fabric's own LIDs (ibnetdiscover comments)
+awk '/^Switch/ { g = $3; gsub(/"|S-/, "", g);
+                 for (i = 1; i <= NF; i++) if ($i == "lid") { printf "0x%s %d %d\n", g, $(i+1), $(i+1); break } }
+     /^\[1\]\(/ { g = $1; sub(/^\[1\]\(/, "", g); sub(/\).*/, "", g);
+                  for (i = 1; i <= NF; i++) if ($i == "lid") { printf "0x%s %d %d\n", g, $(i+1), $(i+1) + 1; break } }' \
+	"$tmp/base.ibnd" >"$C/guid2lid/base.guid2lid"
+printf '# stale entries and a comment\n0x0002c90300ffffff 100 103\n' >"$C/guid2lid/stale.guid2lid"
+
+cp "$top/contrib/ibfab.conf.example" "$C/conf/example.conf"
+printf 'deadlock dfsssp\nmax_vls 2\nbest_effort TRUE\nmin_path_len dist+0\nmax_path_len diameter+2\nmax_paths_per_layer 10\n' >"$C/conf/dfsssp.conf"
+printf 'layers_remove_deadlocks FALSE\nseed 7\nthreads auto\n' >"$C/conf/compat.conf"
+
+"$IBFAB" cabling from-topology "$tmp/base.ibnd" -o "$C/plan/base.csv" >/dev/null
+"$IBFAB" cabling from-topology "$tmp/ft.ibnd" -o "$C/plan/ft.csv" >/dev/null
+echo "corpus: $(find "$C" -type f | wc -l) files, $(du -sk "$C" | cut -f1) KB"
