@@ -28,11 +28,14 @@ damage() {
 			peer = substr($0, RSTART + 1, RLENGTH - 1); pp = peer
 			sub(/".*/, "", peer); sub(/.*\[/, "", pp); sub(/\].*/, "", pp)
 			if (!(cur in isw)) { hostsw[cur] = hostsw[cur] " " peer; next }
-			if ((peer in isw) && cur < peer) c[++m] = cur SUBSEP p SUBSEP peer SUBSEP pp
+			if (cur < peer) { a[++na] = cur SUBSEP p SUBSEP peer SUBSEP pp; ap[na] = peer }
 		}
 		next
 	}
 	FNR == 1 {
+		# switches can be listed after their peers: keep switch-to-switch
+		# cables once every switch is known
+		for (i = 1; i <= na; i++) if (ap[i] in isw) c[++m] = a[i]
 		srand(seed)
 		for (i = m; i > 1; i--) { j = int(rand() * i) + 1; t = c[i]; c[i] = c[j]; c[j] = t }
 		for (i = 1; i <= n && i <= m; i++) { split(c[i], f, SUBSEP); cut[f[1], f[2]] = 1; cut[f[3], f[4]] = 1 }
@@ -108,7 +111,11 @@ longest() { awk '/^path length/ { on = 1; next } on && /^ *[0-9]+ / { s = 0; for
 share4() { awk '/^path length/ { on = 1; next } on && /^ *[0-9]+ / { for (i = 2; i <= NF; i++) { t += $i; if ($1 >= 4) l += $i } } /^edge-disjoint/ { on = 0 } END { printf "%d", t ? 1000 * l / t : 0 }' "$1"; }
 echo "# intact: longest path $(longest "$WORK/intact.stats") hops; damaged: $(longest "$WORK/damaged.stats") hops, $(share4 "$WORK/damaged.stats") per mille of the paths >= 4 hops"
 check "intact Slim Fly: layered paths of at most 3 hops" test "$(longest "$WORK/intact.stats")" -le 3
-check "5 cables gone: under 3% of the paths longer than 3 hops (only stretched pairs)" \
-	test "$(share4 "$WORK/damaged.stats")" -lt 30
+# every layer's paths of 4+ hops belong to pairs the damage stretched: no
+# layer has more of them than layer 0 (minimal) has pairs of 3+ hops
+stretched() { awk '/^path length/ { on = 1; next } on && /^ *[0-9]+ / { if ($1 >= 3) base += $2; for (i = 3; i <= NF; i++) if ($1 >= 4) n[i] += $i; nl = NF } /^edge-disjoint/ { on = 0 } END { w = 0; for (i = 3; i <= nl; i++) if (n[i] > w) w = n[i]; printf "%d %d", w, base }' "$1"; }
+read -r worst base <<<"$(stretched "$WORK/damaged.stats")"
+echo "# damaged: at most $worst paths of 4+ hops in a layer; $base pairs at 3+ hops"
+check "5 cables gone: 4+ hop paths only on stretched pairs ($worst <= $base)" test "$worst" -le "$base" -a "$base" -gt 0
 
 done_testing
