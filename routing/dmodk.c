@@ -69,6 +69,7 @@ struct dk {
 	uint32_t fallback_dests;       /* destination switches with such entries */
 	uint8_t *hopbuf;
 	uint32_t *stack;
+	uint32_t *pres, *pres_off, *pres_n, *pnom; /* bundles per slot, see bundles() */
 };
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
@@ -115,8 +116,14 @@ static uint64_t digit(const struct ibf_ftree *t, uint64_t x, int l)
 	return p ? x / p : 0;
 }
 
-/* up link of s for (x, off); elig: stamps of usable parents.  Returns adj
- * index or NOSW; counts moves. */
+/* up link of s for (x, off); elig: stamps of usable parents.  Slot k0 =
+ * (d mod n) names a parent y and a cable rank c in y's bundle of nominal
+ * size p; the cable used is q mod b of the b cables s really has to y, with
+ * q = (d div n) * p + c.  On a full bundle that is cable c; on a short one
+ * the destinations of y still spread evenly over the surviving cables
+ * (balance by cable count).  A parent that is not usable (no cable, or no
+ * down path) passes to the next slot in rotation.  Returns adj index or
+ * NOSW; counts moves. */
 static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off,
 			const uint32_t *elig, int count)
 {
@@ -125,24 +132,71 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 	if (!n)
 		return NOSW;
 	int l = t->level[s];
-	const uint32_t *sl = t->slot + t->slot_off[s];
-	uint32_t k0 = (uint32_t)((digit(t, x, l) + off[l]) % n);
+	uint32_t base = t->slot_off[s];
+	uint64_t d = digit(t, x, l) + off[l];
+	uint32_t k0 = (uint32_t)(d % n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t k = k0 + i;
 		if (k >= n)
 			k -= n;
-		uint32_t e = sl[k];
-		if (e == IBF_FTREE_MISSING || elig[c->f->adj[e].nbr] != c->rcur)
+		uint32_t g = base + k;
+		uint32_t b = c->pres_n[g];
+		if (!b || elig[t->slot_par[g]] != c->rcur)
 			continue;
-		if (i && count) {
-			if (sl[k0] == IBF_FTREE_MISSING)
+		uint64_t q = (d / n) * c->pnom[g] + t->slot_cab[g];
+		uint32_t e = c->pres[c->pres_off[g] + (uint32_t)(q % b)];
+		if (count && e != t->slot[base + k0]) {
+			if (t->slot[base + k0] == IBF_FTREE_MISSING)
 				c->moved_missing[s]++;
-			else
+			else if (i)
 				c->moved_unusable++;
 		}
 		return e;
 	}
 	return NOSW;
+}
+
+/* per slot: the surviving cables of the slot's bundle (pres_off/pres_n into
+ * pres, in cable order) and the bundle's nominal size (pnom) */
+static int bundles(struct dk *c)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t ns = t->slot_off[c->S];
+	c->pres = malloc((ns ? ns : 1) * sizeof(uint32_t));
+	c->pres_off = malloc((ns ? ns : 1) * sizeof(uint32_t));
+	c->pres_n = malloc((ns ? ns : 1) * sizeof(uint32_t));
+	c->pnom = malloc((ns ? ns : 1) * sizeof(uint32_t));
+	if (!c->pres || !c->pres_off || !c->pres_n || !c->pnom)
+		return -1;
+	uint32_t w = 0;
+	for (uint32_t s = 0; s < c->S; s++) {
+		uint32_t a = t->slot_off[s], z = t->slot_off[s + 1];
+		for (uint32_t g = a; g < z; g++) {
+			uint32_t y = t->slot_par[g], first = NOSW, nb = 0, np = 0;
+			for (uint32_t h = a; h < z; h++) /* same parent seen before: share */
+				if (t->slot_par[h] == y) {
+					if (first == NOSW)
+						first = h;
+					np++;
+				}
+			c->pnom[g] = np;
+			if (first < g) {
+				c->pres_off[g] = c->pres_off[first];
+				c->pres_n[g] = c->pres_n[first];
+				continue;
+			}
+			c->pres_off[g] = w;
+			for (uint32_t cab = 0; cab < np; cab++) /* in cable order */
+				for (uint32_t h = a; h < z; h++)
+					if (t->slot_par[h] == y && t->slot_cab[h] == cab &&
+					    t->slot[h] != IBF_FTREE_MISSING) {
+						c->pres[w++] = t->slot[h];
+						nb++;
+					}
+			c->pres_n[g] = nb;
+		}
+	}
+	return 0;
 }
 
 /* down link of an ancestor off the chain */
@@ -360,7 +414,7 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 	uint32_t *elist = malloc((t.nends ? t.nends : 1) * sizeof(uint32_t));
 	if (!c.anc || !c.reach || !c.chain || !c.chain_port || !c.nxt || !c.fdist || !c.fnext ||
 	    !c.queue || !c.bylevel || !c.moved_missing || !c.hopbuf || !c.stack || !eoff ||
-	    !elist) {
+	    !elist || bundles(&c)) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
@@ -508,6 +562,10 @@ out:
 	free(c.moved_missing);
 	free(c.hopbuf);
 	free(c.stack);
+	free(c.pres);
+	free(c.pres_off);
+	free(c.pres_n);
+	free(c.pnom);
 	free(eoff);
 	free(elist);
 	ibf_ftree_free(&t);

@@ -311,6 +311,8 @@ void ibf_ftree_free(struct ibf_ftree *t)
 	free(t->rank);
 	free(t->slot_off);
 	free(t->slot);
+	free(t->slot_par);
+	free(t->slot_cab);
 	free(t->down_off);
 	free(t->down);
 	free(t->leaves);
@@ -363,7 +365,8 @@ static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const ui
 			if (t->level[s] == l + 1)
 				bpar[bfill[broot[s]]++] = s;
 		}
-		/* the block's nominal cables per (child, parent) */
+		/* the block's nominal cables per (child, parent): pnom[y] for
+		 * parent y is the most cables any switch of y's block has to y */
 		memset(pnom, 0, S * sizeof(uint32_t));
 		for (uint32_t s = 0; s < S; s++) {
 			if (t->level[s] != l)
@@ -372,8 +375,8 @@ static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const ui
 				uint32_t nb = f->adj[e].nbr;
 				if (t->level[nb] != l + 1)
 					continue;
-				if (++cnt[nb] > pnom[broot[s]])
-					pnom[broot[s]] = cnt[nb];
+				if (++cnt[nb] > pnom[nb])
+					pnom[nb] = cnt[nb];
 			}
 			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
 				cnt[f->adj[e].nbr] = 0;
@@ -382,26 +385,41 @@ static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const ui
 			if (t->level[s] != l)
 				continue;
 			uint32_t b = broot[s];
-			uint32_t n = (bpar_off[b + 1] - bpar_off[b]) * pnom[b];
+			uint32_t W = bpar_off[b + 1] - bpar_off[b], n = 0, pmax = 0;
+			for (uint32_t i = 0; i < W; i++) {
+				uint32_t y = bpar[bpar_off[b] + i];
+				n += pnom[y];
+				if (pnom[y] > pmax)
+					pmax = pnom[y];
+			}
 			t->slot_off[s + 1] = n;
 			if (!n)
 				continue;
-			uint32_t *lst = malloc(n * sizeof(uint32_t));
+			/* [0,n): adj index or MISSING; [n,2n): parent; [2n,3n): cable rank */
+			uint32_t *lst = malloc(3 * (size_t)n * sizeof(uint32_t));
 			if (!lst) {
 				rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 				goto out;
 			}
-			/* cable-major: slot c * W + i is cable c to parent i */
-			uint32_t W = bpar_off[b + 1] - bpar_off[b];
-			for (uint32_t k = 0; k < n; k++)
-				lst[k] = IBF_FTREE_MISSING;
-			for (uint32_t i = 0; i < W; i++) {
-				uint32_t y = bpar[bpar_off[b] + i], c = 0;
-				for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && c < pnom[b]; e++)
-					if (f->adj[e].nbr == y)
-						lst[c++ * W + i] = e;
-				t->missing_slots += pnom[b] - c;
-			}
+			/* cable-major: round c holds cable c of every parent that has
+			 * at least c + 1 cables (slot c * W + i on an even tree) */
+			uint32_t k = 0;
+			for (uint32_t c = 0; c < pmax; c++)
+				for (uint32_t i = 0; i < W; i++) {
+					uint32_t y = bpar[bpar_off[b] + i];
+					if (c >= pnom[y])
+						continue;
+					uint32_t e = f->adj_off[s], m = 0;
+					for (; e < f->adj_off[s + 1]; e++)
+						if (f->adj[e].nbr == y && m++ == c)
+							break;
+					lst[k] = e < f->adj_off[s + 1] ? e : IBF_FTREE_MISSING;
+					lst[n + k] = y;
+					lst[2 * n + k] = c;
+					if (lst[k] == IBF_FTREE_MISSING)
+						t->missing_slots++;
+					k++;
+				}
 			if (W > t->npar[l])
 				t->npar[l] = W;
 			stash[s] = lst;
@@ -527,10 +545,20 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
+	t->slot_par = malloc((t->slot_off[S] ? t->slot_off[S] : 1) * sizeof(uint32_t));
+	t->slot_cab = malloc((t->slot_off[S] ? t->slot_off[S] : 1) * sizeof(uint32_t));
+	if (!t->slot_par || !t->slot_cab) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
 	for (uint32_t s = 0; s < S; s++) {
 		uint32_t n = t->slot_off[s + 1] - t->slot_off[s];
-		if (n)
+		if (n) {
 			memcpy(t->slot + t->slot_off[s], stash[s], n * sizeof(uint32_t));
+			memcpy(t->slot_par + t->slot_off[s], stash[s] + n, n * sizeof(uint32_t));
+			memcpy(t->slot_cab + t->slot_off[s], stash[s] + 2 * (size_t)n,
+			       n * sizeof(uint32_t));
+		}
 		if (n > t->nup[t->level[s]])
 			t->nup[t->level[s]] = n;
 	}

@@ -63,6 +63,8 @@ struct ibf_ftree {
 	 * indices into fabric->adj. */
 	uint32_t *slot_off;  /* [nsw + 1] */
 	uint32_t *slot;
+	uint32_t *slot_par;  /* parent switch of each slot (also where the cable is missing) */
+	uint32_t *slot_cab;  /* cable rank of each slot within its parent's bundle */
 	/* down links (adj indices, in port order) */
 	uint32_t *down_off;  /* [nsw + 1] */
 	uint32_t *down;
