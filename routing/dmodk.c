@@ -522,8 +522,8 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 			}
 		log_msg(&c, IBF_LOG_INFO,
 			"dmodk: %s (level %u) has %u of %u up-port cables (missing slot%s %s); %llu "
-			"destination LID%s moved to the next surviving slot, so a shift can put one "
-			"more flow on that slot's cable",
+			"destination LID%s spread over the surviving cables to that parent (or the next "
+			"slot when none is left)",
 			ibf_ftree_swname(f, s, nm, sizeof(nm)), t.level[s], n - m, n, m == 1 ? "" : "s",
 			slots, (unsigned long long)c.moved_missing[s],
 			c.moved_missing[s] == 1 ? "" : "s");

@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define NOSLOT UINT32_MAX
+
 void ibf_ftree_opts_default(struct ibf_ftree_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -655,11 +657,20 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
 			en->port = pp->peer_port;
 			en->swport = (uint8_t)p;
 			en->sw = s;
-			en->index = i * H + j++;
+			/* two levels: no subtree runs to keep, so no phantom slots
+			 * (a gap would break the even spread over a bundle) */
+			en->index = h <= 2 ? k - 1 : i * H + j;
+			j++;
 		}
 	}
 	t->nleaf_hosts = k;
-	/* hosts above level 1: by level, then GUID rank */
+	if (h <= 2)
+		t->nslots = k;
+	/* hosts above level 1: by level, then GUID rank.  A host on a level-2
+	 * switch s is routed as if on a virtual leaf below s: its index is the
+	 * next free one whose level-1 slot has parent s, so the leaves send it
+	 * up the bundle to s without rotating onto another spine's slot. */
+	uint32_t next = t->nslots;
 	for (int l = 2; l <= h; l++) {
 		for (uint32_t i = 0; i < S; i++) {
 			uint32_t s = order[i];
@@ -676,7 +687,24 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
 				en->port = pp->peer_port;
 				en->swport = (uint8_t)p;
 				en->sw = s;
-				en->index = t->nslots + (k - t->nleaf_hosts);
+				en->index = next;
+				if (l == 2) { /* virtual leaf: an index whose leaf slot names s */
+					uint32_t lf = NOSLOT;
+					for (uint32_t v = 0; v < t->nleaves && lf == NOSLOT; v++)
+						for (uint32_t g = t->slot_off[t->leaves[v]];
+						     g < t->slot_off[t->leaves[v] + 1]; g++)
+							if (t->slot_par[g] == s) {
+								lf = t->leaves[v];
+								break;
+							}
+					if (lf != NOSLOT) {
+						uint32_t a = t->slot_off[lf];
+						uint32_t n = t->slot_off[lf + 1] - a;
+						while (t->slot_par[a + en->index % n] != s)
+							en->index++;
+					}
+				}
+				next = en->index + 1;
 				k++;
 			}
 		}
