@@ -175,6 +175,14 @@ struct ibf_cong_report {
 	double mean_max;         /* mean of max_load */
 	uint64_t flows;          /* flows traced (self flows are none) */
 	uint64_t unrouted;       /* flows not delivered (no entry, loop, misdelivered) */
+	/* cut lower bound of the same instances (docs/dmodk.md): cut[0] the
+	 * leaf (switch) cut, cut[l] the pods of tree levels <= l + 1 on a fat
+	 * tree of more than 2 levels; each the largest over the instances */
+	int cut_levels;          /* entries of cut[] in use */
+	uint32_t cut[IBF_FTREE_MAX_LEVELS + 1];
+	uint32_t cut_worst;      /* largest of cut[] */
+	double cut_mean;         /* mean over instances of the instance's bound */
+	uint32_t at_cut;         /* instances whose max load equals their bound */
 };
 int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		   const struct ibf_cong_opts *o, struct ibf_cong_report *rep,
