@@ -70,6 +70,10 @@ struct dk {
 	uint8_t *hopbuf;
 	uint32_t *stack;
 	uint32_t *pres, *pres_off, *pres_n, *pnom; /* bundles per slot, see bundles() */
+	uint32_t dload[256];           /* chain destinations per port of the destination switch */
+	uint32_t doff[256];            /* off-chain destinations given to each port */
+	uint32_t *below, *below_par;   /* == ccur: a child of a chain switch, and which */
+	uint64_t chain_moved;          /* chain steps off pick_up's slot (cables missing) */
 };
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
@@ -156,6 +160,57 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 	return NOSW;
 }
 
+/* the chain's climb: the usable cables of s (present, parent in elig) in
+ * slot order, the (d mod u)-th of the u of them.  On a full switch that is
+ * pick_up's slot; with cables missing the destinations of s still spread
+ * evenly over the cables s has, so the down cables into s carry at most
+ * ceil(destinations / cables) each (the leaf cut). */
+static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off,
+			   const uint32_t *elig)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], z = t->slot_off[s + 1], u = 0;
+	for (uint32_t g = a; g < z; g++)
+		if (t->slot[g] != IBF_FTREE_MISSING && elig[t->slot_par[g]] == c->rcur)
+			u++;
+	if (!u)
+		return NOSW;
+	uint64_t d = digit(t, x, t->level[s]) + off[t->level[s]];
+	uint32_t k = (uint32_t)(d % u);
+	for (uint32_t g = a; g < z; g++)
+		if (t->slot[g] != IBF_FTREE_MISSING && elig[t->slot_par[g]] == c->rcur && !k--)
+			return t->slot[g];
+	return NOSW;
+}
+
+/* a switch below a chain switch p goes up to p: the cable of its bundle to
+ * p is spread as pick_up would when its own slot names p, else by d / W */
+static uint32_t pick_toward(struct dk *c, uint32_t s, uint32_t p, uint64_t x, const uint32_t *off)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a;
+	if (!n)
+		return NOSW;
+	int l = t->level[s];
+	uint64_t d = digit(t, x, l) + off[l];
+	uint32_t k0 = (uint32_t)(d % n), g = a + k0;
+	uint64_t q;
+	if (t->slot_par[g] == p) {
+		q = (d / n) * c->pnom[g] + t->slot_cab[g];
+	} else {
+		for (g = a; g < a + n && t->slot_par[g] != p; g++)
+			;
+		if (g == a + n)
+			return NOSW;
+		uint64_t w = t->npar[l] ? t->npar[l] : 1;
+		q = d / w;
+	}
+	uint32_t b = c->pres_n[g];
+	if (!b)
+		return NOSW;
+	return c->pres[c->pres_off[g] + (uint32_t)(q % b)];
+}
+
 /* per slot: the surviving cables of the slot's bundle (pres_off/pres_n into
  * pres, in cable order) and the bundle's nominal size (pnom) */
 static int bundles(struct dk *c)
@@ -199,8 +254,14 @@ static int bundles(struct dk *c)
 	return 0;
 }
 
-/* down link of an ancestor off the chain */
-static uint32_t pick_down(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off)
+/* down link of an ancestor off the chain.  A parent of the destination's
+ * own switch takes, of its cables to it, the one that carries the fewest
+ * chain destinations (then the fewest off-chain ones given so far), so
+ * traffic from hosts on that parent (a virtual leaf) does not pile onto a
+ * cable the chains already fill; other ancestors go down by the rule one
+ * level lower. */
+static uint32_t pick_down(struct dk *c, uint32_t s, uint32_t dsw, uint64_t x, const uint32_t *off,
+			  int count)
 {
 	const struct ibf_ftree *t = c->t;
 	const struct ibf_fabric *f = c->f;
@@ -212,6 +273,32 @@ static uint32_t pick_down(struct dk *c, uint32_t s, uint64_t x, const uint32_t *
 		return NOSW;
 	int l = t->level[s] - 1;
 	uint32_t k = (uint32_t)((digit(t, x, l) + off[l]) % n);
+	if (t->level[s] == t->level[dsw] + 1) {
+		uint32_t best = NOSW, bl = UINT32_MAX;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t j = k + i, m = 0;
+			if (j >= n)
+				j -= n;
+			for (uint32_t g = t->down_off[s]; g < t->down_off[s + 1]; g++) {
+				uint32_t e = t->down[g];
+				if (c->anc[f->adj[e].nbr] != c->rcur || m++ != j)
+					continue;
+				uint32_t v = f->adj[e].nbr != dsw ? UINT32_MAX
+					   : c->dload[f->adj[e].rport] * 65536u +
+						     (c->doff[f->adj[e].rport] & 0xffffu);
+				if (v < bl) {
+					bl = v;
+					best = e;
+				}
+				break;
+			}
+		}
+		if (best != NOSW) {
+			if (count)
+				c->doff[f->adj[best].rport]++;
+			return best;
+		}
+	}
 	for (uint32_t i = t->down_off[s]; i < t->down_off[s + 1]; i++)
 		if (c->anc[f->adj[t->down[i]].nbr] == c->rcur && !k--)
 			return t->down[i];
@@ -301,14 +388,32 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 	c->chain_port[s] = tport;
 	c->nxt[s] = NOSW;
 	for (;;) {
-		uint32_t e = pick_up(c, s, x, off, c->anc, count);
+		uint32_t e = c->d->chain_compact ? pick_chain(c, s, x, off, c->anc) : pick_up(c, s, x, off, c->anc, count);
 		if (e == NOSW)
 			break;
+		if (count && e != pick_up(c, s, x, off, c->anc, 0))
+			c->chain_moved++;
 		uint32_t p = f->adj[e].nbr;
 		c->chain[p] = c->ccur;
 		c->chain_port[p] = f->adj[e].rport;
 		c->nxt[p] = s;
 		s = p;
+	}
+	/* the switches below the chain climb to it */
+	for (uint32_t v = dsw; v != NOSW && c->chain[v] == c->ccur;) {
+		const struct ibf_ftree *t = c->t;
+		for (uint32_t i = t->down_off[v]; i < t->down_off[v + 1]; i++) {
+			uint32_t ch = f->adj[t->down[i]].nbr;
+			c->below[ch] = c->ccur;
+			c->below_par[ch] = v;
+		}
+		uint32_t up = NOSW;
+		for (uint32_t w = 0; w < c->S; w++) /* parent of v on the chain */
+			if (c->chain[w] == c->ccur && c->nxt[w] == v && w != dsw) {
+				up = w;
+				break;
+			}
+		v = up;
 	}
 	for (s = 0; s < c->S; s++) {
 		uint8_t *lft = ibf_lft(r, s);
@@ -318,9 +423,14 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 			continue;
 		}
 		if (c->anc[s] == c->rcur)
-			e = pick_down(c, s, x, off);
-		else if (c->reach[s] == c->rcur)
-			e = pick_up(c, s, x, off, c->reach, count);
+			e = pick_down(c, s, dsw, x, off, count);
+		else if (c->reach[s] == c->rcur) {
+			e = NOSW;
+			if (c->below[s] == c->ccur)
+				e = pick_toward(c, s, c->below_par[s], x, off);
+			if (e == NOSW)
+				e = pick_up(c, s, x, off, c->reach, count);
+		}
 		else {
 			e = c->fnext[s];
 			if (count && e != NOSW)
@@ -409,12 +519,14 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 	c.moved_missing = calloc(S, sizeof(uint64_t));
 	c.hopbuf = malloc(S);
 	c.stack = malloc(S * sizeof(uint32_t));
+	c.below = calloc(S, sizeof(uint32_t));
+	c.below_par = calloc(S, sizeof(uint32_t));
 	/* end ports per switch */
 	uint32_t *eoff = calloc((size_t)S + 1, sizeof(uint32_t));
 	uint32_t *elist = malloc((t.nends ? t.nends : 1) * sizeof(uint32_t));
 	if (!c.anc || !c.reach || !c.chain || !c.chain_port || !c.nxt || !c.fdist || !c.fnext ||
 	    !c.queue || !c.bylevel || !c.moved_missing || !c.hopbuf || !c.stack || !eoff ||
-	    !elist || bundles(&c)) {
+	    !elist || !c.below || !c.below_par || bundles(&c)) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
@@ -453,6 +565,27 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 		c.rcur++;
 		uint32_t nout = 0;
 		regions(&c, dsw, &nout);
+		/* the chains' cables out of dsw, before any off-chain choice */
+		memset(c.dload, 0, sizeof(c.dload));
+		memset(c.doff, 0, sizeof(c.doff));
+		for (uint32_t k = eoff[dsw]; k < eoff[dsw + 1]; k++) {
+			const struct ibf_ftree_end *en = &t.ends[elist[k]];
+			const struct ibf_port *pp = ibf_port(f, en->node, en->port);
+			uint32_t L = 1u << pp->lmc;
+			for (uint32_t j = 0; j < L && pp->lid; j++) {
+				uint64_t xx = en->index;
+				if (d->layer_rule == IBF_DMODK_LAYER_INTERLEAVE) {
+					xx = xx * L + j;
+					layer_offsets(&t, 0, 1, off);
+				} else {
+					layer_offsets(&t, j, L, off);
+				}
+				uint32_t e = c.d->chain_compact ? pick_chain(&c, dsw, xx, off, c.anc)
+								: pick_up(&c, dsw, xx, off, c.anc, 0);
+				if (e != NOSW)
+					c.dload[f->adj[e].lport]++;
+			}
+		}
 		if (nout)
 			c.fallback_dests++;
 		/* the end ports on dsw, then dsw itself */
@@ -562,6 +695,8 @@ out:
 	free(c.moved_missing);
 	free(c.hopbuf);
 	free(c.stack);
+	free(c.below);
+	free(c.below_par);
 	free(c.pres);
 	free(c.pres_off);
 	free(c.pres_n);
