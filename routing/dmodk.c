@@ -73,7 +73,6 @@ struct dk {
 	uint32_t dload[256];           /* chain destinations per port of the destination switch */
 	uint32_t doff[256];            /* off-chain destinations given to each port */
 	uint32_t *below, *below_par;   /* == ccur: a child of a chain switch, and which */
-	uint64_t chain_moved;          /* chain steps off pick_up's slot (cables missing) */
 };
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
@@ -157,29 +156,6 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 		}
 		return e;
 	}
-	return NOSW;
-}
-
-/* the chain's climb: the usable cables of s (present, parent in elig) in
- * slot order, the (d mod u)-th of the u of them.  On a full switch that is
- * pick_up's slot; with cables missing the destinations of s still spread
- * evenly over the cables s has, so the down cables into s carry at most
- * ceil(destinations / cables) each (the leaf cut). */
-static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off,
-			   const uint32_t *elig)
-{
-	const struct ibf_ftree *t = c->t;
-	uint32_t a = t->slot_off[s], z = t->slot_off[s + 1], u = 0;
-	for (uint32_t g = a; g < z; g++)
-		if (t->slot[g] != IBF_FTREE_MISSING && elig[t->slot_par[g]] == c->rcur)
-			u++;
-	if (!u)
-		return NOSW;
-	uint64_t d = digit(t, x, t->level[s]) + off[t->level[s]];
-	uint32_t k = (uint32_t)(d % u);
-	for (uint32_t g = a; g < z; g++)
-		if (t->slot[g] != IBF_FTREE_MISSING && elig[t->slot_par[g]] == c->rcur && !k--)
-			return t->slot[g];
 	return NOSW;
 }
 
@@ -388,11 +364,9 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 	c->chain_port[s] = tport;
 	c->nxt[s] = NOSW;
 	for (;;) {
-		uint32_t e = c->d->chain_compact ? pick_chain(c, s, x, off, c->anc) : pick_up(c, s, x, off, c->anc, count);
+		uint32_t e = pick_up(c, s, x, off, c->anc, count);
 		if (e == NOSW)
 			break;
-		if (count && e != pick_up(c, s, x, off, c->anc, 0))
-			c->chain_moved++;
 		uint32_t p = f->adj[e].nbr;
 		c->chain[p] = c->ccur;
 		c->chain_port[p] = f->adj[e].rport;
@@ -580,8 +554,7 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 				} else {
 					layer_offsets(&t, j, L, off);
 				}
-				uint32_t e = c.d->chain_compact ? pick_chain(&c, dsw, xx, off, c.anc)
-								: pick_up(&c, dsw, xx, off, c.anc, 0);
+				uint32_t e = pick_up(&c, dsw, xx, off, c.anc, 0);
 				if (e != NOSW)
 					c.dload[f->adj[e].lport]++;
 			}

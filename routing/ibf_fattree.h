@@ -118,7 +118,6 @@ enum ibf_dmodk_layer_rule {
 struct ibf_dmodk_opts {
 	struct ibf_ftree_opts tree;
 	int layer_rule;      /* enum ibf_dmodk_layer_rule */
-	int chain_compact;   /* experimental: chains spread over the cables present */
 };
 /* Defaults; a roots file named by the environment variable
  * IBFAB_DMODK_ROOTS is NOT read here (ibf_route_dmodk does that). */
