@@ -70,9 +70,11 @@ struct dk {
 	uint8_t *hopbuf;
 	uint32_t *stack;
 	uint32_t *pres, *pres_off, *pres_n, *pnom; /* bundles per slot, see bundles() */
+	uint32_t *wgt;                 /* per slot: weight of its parent, see pick_chain */
 	uint32_t dload[256];           /* chain destinations per port of the destination switch */
 	uint32_t doff[256];            /* off-chain destinations given to each port */
-	uint32_t *below, *below_par;   /* == ccur: a child of a chain switch, and which */
+	uint32_t *below, *below_par;   /* == ccur: climbs to the chain, through which parent */
+	uint64_t chain_weighted;       /* chain steps moved by parent weights */
 };
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
@@ -159,6 +161,47 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 	return NOSW;
 }
 
+/* the chain's climb: like pick_up, but a parent's slots count in
+ * proportion to the parent's own surviving up-cables (wgt), so a parent
+ * that lost uplinks receives fewer destinations.  The slots are taken
+ * round-robin by weight (round r holds every slot of weight > r), which on
+ * an even tree is the plain slot order: there it is pick_up exactly. */
+static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off,
+			   const uint32_t *elig)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, V = 0, wmax = 0;
+	if (!n)
+		return NOSW;
+	for (uint32_t g = a; g < a + n; g++) {
+		V += c->wgt[g];
+		if (c->wgt[g] > wmax)
+			wmax = c->wgt[g];
+	}
+	int l = t->level[s];
+	uint64_t d = digit(t, x, l) + off[l];
+	if (!V)
+		return pick_up(c, s, x, off, elig, 1);
+	uint32_t v0 = (uint32_t)(d % V);
+	for (uint32_t i = 0; i < V; i++) {
+		uint32_t v = v0 + i, g = NOSW;
+		if (v >= V)
+			v -= V;
+		for (uint32_t r = 0, pos = 0; r < wmax && g == NOSW; r++)
+			for (uint32_t h = a; h < a + n; h++)
+				if (c->wgt[h] > r && pos++ == v) {
+					g = h;
+					break;
+				}
+		uint32_t b = c->pres_n[g];
+		if (!b || elig[t->slot_par[g]] != c->rcur)
+			continue;
+		uint64_t q = (d / n) * c->pnom[g] + t->slot_cab[g];
+		return c->pres[c->pres_off[g] + (uint32_t)(q % b)];
+	}
+	return NOSW;
+}
+
 /* a switch below a chain switch p goes up to p: the cable of its bundle to
  * p is spread as pick_up would when its own slot names p, else by d / W */
 static uint32_t pick_toward(struct dk *c, uint32_t s, uint32_t p, uint64_t x, const uint32_t *off)
@@ -197,8 +240,16 @@ static int bundles(struct dk *c)
 	c->pres_off = malloc((ns ? ns : 1) * sizeof(uint32_t));
 	c->pres_n = malloc((ns ? ns : 1) * sizeof(uint32_t));
 	c->pnom = malloc((ns ? ns : 1) * sizeof(uint32_t));
-	if (!c->pres || !c->pres_off || !c->pres_n || !c->pnom)
+	c->wgt = malloc((ns ? ns : 1) * sizeof(uint32_t));
+	if (!c->pres || !c->pres_off || !c->pres_n || !c->pnom || !c->wgt)
 		return -1;
+	for (uint32_t g = 0; g < ns; g++) { /* surviving up-cables of the slot's parent */
+		uint32_t y = t->slot_par[g], u = 0;
+		for (uint32_t h = t->slot_off[y]; h < t->slot_off[y + 1]; h++)
+			if (t->slot[h] != IBF_FTREE_MISSING)
+				u++;
+		c->wgt[g] = t->level[y] >= t->levels ? 1 : u;
+	}
 	uint32_t w = 0;
 	for (uint32_t s = 0; s < c->S; s++) {
 		uint32_t a = t->slot_off[s], z = t->slot_off[s + 1];
@@ -363,32 +414,53 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 	c->chain[s] = c->ccur;
 	c->chain_port[s] = tport;
 	c->nxt[s] = NOSW;
+	uint32_t clist[IBF_FTREE_MAX_LEVELS + 2], nc = 0;
+	clist[nc++] = s;
 	for (;;) {
-		uint32_t e = pick_up(c, s, x, off, c->anc, count);
+		uint32_t e = pick_chain(c, s, x, off, c->anc);
 		if (e == NOSW)
 			break;
+		if (count && e != pick_up(c, s, x, off, c->anc, 0))
+			c->chain_weighted++;
 		uint32_t p = f->adj[e].nbr;
 		c->chain[p] = c->ccur;
 		c->chain_port[p] = f->adj[e].rport;
 		c->nxt[p] = s;
 		s = p;
+		if (nc < IBF_FTREE_MAX_LEVELS + 2)
+			clist[nc++] = p;
 	}
-	/* the switches below the chain climb to it */
-	for (uint32_t v = dsw; v != NOSW && c->chain[v] == c->ccur;) {
-		const struct ibf_ftree *t = c->t;
-		for (uint32_t i = t->down_off[v]; i < t->down_off[v + 1]; i++) {
-			uint32_t ch = f->adj[t->down[i]].nbr;
+	/* the switches below the chain climb to it: children of a chain
+	 * switch, then (top down) switches with a parent that climbs to it */
+	const struct ibf_ftree *t = c->t;
+	for (uint32_t i = 0; i < nc; i++) {
+		uint32_t v = clist[i];
+		for (uint32_t k = t->down_off[v]; k < t->down_off[v + 1]; k++) {
+			uint32_t ch = f->adj[t->down[k]].nbr;
 			c->below[ch] = c->ccur;
 			c->below_par[ch] = v;
 		}
-		uint32_t up = NOSW;
-		for (uint32_t w = 0; w < c->S; w++) /* parent of v on the chain */
-			if (c->chain[w] == c->ccur && c->nxt[w] == v && w != dsw) {
-				up = w;
-				break;
-			}
-		v = up;
 	}
+	if (t->levels > 2)
+		for (uint32_t i = 0; i < c->S; i++) {
+			uint32_t v = c->bylevel[i];
+			if (c->below[v] == c->ccur || c->chain[v] == c->ccur ||
+			    c->anc[v] == c->rcur || c->reach[v] != c->rcur)
+				continue;
+			uint32_t a = t->slot_off[v], n = t->slot_off[v + 1] - a;
+			if (!n)
+				continue;
+			uint64_t d = digit(t, x, t->level[v]) + off[t->level[v]];
+			uint32_t k0 = (uint32_t)(d % n);
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t g = a + (k0 + j) % n, y = t->slot_par[g];
+				if (c->pres_n[g] && (c->below[y] == c->ccur || c->chain[y] == c->ccur)) {
+					c->below[v] = c->ccur;
+					c->below_par[v] = y;
+					break;
+				}
+			}
+		}
 	for (s = 0; s < c->S; s++) {
 		uint8_t *lft = ibf_lft(r, s);
 		uint32_t e;
@@ -403,7 +475,7 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 			if (c->below[s] == c->ccur)
 				e = pick_toward(c, s, c->below_par[s], x, off);
 			if (e == NOSW)
-				e = pick_up(c, s, x, off, c->reach, count);
+				e = pick_chain(c, s, x, off, c->reach);
 		}
 		else {
 			e = c->fnext[s];
@@ -671,6 +743,7 @@ out:
 	free(c.below);
 	free(c.below_par);
 	free(c.pres);
+	free(c.wgt);
 	free(c.pres_off);
 	free(c.pres_n);
 	free(c.pnom);
