@@ -607,7 +607,8 @@ static void print_bound(const struct ibf_cong_report *rp, int json)
 	if (rp->cut_levels > 1)
 		printf(", pod cut %u", pod);
 	printf("), mean %.2f; %u/%u instances at their bound%s\n", rp->cut_mean, rp->at_cut,
-	       rp->ninst, rp->worst == rp->cut_worst ? "; worst AT the bound" : "");
+	       rp->ninst,
+	       rp->ninst && rp->worst == rp->cut_worst ? "; worst AT the bound" : "");
 }
 
 static int cmd_route_congestion(int argc, char **argv)

@@ -709,6 +709,11 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 	if (nmiss > 16)
 		log_msg(&c, IBF_LOG_INFO, "dmodk: ... %u switches with missing up-port cables in all",
 			nmiss);
+	if (c.chain_weighted)
+		log_msg(&c, IBF_LOG_INFO,
+			"dmodk: %llu destination chain steps moved to a parent with more surviving "
+			"up-cables (parents weighted by their uplinks)",
+			(unsigned long long)c.chain_weighted);
 	if (c.moved_unusable)
 		log_msg(&c, IBF_LOG_INFO,
 			"dmodk: %llu (switch, LID) entries moved off a parent that has no down path "
