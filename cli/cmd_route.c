@@ -507,7 +507,10 @@ static const char congestion_help[] =
 	"\n"
 	"Per layer: the worst max link load over the shifts, the share of\n"
 	"contention-free shifts (max load 1), the mean max load over the permutations,\n"
-	"and the cell worst/share/mean.  Exit 1 when a flow is not delivered.\n";
+	"and the cell worst/share/mean.  Beside each: the cut lower bound of the same\n"
+	"instances (flows leaving or entering a leaf, or a pod on a fat tree of 3+\n"
+	"levels, over its cables, rounded up; docs/dmodk.md), so a routing at the\n"
+	"bound is visible.  Exit 1 when a flow is not delivered.\n";
 
 static const char diff_help[] =
 	"Usage: ibfab route diff --topology FILE --lfts A --lfts2 B [--guid2lid F]\n"
