@@ -17,20 +17,26 @@
  *
  * Up-port slots.  The switches of level l joined through common parents
  * form a block; the block's W parents, in GUID order, each with as many
- * cables (p) as the most any switch of the block has to one parent, are the
- * W * p slots of every switch of the block, cable-major: slot c * W + i is
- * the c-th cable (port order) to parent i.  Cable-major makes the parent
- * of slot k equal k mod W, so a parent receives every W-th destination
- * and the next level can spread them by floor(x / W).  A missing cable stays a slot
- * (IBF_FTREE_MISSING), so the other slots keep their positions and a
- * missing cable only moves the destinations of its own slot.
+ * slots (p_y) as the most cables any switch of the block has to parent y,
+ * are the slots of every switch of the block, cable-major: round c holds
+ * the c-th cable (port order) of every parent with p_y > c (slot c * W + i
+ * on an even tree), so the parent of slot k is k mod W there, a parent
+ * receives every W-th destination and the next level can spread them by
+ * floor(x / W); uneven bundles give each parent slots in proportion to its
+ * cables.  A missing cable stays a slot (IBF_FTREE_MISSING, slot_par and
+ * slot_cab still name its parent and rank), so the other slots keep their
+ * positions; dmodk spreads the slot's destinations over the cables left.
  *
  * Numbering.  Leaves are sorted by the components of the subgraph of
  * levels <= l (l = h-1 down to 1; each component keyed by its smallest
- * GUID rank): every subtree is a run of consecutive leaves.  Host ports
- * of leaf i, in port order, get indices i * H .. i * H + n_i - 1 with H the
- * largest host count of any leaf; the rest of the run are phantom slots.
- * Hosts on switches above level 1 follow at nleaves * H + e. */
+ * GUID rank): every subtree is a run of consecutive leaves.  With 3+
+ * levels the host ports of leaf i, in port order, get indices i * H .. i * H
+ * + n_i - 1 with H the largest host count of any leaf (the rest of the run
+ * are phantom slots); with 2 levels they are numbered consecutively (no
+ * subtree runs to keep).  Hosts on switches above level 1 follow; one on a
+ * level-2 switch s takes the next index whose leaf slot has parent s (a
+ * virtual leaf below s).
+ */
 #include "ibf_fattree.h"
 
 #include <ctype.h>

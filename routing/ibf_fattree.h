@@ -56,11 +56,11 @@ struct ibf_ftree {
 
 	/* up-port slots per switch: the cables to every parent of the
 	 * switch's block (switches of its level joined through common
-	 * parents): W parents in GUID order, each given p slots, p the most
-	 * cables any switch of the block has to one parent; cable-major
-	 * (slot c * W + i = c-th cable, in port order, to parent i);
-	 * IBF_FTREE_MISSING where this switch lacks the cable.  Entries are
-	 * indices into fabric->adj. */
+	 * parents): W parents in GUID order, parent y given p_y slots, p_y the
+	 * most cables any switch of the block has to y; cable-major (round c
+	 * holds the c-th cable, in port order, of every parent with p_y > c;
+	 * slot c * W + i on an even tree); IBF_FTREE_MISSING where this switch
+	 * lacks the cable.  Entries are indices into fabric->adj. */
 	uint32_t *slot_off;  /* [nsw + 1] */
 	uint32_t *slot;
 	uint32_t *slot_par;  /* parent switch of each slot (also where the cable is missing) */
