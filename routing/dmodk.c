@@ -24,10 +24,15 @@
  *          ancestor off the chain) goes down the ancestor children by the
  *          same rule one level lower.
  *
- * Irregular trees.  A slot with no cable (or whose parent cannot reach the
- * destination by going up then down) is replaced by the next usable slot in
- * rotation, so only the destinations of that slot move (least damage), and
- * the chain and the sources move the same way.  A switch that cannot reach
+ * Irregular trees.  A slot whose bundle is short spreads its destinations
+ * over the cables left to that parent (balance by cable count); the chain
+ * weights parents by their surviving up-cables; switches below the chain
+ * climb to it; a parent of the destination switch off the chain goes down
+ * the cable with the fewest chain destinations (hosts on a spine).  A slot
+ * whose parent cannot be used at all (no cable, or no up-then-down route to
+ * the destination) is replaced by the next usable slot in rotation, so
+ * only the destinations of that slot move, and the chain and the sources
+ * move the same way.  A switch that cannot reach
  * the destination up-then-down at all (e.g. a spine that lost its only
  * cable to that leaf) follows a shortest path to the switches that can.
  * Every choice is either strictly up, strictly down or strictly closer to
@@ -606,7 +611,10 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 
 	int maxlmc = 0;
 	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
-	uint64_t xsw0 = (uint64_t)t.nslots + t.nspine_hosts;
+	uint64_t xsw0 = (uint64_t)t.nslots; /* switch LIDs after every end port's index */
+	for (uint32_t i = 0; i < t.nends; i++)
+		if ((uint64_t)t.ends[i].index + 1 > xsw0)
+			xsw0 = (uint64_t)t.ends[i].index + 1;
 	for (uint32_t dsw = 0; dsw < S; dsw++) {
 		c.rcur++;
 		uint32_t nout = 0;
