@@ -550,6 +550,18 @@ static uint32_t irregular_worst(const struct ibf_fabric *f, uint32_t *bound, int
 	return w;
 }
 
+/* dmodk on f reaches the cut bound `want`, with up/down paths */
+static void expect_at_bound(const struct ibf_fabric *f, const char *name, uint32_t want)
+{
+	uint32_t bound = 0;
+	int ud = 0;
+	uint32_t wst = irregular_worst(f, &bound, &ud);
+	printf("# %s: dmodk worst shift %u, cut bound %u\n", name, wst, bound);
+	TT_EQ_INT(bound, want);
+	TT_EQ_INT(wst, want);
+	TT_CHECK(ud);
+}
+
 static int add_ca(struct ibf_fabric *f, int idx, int nports)
 {
 	int ca = ibf_fabric_add_node(f, IBF_NODE_CA, nports, ibf_gen_guid(IBF_NODE_CA, idx, 0),
@@ -591,13 +603,7 @@ static void t_real2014like(void)
 	TT_EQ_INT(t.nspine_hosts, 3);
 	TT_EQ_INT(t.missing_slots, 1);
 	ibf_ftree_free(&t);
-	uint32_t bound = 0;
-	int ud = 0;
-	uint32_t wst = irregular_worst(f, &bound, &ud);
-	printf("# 2014-like tree: dmodk worst shift %u, cut bound %u\n", wst, bound);
-	TT_EQ_INT(bound, 4);
-	TT_EQ_INT(wst, 4);
-	TT_CHECK(ud);
+	expect_at_bound(f, "2014-like tree", 4);
 	TT_CHECK(strstr(lastlog.text, "has 7 of 8 up-port cables") != NULL);
 	ibf_fabric_free(f);
 }
@@ -617,13 +623,7 @@ static void t_uneven_bundles(void)
 	TT_REQUIRE(ibf_fabric_connect(f, dual, 1, 6, 20, 4, IBF_SPEED_EDR, NULL) == 0);
 	TT_REQUIRE(ibf_fabric_connect(f, dual, 2, 6, 21, 4, IBF_SPEED_EDR, NULL) == 0);
 	TT_REQUIRE(lids(f, 0) == 0);
-	uint32_t bound = 0;
-	int ud = 0;
-	uint32_t wst = irregular_worst(f, &bound, &ud);
-	printf("# uneven bundles: dmodk worst shift %u, cut bound %u\n", wst, bound);
-	TT_EQ_INT(bound, 3);
-	TT_EQ_INT(wst, 3);
-	TT_CHECK(ud);
+	expect_at_bound(f, "uneven bundles", 3);
 	ibf_fabric_free(f);
 }
 
