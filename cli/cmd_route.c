@@ -516,7 +516,10 @@ static const char congestion_help[] =
 	"\n"
 	"Per layer: the worst max link load over the shifts, the share of\n"
 	"contention-free shifts (max load 1), the mean max load over the permutations,\n"
-	"and the cell worst/share/mean.  Exit 1 when a flow is not delivered.\n";
+	"and the cell worst/share/mean.  Beside each: the cut lower bound of the same\n"
+	"instances (flows leaving or entering a leaf, or a pod on a fat tree of 3+\n"
+	"levels, over its cables, rounded up; docs/dmodk.md), so a routing at the\n"
+	"bound is visible.  Exit 1 when a flow is not delivered.\n";
 
 static const char diff_help[] =
 	"Usage: ibfab route diff --topology FILE --lfts A --lfts2 B [--guid2lid F]\n"
@@ -598,6 +601,28 @@ static int cong_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	return rc;
 }
 
+/* the cut lower bound of a congestion report (docs/dmodk.md) */
+static void print_bound(const struct ibf_cong_report *rp, int json)
+{
+	uint32_t pod = 0;
+	for (int l = 1; l < rp->cut_levels; l++)
+		if (rp->cut[l] > pod)
+			pod = rp->cut[l];
+	if (json) {
+		printf(", \"bound\": %u, \"bound_leaf\": %u", rp->cut_worst, rp->cut[0]);
+		if (rp->cut_levels > 1)
+			printf(", \"bound_pod\": %u", pod);
+		printf(", \"bound_mean\": %.4f, \"at_bound\": %u", rp->cut_mean, rp->at_cut);
+		return;
+	}
+	printf("    cut lower bound: worst %u (leaf cut %u", rp->cut_worst, rp->cut[0]);
+	if (rp->cut_levels > 1)
+		printf(", pod cut %u", pod);
+	printf("), mean %.2f; %u/%u instances at their bound%s\n", rp->cut_mean, rp->at_cut,
+	       rp->ninst,
+	       rp->ninst && rp->worst == rp->cut_worst ? "; worst AT the bound" : "");
+}
+
 static int cmd_route_congestion(int argc, char **argv)
 {
 	const char *prog = "ibfab route congestion";
@@ -673,14 +698,22 @@ static int cmd_route_congestion(int argc, char **argv)
 			if (pattern != IBF_CONG_PERM)
 				printf(", \"shift\": {\"count\": %u, \"worst\": %u, \"worst_shift\": %u, "
 				       "\"contention_free\": %u, \"share_free\": %.4f, \"mean_max\": %.4f, "
-				       "\"unrouted\": %llu}",
+				       "\"unrouted\": %llu",
 				       sh.ninst, sh.worst, sh.worst_inst, sh.free_inst, sh.share_free,
 				       sh.mean_max, (unsigned long long)sh.unrouted);
+			if (pattern != IBF_CONG_PERM) {
+				print_bound(&sh, 1);
+				printf("}");
+			}
 			if (pattern != IBF_CONG_SHIFT_ALL)
 				printf(", \"perm\": {\"count\": %u, \"seed\": %llu, \"worst\": %u, "
-				       "\"mean_max\": %.4f, \"unrouted\": %llu}",
+				       "\"mean_max\": %.4f, \"unrouted\": %llu",
 				       pm.ninst, (unsigned long long)co.seed, pm.worst, pm.mean_max,
 				       (unsigned long long)pm.unrouted);
+			if (pattern != IBF_CONG_SHIFT_ALL) {
+				print_bound(&pm, 1);
+				printf("}");
+			}
 			printf("}");
 		} else {
 			if (l == l0)
@@ -708,11 +741,14 @@ static int cmd_route_congestion(int argc, char **argv)
 					       "%u/%u (%.1f%%), mean max load %.2f\n",
 					       sh.worst, sh.worst_inst, wl, sh.free_inst, sh.ninst,
 					       100.0 * sh.share_free, sh.mean_max);
+				print_bound(&sh, 0);
 			}
 			if (pattern != IBF_CONG_SHIFT_ALL)
 				printf("  permutations: %u random (seed %llu): mean max link load %.2f, "
 				       "worst %u\n",
 				       pm.ninst, (unsigned long long)co.seed, pm.mean_max, pm.worst);
+			if (pattern != IBF_CONG_SHIFT_ALL)
+				print_bound(&pm, 0);
 			if (pattern == -1 && !shs)
 				printf("  cell: %u/%.1f%%/%.2f\n", sh.worst, 100.0 * sh.share_free,
 				       pm.mean_max);

@@ -104,6 +104,106 @@ static int flow(struct cg *c, uint32_t a, uint32_t b, uint32_t *maxl, uint32_t *
 	return -1;
 }
 
+/* Cut lower bound.  Level 0 of the cut: every switch with hosts is a group
+ * and its capacity is its number of switch-to-switch cables (on a fat tree
+ * a leaf and its up-cables: the leaf cut).  On a fat tree with h levels,
+ * cut level l = 1 .. h-2 groups the hosts by the component of the switches
+ * of tree levels <= l + 1 (a pod), its capacity the cables leaving the
+ * component.  Any routing puts at least ceil(flows out of G / cap(G)) flows
+ * on one cable leaving G, and the same for flows into G over the cables
+ * entering it. */
+#define CUT_MAX (IBF_FTREE_MAX_LEVELS + 1)
+struct cut {
+	int nlv;                  /* cut levels in use */
+	uint32_t *gid[CUT_MAX];   /* [N] group of each host, UINT32_MAX: none */
+	uint32_t *cap[CUT_MAX];   /* [nsw] cables leaving group g (groups are switch ids) */
+	uint32_t *cin, *cout;     /* [nsw] scratch counters */
+};
+
+static void cut_free(struct cut *k)
+{
+	for (int l = 0; l < CUT_MAX; l++) {
+		free(k->gid[l]);
+		free(k->cap[l]);
+	}
+	free(k->cin);
+	free(k->cout);
+}
+
+/* groups of level lv: the union-find roots in uf (switches with
+ * tree level <= maxlevel, or every switch alone when level is NULL) */
+static int cut_level(struct cut *k, int lv, const struct ibf_fabric *f, const struct host *h,
+		     uint32_t N, const uint8_t *level, int maxlevel)
+{
+	uint32_t S = f->nsw;
+	uint32_t *uf = malloc((S ? S : 1) * sizeof(uint32_t));
+	k->gid[lv] = malloc((N ? N : 1) * sizeof(uint32_t));
+	k->cap[lv] = calloc(S ? S : 1, sizeof(uint32_t));
+	if (!uf || !k->gid[lv] || !k->cap[lv]) {
+		free(uf);
+		return -1;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		uf[s] = s;
+	if (level)
+		for (uint32_t s = 0; s < S; s++)
+			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+				uint32_t nb = f->adj[e].nbr;
+				if (level[s] > maxlevel || level[nb] > maxlevel)
+					continue;
+				uint32_t a = s, b = nb;
+				while (uf[a] != a)
+					a = uf[a];
+				while (uf[b] != b)
+					b = uf[b];
+				if (a != b)
+					uf[a > b ? a : b] = a > b ? b : a;
+			}
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t a = s;
+		while (uf[a] != a)
+			a = uf[a];
+		uf[s] = a;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			if (uf[f->adj[e].nbr] != uf[s])
+				k->cap[lv][uf[s]]++;
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t s = h[i].sw;
+		k->gid[lv][i] = (level && level[s] > maxlevel) ? UINT32_MAX : uf[s];
+	}
+	free(uf);
+	return 0;
+}
+
+/* the bound of one instance at cut level lv: dst[a] is a's destination */
+static uint32_t cut_bound(struct cut *k, int lv, const uint32_t *dst, uint32_t N, uint32_t S)
+{
+	const uint32_t *g = k->gid[lv];
+	memset(k->cin, 0, S * sizeof(uint32_t));
+	memset(k->cout, 0, S * sizeof(uint32_t));
+	for (uint32_t a = 0; a < N; a++) {
+		uint32_t b = dst[a];
+		if (b == a || g[a] == g[b])
+			continue;
+		if (g[a] != UINT32_MAX)
+			k->cout[g[a]]++;
+		if (g[b] != UINT32_MAX)
+			k->cin[g[b]]++;
+	}
+	uint32_t best = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t c = k->cap[lv][s], m = k->cout[s] > k->cin[s] ? k->cout[s] : k->cin[s];
+		if (!m)
+			continue;
+		uint32_t v = c ? (m + c - 1) / c : UINT32_MAX; /* no cable out: unroutable */
+		if (v > best)
+			best = v;
+	}
+	return best;
+}
+
 static void reset(struct cg *c)
 {
 	for (uint32_t i = 0; i < c->ntouched; i++)
@@ -129,10 +229,15 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	if (o->layer < 0 || o->layer > 127)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "layer %d out of range 0..127",
 				     o->layer);
-	int rc = 0;
+	int rc = 0, cutrc = 0;
 	struct host *h = NULL;
 	uint32_t N = 0;
 	int order = o->order;
+	struct cut cut;
+	uint32_t *perm = NULL;
+	struct cg c;
+	memset(&c, 0, sizeof(c));
+	memset(&cut, 0, sizeof(cut));
 	if (order == IBF_CONG_ORDER_AUTO || order == IBF_CONG_ORDER_TREE) {
 		struct ibf_ftree t;
 		struct ibf_error e2;
@@ -156,6 +261,8 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 				h[i].sw = t.ends[i].sw;
 			}
 			N = t.nends;
+			for (int l = 2; l < t.levels && !cutrc; l++)
+				cutrc = cut_level(&cut, ++cut.nlv, f, h, N, t.level, l);
 			ibf_ftree_free(&t);
 		} else {
 			order = IBF_CONG_ORDER_FABRIC;
@@ -189,6 +296,14 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 			}
 		}
 	}
+	if (!cutrc)
+		cutrc = cut_level(&cut, 0, f, h, N, NULL, 0);
+	cut.cin = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
+	cut.cout = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
+	if (cutrc || !cut.cin || !cut.cout) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
 	for (uint32_t i = 0; i < N; i++) {
 		const struct ibf_port *pp = ibf_port(f, h[i].node, h[i].port);
 		uint32_t j = (uint32_t)o->layer, L = 1u << pp->lmc;
@@ -197,8 +312,6 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		h[i].dlid = pp->lid ? pp->lid + j : 0;
 	}
 	uint32_t E = f->adj_off[f->nsw];
-	struct cg c;
-	memset(&c, 0, sizeof(c));
 	c.f = f;
 	c.r = r;
 	c.h = h;
@@ -206,7 +319,7 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	c.padj = malloc((f->nports_total ? f->nports_total : 1) * sizeof(uint32_t));
 	c.load = calloc(E ? E : 1, sizeof(uint32_t));
 	c.touched = malloc((E ? E : 1) * sizeof(uint32_t));
-	uint32_t *perm = malloc((N ? N : 1) * sizeof(uint32_t));
+	perm = calloc(N ? N : 1, sizeof(uint32_t));
 	uint32_t ninst = 0;
 	switch (o->pattern) {
 	case IBF_CONG_SHIFT_ALL: ninst = N > 1 ? N - 1 : 0; break;
@@ -232,7 +345,8 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	rep->nlinks = E;
 	rep->order = order;
 	rep->ninst = ninst;
-	double sum = 0;
+	rep->cut_levels = cut.nlv + 1;
+	double sum = 0, bsum = 0;
 	for (uint32_t k = 0; k < ninst; k++) {
 		uint32_t maxl = 0, maxe = UINT32_MAX, id = k;
 		if (o->pattern == IBF_CONG_PERM) {
@@ -251,11 +365,24 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		} else {
 			uint32_t sh = o->pattern == IBF_CONG_SHIFT ? (N ? o->shift % N : 0) : k + 1;
 			id = o->pattern == IBF_CONG_SHIFT ? o->shift : k + 1;
+			for (uint32_t a = 0; a < N; a++)
+				perm[a] = (a + sh) % N;
 			if (sh)
 				for (uint32_t a = 0; a < N; a++)
 					flow(&c, a, (a + sh) % N, &maxl, &maxe);
 		}
 		reset(&c);
+		uint32_t bmax = 0;
+		for (int l = 0; l <= cut.nlv; l++) {
+			uint32_t b = cut_bound(&cut, l, perm, N, f->nsw);
+			if (b > rep->cut[l])
+				rep->cut[l] = b;
+			if (b > bmax)
+				bmax = b;
+		}
+		bsum += bmax;
+		if (maxl <= bmax)
+			rep->at_cut++;
 		rep->max_load[k] = maxl;
 		sum += maxl;
 		if (maxl <= 1)
@@ -268,9 +395,14 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	}
 	rep->share_free = ninst ? (double)rep->free_inst / ninst : 0;
 	rep->mean_max = ninst ? sum / ninst : 0;
+	rep->cut_mean = ninst ? bsum / ninst : 0;
+	for (int l = 0; l <= cut.nlv; l++)
+		if (rep->cut[l] > rep->cut_worst)
+			rep->cut_worst = rep->cut[l];
 	rep->flows = c.flows;
 	rep->unrouted = c.unrouted;
 out:
+	cut_free(&cut);
 	free(h);
 	free(c.padj);
 	free(c.load);

@@ -24,10 +24,15 @@
  *          ancestor off the chain) goes down the ancestor children by the
  *          same rule one level lower.
  *
- * Irregular trees.  A slot with no cable (or whose parent cannot reach the
- * destination by going up then down) is replaced by the next usable slot in
- * rotation, so only the destinations of that slot move (least damage), and
- * the chain and the sources move the same way.  A switch that cannot reach
+ * Irregular trees.  A slot whose bundle is short spreads its destinations
+ * over the cables left to that parent (balance by cable count); the chain
+ * weights parents by their surviving up-cables; switches below the chain
+ * climb to it; a parent of the destination switch off the chain goes down
+ * the cable with the fewest chain destinations (hosts on a spine).  A slot
+ * whose parent cannot be used at all (no cable, or no up-then-down route to
+ * the destination) is replaced by the next usable slot in rotation, so
+ * only the destinations of that slot move, and the chain and the sources
+ * move the same way.  A switch that cannot reach
  * the destination up-then-down at all (e.g. a spine that lost its only
  * cable to that leaf) follows a shortest path to the switches that can.
  * Every choice is either strictly up, strictly down or strictly closer to
@@ -69,6 +74,12 @@ struct dk {
 	uint32_t fallback_dests;       /* destination switches with such entries */
 	uint8_t *hopbuf;
 	uint32_t *stack;
+	uint32_t *pres, *pres_off, *pres_n, *pnom; /* bundles per slot, see bundles() */
+	uint32_t *wgt;                 /* per slot: weight of its parent, see pick_chain */
+	uint32_t dload[256];           /* chain destinations per port of the destination switch */
+	uint32_t doff[256];            /* off-chain destinations given to each port */
+	uint32_t *below, *below_par;   /* == ccur: climbs to the chain, through which parent */
+	uint64_t chain_weighted;       /* chain steps moved by parent weights */
 };
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
@@ -115,8 +126,14 @@ static uint64_t digit(const struct ibf_ftree *t, uint64_t x, int l)
 	return p ? x / p : 0;
 }
 
-/* up link of s for (x, off); elig: stamps of usable parents.  Returns adj
- * index or NOSW; counts moves. */
+/* up link of s for (x, off); elig: stamps of usable parents.  Slot k0 =
+ * (d mod n) names a parent y and a cable rank c in y's bundle of nominal
+ * size p; the cable used is q mod b of the b cables s really has to y, with
+ * q = (d div n) * p + c.  On a full bundle that is cable c; on a short one
+ * the destinations of y still spread evenly over the surviving cables
+ * (balance by cable count).  A parent that is not usable (no cable, or no
+ * down path) passes to the next slot in rotation.  Returns adj index or
+ * NOSW; counts moves. */
 static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off,
 			const uint32_t *elig, int count)
 {
@@ -125,19 +142,23 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 	if (!n)
 		return NOSW;
 	int l = t->level[s];
-	const uint32_t *sl = t->slot + t->slot_off[s];
-	uint32_t k0 = (uint32_t)((digit(t, x, l) + off[l]) % n);
+	uint32_t base = t->slot_off[s];
+	uint64_t d = digit(t, x, l) + off[l];
+	uint32_t k0 = (uint32_t)(d % n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t k = k0 + i;
 		if (k >= n)
 			k -= n;
-		uint32_t e = sl[k];
-		if (e == IBF_FTREE_MISSING || elig[c->f->adj[e].nbr] != c->rcur)
+		uint32_t g = base + k;
+		uint32_t b = c->pres_n[g];
+		if (!b || elig[t->slot_par[g]] != c->rcur)
 			continue;
-		if (i && count) {
-			if (sl[k0] == IBF_FTREE_MISSING)
+		uint64_t q = (d / n) * c->pnom[g] + t->slot_cab[g];
+		uint32_t e = c->pres[c->pres_off[g] + (uint32_t)(q % b)];
+		if (count && e != t->slot[base + k0]) {
+			if (t->slot[base + k0] == IBF_FTREE_MISSING)
 				c->moved_missing[s]++;
-			else
+			else if (i)
 				c->moved_unusable++;
 		}
 		return e;
@@ -145,8 +166,134 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 	return NOSW;
 }
 
-/* down link of an ancestor off the chain */
-static uint32_t pick_down(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off)
+/* the chain's climb: like pick_up, but a parent's slots count in
+ * proportion to the parent's own surviving up-cables (wgt), so a parent
+ * that lost uplinks receives fewer destinations.  The slots are taken
+ * round-robin by weight (round r holds every slot of weight > r), which on
+ * an even tree is the plain slot order: there it is pick_up exactly. */
+static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off,
+			   const uint32_t *elig)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, V = 0, wmax = 0;
+	if (!n)
+		return NOSW;
+	for (uint32_t g = a; g < a + n; g++) {
+		V += c->wgt[g];
+		if (c->wgt[g] > wmax)
+			wmax = c->wgt[g];
+	}
+	int l = t->level[s];
+	uint64_t d = digit(t, x, l) + off[l];
+	if (!V)
+		return pick_up(c, s, x, off, elig, 1);
+	uint32_t v0 = (uint32_t)(d % V);
+	for (uint32_t i = 0; i < V; i++) {
+		uint32_t v = v0 + i, g = NOSW;
+		if (v >= V)
+			v -= V;
+		for (uint32_t r = 0, pos = 0; r < wmax && g == NOSW; r++)
+			for (uint32_t h = a; h < a + n; h++)
+				if (c->wgt[h] > r && pos++ == v) {
+					g = h;
+					break;
+				}
+		uint32_t b = c->pres_n[g];
+		if (!b || elig[t->slot_par[g]] != c->rcur)
+			continue;
+		uint64_t q = (d / n) * c->pnom[g] + t->slot_cab[g];
+		return c->pres[c->pres_off[g] + (uint32_t)(q % b)];
+	}
+	return NOSW;
+}
+
+/* a switch below a chain switch p goes up to p: the cable of its bundle to
+ * p is spread as pick_up would when its own slot names p, else by d / W */
+static uint32_t pick_toward(struct dk *c, uint32_t s, uint32_t p, uint64_t x, const uint32_t *off)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a;
+	if (!n)
+		return NOSW;
+	int l = t->level[s];
+	uint64_t d = digit(t, x, l) + off[l];
+	uint32_t k0 = (uint32_t)(d % n), g = a + k0;
+	uint64_t q;
+	if (t->slot_par[g] == p) {
+		q = (d / n) * c->pnom[g] + t->slot_cab[g];
+	} else {
+		for (g = a; g < a + n && t->slot_par[g] != p; g++)
+			;
+		if (g == a + n)
+			return NOSW;
+		uint64_t w = t->npar[l] ? t->npar[l] : 1;
+		q = d / w;
+	}
+	uint32_t b = c->pres_n[g];
+	if (!b)
+		return NOSW;
+	return c->pres[c->pres_off[g] + (uint32_t)(q % b)];
+}
+
+/* per slot: the surviving cables of the slot's bundle (pres_off/pres_n into
+ * pres, in cable order) and the bundle's nominal size (pnom) */
+static int bundles(struct dk *c)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t ns = t->slot_off[c->S];
+	c->pres = malloc((ns ? ns : 1) * sizeof(uint32_t));
+	c->pres_off = malloc((ns ? ns : 1) * sizeof(uint32_t));
+	c->pres_n = malloc((ns ? ns : 1) * sizeof(uint32_t));
+	c->pnom = malloc((ns ? ns : 1) * sizeof(uint32_t));
+	c->wgt = malloc((ns ? ns : 1) * sizeof(uint32_t));
+	if (!c->pres || !c->pres_off || !c->pres_n || !c->pnom || !c->wgt)
+		return -1;
+	for (uint32_t g = 0; g < ns; g++) { /* surviving up-cables of the slot's parent */
+		uint32_t y = t->slot_par[g], u = 0;
+		for (uint32_t h = t->slot_off[y]; h < t->slot_off[y + 1]; h++)
+			if (t->slot[h] != IBF_FTREE_MISSING)
+				u++;
+		c->wgt[g] = t->level[y] >= t->levels ? 1 : u;
+	}
+	uint32_t w = 0;
+	for (uint32_t s = 0; s < c->S; s++) {
+		uint32_t a = t->slot_off[s], z = t->slot_off[s + 1];
+		for (uint32_t g = a; g < z; g++) {
+			uint32_t y = t->slot_par[g], first = NOSW, nb = 0, np = 0;
+			for (uint32_t h = a; h < z; h++) /* same parent seen before: share */
+				if (t->slot_par[h] == y) {
+					if (first == NOSW)
+						first = h;
+					np++;
+				}
+			c->pnom[g] = np;
+			if (first < g) {
+				c->pres_off[g] = c->pres_off[first];
+				c->pres_n[g] = c->pres_n[first];
+				continue;
+			}
+			c->pres_off[g] = w;
+			for (uint32_t cab = 0; cab < np; cab++) /* in cable order */
+				for (uint32_t h = a; h < z; h++)
+					if (t->slot_par[h] == y && t->slot_cab[h] == cab &&
+					    t->slot[h] != IBF_FTREE_MISSING) {
+						c->pres[w++] = t->slot[h];
+						nb++;
+					}
+			c->pres_n[g] = nb;
+		}
+	}
+	return 0;
+}
+
+/* down link of an ancestor off the chain.  A parent of the destination's
+ * own switch takes, of its cables to it, the one that carries the fewest
+ * chain destinations (then the fewest off-chain ones given so far), so
+ * traffic from hosts on that parent (a virtual leaf) does not pile onto a
+ * cable the chains already fill; other ancestors go down by the rule one
+ * level lower. */
+static uint32_t pick_down(struct dk *c, uint32_t s, uint32_t dsw, uint64_t x, const uint32_t *off,
+			  int count)
 {
 	const struct ibf_ftree *t = c->t;
 	const struct ibf_fabric *f = c->f;
@@ -158,6 +305,32 @@ static uint32_t pick_down(struct dk *c, uint32_t s, uint64_t x, const uint32_t *
 		return NOSW;
 	int l = t->level[s] - 1;
 	uint32_t k = (uint32_t)((digit(t, x, l) + off[l]) % n);
+	if (t->level[s] == t->level[dsw] + 1) {
+		uint32_t best = NOSW, bl = UINT32_MAX;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t j = k + i, m = 0;
+			if (j >= n)
+				j -= n;
+			for (uint32_t g = t->down_off[s]; g < t->down_off[s + 1]; g++) {
+				uint32_t e = t->down[g];
+				if (c->anc[f->adj[e].nbr] != c->rcur || m++ != j)
+					continue;
+				uint32_t v = f->adj[e].nbr != dsw ? UINT32_MAX
+					   : c->dload[f->adj[e].rport] * 65536u +
+						     (c->doff[f->adj[e].rport] & 0xffffu);
+				if (v < bl) {
+					bl = v;
+					best = e;
+				}
+				break;
+			}
+		}
+		if (best != NOSW) {
+			if (count)
+				c->doff[f->adj[best].rport]++;
+			return best;
+		}
+	}
 	for (uint32_t i = t->down_off[s]; i < t->down_off[s + 1]; i++)
 		if (c->anc[f->adj[t->down[i]].nbr] == c->rcur && !k--)
 			return t->down[i];
@@ -246,16 +419,53 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 	c->chain[s] = c->ccur;
 	c->chain_port[s] = tport;
 	c->nxt[s] = NOSW;
+	uint32_t clist[IBF_FTREE_MAX_LEVELS + 2], nc = 0;
+	clist[nc++] = s;
 	for (;;) {
-		uint32_t e = pick_up(c, s, x, off, c->anc, count);
+		uint32_t e = pick_chain(c, s, x, off, c->anc);
 		if (e == NOSW)
 			break;
+		if (count && e != pick_up(c, s, x, off, c->anc, 0))
+			c->chain_weighted++;
 		uint32_t p = f->adj[e].nbr;
 		c->chain[p] = c->ccur;
 		c->chain_port[p] = f->adj[e].rport;
 		c->nxt[p] = s;
 		s = p;
+		if (nc < IBF_FTREE_MAX_LEVELS + 2)
+			clist[nc++] = p;
 	}
+	/* the switches below the chain climb to it: children of a chain
+	 * switch, then (top down) switches with a parent that climbs to it */
+	const struct ibf_ftree *t = c->t;
+	for (uint32_t i = 0; i < nc; i++) {
+		uint32_t v = clist[i];
+		for (uint32_t k = t->down_off[v]; k < t->down_off[v + 1]; k++) {
+			uint32_t ch = f->adj[t->down[k]].nbr;
+			c->below[ch] = c->ccur;
+			c->below_par[ch] = v;
+		}
+	}
+	if (t->levels > 2)
+		for (uint32_t i = 0; i < c->S; i++) {
+			uint32_t v = c->bylevel[i];
+			if (c->below[v] == c->ccur || c->chain[v] == c->ccur ||
+			    c->anc[v] == c->rcur || c->reach[v] != c->rcur)
+				continue;
+			uint32_t a = t->slot_off[v], n = t->slot_off[v + 1] - a;
+			if (!n)
+				continue;
+			uint64_t d = digit(t, x, t->level[v]) + off[t->level[v]];
+			uint32_t k0 = (uint32_t)(d % n);
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t g = a + (k0 + j) % n, y = t->slot_par[g];
+				if (c->pres_n[g] && (c->below[y] == c->ccur || c->chain[y] == c->ccur)) {
+					c->below[v] = c->ccur;
+					c->below_par[v] = y;
+					break;
+				}
+			}
+		}
 	for (s = 0; s < c->S; s++) {
 		uint8_t *lft = ibf_lft(r, s);
 		uint32_t e;
@@ -264,9 +474,14 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 			continue;
 		}
 		if (c->anc[s] == c->rcur)
-			e = pick_down(c, s, x, off);
-		else if (c->reach[s] == c->rcur)
-			e = pick_up(c, s, x, off, c->reach, count);
+			e = pick_down(c, s, dsw, x, off, count);
+		else if (c->reach[s] == c->rcur) {
+			e = NOSW;
+			if (c->below[s] == c->ccur)
+				e = pick_toward(c, s, c->below_par[s], x, off);
+			if (e == NOSW)
+				e = pick_chain(c, s, x, off, c->reach);
+		}
 		else {
 			e = c->fnext[s];
 			if (count && e != NOSW)
@@ -355,12 +570,14 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 	c.moved_missing = calloc(S, sizeof(uint64_t));
 	c.hopbuf = malloc(S);
 	c.stack = malloc(S * sizeof(uint32_t));
+	c.below = calloc(S, sizeof(uint32_t));
+	c.below_par = calloc(S, sizeof(uint32_t));
 	/* end ports per switch */
 	uint32_t *eoff = calloc((size_t)S + 1, sizeof(uint32_t));
 	uint32_t *elist = malloc((t.nends ? t.nends : 1) * sizeof(uint32_t));
 	if (!c.anc || !c.reach || !c.chain || !c.chain_port || !c.nxt || !c.fdist || !c.fnext ||
 	    !c.queue || !c.bylevel || !c.moved_missing || !c.hopbuf || !c.stack || !eoff ||
-	    !elist) {
+	    !elist || !c.below || !c.below_par || bundles(&c)) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
@@ -394,11 +611,34 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 
 	int maxlmc = 0;
 	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
-	uint64_t xsw0 = (uint64_t)t.nslots + t.nspine_hosts;
+	uint64_t xsw0 = (uint64_t)t.nslots; /* switch LIDs after every end port's index */
+	for (uint32_t i = 0; i < t.nends; i++)
+		if ((uint64_t)t.ends[i].index + 1 > xsw0)
+			xsw0 = (uint64_t)t.ends[i].index + 1;
 	for (uint32_t dsw = 0; dsw < S; dsw++) {
 		c.rcur++;
 		uint32_t nout = 0;
 		regions(&c, dsw, &nout);
+		/* the chains' cables out of dsw, before any off-chain choice */
+		memset(c.dload, 0, sizeof(c.dload));
+		memset(c.doff, 0, sizeof(c.doff));
+		for (uint32_t k = eoff[dsw]; k < eoff[dsw + 1]; k++) {
+			const struct ibf_ftree_end *en = &t.ends[elist[k]];
+			const struct ibf_port *pp = ibf_port(f, en->node, en->port);
+			uint32_t L = 1u << pp->lmc;
+			for (uint32_t j = 0; j < L && pp->lid; j++) {
+				uint64_t xx = en->index;
+				if (d->layer_rule == IBF_DMODK_LAYER_INTERLEAVE) {
+					xx = xx * L + j;
+					layer_offsets(&t, 0, 1, off);
+				} else {
+					layer_offsets(&t, j, L, off);
+				}
+				uint32_t e = pick_up(&c, dsw, xx, off, c.anc, 0);
+				if (e != NOSW)
+					c.dload[f->adj[e].lport]++;
+			}
+		}
 		if (nout)
 			c.fallback_dests++;
 		/* the end ports on dsw, then dsw itself */
@@ -468,8 +708,8 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 			}
 		log_msg(&c, IBF_LOG_INFO,
 			"dmodk: %s (level %u) has %u of %u up-port cables (missing slot%s %s); %llu "
-			"destination LID%s moved to the next surviving slot, so a shift can put one "
-			"more flow on that slot's cable",
+			"destination LID%s spread over the surviving cables to that parent (or the next "
+			"slot when none is left)",
 			ibf_ftree_swname(f, s, nm, sizeof(nm)), t.level[s], n - m, n, m == 1 ? "" : "s",
 			slots, (unsigned long long)c.moved_missing[s],
 			c.moved_missing[s] == 1 ? "" : "s");
@@ -477,6 +717,11 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 	if (nmiss > 16)
 		log_msg(&c, IBF_LOG_INFO, "dmodk: ... %u switches with missing up-port cables in all",
 			nmiss);
+	if (c.chain_weighted)
+		log_msg(&c, IBF_LOG_INFO,
+			"dmodk: %llu destination chain steps moved to a parent with more surviving "
+			"up-cables (parents weighted by their uplinks)",
+			(unsigned long long)c.chain_weighted);
 	if (c.moved_unusable)
 		log_msg(&c, IBF_LOG_INFO,
 			"dmodk: %llu (switch, LID) entries moved off a parent that has no down path "
@@ -508,6 +753,13 @@ out:
 	free(c.moved_missing);
 	free(c.hopbuf);
 	free(c.stack);
+	free(c.below);
+	free(c.below_par);
+	free(c.pres);
+	free(c.wgt);
+	free(c.pres_off);
+	free(c.pres_n);
+	free(c.pnom);
 	free(eoff);
 	free(elist);
 	ibf_ftree_free(&t);

@@ -17,26 +17,34 @@
  *
  * Up-port slots.  The switches of level l joined through common parents
  * form a block; the block's W parents, in GUID order, each with as many
- * cables (p) as the most any switch of the block has to one parent, are the
- * W * p slots of every switch of the block, cable-major: slot c * W + i is
- * the c-th cable (port order) to parent i.  Cable-major makes the parent
- * of slot k equal k mod W, so a parent receives every W-th destination
- * and the next level can spread them by floor(x / W).  A missing cable stays a slot
- * (IBF_FTREE_MISSING), so the other slots keep their positions and a
- * missing cable only moves the destinations of its own slot.
+ * slots (p_y) as the most cables any switch of the block has to parent y,
+ * are the slots of every switch of the block, cable-major: round c holds
+ * the c-th cable (port order) of every parent with p_y > c (slot c * W + i
+ * on an even tree), so the parent of slot k is k mod W there, a parent
+ * receives every W-th destination and the next level can spread them by
+ * floor(x / W); uneven bundles give each parent slots in proportion to its
+ * cables.  A missing cable stays a slot (IBF_FTREE_MISSING, slot_par and
+ * slot_cab still name its parent and rank), so the other slots keep their
+ * positions; dmodk spreads the slot's destinations over the cables left.
  *
  * Numbering.  Leaves are sorted by the components of the subgraph of
  * levels <= l (l = h-1 down to 1; each component keyed by its smallest
- * GUID rank): every subtree is a run of consecutive leaves.  Host ports
- * of leaf i, in port order, get indices i * H .. i * H + n_i - 1 with H the
- * largest host count of any leaf; the rest of the run are phantom slots.
- * Hosts on switches above level 1 follow at nleaves * H + e. */
+ * GUID rank): every subtree is a run of consecutive leaves.  With 3+
+ * levels the host ports of leaf i, in port order, get indices i * H .. i * H
+ * + n_i - 1 with H the largest host count of any leaf (the rest of the run
+ * are phantom slots); with 2 levels they are numbered consecutively (no
+ * subtree runs to keep).  Hosts on switches above level 1 follow; one on a
+ * level-2 switch s takes the next index whose leaf slot has parent s (a
+ * virtual leaf below s).
+ */
 #include "ibf_fattree.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define NOSLOT UINT32_MAX
 
 void ibf_ftree_opts_default(struct ibf_ftree_opts *o)
 {
@@ -311,6 +319,8 @@ void ibf_ftree_free(struct ibf_ftree *t)
 	free(t->rank);
 	free(t->slot_off);
 	free(t->slot);
+	free(t->slot_par);
+	free(t->slot_cab);
 	free(t->down_off);
 	free(t->down);
 	free(t->leaves);
@@ -363,7 +373,8 @@ static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const ui
 			if (t->level[s] == l + 1)
 				bpar[bfill[broot[s]]++] = s;
 		}
-		/* the block's nominal cables per (child, parent) */
+		/* the block's nominal cables per (child, parent): pnom[y] for
+		 * parent y is the most cables any switch of y's block has to y */
 		memset(pnom, 0, S * sizeof(uint32_t));
 		for (uint32_t s = 0; s < S; s++) {
 			if (t->level[s] != l)
@@ -372,8 +383,8 @@ static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const ui
 				uint32_t nb = f->adj[e].nbr;
 				if (t->level[nb] != l + 1)
 					continue;
-				if (++cnt[nb] > pnom[broot[s]])
-					pnom[broot[s]] = cnt[nb];
+				if (++cnt[nb] > pnom[nb])
+					pnom[nb] = cnt[nb];
 			}
 			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
 				cnt[f->adj[e].nbr] = 0;
@@ -382,26 +393,41 @@ static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const ui
 			if (t->level[s] != l)
 				continue;
 			uint32_t b = broot[s];
-			uint32_t n = (bpar_off[b + 1] - bpar_off[b]) * pnom[b];
+			uint32_t W = bpar_off[b + 1] - bpar_off[b], n = 0, pmax = 0;
+			for (uint32_t i = 0; i < W; i++) {
+				uint32_t y = bpar[bpar_off[b] + i];
+				n += pnom[y];
+				if (pnom[y] > pmax)
+					pmax = pnom[y];
+			}
 			t->slot_off[s + 1] = n;
 			if (!n)
 				continue;
-			uint32_t *lst = malloc(n * sizeof(uint32_t));
+			/* [0,n): adj index or MISSING; [n,2n): parent; [2n,3n): cable rank */
+			uint32_t *lst = malloc(3 * (size_t)n * sizeof(uint32_t));
 			if (!lst) {
 				rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 				goto out;
 			}
-			/* cable-major: slot c * W + i is cable c to parent i */
-			uint32_t W = bpar_off[b + 1] - bpar_off[b];
-			for (uint32_t k = 0; k < n; k++)
-				lst[k] = IBF_FTREE_MISSING;
-			for (uint32_t i = 0; i < W; i++) {
-				uint32_t y = bpar[bpar_off[b] + i], c = 0;
-				for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && c < pnom[b]; e++)
-					if (f->adj[e].nbr == y)
-						lst[c++ * W + i] = e;
-				t->missing_slots += pnom[b] - c;
-			}
+			/* cable-major: round c holds cable c of every parent that has
+			 * at least c + 1 cables (slot c * W + i on an even tree) */
+			uint32_t k = 0;
+			for (uint32_t c = 0; c < pmax; c++)
+				for (uint32_t i = 0; i < W; i++) {
+					uint32_t y = bpar[bpar_off[b] + i];
+					if (c >= pnom[y])
+						continue;
+					uint32_t e = f->adj_off[s], m = 0;
+					for (; e < f->adj_off[s + 1]; e++)
+						if (f->adj[e].nbr == y && m++ == c)
+							break;
+					lst[k] = e < f->adj_off[s + 1] ? e : IBF_FTREE_MISSING;
+					lst[n + k] = y;
+					lst[2 * n + k] = c;
+					if (lst[k] == IBF_FTREE_MISSING)
+						t->missing_slots++;
+					k++;
+				}
 			if (W > t->npar[l])
 				t->npar[l] = W;
 			stash[s] = lst;
@@ -527,10 +553,20 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
+	t->slot_par = malloc((t->slot_off[S] ? t->slot_off[S] : 1) * sizeof(uint32_t));
+	t->slot_cab = malloc((t->slot_off[S] ? t->slot_off[S] : 1) * sizeof(uint32_t));
+	if (!t->slot_par || !t->slot_cab) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
 	for (uint32_t s = 0; s < S; s++) {
 		uint32_t n = t->slot_off[s + 1] - t->slot_off[s];
-		if (n)
+		if (n) {
 			memcpy(t->slot + t->slot_off[s], stash[s], n * sizeof(uint32_t));
+			memcpy(t->slot_par + t->slot_off[s], stash[s] + n, n * sizeof(uint32_t));
+			memcpy(t->slot_cab + t->slot_off[s], stash[s] + 2 * (size_t)n,
+			       n * sizeof(uint32_t));
+		}
 		if (n > t->nup[t->level[s]])
 			t->nup[t->level[s]] = n;
 	}
@@ -627,11 +663,20 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
 			en->port = pp->peer_port;
 			en->swport = (uint8_t)p;
 			en->sw = s;
-			en->index = i * H + j++;
+			/* two levels: no subtree runs to keep, so no phantom slots
+			 * (a gap would break the even spread over a bundle) */
+			en->index = h <= 2 ? k - 1 : i * H + j;
+			j++;
 		}
 	}
 	t->nleaf_hosts = k;
-	/* hosts above level 1: by level, then GUID rank */
+	if (h <= 2)
+		t->nslots = k;
+	/* hosts above level 1: by level, then GUID rank.  A host on a level-2
+	 * switch s is routed as if on a virtual leaf below s: its index is the
+	 * next free one whose level-1 slot has parent s, so the leaves send it
+	 * up the bundle to s without rotating onto another spine's slot. */
+	uint32_t next = t->nslots;
 	for (int l = 2; l <= h; l++) {
 		for (uint32_t i = 0; i < S; i++) {
 			uint32_t s = order[i];
@@ -648,7 +693,24 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
 				en->port = pp->peer_port;
 				en->swport = (uint8_t)p;
 				en->sw = s;
-				en->index = t->nslots + (k - t->nleaf_hosts);
+				en->index = next;
+				if (l == 2) { /* virtual leaf: an index whose leaf slot names s */
+					uint32_t lf = NOSLOT;
+					for (uint32_t v = 0; v < t->nleaves && lf == NOSLOT; v++)
+						for (uint32_t g = t->slot_off[t->leaves[v]];
+						     g < t->slot_off[t->leaves[v] + 1]; g++)
+							if (t->slot_par[g] == s) {
+								lf = t->leaves[v];
+								break;
+							}
+					if (lf != NOSLOT) {
+						uint32_t a = t->slot_off[lf];
+						uint32_t n = t->slot_off[lf + 1] - a;
+						while (t->slot_par[a + en->index % n] != s)
+							en->index++;
+					}
+				}
+				next = en->index + 1;
 				k++;
 			}
 		}

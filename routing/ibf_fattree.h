@@ -56,13 +56,15 @@ struct ibf_ftree {
 
 	/* up-port slots per switch: the cables to every parent of the
 	 * switch's block (switches of its level joined through common
-	 * parents): W parents in GUID order, each given p slots, p the most
-	 * cables any switch of the block has to one parent; cable-major
-	 * (slot c * W + i = c-th cable, in port order, to parent i);
-	 * IBF_FTREE_MISSING where this switch lacks the cable.  Entries are
-	 * indices into fabric->adj. */
+	 * parents): W parents in GUID order, parent y given p_y slots, p_y the
+	 * most cables any switch of the block has to y; cable-major (round c
+	 * holds the c-th cable, in port order, of every parent with p_y > c;
+	 * slot c * W + i on an even tree); IBF_FTREE_MISSING where this switch
+	 * lacks the cable.  Entries are indices into fabric->adj. */
 	uint32_t *slot_off;  /* [nsw + 1] */
 	uint32_t *slot;
+	uint32_t *slot_par;  /* parent switch of each slot (also where the cable is missing) */
+	uint32_t *slot_cab;  /* cable rank of each slot within its parent's bundle */
 	/* down links (adj indices, in port order) */
 	uint32_t *down_off;  /* [nsw + 1] */
 	uint32_t *down;
@@ -173,6 +175,14 @@ struct ibf_cong_report {
 	double mean_max;         /* mean of max_load */
 	uint64_t flows;          /* flows traced (self flows are none) */
 	uint64_t unrouted;       /* flows not delivered (no entry, loop, misdelivered) */
+	/* cut lower bound of the same instances (docs/dmodk.md): cut[0] the
+	 * leaf (switch) cut, cut[l] the pods of tree levels <= l + 1 on a fat
+	 * tree of more than 2 levels; each the largest over the instances */
+	int cut_levels;          /* entries of cut[] in use */
+	uint32_t cut[IBF_FTREE_MAX_LEVELS + 1];
+	uint32_t cut_worst;      /* largest of cut[] */
+	double cut_mean;         /* mean over instances of the instance's bound */
+	uint32_t at_cut;         /* instances whose max load equals their bound */
 };
 int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		   const struct ibf_cong_opts *o, struct ibf_cong_report *rep,

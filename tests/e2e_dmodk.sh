@@ -12,7 +12,11 @@
 #  - the same tree with switch names a real fabric would have (no generator
 #    names), one leaf-spine cable missing and a host on a spine: dmodk routes
 #    every pair, says what it remapped, and the congestion report shows the
-#    extra load.
+#    extra load;
+#  - a damaged tree with uneven bundles (every leaf 3 cables to one spine, 2
+#    to the other: 12 hosts over 5 up-cables) and a dual-port host on a
+#    spine: dmodk reaches the leaf-cut bound and is no worse than stock
+#    minhop, both read back from the switches.
 . "$(dirname "$0")/lib.sh"
 need_sim
 command -v dump_lfts >/dev/null 2>&1 || skip_all "dump_lfts not installed (infiniband-diags)"
@@ -45,6 +49,30 @@ awk '
 		print "[1]\t\"ft-l2-s0003\"[17]"
 	}' "$WORK/ft.net" | sed -e 's/ft-l1-s000\([0-9]\)/leaf0\1/g' -e 's/ft-l2-s000\([0-9]\)/spine0\1/g' \
 	-e 's/ft-h000\([0-9][0-9]\)/node\1/g' >"$WORK/irr.net"
+# uneven bundles: 6 leaves x 12 hosts, 3 cables to each of 2 spines; the
+# third cable of every leaf to spine 1 removed (leaf port 18 = spine 1 port
+# 3i+3), a dual-port host on spine 0 ports 20 and 21; real-looking names
+"$IBFAB" topo gen fattree --m 12,6 --w 1,2 --parallel 3 --switch-ports 24 --format ibsim \
+	-o "$WORK/ub0.net" >/dev/null 2>&1
+awk '
+	/^Switch/ { sw = $3 }
+	sw ~ /ft-l1-/ && /^\[18\]/ { next }
+	sw == "\"ft-l2-s0001\"" && /^\[(3|6|9|12|15|18)\]/ { next }
+	{ print }
+	sw == "\"ft-l2-s0000\"" && /^Switch/ { print "[20]\t\"dualhost\"[1]"; print "[21]\t\"dualhost\"[2]" }
+	END {
+		print ""
+		print "vendid=0x2c9"
+		print "devid=0x1003"
+		print "sysimgguid=0x2c901000fe000"
+		print "caguid=0x2c901000fe000"
+		print "Ca\t2 \"dualhost\""
+		print "[1]\t\"ft-l2-s0000\"[20]"
+		print "[2]\t\"ft-l2-s0000\"[21]"
+	}' "$WORK/ub0.net" | sed -e 's/ft-l1-s000\([0-9]\)/leaf0\1/g' -e 's/ft-l2-s000\([0-9]\)/spine0\1/g' \
+	-e 's/ft-h000\([0-9][0-9]\)/node\1/g' >"$WORK/ub.net"
+check "uneven-bundle variant: 6 cables fewer, a dual-port host on a spine" \
+	test "$(grep -c '^\[' "$WORK/ub.net")" -eq $(( $(grep -c '^\[' "$WORK/ub0.net") - 12 + 4 ))
 check "irregular variant: one cable fewer, a host on a spine" \
 	test "$(grep -c '^\[' "$WORK/irr.net")" -eq $(( $(grep -c '^\[' "$WORK/ft.net") - 2 + 2 ))
 
@@ -178,5 +206,27 @@ for eng in ftree minhop; do
 	echo "irregular, routing_engine $eng: OpenSM says '$used'; worst shift load $(worst irr-$eng), cell $(cell irr-$eng)" | diag
 done
 echo "irregular: worst shift load dmodk $wi, cell $(cell irr)" | diag
+
+# ------------------------------------------------------------------ uneven bundles
+
+# bound NAME: the cut lower bound of the shifts (route congestion --json)
+bound() {
+	"$IBFAB" route congestion --topology "$WORK/$1/net.ibnd" --lfts "$WORK/$1/dump.txt" \
+		--pattern shift --json 2>/dev/null | sed -n 's/.*"shift": {[^}]*"bound": \([0-9]*\),.*/\1/p'
+}
+for eng in dmodk minhop; do
+	mkconf $eng 0 "$WORK/opensm-ub-$eng.conf"
+	run ub-$eng "$WORK/ub.net" "$WORK/opensm-ub-$eng.conf"
+	check "uneven bundles, $eng: opensm ran, OpenSM used $eng" \
+		eval "log_has ub-$eng '$eng tables configured on all switches'"
+	check "uneven bundles, $eng: every host-to-host flow of every shift delivered" hosts_routed ub-$eng
+done
+show_log ub-dmodk
+check "uneven bundles, dmodk: every (source, LID) pair routed, no loop" routed ub-dmodk
+wd=$(worst ub-dmodk); wm=$(worst ub-minhop); bd=$(bound ub-dmodk)
+echo "uneven bundles: worst shift load dmodk $wd, minhop $wm, leaf-cut bound $bd" | diag
+check "uneven bundles: the cut bound is 3 (12 hosts over 5 up-cables): $bd" test "${bd:-0}" = 3
+check "uneven bundles: dmodk at the cut bound ($wd)" test "${wd:-99}" = "${bd:-0}"
+check "uneven bundles: dmodk no worse than stock minhop ($wd <= $wm)" test "${wd:-99}" -le "${wm:-0}"
 
 done_testing

@@ -405,6 +405,11 @@ static void t_tapered(void)
 	TT_EQ_INT(worst_bound, 4);
 	TT_EQ_INT(rep.worst, 4);
 	TT_EQ_INT(at_bound, N - 1);
+	/* the library's bound (route congestion) agrees with the one above */
+	TT_EQ_INT(rep.cut_worst, 4);
+	TT_EQ_INT(rep.cut[0], 2);
+	TT_EQ_INT(rep.cut_levels, 2);
+	TT_EQ_INT(rep.at_cut, N - 1);
 	ibf_cong_report_free(&rep);
 	ibf_routes_free(&r);
 	TT_REQUIRE(route(f, "minimal", NULL, &r, &err) == 0);
@@ -480,6 +485,145 @@ static void t_irregular(void)
 	TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
 	TT_CHECK(all_ok(f, &r));
 	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* every host-to-host route goes up, then down (levels never rise after
+ * falling): deadlock-free on a tree without VLs */
+static int updown_ok(const struct ibf_fabric *f, const struct ibf_routes *r,
+		     const struct ibf_ftree *t)
+{
+	for (uint32_t a = 0; a < t->nends; a++)
+		for (uint32_t b = 0; b < t->nends; b++) {
+			if (a == b)
+				continue;
+			const struct ibf_port *pb = ibf_port(f, t->ends[b].node, t->ends[b].port);
+			uint32_t s = t->ends[a].sw, steps = 0;
+			int down = 0;
+			while (s != t->ends[b].sw && steps++ <= f->nsw) {
+				uint8_t port = ibf_lft(r, s)[pb->lid];
+				uint32_t nb = UINT32_MAX;
+				for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+					if (f->adj[e].lport == port)
+						nb = f->adj[e].nbr;
+				if (nb == UINT32_MAX)
+					return 0;
+				if (t->level[nb] < t->level[s])
+					down = 1;
+				else if (down) {
+					printf("# host %u -> host %u goes up after going down\n", a, b);
+					return 0;
+				}
+				s = nb;
+			}
+			if (s != t->ends[b].sw)
+				return 0;
+		}
+	return 1;
+}
+
+/* route with dmodk (no generator names, as on a real fabric): every pair
+ * delivered, up/down paths, worst shift load; *bound = the cut bound */
+static uint32_t irregular_worst(const struct ibf_fabric *f, uint32_t *bound, int *updown)
+{
+	struct ibf_error err;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	d.tree.use_names = 0;
+	struct ibf_routes r;
+	if (route(f, "dmodk", &d, &r, &err)) {
+		printf("# dmodk: %s\n", err.msg);
+		return UINT32_MAX;
+	}
+	struct ibf_ftree t;
+	uint32_t w = UINT32_MAX;
+	if (!ibf_ftree_build(f, &d.tree, &t, &err)) {
+		*updown = updown_ok(f, &r, &t);
+		ibf_ftree_free(&t);
+		struct ibf_cong_report rep;
+		if (all_ok(f, &r)) {
+			w = shifts(f, &r, 0, &rep);
+			*bound = rep.cut_worst;
+		}
+	}
+	ibf_routes_free(&r);
+	return w;
+}
+
+/* dmodk on f reaches the cut bound `want`, with up/down paths */
+static void expect_at_bound(const struct ibf_fabric *f, const char *name, uint32_t want)
+{
+	uint32_t bound = 0;
+	int ud = 0;
+	uint32_t wst = irregular_worst(f, &bound, &ud);
+	printf("# %s: dmodk worst shift %u, cut bound %u\n", name, wst, bound);
+	TT_EQ_INT(bound, want);
+	TT_EQ_INT(wst, want);
+	TT_CHECK(ud);
+}
+
+static int add_ca(struct ibf_fabric *f, int idx, int nports)
+{
+	int ca = ibf_fabric_add_node(f, IBF_NODE_CA, nports, ibf_gen_guid(IBF_NODE_CA, idx, 0),
+				     "spine-host", "spine-host", NULL);
+	for (int p = 1; ca >= 0 && p <= nports; p++)
+		ibf_port(f, ca, p)->guid = ibf_gen_guid(IBF_NODE_CA, idx, (unsigned)p);
+	return ca;
+}
+
+/* like a real 2014 cluster: 6 leaves of 22-24 hosts, 2 spines, 4 cables per
+ * leaf-spine pair but one pair with 3 (3:1 taper), a dual-port host cabled
+ * twice to spine 0 and one more host there.  Leaf cut: 24 hosts over 7
+ * up-cables, so some shift puts 4 flows on one cable; dmodk reaches that. */
+static void t_real2014like(void)
+{
+	int m[2] = {24, 6}, w[2] = {1, 2};
+	struct ibf_fabric *f = xgft(2, m, w, 4, 36);
+	TT_REQUIRE(f);
+	/* leaves 0..5 (hosts on 1..24, spine 0 on 25..28, spine 1 on 29..32),
+	 * spines 6, 7 (leaf i on 4i+1..4i+4, ports 25..36 free) */
+	ibf_fabric_disconnect(f, 0, 23);
+	ibf_fabric_disconnect(f, 0, 24);
+	ibf_fabric_disconnect(f, 1, 24);
+	ibf_fabric_disconnect(f, 5, 32);
+	int dual = add_ca(f, 990, 2), one = add_ca(f, 991, 1);
+	TT_REQUIRE(dual >= 0 && one >= 0);
+	TT_REQUIRE(ibf_fabric_connect(f, dual, 1, 6, 30, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(ibf_fabric_connect(f, dual, 2, 6, 31, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(ibf_fabric_connect(f, one, 1, 6, 32, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_ftree t;
+	struct ibf_error err;
+	struct ibf_ftree_opts to;
+	ibf_ftree_opts_default(&to);
+	to.use_names = 0;
+	TT_REQUIRE(ibf_ftree_build(f, &to, &t, &err) == 0);
+	TT_EQ_INT(t.levels, 2);
+	TT_EQ_INT(t.nleaves, 6);
+	TT_EQ_INT(t.nspine_hosts, 3);
+	TT_EQ_INT(t.missing_slots, 1);
+	ibf_ftree_free(&t);
+	expect_at_bound(f, "2014-like tree", 4);
+	TT_CHECK(strstr(lastlog.text, "has 7 of 8 up-port cables") != NULL);
+	ibf_fabric_free(f);
+}
+
+/* uneven bundles everywhere: every leaf has 3 cables to spine 0 and 2 to
+ * spine 1 (12 hosts over 5 cables: bound 3), a dual-port host on spine 0 */
+static void t_uneven_bundles(void)
+{
+	int m[2] = {12, 6}, w[2] = {1, 2};
+	struct ibf_fabric *f = xgft(2, m, w, 3, 24);
+	TT_REQUIRE(f);
+	/* leaves 0..5: spine 1 on ports 16..18; spine 0 = node 6, ports 19.. free */
+	for (int l = 0; l < 6; l++)
+		ibf_fabric_disconnect(f, l, 18);
+	int dual = add_ca(f, 992, 2);
+	TT_REQUIRE(dual >= 0);
+	TT_REQUIRE(ibf_fabric_connect(f, dual, 1, 6, 20, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(ibf_fabric_connect(f, dual, 2, 6, 21, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(lids(f, 0) == 0);
+	expect_at_bound(f, "uneven bundles", 3);
 	ibf_fabric_free(f);
 }
 
@@ -591,6 +735,8 @@ int main(void)
 	TT(t_xgft3_parallel);
 	TT(t_tapered);
 	TT(t_irregular);
+	TT(t_real2014like);
+	TT(t_uneven_bundles);
 	TT(t_nontree);
 	TT(t_partial_leaves);
 	TT(t_roots_file);
