@@ -187,14 +187,14 @@ void ibf_dl_sl2vl(const struct ibf_dl *dl, const struct ibf_fabric *f, int node,
 	uint64_t key = n->guid ^ ((uint64_t)(unsigned)in << 40) ^ ((uint64_t)(unsigned)out << 48);
 	if (n->type != IBF_NODE_SWITCH) {
 		for (int sl = 0; sl < 16; sl++)
-			vl[sl] = (uint8_t)(dl_mix(key ^ (uint64_t)sl) % (unsigned)V);
+			vl[sl] = (uint8_t)(ibf_hash64(key ^ (uint64_t)sl) % (unsigned)V);
 		return;
 	}
 	int col = n->sw >= 0 && (uint32_t)n->sw < dl->nsw && dl->color ? dl->color[n->sw] : -1;
 	int sink = out == 0 || out == in || !dl_port_faces_switch(f, node, out);
 	int first = in == 0 || !dl_port_faces_switch(f, node, in);
 	for (int sl = 0; sl < 16; sl++) {
-		uint64_t h = dl_mix(key ^ ((uint64_t)sl << 56) ^ 0x9e3779b97f4a7c15ULL);
+		uint64_t h = ibf_hash64(key ^ ((uint64_t)sl << 56) ^ 0x9e3779b97f4a7c15ULL);
 		unsigned v;
 		if (sink)
 			v = (unsigned)(h % (unsigned)V);

@@ -728,7 +728,7 @@ static void updown_column(struct dfs *st, struct fit *ft, const struct ibf_route
 			uint32_t p = f->adj[a].nbr;
 			if (ft->rank[p] < 0 || ft->rank[p] >= ft->rank[m])
 				continue;
-			if (D[p] < 0 || (D[p] == D[m] + 1 && (dl_mix(((uint64_t)d << 32) | m) & 1))) {
+			if (D[p] < 0 || (D[p] == D[m] + 1 && (ibf_hash64(((uint64_t)d << 32) | m) & 1))) {
 				if (D[p] < 0)
 					q[e++] = p;
 				D[p] = D[m] + 1;
@@ -751,7 +751,7 @@ static void updown_column(struct dfs *st, struct fit *ft, const struct ibf_route
 			if (ft->rank[u] < 0 || ft->rank[u] >= ft->rank[s] || A[u] < 0)
 				continue;
 			if (A[s] < 0 || A[u] + 1 < A[s] ||
-			    (A[u] + 1 == A[s] && (dl_mix(((uint64_t)d << 32) | u) & 1))) {
+			    (A[u] + 1 == A[s] && (ibf_hash64(((uint64_t)d << 32) | u) & 1))) {
 				A[s] = A[u] + 1;
 				ft->nxt[s] = (int32_t)u;
 			}
@@ -767,7 +767,7 @@ static void updown_column(struct dfs *st, struct fit *ft, const struct ibf_route
 				cand[nc++] = f->adj[a].lport;
 		if (!nc)
 			continue;
-		tcol[s] = (uint8_t)cand[dl_mix(((uint64_t)s << 32) ^ d) % nc];
+		tcol[s] = (uint8_t)cand[ibf_hash64(((uint64_t)s << 32) ^ d) % nc];
 	}
 }
 
@@ -1137,7 +1137,7 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 			uint8_t l = st.layer[k];
 			unsigned vl = dl->layer_base[l];
 			if (dl->layer_share[l] > 1)
-				vl += (unsigned)(dl_mix(((uint64_t)s << 32) | d) % dl->layer_share[l]);
+				vl += (unsigned)(ibf_hash64(((uint64_t)s << 32) | d) % dl->layer_share[l]);
 			dl->sl[k] = (uint8_t)vl;
 			if (cdg_out(g, s, d) >= 0)
 				dl->paths_per_vl[vl]++;

@@ -75,15 +75,6 @@ void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 double dl_now(void);
 /* 64-bit mix for deterministic choices. */
-static inline uint64_t dl_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 /* Switch-to-switch channel test for a port of a switch node. */
 int dl_port_faces_switch(const struct ibf_fabric *f, int node, int port);
 

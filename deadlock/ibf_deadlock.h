@@ -38,7 +38,7 @@
 #ifndef IBF_DEADLOCK_H
 #define IBF_DEADLOCK_H
 
-#include "ibf_conf.h"
+#include "ibf_dl_scheme.h"
 #include "ibf_routing.h"
 
 #ifdef __cplusplus

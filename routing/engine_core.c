@@ -178,7 +178,7 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 		uint32_t lid = d->lid + j;
 		uint32_t *nxt = ws->nxt + (size_t)j * S;
 		if (c->mode == ENG_MINIMAL || j % (uint32_t)c->layers == 0) {
-			uint64_t key = c->o->seed ? eng_mix(c->o->seed ^ eng_mix(lid)) : 0;
+			uint64_t key = c->o->seed ? ibf_mix64(c->o->seed ^ ibf_mix64(lid)) : 0;
 			eng_min_tree(c, ws, d->t, ws->order, nreach, key, nxt);
 		} else {
 			eng_layer_tree(c, ws, di, (int)j, nreach, cap, out);

@@ -46,8 +46,6 @@ struct ibf_win_bound {
 	int value;
 };
 
-typedef void (*ibf_log_fn)(void *ctx, int level, const char *msg);
-enum { IBF_LOG_ERROR = 0, IBF_LOG_INFO = 1, IBF_LOG_VERBOSE = 2, IBF_LOG_DEBUG = 3 };
 
 struct ibf_route_opts {
 	uint64_t seed;

@@ -30,19 +30,12 @@
 #ifndef IBF_CONF_H
 #define IBF_CONF_H
 
+#include "ibf_dl_scheme.h"
 #include "ibf_routing.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-enum ibf_deadlock_scheme {
-	IBF_DEADLOCK_NONE = 0,
-	IBF_DEADLOCK_DFSSSP = 1,
-	IBF_DEADLOCK_COLORING = 2,
-	IBF_DEADLOCK_AUTO = 3,
-};
-const char *ibf_deadlock_name(int scheme); /* "none", ... or "?" */
 
 #define IBF_CONF_PATH_MAX 512
 

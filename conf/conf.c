@@ -15,15 +15,7 @@
 #define CONF_MAX_THREADS 4096
 #define CONF_MAX_FILE (16u << 20)
 
-static const char *const deadlock_names[] = { "none", "dfsssp", "coloring", "auto" };
 static const char *const log_names[] = { "error", "info", "verbose", "debug" };
-
-const char *ibf_deadlock_name(int scheme)
-{
-	if (scheme < 0 || scheme >= (int)(sizeof(deadlock_names) / sizeof(deadlock_names[0])))
-		return "?";
-	return deadlock_names[scheme];
-}
 
 void ibf_conf_default(struct ibf_conf *c)
 {
@@ -264,12 +256,16 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 			return -1;
 		c->threads = (int)l;
 		return 0;
-	case K_DEADLOCK:
-		if (parse_word(v, deadlock_names, 4, &i))
+	case K_DEADLOCK: {
+		const char *names[IBF_DEADLOCK_COUNT];
+		for (int k = 0; k < IBF_DEADLOCK_COUNT; k++)
+			names[k] = ibf_deadlock_name(k);
+		if (parse_word(v, names, IBF_DEADLOCK_COUNT, &i))
 			return -1;
 		c->deadlock = i;
 		c->deadlock_line = line;
 		return 0;
+	}
 	case K_LAYERS_REMOVE_DEADLOCKS:
 		if (parse_bool(v, &i))
 			return -1;
@@ -401,44 +397,12 @@ int ibf_conf_read(const char *path, struct ibf_conf *c, struct ibf_error *err)
 {
 	if (!path || !c)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no configuration file or struct");
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
-
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	int rc = 0;
-	if (!buf) {
-		fclose(fp);
-		return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
-	}
-	for (;;) {
-		if (len == cap) {
-			if (cap >= CONF_MAX_FILE) {
-				rc = ibf_error_set(err, IBF_EINVAL, path, 0,
-						   "file too large (over %u bytes)", CONF_MAX_FILE);
-				break;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				rc = ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		size_t n = fread(buf + len, 1, cap - len, fp);
-		len += n;
-		if (n == 0) {
-			if (ferror(fp))
-				rc = ibf_error_set(err, IBF_EIO, path, 0, "read error: %s",
-						   strerror(errno));
-			break;
-		}
-	}
-	fclose(fp);
-	if (!rc)
-		rc = ibf_conf_parse(buf, len, path, c, err);
+	char *buf;
+	size_t len;
+	int rc = ibf_slurp_limit(path, CONF_MAX_FILE, &buf, &len, err);
+	if (rc)
+		return rc;
+	rc = ibf_conf_parse(buf, len, path, c, err);
 	free(buf);
 	return rc;
 }
