@@ -1,5 +1,6 @@
 /* ibfab.conf parser: OpenSM-style "key value" lines.  See ibf_conf.h. */
 #include "ibf_conf.h"
+#include "ibf_fattree.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -186,6 +187,7 @@ enum key_id {
 	K_LAYERS_REMOVE_DEADLOCKS,
 	K_DFSSSP_MAX_VLS,
 	K_DFSSSP_BEST_EFFORT,
+	K_DMODK_ROOTS,
 };
 
 static const struct {
@@ -208,6 +210,7 @@ static const struct {
 	{ "layers_remove_deadlocks", K_LAYERS_REMOVE_DEADLOCKS, "TRUE or FALSE" },
 	{ "dfsssp_max_vls", K_DFSSSP_MAX_VLS, "0 (no cap) .. 15" },
 	{ "dfsssp_best_effort", K_DFSSSP_BEST_EFFORT, "TRUE or FALSE" },
+	{ "dmodk_roots", K_DMODK_ROOTS, "a file of root switch GUIDs, or 'none'" },
 };
 
 /* Apply one key; returns 0, or -1 for a bad value. */
@@ -293,6 +296,16 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 			return -1;
 		c->log_level = (int)l;
 		return 0;
+	case K_DMODK_ROOTS:
+		if (tok_eq(v, "none")) {
+			c->dmodk_roots[0] = '\0';
+			return 0;
+		}
+		if (v.n >= sizeof(c->dmodk_roots))
+			return -1;
+		memcpy(c->dmodk_roots, v.s, v.n);
+		c->dmodk_roots[v.n] = '\0';
+		return 0;
 	}
 	return -1;
 }
@@ -300,6 +313,52 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 static int is_blank(int ch)
 {
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+static int find_key(struct tok key)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (key.n == strlen(keys[i].name) && !memcmp(key.s, keys[i].name, key.n))
+			return (int)i;
+	return -1;
+}
+
+/* One setting; name/line locate it in error messages. */
+static int set_key(struct ibf_conf *c, struct tok key, struct tok val, const char *name,
+		   long line, struct ibf_error *err)
+{
+	int idx = find_key(key);
+	if (idx < 0) {
+		int n = key.n > 64 ? 64 : (int)key.n;
+		return ibf_error_set(err, IBF_EPARSE, name, line, "unknown key '%.*s'%s", n, key.s,
+				     key.n > 64 ? "..." : "");
+	}
+	if (val.n == 0)
+		return ibf_error_set(err, IBF_EPARSE, name, line, "missing value for '%s'",
+				     keys[idx].name);
+	if (apply(c, keys[idx].id, val, line)) {
+		int n = val.n > 64 ? 64 : (int)val.n;
+		return ibf_error_set(err, IBF_EPARSE, name, line,
+				     "bad value '%.*s' for '%s' (expected %s)", n, val.s,
+				     keys[idx].name, keys[idx].expect);
+	}
+	return 0;
+}
+
+int ibf_conf_set(struct ibf_conf *c, const char *key, const char *value, const char *origin,
+		 struct ibf_error *err)
+{
+	if (!c || !key || !value)
+		return ibf_error_set(err, IBF_EINVAL, origin, 0, "no setting");
+	struct tok k = { key, strlen(key) }, v = { value, strlen(value) };
+	for (size_t i = 0; i < v.n; i++)
+		if (is_blank(value[i]) || value[i] == '#' || value[i] == '\n')
+			return ibf_error_set(err, IBF_EPARSE, origin, 0,
+					     "bad value '%.64s' for '%s' (no blanks or '#')", value, key);
+	int rc = set_key(c, k, v, origin, 0, err);
+	if (!rc)
+		rc = ibf_conf_check(c, err);
+	return rc;
 }
 
 int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_conf *c,
@@ -343,20 +402,9 @@ int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_con
 		while (s < le && is_blank(*s))
 			s++;
 
-		int idx = -1;
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (key.n == strlen(keys[i].name) && !memcmp(key.s, keys[i].name, key.n)) {
-				idx = (int)i;
-				break;
-			}
-		if (idx < 0) {
-			int n = key.n > 64 ? 64 : (int)key.n;
-			return ibf_error_set(err, IBF_EPARSE, name, line, "unknown key '%.*s'%s", n,
-					     key.s, key.n > 64 ? "..." : "");
-		}
-		if (val.n == 0)
-			return ibf_error_set(err, IBF_EPARSE, name, line, "missing value for '%s'",
-					     keys[idx].name);
+		int idx = find_key(key);
+		if (idx < 0 || val.n == 0) /* the unknown-key / missing-value error */
+			return set_key(c, key, val, name, line, err);
 		if (s < le && *s != '#') {
 			int n = (int)(le - s) > 64 ? 64 : (int)(le - s);
 			while (n > 0 && is_blank(s[n - 1]))
@@ -365,12 +413,9 @@ int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_con
 					     "unexpected text after the value of '%s': '%.*s'",
 					     keys[idx].name, n, s);
 		}
-		if (apply(c, keys[idx].id, val, line)) {
-			int n = val.n > 64 ? 64 : (int)val.n;
-			return ibf_error_set(err, IBF_EPARSE, name, line,
-					     "bad value '%.*s' for '%s' (expected %s)", n, val.s,
-					     keys[idx].name, keys[idx].expect);
-		}
+		int rc = set_key(c, key, val, name, line, err);
+		if (rc)
+			return rc;
 		c->lines++;
 	}
 	return ibf_conf_check(c, err);
@@ -405,6 +450,20 @@ int ibf_conf_read(const char *path, struct ibf_conf *c, struct ibf_error *err)
 	rc = ibf_conf_parse(buf, len, path, c, err);
 	free(buf);
 	return rc;
+}
+
+int ibf_conf_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o, uint64_t **roots,
+			struct ibf_error *err)
+{
+	ibf_conf_to_route_opts(c, o);
+	*roots = NULL;
+	if (!c->dmodk_roots[0])
+		return 0;
+	int rc = ibf_ftree_read_roots(c->dmodk_roots, roots, &o->nroots, err);
+	if (rc)
+		return rc;
+	o->roots = *roots;
+	return 0;
 }
 
 void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o)
@@ -454,11 +513,12 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 		snprintf(threads, sizeof(threads), "auto");
 	snprintf(buf, len,
 		 "min_path_len %s, max_path_len %s, max_paths_per_layer %s, seed %llu, "
-		 "threads %s, deadlock %s, max_vls %d, best_effort %s, log_level %s",
+		 "threads %s, deadlock %s, max_vls %d, best_effort %s, log_level %s%s%s",
 		 ibf_win_bound_format(&c->min_len, a, sizeof(a)),
 		 ibf_win_bound_format(&c->max_len, b, sizeof(b)), paths,
 		 (unsigned long long)c->seed, threads, ibf_deadlock_name(c->deadlock), c->max_vls,
 		 c->best_effort ? "TRUE" : "FALSE",
-		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?");
+		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?",
+		 c->dmodk_roots[0] ? ", dmodk_roots " : "", c->dmodk_roots);
 	return buf;
 }

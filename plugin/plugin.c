@@ -64,8 +64,6 @@ struct ibfab {
 	int conf_ok;               /* 0: the engines refuse to route */
 	char conf_msg[MSG_MAX];    /* why, when !conf_ok */
 	int registered;            /* engines registered */
-	uint64_t test_isolate;     /* test hook: switch GUID whose inter-switch
-				    * links are treated as unhealthy (0 = none) */
 
 	/* the last tables this plugin configured (for path_sl / SL2VL later);
 	 * dropped when an ibfab engine fails, because OpenSM then uses tables
@@ -311,9 +309,7 @@ static struct ibf_fabric *fabric_from_subn(struct ibfab *pl, osm_subn_t *subn,
 			}
 			if (f->nodes[id].type == IBF_NODE_SWITCH &&
 			    f->nodes[rid].type == IBF_NODE_SWITCH &&
-			    (!osm_link_is_healthy(ph) ||
-			     (pl->test_isolate && (f->nodes[id].guid == pl->test_isolate ||
-						   f->nodes[rid].guid == pl->test_isolate)))) {
+			    !osm_link_is_healthy(ph)) {
 				st->unhealthy++;
 				plog(pl, OSM_LOG_VERBOSE,
 				     "ibfab: skipping unhealthy link 0x%016" PRIx64 "/%d - 0x%016" PRIx64
@@ -664,10 +660,17 @@ static int ibfab_build_lfts(void *context)
 	struct engine_log_ctx lc = { pl, name };
 	struct ibf_route_report rep;
 	memset(&rep, 0, sizeof(rep));
-	ibf_conf_to_route_opts(&pl->conf, &o);
+	uint64_t *roots = NULL;
+	if (ibf_conf_route_opts(&pl->conf, &o, &roots, &err)) {
+		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
+		     ibf_error_format(&err, msg, sizeof(msg)));
+		goto fail_nowrite;
+	}
 	o.log = engine_log;
 	o.log_ctx = &lc;
-	if (ibf_route(f, name, &o, &r, &rep, &err)) {
+	int route_rc = ibf_route(f, name, &o, &r, &rep, &err);
+	free(roots);
+	if (route_rc) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
 		     ibf_error_format(&err, msg, sizeof(msg)));
 		goto fail_nowrite;
@@ -802,17 +805,6 @@ static void *ibfab_create(osm_opensm_t *osm)
 	}
 	plog(pl, pl->conf_ok ? OSM_LOG_INFO : OSM_LOG_ERROR, "ibfab: %soptions: %s",
 	     pl->conf_ok ? "" : "(unused) ", ibf_conf_format(&pl->conf, opts, sizeof(opts)));
-
-	/* test hook (tests/e2e_plugin.sh): OpenSM discovers only what it can
-	 * reach, so a disconnected switch graph arises only from links it
-	 * marks unhealthy; this simulates that for one switch */
-	const char *iso = getenv("IBFAB_TEST_ISOLATE_SWITCH");
-	if (iso && *iso) {
-		pl->test_isolate = strtoull(iso, NULL, 0);
-		plog(pl, OSM_LOG_INFO,
-		     "ibfab: test hook: links of switch 0x%016" PRIx64 " count as unhealthy",
-		     pl->test_isolate);
-	}
 
 	/* one external engine per ibfab engine */
 	msg[0] = '\0';

@@ -56,6 +56,9 @@ struct ibf_route_opts {
 	int layers;                  /* 0 = 1 << routes lmc (from the fabric's end-port LMC) */
 	ibf_log_fn log;              /* may be NULL */
 	void *log_ctx;
+	const uint64_t *roots;       /* dmodk: root switch GUIDs (NULL: levels found
+				      * from the structure) */
+	uint32_t nroots;
 };
 void ibf_route_opts_default(struct ibf_route_opts *o);
 
@@ -154,6 +157,11 @@ struct ibf_check_report {
 	char examples[8][160];
 	int nexamples;
 };
+/* Worker threads of the table walks (route check, path statistics): 0
+ * (default) picks by the amount of work, n >= 1 forces n (at most 64).
+ * Process-wide; the results never depend on it. */
+void ibf_set_walk_threads(int n);
+
 /* Trace every (source end port: CA/router port cabled to a switch, or
  * switch port 0 with a LID; destination LID: every LID of every port
  * except the source's own) pair.  Hops are switch-to-switch links.

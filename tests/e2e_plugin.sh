@@ -222,17 +222,17 @@ check "missing \$IBFAB_CONF file: opensm ran" test $? -eq 0
 check "missing \$IBFAB_CONF file: error and fallback" \
 	eval "log_has noconf '$WORK/missing.conf: cannot open' && log_has noconf 'minhop tables configured on all switches'"
 
-# 6. a disconnected switch graph (sw3's switch links count as unhealthy, as
-#    OpenSM marks flapping links): the engine fails, OpenSM falls back
-sw3=$(sed -n 's/^Switch.*"S-\([0-9a-f]*\)".*"sw3".*/0x\1/p' "$WORK/layered/sim/net.ibnd" | head -1)
-check "found sw3's GUID in the discovered fabric ($sw3)" test -n "$sw3"
-run isolated "$WORK/opensm-layered.conf" IBFAB_CONF="$WORK/empty.conf" IBFAB_TEST_ISOLATE_SWITCH="$sw3"
-check "disconnected: opensm ran and did not crash" test $? -eq 0
-show_log isolated
-check "disconnected: clear error from the engine" \
-	eval "grep -q 'ibfab layered: cannot route: .*disconnected' '$WORK/isolated/sim/opensm.log'"
-check "disconnected: OpenSM fell back to minhop" log_has isolated "minhop tables configured on all switches"
-check "disconnected: no partial ibfab tables (minhop routes every LID)" all_routed "$WORK/isolated/dump_lfts.txt"
+# 6. an engine that cannot route this fabric: dmodk on the ring (not a fat
+#    tree) fails with a clear error, OpenSM falls back to minhop and
+#    programs every LID; the plugin's state is dropped, nothing half-set
+mkconf dmodk "$WORK/opensm-dmodk.conf"
+run notree "$WORK/opensm-dmodk.conf" IBFAB_CONF="$WORK/empty.conf"
+check "dmodk on a ring: opensm ran and did not crash" test $? -eq 0
+show_log notree
+check "dmodk on a ring: clear error from the engine" \
+	eval "grep -q 'ibfab dmodk: cannot route: .*not a fat tree' '$WORK/notree/sim/opensm.log'"
+check "dmodk on a ring: OpenSM fell back to minhop" log_has notree "minhop tables configured on all switches"
+check "dmodk on a ring: no partial ibfab tables (minhop routes every LID)" all_routed "$WORK/notree/dump_lfts.txt"
 
 # 7. Slim Fly q=5 (50 switches, 200 hosts), when the generator is there
 if [ -x "$IBFAB" ] && "$IBFAB" topo gen slimfly --q 5 --hosts 4 --format ibsim \

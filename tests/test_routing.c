@@ -690,10 +690,10 @@ static void test_check_vs_bruteforce(void)
 		}
 	}
 	TT_CHECK(cnt[1] > 0 && cnt[2] > 0 && cnt[3] > 0 && toolong > 0);
-	const char *threads[] = { "1", "3" };
+	const int threads[] = { 1, 3 };
 	struct ibf_check_report rep[2];
 	for (int t = 0; t < 2; t++) {
-		setenv("IBFAB_THREADS", threads[t], 1);
+		ibf_set_walk_threads(threads[t]);
 		TT_REQUIRE(ibf_route_check(f, &r, 3, &rep[t], NULL) == 0);
 		TT_EQ_INT(rep[t].pairs, pairs);
 		TT_EQ_INT(rep[t].ok, cnt[0]);
@@ -707,7 +707,7 @@ static void test_check_vs_bruteforce(void)
 	TT_CHECK(memcmp(rep[0].examples, rep[1].examples, sizeof(rep[0].examples)) == 0);
 	struct ibf_path_stats st[2];
 	for (int t = 0; t < 2; t++) {
-		setenv("IBFAB_THREADS", threads[t], 1);
+		ibf_set_walk_threads(threads[t]);
 		TT_REQUIRE(ibf_path_stats_compute(f, &r, &st[t], NULL) == 0);
 	}
 	TT_EQ_INT(st[0].pairs, 24 * 23);
@@ -728,7 +728,7 @@ static void test_check_vs_bruteforce(void)
 	TT_EQ_INT(st[0].unrouted, unr);
 	ibf_path_stats_free(&st[0]);
 	ibf_path_stats_free(&st[1]);
-	unsetenv("IBFAB_THREADS");
+	ibf_set_walk_threads(0);
 	ibf_lidmap_free(&m);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
