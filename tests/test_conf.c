@@ -65,7 +65,7 @@ static void all_keys(void)
 			   "log_level debug\n";
 	TT_EQ_INT(parse(text, &c, &err), 0);
 	TT_EQ_INT(c.min_len.base, IBF_WIN_ABS);
-	TT_EQ_INT(c.min_len.value, 1);
+	TT_EQ_INT(c.min_len.value, 2);
 	TT_EQ_INT(c.max_len.base, IBF_WIN_DIAM);
 	TT_EQ_INT(c.max_len.value, 2);
 	TT_EQ_INT(c.max_paths_per_layer, 5000);
@@ -144,7 +144,7 @@ static void spcl_keys(void)
 		  0);
 	TT_EQ_INT(c.max_paths_per_layer, 100000);
 	TT_EQ_INT(c.min_len.base, IBF_WIN_ABS);
-	TT_EQ_INT(c.min_len.value, 1);
+	TT_EQ_INT(c.min_len.value, 2);
 	TT_EQ_INT(c.max_len.base, IBF_WIN_ABS);
 	TT_EQ_INT(c.max_len.value, 3);
 	TT_EQ_INT(c.max_vls, 4);
