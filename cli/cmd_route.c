@@ -16,7 +16,8 @@ enum {
 };
 
 /* deadlock options (cli/cmd_deadlock.c has the verifier) */
-enum { O_DL_SCHEME = 400, O_DL_MAXVLS, O_DL_BEST, O_DL_SL, O_DL_SL2VL, O_DL_NOFIT, O_CONF, O_ROOTS };
+enum { O_DL_SCHEME = 400, O_DL_MAXVLS, O_DL_BEST, O_DL_SL, O_DL_SL2VL, O_DL_NOFIT, O_CONF, O_ROOTS,
+       O_PREV_TOPO, O_PREV_LFTS };
 
 static int all_end_ports_have_lids(const struct ibf_fabric *f)
 {
@@ -118,6 +119,14 @@ static const char route_help[] =
 	"                  (the plugin's file, docs/plugin.md); options given here\n"
 	"                  override it; every option below that is an ibfab.conf key\n"
 	"                  is parsed by the same rules\n"
+	"  --previous-lfts DUMP  stable reroute: keep every destination LID's column\n"
+	"                  of these earlier tables that still delivers on this fabric\n"
+	"                  (shortest in layer 0, inside the window in the others) and\n"
+	"                  route only the other LIDs; the summary says how many\n"
+	"                  entries changed\n"
+	"  --previous-topology F  the fabric the earlier tables were made for\n"
+	"                  (default: --topology); use --guid2lid or files with LIDs\n"
+	"                  so a LID names the same port in both\n"
 	"  --dmodk-roots F dmodk: the fat tree's root switches, one GUID per line\n"
 	"                  (default: levels found from the structure)\n"
 	"  -o FILE         write the tables (default: none, only the summary)\n"
@@ -156,6 +165,7 @@ struct route_args {
 	struct ibf_conf conf;
 	int dl_nofit;
 	const char *dl_sl, *dl_sl2vl;
+	const char *prev_topo, *prev_lfts; /* stable reroute from these tables */
 };
 
 /* An option that is an ibfab.conf key: parsed by the configuration parser. */
@@ -193,6 +203,8 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 		{"sl2vl", required_argument, 0, O_DL_SL2VL},
 		{"conf", required_argument, 0, O_CONF},
 		{"dmodk-roots", required_argument, 0, O_ROOTS},
+		{"previous-topology", required_argument, 0, O_PREV_TOPO},
+		{"previous-lfts", required_argument, 0, O_PREV_LFTS},
 		{"json", no_argument, 0, O_JSON},
 		{"quiet", no_argument, 0, O_QUIET},
 		{"output", required_argument, 0, 'o'},
@@ -246,6 +258,8 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 				return 2;
 			break;
 		case O_CONF: break; /* read above */
+		case O_PREV_TOPO: a->prev_topo = optarg; break;
+		case O_PREV_LFTS: a->prev_lfts = optarg; break;
 		case O_ROOTS:
 			if (conf_opt(prog, a, "dmodk_roots", "--dmodk-roots", optarg))
 				return 2;
@@ -302,6 +316,35 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* --previous-lfts: keep the columns of the previous tables that still
+ * work on this fabric, route the rest (docs/reliability.md) */
+static int route_stable(const struct route_args *a, const struct ibf_fabric *f, const char *engine,
+			const struct ibf_route_opts *o, struct ibf_routes *r,
+			struct ibf_route_report *rep, struct ibf_error *err)
+{
+	struct ibf_fabric *fo = cli_load_fabric(a->prev_topo ? a->prev_topo : a->topo, a->g2l, a->lmc,
+						1, err);
+	if (!fo)
+		return err->code ? err->code : IBF_EINVAL;
+	struct ibf_routes old;
+	memset(&old, 0, sizeof(old));
+	int rc = ibf_lfts_read(fo, a->prev_lfts, &old, err);
+	struct ibf_stable_report sr;
+	if (!rc)
+		rc = ibf_route_stable(f, engine, o, fo, &old, r, rep, &sr, err);
+	if (!rc && !a->quiet)
+		fprintf(stderr,
+			"ibfab route: stable: kept %u of %u destination LIDs, routed %u again; "
+			"%llu of %llu (switch, LID) entries changed (%.2f%%); %.3f s\n",
+			sr.lids_kept, sr.lids, sr.lids - sr.lids_kept,
+			(unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
+			sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0,
+			sr.seconds);
+	ibf_routes_free(&old);
+	ibf_fabric_free(fo);
+	return rc;
+}
+
 static int run_engine(const struct route_args *a, const struct ibf_fabric *f,
 		      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
 {
@@ -317,6 +360,11 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f,
 	o.log = cli_log;
 	o.log_ctx = NULL; /* errors only */
 	memset(rep, 0, sizeof(*rep));
+	if (a->prev_lfts) {
+		rc = route_stable(a, f, engine, &o, r, rep, err);
+		free(roots);
+		return rc;
+	}
 	rc = ibf_route(f, engine, &o, r, rep, err);
 	free(roots);
 	return rc;
@@ -810,8 +858,9 @@ static int cmd_route_diff(int argc, char **argv)
 				}
 			}
 		}
-		printf("%llu of %llu (switch, LID) entries differ\n", (unsigned long long)ndiff,
-		       (unsigned long long)compared);
+		printf("%llu of %llu (switch, LID) entries differ (%.2f%%)\n", (unsigned long long)ndiff,
+		       (unsigned long long)compared,
+		       compared ? 100.0 * (double)ndiff / (double)compared : 0.0);
 	}
 	ibf_routes_free(&r1);
 	ibf_routes_free(&r2);

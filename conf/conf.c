@@ -31,6 +31,7 @@ void ibf_conf_default(struct ibf_conf *c)
 	c->threads = o.threads >= 1 ? o.threads : 1;
 	c->deadlock = IBF_DEADLOCK_NONE;
 	c->max_vls = 0;
+	c->stable_reroute = 1;
 	c->best_effort = 0;
 	c->log_level = IBF_LOG_INFO;
 }
@@ -188,6 +189,7 @@ enum key_id {
 	K_DFSSSP_MAX_VLS,
 	K_DFSSSP_BEST_EFFORT,
 	K_DMODK_ROOTS,
+	K_STABLE_REROUTE,
 };
 
 static const struct {
@@ -211,6 +213,7 @@ static const struct {
 	{ "dfsssp_max_vls", K_DFSSSP_MAX_VLS, "0 (no cap) .. 15" },
 	{ "dfsssp_best_effort", K_DFSSSP_BEST_EFFORT, "TRUE or FALSE" },
 	{ "dmodk_roots", K_DMODK_ROOTS, "a file of root switch GUIDs, or 'none'" },
+	{ "stable_reroute", K_STABLE_REROUTE, "TRUE or FALSE" },
 };
 
 /* Apply one key; returns 0, or -1 for a bad value. */
@@ -295,6 +298,11 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 		if (parse_long(v, 0, 3, &l) || v.s[0] == '+' || v.s[0] == '-')
 			return -1;
 		c->log_level = (int)l;
+		return 0;
+	case K_STABLE_REROUTE:
+		if (parse_bool(v, &i))
+			return -1;
+		c->stable_reroute = i;
 		return 0;
 	case K_DMODK_ROOTS:
 		if (tok_eq(v, "none")) {
@@ -513,12 +521,13 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 		snprintf(threads, sizeof(threads), "auto");
 	snprintf(buf, len,
 		 "min_path_len %s, max_path_len %s, max_paths_per_layer %s, seed %llu, "
-		 "threads %s, deadlock %s, max_vls %d, best_effort %s, log_level %s%s%s",
+		 "threads %s, deadlock %s, max_vls %d, best_effort %s, log_level %s, "
+		 "stable_reroute %s%s%s",
 		 ibf_win_bound_format(&c->min_len, a, sizeof(a)),
 		 ibf_win_bound_format(&c->max_len, b, sizeof(b)), paths,
 		 (unsigned long long)c->seed, threads, ibf_deadlock_name(c->deadlock), c->max_vls,
 		 c->best_effort ? "TRUE" : "FALSE",
 		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?",
-		 c->dmodk_roots[0] ? ", dmodk_roots " : "", c->dmodk_roots);
+		 c->stable_reroute ? "TRUE" : "FALSE", c->dmodk_roots[0] ? ", dmodk_roots " : "", c->dmodk_roots);
 	return buf;
 }

@@ -19,6 +19,7 @@
  *   best_effort                  TRUE | FALSE
  *   log_level                    error | info | verbose | debug (or 0..3)
  *   dmodk_roots                  file of root switch GUIDs for dmodk ("none")
+ *   stable_reroute               TRUE | FALSE: reroute only what a change broke
  *
  * Spellings of the SPCL OpenSM fork: lnmp_max_num_paths (= max_paths_per_layer),
  * lnmp_min_path_len / lnmp_max_path_len (absolute hops),
@@ -52,6 +53,8 @@ struct ibf_conf {
 					* 1..15 (default 0) */
 	int best_effort;               /* 0/1 (default 0) */
 	int log_level;                 /* IBF_LOG_* (default IBF_LOG_INFO) */
+	int stable_reroute;            /* 0/1: keep the columns of the last tables that
+					* still work (default 1) */
 	char dmodk_roots[IBF_CONF_PATH_MAX];      /* GUID file naming the fat tree's roots ("" = find
 					* the levels from the structure) */
 

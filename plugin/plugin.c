@@ -668,8 +668,22 @@ static int ibfab_build_lfts(void *context)
 	}
 	o.log = engine_log;
 	o.log_ctx = &lc;
-	int route_rc = ibf_route(f, name, &o, &r, &rep, &err);
+	/* stable reroute: keep what still works of the tables this engine
+	 * programmed last time, route only the destinations the change hit */
+	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
+		     !strcmp(pl->engine, name);
+	struct ibf_stable_report sr;
+	int route_rc = stable ? ibf_route_stable(f, name, &o, pl->fabric, &pl->routes, &r, &rep,
+						 &sr, &err)
+			      : ibf_route(f, name, &o, &r, &rep, &err);
 	free(roots);
+	if (!route_rc && stable)
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab %s: stable reroute: kept %u of %u destination LIDs, routed %u again; "
+		     "%llu of %llu LFT entries changed (%.2f%%)",
+		     name, sr.lids_kept, sr.lids, sr.lids - sr.lids_kept,
+		     (unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
+		     sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0);
 	if (route_rc) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
 		     ibf_error_format(&err, msg, sizeof(msg)));

@@ -175,26 +175,7 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 /* Window bounds for source s (distance dst) */
 static inline int eng_bound(const struct eng_ctx *c, const struct ibf_win_bound *b, uint32_t dst)
 {
-	long v;
-	switch (b->base) {
-	case IBF_WIN_DIST:
-		v = (long)dst + b->value;
-		break;
-	case IBF_WIN_DIAM:
-		/* relative to the typical diameter, so a few pairs stretched by a
-		 * failure do not widen every pair's window; those pairs get their
-		 * own distance + value */
-		v = (long)(dst > c->diam_ref ? dst : c->diam_ref) + b->value;
-		break;
-	default:
-		v = b->value;
-		break;
-	}
-	if (v < 0)
-		v = 0;
-	if (v > 4096)
-		v = 4096;
-	return (int)v;
+	return ibf_win_eval(b, dst, c->diam_ref);
 }
 
 /* the same, from the tables (dst <= diam) */

@@ -42,7 +42,10 @@ damage() {
 		for (h in hostsw) if (hostsw[h] == " " dead) gone[h] = 1
 		if (dead != "") gone[dead] = 1
 	}
-	/^(Switch|Hca|Ca)/ { cur = name($0); skip = (cur in gone) }
+	# the attribute lines before a node line (vendid=, switchguid=, ...)
+	# belong to that node: held until its line decides
+	/^[a-z]+=/ { hdr = hdr $0 "\n"; next }
+	/^(Switch|Hca|Ca)/ { cur = name($0); skip = (cur in gone); if (!skip) printf "%s", hdr; hdr = "" }
 	skip { next }
 	/^\[/ {
 		p = $1; gsub(/[^0-9]/, "", p)

@@ -103,8 +103,16 @@ check_state() {
 	grep -E '^(VLs used|cycles|missing SL|result)' "$d/verify.txt" | diag
 	check "$e $step: deadlock verify on the live tables: deadlock-free (exit $rc)" test $rc -eq 0
 	if [ -n "${PREV:-}" ]; then
-		"$IBFAB" route diff --topology "$d/net.ibnd" --lfts "$PREV/lfts.txt" --lfts2 "$d/lfts.txt" 2>&1 |
-			head -5 | sed "s/^/$step vs previous: /" | diag
+		"$IBFAB" route diff --topology "$d/net.ibnd" --lfts "$PREV/lfts.txt" --lfts2 "$d/lfts.txt" \
+			>"$d/diff.txt" 2>&1
+		sed "s/^/$step vs previous: /" "$d/diff.txt" | head -5 | diag
+		# stable reroutes (default): the sweep kept what still worked
+		check "$e $step: stable reroute from the previous tables" grep -q "$e: stable reroute: kept" "$d/opensm.log"
+		if [ "$step" = unplug-1-cable ]; then
+			local pct
+			pct=$(sed -n 's/.*entries differ (\([0-9]*\)\..*/\1/p' "$d/diff.txt")
+			check "$e $step: one cable moved few LFT entries (${pct:-?}% < 25%)" test "${pct:-100}" -lt 25
+		fi
 	fi
 	PREV=$d
 }
