@@ -419,10 +419,11 @@ static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f
 	o.best_effort = a->conf.best_effort;
 	o.no_fit = a->dl_nofit;
 	o.threads = a->conf.threads > 0 ? a->conf.threads : 2;
-	int rc = ibf_deadlock_apply(f, r, &o, err);
+	struct ibf_dl *dlres = NULL;
+	int rc = ibf_deadlock_apply(f, r, &o, &dlres, err);
 	if (rc)
 		return rc;
-	const struct ibf_dl *dl = r->dl;
+	const struct ibf_dl *dl = dlres;
 	char buf[1024];
 	if (!a->quiet || !dl->deadlock_free)
 		fprintf(stderr, "ibfab route: deadlock %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
@@ -430,7 +431,7 @@ static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f
 		rc = ibf_sl_write(f, dl, a->dl_sl, err);
 	if (!rc && a->dl_sl2vl)
 		rc = ibf_sl2vl_write(f, dl, a->dl_sl2vl, err);
-	ibf_routes_dl_free(r);
+	ibf_dl_free(dlres);
 	return rc;
 }
 

@@ -284,14 +284,6 @@ const char *ibf_dl_summary(const struct ibf_dl *dl, char *buf, size_t len)
 	return buf;
 }
 
-void ibf_routes_dl_free(struct ibf_routes *r)
-{
-	if (!r)
-		return;
-	ibf_dl_free(r->dl);
-	r->dl = NULL;
-}
-
 int ibf_dl_path_sl(const struct ibf_dl *dl, uint32_t slid, uint32_t dlid)
 {
 	if (!dl || slid >= dl->stride || dlid >= dl->stride)
@@ -304,9 +296,9 @@ int ibf_dl_path_sl(const struct ibf_dl *dl, uint32_t slid, uint32_t dlid)
 }
 
 int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
-		       const struct ibf_dl_opts *o, struct ibf_error *err)
+		       const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
 {
-	ibf_routes_dl_free(r);
+	*out = NULL;
 	struct ibf_dl *dl = NULL;
 	int rc;
 	switch (o->scheme) {
@@ -326,6 +318,6 @@ int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
 	if (rc)
 		return rc;
 	dl->requested = o->scheme;
-	r->dl = dl;
+	*out = dl;
 	return 0;
 }

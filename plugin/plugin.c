@@ -74,8 +74,10 @@ struct ibfab {
 	char engine[32];
 	unsigned long runs;
 
-	/* deadlock scheme (ibfab.conf `deadlock`): its result lives in
-	 * routes.dl; node GUID -> fabric node id, sorted, for update_sl2vl */
+	/* deadlock scheme (ibfab.conf `deadlock`): its result for the tables
+	 * above (NULL when none); node GUID -> fabric node id, sorted, for
+	 * update_sl2vl */
+	struct ibf_dl *dl;
 	struct dl_gidx {
 		uint64_t guid;
 		int32_t node;
@@ -469,7 +471,8 @@ static int ibfab_lid_matrices(void *context)
 
 static void drop_routes(struct ibfab *pl)
 {
-	ibf_routes_dl_free(&pl->routes);
+	ibf_dl_free(pl->dl);
+	pl->dl = NULL;
 	free(pl->dl_gidx);
 	pl->dl_gidx = NULL;
 	pl->dl_ngidx = 0;
@@ -520,10 +523,10 @@ static int subnet_vls(struct ibfab *pl, osm_subn_t *subn)
 	return v ? (int)v : 1;
 }
 
-/* Run the configured scheme on r (result in r->dl).  0 or -1 (logged). */
+/* Run the configured scheme on r (result in *out).  0 or -1 (logged). */
 static int apply_deadlock(struct ibfab *pl, const char *name, osm_subn_t *subn,
 			  const struct ibf_fabric *f, struct ibf_routes *r,
-			  struct engine_log_ctx *lc)
+			  struct engine_log_ctx *lc, struct ibf_dl **out)
 {
 	struct ibf_dl_opts o;
 	struct ibf_error err;
@@ -537,12 +540,12 @@ static int apply_deadlock(struct ibfab *pl, const char *name, osm_subn_t *subn,
 	o.log = engine_log;
 	o.log_ctx = lc;
 	ibf_error_clear(&err);
-	if (ibf_deadlock_apply(f, r, &o, &err)) {
+	if (ibf_deadlock_apply(f, r, &o, out, &err)) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: deadlock %s: %s", name,
 		     ibf_deadlock_name(pl->conf.deadlock), ibf_error_format(&err, msg, sizeof(msg)));
 		return -1;
 	}
-	const struct ibf_dl *dl = r->dl;
+	const struct ibf_dl *dl = *out;
 	plog(pl, dl->deadlock_free ? OSM_LOG_INFO : OSM_LOG_ERROR, "ibfab %s: deadlock %s", name,
 	     ibf_dl_summary(dl, msg, sizeof(msg)));
 	if (!subn->opt.qos)
@@ -585,9 +588,9 @@ static uint8_t ibfab_path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 {
 	struct ibfab_engine *ec = context;
 	const struct ibfab *pl = ec->pl;
-	if (!pl->have_routes || !pl->routes.dl)
+	if (!pl->have_routes || !pl->dl)
 		return hint;
-	int sl = ibf_dl_path_sl(pl->routes.dl, cl_ntoh16(slid), cl_ntoh16(dlid));
+	int sl = ibf_dl_path_sl(pl->dl, cl_ntoh16(slid), cl_ntoh16(dlid));
 	return sl < 0 ? hint : (uint8_t)sl;
 }
 
@@ -597,7 +600,7 @@ static void ibfab_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port
 {
 	struct ibfab_engine *ec = context;
 	const struct ibfab *pl = ec->pl;
-	if (!pl->have_routes || !pl->routes.dl || !pl->fabric)
+	if (!pl->have_routes || !pl->dl || !pl->fabric)
 		return; /* keep OpenSM's QoS table */
 	uint64_t guid = cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(port)));
 	int node = -1;
@@ -615,7 +618,7 @@ static void ibfab_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port
 	if (in_port > n->nports || out_port > n->nports)
 		return;
 	uint8_t vl[16];
-	ibf_dl_sl2vl(pl->routes.dl, pl->fabric, node, in_port, out_port, vl);
+	ibf_dl_sl2vl(pl->dl, pl->fabric, node, in_port, out_port, vl);
 	for (uint8_t sl = 0; sl < 16; sl++)
 		ib_slvl_table_set(t, sl, vl[sl]);
 }
@@ -630,6 +633,7 @@ static int ibfab_build_lfts(void *context)
 	struct ibf_fabric *f = NULL;
 	struct ibf_routes r;
 	int have_r = 0;
+	struct ibf_dl *dl = NULL;
 	char msg[MSG_MAX];
 	double t0 = now_seconds();
 
@@ -691,7 +695,7 @@ static int ibfab_build_lfts(void *context)
 	}
 	have_r = 1;
 
-	if (pl->conf.deadlock != IBF_DEADLOCK_NONE && apply_deadlock(pl, name, subn, f, &r, &lc))
+	if (pl->conf.deadlock != IBF_DEADLOCK_NONE && apply_deadlock(pl, name, subn, f, &r, &lc, &dl))
 		goto fail_nowrite;
 
 	/* OpenSM does not reset the tables between engines */
@@ -716,13 +720,14 @@ static int ibfab_build_lfts(void *context)
 	pl->fabric = f;
 	pl->routes = r;
 	pl->have_routes = 1;
-	if (pl->routes.dl)
+	pl->dl = dl;
+	if (pl->dl)
 		build_gidx(pl);
 	snprintf(pl->engine, sizeof(pl->engine), "%s", name);
 	return 0;
 
 fail_nowrite:
-	ibf_routes_dl_free(&r);
+	ibf_dl_free(dl);
 	if (have_r)
 		ibf_routes_free(&r);
 	ibf_fabric_free(f);

@@ -22,8 +22,6 @@ struct ibf_routes {
 	uint8_t *hops;  /* nsw * stride switch hops to the LID's port (0xff unknown), may be NULL */
 	int lmc;        /* the largest LMC among end ports (layers = 1 << lmc) */
 	char engine[32];/* engine that produced the tables ("" when read from a dump) */
-	/* deadlock state, filled by deadlock/ (NULL when none) */
-	void *dl;
 };
 
 int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int with_hops,
