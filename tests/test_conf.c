@@ -88,8 +88,13 @@ static void all_keys(void)
 	ibf_conf_format(&c, buf, sizeof(buf));
 	TT_CHECK_MSG(!strcmp(buf, "min_path_len 2, max_path_len diameter+2, max_paths_per_layer "
 				  "5000, seed 31, threads 4, deadlock none, max_vls 8, "
-				  "best_effort TRUE, log_level debug"),
+				  "best_effort TRUE, log_level debug, stable_reroute TRUE"),
 		     "%s", buf);
+	struct ibf_conf c2;
+	TT_EQ_INT(parse("stable_reroute FALSE\n", &c2, &err), 0);
+	TT_EQ_INT(c2.stable_reroute, 0);
+	TT_EQ_INT(c.stable_reroute, 1); /* the default */
+	TT_CHECK(parse("stable_reroute maybe\n", &c2, &err) == IBF_EPARSE);
 }
 
 static void window_forms(void)
