@@ -206,7 +206,9 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
  * a destination LID's column of the previous tables (old, for fabric fo)
  * is kept when it still delivers from every switch of f over f's cables,
  * without a loop, with a shortest path in LMC layer 0 and a path inside
- * o->max_len in the other layers; the other LIDs are routed again. */
+ * o->max_len in the other layers (a switch f has and fo had not is grafted
+ * onto the column through the neighbour that gives it the shortest such
+ * path); the other LIDs are routed again. */
 struct ibf_stable_report {
 	uint32_t lids;            /* destination LIDs of f */
 	uint32_t lids_kept;       /* columns taken from the previous tables */
@@ -219,10 +221,11 @@ struct ibf_stable_report {
 int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
 		    const struct ibf_routes *old, const struct ibf_route_opts *o, uint8_t *keep,
 		    struct ibf_error *err);
-/* Copy the kept columns of old into r (f's tables) and count the changes. */
+/* Copy the kept columns of old into r (f's tables; a switch new to the
+ * fabric is grafted onto each kept column) and count the changes. */
 int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_fabric *fo,
-		     const struct ibf_routes *old, const uint8_t *keep,
-		     struct ibf_stable_report *rep, struct ibf_error *err);
+		     const struct ibf_routes *old, const struct ibf_route_opts *o,
+		     const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err);
 /* ibf_route with the kept columns: the engine routes only the destinations
  * with a LID that is not kept (layered and minimal skip the others; dmodk
  * routes all and the kept columns overwrite), then the merge. */

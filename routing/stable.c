@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { ST_UNKNOWN = 0, ST_OK = 1, ST_BAD = 2, ST_ONSTACK = 3 };
+enum { ST_UNKNOWN = 0, ST_OK = 1, ST_BAD = 2, ST_ONSTACK = 3, ST_NEW = 4 };
 
 struct stab {
 	const struct ibf_fabric *f, *fo;
@@ -34,6 +34,8 @@ struct stab {
 	uint32_t *len;         /* [nsw] hops to the destination */
 	uint32_t *stack;       /* [nsw + 1] */
 	uint32_t *dist, *queue;/* [nsw] BFS from the destination switch */
+	uint8_t *graft;        /* [nsw] port of a new switch into the kept tree */
+	uint32_t dist_of;      /* destination switch dist[] holds, UINT32_MAX none */
 };
 
 static double now_s(void)
@@ -95,14 +97,20 @@ static int64_t next_switch(const struct ibf_fabric *f, uint32_t x, uint8_t p)
 	return f->nodes[pp->peer_node].sw;
 }
 
-/* Walk the old column of lid from every new switch over the new fabric.
- * t = the destination's switch, tport its delivering port (0: t itself).
- * Fills state[] and len[]; returns 1 when every switch delivers. */
-static int walk_column(struct stab *st, uint32_t lid, uint32_t t, uint8_t tport)
+/* Walk the old column of lid from every switch of the new fabric over the
+ * new cables.  t = the destination's switch, tport its delivering port (0:
+ * t itself).  Fills state[] (OK with len[], BAD, or NEW for a switch the
+ * old fabric did not have; a walk into a NEW switch is BAD). */
+static void walk_column(struct stab *st, uint32_t lid, uint32_t t, uint8_t tport)
 {
 	const struct ibf_fabric *f = st->f;
 	const uint32_t S = f->nsw;
 	memset(st->state, ST_UNKNOWN, S);
+	if (st->oldsw[t] < 0) { /* the destination's switch is new: it delivers */
+		st->state[t] = ST_OK;
+		st->len[t] = 0;
+		st->graft[t] = tport;
+	}
 	for (uint32_t s0 = 0; s0 < S; s0++) {
 		if (st->state[s0] != ST_UNKNOWN)
 			continue;
@@ -115,15 +123,14 @@ static int walk_column(struct stab *st, uint32_t lid, uint32_t t, uint8_t tport)
 				tail_len = st->len[x];
 				break;
 			}
-			if (st->state[x] == ST_BAD || st->state[x] == ST_ONSTACK) {
-				result = ST_BAD; /* known bad, or a loop */
+			if (st->state[x] != ST_UNKNOWN) {
+				result = ST_BAD; /* known bad, a loop, or a new switch */
 				break;
 			}
 			int32_t xo = st->oldsw[x];
 			if (xo < 0) {
+				st->state[x] = ST_NEW;
 				result = ST_BAD;
-				st->stack[depth++] = x;
-				st->state[x] = ST_ONSTACK;
 				break;
 			}
 			uint8_t p = ibf_lft(st->old, (uint32_t)xo)[lid];
@@ -158,9 +165,66 @@ static int walk_column(struct stab *st, uint32_t lid, uint32_t t, uint8_t tport)
 			}
 		}
 	}
-	for (uint32_t s = 0; s < S; s++)
+}
+
+/* After walk_column, with dist[] from the destination switch: does the
+ * column fit the new fabric?  Every old switch must deliver (OK) with a
+ * shortest path in layer 0 and a path inside max_len in the others; a
+ * switch new to the fabric is grafted onto the kept in-tree: it points to
+ * the neighbour in the tree that gives it the shortest path that fits
+ * (ties: the lowest port), graft[s] = that port.  New switches only point
+ * at switches already in the tree, so no loop can form. */
+static int column_fits(struct stab *st, uint32_t layer, const struct ibf_win_bound *maxb,
+		       uint8_t *graft)
+{
+	const struct ibf_fabric *f = st->f;
+	const uint32_t S = f->nsw;
+	uint32_t nnew = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t d = st->dist[s];
+		if (d == IBF_DIST_INF)
+			return 0;
+		if (st->state[s] == ST_NEW) {
+			nnew++;
+			continue;
+		}
 		if (st->state[s] != ST_OK)
 			return 0;
+		if (layer == 0 ? st->len[s] != d
+			       : st->len[s] > (uint32_t)ibf_win_eval(maxb, d, st->diam_ref))
+			return 0;
+	}
+	while (nnew) {
+		uint32_t placed = 0;
+		for (uint32_t s = 0; s < S; s++) {
+			if (st->state[s] != ST_NEW)
+				continue;
+			uint32_t d = st->dist[s], best = UINT32_MAX;
+			uint32_t hi = layer == 0 ? d : (uint32_t)ibf_win_eval(maxb, d, st->diam_ref);
+			uint8_t port = 0;
+			for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
+				uint32_t y = f->adj[a].nbr;
+				if (st->state[y] != ST_OK)
+					continue;
+				uint32_t l = st->len[y] + 1;
+				if (l > hi || (layer == 0 && l != d))
+					continue;
+				if (l < best || (l == best && f->adj[a].lport < port)) {
+					best = l;
+					port = f->adj[a].lport;
+				}
+			}
+			if (best == UINT32_MAX)
+				continue;
+			st->state[s] = ST_OK;
+			st->len[s] = best;
+			graft[s] = port;
+			placed++;
+			nnew--;
+		}
+		if (!placed)
+			return 0;
+	}
 	return 1;
 }
 
@@ -178,7 +242,9 @@ static int stab_init(struct stab *st, const struct ibf_fabric *f, const struct i
 	st->stack = malloc((S + 1) * sizeof(*st->stack));
 	st->dist = malloc(S * sizeof(*st->dist));
 	st->queue = malloc(S * sizeof(*st->queue));
-	if (!st->oldsw || !st->state || !st->len || !st->stack || !st->dist || !st->queue)
+	st->graft = malloc(S);
+	if (!st->oldsw || !st->state || !st->len || !st->stack || !st->dist || !st->queue ||
+	    !st->graft)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	int rc = ibf_lidmap_build(f, &st->m, err);
 	if (!rc)
@@ -196,6 +262,7 @@ static void stab_free(struct stab *st)
 	free(st->stack);
 	free(st->dist);
 	free(st->queue);
+	free(st->graft);
 	ibf_lidmap_free(&st->m);
 	ibf_lidmap_free(&st->mo);
 }
@@ -291,19 +358,8 @@ int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
 			uint32_t lid = order[i], tt, layer;
 			uint8_t tp;
 			dest_of(&st, lid, &tt, &tp, &layer);
-			if (!walk_column(&st, lid, t, tp))
-				continue;
-			int ok = 1;
-			for (uint32_t s = 0; s < f->nsw && ok; s++) {
-				uint32_t d = st.dist[s];
-				if (d == IBF_DIST_INF)
-					ok = 0;
-				else if (layer == 0)
-					ok = st.len[s] == d;
-				else
-					ok = st.len[s] <= (uint32_t)ibf_win_eval(&o->max_len, d, st.diam_ref);
-			}
-			keep[lid] = (uint8_t)ok;
+			walk_column(&st, lid, t, tp);
+			keep[lid] = (uint8_t)column_fits(&st, layer, &o->max_len, st.graft);
 		}
 	}
 	free(order);
@@ -314,16 +370,19 @@ int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
 }
 
 int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_fabric *fo,
-		     const struct ibf_routes *old, const uint8_t *keep,
-		     struct ibf_stable_report *rep, struct ibf_error *err)
+		     const struct ibf_routes *old, const struct ibf_route_opts *o,
+		     const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err)
 {
 	double t0 = now_s();
 	struct stab st;
 	int rc = stab_init(&st, f, fo, old, err);
+	if (!rc)
+		rc = typical_diameter(&st, err);
 	if (rc) {
 		stab_free(&st);
 		return rc;
 	}
+	st.dist_of = UINT32_MAX;
 	uint32_t max_lid = ibf_max_lid(f);
 	if (r->nsw != f->nsw || r->max_lid < max_lid) {
 		stab_free(&st);
@@ -340,13 +399,24 @@ int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const str
 		R.lids++;
 		int same = same_owner(&st, lid);
 		if (keep[lid] && same) {
+			if (st.dist_of != t) {
+				ibf_bfs(f, t, st.dist, st.queue);
+				st.dist_of = t;
+			}
+			walk_column(&st, lid, t, tp);
+			if (!column_fits(&st, layer, &o->max_len, st.graft)) {
+				stab_free(&st);
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "stable reroute: LID %u was kept but does not fit", lid);
+			}
 			R.lids_kept++;
-			int lens = r->hops && walk_column(&st, lid, t, tp);
 			for (uint32_t s = 0; s < f->nsw; s++) {
-				ibf_lft(r, s)[lid] = ibf_lft(old, (uint32_t)st.oldsw[s])[lid];
+				ibf_lft(r, s)[lid] = st.oldsw[s] >= 0
+							     ? ibf_lft(old, (uint32_t)st.oldsw[s])[lid]
+							     : st.graft[s];
 				if (r->hops)
 					r->hops[(size_t)s * r->stride + lid] =
-						(uint8_t)(lens ? (st.len[s] > 254 ? 254 : st.len[s]) : 0xff);
+						(uint8_t)(st.len[s] > 254 ? 254 : st.len[s]);
 			}
 		}
 		if (!same)
@@ -383,7 +453,7 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 		rc = ibf_route(f, engine, &oo, r, rrep, err);
 	}
 	if (!rc)
-		rc = ibf_stable_merge(f, r, fo, old, keep, srep, err);
+		rc = ibf_stable_merge(f, r, fo, old, o, keep, srep, err);
 	free(keep);
 	if (!rc && srep)
 		srep->seconds = now_s() - t0;

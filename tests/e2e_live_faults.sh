@@ -108,6 +108,12 @@ check_state() {
 		sed "s/^/$step vs previous: /" "$d/diff.txt" | head -5 | diag
 		# stable reroutes (default): the sweep kept what still worked
 		check "$e $step: stable reroute from the previous tables" grep -q "$e: stable reroute: kept" "$d/opensm.log"
+		if [ "$step" = restore-all ]; then
+			# the switch that comes back is grafted onto the kept columns
+			local kept
+			kept=$(sed -n "s/.*$e: stable reroute: kept \([0-9]*\) of.*/\1/p" "$d/opensm.log" | tail -1)
+			check "$e $step: columns kept although a switch came back (${kept:-0})" test "${kept:-0}" -gt 0
+		fi
 		if [ "$step" = unplug-1-cable ]; then
 			local pct
 			pct=$(sed -n 's/.*entries differ (\([0-9]*\)\..*/\1/p' "$d/diff.txt")

@@ -995,6 +995,14 @@ static void test_stable(void)
 	TT_EQ_INT(moved_stable, rep.entries_changed);
 	TT_CHECK_MSG(moved_stable * 3 < moved_fresh, "stable %llu, fresh %llu",
 		     (unsigned long long)moved_stable, (unsigned long long)moved_fresh);
+	/* the cable back: the old tables are the damaged ones; the columns
+	 * still fit except where layer 0 is no longer a shortest path */
+	struct ibf_routes back;
+	TT_REQUIRE(ibf_route_stable(f, "layered", &o, g, &st, &back, NULL, &rep, &err) == 0);
+	TT_CHECK(rep.lids_kept > rep.lids / 2 && rep.lids_kept < rep.lids);
+	TT_REQUIRE(ibf_route_check(f, &back, 0, &ck, &err) == 0);
+	TT_EQ_INT(ck.ok, ck.pairs);
+	ibf_routes_free(&back);
 	/* same result with 1 and 3 threads */
 	struct ibf_routes st3;
 	o.threads = 3;
