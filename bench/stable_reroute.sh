@@ -17,44 +17,13 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: $0 [--q \"11 19\"] [--seed S] [--engine E]" >&2; exit 2 ;;
 	esac
 done
+top=$(cd "$(dirname "$0")/.." && pwd)
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
-# drop N random switch-to-switch cables, or switch number K (1-based, in
-# file order) with the hosts cabled only to it, from an ibnetdiscover file
+# drop N random cables, or switch number K (1-based) with its hosts
 damage() { # IN OUT SEED NCABLES KSWITCH
-	awk -v seed="$3" -v n="$4" -v k="$5" '
-	function q(l) { sub(/^[^"]*"/, "", l); sub(/".*/, "", l); return l }
-	NR == FNR {
-		if (/^Switch/) { cur = q($0); isw[cur] = 1; sw[++ns] = cur; next }
-		if (/^(Ca|Hca)/) { cur = q($0); next }
-		if (/^\[/ && match($0, /"[^"]*"\[[0-9]+\]/)) {
-			p = $1; gsub(/[^0-9]/, "", p); p = p + 0
-			peer = substr($0, RSTART + 1, RLENGTH - 1); pp = peer
-			sub(/".*/, "", peer); sub(/.*\[/, "", pp); sub(/\].*/, "", pp)
-			if (!(cur in isw)) { hs[cur] = hs[cur] " " peer; next }
-			if (cur < peer) { a[++na] = cur SUBSEP p SUBSEP peer SUBSEP pp; ap[na] = peer }
-		}
-		next
-	}
-	FNR == 1 {
-		for (i = 1; i <= na; i++) if (ap[i] in isw) c[++m] = a[i]
-		srand(seed)
-		for (i = 1; i <= n && i <= m; i++) { j = i + int(rand() * (m - i + 1)); t = c[i]; c[i] = c[j]; c[j] = t
-			split(c[i], f, SUBSEP); cut[f[1], f[2]] = 1; cut[f[3], f[4]] = 1 }
-		if (k > 0) { dead = sw[k]; gone[dead] = 1; for (h in hs) if (hs[h] == " " dead) gone[h] = 1 }
-	}
-	# the attribute lines before a node line (vendid=, switchguid=, ...)
-	# belong to that node: held until its line decides
-	/^[a-z]+=/ { hdr = hdr $0 "\n"; next }
-	/^(Switch|Ca|Hca)/ { cur = q($0); skip = (cur in gone); if (!skip) printf "%s", hdr; hdr = "" }
-	skip { next }
-	/^\[/ {
-		p = $1; gsub(/[^0-9]/, "", p); p = p + 0
-		if ((cur, p) in cut) next
-		if (match($0, /"[^"]*"\[[0-9]+\]/)) { peer = substr($0, RSTART + 1, RLENGTH - 1); sub(/".*/, "", peer); if (peer in gone) next }
-	}
-	{ print }' "$1" "$1" >"$2"
+	awk -f "$top/contrib/net-damage.awk" -v seed="$3" -v cables="$4" -v deadno="$5" "$1" "$1" >"$2"
 }
 share() { "$IBFAB" route diff --topology "$1" --lfts "$2" --lfts2 "$3" 2>/dev/null | sed -n 's/.*(\(.*\)%)$/\1/p'; }
 
