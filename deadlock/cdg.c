@@ -236,6 +236,7 @@ struct ibf_dl *dl_new(const struct ibf_cdg *g, struct ibf_error *err)
 	dl->nsw = g->nsw;
 	dl->stride = g->stride;
 	dl->deadlock_free = 1;
+	memset(dl->esc_vl, 0xff, sizeof(dl->esc_vl));
 	size_t n = (size_t)g->nsw * g->stride;
 	dl->sl = malloc(n ? n : 1);
 	dl->lid_sw = malloc((size_t)g->stride * sizeof(*dl->lid_sw));
@@ -268,7 +269,13 @@ const char *ibf_dl_summary(const struct ibf_dl *dl, char *buf, size_t len)
 	int n = snprintf(buf, len, "%s: ", ibf_deadlock_name(dl->scheme));
 	if (n < 0 || (size_t)n >= len)
 		return buf;
-	if (dl->scheme == IBF_DEADLOCK_COLORING)
+	if (dl->scheme == IBF_DEADLOCK_COLORING && dl->esc_layers)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%d colours, SL2VL buckets by hop position on %d VLs, %llu path(s) "
+			      "longer than 3 hops in %d escape layer(s) on VL %d..%d",
+			      dl->ncolors, dl->color_vls, (unsigned long long)dl->long_paths,
+			      dl->esc_layers, dl->color_vls, dl->color_vls + dl->esc_layers - 1);
+	else if (dl->scheme == IBF_DEADLOCK_COLORING)
 		n += snprintf(buf + n, len - (size_t)n,
 			      "%d colours, SL2VL buckets by hop position on %d VLs", dl->ncolors,
 			      dl->vls);

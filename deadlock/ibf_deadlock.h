@@ -80,6 +80,12 @@ struct ibf_dl {
 	int vls_used;       /* VLs that carry switch-to-switch traffic */
 	int deadlock_free;  /* 0 only for a best-effort dfsssp overflow */
 	int ncolors;        /* coloring: colours used */
+	int color_vls;      /* coloring: VLs of the three buckets (0: all vls) */
+	int esc_layers;     /* coloring hybrid: escape layers for the paths longer than 3
+			     * hops (0: none) */
+	uint8_t esc_vl[16]; /* coloring hybrid: VL of an escape SL at every switch hop,
+			     * 0xff for the SLs that are not escape SLs */
+	uint64_t long_paths;/* coloring hybrid: paths in the escape layers */
 	int max_hops;       /* longest path, switch-to-switch hops */
 	uint32_t nsw, stride;
 	uint8_t *sl;        /* [nsw * stride]: SL per (source switch, DLID), IBF_SL_NONE unused */

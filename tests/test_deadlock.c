@@ -491,6 +491,87 @@ static void test_sf5_budget(void)
 	ibf_fabric_free(f);
 }
 
+/* A damaged Slim Fly (q = 7, a few cables gone) with 4 VLs: the layered
+ * routes have 4-hop paths, so colouring alone does not apply and dfsssp
+ * needs more than 4 layers.  auto takes the hybrid (colouring for the
+ * short paths, escape layers for the long ones) or dfsssp's fitting,
+ * whichever rewrites fewer entries: deadlock-free by the independent
+ * verifier, every pair delivered, never more entries moved nor fewer
+ * edge-disjoint paths than dfsssp's fitting; with few cables gone the
+ * hybrid is the one taken. */
+static void test_hybrid_damaged(void)
+{
+	int every[] = { 90, 40 }, hybrid_taken = 0;
+	for (int k = 0; k < 2; k++) {
+		struct ibf_slimfly_opts so = { 7, 2, 0, 0 };
+		struct ibf_error err;
+		struct ibf_fabric *f = ibf_gen_slimfly(&so, &err);
+		TT_REQUIRE(f != NULL);
+		int cut = 0;
+		for (uint32_t s = 0; s < f->nsw; s++)
+			for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
+				if (f->adj[a].nbr > s && (a % (uint32_t)every[k]) == 7) {
+					ibf_fabric_disconnect(f, (int)f->switches[s], f->adj[a].lport);
+					cut++;
+				}
+		TT_REQUIRE(cut >= 4);
+		TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+		TT_REQUIRE(ibf_assign_lids(f, 2, 0, &err) == 0);
+		struct ibf_route_opts ro;
+		ibf_route_opts_default(&ro);
+		struct ibf_routes r, r2;
+		TT_REQUIRE(ibf_route(f, "layered", &ro, &r, NULL, &err) == 0);
+		TT_REQUIRE(ibf_route(f, "layered", &ro, &r2, NULL, &err) == 0);
+		struct ibf_dl_opts o;
+		ibf_dl_opts_default(&o);
+		o.scheme = IBF_DEADLOCK_AUTO;
+		o.max_vls = 4;
+		TT_EQ_INT(ibf_deadlock_coloring_check(f, &r, &o, &err), IBF_ENOTSUP);
+		TT_REQUIRE(apply(f, &r, &o, &err) == 0);
+		printf("# %d cables cut: %s\n", cut, DL(r)->note);
+		if (DL(r)->scheme == IBF_DEADLOCK_COLORING) {
+			hybrid_taken++;
+			TT_CHECK(DL(r)->esc_layers == 1 && DL(r)->color_vls == 3);
+			TT_CHECK(DL(r)->long_paths > 0 && DL(r)->max_hops > 3);
+			TT_CHECK(DL(r)->esc_vl[0] == 3);
+		}
+		struct ibf_verify_report rep;
+		TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
+		TT_CHECK(ibf_verify_ok(&rep));
+		TT_EQ_INT(rep.cyclic_sccs, 0);
+		TT_EQ_INT(rep.missing_sl, 0);
+		ibf_verify_report_free(&rep);
+		struct ibf_check_report ck;
+		TT_REQUIRE(ibf_route_check(f, &r, 0, &ck, &err) == 0);
+		TT_EQ_INT(ck.ok, ck.pairs);
+		uint64_t moved = DL(r)->entries_changed;
+		struct ibf_path_stats st;
+		TT_REQUIRE(ibf_path_stats_compute(f, &r, &st, &err) == 0);
+		double share_a = st.share_ge[3];
+		ibf_path_stats_free(&st);
+		/* dfsssp's own fitting on the same routes */
+		o.scheme = IBF_DEADLOCK_DFSSSP;
+		TT_REQUIRE(apply(f, &r2, &o, &err) == 0);
+		TT_REQUIRE(verify_dl(f, &r2, g_dl, &rep) == 0);
+		TT_CHECK(ibf_verify_ok(&rep));
+		ibf_verify_report_free(&rep);
+		TT_REQUIRE(ibf_path_stats_compute(f, &r2, &st, &err) == 0);
+		double share_d = st.share_ge[3];
+		ibf_path_stats_free(&st);
+		printf("# >= 3 edge-disjoint paths: auto %.1f %%, dfsssp fitting %.1f %%; entries "
+		       "moved %llu vs %llu\n",
+		       100 * share_a, 100 * share_d, (unsigned long long)moved,
+		       (unsigned long long)DL(r2)->entries_changed);
+		TT_CHECK(moved <= DL(r2)->entries_changed);
+		TT_CHECK(share_a + 1e-9 >= share_d || moved == DL(r2)->entries_changed);
+		dl_drop();
+		ibf_routes_free(&r);
+		ibf_routes_free(&r2);
+		ibf_fabric_free(f);
+	}
+	TT_CHECK(hybrid_taken >= 1);
+}
+
 static void test_coloring_fallback_long_paths(void)
 {
 	struct ibf_fabric *f = ring(8, 1); /* shortest paths up to 4 hops */
@@ -689,6 +770,7 @@ int main(void)
 	TT(test_sf5_coloring);
 	TT(test_sf5_budget);
 	TT(test_coloring_fallback_long_paths);
+	TT(test_hybrid_damaged);
 	TT(test_determinism);
 	TT(test_dump_roundtrip);
 	TT(test_live_formats);
