@@ -217,8 +217,9 @@ static int cmd_gen(int argc, char **argv)
 static const char info_help[] =
 	"Usage: ibfab topo info FILE [--format F] [--json] [--threads N]\n"
 	"\n"
-	"Read a fabric (ibnetdiscover, ibnetdiscover -p, ibsim net file or OpenSM\n"
-	"subnet.lst; detected from the content unless --format is given) and print\n"
+	"Read a fabric (ibnetdiscover, ibnetdiscover -p, ibsim net file, OpenSM\n"
+	"subnet.lst or iblinkinfo; detected from the content unless --format is\n"
+	"given) and print\n"
 	"node and link counts, the switch degree histogram, diameter, average switch\n"
 	"distance, hosts per switch, parallel, degraded, loopback and one-sided links.\n"
 	"\n"

@@ -94,19 +94,37 @@ static void note_fallback(struct ibf_dl *dl, const struct ibf_dl_opts *o, const 
 		 prev[0] ? "; " : "", prev);
 }
 
-/* Append "N LID(s) of multi-LID ports shortened to their base LID's paths
- * (M LFT entries changed)" to the note. */
+/* Append "N LID(s) whose paths did not fit moved to other shortest paths
+ * or their base LID's (M LFT entries changed)" to the note. */
 static void note_shortened(struct ibf_dl *dl, uint64_t lids, uint64_t changed)
 {
 	if (!lids)
 		return;
 	size_t n = strlen(dl->note);
 	snprintf(dl->note + n, sizeof(dl->note) - n,
-		 "%s%llu LID(s) of multi-LID ports took their base LID's path where theirs was "
-		 "longer than 3 hops (%llu LFT entries changed)",
+		 "%s%llu LID(s) whose paths did not fit moved to other shortest paths or their "
+		 "base LID's (%llu LFT entries changed)",
 		 n ? "; " : "", (unsigned long long)lids, (unsigned long long)changed);
 	dl->lids_aliased = lids;
 	dl->entries_changed = changed;
+}
+
+/* Mean number of edge-disjoint paths per switch pair over the LMC layers
+ * (up to 8) of the tables r, or of lft when given (then r's own tables are
+ * put back); -1 when it cannot be measured. */
+static double path_quality(const struct ibf_fabric *f, const uint8_t *lft, struct ibf_routes *r)
+{
+	struct ibf_routes t = *r;
+	if (lft)
+		t.lft = (uint8_t *)(uintptr_t)lft;
+	struct ibf_path_stats st;
+	if (ibf_path_stats_compute(f, &t, &st, NULL))
+		return -1;
+	double q = 0;
+	for (int k = 1; k <= 8; k++)
+		q += st.share_ge[k];
+	ibf_path_stats_free(&st);
+	return q;
 }
 
 /* The hybrid for routes with a few paths longer than 3 hops: the paths of
@@ -230,12 +248,12 @@ int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 			goto done;
 		}
 		/* colouring for the paths of at most 3 hops, escape layers for
-		 * the longer ones (LMC-offset LIDs that do not fit there take
-		 * their base LID's paths); the tables as routed when it fails.
-		 * Both the hybrid and dfsssp's own fitting rewrite some entries:
-		 * the one that rewrites fewer keeps more of the engine's paths
-		 * (measured: it is also the one with more edge-disjoint paths),
-		 * so both run and that one is taken (ties: the hybrid). */
+		 * the longer ones (LIDs that do not fit there move to other
+		 * shortest paths, further LIDs also to their base LID's); the
+		 * tables as routed when it fails.  When the hybrid rewrote
+		 * entries, dfsssp's own fitting runs too and the tables with
+		 * more edge-disjoint paths per switch pair are taken (ties: the
+		 * hybrid). */
 		size_t ntab = (size_t)r->nsw * r->stride;
 		uint8_t *lft0 = malloc(ntab ? ntab : 1);
 		uint8_t *hops0 = r->hops ? malloc(ntab ? ntab : 1) : NULL;
@@ -257,12 +275,14 @@ int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 				struct ibf_dl *dd = NULL;
 				struct ibf_dl_opts o3 = *o;
 				o3.log = NULL;
-				if (!ibf_deadlock_dfsssp(f, r, &o3, &dd, NULL) &&
-				    dd->entries_changed < dl->entries_changed) {
+				double qh = path_quality(f, lfth, r), qd = -1;
+				if (!ibf_deadlock_dfsssp(f, r, &o3, &dd, NULL))
+					qd = path_quality(f, NULL, r);
+				if (dd && qd > qh) {
 					dl_log(o, IBF_LOG_INFO,
-					       "coloring: hybrid rewrites %llu entries, dfsssp %llu: dfsssp",
-					       (unsigned long long)dl->entries_changed,
-					       (unsigned long long)dd->entries_changed);
+					       "coloring: hybrid keeps %.3f edge-disjoint paths per switch "
+					       "pair, dfsssp's fitting %.3f: dfsssp",
+					       qh, qd);
 					dl->color = NULL; /* still ours */
 					ibf_dl_free(dl);
 					dl = dd;

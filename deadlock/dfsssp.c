@@ -1192,6 +1192,49 @@ fail:
 	return rc;
 }
 
+/* A shortest-path in-tree towards LID d (base LID b) into tcol: each switch
+ * takes a neighbour one hop closer to d's switch, preferring a port other
+ * than the base LID's entry (spread by a hash of switch and LID); d's own
+ * switch keeps its delivering entry.  Loop free: the distance drops at
+ * every hop. */
+static void alt_column(const struct ibf_cdg *g, const struct ibf_routes *r, uint32_t d, uint32_t b,
+		       uint32_t *dist, uint32_t *queue, uint8_t *tcol)
+{
+	const struct ibf_fabric *f = g->f;
+	int32_t t = g->lid_sw[d];
+	for (uint32_t x = 0; x < g->nsw; x++)
+		tcol[x] = r->lft[(size_t)x * r->stride + b];
+	if (t < 0)
+		return;
+	tcol[t] = r->lft[(size_t)t * r->stride + d];
+	ibf_bfs(f, (uint32_t)t, dist, queue);
+	for (uint32_t x = 0; x < g->nsw; x++) {
+		if (x == (uint32_t)t || dist[x] == IBF_DIST_INF || dist[x] == 0)
+			continue;
+		uint8_t base = r->lft[(size_t)x * r->stride + b];
+		uint32_t nalt = 0, nany = 0;
+		for (uint32_t a = f->adj_off[x]; a < f->adj_off[x + 1]; a++)
+			if (dist[f->adj[a].nbr] + 1 == dist[x]) {
+				nany++;
+				nalt += f->adj[a].lport != base;
+			}
+		if (!nany)
+			continue;
+		int want_alt = nalt > 0;
+		uint32_t pick = (uint32_t)(ibf_mix64(((uint64_t)x << 32) ^ d) % (want_alt ? nalt : nany));
+		for (uint32_t a = f->adj_off[x]; a < f->adj_off[x + 1]; a++) {
+			if (dist[f->adj[a].nbr] + 1 != dist[x])
+				continue;
+			if (want_alt && f->adj[a].lport == base)
+				continue;
+			if (pick-- == 0) {
+				tcol[x] = f->adj[a].lport;
+				break;
+			}
+		}
+	}
+}
+
 /* ------------------------------------------------------------ long paths only
  *
  * For the hybrid of the colouring scheme: the paths longer than min_hops
@@ -1216,13 +1259,22 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 		rc = online_alloc(&st, err);
 	uint32_t *placed = malloc(((size_t)g->nsw + 1) * sizeof(*placed));
 	uint8_t *tcol = malloc((size_t)g->nsw + 1);
-	if (!rc && (!placed || !tcol))
+	uint32_t *dist = malloc(((size_t)g->nsw + 1) * sizeof(*dist));
+	uint32_t *queue = malloc(((size_t)g->nsw + 1) * sizeof(*queue));
+	if (!rc && (!placed || !tcol || !dist || !queue))
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	uint64_t deps[MAXD];
 	uint32_t src[MAXD], tgt[MAXD];
-	for (uint32_t i = 0; !rc && i < g->ndl; i++) {
-		uint32_t d = g->dlids[i], b = g->lid_base[d];
-		int can = convert && b && b != d, have_tcol = 0;
+	/* base LIDs first: they can only move to another shortest path, so
+	 * they get the escape layers' room before the further LIDs, which can
+	 * also fall back to their base LID's path */
+	for (uint32_t i = 0; !rc && i < 2 * g->ndl; i++) {
+		uint32_t d = g->dlids[i % g->ndl], b = g->lid_base[d];
+		if ((i < g->ndl) != (!b || b == d))
+			continue;
+		/* a base LID may move to another shortest path, a further LID of
+		 * a multi-LID port also to its base LID's path */
+		int can = convert && b, have_tcol = 0;
 		uint64_t changed = 0;
 		for (uint32_t round = 0; !rc; round++) {
 			uint32_t np = 0;
@@ -1265,14 +1317,22 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 						   min_hops, L);
 				break;
 			}
+			/* from the failing source on, first a shortest path that
+			 * differs from the base LID's where it can (short paths are
+			 * coloured, and a different one keeps the LID's own path
+			 * diversity), then the base LID's path; when that is where it
+			 * already is, the whole column */
 			if (!have_tcol) {
-				for (uint32_t x = 0; x < g->nsw; x++)
-					tcol[x] = r->lft[(size_t)x * r->stride + b];
+				alt_column(g, r, d, b, dist, queue, tcol);
 				have_tcol = 1;
 			}
-			/* from the failing source on, the base LID's path; when that
-			 * is where it already is, the whole column */
 			uint64_t c = dl_convert(g, r, d, tcol, fail);
+			if (!c && have_tcol == 1 && b != d) {
+				for (uint32_t x = 0; x < g->nsw; x++)
+					tcol[x] = r->lft[(size_t)x * r->stride + b];
+				have_tcol = 2;
+				c = dl_convert(g, r, d, tcol, fail);
+			}
 			if (!c)
 				c = dl_convert(g, r, d, tcol, -1);
 			if (!c) {
@@ -1300,6 +1360,8 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 				}
 	free(placed);
 	free(tcol);
+	free(dist);
+	free(queue);
 	dfs_free(&st);
 	return rc;
 }

@@ -495,10 +495,9 @@ static void test_sf5_budget(void)
  * routes have 4-hop paths, so colouring alone does not apply and dfsssp
  * needs more than 4 layers.  auto takes the hybrid (colouring for the
  * short paths, escape layers for the long ones) or dfsssp's fitting,
- * whichever rewrites fewer entries: deadlock-free by the independent
- * verifier, every pair delivered, never more entries moved nor fewer
- * edge-disjoint paths than dfsssp's fitting; with few cables gone the
- * hybrid is the one taken. */
+ * whichever keeps more edge-disjoint paths: deadlock-free by the
+ * independent verifier, every pair delivered, never fewer edge-disjoint
+ * paths than dfsssp's fitting; the hybrid is taken at least once. */
 static void test_hybrid_damaged(void)
 {
 	int every[] = { 90, 40 }, hybrid_taken = 0;
@@ -547,7 +546,9 @@ static void test_hybrid_damaged(void)
 		uint64_t moved = DL(r)->entries_changed;
 		struct ibf_path_stats st;
 		TT_REQUIRE(ibf_path_stats_compute(f, &r, &st, &err) == 0);
-		double share_a = st.share_ge[3];
+		double share_a = st.share_ge[3], q_a = 0;
+		for (int j = 1; j <= 8; j++)
+			q_a += st.share_ge[j];
 		ibf_path_stats_free(&st);
 		/* dfsssp's own fitting on the same routes */
 		o.scheme = IBF_DEADLOCK_DFSSSP;
@@ -556,14 +557,16 @@ static void test_hybrid_damaged(void)
 		TT_CHECK(ibf_verify_ok(&rep));
 		ibf_verify_report_free(&rep);
 		TT_REQUIRE(ibf_path_stats_compute(f, &r2, &st, &err) == 0);
-		double share_d = st.share_ge[3];
+		double share_d = st.share_ge[3], q_d = 0;
+		for (int j = 1; j <= 8; j++)
+			q_d += st.share_ge[j];
 		ibf_path_stats_free(&st);
 		printf("# >= 3 edge-disjoint paths: auto %.1f %%, dfsssp fitting %.1f %%; entries "
 		       "moved %llu vs %llu\n",
 		       100 * share_a, 100 * share_d, (unsigned long long)moved,
 		       (unsigned long long)DL(r2)->entries_changed);
-		TT_CHECK(moved <= DL(r2)->entries_changed);
-		TT_CHECK(share_a + 1e-9 >= share_d || moved == DL(r2)->entries_changed);
+		/* auto keeps at least as many edge-disjoint paths per pair */
+		TT_CHECK(q_a + 1e-9 >= q_d);
 		dl_drop();
 		ibf_routes_free(&r);
 		ibf_routes_free(&r2);

@@ -268,6 +268,7 @@ enum ibf_format {
 	IBF_FMT_IBSIM,
 	IBF_FMT_SUBNET_LST,      /* OpenSM opensm-subnet.lst */
 	IBF_FMT_JSON,            /* write only */
+	IBF_FMT_IBLINKINFO,      /* iblinkinfo output (block or -l line layout), read only */
 };
 
 const char *ibf_format_name(int fmt);

@@ -23,6 +23,7 @@ static const struct {
 	{ "ibsim", IBF_FMT_IBSIM },
 	{ "subnet-lst", IBF_FMT_SUBNET_LST },
 	{ "json", IBF_FMT_JSON },
+	{ "iblinkinfo", IBF_FMT_IBLINKINFO },
 	/* aliases */
 	{ "ibnd", IBF_FMT_IBNETDISCOVER },
 	{ "topo", IBF_FMT_IBNETDISCOVER },
@@ -282,6 +283,9 @@ int ibf_io_sniff(const char *buf, size_t len)
 			continue;
 		if (*c.p == '{')
 			return IBF_FMT_SUBNET_LST;
+		if (memmem(c.p, (size_t)(c.e - c.p), "==(", 3) &&
+		    memmem(c.p, (size_t)(c.e - c.p), ")==>", 4))
+			return IBF_FMT_IBLINKINFO;
 		struct ibf_cur d = c;
 		if ((ibf_cur_word(&d, "SW") || ibf_cur_word(&d, "CA") || ibf_cur_word(&d, "RT"))) {
 			uint64_t v;
@@ -356,6 +360,8 @@ struct ibf_fabric *ibf_fabric_parse(const char *buf, size_t len, const char *nam
 		return ibf_io_read_ports(buf, len, name, err);
 	case IBF_FMT_SUBNET_LST:
 		return ibf_io_read_subnet_lst(buf, len, name, err);
+	case IBF_FMT_IBLINKINFO:
+		return ibf_io_read_iblinkinfo(buf, len, name, err);
 	case IBF_FMT_JSON:
 		ibf_error_set(err, IBF_ENOTSUP, name, 0, "reading JSON fabrics is not supported");
 		return NULL;

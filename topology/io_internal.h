@@ -57,6 +57,8 @@ struct ibf_fabric *ibf_io_read_ibnd(const char *buf, size_t len, const char *nam
 				    struct ibf_error *err);
 struct ibf_fabric *ibf_io_read_ports(const char *buf, size_t len, const char *name,
 				     struct ibf_error *err);
+struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const char *name,
+					  struct ibf_error *err);
 struct ibf_fabric *ibf_io_read_subnet_lst(const char *buf, size_t len, const char *name,
 					  struct ibf_error *err);
 /* Guess the format of a buffer: an enum ibf_format value, or -1. */
