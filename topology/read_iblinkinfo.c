@@ -305,6 +305,11 @@ static int one_line(struct ilrd *r, const char *s, size_t n, long ln)
 	return 0;
 }
 
+static int one_line_cb(void *ctx, const char *s, size_t n, long ln)
+{
+	return one_line(ctx, s, n, ln);
+}
+
 /* Line layout: a GUID with two or more ports is a switch; a CA's node GUID
  * is port GUID - port, and the ports of one CA (same node GUID and name)
  * are merged. */
@@ -411,19 +416,7 @@ struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const cha
 		ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
 		return NULL;
 	}
-	struct ibf_lines L;
-	const char *s;
-	size_t n;
-	int nul, rc = 0;
-	ibf_lines_init(&L, buf, len);
-	while (ibf_lines_next(&L, &s, &n, &nul)) {
-		if (nul) {
-			rc = perr(&r, L.lineno, "NUL byte in a text line", NULL, 0);
-			break;
-		}
-		if ((rc = one_line(&r, s, n, L.lineno)))
-			break;
-	}
+	int rc = ibf_io_each_line(buf, len, name, r.err, one_line_cb, &r);
 	if (!rc && !r.np)
 		rc = ibf_error_set(r.err, IBF_EPARSE, name, 0, "no port lines found");
 	if (!rc && r.line_mode)
