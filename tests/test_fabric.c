@@ -361,6 +361,46 @@ static void test_width_speed(void)
 	TT_CHECK(strcmp(ibf_format_width_speed(4, IBF_SPEED_NDR, buf, sizeof(buf)), "4xNDR") == 0);
 }
 
+/* Every PortInfo code the decoder knows, and that the fastest/widest bit of
+ * a supported mask wins, and that unknown bits decode to 0. */
+static void test_ib_decoder(void)
+{
+	TT_EQ_INT(ibf_width_from_ib(0), 0);
+	TT_EQ_INT(ibf_width_from_ib(1), 1);
+	TT_EQ_INT(ibf_width_from_ib(2), 4);
+	TT_EQ_INT(ibf_width_from_ib(4), 8);
+	TT_EQ_INT(ibf_width_from_ib(8), 12);
+	TT_EQ_INT(ibf_width_from_ib(16), 2);
+	TT_EQ_INT(ibf_width_from_ib(32), 0);
+	TT_EQ_INT(ibf_width_from_ib(1 | 2 | 16), 4);  /* supported mask 1x/2x/4x */
+	TT_EQ_INT(ibf_width_from_ib(1 | 16), 2);
+	TT_EQ_INT(ibf_width_from_ib(31), 12);
+
+	TT_EQ_INT(ibf_speed_from_ib(0, 0, 0), IBF_SPEED_UNKNOWN);
+	TT_EQ_INT(ibf_speed_from_ib(1, 0, 0), IBF_SPEED_SDR);
+	TT_EQ_INT(ibf_speed_from_ib(2, 0, 0), IBF_SPEED_DDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 0, 0), IBF_SPEED_QDR);
+	TT_EQ_INT(ibf_speed_from_ib(8, 0, 0), IBF_SPEED_UNKNOWN);
+	TT_EQ_INT(ibf_speed_from_ib(4, 0, 1), IBF_SPEED_FDR10);
+	TT_EQ_INT(ibf_speed_from_ib(0, 0, 2), IBF_SPEED_UNKNOWN);
+	TT_EQ_INT(ibf_speed_from_ib(4, 1, 0), IBF_SPEED_FDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 2, 0), IBF_SPEED_EDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 4, 0), IBF_SPEED_HDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 8, 0), IBF_SPEED_NDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 16, 0), IBF_SPEED_XDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 32, 0), IBF_SPEED_XDR);
+	TT_EQ_INT(ibf_speed_from_ib(0, 64, 0), IBF_SPEED_UNKNOWN);
+	TT_EQ_INT(ibf_speed_from_ib(7, 1 | 2 | 4, 1), IBF_SPEED_HDR); /* supported */
+	TT_EQ_INT(ibf_speed_from_ib(7, 0, 1), IBF_SPEED_FDR10);
+	TT_EQ_INT(ibf_speed_from_ib(7, 0, 0), IBF_SPEED_QDR);
+	/* every decoded speed has a name and a rate */
+	for (unsigned e = 1; e <= 32; e <<= 1) {
+		int sp = ibf_speed_from_ib(0, e, 0);
+		TT_CHECK(ibf_speed_name(sp)[0] != '\0');
+		TT_CHECK(ibf_speed_rate(sp) > 0);
+	}
+}
+
 int main(void)
 {
 	TT(test_ring_csr);
@@ -373,5 +413,6 @@ int main(void)
 	TT(test_lmc_exhaustion);
 	TT(test_meta_and_clone);
 	TT(test_width_speed);
+	TT(test_ib_decoder);
 	return tt_done();
 }

@@ -67,6 +67,44 @@ unsigned ibf_speed_rate(int speed)
 	return speed_rates[speed];
 }
 
+uint8_t ibf_width_from_ib(unsigned m)
+{
+	if (m & 8)
+		return 12;
+	if (m & 4)
+		return 8;
+	if (m & 2)
+		return 4;
+	if (m & 16)
+		return 2;
+	if (m & 1)
+		return 1;
+	return 0;
+}
+
+uint8_t ibf_speed_from_ib(unsigned s, unsigned e, unsigned fdr10)
+{
+	if (e & (16 | 32))
+		return IBF_SPEED_XDR;
+	if (e & 8)
+		return IBF_SPEED_NDR;
+	if (e & 4)
+		return IBF_SPEED_HDR;
+	if (e & 2)
+		return IBF_SPEED_EDR;
+	if (e & 1)
+		return IBF_SPEED_FDR;
+	if (fdr10 & 1)
+		return IBF_SPEED_FDR10;
+	if (s & 4)
+		return IBF_SPEED_QDR;
+	if (s & 2)
+		return IBF_SPEED_DDR;
+	if (s & 1)
+		return IBF_SPEED_SDR;
+	return IBF_SPEED_UNKNOWN;
+}
+
 int ibf_speed_from_name(const char *s, size_t n)
 {
 	for (int i = 1; i < IBF_SPEED_COUNT; i++) {

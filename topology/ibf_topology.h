@@ -77,6 +77,19 @@ char *ibf_format_width_speed(uint8_t width, uint8_t speed, char *buf, size_t len
 /* Per-lane data rate in units of 0.1 Gb/s, 0 when unknown. */
 unsigned ibf_speed_rate(int speed);
 
+/* The one decoder of PortInfo's width/speed fields, used by every reader
+ * (ibsim net files, libibnetdisc discovery, the OpenSM plugin).  Each takes
+ * a bit mask; an "active" field holds one bit, an "enabled"/"supported"
+ * field several, and the widest / fastest bit wins.
+ *   width: LinkWidth bits 1 = 1x, 2 = 4x, 4 = 8x, 8 = 12x, 16 = 2x -> lanes.
+ *   speed: LinkSpeedExt bits 1 = FDR, 2 = EDR, 4 = HDR, 8 = NDR, 16 = XDR
+ *          (32 is also read as XDR: older ibsim net files used it) win over
+ *          the vendor FDR10 bit (Mellanox ExtPortInfo LinkSpeedActive bit 1),
+ *          which wins over LinkSpeed bits 1 = SDR, 2 = DDR, 4 = QDR.
+ * Both return 0 when no known bit is set. */
+uint8_t ibf_width_from_ib(unsigned width_mask);
+uint8_t ibf_speed_from_ib(unsigned speed_mask, unsigned ext_mask, unsigned fdr10_mask);
+
 /* ------------------------------------------------------------- the graph */
 
 enum ibf_node_type {
