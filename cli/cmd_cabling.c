@@ -437,6 +437,10 @@ static struct ibf_fabric *live_fabric(const char *ca, int ca_port, struct ibf_er
 		int id = ibf_fabric_add_node(f, type, n->numports, n->guid, n->nodedesc, NULL, err);
 		ok = id >= 0;
 	}
+	if (ok && ibf_fabric_index_guids(f)) { /* no quadratic GUID lookups below */
+		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		ok = 0;
+	}
 	for (ibnd_node_t *n = d->nodes; n && ok; n = n->next) {
 		int a = ibf_fabric_find_guid(f, n->guid);
 		for (int p = 1; p <= n->numports && ok; p++) {

@@ -151,6 +151,10 @@ struct ibf_fabric {
 	/* free-form generator metadata, "key=value;key=value", owned, may be NULL */
 	char *meta;
 	int finalized;
+	/* GUID -> node / port lookup, built by ibf_fabric_finalize() or
+	 * ibf_fabric_index_guids(), dropped by ibf_fabric_add_node() and
+	 * ibf_fabric_sort(); NULL means the finders scan linearly. */
+	struct ibf_guid_index *guid_index;
 };
 
 struct ibf_fabric *ibf_fabric_new(void);
@@ -179,6 +183,12 @@ static inline struct ibf_port *ibf_port(const struct ibf_fabric *f, int node, in
 int ibf_fabric_finalize(struct ibf_fabric *f, struct ibf_error *err);
 
 /* Find nodes. -1 when absent.  Linear scans unless an index was built. */
+/* GUID finders: O(log n) once the GUID index exists (finalize builds it),
+ * a linear scan before.  With a duplicated GUID both return the lowest node
+ * id (and its lowest port).  A GUID field written directly after the index
+ * was built is still found (a miss or a stale hit falls back to the scan),
+ * only slowly: call ibf_fabric_index_guids() (or finalize) again. */
+int ibf_fabric_index_guids(struct ibf_fabric *f);  /* 0 or IBF_ENOMEM */
 int ibf_fabric_find_guid(const struct ibf_fabric *f, uint64_t node_guid);
 int ibf_fabric_find_port_guid(const struct ibf_fabric *f, uint64_t port_guid, int *port);
 int ibf_fabric_find_id(const struct ibf_fabric *f, const char *id);
