@@ -55,14 +55,25 @@ static int bench(int q)
 	}
 	struct ibf_stats st;
 	int rc = ibf_fabric_stats(g, &st, 2, &err);
+	int have_stats = rc == 0;
 	double t4 = now_s();
+	/* guid2lid round trip: one GUID lookup per line */
+	double t5 = t4, t6 = t4;
+	if (rc == 0 && !(rc = ibf_guid2lid_write(f, path, &err))) {
+		t5 = now_s();
+		rc = ibf_guid2lid_read(g, path, &err);
+		t6 = now_s();
+		if (rc)
+			fprintf(stderr, "q=%d: guid2lid: %s\n", q, err.msg);
+	}
 	if (rc == 0) {
 		printf("q=%-3d switches=%-5u hosts=%-6u gen=%.3fs write=%.3fs parse=%.3fs "
-		       "stats(2 threads)=%.3fs diameter=%u peak_rss=%ldMB\n",
-		       q, st.nswitches, st.ncas, t1 - t0, t2 - t1, t3 - t2, t4 - t3, st.diameter,
-		       peak_rss_mb());
-		ibf_stats_free(&st);
+		       "stats(2 threads)=%.3fs guid2lid read=%.3fs diameter=%u peak_rss=%ldMB\n",
+		       q, st.nswitches, st.ncas, t1 - t0, t2 - t1, t3 - t2, t4 - t3, t6 - t5,
+		       st.diameter, peak_rss_mb());
 	}
+	if (have_stats)
+		ibf_stats_free(&st);
 	ibf_fabric_free(g);
 	ibf_fabric_free(f);
 	unlink(path);

@@ -394,50 +394,27 @@ int cmd_cabling(int argc, char **argv)
 /* ------------------------------------------------------------ validate */
 
 #ifdef IBF_HAVE_IBNETDISC
-static int ibnd_width(int w)
+static unsigned ibnd_field(ibnd_port_t *p, enum MAD_FIELDS f)
 {
-	switch (w) {
-	case 1: return 1;
-	case 2: return 4;
-	case 4: return 8;
-	case 8: return 12;
-	case 16: return 2;
-	default: return 0;
-	}
-}
-
-/* Fastest speed in a PortInfo extended-speed / speed bit mask (0 = none);
- * the active fields hold one bit, the supported ones several. */
-static int ibnd_speed_bits(int ext, int s)
-{
-	if (ext & 8)
-		return IBF_SPEED_NDR;
-	if (ext & 4)
-		return IBF_SPEED_HDR;
-	if (ext & 2)
-		return IBF_SPEED_EDR;
-	if (ext & 1)
-		return IBF_SPEED_FDR;
-	return s & 4 ? IBF_SPEED_QDR : s & 2 ? IBF_SPEED_DDR : s & 1 ? IBF_SPEED_SDR : 0;
+	return (unsigned)mad_get_field(p->info, 0, f);
 }
 
 static int ibnd_speed(ibnd_port_t *p)
 {
-	return ibnd_speed_bits((int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F),
-			       (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_ACTIVE_F));
+	return ibf_speed_from_ib(ibnd_field(p, IB_PORT_LINK_SPEED_ACTIVE_F),
+				 ibnd_field(p, IB_PORT_LINK_SPEED_EXT_ACTIVE_F), 0);
 }
 
 /* Widest width / fastest speed in PortInfo's supported masks (0 = unknown). */
 static int ibnd_width_sup(ibnd_port_t *p)
 {
-	int m = (int)mad_get_field(p->info, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F);
-	return m & 8 ? 12 : m & 4 ? 8 : m & 2 ? 4 : m & 16 ? 2 : m & 1 ? 1 : 0;
+	return ibf_width_from_ib(ibnd_field(p, IB_PORT_LINK_WIDTH_SUPPORTED_F));
 }
 
 static int ibnd_speed_sup(ibnd_port_t *p)
 {
-	return ibnd_speed_bits((int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F),
-			       (int)mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_SUPPORTED_F));
+	return ibf_speed_from_ib(ibnd_field(p, IB_PORT_LINK_SPEED_SUPPORTED_F),
+				 ibnd_field(p, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F), 0);
 }
 
 /* Discover the fabric through libibnetdisc (works under ibsim-run). */
@@ -460,6 +437,10 @@ static struct ibf_fabric *live_fabric(const char *ca, int ca_port, struct ibf_er
 		int id = ibf_fabric_add_node(f, type, n->numports, n->guid, n->nodedesc, NULL, err);
 		ok = id >= 0;
 	}
+	if (ok && ibf_fabric_index_guids(f)) { /* no quadratic GUID lookups below */
+		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		ok = 0;
+	}
 	for (ibnd_node_t *n = d->nodes; n && ok; n = n->next) {
 		int a = ibf_fabric_find_guid(f, n->guid);
 		for (int p = 1; p <= n->numports && ok; p++) {
@@ -467,7 +448,7 @@ static struct ibf_fabric *live_fabric(const char *ca, int ca_port, struct ibf_er
 			if (!pt || !pt->remoteport || !pt->remoteport->node)
 				continue;
 			int b = ibf_fabric_find_guid(f, pt->remoteport->node->guid);
-			int w = ibnd_width((int)mad_get_field(pt->info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F));
+			int w = ibf_width_from_ib(ibnd_field(pt, IB_PORT_LINK_WIDTH_ACTIVE_F));
 			if (b >= 0 && ibf_port(f, a, p)->peer_node == IBF_NO_NODE)
 				ok = !ibf_fabric_connect(f, a, p, b, pt->remoteport->portnum, w,
 							 ibnd_speed(pt), err);

@@ -168,50 +168,18 @@ static int node_id(const struct node_ref *refs, size_t n, const osm_node_t *node
 	return r ? r->id : -1;
 }
 
+/* PortInfo's active width/speed through the topology library's decoder
+ * (FDR10 is in the vendor ExtPortInfo OpenSM keeps beside PortInfo). */
 static uint8_t width_of(const osm_physp_t *p)
 {
-	switch (p->port_info.link_width_active) {
-	case IB_LINK_WIDTH_ACTIVE_1X:
-		return 1;
-	case IB_LINK_WIDTH_ACTIVE_2X:
-		return 2;
-	case IB_LINK_WIDTH_ACTIVE_4X:
-		return 4;
-	case IB_LINK_WIDTH_ACTIVE_8X:
-		return 8;
-	case IB_LINK_WIDTH_ACTIVE_12X:
-		return 12;
-	default:
-		return 0;
-	}
+	return ibf_width_from_ib(p->port_info.link_width_active);
 }
 
 static uint8_t speed_of(const osm_physp_t *p)
 {
-	switch (ib_port_info_get_link_speed_ext_active(&p->port_info)) {
-	case IB_LINK_SPEED_EXT_ACTIVE_14:
-		return IBF_SPEED_FDR;
-	case IB_LINK_SPEED_EXT_ACTIVE_25:
-		return IBF_SPEED_EDR;
-	case IB_LINK_SPEED_EXT_ACTIVE_50:
-		return IBF_SPEED_HDR;
-	case 8: /* 100G per lane, not named in the 3.3.23 headers */
-		return IBF_SPEED_NDR;
-	default:
-		break;
-	}
-	if (p->ext_port_info.link_speed_active & FDR10)
-		return IBF_SPEED_FDR10;
-	switch (ib_port_info_get_link_speed_active(&p->port_info)) {
-	case IB_LINK_SPEED_ACTIVE_2_5:
-		return IBF_SPEED_SDR;
-	case IB_LINK_SPEED_ACTIVE_5:
-		return IBF_SPEED_DDR;
-	case IB_LINK_SPEED_ACTIVE_10:
-		return IBF_SPEED_QDR;
-	default:
-		return IBF_SPEED_UNKNOWN;
-	}
+	return ibf_speed_from_ib(ib_port_info_get_link_speed_active(&p->port_info),
+				 ib_port_info_get_link_speed_ext_active(&p->port_info),
+				 p->ext_port_info.link_speed_active & FDR10);
 }
 
 struct build_stats {

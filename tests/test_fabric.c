@@ -361,6 +361,88 @@ static void test_width_speed(void)
 	TT_CHECK(strcmp(ibf_format_width_speed(4, IBF_SPEED_NDR, buf, sizeof(buf)), "4xNDR") == 0);
 }
 
+/* The GUID index answers like the linear scan: every node and port GUID,
+ * misses, a duplicated GUID (lowest node wins), GUIDs written after the
+ * index was built, and an index dropped by add_node. */
+static void test_guid_index(void)
+{
+	struct ibf_fabric *f = ring(6, 2);
+	TT_CHECK(f->guid_index != NULL);
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		TT_EQ_INT(ibf_fabric_find_guid(f, f->nodes[i].guid), i);
+		for (int p = 0; p <= f->nodes[i].nports; p++) {
+			uint64_t g = ibf_gen_guid(f->nodes[i].type, i, p) ^ 0x5000000000000000ull;
+			ibf_port(f, (int)i, p)->guid = g;
+		}
+	}
+	/* port GUIDs written after finalize: still found (scan fallback) */
+	int port = -1;
+	TT_EQ_INT(ibf_fabric_find_port_guid(f, ibf_gen_guid(IBF_NODE_CA, 7, 1) ^ 0x5000000000000000ull,
+					    &port), 7);
+	TT_EQ_INT(port, 1);
+	TT_EQ_INT(ibf_fabric_index_guids(f), 0);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (int p = 0; p <= f->nodes[i].nports; p++) {
+			port = -1;
+			TT_EQ_INT(ibf_fabric_find_port_guid(f, ibf_port(f, (int)i, p)->guid, &port), i);
+			TT_EQ_INT(port, p);
+		}
+	TT_EQ_INT(ibf_fabric_find_guid(f, 0x1234), -1);
+	TT_EQ_INT(ibf_fabric_find_port_guid(f, 0x1234, NULL), -1);
+	/* a duplicated node GUID: the lowest node id, as the scan answers */
+	int d = ibf_fabric_add_node(f, IBF_NODE_CA, 1, f->nodes[3].guid, "dup", "dup", NULL);
+	TT_CHECK(d > 3 && f->guid_index == NULL);
+	TT_EQ_INT(ibf_fabric_find_guid(f, f->nodes[3].guid), 3);
+	TT_EQ_INT(ibf_fabric_finalize(f, NULL), 0);
+	TT_EQ_INT(ibf_fabric_find_guid(f, f->nodes[3].guid), 3);
+	/* a node GUID changed after the index: the stale hit is not returned */
+	uint64_t old = f->nodes[3].guid;
+	f->nodes[3].guid = 0x77;
+	TT_EQ_INT(ibf_fabric_find_guid(f, old), d);
+	TT_EQ_INT(ibf_fabric_find_guid(f, 0x77), 3);
+	ibf_fabric_free(f);
+}
+
+/* Every PortInfo code the decoder knows, and that the fastest/widest bit of
+ * a supported mask wins, and that unknown bits decode to 0. */
+static void test_ib_decoder(void)
+{
+	TT_EQ_INT(ibf_width_from_ib(0), 0);
+	TT_EQ_INT(ibf_width_from_ib(1), 1);
+	TT_EQ_INT(ibf_width_from_ib(2), 4);
+	TT_EQ_INT(ibf_width_from_ib(4), 8);
+	TT_EQ_INT(ibf_width_from_ib(8), 12);
+	TT_EQ_INT(ibf_width_from_ib(16), 2);
+	TT_EQ_INT(ibf_width_from_ib(32), 0);
+	TT_EQ_INT(ibf_width_from_ib(1 | 2 | 16), 4);  /* supported mask 1x/2x/4x */
+	TT_EQ_INT(ibf_width_from_ib(1 | 16), 2);
+	TT_EQ_INT(ibf_width_from_ib(31), 12);
+
+	TT_EQ_INT(ibf_speed_from_ib(0, 0, 0), IBF_SPEED_UNKNOWN);
+	TT_EQ_INT(ibf_speed_from_ib(1, 0, 0), IBF_SPEED_SDR);
+	TT_EQ_INT(ibf_speed_from_ib(2, 0, 0), IBF_SPEED_DDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 0, 0), IBF_SPEED_QDR);
+	TT_EQ_INT(ibf_speed_from_ib(8, 0, 0), IBF_SPEED_UNKNOWN);
+	TT_EQ_INT(ibf_speed_from_ib(4, 0, 1), IBF_SPEED_FDR10);
+	TT_EQ_INT(ibf_speed_from_ib(0, 0, 2), IBF_SPEED_UNKNOWN);
+	TT_EQ_INT(ibf_speed_from_ib(4, 1, 0), IBF_SPEED_FDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 2, 0), IBF_SPEED_EDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 4, 0), IBF_SPEED_HDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 8, 0), IBF_SPEED_NDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 16, 0), IBF_SPEED_XDR);
+	TT_EQ_INT(ibf_speed_from_ib(4, 32, 0), IBF_SPEED_XDR);
+	TT_EQ_INT(ibf_speed_from_ib(0, 64, 0), IBF_SPEED_UNKNOWN);
+	TT_EQ_INT(ibf_speed_from_ib(7, 1 | 2 | 4, 1), IBF_SPEED_HDR); /* supported */
+	TT_EQ_INT(ibf_speed_from_ib(7, 0, 1), IBF_SPEED_FDR10);
+	TT_EQ_INT(ibf_speed_from_ib(7, 0, 0), IBF_SPEED_QDR);
+	/* every decoded speed has a name and a rate */
+	for (unsigned e = 1; e <= 32; e <<= 1) {
+		int sp = ibf_speed_from_ib(0, e, 0);
+		TT_CHECK(ibf_speed_name(sp)[0] != '\0');
+		TT_CHECK(ibf_speed_rate(sp) > 0);
+	}
+}
+
 int main(void)
 {
 	TT(test_ring_csr);
@@ -373,5 +455,7 @@ int main(void)
 	TT(test_lmc_exhaustion);
 	TT(test_meta_and_clone);
 	TT(test_width_speed);
+	TT(test_ib_decoder);
+	TT(test_guid_index);
 	return tt_done();
 }

@@ -29,6 +29,44 @@ unsigned ibf_speed_rate(int speed)
 	return speed_rates[speed];
 }
 
+uint8_t ibf_width_from_ib(unsigned m)
+{
+	if (m & 8)
+		return 12;
+	if (m & 4)
+		return 8;
+	if (m & 2)
+		return 4;
+	if (m & 16)
+		return 2;
+	if (m & 1)
+		return 1;
+	return 0;
+}
+
+uint8_t ibf_speed_from_ib(unsigned s, unsigned e, unsigned fdr10)
+{
+	if (e & (16 | 32))
+		return IBF_SPEED_XDR;
+	if (e & 8)
+		return IBF_SPEED_NDR;
+	if (e & 4)
+		return IBF_SPEED_HDR;
+	if (e & 2)
+		return IBF_SPEED_EDR;
+	if (e & 1)
+		return IBF_SPEED_FDR;
+	if (fdr10 & 1)
+		return IBF_SPEED_FDR10;
+	if (s & 4)
+		return IBF_SPEED_QDR;
+	if (s & 2)
+		return IBF_SPEED_DDR;
+	if (s & 1)
+		return IBF_SPEED_SDR;
+	return IBF_SPEED_UNKNOWN;
+}
+
 int ibf_speed_from_name(const char *s, size_t n)
 {
 	for (int i = 1; i < IBF_SPEED_COUNT; i++) {
@@ -72,6 +110,81 @@ char *ibf_format_width_speed(uint8_t width, uint8_t speed, char *buf, size_t len
 
 /* ------------------------------------------------------------ graph */
 
+/* ------------------------------------------------------------ GUID index */
+
+struct ibf_guid_ent {
+	uint64_t guid;
+	uint32_t node;
+	int32_t port;
+};
+
+struct ibf_guid_index {
+	struct ibf_guid_ent *node, *port; /* sorted by (guid, node, port) */
+	uint32_t nnode, nport;
+};
+
+static void guid_index_drop(struct ibf_fabric *f)
+{
+	if (!f->guid_index)
+		return;
+	free(f->guid_index->node);
+	free(f->guid_index->port);
+	free(f->guid_index);
+	f->guid_index = NULL;
+}
+
+static int guid_ent_cmp(const void *pa, const void *pb)
+{
+	const struct ibf_guid_ent *a = pa, *b = pb;
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	if (a->node != b->node)
+		return a->node < b->node ? -1 : 1;
+	return (a->port > b->port) - (a->port < b->port);
+}
+
+int ibf_fabric_index_guids(struct ibf_fabric *f)
+{
+	guid_index_drop(f);
+	struct ibf_guid_index *x = calloc(1, sizeof(*x));
+	if (!x)
+		return IBF_ENOMEM;
+	x->node = malloc(((size_t)f->nnodes + 1) * sizeof(*x->node));
+	x->port = malloc(((size_t)f->nports_total + 1) * sizeof(*x->port));
+	if (!x->node || !x->port) {
+		free(x->node);
+		free(x->port);
+		free(x);
+		return IBF_ENOMEM;
+	}
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		x->node[x->nnode++] = (struct ibf_guid_ent){ n->guid, i, -1 };
+		for (int p = 0; p <= n->nports; p++)
+			x->port[x->nport++] = (struct ibf_guid_ent){
+				f->ports[n->port_off + (uint32_t)p].guid, i, p };
+	}
+	qsort(x->node, x->nnode, sizeof(*x->node), guid_ent_cmp);
+	qsort(x->port, x->nport, sizeof(*x->port), guid_ent_cmp);
+	f->guid_index = x;
+	return 0;
+}
+
+/* First entry with this GUID (the lowest node, then port), or NULL. */
+static const struct ibf_guid_ent *guid_lookup(const struct ibf_guid_ent *e, uint32_t n,
+					      uint64_t guid)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (e[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo].guid == guid ? &e[lo] : NULL;
+}
+
 struct ibf_fabric *ibf_fabric_new(void)
 {
 	return calloc(1, sizeof(struct ibf_fabric));
@@ -91,6 +204,7 @@ void ibf_fabric_free(struct ibf_fabric *f)
 	free(f->adj_off);
 	free(f->adj);
 	free(f->meta);
+	guid_index_drop(f);
 	free(f);
 }
 
@@ -155,6 +269,7 @@ int ibf_fabric_add_node(struct ibf_fabric *f, int type, int nports, uint64_t gui
 	}
 	f->nports_total = need;
 	f->finalized = 0;
+	guid_index_drop(f);
 	return (int)f->nnodes++;
 }
 
@@ -272,12 +387,21 @@ int ibf_fabric_finalize(struct ibf_fabric *f, struct ibf_error *err)
 			}
 		}
 	}
+	if (ibf_fabric_index_guids(f))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	f->finalized = 1;
 	return 0;
 }
 
 int ibf_fabric_find_guid(const struct ibf_fabric *f, uint64_t node_guid)
 {
+	if (f->guid_index) {
+		const struct ibf_guid_ent *e =
+			guid_lookup(f->guid_index->node, f->guid_index->nnode, node_guid);
+		/* a GUID written after the index was built: scan below */
+		if (e && f->nodes[e->node].guid == node_guid)
+			return (int)e->node;
+	}
 	for (uint32_t i = 0; i < f->nnodes; i++)
 		if (f->nodes[i].guid == node_guid)
 			return (int)i;
@@ -286,6 +410,15 @@ int ibf_fabric_find_guid(const struct ibf_fabric *f, uint64_t node_guid)
 
 int ibf_fabric_find_port_guid(const struct ibf_fabric *f, uint64_t port_guid, int *port)
 {
+	if (f->guid_index) {
+		const struct ibf_guid_ent *e =
+			guid_lookup(f->guid_index->port, f->guid_index->nport, port_guid);
+		if (e && ibf_port(f, (int)e->node, e->port)->guid == port_guid) {
+			if (port)
+				*port = e->port;
+			return (int)e->node;
+		}
+	}
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct ibf_node *n = &f->nodes[i];
 		for (int p = 0; p <= n->nports; p++) {
@@ -486,6 +619,7 @@ int ibf_fabric_sort(struct ibf_fabric *f, int32_t **old_of_new, struct ibf_error
 	}
 	free(f->nodes);
 	free(f->ports);
+	guid_index_drop(f);
 	f->nodes = nodes;
 	f->nodes_cap = n ? n : 1;
 	f->ports = ports;

@@ -49,6 +49,19 @@ char *ibf_format_width_speed(uint8_t width, uint8_t speed, char *buf, size_t len
 /* Per-lane data rate in units of 0.1 Gb/s, 0 when unknown. */
 unsigned ibf_speed_rate(int speed);
 
+/* The one decoder of PortInfo's width/speed fields, used by every reader
+ * (ibsim net files, libibnetdisc discovery, the OpenSM plugin).  Each takes
+ * a bit mask; an "active" field holds one bit, an "enabled"/"supported"
+ * field several, and the widest / fastest bit wins.
+ *   width: LinkWidth bits 1 = 1x, 2 = 4x, 4 = 8x, 8 = 12x, 16 = 2x -> lanes.
+ *   speed: LinkSpeedExt bits 1 = FDR, 2 = EDR, 4 = HDR, 8 = NDR, 16 = XDR
+ *          (32 is also read as XDR: older ibsim net files used it) win over
+ *          the vendor FDR10 bit (Mellanox ExtPortInfo LinkSpeedActive bit 1),
+ *          which wins over LinkSpeed bits 1 = SDR, 2 = DDR, 4 = QDR.
+ * Both return 0 when no known bit is set. */
+uint8_t ibf_width_from_ib(unsigned width_mask);
+uint8_t ibf_speed_from_ib(unsigned speed_mask, unsigned ext_mask, unsigned fdr10_mask);
+
 /* ------------------------------------------------------------- the graph */
 
 enum ibf_node_type {
@@ -110,6 +123,10 @@ struct ibf_fabric {
 	/* free-form generator metadata, "key=value;key=value", owned, may be NULL */
 	char *meta;
 	int finalized;
+	/* GUID -> node / port lookup, built by ibf_fabric_finalize() or
+	 * ibf_fabric_index_guids(), dropped by ibf_fabric_add_node() and
+	 * ibf_fabric_sort(); NULL means the finders scan linearly. */
+	struct ibf_guid_index *guid_index;
 };
 
 struct ibf_fabric *ibf_fabric_new(void);
@@ -138,6 +155,12 @@ static inline struct ibf_port *ibf_port(const struct ibf_fabric *f, int node, in
 int ibf_fabric_finalize(struct ibf_fabric *f, struct ibf_error *err);
 
 /* Find nodes. -1 when absent.  Linear scans unless an index was built. */
+/* GUID finders: O(log n) once the GUID index exists (finalize builds it),
+ * a linear scan before.  With a duplicated GUID both return the lowest node
+ * id (and its lowest port).  A GUID field written directly after the index
+ * was built is still found (a miss or a stale hit falls back to the scan),
+ * only slowly: call ibf_fabric_index_guids() (or finalize) again. */
+int ibf_fabric_index_guids(struct ibf_fabric *f);  /* 0 or IBF_ENOMEM */
 int ibf_fabric_find_guid(const struct ibf_fabric *f, uint64_t node_guid);
 int ibf_fabric_find_port_guid(const struct ibf_fabric *f, uint64_t port_guid, int *port);
 int ibf_fabric_find_id(const struct ibf_fabric *f, const char *id);

@@ -156,44 +156,6 @@ static int tok_num(struct ibf_cur *c, uint64_t max, uint64_t *v)
 	return 0;
 }
 
-/* Width from a LinkWidth{Active,Enabled} mask, speed from LinkSpeed and
- * LinkSpeedExt masks (highest bit set wins). */
-static uint8_t width_from_mask(uint64_t m)
-{
-	if (m & 8)
-		return 12;
-	if (m & 4)
-		return 8;
-	if (m & 2)
-		return 4;
-	if (m & 16)
-		return 2;
-	if (m & 1)
-		return 1;
-	return 0;
-}
-
-static uint8_t speed_from_masks(uint64_t s, uint64_t e)
-{
-	if (e & 32)
-		return IBF_SPEED_XDR;
-	if (e & 8)
-		return IBF_SPEED_NDR;
-	if (e & 4)
-		return IBF_SPEED_HDR;
-	if (e & 2)
-		return IBF_SPEED_EDR;
-	if (e & 1)
-		return IBF_SPEED_FDR;
-	if (s & 4)
-		return IBF_SPEED_QDR;
-	if (s & 2)
-		return IBF_SPEED_DDR;
-	if (s & 1)
-		return IBF_SPEED_SDR;
-	return 0;
-}
-
 /* Quoted description starting at c->p (a '"'): it runs to the LAST quote of
  * the segment, so descriptions may hold quotes and '#'.  Returns -1 when
  * there is no closing quote. */
@@ -294,15 +256,15 @@ static int attr_line(struct rd *r, struct ibf_cur *c, const char *key, long ln)
 	} else if (!strcmp(key, "rtguid") || !strcmp(key, "routerguid")) {
 		t = T_RT;
 	} else if (!strcmp(key, "width")) {
-		if (!width_from_mask(v))
+		if (!ibf_width_from_ib((unsigned)v))
 			return perr(r, ln, "bad width mask", line, linelen);
-		r->def_width = width_from_mask(v);
+		r->def_width = ibf_width_from_ib((unsigned)v);
 	} else if (!strcmp(key, "speed")) {
-		if (!speed_from_masks(v, 0))
+		if (!ibf_speed_from_ib((unsigned)v, 0, 0))
 			return perr(r, ln, "bad speed mask", line, linelen);
-		r->def_speed = speed_from_masks(v, 0);
+		r->def_speed = ibf_speed_from_ib((unsigned)v, 0, 0);
 	} else if (!strcmp(key, "extspeed")) {
-		r->def_espeed = speed_from_masks(0, v);
+		r->def_espeed = ibf_speed_from_ib(0, (unsigned)v, 0);
 	}
 	if (t >= 0) {
 		if (rel)
@@ -675,9 +637,10 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 	if (port_tokens(r, c, 0, &pt, ln))
 		return r->err->code;
 
-	h.width = pt.width ? pt.width : (pt.has_w ? width_from_mask(pt.wmask) : 0);
+	h.width = pt.width ? pt.width : (pt.has_w ? ibf_width_from_ib((unsigned)pt.wmask) : 0);
 	h.speed = pt.speed ? pt.speed
-			   : ((pt.has_s || pt.has_e) ? speed_from_masks(pt.smask, pt.emask) : 0);
+			   : ((pt.has_s || pt.has_e) ? ibf_speed_from_ib((unsigned)pt.smask,
+								 (unsigned)pt.emask, 0) : 0);
 	if (r->ibsim) {
 		if (!h.width)
 			h.width = r->def_width;
