@@ -64,7 +64,8 @@ static int run(int q, int lmc, int threads, int scheme)
 	o.scheme = scheme;
 	o.max_vls = 8;
 	o.threads = threads;
-	int rc = ibf_deadlock_apply(f, &r, &o, &err);
+	struct ibf_dl *dlres = NULL;
+	int rc = ibf_deadlock_apply(f, &r, &o, &dlres, &err);
 	double t2 = now();
 	long hwm_scheme = hwm_kb();
 	if (rc) {
@@ -78,14 +79,14 @@ static int run(int q, int lmc, int threads, int scheme)
 	ibf_verify_opts_default(&vo);
 	struct ibf_verify_report rep;
 	double t3 = now();
-	rc = ibf_sl_table_from_dl(f, r.dl, &sl, &err);
+	rc = ibf_sl_table_from_dl(f, dlres, &sl, &err);
 	if (!rc)
-		rc = ibf_sl2vl_table_from_dl(f, r.dl, &s2v, &err);
+		rc = ibf_sl2vl_table_from_dl(f, dlres, &s2v, &err);
 	if (!rc)
 		rc = ibf_deadlock_verify(f, &r, &sl, &s2v, &vo, &rep, &err);
 	double t4 = now();
 	long hwm_verify = hwm_kb();
-	const struct ibf_dl *dl = r.dl;
+	const struct ibf_dl *dl = dlres;
 	printf("%-4d %6u %6u  %-9s  %7.2f  %7.2f  %7.2f  %4d  %3d  %6s  %8.1f  %8.1f  %8.1f\n", q,
 	       f->nsw, r.max_lid, ibf_deadlock_name(dl->scheme), t1 - t0, t2 - t1, t4 - t3,
 	       dl->scheme == IBF_DEADLOCK_DFSSSP ? dl->layers : dl->ncolors, dl->vls_used,
@@ -96,7 +97,7 @@ static int run(int q, int lmc, int threads, int scheme)
 		ibf_verify_report_free(&rep);
 	ibf_sl_table_free(&sl);
 	ibf_sl2vl_table_free(&s2v);
-	ibf_routes_dl_free(&r);
+	ibf_dl_free(dlres);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 	return rc ? 1 : 0;

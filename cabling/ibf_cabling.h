@@ -104,8 +104,6 @@ struct ibf_plan *ibf_plan_parse_csv(const char *buf, size_t len, const char *nam
 int ibf_plan_write_csv(const struct ibf_plan *p, const char *path, struct ibf_error *err);
 int ibf_plan_write_csv_stream(const struct ibf_plan *p, FILE *out);
 int ibf_plan_write_json_stream(const struct ibf_plan *p, FILE *out);
-/* s as a JSON string: quoted, '"' and '\\' escaped, control bytes as \u00XX. */
-void ibf_json_str(FILE *out, const char *s);
 
 /* The planned fabric: switches (in plan order), then hosts; the plan's
  * names become node descriptions and ids, GUIDs follow ibf_gen_guid() by

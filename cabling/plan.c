@@ -64,10 +64,7 @@ void ibf_plan_free(struct ibf_plan *p)
 
 static uint32_t name_hash(const char *s)
 {
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
+	return ibf_fnv1a(s, strlen(s));
 }
 
 int ibf_plan_find(const struct ibf_plan *p, const char *name)
@@ -586,41 +583,10 @@ fail:
 
 struct ibf_plan *ibf_plan_read_csv(const char *path, struct ibf_error *err)
 {
-	FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (!fp) {
-		ibf_error_set(err, IBF_EIO, path, 0, "%s", strerror(errno));
+	char *buf;
+	size_t len;
+	if (ibf_slurp(path, &buf, &len, err))
 		return NULL;
-	}
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		if (len == cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		size_t r = fread(buf + len, 1, cap - len, fp);
-		len += r;
-		if (r == 0)
-			break;
-	}
-	int bad = ferror(fp);
-	if (fp != stdin)
-		fclose(fp);
-	if (!buf) {
-		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		return NULL;
-	}
-	if (bad) {
-		free(buf);
-		ibf_error_set(err, IBF_EIO, path, 0, "read error");
-		return NULL;
-	}
 	struct ibf_plan *p = ibf_plan_parse_csv(buf, len, path, err);
 	free(buf);
 	return p;
@@ -692,21 +658,6 @@ int ibf_plan_write_csv(const struct ibf_plan *p, const char *path, struct ibf_er
 		ibf_error_set(err, IBF_EIO, path, 0, "write error");
 	int rc2 = ibf_atomic_commit(&a, rc == 0, rc ? NULL : err);
 	return rc ? rc : rc2;
-}
-
-void ibf_json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
 }
 
 int ibf_plan_write_json_stream(const struct ibf_plan *p, FILE *out)

@@ -35,9 +35,6 @@ int cmd_deadlock(int argc, char **argv);
 int cmd_cabling(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 
-struct ibf_win_bound;
-/* "3", "dist+1", "+1", "diameter+1" -> bound; prints an error and returns -1. */
-int cli_parse_window(const char *opt, const char *val, struct ibf_win_bound *b);
 /* Read a fabric and give it LIDs (guid2lid file, the file's own, or assigned
  * with lmc; lmc < 0 = keep the file's / 0). */
 struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, int quiet,

@@ -207,6 +207,7 @@ static int cmd_apply(int argc, char **argv)
 	struct ibf_routes r;
 	memset(&r, 0, sizeof(r));
 	int ok = 1;
+	struct ibf_dl *dlres = NULL;
 	rc = ibf_lfts_read(f, a.lfts, &r, &err);
 	if (!rc) {
 		struct ibf_dl_opts o;
@@ -218,10 +219,10 @@ static int cmd_apply(int argc, char **argv)
 		int info = !a.quiet;
 		o.log = cli_log;
 		o.log_ctx = &info;
-		rc = ibf_deadlock_apply(f, &r, &o, &err);
+		rc = ibf_deadlock_apply(f, &r, &o, &dlres, &err);
 	}
 	if (!rc) {
-		const struct ibf_dl *dl = r.dl;
+		const struct ibf_dl *dl = dlres;
 		char buf[1024];
 		if (!a.quiet)
 			fprintf(stderr, "ibfab deadlock: %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
@@ -245,7 +246,7 @@ static int cmd_apply(int argc, char **argv)
 		if (!dl->deadlock_free)
 			ok = 0;
 	}
-	ibf_routes_dl_free(&r);
+	ibf_dl_free(dlres);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 	if (rc)

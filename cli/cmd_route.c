@@ -1,5 +1,6 @@
 /* ibfab route: compute tables offline, check them, measure them. */
 #include "cli.h"
+#include "ibf_conf.h"
 #include "ibf_routing.h"
 #include "ibf_deadlock.h"
 #include "ibf_fattree.h"
@@ -15,43 +16,8 @@ enum {
 };
 
 /* deadlock options (cli/cmd_deadlock.c has the verifier) */
-enum { O_DL_SCHEME = 400, O_DL_MAXVLS, O_DL_BEST, O_DL_SL, O_DL_SL2VL, O_DL_NOFIT };
-
-/* "3" (absolute), "dist+1" / "+1" (pair distance + n), "diameter+1" / "diam+1" */
-int cli_parse_window(const char *opt, const char *val, struct ibf_win_bound *b)
-{
-	const char *p = val;
-	int base = IBF_WIN_ABS;
-	if (!strncmp(p, "dist", 4)) {
-		base = IBF_WIN_DIST;
-		p += 4;
-	} else if (!strncmp(p, "diameter", 8)) {
-		base = IBF_WIN_DIAM;
-		p += 8;
-	} else if (!strncmp(p, "diam", 4)) {
-		base = IBF_WIN_DIAM;
-		p += 4;
-	} else if (*p == '+') {
-		base = IBF_WIN_DIST;
-	}
-	long v = 0;
-	if (*p) {
-		char *end;
-		v = strtol(p, &end, 10);
-		if (end == p || *end || v < -64 || v > 64 || (base == IBF_WIN_ABS && v < 0)) {
-			fprintf(stderr,
-				"ibfab: option %s: '%s' is not a hop bound (e.g. 3, dist+1, diameter+1)\n",
-				opt, val);
-			return -1;
-		}
-	} else if (base == IBF_WIN_ABS) {
-		fprintf(stderr, "ibfab: option %s: empty hop bound\n", opt);
-		return -1;
-	}
-	b->base = base;
-	b->value = (int)v;
-	return 0;
-}
+enum { O_DL_SCHEME = 400, O_DL_MAXVLS, O_DL_BEST, O_DL_SL, O_DL_SL2VL, O_DL_NOFIT, O_CONF, O_ROOTS,
+       O_PREV_TOPO, O_PREV_LFTS };
 
 static int all_end_ports_have_lids(const struct ibf_fabric *f)
 {
@@ -126,6 +92,7 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 static const char route_help[] =
 	"Usage: ibfab route --topology FILE [--engine NAME] [--lmc N] [--guid2lid F]\n"
 	"                   [--seed S] [--threads N] [--min-len B] [--max-len B]\n"
+	"                   [--conf ibfab.conf] [--dmodk-roots FILE]\n"
 	"                   [-o lfts.dump] [--stats stats.json]\n"
 	"       ibfab route check --topology FILE --lfts DUMP [--max-hops N]\n"
 	"       ibfab route stats --topology FILE (--lfts DUMP | --engine NAME ...) [--json]\n"
@@ -146,7 +113,22 @@ static const char route_help[] =
 	"                  diameter+N\n"
 	"  --max-paths N   cap on non-minimal paths per layer (default: none)\n"
 	"  --seed S        seed of every random choice (default 0, as in the plugin)\n"
-	"  --threads N     worker threads (default 2; the result never depends on it)\n"
+	"  --threads N     worker threads (default 2, or auto; the result never\n"
+	"                  depends on it)\n"
+	"  --conf FILE     read the engine and deadlock options from an ibfab.conf\n"
+	"                  (the plugin's file, docs/plugin.md); options given here\n"
+	"                  override it; every option below that is an ibfab.conf key\n"
+	"                  is parsed by the same rules\n"
+	"  --previous-lfts DUMP  stable reroute: keep every destination LID's column\n"
+	"                  of these earlier tables that still delivers on this fabric\n"
+	"                  (shortest in layer 0, inside the window in the others) and\n"
+	"                  route only the other LIDs; the summary says how many\n"
+	"                  entries changed\n"
+	"  --previous-topology F  the fabric the earlier tables were made for\n"
+	"                  (default: --topology); use --guid2lid or files with LIDs\n"
+	"                  so a LID names the same port in both\n"
+	"  --dmodk-roots F dmodk: the fat tree's root switches, one GUID per line\n"
+	"                  (default: levels found from the structure)\n"
 	"  -o FILE         write the tables (default: none, only the summary)\n"
 	"  --stats FILE    write path statistics as JSON\n"
 	"  --deadlock S    dfsssp | coloring | auto | none (default none): assign SLs\n"
@@ -154,7 +136,7 @@ static const char route_help[] =
 	"                  when the routes need more VLs than there are, the LIDs\n"
 	"                  that do not fit are rerouted (docs/deadlock.md) and the\n"
 	"                  summary says how many\n"
-	"  --max-vls N     data VLs the switches offer (1..15, default 8)\n"
+	"  --max-vls N     data VLs the switches offer (1..15; default and 0: 8)\n"
 	"  --no-fit        dfsssp: fail (exit 1) instead of rerouting when the VLs\n"
 	"                  do not suffice\n"
 	"  --best-effort   dfsssp: accept too few VLs (result NOT deadlock-free)\n"
@@ -176,13 +158,27 @@ static void print_engines(FILE *out)
 
 struct route_args {
 	const char *topo, *engine, *g2l, *out, *stats, *lfts;
-	long lmc, seed, threads, max_hops, max_paths;
-	int json, quiet, have_min, have_max;
-	struct ibf_win_bound min_len, max_len;
-	int dl_scheme, dl_best, dl_nofit;
-	long dl_max_vls;
+	long lmc, max_hops;
+	int json, quiet;
+	/* engine and deadlock options: ibfab.conf's keys, set by --conf FILE
+	 * and then by the options, through the same parser */
+	struct ibf_conf conf;
+	int dl_nofit;
 	const char *dl_sl, *dl_sl2vl;
+	const char *prev_topo, *prev_lfts; /* stable reroute from these tables */
 };
+
+/* An option that is an ibfab.conf key: parsed by the configuration parser. */
+static int conf_opt(const char *prog, struct route_args *a, const char *key, const char *opt,
+		    const char *val)
+{
+	struct ibf_error err;
+	char msg[IBF_ERR_MSG_MAX + 64];
+	ibf_error_clear(&err);
+	if (!ibf_conf_set(&a->conf, key, val, opt, &err))
+		return 0;
+	return cli_usage_error(prog, "%s", ibf_error_format(&err, msg, sizeof(msg)));
+}
 
 static int parse_route_args(const char *prog, int argc, char **argv, struct route_args *a)
 {
@@ -205,6 +201,10 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 		{"no-fit", no_argument, 0, O_DL_NOFIT},
 		{"sl", required_argument, 0, O_DL_SL},
 		{"sl2vl", required_argument, 0, O_DL_SL2VL},
+		{"conf", required_argument, 0, O_CONF},
+		{"dmodk-roots", required_argument, 0, O_ROOTS},
+		{"previous-topology", required_argument, 0, O_PREV_TOPO},
+		{"previous-lfts", required_argument, 0, O_PREV_LFTS},
 		{"json", no_argument, 0, O_JSON},
 		{"quiet", no_argument, 0, O_QUIET},
 		{"output", required_argument, 0, 'o'},
@@ -213,8 +213,25 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 	};
 	memset(a, 0, sizeof(*a));
 	a->lmc = -1;
-	a->seed = 0; /* the plugin's default too: same seed, same tables */
-	a->threads = 2;
+	ibf_conf_default(&a->conf); /* seed 0: the plugin's default, same tables */
+	a->conf.threads = 2;
+	/* --conf first, wherever it stands: the other options override it */
+	for (int i = 1; i < argc; i++) {
+		const char *path = NULL;
+		if (!strcmp(argv[i], "--conf") && i + 1 < argc)
+			path = argv[i + 1];
+		else if (!strncmp(argv[i], "--conf=", 7))
+			path = argv[i] + 7;
+		if (!path)
+			continue;
+		struct ibf_error err;
+		ibf_error_clear(&err);
+		if (ibf_conf_read(path, &a->conf, &err)) {
+			char msg[IBF_ERR_MSG_MAX + 64];
+			fprintf(stderr, "%s: %s\n", prog, ibf_error_format(&err, msg, sizeof(msg)));
+			return 1;
+		}
+	}
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:hq", lo, NULL)) != -1) {
@@ -233,11 +250,18 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 				return 2;
 			break;
 		case O_SEED:
-			if (cli_int("--seed", optarg, 0, 0x7fffffffffffffffL, &a->seed))
+			if (conf_opt(prog, a, "seed", "--seed", optarg))
 				return 2;
 			break;
 		case O_THREADS:
-			if (cli_int("--threads", optarg, 1, 256, &a->threads))
+			if (conf_opt(prog, a, "threads", "--threads", optarg))
+				return 2;
+			break;
+		case O_CONF: break; /* read above */
+		case O_PREV_TOPO: a->prev_topo = optarg; break;
+		case O_PREV_LFTS: a->prev_lfts = optarg; break;
+		case O_ROOTS:
+			if (conf_opt(prog, a, "dmodk_roots", "--dmodk-roots", optarg))
 				return 2;
 			break;
 		case O_MAXHOPS:
@@ -245,35 +269,29 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 				return 2;
 			break;
 		case O_MAXPATHS:
-			if (cli_int("--max-paths", optarg, 0, 0x7fffffffL, &a->max_paths))
+			if (conf_opt(prog, a, "max_paths_per_layer", "--max-paths", optarg))
 				return 2;
 			break;
 		case O_MINLEN:
-			if (cli_parse_window("--min-len", optarg, &a->min_len))
+			if (conf_opt(prog, a, "min_path_len", "--min-len", optarg))
 				return 2;
-			a->have_min = 1;
 			break;
 		case O_MAXLEN:
-			if (cli_parse_window("--max-len", optarg, &a->max_len))
+			if (conf_opt(prog, a, "max_path_len", "--max-len", optarg))
 				return 2;
-			a->have_max = 1;
 			break;
-		case O_DL_SCHEME: {
-			int i;
-			for (i = 0; i <= IBF_DEADLOCK_AUTO; i++)
-				if (!strcmp(optarg, ibf_deadlock_name(i)))
-					break;
-			if (i > IBF_DEADLOCK_AUTO)
-				return cli_usage_error(prog, "--deadlock: '%s' is not dfsssp, coloring, "
-						       "auto or none", optarg);
-			a->dl_scheme = i;
+		case O_DL_SCHEME:
+			if (conf_opt(prog, a, "deadlock", "--deadlock", optarg))
+				return 2;
 			break;
-		}
 		case O_DL_MAXVLS:
-			if (cli_int("--max-vls", optarg, 1, 15, &a->dl_max_vls))
+			if (conf_opt(prog, a, "max_vls", "--max-vls", optarg))
 				return 2;
 			break;
-		case O_DL_BEST: a->dl_best = 1; break;
+		case O_DL_BEST:
+			if (conf_opt(prog, a, "best_effort", "--best-effort", "TRUE"))
+				return 2;
+			break;
 		case O_DL_NOFIT: a->dl_nofit = 1; break;
 		case O_DL_SL: a->dl_sl = optarg; break;
 		case O_DL_SL2VL: a->dl_sl2vl = optarg; break;
@@ -298,6 +316,35 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* --previous-lfts: keep the columns of the previous tables that still
+ * work on this fabric, route the rest (docs/reliability.md) */
+static int route_stable(const struct route_args *a, const struct ibf_fabric *f, const char *engine,
+			const struct ibf_route_opts *o, struct ibf_routes *r,
+			struct ibf_route_report *rep, struct ibf_error *err)
+{
+	struct ibf_fabric *fo = cli_load_fabric(a->prev_topo ? a->prev_topo : a->topo, a->g2l, a->lmc,
+						1, err);
+	if (!fo)
+		return err->code ? err->code : IBF_EINVAL;
+	struct ibf_routes old;
+	memset(&old, 0, sizeof(old));
+	int rc = ibf_lfts_read(fo, a->prev_lfts, &old, err);
+	struct ibf_stable_report sr;
+	if (!rc)
+		rc = ibf_route_stable(f, engine, o, fo, &old, r, rep, &sr, err);
+	if (!rc && !a->quiet)
+		fprintf(stderr,
+			"ibfab route: stable: kept %u of %u destination LIDs, routed %u again; "
+			"%llu of %llu (switch, LID) entries changed (%.2f%%); %.3f s\n",
+			sr.lids_kept, sr.lids, sr.lids - sr.lids_kept,
+			(unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
+			sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0,
+			sr.seconds);
+	ibf_routes_free(&old);
+	ibf_fabric_free(fo);
+	return rc;
+}
+
 static int run_engine(const struct route_args *a, const struct ibf_fabric *f,
 		      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
 {
@@ -306,19 +353,21 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f,
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown engine '%s' (see ibfab route --help)",
 				     engine);
 	struct ibf_route_opts o;
-	ibf_route_opts_default(&o);
-	o.seed = (uint64_t)a->seed;
-	o.threads = (int)a->threads;
-	if (a->have_min)
-		o.min_len = a->min_len;
-	if (a->have_max)
-		o.max_len = a->max_len;
-	if (a->max_paths > 0)
-		o.max_paths_per_layer = a->max_paths;
+	uint64_t *roots = NULL;
+	int rc = ibf_conf_route_opts(&a->conf, &o, &roots, err);
+	if (rc)
+		return rc;
 	o.log = cli_log;
 	o.log_ctx = NULL; /* errors only */
 	memset(rep, 0, sizeof(*rep));
-	return ibf_route(f, engine, &o, r, rep, err);
+	if (a->prev_lfts) {
+		rc = route_stable(a, f, engine, &o, r, rep, err);
+		free(roots);
+		return rc;
+	}
+	rc = ibf_route(f, engine, &o, r, rep, err);
+	free(roots);
+	return rc;
 }
 
 /* The tables: read from --lfts, else computed by the engine. */
@@ -356,7 +405,7 @@ static int write_stats(const struct ibf_fabric *f, const struct ibf_routes *r, c
 static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f,
 			  struct ibf_routes *r, struct ibf_error *err)
 {
-	if (a->dl_scheme == IBF_DEADLOCK_NONE) {
+	if (a->conf.deadlock == IBF_DEADLOCK_NONE) {
 		if (a->dl_sl || a->dl_sl2vl)
 			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 					     "--sl / --sl2vl need --deadlock dfsssp|coloring|auto");
@@ -364,15 +413,17 @@ static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f
 	}
 	struct ibf_dl_opts o;
 	ibf_dl_opts_default(&o);
-	o.scheme = a->dl_scheme;
-	o.max_vls = a->dl_max_vls > 0 ? (int)a->dl_max_vls : 8;
-	o.best_effort = a->dl_best;
+	o.scheme = a->conf.deadlock;
+	/* 0 = no cap: offline, the 8 data VLs of common switches */
+	o.max_vls = a->conf.max_vls > 0 ? a->conf.max_vls : 8;
+	o.best_effort = a->conf.best_effort;
 	o.no_fit = a->dl_nofit;
-	o.threads = (int)a->threads;
-	int rc = ibf_deadlock_apply(f, r, &o, err);
+	o.threads = a->conf.threads > 0 ? a->conf.threads : 2;
+	struct ibf_dl *dlres = NULL;
+	int rc = ibf_deadlock_apply(f, r, &o, &dlres, err);
 	if (rc)
 		return rc;
-	const struct ibf_dl *dl = r->dl;
+	const struct ibf_dl *dl = dlres;
 	char buf[1024];
 	if (!a->quiet || !dl->deadlock_free)
 		fprintf(stderr, "ibfab route: deadlock %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
@@ -380,7 +431,7 @@ static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f
 		rc = ibf_sl_write(f, dl, a->dl_sl, err);
 	if (!rc && a->dl_sl2vl)
 		rc = ibf_sl2vl_write(f, dl, a->dl_sl2vl, err);
-	ibf_routes_dl_free(r);
+	ibf_dl_free(dlres);
 	return rc;
 }
 
@@ -640,7 +691,7 @@ static int cmd_route_congestion(int argc, char **argv)
 	if (sds) {
 		if (cli_int("--seed", sds, 0, 0x7fffffffffffffffL, &pseed))
 			return 2;
-		a.seed = pseed;
+		a.conf.seed = (uint64_t)pseed;
 	}
 	int pattern = -1; /* -1: both */
 	if (pat && !strcmp(pat, "shift"))
@@ -808,8 +859,9 @@ static int cmd_route_diff(int argc, char **argv)
 				}
 			}
 		}
-		printf("%llu of %llu (switch, LID) entries differ\n", (unsigned long long)ndiff,
-		       (unsigned long long)compared);
+		printf("%llu of %llu (switch, LID) entries differ (%.2f%%)\n", (unsigned long long)ndiff,
+		       (unsigned long long)compared,
+		       compared ? 100.0 * (double)ndiff / (double)compared : 0.0);
 	}
 	ibf_routes_free(&r1);
 	ibf_routes_free(&r2);

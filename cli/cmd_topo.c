@@ -217,8 +217,9 @@ static int cmd_gen(int argc, char **argv)
 static const char info_help[] =
 	"Usage: ibfab topo info FILE [--format F] [--json] [--threads N]\n"
 	"\n"
-	"Read a fabric (ibnetdiscover, ibnetdiscover -p, ibsim net file or OpenSM\n"
-	"subnet.lst; detected from the content unless --format is given) and print\n"
+	"Read a fabric (ibnetdiscover, ibnetdiscover -p, ibsim net file, OpenSM\n"
+	"subnet.lst or iblinkinfo; detected from the content unless --format is\n"
+	"given) and print\n"
 	"node and link counts, the switch degree histogram, diameter, average switch\n"
 	"distance, hosts per switch, parallel, degraded, loopback and one-sided links.\n"
 	"\n"
@@ -237,20 +238,6 @@ static void degraded_ends(const struct ibf_fabric *f, const struct ibf_degraded 
 	snprintf(rb, lb, "%s", b->desc[0] ? b->desc : b->id ? b->id : "?");
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			printf("\\%c", *c);
-		else if (*c < 0x20)
-			printf("\\u%04x", *c);
-		else
-			putchar(*c);
-	}
-	putchar('"');
-}
-
 static void print_degraded(const struct ibf_fabric *f, const struct ibf_degraded *dl, uint32_t n,
 			   int json)
 {
@@ -263,10 +250,10 @@ static void print_degraded(const struct ibf_fabric *f, const struct ibf_degraded
 		const char *ev = ibf_degr_evidence_name(d->evidence);
 		if (json) {
 			printf("%s\n    {\"a\": ", i ? "," : "");
-			json_str(ra);
+			ibf_json_str(stdout, ra);
 			printf(", \"a_guid\": \"0x%016llx\", \"a_port\": %u, \"b\": ",
 			       (unsigned long long)f->nodes[d->node_a].guid, d->port_a);
-			json_str(rb);
+			ibf_json_str(stdout, rb);
 			printf(", \"b_guid\": \"0x%016llx\", \"b_port\": %u, \"runs\": \"%s\", "
 			       "\"expected\": \"%s\", \"evidence\": \"%s\", \"compared_links\": %u}",
 			       (unsigned long long)f->nodes[d->node_b].guid, d->port_b, run, exp, ev,

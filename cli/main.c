@@ -101,5 +101,10 @@ int main(int argc, char **argv)
 		printf("ibfab %s\n", PACKAGE_VERSION);
 		return 0;
 	}
+	/* IBFAB_THREADS: worker threads of route check / stats (the library
+	 * reads no environment) */
+	const char *t = getenv("IBFAB_THREADS");
+	if (t && *t)
+		ibf_set_walk_threads(atoi(t));
 	return cli_dispatch("ibfab", top_cmds, argc, argv);
 }

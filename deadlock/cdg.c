@@ -236,6 +236,7 @@ struct ibf_dl *dl_new(const struct ibf_cdg *g, struct ibf_error *err)
 	dl->nsw = g->nsw;
 	dl->stride = g->stride;
 	dl->deadlock_free = 1;
+	memset(dl->esc_vl, 0xff, sizeof(dl->esc_vl));
 	size_t n = (size_t)g->nsw * g->stride;
 	dl->sl = malloc(n ? n : 1);
 	dl->lid_sw = malloc((size_t)g->stride * sizeof(*dl->lid_sw));
@@ -268,7 +269,13 @@ const char *ibf_dl_summary(const struct ibf_dl *dl, char *buf, size_t len)
 	int n = snprintf(buf, len, "%s: ", ibf_deadlock_name(dl->scheme));
 	if (n < 0 || (size_t)n >= len)
 		return buf;
-	if (dl->scheme == IBF_DEADLOCK_COLORING)
+	if (dl->scheme == IBF_DEADLOCK_COLORING && dl->esc_layers)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%d colours, SL2VL buckets by hop position on %d VLs, %llu path(s) "
+			      "longer than 3 hops in %d escape layer(s) on VL %d..%d",
+			      dl->ncolors, dl->color_vls, (unsigned long long)dl->long_paths,
+			      dl->esc_layers, dl->color_vls, dl->color_vls + dl->esc_layers - 1);
+	else if (dl->scheme == IBF_DEADLOCK_COLORING)
 		n += snprintf(buf + n, len - (size_t)n,
 			      "%d colours, SL2VL buckets by hop position on %d VLs", dl->ncolors,
 			      dl->vls);
@@ -284,14 +291,6 @@ const char *ibf_dl_summary(const struct ibf_dl *dl, char *buf, size_t len)
 	return buf;
 }
 
-void ibf_routes_dl_free(struct ibf_routes *r)
-{
-	if (!r)
-		return;
-	ibf_dl_free(r->dl);
-	r->dl = NULL;
-}
-
 int ibf_dl_path_sl(const struct ibf_dl *dl, uint32_t slid, uint32_t dlid)
 {
 	if (!dl || slid >= dl->stride || dlid >= dl->stride)
@@ -304,9 +303,9 @@ int ibf_dl_path_sl(const struct ibf_dl *dl, uint32_t slid, uint32_t dlid)
 }
 
 int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
-		       const struct ibf_dl_opts *o, struct ibf_error *err)
+		       const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
 {
-	ibf_routes_dl_free(r);
+	*out = NULL;
 	struct ibf_dl *dl = NULL;
 	int rc;
 	switch (o->scheme) {
@@ -326,6 +325,6 @@ int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
 	if (rc)
 		return rc;
 	dl->requested = o->scheme;
-	r->dl = dl;
+	*out = dl;
 	return 0;
 }

@@ -83,6 +83,130 @@ int ibf_deadlock_coloring_check(const struct ibf_fabric *f, const struct ibf_rou
 	return rc;
 }
 
+/* "auto: coloring preconditions failed (why); fell back to dfsssp; ..." */
+static void note_fallback(struct ibf_dl *dl, const struct ibf_dl_opts *o, const char *why)
+{
+	char prev[sizeof(dl->note)];
+	snprintf(prev, sizeof(prev), "%s", dl->note);
+	snprintf(dl->note, sizeof(dl->note),
+		 "%s preconditions failed (%.200s); fell back to dfsssp%s%.200s",
+		 o->scheme == IBF_DEADLOCK_AUTO ? "auto: coloring" : "coloring", why,
+		 prev[0] ? "; " : "", prev);
+}
+
+/* Append "N LID(s) whose paths did not fit moved to other shortest paths
+ * or their base LID's (M LFT entries changed)" to the note. */
+static void note_shortened(struct ibf_dl *dl, uint64_t lids, uint64_t changed)
+{
+	if (!lids)
+		return;
+	size_t n = strlen(dl->note);
+	snprintf(dl->note + n, sizeof(dl->note) - n,
+		 "%s%llu LID(s) whose paths did not fit moved to other shortest paths or their "
+		 "base LID's (%llu LFT entries changed)",
+		 n ? "; " : "", (unsigned long long)lids, (unsigned long long)changed);
+	dl->lids_aliased = lids;
+	dl->entries_changed = changed;
+}
+
+/* Mean number of edge-disjoint paths per switch pair over the LMC layers
+ * (up to 8) of the tables r, or of lft when given (then r's own tables are
+ * put back); -1 when it cannot be measured. */
+static double path_quality(const struct ibf_fabric *f, const uint8_t *lft, struct ibf_routes *r)
+{
+	struct ibf_routes t = *r;
+	if (lft)
+		t.lft = (uint8_t *)(uintptr_t)lft;
+	struct ibf_path_stats st;
+	if (ibf_path_stats_compute(f, &t, &st, NULL))
+		return -1;
+	double q = 0;
+	for (int k = 1; k <= 8; k++)
+		q += st.share_ge[k];
+	ibf_path_stats_free(&st);
+	return q;
+}
+
+/* The hybrid for routes with a few paths longer than 3 hops: the paths of
+ * at most 3 hops keep the colouring SLs and buckets (on the low VLs), the
+ * longer ones are layered online into escape layers, each with an SL the
+ * colouring does not use (0, 15, unused colours) and a VL of its own above
+ * the buckets.  An escape SL maps to its VL at every switch hop, so its
+ * packets never share a VL with colouring traffic and each escape layer is
+ * acyclic by construction: the whole CDG is acyclic.  Needs V >= 4. */
+static int hybrid(struct ibf_cdg *g, struct ibf_routes *r, const struct ibf_dl_opts *o, int V,
+		  uint8_t *color, int nc, int mh, int32_t *ch, uint16_t *hops, uint8_t *state,
+		  uint32_t *stack, struct ibf_dl **out, struct ibf_error *err)
+{
+	*out = NULL;
+	int free_sl[16], nfree = 0;
+	free_sl[nfree++] = 0;
+	free_sl[nfree++] = 15;
+	for (int sl = nc + 2; sl <= 14; sl++)
+		free_sl[nfree++] = sl;
+	int E = V - 3 < nfree ? V - 3 : nfree;
+	if (E < 1)
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0, "no VL left for an escape layer");
+	size_t n = (size_t)g->nsw * g->stride;
+	uint8_t *layer = malloc(n ? n : 1);
+	if (!layer)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	memset(layer, 0xff, n ? n : 1);
+	struct dl_long res;
+	int rc = dl_layer_long_paths(g->f, r, 3, E, !o->no_fit, layer, &res, err);
+	if (!rc)
+		rc = cdg_check_routes(g, &mh, err); /* the rewritten tables */
+	if (rc) {
+		free(layer);
+		return rc;
+	}
+	int used = res.layers;
+	uint64_t npaths = res.paths;
+	struct ibf_dl *dl = dl_new(g, err);
+	if (!dl) {
+		free(layer);
+		return err && err->code ? err->code : IBF_ENOMEM;
+	}
+	dl->scheme = IBF_DEADLOCK_COLORING;
+	dl->vls = V;
+	dl->color_vls = V - used;
+	dl->esc_layers = used;
+	dl->long_paths = npaths;
+	dl->layers = 3 + used;
+	dl->vls_used = V;
+	dl->ncolors = nc;
+	dl->max_hops = mh;
+	dl->color = color;
+	for (int k = 0; k < used; k++)
+		dl->esc_vl[free_sl[k]] = (uint8_t)(dl->color_vls + k);
+	for (uint32_t i = 0; i < g->ndl; i++) {
+		uint32_t d = g->dlids[i], ls;
+		cdg_settle(g, d, ch, hops, state, stack, &ls); /* loop-free: checked */
+		for (uint32_t s = 0; s < g->nsw; s++) {
+			uint8_t sl = 1;
+			size_t k = (size_t)s * g->stride + d;
+			if (hops[s] > 3)
+				sl = (uint8_t)free_sl[layer[k] < used ? layer[k] : 0];
+			else if (hops[s] == 3)
+				sl = (uint8_t)(dl->color[cdg_head(g, ch[s])] + 2);
+			dl->sl[k] = sl;
+			if (hops[s] >= 1)
+				dl->paths_per_vl[sl]++;
+		}
+	}
+	free(layer);
+	if (used)
+		snprintf(dl->note, sizeof(dl->note),
+			 "%s: %llu path(s) longer than 3 hops in %d escape layer(s) (SL %d%s, VL "
+			 "%d..%d), the rest coloured on VL 0..%d",
+			 o->scheme == IBF_DEADLOCK_AUTO ? "auto: coloring hybrid" : "coloring hybrid",
+			 (unsigned long long)npaths, used, free_sl[0], used > 1 ? "..." : "",
+			 dl->color_vls, V - 1, dl->color_vls - 1);
+	note_shortened(dl, res.lids_converted, res.entries_changed);
+	*out = dl;
+	return 0;
+}
+
 int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 			  const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
 {
@@ -109,18 +233,97 @@ int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 	struct ibf_error why;
 	ibf_error_clear(&why);
 	rc = precheck(&g, o, color, &nc, &mh, &why);
+	if (rc == IBF_ENOTSUP && mh > 3 && V >= 4 && !greedy_colors(f, color, &nc)) {
+		/* only paths longer than 3 hops stand in the way (a damaged
+		 * fabric): dfsssp if it fits the VLs as routed, else the hybrid
+		 * (colouring for the short paths, escape layers for the long
+		 * ones), else dfsssp rerouting what does not fit */
+		struct ibf_dl_opts o2 = *o;
+		o2.no_fit = 1;
+		o2.log = NULL;
+		struct ibf_error e2;
+		rc = ibf_deadlock_dfsssp(f, r, &o2, &dl, &e2);
+		if (!rc) {
+			note_fallback(dl, o, why.msg);
+			goto done;
+		}
+		/* colouring for the paths of at most 3 hops, escape layers for
+		 * the longer ones (LIDs that do not fit there move to other
+		 * shortest paths, further LIDs also to their base LID's); the
+		 * tables as routed when it fails.  When the hybrid rewrote
+		 * entries, dfsssp's own fitting runs too and the tables with
+		 * more edge-disjoint paths per switch pair are taken (ties: the
+		 * hybrid). */
+		size_t ntab = (size_t)r->nsw * r->stride;
+		uint8_t *lft0 = malloc(ntab ? ntab : 1);
+		uint8_t *hops0 = r->hops ? malloc(ntab ? ntab : 1) : NULL;
+		uint8_t *lfth = malloc(ntab ? ntab : 1);
+		uint8_t *hopsh = r->hops ? malloc(ntab ? ntab : 1) : NULL;
+		if (lft0 && lfth && (!r->hops || (hops0 && hopsh))) {
+			memcpy(lft0, r->lft, ntab);
+			if (hops0)
+				memcpy(hops0, r->hops, ntab);
+			rc = hybrid(&g, r, o, V, color, nc, mh, ch, hops, state, stack, &dl, &e2);
+			if (!rc && dl->entries_changed && !o->no_fit && !o->best_effort) {
+				/* the hybrid rewrote entries: compare with dfsssp's fitting */
+				memcpy(lfth, r->lft, ntab);
+				if (hopsh)
+					memcpy(hopsh, r->hops, ntab);
+				memcpy(r->lft, lft0, ntab);
+				if (hops0)
+					memcpy(r->hops, hops0, ntab);
+				struct ibf_dl *dd = NULL;
+				struct ibf_dl_opts o3 = *o;
+				o3.log = NULL;
+				double qh = path_quality(f, lfth, r), qd = -1;
+				if (!ibf_deadlock_dfsssp(f, r, &o3, &dd, NULL))
+					qd = path_quality(f, NULL, r);
+				if (dd && qd > qh) {
+					dl_log(o, IBF_LOG_INFO,
+					       "coloring: hybrid keeps %.3f edge-disjoint paths per switch "
+					       "pair, dfsssp's fitting %.3f: dfsssp",
+					       qh, qd);
+					dl->color = NULL; /* still ours */
+					ibf_dl_free(dl);
+					dl = dd;
+					note_fallback(dl, o, why.msg);
+					free(lft0);
+					free(hops0);
+					free(lfth);
+					free(hopsh);
+					rc = 0;
+					goto done;
+				}
+				ibf_dl_free(dd);
+				memcpy(r->lft, lfth, ntab);
+				if (hopsh)
+					memcpy(r->hops, hopsh, ntab);
+			}
+			if (rc) {
+				memcpy(r->lft, lft0, ntab);
+				if (hops0)
+					memcpy(r->hops, hops0, ntab);
+			}
+		} else {
+			rc = ibf_error_set(&e2, IBF_ENOMEM, NULL, 0, "out of memory");
+		}
+		free(lft0);
+		free(hops0);
+		free(lfth);
+		free(hopsh);
+		if (!rc) {
+			color = NULL; /* dl owns it */
+			goto stats;
+		}
+		dl_log(o, IBF_LOG_INFO, "coloring: no hybrid (%s)", e2.msg);
+		rc = IBF_ENOTSUP;
+	}
 	if (rc == IBF_ENOTSUP) {
 		/* fall back to dfsssp, loudly */
 		dl_log(o, IBF_LOG_INFO, "coloring: %s; falling back to dfsssp", why.msg);
 		rc = ibf_deadlock_dfsssp(f, r, o, &dl, err);
-		if (!rc) {
-			char prev[sizeof(dl->note)];
-			snprintf(prev, sizeof(prev), "%s", dl->note);
-			snprintf(dl->note, sizeof(dl->note),
-				 "%s preconditions failed (%.200s); fell back to dfsssp%s%.200s",
-				 o->scheme == IBF_DEADLOCK_AUTO ? "auto: coloring" : "coloring",
-				 why.msg, prev[0] ? "; " : "", prev);
-		}
+		if (!rc)
+			note_fallback(dl, o, why.msg);
 		goto done;
 	}
 	if (rc) {
@@ -153,10 +356,16 @@ int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 				dl->paths_per_vl[sl]++;
 		}
 	}
+stats:
 	dl->seconds = dl_now() - t0;
-	dl_log(o, IBF_LOG_INFO,
-	       "coloring: %d colours, longest path %d hops, %d VLs (buckets %d/%d/%d), %.3f s", nc,
-	       mh, V, V / 3 + (V % 3 > 0), V / 3 + (V % 3 > 1), V / 3, dl->seconds);
+	{
+		int CV = dl->color_vls > 0 ? dl->color_vls : V;
+		dl_log(o, IBF_LOG_INFO,
+		       "coloring: %d colours, longest path %d hops, %d VLs (buckets %d/%d/%d, "
+		       "%d escape layer(s)), %.3f s",
+		       nc, mh, V, CV / 3 + (CV % 3 > 0), CV / 3 + (CV % 3 > 1), CV / 3,
+		       dl->esc_layers, dl->seconds);
+	}
 done:
 	if (rc) {
 		ibf_dl_free(dl);
@@ -182,22 +391,27 @@ void ibf_dl_sl2vl(const struct ibf_dl *dl, const struct ibf_fabric *f, int node,
 		return;
 	}
 	const struct ibf_node *n = &f->nodes[node];
-	unsigned b0 = (unsigned)(V / 3 + (V % 3 > 0)), b1 = (unsigned)(V / 3 + (V % 3 > 1));
-	unsigned b2 = (unsigned)V - b0 - b1;
+	/* the buckets use the first color_vls VLs; the escape layers of the
+	 * hybrid the VLs above them */
+	int CV = dl->color_vls > 0 && dl->color_vls <= V ? dl->color_vls : V;
+	unsigned b0 = (unsigned)(CV / 3 + (CV % 3 > 0)), b1 = (unsigned)(CV / 3 + (CV % 3 > 1));
+	unsigned b2 = (unsigned)CV - b0 - b1;
 	uint64_t key = n->guid ^ ((uint64_t)(unsigned)in << 40) ^ ((uint64_t)(unsigned)out << 48);
 	if (n->type != IBF_NODE_SWITCH) {
 		for (int sl = 0; sl < 16; sl++)
-			vl[sl] = (uint8_t)(dl_mix(key ^ (uint64_t)sl) % (unsigned)V);
+			vl[sl] = (uint8_t)(ibf_hash64(key ^ (uint64_t)sl) % (unsigned)V);
 		return;
 	}
 	int col = n->sw >= 0 && (uint32_t)n->sw < dl->nsw && dl->color ? dl->color[n->sw] : -1;
 	int sink = out == 0 || out == in || !dl_port_faces_switch(f, node, out);
 	int first = in == 0 || !dl_port_faces_switch(f, node, in);
 	for (int sl = 0; sl < 16; sl++) {
-		uint64_t h = dl_mix(key ^ ((uint64_t)sl << 56) ^ 0x9e3779b97f4a7c15ULL);
+		uint64_t h = ibf_hash64(key ^ ((uint64_t)sl << 56) ^ 0x9e3779b97f4a7c15ULL);
 		unsigned v;
 		if (sink)
 			v = (unsigned)(h % (unsigned)V);
+		else if (dl->esc_vl[sl] != 0xff)
+			v = dl->esc_vl[sl]; /* an escape layer: one VL from the first hop on */
 		else if (first)
 			v = (unsigned)(h % b0);
 		else if (sl == 1)

@@ -728,7 +728,7 @@ static void updown_column(struct dfs *st, struct fit *ft, const struct ibf_route
 			uint32_t p = f->adj[a].nbr;
 			if (ft->rank[p] < 0 || ft->rank[p] >= ft->rank[m])
 				continue;
-			if (D[p] < 0 || (D[p] == D[m] + 1 && (dl_mix(((uint64_t)d << 32) | m) & 1))) {
+			if (D[p] < 0 || (D[p] == D[m] + 1 && (ibf_hash64(((uint64_t)d << 32) | m) & 1))) {
 				if (D[p] < 0)
 					q[e++] = p;
 				D[p] = D[m] + 1;
@@ -751,7 +751,7 @@ static void updown_column(struct dfs *st, struct fit *ft, const struct ibf_route
 			if (ft->rank[u] < 0 || ft->rank[u] >= ft->rank[s] || A[u] < 0)
 				continue;
 			if (A[s] < 0 || A[u] + 1 < A[s] ||
-			    (A[u] + 1 == A[s] && (dl_mix(((uint64_t)d << 32) | u) & 1))) {
+			    (A[u] + 1 == A[s] && (ibf_hash64(((uint64_t)d << 32) | u) & 1))) {
 				A[s] = A[u] + 1;
 				ft->nxt[s] = (int32_t)u;
 			}
@@ -767,12 +767,12 @@ static void updown_column(struct dfs *st, struct fit *ft, const struct ibf_route
 				cand[nc++] = f->adj[a].lport;
 		if (!nc)
 			continue;
-		tcol[s] = (uint8_t)cand[dl_mix(((uint64_t)s << 32) ^ d) % nc];
+		tcol[s] = (uint8_t)cand[ibf_hash64(((uint64_t)s << 32) ^ d) % nc];
 	}
 }
 
 /* Switch-to-switch hops of every path towards d, after a rewrite. */
-static void column_hops(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t d)
+void dl_column_hops(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t d)
 {
 	if (!r->hops)
 		return;
@@ -794,8 +794,8 @@ static void column_hops(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t 
  * "next switch of tcol", so the column stays loop free: an unconverted
  * switch follows its old path until it meets a converted one.  Returns
  * the entries changed. */
-static uint64_t convert(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t d,
-			const uint8_t *tcol, int64_t s)
+uint64_t dl_convert(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t d, const uint8_t *tcol,
+		    int64_t s)
 {
 	uint64_t changed = 0;
 	if (s < 0) {
@@ -864,8 +864,8 @@ static int place_all(struct dfs *st, int cap, struct fit *ft, uint32_t d, int64_
  * budget is enforced): DLIDs that do not fit are rerouted (see above) in
  * wr's tables; returns NEED_ESCAPE when the first pass (ft->escape < 0)
  * meets a base LID that does not fit even routed up*-down*. */
-static int online(struct dfs *st, int cap, struct fit *ft, struct ibf_routes *wr,
-		  struct ibf_error *err)
+/* Scratch of the online insertion (channels into each switch, stamps). */
+static int online_alloc(struct dfs *st, struct ibf_error *err)
 {
 	struct ibf_cdg *g = &st->g;
 	size_t nch = (size_t)g->nch + 1;
@@ -894,6 +894,16 @@ static int online(struct dfs *st, int cap, struct fit *ft, struct ibf_routes *wr
 			st->rin[fill[cdg_head(g, (int32_t)c)]++] = c;
 		free(fill);
 	}
+	return 0;
+}
+
+static int online(struct dfs *st, int cap, struct fit *ft, struct ibf_routes *wr,
+		  struct ibf_error *err)
+{
+	struct ibf_cdg *g = &st->g;
+	int arc = online_alloc(st, err);
+	if (arc)
+		return arc;
 	uint8_t *tcol = ft ? malloc((size_t)g->nsw + 1) : NULL;
 	if (ft && !tcol)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
@@ -923,7 +933,7 @@ static int online(struct dfs *st, int cap, struct fit *ft, struct ibf_routes *wr
 		for (int round = 0; !rc && failed >= 0; round++) {
 			if (round > CONVERT_ROUNDS + 1)
 				break;
-			changed += convert(g, wr, d, tcol, round < CONVERT_ROUNDS ? failed : -1);
+			changed += dl_convert(g, wr, d, tcol, round < CONVERT_ROUNDS ? failed : -1);
 			rc = place_all(st, cap, ft, d, &failed, err);
 		}
 		if (rc)
@@ -937,7 +947,7 @@ static int online(struct dfs *st, int cap, struct fit *ft, struct ibf_routes *wr
 					   "dfsssp: LID %u does not fit even on its fallback paths", d);
 			break;
 		}
-		column_hops(g, wr, d);
+		dl_column_hops(g, wr, d);
 		ft->paths_changed += changed;
 		if (alias)
 			ft->lids_aliased++;
@@ -1081,14 +1091,24 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 	dl->lids_escaped = ft.lids_escaped;
 	dl->entries_changed = ft.paths_changed;
 	if (ft.lids_aliased || ft.lids_escaped) {
-		int nb = snprintf(dl->note, sizeof(dl->note),
-				  "within %d VLs: %llu LID(s) of multi-LID ports took their base LID's "
-				  "paths, %llu LID(s) routed up*-down* in the escape layer %d "
-				  "(%llu other paths there); %llu LFT entries changed",
-				  V, (unsigned long long)ft.lids_aliased,
-				  (unsigned long long)ft.lids_escaped, ft.escape,
-				  (unsigned long long)ft.escape_ordinary,
-				  (unsigned long long)ft.paths_changed);
+		int nb;
+		if (ft.escape >= 0)
+			nb = snprintf(dl->note, sizeof(dl->note),
+				      "within %d VLs: %llu LID(s) of multi-LID ports took their base "
+				      "LID's paths, %llu LID(s) routed up*-down* in the escape layer %d "
+				      "(%llu other paths there); %llu LFT entries changed",
+				      V, (unsigned long long)ft.lids_aliased,
+				      (unsigned long long)ft.lids_escaped, ft.escape,
+				      (unsigned long long)ft.escape_ordinary,
+				      (unsigned long long)ft.paths_changed);
+		else
+			nb = snprintf(dl->note, sizeof(dl->note),
+				      "within %d VLs: %llu LID(s) of multi-LID ports took their base "
+				      "LID's paths, %llu LID(s) routed up*-down*; %llu LFT entries "
+				      "changed",
+				      V, (unsigned long long)ft.lids_aliased,
+				      (unsigned long long)ft.lids_escaped,
+				      (unsigned long long)ft.paths_changed);
 		(void)nb;
 		if (ft.lids_escaped == 0)
 			snprintf(dl->note, sizeof(dl->note),
@@ -1137,7 +1157,7 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 			uint8_t l = st.layer[k];
 			unsigned vl = dl->layer_base[l];
 			if (dl->layer_share[l] > 1)
-				vl += (unsigned)(dl_mix(((uint64_t)s << 32) | d) % dl->layer_share[l]);
+				vl += (unsigned)(ibf_hash64(((uint64_t)s << 32) | d) % dl->layer_share[l]);
 			dl->sl[k] = (uint8_t)vl;
 			if (cdg_out(g, s, d) >= 0)
 				dl->paths_per_vl[vl]++;
@@ -1169,5 +1189,179 @@ fail:
 	}
 	free(lft0);
 	free(hops0);
+	return rc;
+}
+
+/* A shortest-path in-tree towards LID d (base LID b) into tcol: each switch
+ * takes a neighbour one hop closer to d's switch, preferring a port other
+ * than the base LID's entry (spread by a hash of switch and LID); d's own
+ * switch keeps its delivering entry.  Loop free: the distance drops at
+ * every hop. */
+static void alt_column(const struct ibf_cdg *g, const struct ibf_routes *r, uint32_t d, uint32_t b,
+		       uint32_t *dist, uint32_t *queue, uint8_t *tcol)
+{
+	const struct ibf_fabric *f = g->f;
+	int32_t t = g->lid_sw[d];
+	for (uint32_t x = 0; x < g->nsw; x++)
+		tcol[x] = r->lft[(size_t)x * r->stride + b];
+	if (t < 0)
+		return;
+	tcol[t] = r->lft[(size_t)t * r->stride + d];
+	ibf_bfs(f, (uint32_t)t, dist, queue);
+	for (uint32_t x = 0; x < g->nsw; x++) {
+		if (x == (uint32_t)t || dist[x] == IBF_DIST_INF || dist[x] == 0)
+			continue;
+		uint8_t base = r->lft[(size_t)x * r->stride + b];
+		uint32_t nalt = 0, nany = 0;
+		for (uint32_t a = f->adj_off[x]; a < f->adj_off[x + 1]; a++)
+			if (dist[f->adj[a].nbr] + 1 == dist[x]) {
+				nany++;
+				nalt += f->adj[a].lport != base;
+			}
+		if (!nany)
+			continue;
+		int want_alt = nalt > 0;
+		uint32_t pick = (uint32_t)(ibf_mix64(((uint64_t)x << 32) ^ d) % (want_alt ? nalt : nany));
+		for (uint32_t a = f->adj_off[x]; a < f->adj_off[x + 1]; a++) {
+			if (dist[f->adj[a].nbr] + 1 != dist[x])
+				continue;
+			if (want_alt && f->adj[a].lport == base)
+				continue;
+			if (pick-- == 0) {
+				tcol[x] = f->adj[a].lport;
+				break;
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------ long paths only
+ *
+ * For the hybrid of the colouring scheme: the paths longer than min_hops
+ * switch hops are layered online into at most L layers (nothing else is in
+ * those layers).  With convert, a further LID of a multi-LID port whose
+ * long paths do not all fit is moved, from the failing source on, onto its
+ * base LID's paths (dl_convert, a few switches at a time, as dfsssp's own
+ * fitting does) and tried again; the base LIDs' paths are never changed.
+ * layer[s * stride + d] gets the layer of each long path. */
+int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int min_hops, int L,
+			int convert, uint8_t *layer, struct dl_long *res, struct ibf_error *err)
+{
+	struct dfs st;
+	memset(&st, 0, sizeof(st));
+	memset(res, 0, sizeof(*res));
+	int rc = cdg_init(&st.g, f, r, err);
+	if (rc)
+		return rc;
+	struct ibf_cdg *g = &st.g;
+	rc = dfs_alloc(&st, err);
+	if (!rc)
+		rc = online_alloc(&st, err);
+	uint32_t *placed = malloc(((size_t)g->nsw + 1) * sizeof(*placed));
+	uint8_t *tcol = malloc((size_t)g->nsw + 1);
+	uint32_t *dist = malloc(((size_t)g->nsw + 1) * sizeof(*dist));
+	uint32_t *queue = malloc(((size_t)g->nsw + 1) * sizeof(*queue));
+	if (!rc && (!placed || !tcol || !dist || !queue))
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	uint64_t deps[MAXD];
+	uint32_t src[MAXD], tgt[MAXD];
+	/* base LIDs first: they can only move to another shortest path, so
+	 * they get the escape layers' room before the further LIDs, which can
+	 * also fall back to their base LID's path */
+	for (uint32_t i = 0; !rc && i < 2 * g->ndl; i++) {
+		uint32_t d = g->dlids[i % g->ndl], b = g->lid_base[d];
+		if ((i < g->ndl) != (!b || b == d))
+			continue;
+		/* a base LID may move to another shortest path, a further LID of
+		 * a multi-LID port also to its base LID's path */
+		int can = convert && b, have_tcol = 0;
+		uint64_t changed = 0;
+		for (uint32_t round = 0; !rc; round++) {
+			uint32_t np = 0;
+			int64_t fail = -1;
+			for (uint32_t s = 0; s < g->nsw; s++) {
+				int nd = path_deps(g, s, d, src, tgt, deps);
+				if (nd < 0) {
+					rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+							   "a path longer than %d hops", MAXD);
+					break;
+				}
+				if (nd + 1 <= min_hops)
+					continue;
+				int where = -1;
+				rc = place(&st, s, d, 0, L, &where, err);
+				if (rc)
+					break;
+				if (where < 0) {
+					fail = s;
+					break;
+				}
+				placed[np++] = s;
+			}
+			if (rc)
+				break;
+			if (fail < 0) {
+				for (uint32_t k = 0; k < np; k++)
+					layer[(size_t)placed[k] * g->stride + d] =
+						st.layer[(size_t)placed[k] * g->stride + d];
+				res->paths += np;
+				break;
+			}
+			/* d does not fit: take its paths out again */
+			for (uint32_t k = 0; k < np; k++)
+				unplace(&st, placed[k], d);
+			if (!can || round > g->nsw) {
+				rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+						   "the paths longer than %d hops need more than %d "
+						   "layer(s)",
+						   min_hops, L);
+				break;
+			}
+			/* from the failing source on, first a shortest path that
+			 * differs from the base LID's where it can (short paths are
+			 * coloured, and a different one keeps the LID's own path
+			 * diversity), then the base LID's path; when that is where it
+			 * already is, the whole column */
+			if (!have_tcol) {
+				alt_column(g, r, d, b, dist, queue, tcol);
+				have_tcol = 1;
+			}
+			uint64_t c = dl_convert(g, r, d, tcol, fail);
+			if (!c && have_tcol == 1 && b != d) {
+				for (uint32_t x = 0; x < g->nsw; x++)
+					tcol[x] = r->lft[(size_t)x * r->stride + b];
+				have_tcol = 2;
+				c = dl_convert(g, r, d, tcol, fail);
+			}
+			if (!c)
+				c = dl_convert(g, r, d, tcol, -1);
+			if (!c) {
+				rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+						   "LID %u does not fit the escape layers even on its base "
+						   "LID's paths",
+						   d);
+				break;
+			}
+			changed += c;
+		}
+		if (changed) {
+			res->lids_converted++;
+			res->entries_changed += changed;
+			dl_column_hops(g, r, d);
+		}
+	}
+	for (int v = 0; v < L && v < CDG_MAX_LAYERS; v++)
+		if (g->cnt[v])
+			for (uint64_t e = 0; e < g->nedges; e++)
+				if (g->cnt[v][e]) {
+					if (v + 1 > res->layers)
+						res->layers = v + 1;
+					break;
+				}
+	free(placed);
+	free(tcol);
+	free(dist);
+	free(queue);
+	dfs_free(&st);
 	return rc;
 }

@@ -69,21 +69,33 @@ int cdg_settle(const struct ibf_cdg *g, uint32_t d, int32_t *ch, uint16_t *hops,
  * longest path in *max_hops. */
 int cdg_check_routes(const struct ibf_cdg *g, int *max_hops, struct ibf_error *err);
 
+/* Layer only the paths longer than min_hops switch hops, online, into at
+ * most L layers (dfsssp.c): layer[s * stride + d] for each of them.  With
+ * convert, further LIDs of multi-LID ports that do not fit take their base
+ * LID's paths from the failing sources on (r is rewritten).  IBF_ENOTSUP
+ * when they do not fit. */
+struct dl_long {
+	int layers;               /* layers holding a path */
+	uint64_t paths;           /* long paths placed */
+	uint64_t lids_converted;  /* LIDs moved onto base LID paths */
+	uint64_t entries_changed; /* LFT entries rewritten */
+};
+int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int min_hops, int L,
+			int convert, uint8_t *layer, struct dl_long *res, struct ibf_error *err);
+/* Rewrite d's entries along tcol's path from switch s (every switch when
+ * s < 0) to tcol; the rewritten switches are closed under "next switch of
+ * tcol", so the column stays loop free.  Returns the entries changed. */
+uint64_t dl_convert(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t d, const uint8_t *tcol,
+		    int64_t s);
+/* Recompute r->hops (when present) for LID d's column. */
+void dl_column_hops(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t d);
+
 /* Helpers shared by the schemes. */
 struct ibf_dl *dl_new(const struct ibf_cdg *g, struct ibf_error *err);
 void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 double dl_now(void);
 /* 64-bit mix for deterministic choices. */
-static inline uint64_t dl_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 /* Switch-to-switch channel test for a port of a switch node. */
 int dl_port_faces_switch(const struct ibf_fabric *f, int node, int port);
 

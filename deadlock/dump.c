@@ -2,7 +2,7 @@
  * readers for the dumps and for what a live fabric gives back (`saquery -p`
  * PathRecords, `smpquery sl2vl`).  Formats: docs/deadlock.md. */
 #include "dl_internal.h"
-#include "io_internal.h"
+#include "ibf_text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -470,7 +470,7 @@ int ibf_sl_read(const struct ibf_fabric *f, const char *path, struct ibf_sl_tabl
 	char *buf;
 	size_t len;
 	memset(t, 0, sizeof(*t));
-	int rc = ibf_io_slurp(path, &buf, &len, err);
+	int rc = ibf_slurp(path, &buf, &len, err);
 	if (rc)
 		return rc;
 	rc = ibf_sl_parse(f, buf, len, path, t, err);
@@ -581,7 +581,7 @@ int ibf_sl2vl_read(const struct ibf_fabric *f, const char *path, struct ibf_sl2v
 	char *buf;
 	size_t len;
 	memset(t, 0, sizeof(*t));
-	int rc = ibf_io_slurp(path, &buf, &len, err);
+	int rc = ibf_slurp(path, &buf, &len, err);
 	if (rc)
 		return rc;
 	rc = ibf_sl2vl_parse(f, buf, len, path, t, err);

@@ -38,7 +38,7 @@
 #ifndef IBF_DEADLOCK_H
 #define IBF_DEADLOCK_H
 
-#include "ibf_conf.h"
+#include "ibf_dl_scheme.h"
 #include "ibf_routing.h"
 
 #ifdef __cplusplus
@@ -71,7 +71,7 @@ struct ibf_dl_opts {
 };
 void ibf_dl_opts_default(struct ibf_dl_opts *o);
 
-/* The stored result of a scheme (kept in routes->dl). */
+/* The result of a scheme: owned by the caller, freed with ibf_dl_free. */
 struct ibf_dl {
 	int requested;      /* scheme asked for */
 	int scheme;         /* scheme applied (DFSSSP or COLORING) */
@@ -80,6 +80,12 @@ struct ibf_dl {
 	int vls_used;       /* VLs that carry switch-to-switch traffic */
 	int deadlock_free;  /* 0 only for a best-effort dfsssp overflow */
 	int ncolors;        /* coloring: colours used */
+	int color_vls;      /* coloring: VLs of the three buckets (0: all vls) */
+	int esc_layers;     /* coloring hybrid: escape layers for the paths longer than 3
+			     * hops (0: none) */
+	uint8_t esc_vl[16]; /* coloring hybrid: VL of an escape SL at every switch hop,
+			     * 0xff for the SLs that are not escape SLs */
+	uint64_t long_paths;/* coloring hybrid: paths in the escape layers */
 	int max_hops;       /* longest path, switch-to-switch hops */
 	uint32_t nsw, stride;
 	uint8_t *sl;        /* [nsw * stride]: SL per (source switch, DLID), IBF_SL_NONE unused */
@@ -98,12 +104,13 @@ struct ibf_dl {
 	char note[512];     /* fallback reason, best-effort warning, ... ("" none) */
 };
 
-/* Run opts->scheme on the routes of f and store the result in r->dl
- * (replacing any earlier one).  Routes must not loop.  Returns 0, or
+/* Run opts->scheme on the routes of f (the scheme may reroute LIDs that do
+ * not fit the VLs, in r) and return the result in *out (caller frees with
+ * ibf_dl_free; NULL for scheme NONE).  Routes must not loop.  Returns 0, or
  * IBF_ENOTSUP when the VLs do not suffice (and best_effort is off): the
- * message names the VLs needed.  On failure r->dl is left NULL. */
+ * message names the VLs needed.  On failure *out is NULL. */
 int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
-		       const struct ibf_dl_opts *o, struct ibf_error *err);
+		       const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err);
 /* The two schemes directly (apply dispatches to them; coloring falls back
  * to dfsssp itself and notes it). */
 int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
@@ -118,8 +125,6 @@ int ibf_deadlock_coloring_check(const struct ibf_fabric *f, const struct ibf_rou
 void ibf_dl_free(struct ibf_dl *dl);
 /* One line: "dfsssp: 3 layer(s) on 8 VLs, VLs used 8, deadlock-free; ..." */
 const char *ibf_dl_summary(const struct ibf_dl *dl, char *buf, size_t len);
-/* Free r->dl (if any) and set it NULL. */
-void ibf_routes_dl_free(struct ibf_routes *r);
 
 /* SL of the path from slid to dlid, or -1 when either LID is unknown (the
  * caller then keeps its own hint).  Reentrant, read-only, lock-free. */

@@ -64,8 +64,6 @@ struct ibfab {
 	int conf_ok;               /* 0: the engines refuse to route */
 	char conf_msg[MSG_MAX];    /* why, when !conf_ok */
 	int registered;            /* engines registered */
-	uint64_t test_isolate;     /* test hook: switch GUID whose inter-switch
-				    * links are treated as unhealthy (0 = none) */
 
 	/* the last tables this plugin configured (for path_sl / SL2VL later);
 	 * dropped when an ibfab engine fails, because OpenSM then uses tables
@@ -76,8 +74,10 @@ struct ibfab {
 	char engine[32];
 	unsigned long runs;
 
-	/* deadlock scheme (ibfab.conf `deadlock`): its result lives in
-	 * routes.dl; node GUID -> fabric node id, sorted, for update_sl2vl */
+	/* deadlock scheme (ibfab.conf `deadlock`): its result for the tables
+	 * above (NULL when none); node GUID -> fabric node id, sorted, for
+	 * update_sl2vl */
+	struct ibf_dl *dl;
 	struct dl_gidx {
 		uint64_t guid;
 		int32_t node;
@@ -311,9 +311,7 @@ static struct ibf_fabric *fabric_from_subn(struct ibfab *pl, osm_subn_t *subn,
 			}
 			if (f->nodes[id].type == IBF_NODE_SWITCH &&
 			    f->nodes[rid].type == IBF_NODE_SWITCH &&
-			    (!osm_link_is_healthy(ph) ||
-			     (pl->test_isolate && (f->nodes[id].guid == pl->test_isolate ||
-						   f->nodes[rid].guid == pl->test_isolate)))) {
+			    !osm_link_is_healthy(ph)) {
 				st->unhealthy++;
 				plog(pl, OSM_LOG_VERBOSE,
 				     "ibfab: skipping unhealthy link 0x%016" PRIx64 "/%d - 0x%016" PRIx64
@@ -473,7 +471,8 @@ static int ibfab_lid_matrices(void *context)
 
 static void drop_routes(struct ibfab *pl)
 {
-	ibf_routes_dl_free(&pl->routes);
+	ibf_dl_free(pl->dl);
+	pl->dl = NULL;
 	free(pl->dl_gidx);
 	pl->dl_gidx = NULL;
 	pl->dl_ngidx = 0;
@@ -524,10 +523,10 @@ static int subnet_vls(struct ibfab *pl, osm_subn_t *subn)
 	return v ? (int)v : 1;
 }
 
-/* Run the configured scheme on r (result in r->dl).  0 or -1 (logged). */
+/* Run the configured scheme on r (result in *out).  0 or -1 (logged). */
 static int apply_deadlock(struct ibfab *pl, const char *name, osm_subn_t *subn,
 			  const struct ibf_fabric *f, struct ibf_routes *r,
-			  struct engine_log_ctx *lc)
+			  struct engine_log_ctx *lc, struct ibf_dl **out)
 {
 	struct ibf_dl_opts o;
 	struct ibf_error err;
@@ -541,12 +540,12 @@ static int apply_deadlock(struct ibfab *pl, const char *name, osm_subn_t *subn,
 	o.log = engine_log;
 	o.log_ctx = lc;
 	ibf_error_clear(&err);
-	if (ibf_deadlock_apply(f, r, &o, &err)) {
+	if (ibf_deadlock_apply(f, r, &o, out, &err)) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: deadlock %s: %s", name,
 		     ibf_deadlock_name(pl->conf.deadlock), ibf_error_format(&err, msg, sizeof(msg)));
 		return -1;
 	}
-	const struct ibf_dl *dl = r->dl;
+	const struct ibf_dl *dl = *out;
 	plog(pl, dl->deadlock_free ? OSM_LOG_INFO : OSM_LOG_ERROR, "ibfab %s: deadlock %s", name,
 	     ibf_dl_summary(dl, msg, sizeof(msg)));
 	if (!subn->opt.qos)
@@ -589,9 +588,9 @@ static uint8_t ibfab_path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 {
 	struct ibfab_engine *ec = context;
 	const struct ibfab *pl = ec->pl;
-	if (!pl->have_routes || !pl->routes.dl)
+	if (!pl->have_routes || !pl->dl)
 		return hint;
-	int sl = ibf_dl_path_sl(pl->routes.dl, cl_ntoh16(slid), cl_ntoh16(dlid));
+	int sl = ibf_dl_path_sl(pl->dl, cl_ntoh16(slid), cl_ntoh16(dlid));
 	return sl < 0 ? hint : (uint8_t)sl;
 }
 
@@ -601,7 +600,7 @@ static void ibfab_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port
 {
 	struct ibfab_engine *ec = context;
 	const struct ibfab *pl = ec->pl;
-	if (!pl->have_routes || !pl->routes.dl || !pl->fabric)
+	if (!pl->have_routes || !pl->dl || !pl->fabric)
 		return; /* keep OpenSM's QoS table */
 	uint64_t guid = cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(port)));
 	int node = -1;
@@ -619,7 +618,7 @@ static void ibfab_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port
 	if (in_port > n->nports || out_port > n->nports)
 		return;
 	uint8_t vl[16];
-	ibf_dl_sl2vl(pl->routes.dl, pl->fabric, node, in_port, out_port, vl);
+	ibf_dl_sl2vl(pl->dl, pl->fabric, node, in_port, out_port, vl);
 	for (uint8_t sl = 0; sl < 16; sl++)
 		ib_slvl_table_set(t, sl, vl[sl]);
 }
@@ -634,6 +633,7 @@ static int ibfab_build_lfts(void *context)
 	struct ibf_fabric *f = NULL;
 	struct ibf_routes r;
 	int have_r = 0;
+	struct ibf_dl *dl = NULL;
 	char msg[MSG_MAX];
 	double t0 = now_seconds();
 
@@ -664,17 +664,38 @@ static int ibfab_build_lfts(void *context)
 	struct engine_log_ctx lc = { pl, name };
 	struct ibf_route_report rep;
 	memset(&rep, 0, sizeof(rep));
-	ibf_conf_to_route_opts(&pl->conf, &o);
+	uint64_t *roots = NULL;
+	if (ibf_conf_route_opts(&pl->conf, &o, &roots, &err)) {
+		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
+		     ibf_error_format(&err, msg, sizeof(msg)));
+		goto fail_nowrite;
+	}
 	o.log = engine_log;
 	o.log_ctx = &lc;
-	if (ibf_route(f, name, &o, &r, &rep, &err)) {
+	/* stable reroute: keep what still works of the tables this engine
+	 * programmed last time, route only the destinations the change hit */
+	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
+		     !strcmp(pl->engine, name);
+	struct ibf_stable_report sr;
+	int route_rc = stable ? ibf_route_stable(f, name, &o, pl->fabric, &pl->routes, &r, &rep,
+						 &sr, &err)
+			      : ibf_route(f, name, &o, &r, &rep, &err);
+	free(roots);
+	if (!route_rc && stable)
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab %s: stable reroute: kept %u of %u destination LIDs, routed %u again; "
+		     "%llu of %llu LFT entries changed (%.2f%%)",
+		     name, sr.lids_kept, sr.lids, sr.lids - sr.lids_kept,
+		     (unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
+		     sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0);
+	if (route_rc) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
 		     ibf_error_format(&err, msg, sizeof(msg)));
 		goto fail_nowrite;
 	}
 	have_r = 1;
 
-	if (pl->conf.deadlock != IBF_DEADLOCK_NONE && apply_deadlock(pl, name, subn, f, &r, &lc))
+	if (pl->conf.deadlock != IBF_DEADLOCK_NONE && apply_deadlock(pl, name, subn, f, &r, &lc, &dl))
 		goto fail_nowrite;
 
 	/* OpenSM does not reset the tables between engines */
@@ -699,13 +720,14 @@ static int ibfab_build_lfts(void *context)
 	pl->fabric = f;
 	pl->routes = r;
 	pl->have_routes = 1;
-	if (pl->routes.dl)
+	pl->dl = dl;
+	if (pl->dl)
 		build_gidx(pl);
 	snprintf(pl->engine, sizeof(pl->engine), "%s", name);
 	return 0;
 
 fail_nowrite:
-	ibf_routes_dl_free(&r);
+	ibf_dl_free(dl);
 	if (have_r)
 		ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -802,17 +824,6 @@ static void *ibfab_create(osm_opensm_t *osm)
 	}
 	plog(pl, pl->conf_ok ? OSM_LOG_INFO : OSM_LOG_ERROR, "ibfab: %soptions: %s",
 	     pl->conf_ok ? "" : "(unused) ", ibf_conf_format(&pl->conf, opts, sizeof(opts)));
-
-	/* test hook (tests/e2e_plugin.sh): OpenSM discovers only what it can
-	 * reach, so a disconnected switch graph arises only from links it
-	 * marks unhealthy; this simulates that for one switch */
-	const char *iso = getenv("IBFAB_TEST_ISOLATE_SWITCH");
-	if (iso && *iso) {
-		pl->test_isolate = strtoull(iso, NULL, 0);
-		plog(pl, OSM_LOG_INFO,
-		     "ibfab: test hook: links of switch 0x%016" PRIx64 " count as unhealthy",
-		     pl->test_isolate);
-	}
 
 	/* one external engine per ibfab engine */
 	msg[0] = '\0';

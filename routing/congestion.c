@@ -56,14 +56,6 @@ struct cg {
 	uint64_t flows, unrouted;
 };
 
-static uint64_t mix64(uint64_t *st)
-{
-	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* trace one flow; returns 0 when delivered */
 static int flow(struct cg *c, uint32_t a, uint32_t b, uint32_t *maxl, uint32_t *maxe)
 {
@@ -354,7 +346,7 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 			for (uint32_t i = 0; i < N; i++)
 				perm[i] = i;
 			for (uint32_t i = N; i > 1; i--) {
-				uint32_t j = (uint32_t)(mix64(&st) % i);
+				uint32_t j = (uint32_t)(ibf_splitmix64(&st) % i);
 				uint32_t tmp = perm[i - 1];
 				perm[i - 1] = perm[j];
 				perm[j] = tmp;

@@ -771,15 +771,9 @@ int ibf_route_dmodk(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 {
 	struct ibf_dmodk_opts d;
 	ibf_dmodk_opts_default(&d);
-	uint64_t *roots = NULL;
-	const char *rf = getenv("IBFAB_DMODK_ROOTS");
-	if (rf && *rf) {
-		int rc = ibf_ftree_read_roots(rf, &roots, &d.tree.nroots, err);
-		if (rc)
-			return rc;
-		d.tree.roots = roots;
+	if (o->roots && o->nroots) {
+		d.tree.roots = o->roots;
+		d.tree.nroots = o->nroots;
 	}
-	int rc = ibf_route_dmodk_ex(f, o, &d, r, rep, err);
-	free(roots);
-	return rc;
+	return ibf_route_dmodk_ex(f, o, &d, r, rep, err);
 }

@@ -178,7 +178,7 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 		uint32_t lid = d->lid + j;
 		uint32_t *nxt = ws->nxt + (size_t)j * S;
 		if (c->mode == ENG_MINIMAL || j % (uint32_t)c->layers == 0) {
-			uint64_t key = c->o->seed ? eng_mix(c->o->seed ^ eng_mix(lid)) : 0;
+			uint64_t key = c->o->seed ? ibf_mix64(c->o->seed ^ ibf_mix64(lid)) : 0;
 			eng_min_tree(c, ws, d->t, ws->order, nreach, key, nxt);
 		} else {
 			eng_layer_tree(c, ws, di, (int)j, nreach, cap, out);
@@ -716,6 +716,21 @@ static int build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxli
 		    (int)__builtin_ctz(d->nlids) > *maxlmc)
 			*maxlmc = __builtin_ctz(d->nlids);
 	}
+	/* stable reroutes: the caller keeps the columns of these LIDs from the
+	 * previous tables; a destination with every LID kept is not routed
+	 * (counted in hosts[] above all the same) */
+	if (c->o->lid_keep) {
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < c->ndest; i++) {
+			const struct eng_dest *d = &c->dest[i];
+			uint32_t kept = 0;
+			for (uint32_t j = 0; j < d->nlids; j++)
+				kept += d->lid + j < c->o->nlid_keep && c->o->lid_keep[d->lid + j];
+			if (kept < d->nlids)
+				c->dest[k++] = *d;
+		}
+		c->ndest = k;
+	}
 	/* Interleave destinations over switches (first port of every switch,
 	 * then the second, ...) so the units of one round spread their load
 	 * over the fabric instead of crowding the links into one switch. */
@@ -778,6 +793,19 @@ static int build_links(struct eng_ctx *c, struct ibf_error *err)
 	return 0;
 }
 
+uint32_t ibf_typical_diameter(const uint64_t *hist, uint32_t maxd)
+{
+	uint64_t tot = 0, acc = 0;
+	for (uint32_t k = 0; k <= maxd; k++)
+		tot += hist[k];
+	for (uint32_t k = 0; k <= maxd; k++) {
+		acc += hist[k];
+		if (acc * 100 >= tot * 90)
+			return k;
+	}
+	return maxd;
+}
+
 static int build_dist(struct eng_ctx *c, struct ibf_error *err)
 {
 	uint32_t S = c->S;
@@ -805,22 +833,12 @@ static int build_dist(struct eng_ctx *c, struct ibf_error *err)
 	}
 	/* typical diameter: 90% of the connected ordered pairs lie within it */
 	uint64_t *hist = calloc((size_t)c->diam + 2, sizeof(*hist));
-	uint64_t tot = 0;
 	c->diam_ref = c->diam;
 	if (hist) {
 		for (size_t i = 0; i < nn; i++)
-			if (c->dist[i] != ENG_DIST_INF) {
+			if (c->dist[i] != ENG_DIST_INF)
 				hist[c->dist[i]]++;
-				tot++;
-			}
-		uint64_t acc = 0;
-		for (uint32_t k = 0; k <= c->diam; k++) {
-			acc += hist[k];
-			if (acc * 100 >= tot * 90) {
-				c->diam_ref = k;
-				break;
-			}
-		}
+		c->diam_ref = ibf_typical_diameter(hist, c->diam);
 		free(hist);
 	}
 	free(d);

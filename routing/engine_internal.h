@@ -151,23 +151,6 @@ static inline void eng_add_w(const struct eng_ctx *c, struct eng_ws *ws, uint32_
 	ws->delta[e] += v;
 }
 
-static inline uint64_t eng_mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-/* splitmix64 stream */
-static inline uint64_t eng_rand(uint64_t *st)
-{
-	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* Shared driver: validates, builds the context, runs every destination and
  * fills r and rep.  mode = enum eng_mode. */
 int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,
@@ -192,26 +175,7 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 /* Window bounds for source s (distance dst) */
 static inline int eng_bound(const struct eng_ctx *c, const struct ibf_win_bound *b, uint32_t dst)
 {
-	long v;
-	switch (b->base) {
-	case IBF_WIN_DIST:
-		v = (long)dst + b->value;
-		break;
-	case IBF_WIN_DIAM:
-		/* relative to the typical diameter, so a few pairs stretched by a
-		 * failure do not widen every pair's window; those pairs get their
-		 * own distance + value */
-		v = (long)(dst > c->diam_ref ? dst : c->diam_ref) + b->value;
-		break;
-	default:
-		v = b->value;
-		break;
-	}
-	if (v < 0)
-		v = 0;
-	if (v > 4096)
-		v = 4096;
-	return (int)v;
+	return ibf_win_eval(b, dst, c->diam_ref);
 }
 
 /* the same, from the tables (dst <= diam) */

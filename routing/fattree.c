@@ -38,6 +38,7 @@
  * virtual leaf below s).
  */
 #include "ibf_fattree.h"
+#include "ibf_text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -766,45 +767,50 @@ int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct
 {
 	*guids = NULL;
 	*n = 0;
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
-	char line[1024];
-	long ln = 0;
+	char *buf;
+	size_t len;
+	int rc = ibf_slurp(path, &buf, &len, err);
+	if (rc)
+		return rc;
+	struct ibf_lines L;
+	const char *ls;
+	size_t ln;
 	uint32_t cap = 0;
-	int rc = 0;
-	while (fgets(line, sizeof(line), fp)) {
-		ln++;
-		char *c = strchr(line, '#');
-		if (c)
-			*c = '\0';
-		char *save = NULL;
-		for (char *tok = strtok_r(line, " \t\r\n,", &save); tok;
-		     tok = strtok_r(NULL, " \t\r\n,", &save)) {
-			char *end;
-			errno = 0;
-			unsigned long long g = strtoull(tok, &end, 0);
-			if (*end || errno || !g) {
-				rc = ibf_error_set(err, IBF_EPARSE, path, ln,
-						   "'%s' is not a node GUID", tok);
-				goto out;
+	ibf_lines_init(&L, buf, len);
+	while (!rc && ibf_lines_next(&L, &ls, &ln, NULL)) {
+		const char *hash = memchr(ls, '#', ln);
+		struct ibf_cur c = { ls, hash ? hash : ls + ln };
+		for (;;) {
+			while (c.p < c.e && (ibf_is_ws(*c.p) || *c.p == ','))
+				c.p++;
+			if (c.p >= c.e)
+				break;
+			const char *tok = c.p;
+			uint64_t g = 0;
+			int bad = ibf_cur_num(&c, UINT64_MAX, &g);
+			if (bad || !g || (c.p < c.e && !ibf_is_ws(*c.p) && *c.p != ',')) {
+				const char *te = tok;
+				while (te < c.e && !ibf_is_ws(*te) && *te != ',')
+					te++;
+				rc = ibf_error_set(err, IBF_EPARSE, path, L.lineno,
+						   "'%.*s' is not a node GUID", (int)(te - tok > 64 ? 64 : te - tok), tok);
+				break;
 			}
 			if (*n == cap) {
 				cap = cap ? cap * 2 : 16;
 				uint64_t *ng = realloc(*guids, cap * sizeof(uint64_t));
 				if (!ng) {
 					rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-					goto out;
+					break;
 				}
 				*guids = ng;
 			}
 			(*guids)[(*n)++] = g;
 		}
 	}
-	if (!*n)
+	if (!rc && !*n)
 		rc = ibf_error_set(err, IBF_EPARSE, path, 0, "no root GUIDs");
-out:
-	fclose(fp);
+	free(buf);
 	if (rc) {
 		free(*guids);
 		*guids = NULL;

@@ -22,8 +22,6 @@ struct ibf_routes {
 	uint8_t *hops;  /* nsw * stride switch hops to the LID's port (0xff unknown), may be NULL */
 	int lmc;        /* the largest LMC among end ports (layers = 1 << lmc) */
 	char engine[32];/* engine that produced the tables ("" when read from a dump) */
-	/* deadlock state, filled by deadlock/ (NULL when none) */
-	void *dl;
 };
 
 int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int with_hops,
@@ -46,8 +44,6 @@ struct ibf_win_bound {
 	int value;
 };
 
-typedef void (*ibf_log_fn)(void *ctx, int level, const char *msg);
-enum { IBF_LOG_ERROR = 0, IBF_LOG_INFO = 1, IBF_LOG_VERBOSE = 2, IBF_LOG_DEBUG = 3 };
 
 struct ibf_route_opts {
 	uint64_t seed;
@@ -58,8 +54,43 @@ struct ibf_route_opts {
 	int layers;                  /* 0 = 1 << routes lmc (from the fabric's end-port LMC) */
 	ibf_log_fn log;              /* may be NULL */
 	void *log_ctx;
+	const uint64_t *roots;       /* dmodk: root switch GUIDs (NULL: levels found
+				      * from the structure) */
+	uint32_t nroots;
+	/* stable reroutes: lid_keep[l] != 0 when the caller keeps LID l's column
+	 * from earlier tables (ibf_stable_keep); engines may leave such columns
+	 * unset and skip destinations whose LIDs are all kept.  NULL: none. */
+	const uint8_t *lid_keep;
+	uint32_t nlid_keep;          /* entries in lid_keep */
 };
 void ibf_route_opts_default(struct ibf_route_opts *o);
+
+/* The hop bound b for a pair at distance dst, with diam_ref the fabric's
+ * typical diameter (ibf_typical_diameter): ABS -> value, DIST -> dst +
+ * value, DIAM -> max(dst, diam_ref) + value; clamped to 0..4096. */
+static inline int ibf_win_eval(const struct ibf_win_bound *b, uint32_t dst, uint32_t diam_ref)
+{
+	long v;
+	switch (b->base) {
+	case IBF_WIN_DIST:
+		v = (long)dst + b->value;
+		break;
+	case IBF_WIN_DIAM:
+		/* relative to the typical diameter, so a few pairs stretched by a
+		 * failure do not widen every pair's window; those pairs get their
+		 * own distance + value */
+		v = (long)(dst > diam_ref ? dst : diam_ref) + b->value;
+		break;
+	default:
+		v = b->value;
+		break;
+	}
+	return v < 0 ? 0 : v > 4096 ? 4096 : (int)v;
+}
+
+/* Typical diameter from a histogram of switch-pair distances hist[0..maxd]:
+ * the smallest k with 90 % of the pairs at distance <= k. */
+uint32_t ibf_typical_diameter(const uint64_t *hist, uint32_t maxd);
 
 /* Statistics an engine reports about its own run (filled when non-NULL). */
 struct ibf_route_report {
@@ -156,6 +187,11 @@ struct ibf_check_report {
 	char examples[8][160];
 	int nexamples;
 };
+/* Worker threads of the table walks (route check, path statistics): 0
+ * (default) picks by the amount of work, n >= 1 forces n (at most 64).
+ * Process-wide; the results never depend on it. */
+void ibf_set_walk_threads(int n);
+
 /* Trace every (source end port: CA/router port cabled to a switch, or
  * switch port 0 with a LID; destination LID: every LID of every port
  * except the source's own) pair.  Hops are switch-to-switch links.
@@ -163,6 +199,40 @@ struct ibf_check_report {
  * by (source switch, destination LID), one per such pair. */
 int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int max_hops,
 		    struct ibf_check_report *rep, struct ibf_error *err);
+
+/* ------------------------------------------------------------ stable reroutes */
+
+/* Keep what still works after a change (routing/stable.c, docs/reliability.md):
+ * a destination LID's column of the previous tables (old, for fabric fo)
+ * is kept when it still delivers from every switch of f over f's cables,
+ * without a loop, with a shortest path in LMC layer 0 and a path inside
+ * o->max_len in the other layers (a switch f has and fo had not is grafted
+ * onto the column through the neighbour that gives it the shortest such
+ * path); the other LIDs are routed again. */
+struct ibf_stable_report {
+	uint32_t lids;            /* destination LIDs of f */
+	uint32_t lids_kept;       /* columns taken from the previous tables */
+	uint64_t entries;         /* (switch, LID) entries present before and after
+				   * (switch and LID owner in both fabrics) */
+	uint64_t entries_changed; /* of those, different from the previous tables */
+	double seconds;           /* keep + route + merge */
+};
+/* keep[0..ibf_max_lid(f)]: 1 for the LIDs whose old column can stay. */
+int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
+		    const struct ibf_routes *old, const struct ibf_route_opts *o, uint8_t *keep,
+		    struct ibf_error *err);
+/* Copy the kept columns of old into r (f's tables; a switch new to the
+ * fabric is grafted onto each kept column) and count the changes. */
+int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_fabric *fo,
+		     const struct ibf_routes *old, const struct ibf_route_opts *o,
+		     const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err);
+/* ibf_route with the kept columns: the engine routes only the destinations
+ * with a LID that is not kept (layered and minimal skip the others; dmodk
+ * routes all and the kept columns overwrite), then the merge. */
+int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
+		     const struct ibf_fabric *fo, const struct ibf_routes *old, struct ibf_routes *r,
+		     struct ibf_route_report *rrep, struct ibf_stable_report *srep,
+		     struct ibf_error *err);
 
 /* ------------------------------------------------------------ statistics */
 

@@ -268,13 +268,13 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 	ws->len[t] = 0;
 
 	/* source order: shuffled, then stably by level */
-	uint64_t rng = eng_mix(c->o->seed ^ eng_mix(((uint64_t)d->lid << 8) | (uint64_t)layer));
+	uint64_t rng = ibf_mix64(c->o->seed ^ ibf_mix64(((uint64_t)d->lid << 8) | (uint64_t)layer));
 	uint32_t n = nreach - 1;
 	uint32_t *sh = ws->tmp, *byl = ws->bucket;
 	for (uint32_t i = 0; i < n; i++)
 		sh[i] = order[i + 1];
 	for (uint32_t i = n; i > 1; i--) {
-		uint32_t j = (uint32_t)(eng_rand(&rng) % i);
+		uint32_t j = (uint32_t)(ibf_splitmix64(&rng) % i);
 		uint32_t tmp = sh[i - 1];
 		sh[i - 1] = sh[j];
 		sh[j] = tmp;

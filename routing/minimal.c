@@ -23,7 +23,7 @@ void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const 
 	for (uint32_t i = 1; i < nreach; i++) {
 		uint32_t s = order[i];
 		uint32_t off = f->adj_off[s], deg = f->adj_off[s + 1] - off;
-		uint32_t start = key ? (uint32_t)(eng_mix(key ^ s) % deg) : 0;
+		uint32_t start = key ? (uint32_t)(ibf_mix64(key ^ s) % deg) : 0;
 		uint32_t best = ENG_NOLINK;
 		uint64_t bw = UINT64_MAX;
 		uint16_t want = (uint16_t)(D[s] - 1);

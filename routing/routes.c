@@ -46,5 +46,4 @@ void ibf_routes_free(struct ibf_routes *r)
 	r->stride = 0;
 	r->lmc = 0;
 	r->engine[0] = '\0';
-	/* r->dl belongs to deadlock/, which frees it with its own function */
 }

@@ -135,13 +135,18 @@ void ibf_walk_block(struct ibf_walk *w, uint32_t d0, uint32_t n)
 		walk_column(w, d0 + k, k);
 }
 
+static int walk_threads; /* 0 = by the amount of work */
+
+void ibf_set_walk_threads(int n)
+{
+	__atomic_store_n(&walk_threads, n < 0 ? 0 : n > 64 ? 64 : n, __ATOMIC_RELAXED);
+}
+
 int ibf_walk_threads(uint64_t work)
 {
-	const char *env = getenv("IBFAB_THREADS");
-	if (env && *env) {
-		int t = atoi(env);
-		return t < 1 ? 1 : t > 64 ? 64 : t;
-	}
+	int t = __atomic_load_n(&walk_threads, __ATOMIC_RELAXED);
+	if (t > 0)
+		return t;
 	if (work < (1u << 21))
 		return 1;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -18,38 +18,8 @@ echo "# fault seed $SEED"
 # damage NET OUT NCABLES [SWITCH]: drop NCABLES random switch-to-switch cables
 # (and SWITCH with the hosts cabled only to it) from an ibsim net file
 damage() {
-	awk -v seed="$SEED" -v n="$3" -v dead="${4:-}" '
-	function name(l) { sub(/^[^"]*"/, "", l); sub(/".*/, "", l); return l }
-	NR == FNR {
-		if (/^Switch/) { cur = name($0); isw[cur] = 1; next }
-		if (/^(Hca|Ca)/) { cur = name($0); next }
-		if (/^\[/ && match($0, /"[^"]*"\[[0-9]+\]/)) {
-			p = $1; gsub(/[^0-9]/, "", p)
-			peer = substr($0, RSTART + 1, RLENGTH - 1); pp = peer
-			sub(/".*/, "", peer); sub(/.*\[/, "", pp); sub(/\].*/, "", pp)
-			if (!(cur in isw)) { hostsw[cur] = hostsw[cur] " " peer; next }
-			if (cur < peer) { a[++na] = cur SUBSEP p SUBSEP peer SUBSEP pp; ap[na] = peer }
-		}
-		next
-	}
-	FNR == 1 {
-		# switches can be listed after their peers: keep switch-to-switch
-		# cables once every switch is known
-		for (i = 1; i <= na; i++) if (ap[i] in isw) c[++m] = a[i]
-		srand(seed)
-		for (i = m; i > 1; i--) { j = int(rand() * i) + 1; t = c[i]; c[i] = c[j]; c[j] = t }
-		for (i = 1; i <= n && i <= m; i++) { split(c[i], f, SUBSEP); cut[f[1], f[2]] = 1; cut[f[3], f[4]] = 1 }
-		for (h in hostsw) if (hostsw[h] == " " dead) gone[h] = 1
-		if (dead != "") gone[dead] = 1
-	}
-	/^(Switch|Hca|Ca)/ { cur = name($0); skip = (cur in gone) }
-	skip { next }
-	/^\[/ {
-		p = $1; gsub(/[^0-9]/, "", p)
-		if ((cur, p) in cut) next
-		if (match($0, /"[^"]*"\[[0-9]+\]/)) { peer = substr($0, RSTART + 1, RLENGTH - 1); sub(/".*/, "", peer); if (peer in gone) next }
-	}
-	{ print }' "$1" "$1" >"$2"
+	awk -f "$top_srcdir/contrib/net-damage.awk" -v seed="$SEED" -v cables="$3" -v dead="${4:-}" \
+		"$1" "$1" >"$2"
 }
 
 # run NAME NET ENGINE VLS: route with deadlock auto, check and verify

@@ -229,4 +229,28 @@ check "uneven bundles: the cut bound is 3 (12 hosts over 5 up-cables): $bd" test
 check "uneven bundles: dmodk at the cut bound ($wd)" test "${wd:-99}" = "${bd:-0}"
 check "uneven bundles: dmodk no worse than stock minhop ($wd <= $wm)" test "${wd:-99}" -le "${wm:-0}"
 
+# roots given by the admin (--dmodk-roots, the CLI form of ibfab.conf's
+# dmodk_roots): on a complete 3-level tree they agree with the structure,
+# so the tables are the same; a bad roots file is a FILE:LINE error
+"$IBFAB" topo gen fattree --kary 4 --n 3 -o "$WORK/k43.ibnd" >/dev/null 2>&1
+sed -n 's/^Switch.*"S-\([0-9a-f]*\)".*"ft-l3-.*/0x\1/p' "$WORK/k43.ibnd" >"$WORK/k43.roots"
+check "roots file: the 16 top switches" test "$(wc -l <"$WORK/k43.roots")" -eq 16
+"$IBFAB" route -q --topology "$WORK/k43.ibnd" --engine dmodk -o "$WORK/k43-auto.lfts" 2>/dev/null
+"$IBFAB" route -q --topology "$WORK/k43.ibnd" --engine dmodk --dmodk-roots "$WORK/k43.roots" \
+	-o "$WORK/k43-roots.lfts" 2>"$WORK/k43-roots.err"
+check "--dmodk-roots: routes (exit $?)" test -s "$WORK/k43-roots.lfts"
+check "--dmodk-roots: the same tables as the levels found from the structure" \
+	cmp -s "$WORK/k43-auto.lfts" "$WORK/k43-roots.lfts"
+printf 'dmodk_roots %s\n' "$WORK/k43.roots" >"$WORK/k43.conf"
+"$IBFAB" route -q --topology "$WORK/k43.ibnd" --engine dmodk --conf "$WORK/k43.conf" \
+	-o "$WORK/k43-conf.lfts" 2>/dev/null
+check "--conf with dmodk_roots: the same tables" cmp -s "$WORK/k43-auto.lfts" "$WORK/k43-conf.lfts"
+printf '0x1\nnot-a-guid\n' >"$WORK/bad.roots"
+"$IBFAB" route -q --topology "$WORK/k43.ibnd" --engine dmodk --dmodk-roots "$WORK/bad.roots" \
+	-o "$WORK/k43-bad.lfts" 2>"$WORK/k43-bad.err"
+rc=$?
+diag <"$WORK/k43-bad.err"
+check "bad roots file: exit 1, FILE:LINE, nothing written" \
+	test $rc -eq 1 -a ! -e "$WORK/k43-bad.lfts" -a -n "$(grep -F "$WORK/bad.roots:2:" "$WORK/k43-bad.err")"
+
 done_testing

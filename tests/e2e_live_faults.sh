@@ -103,8 +103,22 @@ check_state() {
 	grep -E '^(VLs used|cycles|missing SL|result)' "$d/verify.txt" | diag
 	check "$e $step: deadlock verify on the live tables: deadlock-free (exit $rc)" test $rc -eq 0
 	if [ -n "${PREV:-}" ]; then
-		"$IBFAB" route diff --topology "$d/net.ibnd" --lfts "$PREV/lfts.txt" --lfts2 "$d/lfts.txt" 2>&1 |
-			head -5 | sed "s/^/$step vs previous: /" | diag
+		"$IBFAB" route diff --topology "$d/net.ibnd" --lfts "$PREV/lfts.txt" --lfts2 "$d/lfts.txt" \
+			>"$d/diff.txt" 2>&1
+		sed "s/^/$step vs previous: /" "$d/diff.txt" | head -5 | diag
+		# stable reroutes (default): the sweep kept what still worked
+		check "$e $step: stable reroute from the previous tables" grep -q "$e: stable reroute: kept" "$d/opensm.log"
+		if [ "$step" = restore-all ]; then
+			# the switch that comes back is grafted onto the kept columns
+			local kept
+			kept=$(sed -n "s/.*$e: stable reroute: kept \([0-9]*\) of.*/\1/p" "$d/opensm.log" | tail -1)
+			check "$e $step: columns kept although a switch came back (${kept:-0})" test "${kept:-0}" -gt 0
+		fi
+		if [ "$step" = unplug-1-cable ]; then
+			local pct
+			pct=$(sed -n 's/.*entries differ (\([0-9]*\)\..*/\1/p' "$d/diff.txt")
+			check "$e $step: one cable moved few LFT entries (${pct:-?}% < 25%)" test "${pct:-100}" -lt 25
+		fi
 	fi
 	PREV=$d
 }

@@ -1,4 +1,4 @@
-/* Unit tests for the ibfab.conf parser (routing/conf.c). */
+/* Unit tests for the ibfab.conf parser (conf/conf.c). */
 #include "ibf_conf.h"
 #include "tt.h"
 
@@ -88,8 +88,13 @@ static void all_keys(void)
 	ibf_conf_format(&c, buf, sizeof(buf));
 	TT_CHECK_MSG(!strcmp(buf, "min_path_len 2, max_path_len diameter+2, max_paths_per_layer "
 				  "5000, seed 31, threads 4, deadlock none, max_vls 8, "
-				  "best_effort TRUE, log_level debug"),
+				  "best_effort TRUE, log_level debug, stable_reroute TRUE"),
 		     "%s", buf);
+	struct ibf_conf c2;
+	TT_EQ_INT(parse("stable_reroute FALSE\n", &c2, &err), 0);
+	TT_EQ_INT(c2.stable_reroute, 0);
+	TT_EQ_INT(c.stable_reroute, 1); /* the default */
+	TT_CHECK(parse("stable_reroute maybe\n", &c2, &err) == IBF_EPARSE);
 }
 
 static void window_forms(void)
@@ -300,8 +305,73 @@ static void example_file(void)
 	TT_CHECK_MSG(!strcmp(a, b), "example: %s\n# defaults: %s", a, b);
 }
 
+/* the command line's settings go through the same parser */
+static void set_one(void)
+{
+	struct ibf_conf c;
+	struct ibf_error err;
+	char buf[IBF_ERR_MSG_MAX + 64];
+	ibf_conf_default(&c);
+	ibf_error_clear(&err);
+	TT_EQ_INT(ibf_conf_set(&c, "min_path_len", "diameter+1", "--min-len", &err), 0);
+	TT_EQ_INT(c.min_len.base, IBF_WIN_DIAM);
+	TT_EQ_INT(c.min_len.value, 1);
+	TT_EQ_INT(ibf_conf_set(&c, "seed", "0x10", "--seed", &err), 0);
+	TT_EQ_INT(c.seed, 16);
+	TT_EQ_INT(ibf_conf_set(&c, "deadlock", "Coloring", "--deadlock", &err), 0);
+	TT_EQ_INT(c.deadlock, IBF_DEADLOCK_COLORING);
+	/* the same rule as the file: +64 is out of range in both */
+	TT_CHECK(ibf_conf_set(&c, "max_path_len", "dist+64", "--max-len", &err) == IBF_EPARSE);
+	ibf_error_format(&err, buf, sizeof(buf));
+	TT_CHECK_MSG(strstr(buf, "--max-len: bad value 'dist+64' for 'max_path_len'") != NULL, "%s", buf);
+	TT_CHECK(ibf_conf_set(&c, "max_path_len", "3 4", "--max-len", &err) == IBF_EPARSE);
+	TT_CHECK(ibf_conf_set(&c, "nosuch", "1", "--x", &err) == IBF_EPARSE);
+	TT_CHECK(strstr(err.msg, "unknown key") != NULL);
+	/* the window check runs after each setting */
+	TT_EQ_INT(ibf_conf_set(&c, "max_path_len", "4", "--max-len", &err), 0);
+	TT_CHECK(ibf_conf_set(&c, "min_path_len", "5", "--min-len", &err) == IBF_EINVAL);
+}
+
+static void dmodk_roots(void)
+{
+	struct ibf_conf c;
+	struct ibf_error err;
+	struct ibf_route_opts o;
+	uint64_t *roots = (uint64_t *)1;
+	char path[64], text[128];
+	snprintf(path, sizeof(path), "/tmp/ibf-test-roots.%ld", (long)getpid());
+	FILE *fp = fopen(path, "w");
+	TT_REQUIRE(fp);
+	fputs("# roots\n0x2c90200000010, 0x2c90200000020\n\n3 # decimal\n", fp);
+	fclose(fp);
+	snprintf(text, sizeof(text), "dmodk_roots %s\n", path);
+	TT_EQ_INT(parse(text, &c, &err), 0);
+	TT_CHECK(strcmp(c.dmodk_roots, path) == 0);
+	TT_EQ_INT(ibf_conf_route_opts(&c, &o, &roots, &err), 0);
+	TT_EQ_INT(o.nroots, 3);
+	TT_REQUIRE(roots && o.roots == roots);
+	TT_CHECK(roots[0] == 0x2c90200000010ull && roots[1] == 0x2c90200000020ull && roots[2] == 3);
+	free(roots);
+	/* a bad GUID names the file and line */
+	fp = fopen(path, "w");
+	TT_REQUIRE(fp);
+	fputs("0x10\n0xZZ\n", fp);
+	fclose(fp);
+	TT_CHECK(ibf_conf_route_opts(&c, &o, &roots, &err) == IBF_EPARSE);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK(roots == NULL);
+	unlink(path);
+	TT_CHECK(ibf_conf_route_opts(&c, &o, &roots, &err) == IBF_EIO);
+	/* none: back to the structure */
+	TT_EQ_INT(parse("dmodk_roots none\n", &c, &err), 0);
+	TT_EQ_INT(ibf_conf_route_opts(&c, &o, &roots, &err), 0);
+	TT_CHECK(roots == NULL && o.roots == NULL && o.nroots == 0);
+}
+
 int main(void)
 {
+	TT(set_one);
+	TT(dmodk_roots);
 	TT(defaults);
 	TT(all_keys);
 	TT(window_forms);

@@ -6,7 +6,22 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#define DL(r) ((struct ibf_dl *)(r).dl)
+/* the result of the last apply() */
+static struct ibf_dl *g_dl;
+#define DL(r) (g_dl)
+
+static void dl_drop(void)
+{
+	ibf_dl_free(g_dl);
+	g_dl = NULL;
+}
+
+static int apply(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_dl_opts *o,
+		 struct ibf_error *err)
+{
+	dl_drop();
+	return ibf_deadlock_apply(f, r, o, &g_dl, err);
+}
 
 static int add_sw(struct ibf_fabric *f, int idx, int nports)
 {
@@ -135,12 +150,12 @@ static void test_ring4_dfsssp_two_vls(void)
 	o.max_vls = 2;
 	struct ibf_error err;
 	o.layering = IBF_DL_LAYER_CUT;
-	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
 	TT_EQ_INT(DL(r)->layers, 2);
 	TT_CHECK(DL(r)->breaks >= 1);
 	o.layering = IBF_DL_LAYER_ONLINE;
-	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
-	struct ibf_dl *dl = r.dl;
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
+	struct ibf_dl *dl = g_dl;
 	TT_EQ_INT(dl->scheme, IBF_DEADLOCK_DFSSSP);
 	TT_EQ_INT(dl->layers, 2);
 	TT_CHECK(dl->deadlock_free);
@@ -158,21 +173,21 @@ static void test_ring4_dfsssp_two_vls(void)
 	uint8_t *before = malloc((size_t)r.nsw * r.stride);
 	TT_REQUIRE(before != NULL);
 	memcpy(before, r.lft, (size_t)r.nsw * r.stride);
-	TT_EQ_INT(ibf_deadlock_apply(f, &r, &o, &err), IBF_ENOTSUP);
+	TT_EQ_INT(apply(f, &r, &o, &err), IBF_ENOTSUP);
 	TT_CHECK(strstr(err.msg, "need 2 VLs") != NULL);
-	TT_CHECK(r.dl == NULL);
+	TT_CHECK(g_dl == NULL);
 	TT_CHECK(memcmp(before, r.lft, (size_t)r.nsw * r.stride) == 0);
 	/* by default the LIDs that do not fit are rerouted (up*-down* here):
 	 * one layer, deadlock-free, said in the note, verified from the tables */
 	o.no_fit = 0;
-	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
 	TT_EQ_INT(DL(r)->layers, 1);
 	TT_CHECK(DL(r)->deadlock_free);
 	TT_CHECK(DL(r)->lids_escaped + DL(r)->lids_aliased >= 1);
 	TT_CHECK(DL(r)->entries_changed >= 1);
 	TT_CHECK(strstr(DL(r)->note, "within 1 VLs") != NULL);
 	TT_CHECK(memcmp(before, r.lft, (size_t)r.nsw * r.stride) != 0);
-	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
 	TT_EQ_INT(rep.cyclic_sccs, 0);
 	TT_EQ_INT(rep.broken, 0);
 	TT_CHECK(ibf_verify_ok(&rep));
@@ -182,13 +197,13 @@ static void test_ring4_dfsssp_two_vls(void)
 	free(before);
 	/* best effort: a result, marked, and the verifier agrees */
 	o.best_effort = 1;
-	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
 	TT_CHECK(!DL(r)->deadlock_free);
 	TT_CHECK(strstr(DL(r)->note, "NOT deadlock-free") != NULL);
-	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
 	TT_CHECK(rep.cyclic_sccs >= 1);
 	ibf_verify_report_free(&rep);
-	ibf_routes_dl_free(&r);
+	dl_drop();
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -237,14 +252,14 @@ static void test_tree_one_vl(void)
 	o.max_vls = 1;
 	for (int lay = 0; lay < 2; lay++) {
 		o.layering = lay;
-		TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+		TT_REQUIRE(apply(f, &r, &o, &err) == 0);
 		TT_EQ_INT(DL(r)->layers, 1);
 		TT_EQ_INT(DL(r)->breaks, 0);
-		TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+		TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
 		TT_CHECK(ibf_verify_ok(&rep));
 		ibf_verify_report_free(&rep);
 	}
-	ibf_routes_dl_free(&r);
+	dl_drop();
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -266,15 +281,15 @@ static void test_fattree_both_layerings(void)
 	ibf_dl_opts_default(&o);
 	for (int lay = 0; lay < 2; lay++) {
 		o.layering = lay;
-		TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+		TT_REQUIRE(apply(f, &r, &o, &err) == 0);
 		printf("# 4-ary 3-tree minimal, layering %d: %d layer(s)\n", lay, DL(r)->layers);
 		TT_CHECK(DL(r)->layers <= 8);
 		struct ibf_verify_report rep;
-		TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+		TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
 		TT_CHECK(ibf_verify_ok(&rep));
 		ibf_verify_report_free(&rep);
 	}
-	ibf_routes_dl_free(&r);
+	dl_drop();
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -290,11 +305,11 @@ static void test_verifier_rejects_handmade(void)
 	struct ibf_dl_opts o;
 	ibf_dl_opts_default(&o);
 	o.max_vls = 2;
-	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, NULL) == 0);
+	TT_REQUIRE(apply(f, &r, &o, NULL) == 0);
 	struct ibf_sl_table sl;
 	struct ibf_sl2vl_table s2v;
-	TT_REQUIRE(ibf_sl_table_from_dl(f, r.dl, &sl, NULL) == 0);
-	TT_REQUIRE(ibf_sl2vl_table_from_dl(f, r.dl, &s2v, NULL) == 0);
+	TT_REQUIRE(ibf_sl_table_from_dl(f, g_dl, &sl, NULL) == 0);
+	TT_REQUIRE(ibf_sl2vl_table_from_dl(f, g_dl, &s2v, NULL) == 0);
 	/* every SL -> VL 0 everywhere: the ring's cycle is back */
 	for (uint64_t k = 0; k < s2v.off[s2v.nsw]; k++)
 		s2v.vl[k] = 0;
@@ -322,7 +337,7 @@ static void test_verifier_rejects_handmade(void)
 	ibf_verify_report_free(&rep);
 	ibf_sl2vl_table_free(&s2v);
 	/* identity SL2VL but all SLs 0 */
-	TT_REQUIRE(ibf_sl2vl_table_from_dl(f, r.dl, &s2v, NULL) == 0);
+	TT_REQUIRE(ibf_sl2vl_table_from_dl(f, g_dl, &s2v, NULL) == 0);
 	for (size_t k = 0; k < (size_t)sl.nrows * sl.stride; k++)
 		if (sl.mask[k])
 			sl.mask[k] = 1;
@@ -338,7 +353,7 @@ static void test_verifier_rejects_handmade(void)
 	ibf_verify_report_free(&rep);
 	ibf_sl_table_free(&sl);
 	ibf_sl2vl_table_free(&s2v);
-	ibf_routes_dl_free(&r);
+	dl_drop();
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -375,12 +390,12 @@ static void test_sf5_coloring(void)
 	o.scheme = IBF_DEADLOCK_COLORING;
 	o.max_vls = 3;
 	struct ibf_error err;
-	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
 	TT_EQ_INT(DL(r)->scheme, IBF_DEADLOCK_COLORING);
 	TT_CHECK(DL(r)->ncolors >= 2 && DL(r)->ncolors <= 13);
 	TT_CHECK(DL(r)->max_hops <= 3);
 	struct ibf_verify_report rep;
-	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
 	TT_EQ_INT(rep.cyclic_sccs, 0);
 	TT_CHECK(ibf_verify_ok(&rep));
 	TT_EQ_INT(rep.vl_mask, 7);
@@ -397,23 +412,23 @@ static void test_sf5_coloring(void)
 		else
 			host = host ? host : d;
 	}
-	int sl1 = ibf_dl_path_sl(r.dl, host, sw), sl2 = ibf_dl_path_sl(r.dl, host + 1, sw);
+	int sl1 = ibf_dl_path_sl(g_dl, host, sw), sl2 = ibf_dl_path_sl(g_dl, host + 1, sw);
 	TT_CHECK(sl1 >= 1 && sl1 <= 14);
 	TT_EQ_INT(sl1, sl2);
-	TT_EQ_INT(ibf_dl_path_sl(r.dl, 0xBFFF, sw), -1);
+	TT_EQ_INT(ibf_dl_path_sl(g_dl, 0xBFFF, sw), -1);
 	ibf_lidmap_free(&m);
 	/* 8 VLs: still colouring; dfsssp on the same routes also verifies */
 	o.max_vls = 8;
-	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
-	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
+	TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
 	TT_CHECK(ibf_verify_ok(&rep));
 	ibf_verify_report_free(&rep);
 	o.scheme = IBF_DEADLOCK_DFSSSP;
-	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
 	TT_CHECK(DL(r)->layers >= 2);
 	printf("# SF q=5 layered LMC 2: dfsssp needs %d layers, %llu cuts\n", DL(r)->layers,
 	       (unsigned long long)DL(r)->breaks);
-	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
 	TT_CHECK(ibf_verify_ok(&rep));
 	TT_EQ_INT(__builtin_popcount(rep.vl_mask), DL(r)->vls_used);
 	ibf_verify_report_free(&rep);
@@ -421,11 +436,11 @@ static void test_sf5_coloring(void)
 	o.scheme = IBF_DEADLOCK_COLORING;
 	o.max_vls = 2;
 	o.best_effort = 1;
-	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
 	TT_EQ_INT(DL(r)->scheme, IBF_DEADLOCK_DFSSSP);
 	TT_CHECK(strstr(DL(r)->note, "at least 3 VLs") != NULL);
 	TT_CHECK(strstr(DL(r)->note, "fell back to dfsssp") != NULL);
-	ibf_routes_dl_free(&r);
+	dl_drop();
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -451,11 +466,11 @@ static void test_sf5_budget(void)
 		o.scheme = IBF_DEADLOCK_DFSSSP;
 		o.max_vls = vls[i];
 		struct ibf_error err;
-		TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+		TT_REQUIRE(apply(f, &r, &o, &err) == 0);
 		TT_CHECK(DL(r)->layers <= vls[i]);
 		TT_CHECK(DL(r)->deadlock_free);
 		struct ibf_verify_report rep;
-		TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+		TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
 		TT_EQ_INT(rep.cyclic_sccs, 0);
 		TT_EQ_INT(rep.broken, 0);
 		TT_EQ_INT(rep.missing_sl, 0);
@@ -471,9 +486,93 @@ static void test_sf5_budget(void)
 			TT_CHECK(DL(r)->entries_changed > 0);
 	}
 	free(orig);
-	ibf_routes_dl_free(&r);
+	dl_drop();
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
+}
+
+/* A damaged Slim Fly (q = 7, a few cables gone) with 4 VLs: the layered
+ * routes have 4-hop paths, so colouring alone does not apply and dfsssp
+ * needs more than 4 layers.  auto takes the hybrid (colouring for the
+ * short paths, escape layers for the long ones) or dfsssp's fitting,
+ * whichever keeps more edge-disjoint paths: deadlock-free by the
+ * independent verifier, every pair delivered, never fewer edge-disjoint
+ * paths than dfsssp's fitting; the hybrid is taken at least once. */
+static void test_hybrid_damaged(void)
+{
+	int every[] = { 90, 40 }, hybrid_taken = 0;
+	for (int k = 0; k < 2; k++) {
+		struct ibf_slimfly_opts so = { 7, 2, 0, 0 };
+		struct ibf_error err;
+		struct ibf_fabric *f = ibf_gen_slimfly(&so, &err);
+		TT_REQUIRE(f != NULL);
+		int cut = 0;
+		for (uint32_t s = 0; s < f->nsw; s++)
+			for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
+				if (f->adj[a].nbr > s && (a % (uint32_t)every[k]) == 7) {
+					ibf_fabric_disconnect(f, (int)f->switches[s], f->adj[a].lport);
+					cut++;
+				}
+		TT_REQUIRE(cut >= 4);
+		TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+		TT_REQUIRE(ibf_assign_lids(f, 2, 0, &err) == 0);
+		struct ibf_route_opts ro;
+		ibf_route_opts_default(&ro);
+		struct ibf_routes r, r2;
+		TT_REQUIRE(ibf_route(f, "layered", &ro, &r, NULL, &err) == 0);
+		TT_REQUIRE(ibf_route(f, "layered", &ro, &r2, NULL, &err) == 0);
+		struct ibf_dl_opts o;
+		ibf_dl_opts_default(&o);
+		o.scheme = IBF_DEADLOCK_AUTO;
+		o.max_vls = 4;
+		TT_EQ_INT(ibf_deadlock_coloring_check(f, &r, &o, &err), IBF_ENOTSUP);
+		TT_REQUIRE(apply(f, &r, &o, &err) == 0);
+		printf("# %d cables cut: %s\n", cut, DL(r)->note);
+		if (DL(r)->scheme == IBF_DEADLOCK_COLORING) {
+			hybrid_taken++;
+			TT_CHECK(DL(r)->esc_layers == 1 && DL(r)->color_vls == 3);
+			TT_CHECK(DL(r)->long_paths > 0 && DL(r)->max_hops > 3);
+			TT_CHECK(DL(r)->esc_vl[0] == 3);
+		}
+		struct ibf_verify_report rep;
+		TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
+		TT_CHECK(ibf_verify_ok(&rep));
+		TT_EQ_INT(rep.cyclic_sccs, 0);
+		TT_EQ_INT(rep.missing_sl, 0);
+		ibf_verify_report_free(&rep);
+		struct ibf_check_report ck;
+		TT_REQUIRE(ibf_route_check(f, &r, 0, &ck, &err) == 0);
+		TT_EQ_INT(ck.ok, ck.pairs);
+		uint64_t moved = DL(r)->entries_changed;
+		struct ibf_path_stats st;
+		TT_REQUIRE(ibf_path_stats_compute(f, &r, &st, &err) == 0);
+		double share_a = st.share_ge[3], q_a = 0;
+		for (int j = 1; j <= 8; j++)
+			q_a += st.share_ge[j];
+		ibf_path_stats_free(&st);
+		/* dfsssp's own fitting on the same routes */
+		o.scheme = IBF_DEADLOCK_DFSSSP;
+		TT_REQUIRE(apply(f, &r2, &o, &err) == 0);
+		TT_REQUIRE(verify_dl(f, &r2, g_dl, &rep) == 0);
+		TT_CHECK(ibf_verify_ok(&rep));
+		ibf_verify_report_free(&rep);
+		TT_REQUIRE(ibf_path_stats_compute(f, &r2, &st, &err) == 0);
+		double share_d = st.share_ge[3], q_d = 0;
+		for (int j = 1; j <= 8; j++)
+			q_d += st.share_ge[j];
+		ibf_path_stats_free(&st);
+		printf("# >= 3 edge-disjoint paths: auto %.1f %%, dfsssp fitting %.1f %%; entries "
+		       "moved %llu vs %llu\n",
+		       100 * share_a, 100 * share_d, (unsigned long long)moved,
+		       (unsigned long long)DL(r2)->entries_changed);
+		/* auto keeps at least as many edge-disjoint paths per pair */
+		TT_CHECK(q_a + 1e-9 >= q_d);
+		dl_drop();
+		ibf_routes_free(&r);
+		ibf_routes_free(&r2);
+		ibf_fabric_free(f);
+	}
+	TT_CHECK(hybrid_taken >= 1);
 }
 
 static void test_coloring_fallback_long_paths(void)
@@ -487,15 +586,15 @@ static void test_coloring_fallback_long_paths(void)
 	struct ibf_error err;
 	TT_EQ_INT(ibf_deadlock_coloring_check(f, &r, &o, &err), IBF_ENOTSUP);
 	TT_CHECK(strstr(err.msg, "paths of 4") != NULL);
-	TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
 	TT_EQ_INT(DL(r)->scheme, IBF_DEADLOCK_DFSSSP);
 	TT_CHECK(strstr(DL(r)->note, "at most 3 switch hops") != NULL);
 	TT_EQ_INT(DL(r)->layers, 2);
 	struct ibf_verify_report rep;
-	TT_REQUIRE(verify_dl(f, &r, r.dl, &rep) == 0);
+	TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
 	TT_CHECK(ibf_verify_ok(&rep));
 	ibf_verify_report_free(&rep);
-	ibf_routes_dl_free(&r);
+	dl_drop();
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -513,7 +612,7 @@ static void test_determinism(void)
 			ibf_dl_opts_default(&o);
 			o.scheme = scheme ? IBF_DEADLOCK_COLORING : IBF_DEADLOCK_DFSSSP;
 			o.threads = 1 + run * 3;
-			TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, NULL) == 0);
+			TT_REQUIRE(apply(f, &r, &o, NULL) == 0);
 			if (!run) {
 				first[scheme] = malloc(n);
 				memcpy(first[scheme], DL(r)->sl, n);
@@ -522,14 +621,14 @@ static void test_determinism(void)
 			}
 			uint8_t a[16], b[16];
 			int node = f->switches[3];
-			ibf_dl_sl2vl(r.dl, f, node, 1, 2, a);
-			ibf_dl_sl2vl(r.dl, f, node, 1, 2, b);
+			ibf_dl_sl2vl(g_dl, f, node, 1, 2, a);
+			ibf_dl_sl2vl(g_dl, f, node, 1, 2, b);
 			TT_CHECK(memcmp(a, b, 16) == 0);
 		}
 	}
 	free(first[0]);
 	free(first[1]);
-	ibf_routes_dl_free(&r);
+	dl_drop();
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -549,15 +648,15 @@ static void test_dump_roundtrip(void)
 		ibf_dl_opts_default(&o);
 		o.scheme = scheme;
 		struct ibf_error err;
-		TT_REQUIRE(ibf_deadlock_apply(f, &r, &o, &err) == 0);
-		TT_REQUIRE(ibf_sl_write(f, r.dl, slp, &err) == 0);
-		TT_REQUIRE(ibf_sl2vl_write(f, r.dl, s2p, &err) == 0);
+		TT_REQUIRE(apply(f, &r, &o, &err) == 0);
+		TT_REQUIRE(ibf_sl_write(f, g_dl, slp, &err) == 0);
+		TT_REQUIRE(ibf_sl2vl_write(f, g_dl, s2p, &err) == 0);
 		struct ibf_sl_table sl, sl0;
 		struct ibf_sl2vl_table s2v, s2v0;
 		TT_REQUIRE(ibf_sl_read(f, slp, &sl, &err) == 0);
 		TT_REQUIRE(ibf_sl2vl_read(f, s2p, &s2v, &err) == 0);
-		TT_REQUIRE(ibf_sl_table_from_dl(f, r.dl, &sl0, NULL) == 0);
-		TT_REQUIRE(ibf_sl2vl_table_from_dl(f, r.dl, &s2v0, NULL) == 0);
+		TT_REQUIRE(ibf_sl_table_from_dl(f, g_dl, &sl0, NULL) == 0);
+		TT_REQUIRE(ibf_sl2vl_table_from_dl(f, g_dl, &s2v0, NULL) == 0);
 		TT_EQ_INT(sl.per_port, 0);
 		TT_CHECK(sl.stride == sl0.stride &&
 			 memcmp(sl.mask, sl0.mask, (size_t)sl.nrows * sl.stride * 2) == 0);
@@ -590,7 +689,7 @@ static void test_dump_roundtrip(void)
 	unlink(slp);
 	unlink(s2p);
 	rmdir(dir);
-	ibf_routes_dl_free(&r);
+	dl_drop();
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -674,6 +773,7 @@ int main(void)
 	TT(test_sf5_coloring);
 	TT(test_sf5_budget);
 	TT(test_coloring_fallback_long_paths);
+	TT(test_hybrid_damaged);
 	TT(test_determinism);
 	TT(test_dump_roundtrip);
 	TT(test_live_formats);

@@ -62,11 +62,12 @@ static void test_dfsssp_more_switches_than_channels(void)
 			struct ibf_routes r;
 			local_routes(f, &r);
 			struct ibf_dl_opts o;
+			struct ibf_dl *dlres = NULL;
 			ibf_dl_opts_default(&o);
 			o.layering = lay;
-			TT_CHECK_MSG(ibf_deadlock_apply(f, &r, &o, &err) == 0, "%d switches, layering %d: %s",
+			TT_CHECK_MSG(ibf_deadlock_apply(f, &r, &o, &dlres, &err) == 0, "%d switches, layering %d: %s",
 				     n, lay, err.msg);
-			ibf_routes_dl_free(&r);
+			ibf_dl_free(dlres);
 			ibf_routes_free(&r);
 			ibf_fabric_free(f);
 		}

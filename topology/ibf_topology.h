@@ -16,39 +16,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ibf_base.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---------------------------------------------------------------- errors */
-
-#define IBF_ERR_MSG_MAX 512
-#define IBF_ERR_FILE_MAX 256
-
-enum ibf_errcode {
-	IBF_OK = 0,
-	IBF_EINVAL = -1,   /* bad argument or bad input */
-	IBF_ENOMEM = -2,   /* allocation failed */
-	IBF_EIO = -3,      /* read/write failure */
-	IBF_EPARSE = -4,   /* syntax error in an input file */
-	IBF_ENOROUTE = -5, /* cannot route (disconnected, ...) */
-	IBF_ENOTSUP = -6,  /* valid request this build or input cannot satisfy */
-};
-
-struct ibf_error {
-	int code;                       /* one of enum ibf_errcode */
-	char file[IBF_ERR_FILE_MAX];    /* input file, "" when none */
-	long line;                      /* 1-based line, 0 when none */
-	char msg[IBF_ERR_MSG_MAX];
-};
-
-/* Fill err (may be NULL) and return code.  printf-style message. */
-int ibf_error_set(struct ibf_error *err, int code, const char *file, long line,
-		  const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-void ibf_error_clear(struct ibf_error *err);
-/* "FILE:LINE: message", "FILE: message" or "message" into buf. */
-const char *ibf_error_format(const struct ibf_error *err, char *buf, size_t len);
 
 /* ----------------------------------------------------------- link speeds */
 
@@ -296,6 +268,7 @@ enum ibf_format {
 	IBF_FMT_IBSIM,
 	IBF_FMT_SUBNET_LST,      /* OpenSM opensm-subnet.lst */
 	IBF_FMT_JSON,            /* write only */
+	IBF_FMT_IBLINKINFO,      /* iblinkinfo output (block or -l line layout), read only */
 };
 
 const char *ibf_format_name(int fmt);
@@ -326,17 +299,6 @@ int ibf_namemap_parse(struct ibf_namemap *m, const char *buf, size_t len, const 
 const char *ibf_namemap_lookup(const struct ibf_namemap *m, uint64_t guid);
 void ibf_namemap_free(struct ibf_namemap *m);
 int ibf_namemap_write_fabric(const struct ibf_fabric *f, const char *path, struct ibf_error *err);
-
-/* ----------------------------------------------------------- atomic output */
-
-/* Open a temporary file beside path for writing; ibf_atomic_commit renames
- * it over path (or removes it when ok is 0).  path "-" is stdout. */
-struct ibf_atomic {
-	FILE *fp;
-	char *path, *tmp;
-};
-int ibf_atomic_open(struct ibf_atomic *a, const char *path, struct ibf_error *err);
-int ibf_atomic_commit(struct ibf_atomic *a, int ok, struct ibf_error *err);
 
 /* ----------------------------------------------------------- generators */
 

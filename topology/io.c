@@ -23,6 +23,7 @@ static const struct {
 	{ "ibsim", IBF_FMT_IBSIM },
 	{ "subnet-lst", IBF_FMT_SUBNET_LST },
 	{ "json", IBF_FMT_JSON },
+	{ "iblinkinfo", IBF_FMT_IBLINKINFO },
 	/* aliases */
 	{ "ibnd", IBF_FMT_IBNETDISCOVER },
 	{ "topo", IBF_FMT_IBNETDISCOVER },
@@ -52,105 +53,6 @@ int ibf_format_from_name(const char *name)
 		if (strcasecmp(fmt_names[i].name, name) == 0)
 			return fmt_names[i].fmt;
 	return -1;
-}
-
-/* ------------------------------------------------------------ lines */
-
-void ibf_lines_init(struct ibf_lines *L, const char *buf, size_t len)
-{
-	L->p = buf;
-	L->end = buf + len;
-	L->lineno = 0;
-}
-
-int ibf_lines_next(struct ibf_lines *L, const char **s, size_t *n, int *has_nul)
-{
-	if (L->p >= L->end)
-		return 0;
-	const char *b = L->p;
-	const char *nl = memchr(b, '\n', (size_t)(L->end - b));
-	const char *e = nl ? nl : L->end;
-	L->p = nl ? nl + 1 : L->end;
-	L->lineno++;
-	if (e > b && e[-1] == '\r')
-		e--;
-	*s = b;
-	*n = (size_t)(e - b);
-	if (has_nul)
-		*has_nul = memchr(b, '\0', *n) != NULL;
-	return 1;
-}
-
-/* ------------------------------------------------------------ cursor */
-
-int ibf_cur_udec(struct ibf_cur *c, uint64_t max, uint64_t *v)
-{
-	uint64_t x = 0;
-	int over = 0;
-	const char *s = c->p;
-	while (c->p < c->e && *c->p >= '0' && *c->p <= '9') {
-		unsigned d = (unsigned)(*c->p - '0');
-		if (x > (UINT64_MAX - d) / 10)
-			over = 1;
-		else
-			x = x * 10 + d;
-		c->p++;
-	}
-	if (c->p == s)
-		return -1;
-	if (over || x > max)
-		return -2;
-	*v = x;
-	return 0;
-}
-
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-int ibf_cur_hex(struct ibf_cur *c, uint64_t *v)
-{
-	if (c->e - c->p >= 3 && c->p[0] == '0' && (c->p[1] == 'x' || c->p[1] == 'X') &&
-	    hexval(c->p[2]) >= 0)
-		c->p += 2;
-	uint64_t x = 0;
-	int over = 0;
-	const char *s = c->p;
-	int d;
-	while (c->p < c->e && (d = hexval(*c->p)) >= 0) {
-		if (x >> 60)
-			over = 1;
-		x = (x << 4) | (uint64_t)d;
-		c->p++;
-	}
-	if (c->p == s)
-		return -1;
-	if (over)
-		return -2;
-	*v = x;
-	return 0;
-}
-
-int ibf_cur_num(struct ibf_cur *c, uint64_t max, uint64_t *v)
-{
-	if (c->e - c->p >= 2 && c->p[0] == '0' && (c->p[1] == 'x' || c->p[1] == 'X')) {
-		uint64_t x;
-		int rc = ibf_cur_hex(c, &x);
-		if (rc)
-			return rc;
-		if (x > max)
-			return -2;
-		*v = x;
-		return 0;
-	}
-	return ibf_cur_udec(c, max, v);
 }
 
 int ibf_io_parse_ws(const char *s, size_t n, uint8_t *width, uint8_t *speed)
@@ -247,162 +149,6 @@ int ibf_io_meta_add(struct ibf_fabric *f, const char *key, const char *fmt, ...)
 	free(f->meta);
 	f->meta = m;
 	return 0;
-}
-
-/* ------------------------------------------------------------ hash maps */
-
-static uint32_t hash_bytes(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	return h;
-}
-
-static uint32_t hash_u64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return (uint32_t)x;
-}
-
-int32_t ibf_smap_get(const struct ibf_smap *m, const char *s, size_t n)
-{
-	if (!m->cap)
-		return -1;
-	uint32_t h = hash_bytes(s, n), mask = m->cap - 1;
-	for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-		const struct ibf_smap_slot *sl = &m->slot[i];
-		if (!sl->s)
-			return -1;
-		if (sl->hash == h && sl->len == n && memcmp(sl->s, s, n) == 0)
-			return sl->val;
-	}
-}
-
-static int smap_grow(struct ibf_smap *m)
-{
-	uint32_t nc = m->cap ? m->cap * 2 : 64;
-	if (nc < m->cap)
-		return IBF_ENOMEM;
-	struct ibf_smap_slot *ns = calloc(nc, sizeof(*ns));
-	if (!ns)
-		return IBF_ENOMEM;
-	for (uint32_t i = 0; i < m->cap; i++) {
-		struct ibf_smap_slot *sl = &m->slot[i];
-		if (!sl->s)
-			continue;
-		uint32_t j = sl->hash & (nc - 1);
-		while (ns[j].s)
-			j = (j + 1) & (nc - 1);
-		ns[j] = *sl;
-	}
-	free(m->slot);
-	m->slot = ns;
-	m->cap = nc;
-	return 0;
-}
-
-int ibf_smap_put(struct ibf_smap *m, const char *s, size_t n, int32_t val, int32_t *old)
-{
-	if (n > UINT32_MAX)
-		return IBF_ENOMEM;
-	if ((m->n + 1) * 2 > m->cap && smap_grow(m))
-		return IBF_ENOMEM;
-	uint32_t h = hash_bytes(s, n), mask = m->cap - 1;
-	uint32_t i = h & mask;
-	for (;; i = (i + 1) & mask) {
-		struct ibf_smap_slot *sl = &m->slot[i];
-		if (!sl->s)
-			break;
-		if (sl->hash == h && sl->len == n && memcmp(sl->s, s, n) == 0) {
-			if (old)
-				*old = sl->val;
-			return 1;
-		}
-	}
-	/* an empty key still needs a non-NULL pointer to mark the slot used */
-	m->slot[i].s = n ? s : "";
-	m->slot[i].len = (uint32_t)n;
-	m->slot[i].hash = h;
-	m->slot[i].val = val;
-	m->n++;
-	return 0;
-}
-
-void ibf_smap_free(struct ibf_smap *m)
-{
-	free(m->slot);
-	m->slot = NULL;
-	m->cap = m->n = 0;
-}
-
-int32_t ibf_umap_get(const struct ibf_umap *m, uint64_t key)
-{
-	if (!m->cap)
-		return -1;
-	uint32_t mask = m->cap - 1;
-	for (uint32_t i = hash_u64(key) & mask;; i = (i + 1) & mask) {
-		if (m->slot[i].val < 0)
-			return -1;
-		if (m->slot[i].key == key)
-			return m->slot[i].val;
-	}
-}
-
-static int umap_grow(struct ibf_umap *m)
-{
-	uint32_t nc = m->cap ? m->cap * 2 : 64;
-	if (nc < m->cap)
-		return IBF_ENOMEM;
-	struct ibf_umap_slot *ns = malloc((size_t)nc * sizeof(*ns));
-	if (!ns)
-		return IBF_ENOMEM;
-	for (uint32_t i = 0; i < nc; i++)
-		ns[i].val = -1;
-	for (uint32_t i = 0; i < m->cap; i++) {
-		if (m->slot[i].val < 0)
-			continue;
-		uint32_t j = hash_u64(m->slot[i].key) & (nc - 1);
-		while (ns[j].val >= 0)
-			j = (j + 1) & (nc - 1);
-		ns[j] = m->slot[i];
-	}
-	free(m->slot);
-	m->slot = ns;
-	m->cap = nc;
-	return 0;
-}
-
-int ibf_umap_put(struct ibf_umap *m, uint64_t key, int32_t val, int32_t *old)
-{
-	if ((m->n + 1) * 2 > m->cap && umap_grow(m))
-		return IBF_ENOMEM;
-	uint32_t mask = m->cap - 1;
-	uint32_t i = hash_u64(key) & mask;
-	for (; m->slot[i].val >= 0; i = (i + 1) & mask) {
-		if (m->slot[i].key == key) {
-			if (old)
-				*old = m->slot[i].val;
-			return 1;
-		}
-	}
-	m->slot[i].key = key;
-	m->slot[i].val = val;
-	m->n++;
-	return 0;
-}
-
-void ibf_umap_free(struct ibf_umap *m)
-{
-	free(m->slot);
-	m->slot = NULL;
-	m->cap = m->n = 0;
 }
 
 /* ------------------------------------------------------------ linking */
@@ -511,6 +257,24 @@ uint32_t ibf_linker_one_sided(const struct ibf_linker *k)
 	return n;
 }
 
+int ibf_io_each_line(const char *buf, size_t len, const char *name, struct ibf_error *err,
+		     int (*fn)(void *ctx, const char *s, size_t n, long ln), void *ctx)
+{
+	struct ibf_lines L;
+	const char *s;
+	size_t n;
+	int nul;
+	ibf_lines_init(&L, buf, len);
+	while (ibf_lines_next(&L, &s, &n, &nul)) {
+		if (nul)
+			return ibf_error_set(err, IBF_EPARSE, name, L.lineno, "NUL byte in a text line");
+		int rc = fn(ctx, s, n, L.lineno);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------ sniffing */
 
 static int is_guid_id(const char *s, size_t n)
@@ -518,7 +282,7 @@ static int is_guid_id(const char *s, size_t n)
 	if (n != 18 || (s[0] != 'S' && s[0] != 'H' && s[0] != 'R') || s[1] != '-')
 		return 0;
 	for (size_t i = 2; i < n; i++)
-		if (hexval(s[i]) < 0)
+		if (ibf_hexval(s[i]) < 0)
 			return 0;
 	return 1;
 }
@@ -537,6 +301,9 @@ int ibf_io_sniff(const char *buf, size_t len)
 			continue;
 		if (*c.p == '{')
 			return IBF_FMT_SUBNET_LST;
+		if (memmem(c.p, (size_t)(c.e - c.p), "==(", 3) &&
+		    memmem(c.p, (size_t)(c.e - c.p), ")==>", 4))
+			return IBF_FMT_IBLINKINFO;
 		struct ibf_cur d = c;
 		if ((ibf_cur_word(&d, "SW") || ibf_cur_word(&d, "CA") || ibf_cur_word(&d, "RT"))) {
 			uint64_t v;
@@ -611,6 +378,8 @@ struct ibf_fabric *ibf_fabric_parse(const char *buf, size_t len, const char *nam
 		return ibf_io_read_ports(buf, len, name, err);
 	case IBF_FMT_SUBNET_LST:
 		return ibf_io_read_subnet_lst(buf, len, name, err);
+	case IBF_FMT_IBLINKINFO:
+		return ibf_io_read_iblinkinfo(buf, len, name, err);
 	case IBF_FMT_JSON:
 		ibf_error_set(err, IBF_ENOTSUP, name, 0, "reading JSON fabrics is not supported");
 		return NULL;
@@ -620,57 +389,11 @@ struct ibf_fabric *ibf_fabric_parse(const char *buf, size_t len, const char *nam
 	}
 }
 
-int ibf_io_slurp(const char *path, char **out, size_t *outlen, struct ibf_error *err)
-{
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!fp)
-		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
-	size_t cap = 1 << 16, len = 0;
-	struct stat st;
-	if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size < SIZE_MAX / 2)
-		cap = (size_t)st.st_size + 1;
-	char *buf = malloc(cap);
-	if (!buf)
-		goto oom;
-	for (;;) {
-		if (len == cap) {
-			if (cap > SIZE_MAX / 2)
-				goto oom;
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				goto oom;
-			buf = nb;
-			cap *= 2;
-		}
-		size_t r = fread(buf + len, 1, cap - len, fp);
-		len += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(fp)) {
-		free(buf);
-		if (fp != stdin)
-			fclose(fp);
-		return ibf_error_set(err, IBF_EIO, path, 0, "read error");
-	}
-	if (fp != stdin)
-		fclose(fp);
-	*out = buf;
-	*outlen = len;
-	return 0;
-oom:
-	free(buf);
-	if (fp != stdin)
-		fclose(fp);
-	return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
-}
-
 struct ibf_fabric *ibf_fabric_read(const char *path, int fmt, struct ibf_error *err)
 {
 	char *buf;
 	size_t len;
-	if (ibf_io_slurp(path, &buf, &len, err))
+	if (ibf_slurp(path, &buf, &len, err))
 		return NULL;
 	struct ibf_fabric *f = ibf_fabric_parse(buf, len, path, fmt, err);
 	free(buf);

@@ -117,7 +117,7 @@ int ibf_guid2lid_read(struct ibf_fabric *f, const char *path, struct ibf_error *
 {
 	char *buf;
 	size_t len;
-	int rc = ibf_io_slurp(path, &buf, &len, err);
+	int rc = ibf_slurp(path, &buf, &len, err);
 	if (rc)
 		return rc;
 	rc = ibf_guid2lid_parse(f, buf, len, path, err);
@@ -214,72 +214,3 @@ int ibf_guid2lid_write(const struct ibf_fabric *f, const char *path, struct ibf_
 	return ibf_atomic_commit(&a, 1, err);
 }
 
-/* ------------------------------------------------------------ atomic files */
-
-int ibf_atomic_open(struct ibf_atomic *a, const char *path, struct ibf_error *err)
-{
-	memset(a, 0, sizeof(*a));
-	if (strcmp(path, "-") == 0) {
-		a->fp = stdout;
-		return 0;
-	}
-	size_t n = strlen(path);
-	a->path = malloc(n + 1);
-	a->tmp = malloc(n + 16);
-	if (!a->path || !a->tmp) {
-		free(a->path);
-		free(a->tmp);
-		return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
-	}
-	memcpy(a->path, path, n + 1);
-	snprintf(a->tmp, n + 16, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(a->tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(a->path);
-		free(a->tmp);
-		a->path = a->tmp = NULL;
-		return ibf_error_set(err, IBF_EIO, path, 0, "cannot create: %s", strerror(e));
-	}
-	a->fp = fdopen(fd, "w");
-	if (!a->fp) {
-		int e = errno;
-		close(fd);
-		unlink(a->tmp);
-		free(a->path);
-		free(a->tmp);
-		a->path = a->tmp = NULL;
-		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(e));
-	}
-	return 0;
-}
-
-int ibf_atomic_commit(struct ibf_atomic *a, int ok, struct ibf_error *err)
-{
-	int rc = 0;
-	if (!a->path) { /* stdout */
-		if (fflush(a->fp) != 0 || ferror(a->fp))
-			rc = ibf_error_set(err, IBF_EIO, "-", 0, "write error");
-		a->fp = NULL;
-		return ok ? rc : IBF_EIO;
-	}
-	if (ferror(a->fp))
-		ok = 0, rc = ibf_error_set(err, IBF_EIO, a->path, 0, "write error");
-	if (fclose(a->fp) != 0 && ok)
-		ok = 0, rc = ibf_error_set(err, IBF_EIO, a->path, 0, "write error: %s", strerror(errno));
-	a->fp = NULL;
-	if (ok) {
-		if (rename(a->tmp, a->path) != 0) {
-			rc = ibf_error_set(err, IBF_EIO, a->path, 0, "cannot rename: %s", strerror(errno));
-			unlink(a->tmp);
-		}
-	} else {
-		unlink(a->tmp);
-		if (!rc)
-			rc = IBF_EIO;
-	}
-	free(a->path);
-	free(a->tmp);
-	a->path = a->tmp = NULL;
-	return rc;
-}

@@ -48,7 +48,7 @@ int ibf_namemap_read(struct ibf_namemap *m, const char *path, struct ibf_error *
 	memset(m, 0, sizeof(*m));
 	char *buf;
 	size_t len;
-	int rc = ibf_io_slurp(path, &buf, &len, err);
+	int rc = ibf_slurp(path, &buf, &len, err);
 	if (rc)
 		return rc;
 	rc = ibf_namemap_parse(m, buf, len, path, err);

@@ -764,6 +764,11 @@ static int one_line(struct rd *r, const char *s, size_t n, long ln)
 	return perr(r, ln, "unexpected line", s, n);
 }
 
+static int one_line_cb(void *ctx, const char *s, size_t n, long ln)
+{
+	return one_line(ctx, s, n, ln);
+}
+
 /* ------------------------------------------------------------ resolve */
 
 static int guess_type(const struct placeholder *ph)
@@ -921,19 +926,7 @@ struct ibf_fabric *ibf_io_read_ibnd(const char *buf, size_t len, const char *nam
 		ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
 		return NULL;
 	}
-	struct ibf_lines L;
-	const char *s;
-	size_t n;
-	int nul, rc = 0;
-	ibf_lines_init(&L, buf, len);
-	while (ibf_lines_next(&L, &s, &n, &nul)) {
-		if (nul) {
-			rc = perr(&r, L.lineno, "NUL byte in a text line", NULL, 0);
-			break;
-		}
-		if ((rc = one_line(&r, s, n, L.lineno)))
-			break;
-	}
+	int rc = ibf_io_each_line(buf, len, name, r.err, one_line_cb, &r);
 	if (!rc && r.f->nnodes == 0)
 		rc = ibf_error_set(r.err, IBF_EPARSE, name, 0, "no node records found");
 	if (!rc)

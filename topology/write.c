@@ -288,36 +288,6 @@ static int write_ibnd(const struct ibf_fabric *f, FILE *out, int ibsim, struct i
 
 /* ------------------------------------------------------------ JSON */
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		case '\r':
-			fputs("\\r", out);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
-		}
-	}
-	fputc('"', out);
-}
-
 static const char *type_name(int t)
 {
 	return t == IBF_NODE_SWITCH ? "switch" : t == IBF_NODE_CA ? "ca" : "router";
@@ -326,21 +296,21 @@ static const char *type_name(int t)
 static int write_json(const struct ibf_fabric *f, FILE *out)
 {
 	fprintf(out, "{\n  \"format\": \"ibfab-fabric\",\n  \"version\": 1,\n  \"meta\": ");
-	json_str(out, f->meta);
+	ibf_json_str(out, f->meta);
 	fprintf(out, ",\n  \"nodes\": [");
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct ibf_node *n = &f->nodes[i];
 		fprintf(out, "%s\n    {\"index\": %u, \"type\": \"%s\", \"id\": ", i ? "," : "", i,
 			type_name(n->type));
 		if (n->id)
-			json_str(out, n->id);
+			ibf_json_str(out, n->id);
 		else
 			fputs("null", out);
 		fprintf(out, ", \"guid\": \"0x%016llx\", \"sysimgguid\": \"0x%016llx\", "
 			     "\"vendid\": %u, \"devid\": %u, \"desc\": ",
 			(unsigned long long)n->guid, (unsigned long long)n->sysimg_guid, n->vendid,
 			n->devid);
-		json_str(out, n->desc);
+		ibf_json_str(out, n->desc);
 		fprintf(out, ", \"nports\": %d", n->nports);
 		if (n->type == IBF_NODE_SWITCH) {
 			const struct ibf_port *p0 = ibf_port(f, (int)i, 0);

@@ -78,9 +78,10 @@ void fuzz_consume_routes(const struct ibf_fabric *f, struct ibf_routes *r)
 			ibf_dl_opts_default(&o);
 			o.scheme = schemes[i];
 			o.max_vls = vls;
-			if (ibf_deadlock_apply(f, r, &o, NULL))
+			struct ibf_dl *dlres = NULL;
+			if (ibf_deadlock_apply(f, r, &o, &dlres, NULL))
 				continue;
-			const struct ibf_dl *dl = r->dl;
+			const struct ibf_dl *dl = dlres;
 			struct ibf_sl_table sl;
 			struct ibf_sl2vl_table s2v;
 			if (!ibf_sl_table_from_dl(f, dl, &sl, NULL)) {
@@ -105,7 +106,7 @@ void fuzz_consume_routes(const struct ibf_fabric *f, struct ibf_routes *r)
 				}
 				ibf_sl_table_free(&sl);
 			}
-			ibf_routes_dl_free(r);
+			ibf_dl_free(dlres);
 		}
 }
 

@@ -24,8 +24,9 @@ FUZZ_TARGET(conf)
 		o.scheme = c.deadlock;
 		o.max_vls = c.max_vls;
 		o.best_effort = c.best_effort;
-		if (!ibf_deadlock_apply(f, &r, &o, NULL))
-			ibf_routes_dl_free(&r);
+		struct ibf_dl *dlres = NULL;
+		if (!ibf_deadlock_apply(f, &r, &o, &dlres, NULL))
+			ibf_dl_free(dlres);
 		ibf_routes_free(&r);
 	}
 	return 0;

@@ -18,6 +18,8 @@
  *   max_vls                      VL cap for deadlock avoidance (0 = no cap)
  *   best_effort                  TRUE | FALSE
  *   log_level                    error | info | verbose | debug (or 0..3)
+ *   dmodk_roots                  file of root switch GUIDs for dmodk ("none")
+ *   stable_reroute               TRUE | FALSE: reroute only what a change broke
  *
  * Spellings of the SPCL OpenSM fork: lnmp_max_num_paths (= max_paths_per_layer),
  * lnmp_min_path_len / lnmp_max_path_len (absolute hops),
@@ -30,19 +32,12 @@
 #ifndef IBF_CONF_H
 #define IBF_CONF_H
 
+#include "ibf_dl_scheme.h"
 #include "ibf_routing.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-enum ibf_deadlock_scheme {
-	IBF_DEADLOCK_NONE = 0,
-	IBF_DEADLOCK_DFSSSP = 1,
-	IBF_DEADLOCK_COLORING = 2,
-	IBF_DEADLOCK_AUTO = 3,
-};
-const char *ibf_deadlock_name(int scheme); /* "none", ... or "?" */
 
 #define IBF_CONF_PATH_MAX 512
 
@@ -53,9 +48,15 @@ struct ibf_conf {
 	uint64_t seed;                 /* default 0 */
 	int threads;                   /* >= 1; 0 = one per online CPU (default 1) */
 	int deadlock;                  /* enum ibf_deadlock_scheme (default none) */
-	int max_vls;                   /* 0 = no cap, else 1..15 (default 0) */
+	int max_vls;                   /* 0 = no cap: every data VL the hardware has
+					* (OpenSM's operational VLs; offline, 8), else
+					* 1..15 (default 0) */
 	int best_effort;               /* 0/1 (default 0) */
 	int log_level;                 /* IBF_LOG_* (default IBF_LOG_INFO) */
+	int stable_reroute;            /* 0/1: keep the columns of the last tables that
+					* still work (default 1) */
+	char dmodk_roots[IBF_CONF_PATH_MAX];      /* GUID file naming the fat tree's roots ("" = find
+					* the levels from the structure) */
 
 	/* where the settings came from: the file read ("" = defaults) and the
 	 * line that set the deadlock scheme (0 = default), for error messages */
@@ -76,6 +77,12 @@ int ibf_conf_read(const char *path, struct ibf_conf *c, struct ibf_error *err);
 int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_conf *c,
 		   struct ibf_error *err);
 
+/* One setting by its ibfab.conf key, as the command line gives it (the same
+ * parser and rules as the file; origin, e.g. "--min-len", names it in error
+ * messages), then the semantic checks. */
+int ibf_conf_set(struct ibf_conf *c, const char *key, const char *value, const char *origin,
+		 struct ibf_error *err);
+
 /* Semantic checks (window sanity, unsupported features); ibf_conf_read and
  * ibf_conf_parse already call this. */
 int ibf_conf_check(const struct ibf_conf *c, struct ibf_error *err);
@@ -84,6 +91,11 @@ int ibf_conf_check(const struct ibf_conf *c, struct ibf_error *err);
  * window, path cap.  Other fields of o (layers, log) are set to their
  * defaults; the caller fills log/log_ctx. */
 void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o);
+
+/* ibf_conf_to_route_opts, and the dmodk roots file read into *roots
+ * (caller frees; NULL when none), pointed to by o->roots. */
+int ibf_conf_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o, uint64_t **roots,
+			struct ibf_error *err);
 
 /* Format one window bound: "3", "dist+1", "diameter+0", ... */
 const char *ibf_win_bound_format(const struct ibf_win_bound *b, char *buf, size_t len);

@@ -1,5 +1,6 @@
 /* ibfab.conf parser: OpenSM-style "key value" lines.  See ibf_conf.h. */
 #include "ibf_conf.h"
+#include "ibf_fattree.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,15 +16,7 @@
 #define CONF_MAX_THREADS 4096
 #define CONF_MAX_FILE (16u << 20)
 
-static const char *const deadlock_names[] = { "none", "dfsssp", "coloring", "auto" };
 static const char *const log_names[] = { "error", "info", "verbose", "debug" };
-
-const char *ibf_deadlock_name(int scheme)
-{
-	if (scheme < 0 || scheme >= (int)(sizeof(deadlock_names) / sizeof(deadlock_names[0])))
-		return "?";
-	return deadlock_names[scheme];
-}
 
 void ibf_conf_default(struct ibf_conf *c)
 {
@@ -38,6 +31,7 @@ void ibf_conf_default(struct ibf_conf *c)
 	c->threads = o.threads >= 1 ? o.threads : 1;
 	c->deadlock = IBF_DEADLOCK_NONE;
 	c->max_vls = 0;
+	c->stable_reroute = 1;
 	c->best_effort = 0;
 	c->log_level = IBF_LOG_INFO;
 }
@@ -194,6 +188,8 @@ enum key_id {
 	K_LAYERS_REMOVE_DEADLOCKS,
 	K_DFSSSP_MAX_VLS,
 	K_DFSSSP_BEST_EFFORT,
+	K_DMODK_ROOTS,
+	K_STABLE_REROUTE,
 };
 
 static const struct {
@@ -216,6 +212,8 @@ static const struct {
 	{ "layers_remove_deadlocks", K_LAYERS_REMOVE_DEADLOCKS, "TRUE or FALSE" },
 	{ "dfsssp_max_vls", K_DFSSSP_MAX_VLS, "0 (no cap) .. 15" },
 	{ "dfsssp_best_effort", K_DFSSSP_BEST_EFFORT, "TRUE or FALSE" },
+	{ "dmodk_roots", K_DMODK_ROOTS, "a file of root switch GUIDs, or 'none'" },
+	{ "stable_reroute", K_STABLE_REROUTE, "TRUE or FALSE" },
 };
 
 /* Apply one key; returns 0, or -1 for a bad value. */
@@ -264,12 +262,16 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 			return -1;
 		c->threads = (int)l;
 		return 0;
-	case K_DEADLOCK:
-		if (parse_word(v, deadlock_names, 4, &i))
+	case K_DEADLOCK: {
+		const char *names[IBF_DEADLOCK_COUNT];
+		for (int k = 0; k < IBF_DEADLOCK_COUNT; k++)
+			names[k] = ibf_deadlock_name(k);
+		if (parse_word(v, names, IBF_DEADLOCK_COUNT, &i))
 			return -1;
 		c->deadlock = i;
 		c->deadlock_line = line;
 		return 0;
+	}
 	case K_LAYERS_REMOVE_DEADLOCKS:
 		if (parse_bool(v, &i))
 			return -1;
@@ -297,6 +299,21 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 			return -1;
 		c->log_level = (int)l;
 		return 0;
+	case K_STABLE_REROUTE:
+		if (parse_bool(v, &i))
+			return -1;
+		c->stable_reroute = i;
+		return 0;
+	case K_DMODK_ROOTS:
+		if (tok_eq(v, "none")) {
+			c->dmodk_roots[0] = '\0';
+			return 0;
+		}
+		if (v.n >= sizeof(c->dmodk_roots))
+			return -1;
+		memcpy(c->dmodk_roots, v.s, v.n);
+		c->dmodk_roots[v.n] = '\0';
+		return 0;
 	}
 	return -1;
 }
@@ -304,6 +321,52 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 static int is_blank(int ch)
 {
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+static int find_key(struct tok key)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (key.n == strlen(keys[i].name) && !memcmp(key.s, keys[i].name, key.n))
+			return (int)i;
+	return -1;
+}
+
+/* One setting; name/line locate it in error messages. */
+static int set_key(struct ibf_conf *c, struct tok key, struct tok val, const char *name,
+		   long line, struct ibf_error *err)
+{
+	int idx = find_key(key);
+	if (idx < 0) {
+		int n = key.n > 64 ? 64 : (int)key.n;
+		return ibf_error_set(err, IBF_EPARSE, name, line, "unknown key '%.*s'%s", n, key.s,
+				     key.n > 64 ? "..." : "");
+	}
+	if (val.n == 0)
+		return ibf_error_set(err, IBF_EPARSE, name, line, "missing value for '%s'",
+				     keys[idx].name);
+	if (apply(c, keys[idx].id, val, line)) {
+		int n = val.n > 64 ? 64 : (int)val.n;
+		return ibf_error_set(err, IBF_EPARSE, name, line,
+				     "bad value '%.*s' for '%s' (expected %s)", n, val.s,
+				     keys[idx].name, keys[idx].expect);
+	}
+	return 0;
+}
+
+int ibf_conf_set(struct ibf_conf *c, const char *key, const char *value, const char *origin,
+		 struct ibf_error *err)
+{
+	if (!c || !key || !value)
+		return ibf_error_set(err, IBF_EINVAL, origin, 0, "no setting");
+	struct tok k = { key, strlen(key) }, v = { value, strlen(value) };
+	for (size_t i = 0; i < v.n; i++)
+		if (is_blank(value[i]) || value[i] == '#' || value[i] == '\n')
+			return ibf_error_set(err, IBF_EPARSE, origin, 0,
+					     "bad value '%.64s' for '%s' (no blanks or '#')", value, key);
+	int rc = set_key(c, k, v, origin, 0, err);
+	if (!rc)
+		rc = ibf_conf_check(c, err);
+	return rc;
 }
 
 int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_conf *c,
@@ -347,20 +410,9 @@ int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_con
 		while (s < le && is_blank(*s))
 			s++;
 
-		int idx = -1;
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (key.n == strlen(keys[i].name) && !memcmp(key.s, keys[i].name, key.n)) {
-				idx = (int)i;
-				break;
-			}
-		if (idx < 0) {
-			int n = key.n > 64 ? 64 : (int)key.n;
-			return ibf_error_set(err, IBF_EPARSE, name, line, "unknown key '%.*s'%s", n,
-					     key.s, key.n > 64 ? "..." : "");
-		}
-		if (val.n == 0)
-			return ibf_error_set(err, IBF_EPARSE, name, line, "missing value for '%s'",
-					     keys[idx].name);
+		int idx = find_key(key);
+		if (idx < 0 || val.n == 0) /* the unknown-key / missing-value error */
+			return set_key(c, key, val, name, line, err);
 		if (s < le && *s != '#') {
 			int n = (int)(le - s) > 64 ? 64 : (int)(le - s);
 			while (n > 0 && is_blank(s[n - 1]))
@@ -369,12 +421,9 @@ int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_con
 					     "unexpected text after the value of '%s': '%.*s'",
 					     keys[idx].name, n, s);
 		}
-		if (apply(c, keys[idx].id, val, line)) {
-			int n = val.n > 64 ? 64 : (int)val.n;
-			return ibf_error_set(err, IBF_EPARSE, name, line,
-					     "bad value '%.*s' for '%s' (expected %s)", n, val.s,
-					     keys[idx].name, keys[idx].expect);
-		}
+		int rc = set_key(c, key, val, name, line, err);
+		if (rc)
+			return rc;
 		c->lines++;
 	}
 	return ibf_conf_check(c, err);
@@ -401,46 +450,28 @@ int ibf_conf_read(const char *path, struct ibf_conf *c, struct ibf_error *err)
 {
 	if (!path || !c)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no configuration file or struct");
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));
-
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	int rc = 0;
-	if (!buf) {
-		fclose(fp);
-		return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
-	}
-	for (;;) {
-		if (len == cap) {
-			if (cap >= CONF_MAX_FILE) {
-				rc = ibf_error_set(err, IBF_EINVAL, path, 0,
-						   "file too large (over %u bytes)", CONF_MAX_FILE);
-				break;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				rc = ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		size_t n = fread(buf + len, 1, cap - len, fp);
-		len += n;
-		if (n == 0) {
-			if (ferror(fp))
-				rc = ibf_error_set(err, IBF_EIO, path, 0, "read error: %s",
-						   strerror(errno));
-			break;
-		}
-	}
-	fclose(fp);
-	if (!rc)
-		rc = ibf_conf_parse(buf, len, path, c, err);
+	char *buf;
+	size_t len;
+	int rc = ibf_slurp_limit(path, CONF_MAX_FILE, &buf, &len, err);
+	if (rc)
+		return rc;
+	rc = ibf_conf_parse(buf, len, path, c, err);
 	free(buf);
 	return rc;
+}
+
+int ibf_conf_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o, uint64_t **roots,
+			struct ibf_error *err)
+{
+	ibf_conf_to_route_opts(c, o);
+	*roots = NULL;
+	if (!c->dmodk_roots[0])
+		return 0;
+	int rc = ibf_ftree_read_roots(c->dmodk_roots, roots, &o->nroots, err);
+	if (rc)
+		return rc;
+	o->roots = *roots;
+	return 0;
 }
 
 void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o)
@@ -490,11 +521,13 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 		snprintf(threads, sizeof(threads), "auto");
 	snprintf(buf, len,
 		 "min_path_len %s, max_path_len %s, max_paths_per_layer %s, seed %llu, "
-		 "threads %s, deadlock %s, max_vls %d, best_effort %s, log_level %s",
+		 "threads %s, deadlock %s, max_vls %d, best_effort %s, log_level %s, "
+		 "stable_reroute %s%s%s",
 		 ibf_win_bound_format(&c->min_len, a, sizeof(a)),
 		 ibf_win_bound_format(&c->max_len, b, sizeof(b)), paths,
 		 (unsigned long long)c->seed, threads, ibf_deadlock_name(c->deadlock), c->max_vls,
 		 c->best_effort ? "TRUE" : "FALSE",
-		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?");
+		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?",
+		 c->stable_reroute ? "TRUE" : "FALSE", c->dmodk_roots[0] ? ", dmodk_roots " : "", c->dmodk_roots);
 	return buf;
 }

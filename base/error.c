@@ -1,0 +1,43 @@
+/* Errors that carry the input file and line. */
+#include "ibf_base.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+int ibf_error_set(struct ibf_error *err, int code, const char *file, long line,
+		  const char *fmt, ...)
+{
+	if (!err)
+		return code;
+	err->code = code;
+	err->line = line;
+	if (file)
+		snprintf(err->file, sizeof(err->file), "%s", file);
+	else
+		err->file[0] = '\0';
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void ibf_error_clear(struct ibf_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof(*err));
+}
+
+const char *ibf_error_format(const struct ibf_error *err, char *buf, size_t len)
+{
+	if (!err) {
+		snprintf(buf, len, "unknown error");
+	} else if (err->file[0] && err->line > 0) {
+		snprintf(buf, len, "%s:%ld: %s", err->file, err->line, err->msg);
+	} else if (err->file[0]) {
+		snprintf(buf, len, "%s: %s", err->file, err->msg);
+	} else {
+		snprintf(buf, len, "%s", err->msg[0] ? err->msg : "unknown error");
+	}
+	return buf;
+}

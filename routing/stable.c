@@ -1,0 +1,461 @@
+/* Stable reroutes: after a change in the fabric, keep the forwarding-table
+ * column of every destination LID whose previous paths still work and are
+ * still short enough, so only the destinations the change affects are
+ * routed again (fewer LFT blocks to send, less disruption, faster sweeps).
+ *
+ * A column is one destination LID across every switch; it forms an in-tree
+ * towards the LID's port.  Columns are kept or replaced whole: mixing the
+ * entries of two different in-trees towards one LID could make a loop.
+ * A previous column is kept when, on the new fabric:
+ *  - the LID still belongs to the same port (node GUID, port number);
+ *  - every switch of the new fabric was in the old one (by GUID) and
+ *    following the old entries over the new fabric's cables delivers to
+ *    the LID's port, without a loop;
+ *  - the path of LMC layer 0 is a shortest path and the path of a layer
+ *    >= 1 stays inside the engine's window (max_len, relative to the new
+ *    distances and typical diameter), as a fresh run would require. */
+#include "ibf_routing.h"
+#include "ibf_map.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { ST_UNKNOWN = 0, ST_OK = 1, ST_BAD = 2, ST_ONSTACK = 3, ST_NEW = 4 };
+
+struct stab {
+	const struct ibf_fabric *f, *fo;
+	const struct ibf_routes *old;
+	int32_t *oldsw;        /* [f->nsw] old switch index, -1 when new */
+	struct ibf_lidmap m, mo;
+	uint32_t diam_ref;
+	/* per column */
+	uint8_t *state;        /* [nsw] */
+	uint32_t *len;         /* [nsw] hops to the destination */
+	uint32_t *stack;       /* [nsw + 1] */
+	uint32_t *dist, *queue;/* [nsw] BFS from the destination switch */
+	uint8_t *graft;        /* [nsw] port of a new switch into the kept tree */
+	uint32_t dist_of;      /* destination switch dist[] holds, UINT32_MAX none */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Old switch index of every new switch, by node GUID. */
+static int map_switches(struct stab *st, struct ibf_error *err)
+{
+	struct ibf_umap um = { 0 };
+	const struct ibf_fabric *f = st->f, *fo = st->fo;
+	for (uint32_t s = 0; s < fo->nsw; s++)
+		if (ibf_umap_put(&um, fo->nodes[fo->switches[s]].guid, (int32_t)s, NULL) < 0) {
+			ibf_umap_free(&um);
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		}
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		int32_t o = ibf_umap_get(&um, f->nodes[f->switches[s]].guid);
+		st->oldsw[s] = o >= 0 && (uint32_t)o < st->old->nsw ? o : -1;
+	}
+	ibf_umap_free(&um);
+	return 0;
+}
+
+/* Typical diameter of the new fabric (the engines' window reference). */
+static int typical_diameter(struct stab *st, struct ibf_error *err)
+{
+	const struct ibf_fabric *f = st->f;
+	uint64_t *hist = calloc((size_t)f->nsw + 1, sizeof(*hist));
+	if (!hist)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	uint32_t maxd = 0;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		ibf_bfs(f, s, st->dist, st->queue);
+		for (uint32_t t = 0; t < f->nsw; t++)
+			if (st->dist[t] != IBF_DIST_INF && st->dist[t] <= f->nsw) {
+				hist[st->dist[t]]++;
+				if (st->dist[t] > maxd)
+					maxd = st->dist[t];
+			}
+	}
+	st->diam_ref = ibf_typical_diameter(hist, maxd);
+	free(hist);
+	return 0;
+}
+
+/* Next switch from x over new port p, or -1 when p does not face a switch. */
+static int64_t next_switch(const struct ibf_fabric *f, uint32_t x, uint8_t p)
+{
+	const struct ibf_node *n = &f->nodes[f->switches[x]];
+	if (p < 1 || p > n->nports)
+		return -1;
+	const struct ibf_port *pp = ibf_port(f, (int)f->switches[x], p);
+	if (pp->peer_node == IBF_NO_NODE || f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+		return -1;
+	return f->nodes[pp->peer_node].sw;
+}
+
+/* Walk the old column of lid from every switch of the new fabric over the
+ * new cables.  t = the destination's switch, tport its delivering port (0:
+ * t itself).  Fills state[] (OK with len[], BAD, or NEW for a switch the
+ * old fabric did not have; a walk into a NEW switch is BAD). */
+static void walk_column(struct stab *st, uint32_t lid, uint32_t t, uint8_t tport)
+{
+	const struct ibf_fabric *f = st->f;
+	const uint32_t S = f->nsw;
+	memset(st->state, ST_UNKNOWN, S);
+	if (st->oldsw[t] < 0) { /* the destination's switch is new: it delivers */
+		st->state[t] = ST_OK;
+		st->len[t] = 0;
+		st->graft[t] = tport;
+	}
+	for (uint32_t s0 = 0; s0 < S; s0++) {
+		if (st->state[s0] != ST_UNKNOWN)
+			continue;
+		uint32_t depth = 0, x = s0;
+		int result;
+		uint32_t tail_len = 0;
+		for (;;) {
+			if (st->state[x] == ST_OK) {
+				result = ST_OK;
+				tail_len = st->len[x];
+				break;
+			}
+			if (st->state[x] != ST_UNKNOWN) {
+				result = ST_BAD; /* known bad, a loop, or a new switch */
+				break;
+			}
+			int32_t xo = st->oldsw[x];
+			if (xo < 0) {
+				st->state[x] = ST_NEW;
+				result = ST_BAD;
+				break;
+			}
+			uint8_t p = ibf_lft(st->old, (uint32_t)xo)[lid];
+			st->stack[depth++] = x;
+			st->state[x] = ST_ONSTACK;
+			if (x == t) {
+				result = p == tport ? ST_OK : ST_BAD;
+				tail_len = 0;
+				if (result == ST_OK) {
+					/* x itself is the end: length 0 */
+					st->state[x] = ST_OK;
+					st->len[x] = 0;
+					depth--;
+				}
+				break;
+			}
+			int64_t y = next_switch(f, x, p);
+			if (y < 0) {
+				result = ST_BAD;
+				break;
+			}
+			x = (uint32_t)y;
+		}
+		/* unwind: the switches on the stack get the result */
+		while (depth) {
+			uint32_t v = st->stack[--depth];
+			if (result == ST_OK) {
+				st->state[v] = ST_OK;
+				st->len[v] = ++tail_len;
+			} else {
+				st->state[v] = ST_BAD;
+			}
+		}
+	}
+}
+
+/* After walk_column, with dist[] from the destination switch: does the
+ * column fit the new fabric?  Every old switch must deliver (OK) with a
+ * shortest path in layer 0 and a path inside max_len in the others; a
+ * switch new to the fabric is grafted onto the kept in-tree: it points to
+ * the neighbour in the tree that gives it the shortest path that fits
+ * (ties: the lowest port), graft[s] = that port.  New switches only point
+ * at switches already in the tree, so no loop can form. */
+static int column_fits(struct stab *st, uint32_t layer, const struct ibf_win_bound *maxb,
+		       uint8_t *graft)
+{
+	const struct ibf_fabric *f = st->f;
+	const uint32_t S = f->nsw;
+	uint32_t nnew = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t d = st->dist[s];
+		if (d == IBF_DIST_INF)
+			return 0;
+		if (st->state[s] == ST_NEW) {
+			nnew++;
+			continue;
+		}
+		if (st->state[s] != ST_OK)
+			return 0;
+		if (layer == 0 ? st->len[s] != d
+			       : st->len[s] > (uint32_t)ibf_win_eval(maxb, d, st->diam_ref))
+			return 0;
+	}
+	while (nnew) {
+		uint32_t placed = 0;
+		for (uint32_t s = 0; s < S; s++) {
+			if (st->state[s] != ST_NEW)
+				continue;
+			uint32_t d = st->dist[s], best = UINT32_MAX;
+			uint32_t hi = layer == 0 ? d : (uint32_t)ibf_win_eval(maxb, d, st->diam_ref);
+			uint8_t port = 0;
+			for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
+				uint32_t y = f->adj[a].nbr;
+				if (st->state[y] != ST_OK)
+					continue;
+				uint32_t l = st->len[y] + 1;
+				if (l > hi || (layer == 0 && l != d))
+					continue;
+				if (l < best || (l == best && f->adj[a].lport < port)) {
+					best = l;
+					port = f->adj[a].lport;
+				}
+			}
+			if (best == UINT32_MAX)
+				continue;
+			st->state[s] = ST_OK;
+			st->len[s] = best;
+			graft[s] = port;
+			placed++;
+			nnew--;
+		}
+		if (!placed)
+			return 0;
+	}
+	return 1;
+}
+
+static int stab_init(struct stab *st, const struct ibf_fabric *f, const struct ibf_fabric *fo,
+		     const struct ibf_routes *old, struct ibf_error *err)
+{
+	memset(st, 0, sizeof(*st));
+	st->f = f;
+	st->fo = fo;
+	st->old = old;
+	size_t S = f->nsw ? f->nsw : 1;
+	st->oldsw = malloc(S * sizeof(*st->oldsw));
+	st->state = malloc(S);
+	st->len = malloc(S * sizeof(*st->len));
+	st->stack = malloc((S + 1) * sizeof(*st->stack));
+	st->dist = malloc(S * sizeof(*st->dist));
+	st->queue = malloc(S * sizeof(*st->queue));
+	st->graft = malloc(S);
+	if (!st->oldsw || !st->state || !st->len || !st->stack || !st->dist || !st->queue ||
+	    !st->graft)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	int rc = ibf_lidmap_build(f, &st->m, err);
+	if (!rc)
+		rc = ibf_lidmap_build(fo, &st->mo, err);
+	if (!rc)
+		rc = map_switches(st, err);
+	return rc;
+}
+
+static void stab_free(struct stab *st)
+{
+	free(st->oldsw);
+	free(st->state);
+	free(st->len);
+	free(st->stack);
+	free(st->dist);
+	free(st->queue);
+	free(st->graft);
+	ibf_lidmap_free(&st->m);
+	ibf_lidmap_free(&st->mo);
+}
+
+/* Destination switch, delivering port and LMC layer of lid in the new
+ * fabric; 0 when lid is not a routable destination there. */
+static int dest_of(const struct stab *st, uint32_t lid, uint32_t *t, uint8_t *tport, uint32_t *layer)
+{
+	const struct ibf_fabric *f = st->f;
+	if (lid > st->m.max_lid || st->m.node[lid] < 0)
+		return 0;
+	int n = st->m.node[lid], p = st->m.port[lid];
+	const struct ibf_port *pp = ibf_port(f, n, p);
+	*layer = lid - pp->lid;
+	if (f->nodes[n].type == IBF_NODE_SWITCH) {
+		*t = (uint32_t)f->nodes[n].sw;
+		*tport = 0;
+		return 1;
+	}
+	int swp = 0;
+	int sn = ibf_port_switch(f, n, p, &swp);
+	if (sn < 0)
+		return 0;
+	*t = (uint32_t)f->nodes[sn].sw;
+	*tport = (uint8_t)swp;
+	return 1;
+}
+
+/* The same LID on the same port (node GUID, port) in the old fabric? */
+static int same_owner(const struct stab *st, uint32_t lid)
+{
+	if (lid > st->mo.max_lid || st->mo.node[lid] < 0 || lid > st->old->max_lid)
+		return 0;
+	const struct ibf_node *a = &st->f->nodes[st->m.node[lid]];
+	const struct ibf_node *b = &st->fo->nodes[st->mo.node[lid]];
+	return a->guid == b->guid && a->type == b->type && st->m.port[lid] == st->mo.port[lid];
+}
+
+int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
+		    const struct ibf_routes *old, const struct ibf_route_opts *o, uint8_t *keep,
+		    struct ibf_error *err)
+{
+	if (!f || !fo || !old || !o || !keep)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "stable reroute: missing argument");
+	if (!f->finalized || !fo->finalized)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "stable reroute: fabric not finalized");
+	uint32_t max_lid = ibf_max_lid(f);
+	memset(keep, 0, (size_t)max_lid + 1);
+	struct stab st;
+	int rc = stab_init(&st, f, fo, old, err);
+	if (!rc)
+		rc = typical_diameter(&st, err);
+	if (rc) {
+		stab_free(&st);
+		return rc;
+	}
+	/* LIDs grouped by destination switch: one BFS per switch */
+	uint32_t *order = malloc(((size_t)max_lid + 1) * sizeof(*order));
+	uint32_t *cnt = calloc((size_t)f->nsw + 1, sizeof(*cnt));
+	if (!order || !cnt) {
+		free(order);
+		free(cnt);
+		stab_free(&st);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (uint32_t lid = 1; lid <= max_lid; lid++) {
+		uint32_t t, layer;
+		uint8_t tp;
+		if (dest_of(&st, lid, &t, &tp, &layer) && same_owner(&st, lid))
+			cnt[t + 1]++;
+	}
+	for (uint32_t s = 0; s < f->nsw; s++)
+		cnt[s + 1] += cnt[s];
+	uint32_t *pos = malloc(((size_t)f->nsw + 1) * sizeof(*pos));
+	if (!pos) {
+		free(order);
+		free(cnt);
+		stab_free(&st);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	memcpy(pos, cnt, ((size_t)f->nsw + 1) * sizeof(*pos));
+	for (uint32_t lid = 1; lid <= max_lid; lid++) {
+		uint32_t t, layer;
+		uint8_t tp;
+		if (dest_of(&st, lid, &t, &tp, &layer) && same_owner(&st, lid))
+			order[pos[t]++] = lid;
+	}
+	for (uint32_t t = 0; t < f->nsw; t++) {
+		if (cnt[t] == cnt[t + 1])
+			continue;
+		ibf_bfs(f, t, st.dist, st.queue);
+		for (uint32_t i = cnt[t]; i < cnt[t + 1]; i++) {
+			uint32_t lid = order[i], tt, layer;
+			uint8_t tp;
+			dest_of(&st, lid, &tt, &tp, &layer);
+			walk_column(&st, lid, t, tp);
+			keep[lid] = (uint8_t)column_fits(&st, layer, &o->max_len, st.graft);
+		}
+	}
+	free(order);
+	free(cnt);
+	free(pos);
+	stab_free(&st);
+	return 0;
+}
+
+int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_fabric *fo,
+		     const struct ibf_routes *old, const struct ibf_route_opts *o,
+		     const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err)
+{
+	double t0 = now_s();
+	struct stab st;
+	int rc = stab_init(&st, f, fo, old, err);
+	if (!rc)
+		rc = typical_diameter(&st, err);
+	if (rc) {
+		stab_free(&st);
+		return rc;
+	}
+	st.dist_of = UINT32_MAX;
+	uint32_t max_lid = ibf_max_lid(f);
+	if (r->nsw != f->nsw || r->max_lid < max_lid) {
+		stab_free(&st);
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "stable reroute: tables do not match the fabric");
+	}
+	struct ibf_stable_report R;
+	memset(&R, 0, sizeof(R));
+	for (uint32_t lid = 1; lid <= max_lid; lid++) {
+		uint32_t t, layer;
+		uint8_t tp;
+		if (!dest_of(&st, lid, &t, &tp, &layer))
+			continue;
+		R.lids++;
+		int same = same_owner(&st, lid);
+		if (keep[lid] && same) {
+			if (st.dist_of != t) {
+				ibf_bfs(f, t, st.dist, st.queue);
+				st.dist_of = t;
+			}
+			walk_column(&st, lid, t, tp);
+			if (!column_fits(&st, layer, &o->max_len, st.graft)) {
+				stab_free(&st);
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "stable reroute: LID %u was kept but does not fit", lid);
+			}
+			R.lids_kept++;
+			for (uint32_t s = 0; s < f->nsw; s++) {
+				ibf_lft(r, s)[lid] = st.oldsw[s] >= 0
+							     ? ibf_lft(old, (uint32_t)st.oldsw[s])[lid]
+							     : st.graft[s];
+				if (r->hops)
+					r->hops[(size_t)s * r->stride + lid] =
+						(uint8_t)(st.len[s] > 254 ? 254 : st.len[s]);
+			}
+		}
+		if (!same)
+			continue;
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			if (st.oldsw[s] < 0)
+				continue;
+			R.entries++;
+			R.entries_changed += ibf_lft(r, s)[lid] != ibf_lft(old, (uint32_t)st.oldsw[s])[lid];
+		}
+	}
+	stab_free(&st);
+	R.seconds = now_s() - t0;
+	if (rep)
+		*rep = R;
+	return 0;
+}
+
+int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
+		     const struct ibf_fabric *fo, const struct ibf_routes *old, struct ibf_routes *r,
+		     struct ibf_route_report *rrep, struct ibf_stable_report *srep,
+		     struct ibf_error *err)
+{
+	double t0 = now_s();
+	uint32_t max_lid = ibf_max_lid(f);
+	uint8_t *keep = calloc((size_t)max_lid + 1, 1);
+	if (!keep)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	int rc = ibf_stable_keep(f, fo, old, o, keep, err);
+	if (!rc) {
+		struct ibf_route_opts oo = *o;
+		oo.lid_keep = keep;
+		oo.nlid_keep = max_lid + 1;
+		rc = ibf_route(f, engine, &oo, r, rrep, err);
+	}
+	if (!rc)
+		rc = ibf_stable_merge(f, r, fo, old, o, keep, srep, err);
+	free(keep);
+	if (!rc && srep)
+		srep->seconds = now_s() - t0;
+	return rc;
+}

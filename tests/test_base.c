@@ -1,0 +1,221 @@
+/* The base layer: file reading, atomic output, JSON strings, PRNG and
+ * hashes, the line cursor and the hash maps. */
+#include "ibf_base.h"
+#include "ibf_map.h"
+#include "ibf_text.h"
+#include "tt.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static void path_in(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static int count_files(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "ls -A %s | wc -l", dir);
+	FILE *p = popen(cmd, "r");
+	int n = -1;
+	if (p) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+static void test_slurp(void)
+{
+	char p[128];
+	struct ibf_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	path_in(p, sizeof(p), "in.txt");
+	FILE *fp = fopen(p, "w");
+	TT_REQUIRE(fp);
+	fputs("abc\ndef", fp);
+	fclose(fp);
+	TT_EQ_INT(ibf_slurp(p, &buf, &len, &err), 0);
+	TT_EQ_INT(len, 7);
+	TT_CHECK(buf && strcmp(buf, "abc\ndef") == 0); /* NUL-terminated */
+	free(buf);
+	TT_EQ_INT(ibf_slurp_limit(p, 6, &buf, &len, &err), IBF_EINVAL);
+	TT_CHECK(strstr(err.msg, "too large") != NULL);
+	TT_CHECK(strcmp(err.file, p) == 0);
+	TT_EQ_INT(ibf_slurp_limit(p, 7, &buf, &len, &err), 0);
+	free(buf);
+	path_in(p, sizeof(p), "missing.txt");
+	TT_EQ_INT(ibf_slurp(p, &buf, &len, &err), IBF_EIO);
+	TT_CHECK(strstr(err.msg, "cannot open") != NULL);
+	/* an empty file */
+	path_in(p, sizeof(p), "empty.txt");
+	fp = fopen(p, "w");
+	TT_REQUIRE(fp);
+	fclose(fp);
+	TT_EQ_INT(ibf_slurp(p, &buf, &len, &err), 0);
+	TT_EQ_INT(len, 0);
+	TT_CHECK(buf && buf[0] == '\0');
+	free(buf);
+	/* larger than the first buffer guess (a pipe has no size) */
+	char cmd[256];
+	path_in(p, sizeof(p), "big.txt");
+	snprintf(cmd, sizeof(cmd), "head -c 300000 /dev/zero | tr '\\0' x > %s", p);
+	TT_REQUIRE(system(cmd) == 0);
+	TT_EQ_INT(ibf_slurp(p, &buf, &len, &err), 0);
+	TT_EQ_INT(len, 300000);
+	TT_CHECK(buf && buf[299999] == 'x' && buf[300000] == '\0');
+	free(buf);
+	unlink(p);
+	path_in(p, sizeof(p), "in.txt");
+	unlink(p);
+	path_in(p, sizeof(p), "empty.txt");
+	unlink(p);
+}
+
+static void test_atomic(void)
+{
+	char p[128];
+	struct ibf_error err;
+	struct ibf_atomic a;
+	struct stat st;
+	path_in(p, sizeof(p), "out.txt");
+	mode_t old = umask(022);
+	TT_EQ_INT(ibf_atomic_open(&a, p, &err), 0);
+	fputs("one\n", a.fp);
+	TT_CHECK(stat(p, &st) != 0); /* nothing at the final name yet */
+	TT_EQ_INT(ibf_atomic_commit(&a, 1, &err), 0);
+	TT_REQUIRE(stat(p, &st) == 0);
+	TT_EQ_INT(st.st_mode & 0777, 0644); /* the umask, not mkstemp's 0600 */
+	TT_EQ_INT(st.st_size, 4);
+	/* a failed write leaves the old file and no temporary behind */
+	TT_EQ_INT(ibf_atomic_open(&a, p, &err), 0);
+	fputs("two two\n", a.fp);
+	TT_EQ_INT(count_files(), 2);
+	TT_CHECK(ibf_atomic_commit(&a, 0, &err) != 0);
+	TT_REQUIRE(stat(p, &st) == 0);
+	TT_EQ_INT(st.st_size, 4);
+	TT_EQ_INT(count_files(), 1);
+	/* a directory that does not exist */
+	path_in(p, sizeof(p), "nodir/out.txt");
+	TT_EQ_INT(ibf_atomic_open(&a, p, &err), IBF_EIO);
+	TT_CHECK(strstr(err.msg, "cannot create") != NULL);
+	umask(old);
+	path_in(p, sizeof(p), "out.txt");
+	unlink(p);
+}
+
+static void test_json(void)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len);
+	TT_REQUIRE(fp);
+	ibf_json_str(fp, "a\"b\\c\nd\te\x01");
+	fputc(' ', fp);
+	ibf_json_str(fp, NULL);
+	fclose(fp);
+	TT_CHECK_MSG(strcmp(out, "\"a\\\"b\\\\c\\nd\\te\\u0001\" \"\"") == 0, "%s", out);
+	free(out);
+}
+
+static void test_prng(void)
+{
+	/* splitmix64 reference values (seed 0 and seed 1234567) */
+	uint64_t s = 0;
+	TT_CHECK(ibf_splitmix64(&s) == 0xe220a8397b1dcdafull);
+	TT_CHECK(ibf_splitmix64(&s) == 0x6e789e6aa1b965f4ull);
+	s = 1234567;
+	TT_CHECK(ibf_splitmix64(&s) == 6457827717110365317ull);
+	TT_CHECK(ibf_mix64(0) == 0xe220a8397b1dcdafull);
+	uint64_t st = 42;
+	int seen[7] = { 0 };
+	for (int i = 0; i < 7000; i++) {
+		uint64_t v = ibf_rand_below(&st, 7);
+		TT_REQUIRE(v < 7);
+		seen[v]++;
+	}
+	for (int i = 0; i < 7; i++)
+		TT_CHECK(seen[i] > 800 && seen[i] < 1200);
+	/* FNV-1a 32 reference values */
+	TT_CHECK(ibf_fnv1a("", 0) == 0x811c9dc5u);
+	TT_CHECK(ibf_fnv1a("a", 1) == 0xe40c292cu);
+	TT_CHECK(ibf_fnv1a("foobar", 6) == 0xbf9cf968u);
+	/* fmix64 is a bijection with 0 -> 0 */
+	TT_CHECK(ibf_hash64(0) == 0);
+	TT_CHECK(ibf_hash64(1) != ibf_hash64(2));
+}
+
+static void test_text(void)
+{
+	const char buf[] = "first line\r\n  0x1F 42 99999999999999999999\nlast";
+	struct ibf_lines L;
+	const char *s;
+	size_t n;
+	ibf_lines_init(&L, buf, sizeof(buf) - 1);
+	TT_REQUIRE(ibf_lines_next(&L, &s, &n, NULL));
+	TT_EQ_INT(n, 10); /* the \r is dropped */
+	TT_REQUIRE(ibf_lines_next(&L, &s, &n, NULL));
+	TT_EQ_INT(L.lineno, 2);
+	struct ibf_cur c = { s, s + n };
+	uint64_t v;
+	ibf_cur_ws(&c);
+	TT_EQ_INT(ibf_cur_num(&c, UINT64_MAX, &v), 0);
+	TT_EQ_INT(v, 31);
+	ibf_cur_ws(&c);
+	TT_EQ_INT(ibf_cur_udec(&c, 41, &v), -2); /* over the maximum */
+	ibf_cur_ws(&c);
+	TT_EQ_INT(ibf_cur_udec(&c, UINT64_MAX, &v), -2); /* over 64 bits */
+	TT_CHECK(ibf_cur_end(&c));
+	TT_REQUIRE(ibf_lines_next(&L, &s, &n, NULL));
+	TT_EQ_INT(n, 4);
+	TT_CHECK(!ibf_lines_next(&L, &s, &n, NULL));
+	TT_EQ_INT(ibf_hexval('f'), 15);
+	TT_EQ_INT(ibf_hexval('g'), -1);
+}
+
+static void test_maps(void)
+{
+	struct ibf_umap u = { 0 };
+	struct ibf_smap m = { 0 };
+	int32_t old;
+	char names[2000][8];
+	for (int i = 0; i < 2000; i++) {
+		TT_EQ_INT(ibf_umap_put(&u, 0x2c90000000000ull + (uint64_t)i * 0x100, i, &old), 0);
+		snprintf(names[i], sizeof(names[i]), "n%d", i);
+		TT_EQ_INT(ibf_smap_put(&m, names[i], strlen(names[i]), i, &old), 0);
+	}
+	TT_EQ_INT(ibf_umap_put(&u, 0x2c90000000000ull, 7, &old), 1);
+	TT_EQ_INT(old, 0);
+	TT_EQ_INT(ibf_smap_put(&m, "n5", 2, 9, &old), 1);
+	TT_EQ_INT(old, 5);
+	for (int i = 0; i < 2000; i++) {
+		TT_EQ_INT(ibf_umap_get(&u, 0x2c90000000000ull + (uint64_t)i * 0x100), i);
+		TT_EQ_INT(ibf_smap_get(&m, names[i], strlen(names[i])), i);
+	}
+	TT_EQ_INT(ibf_umap_get(&u, 1), -1);
+	TT_EQ_INT(ibf_smap_get(&m, "n2000", 5), -1);
+	ibf_umap_free(&u);
+	ibf_smap_free(&m);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/ibf-test-base.XXXXXX");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	tt_run("slurp: whole file, NUL, size cap, missing, empty, large", test_slurp);
+	tt_run("atomic output: umask mode, failed write leaves old file, no temp", test_atomic);
+	tt_run("JSON string escaping", test_json);
+	tt_run("splitmix64, rand_below, FNV-1a, fmix64", test_prng);
+	tt_run("lines and cursor", test_text);
+	tt_run("hash maps", test_maps);
+	rmdir(dir);
+	return tt_done();
+}
