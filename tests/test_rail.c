@@ -3,6 +3,147 @@
 #include "tt.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct ibf_fabric *gen(int m, int k, int r, int sp)
+{
+	struct ibf_rail_opts o = { 0 };
+	o.servers = m;
+	o.gpus = k;
+	o.rail_switches = r;
+	o.spines = sp;
+	struct ibf_error err = { 0 };
+	struct ibf_fabric *f = ibf_gen_rail(&o, &err);
+	if (f && !f->finalized)
+		ibf_fabric_finalize(f, &err);
+	return f;
+}
+
+static int detect(struct ibf_fabric *f, const char *maptext, struct ibf_rail_info *ri,
+		  struct ibf_error *err)
+{
+	struct ibf_rail_map *m = NULL;
+	if (maptext && !(m = ibf_rail_map_parse(maptext, strlen(maptext), "map", err)))
+		return -1;
+	int rc = ibf_rail_detect(f, m, ri, err);
+	ibf_rail_map_free(m);
+	return rc;
+}
+
+static void test_structure_generated(void)
+{
+	struct ibf_error err = { 0 };
+	struct ibf_rail_info ri;
+	struct ibf_fabric *f = gen(6, 4, 2, 3);
+	TT_REQUIRE(f);
+	TT_REQUIRE(detect(f, NULL, &ri, &err) == 0);
+	TT_EQ_INT(ri.ngpus, 24);
+	TT_EQ_INT(ri.ndomains, 6);
+	TT_EQ_INT(ri.nrails, 4);
+	TT_EQ_INT(ri.nspines, 3);
+	TT_EQ_INT(ri.rail_components, 8); /* 2 leaves per rail, joined only by spines */
+	TT_EQ_INT(ri.missing + ri.doubled + ri.mismatched + ri.unattached, 0);
+	for (int g = 0; g < ri.ngpus; g++)
+		TT_EQ_INT(ri.gpu[g].rail, g % 4);
+	ibf_rail_info_free(&ri);
+	/* rail-only */
+	ibf_fabric_free(f);
+	f = gen(5, 3, 1, 0);
+	TT_REQUIRE(detect(f, NULL, &ri, &err) == 0);
+	TT_EQ_INT(ri.nrails, 3);
+	TT_EQ_INT(ri.nspines, 0);
+	TT_EQ_INT(ri.rail_components, 3);
+	ibf_rail_info_free(&ri);
+	ibf_fabric_free(f);
+}
+
+static void test_structure_damaged(void)
+{
+	struct ibf_error err = { 0 };
+	struct ibf_rail_info ri;
+	struct ibf_fabric *f = gen(4, 4, 1, 2);
+	TT_REQUIRE(f);
+	/* a missing rail cable: srv002's GPU 1 */
+	int n = ibf_fabric_find_id(f, "srv002-mlx5_1");
+	TT_REQUIRE(n >= 0);
+	ibf_fabric_disconnect(f, n, 1);
+	/* srv001 without host names (no rdma-ndd): its domain comes from the
+	 * system image GUID, its rails from the rank of its NICs; srv000 keeps
+	 * the name on one NIC only, the others find it by system image GUID */
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i].type == IBF_NODE_CA && f->nodes[i].desc &&
+		    (!strncmp(f->nodes[i].desc, "srv001 ", 7) ||
+		     (!strncmp(f->nodes[i].desc, "srv000 ", 7) && strcmp(f->nodes[i].desc, "srv000 mlx5_2")))) {
+			free(f->nodes[i].desc);
+			f->nodes[i].desc = NULL;
+		}
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	TT_REQUIRE(detect(f, NULL, &ri, &err) == 0);
+	TT_EQ_INT(ri.ngpus, 15);
+	TT_EQ_INT(ri.nrails, 4);
+	TT_EQ_INT(ri.ndomains, 4);
+	TT_EQ_INT(ri.missing, 1);
+	TT_EQ_INT(ri.doubled, 0);
+	TT_EQ_INT(ri.mismatched, 0);
+	TT_CHECK(!strcmp(ri.domain[ri.gpu[0].domain], "srv000"));
+	ibf_rail_info_free(&ri);
+	/* the map moves srv001's GPU 2 onto rail 3 and renames a domain */
+	TT_REQUIRE(detect(f, "# moves\n \"srv002 mlx5_2\" srv002 3\n\"srv003 mlx5_0\" box3 -\n", &ri,
+			  &err) == 0);
+	TT_EQ_INT(ri.ndomains, 5); /* box3 holds one NIC of srv003 */
+	TT_EQ_INT(ri.doubled, 1);
+	TT_EQ_INT(ri.missing, 1 + 1 + 3 + 1); /* srv002: rails 1, 2; box3: 1-3; srv003: 0 */
+	ibf_rail_info_free(&ri);
+	/* a missing spine changes nothing about rails */
+	ibf_fabric_free(f);
+	f = gen(4, 4, 1, 2);
+	int sp = ibf_fabric_find_desc(f, "spine01");
+	TT_REQUIRE(sp >= 0);
+	for (int p = 1; p <= f->nodes[sp].nports; p++)
+		ibf_fabric_disconnect(f, sp, p);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	TT_REQUIRE(detect(f, NULL, &ri, &err) == 0);
+	TT_EQ_INT(ri.nrails, 4);
+	TT_EQ_INT(ri.nspines, 1);
+	TT_EQ_INT(ri.missing + ri.doubled + ri.mismatched, 0);
+	ibf_rail_info_free(&ri);
+	ibf_fabric_free(f);
+}
+
+static void test_map_errors(void)
+{
+	static const struct {
+		const char *text;
+		long line;
+	} bad[] = {
+		{ "a d 1\n\"unterminated d 1\n", 2 },
+		{ "\n\n0x12\n", 3 },
+		{ "x d 4096\n", 1 },
+		{ "x d 1 extra\n", 1 },
+		{ "x d 1\ny e\nx f 2\n", 3 },
+		{ "0x0 d 1\n", 1 },
+		{ "\"\" d\n", 1 },
+		{ "x d 1z\n", 1 },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ibf_error err = { 0 };
+		struct ibf_rail_map *m = ibf_rail_map_parse(bad[i].text, strlen(bad[i].text), "m", &err);
+		TT_CHECK_MSG(!m, "case %zu parsed", i);
+		TT_EQ_INT(err.line, bad[i].line);
+		TT_CHECK(!strcmp(err.file, "m"));
+		ibf_rail_map_free(m);
+	}
+	/* a selector matching nothing is an error at its line */
+	struct ibf_fabric *f = gen(2, 2, 1, 0);
+	struct ibf_error err = { 0 };
+	struct ibf_rail_info ri;
+	TT_CHECK(detect(f, "srv000-mlx5_0 a 0\nnosuch b 1\n", &ri, &err) != 0);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK(detect(f, "\"rail0-l0\" a 0\n", &ri, &err) != 0);
+	TT_EQ_INT(err.line, 1);
+	ibf_fabric_free(f);
+}
 
 static int decide(const int *rail, int nr, const int *dom, int nd, int d1, int g1, int d2,
 		  int g2, int prefer_rd, struct ibf_rail_choice *c)
@@ -127,5 +268,8 @@ int main(void)
 	TT(test_missing_entries);
 	TT(test_remote_rail);
 	TT(test_property);
+	TT(test_structure_generated);
+	TT(test_structure_damaged);
+	TT(test_map_errors);
 	return tt_done();
 }
