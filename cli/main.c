@@ -92,6 +92,7 @@ static const struct ibf_cmd top_cmds[] = {
 	{"deadlock", cmd_deadlock, "deadlock freedom: SL/VL schemes and an independent verifier"},
 	{"cabling", cmd_cabling, "cable plans (Slim Fly racks, any fabric) and wiring sheets"},
 	{"validate", cmd_validate, "check a discovered fabric against a cable plan"},
+	{"rail", cmd_rail, "rail structure of GPU fabrics (domains, rails, spines)"},
 	{NULL, NULL, NULL},
 };
 

@@ -1,0 +1,101 @@
+/* Rail-aware path decision (h-ratio).  Pure arithmetic, no I/O: given the
+ * health scores (integers 0..100, 100 idle, 0 blocked) of the rails and the
+ * domains (servers) a GPU pair can use, choose the path class.  A path's
+ * score is the product of the normalised scores of what it crosses. */
+#ifndef IBF_RAIL_H
+#define IBF_RAIL_H
+
+#include "ibf_topology.h"
+
+enum ibf_rail_path {
+	IBF_RAIL_D,      /* same domain: stay on NVLink/NVSwitch */
+	IBF_RAIL_R,      /* same rail: stay on the rail */
+	IBF_RAIL_RD,     /* source rail first, then destination domain */
+	IBF_RAIL_DR,     /* source domain first, then destination rail */
+	IBF_RAIL_REMOTE, /* d1 -> rail g3 -> d2 over a third rail */
+};
+
+/* Scores: -1 means unknown (missing entry); unknown scores count as the
+ * caller's default (dflt, 0..100).  Out-of-range values are clamped. */
+struct ibf_rail_scores {
+	int nrails, ndomains;
+	const int *rail;   /* [nrails] */
+	const int *domain; /* [ndomains] */
+	int dflt;
+};
+
+struct ibf_rail_choice {
+	enum ibf_rail_path path;
+	int via_rail;  /* rail carrying the inter-domain hop (r/rd: g1, dr: g2, remote: g3) */
+	double score;  /* product of normalised scores of the chosen path */
+	double rd, dr, remote; /* the alternatives' scores (remote: best third rail, 0 if none) */
+	double gamma_src, gamma_dst;
+};
+
+/* Decide for GPU g1 of domain d1 to GPU g2 of domain d2.  Ties between rd
+ * and dr go to prefer_rd (the configured default); a remote rail wins only
+ * when strictly better than both.  Returns -1 on an index out of range. */
+int ibf_rail_decide(const struct ibf_rail_scores *s, int d1, int g1, int d2, int g2,
+		    int prefer_rd, struct ibf_rail_choice *out);
+
+const char *ibf_rail_path_name(enum ibf_rail_path p);
+
+/* ------------------------------------------------------------ structure */
+
+/* A mapping file (see docs/rail.md) that overrides the detected domain and
+ * rail of CAs.  Parsed on its own; CAs are matched when applied. */
+struct ibf_rail_map_entry {
+	int kind;        /* 0 GUID (node or port), 1 node id, 2 node description */
+	uint64_t guid;
+	char *key;       /* 'i' + node id or 'd' + description (owned), NULL for GUIDs */
+	char *domain;    /* owned */
+	int rail;        /* >= 0, or -1 = detect */
+	long line;
+};
+struct ibf_rail_map {
+	struct ibf_rail_map_entry *e;
+	int n;
+	char *name;
+};
+/* Parse a mapping file from memory (name is used in FILE:LINE errors). */
+struct ibf_rail_map *ibf_rail_map_parse(const char *buf, size_t len, const char *name,
+					struct ibf_error *err);
+struct ibf_rail_map *ibf_rail_map_read(const char *path, struct ibf_error *err);
+void ibf_rail_map_free(struct ibf_rail_map *m);
+
+/* One GPU NIC port: a CA port attached to a switch. */
+struct ibf_rail_gpu {
+	int32_t node;     /* CA node id */
+	uint8_t port;
+	int32_t domain;   /* index into domain names */
+	int32_t rail;     /* dense rail index */
+	int32_t hint;     /* HCA index from the description / map / rank, -1 none */
+	int32_t leaf;     /* switch node id it attaches to */
+};
+
+enum ibf_rail_sw_role { IBF_RAIL_SW_RAIL = 0, IBF_RAIL_SW_SPINE = 1, IBF_RAIL_SW_LOOSE = 2 };
+
+struct ibf_rail_info {
+	int ngpus, ndomains, nrails;
+	struct ibf_rail_gpu *gpu;     /* [ngpus], domain-major, then rail */
+	char **domain;                /* [ndomains] names, owned */
+	int32_t *rail_label;          /* [nrails] the HCA index / map number of each rail */
+	int32_t *sw_rail;             /* [nsw] rail of each switch, -1 when not in one rail */
+	uint8_t *sw_role;             /* [nsw] enum ibf_rail_sw_role */
+	int nspines;                  /* switches joining two or more rails */
+	int32_t *gpu_of_node;         /* [nnodes] first GPU index of a CA node, -1 */
+	/* what does not fit */
+	int missing;                  /* (domain, rail) pairs without a GPU */
+	int doubled;                  /* extra GPUs of one domain on one rail */
+	int mismatched;               /* GPUs whose HCA index differs from their leaf's rail */
+	int unattached;               /* CA ports without a switch peer */
+	int rail_components;          /* switch components after removing spines */
+};
+
+/* Detect domains and rails in a finalized fabric; map may be NULL.
+ * Returns 0, or a negative code (bad map reference: FILE:LINE error). */
+int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
+		    struct ibf_rail_info *ri, struct ibf_error *err);
+void ibf_rail_info_free(struct ibf_rail_info *ri);
+
+#endif
