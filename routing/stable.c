@@ -267,6 +267,19 @@ static void stab_free(struct stab *st)
 	ibf_lidmap_free(&st->mo);
 }
 
+/* stab_init, then the typical diameter of the new fabric. */
+static int stab_open(struct stab *st, const struct ibf_fabric *f, const struct ibf_fabric *fo,
+		     const struct ibf_routes *old, struct ibf_error *err)
+{
+	int rc = stab_init(st, f, fo, old, err);
+	return rc ? rc : typical_diameter(st, err);
+}
+
+static int stab_keep(struct stab *st, const struct ibf_route_opts *o, uint8_t *keep,
+		     struct ibf_error *err);
+static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_route_opts *o,
+		      const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err);
+
 /* Destination switch, delivering port and LMC layer of lid in the new
  * fabric; 0 when lid is not a routable destination there. */
 static int dest_of(const struct stab *st, uint32_t lid, uint32_t *t, uint8_t *tport, uint32_t *layer)
@@ -309,29 +322,33 @@ int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "stable reroute: missing argument");
 	if (!f->finalized || !fo->finalized)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "stable reroute: fabric not finalized");
+	struct stab st;
+	int rc = stab_open(&st, f, fo, old, err);
+	if (!rc)
+		rc = stab_keep(&st, o, keep, err);
+	stab_free(&st);
+	return rc;
+}
+
+/* keep[] for every LID of st's new fabric (stab_open done). */
+static int stab_keep(struct stab *st, const struct ibf_route_opts *o, uint8_t *keep,
+		     struct ibf_error *err)
+{
+	const struct ibf_fabric *f = st->f;
 	uint32_t max_lid = ibf_max_lid(f);
 	memset(keep, 0, (size_t)max_lid + 1);
-	struct stab st;
-	int rc = stab_init(&st, f, fo, old, err);
-	if (!rc)
-		rc = typical_diameter(&st, err);
-	if (rc) {
-		stab_free(&st);
-		return rc;
-	}
 	/* LIDs grouped by destination switch: one BFS per switch */
 	uint32_t *order = malloc(((size_t)max_lid + 1) * sizeof(*order));
 	uint32_t *cnt = calloc((size_t)f->nsw + 1, sizeof(*cnt));
 	if (!order || !cnt) {
 		free(order);
 		free(cnt);
-		stab_free(&st);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
 	for (uint32_t lid = 1; lid <= max_lid; lid++) {
 		uint32_t t, layer;
 		uint8_t tp;
-		if (dest_of(&st, lid, &t, &tp, &layer) && same_owner(&st, lid))
+		if (dest_of(st, lid, &t, &tp, &layer) && same_owner(st, lid))
 			cnt[t + 1]++;
 	}
 	for (uint32_t s = 0; s < f->nsw; s++)
@@ -340,32 +357,30 @@ int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
 	if (!pos) {
 		free(order);
 		free(cnt);
-		stab_free(&st);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
 	memcpy(pos, cnt, ((size_t)f->nsw + 1) * sizeof(*pos));
 	for (uint32_t lid = 1; lid <= max_lid; lid++) {
 		uint32_t t, layer;
 		uint8_t tp;
-		if (dest_of(&st, lid, &t, &tp, &layer) && same_owner(&st, lid))
+		if (dest_of(st, lid, &t, &tp, &layer) && same_owner(st, lid))
 			order[pos[t]++] = lid;
 	}
 	for (uint32_t t = 0; t < f->nsw; t++) {
 		if (cnt[t] == cnt[t + 1])
 			continue;
-		ibf_bfs(f, t, st.dist, st.queue);
+		ibf_bfs(f, t, st->dist, st->queue);
 		for (uint32_t i = cnt[t]; i < cnt[t + 1]; i++) {
 			uint32_t lid = order[i], tt, layer;
 			uint8_t tp;
-			dest_of(&st, lid, &tt, &tp, &layer);
-			walk_column(&st, lid, t, tp);
-			keep[lid] = (uint8_t)column_fits(&st, layer, &o->max_len, st.graft);
+			dest_of(st, lid, &tt, &tp, &layer);
+			walk_column(st, lid, t, tp);
+			keep[lid] = (uint8_t)column_fits(st, layer, &o->max_len, st->graft);
 		}
 	}
 	free(order);
 	free(cnt);
 	free(pos);
-	stab_free(&st);
 	return 0;
 }
 
@@ -373,62 +388,63 @@ int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const str
 		     const struct ibf_routes *old, const struct ibf_route_opts *o,
 		     const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err)
 {
-	double t0 = now_s();
 	struct stab st;
-	int rc = stab_init(&st, f, fo, old, err);
+	int rc = stab_open(&st, f, fo, old, err);
 	if (!rc)
-		rc = typical_diameter(&st, err);
-	if (rc) {
-		stab_free(&st);
-		return rc;
-	}
-	st.dist_of = UINT32_MAX;
+		rc = stab_merge(&st, r, o, keep, rep, err);
+	stab_free(&st);
+	return rc;
+}
+
+/* Copy the kept columns into r and count the changes (stab_open done). */
+static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_route_opts *o,
+		      const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err)
+{
+	double t0 = now_s();
+	const struct ibf_fabric *f = st->f;
+	const struct ibf_routes *old = st->old;
+	st->dist_of = UINT32_MAX;
 	uint32_t max_lid = ibf_max_lid(f);
-	if (r->nsw != f->nsw || r->max_lid < max_lid) {
-		stab_free(&st);
+	if (r->nsw != f->nsw || r->max_lid < max_lid)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "stable reroute: tables do not match the fabric");
-	}
 	struct ibf_stable_report R;
 	memset(&R, 0, sizeof(R));
 	for (uint32_t lid = 1; lid <= max_lid; lid++) {
 		uint32_t t, layer;
 		uint8_t tp;
-		if (!dest_of(&st, lid, &t, &tp, &layer))
+		if (!dest_of(st, lid, &t, &tp, &layer))
 			continue;
 		R.lids++;
-		int same = same_owner(&st, lid);
+		int same = same_owner(st, lid);
 		if (keep[lid] && same) {
-			if (st.dist_of != t) {
-				ibf_bfs(f, t, st.dist, st.queue);
-				st.dist_of = t;
+			if (st->dist_of != t) {
+				ibf_bfs(f, t, st->dist, st->queue);
+				st->dist_of = t;
 			}
-			walk_column(&st, lid, t, tp);
-			if (!column_fits(&st, layer, &o->max_len, st.graft)) {
-				stab_free(&st);
+			walk_column(st, lid, t, tp);
+			if (!column_fits(st, layer, &o->max_len, st->graft))
 				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 						     "stable reroute: LID %u was kept but does not fit", lid);
-			}
 			R.lids_kept++;
 			for (uint32_t s = 0; s < f->nsw; s++) {
-				ibf_lft(r, s)[lid] = st.oldsw[s] >= 0
-							     ? ibf_lft(old, (uint32_t)st.oldsw[s])[lid]
-							     : st.graft[s];
+				ibf_lft(r, s)[lid] = st->oldsw[s] >= 0
+							     ? ibf_lft(old, (uint32_t)st->oldsw[s])[lid]
+							     : st->graft[s];
 				if (r->hops)
 					r->hops[(size_t)s * r->stride + lid] =
-						(uint8_t)(st.len[s] > 254 ? 254 : st.len[s]);
+						(uint8_t)(st->len[s] > 254 ? 254 : st->len[s]);
 			}
 		}
 		if (!same)
 			continue;
 		for (uint32_t s = 0; s < f->nsw; s++) {
-			if (st.oldsw[s] < 0)
+			if (st->oldsw[s] < 0)
 				continue;
 			R.entries++;
-			R.entries_changed += ibf_lft(r, s)[lid] != ibf_lft(old, (uint32_t)st.oldsw[s])[lid];
+			R.entries_changed += ibf_lft(r, s)[lid] != ibf_lft(old, (uint32_t)st->oldsw[s])[lid];
 		}
 	}
-	stab_free(&st);
 	R.seconds = now_s() - t0;
 	if (rep)
 		*rep = R;
@@ -445,7 +461,11 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 	uint8_t *keep = calloc((size_t)max_lid + 1, 1);
 	if (!keep)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	int rc = ibf_stable_keep(f, fo, old, o, keep, err);
+	/* one context (LID maps, switch map, typical diameter) for both steps */
+	struct stab st;
+	int rc = stab_open(&st, f, fo, old, err);
+	if (!rc)
+		rc = stab_keep(&st, o, keep, err);
 	if (!rc) {
 		struct ibf_route_opts oo = *o;
 		oo.lid_keep = keep;
@@ -453,7 +473,8 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 		rc = ibf_route(f, engine, &oo, r, rrep, err);
 	}
 	if (!rc)
-		rc = ibf_stable_merge(f, r, fo, old, o, keep, srep, err);
+		rc = stab_merge(&st, r, o, keep, srep, err);
+	stab_free(&st);
 	free(keep);
 	if (!rc && srep)
 		srep->seconds = now_s() - t0;
