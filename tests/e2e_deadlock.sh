@@ -18,11 +18,7 @@
 #    (dfsssp) on them needs 2 layers and verifies clean.
 . "$(dirname "$0")/lib.sh"
 need_sim
-for t in dump_lfts smpquery; do
-	command -v "$t" >/dev/null 2>&1 || skip_all "$t not installed (infiniband-diags)"
-done
-PLUGIN_DIR="$top_builddir/.libs"
-[ -f "$PLUGIN_DIR/libibfab.so" ] || skip_all "plugin not built ($PLUGIN_DIR/libibfab.so)"
+need_plugin dump_lfts smpquery
 mk_workdir
 need_sa_pathsl
 

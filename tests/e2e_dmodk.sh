@@ -20,8 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 need_sim
 command -v dump_lfts >/dev/null 2>&1 || skip_all "dump_lfts not installed (infiniband-diags)"
-PLUGIN_DIR="$top_builddir/.libs"
-[ -f "$PLUGIN_DIR/libibfab.so" ] || skip_all "plugin not built ($PLUGIN_DIR/libibfab.so)"
+need_plugin
 "$IBFAB" route --help 2>/dev/null | grep -q dmodk || skip_all "ibfab has no dmodk engine"
 mk_workdir
 

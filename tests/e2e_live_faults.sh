@@ -15,11 +15,7 @@
 # Faults are chosen at random from IBFAB_FAULT_SEED (default 1; printed).
 . "$(dirname "$0")/lib.sh"
 need_sim
-for t in dump_lfts smpquery; do
-	command -v "$t" >/dev/null 2>&1 || skip_all "$t not installed (infiniband-diags)"
-done
-PLUGIN_DIR="$top_builddir/.libs"
-[ -f "$PLUGIN_DIR/libibfab.so" ] || skip_all "plugin not built ($PLUGIN_DIR/libibfab.so)"
+need_plugin dump_lfts smpquery
 mk_workdir
 need_sa_pathsl
 SEED=${IBFAB_FAULT_SEED:-1}

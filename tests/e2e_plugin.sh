@@ -13,11 +13,7 @@
 # are missing.
 . "$(dirname "$0")/lib.sh"
 need_sim
-for t in dump_lfts; do
-	command -v "$t" >/dev/null 2>&1 || skip_all "$t not installed (infiniband-diags)"
-done
-PLUGIN_DIR="$top_builddir/.libs"
-[ -f "$PLUGIN_DIR/libibfab.so" ] || skip_all "plugin not built ($PLUGIN_DIR/libibfab.so)"
+need_plugin dump_lfts
 mk_workdir
 
 # ------------------------------------------------------------------ inputs

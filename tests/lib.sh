@@ -23,6 +23,17 @@ need_sim() {
 	PATH=$PATH:/usr/sbin:/sbin
 }
 
+# need_plugin [TOOL..]: the uninstalled plugin (sets PLUGIN_DIR) and the
+# infiniband-diags tools named, else skip the test
+need_plugin() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || skip_all "$t not installed (infiniband-diags)"
+	done
+	PLUGIN_DIR="$top_builddir/.libs"
+	[ -f "$PLUGIN_DIR/libibfab.so" ] || skip_all "plugin not built ($PLUGIN_DIR/libibfab.so)"
+}
+
 # a private work directory removed on exit (kept when IBFAB_KEEP is set)
 mk_workdir() {
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibfab-test.XXXXXX")
