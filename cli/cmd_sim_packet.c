@@ -1,0 +1,382 @@
+/* ibfab sim packet: the packet-level simulator on a fabric and its tables
+ * (docs/simulation.md). */
+#include "cli.h"
+#include "ibf_sim_packet.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	O_TOPO = 256, O_G2L, O_LMC, O_LFTS, O_SL, O_SL2VL, O_ENGINE, O_DEADLOCK, O_VLS, O_TRAFFIC,
+	O_LOAD, O_LOADS, O_SEED, O_WARMUP, O_MEASURE, O_DRAIN, O_BUF, O_ARB, O_MTU, O_HDR,
+	O_STALL, O_ROUTER, O_NSM, O_HOSTM, O_SWM, O_SRCQ, O_JSON, O_QUIET
+};
+
+static const char sp_help[] =
+	"Usage: ibfab sim packet --topology FILE (--lfts DUMP [--sl F] [--sl2vl F] |\n"
+	"                        --engine E [--lmc N] [--deadlock S] [--vls N])\n"
+	"                        [--traffic uniform] (--load L | --loads A:B:STEP)\n"
+	"                        [--seed S] [--warmup T] [--measure T] [--drain T]\n"
+	"                        [--buffer BYTES] [--arb rr|age] [--mtu BYTES] [--json] [-q]\n"
+	"\n"
+	"Discrete-event packet simulation driven by the forwarding tables: input-queued\n"
+	"switches with a buffer per input port and VL, virtual cut-through, credit-based\n"
+	"flow control per VL, round-robin or oldest-first output arbitration, link rates\n"
+	"from the ports' width x speed.  Every end port sends open-loop uniform random\n"
+	"traffic at L x its link rate.  Reports accepted throughput, latency (mean, p50,\n"
+	"p99), per-VL utilisation of the switch links, credit stalls; when packets sit in\n"
+	"switch buffers and nothing moves for the stall time, the run stops and prints\n"
+	"the cycle of (link, VL) buffers that wait on each other.\n"
+	"\n"
+	"  --topology F      the fabric (any format ibfab reads); --guid2lid F, --lmc N\n"
+	"  --lfts DUMP       tables to simulate (opensm-lfts.dump, dump_lfts output)\n"
+	"  --sl F            path SLs (ibfab SL dump, saquery -p); default SL 0\n"
+	"  --sl2vl F         switch SL2VL tables (ibfab dump, smpquery sl2vl); default\n"
+	"                    VL = SL mod --vls\n"
+	"  --engine E        compute the tables with engine E instead (seeded by --seed)\n"
+	"  --deadlock S      none (default), dfsssp, coloring or auto: SLs and SL2VL from\n"
+	"                    the deadlock module, on --vls VLs\n"
+	"  --vls N           data VLs per port (buffers), 1..15 (default 8)\n"
+	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
+	"  --loads A:B:STEP  a sweep of loads, one run each\n"
+	"  --warmup T, --measure T, --drain T   times (ns, or with us/ms); defaults\n"
+	"                    20us, 50us, drain = measure (waiting for measured packets)\n"
+	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB suffix)\n"
+	"  --arb rr|age      output arbitration (default rr)\n"
+	"  --mtu BYTES       payload per packet (default 4032; header 64, --header B)\n"
+	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times)\n"
+	"  --router-ns N     head arrival to eligibility at the output (default 100)\n"
+	"  --ns-per-m N      propagation per metre (default 25)\n"
+	"  --host-cable-m M, --switch-cable-m M   cable lengths (default 2 and 10)\n"
+	"  --srcq N          packets a host queues before dropping new ones (default 256)\n"
+	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
+
+struct sp_args {
+	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine;
+	long lmc, vls;
+	int deadlock, json, quiet;
+	double l0, l1, lstep;
+	struct ibf_psim_opts o;
+};
+
+/* "123", "12.5us", "1ms", "800ns" -> ns */
+static int parse_time(const char *opt, const char *v, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+	double mul = 1;
+	if (!strcmp(end, "us"))
+		mul = 1e3;
+	else if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (*end && strcmp(end, "ns"))
+		end = NULL;
+	if (end == v || !end || !(x >= 0) || x * mul > 1e10) {
+		fprintf(stderr, "ibfab: %s: bad time '%s' (ns, or with ns/us/ms)\n", opt, v);
+		return -1;
+	}
+	*out = x * mul;
+	return 0;
+}
+
+static int parse_double(const char *opt, const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+	if (end == v || *end || !(x >= lo && x <= hi)) {
+		fprintf(stderr, "ibfab: %s: '%s' is not a number in [%g, %g]\n", opt, v, lo, hi);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse_bytes(const char *opt, const char *v, long lo, long hi, long *out)
+{
+	char *end;
+	long x = strtol(v, &end, 10);
+	if (!strcmp(end, "k") || !strcmp(end, "K") || !strcmp(end, "KiB"))
+		x *= 1024, end += strlen(end);
+	if (end == v || *end || x < lo || x > hi) {
+		fprintf(stderr, "ibfab: %s: '%s' is not a byte count in [%ld, %ld]\n", opt, v, lo, hi);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a)
+{
+	static const struct option lo[] = {
+		{"topology", required_argument, 0, O_TOPO}, {"guid2lid", required_argument, 0, O_G2L},
+		{"lmc", required_argument, 0, O_LMC}, {"lfts", required_argument, 0, O_LFTS},
+		{"sl", required_argument, 0, O_SL}, {"sl2vl", required_argument, 0, O_SL2VL},
+		{"engine", required_argument, 0, O_ENGINE},
+		{"deadlock", required_argument, 0, O_DEADLOCK},
+		{"vls", required_argument, 0, O_VLS}, {"traffic", required_argument, 0, O_TRAFFIC},
+		{"load", required_argument, 0, O_LOAD}, {"loads", required_argument, 0, O_LOADS},
+		{"seed", required_argument, 0, O_SEED}, {"warmup", required_argument, 0, O_WARMUP},
+		{"measure", required_argument, 0, O_MEASURE}, {"drain", required_argument, 0, O_DRAIN},
+		{"buffer", required_argument, 0, O_BUF}, {"arb", required_argument, 0, O_ARB},
+		{"mtu", required_argument, 0, O_MTU}, {"header", required_argument, 0, O_HDR},
+		{"stall", required_argument, 0, O_STALL},
+		{"router-ns", required_argument, 0, O_ROUTER},
+		{"ns-per-m", required_argument, 0, O_NSM},
+		{"host-cable-m", required_argument, 0, O_HOSTM},
+		{"switch-cable-m", required_argument, 0, O_SWM},
+		{"srcq", required_argument, 0, O_SRCQ}, {"json", no_argument, 0, O_JSON},
+		{"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	memset(a, 0, sizeof(*a));
+	ibf_psim_opts_default(&a->o);
+	a->lmc = -1;
+	a->vls = 8;
+	a->l0 = -1;
+	int c;
+	long v;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
+		switch (c) {
+		case O_TOPO: a->topo = optarg; break;
+		case O_G2L: a->g2l = optarg; break;
+		case O_LFTS: a->lfts = optarg; break;
+		case O_SL: a->sl = optarg; break;
+		case O_SL2VL: a->sl2vl = optarg; break;
+		case O_ENGINE: a->engine = optarg; break;
+		case O_JSON: a->json = 1; break;
+		case 'q':
+		case O_QUIET: a->quiet = 1; break;
+		case O_LMC:
+			if (cli_int("--lmc", optarg, 0, 7, &a->lmc))
+				return 2;
+			break;
+		case O_DEADLOCK:
+			a->deadlock = ibf_deadlock_from_name(optarg);
+			if (a->deadlock < 0)
+				return cli_usage_error(prog, "--deadlock: '%s' is not none, dfsssp, coloring or auto",
+						       optarg);
+			break;
+		case O_VLS:
+			if (cli_int("--vls", optarg, 1, 15, &a->vls))
+				return 2;
+			break;
+		case O_TRAFFIC:
+			if (strcmp(optarg, "uniform"))
+				return cli_usage_error(prog, "--traffic: only 'uniform' is implemented");
+			break;
+		case O_LOAD:
+			if (parse_double("--load", optarg, 1e-6, 1.0, &a->l0))
+				return 2;
+			a->l1 = a->l0;
+			a->lstep = 1;
+			break;
+		case O_LOADS: {
+			char *e1, *e2, *e3;
+			a->l0 = strtod(optarg, &e1);
+			a->l1 = *e1 == ':' ? strtod(e1 + 1, &e2) : (e2 = e1, -1);
+			a->lstep = *e2 == ':' ? strtod(e2 + 1, &e3) : (e3 = e2, -1);
+			if (*e3 || !(a->l0 > 0) || !(a->l1 >= a->l0) || !(a->l1 <= 1.0) ||
+			    !(a->lstep > 0))
+				return cli_usage_error(prog, "--loads: want A:B:STEP with 0 < A <= B <= 1, STEP > 0");
+			break;
+		}
+		case O_SEED:
+			if (cli_int("--seed", optarg, 0, 0x7fffffffL, &v))
+				return 2;
+			a->o.seed = (uint64_t)v;
+			break;
+		case O_WARMUP:
+			if (parse_time("--warmup", optarg, &a->o.warmup_ns))
+				return 2;
+			break;
+		case O_MEASURE:
+			if (parse_time("--measure", optarg, &a->o.measure_ns) || !(a->o.measure_ns > 0))
+				return cli_usage_error(prog, "--measure must be > 0");
+			break;
+		case O_DRAIN:
+			if (parse_time("--drain", optarg, &a->o.drain_ns))
+				return 2;
+			break;
+		case O_STALL:
+			if (parse_time("--stall", optarg, &a->o.stall_ns) || !(a->o.stall_ns > 0))
+				return cli_usage_error(prog, "--stall must be > 0");
+			break;
+		case O_BUF:
+			if (parse_bytes("--buffer", optarg, 1, 1L << 30, &v))
+				return 2;
+			a->o.buf_bytes = (uint32_t)v;
+			break;
+		case O_MTU:
+			if (parse_bytes("--mtu", optarg, 1, 65000, &v))
+				return 2;
+			a->o.mtu_payload = (uint32_t)v;
+			break;
+		case O_HDR:
+			if (parse_bytes("--header", optarg, 0, 512, &v))
+				return 2;
+			a->o.hdr_bytes = (uint32_t)v;
+			break;
+		case O_ARB:
+			if (!strcmp(optarg, "rr"))
+				a->o.arb = IBF_PSIM_ARB_RR;
+			else if (!strcmp(optarg, "age"))
+				a->o.arb = IBF_PSIM_ARB_AGE;
+			else
+				return cli_usage_error(prog, "--arb: rr or age");
+			break;
+		case O_ROUTER:
+			if (parse_double("--router-ns", optarg, 0, 1e6, &a->o.router_ns))
+				return 2;
+			break;
+		case O_NSM:
+			if (parse_double("--ns-per-m", optarg, 0, 1e4, &a->o.ns_per_m))
+				return 2;
+			break;
+		case O_HOSTM:
+			if (parse_double("--host-cable-m", optarg, 0, 1e5, &a->o.host_cable_m))
+				return 2;
+			break;
+		case O_SWM:
+			if (parse_double("--switch-cable-m", optarg, 0, 1e5, &a->o.switch_cable_m))
+				return 2;
+			break;
+		case O_SRCQ:
+			if (cli_int("--srcq", optarg, 1, 1L << 20, &v))
+				return 2;
+			a->o.srcq_max = (uint32_t)v;
+			break;
+		case 'h': fputs(sp_help, stdout); return -1;
+		default: return cli_usage_error(prog, "bad option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!a->topo)
+		return cli_usage_error(prog, "--topology FILE is required");
+	if (!a->lfts == !a->engine)
+		return cli_usage_error(prog, "give exactly one of --lfts DUMP and --engine E");
+	if (a->lfts && a->deadlock)
+		return cli_usage_error(prog, "--deadlock goes with --engine (with --lfts give --sl/--sl2vl)");
+	if (a->engine && (a->sl || a->sl2vl))
+		return cli_usage_error(prog, "--sl/--sl2vl go with --lfts (with --engine use --deadlock)");
+	if (a->l0 < 0)
+		return cli_usage_error(prog, "--load L or --loads A:B:STEP is required");
+	a->o.vls = (int)a->vls;
+	return 0;
+}
+
+/* The tables: read, or computed (and given SLs by the deadlock module). */
+static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
+		      struct ibf_sl_table *sl, struct ibf_sl2vl_table *s2v, int *have_sl,
+		      int *have_s2v, struct ibf_error *err)
+{
+	int rc;
+	if (a->lfts) {
+		rc = ibf_lfts_read(f, a->lfts, r, err);
+		if (!rc && a->sl) {
+			rc = ibf_sl_read(f, a->sl, sl, err);
+			*have_sl = !rc;
+		}
+		if (!rc && a->sl2vl) {
+			rc = ibf_sl2vl_read(f, a->sl2vl, s2v, err);
+			*have_s2v = !rc;
+		}
+		return rc;
+	}
+	if (!ibf_engine_find(a->engine))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown engine '%s' (see ibfab route --help)",
+				     a->engine);
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	ro.seed = a->o.seed;
+	ro.log = cli_log;
+	rc = ibf_route(f, a->engine, &ro, r, NULL, err);
+	if (rc || a->deadlock == IBF_DEADLOCK_NONE)
+		return rc;
+	struct ibf_dl_opts dlo;
+	ibf_dl_opts_default(&dlo);
+	dlo.scheme = a->deadlock;
+	dlo.max_vls = (int)a->vls;
+	int info = !a->quiet;
+	dlo.log = cli_log;
+	dlo.log_ctx = &info;
+	struct ibf_dl *dl = NULL;
+	rc = ibf_deadlock_apply(f, r, &dlo, &dl, err);
+	if (!rc) {
+		char buf[1024];
+		if (!a->quiet)
+			fprintf(stderr, "ibfab sim packet: %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
+		rc = ibf_sl_table_from_dl(f, dl, sl, err);
+		*have_sl = !rc;
+		if (!rc) {
+			rc = ibf_sl2vl_table_from_dl(f, dl, s2v, err);
+			*have_s2v = !rc;
+		}
+	}
+	ibf_dl_free(dl);
+	return rc;
+}
+
+int cmd_sim_packet(int argc, char **argv)
+{
+	struct sp_args a;
+	const char *prog = "ibfab sim packet";
+	int rc = parse_args(prog, argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
+	if (!f)
+		return cli_fail(&err);
+	struct ibf_routes r;
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	memset(&r, 0, sizeof(r));
+	memset(&sl, 0, sizeof(sl));
+	memset(&s2v, 0, sizeof(s2v));
+	int have_sl = 0, have_s2v = 0, dead = 0;
+	rc = get_tables(&a, f, &r, &sl, &s2v, &have_sl, &have_s2v, &err);
+	int nruns = 0;
+	if (!rc && a.json)
+		printf("{\"runs\":[");
+	for (int k = 0; !rc; k++) {
+		double load = a.l0 + k * a.lstep;
+		if (load > a.l1 + 1e-9)
+			break;
+		if (load > 1.0)
+			load = 1.0;
+		struct ibf_psim_opts o = a.o;
+		o.load = load;
+		struct ibf_psim_result res;
+		rc = ibf_psim_run(f, &r, have_sl ? &sl : NULL, have_s2v ? &s2v : NULL, &o, &res,
+				  &err);
+		if (rc)
+			break;
+		if (a.json) {
+			printf("%s{\"load\":%.6f,\"result\":", nruns ? "," : "", load);
+			ibf_psim_result_write_json(f, &res, o.vls, stdout);
+			printf("}");
+		} else {
+			printf("%sload %.4f (seed %llu, %s arbitration, %u B buffers, %u B packets)\n",
+			       nruns ? "\n" : "", load, (unsigned long long)o.seed,
+			       o.arb == IBF_PSIM_ARB_AGE ? "age" : "round-robin", o.buf_bytes,
+			       o.mtu_payload + o.hdr_bytes);
+			ibf_psim_result_write_text(f, &res, o.vls, stdout);
+		}
+		dead |= res.deadlock;
+		nruns++;
+		ibf_psim_result_free(&res);
+	}
+	if (!rc && a.json)
+		printf("]}\n");
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	if (rc)
+		return cli_fail(&err);
+	return dead ? 1 : 0;
+}

@@ -1,0 +1,921 @@
+/* Packet-level simulator: the discrete-event core (see ibf_sim_packet.h and
+ * docs/simulation.md).
+ *
+ * Ports are named by their global index g = nodes[n].port_off + p; the
+ * directed link g -> peer[g] belongs to its sending port.  The input buffer
+ * of port g for VL v is the FIFO fid = g * V + v.  The sender of a link
+ * holds the credits of the receiver's buffers (credits[g * V + v], bytes),
+ * takes a whole packet's worth when it starts sending (virtual cut-through)
+ * and gets them back, one propagation delay later, when the packet's tail
+ * has left the receiver's buffer.
+ *
+ * Events (one binary heap, ordered by time then by insertion number):
+ *   GEN      a host creates a packet (open loop, exponential gaps)
+ *   ARRIVE   a packet's head has reached a switch input and been routed
+ *            (router delay included); it joins the FIFO of its VL
+ *   TXDONE   an output port finished sending (the tail left): the output
+ *            and the input it served are free, the input's credits go back
+ *   CREDIT   credits reach the sender of a link
+ *   DELIVER  a packet's tail reached its destination host
+ *   CHECK    the deadlock watchdog
+ * Times are integer picoseconds. */
+#include "ibf_sim_packet.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { EV_GEN, EV_ARRIVE, EV_TXDONE, EV_CREDIT, EV_DELIVER, EV_CHECK };
+
+struct ev {
+	uint64_t t;
+	uint64_t sk; /* insertion number << 3 | type */
+	uint32_t a, b;
+};
+
+#define PK_MEASURED 1u
+#define PK_STALLED 2u
+#define PK_NONE (-1)
+
+struct pkt {
+	uint64_t birth;   /* ps */
+	uint64_t tail;    /* ps: tail arrival at the current hop */
+	int32_t next;     /* FIFO / free list */
+	uint32_t src, dst;/* host indices */
+	uint32_t out;     /* output port (global) at the current switch */
+	uint32_t dlid;
+	uint16_t bytes;
+	uint8_t sl, vl;   /* vl: VL of the link it last crossed */
+	uint8_t vl_next;  /* VL on the output link */
+	uint8_t hops;     /* links crossed */
+	uint8_t swhops;   /* switch-to-switch links crossed */
+	uint8_t flags;
+};
+
+struct fifo {
+	int32_t head, tail;
+	uint32_t cnt;
+	int32_t rnext, rprev; /* request list of the head's output */
+};
+
+struct host {
+	uint32_t g;       /* its port (global) */
+	uint32_t lid;
+	uint32_t nlids;   /* 1 << lmc */
+	uint32_t rate;    /* 0.1 Gb/s */
+	uint64_t gap_ps;  /* mean gap between packets */
+	int32_t qhead, qtail;
+	uint32_t qlen;
+	int32_t row;      /* SL table row, -1 none */
+};
+
+struct psim {
+	const struct ibf_fabric *f;
+	const struct ibf_routes *r;
+	const struct ibf_sl_table *sl;
+	const struct ibf_sl2vl_table *s2v;
+	const struct ibf_psim_opts *o;
+	struct ibf_psim_result *res;
+	uint32_t V, np, nh;
+	uint32_t bytes;          /* wire bytes per packet */
+	/* per port */
+	int32_t *peer;
+	uint32_t *node_of;
+	uint32_t *rate;          /* 0.1 Gb/s, 0 without a cable */
+	uint64_t *prop;          /* ps */
+	uint64_t *ser;           /* ps for one packet */
+	uint8_t *kind;           /* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
+	uint8_t *out_busy, *in_busy;
+	int32_t *cur_fid;        /* FIFO the output is serving (-1: host queue) */
+	int32_t *req_head;       /* request list per output */
+	uint16_t *rr;            /* last input port granted */
+	int32_t *host_of;        /* host index of an end port, -1 */
+	int32_t *credits;        /* [np * V] */
+	struct fifo *fifo;       /* [np * V] */
+	uint64_t *link_bytes;    /* [np] in the window */
+	struct host *host;
+	/* packets */
+	struct pkt *pk;
+	uint32_t npk, cappk;
+	int32_t free_pk;
+	/* events */
+	struct ev *heap;
+	size_t nev, capev;
+	uint64_t seq;
+	uint64_t now;
+	uint64_t rng;
+	/* window */
+	uint64_t w0, w1, hard_end;
+	uint64_t last_move;
+	uint64_t stall_ps;       /* deadlock watchdog period */
+	uint64_t in_switches;    /* packets in switch buffers */
+	uint64_t outstanding;    /* measured packets not yet delivered or dropped */
+	uint64_t win_gen_bytes, win_acc_bytes, win_acc_payload;
+	uint64_t vl_bytes[16];
+	double *lat;
+	size_t nlat, caplat;
+	double hop_sum;
+	int stop;
+};
+
+/* ------------------------------------------------------------ heap */
+
+static inline int ev_less(const struct ev *x, const struct ev *y)
+{
+	return x->t < y->t || (x->t == y->t && x->sk < y->sk);
+}
+
+static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
+{
+	if (s->nev == s->capev) {
+		size_t cap = s->capev ? s->capev * 2 : 1024;
+		struct ev *h = realloc(s->heap, cap * sizeof(*h));
+		if (!h)
+			return IBF_ENOMEM;
+		s->heap = h;
+		s->capev = cap;
+	}
+	struct ev e = {t, (s->seq++ << 3) | (uint64_t)type, a, b};
+	size_t i = s->nev++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!ev_less(&e, &s->heap[p]))
+			break;
+		s->heap[i] = s->heap[p];
+		i = p;
+	}
+	s->heap[i] = e;
+	return 0;
+}
+
+static struct ev pop(struct psim *s)
+{
+	struct ev top = s->heap[0];
+	struct ev last = s->heap[--s->nev];
+	size_t n = s->nev, i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_less(&s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!ev_less(&s->heap[c], &last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (n)
+		s->heap[i] = last;
+	return top;
+}
+
+/* ------------------------------------------------------------ packets */
+
+static int32_t pk_alloc(struct psim *s)
+{
+	if (s->free_pk != PK_NONE) {
+		int32_t i = s->free_pk;
+		s->free_pk = s->pk[i].next;
+		return i;
+	}
+	if (s->npk == s->cappk) {
+		uint32_t cap = s->cappk ? s->cappk * 2 : 4096;
+		struct pkt *p = realloc(s->pk, (size_t)cap * sizeof(*p));
+		if (!p)
+			return PK_NONE;
+		s->pk = p;
+		s->cappk = cap;
+	}
+	return (int32_t)s->npk++;
+}
+
+static void pk_free(struct psim *s, int32_t i)
+{
+	s->pk[i].next = s->free_pk;
+	s->free_pk = i;
+}
+
+static uint64_t rand_u64(struct psim *s)
+{
+	return ibf_splitmix64(&s->rng);
+}
+
+/* ------------------------------------------------------------ requests */
+
+static void req_add(struct psim *s, uint32_t fid)
+{
+	struct fifo *q = &s->fifo[fid];
+	uint32_t out = s->pk[q->head].out;
+	q->rprev = -1;
+	q->rnext = s->req_head[out];
+	if (q->rnext >= 0)
+		s->fifo[q->rnext].rprev = (int32_t)fid;
+	s->req_head[out] = (int32_t)fid;
+}
+
+static void req_del(struct psim *s, uint32_t fid, uint32_t out)
+{
+	struct fifo *q = &s->fifo[fid];
+	if (q->rprev >= 0)
+		s->fifo[q->rprev].rnext = q->rnext;
+	else
+		s->req_head[out] = q->rnext;
+	if (q->rnext >= 0)
+		s->fifo[q->rnext].rprev = q->rprev;
+	q->rnext = q->rprev = -1;
+}
+
+/* ------------------------------------------------------------ sending */
+
+static int in_window(const struct psim *s, uint64_t t)
+{
+	return t >= s->w0 && t < s->w1;
+}
+
+static void mark_stall(struct psim *s, struct pkt *p)
+{
+	s->res->credit_stalls++;
+	if (!(p->flags & PK_STALLED)) {
+		p->flags |= PK_STALLED;
+		s->res->stalled_pkts++;
+	}
+}
+
+/* Start sending packet i on output g (fid: the input FIFO it leaves, -1 for
+ * a host's queue). */
+static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
+{
+	struct pkt *p = &s->pk[i];
+	uint32_t V = s->V;
+	uint8_t vl = fid >= 0 ? p->vl_next : p->vl;
+	s->out_busy[g] = 1;
+	s->cur_fid[g] = fid;
+	if (fid >= 0)
+		s->in_busy[(uint32_t)fid / V] = 1;
+	if (s->kind[g] != 2)
+		s->credits[(size_t)g * V + vl] -= p->bytes;
+	uint64_t ser = s->ser[g];
+	uint64_t end = s->now + ser;
+	if (fid >= 0 && p->tail > end)
+		end = p->tail; /* a faster output cannot overtake the tail */
+	int rc = push(s, end, EV_TXDONE, g, 0);
+	uint64_t head = s->now + s->prop[g];
+	p->vl = vl;
+	p->tail = head + ser;
+	if (end + s->prop[g] > p->tail)
+		p->tail = end + s->prop[g];
+	p->hops++;
+	uint32_t peer = (uint32_t)s->peer[g];
+	if (!rc) {
+		if (s->kind[g] == 2)
+			rc = push(s, p->tail, EV_DELIVER, (uint32_t)i, peer);
+		else
+			rc = push(s, head + (uint64_t)(s->o->router_ns * 1000.0), EV_ARRIVE,
+				  (uint32_t)i, peer);
+	}
+	s->res->pkt_hops++;
+	s->last_move = s->now;
+	if (s->kind[g] == 1) {
+		p->swhops++;
+		if (in_window(s, s->now)) {
+			s->vl_bytes[vl] += p->bytes;
+			s->link_bytes[g] += p->bytes;
+		}
+	}
+	return rc;
+}
+
+static int arb_host(struct psim *s, uint32_t h)
+{
+	struct host *H = &s->host[h];
+	if (s->out_busy[H->g] || H->qhead == PK_NONE)
+		return 0;
+	int32_t i = H->qhead;
+	struct pkt *p = &s->pk[i];
+	if (s->credits[(size_t)H->g * s->V + p->vl] < (int32_t)p->bytes) {
+		mark_stall(s, p);
+		return 0;
+	}
+	H->qhead = p->next;
+	if (H->qhead == PK_NONE)
+		H->qtail = PK_NONE;
+	H->qlen--;
+	return transmit(s, H->g, -1, i);
+}
+
+/* Pick one of the FIFO heads that want switch output g. */
+static int arb_out(struct psim *s, uint32_t g)
+{
+	if (s->out_busy[g])
+		return 0;
+	uint32_t V = s->V;
+	const struct ibf_node *nd = &s->f->nodes[s->node_of[g]];
+	uint32_t P = (uint32_t)nd->nports + 1u;
+	int32_t best = -1;
+	uint64_t bkey = UINT64_MAX;
+	for (int32_t fid = s->req_head[g]; fid >= 0; fid = s->fifo[fid].rnext) {
+		uint32_t gin = (uint32_t)fid / V;
+		if (s->in_busy[gin])
+			continue;
+		struct pkt *p = &s->pk[s->fifo[fid].head];
+		if (s->kind[g] != 2 &&
+		    s->credits[(size_t)g * V + p->vl_next] < (int32_t)p->bytes) {
+			mark_stall(s, p);
+			continue;
+		}
+		uint64_t key;
+		if (s->o->arb == IBF_PSIM_ARB_AGE) {
+			key = p->birth;
+		} else {
+			uint32_t lp = gin - nd->port_off;
+			uint32_t d = (lp + P - s->rr[g] - 1u) % P;
+			key = (uint64_t)d * V + (uint32_t)fid % V;
+		}
+		if (key < bkey || (key == bkey && fid < best)) {
+			bkey = key;
+			best = fid;
+		}
+	}
+	if (best < 0)
+		return 0;
+	struct fifo *q = &s->fifo[best];
+	int32_t i = q->head;
+	req_del(s, (uint32_t)best, g);
+	q->head = s->pk[i].next;
+	if (q->head == PK_NONE)
+		q->tail = PK_NONE;
+	q->cnt--;
+	s->in_switches--;
+	if (q->head != PK_NONE)
+		req_add(s, (uint32_t)best);
+	s->rr[g] = (uint16_t)((uint32_t)best / V - nd->port_off);
+	return transmit(s, g, best, i);
+}
+
+static int arb_port(struct psim *s, uint32_t g)
+{
+	if (s->host_of[g] >= 0)
+		return arb_host(s, (uint32_t)s->host_of[g]);
+	return arb_out(s, g);
+}
+
+/* ------------------------------------------------------------ events */
+
+static void drop_pkt(struct psim *s, int32_t i)
+{
+	s->res->unroutable++;
+	if (s->pk[i].flags & PK_MEASURED)
+		s->outstanding--;
+	pk_free(s, i);
+}
+
+static int ev_gen(struct psim *s, uint32_t h)
+{
+	struct host *H = &s->host[h];
+	uint64_t now = s->now;
+	/* the next one: exponential gap */
+	double u = (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
+	uint64_t gap = (uint64_t)(-log1p(-u) * (double)H->gap_ps) + 1;
+	int rc = push(s, now + gap, EV_GEN, h, 0);
+	if (rc)
+		return rc;
+	uint32_t d = (uint32_t)ibf_rand_below(&s->rng, s->nh - 1);
+	if (d >= h)
+		d++;
+	uint32_t layer = (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
+	s->res->generated++;
+	int win = in_window(s, now);
+	if (win)
+		s->win_gen_bytes += s->bytes;
+	if (H->qlen >= s->o->srcq_max) {
+		s->res->src_dropped++;
+		return 0;
+	}
+	int32_t i = pk_alloc(s);
+	if (i == PK_NONE)
+		return IBF_ENOMEM;
+	struct pkt *p = &s->pk[i];
+	memset(p, 0, sizeof(*p));
+	p->birth = now;
+	p->next = PK_NONE;
+	p->src = h;
+	p->dst = d;
+	p->dlid = s->host[d].lid + layer;
+	p->bytes = (uint16_t)s->bytes;
+	int sl = 0;
+	if (s->sl && H->row >= 0 && p->dlid < s->sl->stride) {
+		uint16_t m = s->sl->mask[(size_t)H->row * s->sl->stride + p->dlid];
+		for (int b = 0; b < 16; b++)
+			if (m & (1u << b)) {
+				sl = b;
+				break;
+			}
+	}
+	p->sl = (uint8_t)sl;
+	p->vl = (uint8_t)((uint32_t)sl % s->V);
+	if (win) {
+		p->flags |= PK_MEASURED;
+		s->res->measured++;
+		s->outstanding++;
+	}
+	if (H->qtail != PK_NONE)
+		s->pk[H->qtail].next = i;
+	else
+		H->qhead = i;
+	H->qtail = i;
+	H->qlen++;
+	return arb_host(s, h);
+}
+
+static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
+{
+	uint32_t up = (uint32_t)s->peer[gin];
+	return push(s, s->now + s->prop[up], EV_CREDIT, up * s->V + vl, bytes);
+}
+
+/* Route packet i that arrived at switch input gin; 0 when it has an output. */
+static int route(struct psim *s, uint32_t gin, struct pkt *p)
+{
+	const struct ibf_fabric *f = s->f;
+	uint32_t n = s->node_of[gin];
+	const struct ibf_node *nd = &f->nodes[n];
+	if (p->hops >= 64 || p->dlid >= s->r->stride)
+		return -1;
+	uint8_t port = ibf_lft(s->r, (uint32_t)nd->sw)[p->dlid];
+	if (port == 0 || port == IBF_LFT_NONE || port > nd->nports)
+		return -1;
+	uint32_t go = nd->port_off + port;
+	if (s->peer[go] < 0 || !s->rate[go])
+		return -1;
+	if (s->kind[go] == 2 && s->host_of[s->peer[go]] != (int32_t)p->dst)
+		return -1; /* delivered to the wrong end port */
+	uint32_t vl;
+	if (s->s2v) {
+		uint32_t in = gin - nd->port_off;
+		vl = s->s2v->vl[s->s2v->off[nd->sw] + ((uint64_t)in * (nd->nports + 1u) + port) * 16u +
+				p->sl];
+	} else {
+		vl = p->sl % s->V;
+	}
+	if (vl >= s->V)
+		return -1;
+	p->out = go;
+	p->vl_next = (uint8_t)vl;
+	return 0;
+}
+
+static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
+{
+	struct pkt *p = &s->pk[i];
+	if (route(s, gin, p)) {
+		int rc = give_credit(s, gin, p->vl, p->bytes);
+		drop_pkt(s, i);
+		return rc;
+	}
+	uint32_t fid = gin * s->V + p->vl;
+	struct fifo *q = &s->fifo[fid];
+	p->next = PK_NONE;
+	if (q->tail != PK_NONE)
+		s->pk[q->tail].next = i;
+	else
+		q->head = i;
+	q->tail = i;
+	q->cnt++;
+	s->in_switches++;
+	if (q->head == i) {
+		req_add(s, fid);
+		return arb_out(s, p->out);
+	}
+	return 0;
+}
+
+static int ev_txdone(struct psim *s, uint32_t g)
+{
+	s->out_busy[g] = 0;
+	int32_t fid = s->cur_fid[g];
+	if (fid < 0)
+		return arb_host(s, (uint32_t)s->host_of[g]);
+	uint32_t V = s->V, gin = (uint32_t)fid / V;
+	s->in_busy[gin] = 0;
+	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid % V), s->bytes);
+	if (!rc)
+		rc = arb_out(s, g);
+	/* the input is free again: its other heads may go now */
+	for (uint32_t v = 0; v < V && !rc; v++) {
+		int32_t h = s->fifo[gin * V + v].head;
+		if (h != PK_NONE && s->pk[h].out != g)
+			rc = arb_out(s, s->pk[h].out);
+	}
+	return rc;
+}
+
+static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
+{
+	struct pkt *p = &s->pk[i];
+	(void)g;
+	s->res->delivered++;
+	s->last_move = s->now;
+	if (in_window(s, s->now)) {
+		s->win_acc_bytes += p->bytes;
+		s->win_acc_payload += s->o->mtu_payload;
+	}
+	if (p->flags & PK_MEASURED) {
+		s->outstanding--;
+		s->res->measured_done++;
+		if (s->nlat == s->caplat) {
+			size_t cap = s->caplat ? s->caplat * 2 : 4096;
+			double *l = realloc(s->lat, cap * sizeof(*l));
+			if (!l)
+				return IBF_ENOMEM;
+			s->lat = l;
+			s->caplat = cap;
+		}
+		s->lat[s->nlat++] = (double)(s->now - p->birth) / 1000.0;
+		s->hop_sum += p->swhops;
+	}
+	pk_free(s, i);
+	return 0;
+}
+
+/* The buffer the head of FIFO fid waits for (-1: it does not wait for credits). */
+static int64_t waits_on(const struct psim *s, uint32_t fid)
+{
+	int32_t h = s->fifo[fid].head;
+	if (h == PK_NONE)
+		return -1;
+	const struct pkt *p = &s->pk[h];
+	uint32_t g = p->out;
+	if (s->kind[g] == 2 || s->credits[(size_t)g * s->V + p->vl_next] >= (int32_t)p->bytes)
+		return -1;
+	return (int64_t)s->peer[g] * s->V + p->vl_next;
+}
+
+/* Find a cycle of buffers waiting on each other (each buffer waits on at
+ * most one other: follow the chain from every non-empty buffer). */
+static int find_cycle(struct psim *s)
+{
+	size_t nf = (size_t)s->np * s->V;
+	uint32_t *mark = calloc(nf, sizeof(*mark));
+	if (!mark)
+		return IBF_ENOMEM;
+	uint32_t walk = 0;
+	int64_t start = -1;
+	for (size_t f0 = 0; f0 < nf && start < 0; f0++) {
+		if (mark[f0] || s->fifo[f0].head == PK_NONE)
+			continue;
+		walk++;
+		int64_t x = (int64_t)f0;
+		while (x >= 0 && !mark[x]) {
+			mark[x] = walk;
+			x = waits_on(s, (uint32_t)x);
+		}
+		if (x >= 0 && mark[x] == walk)
+			start = x;
+	}
+	free(mark);
+	if (start < 0)
+		return 0;
+	uint32_t len = 0;
+	int64_t x = start;
+	do {
+		len++;
+		x = waits_on(s, (uint32_t)x);
+	} while (x != start && len < 1000000);
+	uint32_t keep = len < s->o->max_cycle ? len : s->o->max_cycle;
+	s->res->cycle = calloc(keep ? keep : 1, sizeof(*s->res->cycle));
+	if (!s->res->cycle)
+		return IBF_ENOMEM;
+	s->res->cycle_len = keep;
+	x = start;
+	for (uint32_t k = 0; k < keep; k++) {
+		uint32_t gin = (uint32_t)x / s->V, up = (uint32_t)s->peer[gin];
+		struct ibf_psim_buf *b = &s->res->cycle[k];
+		b->node = (int32_t)s->node_of[gin];
+		b->port = (uint8_t)(gin - s->f->nodes[b->node].port_off);
+		b->from_node = (int32_t)s->node_of[up];
+		b->from_port = (uint8_t)(up - s->f->nodes[b->from_node].port_off);
+		b->vl = (uint8_t)((uint32_t)x % s->V);
+		b->pkts = s->fifo[x].cnt;
+		x = waits_on(s, (uint32_t)x);
+	}
+	return 0;
+}
+
+static int ev_check(struct psim *s)
+{
+	uint64_t stall = s->stall_ps;
+	if (s->in_switches > 0 && s->now - s->last_move >= stall) {
+		s->res->deadlock = 1;
+		s->res->deadlock_ns = (double)s->now / 1000.0;
+		s->res->deadlock_pkts = s->in_switches;
+		s->stop = 1;
+		return find_cycle(s);
+	}
+	return push(s, s->now + stall / 2 + 1, EV_CHECK, 0, 0);
+}
+
+/* ------------------------------------------------------------ setup */
+
+void ibf_psim_opts_default(struct ibf_psim_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	o->load = 0.5;
+	o->mtu_payload = 4032;
+	o->hdr_bytes = 64;
+	o->buf_bytes = 131072;
+	o->vls = 8;
+	o->arb = IBF_PSIM_ARB_RR;
+	o->warmup_ns = 20000;
+	o->measure_ns = 50000;
+	o->drain_ns = -1;
+	o->router_ns = 100;
+	o->ns_per_m = 25;
+	o->host_cable_m = 2;
+	o->switch_cable_m = 10;
+	o->stall_ns = 50000;
+	o->srcq_max = 256;
+	o->default_rate = 1000;
+	o->max_cycle = 64;
+}
+
+void ibf_psim_result_free(struct ibf_psim_result *res)
+{
+	free(res->cycle);
+	res->cycle = NULL;
+	res->cycle_len = 0;
+}
+
+static uint32_t link_rate(const struct ibf_port *a, const struct ibf_port *b, unsigned dflt)
+{
+	uint32_t ra = a->width * ibf_speed_rate(a->speed);
+	uint32_t rb = b->width * ibf_speed_rate(b->speed);
+	uint32_t r = ra && rb ? (ra < rb ? ra : rb) : ra ? ra : rb;
+	return r ? r : dflt;
+}
+
+static void psim_free(struct psim *s)
+{
+	free(s->peer);
+	free(s->node_of);
+	free(s->rate);
+	free(s->prop);
+	free(s->ser);
+	free(s->kind);
+	free(s->out_busy);
+	free(s->in_busy);
+	free(s->cur_fid);
+	free(s->req_head);
+	free(s->rr);
+	free(s->host_of);
+	free(s->credits);
+	free(s->fifo);
+	free(s->link_bytes);
+	free(s->host);
+	free(s->pk);
+	free(s->heap);
+	free(s->lat);
+}
+
+static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
+{
+	if (!(o->load > 0 && o->load <= 1.0))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "load must be in (0, 1]");
+	if (o->vls < 1 || o->vls > 15)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "vls must be 1..15");
+	uint64_t b = (uint64_t)o->mtu_payload + o->hdr_bytes;
+	if (b < 1 || b > 65535)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "packet size must be 1..65535 bytes");
+	if (o->buf_bytes < b || o->buf_bytes > (1u << 30))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "buffer (%u bytes) must hold one packet (%llu bytes) and be <= 1 GiB",
+				     o->buf_bytes, (unsigned long long)b);
+	if (!(o->measure_ns > 0) || o->warmup_ns < 0 || !(o->stall_ns > 0) || o->router_ns < 0 ||
+	    o->ns_per_m < 0 || o->host_cable_m < 0 || o->switch_cable_m < 0 ||
+	    o->warmup_ns + o->measure_ns > 1e10)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "times and lengths must be >= 0 (measure, stall > 0; at most 10 s)");
+	if (o->srcq_max < 1)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "source queue must hold >= 1 packet");
+	return 0;
+}
+
+static int setup(struct psim *s, struct ibf_error *err)
+{
+	const struct ibf_fabric *f = s->f;
+	const struct ibf_psim_opts *o = s->o;
+	uint32_t np = f->nports_total, V = s->V;
+	s->np = np;
+	s->peer = malloc((size_t)np * sizeof(*s->peer));
+	s->node_of = malloc((size_t)np * sizeof(*s->node_of));
+	s->rate = calloc(np, sizeof(*s->rate));
+	s->prop = calloc(np, sizeof(*s->prop));
+	s->ser = calloc(np, sizeof(*s->ser));
+	s->kind = calloc(np, 1);
+	s->out_busy = calloc(np, 1);
+	s->in_busy = calloc(np, 1);
+	s->cur_fid = malloc((size_t)np * sizeof(*s->cur_fid));
+	s->req_head = malloc((size_t)np * sizeof(*s->req_head));
+	s->rr = calloc(np, sizeof(*s->rr));
+	s->host_of = malloc((size_t)np * sizeof(*s->host_of));
+	s->credits = calloc((size_t)np * V, sizeof(*s->credits));
+	s->fifo = malloc((size_t)np * V * sizeof(*s->fifo));
+	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
+	s->host = calloc(np ? np : 1, sizeof(*s->host));
+	if (!s->peer || !s->node_of || !s->rate || !s->prop || !s->ser || !s->kind ||
+	    !s->out_busy || !s->in_busy || !s->cur_fid || !s->req_head || !s->rr || !s->host_of ||
+	    !s->credits || !s->fifo || !s->link_bytes || !s->host)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (size_t k = 0; k < (size_t)np * V; k++)
+		s->fifo[k] = (struct fifo){PK_NONE, PK_NONE, 0, -1, -1};
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		const struct ibf_node *nd = &f->nodes[n];
+		for (uint32_t p = 0; p <= nd->nports; p++)
+			s->node_of[nd->port_off + p] = n;
+	}
+	uint64_t slowest = 0;
+	for (uint32_t g = 0; g < np; g++) {
+		s->peer[g] = -1;
+		s->cur_fid[g] = -1;
+		s->req_head[g] = -1;
+		s->host_of[g] = -1;
+		uint32_t n = s->node_of[g];
+		const struct ibf_node *nd = &f->nodes[n];
+		uint32_t p = g - nd->port_off;
+		const struct ibf_port *pt = &f->ports[g];
+		if (p == 0 || pt->peer_node < 0)
+			continue;
+		const struct ibf_node *pn = &f->nodes[pt->peer_node];
+		int me_sw = nd->type == IBF_NODE_SWITCH, peer_sw = pn->type == IBF_NODE_SWITCH;
+		if (!me_sw && !peer_sw)
+			continue; /* CA to CA: not part of the fabric */
+		uint32_t pg = pn->port_off + pt->peer_port;
+		s->peer[g] = (int32_t)pg;
+		s->rate[g] = link_rate(pt, &f->ports[pg], o->default_rate);
+		s->kind[g] = me_sw && peer_sw ? 1 : me_sw ? 2 : 3;
+		double m = s->kind[g] == 1 ? o->switch_cable_m : o->host_cable_m;
+		s->prop[g] = (uint64_t)(m * o->ns_per_m * 1000.0 + 0.5);
+		s->ser[g] = ((uint64_t)s->bytes * 80000u + s->rate[g] - 1) / s->rate[g];
+		if (s->ser[g] > slowest)
+			slowest = s->ser[g];
+		if (s->kind[g] != 2)
+			for (uint32_t v = 0; v < V; v++)
+				s->credits[(size_t)g * V + v] = (int32_t)o->buf_bytes;
+		if (s->kind[g] == 3) {
+			struct host *H = &s->host[s->nh];
+			H->g = g;
+			H->lid = pt->lid;
+			H->nlids = 1u << (pt->lmc & 7);
+			H->rate = s->rate[g];
+			H->qhead = H->qtail = PK_NONE;
+			H->row = -1;
+			if (s->sl) {
+				if (s->sl->per_port)
+					H->row = s->sl->port_row[g];
+				else
+					H->row = f->nodes[pt->peer_node].sw;
+				if (H->row >= 0 && (uint32_t)H->row >= s->sl->nrows)
+					H->row = -1;
+			}
+			if (!pt->lid)
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "end port %s/%u has no LID",
+						     nd->desc ? nd->desc : "?", p);
+			s->host_of[g] = (int32_t)s->nh;
+			s->nh++;
+		}
+	}
+	if (s->nh < 2)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "the fabric has %u end port(s) cabled to a switch; need >= 2",
+				     s->nh);
+	if (s->s2v && s->s2v->nsw != f->nsw)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "SL2VL tables do not match the fabric");
+	if (s->r->nsw != f->nsw)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "tables do not match the fabric");
+	double hg = 0;
+	for (uint32_t h = 0; h < s->nh; h++) {
+		struct host *H = &s->host[h];
+		hg += H->rate / 10.0;
+		H->gap_ps = (uint64_t)((double)s->ser[H->g] / o->load + 0.5);
+	}
+	s->res->nhosts = s->nh;
+	s->res->host_gbps = hg;
+	s->w0 = (uint64_t)(o->warmup_ns * 1000.0);
+	s->w1 = s->w0 + (uint64_t)(o->measure_ns * 1000.0);
+	double drain = o->drain_ns < 0 ? o->measure_ns : o->drain_ns;
+	s->hard_end = s->w1 + (uint64_t)(drain * 1000.0);
+	s->free_pk = PK_NONE;
+	s->rng = o->seed ^ 0x5053494d5041434bull; /* "PSIMPACK" */
+	/* a healthy fabric moves something within a few packet times */
+	s->stall_ps = (uint64_t)(o->stall_ns * 1000.0);
+	if (s->stall_ps < 8 * slowest)
+		s->stall_ps = 8 * slowest;
+	/* every host starts at a random phase of its first gap */
+	int rc = 0;
+	for (uint32_t h = 0; h < s->nh && !rc; h++)
+		rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
+	if (!rc)
+		rc = push(s, s->stall_ps / 2 + 1, EV_CHECK, 0, 0);
+	if (rc)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void finish(struct psim *s)
+{
+	struct ibf_psim_result *res = s->res;
+	const struct ibf_psim_opts *o = s->o;
+	/* a run cut short by a deadlock measured only until then */
+	uint64_t wend = s->now < s->w1 && s->res->deadlock ? s->now : s->w1;
+	double win_s = wend > s->w0 ? (double)(wend - s->w0) * 1e-12 : o->measure_ns * 1e-9;
+	double cap_bytes = res->host_gbps * 1e9 / 8.0 * win_s;
+	res->sim_ns = (double)s->now / 1000.0;
+	res->offered_frac = cap_bytes > 0 ? (double)s->win_gen_bytes / cap_bytes : 0;
+	res->accepted_frac = cap_bytes > 0 ? (double)s->win_acc_bytes / cap_bytes : 0;
+	res->accepted_gbps = (double)s->win_acc_payload * 8.0 / win_s / 1e9;
+	if (s->nlat) {
+		double sum = 0;
+		for (size_t k = 0; k < s->nlat; k++)
+			sum += s->lat[k];
+		qsort(s->lat, s->nlat, sizeof(*s->lat), cmp_double);
+		res->lat_mean = sum / (double)s->nlat;
+		res->lat_p50 = s->lat[(s->nlat - 1) / 2];
+		res->lat_p99 = s->lat[(size_t)((double)(s->nlat - 1) * 0.99)];
+		res->lat_max = s->lat[s->nlat - 1];
+		res->hops_mean = s->hop_sum / (double)s->nlat;
+	}
+	double swcap = 0, maxu = 0;
+	for (uint32_t g = 0; g < s->np; g++) {
+		if (s->kind[g] != 1)
+			continue;
+		double c = s->rate[g] / 10.0 * 1e9 / 8.0 * win_s;
+		swcap += c;
+		if (c > 0 && (double)s->link_bytes[g] / c > maxu)
+			maxu = (double)s->link_bytes[g] / c;
+	}
+	for (uint32_t v = 0; v < s->V; v++)
+		res->vl_util[v] = swcap > 0 ? (double)s->vl_bytes[v] / swcap : 0;
+	res->link_util_max = maxu;
+}
+
+int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
+		 const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
+		 const struct ibf_psim_opts *o, struct ibf_psim_result *res, struct ibf_error *err)
+{
+	memset(res, 0, sizeof(*res));
+	int rc = check_opts(o, err);
+	if (rc)
+		return rc;
+	if (!f->finalized)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct psim s;
+	memset(&s, 0, sizeof(s));
+	s.f = f;
+	s.r = r;
+	s.sl = sl;
+	s.s2v = s2v;
+	s.o = o;
+	s.res = res;
+	s.V = (uint32_t)o->vls;
+	s.bytes = o->mtu_payload + o->hdr_bytes;
+	rc = setup(&s, err);
+	while (!rc && s.nev && !s.stop) {
+		struct ev e = pop(&s);
+		if (e.t >= s.w1 && (s.outstanding == 0 || e.t >= s.hard_end))
+			break;
+		s.now = e.t;
+		res->events++;
+		switch ((int)(e.sk & 7)) {
+		case EV_GEN: rc = ev_gen(&s, e.a); break;
+		case EV_ARRIVE: rc = ev_arrive(&s, (int32_t)e.a, e.b); break;
+		case EV_TXDONE: rc = ev_txdone(&s, e.a); break;
+		case EV_CREDIT:
+			s.credits[e.a] += (int32_t)e.b;
+			if (!s.out_busy[e.a / s.V])
+				rc = arb_port(&s, e.a / s.V);
+			break;
+		case EV_DELIVER: rc = ev_deliver(&s, (int32_t)e.a, e.b); break;
+		default: rc = ev_check(&s); break;
+		}
+		if (rc && !err->code)
+			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");
+	}
+	if (!rc)
+		finish(&s);
+	psim_free(&s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	if (rc)
+		ibf_psim_result_free(res);
+	return rc;
+}

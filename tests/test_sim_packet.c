@@ -1,0 +1,276 @@
+/* Unit tests for the packet-level simulator (sim/packet.c): hand-checkable
+ * latencies and credit stalls, determinism, deadlock detection on a ring. */
+#include "ibf_sim_packet.h"
+#include "tt.h"
+
+#include <math.h>
+
+static void add_host(struct ibf_fabric *f, int k, int sw, int port, int width, int speed)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "h%d", k);
+	int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, (uint32_t)k, 0),
+				    name, name, NULL);
+	ibf_fabric_connect(f, c, 1, sw, port, width, speed, NULL);
+}
+
+static int add_sw(struct ibf_fabric *f, int idx)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "sw%d", idx);
+	return ibf_fabric_add_node(f, IBF_NODE_SWITCH, 36,
+				   ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)idx, 0), name, name, NULL);
+}
+
+/* one switch, n hosts on ports 1..n, 4xEDR (100 Gb/s) */
+static struct ibf_fabric *star(int n)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	add_sw(f, 0);
+	for (int i = 0; i < n; i++)
+		add_host(f, i, 0, i + 1, 4, IBF_SPEED_EDR);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	return f;
+}
+
+/* ring of n switches (port 1 -> next, port 2 -> previous), h hosts each */
+static struct ibf_fabric *ring(int n, int h)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	for (int i = 0; i < n; i++)
+		add_sw(f, i);
+	for (int i = 0; i < n; i++)
+		ibf_fabric_connect(f, i, 1, (i + 1) % n, 2, 4, IBF_SPEED_EDR, NULL);
+	for (int i = 0, k = 0; i < n; i++)
+		for (int j = 0; j < h; j++, k++)
+			add_host(f, k, i, 10 + j, 4, IBF_SPEED_EDR);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	return f;
+}
+
+static int route(const struct ibf_fabric *f, const char *engine, struct ibf_routes *r)
+{
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	int rc = ibf_route(f, engine, &ro, r, NULL, &err);
+	if (rc)
+		printf("# route: %s\n", err.msg);
+	return rc;
+}
+
+/* Two hosts on one switch at a tiny load: every packet sees an empty
+ * fabric, latency = host cable + router + switch cable + one serialization
+ * (cut-through: the switch forwards the head before the tail is in). */
+static void test_one_hop_latency(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.001;
+	o.warmup_ns = 0;
+	o.measure_ns = 5e6;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	/* 4096 B at 100 Gb/s = 327.68 ns; 2 m x 25 ns/m = 50 ns per cable */
+	double expect = 327.68 + 50 + 100 + 50;
+	TT_CHECK(res.measured > 10);
+	TT_EQ_INT(res.measured_done, res.measured);
+	TT_CHECK_MSG(fabs(res.lat_p50 - expect) < 0.01, "p50 %.3f expect %.3f", res.lat_p50, expect);
+	TT_CHECK(res.lat_mean >= expect - 0.01);
+	TT_EQ_INT(res.credit_stalls, 0);
+	TT_EQ_INT(res.deadlock, 0);
+	TT_EQ_INT(res.unroutable, 0);
+	TT_CHECK(res.hops_mean == 0);
+	/* longer cables, no router delay: 2 x 20 m x 25 ns/m + 327.68 */
+	o.router_ns = 0;
+	o.host_cable_m = 20;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(res.lat_p50 - (1000 + 327.68)) < 0.01, "p50 %.3f", res.lat_p50);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Credits: with room for one packet the host waits for the credit of its
+ * previous packet, which comes back 50 + 100 + 327.68 + 50 ns after it
+ * started: at most 327.68 / 527.68 = 62 % of the link.  Room for two
+ * packets hides the round trip: no stall at all. */
+static void test_credit_stall(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 10000;
+	o.measure_ns = 200000;
+	o.buf_bytes = 4096;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.credit_stalls > 0);
+	TT_CHECK(res.stalled_pkts > 0);
+	double bound = 327.68 / 527.68;
+	TT_CHECK_MSG(res.accepted_frac <= bound + 0.01 && res.accepted_frac > bound - 0.05,
+		     "accepted %.4f, bound %.4f", res.accepted_frac, bound);
+	o.buf_bytes = 8192;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.credit_stalls, 0);
+	TT_CHECK_MSG(res.accepted_frac > 0.9, "accepted %.4f", res.accepted_frac);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Slower input than output: the output may not finish before the tail is
+ * in; and links of unequal speed give the slower rate. */
+static void test_mixed_rates(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	add_sw(f, 0);
+	add_host(f, 0, 0, 1, 1, IBF_SPEED_EDR); /* 25 Gb/s */
+	add_host(f, 1, 0, 2, 4, IBF_SPEED_EDR); /* 100 Gb/s */
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.001;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e7;
+	o.router_ns = 0;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	/* h0 -> h1: tail reaches the switch after 50 + 1310.72 ns, leaves it
+	 * then, arrives 50 ns later; h1 -> h0: cut-through, the slow link's
+	 * serialization: 50 + 50 + 1310.72.  Both give 1410.72 ns. */
+	TT_CHECK_MSG(fabs(res.lat_p50 - 1410.72) < 0.01, "p50 %.3f", res.lat_p50);
+	TT_CHECK(fabs(res.lat_max - 1410.72) < 0.01);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_determinism(void)
+{
+	struct ibf_fabric *f = ring(4, 3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.4;
+	o.measure_ns = 30000;
+	o.seed = 7;
+	struct ibf_psim_result a, b, c;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &a, &err) == 0);
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &b, &err) == 0);
+	o.seed = 8;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &c, &err) == 0);
+	TT_CHECK(a.events > 1000);
+	TT_EQ_INT(a.events, b.events);
+	TT_EQ_INT(a.delivered, b.delivered);
+	TT_CHECK(a.lat_mean == b.lat_mean && a.lat_p99 == b.lat_p99);
+	TT_CHECK(a.events != c.events || a.lat_mean != c.lat_mean);
+	TT_CHECK(a.hops_mean > 0.5);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Shortest paths on a ring of 5 switches close a credit loop in each
+ * direction; with one VL and small buffers heavy traffic fills it and the
+ * watchdog reports the five buffers.  dfsssp's SLs / SL2VL break it. */
+static void test_ring_deadlock(void)
+{
+	struct ibf_fabric *f = ring(5, 2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.buf_bytes = 8192;
+	o.warmup_ns = 10000;
+	o.measure_ns = 200000;
+	o.stall_ns = 20000;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(res.deadlock == 1);
+	TT_EQ_INT(res.cycle_len, 5);
+	for (uint32_t k = 0; k < res.cycle_len; k++) {
+		const struct ibf_psim_buf *b = &res.cycle[k];
+		TT_CHECK(f->nodes[b->node].type == IBF_NODE_SWITCH);
+		TT_CHECK(f->nodes[b->from_node].type == IBF_NODE_SWITCH);
+		TT_CHECK(b->vl == 0 && b->pkts == 2);
+		/* consecutive buffers: the next one is fed by this one's switch */
+		const struct ibf_psim_buf *nx = &res.cycle[(k + 1) % res.cycle_len];
+		TT_CHECK(nx->from_node == b->node);
+	}
+	ibf_psim_result_free(&res);
+
+	struct ibf_dl_opts dlo;
+	ibf_dl_opts_default(&dlo);
+	dlo.scheme = IBF_DEADLOCK_DFSSSP;
+	struct ibf_dl *dl = NULL;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &dlo, &dl, &err) == 0);
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	TT_REQUIRE(ibf_sl_table_from_dl(f, dl, &sl, &err) == 0);
+	TT_REQUIRE(ibf_sl2vl_table_from_dl(f, dl, &s2v, &err) == 0);
+	TT_REQUIRE(ibf_psim_run(f, &r, &sl, &s2v, &o, &res, &err) == 0);
+	TT_EQ_INT(res.deadlock, 0);
+	TT_CHECK(res.accepted_frac > 0.2);
+	TT_EQ_INT(res.unroutable, 0);
+	int vls_used = 0;
+	for (int v = 0; v < 8; v++)
+		vls_used += res.vl_util[v] > 0;
+	TT_CHECK(vls_used >= 2);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_dl_free(dl);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A missing LFT entry drops the packets for that LID and says so. */
+static void test_unroutable(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	int c = ibf_port(f, 0, 3)->peer_node;
+	ibf_lft(&r, 0)[ibf_port(f, c, 1)->lid] = IBF_LFT_NONE;
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.3;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.unroutable > 0);
+	TT_CHECK(res.delivered > 0);
+	TT_EQ_INT(res.deadlock, 0);
+	/* bad options are errors, not runs */
+	o.buf_bytes = 100;
+	TT_CHECK(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+int main(void)
+{
+	TT(test_one_hop_latency);
+	TT(test_credit_stall);
+	TT(test_mixed_rates);
+	TT(test_determinism);
+	TT(test_ring_deadlock);
+	TT(test_unroutable);
+	return tt_done();
+}
