@@ -9,7 +9,7 @@
  * and gets them back, one propagation delay later, when the packet's tail
  * has left the receiver's buffer.
  *
- * Events (one binary heap, ordered by time then by insertion number):
+ * Events (ordered by time, then by insertion number):
  *   GEN      a host creates a packet (open loop, exponential gaps)
  *   ARRIVE   a packet's head has reached a switch input and been routed
  *            (router delay included); it joins the FIFO of its VL
@@ -32,6 +32,11 @@ struct ev {
 	uint64_t t;
 	uint64_t sk; /* insertion number << 3 | type */
 	uint32_t a, b;
+};
+
+struct evvec {
+	struct ev *v;
+	uint32_t n, cap;
 };
 
 #define PK_MEASURED 1u
@@ -93,6 +98,7 @@ struct psim {
 	int32_t *host_of;        /* host index of an end port, -1 */
 	int32_t *credits;        /* [np * V] */
 	struct fifo *fifo;       /* [np * V] */
+	uint16_t *vmask;         /* [np] VLs whose input FIFO is not empty */
 	uint64_t *link_bytes;    /* [np] in the window */
 	struct host *host;
 	/* packets */
@@ -100,8 +106,11 @@ struct psim {
 	uint32_t npk, cappk;
 	int32_t free_pk;
 	/* events */
-	struct ev *heap;
-	size_t nev, capev;
+	struct evvec qcur, qover;
+	struct evvec *qbuck;     /* [QB] */
+	uint64_t qbase;          /* start of the current bucket */
+	uint64_t qinb;           /* events in the buckets */
+	size_t nev;              /* events queued */
 	uint64_t seq;
 	uint64_t now;
 	uint64_t rng;
@@ -119,55 +128,115 @@ struct psim {
 	int stop;
 };
 
-/* ------------------------------------------------------------ heap */
+/* ------------------------------------------------------------ event queue */
+
+/* A calendar of QB buckets of QW picoseconds: the events of the current
+ * bucket sit in a small binary heap (cur), later ones inside the horizon
+ * in unsorted bucket vectors, the rest in an overflow heap.  The order is
+ * exactly (time, insertion number), as with one heap, only cheaper: most
+ * events land within a few microseconds. */
+#define QW_SHIFT 10u
+#define QW (1ull << QW_SHIFT)
+#define QB 4096u
 
 static inline int ev_less(const struct ev *x, const struct ev *y)
 {
 	return x->t < y->t || (x->t == y->t && x->sk < y->sk);
 }
 
-static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
+static int heap_push(struct evvec *h, const struct ev *e)
 {
-	if (s->nev == s->capev) {
-		size_t cap = s->capev ? s->capev * 2 : 1024;
-		struct ev *h = realloc(s->heap, cap * sizeof(*h));
-		if (!h)
+	if (h->n == h->cap) {
+		uint32_t cap = h->cap ? h->cap * 2 : 256;
+		struct ev *v = realloc(h->v, (size_t)cap * sizeof(*v));
+		if (!v)
 			return IBF_ENOMEM;
-		s->heap = h;
-		s->capev = cap;
+		h->v = v;
+		h->cap = cap;
 	}
-	struct ev e = {t, (s->seq++ << 3) | (uint64_t)type, a, b};
-	size_t i = s->nev++;
+	uint32_t i = h->n++;
 	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (!ev_less(&e, &s->heap[p]))
+		uint32_t p = (i - 1) / 2;
+		if (!ev_less(e, &h->v[p]))
 			break;
-		s->heap[i] = s->heap[p];
+		h->v[i] = h->v[p];
 		i = p;
 	}
-	s->heap[i] = e;
+	h->v[i] = *e;
 	return 0;
 }
 
-static struct ev pop(struct psim *s)
+static struct ev heap_pop(struct evvec *h)
 {
-	struct ev top = s->heap[0];
-	struct ev last = s->heap[--s->nev];
-	size_t n = s->nev, i = 0;
+	struct ev top = h->v[0];
+	struct ev last = h->v[--h->n];
+	uint32_t n = h->n, i = 0;
 	for (;;) {
-		size_t c = 2 * i + 1;
+		uint32_t c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && ev_less(&s->heap[c + 1], &s->heap[c]))
+		if (c + 1 < n && ev_less(&h->v[c + 1], &h->v[c]))
 			c++;
-		if (!ev_less(&s->heap[c], &last))
+		if (!ev_less(&h->v[c], &last))
 			break;
-		s->heap[i] = s->heap[c];
+		h->v[i] = h->v[c];
 		i = c;
 	}
 	if (n)
-		s->heap[i] = last;
+		h->v[i] = last;
 	return top;
+}
+
+static int vec_add(struct evvec *b, const struct ev *e)
+{
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 64;
+		struct ev *v = realloc(b->v, (size_t)cap * sizeof(*v));
+		if (!v)
+			return IBF_ENOMEM;
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n++] = *e;
+	return 0;
+}
+
+static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
+{
+	struct ev e = {t, (s->seq++ << 3) | (uint64_t)type, a, b};
+	s->nev++;
+	if (t < s->qbase + QW)
+		return heap_push(&s->qcur, &e);
+	if (t < s->qbase + (uint64_t)QB * QW) {
+		s->qinb++;
+		return vec_add(&s->qbuck[(t >> QW_SHIFT) % QB], &e);
+	}
+	return heap_push(&s->qover, &e);
+}
+
+/* The next event (s->nev > 0). */
+static int pop(struct psim *s, struct ev *out)
+{
+	while (!s->qcur.n) {
+		if (s->qinb)
+			s->qbase += QW;
+		else
+			s->qbase = s->qover.v[0].t >> QW_SHIFT << QW_SHIFT;
+		struct evvec *b = &s->qbuck[(s->qbase >> QW_SHIFT) % QB];
+		for (uint32_t k = 0; k < b->n; k++)
+			if (heap_push(&s->qcur, &b->v[k]))
+				return IBF_ENOMEM;
+		s->qinb -= b->n;
+		b->n = 0;
+		while (s->qover.n && s->qover.v[0].t < s->qbase + QW) {
+			struct ev e = heap_pop(&s->qover);
+			if (heap_push(&s->qcur, &e))
+				return IBF_ENOMEM;
+		}
+	}
+	s->nev--;
+	*out = heap_pop(&s->qcur);
+	return 0;
 }
 
 /* ------------------------------------------------------------ packets */
@@ -349,6 +418,8 @@ static int arb_out(struct psim *s, uint32_t g)
 	s->in_switches--;
 	if (q->head != PK_NONE)
 		req_add(s, (uint32_t)best);
+	else
+		s->vmask[(uint32_t)best / V] &= (uint16_t)~(1u << ((uint32_t)best % V));
 	s->rr[g] = (uint16_t)((uint32_t)best / V - nd->port_off);
 	return transmit(s, g, best, i);
 }
@@ -484,6 +555,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 	q->cnt++;
 	s->in_switches++;
 	if (q->head == i) {
+		s->vmask[gin] |= (uint16_t)(1u << p->vl);
 		req_add(s, fid);
 		return arb_out(s, p->out);
 	}
@@ -502,9 +574,9 @@ static int ev_txdone(struct psim *s, uint32_t g)
 	if (!rc)
 		rc = arb_out(s, g);
 	/* the input is free again: its other heads may go now */
-	for (uint32_t v = 0; v < V && !rc; v++) {
-		int32_t h = s->fifo[gin * V + v].head;
-		if (h != PK_NONE && s->pk[h].out != g)
+	for (unsigned m = s->vmask[gin]; m && !rc; m &= m - 1) {
+		int32_t h = s->fifo[gin * V + (uint32_t)__builtin_ctz(m)].head;
+		if (s->pk[h].out != g)
 			rc = arb_out(s, s->pk[h].out);
 	}
 	return rc;
@@ -671,10 +743,16 @@ static void psim_free(struct psim *s)
 	free(s->host_of);
 	free(s->credits);
 	free(s->fifo);
+	free(s->vmask);
 	free(s->link_bytes);
 	free(s->host);
 	free(s->pk);
-	free(s->heap);
+	free(s->qcur.v);
+	free(s->qover.v);
+	if (s->qbuck)
+		for (uint32_t k = 0; k < QB; k++)
+			free(s->qbuck[k].v);
+	free(s->qbuck);
 	free(s->lat);
 }
 
@@ -721,11 +799,13 @@ static int setup(struct psim *s, struct ibf_error *err)
 	s->host_of = malloc((size_t)np * sizeof(*s->host_of));
 	s->credits = calloc((size_t)np * V, sizeof(*s->credits));
 	s->fifo = malloc((size_t)np * V * sizeof(*s->fifo));
+	s->vmask = calloc(np, sizeof(*s->vmask));
 	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
 	s->host = calloc(np ? np : 1, sizeof(*s->host));
+	s->qbuck = calloc(QB, sizeof(*s->qbuck));
 	if (!s->peer || !s->node_of || !s->rate || !s->prop || !s->ser || !s->kind ||
 	    !s->out_busy || !s->in_busy || !s->cur_fid || !s->req_head || !s->rr || !s->host_of ||
-	    !s->credits || !s->fifo || !s->link_bytes || !s->host)
+	    !s->credits || !s->fifo || !s->vmask || !s->link_bytes || !s->host || !s->qbuck)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (size_t k = 0; k < (size_t)np * V; k++)
 		s->fifo[k] = (struct fifo){PK_NONE, PK_NONE, 0, -1, -1};
@@ -890,7 +970,12 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	s.bytes = o->mtu_payload + o->hdr_bytes;
 	rc = setup(&s, err);
 	while (!rc && s.nev && !s.stop) {
-		struct ev e = pop(&s);
+		struct ev e;
+		rc = pop(&s, &e);
+		if (rc) {
+			ibf_error_set(err, rc, NULL, 0, "out of memory");
+			break;
+		}
 		if (e.t >= s.w1 && (s.outstanding == 0 || e.t >= s.hard_end))
 			break;
 		s.now = e.t;
