@@ -35,6 +35,7 @@ int cmd_deadlock(int argc, char **argv);
 int cmd_cabling(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_rail(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 /* Read a fabric and give it LIDs (guid2lid file, the file's own, or assigned
  * with lmc; lmc < 0 = keep the file's / 0). */
