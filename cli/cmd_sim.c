@@ -444,6 +444,8 @@ static int cmd_flow(int argc, char **argv)
 			if (nsrc == MAXSRC)
 				return cli_usage_error(prog, "at most %d tables", MAXSRC);
 			srcs[nsrc].label = optarg;
+			if (c == O_LFTS && strrchr(optarg, '/') && strrchr(optarg, '/')[1])
+				srcs[nsrc].label = strrchr(optarg, '/') + 1;
 			if (c == O_LFTS)
 				srcs[nsrc].lfts = optarg;
 			else
