@@ -127,8 +127,18 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 		}
 		if (!ok)
 			continue;
-		if (nl > 1)
-			qsort(all, tot, sizeof(uint32_t), cmp_u32);
+		if (nl > 1) {
+			if (tot > 64) {
+				qsort(all, tot, sizeof(uint32_t), cmp_u32);
+			} else {
+				for (uint32_t x = 1; x < tot; x++) {
+					uint32_t v = all[x], y = x;
+					for (; y > 0 && all[y - 1] > v; y--)
+						all[y] = all[y - 1];
+					all[y] = v;
+				}
+			}
+		}
 		for (uint32_t x = 0; x < tot;) {
 			uint32_t y = x;
 			while (y < tot && all[y] == all[x])
@@ -399,17 +409,39 @@ int ibf_sim_maxmin_phase(const struct ibf_sim_net *n, const struct ibf_sim_place
 	res->local = in.local;
 	double *rate = malloc((in.nf ? in.nf : 1) * sizeof(double));
 	double *ld = load ? load : malloc((n->nlinks ? n->nlinks : 1) * sizeof(double));
-	uint8_t *hostonly = malloc(n->nlinks ? n->nlinks : 1);
-	if (!rate || !ld || !hostonly) {
+	if (!rate || !ld) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
-	/* the injection bound: the same flows with only host links as constraints */
-	for (uint32_t e = 0; e < n->nlinks; e++)
-		hostonly[e] = n->kind[e] == 2;
-	if (sim_maxmin(&in, n->cap, n->nlinks, hostonly, rate, NULL)) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
+	/* the injection bound: the same flows with only their two host links
+	 * (every layer path starts and ends on them, with the whole flow) */
+	{
+		struct sim_inc h2;
+		memset(&h2, 0, sizeof(h2));
+		h2.nf = in.nf;
+		h2.ninc = 2 * in.nf;
+		h2.off = malloc((in.nf + 1) * sizeof(uint64_t));
+		h2.link = malloc((h2.ninc ? h2.ninc : 1) * sizeof(uint32_t));
+		h2.w = malloc(h2.ninc ? h2.ninc : 1);
+		h2.demand = in.demand;
+		int bad = !h2.off || !h2.link || !h2.w;
+		for (uint64_t f = 0; !bad && f < in.nf; f++) {
+			const struct ibf_sim_flow *fl = &ph->flow[in.index[f]];
+			h2.off[f] = 2 * f;
+			h2.link[2 * f] = n->up[pl->host[fl->src]];
+			h2.link[2 * f + 1] = n->down[pl->host[fl->dst]];
+			h2.w[2 * f] = h2.w[2 * f + 1] = 128;
+		}
+		if (!bad) {
+			h2.off[in.nf] = h2.ninc;
+			bad = sim_maxmin(&h2, n->cap, n->nlinks, NULL, rate, NULL);
+		}
+		h2.demand = NULL;
+		sim_inc_free(&h2);
+		if (bad) {
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			goto out;
+		}
 	}
 	for (uint64_t f = 0; f < in.nf; f++)
 		res->inj_bound += rate[f];
@@ -474,7 +506,6 @@ out:
 	free(rate);
 	if (!load)
 		free(ld);
-	free(hostonly);
 	sim_inc_free(&in);
 	return rc;
 }
