@@ -93,7 +93,7 @@ static const struct ibf_cmd top_cmds[] = {
 	{"cabling", cmd_cabling, "cable plans (Slim Fly racks, any fabric) and wiring sheets"},
 	{"validate", cmd_validate, "check a discovered fabric against a cable plan"},
 	{"rail", cmd_rail, "rail structure of GPU fabrics (domains, rails, spines)"},
-	{"sim", cmd_sim, "offline simulation of a fabric and its tables"},
+	{"sim", cmd_sim, "offline simulator: traffic patterns over forwarding tables"},
 	{NULL, NULL, NULL},
 };
 

@@ -37,6 +37,67 @@ void ibf_cong_report_free(struct ibf_cong_report *rep)
 	rep->max_load = NULL;
 }
 
+int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
+		  int *used, struct ibf_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (order == IBF_CONG_ORDER_AUTO || order == IBF_CONG_ORDER_TREE) {
+		struct ibf_ftree t;
+		struct ibf_error e2;
+		ibf_error_clear(&e2);
+		int trc = ibf_ftree_build(f, NULL, &t, &e2);
+		if (trc && order == IBF_CONG_ORDER_TREE) {
+			if (err)
+				*err = e2;
+			return trc;
+		}
+		if (!trc) {
+			struct ibf_endport *e = malloc((t.nends ? t.nends : 1) * sizeof(*e));
+			if (!e) {
+				ibf_ftree_free(&t);
+				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			}
+			for (uint32_t i = 0; i < t.nends; i++) {
+				e[i].node = t.ends[i].node;
+				e[i].port = t.ends[i].port;
+				e[i].sw = t.ends[i].sw;
+			}
+			*out = e;
+			*n = t.nends;
+			ibf_ftree_free(&t);
+			if (used)
+				*used = IBF_CONG_ORDER_TREE;
+			return 0;
+		}
+	}
+	uint32_t cnt = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			int node = f->switches[s];
+			for (int p = 1; p <= f->nodes[node].nports; p++) {
+				const struct ibf_port *pp = ibf_port(f, node, p);
+				if (pp->peer_node == IBF_NO_NODE ||
+				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+					continue;
+				if (pass) {
+					(*out)[*n].node = pp->peer_node;
+					(*out)[*n].port = pp->peer_port;
+					(*out)[*n].sw = s;
+					(*n)++;
+				} else {
+					cnt++;
+				}
+			}
+		}
+		if (!pass && !(*out = malloc((cnt ? cnt : 1) * sizeof(**out))))
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	if (used)
+		*used = IBF_CONG_ORDER_FABRIC;
+	return 0;
+}
+
 struct host {
 	int32_t node;
 	uint8_t port;
@@ -261,32 +322,21 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		}
 	}
 	if (order == IBF_CONG_ORDER_FABRIC) {
-		uint32_t n = 0;
-		for (uint32_t s = 0; s < f->nsw; s++) {
-			int node = f->switches[s];
-			for (int p = 1; p <= f->nodes[node].nports; p++) {
-				const struct ibf_port *pp = ibf_port(f, node, p);
-				if (pp->peer_node != IBF_NO_NODE &&
-				    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
-					n++;
-			}
-		}
-		h = malloc((n ? n : 1) * sizeof(*h));
-		if (!h)
+		struct ibf_endport *ep = NULL;
+		rc = ibf_end_ports(f, order, &ep, &N, NULL, err);
+		if (rc)
+			return rc;
+		h = malloc((N ? N : 1) * sizeof(*h));
+		if (!h) {
+			free(ep);
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		for (uint32_t s = 0; s < f->nsw; s++) {
-			int node = f->switches[s];
-			for (int p = 1; p <= f->nodes[node].nports; p++) {
-				const struct ibf_port *pp = ibf_port(f, node, p);
-				if (pp->peer_node == IBF_NO_NODE ||
-				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
-					continue;
-				h[N].node = pp->peer_node;
-				h[N].port = pp->peer_port;
-				h[N].sw = s;
-				N++;
-			}
 		}
+		for (uint32_t i = 0; i < N; i++) {
+			h[i].node = ep[i].node;
+			h[i].port = ep[i].port;
+			h[i].sw = ep[i].sw;
+		}
+		free(ep);
 	}
 	if (!cutrc)
 		cutrc = cut_level(&cut, 0, f, h, N, NULL, 0);

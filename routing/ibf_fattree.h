@@ -148,6 +148,19 @@ enum ibf_cong_order {
 	IBF_CONG_ORDER_FABRIC = 2, /* by switch index, then switch port */
 };
 
+/* An end port: a CA/router port cabled to a switch (index sw). */
+struct ibf_endport {
+	int32_t node;
+	uint8_t port;
+	uint32_t sw;
+};
+/* The end ports in `order` (AUTO: tree order when the fabric is a fat
+ * tree, else fabric order) into *out (malloc'd, *n entries); *used gets the
+ * order taken.  Every tool that numbers hosts (congestion, the simulator)
+ * numbers them this way. */
+int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
+		  int *used, struct ibf_error *err);
+
 struct ibf_cong_opts {
 	int pattern;         /* enum ibf_cong_pattern */
 	uint32_t shift;      /* IBF_CONG_SHIFT */
