@@ -53,7 +53,6 @@ struct ibf_psim_opts {
 	double stall_ns;       /* deadlock: packets in switch buffers and nothing
 				* moved for this long (default 50000) */
 	uint32_t srcq_max;     /* packets a host queues before it drops new ones (default 256) */
-	unsigned default_rate; /* 0.1 Gb/s for links of unknown width/speed (default 1000) */
 	uint32_t max_cycle;    /* longest deadlock cycle reported (default 64) */
 };
 void ibf_psim_opts_default(struct ibf_psim_opts *o);
@@ -69,6 +68,8 @@ struct ibf_psim_buf {
 struct ibf_psim_result {
 	uint32_t nhosts;
 	double host_gbps;        /* sum of the hosts' link rates (Gb/s) */
+	uint32_t assumed_links;  /* cabled ports of unknown width/speed: given the
+				  * fabric's most common rate (as in ibf_sim_net) */
 	double sim_ns;           /* simulated time at the end */
 	/* packets */
 	uint64_t generated;      /* created by the hosts (whole run) */

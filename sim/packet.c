@@ -20,6 +20,7 @@
  *   CHECK    the deadlock watchdog
  * Times are integer picoseconds. */
 #include "ibf_sim_packet.h"
+#include "ibf_sim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -708,7 +709,6 @@ void ibf_psim_opts_default(struct ibf_psim_opts *o)
 	o->switch_cable_m = 10;
 	o->stall_ns = 50000;
 	o->srcq_max = 256;
-	o->default_rate = 1000;
 	o->max_cycle = 64;
 }
 
@@ -717,14 +717,6 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 	free(res->cycle);
 	res->cycle = NULL;
 	res->cycle_len = 0;
-}
-
-static uint32_t link_rate(const struct ibf_port *a, const struct ibf_port *b, unsigned dflt)
-{
-	uint32_t ra = a->width * ibf_speed_rate(a->speed);
-	uint32_t rb = b->width * ibf_speed_rate(b->speed);
-	uint32_t r = ra && rb ? (ra < rb ? ra : rb) : ra ? ra : rb;
-	return r ? r : dflt;
 }
 
 static void psim_free(struct psim *s)
@@ -814,6 +806,13 @@ static int setup(struct psim *s, struct ibf_error *err)
 		for (uint32_t p = 0; p <= nd->nports; p++)
 			s->node_of[nd->port_off + p] = n;
 	}
+	/* the flow simulator's view of the network: end ports in the common
+	 * host order, link rates (unknown ones: the fabric's most common rate) */
+	struct ibf_sim_net net;
+	int rc = ibf_sim_net_init(&net, f, s->r, IBF_CONG_ORDER_AUTO, err);
+	if (rc)
+		return rc;
+	s->res->assumed_links = net.assumed;
 	uint64_t slowest = 0;
 	for (uint32_t g = 0; g < np; g++) {
 		s->peer[g] = -1;
@@ -832,7 +831,9 @@ static int setup(struct psim *s, struct ibf_error *err)
 			continue; /* CA to CA: not part of the fabric */
 		uint32_t pg = pn->port_off + pt->peer_port;
 		s->peer[g] = (int32_t)pg;
-		s->rate[g] = link_rate(pt, &f->ports[pg], o->default_rate);
+		s->rate[g] = (uint32_t)(net.cap[g] * 10.0 + 0.5);
+		if (!s->rate[g])
+			s->rate[g] = 1;
 		s->kind[g] = me_sw && peer_sw ? 1 : me_sw ? 2 : 3;
 		double m = s->kind[g] == 1 ? o->switch_cable_m : o->host_cable_m;
 		s->prop[g] = (uint64_t)(m * o->ns_per_m * 1000.0 + 0.5);
@@ -842,8 +843,14 @@ static int setup(struct psim *s, struct ibf_error *err)
 		if (s->kind[g] != 2)
 			for (uint32_t v = 0; v < V; v++)
 				s->credits[(size_t)g * V + v] = (int32_t)o->buf_bytes;
-		if (s->kind[g] == 3) {
-			struct host *H = &s->host[s->nh];
+	}
+	for (uint32_t h = 0; h < net.nhosts; h++) {
+		uint32_t g = net.up[h];
+		const struct ibf_node *nd = &f->nodes[s->node_of[g]];
+		const struct ibf_port *pt = &f->ports[g];
+		uint32_t p = g - nd->port_off;
+		struct host *H = &s->host[s->nh];
+		{
 			H->g = g;
 			H->lid = pt->lid;
 			H->nlids = 1u << (pt->lmc & 7);
@@ -858,14 +865,17 @@ static int setup(struct psim *s, struct ibf_error *err)
 				if (H->row >= 0 && (uint32_t)H->row >= s->sl->nrows)
 					H->row = -1;
 			}
-			if (!pt->lid)
+			if (!pt->lid) {
+				ibf_sim_net_free(&net);
 				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 						     "end port %s/%u has no LID",
 						     nd->desc ? nd->desc : "?", p);
+			}
 			s->host_of[g] = (int32_t)s->nh;
 			s->nh++;
 		}
 	}
+	ibf_sim_net_free(&net);
 	if (s->nh < 2)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "the fabric has %u end port(s) cabled to a switch; need >= 2",
@@ -893,7 +903,6 @@ static int setup(struct psim *s, struct ibf_error *err)
 	if (s->stall_ps < 8 * slowest)
 		s->stall_ps = 8 * slowest;
 	/* every host starts at a random phase of its first gap */
-	int rc = 0;
 	for (uint32_t h = 0; h < s->nh && !rc; h++)
 		rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
 	if (!rc)

@@ -12,6 +12,9 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 {
 	fprintf(out, "hosts %u (%.0f Gb/s injection capacity), simulated %.1f us\n", res->nhosts,
 		res->host_gbps, res->sim_ns / 1000.0);
+	if (res->assumed_links)
+		fprintf(out, "note: %u cabled ports of unknown width/speed run at the fabric's most "
+			"common rate\n", res->assumed_links);
 	fprintf(out, "offered %.4f, accepted %.4f of capacity (%.1f Gb/s payload)\n",
 		res->offered_frac, res->accepted_frac, res->accepted_gbps);
 	fprintf(out, "latency ns: mean %.1f p50 %.1f p99 %.1f max %.1f; switch hops %.2f\n",
@@ -54,9 +57,9 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 				int vls, FILE *out)
 {
 	fprintf(out,
-		"{\"hosts\":%u,\"host_gbps\":%.3f,\"sim_ns\":%.1f,\"offered\":%.6f,"
+		"{\"hosts\":%u,\"host_gbps\":%.3f,\"assumed_links\":%u,\"sim_ns\":%.1f,\"offered\":%.6f,"
 		"\"accepted\":%.6f,\"accepted_gbps\":%.3f,",
-		res->nhosts, res->host_gbps, res->sim_ns, res->offered_frac, res->accepted_frac,
+		res->nhosts, res->host_gbps, res->assumed_links, res->sim_ns, res->offered_frac, res->accepted_frac,
 		res->accepted_gbps);
 	fprintf(out,
 		"\"latency_ns\":{\"mean\":%.2f,\"p50\":%.2f,\"p99\":%.2f,\"max\":%.2f},"
