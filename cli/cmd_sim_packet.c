@@ -11,7 +11,8 @@
 enum {
 	O_TOPO = 256, O_G2L, O_LMC, O_LFTS, O_SL, O_SL2VL, O_ENGINE, O_DEADLOCK, O_VLS, O_TRAFFIC,
 	O_LOAD, O_LOADS, O_SEED, O_WARMUP, O_MEASURE, O_DRAIN, O_BUF, O_ARB, O_MTU, O_HDR,
-	O_STALL, O_ROUTER, O_NSM, O_HOSTM, O_SWM, O_SRCQ, O_JSON, O_QUIET
+	O_STALL, O_ROUTER, O_NSM, O_HOSTM, O_SWM, O_SRCQ, O_JSON, O_QUIET, O_ACCELS, O_ACCG,
+	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT
 };
 
 static const char sp_help[] =
@@ -51,6 +52,18 @@ static const char sp_help[] =
 	"  --ns-per-m N      propagation per metre (default 25)\n"
 	"  --host-cable-m M, --switch-cable-m M   cable lengths (default 2 and 10)\n"
 	"  --srcq N          packets a host queues before dropping new ones (default 256)\n"
+	"\n"
+	"Node model (--accels K): every end port is the NIC of a node with K\n"
+	"accelerators on an intra-node switch; --load is then a fraction of the\n"
+	"accelerator rate and the traffic is the node mix:\n"
+	"  --accels K        accelerators per node (1..64)\n"
+	"  --acc-gbps G      accelerator link (default 512); --nic-gbps G: switch-NIC\n"
+	"                    link (default 128)\n"
+	"  --mix C1..C5      20/15/10/5/0 %% of the messages leave the node (default C1);\n"
+	"                    or --inter-frac F\n"
+	"  --ipkt-payload B  intra-node packet payload (default 128; header --ipkt-header 20)\n"
+	"  --msg B           message size (default 4096)\n"
+	"  --agg-timeout T   NIC: send a partly filled fabric packet after T (default 200ns)\n"
 	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
 
 struct sp_args {
@@ -127,6 +140,12 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{"host-cable-m", required_argument, 0, O_HOSTM},
 		{"switch-cable-m", required_argument, 0, O_SWM},
 		{"srcq", required_argument, 0, O_SRCQ}, {"json", no_argument, 0, O_JSON},
+		{"accels", required_argument, 0, O_ACCELS},
+		{"acc-gbps", required_argument, 0, O_ACCG}, {"nic-gbps", required_argument, 0, O_NICG},
+		{"mix", required_argument, 0, O_MIX}, {"inter-frac", required_argument, 0, O_INTER},
+		{"ipkt-payload", required_argument, 0, O_IPAY},
+		{"ipkt-header", required_argument, 0, O_IHDR}, {"msg", required_argument, 0, O_MSG},
+		{"agg-timeout", required_argument, 0, O_AGGT},
 		{"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	memset(a, 0, sizeof(*a));
@@ -246,6 +265,48 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			if (cli_int("--srcq", optarg, 1, 1L << 20, &v))
 				return 2;
 			a->o.srcq_max = (uint32_t)v;
+			break;
+		case O_ACCELS:
+			if (cli_int("--accels", optarg, 1, 64, &v))
+				return 2;
+			a->o.accels = (int)v;
+			break;
+		case O_ACCG:
+			if (parse_double("--acc-gbps", optarg, 0.001, 1e6, &a->o.acc_gbps))
+				return 2;
+			break;
+		case O_NICG:
+			if (parse_double("--nic-gbps", optarg, 0.001, 1e6, &a->o.nic_gbps))
+				return 2;
+			break;
+		case O_MIX:
+			if (strlen(optarg) != 2 || (optarg[0] != 'C' && optarg[0] != 'c') ||
+			    optarg[1] < '1' || optarg[1] > '5')
+				return cli_usage_error(prog, "--mix: C1, C2, C3, C4 or C5");
+			a->o.inter_frac = (5 - (optarg[1] - '0')) * 0.05;
+			break;
+		case O_INTER:
+			if (parse_double("--inter-frac", optarg, 0, 1, &a->o.inter_frac))
+				return 2;
+			break;
+		case O_IPAY:
+			if (parse_bytes("--ipkt-payload", optarg, 1, 60000, &v))
+				return 2;
+			a->o.ipkt_payload = (uint32_t)v;
+			break;
+		case O_IHDR:
+			if (parse_bytes("--ipkt-header", optarg, 0, 512, &v))
+				return 2;
+			a->o.ipkt_hdr = (uint32_t)v;
+			break;
+		case O_MSG:
+			if (parse_bytes("--msg", optarg, 1, 1L << 24, &v))
+				return 2;
+			a->o.msg_bytes = (uint32_t)v;
+			break;
+		case O_AGGT:
+			if (parse_time("--agg-timeout", optarg, &a->o.agg_timeout_ns))
+				return 2;
 			break;
 		case 'h': fputs(sp_help, stdout); return -1;
 		default: return cli_usage_error(prog, "bad option");

@@ -54,6 +54,26 @@ struct ibf_psim_opts {
 				* moved for this long (default 50000) */
 	uint32_t srcq_max;     /* packets a host queues before it drops new ones (default 256) */
 	uint32_t max_cycle;    /* longest deadlock cycle reported (default 64) */
+	/* node model (accels > 0): every end port is the NIC of a node of
+	 * `accels` accelerators on an intra-node switch; the accelerators send
+	 * open-loop messages at `load` x acc_gbps (payload), split into
+	 * intra-node packets; those for other nodes cross the NIC link, are
+	 * packed by the NIC into fabric packets per destination node (sealed
+	 * when the next one would not fit or after agg_timeout_ns), and split
+	 * again by the destination NIC.  Intra-node links are store-and-forward
+	 * queues without credits (unbounded); the fabric keeps its full model.
+	 * At most 4096 nodes. */
+	int accels;            /* accelerators per node, 0 = off (hosts send uniform traffic) */
+	double acc_gbps;       /* accelerator <-> intra-node switch link (default 512) */
+	double nic_gbps;       /* intra-node switch <-> NIC link (default 128) */
+	uint32_t ipkt_payload; /* intra-node packet payload (default 128) */
+	uint32_t ipkt_hdr;     /* intra-node packet header (default 20) */
+	uint32_t msg_bytes;    /* message size (default 4096) */
+	double inter_frac;     /* share of messages for other nodes (C1..C5: .20 .15 .10 .05 0) */
+	double node_hop_ns;    /* each intra-node link: propagation + switching (default 20) */
+	double nic_agg_ns;     /* NIC: cost of handing a sealed fabric packet to the port (default 50) */
+	double nic_split_ns;   /* NIC: cost of splitting a fabric packet (default 50) */
+	double agg_timeout_ns; /* NIC: seal a partly filled fabric packet after (default 200) */
 };
 void ibf_psim_opts_default(struct ibf_psim_opts *o);
 
@@ -98,6 +118,22 @@ struct ibf_psim_result {
 	uint64_t events;
 	uint64_t pkt_hops;       /* link traversals (host links included) */
 	double wall_s;
+	/* node model (accels > 0): intra-node packets generated inside the
+	 * window and delivered to their accelerator */
+	double node_max_gbps;    /* nodes x accels x acc_gbps */
+	double intra_gbps, inter_gbps; /* payload delivered in the window, by kind */
+	uint64_t ipkts_measured, ipkts_done;
+	double ilat_mean, ilat_p50, ilat_p99; /* generation -> tail at the accelerator, ns */
+	/* mean latency components (ns) of the inter-node packets: source
+	 * accelerator (queue before its link), source intra-node network (to
+	 * the tail at the NIC), source NIC aggregation (until handed to the
+	 * port, incl. waiting for the packet to fill), fabric (port queue and
+	 * fabric, to the tail at the destination NIC), destination NIC split
+	 * (until it starts on the NIC link), destination intra-node network,
+	 * destination accelerator (no receive cost is modelled: 0) */
+	double comp_inter[7];
+	double comp_intra[2];    /* intra-node packets: source accelerator, intra-node network */
+	double agg_mean;         /* intra-node packets per fabric packet */
 	/* deadlock */
 	int deadlock;            /* 1: detected (the run stopped there) */
 	double deadlock_ns;      /* simulated time of the detection */

@@ -27,11 +27,20 @@
 #include <string.h>
 #include <time.h>
 
-enum { EV_GEN, EV_ARRIVE, EV_TXDONE, EV_CREDIT, EV_DELIVER, EV_CHECK };
+enum {
+	EV_GEN, EV_ARRIVE, EV_TXDONE, EV_CREDIT, EV_DELIVER, EV_CHECK,
+	/* node model */
+	EV_AGEN,   /* an accelerator creates a message */
+	EV_NREADY, /* an intra-node packet is ready at an intra-node link */
+	EV_NDONE,  /* an intra-node link finished sending */
+	EV_AGG,    /* a NIC's aggregation timeout */
+	EV_HCA,    /* a sealed fabric packet reaches the NIC's port queue */
+};
+#define EV_BITS 4u
 
 struct ev {
 	uint64_t t;
-	uint64_t sk; /* insertion number << 3 | type */
+	uint64_t sk; /* insertion number << EV_BITS | type */
 	uint32_t a, b;
 };
 
@@ -57,6 +66,32 @@ struct pkt {
 	uint8_t hops;     /* links crossed */
 	uint8_t swhops;   /* switch-to-switch links crossed */
 	uint8_t flags;
+	int32_t cargo;    /* node model: its intra-node packets (list) */
+};
+
+/* node model: an intra-node packet */
+struct ipkt {
+	uint64_t birth;   /* message generation */
+	uint64_t t[5];    /* link start, tail at the NIC, handed to the port,
+			   * tail at the destination NIC, start on its NIC link */
+	int32_t next;
+	uint32_t src, dst;/* accelerators (node * K + a) */
+	uint16_t bytes;
+	uint8_t flags;
+	uint8_t inter;
+};
+
+/* node model: an intra-node link (a FIFO server) */
+struct nlink {
+	int32_t qhead, qtail;
+	int32_t cur;      /* packet being sent, -1 */
+	uint32_t rate;    /* 0.1 Gb/s */
+};
+
+/* node model: a NIC's fabric packet under construction for one node */
+struct agg {
+	int32_t head, tail;
+	uint32_t bytes, n, gen;
 };
 
 struct fifo {
@@ -127,6 +162,21 @@ struct psim {
 	size_t nlat, caplat;
 	double hop_sum;
 	int stop;
+	uint32_t *cur_bytes;     /* [np] size of the packet an output sends */
+	/* node model */
+	uint32_t K, NL;          /* accelerators per node, links per node (2K + 2) */
+	struct ipkt *ip;
+	uint32_t nip, capip;
+	int32_t free_ip;
+	struct nlink *nl;        /* [nh * NL] */
+	struct agg *agg;         /* [nh * nh] */
+	uint64_t *acc_gap;       /* not per accelerator: one mean gap (ps) */
+	uint64_t win_intra, win_inter; /* payload bytes delivered in the window */
+	uint64_t agg_pkts, agg_seals;
+	double comp_inter[7], comp_intra[2];
+	uint64_t n_inter, n_intra;
+	double *ilat;
+	size_t nilat, capilat;
 };
 
 /* ------------------------------------------------------------ event queue */
@@ -204,7 +254,7 @@ static int vec_add(struct evvec *b, const struct ev *e)
 
 static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
 {
-	struct ev e = {t, (s->seq++ << 3) | (uint64_t)type, a, b};
+	struct ev e = {t, (s->seq++ << EV_BITS) | (uint64_t)type, a, b};
 	s->nev++;
 	if (t < s->qbase + QW)
 		return heap_push(&s->qcur, &e);
@@ -325,8 +375,10 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 		s->in_busy[(uint32_t)fid / V] = 1;
 	if (s->kind[g] != 2)
 		s->credits[(size_t)g * V + vl] -= p->bytes;
-	uint64_t ser = s->ser[g];
+	uint64_t ser = p->bytes == s->bytes ? s->ser[g]
+					    : ((uint64_t)p->bytes * 80000u + s->rate[g] - 1) / s->rate[g];
 	uint64_t end = s->now + ser;
+	s->cur_bytes[g] = p->bytes;
 	if (fid >= 0 && p->tail > end)
 		end = p->tail; /* a faster output cannot overtake the tail */
 	int rc = push(s, end, EV_TXDONE, g, 0);
@@ -434,12 +486,41 @@ static int arb_port(struct psim *s, uint32_t g)
 
 /* ------------------------------------------------------------ events */
 
+static void ip_drop_list(struct psim *s, int32_t c);
+
 static void drop_pkt(struct psim *s, int32_t i)
 {
 	s->res->unroutable++;
-	if (s->pk[i].flags & PK_MEASURED)
+	if ((s->pk[i].flags & PK_MEASURED) && !s->K)
 		s->outstanding--;
+	ip_drop_list(s, s->pk[i].cargo);
 	pk_free(s, i);
+}
+
+/* The SL of host h's packets towards dlid (SL 0 without a table). */
+static uint8_t host_sl(const struct psim *s, uint32_t h, uint32_t dlid)
+{
+	const struct host *H = &s->host[h];
+	if (!s->sl || H->row < 0 || dlid >= s->sl->stride)
+		return 0;
+	uint16_t m = s->sl->mask[(size_t)H->row * s->sl->stride + dlid];
+	return m ? (uint8_t)__builtin_ctz(m) : 0;
+}
+
+static int cmp_double(const void *a, const void *b);
+
+static int dpush(double **a, size_t *n, size_t *cap, double v)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 4096;
+		double *x = realloc(*a, c * sizeof(*x));
+		if (!x)
+			return IBF_ENOMEM;
+		*a = x;
+		*cap = c;
+	}
+	(*a)[(*n)++] = v;
+	return 0;
 }
 
 static int ev_gen(struct psim *s, uint32_t h)
@@ -475,17 +556,9 @@ static int ev_gen(struct psim *s, uint32_t h)
 	p->dst = d;
 	p->dlid = s->host[d].lid + layer;
 	p->bytes = (uint16_t)s->bytes;
-	int sl = 0;
-	if (s->sl && H->row >= 0 && p->dlid < s->sl->stride) {
-		uint16_t m = s->sl->mask[(size_t)H->row * s->sl->stride + p->dlid];
-		for (int b = 0; b < 16; b++)
-			if (m & (1u << b)) {
-				sl = b;
-				break;
-			}
-	}
-	p->sl = (uint8_t)sl;
-	p->vl = (uint8_t)((uint32_t)sl % s->V);
+	p->cargo = PK_NONE;
+	p->sl = host_sl(s, h, p->dlid);
+	p->vl = (uint8_t)(p->sl % s->V);
 	if (win) {
 		p->flags |= PK_MEASURED;
 		s->res->measured++;
@@ -571,7 +644,7 @@ static int ev_txdone(struct psim *s, uint32_t g)
 		return arb_host(s, (uint32_t)s->host_of[g]);
 	uint32_t V = s->V, gin = (uint32_t)fid / V;
 	s->in_busy[gin] = 0;
-	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid % V), s->bytes);
+	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid % V), s->cur_bytes[g]);
 	if (!rc)
 		rc = arb_out(s, g);
 	/* the input is free again: its other heads may go now */
@@ -591,24 +664,329 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 	s->last_move = s->now;
 	if (in_window(s, s->now)) {
 		s->win_acc_bytes += p->bytes;
-		s->win_acc_payload += s->o->mtu_payload;
+		s->win_acc_payload += p->bytes - s->o->hdr_bytes;
+	}
+	int rc = 0;
+	if (p->flags & PK_MEASURED) {
+		if (!s->K)
+			s->outstanding--;
+		s->res->measured_done++;
+		rc = dpush(&s->lat, &s->nlat, &s->caplat, (double)(s->now - p->birth) / 1000.0);
+		s->hop_sum += p->swhops;
+	}
+	/* node model: the destination NIC splits the packet */
+	for (int32_t c = p->cargo, nx; c != PK_NONE && !rc; c = nx) {
+		nx = s->ip[c].next;
+		s->ip[c].t[3] = s->now;
+		rc = push(s, s->now + (uint64_t)(s->o->nic_split_ns * 1000.0), EV_NREADY, (uint32_t)c,
+			  p->dst * s->NL + 2 * s->K + 1);
+	}
+	pk_free(s, i);
+	return rc;
+}
+
+
+/* ------------------------------------------------------------ node model */
+
+static int32_t ip_alloc(struct psim *s)
+{
+	if (s->free_ip != PK_NONE) {
+		int32_t i = s->free_ip;
+		s->free_ip = s->ip[i].next;
+		return i;
+	}
+	if (s->nip == s->capip) {
+		uint32_t cap = s->capip ? s->capip * 2 : 4096;
+		struct ipkt *p = realloc(s->ip, (size_t)cap * sizeof(*p));
+		if (!p)
+			return PK_NONE;
+		s->ip = p;
+		s->capip = cap;
+	}
+	return (int32_t)s->nip++;
+}
+
+static void ip_free(struct psim *s, int32_t i)
+{
+	s->ip[i].next = s->free_ip;
+	s->free_ip = i;
+}
+
+static void ip_drop_list(struct psim *s, int32_t c)
+{
+	while (c != PK_NONE) {
+		int32_t nx = s->ip[c].next;
+		if (s->ip[c].flags & PK_MEASURED)
+			s->outstanding--;
+		ip_free(s, c);
+		c = nx;
+	}
+}
+
+static int nl_start(struct psim *s, uint32_t L)
+{
+	struct nlink *l = &s->nl[L];
+	int32_t i = l->qhead;
+	l->qhead = s->ip[i].next;
+	if (l->qhead == PK_NONE)
+		l->qtail = PK_NONE;
+	l->cur = i;
+	uint32_t j = L % s->NL;
+	if (j < s->K)
+		s->ip[i].t[0] = s->now;
+	else if (j == 2 * s->K + 1)
+		s->ip[i].t[4] = s->now;
+	uint64_t ser = ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
+	s->last_move = s->now;
+	return push(s, s->now + ser, EV_NDONE, L, 0);
+}
+
+static int nl_ready(struct psim *s, int32_t i, uint32_t L)
+{
+	struct nlink *l = &s->nl[L];
+	s->ip[i].next = PK_NONE;
+	if (l->qtail != PK_NONE)
+		s->ip[l->qtail].next = i;
+	else
+		l->qhead = i;
+	l->qtail = i;
+	return l->cur == PK_NONE ? nl_start(s, L) : 0;
+}
+
+/* The tail of intra-node packet i reached its accelerator at time t. */
+static int ip_deliver(struct psim *s, int32_t i, uint64_t t)
+{
+	struct ipkt *p = &s->ip[i];
+	int rc = 0;
+	if (in_window(s, t)) {
+		uint64_t pay = p->bytes - s->o->ipkt_hdr;
+		if (p->inter)
+			s->win_inter += pay;
+		else
+			s->win_intra += pay;
 	}
 	if (p->flags & PK_MEASURED) {
 		s->outstanding--;
-		s->res->measured_done++;
-		if (s->nlat == s->caplat) {
-			size_t cap = s->caplat ? s->caplat * 2 : 4096;
-			double *l = realloc(s->lat, cap * sizeof(*l));
-			if (!l)
-				return IBF_ENOMEM;
-			s->lat = l;
-			s->caplat = cap;
+		s->res->ipkts_done++;
+		rc = dpush(&s->ilat, &s->nilat, &s->capilat, (double)(t - p->birth) / 1000.0);
+		if (p->inter) {
+			uint64_t at[7] = {p->birth, p->t[0], p->t[1], p->t[2], p->t[3], p->t[4], t};
+			for (int k = 0; k < 6; k++)
+				s->comp_inter[k] += (double)(at[k + 1] - at[k]) / 1000.0;
+			s->n_inter++;
+		} else {
+			s->comp_intra[0] += (double)(p->t[0] - p->birth) / 1000.0;
+			s->comp_intra[1] += (double)(t - p->t[0]) / 1000.0;
+			s->n_intra++;
 		}
-		s->lat[s->nlat++] = (double)(s->now - p->birth) / 1000.0;
-		s->hop_sum += p->swhops;
 	}
-	pk_free(s, i);
+	ip_free(s, i);
+	return rc;
+}
+
+/* Seal NIC h's packet for node d and hand it to the port. */
+static int nic_seal(struct psim *s, uint32_t h, uint32_t d)
+{
+	struct agg *a = &s->agg[(size_t)h * s->nh + d];
+	int32_t i = pk_alloc(s);
+	if (i == PK_NONE)
+		return IBF_ENOMEM;
+	struct pkt *p = &s->pk[i];
+	memset(p, 0, sizeof(*p));
+	p->birth = s->now;
+	p->next = PK_NONE;
+	p->src = h;
+	p->dst = d;
+	p->dlid = s->host[d].lid + (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
+	p->bytes = (uint16_t)(s->o->hdr_bytes + a->bytes);
+	p->sl = host_sl(s, h, p->dlid);
+	p->vl = (uint8_t)(p->sl % s->V);
+	p->cargo = a->head;
+	s->res->generated++;
+	if (in_window(s, s->now)) {
+		p->flags |= PK_MEASURED;
+		s->res->measured++;
+		s->win_gen_bytes += p->bytes;
+	}
+	uint64_t t = s->now + (uint64_t)(s->o->nic_agg_ns * 1000.0);
+	for (int32_t c = a->head; c != PK_NONE; c = s->ip[c].next)
+		s->ip[c].t[2] = t;
+	s->agg_pkts += a->n;
+	s->agg_seals++;
+	a->head = a->tail = PK_NONE;
+	a->bytes = a->n = 0;
+	a->gen++;
+	return push(s, t, EV_HCA, (uint32_t)i, h);
+}
+
+static int nic_arrive(struct psim *s, uint32_t h, int32_t i)
+{
+	struct ipkt *p = &s->ip[i];
+	uint32_t d = p->dst / s->K;
+	struct agg *a = &s->agg[(size_t)h * s->nh + d];
+	/* an intra-node packet larger than the fabric payload travels alone */
+	uint32_t cap = s->o->mtu_payload > p->bytes ? s->o->mtu_payload : p->bytes;
+	int rc = 0;
+	p->t[1] = s->now;
+	if (a->n && a->bytes + p->bytes > cap)
+		rc = nic_seal(s, h, d);
+	if (rc)
+		return rc;
+	p->next = PK_NONE;
+	if (a->tail != PK_NONE)
+		s->ip[a->tail].next = i;
+	else
+		a->head = i;
+	a->tail = i;
+	a->bytes += p->bytes;
+	a->n++;
+	if (a->bytes + s->o->ipkt_payload + s->o->ipkt_hdr > cap)
+		return nic_seal(s, h, d);
+	if (a->n == 1)
+		rc = push(s, s->now + (uint64_t)(s->o->agg_timeout_ns * 1000.0), EV_AGG,
+			  h * s->nh + d, a->gen);
+	return rc;
+}
+
+static int ev_ndone(struct psim *s, uint32_t L)
+{
+	struct nlink *l = &s->nl[L];
+	int32_t i = l->cur;
+	l->cur = PK_NONE;
+	uint32_t h = L / s->NL, j = L % s->NL, K = s->K;
+	uint64_t t = s->now + (uint64_t)(s->o->node_hop_ns * 1000.0);
+	const struct ipkt *p = &s->ip[i];
+	int rc;
+	if (j < K) /* accelerator -> intra-node switch */
+		rc = push(s, t, EV_NREADY, (uint32_t)i,
+			  p->inter ? h * s->NL + 2 * K : h * s->NL + K + p->dst % K);
+	else if (j < 2 * K) /* -> accelerator */
+		rc = ip_deliver(s, i, t);
+	else if (j == 2 * K) /* -> NIC */
+		rc = push(s, t, EV_NREADY, (uint32_t)i, s->nh * s->NL + h);
+	else /* NIC -> intra-node switch */
+		rc = push(s, t, EV_NREADY, (uint32_t)i, h * s->NL + K + p->dst % K);
+	if (!rc && l->qhead != PK_NONE)
+		rc = nl_start(s, L);
+	return rc;
+}
+
+static int ev_nready(struct psim *s, int32_t i, uint32_t L)
+{
+	if (L >= s->nh * s->NL)
+		return nic_arrive(s, L - s->nh * s->NL, i);
+	return nl_ready(s, i, L);
+}
+
+static int ev_agen(struct psim *s, uint32_t acc)
+{
+	const struct ibf_psim_opts *o = s->o;
+	uint32_t K = s->K, h = acc / K;
+	double u = (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
+	uint64_t gap = (uint64_t)(-log1p(-u) * (double)*s->acc_gap) + 1;
+	int rc = push(s, s->now + gap, EV_AGEN, acc, 0);
+	if (rc)
+		return rc;
+	double v = (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
+	int inter = K == 1 || v < o->inter_frac;
+	uint32_t dst;
+	if (inter) {
+		uint32_t r = (uint32_t)ibf_rand_below(&s->rng, (uint64_t)(s->nh - 1) * K);
+		uint32_t node = r / K;
+		if (node >= h)
+			node++;
+		dst = node * K + r % K;
+	} else {
+		uint32_t a = (uint32_t)ibf_rand_below(&s->rng, K - 1);
+		if (a >= acc % K)
+			a++;
+		dst = h * K + a;
+	}
+	int win = in_window(s, s->now);
+	for (uint32_t off = 0; off < o->msg_bytes && !rc; off += o->ipkt_payload) {
+		uint32_t pay = o->msg_bytes - off < o->ipkt_payload ? o->msg_bytes - off : o->ipkt_payload;
+		int32_t i = ip_alloc(s);
+		if (i == PK_NONE)
+			return IBF_ENOMEM;
+		struct ipkt *p = &s->ip[i];
+		memset(p, 0, sizeof(*p));
+		p->birth = s->now;
+		p->src = acc;
+		p->dst = dst;
+		p->bytes = (uint16_t)(pay + o->ipkt_hdr);
+		p->inter = (uint8_t)inter;
+		if (win) {
+			p->flags = PK_MEASURED;
+			s->res->ipkts_measured++;
+			s->outstanding++;
+		}
+		rc = nl_ready(s, i, h * s->NL + acc % K);
+	}
+	return rc;
+}
+
+static int ev_hca(struct psim *s, int32_t i, uint32_t h)
+{
+	struct host *H = &s->host[h];
+	if (H->qtail != PK_NONE)
+		s->pk[H->qtail].next = i;
+	else
+		H->qhead = i;
+	H->qtail = i;
+	H->qlen++;
+	return arb_host(s, h);
+}
+
+static int node_setup(struct psim *s, struct ibf_error *err)
+{
+	const struct ibf_psim_opts *o = s->o;
+	uint32_t nh = s->nh, K = s->K;
+	if (nh > 4096)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "the node model takes at most 4096 nodes (end ports), not %u", nh);
+	s->NL = 2 * K + 2;
+	s->nl = malloc((size_t)nh * s->NL * sizeof(*s->nl));
+	s->agg = malloc((size_t)nh * nh * sizeof(*s->agg));
+	s->acc_gap = malloc(sizeof(*s->acc_gap));
+	if (!s->nl || !s->agg || !s->acc_gap)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	uint32_t ra = (uint32_t)(o->acc_gbps * 10.0 + 0.5), rn = (uint32_t)(o->nic_gbps * 10.0 + 0.5);
+	for (uint32_t L = 0; L < nh * s->NL; L++) {
+		uint32_t j = L % s->NL;
+		s->nl[L] = (struct nlink){PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn};
+	}
+	for (size_t k = 0; k < (size_t)nh * nh; k++)
+		s->agg[k] = (struct agg){PK_NONE, PK_NONE, 0, 0, 0};
+	*s->acc_gap = (uint64_t)((double)o->msg_bytes * 8000.0 / (o->load * o->acc_gbps) + 0.5);
+	s->free_ip = PK_NONE;
+	s->res->node_max_gbps = (double)nh * K * o->acc_gbps;
+	int rc = 0;
+	for (uint32_t acc = 0; acc < nh * K && !rc; acc++)
+		rc = push(s, ibf_rand_below(&s->rng, *s->acc_gap), EV_AGEN, acc, 0);
+	if (rc)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	return 0;
+}
+
+static void node_finish(struct psim *s, double win_s)
+{
+	struct ibf_psim_result *res = s->res;
+	res->intra_gbps = (double)s->win_intra * 8.0 / win_s / 1e9;
+	res->inter_gbps = (double)s->win_inter * 8.0 / win_s / 1e9;
+	if (s->nilat) {
+		double sum = 0;
+		for (size_t k = 0; k < s->nilat; k++)
+			sum += s->ilat[k];
+		qsort(s->ilat, s->nilat, sizeof(*s->ilat), cmp_double);
+		res->ilat_mean = sum / (double)s->nilat;
+		res->ilat_p50 = s->ilat[(s->nilat - 1) / 2];
+		res->ilat_p99 = s->ilat[(size_t)((double)(s->nilat - 1) * 0.99)];
+	}
+	for (int k = 0; k < 7; k++)
+		res->comp_inter[k] = s->n_inter ? s->comp_inter[k] / (double)s->n_inter : 0;
+	for (int k = 0; k < 2; k++)
+		res->comp_intra[k] = s->n_intra ? s->comp_intra[k] / (double)s->n_intra : 0;
+	res->agg_mean = s->agg_seals ? (double)s->agg_pkts / (double)s->agg_seals : 0;
 }
 
 /* The buffer the head of FIFO fid waits for (-1: it does not wait for credits). */
@@ -710,6 +1088,16 @@ void ibf_psim_opts_default(struct ibf_psim_opts *o)
 	o->stall_ns = 50000;
 	o->srcq_max = 256;
 	o->max_cycle = 64;
+	o->acc_gbps = 512;
+	o->nic_gbps = 128;
+	o->ipkt_payload = 128;
+	o->ipkt_hdr = 20;
+	o->msg_bytes = 4096;
+	o->inter_frac = 0.2;
+	o->node_hop_ns = 20;
+	o->nic_agg_ns = 50;
+	o->nic_split_ns = 50;
+	o->agg_timeout_ns = 200;
 }
 
 void ibf_psim_result_free(struct ibf_psim_result *res)
@@ -746,6 +1134,12 @@ static void psim_free(struct psim *s)
 			free(s->qbuck[k].v);
 	free(s->qbuck);
 	free(s->lat);
+	free(s->cur_bytes);
+	free(s->ip);
+	free(s->nl);
+	free(s->agg);
+	free(s->acc_gap);
+	free(s->ilat);
 }
 
 static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
@@ -768,6 +1162,15 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 				     "times and lengths must be >= 0 (measure, stall > 0; at most 10 s)");
 	if (o->srcq_max < 1)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "source queue must hold >= 1 packet");
+	if (o->accels && (o->accels < 1 || o->accels > 64 || !(o->acc_gbps > 0) ||
+			  !(o->nic_gbps > 0) || o->ipkt_payload < 1 ||
+			  (uint64_t)o->ipkt_payload + o->ipkt_hdr + o->hdr_bytes > 65535 ||
+			  o->msg_bytes < 1 || o->msg_bytes > (1u << 24) ||
+			  !(o->inter_frac >= 0 && o->inter_frac <= 1) || o->node_hop_ns < 0 ||
+			  o->nic_agg_ns < 0 || o->nic_split_ns < 0 || !(o->agg_timeout_ns >= 0)))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "node model: 1..64 accelerators, rates > 0, intra-node packets "
+				     "< 64 KiB, a share in [0, 1]");
 	return 0;
 }
 
@@ -792,12 +1195,13 @@ static int setup(struct psim *s, struct ibf_error *err)
 	s->credits = calloc((size_t)np * V, sizeof(*s->credits));
 	s->fifo = malloc((size_t)np * V * sizeof(*s->fifo));
 	s->vmask = calloc(np, sizeof(*s->vmask));
+	s->cur_bytes = calloc(np, sizeof(*s->cur_bytes));
 	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
 	s->host = calloc(np ? np : 1, sizeof(*s->host));
 	s->qbuck = calloc(QB, sizeof(*s->qbuck));
 	if (!s->peer || !s->node_of || !s->rate || !s->prop || !s->ser || !s->kind ||
 	    !s->out_busy || !s->in_busy || !s->cur_fid || !s->req_head || !s->rr || !s->host_of ||
-	    !s->credits || !s->fifo || !s->vmask || !s->link_bytes || !s->host || !s->qbuck)
+	    !s->credits || !s->fifo || !s->vmask || !s->cur_bytes || !s->link_bytes || !s->host || !s->qbuck)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (size_t k = 0; k < (size_t)np * V; k++)
 		s->fifo[k] = (struct fifo){PK_NONE, PK_NONE, 0, -1, -1};
@@ -903,7 +1307,12 @@ static int setup(struct psim *s, struct ibf_error *err)
 	if (s->stall_ps < 8 * slowest)
 		s->stall_ps = 8 * slowest;
 	/* every host starts at a random phase of its first gap */
-	for (uint32_t h = 0; h < s->nh && !rc; h++)
+	if (s->K) {
+		rc = node_setup(s, err);
+		if (rc)
+			return rc;
+	}
+	for (uint32_t h = 0; h < s->nh && !rc && !s->K; h++)
 		rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
 	if (!rc)
 		rc = push(s, s->stall_ps / 2 + 1, EV_CHECK, 0, 0);
@@ -953,6 +1362,8 @@ static void finish(struct psim *s)
 	for (uint32_t v = 0; v < s->V; v++)
 		res->vl_util[v] = swcap > 0 ? (double)s->vl_bytes[v] / swcap : 0;
 	res->link_util_max = maxu;
+	if (s->K)
+		node_finish(s, win_s);
 }
 
 int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
@@ -977,6 +1388,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	s.res = res;
 	s.V = (uint32_t)o->vls;
 	s.bytes = o->mtu_payload + o->hdr_bytes;
+	s.K = (uint32_t)o->accels;
 	rc = setup(&s, err);
 	while (!rc && s.nev && !s.stop) {
 		struct ev e;
@@ -989,7 +1401,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			break;
 		s.now = e.t;
 		res->events++;
-		switch ((int)(e.sk & 7)) {
+		switch ((int)(e.sk & ((1u << EV_BITS) - 1))) {
 		case EV_GEN: rc = ev_gen(&s, e.a); break;
 		case EV_ARRIVE: rc = ev_arrive(&s, (int32_t)e.a, e.b); break;
 		case EV_TXDONE: rc = ev_txdone(&s, e.a); break;
@@ -999,6 +1411,14 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 				rc = arb_port(&s, e.a / s.V);
 			break;
 		case EV_DELIVER: rc = ev_deliver(&s, (int32_t)e.a, e.b); break;
+		case EV_AGEN: rc = ev_agen(&s, e.a); break;
+		case EV_NREADY: rc = ev_nready(&s, (int32_t)e.a, e.b); break;
+		case EV_NDONE: rc = ev_ndone(&s, e.a); break;
+		case EV_AGG:
+			if (s.agg[e.a].gen == e.b && s.agg[e.a].n)
+				rc = nic_seal(&s, e.a / s.nh, e.a % s.nh);
+			break;
+		case EV_HCA: rc = ev_hca(&s, (int32_t)e.a, e.b); break;
 		default: rc = ev_check(&s); break;
 		}
 		if (rc && !err->code)

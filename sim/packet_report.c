@@ -1,6 +1,10 @@
 /* Packet-level simulator: text and JSON reports of a run. */
 #include "ibf_sim_packet.h"
 
+static const char *const comp_names[7] = {
+	"src-acc", "src-net", "src-nic-agg", "fabric", "dst-nic-split", "dst-net", "dst-acc",
+};
+
 static const char *node_name(const struct ibf_fabric *f, int32_t n)
 {
 	const struct ibf_node *nd = &f->nodes[n];
@@ -34,6 +38,24 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 	fprintf(out, "events %llu, packet hops %llu, %.3f s wall, %.3g hops/s\n",
 		(unsigned long long)res->events, (unsigned long long)res->pkt_hops, res->wall_s,
 		res->wall_s > 0 ? (double)res->pkt_hops / res->wall_s : 0.0);
+	if (res->node_max_gbps > 0) {
+		double tot = res->intra_gbps + res->inter_gbps;
+		fprintf(out,
+			"node model: accepted %.1f Gb/s = %.4f of %.0f (intra-node %.1f, inter-node "
+			"%.1f); %.2f intra-node packets per fabric packet\n",
+			tot, tot / res->node_max_gbps, res->node_max_gbps, res->intra_gbps,
+			res->inter_gbps, res->agg_mean);
+		fprintf(out,
+			"  intra-node packets: measured %llu, delivered %llu; latency ns mean %.1f "
+			"p50 %.1f p99 %.1f\n",
+			(unsigned long long)res->ipkts_measured, (unsigned long long)res->ipkts_done,
+			res->ilat_mean, res->ilat_p50, res->ilat_p99);
+		fprintf(out, "  inter-node components ns:");
+		for (int k = 0; k < 7; k++)
+			fprintf(out, " %s %.1f", comp_names[k], res->comp_inter[k]);
+		fprintf(out, "\n  intra-node components ns: src-acc %.1f intra-net %.1f\n",
+			res->comp_intra[0], res->comp_intra[1]);
+	}
 	if (!res->deadlock) {
 		fprintf(out, "deadlock: none\n");
 		return;
@@ -79,6 +101,21 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 		(unsigned long long)res->stalled_pkts);
 	fprintf(out, "\"events\":%llu,\"packet_hops\":%llu,\"wall_s\":%.4f,",
 		(unsigned long long)res->events, (unsigned long long)res->pkt_hops, res->wall_s);
+	if (res->node_max_gbps > 0) {
+		fprintf(out,
+			"\"node\":{\"max_gbps\":%.1f,\"intra_gbps\":%.3f,\"inter_gbps\":%.3f,"
+			"\"accepted\":%.6f,\"ipkts_measured\":%llu,\"ipkts_delivered\":%llu,"
+			"\"latency_ns\":{\"mean\":%.2f,\"p50\":%.2f,\"p99\":%.2f},\"per_fabric_packet\":%.3f,"
+			"\"components_inter_ns\":{",
+			res->node_max_gbps, res->intra_gbps, res->inter_gbps,
+			(res->intra_gbps + res->inter_gbps) / res->node_max_gbps,
+			(unsigned long long)res->ipkts_measured, (unsigned long long)res->ipkts_done,
+			res->ilat_mean, res->ilat_p50, res->ilat_p99, res->agg_mean);
+		for (int k = 0; k < 7; k++)
+			fprintf(out, "%s\"%s\":%.2f", k ? "," : "", comp_names[k], res->comp_inter[k]);
+		fprintf(out, "},\"components_intra_ns\":{\"src-acc\":%.2f,\"intra-net\":%.2f}},",
+			res->comp_intra[0], res->comp_intra[1]);
+	}
 	fprintf(out, "\"deadlock\":");
 	if (!res->deadlock) {
 		fprintf(out, "null}");
