@@ -264,6 +264,60 @@ static void test_unroutable(void)
 	ibf_fabric_free(f);
 }
 
+/* Node model on two nodes (4xEDR star): one 128 B message at a time.
+ * Inside a node: accelerator link (148 B at 512 Gb/s = 2.3125 ns) + 20 ns,
+ * switch -> accelerator the same: 44.625 ns.  Across: to the NIC
+ * 2.3125 + 20 + 9.25 (148 B at 128 Gb/s) + 20; the NIC waits the 200 ns
+ * timeout for more, + 50 to hand it over; the fabric (212 B at 100 Gb/s =
+ * 16.96 ns, 2 x 50 ns cables, 100 ns router); split 50; back the same
+ * way: 620.085 ns. */
+static void test_node_model(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 2;
+	o.msg_bytes = 128;
+	o.load = 0.0005;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e6;
+	o.inter_frac = 0;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.ipkts_measured > 20);
+	TT_EQ_INT(res.ipkts_done, res.ipkts_measured);
+	TT_CHECK_MSG(fabs(res.ilat_p50 - 44.625) < 0.01, "p50 %.3f", res.ilat_p50);
+	TT_EQ_INT(res.generated, 0);
+	TT_CHECK(res.inter_gbps == 0 && res.intra_gbps > 0);
+	o.accels = 1; /* one accelerator: every message leaves the node */
+	o.load = 0.00005; /* 40 us between messages: none waits for another */
+	o.measure_ns = 2e7;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(res.ilat_p50 - 620.085) < 0.01, "p50 %.3f", res.ilat_p50);
+	TT_CHECK_MSG(res.comp_inter[2] > 240 && res.comp_inter[2] < 250.01, "agg %.3f", res.comp_inter[2]);
+	TT_CHECK_MSG(fabs(res.comp_inter[4] - 50) < 1, "split %.3f", res.comp_inter[4]);
+	TT_CHECK_MSG(res.agg_mean >= 1 && res.agg_mean < 1.05, "agg %.3f", res.agg_mean);
+	o.load = 0.0005;
+	o.measure_ns = 2e6;
+	TT_CHECK(res.intra_gbps == 0 && res.inter_gbps > 0);
+	/* 4032 / 148 = 27 packets fill a fabric packet: 4 KiB messages of
+	 * 128 B packets never wait for the timeout at this load */
+	o.msg_bytes = 4096 * 4;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.agg_mean > 20 && res.agg_mean <= 27, "agg %.2f", res.agg_mean);
+	TT_EQ_INT(res.ipkts_done, res.ipkts_measured);
+	/* with the fabric saturated the node model still terminates and counts */
+	o.load = 0.9;
+	o.measure_ns = 20000;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.inter_gbps > 0 && res.inter_gbps < 2 * 100);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_one_hop_latency);
@@ -272,5 +326,6 @@ int main(void)
 	TT(test_determinism);
 	TT(test_ring_deadlock);
 	TT(test_unroutable);
+	TT(test_node_model);
 	return tt_done();
 }
