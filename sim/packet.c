@@ -648,9 +648,10 @@ static int ev_txdone(struct psim *s, uint32_t g)
 	if (!rc)
 		rc = arb_out(s, g);
 	/* the input is free again: its other heads may go now */
-	for (unsigned m = s->vmask[gin]; m && !rc; m &= m - 1) {
+	for (unsigned m = s->vmask[gin]; m && !rc && !s->in_busy[gin]; m &= m - 1) {
+		/* m is a snapshot: an arbitration above may have emptied a FIFO */
 		int32_t h = s->fifo[gin * V + (uint32_t)__builtin_ctz(m)].head;
-		if (s->pk[h].out != g)
+		if (h != PK_NONE && s->pk[h].out != g)
 			rc = arb_out(s, s->pk[h].out);
 	}
 	return rc;
