@@ -6,9 +6,10 @@
 mk_workdir
 
 # ibsim net file: 5 switches in a ring (port 1 -> next, port 2 <- previous),
-# two hosts each on ports 10 and 11
+# two hosts each on ports 10 and 11; every link 4xEDR (100 Gb/s)
 ring=$WORK/ring.net
 {
+	printf 'width=2\nextspeed=2\n\n'
 	n=5
 	for i in $(seq 0 $((n - 1))); do
 		nx=$(((i + 1) % n)); pv=$(((i + n - 1) % n))
@@ -31,6 +32,7 @@ set -e
 check "deadlock none: exit 1" test "$rc" -eq 1
 check "deadlock none: cycle reported" grep -q "DEADLOCK at" "$WORK/none.txt"
 check "deadlock none: five buffers in the cycle" grep -q "cycle of 5 input buffers" "$WORK/none.txt"
+check "deadlock none: 100 Gb/s hosts" grep -q "^hosts 10 (1000 Gb/s" "$WORK/none.txt"
 check "deadlock none: cycle names switch links" grep -q "'sw[0-9]'/[12] -> 'sw[0-9]'/[12] VL 0" "$WORK/none.txt"
 
 set +e
@@ -48,6 +50,16 @@ d=json.load(open('$WORK/sweep.json'))
 r=d['runs']
 assert len(r)==2 and abs(r[0]['load']-0.2)<1e-9
 assert r[0]['result']['deadlock'] is None and r[0]['result']['accepted']>0.1
+"
+
+check "node model: both kinds delivered" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" \
+	--engine minimal --deadlock auto --accels 4 --inter-frac 0.02 --load 0.2 --measure 10us --json -q \
+	>\"$WORK/node.json\""
+check "node model: json" python3 -c "
+import json
+n=json.load(open('$WORK/node.json'))['runs'][0]['result']['node']
+assert n['intra_gbps']>0 and n['inter_gbps']>0 and n['ipkts_delivered']==n['ipkts_measured']
+assert abs(n['max_gbps']-10*4*512)<1e-6 and len(n['components_inter_ns'])==7
 "
 
 set +e
