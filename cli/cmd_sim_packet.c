@@ -4,6 +4,7 @@
 #include "ibf_sim_packet.h"
 
 #include <getopt.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@ enum {
 	O_TOPO = 256, O_G2L, O_LMC, O_LFTS, O_SL, O_SL2VL, O_ENGINE, O_DEADLOCK, O_VLS, O_TRAFFIC,
 	O_LOAD, O_LOADS, O_SEED, O_WARMUP, O_MEASURE, O_DRAIN, O_BUF, O_ARB, O_MTU, O_HDR,
 	O_STALL, O_ROUTER, O_NSM, O_HOSTM, O_SWM, O_SRCQ, O_JSON, O_QUIET, O_ACCELS, O_ACCG,
-	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT
+	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT, O_THREADS
 };
 
 static const char sp_help[] =
@@ -41,7 +42,8 @@ static const char sp_help[] =
 	"                    the deadlock module, on --vls VLs\n"
 	"  --vls N           data VLs per port (buffers), 1..15 (default 8)\n"
 	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
-	"  --loads A:B:STEP  a sweep of loads, one run each\n"
+	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
+	"                    points at once (same results for any N)\n"
 	"  --warmup T, --measure T, --drain T   times (ns, or with us/ms); defaults\n"
 	"                    20us, 50us, drain = measure (waiting for measured packets)\n"
 	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB suffix)\n"
@@ -68,7 +70,7 @@ static const char sp_help[] =
 
 struct sp_args {
 	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine;
-	long lmc, vls;
+	long lmc, vls, threads;
 	int deadlock, json, quiet;
 	double l0, l1, lstep;
 	struct ibf_psim_opts o;
@@ -146,12 +148,14 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{"ipkt-payload", required_argument, 0, O_IPAY},
 		{"ipkt-header", required_argument, 0, O_IHDR}, {"msg", required_argument, 0, O_MSG},
 		{"agg-timeout", required_argument, 0, O_AGGT},
+		{"threads", required_argument, 0, O_THREADS},
 		{"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	memset(a, 0, sizeof(*a));
 	ibf_psim_opts_default(&a->o);
 	a->lmc = -1;
 	a->vls = 8;
+	a->threads = 1;
 	a->l0 = -1;
 	int c;
 	long v;
@@ -304,6 +308,10 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 				return 2;
 			a->o.msg_bytes = (uint32_t)v;
 			break;
+		case O_THREADS:
+			if (cli_int("--threads", optarg, 1, 64, &a->threads))
+				return 2;
+			break;
 		case O_AGGT:
 			if (parse_time("--agg-timeout", optarg, &a->o.agg_timeout_ns))
 				return 2;
@@ -380,6 +388,96 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 	return rc;
 }
 
+/* The load points of a sweep, run by `threads` workers (each run is
+ * independent and deterministic: the results do not depend on the thread
+ * count); printed in load order afterwards. */
+struct sweep {
+	int n;
+	double *load;
+	struct ibf_psim_result *res;
+	int *rc;
+	struct ibf_error *err;
+	/* shared with the workers */
+	const struct sp_args *a;
+	const struct ibf_fabric *f;
+	const struct ibf_routes *r;
+	const struct ibf_sl_table *sl;
+	const struct ibf_sl2vl_table *s2v;
+	pthread_mutex_t mu;
+	int next;
+};
+
+static void *sweep_worker(void *arg)
+{
+	struct sweep *w = arg;
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		int k = w->next++;
+		pthread_mutex_unlock(&w->mu);
+		if (k >= w->n)
+			return NULL;
+		struct ibf_psim_opts o = w->a->o;
+		o.load = w->load[k];
+		ibf_error_clear(&w->err[k]);
+		w->rc[k] = ibf_psim_run(w->f, w->r, w->sl, w->s2v, &o, &w->res[k], &w->err[k]);
+	}
+}
+
+static void sweep_free(struct sweep *w)
+{
+	for (int k = 0; k < w->n; k++)
+		if (!w->rc[k])
+			ibf_psim_result_free(&w->res[k]);
+	free(w->load);
+	free(w->res);
+	free(w->rc);
+	free(w->err);
+	memset(w, 0, sizeof(*w));
+}
+
+static int sweep_run(const struct sp_args *a, const struct ibf_fabric *f,
+		     const struct ibf_routes *r, const struct ibf_sl_table *sl,
+		     const struct ibf_sl2vl_table *s2v, struct sweep *w, struct ibf_error *err)
+{
+	int n = 0;
+	while (a->l0 + n * a->lstep <= a->l1 + 1e-9 && n < 10000)
+		n++;
+	w->load = calloc((size_t)n, sizeof(*w->load));
+	w->res = calloc((size_t)n, sizeof(*w->res));
+	w->rc = calloc((size_t)n, sizeof(*w->rc));
+	w->err = calloc((size_t)n, sizeof(*w->err));
+	if (!w->load || !w->res || !w->rc || !w->err)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	w->n = n;
+	for (int k = 0; k < n; k++) {
+		double l = a->l0 + k * a->lstep;
+		w->load[k] = l > 1.0 ? 1.0 : l;
+		w->rc[k] = IBF_EINVAL; /* not run yet */
+	}
+	w->a = a;
+	w->f = f;
+	w->r = r;
+	w->sl = sl;
+	w->s2v = s2v;
+	pthread_mutex_init(&w->mu, NULL);
+	int nt = (int)(a->threads < n ? a->threads : n);
+	pthread_t th[64];
+	int started = 0;
+	for (int t = 1; t < nt; t++)
+		if (!pthread_create(&th[started], NULL, sweep_worker, w))
+			started++;
+	sweep_worker(w);
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&w->mu);
+	for (int k = 0; k < n; k++)
+		if (w->rc[k]) {
+			*err = w->err[k];
+			return w->rc[k];
+		}
+	return 0;
+}
+
 int cmd_sim_packet(int argc, char **argv)
 {
 	struct sp_args a;
@@ -400,39 +498,28 @@ int cmd_sim_packet(int argc, char **argv)
 	memset(&s2v, 0, sizeof(s2v));
 	int have_sl = 0, have_s2v = 0, dead = 0;
 	rc = get_tables(&a, f, &r, &sl, &s2v, &have_sl, &have_s2v, &err);
-	int nruns = 0;
-	if (!rc && a.json)
-		printf("{\"runs\":[");
-	for (int k = 0; !rc; k++) {
-		double load = a.l0 + k * a.lstep;
-		if (load > a.l1 + 1e-9)
-			break;
-		if (load > 1.0)
-			load = 1.0;
-		struct ibf_psim_opts o = a.o;
-		o.load = load;
-		struct ibf_psim_result res;
-		rc = ibf_psim_run(f, &r, have_sl ? &sl : NULL, have_s2v ? &s2v : NULL, &o, &res,
-				  &err);
-		if (rc)
-			break;
+	struct sweep sw;
+	memset(&sw, 0, sizeof(sw));
+	if (!rc)
+		rc = sweep_run(&a, f, &r, have_sl ? &sl : NULL, have_s2v ? &s2v : NULL, &sw, &err);
+	for (int k = 0; !rc && k < sw.n; k++) {
+		const struct ibf_psim_result *res = &sw.res[k];
 		if (a.json) {
-			printf("%s{\"load\":%.6f,\"result\":", nruns ? "," : "", load);
-			ibf_psim_result_write_json(f, &res, o.vls, stdout);
+			printf("%s{\"load\":%.6f,\"result\":", k ? "," : "{\"runs\":[", sw.load[k]);
+			ibf_psim_result_write_json(f, res, a.o.vls, stdout);
 			printf("}");
 		} else {
 			printf("%sload %.4f (seed %llu, %s arbitration, %u B buffers, %u B packets)\n",
-			       nruns ? "\n" : "", load, (unsigned long long)o.seed,
-			       o.arb == IBF_PSIM_ARB_AGE ? "age" : "round-robin", o.buf_bytes,
-			       o.mtu_payload + o.hdr_bytes);
-			ibf_psim_result_write_text(f, &res, o.vls, stdout);
+			       k ? "\n" : "", sw.load[k], (unsigned long long)a.o.seed,
+			       a.o.arb == IBF_PSIM_ARB_AGE ? "age" : "round-robin", a.o.buf_bytes,
+			       a.o.mtu_payload + a.o.hdr_bytes);
+			ibf_psim_result_write_text(f, res, a.o.vls, stdout);
 		}
-		dead |= res.deadlock;
-		nruns++;
-		ibf_psim_result_free(&res);
+		dead |= res->deadlock;
 	}
 	if (!rc && a.json)
 		printf("]}\n");
+	sweep_free(&sw);
 	ibf_sl_table_free(&sl);
 	ibf_sl2vl_table_free(&s2v);
 	ibf_routes_free(&r);

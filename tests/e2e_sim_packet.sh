@@ -52,6 +52,12 @@ assert len(r)==2 and abs(r[0]['load']-0.2)<1e-9
 assert r[0]['result']['deadlock'] is None and r[0]['result']['accepted']>0.1
 "
 
+sweep() { "$IBFAB" sim packet --topology "$ring" --engine minimal --deadlock auto \
+	--loads 0.3:0.9:0.3 --measure 10us -q --threads "$1" | grep -v wall; }
+sweep 1 >"$WORK/t1.txt"
+sweep 2 >"$WORK/t2.txt"
+check "sweep: three loads" test "$(grep -c '^load ' "$WORK/t1.txt")" -eq 3
+check "sweep: same results with 1 and 2 threads" cmp -s "$WORK/t1.txt" "$WORK/t2.txt"
 check "node model: both kinds delivered" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" \
 	--engine minimal --deadlock auto --accels 4 --inter-frac 0.02 --load 0.2 --measure 10us --json -q \
 	>\"$WORK/node.json\""
