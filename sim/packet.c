@@ -737,8 +737,8 @@ static int nl_start(struct psim *s, uint32_t L)
 		s->ip[i].t[0] = s->now;
 	else if (j == 2 * s->K + 1)
 		s->ip[i].t[4] = s->now;
+	/* (intra-node moves do not feed the fabric's deadlock watchdog) */
 	uint64_t ser = ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
-	s->last_move = s->now;
 	return push(s, s->now + ser, EV_NDONE, L, 0);
 }
 

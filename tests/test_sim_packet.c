@@ -215,6 +215,15 @@ static void test_ring_deadlock(void)
 		TT_CHECK(nx->from_node == b->node);
 	}
 	ibf_psim_result_free(&res);
+	/* the same loop in the node model: intra-node traffic keeps moving, the
+	 * fabric's watchdog still sees the fabric stand still */
+	struct ibf_psim_opts on = o;
+	on.accels = 2;
+	on.inter_frac = 1;
+	on.load = 0.5;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &on, &res, &err) == 0);
+	TT_CHECK(res.deadlock == 1 && res.cycle_len == 5);
+	ibf_psim_result_free(&res);
 
 	struct ibf_dl_opts dlo;
 	ibf_dl_opts_default(&dlo);
