@@ -1,6 +1,7 @@
 /* ibfab sim packet: the packet-level simulator on a fabric and its tables
  * (docs/simulation.md). */
 #include "cli.h"
+#include "ibf_sim.h"
 #include "ibf_sim_packet.h"
 
 #include <getopt.h>
@@ -41,6 +42,9 @@ static const char sp_help[] =
 	"  --deadlock S      none (default), dfsssp, coloring or auto: SLs and SL2VL from\n"
 	"                    the deadlock module, on --vls VLs\n"
 	"  --vls N           data VLs per port (buffers), 1..15 (default 8)\n"
+	"  --traffic T       uniform (default), or a pattern of `ibfab sim flow`\n"
+	"                    (shift:C, perm, bisection, adversarial, ...): its first\n"
+	"                    phase fixes each host's destinations, one drawn per packet\n"
 	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
 	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
 	"                    points at once (same results for any N)\n"
@@ -70,6 +74,8 @@ static const char sp_help[] =
 
 struct sp_args {
 	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine;
+	int have_pattern;
+	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
 	int deadlock, json, quiet;
 	double l0, l1, lstep;
@@ -186,8 +192,13 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 				return 2;
 			break;
 		case O_TRAFFIC:
-			if (strcmp(optarg, "uniform"))
-				return cli_usage_error(prog, "--traffic: only 'uniform' is implemented");
+			a->have_pattern = strcmp(optarg, "uniform") != 0;
+			if (a->have_pattern) {
+				struct ibf_error e;
+				ibf_error_clear(&e);
+				if (ibf_sim_pattern_parse(optarg, &a->pattern, &e))
+					return cli_usage_error(prog, "--traffic: %s", e.msg);
+			}
 			break;
 		case O_LOAD:
 			if (parse_double("--load", optarg, 1e-6, 1.0, &a->l0))
@@ -388,6 +399,68 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 	return rc;
 }
 
+/* Destinations per host from the first phase of a flow-simulator pattern
+ * (ranks = hosts, one per host, in ibf_sim_net order). */
+struct phase0 {
+	uint32_t nh;
+	uint32_t *off, *dst;
+	int done;
+};
+
+static int take_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t index, uint32_t n)
+{
+	struct phase0 *p = ctx;
+	(void)index;
+	(void)n;
+	p->off = calloc((size_t)p->nh + 1, sizeof(*p->off));
+	p->dst = malloc((ph->nflows ? ph->nflows : 1) * sizeof(*p->dst));
+	if (!p->off || !p->dst)
+		return 1;
+	for (uint64_t k = 0; k < ph->nflows; k++)
+		if (ph->flow[k].src != ph->flow[k].dst && ph->flow[k].src < p->nh)
+			p->off[ph->flow[k].src + 1]++;
+	for (uint32_t h = 0; h < p->nh; h++)
+		p->off[h + 1] += p->off[h];
+	uint32_t *fill = calloc(p->nh ? p->nh : 1, sizeof(*fill));
+	if (!fill)
+		return 1;
+	for (uint64_t k = 0; k < ph->nflows; k++) {
+		const struct ibf_sim_flow *fl = &ph->flow[k];
+		if (fl->src != fl->dst && fl->src < p->nh)
+			p->dst[p->off[fl->src] + fill[fl->src]++] = fl->dst;
+	}
+	free(fill);
+	p->done = 1;
+	return 1; /* the first phase is enough */
+}
+
+static int build_traffic(const struct sp_args *a, const struct ibf_fabric *f,
+			 const struct ibf_routes *r, struct phase0 *p, struct ibf_error *err)
+{
+	struct ibf_sim_net net;
+	int rc = ibf_sim_net_init(&net, f, r, IBF_CONG_ORDER_AUTO, err);
+	if (rc)
+		return rc;
+	struct ibf_sim_placement pl;
+	memset(&pl, 0, sizeof(pl));
+	rc = ibf_sim_place(&net, IBF_PLACE_LINEAR, 0, 1, a->o.seed, NULL, &pl, err);
+	p->nh = net.nhosts;
+	if (!rc) {
+		struct ibf_sim_pattern pat = a->pattern;
+		pat.seed = a->o.seed;
+		rc = ibf_sim_pattern_run(&net, &pl, &pat, take_phase, p, err);
+		if (!rc && !p->done)
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the traffic pattern has no flows");
+		if (rc == 0 && p->done && !p->off)
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		if (rc && p->done && err->code == 0)
+			rc = 0;
+	}
+	ibf_sim_placement_free(&pl);
+	ibf_sim_net_free(&net);
+	return rc;
+}
+
 /* The load points of a sweep, run by `threads` workers (each run is
  * independent and deterministic: the results do not depend on the thread
  * count); printed in load order afterwards. */
@@ -498,6 +571,17 @@ int cmd_sim_packet(int argc, char **argv)
 	memset(&s2v, 0, sizeof(s2v));
 	int have_sl = 0, have_s2v = 0, dead = 0;
 	rc = get_tables(&a, f, &r, &sl, &s2v, &have_sl, &have_s2v, &err);
+	struct phase0 tr;
+	memset(&tr, 0, sizeof(tr));
+	if (!rc && a.have_pattern && a.o.accels)
+		rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
+				   "--traffic patterns drive hosts; the node model has its own mixes");
+	if (!rc && a.have_pattern) {
+		rc = build_traffic(&a, f, &r, &tr, &err);
+		a.o.traffic_off = tr.off;
+		a.o.traffic_dst = tr.dst;
+		a.o.traffic_nhosts = tr.nh;
+	}
 	struct sweep sw;
 	memset(&sw, 0, sizeof(sw));
 	if (!rc)
@@ -520,6 +604,8 @@ int cmd_sim_packet(int argc, char **argv)
 	if (!rc && a.json)
 		printf("]}\n");
 	sweep_free(&sw);
+	free(tr.off);
+	free(tr.dst);
 	ibf_sl_table_free(&sl);
 	ibf_sl2vl_table_free(&s2v);
 	ibf_routes_free(&r);

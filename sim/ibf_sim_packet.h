@@ -12,9 +12,10 @@
  * propagation delay is ns_per_m x a length per link class.
  *
  * Hosts are the end ports (CA/router ports cabled to a switch).  Each
- * sends open-loop uniform random traffic: packets with exponential gaps at
- * `load` x its link rate, to a destination host drawn uniformly among the
- * others (LID layer drawn uniformly when the LMC is > 0).
+ * sends open-loop traffic: packets with exponential gaps at `load` x its
+ * link rate, to a destination host drawn uniformly among the others, or
+ * among its destinations in a fixed pattern (LID layer drawn uniformly when
+ * the LMC is > 0).
  *
  * Deterministic: the same inputs and seed give the same results (one event
  * heap ordered by time, ties broken by insertion order; one random stream).
@@ -54,6 +55,12 @@ struct ibf_psim_opts {
 				* moved for this long (default 50000) */
 	uint32_t srcq_max;     /* packets a host queues before it drops new ones (default 256) */
 	uint32_t max_cycle;    /* longest deadlock cycle reported (default 64) */
+	/* fixed destinations instead of uniform traffic (NULL: uniform): host
+	 * h sends to dst[off[h] .. off[h + 1] - 1] (host indices as
+	 * ibf_sim_net_init numbers them), one drawn uniformly per packet; a
+	 * host without destinations stays silent.  off has nhosts + 1 entries. */
+	const uint32_t *traffic_off, *traffic_dst;
+	uint32_t traffic_nhosts;
 	/* node model (accels > 0): every end port is the NIC of a node of
 	 * `accels` accelerators on an intra-node switch; the accelerators send
 	 * open-loop messages at `load` x acc_gbps (payload), split into
@@ -87,7 +94,7 @@ struct ibf_psim_buf {
 
 struct ibf_psim_result {
 	uint32_t nhosts;
-	double host_gbps;        /* sum of the hosts' link rates (Gb/s) */
+	double host_gbps;        /* sum of the sending hosts' link rates (Gb/s) */
 	uint32_t assumed_links;  /* cabled ports of unknown width/speed: given the
 				  * fabric's most common rate (as in ibf_sim_net) */
 	double sim_ns;           /* simulated time at the end */

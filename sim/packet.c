@@ -533,9 +533,15 @@ static int ev_gen(struct psim *s, uint32_t h)
 	int rc = push(s, now + gap, EV_GEN, h, 0);
 	if (rc)
 		return rc;
-	uint32_t d = (uint32_t)ibf_rand_below(&s->rng, s->nh - 1);
-	if (d >= h)
-		d++;
+	uint32_t d;
+	if (s->o->traffic_off) {
+		const uint32_t *off = s->o->traffic_off;
+		d = s->o->traffic_dst[off[h] + ibf_rand_below(&s->rng, off[h + 1] - off[h])];
+	} else {
+		d = (uint32_t)ibf_rand_below(&s->rng, s->nh - 1);
+		if (d >= h)
+			d++;
+	}
 	uint32_t layer = (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
 	s->res->generated++;
 	int win = in_window(s, now);
@@ -1292,7 +1298,9 @@ static int setup(struct psim *s, struct ibf_error *err)
 	double hg = 0;
 	for (uint32_t h = 0; h < s->nh; h++) {
 		struct host *H = &s->host[h];
-		hg += H->rate / 10.0;
+		if (!o->traffic_off || o->accels || h >= o->traffic_nhosts ||
+		    o->traffic_off[h + 1] > o->traffic_off[h])
+			hg += H->rate / 10.0; /* the capacity of the hosts that send */
 		H->gap_ps = (uint64_t)((double)s->ser[H->g] / o->load + 0.5);
 	}
 	s->res->nhosts = s->nh;
@@ -1313,8 +1321,22 @@ static int setup(struct psim *s, struct ibf_error *err)
 		if (rc)
 			return rc;
 	}
+	const uint32_t *toff = o->traffic_off;
+	if (toff && !s->K) {
+		if (o->traffic_nhosts != s->nh)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "traffic pattern for %u hosts, the fabric has %u",
+					     o->traffic_nhosts, s->nh);
+		for (uint32_t h = 0; h < s->nh; h++)
+			for (uint32_t k = toff[h]; k < toff[h + 1]; k++)
+				if (o->traffic_dst[k] >= s->nh || o->traffic_dst[k] == h)
+					return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+							     "traffic pattern: host %u sends to %u", h,
+							     o->traffic_dst[k]);
+	}
 	for (uint32_t h = 0; h < s->nh && !rc && !s->K; h++)
-		rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
+		if (!toff || toff[h + 1] > toff[h])
+			rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
 	if (!rc)
 		rc = push(s, s->stall_ps / 2 + 1, EV_CHECK, 0, 0);
 	if (rc)

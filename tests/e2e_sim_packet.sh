@@ -68,12 +68,18 @@ assert n['intra_gbps']>0 and n['inter_gbps']>0 and n['ipkts_delivered']==n['ipkt
 assert abs(n['max_gbps']-10*4*512)<1e-6 and len(n['components_inter_ns'])==7
 "
 
+check "pattern traffic: shift:2" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
+	--deadlock auto --traffic shift:2 --load 0.5 --measure 20us -q | grep -q '^deadlock: none'"
+
 set +e
+"$IBFAB" sim packet --topology "$ring" --engine minimal --traffic nonsense --load 0.5 >/dev/null 2>&1
+rc0=$?
 "$IBFAB" sim packet --topology "$ring" --engine minimal >/dev/null 2>"$WORK/e1"
 rc1=$?
 "$IBFAB" sim packet --topology "$WORK/missing" --engine minimal --load 0.5 >/dev/null 2>"$WORK/e2"
 rc2=$?
 set -e
+check "unknown pattern: usage error" test "$rc0" -eq 2
 check "no load: usage error" test "$rc1" -eq 2
 check "missing file: error" test "$rc2" -eq 1
 done_testing

@@ -327,6 +327,44 @@ static void test_node_model(void)
 	ibf_fabric_free(f);
 }
 
+/* Fixed destinations: h0 -> h1, h1 -> h0, h2 silent; a bad pattern is an
+ * error. */
+static void test_pattern_traffic(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	uint32_t off[4] = {0, 1, 2, 2}, dst[2] = {1, 0};
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.6;
+	o.measure_ns = 200000;
+	o.traffic_off = off;
+	o.traffic_dst = dst;
+	o.traffic_nhosts = 3;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(fabs(res.host_gbps - 200) < 1e-9);
+	/* no contention: everything offered arrives, one switch, no hops */
+	TT_CHECK_MSG(fabs(res.accepted_frac - res.offered_frac) < 0.02, "%.3f vs %.3f",
+		     res.accepted_frac, res.offered_frac);
+	TT_EQ_INT(res.credit_stalls, 0);
+	/* both to h1: its link is the bottleneck, half of the capacity at most */
+	uint32_t off2[4] = {0, 1, 1, 2}, dst2[2] = {1, 1};
+	o.load = 0.9;
+	o.traffic_off = off2;
+	o.traffic_dst = dst2;
+	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.accepted_frac < 0.51 && res.accepted_frac > 0.45, "%.3f", res.accepted_frac);
+	TT_CHECK(res.credit_stalls > 0);
+	uint32_t bad[2] = {0, 0};
+	o.traffic_dst = bad;
+	TT_CHECK(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_one_hop_latency);
@@ -336,5 +374,6 @@ int main(void)
 	TT(test_ring_deadlock);
 	TT(test_unroutable);
 	TT(test_node_model);
+	TT(test_pattern_traffic);
 	return tt_done();
 }
