@@ -14,7 +14,7 @@ enum {
 	O_TOPO = 256, O_G2L, O_LMC, O_LFTS, O_SL, O_SL2VL, O_ENGINE, O_DEADLOCK, O_VLS, O_TRAFFIC,
 	O_LOAD, O_LOADS, O_SEED, O_WARMUP, O_MEASURE, O_DRAIN, O_BUF, O_ARB, O_MTU, O_HDR,
 	O_STALL, O_ROUTER, O_NSM, O_HOSTM, O_SWM, O_SRCQ, O_JSON, O_QUIET, O_ACCELS, O_ACCG,
-	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT, O_THREADS
+	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT, O_THREADS, O_LINKU
 };
 
 static const char sp_help[] =
@@ -53,6 +53,8 @@ static const char sp_help[] =
 	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB suffix)\n"
 	"  --arb rr|age      output arbitration (default rr)\n"
 	"  --mtu BYTES       payload per packet (default 4032; header 64, --header B)\n"
+	"  --link-util FILE  utilisation of every directed link (CSV: load, from, port,\n"
+	"                    to, port, kind, Gb/s, utilisation)\n"
 	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times)\n"
 	"  --router-ns N     head arrival to eligibility at the output (default 100)\n"
 	"  --ns-per-m N      propagation per metre (default 25)\n"
@@ -73,7 +75,7 @@ static const char sp_help[] =
 	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
 
 struct sp_args {
-	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine;
+	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util;
 	int have_pattern;
 	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
@@ -155,6 +157,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{"ipkt-header", required_argument, 0, O_IHDR}, {"msg", required_argument, 0, O_MSG},
 		{"agg-timeout", required_argument, 0, O_AGGT},
 		{"threads", required_argument, 0, O_THREADS},
+		{"link-util", required_argument, 0, O_LINKU},
 		{"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	memset(a, 0, sizeof(*a));
@@ -319,6 +322,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 				return 2;
 			a->o.msg_bytes = (uint32_t)v;
 			break;
+		case O_LINKU: a->link_util = optarg; break;
 		case O_THREADS:
 			if (cli_int("--threads", optarg, 1, 64, &a->threads))
 				return 2;
@@ -397,6 +401,57 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 	}
 	ibf_dl_free(dl);
 	return rc;
+}
+
+static const char *node_label(const struct ibf_fabric *f, uint32_t n)
+{
+	const struct ibf_node *nd = &f->nodes[n];
+	return nd->desc ? nd->desc : nd->id ? nd->id : "?";
+}
+
+/* CSV field: quoted, inner quotes doubled */
+static void csv_str(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', o);
+		fputc(*s, o);
+	}
+	fputc('"', o);
+}
+
+static int write_link_util(const char *path, const struct ibf_fabric *f, const double *load,
+			   const struct ibf_psim_result *res, int n, struct ibf_error *err)
+{
+	struct ibf_atomic at;
+	int rc = ibf_atomic_open(&at, path, err);
+	if (rc)
+		return rc;
+	fprintf(at.fp, "load,from,from_port,to,to_port,kind,gbps,util\n");
+	for (int k = 0; k < n; k++) {
+		if (!res[k].nlinks)
+			continue;
+		for (uint32_t v = 0; v < f->nnodes; v++)
+			for (int p = 1; p <= f->nodes[v].nports; p++) {
+				const struct ibf_port *pp = ibf_port(f, (int)v, p);
+				uint32_t g = f->nodes[v].port_off + (uint32_t)p;
+				if (pp->peer_node == IBF_NO_NODE || g >= res[k].nlinks)
+					continue;
+				int a = f->nodes[v].type == IBF_NODE_SWITCH;
+				int b = f->nodes[pp->peer_node].type == IBF_NODE_SWITCH;
+				if (!a && !b)
+					continue;
+				fprintf(at.fp, "%.4f,", load[k]);
+				csv_str(at.fp, node_label(f, v));
+				fprintf(at.fp, ",%d,", p);
+				csv_str(at.fp, node_label(f, (uint32_t)pp->peer_node));
+				fprintf(at.fp, ",%u,%s,%.3f,%.6f\n", pp->peer_port,
+					a && b ? "switch" : a ? "to-host" : "from-host",
+					(double)res[k].link_gbps[g], (double)res[k].link_util[g]);
+			}
+	}
+	return ibf_atomic_commit(&at, 1, err);
 }
 
 /* Destinations per host from the first phase of a flow-simulator pattern
@@ -603,6 +658,8 @@ int cmd_sim_packet(int argc, char **argv)
 	}
 	if (!rc && a.json)
 		printf("]}\n");
+	if (!rc && a.link_util)
+		rc = write_link_util(a.link_util, f, sw.load, sw.res, sw.n, &err);
 	sweep_free(&sw);
 	free(tr.off);
 	free(tr.dst);

@@ -118,6 +118,11 @@ struct ibf_psim_result {
 	/* switch-to-switch links, inside the window */
 	double vl_util[16];      /* bytes on VL v / capacity of all such links */
 	double link_util_max;    /* busiest directed switch link */
+	float *link_util;        /* [nlinks] every directed link by its sending port's global
+				  * index (nodes[n].port_off + p): bytes sent in the window /
+				  * capacity; 0 without a cable.  Owned (NULL when memory ran out) */
+	float *link_gbps;        /* [nlinks] the rate each link ran at (0: none); owned */
+	uint32_t nlinks;         /* 0 when the two arrays are missing */
 	uint64_t credit_stalls;  /* arbitrations where a head packet found its output
 				  * and input free but not enough credits */
 	uint64_t stalled_pkts;   /* packets that waited for credits at least once */

@@ -398,13 +398,13 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	}
 	s->res->pkt_hops++;
 	s->last_move = s->now;
-	if (s->kind[g] == 1) {
-		p->swhops++;
-		if (in_window(s, s->now)) {
+	if (in_window(s, s->now)) {
+		s->link_bytes[g] += p->bytes;
+		if (s->kind[g] == 1)
 			s->vl_bytes[vl] += p->bytes;
-			s->link_bytes[g] += p->bytes;
-		}
 	}
+	if (s->kind[g] == 1)
+		p->swhops++;
 	return rc;
 }
 
@@ -1109,6 +1109,11 @@ void ibf_psim_opts_default(struct ibf_psim_opts *o)
 
 void ibf_psim_result_free(struct ibf_psim_result *res)
 {
+	free(res->link_util);
+	free(res->link_gbps);
+	res->link_util = NULL;
+	res->link_gbps = NULL;
+	res->nlinks = 0;
 	free(res->cycle);
 	res->cycle = NULL;
 	res->cycle_len = 0;
@@ -1385,6 +1390,17 @@ static void finish(struct psim *s)
 	for (uint32_t v = 0; v < s->V; v++)
 		res->vl_util[v] = swcap > 0 ? (double)s->vl_bytes[v] / swcap : 0;
 	res->link_util_max = maxu;
+	res->link_util = calloc(s->np ? s->np : 1, sizeof(*res->link_util));
+	res->link_gbps = calloc(s->np ? s->np : 1, sizeof(*res->link_gbps));
+	if (res->link_util && res->link_gbps) {
+		res->nlinks = s->np;
+		for (uint32_t g = 0; g < s->np; g++)
+			if (s->rate[g] && s->peer[g] >= 0) {
+				res->link_gbps[g] = (float)(s->rate[g] / 10.0);
+				res->link_util[g] = (float)((double)s->link_bytes[g] /
+							    (s->rate[g] / 10.0 * 1e9 / 8.0 * win_s));
+			}
+	}
 	if (s->K)
 		node_finish(s, win_s);
 }

@@ -68,6 +68,10 @@ assert n['intra_gbps']>0 and n['inter_gbps']>0 and n['ipkts_delivered']==n['ipkt
 assert abs(n['max_gbps']-10*4*512)<1e-6 and len(n['components_inter_ns'])==7
 "
 
+check "link utilisation CSV" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
+	--deadlock auto --loads 0.3:0.6:0.3 --measure 10us -q --link-util \"$WORK/lu.csv\" >/dev/null"
+check "link utilisation: header and 2 x 30 links" test "$(head -1 "$WORK/lu.csv")" = \
+	"load,from,from_port,to,to_port,kind,gbps,util" -a "$(wc -l <"$WORK/lu.csv")" -eq 61
 check "pattern traffic: shift:2" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --traffic shift:2 --load 0.5 --measure 20us -q | grep -q '^deadlock: none'"
 

@@ -350,6 +350,17 @@ static void test_pattern_traffic(void)
 	TT_CHECK_MSG(fabs(res.accepted_frac - res.offered_frac) < 0.02, "%.3f vs %.3f",
 		     res.accepted_frac, res.offered_frac);
 	TT_EQ_INT(res.credit_stalls, 0);
+	/* per-link utilisation: h0's and h1's cables carry their load, h2's none */
+	TT_REQUIRE(res.nlinks == f->nports_total);
+	for (int h = 0; h < 3; h++) {
+		int c = ibf_port(f, 0, h + 1)->peer_node;
+		uint32_t up = f->nodes[c].port_off + 1, down = f->nodes[0].port_off + (uint32_t)h + 1;
+		double want = h < 2 ? 0.6 : 0.0;
+		TT_CHECK_MSG(fabs(res.link_util[up] - want) < 0.05 && fabs(res.link_util[down] - want) < 0.05,
+			     "host %d: %.3f %.3f", h, res.link_util[up], res.link_util[down]);
+		TT_CHECK(fabs(res.link_gbps[up] - 100) < 1e-6);
+	}
+	ibf_psim_result_free(&res);
 	/* both to h1: its link is the bottleneck, half of the capacity at most */
 	uint32_t off2[4] = {0, 1, 1, 2}, dst2[2] = {1, 1};
 	o.load = 0.9;
