@@ -221,6 +221,21 @@ int ibf_fabric_stats(const struct ibf_fabric *f, struct ibf_stats *st, int threa
 		     struct ibf_error *err);
 void ibf_stats_free(struct ibf_stats *st);
 
+/* ------------------------------------------------------ duplicate GUIDs */
+
+/* Nodes whose node GUID another node also has (a firmware bug of some
+ * devices, e.g. SHARP aggregation nodes, makes discovery see one GUID at
+ * two places).  Readers keep both nodes (ibnetdiscover: a second record of
+ * one id, or two cables claiming one peer port); this lists every node of
+ * every shared GUID, sorted by GUID then node, into *out (malloc'd, NULL
+ * when none).  GUID 0 (unknown) is never reported. */
+struct ibf_dup_guid {
+	uint64_t guid;
+	int32_t node;
+};
+int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, uint32_t *n,
+		       struct ibf_error *err);
+
 /* ------------------------------------------------------ degraded links */
 
 /* A link is degraded when it runs below what both of its ends support.
