@@ -382,7 +382,7 @@ static int cmd_info(int argc, char **argv)
 	const char *path = argv[optind];
 	struct ibf_error err;
 	ibf_error_clear(&err);
-	struct ibf_fabric *f = ibf_fabric_read(path, fmt, &err);
+	struct ibf_fabric *f = cli_read_fabric(path, fmt, &err);
 	if (!f)
 		return cli_fail(&err);
 	if (!f->finalized && ibf_fabric_finalize(f, &err)) {
@@ -497,7 +497,7 @@ static int cmd_convert(int argc, char **argv)
 		return cli_usage_error("ibfab topo convert", "--format is required");
 	struct ibf_error err;
 	ibf_error_clear(&err);
-	struct ibf_fabric *f = ibf_fabric_read(argv[optind], infmt, &err);
+	struct ibf_fabric *f = cli_read_fabric(argv[optind], infmt, &err);
 	if (!f)
 		return cli_fail(&err);
 	int rc = 0;
@@ -548,7 +548,7 @@ static int cmd_links(int argc, char **argv)
 		return cli_usage_error("ibfab topo links", "expected one FILE");
 	struct ibf_error err;
 	ibf_error_clear(&err);
-	struct ibf_fabric *f = ibf_fabric_read(argv[optind], fmt, &err);
+	struct ibf_fabric *f = cli_read_fabric(argv[optind], fmt, &err);
 	if (!f)
 		return cli_fail(&err);
 	size_t n = 0, cap = 1024;
