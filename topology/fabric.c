@@ -203,6 +203,9 @@ void ibf_fabric_free(struct ibf_fabric *f)
 	free(f->switches);
 	free(f->adj_off);
 	free(f->adj);
+	free(f->port_adj);
+	free(f->adj_src);
+	free(f->adj_rev);
 	free(f->meta);
 	guid_index_drop(f);
 	free(f);
@@ -386,6 +389,30 @@ int ibf_fabric_finalize(struct ibf_fabric *f, struct ibf_error *err)
 				k++;
 			}
 		}
+	}
+	/* link indexes every module uses */
+	free(f->port_adj);
+	free(f->adj_src);
+	free(f->adj_rev);
+	f->port_adj = malloc(((size_t)f->nports_total + 1) * sizeof(*f->port_adj));
+	f->adj_src = malloc((nadj ? nadj : 1) * sizeof(*f->adj_src));
+	f->adj_rev = malloc((nadj ? nadj : 1) * sizeof(*f->adj_rev));
+	if (!f->port_adj || !f->adj_src || !f->adj_rev)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t i = 0; i < f->nports_total; i++)
+		f->port_adj[i] = -1;
+	for (s = 0; s < f->nsw; s++) {
+		const struct ibf_node *n = &f->nodes[f->switches[s]];
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			f->port_adj[n->port_off + f->adj[e].lport] = (int32_t)e;
+			f->adj_src[e] = s;
+		}
+	}
+	for (uint32_t e = 0; e < nadj; e++) {
+		/* the reverse: the neighbour's port the cable ends on */
+		const struct ibf_node *nb = &f->nodes[f->switches[f->adj[e].nbr]];
+		int32_t r = f->port_adj[nb->port_off + f->adj[e].rport];
+		f->adj_rev[e] = r >= 0 ? (uint32_t)r : UINT32_MAX;
 	}
 	if (ibf_fabric_index_guids(f))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");

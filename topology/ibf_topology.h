@@ -119,6 +119,14 @@ struct ibf_fabric {
 	struct ibf_adj *adj;
 	/* number of non-switch (CA/router) ports that are connected to a switch */
 	uint32_t nhosts_ports;
+	/* link indexes, built by ibf_fabric_finalize() for every module:
+	 * port_adj[global port id] = adj index of a switch port facing another
+	 * switch, -1 otherwise; adj_src[e] = the switch adj entry e leaves;
+	 * adj_rev[e] = the adj entry of the same cable the other way
+	 * (UINT32_MAX for none) */
+	int32_t *port_adj;  /* [nports_total] */
+	uint32_t *adj_src;  /* [adj_off[nsw]] */
+	uint32_t *adj_rev;  /* [adj_off[nsw]] */
 
 	/* free-form generator metadata, "key=value;key=value", owned, may be NULL */
 	char *meta;
