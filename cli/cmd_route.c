@@ -59,7 +59,7 @@ static int end_port_lmc(const struct ibf_fabric *f)
 struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, int quiet,
 				   struct ibf_error *err)
 {
-	struct ibf_fabric *f = ibf_fabric_read(path, IBF_FMT_AUTO, err);
+	struct ibf_fabric *f = cli_read_fabric(path, IBF_FMT_AUTO, err);
 	if (!f)
 		return NULL;
 	int rc = 0;

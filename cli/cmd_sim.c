@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char flow_help[] =
 	"Usage: ibfab sim flow --topology F (--lfts DUMP | --engine E)... --pattern P...\n"
@@ -427,7 +428,7 @@ static int cmd_flow(int argc, char **argv)
 	long lmc = -1, ppn = 1, ranks = 0;
 	double bytes = 1 << 20, acc = 0;
 	uint64_t seed = 1;
-	int mat_r = 0, mat_a = 0;
+	int mat_r = 0, mat_a = 0, threads_set = 0;
 	struct ibf_mat_opts mo;
 	ibf_mat_opts_default(&mo);
 	ibf_conf_default(&conf);
@@ -479,6 +480,7 @@ static int cmd_flow(int argc, char **argv)
 		case O_THREADS:
 			if (ibf_conf_set(&conf, "threads", optarg, "--threads", &err))
 				return cli_usage_error(prog, "%s", err.msg);
+			threads_set = 1;
 			break;
 		case O_PLACE: place = optarg; break;
 		case O_PPN:
@@ -575,6 +577,11 @@ static int cmd_flow(int argc, char **argv)
 		}
 		if (!rc)
 			rc = ibf_sim_net_init(&srcs[s].net, f, &srcs[s].r, IBF_CONG_ORDER_AUTO, &err);
+		if (!rc) {
+			/* tracing workers: --threads (or the conf), else one per CPU */
+			long nt = threads_set ? conf.threads : sysconf(_SC_NPROCESSORS_ONLN);
+			srcs[s].net.threads = nt < 1 ? 1 : nt > 16 ? 16 : (int)nt;
+		}
 	}
 	/* one placement for every source (host order is the fabric's, not the tables') */
 	if (!rc) {

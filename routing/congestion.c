@@ -110,7 +110,6 @@ struct cg {
 	const struct ibf_routes *r;
 	const struct host *h;
 	uint32_t N;
-	uint32_t *padj;  /* [nports_total]: adj index of a switch port facing a switch */
 	uint32_t *load;  /* [E] */
 	uint32_t *touched;
 	uint32_t ntouched;
@@ -142,7 +141,7 @@ static int flow(struct cg *c, uint32_t a, uint32_t b, uint32_t *maxl, uint32_t *
 				return 0;
 			break;
 		}
-		uint32_t e = c->padj[f->nodes[node].port_off + port];
+		uint32_t e = (uint32_t)f->port_adj[f->nodes[node].port_off + port];
 		if (e == UINT32_MAX)
 			break;
 		if (!c->load[e]++)
@@ -358,7 +357,6 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	c.r = r;
 	c.h = h;
 	c.N = N;
-	c.padj = malloc((f->nports_total ? f->nports_total : 1) * sizeof(uint32_t));
 	c.load = calloc(E ? E : 1, sizeof(uint32_t));
 	c.touched = malloc((E ? E : 1) * sizeof(uint32_t));
 	perm = calloc(N ? N : 1, sizeof(uint32_t));
@@ -372,16 +370,9 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		goto out;
 	}
 	rep->max_load = calloc(ninst ? ninst : 1, sizeof(uint32_t));
-	if (!c.padj || !c.load || !c.touched || !perm || !rep->max_load) {
+	if (!c.load || !c.touched || !perm || !rep->max_load) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
-	}
-	for (uint32_t i = 0; i < f->nports_total; i++)
-		c.padj[i] = UINT32_MAX;
-	for (uint32_t s = 0; s < f->nsw; s++) {
-		int node = f->switches[s];
-		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
-			c.padj[f->nodes[node].port_off + f->adj[e].lport] = e;
 	}
 	rep->nhosts = N;
 	rep->nlinks = E;
@@ -446,7 +437,6 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 out:
 	cut_free(&cut);
 	free(h);
-	free(c.padj);
 	free(c.load);
 	free(c.touched);
 	free(perm);

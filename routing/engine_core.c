@@ -610,8 +610,6 @@ static int ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids)
 
 static void ctx_free(struct eng_ctx *c)
 {
-	free(c->esrc);
-	free(c->rev);
 	free(c->und);
 	free(c->dist);
 	free(c->hosts);
@@ -765,8 +763,8 @@ static int build_links(struct eng_ctx *c, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = c->f;
 	uint32_t S = c->S, E = c->E;
-	c->esrc = malloc((E ? E : 1) * sizeof(*c->esrc));
-	c->rev = malloc((E ? E : 1) * sizeof(*c->rev));
+	c->esrc = f->adj_src; /* the fabric's own link indexes */
+	c->rev = f->adj_rev;
 	c->und = malloc((E ? E : 1) * sizeof(*c->und));
 	c->W = calloc(E ? E : 1, sizeof(*c->W));
 	c->X = calloc(E ? E : 1, sizeof(*c->X));
@@ -777,19 +775,8 @@ static int build_links(struct eng_ctx *c, struct ibf_error *err)
 	for (uint32_t s = 0; s < S; s++)
 		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
 			c->plink[(size_t)s * 256 + f->adj[e].lport] = e;
-	for (uint32_t s = 0; s < S; s++)
-		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
-			c->esrc[e] = s;
-	for (uint32_t e = 0; e < E; e++) {
-		uint32_t u = f->adj[e].nbr;
-		c->rev[e] = ENG_NOLINK;
-		for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++)
-			if (f->adj[k].lport == f->adj[e].rport && f->adj[k].nbr == c->esrc[e]) {
-				c->rev[e] = k;
-				break;
-			}
+	for (uint32_t e = 0; e < E; e++)
 		c->und[e] = (c->rev[e] != ENG_NOLINK && c->rev[e] < e) ? c->rev[e] : e;
-	}
 	return 0;
 }
 

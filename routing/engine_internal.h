@@ -62,8 +62,8 @@ struct eng_ctx {
 	struct ibf_routes *r;
 	int mode;
 	uint32_t S, E;        /* switches, directed switch-switch links (CSR entries) */
-	uint32_t *esrc;       /* [E] tail switch of each directed link */
-	uint32_t *rev;        /* [E] the opposite direction of the same cable */
+	const uint32_t *esrc; /* [E] tail switch of each directed link (fabric->adj_src) */
+	const uint32_t *rev;  /* [E] the opposite direction of the same cable (fabric->adj_rev) */
 	uint32_t *und;        /* [E] undirected cable id (min(e, rev(e))) */
 	uint16_t *dist;       /* [S*S] hop distances, ENG_DIST_INF when unreachable */
 	uint32_t diam;        /* largest finite distance */

@@ -157,21 +157,6 @@ int ibf_walk_threads(uint64_t work)
 	return (int)n;
 }
 
-int32_t *ibf_walk_portlinks(const struct ibf_fabric *f)
-{
-	int32_t *pl = malloc(((size_t)f->nports_total + 1) * sizeof(*pl));
-	if (!pl)
-		return NULL;
-	for (uint32_t i = 0; i < f->nports_total; i++)
-		pl[i] = -1;
-	for (uint32_t s = 0; s < f->nsw; s++) {
-		const struct ibf_node *n = &f->nodes[f->switches[s]];
-		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
-			pl[n->port_off + f->adj[a].lport] = (int32_t)a;
-	}
-	return pl;
-}
-
 /* ------------------------------------------------------------ one trace */
 
 int ibf_trace(const struct ibf_fabric *f, const struct ibf_lidmap *m, const struct ibf_routes *r,

@@ -278,6 +278,9 @@ static void dijkstra(const struct ibf_sim_net *n, struct dj *d, uint32_t src, co
 
 /* ------------------------------------------------------------ Garg-Koenemann */
 
+/* the switch a directed switch-switch link (a port id) leaves */
+#define TAIL(link) (f->adj_src[f->port_adj[(link)]])
+
 static int gk(const struct ibf_sim_net *n, const struct comm *c, int mode,
 	      const struct ibf_mat_opts *o, double hb, double *lo, double *hi, uint32_t *phases,
 	      struct ibf_error *err)
@@ -288,14 +291,13 @@ static int gk(const struct ibf_sim_net *n, const struct comm *c, int mode,
 	double *len = calloc(E ? E : 1, sizeof(double)), *flow = calloc(E ? E : 1, sizeof(double));
 	double *routed = calloc(c->n ? c->n : 1, sizeof(double));
 	double *rem = NULL, *sub = NULL;
-	uint32_t *owner = malloc((E ? E : 1) * sizeof(uint32_t));
 	uint64_t *cfirst = NULL, *bysrc = NULL;
 	struct dj d = { 0 };
 	int rc = 0;
 	*lo = 0;
 	*hi = INFINITY;
 	*phases = 0;
-	if (!len || !flow || !routed || !owner) {
+	if (!len || !flow || !routed) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
@@ -318,11 +320,6 @@ static int gk(const struct ibf_sim_net *n, const struct comm *c, int mode,
 		if (!d.dist || !d.pred || !d.heap || !d.pos || !rem || !sub || !cfirst) {
 			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			goto out;
-		}
-		for (uint32_t s = 0; s < S; s++) {
-			int node = f->switches[s];
-			for (uint32_t k = f->adj_off[s]; k < f->adj_off[s + 1]; k++)
-				owner[f->nodes[node].port_off + f->adj[k].lport] = s;
 		}
 		/* commodities come grouped by nothing in particular: index by source */
 		for (uint32_t s = 0; s <= S; s++)
@@ -371,7 +368,7 @@ static int gk(const struct ibf_sim_net *n, const struct comm *c, int mode,
 						*lo = *hi = 0;
 						goto done;
 					}
-					for (uint32_t v = c->dst[j]; v != s; v = owner[d.pred[v]])
+					for (uint32_t v = c->dst[j]; v != s; v = TAIL(d.pred[v]))
 						flow[d.pred[v]] += c->d[j];
 				}
 			}
@@ -443,7 +440,7 @@ restart:
 					for (uint64_t x = cfirst[s]; x < cfirst[s + 1]; x++) {
 						uint64_t j = bysrc[x];
 						for (uint32_t v = c->dst[j]; v != s && d.pred[v] != UINT32_MAX;
-						     v = owner[d.pred[v]])
+						     v = TAIL(d.pred[v]))
 							sub[v] += rem[j];
 					}
 					double sigma = 1;
@@ -531,7 +528,6 @@ out:
 	free(routed);
 	free(rem);
 	free(sub);
-	free(owner);
 	free(cfirst);
 	free(d.dist);
 	free(d.pred);

@@ -13,37 +13,17 @@
 #include "sim_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 void sim_inc_free(struct sim_inc *in)
 {
 	free(in->off);
-	free(in->link);
-	free(in->w);
+	free(in->inc);
 	free(in->demand);
 	free(in->index);
 	memset(in, 0, sizeof(*in));
-}
-
-static int inc_push(struct sim_inc *in, uint32_t link, uint8_t w)
-{
-	if (in->ninc == in->capinc) {
-		uint64_t nc = in->capinc ? in->capinc * 2 : 4096;
-		uint32_t *nl = realloc(in->link, nc * sizeof(uint32_t));
-		if (!nl)
-			return -1;
-		in->link = nl;
-		uint8_t *nw = realloc(in->w, nc);
-		if (!nw)
-			return -1;
-		in->w = nw;
-		in->capinc = nc;
-	}
-	in->link[in->ninc] = link;
-	in->w[in->ninc] = w;
-	in->ninc++;
-	return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -52,78 +32,51 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
-		  const struct ibf_sim_phase *ph, const struct ibf_sim_layer_policy *lp,
-		  struct sim_inc *in, struct ibf_error *err)
+/* One worker's share of the tracing: flows [lo, hi) of the phase, with
+ * layers chosen beforehand (so the result never depends on the split). */
+struct tjob {
+	const struct ibf_sim_net *n;
+	const struct ibf_sim_placement *pl;
+	const struct ibf_sim_phase *ph;
+	const uint8_t *l0, *nl;   /* per flow; nl 0 = local */
+	uint16_t *cnt;            /* per flow: incidences written */
+	uint64_t lo, hi;
+	uint32_t *inc;
+	uint64_t ninc, cap;
+	uint64_t bad, first_bad;  /* undelivered flows, the first one */
+	uint32_t bad_layer;
+	int oom;
+};
+
+static void *trace_job(void *arg)
 {
-	memset(in, 0, sizeof(*in));
-	uint64_t nf = ph->nflows;
-	in->off = malloc((nf + 1) * sizeof(uint64_t));
-	in->demand = malloc((nf ? nf : 1) * sizeof(double));
-	in->index = malloc((nf ? nf : 1) * sizeof(uint64_t));
-	uint32_t *rr = calloc(pl->nranks ? pl->nranks : 1, sizeof(uint32_t));
-	if (!in->off || !in->demand || !in->index || !rr) {
-		free(rr);
-		sim_inc_free(in);
-		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	}
-	uint64_t rnd = lp->seed ^ 0x6a09e667f3bcc909ull;
+	struct tjob *j = arg;
+	const struct ibf_sim_net *n = j->n;
 	uint32_t buf[IBF_TRACE_MAX + 2], all[128 * (IBF_TRACE_MAX + 2)];
-	uint64_t bad = 0;
-	char first_bad[160] = "";
-	in->off[0] = 0;
-	for (uint64_t i = 0; i < nf; i++) {
-		const struct ibf_sim_flow *fl = &ph->flow[i];
-		if (fl->src >= pl->nranks || fl->dst >= pl->nranks) {
-			free(rr);
-			sim_inc_free(in);
-			return ibf_error_set(err, IBF_EINVAL, NULL, 0, "flow %llu names rank %u of %u",
-					     (unsigned long long)i, fl->src > fl->dst ? fl->src : fl->dst,
-					     pl->nranks);
-		}
-		uint32_t a = pl->host[fl->src], b = pl->host[fl->dst];
-		if (a == b) {
-			in->local++;
+	j->first_bad = UINT64_MAX;
+	for (uint64_t i = j->lo; i < j->hi && !j->oom; i++) {
+		j->cnt[i] = 0;
+		uint32_t nl = j->nl[i];
+		if (!nl)
 			continue;
-		}
-		const struct ibf_port *dp = ibf_port(n->f, n->host[b].node, n->host[b].port);
-		uint32_t L = 1u << dp->lmc, l0 = 0, nl = 1;
-		switch (lp->how) {
-		case IBF_LAYERS_FIXED: l0 = lp->layer; break;
-		case IBF_LAYERS_RR: {
-			/* the flow's messages take the source's next layers in turn:
-			 * k messages spread evenly over min(k, L) layers (rounded
-			 * down to a power of two so the shares are exact) */
-			double msgs = ceil(ph->bytes / (lp->msg_bytes > 0 ? lp->msg_bytes : 65536.0));
-			uint32_t k = msgs >= L ? L : msgs < 1 ? 1 : (uint32_t)msgs;
-			while (k & (k - 1))
-				k &= k - 1;
-			l0 = rr[fl->src] % L;
-			rr[fl->src] += k;
-			nl = k;
-			break;
-		}
-		case IBF_LAYERS_HASH:
-			l0 = (uint32_t)(ibf_hash64(((uint64_t)fl->src << 32 | fl->dst) ^ lp->seed) % L);
-			break;
-		case IBF_LAYERS_RANDOM: l0 = (uint32_t)ibf_rand_below(&rnd, L); break;
-		default: nl = L; break;
-		}
+		const struct ibf_sim_flow *fl = &j->ph->flow[i];
+		uint32_t a = j->pl->host[fl->src], b = j->pl->host[fl->dst];
+		uint32_t L = 1u << ibf_port(n->f, n->host[b].node, n->host[b].port)->lmc;
 		uint32_t tot = 0;
 		int ok = 1;
-		for (uint32_t j = 0; j < nl && ok; j++) {
-			int k = ibf_sim_trace(n, a, b, nl > 1 ? (l0 + j) % L : l0 + j, buf,
-					      IBF_TRACE_MAX + 2);
-			if (k < 0) {
+		for (uint32_t k = 0; k < nl && ok; k++) {
+			uint32_t layer = nl > 1 ? (j->l0[i] + k) % L : j->l0[i];
+			int m = ibf_sim_trace(n, a, b, layer, buf, IBF_TRACE_MAX + 2);
+			if (m < 0) {
 				ok = 0;
-				if (!bad++)
-					snprintf(first_bad, sizeof(first_bad),
-						 "rank %u -> rank %u (host %u -> host %u, layer %u)",
-						 fl->src, fl->dst, a, b, l0 + j);
+				if (!j->bad++) {
+					j->first_bad = i;
+					j->bad_layer = layer;
+				}
 				break;
 			}
-			memcpy(all + tot, buf, (size_t)k * sizeof(uint32_t));
-			tot += (uint32_t)k;
+			memcpy(all + tot, buf, (size_t)m * sizeof(uint32_t));
+			tot += (uint32_t)m;
 		}
 		if (!ok)
 			continue;
@@ -139,29 +92,187 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 				}
 			}
 		}
+		if (j->ninc + tot > j->cap) {
+			uint64_t nc = j->cap ? j->cap : 4096;
+			while (nc < j->ninc + tot)
+				nc *= 2;
+			uint32_t *ni = realloc(j->inc, nc * sizeof(uint32_t));
+			if (!ni) {
+				j->oom = 1;
+				break;
+			}
+			j->inc = ni;
+			j->cap = nc;
+		}
+		uint16_t c = 0;
 		for (uint32_t x = 0; x < tot;) {
 			uint32_t y = x;
 			while (y < tot && all[y] == all[x])
 				y++;
-			if (inc_push(in, all[x], (uint8_t)((y - x) * (128 / nl)))) {
-				free(rr);
-				sim_inc_free(in);
-				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			}
+			j->inc[j->ninc++] = SIM_INC(all[x], (y - x) * (128 / nl));
+			c++;
 			x = y;
 		}
-		in->demand[in->nf] = fl->demand;
-		in->index[in->nf] = i;
-		in->off[++in->nf] = in->ninc;
+		j->cnt[i] = c;
 	}
-	free(rr);
+	return NULL;
+}
+
+int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
+		  const struct ibf_sim_phase *ph, const struct ibf_sim_layer_policy *lp,
+		  struct sim_inc *in, struct ibf_error *err)
+{
+	memset(in, 0, sizeof(*in));
+	uint64_t nf = ph->nflows;
+	if (n->nlinks >= SIM_MAX_LINKS)
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+				     "%u ports: the simulator handles fewer than %u", n->nlinks,
+				     SIM_MAX_LINKS);
+	uint8_t *l0 = malloc(nf ? nf : 1), *nls = malloc(nf ? nf : 1);
+	uint16_t *cnt = malloc((nf ? nf : 1) * sizeof(uint16_t));
+	uint32_t *rr = calloc(pl->nranks ? pl->nranks : 1, sizeof(uint32_t));
+	int T = n->threads > 0 ? n->threads : 1;
+	if (T > 64)
+		T = 64;
+	if ((uint64_t)T > nf / 4096 + 1)
+		T = (int)(nf / 4096 + 1);
+	struct tjob job[64];
+	memset(job, 0, sizeof(job));
+	int rc = 0;
+	if (!l0 || !nls || !cnt || !rr) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	/* layer choices, in flow order (rr counts per source) */
+	uint64_t rnd = lp->seed ^ 0x6a09e667f3bcc909ull;
+	for (uint64_t i = 0; i < nf; i++) {
+		const struct ibf_sim_flow *fl = &ph->flow[i];
+		if (fl->src >= pl->nranks || fl->dst >= pl->nranks) {
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "flow %llu names rank %u of %u",
+					   (unsigned long long)i, fl->src > fl->dst ? fl->src : fl->dst,
+					   pl->nranks);
+			goto out;
+		}
+		uint32_t a = pl->host[fl->src], b = pl->host[fl->dst];
+		if (a == b) {
+			in->local++;
+			nls[i] = 0;
+			continue;
+		}
+		const struct ibf_port *dp = ibf_port(n->f, n->host[b].node, n->host[b].port);
+		uint32_t L = 1u << dp->lmc, first = 0, nl = 1;
+		switch (lp->how) {
+		case IBF_LAYERS_FIXED: first = lp->layer < L ? lp->layer : L - 1; break;
+		case IBF_LAYERS_RR: {
+			/* the flow's messages take the source's next layers in turn:
+			 * k messages spread evenly over min(k, L) layers (rounded
+			 * down to a power of two so the shares are exact) */
+			double msgs = ceil(ph->bytes / (lp->msg_bytes > 0 ? lp->msg_bytes : 65536.0));
+			uint32_t k = msgs >= L ? L : msgs < 1 ? 1 : (uint32_t)msgs;
+			while (k & (k - 1))
+				k &= k - 1;
+			first = rr[fl->src] % L;
+			rr[fl->src] += k;
+			nl = k;
+			break;
+		}
+		case IBF_LAYERS_HASH:
+			first = (uint32_t)(ibf_hash64(((uint64_t)fl->src << 32 | fl->dst) ^ lp->seed) % L);
+			break;
+		case IBF_LAYERS_RANDOM: first = (uint32_t)ibf_rand_below(&rnd, L); break;
+		default: nl = L; break;
+		}
+		l0[i] = (uint8_t)first;
+		nls[i] = (uint8_t)(nl > 128 ? 128 : nl);
+	}
+	/* trace in T contiguous slices */
+	pthread_t tid[64];
+	int started[64] = { 0 };
+	for (int t = 0; t < T; t++) {
+		job[t] = (struct tjob){ .n = n, .pl = pl, .ph = ph, .l0 = l0, .nl = nls, .cnt = cnt,
+					.lo = nf * (uint64_t)t / (uint64_t)T,
+					.hi = nf * (uint64_t)(t + 1) / (uint64_t)T };
+		if (t > 0 && pthread_create(&tid[t], NULL, trace_job, &job[t]) == 0)
+			started[t] = 1;
+	}
+	trace_job(&job[0]);
+	for (int t = 1; t < T; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			trace_job(&job[t]);
+	}
+	uint64_t bad = 0, ninc = 0;
+	for (int t = 0; t < T; t++) {
+		if (job[t].oom) {
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			goto out;
+		}
+		if (job[t].bad && !bad) {
+			const struct ibf_sim_flow *fl = &ph->flow[job[t].first_bad];
+			ibf_error_set(err, IBF_ENOROUTE, NULL, 0, "first rank %u -> rank %u (host %u -> host %u, layer %u)",
+				      fl->src, fl->dst, pl->host[fl->src], pl->host[fl->dst],
+				      job[t].bad_layer);
+		}
+		bad += job[t].bad;
+		ninc += job[t].ninc;
+	}
 	if (bad) {
-		sim_inc_free(in);
-		return ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
-				     "%llu flow(s) not delivered by the tables, first %s",
-				     (unsigned long long)bad, first_bad);
+		char first[IBF_ERR_MSG_MAX];
+		snprintf(first, sizeof(first), "%s", err ? err->msg : "");
+		rc = ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
+				   "%llu flow(s) not delivered by the tables, %s",
+				   (unsigned long long)bad, first);
+		goto out;
 	}
-	return 0;
+	/* join the slices: grow the first (mremap for large blocks), append */
+	in->inc = job[0].inc;
+	job[0].inc = NULL;
+	if (T > 1 || !in->inc) {
+		uint32_t *ni = realloc(in->inc, (ninc ? ninc : 1) * sizeof(uint32_t));
+		if (!ni) {
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			goto out;
+		}
+		in->inc = ni;
+	}
+	uint64_t at = job[0].ninc;
+	for (int t = 1; t < T; t++) {
+		if (job[t].ninc)
+			memcpy(in->inc + at, job[t].inc, job[t].ninc * sizeof(uint32_t));
+		at += job[t].ninc;
+		free(job[t].inc);
+		job[t].inc = NULL;
+	}
+	in->ninc = ninc;
+	uint64_t nn = nf - in->local;
+	in->off = malloc((nn + 1) * sizeof(uint64_t));
+	in->demand = malloc((nn ? nn : 1) * sizeof(double));
+	in->index = in->local ? malloc((nn ? nn : 1) * sizeof(uint64_t)) : NULL;
+	if (!in->off || !in->demand || (in->local && !in->index)) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	in->off[0] = 0;
+	for (uint64_t i = 0; i < nf; i++) {
+		if (!nls[i])
+			continue;
+		in->demand[in->nf] = ph->flow[i].demand;
+		if (in->index)
+			in->index[in->nf] = i;
+		in->off[in->nf + 1] = in->off[in->nf] + cnt[i];
+		in->nf++;
+	}
+out:
+	for (int t = 0; t < T; t++)
+		free(job[t].inc);
+	free(l0);
+	free(nls);
+	free(cnt);
+	free(rr);
+	if (rc)
+		sim_inc_free(in);
+	return rc;
 }
 
 /* ------------------------------------------------------------ the heap */
@@ -258,8 +369,8 @@ int sim_maxmin(const struct sim_inc *in, const double *cap, uint32_t nlinks, con
 	if (load)
 		memset(load, 0, nlinks * sizeof(double));
 	for (uint64_t i = 0; i < in->ninc; i++)
-		if (!use || use[in->link[i]])
-			loff[in->link[i] + 1]++;
+		if (!use || use[SIM_LINK(in->inc[i])])
+			loff[SIM_LINK(in->inc[i]) + 1]++;
 	for (uint32_t e = 0; e < nlinks; e++)
 		loff[e + 1] += loff[e];
 	lflow = malloc((loff[nlinks] ? loff[nlinks] : 1) * sizeof(uint32_t));
@@ -269,11 +380,11 @@ int sim_maxmin(const struct sim_inc *in, const double *cap, uint32_t nlinks, con
 	for (uint64_t f = 0; f < nf; f++) {
 		int any = 0;
 		for (uint64_t k = in->off[f]; k < in->off[f + 1]; k++) {
-			uint32_t e = in->link[k];
+			uint32_t e = SIM_LINK(in->inc[k]);
 			if (use && !use[e])
 				continue;
 			lflow[loff[e] + cnt[e]++] = (uint32_t)f;
-			W[e] += in->w[k];
+			W[e] += SIM_W(in->inc[k]);
 			any = 1;
 		}
 		ncap += in->demand[f] > 0;
@@ -339,11 +450,11 @@ int sim_maxmin(const struct sim_inc *in, const double *cap, uint32_t nlinks, con
 			rate[f] = level;
 			remaining--;
 			for (uint64_t k = in->off[f]; k < in->off[f + 1]; k++) {
-				uint32_t e = in->link[k];
+				uint32_t e = SIM_LINK(in->inc[k]);
 				if (use && !use[e])
 					continue;
-				W[e] -= in->w[k];
-				F[e] += level * in->w[k] / 128.0;
+				W[e] -= SIM_W(in->inc[k]);
+				F[e] += level * SIM_W(in->inc[k]) / 128.0;
 			}
 		}
 	}
@@ -421,16 +532,14 @@ int ibf_sim_maxmin_phase(const struct ibf_sim_net *n, const struct ibf_sim_place
 		h2.nf = in.nf;
 		h2.ninc = 2 * in.nf;
 		h2.off = malloc((in.nf + 1) * sizeof(uint64_t));
-		h2.link = malloc((h2.ninc ? h2.ninc : 1) * sizeof(uint32_t));
-		h2.w = malloc(h2.ninc ? h2.ninc : 1);
+		h2.inc = malloc((h2.ninc ? h2.ninc : 1) * sizeof(uint32_t));
 		h2.demand = in.demand;
-		int bad = !h2.off || !h2.link || !h2.w;
+		int bad = !h2.off || !h2.inc;
 		for (uint64_t f = 0; !bad && f < in.nf; f++) {
-			const struct ibf_sim_flow *fl = &ph->flow[in.index[f]];
+			const struct ibf_sim_flow *fl = &ph->flow[in.index ? in.index[f] : f];
 			h2.off[f] = 2 * f;
-			h2.link[2 * f] = n->up[pl->host[fl->src]];
-			h2.link[2 * f + 1] = n->down[pl->host[fl->dst]];
-			h2.w[2 * f] = h2.w[2 * f + 1] = 128;
+			h2.inc[2 * f] = SIM_INC(n->up[pl->host[fl->src]], 128);
+			h2.inc[2 * f + 1] = SIM_INC(n->down[pl->host[fl->dst]], 128);
 		}
 		if (!bad) {
 			h2.off[in.nf] = h2.ninc;
@@ -453,7 +562,7 @@ int ibf_sim_maxmin_phase(const struct ibf_sim_net *n, const struct ibf_sim_place
 		for (uint64_t i = 0; i < ph->nflows; i++)
 			rates[i] = 0;
 		for (uint64_t f = 0; f < in.nf; f++)
-			rates[in.index[f]] = rate[f];
+			rates[in.index ? in.index[f] : f] = rate[f];
 	}
 	/* rate figures over the elastic flows when there are any (flows with a
 	 * demand get what they ask for or less; their time is not the phase's) */

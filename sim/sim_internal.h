@@ -7,13 +7,17 @@
  * with its links and their weights w/128 (split flows: k/L per link). */
 struct sim_inc {
 	uint64_t nf, local;
-	uint64_t *off;      /* [nf + 1] into link/w */
-	uint32_t *link;
-	uint8_t *w;
-	uint64_t ninc, capinc;
+	uint64_t *off;      /* [nf + 1] into inc */
+	uint32_t *inc;      /* link | weight << 24 (SIM_INC) */
+	uint64_t ninc;
 	double *demand;     /* [nf] 0 = elastic */
-	uint64_t *index;    /* [nf] the flow's index in the phase */
+	uint64_t *index;    /* [nf] the flow's index in the phase; NULL when no
+			     * flow was local (index = position) */
 };
+#define SIM_MAX_LINKS (1u << 24)
+#define SIM_INC(link, w) ((uint32_t)(link) | (uint32_t)(w) << 24)
+#define SIM_LINK(v) ((v) & (SIM_MAX_LINKS - 1))
+#define SIM_W(v) ((v) >> 24)
 int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
 		  const struct ibf_sim_phase *ph, const struct ibf_sim_layer_policy *lp,
 		  struct sim_inc *in, struct ibf_error *err);

@@ -405,15 +405,15 @@ static void test_properties(void)
 			double *maxr = calloc(x.n.nlinks, sizeof(double));
 			for (uint64_t f = 0; f < in.nf; f++)
 				for (uint64_t e = in.off[f]; e < in.off[f + 1]; e++)
-					if (rate[f] > maxr[in.link[e]])
-						maxr[in.link[e]] = rate[f];
+					if (rate[f] > maxr[SIM_LINK(in.inc[e])])
+						maxr[SIM_LINK(in.inc[e])] = rate[f];
 			int over = 0, unb = 0;
 			for (uint32_t e = 0; e < x.n.nlinks; e++)
 				over += load[e] > x.n.cap[e] * (1 + 1e-9) + 1e-9;
 			for (uint64_t f = 0; f < in.nf; f++) {
 				int ok = in.demand[f] > 0 && near(rate[f], in.demand[f]);
 				for (uint64_t e = in.off[f]; e < in.off[f + 1] && !ok; e++) {
-					uint32_t l = in.link[e];
+					uint32_t l = SIM_LINK(in.inc[e]);
 					ok = load[l] >= x.n.cap[l] * (1 - 1e-9) &&
 					     rate[f] >= maxr[l] * (1 - 1e-9);
 				}
@@ -421,6 +421,15 @@ static void test_properties(void)
 			}
 			TT_CHECK_MSG(!over && !unb, "%s %s: %d links over capacity, %d flows without bottleneck",
 				     pol[k], pats[q], over, unb);
+			/* the same incidence and rates with 3 tracing workers */
+			x.n.threads = 3;
+			struct sim_inc in3;
+			TT_REQUIRE(!sim_inc_build(&x.n, &x.pl, &ph, &lp, &in3, &err));
+			x.n.threads = 0;
+			TT_CHECK(in3.nf == in.nf && in3.ninc == in.ninc &&
+				 !memcmp(in3.off, in.off, (in.nf + 1) * sizeof(uint64_t)) &&
+				 !memcmp(in3.inc, in.inc, in.ninc * sizeof(uint32_t)));
+			sim_inc_free(&in3);
 			free(maxr);
 			free(rate);
 			free(load);
