@@ -50,6 +50,15 @@ static struct ibf_fabric *ring(int n, int h)
 	return f;
 }
 
+/* Run with res reused: drop what the previous run left in it. */
+static int prun(const struct ibf_fabric *f, const struct ibf_routes *r,
+		const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
+		const struct ibf_psim_opts *o, struct ibf_psim_result *res, struct ibf_error *err)
+{
+	ibf_psim_result_free(res);
+	return ibf_psim_run(f, r, sl, s2v, o, res, err);
+}
+
 static int route(const struct ibf_fabric *f, const char *engine, struct ibf_routes *r)
 {
 	struct ibf_route_opts ro;
@@ -76,8 +85,9 @@ static void test_one_hop_latency(void)
 	o.warmup_ns = 0;
 	o.measure_ns = 5e6;
 	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	/* 4096 B at 100 Gb/s = 327.68 ns; 2 m x 25 ns/m = 50 ns per cable */
 	double expect = 327.68 + 50 + 100 + 50;
 	TT_CHECK(res.measured > 10);
@@ -91,8 +101,9 @@ static void test_one_hop_latency(void)
 	/* longer cables, no router delay: 2 x 20 m x 25 ns/m + 327.68 */
 	o.router_ns = 0;
 	o.host_cable_m = 20;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK_MSG(fabs(res.lat_p50 - (1000 + 327.68)) < 0.01, "p50 %.3f", res.lat_p50);
+	ibf_psim_result_free(&res);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -114,17 +125,19 @@ static void test_credit_stall(void)
 	o.measure_ns = 200000;
 	o.buf_bytes = 4096;
 	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK(res.credit_stalls > 0);
 	TT_CHECK(res.stalled_pkts > 0);
 	double bound = 327.68 / 527.68;
 	TT_CHECK_MSG(res.accepted_frac <= bound + 0.01 && res.accepted_frac > bound - 0.05,
 		     "accepted %.4f, bound %.4f", res.accepted_frac, bound);
 	o.buf_bytes = 8192;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_EQ_INT(res.credit_stalls, 0);
 	TT_CHECK_MSG(res.accepted_frac > 0.9, "accepted %.4f", res.accepted_frac);
+	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -148,13 +161,15 @@ static void test_mixed_rates(void)
 	o.measure_ns = 2e7;
 	o.router_ns = 0;
 	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	/* h0 -> h1: tail reaches the switch after 50 + 1310.72 ns, leaves it
 	 * then, arrives 50 ns later; h1 -> h0: cut-through, the slow link's
 	 * serialization: 50 + 50 + 1310.72.  Both give 1410.72 ns. */
 	TT_CHECK_MSG(fabs(res.lat_p50 - 1410.72) < 0.01, "p50 %.3f", res.lat_p50);
 	TT_CHECK(fabs(res.lat_max - 1410.72) < 0.01);
+	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -170,17 +185,26 @@ static void test_determinism(void)
 	o.measure_ns = 30000;
 	o.seed = 7;
 	struct ibf_psim_result a, b, c;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&c, 0, sizeof(c));
 	struct ibf_error err;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &a, &err) == 0);
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &b, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &a, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &b, &err) == 0);
 	o.seed = 8;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &c, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &c, &err) == 0);
 	TT_CHECK(a.events > 1000);
 	TT_EQ_INT(a.events, b.events);
 	TT_EQ_INT(a.delivered, b.delivered);
 	TT_CHECK(a.lat_mean == b.lat_mean && a.lat_p99 == b.lat_p99);
 	TT_CHECK(a.events != c.events || a.lat_mean != c.lat_mean);
 	TT_CHECK(a.hops_mean > 0.5);
+	/* the per-link utilisation is part of the result and deterministic too */
+	TT_REQUIRE(a.nlinks == b.nlinks && a.nlinks > 0);
+	TT_CHECK(!memcmp(a.link_util, b.link_util, a.nlinks * sizeof(*a.link_util)));
+	ibf_psim_result_free(&a);
+	ibf_psim_result_free(&b);
+	ibf_psim_result_free(&c);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -201,8 +225,9 @@ static void test_ring_deadlock(void)
 	o.measure_ns = 200000;
 	o.stall_ns = 20000;
 	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_REQUIRE(res.deadlock == 1);
 	TT_EQ_INT(res.cycle_len, 5);
 	for (uint32_t k = 0; k < res.cycle_len; k++) {
@@ -221,7 +246,7 @@ static void test_ring_deadlock(void)
 	on.accels = 2;
 	on.inter_frac = 1;
 	on.load = 0.5;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &on, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &on, &res, &err) == 0);
 	TT_CHECK(res.deadlock == 1 && res.cycle_len == 5);
 	ibf_psim_result_free(&res);
 
@@ -234,7 +259,7 @@ static void test_ring_deadlock(void)
 	struct ibf_sl2vl_table s2v;
 	TT_REQUIRE(ibf_sl_table_from_dl(f, dl, &sl, &err) == 0);
 	TT_REQUIRE(ibf_sl2vl_table_from_dl(f, dl, &s2v, &err) == 0);
-	TT_REQUIRE(ibf_psim_run(f, &r, &sl, &s2v, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, &sl, &s2v, &o, &res, &err) == 0);
 	TT_EQ_INT(res.deadlock, 0);
 	TT_CHECK(res.accepted_frac > 0.2);
 	TT_EQ_INT(res.unroutable, 0);
@@ -245,6 +270,7 @@ static void test_ring_deadlock(void)
 	ibf_sl_table_free(&sl);
 	ibf_sl2vl_table_free(&s2v);
 	ibf_dl_free(dl);
+	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -261,14 +287,16 @@ static void test_unroutable(void)
 	ibf_psim_opts_default(&o);
 	o.load = 0.3;
 	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK(res.unroutable > 0);
 	TT_CHECK(res.delivered > 0);
 	TT_EQ_INT(res.deadlock, 0);
 	/* bad options are errors, not runs */
 	o.buf_bytes = 100;
-	TT_CHECK(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -294,8 +322,9 @@ static void test_node_model(void)
 	o.measure_ns = 2e6;
 	o.inter_frac = 0;
 	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK(res.ipkts_measured > 20);
 	TT_EQ_INT(res.ipkts_done, res.ipkts_measured);
 	TT_CHECK_MSG(fabs(res.ilat_p50 - 44.625) < 0.01, "p50 %.3f", res.ilat_p50);
@@ -304,7 +333,7 @@ static void test_node_model(void)
 	o.accels = 1; /* one accelerator: every message leaves the node */
 	o.load = 0.00005; /* 40 us between messages: none waits for another */
 	o.measure_ns = 2e7;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK_MSG(fabs(res.ilat_p50 - 620.085) < 0.01, "p50 %.3f", res.ilat_p50);
 	TT_CHECK_MSG(res.comp_inter[2] > 240 && res.comp_inter[2] < 250.01, "agg %.3f", res.comp_inter[2]);
 	TT_CHECK_MSG(fabs(res.comp_inter[4] - 50) < 1, "split %.3f", res.comp_inter[4]);
@@ -315,14 +344,15 @@ static void test_node_model(void)
 	/* 4032 / 148 = 27 packets fill a fabric packet: 4 KiB messages of
 	 * 128 B packets never wait for the timeout at this load */
 	o.msg_bytes = 4096 * 4;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK_MSG(res.agg_mean > 20 && res.agg_mean <= 27, "agg %.2f", res.agg_mean);
 	TT_EQ_INT(res.ipkts_done, res.ipkts_measured);
 	/* with the fabric saturated the node model still terminates and counts */
 	o.load = 0.9;
 	o.measure_ns = 20000;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK(res.inter_gbps > 0 && res.inter_gbps < 2 * 100);
+	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -343,8 +373,9 @@ static void test_pattern_traffic(void)
 	o.traffic_dst = dst;
 	o.traffic_nhosts = 3;
 	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK(fabs(res.host_gbps - 200) < 1e-9);
 	/* no contention: everything offered arrives, one switch, no hops */
 	TT_CHECK_MSG(fabs(res.accepted_frac - res.offered_frac) < 0.02, "%.3f vs %.3f",
@@ -366,12 +397,13 @@ static void test_pattern_traffic(void)
 	o.load = 0.9;
 	o.traffic_off = off2;
 	o.traffic_dst = dst2;
-	TT_REQUIRE(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK_MSG(res.accepted_frac < 0.51 && res.accepted_frac > 0.45, "%.3f", res.accepted_frac);
 	TT_CHECK(res.credit_stalls > 0);
 	uint32_t bad[2] = {0, 0};
 	o.traffic_dst = bad;
-	TT_CHECK(ibf_psim_run(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
