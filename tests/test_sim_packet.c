@@ -1,5 +1,6 @@
 /* Unit tests for the packet-level simulator (sim/packet.c): hand-checkable
  * latencies and credit stalls, determinism, deadlock detection on a ring. */
+#include "ibf_fattree.h"
 #include "ibf_sim_packet.h"
 #include "tt.h"
 
@@ -408,6 +409,51 @@ static void test_pattern_traffic(void)
 	ibf_fabric_free(f);
 }
 
+/* A damaged fat tree (a missing leaf-spine cable, a host on a spine, a
+ * host cable at 1x): D-mod-K tables still deliver everything, the missing
+ * cable carries nothing, the degraded one runs at 25 Gb/s. */
+static void test_damaged_fattree(void)
+{
+	struct ibf_fattree_opts fo;
+	memset(&fo, 0, sizeof(fo));
+	fo.levels = 2;
+	fo.m[0] = 4;
+	fo.m[1] = 8;
+	fo.w[0] = 1;
+	fo.w[1] = 4;
+	fo.parallel = 1;
+	fo.switch_ports = 12;
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_fattree(&fo, &err);
+	TT_REQUIRE(f);
+	ibf_fabric_disconnect(f, 2, 6); /* leaf 2 to spine 1 */
+	int ca = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, 999, 0),
+				     "spine-host", "spine-host", NULL);
+	TT_REQUIRE(ca >= 0 && ibf_fabric_connect(f, ca, 1, 11, 12, 4, IBF_SPEED_EDR, NULL) == 0);
+	struct ibf_port *hp = ibf_port(f, 0, 1), *pp = ibf_port(f, hp->peer_node, hp->peer_port);
+	hp->width = pp->width = 1;
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0 && ibf_assign_lids(f, 0, 0, &err) == 0);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "dmodk", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.3;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.nhosts, 33);
+	TT_EQ_INT(res.unroutable, 0);
+	TT_EQ_INT(res.deadlock, 0);
+	TT_CHECK(res.delivered > 1000);
+	uint32_t gone = f->nodes[2].port_off + 6, slow = f->nodes[0].port_off + 1;
+	TT_CHECK(res.link_gbps[gone] == 0 && res.link_util[gone] == 0);
+	TT_CHECK(fabs(res.link_gbps[slow] - 25) < 1e-6);
+	TT_CHECK(res.link_util[slow] > 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_one_hop_latency);
@@ -418,5 +464,6 @@ int main(void)
 	TT(test_unroutable);
 	TT(test_node_model);
 	TT(test_pattern_traffic);
+	TT(test_damaged_fattree);
 	return tt_done();
 }
