@@ -14,7 +14,7 @@ enum {
 	O_TOPO = 256, O_G2L, O_LMC, O_LFTS, O_SL, O_SL2VL, O_ENGINE, O_DEADLOCK, O_VLS, O_TRAFFIC,
 	O_LOAD, O_LOADS, O_SEED, O_WARMUP, O_MEASURE, O_DRAIN, O_BUF, O_ARB, O_MTU, O_HDR,
 	O_STALL, O_ROUTER, O_NSM, O_HOSTM, O_SWM, O_SRCQ, O_JSON, O_QUIET, O_ACCELS, O_ACCG,
-	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT, O_THREADS, O_LINKU
+	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT, O_THREADS, O_LINKU, O_NICPKT
 };
 
 static const char sp_help[] =
@@ -73,6 +73,7 @@ static const char sp_help[] =
 	"  --ipkt-payload B  intra-node packet payload (default 128; header --ipkt-header 20)\n"
 	"  --msg B           message size (default 4096)\n"
 	"  --agg-timeout T   NIC: send a partly filled fabric packet after T (default 200ns)\n"
+	"  --nic-pkt-ns N    NIC: processing time per intra-node packet, each way (default 0)\n"
 	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
 
 struct sp_args {
@@ -159,6 +160,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{"agg-timeout", required_argument, 0, O_AGGT},
 		{"threads", required_argument, 0, O_THREADS},
 		{"link-util", required_argument, 0, O_LINKU},
+		{"nic-pkt-ns", required_argument, 0, O_NICPKT},
 		{"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	memset(a, 0, sizeof(*a));
@@ -324,6 +326,10 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			a->o.msg_bytes = (uint32_t)v;
 			break;
 		case O_LINKU: a->link_util = optarg; break;
+		case O_NICPKT:
+			if (parse_double("--nic-pkt-ns", optarg, 0, 1e6, &a->o.nic_pkt_ns))
+				return 2;
+			break;
 		case O_THREADS:
 			if (cli_int("--threads", optarg, 1, 64, &a->threads))
 				return 2;

@@ -80,6 +80,9 @@ struct ibf_psim_opts {
 	double node_hop_ns;    /* each intra-node link: propagation + switching (default 20) */
 	double nic_agg_ns;     /* NIC: cost of handing a sealed fabric packet to the port (default 50) */
 	double nic_split_ns;   /* NIC: cost of splitting a fabric packet (default 50) */
+	double nic_pkt_ns;     /* NIC: processing time of each intra-node packet, on its way
+				* in (before aggregation) and out (after the split); one
+				* packet at a time per direction (default 0: none) */
 	double agg_timeout_ns; /* NIC: seal a partly filled fabric packet after (default 200) */
 };
 void ibf_psim_opts_default(struct ibf_psim_opts *o);

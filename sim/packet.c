@@ -86,6 +86,7 @@ struct nlink {
 	int32_t qhead, qtail;
 	int32_t cur;      /* packet being sent, -1 */
 	uint32_t rate;    /* 0.1 Gb/s */
+	uint64_t fixed;   /* NIC processing: ps per packet instead of a rate */
 };
 
 /* node model: a NIC's fabric packet under construction for one node */
@@ -686,7 +687,7 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 		nx = s->ip[c].next;
 		s->ip[c].t[3] = s->now;
 		rc = push(s, s->now + (uint64_t)(s->o->nic_split_ns * 1000.0), EV_NREADY, (uint32_t)c,
-			  p->dst * s->NL + 2 * s->K + 1);
+			  p->dst * s->NL + 2 * s->K + (s->o->nic_pkt_ns > 0 ? 3 : 1));
 	}
 	pk_free(s, i);
 	return rc;
@@ -744,7 +745,8 @@ static int nl_start(struct psim *s, uint32_t L)
 	else if (j == 2 * s->K + 1)
 		s->ip[i].t[4] = s->now;
 	/* (intra-node moves do not feed the fabric's deadlock watchdog) */
-	uint64_t ser = ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
+	uint64_t ser = l->fixed ? l->fixed
+				: ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
 	return push(s, s->now + ser, EV_NDONE, L, 0);
 }
 
@@ -834,7 +836,6 @@ static int nic_arrive(struct psim *s, uint32_t h, int32_t i)
 	/* an intra-node packet larger than the fabric payload travels alone */
 	uint32_t cap = s->o->mtu_payload > p->bytes ? s->o->mtu_payload : p->bytes;
 	int rc = 0;
-	p->t[1] = s->now;
 	if (a->n && a->bytes + p->bytes > cap)
 		rc = nic_seal(s, h, d);
 	if (rc)
@@ -869,10 +870,16 @@ static int ev_ndone(struct psim *s, uint32_t L)
 			  p->inter ? h * s->NL + 2 * K : h * s->NL + K + p->dst % K);
 	else if (j < 2 * K) /* -> accelerator */
 		rc = ip_deliver(s, i, t);
-	else if (j == 2 * K) /* -> NIC */
-		rc = push(s, t, EV_NREADY, (uint32_t)i, s->nh * s->NL + h);
-	else /* NIC -> intra-node switch */
+	else if (j == 2 * K) { /* -> NIC (its per-packet processing first, when it has a cost) */
+		s->ip[i].t[1] = t;
+		rc = push(s, t, EV_NREADY, (uint32_t)i,
+			  s->o->nic_pkt_ns > 0 ? h * s->NL + 2 * K + 2 : s->nh * s->NL + h);
+	} else if (j == 2 * K + 1) /* NIC -> intra-node switch */
 		rc = push(s, t, EV_NREADY, (uint32_t)i, h * s->NL + K + p->dst % K);
+	else if (j == 2 * K + 2) /* NIC processed it: aggregate */
+		rc = nic_arrive(s, h, i);
+	else /* destination NIC processed it: onto the NIC link */
+		rc = nl_ready(s, i, h * s->NL + 2 * K + 1);
 	if (!rc && l->qhead != PK_NONE)
 		rc = nl_start(s, L);
 	return rc;
@@ -951,7 +958,7 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 	if (nh > 4096)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "the node model takes at most 4096 nodes (end ports), not %u", nh);
-	s->NL = 2 * K + 2;
+	s->NL = 2 * K + 4; /* K up, K down, to NIC, from NIC, NIC tx and rx processing */
 	s->nl = malloc((size_t)nh * s->NL * sizeof(*s->nl));
 	s->agg = malloc((size_t)nh * nh * sizeof(*s->agg));
 	s->acc_gap = malloc(sizeof(*s->acc_gap));
@@ -960,7 +967,8 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 	uint32_t ra = (uint32_t)(o->acc_gbps * 10.0 + 0.5), rn = (uint32_t)(o->nic_gbps * 10.0 + 0.5);
 	for (uint32_t L = 0; L < nh * s->NL; L++) {
 		uint32_t j = L % s->NL;
-		s->nl[L] = (struct nlink){PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn};
+		uint64_t fixed = j >= 2 * K + 2 ? (uint64_t)(o->nic_pkt_ns * 1000.0 + 0.5) : 0;
+		s->nl[L] = (struct nlink){PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn, fixed};
 	}
 	for (size_t k = 0; k < (size_t)nh * nh; k++)
 		s->agg[k] = (struct agg){PK_NONE, PK_NONE, 0, 0, 0};
@@ -1179,6 +1187,7 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 			  (uint64_t)o->ipkt_payload + o->ipkt_hdr + o->hdr_bytes > 65535 ||
 			  o->msg_bytes < 1 || o->msg_bytes > (1u << 24) ||
 			  !(o->inter_frac >= 0 && o->inter_frac <= 1) || o->node_hop_ns < 0 ||
+			  o->nic_pkt_ns < 0 ||
 			  o->nic_agg_ns < 0 || o->nic_split_ns < 0 || !(o->agg_timeout_ns >= 0)))
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "node model: 1..64 accelerators, rates > 0, intra-node packets "

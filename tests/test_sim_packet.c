@@ -339,6 +339,11 @@ static void test_node_model(void)
 	TT_CHECK_MSG(res.comp_inter[2] > 240 && res.comp_inter[2] < 250.01, "agg %.3f", res.comp_inter[2]);
 	TT_CHECK_MSG(fabs(res.comp_inter[4] - 50) < 1, "split %.3f", res.comp_inter[4]);
 	TT_CHECK_MSG(res.agg_mean >= 1 && res.agg_mean < 1.05, "agg %.3f", res.agg_mean);
+	/* a NIC cost per intra-node packet, on the way in and out: + 2 x 10 ns */
+	o.nic_pkt_ns = 10;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(res.ilat_p50 - 640.085) < 0.01, "p50 %.3f", res.ilat_p50);
+	o.nic_pkt_ns = 0;
 	o.load = 0.0005;
 	o.measure_ns = 2e6;
 	TT_CHECK(res.intra_gbps == 0 && res.inter_gbps > 0);
