@@ -14,7 +14,7 @@ enum {
 	O_TOPO = 256, O_G2L, O_LMC, O_LFTS, O_SL, O_SL2VL, O_ENGINE, O_DEADLOCK, O_VLS, O_TRAFFIC,
 	O_LOAD, O_LOADS, O_SEED, O_WARMUP, O_MEASURE, O_DRAIN, O_BUF, O_ARB, O_MTU, O_HDR,
 	O_STALL, O_ROUTER, O_NSM, O_HOSTM, O_SWM, O_SRCQ, O_JSON, O_QUIET, O_ACCELS, O_ACCG,
-	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT, O_THREADS, O_LINKU, O_NICPKT
+	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT, O_THREADS, O_LINKU, O_NICPKT, O_NODEBUF, O_NICBUF
 };
 
 static const char sp_help[] =
@@ -74,6 +74,8 @@ static const char sp_help[] =
 	"  --msg B           message size (default 4096)\n"
 	"  --agg-timeout T   NIC: send a partly filled fabric packet after T (default 200ns)\n"
 	"  --nic-pkt-ns N    NIC: processing time per intra-node packet, each way (default 0)\n"
+	"  --node-buf B      bounded intra-node queues (bytes) with back-pressure and\n"
+	"                    head-of-line blocking; --nic-buf B what a NIC holds (256k)\n"
 	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
 
 struct sp_args {
@@ -161,6 +163,8 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{"threads", required_argument, 0, O_THREADS},
 		{"link-util", required_argument, 0, O_LINKU},
 		{"nic-pkt-ns", required_argument, 0, O_NICPKT},
+		{"node-buf", required_argument, 0, O_NODEBUF},
+		{"nic-buf", required_argument, 0, O_NICBUF},
 		{"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	memset(a, 0, sizeof(*a));
@@ -326,6 +330,16 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			a->o.msg_bytes = (uint32_t)v;
 			break;
 		case O_LINKU: a->link_util = optarg; break;
+		case O_NODEBUF:
+			if (parse_bytes("--node-buf", optarg, 1, 1L << 30, &v))
+				return 2;
+			a->o.node_buf_bytes = (uint32_t)v;
+			break;
+		case O_NICBUF:
+			if (parse_bytes("--nic-buf", optarg, 1, 1L << 30, &v))
+				return 2;
+			a->o.nic_buf_bytes = (uint32_t)v;
+			break;
 		case O_NICPKT:
 			if (parse_double("--nic-pkt-ns", optarg, 0, 1e6, &a->o.nic_pkt_ns))
 				return 2;

@@ -68,7 +68,8 @@ struct ibf_psim_opts {
 	 * packed by the NIC into fabric packets per destination node (sealed
 	 * when the next one would not fit or after agg_timeout_ns), and split
 	 * again by the destination NIC.  Intra-node links are store-and-forward
-	 * queues without credits (unbounded); the fabric keeps its full model.
+	 * queues, unbounded or (node_buf_bytes) with back-pressure; the fabric
+ * keeps its full model.
 	 * At most 4096 nodes. */
 	int accels;            /* accelerators per node, 0 = off (hosts send uniform traffic) */
 	double acc_gbps;       /* accelerator <-> intra-node switch link (default 512) */
@@ -80,6 +81,13 @@ struct ibf_psim_opts {
 	double node_hop_ns;    /* each intra-node link: propagation + switching (default 20) */
 	double nic_agg_ns;     /* NIC: cost of handing a sealed fabric packet to the port (default 50) */
 	double nic_split_ns;   /* NIC: cost of splitting a fabric packet (default 50) */
+	uint32_t node_buf_bytes; /* > 0: bounded intra-node queues with back-pressure: a
+				  * link sends its head packet only when the queue after it
+				  * (accelerator link, NIC link) holds less than this many
+				  * bytes, else it waits (its FIFO blocks behind: head-of-line
+				  * blocking); 0 (default): unbounded */
+	uint32_t nic_buf_bytes;  /* with node_buf_bytes: what a NIC holds (aggregation and
+				  * port queue) before the NIC link waits (default 262144) */
 	double nic_pkt_ns;     /* NIC: processing time of each intra-node packet, on its way
 				* in (before aggregation) and out (after the split); one
 				* packet at a time per direction (default 0: none) */

@@ -87,6 +87,7 @@ struct nlink {
 	int32_t cur;      /* packet being sent, -1 */
 	uint32_t rate;    /* 0.1 Gb/s */
 	uint64_t fixed;   /* NIC processing: ps per packet instead of a rate */
+	uint32_t used;    /* bytes queued for it or on it (bounded queues only) */
 };
 
 /* node model: a NIC's fabric packet under construction for one node */
@@ -171,6 +172,7 @@ struct psim {
 	int32_t free_ip;
 	struct nlink *nl;        /* [nh * NL] */
 	struct agg *agg;         /* [nh * nh] */
+	uint64_t *nic_used;      /* [nh] bytes held by each NIC (aggregation + port queue) */
 	uint64_t *acc_gap;       /* not per accelerator: one mean gap (ps) */
 	uint64_t win_intra, win_inter; /* payload bytes delivered in the window */
 	uint64_t agg_pkts, agg_seals;
@@ -409,6 +411,8 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	return rc;
 }
 
+static int nl_wake(struct psim *s, uint32_t h, int64_t L);
+
 static int arb_host(struct psim *s, uint32_t h)
 {
 	struct host *H = &s->host[h];
@@ -424,7 +428,13 @@ static int arb_host(struct psim *s, uint32_t h)
 	if (H->qhead == PK_NONE)
 		H->qtail = PK_NONE;
 	H->qlen--;
-	return transmit(s, H->g, -1, i);
+	int rc = transmit(s, H->g, -1, i);
+	if (!rc && s->K && s->o->node_buf_bytes) {
+		/* the NIC's copy is gone: room for more from the node */
+		s->nic_used[h] -= (uint64_t)(p->bytes - s->o->hdr_bytes);
+		rc = nl_wake(s, h, -1);
+	}
+	return rc;
 }
 
 /* Pick one of the FIFO heads that want switch output g. */
@@ -731,10 +741,64 @@ static void ip_drop_list(struct psim *s, int32_t c)
 	}
 }
 
+static int nl_start(struct psim *s, uint32_t L);
+
+/* Node back-pressure (node_buf_bytes > 0): the bounded queue packet i
+ * enters after link L (-1: none, -2: its NIC). */
+static int64_t nl_next(const struct psim *s, uint32_t L, const struct ipkt *p)
+{
+	uint32_t h = L / s->NL, j = L % s->NL, K = s->K;
+	if (j < K)
+		return p->inter ? (int64_t)(h * s->NL + 2 * K) : (int64_t)(h * s->NL + K + p->dst % K);
+	if (j == 2 * K + 1)
+		return (int64_t)(h * s->NL + K + p->dst % K);
+	if (j == 2 * K)
+		return -2;
+	return -1;
+}
+
+/* Space freed in queue L (or NIC h's buffer when L is -1): restart the
+ * idle links that feed it. */
+static int nl_wake(struct psim *s, uint32_t h, int64_t L)
+{
+	uint32_t K = s->K, base = h * s->NL;
+	int rc = 0;
+	if (L < 0) {
+		struct nlink *t = &s->nl[base + 2 * K];
+		if (t->cur == PK_NONE && t->qhead != PK_NONE)
+			rc = nl_start(s, base + 2 * K);
+		return rc;
+	}
+	for (uint32_t j = 0; j < K && !rc; j++)
+		if (s->nl[base + j].cur == PK_NONE && s->nl[base + j].qhead != PK_NONE)
+			rc = nl_start(s, base + j);
+	uint32_t fr = base + 2 * K + 1;
+	if (!rc && (uint32_t)L != base + 2 * K && s->nl[fr].cur == PK_NONE &&
+	    s->nl[fr].qhead != PK_NONE)
+		rc = nl_start(s, fr);
+	return rc;
+}
+
 static int nl_start(struct psim *s, uint32_t L)
 {
 	struct nlink *l = &s->nl[L];
 	int32_t i = l->qhead;
+	if (s->o->node_buf_bytes) {
+		/* the head goes only when the queue after this link has room for it
+		 * (the link's FIFO blocks behind it: head-of-line blocking) */
+		int64_t nx = nl_next(s, L, &s->ip[i]);
+		uint32_t b = s->ip[i].bytes;
+		if (nx >= 0) {
+			if (s->nl[nx].used && s->nl[nx].used + b > s->o->node_buf_bytes)
+				return 0;
+			s->nl[nx].used += b;
+		} else if (nx == -2) {
+			uint32_t h = L / s->NL;
+			if (s->nic_used[h] && s->nic_used[h] + b > s->o->nic_buf_bytes)
+				return 0;
+			s->nic_used[h] += b;
+		}
+	}
 	l->qhead = s->ip[i].next;
 	if (l->qhead == PK_NONE)
 		l->qtail = PK_NONE;
@@ -865,6 +929,11 @@ static int ev_ndone(struct psim *s, uint32_t L)
 	uint64_t t = s->now + (uint64_t)(s->o->node_hop_ns * 1000.0);
 	const struct ipkt *p = &s->ip[i];
 	int rc;
+	int freed = 0;
+	if (s->o->node_buf_bytes && ((j >= K && j < 2 * K) || j == 2 * K)) {
+		l->used -= p->bytes; /* its tail left this queue */
+		freed = 1;
+	}
 	if (j < K) /* accelerator -> intra-node switch */
 		rc = push(s, t, EV_NREADY, (uint32_t)i,
 			  p->inter ? h * s->NL + 2 * K : h * s->NL + K + p->dst % K);
@@ -882,6 +951,8 @@ static int ev_ndone(struct psim *s, uint32_t L)
 		rc = nl_ready(s, i, h * s->NL + 2 * K + 1);
 	if (!rc && l->qhead != PK_NONE)
 		rc = nl_start(s, L);
+	if (!rc && freed)
+		rc = nl_wake(s, h, (int64_t)L);
 	return rc;
 }
 
@@ -962,13 +1033,14 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 	s->nl = malloc((size_t)nh * s->NL * sizeof(*s->nl));
 	s->agg = malloc((size_t)nh * nh * sizeof(*s->agg));
 	s->acc_gap = malloc(sizeof(*s->acc_gap));
-	if (!s->nl || !s->agg || !s->acc_gap)
+	s->nic_used = calloc(nh, sizeof(*s->nic_used));
+	if (!s->nl || !s->agg || !s->acc_gap || !s->nic_used)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	uint32_t ra = (uint32_t)(o->acc_gbps * 10.0 + 0.5), rn = (uint32_t)(o->nic_gbps * 10.0 + 0.5);
 	for (uint32_t L = 0; L < nh * s->NL; L++) {
 		uint32_t j = L % s->NL;
 		uint64_t fixed = j >= 2 * K + 2 ? (uint64_t)(o->nic_pkt_ns * 1000.0 + 0.5) : 0;
-		s->nl[L] = (struct nlink){PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn, fixed};
+		s->nl[L] = (struct nlink){PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn, fixed, 0};
 	}
 	for (size_t k = 0; k < (size_t)nh * nh; k++)
 		s->agg[k] = (struct agg){PK_NONE, PK_NONE, 0, 0, 0};
@@ -1113,6 +1185,7 @@ void ibf_psim_opts_default(struct ibf_psim_opts *o)
 	o->nic_agg_ns = 50;
 	o->nic_split_ns = 50;
 	o->agg_timeout_ns = 200;
+	o->nic_buf_bytes = 262144;
 }
 
 void ibf_psim_result_free(struct ibf_psim_result *res)
@@ -1158,6 +1231,7 @@ static void psim_free(struct psim *s)
 	free(s->ip);
 	free(s->nl);
 	free(s->agg);
+	free(s->nic_used);
 	free(s->acc_gap);
 	free(s->ilat);
 }

@@ -353,11 +353,34 @@ static void test_node_model(void)
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK_MSG(res.agg_mean > 20 && res.agg_mean <= 27, "agg %.2f", res.agg_mean);
 	TT_EQ_INT(res.ipkts_done, res.ipkts_measured);
+	/* back-pressure: a 10 Gb/s NIC link behind a 512 Gb/s accelerator.
+	 * Unbounded, packets pile up before the NIC link (source intra-node
+	 * network); with 8 KiB queues they wait at the accelerator instead */
+	o.accels = 1;
+	o.msg_bytes = 4096;
+	o.load = 0.2;
+	o.nic_gbps = 10;
+	o.measure_ns = 20000;
+	o.drain_ns = 0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	double acc0 = res.comp_inter[0], net0 = res.comp_inter[1];
+	TT_CHECK_MSG(net0 > 10 * acc0, "unbounded: acc %.0f net %.0f", acc0, net0);
+	o.node_buf_bytes = 2048; /* 13 packets of 148 B: 1.6 us at 10 Gb/s */
+	o.nic_buf_bytes = 8192;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.comp_inter[0] > 3 * res.comp_inter[1] && res.comp_inter[1] < net0 / 3,
+		     "bounded: acc %.0f net %.0f (unbounded %.0f %.0f)", res.comp_inter[0],
+		     res.comp_inter[1], acc0, net0);
+	/* two nodes, each behind its 10 Gb/s NIC link */
+	TT_CHECK_MSG(res.inter_gbps > 10 && res.inter_gbps < 20, "%.2f", res.inter_gbps);
+	o.node_buf_bytes = 0;
+	o.nic_gbps = 128;
+	o.drain_ns = -1;
 	/* with the fabric saturated the node model still terminates and counts */
 	o.load = 0.9;
 	o.measure_ns = 20000;
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
-	TT_CHECK(res.inter_gbps > 0 && res.inter_gbps < 2 * 100);
+	TT_CHECK_MSG(res.inter_gbps > 0 && res.inter_gbps < 2 * 100, "%.2f intra %.2f gen %llu deliv %llu ip %llu/%llu", res.inter_gbps, res.intra_gbps, (unsigned long long)res.generated, (unsigned long long)res.delivered, (unsigned long long)res.ipkts_done, (unsigned long long)res.ipkts_measured);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
