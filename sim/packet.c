@@ -27,6 +27,20 @@
 #include <string.h>
 #include <time.h>
 
+/* Make room for one more element in the array arr (n used of cap, doubling
+ * from `first`); runs `fail` when memory runs out. */
+#define GROW(arr, n, cap, first, fail)                                             \
+	do {                                                                       \
+		if ((n) == (cap)) {                                                \
+			size_t c_ = (cap) ? (size_t)(cap) * 2 : (first);           \
+			void *x_ = realloc((arr), c_ * sizeof(*(arr)));            \
+			if (!x_)                                                   \
+				fail;                                              \
+			(arr) = x_;                                                \
+			(cap) = c_;                                                \
+		}                                                                  \
+	} while (0)
+
 enum {
 	EV_GEN, EV_ARRIVE, EV_TXDONE, EV_CREDIT, EV_DELIVER, EV_CHECK,
 	/* node model */
@@ -200,14 +214,7 @@ static inline int ev_less(const struct ev *x, const struct ev *y)
 
 static int heap_push(struct evvec *h, const struct ev *e)
 {
-	if (h->n == h->cap) {
-		uint32_t cap = h->cap ? h->cap * 2 : 256;
-		struct ev *v = realloc(h->v, (size_t)cap * sizeof(*v));
-		if (!v)
-			return IBF_ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
+	GROW(h->v, h->n, h->cap, 256, return IBF_ENOMEM);
 	uint32_t i = h->n++;
 	while (i > 0) {
 		uint32_t p = (i - 1) / 2;
@@ -243,14 +250,7 @@ static struct ev heap_pop(struct evvec *h)
 
 static int vec_add(struct evvec *b, const struct ev *e)
 {
-	if (b->n == b->cap) {
-		uint32_t cap = b->cap ? b->cap * 2 : 64;
-		struct ev *v = realloc(b->v, (size_t)cap * sizeof(*v));
-		if (!v)
-			return IBF_ENOMEM;
-		b->v = v;
-		b->cap = cap;
-	}
+	GROW(b->v, b->n, b->cap, 64, return IBF_ENOMEM);
 	b->v[b->n++] = *e;
 	return 0;
 }
@@ -302,14 +302,7 @@ static int32_t pk_alloc(struct psim *s)
 		s->free_pk = s->pk[i].next;
 		return i;
 	}
-	if (s->npk == s->cappk) {
-		uint32_t cap = s->cappk ? s->cappk * 2 : 4096;
-		struct pkt *p = realloc(s->pk, (size_t)cap * sizeof(*p));
-		if (!p)
-			return PK_NONE;
-		s->pk = p;
-		s->cappk = cap;
-	}
+	GROW(s->pk, s->npk, s->cappk, 4096, return PK_NONE);
 	return (int32_t)s->npk++;
 }
 
@@ -522,14 +515,7 @@ static int cmp_double(const void *a, const void *b);
 
 static int dpush(double **a, size_t *n, size_t *cap, double v)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 4096;
-		double *x = realloc(*a, c * sizeof(*x));
-		if (!x)
-			return IBF_ENOMEM;
-		*a = x;
-		*cap = c;
-	}
+	GROW(*a, *n, *cap, 4096, return IBF_ENOMEM);
 	(*a)[(*n)++] = v;
 	return 0;
 }
@@ -713,14 +699,7 @@ static int32_t ip_alloc(struct psim *s)
 		s->free_ip = s->ip[i].next;
 		return i;
 	}
-	if (s->nip == s->capip) {
-		uint32_t cap = s->capip ? s->capip * 2 : 4096;
-		struct ipkt *p = realloc(s->ip, (size_t)cap * sizeof(*p));
-		if (!p)
-			return PK_NONE;
-		s->ip = p;
-		s->capip = cap;
-	}
+	GROW(s->ip, s->nip, s->capip, 4096, return PK_NONE);
 	return (int32_t)s->nip++;
 }
 
