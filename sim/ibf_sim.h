@@ -66,6 +66,9 @@ struct ibf_sim_placement {
 int ibf_sim_place(const struct ibf_sim_net *n, int how, uint32_t nranks, uint32_t ppn,
 		  uint64_t seed, const char *file, struct ibf_sim_placement *pl,
 		  struct ibf_error *err);
+/* The FILE form from memory (path names it in errors). */
+int ibf_sim_place_parse(const struct ibf_sim_net *n, const char *buf, size_t len, const char *path,
+			struct ibf_sim_placement *pl, struct ibf_error *err);
 void ibf_sim_placement_free(struct ibf_sim_placement *pl);
 
 /* ------------------------------------------------------------ patterns */

@@ -171,20 +171,16 @@ static int find_host(const struct ibf_sim_net *n, const char *tok, long port)
 	return -2;
 }
 
-static int place_file(const struct ibf_sim_net *n, const char *path, struct ibf_sim_placement *pl,
-		      struct ibf_error *err)
+int ibf_sim_place_parse(const struct ibf_sim_net *n, const char *buf, size_t len, const char *path,
+			struct ibf_sim_placement *pl, struct ibf_error *err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	int rc = ibf_slurp(path, &buf, &len, err);
-	if (rc)
-		return rc;
+	memset(pl, 0, sizeof(*pl));
+	pl->ppn = 1;
+	int rc = 0;
 	uint32_t cap = 64, maxr = 0, cnt = 0;
 	int32_t *host = malloc(cap * sizeof(int32_t));
-	if (!host) {
-		free(buf);
+	if (!host)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	}
 	for (uint32_t i = 0; i < cap; i++)
 		host[i] = -1;
 	struct ibf_lines it;
@@ -269,7 +265,6 @@ static int place_file(const struct ibf_sim_net *n, const char *path, struct ibf_
 		if (rank + 1 > maxr)
 			maxr = (uint32_t)rank + 1;
 	}
-	free(buf);
 	if (!rc && cnt == 0)
 		rc = ibf_error_set(err, IBF_EPARSE, path, 0, "no ranks placed");
 	if (!rc && cnt != maxr)
@@ -284,6 +279,19 @@ static int place_file(const struct ibf_sim_net *n, const char *path, struct ibf_
 	return 0;
 }
 
+static int place_file(const struct ibf_sim_net *n, const char *path, struct ibf_sim_placement *pl,
+		      struct ibf_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = ibf_slurp(path, &buf, &len, err);
+	if (rc)
+		return rc;
+	rc = ibf_sim_place_parse(n, buf, len, path, pl, err);
+	free(buf);
+	return rc;
+}
+
 int ibf_sim_place(const struct ibf_sim_net *n, int how, uint32_t nranks, uint32_t ppn,
 		  uint64_t seed, const char *file, struct ibf_sim_placement *pl,
 		  struct ibf_error *err)
@@ -296,6 +304,7 @@ int ibf_sim_place(const struct ibf_sim_net *n, int how, uint32_t nranks, uint32_
 		int rc = place_file(n, file, pl, err);
 		if (rc)
 			return rc;
+		pl->ppn = ppn;
 		if (nranks && nranks != pl->nranks) {
 			ibf_sim_placement_free(pl);
 			return ibf_error_set(err, IBF_EINVAL, file, 0,
