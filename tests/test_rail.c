@@ -2,6 +2,8 @@
 #include "ibf_rail.h"
 #include "tt.h"
 
+#include <unistd.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +262,67 @@ static void test_property(void)
 	}
 }
 
+/* the registry: round trip through the file, stale and missing entries
+ * fall back to the default path, d/r need no scores, bad documents */
+static void test_registry(void)
+{
+	struct ibf_rail_registry r;
+	struct ibf_error err;
+	ibf_rail_registry_init(&r);
+	TT_REQUIRE(!ibf_rail_registry_set_rail(&r, 3, 100) && !ibf_rail_registry_set_rail(&r, 1, 30) &&
+		   !ibf_rail_registry_set_rail(&r, 2, 140) && !ibf_rail_registry_set_domain(&r, "a", 100) &&
+		   !ibf_rail_registry_set_domain(&r, "b", 50));
+	TT_CHECK(r.nrails == 3 && r.rail_label[0] == 1 && r.rail_label[2] == 3 && r.rail_score[1] == 100);
+	r.timestamp = 1000;
+	r.max_age = 60;
+	r.prefer_rd = 0;
+	char path[] = "/tmp/ibfab-test-reg-XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	close(fd);
+	TT_REQUIRE(!ibf_rail_registry_write(path, &r, &err));
+	struct ibf_rail_registry q;
+	TT_REQUIRE(!ibf_rail_registry_read(path, &q, &err));
+	TT_CHECK(q.timestamp == 1000 && q.max_age == 60 && !q.prefer_rd && q.nrails == 3 &&
+		 q.ndomains == 2 && q.rail_score[0] == 30 && q.domain_score[1] == 50 &&
+		 !strcmp(q.domain[1], "b"));
+	struct ibf_rail_decision x;
+	/* a:1 -> b:3: rd = H(1) H(b) = 0.15, dr = H(a) H(3) = 1: dr via rail 3 */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "a", 1, "b", 3, &x));
+	TT_CHECK(x.c.path == IBF_RAIL_DR && x.c.via_rail == 3 && !x.fallback && x.c.score == 1.0);
+	/* remote rail 2 (score 100) on a:1 -> b:1? same rail: r */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "a", 1, "b", 1, &x) && x.c.path == IBF_RAIL_R);
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "a", 1, "a", 3, &x) && x.c.path == IBF_RAIL_D);
+	/* stale: the default (dr here) */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 2000, "b", 3, "a", 1, &x));
+	TT_CHECK(x.stale && x.fallback && x.c.path == IBF_RAIL_DR && x.c.via_rail == 1);
+	/* a host the registry does not know */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "zz", 3, "a", 1, &x));
+	TT_CHECK(x.missing && x.fallback && x.c.path == IBF_RAIL_DR);
+	ibf_rail_registry_free(&q);
+	ibf_rail_registry_free(&r);
+	remove(path);
+	static const struct {
+		const char *text;
+		long line;
+		const char *msg;
+	} bad[] = {
+		{ "[]", 1, "not a JSON object" },
+		{ "{\"version\": 2}", 1, "version" },
+		{ "{\"version\": 1,\n \"rails\": {\"x\": 5}}", 2, "by its number" },
+		{ "{\"version\": 1,\n \"rails\": {\"1\": 101}}", 2, "0..100" },
+		{ "{\"version\": 1,\n\n \"domains\": {\"h\": 2.5}}", 3, "0..100" },
+		{ "{\"version\": 1, \"default_path\": \"xy\"}", 1, "rd" },
+		{ "{\"version\": 1, \"rails\": [1]}", 1, "map names" },
+		{ "{\"version\": 1", 1, "expected ','" },
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		int rc = ibf_rail_registry_parse(bad[k].text, strlen(bad[k].text), "reg.json", &q, &err);
+		TT_CHECK_MSG(rc && err.line == bad[k].line && strstr(err.msg, bad[k].msg),
+			     "case %zu: rc %d line %ld: %s", k, rc, err.line, err.msg);
+	}
+}
+
 int main(void)
 {
 	TT(test_same_domain_and_rail);
@@ -271,5 +334,6 @@ int main(void)
 	TT(test_structure_generated);
 	TT(test_structure_damaged);
 	TT(test_map_errors);
+	TT(test_registry);
 	return tt_done();
 }
