@@ -134,6 +134,13 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		       struct ibf_route_report *rep, struct ibf_error *err);
 
+/* The hratio engine for rail GPU clusters (routing/hratio.c): every switch
+ * component on its own (rail-only clusters), D-mod-K inside a component
+ * (rail leaves, rail aggregation, spines), minimal where a component is not
+ * a tree. */
+int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		     struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
+
 /* ------------------------------------------------------------ congestion */
 
 enum ibf_cong_pattern {

@@ -1,5 +1,6 @@
 /* Unit tests for the h-ratio path decision (rail/decide.c). */
 #include "ibf_rail.h"
+#include "ibf_fattree.h"
 #include "tt.h"
 
 #include <unistd.h>
@@ -323,6 +324,103 @@ static void test_registry(void)
 	}
 }
 
+/* hratio: every GPU pair in one switch component is delivered and pairs of
+ * one rail never leave it (every switch on the path is in the pair's rail);
+ * pairs across components are counted apart; damage falls back to minimal
+ * and still delivers */
+static void hratio_check(struct ibf_fabric *f, int lmc, const char *what, int in_rail)
+{
+	struct ibf_error err = { 0 };
+	TT_REQUIRE(ibf_assign_lids(f, lmc, 0, &err) == 0);
+	struct ibf_routes r;
+	struct ibf_route_opts o;
+	struct ibf_route_report rep;
+	ibf_route_opts_default(&o);
+	int rc = ibf_route(f, "hratio", &o, &r, &rep, &err);
+	TT_CHECK_MSG(rc == 0, "%s: %s", what, err.msg);
+	if (rc)
+		return;
+	struct ibf_check_report ck;
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &ck, &err) == 0);
+	TT_CHECK_MSG(ck.ok + ck.across == ck.pairs && !ck.loops && !ck.wrong && !ck.unreachable,
+		     "%s: ok %llu across %llu of %llu", what, (unsigned long long)ck.ok,
+		     (unsigned long long)ck.across, (unsigned long long)ck.pairs);
+	struct ibf_rail_info ri;
+	TT_REQUIRE(ibf_rail_detect(f, NULL, &ri, &err) == 0);
+	struct ibf_lidmap m;
+	TT_REQUIRE(ibf_lidmap_build(f, &m, &err) == 0);
+	int leaks = 0;
+	uint32_t path[IBF_TRACE_MAX];
+	for (int a = 0; a < ri.ngpus; a++)
+		for (int b = 0; b < ri.ngpus; b++) {
+			if (!in_rail || a == b || ri.gpu[a].rail != ri.gpu[b].rail)
+				continue;
+			const struct ibf_port *bp = ibf_port(f, ri.gpu[b].node, ri.gpu[b].port);
+			for (uint32_t j = 0; j < (1u << bp->lmc); j++) {
+				int ns = 0;
+				uint32_t s0 = (uint32_t)f->nodes[ri.gpu[a].leaf].sw;
+				if (ibf_trace(f, &m, &r, s0, bp->lid + j, path, &ns) != IBF_TRACE_OK) {
+					leaks++;
+					continue;
+				}
+				for (int k = 0; k < ns; k++)
+					leaks += ri.sw_rail[path[k]] != ri.gpu[a].rail;
+			}
+		}
+	TT_CHECK_MSG(!leaks, "%s: %d same-rail paths leave their rail", what, leaks);
+	ibf_lidmap_free(&m);
+	ibf_rail_info_free(&ri);
+	ibf_routes_free(&r);
+}
+
+static void test_hratio(void)
+{
+	struct ibf_fabric *f = gen(16, 8, 1, 0); /* rail-only: 8 components */
+	TT_REQUIRE(f);
+	hratio_check(f, 1, "rail-only 16x8", 1);
+	ibf_fabric_free(f);
+	f = gen(32, 8, 1, 4); /* rail-optimized */
+	TT_REQUIRE(f);
+	hratio_check(f, 2, "rail-optimized 32x8, 4 spines", 1);
+	/* D-mod-K over the spines: shifts between hosts at the leaf cut bound */
+	struct ibf_routes r;
+	struct ibf_route_opts o;
+	struct ibf_route_report rep;
+	struct ibf_error err = { 0 };
+	ibf_route_opts_default(&o);
+	TT_REQUIRE(ibf_route(f, "hratio", &o, &r, &rep, &err) == 0);
+	struct ibf_cong_report cr;
+	TT_REQUIRE(ibf_congestion(f, &r, NULL, &cr, &err) == 0);
+	TT_CHECK_MSG(cr.worst == cr.cut_worst && cr.unrouted == 0, "worst %u cut %u", cr.worst,
+		     cr.cut_worst);
+	ibf_cong_report_free(&cr);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	/* rails of two leaf switches each, joined only through the spines (the
+	 * generator has no rail aggregation): same-rail pairs on different
+	 * leaves must cross a spine */
+	f = gen(16, 4, 2, 2);
+	TT_REQUIRE(f);
+	hratio_check(f, 1, "rails of 2 leaves, 16x4, 2 spines", 0);
+	ibf_fabric_free(f);
+	/* damage: a missing spine cable and a missing GPU cable */
+	f = gen(16, 4, 1, 2);
+	TT_REQUIRE(f);
+	int sp = -1;
+	for (uint32_t i = 0; i < f->nnodes && sp < 0; i++)
+		if (f->nodes[i].type == IBF_NODE_SWITCH && f->nodes[i].desc &&
+		    strstr(f->nodes[i].desc, "spine"))
+			sp = (int)i;
+	TT_REQUIRE(sp >= 0);
+	ibf_fabric_disconnect(f, sp, 1);
+	int n = ibf_fabric_find_id(f, "srv003-mlx5_2");
+	TT_REQUIRE(n >= 0);
+	ibf_fabric_disconnect(f, n, 1);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	hratio_check(f, 1, "rail-optimized with a missing spine cable and GPU cable", 1);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_same_domain_and_rail);
@@ -335,5 +433,6 @@ int main(void)
 	TT(test_structure_damaged);
 	TT(test_map_errors);
 	TT(test_registry);
+	TT(test_hratio);
 	return tt_done();
 }
