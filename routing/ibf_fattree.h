@@ -164,9 +164,10 @@ struct ibf_endport {
 /* The end ports in `order` (AUTO: tree order when the fabric is a fat
  * tree, else fabric order) into *out (malloc'd, *n entries); *used gets the
  * order taken.  Every tool that numbers hosts (congestion, the simulator)
- * numbers them this way. */
+ * numbers them this way.  With tree and have_tree non-NULL, the tree found
+ * for the tree order is handed over (*have_tree = 1; ibf_ftree_free it). */
 int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
-		  int *used, struct ibf_error *err);
+		  int *used, struct ibf_ftree *tree, int *have_tree, struct ibf_error *err);
 
 struct ibf_cong_opts {
 	int pattern;         /* enum ibf_cong_pattern */
