@@ -14,14 +14,12 @@
 
 void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
 {
-	if (!o || !o->log)
+	if (!o)
 		return;
-	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	ibf_vlogf(o->log, o->log_ctx, level, fmt, ap);
 	va_end(ap);
-	o->log(o->log_ctx, level, buf);
 }
 
 void eng_ws_free(struct eng_ws *ws)

@@ -23,8 +23,8 @@
 
 static void hlog(const struct ibf_route_opts *o, int level, const char *msg)
 {
-	if (o && o->log)
-		o->log(o->log_ctx, level, msg);
+	if (o)
+		ibf_logf(o->log, o->log_ctx, level, "%s", msg);
 }
 
 /* dmodk where the component is a tree, else minimal */
