@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char rail_info_help[] =
 	"Usage: ibfab rail info FILE [--map MAPFILE] [--list]\n"
@@ -117,10 +118,325 @@ static int cmd_info(int argc, char **argv)
 	return 0;
 }
 
+/* ------------------------------------------------------------ registry */
+
+static const char rail_registry_help[] =
+	"Usage: ibfab rail registry --registry FILE [--topology F [--map M]]\n"
+	"         [--rail N=SCORE]... [--domain NAME=SCORE]... [--default rd|dr]\n"
+	"         [--default-score S] [--max-age SECONDS] [--now T]\n"
+	"Create or update the rail health registry (JSON, written atomically: readers\n"
+	"never see a torn file).  --topology adds every rail and domain of a fabric\n"
+	"(score 100 unless already present); --rail/--domain set scores 0..100 (100\n"
+	"idle, 0 blocked).  The timestamp becomes now (--now T: seconds since the\n"
+	"epoch, for tests).  Format: docs/formats.md.  Exit 0, 1 on errors, 2 on usage.\n";
+
+static int parse_assign(const char *prog, const char *what, const char *v, char *name,
+			size_t nl, long *score)
+{
+	const char *eq = strrchr(v, '=');
+	if (!eq || eq == v || (size_t)(eq - v) >= nl)
+		return cli_usage_error(prog, "%s: expected NAME=SCORE, got '%s'", what, v);
+	memcpy(name, v, (size_t)(eq - v));
+	name[eq - v] = 0;
+	return cli_int(what, eq + 1, 0, 100, score) ? 2 : 0;
+}
+
+static int cmd_registry(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"registry", required_argument, 0, 'r'}, {"topology", required_argument, 0, 't'},
+		{"map", required_argument, 0, 'm'}, {"rail", required_argument, 0, 'R'},
+		{"domain", required_argument, 0, 'D'}, {"default", required_argument, 0, 'd'},
+		{"default-score", required_argument, 0, 's'}, {"max-age", required_argument, 0, 'a'},
+		{"now", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *prog = "ibfab rail registry", *reg = NULL, *topo = NULL, *mapf = NULL;
+	const char *dflt = NULL;
+	long dscore = -1, maxage = -1, now = -1;
+	int c;
+	/* first pass: options that do not change scores */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r': reg = optarg; break;
+		case 't': topo = optarg; break;
+		case 'm': mapf = optarg; break;
+		case 'd':
+			if (strcmp(optarg, "rd") && strcmp(optarg, "dr"))
+				return cli_usage_error(prog, "--default must be rd or dr");
+			dflt = optarg;
+			break;
+		case 's':
+			if (cli_int("--default-score", optarg, 0, 100, &dscore))
+				return 2;
+			break;
+		case 'a':
+			if (cli_int("--max-age", optarg, 0, 1000000000L, &maxage))
+				return 2;
+			break;
+		case 'n':
+			if (cli_int("--now", optarg, 1, 0x7fffffffffffL, &now))
+				return 2;
+			break;
+		case 'R':
+		case 'D': break;
+		case 'h': fputs(rail_registry_help, stdout); return 0;
+		default: return 2;
+		}
+	}
+	if (!reg)
+		return cli_usage_error(prog, "--registry FILE is required");
+	if (optind != argc)
+		return cli_usage_error(prog, "unexpected argument %s", argv[optind]);
+	struct ibf_error err = { 0 };
+	struct ibf_rail_registry r;
+	FILE *probe = fopen(reg, "r");
+	if (probe) {
+		fclose(probe);
+		if (ibf_rail_registry_read(reg, &r, &err))
+			return cli_fail(&err);
+	} else {
+		ibf_rail_registry_init(&r);
+	}
+	int rc = 0;
+	if (topo) {
+		struct ibf_rail_map *map = NULL;
+		struct ibf_fabric *f = NULL;
+		struct ibf_rail_info ri;
+		if ((mapf && !(map = ibf_rail_map_read(mapf, &err))) ||
+		    !(f = cli_load_fabric(topo, NULL, -1, 1, &err)) ||
+		    ibf_rail_detect(f, map, &ri, &err)) {
+			ibf_fabric_free(f);
+			ibf_rail_map_free(map);
+			ibf_rail_registry_free(&r);
+			return cli_fail(&err);
+		}
+		for (int i = 0; i < ri.nrails && !rc; i++)
+			if (ibf_rail_registry_find_rail(&r, ri.rail_label[i]) < 0)
+				rc = ibf_rail_registry_set_rail(&r, ri.rail_label[i], 100);
+		for (int i = 0; i < ri.ndomains && !rc; i++)
+			if (ibf_rail_registry_find_domain(&r, ri.domain[i]) < 0)
+				rc = ibf_rail_registry_set_domain(&r, ri.domain[i], 100);
+		ibf_rail_info_free(&ri);
+		ibf_fabric_free(f);
+		ibf_rail_map_free(map);
+	}
+	/* second pass: scores, in order */
+	optind = 1;
+	while (!rc && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		char name[256];
+		long sc;
+		if (c != 'R' && c != 'D')
+			continue;
+		if (parse_assign(prog, c == 'R' ? "--rail" : "--domain", optarg, name, sizeof(name),
+				 &sc)) {
+			ibf_rail_registry_free(&r);
+			return 2;
+		}
+		if (c == 'R') {
+			char *end;
+			long label = strtol(name, &end, 10);
+			if (*end || label < 0 || label > 1000000) {
+				ibf_rail_registry_free(&r);
+				return cli_usage_error(prog, "--rail: a rail is named by its number");
+			}
+			rc = ibf_rail_registry_set_rail(&r, (int)label, (int)sc);
+		} else {
+			rc = ibf_rail_registry_set_domain(&r, name, (int)sc);
+		}
+	}
+	if (rc) {
+		ibf_rail_registry_free(&r);
+		ibf_error_set(&err, IBF_ENOMEM, NULL, 0, "out of memory");
+		return cli_fail(&err);
+	}
+	if (dflt)
+		r.prefer_rd = !strcmp(dflt, "rd");
+	if (dscore >= 0)
+		r.dflt = (int)dscore;
+	if (maxage >= 0)
+		r.max_age = maxage;
+	r.timestamp = now > 0 ? now : (long long)time(NULL);
+	rc = ibf_rail_registry_write(reg, &r, &err);
+	ibf_rail_registry_free(&r);
+	return rc ? cli_fail(&err) : 0;
+}
+
+/* ------------------------------------------------------------ path */
+
+static const char rail_path_help[] =
+	"Usage: ibfab rail path --registry FILE --src HOST:GPU --dst HOST:GPU [--json] [--now T]\n"
+	"       ibfab rail path --registry FILE --all [--hosts H1,H2,...] [--json] [--now T]\n"
+	"The path for a GPU pair (GPU g of a host sits on rail g): d (same host),\n"
+	"r (same rail), rd (source rail, then the destination host) or dr (source\n"
+	"host, then the destination rail) by the h-ratio of both ends, or a remote\n"
+	"rail when its score beats both, with the scores behind the choice.  A stale\n"
+	"or missing registry, or a pair without entries, takes the registry's default\n"
+	"path (and says so).  --all decides every pair of the registry's GPUs (or of\n"
+	"the --hosts listed) and prints how many take each path.\n";
+
+static void print_decision(const char *s, const char *d, const struct ibf_rail_decision *x,
+			   int json, int first)
+{
+	if (json) {
+		printf("%s{\"src\": ", first ? "" : ",\n  ");
+		ibf_json_str(stdout, s);
+		printf(", \"dst\": ");
+		ibf_json_str(stdout, d);
+		printf(", \"path\": \"%s\", \"via_rail\": %d, \"score\": %.6g, \"rd\": %.6g, "
+		       "\"dr\": %.6g, \"remote\": %.6g, \"gamma_src\": %.6g, \"gamma_dst\": %.6g, "
+		       "\"fallback\": %s, \"stale\": %s, \"missing\": %s}",
+		       ibf_rail_path_name(x->c.path), x->c.via_rail, x->c.score, x->c.rd, x->c.dr,
+		       x->c.remote, x->c.gamma_src, x->c.gamma_dst, x->fallback ? "true" : "false",
+		       x->stale ? "true" : "false", x->missing ? "true" : "false");
+		return;
+	}
+	printf("%s -> %s: %s via rail %d", s, d, ibf_rail_path_name(x->c.path), x->c.via_rail);
+	if (x->fallback)
+		printf(" (default path: registry %s)", x->stale ? "stale" : "lacks this pair");
+	else if (x->c.path == IBF_RAIL_RD || x->c.path == IBF_RAIL_DR ||
+		 x->c.path == IBF_RAIL_REMOTE)
+		printf(" (score %.4g; rd %.4g, dr %.4g, remote %.4g; gamma %.4g -> %.4g)", x->c.score,
+		       x->c.rd, x->c.dr, x->c.remote, x->c.gamma_src, x->c.gamma_dst);
+	printf("\n");
+}
+
+/* "HOST:GPU" -> host name (in buf) and GPU number */
+static int split_gpu(const char *prog, const char *v, char *host, size_t hl, int *gpu)
+{
+	const char *colon = strrchr(v, ':');
+	char *end;
+	long g = colon ? strtol(colon + 1, &end, 10) : -1;
+	if (!colon || colon == v || end == colon + 1 || *end || g < 0 || g > 1000000 ||
+	    (size_t)(colon - v) >= hl)
+		return cli_usage_error(prog, "expected HOST:GPU, got '%s'", v);
+	memcpy(host, v, (size_t)(colon - v));
+	host[colon - v] = 0;
+	*gpu = (int)g;
+	return 0;
+}
+
+static int cmd_path(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"registry", required_argument, 0, 'r'}, {"src", required_argument, 0, 's'},
+		{"dst", required_argument, 0, 'd'}, {"all", no_argument, 0, 'A'},
+		{"hosts", required_argument, 0, 'H'}, {"json", no_argument, 0, 'j'},
+		{"now", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *prog = "ibfab rail path", *reg = NULL, *src = NULL, *dst = NULL, *hosts = NULL;
+	int all = 0, json = 0, c;
+	long now = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r': reg = optarg; break;
+		case 's': src = optarg; break;
+		case 'd': dst = optarg; break;
+		case 'A': all = 1; break;
+		case 'H': hosts = optarg; break;
+		case 'j': json = 1; break;
+		case 'n':
+			if (cli_int("--now", optarg, 1, 0x7fffffffffffL, &now))
+				return 2;
+			break;
+		case 'h': fputs(rail_path_help, stdout); return 0;
+		default: return 2;
+		}
+	}
+	if (!reg || (!all && (!src || !dst)) || (all && (src || dst)) || optind != argc)
+		return cli_usage_error(prog, "give --registry and either --src/--dst or --all");
+	struct ibf_error err = { 0 };
+	struct ibf_rail_registry r;
+	int missing_file = 0;
+	if (ibf_rail_registry_read(reg, &r, &err)) {
+		if (err.code != IBF_EIO)
+			return cli_fail(&err);
+		/* no registry at all: every cross pair takes the default path */
+		fprintf(stderr, "ibfab: warning: %s: %s; using the default path\n", reg, err.msg);
+		ibf_rail_registry_init(&r);
+		missing_file = 1;
+	}
+	long long t = now > 0 ? now : (long long)time(NULL);
+	struct ibf_rail_decision x;
+	if (!all) {
+		char h1[256], h2[256];
+		int g1, g2;
+		if (split_gpu(prog, src, h1, sizeof(h1), &g1) || split_gpu(prog, dst, h2, sizeof(h2), &g2)) {
+			ibf_rail_registry_free(&r);
+			return 2;
+		}
+		ibf_rail_registry_decide(&r, t, h1, g1, h2, g2, &x);
+		if (json)
+			printf("[");
+		print_decision(src, dst, &x, json, 1);
+		if (json)
+			printf("]\n");
+		ibf_rail_registry_free(&r);
+		return 0;
+	}
+	/* every GPU pair of the chosen hosts */
+	int nh = 0;
+	char **hl = NULL;
+	if (hosts) {
+		char *copy = strdup(hosts);
+		for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+			char **n2 = realloc(hl, (size_t)(nh + 1) * sizeof(char *));
+			if (!n2)
+				break;
+			hl = n2;
+			hl[nh++] = strdup(tok);
+		}
+		free(copy);
+	} else {
+		hl = calloc((size_t)r.ndomains + 1, sizeof(char *));
+		for (int i = 0; hl && i < r.ndomains; i++)
+			hl[nh++] = strdup(r.domain[i]);
+	}
+	uint64_t count[5] = { 0 }, fb = 0;
+	if (json)
+		printf("[");
+	int first = 1;
+	for (int a = 0; a < nh; a++)
+		for (int ga = 0; ga < r.nrails; ga++)
+			for (int b = 0; b < nh; b++)
+				for (int gb = 0; gb < r.nrails; gb++) {
+					if (a == b && ga == gb)
+						continue;
+					ibf_rail_registry_decide(&r, t, hl[a], r.rail_label[ga], hl[b],
+								 r.rail_label[gb], &x);
+					count[x.c.path]++;
+					fb += x.fallback;
+					if (json) {
+						char s1[300], s2[300];
+						snprintf(s1, sizeof(s1), "%s:%d", hl[a], r.rail_label[ga]);
+						snprintf(s2, sizeof(s2), "%s:%d", hl[b], r.rail_label[gb]);
+						print_decision(s1, s2, &x, 1, first);
+						first = 0;
+					}
+				}
+	if (json)
+		printf("]\n");
+	else
+		printf("%d hosts x %d rails: d %llu, r %llu, rd %llu, dr %llu, remote %llu "
+		       "(%llu on the default path%s)\n",
+		       nh, r.nrails, (unsigned long long)count[IBF_RAIL_D],
+		       (unsigned long long)count[IBF_RAIL_R], (unsigned long long)count[IBF_RAIL_RD],
+		       (unsigned long long)count[IBF_RAIL_DR], (unsigned long long)count[IBF_RAIL_REMOTE],
+		       (unsigned long long)fb, missing_file ? ", no registry file" : "");
+	for (int i = 0; i < nh; i++)
+		free(hl[i]);
+	free(hl);
+	ibf_rail_registry_free(&r);
+	return 0;
+}
+
 int cmd_rail(int argc, char **argv)
 {
 	static const struct ibf_cmd cmds[] = {
 		{"info", cmd_info, "domains, rails, spines and what does not fit"},
+		{"registry", cmd_registry, "create or update the rail health registry (JSON)"},
+		{"path", cmd_path, "the h-ratio path decision for GPU pairs"},
 		{NULL, NULL, NULL},
 	};
 	return cli_dispatch("ibfab rail", cmds, argc, argv);

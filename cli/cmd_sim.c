@@ -394,6 +394,129 @@ static int write_svgs(const char *dir, const struct src *srcs, int nsrc,
 	return svg_close(o, tmp, path, err) ? IBF_EIO : 0;
 }
 
+static void print_json(const char *topo, const char *place, const struct src *srcs, int nsrc,
+		       struct run (*runs)[MAXSRC], char (*patnames)[64], int npat,
+		       const struct ibf_sim_placement *pl)
+{
+	const struct ibf_sim_net *n0 = &srcs[0].net;
+	printf("{\"topology\": ");
+	ibf_json_str(stdout, topo);
+	printf(", \"hosts\": %u, \"ranks\": %u, \"ppn\": %u, \"placement\": ", n0->nhosts,
+	       pl->nranks, pl->ppn);
+	ibf_json_str(stdout, place);
+	printf(", \"assumed_links\": %u, \"patterns\": [", n0->assumed);
+	for (int p = 0; p < npat; p++) {
+		printf("%s{\"pattern\": ", p ? ", " : "");
+		ibf_json_str(stdout, patnames[p]);
+		printf(", \"results\": [");
+		for (int s = 0; s < nsrc; s++) {
+			struct run *u = &runs[p][s];
+			struct summary sm;
+			summarize(u, &sm);
+			printf("%s{\"source\": ", s ? ", " : "");
+			ibf_json_str(stdout, srcs[s].label);
+			printf(", \"kind\": \"%s\", \"flows\": %llu, \"local\": %llu, "
+			       "\"mean_aggregate_gbps\": %.17g, \"mean_ratio\": %.17g, "
+			       "\"min_ratio\": %.17g, \"mean_flow_gbps\": %.17g, \"time_us\": %.17g",
+			       srcs[s].lfts ? "lfts" : "engine", (unsigned long long)sm.flows,
+			       (unsigned long long)sm.local, sm.agg_mean, sm.ratio_mean,
+			       sm.ratio_min, sm.mean_rate, isfinite(sm.time_us) ? sm.time_us : -1);
+			for (int m = 0; m < 2; m++) {
+				if (!u->have_mat[m])
+					continue;
+				const struct ibf_mat_result *M = &u->mat[m];
+				printf(", \"mat_%s\": {\"lambda_lo\": %.17g, \"lambda_hi\": %.17g, "
+				       "\"throughput_lo_gbps\": %.17g, \"throughput_hi_gbps\": %.17g, "
+				       "\"host_bound\": %.17g, \"exact\": %s, \"phases\": %u}",
+				       m ? "any" : "routing", M->lo, M->hi, M->throughput_lo,
+				       M->throughput_hi, isfinite(M->host_bound) ? M->host_bound : -1,
+				       M->exact ? "true" : "false", M->phases);
+			}
+			printf(", \"phases\": [");
+			for (uint32_t i = 0; i < u->nrows; i++) {
+				if (i)
+					printf(", ");
+				json_phase(&u->rows[i]);
+			}
+			printf("]}");
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
+static void print_text(const char *topo, const char *place, const struct src *srcs, int nsrc,
+		       struct run (*runs)[MAXSRC], char (*patnames)[64], int npat,
+		       const struct ibf_sim_placement *pl, const struct ibf_sim_layer_policy *lp, double bytes,
+		       int mat_r, int mat_a, int phases)
+{
+	const struct ibf_sim_net *n0 = &srcs[0].net;
+	printf("fabric %s: %u hosts (%s order), %u ranks (ppn %u, %s placement), layers %s\n",
+	       topo, n0->nhosts, n0->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric",
+	       pl->nranks, pl->ppn, place,
+	       lp->how == IBF_LAYERS_RR ? "rr" : lp->how == IBF_LAYERS_HASH ? "hash" :
+	       lp->how == IBF_LAYERS_RANDOM ? "random" : lp->how == IBF_LAYERS_SPLIT ? "split" :
+	       "fixed");
+	if (n0->assumed)
+		printf("note: %u cabled ports without width/speed, taken as %.1f Gb/s\n",
+		       n0->assumed, n0->assumed_gbps);
+	for (int p = 0; p < npat; p++) {
+		printf("\npattern %s: %u phase(s), %.3g bytes per flow\n", patnames[p],
+		       runs[p][0].nrows, bytes);
+		printf("%-24s %12s %8s %8s %10s %10s %8s %12s", "tables", "aggr Gb/s", "of inj",
+		       "worst", "mean flow", "min flow", "max util", "time us");
+		if (mat_r)
+			printf(" %23s", "MAT routing Gb/s");
+		if (mat_a || mat_r)
+			printf(" %8s", "effic.");
+		printf("\n");
+		for (int s = 0; s < nsrc; s++) {
+			struct run *u = &runs[p][s];
+			struct summary sm;
+			summarize(u, &sm);
+			printf("%-24.24s %12.1f %8.3f %8.3f %10.3f %10.3f %8.3f %12.1f",
+			       srcs[s].label, sm.agg_mean, sm.ratio_mean, sm.ratio_min, sm.mean_rate,
+			       sm.min_rate, sm.max_util, sm.time_us);
+			const struct ibf_mat_result *ref = mat_a ? &runs[p][0].mat[1] :
+							   mat_r ? &u->mat[0] : NULL;
+			if (mat_r) {
+				char b[48];
+				if (u->mat[0].exact)
+					snprintf(b, sizeof(b), "%.1f", u->mat[0].throughput_lo);
+				else
+					snprintf(b, sizeof(b), "%.1f..%.1f", u->mat[0].throughput_lo,
+						 u->mat[0].throughput_hi);
+				printf(" %23s", b);
+			}
+			if (ref && u->nrows && ref->throughput_hi > 0)
+				printf(" %8.3f", u->rows[0].res.aggregate / ref->throughput_hi);
+			printf("\n");
+			if (phases)
+				for (uint32_t i = 0; i < u->nrows; i++) {
+					const struct ibf_sim_phase_result *r = &u->rows[i].res;
+					printf("    %-20.20s %12.1f %8.3f %8s %10.3f %10.3f %8.3f %12.1f%s\n",
+					       u->rows[i].label, r->aggregate,
+					       r->inj_bound > 0 ? r->aggregate / r->inj_bound : 0, "",
+					       r->mean_rate, r->min_rate, r->max_util,
+					       r->time_us * u->rows[i].repeat,
+					       u->rows[i].repeat > 1 ? " (repeated)" : "");
+				}
+		}
+		if (mat_a) {
+			const struct ibf_mat_result *M = &runs[p][0].mat[1];
+			printf("MAT any path (the topology's bound, phase 1): %s%.1f", M->exact ? "" : "",
+			       M->throughput_lo);
+			if (!M->exact)
+				printf("..%.1f", M->throughput_hi);
+			printf(" Gb/s (lambda %.4g%s, host links allow %.4g)\n", M->lo,
+			       M->exact ? " exact" : " lower bound", M->host_bound);
+		}
+	}
+	if (mat_a || mat_r)
+		printf("\neffic. = aggregate of phase 1 / MAT (%s, upper value)\n",
+		       mat_a ? "any path" : "routing");
+}
+
 /* ------------------------------------------------------------ the command */
 
 enum { O_TOPO = 500, O_LFTS, O_ENGINE, O_PATTERN, O_LMC, O_G2L, O_CONF, O_SEED, O_THREADS,
@@ -606,118 +729,11 @@ static int cmd_flow(int argc, char **argv)
 		}
 	if (rc)
 		goto out;
-	const struct ibf_sim_net *n0 = &srcs[0].net;
-	if (json) {
-		printf("{\"topology\": ");
-		ibf_json_str(stdout, topo);
-		printf(", \"hosts\": %u, \"ranks\": %u, \"ppn\": %u, \"placement\": ", n0->nhosts,
-		       pl.nranks, pl.ppn);
-		ibf_json_str(stdout, place);
-		printf(", \"assumed_links\": %u, \"patterns\": [", n0->assumed);
-		for (int p = 0; p < npat; p++) {
-			printf("%s{\"pattern\": ", p ? ", " : "");
-			ibf_json_str(stdout, patnames[p]);
-			printf(", \"results\": [");
-			for (int s = 0; s < nsrc; s++) {
-				struct run *u = &runs[p][s];
-				struct summary sm;
-				summarize(u, &sm);
-				printf("%s{\"source\": ", s ? ", " : "");
-				ibf_json_str(stdout, srcs[s].label);
-				printf(", \"kind\": \"%s\", \"flows\": %llu, \"local\": %llu, "
-				       "\"mean_aggregate_gbps\": %.17g, \"mean_ratio\": %.17g, "
-				       "\"min_ratio\": %.17g, \"mean_flow_gbps\": %.17g, \"time_us\": %.17g",
-				       srcs[s].lfts ? "lfts" : "engine", (unsigned long long)sm.flows,
-				       (unsigned long long)sm.local, sm.agg_mean, sm.ratio_mean,
-				       sm.ratio_min, sm.mean_rate, isfinite(sm.time_us) ? sm.time_us : -1);
-				for (int m = 0; m < 2; m++) {
-					if (!u->have_mat[m])
-						continue;
-					const struct ibf_mat_result *M = &u->mat[m];
-					printf(", \"mat_%s\": {\"lambda_lo\": %.17g, \"lambda_hi\": %.17g, "
-					       "\"throughput_lo_gbps\": %.17g, \"throughput_hi_gbps\": %.17g, "
-					       "\"host_bound\": %.17g, \"exact\": %s, \"phases\": %u}",
-					       m ? "any" : "routing", M->lo, M->hi, M->throughput_lo,
-					       M->throughput_hi, isfinite(M->host_bound) ? M->host_bound : -1,
-					       M->exact ? "true" : "false", M->phases);
-				}
-				printf(", \"phases\": [");
-				for (uint32_t i = 0; i < u->nrows; i++) {
-					if (i)
-						printf(", ");
-					json_phase(&u->rows[i]);
-				}
-				printf("]}");
-			}
-			printf("]}");
-		}
-		printf("]}\n");
-	} else {
-		printf("fabric %s: %u hosts (%s order), %u ranks (ppn %u, %s placement), layers %s\n",
-		       topo, n0->nhosts, n0->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric",
-		       pl.nranks, pl.ppn, place,
-		       lp.how == IBF_LAYERS_RR ? "rr" : lp.how == IBF_LAYERS_HASH ? "hash" :
-		       lp.how == IBF_LAYERS_RANDOM ? "random" : lp.how == IBF_LAYERS_SPLIT ? "split" :
-		       "fixed");
-		if (n0->assumed)
-			printf("note: %u cabled ports without width/speed, taken as %.1f Gb/s\n",
-			       n0->assumed, n0->assumed_gbps);
-		for (int p = 0; p < npat; p++) {
-			printf("\npattern %s: %u phase(s), %.3g bytes per flow\n", patnames[p],
-			       runs[p][0].nrows, bytes);
-			printf("%-24s %12s %8s %8s %10s %10s %8s %12s", "tables", "aggr Gb/s", "of inj",
-			       "worst", "mean flow", "min flow", "max util", "time us");
-			if (mat_r)
-				printf(" %23s", "MAT routing Gb/s");
-			if (mat_a || mat_r)
-				printf(" %8s", "effic.");
-			printf("\n");
-			for (int s = 0; s < nsrc; s++) {
-				struct run *u = &runs[p][s];
-				struct summary sm;
-				summarize(u, &sm);
-				printf("%-24.24s %12.1f %8.3f %8.3f %10.3f %10.3f %8.3f %12.1f",
-				       srcs[s].label, sm.agg_mean, sm.ratio_mean, sm.ratio_min, sm.mean_rate,
-				       sm.min_rate, sm.max_util, sm.time_us);
-				const struct ibf_mat_result *ref = mat_a ? &runs[p][0].mat[1] :
-								   mat_r ? &u->mat[0] : NULL;
-				if (mat_r) {
-					char b[48];
-					if (u->mat[0].exact)
-						snprintf(b, sizeof(b), "%.1f", u->mat[0].throughput_lo);
-					else
-						snprintf(b, sizeof(b), "%.1f..%.1f", u->mat[0].throughput_lo,
-							 u->mat[0].throughput_hi);
-					printf(" %23s", b);
-				}
-				if (ref && u->nrows && ref->throughput_hi > 0)
-					printf(" %8.3f", u->rows[0].res.aggregate / ref->throughput_hi);
-				printf("\n");
-				if (phases)
-					for (uint32_t i = 0; i < u->nrows; i++) {
-						const struct ibf_sim_phase_result *r = &u->rows[i].res;
-						printf("    %-20.20s %12.1f %8.3f %8s %10.3f %10.3f %8.3f %12.1f%s\n",
-						       u->rows[i].label, r->aggregate,
-						       r->inj_bound > 0 ? r->aggregate / r->inj_bound : 0, "",
-						       r->mean_rate, r->min_rate, r->max_util,
-						       r->time_us * u->rows[i].repeat,
-						       u->rows[i].repeat > 1 ? " (repeated)" : "");
-					}
-			}
-			if (mat_a) {
-				const struct ibf_mat_result *M = &runs[p][0].mat[1];
-				printf("MAT any path (the topology's bound, phase 1): %s%.1f", M->exact ? "" : "",
-				       M->throughput_lo);
-				if (!M->exact)
-					printf("..%.1f", M->throughput_hi);
-				printf(" Gb/s (lambda %.4g%s, host links allow %.4g)\n", M->lo,
-				       M->exact ? " exact" : " lower bound", M->host_bound);
-			}
-		}
-		if (mat_a || mat_r)
-			printf("\neffic. = aggregate of phase 1 / MAT (%s, upper value)\n",
-			       mat_a ? "any path" : "routing");
-	}
+	if (json)
+		print_json(topo, place, srcs, nsrc, runs, patnames, npat, &pl);
+	else
+		print_text(topo, place, srcs, nsrc, runs, patnames, npat, &pl, &lp, bytes, mat_r, mat_a,
+			   phases);
 	if (svgdir)
 		rc = write_svgs(svgdir, srcs, nsrc, runs, patnames, npat, &err);
 out:

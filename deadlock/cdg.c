@@ -32,14 +32,12 @@ double dl_now(void)
 
 void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)
 {
-	if (!o || !o->log)
+	if (!o)
 		return;
-	char buf[768];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	ibf_vlogf(o->log, o->log_ctx, level, fmt, ap);
 	va_end(ap);
-	o->log(o->log_ctx, level, buf);
 }
 
 int dl_port_faces_switch(const struct ibf_fabric *f, int node, int port)

@@ -38,10 +38,12 @@ void ibf_cong_report_free(struct ibf_cong_report *rep)
 }
 
 int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
-		  int *used, struct ibf_error *err)
+		  int *used, struct ibf_ftree *tree, int *have_tree, struct ibf_error *err)
 {
 	*out = NULL;
 	*n = 0;
+	if (have_tree)
+		*have_tree = 0;
 	if (order == IBF_CONG_ORDER_AUTO || order == IBF_CONG_ORDER_TREE) {
 		struct ibf_ftree t;
 		struct ibf_error e2;
@@ -65,7 +67,12 @@ int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **ou
 			}
 			*out = e;
 			*n = t.nends;
-			ibf_ftree_free(&t);
+			if (tree && have_tree) {
+				*tree = t; /* the caller frees it */
+				*have_tree = 1;
+			} else {
+				ibf_ftree_free(&t);
+			}
 			if (used)
 				*used = IBF_CONG_ORDER_TREE;
 			return 0;
@@ -290,44 +297,18 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	struct cg c;
 	memset(&c, 0, sizeof(c));
 	memset(&cut, 0, sizeof(cut));
-	if (order == IBF_CONG_ORDER_AUTO || order == IBF_CONG_ORDER_TREE) {
-		struct ibf_ftree t;
-		struct ibf_error e2;
-		ibf_error_clear(&e2);
-		int trc = ibf_ftree_build(f, NULL, &t, &e2);
-		if (trc && order == IBF_CONG_ORDER_TREE) {
-			if (err)
-				*err = e2;
-			return trc;
-		}
-		if (!trc) {
-			order = IBF_CONG_ORDER_TREE;
-			h = malloc((t.nends ? t.nends : 1) * sizeof(*h));
-			if (!h) {
-				ibf_ftree_free(&t);
-				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			}
-			for (uint32_t i = 0; i < t.nends; i++) {
-				h[i].node = t.ends[i].node;
-				h[i].port = t.ends[i].port;
-				h[i].sw = t.ends[i].sw;
-			}
-			N = t.nends;
-			for (int l = 2; l < t.levels && !cutrc; l++)
-				cutrc = cut_level(&cut, ++cut.nlv, f, h, N, t.level, l);
-			ibf_ftree_free(&t);
-		} else {
-			order = IBF_CONG_ORDER_FABRIC;
-		}
-	}
-	if (order == IBF_CONG_ORDER_FABRIC) {
+	{
 		struct ibf_endport *ep = NULL;
-		rc = ibf_end_ports(f, order, &ep, &N, NULL, err);
+		struct ibf_ftree t;
+		int have_tree = 0;
+		rc = ibf_end_ports(f, order, &ep, &N, &order, &t, &have_tree, err);
 		if (rc)
 			return rc;
 		h = malloc((N ? N : 1) * sizeof(*h));
 		if (!h) {
 			free(ep);
+			if (have_tree)
+				ibf_ftree_free(&t);
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		}
 		for (uint32_t i = 0; i < N; i++) {
@@ -336,6 +317,11 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 			h[i].sw = ep[i].sw;
 		}
 		free(ep);
+		/* the pod cuts of a tree of more than 2 levels */
+		for (int l = 2; have_tree && l < t.levels && !cutrc; l++)
+			cutrc = cut_level(&cut, ++cut.nlv, f, h, N, t.level, l);
+		if (have_tree)
+			ibf_ftree_free(&t);
 	}
 	if (!cutrc)
 		cutrc = cut_level(&cut, 0, f, h, N, NULL, 0);

@@ -189,4 +189,16 @@ static inline int eng_hi(const struct eng_ctx *c, uint32_t dst)
 	return c->winhi[dst];
 }
 
+
+/* engine_setup.c: the run's setup and the engines' log helper */
+void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void eng_ctx_free(struct eng_ctx *c);
+int eng_build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids, int *maxlmc);
+int eng_build_links(struct eng_ctx *c, struct ibf_error *err);
+int eng_build_dist(struct eng_ctx *c, struct ibf_error *err);
+int eng_build_possible(struct eng_ctx *c, struct ibf_error *err);
+int eng_ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids);
+void eng_ws_free(struct eng_ws *ws);
+
 #endif

@@ -134,6 +134,13 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		       struct ibf_route_report *rep, struct ibf_error *err);
 
+/* The hratio engine for rail GPU clusters (routing/hratio.c): every switch
+ * component on its own (rail-only clusters), D-mod-K inside a component
+ * (rail leaves, rail aggregation, spines), minimal where a component is not
+ * a tree. */
+int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		     struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
+
 /* ------------------------------------------------------------ congestion */
 
 enum ibf_cong_pattern {
@@ -157,9 +164,10 @@ struct ibf_endport {
 /* The end ports in `order` (AUTO: tree order when the fabric is a fat
  * tree, else fabric order) into *out (malloc'd, *n entries); *used gets the
  * order taken.  Every tool that numbers hosts (congestion, the simulator)
- * numbers them this way. */
+ * numbers them this way.  With tree and have_tree non-NULL, the tree found
+ * for the tree order is handed over (*have_tree = 1; ibf_ftree_free it). */
 int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
-		  int *used, struct ibf_error *err);
+		  int *used, struct ibf_ftree *tree, int *have_tree, struct ibf_error *err);
 
 struct ibf_cong_opts {
 	int pattern;         /* enum ibf_cong_pattern */

@@ -297,6 +297,25 @@ static const char *sw_desc(const struct rd *d, uint32_t sw)
 	return s ? s : "";
 }
 
+/* one LFT entry of the open table; port 255 ("illegal port" of dump_lfts
+ * -a) leaves no entry */
+static int set_entry(struct rd *d, uint64_t lid, uint64_t port)
+{
+	if (lid > d->r->max_lid)
+		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
+				     "LID 0x%04llx is above the fabric's largest LID 0x%04x",
+				     (unsigned long long)lid, d->r->max_lid);
+	if (port == IBF_LFT_NONE)
+		return 0;
+	const struct ibf_node *n = &d->f->nodes[d->f->switches[d->sw]];
+	if (port > n->nports)
+		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
+				     "port %llu is beyond the %u ports of switch '%s'",
+				     (unsigned long long)port, (unsigned)n->nports, sw_desc(d, d->sw));
+	ibf_lft(d->r, d->sw)[lid] = (uint8_t)port;
+	return 0;
+}
+
 /* open the table of the switch with this node (or port 0) GUID */
 static int open_switch(struct rd *d, uint64_t guid)
 {
@@ -371,19 +390,7 @@ static int rd_fdbs_entry(struct rd *d, const char *line)
 	if (!p || (*p && !is_space(*p) && *p != ':'))
 		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 				     "expected '0x<lid> : <port> : <hops> : <optimal>'");
-	if (lid > d->r->max_lid)
-		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
-				     "LID 0x%04llx is above the fabric's largest LID 0x%04x",
-				     (unsigned long long)lid, d->r->max_lid);
-	if (port == IBF_LFT_NONE)
-		return 0;
-	const struct ibf_node *n = &d->f->nodes[d->f->switches[d->sw]];
-	if (port > n->nports)
-		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
-				     "port %llu is beyond the %u ports of switch '%s'",
-				     (unsigned long long)port, (unsigned)n->nports, sw_desc(d, d->sw));
-	ibf_lft(d->r, d->sw)[lid] = (uint8_t)port;
-	return 0;
+	return set_entry(d, lid, port);
 }
 
 static int rd_header(struct rd *d, const char *line)
@@ -435,19 +442,7 @@ static int rd_entry(struct rd *d, const char *line)
 	if (!d->open)
 		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 				     "LFT entry outside a switch table");
-	if (lid > d->r->max_lid)
-		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
-				     "LID 0x%04llx is above the fabric's largest LID 0x%04x",
-				     (unsigned long long)lid, d->r->max_lid);
-	if (port == IBF_LFT_NONE)
-		return 0; /* dump_lfts -a: "illegal port" */
-	const struct ibf_node *n = &d->f->nodes[d->f->switches[d->sw]];
-	if (port > n->nports)
-		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
-				     "port %llu is beyond the %u ports of switch '%s'",
-				     (unsigned long long)port, (unsigned)n->nports, sw_desc(d, d->sw));
-	ibf_lft(d->r, d->sw)[lid] = (uint8_t)port;
-	return 0;
+	return set_entry(d, lid, port);
 }
 
 /* "<n> lids dumped" / "<n> valid lids dumped"; returns 1 when the line is

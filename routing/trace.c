@@ -225,6 +225,7 @@ struct ck_shared {
 	int max_hops;
 	const uint32_t *w;      /* [nsw] source end ports at each switch */
 	const uint32_t *ownsw;  /* [lid] switch of the source port owning the LID */
+	const uint32_t *comp;   /* [nsw] switch component (ibf_components) */
 	uint32_t nblocks, block;
 	int nthreads;
 };
@@ -301,7 +302,14 @@ static void *ck_worker(void *arg)
 					}
 					break;
 				case IBF_TRACE_UNREACHABLE:
-					rep->unreachable += cnt;
+					/* no table can route between switch components */
+					if (sh->ownsw[d] != IBF_WALK_NONE &&
+					    sh->comp[s] != sh->comp[sh->ownsw[d]]) {
+						rep->across += cnt;
+						kind = IBF_TRACE_OK;
+					} else {
+						rep->unreachable += cnt;
+					}
 					break;
 				case IBF_TRACE_LOOP:
 					rep->loops += cnt;
@@ -417,7 +425,8 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 		return rc;
 	uint32_t *w = calloc((size_t)f->nsw + 1, sizeof(*w));
 	uint32_t *ownsw = malloc(((size_t)m.max_lid + 1) * sizeof(*ownsw));
-	if (!w || !ownsw) {
+	uint32_t *comp = malloc(((size_t)f->nsw + 1) * sizeof(*comp));
+	if (!w || !ownsw || !comp) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto done;
 	}
@@ -450,8 +459,9 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 		}
 	}
 
+	rep->components = f->nsw ? ibf_components(f, comp) : 0;
 	struct ck_shared sh = {
-		.f = f, .m = &m, .r = r, .max_hops = max_hops, .w = w, .ownsw = ownsw,
+		.f = f, .m = &m, .r = r, .max_hops = max_hops, .w = w, .ownsw = ownsw, .comp = comp,
 		.block = 64,
 	};
 	sh.nblocks = (m.max_lid + sh.block) / sh.block;
@@ -489,6 +499,7 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 		rep->pairs += tr->pairs;
 		rep->ok += tr->ok;
 		rep->unreachable += tr->unreachable;
+		rep->across += tr->across;
 		rep->loops += tr->loops;
 		rep->wrong += tr->wrong;
 		rep->too_long += tr->too_long;
@@ -507,6 +518,7 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 done:
 	free(w);
 	free(ownsw);
+	free(comp);
 	ibf_lidmap_free(&m);
 	return rc;
 }

@@ -281,259 +281,317 @@ static void dijkstra(const struct ibf_sim_net *n, struct dj *d, uint32_t src, co
 /* the switch a directed switch-switch link (a port id) leaves */
 #define TAIL(link) (f->adj_src[f->port_adj[(link)]])
 
+/* Garg-Koenemann state: edge lengths, routed flow, per-commodity totals. */
+struct gks {
+	const struct ibf_sim_net *n;
+	const struct ibf_fabric *f;
+	const struct comm *c;
+	int mode;
+	double eps, D, scale;
+	double *len, *flow, *routed;
+	/* ANY: commodities by source switch, Dijkstra, per-step scratch */
+	uint64_t *cfirst, *bysrc;
+	double *rem, *sub;
+	struct dj d;
+};
+
+static void gks_free(struct gks *g)
+{
+	free(g->len);
+	free(g->flow);
+	free(g->routed);
+	free(g->cfirst);
+	free(g->bysrc);
+	free(g->rem);
+	free(g->sub);
+	free(g->d.dist);
+	free(g->d.pred);
+	free(g->d.heap);
+	free(g->d.pos);
+}
+
+static int gks_init(struct gks *g, const struct ibf_sim_net *n, const struct comm *c, int mode)
+{
+	const struct ibf_fabric *f = n->f;
+	uint32_t E = n->nlinks, S = f->nsw;
+	memset(g, 0, sizeof(*g));
+	g->n = n;
+	g->f = f;
+	g->c = c;
+	g->mode = mode;
+	g->len = calloc(E ? E : 1, sizeof(double));
+	g->flow = calloc(E ? E : 1, sizeof(double));
+	g->routed = calloc(c->n ? c->n : 1, sizeof(double));
+	if (!g->len || !g->flow || !g->routed)
+		return -1;
+	if (mode != IBF_MAT_ANY)
+		return 0;
+	g->d.S = S;
+	g->d.dist = malloc((S ? S : 1) * sizeof(double));
+	g->d.pred = malloc((S ? S : 1) * sizeof(uint32_t));
+	g->d.heap = malloc((S ? S : 1) * sizeof(uint32_t));
+	g->d.pos = malloc((S ? S : 1) * sizeof(uint32_t));
+	g->rem = malloc((c->n ? c->n : 1) * sizeof(double));
+	g->sub = calloc(S ? S : 1, sizeof(double));
+	g->cfirst = calloc((size_t)S + 1, sizeof(uint64_t));
+	g->bysrc = malloc((c->n ? c->n : 1) * sizeof(uint64_t));
+	uint64_t *fill = malloc(((size_t)S + 1) * sizeof(uint64_t));
+	if (!g->d.dist || !g->d.pred || !g->d.heap || !g->d.pos || !g->rem || !g->sub ||
+	    !g->cfirst || !g->bysrc || !fill) {
+		free(fill);
+		return -1;
+	}
+	/* commodities of each source switch, in order */
+	for (uint64_t j = 0; j < c->n; j++)
+		g->cfirst[c->src[j] + 1]++;
+	for (uint32_t s = 0; s < S; s++)
+		g->cfirst[s + 1] += g->cfirst[s];
+	memcpy(fill, g->cfirst, ((size_t)S + 1) * sizeof(uint64_t));
+	for (uint64_t j = 0; j < c->n; j++)
+		g->bysrc[fill[c->src[j]]++] = j;
+	free(fill);
+	return 0;
+}
+
+/* A feasible lambda to scale demands by: every commodity evenly over its
+ * candidate paths (ANY: one shortest path in hops); 0 when a demand
+ * crosses between switch components (nothing fits). */
+static double gks_first_lambda(struct gks *g)
+{
+	const struct ibf_sim_net *n = g->n;
+	const struct ibf_fabric *f = g->f;
+	const struct comm *c = g->c;
+	uint32_t E = n->nlinks, S = f->nsw;
+	if (g->mode == IBF_MAT_ROUTING) {
+		for (uint64_t j = 0; j < c->n; j++) {
+			uint64_t np = c->poff[j + 1] - c->poff[j];
+			for (uint64_t p = c->poff[j]; p < c->poff[j + 1]; p++)
+				for (uint64_t k = c->loff[p]; k < c->loff[p + 1]; k++)
+					g->flow[c->links[k]] += c->d[j] / (double)np;
+		}
+	} else {
+		for (uint32_t e = 0; e < E; e++)
+			g->len[e] = 1;
+		for (uint32_t s = 0; s < S; s++) {
+			if (g->cfirst[s] == g->cfirst[s + 1])
+				continue;
+			dijkstra(n, &g->d, s, g->len);
+			for (uint64_t x = g->cfirst[s]; x < g->cfirst[s + 1]; x++) {
+				uint64_t j = g->bysrc[x];
+				if (g->d.dist[c->dst[j]] == INFINITY)
+					return 0;
+				for (uint32_t v = c->dst[j]; v != s; v = TAIL(g->d.pred[v]))
+					g->flow[g->d.pred[v]] += c->d[j];
+			}
+		}
+	}
+	double kappa = 0;
+	for (uint32_t e = 0; e < E; e++)
+		if (n->kind[e] == 1 && n->cap[e] > 0 && g->flow[e] / n->cap[e] > kappa)
+			kappa = g->flow[e] / n->cap[e];
+	return kappa > 0 ? 1.0 / kappa : 1.0;
+}
+
+/* route u along link e (lengths grow multiplicatively) */
+static inline void gks_push(struct gks *g, uint32_t e, double u)
+{
+	g->flow[e] += u;
+	g->D += g->eps * u * g->len[e];
+	g->len[e] *= 1 + g->eps * u / g->n->cap[e];
+}
+
+/* one phase, ROUTING: each commodity's scaled demand on its currently
+ * shortest candidate path, a path's bottleneck at a time */
+static void gks_phase_routing(struct gks *g)
+{
+	const struct comm *c = g->c;
+	const double *cap = g->n->cap;
+	for (uint64_t j = 0; j < c->n && g->D < 1; j++) {
+		double r = c->d[j] * g->scale;
+		while (r > 0 && g->D < 1) {
+			uint64_t best = c->poff[j];
+			double bl = INFINITY, bc = INFINITY;
+			for (uint64_t p = c->poff[j]; p < c->poff[j + 1]; p++) {
+				double l = 0, mc = INFINITY;
+				for (uint64_t k = c->loff[p]; k < c->loff[p + 1]; k++) {
+					l += g->len[c->links[k]];
+					if (cap[c->links[k]] < mc)
+						mc = cap[c->links[k]];
+				}
+				if (l < bl) {
+					bl = l;
+					best = p;
+					bc = mc;
+				}
+			}
+			double u = r < bc ? r : bc;
+			for (uint64_t k = c->loff[best]; k < c->loff[best + 1]; k++)
+				gks_push(g, c->links[k], u);
+			r -= u;
+			g->routed[j] += u;
+		}
+	}
+}
+
+/* one phase, ANY: per source switch, the remaining demands along one
+ * shortest-path tree, scaled so no tree link takes more than its capacity
+ * in a step (Karakostas) */
+static void gks_phase_any(struct gks *g)
+{
+	const struct ibf_sim_net *n = g->n;
+	const struct ibf_fabric *f = g->f;
+	const struct comm *c = g->c;
+	uint32_t S = f->nsw;
+	for (uint32_t s = 0; s < S && g->D < 1; s++) {
+		if (g->cfirst[s] == g->cfirst[s + 1])
+			continue;
+		for (uint64_t x = g->cfirst[s]; x < g->cfirst[s + 1]; x++)
+			g->rem[g->bysrc[x]] = c->d[g->bysrc[x]] * g->scale;
+		for (int more = 1; more && g->D < 1;) {
+			dijkstra(n, &g->d, s, g->len);
+			/* load of each tree link if all remaining demand went now */
+			for (uint64_t x = g->cfirst[s]; x < g->cfirst[s + 1]; x++) {
+				uint64_t j = g->bysrc[x];
+				for (uint32_t v = c->dst[j]; v != s && g->d.pred[v] != UINT32_MAX;
+				     v = TAIL(g->d.pred[v]))
+					g->sub[v] += g->rem[j];
+			}
+			double sigma = 1;
+			for (uint32_t v = 0; v < S; v++)
+				if (g->sub[v] > 0 && g->d.pred[v] != UINT32_MAX &&
+				    g->sub[v] / n->cap[g->d.pred[v]] > sigma)
+					sigma = g->sub[v] / n->cap[g->d.pred[v]];
+			for (uint32_t v = 0; v < S; v++) {
+				if (g->sub[v] > 0 && g->d.pred[v] != UINT32_MAX)
+					gks_push(g, g->d.pred[v], g->sub[v] / sigma);
+				g->sub[v] = 0;
+			}
+			more = 0;
+			for (uint64_t x = g->cfirst[s]; x < g->cfirst[s + 1]; x++) {
+				uint64_t j = g->bysrc[x];
+				double u = g->rem[j] / sigma;
+				g->routed[j] += u;
+				g->rem[j] -= u;
+				if (g->rem[j] > c->d[j] * g->scale * 1e-9)
+					more = 1;
+				else
+					g->rem[j] = 0;
+			}
+		}
+	}
+}
+
+/* bounds from the current state: lo = the routed flow scaled to fit,
+ * hi = D(l) / alpha(l) */
+static void gks_bounds(struct gks *g, double *lo, double *hi)
+{
+	const struct ibf_sim_net *n = g->n;
+	const struct comm *c = g->c;
+	double kappa = 0, mr = INFINITY, alpha = 0, Dn = 0;
+	for (uint32_t e = 0; e < n->nlinks; e++)
+		if (n->kind[e] == 1 && n->cap[e] > 0) {
+			if (g->flow[e] / n->cap[e] > kappa)
+				kappa = g->flow[e] / n->cap[e];
+			Dn += n->cap[e] * g->len[e];
+		}
+	for (uint64_t j = 0; j < c->n; j++)
+		if (g->routed[j] / c->d[j] < mr)
+			mr = g->routed[j] / c->d[j];
+	if (kappa > 0 && mr / kappa > *lo)
+		*lo = mr / kappa;
+	if (g->mode == IBF_MAT_ROUTING) {
+		for (uint64_t j = 0; j < c->n; j++) {
+			double bl = INFINITY;
+			for (uint64_t p = c->poff[j]; p < c->poff[j + 1]; p++) {
+				double l = 0;
+				for (uint64_t k = c->loff[p]; k < c->loff[p + 1]; k++)
+					l += g->len[c->links[k]];
+				if (l < bl)
+					bl = l;
+			}
+			alpha += c->d[j] * bl;
+		}
+	} else {
+		for (uint32_t s = 0; s < g->f->nsw; s++) {
+			if (g->cfirst[s] == g->cfirst[s + 1])
+				continue;
+			dijkstra(n, &g->d, s, g->len);
+			for (uint64_t x = g->cfirst[s]; x < g->cfirst[s + 1]; x++)
+				alpha += c->d[g->bysrc[x]] * g->d.dist[c->dst[g->bysrc[x]]];
+		}
+	}
+	if (alpha > 0 && Dn / alpha < *hi)
+		*hi = Dn / alpha;
+}
+
 static int gk(const struct ibf_sim_net *n, const struct comm *c, int mode,
 	      const struct ibf_mat_opts *o, double hb, double *lo, double *hi, uint32_t *phases,
 	      struct ibf_error *err)
 {
-	const struct ibf_fabric *f = n->f;
-	uint32_t E = n->nlinks, S = f->nsw;
-	double eps = o->eps > 0 && o->eps < 0.5 ? o->eps : 0.05;
-	double *len = calloc(E ? E : 1, sizeof(double)), *flow = calloc(E ? E : 1, sizeof(double));
-	double *routed = calloc(c->n ? c->n : 1, sizeof(double));
-	double *rem = NULL, *sub = NULL;
-	uint64_t *cfirst = NULL, *bysrc = NULL;
-	struct dj d = { 0 };
-	int rc = 0;
+	uint32_t E = n->nlinks, m = 0;
+	struct gks g;
 	*lo = 0;
 	*hi = INFINITY;
 	*phases = 0;
-	if (!len || !flow || !routed) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
+	if (gks_init(&g, n, c, mode)) {
+		gks_free(&g);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
-	uint32_t m = 0;
 	for (uint32_t e = 0; e < E; e++)
 		m += n->kind[e] == 1 && n->cap[e] > 0;
 	if (!c->n || !m) {
 		*lo = *hi = INFINITY;
-		goto out;
+		gks_free(&g);
+		return 0;
 	}
-	if (mode == IBF_MAT_ANY) {
-		d.S = S;
-		d.dist = malloc(S * sizeof(double));
-		d.pred = malloc(S * sizeof(uint32_t));
-		d.heap = malloc(S * sizeof(uint32_t));
-		d.pos = malloc(S * sizeof(uint32_t));
-		rem = malloc(c->n * sizeof(double));
-		sub = calloc(S, sizeof(double));
-		cfirst = malloc(((size_t)S + 1) * sizeof(uint64_t));
-		if (!d.dist || !d.pred || !d.heap || !d.pos || !rem || !sub || !cfirst) {
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			goto out;
-		}
-		/* commodities come grouped by nothing in particular: index by source */
-		for (uint32_t s = 0; s <= S; s++)
-			cfirst[s] = 0;
-		for (uint64_t j = 0; j < c->n; j++)
-			cfirst[c->src[j] + 1]++;
-		for (uint32_t s = 0; s < S; s++)
-			cfirst[s + 1] += cfirst[s];
-	}
-	/* commodities of a source switch, in order */
-	if (mode == IBF_MAT_ANY) {
-		bysrc = malloc(c->n * sizeof(uint64_t));
-		uint64_t *fill = malloc(((size_t)S + 1) * sizeof(uint64_t));
-		if (!bysrc || !fill) {
-			free(fill);
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			goto out;
-		}
-		memcpy(fill, cfirst, ((size_t)S + 1) * sizeof(uint64_t));
-		for (uint64_t j = 0; j < c->n; j++)
-			bysrc[fill[c->src[j]]++] = j;
-		free(fill);
-	}
-	/* pre-scale: route every commodity evenly over its candidate paths
-	 * (ANY: over one shortest path in hops) for a feasible lambda0 */
-	double scale;
-	{
-		if (mode == IBF_MAT_ROUTING) {
-			for (uint64_t j = 0; j < c->n; j++) {
-				uint64_t np = c->poff[j + 1] - c->poff[j];
-				for (uint64_t p = c->poff[j]; p < c->poff[j + 1]; p++)
-					for (uint64_t k = c->loff[p]; k < c->loff[p + 1]; k++)
-						flow[c->links[k]] += c->d[j] / (double)np;
-			}
-		} else {
-			for (uint32_t e = 0; e < E; e++)
-				len[e] = 1;
-			for (uint32_t s = 0; s < S; s++) {
-				if (cfirst[s] == cfirst[s + 1])
-					continue;
-				dijkstra(n, &d, s, len);
-				for (uint64_t x = cfirst[s]; x < cfirst[s + 1]; x++) {
-					uint64_t j = bysrc[x];
-					if (d.dist[c->dst[j]] == INFINITY) {
-						/* a demand between switch components: nothing fits */
-						*lo = *hi = 0;
-						goto done;
-					}
-					for (uint32_t v = c->dst[j]; v != s; v = TAIL(d.pred[v]))
-						flow[d.pred[v]] += c->d[j];
-				}
-			}
-		}
-		double kappa = 0;
-		for (uint32_t e = 0; e < E; e++)
-			if (n->kind[e] == 1 && n->cap[e] > 0 && flow[e] / n->cap[e] > kappa)
-				kappa = flow[e] / n->cap[e];
-		scale = kappa > 0 ? 1.0 / kappa : 1.0;
-		*lo = scale;
-		memset(flow, 0, E * sizeof(double));
+	g.eps = o->eps > 0 && o->eps < 0.5 ? o->eps : 0.05;
+	g.scale = gks_first_lambda(&g);
+	*lo = g.scale;
+	if (g.scale <= 0) {
+		*hi = 0;
+		gks_free(&g);
+		return 0;
 	}
 	/* Phases needed grow with lambda / scale: when the feasible bound has
 	 * grown well past the scale, start again from it (the bounds stay
 	 * valid, so only speed is at stake).  The host links cap lambda anyway:
 	 * no need to go past hb. */
-	double delta = pow((double)m / (1 - eps), -1.0 / eps), D;
+	double delta = pow((double)m / (1 - g.eps), -1.0 / g.eps);
 	uint32_t maxph = o->max_phases ? o->max_phases : 2000, t = 0, restarts = 0;
-restart:
-	D = 0;
-	for (uint32_t e = 0; e < E; e++) {
-		len[e] = n->kind[e] == 1 && n->cap[e] > 0 ? delta / n->cap[e] : INFINITY;
-		if (n->kind[e] == 1 && n->cap[e] > 0)
-			D += delta;
-		flow[e] = 0;
-	}
-	for (uint64_t j = 0; j < c->n; j++)
-		routed[j] = 0;
-	for (; t < maxph && D < 1; t++) {
-		if (mode == IBF_MAT_ROUTING) {
-			for (uint64_t j = 0; j < c->n && D < 1; j++) {
-				double r = c->d[j] * scale;
-				while (r > 0 && D < 1) {
-					uint64_t best = c->poff[j];
-					double bl = INFINITY, bc = INFINITY;
-					for (uint64_t p = c->poff[j]; p < c->poff[j + 1]; p++) {
-						double l = 0, mc = INFINITY;
-						for (uint64_t k = c->loff[p]; k < c->loff[p + 1]; k++) {
-							l += len[c->links[k]];
-							if (n->cap[c->links[k]] < mc)
-								mc = n->cap[c->links[k]];
-						}
-						if (l < bl) {
-							bl = l;
-							best = p;
-							bc = mc;
-						}
-					}
-					double u = r < bc ? r : bc;
-					for (uint64_t k = c->loff[best]; k < c->loff[best + 1]; k++) {
-						uint32_t e = c->links[k];
-						flow[e] += u;
-						D += eps * u * len[e];
-						len[e] *= 1 + eps * u / n->cap[e];
-					}
-					r -= u;
-					routed[j] += u;
-				}
-			}
-		} else {
-			for (uint32_t s = 0; s < S && D < 1; s++) {
-				if (cfirst[s] == cfirst[s + 1])
-					continue;
-				for (uint64_t x = cfirst[s]; x < cfirst[s + 1]; x++)
-					rem[bysrc[x]] = c->d[bysrc[x]] * scale;
-				for (int more = 1; more && D < 1;) {
-					dijkstra(n, &d, s, len);
-					/* load of each tree link if all remaining demand went now */
-					for (uint64_t x = cfirst[s]; x < cfirst[s + 1]; x++) {
-						uint64_t j = bysrc[x];
-						for (uint32_t v = c->dst[j]; v != s && d.pred[v] != UINT32_MAX;
-						     v = TAIL(d.pred[v]))
-							sub[v] += rem[j];
-					}
-					double sigma = 1;
-					for (uint32_t v = 0; v < S; v++)
-						if (sub[v] > 0 && d.pred[v] != UINT32_MAX &&
-						    sub[v] / n->cap[d.pred[v]] > sigma)
-							sigma = sub[v] / n->cap[d.pred[v]];
-					for (uint32_t v = 0; v < S; v++) {
-						if (sub[v] > 0 && d.pred[v] != UINT32_MAX) {
-							uint32_t e = d.pred[v];
-							double u = sub[v] / sigma;
-							flow[e] += u;
-							D += eps * u * len[e];
-							len[e] *= 1 + eps * u / n->cap[e];
-						}
-						sub[v] = 0;
-					}
-					more = 0;
-					for (uint64_t x = cfirst[s]; x < cfirst[s + 1]; x++) {
-						uint64_t j = bysrc[x];
-						double u = rem[j] / sigma;
-						routed[j] += u;
-						rem[j] -= u;
-						if (rem[j] > c->d[j] * scale * 1e-9)
-							more = 1;
-						else
-							rem[j] = 0;
-					}
-				}
-			}
+	int again = 1;
+	while (again) {
+		again = 0;
+		g.D = 0;
+		for (uint32_t e = 0; e < E; e++) {
+			int net = n->kind[e] == 1 && n->cap[e] > 0;
+			g.len[e] = net ? delta / n->cap[e] : INFINITY;
+			g.D += net ? delta : 0;
+			g.flow[e] = 0;
 		}
-		/* bounds every few phases and at the end */
-		if ((t % 8) == 7 || D >= 1 || t + 1 == maxph) {
-			double kappa = 0, mr = INFINITY, alpha = 0, Dn = 0;
-			for (uint32_t e = 0; e < E; e++)
-				if (n->kind[e] == 1 && n->cap[e] > 0) {
-					if (flow[e] / n->cap[e] > kappa)
-						kappa = flow[e] / n->cap[e];
-					Dn += n->cap[e] * len[e];
-				}
-			for (uint64_t j = 0; j < c->n; j++)
-				if (routed[j] / c->d[j] < mr)
-					mr = routed[j] / c->d[j];
-			if (kappa > 0 && mr / kappa > *lo)
-				*lo = mr / kappa;
-			if (mode == IBF_MAT_ROUTING) {
-				for (uint64_t j = 0; j < c->n; j++) {
-					double bl = INFINITY;
-					for (uint64_t p = c->poff[j]; p < c->poff[j + 1]; p++) {
-						double l = 0;
-						for (uint64_t k = c->loff[p]; k < c->loff[p + 1]; k++)
-							l += len[c->links[k]];
-						if (l < bl)
-							bl = l;
-					}
-					alpha += c->d[j] * bl;
-				}
-			} else {
-				for (uint32_t s = 0; s < S; s++) {
-					if (cfirst[s] == cfirst[s + 1])
-						continue;
-					dijkstra(n, &d, s, len);
-					for (uint64_t x = cfirst[s]; x < cfirst[s + 1]; x++)
-						alpha += c->d[bysrc[x]] * d.dist[c->dst[bysrc[x]]];
-				}
-			}
-			if (alpha > 0 && Dn / alpha < *hi)
-				*hi = Dn / alpha;
-			if (*hi <= *lo * (1 + eps) || *lo >= hb)
+		for (uint64_t j = 0; j < c->n; j++)
+			g.routed[j] = 0;
+		for (; t < maxph && g.D < 1; t++) {
+			if (mode == IBF_MAT_ROUTING)
+				gks_phase_routing(&g);
+			else
+				gks_phase_any(&g);
+			if ((t % 8) != 7 && g.D < 1 && t + 1 != maxph)
+				continue;
+			gks_bounds(&g, lo, hi);
+			if (*hi <= *lo * (1 + g.eps) || *lo >= hb)
 				break;
-			if (*lo > 1.5 * scale && restarts < 6) {
-				scale = *lo;
+			if (*lo > 1.5 * g.scale && restarts < 6) {
+				g.scale = *lo;
 				restarts++;
 				t++;
-				goto restart;
+				again = 1;
+				break;
 			}
 		}
 	}
 	*phases = t + 1 < maxph ? t + 1 : maxph;
-done:
-	free(bysrc);
-out:
-	free(len);
-	free(flow);
-	free(routed);
-	free(rem);
-	free(sub);
-	free(cfirst);
-	free(d.dist);
-	free(d.pred);
-	free(d.heap);
-	free(d.pos);
-	return rc;
+	gks_free(&g);
+	return 0;
 }
 
 /* ------------------------------------------------------------ exact LP */

@@ -37,7 +37,7 @@ int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f,
 				     "route table has %u switches, the fabric %u", r->nsw, f->nsw);
 	n->f = f;
 	n->r = r;
-	int rc = ibf_end_ports(f, order, &n->host, &n->nhosts, &n->order, err);
+	int rc = ibf_end_ports(f, order, &n->host, &n->nhosts, &n->order, NULL, NULL, err);
 	if (rc)
 		return rc;
 	n->nlinks = f->nports_total;

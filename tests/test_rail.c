@@ -1,6 +1,9 @@
 /* Unit tests for the h-ratio path decision (rail/decide.c). */
 #include "ibf_rail.h"
+#include "ibf_fattree.h"
 #include "tt.h"
+
+#include <unistd.h>
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -260,6 +263,164 @@ static void test_property(void)
 	}
 }
 
+/* the registry: round trip through the file, stale and missing entries
+ * fall back to the default path, d/r need no scores, bad documents */
+static void test_registry(void)
+{
+	struct ibf_rail_registry r;
+	struct ibf_error err;
+	ibf_rail_registry_init(&r);
+	TT_REQUIRE(!ibf_rail_registry_set_rail(&r, 3, 100) && !ibf_rail_registry_set_rail(&r, 1, 30) &&
+		   !ibf_rail_registry_set_rail(&r, 2, 140) && !ibf_rail_registry_set_domain(&r, "a", 100) &&
+		   !ibf_rail_registry_set_domain(&r, "b", 50));
+	TT_CHECK(r.nrails == 3 && r.rail_label[0] == 1 && r.rail_label[2] == 3 && r.rail_score[1] == 100);
+	r.timestamp = 1000;
+	r.max_age = 60;
+	r.prefer_rd = 0;
+	char path[] = "/tmp/ibfab-test-reg-XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	close(fd);
+	TT_REQUIRE(!ibf_rail_registry_write(path, &r, &err));
+	struct ibf_rail_registry q;
+	TT_REQUIRE(!ibf_rail_registry_read(path, &q, &err));
+	TT_CHECK(q.timestamp == 1000 && q.max_age == 60 && !q.prefer_rd && q.nrails == 3 &&
+		 q.ndomains == 2 && q.rail_score[0] == 30 && q.domain_score[1] == 50 &&
+		 !strcmp(q.domain[1], "b"));
+	struct ibf_rail_decision x;
+	/* a:1 -> b:3: rd = H(1) H(b) = 0.15, dr = H(a) H(3) = 1: dr via rail 3 */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "a", 1, "b", 3, &x));
+	TT_CHECK(x.c.path == IBF_RAIL_DR && x.c.via_rail == 3 && !x.fallback && x.c.score == 1.0);
+	/* remote rail 2 (score 100) on a:1 -> b:1? same rail: r */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "a", 1, "b", 1, &x) && x.c.path == IBF_RAIL_R);
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "a", 1, "a", 3, &x) && x.c.path == IBF_RAIL_D);
+	/* stale: the default (dr here) */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 2000, "b", 3, "a", 1, &x));
+	TT_CHECK(x.stale && x.fallback && x.c.path == IBF_RAIL_DR && x.c.via_rail == 1);
+	/* a host the registry does not know */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "zz", 3, "a", 1, &x));
+	TT_CHECK(x.missing && x.fallback && x.c.path == IBF_RAIL_DR);
+	ibf_rail_registry_free(&q);
+	ibf_rail_registry_free(&r);
+	remove(path);
+	static const struct {
+		const char *text;
+		long line;
+		const char *msg;
+	} bad[] = {
+		{ "[]", 1, "not a JSON object" },
+		{ "{\"version\": 2}", 1, "version" },
+		{ "{\"version\": 1,\n \"rails\": {\"x\": 5}}", 2, "by its number" },
+		{ "{\"version\": 1,\n \"rails\": {\"1\": 101}}", 2, "0..100" },
+		{ "{\"version\": 1,\n\n \"domains\": {\"h\": 2.5}}", 3, "0..100" },
+		{ "{\"version\": 1, \"default_path\": \"xy\"}", 1, "rd" },
+		{ "{\"version\": 1, \"rails\": [1]}", 1, "map names" },
+		{ "{\"version\": 1", 1, "expected ','" },
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		int rc = ibf_rail_registry_parse(bad[k].text, strlen(bad[k].text), "reg.json", &q, &err);
+		TT_CHECK_MSG(rc && err.line == bad[k].line && strstr(err.msg, bad[k].msg),
+			     "case %zu: rc %d line %ld: %s", k, rc, err.line, err.msg);
+	}
+}
+
+/* hratio: every GPU pair in one switch component is delivered and pairs of
+ * one rail never leave it (every switch on the path is in the pair's rail);
+ * pairs across components are counted apart; damage falls back to minimal
+ * and still delivers */
+static void hratio_check(struct ibf_fabric *f, int lmc, const char *what, int in_rail)
+{
+	struct ibf_error err = { 0 };
+	TT_REQUIRE(ibf_assign_lids(f, lmc, 0, &err) == 0);
+	struct ibf_routes r;
+	struct ibf_route_opts o;
+	struct ibf_route_report rep;
+	ibf_route_opts_default(&o);
+	int rc = ibf_route(f, "hratio", &o, &r, &rep, &err);
+	TT_CHECK_MSG(rc == 0, "%s: %s", what, err.msg);
+	if (rc)
+		return;
+	struct ibf_check_report ck;
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &ck, &err) == 0);
+	TT_CHECK_MSG(ck.ok + ck.across == ck.pairs && !ck.loops && !ck.wrong && !ck.unreachable,
+		     "%s: ok %llu across %llu of %llu", what, (unsigned long long)ck.ok,
+		     (unsigned long long)ck.across, (unsigned long long)ck.pairs);
+	struct ibf_rail_info ri;
+	TT_REQUIRE(ibf_rail_detect(f, NULL, &ri, &err) == 0);
+	struct ibf_lidmap m;
+	TT_REQUIRE(ibf_lidmap_build(f, &m, &err) == 0);
+	int leaks = 0;
+	uint32_t path[IBF_TRACE_MAX];
+	for (int a = 0; a < ri.ngpus; a++)
+		for (int b = 0; b < ri.ngpus; b++) {
+			if (!in_rail || a == b || ri.gpu[a].rail != ri.gpu[b].rail)
+				continue;
+			const struct ibf_port *bp = ibf_port(f, ri.gpu[b].node, ri.gpu[b].port);
+			for (uint32_t j = 0; j < (1u << bp->lmc); j++) {
+				int ns = 0;
+				uint32_t s0 = (uint32_t)f->nodes[ri.gpu[a].leaf].sw;
+				if (ibf_trace(f, &m, &r, s0, bp->lid + j, path, &ns) != IBF_TRACE_OK) {
+					leaks++;
+					continue;
+				}
+				for (int k = 0; k < ns; k++)
+					leaks += ri.sw_rail[path[k]] != ri.gpu[a].rail;
+			}
+		}
+	TT_CHECK_MSG(!leaks, "%s: %d same-rail paths leave their rail", what, leaks);
+	ibf_lidmap_free(&m);
+	ibf_rail_info_free(&ri);
+	ibf_routes_free(&r);
+}
+
+static void test_hratio(void)
+{
+	struct ibf_fabric *f = gen(16, 8, 1, 0); /* rail-only: 8 components */
+	TT_REQUIRE(f);
+	hratio_check(f, 1, "rail-only 16x8", 1);
+	ibf_fabric_free(f);
+	f = gen(32, 8, 1, 4); /* rail-optimized */
+	TT_REQUIRE(f);
+	hratio_check(f, 2, "rail-optimized 32x8, 4 spines", 1);
+	/* D-mod-K over the spines: shifts between hosts at the leaf cut bound */
+	struct ibf_routes r;
+	struct ibf_route_opts o;
+	struct ibf_route_report rep;
+	struct ibf_error err = { 0 };
+	ibf_route_opts_default(&o);
+	TT_REQUIRE(ibf_route(f, "hratio", &o, &r, &rep, &err) == 0);
+	struct ibf_cong_report cr;
+	TT_REQUIRE(ibf_congestion(f, &r, NULL, &cr, &err) == 0);
+	TT_CHECK_MSG(cr.worst == cr.cut_worst && cr.unrouted == 0, "worst %u cut %u", cr.worst,
+		     cr.cut_worst);
+	ibf_cong_report_free(&cr);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	/* rails of two leaf switches each, joined only through the spines (the
+	 * generator has no rail aggregation): same-rail pairs on different
+	 * leaves must cross a spine */
+	f = gen(16, 4, 2, 2);
+	TT_REQUIRE(f);
+	hratio_check(f, 1, "rails of 2 leaves, 16x4, 2 spines", 0);
+	ibf_fabric_free(f);
+	/* damage: a missing spine cable and a missing GPU cable */
+	f = gen(16, 4, 1, 2);
+	TT_REQUIRE(f);
+	int sp = -1;
+	for (uint32_t i = 0; i < f->nnodes && sp < 0; i++)
+		if (f->nodes[i].type == IBF_NODE_SWITCH && f->nodes[i].desc &&
+		    strstr(f->nodes[i].desc, "spine"))
+			sp = (int)i;
+	TT_REQUIRE(sp >= 0);
+	ibf_fabric_disconnect(f, sp, 1);
+	int n = ibf_fabric_find_id(f, "srv003-mlx5_2");
+	TT_REQUIRE(n >= 0);
+	ibf_fabric_disconnect(f, n, 1);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	hratio_check(f, 1, "rail-optimized with a missing spine cable and GPU cable", 1);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_same_domain_and_rail);
@@ -271,5 +432,7 @@ int main(void)
 	TT(test_structure_generated);
 	TT(test_structure_damaged);
 	TT(test_map_errors);
+	TT(test_registry);
+	TT(test_hratio);
 	return tt_done();
 }

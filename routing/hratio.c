@@ -1,0 +1,202 @@
+/* The hratio engine: routing for rail GPU clusters (docs/rail.md).
+ *
+ * Rail-only clusters are several switch components (each rail its own
+ * switch or Clos, one SM per rail in practice): every component is routed
+ * on its own, and pairs between components get no entry (route check counts
+ * them apart: no table can route them).  Inside a component, and on
+ * rail-optimized clusters where spines join the rails, the fabric is a tree
+ * of rail leaves, rail aggregation and spines, so D-mod-K routes it: traffic
+ * between two GPUs of one rail climbs only to their lowest common switch and
+ * never leaves the rail, traffic between rails spreads over the spines by
+ * destination, and the LMC layers of a destination take different spines,
+ * so a host can steer around a congested spine by choosing the LID.  A
+ * component that is not a tree (damage, odd cabling) falls back to the
+ * balanced minimal engine and the log says so.
+ *
+ * Not done: health-aware rebalancing from PerfMgr counters (the path choice
+ * per GPU pair lives in the rail registry, rail/registry.c). */
+#include "ibf_fattree.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void hlog(const struct ibf_route_opts *o, int level, const char *msg)
+{
+	if (o)
+		ibf_logf(o->log, o->log_ctx, level, "%s", msg);
+}
+
+/* dmodk where the component is a tree, else minimal */
+static int route_one(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		     struct ibf_routes *r, struct ibf_route_report *rep, const char *what,
+		     struct ibf_error *err)
+{
+	struct ibf_error e2;
+	ibf_error_clear(&e2);
+	int rc = ibf_route_dmodk(f, o, r, rep, &e2);
+	if (!rc) {
+		snprintf(r->engine, sizeof(r->engine), "hratio");
+		return 0;
+	}
+	char msg[IBF_ERR_MSG_MAX + 128];
+	snprintf(msg, sizeof(msg), "hratio: %s is not a tree (%s); balanced minimal paths there",
+		 what, e2.msg);
+	hlog(o, IBF_LOG_INFO, msg);
+	for (uint32_t s = 0; s < r->nsw; s++)
+		memset(ibf_lft(r, s), IBF_LFT_NONE, r->stride);
+	rc = ibf_route_minimal(f, o, r, rep, err);
+	if (!rc)
+		snprintf(r->engine, sizeof(r->engine), "hratio");
+	return rc;
+}
+
+/* The sub-fabric of switch component c: its switches, and every CA or
+ * router with a port cabled into it (only those ports stay cabled).  Node
+ * order is kept, so the copy is as canonical as the original; orig[k] is
+ * the original node of sub node k. */
+static struct ibf_fabric *component(const struct ibf_fabric *f, const uint32_t *comp, uint32_t c,
+				    int32_t *orig, int32_t *sub, struct ibf_error *err)
+{
+	struct ibf_fabric *g = ibf_fabric_new();
+	if (!g) {
+		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		return NULL;
+	}
+	for (uint32_t v = 0; v < f->nnodes; v++) {
+		const struct ibf_node *n = &f->nodes[v];
+		sub[v] = -1;
+		int in = 0;
+		if (n->type == IBF_NODE_SWITCH) {
+			in = comp[n->sw] == c;
+		} else {
+			for (int p = 1; p <= n->nports && !in; p++) {
+				const struct ibf_port *pp = ibf_port(f, (int)v, p);
+				in = pp->peer_node != IBF_NO_NODE &&
+				     f->nodes[pp->peer_node].type == IBF_NODE_SWITCH &&
+				     comp[f->nodes[pp->peer_node].sw] == c;
+			}
+		}
+		if (!in)
+			continue;
+		int k = ibf_fabric_add_node(g, n->type, n->nports, n->guid, n->desc, n->id, err);
+		if (k < 0) {
+			ibf_fabric_free(g);
+			return NULL;
+		}
+		struct ibf_node *m = &g->nodes[k];
+		m->enhanced_sp0 = n->enhanced_sp0;
+		m->sysimg_guid = n->sysimg_guid;
+		m->vendid = n->vendid;
+		m->devid = n->devid;
+		for (int p = 0; p <= n->nports; p++) {
+			struct ibf_port *dst = ibf_port(g, k, p);
+			const struct ibf_port *src = ibf_port(f, (int)v, p);
+			int32_t keep = dst->peer_node;
+			*dst = *src;
+			dst->peer_node = keep;
+			dst->peer_port = 0;
+		}
+		sub[v] = k;
+		orig[k] = (int32_t)v;
+	}
+	for (uint32_t v = 0; v < f->nnodes; v++) {
+		if (sub[v] < 0)
+			continue;
+		for (int p = 1; p <= f->nodes[v].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)v, p);
+			if (pp->peer_node == IBF_NO_NODE || sub[pp->peer_node] < 0)
+				continue;
+			/* a CA port into another rail stays out of this one */
+			const struct ibf_node *a = &f->nodes[v], *b = &f->nodes[pp->peer_node];
+			if ((a->type == IBF_NODE_SWITCH && comp[a->sw] != c) ||
+			    (b->type == IBF_NODE_SWITCH && comp[b->sw] != c) ||
+			    (a->type != IBF_NODE_SWITCH && b->type != IBF_NODE_SWITCH))
+				continue;
+			if ((uint32_t)pp->peer_node < v ||
+			    ((uint32_t)pp->peer_node == v && pp->peer_port < p))
+				continue; /* each cable once */
+			if (ibf_fabric_connect(g, sub[v], p, sub[pp->peer_node], pp->peer_port,
+					       pp->width, pp->speed, err)) {
+				ibf_fabric_free(g);
+				return NULL;
+			}
+		}
+	}
+	if (ibf_fabric_finalize(g, err)) {
+		ibf_fabric_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		     struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
+{
+	uint32_t *comp = malloc(((size_t)f->nsw + 1) * sizeof(*comp));
+	if (!comp)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	uint32_t nc = ibf_components(f, comp);
+	if (nc <= 1) {
+		free(comp);
+		return route_one(f, o, r, rep, "the fabric", err);
+	}
+	char msg[160];
+	snprintf(msg, sizeof(msg),
+		 "hratio: %u switch components (rails without spines): each routed on its own, "
+		 "no paths between them", nc);
+	hlog(o, IBF_LOG_INFO, msg);
+	int32_t *orig = malloc(((size_t)f->nnodes + 1) * sizeof(int32_t));
+	int32_t *sub = malloc(((size_t)f->nnodes + 1) * sizeof(int32_t));
+	int rc = 0;
+	if (!orig || !sub)
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	struct ibf_route_report total;
+	memset(&total, 0, sizeof(total));
+	for (uint32_t c = 0; c < nc && !rc; c++) {
+		struct ibf_fabric *g = component(f, comp, c, orig, sub, err);
+		if (!g) {
+			rc = err ? err->code : IBF_ENOMEM;
+			break;
+		}
+		struct ibf_routes rs;
+		struct ibf_route_report rp;
+		memset(&rp, 0, sizeof(rp));
+		char what[64];
+		snprintf(what, sizeof(what), "switch component %u", c);
+		rc = ibf_routes_init(&rs, g->nsw, ibf_max_lid(g), 1, err);
+		if (!rc)
+			rc = route_one(g, o, &rs, &rp, what, err);
+		if (!rc) {
+			/* the component's columns into the whole fabric's tables */
+			for (uint32_t s = 0; s < g->nsw; s++) {
+				int on = orig[g->switches[s]];
+				uint32_t os = (uint32_t)f->nodes[on].sw;
+				uint32_t top = rs.max_lid < r->max_lid ? rs.max_lid : r->max_lid;
+				memcpy(ibf_lft(r, os), ibf_lft(&rs, s), (size_t)top + 1);
+				if (r->hops && rs.hops)
+					memcpy(r->hops + (size_t)os * r->stride,
+					       rs.hops + (size_t)s * rs.stride, (size_t)top + 1);
+			}
+			if (rp.layers > total.layers)
+				total.layers = rp.layers;
+			if (rs.lmc > r->lmc)
+				r->lmc = rs.lmc;
+			total.pairs_total += rp.pairs_total;
+			total.pairs_nonminimal += rp.pairs_nonminimal;
+			total.pairs_fallback += rp.pairs_fallback;
+			total.seconds += rp.seconds;
+		}
+		ibf_routes_free(&rs);
+		ibf_fabric_free(g);
+	}
+	free(orig);
+	free(sub);
+	free(comp);
+	if (!rc) {
+		snprintf(r->engine, sizeof(r->engine), "hratio");
+		if (rep)
+			*rep = total;
+	}
+	return rc;
+}
