@@ -36,6 +36,7 @@ int cmd_cabling(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_rail(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_sim_packet(int argc, char **argv);
 
 /* Read a fabric from a file, or discover it now when path is "live:[CA[:PORT]]"
  * (what --live becomes; docs/formats.md). */

@@ -757,6 +757,7 @@ int cmd_sim(int argc, char **argv)
 {
 	static const struct ibf_cmd cmds[] = {
 		{"flow", cmd_flow, "flow-level simulation: max-min fair rates, MAT (docs/sim.md)"},
+		{"packet", cmd_sim_packet, "packet-level simulation: credits, VLs, deadlocks (docs/simulation.md)"},
 		{0, 0, 0},
 	};
 	return cli_dispatch("ibfab sim", cmds, argc, argv);
