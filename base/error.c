@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int ibf_error_set(struct ibf_error *err, int code, const char *file, long line,
-		  const char *fmt, ...)
+int ibf_error_set(struct ibf_error *err, int code, const char *file, long line, const char *fmt,
+		  ...)
 {
 	if (!err)
 		return code;

@@ -69,11 +69,13 @@ int ibf_atomic_commit(struct ibf_atomic *a, int ok, struct ibf_error *err)
 	if (ferror(a->fp))
 		ok = 0, rc = ibf_error_set(err, IBF_EIO, a->path, 0, "write error");
 	if (fclose(a->fp) != 0 && ok)
-		ok = 0, rc = ibf_error_set(err, IBF_EIO, a->path, 0, "write error: %s", strerror(errno));
+		ok = 0,
+		rc = ibf_error_set(err, IBF_EIO, a->path, 0, "write error: %s", strerror(errno));
 	a->fp = NULL;
 	if (ok) {
 		if (rename(a->tmp, a->path) != 0) {
-			rc = ibf_error_set(err, IBF_EIO, a->path, 0, "cannot rename: %s", strerror(errno));
+			rc = ibf_error_set(err, IBF_EIO, a->path, 0, "cannot rename: %s",
+					   strerror(errno));
 			unlink(a->tmp);
 		}
 	} else {
@@ -118,8 +120,8 @@ int ibf_slurp_limit(const char *path, size_t max, char **out, size_t *outlen, st
 		size_t r = fread(buf + len, 1, cap - len, fp);
 		len += r;
 		if (max && len > max) {
-			rc = ibf_error_set(err, IBF_EINVAL, path, 0, "file too large (over %zu bytes)",
-					   max);
+			rc = ibf_error_set(err, IBF_EINVAL, path, 0,
+					   "file too large (over %zu bytes)", max);
 			goto out;
 		}
 		if (r == 0)

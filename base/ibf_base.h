@@ -25,23 +25,22 @@ enum ibf_errcode {
 	IBF_OK = 0,
 	IBF_EINVAL = -1,   /* bad argument or bad input */
 	IBF_ENOMEM = -2,   /* allocation failed */
-	IBF_EIO = -3,      /* read/write failure */
+	IBF_EIO = -3,	   /* read/write failure */
 	IBF_EPARSE = -4,   /* syntax error in an input file */
 	IBF_ENOROUTE = -5, /* cannot route (disconnected, ...) */
 	IBF_ENOTSUP = -6,  /* valid request this build or input cannot satisfy */
 };
 
 struct ibf_error {
-	int code;                       /* one of enum ibf_errcode */
-	char file[IBF_ERR_FILE_MAX];    /* input file, "" when none */
-	long line;                      /* 1-based line, 0 when none */
+	int code;		     /* one of enum ibf_errcode */
+	char file[IBF_ERR_FILE_MAX]; /* input file, "" when none */
+	long line;		     /* 1-based line, 0 when none */
 	char msg[IBF_ERR_MSG_MAX];
 };
 
 /* Fill err (may be NULL) and return code.  printf-style message. */
-int ibf_error_set(struct ibf_error *err, int code, const char *file, long line,
-		  const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+int ibf_error_set(struct ibf_error *err, int code, const char *file, long line, const char *fmt,
+		  ...) __attribute__((format(printf, 5, 6)));
 void ibf_error_clear(struct ibf_error *err);
 /* "FILE:LINE: message", "FILE: message" or "message" into buf. */
 const char *ibf_error_format(const struct ibf_error *err, char *buf, size_t len);

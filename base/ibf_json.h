@@ -9,13 +9,13 @@
 enum ibf_jtype { IBF_JNULL, IBF_JFALSE, IBF_JTRUE, IBF_JNUM, IBF_JSTR, IBF_JARR, IBF_JOBJ };
 
 struct ibf_jval {
-	int type;             /* enum ibf_jtype */
-	double num;           /* IBF_JNUM */
-	char *str;            /* IBF_JSTR (UTF-8, NUL-terminated; "\u0000" is refused) */
-	char *key;            /* the member name when the value sits in an object */
+	int type;	      /* enum ibf_jtype */
+	double num;	      /* IBF_JNUM */
+	char *str;	      /* IBF_JSTR (UTF-8, NUL-terminated; "\u0000" is refused) */
+	char *key;	      /* the member name when the value sits in an object */
 	struct ibf_jval *kid; /* IBF_JARR / IBF_JOBJ: elements / members in order */
 	size_t nkid;
-	long line;            /* line where the value starts */
+	long line; /* line where the value starts */
 };
 
 /* Parse buf (len bytes); name is used in errors.  NULL with err set on a

@@ -72,8 +72,10 @@ static int hex4(struct jp *j, unsigned *v)
 	*v = 0;
 	for (int i = 0; i < 4; i++) {
 		char c = j->p[i];
-		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
 		if (d < 0)
 			return -1;
 		*v = *v * 16 + (unsigned)d;
@@ -114,14 +116,30 @@ static int string(struct jp *j, char **out)
 		char esc = *j->p++;
 		unsigned cp;
 		switch (esc) {
-		case '"': o[k++] = '"'; break;
-		case '\\': o[k++] = '\\'; break;
-		case '/': o[k++] = '/'; break;
-		case 'b': o[k++] = '\b'; break;
-		case 'f': o[k++] = '\f'; break;
-		case 'n': o[k++] = '\n'; break;
-		case 'r': o[k++] = '\r'; break;
-		case 't': o[k++] = '\t'; break;
+		case '"':
+			o[k++] = '"';
+			break;
+		case '\\':
+			o[k++] = '\\';
+			break;
+		case '/':
+			o[k++] = '/';
+			break;
+		case 'b':
+			o[k++] = '\b';
+			break;
+		case 'f':
+			o[k++] = '\f';
+			break;
+		case 'n':
+			o[k++] = '\n';
+			break;
+		case 'r':
+			o[k++] = '\r';
+			break;
+		case 't':
+			o[k++] = '\t';
+			break;
 		case 'u':
 			if (hex4(j, &cp)) {
 				free(o);
@@ -264,14 +282,22 @@ static int value(struct jp *j, struct ibf_jval *v, int depth)
 		return jerr(j, "unexpected end of the document");
 	switch (*j->p) {
 	case '{':
-	case '[': return container(j, v, depth);
+	case '[':
+		return container(j, v, depth);
 	case '"':
 		v->type = IBF_JSTR;
 		return string(j, &v->str);
-	case 't': v->type = IBF_JTRUE; return word(j, "true") ? jerr(j, "bad literal") : 0;
-	case 'f': v->type = IBF_JFALSE; return word(j, "false") ? jerr(j, "bad literal") : 0;
-	case 'n': v->type = IBF_JNULL; return word(j, "null") ? jerr(j, "bad literal") : 0;
-	default: return number(j, v);
+	case 't':
+		v->type = IBF_JTRUE;
+		return word(j, "true") ? jerr(j, "bad literal") : 0;
+	case 'f':
+		v->type = IBF_JFALSE;
+		return word(j, "false") ? jerr(j, "bad literal") : 0;
+	case 'n':
+		v->type = IBF_JNULL;
+		return word(j, "null") ? jerr(j, "bad literal") : 0;
+	default:
+		return number(j, v);
 	}
 }
 

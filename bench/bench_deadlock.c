@@ -90,8 +90,10 @@ static int run(int q, int lmc, int threads, int scheme)
 	printf("%-4d %6u %6u  %-9s  %7.2f  %7.2f  %7.2f  %4d  %3d  %6s  %8.1f  %8.1f  %8.1f\n", q,
 	       f->nsw, r.max_lid, ibf_deadlock_name(dl->scheme), t1 - t0, t2 - t1, t4 - t3,
 	       dl->scheme == IBF_DEADLOCK_DFSSSP ? dl->layers : dl->ncolors, dl->vls_used,
-	       rc ? "error" : ibf_verify_ok(&rep) ? "ok" : "CYCLES", hwm_route / 1024.0,
-	       hwm_scheme / 1024.0, hwm_verify / 1024.0);
+	       rc		     ? "error"
+	       : ibf_verify_ok(&rep) ? "ok"
+				     : "CYCLES",
+	       hwm_route / 1024.0, hwm_scheme / 1024.0, hwm_verify / 1024.0);
 	fflush(stdout);
 	if (!rc)
 		ibf_verify_report_free(&rep);
@@ -123,8 +125,8 @@ int main(int argc, char **argv)
 	       "(peak RSS of the process so far)\n",
 	       lmc, threads);
 	printf("%-4s %6s %6s  %-9s  %7s  %7s  %7s  %4s  %3s  %6s  %8s  %8s  %8s\n", "q", "sw",
-	       "maxlid", "scheme", "route", "scheme", "verify", "L/C", "VLs", "verify",
-	       "hwm-rt", "hwm-sch", "hwm-ver");
+	       "maxlid", "scheme", "route", "scheme", "verify", "L/C", "VLs", "verify", "hwm-rt",
+	       "hwm-sch", "hwm-ver");
 	int fails = 0;
 	for (int i = 0; i < nq; i++)
 		for (int scheme = IBF_DEADLOCK_DFSSSP; scheme <= IBF_DEADLOCK_COLORING; scheme++) {
@@ -133,7 +135,8 @@ int main(int argc, char **argv)
 			if (pid == 0)
 				_exit(run(qs[i], lmc, threads, scheme));
 			int st = 0;
-			if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+			    WEXITSTATUS(st))
 				fails++;
 		}
 	printf("# L/C = virtual layers (dfsssp) or colours (coloring)\n");

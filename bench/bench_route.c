@@ -56,8 +56,8 @@ static void one(int q, int lmc, int threads, int quality)
 	getrusage(RUSAGE_SELF, &ru);
 	printf("q=%-2d lmc=%d switches=%u hosts=%u lids=%u threads=%d: %s wall %.2f s, cpu %.2f s, peak RSS %ld MB, "
 	       "layer>=1 pairs %llu, in window %llu, fallback %llu\n",
-	       q, lmc, f->nsw, f->nhosts_ports, ibf_max_lid(f), threads, rc ? err.msg : "ok", dt, dc,
-	       ru.ru_maxrss / 1024, (unsigned long long)rep.pairs_total,
+	       q, lmc, f->nsw, f->nhosts_ports, ibf_max_lid(f), threads, rc ? err.msg : "ok", dt,
+	       dc, ru.ru_maxrss / 1024, (unsigned long long)rep.pairs_total,
 	       (unsigned long long)rep.pairs_nonminimal, (unsigned long long)rep.pairs_fallback);
 	if (!rc && quality) {
 		struct ec_result a;
@@ -68,16 +68,18 @@ static void one(int q, int lmc, int threads, int quality)
 			       "paths per link max/mean %.3f\n",
 			       (unsigned long long)a.unrouted, (unsigned long long)a.loops,
 			       (unsigned long long)a.pairs_sw, 100.0 * (double)a.ge[2] / n,
-			       100.0 * (double)a.ge[3] / n, 100.0 * (double)a.ge[4] / n, a.max_len_hi,
-			       (unsigned long long)a.len_hi_over3, a.link_max / a.link_mean);
+			       100.0 * (double)a.ge[3] / n, 100.0 * (double)a.ge[4] / n,
+			       a.max_len_hi, (unsigned long long)a.len_hi_over3,
+			       a.link_max / a.link_mean);
 		}
 		/* the link balance exactly as `ibfab route stats` reports it */
 		struct ibf_path_stats ps;
 		if (!ibf_path_stats_compute(f, &r, &ps, &err)) {
 			printf("      path_stats: >=3 %.1f%% >=4 %.1f%%, paths per link max/mean %.3f "
 			       "(max %.0f mean %.2f min %.0f cv %.3f)\n",
-			       100 * ps.share_ge[3], 100 * ps.share_ge[4], ps.link_max / ps.link_mean,
-			       ps.link_max, ps.link_mean, ps.link_min, ps.link_cv);
+			       100 * ps.share_ge[3], 100 * ps.share_ge[4],
+			       ps.link_max / ps.link_mean, ps.link_max, ps.link_mean, ps.link_min,
+			       ps.link_cv);
 			ibf_path_stats_free(&ps);
 		}
 	}

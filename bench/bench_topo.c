@@ -29,7 +29,7 @@ static int bench(int q)
 	if (fd < 0)
 		return 1;
 	close(fd);
-	struct ibf_slimfly_opts o = {q, -1, 0, 0};
+	struct ibf_slimfly_opts o = { q, -1, 0, 0 };
 	double t0 = now_s();
 	struct ibf_fabric *f = ibf_gen_slimfly(&o, &err);
 	if (!f) {
@@ -38,7 +38,8 @@ static int bench(int q)
 		return 1;
 	}
 	double t1 = now_s();
-	if (ibf_assign_lids(f, 0, 0, &err) || ibf_fabric_write(f, path, IBF_FMT_IBNETDISCOVER, &err)) {
+	if (ibf_assign_lids(f, 0, 0, &err) ||
+	    ibf_fabric_write(f, path, IBF_FMT_IBNETDISCOVER, &err)) {
 		fprintf(stderr, "q=%d: %s\n", q, err.msg);
 		ibf_fabric_free(f);
 		unlink(path);
@@ -87,7 +88,7 @@ int main(int argc, char **argv)
 		for (int i = 1; i < argc; i++)
 			rc |= bench(atoi(argv[i]));
 	} else {
-		int qs[] = {13, 19, 29};
+		int qs[] = { 13, 19, 29 };
 		for (int i = 0; i < 3; i++)
 			rc |= bench(qs[i]);
 	}

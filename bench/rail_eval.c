@@ -27,7 +27,7 @@ enum { L_UP, L_DN, L_NVO, L_NVI, L_KINDS };
 struct model {
 	int D, G;
 	double nic, nv;
-	double *cap;    /* [links] */
+	double *cap; /* [links] */
 	uint32_t nlinks;
 };
 
@@ -100,8 +100,8 @@ static void path(const struct model *m, struct growbuf *b, int d1, int g1, int d
 enum policy { P_HRATIO, P_DR, P_RD, P_RANDOM, P_COUNT };
 static const char *const pname[] = { "h-ratio", "always dr (PXN)", "always rd", "random" };
 
-static void run(const struct model *m, const struct ibf_rail_registry *reg, int pattern,
-		int pol, double *agg, double *tmin)
+static void run(const struct model *m, const struct ibf_rail_registry *reg, int pattern, int pol,
+		double *agg, double *tmin)
 {
 	struct growbuf b = { 0 };
 	struct sim_inc in;
@@ -127,12 +127,13 @@ static void run(const struct model *m, const struct ibf_rail_registry *reg, int 
 					snprintf(dn1, sizeof(dn1), "srv%03d", d1);
 					snprintf(dn2, sizeof(dn2), "srv%03d", d2);
 					struct ibf_rail_decision x;
-					ibf_rail_registry_decide(reg, reg->timestamp, dn1, g1, dn2, g2, &x);
+					ibf_rail_registry_decide(reg, reg->timestamp, dn1, g1, dn2,
+								 g2, &x);
 					enum ibf_rail_path p = x.c.path;
 					int g3 = x.c.via_rail;
 					if (p != IBF_RAIL_D && p != IBF_RAIL_R && pol != P_HRATIO) {
-						int rd = pol == P_RD ||
-							 (pol == P_RANDOM && ibf_rand_below(&rnd, 2));
+						int rd = pol == P_RD || (pol == P_RANDOM &&
+									 ibf_rand_below(&rnd, 2));
 						p = rd ? IBF_RAIL_RD : IBF_RAIL_DR;
 					}
 					path(m, &b, d1, g1, d2, g2, p, g3);
@@ -178,8 +179,8 @@ int main(int argc, char **argv)
 	};
 	printf("rail-only cluster: %d servers x %d GPUs, NIC %.0f Gb/s, NVSwitch port %.0f Gb/s\n",
 	       m.D, m.G, m.nic, m.nv);
-	printf("%-34s %-16s %14s %12s   %14s %12s\n", "scenario", "policy", "a2a Gb/s",
-	       "a2a ms", "ring Gb/s", "ring ms");
+	printf("%-34s %-16s %14s %12s   %14s %12s\n", "scenario", "policy", "a2a Gb/s", "a2a ms",
+	       "ring Gb/s", "ring ms");
 	for (size_t s = 0; s < sizeof(sc) / sizeof(sc[0]); s++) {
 		struct ibf_rail_registry reg;
 		ibf_rail_registry_init(&reg);
@@ -208,8 +209,8 @@ int main(int argc, char **argv)
 			run(&m, &reg, 0, p, &a_agg, &a_min);
 			run(&m, &reg, 1, p, &r_agg, &r_min);
 			double bytes = 64.0 * 1024 * 1024;
-			printf("%-34s %-16s %14.1f %12.3f   %14.1f %12.3f\n", p ? "" : sc[s].name, pname[p],
-			       a_agg, bytes * 8 / (a_min * 1e9) * 1e3, r_agg,
+			printf("%-34s %-16s %14.1f %12.3f   %14.1f %12.3f\n", p ? "" : sc[s].name,
+			       pname[p], a_agg, bytes * 8 / (a_min * 1e9) * 1e3, r_agg,
 			       bytes * 8 / (r_min * 1e9) * 1e3);
 		}
 		ibf_rail_registry_free(&reg);

@@ -20,9 +20,9 @@ struct sheet {
 	const struct ibf_plan *p;
 	uint32_t *cab; /* plan cable indices on this sheet, in step order */
 	uint32_t ncab;
-	uint32_t *sw;  /* switches drawn, in plan order */
+	uint32_t *sw; /* switches drawn, in plan order */
 	uint32_t nsw;
-	int32_t *row;  /* plan node -> row on the sheet (-1), and column for pairs */
+	int32_t *row; /* plan node -> row on the sheet (-1), and column for pairs */
 	uint8_t *col;
 	const char *r1, *r2; /* racks (r2 NULL for a rack sheet) */
 	char title[200];
@@ -30,8 +30,8 @@ struct sheet {
 
 static const char *step_colour(int step)
 {
-	static const char *const c[] = { "#555555", "#1f77b4", "#2ca02c", "#d62728", "#7f7f7f",
-					  "#9467bd", "#8c564b", "#e377c2" };
+	static const char *const c[] = { "#555555", "#1f77b4", "#2ca02c", "#d62728",
+					 "#7f7f7f", "#9467bd", "#8c564b", "#e377c2" };
 	return c[step >= 0 && step < 8 ? step : 0];
 }
 
@@ -44,11 +44,20 @@ static void xml(FILE *out, const char *s)
 {
 	for (; *s; s++)
 		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
 		}
 }
 
@@ -110,7 +119,8 @@ static void write_checklist_md(const struct sheet *s, FILE *out)
 		const struct ibf_cable *c = &p->cables[s->cab[i]];
 		if (c->step != last) {
 			uint32_t n = 0;
-			for (uint32_t j = i; j < s->ncab && p->cables[s->cab[j]].step == c->step; j++)
+			for (uint32_t j = i; j < s->ncab && p->cables[s->cab[j]].step == c->step;
+			     j++)
 				n++;
 			fprintf(out, "\n## Step %u (%u cables)\n\n", c->step, n);
 			fprintf(out, "| done | cable | kind | from | port | to | port |\n"
@@ -243,28 +253,32 @@ static void write_svg_rack(const struct sheet *s, FILE *out)
 		xml(out, p->nodes[n].name);
 		fputs("</text>\n", out);
 		if (hosts)
-			fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%u hosts, ports %d-%d</text>\n",
-				x0 + BOX_W + 100 + (int)s->nsw * 14, y + 17, step_colour(4), hosts, hlo,
-				hhi);
+			fprintf(out,
+				"<text x=\"%d\" y=\"%d\" fill=\"%s\">%u hosts, ports %d-%d</text>\n",
+				x0 + BOX_W + 100 + (int)s->nsw * 14, y + 17, step_colour(4), hosts,
+				hlo, hhi);
 	}
 	for (uint32_t i = 0; i < s->ncab; i++) {
 		const struct ibf_cable *c = &p->cables[s->cab[i]];
 		if (p->nodes[c->b].type != IBF_NODE_SWITCH)
 			continue;
-		int ya = TOP + s->row[c->a] * ROW_H + BOX_H / 2, yb = TOP + s->row[c->b] * ROW_H + BOX_H / 2;
+		int ya = TOP + s->row[c->a] * ROW_H + BOX_H / 2,
+		    yb = TOP + s->row[c->b] * ROW_H + BOX_H / 2;
 		int span = abs(s->row[c->a] - s->row[c->b]);
 		int xr = x0 + BOX_W, bulge = 30 + span * 14;
 		fprintf(out,
 			"<path d=\"M %d %d C %d %d, %d %d, %d %d\" fill=\"none\" stroke=\"%s\" "
 			"stroke-width=\"1.5\"><title>cable %u: ",
-			xr, ya, xr + bulge, ya, xr + bulge, yb, xr, yb, step_colour(c->step), c->id);
+			xr, ya, xr + bulge, ya, xr + bulge, yb, xr, yb, step_colour(c->step),
+			c->id);
 		xml(out, p->nodes[c->a].name);
 		fprintf(out, " port %u -- ", c->ap);
 		xml(out, p->nodes[c->b].name);
 		fprintf(out, " port %u</title></path>\n", c->bp);
-		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"%s\">%u: %u-%u</text>\n",
-			xr + bulge * 3 / 4 + 2, (ya + yb) / 2 + 3, step_colour(c->step), c->id, c->ap,
-			c->bp);
+		fprintf(out,
+			"<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"%s\">%u: %u-%u</text>\n",
+			xr + bulge * 3 / 4 + 2, (ya + yb) / 2 + 3, step_colour(c->step), c->id,
+			c->ap, c->bp);
 	}
 	fputs("</svg>\n", out);
 }
@@ -308,8 +322,8 @@ static void write_svg_pair(const struct sheet *s, FILE *out)
 			"stroke-width=\"1.5\"><title>cable %u</title></line>\n"
 			"<text x=\"%d\" y=\"%d\" font-size=\"9\">%d</text>"
 			"<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\">%d</text>\n",
-			x1, yl, x2, yr, step_colour(c->step), c->id, x1 + 3, yl - 2, lp, x2 - 3, yr - 2,
-			rp);
+			x1, yl, x2, yr, step_colour(c->step), c->id, x1 + 3, yl - 2, lp, x2 - 3,
+			yr - 2, rp);
 	}
 	fputs("</svg>\n", out);
 }
@@ -451,7 +465,8 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 	for (uint32_t r = 0; r < nr && !rc; r++) {
 		s.ncab = s.nsw = 0;
 		for (uint32_t c = 0; c < p->ncables; c++)
-			if (rack_id[p->cables[c].a] == (int32_t)r && rack_id[p->cables[c].b] == (int32_t)r)
+			if (rack_id[p->cables[c].a] == (int32_t)r &&
+			    rack_id[p->cables[c].b] == (int32_t)r)
 				s.cab[s.ncab++] = c;
 		for (uint32_t n = 0; n < p->nnodes; n++) {
 			s.row[n] = -1;

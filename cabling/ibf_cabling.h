@@ -23,31 +23,31 @@ extern "C" {
 
 enum ibf_cable_kind {
 	IBF_CABLE_INTRA_SUBGROUP = 1, /* Slim Fly step 1: inside one group */
-	IBF_CABLE_INTRA_RACK,         /* step 2: between the two groups of one rack */
-	IBF_CABLE_INTER_RACK,         /* step 3: rack to rack */
-	IBF_CABLE_HOST,               /* step 4: switch to host */
-	IBF_CABLE_SWITCH,             /* generic switch-to-switch cable (from-topology) */
+	IBF_CABLE_INTRA_RACK,	      /* step 2: between the two groups of one rack */
+	IBF_CABLE_INTER_RACK,	      /* step 3: rack to rack */
+	IBF_CABLE_HOST,		      /* step 4: switch to host */
+	IBF_CABLE_SWITCH,	      /* generic switch-to-switch cable (from-topology) */
 	IBF_CABLE_KIND_COUNT
 };
-const char *ibf_cable_kind_name(int kind);      /* "intra-subgroup", ... */
+const char *ibf_cable_kind_name(int kind);	/* "intra-subgroup", ... */
 int ibf_cable_kind_from_name(const char *name); /* -1 when unknown */
 
 struct ibf_plan_node {
-	char *name;      /* unique in the plan (switch or host name), owned */
-	char *rack;      /* rack label ("r03"), "" when unknown, owned */
-	uint8_t type;    /* IBF_NODE_SWITCH or IBF_NODE_CA */
-	uint16_t nports; /* port count: declared, else the highest port cabled */
+	char *name;	      /* unique in the plan (switch or host name), owned */
+	char *rack;	      /* rack label ("r03"), "" when unknown, owned */
+	uint8_t type;	      /* IBF_NODE_SWITCH or IBF_NODE_CA */
+	uint16_t nports;      /* port count: declared, else the highest port cabled */
 	uint8_t nports_fixed; /* 1 when nports was declared (ports beyond it are errors) */
 };
 
 struct ibf_cable {
-	uint32_t id;     /* cable number (CSV "cable"), unique */
-	uint16_t step;   /* wiring step, >= 1 */
-	uint8_t kind;    /* enum ibf_cable_kind */
-	uint8_t width;   /* planned lanes (0 = unspecified) */
-	uint8_t speed;   /* planned enum ibf_speed (0 = unspecified) */
-	uint8_t ap, bp;  /* ports, 1..254 */
-	uint32_t a, b;   /* plan node indices */
+	uint32_t id;	/* cable number (CSV "cable"), unique */
+	uint16_t step;	/* wiring step, >= 1 */
+	uint8_t kind;	/* enum ibf_cable_kind */
+	uint8_t width;	/* planned lanes (0 = unspecified) */
+	uint8_t speed;	/* planned enum ibf_speed (0 = unspecified) */
+	uint8_t ap, bp; /* ports, 1..254 */
+	uint32_t a, b;	/* plan node indices */
 };
 
 struct ibf_plan {
@@ -61,7 +61,7 @@ struct ibf_plan {
 	/* (node, port) -> cable index, built lazily by ibf_plan_index() */
 	uint32_t *port_off;  /* nnodes + 1 */
 	int32_t *port_cable; /* port_off[n] + p -> cable index or -1 */
-	char *meta;          /* "key=value;..." (family, q, hosts, ...), owned, may be NULL */
+	char *meta;	     /* "key=value;..." (family, q, hosts, ...), owned, may be NULL */
 };
 
 struct ibf_plan *ibf_plan_new(void);
@@ -72,8 +72,8 @@ int ibf_plan_find(const struct ibf_plan *p, const char *name);
 /* Find or add a node.  An existing node must have the same type (rack and
  * port count are filled in when they were unknown).  nports 0 = unknown.
  * Returns the node index or a negative error code. */
-int ibf_plan_node(struct ibf_plan *p, const char *name, int type, const char *rack,
-		  int nports, struct ibf_error *err);
+int ibf_plan_node(struct ibf_plan *p, const char *name, int type, const char *rack, int nports,
+		  struct ibf_error *err);
 /* Append a cable (ends by node index).  Ports must be 1..254 and within the
  * nodes' port counts when those are declared.  A port used twice is
  * reported by ibf_plan_index(). */
@@ -120,8 +120,8 @@ struct ibf_plan *ibf_plan_from_fabric(const struct ibf_fabric *f, struct ibf_err
 /* ------------------------------------------------------------ Slim Fly */
 
 struct ibf_sfplan_opts {
-	int q;               /* prime power, q = 4w + d, docs/cabling.md */
-	int hosts;           /* hosts per switch, -1 = ceil(k'/2) */
+	int q;		     /* prime power, q = 4w + d, docs/cabling.md */
+	int hosts;	     /* hosts per switch, -1 = ceil(k'/2) */
 	int switch_ports;    /* ports per switch, 0 = k' + hosts */
 	int first_host_port; /* hosts on ports N..N+hosts-1; 0 = after the switch links */
 	int width, speed;    /* planned link width/speed, 0 = 4x / EDR */
@@ -151,7 +151,7 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 
 enum ibf_finding_kind {
 	IBF_FIND_MISSING = 1,  /* planned cable absent */
-	IBF_FIND_EXTRA,        /* cable not in the plan and not explained as moved */
+	IBF_FIND_EXTRA,	       /* cable not in the plan and not explained as moved */
 	IBF_FIND_MISWIRED,     /* one end right, the other on another switch's port */
 	IBF_FIND_WRONG_PORT,   /* right two switches, wrong port on one or both ends */
 	IBF_FIND_SWAPPED,      /* two cables with exchanged far ends (one fix) */
@@ -164,27 +164,27 @@ const char *ibf_finding_kind_name(int kind); /* "missing", "wrong-port", ... */
 
 struct ibf_finding {
 	uint8_t kind;
-	uint16_t step;      /* wiring step of the (first) planned cable, 0 when none */
-	int32_t cable[2];   /* planned cable indices involved, -1 when none */
-	uint32_t id[2];     /* their cable numbers (0 when none) */
-	char *expected;     /* text, owned; "" when not applicable */
+	uint16_t step;	  /* wiring step of the (first) planned cable, 0 when none */
+	int32_t cable[2]; /* planned cable indices involved, -1 when none */
+	uint32_t id[2];	  /* their cable numbers (0 when none) */
+	char *expected;	  /* text, owned; "" when not applicable */
 	char *actual;
 	char *fix;
 };
 
 enum ibf_match_method {
-	IBF_MATCH_DESC = 1,   /* node description equals the plan name */
-	IBF_MATCH_NAMEMAP,    /* node-name-map GUID -> plan name */
-	IBF_MATCH_STRUCTURE,  /* graph structure from the anchor */
-	IBF_MATCH_POSITION,   /* host identified by the switch port it is on */
+	IBF_MATCH_DESC = 1,  /* node description equals the plan name */
+	IBF_MATCH_NAMEMAP,   /* node-name-map GUID -> plan name */
+	IBF_MATCH_STRUCTURE, /* graph structure from the anchor */
+	IBF_MATCH_POSITION,  /* host identified by the switch port it is on */
 };
 
 struct ibf_validate_opts {
 	const struct ibf_namemap *namemap; /* may be NULL */
-	const char *anchor_name;           /* NULL = no structural matching */
+	const char *anchor_name;	   /* NULL = no structural matching */
 	uint64_t anchor_guid;
-	int partial;   /* 0: every planned cable must be there; 1: cables of later steps may be missing */
-	int step;      /* with partial: last step cabled so far; 0 = infer */
+	int partial; /* 0: every planned cable must be there; 1: cables of later steps may be missing */
+	int step; /* with partial: last step cabled so far; 0 = infer */
 };
 
 struct ibf_vreport {
@@ -193,9 +193,9 @@ struct ibf_vreport {
 	uint32_t counts[IBF_FIND_KIND_COUNT];
 	/* summary */
 	uint32_t planned, ok, expected_missing;
-	uint32_t matched_by[5];   /* nodes matched per enum ibf_match_method */
+	uint32_t matched_by[5]; /* nodes matched per enum ibf_match_method */
 	uint32_t plan_nodes, found_nodes;
-	int partial_step;         /* the step used for --partial, 0 when not partial */
+	int partial_step; /* the step used for --partial, 0 when not partial */
 };
 
 /* Compare a plan with a discovered fabric.  Fills r (free with

@@ -101,14 +101,15 @@ static int hash_grow(struct ibf_plan *p)
 	return 0;
 }
 
-int ibf_plan_node(struct ibf_plan *p, const char *name, int type, const char *rack,
-		  int nports, struct ibf_error *err)
+int ibf_plan_node(struct ibf_plan *p, const char *name, int type, const char *rack, int nports,
+		  struct ibf_error *err)
 {
 	if (!name || !*name)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "empty node name");
 	if (nports < 0 || nports > IBF_MAX_PORTS)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "%s: port count %d out of range 1..%d",
-				     name, nports, IBF_MAX_PORTS);
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "%s: port count %d out of range 1..%d", name, nports,
+				     IBF_MAX_PORTS);
 	int id = ibf_plan_find(p, name);
 	if (id >= 0) {
 		struct ibf_plan_node *n = &p->nodes[id];
@@ -125,8 +126,8 @@ int ibf_plan_node(struct ibf_plan *p, const char *name, int type, const char *ra
 		if (nports) {
 			if (n->nports_fixed && n->nports != nports)
 				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-						     "%s is declared with %d and with %d ports", name,
-						     n->nports, nports);
+						     "%s is declared with %d and with %d ports",
+						     name, n->nports, nports);
 			if (nports < n->nports)
 				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 						     "%s has %d ports but port %d is cabled", name,
@@ -198,7 +199,8 @@ int ibf_plan_add_cable(struct ibf_plan *p, const struct ibf_cable *c, struct ibf
 	if (rc)
 		return rc;
 	if (c->step < 1)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "cable %u: step must be >= 1", c->id);
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "cable %u: step must be >= 1",
+				     c->id);
 	if (p->ncables == p->cables_cap) {
 		uint32_t cap = p->cables_cap ? p->cables_cap * 2 : 256;
 		void *nc = realloc(p->cables, cap * sizeof(*p->cables));
@@ -252,9 +254,10 @@ static int plan_index(struct ibf_plan *p, const long *lines, const char *file,
 			if (*slot >= 0) {
 				const struct ibf_cable *o = &p->cables[*slot];
 				long l = lines ? lines[c] : 0;
-				int rc = ibf_error_set(err, IBF_EINVAL, l ? file : NULL, l,
-						       "%s port %d is used by cable %u and cable %u",
-						       p->nodes[n].name, port, o->id, cb->id);
+				int rc =
+					ibf_error_set(err, IBF_EINVAL, l ? file : NULL, l,
+						      "%s port %d is used by cable %u and cable %u",
+						      p->nodes[n].name, port, o->id, cb->id);
 				drop_index(p);
 				return rc;
 			}
@@ -279,7 +282,8 @@ static int plan_index(struct ibf_plan *p, const long *lines, const char *file,
 			if (p->cables[tab[i]].id == p->cables[c].id) {
 				long l = lines ? lines[c] : 0;
 				rc = ibf_error_set(err, IBF_EINVAL, l ? file : NULL, l,
-						   "cable number %u is used twice", p->cables[c].id);
+						   "cable number %u is used twice",
+						   p->cables[c].id);
 				break;
 			}
 			i = (i + 1) & (cap - 1);
@@ -300,12 +304,24 @@ int ibf_plan_index(struct ibf_plan *p, struct ibf_error *err)
 /* ------------------------------------------------------------ CSV read */
 
 enum col {
-	C_CABLE, C_STEP, C_KIND, C_ARACK, C_ASW, C_APORT, C_BRACK, C_BSW, C_BPORT, C_WIDTH,
-	C_SPEED, C_ANPORTS, C_BNPORTS, C_COUNT
+	C_CABLE,
+	C_STEP,
+	C_KIND,
+	C_ARACK,
+	C_ASW,
+	C_APORT,
+	C_BRACK,
+	C_BSW,
+	C_BPORT,
+	C_WIDTH,
+	C_SPEED,
+	C_ANPORTS,
+	C_BNPORTS,
+	C_COUNT
 };
 static const char *const col_names[C_COUNT] = {
-	"cable", "step", "kind", "a_rack", "a_switch", "a_port", "b_rack", "b_switch", "b_port",
-	"width", "speed", "a_nports", "b_nports",
+	"cable",    "step",   "kind",  "a_rack", "a_switch", "a_port",	 "b_rack",
+	"b_switch", "b_port", "width", "speed",	 "a_nports", "b_nports",
 };
 
 #define CSV_MAX_FIELDS 64
@@ -492,7 +508,7 @@ struct ibf_plan *ibf_plan_parse_csv(const char *buf, size_t len, const char *nam
 			ibf_error_set(err, IBF_EPARSE, file, lineno,
 				      "bad port '%s' (an integer 1..%d)",
 				      parse_uint(v[C_APORT], 1, IBF_MAX_PORTS, &ap) ? v[C_APORT]
-										   : v[C_BPORT],
+										    : v[C_BPORT],
 				      IBF_MAX_PORTS);
 			goto fail;
 		}
@@ -523,10 +539,11 @@ struct ibf_plan *ibf_plan_parse_csv(const char *buf, size_t len, const char *nam
 		if (*v[C_SPEED]) {
 			int s = ibf_speed_from_name(v[C_SPEED], strlen(v[C_SPEED]));
 			if (!s) {
-				ibf_error_set(err, IBF_EPARSE, file, lineno,
-					      "bad speed '%s' (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, "
-					      "NDR or XDR)",
-					      v[C_SPEED]);
+				ibf_error_set(
+					err, IBF_EPARSE, file, lineno,
+					"bad speed '%s' (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, "
+					"NDR or XDR)",
+					v[C_SPEED]);
 				goto fail;
 			}
 			cb.speed = (uint8_t)s;
@@ -801,8 +818,8 @@ struct ibf_plan *ibf_plan_from_fabric(const struct ibf_fabric *f, struct ibf_err
 			if (dl)
 				snprintf(name, sizeof(name), "%.*s", (int)dl, d);
 			else
-				snprintf(name, sizeof(name), "%s-0x%016" PRIx64, sw ? "switch" : "host",
-					 n->guid);
+				snprintf(name, sizeof(name), "%s-0x%016" PRIx64,
+					 sw ? "switch" : "host", n->guid);
 			if (ibf_plan_find(p, name) >= 0) {
 				size_t l = strlen(name);
 				snprintf(name + l, sizeof(name) - l, "-0x%016" PRIx64, n->guid);
@@ -835,7 +852,8 @@ struct ibf_plan *ibf_plan_from_fabric(const struct ibf_fabric *f, struct ibf_err
 					continue;
 				/* each cable once: from the switch side of a host cable,
 				 * else from the lower (node, port) */
-				if (host ? (!sw_i && (sw_j || j < i || (j == i && pp->peer_port < q)))
+				if (host ? (!sw_i &&
+					    (sw_j || j < i || (j == i && pp->peer_port < q)))
 					 : (j < i || (j == i && pp->peer_port < q)))
 					continue;
 				struct ibf_cable c = { 0 };

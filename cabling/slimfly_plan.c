@@ -99,8 +99,8 @@ struct ibf_plan *ibf_plan_slimfly(const struct ibf_sfplan_opts *o, struct ibf_er
 		ibf_error_set(err, IBF_EINVAL, NULL, 0,
 			      "q=%d needs %d switch ports (k'=%d switch links + %d hosts%s), but "
 			      "switches have only %d",
-			      q, need, kp, hosts,
-			      first > kp + 1 ? " placed after a gap" : "", nports);
+			      q, need, kp, hosts, first > kp + 1 ? " placed after a gap" : "",
+			      nports);
 		return NULL;
 	}
 
@@ -164,10 +164,15 @@ struct ibf_plan *ibf_plan_slimfly(const struct ibf_sfplan_opts *o, struct ibf_er
 	qsort(cs, n, sizeof(*cs), sfc_cmp);
 	uint32_t id = 0;
 	for (size_t k = 0; k < n; k++) {
-		struct ibf_cable c = { .id = ++id, .step = cs[k].step, .kind = cs[k].kind,
+		struct ibf_cable c = { .id = ++id,
+				       .step = cs[k].step,
+				       .kind = cs[k].kind,
 				       .width = (uint8_t)(o->width ? o->width : 4),
 				       .speed = (uint8_t)(o->speed ? o->speed : IBF_SPEED_EDR),
-				       .a = cs[k].a, .b = cs[k].b, .ap = cs[k].ap, .bp = cs[k].bp };
+				       .a = cs[k].a,
+				       .b = cs[k].b,
+				       .ap = cs[k].ap,
+				       .bp = cs[k].bp };
 		if (ibf_plan_add_cable(p, &c, err))
 			goto fail;
 	}
@@ -177,11 +182,16 @@ struct ibf_plan *ibf_plan_slimfly(const struct ibf_sfplan_opts *o, struct ibf_er
 			int hn = ibf_plan_node(p, name, IBF_NODE_CA, p->nodes[i].rack, 1, err);
 			if (hn < 0)
 				goto fail;
-			struct ibf_cable c = { .id = ++id, .step = 4, .kind = IBF_CABLE_HOST,
+			struct ibf_cable c = { .id = ++id,
+					       .step = 4,
+					       .kind = IBF_CABLE_HOST,
 					       .width = (uint8_t)(o->width ? o->width : 4),
-					       .speed = (uint8_t)(o->speed ? o->speed : IBF_SPEED_EDR),
-					       .a = i, .b = (uint32_t)hn,
-					       .ap = (uint8_t)(first + h), .bp = 1 };
+					       .speed = (uint8_t)(o->speed ? o->speed
+									   : IBF_SPEED_EDR),
+					       .a = i,
+					       .b = (uint32_t)hn,
+					       .ap = (uint8_t)(first + h),
+					       .bp = 1 };
 			if (ibf_plan_add_cable(p, &c, err))
 				goto fail;
 		}

@@ -34,14 +34,10 @@
 #include <string.h>
 
 static const char *const find_names[IBF_FIND_KIND_COUNT] = {
-	[IBF_FIND_MISSING] = "missing",
-	[IBF_FIND_EXTRA] = "extra",
-	[IBF_FIND_MISWIRED] = "miswired",
-	[IBF_FIND_WRONG_PORT] = "wrong-port",
-	[IBF_FIND_SWAPPED] = "swapped",
-	[IBF_FIND_DEGRADED] = "degraded",
-	[IBF_FIND_UNKNOWN_NODE] = "unknown-node",
-	[IBF_FIND_MISSING_NODE] = "missing-node",
+	[IBF_FIND_MISSING] = "missing",		  [IBF_FIND_EXTRA] = "extra",
+	[IBF_FIND_MISWIRED] = "miswired",	  [IBF_FIND_WRONG_PORT] = "wrong-port",
+	[IBF_FIND_SWAPPED] = "swapped",		  [IBF_FIND_DEGRADED] = "degraded",
+	[IBF_FIND_UNKNOWN_NODE] = "unknown-node", [IBF_FIND_MISSING_NODE] = "missing-node",
 };
 
 const char *ibf_finding_kind_name(int kind)
@@ -66,16 +62,16 @@ struct vctx {
 	struct ibf_plan *plan;
 	const struct ibf_fabric *fab;
 	struct ibf_vreport *r;
-	int32_t *dmap;     /* fabric node -> combined node */
-	int32_t *pmap;     /* plan node -> fabric node, -1 */
+	int32_t *dmap;	   /* fabric node -> combined node */
+	int32_t *pmap;	   /* plan node -> fabric node, -1 */
 	uint8_t *method;   /* plan node -> enum ibf_match_method, 0 = unmatched */
-	uint32_t ncomb;    /* plan nodes + unknown fabric nodes */
+	uint32_t ncomb;	   /* plan nodes + unknown fabric nodes */
 	int32_t *comb_fab; /* combined node -> fabric node (-1 for unmatched plan nodes) */
-	uint32_t *off;     /* combined node -> first end */
-	int32_t *act;      /* end -> discovered link, -1 */
+	uint32_t *off;	   /* combined node -> first end */
+	int32_t *act;	   /* end -> discovered link, -1 */
 	struct dlink *links;
 	uint32_t nlinks;
-	uint8_t *cstate;   /* plan cable -> CS_* */
+	uint8_t *cstate; /* plan cable -> CS_* */
 };
 
 static inline uint32_t end_of(const struct vctx *v, uint32_t node, int port)
@@ -430,7 +426,8 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 			const struct ibf_port *pp = ibf_port(f, (int)i, q);
 			if (pp->peer_node == IBF_NO_NODE || v->dmap[pp->peer_node] < 0)
 				continue;
-			int c = ibf_plan_cable_at(p, (uint32_t)v->dmap[pp->peer_node], pp->peer_port);
+			int c = ibf_plan_cable_at(p, (uint32_t)v->dmap[pp->peer_node],
+						  pp->peer_port);
 			if (c < 0)
 				continue;
 			uint32_t on;
@@ -466,16 +463,18 @@ static int find_ok_and_degraded(struct vctx *v)
 		v->r->ok++;
 		const struct dlink *dl = &v->links[l];
 		if ((cb->width && dl->width && dl->width < cb->width) ||
-		    (cb->speed && dl->speed && ibf_speed_rate(dl->speed) < ibf_speed_rate(cb->speed))) {
+		    (cb->speed && dl->speed &&
+		     ibf_speed_rate(dl->speed) < ibf_speed_rate(cb->speed))) {
 			char pw[24], aw[24], a[400], b[400];
 			ibf_format_width_speed(cb->width, cb->speed, pw, sizeof(pw));
 			ibf_format_width_speed(dl->width, dl->speed, aw, sizeof(aw));
-			if (add_finding(v, IBF_FIND_DEGRADED, (int)c, -1, cable_desc(v, (int)c),
-					link_desc(v, l),
-					xasprintf("reseat or replace the cable between %s and %s: it "
-						  "runs at %s, the plan says %s",
-						  end_str(v, cb->a, cb->ap, a, sizeof(a)),
-						  end_str(v, cb->b, cb->bp, b, sizeof(b)), aw, pw)))
+			if (add_finding(
+				    v, IBF_FIND_DEGRADED, (int)c, -1, cable_desc(v, (int)c),
+				    link_desc(v, l),
+				    xasprintf("reseat or replace the cable between %s and %s: it "
+					      "runs at %s, the plan says %s",
+					      end_str(v, cb->a, cb->ap, a, sizeof(a)),
+					      end_str(v, cb->b, cb->bp, b, sizeof(b)), aw, pw)))
 				return IBF_ENOMEM;
 		}
 	}
@@ -532,7 +531,8 @@ static int find_swaps(struct vctx *v)
 		v->cstate[cu] = v->cstate[cw] = CS_EXPLAINED;
 		char a[400], b[400];
 		int c0 = cu < cw ? cu : cw, c1 = cu < cw ? cw : cu;
-		if (add_finding(v, IBF_FIND_SWAPPED, c0, c1, join2(cable_desc(v, c0), cable_desc(v, c1)),
+		if (add_finding(v, IBF_FIND_SWAPPED, c0, c1,
+				join2(cable_desc(v, c0), cable_desc(v, c1)),
 				join2(link_desc(v, (int)d), link_desc(v, d2)),
 				xasprintf("swap the two cables at %s and %s (exchange the plugs)",
 					  end_str(v, xn, xp, a, sizeof(a)),
@@ -589,22 +589,24 @@ static int find_wrong_ports(struct vctx *v)
 			int tp;
 			cable_other(cb, sn, sp, &tn, &tp);
 			int busy = act_at(v, tn, tp) >= 0;
-			fix = xasprintf("move the cable at %s from %s to %s%s",
-					end_str(v, sn, sp, a, sizeof(a)), end_str(v, mn, mp, b, sizeof(b)),
-					end_str(v, tn, tp, t, sizeof(t)),
-					busy ? " (that port holds another cable: fix it first)" : "");
+			fix = xasprintf(
+				"move the cable at %s from %s to %s%s",
+				end_str(v, sn, sp, a, sizeof(a)), end_str(v, mn, mp, b, sizeof(b)),
+				end_str(v, tn, tp, t, sizeof(t)),
+				busy ? " (that port holds another cable: fix it first)" : "");
 		} else {
 			char t2[400];
 			int ua = cb->a == l->un;
-			fix = xasprintf("move the cable between %s and %s to %s and %s",
-					end_str(v, l->un, l->up, a, sizeof(a)),
-					end_str(v, l->vn, l->vp, b, sizeof(b)),
-					end_str(v, ua ? cb->a : cb->b, ua ? cb->ap : cb->bp, t, sizeof(t)),
-					end_str(v, ua ? cb->b : cb->a, ua ? cb->bp : cb->ap, t2,
-						sizeof(t2)));
+			fix = xasprintf(
+				"move the cable between %s and %s to %s and %s",
+				end_str(v, l->un, l->up, a, sizeof(a)),
+				end_str(v, l->vn, l->vp, b, sizeof(b)),
+				end_str(v, ua ? cb->a : cb->b, ua ? cb->ap : cb->bp, t, sizeof(t)),
+				end_str(v, ua ? cb->b : cb->a, ua ? cb->bp : cb->ap, t2,
+					sizeof(t2)));
 		}
-		if (add_finding(v, IBF_FIND_WRONG_PORT, c, -1, cable_desc(v, c), link_desc(v, (int)d),
-				fix))
+		if (add_finding(v, IBF_FIND_WRONG_PORT, c, -1, cable_desc(v, c),
+				link_desc(v, (int)d), fix))
 			return IBF_ENOMEM;
 	}
 	return 0;
@@ -621,13 +623,13 @@ static int report_miswire(struct vctx *v, uint32_t d, int c, int keep_u)
 	l->used = 1;
 	v->cstate[c] = CS_EXPLAINED;
 	char a[400], b[400], t[400];
-	return add_finding(v, IBF_FIND_MISWIRED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
-			   xasprintf("move the cable at %s from %s to %s%s",
-				     end_str(v, sn, sp, a, sizeof(a)),
-				     end_str(v, mn, mp, b, sizeof(b)),
-				     end_str(v, tn, tp, t, sizeof(t)),
-				     busy ? " (that port holds another cable: fix it first)"
-					  : v->pmap[tn] < 0 ? " (that switch was not found)" : ""));
+	return add_finding(
+		v, IBF_FIND_MISWIRED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
+		xasprintf("move the cable at %s from %s to %s%s", end_str(v, sn, sp, a, sizeof(a)),
+			  end_str(v, mn, mp, b, sizeof(b)), end_str(v, tn, tp, t, sizeof(t)),
+			  busy		    ? " (that port holds another cable: fix it first)"
+			  : v->pmap[tn] < 0 ? " (that switch was not found)"
+					    : ""));
 }
 
 static int find_miswires(struct vctx *v)
@@ -708,8 +710,8 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 		}
 		if (add_finding(v, IBF_FIND_MISSING_NODE, first, -1,
 				xasprintf("switch %s (rack %s) with %u planned cables",
-					  p->nodes[n].name, p->nodes[n].rack[0] ? p->nodes[n].rack : "-",
-					  nc),
+					  p->nodes[n].name,
+					  p->nodes[n].rack[0] ? p->nodes[n].rack : "-", nc),
 				strdup("not found in the discovered fabric"),
 				xasprintf("install, power and cable %s (check its node description "
 					  "or add it to the node-name-map if it is there)",
@@ -730,7 +732,8 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 				strdup("no cable"),
 				xasprintf("connect %s to %s (cable %u, step %u)",
 					  end_str(v, cb->a, cb->ap, a, sizeof(a)),
-					  end_str(v, cb->b, cb->bp, b, sizeof(b)), cb->id, cb->step)))
+					  end_str(v, cb->b, cb->bp, b, sizeof(b)), cb->id,
+					  cb->step)))
 			return IBF_ENOMEM;
 	}
 	/* unknown switches (their cables are part of the finding) */
@@ -751,14 +754,15 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 				uint32_t on;
 				int op;
 				link_other(&v->links[l], n, q, &on, &op);
-				bappend(list, sizeof(list), &len, "%sport %d to %s", shown ? ", " : "", q,
-					end_str(v, on, op, a, sizeof(a)));
+				bappend(list, sizeof(list), &len, "%sport %d to %s",
+					shown ? ", " : "", q, end_str(v, on, op, a, sizeof(a)));
 				shown++;
 			}
 		}
 		if (total > shown)
 			bappend(list, sizeof(list), &len, ", ... (%d cables)", total);
-		if (add_finding(v, IBF_FIND_UNKNOWN_NODE, -1, -1, strdup("no such switch in the plan"),
+		if (add_finding(v, IBF_FIND_UNKNOWN_NODE, -1, -1,
+				strdup("no such switch in the plan"),
 				xasprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)),
 					  total ? list : "no cables"),
 				xasprintf("remove switch %s, or give it its plan name (node "
@@ -785,9 +789,12 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 static int kind_rank(int k)
 {
 	switch (k) {
-	case IBF_FIND_MISSING_NODE: return 0;
-	case IBF_FIND_UNKNOWN_NODE: return 1;
-	default: return 2;
+	case IBF_FIND_MISSING_NODE:
+		return 0;
+	case IBF_FIND_UNKNOWN_NODE:
+		return 1;
+	default:
+		return 2;
 	}
 }
 
@@ -873,11 +880,14 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 			l->vn = (uint32_t)v.dmap[j];
 			l->vp = pp->peer_port;
 			l->width = pp->width && pq->width && pq->width < pp->width ? pq->width
-										  : pp->width ? pp->width : pq->width;
+				   : pp->width					   ? pp->width
+										   : pq->width;
 			l->speed = pp->speed && pq->speed &&
-						   ibf_speed_rate(pq->speed) < ibf_speed_rate(pp->speed)
+						   ibf_speed_rate(pq->speed) <
+							   ibf_speed_rate(pp->speed)
 					   ? pq->speed
-					   : pp->speed ? pp->speed : pq->speed;
+				   : pp->speed ? pp->speed
+					       : pq->speed;
 			l->used = 0;
 			v.act[end_of(&v, l->un, l->up)] = (int32_t)v.nlinks;
 			v.act[end_of(&v, l->vn, l->vp)] = (int32_t)v.nlinks;
@@ -937,8 +947,9 @@ void ibf_vreport_write_text(const struct ibf_vreport *r, FILE *out)
 		r->matched_by[IBF_MATCH_NAMEMAP], r->matched_by[IBF_MATCH_STRUCTURE],
 		r->matched_by[IBF_MATCH_POSITION]);
 	if (r->partial_step)
-		fprintf(out, "partial: cabling up to step %d; %u cables of later steps not yet "
-			     "expected\n",
+		fprintf(out,
+			"partial: cabling up to step %d; %u cables of later steps not yet "
+			"expected\n",
 			r->partial_step, r->expected_missing);
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct ibf_finding *f = &r->f[i];
@@ -965,9 +976,10 @@ void ibf_vreport_write_text(const struct ibf_vreport *r, FILE *out)
 
 void ibf_vreport_write_json(const struct ibf_vreport *r, FILE *out)
 {
-	fprintf(out, "{\n  \"clean\": %s,\n  \"summary\": {\"planned_cables\": %u, \"ok\": %u, "
-		     "\"expected_missing\": %u, \"plan_switches\": %u, \"found_switches\": %u, "
-		     "\"partial_step\": %d",
+	fprintf(out,
+		"{\n  \"clean\": %s,\n  \"summary\": {\"planned_cables\": %u, \"ok\": %u, "
+		"\"expected_missing\": %u, \"plan_switches\": %u, \"found_switches\": %u, "
+		"\"partial_step\": %d",
 		r->n ? "false" : "true", r->planned, r->ok, r->expected_missing, r->plan_nodes,
 		r->found_nodes, r->partial_step);
 	for (int k = 1; k < IBF_FIND_KIND_COUNT; k++)
@@ -975,7 +987,8 @@ void ibf_vreport_write_json(const struct ibf_vreport *r, FILE *out)
 	fputs("},\n  \"findings\": [", out);
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct ibf_finding *f = &r->f[i];
-		fprintf(out, "%s\n    {\"kind\": \"%s\", \"step\": %u, \"expected\": ", i ? "," : "",
+		fprintf(out,
+			"%s\n    {\"kind\": \"%s\", \"step\": %u, \"expected\": ", i ? "," : "",
 			ibf_finding_kind_name(f->kind), f->step);
 		ibf_json_str(out, f->expected);
 		fputs(", \"cables\": [", out);

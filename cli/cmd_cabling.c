@@ -11,9 +11,26 @@
 #include "ibf_live.h"
 
 enum {
-	O_Q = 256, O_HOSTS, O_SWPORTS, O_FIRSTHOST, O_LINK, O_NET, O_IBND, O_NNMAP, O_JSON,
-	O_SHEETS, O_NOFABRIC, O_PLAN, O_FABRIC, O_LIVE, O_ANCHOR, O_PARTIAL, O_STEP, O_FORMAT,
-	O_CA, O_CAPORT
+	O_Q = 256,
+	O_HOSTS,
+	O_SWPORTS,
+	O_FIRSTHOST,
+	O_LINK,
+	O_NET,
+	O_IBND,
+	O_NNMAP,
+	O_JSON,
+	O_SHEETS,
+	O_NOFABRIC,
+	O_PLAN,
+	O_FABRIC,
+	O_LIVE,
+	O_ANCHOR,
+	O_PARTIAL,
+	O_STEP,
+	O_FORMAT,
+	O_CA,
+	O_CAPORT
 };
 
 /* "plan.csv" -> "plan" + ext */
@@ -41,15 +58,32 @@ struct plan_out {
 static int plan_out_opt(int c, struct plan_out *o)
 {
 	switch (c) {
-	case 'o': o->out = optarg; break;
-	case O_JSON: o->json = optarg; break;
-	case O_NET: o->net = optarg; break;
-	case O_IBND: o->ibnd = optarg; break;
-	case O_NNMAP: o->nnmap = optarg; break;
-	case O_NOFABRIC: o->fabric_files = 0; break;
-	case O_SHEETS: o->sheets = optarg; break;
-	case 'q': o->quiet = 1; break;
-	default: return 0;
+	case 'o':
+		o->out = optarg;
+		break;
+	case O_JSON:
+		o->json = optarg;
+		break;
+	case O_NET:
+		o->net = optarg;
+		break;
+	case O_IBND:
+		o->ibnd = optarg;
+		break;
+	case O_NNMAP:
+		o->nnmap = optarg;
+		break;
+	case O_NOFABRIC:
+		o->fabric_files = 0;
+		break;
+	case O_SHEETS:
+		o->sheets = optarg;
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	default:
+		return 0;
 	}
 	return 1;
 }
@@ -119,7 +153,8 @@ static int write_plan_outputs(const struct ibf_plan *p, const struct plan_out *o
 		if (n < 0)
 			return cli_fail(&err);
 		if (!o->quiet)
-			fprintf(stderr, "ibfab: %d wiring sheets in %s/ (index.md)\n", n, o->sheets);
+			fprintf(stderr, "ibfab: %d wiring sheets in %s/ (index.md)\n", n,
+				o->sheets);
 	}
 	if (!rc && !o->quiet)
 		plan_summary(p);
@@ -206,8 +241,12 @@ static int cmd_sf(int argc, char **argv)
 				return cli_usage_error("ibfab cabling slimfly",
 						       "--link: '%s' is not like 4xEDR", optarg);
 			break;
-		case 'h': fputs(sf_help, stdout); fputs(common_out_help, stdout); return 0;
-		default: return cli_usage_error("ibfab cabling slimfly", "bad option");
+		case 'h':
+			fputs(sf_help, stdout);
+			fputs(common_out_help, stdout);
+			return 0;
+		default:
+			return cli_usage_error("ibfab cabling slimfly", "bad option");
 		}
 	}
 	if (optind < argc)
@@ -216,9 +255,14 @@ static int cmd_sf(int argc, char **argv)
 	if (q < 0)
 		return cli_usage_error("ibfab cabling slimfly", "--q is required");
 	if (!po.out)
-		return cli_usage_error("ibfab cabling slimfly", "-o FILE is required ('-' = stdout)");
-	struct ibf_sfplan_opts o = { .q = (int)q, .hosts = (int)hosts, .switch_ports = (int)swports,
-				     .first_host_port = (int)first, .width = width, .speed = speed };
+		return cli_usage_error("ibfab cabling slimfly",
+				       "-o FILE is required ('-' = stdout)");
+	struct ibf_sfplan_opts o = { .q = (int)q,
+				     .hosts = (int)hosts,
+				     .switch_ports = (int)swports,
+				     .first_host_port = (int)first,
+				     .width = width,
+				     .speed = speed };
 	struct ibf_error err;
 	struct ibf_plan *p = ibf_plan_slimfly(&o, &err);
 	if (!p)
@@ -272,7 +316,8 @@ static int cmd_from_topology(int argc, char **argv)
 			      "only when asked)\n",
 			      stdout);
 			return 0;
-		default: return cli_usage_error("ibfab cabling from-topology", "bad option");
+		default:
+			return cli_usage_error("ibfab cabling from-topology", "bad option");
 		}
 	}
 	if (optind != argc - 1)
@@ -323,11 +368,16 @@ static int cmd_sheets_or_render(int argc, char **argv, int render)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
 		switch (c) {
-		case O_PLAN: plan = optarg; break;
-		case 'o': out = optarg; break;
+		case O_PLAN:
+			plan = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
 		case O_FORMAT:
 			if (!render)
-				return cli_usage_error(prog, "--format must be ibnetdiscover, ibsim or json");
+				return cli_usage_error(
+					prog, "--format must be ibnetdiscover, ibsim or json");
 			if (cli_output_format(prog, optarg, &fmt))
 				return 2;
 			break;
@@ -336,14 +386,18 @@ static int cmd_sheets_or_render(int argc, char **argv, int render)
 				return cli_usage_error(prog, "bad option --node-name-map");
 			nnmap = optarg;
 			break;
-		case 'h': fputs(render ? render_help : sheets_help, stdout); return 0;
-		default: return cli_usage_error(prog, "bad option");
+		case 'h':
+			fputs(render ? render_help : sheets_help, stdout);
+			return 0;
+		default:
+			return cli_usage_error(prog, "bad option");
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
 	if (!plan || !out)
-		return cli_usage_error(prog, render ? "--plan is required" : "--plan and -o DIR are required");
+		return cli_usage_error(prog, render ? "--plan is required"
+						    : "--plan and -o DIR are required");
 	struct ibf_error err;
 	struct ibf_plan *p = ibf_plan_read_csv(plan, &err);
 	if (!p)
@@ -380,16 +434,18 @@ int cmd_cabling(int argc, char **argv)
 {
 	static const struct ibf_cmd cmds[] = {
 		{ "slimfly", cmd_sf, "Slim Fly plan: racks, ports, wiring steps (+ fabric files)" },
-		{ "from-topology", cmd_from_topology, "plan from any generated or discovered fabric" },
-		{ "sheets", cmd_sheets, "wiring sheets (SVG/DOT/Markdown/CSV) per rack and rack pair" },
-		{ "render", cmd_render, "write the fabric a plan describes (ibsim, ibnetdiscover)" },
+		{ "from-topology", cmd_from_topology,
+		  "plan from any generated or discovered fabric" },
+		{ "sheets", cmd_sheets,
+		  "wiring sheets (SVG/DOT/Markdown/CSV) per rack and rack pair" },
+		{ "render", cmd_render,
+		  "write the fabric a plan describes (ibsim, ibnetdiscover)" },
 		{ NULL, NULL, NULL },
 	};
 	return cli_dispatch("ibfab cabling", cmds, argc, argv);
 }
 
 /* ------------------------------------------------------------ validate */
-
 
 static const char validate_help[] =
 	"Usage: ibfab validate --plan plan.csv (--fabric FILE | --live) [options]\n"
@@ -451,25 +507,46 @@ int cmd_validate(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
 		switch (c) {
-		case O_PLAN: plan_path = optarg; break;
-		case O_FABRIC: fab_path = optarg; break;
-		case O_LIVE: live = 1; break;
-		case O_CA: ca = optarg; break;
+		case O_PLAN:
+			plan_path = optarg;
+			break;
+		case O_FABRIC:
+			fab_path = optarg;
+			break;
+		case O_LIVE:
+			live = 1;
+			break;
+		case O_CA:
+			ca = optarg;
+			break;
 		case O_CAPORT:
 			if (cli_int("--ca-port", optarg, 0, 254, &ca_port))
 				return 2;
 			break;
-		case O_NNMAP: nnmap_path = optarg; break;
-		case O_ANCHOR: anchor = optarg; break;
-		case O_PARTIAL: o.partial = 1; break;
+		case O_NNMAP:
+			nnmap_path = optarg;
+			break;
+		case O_ANCHOR:
+			anchor = optarg;
+			break;
+		case O_PARTIAL:
+			o.partial = 1;
+			break;
 		case O_STEP:
 			if (cli_int("--step", optarg, 1, 65535, &step))
 				return 2;
 			break;
-		case O_JSON: json = 1; break;
-		case 'o': out = optarg; break;
-		case 'h': fputs(validate_help, stdout); return 0;
-		default: return cli_usage_error(prog, "bad option");
+		case O_JSON:
+			json = 1;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(validate_help, stdout);
+			return 0;
+		default:
+			return cli_usage_error(prog, "bad option");
 		}
 	}
 	if (optind < argc)
@@ -507,9 +584,10 @@ int cmd_validate(int argc, char **argv)
 		goto out;
 	}
 	if (live && !ibf_have_live()) {
-		fprintf(stderr, "ibfab: --live is not available: this ibfab was built without "
-				"libibnetdisc (libibnetdisc-dev); run 'ibnetdiscover > FILE' and pass "
-				"--fabric FILE\n");
+		fprintf(stderr,
+			"ibfab: --live is not available: this ibfab was built without "
+			"libibnetdisc (libibnetdisc-dev); run 'ibnetdiscover > FILE' and pass "
+			"--fabric FILE\n");
 		rc = 2;
 		goto out;
 	}

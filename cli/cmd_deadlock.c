@@ -8,8 +8,20 @@
 #include <string.h>
 
 enum {
-	O_TOPO = 256, O_G2L, O_LMC, O_LFTS, O_SL, O_SL2VL, O_SCHEME, O_MAXVLS, O_BEST, O_MAXCYC,
-	O_QUIET, O_SLCONST, O_VLS, O_VERIFY
+	O_TOPO = 256,
+	O_G2L,
+	O_LMC,
+	O_LFTS,
+	O_SL,
+	O_SL2VL,
+	O_SCHEME,
+	O_MAXVLS,
+	O_BEST,
+	O_MAXCYC,
+	O_QUIET,
+	O_SLCONST,
+	O_VLS,
+	O_VERIFY
 };
 
 static const char dl_help[] =
@@ -57,22 +69,22 @@ static int parse_scheme(const char *v)
 static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a)
 {
 	static const struct option lo[] = {
-		{"topology", required_argument, 0, O_TOPO},
-		{"guid2lid", required_argument, 0, O_G2L},
-		{"lmc", required_argument, 0, O_LMC},
-		{"lfts", required_argument, 0, O_LFTS},
-		{"sl", required_argument, 0, O_SL},
-		{"sl2vl", required_argument, 0, O_SL2VL},
-		{"sl-const", required_argument, 0, O_SLCONST},
-		{"sl2vl-identity", required_argument, 0, O_VLS},
-		{"scheme", required_argument, 0, O_SCHEME},
-		{"max-vls", required_argument, 0, O_MAXVLS},
-		{"best-effort", no_argument, 0, O_BEST},
-		{"max-cycles", required_argument, 0, O_MAXCYC},
-		{"verify", no_argument, 0, O_VERIFY},
-		{"quiet", no_argument, 0, O_QUIET},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{ "topology", required_argument, 0, O_TOPO },
+		{ "guid2lid", required_argument, 0, O_G2L },
+		{ "lmc", required_argument, 0, O_LMC },
+		{ "lfts", required_argument, 0, O_LFTS },
+		{ "sl", required_argument, 0, O_SL },
+		{ "sl2vl", required_argument, 0, O_SL2VL },
+		{ "sl-const", required_argument, 0, O_SLCONST },
+		{ "sl2vl-identity", required_argument, 0, O_VLS },
+		{ "scheme", required_argument, 0, O_SCHEME },
+		{ "max-vls", required_argument, 0, O_MAXVLS },
+		{ "best-effort", no_argument, 0, O_BEST },
+		{ "max-cycles", required_argument, 0, O_MAXCYC },
+		{ "verify", no_argument, 0, O_VERIFY },
+		{ "quiet", no_argument, 0, O_QUIET },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	memset(a, 0, sizeof(*a));
 	a->lmc = -1;
@@ -85,20 +97,37 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
 		switch (c) {
-		case O_TOPO: a->topo = optarg; break;
-		case O_G2L: a->g2l = optarg; break;
-		case O_LFTS: a->lfts = optarg; break;
-		case O_SL: a->sl = optarg; break;
-		case O_SL2VL: a->sl2vl = optarg; break;
-		case O_BEST: a->best_effort = 1; break;
-		case O_VERIFY: a->verify = 1; break;
+		case O_TOPO:
+			a->topo = optarg;
+			break;
+		case O_G2L:
+			a->g2l = optarg;
+			break;
+		case O_LFTS:
+			a->lfts = optarg;
+			break;
+		case O_SL:
+			a->sl = optarg;
+			break;
+		case O_SL2VL:
+			a->sl2vl = optarg;
+			break;
+		case O_BEST:
+			a->best_effort = 1;
+			break;
+		case O_VERIFY:
+			a->verify = 1;
+			break;
 		case 'q':
-		case O_QUIET: a->quiet = 1; break;
+		case O_QUIET:
+			a->quiet = 1;
+			break;
 		case O_SCHEME:
 			a->scheme = parse_scheme(optarg);
 			if (a->scheme <= 0)
-				return cli_usage_error(prog, "--scheme: '%s' is not dfsssp, coloring or auto",
-						       optarg);
+				return cli_usage_error(
+					prog, "--scheme: '%s' is not dfsssp, coloring or auto",
+					optarg);
 			break;
 		case O_LMC:
 			if (cli_int("--lmc", optarg, 0, 7, &a->lmc))
@@ -120,8 +149,11 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 			if (cli_int("--sl2vl-identity", optarg, 1, 16, &a->vls))
 				return 2;
 			break;
-		case 'h': fputs(dl_help, stdout); return -1;
-		default: return cli_usage_error(prog, "bad option");
+		case 'h':
+			fputs(dl_help, stdout);
+			return -1;
+		default:
+			return cli_usage_error(prog, "bad option");
 		}
 	}
 	if (optind < argc)
@@ -134,8 +166,8 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 }
 
 static int do_verify(const struct ibf_fabric *f, const struct ibf_routes *r,
-		     const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v, long max_cycles,
-		     int quiet, struct ibf_error *err, int *ok)
+		     const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
+		     long max_cycles, int quiet, struct ibf_error *err, int *ok)
 {
 	struct ibf_verify_opts vo;
 	ibf_verify_opts_default(&vo);
@@ -161,7 +193,8 @@ static int cmd_verify(int argc, char **argv)
 	if (!a.sl == (a.sl_const < 0))
 		return cli_usage_error(prog, "give exactly one of --sl FILE and --sl-const SL");
 	if (!a.sl2vl == (a.vls < 0))
-		return cli_usage_error(prog, "give exactly one of --sl2vl FILE and --sl2vl-identity V");
+		return cli_usage_error(prog,
+				       "give exactly one of --sl2vl FILE and --sl2vl-identity V");
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
@@ -225,7 +258,8 @@ static int cmd_apply(int argc, char **argv)
 		const struct ibf_dl *dl = dlres;
 		char buf[1024];
 		if (!a.quiet)
-			fprintf(stderr, "ibfab deadlock: %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
+			fprintf(stderr, "ibfab deadlock: %s\n",
+				ibf_dl_summary(dl, buf, sizeof(buf)));
 		if (a.sl)
 			rc = ibf_sl_write(f, dl, a.sl, &err);
 		if (!rc && a.sl2vl)
@@ -257,9 +291,9 @@ static int cmd_apply(int argc, char **argv)
 int cmd_deadlock(int argc, char **argv)
 {
 	static const struct ibf_cmd cmds[] = {
-		{"verify", cmd_verify, "check tables for channel dependency cycles"},
-		{"apply", cmd_apply, "assign SLs and SL2VL tables to routes (dfsssp, coloring)"},
-		{NULL, NULL, NULL},
+		{ "verify", cmd_verify, "check tables for channel dependency cycles" },
+		{ "apply", cmd_apply, "assign SLs and SL2VL tables to routes (dfsssp, coloring)" },
+		{ NULL, NULL, NULL },
 	};
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(dl_help, stdout);

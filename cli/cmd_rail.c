@@ -18,20 +18,27 @@ static const char rail_info_help[] =
 static int cmd_info(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"map", required_argument, 0, 'm'},
-		{"list", no_argument, 0, 'l'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{ "map", required_argument, 0, 'm' },
+		{ "list", no_argument, 0, 'l' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *mapf = NULL;
 	int list = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'm': mapf = optarg; break;
-		case 'l': list = 1; break;
-		case 'h': fputs(rail_info_help, stdout); return 0;
-		default: return 2;
+		case 'm':
+			mapf = optarg;
+			break;
+		case 'l':
+			list = 1;
+			break;
+		case 'h':
+			fputs(rail_info_help, stdout);
+			return 0;
+		default:
+			return 2;
 		}
 	}
 	if (optind + 1 != argc)
@@ -53,10 +60,11 @@ static int cmd_info(int argc, char **argv)
 	}
 	printf("gpus %d  domains %d  rails %d  switches %u  spines %d  rail components %d\n",
 	       ri.ngpus, ri.ndomains, ri.nrails, f->nsw, ri.nspines, ri.rail_components);
-	printf("kind %s\n", ri.nrails <= 1 ? "single rail" :
-	       ri.nspines ? "rail-optimized (spines join the rails)" :
-	       ri.rail_components >= ri.nrails ? "rail-only (no switch path between rails)" :
-	       "rails joined without spines");
+	printf("kind %s\n", ri.nrails <= 1 ? "single rail"
+			    : ri.nspines   ? "rail-optimized (spines join the rails)"
+			    : ri.rail_components >= ri.nrails
+				    ? "rail-only (no switch path between rails)"
+				    : "rails joined without spines");
 	/* per rail: label, switches, GPUs */
 	printf("rail  label  switches  gpus\n");
 	for (int r = 0; r < ri.nrails; r++) {
@@ -82,8 +90,8 @@ static int cmd_info(int argc, char **argv)
 	}
 	printf("\n");
 	free(per);
-	printf("does not fit: missing %d, doubled %d, mismatched %d, unattached %d\n",
-	       ri.missing, ri.doubled, ri.mismatched, ri.unattached);
+	printf("does not fit: missing %d, doubled %d, mismatched %d, unattached %d\n", ri.missing,
+	       ri.doubled, ri.mismatched, ri.unattached);
 	/* name the domains that miss or double a rail */
 	for (int a = 0; a < ri.ngpus;) {
 		int b = a;
@@ -92,7 +100,8 @@ static int cmd_info(int argc, char **argv)
 		int r = 0;
 		for (int g = a; g < b; g++) {
 			while (r < ri.gpu[g].rail)
-				printf("  %s: no GPU on rail %d\n", ri.domain[ri.gpu[a].domain], r++);
+				printf("  %s: no GPU on rail %d\n", ri.domain[ri.gpu[a].domain],
+				       r++);
 			if (g > a && ri.gpu[g].rail == ri.gpu[g - 1].rail)
 				printf("  %s: two GPUs on rail %d\n", ri.domain[ri.gpu[a].domain],
 				       ri.gpu[g].rail);
@@ -130,8 +139,8 @@ static const char rail_registry_help[] =
 	"idle, 0 blocked).  The timestamp becomes now (--now T: seconds since the\n"
 	"epoch, for tests).  Format: docs/formats.md.  Exit 0, 1 on errors, 2 on usage.\n";
 
-static int parse_assign(const char *prog, const char *what, const char *v, char *name,
-			size_t nl, long *score)
+static int parse_assign(const char *prog, const char *what, const char *v, char *name, size_t nl,
+			long *score)
 {
 	const char *eq = strrchr(v, '=');
 	if (!eq || eq == v || (size_t)(eq - v) >= nl)
@@ -144,11 +153,17 @@ static int parse_assign(const char *prog, const char *what, const char *v, char 
 static int cmd_registry(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"registry", required_argument, 0, 'r'}, {"topology", required_argument, 0, 't'},
-		{"map", required_argument, 0, 'm'}, {"rail", required_argument, 0, 'R'},
-		{"domain", required_argument, 0, 'D'}, {"default", required_argument, 0, 'd'},
-		{"default-score", required_argument, 0, 's'}, {"max-age", required_argument, 0, 'a'},
-		{"now", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{ "registry", required_argument, 0, 'r' },
+		{ "topology", required_argument, 0, 't' },
+		{ "map", required_argument, 0, 'm' },
+		{ "rail", required_argument, 0, 'R' },
+		{ "domain", required_argument, 0, 'D' },
+		{ "default", required_argument, 0, 'd' },
+		{ "default-score", required_argument, 0, 's' },
+		{ "max-age", required_argument, 0, 'a' },
+		{ "now", required_argument, 0, 'n' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *prog = "ibfab rail registry", *reg = NULL, *topo = NULL, *mapf = NULL;
 	const char *dflt = NULL;
@@ -158,9 +173,15 @@ static int cmd_registry(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'r': reg = optarg; break;
-		case 't': topo = optarg; break;
-		case 'm': mapf = optarg; break;
+		case 'r':
+			reg = optarg;
+			break;
+		case 't':
+			topo = optarg;
+			break;
+		case 'm':
+			mapf = optarg;
+			break;
 		case 'd':
 			if (strcmp(optarg, "rd") && strcmp(optarg, "dr"))
 				return cli_usage_error(prog, "--default must be rd or dr");
@@ -179,9 +200,13 @@ static int cmd_registry(int argc, char **argv)
 				return 2;
 			break;
 		case 'R':
-		case 'D': break;
-		case 'h': fputs(rail_registry_help, stdout); return 0;
-		default: return 2;
+		case 'D':
+			break;
+		case 'h':
+			fputs(rail_registry_help, stdout);
+			return 0;
+		default:
+			return 2;
 		}
 	}
 	if (!reg)
@@ -238,7 +263,8 @@ static int cmd_registry(int argc, char **argv)
 			long label = strtol(name, &end, 10);
 			if (*end || label < 0 || label > 1000000) {
 				ibf_rail_registry_free(&r);
-				return cli_usage_error(prog, "--rail: a rail is named by its number");
+				return cli_usage_error(prog,
+						       "--rail: a rail is named by its number");
 			}
 			rc = ibf_rail_registry_set_rail(&r, (int)label, (int)sc);
 		} else {
@@ -296,8 +322,8 @@ static void print_decision(const char *s, const char *d, const struct ibf_rail_d
 		printf(" (default path: registry %s)", x->stale ? "stale" : "lacks this pair");
 	else if (x->c.path == IBF_RAIL_RD || x->c.path == IBF_RAIL_DR ||
 		 x->c.path == IBF_RAIL_REMOTE)
-		printf(" (score %.4g; rd %.4g, dr %.4g, remote %.4g; gamma %.4g -> %.4g)", x->c.score,
-		       x->c.rd, x->c.dr, x->c.remote, x->c.gamma_src, x->c.gamma_dst);
+		printf(" (score %.4g; rd %.4g, dr %.4g, remote %.4g; gamma %.4g -> %.4g)",
+		       x->c.score, x->c.rd, x->c.dr, x->c.remote, x->c.gamma_src, x->c.gamma_dst);
 	printf("\n");
 }
 
@@ -319,10 +345,15 @@ static int split_gpu(const char *prog, const char *v, char *host, size_t hl, int
 static int cmd_path(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"registry", required_argument, 0, 'r'}, {"src", required_argument, 0, 's'},
-		{"dst", required_argument, 0, 'd'}, {"all", no_argument, 0, 'A'},
-		{"hosts", required_argument, 0, 'H'}, {"json", no_argument, 0, 'j'},
-		{"now", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{ "registry", required_argument, 0, 'r' },
+		{ "src", required_argument, 0, 's' },
+		{ "dst", required_argument, 0, 'd' },
+		{ "all", no_argument, 0, 'A' },
+		{ "hosts", required_argument, 0, 'H' },
+		{ "json", no_argument, 0, 'j' },
+		{ "now", required_argument, 0, 'n' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *prog = "ibfab rail path", *reg = NULL, *src = NULL, *dst = NULL, *hosts = NULL;
 	int all = 0, json = 0, c;
@@ -330,18 +361,33 @@ static int cmd_path(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'r': reg = optarg; break;
-		case 's': src = optarg; break;
-		case 'd': dst = optarg; break;
-		case 'A': all = 1; break;
-		case 'H': hosts = optarg; break;
-		case 'j': json = 1; break;
+		case 'r':
+			reg = optarg;
+			break;
+		case 's':
+			src = optarg;
+			break;
+		case 'd':
+			dst = optarg;
+			break;
+		case 'A':
+			all = 1;
+			break;
+		case 'H':
+			hosts = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
 		case 'n':
 			if (cli_int("--now", optarg, 1, 0x7fffffffffffL, &now))
 				return 2;
 			break;
-		case 'h': fputs(rail_path_help, stdout); return 0;
-		default: return 2;
+		case 'h':
+			fputs(rail_path_help, stdout);
+			return 0;
+		default:
+			return 2;
 		}
 	}
 	if (!reg || (!all && (!src || !dst)) || (all && (src || dst)) || optind != argc)
@@ -362,7 +408,8 @@ static int cmd_path(int argc, char **argv)
 	if (!all) {
 		char h1[256], h2[256];
 		int g1, g2;
-		if (split_gpu(prog, src, h1, sizeof(h1), &g1) || split_gpu(prog, dst, h2, sizeof(h2), &g2)) {
+		if (split_gpu(prog, src, h1, sizeof(h1), &g1) ||
+		    split_gpu(prog, dst, h2, sizeof(h2), &g2)) {
 			ibf_rail_registry_free(&r);
 			return 2;
 		}
@@ -403,14 +450,16 @@ static int cmd_path(int argc, char **argv)
 				for (int gb = 0; gb < r.nrails; gb++) {
 					if (a == b && ga == gb)
 						continue;
-					ibf_rail_registry_decide(&r, t, hl[a], r.rail_label[ga], hl[b],
-								 r.rail_label[gb], &x);
+					ibf_rail_registry_decide(&r, t, hl[a], r.rail_label[ga],
+								 hl[b], r.rail_label[gb], &x);
 					count[x.c.path]++;
 					fb += x.fallback;
 					if (json) {
 						char s1[300], s2[300];
-						snprintf(s1, sizeof(s1), "%s:%d", hl[a], r.rail_label[ga]);
-						snprintf(s2, sizeof(s2), "%s:%d", hl[b], r.rail_label[gb]);
+						snprintf(s1, sizeof(s1), "%s:%d", hl[a],
+							 r.rail_label[ga]);
+						snprintf(s2, sizeof(s2), "%s:%d", hl[b],
+							 r.rail_label[gb]);
 						print_decision(s1, s2, &x, 1, first);
 						first = 0;
 					}
@@ -421,9 +470,11 @@ static int cmd_path(int argc, char **argv)
 		printf("%d hosts x %d rails: d %llu, r %llu, rd %llu, dr %llu, remote %llu "
 		       "(%llu on the default path%s)\n",
 		       nh, r.nrails, (unsigned long long)count[IBF_RAIL_D],
-		       (unsigned long long)count[IBF_RAIL_R], (unsigned long long)count[IBF_RAIL_RD],
-		       (unsigned long long)count[IBF_RAIL_DR], (unsigned long long)count[IBF_RAIL_REMOTE],
-		       (unsigned long long)fb, missing_file ? ", no registry file" : "");
+		       (unsigned long long)count[IBF_RAIL_R],
+		       (unsigned long long)count[IBF_RAIL_RD],
+		       (unsigned long long)count[IBF_RAIL_DR],
+		       (unsigned long long)count[IBF_RAIL_REMOTE], (unsigned long long)fb,
+		       missing_file ? ", no registry file" : "");
 	for (int i = 0; i < nh; i++)
 		free(hl[i]);
 	free(hl);
@@ -434,10 +485,10 @@ static int cmd_path(int argc, char **argv)
 int cmd_rail(int argc, char **argv)
 {
 	static const struct ibf_cmd cmds[] = {
-		{"info", cmd_info, "domains, rails, spines and what does not fit"},
-		{"registry", cmd_registry, "create or update the rail health registry (JSON)"},
-		{"path", cmd_path, "the h-ratio path decision for GPU pairs"},
-		{NULL, NULL, NULL},
+		{ "info", cmd_info, "domains, rails, spines and what does not fit" },
+		{ "registry", cmd_registry, "create or update the rail health registry (JSON)" },
+		{ "path", cmd_path, "the h-ratio path decision for GPU pairs" },
+		{ NULL, NULL, NULL },
 	};
 	return cli_dispatch("ibfab rail", cmds, argc, argv);
 }

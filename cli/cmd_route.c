@@ -11,13 +11,36 @@
 #include <time.h>
 
 enum {
-	O_TOPO = 256, O_ENGINE, O_LMC, O_G2L, O_SEED, O_STATS, O_THREADS, O_LFTS, O_MINLEN,
-	O_MAXLEN, O_MAXHOPS, O_JSON, O_FROM, O_QUIET, O_MAXPATHS
+	O_TOPO = 256,
+	O_ENGINE,
+	O_LMC,
+	O_G2L,
+	O_SEED,
+	O_STATS,
+	O_THREADS,
+	O_LFTS,
+	O_MINLEN,
+	O_MAXLEN,
+	O_MAXHOPS,
+	O_JSON,
+	O_FROM,
+	O_QUIET,
+	O_MAXPATHS
 };
 
 /* deadlock options (cli/cmd_deadlock.c has the verifier) */
-enum { O_DL_SCHEME = 400, O_DL_MAXVLS, O_DL_BEST, O_DL_SL, O_DL_SL2VL, O_DL_NOFIT, O_CONF, O_ROOTS,
-       O_PREV_TOPO, O_PREV_LFTS };
+enum {
+	O_DL_SCHEME = 400,
+	O_DL_MAXVLS,
+	O_DL_BEST,
+	O_DL_SL,
+	O_DL_SL2VL,
+	O_DL_NOFIT,
+	O_CONF,
+	O_ROOTS,
+	O_PREV_TOPO,
+	O_PREV_LFTS
+};
 
 static int all_end_ports_have_lids(const struct ibf_fabric *f)
 {
@@ -68,8 +91,9 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 	if (!rc && g2l) {
 		rc = ibf_guid2lid_read(f, g2l, err);
 		if (!rc && !all_end_ports_have_lids(f))
-			rc = ibf_error_set(err, IBF_EINVAL, g2l, 0,
-					   "does not give a LID to every switch and connected end port");
+			rc = ibf_error_set(
+				err, IBF_EINVAL, g2l, 0,
+				"does not give a LID to every switch and connected end port");
 	} else if (!rc && all_end_ports_have_lids(f)) {
 		int have = end_port_lmc(f);
 		if (lmc >= 0 && lmc != have) {
@@ -141,7 +165,8 @@ static const char route_help[] =
 	"                  do not suffice\n"
 	"  --best-effort   dfsssp: accept too few VLs (result NOT deadlock-free)\n"
 	"  --sl FILE       write the path SL dump (with --deadlock)\n"
-	"  --sl2vl FILE    write the SL2VL dump (with --deadlock)\n"	"\n"
+	"  --sl2vl FILE    write the SL2VL dump (with --deadlock)\n"
+	"\n"
 	"check: trace every (source port, destination LID) pair through the tables and\n"
 	"report unreachable pairs, loops, misdeliveries and paths longer than --max-hops;\n"
 	"exit 0 only when all pairs are fine.\n"
@@ -183,33 +208,33 @@ static int conf_opt(const char *prog, struct route_args *a, const char *key, con
 static int parse_route_args(const char *prog, int argc, char **argv, struct route_args *a)
 {
 	static const struct option lo[] = {
-		{"topology", required_argument, 0, O_TOPO},
-		{"engine", required_argument, 0, O_ENGINE},
-		{"lmc", required_argument, 0, O_LMC},
-		{"guid2lid", required_argument, 0, O_G2L},
-		{"seed", required_argument, 0, O_SEED},
-		{"threads", required_argument, 0, O_THREADS},
-		{"stats", required_argument, 0, O_STATS},
-		{"lfts", required_argument, 0, O_LFTS},
-		{"min-len", required_argument, 0, O_MINLEN},
-		{"max-len", required_argument, 0, O_MAXLEN},
-		{"max-hops", required_argument, 0, O_MAXHOPS},
-		{"max-paths", required_argument, 0, O_MAXPATHS},
-		{"deadlock", required_argument, 0, O_DL_SCHEME},
-		{"max-vls", required_argument, 0, O_DL_MAXVLS},
-		{"best-effort", no_argument, 0, O_DL_BEST},
-		{"no-fit", no_argument, 0, O_DL_NOFIT},
-		{"sl", required_argument, 0, O_DL_SL},
-		{"sl2vl", required_argument, 0, O_DL_SL2VL},
-		{"conf", required_argument, 0, O_CONF},
-		{"dmodk-roots", required_argument, 0, O_ROOTS},
-		{"previous-topology", required_argument, 0, O_PREV_TOPO},
-		{"previous-lfts", required_argument, 0, O_PREV_LFTS},
-		{"json", no_argument, 0, O_JSON},
-		{"quiet", no_argument, 0, O_QUIET},
-		{"output", required_argument, 0, 'o'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{ "topology", required_argument, 0, O_TOPO },
+		{ "engine", required_argument, 0, O_ENGINE },
+		{ "lmc", required_argument, 0, O_LMC },
+		{ "guid2lid", required_argument, 0, O_G2L },
+		{ "seed", required_argument, 0, O_SEED },
+		{ "threads", required_argument, 0, O_THREADS },
+		{ "stats", required_argument, 0, O_STATS },
+		{ "lfts", required_argument, 0, O_LFTS },
+		{ "min-len", required_argument, 0, O_MINLEN },
+		{ "max-len", required_argument, 0, O_MAXLEN },
+		{ "max-hops", required_argument, 0, O_MAXHOPS },
+		{ "max-paths", required_argument, 0, O_MAXPATHS },
+		{ "deadlock", required_argument, 0, O_DL_SCHEME },
+		{ "max-vls", required_argument, 0, O_DL_MAXVLS },
+		{ "best-effort", no_argument, 0, O_DL_BEST },
+		{ "no-fit", no_argument, 0, O_DL_NOFIT },
+		{ "sl", required_argument, 0, O_DL_SL },
+		{ "sl2vl", required_argument, 0, O_DL_SL2VL },
+		{ "conf", required_argument, 0, O_CONF },
+		{ "dmodk-roots", required_argument, 0, O_ROOTS },
+		{ "previous-topology", required_argument, 0, O_PREV_TOPO },
+		{ "previous-lfts", required_argument, 0, O_PREV_LFTS },
+		{ "json", no_argument, 0, O_JSON },
+		{ "quiet", no_argument, 0, O_QUIET },
+		{ "output", required_argument, 0, 'o' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	memset(a, 0, sizeof(*a));
 	a->lmc = -1;
@@ -236,15 +261,31 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:hq", lo, NULL)) != -1) {
 		switch (c) {
-		case O_TOPO: a->topo = optarg; break;
-		case O_ENGINE: a->engine = optarg; break;
-		case O_G2L: a->g2l = optarg; break;
-		case O_STATS: a->stats = optarg; break;
-		case O_LFTS: a->lfts = optarg; break;
-		case 'o': a->out = optarg; break;
-		case O_JSON: a->json = 1; break;
+		case O_TOPO:
+			a->topo = optarg;
+			break;
+		case O_ENGINE:
+			a->engine = optarg;
+			break;
+		case O_G2L:
+			a->g2l = optarg;
+			break;
+		case O_STATS:
+			a->stats = optarg;
+			break;
+		case O_LFTS:
+			a->lfts = optarg;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case O_JSON:
+			a->json = 1;
+			break;
 		case 'q':
-		case O_QUIET: a->quiet = 1; break;
+		case O_QUIET:
+			a->quiet = 1;
+			break;
 		case O_LMC:
 			if (cli_int("--lmc", optarg, 0, 7, &a->lmc))
 				return 2;
@@ -257,9 +298,14 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 			if (conf_opt(prog, a, "threads", "--threads", optarg))
 				return 2;
 			break;
-		case O_CONF: break; /* read above */
-		case O_PREV_TOPO: a->prev_topo = optarg; break;
-		case O_PREV_LFTS: a->prev_lfts = optarg; break;
+		case O_CONF:
+			break; /* read above */
+		case O_PREV_TOPO:
+			a->prev_topo = optarg;
+			break;
+		case O_PREV_LFTS:
+			a->prev_lfts = optarg;
+			break;
 		case O_ROOTS:
 			if (conf_opt(prog, a, "dmodk_roots", "--dmodk-roots", optarg))
 				return 2;
@@ -292,14 +338,21 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 			if (conf_opt(prog, a, "best_effort", "--best-effort", "TRUE"))
 				return 2;
 			break;
-		case O_DL_NOFIT: a->dl_nofit = 1; break;
-		case O_DL_SL: a->dl_sl = optarg; break;
-		case O_DL_SL2VL: a->dl_sl2vl = optarg; break;
+		case O_DL_NOFIT:
+			a->dl_nofit = 1;
+			break;
+		case O_DL_SL:
+			a->dl_sl = optarg;
+			break;
+		case O_DL_SL2VL:
+			a->dl_sl2vl = optarg;
+			break;
 		case 'h':
 			fputs(route_help, stdout);
 			print_engines(stdout);
 			return -1;
-		default: return cli_usage_error(prog, "bad option");
+		default:
+			return cli_usage_error(prog, "bad option");
 		}
 	}
 	if (optind < argc)
@@ -322,8 +375,8 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 			const struct ibf_route_opts *o, struct ibf_routes *r,
 			struct ibf_route_report *rep, struct ibf_error *err)
 {
-	struct ibf_fabric *fo = cli_load_fabric(a->prev_topo ? a->prev_topo : a->topo, a->g2l, a->lmc,
-						1, err);
+	struct ibf_fabric *fo =
+		cli_load_fabric(a->prev_topo ? a->prev_topo : a->topo, a->g2l, a->lmc, 1, err);
 	if (!fo)
 		return err->code ? err->code : IBF_EINVAL;
 	struct ibf_routes old;
@@ -345,13 +398,13 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 	return rc;
 }
 
-static int run_engine(const struct route_args *a, const struct ibf_fabric *f,
-		      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
+static int run_engine(const struct route_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
+		      struct ibf_route_report *rep, struct ibf_error *err)
 {
 	const char *engine = a->engine ? a->engine : "layered";
 	if (!ibf_engine_find(engine))
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown engine '%s' (see ibfab route --help)",
-				     engine);
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "unknown engine '%s' (see ibfab route --help)", engine);
 	struct ibf_route_opts o;
 	uint64_t *roots = NULL;
 	int rc = ibf_conf_route_opts(&a->conf, &o, &roots, err);
@@ -371,8 +424,8 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f,
 }
 
 /* The tables: read from --lfts, else computed by the engine. */
-static int get_routes(const struct route_args *a, const struct ibf_fabric *f,
-		      struct ibf_routes *r, struct ibf_error *err)
+static int get_routes(const struct route_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
+		      struct ibf_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	if (a->lfts)
@@ -461,9 +514,10 @@ static int cmd_route_main(int argc, char **argv)
 	if (!rc && a.stats)
 		rc = write_stats(f, &r, a.stats, 1, &err);
 	if (!rc && !a.quiet) {
-		fprintf(stderr, "ibfab route: engine %s, %u switches, max LID %u, %d layer(s), %.3f s\n",
-			r.engine[0] ? r.engine : (a.engine ? a.engine : "layered"), r.nsw, r.max_lid,
-			1 << r.lmc, t1 - t0);
+		fprintf(stderr,
+			"ibfab route: engine %s, %u switches, max LID %u, %d layer(s), %.3f s\n",
+			r.engine[0] ? r.engine : (a.engine ? a.engine : "layered"), r.nsw,
+			r.max_lid, 1 << r.lmc, t1 - t0);
 		if (rep.pairs_total)
 			fprintf(stderr,
 				"ibfab route: layers >= 1: %llu (switch, destination) pairs, %llu inside the "
@@ -512,7 +566,8 @@ static int cmd_route_check(int argc, char **argv)
 			printf("unreachable:     %llu\n", (unsigned long long)rep.unreachable);
 			if (rep.components > 1)
 				printf("across:          %llu (between the %u switch components: no "
-				       "path exists)\n", (unsigned long long)rep.across, rep.components);
+				       "path exists)\n",
+				       (unsigned long long)rep.across, rep.components);
 			printf("loops:           %llu\n", (unsigned long long)rep.loops);
 			printf("misdelivered:    %llu\n", (unsigned long long)rep.wrong);
 			if (a.max_hops > 0)
@@ -674,15 +729,14 @@ static void print_bound(const struct ibf_cong_report *rp, int json)
 	if (rp->cut_levels > 1)
 		printf(", pod cut %u", pod);
 	printf("), mean %.2f; %u/%u instances at their bound%s\n", rp->cut_mean, rp->at_cut,
-	       rp->ninst,
-	       rp->ninst && rp->worst == rp->cut_worst ? "; worst AT the bound" : "");
+	       rp->ninst, rp->ninst && rp->worst == rp->cut_worst ? "; worst AT the bound" : "");
 }
 
 static int cmd_route_congestion(int argc, char **argv)
 {
 	const char *prog = "ibfab route congestion";
-	static const char *const names[] = {"--pattern", "--shift", "--perms",
-					    "--layer", "--order", "--seed"};
+	static const char *const names[] = { "--pattern", "--shift", "--perms",
+					     "--layer",	  "--order", "--seed" };
 	const char *v[6];
 	struct route_args a;
 	int rc = parse_route_args_plus(prog, congestion_help, argc, argv, names, v, 6, &a);
@@ -744,18 +798,19 @@ static int cmd_route_congestion(int argc, char **argv)
 		rc = cong_run(f, &r, &co, pattern, (uint32_t)shift, shs != NULL, &sh, &pm, &err);
 		if (rc)
 			break;
-		const struct ibf_cong_report *any = sh.ninst || pattern != IBF_CONG_PERM ? &sh : &pm;
+		const struct ibf_cong_report *any =
+			sh.ninst || pattern != IBF_CONG_PERM ? &sh : &pm;
 		unrouted += sh.unrouted + pm.unrouted;
 		if (a.json) {
-			printf("%s{\"layer\": %d, \"hosts\": %u, \"links\": %u, \"order\": \"%s\"", l > l0 ? ", " : "",
-			       l, any->nhosts, any->nlinks,
+			printf("%s{\"layer\": %d, \"hosts\": %u, \"links\": %u, \"order\": \"%s\"",
+			       l > l0 ? ", " : "", l, any->nhosts, any->nlinks,
 			       any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric");
 			if (pattern != IBF_CONG_PERM)
 				printf(", \"shift\": {\"count\": %u, \"worst\": %u, \"worst_shift\": %u, "
 				       "\"contention_free\": %u, \"share_free\": %.4f, \"mean_max\": %.4f, "
 				       "\"unrouted\": %llu",
-				       sh.ninst, sh.worst, sh.worst_inst, sh.free_inst, sh.share_free,
-				       sh.mean_max, (unsigned long long)sh.unrouted);
+				       sh.ninst, sh.worst, sh.worst_inst, sh.free_inst,
+				       sh.share_free, sh.mean_max, (unsigned long long)sh.unrouted);
 			if (pattern != IBF_CONG_PERM) {
 				print_bound(&sh, 1);
 				printf("}");
@@ -773,7 +828,8 @@ static int cmd_route_congestion(int argc, char **argv)
 		} else {
 			if (l == l0)
 				printf("hosts: %u (%s order), directed switch links: %u, tables: %s\n",
-				       any->nhosts, any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric",
+				       any->nhosts,
+				       any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric",
 				       any->nlinks, a.lfts ? a.lfts : r.engine);
 			printf("layer %d:\n", l);
 			if (pattern != IBF_CONG_PERM) {
@@ -790,7 +846,8 @@ static int cmd_route_congestion(int argc, char **argv)
 						 n2->desc ? n2->desc : "?", ad->rport);
 				}
 				if (shs)
-					printf("  shift %ld: max link load %u%s\n", shift, sh.worst, wl);
+					printf("  shift %ld: max link load %u%s\n", shift, sh.worst,
+					       wl);
 				else
 					printf("  shifts: worst max link load %u (shift %u%s), contention-free "
 					       "%u/%u (%.1f%%), mean max load %.2f\n",
@@ -801,7 +858,8 @@ static int cmd_route_congestion(int argc, char **argv)
 			if (pattern != IBF_CONG_SHIFT_ALL)
 				printf("  permutations: %u random (seed %llu): mean max link load %.2f, "
 				       "worst %u\n",
-				       pm.ninst, (unsigned long long)co.seed, pm.mean_max, pm.worst);
+				       pm.ninst, (unsigned long long)co.seed, pm.mean_max,
+				       pm.worst);
 			if (pattern != IBF_CONG_SHIFT_ALL)
 				print_bound(&pm, 0);
 			if (pattern == -1 && !shs)
@@ -826,7 +884,7 @@ static int cmd_route_congestion(int argc, char **argv)
 static int cmd_route_diff(int argc, char **argv)
 {
 	const char *prog = "ibfab route diff";
-	static const char *const names[] = {"--lfts2"};
+	static const char *const names[] = { "--lfts2" };
 	const char *b;
 	struct route_args a;
 	int rc = parse_route_args_plus(prog, diff_help, argc, argv, names, &b, 1, &a);
@@ -858,13 +916,13 @@ static int cmd_route_diff(int argc, char **argv)
 					const struct ibf_node *n = &f->nodes[f->switches[s]];
 					printf("first difference: switch '%s' (guid 0x%016llx) LID %u: "
 					       "%s port %u, %s port %u\n",
-					       n->desc ? n->desc : "", (unsigned long long)n->guid, lid,
-					       a.lfts, x[lid], b, y[lid]);
+					       n->desc ? n->desc : "", (unsigned long long)n->guid,
+					       lid, a.lfts, x[lid], b, y[lid]);
 				}
 			}
 		}
-		printf("%llu of %llu (switch, LID) entries differ (%.2f%%)\n", (unsigned long long)ndiff,
-		       (unsigned long long)compared,
+		printf("%llu of %llu (switch, LID) entries differ (%.2f%%)\n",
+		       (unsigned long long)ndiff, (unsigned long long)compared,
 		       compared ? 100.0 * (double)ndiff / (double)compared : 0.0);
 	}
 	ibf_routes_free(&r1);

@@ -37,7 +37,7 @@ static const char flow_help[] =
 
 struct src {
 	const char *label;
-	const char *lfts;   /* or */
+	const char *lfts; /* or */
 	const char *engine;
 	struct ibf_routes r;
 	struct ibf_sim_net net;
@@ -60,9 +60,9 @@ struct run {
 	uint32_t nrows, caprows;
 	struct ibf_mat_result mat[2];
 	int have_mat[2];
-	double *rates;        /* first phase's flow rates (for the CDF) */
+	double *rates; /* first phase's flow rates (for the CDF) */
 	uint64_t nrates;
-	double *load;         /* first phase's link loads (for the histogram) */
+	double *load; /* first phase's link loads (for the histogram) */
 	struct ibf_error *err;
 	int failed;
 };
@@ -181,18 +181,22 @@ static void json_phase(const struct phase_row *row)
 
 /* ------------------------------------------------------------ SVG */
 
-static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-				       "#8c564b", "#e377c2", "#7f7f7f" };
+static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+				       "#9467bd", "#8c564b", "#e377c2", "#7f7f7f" };
 
 static void svg_open(FILE *o, const char *title, int w, int h)
 {
-	fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "font-family=\"sans-serif\" font-size=\"12\">\n"
-		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		   "<text x=\"%d\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">",
+	fprintf(o,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		"<text x=\"%d\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">",
 		w, h, w / 2);
 	for (const char *p = title; *p; p++)
-		fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : *p == '>' ? "&gt;" : (char[2]){ *p, 0 },
+		fputs(*p == '<'	  ? "&lt;"
+		      : *p == '&' ? "&amp;"
+		      : *p == '>' ? "&gt;"
+				  : (char[2]){ *p, 0 },
 		      o);
 	fputs("</text>\n", o);
 }
@@ -201,7 +205,10 @@ static void svg_text(FILE *o, double x, double y, const char *anchor, const char
 {
 	fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
 	for (const char *p = s; *p; p++)
-		fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : *p == '>' ? "&gt;" : (char[2]){ *p, 0 },
+		fputs(*p == '<'	  ? "&lt;"
+		      : *p == '&' ? "&amp;"
+		      : *p == '>' ? "&gt;"
+				  : (char[2]){ *p, 0 },
 		      o);
 	fputs("</text>\n", o);
 }
@@ -210,8 +217,8 @@ static void svg_text(FILE *o, double x, double y, const char *anchor, const char
 static void svg_axes(FILE *o, int x0, int y0, int w, int h, double ymax, const char *ylab,
 		     const char *xlab)
 {
-	fprintf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", x0, y0,
-		x0, y0 + h);
+	fprintf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", x0, y0, x0,
+		y0 + h);
 	fprintf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", x0, y0 + h,
 		x0 + w, y0 + h);
 	for (int k = 0; k <= 4; k++) {
@@ -219,12 +226,13 @@ static void svg_axes(FILE *o, int x0, int y0, int w, int h, double ymax, const c
 		double v = ymax * k / 4;
 		snprintf(b, sizeof(b), "%.3g", v);
 		double y = y0 + h - (double)h * k / 4;
-		fprintf(o, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x0,
-			y, x0 + w, y);
+		fprintf(o, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+			x0, y, x0 + w, y);
 		svg_text(o, x0 - 4, y + 4, "end", b);
 	}
 	svg_text(o, x0 + w / 2.0, y0 + h + 34, "middle", xlab);
-	fprintf(o, "<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">%s</text>\n",
+	fprintf(o,
+		"<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">%s</text>\n",
 		y0 + h / 2, y0 + h / 2, ylab);
 }
 
@@ -257,9 +265,8 @@ static int cmp_double(const void *a, const void *b)
 
 /* bars: per pattern, one bar per source (mean aggregate / injection bound);
  * CDF of the first phase's flow rates; link utilisation histogram; per-phase lines */
-static int write_svgs(const char *dir, const struct src *srcs, int nsrc,
-		      struct run (*runs)[MAXSRC], char (*patnames)[64], int npat,
-		      struct ibf_error *err)
+static int write_svgs(const char *dir, const struct src *srcs, int nsrc, struct run (*runs)[MAXSRC],
+		      char (*patnames)[64], int npat, struct ibf_error *err)
 {
 	char tmp[4200], path[4200];
 	mkdir(dir, 0777);
@@ -276,15 +283,17 @@ static int write_svgs(const char *dir, const struct src *srcs, int nsrc,
 			struct summary sm;
 			summarize(&runs[p][s], &sm);
 			double v = sm.ratio_mean > 1 ? 1 : sm.ratio_mean, h = 240 * v;
-			fprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"24\" height=\"%.1f\" fill=\"%s\">"
-				   "<title>%s %.3f</title></rect>\n",
-				gx + s * 28, 280 - h, h, palette[s % 8], srcs[s].label, sm.ratio_mean);
+			fprintf(o,
+				"<rect x=\"%.1f\" y=\"%.1f\" width=\"24\" height=\"%.1f\" fill=\"%s\">"
+				"<title>%s %.3f</title></rect>\n",
+				gx + s * 28, 280 - h, h, palette[s % 8], srcs[s].label,
+				sm.ratio_mean);
 		}
 		svg_text(o, gx + nsrc * 14, 296, "middle", patnames[p]);
 	}
 	for (int s = 0; s < nsrc; s++) {
-		fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", 70 + s * 150,
-			330, palette[s % 8]);
+		fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
+			70 + s * 150, 330, palette[s % 8]);
 		svg_text(o, 86 + s * 150, 341, "start", srcs[s].label);
 	}
 	if (svg_close(o, tmp, path, err))
@@ -321,13 +330,14 @@ static int write_svgs(const char *dir, const struct src *srcs, int nsrc,
 			palette[s % 8]);
 		uint64_t step = k > 400 ? k / 400 : 1;
 		for (uint64_t i = 0; i < k; i += step)
-			fprintf(o, "%.1f,%.1f ", 60 + 540 * v[i] / xmax, 320 - 280.0 * (double)(i + 1) / k);
+			fprintf(o, "%.1f,%.1f ", 60 + 540 * v[i] / xmax,
+				320 - 280.0 * (double)(i + 1) / k);
 		if (k)
 			fprintf(o, "%.1f,%.1f", 60 + 540 * v[k - 1] / xmax, 40.0);
 		fputs("\"/>\n", o);
 		svg_text(o, 80, 60 + 16 * s, "start", srcs[s].label);
-		fprintf(o, "<rect x=\"66\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>\n", 51 + 16 * s,
-			palette[s % 8]);
+		fprintf(o, "<rect x=\"66\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>\n",
+			51 + 16 * s, palette[s % 8]);
 		free(v);
 	}
 	if (svg_close(o, tmp, path, err))
@@ -357,7 +367,8 @@ static int write_svgs(const char *dir, const struct src *srcs, int nsrc,
 		svg_text(o, 60 + 54 * b + 27, 336, "middle", lab);
 		for (int s = 0; s < nsrc; s++) {
 			double h = 280.0 * hist[s][b] / hmax, bw = 48.0 / nsrc;
-			fprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+			fprintf(o,
+				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
 				63 + 54 * b + bw * s, 320 - h, bw, h, palette[s % 8]);
 		}
 	}
@@ -388,8 +399,8 @@ static int write_svgs(const char *dir, const struct src *srcs, int nsrc,
 				320 - 280 * runs[0][s].rows[i].res.mean_rate / ymax);
 		fputs("\"/>\n", o);
 		svg_text(o, 80, 60 + 16 * s, "start", srcs[s].label);
-		fprintf(o, "<rect x=\"66\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>\n", 51 + 16 * s,
-			palette[s % 8]);
+		fprintf(o, "<rect x=\"66\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>\n",
+			51 + 16 * s, palette[s % 8]);
 	}
 	return svg_close(o, tmp, path, err) ? IBF_EIO : 0;
 }
@@ -429,7 +440,8 @@ static void print_json(const char *topo, const char *place, const struct src *sr
 				       "\"throughput_lo_gbps\": %.17g, \"throughput_hi_gbps\": %.17g, "
 				       "\"host_bound\": %.17g, \"exact\": %s, \"phases\": %u}",
 				       m ? "any" : "routing", M->lo, M->hi, M->throughput_lo,
-				       M->throughput_hi, isfinite(M->host_bound) ? M->host_bound : -1,
+				       M->throughput_hi,
+				       isfinite(M->host_bound) ? M->host_bound : -1,
 				       M->exact ? "true" : "false", M->phases);
 			}
 			printf(", \"phases\": [");
@@ -447,16 +459,18 @@ static void print_json(const char *topo, const char *place, const struct src *sr
 
 static void print_text(const char *topo, const char *place, const struct src *srcs, int nsrc,
 		       struct run (*runs)[MAXSRC], char (*patnames)[64], int npat,
-		       const struct ibf_sim_placement *pl, const struct ibf_sim_layer_policy *lp, double bytes,
-		       int mat_r, int mat_a, int phases)
+		       const struct ibf_sim_placement *pl, const struct ibf_sim_layer_policy *lp,
+		       double bytes, int mat_r, int mat_a, int phases)
 {
 	const struct ibf_sim_net *n0 = &srcs[0].net;
-	printf("fabric %s: %u hosts (%s order), %u ranks (ppn %u, %s placement), layers %s\n",
-	       topo, n0->nhosts, n0->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric",
-	       pl->nranks, pl->ppn, place,
-	       lp->how == IBF_LAYERS_RR ? "rr" : lp->how == IBF_LAYERS_HASH ? "hash" :
-	       lp->how == IBF_LAYERS_RANDOM ? "random" : lp->how == IBF_LAYERS_SPLIT ? "split" :
-	       "fixed");
+	printf("fabric %s: %u hosts (%s order), %u ranks (ppn %u, %s placement), layers %s\n", topo,
+	       n0->nhosts, n0->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric", pl->nranks,
+	       pl->ppn, place,
+	       lp->how == IBF_LAYERS_RR	      ? "rr"
+	       : lp->how == IBF_LAYERS_HASH   ? "hash"
+	       : lp->how == IBF_LAYERS_RANDOM ? "random"
+	       : lp->how == IBF_LAYERS_SPLIT  ? "split"
+					      : "fixed");
 	if (n0->assumed)
 		printf("note: %u cabled ports without width/speed, taken as %.1f Gb/s\n",
 		       n0->assumed, n0->assumed_gbps);
@@ -475,17 +489,18 @@ static void print_text(const char *topo, const char *place, const struct src *sr
 			struct summary sm;
 			summarize(u, &sm);
 			printf("%-24.24s %12.1f %8.3f %8.3f %10.3f %10.3f %8.3f %12.1f",
-			       srcs[s].label, sm.agg_mean, sm.ratio_mean, sm.ratio_min, sm.mean_rate,
-			       sm.min_rate, sm.max_util, sm.time_us);
-			const struct ibf_mat_result *ref = mat_a ? &runs[p][0].mat[1] :
-							   mat_r ? &u->mat[0] : NULL;
+			       srcs[s].label, sm.agg_mean, sm.ratio_mean, sm.ratio_min,
+			       sm.mean_rate, sm.min_rate, sm.max_util, sm.time_us);
+			const struct ibf_mat_result *ref = mat_a   ? &runs[p][0].mat[1]
+							   : mat_r ? &u->mat[0]
+								   : NULL;
 			if (mat_r) {
 				char b[48];
 				if (u->mat[0].exact)
 					snprintf(b, sizeof(b), "%.1f", u->mat[0].throughput_lo);
 				else
-					snprintf(b, sizeof(b), "%.1f..%.1f", u->mat[0].throughput_lo,
-						 u->mat[0].throughput_hi);
+					snprintf(b, sizeof(b), "%.1f..%.1f",
+						 u->mat[0].throughput_lo, u->mat[0].throughput_hi);
 				printf(" %23s", b);
 			}
 			if (ref && u->nrows && ref->throughput_hi > 0)
@@ -496,16 +511,16 @@ static void print_text(const char *topo, const char *place, const struct src *sr
 					const struct ibf_sim_phase_result *r = &u->rows[i].res;
 					printf("    %-20.20s %12.1f %8.3f %8s %10.3f %10.3f %8.3f %12.1f%s\n",
 					       u->rows[i].label, r->aggregate,
-					       r->inj_bound > 0 ? r->aggregate / r->inj_bound : 0, "",
-					       r->mean_rate, r->min_rate, r->max_util,
+					       r->inj_bound > 0 ? r->aggregate / r->inj_bound : 0,
+					       "", r->mean_rate, r->min_rate, r->max_util,
 					       r->time_us * u->rows[i].repeat,
 					       u->rows[i].repeat > 1 ? " (repeated)" : "");
 				}
 		}
 		if (mat_a) {
 			const struct ibf_mat_result *M = &runs[p][0].mat[1];
-			printf("MAT any path (the topology's bound, phase 1): %s%.1f", M->exact ? "" : "",
-			       M->throughput_lo);
+			printf("MAT any path (the topology's bound, phase 1): %s%.1f",
+			       M->exact ? "" : "", M->throughput_lo);
 			if (!M->exact)
 				printf("..%.1f", M->throughput_hi);
 			printf(" Gb/s (lambda %.4g%s, host links allow %.4g)\n", M->lo,
@@ -519,25 +534,56 @@ static void print_text(const char *topo, const char *place, const struct src *sr
 
 /* ------------------------------------------------------------ the command */
 
-enum { O_TOPO = 500, O_LFTS, O_ENGINE, O_PATTERN, O_LMC, O_G2L, O_CONF, O_SEED, O_THREADS,
-       O_PLACE, O_PPN, O_RANKS, O_LAYERS, O_BYTES, O_ACC, O_MAT, O_MATM, O_EPS, O_PHASES,
-       O_JSON, O_SVG };
+enum {
+	O_TOPO = 500,
+	O_LFTS,
+	O_ENGINE,
+	O_PATTERN,
+	O_LMC,
+	O_G2L,
+	O_CONF,
+	O_SEED,
+	O_THREADS,
+	O_PLACE,
+	O_PPN,
+	O_RANKS,
+	O_LAYERS,
+	O_BYTES,
+	O_ACC,
+	O_MAT,
+	O_MATM,
+	O_EPS,
+	O_PHASES,
+	O_JSON,
+	O_SVG
+};
 
 static int cmd_flow(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"topology", required_argument, 0, O_TOPO}, {"lfts", required_argument, 0, O_LFTS},
-		{"engine", required_argument, 0, O_ENGINE}, {"pattern", required_argument, 0, O_PATTERN},
-		{"lmc", required_argument, 0, O_LMC}, {"guid2lid", required_argument, 0, O_G2L},
-		{"conf", required_argument, 0, O_CONF}, {"seed", required_argument, 0, O_SEED},
-		{"threads", required_argument, 0, O_THREADS},
-		{"placement", required_argument, 0, O_PLACE}, {"ppn", required_argument, 0, O_PPN},
-		{"ranks", required_argument, 0, O_RANKS}, {"layers", required_argument, 0, O_LAYERS},
-		{"bytes", required_argument, 0, O_BYTES}, {"acc-gbps", required_argument, 0, O_ACC},
-		{"mat", required_argument, 0, O_MAT}, {"mat-method", required_argument, 0, O_MATM},
-		{"eps", required_argument, 0, O_EPS}, {"phases", no_argument, 0, O_PHASES},
-		{"json", no_argument, 0, O_JSON}, {"svg", required_argument, 0, O_SVG},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{ "topology", required_argument, 0, O_TOPO },
+		{ "lfts", required_argument, 0, O_LFTS },
+		{ "engine", required_argument, 0, O_ENGINE },
+		{ "pattern", required_argument, 0, O_PATTERN },
+		{ "lmc", required_argument, 0, O_LMC },
+		{ "guid2lid", required_argument, 0, O_G2L },
+		{ "conf", required_argument, 0, O_CONF },
+		{ "seed", required_argument, 0, O_SEED },
+		{ "threads", required_argument, 0, O_THREADS },
+		{ "placement", required_argument, 0, O_PLACE },
+		{ "ppn", required_argument, 0, O_PPN },
+		{ "ranks", required_argument, 0, O_RANKS },
+		{ "layers", required_argument, 0, O_LAYERS },
+		{ "bytes", required_argument, 0, O_BYTES },
+		{ "acc-gbps", required_argument, 0, O_ACC },
+		{ "mat", required_argument, 0, O_MAT },
+		{ "mat-method", required_argument, 0, O_MATM },
+		{ "eps", required_argument, 0, O_EPS },
+		{ "phases", no_argument, 0, O_PHASES },
+		{ "json", no_argument, 0, O_JSON },
+		{ "svg", required_argument, 0, O_SVG },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *prog = "ibfab sim flow";
 	const char *topo = NULL, *g2l = NULL, *place = "linear", *svgdir = NULL;
@@ -562,7 +608,9 @@ static int cmd_flow(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		char *end;
 		switch (c) {
-		case O_TOPO: topo = optarg; break;
+		case O_TOPO:
+			topo = optarg;
+			break;
 		case O_LFTS:
 		case O_ENGINE:
 			if (nsrc == MAXSRC)
@@ -588,7 +636,9 @@ static int cmd_flow(int argc, char **argv)
 			if (cli_int("--lmc", optarg, 0, 7, &lmc))
 				return 2;
 			break;
-		case O_G2L: g2l = optarg; break;
+		case O_G2L:
+			g2l = optarg;
+			break;
 		case O_CONF:
 			if (ibf_conf_read(optarg, &conf, &err))
 				return cli_fail(&err);
@@ -605,7 +655,9 @@ static int cmd_flow(int argc, char **argv)
 				return cli_usage_error(prog, "%s", err.msg);
 			threads_set = 1;
 			break;
-		case O_PLACE: place = optarg; break;
+		case O_PLACE:
+			place = optarg;
+			break;
 		case O_PPN:
 			if (cli_int("--ppn", optarg, 1, 1024, &ppn))
 				return 2;
@@ -647,11 +699,20 @@ static int cmd_flow(int argc, char **argv)
 			if (end == optarg || *end || !(mo.eps >= 0.001 && mo.eps <= 0.4))
 				return cli_usage_error(prog, "--eps must be 0.001 .. 0.4");
 			break;
-		case O_PHASES: phases = 1; break;
-		case O_JSON: json = 1; break;
-		case O_SVG: svgdir = optarg; break;
-		case 'h': fputs(flow_help, stdout); return 0;
-		default: return 2;
+		case O_PHASES:
+			phases = 1;
+			break;
+		case O_JSON:
+			json = 1;
+			break;
+		case O_SVG:
+			svgdir = optarg;
+			break;
+		case 'h':
+			fputs(flow_help, stdout);
+			return 0;
+		default:
+			return 2;
 		}
 	}
 	if (optind != argc)
@@ -659,7 +720,8 @@ static int cmd_flow(int argc, char **argv)
 	if (!topo)
 		return cli_usage_error(prog, "--topology is required");
 	if (!nsrc)
-		return cli_usage_error(prog, "give --lfts DUMP or --engine NAME (several for a comparison)");
+		return cli_usage_error(
+			prog, "give --lfts DUMP or --engine NAME (several for a comparison)");
 	if (!npat)
 		return cli_usage_error(prog, "give --pattern (see --help)");
 	if (mo.method == IBF_MAT_LP && !ibf_sim_have_lp())
@@ -676,7 +738,7 @@ static int cmd_flow(int argc, char **argv)
 	int rc = 0;
 	struct ibf_sim_placement pl;
 	memset(&pl, 0, sizeof(pl));
-	struct run (*runs)[MAXSRC] = calloc((size_t)npat, sizeof(*runs));
+	struct run(*runs)[MAXSRC] = calloc((size_t)npat, sizeof(*runs));
 	if (!runs) {
 		ibf_fabric_free(f);
 		return cli_fail(&(struct ibf_error){ .code = IBF_ENOMEM, .msg = "out of memory" });
@@ -686,7 +748,8 @@ static int cmd_flow(int argc, char **argv)
 		if (srcs[s].lfts) {
 			rc = ibf_lfts_read(f, srcs[s].lfts, &srcs[s].r, &err);
 		} else if (!ibf_engine_find(srcs[s].engine)) {
-			rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0, "unknown engine '%s'", srcs[s].engine);
+			rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0, "unknown engine '%s'",
+					   srcs[s].engine);
 		} else {
 			struct ibf_route_opts o;
 			uint64_t *roots = NULL;
@@ -699,7 +762,8 @@ static int cmd_flow(int argc, char **argv)
 			free(roots);
 		}
 		if (!rc)
-			rc = ibf_sim_net_init(&srcs[s].net, f, &srcs[s].r, IBF_CONG_ORDER_AUTO, &err);
+			rc = ibf_sim_net_init(&srcs[s].net, f, &srcs[s].r, IBF_CONG_ORDER_AUTO,
+					      &err);
 		if (!rc) {
 			/* tracing workers: --threads (or the conf), else one per CPU */
 			long nt = threads_set ? conf.threads : sysconf(_SC_NPROCESSORS_ONLN);
@@ -708,8 +772,9 @@ static int cmd_flow(int argc, char **argv)
 	}
 	/* one placement for every source (host order is the fabric's, not the tables') */
 	if (!rc) {
-		int how = !strcmp(place, "linear") ? IBF_PLACE_LINEAR :
-			  !strcmp(place, "random") ? IBF_PLACE_RANDOM : IBF_PLACE_FILE;
+		int how = !strcmp(place, "linear")   ? IBF_PLACE_LINEAR
+			  : !strcmp(place, "random") ? IBF_PLACE_RANDOM
+						     : IBF_PLACE_FILE;
 		rc = ibf_sim_place(&srcs[0].net, how, (uint32_t)ranks, (uint32_t)ppn, seed,
 				   how == IBF_PLACE_FILE ? place : NULL, &pl, &err);
 	}
@@ -732,8 +797,8 @@ static int cmd_flow(int argc, char **argv)
 	if (json)
 		print_json(topo, place, srcs, nsrc, runs, patnames, npat, &pl);
 	else
-		print_text(topo, place, srcs, nsrc, runs, patnames, npat, &pl, &lp, bytes, mat_r, mat_a,
-			   phases);
+		print_text(topo, place, srcs, nsrc, runs, patnames, npat, &pl, &lp, bytes, mat_r,
+			   mat_a, phases);
 	if (svgdir)
 		rc = write_svgs(svgdir, srcs, nsrc, runs, patnames, npat, &err);
 out:
@@ -756,9 +821,11 @@ out:
 int cmd_sim(int argc, char **argv)
 {
 	static const struct ibf_cmd cmds[] = {
-		{"flow", cmd_flow, "flow-level simulation: max-min fair rates, MAT (docs/sim.md)"},
-		{"packet", cmd_sim_packet, "packet-level simulation: credits, VLs, deadlocks (docs/simulation.md)"},
-		{0, 0, 0},
+		{ "flow", cmd_flow,
+		  "flow-level simulation: max-min fair rates, MAT (docs/sim.md)" },
+		{ "packet", cmd_sim_packet,
+		  "packet-level simulation: credits, VLs, deadlocks (docs/simulation.md)" },
+		{ 0, 0, 0 },
 	};
 	return cli_dispatch("ibfab sim", cmds, argc, argv);
 }

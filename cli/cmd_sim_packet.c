@@ -11,10 +11,48 @@
 #include <string.h>
 
 enum {
-	O_TOPO = 256, O_G2L, O_LMC, O_LFTS, O_SL, O_SL2VL, O_ENGINE, O_DEADLOCK, O_VLS, O_TRAFFIC,
-	O_LOAD, O_LOADS, O_SEED, O_WARMUP, O_MEASURE, O_DRAIN, O_BUF, O_ARB, O_MTU, O_HDR,
-	O_STALL, O_ROUTER, O_NSM, O_HOSTM, O_SWM, O_SRCQ, O_JSON, O_QUIET, O_ACCELS, O_ACCG,
-	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT, O_THREADS, O_LINKU, O_NICPKT, O_NODEBUF, O_NICBUF
+	O_TOPO = 256,
+	O_G2L,
+	O_LMC,
+	O_LFTS,
+	O_SL,
+	O_SL2VL,
+	O_ENGINE,
+	O_DEADLOCK,
+	O_VLS,
+	O_TRAFFIC,
+	O_LOAD,
+	O_LOADS,
+	O_SEED,
+	O_WARMUP,
+	O_MEASURE,
+	O_DRAIN,
+	O_BUF,
+	O_ARB,
+	O_MTU,
+	O_HDR,
+	O_STALL,
+	O_ROUTER,
+	O_NSM,
+	O_HOSTM,
+	O_SWM,
+	O_SRCQ,
+	O_JSON,
+	O_QUIET,
+	O_ACCELS,
+	O_ACCG,
+	O_NICG,
+	O_MIX,
+	O_INTER,
+	O_IPAY,
+	O_IHDR,
+	O_MSG,
+	O_AGGT,
+	O_THREADS,
+	O_LINKU,
+	O_NICPKT,
+	O_NODEBUF,
+	O_NICBUF
 };
 
 static const char sp_help[] =
@@ -127,7 +165,8 @@ static int parse_bytes(const char *opt, const char *v, long lo, long hi, long *o
 	if (!strcmp(end, "k") || !strcmp(end, "K") || !strcmp(end, "KiB"))
 		x *= 1024, end += strlen(end);
 	if (end == v || *end || x < lo || x > hi) {
-		fprintf(stderr, "ibfab: %s: '%s' is not a byte count in [%ld, %ld]\n", opt, v, lo, hi);
+		fprintf(stderr, "ibfab: %s: '%s' is not a byte count in [%ld, %ld]\n", opt, v, lo,
+			hi);
 		return -1;
 	}
 	*out = x;
@@ -137,35 +176,50 @@ static int parse_bytes(const char *opt, const char *v, long lo, long hi, long *o
 static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a)
 {
 	static const struct option lo[] = {
-		{"topology", required_argument, 0, O_TOPO}, {"guid2lid", required_argument, 0, O_G2L},
-		{"lmc", required_argument, 0, O_LMC}, {"lfts", required_argument, 0, O_LFTS},
-		{"sl", required_argument, 0, O_SL}, {"sl2vl", required_argument, 0, O_SL2VL},
-		{"engine", required_argument, 0, O_ENGINE},
-		{"deadlock", required_argument, 0, O_DEADLOCK},
-		{"vls", required_argument, 0, O_VLS}, {"traffic", required_argument, 0, O_TRAFFIC},
-		{"load", required_argument, 0, O_LOAD}, {"loads", required_argument, 0, O_LOADS},
-		{"seed", required_argument, 0, O_SEED}, {"warmup", required_argument, 0, O_WARMUP},
-		{"measure", required_argument, 0, O_MEASURE}, {"drain", required_argument, 0, O_DRAIN},
-		{"buffer", required_argument, 0, O_BUF}, {"arb", required_argument, 0, O_ARB},
-		{"mtu", required_argument, 0, O_MTU}, {"header", required_argument, 0, O_HDR},
-		{"stall", required_argument, 0, O_STALL},
-		{"router-ns", required_argument, 0, O_ROUTER},
-		{"ns-per-m", required_argument, 0, O_NSM},
-		{"host-cable-m", required_argument, 0, O_HOSTM},
-		{"switch-cable-m", required_argument, 0, O_SWM},
-		{"srcq", required_argument, 0, O_SRCQ}, {"json", no_argument, 0, O_JSON},
-		{"accels", required_argument, 0, O_ACCELS},
-		{"acc-gbps", required_argument, 0, O_ACCG}, {"nic-gbps", required_argument, 0, O_NICG},
-		{"mix", required_argument, 0, O_MIX}, {"inter-frac", required_argument, 0, O_INTER},
-		{"ipkt-payload", required_argument, 0, O_IPAY},
-		{"ipkt-header", required_argument, 0, O_IHDR}, {"msg", required_argument, 0, O_MSG},
-		{"agg-timeout", required_argument, 0, O_AGGT},
-		{"threads", required_argument, 0, O_THREADS},
-		{"link-util", required_argument, 0, O_LINKU},
-		{"nic-pkt-ns", required_argument, 0, O_NICPKT},
-		{"node-buf", required_argument, 0, O_NODEBUF},
-		{"nic-buf", required_argument, 0, O_NICBUF},
-		{"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{ "topology", required_argument, 0, O_TOPO },
+		{ "guid2lid", required_argument, 0, O_G2L },
+		{ "lmc", required_argument, 0, O_LMC },
+		{ "lfts", required_argument, 0, O_LFTS },
+		{ "sl", required_argument, 0, O_SL },
+		{ "sl2vl", required_argument, 0, O_SL2VL },
+		{ "engine", required_argument, 0, O_ENGINE },
+		{ "deadlock", required_argument, 0, O_DEADLOCK },
+		{ "vls", required_argument, 0, O_VLS },
+		{ "traffic", required_argument, 0, O_TRAFFIC },
+		{ "load", required_argument, 0, O_LOAD },
+		{ "loads", required_argument, 0, O_LOADS },
+		{ "seed", required_argument, 0, O_SEED },
+		{ "warmup", required_argument, 0, O_WARMUP },
+		{ "measure", required_argument, 0, O_MEASURE },
+		{ "drain", required_argument, 0, O_DRAIN },
+		{ "buffer", required_argument, 0, O_BUF },
+		{ "arb", required_argument, 0, O_ARB },
+		{ "mtu", required_argument, 0, O_MTU },
+		{ "header", required_argument, 0, O_HDR },
+		{ "stall", required_argument, 0, O_STALL },
+		{ "router-ns", required_argument, 0, O_ROUTER },
+		{ "ns-per-m", required_argument, 0, O_NSM },
+		{ "host-cable-m", required_argument, 0, O_HOSTM },
+		{ "switch-cable-m", required_argument, 0, O_SWM },
+		{ "srcq", required_argument, 0, O_SRCQ },
+		{ "json", no_argument, 0, O_JSON },
+		{ "accels", required_argument, 0, O_ACCELS },
+		{ "acc-gbps", required_argument, 0, O_ACCG },
+		{ "nic-gbps", required_argument, 0, O_NICG },
+		{ "mix", required_argument, 0, O_MIX },
+		{ "inter-frac", required_argument, 0, O_INTER },
+		{ "ipkt-payload", required_argument, 0, O_IPAY },
+		{ "ipkt-header", required_argument, 0, O_IHDR },
+		{ "msg", required_argument, 0, O_MSG },
+		{ "agg-timeout", required_argument, 0, O_AGGT },
+		{ "threads", required_argument, 0, O_THREADS },
+		{ "link-util", required_argument, 0, O_LINKU },
+		{ "nic-pkt-ns", required_argument, 0, O_NICPKT },
+		{ "node-buf", required_argument, 0, O_NODEBUF },
+		{ "nic-buf", required_argument, 0, O_NICBUF },
+		{ "quiet", no_argument, 0, O_QUIET },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	memset(a, 0, sizeof(*a));
 	ibf_psim_opts_default(&a->o);
@@ -178,15 +232,31 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
 		switch (c) {
-		case O_TOPO: a->topo = optarg; break;
-		case O_G2L: a->g2l = optarg; break;
-		case O_LFTS: a->lfts = optarg; break;
-		case O_SL: a->sl = optarg; break;
-		case O_SL2VL: a->sl2vl = optarg; break;
-		case O_ENGINE: a->engine = optarg; break;
-		case O_JSON: a->json = 1; break;
+		case O_TOPO:
+			a->topo = optarg;
+			break;
+		case O_G2L:
+			a->g2l = optarg;
+			break;
+		case O_LFTS:
+			a->lfts = optarg;
+			break;
+		case O_SL:
+			a->sl = optarg;
+			break;
+		case O_SL2VL:
+			a->sl2vl = optarg;
+			break;
+		case O_ENGINE:
+			a->engine = optarg;
+			break;
+		case O_JSON:
+			a->json = 1;
+			break;
 		case 'q':
-		case O_QUIET: a->quiet = 1; break;
+		case O_QUIET:
+			a->quiet = 1;
+			break;
 		case O_LMC:
 			if (cli_int("--lmc", optarg, 0, 7, &a->lmc))
 				return 2;
@@ -194,8 +264,10 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		case O_DEADLOCK:
 			a->deadlock = ibf_deadlock_from_name(optarg);
 			if (a->deadlock < 0)
-				return cli_usage_error(prog, "--deadlock: '%s' is not none, dfsssp, coloring or auto",
-						       optarg);
+				return cli_usage_error(
+					prog,
+					"--deadlock: '%s' is not none, dfsssp, coloring or auto",
+					optarg);
 			break;
 		case O_VLS:
 			if (cli_int("--vls", optarg, 1, 15, &a->vls))
@@ -223,7 +295,9 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			a->lstep = *e2 == ':' ? strtod(e2 + 1, &e3) : (e3 = e2, -1);
 			if (*e3 || !(a->l0 > 0) || !(a->l1 >= a->l0) || !(a->l1 <= 1.0) ||
 			    !(a->lstep > 0))
-				return cli_usage_error(prog, "--loads: want A:B:STEP with 0 < A <= B <= 1, STEP > 0");
+				return cli_usage_error(
+					prog,
+					"--loads: want A:B:STEP with 0 < A <= B <= 1, STEP > 0");
 			break;
 		}
 		case O_SEED:
@@ -236,7 +310,8 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 				return 2;
 			break;
 		case O_MEASURE:
-			if (parse_time("--measure", optarg, &a->o.measure_ns) || !(a->o.measure_ns > 0))
+			if (parse_time("--measure", optarg, &a->o.measure_ns) ||
+			    !(a->o.measure_ns > 0))
 				return cli_usage_error(prog, "--measure must be > 0");
 			break;
 		case O_DRAIN:
@@ -329,7 +404,9 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 				return 2;
 			a->o.msg_bytes = (uint32_t)v;
 			break;
-		case O_LINKU: a->link_util = optarg; break;
+		case O_LINKU:
+			a->link_util = optarg;
+			break;
 		case O_NODEBUF:
 			if (parse_bytes("--node-buf", optarg, 1, 1L << 30, &v))
 				return 2;
@@ -352,8 +429,11 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			if (parse_time("--agg-timeout", optarg, &a->o.agg_timeout_ns))
 				return 2;
 			break;
-		case 'h': fputs(sp_help, stdout); return -1;
-		default: return cli_usage_error(prog, "bad option");
+		case 'h':
+			fputs(sp_help, stdout);
+			return -1;
+		default:
+			return cli_usage_error(prog, "bad option");
 		}
 	}
 	if (optind < argc)
@@ -363,9 +443,11 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 	if (!a->lfts == !a->engine)
 		return cli_usage_error(prog, "give exactly one of --lfts DUMP and --engine E");
 	if (a->lfts && a->deadlock)
-		return cli_usage_error(prog, "--deadlock goes with --engine (with --lfts give --sl/--sl2vl)");
+		return cli_usage_error(
+			prog, "--deadlock goes with --engine (with --lfts give --sl/--sl2vl)");
 	if (a->engine && (a->sl || a->sl2vl))
-		return cli_usage_error(prog, "--sl/--sl2vl go with --lfts (with --engine use --deadlock)");
+		return cli_usage_error(
+			prog, "--sl/--sl2vl go with --lfts (with --engine use --deadlock)");
 	if (a->l0 < 0)
 		return cli_usage_error(prog, "--load L or --loads A:B:STEP is required");
 	a->o.vls = (int)a->vls;
@@ -391,8 +473,8 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 		return rc;
 	}
 	if (!ibf_engine_find(a->engine))
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown engine '%s' (see ibfab route --help)",
-				     a->engine);
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "unknown engine '%s' (see ibfab route --help)", a->engine);
 	struct ibf_route_opts ro;
 	ibf_route_opts_default(&ro);
 	ro.seed = a->o.seed;
@@ -412,7 +494,8 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 	if (!rc) {
 		char buf[1024];
 		if (!a->quiet)
-			fprintf(stderr, "ibfab sim packet: %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
+			fprintf(stderr, "ibfab sim packet: %s\n",
+				ibf_dl_summary(dl, buf, sizeof(buf)));
 		rc = ibf_sl_table_from_dl(f, dl, sl, err);
 		*have_sl = !rc;
 		if (!rc) {
@@ -468,7 +551,9 @@ static int write_link_util(const char *path, const struct ibf_fabric *f, const d
 				fprintf(at.fp, ",%d,", p);
 				csv_str(at.fp, node_label(f, (uint32_t)pp->peer_node));
 				fprintf(at.fp, ",%u,%s,%.3f,%.6f\n", pp->peer_port,
-					a && b ? "switch" : a ? "to-host" : "from-host",
+					a && b ? "switch"
+					: a    ? "to-host"
+					       : "from-host",
 					(double)res[k].link_gbps[g], (double)res[k].link_util[g]);
 			}
 	}
@@ -526,7 +611,8 @@ static int build_traffic(const struct sp_args *a, const struct ibf_fabric *f,
 		pat.seed = a->o.seed;
 		rc = ibf_sim_pattern_run(&net, &pl, &pat, take_phase, p, err);
 		if (!rc && !p->done)
-			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the traffic pattern has no flows");
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					   "the traffic pattern has no flows");
 		if (rc == 0 && p->done && !p->off)
 			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		if (rc && p->done && err->code == 0)
@@ -650,8 +736,9 @@ int cmd_sim_packet(int argc, char **argv)
 	struct phase0 tr;
 	memset(&tr, 0, sizeof(tr));
 	if (!rc && a.have_pattern && a.o.accels)
-		rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
-				   "--traffic patterns drive hosts; the node model has its own mixes");
+		rc = ibf_error_set(
+			&err, IBF_EINVAL, NULL, 0,
+			"--traffic patterns drive hosts; the node model has its own mixes");
 	if (!rc && a.have_pattern) {
 		rc = build_traffic(&a, f, &r, &tr, &err);
 		a.o.traffic_off = tr.off;

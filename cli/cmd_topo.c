@@ -13,7 +13,8 @@ static int parse_list(const char *opt, const char *val, int *out, int max, int *
 		char *end;
 		long v = strtol(p, &end, 10);
 		if (end == p || v < 0 || v > 100000 || *n >= max) {
-			fprintf(stderr, "ibfab: option %s: '%s' is not a comma-separated list of up to %d integers\n",
+			fprintf(stderr,
+				"ibfab: option %s: '%s' is not a comma-separated list of up to %d integers\n",
 				opt, val, max);
 			return -1;
 		}
@@ -22,7 +23,8 @@ static int parse_list(const char *opt, const char *val, int *out, int max, int *
 		if (*p == ',')
 			p++;
 		else if (*p) {
-			fprintf(stderr, "ibfab: option %s: unexpected '%c' in '%s'\n", opt, *p, val);
+			fprintf(stderr, "ibfab: option %s: unexpected '%c' in '%s'\n", opt, *p,
+				val);
 			return -1;
 		}
 	}
@@ -54,41 +56,65 @@ static const char gen_help[] =
 	"  -h, --help     this text\n";
 
 enum {
-	O_Q = 256, O_HOSTS, O_SWPORTS, O_HFIRST, O_KARY, O_N, O_M, O_W, O_PAR, O_SERVERS, O_GPUS,
-	O_RAILSW, O_SPINES, O_UPLINKS, O_A, O_P, O_H, O_G, O_S1, O_S2, O_TRUNK, O_FORMAT, O_LMC,
-	O_NNMAP, O_JSON, O_THREADS, O_INFMT
+	O_Q = 256,
+	O_HOSTS,
+	O_SWPORTS,
+	O_HFIRST,
+	O_KARY,
+	O_N,
+	O_M,
+	O_W,
+	O_PAR,
+	O_SERVERS,
+	O_GPUS,
+	O_RAILSW,
+	O_SPINES,
+	O_UPLINKS,
+	O_A,
+	O_P,
+	O_H,
+	O_G,
+	O_S1,
+	O_S2,
+	O_TRUNK,
+	O_FORMAT,
+	O_LMC,
+	O_NNMAP,
+	O_JSON,
+	O_THREADS,
+	O_INFMT
 };
 
 static int cmd_gen(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"q", required_argument, 0, O_Q},
-		{"hosts", required_argument, 0, O_HOSTS},
-		{"switch-ports", required_argument, 0, O_SWPORTS},
-		{"hosts-first", no_argument, 0, O_HFIRST},
-		{"kary", required_argument, 0, O_KARY},
-		{"n", required_argument, 0, O_N},
-		{"m", required_argument, 0, O_M},
-		{"w", required_argument, 0, O_W},
-		{"parallel", required_argument, 0, O_PAR},
-		{"servers", required_argument, 0, O_SERVERS},
-		{"gpus", required_argument, 0, O_GPUS},
-		{"rail-switches", required_argument, 0, O_RAILSW},
-		{"spines", required_argument, 0, O_SPINES},
-		{"uplinks", required_argument, 0, O_UPLINKS},
-		{"a", required_argument, 0, O_A},
-		{"p", required_argument, 0, O_P},
-		{"h", required_argument, 0, O_H},
-		{"g", required_argument, 0, O_G},
-		{"s1", required_argument, 0, O_S1},
-		{"s2", required_argument, 0, O_S2},
-		{"trunk", required_argument, 0, O_TRUNK},
-		{"format", required_argument, 0, O_FORMAT},
-		{"output", required_argument, 0, 'o'},
-		{"lmc", required_argument, 0, O_LMC},
-		{"node-name-map", required_argument, 0, O_NNMAP},
-		{"help", no_argument, 0, 'H'},
-		{0, 0, 0, 0},
+		{ "q", required_argument, 0, O_Q },
+		{ "hosts", required_argument, 0, O_HOSTS },
+		{ "switch-ports", required_argument, 0, O_SWPORTS },
+		{ "hosts-first", no_argument, 0, O_HFIRST },
+		{ "kary", required_argument, 0, O_KARY },
+		{ "n", required_argument, 0, O_N },
+		{ "m", required_argument, 0, O_M },
+		{ "w", required_argument, 0, O_W },
+		{ "parallel", required_argument, 0, O_PAR },
+		{ "servers", required_argument, 0, O_SERVERS },
+		{ "gpus", required_argument, 0, O_GPUS },
+		{ "rail-switches", required_argument, 0, O_RAILSW },
+		{ "spines", required_argument, 0, O_SPINES },
+		{ "uplinks", required_argument, 0, O_UPLINKS },
+		{ "a", required_argument, 0, O_A },
+		{ "p", required_argument, 0, O_P },
+		{ "h", required_argument, 0, O_H },
+		{ "g", required_argument, 0, O_G },
+		{ "s1", required_argument, 0, O_S1 },
+		{ "s2", required_argument, 0, O_S2 },
+		{ "trunk", required_argument, 0, O_TRUNK },
+		{ "format", required_argument, 0, O_FORMAT },
+		{ "output", required_argument, 0, 'o' },
+		{ "lmc", required_argument, 0, O_LMC },
+		{ "node-name-map", required_argument, 0, O_NNMAP },
+		{ "help", no_argument, 0, 'H' },
+		{ 0, 0, 0, 0 },
 	};
 	if (argc < 2 || argv[1][0] == '-') {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -111,12 +137,26 @@ static int cmd_gen(int argc, char **argv)
 	while ((c = getopt_long_only(argc, argv, "o:", lo, NULL)) != -1) {
 		long *dst = NULL, lo_ = 0, hi_ = 1000000;
 		switch (c) {
-		case O_Q: dst = &q; hi_ = 100000; break;
-		case O_HOSTS: dst = &hosts; break;
-		case O_SWPORTS: dst = &swports; hi_ = IBF_MAX_PORTS; break;
-		case O_HFIRST: hfirst = 1; break;
-		case O_KARY: dst = &kary; break;
-		case O_N: dst = &n; break;
+		case O_Q:
+			dst = &q;
+			hi_ = 100000;
+			break;
+		case O_HOSTS:
+			dst = &hosts;
+			break;
+		case O_SWPORTS:
+			dst = &swports;
+			hi_ = IBF_MAX_PORTS;
+			break;
+		case O_HFIRST:
+			hfirst = 1;
+			break;
+		case O_KARY:
+			dst = &kary;
+			break;
+		case O_N:
+			dst = &n;
+			break;
 		case O_M:
 			if (parse_list("--m", optarg, m, IBF_FT_MAX_LEVELS, &nm))
 				return 2;
@@ -125,28 +165,64 @@ static int cmd_gen(int argc, char **argv)
 			if (parse_list("--w", optarg, w, IBF_FT_MAX_LEVELS, &nw))
 				return 2;
 			break;
-		case O_PAR: dst = &par; break;
-		case O_SERVERS: dst = &servers; break;
-		case O_GPUS: dst = &gpus; break;
-		case O_RAILSW: dst = &railsw; break;
-		case O_SPINES: dst = &spines; break;
-		case O_UPLINKS: dst = &uplinks; break;
-		case O_A: dst = &a; break;
-		case O_P: dst = &p; break;
-		case O_H: dst = &h; break;
-		case O_G: dst = &g; break;
-		case O_S1: dst = &s1; break;
-		case O_S2: dst = &s2; break;
-		case O_TRUNK: dst = &trunk; break;
-		case O_LMC: dst = &lmc; hi_ = 7; break;
+		case O_PAR:
+			dst = &par;
+			break;
+		case O_SERVERS:
+			dst = &servers;
+			break;
+		case O_GPUS:
+			dst = &gpus;
+			break;
+		case O_RAILSW:
+			dst = &railsw;
+			break;
+		case O_SPINES:
+			dst = &spines;
+			break;
+		case O_UPLINKS:
+			dst = &uplinks;
+			break;
+		case O_A:
+			dst = &a;
+			break;
+		case O_P:
+			dst = &p;
+			break;
+		case O_H:
+			dst = &h;
+			break;
+		case O_G:
+			dst = &g;
+			break;
+		case O_S1:
+			dst = &s1;
+			break;
+		case O_S2:
+			dst = &s2;
+			break;
+		case O_TRUNK:
+			dst = &trunk;
+			break;
+		case O_LMC:
+			dst = &lmc;
+			hi_ = 7;
+			break;
 		case O_FORMAT:
 			if (cli_output_format("ibfab topo gen", optarg, &fmt))
 				return 2;
 			break;
-		case 'o': out = optarg; break;
-		case O_NNMAP: nnmap = optarg; break;
-		case 'H': fputs(gen_help, stdout); return 0;
-		default: return cli_usage_error("ibfab topo gen", "bad option");
+		case 'o':
+			out = optarg;
+			break;
+		case O_NNMAP:
+			nnmap = optarg;
+			break;
+		case 'H':
+			fputs(gen_help, stdout);
+			return 0;
+		default:
+			return cli_usage_error("ibfab topo gen", "bad option");
 		}
 		if (dst && cli_int(argv[optind - 1], optarg, lo_, hi_, dst))
 			return 2;
@@ -160,17 +236,19 @@ static int cmd_gen(int argc, char **argv)
 	if (!strcmp(family, "slimfly")) {
 		if (q < 0)
 			return cli_usage_error("ibfab topo gen slimfly", "--q is required");
-		struct ibf_slimfly_opts o = {(int)q, (int)hosts, (int)swports, hfirst};
+		struct ibf_slimfly_opts o = { (int)q, (int)hosts, (int)swports, hfirst };
 		f = ibf_gen_slimfly(&o, &err);
 	} else if (!strcmp(family, "fattree")) {
 		if (kary >= 0 || n >= 0) {
 			if (kary < 0 || n < 0)
-				return cli_usage_error("ibfab topo gen fattree", "--kary and --n go together");
+				return cli_usage_error("ibfab topo gen fattree",
+						       "--kary and --n go together");
 			f = ibf_gen_kary_ntree((int)kary, (int)n, &err);
 		} else {
 			if (nm == 0 || nm != nw)
-				return cli_usage_error("ibfab topo gen fattree",
-						       "give --kary K --n N, or --m and --w lists of equal length");
+				return cli_usage_error(
+					"ibfab topo gen fattree",
+					"give --kary K --n N, or --m and --w lists of equal length");
 			struct ibf_fattree_opts o;
 			memset(&o, 0, sizeof(o));
 			o.levels = nm;
@@ -184,24 +262,28 @@ static int cmd_gen(int argc, char **argv)
 		}
 	} else if (!strcmp(family, "rail")) {
 		if (servers < 0 || gpus < 0)
-			return cli_usage_error("ibfab topo gen rail", "--servers and --gpus are required");
-		struct ibf_rail_opts o = {(int)servers, (int)gpus, (int)railsw, (int)spines,
-					  (int)uplinks, (int)swports};
+			return cli_usage_error("ibfab topo gen rail",
+					       "--servers and --gpus are required");
+		struct ibf_rail_opts o = { (int)servers, (int)gpus,    (int)railsw,
+					   (int)spines,	 (int)uplinks, (int)swports };
 		f = ibf_gen_rail(&o, &err);
 	} else if (!strcmp(family, "dragonfly")) {
 		if (a < 0 || p < 0 || h < 0)
-			return cli_usage_error("ibfab topo gen dragonfly", "--a, --p and --h are required");
-		struct ibf_dragonfly_opts o = {(int)a, (int)p, (int)h, (int)g};
+			return cli_usage_error("ibfab topo gen dragonfly",
+					       "--a, --p and --h are required");
+		struct ibf_dragonfly_opts o = { (int)a, (int)p, (int)h, (int)g };
 		f = ibf_gen_dragonfly(&o, &err);
 	} else if (!strcmp(family, "hyperx")) {
 		if (s1 < 0 || s2 < 0)
-			return cli_usage_error("ibfab topo gen hyperx", "--s1 and --s2 are required");
-		struct ibf_hyperx_opts o = {(int)s1, (int)s2, (int)trunk, hosts < 0 ? 1 : (int)hosts};
+			return cli_usage_error("ibfab topo gen hyperx",
+					       "--s1 and --s2 are required");
+		struct ibf_hyperx_opts o = { (int)s1, (int)s2, (int)trunk,
+					     hosts < 0 ? 1 : (int)hosts };
 		f = ibf_gen_hyperx(&o, &err);
 	} else {
-		return cli_usage_error("ibfab topo gen",
-				       "unknown family '%s' (slimfly, fattree, rail, dragonfly, hyperx)",
-				       family);
+		return cli_usage_error(
+			"ibfab topo gen",
+			"unknown family '%s' (slimfly, fattree, rail, dragonfly, hyperx)", family);
 	}
 	if (!f)
 		return cli_fail(&err);
@@ -256,8 +338,8 @@ static void print_degraded(const struct ibf_fabric *f, const struct ibf_degraded
 			ibf_json_str(stdout, rb);
 			printf(", \"b_guid\": \"0x%016llx\", \"b_port\": %u, \"runs\": \"%s\", "
 			       "\"expected\": \"%s\", \"evidence\": \"%s\", \"compared_links\": %u}",
-			       (unsigned long long)f->nodes[d->node_b].guid, d->port_b, run, exp, ev,
-			       d->peers);
+			       (unsigned long long)f->nodes[d->node_b].guid, d->port_b, run, exp,
+			       ev, d->peers);
 			continue;
 		}
 		printf("  degraded: %s port %u <-> %s port %u runs at %s, expected %s (", ra,
@@ -291,7 +373,8 @@ static void node_where(const struct ibf_fabric *f, int v, char *buf, size_t len)
 		snprintf(buf + k, len - k, " (no cable)");
 }
 
-static void print_dups(const struct ibf_fabric *f, const struct ibf_dup_guid *d, uint32_t n, int json)
+static void print_dups(const struct ibf_fabric *f, const struct ibf_dup_guid *d, uint32_t n,
+		       int json)
 {
 	char where[700];
 	for (uint32_t i = 0; i < n; i++) {
@@ -304,7 +387,8 @@ static void print_dups(const struct ibf_fabric *f, const struct ibf_dup_guid *d,
 		} else {
 			if (i == 0 || d[i].guid != d[i - 1].guid)
 				printf("  duplicate GUID 0x%016llx (two devices report it: firmware bug, "
-				       "e.g. SHARP aggregation nodes):\n", (unsigned long long)d[i].guid);
+				       "e.g. SHARP aggregation nodes):\n",
+				       (unsigned long long)d[i].guid);
 			printf("    %s\n", where);
 		}
 	}
@@ -353,11 +437,11 @@ static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats 
 static int cmd_info(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"format", required_argument, 0, O_INFMT},
-		{"json", no_argument, 0, O_JSON},
-		{"threads", required_argument, 0, O_THREADS},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{ "format", required_argument, 0, O_INFMT },
+		{ "json", no_argument, 0, O_JSON },
+		{ "threads", required_argument, 0, O_THREADS },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	int fmt = IBF_FMT_AUTO, json = 0, c;
 	long threads = 2;
@@ -368,13 +452,18 @@ static int cmd_info(int argc, char **argv)
 			if (cli_input_format("ibfab topo info", optarg, &fmt))
 				return 2;
 			break;
-		case O_JSON: json = 1; break;
+		case O_JSON:
+			json = 1;
+			break;
 		case O_THREADS:
 			if (cli_int("--threads", optarg, 1, 64, &threads))
 				return 2;
 			break;
-		case 'h': fputs(info_help, stdout); return 0;
-		default: return cli_usage_error("ibfab topo info", "bad option");
+		case 'h':
+			fputs(info_help, stdout);
+			return 0;
+		default:
+			return cli_usage_error("ibfab topo info", "bad option");
 		}
 	}
 	if (optind != argc - 1)
@@ -418,7 +507,8 @@ static int cmd_info(int argc, char **argv)
 	} else {
 		printf("fabric:          %s\n", path);
 		printf("switches:        %u\n", st.nswitches);
-		printf("channel adapters:%s%u (%u connected ports)\n", " ", st.ncas, st.ca_ports_connected);
+		printf("channel adapters:%s%u (%u connected ports)\n", " ", st.ncas,
+		       st.ca_ports_connected);
 		if (st.nrouters)
 			printf("routers:         %u\n", st.nrouters);
 		printf("switch links:    %u between %u switch pairs (%u parallel), %u loopback\n",
@@ -461,12 +551,12 @@ static const char convert_help[] =
 static int cmd_convert(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"from", required_argument, 0, O_INFMT},
-		{"format", required_argument, 0, O_FORMAT},
-		{"output", required_argument, 0, 'o'},
-		{"lmc", required_argument, 0, O_LMC},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{ "from", required_argument, 0, O_INFMT },
+		{ "format", required_argument, 0, O_FORMAT },
+		{ "output", required_argument, 0, 'o' },
+		{ "lmc", required_argument, 0, O_LMC },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	int infmt = IBF_FMT_AUTO, fmt = -1, c;
 	long lmc = -1;
@@ -482,13 +572,18 @@ static int cmd_convert(int argc, char **argv)
 			if (cli_output_format("ibfab topo convert", optarg, &fmt))
 				return 2;
 			break;
-		case 'o': out = optarg; break;
+		case 'o':
+			out = optarg;
+			break;
 		case O_LMC:
 			if (cli_int("--lmc", optarg, 0, 7, &lmc))
 				return 2;
 			break;
-		case 'h': fputs(convert_help, stdout); return 0;
-		default: return cli_usage_error("ibfab topo convert", "bad option");
+		case 'h':
+			fputs(convert_help, stdout);
+			return 0;
+		default:
+			return cli_usage_error("ibfab topo convert", "bad option");
 		}
 	}
 	if (optind != argc - 1)
@@ -526,10 +621,10 @@ static int cmp_str(const void *a, const void *b)
 static int cmd_links(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"format", required_argument, 0, O_INFMT},
-		{"no-ports", no_argument, 0, O_JSON},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{ "format", required_argument, 0, O_INFMT },
+		{ "no-ports", no_argument, 0, O_JSON },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	int fmt = IBF_FMT_AUTO, noports = 0, c;
 	optind = 1;
@@ -539,9 +634,14 @@ static int cmd_links(int argc, char **argv)
 			if (cli_input_format("ibfab topo links", optarg, &fmt))
 				return 2;
 			break;
-		case O_JSON: noports = 1; break;
-		case 'h': fputs(links_help, stdout); return 0;
-		default: return cli_usage_error("ibfab topo links", "bad option");
+		case O_JSON:
+			noports = 1;
+			break;
+		case 'h':
+			fputs(links_help, stdout);
+			return 0;
+		default:
+			return cli_usage_error("ibfab topo links", "bad option");
 		}
 	}
 	if (optind != argc - 1)
@@ -572,7 +672,8 @@ static int cmd_links(int argc, char **argv)
 			if (noports)
 				snprintf(buf, sizeof(buf), "\"%s\" \"%s\" %s", da, db, ws);
 			else
-				snprintf(buf, sizeof(buf), "\"%s\"[%d] \"%s\"[%d] %s", da, pa, db, pb, ws);
+				snprintf(buf, sizeof(buf), "\"%s\"[%d] \"%s\"[%d] %s", da, pa, db,
+					 pb, ws);
 			if (n == cap) {
 				char **nl = realloc(lines, 2 * cap * sizeof(*lines));
 				if (!nl) {
@@ -605,11 +706,11 @@ static int cmd_links(int argc, char **argv)
 }
 
 static const struct ibf_cmd topo_cmds[] = {
-	{"gen", cmd_gen, "generate a fabric (slimfly, fattree, rail, dragonfly, hyperx)"},
-	{"info", cmd_info, "counts, degrees, diameter and link problems of a fabric file"},
-	{"convert", cmd_convert, "convert between fabric file formats"},
-	{"links", cmd_links, "list every link by node description (for diffs)"},
-	{NULL, NULL, NULL},
+	{ "gen", cmd_gen, "generate a fabric (slimfly, fattree, rail, dragonfly, hyperx)" },
+	{ "info", cmd_info, "counts, degrees, diameter and link problems of a fabric file" },
+	{ "convert", cmd_convert, "convert between fabric file formats" },
+	{ "links", cmd_links, "list every link by node description (for diffs)" },
+	{ NULL, NULL, NULL },
 };
 
 int cmd_topo(int argc, char **argv)

@@ -88,7 +88,8 @@ struct ibf_fabric *cli_read_fabric(const char *path, int fmt, struct ibf_error *
 		char *end;
 		port = strtol(colon + 1, &end, 10);
 		if (end == colon + 1 || *end || port < 0 || port > 254) {
-			ibf_error_set(err, IBF_EINVAL, NULL, 0, "bad port in '%s' (live:CA:PORT)", path);
+			ibf_error_set(err, IBF_EINVAL, NULL, 0, "bad port in '%s' (live:CA:PORT)",
+				      path);
 			return NULL;
 		}
 	}
@@ -159,14 +160,14 @@ int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char 
 }
 
 static const struct ibf_cmd top_cmds[] = {
-	{"topo", cmd_topo, "generate, inspect and convert fabric descriptions"},
-	{"route", cmd_route, "compute, check and measure forwarding tables offline"},
-	{"deadlock", cmd_deadlock, "deadlock freedom: SL/VL schemes and an independent verifier"},
-	{"cabling", cmd_cabling, "cable plans (Slim Fly racks, any fabric) and wiring sheets"},
-	{"validate", cmd_validate, "check a discovered fabric against a cable plan"},
-	{"rail", cmd_rail, "rail structure of GPU fabrics (domains, rails, spines)"},
-	{"sim", cmd_sim, "offline simulator: traffic patterns over forwarding tables"},
-	{NULL, NULL, NULL},
+	{ "topo", cmd_topo, "generate, inspect and convert fabric descriptions" },
+	{ "route", cmd_route, "compute, check and measure forwarding tables offline" },
+	{ "deadlock", cmd_deadlock, "deadlock freedom: SL/VL schemes and an independent verifier" },
+	{ "cabling", cmd_cabling, "cable plans (Slim Fly racks, any fabric) and wiring sheets" },
+	{ "validate", cmd_validate, "check a discovered fabric against a cable plan" },
+	{ "rail", cmd_rail, "rail structure of GPU fabrics (domains, rails, spines)" },
+	{ "sim", cmd_sim, "offline simulator: traffic patterns over forwarding tables" },
+	{ NULL, NULL, NULL },
 };
 
 int main(int argc, char **argv)

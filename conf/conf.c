@@ -332,8 +332,8 @@ static int find_key(struct tok key)
 }
 
 /* One setting; name/line locate it in error messages. */
-static int set_key(struct ibf_conf *c, struct tok key, struct tok val, const char *name,
-		   long line, struct ibf_error *err)
+static int set_key(struct ibf_conf *c, struct tok key, struct tok val, const char *name, long line,
+		   struct ibf_error *err)
 {
 	int idx = find_key(key);
 	if (idx < 0) {
@@ -362,7 +362,8 @@ int ibf_conf_set(struct ibf_conf *c, const char *key, const char *value, const c
 	for (size_t i = 0; i < v.n; i++)
 		if (is_blank(value[i]) || value[i] == '#' || value[i] == '\n')
 			return ibf_error_set(err, IBF_EPARSE, origin, 0,
-					     "bad value '%.64s' for '%s' (no blanks or '#')", value, key);
+					     "bad value '%.64s' for '%s' (no blanks or '#')", value,
+					     key);
 	int rc = set_key(c, k, v, origin, 0, err);
 	if (!rc)
 		rc = ibf_conf_check(c, err);
@@ -440,7 +441,8 @@ int ibf_conf_check(const struct ibf_conf *c, struct ibf_error *err)
 				     ibf_win_bound_format(&c->min_len, a, sizeof(a)),
 				     ibf_win_bound_format(&c->max_len, b, sizeof(b)));
 	if (c->max_len.base == IBF_WIN_ABS && c->max_len.value < 1)
-		return ibf_error_set(err, IBF_EINVAL, src, 0, "max_path_len must be at least 1 hop");
+		return ibf_error_set(err, IBF_EINVAL, src, 0,
+				     "max_path_len must be at least 1 hop");
 	/* every deadlock scheme exists (deadlock/); whether the VLs suffice is
 	 * decided per sweep, where a failure makes the engine fail */
 	return 0;
@@ -528,6 +530,7 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 		 (unsigned long long)c->seed, threads, ibf_deadlock_name(c->deadlock), c->max_vls,
 		 c->best_effort ? "TRUE" : "FALSE",
 		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?",
-		 c->stable_reroute ? "TRUE" : "FALSE", c->dmodk_roots[0] ? ", dmodk_roots " : "", c->dmodk_roots);
+		 c->stable_reroute ? "TRUE" : "FALSE", c->dmodk_roots[0] ? ", dmodk_roots " : "",
+		 c->dmodk_roots);
 	return buf;
 }

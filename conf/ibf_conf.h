@@ -42,27 +42,27 @@ extern "C" {
 #define IBF_CONF_PATH_MAX 512
 
 struct ibf_conf {
-	struct ibf_win_bound min_len;  /* default {IBF_WIN_DIST, +1} */
-	struct ibf_win_bound max_len;  /* default {IBF_WIN_DIAM, +1} */
-	long max_paths_per_layer;      /* <= 0: no cap (default 0) */
-	uint64_t seed;                 /* default 0 */
-	int threads;                   /* >= 1; 0 = one per online CPU (default 1) */
-	int deadlock;                  /* enum ibf_deadlock_scheme (default none) */
-	int max_vls;                   /* 0 = no cap: every data VL the hardware has
+	struct ibf_win_bound min_len;	     /* default {IBF_WIN_DIST, +1} */
+	struct ibf_win_bound max_len;	     /* default {IBF_WIN_DIAM, +1} */
+	long max_paths_per_layer;	     /* <= 0: no cap (default 0) */
+	uint64_t seed;			     /* default 0 */
+	int threads;			     /* >= 1; 0 = one per online CPU (default 1) */
+	int deadlock;			     /* enum ibf_deadlock_scheme (default none) */
+	int max_vls;			     /* 0 = no cap: every data VL the hardware has
 					* (OpenSM's operational VLs; offline, 8), else
 					* 1..15 (default 0) */
-	int best_effort;               /* 0/1 (default 0) */
-	int log_level;                 /* IBF_LOG_* (default IBF_LOG_INFO) */
-	int stable_reroute;            /* 0/1: keep the columns of the last tables that
+	int best_effort;		     /* 0/1 (default 0) */
+	int log_level;			     /* IBF_LOG_* (default IBF_LOG_INFO) */
+	int stable_reroute;		     /* 0/1: keep the columns of the last tables that
 					* still work (default 1) */
-	char dmodk_roots[IBF_CONF_PATH_MAX];      /* GUID file naming the fat tree's roots ("" = find
+	char dmodk_roots[IBF_CONF_PATH_MAX]; /* GUID file naming the fat tree's roots ("" = find
 					* the levels from the structure) */
 
 	/* where the settings came from: the file read ("" = defaults) and the
 	 * line that set the deadlock scheme (0 = default), for error messages */
 	char source[IBF_CONF_PATH_MAX];
 	long deadlock_line;
-	int lines;                     /* settings lines read */
+	int lines; /* settings lines read */
 };
 
 /* Defaults (the window comes from ibf_route_opts_default). */

@@ -97,8 +97,7 @@ int cdg_init(struct ibf_cdg *g, const struct ibf_fabric *f, const struct ibf_rou
 	g->lid_sw = malloc((size_t)g->stride * sizeof(*g->lid_sw));
 	g->lid_base = calloc((size_t)g->stride + 1, sizeof(*g->lid_base));
 	g->dlids = malloc((size_t)g->stride * sizeof(*g->dlids));
-	if (!g->eoff || !g->sw_off || !g->sw_np || !g->lid_sw ||
-	    !g->lid_base || !g->dlids) {
+	if (!g->eoff || !g->sw_off || !g->sw_np || !g->lid_sw || !g->lid_base || !g->dlids) {
 		cdg_free(g);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory for the CDG");
 	}
@@ -145,8 +144,8 @@ int cdg_init(struct ibf_cdg *g, const struct ibf_fabric *f, const struct ibf_rou
 
 enum { ST_NEW = 0, ST_OPEN = 1, ST_DONE = 2 };
 
-int cdg_settle(const struct ibf_cdg *g, uint32_t d, int32_t *ch, uint16_t *hops,
-	       uint8_t *state, uint32_t *stack, uint32_t *loop_sw)
+int cdg_settle(const struct ibf_cdg *g, uint32_t d, int32_t *ch, uint16_t *hops, uint8_t *state,
+	       uint32_t *stack, uint32_t *loop_sw)
 {
 	const uint32_t nsw = g->nsw;
 	memset(state, ST_NEW, nsw);
@@ -197,10 +196,11 @@ int cdg_check_routes(const struct ibf_cdg *g, int *max_hops, struct ibf_error *e
 		uint32_t d = g->dlids[i], ls = 0;
 		if (cdg_settle(g, d, ch, hops, state, stack, &ls)) {
 			const struct ibf_node *n = &g->f->nodes[g->f->switches[ls]];
-			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-					   "deadlock: the routes towards LID %u loop (through switch "
-					   "0x%016llx '%s'); fix the routes first",
-					   d, (unsigned long long)n->guid, n->desc ? n->desc : "");
+			rc = ibf_error_set(
+				err, IBF_EINVAL, NULL, 0,
+				"deadlock: the routes towards LID %u loop (through switch "
+				"0x%016llx '%s'); fix the routes first",
+				d, (unsigned long long)n->guid, n->desc ? n->desc : "");
 			goto out;
 		}
 		for (uint32_t s = 0; s < g->nsw; s++)
@@ -276,7 +276,8 @@ const char *ibf_dl_summary(const struct ibf_dl *dl, char *buf, size_t len)
 			      dl->layers, dl->vls, dl->vls_used, (unsigned long long)dl->breaks);
 	if (n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, ", longest path %d hops, %s, %.3f s%s%s",
-			      dl->max_hops, dl->deadlock_free ? "deadlock-free" : "NOT deadlock-free",
+			      dl->max_hops,
+			      dl->deadlock_free ? "deadlock-free" : "NOT deadlock-free",
 			      dl->seconds, dl->note[0] ? "; " : "", dl->note);
 	return buf;
 }

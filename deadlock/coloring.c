@@ -199,7 +199,8 @@ static int hybrid(struct ibf_cdg *g, struct ibf_routes *r, const struct ibf_dl_o
 		snprintf(dl->note, sizeof(dl->note),
 			 "%s: %llu path(s) longer than 3 hops in %d escape layer(s) (SL %d%s, VL "
 			 "%d..%d), the rest coloured on VL 0..%d",
-			 o->scheme == IBF_DEADLOCK_AUTO ? "auto: coloring hybrid" : "coloring hybrid",
+			 o->scheme == IBF_DEADLOCK_AUTO ? "auto: coloring hybrid"
+							: "coloring hybrid",
 			 (unsigned long long)npaths, used, free_sl[0], used > 1 ? "..." : "",
 			 dl->color_vls, V - 1, dl->color_vls - 1);
 	note_shortened(dl, res.lids_converted, res.entries_changed);
@@ -381,8 +382,8 @@ done:
 	return rc;
 }
 
-void ibf_dl_sl2vl(const struct ibf_dl *dl, const struct ibf_fabric *f, int node, int in,
-		  int out, uint8_t vl[16])
+void ibf_dl_sl2vl(const struct ibf_dl *dl, const struct ibf_fabric *f, int node, int in, int out,
+		  uint8_t vl[16])
 {
 	int V = dl && dl->vls > 0 ? dl->vls : 8;
 	if (!dl || dl->scheme != IBF_DEADLOCK_COLORING) {

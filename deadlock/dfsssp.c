@@ -39,18 +39,18 @@ struct range {
 
 struct dfs {
 	struct ibf_cdg g;
-	uint8_t *layer;    /* [nsw * stride] */
+	uint8_t *layer; /* [nsw * stride] */
 	/* scratch over channels */
-	uint32_t *stamp;   /* component marker */
+	uint32_t *stamp; /* component marker */
 	uint32_t kid;
 	uint8_t *color;
 	int32_t *idx, *low;
 	uint8_t *onst;
 	uint32_t *tstack, *cnode;
-	uint64_t *cit;     /* iterator / enter edge */
+	uint64_t *cit; /* iterator / enter edge */
 	uint64_t *cin;
 	uint32_t *pos;
-	uint32_t *kbuf;    /* copy of the component being processed */
+	uint32_t *kbuf; /* copy of the component being processed */
 	/* work list */
 	uint32_t *wbuf;
 	size_t wlen, wcap;
@@ -59,9 +59,9 @@ struct dfs {
 	uint64_t breaks;
 	/* online insertion */
 	uint32_t *ord[CDG_MAX_LAYERS], *inv[CDG_MAX_LAYERS]; /* topological order per layer */
-	uint8_t *forb[CDG_MAX_LAYERS];  /* dependency known to close a cycle in the layer */
-	uint32_t *rin_off, *rin;        /* channels into each switch */
-	uint32_t *vis;                  /* stamps */
+	uint8_t *forb[CDG_MAX_LAYERS]; /* dependency known to close a cycle in the layer */
+	uint32_t *rin_off, *rin;       /* channels into each switch */
+	uint32_t *vis;		       /* stamps */
 	uint32_t vcur;
 	uint32_t *rf, *rb, *pool;
 	struct ordn *tmp;
@@ -505,8 +505,8 @@ static int pk_add(struct dfs *st, int L, uint32_t x, uint32_t y)
 /* Dependencies of path (s, d): their number (0 when the path has no
  * switch-to-switch turn), or -1 when the path is longer than MAXD hops. */
 enum { MAXD = 64 };
-static int path_deps(const struct ibf_cdg *g, uint32_t s, uint32_t d, uint32_t *src,
-		     uint32_t *tgt, uint64_t *deps)
+static int path_deps(const struct ibf_cdg *g, uint32_t s, uint32_t d, uint32_t *src, uint32_t *tgt,
+		     uint64_t *deps)
 {
 	int nd = 0;
 	int32_t c = cdg_out(g, s, d);
@@ -533,8 +533,8 @@ static int place(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, int *wh
 	*where = -1;
 	int nd = path_deps(g, s, d, src, tgt, deps);
 	if (nd < 0)
-		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0, "dfsssp: a path longer than %d hops",
-				     MAXD);
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+				     "dfsssp: a path longer than %d hops", MAXD);
 	if (!nd) {
 		st->layer[(size_t)s * g->stride + d] = 0;
 		*where = 0;
@@ -614,11 +614,11 @@ static void unplace(struct dfs *st, uint32_t s, uint32_t d)
  * does not fit is the layering redone with the last layer reserved. */
 
 struct fit {
-	int escape;        /* escape layer, -1 in the first pass */
-	int32_t *rank;     /* [nsw] BFS rank, -1 outside the root's component */
+	int escape;	      /* escape layer, -1 in the first pass */
+	int32_t *rank;	      /* [nsw] BFS rank, -1 outside the root's component */
 	int32_t *q, *dd, *aa; /* scratch [nsw] */
-	int32_t *nxt;      /* [nsw] next switch of the up*-down* column */
-	int32_t *order;    /* the ranked switches by increasing rank */
+	int32_t *nxt;	      /* [nsw] next switch of the up*-down* column */
+	int32_t *order;	      /* the ranked switches by increasing rank */
 	uint32_t nranked;
 	uint64_t lids_aliased, lids_escaped, paths_changed;
 	uint64_t escape_ordinary; /* ordinary paths admitted to the escape layer */
@@ -728,7 +728,8 @@ static void updown_column(struct dfs *st, struct fit *ft, const struct ibf_route
 			uint32_t p = f->adj[a].nbr;
 			if (ft->rank[p] < 0 || ft->rank[p] >= ft->rank[m])
 				continue;
-			if (D[p] < 0 || (D[p] == D[m] + 1 && (ibf_hash64(((uint64_t)d << 32) | m) & 1))) {
+			if (D[p] < 0 ||
+			    (D[p] == D[m] + 1 && (ibf_hash64(((uint64_t)d << 32) | m) & 1))) {
 				if (D[p] < 0)
 					q[e++] = p;
 				D[p] = D[m] + 1;
@@ -857,7 +858,7 @@ static int place_all(struct dfs *st, int cap, struct fit *ft, uint32_t d, int64_
 	return 0;
 }
 
-#define NEED_ESCAPE 1 /* online(): a base LID does not fit, redo with an escape layer */
+#define NEED_ESCAPE 1	  /* online(): a base LID does not fit, redo with an escape layer */
 #define CONVERT_ROUNDS 24 /* partial rewrites of one LID before its whole column goes */
 
 /* Insert every path.  cap: layers ordinary paths may use.  With ft (the
@@ -944,7 +945,8 @@ static int online(struct dfs *st, int cap, struct fit *ft, struct ibf_routes *wr
 				break;
 			}
 			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-					   "dfsssp: LID %u does not fit even on its fallback paths", d);
+					   "dfsssp: LID %u does not fit even on its fallback paths",
+					   d);
 			break;
 		}
 		dl_column_hops(g, wr, d);
@@ -1047,7 +1049,8 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 				memcpy(r->hops, hops0, ntab);
 			online_reset(&st);
 			ft.escape = V - 1;
-			ft.lids_aliased = ft.lids_escaped = ft.paths_changed = ft.escape_ordinary = 0;
+			ft.lids_aliased = ft.lids_escaped = ft.paths_changed = ft.escape_ordinary =
+				0;
 			rc = online(&st, V - 1, &ft, r, err);
 		}
 	} else if (!rc)
@@ -1093,36 +1096,40 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 	if (ft.lids_aliased || ft.lids_escaped) {
 		int nb;
 		if (ft.escape >= 0)
-			nb = snprintf(dl->note, sizeof(dl->note),
-				      "within %d VLs: %llu LID(s) of multi-LID ports took their base "
-				      "LID's paths, %llu LID(s) routed up*-down* in the escape layer %d "
-				      "(%llu other paths there); %llu LFT entries changed",
-				      V, (unsigned long long)ft.lids_aliased,
-				      (unsigned long long)ft.lids_escaped, ft.escape,
-				      (unsigned long long)ft.escape_ordinary,
-				      (unsigned long long)ft.paths_changed);
+			nb = snprintf(
+				dl->note, sizeof(dl->note),
+				"within %d VLs: %llu LID(s) of multi-LID ports took their base "
+				"LID's paths, %llu LID(s) routed up*-down* in the escape layer %d "
+				"(%llu other paths there); %llu LFT entries changed",
+				V, (unsigned long long)ft.lids_aliased,
+				(unsigned long long)ft.lids_escaped, ft.escape,
+				(unsigned long long)ft.escape_ordinary,
+				(unsigned long long)ft.paths_changed);
 		else
-			nb = snprintf(dl->note, sizeof(dl->note),
-				      "within %d VLs: %llu LID(s) of multi-LID ports took their base "
-				      "LID's paths, %llu LID(s) routed up*-down*; %llu LFT entries "
-				      "changed",
-				      V, (unsigned long long)ft.lids_aliased,
-				      (unsigned long long)ft.lids_escaped,
-				      (unsigned long long)ft.paths_changed);
+			nb = snprintf(
+				dl->note, sizeof(dl->note),
+				"within %d VLs: %llu LID(s) of multi-LID ports took their base "
+				"LID's paths, %llu LID(s) routed up*-down*; %llu LFT entries "
+				"changed",
+				V, (unsigned long long)ft.lids_aliased,
+				(unsigned long long)ft.lids_escaped,
+				(unsigned long long)ft.paths_changed);
 		(void)nb;
 		if (ft.lids_escaped == 0)
-			snprintf(dl->note, sizeof(dl->note),
-				 "within %d VLs: %llu LID(s) of multi-LID ports took their base LID's "
-				 "paths (%llu LFT entries changed)",
-				 V, (unsigned long long)ft.lids_aliased,
-				 (unsigned long long)ft.paths_changed);
+			snprintf(
+				dl->note, sizeof(dl->note),
+				"within %d VLs: %llu LID(s) of multi-LID ports took their base LID's "
+				"paths (%llu LFT entries changed)",
+				V, (unsigned long long)ft.lids_aliased,
+				(unsigned long long)ft.paths_changed);
 	}
 	if (L > V && !o->best_effort) {
-		rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-				   "dfsssp: the routes need %d VLs for deadlock freedom, only %d "
-				   "available (max_vls); raise max_vls, use fewer layers/LMC, or set "
-				   "best_effort (not deadlock-free)",
-				   L, V);
+		rc = ibf_error_set(
+			err, IBF_ENOTSUP, NULL, 0,
+			"dfsssp: the routes need %d VLs for deadlock freedom, only %d "
+			"available (max_vls); raise max_vls, use fewer layers/LMC, or set "
+			"best_effort (not deadlock-free)",
+			L, V);
 		goto fail;
 	}
 	/* VL ranges per layer */
@@ -1157,7 +1164,8 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 			uint8_t l = st.layer[k];
 			unsigned vl = dl->layer_base[l];
 			if (dl->layer_share[l] > 1)
-				vl += (unsigned)(ibf_hash64(((uint64_t)s << 32) | d) % dl->layer_share[l]);
+				vl += (unsigned)(ibf_hash64(((uint64_t)s << 32) | d) %
+						 dl->layer_share[l]);
 			dl->sl[k] = (uint8_t)vl;
 			if (cdg_out(g, s, d) >= 0)
 				dl->paths_per_vl[vl]++;
@@ -1221,7 +1229,8 @@ static void alt_column(const struct ibf_cdg *g, const struct ibf_routes *r, uint
 		if (!nany)
 			continue;
 		int want_alt = nalt > 0;
-		uint32_t pick = (uint32_t)(ibf_mix64(((uint64_t)x << 32) ^ d) % (want_alt ? nalt : nany));
+		uint32_t pick =
+			(uint32_t)(ibf_mix64(((uint64_t)x << 32) ^ d) % (want_alt ? nalt : nany));
 		for (uint32_t a = f->adj_off[x]; a < f->adj_off[x + 1]; a++) {
 			if (dist[f->adj[a].nbr] + 1 != dist[x])
 				continue;
@@ -1311,10 +1320,11 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 			for (uint32_t k = 0; k < np; k++)
 				unplace(&st, placed[k], d);
 			if (!can || round > g->nsw) {
-				rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-						   "the paths longer than %d hops need more than %d "
-						   "layer(s)",
-						   min_hops, L);
+				rc = ibf_error_set(
+					err, IBF_ENOTSUP, NULL, 0,
+					"the paths longer than %d hops need more than %d "
+					"layer(s)",
+					min_hops, L);
 				break;
 			}
 			/* from the failing source on, first a shortest path that
@@ -1336,10 +1346,11 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 			if (!c)
 				c = dl_convert(g, r, d, tcol, -1);
 			if (!c) {
-				rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-						   "LID %u does not fit the escape layers even on its base "
-						   "LID's paths",
-						   d);
+				rc = ibf_error_set(
+					err, IBF_ENOTSUP, NULL, 0,
+					"LID %u does not fit the escape layers even on its base "
+					"LID's paths",
+					d);
 				break;
 			}
 			changed += c;

@@ -21,14 +21,14 @@ struct ibf_cdg {
 	uint64_t nedges;
 	const int32_t *portlink; /* [nports_total] port id -> channel, -1 (fabric->port_adj) */
 	const uint32_t *ch_tail; /* [nch] switch index of the channel's tail (fabric->adj_src) */
-	uint64_t *eoff;      /* [nch + 1] */
-	uint32_t *sw_off;    /* [nsw] port_off of the switch node */
-	uint16_t *sw_np;     /* [nsw] nports of the switch node */
-	uint32_t *dlids;     /* assigned LIDs, increasing */
+	uint64_t *eoff;		 /* [nch + 1] */
+	uint32_t *sw_off;	 /* [nsw] port_off of the switch node */
+	uint16_t *sw_np;	 /* [nsw] nports of the switch node */
+	uint32_t *dlids;	 /* assigned LIDs, increasing */
 	uint32_t ndl;
-	int32_t *lid_sw;     /* [stride] switch index the LID's port hangs off, -1 */
-	uint32_t *lid_base;  /* [stride] base LID of the LID's port (itself for LMC 0), 0 none */
-	int nlayers;         /* layers with count arrays */
+	int32_t *lid_sw;    /* [stride] switch index the LID's port hangs off, -1 */
+	uint32_t *lid_base; /* [stride] base LID of the LID's port (itself for LMC 0), 0 none */
+	int nlayers;	    /* layers with count arrays */
 	uint32_t *cnt[CDG_MAX_LAYERS]; /* [nedges] path counts per layer */
 };
 
@@ -62,8 +62,8 @@ static inline uint64_t cdg_edge(const struct ibf_cdg *g, int32_t c1, int32_t c2)
  * -1) and hops[s] = its switch-to-switch hops.  Scratch: state[nsw],
  * stack[nsw].  Returns 0, or -1 when the tables loop (then *loop_sw is a
  * switch on the loop). */
-int cdg_settle(const struct ibf_cdg *g, uint32_t d, int32_t *ch, uint16_t *hops,
-	       uint8_t *state, uint32_t *stack, uint32_t *loop_sw);
+int cdg_settle(const struct ibf_cdg *g, uint32_t d, int32_t *ch, uint16_t *hops, uint8_t *state,
+	       uint32_t *stack, uint32_t *loop_sw);
 
 /* Check the routes for loops (error with an example) and report the
  * longest path in *max_hops. */
@@ -75,8 +75,8 @@ int cdg_check_routes(const struct ibf_cdg *g, int *max_hops, struct ibf_error *e
  * LID's paths from the failing sources on (r is rewritten).  IBF_ENOTSUP
  * when they do not fit. */
 struct dl_long {
-	int layers;               /* layers holding a path */
-	uint64_t paths;           /* long paths placed */
+	int layers;		  /* layers holding a path */
+	uint64_t paths;		  /* long paths placed */
 	uint64_t lids_converted;  /* LIDs moved onto base LID paths */
 	uint64_t entries_changed; /* LFT entries rewritten */
 };

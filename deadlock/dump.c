@@ -42,8 +42,9 @@ static int sl_table_alloc(const struct ibf_fabric *f, int per_port, uint32_t str
 			const struct ibf_node *n = &f->nodes[i];
 			for (int p = 0; p <= n->nports; p++) {
 				int swp;
-				if (n->type == IBF_NODE_SWITCH ? p != 0
-							       : (p == 0 || ibf_port_switch(f, (int)i, p, &swp) < 0))
+				if (n->type == IBF_NODE_SWITCH
+					    ? p != 0
+					    : (p == 0 || ibf_port_switch(f, (int)i, p, &swp) < 0))
 					continue;
 				t->port_row[n->port_off + (uint32_t)p] = (int32_t)t->nrows;
 				t->row_node[t->nrows] = (int32_t)i;
@@ -58,7 +59,8 @@ static int sl_table_alloc(const struct ibf_fabric *f, int per_port, uint32_t str
 	t->mask = calloc(n ? n : 1, sizeof(*t->mask));
 	if (!t->mask) {
 		ibf_sl_table_free(t);
-		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory for %zu SL entries", n);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory for %zu SL entries",
+				     n);
 	}
 	return 0;
 }
@@ -75,8 +77,8 @@ int ibf_sl_table_from_dl(const struct ibf_fabric *f, const struct ibf_dl *dl,
 	return 0;
 }
 
-int ibf_sl_table_const(const struct ibf_fabric *f, uint32_t stride, int sl,
-		       struct ibf_sl_table *t, struct ibf_error *err)
+int ibf_sl_table_const(const struct ibf_fabric *f, uint32_t stride, int sl, struct ibf_sl_table *t,
+		       struct ibf_error *err)
 {
 	if (sl < 0 || sl > 15)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "SL %d out of range", sl);
@@ -134,7 +136,8 @@ int ibf_sl2vl_table_from_dl(const struct ibf_fabric *f, const struct ibf_dl *dl,
 			for (int out = 0; out <= np; out++)
 				ibf_dl_sl2vl(dl, f, node, in, out,
 					     &t->vl[t->off[s] + ((uint64_t)in * (uint64_t)(np + 1) +
-								 (uint64_t)out) * 16]);
+								 (uint64_t)out) *
+									16]);
 	}
 	return 0;
 }
@@ -184,7 +187,8 @@ int ibf_sl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char
 	for (uint32_t s = 0; s < dl->nsw && s < f->nsw; s++) {
 		const struct ibf_node *n = &f->nodes[f->switches[s]];
 		fprintf(o, "Source switch guid 0x%016llx lid %u ('%s'):\n",
-			(unsigned long long)n->guid, ibf_port(f, f->switches[s], 0)->lid, desc_of(n));
+			(unsigned long long)n->guid, ibf_port(f, f->switches[s], 0)->lid,
+			desc_of(n));
 		const uint8_t *row = dl->sl + (size_t)s * dl->stride;
 		for (uint32_t d = 1; d < dl->stride; d++)
 			if (row[d] != IBF_SL_NONE)
@@ -202,14 +206,16 @@ int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const c
 		return rc;
 	char buf[768];
 	FILE *o = at.fp;
-	fprintf(o, "# ibfab SL2VL dump (docs/deadlock.md): %s\n", scheme_line(dl, buf, sizeof(buf)));
+	fprintf(o, "# ibfab SL2VL dump (docs/deadlock.md): %s\n",
+		scheme_line(dl, buf, sizeof(buf)));
 	fprintf(o, "# rows for port 0 and every connected port; the layout of `smpquery sl2vl`\n");
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		int node = f->switches[s];
 		const struct ibf_node *n = &f->nodes[node];
 		fprintf(o, "Switch guid 0x%016llx lid %u ('%s'):\n", (unsigned long long)n->guid,
 			ibf_port(f, node, 0)->lid, desc_of(n));
-		fprintf(o, "#                 SL: | 0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|12|13|14|15|\n");
+		fprintf(o,
+			"#                 SL: | 0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|12|13|14|15|\n");
 		for (int in = 0; in <= n->nports; in++) {
 			if (in && ibf_port(f, node, in)->peer_node == IBF_NO_NODE)
 				continue;
@@ -306,8 +312,8 @@ static int switch_header(const struct ibf_fabric *f, const char *s, const char *
 		return ibf_error_set(err, IBF_EPARSE, name, ln, "bad switch GUID");
 	int node = ibf_fabric_find_guid(f, g);
 	if (node < 0 || f->nodes[node].type != IBF_NODE_SWITCH)
-		return ibf_error_set(err, IBF_EPARSE, name, ln, "switch 0x%016llx is not in the fabric",
-				     g);
+		return ibf_error_set(err, IBF_EPARSE, name, ln,
+				     "switch 0x%016llx is not in the fabric", g);
 	*sw = f->nodes[node].sw;
 	return 0;
 }
@@ -414,7 +420,8 @@ int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const 
 				sa_have |= 4;
 			}
 			if (r1 < 0)
-				rc = ibf_error_set(err, IBF_EPARSE, name, L.ln, "bad PathRecord field");
+				rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
+						   "bad PathRecord field");
 			continue; /* other fields */
 		}
 		if (!per_port) {
@@ -428,18 +435,20 @@ int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const 
 					rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
 							   "SL line before a 'Source switch' line");
 				} else if (b == 0 || b >= t->stride || R.m.node[b] < 0) {
-					rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
-							   "destination LID %llu is not a LID of the fabric",
-							   b);
+					rc = ibf_error_set(
+						err, IBF_EPARSE, name, L.ln,
+						"destination LID %llu is not a LID of the fabric",
+						b);
 				} else if (c > 15) {
-					rc = ibf_error_set(err, IBF_EPARSE, name, L.ln, "SL %llu out of range",
-							   c);
+					rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
+							   "SL %llu out of range", c);
 				} else {
 					t->mask[(size_t)cur * t->stride + b] |= (uint16_t)(1u << c);
 				}
 				continue;
 			}
-			rc = ibf_error_set(err, IBF_EPARSE, name, L.ln, "unrecognised line in SL dump");
+			rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
+					   "unrecognised line in SL dump");
 			break;
 		}
 		if ((q = num(s, 0xFFFF, &a)) && (q = num(q, 0xFFFF, &b)) && (q = num(q, 255, &c)) &&
@@ -447,9 +456,10 @@ int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const 
 			rc = sl_put(&R, L.ln, a, b, c);
 			continue;
 		}
-		rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
-				   "expected '<slid> <dlid> <sl>', a PathRecord or a 'Source switch' "
-				   "block");
+		rc = ibf_error_set(
+			err, IBF_EPARSE, name, L.ln,
+			"expected '<slid> <dlid> <sl>', a PathRecord or a 'Source switch' "
+			"block");
 	}
 	if (!rc && in_sa) {
 		if (sa_have == 7)
@@ -491,8 +501,8 @@ int ibf_sl2vl_parse(const struct ibf_fabric *f, const char *buf, size_t len, con
 		ibf_lidmap_free(&m);
 		return rc;
 	}
-	int32_t cur = -1;  /* switch index */
-	int skip = 0;      /* a CA's table: not needed */
+	int32_t cur = -1; /* switch index */
+	int skip = 0;	  /* a CA's table: not needed */
 	int k;
 	while (!rc && (k = next_line(&L)) != 0) {
 		if (k < 0) {
@@ -504,9 +514,10 @@ int ibf_sl2vl_parse(const struct ibf_fabric *f, const char *buf, size_t len, con
 		if (!strncmp(s, "# SL2VL table:", 14)) {
 			const char *q = skip_ws(s + 14);
 			if (strncmp(q, "Lid", 3) != 0 || !num(q + 3, 0xFFFF, &a)) {
-				rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
-						   "SL2VL table not addressed by LID (query by LID, "
-						   "not by directed route)");
+				rc = ibf_error_set(
+					err, IBF_EPARSE, name, L.ln,
+					"SL2VL table not addressed by LID (query by LID, "
+					"not by directed route)");
 				break;
 			}
 			if (a > m.max_lid || m.node[a] < 0) {
@@ -532,7 +543,8 @@ int ibf_sl2vl_parse(const struct ibf_fabric *f, const char *buf, size_t len, con
 			if (strncmp(q, "in", 2) || !(q = num(q + 2, 255, &a)) || *q != ',' ||
 			    strncmp(q = skip_ws(q + 1), "out", 3) || !(q = num(q + 3, 255, &b)) ||
 			    *q != ':') {
-				rc = ibf_error_set(err, IBF_EPARSE, name, L.ln, "bad 'ports:' line");
+				rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
+						   "bad 'ports:' line");
 				break;
 			}
 			if (skip)

@@ -45,63 +45,63 @@
 extern "C" {
 #endif
 
-#define IBF_DL_MAX_VLS 15       /* data VLs InfiniBand can have */
-#define IBF_DL_MAX_COLORS 13    /* colours 0..12 -> SL 2..14 */
-#define IBF_SL_NONE 0xFFu       /* "no SL" in a per-path SL entry */
-#define IBF_VL_NONE 0xFFu       /* "not given" in an SL2VL entry */
+#define IBF_DL_MAX_VLS 15    /* data VLs InfiniBand can have */
+#define IBF_DL_MAX_COLORS 13 /* colours 0..12 -> SL 2..14 */
+#define IBF_SL_NONE 0xFFu    /* "no SL" in a per-path SL entry */
+#define IBF_VL_NONE 0xFFu    /* "not given" in an SL2VL entry */
 
 /* How dfsssp builds the virtual layers (docs/deadlock.md compares them). */
 enum ibf_dl_layering {
 	IBF_DL_LAYER_ONLINE = 0, /* default: insert each path into the lowest layer that
 				  * stays acyclic (dynamic topological order per layer) */
-	IBF_DL_LAYER_CUT = 1,    /* classic DFSSSP: all paths in layer 0, cut cycles at
+	IBF_DL_LAYER_CUT = 1,	 /* classic DFSSSP: all paths in layer 0, cut cycles at
 				  * their least-used dependency, move its paths up */
 };
 
 struct ibf_dl_opts {
-	int scheme;      /* enum ibf_deadlock_scheme (ibf_conf.h); NONE does nothing */
-	int layering;    /* enum ibf_dl_layering (dfsssp) */
-	int max_vls;     /* data VLs every switch port can use (1..15); 0 = 8 */
+	int scheme;	 /* enum ibf_deadlock_scheme (ibf_conf.h); NONE does nothing */
+	int layering;	 /* enum ibf_dl_layering (dfsssp) */
+	int max_vls;	 /* data VLs every switch port can use (1..15); 0 = 8 */
 	int best_effort; /* dfsssp: accept a result that needs more VLs, marked not deadlock-free */
-	int no_fit;      /* dfsssp: fail when the layers exceed max_vls instead of rerouting the
+	int no_fit;	 /* dfsssp: fail when the layers exceed max_vls instead of rerouting the
 			  * destinations that do not fit (the default; docs/deadlock.md) */
-	int threads;     /* accepted for the API; the schemes run single-threaded today */
-	ibf_log_fn log;  /* may be NULL */
+	int threads;	 /* accepted for the API; the schemes run single-threaded today */
+	ibf_log_fn log;	 /* may be NULL */
 	void *log_ctx;
 };
 void ibf_dl_opts_default(struct ibf_dl_opts *o);
 
 /* The result of a scheme: owned by the caller, freed with ibf_dl_free. */
 struct ibf_dl {
-	int requested;      /* scheme asked for */
-	int scheme;         /* scheme applied (DFSSSP or COLORING) */
-	int vls;            /* V: data VLs available */
-	int layers;         /* dfsssp: virtual layers needed; coloring: 3 buckets */
-	int vls_used;       /* VLs that carry switch-to-switch traffic */
-	int deadlock_free;  /* 0 only for a best-effort dfsssp overflow */
-	int ncolors;        /* coloring: colours used */
-	int color_vls;      /* coloring: VLs of the three buckets (0: all vls) */
-	int esc_layers;     /* coloring hybrid: escape layers for the paths longer than 3
+	int requested;	     /* scheme asked for */
+	int scheme;	     /* scheme applied (DFSSSP or COLORING) */
+	int vls;	     /* V: data VLs available */
+	int layers;	     /* dfsssp: virtual layers needed; coloring: 3 buckets */
+	int vls_used;	     /* VLs that carry switch-to-switch traffic */
+	int deadlock_free;   /* 0 only for a best-effort dfsssp overflow */
+	int ncolors;	     /* coloring: colours used */
+	int color_vls;	     /* coloring: VLs of the three buckets (0: all vls) */
+	int esc_layers;	     /* coloring hybrid: escape layers for the paths longer than 3
 			     * hops (0: none) */
-	uint8_t esc_vl[16]; /* coloring hybrid: VL of an escape SL at every switch hop,
+	uint8_t esc_vl[16];  /* coloring hybrid: VL of an escape SL at every switch hop,
 			     * 0xff for the SLs that are not escape SLs */
-	uint64_t long_paths;/* coloring hybrid: paths in the escape layers */
-	int max_hops;       /* longest path, switch-to-switch hops */
+	uint64_t long_paths; /* coloring hybrid: paths in the escape layers */
+	int max_hops;	     /* longest path, switch-to-switch hops */
 	uint32_t nsw, stride;
-	uint8_t *sl;        /* [nsw * stride]: SL per (source switch, DLID), IBF_SL_NONE unused */
-	int32_t *lid_sw;    /* [stride]: switch index a LID's port hangs off, -1 none */
-	uint8_t *color;     /* [nsw], coloring only */
-	uint64_t *sw_guid;  /* [nsw] switch node GUIDs (for the deterministic VL choice) */
+	uint8_t *sl;	   /* [nsw * stride]: SL per (source switch, DLID), IBF_SL_NONE unused */
+	int32_t *lid_sw;   /* [stride]: switch index a LID's port hangs off, -1 none */
+	uint8_t *color;	   /* [nsw], coloring only */
+	uint64_t *sw_guid; /* [nsw] switch node GUIDs (for the deterministic VL choice) */
 	uint64_t paths_per_vl[16]; /* paths with >= 1 switch hop, by the VL of their first hop
 				    * (dfsssp) or by SL (coloring: [SL]) */
 	uint64_t layer_paths[64];  /* dfsssp: paths per virtual layer before balancing */
 	uint8_t layer_base[64], layer_share[64]; /* dfsssp: VL range of each layer */
-	uint64_t breaks;    /* dfsssp: dependencies cut */
-	uint64_t lids_aliased;    /* dfsssp within the budget: LIDs given their base LID's paths */
-	uint64_t lids_escaped;    /* ... LIDs routed up*-down* in the escape layer */
+	uint64_t breaks;			 /* dfsssp: dependencies cut */
+	uint64_t lids_aliased;	  /* dfsssp within the budget: LIDs given their base LID's paths */
+	uint64_t lids_escaped;	  /* ... LIDs routed up*-down* in the escape layer */
 	uint64_t entries_changed; /* ... LFT entries the scheme rewrote */
 	double seconds;
-	char note[512];     /* fallback reason, best-effort warning, ... ("" none) */
+	char note[512]; /* fallback reason, best-effort warning, ... ("" none) */
 };
 
 /* Run opts->scheme on the routes of f (the scheme may reroute LIDs that do
@@ -131,8 +131,8 @@ const char *ibf_dl_summary(const struct ibf_dl *dl, char *buf, size_t len);
 int ibf_dl_path_sl(const struct ibf_dl *dl, uint32_t slid, uint32_t dlid);
 /* SL2VL row of switch or CA node `node` for (in port, out port): vl[sl] for
  * sl = 0..15.  CA tables are asked with in = out = 0.  Deterministic. */
-void ibf_dl_sl2vl(const struct ibf_dl *dl, const struct ibf_fabric *f, int node, int in,
-		  int out, uint8_t vl[16]);
+void ibf_dl_sl2vl(const struct ibf_dl *dl, const struct ibf_fabric *f, int node, int in, int out,
+		  uint8_t vl[16]);
 
 /* ------------------------------------------------------------ tables */
 
@@ -144,9 +144,9 @@ void ibf_dl_sl2vl(const struct ibf_dl *dl, const struct ibf_fabric *f, int node,
 struct ibf_sl_table {
 	int per_port;
 	uint32_t nrows, stride;
-	int32_t *row_node;   /* per_port: source port of each row */
+	int32_t *row_node; /* per_port: source port of each row */
 	uint8_t *row_port;
-	int32_t *port_row;   /* per_port: [nports_total] port id -> row, -1 */
+	int32_t *port_row; /* per_port: [nports_total] port id -> row, -1 */
 	uint16_t *mask;
 };
 void ibf_sl_table_free(struct ibf_sl_table *t);
@@ -156,14 +156,14 @@ int ibf_sl_table_from_dl(const struct ibf_fabric *f, const struct ibf_dl *dl,
 
 /* Every (source switch, DLID < stride) uses SL sl: for tables that were
  * never given SLs (no QoS, no path_sl: every packet uses SL sl). */
-int ibf_sl_table_const(const struct ibf_fabric *f, uint32_t stride, int sl,
-		       struct ibf_sl_table *t, struct ibf_error *err);
+int ibf_sl_table_const(const struct ibf_fabric *f, uint32_t stride, int sl, struct ibf_sl_table *t,
+		       struct ibf_error *err);
 
 /* SL2VL tables of the switches: vl[off[s] + ((in * (np + 1)) + out) * 16 + sl]
  * with np = nports of switch s; IBF_VL_NONE when not given. */
 struct ibf_sl2vl_table {
 	uint32_t nsw;
-	uint64_t *off;       /* [nsw + 1] */
+	uint64_t *off; /* [nsw + 1] */
 	uint8_t *vl;
 };
 int ibf_sl2vl_table_init(const struct ibf_fabric *f, struct ibf_sl2vl_table *t,
@@ -212,7 +212,7 @@ struct ibf_vchan {
 };
 /* A path that induces one dependency of a cycle. */
 struct ibf_vpath {
-	int32_t src_node;    /* source port (node id, port); port 0 = switch itself */
+	int32_t src_node; /* source port (node id, port); port 0 = switch itself */
 	uint8_t src_port;
 	uint8_t sl;
 	uint32_t dlid;
@@ -225,25 +225,25 @@ struct ibf_dl_cycle {
 };
 
 struct ibf_verify_opts {
-	int max_cycles;      /* cycles to extract (one per cyclic component), default 16 */
+	int max_cycles; /* cycles to extract (one per cyclic component), default 16 */
 	int threads;
 };
 void ibf_verify_opts_default(struct ibf_verify_opts *o);
 
 struct ibf_verify_report {
-	uint64_t pairs;          /* (source port, destination LID) pairs examined */
-	uint64_t missing_sl;     /* of those, without an SL */
-	uint64_t missing_sl_deps;/* of those, with >= 2 switch hops (they could matter) */
-	uint64_t missing_sl2vl;  /* switch hops whose SL2VL entry was not given */
-	uint64_t broken;         /* pairs whose walk loops */
-	uint64_t vchans, deps;   /* vertices (channel, VL) used and dependencies */
-	uint32_t vl_mask;        /* VLs used on switch-to-switch channels */
-	uint16_t sl_mask;        /* SLs seen */
-	uint64_t cyclic_sccs;    /* strongly connected components with a cycle */
-	uint64_t cyclic_vchans;  /* vertices in them */
-	int ncycles;             /* cycles extracted (<= max_cycles) */
+	uint64_t pairs;		  /* (source port, destination LID) pairs examined */
+	uint64_t missing_sl;	  /* of those, without an SL */
+	uint64_t missing_sl_deps; /* of those, with >= 2 switch hops (they could matter) */
+	uint64_t missing_sl2vl;	  /* switch hops whose SL2VL entry was not given */
+	uint64_t broken;	  /* pairs whose walk loops */
+	uint64_t vchans, deps;	  /* vertices (channel, VL) used and dependencies */
+	uint32_t vl_mask;	  /* VLs used on switch-to-switch channels */
+	uint16_t sl_mask;	  /* SLs seen */
+	uint64_t cyclic_sccs;	  /* strongly connected components with a cycle */
+	uint64_t cyclic_vchans;	  /* vertices in them */
+	int ncycles;		  /* cycles extracted (<= max_cycles) */
 	struct ibf_dl_cycle *cycles;
-	char examples[8][160];   /* first missing-SL / loop examples */
+	char examples[8][160]; /* first missing-SL / loop examples */
 	int nexamples;
 };
 /* Rebuild the dependency graph over (channel, VL) from the LFTs, the path

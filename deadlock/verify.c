@@ -32,21 +32,21 @@ struct ver {
 	const struct ibf_sl2vl_table *s2v;
 	uint32_t nsw, nch;
 	const int32_t *portlink; /* port id -> channel (fabric->port_adj) */
-	uint64_t *eoff;     /* [nch + 1] */
-	uint8_t *bits;      /* [eoff[nch] * 256 / 8] */
-	uint8_t *used;      /* [nch * 16] vertex used */
+	uint64_t *eoff;		 /* [nch + 1] */
+	uint8_t *bits;		 /* [eoff[nch] * 256 / 8] */
+	uint8_t *used;		 /* [nch * 16] vertex used */
 	struct ibf_lidmap m;
 	/* sources */
 	uint32_t nsrc;
 	uint32_t *src_sw;
-	uint8_t *src_in;    /* in port at the switch: 0 = the switch itself */
+	uint8_t *src_in; /* in port at the switch: 0 = the switch itself */
 	int32_t *src_node;
 	uint8_t *src_port;
-	int32_t *src_row;   /* SL table row, -1 none */
-	uint8_t *loop;      /* [nsw] per DLID */
+	int32_t *src_row; /* SL table row, -1 none */
+	uint8_t *loop;	  /* [nsw] per DLID */
 	uint8_t *state;
 	uint32_t *stack;
-	uint32_t *memo;     /* [nch * 16] stamp = dlid */
+	uint32_t *memo; /* [nch * 16] stamp = dlid */
 };
 
 static void ver_free(struct ver *v)
@@ -147,8 +147,8 @@ static int ver_init(struct ver *v, struct ibf_error *err)
 	v->src_node = malloc(ns * sizeof(*v->src_node));
 	v->src_port = malloc(ns);
 	v->src_row = malloc(ns * sizeof(*v->src_row));
-	if (!v->eoff || !v->used || !v->memo || !v->loop || !v->state ||
-	    !v->stack || !v->src_sw || !v->src_in || !v->src_node || !v->src_port || !v->src_row)
+	if (!v->eoff || !v->used || !v->memo || !v->loop || !v->state || !v->stack || !v->src_sw ||
+	    !v->src_in || !v->src_node || !v->src_port || !v->src_row)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "verify: out of memory");
 	uint64_t e = 0;
 	for (uint32_t c = 0; c < v->nch; c++) {
@@ -304,7 +304,7 @@ static void walk_record(struct ver *v, uint32_t i, uint32_t d, unsigned sl,
 
 struct graph {
 	uint64_t nv;
-	uint64_t *start;  /* [nv + 1] */
+	uint64_t *start; /* [nv + 1] */
 	uint32_t *to;
 };
 
@@ -349,8 +349,8 @@ static int build_graph(const struct ver *v, struct graph *g, uint64_t *ndeps)
 
 /* Find a path from one of source i's walks towards some DLID that induces
  * dependency (c1, vl1) -> (c2, vl2). */
-static int find_inducer(const struct ver *v, uint32_t c1, unsigned vl1, uint32_t c2,
-			unsigned vl2, struct ibf_vpath *out)
+static int find_inducer(const struct ver *v, uint32_t c1, unsigned vl1, uint32_t c2, unsigned vl2,
+			struct ibf_vpath *out)
 {
 	const struct ibf_fabric *f = v->f;
 	uint32_t x = 0;
@@ -459,7 +459,9 @@ static int extract_cycle(const struct ver *v, const struct graph *g, const uint3
 		uint32_t b;
 		/* hop k -> hop k+1 */
 		const struct ibf_vchan *h1 = &cy->hop[k], *h2 = &cy->hop[(k + 1) % len];
-		uint32_t c1 = (uint32_t)v->portlink[v->f->nodes[v->f->switches[h1->sw]].port_off + h1->port];
+		uint32_t c1 =
+			(uint32_t)v
+				->portlink[v->f->nodes[v->f->switches[h1->sw]].port_off + h1->port];
 		b = (uint32_t)v->portlink[v->f->nodes[v->f->switches[h2->sw]].port_off + h2->port];
 		find_inducer(v, c1, h1->vl, b, h2->vl, &cy->path[k]);
 	}
@@ -545,8 +547,8 @@ static int find_cycles(const struct ver *v, const struct ibf_verify_opts *o,
 				rep->cyclic_vchans += sz;
 				if (rep->ncycles < maxc) {
 					struct ibf_dl_cycle *nc =
-						realloc(rep->cycles, ((size_t)rep->ncycles + 1) *
-									     sizeof(*nc));
+						realloc(rep->cycles,
+							((size_t)rep->ncycles + 1) * sizeof(*nc));
 					if (!nc) {
 						rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0,
 								   "out of memory");
@@ -666,7 +668,8 @@ void ibf_verify_report_write(const struct ibf_fabric *f, const struct ibf_verify
 			nvl++;
 		}
 	fprintf(out, " (%d on switch-to-switch channels)\n", nvl);
-	fprintf(out, "cycles:                %llu cyclic component(s), %llu virtual channels in them\n",
+	fprintf(out,
+		"cycles:                %llu cyclic component(s), %llu virtual channels in them\n",
 		(unsigned long long)rep->cyclic_sccs, (unsigned long long)rep->cyclic_vchans);
 	for (int i = 0; i < rep->ncycles; i++) {
 		const struct ibf_dl_cycle *cy = &rep->cycles[i];

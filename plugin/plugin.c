@@ -61,9 +61,9 @@
 struct ibfab {
 	osm_opensm_t *osm;
 	struct ibf_conf conf;
-	int conf_ok;               /* 0: the engines refuse to route */
-	char conf_msg[MSG_MAX];    /* why, when !conf_ok */
-	int registered;            /* engines registered */
+	int conf_ok;		/* 0: the engines refuse to route */
+	char conf_msg[MSG_MAX]; /* why, when !conf_ok */
+	int registered;		/* engines registered */
 
 	/* the last tables this plugin configured (for path_sl / SL2VL later);
 	 * dropped when an ibfab engine fails, because OpenSM then uses tables
@@ -81,7 +81,7 @@ struct ibfab {
 	struct dl_gidx {
 		uint64_t guid;
 		int32_t node;
-	} *dl_gidx;
+	} * dl_gidx;
 	uint32_t dl_ngidx;
 };
 
@@ -278,17 +278,17 @@ static struct ibf_fabric *fabric_from_subn(struct ibfab *pl, osm_subn_t *subn,
 				continue;
 			}
 			if (f->nodes[id].type == IBF_NODE_SWITCH &&
-			    f->nodes[rid].type == IBF_NODE_SWITCH &&
-			    !osm_link_is_healthy(ph)) {
+			    f->nodes[rid].type == IBF_NODE_SWITCH && !osm_link_is_healthy(ph)) {
 				st->unhealthy++;
 				plog(pl, OSM_LOG_VERBOSE,
-				     "ibfab: skipping unhealthy link 0x%016" PRIx64 "/%d - 0x%016" PRIx64
-				     "/%d",
+				     "ibfab: skipping unhealthy link 0x%016" PRIx64
+				     "/%d - 0x%016" PRIx64 "/%d",
 				     f->nodes[id].guid, p, f->nodes[rid].guid, rp);
 				continue;
 			}
 			struct ibf_error cerr;
-			if (ibf_fabric_connect(f, id, p, rid, rp, width_of(ph), speed_of(ph), &cerr)) {
+			if (ibf_fabric_connect(f, id, p, rid, rp, width_of(ph), speed_of(ph),
+					       &cerr)) {
 				st->inconsistent++;
 				plog(pl, OSM_LOG_VERBOSE, "ibfab: skipping link: %s", cerr.msg);
 				continue;
@@ -408,15 +408,18 @@ static int write_lfts(osm_subn_t *subn, const struct ibf_fabric *f, const struct
 			     it = cl_qmap_next(it)) {
 				osm_switch_t *sw = (osm_switch_t *)it;
 				for (uint32_t lid = lo; lid <= hi; lid++) {
-					if (lid <= sw->max_lid_ho && sw->new_lft[lid] != OSM_NO_PATH)
+					if (lid <= sw->max_lid_ho &&
+					    sw->new_lft[lid] != OSM_NO_PATH)
 						continue;
 					if (!missing++)
 						snprintf(first, sizeof(first),
 							 "LID %u of '%s' port %d has no route on "
 							 "switch 0x%016" PRIx64 " '%.64s'",
 							 lid, nd->desc ? nd->desc : "", p,
-							 cl_ntoh64(osm_node_get_node_guid(sw->p_node)),
-							 (const char *)sw->p_node->node_desc.description);
+							 cl_ntoh64(osm_node_get_node_guid(
+								 sw->p_node)),
+							 (const char *)
+								 sw->p_node->node_desc.description);
 				}
 			}
 		}
@@ -476,7 +479,8 @@ static int subnet_vls(struct ibfab *pl, osm_subn_t *subn)
 			if (!ph || !osm_physp_is_valid(ph))
 				continue;
 			osm_physp_t *rph = osm_physp_get_remote(ph);
-			if (!rph || osm_node_get_type(osm_physp_get_node_ptr(rph)) != IB_NODE_TYPE_SWITCH)
+			if (!rph ||
+			    osm_node_get_type(osm_physp_get_node_ptr(rph)) != IB_NODE_TYPE_SWITCH)
 				continue;
 			unsigned a = vls_from_cap(ib_port_info_get_vl_cap(&ph->port_info));
 			unsigned b = vls_from_cap(ib_port_info_get_vl_cap(&rph->port_info));
@@ -510,7 +514,8 @@ static int apply_deadlock(struct ibfab *pl, const char *name, osm_subn_t *subn,
 	ibf_error_clear(&err);
 	if (ibf_deadlock_apply(f, r, &o, out, &err)) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: deadlock %s: %s", name,
-		     ibf_deadlock_name(pl->conf.deadlock), ibf_error_format(&err, msg, sizeof(msg)));
+		     ibf_deadlock_name(pl->conf.deadlock),
+		     ibf_error_format(&err, msg, sizeof(msg)));
 		return -1;
 	}
 	const struct ibf_dl *dl = *out;
@@ -563,8 +568,8 @@ static uint8_t ibfab_path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 }
 
 /* SM thread (osm_qos_setup, exclusive lock): the scheme's SL2VL row. */
-static void ibfab_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
-			       uint8_t out_port, ib_slvl_table_t *t)
+static void ibfab_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port, uint8_t out_port,
+			       ib_slvl_table_t *t)
 {
 	struct ibfab_engine *ec = context;
 	const struct ibfab *pl = ec->pl;
@@ -645,9 +650,9 @@ static int ibfab_build_lfts(void *context)
 	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
 		     !strcmp(pl->engine, name);
 	struct ibf_stable_report sr;
-	int route_rc = stable ? ibf_route_stable(f, name, &o, pl->fabric, &pl->routes, &r, &rep,
-						 &sr, &err)
-			      : ibf_route(f, name, &o, &r, &rep, &err);
+	int route_rc =
+		stable ? ibf_route_stable(f, name, &o, pl->fabric, &pl->routes, &r, &rep, &sr, &err)
+		       : ibf_route(f, name, &o, &r, &rep, &err);
 	free(roots);
 	if (!route_rc && stable)
 		plog(pl, OSM_LOG_INFO,
@@ -663,7 +668,8 @@ static int ibfab_build_lfts(void *context)
 	}
 	have_r = 1;
 
-	if (pl->conf.deadlock != IBF_DEADLOCK_NONE && apply_deadlock(pl, name, subn, f, &r, &lc, &dl))
+	if (pl->conf.deadlock != IBF_DEADLOCK_NONE &&
+	    apply_deadlock(pl, name, subn, f, &r, &lc, &dl))
 		goto fail_nowrite;
 
 	/* OpenSM does not reset the tables between engines */
@@ -772,8 +778,8 @@ static void *ibfab_create(osm_opensm_t *osm)
 	if (rc == IBF_EIO && !explicit_path && access(path, F_OK) && errno == ENOENT) {
 		ibf_conf_default(&pl->conf);
 		pl->conf_ok = 1;
-		plog(pl, OSM_LOG_INFO, "ibfab %s: no %s, using the default options", PACKAGE_VERSION,
-		     path);
+		plog(pl, OSM_LOG_INFO, "ibfab %s: no %s, using the default options",
+		     PACKAGE_VERSION, path);
 	} else if (rc) {
 		pl->conf_ok = 0;
 		ibf_error_format(&err, pl->conf_msg, sizeof(pl->conf_msg));
@@ -823,8 +829,5 @@ static void ibfab_delete(void *data)
 }
 
 __attribute__((visibility("default"))) osm_event_plugin_t osm_event_plugin = {
-	OSM_VERSION,
-	ibfab_create,
-	ibfab_delete,
-	NULL, /* report: no event handling yet */
+	OSM_VERSION, ibfab_create, ibfab_delete, NULL, /* report: no event handling yet */
 };

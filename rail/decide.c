@@ -22,17 +22,22 @@ static double gamma_of(double rail, double dom)
 const char *ibf_rail_path_name(enum ibf_rail_path p)
 {
 	switch (p) {
-	case IBF_RAIL_D: return "d";
-	case IBF_RAIL_R: return "r";
-	case IBF_RAIL_RD: return "rd";
-	case IBF_RAIL_DR: return "dr";
-	case IBF_RAIL_REMOTE: return "remote";
+	case IBF_RAIL_D:
+		return "d";
+	case IBF_RAIL_R:
+		return "r";
+	case IBF_RAIL_RD:
+		return "rd";
+	case IBF_RAIL_DR:
+		return "dr";
+	case IBF_RAIL_REMOTE:
+		return "remote";
 	}
 	return "?";
 }
 
-int ibf_rail_decide(const struct ibf_rail_scores *s, int d1, int g1, int d2, int g2,
-		    int prefer_rd, struct ibf_rail_choice *o)
+int ibf_rail_decide(const struct ibf_rail_scores *s, int d1, int g1, int d2, int g2, int prefer_rd,
+		    struct ibf_rail_choice *o)
 {
 	if (d1 < 0 || d2 < 0 || d1 >= s->ndomains || d2 >= s->ndomains || g1 < 0 || g2 < 0 ||
 	    g1 >= s->nrails || g2 >= s->nrails)

@@ -8,10 +8,10 @@
 #include "ibf_topology.h"
 
 enum ibf_rail_path {
-	IBF_RAIL_D,      /* same domain: stay on NVLink/NVSwitch */
-	IBF_RAIL_R,      /* same rail: stay on the rail */
-	IBF_RAIL_RD,     /* source rail first, then destination domain */
-	IBF_RAIL_DR,     /* source domain first, then destination rail */
+	IBF_RAIL_D,	 /* same domain: stay on NVLink/NVSwitch */
+	IBF_RAIL_R,	 /* same rail: stay on the rail */
+	IBF_RAIL_RD,	 /* source rail first, then destination domain */
+	IBF_RAIL_DR,	 /* source domain first, then destination rail */
 	IBF_RAIL_REMOTE, /* d1 -> rail g3 -> d2 over a third rail */
 };
 
@@ -26,8 +26,8 @@ struct ibf_rail_scores {
 
 struct ibf_rail_choice {
 	enum ibf_rail_path path;
-	int via_rail;  /* rail carrying the inter-domain hop (r/rd: g1, dr: g2, remote: g3) */
-	double score;  /* product of normalised scores of the chosen path */
+	int via_rail; /* rail carrying the inter-domain hop (r/rd: g1, dr: g2, remote: g3) */
+	double score; /* product of normalised scores of the chosen path */
 	double rd, dr, remote; /* the alternatives' scores (remote: best third rail, 0 if none) */
 	double gamma_src, gamma_dst;
 };
@@ -35,8 +35,8 @@ struct ibf_rail_choice {
 /* Decide for GPU g1 of domain d1 to GPU g2 of domain d2.  Ties between rd
  * and dr go to prefer_rd (the configured default); a remote rail wins only
  * when strictly better than both.  Returns -1 on an index out of range. */
-int ibf_rail_decide(const struct ibf_rail_scores *s, int d1, int g1, int d2, int g2,
-		    int prefer_rd, struct ibf_rail_choice *out);
+int ibf_rail_decide(const struct ibf_rail_scores *s, int d1, int g1, int d2, int g2, int prefer_rd,
+		    struct ibf_rail_choice *out);
 
 const char *ibf_rail_path_name(enum ibf_rail_path p);
 
@@ -47,12 +47,12 @@ const char *ibf_rail_path_name(enum ibf_rail_path p);
  * name, a timestamp and how long the scores stay valid; a stale or missing
  * registry makes hosts fall back to the configured default path. */
 struct ibf_rail_registry {
-	long long timestamp;  /* seconds since the epoch of the last update, 0 never */
-	long max_age;         /* seconds the scores stay valid (0: forever) */
-	int prefer_rd;        /* default path and tie-break: 1 rd, 0 dr */
-	int dflt;             /* score of a rail/domain without an entry */
+	long long timestamp; /* seconds since the epoch of the last update, 0 never */
+	long max_age;	     /* seconds the scores stay valid (0: forever) */
+	int prefer_rd;	     /* default path and tie-break: 1 rd, 0 dr */
+	int dflt;	     /* score of a rail/domain without an entry */
 	int nrails;
-	int *rail_label;      /* ascending */
+	int *rail_label; /* ascending */
 	int *rail_score;
 	int ndomains;
 	char **domain;
@@ -72,17 +72,17 @@ int ibf_rail_registry_find_rail(const struct ibf_rail_registry *r, int label);
 int ibf_rail_registry_find_domain(const struct ibf_rail_registry *r, const char *name);
 
 struct ibf_rail_decision {
-	struct ibf_rail_choice c;  /* via_rail is a rail label here */
-	int stale;                 /* the registry is older than max_age (or never written) */
-	int missing;               /* a domain or rail of the pair has no entry */
-	int fallback;              /* the default path was taken (stale or missing) */
+	struct ibf_rail_choice c; /* via_rail is a rail label here */
+	int stale;		  /* the registry is older than max_age (or never written) */
+	int missing;		  /* a domain or rail of the pair has no entry */
+	int fallback;		  /* the default path was taken (stale or missing) */
 };
 /* The path for GPU src_rail of domain src_dom to GPU dst_rail of dst_dom at
  * time now: d / r when the pair shares a domain / rail, else the h-ratio
  * decision, or the default path when the registry is stale or lacks the
  * pair's entries.  -1 on an internal inconsistency. */
-int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now,
-			     const char *src_dom, int src_rail, const char *dst_dom, int dst_rail,
+int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, const char *src_dom,
+			     int src_rail, const char *dst_dom, int dst_rail,
 			     struct ibf_rail_decision *out);
 
 /* ------------------------------------------------------------ structure */
@@ -90,11 +90,11 @@ int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now,
 /* A mapping file (see docs/rail.md) that overrides the detected domain and
  * rail of CAs.  Parsed on its own; CAs are matched when applied. */
 struct ibf_rail_map_entry {
-	int kind;        /* 0 GUID (node or port), 1 node id, 2 node description */
+	int kind; /* 0 GUID (node or port), 1 node id, 2 node description */
 	uint64_t guid;
-	char *key;       /* 'i' + node id or 'd' + description (owned), NULL for GUIDs */
-	char *domain;    /* owned */
-	int rail;        /* >= 0, or -1 = detect */
+	char *key;    /* 'i' + node id or 'd' + description (owned), NULL for GUIDs */
+	char *domain; /* owned */
+	int rail;     /* >= 0, or -1 = detect */
 	long line;
 };
 struct ibf_rail_map {
@@ -110,31 +110,31 @@ void ibf_rail_map_free(struct ibf_rail_map *m);
 
 /* One GPU NIC port: a CA port attached to a switch. */
 struct ibf_rail_gpu {
-	int32_t node;     /* CA node id */
+	int32_t node; /* CA node id */
 	uint8_t port;
-	int32_t domain;   /* index into domain names */
-	int32_t rail;     /* dense rail index */
-	int32_t hint;     /* HCA index from the description / map / rank, -1 none */
-	int32_t leaf;     /* switch node id it attaches to */
+	int32_t domain; /* index into domain names */
+	int32_t rail;	/* dense rail index */
+	int32_t hint;	/* HCA index from the description / map / rank, -1 none */
+	int32_t leaf;	/* switch node id it attaches to */
 };
 
 enum ibf_rail_sw_role { IBF_RAIL_SW_RAIL = 0, IBF_RAIL_SW_SPINE = 1, IBF_RAIL_SW_LOOSE = 2 };
 
 struct ibf_rail_info {
 	int ngpus, ndomains, nrails;
-	struct ibf_rail_gpu *gpu;     /* [ngpus], domain-major, then rail */
-	char **domain;                /* [ndomains] names, owned */
-	int32_t *rail_label;          /* [nrails] the HCA index / map number of each rail */
-	int32_t *sw_rail;             /* [nsw] rail of each switch, -1 when not in one rail */
-	uint8_t *sw_role;             /* [nsw] enum ibf_rail_sw_role */
-	int nspines;                  /* switches joining two or more rails */
-	int32_t *gpu_of_node;         /* [nnodes] first GPU index of a CA node, -1 */
+	struct ibf_rail_gpu *gpu; /* [ngpus], domain-major, then rail */
+	char **domain;		  /* [ndomains] names, owned */
+	int32_t *rail_label;	  /* [nrails] the HCA index / map number of each rail */
+	int32_t *sw_rail;	  /* [nsw] rail of each switch, -1 when not in one rail */
+	uint8_t *sw_role;	  /* [nsw] enum ibf_rail_sw_role */
+	int nspines;		  /* switches joining two or more rails */
+	int32_t *gpu_of_node;	  /* [nnodes] first GPU index of a CA node, -1 */
 	/* what does not fit */
-	int missing;                  /* (domain, rail) pairs without a GPU */
-	int doubled;                  /* extra GPUs of one domain on one rail */
-	int mismatched;               /* GPUs whose HCA index differs from their leaf's rail */
-	int unattached;               /* CA ports without a switch peer */
-	int rail_components;          /* switch components after removing spines */
+	int missing;	     /* (domain, rail) pairs without a GPU */
+	int doubled;	     /* extra GPUs of one domain on one rail */
+	int mismatched;	     /* GPUs whose HCA index differs from their leaf's rail */
+	int unattached;	     /* CA ports without a switch peer */
+	int rail_components; /* switch components after removing spines */
 };
 
 /* Detect domains and rails in a finalized fabric; map may be NULL.

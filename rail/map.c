@@ -58,8 +58,8 @@ static int is_hex_guid(const char *s, size_t n)
 	return 1;
 }
 
-static int parse_line(struct ibf_rail_map *m, struct ibf_rail_map_entry *e, const char *s,
-		      size_t n, const char *name, long line, struct ibf_error *err)
+static int parse_line(struct ibf_rail_map *m, struct ibf_rail_map_entry *e, const char *s, size_t n,
+		      const char *name, long line, struct ibf_error *err)
 {
 	struct ibf_cur c = { s, s + n };
 	const char *w;
@@ -76,8 +76,7 @@ static int parse_line(struct ibf_rail_map *m, struct ibf_rail_map_entry *e, cons
 			return ibf_error_set(err, IBF_EPARSE, name, line,
 					     "unterminated quoted node description");
 		if (c.p == q)
-			return ibf_error_set(err, IBF_EPARSE, name, line,
-					     "empty node description");
+			return ibf_error_set(err, IBF_EPARSE, name, line, "empty node description");
 		e->kind = 2;
 		e->key = dupn(q, (size_t)(c.p - q));
 		c.p++;
@@ -105,8 +104,7 @@ static int parse_line(struct ibf_rail_map *m, struct ibf_rail_map_entry *e, cons
 		return ibf_error_set(err, IBF_EPARSE, name, line,
 				     "expected a domain name after the selector");
 	if (memchr(w, '"', wn))
-		return ibf_error_set(err, IBF_EPARSE, name, line,
-				     "a domain name cannot hold '\"'");
+		return ibf_error_set(err, IBF_EPARSE, name, line, "a domain name cannot hold '\"'");
 	e->domain = dupn(w, wn);
 	if (!e->domain)
 		return ibf_error_set(err, IBF_ENOMEM, name, line, "out of memory");

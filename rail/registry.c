@@ -104,7 +104,8 @@ static int score_of(const struct ibf_jval *v, const char *name, struct ibf_error
 {
 	if (v->type != IBF_JNUM || v->num != floor(v->num) || v->num < 0 || v->num > 100)
 		return ibf_error_set(err, IBF_EPARSE, name, v->line,
-				     "score of '%s' must be an integer 0..100", v->key ? v->key : "?");
+				     "score of '%s' must be an integer 0..100",
+				     v->key ? v->key : "?");
 	*out = (int)v->num;
 	return 0;
 }
@@ -119,7 +120,8 @@ int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
 	int rc = 0;
 	const struct ibf_jval *v;
 	if (doc->type != IBF_JOBJ) {
-		rc = ibf_error_set(err, IBF_EPARSE, name, doc->line, "the registry is not a JSON object");
+		rc = ibf_error_set(err, IBF_EPARSE, name, doc->line,
+				   "the registry is not a JSON object");
 		goto out;
 	}
 	v = ibf_json_get(doc, "version");
@@ -155,8 +157,8 @@ int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
 	const struct ibf_jval *rails = ibf_json_get(doc, "rails");
 	const struct ibf_jval *doms = ibf_json_get(doc, "domains");
 	if ((rails && rails->type != IBF_JOBJ) || (doms && doms->type != IBF_JOBJ)) {
-		rc = ibf_error_set(err, IBF_EPARSE, name, (rails && rails->type != IBF_JOBJ) ?
-				   rails->line : doms->line,
+		rc = ibf_error_set(err, IBF_EPARSE, name,
+				   (rails && rails->type != IBF_JOBJ) ? rails->line : doms->line,
 				   "\"rails\" and \"domains\" map names to scores");
 		goto out;
 	}
@@ -227,8 +229,9 @@ int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
 	if (rc)
 		return rc;
 	FILE *o = a.fp;
-	fprintf(o, "{\n  \"version\": 1,\n  \"timestamp\": %lld,\n  \"max_age\": %ld,\n"
-		   "  \"default_path\": \"%s\",\n  \"default_score\": %d,\n  \"rails\": {",
+	fprintf(o,
+		"{\n  \"version\": 1,\n  \"timestamp\": %lld,\n  \"max_age\": %ld,\n"
+		"  \"default_path\": \"%s\",\n  \"default_score\": %d,\n  \"rails\": {",
 		r->timestamp, r->max_age, r->prefer_rd ? "rd" : "dr", r->dflt);
 	for (int i = 0; i < r->nrails; i++)
 		fprintf(o, "%s\"%d\": %d", i ? ", " : "", r->rail_label[i], r->rail_score[i]);
@@ -272,8 +275,8 @@ int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
 
 /* -------------------------------------------------------------- deciding */
 
-int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now,
-			     const char *src_dom, int src_rail, const char *dst_dom, int dst_rail,
+int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, const char *src_dom,
+			     int src_rail, const char *dst_dom, int dst_rail,
 			     struct ibf_rail_decision *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -287,8 +290,10 @@ int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now,
 	int same_dom = !strcmp(src_dom, dst_dom), same_rail = src_rail == dst_rail;
 	if (same_dom || same_rail || out->stale || out->missing) {
 		/* no choice to make, or nothing to decide on: the fixed rules */
-		out->c.path = same_dom ? IBF_RAIL_D : same_rail ? IBF_RAIL_R :
-			      r->prefer_rd ? IBF_RAIL_RD : IBF_RAIL_DR;
+		out->c.path = same_dom	     ? IBF_RAIL_D
+			      : same_rail    ? IBF_RAIL_R
+			      : r->prefer_rd ? IBF_RAIL_RD
+					     : IBF_RAIL_DR;
 		out->c.via_rail = out->c.path == IBF_RAIL_DR ? dst_rail : src_rail;
 		out->fallback = !same_dom && !same_rail;
 		if (!out->stale && !out->missing) {
@@ -305,7 +310,8 @@ int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now,
 	if (ibf_rail_decide(&s, d1, g1, d2, g2, r->prefer_rd, &out->c))
 		return -1;
 	/* the decision works on dense indexes: report rail labels */
-	out->c.via_rail = out->c.via_rail >= 0 && out->c.via_rail < r->nrails ?
-			  r->rail_label[out->c.via_rail] : out->c.via_rail;
+	out->c.via_rail = out->c.via_rail >= 0 && out->c.via_rail < r->nrails
+				  ? r->rail_label[out->c.via_rail]
+				  : out->c.via_rail;
 	return 0;
 }

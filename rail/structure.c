@@ -100,7 +100,7 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric is not finalized");
 	uint32_t nn = f->nnodes, nsw = f->nsw;
 	int rc = IBF_ENOMEM;
-	int32_t *ov = malloc((nn + 1) * sizeof(*ov));       /* map entry per node */
+	int32_t *ov = malloc((nn + 1) * sizeof(*ov));	      /* map entry per node */
 	int32_t *dom_of = malloc((nn + 1) * sizeof(*dom_of)); /* domain per CA node */
 	int32_t *label = malloc((nsw + 1) * sizeof(*label));
 	int32_t *nlabel = malloc((nsw + 1) * sizeof(*nlabel));
@@ -174,8 +174,8 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 				ri->gpu = q;
 				gcap = nc;
 			}
-			ri->gpu[ngpu++] = (struct ibf_rail_gpu){ (int32_t)i, (uint8_t)p, -1, -1, -1,
-								 pp->peer_node };
+			ri->gpu[ngpu++] = (struct ibf_rail_gpu){ (int32_t)i, (uint8_t)p,   -1, -1,
+								 -1,	     pp->peer_node };
 		}
 	}
 	ri->ngpus = ngpu;
@@ -187,7 +187,8 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		size_t hl;
 		int idx;
 		int32_t old;
-		if (nd->sysimg_guid && ov[ri->gpu[g].node] < 0 && host_of_desc(nd->desc, &hl, &idx) &&
+		if (nd->sysimg_guid && ov[ri->gpu[g].node] < 0 &&
+		    host_of_desc(nd->desc, &hl, &idx) &&
 		    ibf_umap_put(&named, nd->sysimg_guid, ri->gpu[g].node, &old) < 0)
 			goto oom;
 	}
@@ -375,7 +376,10 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 	if (!ri->rail_label)
 		goto oom;
 	memcpy(ri->rail_label, tmp, (size_t)nr * sizeof(int32_t));
-#define DENSE(v) ((int32_t)((int32_t *)bsearch(&(v), ri->rail_label, (size_t)nr, sizeof(int32_t), cmp_i32) - ri->rail_label))
+#define DENSE(v)                                                                         \
+	((int32_t)((int32_t *)bsearch(&(v), ri->rail_label, (size_t)nr, sizeof(int32_t), \
+				      cmp_i32) -                                         \
+		   ri->rail_label))
 	for (int g = 0; g < ngpu; g++)
 		ri->gpu[g].rail = DENSE(ri->gpu[g].rail);
 	for (uint32_t s = 0; s < nsw; s++) {

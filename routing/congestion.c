@@ -117,7 +117,7 @@ struct cg {
 	const struct ibf_routes *r;
 	const struct host *h;
 	uint32_t N;
-	uint32_t *load;  /* [E] */
+	uint32_t *load; /* [E] */
 	uint32_t *touched;
 	uint32_t ntouched;
 	uint64_t flows, unrouted;
@@ -173,10 +173,10 @@ static int flow(struct cg *c, uint32_t a, uint32_t b, uint32_t *maxl, uint32_t *
  * entering it. */
 #define CUT_MAX (IBF_FTREE_MAX_LEVELS + 1)
 struct cut {
-	int nlv;                  /* cut levels in use */
-	uint32_t *gid[CUT_MAX];   /* [N] group of each host, UINT32_MAX: none */
-	uint32_t *cap[CUT_MAX];   /* [nsw] cables leaving group g (groups are switch ids) */
-	uint32_t *cin, *cout;     /* [nsw] scratch counters */
+	int nlv;		/* cut levels in use */
+	uint32_t *gid[CUT_MAX]; /* [N] group of each host, UINT32_MAX: none */
+	uint32_t *cap[CUT_MAX]; /* [nsw] cables leaving group g (groups are switch ids) */
+	uint32_t *cin, *cout;	/* [nsw] scratch counters */
 };
 
 static void cut_free(struct cut *k)
@@ -281,7 +281,8 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		o = &defo;
 	}
 	if (!f || !f->finalized || !r || !r->lft)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no finalized fabric or route table");
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "no finalized fabric or route table");
 	if (r->nsw != f->nsw)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "route table has %u switches, the fabric %u", r->nsw, f->nsw);
@@ -348,9 +349,15 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	perm = calloc(N ? N : 1, sizeof(uint32_t));
 	uint32_t ninst = 0;
 	switch (o->pattern) {
-	case IBF_CONG_SHIFT_ALL: ninst = N > 1 ? N - 1 : 0; break;
-	case IBF_CONG_SHIFT: ninst = 1; break;
-	case IBF_CONG_PERM: ninst = o->perms; break;
+	case IBF_CONG_SHIFT_ALL:
+		ninst = N > 1 ? N - 1 : 0;
+		break;
+	case IBF_CONG_SHIFT:
+		ninst = 1;
+		break;
+	case IBF_CONG_PERM:
+		ninst = o->perms;
+		break;
 	default:
 		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown pattern %d", o->pattern);
 		goto out;

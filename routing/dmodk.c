@@ -61,25 +61,25 @@ struct dk {
 	const struct ibf_dmodk_opts *d;
 	struct ibf_routes *r;
 	uint32_t S;
-	uint32_t *anc, *reach;         /* == rcur: member for the current destination switch */
-	uint32_t *chain;               /* == ccur: on the current column's chain */
+	uint32_t *anc, *reach; /* == rcur: member for the current destination switch */
+	uint32_t *chain;       /* == ccur: on the current column's chain */
 	uint32_t rcur, ccur;
 	uint8_t *chain_port;
-	uint32_t *nxt;                 /* next switch of the column, NOSW at the end */
+	uint32_t *nxt;			 /* next switch of the column, NOSW at the end */
 	uint32_t *fdist, *fnext, *queue; /* fallback towards the up/down region */
-	uint32_t *bylevel;             /* switches, highest level first */
-	uint64_t *moved_missing;       /* [S] LIDs moved off a missing slot */
-	uint64_t moved_unusable;       /* (switch, LID) moved off an unusable parent */
-	uint64_t fallback;             /* (switch, LID) outside the up/down region */
-	uint32_t fallback_dests;       /* destination switches with such entries */
+	uint32_t *bylevel;		 /* switches, highest level first */
+	uint64_t *moved_missing;	 /* [S] LIDs moved off a missing slot */
+	uint64_t moved_unusable;	 /* (switch, LID) moved off an unusable parent */
+	uint64_t fallback;		 /* (switch, LID) outside the up/down region */
+	uint32_t fallback_dests;	 /* destination switches with such entries */
 	uint8_t *hopbuf;
 	uint32_t *stack;
 	uint32_t *pres, *pres_off, *pres_n, *pnom; /* bundles per slot, see bundles() */
-	uint32_t *wgt;                 /* per slot: weight of its parent, see pick_chain */
-	uint32_t dload[256];           /* chain destinations per port of the destination switch */
-	uint32_t doff[256];            /* off-chain destinations given to each port */
-	uint32_t *below, *below_par;   /* == ccur: climbs to the chain, through which parent */
-	uint64_t chain_weighted;       /* chain steps moved by parent weights */
+	uint32_t *wgt;		     /* per slot: weight of its parent, see pick_chain */
+	uint32_t dload[256];	     /* chain destinations per port of the destination switch */
+	uint32_t doff[256];	     /* off-chain destinations given to each port */
+	uint32_t *below, *below_par; /* == ccur: climbs to the chain, through which parent */
+	uint64_t chain_weighted;     /* chain steps moved by parent weights */
 };
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
@@ -313,9 +313,10 @@ static uint32_t pick_down(struct dk *c, uint32_t s, uint32_t dsw, uint64_t x, co
 				uint32_t e = t->down[g];
 				if (c->anc[f->adj[e].nbr] != c->rcur || m++ != j)
 					continue;
-				uint32_t v = f->adj[e].nbr != dsw ? UINT32_MAX
-					   : c->dload[f->adj[e].rport] * 65536u +
-						     (c->doff[f->adj[e].rport] & 0xffffu);
+				uint32_t v = f->adj[e].nbr != dsw
+						     ? UINT32_MAX
+						     : c->dload[f->adj[e].rport] * 65536u +
+							       (c->doff[f->adj[e].rport] & 0xffffu);
 				if (v < bl) {
 					bl = v;
 					best = e;
@@ -457,7 +458,8 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 			uint32_t k0 = (uint32_t)(d % n);
 			for (uint32_t j = 0; j < n; j++) {
 				uint32_t g = a + (k0 + j) % n, y = t->slot_par[g];
-				if (c->pres_n[g] && (c->below[y] == c->ccur || c->chain[y] == c->ccur)) {
+				if (c->pres_n[g] &&
+				    (c->below[y] == c->ccur || c->chain[y] == c->ccur)) {
 					c->below[v] = c->ccur;
 					c->below_par[v] = y;
 					break;
@@ -479,8 +481,7 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 				e = pick_toward(c, s, c->below_par[s], x, off);
 			if (e == NOSW)
 				e = pick_chain(c, s, x, off, c->reach);
-		}
-		else {
+		} else {
 			e = c->fnext[s];
 			if (count && e != NOSW)
 				c->fallback++;
@@ -534,9 +535,10 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 	if (!f->finalized)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
 	if (r->nsw != f->nsw || r->max_lid < ibf_max_lid(f))
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "route table is %u switches x LID %u; the fabric needs %u x %u",
-				     r->nsw, r->max_lid, f->nsw, ibf_max_lid(f));
+		return ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"route table is %u switches x LID %u; the fabric needs %u x %u", r->nsw,
+			r->max_lid, f->nsw, ibf_max_lid(f));
 	struct ibf_ftree t;
 	int rc = ibf_ftree_build(f, &d->tree, &t, err);
 	if (rc) {
@@ -708,13 +710,13 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 			"dmodk: %s (level %u) has %u of %u up-port cables (missing slot%s %s); %llu "
 			"destination LID%s spread over the surviving cables to that parent (or the next "
 			"slot when none is left)",
-			ibf_ftree_swname(f, s, nm, sizeof(nm)), t.level[s], n - m, n, m == 1 ? "" : "s",
-			slots, (unsigned long long)c.moved_missing[s],
+			ibf_ftree_swname(f, s, nm, sizeof(nm)), t.level[s], n - m, n,
+			m == 1 ? "" : "s", slots, (unsigned long long)c.moved_missing[s],
 			c.moved_missing[s] == 1 ? "" : "s");
 	}
 	if (nmiss > 16)
-		log_msg(&c, IBF_LOG_INFO, "dmodk: ... %u switches with missing up-port cables in all",
-			nmiss);
+		log_msg(&c, IBF_LOG_INFO,
+			"dmodk: ... %u switches with missing up-port cables in all", nmiss);
 	if (c.chain_weighted)
 		log_msg(&c, IBF_LOG_INFO,
 			"dmodk: %llu destination chain steps moved to a parent with more surviving "

@@ -12,14 +12,14 @@
 #include <string.h>
 
 struct ec_result {
-	uint64_t entries;      /* (switch, LID) traced */
+	uint64_t entries; /* (switch, LID) traced */
 	uint64_t unrouted, loops, wrong, hops_bad;
 	uint64_t nonshortest0; /* LID offset 0 longer than the distance */
 	uint64_t nonshortest;  /* any LID longer than the distance */
 	uint32_t max_len_hi;   /* longest switch-to-switch path at LID offset >= 1 */
 	uint64_t len_hi_over3; /* paths at offset >= 1 longer than 3 hops */
 	uint64_t pairs_sw;     /* ordered (s, t) pairs, t with a CA port, s != t */
-	uint64_t ge[9];        /* of those with >= k pairwise edge-disjoint paths */
+	uint64_t ge[9];	       /* of those with >= k pairwise edge-disjoint paths */
 	uint64_t pairs_port;   /* (s, CA port) pairs */
 	uint64_t ge_port[9];
 	double link_max, link_mean; /* paths (source switch, CA LID) per directed link */
@@ -145,7 +145,8 @@ static int ec_analyse(const struct ibf_fabric *f, const struct ibf_routes *r, st
 							break;
 						}
 						if (port == 0) {
-							st = (m.node[lid] == f->switches[x] && m.port[lid] == 0)
+							st = (m.node[lid] == f->switches[x] &&
+							      m.port[lid] == 0)
 								     ? 0
 								     : 3;
 							break;
@@ -156,7 +157,8 @@ static int ec_analyse(const struct ibf_fabric *f, const struct ibf_routes *r, st
 							st = 1;
 							break;
 						}
-						if (f->nodes[op->peer_node].type != IBF_NODE_SWITCH) {
+						if (f->nodes[op->peer_node].type !=
+						    IBF_NODE_SWITCH) {
 							st = (m.node[lid] == op->peer_node &&
 							      m.port[lid] == op->peer_port)
 								     ? 0
@@ -207,7 +209,8 @@ static int ec_analyse(const struct ibf_fabric *f, const struct ibf_routes *r, st
 						npath = (int)j + 1;
 					}
 				}
-				if (is_sw || s == t || !all_ok || dist[(size_t)s * S + t] == IBF_DIST_INF)
+				if (is_sw || s == t || !all_ok ||
+				    dist[(size_t)s * S + t] == IBF_DIST_INF)
 					continue;
 				int k = ec_maxdisjoint(npath, (const uint32_t(*)[64])paths, plen);
 				res->pairs_port++;

@@ -18,7 +18,6 @@
 
 #define ENG_MAX_THREADS 64
 
-
 static double now_sec(void)
 {
 	struct timespec ts;
@@ -247,8 +246,8 @@ static inline void conflicts(const struct eng_ctx *c, const struct eng_ws *ws, u
 }
 
 /* may s (layer j) leave by link en instead of nx[s]?  see above */
-static int move_ok(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s, uint32_t en,
-		   uint32_t t, uint32_t nl, uint32_t j)
+static int move_ok(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s, uint32_t en, uint32_t t,
+		   uint32_t nl, uint32_t j)
 {
 	const struct ibf_adj *adj = c->f->adj;
 	const uint32_t *nx = ws->nxt + (size_t)j * c->S;
@@ -356,7 +355,8 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 			uint32_t xo = adj[eo].nbr, xn = u;
 			while (xo != xn) {
 				uint32_t fo = nx[xo], fn = nx[xn];
-				dl += a * (2 * eng_x(c, ws, fn) + a) - a * (2 * eng_x(c, ws, fo) - a);
+				dl += a * (2 * eng_x(c, ws, fn) + a) -
+				      a * (2 * eng_x(c, ws, fo) - a);
 				xo = adj[fo].nbr;
 				xn = adj[fn].nbr;
 			}
@@ -421,7 +421,8 @@ static void rebal_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 				continue;
 			}
 			uint8_t port = row[j];
-			nx[s] = port == IBF_LFT_NONE ? ENG_NOLINK : c->plink[(size_t)s * 256 + port];
+			nx[s] = port == IBF_LFT_NONE ? ENG_NOLINK
+						     : c->plink[(size_t)s * 256 + port];
 			if (nx[s] == ENG_NOLINK)
 				return;
 		}
@@ -642,7 +643,8 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 			wk[i].tid = i;
 			if (pthread_create(&tids[i], NULL, worker_main, &wk[i])) {
 				/* fewer workers give the same tables */
-				eng_log(o, IBF_LOG_INFO, "could not start thread %d; continuing", i);
+				eng_log(o, IBF_LOG_INFO, "could not start thread %d; continuing",
+					i);
 				break;
 			}
 			started++;

@@ -22,8 +22,8 @@
 
 #include <stdint.h>
 
-#define ENG_ROUND 16u          /* most units per round; never depends on threads */
-#define ENG_SWEEPS 1           /* rebalancing sweeps over all destinations */
+#define ENG_ROUND 16u /* most units per round; never depends on threads */
+#define ENG_SWEEPS 1  /* rebalancing sweeps over all destinations */
 #define ENG_DIST_INF UINT16_MAX
 #define ENG_NOLINK UINT32_MAX
 
@@ -34,9 +34,9 @@ enum eng_mode { ENG_MINIMAL = 0, ENG_LAYERED = 1 };
 struct eng_dest {
 	int32_t node;
 	uint8_t port;
-	uint8_t tport;  /* out port at switch t that delivers (0 = t itself) */
+	uint8_t tport; /* out port at switch t that delivers (0 = t itself) */
 	uint8_t is_sw;
-	uint32_t t;     /* switch index the destination hangs off */
+	uint32_t t; /* switch index the destination hangs off */
 	uint32_t lid;
 	uint32_t nlids;
 };
@@ -44,16 +44,16 @@ struct eng_dest {
 /* What one unit (destination) produced besides its LFT columns. */
 struct eng_unit_out {
 	uint32_t ntouched;
-	uint32_t *e;          /* links whose weight grew */
-	uint64_t *w;          /* by how much */
+	uint32_t *e; /* links whose weight grew */
+	uint64_t *w; /* by how much */
 	uint64_t pairs_total, pairs_nonmin, pairs_fallback;
 	uint64_t unreachable; /* (switch, LID) entries left unset */
 	uint64_t long_paths;  /* layer >= 1 paths longer than the window allows */
 	uint32_t max_len;     /* longest switch-to-switch path in layers >= 1 */
-	uint32_t nx;          /* exact-load changes (see eng_ctx.X) */
+	uint32_t nx;	      /* exact-load changes (see eng_ctx.X) */
 	uint32_t *xe;
 	int64_t *xw;
-	uint64_t moves;       /* rebalancing: next hops re-pointed */
+	uint64_t moves; /* rebalancing: next hops re-pointed */
 };
 
 struct eng_ctx {
@@ -61,64 +61,64 @@ struct eng_ctx {
 	const struct ibf_route_opts *o;
 	struct ibf_routes *r;
 	int mode;
-	uint32_t S, E;        /* switches, directed switch-switch links (CSR entries) */
+	uint32_t S, E;	      /* switches, directed switch-switch links (CSR entries) */
 	const uint32_t *esrc; /* [E] tail switch of each directed link (fabric->adj_src) */
 	const uint32_t *rev;  /* [E] the opposite direction of the same cable (fabric->adj_rev) */
-	uint32_t *und;        /* [E] undirected cable id (min(e, rev(e))) */
-	uint16_t *dist;       /* [S*S] hop distances, ENG_DIST_INF when unreachable */
-	uint32_t diam;        /* largest finite distance */
+	uint32_t *und;	      /* [E] undirected cable id (min(e, rev(e))) */
+	uint16_t *dist;	      /* [S*S] hop distances, ENG_DIST_INF when unreachable */
+	uint32_t diam;	      /* largest finite distance */
 	uint32_t diam_ref;    /* the fabric's typical diameter: the smallest distance within
 			       * which 90% of the connected switch pairs lie (= diam on the
 			       * intact fabrics we know; a failed cable leaves it unchanged) */
 	uint32_t *hosts;      /* [S] source end ports behind each switch (CA ports + 1) */
 	struct eng_dest *dest;
 	uint32_t ndest;
-	int layers;           /* L */
-	uint32_t pmax;        /* longest free prefix in the layered search */
-	uint64_t *W;          /* [E] shared link weights (snapshot during a round) */
-	uint32_t round;       /* units per round: from the fabric size only */
-	uint64_t *possible;   /* [S * words] bit s of row t: s has some simple path to t
+	int layers;	    /* L */
+	uint32_t pmax;	    /* longest free prefix in the layered search */
+	uint64_t *W;	    /* [E] shared link weights (snapshot during a round) */
+	uint32_t round;	    /* units per round: from the fabric size only */
+	uint64_t *possible; /* [S * words] bit s of row t: s has some simple path to t
 			       * whose length lies in its window (only for layered) */
 	uint32_t pwords;
-	uint64_t *X;          /* [E] exact paths per link, as ibf_path_stats counts them:
+	uint64_t *X;		/* [E] exact paths per link, as ibf_path_stats counts them:
 			       * (source CA port, CA destination LID) pairs crossing it */
-	uint32_t *hca;        /* [S] CA/router ports cabled to each switch */
-	uint32_t *plink;      /* [S * 256] out link of (switch, port), ENG_NOLINK */
+	uint32_t *hca;		/* [S] CA/router ports cabled to each switch */
+	uint32_t *plink;	/* [S * 256] out link of (switch, port), ENG_NOLINK */
 	int32_t *winlo, *winhi; /* [diam + 1] window bounds by distance (eng_bound) */
-	int phase;            /* 0: build the tables, 1: rebalance them */
-	int64_t xmean;        /* mean of X when the round began (phase 1) */
+	int phase;		/* 0: build the tables, 1: rebalance them */
+	int64_t xmean;		/* mean of X when the round began (phase 1) */
 	struct eng_unit_out out[ENG_ROUND];
 };
 
 /* Per-thread scratch. */
 struct eng_ws {
-	uint64_t *delta;      /* [E] this unit's private weight changes */
-	uint32_t *touched;    /* [E] */
+	uint64_t *delta;   /* [E] this unit's private weight changes */
+	uint32_t *touched; /* [E] */
 	uint32_t ntouched;
-	uint32_t *order;      /* [S] */
-	uint32_t *tmp;        /* [S] */
-	uint64_t *acc;        /* [S] */
-	int32_t *len;         /* [S] tree path length, -1 unset */
-	uint8_t *fixed;       /* [S] */
-	uint32_t *level;      /* [S] in-window paths of (s, d) so far */
-	uint8_t *nopath;      /* [S] 2: s has no in-window path to t at all;
+	uint32_t *order; /* [S] */
+	uint32_t *tmp;	 /* [S] */
+	uint64_t *acc;	 /* [S] */
+	int32_t *len;	 /* [S] tree path length, -1 unset */
+	uint8_t *fixed;	 /* [S] */
+	uint32_t *level; /* [S] in-window paths of (s, d) so far */
+	uint8_t *nopath; /* [S] 2: s has no in-window path to t at all;
 			       * 1: s found none in some earlier layer */
-	uint32_t *nxt;        /* [layers * S] out link of s in each layer (ENG_NOLINK) */
-	uint32_t *mark;       /* [E] stamp per undirected cable */
+	uint32_t *nxt;	 /* [layers * S] out link of s in each layer (ENG_NOLINK) */
+	uint32_t *mark;	 /* [E] stamp per undirected cable */
 	uint32_t stamp;
-	uint32_t *bucket;     /* [S] BFS buckets */
-	uint32_t *down_off;   /* [S + 1] per switch: its links one hop closer to t */
-	uint32_t *down;       /* [E] */
-	uint32_t *bcount;     /* [S + 2] */
+	uint32_t *bucket;   /* [S] BFS buckets */
+	uint32_t *down_off; /* [S + 1] per switch: its links one hop closer to t */
+	uint32_t *down;	    /* [E] */
+	uint32_t *bcount;   /* [S + 2] */
 	/* exact-load deltas and the rebalancing pass */
-	int64_t *xdelta;      /* [E] */
-	uint8_t *xflag;       /* [E] */
-	uint32_t *xtouched;   /* [E] */
+	int64_t *xdelta;    /* [E] */
+	uint8_t *xflag;	    /* [E] */
+	uint32_t *xtouched; /* [E] */
 	uint32_t nxt_touched;
-	int32_t *rlen;        /* [layers * S] tree path length per LID of the unit */
-	uint32_t *fc, *sib;   /* [S] first child, next sibling in one tree */
-	uint32_t *cst, *dst;  /* [E] stamps of cb (per cable) and db (per link) */
-	uint64_t *cb, *db;    /* [E] LIDs (bits) whose path uses the cable / link */
+	int32_t *rlen;	     /* [layers * S] tree path length per LID of the unit */
+	uint32_t *fc, *sib;  /* [S] first child, next sibling in one tree */
+	uint32_t *cst, *dst; /* [E] stamps of cb (per cable) and db (per link) */
+	uint64_t *cb, *db;   /* [E] LIDs (bits) whose path uses the cable / link */
 	uint32_t stamp2;
 };
 
@@ -188,7 +188,6 @@ static inline int eng_hi(const struct eng_ctx *c, uint32_t dst)
 {
 	return c->winhi[dst];
 }
-
 
 /* engine_setup.c: the run's setup and the engines' log helper */
 void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)

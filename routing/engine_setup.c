@@ -84,9 +84,10 @@ int eng_ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids)
 	ws->cb = malloc(E * sizeof(*ws->cb));
 	ws->db = malloc(E * sizeof(*ws->db));
 	if (!ws->delta || !ws->touched || !ws->order || !ws->tmp || !ws->acc || !ws->len ||
-	    !ws->fixed || !ws->level || !ws->nopath || !ws->nxt || !ws->mark || !ws->bucket || !ws->down_off || !ws->down ||
-	    !ws->bcount || !ws->xdelta || !ws->xflag || !ws->xtouched || !ws->rlen || !ws->fc ||
-	    !ws->sib || !ws->cst || !ws->dst || !ws->cb || !ws->db) {
+	    !ws->fixed || !ws->level || !ws->nopath || !ws->nxt || !ws->mark || !ws->bucket ||
+	    !ws->down_off || !ws->down || !ws->bcount || !ws->xdelta || !ws->xflag ||
+	    !ws->xtouched || !ws->rlen || !ws->fc || !ws->sib || !ws->cst || !ws->dst || !ws->cb ||
+	    !ws->db) {
 		eng_ws_free(ws);
 		return -1;
 	}
@@ -157,7 +158,7 @@ int eng_build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids,
 				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 						     "switch '%s' has no LID (assign LIDs first)",
 						     n->desc ? n->desc : "?");
-			struct eng_dest d = { (int32_t)i, 0, 0, 1, (uint32_t)n->sw, pp->lid,
+			struct eng_dest d = { (int32_t)i,   0, 0, 1, (uint32_t)n->sw, pp->lid,
 					      1u << pp->lmc };
 			if (add_dest(c, &cap, &d))
 				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
@@ -180,8 +181,13 @@ int eng_build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids,
 				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 						     "'%s' port %d has no LID (assign LIDs first)",
 						     n->desc ? n->desc : "?", p);
-			struct eng_dest d = { (int32_t)i, (uint8_t)p, (uint8_t)swp, 0,
-					      (uint32_t)f->nodes[swn].sw, pp->lid, 1u << pp->lmc };
+			struct eng_dest d = { (int32_t)i,
+					      (uint8_t)p,
+					      (uint8_t)swp,
+					      0,
+					      (uint32_t)f->nodes[swn].sw,
+					      pp->lid,
+					      1u << pp->lmc };
 			if (add_dest(c, &cap, &d))
 				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			c->hosts[d.t]++;
@@ -197,8 +203,7 @@ int eng_build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids,
 					     c->r->max_lid);
 		if (d->nlids > *maxlids)
 			*maxlids = d->nlids;
-		if (d->is_sw && d->nlids > 1 &&
-		    (int)__builtin_ctz(d->nlids) > *maxlmc)
+		if (d->is_sw && d->nlids > 1 && (int)__builtin_ctz(d->nlids) > *maxlmc)
 			*maxlmc = __builtin_ctz(d->nlids);
 	}
 	/* stable reroutes: the caller keeps the columns of these LIDs from the
@@ -394,4 +399,3 @@ int eng_build_possible(struct eng_ctx *c, struct ibf_error *err)
 	free(stk), free(pos), free(on);
 	return 0;
 }
-

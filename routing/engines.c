@@ -12,7 +12,8 @@ const struct ibf_engine ibf_engines[] = {
 	{ "layered", ibf_route_layered,
 	  "layer 0 minimal, layers >= 1 non-minimal and edge-disjoint per pair (LNMP-style)" },
 	{ "lnmp", ibf_route_layered, "alias of layered" },
-	{ "dmodk", ibf_route_dmodk, "D-mod-K for fat trees (Zahavi), LMC layers over different spines" },
+	{ "dmodk", ibf_route_dmodk,
+	  "D-mod-K for fat trees (Zahavi), LMC layers over different spines" },
 	{ "hratio", ibf_route_hratio,
 	  "rail GPU clusters: each rail component on its own, D-mod-K over rails and spines" },
 	{ NULL, NULL, NULL },
@@ -141,9 +142,10 @@ int ibf_route(const struct ibf_fabric *f, const char *engine, const struct ibf_r
 	for (uint32_t i = 0; i < f->nnodes; i++)
 		nsw += f->nodes[i].type == IBF_NODE_SWITCH;
 	if (!nsw) /* an empty table set would look like a successful route */
-		return ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
-				     "the fabric has no switches: there are no forwarding tables to "
-				     "compute (adapters cabled back to back need none)");
+		return ibf_error_set(
+			err, IBF_ENOROUTE, NULL, 0,
+			"the fabric has no switches: there are no forwarding tables to "
+			"compute (adapters cabled back to back need none)");
 	if (!ibf_fabric_is_sorted(f))
 		return route_canonical(f, e, o, r, rep, err);
 	int rc = ibf_routes_init(r, f->nsw, ibf_max_lid(f), 1, err);

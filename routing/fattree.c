@@ -192,9 +192,9 @@ static int levels_by_roots(const struct ibf_fabric *f, const struct ibf_ftree_op
 }
 
 /* leaves = switches with hosts, minus hosts-on-a-spine (see the top) */
-static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost,
-			    const uint32_t *rank, uint8_t *level, uint32_t *dist, uint32_t *queue,
-			    uint32_t *demoted, struct ibf_error *err)
+static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost, const uint32_t *rank,
+			    uint8_t *level, uint32_t *dist, uint32_t *queue, uint32_t *demoted,
+			    struct ibf_error *err)
 {
 	uint32_t S = f->nsw;
 	uint8_t *leaf = calloc(S ? S : 1, 1);
@@ -258,7 +258,8 @@ static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost,
 		}
 		if (dist[s] + 1 > IBF_FTREE_MAX_LEVELS)
 			return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-					     "the tree has more than %d levels", IBF_FTREE_MAX_LEVELS);
+					     "the tree has more than %d levels",
+					     IBF_FTREE_MAX_LEVELS);
 		level[s] = (uint8_t)(dist[s] + 1);
 	}
 	return 0;
@@ -267,9 +268,12 @@ static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost,
 static const char *source_name(int src)
 {
 	switch (src) {
-	case IBF_FTREE_BY_NAMES: return "the ft-l switch names";
-	case IBF_FTREE_BY_ROOTS: return "BFS from the given roots";
-	default: return "BFS from the leaves (switches with hosts)";
+	case IBF_FTREE_BY_NAMES:
+		return "the ft-l switch names";
+	case IBF_FTREE_BY_ROOTS:
+		return "BFS from the given roots";
+	default:
+		return "BFS from the leaves (switches with hosts)";
 	}
 }
 
@@ -292,10 +296,11 @@ static int check_links(const struct ibf_fabric *f, const struct ibf_ftree *t, st
 			if (bad <= 4 && used < sizeof(msg) - 1) {
 				char n1[64], n2[64];
 				int k = snprintf(msg + used, sizeof(msg) - used,
-						 "%s%s/P%u - %s/P%u (levels %u, %u)", bad > 1 ? "; " : "",
+						 "%s%s/P%u - %s/P%u (levels %u, %u)",
+						 bad > 1 ? "; " : "",
 						 ibf_ftree_swname(f, s, n1, sizeof(n1)), a->lport,
-						 ibf_ftree_swname(f, a->nbr, n2, sizeof(n2)), a->rport,
-						 t->level[s], t->level[a->nbr]);
+						 ibf_ftree_swname(f, a->nbr, n2, sizeof(n2)),
+						 a->rport, t->level[s], t->level[a->nbr]);
 				if (k > 0)
 					used += (size_t)k;
 				if (used >= sizeof(msg))
@@ -308,8 +313,8 @@ static int check_links(const struct ibf_fabric *f, const struct ibf_ftree *t, st
 	return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
 			     "not a fat tree (levels from %s): %u link%s join%s switches that are "
 			     "not on adjacent levels: %s%s",
-			     source_name(t->source), bad, bad == 1 ? "" : "s", bad == 1 ? "s" : "", msg,
-			     bad > 4 ? "; ..." : "");
+			     source_name(t->source), bad, bad == 1 ? "" : "s", bad == 1 ? "s" : "",
+			     msg, bad > 4 ? "; ..." : "");
 }
 
 void ibf_ftree_free(struct ibf_ftree *t)
@@ -445,8 +450,8 @@ out:
 	return rc;
 }
 
-int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
-		    struct ibf_ftree *t, struct ibf_error *err)
+int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, struct ibf_ftree *t,
+		    struct ibf_error *err)
 {
 	memset(t, 0, sizeof(*t));
 	struct ibf_ftree_opts defo;
@@ -623,7 +628,8 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
 				uint32_t y = t->leaves[j - 1];
 				int c = 0;
 				for (uint32_t q = 0; q < nk && !c; q++) {
-					uint32_t ky = keys[(size_t)y * nk + q], kx = keys[(size_t)x * nk + q];
+					uint32_t ky = keys[(size_t)y * nk + q],
+						 kx = keys[(size_t)x * nk + q];
 					c = ky < kx ? -1 : ky > kx;
 				}
 				if (c <= 0)
@@ -759,8 +765,9 @@ void ibf_ftree_describe(const struct ibf_ftree *t, char *buf, size_t len)
 			 "; %u leaves x %u host slots = %u (%u hosts, %u phantom), %u host%s above "
 			 "the leaves, %u missing up-port cable%s",
 			 t->nleaves, t->hosts_per_leaf, t->nslots, t->nleaf_hosts,
-			 t->nslots - t->nleaf_hosts, t->nspine_hosts, t->nspine_hosts == 1 ? "" : "s",
-			 t->missing_slots, t->missing_slots == 1 ? "" : "s");
+			 t->nslots - t->nleaf_hosts, t->nspine_hosts,
+			 t->nspine_hosts == 1 ? "" : "s", t->missing_slots,
+			 t->missing_slots == 1 ? "" : "s");
 }
 
 int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct ibf_error *err)
@@ -793,14 +800,16 @@ int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct
 				while (te < c.e && !ibf_is_ws(*te) && *te != ',')
 					te++;
 				rc = ibf_error_set(err, IBF_EPARSE, path, L.lineno,
-						   "'%.*s' is not a node GUID", (int)(te - tok > 64 ? 64 : te - tok), tok);
+						   "'%.*s' is not a node GUID",
+						   (int)(te - tok > 64 ? 64 : te - tok), tok);
 				break;
 			}
 			if (*n == cap) {
 				cap = cap ? cap * 2 : 16;
 				uint64_t *ng = realloc(*guids, cap * sizeof(uint64_t));
 				if (!ng) {
-					rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+					rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0,
+							   "out of memory");
 					break;
 				}
 				*guids = ng;

@@ -144,7 +144,8 @@ int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	char msg[160];
 	snprintf(msg, sizeof(msg),
 		 "hratio: %u switch components (rails without spines): each routed on its own, "
-		 "no paths between them", nc);
+		 "no paths between them",
+		 nc);
 	hlog(o, IBF_LOG_INFO, msg);
 	int32_t *orig = malloc(((size_t)f->nnodes + 1) * sizeof(int32_t));
 	int32_t *sub = malloc(((size_t)f->nnodes + 1) * sizeof(int32_t));

@@ -23,14 +23,14 @@ extern "C" {
 /* Where the switch levels came from. */
 enum ibf_ftree_source {
 	IBF_FTREE_BY_LEAVES = 0, /* BFS over the switch graph from the leaves */
-	IBF_FTREE_BY_NAMES = 1,  /* "ft-l<level>-s<idx>" names of the generator */
-	IBF_FTREE_BY_ROOTS = 2,  /* BFS down from a given set of root switches */
+	IBF_FTREE_BY_NAMES = 1,	 /* "ft-l<level>-s<idx>" names of the generator */
+	IBF_FTREE_BY_ROOTS = 2,	 /* BFS down from a given set of root switches */
 };
 
 struct ibf_ftree_opts {
-	const uint64_t *roots;   /* node GUIDs of the top switches (NULL: find the levels) */
+	const uint64_t *roots; /* node GUIDs of the top switches (NULL: find the levels) */
 	uint32_t nroots;
-	int use_names;           /* 1 (default): take the levels from ft-l names when
+	int use_names; /* 1 (default): take the levels from ft-l names when
 				  * every switch carries one */
 };
 void ibf_ftree_opts_default(struct ibf_ftree_opts *o);
@@ -42,17 +42,17 @@ void ibf_ftree_opts_default(struct ibf_ftree_opts *o);
 struct ibf_ftree_end {
 	int32_t node;
 	uint8_t port;
-	uint8_t swport;      /* port of the switch it is cabled to */
-	uint32_t sw;         /* switch index */
-	uint32_t index;      /* D-mod-K index */
+	uint8_t swport; /* port of the switch it is cabled to */
+	uint32_t sw;	/* switch index */
+	uint32_t index; /* D-mod-K index */
 };
 
 struct ibf_ftree {
 	uint32_t nsw;
-	int levels;          /* h: the top level */
-	int source;          /* enum ibf_ftree_source */
-	uint8_t *level;      /* [nsw] 1..h */
-	uint32_t *rank;      /* [nsw] rank of the switch by node GUID */
+	int levels;	/* h: the top level */
+	int source;	/* enum ibf_ftree_source */
+	uint8_t *level; /* [nsw] 1..h */
+	uint32_t *rank; /* [nsw] rank of the switch by node GUID */
 
 	/* up-port slots per switch: the cables to every parent of the
 	 * switch's block (switches of its level joined through common
@@ -61,36 +61,36 @@ struct ibf_ftree {
 	 * holds the c-th cable, in port order, of every parent with p_y > c;
 	 * slot c * W + i on an even tree); IBF_FTREE_MISSING where this switch
 	 * lacks the cable.  Entries are indices into fabric->adj. */
-	uint32_t *slot_off;  /* [nsw + 1] */
+	uint32_t *slot_off; /* [nsw + 1] */
 	uint32_t *slot;
-	uint32_t *slot_par;  /* parent switch of each slot (also where the cable is missing) */
-	uint32_t *slot_cab;  /* cable rank of each slot within its parent's bundle */
+	uint32_t *slot_par; /* parent switch of each slot (also where the cable is missing) */
+	uint32_t *slot_cab; /* cable rank of each slot within its parent's bundle */
 	/* down links (adj indices, in port order) */
-	uint32_t *down_off;  /* [nsw + 1] */
+	uint32_t *down_off; /* [nsw + 1] */
 	uint32_t *down;
-	uint32_t nup[IBF_FTREE_MAX_LEVELS + 1];   /* U_l: most slots of a level-l switch */
-	uint32_t npar[IBF_FTREE_MAX_LEVELS + 1];  /* W_l: most parents of a level-l block */
-	uint64_t prod[IBF_FTREE_MAX_LEVELS + 2];  /* P_l = W_1 ... W_{l-1}, P_1 = 1 */
-	uint32_t nswl[IBF_FTREE_MAX_LEVELS + 1];  /* switches per level */
+	uint32_t nup[IBF_FTREE_MAX_LEVELS + 1];	 /* U_l: most slots of a level-l switch */
+	uint32_t npar[IBF_FTREE_MAX_LEVELS + 1]; /* W_l: most parents of a level-l block */
+	uint64_t prod[IBF_FTREE_MAX_LEVELS + 2]; /* P_l = W_1 ... W_{l-1}, P_1 = 1 */
+	uint32_t nswl[IBF_FTREE_MAX_LEVELS + 1]; /* switches per level */
 
 	uint32_t nleaves;
-	uint32_t *leaves;    /* [nleaves] level-1 switches in numbering order */
-	uint32_t hosts_per_leaf; /* largest host count of a leaf */
-	uint32_t nslots;     /* nleaves * hosts_per_leaf */
+	uint32_t *leaves;	    /* [nleaves] level-1 switches in numbering order */
+	uint32_t hosts_per_leaf;    /* largest host count of a leaf */
+	uint32_t nslots;	    /* nleaves * hosts_per_leaf */
 	struct ibf_ftree_end *ends; /* [nends] ordered by index */
 	uint32_t nends;
-	uint32_t nleaf_hosts;   /* ends on leaves */
-	uint32_t nspine_hosts;  /* ends on switches above level 1 */
+	uint32_t nleaf_hosts;	/* ends on leaves */
+	uint32_t nspine_hosts;	/* ends on switches above level 1 */
 	uint32_t missing_slots; /* slots of all switches with no cable */
-	uint32_t demoted;       /* switches with hosts placed above level 1 */
+	uint32_t demoted;	/* switches with hosts placed above level 1 */
 };
 
 /* Recognise the tree.  Fails with IBF_ENOTSUP when the switch graph is not
  * a tree of levels (a link joins two switches of one level, or levels
  * more than one apart: the message names the links), IBF_ENOROUTE when a
  * switch is cut off, IBF_EINVAL for bad roots.  f must be finalized. */
-int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
-		    struct ibf_ftree *t, struct ibf_error *err);
+int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, struct ibf_ftree *t,
+		    struct ibf_error *err);
 void ibf_ftree_free(struct ibf_ftree *t);
 /* Readable summary (levels, switches per level, U_l, hosts, phantoms). */
 void ibf_ftree_describe(const struct ibf_ftree *t, char *buf, size_t len);
@@ -117,7 +117,7 @@ enum ibf_dmodk_layer_rule {
 
 struct ibf_dmodk_opts {
 	struct ibf_ftree_opts tree;
-	int layer_rule;      /* enum ibf_dmodk_layer_rule */
+	int layer_rule; /* enum ibf_dmodk_layer_rule */
 };
 /* Defaults; a roots file named by the environment variable
  * IBFAB_DMODK_ROOTS is NOT read here (ibf_route_dmodk does that). */
@@ -145,8 +145,8 @@ int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 
 enum ibf_cong_pattern {
 	IBF_CONG_SHIFT_ALL = 0, /* every shift d = (s + c) mod N, c = 1..N-1 */
-	IBF_CONG_SHIFT = 1,     /* the single shift c = shift */
-	IBF_CONG_PERM = 2,      /* `perms` random permutations from `seed` */
+	IBF_CONG_SHIFT = 1,	/* the single shift c = shift */
+	IBF_CONG_PERM = 2,	/* `perms` random permutations from `seed` */
 };
 
 enum ibf_cong_order {
@@ -170,12 +170,12 @@ int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **ou
 		  int *used, struct ibf_ftree *tree, int *have_tree, struct ibf_error *err);
 
 struct ibf_cong_opts {
-	int pattern;         /* enum ibf_cong_pattern */
-	uint32_t shift;      /* IBF_CONG_SHIFT */
-	uint32_t perms;      /* IBF_CONG_PERM (default 100) */
-	uint64_t seed;       /* IBF_CONG_PERM (default 1) */
-	int layer;           /* destination LID = base + layer (clamped to the port's LMC) */
-	int order;           /* enum ibf_cong_order */
+	int pattern;	/* enum ibf_cong_pattern */
+	uint32_t shift; /* IBF_CONG_SHIFT */
+	uint32_t perms; /* IBF_CONG_PERM (default 100) */
+	uint64_t seed;	/* IBF_CONG_PERM (default 1) */
+	int layer;	/* destination LID = base + layer (clamped to the port's LMC) */
+	int order;	/* enum ibf_cong_order */
 };
 void ibf_cong_opts_default(struct ibf_cong_opts *o);
 
@@ -183,27 +183,27 @@ void ibf_cong_opts_default(struct ibf_cong_opts *o);
  * host's switch; the load of a directed switch-to-switch link (a cable in
  * one direction, fabric->adj entry) is the number of flows crossing it. */
 struct ibf_cong_report {
-	uint32_t nhosts;         /* end ports (CA/router ports cabled to a switch) */
-	uint32_t nlinks;         /* directed switch links */
-	int order;               /* the order used (TREE or FABRIC) */
-	uint32_t ninst;          /* pattern instances evaluated */
-	uint32_t *max_load;      /* [ninst] the largest link load of each instance */
-	uint32_t worst;          /* largest of max_load */
-	uint32_t worst_inst;     /* instance with it: the shift c, or the permutation number */
-	uint32_t worst_link;     /* adj index of a link carrying `worst` */
-	uint32_t free_inst;      /* instances with max_load <= 1 */
-	double share_free;       /* free_inst / ninst */
-	double mean_max;         /* mean of max_load */
-	uint64_t flows;          /* flows traced (self flows are none) */
-	uint64_t unrouted;       /* flows not delivered (no entry, loop, misdelivered) */
+	uint32_t nhosts;     /* end ports (CA/router ports cabled to a switch) */
+	uint32_t nlinks;     /* directed switch links */
+	int order;	     /* the order used (TREE or FABRIC) */
+	uint32_t ninst;	     /* pattern instances evaluated */
+	uint32_t *max_load;  /* [ninst] the largest link load of each instance */
+	uint32_t worst;	     /* largest of max_load */
+	uint32_t worst_inst; /* instance with it: the shift c, or the permutation number */
+	uint32_t worst_link; /* adj index of a link carrying `worst` */
+	uint32_t free_inst;  /* instances with max_load <= 1 */
+	double share_free;   /* free_inst / ninst */
+	double mean_max;     /* mean of max_load */
+	uint64_t flows;	     /* flows traced (self flows are none) */
+	uint64_t unrouted;   /* flows not delivered (no entry, loop, misdelivered) */
 	/* cut lower bound of the same instances (docs/dmodk.md): cut[0] the
 	 * leaf (switch) cut, cut[l] the pods of tree levels <= l + 1 on a fat
 	 * tree of more than 2 levels; each the largest over the instances */
-	int cut_levels;          /* entries of cut[] in use */
+	int cut_levels; /* entries of cut[] in use */
 	uint32_t cut[IBF_FTREE_MAX_LEVELS + 1];
-	uint32_t cut_worst;      /* largest of cut[] */
-	double cut_mean;         /* mean over instances of the instance's bound */
-	uint32_t at_cut;         /* instances whose max load equals their bound */
+	uint32_t cut_worst; /* largest of cut[] */
+	double cut_mean;    /* mean over instances of the instance's bound */
+	uint32_t at_cut;    /* instances whose max load equals their bound */
 };
 int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		   const struct ibf_cong_opts *o, struct ibf_cong_report *rep,

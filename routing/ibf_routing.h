@@ -18,10 +18,10 @@ struct ibf_routes {
 	uint32_t nsw;
 	uint32_t max_lid;
 	uint32_t stride;
-	uint8_t *lft;   /* nsw * stride, IBF_LFT_NONE when unset */
-	uint8_t *hops;  /* nsw * stride switch hops to the LID's port (0xff unknown), may be NULL */
-	int lmc;        /* the largest LMC among end ports (layers = 1 << lmc) */
-	char engine[32];/* engine that produced the tables ("" when read from a dump) */
+	uint8_t *lft;  /* nsw * stride, IBF_LFT_NONE when unset */
+	uint8_t *hops; /* nsw * stride switch hops to the LID's port (0xff unknown), may be NULL */
+	int lmc;       /* the largest LMC among end ports (layers = 1 << lmc) */
+	char engine[32]; /* engine that produced the tables ("" when read from a dump) */
 };
 
 int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int with_hops,
@@ -40,28 +40,27 @@ static inline uint8_t *ibf_lft(const struct ibf_routes *r, uint32_t sw)
  * IBF_WIN_DIAM: fabric diameter + value. */
 enum ibf_win_base { IBF_WIN_ABS = 0, IBF_WIN_DIST = 1, IBF_WIN_DIAM = 2 };
 struct ibf_win_bound {
-	int base;  /* enum ibf_win_base */
+	int base; /* enum ibf_win_base */
 	int value;
 };
 
-
 struct ibf_route_opts {
 	uint64_t seed;
-	int threads;                 /* worker threads (>= 1); never changes the result */
-	struct ibf_win_bound min_len;/* default {DIST, +1} */
-	struct ibf_win_bound max_len;/* default {DIAM, +1} */
-	long max_paths_per_layer;    /* <= 0: no cap */
-	int layers;                  /* 0 = 1 << routes lmc (from the fabric's end-port LMC) */
-	ibf_log_fn log;              /* may be NULL */
+	int threads;		      /* worker threads (>= 1); never changes the result */
+	struct ibf_win_bound min_len; /* default {DIST, +1} */
+	struct ibf_win_bound max_len; /* default {DIAM, +1} */
+	long max_paths_per_layer;     /* <= 0: no cap */
+	int layers;		      /* 0 = 1 << routes lmc (from the fabric's end-port LMC) */
+	ibf_log_fn log;		      /* may be NULL */
 	void *log_ctx;
-	const uint64_t *roots;       /* dmodk: root switch GUIDs (NULL: levels found
+	const uint64_t *roots; /* dmodk: root switch GUIDs (NULL: levels found
 				      * from the structure) */
 	uint32_t nroots;
 	/* stable reroutes: lid_keep[l] != 0 when the caller keeps LID l's column
 	 * from earlier tables (ibf_stable_keep); engines may leave such columns
 	 * unset and skip destinations whose LIDs are all kept.  NULL: none. */
 	const uint8_t *lid_keep;
-	uint32_t nlid_keep;          /* entries in lid_keep */
+	uint32_t nlid_keep; /* entries in lid_keep */
 };
 void ibf_route_opts_default(struct ibf_route_opts *o);
 
@@ -95,9 +94,9 @@ uint32_t ibf_typical_diameter(const uint64_t *hist, uint32_t maxd);
 /* Statistics an engine reports about its own run (filled when non-NULL). */
 struct ibf_route_report {
 	int layers;
-	uint64_t pairs_total;        /* (source switch, destination port) pairs per layer >= 1, summed */
-	uint64_t pairs_nonminimal;   /* of those, given a path inside the window */
-	uint64_t pairs_fallback;     /* of those, left to the minimal fallback */
+	uint64_t pairs_total; /* (source switch, destination port) pairs per layer >= 1, summed */
+	uint64_t pairs_nonminimal; /* of those, given a path inside the window */
+	uint64_t pairs_fallback;   /* of those, left to the minimal fallback */
 	double seconds;
 };
 
@@ -159,7 +158,7 @@ enum ibf_trace_result {
 	IBF_TRACE_OK = 0,
 	IBF_TRACE_UNREACHABLE = 1, /* no entry, or a port with no peer */
 	IBF_TRACE_LOOP = 2,
-	IBF_TRACE_WRONG = 3,       /* delivered to a port that does not own the LID */
+	IBF_TRACE_WRONG = 3, /* delivered to a port that does not own the LID */
 };
 
 /* Follow the tables from switch index sw towards dlid.  Stores the switch
@@ -176,15 +175,15 @@ int ibf_trace(const struct ibf_fabric *f, const struct ibf_lidmap *m, const stru
  * exclusive and sum to pairs (a correct delivery longer than max_hops counts as
  * too_long, not ok). */
 struct ibf_check_report {
-	uint64_t pairs;          /* (source end port, destination LID) pairs traced */
+	uint64_t pairs; /* (source end port, destination LID) pairs traced */
 	uint64_t ok;
 	uint64_t unreachable;
 	uint64_t loops;
 	uint64_t wrong;
-	uint64_t too_long;       /* longer than max_hops (when max_hops > 0) */
-	uint64_t across;         /* not routed, between two switch components: no
+	uint64_t too_long;   /* longer than max_hops (when max_hops > 0) */
+	uint64_t across;     /* not routed, between two switch components: no
 				  * table can (a rail-only fabric, a split fabric) */
-	uint32_t components;     /* switch components of the fabric */
+	uint32_t components; /* switch components of the fabric */
 	uint32_t max_hops_seen;
 	/* first few problems, readable */
 	char examples[8][160];
@@ -213,12 +212,12 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
  * onto the column through the neighbour that gives it the shortest such
  * path); the other LIDs are routed again. */
 struct ibf_stable_report {
-	uint32_t lids;            /* destination LIDs of f */
-	uint32_t lids_kept;       /* columns taken from the previous tables */
-	uint64_t entries;         /* (switch, LID) entries present before and after
+	uint32_t lids;		  /* destination LIDs of f */
+	uint32_t lids_kept;	  /* columns taken from the previous tables */
+	uint64_t entries;	  /* (switch, LID) entries present before and after
 				   * (switch and LID owner in both fabrics) */
 	uint64_t entries_changed; /* of those, different from the previous tables */
-	double seconds;           /* keep + route + merge */
+	double seconds;		  /* keep + route + merge */
 };
 /* keep[0..ibf_max_lid(f)]: 1 for the LIDs whose old column can stay. */
 int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
@@ -233,27 +232,27 @@ int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const str
  * with a LID that is not kept (layered and minimal skip the others; dmodk
  * routes all and the kept columns overwrite), then the merge. */
 int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
-		     const struct ibf_fabric *fo, const struct ibf_routes *old, struct ibf_routes *r,
-		     struct ibf_route_report *rrep, struct ibf_stable_report *srep,
-		     struct ibf_error *err);
+		     const struct ibf_fabric *fo, const struct ibf_routes *old,
+		     struct ibf_routes *r, struct ibf_route_report *rrep,
+		     struct ibf_stable_report *srep, struct ibf_error *err);
 
 /* ------------------------------------------------------------ statistics */
 
 /* Definitions: see the comment at the top of routing/stats.c. */
 struct ibf_path_stats {
 	int layers;
-	uint32_t max_len;             /* histogram length - 1 */
-	uint64_t *len_hist;           /* [layers][max_len + 1]: switch-to-switch hops of
+	uint32_t max_len;	 /* histogram length - 1 */
+	uint64_t *len_hist;	 /* [layers][max_len + 1]: switch-to-switch hops of
 				       * the delivered layer paths of the switch pairs */
-	uint64_t pairs;               /* ordered switch pairs (s, t), t with hosts */
-	uint64_t pair_paths;          /* layer paths traced for those pairs */
-	uint64_t pair_failed;         /* of those, not delivered (unreachable/loop/wrong) */
-	uint64_t nlinks;              /* directed switch-to-switch links */
-	uint64_t *disjoint_hist;      /* [layers + 1]: pairs with exactly k edge-disjoint paths */
-	double share_ge[9];           /* share of pairs with >= k disjoint paths, k = 0..8 */
+	uint64_t pairs;		 /* ordered switch pairs (s, t), t with hosts */
+	uint64_t pair_paths;	 /* layer paths traced for those pairs */
+	uint64_t pair_failed;	 /* of those, not delivered (unreachable/loop/wrong) */
+	uint64_t nlinks;	 /* directed switch-to-switch links */
+	uint64_t *disjoint_hist; /* [layers + 1]: pairs with exactly k edge-disjoint paths */
+	double share_ge[9];	 /* share of pairs with >= k disjoint paths, k = 0..8 */
 	double link_min, link_mean, link_max, link_cv; /* paths per directed switch link */
-	uint64_t *link_load;          /* [nlinks] paths per link, indexed like fabric->adj */
-	uint64_t unrouted;            /* (switch, assigned LID) pairs whose trace does not
+	uint64_t *link_load; /* [nlinks] paths per link, indexed like fabric->adj */
+	uint64_t unrouted;   /* (switch, assigned LID) pairs whose trace does not
 				       * deliver to the LID's port */
 };
 int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *r,

@@ -115,8 +115,8 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 		uint32_t u = adj[e].nbr;
 		int lu = len[u];
 		uint32_t in_tree = (lu >= 0) & (p > 0) & ((uint32_t)(lu - lo_p) <= span);
-		uint32_t deeper = (lu < 0) & can_deeper & (u != x) & (u != q->s) &
-				  ((int)q->D[u] <= budget);
+		uint32_t deeper =
+			(lu < 0) & can_deeper & (u != x) & (u != q->s) & ((int)q->D[u] <= budget);
 		cand[n] = e;
 		n += in_tree | deeper;
 	}

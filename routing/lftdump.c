@@ -133,7 +133,8 @@ int ibf_lfts_write_stream(const struct ibf_fabric *f, const struct ibf_routes *r
 		const struct ibf_node *n = &f->nodes[sn];
 		line.n = 0;
 		ob_fmt(&line, "Unicast lids [0-%llu] of switch Lid %llu guid ",
-		       (unsigned long long)r->max_lid, (unsigned long long)f->ports[n->port_off].lid);
+		       (unsigned long long)r->max_lid,
+		       (unsigned long long)f->ports[n->port_off].lid);
 		ob_fmt(&line, "0x%016llx ('", (unsigned long long)n->guid, 0);
 		ob_desc(&line, n->desc);
 		ob_put(&line, "'):\n", 4);
@@ -142,10 +143,18 @@ int ibf_lfts_write_stream(const struct ibf_fabric *f, const struct ibf_routes *r
 			unsigned p = lft[lid];
 			if (p == IBF_LFT_NONE)
 				continue;
-			char pre[12] = { '0', 'x', hex[(lid >> 12) & 15], hex[(lid >> 8) & 15],
-					 hex[(lid >> 4) & 15], hex[lid & 15], ' ',
-					 (char)('0' + p / 100), (char)('0' + p / 10 % 10),
-					 (char)('0' + p % 10), ' ', '#' };
+			char pre[12] = { '0',
+					 'x',
+					 hex[(lid >> 12) & 15],
+					 hex[(lid >> 8) & 15],
+					 hex[(lid >> 4) & 15],
+					 hex[lid & 15],
+					 ' ',
+					 (char)('0' + p / 100),
+					 (char)('0' + p / 10 % 10),
+					 (char)('0' + p % 10),
+					 ' ',
+					 '#' };
 			ob_put(&line, pre, sizeof(pre));
 			ob_put(&line, " ", 1);
 			ob_put(&line, sfx.b + soff[lid], soff[lid + 1] - soff[lid]);
@@ -281,12 +290,12 @@ struct rd {
 	struct ibf_error *err;
 	struct guid_sw *idx;
 	size_t nidx;
-	uint8_t *seen;       /* [nsw] line of header seen (as a flag) */
+	uint8_t *seen; /* [nsw] line of header seen (as a flag) */
 	long ln;
-	int tables;          /* tables opened so far */
+	int tables; /* tables opened so far */
 	/* the open table */
 	int open;
-	int fdbs;            /* the open table is an fdbs block (no footer) */
+	int fdbs; /* the open table is an fdbs block (no footer) */
 	uint32_t sw;
 	long hdr_line;
 };
@@ -311,7 +320,8 @@ static int set_entry(struct rd *d, uint64_t lid, uint64_t port)
 	if (port > n->nports)
 		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
 				     "port %llu is beyond the %u ports of switch '%s'",
-				     (unsigned long long)port, (unsigned)n->nports, sw_desc(d, d->sw));
+				     (unsigned long long)port, (unsigned)n->nports,
+				     sw_desc(d, d->sw));
 	ibf_lft(d->r, d->sw)[lid] = (uint8_t)port;
 	return 0;
 }
@@ -333,10 +343,10 @@ static int open_switch(struct rd *d, uint64_t guid)
 	if (!hit) {
 		int other = ibf_fabric_find_guid(d->f, guid);
 		if (other >= 0)
-			return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
-					     "guid 0x%016llx is '%s', not a switch",
-					     (unsigned long long)guid,
-					     d->f->nodes[other].desc ? d->f->nodes[other].desc : "");
+			return ibf_error_set(
+				d->err, IBF_EINVAL, d->name, d->ln,
+				"guid 0x%016llx is '%s', not a switch", (unsigned long long)guid,
+				d->f->nodes[other].desc ? d->f->nodes[other].desc : "");
 		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
 				     "switch guid 0x%016llx is not in the fabric",
 				     (unsigned long long)guid);
@@ -419,8 +429,7 @@ static int rd_header(struct rd *d, const char *line)
 		goto bad;
 	return open_switch(d, guid);
 bad:
-	return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
-			     "malformed 'Unicast lids' header");
+	return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "malformed 'Unicast lids' header");
 }
 
 static int rd_entry(struct rd *d, const char *line)
@@ -567,10 +576,11 @@ static int rd_feed(struct rd *d, char *line, size_t l)
 static int rd_end(struct rd *d, int rc)
 {
 	if (!rc && d->open && !d->fdbs)
-		rc = ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
-				   "unexpected end of file: the table of switch '%s' (line %ld) has "
-				   "no 'lids dumped' line",
-				   sw_desc(d, d->sw), d->hdr_line);
+		rc = ibf_error_set(
+			d->err, IBF_EPARSE, d->name, d->ln,
+			"unexpected end of file: the table of switch '%s' (line %ld) has "
+			"no 'lids dumped' line",
+			sw_desc(d, d->sw), d->hdr_line);
 	if (!rc && !d->tables)
 		rc = ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 				   "no 'Unicast lids' or 'dump_ucast_routes' table found");
@@ -601,7 +611,8 @@ int ibf_lfts_parse(const struct ibf_fabric *f, const char *buf, size_t len, cons
 				nc *= 2;
 			char *t = realloc(line, nc);
 			if (!t) {
-				rc = ibf_error_set(err, IBF_ENOMEM, name, d.ln + 1, "out of memory");
+				rc = ibf_error_set(err, IBF_ENOMEM, name, d.ln + 1,
+						   "out of memory");
 				break;
 			}
 			line = t;
@@ -632,8 +643,8 @@ int ibf_lfts_read(const struct ibf_fabric *f, const char *path, struct ibf_route
 		ssize_t n = getline(&line, &cap, fp);
 		if (n < 0) {
 			if (ferror(fp))
-				rc = ibf_error_set(err, errno == ENOMEM ? IBF_ENOMEM : IBF_EIO, path,
-						   d.ln + 1, "read error");
+				rc = ibf_error_set(err, errno == ENOMEM ? IBF_ENOMEM : IBF_EIO,
+						   path, d.ln + 1, "read error");
 			break;
 		}
 		size_t l = (size_t)n;

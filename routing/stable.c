@@ -26,16 +26,16 @@ enum { ST_UNKNOWN = 0, ST_OK = 1, ST_BAD = 2, ST_ONSTACK = 3, ST_NEW = 4 };
 struct stab {
 	const struct ibf_fabric *f, *fo;
 	const struct ibf_routes *old;
-	int32_t *oldsw;        /* [f->nsw] old switch index, -1 when new */
+	int32_t *oldsw; /* [f->nsw] old switch index, -1 when new */
 	struct ibf_lidmap m, mo;
 	uint32_t diam_ref;
 	/* per column */
-	uint8_t *state;        /* [nsw] */
-	uint32_t *len;         /* [nsw] hops to the destination */
-	uint32_t *stack;       /* [nsw + 1] */
-	uint32_t *dist, *queue;/* [nsw] BFS from the destination switch */
-	uint8_t *graft;        /* [nsw] port of a new switch into the kept tree */
-	uint32_t dist_of;      /* destination switch dist[] holds, UINT32_MAX none */
+	uint8_t *state;		/* [nsw] */
+	uint32_t *len;		/* [nsw] hops to the destination */
+	uint32_t *stack;	/* [nsw + 1] */
+	uint32_t *dist, *queue; /* [nsw] BFS from the destination switch */
+	uint8_t *graft;		/* [nsw] port of a new switch into the kept tree */
+	uint32_t dist_of;	/* destination switch dist[] holds, UINT32_MAX none */
 };
 
 static double now_s(void)
@@ -200,7 +200,8 @@ static int column_fits(struct stab *st, uint32_t layer, const struct ibf_win_bou
 			if (st->state[s] != ST_NEW)
 				continue;
 			uint32_t d = st->dist[s], best = UINT32_MAX;
-			uint32_t hi = layer == 0 ? d : (uint32_t)ibf_win_eval(maxb, d, st->diam_ref);
+			uint32_t hi =
+				layer == 0 ? d : (uint32_t)ibf_win_eval(maxb, d, st->diam_ref);
 			uint8_t port = 0;
 			for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
 				uint32_t y = f->adj[a].nbr;
@@ -282,7 +283,8 @@ static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_ro
 
 /* Destination switch, delivering port and LMC layer of lid in the new
  * fabric; 0 when lid is not a routable destination there. */
-static int dest_of(const struct stab *st, uint32_t lid, uint32_t *t, uint8_t *tport, uint32_t *layer)
+static int dest_of(const struct stab *st, uint32_t lid, uint32_t *t, uint8_t *tport,
+		   uint32_t *layer)
 {
 	const struct ibf_fabric *f = st->f;
 	if (lid > st->m.max_lid || st->m.node[lid] < 0)
@@ -321,7 +323,8 @@ int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
 	if (!f || !fo || !old || !o || !keep)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "stable reroute: missing argument");
 	if (!f->finalized || !fo->finalized)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "stable reroute: fabric not finalized");
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "stable reroute: fabric not finalized");
 	struct stab st;
 	int rc = stab_open(&st, f, fo, old, err);
 	if (!rc)
@@ -424,13 +427,15 @@ static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_ro
 			}
 			walk_column(st, lid, t, tp);
 			if (!column_fits(st, layer, &o->max_len, st->graft))
-				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-						     "stable reroute: LID %u was kept but does not fit", lid);
+				return ibf_error_set(
+					err, IBF_EINVAL, NULL, 0,
+					"stable reroute: LID %u was kept but does not fit", lid);
 			R.lids_kept++;
 			for (uint32_t s = 0; s < f->nsw; s++) {
-				ibf_lft(r, s)[lid] = st->oldsw[s] >= 0
-							     ? ibf_lft(old, (uint32_t)st->oldsw[s])[lid]
-							     : st->graft[s];
+				ibf_lft(r, s)[lid] =
+					st->oldsw[s] >= 0
+						? ibf_lft(old, (uint32_t)st->oldsw[s])[lid]
+						: st->graft[s];
 				if (r->hops)
 					r->hops[(size_t)s * r->stride + lid] =
 						(uint8_t)(st->len[s] > 254 ? 254 : st->len[s]);
@@ -442,7 +447,8 @@ static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_ro
 			if (st->oldsw[s] < 0)
 				continue;
 			R.entries++;
-			R.entries_changed += ibf_lft(r, s)[lid] != ibf_lft(old, (uint32_t)st->oldsw[s])[lid];
+			R.entries_changed +=
+				ibf_lft(r, s)[lid] != ibf_lft(old, (uint32_t)st->oldsw[s])[lid];
 		}
 	}
 	R.seconds = now_s() - t0;
@@ -452,9 +458,9 @@ static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_ro
 }
 
 int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
-		     const struct ibf_fabric *fo, const struct ibf_routes *old, struct ibf_routes *r,
-		     struct ibf_route_report *rrep, struct ibf_stable_report *srep,
-		     struct ibf_error *err)
+		     const struct ibf_fabric *fo, const struct ibf_routes *old,
+		     struct ibf_routes *r, struct ibf_route_report *rrep,
+		     struct ibf_stable_report *srep, struct ibf_error *err)
 {
 	double t0 = now_s();
 	uint32_t max_lid = ibf_max_lid(f);

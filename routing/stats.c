@@ -56,7 +56,7 @@ struct st_shared {
 	const struct ibf_lidmap *m;
 	const struct ibf_routes *r;
 	const int32_t *portlinks;
-	const uint32_t *hosts;   /* [nsw] end ports cabled to each switch */
+	const uint32_t *hosts;	 /* [nsw] end ports cabled to each switch */
 	const int32_t *rep_node; /* [nsw] representative destination port, -1 none */
 	const uint8_t *rep_port;
 	int layers;
@@ -70,7 +70,7 @@ struct st_thread {
 	pthread_t tid;
 	uint64_t *len_hist;  /* [layers][nsw + 1] */
 	uint64_t *disj_hist; /* [layers + 1] */
-	uint64_t *load;      /* [nadj] */
+	uint64_t *load;	     /* [nadj] */
 	uint64_t pairs, pair_paths, pair_failed, unrouted;
 	uint32_t max_len;
 };
@@ -207,7 +207,8 @@ static int pair_part(struct st_thread *t)
 				uint32_t *links = buf + (size_t)l * (nsw + 1);
 				uint32_t n = 0;
 				t->pair_paths++;
-				int rc = trace_links(sh, s, (uint32_t)dp->lid + (uint32_t)l, links, &n);
+				int rc = trace_links(sh, s, (uint32_t)dp->lid + (uint32_t)l, links,
+						     &n);
 				if (rc != IBF_TRACE_OK) {
 					t->pair_failed++;
 					continue;
@@ -266,7 +267,8 @@ static int link_part(struct st_thread *t)
 				uint32_t s = order[i];
 				if (res[s] != IBF_TRACE_OK || next[s] == IBF_WALK_NONE || !acc[s])
 					continue;
-				int32_t l = sh->portlinks[f->nodes[f->switches[s]].port_off + col[s]];
+				int32_t l =
+					sh->portlinks[f->nodes[f->switches[s]].port_off + col[s]];
 				if (l >= 0)
 					t->load[l] += acc[s];
 				acc[next[s]] += acc[s];
@@ -346,8 +348,15 @@ int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *
 	}
 
 	struct st_shared sh = {
-		.f = f, .m = &m, .r = r, .portlinks = portlinks, .hosts = hosts,
-		.rep_node = rep_node, .rep_port = rep_port, .layers = L, .block = 64,
+		.f = f,
+		.m = &m,
+		.r = r,
+		.portlinks = portlinks,
+		.hosts = hosts,
+		.rep_node = rep_node,
+		.rep_port = rep_port,
+		.layers = L,
+		.block = 64,
 	};
 	sh.nblocks = (m.max_lid + sh.block) / sh.block;
 	uint64_t work = (uint64_t)nsw * (m.max_lid + 1) + (uint64_t)nsw * nsw * (uint64_t)L * 4;
@@ -475,7 +484,8 @@ int ibf_path_stats_write_json(const struct ibf_path_stats *st, FILE *out)
 		fputs(l ? ",[" : "[", out);
 		for (uint32_t h = 0; h <= st->max_len && st->len_hist; h++)
 			fprintf(out, "%s%llu", h ? "," : "",
-				(unsigned long long)st->len_hist[(size_t)l * (st->max_len + 1) + h]);
+				(unsigned long long)
+					st->len_hist[(size_t)l * (st->max_len + 1) + h]);
 		fputc(']', out);
 	}
 	fputs("],\"disjoint_hist\":[", out);
@@ -510,7 +520,8 @@ int ibf_path_stats_write_text(const struct ibf_path_stats *st, FILE *out)
 		fprintf(out, "  %4u", h);
 		for (int l = 0; l < L; l++)
 			fprintf(out, " %11llu",
-				(unsigned long long)st->len_hist[(size_t)l * (st->max_len + 1) + h]);
+				(unsigned long long)
+					st->len_hist[(size_t)l * (st->max_len + 1) + h]);
 		fputc('\n', out);
 	}
 	fputs("edge-disjoint paths per switch pair:\n", out);
@@ -520,7 +531,8 @@ int ibf_path_stats_write_text(const struct ibf_path_stats *st, FILE *out)
 	for (int k = 1; k <= L && k <= 8; k++)
 		fprintf(out, "switch pairs with >=%d edge-disjoint paths: %.1f%%\n", k,
 			100.0 * st->share_ge[k]);
-	fprintf(out, "paths per link: min %.0f mean %.2f max %.0f (max/mean %.2f), cv %.3f over %llu links\n",
+	fprintf(out,
+		"paths per link: min %.0f mean %.2f max %.0f (max/mean %.2f), cv %.3f over %llu links\n",
 		st->link_min, st->link_mean, st->link_max, max_over_mean(st), st->link_cv,
 		(unsigned long long)st->nlinks);
 	fprintf(out, "unrouted (switch, LID) pairs: %llu\n", (unsigned long long)st->unrouted);

@@ -223,9 +223,9 @@ struct ck_shared {
 	const struct ibf_lidmap *m;
 	const struct ibf_routes *r;
 	int max_hops;
-	const uint32_t *w;      /* [nsw] source end ports at each switch */
-	const uint32_t *ownsw;  /* [lid] switch of the source port owning the LID */
-	const uint32_t *comp;   /* [nsw] switch component (ibf_components) */
+	const uint32_t *w;     /* [nsw] source end ports at each switch */
+	const uint32_t *ownsw; /* [lid] switch of the source port owning the LID */
+	const uint32_t *comp;  /* [nsw] switch component (ibf_components) */
 	uint32_t nblocks, block;
 	int nthreads;
 };
@@ -461,7 +461,13 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 
 	rep->components = f->nsw ? ibf_components(f, comp) : 0;
 	struct ck_shared sh = {
-		.f = f, .m = &m, .r = r, .max_hops = max_hops, .w = w, .ownsw = ownsw, .comp = comp,
+		.f = f,
+		.m = &m,
+		.r = r,
+		.max_hops = max_hops,
+		.w = w,
+		.ownsw = ownsw,
+		.comp = comp,
 		.block = 64,
 	};
 	sh.nblocks = (m.max_lid + sh.block) / sh.block;

@@ -12,14 +12,14 @@
 
 #include "ibf_routing.h"
 
-#define IBF_WALK_CONT 255      /* ibf_walk_step: continue at *next */
+#define IBF_WALK_CONT 255 /* ibf_walk_step: continue at *next */
 #define IBF_WALK_NONE UINT32_MAX
 
 /* One forwarding decision: switch index s sends dlid out of port p.  Returns
  * IBF_WALK_CONT with *next = the neighbour switch index, or the final
  * enum ibf_trace_result. */
-static inline int ibf_walk_step(const struct ibf_fabric *f, const struct ibf_lidmap *m,
-				uint32_t s, uint32_t dlid, unsigned p, uint32_t *next)
+static inline int ibf_walk_step(const struct ibf_fabric *f, const struct ibf_lidmap *m, uint32_t s,
+				uint32_t dlid, unsigned p, uint32_t *next)
 {
 	if (p == IBF_LFT_NONE)
 		return IBF_TRACE_UNREACHABLE;
@@ -48,13 +48,13 @@ struct ibf_walk {
 	const struct ibf_lidmap *m;
 	const struct ibf_routes *r;
 	uint32_t nsw, block;
-	uint8_t *col;    /* out port */
-	uint8_t *res;    /* enum ibf_trace_result */
-	uint16_t *hops;  /* switch-to-switch hops to delivery (OK entries; saturates) */
-	uint32_t *next;  /* next switch index, IBF_WALK_NONE at the last switch */
+	uint8_t *col;	 /* out port */
+	uint8_t *res;	 /* enum ibf_trace_result */
+	uint16_t *hops;	 /* switch-to-switch hops to delivery (OK entries; saturates) */
+	uint32_t *next;	 /* next switch index, IBF_WALK_NONE at the last switch */
 	uint32_t *order; /* switches in the order they were settled: for an OK
 			  * switch s, next[s] comes before s */
-	uint8_t *state;  /* [nsw] */
+	uint8_t *state;	 /* [nsw] */
 	uint32_t *stack; /* [nsw] */
 };
 
@@ -69,6 +69,5 @@ void ibf_walk_block(struct ibf_walk *w, uint32_t d0, uint32_t n);
  * the environment variable IBFAB_THREADS overrides, for tests and
  * benchmarks: results never depend on it). */
 int ibf_walk_threads(uint64_t work);
-
 
 #endif

@@ -25,21 +25,21 @@ extern "C" {
 struct ibf_sim_net {
 	const struct ibf_fabric *f;
 	const struct ibf_routes *r;
-	uint32_t nhosts;          /* end ports (CA/router ports cabled to a switch) */
+	uint32_t nhosts;	  /* end ports (CA/router ports cabled to a switch) */
 	struct ibf_endport *host; /* [nhosts] in the order of ibf_end_ports() */
-	uint32_t *up;             /* [nhosts] link host -> switch */
-	uint32_t *down;           /* [nhosts] link switch -> host */
-	uint32_t nlinks;          /* fabric->nports_total */
-	double *cap;              /* [nlinks] Gb/s, 0 for ports without a cable */
-	uint8_t *kind;            /* [nlinks] 0 none, 1 switch-switch, 2 host link */
-	uint32_t assumed;         /* cabled ports whose width or speed was unknown */
-	double assumed_gbps;      /* the rate given to those */
-	int order;                /* host order used (enum ibf_cong_order) */
-	int32_t *host_of_port;    /* [nlinks] host index of an end port, -1 else */
-	int threads;              /* tracing workers (0 = 1); never changes results */
+	uint32_t *up;		  /* [nhosts] link host -> switch */
+	uint32_t *down;		  /* [nhosts] link switch -> host */
+	uint32_t nlinks;	  /* fabric->nports_total */
+	double *cap;		  /* [nlinks] Gb/s, 0 for ports without a cable */
+	uint8_t *kind;		  /* [nlinks] 0 none, 1 switch-switch, 2 host link */
+	uint32_t assumed;	  /* cabled ports whose width or speed was unknown */
+	double assumed_gbps;	  /* the rate given to those */
+	int order;		  /* host order used (enum ibf_cong_order) */
+	int32_t *host_of_port;	  /* [nlinks] host index of an end port, -1 else */
+	int threads;		  /* tracing workers (0 = 1); never changes results */
 };
-int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f,
-		     const struct ibf_routes *r, int order, struct ibf_error *err);
+int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f, const struct ibf_routes *r,
+		     int order, struct ibf_error *err);
 void ibf_sim_net_free(struct ibf_sim_net *n);
 
 /* Trace host a -> host b's LID + layer (clamped to b's LMC) through the
@@ -60,7 +60,7 @@ enum ibf_sim_place { IBF_PLACE_LINEAR = 0, IBF_PLACE_RANDOM = 1, IBF_PLACE_FILE 
  * slot (hosts x ppn; FILE: the file's ranks, which must be 0..n-1). */
 struct ibf_sim_placement {
 	uint32_t nranks;
-	uint32_t *host;     /* [nranks] */
+	uint32_t *host; /* [nranks] */
 	uint32_t ppn;
 };
 int ibf_sim_place(const struct ibf_sim_net *n, int how, uint32_t nranks, uint32_t ppn,
@@ -90,21 +90,33 @@ struct ibf_sim_phase {
 };
 
 enum ibf_sim_pattern_id {
-	IBF_PAT_SHIFT, IBF_PAT_SHIFTS, IBF_PAT_PERM, IBF_PAT_A2A, IBF_PAT_A2A_PHASED,
-	IBF_PAT_PAIRWISE, IBF_PAT_CUMULATIVE, IBF_PAT_RANDPAIR, IBF_PAT_BISECT,
-	IBF_PAT_RING, IBF_PAT_RECDBL, IBF_PAT_BRUCK, IBF_PAT_BCAST, IBF_PAT_HIER,
-	IBF_PAT_ADVERSARIAL, IBF_PAT_MIX,
+	IBF_PAT_SHIFT,
+	IBF_PAT_SHIFTS,
+	IBF_PAT_PERM,
+	IBF_PAT_A2A,
+	IBF_PAT_A2A_PHASED,
+	IBF_PAT_PAIRWISE,
+	IBF_PAT_CUMULATIVE,
+	IBF_PAT_RANDPAIR,
+	IBF_PAT_BISECT,
+	IBF_PAT_RING,
+	IBF_PAT_RECDBL,
+	IBF_PAT_BRUCK,
+	IBF_PAT_BCAST,
+	IBF_PAT_HIER,
+	IBF_PAT_ADVERSARIAL,
+	IBF_PAT_MIX,
 };
 struct ibf_sim_pattern {
-	int id;             /* enum ibf_sim_pattern_id */
-	uint32_t shift;     /* SHIFT */
-	uint32_t count;     /* PERM, BISECT, RANDPAIR: instances (defaults 10) */
+	int id;		/* enum ibf_sim_pattern_id */
+	uint32_t shift; /* SHIFT */
+	uint32_t count; /* PERM, BISECT, RANDPAIR: instances (defaults 10) */
 	uint64_t seed;
-	double bytes;       /* message size per flow (collectives: the vector) */
-	int mix;            /* MIX: 1..5 = C1..C5 */
-	double acc_gbps;    /* MIX: accelerator injection rate (0: host link / ppn) */
-	double mice_gbps;   /* ADVERSARIAL: demand of each small flow (0: 1 % of a host link) */
-	uint32_t mice;      /* ADVERSARIAL: small flows per host (default 4) */
+	double bytes;	  /* message size per flow (collectives: the vector) */
+	int mix;	  /* MIX: 1..5 = C1..C5 */
+	double acc_gbps;  /* MIX: accelerator injection rate (0: host link / ppn) */
+	double mice_gbps; /* ADVERSARIAL: demand of each small flow (0: 1 % of a host link) */
+	uint32_t mice;	  /* ADVERSARIAL: small flows per host (default 4) */
 };
 /* "shift:C", "shifts", "perm[:K]", "a2a", "a2a-phased", "pairwise",
  * "cumulative", "random-pairwise[:K]", "bisection[:K]", "ring", "recdbl",
@@ -123,13 +135,18 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 
 /* ------------------------------------------------------------ layers */
 
-enum ibf_sim_layers { IBF_LAYERS_RR, IBF_LAYERS_HASH, IBF_LAYERS_RANDOM, IBF_LAYERS_SPLIT,
-		      IBF_LAYERS_FIXED };
+enum ibf_sim_layers {
+	IBF_LAYERS_RR,
+	IBF_LAYERS_HASH,
+	IBF_LAYERS_RANDOM,
+	IBF_LAYERS_SPLIT,
+	IBF_LAYERS_FIXED
+};
 struct ibf_sim_layer_policy {
-	int how;            /* enum ibf_sim_layers */
-	uint32_t layer;     /* FIXED */
-	uint64_t seed;      /* RANDOM, HASH */
-	double msg_bytes;   /* RR: message size a flow is cut into (default 64 KiB) */
+	int how;	  /* enum ibf_sim_layers */
+	uint32_t layer;	  /* FIXED */
+	uint64_t seed;	  /* RANDOM, HASH */
+	double msg_bytes; /* RR: message size a flow is cut into (default 64 KiB) */
 };
 /* "rr", "hash", "random", "split", "layer:J".
  *   rr      a flow is cut into messages of msg_bytes; each source hands its
@@ -145,15 +162,15 @@ int ibf_sim_layers_parse(const char *s, struct ibf_sim_layer_policy *lp, struct 
 /* ------------------------------------------------------------ max-min fair rates */
 
 struct ibf_sim_phase_result {
-	uint64_t flows;        /* flows through the network */
-	uint64_t local;        /* flows between ranks on one host port (not simulated) */
-	double aggregate;      /* sum of rates, Gb/s */
+	uint64_t flows;	  /* flows through the network */
+	uint64_t local;	  /* flows between ranks on one host port (not simulated) */
+	double aggregate; /* sum of rates, Gb/s */
 	double min_rate, mean_rate, median_rate, max_rate;
-	double inj_bound;      /* aggregate with only the host links as constraints */
-	double max_util, mean_util;       /* switch-switch links (mean over all of them) */
+	double inj_bound;	    /* aggregate with only the host links as constraints */
+	double max_util, mean_util; /* switch-switch links (mean over all of them) */
 	double max_host_util;
-	double time_us;        /* bytes at the slowest flow's rate, microseconds */
-	double demand_total;   /* sum of demands of capped flows (0: elastic only) */
+	double time_us;	     /* bytes at the slowest flow's rate, microseconds */
+	double demand_total; /* sum of demands of capped flows (0: elastic only) */
 };
 /* Solve one phase: trace flows (layer policy), max-min fair rates.  rates
  * (optional, [nflows] in the phase's order, local flows 0) and link load
@@ -168,9 +185,9 @@ int ibf_sim_maxmin_phase(const struct ibf_sim_net *n, const struct ibf_sim_place
 enum ibf_mat_mode { IBF_MAT_ROUTING = 0, IBF_MAT_ANY = 1 };
 enum ibf_mat_method { IBF_MAT_GK = 0, IBF_MAT_LP = 1 };
 struct ibf_mat_opts {
-	int mode;        /* ROUTING: split over the tables' layer paths; ANY: any path */
-	int method;      /* GK approximation, or the exact LP (needs GLPK) */
-	double eps;      /* GK accuracy (default 0.05) */
+	int mode;	     /* ROUTING: split over the tables' layer paths; ANY: any path */
+	int method;	     /* GK approximation, or the exact LP (needs GLPK) */
+	double eps;	     /* GK accuracy (default 0.05) */
 	uint32_t max_phases; /* GK cap (default 2000) */
 };
 void ibf_mat_opts_default(struct ibf_mat_opts *o);
@@ -181,7 +198,7 @@ void ibf_mat_opts_default(struct ibf_mat_opts *o);
 struct ibf_mat_result {
 	double lo, hi;
 	double throughput_lo, throughput_hi;
-	double host_bound;     /* lambda allowed by host links alone */
+	double host_bound; /* lambda allowed by host links alone */
 	uint32_t phases;
 	uint64_t commodities;
 	int exact;

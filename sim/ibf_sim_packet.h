@@ -36,12 +36,12 @@ enum ibf_psim_arb {
 
 struct ibf_psim_opts {
 	uint64_t seed;
-	double load;           /* offered load per host, fraction of its link rate (0..1] */
+	double load;	       /* offered load per host, fraction of its link rate (0..1] */
 	uint32_t mtu_payload;  /* payload bytes per packet (default 4032) */
 	uint32_t hdr_bytes;    /* header bytes per packet (default 64) */
 	uint32_t buf_bytes;    /* input buffer per port and VL (default 131072) */
-	int vls;               /* data VLs modelled, 1..15 (default 8) */
-	int arb;               /* enum ibf_psim_arb */
+	int vls;	       /* data VLs modelled, 1..15 (default 8) */
+	int arb;	       /* enum ibf_psim_arb */
 	double warmup_ns;      /* default 20000 */
 	double measure_ns;     /* default 50000 */
 	double drain_ns;       /* after the window: wait this long at most for
@@ -71,7 +71,7 @@ struct ibf_psim_opts {
 	 * queues, unbounded or (node_buf_bytes) with back-pressure; the fabric
  * keeps its full model.
 	 * At most 4096 nodes. */
-	int accels;            /* accelerators per node, 0 = off (hosts send uniform traffic) */
+	int accels;	       /* accelerators per node, 0 = off (hosts send uniform traffic) */
 	double acc_gbps;       /* accelerator <-> intra-node switch link (default 512) */
 	double nic_gbps;       /* intra-node switch <-> NIC link (default 128) */
 	uint32_t ipkt_payload; /* intra-node packet payload (default 128) */
@@ -79,19 +79,19 @@ struct ibf_psim_opts {
 	uint32_t msg_bytes;    /* message size (default 4096) */
 	double inter_frac;     /* share of messages for other nodes (C1..C5: .20 .15 .10 .05 0) */
 	double node_hop_ns;    /* each intra-node link: propagation + switching (default 20) */
-	double nic_agg_ns;     /* NIC: cost of handing a sealed fabric packet to the port (default 50) */
-	double nic_split_ns;   /* NIC: cost of splitting a fabric packet (default 50) */
+	double nic_agg_ns; /* NIC: cost of handing a sealed fabric packet to the port (default 50) */
+	double nic_split_ns;	 /* NIC: cost of splitting a fabric packet (default 50) */
 	uint32_t node_buf_bytes; /* > 0: bounded intra-node queues with back-pressure: a
 				  * link sends its head packet only when the queue after it
 				  * (accelerator link, NIC link) holds less than this many
 				  * bytes, else it waits (its FIFO blocks behind: head-of-line
 				  * blocking); 0 (default): unbounded */
-	uint32_t nic_buf_bytes;  /* with node_buf_bytes: what a NIC holds (aggregation and
+	uint32_t nic_buf_bytes;	 /* with node_buf_bytes: what a NIC holds (aggregation and
 				  * port queue) before the NIC link waits (default 262144) */
-	double nic_pkt_ns;     /* NIC: processing time of each intra-node packet, on its way
+	double nic_pkt_ns;	 /* NIC: processing time of each intra-node packet, on its way
 				* in (before aggregation) and out (after the split); one
 				* packet at a time per direction (default 0: none) */
-	double agg_timeout_ns; /* NIC: seal a partly filled fabric packet after (default 200) */
+	double agg_timeout_ns;	 /* NIC: seal a partly filled fabric packet after (default 200) */
 };
 void ibf_psim_opts_default(struct ibf_psim_opts *o);
 
@@ -100,50 +100,50 @@ void ibf_psim_opts_default(struct ibf_psim_opts *o);
 struct ibf_psim_buf {
 	int32_t from_node, node;
 	uint8_t from_port, port, vl;
-	uint32_t pkts;          /* packets in it */
+	uint32_t pkts; /* packets in it */
 };
 
 struct ibf_psim_result {
 	uint32_t nhosts;
-	double host_gbps;        /* sum of the sending hosts' link rates (Gb/s) */
-	uint32_t assumed_links;  /* cabled ports of unknown width/speed: given the
+	double host_gbps;	/* sum of the sending hosts' link rates (Gb/s) */
+	uint32_t assumed_links; /* cabled ports of unknown width/speed: given the
 				  * fabric's most common rate (as in ibf_sim_net) */
-	double sim_ns;           /* simulated time at the end */
+	double sim_ns;		/* simulated time at the end */
 	/* packets */
-	uint64_t generated;      /* created by the hosts (whole run) */
-	uint64_t src_dropped;    /* not queued: the host's queue was full */
-	uint64_t unroutable;     /* dropped in the fabric: no LFT entry, no cable,
+	uint64_t generated;	/* created by the hosts (whole run) */
+	uint64_t src_dropped;	/* not queued: the host's queue was full */
+	uint64_t unroutable;	/* dropped in the fabric: no LFT entry, no cable,
 				  * no SL2VL entry or a VL >= vls, delivered to the
 				  * wrong host or past 64 hops */
-	uint64_t delivered;      /* whole run */
-	uint64_t measured;       /* generated inside the window */
-	uint64_t measured_done;  /* of those, delivered before the end */
+	uint64_t delivered;	/* whole run */
+	uint64_t measured;	/* generated inside the window */
+	uint64_t measured_done; /* of those, delivered before the end */
 	/* accepted throughput: wire bytes delivered inside the window */
-	double offered_frac;     /* generated (incl. dropped) / host capacity in the window */
-	double accepted_frac;    /* delivered / host capacity */
-	double accepted_gbps;    /* aggregate, payload only */
+	double offered_frac;  /* generated (incl. dropped) / host capacity in the window */
+	double accepted_frac; /* delivered / host capacity */
+	double accepted_gbps; /* aggregate, payload only */
 	/* latency of the measured packets delivered: generation -> tail at the
 	 * destination, ns */
 	double lat_mean, lat_p50, lat_p99, lat_max;
-	double hops_mean;        /* switch-to-switch hops of those packets */
+	double hops_mean; /* switch-to-switch hops of those packets */
 	/* switch-to-switch links, inside the window */
-	double vl_util[16];      /* bytes on VL v / capacity of all such links */
-	double link_util_max;    /* busiest directed switch link */
-	float *link_util;        /* [nlinks] every directed link by its sending port's global
+	double vl_util[16];	/* bytes on VL v / capacity of all such links */
+	double link_util_max;	/* busiest directed switch link */
+	float *link_util;	/* [nlinks] every directed link by its sending port's global
 				  * index (nodes[n].port_off + p): bytes sent in the window /
 				  * capacity; 0 without a cable.  Owned (NULL when memory ran out) */
-	float *link_gbps;        /* [nlinks] the rate each link ran at (0: none); owned */
-	uint32_t nlinks;         /* 0 when the two arrays are missing */
-	uint64_t credit_stalls;  /* arbitrations where a head packet found its output
+	float *link_gbps;	/* [nlinks] the rate each link ran at (0: none); owned */
+	uint32_t nlinks;	/* 0 when the two arrays are missing */
+	uint64_t credit_stalls; /* arbitrations where a head packet found its output
 				  * and input free but not enough credits */
-	uint64_t stalled_pkts;   /* packets that waited for credits at least once */
+	uint64_t stalled_pkts;	/* packets that waited for credits at least once */
 	/* work */
 	uint64_t events;
-	uint64_t pkt_hops;       /* link traversals (host links included) */
+	uint64_t pkt_hops; /* link traversals (host links included) */
 	double wall_s;
 	/* node model (accels > 0): intra-node packets generated inside the
 	 * window and delivered to their accelerator */
-	double node_max_gbps;    /* nodes x accels x acc_gbps */
+	double node_max_gbps;	       /* nodes x accels x acc_gbps */
 	double intra_gbps, inter_gbps; /* payload delivered in the window, by kind */
 	uint64_t ipkts_measured, ipkts_done;
 	double ilat_mean, ilat_p50, ilat_p99; /* generation -> tail at the accelerator, ns */
@@ -155,12 +155,12 @@ struct ibf_psim_result {
 	 * (until it starts on the NIC link), destination intra-node network,
 	 * destination accelerator (no receive cost is modelled: 0) */
 	double comp_inter[7];
-	double comp_intra[2];    /* intra-node packets: source accelerator, intra-node network */
-	double agg_mean;         /* intra-node packets per fabric packet */
+	double comp_intra[2]; /* intra-node packets: source accelerator, intra-node network */
+	double agg_mean;      /* intra-node packets per fabric packet */
 	/* deadlock */
-	int deadlock;            /* 1: detected (the run stopped there) */
-	double deadlock_ns;      /* simulated time of the detection */
-	uint64_t deadlock_pkts;  /* packets in switch buffers then */
+	int deadlock;		/* 1: detected (the run stopped there) */
+	double deadlock_ns;	/* simulated time of the detection */
+	uint64_t deadlock_pkts; /* packets in switch buffers then */
 	uint32_t cycle_len;
 	struct ibf_psim_buf *cycle; /* [cycle_len], owned; buffer i waits on i + 1 */
 };

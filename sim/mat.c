@@ -49,10 +49,10 @@ int ibf_sim_have_lp(void)
 struct comm {
 	uint64_t n;
 	double *d;
-	uint32_t *src;        /* ANY: source switch; ROUTING: unused */
-	uint32_t *dst;        /* ANY: destination switch */
-	uint64_t *poff;       /* ROUTING: [n + 1] into paths (path index) */
-	uint64_t *loff;       /* ROUTING: [npaths + 1] into links */
+	uint32_t *src;	/* ANY: source switch; ROUTING: unused */
+	uint32_t *dst;	/* ANY: destination switch */
+	uint64_t *poff; /* ROUTING: [n + 1] into paths (path index) */
+	uint64_t *loff; /* ROUTING: [npaths + 1] into links */
 	uint32_t *links;
 	uint64_t npaths, nlinks_used, cappaths, caplinks;
 };
@@ -153,9 +153,10 @@ static int build(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl
 		for (uint32_t j = 0; j < L; j++) {
 			int k = ibf_sim_trace(n, a, b, j, buf, IBF_TRACE_MAX + 2);
 			if (k < 0) {
-				rc = ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
-						   "rank %u -> rank %u layer %u is not delivered by the tables",
-						   fl->src, fl->dst, j);
+				rc = ibf_error_set(
+					err, IBF_ENOROUTE, NULL, 0,
+					"rank %u -> rank %u layer %u is not delivered by the tables",
+					fl->src, fl->dst, j);
 				break;
 			}
 			/* drop the two host links */
@@ -167,8 +168,10 @@ static int build(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl
 				      !memcmp(c->links + c->loff[q], p, len * sizeof(uint32_t));
 			if (dup)
 				continue;
-			if (grow((void **)&c->links, &c->caplinks, c->nlinks_used + len, sizeof(uint32_t)) ||
-			    grow((void **)&c->loff, &c->cappaths, c->npaths + 2, sizeof(uint64_t))) {
+			if (grow((void **)&c->links, &c->caplinks, c->nlinks_used + len,
+				 sizeof(uint32_t)) ||
+			    grow((void **)&c->loff, &c->cappaths, c->npaths + 2,
+				 sizeof(uint64_t))) {
 				rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 				break;
 			}
@@ -201,7 +204,7 @@ out:
 struct dj {
 	uint32_t S;
 	double *dist;
-	uint32_t *pred;     /* directed link id into the switch, UINT32_MAX none */
+	uint32_t *pred; /* directed link id into the switch, UINT32_MAX none */
 	uint32_t *heap, *pos, nheap;
 };
 
@@ -722,7 +725,8 @@ static int lp(const struct ibf_sim_net *n, const struct comm *c, int mode, doubl
 			}
 			for (uint32_t u = 0; u < S && !bad; u++) {
 				int node = f->switches[u];
-				for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1] && !bad; k++) {
+				for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1] && !bad;
+				     k++) {
 					uint32_t e = f->nodes[node].port_off + f->adj[k].lport;
 					uint32_t v = f->adj[k].nbr;
 					if (row_of[e] < 0 || v == u)
@@ -781,11 +785,13 @@ int ibf_sim_mat(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
 	}
 	memset(res, 0, sizeof(*res));
 	if (o->mode == IBF_MAT_ROUTING && !n->r)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "routing-constrained MAT needs tables");
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "routing-constrained MAT needs tables");
 #ifndef HAVE_GLPK
 	if (o->method == IBF_MAT_LP)
-		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-				     "this build has no GLPK (install libglpk-dev and reconfigure)");
+		return ibf_error_set(
+			err, IBF_ENOTSUP, NULL, 0,
+			"this build has no GLPK (install libglpk-dev and reconfigure)");
 #endif
 	struct comm c;
 	double hb = INFINITY, dsum = 0;

@@ -38,12 +38,12 @@ struct tjob {
 	const struct ibf_sim_net *n;
 	const struct ibf_sim_placement *pl;
 	const struct ibf_sim_phase *ph;
-	const uint8_t *l0, *nl;   /* per flow; nl 0 = local */
-	uint16_t *cnt;            /* per flow: incidences written */
+	const uint8_t *l0, *nl; /* per flow; nl 0 = local */
+	uint16_t *cnt;		/* per flow: incidences written */
 	uint64_t lo, hi;
 	uint32_t *inc;
 	uint64_t ninc, cap;
-	uint64_t bad, first_bad;  /* undelivered flows, the first one */
+	uint64_t bad, first_bad; /* undelivered flows, the first one */
 	uint32_t bad_layer;
 	int oom;
 };
@@ -148,9 +148,9 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 	for (uint64_t i = 0; i < nf; i++) {
 		const struct ibf_sim_flow *fl = &ph->flow[i];
 		if (fl->src >= pl->nranks || fl->dst >= pl->nranks) {
-			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "flow %llu names rank %u of %u",
-					   (unsigned long long)i, fl->src > fl->dst ? fl->src : fl->dst,
-					   pl->nranks);
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					   "flow %llu names rank %u of %u", (unsigned long long)i,
+					   fl->src > fl->dst ? fl->src : fl->dst, pl->nranks);
 			goto out;
 		}
 		uint32_t a = pl->host[fl->src], b = pl->host[fl->dst];
@@ -162,12 +162,15 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 		const struct ibf_port *dp = ibf_port(n->f, n->host[b].node, n->host[b].port);
 		uint32_t L = 1u << dp->lmc, first = 0, nl = 1;
 		switch (lp->how) {
-		case IBF_LAYERS_FIXED: first = lp->layer < L ? lp->layer : L - 1; break;
+		case IBF_LAYERS_FIXED:
+			first = lp->layer < L ? lp->layer : L - 1;
+			break;
 		case IBF_LAYERS_RR: {
 			/* the flow's messages take the source's next layers in turn:
 			 * k messages spread evenly over min(k, L) layers (rounded
 			 * down to a power of two so the shares are exact) */
-			double msgs = ceil(ph->bytes / (lp->msg_bytes > 0 ? lp->msg_bytes : 65536.0));
+			double msgs =
+				ceil(ph->bytes / (lp->msg_bytes > 0 ? lp->msg_bytes : 65536.0));
 			uint32_t k = msgs >= L ? L : msgs < 1 ? 1 : (uint32_t)msgs;
 			while (k & (k - 1))
 				k &= k - 1;
@@ -177,10 +180,16 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 			break;
 		}
 		case IBF_LAYERS_HASH:
-			first = (uint32_t)(ibf_hash64(((uint64_t)fl->src << 32 | fl->dst) ^ lp->seed) % L);
+			first = (uint32_t)(ibf_hash64(((uint64_t)fl->src << 32 | fl->dst) ^
+						      lp->seed) %
+					   L);
 			break;
-		case IBF_LAYERS_RANDOM: first = (uint32_t)ibf_rand_below(&rnd, L); break;
-		default: nl = L; break;
+		case IBF_LAYERS_RANDOM:
+			first = (uint32_t)ibf_rand_below(&rnd, L);
+			break;
+		default:
+			nl = L;
+			break;
 		}
 		l0[i] = (uint8_t)first;
 		nls[i] = (uint8_t)(nl > 128 ? 128 : nl);
@@ -189,7 +198,12 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 	pthread_t tid[64];
 	int started[64] = { 0 };
 	for (int t = 0; t < T; t++) {
-		job[t] = (struct tjob){ .n = n, .pl = pl, .ph = ph, .l0 = l0, .nl = nls, .cnt = cnt,
+		job[t] = (struct tjob){ .n = n,
+					.pl = pl,
+					.ph = ph,
+					.l0 = l0,
+					.nl = nls,
+					.cnt = cnt,
 					.lo = nf * (uint64_t)t / (uint64_t)T,
 					.hi = nf * (uint64_t)(t + 1) / (uint64_t)T };
 		if (t > 0 && pthread_create(&tid[t], NULL, trace_job, &job[t]) == 0)
@@ -210,7 +224,8 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 		}
 		if (job[t].bad && !bad) {
 			const struct ibf_sim_flow *fl = &ph->flow[job[t].first_bad];
-			ibf_error_set(err, IBF_ENOROUTE, NULL, 0, "first rank %u -> rank %u (host %u -> host %u, layer %u)",
+			ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
+				      "first rank %u -> rank %u (host %u -> host %u, layer %u)",
 				      fl->src, fl->dst, pl->host[fl->src], pl->host[fl->dst],
 				      job[t].bad_layer);
 		}
@@ -337,7 +352,8 @@ static int sort_by_demand(const double *d, uint64_t *idx, uint64_t n)
 		return -1;
 	for (uint64_t w = 1; w < n; w *= 2) {
 		for (uint64_t lo = 0; lo < n; lo += 2 * w) {
-			uint64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			uint64_t mid = lo + w < n ? lo + w : n,
+				 hi = lo + 2 * w < n ? lo + 2 * w : n;
 			uint64_t i = lo, j = mid, k = lo;
 			while (i < mid && j < hi)
 				tmp[k++] = d[idx[j]] < d[idx[i]] ? idx[j++] : idx[i++];

@@ -26,8 +26,8 @@ void ibf_sim_net_free(struct ibf_sim_net *n)
 	memset(n, 0, sizeof(*n));
 }
 
-int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f,
-		     const struct ibf_routes *r, int order, struct ibf_error *err)
+int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f, const struct ibf_routes *r,
+		     int order, struct ibf_error *err)
 {
 	memset(n, 0, sizeof(*n));
 	if (!f || !f->finalized)
@@ -79,7 +79,10 @@ int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f,
 			uint32_t id = f->nodes[v].port_off + (uint32_t)p;
 			const struct ibf_port *q = ibf_port(f, pp->peer_node, pp->peer_port);
 			/* a link runs at what both ends report; unknown -> the common rate */
-			double a = port_gbps(pp), b = port_gbps(q), c = a && b ? (a < b ? a : b) : a ? a : b;
+			double a = port_gbps(pp), b = port_gbps(q),
+			       c = a && b ? (a < b ? a : b)
+				   : a	  ? a
+					  : b;
 			if (c <= 0) {
 				c = n->assumed_gbps;
 				n->assumed++;
@@ -236,9 +239,11 @@ int ibf_sim_place_parse(const struct ibf_sim_net *n, const char *buf, size_t len
 		}
 		int h = find_host(n, tok, port);
 		if (h < 0) {
-			rc = ibf_error_set(err, IBF_EPARSE, path, it.lineno,
-					   h == -1 ? "unknown host \"%s\"" :
-					   "host \"%s\" has no such port cabled to a switch", tok);
+			rc = ibf_error_set(
+				err, IBF_EPARSE, path, it.lineno,
+				h == -1 ? "unknown host \"%s\""
+					: "host \"%s\" has no such port cabled to a switch",
+				tok);
 			break;
 		}
 		if (rank >= cap) {
@@ -256,8 +261,8 @@ int ibf_sim_place_parse(const struct ibf_sim_net *n, const char *buf, size_t len
 			cap = nc;
 		}
 		if (host[rank] >= 0) {
-			rc = ibf_error_set(err, IBF_EPARSE, path, it.lineno, "rank %lu placed twice",
-					   rank);
+			rc = ibf_error_set(err, IBF_EPARSE, path, it.lineno,
+					   "rank %lu placed twice", rank);
 			break;
 		}
 		host[rank] = h;
@@ -370,9 +375,9 @@ int ibf_sim_layers_parse(const char *s, struct ibf_sim_layer_policy *lp, struct 
 		lp->how = IBF_LAYERS_FIXED;
 		lp->layer = (uint32_t)j;
 	} else {
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "unknown layer policy \"%s\" (rr, hash, random, split, layer:J)",
-				     s);
+		return ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"unknown layer policy \"%s\" (rr, hash, random, split, layer:J)", s);
 	}
 	return 0;
 }

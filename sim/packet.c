@@ -29,26 +29,31 @@
 
 /* Make room for one more element in the array arr (n used of cap, doubling
  * from `first`); runs `fail` when memory runs out. */
-#define GROW(arr, n, cap, first, fail)                                             \
-	do {                                                                       \
-		if ((n) == (cap)) {                                                \
-			size_t c_ = (cap) ? (size_t)(cap) * 2 : (first);           \
-			void *x_ = realloc((arr), c_ * sizeof(*(arr)));            \
-			if (!x_)                                                   \
-				fail;                                              \
-			(arr) = x_;                                                \
-			(cap) = c_;                                                \
-		}                                                                  \
+#define GROW(arr, n, cap, first, fail)                                  \
+	do {                                                            \
+		if ((n) == (cap)) {                                     \
+			size_t c_ = (cap) ? (size_t)(cap)*2 : (first);  \
+			void *x_ = realloc((arr), c_ * sizeof(*(arr))); \
+			if (!x_)                                        \
+				fail;                                   \
+			(arr) = x_;                                     \
+			(cap) = c_;                                     \
+		}                                                       \
 	} while (0)
 
 enum {
-	EV_GEN, EV_ARRIVE, EV_TXDONE, EV_CREDIT, EV_DELIVER, EV_CHECK,
+	EV_GEN,
+	EV_ARRIVE,
+	EV_TXDONE,
+	EV_CREDIT,
+	EV_DELIVER,
+	EV_CHECK,
 	/* node model */
 	EV_AGEN,   /* an accelerator creates a message */
 	EV_NREADY, /* an intra-node packet is ready at an intra-node link */
 	EV_NDONE,  /* an intra-node link finished sending */
-	EV_AGG,    /* a NIC's aggregation timeout */
-	EV_HCA,    /* a sealed fabric packet reaches the NIC's port queue */
+	EV_AGG,	   /* a NIC's aggregation timeout */
+	EV_HCA,	   /* a sealed fabric packet reaches the NIC's port queue */
 };
 #define EV_BITS 4u
 
@@ -68,28 +73,28 @@ struct evvec {
 #define PK_NONE (-1)
 
 struct pkt {
-	uint64_t birth;   /* ps */
-	uint64_t tail;    /* ps: tail arrival at the current hop */
-	int32_t next;     /* FIFO / free list */
-	uint32_t src, dst;/* host indices */
-	uint32_t out;     /* output port (global) at the current switch */
+	uint64_t birth;	   /* ps */
+	uint64_t tail;	   /* ps: tail arrival at the current hop */
+	int32_t next;	   /* FIFO / free list */
+	uint32_t src, dst; /* host indices */
+	uint32_t out;	   /* output port (global) at the current switch */
 	uint32_t dlid;
 	uint16_t bytes;
-	uint8_t sl, vl;   /* vl: VL of the link it last crossed */
-	uint8_t vl_next;  /* VL on the output link */
-	uint8_t hops;     /* links crossed */
-	uint8_t swhops;   /* switch-to-switch links crossed */
+	uint8_t sl, vl;	 /* vl: VL of the link it last crossed */
+	uint8_t vl_next; /* VL on the output link */
+	uint8_t hops;	 /* links crossed */
+	uint8_t swhops;	 /* switch-to-switch links crossed */
 	uint8_t flags;
-	int32_t cargo;    /* node model: its intra-node packets (list) */
+	int32_t cargo; /* node model: its intra-node packets (list) */
 };
 
 /* node model: an intra-node packet */
 struct ipkt {
-	uint64_t birth;   /* message generation */
-	uint64_t t[5];    /* link start, tail at the NIC, handed to the port,
+	uint64_t birth; /* message generation */
+	uint64_t t[5];	/* link start, tail at the NIC, handed to the port,
 			   * tail at the destination NIC, start on its NIC link */
 	int32_t next;
-	uint32_t src, dst;/* accelerators (node * K + a) */
+	uint32_t src, dst; /* accelerators (node * K + a) */
 	uint16_t bytes;
 	uint8_t flags;
 	uint8_t inter;
@@ -98,10 +103,10 @@ struct ipkt {
 /* node model: an intra-node link (a FIFO server) */
 struct nlink {
 	int32_t qhead, qtail;
-	int32_t cur;      /* packet being sent, -1 */
-	uint32_t rate;    /* 0.1 Gb/s */
-	uint64_t fixed;   /* NIC processing: ps per packet instead of a rate */
-	uint32_t used;    /* bytes queued for it or on it (bounded queues only) */
+	int32_t cur;	/* packet being sent, -1 */
+	uint32_t rate;	/* 0.1 Gb/s */
+	uint64_t fixed; /* NIC processing: ps per packet instead of a rate */
+	uint32_t used;	/* bytes queued for it or on it (bounded queues only) */
 };
 
 /* node model: a NIC's fabric packet under construction for one node */
@@ -117,14 +122,14 @@ struct fifo {
 };
 
 struct host {
-	uint32_t g;       /* its port (global) */
+	uint32_t g; /* its port (global) */
 	uint32_t lid;
-	uint32_t nlids;   /* 1 << lmc */
-	uint32_t rate;    /* 0.1 Gb/s */
-	uint64_t gap_ps;  /* mean gap between packets */
+	uint32_t nlids;	 /* 1 << lmc */
+	uint32_t rate;	 /* 0.1 Gb/s */
+	uint64_t gap_ps; /* mean gap between packets */
 	int32_t qhead, qtail;
 	uint32_t qlen;
-	int32_t row;      /* SL table row, -1 none */
+	int32_t row; /* SL table row, -1 none */
 };
 
 struct psim {
@@ -135,23 +140,23 @@ struct psim {
 	const struct ibf_psim_opts *o;
 	struct ibf_psim_result *res;
 	uint32_t V, np, nh;
-	uint32_t bytes;          /* wire bytes per packet */
+	uint32_t bytes; /* wire bytes per packet */
 	/* per port */
 	int32_t *peer;
 	uint32_t *node_of;
-	uint32_t *rate;          /* 0.1 Gb/s, 0 without a cable */
-	uint64_t *prop;          /* ps */
-	uint64_t *ser;           /* ps for one packet */
-	uint8_t *kind;           /* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
+	uint32_t *rate; /* 0.1 Gb/s, 0 without a cable */
+	uint64_t *prop; /* ps */
+	uint64_t *ser;	/* ps for one packet */
+	uint8_t *kind;	/* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
 	uint8_t *out_busy, *in_busy;
-	int32_t *cur_fid;        /* FIFO the output is serving (-1: host queue) */
-	int32_t *req_head;       /* request list per output */
-	uint16_t *rr;            /* last input port granted */
-	int32_t *host_of;        /* host index of an end port, -1 */
-	int32_t *credits;        /* [np * V] */
-	struct fifo *fifo;       /* [np * V] */
-	uint16_t *vmask;         /* [np] VLs whose input FIFO is not empty */
-	uint64_t *link_bytes;    /* [np] in the window */
+	int32_t *cur_fid;     /* FIFO the output is serving (-1: host queue) */
+	int32_t *req_head;    /* request list per output */
+	uint16_t *rr;	      /* last input port granted */
+	int32_t *host_of;     /* host index of an end port, -1 */
+	int32_t *credits;     /* [np * V] */
+	struct fifo *fifo;    /* [np * V] */
+	uint16_t *vmask;      /* [np] VLs whose input FIFO is not empty */
+	uint64_t *link_bytes; /* [np] in the window */
 	struct host *host;
 	/* packets */
 	struct pkt *pk;
@@ -159,35 +164,35 @@ struct psim {
 	int32_t free_pk;
 	/* events */
 	struct evvec qcur, qover;
-	struct evvec *qbuck;     /* [QB] */
-	uint64_t qbase;          /* start of the current bucket */
-	uint64_t qinb;           /* events in the buckets */
-	size_t nev;              /* events queued */
+	struct evvec *qbuck; /* [QB] */
+	uint64_t qbase;	     /* start of the current bucket */
+	uint64_t qinb;	     /* events in the buckets */
+	size_t nev;	     /* events queued */
 	uint64_t seq;
 	uint64_t now;
 	uint64_t rng;
 	/* window */
 	uint64_t w0, w1, hard_end;
 	uint64_t last_move;
-	uint64_t stall_ps;       /* deadlock watchdog period */
-	uint64_t in_switches;    /* packets in switch buffers */
-	uint64_t outstanding;    /* measured packets not yet delivered or dropped */
+	uint64_t stall_ps;    /* deadlock watchdog period */
+	uint64_t in_switches; /* packets in switch buffers */
+	uint64_t outstanding; /* measured packets not yet delivered or dropped */
 	uint64_t win_gen_bytes, win_acc_bytes, win_acc_payload;
 	uint64_t vl_bytes[16];
 	double *lat;
 	size_t nlat, caplat;
 	double hop_sum;
 	int stop;
-	uint32_t *cur_bytes;     /* [np] size of the packet an output sends */
+	uint32_t *cur_bytes; /* [np] size of the packet an output sends */
 	/* node model */
-	uint32_t K, NL;          /* accelerators per node, links per node (2K + 2) */
+	uint32_t K, NL; /* accelerators per node, links per node (2K + 2) */
 	struct ipkt *ip;
 	uint32_t nip, capip;
 	int32_t free_ip;
-	struct nlink *nl;        /* [nh * NL] */
-	struct agg *agg;         /* [nh * nh] */
-	uint64_t *nic_used;      /* [nh] bytes held by each NIC (aggregation + port queue) */
-	uint64_t *acc_gap;       /* not per accelerator: one mean gap (ps) */
+	struct nlink *nl;	       /* [nh * NL] */
+	struct agg *agg;	       /* [nh * nh] */
+	uint64_t *nic_used;	       /* [nh] bytes held by each NIC (aggregation + port queue) */
+	uint64_t *acc_gap;	       /* not per accelerator: one mean gap (ps) */
 	uint64_t win_intra, win_inter; /* payload bytes delivered in the window */
 	uint64_t agg_pkts, agg_seals;
 	double comp_inter[7], comp_intra[2];
@@ -257,7 +262,7 @@ static int vec_add(struct evvec *b, const struct ev *e)
 
 static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
 {
-	struct ev e = {t, (s->seq++ << EV_BITS) | (uint64_t)type, a, b};
+	struct ev e = { t, (s->seq++ << EV_BITS) | (uint64_t)type, a, b };
 	s->nev++;
 	if (t < s->qbase + QW)
 		return heap_push(&s->qcur, &e);
@@ -371,8 +376,9 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 		s->in_busy[(uint32_t)fid / V] = 1;
 	if (s->kind[g] != 2)
 		s->credits[(size_t)g * V + vl] -= p->bytes;
-	uint64_t ser = p->bytes == s->bytes ? s->ser[g]
-					    : ((uint64_t)p->bytes * 80000u + s->rate[g] - 1) / s->rate[g];
+	uint64_t ser = p->bytes == s->bytes
+			       ? s->ser[g]
+			       : ((uint64_t)p->bytes * 80000u + s->rate[g] - 1) / s->rate[g];
 	uint64_t end = s->now + ser;
 	s->cur_bytes[g] = p->bytes;
 	if (fid >= 0 && p->tail > end)
@@ -445,8 +451,7 @@ static int arb_out(struct psim *s, uint32_t g)
 		if (s->in_busy[gin])
 			continue;
 		struct pkt *p = &s->pk[s->fifo[fid].head];
-		if (s->kind[g] != 2 &&
-		    s->credits[(size_t)g * V + p->vl_next] < (int32_t)p->bytes) {
+		if (s->kind[g] != 2 && s->credits[(size_t)g * V + p->vl_next] < (int32_t)p->bytes) {
 			mark_stall(s, p);
 			continue;
 		}
@@ -476,7 +481,7 @@ static int arb_out(struct psim *s, uint32_t g)
 	if (q->head != PK_NONE)
 		req_add(s, (uint32_t)best);
 	else
-		s->vmask[(uint32_t)best / V] &= (uint16_t)~(1u << ((uint32_t)best % V));
+		s->vmask[(uint32_t)best / V] &= (uint16_t) ~(1u << ((uint32_t)best % V));
 	s->rr[g] = (uint16_t)((uint32_t)best / V - nd->port_off);
 	return transmit(s, g, best, i);
 }
@@ -601,8 +606,8 @@ static int route(struct psim *s, uint32_t gin, struct pkt *p)
 	uint32_t vl;
 	if (s->s2v) {
 		uint32_t in = gin - nd->port_off;
-		vl = s->s2v->vl[s->s2v->off[nd->sw] + ((uint64_t)in * (nd->nports + 1u) + port) * 16u +
-				p->sl];
+		vl = s->s2v->vl[s->s2v->off[nd->sw] +
+				((uint64_t)in * (nd->nports + 1u) + port) * 16u + p->sl];
 	} else {
 		vl = p->sl % s->V;
 	}
@@ -682,13 +687,12 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 	for (int32_t c = p->cargo, nx; c != PK_NONE && !rc; c = nx) {
 		nx = s->ip[c].next;
 		s->ip[c].t[3] = s->now;
-		rc = push(s, s->now + (uint64_t)(s->o->nic_split_ns * 1000.0), EV_NREADY, (uint32_t)c,
-			  p->dst * s->NL + 2 * s->K + (s->o->nic_pkt_ns > 0 ? 3 : 1));
+		rc = push(s, s->now + (uint64_t)(s->o->nic_split_ns * 1000.0), EV_NREADY,
+			  (uint32_t)c, p->dst * s->NL + 2 * s->K + (s->o->nic_pkt_ns > 0 ? 3 : 1));
 	}
 	pk_free(s, i);
 	return rc;
 }
-
 
 /* ------------------------------------------------------------ node model */
 
@@ -728,7 +732,8 @@ static int64_t nl_next(const struct psim *s, uint32_t L, const struct ipkt *p)
 {
 	uint32_t h = L / s->NL, j = L % s->NL, K = s->K;
 	if (j < K)
-		return p->inter ? (int64_t)(h * s->NL + 2 * K) : (int64_t)(h * s->NL + K + p->dst % K);
+		return p->inter ? (int64_t)(h * s->NL + 2 * K)
+				: (int64_t)(h * s->NL + K + p->dst % K);
 	if (j == 2 * K + 1)
 		return (int64_t)(h * s->NL + K + p->dst % K);
 	if (j == 2 * K)
@@ -788,8 +793,8 @@ static int nl_start(struct psim *s, uint32_t L)
 	else if (j == 2 * s->K + 1)
 		s->ip[i].t[4] = s->now;
 	/* (intra-node moves do not feed the fabric's deadlock watchdog) */
-	uint64_t ser = l->fixed ? l->fixed
-				: ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
+	uint64_t ser =
+		l->fixed ? l->fixed : ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
 	return push(s, s->now + ser, EV_NDONE, L, 0);
 }
 
@@ -822,7 +827,9 @@ static int ip_deliver(struct psim *s, int32_t i, uint64_t t)
 		s->res->ipkts_done++;
 		rc = dpush(&s->ilat, &s->nilat, &s->capilat, (double)(t - p->birth) / 1000.0);
 		if (p->inter) {
-			uint64_t at[7] = {p->birth, p->t[0], p->t[1], p->t[2], p->t[3], p->t[4], t};
+			uint64_t at[7] = {
+				p->birth, p->t[0], p->t[1], p->t[2], p->t[3], p->t[4], t
+			};
 			for (int k = 0; k < 6; k++)
 				s->comp_inter[k] += (double)(at[k + 1] - at[k]) / 1000.0;
 			s->n_inter++;
@@ -968,7 +975,8 @@ static int ev_agen(struct psim *s, uint32_t acc)
 	}
 	int win = in_window(s, s->now);
 	for (uint32_t off = 0; off < o->msg_bytes && !rc; off += o->ipkt_payload) {
-		uint32_t pay = o->msg_bytes - off < o->ipkt_payload ? o->msg_bytes - off : o->ipkt_payload;
+		uint32_t pay =
+			o->msg_bytes - off < o->ipkt_payload ? o->msg_bytes - off : o->ipkt_payload;
 		int32_t i = ip_alloc(s);
 		if (i == PK_NONE)
 			return IBF_ENOMEM;
@@ -1007,7 +1015,8 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 	uint32_t nh = s->nh, K = s->K;
 	if (nh > 4096)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "the node model takes at most 4096 nodes (end ports), not %u", nh);
+				     "the node model takes at most 4096 nodes (end ports), not %u",
+				     nh);
 	s->NL = 2 * K + 4; /* K up, K down, to NIC, from NIC, NIC tx and rx processing */
 	s->nl = malloc((size_t)nh * s->NL * sizeof(*s->nl));
 	s->agg = malloc((size_t)nh * nh * sizeof(*s->agg));
@@ -1015,14 +1024,16 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 	s->nic_used = calloc(nh, sizeof(*s->nic_used));
 	if (!s->nl || !s->agg || !s->acc_gap || !s->nic_used)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	uint32_t ra = (uint32_t)(o->acc_gbps * 10.0 + 0.5), rn = (uint32_t)(o->nic_gbps * 10.0 + 0.5);
+	uint32_t ra = (uint32_t)(o->acc_gbps * 10.0 + 0.5),
+		 rn = (uint32_t)(o->nic_gbps * 10.0 + 0.5);
 	for (uint32_t L = 0; L < nh * s->NL; L++) {
 		uint32_t j = L % s->NL;
 		uint64_t fixed = j >= 2 * K + 2 ? (uint64_t)(o->nic_pkt_ns * 1000.0 + 0.5) : 0;
-		s->nl[L] = (struct nlink){PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn, fixed, 0};
+		s->nl[L] =
+			(struct nlink){ PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn, fixed, 0 };
 	}
 	for (size_t k = 0; k < (size_t)nh * nh; k++)
-		s->agg[k] = (struct agg){PK_NONE, PK_NONE, 0, 0, 0};
+		s->agg[k] = (struct agg){ PK_NONE, PK_NONE, 0, 0, 0 };
 	*s->acc_gap = (uint64_t)((double)o->msg_bytes * 8000.0 / (o->load * o->acc_gbps) + 0.5);
 	s->free_ip = PK_NONE;
 	s->res->node_max_gbps = (double)nh * K * o->acc_gbps;
@@ -1223,28 +1234,33 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "vls must be 1..15");
 	uint64_t b = (uint64_t)o->mtu_payload + o->hdr_bytes;
 	if (b < 1 || b > 65535)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "packet size must be 1..65535 bytes");
-	if (o->buf_bytes < b || o->buf_bytes > (1u << 30))
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "buffer (%u bytes) must hold one packet (%llu bytes) and be <= 1 GiB",
-				     o->buf_bytes, (unsigned long long)b);
+				     "packet size must be 1..65535 bytes");
+	if (o->buf_bytes < b || o->buf_bytes > (1u << 30))
+		return ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"buffer (%u bytes) must hold one packet (%llu bytes) and be <= 1 GiB",
+			o->buf_bytes, (unsigned long long)b);
 	if (!(o->measure_ns > 0) || o->warmup_ns < 0 || !(o->stall_ns > 0) || o->router_ns < 0 ||
 	    o->ns_per_m < 0 || o->host_cable_m < 0 || o->switch_cable_m < 0 ||
 	    o->warmup_ns + o->measure_ns > 1e10)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "times and lengths must be >= 0 (measure, stall > 0; at most 10 s)");
+		return ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"times and lengths must be >= 0 (measure, stall > 0; at most 10 s)");
 	if (o->srcq_max < 1)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "source queue must hold >= 1 packet");
-	if (o->accels && (o->accels < 1 || o->accels > 64 || !(o->acc_gbps > 0) ||
-			  !(o->nic_gbps > 0) || o->ipkt_payload < 1 ||
-			  (uint64_t)o->ipkt_payload + o->ipkt_hdr + o->hdr_bytes > 65535 ||
-			  o->msg_bytes < 1 || o->msg_bytes > (1u << 24) ||
-			  !(o->inter_frac >= 0 && o->inter_frac <= 1) || o->node_hop_ns < 0 ||
-			  o->nic_pkt_ns < 0 ||
-			  o->nic_agg_ns < 0 || o->nic_split_ns < 0 || !(o->agg_timeout_ns >= 0)))
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "node model: 1..64 accelerators, rates > 0, intra-node packets "
-				     "< 64 KiB, a share in [0, 1]");
+				     "source queue must hold >= 1 packet");
+	if (o->accels &&
+	    (o->accels < 1 || o->accels > 64 || !(o->acc_gbps > 0) || !(o->nic_gbps > 0) ||
+	     o->ipkt_payload < 1 ||
+	     (uint64_t)o->ipkt_payload + o->ipkt_hdr + o->hdr_bytes > 65535 || o->msg_bytes < 1 ||
+	     o->msg_bytes > (1u << 24) || !(o->inter_frac >= 0 && o->inter_frac <= 1) ||
+	     o->node_hop_ns < 0 || o->nic_pkt_ns < 0 || o->nic_agg_ns < 0 || o->nic_split_ns < 0 ||
+	     !(o->agg_timeout_ns >= 0)))
+		return ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"node model: 1..64 accelerators, rates > 0, intra-node packets "
+			"< 64 KiB, a share in [0, 1]");
 	return 0;
 }
 
@@ -1275,10 +1291,11 @@ static int setup(struct psim *s, struct ibf_error *err)
 	s->qbuck = calloc(QB, sizeof(*s->qbuck));
 	if (!s->peer || !s->node_of || !s->rate || !s->prop || !s->ser || !s->kind ||
 	    !s->out_busy || !s->in_busy || !s->cur_fid || !s->req_head || !s->rr || !s->host_of ||
-	    !s->credits || !s->fifo || !s->vmask || !s->cur_bytes || !s->link_bytes || !s->host || !s->qbuck)
+	    !s->credits || !s->fifo || !s->vmask || !s->cur_bytes || !s->link_bytes || !s->host ||
+	    !s->qbuck)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (size_t k = 0; k < (size_t)np * V; k++)
-		s->fifo[k] = (struct fifo){PK_NONE, PK_NONE, 0, -1, -1};
+		s->fifo[k] = (struct fifo){ PK_NONE, PK_NONE, 0, -1, -1 };
 	for (uint32_t n = 0; n < f->nnodes; n++) {
 		const struct ibf_node *nd = &f->nodes[n];
 		for (uint32_t p = 0; p <= nd->nports; p++)
@@ -1359,7 +1376,8 @@ static int setup(struct psim *s, struct ibf_error *err)
 				     "the fabric has %u end port(s) cabled to a switch; need >= 2",
 				     s->nh);
 	if (s->s2v && s->s2v->nsw != f->nsw)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "SL2VL tables do not match the fabric");
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "SL2VL tables do not match the fabric");
 	if (s->r->nsw != f->nsw)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "tables do not match the fabric");
 	double hg = 0;
@@ -1398,8 +1416,8 @@ static int setup(struct psim *s, struct ibf_error *err)
 			for (uint32_t k = toff[h]; k < toff[h + 1]; k++)
 				if (o->traffic_dst[k] >= s->nh || o->traffic_dst[k] == h)
 					return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-							     "traffic pattern: host %u sends to %u", h,
-							     o->traffic_dst[k]);
+							     "traffic pattern: host %u sends to %u",
+							     h, o->traffic_dst[k]);
 	}
 	for (uint32_t h = 0; h < s->nh && !rc && !s->K; h++)
 		if (!toff || toff[h + 1] > toff[h])
@@ -1459,8 +1477,9 @@ static void finish(struct psim *s)
 		for (uint32_t g = 0; g < s->np; g++)
 			if (s->rate[g] && s->peer[g] >= 0) {
 				res->link_gbps[g] = (float)(s->rate[g] / 10.0);
-				res->link_util[g] = (float)((double)s->link_bytes[g] /
-							    (s->rate[g] / 10.0 * 1e9 / 8.0 * win_s));
+				res->link_util[g] =
+					(float)((double)s->link_bytes[g] /
+						(s->rate[g] / 10.0 * 1e9 / 8.0 * win_s));
 			}
 	}
 	if (s->K)
@@ -1503,24 +1522,42 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		s.now = e.t;
 		res->events++;
 		switch ((int)(e.sk & ((1u << EV_BITS) - 1))) {
-		case EV_GEN: rc = ev_gen(&s, e.a); break;
-		case EV_ARRIVE: rc = ev_arrive(&s, (int32_t)e.a, e.b); break;
-		case EV_TXDONE: rc = ev_txdone(&s, e.a); break;
+		case EV_GEN:
+			rc = ev_gen(&s, e.a);
+			break;
+		case EV_ARRIVE:
+			rc = ev_arrive(&s, (int32_t)e.a, e.b);
+			break;
+		case EV_TXDONE:
+			rc = ev_txdone(&s, e.a);
+			break;
 		case EV_CREDIT:
 			s.credits[e.a] += (int32_t)e.b;
 			if (!s.out_busy[e.a / s.V])
 				rc = arb_port(&s, e.a / s.V);
 			break;
-		case EV_DELIVER: rc = ev_deliver(&s, (int32_t)e.a, e.b); break;
-		case EV_AGEN: rc = ev_agen(&s, e.a); break;
-		case EV_NREADY: rc = ev_nready(&s, (int32_t)e.a, e.b); break;
-		case EV_NDONE: rc = ev_ndone(&s, e.a); break;
+		case EV_DELIVER:
+			rc = ev_deliver(&s, (int32_t)e.a, e.b);
+			break;
+		case EV_AGEN:
+			rc = ev_agen(&s, e.a);
+			break;
+		case EV_NREADY:
+			rc = ev_nready(&s, (int32_t)e.a, e.b);
+			break;
+		case EV_NDONE:
+			rc = ev_ndone(&s, e.a);
+			break;
 		case EV_AGG:
 			if (s.agg[e.a].gen == e.b && s.agg[e.a].n)
 				rc = nic_seal(&s, e.a / s.nh, e.a % s.nh);
 			break;
-		case EV_HCA: rc = ev_hca(&s, (int32_t)e.a, e.b); break;
-		default: rc = ev_check(&s); break;
+		case EV_HCA:
+			rc = ev_hca(&s, (int32_t)e.a, e.b);
+			break;
+		default:
+			rc = ev_check(&s);
+			break;
 		}
 		if (rc && !err->code)
 			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");

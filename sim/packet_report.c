@@ -17,8 +17,10 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 	fprintf(out, "hosts %u (%.0f Gb/s injection capacity), simulated %.1f us\n", res->nhosts,
 		res->host_gbps, res->sim_ns / 1000.0);
 	if (res->assumed_links)
-		fprintf(out, "note: %u cabled ports of unknown width/speed run at the fabric's most "
-			"common rate\n", res->assumed_links);
+		fprintf(out,
+			"note: %u cabled ports of unknown width/speed run at the fabric's most "
+			"common rate\n",
+			res->assumed_links);
 	fprintf(out, "offered %.4f, accepted %.4f of capacity (%.1f Gb/s payload)\n",
 		res->offered_frac, res->accepted_frac, res->accepted_gbps);
 	fprintf(out, "latency ns: mean %.1f p50 %.1f p99 %.1f max %.1f; switch hops %.2f\n",
@@ -48,8 +50,9 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 		fprintf(out,
 			"  intra-node packets: measured %llu, delivered %llu; latency ns mean %.1f "
 			"p50 %.1f p99 %.1f\n",
-			(unsigned long long)res->ipkts_measured, (unsigned long long)res->ipkts_done,
-			res->ilat_mean, res->ilat_p50, res->ilat_p99);
+			(unsigned long long)res->ipkts_measured,
+			(unsigned long long)res->ipkts_done, res->ilat_mean, res->ilat_p50,
+			res->ilat_p99);
 		fprintf(out, "  inter-node components ns:");
 		for (int k = 0; k < 7; k++)
 			fprintf(out, " %s %.1f", comp_names[k], res->comp_inter[k]);
@@ -70,8 +73,9 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 		res->cycle_len);
 	for (uint32_t k = 0; k < res->cycle_len; k++) {
 		const struct ibf_psim_buf *b = &res->cycle[k];
-		fprintf(out, "  '%s'/%u -> '%s'/%u VL %u (%u packets)\n", node_name(f, b->from_node),
-			b->from_port, node_name(f, b->node), b->port, b->vl, b->pkts);
+		fprintf(out, "  '%s'/%u -> '%s'/%u VL %u (%u packets)\n",
+			node_name(f, b->from_node), b->from_port, node_name(f, b->node), b->port,
+			b->vl, b->pkts);
 	}
 }
 
@@ -81,8 +85,8 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 	fprintf(out,
 		"{\"hosts\":%u,\"host_gbps\":%.3f,\"assumed_links\":%u,\"sim_ns\":%.1f,\"offered\":%.6f,"
 		"\"accepted\":%.6f,\"accepted_gbps\":%.3f,",
-		res->nhosts, res->host_gbps, res->assumed_links, res->sim_ns, res->offered_frac, res->accepted_frac,
-		res->accepted_gbps);
+		res->nhosts, res->host_gbps, res->assumed_links, res->sim_ns, res->offered_frac,
+		res->accepted_frac, res->accepted_gbps);
 	fprintf(out,
 		"\"latency_ns\":{\"mean\":%.2f,\"p50\":%.2f,\"p99\":%.2f,\"max\":%.2f},"
 		"\"hops_mean\":%.4f,",
@@ -109,10 +113,12 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 			"\"components_inter_ns\":{",
 			res->node_max_gbps, res->intra_gbps, res->inter_gbps,
 			(res->intra_gbps + res->inter_gbps) / res->node_max_gbps,
-			(unsigned long long)res->ipkts_measured, (unsigned long long)res->ipkts_done,
-			res->ilat_mean, res->ilat_p50, res->ilat_p99, res->agg_mean);
+			(unsigned long long)res->ipkts_measured,
+			(unsigned long long)res->ipkts_done, res->ilat_mean, res->ilat_p50,
+			res->ilat_p99, res->agg_mean);
 		for (int k = 0; k < 7; k++)
-			fprintf(out, "%s\"%s\":%.2f", k ? "," : "", comp_names[k], res->comp_inter[k]);
+			fprintf(out, "%s\"%s\":%.2f", k ? "," : "", comp_names[k],
+				res->comp_inter[k]);
 		fprintf(out, "},\"components_intra_ns\":{\"src-acc\":%.2f,\"intra-net\":%.2f}},",
 			res->comp_intra[0], res->comp_intra[1]);
 	}

@@ -7,12 +7,21 @@
 #include <string.h>
 
 static const char *const names[] = {
-	[IBF_PAT_SHIFT] = "shift", [IBF_PAT_SHIFTS] = "shifts", [IBF_PAT_PERM] = "perm",
-	[IBF_PAT_A2A] = "a2a", [IBF_PAT_A2A_PHASED] = "a2a-phased",
-	[IBF_PAT_PAIRWISE] = "pairwise", [IBF_PAT_CUMULATIVE] = "cumulative",
-	[IBF_PAT_RANDPAIR] = "random-pairwise", [IBF_PAT_BISECT] = "bisection",
-	[IBF_PAT_RING] = "ring", [IBF_PAT_RECDBL] = "recdbl", [IBF_PAT_BRUCK] = "bruck",
-	[IBF_PAT_BCAST] = "bcast", [IBF_PAT_HIER] = "hier", [IBF_PAT_ADVERSARIAL] = "adversarial",
+	[IBF_PAT_SHIFT] = "shift",
+	[IBF_PAT_SHIFTS] = "shifts",
+	[IBF_PAT_PERM] = "perm",
+	[IBF_PAT_A2A] = "a2a",
+	[IBF_PAT_A2A_PHASED] = "a2a-phased",
+	[IBF_PAT_PAIRWISE] = "pairwise",
+	[IBF_PAT_CUMULATIVE] = "cumulative",
+	[IBF_PAT_RANDPAIR] = "random-pairwise",
+	[IBF_PAT_BISECT] = "bisection",
+	[IBF_PAT_RING] = "ring",
+	[IBF_PAT_RECDBL] = "recdbl",
+	[IBF_PAT_BRUCK] = "bruck",
+	[IBF_PAT_BCAST] = "bcast",
+	[IBF_PAT_HIER] = "hier",
+	[IBF_PAT_ADVERSARIAL] = "adversarial",
 	[IBF_PAT_MIX] = "mix",
 };
 
@@ -34,11 +43,13 @@ int ibf_sim_pattern_parse(const char *s, struct ibf_sim_pattern *p, struct ibf_e
 		if (strlen(names[i]) == nl && !strncmp(names[i], s, nl))
 			id = i;
 	if (id < 0)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "unknown pattern \"%s\" (shift:C, shifts, perm[:K], a2a, "
-				     "a2a-phased, pairwise, cumulative, random-pairwise[:K], "
-				     "bisection[:K], ring, recdbl, bruck, bcast, hier, adversarial, "
-				     "mix:C1..C5)", s);
+		return ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"unknown pattern \"%s\" (shift:C, shifts, perm[:K], a2a, "
+			"a2a-phased, pairwise, cumulative, random-pairwise[:K], "
+			"bisection[:K], ring, recdbl, bruck, bcast, hier, adversarial, "
+			"mix:C1..C5)",
+			s);
 	p->id = id;
 	p->count = id == IBF_PAT_BISECT ? 50 : 10;
 	const char *arg = colon ? colon + 1 : NULL;
@@ -64,7 +75,8 @@ int ibf_sim_pattern_parse(const char *s, struct ibf_sim_pattern *p, struct ibf_e
 		}
 		return 0;
 	case IBF_PAT_MIX:
-		if (!arg || (arg[0] != 'C' && arg[0] != 'c') || arg[1] < '1' || arg[1] > '5' || arg[2])
+		if (!arg || (arg[0] != 'C' && arg[0] != 'c') || arg[1] < '1' || arg[1] > '5' ||
+		    arg[2])
 			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 					     "pattern \"%s\": expected mix:C1 .. mix:C5", s);
 		p->mix = arg[1] - '0';
@@ -178,7 +190,8 @@ static int adversarial(struct gen *g, uint32_t N)
 	uint32_t *byrank = malloc((N ? N : 1) * sizeof(uint32_t));
 	uint32_t *order = malloc((S ? S : 1) * sizeof(uint32_t));
 	int32_t *mate = malloc((S ? S : 1) * sizeof(int32_t));
-	uint32_t *dist = malloc((S ? S : 1) * sizeof(uint32_t)), *q = malloc((S ? S : 1) * sizeof(uint32_t));
+	uint32_t *dist = malloc((S ? S : 1) * sizeof(uint32_t)),
+		 *q = malloc((S ? S : 1) * sizeof(uint32_t));
 	int rc = 0;
 	if (!cnt || !first || !byrank || !order || !mate || !dist || !q) {
 		g->oom = 1;
@@ -277,8 +290,8 @@ static int hierarchical(struct gen *g, uint32_t N)
 	for (int half = 0; half < 2; half++) {
 		if (half == 1) {
 			/* across switches: ranks at position i of each switch form a ring */
-			begin(g, ngroups ? part / ngroups : part, ngroups > 1 ? 2 * (ngroups - 1) : 0,
-			      "across switches");
+			begin(g, ngroups ? part / ngroups : part,
+			      ngroups > 1 ? 2 * (ngroups - 1) : 0, "across switches");
 			for (uint32_t i = 0; i < gmax; i++) {
 				int64_t firstr = -1, prev = -1;
 				for (uint32_t s = 0; s < S; s++) {
@@ -351,7 +364,8 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 	case IBF_PAT_A2A_PHASED:
 		g.nphases = N - 1;
 		for (uint32_t c = 1; c < N; c++) {
-			snprintf(lab, sizeof(lab), "%s %u", p->id == IBF_PAT_SHIFTS ? "shift" : "phase", c);
+			snprintf(lab, sizeof(lab), "%s %u",
+				 p->id == IBF_PAT_SHIFTS ? "shift" : "phase", c);
 			begin(&g, M, 1, lab);
 			for (uint32_t r = 0; r < N; r++)
 				add(&g, r, (r + c) % N, 0);
@@ -519,6 +533,7 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 	free(perm);
 	free(g.ph.flow);
 	if (g.oom)
-		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory building the pattern");
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0,
+				     "out of memory building the pattern");
 	return 0;
 }

@@ -7,11 +7,11 @@
  * with its links and their weights w/128 (split flows: k/L per link). */
 struct sim_inc {
 	uint64_t nf, local;
-	uint64_t *off;      /* [nf + 1] into inc */
-	uint32_t *inc;      /* link | weight << 24 (SIM_INC) */
+	uint64_t *off; /* [nf + 1] into inc */
+	uint32_t *inc; /* link | weight << 24 (SIM_INC) */
 	uint64_t ninc;
-	double *demand;     /* [nf] 0 = elastic */
-	uint64_t *index;    /* [nf] the flow's index in the phase; NULL when no
+	double *demand;	 /* [nf] 0 = elastic */
+	uint64_t *index; /* [nf] the flow's index in the phase; NULL when no
 			     * flow was local (index = position) */
 };
 #define SIM_MAX_LINKS (1u << 24)

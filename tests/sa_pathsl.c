@@ -51,7 +51,8 @@ int main(void)
 		unsigned rd = mad_get_field(p, 0, IB_SA_PR_DLID_F);
 		unsigned sl = mad_get_field(p, 0, IB_SA_PR_SL_F);
 		if (rs != slid || rd != dlid) {
-			fprintf(stderr, "sa_pathsl: asked %u -> %u, got %u -> %u\n", slid, dlid, rs, rd);
+			fprintf(stderr, "sa_pathsl: asked %u -> %u, got %u -> %u\n", slid, dlid, rs,
+				rd);
 			bad++;
 			continue;
 		}

@@ -43,8 +43,8 @@ int main(void)
 			uint8_t t[IB_SMP_DATA_SIZE];
 			memset(t, 0, sizeof(t));
 			if (!smp_query_via(t, &to, IB_ATTR_SLVL_TABLE, (in << 8) | out, 0, port)) {
-				fprintf(stderr, "smp_sl2vl: SL2VL of LID %u in %u out %u failed\n", lid,
-					in, out);
+				fprintf(stderr, "smp_sl2vl: SL2VL of LID %u in %u out %u failed\n",
+					lid, in, out);
 				bad = 1;
 				break;
 			}

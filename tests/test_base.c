@@ -207,15 +207,16 @@ static void test_maps(void)
 static void test_json_read(void)
 {
 	struct ibf_error err;
-	const char *doc = "{\n \"a\": [1, -2.5e1, true, false, null],\n \"s\": \"x\\u00e9\\ud83d\\ude00\\n\","
-			  " \"o\": {\"k\": {}}, \"a\": \"last\"}";
+	const char *doc =
+		"{\n \"a\": [1, -2.5e1, true, false, null],\n \"s\": \"x\\u00e9\\ud83d\\ude00\\n\","
+		" \"o\": {\"k\": {}}, \"a\": \"last\"}";
 	struct ibf_jval *v = ibf_json_parse(doc, strlen(doc), "t.json", &err);
 	TT_REQUIRE(v != NULL);
 	TT_CHECK(v->type == IBF_JOBJ && v->nkid == 4);
 	const struct ibf_jval *a = &v->kid[0];
-	TT_CHECK(a->type == IBF_JARR && a->nkid == 5 && a->kid[0].num == 1 && a->kid[1].num == -25 &&
-		 a->kid[2].type == IBF_JTRUE && a->kid[3].type == IBF_JFALSE &&
-		 a->kid[4].type == IBF_JNULL && a->line == 2);
+	TT_CHECK(a->type == IBF_JARR && a->nkid == 5 && a->kid[0].num == 1 &&
+		 a->kid[1].num == -25 && a->kid[2].type == IBF_JTRUE &&
+		 a->kid[3].type == IBF_JFALSE && a->kid[4].type == IBF_JNULL && a->line == 2);
 	const struct ibf_jval *str = ibf_json_get(v, "s");
 	TT_CHECK(str && !strcmp(str->str, "x\xc3\xa9\xf0\x9f\x98\x80\n"));
 	TT_CHECK(ibf_json_get(v, "a")->type == IBF_JSTR); /* the last of a repeated key */

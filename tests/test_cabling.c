@@ -53,8 +53,9 @@ static void free_names(char **v, size_t n)
 
 static struct ibf_plan *sf_plan(int q, int hosts, int swports, int first)
 {
-	struct ibf_sfplan_opts o = { .q = q, .hosts = hosts, .switch_ports = swports,
-				     .first_host_port = first };
+	struct ibf_sfplan_opts o = {
+		.q = q, .hosts = hosts, .switch_ports = swports, .first_host_port = first
+	};
 	struct ibf_error err;
 	struct ibf_plan *p = ibf_plan_slimfly(&o, &err);
 	if (!p)
@@ -215,10 +216,22 @@ static void check_sf_plan(int q)
 	ibf_plan_free(p);
 }
 
-static void test_sf_q5(void) { check_sf_plan(5); }
-static void test_sf_q7(void) { check_sf_plan(7); }
-static void test_sf_q9(void) { check_sf_plan(9); }
-static void test_sf_q11(void) { check_sf_plan(11); }
+static void test_sf_q5(void)
+{
+	check_sf_plan(5);
+}
+static void test_sf_q7(void)
+{
+	check_sf_plan(7);
+}
+static void test_sf_q9(void)
+{
+	check_sf_plan(9);
+}
+static void test_sf_q11(void)
+{
+	check_sf_plan(11);
+}
 static void test_sf_q4_q8(void)
 {
 	check_sf_plan(4);
@@ -244,7 +257,8 @@ static void test_sf_q5_counts(void)
 	/* cables numbered 1.. in step order */
 	int ordered = 1;
 	for (uint32_t c = 0; c < p->ncables; c++)
-		ordered &= p->cables[c].id == c + 1 && (!c || p->cables[c - 1].step <= p->cables[c].step);
+		ordered &= p->cables[c].id == c + 1 &&
+			   (!c || p->cables[c - 1].step <= p->cables[c].step);
 	TT_CHECK(ordered);
 	/* default: hosts after the 7 switch links, ports 8..11 */
 	int n0 = ibf_plan_find(p, "sf-r00-g0-s00");
@@ -297,7 +311,8 @@ static void test_sf_host_ports(void)
 	TT_EQ_INT(p->nodes[n0].nports, 11);
 	for (int port = 1; port <= 11; port++) {
 		int c = ibf_plan_cable_at(p, (uint32_t)n0, port);
-		TT_CHECK(c >= 0 && (p->cables[c].kind == IBF_CABLE_HOST) == (port >= 3 && port <= 6));
+		TT_CHECK(c >= 0 &&
+			 (p->cables[c].kind == IBF_CABLE_HOST) == (port >= 3 && port <= 6));
 	}
 	ibf_plan_free(p);
 }
@@ -415,8 +430,7 @@ static void test_csv_errors(void)
 	expect_csv_error(t, 3, "both as a switch and as a host");
 	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,a,1\n", h);
 	expect_csv_error(t, 2, "to itself");
-	snprintf(t, sizeof(t),
-		 "cable,a_switch,a_port,b_switch,b_port,a_nports\n1,a,5,b,1,4\n");
+	snprintf(t, sizeof(t), "cable,a_switch,a_port,b_switch,b_port,a_nports\n1,a,5,b,1,4\n");
 	expect_csv_error(t, 2, "beyond its 4 ports");
 	expect_csv_error("# only a comment\n", 1, "no header");
 }
@@ -451,8 +465,9 @@ static void test_from_topology(void)
 	ibf_plan_free(p);
 	ibf_fabric_free(ft);
 	/* rails */
-	struct ibf_rail_opts ro = { .servers = 8, .gpus = 4, .rail_switches = 1, .spines = 2,
-				    .uplinks = 1 };
+	struct ibf_rail_opts ro = {
+		.servers = 8, .gpus = 4, .rail_switches = 1, .spines = 2, .uplinks = 1
+	};
 	struct ibf_fabric *rf = ibf_gen_rail(&ro, &err);
 	TT_REQUIRE(rf);
 	p = ibf_plan_from_fabric(rf, &err);
@@ -485,8 +500,9 @@ static void test_sheets(void)
 	int n = ibf_sheets_write(p, dir, &err);
 	TT_EQ_INT(n, 5 + 10);
 	char path[256];
-	const char *files[] = { "index.md", "rack-r00.svg", "rack-r00.dot", "rack-r00.md",
-				"rack-r00.csv", "racks-r00-r01.svg", "racks-r03-r04.md" };
+	const char *files[] = { "index.md",	   "rack-r00.svg", "rack-r00.dot",
+				"rack-r00.md",	   "rack-r00.csv", "racks-r00-r01.svg",
+				"racks-r03-r04.md" };
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
 		TT_CHECK_MSG(access(path, R_OK) == 0, "%s", path);
@@ -607,7 +623,7 @@ static void test_validate_missing_extra(void)
 	TT_CHECK_MSG(f && (strstr(f->fix, want) || strstr(f->fix, want2)), "%s", f ? f->fix : "");
 	f = first_of(&r, IBF_FIND_EXTRA);
 	TT_CHECK_MSG(f && !strcmp(f->fix, "unplug the cable between sf-r02-g1-s04 port 14 and "
-					   "sf-r04-g0-s00 port 15"),
+					  "sf-r04-g0-s00 port 15"),
 		     "%s", f ? f->fix : "");
 	ibf_vreport_free(&r);
 	fx_free(&x);
@@ -666,7 +682,8 @@ static void test_validate_wrong_port_miswired(void)
 	TT_EQ_INT(count_kind(&r, IBF_FIND_MISWIRED), 1);
 	char want[300];
 	const struct ibf_finding *f = first_of(&r, IBF_FIND_WRONG_PORT);
-	snprintf(want, sizeof(want), "move the cable at sf-r01-g1-s01 port 2 from %s port 13 to %s port %d",
+	snprintf(want, sizeof(want),
+		 "move the cable at sf-r01-g1-s01 port 2 from %s port 13 to %s port %d",
 		 x.f->nodes[b].desc, x.f->nodes[b].desc, pb);
 	TT_CHECK_MSG(f && !strcmp(f->fix, want), "%s != %s", f ? f->fix : "", want);
 	f = first_of(&r, IBF_FIND_MISWIRED);
@@ -679,9 +696,9 @@ static void test_validate_wrong_port_miswired(void)
 	/* miswired onto a used port: the displaced cable is reported too */
 	TT_REQUIRE(fx_setup(&x));
 	int s = node(&x, "sf-r02-g0-s02"), t, tp, u, up;
-	peer(&x, s, 6, &t, &tp);          /* s:6 -- t:tp (planned) */
+	peer(&x, s, 6, &t, &tp); /* s:6 -- t:tp (planned) */
 	int v2 = node(&x, "sf-r03-g0-s01");
-	peer(&x, v2, 1, &u, &up);         /* v2:1 -- u:up (planned) */
+	peer(&x, v2, 1, &u, &up); /* v2:1 -- u:up (planned) */
 	ibf_fabric_disconnect(x.f, s, 6);
 	ibf_fabric_disconnect(x.f, v2, 1);
 	ibf_fabric_connect(x.f, s, 6, v2, 1, 4, IBF_SPEED_EDR, NULL); /* s:6 -- v2:1 */
@@ -756,8 +773,8 @@ static void test_validate_matching(void)
 	unlink(path);
 	for (uint32_t i = 0; i < x.f->nnodes; i++) {
 		free(x.f->nodes[i].desc);
-		x.f->nodes[i].desc = strdup(x.f->nodes[i].type == IBF_NODE_SWITCH ? "MF0;switch"
-										  : "node HCA-1");
+		x.f->nodes[i].desc =
+			strdup(x.f->nodes[i].type == IBF_NODE_SWITCH ? "MF0;switch" : "node HCA-1");
 	}
 	struct ibf_vreport r;
 	struct ibf_validate_opts o = { .namemap = &nm };
@@ -872,8 +889,8 @@ static void test_validate_all_faults(void)
 	TT_EQ_INT(count_kind(&r, IBF_FIND_EXTRA), 1);
 	TT_EQ_INT(count_kind(&r, IBF_FIND_DEGRADED), 1);
 	const struct ibf_finding *f = first_of(&r, IBF_FIND_WRONG_PORT);
-	TT_CHECK_MSG(f && strstr(f->fix, "from sf-r02-g1-s03 port 12 to sf-r02-g1-s03 port 1"), "%s",
-		     f ? f->fix : "");
+	TT_CHECK_MSG(f && strstr(f->fix, "from sf-r02-g1-s03 port 12 to sf-r02-g1-s03 port 1"),
+		     "%s", f ? f->fix : "");
 	ibf_vreport_free(&r);
 	fx_free(&x);
 }

@@ -103,9 +103,9 @@ static void window_forms(void)
 		const char *v;
 		int base, value;
 	} cases[] = {
-		{ "3", IBF_WIN_ABS, 3 },       { "+1", IBF_WIN_DIST, 1 },
-		{ "-1", IBF_WIN_DIST, -1 },    { "dist", IBF_WIN_DIST, 0 },
-		{ "dist+1", IBF_WIN_DIST, 1 }, { "DIST+2", IBF_WIN_DIST, 2 },
+		{ "3", IBF_WIN_ABS, 3 },	   { "+1", IBF_WIN_DIST, 1 },
+		{ "-1", IBF_WIN_DIST, -1 },	   { "dist", IBF_WIN_DIST, 0 },
+		{ "dist+1", IBF_WIN_DIST, 1 },	   { "DIST+2", IBF_WIN_DIST, 2 },
 		{ "distance+1", IBF_WIN_DIST, 1 }, { "diameter", IBF_WIN_DIAM, 0 },
 		{ "diameter+1", IBF_WIN_DIAM, 1 }, { "diam-1", IBF_WIN_DIAM, -1 },
 	};
@@ -126,8 +126,8 @@ static void window_forms(void)
 		TT_EQ_INT(parse(again, &c2, &err), 0);
 		TT_CHECK(c2.max_len.base == c.max_len.base && c2.max_len.value == c.max_len.value);
 	}
-	static const char *const bad[] = { "0", "64", "x", "dist+", "dist1", "diameterx",
-					   "+", "3.5", "dist+100", "2hops" };
+	static const char *const bad[] = { "0",		"64", "x",   "dist+",	 "dist1",
+					   "diameterx", "+",  "3.5", "dist+100", "2hops" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char text[64];
 		struct ibf_conf c;
@@ -230,7 +230,9 @@ static void errors(void)
 	TT_EQ_INT(parse("min_path_len 9\nmax_path_len dist+1\n", &c, &err), 0);
 	/* keywords and booleans are case-insensitive, keys are not */
 	TT_EQ_INT(parse("best_effort yes\nlog_level ERROR\nthreads auto\n"
-			"max_paths_per_layer unlimited\n", &c, &err), 0);
+			"max_paths_per_layer unlimited\n",
+			&c, &err),
+		  0);
 	TT_EQ_INT(c.best_effort, 1);
 	TT_EQ_INT(c.log_level, IBF_LOG_ERROR);
 	TT_EQ_INT(c.threads, 0);
@@ -323,7 +325,8 @@ static void set_one(void)
 	/* the same rule as the file: +64 is out of range in both */
 	TT_CHECK(ibf_conf_set(&c, "max_path_len", "dist+64", "--max-len", &err) == IBF_EPARSE);
 	ibf_error_format(&err, buf, sizeof(buf));
-	TT_CHECK_MSG(strstr(buf, "--max-len: bad value 'dist+64' for 'max_path_len'") != NULL, "%s", buf);
+	TT_CHECK_MSG(strstr(buf, "--max-len: bad value 'dist+64' for 'max_path_len'") != NULL, "%s",
+		     buf);
 	TT_CHECK(ibf_conf_set(&c, "max_path_len", "3 4", "--max-len", &err) == IBF_EPARSE);
 	TT_CHECK(ibf_conf_set(&c, "nosuch", "1", "--x", &err) == IBF_EPARSE);
 	TT_CHECK(strstr(err.msg, "unknown key") != NULL);

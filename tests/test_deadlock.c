@@ -28,7 +28,8 @@ static int add_sw(struct ibf_fabric *f, int idx, int nports)
 	char name[32];
 	snprintf(name, sizeof(name), "sw%d", idx);
 	return ibf_fabric_add_node(f, IBF_NODE_SWITCH, nports,
-				   ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)idx, 0), name, name, NULL);
+				   ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)idx, 0), name, name,
+				   NULL);
 }
 
 /* ring of n switches: port 1 -> next, port 2 -> previous; h hosts on 20.. */
@@ -217,7 +218,8 @@ static struct ibf_fabric *tree(void)
 	for (int c = 1; c <= 3; c++) {
 		ibf_fabric_connect(f, 0, c, c, 1, 4, IBF_SPEED_EDR, NULL);
 		for (int g = 0; g < 2; g++)
-			ibf_fabric_connect(f, c, 2 + g, 4 + (c - 1) * 2 + g, 1, 4, IBF_SPEED_EDR, NULL);
+			ibf_fabric_connect(f, c, 2 + g, 4 + (c - 1) * 2 + g, 1, 4, IBF_SPEED_EDR,
+					   NULL);
 	}
 	for (int l = 4; l < 10; l++)
 		for (int j = 0; j < 2; j++) {
@@ -510,7 +512,8 @@ static void test_hybrid_damaged(void)
 		for (uint32_t s = 0; s < f->nsw; s++)
 			for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
 				if (f->adj[a].nbr > s && (a % (uint32_t)every[k]) == 7) {
-					ibf_fabric_disconnect(f, (int)f->switches[s], f->adj[a].lport);
+					ibf_fabric_disconnect(f, (int)f->switches[s],
+							      f->adj[a].lport);
 					cut++;
 				}
 		TT_REQUIRE(cut >= 4);
@@ -669,7 +672,8 @@ static void test_dump_roundtrip(void)
 					if ((in && ibf_port(f, node, in)->peer_node < 0) ||
 					    (out && ibf_port(f, node, out)->peer_node < 0))
 						continue;
-					uint64_t k = s2v.off[s] + ((uint64_t)in * (np + 1) + out) * 16;
+					uint64_t k =
+						s2v.off[s] + ((uint64_t)in * (np + 1) + out) * 16;
 					if (memcmp(s2v.vl + k, s2v0.vl + k, 16))
 						same = 0;
 				}

@@ -158,8 +158,8 @@ static uint32_t dmodk_layers(struct ibf_fabric *f, int lmc, int rule)
 	for (int j = 0; j < (1 << lmc) && worst != UINT32_MAX; j++) {
 		struct ibf_cong_report rep;
 		uint32_t w = shifts(f, &r, j, &rep);
-		printf("# lmc %d layer %d: worst shift load %u, %u/%u shifts contention-free\n", lmc,
-		       j, w, rep.free_inst, rep.ninst);
+		printf("# lmc %d layer %d: worst shift load %u, %u/%u shifts contention-free\n",
+		       lmc, j, w, rep.free_inst, rep.ninst);
 		if (w > worst)
 			worst = w;
 	}
@@ -288,7 +288,7 @@ static void t_kary3(void)
 static void t_rlft216(void)
 {
 	/* 12 leaves x 6 spines x 3 cables, 18 hosts per leaf */
-	int m[2] = {18, 12}, w[2] = {1, 6};
+	int m[2] = { 18, 12 }, w[2] = { 1, 6 };
 	struct ibf_fabric *f = xgft(2, m, w, 3, 0);
 	TT_REQUIRE(f);
 	for (int lmc = 0; lmc <= 2; lmc++)
@@ -306,8 +306,8 @@ static void t_rlft216(void)
 static void t_xgft3_parallel(void)
 {
 	/* a 3-level RLFT with 2 cables per switch pair */
-	int m[3] = {4, 4, 4}, w[3] = {1, 2, 2};
-	int mm[3] = {4, 2, 4};
+	int m[3] = { 4, 4, 4 }, w[3] = { 1, 2, 2 };
+	int mm[3] = { 4, 2, 4 };
 	(void)m;
 	struct ibf_fabric *f = xgft(3, mm, w, 2, 0);
 	TT_REQUIRE(f);
@@ -373,7 +373,7 @@ static void t_tapered(void)
 {
 	/* XGFT(3;4,4,4;1,2,2): leaves 4 hosts / 2 up-cables (bound 2), pods of
 	 * 16 hosts / 4 up-cables (bound 4 when the whole pod sends out) */
-	int m[3] = {4, 4, 4}, w[3] = {1, 2, 2};
+	int m[3] = { 4, 4, 4 }, w[3] = { 1, 2, 2 };
 	struct ibf_fabric *f = xgft(3, m, w, 1, 0);
 	TT_REQUIRE(f);
 	TT_REQUIRE(lids(f, 0) == 0);
@@ -423,7 +423,7 @@ static void t_tapered(void)
  * ports): remove leaf 2's cable to spine 1, put a host on spine 3 */
 static struct ibf_fabric *irregular(void)
 {
-	int m[2] = {4, 8}, w[2] = {1, 4};
+	int m[2] = { 4, 8 }, w[2] = { 1, 4 };
 	struct ibf_fabric *f = xgft(2, m, w, 1, 12);
 	if (!f)
 		return NULL;
@@ -511,7 +511,8 @@ static int updown_ok(const struct ibf_fabric *f, const struct ibf_routes *r,
 				if (t->level[nb] < t->level[s])
 					down = 1;
 				else if (down) {
-					printf("# host %u -> host %u goes up after going down\n", a, b);
+					printf("# host %u -> host %u goes up after going down\n", a,
+					       b);
 					return 0;
 				}
 				s = nb;
@@ -577,7 +578,7 @@ static int add_ca(struct ibf_fabric *f, int idx, int nports)
  * up-cables, so some shift puts 4 flows on one cable; dmodk reaches that. */
 static void t_real2014like(void)
 {
-	int m[2] = {24, 6}, w[2] = {1, 2};
+	int m[2] = { 24, 6 }, w[2] = { 1, 2 };
 	struct ibf_fabric *f = xgft(2, m, w, 4, 36);
 	TT_REQUIRE(f);
 	/* leaves 0..5 (hosts on 1..24, spine 0 on 25..28, spine 1 on 29..32),
@@ -612,7 +613,7 @@ static void t_real2014like(void)
  * spine 1 (12 hosts over 5 cables: bound 3), a dual-port host on spine 0 */
 static void t_uneven_bundles(void)
 {
-	int m[2] = {12, 6}, w[2] = {1, 2};
+	int m[2] = { 12, 6 }, w[2] = { 1, 2 };
 	struct ibf_fabric *f = xgft(2, m, w, 3, 24);
 	TT_REQUIRE(f);
 	/* leaves 0..5: spine 1 on ports 16..18; spine 0 = node 6, ports 19.. free */
@@ -630,7 +631,7 @@ static void t_uneven_bundles(void)
 static void t_nontree(void)
 {
 	/* a cable between two leaves of a 2-level tree */
-	int m[2] = {4, 4}, w[2] = {1, 2};
+	int m[2] = { 4, 4 }, w[2] = { 1, 2 };
 	struct ibf_fabric *f = xgft(2, m, w, 1, 12);
 	TT_REQUIRE(f);
 	TT_REQUIRE(ibf_fabric_connect(f, 0, 12, 1, 12, 4, IBF_SPEED_EDR, NULL) == 0);
@@ -656,14 +657,15 @@ static void t_nontree(void)
 	for (int i = 0; i < 5; i++) {
 		char nm[16];
 		snprintf(nm, sizeof(nm), "r%d", i);
-		ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0),
-				    nm, nm, NULL);
+		ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8,
+				    ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0), nm, nm, NULL);
 	}
 	for (int i = 0; i < 5; i++)
 		ibf_fabric_connect(f, i, 1, (i + 1) % 5, 2, 4, IBF_SPEED_EDR, NULL);
 	for (int i = 0; i < 5; i++) {
-		int ca = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 0),
-					     "h", "h", NULL);
+		int ca = ibf_fabric_add_node(f, IBF_NODE_CA, 1,
+					     ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 0), "h", "h",
+					     NULL);
 		ibf_port(f, ca, 1)->guid = ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 1);
 		ibf_fabric_connect(f, ca, 1, i, 5, 4, IBF_SPEED_EDR, NULL);
 	}

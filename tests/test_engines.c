@@ -11,15 +11,16 @@ static int add_sw(struct ibf_fabric *f, int idx, int nports)
 	char name[32];
 	snprintf(name, sizeof(name), "sw%d", idx);
 	return ibf_fabric_add_node(f, IBF_NODE_SWITCH, nports,
-				   ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)idx, 0), name, name, NULL);
+				   ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)idx, 0), name, name,
+				   NULL);
 }
 
 static int add_ca(struct ibf_fabric *f, int idx, int nports)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "h%d", idx);
-	return ibf_fabric_add_node(f, IBF_NODE_CA, nports, ibf_gen_guid(IBF_NODE_CA, (uint32_t)idx, 0),
-				   name, name, NULL);
+	return ibf_fabric_add_node(f, IBF_NODE_CA, nports,
+				   ibf_gen_guid(IBF_NODE_CA, (uint32_t)idx, 0), name, name, NULL);
 }
 
 /* hosts h per switch on ports 20.. */
@@ -55,9 +56,11 @@ static struct ibf_fabric *grid(int wrap, int h)
 		for (int x = 0; x < 3; x++) {
 			int a = y * 3 + x;
 			if (x < 2 || wrap)
-				ibf_fabric_connect(f, a, 1, y * 3 + (x + 1) % 3, 2, 4, IBF_SPEED_EDR, NULL);
+				ibf_fabric_connect(f, a, 1, y * 3 + (x + 1) % 3, 2, 4,
+						   IBF_SPEED_EDR, NULL);
 			if (y < 2 || wrap)
-				ibf_fabric_connect(f, a, 3, ((y + 1) % 3) * 3 + x, 4, 4, IBF_SPEED_EDR, NULL);
+				ibf_fabric_connect(f, a, 3, ((y + 1) % 3) * 3 + x, 4, 4,
+						   IBF_SPEED_EDR, NULL);
 		}
 	add_hosts(f, 9, h);
 	ibf_fabric_finalize(f, NULL);
@@ -130,7 +133,8 @@ static void run_both_x(struct ibf_fabric *f, int lmc, const char *what, int expe
 			TT_CHECK(rep.pairs_total > 0);
 			TT_EQ_INT(rep.pairs_total, rep.pairs_nonminimal + rep.pairs_fallback);
 			if (expect_nonmin) {
-				TT_CHECK_MSG(rep.pairs_nonminimal > 0, "%s: no non-minimal paths", what);
+				TT_CHECK_MSG(rep.pairs_nonminimal > 0, "%s: no non-minimal paths",
+					     what);
 				TT_CHECK(a.nonshortest > 0);
 			}
 		}
@@ -172,17 +176,17 @@ static void test_torus_window(void)
 	struct ibf_error err;
 	TT_REQUIRE(route(f, "layered", 2, 1, 1, &r, &rep, &err) == 0);
 	/* window [dist+1, 3]: pairs at distance 2 need 3 hops; adjacent 2 or 3 */
-	TT_CHECK_MSG(rep.pairs_nonminimal * 2 >= rep.pairs_total,
-		     "in window %llu of %llu", (unsigned long long)rep.pairs_nonminimal,
-		     (unsigned long long)rep.pairs_total);
+	TT_CHECK_MSG(rep.pairs_nonminimal * 2 >= rep.pairs_total, "in window %llu of %llu",
+		     (unsigned long long)rep.pairs_nonminimal, (unsigned long long)rep.pairs_total);
 	struct ec_result a;
 	TT_REQUIRE(ec_analyse(f, &r, &a) == 0);
 	check_clean(&a);
 	TT_CHECK(a.max_len_hi <= 3 + 2);
 	TT_CHECK(a.ge[2] * 10 >= a.pairs_sw * 9);
 	printf("# torus lmc2: >=2 %.1f%% >=3 %.1f%% fallback %llu/%llu\n",
-	       100.0 * (double)a.ge[2] / (double)a.pairs_sw, 100.0 * (double)a.ge[3] / (double)a.pairs_sw,
-	       (unsigned long long)rep.pairs_fallback, (unsigned long long)rep.pairs_total);
+	       100.0 * (double)a.ge[2] / (double)a.pairs_sw,
+	       100.0 * (double)a.ge[3] / (double)a.pairs_sw, (unsigned long long)rep.pairs_fallback,
+	       (unsigned long long)rep.pairs_total);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -242,7 +246,8 @@ static void test_parallel(void)
 			if (p == 1 || p == 2)
 				used[p]++;
 		}
-		TT_CHECK_MSG(used[1] > 0 && used[2] > 0, "port 1: %d, port 2: %d", used[1], used[2]);
+		TT_CHECK_MSG(used[1] > 0 && used[2] > 0, "port 1: %d, port 2: %d", used[1],
+			     used[2]);
 		TT_CHECK(abs(used[1] - used[2]) <= 1);
 		ibf_routes_free(&r);
 	}
@@ -271,7 +276,8 @@ static void test_disconnected(void)
 		struct ibf_route_opts o;
 		ibf_route_opts_default(&o);
 		TT_REQUIRE(ibf_routes_init(&r, f->nsw, ibf_max_lid(f), 1, NULL) == 0);
-		rc = e ? ibf_route_layered(f, &o, &r, NULL, &err) : ibf_route_minimal(f, &o, &r, NULL, &err);
+		rc = e ? ibf_route_layered(f, &o, &r, NULL, &err)
+		       : ibf_route_minimal(f, &o, &r, NULL, &err);
 		TT_EQ_INT(rc, IBF_ENOROUTE);
 		uint32_t l0 = ibf_port(f, 5, 1)->lid; /* host on sw0 */
 		TT_EQ_INT(ibf_lft(&r, 0)[l0], 20);
@@ -332,7 +338,8 @@ static void test_options(void)
 	ibf_route_opts_default(&o);
 	o.max_paths_per_layer = 1;
 	TT_REQUIRE(ibf_route(f, "layered", &o, &r, &rep, &err) == 0);
-	TT_CHECK_MSG(rep.pairs_nonminimal <= 3 * 4, "%llu", (unsigned long long)rep.pairs_nonminimal);
+	TT_CHECK_MSG(rep.pairs_nonminimal <= 3 * 4, "%llu",
+		     (unsigned long long)rep.pairs_nonminimal);
 	TT_REQUIRE(ec_analyse(f, &r, &a) == 0);
 	check_clean(&a);
 	ibf_routes_free(&r);

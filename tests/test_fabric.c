@@ -11,17 +11,19 @@ static struct ibf_fabric *ring(int n, int h)
 	char name[32];
 	for (int i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "sw%d", i);
-		ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0),
-				    name, name, NULL);
+		ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8,
+				    ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0), name, name,
+				    NULL);
 	}
 	for (int i = 0; i < n; i++)
 		ibf_fabric_connect(f, i, 1, (i + 1) % n, 2, 4, IBF_SPEED_EDR, NULL);
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < h; j++) {
 			snprintf(name, sizeof(name), "h%d-%d", i, j);
-			int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1,
-						    ibf_gen_guid(IBF_NODE_CA, (uint32_t)(i * h + j), 0),
-						    name, name, NULL);
+			int c = ibf_fabric_add_node(
+				f, IBF_NODE_CA, 1,
+				ibf_gen_guid(IBF_NODE_CA, (uint32_t)(i * h + j), 0), name, name,
+				NULL);
 			ibf_fabric_connect(f, c, 1, i, 3 + j, 4, IBF_SPEED_EDR, NULL);
 		}
 	ibf_fabric_finalize(f, NULL);
@@ -118,7 +120,8 @@ static struct ibf_fabric *mixed_gen(void)
 					    l ? "leaf1" : "leaf0", NULL, NULL);
 		f->nodes[lf[l]].devid = 0xc738;
 		for (int c = 0; c < 4; c++)
-			ibf_fabric_connect(f, lf[l], 1 + c, sp, 1 + 4 * l + c, 4, IBF_SPEED_FDR10, NULL);
+			ibf_fabric_connect(f, lf[l], 1 + c, sp, 1 + 4 * l + c, 4, IBF_SPEED_FDR10,
+					   NULL);
 	}
 	f->nodes[sp].devid = 0xc738;
 	char name[32];
@@ -247,12 +250,14 @@ static void test_degraded_roundtrip(void)
 		TT_REQUIRE(ndegraded(g, &dl) == 2);
 		n = 0;
 		for (int k = 0; k < 2; k++) {
-			const struct ibf_node *a = &g->nodes[dl[k].node_a], *b = &g->nodes[dl[k].node_b];
+			const struct ibf_node *a = &g->nodes[dl[k].node_a],
+					      *b = &g->nodes[dl[k].node_b];
 			if (dl[k].evidence == IBF_DEGR_TWINS && dl[k].width == 1 &&
 			    a->type == IBF_NODE_SWITCH && b->type == IBF_NODE_SWITCH)
 				n++;
 			if (dl[k].evidence == IBF_DEGR_MODEL && dl[k].speed == IBF_SPEED_SDR &&
-			    dl[k].exp_speed == IBF_SPEED_QDR && (a->guid == 1007 || b->guid == 1007))
+			    dl[k].exp_speed == IBF_SPEED_QDR &&
+			    (a->guid == 1007 || b->guid == 1007))
 				n++;
 		}
 		TT_EQ_INT(n, 2);
@@ -317,7 +322,8 @@ static void test_lmc_exhaustion(void)
 {
 	struct ibf_fabric *f = ring(2, 0);
 	for (int i = 0; i < 400; i++) {
-		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, (uint64_t)(1000 + i), "h", NULL, NULL);
+		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, (uint64_t)(1000 + i), "h", NULL,
+					    NULL);
 		ibf_fabric_connect(f, c, 1, i % 2, 0, 0, 0, NULL); /* port 0 is invalid */
 	}
 	struct ibf_error err;
@@ -377,14 +383,16 @@ static void test_guid_index(void)
 	}
 	/* port GUIDs written after finalize: still found (scan fallback) */
 	int port = -1;
-	TT_EQ_INT(ibf_fabric_find_port_guid(f, ibf_gen_guid(IBF_NODE_CA, 7, 1) ^ 0x5000000000000000ull,
-					    &port), 7);
+	TT_EQ_INT(ibf_fabric_find_port_guid(
+			  f, ibf_gen_guid(IBF_NODE_CA, 7, 1) ^ 0x5000000000000000ull, &port),
+		  7);
 	TT_EQ_INT(port, 1);
 	TT_EQ_INT(ibf_fabric_index_guids(f), 0);
 	for (uint32_t i = 0; i < f->nnodes; i++)
 		for (int p = 0; p <= f->nodes[i].nports; p++) {
 			port = -1;
-			TT_EQ_INT(ibf_fabric_find_port_guid(f, ibf_port(f, (int)i, p)->guid, &port), i);
+			TT_EQ_INT(ibf_fabric_find_port_guid(f, ibf_port(f, (int)i, p)->guid, &port),
+				  i);
 			TT_EQ_INT(port, p);
 		}
 	TT_EQ_INT(ibf_fabric_find_guid(f, 0x1234), -1);
@@ -414,7 +422,7 @@ static void test_ib_decoder(void)
 	TT_EQ_INT(ibf_width_from_ib(8), 12);
 	TT_EQ_INT(ibf_width_from_ib(16), 2);
 	TT_EQ_INT(ibf_width_from_ib(32), 0);
-	TT_EQ_INT(ibf_width_from_ib(1 | 2 | 16), 4);  /* supported mask 1x/2x/4x */
+	TT_EQ_INT(ibf_width_from_ib(1 | 2 | 16), 4); /* supported mask 1x/2x/4x */
 	TT_EQ_INT(ibf_width_from_ib(1 | 16), 2);
 	TT_EQ_INT(ibf_width_from_ib(31), 12);
 

@@ -195,7 +195,7 @@ static void test_gf_axioms(void)
 				bad++;
 			if (a && ibf_gf_mul(&gf, a, gf.inv[a]) != 1)
 				bad++;
-			unsigned char seen[IBF_GF_MAX_Q] = {0};
+			unsigned char seen[IBF_GF_MAX_Q] = { 0 };
 			for (int b = 0; b < q; b++) {
 				if (ibf_gf_add(&gf, a, b) != ibf_gf_add(&gf, b, a) ||
 				    ibf_gf_mul(&gf, a, b) != ibf_gf_mul(&gf, b, a))
@@ -232,7 +232,7 @@ static void test_gf_axioms(void)
 		if (x != 0)
 			bad++;
 		/* xi has order q-1: exp is a bijection onto the non-zero elements */
-		unsigned char seen[IBF_GF_MAX_Q] = {0};
+		unsigned char seen[IBF_GF_MAX_Q] = { 0 };
 		for (int i = 0; i < q - 1; i++) {
 			if (gf.exp[i] == 0 || seen[gf.exp[i]] || gf.log[gf.exp[i]] != i)
 				bad++;
@@ -261,7 +261,7 @@ static void test_gf_known(void)
 	TT_REQUIRE(ibf_gf_init(&gf, 9, NULL) == 0);
 	TT_CHECK(gf.poly[0] == 1 && gf.poly[1] == 0 && gf.poly[2] == 1);
 	TT_EQ_INT(ibf_gf_mul(&gf, 3, 3), 2); /* x*x = -1 = 2 */
-	TT_EQ_INT(gf.prim, 4);               /* 1+x; x itself has order 4 */
+	TT_EQ_INT(gf.prim, 4);		     /* 1+x; x itself has order 4 */
 	ibf_gf_free(&gf);
 	TT_REQUIRE(ibf_gf_init(&gf, 7, NULL) == 0);
 	TT_EQ_INT(gf.prim, 3);
@@ -281,7 +281,7 @@ static void test_gf_known(void)
 
 static struct ibf_fabric *sf(int q, int hosts, struct ibf_error *err)
 {
-	struct ibf_slimfly_opts o = {.q = q, .hosts = hosts};
+	struct ibf_slimfly_opts o = { .q = q, .hosts = hosts };
 	return ibf_gen_slimfly(&o, err);
 }
 
@@ -358,7 +358,8 @@ static void check_slimfly(int q, int hosts_opt)
 			adj[(size_t)u * (size_t)n + f->adj[k].nbr] = 1;
 	for (int u = 0; u < n && mismatch < 5; u++)
 		for (int v = 0; v < n; v++)
-			if (adj[(size_t)u * (size_t)n + (size_t)v] != (u != v && mms_edge(&gf, delta, u, v))) {
+			if (adj[(size_t)u * (size_t)n + (size_t)v] !=
+			    (u != v && mms_edge(&gf, delta, u, v))) {
 				mismatch++;
 				break;
 			}
@@ -375,7 +376,8 @@ static void check_slimfly(int q, int hosts_opt)
 			for (int s = 0; s < q; s++) {
 				int node = x * 2 * q + g * q + s;
 				snprintf(want, sizeof(want), "sf-r%0*d-g%d-s%0*d", wq, x, g, wq, s);
-				if (strcmp(f->nodes[node].desc, want) || strcmp(f->nodes[node].id, want))
+				if (strcmp(f->nodes[node].desc, want) ||
+				    strcmp(f->nodes[node].id, want))
 					bad++;
 				for (int r = 0; r < q; r++) {
 					const struct ibf_port *pp = ibf_port(f, node, half + r + 1);
@@ -404,7 +406,8 @@ static void check_slimfly(int q, int hosts_opt)
 			for (int j = 1; j <= half; j++) {
 				int ref = ibf_port(f, g * q + s, j)->peer_node % q;
 				for (int x = 1; x < q; x++)
-					if (ibf_port(f, x * 2 * q + g * q + s, j)->peer_node % q != ref)
+					if (ibf_port(f, x * 2 * q + g * q + s, j)->peer_node % q !=
+					    ref)
 						bad++;
 			}
 	TT_CHECK_MSG(bad == 0, "q=%d: intra-subgroup wiring differs between racks", q);
@@ -421,7 +424,7 @@ static void check_slimfly(int q, int hosts_opt)
 
 static void test_slimfly_all_q(void)
 {
-	static const int qs[] = {3, 4, 5, 7, 8, 9, 11, 13, 16, 17, 19, 23, 25, 27, 29};
+	static const int qs[] = { 3, 4, 5, 7, 8, 9, 11, 13, 16, 17, 19, 23, 25, 27, 29 };
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
 		check_slimfly(qs[i], -1);
 }
@@ -429,7 +432,7 @@ static void test_slimfly_all_q(void)
 static void test_slimfly_stats(void)
 {
 	/* the library's own metrics agree on the small ones */
-	static const int qs[] = {3, 4, 5, 7, 8, 9};
+	static const int qs[] = { 3, 4, 5, 7, 8, 9 };
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		int q = qs[i], delta;
 		ibf_slimfly_admissible(q, &delta, NULL, NULL);
@@ -506,7 +509,9 @@ static void test_slimfly_admissible(void)
 	TT_CHECK(!ibf_slimfly_admissible(-5, &d, &lo, &hi) && lo == 0 && hi == 3);
 	TT_CHECK(!ibf_slimfly_admissible(INT_MAX, &d, &lo, &hi) && lo == 128 && hi == 0);
 	TT_CHECK(!ibf_slimfly_admissible(INT_MIN, &d, &lo, &hi) && lo == 0 && hi == 3);
-	static const int bad[] = {2, 6, 10, 12, 15, 1, 0, -1, -7, 1000, 131, 256, INT_MAX, INT_MIN};
+	static const int bad[] = {
+		2, 6, 10, 12, 15, 1, 0, -1, -7, 1000, 131, 256, INT_MAX, INT_MIN
+	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct ibf_error err;
 		ibf_error_clear(&err);
@@ -518,9 +523,11 @@ static void test_slimfly_admissible(void)
 	}
 	struct ibf_error err;
 	TT_CHECK(!sf(6, -1, &err));
-	TT_CHECK_MSG(strcmp(err.msg, "q=6 is not admissible for a Slim Fly (needs a prime power q = "
-				     "4w+\xce\xb4, \xce\xb4\xe2\x88\x88{-1,0,1}); nearest admissible: 5, 7") == 0,
-		     "%s", err.msg);
+	TT_CHECK_MSG(
+		strcmp(err.msg,
+		       "q=6 is not admissible for a Slim Fly (needs a prime power q = "
+		       "4w+\xce\xb4, \xce\xb4\xe2\x88\x88{-1,0,1}); nearest admissible: 5, 7") == 0,
+		"%s", err.msg);
 	TT_CHECK(!sf(1, -1, &err));
 	TT_CHECK_MSG(strstr(err.msg, "nearest admissible: 3") != NULL, "%s", err.msg);
 	TT_CHECK(!sf(1000, -1, &err));
@@ -530,7 +537,7 @@ static void test_slimfly_admissible(void)
 static void test_slimfly_options(void)
 {
 	struct ibf_error err;
-	struct ibf_slimfly_opts o = {.q = 5, .hosts = 0};
+	struct ibf_slimfly_opts o = { .q = 5, .hosts = 0 };
 	struct ibf_fabric *f = ibf_gen_slimfly(&o, &err);
 	TT_REQUIRE(f);
 	TT_EQ_INT(f->nnodes, 50);
@@ -652,7 +659,7 @@ static void check_fattree(const struct ibf_fattree_opts *o)
 	}
 	TT_EQ_INT(f->nsw, total_sw);
 	TT_EQ_INT(f->nnodes - f->nsw, count[0]);
-	long seen[IBF_FT_MAX_LEVELS + 1] = {0};
+	long seen[IBF_FT_MAX_LEVELS + 1] = { 0 };
 	int bad = 0;
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		int node = f->switches[s], l = ft_level(f, node);
@@ -777,7 +784,7 @@ static void test_kary_ntree(void)
 		}
 		TT_EQ_INT(bad, 0);
 		ibf_fabric_free(f);
-		struct ibf_fattree_opts o = {.levels = n, .parallel = 1};
+		struct ibf_fattree_opts o = { .levels = n, .parallel = 1 };
 		for (int i = 0; i < n; i++) {
 			o.m[i] = k;
 			o.w[i] = i ? k : 1;
@@ -819,7 +826,9 @@ static void test_fattree_4ary3(void)
 
 static void test_fattree_tapered(void)
 {
-	struct ibf_fattree_opts o = {.levels = 3, .m = {4, 4, 4}, .w = {1, 2, 2}, .parallel = 1};
+	struct ibf_fattree_opts o = {
+		.levels = 3, .m = { 4, 4, 4 }, .w = { 1, 2, 2 }, .parallel = 1
+	};
 	check_fattree(&o);
 	struct ibf_fabric *f = ibf_gen_fattree(&o, NULL);
 	TT_REQUIRE(f);
@@ -829,14 +838,16 @@ static void test_fattree_tapered(void)
 	TT_CHECK(ibf_fabric_get_meta(f, "w", buf, sizeof(buf)) && strcmp(buf, "1,2,2") == 0);
 	TT_CHECK(ibf_fabric_get_meta(f, "parallel", buf, sizeof(buf)) && strcmp(buf, "1") == 0);
 	ibf_fabric_free(f);
-	struct ibf_fattree_opts o2 = {.levels = 3, .m = {3, 2, 5}, .w = {1, 3, 2}, .parallel = 2};
+	struct ibf_fattree_opts o2 = {
+		.levels = 3, .m = { 3, 2, 5 }, .w = { 1, 3, 2 }, .parallel = 2
+	};
 	check_fattree(&o2);
 }
 
 static void test_fattree_rlft(void)
 {
 	/* 12 leaves x 6 spines x 3 cables, 18 hosts per leaf */
-	struct ibf_fattree_opts o = {.levels = 2, .m = {18, 12}, .w = {1, 6}, .parallel = 3};
+	struct ibf_fattree_opts o = { .levels = 2, .m = { 18, 12 }, .w = { 1, 6 }, .parallel = 3 };
 	check_fattree(&o);
 	struct ibf_fabric *f = ibf_gen_fattree(&o, NULL);
 	TT_REQUIRE(f);
@@ -853,7 +864,8 @@ static void test_fattree_rlft(void)
 	for (uint32_t s = 0; s < f->nsw; s++)
 		TT_EQ_INT(f->nodes[f->switches[s]].nports, 36);
 	/* leaf 0: ports 19..21 to spine 0, 34..36 to spine 5; spine 0: 1..3 to leaf 0 */
-	int sp0 = ibf_fabric_find_desc(f, "ft-l2-s0000"), sp5 = ibf_fabric_find_desc(f, "ft-l2-s0005");
+	int sp0 = ibf_fabric_find_desc(f, "ft-l2-s0000"),
+	    sp5 = ibf_fabric_find_desc(f, "ft-l2-s0005");
 	TT_EQ_INT(ibf_port(f, 0, 19)->peer_node, sp0);
 	TT_EQ_INT(ibf_port(f, 0, 21)->peer_node, sp0);
 	TT_EQ_INT(ibf_port(f, 0, 34)->peer_node, sp5);
@@ -873,7 +885,7 @@ static void test_fattree_rlft(void)
 static void test_fattree_errors(void)
 {
 	struct ibf_error err;
-	struct ibf_fattree_opts o = {.levels = 2, .m = {18, 12}, .w = {1, 6}, .parallel = 3};
+	struct ibf_fattree_opts o = { .levels = 2, .m = { 18, 12 }, .w = { 1, 6 }, .parallel = 3 };
 	o.switch_ports = 30;
 	TT_CHECK(!ibf_gen_fattree(&o, &err) && strstr(err.msg, "switch_ports=30"));
 	o.switch_ports = 0;
@@ -892,11 +904,13 @@ static void test_fattree_errors(void)
 	TT_CHECK(!ibf_gen_fattree(&o, &err) && strstr(err.msg, "levels"));
 	o.levels = 7;
 	TT_CHECK(!ibf_gen_fattree(&o, &err));
-	struct ibf_fattree_opts big = {.levels = 6, .m = {40, 40, 40, 40, 40, 40},
-				       .w = {1, 40, 40, 40, 40, 40}, .parallel = 1};
+	struct ibf_fattree_opts big = { .levels = 6,
+					.m = { 40, 40, 40, 40, 40, 40 },
+					.w = { 1, 40, 40, 40, 40, 40 },
+					.parallel = 1 };
 	TT_CHECK(!ibf_gen_fattree(&big, &err) && strstr(err.msg, "nodes"));
 	TT_CHECK(!ibf_gen_fattree(NULL, &err));
-	struct ibf_fattree_opts one = {.levels = 1, .m = {8}, .w = {1}, .parallel = 1};
+	struct ibf_fattree_opts one = { .levels = 1, .m = { 8 }, .w = { 1 }, .parallel = 1 };
 	check_fattree(&one);
 }
 
@@ -904,7 +918,7 @@ static void test_fattree_errors(void)
 
 static void test_rail_only(void)
 {
-	struct ibf_rail_opts o = {.servers = 8, .gpus = 4, .rail_switches = 1};
+	struct ibf_rail_opts o = { .servers = 8, .gpus = 4, .rail_switches = 1 };
 	struct ibf_fabric *f = ibf_gen_rail(&o, NULL);
 	TT_REQUIRE(f);
 	TT_EQ_INT(f->nsw, 4);
@@ -953,8 +967,9 @@ static void test_rail_only(void)
 
 static void test_rail_optimized(void)
 {
-	struct ibf_rail_opts o = {.servers = 10, .gpus = 8, .rail_switches = 3, .spines = 4,
-				  .uplinks = 2};
+	struct ibf_rail_opts o = {
+		.servers = 10, .gpus = 8, .rail_switches = 3, .spines = 4, .uplinks = 2
+	};
 	struct ibf_fabric *f = ibf_gen_rail(&o, NULL);
 	TT_REQUIRE(f);
 	TT_EQ_INT(f->nsw, 8 * 3 + 4);
@@ -1005,7 +1020,7 @@ static void test_rail_optimized(void)
 static void test_rail_errors(void)
 {
 	struct ibf_error err;
-	struct ibf_rail_opts o = {.servers = 8, .gpus = 4, .rail_switches = 2};
+	struct ibf_rail_opts o = { .servers = 8, .gpus = 4, .rail_switches = 2 };
 	TT_CHECK(!ibf_gen_rail(&o, &err) && strstr(err.msg, "spines"));
 	o.rail_switches = 9;
 	o.spines = 1;
@@ -1033,7 +1048,7 @@ static void test_rail_errors(void)
 
 static void test_dragonfly_max(void)
 {
-	struct ibf_dragonfly_opts o = {.a = 4, .p = 2, .h = 2};
+	struct ibf_dragonfly_opts o = { .a = 4, .p = 2, .h = 2 };
 	struct ibf_fabric *f = ibf_gen_dragonfly(&o, NULL);
 	TT_REQUIRE(f);
 	TT_EQ_INT(f->nsw, 9 * 4);
@@ -1073,7 +1088,7 @@ static void test_dragonfly_max(void)
 	ibf_fabric_free(f);
 
 	/* a bigger one: a=8, h=4, p=4: 33 groups, 264 routers */
-	struct ibf_dragonfly_opts o2 = {.a = 8, .p = 4, .h = 4};
+	struct ibf_dragonfly_opts o2 = { .a = 8, .p = 4, .h = 4 };
 	f = ibf_gen_dragonfly(&o2, NULL);
 	TT_REQUIRE(f);
 	TT_EQ_INT(f->nsw, 264);
@@ -1087,7 +1102,7 @@ static void test_dragonfly_max(void)
 
 static void test_dragonfly_small(void)
 {
-	struct ibf_dragonfly_opts o = {.a = 4, .p = 1, .h = 2, .g = 5};
+	struct ibf_dragonfly_opts o = { .a = 4, .p = 1, .h = 2, .g = 5 };
 	struct ibf_fabric *f = ibf_gen_dragonfly(&o, NULL);
 	TT_REQUIRE(f);
 	TT_EQ_INT(f->nsw, 20);
@@ -1112,7 +1127,7 @@ static void test_dragonfly_small(void)
 	o.p = 100;
 	o.h = 100;
 	TT_CHECK(!ibf_gen_dragonfly(&o, &err) && strstr(err.msg, "ports"));
-	struct ibf_dragonfly_opts one = {.a = 3, .p = 2, .h = 0};
+	struct ibf_dragonfly_opts one = { .a = 3, .p = 2, .h = 0 };
 	f = ibf_gen_dragonfly(&one, NULL);
 	TT_REQUIRE(f);
 	TT_EQ_INT(f->nsw, 3);
@@ -1124,7 +1139,7 @@ static void test_dragonfly_small(void)
 
 static void test_hyperx(void)
 {
-	struct ibf_hyperx_opts o = {.s1 = 4, .s2 = 3, .trunk = 2, .hosts = 3};
+	struct ibf_hyperx_opts o = { .s1 = 4, .s2 = 3, .trunk = 2, .hosts = 3 };
 	struct ibf_fabric *f = ibf_gen_hyperx(&o, NULL);
 	TT_REQUIRE(f);
 	TT_EQ_INT(f->nsw, 12);
@@ -1164,7 +1179,7 @@ static void test_hyperx(void)
 	TT_REQUIRE(f);
 	TT_EQ_INT(f->nnodes, 1);
 	ibf_fabric_free(f);
-	struct ibf_hyperx_opts big = {.s1 = 16, .s2 = 16, .trunk = 1, .hosts = 8};
+	struct ibf_hyperx_opts big = { .s1 = 16, .s2 = 16, .trunk = 1, .hosts = 8 };
 	f = ibf_gen_hyperx(&big, NULL);
 	TT_REQUIRE(f);
 	int simple, d2;
@@ -1176,23 +1191,38 @@ static void test_hyperx(void)
 /* extreme parameter values: clean errors, no overflow (UBSan build) */
 static void test_extremes(void)
 {
-	static const int v[] = {INT_MIN, -2, -1, 0, 1, 2, 255, 256, 100000, INT_MAX};
+	static const int v[] = { INT_MIN, -2, -1, 0, 1, 2, 255, 256, 100000, INT_MAX };
 	int nv = (int)(sizeof(v) / sizeof(v[0])), made = 0;
 	for (int i = 0; i < nv; i++)
 		for (int j = 0; j < nv; j++) {
 			struct ibf_error err;
-			struct ibf_slimfly_opts so = {.q = 5, .hosts = v[i], .switch_ports = v[j]};
-			struct ibf_fattree_opts fo = {.levels = 2, .m = {v[i], 2}, .w = {1, v[j]},
-						      .parallel = 1};
-			struct ibf_fattree_opts fo2 = {.levels = 2, .m = {2, 2}, .w = {1, 2},
-						       .parallel = v[i], .switch_ports = v[j]};
-			struct ibf_rail_opts ro = {.servers = v[i], .gpus = 2, .rail_switches = 1,
-						   .spines = v[j] > 8 ? 8 : v[j], .uplinks = 1};
-			struct ibf_rail_opts ro2 = {.servers = 4, .gpus = v[i], .rail_switches = 1,
-						    .spines = 1, .uplinks = v[j]};
-			struct ibf_dragonfly_opts dopt = {.a = v[i] > 16 ? 16 : v[i], .p = 1, .h = 2,
-							  .g = v[j]};
-			struct ibf_hyperx_opts ho = {.s1 = v[i], .s2 = 2, .trunk = v[j], .hosts = 1};
+			struct ibf_slimfly_opts so = { .q = 5,
+						       .hosts = v[i],
+						       .switch_ports = v[j] };
+			struct ibf_fattree_opts fo = {
+				.levels = 2, .m = { v[i], 2 }, .w = { 1, v[j] }, .parallel = 1
+			};
+			struct ibf_fattree_opts fo2 = { .levels = 2,
+							.m = { 2, 2 },
+							.w = { 1, 2 },
+							.parallel = v[i],
+							.switch_ports = v[j] };
+			struct ibf_rail_opts ro = { .servers = v[i],
+						    .gpus = 2,
+						    .rail_switches = 1,
+						    .spines = v[j] > 8 ? 8 : v[j],
+						    .uplinks = 1 };
+			struct ibf_rail_opts ro2 = { .servers = 4,
+						     .gpus = v[i],
+						     .rail_switches = 1,
+						     .spines = 1,
+						     .uplinks = v[j] };
+			struct ibf_dragonfly_opts dopt = {
+				.a = v[i] > 16 ? 16 : v[i], .p = 1, .h = 2, .g = v[j]
+			};
+			struct ibf_hyperx_opts ho = {
+				.s1 = v[i], .s2 = 2, .trunk = v[j], .hosts = 1
+			};
 			struct ibf_fabric *f[7] = {
 				ibf_gen_slimfly(&so, &err),  ibf_gen_fattree(&fo, &err),
 				ibf_gen_fattree(&fo2, &err), ibf_gen_rail(&ro, &err),
@@ -1206,8 +1236,8 @@ static void test_extremes(void)
 				}
 				ibf_fabric_free(f[k]);
 			}
-			ibf_fabric_free(ibf_gen_kary_ntree(v[i] > 8 ? 8 : v[i], v[j] > 3 ? 3 : v[j],
-							   NULL));
+			ibf_fabric_free(
+				ibf_gen_kary_ntree(v[i] > 8 ? 8 : v[i], v[j] > 3 ? 3 : v[j], NULL));
 		}
 	TT_CHECK(made > 0);
 }

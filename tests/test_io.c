@@ -99,13 +99,12 @@ static struct ibf_fabric *parse_str(const char *s, int fmt, struct ibf_error *er
 	return ibf_fabric_parse(s, strlen(s), "test.txt", fmt, err);
 }
 
-
 /* ------------------------------------------------------------ real fixtures */
 
 static void test_voltaire_2007(void)
 {
-	struct ibf_fabric *f = read_fixture("real/sdr-voltaire-manpage-nonchassis-2007.ibnetdiscover",
-					    IBF_FMT_AUTO);
+	struct ibf_fabric *f = read_fixture(
+		"real/sdr-voltaire-manpage-nonchassis-2007.ibnetdiscover", IBF_FMT_AUTO);
 	TT_REQUIRE(f);
 	TT_EQ_INT(count_type(f, IBF_NODE_SWITCH), 2);
 	TT_EQ_INT(count_type(f, IBF_NODE_CA), 4);
@@ -182,8 +181,9 @@ static void test_mt43132_2009(void)
 
 static void test_mixed_loopbacks_2016(void)
 {
-	struct ibf_fabric *f = read_fixture(
-		"real/edr-fdr-qdr-mixed-switchib-sx6012-loopbacks-2016.ibnetdiscover", IBF_FMT_AUTO);
+	struct ibf_fabric *f =
+		read_fixture("real/edr-fdr-qdr-mixed-switchib-sx6012-loopbacks-2016.ibnetdiscover",
+			     IBF_FMT_AUTO);
 	TT_REQUIRE(f);
 	TT_EQ_INT(count_type(f, IBF_NODE_SWITCH), 2);
 	TT_EQ_INT(count_type(f, IBF_NODE_CA), 6);
@@ -289,7 +289,8 @@ static void test_sniff_fixtures(void)
 		const char *file;
 		int fmt;
 	} t[] = {
-		{ "real/sdr-voltaire-manpage-nonchassis-2007.ibnetdiscover", IBF_FMT_IBNETDISCOVER },
+		{ "real/sdr-voltaire-manpage-nonchassis-2007.ibnetdiscover",
+		  IBF_FMT_IBNETDISCOVER },
 		{ "real/edr-fdr-qdr-mixed-switchib-sx6012-loopbacks-2016.ibnetdiscover",
 		  IBF_FMT_IBNETDISCOVER },
 		{ "real/edr-osc-excerpt.ibnetdiscover-p", IBF_FMT_IBNETDISCOVER_P },
@@ -442,8 +443,8 @@ static void test_errors_with_lines(void)
 	/* two ports claiming one peer port: a GUID seen at two places (two
 	 * devices sharing it); both cables are kept, the GUID is reported */
 	expect_dup(buf, 0x20, 2, "conflict");
-	snprintf(buf, sizeof(buf), "%s[1] \"S-0000000000000010\"[2] # \"s1\" lid 1 4xEDR\nhello world\n",
-		 hdr);
+	snprintf(buf, sizeof(buf),
+		 "%s[1] \"S-0000000000000010\"[2] # \"s1\" lid 1 4xEDR\nhello world\n", hdr);
 	expect_error(buf, IBF_FMT_IBNETDISCOVER, 4, "garbage line");
 	snprintf(buf, sizeof(buf), "%s[255] \"S-0000000000000010\"[2] # \"s1\" lid 1 4xEDR\n", hdr);
 	expect_error(buf, IBF_FMT_IBNETDISCOVER, 3, "port 255");
@@ -457,7 +458,8 @@ static void test_errors_with_lines(void)
 	expect_error(buf, IBF_FMT_IBNETDISCOVER, 3, "port to itself");
 	snprintf(buf, sizeof(buf), "%s[1] \"S-0000000000000010\"[2] # \"s1\" lid 1 5xEDR\n", hdr);
 	expect_error(buf, IBF_FMT_IBNETDISCOVER, 3, "bad width");
-	snprintf(buf, sizeof(buf), "%s[1] \"S-0000000000000010\"[2] # \"s1\" lid 99999 4xEDR\n", hdr);
+	snprintf(buf, sizeof(buf), "%s[1] \"S-0000000000000010\"[2] # \"s1\" lid 99999 4xEDR\n",
+		 hdr);
 	expect_error(buf, IBF_FMT_IBNETDISCOVER, 3, "bad lid");
 	expect_error("Switch 255 \"S-1\" # \"x\"\n", IBF_FMT_IBNETDISCOVER, 1, "255 ports");
 	expect_error("Switch 0 \"S-1\" # \"x\"\n", IBF_FMT_IBNETDISCOVER, 1, "0 ports");
@@ -467,7 +469,8 @@ static void test_errors_with_lines(void)
 	expect_error("#\nSwitch 4 \"S-1\n", IBF_FMT_IBNETDISCOVER, 2, "unterminated id");
 	expect_dup("Switch 4 \"S-1\" # \"x\"\nSwitch 4 \"S-1\" # \"y\"\n", 1, 2, "duplicate id");
 	/* ibsim net files may not repeat a name */
-	expect_error("Switch 4 \"s1\"\nSwitch 4 \"s1\"\n", IBF_FMT_IBSIM, 2, "duplicate ibsim name");
+	expect_error("Switch 4 \"s1\"\nSwitch 4 \"s1\"\n", IBF_FMT_IBSIM, 2,
+		     "duplicate ibsim name");
 	expect_error("[1] \"S-1\"[1] # \"x\" lid 1 4xEDR\n", IBF_FMT_IBNETDISCOVER, 1,
 		     "port outside record");
 	expect_error("vendid=0x2c9\ndevid=0xzz\n", IBF_FMT_IBNETDISCOVER, 2, "bad devid");
@@ -491,7 +494,8 @@ static void parse_any(const char *buf, size_t len, int fmt)
 				const struct ibf_port *pp = ibf_port(f, (int)i, p);
 				if (pp->peer_node == IBF_NO_NODE)
 					continue;
-				const struct ibf_port *q = ibf_port(f, pp->peer_node, pp->peer_port);
+				const struct ibf_port *q =
+					ibf_port(f, pp->peer_node, pp->peer_port);
 				TT_CHECK(q->peer_node == (int)i && q->peer_port == p);
 			}
 		ibf_fabric_free(f);
@@ -551,8 +555,9 @@ static void test_random_bytes(void)
 
 static void test_mutated_fixtures(void)
 {
-	static const char tokens[][8] = { "\"", "[", "]", "(", ")", "#", "\n", " ", "\0", "255",
-					  "-1", "999999", "0x", "lid ", "4x", "'", "{", "}" };
+	static const char tokens[][8] = { "\"", "[",	"]",  "(",   ")",  "#",
+					  "\n", " ",	"\0", "255", "-1", "999999",
+					  "0x", "lid ", "4x", "'",   "{",  "}" };
 	for (size_t k = 0; k < sizeof(all_fixtures) / sizeof(all_fixtures[0]); k++) {
 		size_t len;
 		char *b = tt_slurp(fixture_path(all_fixtures[k]), &len);
@@ -631,8 +636,8 @@ static struct ibf_fabric *hand_fabric(int tricky)
 	static const int sports[3] = { 36, 36, 12 };
 	for (int i = 0; i < 3; i++) {
 		uint64_t g = ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0);
-		int n = ibf_fabric_add_node(f, IBF_NODE_SWITCH, sports[i], g, sdesc[tricky][i], NULL,
-					    NULL);
+		int n = ibf_fabric_add_node(f, IBF_NODE_SWITCH, sports[i], g, sdesc[tricky][i],
+					    NULL, NULL);
 		f->nodes[n].sysimg_guid = g | 0xff;
 		f->nodes[n].vendid = 0x2c9;
 		f->nodes[n].devid = 0xcb20;
@@ -647,7 +652,8 @@ static struct ibf_fabric *hand_fabric(int tricky)
 	int nca = tricky ? 5 : 3;
 	for (int i = 0; i < nca; i++) {
 		uint64_t g = ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 0);
-		int n = ibf_fabric_add_node(f, IBF_NODE_CA, hports[i], g, hdesc[tricky][i], NULL, NULL);
+		int n = ibf_fabric_add_node(f, IBF_NODE_CA, hports[i], g, hdesc[tricky][i], NULL,
+					    NULL);
 		f->nodes[n].sysimg_guid = g | 0xff;
 		f->nodes[n].vendid = 0x2c9;
 		f->nodes[n].devid = 0x1017;
@@ -668,9 +674,9 @@ static struct ibf_fabric *hand_fabric(int tricky)
 	ibf_fabric_connect(f, r, 1, s1, 2, 4, IBF_SPEED_FDR10, NULL);
 	ibf_fabric_connect(f, s0, 10, s1, 10, 4, IBF_SPEED_EDR, NULL); /* parallel */
 	ibf_fabric_connect(f, s0, 11, s1, 11, 4, IBF_SPEED_EDR, NULL);
-	ibf_fabric_connect(f, s2, 5, s2, 6, 4, IBF_SPEED_EDR, NULL);   /* loopback */
+	ibf_fabric_connect(f, s2, 5, s2, 6, 4, IBF_SPEED_EDR, NULL); /* loopback */
 	ibf_fabric_connect(f, s1, 20, s2, 3, 4, IBF_SPEED_NDR, NULL);
-	ibf_fabric_connect(f, s0, 12, s2, 2, 4, IBF_SPEED_DDR, NULL);  /* degraded speed */
+	ibf_fabric_connect(f, s0, 12, s2, 2, 4, IBF_SPEED_DDR, NULL); /* degraded speed */
 	if (tricky) {
 		ibf_fabric_connect(f, s0, 20, s2, 4, 4, 0, NULL);
 		ibf_fabric_connect(f, s0, 21, s2, 7, 0, 0, NULL);
@@ -694,8 +700,14 @@ static void type_order(const struct ibf_fabric *f, int *ord)
 	}
 }
 
-enum { CMP_LIDS = 1, CMP_PORTGUIDS = 2, CMP_DESC = 4, CMP_IDS = 8, CMP_BY_GUID = 16,
-       CMP_NO_ESP0 = 32 };
+enum {
+	CMP_LIDS = 1,
+	CMP_PORTGUIDS = 2,
+	CMP_DESC = 4,
+	CMP_IDS = 8,
+	CMP_BY_GUID = 16,
+	CMP_NO_ESP0 = 32
+};
 
 /* Same fabric up to node order (by type).  Returns the number of differences. */
 static int same_fabric(const struct ibf_fabric *a, const struct ibf_fabric *b, int flags)
@@ -725,14 +737,14 @@ static int same_fabric(const struct ibf_fabric *a, const struct ibf_fabric *b, i
 	}
 	for (int i = 0; i < n && bad < 10; i++) {
 		const struct ibf_node *x = &a->nodes[i], *y = &b->nodes[a2b[i]];
-#define DIFF(cond, ...)                                                    \
-	do {                                                               \
-		if (cond) {                                                \
-			printf("# node %d ('%s'): ", i, x->desc);          \
-			printf(__VA_ARGS__);                               \
-			printf("\n");                                      \
-			bad++;                                             \
-		}                                                          \
+#define DIFF(cond, ...)                                           \
+	do {                                                      \
+		if (cond) {                                       \
+			printf("# node %d ('%s'): ", i, x->desc); \
+			printf(__VA_ARGS__);                      \
+			printf("\n");                             \
+			bad++;                                    \
+		}                                                 \
 	} while (0)
 		DIFF(x->type != y->type, "type %d != %d", x->type, y->type);
 		DIFF(x->nports != y->nports, "nports %d != %d", x->nports, y->nports);
@@ -754,9 +766,10 @@ static int same_fabric(const struct ibf_fabric *a, const struct ibf_fabric *b, i
 			const struct ibf_port *u = ibf_port(a, i, p), *v = ibf_port(b, a2b[i], p);
 			if (p > 0) {
 				int up = u->peer_node == IBF_NO_NODE ? -1 : a2b[u->peer_node];
-				DIFF(up != v->peer_node || (up >= 0 && u->peer_port != v->peer_port),
-				     "port %d peer %d[%d] != %d[%d]", p, up, u->peer_port, v->peer_node,
-				     v->peer_port);
+				DIFF(up != v->peer_node ||
+					     (up >= 0 && u->peer_port != v->peer_port),
+				     "port %d peer %d[%d] != %d[%d]", p, up, u->peer_port,
+				     v->peer_node, v->peer_port);
 				DIFF(u->width != v->width || u->speed != v->speed,
 				     "port %d width/speed %d/%d != %d/%d", p, u->width, u->speed,
 				     v->width, v->speed);
@@ -765,8 +778,9 @@ static int same_fabric(const struct ibf_fabric *a, const struct ibf_fabric *b, i
 			if (!has_addr)
 				continue;
 			if (flags & CMP_LIDS)
-				DIFF(u->lid != v->lid || u->lmc != v->lmc, "port %d lid %u/%u != %u/%u",
-				     p, u->lid, u->lmc, v->lid, v->lmc);
+				DIFF(u->lid != v->lid || u->lmc != v->lmc,
+				     "port %d lid %u/%u != %u/%u", p, u->lid, u->lmc, v->lid,
+				     v->lmc);
 			if ((flags & CMP_PORTGUIDS) &&
 			    (x->type == IBF_NODE_SWITCH || u->peer_node != IBF_NO_NODE))
 				DIFF(u->guid != v->guid, "port %d guid %llx != %llx", p,
@@ -828,7 +842,8 @@ static void test_roundtrip_ibnetdiscover(void)
 		TT_CHECK(strstr(text, "[1](2c90100000001) \t\"S-0002c90200000000\"[1]\t\t# lid "));
 		/* write again: the same text (ids now come from the read) */
 		char *text2 = NULL;
-		struct ibf_fabric *h = via_text(g, IBF_FMT_IBNETDISCOVER, IBF_FMT_IBNETDISCOVER, &text2);
+		struct ibf_fabric *h =
+			via_text(g, IBF_FMT_IBNETDISCOVER, IBF_FMT_IBNETDISCOVER, &text2);
 		TT_REQUIRE(h);
 		TT_CHECK(text2 && !strcmp(text, text2));
 		TT_EQ_INT(same_fabric(g, h, CMP_LIDS | CMP_PORTGUIDS | CMP_DESC | CMP_IDS), 0);
@@ -925,7 +940,8 @@ static void test_write_json(void)
 	TT_CHECK(strstr(buf, "\"type\": \"switch\""));
 	TT_CHECK(strstr(buf, "\"desc\": \" sw \\\"zero\\\" # 0 \""));
 	TT_CHECK(strstr(buf, "\"guid\": \"0x0002c90200000000\""));
-	TT_CHECK(strstr(buf, "\"peer\": {\"node\": 3, \"port\": 1}, \"width\": 4, \"speed\": \"EDR\""));
+	TT_CHECK(strstr(buf,
+			"\"peer\": {\"node\": 3, \"port\": 1}, \"width\": 4, \"speed\": \"EDR\""));
 	TT_CHECK(strstr(buf, "\"enhanced_port0\": true"));
 	/* balanced brackets outside strings */
 	int depth = 0, instr = 0, ok = 1;
@@ -1098,8 +1114,9 @@ static void test_subnet_lst_loopbacks(void)
 	struct ibf_fabric *g =
 		read_fixture("io/mixed-2016-via-ibsim-opensm.subnet.lst", IBF_FMT_AUTO);
 	TT_REQUIRE(g);
-	struct ibf_fabric *f = read_fixture(
-		"real/edr-fdr-qdr-mixed-switchib-sx6012-loopbacks-2016.ibnetdiscover", IBF_FMT_AUTO);
+	struct ibf_fabric *f =
+		read_fixture("real/edr-fdr-qdr-mixed-switchib-sx6012-loopbacks-2016.ibnetdiscover",
+			     IBF_FMT_AUTO);
 	TT_REQUIRE(f);
 	TT_EQ_INT(count_type(g, IBF_NODE_SWITCH), 2);
 	TT_EQ_INT(count_type(g, IBF_NODE_CA), 6);
@@ -1312,8 +1329,8 @@ static struct ibf_fabric *big_fabric(void)
 	char d[64];
 	for (int i = 0; i < nsw; i++) {
 		snprintf(d, sizeof(d), "sw-%04d SwitchIB Mellanox Technologies", i);
-		ibf_fabric_add_node(f, IBF_NODE_SWITCH, 36, ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0),
-				    d, NULL, NULL);
+		ibf_fabric_add_node(f, IBF_NODE_SWITCH, 36,
+				    ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0), d, NULL, NULL);
 		ibf_port(f, i, 0)->guid = f->nodes[i].guid;
 	}
 	for (int i = 0; i < nsw; i++) {

@@ -77,7 +77,8 @@ static void test_structure_damaged(void)
 	for (uint32_t i = 0; i < f->nnodes; i++)
 		if (f->nodes[i].type == IBF_NODE_CA && f->nodes[i].desc &&
 		    (!strncmp(f->nodes[i].desc, "srv001 ", 7) ||
-		     (!strncmp(f->nodes[i].desc, "srv000 ", 7) && strcmp(f->nodes[i].desc, "srv000 mlx5_2")))) {
+		     (!strncmp(f->nodes[i].desc, "srv000 ", 7) &&
+		      strcmp(f->nodes[i].desc, "srv000 mlx5_2")))) {
 			free(f->nodes[i].desc);
 			f->nodes[i].desc = NULL;
 		}
@@ -92,8 +93,8 @@ static void test_structure_damaged(void)
 	TT_CHECK(!strcmp(ri.domain[ri.gpu[0].domain], "srv000"));
 	ibf_rail_info_free(&ri);
 	/* the map moves srv001's GPU 2 onto rail 3 and renames a domain */
-	TT_REQUIRE(detect(f, "# moves\n \"srv002 mlx5_2\" srv002 3\n\"srv003 mlx5_0\" box3 -\n", &ri,
-			  &err) == 0);
+	TT_REQUIRE(detect(f, "# moves\n \"srv002 mlx5_2\" srv002 3\n\"srv003 mlx5_0\" box3 -\n",
+			  &ri, &err) == 0);
 	TT_EQ_INT(ri.ndomains, 5); /* box3 holds one NIC of srv003 */
 	TT_EQ_INT(ri.doubled, 1);
 	TT_EQ_INT(ri.missing, 1 + 1 + 3 + 1); /* srv002: rails 1, 2; box3: 1-3; srv003: 0 */
@@ -131,7 +132,8 @@ static void test_map_errors(void)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct ibf_error err = { 0 };
-		struct ibf_rail_map *m = ibf_rail_map_parse(bad[i].text, strlen(bad[i].text), "m", &err);
+		struct ibf_rail_map *m =
+			ibf_rail_map_parse(bad[i].text, strlen(bad[i].text), "m", &err);
 		TT_CHECK_MSG(!m, "case %zu parsed", i);
 		TT_EQ_INT(err.line, bad[i].line);
 		TT_CHECK(!strcmp(err.file, "m"));
@@ -148,8 +150,8 @@ static void test_map_errors(void)
 	ibf_fabric_free(f);
 }
 
-static int decide(const int *rail, int nr, const int *dom, int nd, int d1, int g1, int d2,
-		  int g2, int prefer_rd, struct ibf_rail_choice *c)
+static int decide(const int *rail, int nr, const int *dom, int nd, int d1, int g1, int d2, int g2,
+		  int prefer_rd, struct ibf_rail_choice *c)
 {
 	struct ibf_rail_scores s = { nr, nd, rail, dom, 100 };
 	return ibf_rail_decide(&s, d1, g1, d2, g2, prefer_rd, c);
@@ -270,10 +272,13 @@ static void test_registry(void)
 	struct ibf_rail_registry r;
 	struct ibf_error err;
 	ibf_rail_registry_init(&r);
-	TT_REQUIRE(!ibf_rail_registry_set_rail(&r, 3, 100) && !ibf_rail_registry_set_rail(&r, 1, 30) &&
-		   !ibf_rail_registry_set_rail(&r, 2, 140) && !ibf_rail_registry_set_domain(&r, "a", 100) &&
+	TT_REQUIRE(!ibf_rail_registry_set_rail(&r, 3, 100) &&
+		   !ibf_rail_registry_set_rail(&r, 1, 30) &&
+		   !ibf_rail_registry_set_rail(&r, 2, 140) &&
+		   !ibf_rail_registry_set_domain(&r, "a", 100) &&
 		   !ibf_rail_registry_set_domain(&r, "b", 50));
-	TT_CHECK(r.nrails == 3 && r.rail_label[0] == 1 && r.rail_label[2] == 3 && r.rail_score[1] == 100);
+	TT_CHECK(r.nrails == 3 && r.rail_label[0] == 1 && r.rail_label[2] == 3 &&
+		 r.rail_score[1] == 100);
 	r.timestamp = 1000;
 	r.max_age = 60;
 	r.prefer_rd = 0;
@@ -318,7 +323,8 @@ static void test_registry(void)
 		{ "{\"version\": 1", 1, "expected ','" },
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-		int rc = ibf_rail_registry_parse(bad[k].text, strlen(bad[k].text), "reg.json", &q, &err);
+		int rc = ibf_rail_registry_parse(bad[k].text, strlen(bad[k].text), "reg.json", &q,
+						 &err);
 		TT_CHECK_MSG(rc && err.line == bad[k].line && strstr(err.msg, bad[k].msg),
 			     "case %zu: rc %d line %ld: %s", k, rc, err.line, err.msg);
 	}
@@ -359,7 +365,8 @@ static void hratio_check(struct ibf_fabric *f, int lmc, const char *what, int in
 			for (uint32_t j = 0; j < (1u << bp->lmc); j++) {
 				int ns = 0;
 				uint32_t s0 = (uint32_t)f->nodes[ri.gpu[a].leaf].sw;
-				if (ibf_trace(f, &m, &r, s0, bp->lid + j, path, &ns) != IBF_TRACE_OK) {
+				if (ibf_trace(f, &m, &r, s0, bp->lid + j, path, &ns) !=
+				    IBF_TRACE_OK) {
 					leaks++;
 					continue;
 				}

@@ -18,14 +18,16 @@ static struct ibf_fabric *isolated_switches(int n)
 		char name[32];
 		snprintf(name, sizeof(name), "sw%d", i);
 		int sw = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8,
-					     ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0), name, name, NULL);
+					     ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0), name,
+					     name, NULL);
 		ibf_port(f, sw, 0)->guid = ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0);
 	}
 	for (int i = 0; i < n; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "h%d", i);
-		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 0),
-					    name, name, NULL);
+		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1,
+					    ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 0), name, name,
+					    NULL);
 		ibf_port(f, c, 1)->guid = ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 1);
 		ibf_fabric_connect(f, c, 1, i, 1, 4, IBF_SPEED_EDR, NULL);
 	}
@@ -65,8 +67,8 @@ static void test_dfsssp_more_switches_than_channels(void)
 			struct ibf_dl *dlres = NULL;
 			ibf_dl_opts_default(&o);
 			o.layering = lay;
-			TT_CHECK_MSG(ibf_deadlock_apply(f, &r, &o, &dlres, &err) == 0, "%d switches, layering %d: %s",
-				     n, lay, err.msg);
+			TT_CHECK_MSG(ibf_deadlock_apply(f, &r, &o, &dlres, &err) == 0,
+				     "%d switches, layering %d: %s", n, lay, err.msg);
 			ibf_dl_free(dlres);
 			ibf_routes_free(&r);
 			ibf_fabric_free(f);
@@ -181,8 +183,9 @@ static void test_validate_long_descriptions(void)
 		char desc[512];
 		memset(desc, 'a' + i, (size_t)lens[i]);
 		desc[lens[i]] = '\0';
-		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, 50u + (uint32_t)i, 0),
-					    desc, desc, NULL);
+		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1,
+					    ibf_gen_guid(IBF_NODE_CA, 50u + (uint32_t)i, 0), desc,
+					    desc, NULL);
 		ibf_fabric_connect(f, c, 1, x, 1 + i, 4, IBF_SPEED_EDR, NULL);
 	}
 	ibf_fabric_finalize(f, NULL);
@@ -204,8 +207,9 @@ static void test_route_no_switches(void)
 	for (int i = 0; i < 2; i++) {
 		char name[16];
 		snprintf(name, sizeof(name), "h%d", i);
-		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 0),
-					    name, name, NULL);
+		int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1,
+					    ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 0), name, name,
+					    NULL);
 		ibf_port(f, c, 1)->guid = ibf_gen_guid(IBF_NODE_CA, (uint32_t)i, 1);
 	}
 	ibf_fabric_connect(f, 0, 1, 1, 1, 4, IBF_SPEED_EDR, NULL);

@@ -86,7 +86,8 @@ static struct ibf_fabric *ring(int n, int h, int lmc)
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < h; j++) {
 			snprintf(name, sizeof(name), h == 1 ? "h%d" : "h%d-%d", i, j);
-			int c = add(f, IBF_NODE_CA, 1, 0x400000 + 0x10 * (uint64_t)(i * h + j), name);
+			int c = add(f, IBF_NODE_CA, 1, 0x400000 + 0x10 * (uint64_t)(i * h + j),
+				    name);
 			link2(f, c, 1, i, 3 + j);
 		}
 	ibf_fabric_finalize(f, NULL);
@@ -289,13 +290,15 @@ static void test_read_dump_lfts(void)
 	} bad[] = {
 		{ "dump_ucast_routes: Switch 0xzz\n", 1, "malformed" },
 		{ "dump_ucast_routes: Switch 0x0000000000100001\n", 1, "not in the fabric" },
-		{ "dump_ucast_routes: Switch 0x0000000000200000\nLID : Port\n0x0004 : 077 : 00 : yes\n", 3,
-		  "beyond" },
+		{ "dump_ucast_routes: Switch 0x0000000000200000\nLID : Port\n0x0004 : 077 : 00 : yes\n",
+		  3, "beyond" },
 		{ "dump_ucast_routes: Switch 0x0000000000200000\n0x0004 003\n", 2, "expected" },
 		{ "dump_ucast_routes: Switch 0x0000000000200000\nhello\n", 2, "unrecognised" },
 		{ "dump_ucast_routes: Switch 0x0000000000200000\n\ndump_ucast_routes: Switch "
-		  "0x0000000000200000\n", 3, "twice" },
-		{ "dump_ucast_routes: Switch 0x0000000000200000\n0x0fff : 001 : 00 : yes\n", 2, "above" },
+		  "0x0000000000200000\n",
+		  3, "twice" },
+		{ "dump_ucast_routes: Switch 0x0000000000200000\n0x0fff : 001 : 00 : yes\n", 2,
+		  "above" },
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		struct ibf_routes g4;
@@ -326,9 +329,11 @@ struct bad_case {
 static void test_bad_dumps(void)
 {
 	struct ibf_fabric *f = line3();
-	static const char hdr[] = "Unicast lids [0-8] of switch Lid 1 guid 0x0000000000200000 ('sw1'):\n";
+	static const char hdr[] =
+		"Unicast lids [0-8] of switch Lid 1 guid 0x0000000000200000 ('sw1'):\n";
 	static const char e1[] = "0x0001 000 # Switch portguid 0x0000000000200000: 'sw1'\n";
-	static const char e2[] = "0x0004 005 # Channel Adapter portguid 0x0000000000100001: 'hca1'\n";
+	static const char e2[] =
+		"0x0004 005 # Channel Adapter portguid 0x0000000000100001: 'hca1'\n";
 	char texts[24][512];
 	const struct bad_case cases[] = {
 		{ "unknown switch",
@@ -342,13 +347,15 @@ static void test_bad_dumps(void)
 		{ "entry before header", "0x0001 001 # x\n", 1, "outside" },
 		{ "footer without table", "8 lids dumped\n", 1, "outside" },
 		{ "twice", NULL, 4, "twice" },
-		{ "bad header", "Unicast lids [0-8 of switch Lid 1 guid 0x1 ('x'):\n", 1, "header" },
+		{ "bad header", "Unicast lids [0-8 of switch Lid 1 guid 0x1 ('x'):\n", 1,
+		  "header" },
 		{ "empty", "", 0, "no 'Unicast lids'" },
 		{ "comments only", "# nothing\n\n", 2, "no 'Unicast lids'" },
 		{ "text after port", NULL, 2, "after the port" },
 		{ "nul byte", NULL, 2, "NUL" },
-		{ "a CA's guid", "Unicast lids [0-8] of switch Lid 4 guid 0x0000000000100000 ('hca1'):\n",
-		  1, "not a switch" },
+		{ "a CA's guid",
+		  "Unicast lids [0-8] of switch Lid 4 guid 0x0000000000100000 ('hca1'):\n", 1,
+		  "not a switch" },
 	};
 	snprintf(texts[1], sizeof(texts[1]), "%s%s0x0009 001 # unknown node and type\n", hdr, e1);
 	snprintf(texts[2], sizeof(texts[2]), "%s0x0001 009 # x\n", hdr);
@@ -369,8 +376,9 @@ static void test_bad_dumps(void)
 		int rc = ibf_lfts_parse(f, t, len, "bad.dump", &r, &err);
 		char buf[700];
 		TT_CHECK_MSG(rc != 0, "%s: accepted", cases[i].what);
-		TT_CHECK_MSG(err.line == cases[i].line, "%s: line %ld, want %ld (%s)", cases[i].what,
-			     err.line, cases[i].line, ibf_error_format(&err, buf, sizeof(buf)));
+		TT_CHECK_MSG(err.line == cases[i].line, "%s: line %ld, want %ld (%s)",
+			     cases[i].what, err.line, cases[i].line,
+			     ibf_error_format(&err, buf, sizeof(buf)));
 		TT_CHECK_MSG(strcmp(err.file, "bad.dump") == 0, "%s", cases[i].what);
 		TT_CHECK_MSG(strstr(err.msg, cases[i].needle) != NULL, "%s: '%s'", cases[i].what,
 			     err.msg);
@@ -395,13 +403,15 @@ static void test_lenient_forms(void)
 	size_t big = 200000;
 	char *t = malloc(big + 1024);
 	TT_REQUIRE(t);
-	int n = snprintf(t, 1024,
-			 "Unicast lids [0x0-0x8] of switch Lid 1 guid 0x200000 (sw1):\r\n"
-			 "0x0001\t000\r\n0x0004 005 : (Channel Adapter portguid 0x0000000000100001: '");
+	int n = snprintf(
+		t, 1024,
+		"Unicast lids [0x0-0x8] of switch Lid 1 guid 0x200000 (sw1):\r\n"
+		"0x0001\t000\r\n0x0004 005 : (Channel Adapter portguid 0x0000000000100001: '");
 	memset(t + n, 'x', big);
 	n += (int)big;
-	n += snprintf(t + n, 1024, "')\r\n0x0008 255\r\n0x0005 255 : (illegal port)\r\n"
-				   "3 valid lids dumped");
+	n += snprintf(t + n, 1024,
+		      "')\r\n0x0008 255\r\n0x0005 255 : (illegal port)\r\n"
+		      "3 valid lids dumped");
 	int rc = ibf_lfts_parse(f, t, (size_t)n, "lenient", &r, &err);
 	TT_CHECK_MSG(rc == 0, "%s", ibf_error_format(&err, buf, sizeof(buf)));
 	if (!rc) {
@@ -597,7 +607,8 @@ static void test_route_check(void)
 	TT_EQ_INT(rep.ok, 34);
 	TT_EQ_INT(rep.ok + rep.unreachable + rep.loops + rep.wrong + rep.too_long, rep.pairs);
 	TT_EQ_INT(rep.nexamples, 8);
-	TT_CHECK_MSG(strcmp(rep.examples[0], "from 'h0' port 1 to LID 0x0003 ('sw2'): 2 hops, more than 1") == 0,
+	TT_CHECK_MSG(strcmp(rep.examples[0],
+			    "from 'h0' port 1 to LID 0x0003 ('sw2'): 2 hops, more than 1") == 0,
 		     "%s", rep.examples[0]);
 
 	/* tables of the wrong size are refused */
@@ -642,17 +653,23 @@ static void test_dual_port(void)
 	TT_REQUIRE(ibf_route_check(f, &r, 0, &rep, NULL) == 0);
 	TT_EQ_INT(rep.wrong, 2);
 	TT_EQ_INT(rep.ok, 18);
-	TT_CHECK_MSG(strcmp(rep.examples[0],
-			    "from 'hca' port 1 to LID 0x0004 ('hca'): delivered to 'hca' port 1 by 'sw1'") == 0,
-		     "%s", rep.examples[0]);
+	TT_CHECK_MSG(
+		strcmp(rep.examples[0],
+		       "from 'hca' port 1 to LID 0x0004 ('hca'): delivered to 'hca' port 1 by 'sw1'") ==
+			0,
+		"%s", rep.examples[0]);
 	/* the writer names each port by its own GUID */
 	const char *out = tmpfile_path("dual.dump");
 	TT_REQUIRE(ibf_lfts_write(f, &r, out, NULL) == 0);
 	char *a = tt_slurp(out, NULL);
 	TT_REQUIRE(a);
-	TT_CHECK(strstr(a, "0x0003 002 # Channel Adapter portguid 0x0000000000600001: 'hca'\n") != NULL);
-	TT_CHECK(strstr(a, "0x0004 002 # Channel Adapter portguid 0x0000000000600002: 'hca'\n") != NULL);
-	TT_CHECK(strstr(a, "Unicast lids [0-5] of switch Lid 2 guid 0x0000000000500001 ('sw2'):\n") != NULL);
+	TT_CHECK(strstr(a, "0x0003 002 # Channel Adapter portguid 0x0000000000600001: 'hca'\n") !=
+		 NULL);
+	TT_CHECK(strstr(a, "0x0004 002 # Channel Adapter portguid 0x0000000000600002: 'hca'\n") !=
+		 NULL);
+	TT_CHECK(strstr(a,
+			"Unicast lids [0-5] of switch Lid 2 guid 0x0000000000500001 ('sw2'):\n") !=
+		 NULL);
 	free(a);
 	unlink(out);
 	/* path stats: sw2's representative port is hca port 2 */
@@ -759,7 +776,8 @@ static void test_check_vs_bruteforce(void)
 	uint64_t unr = 0;
 	for (uint32_t s = 0; s < f->nsw; s++)
 		for (uint32_t d = 1; d <= m.max_lid; d++)
-			if (m.node[d] >= 0 && ibf_trace(f, &m, &r, s, d, NULL, NULL) != IBF_TRACE_OK)
+			if (m.node[d] >= 0 &&
+			    ibf_trace(f, &m, &r, s, d, NULL, NULL) != IBF_TRACE_OK)
 				unr++;
 	TT_EQ_INT(st[0].unrouted, unr);
 	ibf_path_stats_free(&st[0]);
@@ -837,11 +855,16 @@ static void test_path_stats(void)
 	TT_CHECK(strstr(text, "\"length_hist\":[[0,8,4,0],[0,4,4,4]]") != NULL);
 	TT_CHECK(strstr(text, "\"disjoint_hist\":[0,4,8]") != NULL);
 	TT_CHECK(strstr(text, "\"share_ge\":{\"1\":1.000000,\"2\":0.666667}") != NULL);
-	TT_CHECK(strstr(text, "\"min\":3,\"mean\":5.0000,\"max\":7,\"max_over_mean\":1.4000,\"cv\":0.4000") != NULL);
+	TT_CHECK(
+		strstr(text,
+		       "\"min\":3,\"mean\":5.0000,\"max\":7,\"max_over_mean\":1.4000,\"cv\":0.4000") !=
+		NULL);
 	TT_CHECK(strstr(text, "\"unrouted\":0}") != NULL);
 	TT_CHECK(strstr(text, "switch pairs with >=2 edge-disjoint paths: 66.7%") != NULL);
-	TT_CHECK_MSG(strstr(text, "paths per link: min 3 mean 5.00 max 7 (max/mean 1.40), cv 0.400") != NULL,
-		     "%s", text);
+	TT_CHECK_MSG(
+		strstr(text, "paths per link: min 3 mean 5.00 max 7 (max/mean 1.40), cv 0.400") !=
+			NULL,
+		"%s", text);
 	ibf_path_stats_free(&st);
 
 	/* drop sw0's layer-1 entry for h2: sw0 and sw1 (which goes through
@@ -1003,7 +1026,8 @@ static void test_stable(void)
 		nkeep += keep[lid];
 		if (ibf_lft(&old, s0)[lid] == p0 || ibf_lft(&old, s1)[lid] == cut->rport) {
 			crossing++;
-			TT_CHECK_MSG(!keep[lid], "LID %u kept though its path crosses the cut cable", lid);
+			TT_CHECK_MSG(!keep[lid],
+				     "LID %u kept though its path crosses the cut cable", lid);
 		}
 	}
 	TT_CHECK(crossing > 0);
@@ -1071,6 +1095,7 @@ int main(void)
 	TT(test_disjoint_exact);
 	if (tmpdir[0])
 		rmdir(tmpdir);
-	tt_run("stable reroute: kept columns avoid the failed cable, deliver, move few entries", test_stable);
+	tt_run("stable reroute: kept columns avoid the failed cable, deliver, move few entries",
+	       test_stable);
 	return tt_done();
 }

@@ -15,8 +15,8 @@ static int add_sw(struct ibf_fabric *f, int idx, int ports)
 {
 	char d[32];
 	snprintf(d, sizeof(d), "sw%d", idx);
-	return ibf_fabric_add_node(f, IBF_NODE_SWITCH, ports, ibf_gen_guid(IBF_NODE_SWITCH, idx, 0), d,
-				   d, NULL);
+	return ibf_fabric_add_node(f, IBF_NODE_SWITCH, ports, ibf_gen_guid(IBF_NODE_SWITCH, idx, 0),
+				   d, d, NULL);
 }
 
 static int add_ca(struct ibf_fabric *f, int idx)
@@ -107,7 +107,8 @@ static void test_line_bottlenecks(void)
 		s[i] = add_sw(x.f, i, 8);
 	for (int i = 0; i < 6; i++) {
 		h[i] = add_ca(x.f, i);
-		TT_REQUIRE(!ibf_fabric_connect(x.f, h[i], 1, s[i / 2], 1 + i % 2, 4, IBF_SPEED_EDR, NULL));
+		TT_REQUIRE(!ibf_fabric_connect(x.f, h[i], 1, s[i / 2], 1 + i % 2, 4, IBF_SPEED_EDR,
+					       NULL));
 	}
 	TT_REQUIRE(!ibf_fabric_connect(x.f, s[0], 5, s[1], 5, 4, IBF_SPEED_EDR, NULL));
 	TT_REQUIRE(!ibf_fabric_connect(x.f, s[1], 6, s[2], 6, 4, IBF_SPEED_FDR, NULL));
@@ -144,7 +145,8 @@ static void test_line_bottlenecks(void)
 		mo.eps = 0.01;
 		TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &M, &err));
 		TT_CHECK_MSG(M.lo <= 27.2 * (1 + 1e-9) && M.hi >= 27.2 * (1 - 1e-9) &&
-			     M.lo >= 27.2 * 0.98, "mode %d lo %g hi %g", mode, M.lo, M.hi);
+				     M.lo >= 27.2 * 0.98,
+			     "mode %d lo %g hi %g", mode, M.lo, M.hi);
 		if (ibf_sim_have_lp()) {
 			mo.method = IBF_MAT_LP;
 			TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &M, &err));
@@ -195,12 +197,12 @@ static void test_parallel_degraded(void)
 	mo.eps = 0.01;
 	struct ibf_mat_result M;
 	TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &M, &err));
-	TT_CHECK_MSG(M.lo >= 12.5 * 0.98 && M.lo <= 12.5 + 1e-9 && M.hi >= 12.5 - 1e-9, "%g %g", M.lo,
-		     M.hi);
+	TT_CHECK_MSG(M.lo >= 12.5 * 0.98 && M.lo <= 12.5 + 1e-9 && M.hi >= 12.5 - 1e-9, "%g %g",
+		     M.lo, M.hi);
 	mo.mode = IBF_MAT_ANY;
 	TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &M, &err));
-	TT_CHECK_MSG(M.lo >= 62.5 * 0.98 && M.lo <= 62.5 + 1e-9 && M.hi >= 62.5 - 1e-9, "%g %g", M.lo,
-		     M.hi);
+	TT_CHECK_MSG(M.lo >= 62.5 * 0.98 && M.lo <= 62.5 + 1e-9 && M.hi >= 62.5 - 1e-9, "%g %g",
+		     M.lo, M.hi);
 	ibf_lft(&x.r, S0)[lid3] = 4;
 	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
 	TT_CHECK_MSG(near(rates[0], 25) && near(rates[1], 100), "%g %g", rates[0], rates[1]);
@@ -213,7 +215,8 @@ static void test_parallel_degraded(void)
 	fl[0].demand = 0;
 	/* an undelivered flow is an error naming it */
 	ibf_lft(&x.r, S0)[lid2] = IBF_LFT_NONE;
-	TT_CHECK(ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err) == IBF_ENOROUTE);
+	TT_CHECK(ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err) ==
+		 IBF_ENOROUTE);
 	TT_CHECK(strstr(err.msg, "not delivered") != NULL);
 	fx_free(&x);
 }
@@ -230,8 +233,8 @@ static void test_tree_missing_uplink(void)
 	    P1 = add_sw(x.f, 3, 8);
 	for (int i = 0; i < 4; i++) {
 		int hh = add_ca(x.f, i);
-		TT_REQUIRE(!ibf_fabric_connect(x.f, hh, 1, i < 2 ? L0 : L1, 1 + i % 2, 4, IBF_SPEED_EDR,
-					       NULL));
+		TT_REQUIRE(!ibf_fabric_connect(x.f, hh, 1, i < 2 ? L0 : L1, 1 + i % 2, 4,
+					       IBF_SPEED_EDR, NULL));
 	}
 	TT_REQUIRE(!ibf_fabric_connect(x.f, L0, 5, P0, 1, 4, IBF_SPEED_EDR, NULL));
 	TT_REQUIRE(!ibf_fabric_connect(x.f, L0, 6, P1, 1, 4, IBF_SPEED_EDR, NULL));
@@ -298,10 +301,19 @@ static void test_patterns(void)
 		uint32_t phases;
 		uint64_t flows0;
 	} cases[] = {
-		{ "a2a", 1, 30 }, { "a2a-phased", 5, 6 }, { "shifts", 5, 6 }, { "shift:4", 1, 6 },
-		{ "pairwise", 3, 12 }, { "cumulative", 3, 2 }, { "random-pairwise", 10, 6 },
-		{ "bisection:3", 3, 6 }, { "ring", 1, 6 }, { "recdbl", 4, 2 }, { "bruck", 3, 6 },
-		{ "bcast", 3, 1 }, { "perm:7", 7, 0 },
+		{ "a2a", 1, 30 },
+		{ "a2a-phased", 5, 6 },
+		{ "shifts", 5, 6 },
+		{ "shift:4", 1, 6 },
+		{ "pairwise", 3, 12 },
+		{ "cumulative", 3, 2 },
+		{ "random-pairwise", 10, 6 },
+		{ "bisection:3", 3, 6 },
+		{ "ring", 1, 6 },
+		{ "recdbl", 4, 2 },
+		{ "bruck", 3, 6 },
+		{ "bcast", 3, 1 },
+		{ "perm:7", 7, 0 },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		struct ibf_sim_pattern p;
@@ -401,7 +413,8 @@ static void test_properties(void)
 			TT_REQUIRE(!sim_inc_build(&x.n, &x.pl, &ph, &lp, &in, &err));
 			double *rate = malloc(in.nf * sizeof(double));
 			double *load = malloc(x.n.nlinks * sizeof(double));
-			TT_REQUIRE(rate && load && !sim_maxmin(&in, x.n.cap, x.n.nlinks, NULL, rate, load));
+			TT_REQUIRE(rate && load &&
+				   !sim_maxmin(&in, x.n.cap, x.n.nlinks, NULL, rate, load));
 			double *maxr = calloc(x.n.nlinks, sizeof(double));
 			for (uint64_t f = 0; f < in.nf; f++)
 				for (uint64_t e = in.off[f]; e < in.off[f + 1]; e++)
@@ -419,7 +432,8 @@ static void test_properties(void)
 				}
 				unb += !ok;
 			}
-			TT_CHECK_MSG(!over && !unb, "%s %s: %d links over capacity, %d flows without bottleneck",
+			TT_CHECK_MSG(!over && !unb,
+				     "%s %s: %d links over capacity, %d flows without bottleneck",
 				     pol[k], pats[q], over, unb);
 			/* the same incidence and rates with 3 tracing workers */
 			x.n.threads = 3;
@@ -447,54 +461,58 @@ static void test_gk_vs_lp(void)
 		return;
 	}
 	for (int hosts = 2; hosts <= 6; hosts += 4) {
-	struct ibf_slimfly_opts so = { .q = 3, .hosts = hosts };
-	struct ibf_error err;
-	struct fx x;
-	memset(&x, 0, sizeof(x));
-	x.f = ibf_gen_slimfly(&so, &err);
-	TT_REQUIRE(x.f);
-	/* cut two cables */
-	int cut = 0;
-	for (uint32_t v = 0; v < x.f->nnodes && cut < 2; v++) {
-		if (x.f->nodes[v].type != IBF_NODE_SWITCH)
-			continue;
-		struct ibf_port *pp = ibf_port(x.f, (int)v, 1 + 3 * cut);
-		if (pp->peer_node != IBF_NO_NODE && x.f->nodes[pp->peer_node].type == IBF_NODE_SWITCH) {
-			struct ibf_port *q = ibf_port(x.f, pp->peer_node, pp->peer_port);
-			q->peer_node = IBF_NO_NODE;
-			pp->peer_node = IBF_NO_NODE;
-			cut++;
-			v += 7;
+		struct ibf_slimfly_opts so = { .q = 3, .hosts = hosts };
+		struct ibf_error err;
+		struct fx x;
+		memset(&x, 0, sizeof(x));
+		x.f = ibf_gen_slimfly(&so, &err);
+		TT_REQUIRE(x.f);
+		/* cut two cables */
+		int cut = 0;
+		for (uint32_t v = 0; v < x.f->nnodes && cut < 2; v++) {
+			if (x.f->nodes[v].type != IBF_NODE_SWITCH)
+				continue;
+			struct ibf_port *pp = ibf_port(x.f, (int)v, 1 + 3 * cut);
+			if (pp->peer_node != IBF_NO_NODE &&
+			    x.f->nodes[pp->peer_node].type == IBF_NODE_SWITCH) {
+				struct ibf_port *q = ibf_port(x.f, pp->peer_node, pp->peer_port);
+				q->peer_node = IBF_NO_NODE;
+				pp->peer_node = IBF_NO_NODE;
+				cut++;
+				v += 7;
+			}
 		}
-	}
-	x.f->finalized = 0;
-	TT_REQUIRE(!finish(x.f, 1));
-	TT_REQUIRE(!fx_route(&x, "layered"));
-	const char *pats[] = { "a2a", "perm:1", "adversarial" };
-	for (int q = 0; q < 3; q++) {
-		struct ibf_sim_pattern p;
-		ibf_sim_pattern_parse(pats[q], &p, &err);
-		struct grab g = { 0 };
-		TT_REQUIRE(!ibf_sim_pattern_run(&x.n, &x.pl, &p, grab_fn, &g, &err));
-		struct ibf_sim_phase ph = phase_of(g.fl, g.n);
-		for (int mode = 0; mode < 2; mode++) {
-			struct ibf_mat_opts mo;
-			ibf_mat_opts_default(&mo);
-			mo.mode = mode;
-			mo.eps = 0.02;
-			struct ibf_mat_result a, b;
-			TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &a, &err));
-			mo.method = IBF_MAT_LP;
-			TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &b, &err));
-			TT_CHECK_MSG(a.lo <= b.lo * (1 + 1e-6) && a.hi >= b.lo * (1 - 1e-6) &&
-				     a.lo >= b.lo * (1 - 0.1),
-				     "%s mode %d: GK %g..%g, LP %g", pats[q], mode, a.lo, a.hi, b.lo);
-			printf("# hosts %d %s mode %d: GK %.4g..%.4g (%u phases), LP %.4g, host links %.4g\n",
-			       hosts, pats[q], mode, a.lo, a.hi, a.phases, b.lo, b.host_bound);
+		x.f->finalized = 0;
+		TT_REQUIRE(!finish(x.f, 1));
+		TT_REQUIRE(!fx_route(&x, "layered"));
+		const char *pats[] = { "a2a", "perm:1", "adversarial" };
+		for (int q = 0; q < 3; q++) {
+			struct ibf_sim_pattern p;
+			ibf_sim_pattern_parse(pats[q], &p, &err);
+			struct grab g = { 0 };
+			TT_REQUIRE(!ibf_sim_pattern_run(&x.n, &x.pl, &p, grab_fn, &g, &err));
+			struct ibf_sim_phase ph = phase_of(g.fl, g.n);
+			for (int mode = 0; mode < 2; mode++) {
+				struct ibf_mat_opts mo;
+				ibf_mat_opts_default(&mo);
+				mo.mode = mode;
+				mo.eps = 0.02;
+				struct ibf_mat_result a, b;
+				TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &a, &err));
+				mo.method = IBF_MAT_LP;
+				TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &b, &err));
+				TT_CHECK_MSG(a.lo <= b.lo * (1 + 1e-6) &&
+						     a.hi >= b.lo * (1 - 1e-6) &&
+						     a.lo >= b.lo * (1 - 0.1),
+					     "%s mode %d: GK %g..%g, LP %g", pats[q], mode, a.lo,
+					     a.hi, b.lo);
+				printf("# hosts %d %s mode %d: GK %.4g..%.4g (%u phases), LP %.4g, host links %.4g\n",
+				       hosts, pats[q], mode, a.lo, a.hi, a.phases, b.lo,
+				       b.host_bound);
+			}
+			free(g.fl);
 		}
-		free(g.fl);
-	}
-	fx_free(&x);
+		fx_free(&x);
 	}
 }
 

@@ -20,7 +20,8 @@ static int add_sw(struct ibf_fabric *f, int idx)
 	char name[32];
 	snprintf(name, sizeof(name), "sw%d", idx);
 	return ibf_fabric_add_node(f, IBF_NODE_SWITCH, 36,
-				   ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)idx, 0), name, name, NULL);
+				   ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)idx, 0), name, name,
+				   NULL);
 }
 
 /* one switch, n hosts on ports 1..n, 4xEDR (100 Gb/s) */
@@ -93,7 +94,8 @@ static void test_one_hop_latency(void)
 	double expect = 327.68 + 50 + 100 + 50;
 	TT_CHECK(res.measured > 10);
 	TT_EQ_INT(res.measured_done, res.measured);
-	TT_CHECK_MSG(fabs(res.lat_p50 - expect) < 0.01, "p50 %.3f expect %.3f", res.lat_p50, expect);
+	TT_CHECK_MSG(fabs(res.lat_p50 - expect) < 0.01, "p50 %.3f expect %.3f", res.lat_p50,
+		     expect);
 	TT_CHECK(res.lat_mean >= expect - 0.01);
 	TT_EQ_INT(res.credit_stalls, 0);
 	TT_EQ_INT(res.deadlock, 0);
@@ -331,12 +333,13 @@ static void test_node_model(void)
 	TT_CHECK_MSG(fabs(res.ilat_p50 - 44.625) < 0.01, "p50 %.3f", res.ilat_p50);
 	TT_EQ_INT(res.generated, 0);
 	TT_CHECK(res.inter_gbps == 0 && res.intra_gbps > 0);
-	o.accels = 1; /* one accelerator: every message leaves the node */
+	o.accels = 1;	  /* one accelerator: every message leaves the node */
 	o.load = 0.00005; /* 40 us between messages: none waits for another */
 	o.measure_ns = 2e7;
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK_MSG(fabs(res.ilat_p50 - 620.085) < 0.01, "p50 %.3f", res.ilat_p50);
-	TT_CHECK_MSG(res.comp_inter[2] > 240 && res.comp_inter[2] < 250.01, "agg %.3f", res.comp_inter[2]);
+	TT_CHECK_MSG(res.comp_inter[2] > 240 && res.comp_inter[2] < 250.01, "agg %.3f",
+		     res.comp_inter[2]);
 	TT_CHECK_MSG(fabs(res.comp_inter[4] - 50) < 1, "split %.3f", res.comp_inter[4]);
 	TT_CHECK_MSG(res.agg_mean >= 1 && res.agg_mean < 1.05, "agg %.3f", res.agg_mean);
 	/* a NIC cost per intra-node packet, on the way in and out: + 2 x 10 ns */
@@ -380,7 +383,11 @@ static void test_node_model(void)
 	o.load = 0.9;
 	o.measure_ns = 20000;
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
-	TT_CHECK_MSG(res.inter_gbps > 0 && res.inter_gbps < 2 * 100, "%.2f intra %.2f gen %llu deliv %llu ip %llu/%llu", res.inter_gbps, res.intra_gbps, (unsigned long long)res.generated, (unsigned long long)res.delivered, (unsigned long long)res.ipkts_done, (unsigned long long)res.ipkts_measured);
+	TT_CHECK_MSG(res.inter_gbps > 0 && res.inter_gbps < 2 * 100,
+		     "%.2f intra %.2f gen %llu deliv %llu ip %llu/%llu", res.inter_gbps,
+		     res.intra_gbps, (unsigned long long)res.generated,
+		     (unsigned long long)res.delivered, (unsigned long long)res.ipkts_done,
+		     (unsigned long long)res.ipkts_measured);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -393,7 +400,7 @@ static void test_pattern_traffic(void)
 	struct ibf_fabric *f = star(3);
 	struct ibf_routes r;
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
-	uint32_t off[4] = {0, 1, 2, 2}, dst[2] = {1, 0};
+	uint32_t off[4] = { 0, 1, 2, 2 }, dst[2] = { 1, 0 };
 	struct ibf_psim_opts o;
 	ibf_psim_opts_default(&o);
 	o.load = 0.6;
@@ -414,22 +421,25 @@ static void test_pattern_traffic(void)
 	TT_REQUIRE(res.nlinks == f->nports_total);
 	for (int h = 0; h < 3; h++) {
 		int c = ibf_port(f, 0, h + 1)->peer_node;
-		uint32_t up = f->nodes[c].port_off + 1, down = f->nodes[0].port_off + (uint32_t)h + 1;
+		uint32_t up = f->nodes[c].port_off + 1,
+			 down = f->nodes[0].port_off + (uint32_t)h + 1;
 		double want = h < 2 ? 0.6 : 0.0;
-		TT_CHECK_MSG(fabs(res.link_util[up] - want) < 0.05 && fabs(res.link_util[down] - want) < 0.05,
+		TT_CHECK_MSG(fabs(res.link_util[up] - want) < 0.05 &&
+				     fabs(res.link_util[down] - want) < 0.05,
 			     "host %d: %.3f %.3f", h, res.link_util[up], res.link_util[down]);
 		TT_CHECK(fabs(res.link_gbps[up] - 100) < 1e-6);
 	}
 	ibf_psim_result_free(&res);
 	/* both to h1: its link is the bottleneck, half of the capacity at most */
-	uint32_t off2[4] = {0, 1, 1, 2}, dst2[2] = {1, 1};
+	uint32_t off2[4] = { 0, 1, 1, 2 }, dst2[2] = { 1, 1 };
 	o.load = 0.9;
 	o.traffic_off = off2;
 	o.traffic_dst = dst2;
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
-	TT_CHECK_MSG(res.accepted_frac < 0.51 && res.accepted_frac > 0.45, "%.3f", res.accepted_frac);
+	TT_CHECK_MSG(res.accepted_frac < 0.51 && res.accepted_frac > 0.45, "%.3f",
+		     res.accepted_frac);
 	TT_CHECK(res.credit_stalls > 0);
-	uint32_t bad[2] = {0, 0};
+	uint32_t bad[2] = { 0, 0 };
 	o.traffic_dst = bad;
 	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
 	ibf_psim_result_free(&res);

@@ -10,42 +10,42 @@
 
 static int tt_count, tt_failed, tt_cur_failed;
 
-#define TT_CHECK(cond)                                                              \
-	do {                                                                        \
-		if (!(cond)) {                                                      \
-			tt_cur_failed = 1;                                          \
+#define TT_CHECK(cond)                                                                    \
+	do {                                                                              \
+		if (!(cond)) {                                                            \
+			tt_cur_failed = 1;                                                \
 			printf("# %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                   \
+		}                                                                         \
 	} while (0)
 
-#define TT_CHECK_MSG(cond, ...)                                                     \
-	do {                                                                        \
-		if (!(cond)) {                                                      \
-			tt_cur_failed = 1;                                          \
+#define TT_CHECK_MSG(cond, ...)                                                           \
+	do {                                                                              \
+		if (!(cond)) {                                                            \
+			tt_cur_failed = 1;                                                \
 			printf("# %s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			printf(__VA_ARGS__);                                        \
-			printf("\n");                                               \
-		}                                                                   \
+			printf(__VA_ARGS__);                                              \
+			printf("\n");                                                     \
+		}                                                                         \
 	} while (0)
 
-#define TT_EQ_INT(a, b)                                                             \
-	do {                                                                        \
-		long long tt_a_ = (long long)(a), tt_b_ = (long long)(b);           \
-		if (tt_a_ != tt_b_) {                                               \
-			tt_cur_failed = 1;                                          \
-			printf("# %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, \
-			       __LINE__, #a, #b, tt_a_, tt_b_);                     \
-		}                                                                   \
+#define TT_EQ_INT(a, b)                                                                            \
+	do {                                                                                       \
+		long long tt_a_ = (long long)(a), tt_b_ = (long long)(b);                          \
+		if (tt_a_ != tt_b_) {                                                              \
+			tt_cur_failed = 1;                                                         \
+			printf("# %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, \
+			       #b, tt_a_, tt_b_);                                                  \
+		}                                                                                  \
 	} while (0)
 
 /* Abort the current test (after a failed check that later code depends on). */
-#define TT_REQUIRE(cond)                                                            \
-	do {                                                                        \
-		if (!(cond)) {                                                      \
-			tt_cur_failed = 1;                                          \
+#define TT_REQUIRE(cond)                                                              \
+	do {                                                                          \
+		if (!(cond)) {                                                        \
+			tt_cur_failed = 1;                                            \
 			printf("# %s:%d: required: %s\n", __FILE__, __LINE__, #cond); \
-			return;                                                     \
-		}                                                                   \
+			return;                                                       \
+		}                                                                     \
 	} while (0)
 
 static inline void tt_run(const char *name, void (*fn)(void))

@@ -12,12 +12,12 @@
 #include <string.h>
 
 struct dlink {
-	int32_t a, b;       /* a's (node, port) is the lower end */
+	int32_t a, b; /* a's (node, port) is the lower end */
 	uint8_t pa, pb, w, s;
-	uint32_t tk1, tk2;  /* twin key: the two nodes, lower first */
-	uint32_t mk1, mk2;  /* model key: the two node models, lower first */
+	uint32_t tk1, tk2;	/* twin key: the two nodes, lower first */
+	uint32_t mk1, mk2;	/* model key: the two node models, lower first */
 	uint8_t tw, ts, mw, ms; /* best width/speed among twins / same-model links */
-	uint32_t tn, mn;    /* number of twins / same-model links (self included) */
+	uint32_t tn, mn;	/* number of twins / same-model links (self included) */
 };
 
 struct mkey {
@@ -104,10 +104,14 @@ static void group_best(struct dlink **idx, uint32_t nl, int (*cmp)(const void *,
 const char *ibf_degr_evidence_name(int evidence)
 {
 	switch (evidence) {
-	case IBF_DEGR_SUPPORTED: return "supported";
-	case IBF_DEGR_TWINS: return "twins";
-	case IBF_DEGR_MODEL: return "model";
-	default: return "";
+	case IBF_DEGR_SUPPORTED:
+		return "supported";
+	case IBF_DEGR_TWINS:
+		return "twins";
+	case IBF_DEGR_MODEL:
+		return "model";
+	default:
+		return "";
 	}
 }
 

@@ -161,8 +161,9 @@ int ibf_fabric_index_guids(struct ibf_fabric *f)
 		const struct ibf_node *n = &f->nodes[i];
 		x->node[x->nnode++] = (struct ibf_guid_ent){ n->guid, i, -1 };
 		for (int p = 0; p <= n->nports; p++)
-			x->port[x->nport++] = (struct ibf_guid_ent){
-				f->ports[n->port_off + (uint32_t)p].guid, i, p };
+			x->port[x->nport++] =
+				(struct ibf_guid_ent){ f->ports[n->port_off + (uint32_t)p].guid, i,
+						       p };
 	}
 	qsort(x->node, x->nnode, sizeof(*x->node), guid_ent_cmp);
 	qsort(x->port, x->nport, sizeof(*x->port), guid_ent_cmp);
@@ -222,14 +223,15 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-int ibf_fabric_add_node(struct ibf_fabric *f, int type, int nports, uint64_t guid,
-			const char *desc, const char *id, struct ibf_error *err)
+int ibf_fabric_add_node(struct ibf_fabric *f, int type, int nports, uint64_t guid, const char *desc,
+			const char *id, struct ibf_error *err)
 {
 	if (type != IBF_NODE_CA && type != IBF_NODE_SWITCH && type != IBF_NODE_ROUTER)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "bad node type %d", type);
 	if (nports < 1 || nports > IBF_MAX_PORTS)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "node port count %d out of range 1..%d", nports, IBF_MAX_PORTS);
+				     "node port count %d out of range 1..%d", nports,
+				     IBF_MAX_PORTS);
 	if (f->nnodes >= INT32_MAX - 1)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "too many nodes");
 	if (f->nnodes == f->nodes_cap) {
@@ -276,8 +278,8 @@ int ibf_fabric_add_node(struct ibf_fabric *f, int type, int nports, uint64_t gui
 	return (int)f->nnodes++;
 }
 
-int ibf_fabric_connect(struct ibf_fabric *f, int a, int pa, int b, int pb,
-		       int width, int speed, struct ibf_error *err)
+int ibf_fabric_connect(struct ibf_fabric *f, int a, int pa, int b, int pb, int width, int speed,
+		       struct ibf_error *err)
 {
 	if (a < 0 || (uint32_t)a >= f->nnodes || b < 0 || (uint32_t)b >= f->nnodes)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "link to unknown node");
@@ -603,7 +605,8 @@ static void sort_ids(const struct ibf_fabric *f, int32_t *ids, int32_t *tmp, uin
 	sort_ids(f, ids + h, tmp, n - h);
 	uint32_t i = 0, j = h, k = 0;
 	while (i < h && j < n)
-		tmp[k++] = node_cmp(f, (uint32_t)ids[i], (uint32_t)ids[j]) <= 0 ? ids[i++] : ids[j++];
+		tmp[k++] =
+			node_cmp(f, (uint32_t)ids[i], (uint32_t)ids[j]) <= 0 ? ids[i++] : ids[j++];
 	while (i < h)
 		tmp[k++] = ids[i++];
 	while (j < n)

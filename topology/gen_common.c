@@ -45,8 +45,7 @@ int ibf_gen_link(struct ibf_fabric *f, int a, int pa, int b, int pb, struct ibf_
 	return ibf_fabric_connect(f, a, pa, b, pb, IBF_GEN_WIDTH, IBF_GEN_SPEED, err);
 }
 
-int ibf_gen_hosts(struct ibf_fabric *f, uint32_t nsw, int hosts, int port0,
-		  struct ibf_error *err)
+int ibf_gen_hosts(struct ibf_fabric *f, uint32_t nsw, int hosts, int port0, struct ibf_error *err)
 {
 	char name[96];
 	int wh = ibf_gen_width(hosts, 2);

@@ -45,10 +45,11 @@ struct ibf_fabric *ibf_gen_dragonfly(const struct ibf_dragonfly_opts *o, struct 
 	}
 	long ports = (long)p + (a - 1) + h;
 	if (ports > IBF_MAX_PORTS) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "routers need %ld ports (p=%d hosts + a-1=%d local + h=%d global); at "
-			      "most %d",
-			      ports, p, a - 1, h, IBF_MAX_PORTS);
+		ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"routers need %ld ports (p=%d hosts + a-1=%d local + h=%d global); at "
+			"most %d",
+			ports, p, a - 1, h, IBF_MAX_PORTS);
 		return NULL;
 	}
 	long gmax = (long)a * h + 1;

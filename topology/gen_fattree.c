@@ -87,10 +87,11 @@ struct ibf_fabric *ibf_gen_fattree(const struct ibf_fattree_opts *o, struct ibf_
 			return NULL;
 		}
 		if (l == 1 && W[l] != 1) {
-			ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				      "w[0]=%d is invalid: every host has exactly one leaf, so w[0] "
-				      "must be 1",
-				      W[l]);
+			ibf_error_set(
+				err, IBF_EINVAL, NULL, 0,
+				"w[0]=%d is invalid: every host has exactly one leaf, so w[0] "
+				"must be 1",
+				W[l]);
 			return NULL;
 		}
 		if (W[l] < 1 || W[l] > IBF_MAX_PORTS) {
@@ -137,9 +138,10 @@ struct ibf_fabric *ibf_gen_fattree(const struct ibf_fattree_opts *o, struct ibf_
 		long up = l < h ? (long)W[l + 1] * par : 0;
 		long n = down[l] + up;
 		if (n > IBF_MAX_PORTS) {
-			ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				      "level-%d switches need %ld ports (%d down + %ld up); at most %d",
-				      l, n, down[l], up, IBF_MAX_PORTS);
+			ibf_error_set(
+				err, IBF_EINVAL, NULL, 0,
+				"level-%d switches need %ld ports (%d down + %ld up); at most %d",
+				l, n, down[l], up, IBF_MAX_PORTS);
 			return NULL;
 		}
 		need[l] = (int)n;
@@ -147,9 +149,10 @@ struct ibf_fabric *ibf_gen_fattree(const struct ibf_fattree_opts *o, struct ibf_
 			maxneed = need[l];
 	}
 	if (o->switch_ports && o->switch_ports < maxneed) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "switch_ports=%d is too small: this fat tree needs %d ports per switch",
-			      o->switch_ports, maxneed);
+		ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"switch_ports=%d is too small: this fat tree needs %d ports per switch",
+			o->switch_ports, maxneed);
 		return NULL;
 	}
 

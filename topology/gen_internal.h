@@ -24,11 +24,11 @@
 struct ibf_gf {
 	int q, p, n;
 	int poly[IBF_GF_MAX_N + 1]; /* c_0..c_n of the modulus, c_n = 1 */
-	int prim;                   /* primitive element xi */
-	uint8_t *add, *mul;         /* q*q tables, [a*q + b] */
-	uint8_t *neg, *inv;         /* q entries; inv[0] = 0 */
-	uint8_t *exp;               /* exp[i] = xi^i, i = 0..q-2 */
-	int *log;                   /* log[a] with xi^log[a] = a; log[0] = -1 */
+	int prim;		    /* primitive element xi */
+	uint8_t *add, *mul;	    /* q*q tables, [a*q + b] */
+	uint8_t *neg, *inv;	    /* q entries; inv[0] = 0 */
+	uint8_t *exp;		    /* exp[i] = xi^i, i = 0..q-2 */
+	int *log;		    /* log[a] with xi^log[a] = a; log[0] = -1 */
 };
 
 /* 1 when q = p^n (n >= 1, p prime), filling p and n (either may be NULL). */
@@ -58,9 +58,9 @@ static inline int ibf_gf_pow_prim(const struct ibf_gf *gf, int i)
 
 /* ------------------------------------------------------------ building */
 
-#define IBF_GEN_WIDTH 4               /* 4x links */
-#define IBF_GEN_SPEED IBF_SPEED_EDR   /* EDR by default */
-#define IBF_GEN_MAX_NODES (1u << 22)  /* per generated fabric (GUID index is 24 bits) */
+#define IBF_GEN_WIDTH 4		     /* 4x links */
+#define IBF_GEN_SPEED IBF_SPEED_EDR  /* EDR by default */
+#define IBF_GEN_MAX_NODES (1u << 22) /* per generated fabric (GUID index is 24 bits) */
 #define IBF_GEN_VENDOR 0x02c9u
 #define IBF_GEN_SWITCH_DEVID 0xcf08u
 #define IBF_GEN_CA_DEVID 0x1017u
@@ -78,8 +78,7 @@ int ibf_gen_add_ca(struct ibf_fabric *f, uint32_t index, int nports, const char 
 int ibf_gen_link(struct ibf_fabric *f, int a, int pa, int b, int pb, struct ibf_error *err);
 /* Give each of the switches 0..nsw-1 `hosts` CAs: "<switch desc>-hNN" on
  * switch ports port0 + 1 .. port0 + hosts (CA index s * hosts + h, port 1). */
-int ibf_gen_hosts(struct ibf_fabric *f, uint32_t nsw, int hosts, int port0,
-		  struct ibf_error *err);
+int ibf_gen_hosts(struct ibf_fabric *f, uint32_t nsw, int hosts, int port0, struct ibf_error *err);
 /* Set meta and finalize.  Returns f, or frees it and returns NULL. */
 struct ibf_fabric *ibf_gen_done(struct ibf_fabric *f, const char *meta, struct ibf_error *err);
 /* Number of decimal digits of v >= 0 (1 for 0). */

@@ -46,9 +46,10 @@ struct ibf_fabric *ibf_gen_rail(const struct ibf_rail_opts *o, struct ibf_error 
 		return NULL;
 	}
 	if (R < 1 || R > M) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "rail_switches=%d is out of range 1..%d (at most one leaf per server)",
-			      R, M);
+		ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"rail_switches=%d is out of range 1..%d (at most one leaf per server)", R,
+			M);
 		return NULL;
 	}
 	if (S < 0 || S > IBF_MAX_PORTS) {
@@ -57,10 +58,11 @@ struct ibf_fabric *ibf_gen_rail(const struct ibf_rail_opts *o, struct ibf_error 
 		return NULL;
 	}
 	if (S == 0 && R > 1) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "rail_switches=%d needs spines > 0: a rail-only fabric (spines=0) has "
-			      "one switch per rail",
-			      R);
+		ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"rail_switches=%d needs spines > 0: a rail-only fabric (spines=0) has "
+			"one switch per rail",
+			R);
 		return NULL;
 	}
 	if (U < 1 || U > IBF_MAX_PORTS) {
@@ -78,16 +80,18 @@ struct ibf_fabric *ibf_gen_rail(const struct ibf_rail_opts *o, struct ibf_error 
 	long leafneed = B + (long)S * U;
 	long spineneed = S ? (long)K * R * U : 0;
 	if (leafneed > IBF_MAX_PORTS) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "rail leaves need %ld ports (%d servers + %d spines x %d uplinks); at "
-			      "most %d: raise rail_switches",
-			      leafneed, B, S, U, IBF_MAX_PORTS);
+		ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"rail leaves need %ld ports (%d servers + %d spines x %d uplinks); at "
+			"most %d: raise rail_switches",
+			leafneed, B, S, U, IBF_MAX_PORTS);
 		return NULL;
 	}
 	if (spineneed > IBF_MAX_PORTS) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "spines need %ld ports (%d rails x %d leaves x %d uplinks); at most %d",
-			      spineneed, K, R, U, IBF_MAX_PORTS);
+		ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"spines need %ld ports (%d rails x %d leaves x %d uplinks); at most %d",
+			spineneed, K, R, U, IBF_MAX_PORTS);
 		return NULL;
 	}
 	long maxneed = leafneed > spineneed ? leafneed : spineneed;
@@ -157,14 +161,14 @@ struct ibf_fabric *ibf_gen_rail(const struct ibf_rail_opts *o, struct ibf_error 
 		for (int l = 0; l < R; l++)
 			for (int s = 0; s < S; s++)
 				for (int j = 0; j < U; j++)
-					if (ibf_gen_link(f, g * R + l, B + s * U + j + 1, spine0 + s,
-							 (g * R + l) * U + j + 1, err))
+					if (ibf_gen_link(f, g * R + l, B + s * U + j + 1,
+							 spine0 + s, (g * R + l) * U + j + 1, err))
 						goto fail;
 
 	char meta[256];
 	snprintf(meta, sizeof(meta),
-		 "family=rail;servers=%d;gpus=%d;rails=%d;rail_switches=%d;spines=%d;uplinks=%d",
-		 M, K, K, R, S, U);
+		 "family=rail;servers=%d;gpus=%d;rails=%d;rail_switches=%d;spines=%d;uplinks=%d", M,
+		 K, K, R, S, U);
 	return ibf_gen_done(f, meta, err);
 fail:
 	ibf_fabric_free(f);

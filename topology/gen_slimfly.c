@@ -76,10 +76,11 @@ static int not_admissible(int q, struct ibf_error *err)
 				     "q=%d is too large for a Slim Fly (supported: 3..%d); "
 				     "nearest admissible: %s",
 				     q, SF_MAX_Q, near);
-	return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			     "q=%d is not admissible for a Slim Fly (needs a prime power "
-			     "q = 4w+\xce\xb4, \xce\xb4\xe2\x88\x88{-1,0,1}%s); nearest admissible: %s",
-			     q, q > SF_MAX_Q ? ", q <= 128" : "", near);
+	return ibf_error_set(
+		err, IBF_EINVAL, NULL, 0,
+		"q=%d is not admissible for a Slim Fly (needs a prime power "
+		"q = 4w+\xce\xb4, \xce\xb4\xe2\x88\x88{-1,0,1}%s); nearest admissible: %s",
+		q, q > SF_MAX_Q ? ", q <= 128" : "", near);
 }
 
 /* Generator set element values in port order (by exponent as listed in the
@@ -140,11 +141,12 @@ struct ibf_fabric *ibf_gen_slimfly(const struct ibf_slimfly_opts *o, struct ibf_
 	int half = (q - delta) / 2; /* |X| = |X'| */
 	int hosts = o->hosts == -1 ? (kp + 1) / 2 : o->hosts;
 	if (o->hosts == -1 && hosts > IBF_MAX_PORTS - kp) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "q=%d with the default %d hosts per switch needs %d ports per switch "
-			      "(k'=%d switch links + %d hosts), more than the %d a switch can have; "
-			      "set hosts to 0..%d",
-			      q, hosts, kp + hosts, kp, hosts, IBF_MAX_PORTS, IBF_MAX_PORTS - kp);
+		ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"q=%d with the default %d hosts per switch needs %d ports per switch "
+			"(k'=%d switch links + %d hosts), more than the %d a switch can have; "
+			"set hosts to 0..%d",
+			q, hosts, kp + hosts, kp, hosts, IBF_MAX_PORTS, IBF_MAX_PORTS - kp);
 		return NULL;
 	}
 	if (hosts < 0 || hosts > IBF_MAX_PORTS - kp) {
@@ -171,10 +173,11 @@ struct ibf_fabric *ibf_gen_slimfly(const struct ibf_slimfly_opts *o, struct ibf_
 	int nports = o->switch_ports ? o->switch_ports : need;
 	uint32_t nsw = 2u * (uint32_t)q * (uint32_t)q;
 	if ((uint64_t)nsw * (uint64_t)(1 + hosts) > IBF_GEN_MAX_NODES) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "q=%d with %d hosts per switch makes %llu nodes; at most %u supported",
-			      q, hosts, (unsigned long long)nsw * (unsigned long long)(1 + hosts),
-			      IBF_GEN_MAX_NODES);
+		ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"q=%d with %d hosts per switch makes %llu nodes; at most %u supported", q,
+			hosts, (unsigned long long)nsw * (unsigned long long)(1 + hosts),
+			IBF_GEN_MAX_NODES);
 		return NULL;
 	}
 
@@ -193,7 +196,8 @@ struct ibf_fabric *ibf_gen_slimfly(const struct ibf_slimfly_opts *o, struct ibf_
 	generator_sets(&gf, delta, set0, set1);
 	if (negation_index(&gf, set0, half, neg0) || negation_index(&gf, set1, half, neg1)) {
 		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "internal error: Slim Fly generator set for q=%d is not symmetric", q);
+			      "internal error: Slim Fly generator set for q=%d is not symmetric",
+			      q);
 		goto fail;
 	}
 	f = ibf_fabric_new();
@@ -215,8 +219,8 @@ struct ibf_fabric *ibf_gen_slimfly(const struct ibf_slimfly_opts *o, struct ibf_
 				if (ibf_gen_add_switch(f, idx, nports, name, err) < 0)
 					goto fail;
 			}
-#define SW0(x, y) ((x) * 2 * q + (y))
-#define SW1(m, c) ((m) * 2 * q + q + (c))
+#define SW0(x, y) ((x)*2 * q + (y))
+#define SW1(m, c) ((m)*2 * q + q + (c))
 	for (int x = 0; x < q; x++) {
 		for (int y = 0; y < q; y++) {
 			/* intra-subgroup, both subgraphs: each link added from its lower end */

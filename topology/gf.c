@@ -183,8 +183,8 @@ int ibf_gf_init(struct ibf_gf *gf, int q, struct ibf_error *err)
 	}
 	if (gf->prim < 0) {
 		ibf_gf_free(gf);
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "GF(%d): no primitive element found", q);
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "GF(%d): no primitive element found",
+				     q);
 	}
 	for (int a = 0; a < q; a++)
 		gf->log[a] = -1;

@@ -40,7 +40,7 @@ enum ibf_speed {
 	IBF_SPEED_COUNT
 };
 
-const char *ibf_speed_name(int speed);            /* "SDR", ... or "" */
+const char *ibf_speed_name(int speed);		  /* "SDR", ... or "" */
 int ibf_speed_from_name(const char *s, size_t n); /* 0 when unknown */
 /* Parse "4xEDR" / "1xSDR" / "4x" etc.  Returns 0 on success. */
 int ibf_parse_width_speed(const char *s, size_t n, uint8_t *width, uint8_t *speed);
@@ -74,35 +74,35 @@ enum ibf_node_type {
 #define IBF_MAX_PORTS 254 /* port numbers fit a byte; 255 means "none" */
 
 struct ibf_port {
-	int32_t peer_node;  /* IBF_NO_NODE when unconnected */
+	int32_t peer_node; /* IBF_NO_NODE when unconnected */
 	uint8_t peer_port;
-	uint8_t width;      /* lanes, 0 = unknown */
-	uint8_t speed;      /* enum ibf_speed */
-	uint8_t lmc;        /* CA ports and switch port 0 */
-	uint16_t lid;       /* base LID, 0 = unassigned */
-	uint8_t width_sup;  /* widest width the port supports (lanes), 0 = unknown */
-	uint8_t speed_sup;  /* fastest speed the port supports (enum ibf_speed), 0 = unknown */
-	uint64_t guid;      /* port GUID, 0 = unknown */
+	uint8_t width;	   /* lanes, 0 = unknown */
+	uint8_t speed;	   /* enum ibf_speed */
+	uint8_t lmc;	   /* CA ports and switch port 0 */
+	uint16_t lid;	   /* base LID, 0 = unassigned */
+	uint8_t width_sup; /* widest width the port supports (lanes), 0 = unknown */
+	uint8_t speed_sup; /* fastest speed the port supports (enum ibf_speed), 0 = unknown */
+	uint64_t guid;	   /* port GUID, 0 = unknown */
 };
 
 struct ibf_node {
-	uint8_t type;       /* enum ibf_node_type */
+	uint8_t type;	      /* enum ibf_node_type */
 	uint8_t enhanced_sp0; /* switch: enhanced port 0 */
-	uint16_t nports;    /* highest port number (ports 1..nports) */
-	uint32_t port_off;  /* ports of this node: fabric->ports[port_off + p], p = 0..nports */
-	int32_t sw;         /* dense switch index, -1 for non-switches */
-	uint64_t guid;      /* node GUID */
+	uint16_t nports;      /* highest port number (ports 1..nports) */
+	uint32_t port_off;    /* ports of this node: fabric->ports[port_off + p], p = 0..nports */
+	int32_t sw;	      /* dense switch index, -1 for non-switches */
+	uint64_t guid;	      /* node GUID */
 	uint64_t sysimg_guid;
 	uint32_t vendid, devid;
-	char *desc;         /* node description (owned) */
-	char *id;           /* name used in files (e.g. "S-0002c9..." or "sw1"), owned, may be NULL */
+	char *desc; /* node description (owned) */
+	char *id;   /* name used in files (e.g. "S-0002c9..." or "sw1"), owned, may be NULL */
 };
 
 /* One switch-to-switch adjacency entry (a directed link). */
 struct ibf_adj {
-	uint32_t nbr;       /* neighbour switch index */
-	uint8_t lport;      /* port on this switch */
-	uint8_t rport;      /* port on the neighbour */
+	uint32_t nbr;  /* neighbour switch index */
+	uint8_t lport; /* port on this switch */
+	uint8_t rport; /* port on the neighbour */
 };
 
 struct ibf_fabric {
@@ -124,9 +124,9 @@ struct ibf_fabric {
 	 * switch, -1 otherwise; adj_src[e] = the switch adj entry e leaves;
 	 * adj_rev[e] = the adj entry of the same cable the other way
 	 * (UINT32_MAX for none) */
-	int32_t *port_adj;  /* [nports_total] */
-	uint32_t *adj_src;  /* [adj_off[nsw]] */
-	uint32_t *adj_rev;  /* [adj_off[nsw]] */
+	int32_t *port_adj; /* [nports_total] */
+	uint32_t *adj_src; /* [adj_off[nsw]] */
+	uint32_t *adj_rev; /* [adj_off[nsw]] */
 
 	/* free-form generator metadata, "key=value;key=value", owned, may be NULL */
 	char *meta;
@@ -142,14 +142,14 @@ void ibf_fabric_free(struct ibf_fabric *f);
 
 /* Add a node with ports 0..nports (all unconnected).  desc and id are copied;
  * either may be NULL.  Returns node id >= 0 or a negative error code. */
-int ibf_fabric_add_node(struct ibf_fabric *f, int type, int nports, uint64_t guid,
-			const char *desc, const char *id, struct ibf_error *err);
+int ibf_fabric_add_node(struct ibf_fabric *f, int type, int nports, uint64_t guid, const char *desc,
+			const char *id, struct ibf_error *err);
 
 /* Connect (a, pa) with (b, pb).  Fails if either port is out of range or
  * already connected to something else (re-connecting the same pair is a
  * no-op that updates width/speed when they were unknown). */
-int ibf_fabric_connect(struct ibf_fabric *f, int a, int pa, int b, int pb,
-		       int width, int speed, struct ibf_error *err);
+int ibf_fabric_connect(struct ibf_fabric *f, int a, int pa, int b, int pb, int width, int speed,
+		       struct ibf_error *err);
 /* Disconnect (a, pa) and its peer; no-op when unconnected. */
 void ibf_fabric_disconnect(struct ibf_fabric *f, int a, int pa);
 
@@ -168,7 +168,7 @@ int ibf_fabric_finalize(struct ibf_fabric *f, struct ibf_error *err);
  * id (and its lowest port).  A GUID field written directly after the index
  * was built is still found (a miss or a stale hit falls back to the scan),
  * only slowly: call ibf_fabric_index_guids() (or finalize) again. */
-int ibf_fabric_index_guids(struct ibf_fabric *f);  /* 0 or IBF_ENOMEM */
+int ibf_fabric_index_guids(struct ibf_fabric *f); /* 0 or IBF_ENOMEM */
 int ibf_fabric_find_guid(const struct ibf_fabric *f, uint64_t node_guid);
 int ibf_fabric_find_port_guid(const struct ibf_fabric *f, uint64_t port_guid, int *port);
 int ibf_fabric_find_id(const struct ibf_fabric *f, const char *id);
@@ -209,19 +209,19 @@ uint32_t ibf_components(const struct ibf_fabric *f, uint32_t *comp);
 
 struct ibf_stats {
 	uint32_t nswitches, ncas, nrouters;
-	uint32_t ca_ports_connected;   /* CA ports with a peer */
-	uint32_t sw_links;             /* undirected switch-switch links (parallel counted) */
-	uint32_t sw_pairs_linked;      /* distinct adjacent switch pairs */
-	uint32_t parallel_links;       /* links beyond the first between the same switch pair */
-	uint32_t host_links;           /* switch-CA/router links */
-	uint32_t loopback_links;       /* links from a switch to itself */
+	uint32_t ca_ports_connected; /* CA ports with a peer */
+	uint32_t sw_links;	     /* undirected switch-switch links (parallel counted) */
+	uint32_t sw_pairs_linked;    /* distinct adjacent switch pairs */
+	uint32_t parallel_links;     /* links beyond the first between the same switch pair */
+	uint32_t host_links;	     /* switch-CA/router links */
+	uint32_t loopback_links;     /* links from a switch to itself */
 	uint32_t components;
-	uint32_t diameter;             /* IBF_DIST_INF when disconnected */
-	double avg_distance;           /* over ordered distinct reachable switch pairs */
+	uint32_t diameter;		 /* IBF_DIST_INF when disconnected */
+	double avg_distance;		 /* over ordered distinct reachable switch pairs */
 	uint32_t max_degree, min_degree; /* switch-switch degree (links) */
-	uint32_t *degree_hist;         /* [0..max_degree], owned */
+	uint32_t *degree_hist;		 /* [0..max_degree], owned */
 	uint32_t max_hosts_per_switch, min_hosts_per_switch;
-	uint32_t degraded_links;       /* links ibf_find_degraded() reports */
+	uint32_t degraded_links; /* links ibf_find_degraded() reports */
 };
 
 /* Computes the stats (BFS from every switch; threads > 1 uses pthreads). */
@@ -263,12 +263,12 @@ enum ibf_degr_evidence {
 };
 
 struct ibf_degraded {
-	int32_t node_a, node_b;   /* node_a is the lower (node, port) end */
+	int32_t node_a, node_b; /* node_a is the lower (node, port) end */
 	uint8_t port_a, port_b;
-	uint8_t width, speed;     /* what the link runs at */
+	uint8_t width, speed;	      /* what the link runs at */
 	uint8_t exp_width, exp_speed; /* what it should run at */
-	uint8_t evidence;         /* enum ibf_degr_evidence */
-	uint32_t peers;           /* TWINS/MODEL: number of links compared against */
+	uint8_t evidence;	      /* enum ibf_degr_evidence */
+	uint32_t peers;		      /* TWINS/MODEL: number of links compared against */
 };
 
 /* Lists the degraded links (sorted by node_a, port_a) into *out (malloc'd,
@@ -299,8 +299,8 @@ int ibf_guid2lid_write(const struct ibf_fabric *f, const char *path, struct ibf_
 /* LID -> (node, port) lookup table covering every LID of every port. */
 struct ibf_lidmap {
 	uint32_t max_lid;
-	int32_t *node;   /* [max_lid + 1], -1 when unused */
-	uint8_t *port;   /* [max_lid + 1] */
+	int32_t *node; /* [max_lid + 1], -1 when unused */
+	uint8_t *port; /* [max_lid + 1] */
 };
 int ibf_lidmap_build(const struct ibf_fabric *f, struct ibf_lidmap *m, struct ibf_error *err);
 void ibf_lidmap_free(struct ibf_lidmap *m);
@@ -312,9 +312,9 @@ enum ibf_format {
 	IBF_FMT_IBNETDISCOVER,
 	IBF_FMT_IBNETDISCOVER_P, /* ibnetdiscover -p ports report */
 	IBF_FMT_IBSIM,
-	IBF_FMT_SUBNET_LST,      /* OpenSM opensm-subnet.lst */
-	IBF_FMT_JSON,            /* write only */
-	IBF_FMT_IBLINKINFO,      /* iblinkinfo output (block or -l line layout), read only */
+	IBF_FMT_SUBNET_LST, /* OpenSM opensm-subnet.lst */
+	IBF_FMT_JSON,	    /* write only */
+	IBF_FMT_IBLINKINFO, /* iblinkinfo output (block or -l line layout), read only */
 };
 
 const char *ibf_format_name(int fmt);
@@ -367,11 +367,11 @@ int ibf_slimfly_admissible(int q, int *delta, int *lo, int *hi);
  * XGFT(n; k,..,k; 1,k,..,k). */
 #define IBF_FT_MAX_LEVELS 6
 struct ibf_fattree_opts {
-	int levels;              /* h: switch levels (hosts are level 0) */
-	int m[IBF_FT_MAX_LEVELS];/* m[0] = hosts per leaf, m[l] = children of a level-l+1 switch */
-	int w[IBF_FT_MAX_LEVELS];/* w[0] = leaf ports per host (1), w[l] = parents of a level-l switch */
-	int parallel;            /* cables per switch-switch connection (>= 1) */
-	int switch_ports;        /* 0 = exactly what is needed */
+	int levels;		  /* h: switch levels (hosts are level 0) */
+	int m[IBF_FT_MAX_LEVELS]; /* m[0] = hosts per leaf, m[l] = children of a level-l+1 switch */
+	int w[IBF_FT_MAX_LEVELS]; /* w[0] = leaf ports per host (1), w[l] = parents of a level-l switch */
+	int parallel;		  /* cables per switch-switch connection (>= 1) */
+	int switch_ports;	  /* 0 = exactly what is needed */
 };
 struct ibf_fabric *ibf_gen_fattree(const struct ibf_fattree_opts *o, struct ibf_error *err);
 /* k-ary n-tree convenience */

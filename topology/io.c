@@ -103,10 +103,28 @@ const char *ibf_io_excerpt(const char *s, size_t n, char *buf, size_t len)
 int ibf_io_is_stderr_line(const char *s, size_t n)
 {
 	static const char *const prefixes[] = {
-		"ibwarn:", "ibwarn ", "ibpanic:", "ibdebug:", "ibnetdiscover:", "ibnetdiscover ",
-		"src/", "libibnetdisc/", "libibmad/", "../", "./", "ibnd_", "_do_madrpc",
-		"mad_rpc", "smp_query", "WARN:", "WARNING:", "Warning:", "ERROR:", "Error:",
-		"ibsim-run:", "umad2sim:",
+		"ibwarn:",
+		"ibwarn ",
+		"ibpanic:",
+		"ibdebug:",
+		"ibnetdiscover:",
+		"ibnetdiscover ",
+		"src/",
+		"libibnetdisc/",
+		"libibmad/",
+		"../",
+		"./",
+		"ibnd_",
+		"_do_madrpc",
+		"mad_rpc",
+		"smp_query",
+		"WARN:",
+		"WARNING:",
+		"Warning:",
+		"ERROR:",
+		"Error:",
+		"ibsim-run:",
+		"umad2sim:",
 	};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
 		size_t l = strlen(prefixes[i]);
@@ -267,7 +285,8 @@ int ibf_io_each_line(const char *buf, size_t len, const char *name, struct ibf_e
 	ibf_lines_init(&L, buf, len);
 	while (ibf_lines_next(&L, &s, &n, &nul)) {
 		if (nul)
-			return ibf_error_set(err, IBF_EPARSE, name, L.lineno, "NUL byte in a text line");
+			return ibf_error_set(err, IBF_EPARSE, name, L.lineno,
+					     "NUL byte in a text line");
 		int rc = fn(ctx, s, n, L.lineno);
 		if (rc)
 			return rc;
@@ -363,9 +382,10 @@ struct ibf_fabric *ibf_fabric_parse(const char *buf, size_t len, const char *nam
 	if (fmt == IBF_FMT_AUTO) {
 		fmt = ibf_io_sniff(buf, len);
 		if (fmt < 0) {
-			ibf_error_set(err, IBF_EPARSE, name, 0,
-				      "cannot tell the format: not ibnetdiscover, ibnetdiscover -p, "
-				      "ibsim or opensm-subnet.lst");
+			ibf_error_set(
+				err, IBF_EPARSE, name, 0,
+				"cannot tell the format: not ibnetdiscover, ibnetdiscover -p, "
+				"ibsim or opensm-subnet.lst");
 			return NULL;
 		}
 	}

@@ -34,9 +34,9 @@ int ibf_io_is_stderr_line(const char *s, size_t n);
  * by the input (seen) and on which line each link was first made. */
 struct ibf_linker {
 	struct ibf_fabric *f;
-	const char *name;   /* input name for messages */
-	uint8_t *seen;      /* [nports_total] */
-	long *line;         /* [nports_total] */
+	const char *name; /* input name for messages */
+	uint8_t *seen;	  /* [nports_total] */
+	long *line;	  /* [nports_total] */
 };
 int ibf_linker_init(struct ibf_linker *k, struct ibf_fabric *f, const char *name,
 		    struct ibf_error *err);
@@ -57,7 +57,6 @@ int ibf_io_meta_add(struct ibf_fabric *f, const char *key, const char *fmt, ...)
 char *ibf_io_strndup(const char *s, size_t n);
 
 /* ------------------------------------------------------------ formats */
-
 
 struct ibf_fabric *ibf_io_read_ibnd(const char *buf, size_t len, const char *name, int ibsim,
 				    struct ibf_error *err);

@@ -41,9 +41,10 @@ int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_er
 				uint32_t span = 1u << l;
 				uint32_t base = (next + span - 1) & ~(span - 1);
 				if (base + span - 1 > IBF_MAX_UCAST_LID)
-					return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-							     "out of unicast LIDs (LMC %d needs more than %u)",
-							     lmc, IBF_MAX_UCAST_LID);
+					return ibf_error_set(
+						err, IBF_EINVAL, NULL, 0,
+						"out of unicast LIDs (LMC %d needs more than %u)",
+						lmc, IBF_MAX_UCAST_LID);
 				pp->lid = (uint16_t)base;
 				pp->lmc = (uint8_t)l;
 				next = base + span;
@@ -89,9 +90,10 @@ int ibf_lidmap_build(const struct ibf_fabric *f, struct ibf_lidmap *m, struct ib
 			for (uint32_t l = pp->lid; l < top; l++) {
 				if (m->node[l] >= 0) {
 					const struct ibf_node *o = &f->nodes[m->node[l]];
-					int code = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-								 "LID %u used by '%s' port %d and '%s' port %d",
-								 l, o->desc, m->port[l], n->desc, p);
+					int code = ibf_error_set(
+						err, IBF_EINVAL, NULL, 0,
+						"LID %u used by '%s' port %d and '%s' port %d", l,
+						o->desc, m->port[l], n->desc, p);
 					ibf_lidmap_free(m);
 					return code;
 				}
@@ -162,7 +164,8 @@ int ibf_guid2lid_parse(struct ibf_fabric *f, const char *buf, size_t len, const 
 			break;
 		}
 		if (guid == 0) { /* 0 is no GUID: it would match a port whose GUID is unknown */
-			rc = ibf_error_set(err, IBF_EPARSE, path, ln, "port GUID 0 is not a valid GUID");
+			rc = ibf_error_set(err, IBF_EPARSE, path, ln,
+					   "port GUID 0 is not a valid GUID");
 			break;
 		}
 		unsigned span = hi - lo + 1;
@@ -171,13 +174,14 @@ int ibf_guid2lid_parse(struct ibf_fabric *f, const char *buf, size_t len, const 
 			lmc++;
 		if ((1u << lmc) != span || (lo & (span - 1))) {
 			rc = ibf_error_set(err, IBF_EPARSE, path, ln,
-					   "LID range %u-%u is not an aligned power of two", lo, hi);
+					   "LID range %u-%u is not an aligned power of two", lo,
+					   hi);
 			break;
 		}
 		if (lmc > 7) { /* InfiniBand's LMC field has 3 bits */
 			rc = ibf_error_set(err, IBF_EPARSE, path, ln,
-					   "LID range %u-%u needs LMC %d (InfiniBand allows 0..7)", lo,
-					   hi, lmc);
+					   "LID range %u-%u needs LMC %d (InfiniBand allows 0..7)",
+					   lo, hi, lmc);
 			break;
 		}
 		int port = 0;
@@ -213,4 +217,3 @@ int ibf_guid2lid_write(const struct ibf_fabric *f, const char *path, struct ibf_
 	}
 	return ibf_atomic_commit(&a, 1, err);
 }
-

@@ -189,7 +189,7 @@ int ibf_fabric_stats(const struct ibf_fabric *f, struct ibf_stats *st, int threa
 		threads = f->nsw ? (int)f->nsw : 1;
 	struct bfs_job jobs[64];
 	pthread_t tids[64];
-	int started[64] = {0};
+	int started[64] = { 0 };
 	for (int t = 0; t < threads; t++) {
 		memset(&jobs[t], 0, sizeof(jobs[t]));
 		jobs[t].f = f;

@@ -74,7 +74,8 @@ int ibf_namemap_parse(struct ibf_namemap *m, const char *buf, size_t len, const 
 		if (c.p >= c.e || *c.p == '#')
 			continue;
 		if (nul) {
-			rc = ibf_error_set(err, IBF_EPARSE, path, L.lineno, "NUL byte in a text line");
+			rc = ibf_error_set(err, IBF_EPARSE, path, L.lineno,
+					   "NUL byte in a text line");
 			break;
 		}
 		uint64_t guid;

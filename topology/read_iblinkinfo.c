@@ -33,14 +33,14 @@ struct ilnode {
 	size_t namelen;
 	uint8_t maxport;
 	long line;
-	int id;          /* fabric node, -1 before creation */
+	int id; /* fabric node, -1 before creation */
 };
 
 struct ilport {
 	uint32_t node;
 	uint8_t port, w, s, wc, sc, down, pport;
 	uint16_t lid, plid;
-	uint64_t pguid;  /* CA port GUID (0: unknown) */
+	uint64_t pguid; /* CA port GUID (0: unknown) */
 	long line;
 };
 
@@ -51,7 +51,7 @@ struct ilrd {
 	size_t nn, capn;
 	struct ilport *ports;
 	size_t np, capp;
-	int cur;         /* block layout: node of the last header, -1 none */
+	int cur; /* block layout: node of the last header, -1 none */
 	int line_mode;
 	struct ibf_umap key; /* line layout: GUID -> node */
 };
@@ -86,10 +86,10 @@ static int rate_speed(const char *s, size_t n)
 		const char *txt;
 		int speed;
 	} tab[] = {
-		{ "2.5", IBF_SPEED_SDR },	{ "5.0", IBF_SPEED_DDR },
-		{ "10.0", IBF_SPEED_QDR },	{ "10.3125", IBF_SPEED_FDR10 },
-		{ "14.0625", IBF_SPEED_FDR },	{ "25.78125", IBF_SPEED_EDR },
-		{ "53.125", IBF_SPEED_HDR },	{ "106.25", IBF_SPEED_NDR },
+		{ "2.5", IBF_SPEED_SDR },     { "5.0", IBF_SPEED_DDR },
+		{ "10.0", IBF_SPEED_QDR },    { "10.3125", IBF_SPEED_FDR10 },
+		{ "14.0625", IBF_SPEED_FDR }, { "25.78125", IBF_SPEED_EDR },
+		{ "53.125", IBF_SPEED_HDR },  { "106.25", IBF_SPEED_NDR },
 		{ "212.5", IBF_SPEED_XDR },
 	};
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
@@ -278,12 +278,14 @@ static int one_line(struct ilrd *r, const char *s, size_t n, long ln)
 			/* the type is settled once every line is read */
 			node = add_node(r, IBF_NODE_CA, g, nm, nl, ln);
 			if (node < 0 || ibf_umap_put(&r->key, g, node, NULL) < 0)
-				return ibf_error_set(r->err, IBF_ENOMEM, r->name, ln, "out of memory");
+				return ibf_error_set(r->err, IBF_ENOMEM, r->name, ln,
+						     "out of memory");
 		}
 		x.pguid = g;
 	} else {
 		if (node < 0)
-			return perr(r, ln, "a port line before any 'Switch:' or 'CA:' header", s, n);
+			return perr(r, ln, "a port line before any 'Switch:' or 'CA:' header", s,
+				    n);
 		int rc = port_part(r, &c, &x, ln, s, n);
 		if (rc)
 			return rc;
@@ -349,11 +351,14 @@ static int build_nodes(struct ilrd *r, struct ibf_fabric *f, uint32_t *map)
 				int32_t other = ibf_umap_get(&ca, g);
 				if (other >= 0) {
 					struct ilnode *o = &r->nodes[other];
-					if (o->namelen == nd->namelen && !memcmp(o->name, nd->name, o->namelen)) {
+					if (o->namelen == nd->namelen &&
+					    !memcmp(o->name, nd->name, o->namelen)) {
 						map[i] = map[other];
 						if (nd->maxport > f->nodes[map[other]].nports) {
-							rc = ibf_error_set(r->err, IBF_EPARSE, r->name, nd->line,
-									   "adapter ports listed out of order");
+							rc = ibf_error_set(
+								r->err, IBF_EPARSE, r->name,
+								nd->line,
+								"adapter ports listed out of order");
 							break;
 						}
 						continue;
@@ -363,7 +368,9 @@ static int build_nodes(struct ilrd *r, struct ibf_fabric *f, uint32_t *map)
 		}
 		char id[24];
 		snprintf(id, sizeof(id), "%c-%016llx",
-			 nd->type == IBF_NODE_SWITCH ? 'S' : nd->type == IBF_NODE_CA ? 'H' : 'R',
+			 nd->type == IBF_NODE_SWITCH ? 'S'
+			 : nd->type == IBF_NODE_CA   ? 'H'
+						     : 'R',
 			 (unsigned long long)g);
 		char *desc = ibf_io_strndup(nd->name, nd->namelen);
 		if (!desc)
@@ -439,11 +446,13 @@ struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const cha
 			if (!x->lid)
 				continue;
 			struct ibf_node *nd = &f->nodes[node];
-			struct ibf_port *p = ibf_port(f, node, nd->type == IBF_NODE_SWITCH ? 0 : x->port);
+			struct ibf_port *p =
+				ibf_port(f, node, nd->type == IBF_NODE_SWITCH ? 0 : x->port);
 			if (p->lid && p->lid != x->lid) {
-				rc = ibf_error_set(r.err, IBF_EPARSE, name, x->line,
-						   "LID %u differs from LID %u given for the same port", x->lid,
-						   p->lid);
+				rc = ibf_error_set(
+					r.err, IBF_EPARSE, name, x->line,
+					"LID %u differs from LID %u given for the same port",
+					x->lid, p->lid);
 				break;
 			}
 			p->lid = x->lid;

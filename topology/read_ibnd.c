@@ -33,8 +33,8 @@ struct placeholder {
 	const char *id, *desc;
 	uint32_t idlen, desclen;
 	int maxport;
-	int pguid_seen;   /* a line printed a port GUID for it: not a switch */
-	int from_ca;      /* referenced from a CA/router record */
+	int pguid_seen; /* a line printed a port GUID for it: not a switch */
+	int from_ca;	/* referenced from a CA/router record */
 	long line;
 };
 
@@ -48,7 +48,7 @@ struct rd {
 	size_t nh, caph;
 	long *defline; /* line of each node's header */
 	size_t defcap;
-	int cur;       /* node whose port lines follow, -1 when none */
+	int cur; /* node whose port lines follow, -1 when none */
 	uint32_t stderr_lines;
 
 	/* attributes waiting for the next node header */
@@ -71,7 +71,7 @@ struct rd {
 	 * first; the later one is renamed "<id>#<n>" */
 	int32_t *dfirst, *ddup;
 	size_t ndup, capdup;
-	uint32_t clones;   /* nodes split off because two ports claim one peer port */
+	uint32_t clones; /* nodes split off because two ports claim one peer port */
 };
 
 enum { T_CA = IBF_NODE_CA, T_SW = IBF_NODE_SWITCH, T_RT = IBF_NODE_ROUTER };
@@ -186,8 +186,8 @@ static int quoted_desc(struct ibf_cur *c, const char **d, size_t *dn)
  * " enhanced port " or the end; trimmed. */
 static void bare_desc(struct ibf_cur *c, const char **d, size_t *dn)
 {
-	static const char *const marks[] = { " enhanced port ", " base port ", " lid ", " lmc ",
-					     "\tlid ", "\tlmc " };
+	static const char *const marks[] = { " enhanced port ", " base port ", " lid ",
+					     " lmc ",		"\tlid ",      "\tlmc " };
 	const char *end = c->e;
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
 		const char *m = find_sub(c->p, end, marks[i]);
@@ -510,8 +510,8 @@ static int port_tokens(struct rd *r, struct ibf_cur *c, int pre, struct ptail *p
 				return perr(r, ln, "bad slot number", t, (size_t)(c->e - t));
 		} else if (tok_is(t, tn, "(scp)")) {
 			/* Xsigo marker */
-		} else if (tn >= 3 && t[1] == '=' && (t[0] == 'w' || t[0] == 's' || t[0] == 'e' ||
-						      t[0] == 'v')) {
+		} else if (tn >= 3 && t[1] == '=' &&
+			   (t[0] == 'w' || t[0] == 's' || t[0] == 'e' || t[0] == 'v')) {
 			struct ibf_cur d = { t + 2, t + tn };
 			uint64_t v;
 			if (ibf_cur_num(&d, 0xff, &v) || d.p != d.e)
@@ -685,8 +685,9 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 
 	h.width = pt.width ? pt.width : (pt.has_w ? ibf_width_from_ib((unsigned)pt.wmask) : 0);
 	h.speed = pt.speed ? pt.speed
-			   : ((pt.has_s || pt.has_e) ? ibf_speed_from_ib((unsigned)pt.smask,
-								 (unsigned)pt.emask, 0) : 0);
+			   : ((pt.has_s || pt.has_e)
+				      ? ibf_speed_from_ib((unsigned)pt.smask, (unsigned)pt.emask, 0)
+				      : 0);
 	if (r->ibsim) {
 		if (!h.width)
 			h.width = r->def_width;
@@ -744,8 +745,8 @@ static int one_line(struct rd *r, const char *s, size_t n, long ln)
 	if (ibf_cur_word(&d, "Rt"))
 		return header_line(r, &c, T_RT, ln);
 	static const char *const keys[] = {
-		"vendid", "devid", "sysimgguid", "switchguid", "caguid", "hcaguids",
-		"rtguid", "routerguid", "width", "speed", "extspeed",
+		"vendid", "devid",	"sysimgguid", "switchguid", "caguid",	"hcaguids",
+		"rtguid", "routerguid", "width",      "speed",	    "extspeed",
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		size_t kl = strlen(keys[i]);
@@ -835,10 +836,12 @@ static int split_duplicates(struct rd *r, int32_t *peer)
 					continue;
 				for (size_t d = 0; d <= r->ndup; d++) {
 					int32_t c = d < r->ndup ? r->ddup[d] : b;
-					if ((d < r->ndup && r->dfirst[d] != b) || h->pport > f->nodes[c].nports)
+					if ((d < r->ndup && r->dfirst[d] != b) ||
+					    h->pport > f->nodes[c].nports)
 						continue;
 					int32_t jj = own[f->nodes[c].port_off + h->pport];
-					if (jj >= 0 && peer[jj] == h->node && r->h[jj].pport == h->port) {
+					if (jj >= 0 && peer[jj] == h->node &&
+					    r->h[jj].pport == h->port) {
 						peer[i] = c;
 						break;
 					}
@@ -862,7 +865,8 @@ static int split_duplicates(struct rd *r, int32_t *peer)
 			snprintf(nid, sizeof(nid), "%s#%u", bn->id ? bn->id : "node",
 				 (unsigned)(r->ndup + r->clones + 2));
 			char *desc = bn->desc ? strdup(bn->desc) : NULL;
-			int c = ibf_fabric_add_node(f, bn->type, bn->nports, bn->guid, desc, nid, r->err);
+			int c = ibf_fabric_add_node(f, bn->type, bn->nports, bn->guid, desc, nid,
+						    r->err);
 			free(desc);
 			if (c < 0) {
 				rc = c;
@@ -950,8 +954,8 @@ static int resolve(struct rd *r)
 			goto out;
 		}
 		int type = guess_type(p);
-		int node = ibf_fabric_add_node(f, type, p->maxport, guid_from_id(p->id, p->idlen), sd,
-					       sid, r->err);
+		int node = ibf_fabric_add_node(f, type, p->maxport, guid_from_id(p->id, p->idlen),
+					       sd, sid, r->err);
 		if (node < 0) {
 			/* add_node filled the message; give it the file and line */
 			r->err->line = p->line;

@@ -30,7 +30,7 @@ struct ibf_fabric *ibf_fabric_discover(const char *ca, int port, struct ibf_erro
 	if (!ok)
 		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (ibnd_node_t *n = d->nodes; n && ok; n = n->next) {
-		int type = n->type == IB_NODE_SWITCH ? IBF_NODE_SWITCH
+		int type = n->type == IB_NODE_SWITCH   ? IBF_NODE_SWITCH
 			   : n->type == IB_NODE_ROUTER ? IBF_NODE_ROUTER
 						       : IBF_NODE_CA;
 		int id = ibf_fabric_add_node(f, type, n->numports, n->guid, n->nodedesc, NULL, err);
@@ -76,15 +76,18 @@ struct ibf_fabric *ibf_fabric_discover(const char *ca, int port, struct ibf_erro
 				continue;
 			int w = ibf_width_from_ib(field(pt->info, IB_PORT_LINK_WIDTH_ACTIVE_F));
 			int s = ibf_speed_from_ib(field(pt->info, IB_PORT_LINK_SPEED_ACTIVE_F),
-						  field(pt->info, IB_PORT_LINK_SPEED_EXT_ACTIVE_F), 0);
+						  field(pt->info, IB_PORT_LINK_SPEED_EXT_ACTIVE_F),
+						  0);
 			if (ibf_port(f, a, p)->peer_node == IBF_NO_NODE &&
 			    ibf_port(f, b, pt->remoteport->portnum)->peer_node == IBF_NO_NODE)
-				ok = !ibf_fabric_connect(f, a, p, b, pt->remoteport->portnum, w, s, err);
+				ok = !ibf_fabric_connect(f, a, p, b, pt->remoteport->portnum, w, s,
+							 err);
 			struct ibf_port *fp = ibf_port(f, a, p);
-			fp->width_sup = ibf_width_from_ib(field(pt->info, IB_PORT_LINK_WIDTH_SUPPORTED_F));
-			fp->speed_sup = ibf_speed_from_ib(field(pt->info, IB_PORT_LINK_SPEED_SUPPORTED_F),
-							  field(pt->info, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F),
-							  0);
+			fp->width_sup =
+				ibf_width_from_ib(field(pt->info, IB_PORT_LINK_WIDTH_SUPPORTED_F));
+			fp->speed_sup = ibf_speed_from_ib(
+				field(pt->info, IB_PORT_LINK_SPEED_SUPPORTED_F),
+				field(pt->info, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F), 0);
 		}
 	}
 	ibnd_destroy_fabric(d);

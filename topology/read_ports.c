@@ -79,7 +79,9 @@ static int end_point(struct ibf_cur *c, int *type, uint64_t *lid, uint64_t *port
 static int node_for(struct prd *r, int type, uint64_t guid, int port, const char *name,
 		    size_t namelen, int32_t *out)
 {
-	struct ibf_umap *m = type == IBF_NODE_SWITCH ? &r->sw : type == IBF_NODE_CA ? &r->ca : &r->rt;
+	struct ibf_umap *m = type == IBF_NODE_SWITCH ? &r->sw
+			     : type == IBF_NODE_CA   ? &r->ca
+						     : &r->rt;
 	uint64_t key = type == IBF_NODE_SWITCH ? guid : guid - (uint64_t)port;
 	int32_t idx = ibf_umap_get(m, key);
 	if (idx < 0) {
@@ -190,7 +192,8 @@ static int one_line(struct prd *r, const char *s, size_t n, long ln)
 		const char *in = c.p + 1, *ie = close - 1;
 		const char *sep = NULL;
 		for (const char *p = in; p + 5 <= ie; p++)
-			if (p[0] == '\'' && p[1] == ' ' && p[2] == '-' && p[3] == ' ' && p[4] == '\'') {
+			if (p[0] == '\'' && p[1] == ' ' && p[2] == '-' && p[3] == ' ' &&
+			    p[4] == '\'') {
 				sep = p;
 				break;
 			}
@@ -259,7 +262,9 @@ static int build(struct prd *r, struct ibf_fabric *f)
 		if (!desc)
 			return ibf_error_set(r->err, IBF_ENOMEM, r->name, 0, "out of memory");
 		snprintf(id, sizeof(id), "%c-%016llx",
-			 p->type == IBF_NODE_SWITCH ? 'S' : p->type == IBF_NODE_CA ? 'H' : 'R',
+			 p->type == IBF_NODE_SWITCH ? 'S'
+			 : p->type == IBF_NODE_CA   ? 'H'
+						    : 'R',
 			 (unsigned long long)p->key);
 		int rc = ibf_fabric_add_node(f, p->type, p->maxport, p->guid, desc, id, r->err);
 		free(desc);

@@ -35,7 +35,7 @@ struct lrd {
 		int32_t a, b;
 		uint8_t pa, pb, w, s;
 		long line;
-	} *lk;
+	} * lk;
 	size_t nlk, caplk;
 };
 
@@ -121,10 +121,11 @@ static uint8_t lst_speed(const char *s, size_t n, int *ok)
 		const char *name;
 		uint8_t speed;
 	} sp[] = {
-		{ "2.5", IBF_SPEED_SDR }, { "5", IBF_SPEED_DDR },   { "10", IBF_SPEED_QDR },
-		{ "FDR10", IBF_SPEED_FDR10 }, { "14", IBF_SPEED_FDR }, { "25", IBF_SPEED_EDR },
-		{ "50", IBF_SPEED_HDR },  { "100", IBF_SPEED_NDR }, { "200", IBF_SPEED_XDR },
-		{ "??", 0 },
+		{ "2.5", IBF_SPEED_SDR }, { "5", IBF_SPEED_DDR },
+		{ "10", IBF_SPEED_QDR },  { "FDR10", IBF_SPEED_FDR10 },
+		{ "14", IBF_SPEED_FDR },  { "25", IBF_SPEED_EDR },
+		{ "50", IBF_SPEED_HDR },  { "100", IBF_SPEED_NDR },
+		{ "200", IBF_SPEED_XDR }, { "??", 0 },
 	};
 	for (size_t i = 0; i < sizeof(sp) / sizeof(sp[0]); i++)
 		if (strlen(sp[i].name) == n && memcmp(sp[i].name, s, n) == 0) {
@@ -154,7 +155,9 @@ static int get_node(struct lrd *r, const struct lend *x, long ln, int32_t *out)
 				     "node port count out of range 1..%d", IBF_MAX_PORTS);
 	char id[24];
 	snprintf(id, sizeof(id), "%c-%016llx",
-		 x->type == IBF_NODE_SWITCH ? 'S' : x->type == IBF_NODE_CA ? 'H' : 'R',
+		 x->type == IBF_NODE_SWITCH ? 'S'
+		 : x->type == IBF_NODE_CA   ? 'H'
+					    : 'R',
 		 (unsigned long long)x->nodeguid);
 	char *desc = ibf_io_strndup(x->desc, x->desclen);
 	if (!desc)
@@ -208,8 +211,9 @@ static int one_line(struct lrd *r, const char *s, size_t n, long ln)
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	if (parse_end(&c, &a) || parse_end(&c, &b))
-		return perr(r, ln, "expected '{ TYPE Ports:.. SystemGUID:.. NodeGUID:.. PortGUID:.. "
-				   "VenID:.. DevID:.. Rev:.. {desc} LID:.. PN:.. }' twice",
+		return perr(r, ln,
+			    "expected '{ TYPE Ports:.. SystemGUID:.. NodeGUID:.. PortGUID:.. "
+			    "VenID:.. DevID:.. Rev:.. {desc} LID:.. PN:.. }' twice",
 			    s, n);
 	if (a.lid > 0xffff || b.lid > 0xffff)
 		return perr(r, ln, "LID out of range", s, n);

@@ -39,16 +39,16 @@ extern int fuzz_nregs;
 void fuzz_register(const char *name, fuzz_fn fn);
 
 #ifdef FUZZ_REPLAY
-#define FUZZ_TARGET(name)                                                          \
-	static int fuzz_one_##name(const uint8_t *data, size_t size);              \
-	__attribute__((constructor)) static void fuzz_reg_##name(void)             \
-	{                                                                          \
-		fuzz_register(#name, fuzz_one_##name);                             \
-	}                                                                          \
+#define FUZZ_TARGET(name)                                              \
+	static int fuzz_one_##name(const uint8_t *data, size_t size);  \
+	__attribute__((constructor)) static void fuzz_reg_##name(void) \
+	{                                                              \
+		fuzz_register(#name, fuzz_one_##name);                 \
+	}                                                              \
 	static int fuzz_one_##name(const uint8_t *data, size_t size)
 #else
-#define FUZZ_TARGET(name)                                                          \
-	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);              \
+#define FUZZ_TARGET(name)                                             \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); \
 	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #endif
 

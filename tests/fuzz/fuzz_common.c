@@ -71,7 +71,8 @@ void fuzz_consume_routes(const struct ibf_fabric *f, struct ibf_routes *r)
 		ibf_path_stats_free(&st);
 	if (cr.loops)
 		return; /* the schemes require loop-free tables */
-	static const int schemes[] = { IBF_DEADLOCK_DFSSSP, IBF_DEADLOCK_COLORING, IBF_DEADLOCK_AUTO };
+	static const int schemes[] = { IBF_DEADLOCK_DFSSSP, IBF_DEADLOCK_COLORING,
+				       IBF_DEADLOCK_AUTO };
 	for (unsigned i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
 		for (int vls = 8; vls >= 2; vls -= 6) {
 			struct ibf_dl_opts o;
@@ -90,14 +91,17 @@ void fuzz_consume_routes(const struct ibf_fabric *f, struct ibf_routes *r)
 					ibf_verify_opts_default(&vo);
 					vo.threads = 1;
 					struct ibf_verify_report rep;
-					if (!ibf_deadlock_verify(f, r, &sl, &s2v, &vo, &rep, NULL)) {
+					if (!ibf_deadlock_verify(f, r, &sl, &s2v, &vo, &rep,
+								 NULL)) {
 						/* a scheme's claim, checked independently */
 						if (dl->deadlock_free && !ibf_verify_ok(&rep)) {
-							fprintf(stderr, "fuzz: %s claims deadlock freedom, "
-									"the verifier finds %llu cyclic "
-									"component(s)\n",
+							fprintf(stderr,
+								"fuzz: %s claims deadlock freedom, "
+								"the verifier finds %llu cyclic "
+								"component(s)\n",
 								ibf_deadlock_name(schemes[i]),
-								(unsigned long long)rep.cyclic_sccs);
+								(unsigned long long)
+									rep.cyclic_sccs);
 							abort();
 						}
 						ibf_verify_report_free(&rep);

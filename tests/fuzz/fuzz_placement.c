@@ -19,8 +19,9 @@ FUZZ_TARGET(placement)
 	    !ibf_sim_net_init(&n, f, NULL, IBF_CONG_ORDER_AUTO, NULL)) {
 		struct ibf_sim_placement pl;
 		if (!ibf_sim_place_parse(&n, (const char *)data, size, "fuzz", &pl, NULL)) {
-			static const char *const pats[] = { "a2a", "hier", "adversarial", "recdbl",
-							    "bruck", "mix:C1", "cumulative" };
+			static const char *const pats[] = { "a2a",	 "hier",  "adversarial",
+							    "recdbl",	 "bruck", "mix:C1",
+							    "cumulative" };
 			for (size_t k = 0; k < sizeof(pats) / sizeof(pats[0]); k++) {
 				struct ibf_sim_pattern p;
 				uint64_t flows = 0;

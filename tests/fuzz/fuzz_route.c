@@ -6,7 +6,8 @@
 
 FUZZ_TARGET(route)
 {
-	struct ibf_fabric *f = ibf_fabric_parse((const char *)data, size, "fuzz", IBF_FMT_AUTO, NULL);
+	struct ibf_fabric *f =
+		ibf_fabric_parse((const char *)data, size, "fuzz", IBF_FMT_AUTO, NULL);
 	if (!f)
 		return 0;
 	fuzz_consume_fabric(f, 1);
