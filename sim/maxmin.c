@@ -43,8 +43,9 @@ struct tjob {
 	uint64_t lo, hi;
 	uint32_t *inc;
 	uint64_t ninc, cap;
-	uint64_t bad, first_bad; /* undelivered flows, the first one */
-	uint32_t bad_layer;
+	uint64_t bad;	      /* undelivered flows */
+	uint64_t bad_flow[3]; /* the first few of them, and their layers */
+	uint32_t bad_layer[3];
 	int oom;
 };
 
@@ -53,7 +54,6 @@ static void *trace_job(void *arg)
 	struct tjob *j = arg;
 	const struct ibf_sim_net *n = j->n;
 	uint32_t buf[IBF_TRACE_MAX + 2], all[128 * (IBF_TRACE_MAX + 2)];
-	j->first_bad = UINT64_MAX;
 	for (uint64_t i = j->lo; i < j->hi && !j->oom; i++) {
 		j->cnt[i] = 0;
 		uint32_t nl = j->nl[i];
@@ -69,10 +69,11 @@ static void *trace_job(void *arg)
 			int m = ibf_sim_trace(n, a, b, layer, buf, IBF_TRACE_MAX + 2);
 			if (m < 0) {
 				ok = 0;
-				if (!j->bad++) {
-					j->first_bad = i;
-					j->bad_layer = layer;
+				if (j->bad < 3) {
+					j->bad_flow[j->bad] = i;
+					j->bad_layer[j->bad] = layer;
 				}
+				j->bad++;
 				break;
 			}
 			memcpy(all + tot, buf, (size_t)m * sizeof(uint32_t));
@@ -217,27 +218,31 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 			trace_job(&job[t]);
 	}
 	uint64_t bad = 0, ninc = 0;
+	char list[IBF_ERR_MSG_MAX] = "";
+	size_t ll = 0;
+	int listed = 0;
 	for (int t = 0; t < T; t++) {
 		if (job[t].oom) {
 			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			goto out;
 		}
-		if (job[t].bad && !bad) {
-			const struct ibf_sim_flow *fl = &ph->flow[job[t].first_bad];
-			ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
-				      "first rank %u -> rank %u (host %u -> host %u, layer %u)",
-				      fl->src, fl->dst, pl->host[fl->src], pl->host[fl->dst],
-				      job[t].bad_layer);
+		/* name the first three undelivered flows, in flow order */
+		for (uint64_t k = 0; k < job[t].bad && k < 3 && listed < 3; k++, listed++) {
+			const struct ibf_sim_flow *fl = &ph->flow[job[t].bad_flow[k]];
+			int w = snprintf(list + ll, sizeof(list) - ll,
+					 "%srank %u -> rank %u (host %u -> host %u, layer %u)",
+					 listed ? "; " : "", fl->src, fl->dst, pl->host[fl->src],
+					 pl->host[fl->dst], job[t].bad_layer[k]);
+			if (w > 0 && (size_t)w < sizeof(list) - ll)
+				ll += (size_t)w;
 		}
 		bad += job[t].bad;
 		ninc += job[t].ninc;
 	}
 	if (bad) {
-		char first[IBF_ERR_MSG_MAX];
-		snprintf(first, sizeof(first), "%s", err ? err->msg : "");
 		rc = ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
-				   "%llu flow(s) not delivered by the tables, %s",
-				   (unsigned long long)bad, first);
+				   "%llu flow(s) not delivered by the tables: %s%s",
+				   (unsigned long long)bad, list, bad > 3 ? "; ..." : "");
 		goto out;
 	}
 	/* join the slices: grow the first (mremap for large blocks), append */
