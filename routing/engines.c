@@ -13,6 +13,9 @@ const struct ibf_engine ibf_engines[] = {
 	  "layer 0 minimal, layers >= 1 non-minimal and edge-disjoint per pair (LNMP-style)" },
 	{ "lnmp", ibf_route_layered, "alias of layered" },
 	{ "dmodk", ibf_route_dmodk, "D-mod-K for fat trees (Zahavi), LMC layers over different spines" },
+	{ "hratio", ibf_route_hratio,
+	  "rail fabrics: each switch component (rail) on its own, up/down D-mod-K, cross-rail "
+	  "over the spines" },
 	{ NULL, NULL, NULL },
 };
 

@@ -129,6 +129,11 @@ void ibf_dmodk_opts_default(struct ibf_dmodk_opts *o);
  * o->log. */
 int ibf_route_dmodk(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		    struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
+/* The rail engine ("hratio", routing/hratio.c): every switch component
+ * routed on its own with D-mod-K (minimal when it is not a tree); LIDs of
+ * other components stay IBF_LFT_NONE. */
+int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		     struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
 /* Same with explicit options. */
 int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,

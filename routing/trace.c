@@ -240,6 +240,7 @@ struct ck_shared {
 	int max_hops;
 	const uint32_t *w;      /* [nsw] source end ports at each switch */
 	const uint32_t *ownsw;  /* [lid] switch of the source port owning the LID */
+	const uint32_t *comp;   /* [nsw] switch component */
 	uint32_t nblocks, block;
 	int nthreads;
 };
@@ -316,6 +317,11 @@ static void *ck_worker(void *arg)
 					}
 					break;
 				case IBF_TRACE_UNREACHABLE:
+					if (sh->ownsw[d] != IBF_WALK_NONE &&
+					    sh->comp[sh->ownsw[d]] != sh->comp[s]) {
+						rep->split += cnt;
+						continue; /* expected: no example */
+					}
 					rep->unreachable += cnt;
 					break;
 				case IBF_TRACE_LOOP:
@@ -432,9 +438,30 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 		return rc;
 	uint32_t *w = calloc((size_t)f->nsw + 1, sizeof(*w));
 	uint32_t *ownsw = malloc(((size_t)m.max_lid + 1) * sizeof(*ownsw));
-	if (!w || !ownsw) {
+	uint32_t *comp = malloc(((size_t)f->nsw + 1) * sizeof(*comp));
+	uint32_t *queue = malloc(((size_t)f->nsw + 1) * sizeof(*queue));
+	if (!w || !ownsw || !comp || !queue) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto done;
+	}
+	/* switch components (breadth first) */
+	for (uint32_t s = 0; s < f->nsw; s++)
+		comp[s] = UINT32_MAX;
+	for (uint32_t s0 = 0, nc = 0; s0 < f->nsw; s0++) {
+		if (comp[s0] != UINT32_MAX)
+			continue;
+		uint32_t qh = 0, qt = 0;
+		queue[qt++] = s0;
+		comp[s0] = nc;
+		while (qh < qt) {
+			uint32_t u = queue[qh++];
+			for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++)
+				if (comp[f->adj[k].nbr] == UINT32_MAX) {
+					comp[f->adj[k].nbr] = nc;
+					queue[qt++] = f->adj[k].nbr;
+				}
+		}
+		nc++;
 	}
 	/* source end ports: switch port 0 (when it has a LID) and CA/router
 	 * ports cabled to a switch */
@@ -466,7 +493,7 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 	}
 
 	struct ck_shared sh = {
-		.f = f, .m = &m, .r = r, .max_hops = max_hops, .w = w, .ownsw = ownsw,
+		.f = f, .m = &m, .r = r, .max_hops = max_hops, .w = w, .ownsw = ownsw, .comp = comp,
 		.block = 64,
 	};
 	sh.nblocks = (m.max_lid + sh.block) / sh.block;
@@ -504,6 +531,7 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 		rep->pairs += tr->pairs;
 		rep->ok += tr->ok;
 		rep->unreachable += tr->unreachable;
+		rep->split += tr->split;
 		rep->loops += tr->loops;
 		rep->wrong += tr->wrong;
 		rep->too_long += tr->too_long;
@@ -522,6 +550,8 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 done:
 	free(w);
 	free(ownsw);
+	free(comp);
+	free(queue);
 	ibf_lidmap_free(&m);
 	return rc;
 }
