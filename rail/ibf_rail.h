@@ -99,6 +99,41 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		    struct ibf_rail_info *ri, struct ibf_error *err);
 void ibf_rail_info_free(struct ibf_rail_info *ri);
 
+/* ------------------------------------------------------------ registry */
+
+/* The health registry (JSON file, docs/formats.md "Rail registry"): rail
+ * scores by rail number (the HCA index of its GPUs), domain scores by host
+ * name, and when they were written (seconds since 1970). */
+struct ibf_rail_registry {
+	int64_t timestamp;
+	int nrails;
+	int *rail_label, *rail_score;
+	int ndomains;
+	char **domain;
+	int *domain_score;
+};
+/* Strict reader: FILE:LINE errors; unknown keys are skipped.  On failure
+ * reg holds nothing to free. */
+int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
+			    struct ibf_rail_registry *reg, struct ibf_error *err);
+int ibf_rail_registry_read(const char *path, struct ibf_rail_registry *reg,
+			   struct ibf_error *err);
+/* Atomic (temp file + rename): a reader sees the old or the new file. */
+int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *reg,
+			    struct ibf_error *err);
+/* Set a rail's (domain NULL) or a domain's score; 0 or a negative code. */
+int ibf_rail_registry_set(struct ibf_rail_registry *reg, int rail, const char *domain, int score);
+void ibf_rail_registry_free(struct ibf_rail_registry *reg);
+/* The decision for GPU g1 of host h1 to GPU g2 of host h2 from the
+ * registry's scores.  usable = 0 (no registry, or a stale one): every
+ * score unknown, so the choice is the configured default (prefer_rd) for
+ * pairs on different rails and hosts.  Rails 0..nrails-1 are candidates
+ * for a remote rail (nrails <= 0: the rails the registry names).  Unknown
+ * scores count as dflt.  Returns 0, or -1 on bad arguments. */
+int ibf_rail_registry_decide(const struct ibf_rail_registry *reg, int usable, const char *h1,
+			     int g1, const char *h2, int g2, int nrails, int dflt, int prefer_rd,
+			     struct ibf_rail_choice *out);
+
 /* ------------------------------------------------------------ tables */
 
 /* Rail properties of forwarding tables (rail/routecheck.c).  Paths are

@@ -3,8 +3,10 @@
 #include "tt.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct ibf_fabric *gen(int m, int k, int r, int sp)
 {
@@ -260,6 +262,104 @@ static void test_property(void)
 	}
 }
 
+/* ------------------------------------------------------------ registry */
+
+static void test_registry_roundtrip(void)
+{
+	char dir[] = "/tmp/ibfab-railreg.XXXXXX";
+	TT_REQUIRE(mkdtemp(dir));
+	char path[256];
+	snprintf(path, sizeof(path), "%s/reg.json", dir);
+	struct ibf_rail_registry reg;
+	memset(&reg, 0, sizeof(reg));
+	TT_EQ_INT(ibf_rail_registry_set(&reg, 3, NULL, 40), 0);
+	TT_EQ_INT(ibf_rail_registry_set(&reg, 0, NULL, 100), 0);
+	TT_EQ_INT(ibf_rail_registry_set(&reg, 0, "gpu \"node\" 7", 0), 0);
+	TT_EQ_INT(ibf_rail_registry_set(&reg, 0, "srv1", 55), 0);
+	TT_EQ_INT(ibf_rail_registry_set(&reg, 3, NULL, 41), 0); /* update */
+	TT_CHECK(ibf_rail_registry_set(&reg, 3, NULL, 101) != 0);
+	reg.timestamp = 1700000000;
+	struct ibf_error err = { 0 };
+	TT_EQ_INT(ibf_rail_registry_write(path, &reg, &err), 0);
+	struct ibf_rail_registry back;
+	TT_EQ_INT(ibf_rail_registry_read(path, &back, &err), 0);
+	TT_EQ_INT(back.timestamp, 1700000000);
+	TT_EQ_INT(back.nrails, 2);
+	TT_EQ_INT(back.rail_label[0], 3);
+	TT_EQ_INT(back.rail_score[0], 41);
+	TT_EQ_INT(back.ndomains, 2);
+	TT_CHECK(!strcmp(back.domain[0], "gpu \"node\" 7"));
+	TT_EQ_INT(back.domain_score[0], 0);
+	TT_EQ_INT(back.domain_score[1], 55);
+	/* decisions from the registry: rail 3 at 41, srv1 at 55, others unknown (100) */
+	struct ibf_rail_choice ch;
+	TT_EQ_INT(ibf_rail_registry_decide(&back, 1, "srv1", 3, "srv2", 5, 8, 100, 1, &ch), 0);
+	/* rd = H(3) H(srv2) = 0.41, dr = H(srv1) H(5) = 0.55, remote = 0.55: not strictly better */
+	TT_EQ_INT(ch.path, IBF_RAIL_DR);
+	TT_EQ_INT(ch.via_rail, 5);
+	/* unusable (stale or missing): the default, both ways */
+	TT_EQ_INT(ibf_rail_registry_decide(&back, 0, "srv1", 3, "srv2", 5, 8, 100, 1, &ch), 0);
+	TT_EQ_INT(ch.path, IBF_RAIL_RD);
+	TT_EQ_INT(ibf_rail_registry_decide(&back, 0, "srv1", 3, "srv2", 5, 8, 100, 0, &ch), 0);
+	TT_EQ_INT(ch.path, IBF_RAIL_DR);
+	TT_EQ_INT(ibf_rail_registry_decide(&back, 1, "srv1", 3, "srv1", 5, 8, 100, 0, &ch), 0);
+	TT_EQ_INT(ch.path, IBF_RAIL_D);
+	TT_EQ_INT(ibf_rail_registry_decide(&back, 1, "srv1", 3, "srv9", 3, 8, 100, 0, &ch), 0);
+	TT_EQ_INT(ch.path, IBF_RAIL_R);
+	TT_CHECK(ibf_rail_registry_decide(&back, 1, "srv1", -1, "srv9", 3, 8, 100, 0, &ch) != 0);
+	/* a blocked domain: the path avoids it */
+	TT_EQ_INT(ibf_rail_registry_decide(&back, 1, "gpu \"node\" 7", 1, "srv2", 2, 8, 100, 1, &ch),
+		  0);
+	TT_EQ_INT(ch.path, IBF_RAIL_RD);
+	ibf_rail_registry_free(&back);
+	ibf_rail_registry_free(&reg);
+	remove(path);
+	rmdir(dir);
+}
+
+static void test_registry_errors(void)
+{
+	static const struct {
+		const char *text;
+		long line;
+		const char *msg;
+	} bad[] = {
+		{ "", 1, "expected '{'" },
+		{ "{\"version\": 1}", 1, "needs" },
+		{ "{\"version\": 2, \"timestamp\": 1}", 1, "version" },
+		{ "{\"version\": 1,\n\"timestamp\": -4}", 2, "timestamp" },
+		{ "{\"version\": 1, \"timestamp\": 1,\n\"rails\": {\"x\": 3}}", 2, "rail number" },
+		{ "{\"version\": 1, \"timestamp\": 1,\n\"rails\": {\"1\": 3,\n \"1\": 4}}", 3, "twice" },
+		{ "{\"version\": 1, \"timestamp\": 1,\n\"rails\": {\"1\": 100.5}}", 2, "integer" },
+		{ "{\"version\": 1, \"timestamp\": 1,\n\"domains\": {\"a\": 3, \"a\": 4}}", 2, "twice" },
+		{ "{\"version\": 1, \"timestamp\": 1,\n\"domains\": {\"\": 3}}", 2, "empty" },
+		{ "{\"version\": 1, \"timestamp\": 1} x", 1, "after" },
+		{ "{\"version\": 1, \"timestamp\": 1, \"rails\": {\"1\": 3", 1, "expected '}'" },
+		{ "{\"version\": 1, \"timestamp\": 1, \"domains\": {\"a\nb\": 3}}", 1, "control" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ibf_error err = { 0 };
+		struct ibf_rail_registry reg;
+		int rc = ibf_rail_registry_parse(bad[i].text, strlen(bad[i].text), "reg.json", &reg,
+						 &err);
+		TT_CHECK(rc != 0);
+		TT_EQ_INT(err.line, bad[i].line);
+		if (!strstr(err.msg, bad[i].msg))
+			fprintf(stderr, "# case %zu: '%s'\n", i, err.msg);
+		TT_CHECK(strstr(err.msg, bad[i].msg) != NULL);
+	}
+	/* unknown keys of any shape are skipped */
+	const char *ok = "{\"note\": [1, {\"x\": null}, true, \"s\\u0041\"], \"version\": 1,\n"
+			 "\"timestamp\": 12, \"gamma\": {}, \"rails\": {}, \"domains\": {\"h\\\"1\": 7}}";
+	struct ibf_error err = { 0 };
+	struct ibf_rail_registry reg;
+	TT_EQ_INT(ibf_rail_registry_parse(ok, strlen(ok), "ok", &reg, &err), 0);
+	TT_EQ_INT(reg.ndomains, 1);
+	TT_CHECK(!strcmp(reg.domain[0], "h\"1"));
+	TT_EQ_INT(reg.timestamp, 12);
+	ibf_rail_registry_free(&reg);
+}
+
 int main(void)
 {
 	TT(test_same_domain_and_rail);
@@ -271,5 +371,7 @@ int main(void)
 	TT(test_structure_generated);
 	TT(test_structure_damaged);
 	TT(test_map_errors);
+	TT(test_registry_roundtrip);
+	TT(test_registry_errors);
 	return tt_done();
 }
