@@ -13,17 +13,16 @@ static int inrail(const struct ibf_rail_info *ri, uint32_t s)
 	return ri->sw_rail[s] >= 0 && ri->sw_role[s] == IBF_RAIL_SW_RAIL;
 }
 
-/* all = 0: rcomp[s] is the component of switch s inside its own rail (only
- * switches of one rail; spines and loose switches -1); all = 1: the
- * component of the whole switch graph */
-static void rail_components(const struct ibf_fabric *f, const struct ibf_rail_info *ri, int all,
+/* rcomp[s]: the component of switch s inside its own rail (only switches
+ * of one rail; spines and loose switches -1) */
+static void rail_components(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
 			    int32_t *rcomp, uint32_t *queue)
 {
 	int32_t nc = 0;
 	for (uint32_t s = 0; s < f->nsw; s++)
 		rcomp[s] = -1;
 	for (uint32_t s0 = 0; s0 < f->nsw; s0++) {
-		if (rcomp[s0] >= 0 || (!all && !inrail(ri, s0)))
+		if (rcomp[s0] >= 0 || !inrail(ri, s0))
 			continue;
 		uint32_t qh = 0, qt = 0;
 		queue[qt++] = s0;
@@ -32,8 +31,7 @@ static void rail_components(const struct ibf_fabric *f, const struct ibf_rail_in
 			uint32_t u = queue[qh++];
 			for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++) {
 				uint32_t v = f->adj[k].nbr;
-				if (rcomp[v] < 0 &&
-				    (all || (ri->sw_rail[v] == ri->sw_rail[s0] && inrail(ri, v)))) {
+				if (rcomp[v] < 0 && ri->sw_rail[v] == ri->sw_rail[s0] && inrail(ri, v)) {
 					rcomp[v] = nc;
 					queue[qt++] = v;
 				}
@@ -67,7 +65,7 @@ int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_rail_info 
 		return rc;
 	uint32_t S = f->nsw;
 	int32_t *rcomp = malloc((S + 1) * sizeof(*rcomp));
-	int32_t *gcomp = malloc((S + 1) * sizeof(*gcomp));
+	uint32_t *gcomp = malloc((S + 1) * sizeof(*gcomp));
 	uint32_t *queue = malloc((S + 1) * sizeof(*queue));
 	int32_t *spidx = malloc((S + 1) * sizeof(*spidx));
 	uint32_t *path = malloc(IBF_TRACE_MAX * sizeof(*path));
@@ -77,8 +75,11 @@ int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_rail_info 
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
-	rail_components(f, ri, 0, rcomp, queue);
-	rail_components(f, ri, 1, gcomp, queue);
+	rail_components(f, ri, rcomp, queue);
+	if (S && !ibf_components(f, gcomp)) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
 	for (uint32_t s = 0; s < S; s++) {
 		spidx[s] = -1;
 		if (ri->sw_role[s] == IBF_RAIL_SW_SPINE) {

@@ -17,10 +17,7 @@
 
 #define ENG_MAX_THREADS 64
 
-static void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
+void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
 {
 	if (!o || !o->log)
 		return;

@@ -151,6 +151,11 @@ static inline void eng_add_w(const struct eng_ctx *c, struct eng_ws *ws, uint32_
 	ws->delta[e] += v;
 }
 
+/* Log through o->log (nothing when it is NULL); used by the engines of
+ * routing/ (engine_core.c, hratio.c). */
+void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Shared driver: validates, builds the context, runs every destination and
  * fills r and rep.  mode = enum eng_mode. */
 int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,

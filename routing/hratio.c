@@ -18,53 +18,12 @@
  * (ibf_ftree_build refuses it) is routed with the minimal engine and the
  * fallback is logged: such a component has no up/down guarantee, which
  * `ibfab deadlock verify` then shows. */
+#include "engine_internal.h"
 #include "ibf_fattree.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void hr_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void hr_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
-{
-	if (!o || !o->log)
-		return;
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	o->log(o->log_ctx, level, buf);
-}
-
-/* comp[s] for every switch index, returns the number of components */
-static uint32_t components(const struct ibf_fabric *f, uint32_t *comp, uint32_t *queue)
-{
-	uint32_t nc = 0;
-	for (uint32_t s = 0; s < f->nsw; s++)
-		comp[s] = UINT32_MAX;
-	for (uint32_t s = 0; s < f->nsw; s++) {
-		if (comp[s] != UINT32_MAX)
-			continue;
-		uint32_t qh = 0, qt = 0;
-		queue[qt++] = s;
-		comp[s] = nc;
-		while (qh < qt) {
-			uint32_t u = queue[qh++];
-			for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++) {
-				uint32_t v = f->adj[k].nbr;
-				if (comp[v] == UINT32_MAX) {
-					comp[v] = nc;
-					queue[qt++] = v;
-				}
-			}
-		}
-		nc++;
-	}
-	return nc;
-}
 
 /* The fabric of component c: its switches and every non-switch node cabled
  * to one of them, in the caller's node order (so a sorted fabric gives a
@@ -156,7 +115,7 @@ static int route_part(const struct ibf_fabric *p, const struct ibf_route_opts *o
 	} else {
 		rc = ibf_route_dmodk(p, &po, pr, NULL, &e2);
 		if (rc) {
-			hr_log(o, IBF_LOG_INFO,
+			eng_log(o, IBF_LOG_INFO,
 			       "hratio: switch component %u (%u switches) is not a tree (%s); "
 			       "routed with minimal paths, no up/down guarantee",
 			       c, p->nsw, e2.msg);
@@ -184,15 +143,13 @@ int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	}
 	uint32_t S = f->nsw;
 	uint32_t *comp = malloc((S ? S : 1) * sizeof(*comp));
-	uint32_t *queue = malloc((S ? S : 1) * sizeof(*queue));
 	int32_t *newid = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*newid));
-	if (!comp || !queue || !newid) {
+	uint32_t nc = comp && newid ? ibf_components(f, comp) : 0;
+	if (!nc) {
 		free(comp);
-		free(queue);
 		free(newid);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
-	uint32_t nc = components(f, comp, queue);
 	uint32_t fallbacks = 0;
 	int rc = 0;
 	for (uint32_t c = 0; c < nc && !rc; c++) {
@@ -223,7 +180,6 @@ int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		ibf_fabric_free(p);
 	}
 	free(comp);
-	free(queue);
 	free(newid);
 	if (rc)
 		return rc;
@@ -239,7 +195,7 @@ int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		memset(rep, 0, sizeof(*rep));
 		rep->layers = 1 << lmc;
 	}
-	hr_log(o, IBF_LOG_INFO,
+	eng_log(o, IBF_LOG_INFO,
 	       "hratio: %u switch component(s)%s, %u routed up/down (D-mod-K), %u minimal", nc,
 	       nc > 1 ? " (pairs across components have no path)" : "", nc - fallbacks,
 	       fallbacks);

@@ -439,29 +439,13 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 	uint32_t *w = calloc((size_t)f->nsw + 1, sizeof(*w));
 	uint32_t *ownsw = malloc(((size_t)m.max_lid + 1) * sizeof(*ownsw));
 	uint32_t *comp = malloc(((size_t)f->nsw + 1) * sizeof(*comp));
-	uint32_t *queue = malloc(((size_t)f->nsw + 1) * sizeof(*queue));
-	if (!w || !ownsw || !comp || !queue) {
+	if (!w || !ownsw || !comp) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto done;
 	}
-	/* switch components (breadth first) */
-	for (uint32_t s = 0; s < f->nsw; s++)
-		comp[s] = UINT32_MAX;
-	for (uint32_t s0 = 0, nc = 0; s0 < f->nsw; s0++) {
-		if (comp[s0] != UINT32_MAX)
-			continue;
-		uint32_t qh = 0, qt = 0;
-		queue[qt++] = s0;
-		comp[s0] = nc;
-		while (qh < qt) {
-			uint32_t u = queue[qh++];
-			for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++)
-				if (comp[f->adj[k].nbr] == UINT32_MAX) {
-					comp[f->adj[k].nbr] = nc;
-					queue[qt++] = f->adj[k].nbr;
-				}
-		}
-		nc++;
+	if (f->nsw && !ibf_components(f, comp)) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto done;
 	}
 	/* source end ports: switch port 0 (when it has a LID) and CA/router
 	 * ports cabled to a switch */
@@ -551,7 +535,6 @@ done:
 	free(w);
 	free(ownsw);
 	free(comp);
-	free(queue);
 	ibf_lidmap_free(&m);
 	return rc;
 }
