@@ -120,6 +120,7 @@ static void test_rail_only(void)
 	TT_EQ_INT(g.rr.same_max_hops, 0); /* one switch per rail */
 	TT_EQ_INT(g.rr.cross_paths, 0);
 	ibf_routes_free(&r);
+	ibf_rail_route_report_free(&g.rr);
 	/* a broken table on one rail is still an error, not "split" */
 	route_and_check(f, &r, &g);
 	TT_REQUIRE(g.done);
