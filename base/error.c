@@ -2,6 +2,7 @@
 #include "ibf_base.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 int ibf_error_set(struct ibf_error *err, int code, const char *file, long line,
@@ -40,4 +41,21 @@ const char *ibf_error_format(const struct ibf_error *err, char *buf, size_t len)
 		snprintf(buf, len, "%s", err->msg[0] ? err->msg : "unknown error");
 	}
 	return buf;
+}
+
+void ibf_vlogf(ibf_log_fn fn, void *ctx, int level, const char *fmt, va_list ap)
+{
+	if (!fn)
+		return;
+	char buf[1024];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fn(ctx, level, buf);
+}
+
+void ibf_logf(ibf_log_fn fn, void *ctx, int level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ibf_vlogf(fn, ctx, level, fmt, ap);
+	va_end(ap);
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -51,6 +52,10 @@ const char *ibf_error_format(const struct ibf_error *err, char *buf, size_t len)
  * to OpenSM's log.  ctx is the caller's. */
 typedef void (*ibf_log_fn)(void *ctx, int level, const char *msg);
 enum { IBF_LOG_ERROR = 0, IBF_LOG_INFO = 1, IBF_LOG_VERBOSE = 2, IBF_LOG_DEBUG = 3 };
+/* Format a message (up to 1 KiB) and hand it to fn; nothing when fn is NULL. */
+void ibf_logf(ibf_log_fn fn, void *ctx, int level, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void ibf_vlogf(ibf_log_fn fn, void *ctx, int level, const char *fmt, va_list ap);
 
 /* ---------------------------------------------------------------- files */
 

@@ -35,6 +35,12 @@ int cmd_deadlock(int argc, char **argv);
 int cmd_cabling(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_rail(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+int cmd_sim_packet(int argc, char **argv);
+
+/* Read a fabric from a file, or discover it now when path is "live:[CA[:PORT]]"
+ * (what --live becomes; docs/formats.md). */
+struct ibf_fabric *cli_read_fabric(const char *path, int fmt, struct ibf_error *err);
 
 /* Read a fabric and give it LIDs (guid2lid file, the file's own, or assigned
  * with lmc; lmc < 0 = keep the file's / 0). */

@@ -8,10 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef IBF_HAVE_IBNETDISC
-#include <infiniband/ibnetdisc.h>
-#include <infiniband/mad.h>
-#endif
+#include "ibf_live.h"
 
 enum {
 	O_Q = 256, O_HOSTS, O_SWPORTS, O_FIRSTHOST, O_LINK, O_NET, O_IBND, O_NNMAP, O_JSON,
@@ -283,7 +280,7 @@ static int cmd_from_topology(int argc, char **argv)
 	if (!po.out)
 		return cli_usage_error("ibfab cabling from-topology", "-o FILE is required");
 	struct ibf_error err;
-	struct ibf_fabric *f = ibf_fabric_read(argv[optind], fmt, &err);
+	struct ibf_fabric *f = cli_read_fabric(argv[optind], fmt, &err);
 	if (!f)
 		return cli_fail(&err);
 	struct ibf_plan *p = ibf_plan_from_fabric(f, &err);
@@ -393,81 +390,6 @@ int cmd_cabling(int argc, char **argv)
 
 /* ------------------------------------------------------------ validate */
 
-#ifdef IBF_HAVE_IBNETDISC
-static unsigned ibnd_field(ibnd_port_t *p, enum MAD_FIELDS f)
-{
-	return (unsigned)mad_get_field(p->info, 0, f);
-}
-
-static int ibnd_speed(ibnd_port_t *p)
-{
-	return ibf_speed_from_ib(ibnd_field(p, IB_PORT_LINK_SPEED_ACTIVE_F),
-				 ibnd_field(p, IB_PORT_LINK_SPEED_EXT_ACTIVE_F), 0);
-}
-
-/* Widest width / fastest speed in PortInfo's supported masks (0 = unknown). */
-static int ibnd_width_sup(ibnd_port_t *p)
-{
-	return ibf_width_from_ib(ibnd_field(p, IB_PORT_LINK_WIDTH_SUPPORTED_F));
-}
-
-static int ibnd_speed_sup(ibnd_port_t *p)
-{
-	return ibf_speed_from_ib(ibnd_field(p, IB_PORT_LINK_SPEED_SUPPORTED_F),
-				 ibnd_field(p, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F), 0);
-}
-
-/* Discover the fabric through libibnetdisc (works under ibsim-run). */
-static struct ibf_fabric *live_fabric(const char *ca, int ca_port, struct ibf_error *err)
-{
-	struct ibnd_config cfg = { 0 };
-	ibnd_fabric_t *d = ibnd_discover_fabric((char *)ca, ca_port, NULL, &cfg);
-	if (!d) {
-		ibf_error_set(err, IBF_EIO, NULL, 0,
-			      "libibnetdisc could not discover the fabric (is the HCA up, are "
-			      "you allowed to send SMPs?)");
-		return NULL;
-	}
-	struct ibf_fabric *f = ibf_fabric_new();
-	int ok = f != NULL;
-	for (ibnd_node_t *n = d->nodes; n && ok; n = n->next) {
-		int type = n->type == IB_NODE_SWITCH ? IBF_NODE_SWITCH
-			   : n->type == IB_NODE_ROUTER ? IBF_NODE_ROUTER
-						       : IBF_NODE_CA;
-		int id = ibf_fabric_add_node(f, type, n->numports, n->guid, n->nodedesc, NULL, err);
-		ok = id >= 0;
-	}
-	if (ok && ibf_fabric_index_guids(f)) { /* no quadratic GUID lookups below */
-		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		ok = 0;
-	}
-	for (ibnd_node_t *n = d->nodes; n && ok; n = n->next) {
-		int a = ibf_fabric_find_guid(f, n->guid);
-		for (int p = 1; p <= n->numports && ok; p++) {
-			ibnd_port_t *pt = n->ports[p];
-			if (!pt || !pt->remoteport || !pt->remoteport->node)
-				continue;
-			int b = ibf_fabric_find_guid(f, pt->remoteport->node->guid);
-			int w = ibf_width_from_ib(ibnd_field(pt, IB_PORT_LINK_WIDTH_ACTIVE_F));
-			if (b >= 0 && ibf_port(f, a, p)->peer_node == IBF_NO_NODE)
-				ok = !ibf_fabric_connect(f, a, p, b, pt->remoteport->portnum, w,
-							 ibnd_speed(pt), err);
-			if (ok && b >= 0) {
-				ibf_port(f, a, p)->width_sup = (uint8_t)ibnd_width_sup(pt);
-				ibf_port(f, a, p)->speed_sup = (uint8_t)ibnd_speed_sup(pt);
-			}
-		}
-	}
-	ibnd_destroy_fabric(d);
-	if (ok && ibf_fabric_finalize(f, err))
-		ok = 0;
-	if (!ok) {
-		ibf_fabric_free(f);
-		return NULL;
-	}
-	return f;
-}
-#endif
 
 static const char validate_help[] =
 	"Usage: ibfab validate --plan plan.csv (--fabric FILE | --live) [options]\n"
@@ -584,20 +506,15 @@ int cmd_validate(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (live) {
-#ifdef IBF_HAVE_IBNETDISC
-		fab = live_fabric(ca, (int)ca_port, &err);
-#else
-		(void)ca;
+	if (live && !ibf_have_live()) {
 		fprintf(stderr, "ibfab: --live is not available: this ibfab was built without "
 				"libibnetdisc (libibnetdisc-dev); run 'ibnetdiscover > FILE' and pass "
 				"--fabric FILE\n");
 		rc = 2;
 		goto out;
-#endif
-	} else {
-		fab = ibf_fabric_read(fab_path, IBF_FMT_AUTO, &err);
 	}
+	fab = live ? ibf_fabric_discover(ca, (int)ca_port, &err)
+		   : cli_read_fabric(fab_path, IBF_FMT_AUTO, &err);
 	if (!fab) {
 		rc = cli_fail(&err);
 		goto out;

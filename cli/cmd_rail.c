@@ -118,6 +118,319 @@ static int cmd_info(int argc, char **argv)
 	return 0;
 }
 
+/* ------------------------------------------------------------ registry */
+
+static const char rail_registry_help[] =
+	"Usage: ibfab rail registry --registry FILE [--topology F [--map M]]\n"
+	"         [--rail N=SCORE]... [--domain NAME=SCORE]... [--default rd|dr]\n"
+	"         [--default-score S] [--max-age SECONDS] [--now T]\n"
+	"Create or update the rail health registry (JSON, written atomically: readers\n"
+	"never see a torn file).  --topology adds every rail and domain of a fabric\n"
+	"(score 100 unless already present); --rail/--domain set scores 0..100 (100\n"
+	"idle, 0 blocked).  The timestamp becomes now (--now T: seconds since the\n"
+	"epoch, for tests).  Format: docs/formats.md.  Exit 0, 1 on errors, 2 on usage.\n";
+
+static int parse_assign(const char *prog, const char *what, const char *v, char *name,
+			size_t nl, long *score)
+{
+	const char *eq = strrchr(v, '=');
+	if (!eq || eq == v || (size_t)(eq - v) >= nl)
+		return cli_usage_error(prog, "%s: expected NAME=SCORE, got '%s'", what, v);
+	memcpy(name, v, (size_t)(eq - v));
+	name[eq - v] = 0;
+	return cli_int(what, eq + 1, 0, 100, score) ? 2 : 0;
+}
+
+static int cmd_registry(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"registry", required_argument, 0, 'r'}, {"topology", required_argument, 0, 't'},
+		{"map", required_argument, 0, 'm'}, {"rail", required_argument, 0, 'R'},
+		{"domain", required_argument, 0, 'D'}, {"default", required_argument, 0, 'd'},
+		{"default-score", required_argument, 0, 's'}, {"max-age", required_argument, 0, 'a'},
+		{"now", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *prog = "ibfab rail registry", *reg = NULL, *topo = NULL, *mapf = NULL;
+	const char *dflt = NULL;
+	long dscore = -1, maxage = -1, now = -1;
+	int c;
+	/* first pass: options that do not change scores */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r': reg = optarg; break;
+		case 't': topo = optarg; break;
+		case 'm': mapf = optarg; break;
+		case 'd':
+			if (strcmp(optarg, "rd") && strcmp(optarg, "dr"))
+				return cli_usage_error(prog, "--default must be rd or dr");
+			dflt = optarg;
+			break;
+		case 's':
+			if (cli_int("--default-score", optarg, 0, 100, &dscore))
+				return 2;
+			break;
+		case 'a':
+			if (cli_int("--max-age", optarg, 0, 1000000000L, &maxage))
+				return 2;
+			break;
+		case 'n':
+			if (cli_int("--now", optarg, 1, 0x7fffffffffffL, &now))
+				return 2;
+			break;
+		case 'R':
+		case 'D': break;
+		case 'h': fputs(rail_registry_help, stdout); return 0;
+		default: return 2;
+		}
+	}
+	if (!reg)
+		return cli_usage_error(prog, "--registry FILE is required");
+	if (optind != argc)
+		return cli_usage_error(prog, "unexpected argument %s", argv[optind]);
+	struct ibf_error err = { 0 };
+	struct ibf_rail_registry r;
+	FILE *probe = fopen(reg, "r");
+	if (probe) {
+		fclose(probe);
+		if (ibf_rail_registry_read(reg, &r, &err))
+			return cli_fail(&err);
+	} else {
+		ibf_rail_registry_init(&r);
+	}
+	int rc = 0;
+	if (topo) {
+		struct ibf_rail_map *map = NULL;
+		struct ibf_fabric *f = NULL;
+		struct ibf_rail_info ri;
+		if ((mapf && !(map = ibf_rail_map_read(mapf, &err))) ||
+		    !(f = cli_load_fabric(topo, NULL, -1, 1, &err)) ||
+		    ibf_rail_detect(f, map, &ri, &err)) {
+			ibf_fabric_free(f);
+			ibf_rail_map_free(map);
+			ibf_rail_registry_free(&r);
+			return cli_fail(&err);
+		}
+		for (int i = 0; i < ri.nrails && !rc; i++)
+			if (ibf_rail_registry_find_rail(&r, ri.rail_label[i]) < 0)
+				rc = ibf_rail_registry_set_rail(&r, ri.rail_label[i], 100);
+		for (int i = 0; i < ri.ndomains && !rc; i++)
+			if (ibf_rail_registry_find_domain(&r, ri.domain[i]) < 0)
+				rc = ibf_rail_registry_set_domain(&r, ri.domain[i], 100);
+		ibf_rail_info_free(&ri);
+		ibf_fabric_free(f);
+		ibf_rail_map_free(map);
+	}
+	/* second pass: scores, in order */
+	optind = 1;
+	while (!rc && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		char name[256];
+		long sc;
+		if (c != 'R' && c != 'D')
+			continue;
+		if (parse_assign(prog, c == 'R' ? "--rail" : "--domain", optarg, name, sizeof(name),
+				 &sc)) {
+			ibf_rail_registry_free(&r);
+			return 2;
+		}
+		if (c == 'R') {
+			char *end;
+			long label = strtol(name, &end, 10);
+			if (*end || label < 0 || label > 1000000) {
+				ibf_rail_registry_free(&r);
+				return cli_usage_error(prog, "--rail: a rail is named by its number");
+			}
+			rc = ibf_rail_registry_set_rail(&r, (int)label, (int)sc);
+		} else {
+			rc = ibf_rail_registry_set_domain(&r, name, (int)sc);
+		}
+	}
+	if (rc) {
+		ibf_rail_registry_free(&r);
+		ibf_error_set(&err, IBF_ENOMEM, NULL, 0, "out of memory");
+		return cli_fail(&err);
+	}
+	if (dflt)
+		r.prefer_rd = !strcmp(dflt, "rd");
+	if (dscore >= 0)
+		r.dflt = (int)dscore;
+	if (maxage >= 0)
+		r.max_age = maxage;
+	r.timestamp = now > 0 ? now : (long long)time(NULL);
+	rc = ibf_rail_registry_write(reg, &r, &err);
+	ibf_rail_registry_free(&r);
+	return rc ? cli_fail(&err) : 0;
+}
+
+/* ------------------------------------------------------------ path */
+
+static const char rail_path_help[] =
+	"Usage: ibfab rail path --registry FILE --src HOST:GPU --dst HOST:GPU [--json] [--now T]\n"
+	"       ibfab rail path --registry FILE --all [--hosts H1,H2,...] [--json] [--now T]\n"
+	"The path for a GPU pair (GPU g of a host sits on rail g): d (same host),\n"
+	"r (same rail), rd (source rail, then the destination host) or dr (source\n"
+	"host, then the destination rail) by the h-ratio of both ends, or a remote\n"
+	"rail when its score beats both, with the scores behind the choice.  A stale\n"
+	"or missing registry, or a pair without entries, takes the registry's default\n"
+	"path (and says so).  --all decides every pair of the registry's GPUs (or of\n"
+	"the --hosts listed) and prints how many take each path.\n";
+
+static void print_decision(const char *s, const char *d, const struct ibf_rail_decision *x,
+			   int json, int first)
+{
+	if (json) {
+		printf("%s{\"src\": ", first ? "" : ",\n  ");
+		ibf_json_str(stdout, s);
+		printf(", \"dst\": ");
+		ibf_json_str(stdout, d);
+		printf(", \"path\": \"%s\", \"via_rail\": %d, \"score\": %.6g, \"rd\": %.6g, "
+		       "\"dr\": %.6g, \"remote\": %.6g, \"gamma_src\": %.6g, \"gamma_dst\": %.6g, "
+		       "\"fallback\": %s, \"stale\": %s, \"missing\": %s}",
+		       ibf_rail_path_name(x->c.path), x->c.via_rail, x->c.score, x->c.rd, x->c.dr,
+		       x->c.remote, x->c.gamma_src, x->c.gamma_dst, x->fallback ? "true" : "false",
+		       x->stale ? "true" : "false", x->missing ? "true" : "false");
+		return;
+	}
+	printf("%s -> %s: %s via rail %d", s, d, ibf_rail_path_name(x->c.path), x->c.via_rail);
+	if (x->fallback)
+		printf(" (default path: registry %s)", x->stale ? "stale" : "lacks this pair");
+	else if (x->c.path == IBF_RAIL_RD || x->c.path == IBF_RAIL_DR ||
+		 x->c.path == IBF_RAIL_REMOTE)
+		printf(" (score %.4g; rd %.4g, dr %.4g, remote %.4g; gamma %.4g -> %.4g)", x->c.score,
+		       x->c.rd, x->c.dr, x->c.remote, x->c.gamma_src, x->c.gamma_dst);
+	printf("\n");
+}
+
+/* "HOST:GPU" -> host name (in buf) and GPU number */
+static int split_gpu(const char *prog, const char *v, char *host, size_t hl, int *gpu)
+{
+	const char *colon = strrchr(v, ':');
+	char *end;
+	long g = colon ? strtol(colon + 1, &end, 10) : -1;
+	if (!colon || colon == v || end == colon + 1 || *end || g < 0 || g > 1000000 ||
+	    (size_t)(colon - v) >= hl)
+		return cli_usage_error(prog, "expected HOST:GPU, got '%s'", v);
+	memcpy(host, v, (size_t)(colon - v));
+	host[colon - v] = 0;
+	*gpu = (int)g;
+	return 0;
+}
+
+static int cmd_path(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"registry", required_argument, 0, 'r'}, {"src", required_argument, 0, 's'},
+		{"dst", required_argument, 0, 'd'}, {"all", no_argument, 0, 'A'},
+		{"hosts", required_argument, 0, 'H'}, {"json", no_argument, 0, 'j'},
+		{"now", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *prog = "ibfab rail path", *reg = NULL, *src = NULL, *dst = NULL, *hosts = NULL;
+	int all = 0, json = 0, c;
+	long now = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r': reg = optarg; break;
+		case 's': src = optarg; break;
+		case 'd': dst = optarg; break;
+		case 'A': all = 1; break;
+		case 'H': hosts = optarg; break;
+		case 'j': json = 1; break;
+		case 'n':
+			if (cli_int("--now", optarg, 1, 0x7fffffffffffL, &now))
+				return 2;
+			break;
+		case 'h': fputs(rail_path_help, stdout); return 0;
+		default: return 2;
+		}
+	}
+	if (!reg || (!all && (!src || !dst)) || (all && (src || dst)) || optind != argc)
+		return cli_usage_error(prog, "give --registry and either --src/--dst or --all");
+	struct ibf_error err = { 0 };
+	struct ibf_rail_registry r;
+	int missing_file = 0;
+	if (ibf_rail_registry_read(reg, &r, &err)) {
+		if (err.code != IBF_EIO)
+			return cli_fail(&err);
+		/* no registry at all: every cross pair takes the default path */
+		fprintf(stderr, "ibfab: warning: %s: %s; using the default path\n", reg, err.msg);
+		ibf_rail_registry_init(&r);
+		missing_file = 1;
+	}
+	long long t = now > 0 ? now : (long long)time(NULL);
+	struct ibf_rail_decision x;
+	if (!all) {
+		char h1[256], h2[256];
+		int g1, g2;
+		if (split_gpu(prog, src, h1, sizeof(h1), &g1) || split_gpu(prog, dst, h2, sizeof(h2), &g2)) {
+			ibf_rail_registry_free(&r);
+			return 2;
+		}
+		ibf_rail_registry_decide(&r, t, h1, g1, h2, g2, &x);
+		if (json)
+			printf("[");
+		print_decision(src, dst, &x, json, 1);
+		if (json)
+			printf("]\n");
+		ibf_rail_registry_free(&r);
+		return 0;
+	}
+	/* every GPU pair of the chosen hosts */
+	int nh = 0;
+	char **hl = NULL;
+	if (hosts) {
+		char *copy = strdup(hosts);
+		for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+			char **n2 = realloc(hl, (size_t)(nh + 1) * sizeof(char *));
+			if (!n2)
+				break;
+			hl = n2;
+			hl[nh++] = strdup(tok);
+		}
+		free(copy);
+	} else {
+		hl = calloc((size_t)r.ndomains + 1, sizeof(char *));
+		for (int i = 0; hl && i < r.ndomains; i++)
+			hl[nh++] = strdup(r.domain[i]);
+	}
+	uint64_t count[5] = { 0 }, fb = 0;
+	if (json)
+		printf("[");
+	int first = 1;
+	for (int a = 0; a < nh; a++)
+		for (int ga = 0; ga < r.nrails; ga++)
+			for (int b = 0; b < nh; b++)
+				for (int gb = 0; gb < r.nrails; gb++) {
+					if (a == b && ga == gb)
+						continue;
+					ibf_rail_registry_decide(&r, t, hl[a], r.rail_label[ga], hl[b],
+								 r.rail_label[gb], &x);
+					count[x.c.path]++;
+					fb += x.fallback;
+					if (json) {
+						char s1[300], s2[300];
+						snprintf(s1, sizeof(s1), "%s:%d", hl[a], r.rail_label[ga]);
+						snprintf(s2, sizeof(s2), "%s:%d", hl[b], r.rail_label[gb]);
+						print_decision(s1, s2, &x, 1, first);
+						first = 0;
+					}
+				}
+	if (json)
+		printf("]\n");
+	else
+		printf("%d hosts x %d rails: d %llu, r %llu, rd %llu, dr %llu, remote %llu "
+		       "(%llu on the default path%s)\n",
+		       nh, r.nrails, (unsigned long long)count[IBF_RAIL_D],
+		       (unsigned long long)count[IBF_RAIL_R], (unsigned long long)count[IBF_RAIL_RD],
+		       (unsigned long long)count[IBF_RAIL_DR], (unsigned long long)count[IBF_RAIL_REMOTE],
+		       (unsigned long long)fb, missing_file ? ", no registry file" : "");
+	for (int i = 0; i < nh; i++)
+		free(hl[i]);
+	free(hl);
+	ibf_rail_registry_free(&r);
+	return 0;
+}
+
 static const char rail_check_help[] =
 	"Usage: ibfab rail check FILE --lfts DUMP [--lmc N] [--guid2lid F] [--map MAPFILE]\n"
 	"Trace the tables (opensm-lfts.dump or dump_lfts output, e.g. read back from\n"
@@ -225,303 +538,13 @@ static int cmd_check(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
-/* ------------------------------------------------------------ path, registry */
-
-static const char rail_path_help[] =
-	"Usage: ibfab rail path --registry R --src HOST:GPU --dst HOST:GPU [options]\n"
-	"       ibfab rail path --registry R --all --hosts H1,H2,... --gpus K [options]\n"
-	"The h-ratio path for GPU pairs (docs/rail.md): d (same server), r (same\n"
-	"rail), rd (source rail, then the destination server), dr (the source\n"
-	"server, then the destination rail) or a remote rail, with the scores\n"
-	"behind it.  GPU is the GPU's index = its rail number.  The scores come\n"
-	"from the registry R (JSON, docs/formats.md); a missing registry, or one\n"
-	"older than --max-age, is not used: every score is then unknown and pairs\n"
-	"between different servers and rails take the --default path.\n"
-	"  --all            every ordered pair of GPUs of the hosts, then a summary\n"
-	"  --default rd|dr  the fallback and the tie-break (default rd)\n"
-	"  --default-score N  score of rails/domains the registry does not name (100)\n"
-	"  --max-age S      seconds after which the registry is stale (default 300;\n"
-	"                   0 = never stale)\n"
-	"  --rails N        rails of the cluster (remote-rail candidates 0..N-1;\n"
-	"                   default: the rails the registry names)\n"
-	"  --now T          the current time in seconds since 1970 (tests)\n";
-
-static int parse_gpu(const char *arg, char *host, size_t cap, int *gpu)
-{
-	const char *c = strrchr(arg, ':');
-	if (!c || c == arg || (size_t)(c - arg) >= cap)
-		return -1;
-	char *x;
-	long g = strtol(c + 1, &x, 10);
-	if (!c[1] || *x || g < 0 || g > 4095)
-		return -1;
-	memcpy(host, arg, (size_t)(c - arg));
-	host[c - arg] = '\0';
-	*gpu = (int)g;
-	return 0;
-}
-
-static int num_arg(const char *prog, const char *opt, const char *v, long lo, long hi, long *out)
-{
-	char *x;
-	long n = strtol(v, &x, 10);
-	if (!*v || *x || n < lo || n > hi)
-		return cli_usage_error(prog, "%s wants an integer %ld..%ld", opt, lo, hi);
-	*out = n;
-	return 0;
-}
-
-static void print_choice(const char *h1, int g1, const char *h2, int g2,
-			 const struct ibf_rail_choice *c)
-{
-	printf("%s:%d -> %s:%d  %-6s", h1, g1, h2, g2, ibf_rail_path_name(c->path));
-	if (c->path == IBF_RAIL_D) {
-		printf(" score %.3f\n", c->score);
-		return;
-	}
-	printf(" via rail %d  score %.3f", c->via_rail, c->score);
-	if (c->path != IBF_RAIL_R)
-		printf("  (rd %.3f, dr %.3f, best remote %.3f; gamma src %.3g dst %.3g)", c->rd,
-		       c->dr, c->remote, c->gamma_src, c->gamma_dst);
-	printf("\n");
-}
-
-static int cmd_path(int argc, char **argv)
-{
-	const char *prog = "ibfab rail path";
-	static const struct option lo[] = {
-		{"registry", required_argument, 0, 'r'},
-		{"src", required_argument, 0, 's'},
-		{"dst", required_argument, 0, 'd'},
-		{"all", no_argument, 0, 'a'},
-		{"hosts", required_argument, 0, 'H'},
-		{"gpus", required_argument, 0, 'G'},
-		{"default", required_argument, 0, 'D'},
-		{"default-score", required_argument, 0, 'S'},
-		{"max-age", required_argument, 0, 'M'},
-		{"rails", required_argument, 0, 'R'},
-		{"now", required_argument, 0, 'N'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
-	};
-	const char *regf = NULL, *src = NULL, *dst = NULL, *hosts = NULL;
-	long gpus = 0, dscore = 100, maxage = 300, nrails = 0, now = (long)time(NULL);
-	int all = 0, prefer_rd = 1, c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		int rc = 0;
-		switch (c) {
-		case 'r': regf = optarg; break;
-		case 's': src = optarg; break;
-		case 'd': dst = optarg; break;
-		case 'a': all = 1; break;
-		case 'H': hosts = optarg; break;
-		case 'G': rc = num_arg(prog, "--gpus", optarg, 1, 4096, &gpus); break;
-		case 'S': rc = num_arg(prog, "--default-score", optarg, 0, 100, &dscore); break;
-		case 'M': rc = num_arg(prog, "--max-age", optarg, 0, 1L << 40, &maxage); break;
-		case 'R': rc = num_arg(prog, "--rails", optarg, 1, 4096, &nrails); break;
-		case 'N': rc = num_arg(prog, "--now", optarg, 0, 1L << 42, &now); break;
-		case 'D':
-			if (!strcmp(optarg, "rd"))
-				prefer_rd = 1;
-			else if (!strcmp(optarg, "dr"))
-				prefer_rd = 0;
-			else
-				rc = cli_usage_error(prog, "--default wants rd or dr");
-			break;
-		case 'h': fputs(rail_path_help, stdout); return 0;
-		default: return 2;
-		}
-		if (rc)
-			return rc;
-	}
-	if (optind != argc || !regf)
-		return cli_usage_error(prog, "--registry R is required");
-	if (all ? (!hosts || !gpus || src || dst) : (!src || !dst || hosts))
-		return cli_usage_error(prog, "give --src and --dst, or --all with --hosts and --gpus");
-	char h1[256], h2[256];
-	int g1 = 0, g2 = 0;
-	if (!all && (parse_gpu(src, h1, sizeof(h1), &g1) || parse_gpu(dst, h2, sizeof(h2), &g2)))
-		return cli_usage_error(prog, "a GPU is HOST:INDEX (INDEX 0..4095)");
-	struct ibf_error err = { 0 };
-	struct ibf_rail_registry reg;
-	memset(&reg, 0, sizeof(reg));
-	int usable = 0;
-	int rc = ibf_rail_registry_read(regf, &reg, &err);
-	if (rc == IBF_EIO) { /* missing or unreadable: fall back */
-		fprintf(stderr, "ibfab rail path: %s: %s; using the default %s\n", regf, err.msg,
-			prefer_rd ? "rd" : "dr");
-		printf("registry: missing, default %s\n", prefer_rd ? "rd" : "dr");
-	} else if (rc) {
-		return cli_fail(&err);
-	} else if (maxage && now - reg.timestamp > maxage) {
-		printf("registry: stale (written %lld s ago, max age %ld s), default %s\n",
-		       (long long)(now - reg.timestamp), maxage, prefer_rd ? "rd" : "dr");
-	} else {
-		usable = 1;
-		printf("registry: fresh (written %lld s ago), %d rails, %d domains\n",
-		       (long long)(now - reg.timestamp), reg.nrails, reg.ndomains);
-	}
-	int bad = 0;
-	if (!all) {
-		struct ibf_rail_choice ch;
-		if (ibf_rail_registry_decide(&reg, usable, h1, g1, h2, g2, (int)nrails, (int)dscore,
-					     prefer_rd, &ch))
-			bad = 1;
-		else
-			print_choice(h1, g1, h2, g2, &ch);
-	} else {
-		/* split the host list */
-		char *list = strdup(hosts);
-		char **hv = NULL;
-		int nh = 0;
-		for (char *t = list ? strtok(list, ",") : NULL; t; t = strtok(NULL, ",")) {
-			char **q = realloc(hv, (size_t)(nh + 1) * sizeof(*hv));
-			if (!q)
-				break;
-			hv = q;
-			hv[nh++] = t;
-		}
-		uint64_t count[5] = { 0 };
-		for (int a = 0; a < nh && !bad; a++)
-			for (int ga = 0; ga < gpus && !bad; ga++)
-				for (int b = 0; b < nh && !bad; b++)
-					for (int gb = 0; gb < gpus; gb++) {
-						if (a == b && ga == gb)
-							continue;
-						struct ibf_rail_choice ch;
-						if (ibf_rail_registry_decide(&reg, usable, hv[a], ga, hv[b],
-									     gb, (int)nrails, (int)dscore,
-									     prefer_rd, &ch)) {
-							bad = 1;
-							break;
-						}
-						count[ch.path]++;
-						print_choice(hv[a], ga, hv[b], gb, &ch);
-					}
-		printf("pairs %llu: d %llu, r %llu, rd %llu, dr %llu, remote %llu\n",
-		       (unsigned long long)(count[0] + count[1] + count[2] + count[3] + count[4]),
-		       (unsigned long long)count[IBF_RAIL_D], (unsigned long long)count[IBF_RAIL_R],
-		       (unsigned long long)count[IBF_RAIL_RD], (unsigned long long)count[IBF_RAIL_DR],
-		       (unsigned long long)count[IBF_RAIL_REMOTE]);
-		free(hv);
-		free(list);
-	}
-	ibf_rail_registry_free(&reg);
-	if (bad) {
-		fprintf(stderr, "ibfab rail path: cannot decide (out of memory)\n");
-		return 1;
-	}
-	return 0;
-}
-
-static const char rail_registry_help[] =
-	"Usage: ibfab rail registry --registry R [--rail G=SCORE]... [--domain HOST=SCORE]...\n"
-	"                           [--timestamp T] [--new]\n"
-	"Set rail and domain scores (0..100) in the registry R and write it back\n"
-	"atomically (a reader sees the old or the new file, never a mix) with the\n"
-	"current time (or T).  An absent R is created; --new starts from an empty\n"
-	"registry.  With no score given, prints the registry.\n";
-
-static int cmd_registry(int argc, char **argv)
-{
-	const char *prog = "ibfab rail registry";
-	static const struct option lo[] = {
-		{"registry", required_argument, 0, 'r'},
-		{"rail", required_argument, 0, 'g'},
-		{"domain", required_argument, 0, 'd'},
-		{"timestamp", required_argument, 0, 't'},
-		{"new", no_argument, 0, 'n'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
-	};
-	const char *regf = NULL;
-	long ts = (long)time(NULL);
-	int fresh = 0, c, nset = 0;
-	optind = 1;
-	/* first pass: the registry and the flags; second: the scores in order */
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'r': regf = optarg; break;
-		case 'n': fresh = 1; break;
-		case 't':
-			if (num_arg(prog, "--timestamp", optarg, 0, 1L << 42, &ts))
-				return 2;
-			break;
-		case 'g': case 'd': nset++; break;
-		case 'h': fputs(rail_registry_help, stdout); return 0;
-		default: return 2;
-		}
-	}
-	if (optind != argc || !regf)
-		return cli_usage_error(prog, "--registry R is required");
-	struct ibf_error err = { 0 };
-	struct ibf_rail_registry reg;
-	memset(&reg, 0, sizeof(reg));
-	if (!fresh) {
-		int rc = ibf_rail_registry_read(regf, &reg, &err);
-		if (rc && !(rc == IBF_EIO && nset))
-			return cli_fail(&err);
-	}
-	if (!nset) {
-		printf("timestamp %lld\n", (long long)reg.timestamp);
-		for (int i = 0; i < reg.nrails; i++)
-			printf("rail %d %d\n", reg.rail_label[i], reg.rail_score[i]);
-		for (int i = 0; i < reg.ndomains; i++)
-			printf("domain %s %d\n", reg.domain[i], reg.domain_score[i]);
-		ibf_rail_registry_free(&reg);
-		return 0;
-	}
-	optind = 1;
-	int rc = 0;
-	while (!rc && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		if (c != 'g' && c != 'd')
-			continue;
-		const char *eq = strrchr(optarg, '=');
-		char *x;
-		long sc = eq ? strtol(eq + 1, &x, 10) : -1;
-		if (!eq || eq == optarg || !eq[1] || *x || sc < 0 || sc > 100) {
-			rc = cli_usage_error(prog, "'%s': want NAME=SCORE with SCORE 0..100", optarg);
-			break;
-		}
-		char name[256];
-		size_t n = (size_t)(eq - optarg);
-		if (n >= sizeof(name)) {
-			rc = cli_usage_error(prog, "'%s': name too long", optarg);
-			break;
-		}
-		memcpy(name, optarg, n);
-		name[n] = '\0';
-		if (c == 'g') {
-			long g = strtol(name, &x, 10);
-			if (*x || g < 0 || g > 4095) {
-				rc = cli_usage_error(prog, "--rail wants a rail number 0..4095");
-				break;
-			}
-			rc = ibf_rail_registry_set(&reg, (int)g, NULL, (int)sc);
-		} else {
-			rc = ibf_rail_registry_set(&reg, 0, name, (int)sc);
-		}
-	}
-	if (!rc) {
-		reg.timestamp = ts;
-		rc = ibf_rail_registry_write(regf, &reg, &err);
-		if (rc) {
-			ibf_rail_registry_free(&reg);
-			return cli_fail(&err);
-		}
-	}
-	ibf_rail_registry_free(&reg);
-	return rc ? (rc > 0 ? rc : 1) : 0;
-}
-
 int cmd_rail(int argc, char **argv)
 {
 	static const struct ibf_cmd cmds[] = {
 		{"info", cmd_info, "domains, rails, spines and what does not fit"},
-		{"path", cmd_path, "h-ratio path of GPU pairs from the health registry"},
-		{"registry", cmd_registry, "set rail/domain scores in the registry file"},
 		{"check", cmd_check, "rail properties of forwarding tables (same rail stays, spines)"},
+		{"registry", cmd_registry, "create or update the rail health registry (JSON)"},
+		{"path", cmd_path, "the h-ratio path decision for GPU pairs"},
 		{NULL, NULL, NULL},
 	};
 	return cli_dispatch("ibfab rail", cmds, argc, argv);

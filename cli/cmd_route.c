@@ -59,7 +59,7 @@ static int end_port_lmc(const struct ibf_fabric *f)
 struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, int quiet,
 				   struct ibf_error *err)
 {
-	struct ibf_fabric *f = ibf_fabric_read(path, IBF_FMT_AUTO, err);
+	struct ibf_fabric *f = cli_read_fabric(path, IBF_FMT_AUTO, err);
 	if (!f)
 		return NULL;
 	int rc = 0;
@@ -499,20 +499,20 @@ static int cmd_route_check(int argc, char **argv)
 		rc = ibf_route_check(f, &r, (int)a.max_hops, &rep, &err);
 	if (!rc) {
 		if (a.json) {
-			printf("{\"pairs\": %llu, \"ok\": %llu, \"unreachable\": %llu, \"split\": %llu, "
-			       "\"loops\": %llu, \"wrong\": %llu, \"too_long\": %llu, \"max_hops\": %u}\n",
+			printf("{\"pairs\": %llu, \"ok\": %llu, \"unreachable\": %llu, \"loops\": %llu, "
+			       "\"wrong\": %llu, \"too_long\": %llu, \"across_components\": %llu, "
+			       "\"components\": %u, \"max_hops\": %u}\n",
 			       (unsigned long long)rep.pairs, (unsigned long long)rep.ok,
-			       (unsigned long long)rep.unreachable, (unsigned long long)rep.split,
-			       (unsigned long long)rep.loops,
+			       (unsigned long long)rep.unreachable, (unsigned long long)rep.loops,
 			       (unsigned long long)rep.wrong, (unsigned long long)rep.too_long,
-			       rep.max_hops_seen);
+			       (unsigned long long)rep.across, rep.components, rep.max_hops_seen);
 		} else {
 			printf("pairs traced:    %llu\n", (unsigned long long)rep.pairs);
 			printf("ok:              %llu\n", (unsigned long long)rep.ok);
 			printf("unreachable:     %llu\n", (unsigned long long)rep.unreachable);
-			if (rep.split)
-				printf("split (no cable path between switch components, expected): %llu\n",
-				       (unsigned long long)rep.split);
+			if (rep.components > 1)
+				printf("across:          %llu (between the %u switch components: no "
+				       "path exists)\n", (unsigned long long)rep.across, rep.components);
 			printf("loops:           %llu\n", (unsigned long long)rep.loops);
 			printf("misdelivered:    %llu\n", (unsigned long long)rep.wrong);
 			if (a.max_hops > 0)
@@ -527,7 +527,7 @@ static int cmd_route_check(int argc, char **argv)
 	ibf_fabric_free(f);
 	if (rc)
 		return cli_fail(&err);
-	return (rep.ok + rep.split == rep.pairs) ? 0 : 1;
+	return (rep.ok + rep.across == rep.pairs) ? 0 : 1;
 }
 
 static int cmd_route_stats(int argc, char **argv)

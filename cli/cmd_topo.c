@@ -273,8 +273,46 @@ static void print_degraded(const struct ibf_fabric *f, const struct ibf_degraded
 	}
 }
 
+/* Where a node is: its description and what its first cabled port faces. */
+static void node_where(const struct ibf_fabric *f, int v, char *buf, size_t len)
+{
+	const struct ibf_node *n = &f->nodes[v];
+	size_t k = (size_t)snprintf(buf, len, "'%s'", n->desc ? n->desc : (n->id ? n->id : "?"));
+	for (int p = 1; p <= n->nports && k < len; p++) {
+		const struct ibf_port *pp = ibf_port(f, v, p);
+		if (pp->peer_node == IBF_NO_NODE)
+			continue;
+		const struct ibf_node *q = &f->nodes[pp->peer_node];
+		snprintf(buf + k, len - k, " port %d cabled to '%s' port %u", p,
+			 q->desc ? q->desc : (q->id ? q->id : "?"), pp->peer_port);
+		return;
+	}
+	if (k < len)
+		snprintf(buf + k, len - k, " (no cable)");
+}
+
+static void print_dups(const struct ibf_fabric *f, const struct ibf_dup_guid *d, uint32_t n, int json)
+{
+	char where[700];
+	for (uint32_t i = 0; i < n; i++) {
+		node_where(f, d[i].node, where, sizeof(where));
+		if (json) {
+			printf("%s\n    {\"guid\": \"0x%016llx\", \"where\": ", i ? "," : "",
+			       (unsigned long long)d[i].guid);
+			ibf_json_str(stdout, where);
+			printf("}");
+		} else {
+			if (i == 0 || d[i].guid != d[i - 1].guid)
+				printf("  duplicate GUID 0x%016llx (two devices report it: firmware bug, "
+				       "e.g. SHARP aggregation nodes):\n", (unsigned long long)d[i].guid);
+			printf("    %s\n", where);
+		}
+	}
+}
+
 static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats *st,
-			     const char *path, long one_sided, const struct ibf_degraded *dl)
+			     const char *path, long one_sided, const struct ibf_degraded *dl,
+			     const struct ibf_dup_guid *dups, uint32_t ndups)
 {
 	printf("{\n  \"file\": \"");
 	for (const char *c = path; *c; c++) {
@@ -291,6 +329,9 @@ static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats 
 	printf("  \"degraded_links\": %u,\n  \"degraded\": [", st->degraded_links);
 	print_degraded(f, dl, st->degraded_links, 1);
 	printf("%s],\n  \"one_sided_links\": %ld,\n", st->degraded_links ? "\n  " : "", one_sided);
+	printf("  \"duplicate_guids\": [");
+	print_dups(f, dups, ndups, 1);
+	printf("%s],\n", ndups ? "\n  " : "");
 	printf("  \"components\": %u,\n", st->components);
 	if (st->diameter == IBF_DIST_INF)
 		printf("  \"diameter\": null,\n");
@@ -341,7 +382,7 @@ static int cmd_info(int argc, char **argv)
 	const char *path = argv[optind];
 	struct ibf_error err;
 	ibf_error_clear(&err);
-	struct ibf_fabric *f = ibf_fabric_read(path, fmt, &err);
+	struct ibf_fabric *f = cli_read_fabric(path, fmt, &err);
 	if (!f)
 		return cli_fail(&err);
 	if (!f->finalized && ibf_fabric_finalize(f, &err)) {
@@ -360,12 +401,20 @@ static int cmd_info(int argc, char **argv)
 		ibf_fabric_free(f);
 		return cli_fail(&err);
 	}
+	struct ibf_dup_guid *dups = NULL;
+	uint32_t ndups = 0;
+	if (ibf_find_dup_guids(f, &dups, &ndups, &err)) {
+		free(dl);
+		ibf_stats_free(&st);
+		ibf_fabric_free(f);
+		return cli_fail(&err);
+	}
 	char buf[32];
 	long one_sided = 0;
 	if (ibf_fabric_get_meta(f, "one_sided", buf, sizeof(buf)))
 		one_sided = strtol(buf, NULL, 10);
 	if (json) {
-		print_stats_json(f, &st, path, one_sided, dl);
+		print_stats_json(f, &st, path, one_sided, dl, dups, ndups);
 	} else {
 		printf("fabric:          %s\n", path);
 		printf("switches:        %u\n", st.nswitches);
@@ -379,6 +428,10 @@ static int cmd_info(int argc, char **argv)
 		printf("degraded links:  %u\n", st.degraded_links);
 		print_degraded(f, dl, ndl, 0);
 		printf("one-sided links: %ld\n", one_sided);
+		if (ndups) {
+			printf("duplicate GUIDs: %u nodes\n", ndups);
+			print_dups(f, dups, ndups, 0);
+		}
 		printf("components:      %u\n", st.components);
 		if (st.diameter == IBF_DIST_INF)
 			printf("diameter:        infinite (switch graph disconnected)\n");
@@ -392,6 +445,7 @@ static int cmd_info(int argc, char **argv)
 		printf("\n");
 	}
 	free(dl);
+	free(dups);
 	ibf_stats_free(&st);
 	ibf_fabric_free(f);
 	return 0;
@@ -443,7 +497,7 @@ static int cmd_convert(int argc, char **argv)
 		return cli_usage_error("ibfab topo convert", "--format is required");
 	struct ibf_error err;
 	ibf_error_clear(&err);
-	struct ibf_fabric *f = ibf_fabric_read(argv[optind], infmt, &err);
+	struct ibf_fabric *f = cli_read_fabric(argv[optind], infmt, &err);
 	if (!f)
 		return cli_fail(&err);
 	int rc = 0;
@@ -494,7 +548,7 @@ static int cmd_links(int argc, char **argv)
 		return cli_usage_error("ibfab topo links", "expected one FILE");
 	struct ibf_error err;
 	ibf_error_clear(&err);
-	struct ibf_fabric *f = ibf_fabric_read(argv[optind], fmt, &err);
+	struct ibf_fabric *f = cli_read_fabric(argv[optind], fmt, &err);
 	if (!f)
 		return cli_fail(&err);
 	size_t n = 0, cap = 1024;

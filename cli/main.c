@@ -1,5 +1,6 @@
 /* ibfab: command-line entry point and shared helpers. */
 #include "cli.h"
+#include "ibf_live.h"
 #include "ibf_routing.h"
 
 #include <errno.h>
@@ -68,6 +69,77 @@ int cli_output_format(const char *prog, const char *val, int *fmt)
 	return 0;
 }
 
+struct ibf_fabric *cli_read_fabric(const char *path, int fmt, struct ibf_error *err)
+{
+	if (strncmp(path, "live:", 5))
+		return ibf_fabric_read(path, fmt, err);
+	/* live:[CA[:PORT]] */
+	char ca[128] = "";
+	long port = 0;
+	const char *p = path + 5, *colon = strchr(p, ':');
+	size_t n = colon ? (size_t)(colon - p) : strlen(p);
+	if (n >= sizeof(ca)) {
+		ibf_error_set(err, IBF_EINVAL, NULL, 0, "HCA name too long in '%s'", path);
+		return NULL;
+	}
+	memcpy(ca, p, n);
+	ca[n] = 0;
+	if (colon) {
+		char *end;
+		port = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || port < 0 || port > 254) {
+			ibf_error_set(err, IBF_EINVAL, NULL, 0, "bad port in '%s' (live:CA:PORT)", path);
+			return NULL;
+		}
+	}
+	return ibf_fabric_discover(ca[0] ? ca : NULL, (int)port, err);
+}
+
+/* --live [--ca NAME] [--ca-port N] on any command that reads a fabric becomes
+ * the fabric argument "live:NAME:N": --topology for route, deadlock and sim,
+ * the FILE operand for topo and rail (validate has its own --live).  argv is
+ * rewritten in place into a new vector. */
+static char **rewrite_live(int *argc, char **argv)
+{
+	if (*argc < 2 || !strcmp(argv[1], "validate"))
+		return argv;
+	int live = 0;
+	const char *ca = "", *port = NULL;
+	for (int i = 2; i < *argc; i++) {
+		if (!strcmp(argv[i], "--live"))
+			live = 1;
+		else if (!strcmp(argv[i], "--ca") && i + 1 < *argc)
+			ca = argv[++i];
+		else if (!strcmp(argv[i], "--ca-port") && i + 1 < *argc)
+			port = argv[++i];
+	}
+	if (!live)
+		return argv;
+	static char spec[300];
+	snprintf(spec, sizeof(spec), "live:%s%s%s", ca, port ? ":" : "", port ? port : "");
+	char **nv = calloc((size_t)*argc + 3, sizeof(char *));
+	if (!nv)
+		return argv;
+	int k = 0;
+	for (int i = 0; i < *argc; i++) {
+		if (i >= 2 && !strcmp(argv[i], "--live"))
+			continue;
+		if (i >= 2 && (!strcmp(argv[i], "--ca") || !strcmp(argv[i], "--ca-port")) &&
+		    i + 1 < *argc) {
+			i++;
+			continue;
+		}
+		nv[k++] = argv[i];
+	}
+	int positional = !strcmp(argv[1], "topo") || !strcmp(argv[1], "rail");
+	if (!positional)
+		nv[k++] = "--topology";
+	nv[k++] = spec;
+	nv[k] = NULL;
+	*argc = k;
+	return nv;
+}
+
 int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
@@ -93,6 +165,7 @@ static const struct ibf_cmd top_cmds[] = {
 	{"cabling", cmd_cabling, "cable plans (Slim Fly racks, any fabric) and wiring sheets"},
 	{"validate", cmd_validate, "check a discovered fabric against a cable plan"},
 	{"rail", cmd_rail, "rail structure of GPU fabrics (domains, rails, spines)"},
+	{"sim", cmd_sim, "offline simulator: traffic patterns over forwarding tables"},
 	{NULL, NULL, NULL},
 };
 
@@ -107,5 +180,9 @@ int main(int argc, char **argv)
 	const char *t = getenv("IBFAB_THREADS");
 	if (t && *t)
 		ibf_set_walk_threads(atoi(t));
-	return cli_dispatch("ibfab", top_cmds, argc, argv);
+	char **av = rewrite_live(&argc, argv);
+	int rc = cli_dispatch("ibfab", top_cmds, argc, av);
+	if (av != argv)
+		free(av);
+	return rc;
 }

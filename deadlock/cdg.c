@@ -32,14 +32,12 @@ double dl_now(void)
 
 void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)
 {
-	if (!o || !o->log)
+	if (!o)
 		return;
-	char buf[768];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	ibf_vlogf(o->log, o->log_ctx, level, fmt, ap);
 	va_end(ap);
-	o->log(o->log_ctx, level, buf);
 }
 
 int dl_port_faces_switch(const struct ibf_fabric *f, int node, int port)
@@ -52,8 +50,6 @@ int dl_port_faces_switch(const struct ibf_fabric *f, int node, int port)
 
 void cdg_free(struct ibf_cdg *g)
 {
-	free(g->portlink);
-	free(g->ch_tail);
 	free(g->eoff);
 	free(g->sw_off);
 	free(g->sw_np);
@@ -93,30 +89,24 @@ int cdg_init(struct ibf_cdg *g, const struct ibf_fabric *f, const struct ibf_rou
 	g->nsw = f->nsw;
 	g->stride = r->stride;
 	g->nch = f->adj_off[f->nsw];
-	g->portlink = malloc(((size_t)f->nports_total + 1) * sizeof(*g->portlink));
-	g->ch_tail = malloc(((size_t)g->nch + 1) * sizeof(*g->ch_tail));
+	g->portlink = f->port_adj; /* the fabric's link indexes */
+	g->ch_tail = f->adj_src;
 	g->eoff = malloc(((size_t)g->nch + 1) * sizeof(*g->eoff));
 	g->sw_off = malloc(((size_t)g->nsw + 1) * sizeof(*g->sw_off));
 	g->sw_np = malloc(((size_t)g->nsw + 1) * sizeof(*g->sw_np));
 	g->lid_sw = malloc((size_t)g->stride * sizeof(*g->lid_sw));
 	g->lid_base = calloc((size_t)g->stride + 1, sizeof(*g->lid_base));
 	g->dlids = malloc((size_t)g->stride * sizeof(*g->dlids));
-	if (!g->portlink || !g->ch_tail || !g->eoff || !g->sw_off || !g->sw_np || !g->lid_sw ||
+	if (!g->eoff || !g->sw_off || !g->sw_np || !g->lid_sw ||
 	    !g->lid_base || !g->dlids) {
 		cdg_free(g);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory for the CDG");
 	}
-	for (uint32_t i = 0; i < f->nports_total; i++)
-		g->portlink[i] = -1;
 	uint64_t e = 0;
 	for (uint32_t s = 0; s < g->nsw; s++) {
 		const struct ibf_node *n = &f->nodes[f->switches[s]];
 		g->sw_off[s] = n->port_off;
 		g->sw_np[s] = n->nports;
-		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
-			g->portlink[n->port_off + f->adj[a].lport] = (int32_t)a;
-			g->ch_tail[a] = s;
-		}
 	}
 	for (uint32_t c = 0; c < g->nch; c++) {
 		g->eoff[c] = e;

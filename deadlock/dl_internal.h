@@ -19,8 +19,8 @@ struct ibf_cdg {
 	const struct ibf_routes *r;
 	uint32_t nsw, stride, nch;
 	uint64_t nedges;
-	int32_t *portlink;   /* [nports_total] port id -> channel, -1 */
-	uint32_t *ch_tail;   /* [nch] switch index of the channel's tail */
+	const int32_t *portlink; /* [nports_total] port id -> channel, -1 (fabric->port_adj) */
+	const uint32_t *ch_tail; /* [nch] switch index of the channel's tail (fabric->adj_src) */
 	uint64_t *eoff;      /* [nch + 1] */
 	uint32_t *sw_off;    /* [nsw] port_off of the switch node */
 	uint16_t *sw_np;     /* [nsw] nports of the switch node */

@@ -31,7 +31,7 @@ struct ver {
 	const struct ibf_sl_table *sl;
 	const struct ibf_sl2vl_table *s2v;
 	uint32_t nsw, nch;
-	int32_t *portlink;  /* port id -> channel */
+	const int32_t *portlink; /* port id -> channel (fabric->port_adj) */
 	uint64_t *eoff;     /* [nch + 1] */
 	uint8_t *bits;      /* [eoff[nch] * 256 / 8] */
 	uint8_t *used;      /* [nch * 16] vertex used */
@@ -51,7 +51,6 @@ struct ver {
 
 static void ver_free(struct ver *v)
 {
-	free(v->portlink);
 	free(v->eoff);
 	free(v->bits);
 	free(v->used);
@@ -135,7 +134,7 @@ static int ver_init(struct ver *v, struct ibf_error *err)
 	int rc = ibf_lidmap_build(f, &v->m, err);
 	if (rc)
 		return rc;
-	v->portlink = malloc(((size_t)f->nports_total + 1) * sizeof(*v->portlink));
+	v->portlink = f->port_adj;
 	v->eoff = malloc(((size_t)v->nch + 1) * sizeof(*v->eoff));
 	v->used = calloc((size_t)v->nch * NVL + 1, 1);
 	v->memo = calloc((size_t)v->nch * NVL + 1, sizeof(*v->memo));
@@ -148,16 +147,9 @@ static int ver_init(struct ver *v, struct ibf_error *err)
 	v->src_node = malloc(ns * sizeof(*v->src_node));
 	v->src_port = malloc(ns);
 	v->src_row = malloc(ns * sizeof(*v->src_row));
-	if (!v->portlink || !v->eoff || !v->used || !v->memo || !v->loop || !v->state ||
+	if (!v->eoff || !v->used || !v->memo || !v->loop || !v->state ||
 	    !v->stack || !v->src_sw || !v->src_in || !v->src_node || !v->src_port || !v->src_row)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "verify: out of memory");
-	for (uint32_t i = 0; i < f->nports_total; i++)
-		v->portlink[i] = -1;
-	for (uint32_t s = 0; s < f->nsw; s++) {
-		const struct ibf_node *n = &f->nodes[f->switches[s]];
-		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
-			v->portlink[n->port_off + f->adj[a].lport] = (int32_t)a;
-	}
 	uint64_t e = 0;
 	for (uint32_t c = 0; c < v->nch; c++) {
 		v->eoff[c] = e;

@@ -41,6 +41,51 @@ int ibf_rail_decide(const struct ibf_rail_scores *s, int d1, int g1, int d2, int
 
 const char *ibf_rail_path_name(enum ibf_rail_path p);
 
+/* ------------------------------------------------------------ registry */
+
+/* Health scores as the registry holds them (file backend: rail/registry.c,
+ * format in docs/formats.md): rails by their number (label), domains by
+ * name, a timestamp and how long the scores stay valid; a stale or missing
+ * registry makes hosts fall back to the configured default path. */
+struct ibf_rail_registry {
+	long long timestamp;  /* seconds since the epoch of the last update, 0 never */
+	long max_age;         /* seconds the scores stay valid (0: forever) */
+	int prefer_rd;        /* default path and tie-break: 1 rd, 0 dr */
+	int dflt;             /* score of a rail/domain without an entry */
+	int nrails;
+	int *rail_label;      /* ascending */
+	int *rail_score;
+	int ndomains;
+	char **domain;
+	int *domain_score;
+};
+void ibf_rail_registry_init(struct ibf_rail_registry *r);
+void ibf_rail_registry_free(struct ibf_rail_registry *r);
+int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
+			    struct ibf_rail_registry *r, struct ibf_error *err);
+int ibf_rail_registry_read(const char *path, struct ibf_rail_registry *r, struct ibf_error *err);
+/* Atomic (temporary file + rename): readers never see a torn file. */
+int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
+			    struct ibf_error *err);
+int ibf_rail_registry_set_rail(struct ibf_rail_registry *r, int label, int score);
+int ibf_rail_registry_set_domain(struct ibf_rail_registry *r, const char *name, int score);
+int ibf_rail_registry_find_rail(const struct ibf_rail_registry *r, int label);
+int ibf_rail_registry_find_domain(const struct ibf_rail_registry *r, const char *name);
+
+struct ibf_rail_decision {
+	struct ibf_rail_choice c;  /* via_rail is a rail label here */
+	int stale;                 /* the registry is older than max_age (or never written) */
+	int missing;               /* a domain or rail of the pair has no entry */
+	int fallback;              /* the default path was taken (stale or missing) */
+};
+/* The path for GPU src_rail of domain src_dom to GPU dst_rail of dst_dom at
+ * time now: d / r when the pair shares a domain / rail, else the h-ratio
+ * decision, or the default path when the registry is stale or lacks the
+ * pair's entries.  -1 on an internal inconsistency. */
+int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now,
+			     const char *src_dom, int src_rail, const char *dst_dom, int dst_rail,
+			     struct ibf_rail_decision *out);
+
 /* ------------------------------------------------------------ structure */
 
 /* A mapping file (see docs/rail.md) that overrides the detected domain and
@@ -98,41 +143,6 @@ struct ibf_rail_info {
 int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		    struct ibf_rail_info *ri, struct ibf_error *err);
 void ibf_rail_info_free(struct ibf_rail_info *ri);
-
-/* ------------------------------------------------------------ registry */
-
-/* The health registry (JSON file, docs/formats.md "Rail registry"): rail
- * scores by rail number (the HCA index of its GPUs), domain scores by host
- * name, and when they were written (seconds since 1970). */
-struct ibf_rail_registry {
-	int64_t timestamp;
-	int nrails;
-	int *rail_label, *rail_score;
-	int ndomains;
-	char **domain;
-	int *domain_score;
-};
-/* Strict reader: FILE:LINE errors; unknown keys are skipped.  On failure
- * reg holds nothing to free. */
-int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
-			    struct ibf_rail_registry *reg, struct ibf_error *err);
-int ibf_rail_registry_read(const char *path, struct ibf_rail_registry *reg,
-			   struct ibf_error *err);
-/* Atomic (temp file + rename): a reader sees the old or the new file. */
-int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *reg,
-			    struct ibf_error *err);
-/* Set a rail's (domain NULL) or a domain's score; 0 or a negative code. */
-int ibf_rail_registry_set(struct ibf_rail_registry *reg, int rail, const char *domain, int score);
-void ibf_rail_registry_free(struct ibf_rail_registry *reg);
-/* The decision for GPU g1 of host h1 to GPU g2 of host h2 from the
- * registry's scores.  usable = 0 (no registry, or a stale one): every
- * score unknown, so the choice is the configured default (prefer_rd) for
- * pairs on different rails and hosts.  Rails 0..nrails-1 are candidates
- * for a remote rail (nrails <= 0: the rails the registry names).  Unknown
- * scores count as dflt.  Returns 0, or -1 on bad arguments. */
-int ibf_rail_registry_decide(const struct ibf_rail_registry *reg, int usable, const char *h1,
-			     int g1, const char *h2, int g2, int nrails, int dflt, int prefer_rd,
-			     struct ibf_rail_choice *out);
 
 /* ------------------------------------------------------------ tables */
 

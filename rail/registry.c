@@ -1,354 +1,225 @@
-/* The rail health registry as a JSON file (format: docs/formats.md, "Rail
- * registry"): rail and domain scores 0..100 and the time they were written.
- * A strict reader for that one shape (unknown keys are skipped whatever
- * their value), FILE:LINE errors, and an atomic writer. */
+/* The rail health registry, file backend (docs/rail.md, docs/formats.md):
+ * a JSON document written atomically, read by every host that decides
+ * paths.  Scores are integers 0..100 (100 idle, 0 blocked). */
 #include "ibf_rail.h"
+#include "ibf_json.h"
 
-#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct jp {
-	const char *p, *end, *name;
-	long line;
-	struct ibf_error *err;
-};
-
-static int jfail(struct jp *j, const char *what)
+void ibf_rail_registry_init(struct ibf_rail_registry *r)
 {
-	return ibf_error_set(j->err, IBF_EPARSE, j->name, j->line, "%s", what);
+	memset(r, 0, sizeof(*r));
+	r->prefer_rd = 1;
+	r->max_age = 300;
+	r->dflt = 100;
 }
 
-static void ws(struct jp *j)
+void ibf_rail_registry_free(struct ibf_rail_registry *r)
 {
-	while (j->p < j->end && isspace((unsigned char)*j->p)) {
-		if (*j->p == '\n')
-			j->line++;
-		j->p++;
-	}
-}
-
-static int expect(struct jp *j, char c)
-{
-	ws(j);
-	if (j->p >= j->end || *j->p != c) {
-		char msg[64];
-		snprintf(msg, sizeof(msg), "expected '%c'", c);
-		return jfail(j, msg);
-	}
-	j->p++;
-	return 0;
-}
-
-/* a string into buf (escapes \" \\ \/ \n \t \r \b \f; \u00XX for ASCII) */
-static int jstring(struct jp *j, char *buf, size_t cap)
-{
-	ws(j);
-	if (j->p >= j->end || *j->p != '"')
-		return jfail(j, "expected a string");
-	j->p++;
-	size_t n = 0;
-	while (j->p < j->end && *j->p != '"') {
-		char c = *j->p++;
-		if (c == '\n' || (unsigned char)c < 0x20)
-			return jfail(j, "control character in a string");
-		if (c == '\\') {
-			if (j->p >= j->end)
-				break;
-			char e = *j->p++;
-			switch (e) {
-			case '"': case '\\': case '/': c = e; break;
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'u': {
-				if (j->end - j->p < 4)
-					return jfail(j, "bad \\u escape");
-				char hex[5] = { j->p[0], j->p[1], j->p[2], j->p[3], 0 };
-				char *x;
-				long v = strtol(hex, &x, 16);
-				if (*x || v < 1 || v > 0x7f)
-					return jfail(j, "only ASCII \\u escapes are supported");
-				c = (char)v;
-				j->p += 4;
-				break;
-			}
-			default: return jfail(j, "bad escape in a string");
-			}
-		}
-		if (n + 1 >= cap)
-			return jfail(j, "string too long");
-		buf[n++] = c;
-	}
-	if (j->p >= j->end)
-		return jfail(j, "unterminated string");
-	j->p++;
-	buf[n] = '\0';
-	return 0;
-}
-
-static int jnumber(struct jp *j, double *v)
-{
-	ws(j);
-	char tmp[64];
-	size_t n = 0;
-	while (j->p + n < j->end && n < sizeof(tmp) - 1 &&
-	       (isdigit((unsigned char)j->p[n]) || strchr("+-.eE", j->p[n])))
-		n++;
-	if (!n)
-		return jfail(j, "expected a number");
-	memcpy(tmp, j->p, n);
-	tmp[n] = '\0';
-	char *x;
-	*v = strtod(tmp, &x);
-	if (*x)
-		return jfail(j, "bad number");
-	j->p += n;
-	return 0;
-}
-
-/* skip any value (unknown keys) */
-static int jskip(struct jp *j, int depth)
-{
-	ws(j);
-	if (depth > 64)
-		return jfail(j, "nested too deeply");
-	if (j->p >= j->end)
-		return jfail(j, "unexpected end of file");
-	char c = *j->p;
-	if (c == '"') {
-		char buf[4096];
-		return jstring(j, buf, sizeof(buf));
-	}
-	if (c == '{' || c == '[') {
-		char close = c == '{' ? '}' : ']';
-		j->p++;
-		ws(j);
-		if (j->p < j->end && *j->p == close) {
-			j->p++;
-			return 0;
-		}
-		for (;;) {
-			if (c == '{') {
-				char key[4096];
-				if (jstring(j, key, sizeof(key)) || expect(j, ':'))
-					return -1;
-			}
-			if (jskip(j, depth + 1))
-				return -1;
-			ws(j);
-			if (j->p < j->end && *j->p == ',') {
-				j->p++;
-				continue;
-			}
-			return expect(j, close);
-		}
-	}
-	for (const char *lit = "true\0false\0null\0"; *lit; lit += strlen(lit) + 1) {
-		size_t n = strlen(lit);
-		if ((size_t)(j->end - j->p) >= n && !memcmp(j->p, lit, n)) {
-			j->p += n;
-			return 0;
-		}
-	}
-	double v;
-	return jnumber(j, &v);
-}
-
-static int score_of(struct jp *j, int *out)
-{
-	double v;
-	if (jnumber(j, &v))
-		return -1;
-	if (v != (double)(long)v || v < 0 || v > 100)
-		return jfail(j, "a score is an integer 0..100");
-	*out = (int)v;
-	return 0;
-}
-
-static int grow(void **p, int n, size_t size)
-{
-	if (n & (n - 1) && n)
-		return 0; /* capacity doubles at powers of two */
-	void *q = realloc(*p, (size_t)(n ? 2 * n : 4) * size);
-	if (!q)
-		return -1;
-	*p = q;
-	return 0;
-}
-
-/* "rails": { "LABEL": SCORE, ... } or "domains": { "NAME": SCORE, ... } */
-static int jscores(struct jp *j, struct ibf_rail_registry *reg, int rails)
-{
-	if (expect(j, '{'))
-		return -1;
-	ws(j);
-	if (j->p < j->end && *j->p == '}') {
-		j->p++;
-		return 0;
-	}
-	for (;;) {
-		char key[256];
-		ws(j);
-		long kline = j->line;
-		if (jstring(j, key, sizeof(key)) || expect(j, ':'))
-			return -1;
-		int sc = 0;
-		if (score_of(j, &sc))
-			return -1;
-		if (rails) {
-			char *x;
-			long lab = strtol(key, &x, 10);
-			if (!*key || *x || lab < 0 || lab > 4095) {
-				j->line = kline;
-				return jfail(j, "a rail key is a rail number 0..4095 in quotes");
-			}
-			for (int i = 0; i < reg->nrails; i++)
-				if (reg->rail_label[i] == lab) {
-					j->line = kline;
-					return jfail(j, "rail given twice");
-				}
-			if (grow((void **)&reg->rail_label, reg->nrails, sizeof(int)) ||
-			    grow((void **)&reg->rail_score, reg->nrails, sizeof(int)))
-				return ibf_error_set(j->err, IBF_ENOMEM, NULL, 0, "out of memory");
-			reg->rail_label[reg->nrails] = (int)lab;
-			reg->rail_score[reg->nrails++] = sc;
-		} else {
-			if (!*key) {
-				j->line = kline;
-				return jfail(j, "empty domain name");
-			}
-			for (int i = 0; i < reg->ndomains; i++)
-				if (!strcmp(reg->domain[i], key)) {
-					j->line = kline;
-					return jfail(j, "domain given twice");
-				}
-			if (grow((void **)&reg->domain, reg->ndomains, sizeof(char *)) ||
-			    grow((void **)&reg->domain_score, reg->ndomains, sizeof(int)))
-				return ibf_error_set(j->err, IBF_ENOMEM, NULL, 0, "out of memory");
-			char *d = strdup(key);
-			if (!d)
-				return ibf_error_set(j->err, IBF_ENOMEM, NULL, 0, "out of memory");
-			reg->domain[reg->ndomains] = d;
-			reg->domain_score[reg->ndomains++] = sc;
-		}
-		ws(j);
-		if (j->p < j->end && *j->p == ',') {
-			j->p++;
-			continue;
-		}
-		return expect(j, '}');
-	}
-}
-
-void ibf_rail_registry_free(struct ibf_rail_registry *reg)
-{
-	if (!reg)
+	if (!r)
 		return;
-	for (int i = 0; i < reg->ndomains; i++)
-		free(reg->domain[i]);
-	free(reg->domain);
-	free(reg->domain_score);
-	free(reg->rail_label);
-	free(reg->rail_score);
-	memset(reg, 0, sizeof(*reg));
+	free(r->rail_label);
+	free(r->rail_score);
+	for (int i = 0; i < r->ndomains; i++)
+		free(r->domain[i]);
+	free(r->domain);
+	free(r->domain_score);
+	ibf_rail_registry_init(r);
+}
+
+int ibf_rail_registry_find_rail(const struct ibf_rail_registry *r, int label)
+{
+	for (int i = 0; i < r->nrails; i++)
+		if (r->rail_label[i] == label)
+			return i;
+	return -1;
+}
+
+int ibf_rail_registry_find_domain(const struct ibf_rail_registry *r, const char *name)
+{
+	for (int i = 0; i < r->ndomains; i++)
+		if (!strcmp(r->domain[i], name))
+			return i;
+	return -1;
+}
+
+static int clamp_score(double v)
+{
+	return v < 0 ? 0 : v > 100 ? 100 : (int)lround(v);
+}
+
+int ibf_rail_registry_set_rail(struct ibf_rail_registry *r, int label, int score)
+{
+	int i = ibf_rail_registry_find_rail(r, label);
+	if (i < 0) {
+		int *a = realloc(r->rail_label, (size_t)(r->nrails + 1) * sizeof(int));
+		if (!a)
+			return IBF_ENOMEM;
+		r->rail_label = a;
+		a = realloc(r->rail_score, (size_t)(r->nrails + 1) * sizeof(int));
+		if (!a)
+			return IBF_ENOMEM;
+		r->rail_score = a;
+		/* keep labels ascending */
+		i = r->nrails++;
+		while (i > 0 && r->rail_label[i - 1] > label) {
+			r->rail_label[i] = r->rail_label[i - 1];
+			r->rail_score[i] = r->rail_score[i - 1];
+			i--;
+		}
+		r->rail_label[i] = label;
+	}
+	r->rail_score[i] = clamp_score(score);
+	return 0;
+}
+
+int ibf_rail_registry_set_domain(struct ibf_rail_registry *r, const char *name, int score)
+{
+	int i = ibf_rail_registry_find_domain(r, name);
+	if (i < 0) {
+		char **a = realloc(r->domain, (size_t)(r->ndomains + 1) * sizeof(char *));
+		if (!a)
+			return IBF_ENOMEM;
+		r->domain = a;
+		int *b = realloc(r->domain_score, (size_t)(r->ndomains + 1) * sizeof(int));
+		if (!b)
+			return IBF_ENOMEM;
+		r->domain_score = b;
+		char *c = strdup(name);
+		if (!c)
+			return IBF_ENOMEM;
+		i = r->ndomains++;
+		r->domain[i] = c;
+	}
+	r->domain_score[i] = clamp_score(score);
+	return 0;
+}
+
+/* -------------------------------------------------------------- reading */
+
+static int score_of(const struct ibf_jval *v, const char *name, struct ibf_error *err, int *out)
+{
+	if (v->type != IBF_JNUM || v->num != floor(v->num) || v->num < 0 || v->num > 100)
+		return ibf_error_set(err, IBF_EPARSE, name, v->line,
+				     "score of '%s' must be an integer 0..100", v->key ? v->key : "?");
+	*out = (int)v->num;
+	return 0;
 }
 
 int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
-			    struct ibf_rail_registry *reg, struct ibf_error *err)
+			    struct ibf_rail_registry *r, struct ibf_error *err)
 {
-	memset(reg, 0, sizeof(*reg));
-	struct jp j = { buf, buf + len, name ? name : "registry", 1, err };
-	int have_ts = 0, have_ver = 0, rc = 0;
-	if (memchr(buf, '\0', len))
-		return ibf_error_set(err, IBF_EPARSE, j.name, 1, "NUL byte in the registry");
-	if (expect(&j, '{'))
-		goto fail;
-	ws(&j);
-	if (j.p < j.end && *j.p == '}') {
-		j.p++;
-	} else {
-		for (;;) {
-			char key[256];
-			long kline;
-			ws(&j);
-			kline = j.line;
-			if (jstring(&j, key, sizeof(key)) || expect(&j, ':'))
-				goto fail;
-			if (!strcmp(key, "version")) {
-				double v;
-				if (jnumber(&j, &v))
-					goto fail;
-				if (v != 1) {
-					j.line = kline;
-					jfail(&j, "unsupported registry version (this build reads 1)");
-					goto fail;
-				}
-				have_ver = 1;
-			} else if (!strcmp(key, "timestamp")) {
-				double v;
-				if (jnumber(&j, &v))
-					goto fail;
-				if (v < 0 || v > 4e12 || v != (double)(long long)v) {
-					j.line = kline;
-					jfail(&j, "timestamp: seconds since 1970 (an integer)");
-					goto fail;
-				}
-				reg->timestamp = (int64_t)v;
-				have_ts = 1;
-			} else if (!strcmp(key, "rails")) {
-				if (jscores(&j, reg, 1))
-					goto fail;
-			} else if (!strcmp(key, "domains")) {
-				if (jscores(&j, reg, 0))
-					goto fail;
-			} else if (jskip(&j, 0)) {
-				goto fail;
-			}
-			ws(&j);
-			if (j.p < j.end && *j.p == ',') {
-				j.p++;
-				continue;
-			}
-			if (expect(&j, '}'))
-				goto fail;
-			break;
+	ibf_rail_registry_init(r);
+	struct ibf_jval *doc = ibf_json_parse(buf, len, name, err);
+	if (!doc)
+		return err ? err->code : IBF_EPARSE;
+	int rc = 0;
+	const struct ibf_jval *v;
+	if (doc->type != IBF_JOBJ) {
+		rc = ibf_error_set(err, IBF_EPARSE, name, doc->line, "the registry is not a JSON object");
+		goto out;
+	}
+	v = ibf_json_get(doc, "version");
+	if (!v || v->type != IBF_JNUM || v->num != 1) {
+		rc = ibf_error_set(err, IBF_EPARSE, name, v ? v->line : 1,
+				   "expected \"version\": 1");
+		goto out;
+	}
+	if ((v = ibf_json_get(doc, "timestamp"))) {
+		if (v->type != IBF_JNUM || v->num < 0 || v->num > 9.2e15) {
+			rc = ibf_error_set(err, IBF_EPARSE, name, v->line, "bad \"timestamp\"");
+			goto out;
+		}
+		r->timestamp = (long long)v->num;
+	}
+	if ((v = ibf_json_get(doc, "max_age"))) {
+		if (v->type != IBF_JNUM || v->num < 0 || v->num > 1e9) {
+			rc = ibf_error_set(err, IBF_EPARSE, name, v->line, "bad \"max_age\"");
+			goto out;
+		}
+		r->max_age = (long)v->num;
+	}
+	if ((v = ibf_json_get(doc, "default_path"))) {
+		if (v->type != IBF_JSTR || (strcmp(v->str, "rd") && strcmp(v->str, "dr"))) {
+			rc = ibf_error_set(err, IBF_EPARSE, name, v->line,
+					   "\"default_path\" must be \"rd\" or \"dr\"");
+			goto out;
+		}
+		r->prefer_rd = !strcmp(v->str, "rd");
+	}
+	if ((v = ibf_json_get(doc, "default_score")) && (rc = score_of(v, name, err, &r->dflt)))
+		goto out;
+	const struct ibf_jval *rails = ibf_json_get(doc, "rails");
+	const struct ibf_jval *doms = ibf_json_get(doc, "domains");
+	if ((rails && rails->type != IBF_JOBJ) || (doms && doms->type != IBF_JOBJ)) {
+		rc = ibf_error_set(err, IBF_EPARSE, name, (rails && rails->type != IBF_JOBJ) ?
+				   rails->line : doms->line,
+				   "\"rails\" and \"domains\" map names to scores");
+		goto out;
+	}
+	for (size_t i = 0; rails && i < rails->nkid; i++) {
+		const struct ibf_jval *k = &rails->kid[i];
+		char *end;
+		errno = 0;
+		long label = strtol(k->key, &end, 10);
+		int sc;
+		if (!*k->key || *end || errno || label < 0 || label > 1000000) {
+			rc = ibf_error_set(err, IBF_EPARSE, name, k->line,
+					   "rail \"%s\": a rail is named by its number", k->key);
+			goto out;
+		}
+		if ((rc = score_of(k, name, err, &sc)))
+			goto out;
+		if (ibf_rail_registry_set_rail(r, (int)label, sc)) {
+			rc = ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
+			goto out;
 		}
 	}
-	ws(&j);
-	if (j.p != j.end) {
-		jfail(&j, "text after the registry object");
-		goto fail;
+	for (size_t i = 0; doms && i < doms->nkid; i++) {
+		const struct ibf_jval *k = &doms->kid[i];
+		int sc;
+		if (!*k->key) {
+			rc = ibf_error_set(err, IBF_EPARSE, name, k->line, "empty domain name");
+			goto out;
+		}
+		if ((rc = score_of(k, name, err, &sc)))
+			goto out;
+		if (ibf_rail_registry_set_domain(r, k->key, sc)) {
+			rc = ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
+			goto out;
+		}
 	}
-	if (!have_ver || !have_ts) {
-		ibf_error_set(err, IBF_EPARSE, j.name, j.line, "the registry needs \"version\" and "
-			      "\"timestamp\"");
-		goto fail;
-	}
-	return 0;
-fail:
-	rc = err && err->code ? err->code : IBF_EPARSE;
-	ibf_rail_registry_free(reg);
+out:
+	ibf_json_free(doc);
+	if (rc)
+		ibf_rail_registry_free(r);
 	return rc;
 }
 
-int ibf_rail_registry_read(const char *path, struct ibf_rail_registry *reg,
-			   struct ibf_error *err)
+int ibf_rail_registry_read(const char *path, struct ibf_rail_registry *r, struct ibf_error *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	memset(reg, 0, sizeof(*reg));
+	ibf_rail_registry_init(r);
 	int rc = ibf_slurp_limit(path, 64u << 20, &buf, &len, err);
 	if (rc)
 		return rc;
-	rc = ibf_rail_registry_parse(buf, len, path, reg, err);
+	rc = ibf_rail_registry_parse(buf, len, path, r, err);
 	free(buf);
 	return rc;
 }
 
-int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *reg,
+/* -------------------------------------------------------------- writing */
+
+static double score01(const struct ibf_rail_registry *r, int v)
+{
+	return (v < 0 ? r->dflt : v) / 100.0;
+}
+
+int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
 			    struct ibf_error *err)
 {
 	struct ibf_atomic a;
@@ -356,88 +227,85 @@ int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *re
 	if (rc)
 		return rc;
 	FILE *o = a.fp;
-	fprintf(o, "{\n  \"version\": 1,\n  \"timestamp\": %lld,\n  \"rails\": {",
-		(long long)reg->timestamp);
-	for (int i = 0; i < reg->nrails; i++)
-		fprintf(o, "%s\"%d\": %d", i ? ", " : "", reg->rail_label[i], reg->rail_score[i]);
+	fprintf(o, "{\n  \"version\": 1,\n  \"timestamp\": %lld,\n  \"max_age\": %ld,\n"
+		   "  \"default_path\": \"%s\",\n  \"default_score\": %d,\n  \"rails\": {",
+		r->timestamp, r->max_age, r->prefer_rd ? "rd" : "dr", r->dflt);
+	for (int i = 0; i < r->nrails; i++)
+		fprintf(o, "%s\"%d\": %d", i ? ", " : "", r->rail_label[i], r->rail_score[i]);
 	fprintf(o, "},\n  \"domains\": {");
-	for (int i = 0; i < reg->ndomains; i++) {
-		fputs(i ? ",\n    " : "\n    ", o);
-		ibf_json_str(o, reg->domain[i]);
-		fprintf(o, ": %d", reg->domain_score[i]);
+	for (int i = 0; i < r->ndomains; i++) {
+		fprintf(o, "%s", i ? ", " : "");
+		ibf_json_str(o, r->domain[i]);
+		fprintf(o, ": %d", r->domain_score[i]);
 	}
-	fprintf(o, "%s}\n}\n", reg->ndomains ? "\n  " : "");
+	/* derived, for readers that do not compute: rails best first, and the
+	 * h-ratio of every GPU (domain, rail) */
+	fprintf(o, "},\n  \"rails_by_score\": [");
+	int *ord = malloc(((size_t)r->nrails + 1) * sizeof(int));
+	for (int i = 0; ord && i < r->nrails; i++) {
+		int j = i;
+		while (j > 0 && r->rail_score[ord[j - 1]] < r->rail_score[i]) {
+			ord[j] = ord[j - 1];
+			j--;
+		}
+		ord[j] = i;
+	}
+	for (int i = 0; ord && i < r->nrails; i++)
+		fprintf(o, "%s%d", i ? ", " : "", r->rail_label[ord[i]]);
+	free(ord);
+	fprintf(o, "],\n  \"gamma\": {");
+	for (int d = 0; d < r->ndomains; d++) {
+		fprintf(o, "%s\n    ", d ? "," : "");
+		ibf_json_str(o, r->domain[d]);
+		fprintf(o, ": {");
+		double hd = score01(r, r->domain_score[d]);
+		for (int g = 0; g < r->nrails; g++) {
+			double hr = score01(r, r->rail_score[g]);
+			double gm = hd > 0 ? hr / hd : (hr > 0 ? 1e9 : 1.0);
+			fprintf(o, "%s\"%d\": %.6g", g ? ", " : "", r->rail_label[g], gm);
+		}
+		fprintf(o, "}");
+	}
+	fprintf(o, "%s}\n}\n", r->ndomains ? "\n  " : "");
 	return ibf_atomic_commit(&a, !ferror(o), err);
 }
 
-int ibf_rail_registry_set(struct ibf_rail_registry *reg, int rail, const char *domain, int score)
+/* -------------------------------------------------------------- deciding */
+
+int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now,
+			     const char *src_dom, int src_rail, const char *dst_dom, int dst_rail,
+			     struct ibf_rail_decision *out)
 {
-	if (score < 0 || score > 100)
-		return IBF_EINVAL;
-	if (!domain) {
-		for (int i = 0; i < reg->nrails; i++)
-			if (reg->rail_label[i] == rail) {
-				reg->rail_score[i] = score;
-				return 0;
-			}
-		if (grow((void **)&reg->rail_label, reg->nrails, sizeof(int)) ||
-		    grow((void **)&reg->rail_score, reg->nrails, sizeof(int)))
-			return IBF_ENOMEM;
-		reg->rail_label[reg->nrails] = rail;
-		reg->rail_score[reg->nrails++] = score;
+	memset(out, 0, sizeof(*out));
+	int d1 = ibf_rail_registry_find_domain(r, src_dom);
+	int d2 = ibf_rail_registry_find_domain(r, dst_dom);
+	int g1 = ibf_rail_registry_find_rail(r, src_rail);
+	int g2 = ibf_rail_registry_find_rail(r, dst_rail);
+	out->stale = !r->timestamp || (r->max_age > 0 && now - r->timestamp > r->max_age) ||
+		     now < r->timestamp - 60;
+	out->missing = d1 < 0 || d2 < 0 || g1 < 0 || g2 < 0;
+	int same_dom = !strcmp(src_dom, dst_dom), same_rail = src_rail == dst_rail;
+	if (same_dom || same_rail || out->stale || out->missing) {
+		/* no choice to make, or nothing to decide on: the fixed rules */
+		out->c.path = same_dom ? IBF_RAIL_D : same_rail ? IBF_RAIL_R :
+			      r->prefer_rd ? IBF_RAIL_RD : IBF_RAIL_DR;
+		out->c.via_rail = out->c.path == IBF_RAIL_DR ? dst_rail : src_rail;
+		out->fallback = !same_dom && !same_rail;
+		if (!out->stale && !out->missing) {
+			struct ibf_rail_scores s = { r->nrails, r->ndomains, r->rail_score,
+						     r->domain_score, r->dflt };
+			struct ibf_rail_choice ch;
+			if (!ibf_rail_decide(&s, d1, g1, d2, g2, r->prefer_rd, &ch))
+				out->c.score = ch.score;
+		}
 		return 0;
 	}
-	for (int i = 0; i < reg->ndomains; i++)
-		if (!strcmp(reg->domain[i], domain)) {
-			reg->domain_score[i] = score;
-			return 0;
-		}
-	char *d = strdup(domain);
-	if (!d || grow((void **)&reg->domain, reg->ndomains, sizeof(char *)) ||
-	    grow((void **)&reg->domain_score, reg->ndomains, sizeof(int))) {
-		free(d);
-		return IBF_ENOMEM;
-	}
-	reg->domain[reg->ndomains] = d;
-	reg->domain_score[reg->ndomains++] = score;
+	struct ibf_rail_scores s = { r->nrails, r->ndomains, r->rail_score, r->domain_score,
+				     r->dflt };
+	if (ibf_rail_decide(&s, d1, g1, d2, g2, r->prefer_rd, &out->c))
+		return -1;
+	/* the decision works on dense indexes: report rail labels */
+	out->c.via_rail = out->c.via_rail >= 0 && out->c.via_rail < r->nrails ?
+			  r->rail_label[out->c.via_rail] : out->c.via_rail;
 	return 0;
-}
-
-int ibf_rail_registry_decide(const struct ibf_rail_registry *reg, int usable, const char *h1,
-			     int g1, const char *h2, int g2, int nrails, int dflt, int prefer_rd,
-			     struct ibf_rail_choice *out)
-{
-	if (g1 < 0 || g2 < 0 || g1 > 4095 || g2 > 4095 || !h1 || !h2)
-		return -1;
-	int n = nrails > 0 ? nrails : 0;
-	if (g1 >= n)
-		n = g1 + 1;
-	if (g2 >= n)
-		n = g2 + 1;
-	if (usable && nrails <= 0)
-		for (int i = 0; i < reg->nrails; i++)
-			if (reg->rail_label[i] >= n)
-				n = reg->rail_label[i] + 1;
-	int *rail = malloc((size_t)n * sizeof(int));
-	if (!rail)
-		return -1;
-	for (int g = 0; g < n; g++)
-		rail[g] = -1;
-	int dom[2] = { -1, -1 };
-	if (usable) {
-		for (int i = 0; i < reg->nrails; i++)
-			if (reg->rail_label[i] < n)
-				rail[reg->rail_label[i]] = reg->rail_score[i];
-		for (int i = 0; i < reg->ndomains; i++) {
-			if (!strcmp(reg->domain[i], h1))
-				dom[0] = reg->domain_score[i];
-			if (!strcmp(reg->domain[i], h2))
-				dom[1] = reg->domain_score[i];
-		}
-	}
-	int same = !strcmp(h1, h2);
-	struct ibf_rail_scores s = { n, 2, rail, dom, dflt };
-	int rc = ibf_rail_decide(&s, 0, g1, same ? 0 : 1, g2, prefer_rd, out);
-	free(rail);
-	return rc;
 }

@@ -37,6 +37,74 @@ void ibf_cong_report_free(struct ibf_cong_report *rep)
 	rep->max_load = NULL;
 }
 
+int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
+		  int *used, struct ibf_ftree *tree, int *have_tree, struct ibf_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (have_tree)
+		*have_tree = 0;
+	if (order == IBF_CONG_ORDER_AUTO || order == IBF_CONG_ORDER_TREE) {
+		struct ibf_ftree t;
+		struct ibf_error e2;
+		ibf_error_clear(&e2);
+		int trc = ibf_ftree_build(f, NULL, &t, &e2);
+		if (trc && order == IBF_CONG_ORDER_TREE) {
+			if (err)
+				*err = e2;
+			return trc;
+		}
+		if (!trc) {
+			struct ibf_endport *e = malloc((t.nends ? t.nends : 1) * sizeof(*e));
+			if (!e) {
+				ibf_ftree_free(&t);
+				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			}
+			for (uint32_t i = 0; i < t.nends; i++) {
+				e[i].node = t.ends[i].node;
+				e[i].port = t.ends[i].port;
+				e[i].sw = t.ends[i].sw;
+			}
+			*out = e;
+			*n = t.nends;
+			if (tree && have_tree) {
+				*tree = t; /* the caller frees it */
+				*have_tree = 1;
+			} else {
+				ibf_ftree_free(&t);
+			}
+			if (used)
+				*used = IBF_CONG_ORDER_TREE;
+			return 0;
+		}
+	}
+	uint32_t cnt = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			int node = f->switches[s];
+			for (int p = 1; p <= f->nodes[node].nports; p++) {
+				const struct ibf_port *pp = ibf_port(f, node, p);
+				if (pp->peer_node == IBF_NO_NODE ||
+				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+					continue;
+				if (pass) {
+					(*out)[*n].node = pp->peer_node;
+					(*out)[*n].port = pp->peer_port;
+					(*out)[*n].sw = s;
+					(*n)++;
+				} else {
+					cnt++;
+				}
+			}
+		}
+		if (!pass && !(*out = malloc((cnt ? cnt : 1) * sizeof(**out))))
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	if (used)
+		*used = IBF_CONG_ORDER_FABRIC;
+	return 0;
+}
+
 struct host {
 	int32_t node;
 	uint8_t port;
@@ -49,7 +117,6 @@ struct cg {
 	const struct ibf_routes *r;
 	const struct host *h;
 	uint32_t N;
-	uint32_t *padj;  /* [nports_total]: adj index of a switch port facing a switch */
 	uint32_t *load;  /* [E] */
 	uint32_t *touched;
 	uint32_t ntouched;
@@ -81,7 +148,7 @@ static int flow(struct cg *c, uint32_t a, uint32_t b, uint32_t *maxl, uint32_t *
 				return 0;
 			break;
 		}
-		uint32_t e = c->padj[f->nodes[node].port_off + port];
+		uint32_t e = (uint32_t)f->port_adj[f->nodes[node].port_off + port];
 		if (e == UINT32_MAX)
 			break;
 		if (!c->load[e]++)
@@ -230,63 +297,31 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	struct cg c;
 	memset(&c, 0, sizeof(c));
 	memset(&cut, 0, sizeof(cut));
-	if (order == IBF_CONG_ORDER_AUTO || order == IBF_CONG_ORDER_TREE) {
+	{
+		struct ibf_endport *ep = NULL;
 		struct ibf_ftree t;
-		struct ibf_error e2;
-		ibf_error_clear(&e2);
-		int trc = ibf_ftree_build(f, NULL, &t, &e2);
-		if (trc && order == IBF_CONG_ORDER_TREE) {
-			if (err)
-				*err = e2;
-			return trc;
-		}
-		if (!trc) {
-			order = IBF_CONG_ORDER_TREE;
-			h = malloc((t.nends ? t.nends : 1) * sizeof(*h));
-			if (!h) {
+		int have_tree = 0;
+		rc = ibf_end_ports(f, order, &ep, &N, &order, &t, &have_tree, err);
+		if (rc)
+			return rc;
+		h = malloc((N ? N : 1) * sizeof(*h));
+		if (!h) {
+			free(ep);
+			if (have_tree)
 				ibf_ftree_free(&t);
-				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			}
-			for (uint32_t i = 0; i < t.nends; i++) {
-				h[i].node = t.ends[i].node;
-				h[i].port = t.ends[i].port;
-				h[i].sw = t.ends[i].sw;
-			}
-			N = t.nends;
-			for (int l = 2; l < t.levels && !cutrc; l++)
-				cutrc = cut_level(&cut, ++cut.nlv, f, h, N, t.level, l);
-			ibf_ftree_free(&t);
-		} else {
-			order = IBF_CONG_ORDER_FABRIC;
-		}
-	}
-	if (order == IBF_CONG_ORDER_FABRIC) {
-		uint32_t n = 0;
-		for (uint32_t s = 0; s < f->nsw; s++) {
-			int node = f->switches[s];
-			for (int p = 1; p <= f->nodes[node].nports; p++) {
-				const struct ibf_port *pp = ibf_port(f, node, p);
-				if (pp->peer_node != IBF_NO_NODE &&
-				    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
-					n++;
-			}
-		}
-		h = malloc((n ? n : 1) * sizeof(*h));
-		if (!h)
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		for (uint32_t s = 0; s < f->nsw; s++) {
-			int node = f->switches[s];
-			for (int p = 1; p <= f->nodes[node].nports; p++) {
-				const struct ibf_port *pp = ibf_port(f, node, p);
-				if (pp->peer_node == IBF_NO_NODE ||
-				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
-					continue;
-				h[N].node = pp->peer_node;
-				h[N].port = pp->peer_port;
-				h[N].sw = s;
-				N++;
-			}
 		}
+		for (uint32_t i = 0; i < N; i++) {
+			h[i].node = ep[i].node;
+			h[i].port = ep[i].port;
+			h[i].sw = ep[i].sw;
+		}
+		free(ep);
+		/* the pod cuts of a tree of more than 2 levels */
+		for (int l = 2; have_tree && l < t.levels && !cutrc; l++)
+			cutrc = cut_level(&cut, ++cut.nlv, f, h, N, t.level, l);
+		if (have_tree)
+			ibf_ftree_free(&t);
 	}
 	if (!cutrc)
 		cutrc = cut_level(&cut, 0, f, h, N, NULL, 0);
@@ -308,7 +343,6 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	c.r = r;
 	c.h = h;
 	c.N = N;
-	c.padj = malloc((f->nports_total ? f->nports_total : 1) * sizeof(uint32_t));
 	c.load = calloc(E ? E : 1, sizeof(uint32_t));
 	c.touched = malloc((E ? E : 1) * sizeof(uint32_t));
 	perm = calloc(N ? N : 1, sizeof(uint32_t));
@@ -322,16 +356,9 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		goto out;
 	}
 	rep->max_load = calloc(ninst ? ninst : 1, sizeof(uint32_t));
-	if (!c.padj || !c.load || !c.touched || !perm || !rep->max_load) {
+	if (!c.load || !c.touched || !perm || !rep->max_load) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
-	}
-	for (uint32_t i = 0; i < f->nports_total; i++)
-		c.padj[i] = UINT32_MAX;
-	for (uint32_t s = 0; s < f->nsw; s++) {
-		int node = f->switches[s];
-		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
-			c.padj[f->nodes[node].port_off + f->adj[e].lport] = e;
 	}
 	rep->nhosts = N;
 	rep->nlinks = E;
@@ -396,7 +423,6 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 out:
 	cut_free(&cut);
 	free(h);
-	free(c.padj);
 	free(c.load);
 	free(c.touched);
 	free(perm);

@@ -87,14 +87,12 @@ static void log_msg(const struct dk *c, int level, const char *fmt, ...)
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
 {
-	if (!c->o || !c->o->log)
+	if (!c->o)
 		return;
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	ibf_vlogf(c->o->log, c->o->log_ctx, level, fmt, ap);
 	va_end(ap);
-	c->o->log(c->o->log_ctx, level, buf);
 }
 
 /* layer offsets per level for layer j of L layers */

@@ -62,8 +62,8 @@ struct eng_ctx {
 	struct ibf_routes *r;
 	int mode;
 	uint32_t S, E;        /* switches, directed switch-switch links (CSR entries) */
-	uint32_t *esrc;       /* [E] tail switch of each directed link */
-	uint32_t *rev;        /* [E] the opposite direction of the same cable */
+	const uint32_t *esrc; /* [E] tail switch of each directed link (fabric->adj_src) */
+	const uint32_t *rev;  /* [E] the opposite direction of the same cable (fabric->adj_rev) */
 	uint32_t *und;        /* [E] undirected cable id (min(e, rev(e))) */
 	uint16_t *dist;       /* [S*S] hop distances, ENG_DIST_INF when unreachable */
 	uint32_t diam;        /* largest finite distance */
@@ -151,11 +151,6 @@ static inline void eng_add_w(const struct eng_ctx *c, struct eng_ws *ws, uint32_
 	ws->delta[e] += v;
 }
 
-/* Log through o->log (nothing when it is NULL); used by the engines of
- * routing/ (engine_core.c, hratio.c). */
-void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /* Shared driver: validates, builds the context, runs every destination and
  * fills r and rep.  mode = enum eng_mode. */
 int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,
@@ -193,5 +188,17 @@ static inline int eng_hi(const struct eng_ctx *c, uint32_t dst)
 {
 	return c->winhi[dst];
 }
+
+
+/* engine_setup.c: the run's setup and the engines' log helper */
+void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void eng_ctx_free(struct eng_ctx *c);
+int eng_build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids, int *maxlmc);
+int eng_build_links(struct eng_ctx *c, struct ibf_error *err);
+int eng_build_dist(struct eng_ctx *c, struct ibf_error *err);
+int eng_build_possible(struct eng_ctx *c, struct ibf_error *err);
+int eng_ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids);
+void eng_ws_free(struct eng_ws *ws);
 
 #endif

@@ -14,8 +14,7 @@ const struct ibf_engine ibf_engines[] = {
 	{ "lnmp", ibf_route_layered, "alias of layered" },
 	{ "dmodk", ibf_route_dmodk, "D-mod-K for fat trees (Zahavi), LMC layers over different spines" },
 	{ "hratio", ibf_route_hratio,
-	  "rail fabrics: each switch component (rail) on its own, up/down D-mod-K, cross-rail "
-	  "over the spines" },
+	  "rail GPU clusters: each rail component on its own, D-mod-K over rails and spines" },
 	{ NULL, NULL, NULL },
 };
 

@@ -129,15 +129,17 @@ void ibf_dmodk_opts_default(struct ibf_dmodk_opts *o);
  * o->log. */
 int ibf_route_dmodk(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		    struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
-/* The rail engine ("hratio", routing/hratio.c): every switch component
- * routed on its own with D-mod-K (minimal when it is not a tree); LIDs of
- * other components stay IBF_LFT_NONE. */
-int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
-		     struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
 /* Same with explicit options. */
 int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		       struct ibf_route_report *rep, struct ibf_error *err);
+
+/* The hratio engine for rail GPU clusters (routing/hratio.c): every switch
+ * component on its own (rail-only clusters), D-mod-K inside a component
+ * (rail leaves, rail aggregation, spines), minimal where a component is not
+ * a tree. */
+int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		     struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
 
 /* ------------------------------------------------------------ congestion */
 
@@ -152,6 +154,20 @@ enum ibf_cong_order {
 	IBF_CONG_ORDER_TREE = 1,   /* leaf by leaf, port order (D-mod-K order, no phantoms) */
 	IBF_CONG_ORDER_FABRIC = 2, /* by switch index, then switch port */
 };
+
+/* An end port: a CA/router port cabled to a switch (index sw). */
+struct ibf_endport {
+	int32_t node;
+	uint8_t port;
+	uint32_t sw;
+};
+/* The end ports in `order` (AUTO: tree order when the fabric is a fat
+ * tree, else fabric order) into *out (malloc'd, *n entries); *used gets the
+ * order taken.  Every tool that numbers hosts (congestion, the simulator)
+ * numbers them this way.  With tree and have_tree non-NULL, the tree found
+ * for the tree order is handed over (*have_tree = 1; ibf_ftree_free it). */
+int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
+		  int *used, struct ibf_ftree *tree, int *have_tree, struct ibf_error *err);
 
 struct ibf_cong_opts {
 	int pattern;         /* enum ibf_cong_pattern */

@@ -172,7 +172,7 @@ enum ibf_trace_result {
 int ibf_trace(const struct ibf_fabric *f, const struct ibf_lidmap *m, const struct ibf_routes *r,
 	      uint32_t sw, uint32_t dlid, uint32_t *path, int *nsw);
 
-/* The categories ok, unreachable, split, loops, wrong and too_long are
+/* The categories ok, unreachable, across, loops, wrong and too_long are
  * exclusive and sum to pairs (a correct delivery longer than max_hops counts as
  * too_long, not ok). */
 struct ibf_check_report {
@@ -182,10 +182,9 @@ struct ibf_check_report {
 	uint64_t loops;
 	uint64_t wrong;
 	uint64_t too_long;       /* longer than max_hops (when max_hops > 0) */
-	uint64_t split;          /* no entry, and the source's switch and the LID's switch
-				  * lie in different switch components (rail-only
-				  * fabrics): no cable path exists, so not an error;
-				  * always 0 on a connected switch graph */
+	uint64_t across;         /* not routed, between two switch components: no
+				  * table can (a rail-only fabric, a split fabric) */
+	uint32_t components;     /* switch components of the fabric */
 	uint32_t max_hops_seen;
 	/* first few problems, readable */
 	char examples[8][160];

@@ -13,7 +13,13 @@
  *   0x<4hex> <3-digit port> : (<type> portguid 0x<16hex>: '<desc>')
  *   <n> valid lids dumped        (<n> lids dumped with -a, which also
  *                                 lists port 255 entries as "illegal port")
- * Both forms are recognised line by line, so a file may even mix them. */
+ * Older OpenSM (opensm.fdbs) and ibdiagnet (ibdiagnet.fdbs):
+ *   [osm_ucast_mgr_|__osm_ucast_mgr_]dump_ucast_routes: Switch 0x<16hex>
+ *   LID    : Port : Hops : Optimal
+ *   0x<4hex> : <port> : <hops> : <yes|no> [more text]
+ *   0x<4hex> : UNREACHABLE | No path ...
+ *   (no footer: a table ends at the next switch, a blank line or the end)
+ * All forms are recognised line by line, so a file may even mix them. */
 #include "ibf_routing.h"
 
 #include <errno.h>
@@ -280,6 +286,7 @@ struct rd {
 	int tables;          /* tables opened so far */
 	/* the open table */
 	int open;
+	int fdbs;            /* the open table is an fdbs block (no footer) */
 	uint32_t sw;
 	long hdr_line;
 };
@@ -290,30 +297,28 @@ static const char *sw_desc(const struct rd *d, uint32_t sw)
 	return s ? s : "";
 }
 
-static int rd_header(struct rd *d, const char *line)
+/* one LFT entry of the open table; port 255 ("illegal port" of dump_lfts
+ * -a) leaves no entry */
+static int set_entry(struct rd *d, uint64_t lid, uint64_t port)
 {
-	const char *p = line + strlen("Unicast lids");
-	p = skip_space(p);
-	if (*p != '[')
-		goto bad;
-	p++;
-	uint64_t lo, hi;
-	p = parse_num(p, 0xFFFF, &lo);
-	if (!p || *p != '-')
-		goto bad;
-	p = parse_num(p + 1, 0xFFFF, &hi);
-	if (!p || *p != ']' || hi < lo)
-		goto bad;
-	p = skip_space(p + 1);
-	if (!starts(p, "of switch"))
-		goto bad;
-	const char *g = strstr(p, " guid 0x");
-	if (!g)
-		goto bad;
-	uint64_t guid;
-	const char *e = parse_hex(g + strlen(" guid 0x"), 16, &guid);
-	if (!e || (*e && !is_space(*e)))
-		goto bad;
+	if (lid > d->r->max_lid)
+		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
+				     "LID 0x%04llx is above the fabric's largest LID 0x%04x",
+				     (unsigned long long)lid, d->r->max_lid);
+	if (port == IBF_LFT_NONE)
+		return 0;
+	const struct ibf_node *n = &d->f->nodes[d->f->switches[d->sw]];
+	if (port > n->nports)
+		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
+				     "port %llu is beyond the %u ports of switch '%s'",
+				     (unsigned long long)port, (unsigned)n->nports, sw_desc(d, d->sw));
+	ibf_lft(d->r, d->sw)[lid] = (uint8_t)port;
+	return 0;
+}
+
+/* open the table of the switch with this node (or port 0) GUID */
+static int open_switch(struct rd *d, uint64_t guid)
+{
 	/* lower bound: the first (lowest switch index) entry with this GUID */
 	size_t lo_i = 0, hi_i = d->nidx;
 	while (lo_i < hi_i) {
@@ -344,7 +349,75 @@ static int rd_header(struct rd *d, const char *line)
 	d->open = 1;
 	d->sw = hit->sw;
 	d->hdr_line = d->ln;
+	d->fdbs = 0;
+	d->tables++;
 	return 0;
+}
+
+/* "...dump_ucast_routes: Switch 0x<guid>" of an fdbs file */
+static int rd_fdbs_header(struct rd *d, const char *p)
+{
+	p = skip_space(p + strlen("dump_ucast_routes:"));
+	uint64_t guid;
+	const char *e = NULL;
+	if (starts(p, "Switch"))
+		p = skip_space(p + 6);
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		e = parse_hex(p + 2, 16, &guid);
+	if (!e || *skip_space(e))
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "malformed 'dump_ucast_routes: Switch 0x<guid>' header");
+	int rc = open_switch(d, guid);
+	if (!rc)
+		d->fdbs = 1;
+	return rc;
+}
+
+/* "0x<lid> : <port> : <hops> : <optimal>" or "0x<lid> : UNREACHABLE" */
+static int rd_fdbs_entry(struct rd *d, const char *line)
+{
+	uint64_t lid, port;
+	const char *p = parse_hex(line + 2, 4, &lid);
+	if (p)
+		p = skip_space(p);
+	if (!p || *p != ':')
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "expected '0x<lid> : <port> : <hops> : <optimal>'");
+	p = skip_space(p + 1);
+	if (!(*p >= '0' && *p <= '9'))
+		return 0; /* UNREACHABLE, "No path", ...: no entry */
+	p = parse_dec(p, 999, &port);
+	if (!p || (*p && !is_space(*p) && *p != ':'))
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "expected '0x<lid> : <port> : <hops> : <optimal>'");
+	return set_entry(d, lid, port);
+}
+
+static int rd_header(struct rd *d, const char *line)
+{
+	const char *p = line + strlen("Unicast lids");
+	p = skip_space(p);
+	if (*p != '[')
+		goto bad;
+	p++;
+	uint64_t lo, hi;
+	p = parse_num(p, 0xFFFF, &lo);
+	if (!p || *p != '-')
+		goto bad;
+	p = parse_num(p + 1, 0xFFFF, &hi);
+	if (!p || *p != ']' || hi < lo)
+		goto bad;
+	p = skip_space(p + 1);
+	if (!starts(p, "of switch"))
+		goto bad;
+	const char *g = strstr(p, " guid 0x");
+	if (!g)
+		goto bad;
+	uint64_t guid;
+	const char *e = parse_hex(g + strlen(" guid 0x"), 16, &guid);
+	if (!e || (*e && !is_space(*e)))
+		goto bad;
+	return open_switch(d, guid);
 bad:
 	return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 			     "malformed 'Unicast lids' header");
@@ -369,19 +442,7 @@ static int rd_entry(struct rd *d, const char *line)
 	if (!d->open)
 		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 				     "LFT entry outside a switch table");
-	if (lid > d->r->max_lid)
-		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
-				     "LID 0x%04llx is above the fabric's largest LID 0x%04x",
-				     (unsigned long long)lid, d->r->max_lid);
-	if (port == IBF_LFT_NONE)
-		return 0; /* dump_lfts -a: "illegal port" */
-	const struct ibf_node *n = &d->f->nodes[d->f->switches[d->sw]];
-	if (port > n->nports)
-		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
-				     "port %llu is beyond the %u ports of switch '%s'",
-				     (unsigned long long)port, (unsigned)n->nports, sw_desc(d, d->sw));
-	ibf_lft(d->r, d->sw)[lid] = (uint8_t)port;
-	return 0;
+	return set_entry(d, lid, port);
 }
 
 /* "<n> lids dumped" / "<n> valid lids dumped"; returns 1 when the line is
@@ -407,7 +468,30 @@ static int rd_line(struct rd *d, char *line)
 	while (len && (is_space(line[len - 1]) || line[len - 1] == '\r'))
 		line[--len] = '\0';
 	const char *s = skip_space(line);
+	if (!*s && d->open && d->fdbs) {
+		d->open = 0; /* a blank line ends an fdbs block */
+		return 0;
+	}
 	if (!*s || *s == '#')
+		return 0;
+	const char *fh = strstr(s, "dump_ucast_routes:");
+	if (fh && (fh == s || starts(s, "osm_ucast_mgr_") || starts(s, "__osm_ucast_mgr_"))) {
+		if (d->open && !d->fdbs)
+			return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+					     "new table before the end of the table of switch '%s' "
+					     "(line %ld)",
+					     sw_desc(d, d->sw), d->hdr_line);
+		d->open = 0;
+		return rd_fdbs_header(d, fh);
+	}
+	if (d->open && d->fdbs) {
+		if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+			return rd_fdbs_entry(d, s);
+		if ((starts(s, "LID") && strstr(s, "Port")) || starts(s, "PLFT_NUM"))
+			return 0;
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "unrecognised line");
+	}
+	if (starts(s, "PLFT_NUM"))
 		return 0;
 	if (starts(s, "Unicast lids")) {
 		if (d->open)
@@ -477,23 +561,19 @@ static int rd_feed(struct rd *d, char *line, size_t l)
 	d->ln++;
 	if (memchr(line, '\0', l))
 		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "binary data (NUL byte)");
-	int was_open = d->open;
-	int rc = rd_line(d, line);
-	if (!rc && !was_open && d->open)
-		d->tables++;
-	return rc;
+	return rd_line(d, line);
 }
 
 static int rd_end(struct rd *d, int rc)
 {
-	if (!rc && d->open)
+	if (!rc && d->open && !d->fdbs)
 		rc = ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 				   "unexpected end of file: the table of switch '%s' (line %ld) has "
 				   "no 'lids dumped' line",
 				   sw_desc(d, d->sw), d->hdr_line);
 	if (!rc && !d->tables)
 		rc = ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
-				   "no 'Unicast lids' table found");
+				   "no 'Unicast lids' or 'dump_ucast_routes' table found");
 	free(d->idx);
 	free(d->seen);
 	d->idx = NULL;

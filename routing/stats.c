@@ -319,7 +319,7 @@ int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *
 	uint32_t *hosts = calloc((size_t)nsw + 1, sizeof(*hosts));
 	int32_t *rep_node = malloc(((size_t)nsw + 1) * sizeof(*rep_node));
 	uint8_t *rep_port = calloc((size_t)nsw + 1, 1);
-	int32_t *portlinks = ibf_walk_portlinks(f);
+	const int32_t *portlinks = f->port_adj;
 	struct st_thread *th = NULL;
 	int nth = 0;
 	if (!hosts || !rep_node || !rep_port || !portlinks)
@@ -453,7 +453,6 @@ out:
 	free(hosts);
 	free(rep_node);
 	free(rep_port);
-	free(portlinks);
 	ibf_lidmap_free(&m);
 	return rc;
 }

@@ -157,21 +157,6 @@ int ibf_walk_threads(uint64_t work)
 	return (int)n;
 }
 
-int32_t *ibf_walk_portlinks(const struct ibf_fabric *f)
-{
-	int32_t *pl = malloc(((size_t)f->nports_total + 1) * sizeof(*pl));
-	if (!pl)
-		return NULL;
-	for (uint32_t i = 0; i < f->nports_total; i++)
-		pl[i] = -1;
-	for (uint32_t s = 0; s < f->nsw; s++) {
-		const struct ibf_node *n = &f->nodes[f->switches[s]];
-		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
-			pl[n->port_off + f->adj[a].lport] = (int32_t)a;
-	}
-	return pl;
-}
-
 /* ------------------------------------------------------------ one trace */
 
 int ibf_trace(const struct ibf_fabric *f, const struct ibf_lidmap *m, const struct ibf_routes *r,
@@ -240,7 +225,7 @@ struct ck_shared {
 	int max_hops;
 	const uint32_t *w;      /* [nsw] source end ports at each switch */
 	const uint32_t *ownsw;  /* [lid] switch of the source port owning the LID */
-	const uint32_t *comp;   /* [nsw] switch component */
+	const uint32_t *comp;   /* [nsw] switch component (ibf_components) */
 	uint32_t nblocks, block;
 	int nthreads;
 };
@@ -317,12 +302,14 @@ static void *ck_worker(void *arg)
 					}
 					break;
 				case IBF_TRACE_UNREACHABLE:
+					/* no table can route between switch components */
 					if (sh->ownsw[d] != IBF_WALK_NONE &&
-					    sh->comp[sh->ownsw[d]] != sh->comp[s]) {
-						rep->split += cnt;
-						continue; /* expected: no example */
+					    sh->comp[s] != sh->comp[sh->ownsw[d]]) {
+						rep->across += cnt;
+						kind = IBF_TRACE_OK;
+					} else {
+						rep->unreachable += cnt;
 					}
-					rep->unreachable += cnt;
 					break;
 				case IBF_TRACE_LOOP:
 					rep->loops += cnt;
@@ -443,10 +430,6 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto done;
 	}
-	if (f->nsw && !ibf_components(f, comp)) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto done;
-	}
 	/* source end ports: switch port 0 (when it has a LID) and CA/router
 	 * ports cabled to a switch */
 	for (uint32_t l = 0; l <= m.max_lid; l++) {
@@ -476,6 +459,7 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 		}
 	}
 
+	rep->components = f->nsw ? ibf_components(f, comp) : 0;
 	struct ck_shared sh = {
 		.f = f, .m = &m, .r = r, .max_hops = max_hops, .w = w, .ownsw = ownsw, .comp = comp,
 		.block = 64,
@@ -515,7 +499,7 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 		rep->pairs += tr->pairs;
 		rep->ok += tr->ok;
 		rep->unreachable += tr->unreachable;
-		rep->split += tr->split;
+		rep->across += tr->across;
 		rep->loops += tr->loops;
 		rep->wrong += tr->wrong;
 		rep->too_long += tr->too_long;

@@ -70,9 +70,5 @@ void ibf_walk_block(struct ibf_walk *w, uint32_t d0, uint32_t n);
  * benchmarks: results never depend on it). */
 int ibf_walk_threads(uint64_t work);
 
-/* Port number -> directed switch link (adjacency index), -1 when the port
- * does not lead to another switch.  Indexed by node port_off + port;
- * nports_total entries, caller frees. */
-int32_t *ibf_walk_portlinks(const struct ibf_fabric *f);
 
 #endif

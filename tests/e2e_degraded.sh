@@ -40,4 +40,30 @@ assert {x["a"], x["b"]} == {"ft-l1-s0000", "ft-l2-s0000"} and x["compared_links"
 ' "$WORK/bad.json"
 fi
 
+# duplicate GUIDs (two devices with one GUID): a second record of the id, or
+# two switch ports claiming one CA port (what discovery shows when it merged
+# the two): both devices kept, both places reported, routing still works
+for v in two-records merged; do
+	fx="$FIXTURES/io/dupguid-$v.ibnetdiscover"
+	"$IBFAB" topo info "$fx" >"$WORK/dup-$v.txt" 2>&1
+	check "duplicate GUID ($v): reported with both places" sh -c "
+		grep -q 'duplicate GUID 0x0002c90100000200' '$WORK/dup-$v.txt' &&
+		grep -q \"cabled to 'ft-l1-s0000' port 3\" '$WORK/dup-$v.txt' &&
+		grep -q \"cabled to 'ft-l1-s0001' port 3\" '$WORK/dup-$v.txt' &&
+		grep -q '^channel adapters: 6 (6 connected ports)' '$WORK/dup-$v.txt'"
+	"$IBFAB" topo info --json "$fx" >"$WORK/dup-$v.json" 2>&1
+	check "duplicate GUID ($v): JSON" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["duplicate_guids"]) == 2, d["duplicate_guids"]
+assert all(x["guid"] == "0x0002c90100000200" for x in d["duplicate_guids"])
+' "$WORK/dup-$v.json"
+done
+"$IBFAB" route --topology "$FIXTURES/io/dupguid-two-records.ibnetdiscover" --engine dmodk \
+	--output "$WORK/dup.lfts" >/dev/null 2>&1
+"$IBFAB" route check -q --topology "$FIXTURES/io/dupguid-two-records.ibnetdiscover" \
+	--lfts "$WORK/dup.lfts" >"$WORK/dup-check.txt" 2>&1
+check "duplicate GUID: dmodk routes every host, route check clean" \
+	grep -q '^unreachable: *0$' "$WORK/dup-check.txt"
+
 done_testing

@@ -2,6 +2,7 @@
  * hashes, the line cursor and the hash maps. */
 #include "ibf_base.h"
 #include "ibf_map.h"
+#include "ibf_json.h"
 #include "ibf_text.h"
 #include "tt.h"
 
@@ -203,6 +204,62 @@ static void test_maps(void)
 	ibf_smap_free(&m);
 }
 
+static void test_json_read(void)
+{
+	struct ibf_error err;
+	const char *doc = "{\n \"a\": [1, -2.5e1, true, false, null],\n \"s\": \"x\\u00e9\\ud83d\\ude00\\n\","
+			  " \"o\": {\"k\": {}}, \"a\": \"last\"}";
+	struct ibf_jval *v = ibf_json_parse(doc, strlen(doc), "t.json", &err);
+	TT_REQUIRE(v != NULL);
+	TT_CHECK(v->type == IBF_JOBJ && v->nkid == 4);
+	const struct ibf_jval *a = &v->kid[0];
+	TT_CHECK(a->type == IBF_JARR && a->nkid == 5 && a->kid[0].num == 1 && a->kid[1].num == -25 &&
+		 a->kid[2].type == IBF_JTRUE && a->kid[3].type == IBF_JFALSE &&
+		 a->kid[4].type == IBF_JNULL && a->line == 2);
+	const struct ibf_jval *str = ibf_json_get(v, "s");
+	TT_CHECK(str && !strcmp(str->str, "x\xc3\xa9\xf0\x9f\x98\x80\n"));
+	TT_CHECK(ibf_json_get(v, "a")->type == IBF_JSTR); /* the last of a repeated key */
+	TT_CHECK(ibf_json_get(ibf_json_get(v, "o"), "k")->type == IBF_JOBJ);
+	TT_CHECK(ibf_json_get(v, "missing") == NULL);
+	ibf_json_free(v);
+	static const struct {
+		const char *text;
+		long line;
+		const char *msg;
+	} bad[] = {
+		{ "", 1, "end of the document" },
+		{ "{\"a\": 1,}", 1, "member name" },
+		{ "[1 2]", 1, "expected ','" },
+		{ "{\"a\"\n 1}", 2, "expected ':'" },
+		{ "\"abc", 1, "unterminated" },
+		{ "\"a\\qb\"", 1, "bad escape" },
+		{ "\"\\ud800x\"", 1, "surrogate" },
+		{ "\"\\u0000\"", 1, "\\u0000" },
+		{ "01", 1, "leading zero" },
+		{ "1e999", 1, "bad number" },
+		{ "tru", 1, "bad literal" },
+		{ "{} x", 1, "after the document" },
+		{ "\"a\tb\"", 1, "control character" },
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		v = ibf_json_parse(bad[k].text, strlen(bad[k].text), "t.json", &err);
+		TT_CHECK_MSG(!v && err.line == bad[k].line && strstr(err.msg, bad[k].msg),
+			     "case %zu: %s at %ld", k, v ? "parsed" : err.msg, err.line);
+		ibf_json_free(v);
+	}
+	/* nesting is bounded */
+	char deep[300];
+	memset(deep, '[', 100);
+	memset(deep + 100, ']', 100);
+	v = ibf_json_parse(deep, 200, "t.json", &err);
+	TT_CHECK(!v && strstr(err.msg, "deeply"));
+	memset(deep, '[', 60);
+	memset(deep + 60, ']', 60);
+	v = ibf_json_parse(deep, 120, "t.json", &err);
+	TT_CHECK(v != NULL);
+	ibf_json_free(v);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/ibf-test-base.XXXXXX");
@@ -213,6 +270,7 @@ int main(void)
 	tt_run("slurp: whole file, NUL, size cap, missing, empty, large", test_slurp);
 	tt_run("atomic output: umask mode, failed write leaves old file, no temp", test_atomic);
 	tt_run("JSON string escaping", test_json);
+	tt_run("JSON reader: values, escapes, errors with lines, depth", test_json_read);
 	tt_run("splitmix64, rand_below, FNV-1a, fmix64", test_prng);
 	tt_run("lines and cursor", test_text);
 	tt_run("hash maps", test_maps);

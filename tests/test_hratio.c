@@ -96,7 +96,7 @@ static void common(const struct figures *g)
 	TT_EQ_INT(g->ck.unreachable, 0);
 	TT_EQ_INT(g->ck.loops, 0);
 	TT_EQ_INT(g->ck.wrong, 0);
-	TT_EQ_INT(g->ck.ok + g->ck.split, g->ck.pairs);
+	TT_EQ_INT(g->ck.ok + g->ck.across, g->ck.pairs);
 	TT_EQ_INT(g->rr.same_failed, 0);
 	TT_EQ_INT(g->rr.cross_failed, 0);
 	TT_EQ_INT(g->rr.same_left, 0);
@@ -114,7 +114,7 @@ static void test_rail_only(void)
 	TT_REQUIRE(g.done);
 	common(&g);
 	/* 128 GPUs, 2 LIDs each; pairs between rails have no cable path */
-	TT_EQ_INT(g.ck.split > 0, 1);
+	TT_EQ_INT(g.ck.across > 0, 1);
 	TT_EQ_INT(g.rr.split_paths, 128ull * 105 * 2);
 	TT_EQ_INT(g.rr.same_paths, 128ull * 15 * 2);
 	TT_EQ_INT(g.rr.same_max_hops, 0); /* one switch per rail */
@@ -134,7 +134,7 @@ static void test_rail_only(void)
 	struct ibf_error err = { 0 };
 	TT_EQ_INT(ibf_route_check(f, &r, 0, &ck, &err), 0);
 	TT_EQ_INT(ck.unreachable, 16); /* the other GPUs of its rail and the switch */
-	TT_EQ_INT(ck.split, g.ck.split);
+	TT_EQ_INT(ck.across, g.ck.across);
 	ibf_routes_free(&r);
 	ibf_rail_route_report_free(&g.rr);
 	ibf_fabric_free(f);
@@ -149,7 +149,7 @@ static void test_rail_optimized(void)
 	route_and_check(f, &r, &g);
 	TT_REQUIRE(g.done);
 	common(&g);
-	TT_EQ_INT(g.ck.split, 0);
+	TT_EQ_INT(g.ck.across, 0);
 	TT_EQ_INT(g.rr.split_paths, 0);
 	TT_EQ_INT(g.rr.same_confinable, g.rr.same_paths);
 	TT_EQ_INT(g.rr.cross_max_hops, 2);
@@ -236,7 +236,7 @@ static void test_not_a_tree(void)
 	struct ibf_check_report ck;
 	TT_EQ_INT(ibf_route_check(f, &r, 0, &ck, &err), 0);
 	TT_EQ_INT(ck.ok, ck.pairs);
-	TT_EQ_INT(ck.split, 0);
+	TT_EQ_INT(ck.across, 0);
 	TT_EQ_INT(ck.max_hops_seen, 1);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);

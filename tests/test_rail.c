@@ -1,12 +1,13 @@
 /* Unit tests for the h-ratio path decision (rail/decide.c). */
 #include "ibf_rail.h"
+#include "ibf_fattree.h"
 #include "tt.h"
 
+#include <unistd.h>
+
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static struct ibf_fabric *gen(int m, int k, int r, int sp)
 {
@@ -262,102 +263,162 @@ static void test_property(void)
 	}
 }
 
-/* ------------------------------------------------------------ registry */
-
-static void test_registry_roundtrip(void)
+/* the registry: round trip through the file, stale and missing entries
+ * fall back to the default path, d/r need no scores, bad documents */
+static void test_registry(void)
 {
-	char dir[] = "/tmp/ibfab-railreg.XXXXXX";
-	TT_REQUIRE(mkdtemp(dir));
-	char path[256];
-	snprintf(path, sizeof(path), "%s/reg.json", dir);
-	struct ibf_rail_registry reg;
-	memset(&reg, 0, sizeof(reg));
-	TT_EQ_INT(ibf_rail_registry_set(&reg, 3, NULL, 40), 0);
-	TT_EQ_INT(ibf_rail_registry_set(&reg, 0, NULL, 100), 0);
-	TT_EQ_INT(ibf_rail_registry_set(&reg, 0, "gpu \"node\" 7", 0), 0);
-	TT_EQ_INT(ibf_rail_registry_set(&reg, 0, "srv1", 55), 0);
-	TT_EQ_INT(ibf_rail_registry_set(&reg, 3, NULL, 41), 0); /* update */
-	TT_CHECK(ibf_rail_registry_set(&reg, 3, NULL, 101) != 0);
-	reg.timestamp = 1700000000;
-	struct ibf_error err = { 0 };
-	TT_EQ_INT(ibf_rail_registry_write(path, &reg, &err), 0);
-	struct ibf_rail_registry back;
-	TT_EQ_INT(ibf_rail_registry_read(path, &back, &err), 0);
-	TT_EQ_INT(back.timestamp, 1700000000);
-	TT_EQ_INT(back.nrails, 2);
-	TT_EQ_INT(back.rail_label[0], 3);
-	TT_EQ_INT(back.rail_score[0], 41);
-	TT_EQ_INT(back.ndomains, 2);
-	TT_CHECK(!strcmp(back.domain[0], "gpu \"node\" 7"));
-	TT_EQ_INT(back.domain_score[0], 0);
-	TT_EQ_INT(back.domain_score[1], 55);
-	/* decisions from the registry: rail 3 at 41, srv1 at 55, others unknown (100) */
-	struct ibf_rail_choice ch;
-	TT_EQ_INT(ibf_rail_registry_decide(&back, 1, "srv1", 3, "srv2", 5, 8, 100, 1, &ch), 0);
-	/* rd = H(3) H(srv2) = 0.41, dr = H(srv1) H(5) = 0.55, remote = 0.55: not strictly better */
-	TT_EQ_INT(ch.path, IBF_RAIL_DR);
-	TT_EQ_INT(ch.via_rail, 5);
-	/* unusable (stale or missing): the default, both ways */
-	TT_EQ_INT(ibf_rail_registry_decide(&back, 0, "srv1", 3, "srv2", 5, 8, 100, 1, &ch), 0);
-	TT_EQ_INT(ch.path, IBF_RAIL_RD);
-	TT_EQ_INT(ibf_rail_registry_decide(&back, 0, "srv1", 3, "srv2", 5, 8, 100, 0, &ch), 0);
-	TT_EQ_INT(ch.path, IBF_RAIL_DR);
-	TT_EQ_INT(ibf_rail_registry_decide(&back, 1, "srv1", 3, "srv1", 5, 8, 100, 0, &ch), 0);
-	TT_EQ_INT(ch.path, IBF_RAIL_D);
-	TT_EQ_INT(ibf_rail_registry_decide(&back, 1, "srv1", 3, "srv9", 3, 8, 100, 0, &ch), 0);
-	TT_EQ_INT(ch.path, IBF_RAIL_R);
-	TT_CHECK(ibf_rail_registry_decide(&back, 1, "srv1", -1, "srv9", 3, 8, 100, 0, &ch) != 0);
-	/* a blocked domain: the path avoids it */
-	TT_EQ_INT(ibf_rail_registry_decide(&back, 1, "gpu \"node\" 7", 1, "srv2", 2, 8, 100, 1, &ch),
-		  0);
-	TT_EQ_INT(ch.path, IBF_RAIL_RD);
-	ibf_rail_registry_free(&back);
-	ibf_rail_registry_free(&reg);
+	struct ibf_rail_registry r;
+	struct ibf_error err;
+	ibf_rail_registry_init(&r);
+	TT_REQUIRE(!ibf_rail_registry_set_rail(&r, 3, 100) && !ibf_rail_registry_set_rail(&r, 1, 30) &&
+		   !ibf_rail_registry_set_rail(&r, 2, 140) && !ibf_rail_registry_set_domain(&r, "a", 100) &&
+		   !ibf_rail_registry_set_domain(&r, "b", 50));
+	TT_CHECK(r.nrails == 3 && r.rail_label[0] == 1 && r.rail_label[2] == 3 && r.rail_score[1] == 100);
+	r.timestamp = 1000;
+	r.max_age = 60;
+	r.prefer_rd = 0;
+	char path[] = "/tmp/ibfab-test-reg-XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	close(fd);
+	TT_REQUIRE(!ibf_rail_registry_write(path, &r, &err));
+	struct ibf_rail_registry q;
+	TT_REQUIRE(!ibf_rail_registry_read(path, &q, &err));
+	TT_CHECK(q.timestamp == 1000 && q.max_age == 60 && !q.prefer_rd && q.nrails == 3 &&
+		 q.ndomains == 2 && q.rail_score[0] == 30 && q.domain_score[1] == 50 &&
+		 !strcmp(q.domain[1], "b"));
+	struct ibf_rail_decision x;
+	/* a:1 -> b:3: rd = H(1) H(b) = 0.15, dr = H(a) H(3) = 1: dr via rail 3 */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "a", 1, "b", 3, &x));
+	TT_CHECK(x.c.path == IBF_RAIL_DR && x.c.via_rail == 3 && !x.fallback && x.c.score == 1.0);
+	/* remote rail 2 (score 100) on a:1 -> b:1? same rail: r */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "a", 1, "b", 1, &x) && x.c.path == IBF_RAIL_R);
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "a", 1, "a", 3, &x) && x.c.path == IBF_RAIL_D);
+	/* stale: the default (dr here) */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 2000, "b", 3, "a", 1, &x));
+	TT_CHECK(x.stale && x.fallback && x.c.path == IBF_RAIL_DR && x.c.via_rail == 1);
+	/* a host the registry does not know */
+	TT_CHECK(!ibf_rail_registry_decide(&q, 1030, "zz", 3, "a", 1, &x));
+	TT_CHECK(x.missing && x.fallback && x.c.path == IBF_RAIL_DR);
+	ibf_rail_registry_free(&q);
+	ibf_rail_registry_free(&r);
 	remove(path);
-	rmdir(dir);
-}
-
-static void test_registry_errors(void)
-{
 	static const struct {
 		const char *text;
 		long line;
 		const char *msg;
 	} bad[] = {
-		{ "", 1, "expected '{'" },
-		{ "{\"version\": 1}", 1, "needs" },
-		{ "{\"version\": 2, \"timestamp\": 1}", 1, "version" },
-		{ "{\"version\": 1,\n\"timestamp\": -4}", 2, "timestamp" },
-		{ "{\"version\": 1, \"timestamp\": 1,\n\"rails\": {\"x\": 3}}", 2, "rail number" },
-		{ "{\"version\": 1, \"timestamp\": 1,\n\"rails\": {\"1\": 3,\n \"1\": 4}}", 3, "twice" },
-		{ "{\"version\": 1, \"timestamp\": 1,\n\"rails\": {\"1\": 100.5}}", 2, "integer" },
-		{ "{\"version\": 1, \"timestamp\": 1,\n\"domains\": {\"a\": 3, \"a\": 4}}", 2, "twice" },
-		{ "{\"version\": 1, \"timestamp\": 1,\n\"domains\": {\"\": 3}}", 2, "empty" },
-		{ "{\"version\": 1, \"timestamp\": 1} x", 1, "after" },
-		{ "{\"version\": 1, \"timestamp\": 1, \"rails\": {\"1\": 3", 1, "expected '}'" },
-		{ "{\"version\": 1, \"timestamp\": 1, \"domains\": {\"a\nb\": 3}}", 1, "control" },
+		{ "[]", 1, "not a JSON object" },
+		{ "{\"version\": 2}", 1, "version" },
+		{ "{\"version\": 1,\n \"rails\": {\"x\": 5}}", 2, "by its number" },
+		{ "{\"version\": 1,\n \"rails\": {\"1\": 101}}", 2, "0..100" },
+		{ "{\"version\": 1,\n\n \"domains\": {\"h\": 2.5}}", 3, "0..100" },
+		{ "{\"version\": 1, \"default_path\": \"xy\"}", 1, "rd" },
+		{ "{\"version\": 1, \"rails\": [1]}", 1, "map names" },
+		{ "{\"version\": 1", 1, "expected ','" },
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct ibf_error err = { 0 };
-		struct ibf_rail_registry reg;
-		int rc = ibf_rail_registry_parse(bad[i].text, strlen(bad[i].text), "reg.json", &reg,
-						 &err);
-		TT_CHECK(rc != 0);
-		TT_EQ_INT(err.line, bad[i].line);
-		if (!strstr(err.msg, bad[i].msg))
-			fprintf(stderr, "# case %zu: '%s'\n", i, err.msg);
-		TT_CHECK(strstr(err.msg, bad[i].msg) != NULL);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		int rc = ibf_rail_registry_parse(bad[k].text, strlen(bad[k].text), "reg.json", &q, &err);
+		TT_CHECK_MSG(rc && err.line == bad[k].line && strstr(err.msg, bad[k].msg),
+			     "case %zu: rc %d line %ld: %s", k, rc, err.line, err.msg);
 	}
-	/* unknown keys of any shape are skipped */
-	const char *ok = "{\"note\": [1, {\"x\": null}, true, \"s\\u0041\"], \"version\": 1,\n"
-			 "\"timestamp\": 12, \"gamma\": {}, \"rails\": {}, \"domains\": {\"h\\\"1\": 7}}";
+}
+
+/* hratio: every GPU pair in one switch component is delivered and pairs of
+ * one rail never leave it (every switch on the path is in the pair's rail);
+ * pairs across components are counted apart; damage falls back to minimal
+ * and still delivers */
+static void hratio_check(struct ibf_fabric *f, int lmc, const char *what, int in_rail)
+{
 	struct ibf_error err = { 0 };
-	struct ibf_rail_registry reg;
-	TT_EQ_INT(ibf_rail_registry_parse(ok, strlen(ok), "ok", &reg, &err), 0);
-	TT_EQ_INT(reg.ndomains, 1);
-	TT_CHECK(!strcmp(reg.domain[0], "h\"1"));
-	TT_EQ_INT(reg.timestamp, 12);
-	ibf_rail_registry_free(&reg);
+	TT_REQUIRE(ibf_assign_lids(f, lmc, 0, &err) == 0);
+	struct ibf_routes r;
+	struct ibf_route_opts o;
+	struct ibf_route_report rep;
+	ibf_route_opts_default(&o);
+	int rc = ibf_route(f, "hratio", &o, &r, &rep, &err);
+	TT_CHECK_MSG(rc == 0, "%s: %s", what, err.msg);
+	if (rc)
+		return;
+	struct ibf_check_report ck;
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &ck, &err) == 0);
+	TT_CHECK_MSG(ck.ok + ck.across == ck.pairs && !ck.loops && !ck.wrong && !ck.unreachable,
+		     "%s: ok %llu across %llu of %llu", what, (unsigned long long)ck.ok,
+		     (unsigned long long)ck.across, (unsigned long long)ck.pairs);
+	struct ibf_rail_info ri;
+	TT_REQUIRE(ibf_rail_detect(f, NULL, &ri, &err) == 0);
+	struct ibf_lidmap m;
+	TT_REQUIRE(ibf_lidmap_build(f, &m, &err) == 0);
+	int leaks = 0;
+	uint32_t path[IBF_TRACE_MAX];
+	for (int a = 0; a < ri.ngpus; a++)
+		for (int b = 0; b < ri.ngpus; b++) {
+			if (!in_rail || a == b || ri.gpu[a].rail != ri.gpu[b].rail)
+				continue;
+			const struct ibf_port *bp = ibf_port(f, ri.gpu[b].node, ri.gpu[b].port);
+			for (uint32_t j = 0; j < (1u << bp->lmc); j++) {
+				int ns = 0;
+				uint32_t s0 = (uint32_t)f->nodes[ri.gpu[a].leaf].sw;
+				if (ibf_trace(f, &m, &r, s0, bp->lid + j, path, &ns) != IBF_TRACE_OK) {
+					leaks++;
+					continue;
+				}
+				for (int k = 0; k < ns; k++)
+					leaks += ri.sw_rail[path[k]] != ri.gpu[a].rail;
+			}
+		}
+	TT_CHECK_MSG(!leaks, "%s: %d same-rail paths leave their rail", what, leaks);
+	ibf_lidmap_free(&m);
+	ibf_rail_info_free(&ri);
+	ibf_routes_free(&r);
+}
+
+static void test_hratio(void)
+{
+	struct ibf_fabric *f = gen(16, 8, 1, 0); /* rail-only: 8 components */
+	TT_REQUIRE(f);
+	hratio_check(f, 1, "rail-only 16x8", 1);
+	ibf_fabric_free(f);
+	f = gen(32, 8, 1, 4); /* rail-optimized */
+	TT_REQUIRE(f);
+	hratio_check(f, 2, "rail-optimized 32x8, 4 spines", 1);
+	/* D-mod-K over the spines: shifts between hosts at the leaf cut bound */
+	struct ibf_routes r;
+	struct ibf_route_opts o;
+	struct ibf_route_report rep;
+	struct ibf_error err = { 0 };
+	ibf_route_opts_default(&o);
+	TT_REQUIRE(ibf_route(f, "hratio", &o, &r, &rep, &err) == 0);
+	struct ibf_cong_report cr;
+	TT_REQUIRE(ibf_congestion(f, &r, NULL, &cr, &err) == 0);
+	TT_CHECK_MSG(cr.worst == cr.cut_worst && cr.unrouted == 0, "worst %u cut %u", cr.worst,
+		     cr.cut_worst);
+	ibf_cong_report_free(&cr);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	/* rails of two leaf switches each, joined only through the spines (the
+	 * generator has no rail aggregation): same-rail pairs on different
+	 * leaves must cross a spine */
+	f = gen(16, 4, 2, 2);
+	TT_REQUIRE(f);
+	hratio_check(f, 1, "rails of 2 leaves, 16x4, 2 spines", 0);
+	ibf_fabric_free(f);
+	/* damage: a missing spine cable and a missing GPU cable */
+	f = gen(16, 4, 1, 2);
+	TT_REQUIRE(f);
+	int sp = -1;
+	for (uint32_t i = 0; i < f->nnodes && sp < 0; i++)
+		if (f->nodes[i].type == IBF_NODE_SWITCH && f->nodes[i].desc &&
+		    strstr(f->nodes[i].desc, "spine"))
+			sp = (int)i;
+	TT_REQUIRE(sp >= 0);
+	ibf_fabric_disconnect(f, sp, 1);
+	int n = ibf_fabric_find_id(f, "srv003-mlx5_2");
+	TT_REQUIRE(n >= 0);
+	ibf_fabric_disconnect(f, n, 1);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	hratio_check(f, 1, "rail-optimized with a missing spine cable and GPU cable", 1);
+	ibf_fabric_free(f);
 }
 
 int main(void)
@@ -371,7 +432,7 @@ int main(void)
 	TT(test_structure_generated);
 	TT(test_structure_damaged);
 	TT(test_map_errors);
-	TT(test_registry_roundtrip);
-	TT(test_registry_errors);
+	TT(test_registry);
+	TT(test_hratio);
 	return tt_done();
 }

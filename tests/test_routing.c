@@ -269,6 +269,42 @@ static void test_read_dump_lfts(void)
 	struct ibf_routes g2;
 	TT_REQUIRE(ibf_lfts_read(f, path, &g2, &err) == 0);
 	TT_CHECK(memcmp(g2.lft, want.lft, (size_t)want.nsw * want.stride) == 0);
+	/* and so do the fdbs forms (older OpenSM, ibdiagnet) */
+	static const char *const fdbs[] = { "line3.opensm.fdbs", "line3.ibdiagnet.fdbs" };
+	for (int k = 0; k < 2; k++) {
+		struct ibf_routes g3;
+		snprintf(path, sizeof(path), "%s/lfts/%s", fixtures(), fdbs[k]);
+		rc = ibf_lfts_read(f, path, &g3, &err);
+		TT_CHECK_MSG(rc == 0, "%s", ibf_error_format(&err, buf, sizeof(buf)));
+		if (!rc) {
+			TT_CHECK(memcmp(g3.lft, want.lft, (size_t)want.nsw * want.stride) == 0);
+			ibf_routes_free(&g3);
+		}
+	}
+	/* garbage in fdbs blocks: errors with lines */
+	static const struct {
+		const char *text;
+		long line;
+		const char *msg;
+	} bad[] = {
+		{ "dump_ucast_routes: Switch 0xzz\n", 1, "malformed" },
+		{ "dump_ucast_routes: Switch 0x0000000000100001\n", 1, "not in the fabric" },
+		{ "dump_ucast_routes: Switch 0x0000000000200000\nLID : Port\n0x0004 : 077 : 00 : yes\n", 3,
+		  "beyond" },
+		{ "dump_ucast_routes: Switch 0x0000000000200000\n0x0004 003\n", 2, "expected" },
+		{ "dump_ucast_routes: Switch 0x0000000000200000\nhello\n", 2, "unrecognised" },
+		{ "dump_ucast_routes: Switch 0x0000000000200000\n\ndump_ucast_routes: Switch "
+		  "0x0000000000200000\n", 3, "twice" },
+		{ "dump_ucast_routes: Switch 0x0000000000200000\n0x0fff : 001 : 00 : yes\n", 2, "above" },
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		struct ibf_routes g4;
+		rc = ibf_lfts_parse(f, bad[k].text, strlen(bad[k].text), "x.fdbs", &g4, &err);
+		TT_CHECK_MSG(rc != 0 && err.line == bad[k].line && strstr(err.msg, bad[k].msg),
+			     "case %zu: rc %d line %ld: %s", k, rc, err.line, err.msg);
+		if (!rc)
+			ibf_routes_free(&g4);
+	}
 	TT_REQUIRE(ibf_route_check(f, &g2, 0, &rep, NULL) == 0);
 	TT_EQ_INT(rep.pairs, 56);
 	TT_EQ_INT(rep.ok, 56);

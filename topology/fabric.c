@@ -203,6 +203,9 @@ void ibf_fabric_free(struct ibf_fabric *f)
 	free(f->switches);
 	free(f->adj_off);
 	free(f->adj);
+	free(f->port_adj);
+	free(f->adj_src);
+	free(f->adj_rev);
 	free(f->meta);
 	guid_index_drop(f);
 	free(f);
@@ -386,6 +389,30 @@ int ibf_fabric_finalize(struct ibf_fabric *f, struct ibf_error *err)
 				k++;
 			}
 		}
+	}
+	/* link indexes every module uses */
+	free(f->port_adj);
+	free(f->adj_src);
+	free(f->adj_rev);
+	f->port_adj = malloc(((size_t)f->nports_total + 1) * sizeof(*f->port_adj));
+	f->adj_src = malloc((nadj ? nadj : 1) * sizeof(*f->adj_src));
+	f->adj_rev = malloc((nadj ? nadj : 1) * sizeof(*f->adj_rev));
+	if (!f->port_adj || !f->adj_src || !f->adj_rev)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t i = 0; i < f->nports_total; i++)
+		f->port_adj[i] = -1;
+	for (s = 0; s < f->nsw; s++) {
+		const struct ibf_node *n = &f->nodes[f->switches[s]];
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			f->port_adj[n->port_off + f->adj[e].lport] = (int32_t)e;
+			f->adj_src[e] = s;
+		}
+	}
+	for (uint32_t e = 0; e < nadj; e++) {
+		/* the reverse: the neighbour's port the cable ends on */
+		const struct ibf_node *nb = &f->nodes[f->switches[f->adj[e].nbr]];
+		int32_t r = f->port_adj[nb->port_off + f->adj[e].rport];
+		f->adj_rev[e] = r >= 0 ? (uint32_t)r : UINT32_MAX;
 	}
 	if (ibf_fabric_index_guids(f))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
@@ -633,4 +660,46 @@ int ibf_fabric_sort(struct ibf_fabric *f, int32_t **old_of_new, struct ibf_error
 	else
 		free(order);
 	return rc;
+}
+
+/* ------------------------------------------------------------ duplicate GUIDs */
+
+static int dup_cmp(const void *a, const void *b)
+{
+	const struct ibf_dup_guid *x = a, *y = b;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, uint32_t *n,
+		       struct ibf_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	struct ibf_dup_guid *a = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*a));
+	if (!a)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	uint32_t m = 0;
+	for (uint32_t v = 0; v < f->nnodes; v++)
+		if (f->nodes[v].guid)
+			a[m++] = (struct ibf_dup_guid){ f->nodes[v].guid, (int32_t)v };
+	qsort(a, m, sizeof(*a), dup_cmp);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < m;) {
+		uint32_t j = i;
+		while (j < m && a[j].guid == a[i].guid)
+			j++;
+		if (j - i > 1)
+			for (uint32_t x = i; x < j; x++)
+				a[k++] = a[x];
+		i = j;
+	}
+	if (!k) {
+		free(a);
+		return 0;
+	}
+	*out = a;
+	*n = k;
+	return 0;
 }

@@ -119,6 +119,14 @@ struct ibf_fabric {
 	struct ibf_adj *adj;
 	/* number of non-switch (CA/router) ports that are connected to a switch */
 	uint32_t nhosts_ports;
+	/* link indexes, built by ibf_fabric_finalize() for every module:
+	 * port_adj[global port id] = adj index of a switch port facing another
+	 * switch, -1 otherwise; adj_src[e] = the switch adj entry e leaves;
+	 * adj_rev[e] = the adj entry of the same cable the other way
+	 * (UINT32_MAX for none) */
+	int32_t *port_adj;  /* [nports_total] */
+	uint32_t *adj_src;  /* [adj_off[nsw]] */
+	uint32_t *adj_rev;  /* [adj_off[nsw]] */
 
 	/* free-form generator metadata, "key=value;key=value", owned, may be NULL */
 	char *meta;
@@ -220,6 +228,21 @@ struct ibf_stats {
 int ibf_fabric_stats(const struct ibf_fabric *f, struct ibf_stats *st, int threads,
 		     struct ibf_error *err);
 void ibf_stats_free(struct ibf_stats *st);
+
+/* ------------------------------------------------------ duplicate GUIDs */
+
+/* Nodes whose node GUID another node also has (a firmware bug of some
+ * devices, e.g. SHARP aggregation nodes, makes discovery see one GUID at
+ * two places).  Readers keep both nodes (ibnetdiscover: a second record of
+ * one id, or two cables claiming one peer port); this lists every node of
+ * every shared GUID, sorted by GUID then node, into *out (malloc'd, NULL
+ * when none).  GUID 0 (unknown) is never reported. */
+struct ibf_dup_guid {
+	uint64_t guid;
+	int32_t node;
+};
+int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, uint32_t *n,
+		       struct ibf_error *err);
 
 /* ------------------------------------------------------ degraded links */
 

@@ -65,6 +65,13 @@ struct rd {
 
 	char *sbuf[2];
 	size_t scap[2];
+
+	/* node records whose id was already defined (ibnetdiscover of a fabric
+	 * with duplicated GUIDs): dup[k] is the later record, first[k] the
+	 * first; the later one is renamed "<id>#<n>" */
+	int32_t *dfirst, *ddup;
+	size_t ndup, capdup;
+	uint32_t clones;   /* nodes split off because two ports claim one peer port */
 };
 
 enum { T_CA = IBF_NODE_CA, T_SW = IBF_NODE_SWITCH, T_RT = IBF_NODE_ROUTER };
@@ -297,6 +304,43 @@ static int grow_defline(struct rd *r, size_t need)
 	return 0;
 }
 
+/* A second record with an id already defined: two nodes share a GUID
+ * (known firmware bug of e.g. SHARP aggregation nodes).  Keep both: the
+ * later one is renamed "<id>#<n>" and remembered, so that resolve() can
+ * give each port line the copy whose own record points back at it. */
+static int dup_record(struct rd *r, int node, int32_t first, size_t idlen)
+{
+	struct ibf_fabric *f = r->f;
+	char *nid = malloc(idlen + 16);
+	if (!nid)
+		return IBF_ENOMEM;
+	for (unsigned k = 2;; k++) {
+		snprintf(nid, idlen + 16, "%.*s#%u", (int)idlen, f->nodes[node].id, k);
+		if (ibf_smap_get(&r->ids, nid, strlen(nid)) < 0)
+			break;
+	}
+	free(f->nodes[node].id);
+	f->nodes[node].id = nid;
+	int32_t old;
+	if (ibf_smap_put(&r->ids, nid, strlen(nid), node, &old) < 0)
+		return IBF_ENOMEM;
+	if (r->ndup == r->capdup) {
+		size_t nc = r->capdup ? r->capdup * 2 : 8;
+		int32_t *a = realloc(r->dfirst, nc * sizeof(*a));
+		if (!a)
+			return IBF_ENOMEM;
+		r->dfirst = a;
+		a = realloc(r->ddup, nc * sizeof(*a));
+		if (!a)
+			return IBF_ENOMEM;
+		r->ddup = a;
+		r->capdup = nc;
+	}
+	r->dfirst[r->ndup] = first;
+	r->ddup[r->ndup++] = node;
+	return 0;
+}
+
 static int header_line(struct rd *r, struct ibf_cur *c, int type, long ln)
 {
 	const char *line = c->p;
@@ -391,10 +435,12 @@ static int header_line(struct rd *r, struct ibf_cur *c, int type, long ln)
 	rc = ibf_smap_put(&r->ids, f->nodes[node].id, idlen, node, &old);
 	if (rc < 0)
 		return oom(r, ln);
-	if (rc == 1)
+	if (rc == 1 && r->ibsim)
 		return ibf_error_set(r->err, IBF_EPARSE, r->name, ln,
 				     "node id '%s' is defined twice (first on line %ld)", sid,
 				     r->defline[old]);
+	if (rc == 1 && (rc = dup_record(r, node, old, idlen)))
+		return rc == IBF_ENOMEM ? oom(r, ln) : rc;
 	struct ibf_node *n = &f->nodes[node];
 	n->enhanced_sp0 = (uint8_t)esp0;
 	n->vendid = r->pa.have_vend ? r->pa.vend : 0;
@@ -749,6 +795,94 @@ static int guess_type(const struct placeholder *ph)
 	return T_SW;
 }
 
+/* Port lines that claim a peer port whose own record (or an earlier line)
+ * names a different peer: the peer's GUID is shared by two nodes.  Give
+ * such a line the duplicate record whose own line points back at it, else
+ * a new copy of the peer (same type, GUID and description, id
+ * "<id>#<n>"), so both cables survive and `topo info` reports the GUID. */
+static int split_duplicates(struct rd *r, int32_t *peer)
+{
+	struct ibf_fabric *f = r->f;
+	uint32_t np = f->nports_total;
+	int32_t *own = malloc((np ? np : 1) * sizeof(int32_t));
+	int32_t *claim = malloc((np ? np : 1) * sizeof(int32_t));
+	int rc = 0;
+	if (!own || !claim) {
+		rc = oom(r, 0);
+		goto out;
+	}
+	for (uint32_t g = 0; g < np; g++)
+		own[g] = claim[g] = -1;
+	for (size_t i = 0; i < r->nh; i++) {
+		const struct half *h = &r->h[i];
+		if (h->port <= f->nodes[h->node].nports)
+			own[f->nodes[h->node].port_off + h->port] = (int32_t)i;
+	}
+	/* pass 0: lines naming an id that has duplicate records take the copy
+	 * whose own line points back; pass 1: any remaining conflict splits */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r->nh; i++) {
+			const struct half *h = &r->h[i];
+			int32_t b = peer[i];
+			if (b < 0 || (uint32_t)b >= f->nnodes || h->pport > f->nodes[b].nports ||
+			    (b == h->node && h->pport == h->port))
+				continue;
+			int hasdup = 0;
+			for (size_t d = 0; d < r->ndup && !hasdup; d++)
+				hasdup = r->dfirst[d] == b;
+			if (pass == 0) {
+				if (!hasdup)
+					continue;
+				for (size_t d = 0; d <= r->ndup; d++) {
+					int32_t c = d < r->ndup ? r->ddup[d] : b;
+					if ((d < r->ndup && r->dfirst[d] != b) || h->pport > f->nodes[c].nports)
+						continue;
+					int32_t jj = own[f->nodes[c].port_off + h->pport];
+					if (jj >= 0 && peer[jj] == h->node && r->h[jj].pport == h->port) {
+						peer[i] = c;
+						break;
+					}
+				}
+				continue;
+			}
+			uint32_t gb = f->nodes[b].port_off + h->pport;
+			if (gb >= np)
+				continue;
+			int32_t j = own[gb];
+			int agrees = j >= 0 ? (peer[j] == h->node && r->h[j].pport == h->port)
+					    : (claim[gb] < 0 || (r->h[claim[gb]].node == h->node &&
+								 r->h[claim[gb]].port == h->port));
+			if (agrees) {
+				if (j < 0)
+					claim[gb] = (int32_t)i;
+				continue;
+			}
+			const struct ibf_node *bn = &f->nodes[b];
+			char nid[300];
+			snprintf(nid, sizeof(nid), "%s#%u", bn->id ? bn->id : "node",
+				 (unsigned)(r->ndup + r->clones + 2));
+			char *desc = bn->desc ? strdup(bn->desc) : NULL;
+			int c = ibf_fabric_add_node(f, bn->type, bn->nports, bn->guid, desc, nid, r->err);
+			free(desc);
+			if (c < 0) {
+				rc = c;
+				goto out;
+			}
+			bn = &f->nodes[b];
+			f->nodes[c].sysimg_guid = bn->sysimg_guid;
+			f->nodes[c].vendid = bn->vendid;
+			f->nodes[c].devid = bn->devid;
+			for (int p = 0; p <= bn->nports; p++)
+				ibf_port(f, c, p)->guid = ibf_port(f, b, p)->guid;
+			r->clones++;
+			peer[i] = c;
+		}
+out:
+	free(own);
+	free(claim);
+	return rc;
+}
+
 static int resolve(struct rd *r)
 {
 	struct ibf_fabric *f = r->f;
@@ -828,11 +962,16 @@ static int resolve(struct rd *r)
 		if (type == T_SW)
 			ibf_port(f, node, 0)->guid = f->nodes[node].guid;
 	}
+	for (size_t i = 0; i < r->nh; i++)
+		if (peer[i] < 0)
+			peer[i] = first_ph + (-2 - peer[i]);
+	if ((rc = split_duplicates(r, peer)))
+		goto out;
 	if ((rc = ibf_linker_init(&k, f, r->name, r->err)))
 		goto out;
 	for (size_t i = 0; i < r->nh; i++) {
 		struct half *h = &r->h[i];
-		int b = peer[i] >= 0 ? peer[i] : first_ph + (-2 - peer[i]);
+		int b = peer[i];
 		const struct ibf_node *bn = &f->nodes[b];
 		int is_ph = b >= first_ph;
 		if (h->pport <= bn->nports) {
@@ -856,6 +995,8 @@ static int resolve(struct rd *r)
 	if (ibf_io_meta_add(f, "format", "%s", r->ibsim ? "ibsim" : "ibnetdiscover") ||
 	    ibf_io_meta_add(f, "one_sided", "%u", one) ||
 	    (nph && ibf_io_meta_add(f, "placeholders", "%zu", nph)) ||
+	    ((r->ndup || r->clones) &&
+	     ibf_io_meta_add(f, "duplicate_guid_nodes", "%zu", r->ndup + r->clones)) ||
 	    (r->stderr_lines && ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines))) {
 		rc = oom(r, 0);
 		goto out;
@@ -898,6 +1039,8 @@ struct ibf_fabric *ibf_io_read_ibnd(const char *buf, size_t len, const char *nam
 		rc = ibf_fabric_finalize(r.f, r.err);
 	free(r.h);
 	free(r.defline);
+	free(r.dfirst);
+	free(r.ddup);
 	free(r.sbuf[0]);
 	free(r.sbuf[1]);
 	ibf_smap_free(&r.ids);

@@ -121,8 +121,8 @@ void fuzz_consume_fabric(const struct ibf_fabric *in, int all)
 		goto out;
 	if (!ibf_max_lid(f) && ibf_assign_lids(f, all ? 1 : 0, 0, NULL))
 		goto out;
-	static const char *const engines[] = { "minimal", "layered", "dmodk" };
-	for (unsigned i = 0; i < (all ? 3u : 1u); i++) {
+	static const char *const engines[] = { "minimal", "layered", "dmodk", "hratio" };
+	for (unsigned i = 0; i < (all ? 4u : 1u); i++) {
 		struct ibf_route_opts ro;
 		ibf_route_opts_default(&ro);
 		ro.threads = 1;

@@ -43,7 +43,7 @@ cp "$tmp/xgft.net" "$tmp/df.net" "$FX/real/sdr-mt43132-1switch-2hosts-2009.ibnet
 "$IBFAB" route --topology "$tmp/base.ibnd" --engine minimal -o "$C/lfts/base-minimal.lfts"
 "$IBFAB" route --topology "$tmp/base.ibnd" --engine layered --deadlock dfsssp \
 	-o "$C/lfts/base-layered.lfts" --sl "$C/sl/base-dfsssp.sl" --sl2vl "$C/sl2vl/base-dfsssp.sl2vl"
-cp "$FX"/lfts/*.dump* "$C/lfts/"
+cp "$FX"/lfts/*.dump* "$FX"/lfts/*.fdbs "$C/lfts/"
 # the same SLs as "<slid> <dlid> <sl>" lines (first 40)
 awk '/^Source switch/ { for (i = 1; i <= NF; i++) if ($i == "lid") s = $(i+1); next }
      /^0x/ && n < 40 { printf "%s %s %s\n", s, $1, $2; n++ }' "$C/sl/base-dfsssp.sl" \

@@ -1,0 +1,694 @@
+/* ibfab sim packet: the packet-level simulator on a fabric and its tables
+ * (docs/simulation.md). */
+#include "cli.h"
+#include "ibf_sim.h"
+#include "ibf_sim_packet.h"
+
+#include <getopt.h>
+#include <pthread.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	O_TOPO = 256, O_G2L, O_LMC, O_LFTS, O_SL, O_SL2VL, O_ENGINE, O_DEADLOCK, O_VLS, O_TRAFFIC,
+	O_LOAD, O_LOADS, O_SEED, O_WARMUP, O_MEASURE, O_DRAIN, O_BUF, O_ARB, O_MTU, O_HDR,
+	O_STALL, O_ROUTER, O_NSM, O_HOSTM, O_SWM, O_SRCQ, O_JSON, O_QUIET, O_ACCELS, O_ACCG,
+	O_NICG, O_MIX, O_INTER, O_IPAY, O_IHDR, O_MSG, O_AGGT, O_THREADS, O_LINKU, O_NICPKT, O_NODEBUF, O_NICBUF
+};
+
+static const char sp_help[] =
+	"Usage: ibfab sim packet --topology FILE (--lfts DUMP [--sl F] [--sl2vl F] |\n"
+	"                        --engine E [--lmc N] [--deadlock S] [--vls N])\n"
+	"                        [--traffic uniform|PATTERN] (--load L | --loads A:B:STEP)\n"
+	"                        [--seed S] [--warmup T] [--measure T] [--drain T]\n"
+	"                        [--buffer BYTES] [--arb rr|age] [--mtu BYTES] [--json] [-q]\n"
+	"\n"
+	"Discrete-event packet simulation driven by the forwarding tables: input-queued\n"
+	"switches with a buffer per input port and VL, virtual cut-through, credit-based\n"
+	"flow control per VL, round-robin or oldest-first output arbitration, link rates\n"
+	"from the ports' width x speed.  Every end port sends open-loop traffic (uniform\n"
+	"random, or a fixed pattern) at L x its link rate.  Reports accepted\n"
+	"throughput, latency (mean, p50, p99), per-VL utilisation of the switch links,\n"
+	"credit stalls; when packets sit in switch buffers and nothing moves for the\n"
+	"stall time, the run stops and prints the cycle of (link, VL) buffers that wait\n"
+	"on each other.\n"
+	"\n"
+	"  --topology F      the fabric (any format ibfab reads); --guid2lid F, --lmc N\n"
+	"  --lfts DUMP       tables to simulate (opensm-lfts.dump, dump_lfts output)\n"
+	"  --sl F            path SLs (ibfab SL dump, saquery -p); default SL 0\n"
+	"  --sl2vl F         switch SL2VL tables (ibfab dump, smpquery sl2vl); default\n"
+	"                    VL = SL mod --vls\n"
+	"  --engine E        compute the tables with engine E instead (seeded by --seed)\n"
+	"  --deadlock S      none (default), dfsssp, coloring or auto: SLs and SL2VL from\n"
+	"                    the deadlock module, on --vls VLs\n"
+	"  --vls N           data VLs per port (buffers), 1..15 (default 8)\n"
+	"  --traffic T       uniform (default), or a pattern of `ibfab sim flow`\n"
+	"                    (shift:C, perm, bisection, adversarial, ...): its first\n"
+	"                    phase fixes each host's destinations, one drawn per packet\n"
+	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
+	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
+	"                    points at once (same results for any N)\n"
+	"  --warmup T, --measure T, --drain T   times (ns, or with us/ms); defaults\n"
+	"                    20us, 50us, drain = measure (waiting for measured packets)\n"
+	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB suffix)\n"
+	"  --arb rr|age      output arbitration (default rr)\n"
+	"  --mtu BYTES       payload per packet (default 4032; header 64, --header B)\n"
+	"  --link-util FILE  utilisation of every directed link (CSV: load, from, port,\n"
+	"                    to, port, kind, Gb/s, utilisation)\n"
+	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times)\n"
+	"  --router-ns N     head arrival to eligibility at the output (default 100)\n"
+	"  --ns-per-m N      propagation per metre (default 25)\n"
+	"  --host-cable-m M, --switch-cable-m M   cable lengths (default 2 and 10)\n"
+	"  --srcq N          packets a host queues before dropping new ones (default 256)\n"
+	"\n"
+	"Node model (--accels K): every end port is the NIC of a node with K\n"
+	"accelerators on an intra-node switch; --load is then a fraction of the\n"
+	"accelerator rate and the traffic is the node mix:\n"
+	"  --accels K        accelerators per node (1..64)\n"
+	"  --acc-gbps G      accelerator link (default 512); --nic-gbps G: switch-NIC\n"
+	"                    link (default 128)\n"
+	"  --mix C1..C5      20/15/10/5/0 % of the messages leave the node (default C1);\n"
+	"                    or --inter-frac F\n"
+	"  --ipkt-payload B  intra-node packet payload (default 128; header --ipkt-header 20)\n"
+	"  --msg B           message size (default 4096)\n"
+	"  --agg-timeout T   NIC: send a partly filled fabric packet after T (default 200ns)\n"
+	"  --nic-pkt-ns N    NIC: processing time per intra-node packet, each way (default 0)\n"
+	"  --node-buf B      bounded intra-node queues (bytes) with back-pressure and\n"
+	"                    head-of-line blocking; --nic-buf B what a NIC holds (256k)\n"
+	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
+
+struct sp_args {
+	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util;
+	int have_pattern;
+	struct ibf_sim_pattern pattern;
+	long lmc, vls, threads;
+	int deadlock, json, quiet;
+	double l0, l1, lstep;
+	struct ibf_psim_opts o;
+};
+
+/* "123", "12.5us", "1ms", "800ns" -> ns */
+static int parse_time(const char *opt, const char *v, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+	double mul = 1;
+	if (!strcmp(end, "us"))
+		mul = 1e3;
+	else if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (*end && strcmp(end, "ns"))
+		end = NULL;
+	if (end == v || !end || !(x >= 0) || x * mul > 1e10) {
+		fprintf(stderr, "ibfab: %s: bad time '%s' (ns, or with ns/us/ms)\n", opt, v);
+		return -1;
+	}
+	*out = x * mul;
+	return 0;
+}
+
+static int parse_double(const char *opt, const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+	if (end == v || *end || !(x >= lo && x <= hi)) {
+		fprintf(stderr, "ibfab: %s: '%s' is not a number in [%g, %g]\n", opt, v, lo, hi);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse_bytes(const char *opt, const char *v, long lo, long hi, long *out)
+{
+	char *end;
+	long x = strtol(v, &end, 10);
+	if (!strcmp(end, "k") || !strcmp(end, "K") || !strcmp(end, "KiB"))
+		x *= 1024, end += strlen(end);
+	if (end == v || *end || x < lo || x > hi) {
+		fprintf(stderr, "ibfab: %s: '%s' is not a byte count in [%ld, %ld]\n", opt, v, lo, hi);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a)
+{
+	static const struct option lo[] = {
+		{"topology", required_argument, 0, O_TOPO}, {"guid2lid", required_argument, 0, O_G2L},
+		{"lmc", required_argument, 0, O_LMC}, {"lfts", required_argument, 0, O_LFTS},
+		{"sl", required_argument, 0, O_SL}, {"sl2vl", required_argument, 0, O_SL2VL},
+		{"engine", required_argument, 0, O_ENGINE},
+		{"deadlock", required_argument, 0, O_DEADLOCK},
+		{"vls", required_argument, 0, O_VLS}, {"traffic", required_argument, 0, O_TRAFFIC},
+		{"load", required_argument, 0, O_LOAD}, {"loads", required_argument, 0, O_LOADS},
+		{"seed", required_argument, 0, O_SEED}, {"warmup", required_argument, 0, O_WARMUP},
+		{"measure", required_argument, 0, O_MEASURE}, {"drain", required_argument, 0, O_DRAIN},
+		{"buffer", required_argument, 0, O_BUF}, {"arb", required_argument, 0, O_ARB},
+		{"mtu", required_argument, 0, O_MTU}, {"header", required_argument, 0, O_HDR},
+		{"stall", required_argument, 0, O_STALL},
+		{"router-ns", required_argument, 0, O_ROUTER},
+		{"ns-per-m", required_argument, 0, O_NSM},
+		{"host-cable-m", required_argument, 0, O_HOSTM},
+		{"switch-cable-m", required_argument, 0, O_SWM},
+		{"srcq", required_argument, 0, O_SRCQ}, {"json", no_argument, 0, O_JSON},
+		{"accels", required_argument, 0, O_ACCELS},
+		{"acc-gbps", required_argument, 0, O_ACCG}, {"nic-gbps", required_argument, 0, O_NICG},
+		{"mix", required_argument, 0, O_MIX}, {"inter-frac", required_argument, 0, O_INTER},
+		{"ipkt-payload", required_argument, 0, O_IPAY},
+		{"ipkt-header", required_argument, 0, O_IHDR}, {"msg", required_argument, 0, O_MSG},
+		{"agg-timeout", required_argument, 0, O_AGGT},
+		{"threads", required_argument, 0, O_THREADS},
+		{"link-util", required_argument, 0, O_LINKU},
+		{"nic-pkt-ns", required_argument, 0, O_NICPKT},
+		{"node-buf", required_argument, 0, O_NODEBUF},
+		{"nic-buf", required_argument, 0, O_NICBUF},
+		{"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	memset(a, 0, sizeof(*a));
+	ibf_psim_opts_default(&a->o);
+	a->lmc = -1;
+	a->vls = 8;
+	a->threads = 1;
+	a->l0 = -1;
+	int c;
+	long v;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
+		switch (c) {
+		case O_TOPO: a->topo = optarg; break;
+		case O_G2L: a->g2l = optarg; break;
+		case O_LFTS: a->lfts = optarg; break;
+		case O_SL: a->sl = optarg; break;
+		case O_SL2VL: a->sl2vl = optarg; break;
+		case O_ENGINE: a->engine = optarg; break;
+		case O_JSON: a->json = 1; break;
+		case 'q':
+		case O_QUIET: a->quiet = 1; break;
+		case O_LMC:
+			if (cli_int("--lmc", optarg, 0, 7, &a->lmc))
+				return 2;
+			break;
+		case O_DEADLOCK:
+			a->deadlock = ibf_deadlock_from_name(optarg);
+			if (a->deadlock < 0)
+				return cli_usage_error(prog, "--deadlock: '%s' is not none, dfsssp, coloring or auto",
+						       optarg);
+			break;
+		case O_VLS:
+			if (cli_int("--vls", optarg, 1, 15, &a->vls))
+				return 2;
+			break;
+		case O_TRAFFIC:
+			a->have_pattern = strcmp(optarg, "uniform") != 0;
+			if (a->have_pattern) {
+				struct ibf_error e;
+				ibf_error_clear(&e);
+				if (ibf_sim_pattern_parse(optarg, &a->pattern, &e))
+					return cli_usage_error(prog, "--traffic: %s", e.msg);
+			}
+			break;
+		case O_LOAD:
+			if (parse_double("--load", optarg, 1e-6, 1.0, &a->l0))
+				return 2;
+			a->l1 = a->l0;
+			a->lstep = 1;
+			break;
+		case O_LOADS: {
+			char *e1, *e2, *e3;
+			a->l0 = strtod(optarg, &e1);
+			a->l1 = *e1 == ':' ? strtod(e1 + 1, &e2) : (e2 = e1, -1);
+			a->lstep = *e2 == ':' ? strtod(e2 + 1, &e3) : (e3 = e2, -1);
+			if (*e3 || !(a->l0 > 0) || !(a->l1 >= a->l0) || !(a->l1 <= 1.0) ||
+			    !(a->lstep > 0))
+				return cli_usage_error(prog, "--loads: want A:B:STEP with 0 < A <= B <= 1, STEP > 0");
+			break;
+		}
+		case O_SEED:
+			if (cli_int("--seed", optarg, 0, 0x7fffffffL, &v))
+				return 2;
+			a->o.seed = (uint64_t)v;
+			break;
+		case O_WARMUP:
+			if (parse_time("--warmup", optarg, &a->o.warmup_ns))
+				return 2;
+			break;
+		case O_MEASURE:
+			if (parse_time("--measure", optarg, &a->o.measure_ns) || !(a->o.measure_ns > 0))
+				return cli_usage_error(prog, "--measure must be > 0");
+			break;
+		case O_DRAIN:
+			if (parse_time("--drain", optarg, &a->o.drain_ns))
+				return 2;
+			break;
+		case O_STALL:
+			if (parse_time("--stall", optarg, &a->o.stall_ns) || !(a->o.stall_ns > 0))
+				return cli_usage_error(prog, "--stall must be > 0");
+			break;
+		case O_BUF:
+			if (parse_bytes("--buffer", optarg, 1, 1L << 30, &v))
+				return 2;
+			a->o.buf_bytes = (uint32_t)v;
+			break;
+		case O_MTU:
+			if (parse_bytes("--mtu", optarg, 1, 65000, &v))
+				return 2;
+			a->o.mtu_payload = (uint32_t)v;
+			break;
+		case O_HDR:
+			if (parse_bytes("--header", optarg, 0, 512, &v))
+				return 2;
+			a->o.hdr_bytes = (uint32_t)v;
+			break;
+		case O_ARB:
+			if (!strcmp(optarg, "rr"))
+				a->o.arb = IBF_PSIM_ARB_RR;
+			else if (!strcmp(optarg, "age"))
+				a->o.arb = IBF_PSIM_ARB_AGE;
+			else
+				return cli_usage_error(prog, "--arb: rr or age");
+			break;
+		case O_ROUTER:
+			if (parse_double("--router-ns", optarg, 0, 1e6, &a->o.router_ns))
+				return 2;
+			break;
+		case O_NSM:
+			if (parse_double("--ns-per-m", optarg, 0, 1e4, &a->o.ns_per_m))
+				return 2;
+			break;
+		case O_HOSTM:
+			if (parse_double("--host-cable-m", optarg, 0, 1e5, &a->o.host_cable_m))
+				return 2;
+			break;
+		case O_SWM:
+			if (parse_double("--switch-cable-m", optarg, 0, 1e5, &a->o.switch_cable_m))
+				return 2;
+			break;
+		case O_SRCQ:
+			if (cli_int("--srcq", optarg, 1, 1L << 20, &v))
+				return 2;
+			a->o.srcq_max = (uint32_t)v;
+			break;
+		case O_ACCELS:
+			if (cli_int("--accels", optarg, 1, 64, &v))
+				return 2;
+			a->o.accels = (int)v;
+			break;
+		case O_ACCG:
+			if (parse_double("--acc-gbps", optarg, 0.001, 1e6, &a->o.acc_gbps))
+				return 2;
+			break;
+		case O_NICG:
+			if (parse_double("--nic-gbps", optarg, 0.001, 1e6, &a->o.nic_gbps))
+				return 2;
+			break;
+		case O_MIX:
+			if (strlen(optarg) != 2 || (optarg[0] != 'C' && optarg[0] != 'c') ||
+			    optarg[1] < '1' || optarg[1] > '5')
+				return cli_usage_error(prog, "--mix: C1, C2, C3, C4 or C5");
+			a->o.inter_frac = (5 - (optarg[1] - '0')) * 0.05;
+			break;
+		case O_INTER:
+			if (parse_double("--inter-frac", optarg, 0, 1, &a->o.inter_frac))
+				return 2;
+			break;
+		case O_IPAY:
+			if (parse_bytes("--ipkt-payload", optarg, 1, 60000, &v))
+				return 2;
+			a->o.ipkt_payload = (uint32_t)v;
+			break;
+		case O_IHDR:
+			if (parse_bytes("--ipkt-header", optarg, 0, 512, &v))
+				return 2;
+			a->o.ipkt_hdr = (uint32_t)v;
+			break;
+		case O_MSG:
+			if (parse_bytes("--msg", optarg, 1, 1L << 24, &v))
+				return 2;
+			a->o.msg_bytes = (uint32_t)v;
+			break;
+		case O_LINKU: a->link_util = optarg; break;
+		case O_NODEBUF:
+			if (parse_bytes("--node-buf", optarg, 1, 1L << 30, &v))
+				return 2;
+			a->o.node_buf_bytes = (uint32_t)v;
+			break;
+		case O_NICBUF:
+			if (parse_bytes("--nic-buf", optarg, 1, 1L << 30, &v))
+				return 2;
+			a->o.nic_buf_bytes = (uint32_t)v;
+			break;
+		case O_NICPKT:
+			if (parse_double("--nic-pkt-ns", optarg, 0, 1e6, &a->o.nic_pkt_ns))
+				return 2;
+			break;
+		case O_THREADS:
+			if (cli_int("--threads", optarg, 1, 64, &a->threads))
+				return 2;
+			break;
+		case O_AGGT:
+			if (parse_time("--agg-timeout", optarg, &a->o.agg_timeout_ns))
+				return 2;
+			break;
+		case 'h': fputs(sp_help, stdout); return -1;
+		default: return cli_usage_error(prog, "bad option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (!a->topo)
+		return cli_usage_error(prog, "--topology FILE is required");
+	if (!a->lfts == !a->engine)
+		return cli_usage_error(prog, "give exactly one of --lfts DUMP and --engine E");
+	if (a->lfts && a->deadlock)
+		return cli_usage_error(prog, "--deadlock goes with --engine (with --lfts give --sl/--sl2vl)");
+	if (a->engine && (a->sl || a->sl2vl))
+		return cli_usage_error(prog, "--sl/--sl2vl go with --lfts (with --engine use --deadlock)");
+	if (a->l0 < 0)
+		return cli_usage_error(prog, "--load L or --loads A:B:STEP is required");
+	a->o.vls = (int)a->vls;
+	return 0;
+}
+
+/* The tables: read, or computed (and given SLs by the deadlock module). */
+static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
+		      struct ibf_sl_table *sl, struct ibf_sl2vl_table *s2v, int *have_sl,
+		      int *have_s2v, struct ibf_error *err)
+{
+	int rc;
+	if (a->lfts) {
+		rc = ibf_lfts_read(f, a->lfts, r, err);
+		if (!rc && a->sl) {
+			rc = ibf_sl_read(f, a->sl, sl, err);
+			*have_sl = !rc;
+		}
+		if (!rc && a->sl2vl) {
+			rc = ibf_sl2vl_read(f, a->sl2vl, s2v, err);
+			*have_s2v = !rc;
+		}
+		return rc;
+	}
+	if (!ibf_engine_find(a->engine))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown engine '%s' (see ibfab route --help)",
+				     a->engine);
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	ro.seed = a->o.seed;
+	ro.log = cli_log;
+	rc = ibf_route(f, a->engine, &ro, r, NULL, err);
+	if (rc || a->deadlock == IBF_DEADLOCK_NONE)
+		return rc;
+	struct ibf_dl_opts dlo;
+	ibf_dl_opts_default(&dlo);
+	dlo.scheme = a->deadlock;
+	dlo.max_vls = (int)a->vls;
+	int info = !a->quiet;
+	dlo.log = cli_log;
+	dlo.log_ctx = &info;
+	struct ibf_dl *dl = NULL;
+	rc = ibf_deadlock_apply(f, r, &dlo, &dl, err);
+	if (!rc) {
+		char buf[1024];
+		if (!a->quiet)
+			fprintf(stderr, "ibfab sim packet: %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
+		rc = ibf_sl_table_from_dl(f, dl, sl, err);
+		*have_sl = !rc;
+		if (!rc) {
+			rc = ibf_sl2vl_table_from_dl(f, dl, s2v, err);
+			*have_s2v = !rc;
+		}
+	}
+	ibf_dl_free(dl);
+	return rc;
+}
+
+static const char *node_label(const struct ibf_fabric *f, uint32_t n)
+{
+	const struct ibf_node *nd = &f->nodes[n];
+	return nd->desc ? nd->desc : nd->id ? nd->id : "?";
+}
+
+/* CSV field: quoted, inner quotes doubled */
+static void csv_str(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', o);
+		fputc(*s, o);
+	}
+	fputc('"', o);
+}
+
+static int write_link_util(const char *path, const struct ibf_fabric *f, const double *load,
+			   const struct ibf_psim_result *res, int n, struct ibf_error *err)
+{
+	struct ibf_atomic at;
+	int rc = ibf_atomic_open(&at, path, err);
+	if (rc)
+		return rc;
+	fprintf(at.fp, "load,from,from_port,to,to_port,kind,gbps,util\n");
+	for (int k = 0; k < n; k++) {
+		if (!res[k].nlinks)
+			continue;
+		for (uint32_t v = 0; v < f->nnodes; v++)
+			for (int p = 1; p <= f->nodes[v].nports; p++) {
+				const struct ibf_port *pp = ibf_port(f, (int)v, p);
+				uint32_t g = f->nodes[v].port_off + (uint32_t)p;
+				if (pp->peer_node == IBF_NO_NODE || g >= res[k].nlinks)
+					continue;
+				int a = f->nodes[v].type == IBF_NODE_SWITCH;
+				int b = f->nodes[pp->peer_node].type == IBF_NODE_SWITCH;
+				if (!a && !b)
+					continue;
+				fprintf(at.fp, "%.4f,", load[k]);
+				csv_str(at.fp, node_label(f, v));
+				fprintf(at.fp, ",%d,", p);
+				csv_str(at.fp, node_label(f, (uint32_t)pp->peer_node));
+				fprintf(at.fp, ",%u,%s,%.3f,%.6f\n", pp->peer_port,
+					a && b ? "switch" : a ? "to-host" : "from-host",
+					(double)res[k].link_gbps[g], (double)res[k].link_util[g]);
+			}
+	}
+	return ibf_atomic_commit(&at, 1, err);
+}
+
+/* Destinations per host from the first phase of a flow-simulator pattern
+ * (ranks = hosts, one per host, in ibf_sim_net order). */
+struct phase0 {
+	uint32_t nh;
+	uint32_t *off, *dst;
+	int done;
+};
+
+static int take_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t index, uint32_t n)
+{
+	struct phase0 *p = ctx;
+	(void)index;
+	(void)n;
+	p->off = calloc((size_t)p->nh + 1, sizeof(*p->off));
+	p->dst = malloc((ph->nflows ? ph->nflows : 1) * sizeof(*p->dst));
+	if (!p->off || !p->dst)
+		return 1;
+	for (uint64_t k = 0; k < ph->nflows; k++)
+		if (ph->flow[k].src != ph->flow[k].dst && ph->flow[k].src < p->nh)
+			p->off[ph->flow[k].src + 1]++;
+	for (uint32_t h = 0; h < p->nh; h++)
+		p->off[h + 1] += p->off[h];
+	uint32_t *fill = calloc(p->nh ? p->nh : 1, sizeof(*fill));
+	if (!fill)
+		return 1;
+	for (uint64_t k = 0; k < ph->nflows; k++) {
+		const struct ibf_sim_flow *fl = &ph->flow[k];
+		if (fl->src != fl->dst && fl->src < p->nh)
+			p->dst[p->off[fl->src] + fill[fl->src]++] = fl->dst;
+	}
+	free(fill);
+	p->done = 1;
+	return 1; /* the first phase is enough */
+}
+
+static int build_traffic(const struct sp_args *a, const struct ibf_fabric *f,
+			 const struct ibf_routes *r, struct phase0 *p, struct ibf_error *err)
+{
+	struct ibf_sim_net net;
+	int rc = ibf_sim_net_init(&net, f, r, IBF_CONG_ORDER_AUTO, err);
+	if (rc)
+		return rc;
+	struct ibf_sim_placement pl;
+	memset(&pl, 0, sizeof(pl));
+	rc = ibf_sim_place(&net, IBF_PLACE_LINEAR, 0, 1, a->o.seed, NULL, &pl, err);
+	p->nh = net.nhosts;
+	if (!rc) {
+		struct ibf_sim_pattern pat = a->pattern;
+		pat.seed = a->o.seed;
+		rc = ibf_sim_pattern_run(&net, &pl, &pat, take_phase, p, err);
+		if (!rc && !p->done)
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the traffic pattern has no flows");
+		if (rc == 0 && p->done && !p->off)
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		if (rc && p->done && err->code == 0)
+			rc = 0;
+	}
+	ibf_sim_placement_free(&pl);
+	ibf_sim_net_free(&net);
+	return rc;
+}
+
+/* The load points of a sweep, run by `threads` workers (each run is
+ * independent and deterministic: the results do not depend on the thread
+ * count); printed in load order afterwards. */
+struct sweep {
+	int n;
+	double *load;
+	struct ibf_psim_result *res;
+	int *rc;
+	struct ibf_error *err;
+	/* shared with the workers */
+	const struct sp_args *a;
+	const struct ibf_fabric *f;
+	const struct ibf_routes *r;
+	const struct ibf_sl_table *sl;
+	const struct ibf_sl2vl_table *s2v;
+	pthread_mutex_t mu;
+	int next;
+};
+
+static void *sweep_worker(void *arg)
+{
+	struct sweep *w = arg;
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		int k = w->next++;
+		pthread_mutex_unlock(&w->mu);
+		if (k >= w->n)
+			return NULL;
+		struct ibf_psim_opts o = w->a->o;
+		o.load = w->load[k];
+		ibf_error_clear(&w->err[k]);
+		w->rc[k] = ibf_psim_run(w->f, w->r, w->sl, w->s2v, &o, &w->res[k], &w->err[k]);
+	}
+}
+
+static void sweep_free(struct sweep *w)
+{
+	for (int k = 0; k < w->n; k++)
+		if (!w->rc[k])
+			ibf_psim_result_free(&w->res[k]);
+	free(w->load);
+	free(w->res);
+	free(w->rc);
+	free(w->err);
+	memset(w, 0, sizeof(*w));
+}
+
+static int sweep_run(const struct sp_args *a, const struct ibf_fabric *f,
+		     const struct ibf_routes *r, const struct ibf_sl_table *sl,
+		     const struct ibf_sl2vl_table *s2v, struct sweep *w, struct ibf_error *err)
+{
+	int n = 0;
+	while (a->l0 + n * a->lstep <= a->l1 + 1e-9 && n < 10000)
+		n++;
+	w->load = calloc((size_t)n, sizeof(*w->load));
+	w->res = calloc((size_t)n, sizeof(*w->res));
+	w->rc = calloc((size_t)n, sizeof(*w->rc));
+	w->err = calloc((size_t)n, sizeof(*w->err));
+	if (!w->load || !w->res || !w->rc || !w->err)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	w->n = n;
+	for (int k = 0; k < n; k++) {
+		double l = a->l0 + k * a->lstep;
+		w->load[k] = l > 1.0 ? 1.0 : l;
+		w->rc[k] = IBF_EINVAL; /* not run yet */
+	}
+	w->a = a;
+	w->f = f;
+	w->r = r;
+	w->sl = sl;
+	w->s2v = s2v;
+	pthread_mutex_init(&w->mu, NULL);
+	int nt = (int)(a->threads < n ? a->threads : n);
+	pthread_t th[64];
+	int started = 0;
+	for (int t = 1; t < nt; t++)
+		if (!pthread_create(&th[started], NULL, sweep_worker, w))
+			started++;
+	sweep_worker(w);
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&w->mu);
+	for (int k = 0; k < n; k++)
+		if (w->rc[k]) {
+			*err = w->err[k];
+			return w->rc[k];
+		}
+	return 0;
+}
+
+int cmd_sim_packet(int argc, char **argv)
+{
+	struct sp_args a;
+	const char *prog = "ibfab sim packet";
+	int rc = parse_args(prog, argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
+	if (!f)
+		return cli_fail(&err);
+	struct ibf_routes r;
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	memset(&r, 0, sizeof(r));
+	memset(&sl, 0, sizeof(sl));
+	memset(&s2v, 0, sizeof(s2v));
+	int have_sl = 0, have_s2v = 0, dead = 0;
+	rc = get_tables(&a, f, &r, &sl, &s2v, &have_sl, &have_s2v, &err);
+	struct phase0 tr;
+	memset(&tr, 0, sizeof(tr));
+	if (!rc && a.have_pattern && a.o.accels)
+		rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
+				   "--traffic patterns drive hosts; the node model has its own mixes");
+	if (!rc && a.have_pattern) {
+		rc = build_traffic(&a, f, &r, &tr, &err);
+		a.o.traffic_off = tr.off;
+		a.o.traffic_dst = tr.dst;
+		a.o.traffic_nhosts = tr.nh;
+	}
+	struct sweep sw;
+	memset(&sw, 0, sizeof(sw));
+	if (!rc)
+		rc = sweep_run(&a, f, &r, have_sl ? &sl : NULL, have_s2v ? &s2v : NULL, &sw, &err);
+	for (int k = 0; !rc && k < sw.n; k++) {
+		const struct ibf_psim_result *res = &sw.res[k];
+		if (a.json) {
+			printf("%s{\"load\":%.6f,\"result\":", k ? "," : "{\"runs\":[", sw.load[k]);
+			ibf_psim_result_write_json(f, res, a.o.vls, stdout);
+			printf("}");
+		} else {
+			printf("%sload %.4f (seed %llu, %s arbitration, %u B buffers, %u B packets)\n",
+			       k ? "\n" : "", sw.load[k], (unsigned long long)a.o.seed,
+			       a.o.arb == IBF_PSIM_ARB_AGE ? "age" : "round-robin", a.o.buf_bytes,
+			       a.o.mtu_payload + a.o.hdr_bytes);
+			ibf_psim_result_write_text(f, res, a.o.vls, stdout);
+		}
+		dead |= res->deadlock;
+	}
+	if (!rc && a.json)
+		printf("]}\n");
+	if (!rc && a.link_util)
+		rc = write_link_util(a.link_util, f, sw.load, sw.res, sw.n, &err);
+	sweep_free(&sw);
+	free(tr.off);
+	free(tr.dst);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	if (rc)
+		return cli_fail(&err);
+	return dead ? 1 : 0;
+}

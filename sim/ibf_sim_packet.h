@@ -1,0 +1,186 @@
+/* ibfab offline simulator, packet level (docs/simulation.md).
+ *
+ * A discrete-event model of an InfiniBand fabric driven by the tables ibfab
+ * (or a live fabric) programs: the LFTs (struct ibf_routes), the path SLs
+ * (struct ibf_sl_table) and the switches' SL2VL tables (struct
+ * ibf_sl2vl_table).  Switches are input-queued with one buffer per input
+ * port and VL, forward by virtual cut-through, and send only when the
+ * downstream buffer has room for the whole packet (credit-based flow
+ * control per VL).  Each output port arbitrates among the heads of the input
+ * buffers that want it, round-robin over the input ports or oldest packet
+ * first.  Links run at width x speed of the fabric's ports; a link's
+ * propagation delay is ns_per_m x a length per link class.
+ *
+ * Hosts are the end ports (CA/router ports cabled to a switch).  Each
+ * sends open-loop traffic: packets with exponential gaps at `load` x its
+ * link rate, to a destination host drawn uniformly among the others, or
+ * among its destinations in a fixed pattern (LID layer drawn uniformly when
+ * the LMC is > 0).
+ *
+ * Deterministic: the same inputs and seed give the same results (one event
+ * heap ordered by time, ties broken by insertion order; one random stream).
+ * Single-threaded.  No OpenSM headers, no printing. */
+#ifndef IBF_SIM_PACKET_H
+#define IBF_SIM_PACKET_H
+
+#include "ibf_deadlock.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ibf_psim_arb {
+	IBF_PSIM_ARB_RR = 0,  /* round-robin over the input ports (then VLs) */
+	IBF_PSIM_ARB_AGE = 1, /* oldest packet (generation time) first */
+};
+
+struct ibf_psim_opts {
+	uint64_t seed;
+	double load;           /* offered load per host, fraction of its link rate (0..1] */
+	uint32_t mtu_payload;  /* payload bytes per packet (default 4032) */
+	uint32_t hdr_bytes;    /* header bytes per packet (default 64) */
+	uint32_t buf_bytes;    /* input buffer per port and VL (default 131072) */
+	int vls;               /* data VLs modelled, 1..15 (default 8) */
+	int arb;               /* enum ibf_psim_arb */
+	double warmup_ns;      /* default 20000 */
+	double measure_ns;     /* default 50000 */
+	double drain_ns;       /* after the window: wait this long at most for
+				* the measured packets still in flight (default
+				* = measure_ns); generation goes on meanwhile */
+	double router_ns;      /* head arrival -> eligible at the output (default 100) */
+	double ns_per_m;       /* propagation (default 25, as in SAURON) */
+	double host_cable_m;   /* length of host links (default 2) */
+	double switch_cable_m; /* length of switch-to-switch links (default 10) */
+	double stall_ns;       /* deadlock: packets in switch buffers and nothing
+				* moved for this long (default 50000) */
+	uint32_t srcq_max;     /* packets a host queues before it drops new ones (default 256) */
+	uint32_t max_cycle;    /* longest deadlock cycle reported (default 64) */
+	/* fixed destinations instead of uniform traffic (NULL: uniform): host
+	 * h sends to dst[off[h] .. off[h + 1] - 1] (host indices as
+	 * ibf_sim_net_init numbers them), one drawn uniformly per packet; a
+	 * host without destinations stays silent.  off has nhosts + 1 entries. */
+	const uint32_t *traffic_off, *traffic_dst;
+	uint32_t traffic_nhosts;
+	/* node model (accels > 0): every end port is the NIC of a node of
+	 * `accels` accelerators on an intra-node switch; the accelerators send
+	 * open-loop messages at `load` x acc_gbps (payload), split into
+	 * intra-node packets; those for other nodes cross the NIC link, are
+	 * packed by the NIC into fabric packets per destination node (sealed
+	 * when the next one would not fit or after agg_timeout_ns), and split
+	 * again by the destination NIC.  Intra-node links are store-and-forward
+	 * queues, unbounded or (node_buf_bytes) with back-pressure; the fabric
+ * keeps its full model.
+	 * At most 4096 nodes. */
+	int accels;            /* accelerators per node, 0 = off (hosts send uniform traffic) */
+	double acc_gbps;       /* accelerator <-> intra-node switch link (default 512) */
+	double nic_gbps;       /* intra-node switch <-> NIC link (default 128) */
+	uint32_t ipkt_payload; /* intra-node packet payload (default 128) */
+	uint32_t ipkt_hdr;     /* intra-node packet header (default 20) */
+	uint32_t msg_bytes;    /* message size (default 4096) */
+	double inter_frac;     /* share of messages for other nodes (C1..C5: .20 .15 .10 .05 0) */
+	double node_hop_ns;    /* each intra-node link: propagation + switching (default 20) */
+	double nic_agg_ns;     /* NIC: cost of handing a sealed fabric packet to the port (default 50) */
+	double nic_split_ns;   /* NIC: cost of splitting a fabric packet (default 50) */
+	uint32_t node_buf_bytes; /* > 0: bounded intra-node queues with back-pressure: a
+				  * link sends its head packet only when the queue after it
+				  * (accelerator link, NIC link) holds less than this many
+				  * bytes, else it waits (its FIFO blocks behind: head-of-line
+				  * blocking); 0 (default): unbounded */
+	uint32_t nic_buf_bytes;  /* with node_buf_bytes: what a NIC holds (aggregation and
+				  * port queue) before the NIC link waits (default 262144) */
+	double nic_pkt_ns;     /* NIC: processing time of each intra-node packet, on its way
+				* in (before aggregation) and out (after the split); one
+				* packet at a time per direction (default 0: none) */
+	double agg_timeout_ns; /* NIC: seal a partly filled fabric packet after (default 200) */
+};
+void ibf_psim_opts_default(struct ibf_psim_opts *o);
+
+/* One buffer of a deadlock cycle: the input buffer of (node, port) for VL
+ * vl, fed by (from_node, from_port). */
+struct ibf_psim_buf {
+	int32_t from_node, node;
+	uint8_t from_port, port, vl;
+	uint32_t pkts;          /* packets in it */
+};
+
+struct ibf_psim_result {
+	uint32_t nhosts;
+	double host_gbps;        /* sum of the sending hosts' link rates (Gb/s) */
+	uint32_t assumed_links;  /* cabled ports of unknown width/speed: given the
+				  * fabric's most common rate (as in ibf_sim_net) */
+	double sim_ns;           /* simulated time at the end */
+	/* packets */
+	uint64_t generated;      /* created by the hosts (whole run) */
+	uint64_t src_dropped;    /* not queued: the host's queue was full */
+	uint64_t unroutable;     /* dropped in the fabric: no LFT entry, no cable,
+				  * no SL2VL entry or a VL >= vls, delivered to the
+				  * wrong host or past 64 hops */
+	uint64_t delivered;      /* whole run */
+	uint64_t measured;       /* generated inside the window */
+	uint64_t measured_done;  /* of those, delivered before the end */
+	/* accepted throughput: wire bytes delivered inside the window */
+	double offered_frac;     /* generated (incl. dropped) / host capacity in the window */
+	double accepted_frac;    /* delivered / host capacity */
+	double accepted_gbps;    /* aggregate, payload only */
+	/* latency of the measured packets delivered: generation -> tail at the
+	 * destination, ns */
+	double lat_mean, lat_p50, lat_p99, lat_max;
+	double hops_mean;        /* switch-to-switch hops of those packets */
+	/* switch-to-switch links, inside the window */
+	double vl_util[16];      /* bytes on VL v / capacity of all such links */
+	double link_util_max;    /* busiest directed switch link */
+	float *link_util;        /* [nlinks] every directed link by its sending port's global
+				  * index (nodes[n].port_off + p): bytes sent in the window /
+				  * capacity; 0 without a cable.  Owned (NULL when memory ran out) */
+	float *link_gbps;        /* [nlinks] the rate each link ran at (0: none); owned */
+	uint32_t nlinks;         /* 0 when the two arrays are missing */
+	uint64_t credit_stalls;  /* arbitrations where a head packet found its output
+				  * and input free but not enough credits */
+	uint64_t stalled_pkts;   /* packets that waited for credits at least once */
+	/* work */
+	uint64_t events;
+	uint64_t pkt_hops;       /* link traversals (host links included) */
+	double wall_s;
+	/* node model (accels > 0): intra-node packets generated inside the
+	 * window and delivered to their accelerator */
+	double node_max_gbps;    /* nodes x accels x acc_gbps */
+	double intra_gbps, inter_gbps; /* payload delivered in the window, by kind */
+	uint64_t ipkts_measured, ipkts_done;
+	double ilat_mean, ilat_p50, ilat_p99; /* generation -> tail at the accelerator, ns */
+	/* mean latency components (ns) of the inter-node packets: source
+	 * accelerator (queue before its link), source intra-node network (to
+	 * the tail at the NIC), source NIC aggregation (until handed to the
+	 * port, incl. waiting for the packet to fill), fabric (port queue and
+	 * fabric, to the tail at the destination NIC), destination NIC split
+	 * (until it starts on the NIC link), destination intra-node network,
+	 * destination accelerator (no receive cost is modelled: 0) */
+	double comp_inter[7];
+	double comp_intra[2];    /* intra-node packets: source accelerator, intra-node network */
+	double agg_mean;         /* intra-node packets per fabric packet */
+	/* deadlock */
+	int deadlock;            /* 1: detected (the run stopped there) */
+	double deadlock_ns;      /* simulated time of the detection */
+	uint64_t deadlock_pkts;  /* packets in switch buffers then */
+	uint32_t cycle_len;
+	struct ibf_psim_buf *cycle; /* [cycle_len], owned; buffer i waits on i + 1 */
+};
+void ibf_psim_result_free(struct ibf_psim_result *res);
+
+/* Run one simulation.  f finalized with LIDs; r its tables; sl (NULL: SL 0
+ * everywhere) and s2v (NULL: VL = SL mod vls) the SL tables.  A packet's VL
+ * on its first link (host -> switch) is SL mod vls.  Returns 0 (a
+ * deadlock is a result, not an error) or a negative ibf_errcode. */
+int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
+		 const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
+		 const struct ibf_psim_opts *o, struct ibf_psim_result *res, struct ibf_error *err);
+
+/* Readable report / one JSON object (no trailing newline). */
+void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psim_result *res,
+				int vls, FILE *out);
+void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psim_result *res,
+				int vls, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1536 @@
+/* Packet-level simulator: the discrete-event core (see ibf_sim_packet.h and
+ * docs/simulation.md).
+ *
+ * Ports are named by their global index g = nodes[n].port_off + p; the
+ * directed link g -> peer[g] belongs to its sending port.  The input buffer
+ * of port g for VL v is the FIFO fid = g * V + v.  The sender of a link
+ * holds the credits of the receiver's buffers (credits[g * V + v], bytes),
+ * takes a whole packet's worth when it starts sending (virtual cut-through)
+ * and gets them back, one propagation delay later, when the packet's tail
+ * has left the receiver's buffer.
+ *
+ * Events (ordered by time, then by insertion number):
+ *   GEN      a host creates a packet (open loop, exponential gaps)
+ *   ARRIVE   a packet's head has reached a switch input and been routed
+ *            (router delay included); it joins the FIFO of its VL
+ *   TXDONE   an output port finished sending (the tail left): the output
+ *            and the input it served are free, the input's credits go back
+ *   CREDIT   credits reach the sender of a link
+ *   DELIVER  a packet's tail reached its destination host
+ *   CHECK    the deadlock watchdog
+ * Times are integer picoseconds. */
+#include "ibf_sim_packet.h"
+#include "ibf_sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Make room for one more element in the array arr (n used of cap, doubling
+ * from `first`); runs `fail` when memory runs out. */
+#define GROW(arr, n, cap, first, fail)                                             \
+	do {                                                                       \
+		if ((n) == (cap)) {                                                \
+			size_t c_ = (cap) ? (size_t)(cap) * 2 : (first);           \
+			void *x_ = realloc((arr), c_ * sizeof(*(arr)));            \
+			if (!x_)                                                   \
+				fail;                                              \
+			(arr) = x_;                                                \
+			(cap) = c_;                                                \
+		}                                                                  \
+	} while (0)
+
+enum {
+	EV_GEN, EV_ARRIVE, EV_TXDONE, EV_CREDIT, EV_DELIVER, EV_CHECK,
+	/* node model */
+	EV_AGEN,   /* an accelerator creates a message */
+	EV_NREADY, /* an intra-node packet is ready at an intra-node link */
+	EV_NDONE,  /* an intra-node link finished sending */
+	EV_AGG,    /* a NIC's aggregation timeout */
+	EV_HCA,    /* a sealed fabric packet reaches the NIC's port queue */
+};
+#define EV_BITS 4u
+
+struct ev {
+	uint64_t t;
+	uint64_t sk; /* insertion number << EV_BITS | type */
+	uint32_t a, b;
+};
+
+struct evvec {
+	struct ev *v;
+	uint32_t n, cap;
+};
+
+#define PK_MEASURED 1u
+#define PK_STALLED 2u
+#define PK_NONE (-1)
+
+struct pkt {
+	uint64_t birth;   /* ps */
+	uint64_t tail;    /* ps: tail arrival at the current hop */
+	int32_t next;     /* FIFO / free list */
+	uint32_t src, dst;/* host indices */
+	uint32_t out;     /* output port (global) at the current switch */
+	uint32_t dlid;
+	uint16_t bytes;
+	uint8_t sl, vl;   /* vl: VL of the link it last crossed */
+	uint8_t vl_next;  /* VL on the output link */
+	uint8_t hops;     /* links crossed */
+	uint8_t swhops;   /* switch-to-switch links crossed */
+	uint8_t flags;
+	int32_t cargo;    /* node model: its intra-node packets (list) */
+};
+
+/* node model: an intra-node packet */
+struct ipkt {
+	uint64_t birth;   /* message generation */
+	uint64_t t[5];    /* link start, tail at the NIC, handed to the port,
+			   * tail at the destination NIC, start on its NIC link */
+	int32_t next;
+	uint32_t src, dst;/* accelerators (node * K + a) */
+	uint16_t bytes;
+	uint8_t flags;
+	uint8_t inter;
+};
+
+/* node model: an intra-node link (a FIFO server) */
+struct nlink {
+	int32_t qhead, qtail;
+	int32_t cur;      /* packet being sent, -1 */
+	uint32_t rate;    /* 0.1 Gb/s */
+	uint64_t fixed;   /* NIC processing: ps per packet instead of a rate */
+	uint32_t used;    /* bytes queued for it or on it (bounded queues only) */
+};
+
+/* node model: a NIC's fabric packet under construction for one node */
+struct agg {
+	int32_t head, tail;
+	uint32_t bytes, n, gen;
+};
+
+struct fifo {
+	int32_t head, tail;
+	uint32_t cnt;
+	int32_t rnext, rprev; /* request list of the head's output */
+};
+
+struct host {
+	uint32_t g;       /* its port (global) */
+	uint32_t lid;
+	uint32_t nlids;   /* 1 << lmc */
+	uint32_t rate;    /* 0.1 Gb/s */
+	uint64_t gap_ps;  /* mean gap between packets */
+	int32_t qhead, qtail;
+	uint32_t qlen;
+	int32_t row;      /* SL table row, -1 none */
+};
+
+struct psim {
+	const struct ibf_fabric *f;
+	const struct ibf_routes *r;
+	const struct ibf_sl_table *sl;
+	const struct ibf_sl2vl_table *s2v;
+	const struct ibf_psim_opts *o;
+	struct ibf_psim_result *res;
+	uint32_t V, np, nh;
+	uint32_t bytes;          /* wire bytes per packet */
+	/* per port */
+	int32_t *peer;
+	uint32_t *node_of;
+	uint32_t *rate;          /* 0.1 Gb/s, 0 without a cable */
+	uint64_t *prop;          /* ps */
+	uint64_t *ser;           /* ps for one packet */
+	uint8_t *kind;           /* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
+	uint8_t *out_busy, *in_busy;
+	int32_t *cur_fid;        /* FIFO the output is serving (-1: host queue) */
+	int32_t *req_head;       /* request list per output */
+	uint16_t *rr;            /* last input port granted */
+	int32_t *host_of;        /* host index of an end port, -1 */
+	int32_t *credits;        /* [np * V] */
+	struct fifo *fifo;       /* [np * V] */
+	uint16_t *vmask;         /* [np] VLs whose input FIFO is not empty */
+	uint64_t *link_bytes;    /* [np] in the window */
+	struct host *host;
+	/* packets */
+	struct pkt *pk;
+	uint32_t npk, cappk;
+	int32_t free_pk;
+	/* events */
+	struct evvec qcur, qover;
+	struct evvec *qbuck;     /* [QB] */
+	uint64_t qbase;          /* start of the current bucket */
+	uint64_t qinb;           /* events in the buckets */
+	size_t nev;              /* events queued */
+	uint64_t seq;
+	uint64_t now;
+	uint64_t rng;
+	/* window */
+	uint64_t w0, w1, hard_end;
+	uint64_t last_move;
+	uint64_t stall_ps;       /* deadlock watchdog period */
+	uint64_t in_switches;    /* packets in switch buffers */
+	uint64_t outstanding;    /* measured packets not yet delivered or dropped */
+	uint64_t win_gen_bytes, win_acc_bytes, win_acc_payload;
+	uint64_t vl_bytes[16];
+	double *lat;
+	size_t nlat, caplat;
+	double hop_sum;
+	int stop;
+	uint32_t *cur_bytes;     /* [np] size of the packet an output sends */
+	/* node model */
+	uint32_t K, NL;          /* accelerators per node, links per node (2K + 2) */
+	struct ipkt *ip;
+	uint32_t nip, capip;
+	int32_t free_ip;
+	struct nlink *nl;        /* [nh * NL] */
+	struct agg *agg;         /* [nh * nh] */
+	uint64_t *nic_used;      /* [nh] bytes held by each NIC (aggregation + port queue) */
+	uint64_t *acc_gap;       /* not per accelerator: one mean gap (ps) */
+	uint64_t win_intra, win_inter; /* payload bytes delivered in the window */
+	uint64_t agg_pkts, agg_seals;
+	double comp_inter[7], comp_intra[2];
+	uint64_t n_inter, n_intra;
+	double *ilat;
+	size_t nilat, capilat;
+};
+
+/* ------------------------------------------------------------ event queue */
+
+/* A calendar of QB buckets of QW picoseconds: the events of the current
+ * bucket sit in a small binary heap (cur), later ones inside the horizon
+ * in unsorted bucket vectors, the rest in an overflow heap.  The order is
+ * exactly (time, insertion number), as with one heap, only cheaper: most
+ * events land within a few microseconds. */
+#define QW_SHIFT 10u
+#define QW (1ull << QW_SHIFT)
+#define QB 4096u
+
+static inline int ev_less(const struct ev *x, const struct ev *y)
+{
+	return x->t < y->t || (x->t == y->t && x->sk < y->sk);
+}
+
+static int heap_push(struct evvec *h, const struct ev *e)
+{
+	GROW(h->v, h->n, h->cap, 256, return IBF_ENOMEM);
+	uint32_t i = h->n++;
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!ev_less(e, &h->v[p]))
+			break;
+		h->v[i] = h->v[p];
+		i = p;
+	}
+	h->v[i] = *e;
+	return 0;
+}
+
+static struct ev heap_pop(struct evvec *h)
+{
+	struct ev top = h->v[0];
+	struct ev last = h->v[--h->n];
+	uint32_t n = h->n, i = 0;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_less(&h->v[c + 1], &h->v[c]))
+			c++;
+		if (!ev_less(&h->v[c], &last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (n)
+		h->v[i] = last;
+	return top;
+}
+
+static int vec_add(struct evvec *b, const struct ev *e)
+{
+	GROW(b->v, b->n, b->cap, 64, return IBF_ENOMEM);
+	b->v[b->n++] = *e;
+	return 0;
+}
+
+static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
+{
+	struct ev e = {t, (s->seq++ << EV_BITS) | (uint64_t)type, a, b};
+	s->nev++;
+	if (t < s->qbase + QW)
+		return heap_push(&s->qcur, &e);
+	if (t < s->qbase + (uint64_t)QB * QW) {
+		s->qinb++;
+		return vec_add(&s->qbuck[(t >> QW_SHIFT) % QB], &e);
+	}
+	return heap_push(&s->qover, &e);
+}
+
+/* The next event (s->nev > 0). */
+static int pop(struct psim *s, struct ev *out)
+{
+	while (!s->qcur.n) {
+		if (s->qinb)
+			s->qbase += QW;
+		else
+			s->qbase = s->qover.v[0].t >> QW_SHIFT << QW_SHIFT;
+		struct evvec *b = &s->qbuck[(s->qbase >> QW_SHIFT) % QB];
+		for (uint32_t k = 0; k < b->n; k++)
+			if (heap_push(&s->qcur, &b->v[k]))
+				return IBF_ENOMEM;
+		s->qinb -= b->n;
+		b->n = 0;
+		while (s->qover.n && s->qover.v[0].t < s->qbase + QW) {
+			struct ev e = heap_pop(&s->qover);
+			if (heap_push(&s->qcur, &e))
+				return IBF_ENOMEM;
+		}
+	}
+	s->nev--;
+	*out = heap_pop(&s->qcur);
+	return 0;
+}
+
+/* ------------------------------------------------------------ packets */
+
+static int32_t pk_alloc(struct psim *s)
+{
+	if (s->free_pk != PK_NONE) {
+		int32_t i = s->free_pk;
+		s->free_pk = s->pk[i].next;
+		return i;
+	}
+	GROW(s->pk, s->npk, s->cappk, 4096, return PK_NONE);
+	return (int32_t)s->npk++;
+}
+
+static void pk_free(struct psim *s, int32_t i)
+{
+	s->pk[i].next = s->free_pk;
+	s->free_pk = i;
+}
+
+static uint64_t rand_u64(struct psim *s)
+{
+	return ibf_splitmix64(&s->rng);
+}
+
+/* ------------------------------------------------------------ requests */
+
+static void req_add(struct psim *s, uint32_t fid)
+{
+	struct fifo *q = &s->fifo[fid];
+	uint32_t out = s->pk[q->head].out;
+	q->rprev = -1;
+	q->rnext = s->req_head[out];
+	if (q->rnext >= 0)
+		s->fifo[q->rnext].rprev = (int32_t)fid;
+	s->req_head[out] = (int32_t)fid;
+}
+
+static void req_del(struct psim *s, uint32_t fid, uint32_t out)
+{
+	struct fifo *q = &s->fifo[fid];
+	if (q->rprev >= 0)
+		s->fifo[q->rprev].rnext = q->rnext;
+	else
+		s->req_head[out] = q->rnext;
+	if (q->rnext >= 0)
+		s->fifo[q->rnext].rprev = q->rprev;
+	q->rnext = q->rprev = -1;
+}
+
+/* ------------------------------------------------------------ sending */
+
+static int in_window(const struct psim *s, uint64_t t)
+{
+	return t >= s->w0 && t < s->w1;
+}
+
+static void mark_stall(struct psim *s, struct pkt *p)
+{
+	s->res->credit_stalls++;
+	if (!(p->flags & PK_STALLED)) {
+		p->flags |= PK_STALLED;
+		s->res->stalled_pkts++;
+	}
+}
+
+/* Start sending packet i on output g (fid: the input FIFO it leaves, -1 for
+ * a host's queue). */
+static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
+{
+	struct pkt *p = &s->pk[i];
+	uint32_t V = s->V;
+	uint8_t vl = fid >= 0 ? p->vl_next : p->vl;
+	s->out_busy[g] = 1;
+	s->cur_fid[g] = fid;
+	if (fid >= 0)
+		s->in_busy[(uint32_t)fid / V] = 1;
+	if (s->kind[g] != 2)
+		s->credits[(size_t)g * V + vl] -= p->bytes;
+	uint64_t ser = p->bytes == s->bytes ? s->ser[g]
+					    : ((uint64_t)p->bytes * 80000u + s->rate[g] - 1) / s->rate[g];
+	uint64_t end = s->now + ser;
+	s->cur_bytes[g] = p->bytes;
+	if (fid >= 0 && p->tail > end)
+		end = p->tail; /* a faster output cannot overtake the tail */
+	int rc = push(s, end, EV_TXDONE, g, 0);
+	uint64_t head = s->now + s->prop[g];
+	p->vl = vl;
+	p->tail = head + ser;
+	if (end + s->prop[g] > p->tail)
+		p->tail = end + s->prop[g];
+	p->hops++;
+	uint32_t peer = (uint32_t)s->peer[g];
+	if (!rc) {
+		if (s->kind[g] == 2)
+			rc = push(s, p->tail, EV_DELIVER, (uint32_t)i, peer);
+		else
+			rc = push(s, head + (uint64_t)(s->o->router_ns * 1000.0), EV_ARRIVE,
+				  (uint32_t)i, peer);
+	}
+	s->res->pkt_hops++;
+	s->last_move = s->now;
+	if (in_window(s, s->now)) {
+		s->link_bytes[g] += p->bytes;
+		if (s->kind[g] == 1)
+			s->vl_bytes[vl] += p->bytes;
+	}
+	if (s->kind[g] == 1)
+		p->swhops++;
+	return rc;
+}
+
+static int nl_wake(struct psim *s, uint32_t h, int64_t L);
+
+static int arb_host(struct psim *s, uint32_t h)
+{
+	struct host *H = &s->host[h];
+	if (s->out_busy[H->g] || H->qhead == PK_NONE)
+		return 0;
+	int32_t i = H->qhead;
+	struct pkt *p = &s->pk[i];
+	if (s->credits[(size_t)H->g * s->V + p->vl] < (int32_t)p->bytes) {
+		mark_stall(s, p);
+		return 0;
+	}
+	H->qhead = p->next;
+	if (H->qhead == PK_NONE)
+		H->qtail = PK_NONE;
+	H->qlen--;
+	int rc = transmit(s, H->g, -1, i);
+	if (!rc && s->K && s->o->node_buf_bytes) {
+		/* the NIC's copy is gone: room for more from the node */
+		s->nic_used[h] -= (uint64_t)(p->bytes - s->o->hdr_bytes);
+		rc = nl_wake(s, h, -1);
+	}
+	return rc;
+}
+
+/* Pick one of the FIFO heads that want switch output g. */
+static int arb_out(struct psim *s, uint32_t g)
+{
+	if (s->out_busy[g])
+		return 0;
+	uint32_t V = s->V;
+	const struct ibf_node *nd = &s->f->nodes[s->node_of[g]];
+	uint32_t P = (uint32_t)nd->nports + 1u;
+	int32_t best = -1;
+	uint64_t bkey = UINT64_MAX;
+	for (int32_t fid = s->req_head[g]; fid >= 0; fid = s->fifo[fid].rnext) {
+		uint32_t gin = (uint32_t)fid / V;
+		if (s->in_busy[gin])
+			continue;
+		struct pkt *p = &s->pk[s->fifo[fid].head];
+		if (s->kind[g] != 2 &&
+		    s->credits[(size_t)g * V + p->vl_next] < (int32_t)p->bytes) {
+			mark_stall(s, p);
+			continue;
+		}
+		uint64_t key;
+		if (s->o->arb == IBF_PSIM_ARB_AGE) {
+			key = p->birth;
+		} else {
+			uint32_t lp = gin - nd->port_off;
+			uint32_t d = (lp + P - s->rr[g] - 1u) % P;
+			key = (uint64_t)d * V + (uint32_t)fid % V;
+		}
+		if (key < bkey || (key == bkey && fid < best)) {
+			bkey = key;
+			best = fid;
+		}
+	}
+	if (best < 0)
+		return 0;
+	struct fifo *q = &s->fifo[best];
+	int32_t i = q->head;
+	req_del(s, (uint32_t)best, g);
+	q->head = s->pk[i].next;
+	if (q->head == PK_NONE)
+		q->tail = PK_NONE;
+	q->cnt--;
+	s->in_switches--;
+	if (q->head != PK_NONE)
+		req_add(s, (uint32_t)best);
+	else
+		s->vmask[(uint32_t)best / V] &= (uint16_t)~(1u << ((uint32_t)best % V));
+	s->rr[g] = (uint16_t)((uint32_t)best / V - nd->port_off);
+	return transmit(s, g, best, i);
+}
+
+static int arb_port(struct psim *s, uint32_t g)
+{
+	if (s->host_of[g] >= 0)
+		return arb_host(s, (uint32_t)s->host_of[g]);
+	return arb_out(s, g);
+}
+
+/* ------------------------------------------------------------ events */
+
+static void ip_drop_list(struct psim *s, int32_t c);
+
+static void drop_pkt(struct psim *s, int32_t i)
+{
+	s->res->unroutable++;
+	if ((s->pk[i].flags & PK_MEASURED) && !s->K)
+		s->outstanding--;
+	ip_drop_list(s, s->pk[i].cargo);
+	pk_free(s, i);
+}
+
+/* The SL of host h's packets towards dlid (SL 0 without a table). */
+static uint8_t host_sl(const struct psim *s, uint32_t h, uint32_t dlid)
+{
+	const struct host *H = &s->host[h];
+	if (!s->sl || H->row < 0 || dlid >= s->sl->stride)
+		return 0;
+	uint16_t m = s->sl->mask[(size_t)H->row * s->sl->stride + dlid];
+	return m ? (uint8_t)__builtin_ctz(m) : 0;
+}
+
+static int cmp_double(const void *a, const void *b);
+
+static int dpush(double **a, size_t *n, size_t *cap, double v)
+{
+	GROW(*a, *n, *cap, 4096, return IBF_ENOMEM);
+	(*a)[(*n)++] = v;
+	return 0;
+}
+
+static int ev_gen(struct psim *s, uint32_t h)
+{
+	struct host *H = &s->host[h];
+	uint64_t now = s->now;
+	/* the next one: exponential gap */
+	double u = (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
+	uint64_t gap = (uint64_t)(-log1p(-u) * (double)H->gap_ps) + 1;
+	int rc = push(s, now + gap, EV_GEN, h, 0);
+	if (rc)
+		return rc;
+	uint32_t d;
+	if (s->o->traffic_off) {
+		const uint32_t *off = s->o->traffic_off;
+		d = s->o->traffic_dst[off[h] + ibf_rand_below(&s->rng, off[h + 1] - off[h])];
+	} else {
+		d = (uint32_t)ibf_rand_below(&s->rng, s->nh - 1);
+		if (d >= h)
+			d++;
+	}
+	uint32_t layer = (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
+	s->res->generated++;
+	int win = in_window(s, now);
+	if (win)
+		s->win_gen_bytes += s->bytes;
+	if (H->qlen >= s->o->srcq_max) {
+		s->res->src_dropped++;
+		return 0;
+	}
+	int32_t i = pk_alloc(s);
+	if (i == PK_NONE)
+		return IBF_ENOMEM;
+	struct pkt *p = &s->pk[i];
+	memset(p, 0, sizeof(*p));
+	p->birth = now;
+	p->next = PK_NONE;
+	p->src = h;
+	p->dst = d;
+	p->dlid = s->host[d].lid + layer;
+	p->bytes = (uint16_t)s->bytes;
+	p->cargo = PK_NONE;
+	p->sl = host_sl(s, h, p->dlid);
+	p->vl = (uint8_t)(p->sl % s->V);
+	if (win) {
+		p->flags |= PK_MEASURED;
+		s->res->measured++;
+		s->outstanding++;
+	}
+	if (H->qtail != PK_NONE)
+		s->pk[H->qtail].next = i;
+	else
+		H->qhead = i;
+	H->qtail = i;
+	H->qlen++;
+	return arb_host(s, h);
+}
+
+static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
+{
+	uint32_t up = (uint32_t)s->peer[gin];
+	return push(s, s->now + s->prop[up], EV_CREDIT, up * s->V + vl, bytes);
+}
+
+/* Route packet i that arrived at switch input gin; 0 when it has an output. */
+static int route(struct psim *s, uint32_t gin, struct pkt *p)
+{
+	const struct ibf_fabric *f = s->f;
+	uint32_t n = s->node_of[gin];
+	const struct ibf_node *nd = &f->nodes[n];
+	if (p->hops >= 64 || p->dlid >= s->r->stride)
+		return -1;
+	uint8_t port = ibf_lft(s->r, (uint32_t)nd->sw)[p->dlid];
+	if (port == 0 || port == IBF_LFT_NONE || port > nd->nports)
+		return -1;
+	uint32_t go = nd->port_off + port;
+	if (s->peer[go] < 0 || !s->rate[go])
+		return -1;
+	if (s->kind[go] == 2 && s->host_of[s->peer[go]] != (int32_t)p->dst)
+		return -1; /* delivered to the wrong end port */
+	uint32_t vl;
+	if (s->s2v) {
+		uint32_t in = gin - nd->port_off;
+		vl = s->s2v->vl[s->s2v->off[nd->sw] + ((uint64_t)in * (nd->nports + 1u) + port) * 16u +
+				p->sl];
+	} else {
+		vl = p->sl % s->V;
+	}
+	if (vl >= s->V)
+		return -1;
+	p->out = go;
+	p->vl_next = (uint8_t)vl;
+	return 0;
+}
+
+static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
+{
+	struct pkt *p = &s->pk[i];
+	if (route(s, gin, p)) {
+		int rc = give_credit(s, gin, p->vl, p->bytes);
+		drop_pkt(s, i);
+		return rc;
+	}
+	uint32_t fid = gin * s->V + p->vl;
+	struct fifo *q = &s->fifo[fid];
+	p->next = PK_NONE;
+	if (q->tail != PK_NONE)
+		s->pk[q->tail].next = i;
+	else
+		q->head = i;
+	q->tail = i;
+	q->cnt++;
+	s->in_switches++;
+	if (q->head == i) {
+		s->vmask[gin] |= (uint16_t)(1u << p->vl);
+		req_add(s, fid);
+		return arb_out(s, p->out);
+	}
+	return 0;
+}
+
+static int ev_txdone(struct psim *s, uint32_t g)
+{
+	s->out_busy[g] = 0;
+	int32_t fid = s->cur_fid[g];
+	if (fid < 0)
+		return arb_host(s, (uint32_t)s->host_of[g]);
+	uint32_t V = s->V, gin = (uint32_t)fid / V;
+	s->in_busy[gin] = 0;
+	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid % V), s->cur_bytes[g]);
+	if (!rc)
+		rc = arb_out(s, g);
+	/* the input is free again: its other heads may go now */
+	for (unsigned m = s->vmask[gin]; m && !rc && !s->in_busy[gin]; m &= m - 1) {
+		/* m is a snapshot: an arbitration above may have emptied a FIFO */
+		int32_t h = s->fifo[gin * V + (uint32_t)__builtin_ctz(m)].head;
+		if (h != PK_NONE && s->pk[h].out != g)
+			rc = arb_out(s, s->pk[h].out);
+	}
+	return rc;
+}
+
+static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
+{
+	struct pkt *p = &s->pk[i];
+	(void)g;
+	s->res->delivered++;
+	s->last_move = s->now;
+	if (in_window(s, s->now)) {
+		s->win_acc_bytes += p->bytes;
+		s->win_acc_payload += p->bytes - s->o->hdr_bytes;
+	}
+	int rc = 0;
+	if (p->flags & PK_MEASURED) {
+		if (!s->K)
+			s->outstanding--;
+		s->res->measured_done++;
+		rc = dpush(&s->lat, &s->nlat, &s->caplat, (double)(s->now - p->birth) / 1000.0);
+		s->hop_sum += p->swhops;
+	}
+	/* node model: the destination NIC splits the packet */
+	for (int32_t c = p->cargo, nx; c != PK_NONE && !rc; c = nx) {
+		nx = s->ip[c].next;
+		s->ip[c].t[3] = s->now;
+		rc = push(s, s->now + (uint64_t)(s->o->nic_split_ns * 1000.0), EV_NREADY, (uint32_t)c,
+			  p->dst * s->NL + 2 * s->K + (s->o->nic_pkt_ns > 0 ? 3 : 1));
+	}
+	pk_free(s, i);
+	return rc;
+}
+
+
+/* ------------------------------------------------------------ node model */
+
+static int32_t ip_alloc(struct psim *s)
+{
+	if (s->free_ip != PK_NONE) {
+		int32_t i = s->free_ip;
+		s->free_ip = s->ip[i].next;
+		return i;
+	}
+	GROW(s->ip, s->nip, s->capip, 4096, return PK_NONE);
+	return (int32_t)s->nip++;
+}
+
+static void ip_free(struct psim *s, int32_t i)
+{
+	s->ip[i].next = s->free_ip;
+	s->free_ip = i;
+}
+
+static void ip_drop_list(struct psim *s, int32_t c)
+{
+	while (c != PK_NONE) {
+		int32_t nx = s->ip[c].next;
+		if (s->ip[c].flags & PK_MEASURED)
+			s->outstanding--;
+		ip_free(s, c);
+		c = nx;
+	}
+}
+
+static int nl_start(struct psim *s, uint32_t L);
+
+/* Node back-pressure (node_buf_bytes > 0): the bounded queue packet i
+ * enters after link L (-1: none, -2: its NIC). */
+static int64_t nl_next(const struct psim *s, uint32_t L, const struct ipkt *p)
+{
+	uint32_t h = L / s->NL, j = L % s->NL, K = s->K;
+	if (j < K)
+		return p->inter ? (int64_t)(h * s->NL + 2 * K) : (int64_t)(h * s->NL + K + p->dst % K);
+	if (j == 2 * K + 1)
+		return (int64_t)(h * s->NL + K + p->dst % K);
+	if (j == 2 * K)
+		return -2;
+	return -1;
+}
+
+/* Space freed in queue L (or NIC h's buffer when L is -1): restart the
+ * idle links that feed it. */
+static int nl_wake(struct psim *s, uint32_t h, int64_t L)
+{
+	uint32_t K = s->K, base = h * s->NL;
+	int rc = 0;
+	if (L < 0) {
+		struct nlink *t = &s->nl[base + 2 * K];
+		if (t->cur == PK_NONE && t->qhead != PK_NONE)
+			rc = nl_start(s, base + 2 * K);
+		return rc;
+	}
+	for (uint32_t j = 0; j < K && !rc; j++)
+		if (s->nl[base + j].cur == PK_NONE && s->nl[base + j].qhead != PK_NONE)
+			rc = nl_start(s, base + j);
+	uint32_t fr = base + 2 * K + 1;
+	if (!rc && (uint32_t)L != base + 2 * K && s->nl[fr].cur == PK_NONE &&
+	    s->nl[fr].qhead != PK_NONE)
+		rc = nl_start(s, fr);
+	return rc;
+}
+
+static int nl_start(struct psim *s, uint32_t L)
+{
+	struct nlink *l = &s->nl[L];
+	int32_t i = l->qhead;
+	if (s->o->node_buf_bytes) {
+		/* the head goes only when the queue after this link has room for it
+		 * (the link's FIFO blocks behind it: head-of-line blocking) */
+		int64_t nx = nl_next(s, L, &s->ip[i]);
+		uint32_t b = s->ip[i].bytes;
+		if (nx >= 0) {
+			if (s->nl[nx].used && s->nl[nx].used + b > s->o->node_buf_bytes)
+				return 0;
+			s->nl[nx].used += b;
+		} else if (nx == -2) {
+			uint32_t h = L / s->NL;
+			if (s->nic_used[h] && s->nic_used[h] + b > s->o->nic_buf_bytes)
+				return 0;
+			s->nic_used[h] += b;
+		}
+	}
+	l->qhead = s->ip[i].next;
+	if (l->qhead == PK_NONE)
+		l->qtail = PK_NONE;
+	l->cur = i;
+	uint32_t j = L % s->NL;
+	if (j < s->K)
+		s->ip[i].t[0] = s->now;
+	else if (j == 2 * s->K + 1)
+		s->ip[i].t[4] = s->now;
+	/* (intra-node moves do not feed the fabric's deadlock watchdog) */
+	uint64_t ser = l->fixed ? l->fixed
+				: ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
+	return push(s, s->now + ser, EV_NDONE, L, 0);
+}
+
+static int nl_ready(struct psim *s, int32_t i, uint32_t L)
+{
+	struct nlink *l = &s->nl[L];
+	s->ip[i].next = PK_NONE;
+	if (l->qtail != PK_NONE)
+		s->ip[l->qtail].next = i;
+	else
+		l->qhead = i;
+	l->qtail = i;
+	return l->cur == PK_NONE ? nl_start(s, L) : 0;
+}
+
+/* The tail of intra-node packet i reached its accelerator at time t. */
+static int ip_deliver(struct psim *s, int32_t i, uint64_t t)
+{
+	struct ipkt *p = &s->ip[i];
+	int rc = 0;
+	if (in_window(s, t)) {
+		uint64_t pay = p->bytes - s->o->ipkt_hdr;
+		if (p->inter)
+			s->win_inter += pay;
+		else
+			s->win_intra += pay;
+	}
+	if (p->flags & PK_MEASURED) {
+		s->outstanding--;
+		s->res->ipkts_done++;
+		rc = dpush(&s->ilat, &s->nilat, &s->capilat, (double)(t - p->birth) / 1000.0);
+		if (p->inter) {
+			uint64_t at[7] = {p->birth, p->t[0], p->t[1], p->t[2], p->t[3], p->t[4], t};
+			for (int k = 0; k < 6; k++)
+				s->comp_inter[k] += (double)(at[k + 1] - at[k]) / 1000.0;
+			s->n_inter++;
+		} else {
+			s->comp_intra[0] += (double)(p->t[0] - p->birth) / 1000.0;
+			s->comp_intra[1] += (double)(t - p->t[0]) / 1000.0;
+			s->n_intra++;
+		}
+	}
+	ip_free(s, i);
+	return rc;
+}
+
+/* Seal NIC h's packet for node d and hand it to the port. */
+static int nic_seal(struct psim *s, uint32_t h, uint32_t d)
+{
+	struct agg *a = &s->agg[(size_t)h * s->nh + d];
+	int32_t i = pk_alloc(s);
+	if (i == PK_NONE)
+		return IBF_ENOMEM;
+	struct pkt *p = &s->pk[i];
+	memset(p, 0, sizeof(*p));
+	p->birth = s->now;
+	p->next = PK_NONE;
+	p->src = h;
+	p->dst = d;
+	p->dlid = s->host[d].lid + (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
+	p->bytes = (uint16_t)(s->o->hdr_bytes + a->bytes);
+	p->sl = host_sl(s, h, p->dlid);
+	p->vl = (uint8_t)(p->sl % s->V);
+	p->cargo = a->head;
+	s->res->generated++;
+	if (in_window(s, s->now)) {
+		p->flags |= PK_MEASURED;
+		s->res->measured++;
+		s->win_gen_bytes += p->bytes;
+	}
+	uint64_t t = s->now + (uint64_t)(s->o->nic_agg_ns * 1000.0);
+	for (int32_t c = a->head; c != PK_NONE; c = s->ip[c].next)
+		s->ip[c].t[2] = t;
+	s->agg_pkts += a->n;
+	s->agg_seals++;
+	a->head = a->tail = PK_NONE;
+	a->bytes = a->n = 0;
+	a->gen++;
+	return push(s, t, EV_HCA, (uint32_t)i, h);
+}
+
+static int nic_arrive(struct psim *s, uint32_t h, int32_t i)
+{
+	struct ipkt *p = &s->ip[i];
+	uint32_t d = p->dst / s->K;
+	struct agg *a = &s->agg[(size_t)h * s->nh + d];
+	/* an intra-node packet larger than the fabric payload travels alone */
+	uint32_t cap = s->o->mtu_payload > p->bytes ? s->o->mtu_payload : p->bytes;
+	int rc = 0;
+	if (a->n && a->bytes + p->bytes > cap)
+		rc = nic_seal(s, h, d);
+	if (rc)
+		return rc;
+	p->next = PK_NONE;
+	if (a->tail != PK_NONE)
+		s->ip[a->tail].next = i;
+	else
+		a->head = i;
+	a->tail = i;
+	a->bytes += p->bytes;
+	a->n++;
+	if (a->bytes + s->o->ipkt_payload + s->o->ipkt_hdr > cap)
+		return nic_seal(s, h, d);
+	if (a->n == 1)
+		rc = push(s, s->now + (uint64_t)(s->o->agg_timeout_ns * 1000.0), EV_AGG,
+			  h * s->nh + d, a->gen);
+	return rc;
+}
+
+static int ev_ndone(struct psim *s, uint32_t L)
+{
+	struct nlink *l = &s->nl[L];
+	int32_t i = l->cur;
+	l->cur = PK_NONE;
+	uint32_t h = L / s->NL, j = L % s->NL, K = s->K;
+	uint64_t t = s->now + (uint64_t)(s->o->node_hop_ns * 1000.0);
+	const struct ipkt *p = &s->ip[i];
+	int rc;
+	int freed = 0;
+	if (s->o->node_buf_bytes && ((j >= K && j < 2 * K) || j == 2 * K)) {
+		l->used -= p->bytes; /* its tail left this queue */
+		freed = 1;
+	}
+	if (j < K) /* accelerator -> intra-node switch */
+		rc = push(s, t, EV_NREADY, (uint32_t)i,
+			  p->inter ? h * s->NL + 2 * K : h * s->NL + K + p->dst % K);
+	else if (j < 2 * K) /* -> accelerator */
+		rc = ip_deliver(s, i, t);
+	else if (j == 2 * K) { /* -> NIC (its per-packet processing first, when it has a cost) */
+		s->ip[i].t[1] = t;
+		rc = push(s, t, EV_NREADY, (uint32_t)i,
+			  s->o->nic_pkt_ns > 0 ? h * s->NL + 2 * K + 2 : s->nh * s->NL + h);
+	} else if (j == 2 * K + 1) /* NIC -> intra-node switch */
+		rc = push(s, t, EV_NREADY, (uint32_t)i, h * s->NL + K + p->dst % K);
+	else if (j == 2 * K + 2) /* NIC processed it: aggregate */
+		rc = nic_arrive(s, h, i);
+	else /* destination NIC processed it: onto the NIC link */
+		rc = nl_ready(s, i, h * s->NL + 2 * K + 1);
+	if (!rc && l->qhead != PK_NONE)
+		rc = nl_start(s, L);
+	if (!rc && freed)
+		rc = nl_wake(s, h, (int64_t)L);
+	return rc;
+}
+
+static int ev_nready(struct psim *s, int32_t i, uint32_t L)
+{
+	if (L >= s->nh * s->NL)
+		return nic_arrive(s, L - s->nh * s->NL, i);
+	return nl_ready(s, i, L);
+}
+
+static int ev_agen(struct psim *s, uint32_t acc)
+{
+	const struct ibf_psim_opts *o = s->o;
+	uint32_t K = s->K, h = acc / K;
+	double u = (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
+	uint64_t gap = (uint64_t)(-log1p(-u) * (double)*s->acc_gap) + 1;
+	int rc = push(s, s->now + gap, EV_AGEN, acc, 0);
+	if (rc)
+		return rc;
+	double v = (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
+	int inter = K == 1 || v < o->inter_frac;
+	uint32_t dst;
+	if (inter) {
+		uint32_t r = (uint32_t)ibf_rand_below(&s->rng, (uint64_t)(s->nh - 1) * K);
+		uint32_t node = r / K;
+		if (node >= h)
+			node++;
+		dst = node * K + r % K;
+	} else {
+		uint32_t a = (uint32_t)ibf_rand_below(&s->rng, K - 1);
+		if (a >= acc % K)
+			a++;
+		dst = h * K + a;
+	}
+	int win = in_window(s, s->now);
+	for (uint32_t off = 0; off < o->msg_bytes && !rc; off += o->ipkt_payload) {
+		uint32_t pay = o->msg_bytes - off < o->ipkt_payload ? o->msg_bytes - off : o->ipkt_payload;
+		int32_t i = ip_alloc(s);
+		if (i == PK_NONE)
+			return IBF_ENOMEM;
+		struct ipkt *p = &s->ip[i];
+		memset(p, 0, sizeof(*p));
+		p->birth = s->now;
+		p->src = acc;
+		p->dst = dst;
+		p->bytes = (uint16_t)(pay + o->ipkt_hdr);
+		p->inter = (uint8_t)inter;
+		if (win) {
+			p->flags = PK_MEASURED;
+			s->res->ipkts_measured++;
+			s->outstanding++;
+		}
+		rc = nl_ready(s, i, h * s->NL + acc % K);
+	}
+	return rc;
+}
+
+static int ev_hca(struct psim *s, int32_t i, uint32_t h)
+{
+	struct host *H = &s->host[h];
+	if (H->qtail != PK_NONE)
+		s->pk[H->qtail].next = i;
+	else
+		H->qhead = i;
+	H->qtail = i;
+	H->qlen++;
+	return arb_host(s, h);
+}
+
+static int node_setup(struct psim *s, struct ibf_error *err)
+{
+	const struct ibf_psim_opts *o = s->o;
+	uint32_t nh = s->nh, K = s->K;
+	if (nh > 4096)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "the node model takes at most 4096 nodes (end ports), not %u", nh);
+	s->NL = 2 * K + 4; /* K up, K down, to NIC, from NIC, NIC tx and rx processing */
+	s->nl = malloc((size_t)nh * s->NL * sizeof(*s->nl));
+	s->agg = malloc((size_t)nh * nh * sizeof(*s->agg));
+	s->acc_gap = malloc(sizeof(*s->acc_gap));
+	s->nic_used = calloc(nh, sizeof(*s->nic_used));
+	if (!s->nl || !s->agg || !s->acc_gap || !s->nic_used)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	uint32_t ra = (uint32_t)(o->acc_gbps * 10.0 + 0.5), rn = (uint32_t)(o->nic_gbps * 10.0 + 0.5);
+	for (uint32_t L = 0; L < nh * s->NL; L++) {
+		uint32_t j = L % s->NL;
+		uint64_t fixed = j >= 2 * K + 2 ? (uint64_t)(o->nic_pkt_ns * 1000.0 + 0.5) : 0;
+		s->nl[L] = (struct nlink){PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn, fixed, 0};
+	}
+	for (size_t k = 0; k < (size_t)nh * nh; k++)
+		s->agg[k] = (struct agg){PK_NONE, PK_NONE, 0, 0, 0};
+	*s->acc_gap = (uint64_t)((double)o->msg_bytes * 8000.0 / (o->load * o->acc_gbps) + 0.5);
+	s->free_ip = PK_NONE;
+	s->res->node_max_gbps = (double)nh * K * o->acc_gbps;
+	int rc = 0;
+	for (uint32_t acc = 0; acc < nh * K && !rc; acc++)
+		rc = push(s, ibf_rand_below(&s->rng, *s->acc_gap), EV_AGEN, acc, 0);
+	if (rc)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return 0;
+}
+
+static void node_finish(struct psim *s, double win_s)
+{
+	struct ibf_psim_result *res = s->res;
+	res->intra_gbps = (double)s->win_intra * 8.0 / win_s / 1e9;
+	res->inter_gbps = (double)s->win_inter * 8.0 / win_s / 1e9;
+	if (s->nilat) {
+		double sum = 0;
+		for (size_t k = 0; k < s->nilat; k++)
+			sum += s->ilat[k];
+		qsort(s->ilat, s->nilat, sizeof(*s->ilat), cmp_double);
+		res->ilat_mean = sum / (double)s->nilat;
+		res->ilat_p50 = s->ilat[(s->nilat - 1) / 2];
+		res->ilat_p99 = s->ilat[(size_t)((double)(s->nilat - 1) * 0.99)];
+	}
+	for (int k = 0; k < 7; k++)
+		res->comp_inter[k] = s->n_inter ? s->comp_inter[k] / (double)s->n_inter : 0;
+	for (int k = 0; k < 2; k++)
+		res->comp_intra[k] = s->n_intra ? s->comp_intra[k] / (double)s->n_intra : 0;
+	res->agg_mean = s->agg_seals ? (double)s->agg_pkts / (double)s->agg_seals : 0;
+}
+
+/* The buffer the head of FIFO fid waits for (-1: it does not wait for credits). */
+static int64_t waits_on(const struct psim *s, uint32_t fid)
+{
+	int32_t h = s->fifo[fid].head;
+	if (h == PK_NONE)
+		return -1;
+	const struct pkt *p = &s->pk[h];
+	uint32_t g = p->out;
+	if (s->kind[g] == 2 || s->credits[(size_t)g * s->V + p->vl_next] >= (int32_t)p->bytes)
+		return -1;
+	return (int64_t)s->peer[g] * s->V + p->vl_next;
+}
+
+/* Find a cycle of buffers waiting on each other (each buffer waits on at
+ * most one other: follow the chain from every non-empty buffer). */
+static int find_cycle(struct psim *s)
+{
+	size_t nf = (size_t)s->np * s->V;
+	uint32_t *mark = calloc(nf, sizeof(*mark));
+	if (!mark)
+		return IBF_ENOMEM;
+	uint32_t walk = 0;
+	int64_t start = -1;
+	for (size_t f0 = 0; f0 < nf && start < 0; f0++) {
+		if (mark[f0] || s->fifo[f0].head == PK_NONE)
+			continue;
+		walk++;
+		int64_t x = (int64_t)f0;
+		while (x >= 0 && !mark[x]) {
+			mark[x] = walk;
+			x = waits_on(s, (uint32_t)x);
+		}
+		if (x >= 0 && mark[x] == walk)
+			start = x;
+	}
+	free(mark);
+	if (start < 0)
+		return 0;
+	uint32_t len = 0;
+	int64_t x = start;
+	do {
+		len++;
+		x = waits_on(s, (uint32_t)x);
+	} while (x != start && len < 1000000);
+	uint32_t keep = len < s->o->max_cycle ? len : s->o->max_cycle;
+	s->res->cycle = calloc(keep ? keep : 1, sizeof(*s->res->cycle));
+	if (!s->res->cycle)
+		return IBF_ENOMEM;
+	s->res->cycle_len = keep;
+	x = start;
+	for (uint32_t k = 0; k < keep; k++) {
+		uint32_t gin = (uint32_t)x / s->V, up = (uint32_t)s->peer[gin];
+		struct ibf_psim_buf *b = &s->res->cycle[k];
+		b->node = (int32_t)s->node_of[gin];
+		b->port = (uint8_t)(gin - s->f->nodes[b->node].port_off);
+		b->from_node = (int32_t)s->node_of[up];
+		b->from_port = (uint8_t)(up - s->f->nodes[b->from_node].port_off);
+		b->vl = (uint8_t)((uint32_t)x % s->V);
+		b->pkts = s->fifo[x].cnt;
+		x = waits_on(s, (uint32_t)x);
+	}
+	return 0;
+}
+
+static int ev_check(struct psim *s)
+{
+	uint64_t stall = s->stall_ps;
+	if (s->in_switches > 0 && s->now - s->last_move >= stall) {
+		s->res->deadlock = 1;
+		s->res->deadlock_ns = (double)s->now / 1000.0;
+		s->res->deadlock_pkts = s->in_switches;
+		s->stop = 1;
+		return find_cycle(s);
+	}
+	return push(s, s->now + stall / 2 + 1, EV_CHECK, 0, 0);
+}
+
+/* ------------------------------------------------------------ setup */
+
+void ibf_psim_opts_default(struct ibf_psim_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	o->load = 0.5;
+	o->mtu_payload = 4032;
+	o->hdr_bytes = 64;
+	o->buf_bytes = 131072;
+	o->vls = 8;
+	o->arb = IBF_PSIM_ARB_RR;
+	o->warmup_ns = 20000;
+	o->measure_ns = 50000;
+	o->drain_ns = -1;
+	o->router_ns = 100;
+	o->ns_per_m = 25;
+	o->host_cable_m = 2;
+	o->switch_cable_m = 10;
+	o->stall_ns = 50000;
+	o->srcq_max = 256;
+	o->max_cycle = 64;
+	o->acc_gbps = 512;
+	o->nic_gbps = 128;
+	o->ipkt_payload = 128;
+	o->ipkt_hdr = 20;
+	o->msg_bytes = 4096;
+	o->inter_frac = 0.2;
+	o->node_hop_ns = 20;
+	o->nic_agg_ns = 50;
+	o->nic_split_ns = 50;
+	o->agg_timeout_ns = 200;
+	o->nic_buf_bytes = 262144;
+}
+
+void ibf_psim_result_free(struct ibf_psim_result *res)
+{
+	free(res->link_util);
+	free(res->link_gbps);
+	res->link_util = NULL;
+	res->link_gbps = NULL;
+	res->nlinks = 0;
+	free(res->cycle);
+	res->cycle = NULL;
+	res->cycle_len = 0;
+}
+
+static void psim_free(struct psim *s)
+{
+	free(s->peer);
+	free(s->node_of);
+	free(s->rate);
+	free(s->prop);
+	free(s->ser);
+	free(s->kind);
+	free(s->out_busy);
+	free(s->in_busy);
+	free(s->cur_fid);
+	free(s->req_head);
+	free(s->rr);
+	free(s->host_of);
+	free(s->credits);
+	free(s->fifo);
+	free(s->vmask);
+	free(s->link_bytes);
+	free(s->host);
+	free(s->pk);
+	free(s->qcur.v);
+	free(s->qover.v);
+	if (s->qbuck)
+		for (uint32_t k = 0; k < QB; k++)
+			free(s->qbuck[k].v);
+	free(s->qbuck);
+	free(s->lat);
+	free(s->cur_bytes);
+	free(s->ip);
+	free(s->nl);
+	free(s->agg);
+	free(s->nic_used);
+	free(s->acc_gap);
+	free(s->ilat);
+}
+
+static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
+{
+	if (!(o->load > 0 && o->load <= 1.0))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "load must be in (0, 1]");
+	if (o->vls < 1 || o->vls > 15)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "vls must be 1..15");
+	uint64_t b = (uint64_t)o->mtu_payload + o->hdr_bytes;
+	if (b < 1 || b > 65535)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "packet size must be 1..65535 bytes");
+	if (o->buf_bytes < b || o->buf_bytes > (1u << 30))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "buffer (%u bytes) must hold one packet (%llu bytes) and be <= 1 GiB",
+				     o->buf_bytes, (unsigned long long)b);
+	if (!(o->measure_ns > 0) || o->warmup_ns < 0 || !(o->stall_ns > 0) || o->router_ns < 0 ||
+	    o->ns_per_m < 0 || o->host_cable_m < 0 || o->switch_cable_m < 0 ||
+	    o->warmup_ns + o->measure_ns > 1e10)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "times and lengths must be >= 0 (measure, stall > 0; at most 10 s)");
+	if (o->srcq_max < 1)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "source queue must hold >= 1 packet");
+	if (o->accels && (o->accels < 1 || o->accels > 64 || !(o->acc_gbps > 0) ||
+			  !(o->nic_gbps > 0) || o->ipkt_payload < 1 ||
+			  (uint64_t)o->ipkt_payload + o->ipkt_hdr + o->hdr_bytes > 65535 ||
+			  o->msg_bytes < 1 || o->msg_bytes > (1u << 24) ||
+			  !(o->inter_frac >= 0 && o->inter_frac <= 1) || o->node_hop_ns < 0 ||
+			  o->nic_pkt_ns < 0 ||
+			  o->nic_agg_ns < 0 || o->nic_split_ns < 0 || !(o->agg_timeout_ns >= 0)))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "node model: 1..64 accelerators, rates > 0, intra-node packets "
+				     "< 64 KiB, a share in [0, 1]");
+	return 0;
+}
+
+static int setup(struct psim *s, struct ibf_error *err)
+{
+	const struct ibf_fabric *f = s->f;
+	const struct ibf_psim_opts *o = s->o;
+	uint32_t np = f->nports_total, V = s->V;
+	s->np = np;
+	s->peer = malloc((size_t)np * sizeof(*s->peer));
+	s->node_of = malloc((size_t)np * sizeof(*s->node_of));
+	s->rate = calloc(np, sizeof(*s->rate));
+	s->prop = calloc(np, sizeof(*s->prop));
+	s->ser = calloc(np, sizeof(*s->ser));
+	s->kind = calloc(np, 1);
+	s->out_busy = calloc(np, 1);
+	s->in_busy = calloc(np, 1);
+	s->cur_fid = malloc((size_t)np * sizeof(*s->cur_fid));
+	s->req_head = malloc((size_t)np * sizeof(*s->req_head));
+	s->rr = calloc(np, sizeof(*s->rr));
+	s->host_of = malloc((size_t)np * sizeof(*s->host_of));
+	s->credits = calloc((size_t)np * V, sizeof(*s->credits));
+	s->fifo = malloc((size_t)np * V * sizeof(*s->fifo));
+	s->vmask = calloc(np, sizeof(*s->vmask));
+	s->cur_bytes = calloc(np, sizeof(*s->cur_bytes));
+	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
+	s->host = calloc(np ? np : 1, sizeof(*s->host));
+	s->qbuck = calloc(QB, sizeof(*s->qbuck));
+	if (!s->peer || !s->node_of || !s->rate || !s->prop || !s->ser || !s->kind ||
+	    !s->out_busy || !s->in_busy || !s->cur_fid || !s->req_head || !s->rr || !s->host_of ||
+	    !s->credits || !s->fifo || !s->vmask || !s->cur_bytes || !s->link_bytes || !s->host || !s->qbuck)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (size_t k = 0; k < (size_t)np * V; k++)
+		s->fifo[k] = (struct fifo){PK_NONE, PK_NONE, 0, -1, -1};
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		const struct ibf_node *nd = &f->nodes[n];
+		for (uint32_t p = 0; p <= nd->nports; p++)
+			s->node_of[nd->port_off + p] = n;
+	}
+	/* the flow simulator's view of the network: end ports in the common
+	 * host order, link rates (unknown ones: the fabric's most common rate) */
+	struct ibf_sim_net net;
+	int rc = ibf_sim_net_init(&net, f, s->r, IBF_CONG_ORDER_AUTO, err);
+	if (rc)
+		return rc;
+	s->res->assumed_links = net.assumed;
+	uint64_t slowest = 0;
+	for (uint32_t g = 0; g < np; g++) {
+		s->peer[g] = -1;
+		s->cur_fid[g] = -1;
+		s->req_head[g] = -1;
+		s->host_of[g] = -1;
+		uint32_t n = s->node_of[g];
+		const struct ibf_node *nd = &f->nodes[n];
+		uint32_t p = g - nd->port_off;
+		const struct ibf_port *pt = &f->ports[g];
+		if (p == 0 || pt->peer_node < 0)
+			continue;
+		const struct ibf_node *pn = &f->nodes[pt->peer_node];
+		int me_sw = nd->type == IBF_NODE_SWITCH, peer_sw = pn->type == IBF_NODE_SWITCH;
+		if (!me_sw && !peer_sw)
+			continue; /* CA to CA: not part of the fabric */
+		uint32_t pg = pn->port_off + pt->peer_port;
+		s->peer[g] = (int32_t)pg;
+		s->rate[g] = (uint32_t)(net.cap[g] * 10.0 + 0.5);
+		if (!s->rate[g])
+			s->rate[g] = 1;
+		s->kind[g] = me_sw && peer_sw ? 1 : me_sw ? 2 : 3;
+		double m = s->kind[g] == 1 ? o->switch_cable_m : o->host_cable_m;
+		s->prop[g] = (uint64_t)(m * o->ns_per_m * 1000.0 + 0.5);
+		s->ser[g] = ((uint64_t)s->bytes * 80000u + s->rate[g] - 1) / s->rate[g];
+		if (s->ser[g] > slowest)
+			slowest = s->ser[g];
+		if (s->kind[g] != 2)
+			for (uint32_t v = 0; v < V; v++)
+				s->credits[(size_t)g * V + v] = (int32_t)o->buf_bytes;
+	}
+	for (uint32_t h = 0; h < net.nhosts; h++) {
+		uint32_t g = net.up[h];
+		const struct ibf_node *nd = &f->nodes[s->node_of[g]];
+		const struct ibf_port *pt = &f->ports[g];
+		uint32_t p = g - nd->port_off;
+		struct host *H = &s->host[s->nh];
+		{
+			H->g = g;
+			H->lid = pt->lid;
+			H->nlids = 1u << (pt->lmc & 7);
+			H->rate = s->rate[g];
+			H->qhead = H->qtail = PK_NONE;
+			H->row = -1;
+			if (s->sl) {
+				if (s->sl->per_port)
+					H->row = s->sl->port_row[g];
+				else
+					H->row = f->nodes[pt->peer_node].sw;
+				if (H->row >= 0 && (uint32_t)H->row >= s->sl->nrows)
+					H->row = -1;
+			}
+			if (!pt->lid) {
+				ibf_sim_net_free(&net);
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "end port %s/%u has no LID",
+						     nd->desc ? nd->desc : "?", p);
+			}
+			s->host_of[g] = (int32_t)s->nh;
+			s->nh++;
+		}
+	}
+	ibf_sim_net_free(&net);
+	if (s->nh < 2)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "the fabric has %u end port(s) cabled to a switch; need >= 2",
+				     s->nh);
+	if (s->s2v && s->s2v->nsw != f->nsw)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "SL2VL tables do not match the fabric");
+	if (s->r->nsw != f->nsw)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "tables do not match the fabric");
+	double hg = 0;
+	for (uint32_t h = 0; h < s->nh; h++) {
+		struct host *H = &s->host[h];
+		if (!o->traffic_off || o->accels || h >= o->traffic_nhosts ||
+		    o->traffic_off[h + 1] > o->traffic_off[h])
+			hg += H->rate / 10.0; /* the capacity of the hosts that send */
+		H->gap_ps = (uint64_t)((double)s->ser[H->g] / o->load + 0.5);
+	}
+	s->res->nhosts = s->nh;
+	s->res->host_gbps = hg;
+	s->w0 = (uint64_t)(o->warmup_ns * 1000.0);
+	s->w1 = s->w0 + (uint64_t)(o->measure_ns * 1000.0);
+	double drain = o->drain_ns < 0 ? o->measure_ns : o->drain_ns;
+	s->hard_end = s->w1 + (uint64_t)(drain * 1000.0);
+	s->free_pk = PK_NONE;
+	s->rng = o->seed ^ 0x5053494d5041434bull; /* "PSIMPACK" */
+	/* a healthy fabric moves something within a few packet times */
+	s->stall_ps = (uint64_t)(o->stall_ns * 1000.0);
+	if (s->stall_ps < 8 * slowest)
+		s->stall_ps = 8 * slowest;
+	/* every host starts at a random phase of its first gap */
+	if (s->K) {
+		rc = node_setup(s, err);
+		if (rc)
+			return rc;
+	}
+	const uint32_t *toff = o->traffic_off;
+	if (toff && !s->K) {
+		if (o->traffic_nhosts != s->nh)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "traffic pattern for %u hosts, the fabric has %u",
+					     o->traffic_nhosts, s->nh);
+		for (uint32_t h = 0; h < s->nh; h++)
+			for (uint32_t k = toff[h]; k < toff[h + 1]; k++)
+				if (o->traffic_dst[k] >= s->nh || o->traffic_dst[k] == h)
+					return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+							     "traffic pattern: host %u sends to %u", h,
+							     o->traffic_dst[k]);
+	}
+	for (uint32_t h = 0; h < s->nh && !rc && !s->K; h++)
+		if (!toff || toff[h + 1] > toff[h])
+			rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
+	if (!rc)
+		rc = push(s, s->stall_ps / 2 + 1, EV_CHECK, 0, 0);
+	if (rc)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void finish(struct psim *s)
+{
+	struct ibf_psim_result *res = s->res;
+	const struct ibf_psim_opts *o = s->o;
+	/* a run cut short by a deadlock measured only until then */
+	uint64_t wend = s->now < s->w1 && s->res->deadlock ? s->now : s->w1;
+	double win_s = wend > s->w0 ? (double)(wend - s->w0) * 1e-12 : o->measure_ns * 1e-9;
+	double cap_bytes = res->host_gbps * 1e9 / 8.0 * win_s;
+	res->sim_ns = (double)s->now / 1000.0;
+	res->offered_frac = cap_bytes > 0 ? (double)s->win_gen_bytes / cap_bytes : 0;
+	res->accepted_frac = cap_bytes > 0 ? (double)s->win_acc_bytes / cap_bytes : 0;
+	res->accepted_gbps = (double)s->win_acc_payload * 8.0 / win_s / 1e9;
+	if (s->nlat) {
+		double sum = 0;
+		for (size_t k = 0; k < s->nlat; k++)
+			sum += s->lat[k];
+		qsort(s->lat, s->nlat, sizeof(*s->lat), cmp_double);
+		res->lat_mean = sum / (double)s->nlat;
+		res->lat_p50 = s->lat[(s->nlat - 1) / 2];
+		res->lat_p99 = s->lat[(size_t)((double)(s->nlat - 1) * 0.99)];
+		res->lat_max = s->lat[s->nlat - 1];
+		res->hops_mean = s->hop_sum / (double)s->nlat;
+	}
+	double swcap = 0, maxu = 0;
+	for (uint32_t g = 0; g < s->np; g++) {
+		if (s->kind[g] != 1)
+			continue;
+		double c = s->rate[g] / 10.0 * 1e9 / 8.0 * win_s;
+		swcap += c;
+		if (c > 0 && (double)s->link_bytes[g] / c > maxu)
+			maxu = (double)s->link_bytes[g] / c;
+	}
+	for (uint32_t v = 0; v < s->V; v++)
+		res->vl_util[v] = swcap > 0 ? (double)s->vl_bytes[v] / swcap : 0;
+	res->link_util_max = maxu;
+	res->link_util = calloc(s->np ? s->np : 1, sizeof(*res->link_util));
+	res->link_gbps = calloc(s->np ? s->np : 1, sizeof(*res->link_gbps));
+	if (res->link_util && res->link_gbps) {
+		res->nlinks = s->np;
+		for (uint32_t g = 0; g < s->np; g++)
+			if (s->rate[g] && s->peer[g] >= 0) {
+				res->link_gbps[g] = (float)(s->rate[g] / 10.0);
+				res->link_util[g] = (float)((double)s->link_bytes[g] /
+							    (s->rate[g] / 10.0 * 1e9 / 8.0 * win_s));
+			}
+	}
+	if (s->K)
+		node_finish(s, win_s);
+}
+
+int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
+		 const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
+		 const struct ibf_psim_opts *o, struct ibf_psim_result *res, struct ibf_error *err)
+{
+	memset(res, 0, sizeof(*res));
+	int rc = check_opts(o, err);
+	if (rc)
+		return rc;
+	if (!f->finalized)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct psim s;
+	memset(&s, 0, sizeof(s));
+	s.f = f;
+	s.r = r;
+	s.sl = sl;
+	s.s2v = s2v;
+	s.o = o;
+	s.res = res;
+	s.V = (uint32_t)o->vls;
+	s.bytes = o->mtu_payload + o->hdr_bytes;
+	s.K = (uint32_t)o->accels;
+	rc = setup(&s, err);
+	while (!rc && s.nev && !s.stop) {
+		struct ev e;
+		rc = pop(&s, &e);
+		if (rc) {
+			ibf_error_set(err, rc, NULL, 0, "out of memory");
+			break;
+		}
+		if (e.t >= s.w1 && (s.outstanding == 0 || e.t >= s.hard_end))
+			break;
+		s.now = e.t;
+		res->events++;
+		switch ((int)(e.sk & ((1u << EV_BITS) - 1))) {
+		case EV_GEN: rc = ev_gen(&s, e.a); break;
+		case EV_ARRIVE: rc = ev_arrive(&s, (int32_t)e.a, e.b); break;
+		case EV_TXDONE: rc = ev_txdone(&s, e.a); break;
+		case EV_CREDIT:
+			s.credits[e.a] += (int32_t)e.b;
+			if (!s.out_busy[e.a / s.V])
+				rc = arb_port(&s, e.a / s.V);
+			break;
+		case EV_DELIVER: rc = ev_deliver(&s, (int32_t)e.a, e.b); break;
+		case EV_AGEN: rc = ev_agen(&s, e.a); break;
+		case EV_NREADY: rc = ev_nready(&s, (int32_t)e.a, e.b); break;
+		case EV_NDONE: rc = ev_ndone(&s, e.a); break;
+		case EV_AGG:
+			if (s.agg[e.a].gen == e.b && s.agg[e.a].n)
+				rc = nic_seal(&s, e.a / s.nh, e.a % s.nh);
+			break;
+		case EV_HCA: rc = ev_hca(&s, (int32_t)e.a, e.b); break;
+		default: rc = ev_check(&s); break;
+		}
+		if (rc && !err->code)
+			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");
+	}
+	if (!rc)
+		finish(&s);
+	psim_free(&s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	if (rc)
+		ibf_psim_result_free(res);
+	return rc;
+}

@@ -1,0 +1,30 @@
+/* sim/ private: the flow-link incidence shared by max-min and MAT. */
+#ifndef IBF_SIM_INTERNAL_H
+#define IBF_SIM_INTERNAL_H
+#include "ibf_sim.h"
+
+/* Flows of a phase that cross the network (local flows dropped), each
+ * with its links and their weights w/128 (split flows: k/L per link). */
+struct sim_inc {
+	uint64_t nf, local;
+	uint64_t *off;      /* [nf + 1] into inc */
+	uint32_t *inc;      /* link | weight << 24 (SIM_INC) */
+	uint64_t ninc;
+	double *demand;     /* [nf] 0 = elastic */
+	uint64_t *index;    /* [nf] the flow's index in the phase; NULL when no
+			     * flow was local (index = position) */
+};
+#define SIM_MAX_LINKS (1u << 24)
+#define SIM_INC(link, w) ((uint32_t)(link) | (uint32_t)(w) << 24)
+#define SIM_LINK(v) ((v) & (SIM_MAX_LINKS - 1))
+#define SIM_W(v) ((v) >> 24)
+int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
+		  const struct ibf_sim_phase *ph, const struct ibf_sim_layer_policy *lp,
+		  struct sim_inc *in, struct ibf_error *err);
+void sim_inc_free(struct sim_inc *in);
+/* Max-min fair rates of in's flows over links with capacity cap (only
+ * links with use[e] != 0 when use is given) into rate[nf]; load (optional)
+ * gets each link's load.  0, or -1 when out of memory. */
+int sim_maxmin(const struct sim_inc *in, const double *cap, uint32_t nlinks, const uint8_t *use,
+	       double *rate, double *load);
+#endif

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# ibfab sim flow from the command line: a side-by-side table from an engine
+# and a dump of the same tables, a damaged fabric, JSON and SVG output, and
+# bad input (undeliverable flows, unknown pattern, too many ranks, unknown
+# host, bad placement line) as clear errors with a non-zero exit.
+. "$(dirname "$0")/lib.sh"
+mk_workdir
+cd "$WORK" || exit 1
+
+"$IBFAB" topo gen slimfly --q 5 --hosts 2 >sf.topo 2>/dev/null
+"$IBFAB" route --topology sf.topo --lmc 1 --engine layered --output lay.lfts >/dev/null 2>&1
+check "tables for q=5" test -s lay.lfts
+
+"$IBFAB" sim flow --topology sf.topo --lmc 1 --engine layered --lfts lay.lfts --pattern shift:7 \
+	--pattern a2a --json >out.json 2>err.txt
+check "json from engine and dump" python3 -c '
+import json, sys
+d = json.load(open("out.json"))
+pats = d["patterns"]
+assert [p["pattern"] for p in pats] == ["shift:7", "a2a"]
+for p in pats:
+    a, b = p["results"]
+    # the engine and the dump of its own tables give the same figures
+    assert abs(a["mean_aggregate_gbps"] - b["mean_aggregate_gbps"]) < 1e-6, (a, b)
+    for ph in a["phases"]:
+        assert ph["aggregate_gbps"] <= ph["injection_bound_gbps"] * (1 + 1e-9)
+        assert ph["max_util"] <= 1 + 1e-9
+a2a = pats[1]["results"][0]["phases"][0]
+assert a2a["flows"] == 100 * 99, a2a["flows"]
+'
+
+# a damaged fabric (seeded: 3 % of the cables and one switch) still simulates
+awk -v seed=3 -v cables=3 -v deadno=1 -f "$top_srcdir/contrib/net-damage.awk" sf.topo sf.topo >dmg.topo 2>/dev/null
+if [ -s dmg.topo ]; then
+	"$IBFAB" sim flow --topology dmg.topo --lmc 1 --engine layered --engine minimal \
+		--pattern bisection:5 --pattern adversarial --mat both >dmg.txt 2>&1
+	check "damaged fabric: layered and minimal side by side with MAT" \
+		grep -q "MAT any path" dmg.txt
+else
+	not_ok "net-damage.awk produced no fabric"
+fi
+
+# plots
+"$IBFAB" sim flow --topology sf.topo --lmc 1 --engine layered --engine minimal --pattern ring \
+	--pattern pairwise --svg plots >/dev/null 2>&1
+check "four SVG plots, well-formed XML" python3 -c '
+import xml.dom.minidom as m
+for f in ("bars", "cdf", "links", "phases"):
+    m.parse("plots/%s.svg" % f)
+'
+
+# bad input
+rc=0; "$IBFAB" sim flow --topology sf.topo --engine minimal --pattern nonsense >/dev/null 2>e1.txt || rc=$?
+check "unknown pattern: usage error" sh -c "[ $rc -eq 2 ] && grep -q 'unknown pattern' e1.txt"
+rc=0; "$IBFAB" sim flow --topology sf.topo --engine minimal --pattern a2a --ranks 1000 >/dev/null 2>e2.txt || rc=$?
+check "more ranks than slots: error" sh -c "[ $rc -eq 1 ] && grep -q 'do not fit' e2.txt"
+printf '0 no-such-host\n' >bad.place
+rc=0; "$IBFAB" sim flow --topology sf.topo --engine minimal --pattern a2a --placement bad.place >/dev/null 2>e3.txt || rc=$?
+check "unknown host in a placement file: FILE:LINE" sh -c "[ $rc -eq 1 ] && grep -q 'bad.place:1: unknown host' e3.txt"
+printf '0 %s\nzero %s\n' "$(sed -n 's/^Ca.*"\(.*\)"$/\1/p' sf.topo | head -1 | cut -d' ' -f1)" x >bad2.place
+rc=0; "$IBFAB" sim flow --topology sf.topo --engine minimal --pattern a2a --placement bad2.place >/dev/null 2>e4.txt || rc=$?
+check "bad placement line" sh -c "[ $rc -eq 1 ] && grep -q 'bad2.place:[12]:' e4.txt"
+# tables that drop a destination: the undelivered flow is named
+awk '/^Unicast lids/ {n++} n == 2 && /Channel Adapter/ && !done {done = 1; next} {print}' lay.lfts >cut.lfts
+rc=0; "$IBFAB" sim flow --topology sf.topo --lmc 1 --lfts cut.lfts --pattern a2a >/dev/null 2>e5.txt || rc=$?
+check "undelivered flow: error naming it" sh -c "[ $rc -eq 1 ] && grep -q 'not delivered' e5.txt"
+diag <e5.txt
+done_testing

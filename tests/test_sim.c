@@ -1,0 +1,567 @@
+/* Flow-level simulator: hand-computed max-min rates, MAT, patterns,
+ * placement, properties on a Slim Fly. */
+#include "ibf_sim.h"
+#include "sim_internal.h"
+#include "tt.h"
+
+#include <math.h>
+
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 1e-6 * (fabs(a) + fabs(b) + 1);
+}
+
+static int add_sw(struct ibf_fabric *f, int idx, int ports)
+{
+	char d[32];
+	snprintf(d, sizeof(d), "sw%d", idx);
+	return ibf_fabric_add_node(f, IBF_NODE_SWITCH, ports, ibf_gen_guid(IBF_NODE_SWITCH, idx, 0), d,
+				   d, NULL);
+}
+
+static int add_ca(struct ibf_fabric *f, int idx)
+{
+	char d[32];
+	snprintf(d, sizeof(d), "host%d mlx5_0", idx);
+	return ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, idx, 0), d, NULL,
+				   NULL);
+}
+
+static int finish(struct ibf_fabric *f, int lmc)
+{
+	struct ibf_error err;
+	int rc = ibf_fabric_finalize(f, &err);
+	if (!rc)
+		rc = ibf_assign_lids(f, lmc, 0, &err);
+	if (rc)
+		printf("# %s\n", err.msg);
+	return rc;
+}
+
+/* a fixture: fabric, tables, network, one rank per host */
+struct fx {
+	struct ibf_fabric *f;
+	struct ibf_routes r;
+	struct ibf_sim_net n;
+	struct ibf_sim_placement pl;
+};
+
+static int fx_route(struct fx *x, const char *engine)
+{
+	struct ibf_error err;
+	struct ibf_route_opts o;
+	struct ibf_route_report rep;
+	ibf_route_opts_default(&o);
+	memset(&x->r, 0, sizeof(x->r));
+	if (ibf_route(x->f, engine, &o, &x->r, &rep, &err) ||
+	    ibf_sim_net_init(&x->n, x->f, &x->r, IBF_CONG_ORDER_FABRIC, &err) ||
+	    ibf_sim_place(&x->n, IBF_PLACE_LINEAR, 0, 1, 1, NULL, &x->pl, &err)) {
+		printf("# %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void fx_free(struct fx *x)
+{
+	ibf_sim_placement_free(&x->pl);
+	ibf_sim_net_free(&x->n);
+	ibf_routes_free(&x->r);
+	ibf_fabric_free(x->f);
+}
+
+/* rank of the host on node `node` */
+static uint32_t rank_of(const struct fx *x, int node)
+{
+	for (uint32_t h = 0; h < x->n.nhosts; h++)
+		if (x->n.host[h].node == node)
+			for (uint32_t r = 0; r < x->pl.nranks; r++)
+				if (x->pl.host[r] == h)
+					return r;
+	return UINT32_MAX;
+}
+
+static struct ibf_sim_phase phase_of(struct ibf_sim_flow *fl, uint64_t n)
+{
+	struct ibf_sim_phase ph;
+	memset(&ph, 0, sizeof(ph));
+	ph.flow = fl;
+	ph.nflows = n;
+	ph.cap = n;
+	ph.bytes = 1e6;
+	ph.repeat = 1;
+	return ph;
+}
+
+/* a line of three switches S0 -L1- S1 -L2- S2, L2 at 4xFDR (54.4 Gb/s), two
+ * hosts per switch at 4xEDR: a0->c0 crosses L1 and L2, a1->b0 only L1,
+ * b1->c1 only L2.  L2 is the bottleneck: 27.2 each for a0->c0 and b1->c1,
+ * then L1 leaves 100 - 27.2 = 72.8 for a1->b0. */
+static void test_line_bottlenecks(void)
+{
+	struct fx x;
+	memset(&x, 0, sizeof(x));
+	x.f = ibf_fabric_new();
+	int s[3], h[6];
+	for (int i = 0; i < 3; i++)
+		s[i] = add_sw(x.f, i, 8);
+	for (int i = 0; i < 6; i++) {
+		h[i] = add_ca(x.f, i);
+		TT_REQUIRE(!ibf_fabric_connect(x.f, h[i], 1, s[i / 2], 1 + i % 2, 4, IBF_SPEED_EDR, NULL));
+	}
+	TT_REQUIRE(!ibf_fabric_connect(x.f, s[0], 5, s[1], 5, 4, IBF_SPEED_EDR, NULL));
+	TT_REQUIRE(!ibf_fabric_connect(x.f, s[1], 6, s[2], 6, 4, IBF_SPEED_FDR, NULL));
+	TT_REQUIRE(!finish(x.f, 0));
+	TT_REQUIRE(!fx_route(&x, "minimal"));
+	struct ibf_sim_flow fl[3] = {
+		{ rank_of(&x, h[0]), rank_of(&x, h[4]), 0 },
+		{ rank_of(&x, h[1]), rank_of(&x, h[2]), 0 },
+		{ rank_of(&x, h[3]), rank_of(&x, h[5]), 0 },
+	};
+	struct ibf_sim_phase ph = phase_of(fl, 3);
+	struct ibf_sim_layer_policy lp;
+	ibf_sim_layers_parse("rr", &lp, NULL);
+	struct ibf_sim_phase_result res;
+	double rates[3];
+	struct ibf_error err;
+	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
+	TT_CHECK_MSG(near(rates[0], 27.2), "%g", rates[0]);
+	TT_CHECK_MSG(near(rates[1], 72.8), "%g", rates[1]);
+	TT_CHECK_MSG(near(rates[2], 27.2), "%g", rates[2]);
+	TT_CHECK(near(res.aggregate, 127.2));
+	TT_CHECK(near(res.inj_bound, 300));
+	TT_CHECK(near(res.max_util, 1.0));
+	TT_CHECK(near(res.min_rate, 27.2));
+	/* 1e6 bytes at 27.2 Gb/s */
+	TT_CHECK(near(res.time_us, 8e6 / 27.2e3));
+	/* MAT, any path = routing path here: L2 carries two unit demands at 54.4 */
+	struct ibf_mat_opts mo;
+	ibf_mat_opts_default(&mo);
+	struct ibf_mat_result M;
+	for (int mode = 0; mode < 2; mode++) {
+		mo.mode = mode;
+		mo.method = IBF_MAT_GK;
+		mo.eps = 0.01;
+		TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &M, &err));
+		TT_CHECK_MSG(M.lo <= 27.2 * (1 + 1e-9) && M.hi >= 27.2 * (1 - 1e-9) &&
+			     M.lo >= 27.2 * 0.98, "mode %d lo %g hi %g", mode, M.lo, M.hi);
+		if (ibf_sim_have_lp()) {
+			mo.method = IBF_MAT_LP;
+			TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &M, &err));
+			TT_CHECK_MSG(near(M.lo, 27.2) && M.exact, "lp mode %d %g", mode, M.lo);
+		}
+	}
+	fx_free(&x);
+}
+
+/* two switches joined by two parallel cables (one degraded to 1x: 25 Gb/s),
+ * two hosts each.  Tables by hand: both remote hosts behind the degraded
+ * cable -> 12.5 each; one behind each cable -> 25 and 100.  MAT over the
+ * tables: 25 / 2 per pair vs any path: (25 + 100) / 2. */
+static void test_parallel_degraded(void)
+{
+	struct fx x;
+	memset(&x, 0, sizeof(x));
+	x.f = ibf_fabric_new();
+	int s0 = add_sw(x.f, 0, 8), s1 = add_sw(x.f, 1, 8), h[4];
+	for (int i = 0; i < 4; i++) {
+		h[i] = add_ca(x.f, i);
+		TT_REQUIRE(!ibf_fabric_connect(x.f, h[i], 1, i < 2 ? s0 : s1, 1 + i % 2, 4,
+					       IBF_SPEED_EDR, NULL));
+	}
+	TT_REQUIRE(!ibf_fabric_connect(x.f, s0, 3, s1, 3, 1, IBF_SPEED_EDR, NULL));
+	TT_REQUIRE(!ibf_fabric_connect(x.f, s0, 4, s1, 4, 4, IBF_SPEED_EDR, NULL));
+	TT_REQUIRE(!finish(x.f, 0));
+	TT_REQUIRE(!fx_route(&x, "minimal"));
+	uint32_t S0 = (uint32_t)x.f->nodes[s0].sw, S1 = (uint32_t)x.f->nodes[s1].sw;
+	uint16_t lid2 = ibf_port(x.f, h[2], 1)->lid, lid3 = ibf_port(x.f, h[3], 1)->lid;
+	struct ibf_sim_flow fl[2] = {
+		{ rank_of(&x, h[0]), rank_of(&x, h[2]), 0 },
+		{ rank_of(&x, h[1]), rank_of(&x, h[3]), 0 },
+	};
+	struct ibf_sim_phase ph = phase_of(fl, 2);
+	struct ibf_sim_layer_policy lp;
+	ibf_sim_layers_parse("layer:0", &lp, NULL);
+	struct ibf_sim_phase_result res;
+	double rates[2];
+	struct ibf_error err;
+	(void)S1;
+	ibf_lft(&x.r, S0)[lid2] = 3;
+	ibf_lft(&x.r, S0)[lid3] = 3;
+	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
+	TT_CHECK_MSG(near(rates[0], 12.5) && near(rates[1], 12.5), "%g %g", rates[0], rates[1]);
+	struct ibf_mat_opts mo;
+	ibf_mat_opts_default(&mo);
+	mo.eps = 0.01;
+	struct ibf_mat_result M;
+	TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &M, &err));
+	TT_CHECK_MSG(M.lo >= 12.5 * 0.98 && M.lo <= 12.5 + 1e-9 && M.hi >= 12.5 - 1e-9, "%g %g", M.lo,
+		     M.hi);
+	mo.mode = IBF_MAT_ANY;
+	TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &M, &err));
+	TT_CHECK_MSG(M.lo >= 62.5 * 0.98 && M.lo <= 62.5 + 1e-9 && M.hi >= 62.5 - 1e-9, "%g %g", M.lo,
+		     M.hi);
+	ibf_lft(&x.r, S0)[lid3] = 4;
+	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
+	TT_CHECK_MSG(near(rates[0], 25) && near(rates[1], 100), "%g %g", rates[0], rates[1]);
+	TT_CHECK(near(res.aggregate, 125));
+	/* a demand cap below the fair share binds first; the other flow takes the rest */
+	ibf_lft(&x.r, S0)[lid3] = 3;
+	fl[0].demand = 5;
+	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
+	TT_CHECK_MSG(near(rates[0], 5) && near(rates[1], 20), "%g %g", rates[0], rates[1]);
+	fl[0].demand = 0;
+	/* an undelivered flow is an error naming it */
+	ibf_lft(&x.r, S0)[lid2] = IBF_LFT_NONE;
+	TT_CHECK(ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err) == IBF_ENOROUTE);
+	TT_CHECK(strstr(err.msg, "not delivered") != NULL);
+	fx_free(&x);
+}
+
+/* 2-level tree, leaves L0, L1 with two hosts each, spines P0, P1, the
+ * uplink L1-P1 missing: shift by 2 sends two flows each way through P0,
+ * 50 Gb/s each; split over LMC layers changes nothing (one path). */
+static void test_tree_missing_uplink(void)
+{
+	struct fx x;
+	memset(&x, 0, sizeof(x));
+	x.f = ibf_fabric_new();
+	int L0 = add_sw(x.f, 0, 8), L1 = add_sw(x.f, 1, 8), P0 = add_sw(x.f, 2, 8),
+	    P1 = add_sw(x.f, 3, 8);
+	for (int i = 0; i < 4; i++) {
+		int hh = add_ca(x.f, i);
+		TT_REQUIRE(!ibf_fabric_connect(x.f, hh, 1, i < 2 ? L0 : L1, 1 + i % 2, 4, IBF_SPEED_EDR,
+					       NULL));
+	}
+	TT_REQUIRE(!ibf_fabric_connect(x.f, L0, 5, P0, 1, 4, IBF_SPEED_EDR, NULL));
+	TT_REQUIRE(!ibf_fabric_connect(x.f, L0, 6, P1, 1, 4, IBF_SPEED_EDR, NULL));
+	TT_REQUIRE(!ibf_fabric_connect(x.f, L1, 5, P0, 2, 4, IBF_SPEED_EDR, NULL));
+	TT_REQUIRE(!finish(x.f, 1));
+	TT_REQUIRE(!fx_route(&x, "minimal"));
+	struct ibf_sim_pattern p;
+	struct ibf_error err;
+	TT_REQUIRE(!ibf_sim_pattern_parse("shift:2", &p, &err));
+	struct ibf_sim_flow fl[4];
+	for (uint32_t r = 0; r < 4; r++) {
+		fl[r].src = r;
+		fl[r].dst = (r + 2) % 4;
+		fl[r].demand = 0;
+	}
+	struct ibf_sim_phase ph = phase_of(fl, 4);
+	const char *pol[] = { "rr", "split", "hash", "random", "layer:1" };
+	for (int k = 0; k < 5; k++) {
+		struct ibf_sim_layer_policy lp;
+		TT_REQUIRE(!ibf_sim_layers_parse(pol[k], &lp, &err));
+		struct ibf_sim_phase_result res;
+		double rates[4];
+		TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
+		for (int i = 0; i < 4; i++)
+			TT_CHECK_MSG(near(rates[i], 50), "%s flow %d: %g", pol[k], i, rates[i]);
+		TT_CHECK(near(res.inj_bound, 400));
+	}
+	fx_free(&x);
+}
+
+struct count_ctx {
+	uint64_t flows[64];
+	double bytes[64];
+	uint32_t repeat[64];
+	uint32_t n;
+};
+
+static int count_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t i, uint32_t np)
+{
+	(void)np;
+	struct count_ctx *c = ctx;
+	if (i < 64) {
+		c->flows[i] = ph->nflows;
+		c->bytes[i] = ph->bytes;
+		c->repeat[i] = ph->repeat;
+	}
+	c->n = i + 1;
+	return 0;
+}
+
+static void test_patterns(void)
+{
+	struct ibf_slimfly_opts so = { .q = 5, .hosts = -1 };
+	struct ibf_error err;
+	struct fx x;
+	memset(&x, 0, sizeof(x));
+	x.f = ibf_gen_slimfly(&so, &err);
+	TT_REQUIRE(x.f && !finish(x.f, 0));
+	TT_REQUIRE(!fx_route(&x, "minimal"));
+	struct ibf_sim_placement six;
+	TT_REQUIRE(!ibf_sim_place(&x.n, IBF_PLACE_LINEAR, 6, 1, 1, NULL, &six, &err));
+	struct {
+		const char *pat;
+		uint32_t phases;
+		uint64_t flows0;
+	} cases[] = {
+		{ "a2a", 1, 30 }, { "a2a-phased", 5, 6 }, { "shifts", 5, 6 }, { "shift:4", 1, 6 },
+		{ "pairwise", 3, 12 }, { "cumulative", 3, 2 }, { "random-pairwise", 10, 6 },
+		{ "bisection:3", 3, 6 }, { "ring", 1, 6 }, { "recdbl", 4, 2 }, { "bruck", 3, 6 },
+		{ "bcast", 3, 1 }, { "perm:7", 7, 0 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct ibf_sim_pattern p;
+		TT_REQUIRE(!ibf_sim_pattern_parse(cases[k].pat, &p, &err));
+		p.bytes = 6000;
+		struct count_ctx c;
+		memset(&c, 0, sizeof(c));
+		TT_REQUIRE(!ibf_sim_pattern_run(&x.n, &six, &p, count_phase, &c, &err));
+		TT_CHECK_MSG(c.n == cases[k].phases, "%s: %u phases", cases[k].pat, c.n);
+		if (cases[k].flows0)
+			TT_CHECK_MSG(c.flows[0] == cases[k].flows0, "%s: %llu flows", cases[k].pat,
+				     (unsigned long long)c.flows[0]);
+		if (!strcmp(cases[k].pat, "pairwise"))
+			TT_CHECK(c.flows[2] == 6); /* distance 3 of 6: r+3 == r-3 */
+		if (!strcmp(cases[k].pat, "cumulative"))
+			TT_CHECK(c.flows[2] == 6);
+		if (!strcmp(cases[k].pat, "ring"))
+			TT_CHECK(c.repeat[0] == 10 && near(c.bytes[0], 1000));
+		if (!strcmp(cases[k].pat, "bruck")) /* blocks 1, 2, then min(4, 2) */
+			TT_CHECK(near(c.bytes[0], 1000) && near(c.bytes[1], 2000) &&
+				 near(c.bytes[2], 2000));
+		if (!strcmp(cases[k].pat, "recdbl")) /* fold in 2, 2 exchanges of 4, fold out 2 */
+			TT_CHECK(c.flows[1] == 4 && c.flows[3] == 2);
+	}
+	struct ibf_sim_pattern p;
+	TT_CHECK(ibf_sim_pattern_parse("shift", &p, &err) != 0);
+	TT_CHECK(ibf_sim_pattern_parse("mix:C7", &p, &err) != 0);
+	TT_CHECK(ibf_sim_pattern_parse("nonsense", &p, &err) != 0);
+	TT_CHECK(strstr(err.msg, "unknown pattern") != NULL);
+	/* the mixes: C1 = 20 % of each accelerator's rate leaves the node */
+	struct ibf_sim_placement p4;
+	TT_REQUIRE(!ibf_sim_place(&x.n, IBF_PLACE_LINEAR, 16, 4, 1, NULL, &p4, &err));
+	TT_REQUIRE(!ibf_sim_pattern_parse("mix:C1", &p, &err));
+	p.acc_gbps = 50;
+	struct count_ctx c;
+	memset(&c, 0, sizeof(c));
+	TT_REQUIRE(!ibf_sim_pattern_run(&x.n, &p4, &p, count_phase, &c, &err));
+	TT_CHECK(c.n == 1 && c.flows[0] == 16 * 12);
+	ibf_sim_placement_free(&p4);
+	ibf_sim_placement_free(&six);
+	/* adversarial pairs switches at distance 2 (the diameter) */
+	TT_REQUIRE(!ibf_sim_pattern_parse("adversarial", &p, &err));
+	memset(&c, 0, sizeof(c));
+	TT_REQUIRE(!ibf_sim_pattern_run(&x.n, &x.pl, &p, count_phase, &c, &err));
+	TT_CHECK(c.n == 1 && c.flows[0] > x.pl.nranks * 4);
+	fx_free(&x);
+}
+
+/* keeps a copy of a pattern's first phase */
+struct grab {
+	struct ibf_sim_flow *fl;
+	uint64_t n;
+};
+
+static int grab_fn(void *ctx, const struct ibf_sim_phase *pp, uint32_t i, uint32_t np)
+{
+	(void)np;
+	struct grab *g = ctx;
+	if (i == 0) {
+		g->fl = malloc((pp->nflows ? pp->nflows : 1) * sizeof(*g->fl));
+		if (g->fl)
+			memcpy(g->fl, pp->flow, pp->nflows * sizeof(*g->fl));
+		g->n = g->fl ? pp->nflows : 0;
+	}
+	return 1;
+}
+
+/* properties on Slim Fly q=5 with LMC 2, all-to-all and random permutations,
+ * every layer policy: no link above capacity; every flow has a bottleneck
+ * (a saturated link where no other flow is faster) */
+static void test_properties(void)
+{
+	struct ibf_slimfly_opts so = { .q = 5, .hosts = -1 };
+	struct ibf_error err;
+	struct fx x;
+	memset(&x, 0, sizeof(x));
+	x.f = ibf_gen_slimfly(&so, &err);
+	TT_REQUIRE(x.f && !finish(x.f, 2));
+	TT_REQUIRE(!fx_route(&x, "layered"));
+	const char *pol[] = { "rr", "split", "hash" };
+	const char *pats[] = { "a2a", "perm:1", "adversarial" };
+	for (int k = 0; k < 3; k++)
+		for (int q = 0; q < 3; q++) {
+			struct ibf_sim_layer_policy lp;
+			ibf_sim_layers_parse(pol[k], &lp, &err);
+			struct ibf_sim_pattern p;
+			ibf_sim_pattern_parse(pats[q], &p, &err);
+			struct ibf_sim_phase ph;
+			memset(&ph, 0, sizeof(ph));
+			/* collect the first phase */
+			struct grab g = { 0 };
+			TT_REQUIRE(!ibf_sim_pattern_run(&x.n, &x.pl, &p, grab_fn, &g, &err));
+			ph.flow = g.fl;
+			ph.nflows = g.n;
+			ph.bytes = 1;
+			struct sim_inc in;
+			TT_REQUIRE(!sim_inc_build(&x.n, &x.pl, &ph, &lp, &in, &err));
+			double *rate = malloc(in.nf * sizeof(double));
+			double *load = malloc(x.n.nlinks * sizeof(double));
+			TT_REQUIRE(rate && load && !sim_maxmin(&in, x.n.cap, x.n.nlinks, NULL, rate, load));
+			double *maxr = calloc(x.n.nlinks, sizeof(double));
+			for (uint64_t f = 0; f < in.nf; f++)
+				for (uint64_t e = in.off[f]; e < in.off[f + 1]; e++)
+					if (rate[f] > maxr[SIM_LINK(in.inc[e])])
+						maxr[SIM_LINK(in.inc[e])] = rate[f];
+			int over = 0, unb = 0;
+			for (uint32_t e = 0; e < x.n.nlinks; e++)
+				over += load[e] > x.n.cap[e] * (1 + 1e-9) + 1e-9;
+			for (uint64_t f = 0; f < in.nf; f++) {
+				int ok = in.demand[f] > 0 && near(rate[f], in.demand[f]);
+				for (uint64_t e = in.off[f]; e < in.off[f + 1] && !ok; e++) {
+					uint32_t l = SIM_LINK(in.inc[e]);
+					ok = load[l] >= x.n.cap[l] * (1 - 1e-9) &&
+					     rate[f] >= maxr[l] * (1 - 1e-9);
+				}
+				unb += !ok;
+			}
+			TT_CHECK_MSG(!over && !unb, "%s %s: %d links over capacity, %d flows without bottleneck",
+				     pol[k], pats[q], over, unb);
+			/* the same incidence and rates with 3 tracing workers */
+			x.n.threads = 3;
+			struct sim_inc in3;
+			TT_REQUIRE(!sim_inc_build(&x.n, &x.pl, &ph, &lp, &in3, &err));
+			x.n.threads = 0;
+			TT_CHECK(in3.nf == in.nf && in3.ninc == in.ninc &&
+				 !memcmp(in3.off, in.off, (in.nf + 1) * sizeof(uint64_t)) &&
+				 !memcmp(in3.inc, in.inc, in.ninc * sizeof(uint32_t)));
+			sim_inc_free(&in3);
+			free(maxr);
+			free(rate);
+			free(load);
+			sim_inc_free(&in);
+			free(g.fl);
+		}
+	fx_free(&x);
+}
+
+/* GK agrees with the exact LP on small damaged fabrics (both modes) */
+static void test_gk_vs_lp(void)
+{
+	if (!ibf_sim_have_lp()) {
+		printf("# no GLPK in this build: GK only\n");
+		return;
+	}
+	for (int hosts = 2; hosts <= 6; hosts += 4) {
+	struct ibf_slimfly_opts so = { .q = 3, .hosts = hosts };
+	struct ibf_error err;
+	struct fx x;
+	memset(&x, 0, sizeof(x));
+	x.f = ibf_gen_slimfly(&so, &err);
+	TT_REQUIRE(x.f);
+	/* cut two cables */
+	int cut = 0;
+	for (uint32_t v = 0; v < x.f->nnodes && cut < 2; v++) {
+		if (x.f->nodes[v].type != IBF_NODE_SWITCH)
+			continue;
+		struct ibf_port *pp = ibf_port(x.f, (int)v, 1 + 3 * cut);
+		if (pp->peer_node != IBF_NO_NODE && x.f->nodes[pp->peer_node].type == IBF_NODE_SWITCH) {
+			struct ibf_port *q = ibf_port(x.f, pp->peer_node, pp->peer_port);
+			q->peer_node = IBF_NO_NODE;
+			pp->peer_node = IBF_NO_NODE;
+			cut++;
+			v += 7;
+		}
+	}
+	x.f->finalized = 0;
+	TT_REQUIRE(!finish(x.f, 1));
+	TT_REQUIRE(!fx_route(&x, "layered"));
+	const char *pats[] = { "a2a", "perm:1", "adversarial" };
+	for (int q = 0; q < 3; q++) {
+		struct ibf_sim_pattern p;
+		ibf_sim_pattern_parse(pats[q], &p, &err);
+		struct grab g = { 0 };
+		TT_REQUIRE(!ibf_sim_pattern_run(&x.n, &x.pl, &p, grab_fn, &g, &err));
+		struct ibf_sim_phase ph = phase_of(g.fl, g.n);
+		for (int mode = 0; mode < 2; mode++) {
+			struct ibf_mat_opts mo;
+			ibf_mat_opts_default(&mo);
+			mo.mode = mode;
+			mo.eps = 0.02;
+			struct ibf_mat_result a, b;
+			TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &a, &err));
+			mo.method = IBF_MAT_LP;
+			TT_REQUIRE(!ibf_sim_mat(&x.n, &x.pl, &ph, &mo, &b, &err));
+			TT_CHECK_MSG(a.lo <= b.lo * (1 + 1e-6) && a.hi >= b.lo * (1 - 1e-6) &&
+				     a.lo >= b.lo * (1 - 0.1),
+				     "%s mode %d: GK %g..%g, LP %g", pats[q], mode, a.lo, a.hi, b.lo);
+			printf("# hosts %d %s mode %d: GK %.4g..%.4g (%u phases), LP %.4g, host links %.4g\n",
+			       hosts, pats[q], mode, a.lo, a.hi, a.phases, b.lo, b.host_bound);
+		}
+		free(g.fl);
+	}
+	fx_free(&x);
+	}
+}
+
+static void test_placement(void)
+{
+	struct ibf_slimfly_opts so = { .q = 5, .hosts = -1 };
+	struct ibf_error err;
+	struct fx x;
+	memset(&x, 0, sizeof(x));
+	x.f = ibf_gen_slimfly(&so, &err);
+	TT_REQUIRE(x.f && !finish(x.f, 0));
+	TT_REQUIRE(!fx_route(&x, "minimal"));
+	struct ibf_sim_placement a, b;
+	TT_REQUIRE(!ibf_sim_place(&x.n, IBF_PLACE_RANDOM, 0, 2, 7, NULL, &a, &err));
+	TT_REQUIRE(!ibf_sim_place(&x.n, IBF_PLACE_RANDOM, 0, 2, 7, NULL, &b, &err));
+	TT_CHECK(a.nranks == 2 * x.n.nhosts);
+	TT_CHECK(!memcmp(a.host, b.host, a.nranks * sizeof(uint32_t)));
+	uint32_t *per = calloc(x.n.nhosts, sizeof(uint32_t));
+	for (uint32_t r = 0; r < a.nranks; r++)
+		per[a.host[r]]++;
+	int even = 1;
+	for (uint32_t h = 0; h < x.n.nhosts; h++)
+		even &= per[h] == 2;
+	TT_CHECK(even);
+	free(per);
+	ibf_sim_placement_free(&a);
+	ibf_sim_placement_free(&b);
+	TT_CHECK(ibf_sim_place(&x.n, IBF_PLACE_LINEAR, x.n.nhosts + 1, 1, 1, NULL, &a, &err) ==
+		 IBF_EINVAL);
+	TT_CHECK(strstr(err.msg, "do not fit") != NULL);
+	/* a placement file: names, first words of descriptions, errors with lines */
+	char path[] = "/tmp/ibfab-test-sim-XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	const struct ibf_node *h0 = &x.f->nodes[x.n.host[0].node];
+	const struct ibf_node *h1 = &x.f->nodes[x.n.host[5].node];
+	char first[128];
+	snprintf(first, sizeof(first), "%s", h1->desc);
+	first[strcspn(first, " ")] = 0;
+	FILE *o = fdopen(fd, "w");
+	fprintf(o, "# ranks\n1 %s\n0 %s:1\n", first, h0->id ? h0->id : h0->desc);
+	fclose(o);
+	TT_CHECK_MSG(!ibf_sim_place(&x.n, IBF_PLACE_FILE, 0, 1, 1, path, &a, &err), "%s", err.msg);
+	TT_CHECK(a.nranks == 2 && a.host[0] == 0 && a.host[1] == 5);
+	ibf_sim_placement_free(&a);
+	o = fopen(path, "w");
+	fprintf(o, "0 %s\n2 no-such-host\n", first);
+	fclose(o);
+	TT_CHECK(ibf_sim_place(&x.n, IBF_PLACE_FILE, 0, 1, 1, path, &a, &err) == IBF_EPARSE);
+	TT_CHECK_MSG(err.line == 2 && strstr(err.msg, "unknown host"), "%ld %s", err.line, err.msg);
+	o = fopen(path, "w");
+	fprintf(o, "0 %s\n2 %s\n", first, first);
+	fclose(o);
+	TT_CHECK(ibf_sim_place(&x.n, IBF_PLACE_FILE, 0, 1, 1, path, &a, &err) == IBF_EPARSE);
+	TT_CHECK(strstr(err.msg, "without gaps") != NULL);
+	remove(path);
+	fx_free(&x);
+}
+
+int main(void)
+{
+	tt_run("line of switches: bottleneck order", test_line_bottlenecks);
+	tt_run("parallel cables, one degraded; demands; undelivered", test_parallel_degraded);
+	tt_run("tree with a missing uplink, every layer policy", test_tree_missing_uplink);
+	tt_run("pattern definitions", test_patterns);
+	tt_run("max-min properties on Slim Fly q=5", test_properties);
+	tt_run("Garg-Koenemann vs exact LP", test_gk_vs_lp);
+	tt_run("placement", test_placement);
+	return tt_done();
+}

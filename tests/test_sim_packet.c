@@ -1,0 +1,497 @@
+/* Unit tests for the packet-level simulator (sim/packet.c): hand-checkable
+ * latencies and credit stalls, determinism, deadlock detection on a ring. */
+#include "ibf_fattree.h"
+#include "ibf_sim_packet.h"
+#include "tt.h"
+
+#include <math.h>
+
+static void add_host(struct ibf_fabric *f, int k, int sw, int port, int width, int speed)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "h%d", k);
+	int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, (uint32_t)k, 0),
+				    name, name, NULL);
+	ibf_fabric_connect(f, c, 1, sw, port, width, speed, NULL);
+}
+
+static int add_sw(struct ibf_fabric *f, int idx)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "sw%d", idx);
+	return ibf_fabric_add_node(f, IBF_NODE_SWITCH, 36,
+				   ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)idx, 0), name, name, NULL);
+}
+
+/* one switch, n hosts on ports 1..n, 4xEDR (100 Gb/s) */
+static struct ibf_fabric *star(int n)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	add_sw(f, 0);
+	for (int i = 0; i < n; i++)
+		add_host(f, i, 0, i + 1, 4, IBF_SPEED_EDR);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	return f;
+}
+
+/* ring of n switches (port 1 -> next, port 2 -> previous), h hosts each */
+static struct ibf_fabric *ring(int n, int h)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	for (int i = 0; i < n; i++)
+		add_sw(f, i);
+	for (int i = 0; i < n; i++)
+		ibf_fabric_connect(f, i, 1, (i + 1) % n, 2, 4, IBF_SPEED_EDR, NULL);
+	for (int i = 0, k = 0; i < n; i++)
+		for (int j = 0; j < h; j++, k++)
+			add_host(f, k, i, 10 + j, 4, IBF_SPEED_EDR);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	return f;
+}
+
+/* Run with res reused: drop what the previous run left in it. */
+static int prun(const struct ibf_fabric *f, const struct ibf_routes *r,
+		const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
+		const struct ibf_psim_opts *o, struct ibf_psim_result *res, struct ibf_error *err)
+{
+	ibf_psim_result_free(res);
+	return ibf_psim_run(f, r, sl, s2v, o, res, err);
+}
+
+static int route(const struct ibf_fabric *f, const char *engine, struct ibf_routes *r)
+{
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	int rc = ibf_route(f, engine, &ro, r, NULL, &err);
+	if (rc)
+		printf("# route: %s\n", err.msg);
+	return rc;
+}
+
+/* Two hosts on one switch at a tiny load: every packet sees an empty
+ * fabric, latency = host cable + router + switch cable + one serialization
+ * (cut-through: the switch forwards the head before the tail is in). */
+static void test_one_hop_latency(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.001;
+	o.warmup_ns = 0;
+	o.measure_ns = 5e6;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	/* 4096 B at 100 Gb/s = 327.68 ns; 2 m x 25 ns/m = 50 ns per cable */
+	double expect = 327.68 + 50 + 100 + 50;
+	TT_CHECK(res.measured > 10);
+	TT_EQ_INT(res.measured_done, res.measured);
+	TT_CHECK_MSG(fabs(res.lat_p50 - expect) < 0.01, "p50 %.3f expect %.3f", res.lat_p50, expect);
+	TT_CHECK(res.lat_mean >= expect - 0.01);
+	TT_EQ_INT(res.credit_stalls, 0);
+	TT_EQ_INT(res.deadlock, 0);
+	TT_EQ_INT(res.unroutable, 0);
+	TT_CHECK(res.hops_mean == 0);
+	/* longer cables, no router delay: 2 x 20 m x 25 ns/m + 327.68 */
+	o.router_ns = 0;
+	o.host_cable_m = 20;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(res.lat_p50 - (1000 + 327.68)) < 0.01, "p50 %.3f", res.lat_p50);
+	ibf_psim_result_free(&res);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Credits: with room for one packet the host waits for the credit of its
+ * previous packet, which comes back 50 + 100 + 327.68 + 50 ns after it
+ * started: at most 327.68 / 527.68 = 62 % of the link.  Room for two
+ * packets hides the round trip: no stall at all. */
+static void test_credit_stall(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 10000;
+	o.measure_ns = 200000;
+	o.buf_bytes = 4096;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.credit_stalls > 0);
+	TT_CHECK(res.stalled_pkts > 0);
+	double bound = 327.68 / 527.68;
+	TT_CHECK_MSG(res.accepted_frac <= bound + 0.01 && res.accepted_frac > bound - 0.05,
+		     "accepted %.4f, bound %.4f", res.accepted_frac, bound);
+	o.buf_bytes = 8192;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.credit_stalls, 0);
+	TT_CHECK_MSG(res.accepted_frac > 0.9, "accepted %.4f", res.accepted_frac);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Slower input than output: the output may not finish before the tail is
+ * in; and links of unequal speed give the slower rate. */
+static void test_mixed_rates(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	add_sw(f, 0);
+	add_host(f, 0, 0, 1, 1, IBF_SPEED_EDR); /* 25 Gb/s */
+	add_host(f, 1, 0, 2, 4, IBF_SPEED_EDR); /* 100 Gb/s */
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.001;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e7;
+	o.router_ns = 0;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	/* h0 -> h1: tail reaches the switch after 50 + 1310.72 ns, leaves it
+	 * then, arrives 50 ns later; h1 -> h0: cut-through, the slow link's
+	 * serialization: 50 + 50 + 1310.72.  Both give 1410.72 ns. */
+	TT_CHECK_MSG(fabs(res.lat_p50 - 1410.72) < 0.01, "p50 %.3f", res.lat_p50);
+	TT_CHECK(fabs(res.lat_max - 1410.72) < 0.01);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_determinism(void)
+{
+	struct ibf_fabric *f = ring(4, 3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.4;
+	o.measure_ns = 30000;
+	o.seed = 7;
+	struct ibf_psim_result a, b, c;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&c, 0, sizeof(c));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &a, &err) == 0);
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &b, &err) == 0);
+	o.seed = 8;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &c, &err) == 0);
+	TT_CHECK(a.events > 1000);
+	TT_EQ_INT(a.events, b.events);
+	TT_EQ_INT(a.delivered, b.delivered);
+	TT_CHECK(a.lat_mean == b.lat_mean && a.lat_p99 == b.lat_p99);
+	TT_CHECK(a.events != c.events || a.lat_mean != c.lat_mean);
+	TT_CHECK(a.hops_mean > 0.5);
+	/* the per-link utilisation is part of the result and deterministic too */
+	TT_REQUIRE(a.nlinks == b.nlinks && a.nlinks > 0);
+	TT_CHECK(!memcmp(a.link_util, b.link_util, a.nlinks * sizeof(*a.link_util)));
+	ibf_psim_result_free(&a);
+	ibf_psim_result_free(&b);
+	ibf_psim_result_free(&c);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Shortest paths on a ring of 5 switches close a credit loop in each
+ * direction; with one VL and small buffers heavy traffic fills it and the
+ * watchdog reports the five buffers.  dfsssp's SLs / SL2VL break it. */
+static void test_ring_deadlock(void)
+{
+	struct ibf_fabric *f = ring(5, 2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.buf_bytes = 8192;
+	o.warmup_ns = 10000;
+	o.measure_ns = 200000;
+	o.stall_ns = 20000;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(res.deadlock == 1);
+	TT_EQ_INT(res.cycle_len, 5);
+	for (uint32_t k = 0; k < res.cycle_len; k++) {
+		const struct ibf_psim_buf *b = &res.cycle[k];
+		TT_CHECK(f->nodes[b->node].type == IBF_NODE_SWITCH);
+		TT_CHECK(f->nodes[b->from_node].type == IBF_NODE_SWITCH);
+		TT_CHECK(b->vl == 0 && b->pkts == 2);
+		/* consecutive buffers: the next one is fed by this one's switch */
+		const struct ibf_psim_buf *nx = &res.cycle[(k + 1) % res.cycle_len];
+		TT_CHECK(nx->from_node == b->node);
+	}
+	ibf_psim_result_free(&res);
+	/* the same loop in the node model: intra-node traffic keeps moving, the
+	 * fabric's watchdog still sees the fabric stand still */
+	struct ibf_psim_opts on = o;
+	on.accels = 2;
+	on.inter_frac = 1;
+	on.load = 0.5;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &on, &res, &err) == 0);
+	TT_CHECK(res.deadlock == 1 && res.cycle_len == 5);
+	ibf_psim_result_free(&res);
+
+	struct ibf_dl_opts dlo;
+	ibf_dl_opts_default(&dlo);
+	dlo.scheme = IBF_DEADLOCK_DFSSSP;
+	struct ibf_dl *dl = NULL;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &dlo, &dl, &err) == 0);
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	TT_REQUIRE(ibf_sl_table_from_dl(f, dl, &sl, &err) == 0);
+	TT_REQUIRE(ibf_sl2vl_table_from_dl(f, dl, &s2v, &err) == 0);
+	TT_REQUIRE(prun(f, &r, &sl, &s2v, &o, &res, &err) == 0);
+	TT_EQ_INT(res.deadlock, 0);
+	TT_CHECK(res.accepted_frac > 0.2);
+	TT_EQ_INT(res.unroutable, 0);
+	int vls_used = 0;
+	for (int v = 0; v < 8; v++)
+		vls_used += res.vl_util[v] > 0;
+	TT_CHECK(vls_used >= 2);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_dl_free(dl);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A missing LFT entry drops the packets for that LID and says so. */
+static void test_unroutable(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	int c = ibf_port(f, 0, 3)->peer_node;
+	ibf_lft(&r, 0)[ibf_port(f, c, 1)->lid] = IBF_LFT_NONE;
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.3;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.unroutable > 0);
+	TT_CHECK(res.delivered > 0);
+	TT_EQ_INT(res.deadlock, 0);
+	/* bad options are errors, not runs */
+	o.buf_bytes = 100;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Node model on two nodes (4xEDR star): one 128 B message at a time.
+ * Inside a node: accelerator link (148 B at 512 Gb/s = 2.3125 ns) + 20 ns,
+ * switch -> accelerator the same: 44.625 ns.  Across: to the NIC
+ * 2.3125 + 20 + 9.25 (148 B at 128 Gb/s) + 20; the NIC waits the 200 ns
+ * timeout for more, + 50 to hand it over; the fabric (212 B at 100 Gb/s =
+ * 16.96 ns, 2 x 50 ns cables, 100 ns router); split 50; back the same
+ * way: 620.085 ns. */
+static void test_node_model(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 2;
+	o.msg_bytes = 128;
+	o.load = 0.0005;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e6;
+	o.inter_frac = 0;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.ipkts_measured > 20);
+	TT_EQ_INT(res.ipkts_done, res.ipkts_measured);
+	TT_CHECK_MSG(fabs(res.ilat_p50 - 44.625) < 0.01, "p50 %.3f", res.ilat_p50);
+	TT_EQ_INT(res.generated, 0);
+	TT_CHECK(res.inter_gbps == 0 && res.intra_gbps > 0);
+	o.accels = 1; /* one accelerator: every message leaves the node */
+	o.load = 0.00005; /* 40 us between messages: none waits for another */
+	o.measure_ns = 2e7;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(res.ilat_p50 - 620.085) < 0.01, "p50 %.3f", res.ilat_p50);
+	TT_CHECK_MSG(res.comp_inter[2] > 240 && res.comp_inter[2] < 250.01, "agg %.3f", res.comp_inter[2]);
+	TT_CHECK_MSG(fabs(res.comp_inter[4] - 50) < 1, "split %.3f", res.comp_inter[4]);
+	TT_CHECK_MSG(res.agg_mean >= 1 && res.agg_mean < 1.05, "agg %.3f", res.agg_mean);
+	/* a NIC cost per intra-node packet, on the way in and out: + 2 x 10 ns */
+	o.nic_pkt_ns = 10;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(res.ilat_p50 - 640.085) < 0.01, "p50 %.3f", res.ilat_p50);
+	o.nic_pkt_ns = 0;
+	o.load = 0.0005;
+	o.measure_ns = 2e6;
+	TT_CHECK(res.intra_gbps == 0 && res.inter_gbps > 0);
+	/* 4032 / 148 = 27 packets fill a fabric packet: 4 KiB messages of
+	 * 128 B packets never wait for the timeout at this load */
+	o.msg_bytes = 4096 * 4;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.agg_mean > 20 && res.agg_mean <= 27, "agg %.2f", res.agg_mean);
+	TT_EQ_INT(res.ipkts_done, res.ipkts_measured);
+	/* back-pressure: a 10 Gb/s NIC link behind a 512 Gb/s accelerator.
+	 * Unbounded, packets pile up before the NIC link (source intra-node
+	 * network); with 8 KiB queues they wait at the accelerator instead */
+	o.accels = 1;
+	o.msg_bytes = 4096;
+	o.load = 0.2;
+	o.nic_gbps = 10;
+	o.measure_ns = 20000;
+	o.drain_ns = 0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	double acc0 = res.comp_inter[0], net0 = res.comp_inter[1];
+	TT_CHECK_MSG(net0 > 10 * acc0, "unbounded: acc %.0f net %.0f", acc0, net0);
+	o.node_buf_bytes = 2048; /* 13 packets of 148 B: 1.6 us at 10 Gb/s */
+	o.nic_buf_bytes = 8192;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.comp_inter[0] > 3 * res.comp_inter[1] && res.comp_inter[1] < net0 / 3,
+		     "bounded: acc %.0f net %.0f (unbounded %.0f %.0f)", res.comp_inter[0],
+		     res.comp_inter[1], acc0, net0);
+	/* two nodes, each behind its 10 Gb/s NIC link */
+	TT_CHECK_MSG(res.inter_gbps > 10 && res.inter_gbps < 20, "%.2f", res.inter_gbps);
+	o.node_buf_bytes = 0;
+	o.nic_gbps = 128;
+	o.drain_ns = -1;
+	/* with the fabric saturated the node model still terminates and counts */
+	o.load = 0.9;
+	o.measure_ns = 20000;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.inter_gbps > 0 && res.inter_gbps < 2 * 100, "%.2f intra %.2f gen %llu deliv %llu ip %llu/%llu", res.inter_gbps, res.intra_gbps, (unsigned long long)res.generated, (unsigned long long)res.delivered, (unsigned long long)res.ipkts_done, (unsigned long long)res.ipkts_measured);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Fixed destinations: h0 -> h1, h1 -> h0, h2 silent; a bad pattern is an
+ * error. */
+static void test_pattern_traffic(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	uint32_t off[4] = {0, 1, 2, 2}, dst[2] = {1, 0};
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.6;
+	o.measure_ns = 4e6; /* ~7000 packets per host: the counts within a few % */
+	o.traffic_off = off;
+	o.traffic_dst = dst;
+	o.traffic_nhosts = 3;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(fabs(res.host_gbps - 200) < 1e-9);
+	/* no contention: everything offered arrives, one switch, no hops */
+	TT_CHECK_MSG(fabs(res.accepted_frac - res.offered_frac) < 0.02, "%.3f vs %.3f",
+		     res.accepted_frac, res.offered_frac);
+	TT_EQ_INT(res.credit_stalls, 0);
+	/* per-link utilisation: h0's and h1's cables carry their load, h2's none */
+	TT_REQUIRE(res.nlinks == f->nports_total);
+	for (int h = 0; h < 3; h++) {
+		int c = ibf_port(f, 0, h + 1)->peer_node;
+		uint32_t up = f->nodes[c].port_off + 1, down = f->nodes[0].port_off + (uint32_t)h + 1;
+		double want = h < 2 ? 0.6 : 0.0;
+		TT_CHECK_MSG(fabs(res.link_util[up] - want) < 0.05 && fabs(res.link_util[down] - want) < 0.05,
+			     "host %d: %.3f %.3f", h, res.link_util[up], res.link_util[down]);
+		TT_CHECK(fabs(res.link_gbps[up] - 100) < 1e-6);
+	}
+	ibf_psim_result_free(&res);
+	/* both to h1: its link is the bottleneck, half of the capacity at most */
+	uint32_t off2[4] = {0, 1, 1, 2}, dst2[2] = {1, 1};
+	o.load = 0.9;
+	o.traffic_off = off2;
+	o.traffic_dst = dst2;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.accepted_frac < 0.51 && res.accepted_frac > 0.45, "%.3f", res.accepted_frac);
+	TT_CHECK(res.credit_stalls > 0);
+	uint32_t bad[2] = {0, 0};
+	o.traffic_dst = bad;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A damaged fat tree (a missing leaf-spine cable, a host on a spine, a
+ * host cable at 1x): D-mod-K tables still deliver everything, the missing
+ * cable carries nothing, the degraded one runs at 25 Gb/s. */
+static void test_damaged_fattree(void)
+{
+	struct ibf_fattree_opts fo;
+	memset(&fo, 0, sizeof(fo));
+	fo.levels = 2;
+	fo.m[0] = 4;
+	fo.m[1] = 8;
+	fo.w[0] = 1;
+	fo.w[1] = 4;
+	fo.parallel = 1;
+	fo.switch_ports = 12;
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_fattree(&fo, &err);
+	TT_REQUIRE(f);
+	ibf_fabric_disconnect(f, 2, 6); /* leaf 2 to spine 1 */
+	int ca = ibf_fabric_add_node(f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, 999, 0),
+				     "spine-host", "spine-host", NULL);
+	TT_REQUIRE(ca >= 0 && ibf_fabric_connect(f, ca, 1, 11, 12, 4, IBF_SPEED_EDR, NULL) == 0);
+	struct ibf_port *hp = ibf_port(f, 0, 1), *pp = ibf_port(f, hp->peer_node, hp->peer_port);
+	hp->width = pp->width = 1;
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0 && ibf_assign_lids(f, 0, 0, &err) == 0);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "dmodk", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.3;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.nhosts, 33);
+	TT_EQ_INT(res.unroutable, 0);
+	TT_EQ_INT(res.deadlock, 0);
+	TT_CHECK(res.delivered > 1000);
+	uint32_t gone = f->nodes[2].port_off + 6, slow = f->nodes[0].port_off + 1;
+	TT_CHECK(res.link_gbps[gone] == 0 && res.link_util[gone] == 0);
+	TT_CHECK(fabs(res.link_gbps[slow] - 25) < 1e-6);
+	TT_CHECK(res.link_util[slow] > 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+int main(void)
+{
+	TT(test_one_hop_latency);
+	TT(test_credit_stall);
+	TT(test_mixed_rates);
+	TT(test_determinism);
+	TT(test_ring_deadlock);
+	TT(test_unroutable);
+	TT(test_node_model);
+	TT(test_pattern_traffic);
+	TT(test_damaged_fattree);
+	return tt_done();
+}
