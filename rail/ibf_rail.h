@@ -6,6 +6,7 @@
 #define IBF_RAIL_H
 
 #include "ibf_topology.h"
+#include "ibf_routing.h"
 
 enum ibf_rail_path {
 	IBF_RAIL_D,	 /* same domain: stay on NVLink/NVSwitch */
@@ -142,5 +143,30 @@ struct ibf_rail_info {
 int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		    struct ibf_rail_info *ri, struct ibf_error *err);
 void ibf_rail_info_free(struct ibf_rail_info *ri);
+
+/* ------------------------------------------------------------ tables */
+
+/* Rail properties of forwarding tables (rail/routecheck.c).  Paths are
+ * traced from a GPU's leaf to every LID (all LMC layers) of every GPU of
+ * another domain.  Counts are paths (pair x layer). */
+struct ibf_rail_route_report {
+	uint64_t same_paths, same_failed; /* same rail: traced, not delivered */
+	uint64_t same_confinable;	  /* same rail, both leaves joined inside the rail */
+	uint64_t same_left;		  /* of those, delivered through a switch of
+					     * another rail or a spine */
+	uint32_t same_max_hops, cross_max_hops;
+	uint64_t cross_paths, cross_failed; /* different rails, one switch component */
+	uint64_t split_paths;		    /* no cable path (separate switch components) */
+	int nspines;
+	uint32_t *spine_sw;    /* [nspines] switch index of each spine */
+	uint64_t *spine_paths; /* [nspines] cross-rail paths through it */
+	uint64_t lmc_pairs;    /* cross-rail GPU pairs with >1 layer, delivered */
+	uint64_t lmc_distinct; /* of those, layers over min(layers, spines
+					     * cabled to both leaves) distinct spines */
+};
+int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
+			 const struct ibf_routes *r, struct ibf_rail_route_report *rep,
+			 struct ibf_error *err);
+void ibf_rail_route_report_free(struct ibf_rail_route_report *rep);
 
 #endif

@@ -113,8 +113,20 @@ static void layer_offsets(const struct ibf_ftree *t, uint32_t j, uint32_t L, uin
 	/* digits: level h-1 least significant, level 1 most */
 	for (int l = h - 1; l >= 1; l--) {
 		uint64_t u = t->nup[l] ? t->nup[l] : 1;
-		off[l] = (uint32_t)(o % u);
+		uint64_t q = o % u;
 		o /= u;
+		/* The digit q counts slots parent-major (q / p: parent, q % p:
+		 * cable of the bundle), slots are numbered cable-major (c * W +
+		 * i), so that on bundled trees (p > 1) the layers of a destination
+		 * reach different parents before they reuse one (with q read as
+		 * a slot, layers 0, 2, 4, 6 of 4 parents x 2 cables would meet on
+		 * parents 0 and 2 only).  With p = 1 this is q itself. */
+		uint64_t w = t->npar[l];
+		if (w && u % w == 0 && u > w) {
+			uint64_t p = u / w;
+			q = (q / p) + (q % p) * w;
+		}
+		off[l] = (uint32_t)q;
 	}
 }
 
