@@ -80,6 +80,8 @@ int ibf_slurp_limit(const char *path, size_t max, char **buf, size_t *len, struc
 /* s as a JSON string literal with quotes; control characters, quotes and
  * backslashes escaped; NULL prints "". */
 void ibf_json_str(FILE *out, const char *s);
+/* Write s as XML/SVG text or attribute content (<, >, & and " escaped). */
+void ibf_xml_str(FILE *out, const char *s);
 
 /* ---------------------------------------------------------------- PRNG, hashes */
 

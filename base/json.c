@@ -1,4 +1,4 @@
-/* JSON string literals. */
+/* JSON string literals and XML text. */
 #include "ibf_base.h"
 
 void ibf_json_str(FILE *out, const char *s)
@@ -29,4 +29,25 @@ void ibf_json_str(FILE *out, const char *s)
 		}
 	}
 	fputc('"', out);
+}
+
+void ibf_xml_str(FILE *out, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
 }

@@ -40,27 +40,6 @@ static const char *rack_of(const struct ibf_plan *p, uint32_t n)
 	return p->nodes[n].rack[0] ? p->nodes[n].rack : NO_RACK;
 }
 
-static void xml(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-}
-
 static void dotq(FILE *out, const char *s)
 {
 	fputc('"', out);
@@ -198,7 +177,7 @@ static void svg_head(FILE *out, int w, int h, const char *title)
 		"font-family=\"monospace\" font-size=\"11\">\n<rect width=\"100%%\" "
 		"height=\"100%%\" fill=\"white\"/>\n<text x=\"20\" y=\"24\" font-size=\"16\">",
 		w, h);
-	xml(out, title);
+	ibf_xml_str(out, title);
 }
 
 static void svg_legend(const struct sheet *s, FILE *out, int y)
@@ -250,7 +229,7 @@ static void write_svg_rack(const struct sheet *s, FILE *out)
 			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#eef\" "
 			"stroke=\"black\"/>\n<text x=\"%d\" y=\"%d\">",
 			x0, y, BOX_W, BOX_H, x0 + 6, y + 17);
-		xml(out, p->nodes[n].name);
+		ibf_xml_str(out, p->nodes[n].name);
 		fputs("</text>\n", out);
 		if (hosts)
 			fprintf(out,
@@ -271,9 +250,9 @@ static void write_svg_rack(const struct sheet *s, FILE *out)
 			"stroke-width=\"1.5\"><title>cable %u: ",
 			xr, ya, xr + bulge, ya, xr + bulge, yb, xr, yb, step_colour(c->step),
 			c->id);
-		xml(out, p->nodes[c->a].name);
+		ibf_xml_str(out, p->nodes[c->a].name);
 		fprintf(out, " port %u -- ", c->ap);
-		xml(out, p->nodes[c->b].name);
+		ibf_xml_str(out, p->nodes[c->b].name);
 		fprintf(out, " port %u</title></path>\n", c->bp);
 		fprintf(out,
 			"<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"%s\">%u: %u-%u</text>\n",
@@ -297,7 +276,7 @@ static void write_svg_pair(const struct sheet *s, FILE *out)
 	int xs[2] = { 20, 20 + BOX_W + gap };
 	for (int side = 0; side < 2; side++) {
 		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"13\">rack ", xs[side], TOP + 12);
-		xml(out, side ? s->r2 : s->r1);
+		ibf_xml_str(out, side ? s->r2 : s->r1);
 		fputs("</text>\n", out);
 	}
 	for (uint32_t i = 0; i < s->nsw; i++) {
@@ -307,7 +286,7 @@ static void write_svg_pair(const struct sheet *s, FILE *out)
 			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#eef\" "
 			"stroke=\"black\"/>\n<text x=\"%d\" y=\"%d\">",
 			xs[s->col[n]], y, BOX_W, BOX_H, xs[s->col[n]] + 6, y + 17);
-		xml(out, p->nodes[n].name);
+		ibf_xml_str(out, p->nodes[n].name);
 		fputs("</text>\n", out);
 	}
 	for (uint32_t i = 0; i < s->ncab; i++) {

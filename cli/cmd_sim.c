@@ -192,24 +192,14 @@ static void svg_open(FILE *o, const char *title, int w, int h)
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 		"<text x=\"%d\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">",
 		w, h, w / 2);
-	for (const char *p = title; *p; p++)
-		fputs(*p == '<'	  ? "&lt;"
-		      : *p == '&' ? "&amp;"
-		      : *p == '>' ? "&gt;"
-				  : (char[2]){ *p, 0 },
-		      o);
+	ibf_xml_str(o, title);
 	fputs("</text>\n", o);
 }
 
 static void svg_text(FILE *o, double x, double y, const char *anchor, const char *s)
 {
 	fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
-	for (const char *p = s; *p; p++)
-		fputs(*p == '<'	  ? "&lt;"
-		      : *p == '&' ? "&amp;"
-		      : *p == '>' ? "&gt;"
-				  : (char[2]){ *p, 0 },
-		      o);
+	ibf_xml_str(o, s);
 	fputs("</text>\n", o);
 }
 
@@ -285,9 +275,10 @@ static int write_svgs(const char *dir, const struct src *srcs, int nsrc, struct 
 			double v = sm.ratio_mean > 1 ? 1 : sm.ratio_mean, h = 240 * v;
 			fprintf(o,
 				"<rect x=\"%.1f\" y=\"%.1f\" width=\"24\" height=\"%.1f\" fill=\"%s\">"
-				"<title>%s %.3f</title></rect>\n",
-				gx + s * 28, 280 - h, h, palette[s % 8], srcs[s].label,
-				sm.ratio_mean);
+				"<title>",
+				gx + s * 28, 280 - h, h, palette[s % 8]);
+			ibf_xml_str(o, srcs[s].label);
+			fprintf(o, " %.3f</title></rect>\n", sm.ratio_mean);
 		}
 		svg_text(o, gx + nsrc * 14, 296, "middle", patnames[p]);
 	}
