@@ -667,40 +667,29 @@ int ibf_fabric_sort(struct ibf_fabric *f, int32_t **old_of_new, struct ibf_error
 
 /* ------------------------------------------------------------ duplicate GUIDs */
 
-static int dup_cmp(const void *a, const void *b)
-{
-	const struct ibf_dup_guid *x = a, *y = b;
-	if (x->guid != y->guid)
-		return x->guid < y->guid ? -1 : 1;
-	return (x->node > y->node) - (x->node < y->node);
-}
-
 int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, uint32_t *n,
 		       struct ibf_error *err)
 {
 	*out = NULL;
 	*n = 0;
-	struct ibf_dup_guid *a = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*a));
-	if (!a)
-		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	uint32_t m = 0;
-	for (uint32_t v = 0; v < f->nnodes; v++)
-		if (f->nodes[v].guid)
-			a[m++] = (struct ibf_dup_guid){ f->nodes[v].guid, (int32_t)v };
-	qsort(a, m, sizeof(*a), dup_cmp);
+	const struct ibf_guid_index *x = f->guid_index;
+	if (!x)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
+	/* the index lists nodes sorted by (GUID, node): shared GUIDs are runs */
+	struct ibf_dup_guid *a = NULL;
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < m;) {
+	for (uint32_t i = 0; i < x->nnode;) {
 		uint32_t j = i;
-		while (j < m && a[j].guid == a[i].guid)
+		while (j < x->nnode && x->node[j].guid == x->node[i].guid)
 			j++;
-		if (j - i > 1)
-			for (uint32_t x = i; x < j; x++)
-				a[k++] = a[x];
+		if (j - i > 1 && x->node[i].guid) {
+			if (!a && !(a = malloc(x->nnode * sizeof(*a))))
+				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			for (uint32_t y = i; y < j; y++)
+				a[k++] = (struct ibf_dup_guid){ x->node[y].guid,
+								(int32_t)x->node[y].node };
+		}
 		i = j;
-	}
-	if (!k) {
-		free(a);
-		return 0;
 	}
 	*out = a;
 	*n = k;

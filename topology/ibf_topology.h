@@ -236,7 +236,8 @@ void ibf_stats_free(struct ibf_stats *st);
  * two places).  Readers keep both nodes (ibnetdiscover: a second record of
  * one id, or two cables claiming one peer port); this lists every node of
  * every shared GUID, sorted by GUID then node, into *out (malloc'd, NULL
- * when none).  GUID 0 (unknown) is never reported. */
+ * when none), from the GUID index of a finalized fabric.  GUID 0 (unknown)
+ * is never reported. */
 struct ibf_dup_guid {
 	uint64_t guid;
 	int32_t node;
