@@ -353,29 +353,16 @@ static void hratio_check(struct ibf_fabric *f, int lmc, const char *what, int in
 		     (unsigned long long)ck.across, (unsigned long long)ck.pairs);
 	struct ibf_rail_info ri;
 	TT_REQUIRE(ibf_rail_detect(f, NULL, &ri, &err) == 0);
-	struct ibf_lidmap m;
-	TT_REQUIRE(ibf_lidmap_build(f, &m, &err) == 0);
-	int leaks = 0;
-	uint32_t path[IBF_TRACE_MAX];
-	for (int a = 0; a < ri.ngpus; a++)
-		for (int b = 0; b < ri.ngpus; b++) {
-			if (!in_rail || a == b || ri.gpu[a].rail != ri.gpu[b].rail)
-				continue;
-			const struct ibf_port *bp = ibf_port(f, ri.gpu[b].node, ri.gpu[b].port);
-			for (uint32_t j = 0; j < (1u << bp->lmc); j++) {
-				int ns = 0;
-				uint32_t s0 = (uint32_t)f->nodes[ri.gpu[a].leaf].sw;
-				if (ibf_trace(f, &m, &r, s0, bp->lid + j, path, &ns) !=
-				    IBF_TRACE_OK) {
-					leaks++;
-					continue;
-				}
-				for (int k = 0; k < ns; k++)
-					leaks += ri.sw_rail[path[k]] != ri.gpu[a].rail;
-			}
-		}
-	TT_CHECK_MSG(!leaks, "%s: %d same-rail paths leave their rail", what, leaks);
-	ibf_lidmap_free(&m);
+	/* same-rail paths, traced by the library's rail check (ibfab rail check) */
+	struct ibf_rail_route_report rr;
+	TT_REQUIRE(ibf_rail_route_check(f, &ri, &r, &rr, &err) == 0);
+	TT_CHECK_MSG(!rr.same_failed && !rr.same_left &&
+			     (!in_rail || (rr.same_paths && rr.same_confinable == rr.same_paths)),
+		     "%s: same-rail paths %llu, not delivered %llu, confinable %llu, leave their "
+		     "rail %llu",
+		     what, (unsigned long long)rr.same_paths, (unsigned long long)rr.same_failed,
+		     (unsigned long long)rr.same_confinable, (unsigned long long)rr.same_left);
+	ibf_rail_route_report_free(&rr);
 	ibf_rail_info_free(&ri);
 	ibf_routes_free(&r);
 }
