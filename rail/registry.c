@@ -288,6 +288,8 @@ int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, c
 		     now < r->timestamp - 60;
 	out->missing = d1 < 0 || d2 < 0 || g1 < 0 || g2 < 0;
 	int same_dom = !strcmp(src_dom, dst_dom), same_rail = src_rail == dst_rail;
+	struct ibf_rail_scores s = { r->nrails, r->ndomains, r->rail_score, r->domain_score,
+				     r->dflt };
 	if (same_dom || same_rail || out->stale || out->missing) {
 		/* no choice to make, or nothing to decide on: the fixed rules */
 		out->c.path = same_dom	     ? IBF_RAIL_D
@@ -297,16 +299,12 @@ int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, c
 		out->c.via_rail = out->c.path == IBF_RAIL_DR ? dst_rail : src_rail;
 		out->fallback = !same_dom && !same_rail;
 		if (!out->stale && !out->missing) {
-			struct ibf_rail_scores s = { r->nrails, r->ndomains, r->rail_score,
-						     r->domain_score, r->dflt };
 			struct ibf_rail_choice ch;
 			if (!ibf_rail_decide(&s, d1, g1, d2, g2, r->prefer_rd, &ch))
 				out->c.score = ch.score;
 		}
 		return 0;
 	}
-	struct ibf_rail_scores s = { r->nrails, r->ndomains, r->rail_score, r->domain_score,
-				     r->dflt };
 	if (ibf_rail_decide(&s, d1, g1, d2, g2, r->prefer_rd, &out->c))
 		return -1;
 	/* the decision works on dense indexes: report rail labels */

@@ -21,12 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void hlog(const struct ibf_route_opts *o, int level, const char *msg)
-{
-	if (o)
-		ibf_logf(o->log, o->log_ctx, level, "%s", msg);
-}
-
 /* dmodk where the component is a tree, else minimal */
 static int route_one(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		     struct ibf_routes *r, struct ibf_route_report *rep, const char *what,
@@ -34,21 +28,15 @@ static int route_one(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 {
 	struct ibf_error e2;
 	ibf_error_clear(&e2);
-	int rc = ibf_route_dmodk(f, o, r, rep, &e2);
-	if (!rc) {
-		snprintf(r->engine, sizeof(r->engine), "hratio");
+	if (!ibf_route_dmodk(f, o, r, rep, &e2))
 		return 0;
-	}
-	char msg[IBF_ERR_MSG_MAX + 128];
-	snprintf(msg, sizeof(msg), "hratio: %s is not a tree (%s); balanced minimal paths there",
-		 what, e2.msg);
-	hlog(o, IBF_LOG_INFO, msg);
+	if (o)
+		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
+			 "hratio: %s is not a tree (%s); balanced minimal paths there", what,
+			 e2.msg);
 	for (uint32_t s = 0; s < r->nsw; s++)
 		memset(ibf_lft(r, s), IBF_LFT_NONE, r->stride);
-	rc = ibf_route_minimal(f, o, r, rep, err);
-	if (!rc)
-		snprintf(r->engine, sizeof(r->engine), "hratio");
-	return rc;
+	return ibf_route_minimal(f, o, r, rep, err);
 }
 
 /* The sub-fabric of switch component c: its switches, and every CA or
@@ -139,14 +127,16 @@ int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	uint32_t nc = ibf_components(f, comp);
 	if (nc <= 1) {
 		free(comp);
-		return route_one(f, o, r, rep, "the fabric", err);
+		int rc = route_one(f, o, r, rep, "the fabric", err);
+		if (!rc)
+			snprintf(r->engine, sizeof(r->engine), "hratio");
+		return rc;
 	}
-	char msg[160];
-	snprintf(msg, sizeof(msg),
-		 "hratio: %u switch components (rails without spines): each routed on its own, "
-		 "no paths between them",
-		 nc);
-	hlog(o, IBF_LOG_INFO, msg);
+	if (o)
+		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
+			 "hratio: %u switch components (rails without spines): each routed on its "
+			 "own, no paths between them",
+			 nc);
 	int32_t *orig = malloc(((size_t)f->nnodes + 1) * sizeof(int32_t));
 	int32_t *sub = malloc(((size_t)f->nnodes + 1) * sizeof(int32_t));
 	int rc = 0;
