@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double port_gbps(const struct ibf_port *p)
+/* data rate of `width` lanes at `speed`, Gb/s (0 when either is unknown) */
+static double gbps(int width, int speed)
 {
-	return p->width && p->speed ? p->width * ibf_speed_rate(p->speed) / 10.0 : 0;
+	return width && speed ? width * ibf_speed_rate(speed) / 10.0 : 0;
 }
 
 void ibf_sim_net_free(struct ibf_sim_net *n)
@@ -66,7 +67,7 @@ int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f, const st
 	for (int k = 0; k < IBF_SPEED_COUNT * 13; k++)
 		if (hist[k] > best) {
 			best = hist[k];
-			common = (k % 13) * ibf_speed_rate(k / 13) / 10.0;
+			common = gbps(k % 13, k / 13);
 		}
 	n->assumed_gbps = common > 0 ? common : 100.0;
 	for (uint32_t i = 0; i < n->nlinks; i++)
@@ -79,7 +80,7 @@ int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f, const st
 			uint32_t id = f->nodes[v].port_off + (uint32_t)p;
 			const struct ibf_port *q = ibf_port(f, pp->peer_node, pp->peer_port);
 			/* a link runs at what both ends report; unknown -> the common rate */
-			double a = port_gbps(pp), b = port_gbps(q),
+			double a = gbps(pp->width, pp->speed), b = gbps(q->width, q->speed),
 			       c = a && b ? (a < b ? a : b)
 				   : a	  ? a
 					  : b;
