@@ -47,7 +47,7 @@ for q in $QS; do
 				share=$("$IBFAB" route stats --topology "$W/d.net" --lmc 2 --lfts "$W/l" 2>/dev/null |
 					awk '/^edge-disjoint/ { on = 1; next } on && /^ +[0-9]+:/ { k = $1 + 0; p = $3; gsub(/[()%]/, "", p); if (k >= 3) s += p } END { printf "%.1f", s }')
 				scheme=$(grep -o 'deadlock [a-z]*' "$W/r.txt" | head -1 | cut -d' ' -f2)
-				grep -q 'escape layer(s) on VL' "$W/r.txt" && scheme="$scheme (hybrid)"
+				grep -q 'longer than 3 hops' "$W/r.txt" && scheme="$scheme (hybrid)"
 				printf '%-4s %-8s %-4s %-3s %-7s %-14s %s\n' "$q" "$fault" "$seed" "$V" "$share" \
 					"rc$rc/c$c/v$v" "$scheme"
 			done

@@ -262,9 +262,17 @@ const char *ibf_dl_summary(const struct ibf_dl *dl, char *buf, size_t len)
 	if (dl->scheme == IBF_DEADLOCK_COLORING && dl->esc_layers)
 		n += snprintf(buf + n, len - (size_t)n,
 			      "%d colours, SL2VL buckets by hop position on %d VLs, %llu path(s) "
-			      "longer than 3 hops in %d escape layer(s) on VL %d..%d",
+			      "longer than 3 hops (%llu on their colouring SL, %llu in %d escape "
+			      "layer(s) on VL %d..%d)",
 			      dl->ncolors, dl->color_vls, (unsigned long long)dl->long_paths,
-			      dl->esc_layers, dl->color_vls, dl->color_vls + dl->esc_layers - 1);
+			      (unsigned long long)dl->tail_paths,
+			      (unsigned long long)(dl->long_paths - dl->tail_paths), dl->esc_layers,
+			      dl->color_vls, dl->color_vls + dl->esc_layers - 1);
+	else if (dl->scheme == IBF_DEADLOCK_COLORING && dl->long_paths)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "%d colours, SL2VL buckets by hop position on %d VLs, %llu path(s) "
+			      "longer than 3 hops on their colouring SL",
+			      dl->ncolors, dl->vls, (unsigned long long)dl->long_paths);
 	else if (dl->scheme == IBF_DEADLOCK_COLORING)
 		n += snprintf(buf + n, len - (size_t)n,
 			      "%d colours, SL2VL buckets by hop position on %d VLs", dl->ncolors,

@@ -128,12 +128,17 @@ static double path_quality(const struct ibf_fabric *f, const uint8_t *lft, struc
 }
 
 /* The hybrid for routes with a few paths longer than 3 hops: the paths of
- * at most 3 hops keep the colouring SLs and buckets (on the low VLs), the
- * longer ones are layered online into escape layers, each with an SL the
- * colouring does not use (0, 15, unused colours) and a VL of its own above
- * the buckets.  An escape SL maps to its VL at every switch hop, so its
- * packets never share a VL with colouring traffic and each escape layer is
- * acyclic by construction: the whole CDG is acyclic.  Needs V >= 4. */
+ * at most 3 hops keep the colouring SLs and buckets (on the low VLs).  A
+ * longer path s0 s1 s2 ... keeps its colouring SL colour(s1) + 2 when no
+ * later switch before the destination's has s1's colour: its hops then go
+ * B0, B1, B2, B2, ..., and the dependencies between its B2 hops (the only
+ * ones inside B2: a short path's B2 hop is its last) are layered online in
+ * the tail layer.  The long paths the tail layer refuses go into escape
+ * layers, each with an SL the colouring does not use (0, 15, unused
+ * colours) and a VL of its own above the buckets: an escape SL maps to its
+ * VL at every switch hop, so its packets never share a VL with colouring
+ * traffic and each escape layer is acyclic by construction.  The whole CDG
+ * is acyclic.  Needs V >= 3 (V - 3 escape layers). */
 static int hybrid(struct ibf_cdg *g, struct ibf_routes *r, const struct ibf_dl_opts *o, int V,
 		  uint8_t *color, int nc, int mh, int32_t *ch, uint16_t *hops, uint8_t *state,
 		  uint32_t *stack, struct ibf_dl **out, struct ibf_error *err)
@@ -145,15 +150,15 @@ static int hybrid(struct ibf_cdg *g, struct ibf_routes *r, const struct ibf_dl_o
 	for (int sl = nc + 2; sl <= 14; sl++)
 		free_sl[nfree++] = sl;
 	int E = V - 3 < nfree ? V - 3 : nfree;
-	if (E < 1)
-		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0, "no VL left for an escape layer");
+	if (E < 0)
+		E = 0;
 	size_t n = (size_t)g->nsw * g->stride;
 	uint8_t *layer = malloc(n ? n : 1);
 	if (!layer)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	memset(layer, 0xff, n ? n : 1);
 	struct dl_long res;
-	int rc = dl_layer_long_paths(g->f, r, 3, E, !o->no_fit, layer, &res, err);
+	int rc = dl_layer_long_paths(g->f, r, 3, E, color, !o->no_fit, layer, &res, err);
 	if (!rc)
 		rc = cdg_check_routes(g, &mh, err); /* the rewritten tables */
 	if (rc) {
@@ -172,6 +177,7 @@ static int hybrid(struct ibf_cdg *g, struct ibf_routes *r, const struct ibf_dl_o
 	dl->color_vls = V - used;
 	dl->esc_layers = used;
 	dl->long_paths = npaths;
+	dl->tail_paths = res.tail_paths;
 	dl->layers = 3 + used;
 	dl->vls_used = V;
 	dl->ncolors = nc;
@@ -185,9 +191,9 @@ static int hybrid(struct ibf_cdg *g, struct ibf_routes *r, const struct ibf_dl_o
 		for (uint32_t s = 0; s < g->nsw; s++) {
 			uint8_t sl = 1;
 			size_t k = (size_t)s * g->stride + d;
-			if (hops[s] > 3)
-				sl = (uint8_t)free_sl[layer[k] < used ? layer[k] : 0];
-			else if (hops[s] == 3)
+			if (hops[s] > 3 && layer[k] < used)
+				sl = (uint8_t)free_sl[layer[k]]; /* an escape layer */
+			else if (hops[s] >= 3) /* coloured, or in the tail layer */
 				sl = (uint8_t)(dl->color[cdg_head(g, ch[s])] + 2);
 			dl->sl[k] = sl;
 			if (hops[s] >= 1)
@@ -195,14 +201,21 @@ static int hybrid(struct ibf_cdg *g, struct ibf_routes *r, const struct ibf_dl_o
 		}
 	}
 	free(layer);
-	if (used)
-		snprintf(dl->note, sizeof(dl->note),
-			 "%s: %llu path(s) longer than 3 hops in %d escape layer(s) (SL %d%s, VL "
-			 "%d..%d), the rest coloured on VL 0..%d",
-			 o->scheme == IBF_DEADLOCK_AUTO ? "auto: coloring hybrid"
-							: "coloring hybrid",
-			 (unsigned long long)npaths, used, free_sl[0], used > 1 ? "..." : "",
-			 dl->color_vls, V - 1, dl->color_vls - 1);
+	{
+		const char *who = o->scheme == IBF_DEADLOCK_AUTO ? "auto: coloring hybrid"
+								 : "coloring hybrid";
+		int nn = snprintf(dl->note, sizeof(dl->note),
+				  "%s: %llu path(s) longer than 3 hops, %llu of them on their "
+				  "colouring SL (hops 3.. in the last bucket)",
+				  who, (unsigned long long)npaths,
+				  (unsigned long long)res.tail_paths);
+		if (used && nn > 0 && (size_t)nn < sizeof(dl->note))
+			snprintf(dl->note + nn, sizeof(dl->note) - (size_t)nn,
+				 ", %llu in %d escape layer(s) (SL %d%s, VL %d..%d), the rest "
+				 "coloured on VL 0..%d",
+				 (unsigned long long)(npaths - res.tail_paths), used, free_sl[0],
+				 used > 1 ? "..." : "", dl->color_vls, V - 1, dl->color_vls - 1);
+	}
 	note_shortened(dl, res.lids_converted, res.entries_changed);
 	*out = dl;
 	return 0;
@@ -234,7 +247,7 @@ int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 	struct ibf_error why;
 	ibf_error_clear(&why);
 	rc = precheck(&g, o, color, &nc, &mh, &why);
-	if (rc == IBF_ENOTSUP && mh > 3 && V >= 4 && !greedy_colors(f, color, &nc)) {
+	if (rc == IBF_ENOTSUP && mh > 3 && V >= 3 && !greedy_colors(f, color, &nc)) {
 		/* only paths longer than 3 hops stand in the way (a damaged
 		 * fabric): dfsssp if it fits the VLs as routed, else the hybrid
 		 * (colouring for the short paths, escape layers for the long

@@ -524,8 +524,8 @@ static int path_deps(const struct ibf_cdg *g, uint32_t s, uint32_t d, uint32_t *
 
 /* Try layers lo..hi-1 for path (s, d) in order: *where = the layer taken,
  * or -1 when none stays acyclic. */
-static int place(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, int *where,
-		 struct ibf_error *err)
+static int place_from(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, int first, int *where,
+		      struct ibf_error *err)
 {
 	struct ibf_cdg *g = &st->g;
 	uint64_t deps[MAXD], added[MAXD];
@@ -535,6 +535,21 @@ static int place(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, int *wh
 	if (nd < 0)
 		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
 				     "dfsssp: a path longer than %d hops", MAXD);
+	if (first > 0) {
+		/* only the dependencies from the first-th on count */
+		int k = 0;
+		for (int j = first; j < nd; j++, k++) {
+			src[k] = src[j];
+			tgt[k] = tgt[j];
+			deps[k] = deps[j];
+		}
+		nd = k;
+		if (!nd) {
+			st->layer[(size_t)s * g->stride + d] = (uint8_t)lo;
+			*where = lo;
+			return 0;
+		}
+	}
 	if (!nd) {
 		st->layer[(size_t)s * g->stride + d] = 0;
 		*where = 0;
@@ -579,20 +594,33 @@ static int place(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, int *wh
 	return 0;
 }
 
-/* Take path (s, d) out of its layer (its dependencies' counts drop; the
- * layer's order stays a valid topological order). */
-static void unplace(struct dfs *st, uint32_t s, uint32_t d)
+static int place(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, int *where,
+		 struct ibf_error *err)
+{
+	return place_from(st, s, d, lo, hi, 0, where, err);
+}
+
+/* Take path (s, d) out of its layer, placed with its dependencies from the
+ * first-th on (their counts drop; the layer's order stays a valid
+ * topological order). */
+static void unplace_from(struct dfs *st, uint32_t s, uint32_t d, int first)
 {
 	struct ibf_cdg *g = &st->g;
 	uint32_t *cnt = g->cnt[st->layer[(size_t)s * g->stride + d]];
 	int32_t c = cdg_out(g, s, d);
-	while (c >= 0) {
+	for (int j = 0; c >= 0; j++) {
 		int32_t c2 = cdg_out(g, cdg_head(g, c), d);
 		if (c2 < 0)
 			break;
-		cnt[cdg_edge(g, c, c2)]--;
+		if (j >= first)
+			cnt[cdg_edge(g, c, c2)]--;
 		c = c2;
 	}
+}
+
+static void unplace(struct dfs *st, uint32_t s, uint32_t d)
+{
+	unplace_from(st, s, d, 0);
 }
 
 /* ------------------------------------------------------------ fitting the VL budget
@@ -1253,8 +1281,34 @@ static void alt_column(const struct ibf_cdg *g, const struct ibf_routes *r, uint
  * base LID's paths (dl_convert, a few switches at a time, as dfsssp's own
  * fitting does) and tried again; the base LIDs' paths are never changed.
  * layer[s * stride + d] gets the layer of each long path. */
+/* Can the long path (s, d) stay on its colouring SL, colour(s1) + 2?  The
+ * SL2VL rows put hop 1 in B0, the hop leaving s1 in B1 and every later hop
+ * in B2 as long as no later switch s3, s4, ... before the destination's has
+ * s1's colour (s2 differs: it is s1's neighbour). */
+static int tail_ok(const struct ibf_cdg *g, uint32_t s, uint32_t d, const uint8_t *color)
+{
+	int32_t c = cdg_out(g, s, d);
+	if (c < 0)
+		return 0;
+	uint32_t s1 = cdg_head(g, c);
+	int32_t c2 = cdg_out(g, s1, d);
+	if (c2 < 0)
+		return 0;
+	uint32_t x = cdg_head(g, c2); /* s2 */
+	for (uint32_t h = 0; h <= g->nsw; h++) {
+		int32_t cx = cdg_out(g, x, d);
+		if (cx < 0)
+			return 1;
+		x = cdg_head(g, cx); /* s3, s4, ... */
+		if (cdg_out(g, x, d) >= 0 && color[x] == color[s1])
+			return 0;
+	}
+	return 0;
+}
+
 int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int min_hops, int L,
-			int convert, uint8_t *layer, struct dl_long *res, struct ibf_error *err)
+			const uint8_t *color, int convert, uint8_t *layer, struct dl_long *res,
+			struct ibf_error *err)
 {
 	struct dfs st;
 	memset(&st, 0, sizeof(st));
@@ -1298,7 +1352,12 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 				if (nd + 1 <= min_hops)
 					continue;
 				int where = -1;
-				rc = place(&st, s, d, 0, L, &where, err);
+				/* the tail layer first (only the dependencies between
+				 * its B2 hops count), then the escape layers */
+				if (color && tail_ok(g, s, d, color))
+					rc = place_from(&st, s, d, L, L + 1, 2, &where, err);
+				if (!rc && where < 0)
+					rc = place(&st, s, d, 0, L, &where, err);
 				if (rc)
 					break;
 				if (where < 0) {
@@ -1310,15 +1369,22 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 			if (rc)
 				break;
 			if (fail < 0) {
-				for (uint32_t k = 0; k < np; k++)
-					layer[(size_t)placed[k] * g->stride + d] =
-						st.layer[(size_t)placed[k] * g->stride + d];
+				for (uint32_t k = 0; k < np; k++) {
+					size_t at = (size_t)placed[k] * g->stride + d;
+					layer[at] = st.layer[at];
+					if (color && st.layer[at] == L)
+						res->tail_paths++;
+				}
 				res->paths += np;
 				break;
 			}
 			/* d does not fit: take its paths out again */
 			for (uint32_t k = 0; k < np; k++)
-				unplace(&st, placed[k], d);
+				unplace_from(&st, placed[k], d,
+					     color && st.layer[(size_t)placed[k] * g->stride + d] ==
+								     L
+						     ? 2
+						     : 0);
 			if (!can || round > g->nsw) {
 				rc = ibf_error_set(
 					err, IBF_ENOTSUP, NULL, 0,

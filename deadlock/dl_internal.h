@@ -71,17 +71,22 @@ int cdg_check_routes(const struct ibf_cdg *g, int *max_hops, struct ibf_error *e
 
 /* Layer only the paths longer than min_hops switch hops, online, into at
  * most L layers (dfsssp.c): layer[s * stride + d] for each of them.  With
+ * the switch colours given, a path whose later hops the colouring's SL2VL
+ * rows keep in bucket B2 is first tried in the tail layer (layer[] = L):
+ * only its dependencies from the third hop on count there.  With
  * convert, further LIDs of multi-LID ports that do not fit take their base
  * LID's paths from the failing sources on (r is rewritten).  IBF_ENOTSUP
  * when they do not fit. */
 struct dl_long {
 	int layers;		  /* layers holding a path */
 	uint64_t paths;		  /* long paths placed */
+	uint64_t tail_paths;	  /* of them, in the tail layer (B2) */
 	uint64_t lids_converted;  /* LIDs moved onto base LID paths */
 	uint64_t entries_changed; /* LFT entries rewritten */
 };
 int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int min_hops, int L,
-			int convert, uint8_t *layer, struct dl_long *res, struct ibf_error *err);
+			const uint8_t *color, int convert, uint8_t *layer, struct dl_long *res,
+			struct ibf_error *err);
 /* Rewrite d's entries along tcol's path from switch s (every switch when
  * s < 0) to tcol; the rewritten switches are closed under "next switch of
  * tcol", so the column stays loop free.  Returns the entries changed. */

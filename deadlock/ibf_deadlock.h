@@ -85,7 +85,8 @@ struct ibf_dl {
 			     * hops (0: none) */
 	uint8_t esc_vl[16];  /* coloring hybrid: VL of an escape SL at every switch hop,
 			     * 0xff for the SLs that are not escape SLs */
-	uint64_t long_paths; /* coloring hybrid: paths in the escape layers */
+	uint64_t long_paths; /* coloring hybrid: paths longer than 3 hops */
+	uint64_t tail_paths; /* of them, kept on their colouring SL (hops 3.. in B2) */
 	int max_hops;	     /* longest path, switch-to-switch hops */
 	uint32_t nsw, stride;
 	uint8_t *sl;	   /* [nsw * stride]: SL per (source switch, DLID), IBF_SL_NONE unused */

@@ -533,9 +533,13 @@ static void test_hybrid_damaged(void)
 		printf("# %d cables cut: %s\n", cut, DL(r)->note);
 		if (DL(r)->scheme == IBF_DEADLOCK_COLORING) {
 			hybrid_taken++;
-			TT_CHECK(DL(r)->esc_layers == 1 && DL(r)->color_vls == 3);
+			TT_CHECK(DL(r)->esc_layers <= 1 &&
+				 DL(r)->color_vls == 4 - DL(r)->esc_layers);
 			TT_CHECK(DL(r)->long_paths > 0 && DL(r)->max_hops > 3);
-			TT_CHECK(DL(r)->esc_vl[0] == 3);
+			/* most long paths keep their colouring SL (tail in B2) */
+			TT_CHECK(DL(r)->tail_paths > 0 && DL(r)->tail_paths <= DL(r)->long_paths);
+			if (DL(r)->esc_layers)
+				TT_CHECK(DL(r)->esc_vl[0] == 3);
 		}
 		struct ibf_verify_report rep;
 		TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
@@ -576,6 +580,52 @@ static void test_hybrid_damaged(void)
 		ibf_fabric_free(f);
 	}
 	TT_CHECK(hybrid_taken >= 1);
+}
+
+/* 3 VLs on a damaged Slim Fly: no room for an escape layer, the long paths
+ * stay on their colouring SLs (hops 3.. in the last bucket) where the
+ * dependencies between those hops stay acyclic; the rest move.  The
+ * verifier, which knows nothing of the scheme, must find no cycle. */
+static void test_hybrid_tail_3vls(void)
+{
+	for (int every = 30; every <= 70; every += 20) {
+		struct ibf_slimfly_opts so = { 7, 2, 0, 0 };
+		struct ibf_error err;
+		struct ibf_fabric *f = ibf_gen_slimfly(&so, &err);
+		TT_REQUIRE(f != NULL);
+		for (uint32_t s = 0; s < f->nsw; s++)
+			for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
+				if (f->adj[a].nbr > s && (a % (uint32_t)every) == 5)
+					ibf_fabric_disconnect(f, (int)f->switches[s],
+							      f->adj[a].lport);
+		TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+		TT_REQUIRE(ibf_assign_lids(f, 2, 0, &err) == 0);
+		struct ibf_route_opts ro;
+		ibf_route_opts_default(&ro);
+		struct ibf_routes r;
+		TT_REQUIRE(ibf_route(f, "layered", &ro, &r, NULL, &err) == 0);
+		struct ibf_dl_opts o;
+		ibf_dl_opts_default(&o);
+		o.scheme = IBF_DEADLOCK_COLORING;
+		o.max_vls = 3;
+		TT_REQUIRE(apply(f, &r, &o, &err) == 0);
+		printf("# every %d: %s\n", every, DL(r)->note);
+		TT_EQ_INT(DL(r)->scheme, IBF_DEADLOCK_COLORING);
+		TT_EQ_INT(DL(r)->esc_layers, 0);
+		TT_CHECK(DL(r)->tail_paths > 0 && DL(r)->tail_paths == DL(r)->long_paths);
+		struct ibf_verify_report rep;
+		TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
+		TT_CHECK(ibf_verify_ok(&rep));
+		TT_EQ_INT(rep.cyclic_sccs, 0);
+		TT_EQ_INT(rep.missing_sl, 0);
+		ibf_verify_report_free(&rep);
+		struct ibf_check_report ck;
+		TT_REQUIRE(ibf_route_check(f, &r, 0, &ck, &err) == 0);
+		TT_EQ_INT(ck.ok, ck.pairs);
+		dl_drop();
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
 }
 
 static void test_coloring_fallback_long_paths(void)
@@ -778,6 +828,7 @@ int main(void)
 	TT(test_sf5_budget);
 	TT(test_coloring_fallback_long_paths);
 	TT(test_hybrid_damaged);
+	TT(test_hybrid_tail_3vls);
 	TT(test_determinism);
 	TT(test_dump_roundtrip);
 	TT(test_live_formats);
