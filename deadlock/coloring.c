@@ -22,6 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The hybrid's share of the routes' own edge-disjoint paths per switch pair
+ * above which dfsssp's fitting is not tried (docs/deadlock.md). */
+#define IBF_DL_HYBRID_SKIP 0.02
+
 static int greedy_colors(const struct ibf_fabric *f, uint8_t *color, int *ncolors)
 {
 	int nc = 0;
@@ -256,7 +260,7 @@ int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 		o2.no_fit = 1;
 		o2.log = NULL;
 		struct ibf_error e2;
-		rc = ibf_deadlock_dfsssp(f, r, &o2, &dl, &e2);
+		rc = dl_dfsssp_as_routed(f, r, &o2, &dl, &e2);
 		if (!rc) {
 			note_fallback(dl, o, why.msg);
 			goto done;
@@ -290,8 +294,19 @@ int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 				struct ibf_dl_opts o3 = *o;
 				o3.log = NULL;
 				double qh = path_quality(f, lfth, r), qd = -1;
-				if (!ibf_deadlock_dfsssp(f, r, &o3, &dd, NULL))
+				/* dfsssp's fitting only takes paths away from LIDs
+				 * (their base LID's or up*-down* paths): when the
+				 * hybrid keeps nearly all of what the routes offer,
+				 * skip it */
+				double q0 = path_quality(f, NULL, r);
+				if (qh >= 0 && q0 >= 0 && qh >= q0 * (1 - IBF_DL_HYBRID_SKIP)) {
+					dl_log(o, IBF_LOG_INFO,
+					       "coloring: hybrid keeps %.3f edge-disjoint paths per switch "
+					       "pair of the routes' %.3f: dfsssp's fitting not tried",
+					       qh, q0);
+				} else if (!ibf_deadlock_dfsssp(f, r, &o3, &dd, NULL)) {
 					qd = path_quality(f, NULL, r);
+				}
 				if (dd && qd > qh) {
 					dl_log(o, IBF_LOG_INFO,
 					       "coloring: hybrid keeps %.3f edge-disjoint paths per switch "

@@ -1028,8 +1028,26 @@ static int count_layer0(struct dfs *st, struct ibf_error *err)
 	return 0;
 }
 
+static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_dl_opts *o,
+		      int as_routed, struct ibf_dl **out, struct ibf_error *err);
+
 int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 			const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
+{
+	return dfsssp_run(f, r, o, 0, out, err);
+}
+
+int dl_dfsssp_as_routed(const struct ibf_fabric *f, struct ibf_routes *r,
+			const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
+{
+	return dfsssp_run(f, r, o, 1, out, err);
+}
+
+/* dfsssp; with as_routed, the online layering is capped at the VLs and
+ * stops at the first path that finds no layer (the tables are never
+ * rewritten; the error does not say how many layers would be needed). */
+static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_dl_opts *o,
+		      int as_routed, struct ibf_dl **out, struct ibf_error *err)
 {
 	double t0 = dl_now();
 	*out = NULL;
@@ -1049,7 +1067,7 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 	ft.escape = -1;
 	uint8_t *lft0 = NULL, *hops0 = NULL;
 	size_t ntab = (size_t)r->nsw * r->stride;
-	int fit = o->layering != IBF_DL_LAYER_CUT && !o->best_effort && !o->no_fit;
+	int fit = o->layering != IBF_DL_LAYER_CUT && !o->best_effort && !o->no_fit && !as_routed;
 	rc = cdg_check_routes(g, &max_hops, err);
 	if (!rc)
 		rc = dfs_alloc(&st, err);
@@ -1081,7 +1099,9 @@ int ibf_deadlock_dfsssp(const struct ibf_fabric *f, struct ibf_routes *r,
 				0;
 			rc = online(&st, V - 1, &ft, r, err);
 		}
-	} else if (!rc)
+	} else if (!rc && as_routed && o->layering != IBF_DL_LAYER_CUT)
+		rc = online(&st, V, NULL, r, err);
+	else if (!rc)
 		rc = online(&st, CDG_MAX_LAYERS, NULL, r, err);
 	/* the cut pass on every layer: the whole algorithm for LAYER_CUT, and a
 	 * check (plus repair, never needed so far) after online insertion */

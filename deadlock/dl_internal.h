@@ -69,6 +69,12 @@ int cdg_settle(const struct ibf_cdg *g, uint32_t d, int32_t *ch, uint16_t *hops,
  * longest path in *max_hops. */
 int cdg_check_routes(const struct ibf_cdg *g, int *max_hops, struct ibf_error *err);
 
+/* dfsssp on the tables as routed, online layering capped at the VLs: fails
+ * (IBF_EINVAL) at the first path that finds no layer, without counting the
+ * layers that would be needed and without rewriting any entry. */
+int dl_dfsssp_as_routed(const struct ibf_fabric *f, struct ibf_routes *r,
+			const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err);
+
 /* Layer only the paths longer than min_hops switch hops, online, into at
  * most L layers (dfsssp.c): layer[s * stride + d] for each of them.  With
  * the switch colours given, a path whose later hops the colouring's SL2VL
