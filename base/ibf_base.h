@@ -75,6 +75,12 @@ int ibf_slurp(const char *path, char **buf, size_t *len, struct ibf_error *err);
  * "file too large". */
 int ibf_slurp_limit(const char *path, size_t max, char **buf, size_t *len, struct ibf_error *err);
 
+/* ---------------------------------------------------------------- time */
+
+/* Seconds on the monotonic clock (for durations in logs and reports; never
+ * an input to routing decisions). */
+double ibf_now(void);
+
 /* ---------------------------------------------------------------- JSON */
 
 /* s as a JSON string literal with quotes; control characters, quotes and

@@ -8,7 +8,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum {
 	O_TOPO = 256,
@@ -362,12 +361,6 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* --previous-lfts: keep the columns of the previous tables that still
  * work on this fabric, route the rest (docs/reliability.md) */
@@ -502,9 +495,9 @@ static int cmd_route_main(int argc, char **argv)
 	struct ibf_routes r;
 	memset(&r, 0, sizeof(r));
 	struct ibf_route_report rep;
-	double t0 = now_s();
+	double t0 = ibf_now();
 	rc = run_engine(&a, f, &r, &rep, &err);
-	double t1 = now_s();
+	double t1 = ibf_now();
 	/* the scheme may reroute the destinations that do not fit the VLs:
 	 * the tables are written after it */
 	if (!rc)

@@ -13,7 +13,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 void ibf_dl_opts_default(struct ibf_dl_opts *o)
 {
@@ -23,12 +22,6 @@ void ibf_dl_opts_default(struct ibf_dl_opts *o)
 	o->threads = 1;
 }
 
-double dl_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)
 {

@@ -228,7 +228,7 @@ static int hybrid(struct ibf_cdg *g, struct ibf_routes *r, const struct ibf_dl_o
 int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 			  const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
 {
-	double t0 = dl_now();
+	double t0 = ibf_now();
 	*out = NULL;
 	struct ibf_cdg g;
 	int rc = cdg_init(&g, f, r, err);
@@ -386,7 +386,7 @@ int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 		}
 	}
 stats:
-	dl->seconds = dl_now() - t0;
+	dl->seconds = ibf_now() - t0;
 	{
 		int CV = dl->color_vls > 0 ? dl->color_vls : V;
 		dl_log(o, IBF_LOG_INFO,

@@ -1049,7 +1049,7 @@ int dl_dfsssp_as_routed(const struct ibf_fabric *f, struct ibf_routes *r,
 static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_dl_opts *o,
 		      int as_routed, struct ibf_dl **out, struct ibf_error *err)
 {
-	double t0 = dl_now();
+	double t0 = ibf_now();
 	*out = NULL;
 	int V = o->max_vls > 0 ? o->max_vls : 8;
 	if (V > IBF_DL_MAX_VLS)
@@ -1221,7 +1221,7 @@ static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const st
 	for (int vl = 0; vl < 16; vl++)
 		if (dl->paths_per_vl[vl])
 			dl->vls_used++;
-	dl->seconds = dl_now() - t0;
+	dl->seconds = ibf_now() - t0;
 	dl_log(o, IBF_LOG_INFO,
 	       "dfsssp: %d layer(s) needed, %d VLs available, %d used, %llu dependencies cut, "
 	       "%.3f s%s%s",

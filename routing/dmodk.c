@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define NOSW UINT32_MAX
 
@@ -535,8 +534,7 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		       struct ibf_route_report *rep, struct ibf_error *err)
 {
-	struct timespec ts0, ts1;
-	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	double t0 = ibf_now();
 	struct ibf_dmodk_opts defd;
 	if (!d) {
 		ibf_dmodk_opts_default(&defd);
@@ -748,9 +746,7 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 	if (rep) {
 		memset(rep, 0, sizeof(*rep));
 		rep->layers = 1 << maxlmc;
-		clock_gettime(CLOCK_MONOTONIC, &ts1);
-		rep->seconds = (double)(ts1.tv_sec - ts0.tv_sec) +
-			       (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9;
+		rep->seconds = ibf_now() - t0;
 	}
 out:
 	free(c.anc);

@@ -14,16 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define ENG_MAX_THREADS 64
 
-static double now_sec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, uint32_t *order)
 {
@@ -526,7 +519,7 @@ static void *worker_main(void *arg)
 int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,
 	    struct ibf_route_report *rep, struct ibf_error *err, int mode)
 {
-	double t0 = now_sec();
+	double t0 = ibf_now();
 	struct ibf_route_opts defo;
 	if (!o) {
 		ibf_route_opts_default(&defo);
@@ -723,7 +716,7 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 		rep->pairs_total = ptot;
 		rep->pairs_nonminimal = pnon;
 		rep->pairs_fallback = pfb;
-		rep->seconds = now_sec() - t0;
+		rep->seconds = ibf_now() - t0;
 	}
 	if (mode == ENG_LAYERED)
 		eng_log(o, IBF_LOG_INFO,
