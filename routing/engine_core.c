@@ -127,7 +127,7 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 	ws->ntouched = 0;
 	uint32_t nreach = eng_order_by_dist(c, ws, d->t, ws->order);
 	out->unreachable = (uint64_t)(S - nreach) * d->nlids;
-	if (c->mode == ENG_LAYERED) {
+	if (c->kind->layer_tree) {
 		memset(ws->level, 0, (size_t)S * sizeof(*ws->level));
 		const uint64_t *row = c->possible + (size_t)d->t * c->pwords;
 		for (uint32_t s = 0; s < S; s++)
@@ -156,11 +156,11 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 	for (uint32_t j = 0; j < d->nlids; j++) {
 		uint32_t lid = d->lid + j;
 		uint32_t *nxt = ws->nxt + (size_t)j * S;
-		if (c->mode == ENG_MINIMAL || j % (uint32_t)c->layers == 0) {
+		if (!c->kind->layer_tree || j % (uint32_t)c->layers == 0) {
 			uint64_t key = c->o->seed ? ibf_mix64(c->o->seed ^ ibf_mix64(lid)) : 0;
-			eng_min_tree(c, ws, d->t, ws->order, nreach, key, nxt);
+			c->kind->min_tree(c, ws, d->t, ws->order, nreach, key, nxt);
 		} else {
-			eng_layer_tree(c, ws, di, (int)j, nreach, cap, out);
+			c->kind->layer_tree(c, ws, di, (int)j, nreach, cap, out);
 		}
 		int32_t *rl = ws->rlen + (size_t)j * S;
 		for (uint32_t i = 0; i < nreach; i++)
@@ -282,7 +282,7 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 	int32_t *len = ws->rlen + (size_t)j * S;
 	uint64_t *acc = ws->acc;
 	const uint32_t *order = ws->order;
-	int check = c->mode == ENG_LAYERED && nl > 1;
+	int check = c->kind->layer_tree && nl > 1;
 
 	/* children, and the switches by tree length (counting sort) */
 	uint32_t maxl = 0;
@@ -517,7 +517,7 @@ static void *worker_main(void *arg)
 }
 
 int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,
-	    struct ibf_route_report *rep, struct ibf_error *err, int mode)
+	    struct ibf_route_report *rep, struct ibf_error *err, const struct eng_kind *kind)
 {
 	double t0 = ibf_now();
 	struct ibf_route_opts defo;
@@ -537,7 +537,7 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 	c.f = f;
 	c.o = o;
 	c.r = r;
-	c.mode = mode;
+	c.kind = kind;
 	c.S = f->nsw;
 	c.E = f->adj_off ? f->adj_off[f->nsw] : 0;
 	int rc = 0;
@@ -576,7 +576,7 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 	c.layers = o->layers > 0 ? o->layers : 1 << maxlmc;
 	if (c.layers > 128)
 		c.layers = 128;
-	if (mode == ENG_LAYERED && (rc = eng_build_possible(&c, err)))
+	if (kind->layer_tree && (rc = eng_build_possible(&c, err)))
 		goto out;
 	c.pmax = 4;
 	c.round = c.ndest / 256;
@@ -585,7 +585,7 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 	if (c.round > ENG_ROUND)
 		c.round = ENG_ROUND;
 	r->lmc = maxlmc;
-	snprintf(r->engine, sizeof(r->engine), "%s", mode == ENG_LAYERED ? "layered" : "minimal");
+	snprintf(r->engine, sizeof(r->engine), "%s", kind->name);
 	for (unsigned i = 0; i < ENG_ROUND; i++) {
 		c.out[i].e = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].e));
 		c.out[i].w = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].w));
@@ -718,11 +718,11 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 		rep->pairs_fallback = pfb;
 		rep->seconds = ibf_now() - t0;
 	}
-	if (mode == ENG_LAYERED)
+	if (kind->layer_tree)
 		eng_log(o, IBF_LOG_INFO,
-			"layered: %d layers, %llu pairs in layers >= 1: %llu in window, %llu "
+			"%s: %d layers, %llu pairs in layers >= 1: %llu in window, %llu "
 			"fallback (%llu longer than the window), longest %u hops",
-			c.layers, (unsigned long long)ptot, (unsigned long long)pnon,
+			kind->name, c.layers, (unsigned long long)ptot, (unsigned long long)pnon,
 			(unsigned long long)pfb, (unsigned long long)plong, maxlen);
 	if (unreach) {
 		const struct eng_dest *d = &c.dest[first_bad];

@@ -528,8 +528,11 @@ static void account(const struct eng_ctx *c, struct eng_ws *ws, const uint16_t *
 	}
 }
 
-void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int layer,
-		    uint32_t nreach, long cap, struct eng_unit_out *out)
+/* Layered (non-minimal) in-tree to t for layer `layer` of destination di:
+ * nxt_all holds the trees of layers 0..layer-1 (layer * S entries) and
+ * receives this layer's tree at nxt_all + layer * S. */
+static void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int layer,
+			   uint32_t nreach, long cap, struct eng_unit_out *out)
 {
 	const struct eng_dest *d = &c->dest[di];
 	uint32_t t = d->t;
@@ -547,5 +550,6 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 int ibf_route_layered(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
 {
-	return eng_run(f, o, r, rep, err, ENG_LAYERED);
+	static const struct eng_kind kind = { "layered", eng_min_tree, eng_layer_tree };
+	return eng_run(f, o, r, rep, err, &kind);
 }
