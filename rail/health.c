@@ -35,6 +35,8 @@ struct ibf_health {
 	uint8_t *measured; /* ever measured */
 	double *scratch;   /* port scores of one rail */
 	int *rail_ports;   /* ports per rail */
+	int *rail_first;   /* [nrails + 1]: rail g's ports are order[rail_first[g]..] */
+	int *order;	   /* port indexes grouped by rail */
 	int ndomains;
 	char **domain;
 	unsigned long sweeps;
@@ -86,8 +88,10 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	h->score = calloc(nr, sizeof(*h->score));
 	h->measured = calloc(nr, 1);
 	h->rail_ports = calloc(nr, sizeof(int));
+	h->rail_first = calloc(nr + 1, sizeof(int));
 	h->domain = calloc((size_t)ri->ndomains + 1, sizeof(char *));
-	if (!h->label || !h->score || !h->measured || !h->rail_ports || !h->domain)
+	if (!h->label || !h->score || !h->measured || !h->rail_ports || !h->rail_first ||
+	    !h->domain)
 		goto nomem;
 	for (int g = 0; g < ri->nrails; g++) {
 		h->label[g] = ri->rail_label[g];
@@ -125,12 +129,23 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	}
 	qsort(h->port, (size_t)h->nports, sizeof(*h->port), hport_cmp);
 	int most = 1;
-	for (int g = 0; g < h->nrails; g++)
+	for (int g = 0; g < h->nrails; g++) {
 		if (h->rail_ports[g] > most)
 			most = h->rail_ports[g];
+		h->rail_first[g + 1] = h->rail_first[g] + h->rail_ports[g];
+	}
 	h->scratch = calloc((size_t)most, sizeof(double));
-	if (!h->scratch)
+	h->order = calloc((size_t)h->nports + 1, sizeof(int));
+	if (!h->scratch || !h->order)
 		goto nomem;
+	int *fill = calloc(nr, sizeof(int));
+	if (!fill)
+		goto nomem;
+	for (int i = 0; i < h->nports; i++) {
+		int g = h->port[i].rail;
+		h->order[h->rail_first[g] + fill[g]++] = i;
+	}
+	free(fill);
 	return h;
 nomem:
 	ibf_health_free(h);
@@ -148,6 +163,8 @@ void ibf_health_free(struct ibf_health *h)
 	free(h->measured);
 	free(h->scratch);
 	free(h->rail_ports);
+	free(h->rail_first);
+	free(h->order);
 	for (int d = 0; d < h->ndomains; d++)
 		free(h->domain[d]);
 	free(h->domain);
@@ -174,13 +191,11 @@ static int dbl_cmp(const void *a, const void *b)
 static void close_sweep(struct ibf_health *h)
 {
 	int scored = 0;
-	/* ports are sorted by key, not by rail: one pass per rail keeps the
-	 * memory at one rail's ports (rails are few) */
 	for (int g = 0; g < h->nrails; g++) {
 		int n = 0;
-		for (int i = 0; i < h->nports; i++) {
-			const struct hport *p = &h->port[i];
-			if (p->rail != g || p->got != 3 || p->bad)
+		for (int j = h->rail_first[g]; j < h->rail_first[g + 1]; j++) {
+			const struct hport *p = &h->port[h->order[j]];
+			if (p->got != 3 || p->bad)
 				continue;
 			h->scratch[n++] = ibf_health_port_score(&h->o, p->delta[IBF_HEALTH_DATA],
 								p->delta[IBF_HEALTH_WAIT]);
@@ -262,6 +277,30 @@ enum ibf_health_result ibf_health_sample(struct ibf_health *h, uint64_t guid, in
 		res = IBF_HEALTH_SWEEP;
 	}
 	return res;
+}
+
+void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src)
+{
+	if (!dst || !src)
+		return;
+	for (int g = 0; g < dst->nrails; g++)
+		for (int k = 0; k < src->nrails; k++)
+			if (src->label[k] == dst->label[g] && src->measured[k]) {
+				dst->score[g] = src->score[k];
+				dst->measured[g] = 1;
+				break;
+			}
+	/* counter readings of ports that stay (absolute mode) */
+	for (int i = 0; i < dst->nports; i++) {
+		const struct hport *o = bsearch(&dst->port[i], src->port, (size_t)src->nports,
+						sizeof(*src->port), hport_cmp);
+		if (o) {
+			memcpy(dst->port[i].prev, o->prev, sizeof(o->prev));
+			dst->port[i].have_prev = o->have_prev;
+		}
+	}
+	dst->sweeps = src->sweeps;
+	dst->last_ports = src->last_ports;
 }
 
 int ibf_health_nrails(const struct ibf_health *h)

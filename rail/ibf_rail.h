@@ -219,6 +219,9 @@ void ibf_health_free(struct ibf_health *h);
 enum ibf_health_result ibf_health_sample(struct ibf_health *h, uint64_t guid, int port,
 					 enum ibf_health_counter which, uint64_t value,
 					 enum ibf_health_mode mode);
+/* After a fabric change: the smoothed scores of src's rails (by label), its
+ * counter readings (by port) and sweep count go to dst. */
+void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src);
 /* Close the open sweep now (e.g. at shutdown); 1 when it held samples. */
 int ibf_health_close(struct ibf_health *h);
 int ibf_health_nrails(const struct ibf_health *h);

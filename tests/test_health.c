@@ -143,6 +143,14 @@ static void test_sweeps_and_smoothing(void)
 	TT_EQ_INT(ibf_health_close(x.h), 1); /* the open sweep (rail 1 again) */
 	TT_EQ_INT(ibf_health_score(x.h, 1), 58);
 	TT_EQ_INT(ibf_health_close(x.h), 0); /* nothing open */
+	/* a rebuilt fabric keeps the scores of its rails */
+	struct fx y;
+	TT_REQUIRE(fx_init(&y, 4, 2, 2, &o) == 0);
+	ibf_health_carry(y.h, x.h);
+	TT_EQ_INT(ibf_health_score(y.h, 1), 58);
+	TT_EQ_INT(ibf_health_measured(y.h, 1), 1);
+	TT_EQ_INT(ibf_health_sweeps(y.h), 5);
+	fx_free(&y);
 	fx_free(&x);
 
 	/* alpha 1: no smoothing */
