@@ -169,4 +169,77 @@ int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_rail_info 
 			 struct ibf_error *err);
 void ibf_rail_route_report_free(struct ibf_rail_route_report *rep);
 
+/* ------------------------------------------------------------ health */
+
+/* Rail health from PerfMgr counters (rail/health.c, docs/rail.md "Health
+ * service").  Per port of a rail switch and per sweep: W = PortXmitWait
+ * ticks, D = PortXmitData words (4 octets) since the last reading;
+ *   congestion c = k*W / max(k*W + D, V)      (k = wait_weight, V = min_words)
+ *   port score    = 100 * (1 - c)
+ *   raw rail score = the port score at the configured percentile, counted
+ *                    from the best (100: the worst port of the rail)
+ *   rail score     = alpha * raw + (1 - alpha) * previous (EWMA; the first
+ *                    measured sweep starts it at raw)
+ * A rail without a usable port in a sweep keeps its previous score, or dflt
+ * until it was ever measured. */
+struct ibf_health_opts {
+	double alpha;	    /* EWMA weight of the newest sweep, (0, 1] (default 0.5) */
+	double wait_weight; /* k: data words one XmitWait tick counts as, > 0 (default 1) */
+	double min_words;   /* V: denominator floor per port and sweep (default 65536) */
+	int percentile;	    /* 1..100 (default 90) */
+	int dflt;	    /* score of a rail never measured, 0..100 (default 100) */
+};
+void ibf_health_opts_default(struct ibf_health_opts *o);
+
+enum ibf_health_counter { IBF_HEALTH_DATA = 0, IBF_HEALTH_WAIT = 1 };
+enum ibf_health_mode {
+	IBF_HEALTH_ABS,	    /* a counter reading: the delta is taken against the last one */
+	IBF_HEALTH_DELTA,   /* already a delta (OpenSM's events); >= 2^63 means the
+			     * counter went down (reset): no delta */
+	IBF_HEALTH_INVALID, /* reported, but not usable (e.g. a first reading) */
+};
+/* what ibf_health_sample did */
+enum ibf_health_result {
+	IBF_HEALTH_IGNORED = 0, /* not a port of a rail switch (or bad port) */
+	IBF_HEALTH_STORED = 1,
+	IBF_HEALTH_SWEEP = 2, /* stored, and a sweep was closed (scores updated) */
+};
+
+struct ibf_health;
+/* The rail switch ports of a fabric (every connected port 1..n of a switch
+ * with sw_rail >= 0); domain names are kept for ibf_health_fill. */
+struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
+				  const struct ibf_health_opts *o, struct ibf_error *err);
+void ibf_health_free(struct ibf_health *h);
+/* One counter of one port (node GUID, port number).  Sweep end: a sweep
+ * is closed when every rail port has reported both counters, or before a
+ * counter that was already reported in the open sweep is stored (the next
+ * sweep has begun; this also closes a sweep in which a port never
+ * answered). */
+enum ibf_health_result ibf_health_sample(struct ibf_health *h, uint64_t guid, int port,
+					 enum ibf_health_counter which, uint64_t value,
+					 enum ibf_health_mode mode);
+/* After a fabric change: the smoothed scores of src's rails (by label), its
+ * counter readings (by port) and sweep count go to dst. */
+void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src);
+/* Close the open sweep now (e.g. at shutdown); 1 when it held samples. */
+int ibf_health_close(struct ibf_health *h);
+int ibf_health_nrails(const struct ibf_health *h);
+int ibf_health_nports(const struct ibf_health *h);
+/* smoothed score of dense rail g (0..100), its label, and whether it was
+ * ever measured */
+int ibf_health_score(const struct ibf_health *h, int g);
+int ibf_health_label(const struct ibf_health *h, int g);
+int ibf_health_measured(const struct ibf_health *h, int g);
+/* sweeps closed so far, and ports scored in the last one */
+unsigned long ibf_health_sweeps(const struct ibf_health *h);
+int ibf_health_last_ports(const struct ibf_health *h);
+/* Put every rail's score and every detected domain into r: the domain's
+ * score from doms (a registry read from the hosts' file; NULL: none), else
+ * r->dflt.  Returns 0 or IBF_ENOMEM. */
+int ibf_health_fill(const struct ibf_health *h, const struct ibf_rail_registry *doms,
+		    struct ibf_rail_registry *r);
+/* The port score of one port over one sweep (the formula above). */
+double ibf_health_port_score(const struct ibf_health_opts *o, uint64_t data, uint64_t wait);
+
 #endif
