@@ -68,6 +68,11 @@ struct evvec {
 	uint32_t n, cap;
 };
 
+struct evn {
+	struct ev e;
+	int32_t next;
+};
+
 #define PK_MEASURED 1u
 #define PK_STALLED 2u
 #define PK_NONE (-1)
@@ -163,10 +168,15 @@ struct psim {
 	uint32_t npk, cappk;
 	int32_t free_pk;
 	/* events */
-	struct evvec qcur, qover;
-	struct evvec *qbuck; /* [QB] */
-	uint64_t qbase;	     /* start of the current bucket */
-	uint64_t qinb;	     /* events in the buckets */
+	struct evn *qpool; /* event nodes */
+	uint32_t nqpool, capqpool;
+	int32_t qfree;	   /* free nodes */
+	int32_t qcur;	   /* the current bucket's events, sorted */
+	int32_t *qhead, *qtail; /* [qnb] bucket lists */
+	uint32_t qws, qnb; /* bucket width 2^qws ps, buckets */
+	struct evvec qover; /* beyond the horizon: a heap */
+	uint64_t qbase;	    /* start of the current bucket */
+	uint64_t qinb;	    /* events in the bucket lists */
 	size_t nev;	     /* events queued */
 	uint64_t seq;
 	uint64_t now;
@@ -203,14 +213,14 @@ struct psim {
 
 /* ------------------------------------------------------------ event queue */
 
-/* A calendar of QB buckets of QW picoseconds: the events of the current
- * bucket sit in a small binary heap (cur), later ones inside the horizon
- * in unsorted bucket vectors, the rest in an overflow heap.  The order is
- * exactly (time, insertion number), as with one heap, only cheaper: most
- * events land within a few microseconds. */
-#define QW_SHIFT 10u
-#define QW (1ull << QW_SHIFT)
-#define QB 4096u
+/* A calendar queue: buckets of 2^qws picoseconds over a horizon of qnb
+ * buckets, each a list of event nodes (indices into a pool) in insertion
+ * order; the events of the current bucket in a list sorted by (time,
+ * insertion number); events beyond the horizon in an overflow heap.  The
+ * bucket width is chosen from the expected event rate (a few events per
+ * bucket), so the cost per event does not grow with the fabric.  The order
+ * is exactly (time, insertion number), as with one heap. */
+#define QHORIZON_PS 4000000ull /* ~4 us: most events are scheduled closer */
 
 static inline int ev_less(const struct ev *x, const struct ev *y)
 {
@@ -253,48 +263,108 @@ static struct ev heap_pop(struct evvec *h)
 	return top;
 }
 
-static int vec_add(struct evvec *b, const struct ev *e)
+/* Size the calendar for about `per_ps` events per picosecond. */
+static int q_init(struct psim *s, double per_ps)
 {
-	GROW(b->v, b->n, b->cap, 64, return IBF_ENOMEM);
-	b->v[b->n++] = *e;
+	uint32_t ws = 4; /* >= 16 ps */
+	while (ws < 20 && (double)(1ull << (ws + 1)) * per_ps < 3.0)
+		ws++;
+	uint32_t nb = 1024;
+	while (nb < (1u << 20) && ((uint64_t)nb << ws) < QHORIZON_PS)
+		nb *= 2;
+	s->qws = ws;
+	s->qnb = nb;
+	s->qhead = malloc((size_t)nb * sizeof(*s->qhead));
+	s->qtail = malloc((size_t)nb * sizeof(*s->qtail));
+	if (!s->qhead || !s->qtail)
+		return IBF_ENOMEM;
+	for (uint32_t k = 0; k < nb; k++)
+		s->qhead[k] = s->qtail[k] = PK_NONE;
+	s->qcur = PK_NONE;
+	s->qfree = PK_NONE;
 	return 0;
+}
+
+static int32_t q_node(struct psim *s)
+{
+	int32_t n = s->qfree;
+	if (n != PK_NONE) {
+		s->qfree = s->qpool[n].next;
+		return n;
+	}
+	GROW(s->qpool, s->nqpool, s->capqpool, 4096, return PK_NONE);
+	return (int32_t)s->nqpool++;
+}
+
+/* Insert node n into the sorted current list. */
+static void q_cur_insert(struct psim *s, int32_t n)
+{
+	struct evn *P = s->qpool;
+	int32_t *at = &s->qcur;
+	while (*at != PK_NONE && !ev_less(&P[n].e, &P[*at].e))
+		at = &P[*at].next;
+	P[n].next = *at;
+	*at = n;
 }
 
 static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
 {
 	struct ev e = { t, (s->seq++ << EV_BITS) | (uint64_t)type, a, b };
 	s->nev++;
-	if (t < s->qbase + QW)
-		return heap_push(&s->qcur, &e);
-	if (t < s->qbase + (uint64_t)QB * QW) {
-		s->qinb++;
-		return vec_add(&s->qbuck[(t >> QW_SHIFT) % QB], &e);
+	uint64_t d = (t >> s->qws) - (s->qbase >> s->qws);
+	if (d >= s->qnb)
+		return heap_push(&s->qover, &e);
+	int32_t n = q_node(s);
+	if (n == PK_NONE)
+		return IBF_ENOMEM;
+	struct evn *x = &s->qpool[n];
+	x->e = e;
+	if (!d) {
+		q_cur_insert(s, n);
+		return 0;
 	}
-	return heap_push(&s->qover, &e);
+	uint32_t k = (uint32_t)(t >> s->qws) & (s->qnb - 1);
+	x->next = PK_NONE;
+	if (s->qtail[k] != PK_NONE)
+		s->qpool[s->qtail[k]].next = n;
+	else
+		s->qhead[k] = n;
+	s->qtail[k] = n;
+	s->qinb++;
+	return 0;
 }
 
 /* The next event (s->nev > 0). */
 static int pop(struct psim *s, struct ev *out)
 {
-	while (!s->qcur.n) {
+	while (s->qcur == PK_NONE) {
 		if (s->qinb)
-			s->qbase += QW;
+			s->qbase += 1ull << s->qws;
 		else
-			s->qbase = s->qover.v[0].t >> QW_SHIFT << QW_SHIFT;
-		struct evvec *b = &s->qbuck[(s->qbase >> QW_SHIFT) % QB];
-		for (uint32_t k = 0; k < b->n; k++)
-			if (heap_push(&s->qcur, &b->v[k]))
+			s->qbase = s->qover.v[0].t >> s->qws << s->qws;
+		uint32_t k = (uint32_t)(s->qbase >> s->qws) & (s->qnb - 1);
+		/* the bucket's list is in insertion order: a stable insertion
+		 * sort by time gives (time, insertion number) */
+		for (int32_t n = s->qhead[k], nx; n != PK_NONE; n = nx) {
+			nx = s->qpool[n].next;
+			q_cur_insert(s, n);
+			s->qinb--;
+		}
+		s->qhead[k] = s->qtail[k] = PK_NONE;
+		while (s->qover.n && s->qover.v[0].t >> s->qws == s->qbase >> s->qws) {
+			int32_t n = q_node(s);
+			if (n == PK_NONE)
 				return IBF_ENOMEM;
-		s->qinb -= b->n;
-		b->n = 0;
-		while (s->qover.n && s->qover.v[0].t < s->qbase + QW) {
-			struct ev e = heap_pop(&s->qover);
-			if (heap_push(&s->qcur, &e))
-				return IBF_ENOMEM;
+			s->qpool[n].e = heap_pop(&s->qover);
+			q_cur_insert(s, n);
 		}
 	}
+	int32_t n = s->qcur;
+	s->qcur = s->qpool[n].next;
+	*out = s->qpool[n].e;
+	s->qpool[n].next = s->qfree;
+	s->qfree = n;
 	s->nev--;
-	*out = heap_pop(&s->qcur);
 	return 0;
 }
 
@@ -1210,12 +1280,10 @@ static void psim_free(struct psim *s)
 	free(s->link_bytes);
 	free(s->host);
 	free(s->pk);
-	free(s->qcur.v);
+	free(s->qpool);
+	free(s->qhead);
+	free(s->qtail);
 	free(s->qover.v);
-	if (s->qbuck)
-		for (uint32_t k = 0; k < QB; k++)
-			free(s->qbuck[k].v);
-	free(s->qbuck);
 	free(s->lat);
 	free(s->cur_bytes);
 	free(s->ip);
@@ -1288,11 +1356,9 @@ static int setup(struct psim *s, struct ibf_error *err)
 	s->cur_bytes = calloc(np, sizeof(*s->cur_bytes));
 	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
 	s->host = calloc(np ? np : 1, sizeof(*s->host));
-	s->qbuck = calloc(QB, sizeof(*s->qbuck));
 	if (!s->peer || !s->node_of || !s->rate || !s->prop || !s->ser || !s->kind ||
 	    !s->out_busy || !s->in_busy || !s->cur_fid || !s->req_head || !s->rr || !s->host_of ||
-	    !s->credits || !s->fifo || !s->vmask || !s->cur_bytes || !s->link_bytes || !s->host ||
-	    !s->qbuck)
+	    !s->credits || !s->fifo || !s->vmask || !s->cur_bytes || !s->link_bytes || !s->host)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (size_t k = 0; k < (size_t)np * V; k++)
 		s->fifo[k] = (struct fifo){ PK_NONE, PK_NONE, 0, -1, -1 };
@@ -1400,6 +1466,16 @@ static int setup(struct psim *s, struct ibf_error *err)
 	s->stall_ps = (uint64_t)(o->stall_ns * 1000.0);
 	if (s->stall_ps < 8 * slowest)
 		s->stall_ps = 8 * slowest;
+	/* the event rate sizes the calendar: about 12 events per fabric
+	 * packet (3 per hop), 6 per intra-node packet */
+	double per_ps = 0;
+	for (uint32_t h = 0; h < s->nh && !s->K; h++)
+		per_ps += 12.0 / (double)(s->host[h].gap_ps ? s->host[h].gap_ps : 1);
+	if (s->K)
+		per_ps = (double)s->nh * s->K * ((double)o->msg_bytes / o->ipkt_payload + 1) * 6.0 *
+			 o->load * o->acc_gbps / ((double)o->msg_bytes * 8000.0);
+	if (q_init(s, per_ps))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	/* every host starts at a random phase of its first gap */
 	if (s->K) {
 		rc = node_setup(s, err);
