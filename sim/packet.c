@@ -15,7 +15,12 @@
  *            (router delay included); it joins the FIFO of its VL
  *   TXDONE   an output port finished sending (the tail left): the output
  *            and the input it served are free, the input's credits go back
- *   CREDIT   credits reach the sender of a link
+ *   CREDIT   credits reach the sender of a link, only when the sender
+ *            has stalled on credits: otherwise the return waits in the
+ *            port's list of pending credits (time and insertion number of
+ *            the event it stands for) and is counted in when the port next
+ *            looks at its credits, which gives the same results with a
+ *            quarter fewer events
  *   DELIVER  a packet's tail reached its destination host
  *   CHECK    the deadlock watchdog
  * Times are integer picoseconds. */
@@ -70,6 +75,14 @@ struct evvec {
 
 struct evn {
 	struct ev e;
+	int32_t next;
+};
+
+/* a credit return not (yet) queued as an event */
+struct pcred {
+	uint64_t t, sk; /* of the CREDIT event it stands for */
+	uint32_t idx;	/* credits[] index */
+	uint32_t bytes;
 	int32_t next;
 };
 
@@ -180,6 +193,13 @@ struct psim {
 	size_t nev;	     /* events queued */
 	uint64_t seq;
 	uint64_t now;
+	uint64_t cur_sk; /* of the event being processed */
+	/* pending credit returns per sending port, in time order */
+	struct pcred *pc;
+	uint32_t npc, cappc;
+	int32_t pc_free;
+	int32_t *pc_head, *pc_tail; /* [np] */
+	uint8_t *cstall;	    /* [np] the port stalled on credits: returns are events */
 	uint64_t rng;
 	/* window */
 	uint64_t w0, w1, hard_end;
@@ -307,9 +327,9 @@ static void q_cur_insert(struct psim *s, int32_t n)
 	*at = n;
 }
 
-static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
+static int push_sk(struct psim *s, uint64_t t, uint64_t sk, uint32_t a, uint32_t b)
 {
-	struct ev e = { t, (s->seq++ << EV_BITS) | (uint64_t)type, a, b };
+	struct ev e = { t, sk, a, b };
 	s->nev++;
 	uint64_t d = (t >> s->qws) - (s->qbase >> s->qws);
 	if (d >= s->qnb)
@@ -332,6 +352,11 @@ static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
 	s->qtail[k] = n;
 	s->qinb++;
 	return 0;
+}
+
+static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
+{
+	return push_sk(s, t, (s->seq++ << EV_BITS) | (uint64_t)type, a, b);
 }
 
 /* The next event (s->nev > 0). */
@@ -392,6 +417,67 @@ static uint64_t rand_u64(struct psim *s)
 	return ibf_splitmix64(&s->rng);
 }
 
+/* ------------------------------------------------------------ credits */
+
+/* Count in the pending credit returns of port g that happen before the
+ * event being processed. */
+static inline void credits_settle(struct psim *s, uint32_t g)
+{
+	int32_t c = s->pc_head[g];
+	if (c == PK_NONE)
+		return;
+	while (c != PK_NONE &&
+	       (s->pc[c].t < s->now || (s->pc[c].t == s->now && s->pc[c].sk < s->cur_sk))) {
+		int32_t nx = s->pc[c].next;
+		s->credits[s->pc[c].idx] += (int32_t)s->pc[c].bytes;
+		s->pc[c].next = s->pc_free;
+		s->pc_free = c;
+		c = nx;
+	}
+	s->pc_head[g] = c;
+	if (c == PK_NONE)
+		s->pc_tail[g] = PK_NONE;
+}
+
+/* Port g stalled on credits: its pending returns become events (each
+ * would have woken it), and so do its next ones until it sends. */
+static int credits_wait(struct psim *s, uint32_t g)
+{
+	int rc = 0;
+	s->cstall[g] = 1;
+	for (int32_t c = s->pc_head[g], nx; c != PK_NONE; c = nx) {
+		nx = s->pc[c].next;
+		if (!rc)
+			rc = push_sk(s, s->pc[c].t, s->pc[c].sk, s->pc[c].idx, s->pc[c].bytes);
+		s->pc[c].next = s->pc_free;
+		s->pc_free = c;
+	}
+	s->pc_head[g] = s->pc_tail[g] = PK_NONE;
+	return rc;
+}
+
+/* The credits of buffer idx (= g * V + vl) go back to port g at time t. */
+static int credits_return(struct psim *s, uint32_t g, uint32_t idx, uint64_t t, uint32_t bytes)
+{
+	uint64_t sk = (s->seq++ << EV_BITS) | EV_CREDIT;
+	if (s->cstall[g])
+		return push_sk(s, t, sk, idx, bytes);
+	int32_t c = s->pc_free;
+	if (c != PK_NONE) {
+		s->pc_free = s->pc[c].next;
+	} else {
+		GROW(s->pc, s->npc, s->cappc, 1024, return IBF_ENOMEM);
+		c = (int32_t)s->npc++;
+	}
+	s->pc[c] = (struct pcred){ t, sk, idx, bytes, PK_NONE };
+	if (s->pc_tail[g] != PK_NONE)
+		s->pc[s->pc_tail[g]].next = c;
+	else
+		s->pc_head[g] = c;
+	s->pc_tail[g] = c;
+	return 0;
+}
+
 /* ------------------------------------------------------------ requests */
 
 static void req_add(struct psim *s, uint32_t fid)
@@ -441,6 +527,7 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	uint32_t V = s->V;
 	uint8_t vl = fid >= 0 ? p->vl_next : p->vl;
 	s->out_busy[g] = 1;
+	s->cstall[g] = 0;
 	s->cur_fid[g] = fid;
 	if (fid >= 0)
 		s->in_busy[(uint32_t)fid / V] = 1;
@@ -489,9 +576,10 @@ static int arb_host(struct psim *s, uint32_t h)
 		return 0;
 	int32_t i = H->qhead;
 	struct pkt *p = &s->pk[i];
+	credits_settle(s, H->g);
 	if (s->credits[(size_t)H->g * s->V + p->vl] < (int32_t)p->bytes) {
 		mark_stall(s, p);
-		return 0;
+		return credits_wait(s, H->g);
 	}
 	H->qhead = p->next;
 	if (H->qhead == PK_NONE)
@@ -516,6 +604,8 @@ static int arb_out(struct psim *s, uint32_t g)
 	uint32_t P = (uint32_t)nd->nports + 1u;
 	int32_t best = -1;
 	uint64_t bkey = UINT64_MAX;
+	int stalled = 0;
+	credits_settle(s, g);
 	for (int32_t fid = s->req_head[g]; fid >= 0; fid = s->fifo[fid].rnext) {
 		uint32_t gin = (uint32_t)fid / V;
 		if (s->in_busy[gin])
@@ -523,6 +613,7 @@ static int arb_out(struct psim *s, uint32_t g)
 		struct pkt *p = &s->pk[s->fifo[fid].head];
 		if (s->kind[g] != 2 && s->credits[(size_t)g * V + p->vl_next] < (int32_t)p->bytes) {
 			mark_stall(s, p);
+			stalled = 1;
 			continue;
 		}
 		uint64_t key;
@@ -539,7 +630,7 @@ static int arb_out(struct psim *s, uint32_t g)
 		}
 	}
 	if (best < 0)
-		return 0;
+		return stalled ? credits_wait(s, g) : 0;
 	struct fifo *q = &s->fifo[best];
 	int32_t i = q->head;
 	req_del(s, (uint32_t)best, g);
@@ -654,7 +745,7 @@ static int ev_gen(struct psim *s, uint32_t h)
 static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
 {
 	uint32_t up = (uint32_t)s->peer[gin];
-	return push(s, s->now + s->prop[up], EV_CREDIT, up * s->V + vl, bytes);
+	return credits_return(s, up, up * s->V + vl, s->now + s->prop[up], bytes);
 }
 
 /* Route packet i that arrived at switch input gin; 0 when it has an output. */
@@ -1208,6 +1299,8 @@ static int ev_check(struct psim *s)
 		s->res->deadlock_ns = (double)s->now / 1000.0;
 		s->res->deadlock_pkts = s->in_switches;
 		s->stop = 1;
+		for (uint32_t g = 0; g < s->np; g++)
+			credits_settle(s, g);
 		return find_cycle(s);
 	}
 	return push(s, s->now + stall / 2 + 1, EV_CHECK, 0, 0);
@@ -1281,6 +1374,10 @@ static void psim_free(struct psim *s)
 	free(s->host);
 	free(s->pk);
 	free(s->qpool);
+	free(s->pc);
+	free(s->pc_head);
+	free(s->pc_tail);
+	free(s->cstall);
 	free(s->qhead);
 	free(s->qtail);
 	free(s->qover.v);
@@ -1356,9 +1453,13 @@ static int setup(struct psim *s, struct ibf_error *err)
 	s->cur_bytes = calloc(np, sizeof(*s->cur_bytes));
 	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
 	s->host = calloc(np ? np : 1, sizeof(*s->host));
+	s->pc_head = malloc((size_t)np * sizeof(*s->pc_head));
+	s->pc_tail = malloc((size_t)np * sizeof(*s->pc_tail));
+	s->cstall = calloc(np ? np : 1, 1);
 	if (!s->peer || !s->node_of || !s->rate || !s->prop || !s->ser || !s->kind ||
 	    !s->out_busy || !s->in_busy || !s->cur_fid || !s->req_head || !s->rr || !s->host_of ||
-	    !s->credits || !s->fifo || !s->vmask || !s->cur_bytes || !s->link_bytes || !s->host)
+	    !s->credits || !s->fifo || !s->vmask || !s->cur_bytes || !s->link_bytes || !s->host ||
+	    !s->pc_head || !s->pc_tail || !s->cstall)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (size_t k = 0; k < (size_t)np * V; k++)
 		s->fifo[k] = (struct fifo){ PK_NONE, PK_NONE, 0, -1, -1 };
@@ -1367,6 +1468,9 @@ static int setup(struct psim *s, struct ibf_error *err)
 		for (uint32_t p = 0; p <= nd->nports; p++)
 			s->node_of[nd->port_off + p] = n;
 	}
+	for (uint32_t g = 0; g < np; g++)
+		s->pc_head[g] = s->pc_tail[g] = PK_NONE;
+	s->pc_free = PK_NONE;
 	/* the flow simulator's view of the network: end ports in the common
 	 * host order, link rates (unknown ones: the fabric's most common rate) */
 	struct ibf_sim_net net;
@@ -1593,9 +1697,18 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			ibf_error_set(err, rc, NULL, 0, "out of memory");
 			break;
 		}
-		if (e.t >= s.w1 && (s.outstanding == 0 || e.t >= s.hard_end))
+		if (e.t >= s.w1 && (s.outstanding == 0 || e.t >= s.hard_end)) {
+			/* the run ends at the last event before this one, which
+			 * may have been a credit return kept pending */
+			uint64_t tend = s.outstanding == 0 ? s.w1 : s.hard_end;
+			for (uint32_t g = 0; g < s.np; g++)
+				for (int32_t c = s.pc_head[g]; c != PK_NONE; c = s.pc[c].next)
+					if (s.pc[c].t < tend && s.pc[c].t > s.now)
+						s.now = s.pc[c].t;
 			break;
+		}
 		s.now = e.t;
+		s.cur_sk = e.sk;
 		res->events++;
 		switch ((int)(e.sk & ((1u << EV_BITS) - 1))) {
 		case EV_GEN:
