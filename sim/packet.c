@@ -139,6 +139,30 @@ struct fifo {
 	int32_t rnext, rprev; /* request list of the head's output */
 };
 
+/* A port (global index g): its link g -> peer and the state of its output
+ * and of its input buffers, in one cache line. */
+struct port {
+	uint64_t prop;	   /* ps */
+	uint64_t ser;	   /* ps for one full packet */
+	int32_t peer;	   /* -1 none */
+	uint32_t rate;	   /* 0.1 Gb/s, 0 without a cable */
+	uint32_t base;	   /* global index of its node's port 0 */
+	int32_t cur_fid;   /* FIFO the output is serving (-1: host queue) */
+	int32_t req_head;  /* requests for the output: FIFOs whose head wants it */
+	int32_t host_of;   /* host index of an end port, -1 */
+	int32_t pc_head;   /* credit returns pending (struct pcred list) */
+	int32_t pc_tail;
+	int32_t sw;	   /* switch index of its node, -1 */
+	uint16_t cur_bytes; /* size of the packet the output sends */
+	uint16_t rr;	   /* last input port granted */
+	uint16_t vmask;	   /* VLs whose input FIFO is not empty */
+	uint8_t kind;	   /* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
+	uint8_t out_busy, in_busy;
+	uint8_t cstall; /* stalled on credits: returns are events */
+	uint16_t P;	/* its node's ports + 1 */
+};
+_Static_assert(sizeof(struct port) == 64, "struct port fills one cache line");
+
 struct host {
 	uint32_t g; /* its port (global) */
 	uint32_t lid;
@@ -160,20 +184,10 @@ struct psim {
 	uint32_t V, np, nh;
 	uint32_t bytes; /* wire bytes per packet */
 	/* per port */
-	int32_t *peer;
+	struct port *pt;      /* [np] */
 	uint32_t *node_of;
-	uint32_t *rate; /* 0.1 Gb/s, 0 without a cable */
-	uint64_t *prop; /* ps */
-	uint64_t *ser;	/* ps for one packet */
-	uint8_t *kind;	/* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
-	uint8_t *out_busy, *in_busy;
-	int32_t *cur_fid;     /* FIFO the output is serving (-1: host queue) */
-	int32_t *req_head;    /* request list per output */
-	uint16_t *rr;	      /* last input port granted */
-	int32_t *host_of;     /* host index of an end port, -1 */
 	int32_t *credits;     /* [np * V] */
 	struct fifo *fifo;    /* [np * V] */
-	uint16_t *vmask;      /* [np] VLs whose input FIFO is not empty */
 	uint64_t *link_bytes; /* [np] in the window */
 	struct host *host;
 	/* packets */
@@ -198,8 +212,6 @@ struct psim {
 	struct pcred *pc;
 	uint32_t npc, cappc;
 	int32_t pc_free;
-	int32_t *pc_head, *pc_tail; /* [np] */
-	uint8_t *cstall;	    /* [np] the port stalled on credits: returns are events */
 	uint64_t rng;
 	/* window */
 	uint64_t w0, w1, hard_end;
@@ -213,7 +225,6 @@ struct psim {
 	size_t nlat, caplat;
 	double hop_sum;
 	int stop;
-	uint32_t *cur_bytes; /* [np] size of the packet an output sends */
 	/* node model */
 	uint32_t K, NL; /* accelerators per node, links per node (2K + 2) */
 	struct ipkt *ip;
@@ -423,7 +434,7 @@ static uint64_t rand_u64(struct psim *s)
  * event being processed. */
 static inline void credits_settle(struct psim *s, uint32_t g)
 {
-	int32_t c = s->pc_head[g];
+	int32_t c = s->pt[g].pc_head;
 	if (c == PK_NONE)
 		return;
 	while (c != PK_NONE &&
@@ -434,9 +445,9 @@ static inline void credits_settle(struct psim *s, uint32_t g)
 		s->pc_free = c;
 		c = nx;
 	}
-	s->pc_head[g] = c;
+	s->pt[g].pc_head = c;
 	if (c == PK_NONE)
-		s->pc_tail[g] = PK_NONE;
+		s->pt[g].pc_tail = PK_NONE;
 }
 
 /* Port g stalled on credits: its pending returns become events (each
@@ -444,15 +455,15 @@ static inline void credits_settle(struct psim *s, uint32_t g)
 static int credits_wait(struct psim *s, uint32_t g)
 {
 	int rc = 0;
-	s->cstall[g] = 1;
-	for (int32_t c = s->pc_head[g], nx; c != PK_NONE; c = nx) {
+	s->pt[g].cstall = 1;
+	for (int32_t c = s->pt[g].pc_head, nx; c != PK_NONE; c = nx) {
 		nx = s->pc[c].next;
 		if (!rc)
 			rc = push_sk(s, s->pc[c].t, s->pc[c].sk, s->pc[c].idx, s->pc[c].bytes);
 		s->pc[c].next = s->pc_free;
 		s->pc_free = c;
 	}
-	s->pc_head[g] = s->pc_tail[g] = PK_NONE;
+	s->pt[g].pc_head = s->pt[g].pc_tail = PK_NONE;
 	return rc;
 }
 
@@ -460,7 +471,7 @@ static int credits_wait(struct psim *s, uint32_t g)
 static int credits_return(struct psim *s, uint32_t g, uint32_t idx, uint64_t t, uint32_t bytes)
 {
 	uint64_t sk = (s->seq++ << EV_BITS) | EV_CREDIT;
-	if (s->cstall[g])
+	if (s->pt[g].cstall)
 		return push_sk(s, t, sk, idx, bytes);
 	int32_t c = s->pc_free;
 	if (c != PK_NONE) {
@@ -470,11 +481,11 @@ static int credits_return(struct psim *s, uint32_t g, uint32_t idx, uint64_t t, 
 		c = (int32_t)s->npc++;
 	}
 	s->pc[c] = (struct pcred){ t, sk, idx, bytes, PK_NONE };
-	if (s->pc_tail[g] != PK_NONE)
-		s->pc[s->pc_tail[g]].next = c;
+	if (s->pt[g].pc_tail != PK_NONE)
+		s->pc[s->pt[g].pc_tail].next = c;
 	else
-		s->pc_head[g] = c;
-	s->pc_tail[g] = c;
+		s->pt[g].pc_head = c;
+	s->pt[g].pc_tail = c;
 	return 0;
 }
 
@@ -485,10 +496,10 @@ static void req_add(struct psim *s, uint32_t fid)
 	struct fifo *q = &s->fifo[fid];
 	uint32_t out = s->pk[q->head].out;
 	q->rprev = -1;
-	q->rnext = s->req_head[out];
+	q->rnext = s->pt[out].req_head;
 	if (q->rnext >= 0)
 		s->fifo[q->rnext].rprev = (int32_t)fid;
-	s->req_head[out] = (int32_t)fid;
+	s->pt[out].req_head = (int32_t)fid;
 }
 
 static void req_del(struct psim *s, uint32_t fid, uint32_t out)
@@ -497,7 +508,7 @@ static void req_del(struct psim *s, uint32_t fid, uint32_t out)
 	if (q->rprev >= 0)
 		s->fifo[q->rprev].rnext = q->rnext;
 	else
-		s->req_head[out] = q->rnext;
+		s->pt[out].req_head = q->rnext;
 	if (q->rnext >= 0)
 		s->fifo[q->rnext].rprev = q->rprev;
 	q->rnext = q->rprev = -1;
@@ -526,30 +537,30 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	struct pkt *p = &s->pk[i];
 	uint32_t V = s->V;
 	uint8_t vl = fid >= 0 ? p->vl_next : p->vl;
-	s->out_busy[g] = 1;
-	s->cstall[g] = 0;
-	s->cur_fid[g] = fid;
+	s->pt[g].out_busy = 1;
+	s->pt[g].cstall = 0;
+	s->pt[g].cur_fid = fid;
 	if (fid >= 0)
-		s->in_busy[(uint32_t)fid / V] = 1;
-	if (s->kind[g] != 2)
+		s->pt[(uint32_t)fid / V].in_busy = 1;
+	if (s->pt[g].kind != 2)
 		s->credits[(size_t)g * V + vl] -= p->bytes;
 	uint64_t ser = p->bytes == s->bytes
-			       ? s->ser[g]
-			       : ((uint64_t)p->bytes * 80000u + s->rate[g] - 1) / s->rate[g];
+			       ? s->pt[g].ser
+			       : ((uint64_t)p->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
 	uint64_t end = s->now + ser;
-	s->cur_bytes[g] = p->bytes;
+	s->pt[g].cur_bytes = p->bytes;
 	if (fid >= 0 && p->tail > end)
 		end = p->tail; /* a faster output cannot overtake the tail */
 	int rc = push(s, end, EV_TXDONE, g, 0);
-	uint64_t head = s->now + s->prop[g];
+	uint64_t head = s->now + s->pt[g].prop;
 	p->vl = vl;
 	p->tail = head + ser;
-	if (end + s->prop[g] > p->tail)
-		p->tail = end + s->prop[g];
+	if (end + s->pt[g].prop > p->tail)
+		p->tail = end + s->pt[g].prop;
 	p->hops++;
-	uint32_t peer = (uint32_t)s->peer[g];
+	uint32_t peer = (uint32_t)s->pt[g].peer;
 	if (!rc) {
-		if (s->kind[g] == 2)
+		if (s->pt[g].kind == 2)
 			rc = push(s, p->tail, EV_DELIVER, (uint32_t)i, peer);
 		else
 			rc = push(s, head + (uint64_t)(s->o->router_ns * 1000.0), EV_ARRIVE,
@@ -559,10 +570,10 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	s->last_move = s->now;
 	if (in_window(s, s->now)) {
 		s->link_bytes[g] += p->bytes;
-		if (s->kind[g] == 1)
+		if (s->pt[g].kind == 1)
 			s->vl_bytes[vl] += p->bytes;
 	}
-	if (s->kind[g] == 1)
+	if (s->pt[g].kind == 1)
 		p->swhops++;
 	return rc;
 }
@@ -572,7 +583,7 @@ static int nl_wake(struct psim *s, uint32_t h, int64_t L);
 static int arb_host(struct psim *s, uint32_t h)
 {
 	struct host *H = &s->host[h];
-	if (s->out_busy[H->g] || H->qhead == PK_NONE)
+	if (s->pt[H->g].out_busy || H->qhead == PK_NONE)
 		return 0;
 	int32_t i = H->qhead;
 	struct pkt *p = &s->pk[i];
@@ -597,21 +608,20 @@ static int arb_host(struct psim *s, uint32_t h)
 /* Pick one of the FIFO heads that want switch output g. */
 static int arb_out(struct psim *s, uint32_t g)
 {
-	if (s->out_busy[g])
+	if (s->pt[g].out_busy)
 		return 0;
 	uint32_t V = s->V;
-	const struct ibf_node *nd = &s->f->nodes[s->node_of[g]];
-	uint32_t P = (uint32_t)nd->nports + 1u;
+	uint32_t base = s->pt[g].base, P = s->pt[g].P;
 	int32_t best = -1;
 	uint64_t bkey = UINT64_MAX;
 	int stalled = 0;
 	credits_settle(s, g);
-	for (int32_t fid = s->req_head[g]; fid >= 0; fid = s->fifo[fid].rnext) {
+	for (int32_t fid = s->pt[g].req_head; fid >= 0; fid = s->fifo[fid].rnext) {
 		uint32_t gin = (uint32_t)fid / V;
-		if (s->in_busy[gin])
+		if (s->pt[gin].in_busy)
 			continue;
 		struct pkt *p = &s->pk[s->fifo[fid].head];
-		if (s->kind[g] != 2 && s->credits[(size_t)g * V + p->vl_next] < (int32_t)p->bytes) {
+		if (s->pt[g].kind != 2 && s->credits[(size_t)g * V + p->vl_next] < (int32_t)p->bytes) {
 			mark_stall(s, p);
 			stalled = 1;
 			continue;
@@ -620,8 +630,8 @@ static int arb_out(struct psim *s, uint32_t g)
 		if (s->o->arb == IBF_PSIM_ARB_AGE) {
 			key = p->birth;
 		} else {
-			uint32_t lp = gin - nd->port_off;
-			uint32_t d = (lp + P - s->rr[g] - 1u) % P;
+			uint32_t lp = gin - base;
+			uint32_t d = (lp + P - s->pt[g].rr - 1u) % P;
 			key = (uint64_t)d * V + (uint32_t)fid % V;
 		}
 		if (key < bkey || (key == bkey && fid < best)) {
@@ -642,15 +652,15 @@ static int arb_out(struct psim *s, uint32_t g)
 	if (q->head != PK_NONE)
 		req_add(s, (uint32_t)best);
 	else
-		s->vmask[(uint32_t)best / V] &= (uint16_t) ~(1u << ((uint32_t)best % V));
-	s->rr[g] = (uint16_t)((uint32_t)best / V - nd->port_off);
+		s->pt[(uint32_t)best / V].vmask &= (uint16_t) ~(1u << ((uint32_t)best % V));
+	s->pt[g].rr = (uint16_t)((uint32_t)best / V - base);
 	return transmit(s, g, best, i);
 }
 
 static int arb_port(struct psim *s, uint32_t g)
 {
-	if (s->host_of[g] >= 0)
-		return arb_host(s, (uint32_t)s->host_of[g]);
+	if (s->pt[g].host_of >= 0)
+		return arb_host(s, (uint32_t)s->pt[g].host_of);
 	return arb_out(s, g);
 }
 
@@ -744,31 +754,28 @@ static int ev_gen(struct psim *s, uint32_t h)
 
 static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
 {
-	uint32_t up = (uint32_t)s->peer[gin];
-	return credits_return(s, up, up * s->V + vl, s->now + s->prop[up], bytes);
+	uint32_t up = (uint32_t)s->pt[gin].peer;
+	return credits_return(s, up, up * s->V + vl, s->now + s->pt[up].prop, bytes);
 }
 
 /* Route packet i that arrived at switch input gin; 0 when it has an output. */
 static int route(struct psim *s, uint32_t gin, struct pkt *p)
 {
-	const struct ibf_fabric *f = s->f;
-	uint32_t n = s->node_of[gin];
-	const struct ibf_node *nd = &f->nodes[n];
+	const struct port *pin = &s->pt[gin];
 	if (p->hops >= 64 || p->dlid >= s->r->stride)
 		return -1;
-	uint8_t port = ibf_lft(s->r, (uint32_t)nd->sw)[p->dlid];
-	if (port == 0 || port == IBF_LFT_NONE || port > nd->nports)
+	uint8_t port = ibf_lft(s->r, (uint32_t)pin->sw)[p->dlid];
+	if (port == 0 || port == IBF_LFT_NONE || port >= pin->P)
 		return -1;
-	uint32_t go = nd->port_off + port;
-	if (s->peer[go] < 0 || !s->rate[go])
+	uint32_t go = pin->base + port;
+	if (s->pt[go].peer < 0 || !s->pt[go].rate)
 		return -1;
-	if (s->kind[go] == 2 && s->host_of[s->peer[go]] != (int32_t)p->dst)
+	if (s->pt[go].kind == 2 && s->pt[s->pt[go].peer].host_of != (int32_t)p->dst)
 		return -1; /* delivered to the wrong end port */
 	uint32_t vl;
 	if (s->s2v) {
-		uint32_t in = gin - nd->port_off;
-		vl = s->s2v->vl[s->s2v->off[nd->sw] +
-				((uint64_t)in * (nd->nports + 1u) + port) * 16u + p->sl];
+		uint32_t in = gin - pin->base;
+		vl = s->s2v->vl[s->s2v->off[pin->sw] + ((uint64_t)in * pin->P + port) * 16u + p->sl];
 	} else {
 		vl = p->sl % s->V;
 	}
@@ -798,7 +805,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 	q->cnt++;
 	s->in_switches++;
 	if (q->head == i) {
-		s->vmask[gin] |= (uint16_t)(1u << p->vl);
+		s->pt[gin].vmask |= (uint16_t)(1u << p->vl);
 		req_add(s, fid);
 		return arb_out(s, p->out);
 	}
@@ -807,17 +814,17 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 
 static int ev_txdone(struct psim *s, uint32_t g)
 {
-	s->out_busy[g] = 0;
-	int32_t fid = s->cur_fid[g];
+	s->pt[g].out_busy = 0;
+	int32_t fid = s->pt[g].cur_fid;
 	if (fid < 0)
-		return arb_host(s, (uint32_t)s->host_of[g]);
+		return arb_host(s, (uint32_t)s->pt[g].host_of);
 	uint32_t V = s->V, gin = (uint32_t)fid / V;
-	s->in_busy[gin] = 0;
-	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid % V), s->cur_bytes[g]);
+	s->pt[gin].in_busy = 0;
+	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid % V), s->pt[g].cur_bytes);
 	if (!rc)
 		rc = arb_out(s, g);
 	/* the input is free again: its other heads may go now */
-	for (unsigned m = s->vmask[gin]; m && !rc && !s->in_busy[gin]; m &= m - 1) {
+	for (unsigned m = s->pt[gin].vmask; m && !rc && !s->pt[gin].in_busy; m &= m - 1) {
 		/* m is a snapshot: an arbitration above may have emptied a FIFO */
 		int32_t h = s->fifo[gin * V + (uint32_t)__builtin_ctz(m)].head;
 		if (h != PK_NONE && s->pk[h].out != g)
@@ -1235,9 +1242,9 @@ static int64_t waits_on(const struct psim *s, uint32_t fid)
 		return -1;
 	const struct pkt *p = &s->pk[h];
 	uint32_t g = p->out;
-	if (s->kind[g] == 2 || s->credits[(size_t)g * s->V + p->vl_next] >= (int32_t)p->bytes)
+	if (s->pt[g].kind == 2 || s->credits[(size_t)g * s->V + p->vl_next] >= (int32_t)p->bytes)
 		return -1;
-	return (int64_t)s->peer[g] * s->V + p->vl_next;
+	return (int64_t)s->pt[g].peer * s->V + p->vl_next;
 }
 
 /* Find a cycle of buffers waiting on each other (each buffer waits on at
@@ -1278,7 +1285,7 @@ static int find_cycle(struct psim *s)
 	s->res->cycle_len = keep;
 	x = start;
 	for (uint32_t k = 0; k < keep; k++) {
-		uint32_t gin = (uint32_t)x / s->V, up = (uint32_t)s->peer[gin];
+		uint32_t gin = (uint32_t)x / s->V, up = (uint32_t)s->pt[gin].peer;
 		struct ibf_psim_buf *b = &s->res->cycle[k];
 		b->node = (int32_t)s->node_of[gin];
 		b->port = (uint8_t)(gin - s->f->nodes[b->node].port_off);
@@ -1355,34 +1362,19 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 
 static void psim_free(struct psim *s)
 {
-	free(s->peer);
+	free(s->pt);
 	free(s->node_of);
-	free(s->rate);
-	free(s->prop);
-	free(s->ser);
-	free(s->kind);
-	free(s->out_busy);
-	free(s->in_busy);
-	free(s->cur_fid);
-	free(s->req_head);
-	free(s->rr);
-	free(s->host_of);
 	free(s->credits);
 	free(s->fifo);
-	free(s->vmask);
 	free(s->link_bytes);
 	free(s->host);
 	free(s->pk);
 	free(s->qpool);
 	free(s->pc);
-	free(s->pc_head);
-	free(s->pc_tail);
-	free(s->cstall);
 	free(s->qhead);
 	free(s->qtail);
 	free(s->qover.v);
 	free(s->lat);
-	free(s->cur_bytes);
 	free(s->ip);
 	free(s->nl);
 	free(s->agg);
@@ -1435,31 +1427,15 @@ static int setup(struct psim *s, struct ibf_error *err)
 	const struct ibf_psim_opts *o = s->o;
 	uint32_t np = f->nports_total, V = s->V;
 	s->np = np;
-	s->peer = malloc((size_t)np * sizeof(*s->peer));
+	s->pt = aligned_alloc(64, (np ? np : 1) * sizeof(*s->pt));
+	if (s->pt)
+		memset(s->pt, 0, (np ? np : 1) * sizeof(*s->pt));
 	s->node_of = malloc((size_t)np * sizeof(*s->node_of));
-	s->rate = calloc(np, sizeof(*s->rate));
-	s->prop = calloc(np, sizeof(*s->prop));
-	s->ser = calloc(np, sizeof(*s->ser));
-	s->kind = calloc(np, 1);
-	s->out_busy = calloc(np, 1);
-	s->in_busy = calloc(np, 1);
-	s->cur_fid = malloc((size_t)np * sizeof(*s->cur_fid));
-	s->req_head = malloc((size_t)np * sizeof(*s->req_head));
-	s->rr = calloc(np, sizeof(*s->rr));
-	s->host_of = malloc((size_t)np * sizeof(*s->host_of));
 	s->credits = calloc((size_t)np * V, sizeof(*s->credits));
 	s->fifo = malloc((size_t)np * V * sizeof(*s->fifo));
-	s->vmask = calloc(np, sizeof(*s->vmask));
-	s->cur_bytes = calloc(np, sizeof(*s->cur_bytes));
 	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
 	s->host = calloc(np ? np : 1, sizeof(*s->host));
-	s->pc_head = malloc((size_t)np * sizeof(*s->pc_head));
-	s->pc_tail = malloc((size_t)np * sizeof(*s->pc_tail));
-	s->cstall = calloc(np ? np : 1, 1);
-	if (!s->peer || !s->node_of || !s->rate || !s->prop || !s->ser || !s->kind ||
-	    !s->out_busy || !s->in_busy || !s->cur_fid || !s->req_head || !s->rr || !s->host_of ||
-	    !s->credits || !s->fifo || !s->vmask || !s->cur_bytes || !s->link_bytes || !s->host ||
-	    !s->pc_head || !s->pc_tail || !s->cstall)
+	if (!s->pt || !s->node_of || !s->credits || !s->fifo || !s->link_bytes || !s->host)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (size_t k = 0; k < (size_t)np * V; k++)
 		s->fifo[k] = (struct fifo){ PK_NONE, PK_NONE, 0, -1, -1 };
@@ -1469,7 +1445,7 @@ static int setup(struct psim *s, struct ibf_error *err)
 			s->node_of[nd->port_off + p] = n;
 	}
 	for (uint32_t g = 0; g < np; g++)
-		s->pc_head[g] = s->pc_tail[g] = PK_NONE;
+		s->pt[g].pc_head = s->pt[g].pc_tail = PK_NONE;
 	s->pc_free = PK_NONE;
 	/* the flow simulator's view of the network: end ports in the common
 	 * host order, link rates (unknown ones: the fabric's most common rate) */
@@ -1480,13 +1456,16 @@ static int setup(struct psim *s, struct ibf_error *err)
 	s->res->assumed_links = net.assumed;
 	uint64_t slowest = 0;
 	for (uint32_t g = 0; g < np; g++) {
-		s->peer[g] = -1;
-		s->cur_fid[g] = -1;
-		s->req_head[g] = -1;
-		s->host_of[g] = -1;
+		s->pt[g].peer = -1;
+		s->pt[g].cur_fid = -1;
+		s->pt[g].req_head = -1;
+		s->pt[g].host_of = -1;
 		uint32_t n = s->node_of[g];
 		const struct ibf_node *nd = &f->nodes[n];
 		uint32_t p = g - nd->port_off;
+		s->pt[g].base = nd->port_off;
+		s->pt[g].P = (uint16_t)(nd->nports + 1u);
+		s->pt[g].sw = nd->type == IBF_NODE_SWITCH ? nd->sw : -1;
 		const struct ibf_port *pt = &f->ports[g];
 		if (p == 0 || pt->peer_node < 0)
 			continue;
@@ -1495,17 +1474,17 @@ static int setup(struct psim *s, struct ibf_error *err)
 		if (!me_sw && !peer_sw)
 			continue; /* CA to CA: not part of the fabric */
 		uint32_t pg = pn->port_off + pt->peer_port;
-		s->peer[g] = (int32_t)pg;
-		s->rate[g] = (uint32_t)(net.cap[g] * 10.0 + 0.5);
-		if (!s->rate[g])
-			s->rate[g] = 1;
-		s->kind[g] = me_sw && peer_sw ? 1 : me_sw ? 2 : 3;
-		double m = s->kind[g] == 1 ? o->switch_cable_m : o->host_cable_m;
-		s->prop[g] = (uint64_t)(m * o->ns_per_m * 1000.0 + 0.5);
-		s->ser[g] = ((uint64_t)s->bytes * 80000u + s->rate[g] - 1) / s->rate[g];
-		if (s->ser[g] > slowest)
-			slowest = s->ser[g];
-		if (s->kind[g] != 2)
+		s->pt[g].peer = (int32_t)pg;
+		s->pt[g].rate = (uint32_t)(net.cap[g] * 10.0 + 0.5);
+		if (!s->pt[g].rate)
+			s->pt[g].rate = 1;
+		s->pt[g].kind = me_sw && peer_sw ? 1 : me_sw ? 2 : 3;
+		double m = s->pt[g].kind == 1 ? o->switch_cable_m : o->host_cable_m;
+		s->pt[g].prop = (uint64_t)(m * o->ns_per_m * 1000.0 + 0.5);
+		s->pt[g].ser = ((uint64_t)s->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
+		if (s->pt[g].ser > slowest)
+			slowest = s->pt[g].ser;
+		if (s->pt[g].kind != 2)
 			for (uint32_t v = 0; v < V; v++)
 				s->credits[(size_t)g * V + v] = (int32_t)o->buf_bytes;
 	}
@@ -1519,7 +1498,7 @@ static int setup(struct psim *s, struct ibf_error *err)
 			H->g = g;
 			H->lid = pt->lid;
 			H->nlids = 1u << (pt->lmc & 7);
-			H->rate = s->rate[g];
+			H->rate = s->pt[g].rate;
 			H->qhead = H->qtail = PK_NONE;
 			H->row = -1;
 			if (s->sl) {
@@ -1536,7 +1515,7 @@ static int setup(struct psim *s, struct ibf_error *err)
 						     "end port %s/%u has no LID",
 						     nd->desc ? nd->desc : "?", p);
 			}
-			s->host_of[g] = (int32_t)s->nh;
+			s->pt[g].host_of = (int32_t)s->nh;
 			s->nh++;
 		}
 	}
@@ -1556,7 +1535,7 @@ static int setup(struct psim *s, struct ibf_error *err)
 		if (!o->traffic_off || o->accels || h >= o->traffic_nhosts ||
 		    o->traffic_off[h + 1] > o->traffic_off[h])
 			hg += H->rate / 10.0; /* the capacity of the hosts that send */
-		H->gap_ps = (uint64_t)((double)s->ser[H->g] / o->load + 0.5);
+		H->gap_ps = (uint64_t)((double)s->pt[H->g].ser / o->load + 0.5);
 	}
 	s->res->nhosts = s->nh;
 	s->res->host_gbps = hg;
@@ -1640,9 +1619,9 @@ static void finish(struct psim *s)
 	}
 	double swcap = 0, maxu = 0;
 	for (uint32_t g = 0; g < s->np; g++) {
-		if (s->kind[g] != 1)
+		if (s->pt[g].kind != 1)
 			continue;
-		double c = s->rate[g] / 10.0 * 1e9 / 8.0 * win_s;
+		double c = s->pt[g].rate / 10.0 * 1e9 / 8.0 * win_s;
 		swcap += c;
 		if (c > 0 && (double)s->link_bytes[g] / c > maxu)
 			maxu = (double)s->link_bytes[g] / c;
@@ -1655,11 +1634,11 @@ static void finish(struct psim *s)
 	if (res->link_util && res->link_gbps) {
 		res->nlinks = s->np;
 		for (uint32_t g = 0; g < s->np; g++)
-			if (s->rate[g] && s->peer[g] >= 0) {
-				res->link_gbps[g] = (float)(s->rate[g] / 10.0);
+			if (s->pt[g].rate && s->pt[g].peer >= 0) {
+				res->link_gbps[g] = (float)(s->pt[g].rate / 10.0);
 				res->link_util[g] =
 					(float)((double)s->link_bytes[g] /
-						(s->rate[g] / 10.0 * 1e9 / 8.0 * win_s));
+						(s->pt[g].rate / 10.0 * 1e9 / 8.0 * win_s));
 			}
 	}
 	if (s->K)
@@ -1702,7 +1681,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			 * may have been a credit return kept pending */
 			uint64_t tend = s.outstanding == 0 ? s.w1 : s.hard_end;
 			for (uint32_t g = 0; g < s.np; g++)
-				for (int32_t c = s.pc_head[g]; c != PK_NONE; c = s.pc[c].next)
+				for (int32_t c = s.pt[g].pc_head; c != PK_NONE; c = s.pc[c].next)
 					if (s.pc[c].t < tend && s.pc[c].t > s.now)
 						s.now = s.pc[c].t;
 			break;
@@ -1722,7 +1701,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			break;
 		case EV_CREDIT:
 			s.credits[e.a] += (int32_t)e.b;
-			if (!s.out_busy[e.a / s.V])
+			if (!s.pt[e.a / s.V].out_busy)
 				rc = arb_port(&s, e.a / s.V);
 			break;
 		case EV_DELIVER:
