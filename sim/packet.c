@@ -3,8 +3,9 @@
  *
  * Ports are named by their global index g = nodes[n].port_off + p; the
  * directed link g -> peer[g] belongs to its sending port.  The input buffer
- * of port g for VL v is the FIFO fid = g * V + v.  The sender of a link
- * holds the credits of the receiver's buffers (credits[g * V + v], bytes),
+ * of port g for VL v is the FIFO fid = g << vsh | v (2^vsh >= V: no
+ * divisions to get the port and VL back).  The sender of a link
+ * holds the credits of the receiver's buffers (credits[fid], bytes),
  * takes a whole packet's worth when it starts sending (virtual cut-through)
  * and gets them back, one propagation delay later, when the packet's tail
  * has left the receiver's buffer.
@@ -28,6 +29,7 @@
 #include "ibf_sim.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -182,12 +184,15 @@ struct psim {
 	const struct ibf_psim_opts *o;
 	struct ibf_psim_result *res;
 	uint32_t V, np, nh;
+	uint32_t vsh;	    /* FIFO index = port << vsh | VL */
+	uint64_t router_ps; /* head arrival -> eligible */
+	uint8_t vl0[16];    /* SL -> VL without SL2VL tables: SL mod V */
 	uint32_t bytes; /* wire bytes per packet */
 	/* per port */
 	struct port *pt;      /* [np] */
 	uint32_t *node_of;
-	int32_t *credits;     /* [np * V] */
-	struct fifo *fifo;    /* [np * V] */
+	int32_t *credits;     /* [np << vsh] */
+	struct fifo *fifo;    /* [np << vsh] */
 	uint64_t *link_bytes; /* [np] in the window */
 	struct host *host;
 	/* packets */
@@ -467,7 +472,7 @@ static int credits_wait(struct psim *s, uint32_t g)
 	return rc;
 }
 
-/* The credits of buffer idx (= g * V + vl) go back to port g at time t. */
+/* The credits of buffer idx (= g << vsh | vl) go back to port g at time t. */
 static int credits_return(struct psim *s, uint32_t g, uint32_t idx, uint64_t t, uint32_t bytes)
 {
 	uint64_t sk = (s->seq++ << EV_BITS) | EV_CREDIT;
@@ -535,15 +540,14 @@ static void mark_stall(struct psim *s, struct pkt *p)
 static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 {
 	struct pkt *p = &s->pk[i];
-	uint32_t V = s->V;
 	uint8_t vl = fid >= 0 ? p->vl_next : p->vl;
 	s->pt[g].out_busy = 1;
 	s->pt[g].cstall = 0;
 	s->pt[g].cur_fid = fid;
 	if (fid >= 0)
-		s->pt[(uint32_t)fid / V].in_busy = 1;
+		s->pt[(uint32_t)fid >> s->vsh].in_busy = 1;
 	if (s->pt[g].kind != 2)
-		s->credits[(size_t)g * V + vl] -= p->bytes;
+		s->credits[(size_t)g << s->vsh | vl] -= p->bytes;
 	uint64_t ser = p->bytes == s->bytes
 			       ? s->pt[g].ser
 			       : ((uint64_t)p->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
@@ -563,7 +567,7 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 		if (s->pt[g].kind == 2)
 			rc = push(s, p->tail, EV_DELIVER, (uint32_t)i, peer);
 		else
-			rc = push(s, head + (uint64_t)(s->o->router_ns * 1000.0), EV_ARRIVE,
+			rc = push(s, head + s->router_ps, EV_ARRIVE,
 				  (uint32_t)i, peer);
 	}
 	s->res->pkt_hops++;
@@ -588,7 +592,7 @@ static int arb_host(struct psim *s, uint32_t h)
 	int32_t i = H->qhead;
 	struct pkt *p = &s->pk[i];
 	credits_settle(s, H->g);
-	if (s->credits[(size_t)H->g * s->V + p->vl] < (int32_t)p->bytes) {
+	if (s->credits[(size_t)H->g << s->vsh | p->vl] < (int32_t)p->bytes) {
 		mark_stall(s, p);
 		return credits_wait(s, H->g);
 	}
@@ -610,18 +614,18 @@ static int arb_out(struct psim *s, uint32_t g)
 {
 	if (s->pt[g].out_busy)
 		return 0;
-	uint32_t V = s->V;
+	uint32_t V = s->V, vsh = s->vsh;
 	uint32_t base = s->pt[g].base, P = s->pt[g].P;
 	int32_t best = -1;
 	uint64_t bkey = UINT64_MAX;
 	int stalled = 0;
 	credits_settle(s, g);
 	for (int32_t fid = s->pt[g].req_head; fid >= 0; fid = s->fifo[fid].rnext) {
-		uint32_t gin = (uint32_t)fid / V;
+		uint32_t gin = (uint32_t)fid >> vsh;
 		if (s->pt[gin].in_busy)
 			continue;
 		struct pkt *p = &s->pk[s->fifo[fid].head];
-		if (s->pt[g].kind != 2 && s->credits[(size_t)g * V + p->vl_next] < (int32_t)p->bytes) {
+		if (s->pt[g].kind != 2 && s->credits[(size_t)g << vsh | p->vl_next] < (int32_t)p->bytes) {
 			mark_stall(s, p);
 			stalled = 1;
 			continue;
@@ -631,8 +635,10 @@ static int arb_out(struct psim *s, uint32_t g)
 			key = p->birth;
 		} else {
 			uint32_t lp = gin - base;
-			uint32_t d = (lp + P - s->pt[g].rr - 1u) % P;
-			key = (uint64_t)d * V + (uint32_t)fid % V;
+			uint32_t d = lp + P - s->pt[g].rr - 1u; /* (lp - rr - 1) mod P */
+			if (d >= P)
+				d -= P;
+			key = (uint64_t)d * V + ((uint32_t)fid & ((1u << vsh) - 1));
 		}
 		if (key < bkey || (key == bkey && fid < best)) {
 			bkey = key;
@@ -652,8 +658,8 @@ static int arb_out(struct psim *s, uint32_t g)
 	if (q->head != PK_NONE)
 		req_add(s, (uint32_t)best);
 	else
-		s->pt[(uint32_t)best / V].vmask &= (uint16_t) ~(1u << ((uint32_t)best % V));
-	s->pt[g].rr = (uint16_t)((uint32_t)best / V - base);
+		s->pt[(uint32_t)best >> vsh].vmask &= (uint16_t) ~(1u << ((uint32_t)best & ((1u << vsh) - 1)));
+	s->pt[g].rr = (uint16_t)(((uint32_t)best >> vsh) - base);
 	return transmit(s, g, best, i);
 }
 
@@ -687,7 +693,56 @@ static uint8_t host_sl(const struct psim *s, uint32_t h, uint32_t dlid)
 	return m ? (uint8_t)__builtin_ctz(m) : 0;
 }
 
-static int cmp_double(const void *a, const void *b);
+/* Rearrange a[lo..hi] so that a[k] holds the value of rank k and nothing
+ * before it is larger, nothing after it smaller (quickselect, median of
+ * three): the percentiles without sorting every latency. */
+static void select_rank(double *a, size_t lo_, size_t hi_, size_t k_)
+{
+	ptrdiff_t lo = (ptrdiff_t)lo_, hi = (ptrdiff_t)hi_, k = (ptrdiff_t)k_;
+	while (lo < hi) {
+		double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], t;
+		double piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+		ptrdiff_t i = lo, j = hi;
+		while (i <= j) {
+			while (a[i] < piv)
+				i++;
+			while (a[j] > piv)
+				j--;
+			if (i <= j) {
+				t = a[i];
+				a[i++] = a[j];
+				a[j--] = t;
+			}
+		}
+		/* a[lo..j] <= piv <= a[i..hi], anything between == piv */
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+/* Mean, p50, p99 and max of a[n] (n > 0; a is reordered). */
+static void lat_stats(double *a, size_t n, double *mean, double *p50, double *p99, double *max)
+{
+	double sum = 0;
+	for (size_t k = 0; k < n; k++)
+		sum += a[k];
+	*mean = sum / (double)n;
+	size_t k50 = (n - 1) / 2, k99 = (size_t)((double)(n - 1) * 0.99);
+	select_rank(a, 0, n - 1, k50);
+	select_rank(a, k50, n - 1, k99);
+	double m = a[k99];
+	for (size_t k = k99; k < n; k++)
+		if (a[k] > m)
+			m = a[k];
+	*p50 = a[k50];
+	*p99 = a[k99];
+	if (max)
+		*max = m;
+}
 
 static int dpush(double **a, size_t *n, size_t *cap, double v)
 {
@@ -737,7 +792,7 @@ static int ev_gen(struct psim *s, uint32_t h)
 	p->bytes = (uint16_t)s->bytes;
 	p->cargo = PK_NONE;
 	p->sl = host_sl(s, h, p->dlid);
-	p->vl = (uint8_t)(p->sl % s->V);
+	p->vl = s->vl0[p->sl & 15];
 	if (win) {
 		p->flags |= PK_MEASURED;
 		s->res->measured++;
@@ -755,7 +810,7 @@ static int ev_gen(struct psim *s, uint32_t h)
 static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
 {
 	uint32_t up = (uint32_t)s->pt[gin].peer;
-	return credits_return(s, up, up * s->V + vl, s->now + s->pt[up].prop, bytes);
+	return credits_return(s, up, up << s->vsh | vl, s->now + s->pt[up].prop, bytes);
 }
 
 /* Route packet i that arrived at switch input gin; 0 when it has an output. */
@@ -777,7 +832,7 @@ static int route(struct psim *s, uint32_t gin, struct pkt *p)
 		uint32_t in = gin - pin->base;
 		vl = s->s2v->vl[s->s2v->off[pin->sw] + ((uint64_t)in * pin->P + port) * 16u + p->sl];
 	} else {
-		vl = p->sl % s->V;
+		vl = s->vl0[p->sl & 15];
 	}
 	if (vl >= s->V)
 		return -1;
@@ -794,7 +849,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 		drop_pkt(s, i);
 		return rc;
 	}
-	uint32_t fid = gin * s->V + p->vl;
+	uint32_t fid = gin << s->vsh | p->vl;
 	struct fifo *q = &s->fifo[fid];
 	p->next = PK_NONE;
 	if (q->tail != PK_NONE)
@@ -818,15 +873,15 @@ static int ev_txdone(struct psim *s, uint32_t g)
 	int32_t fid = s->pt[g].cur_fid;
 	if (fid < 0)
 		return arb_host(s, (uint32_t)s->pt[g].host_of);
-	uint32_t V = s->V, gin = (uint32_t)fid / V;
+	uint32_t vsh = s->vsh, gin = (uint32_t)fid >> vsh;
 	s->pt[gin].in_busy = 0;
-	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid % V), s->pt[g].cur_bytes);
+	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid & ((1u << vsh) - 1)), s->pt[g].cur_bytes);
 	if (!rc)
 		rc = arb_out(s, g);
 	/* the input is free again: its other heads may go now */
 	for (unsigned m = s->pt[gin].vmask; m && !rc && !s->pt[gin].in_busy; m &= m - 1) {
 		/* m is a snapshot: an arbitration above may have emptied a FIFO */
-		int32_t h = s->fifo[gin * V + (uint32_t)__builtin_ctz(m)].head;
+		int32_t h = s->fifo[gin << vsh | (uint32_t)__builtin_ctz(m)].head;
 		if (h != PK_NONE && s->pk[h].out != g)
 			rc = arb_out(s, s->pk[h].out);
 	}
@@ -1027,7 +1082,7 @@ static int nic_seal(struct psim *s, uint32_t h, uint32_t d)
 	p->dlid = s->host[d].lid + (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
 	p->bytes = (uint16_t)(s->o->hdr_bytes + a->bytes);
 	p->sl = host_sl(s, h, p->dlid);
-	p->vl = (uint8_t)(p->sl % s->V);
+	p->vl = s->vl0[p->sl & 15];
 	p->cargo = a->head;
 	s->res->generated++;
 	if (in_window(s, s->now)) {
@@ -1219,13 +1274,7 @@ static void node_finish(struct psim *s, double win_s)
 	res->intra_gbps = (double)s->win_intra * 8.0 / win_s / 1e9;
 	res->inter_gbps = (double)s->win_inter * 8.0 / win_s / 1e9;
 	if (s->nilat) {
-		double sum = 0;
-		for (size_t k = 0; k < s->nilat; k++)
-			sum += s->ilat[k];
-		qsort(s->ilat, s->nilat, sizeof(*s->ilat), cmp_double);
-		res->ilat_mean = sum / (double)s->nilat;
-		res->ilat_p50 = s->ilat[(s->nilat - 1) / 2];
-		res->ilat_p99 = s->ilat[(size_t)((double)(s->nilat - 1) * 0.99)];
+		lat_stats(s->ilat, s->nilat, &res->ilat_mean, &res->ilat_p50, &res->ilat_p99, NULL);
 	}
 	for (int k = 0; k < 7; k++)
 		res->comp_inter[k] = s->n_inter ? s->comp_inter[k] / (double)s->n_inter : 0;
@@ -1242,16 +1291,16 @@ static int64_t waits_on(const struct psim *s, uint32_t fid)
 		return -1;
 	const struct pkt *p = &s->pk[h];
 	uint32_t g = p->out;
-	if (s->pt[g].kind == 2 || s->credits[(size_t)g * s->V + p->vl_next] >= (int32_t)p->bytes)
+	if (s->pt[g].kind == 2 || s->credits[(size_t)g << s->vsh | p->vl_next] >= (int32_t)p->bytes)
 		return -1;
-	return (int64_t)s->pt[g].peer * s->V + p->vl_next;
+	return (int64_t)s->pt[g].peer << s->vsh | p->vl_next;
 }
 
 /* Find a cycle of buffers waiting on each other (each buffer waits on at
  * most one other: follow the chain from every non-empty buffer). */
 static int find_cycle(struct psim *s)
 {
-	size_t nf = (size_t)s->np * s->V;
+	size_t nf = (size_t)s->np << s->vsh;
 	uint32_t *mark = calloc(nf, sizeof(*mark));
 	if (!mark)
 		return IBF_ENOMEM;
@@ -1285,13 +1334,13 @@ static int find_cycle(struct psim *s)
 	s->res->cycle_len = keep;
 	x = start;
 	for (uint32_t k = 0; k < keep; k++) {
-		uint32_t gin = (uint32_t)x / s->V, up = (uint32_t)s->pt[gin].peer;
+		uint32_t gin = (uint32_t)x >> s->vsh, up = (uint32_t)s->pt[gin].peer;
 		struct ibf_psim_buf *b = &s->res->cycle[k];
 		b->node = (int32_t)s->node_of[gin];
 		b->port = (uint8_t)(gin - s->f->nodes[b->node].port_off);
 		b->from_node = (int32_t)s->node_of[up];
 		b->from_port = (uint8_t)(up - s->f->nodes[b->from_node].port_off);
-		b->vl = (uint8_t)((uint32_t)x % s->V);
+		b->vl = (uint8_t)((uint32_t)x & ((1u << s->vsh) - 1));
 		b->pkts = s->fifo[x].cnt;
 		x = waits_on(s, (uint32_t)x);
 	}
@@ -1425,19 +1474,19 @@ static int setup(struct psim *s, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = s->f;
 	const struct ibf_psim_opts *o = s->o;
-	uint32_t np = f->nports_total, V = s->V;
+	uint32_t np = f->nports_total, V = s->V, VS = 1u << s->vsh;
 	s->np = np;
 	s->pt = aligned_alloc(64, (np ? np : 1) * sizeof(*s->pt));
 	if (s->pt)
 		memset(s->pt, 0, (np ? np : 1) * sizeof(*s->pt));
 	s->node_of = malloc((size_t)np * sizeof(*s->node_of));
-	s->credits = calloc((size_t)np * V, sizeof(*s->credits));
-	s->fifo = malloc((size_t)np * V * sizeof(*s->fifo));
+	s->credits = calloc((size_t)np * VS, sizeof(*s->credits));
+	s->fifo = malloc((size_t)np * VS * sizeof(*s->fifo));
 	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
 	s->host = calloc(np ? np : 1, sizeof(*s->host));
 	if (!s->pt || !s->node_of || !s->credits || !s->fifo || !s->link_bytes || !s->host)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	for (size_t k = 0; k < (size_t)np * V; k++)
+	for (size_t k = 0; k < (size_t)np * VS; k++)
 		s->fifo[k] = (struct fifo){ PK_NONE, PK_NONE, 0, -1, -1 };
 	for (uint32_t n = 0; n < f->nnodes; n++) {
 		const struct ibf_node *nd = &f->nodes[n];
@@ -1486,7 +1535,7 @@ static int setup(struct psim *s, struct ibf_error *err)
 			slowest = s->pt[g].ser;
 		if (s->pt[g].kind != 2)
 			for (uint32_t v = 0; v < V; v++)
-				s->credits[(size_t)g * V + v] = (int32_t)o->buf_bytes;
+				s->credits[(size_t)g * VS + v] = (int32_t)o->buf_bytes;
 	}
 	for (uint32_t h = 0; h < net.nhosts; h++) {
 		uint32_t g = net.up[h];
@@ -1588,12 +1637,6 @@ static int setup(struct psim *s, struct ibf_error *err)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void finish(struct psim *s)
 {
 	struct ibf_psim_result *res = s->res;
@@ -1607,14 +1650,8 @@ static void finish(struct psim *s)
 	res->accepted_frac = cap_bytes > 0 ? (double)s->win_acc_bytes / cap_bytes : 0;
 	res->accepted_gbps = (double)s->win_acc_payload * 8.0 / win_s / 1e9;
 	if (s->nlat) {
-		double sum = 0;
-		for (size_t k = 0; k < s->nlat; k++)
-			sum += s->lat[k];
-		qsort(s->lat, s->nlat, sizeof(*s->lat), cmp_double);
-		res->lat_mean = sum / (double)s->nlat;
-		res->lat_p50 = s->lat[(s->nlat - 1) / 2];
-		res->lat_p99 = s->lat[(size_t)((double)(s->nlat - 1) * 0.99)];
-		res->lat_max = s->lat[s->nlat - 1];
+		lat_stats(s->lat, s->nlat, &res->lat_mean, &res->lat_p50, &res->lat_p99,
+			  &res->lat_max);
 		res->hops_mean = s->hop_sum / (double)s->nlat;
 	}
 	double swcap = 0, maxu = 0;
@@ -1666,6 +1703,11 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	s.o = o;
 	s.res = res;
 	s.V = (uint32_t)o->vls;
+	while ((1u << s.vsh) < s.V)
+		s.vsh++;
+	for (uint32_t k = 0; k < 16; k++)
+		s.vl0[k] = (uint8_t)(k % s.V);
+	s.router_ps = (uint64_t)(o->router_ns * 1000.0);
 	s.bytes = o->mtu_payload + o->hdr_bytes;
 	s.K = (uint32_t)o->accels;
 	rc = setup(&s, err);
@@ -1701,8 +1743,8 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			break;
 		case EV_CREDIT:
 			s.credits[e.a] += (int32_t)e.b;
-			if (!s.pt[e.a / s.V].out_busy)
-				rc = arb_port(&s, e.a / s.V);
+			if (!s.pt[e.a >> s.vsh].out_busy)
+				rc = arb_port(&s, e.a >> s.vsh);
 			break;
 		case EV_DELIVER:
 			rc = ev_deliver(&s, (int32_t)e.a, e.b);
