@@ -170,29 +170,6 @@ static void nap(long ms)
 		;
 }
 
-/* the registry at a location for an update: a file that does not exist yet
- * and an etcd prefix without keys start empty */
-static struct ibf_rail_store *open_for_update(const char *loc, long ttl,
-					      struct ibf_rail_registry *r, struct ibf_error *err)
-{
-	struct ibf_rail_store_opts o = { ttl, 0 };
-	struct ibf_rail_store *st = ibf_rail_store_open(loc, &o, err);
-	if (!st)
-		return NULL;
-	FILE *probe = ibf_rail_store_is_etcd(loc) ? NULL : fopen(loc, "r");
-	if (probe)
-		fclose(probe);
-	if (!ibf_rail_store_is_etcd(loc) && !probe) {
-		ibf_rail_registry_init(r);
-		return st;
-	}
-	if (ibf_rail_store_load(st, r, err)) {
-		ibf_rail_store_close(st);
-		return NULL;
-	}
-	return st;
-}
-
 static int parse_assign(const char *prog, const char *what, const char *v, char *name, size_t nl,
 			long *score)
 {
@@ -202,6 +179,49 @@ static int parse_assign(const char *prog, const char *what, const char *v, char 
 	memcpy(name, v, (size_t)(eq - v));
 	name[eq - v] = 0;
 	return cli_int(what, eq + 1, 0, 100, score) ? 2 : 0;
+}
+
+/* what `rail registry` changes, applied to the registry as it is at the
+ * time of the update (again when another writer came in between) */
+struct reg_edit {
+	int argc;
+	char **argv;
+	const struct option *lo;
+	const struct ibf_rail_info *ri; /* --topology, or NULL */
+	const char *dflt;
+	long dscore, maxage, now;
+};
+
+static int apply_edit(struct ibf_rail_registry *r, void *ctx)
+{
+	const struct reg_edit *e = ctx;
+	int rc = 0, c;
+	for (int i = 0; e->ri && i < e->ri->nrails && !rc; i++)
+		if (ibf_rail_registry_find_rail(r, e->ri->rail_label[i]) < 0)
+			rc = ibf_rail_registry_set_rail(r, e->ri->rail_label[i], 100);
+	for (int i = 0; e->ri && i < e->ri->ndomains && !rc; i++)
+		if (ibf_rail_registry_find_domain(r, e->ri->domain[i]) < 0)
+			rc = ibf_rail_registry_set_domain(r, e->ri->domain[i], 100);
+	/* scores, in order (checked before) */
+	optind = 1;
+	while (!rc && (c = getopt_long(e->argc, e->argv, "h", e->lo, NULL)) != -1) {
+		if (c != 'R' && c != 'D')
+			continue;
+		const char *eq = strrchr(optarg, '=');
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - optarg), optarg);
+		int sc = atoi(eq + 1);
+		rc = c == 'R' ? ibf_rail_registry_set_rail(r, atoi(name), sc)
+			      : ibf_rail_registry_set_domain(r, name, sc);
+	}
+	if (e->dflt)
+		r->prefer_rd = !strcmp(e->dflt, "rd");
+	if (e->dscore >= 0)
+		r->dflt = (int)e->dscore;
+	if (e->maxage >= 0)
+		r->max_age = e->maxage;
+	r->timestamp = e->now > 0 ? e->now : (long long)time(NULL);
+	return rc;
 }
 
 static int cmd_registry(int argc, char **argv)
@@ -280,76 +300,36 @@ static int cmd_registry(int argc, char **argv)
 		return cli_usage_error(prog, "--ttl and --hold need an etcd:// registry");
 	if (hold && !ttl)
 		return cli_usage_error(prog, "--hold needs --ttl");
-	struct ibf_error err = { 0 };
-	struct ibf_rail_registry r;
-	struct ibf_rail_store *st = open_for_update(reg, ttl, &r, &err);
-	if (!st)
-		return cli_fail(&err);
-	int rc = 0;
-	if (topo) {
-		struct ibf_rail_map *map = NULL;
-		struct ibf_fabric *f = NULL;
-		struct ibf_rail_info ri;
-		if ((mapf && !(map = ibf_rail_map_read(mapf, &err))) ||
-		    !(f = cli_load_fabric(topo, NULL, -1, 1, &err)) ||
-		    ibf_rail_detect(f, map, &ri, &err)) {
-			ibf_fabric_free(f);
-			ibf_rail_map_free(map);
-			ibf_rail_registry_free(&r);
-			ibf_rail_store_close(st);
-			return cli_fail(&err);
-		}
-		for (int i = 0; i < ri.nrails && !rc; i++)
-			if (ibf_rail_registry_find_rail(&r, ri.rail_label[i]) < 0)
-				rc = ibf_rail_registry_set_rail(&r, ri.rail_label[i], 100);
-		for (int i = 0; i < ri.ndomains && !rc; i++)
-			if (ibf_rail_registry_find_domain(&r, ri.domain[i]) < 0)
-				rc = ibf_rail_registry_set_domain(&r, ri.domain[i], 100);
-		ibf_rail_info_free(&ri);
-		ibf_fabric_free(f);
-		ibf_rail_map_free(map);
-	}
-	/* second pass: scores, in order */
+	/* check every score before touching the registry */
 	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		char name[256];
 		long sc;
 		if (c != 'R' && c != 'D')
 			continue;
 		if (parse_assign(prog, c == 'R' ? "--rail" : "--domain", optarg, name, sizeof(name),
-				 &sc)) {
-			ibf_rail_registry_free(&r);
-			ibf_rail_store_close(st);
+				 &sc))
 			return 2;
-		}
-		if (c == 'R') {
-			char *end;
-			long label = strtol(name, &end, 10);
-			if (*end || label < 0 || label > 1000000) {
-				ibf_rail_registry_free(&r);
-				ibf_rail_store_close(st);
-				return cli_usage_error(prog,
-						       "--rail: a rail is named by its number");
-			}
-			rc = ibf_rail_registry_set_rail(&r, (int)label, (int)sc);
-		} else {
-			rc = ibf_rail_registry_set_domain(&r, name, (int)sc);
-		}
+		char *end;
+		long label = strtol(name, &end, 10);
+		if (c == 'R' && (*end || label < 0 || label > 1000000))
+			return cli_usage_error(prog, "--rail: a rail is named by its number");
 	}
-	if (rc) {
-		ibf_rail_registry_free(&r);
-		ibf_rail_store_close(st);
-		ibf_error_set(&err, IBF_ENOMEM, NULL, 0, "out of memory");
+	struct ibf_error err = { 0 };
+	struct ibf_rail_map *map = NULL;
+	struct ibf_fabric *f = NULL;
+	struct ibf_rail_info ri;
+	if (topo && ((mapf && !(map = ibf_rail_map_read(mapf, &err))) ||
+		     !(f = cli_load_fabric(topo, NULL, -1, 1, &err)) ||
+		     ibf_rail_detect(f, map, &ri, &err))) {
+		ibf_fabric_free(f);
+		ibf_rail_map_free(map);
 		return cli_fail(&err);
 	}
-	if (dflt)
-		r.prefer_rd = !strcmp(dflt, "rd");
-	if (dscore >= 0)
-		r.dflt = (int)dscore;
-	if (maxage >= 0)
-		r.max_age = maxage;
-	r.timestamp = now > 0 ? now : (long long)time(NULL);
-	rc = ibf_rail_store_save(st, &r, &err);
+	struct reg_edit ed = { argc, argv, lo, topo ? &ri : NULL, dflt, dscore, maxage, now };
+	struct ibf_rail_store_opts o = { ttl, 0 };
+	struct ibf_rail_store *st = ibf_rail_store_open(reg, &o, &err);
+	int rc = st ? ibf_rail_store_update(st, apply_edit, &ed, &err) : -1;
 	if (!rc && hold) {
 		/* a writer that stays: renew the lease at a third of its TTL;
 		 * when it was lost anyway (etcd down for longer), write again */
@@ -360,13 +340,17 @@ static int cmd_registry(int argc, char **argv)
 				break;
 			if (ibf_rail_store_keepalive(st, &err)) {
 				fprintf(stderr, "ibfab: warning: %s\n", err.msg);
-				if (ibf_rail_store_save(st, &r, &err))
+				if (ibf_rail_store_update(st, apply_edit, &ed, &err))
 					fprintf(stderr, "ibfab: warning: %s\n", err.msg);
 			}
 		}
 	}
-	ibf_rail_registry_free(&r);
 	ibf_rail_store_close(st);
+	if (topo) {
+		ibf_rail_info_free(&ri);
+		ibf_fabric_free(f);
+		ibf_rail_map_free(map);
+	}
 	return rc ? cli_fail(&err) : 0;
 }
 

@@ -115,6 +115,16 @@ int ibf_rail_store_load(struct ibf_rail_store *s, struct ibf_rail_registry *r,
  * first save when opts.ttl > 0). */
 int ibf_rail_store_save(struct ibf_rail_store *s, const struct ibf_rail_registry *r,
 			struct ibf_error *err);
+/* Read-modify-write: fn changes the registry as the location holds it now
+ * (empty when there is none yet; fn returns 0 or an IBF_E* code) and the
+ * result is saved.  In etcd the transaction only succeeds when no other
+ * writer came in between, else it starts again from a fresh read (so
+ * writers of different scores, e.g. the SM's rails and a node agent's
+ * domain, never undo each other); a file is simply read and replaced.
+ * Keys written without a TTL keep the lease the registry already has. */
+typedef int (*ibf_rail_update_fn)(struct ibf_rail_registry *r, void *ctx);
+int ibf_rail_store_update(struct ibf_rail_store *s, ibf_rail_update_fn fn, void *ctx,
+			  struct ibf_error *err);
 /* Renew the lease (etcd with a TTL; otherwise nothing).  IBF_EIO when it has
  * expired: its keys are gone and the next save writes them on a new lease. */
 int ibf_rail_store_keepalive(struct ibf_rail_store *s, struct ibf_error *err);

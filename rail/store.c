@@ -623,13 +623,17 @@ static int save_once(struct ibf_rail_store *s, const struct kvset *want, int *co
 	int first = 1;
 	char gen[32];
 	snprintf(gen, sizeof(gen), "%lld", s->known.gen + 1);
-	txn_put(o, &first, s->prefix, "gen", gen, s->lease);
+	/* the lease the keys go on: ours, or (a writer without a TTL) the one
+	 * the registry already has, so that it still expires as a whole */
+	const struct kv *meta = kv_find(&s->known, "meta");
+	long long L = s->ttl > 0 ? s->lease : meta ? meta->lease : 0;
+	txn_put(o, &first, s->prefix, "gen", gen, L);
 	size_t nput = 1, ndel = 0;
 	for (size_t i = 0; i < want->n; i++) {
 		const struct kv *k = kv_find(&s->known, want->v[i].key);
-		if (k && !strcmp(k->val, want->v[i].val) && k->lease == s->lease)
+		if (k && !strcmp(k->val, want->v[i].val) && k->lease == L)
 			continue; /* unchanged: no op */
-		txn_put(o, &first, s->prefix, want->v[i].key, want->v[i].val, s->lease);
+		txn_put(o, &first, s->prefix, want->v[i].key, want->v[i].val, L);
 		nput++;
 	}
 	for (size_t i = 0; i < s->known.n; i++) {
@@ -648,6 +652,14 @@ static int save_once(struct ibf_rail_store *s, const struct kvset *want, int *co
 	struct ibf_jval *doc;
 	int rc = etcd_call(s, "/v3/kv/txn", body, &doc, err);
 	free(body);
+	if (rc && strstr(err ? err->msg : "", "lease not found")) {
+		/* the lease expired under us: take a new one (ours) or none */
+		if (s->ttl > 0)
+			s->lease = 0;
+		*conflict = 1;
+		s->known_valid = 0;
+		return 0;
+	}
 	if (rc) {
 		if (strstr(err ? err->msg : "", "too many operations")) {
 			char m[IBF_ERR_MSG_MAX];
@@ -670,9 +682,9 @@ static int save_once(struct ibf_rail_store *s, const struct kvset *want, int *co
 	/* the prefix now holds want (+ gen), all on our lease */
 	struct kvset n = { 0 };
 	for (size_t i = 0; i < want->n && !rc; i++)
-		rc = kv_add(&n, strdup(want->v[i].key), strdup(want->v[i].val), s->lease);
+		rc = kv_add(&n, strdup(want->v[i].key), strdup(want->v[i].val), L);
 	if (!rc)
-		rc = kv_add(&n, strdup("gen"), strdup(gen), s->lease);
+		rc = kv_add(&n, strdup("gen"), strdup(gen), L);
 	if (rc) {
 		kv_clear(&n);
 		s->known_valid = 0;
@@ -686,31 +698,60 @@ static int save_once(struct ibf_rail_store *s, const struct kvset *want, int *co
 	return 0;
 }
 
+/* Write r (fn == NULL) or what fn makes of the registry as etcd holds it:
+ * one transaction, retried from a fresh read when another writer came in
+ * between (the compare on gen's mod revision failed). */
+static int etcd_write(struct ibf_rail_store *s, const struct ibf_rail_registry *r,
+		      ibf_rail_update_fn fn, void *ctx, struct ibf_error *err)
+{
+	int rc = 0;
+	for (int tries = 0;; tries++) {
+		if (tries == 8)
+			return ibf_error_set(err, IBF_EIO, s->name, 0,
+					     "the registry kept changing under this update (%d "
+					     "tries): another writer?",
+					     tries);
+		if ((fn || !s->known_valid) && (rc = refresh(s, err)))
+			return rc;
+		struct ibf_rail_registry cur;
+		const struct ibf_rail_registry *w = r;
+		if (fn) {
+			if ((rc = kv_to_registry(&s->known, s->name, &cur, err)))
+				return rc;
+			if ((rc = fn(&cur, ctx))) {
+				ibf_rail_registry_free(&cur);
+				return ibf_error_set(err, rc, s->name, 0, "updating the registry: %s",
+						     rc == IBF_ENOMEM ? "out of memory" : "failed");
+			}
+			w = &cur;
+		}
+		struct kvset want;
+		rc = registry_to_kv(w, &want);
+		if (fn)
+			ibf_rail_registry_free(&cur);
+		if (rc)
+			return ibf_error_set(err, IBF_ENOMEM, s->name, 0, "out of memory");
+		int conflict = 0;
+		if (s->ttl > 0 && !s->lease)
+			rc = grant(s, err);
+		if (!rc)
+			rc = save_once(s, &want, &conflict, err);
+		kv_clear(&want);
+		if (rc || !conflict)
+			return rc;
+	}
+}
+
 static int etcd_save(struct ibf_rail_store *s, const struct ibf_rail_registry *r,
 		     struct ibf_error *err)
 {
-	struct kvset want;
-	if (registry_to_kv(r, &want))
-		return ibf_error_set(err, IBF_ENOMEM, s->name, 0, "out of memory");
-	int rc = 0;
-	if (s->ttl > 0 && !s->lease)
-		rc = grant(s, err);
-	for (int tries = 0; !rc; tries++) {
-		int conflict;
-		if (tries == 8) {
-			rc = ibf_error_set(err, IBF_EIO, s->name, 0,
-					   "the registry kept changing under this update (%d "
-					   "tries): another writer?",
-					   tries);
-			break;
-		}
-		if (!s->known_valid && (rc = refresh(s, err)))
-			break;
-		if ((rc = save_once(s, &want, &conflict, err)) || !conflict)
-			break;
-	}
-	kv_clear(&want);
-	return rc;
+	return etcd_write(s, r, NULL, NULL, err);
+}
+
+static int etcd_update(struct ibf_rail_store *s, ibf_rail_update_fn fn, void *ctx,
+		       struct ibf_error *err)
+{
+	return etcd_write(s, NULL, fn, ctx, err);
 }
 
 static int etcd_keepalive(struct ibf_rail_store *s, struct ibf_error *err)
@@ -751,6 +792,11 @@ static int etcd_save(struct ibf_rail_store *s, const struct ibf_rail_registry *r
 {
 	return ibf_error_set(err, IBF_ENOTSUP, s->name, 0, "built without libcurl");
 }
+static int etcd_update(struct ibf_rail_store *s, ibf_rail_update_fn fn, void *ctx,
+		       struct ibf_error *err)
+{
+	return ibf_error_set(err, IBF_ENOTSUP, s->name, 0, "built without libcurl");
+}
 static int etcd_keepalive(struct ibf_rail_store *s, struct ibf_error *err)
 {
 	return ibf_error_set(err, IBF_ENOTSUP, s->name, 0, "built without libcurl");
@@ -772,6 +818,30 @@ int ibf_rail_store_save(struct ibf_rail_store *s, const struct ibf_rail_registry
 			struct ibf_error *err)
 {
 	return s->etcd ? etcd_save(s, r, err) : ibf_rail_registry_write(s->path, r, err);
+}
+
+int ibf_rail_store_update(struct ibf_rail_store *s, ibf_rail_update_fn fn, void *ctx,
+			  struct ibf_error *err)
+{
+	if (s->etcd)
+		return etcd_update(s, fn, ctx, err);
+	/* file: read (a missing file starts empty), change, write atomically */
+	struct ibf_rail_registry r;
+	FILE *probe = fopen(s->path, "r");
+	int rc = 0;
+	if (probe) {
+		fclose(probe);
+		rc = ibf_rail_registry_read(s->path, &r, err);
+	} else {
+		ibf_rail_registry_init(&r);
+	}
+	if (!rc && (rc = fn(&r, ctx)))
+		ibf_error_set(err, rc, s->path, 0, "updating the registry: %s",
+			      rc == IBF_ENOMEM ? "out of memory" : "failed");
+	if (!rc)
+		rc = ibf_rail_registry_write(s->path, &r, err);
+	ibf_rail_registry_free(&r);
+	return rc;
 }
 
 int ibf_rail_store_keepalive(struct ibf_rail_store *s, struct ibf_error *err)
