@@ -89,6 +89,16 @@ void ibf_json_str(FILE *out, const char *s);
 /* Write s as XML/SVG text or attribute content (<, >, & and " escaped). */
 void ibf_xml_str(FILE *out, const char *s);
 
+/* ---------------------------------------------------------------- base64 */
+
+/* RFC 4648 base64 with padding of n bytes: a malloc'd NUL-terminated string
+ * (*outlen its length, may be NULL), NULL when out of memory. */
+char *ibf_base64_encode(const void *data, size_t n, size_t *outlen);
+/* Decode n characters of s (no whitespace; padding required, canonical):
+ * a malloc'd buffer NUL-terminated after *outlen bytes.  0, IBF_EINVAL on
+ * bad input (then *out is NULL) or IBF_ENOMEM. */
+int ibf_base64_decode(const char *s, size_t n, char **out, size_t *outlen);
+
 /* ---------------------------------------------------------------- PRNG, hashes */
 
 /* One step of the splitmix64 generator: advances *state, returns 64 random
