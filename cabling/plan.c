@@ -399,10 +399,10 @@ struct csv_rd {
 	struct ibf_error *err;
 	int col[C_COUNT]; /* field index of each column, -1 absent */
 	int have_header;
-	long lineno;  /* last line read */
-	long *lines;  /* input line of every cable */
+	long lineno; /* last line read */
+	long *lines; /* input line of every cable */
 	size_t lines_cap;
-	char *line;   /* the current line, NUL-terminated, split in place */
+	char *line; /* the current line, NUL-terminated, split in place */
 	size_t line_cap;
 };
 
@@ -490,11 +490,10 @@ static int csv_numbers(struct csv_rd *r, const char **v, struct ibf_cable *cb, l
 	cb->kind = (uint8_t)kind;
 	if (parse_uint(v[C_APORT], 1, IBF_MAX_PORTS, &ap) ||
 	    parse_uint(v[C_BPORT], 1, IBF_MAX_PORTS, &bp))
-		return ibf_error_set(r->err, IBF_EPARSE, file, ln,
-				     "bad port '%s' (an integer 1..%d)",
-				     parse_uint(v[C_APORT], 1, IBF_MAX_PORTS, &ap) ? v[C_APORT]
-										   : v[C_BPORT],
-				     IBF_MAX_PORTS);
+		return ibf_error_set(
+			r->err, IBF_EPARSE, file, ln, "bad port '%s' (an integer 1..%d)",
+			parse_uint(v[C_APORT], 1, IBF_MAX_PORTS, &ap) ? v[C_APORT] : v[C_BPORT],
+			IBF_MAX_PORTS);
 	cb->ap = (uint8_t)ap;
 	cb->bp = (uint8_t)bp;
 	if ((*v[C_ANPORTS] && parse_uint(v[C_ANPORTS], 1, IBF_MAX_PORTS, an)) ||

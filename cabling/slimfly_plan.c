@@ -91,11 +91,11 @@ static int sf_layout(const struct ibf_sfplan_opts *o, struct sf_layout *L, struc
 				     "switch ports %d out of range (the plan needs %d, at most %d)",
 				     o->switch_ports, need, IBF_MAX_PORTS);
 	if (nports < need)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "q=%d needs %d switch ports (k'=%d switch links + %d hosts%s), "
-				     "but switches have only %d",
-				     q, need, kp, hosts, first > kp + 1 ? " placed after a gap" : "",
-				     nports);
+		return ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"q=%d needs %d switch ports (k'=%d switch links + %d hosts%s), "
+			"but switches have only %d",
+			q, need, kp, hosts, first > kp + 1 ? " placed after a gap" : "", nports);
 	*L = (struct sf_layout){ q, delta, kp, hosts, first, nports };
 	return 0;
 }

@@ -302,7 +302,8 @@ static int route_table_opt(const char *prog, struct route_args *a, int c, int *r
 		}
 	for (size_t i = 0; i < sizeof(route_conf_opts) / sizeof(route_conf_opts[0]); i++)
 		if (route_conf_opts[i].code == c) {
-			if (conf_opt(prog, a, route_conf_opts[i].key, route_conf_opts[i].opt, optarg))
+			if (conf_opt(prog, a, route_conf_opts[i].key, route_conf_opts[i].opt,
+				     optarg))
 				*rc = 2;
 			return 1;
 		}
@@ -364,7 +365,6 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 		return cli_usage_error(prog, "--topology FILE is required");
 	return 0;
 }
-
 
 /* --previous-lfts: keep the columns of the previous tables that still
  * work on this fabric, route the rest (docs/reliability.md) */

@@ -793,14 +793,14 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 
 /* Every pattern on every source, with one placement for all (host order
  * is the fabric's, not the tables'). */
-static int flow_runs(struct flow_args *a, struct run (*runs)[MAXSRC],
-		     struct ibf_sim_placement *pl, struct ibf_error *err)
+static int flow_runs(struct flow_args *a, struct run (*runs)[MAXSRC], struct ibf_sim_placement *pl,
+		     struct ibf_error *err)
 {
 	int how = !strcmp(a->place, "linear")	? IBF_PLACE_LINEAR
 		  : !strcmp(a->place, "random") ? IBF_PLACE_RANDOM
 						: IBF_PLACE_FILE;
-	int rc = ibf_sim_place(&a->srcs[0].net, how, (uint32_t)a->ranks, (uint32_t)a->ppn,
-			       a->seed, how == IBF_PLACE_FILE ? a->place : NULL, pl, err);
+	int rc = ibf_sim_place(&a->srcs[0].net, how, (uint32_t)a->ranks, (uint32_t)a->ppn, a->seed,
+			       how == IBF_PLACE_FILE ? a->place : NULL, pl, err);
 	for (int p = 0; p < a->npat && !rc; p++)
 		for (int s = 0; s < a->nsrc && !rc; s++) {
 			struct run *u = &runs[p][s];
@@ -811,7 +811,8 @@ static int flow_runs(struct flow_args *a, struct run (*runs)[MAXSRC],
 			u->mat_routing = a->mat_r;
 			u->mat_any = a->mat_a && s == 0; /* the topology's bound: one per fabric */
 			u->err = err;
-			rc = ibf_sim_pattern_run(&a->srcs[s].net, pl, &a->pats[p], on_phase, u, err);
+			rc = ibf_sim_pattern_run(&a->srcs[s].net, pl, &a->pats[p], on_phase, u,
+						 err);
 			if (!rc && u->failed)
 				rc = IBF_EINVAL;
 		}

@@ -157,10 +157,23 @@ static const struct {
  * exit code of a usage error. */
 static int gen_parse(int argc, char **argv, struct gen_args *a)
 {
-	*a = (struct gen_args){ .q = -1,       .hosts = -1, .kary = -1, .n = -1,  .par = 1,
-				.servers = -1, .gpus = -1,  .railsw = 1, .uplinks = 1, .a = -1,
-				.p = -1,       .h = -1,	    .s1 = -1,	 .s2 = -1,     .trunk = 1,
-				.out = "-",    .fmt = IBF_FMT_IBNETDISCOVER };
+	*a = (struct gen_args){ .q = -1,
+				.hosts = -1,
+				.kary = -1,
+				.n = -1,
+				.par = 1,
+				.servers = -1,
+				.gpus = -1,
+				.railsw = 1,
+				.uplinks = 1,
+				.a = -1,
+				.p = -1,
+				.h = -1,
+				.s1 = -1,
+				.s2 = -1,
+				.trunk = 1,
+				.out = "-",
+				.fmt = IBF_FMT_IBNETDISCOVER };
 	if (argc < 2 || argv[1][0] == '-') {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 			fputs(gen_help, stdout);
@@ -230,8 +243,9 @@ static struct ibf_fabric *gen_fattree(const struct gen_args *a, int *usage, stru
 		return ibf_gen_kary_ntree((int)a->kary, (int)a->n, err);
 	}
 	if (a->nm == 0 || a->nm != a->nw) {
-		*usage = cli_usage_error("ibfab topo gen fattree",
-					 "give --kary K --n N, or --m and --w lists of equal length");
+		*usage = cli_usage_error(
+			"ibfab topo gen fattree",
+			"give --kary K --n N, or --m and --w lists of equal length");
 		return NULL;
 	}
 	struct ibf_fattree_opts o;
@@ -257,7 +271,8 @@ static struct ibf_fabric *gen_family(const struct gen_args *a, int *usage, struc
 			*usage = cli_usage_error("ibfab topo gen slimfly", "--q is required");
 			return NULL;
 		}
-		struct ibf_slimfly_opts o = { (int)a->q, (int)a->hosts, (int)a->swports, a->hfirst };
+		struct ibf_slimfly_opts o = { (int)a->q, (int)a->hosts, (int)a->swports,
+					      a->hfirst };
 		return ibf_gen_slimfly(&o, err);
 	}
 	if (!strcmp(family, "fattree"))

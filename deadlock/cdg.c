@@ -22,7 +22,6 @@ void ibf_dl_opts_default(struct ibf_dl_opts *o)
 	o->threads = 1;
 }
 
-
 void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)
 {
 	if (!o)

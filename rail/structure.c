@@ -98,10 +98,10 @@ struct rdet {
 	const struct ibf_rail_map *map;
 	struct ibf_rail_info *ri;
 	struct ibf_error *err;
-	int32_t *ov;	 /* [nnodes] map entry per node, -1 none */
-	int32_t *dom_of; /* [nnodes] domain per CA node, -1 not yet */
-	int32_t *label;	 /* [nsw] rail label per switch; -1 none, -2 spine */
-	int32_t *nlabel; /* [nsw] next labels */
+	int32_t *ov;	       /* [nnodes] map entry per node, -1 none */
+	int32_t *dom_of;       /* [nnodes] domain per CA node, -1 not yet */
+	int32_t *label;	       /* [nsw] rail label per switch; -1 none, -2 spine */
+	int32_t *nlabel;       /* [nsw] next labels */
 	struct ibf_smap dmap;  /* domain name -> domain */
 	struct ibf_umap named; /* system image GUID -> a CA with a host name */
 	char **names;	       /* domain names until they move to ri */
@@ -303,7 +303,8 @@ static int vote_leaves(struct rdet *d)
 	if (!pairs)
 		return oom(d);
 	for (int g = 0; g < ngpu; g++)
-		pairs[g] = ((int64_t)f->nodes[ri->gpu[g].leaf].sw << 32) | (uint32_t)ri->gpu[g].hint;
+		pairs[g] =
+			((int64_t)f->nodes[ri->gpu[g].leaf].sw << 32) | (uint32_t)ri->gpu[g].hint;
 	qsort(pairs, (size_t)ngpu, sizeof(*pairs), cmp_i64);
 	int32_t best = -1, bestn = 0;
 	for (int a = 0; a < ngpu;) {
@@ -392,7 +393,8 @@ static void assign_rails(struct rdet *d)
 
 static int32_t dense_rail(const struct ibf_rail_info *ri, int32_t v)
 {
-	const int32_t *x = bsearch(&v, ri->rail_label, (size_t)ri->nrails, sizeof(int32_t), cmp_i32);
+	const int32_t *x =
+		bsearch(&v, ri->rail_label, (size_t)ri->nrails, sizeof(int32_t), cmp_i32);
 	return (int32_t)(x - ri->rail_label);
 }
 

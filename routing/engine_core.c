@@ -17,7 +17,6 @@
 
 #define ENG_MAX_THREADS 64
 
-
 uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, uint32_t *order)
 {
 	const uint16_t *D = c->dist + (size_t)t * c->S;
@@ -780,8 +779,9 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 		eng_log(o, IBF_LOG_INFO,
 			"%s: %d layers, %llu pairs in layers >= 1: %llu in window, %llu "
 			"fallback (%llu longer than the window), longest %u hops",
-			kind->name, c.layers, (unsigned long long)t.ptot, (unsigned long long)t.pnon,
-			(unsigned long long)t.pfb, (unsigned long long)t.plong, t.maxlen);
+			kind->name, c.layers, (unsigned long long)t.ptot,
+			(unsigned long long)t.pnon, (unsigned long long)t.pfb,
+			(unsigned long long)t.plong, t.maxlen);
 	if (t.unreach)
 		rc = unreachable_error(&c, &t, err);
 out:

@@ -27,7 +27,6 @@
 #define ENG_DIST_INF UINT16_MAX
 #define ENG_NOLINK UINT32_MAX
 
-
 /* One destination port: a CA/router port facing a switch, or a switch's
  * port 0.  Its LIDs are lid .. lid + nlids - 1. */
 struct eng_dest {
@@ -60,16 +59,16 @@ struct eng_ctx {
 	const struct ibf_route_opts *o;
 	struct ibf_routes *r;
 	const struct eng_kind *kind; /* the engine running (eng_run) */
-	uint32_t S, E;	      /* switches, directed switch-switch links (CSR entries) */
-	const uint32_t *esrc; /* [E] tail switch of each directed link (fabric->adj_src) */
-	const uint32_t *rev;  /* [E] the opposite direction of the same cable (fabric->adj_rev) */
-	uint32_t *und;	      /* [E] undirected cable id (min(e, rev(e))) */
-	uint16_t *dist;	      /* [S*S] hop distances, ENG_DIST_INF when unreachable */
-	uint32_t diam;	      /* largest finite distance */
-	uint32_t diam_ref;    /* the fabric's typical diameter: the smallest distance within
+	uint32_t S, E;		     /* switches, directed switch-switch links (CSR entries) */
+	const uint32_t *esrc;	     /* [E] tail switch of each directed link (fabric->adj_src) */
+	const uint32_t *rev; /* [E] the opposite direction of the same cable (fabric->adj_rev) */
+	uint32_t *und;	     /* [E] undirected cable id (min(e, rev(e))) */
+	uint16_t *dist;	     /* [S*S] hop distances, ENG_DIST_INF when unreachable */
+	uint32_t diam;	     /* largest finite distance */
+	uint32_t diam_ref;   /* the fabric's typical diameter: the smallest distance within
 			       * which 90% of the connected switch pairs lie (= diam on the
 			       * intact fabrics we know; a failed cable leaves it unchanged) */
-	uint32_t *hosts;      /* [S] source end ports behind each switch (CA ports + 1) */
+	uint32_t *hosts;     /* [S] source end ports behind each switch (CA ports + 1) */
 	struct eng_dest *dest;
 	uint32_t ndest;
 	int layers;	    /* L */

@@ -586,7 +586,8 @@ static int order_leaves(const struct ibf_fabric *f, struct ibf_ftree *t, uint32_
 			uint32_t y = t->leaves[j - 1];
 			int c = 0;
 			for (uint32_t q = 0; q < nk && !c; q++) {
-				uint32_t ky = keys[(size_t)y * nk + q], kx = keys[(size_t)x * nk + q];
+				uint32_t ky = keys[(size_t)y * nk + q],
+					 kx = keys[(size_t)x * nk + q];
 				c = ky < kx ? -1 : ky > kx;
 			}
 			if (c <= 0)

@@ -301,7 +301,8 @@ static uint32_t *source_order(const struct eng_ctx *c, struct eng_ws *ws, const 
  * its window into the tree built so far and fixes its prefix (at most cap
  * sources when cap >= 0). */
 static void window_paths(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, int layer,
-			 const uint16_t *D, uint32_t *nxt, const uint32_t *byl, uint32_t n, long cap)
+			 const uint16_t *D, uint32_t *nxt, const uint32_t *byl, uint32_t n,
+			 long cap)
 {
 	const struct ibf_fabric *f = c->f;
 	struct srch q;

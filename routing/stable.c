@@ -37,7 +37,6 @@ struct stab {
 	uint32_t dist_of;	/* destination switch dist[] holds, UINT32_MAX none */
 };
 
-
 /* Old switch index of every new switch, by node GUID. */
 static int map_switches(struct stab *st, struct ibf_error *err)
 {
