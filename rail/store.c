@@ -484,7 +484,8 @@ static int etcd_call(struct ibf_rail_store *s, const char *path, const char *bod
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, s->timeout_ms);
+	/* large transactions take longer: 1 ms more per 10 kB sent */
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, s->timeout_ms + (long)(strlen(body) / 10000));
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, s->timeout_ms < 3000 ? s->timeout_ms : 3000L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
 	curl_easy_setopt(c, CURLOPT_PROXY, "");
