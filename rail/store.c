@@ -107,6 +107,7 @@ static char *fmt(const char *f, ...)
 /* ---------------------------------------------------------- registry <-> keys */
 
 /* The keys a registry is stored as, sorted by key. */
+#ifdef HAVE_CURL
 static int registry_to_kv(const struct ibf_rail_registry *r, struct kvset *s)
 {
 	int rc = 0;
@@ -165,6 +166,7 @@ static int registry_to_kv(const struct ibf_rail_registry *r, struct kvset *s)
 	qsort(s->v, s->n, sizeof(s->v[0]), kv_cmp);
 	return 0;
 }
+#endif
 
 static int int_value(const char *v, long lo, long hi, long *out)
 {
@@ -285,7 +287,8 @@ static int range_doc(const struct ibf_jval *doc, const char *name, const char *p
 			rc = ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
 	}
 	if (!rc) {
-		qsort(s->v, s->n, sizeof(s->v[0]), kv_cmp);
+		if (s->n)
+			qsort(s->v, s->n, sizeof(s->v[0]), kv_cmp);
 		for (size_t i = 1; i < s->n && !rc; i++)
 			if (!strcmp(s->v[i - 1].key, s->v[i].key))
 				rc = ibf_error_set(err, IBF_EPARSE, name, 0, "key %s twice",
@@ -481,7 +484,8 @@ static int etcd_call(struct ibf_rail_store *s, const char *path, const char *bod
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, s->timeout_ms);
+	/* large transactions take longer: 1 ms more per 10 kB sent */
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, s->timeout_ms + (long)(strlen(body) / 10000));
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, s->timeout_ms < 3000 ? s->timeout_ms : 3000L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
 	curl_easy_setopt(c, CURLOPT_PROXY, "");
@@ -671,10 +675,11 @@ static int save_once(struct ibf_rail_store *s, const struct kvset *want, int *co
 		s->known_valid = 0;
 		return rc;
 	}
-	const struct ibf_jval *ok = ibf_json_get(doc, "succeeded");
+	const struct ibf_jval *okv = ibf_json_get(doc, "succeeded");
+	int ok = okv && okv->type == IBF_JTRUE;
 	long long rev = jint(ibf_json_get(ibf_json_get(doc, "header"), "revision"));
 	ibf_json_free(doc);
-	if (!ok || ok->type != IBF_JTRUE) {
+	if (!ok) {
 		*conflict = 1; /* another writer in between: read again */
 		s->known_valid = 0;
 		return 0;
