@@ -52,7 +52,8 @@ enum {
 	O_LINKU,
 	O_NICPKT,
 	O_NODEBUF,
-	O_NICBUF
+	O_NICBUF,
+	O_SVG
 };
 
 static const char sp_help[] =
@@ -92,6 +93,8 @@ static const char sp_help[] =
 	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB suffix)\n"
 	"  --arb rr|age      output arbitration (default rr)\n"
 	"  --mtu BYTES       payload per packet (default 4032; header 64, --header B)\n"
+	"  --svg FILE        SVG figure: accepted throughput against load (intra- and\n"
+	"                    inter-node with --accels) and stacked latency bars per load\n"
 	"  --link-util FILE  utilisation of every directed link (CSV: load, from, port,\n"
 	"                    to, port, kind, Gb/s, utilisation)\n"
 	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times)\n"
@@ -117,7 +120,7 @@ static const char sp_help[] =
 	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
 
 struct sp_args {
-	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util;
+	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util, *svg;
 	int have_pattern;
 	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
@@ -217,6 +220,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{ "nic-pkt-ns", required_argument, 0, O_NICPKT },
 		{ "node-buf", required_argument, 0, O_NODEBUF },
 		{ "nic-buf", required_argument, 0, O_NICBUF },
+		{ "svg", required_argument, 0, O_SVG },
 		{ "quiet", no_argument, 0, O_QUIET },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -407,6 +411,9 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		case O_LINKU:
 			a->link_util = optarg;
 			break;
+		case O_SVG:
+			a->svg = optarg;
+			break;
 		case O_NODEBUF:
 			if (parse_bytes("--node-buf", optarg, 1, 1L << 30, &v))
 				return 2;
@@ -557,6 +564,25 @@ static int write_link_util(const char *path, const struct ibf_fabric *f, const d
 					(double)res[k].link_gbps[g], (double)res[k].link_util[g]);
 			}
 	}
+	return ibf_atomic_commit(&at, 1, err);
+}
+
+static int write_svg(const char *path, const struct sp_args *a, const double *load,
+		     const struct ibf_psim_result *res, int n, struct ibf_error *err)
+{
+	char title[512];
+	const char *base = strrchr(a->topo, '/');
+	snprintf(title, sizeof(title), "%s, %s%s%s, %s arbitration, seed %llu",
+		 base ? base + 1 : a->topo, a->engine ? a->engine : "tables from ",
+		 a->engine ? "" : (strrchr(a->lfts, '/') ? strrchr(a->lfts, '/') + 1 : a->lfts),
+		 a->o.accels ? ", node model" : "",
+		 a->o.arb == IBF_PSIM_ARB_AGE ? "age" : "round-robin",
+		 (unsigned long long)a->o.seed);
+	struct ibf_atomic at;
+	int rc = ibf_atomic_open(&at, path, err);
+	if (rc)
+		return rc;
+	ibf_psim_svg_write(at.fp, title, load, res, n);
 	return ibf_atomic_commit(&at, 1, err);
 }
 
@@ -768,6 +794,8 @@ int cmd_sim_packet(int argc, char **argv)
 		printf("]}\n");
 	if (!rc && a.link_util)
 		rc = write_link_util(a.link_util, f, sw.load, sw.res, sw.n, &err);
+	if (!rc && a.svg)
+		rc = write_svg(a.svg, &a, sw.load, sw.res, sw.n, &err);
 	sweep_free(&sw);
 	free(tr.off);
 	free(tr.dst);

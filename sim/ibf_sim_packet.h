@@ -180,6 +180,16 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psim_result *res,
 				int vls, FILE *out);
 
+/* An SVG figure of n runs (load[k] gave res[k]): accepted throughput against
+ * the offered load (intra-node, inter-node and total Gb/s with the node
+ * model, accepted payload Gb/s without) and per load point a stacked bar of
+ * the seven mean latency components of the inter-node packets (without the
+ * node model: mean latency, p99 as a tick).  Points and bar segments carry
+ * data-series/data-component, data-load and data-value attributes.  title
+ * may be NULL. */
+void ibf_psim_svg_write(FILE *out, const char *title, const double *load,
+			const struct ibf_psim_result *res, int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,6 +68,52 @@ assert n['intra_gbps']>0 and n['inter_gbps']>0 and n['ipkts_delivered']==n['ipkt
 assert abs(n['max_gbps']-10*4*512)<1e-6 and len(n['components_inter_ns'])==7
 "
 
+check "svg: node model sweep" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
+	--deadlock auto --accels 4 --inter-frac 0.1 --loads 0.2:0.6:0.2 --measure 10us --json -q \
+	--svg \"$WORK/node.svg\" >\"$WORK/nodesw.json\""
+check "svg: valid XML, series and bars match the JSON" python3 -c "
+import json, xml.etree.ElementTree as E
+ns='{http://www.w3.org/2000/svg}'
+root=E.parse('$WORK/node.svg').getroot()
+assert root.tag==ns+'svg'
+runs=json.load(open('$WORK/nodesw.json'))['runs']
+assert len(runs)==3
+g={e.get('id'):e for e in root.iter(ns+'g')}
+lines=[p.get('data-series') for p in g['throughput'].iter(ns+'polyline') if p.get('class')=='series']
+assert lines==['intra-node','inter-node','total'], lines
+pts={}
+for c in g['throughput'].iter(ns+'circle'):
+	pts.setdefault(c.get('data-series'),[]).append((float(c.get('data-load')),float(c.get('data-value'))))
+for k,run in enumerate(runs):
+	n=run['result']['node']
+	for s,v in (('intra-node',n['intra_gbps']),('inter-node',n['inter_gbps']),('total',n['intra_gbps']+n['inter_gbps'])):
+		l,x=pts[s][k]
+		assert abs(l-run['load'])<1e-4 and abs(x-v)<0.01, (s,k,x,v)
+bars={}
+for r in g['latency'].iter(ns+'rect'):
+	if r.get('data-component'):
+		bars[(r.get('data-component'),round(float(r.get('data-load')),4))]=float(r.get('data-value'))
+assert len(bars)==7*3, len(bars)
+for run in runs:
+	for c,v in run['result']['node']['components_inter_ns'].items():
+		assert abs(bars[(c,round(run['load'],4))]-v)<0.01, (c,v)
+assert runs[0]['result']['node']['components_inter_ns']['fabric']>0
+"
+check "svg: fabric only, one series" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
+	--deadlock auto --load 0.3 --measure 10us -q --svg \"$WORK/fab.svg\" >/dev/null && python3 -c \"
+import xml.etree.ElementTree as E
+ns='{http://www.w3.org/2000/svg}'
+r=E.parse('$WORK/fab.svg').getroot()
+assert [p.get('data-series') for p in r.iter(ns+'polyline') if p.get('class')=='series']==['accepted']
+assert len([c for c in r.iter(ns+'circle')])==1
+\""
+set +e
+"$IBFAB" sim packet --topology "$ring" --engine minimal --load 0.3 --measure 5us -q \
+	--svg "$WORK/nodir/x.svg" >/dev/null 2>"$WORK/esvg"
+rc3=$?
+set -e
+check "svg: unwritable path is an error" test "$rc3" -eq 1 -a ! -e "$WORK/nodir/x.svg"
+
 check "link utilisation CSV" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --loads 0.3:0.6:0.3 --measure 10us -q --link-util \"$WORK/lu.csv\" >/dev/null"
 check "link utilisation: header and 2 x 30 links" test "$(head -1 "$WORK/lu.csv")" = \
