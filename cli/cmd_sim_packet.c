@@ -53,7 +53,8 @@ enum {
 	O_NICPKT,
 	O_NODEBUF,
 	O_NICBUF,
-	O_SVG
+	O_SVG,
+	O_CODES
 };
 
 static const char sp_help[] =
@@ -95,6 +96,9 @@ static const char sp_help[] =
 	"  --mtu BYTES       payload per packet (default 4032; header 64, --header B)\n"
 	"  --svg FILE        SVG figure: accepted throughput against load (intra- and\n"
 	"                    inter-node with --accels) and stacked latency bars per load\n"
+	"  --export-codes DIR  write the fabric, LFTs and traffic as input of CODES's\n"
+	"                    fattree model (static routing) instead of simulating; the\n"
+	"                    fabric must be wired as CODES's 2- or 3-level fat tree\n"
 	"  --link-util FILE  utilisation of every directed link (CSV: load, from, port,\n"
 	"                    to, port, kind, Gb/s, utilisation)\n"
 	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times)\n"
@@ -120,7 +124,7 @@ static const char sp_help[] =
 	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
 
 struct sp_args {
-	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util, *svg;
+	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util, *svg, *codes;
 	int have_pattern;
 	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
@@ -221,6 +225,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{ "node-buf", required_argument, 0, O_NODEBUF },
 		{ "nic-buf", required_argument, 0, O_NICBUF },
 		{ "svg", required_argument, 0, O_SVG },
+		{ "export-codes", required_argument, 0, O_CODES },
 		{ "quiet", no_argument, 0, O_QUIET },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -413,6 +418,9 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			break;
 		case O_SVG:
 			a->svg = optarg;
+			break;
+		case O_CODES:
+			a->codes = optarg;
 			break;
 		case O_NODEBUF:
 			if (parse_bytes("--node-buf", optarg, 1, 1L << 30, &v))
@@ -773,6 +781,23 @@ int cmd_sim_packet(int argc, char **argv)
 	}
 	struct sweep sw;
 	memset(&sw, 0, sizeof(sw));
+	if (!rc && a.codes) {
+		struct ibf_psim_codes_info ci;
+		a.o.load = a.l0;
+		if (a.o.accels)
+			rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
+					   "--export-codes: CODES's fattree model has no node model");
+		if (!rc)
+			rc = ibf_psim_export_codes(f, &r, &a.o, a.codes, &ci, &err);
+		if (!rc)
+			printf("CODES fattree export in %s: %d levels, radix %d, %u routers, %u "
+			       "terminals, %u switch links, %llu LFT rows, %llu flows%s%s\n",
+			       ci.folder, ci.levels, ci.radix, ci.routers, ci.terminals, ci.links,
+			       (unsigned long long)ci.lft_rows, (unsigned long long)ci.flows,
+			       have_sl ? "; SLs/SL2VL not exported (the model has no VLs)" : "",
+			       ci.mixed_rates ? "; mixed link rates: one rate per link class" : "");
+		goto done;
+	}
 	if (!rc)
 		rc = sweep_run(&a, f, &r, have_sl ? &sl : NULL, have_s2v ? &s2v : NULL, &sw, &err);
 	for (int k = 0; !rc && k < sw.n; k++) {
@@ -796,6 +821,7 @@ int cmd_sim_packet(int argc, char **argv)
 		rc = write_link_util(a.link_util, f, sw.load, sw.res, sw.n, &err);
 	if (!rc && a.svg)
 		rc = write_svg(a.svg, &a, sw.load, sw.res, sw.n, &err);
+done:
 	sweep_free(&sw);
 	free(tr.off);
 	free(tr.dst);

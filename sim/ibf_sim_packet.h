@@ -190,6 +190,27 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 void ibf_psim_svg_write(FILE *out, const char *title, const double *load,
 			const struct ibf_psim_result *res, int n);
 
+/* Export to CODES (docs/simulation.md, "Export to CODES"): when the fabric
+ * is wired as the fat tree CODES's `fattree` model builds (2 or 3 levels,
+ * radix = 2 x hosts per leaf, ft_type 0, tapering 1), write into dir
+ * (created if missing): codes-fattree.conf (the model's config, static
+ * routing), one 0x<switch guid>.lft per switch (the fabric's LFT entries for
+ * every host's base LID in CODES's port numbering), codes-map.csv (every
+ * CODES switch port and the fabric port it stands for), traffic.txt (the
+ * pattern's flows, when o->traffic_off is set) and run-codes.sh.  A fabric
+ * of another shape or a missing route is IBF_EINVAL with the reason, before
+ * anything is written. */
+struct ibf_psim_codes_info {
+	int levels, radix;
+	uint32_t routers, terminals, links; /* links: switch-to-switch cables */
+	uint64_t lft_rows, flows;
+	int mixed_rates; /* the fabric has more than one switch or host link rate */
+	char folder[4096]; /* dir as an absolute path (the config's routing_folder) */
+};
+int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r,
+			  const struct ibf_psim_opts *o, const char *dir,
+			  struct ibf_psim_codes_info *info, struct ibf_error *err);
+
 #ifdef __cplusplus
 }
 #endif
