@@ -34,6 +34,18 @@ enum ibf_psim_arb {
 	IBF_PSIM_ARB_AGE = 1, /* oldest packet (generation time) first */
 };
 
+/* Timed message streams: phases of messages (host indices as
+ * ibf_sim_net_init numbers them); phase k is msg[off[k] .. off[k + 1] - 1]. */
+struct ibf_psim_msg {
+	uint32_t src, dst;
+	uint64_t bytes;
+};
+struct ibf_psim_stream {
+	uint32_t nphases;
+	const uint32_t *off; /* [nphases + 1] */
+	const struct ibf_psim_msg *msg;
+};
+
 struct ibf_psim_opts {
 	uint64_t seed;
 	double load;	       /* offered load per host, fraction of its link rate (0..1] */
@@ -61,6 +73,15 @@ struct ibf_psim_opts {
 	 * host without destinations stays silent.  off has nhosts + 1 entries. */
 	const uint32_t *traffic_off, *traffic_dst;
 	uint32_t traffic_nhosts;
+	/* message streams instead of open-loop traffic (NULL: off): phase 0
+	 * starts at time 0, every phase starts when the previous phase's
+	 * messages are all delivered; each host sends its messages of the
+	 * phase at once, packet by packet in turn over them (MTU payload, the
+	 * last packet of a message shorter), paced at `load` x its link rate
+	 * and waiting (not dropping) while its queue holds srcq_max packets.
+	 * The run stops after the last phase, or at warmup + measure + drain
+	 * (the window starts at 0).  Not with the node model. */
+	const struct ibf_psim_stream *stream;
 	/* node model (accels > 0): every end port is the NIC of a node of
 	 * `accels` accelerators on an intra-node switch; the accelerators send
 	 * open-loop messages at `load` x acc_gbps (payload), split into
@@ -157,6 +178,10 @@ struct ibf_psim_result {
 	double comp_inter[7];
 	double comp_intra[2]; /* intra-node packets: source accelerator, intra-node network */
 	double agg_mean;      /* intra-node packets per fabric packet */
+	/* message streams: completion time of each phase (ns from its start,
+	 * -1: not finished), owned; phases_done of nphases finished */
+	uint32_t nphases, phases_done;
+	double *phase_ns;
 	/* deadlock */
 	int deadlock;		/* 1: detected (the run stopped there) */
 	double deadlock_ns;	/* simulated time of the detection */

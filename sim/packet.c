@@ -138,6 +138,7 @@ struct psim {
 	const struct ibf_sl_table *sl;
 	const struct ibf_sl2vl_table *s2v;
 	const struct ibf_psim_opts *o;
+	struct pstream *st; /* message streams (o->stream), NULL */
 	struct ibf_psim_result *res;
 	uint32_t V, np, nh;
 	uint32_t bytes; /* wire bytes per packet */
@@ -497,9 +498,13 @@ static int arb_port(struct psim *s, uint32_t g)
 
 static void ip_drop_list(struct psim *s, int32_t c);
 
+static int stream_done(struct psim *s);
+
 static void drop_pkt(struct psim *s, int32_t i)
 {
 	s->res->unroutable++;
+	if (s->st)
+		stream_done(s); /* a lost packet still ends its part of the phase */
 	if ((s->pk[i].flags & PK_MEASURED) && !s->K)
 		s->outstanding--;
 	ip_drop_list(s, s->pk[i].cargo);
@@ -525,8 +530,13 @@ static int dpush(double **a, size_t *n, size_t *cap, double v)
 	return 0;
 }
 
+static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes);
+static int stream_gen(struct psim *s, uint32_t h);
+
 static int ev_gen(struct psim *s, uint32_t h)
 {
+	if (s->st)
+		return stream_gen(s, h);
 	struct host *H = &s->host[h];
 	uint64_t now = s->now;
 	/* the next one: exponential gap */
@@ -544,11 +554,20 @@ static int ev_gen(struct psim *s, uint32_t h)
 		if (d >= h)
 			d++;
 	}
+	return host_send(s, h, d, s->bytes);
+}
+
+/* Host h creates a packet of `bytes` wire bytes for host d (a random LID
+ * layer) and queues it, or drops it when its queue is full. */
+static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
+{
+	struct host *H = &s->host[h];
+	uint64_t now = s->now;
 	uint32_t layer = (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
 	s->res->generated++;
 	int win = in_window(s, now);
 	if (win)
-		s->win_gen_bytes += s->bytes;
+		s->win_gen_bytes += bytes;
 	if (H->qlen >= s->o->srcq_max) {
 		s->res->src_dropped++;
 		return 0;
@@ -563,7 +582,7 @@ static int ev_gen(struct psim *s, uint32_t h)
 	p->src = h;
 	p->dst = d;
 	p->dlid = s->host[d].lid + layer;
-	p->bytes = (uint16_t)s->bytes;
+	p->bytes = (uint16_t)bytes;
 	p->cargo = PK_NONE;
 	p->sl = host_sl(s, h, p->dlid);
 	p->vl = (uint8_t)(p->sl % s->V);
@@ -683,6 +702,8 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 		rc = dpush(&s->lat, &s->nlat, &s->caplat, (double)(s->now - p->birth) / 1000.0);
 		s->hop_sum += p->swhops;
 	}
+	if (s->st && !rc)
+		rc = stream_done(s);
 	/* node model: the destination NIC splits the packet */
 	for (int32_t c = p->cargo, nx; c != PK_NONE && !rc; c = nx) {
 		nx = s->ip[c].next;
@@ -692,6 +713,148 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 	}
 	pk_free(s, i);
 	return rc;
+}
+
+/* ------------------------------------------------------------ message streams */
+
+/* The current phase's messages sorted by source: host h sends msgs
+ * [off[h], off[h + 1]), `left` bytes each still to packetise, taken in
+ * turn from cur[h]. */
+struct pstream {
+	uint32_t phase;
+	uint64_t start;	  /* ps, the phase's start */
+	uint64_t pending; /* packets of the phase not delivered or dropped */
+	uint32_t *off, *cur, *dst;
+	uint64_t *left;
+	double *done_ns;
+};
+
+static int stream_start(struct psim *s)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t a = in->off[st->phase], b = in->off[st->phase + 1];
+	memset(st->off, 0, (s->nh + 1) * sizeof(*st->off));
+	for (uint32_t k = a; k < b; k++)
+		st->off[in->msg[k].src + 1]++;
+	for (uint32_t h = 0; h < s->nh; h++) {
+		st->off[h + 1] += st->off[h];
+		st->cur[h] = st->off[h];
+	}
+	st->start = s->now;
+	st->pending = 0;
+	for (uint32_t k = a; k < b; k++) {
+		const struct ibf_psim_msg *m = &in->msg[k];
+		uint32_t j = st->cur[m->src]++;
+		st->dst[j] = m->dst;
+		st->left[j] = m->bytes;
+		st->pending += (m->bytes + s->o->mtu_payload - 1) / s->o->mtu_payload;
+	}
+	int rc = 0;
+	for (uint32_t h = 0; h < s->nh && !rc; h++) {
+		st->cur[h] = st->off[h];
+		if (st->off[h + 1] > st->off[h])
+			rc = push(s, s->now, EV_GEN, h, 0);
+	}
+	/* a phase without packets ends at once */
+	return rc ? rc : st->pending ? 0 : stream_done(s);
+}
+
+/* One packet of host h's next message with bytes left, in turn. */
+static int stream_gen(struct psim *s, uint32_t h)
+{
+	struct pstream *st = s->st;
+	struct host *H = &s->host[h];
+	uint32_t a = st->off[h], b = st->off[h + 1], j = st->cur[h];
+	for (uint32_t n = 0; n < b - a && !st->left[j]; n++)
+		j = j + 1 < b ? j + 1 : a;
+	if (!st->left[j])
+		return 0; /* all sent: the host waits for the next phase */
+	if (H->qlen >= s->o->srcq_max)
+		return push(s, s->now + H->gap_ps, EV_GEN, h, 0);
+	uint32_t pay = st->left[j] < s->o->mtu_payload ? (uint32_t)st->left[j] : s->o->mtu_payload;
+	st->left[j] -= pay;
+	st->cur[h] = j + 1 < b ? j + 1 : a;
+	uint32_t bytes = pay + s->o->hdr_bytes;
+	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
+	int rc = push(s, s->now + (gap ? gap : 1), EV_GEN, h, 0);
+	return rc ? rc : host_send(s, h, st->dst[j], bytes);
+}
+
+/* A packet of the phase was delivered (or dropped). */
+static int stream_done(struct psim *s)
+{
+	struct pstream *st = s->st;
+	if (st->pending && --st->pending)
+		return 0;
+	st->done_ns[st->phase] = (double)(s->now - st->start) / 1000.0;
+	if (++st->phase < s->o->stream->nphases)
+		return stream_start(s);
+	s->stop = 1;
+	return 0;
+}
+
+static int stream_setup(struct psim *s, struct ibf_error *err)
+{
+	const struct ibf_psim_stream *in = s->o->stream;
+	if (s->K)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams drive hosts, not the node model");
+	if (!in->nphases)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "message streams: no phases");
+	uint32_t most = 0;
+	for (uint32_t k = 0; k < in->nphases; k++) {
+		if (in->off[k + 1] - in->off[k] > most)
+			most = in->off[k + 1] - in->off[k];
+		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++)
+			if (in->msg[m].src >= s->nh || in->msg[m].dst >= s->nh ||
+			    in->msg[m].src == in->msg[m].dst || !in->msg[m].bytes)
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "message streams: phase %u has a message "
+						     "%u -> %u of %llu bytes",
+						     k, in->msg[m].src, in->msg[m].dst,
+						     (unsigned long long)in->msg[m].bytes);
+	}
+	struct pstream *st = calloc(1, sizeof(*st));
+	s->st = st;
+	if (st) {
+		st->off = calloc(s->nh + 1, sizeof(*st->off));
+		st->cur = calloc(s->nh + 1, sizeof(*st->cur));
+		st->dst = malloc((most ? most : 1) * sizeof(*st->dst));
+		st->left = malloc((most ? most : 1) * sizeof(*st->left));
+		st->done_ns = malloc(in->nphases * sizeof(*st->done_ns));
+	}
+	if (!st || !st->off || !st->cur || !st->dst || !st->left || !st->done_ns)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t k = 0; k < in->nphases; k++)
+		st->done_ns[k] = -1;
+	/* the window starts at 0 and ends at warm-up + measure as before */
+	s->w0 = 0;
+	if (stream_start(s))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return 0;
+}
+
+static void stream_finish(struct psim *s)
+{
+	struct ibf_psim_result *res = s->res;
+	res->nphases = s->o->stream->nphases;
+	res->phases_done = s->st->phase;
+	res->phase_ns = s->st->done_ns;
+	s->st->done_ns = NULL;
+}
+
+static void stream_free(struct psim *s)
+{
+	if (!s->st)
+		return;
+	free(s->st->off);
+	free(s->st->cur);
+	free(s->st->dst);
+	free(s->st->left);
+	free(s->st->done_ns);
+	free(s->st);
+	s->st = NULL;
 }
 
 /* ------------------------------------------------------------ node model */
@@ -1180,6 +1343,8 @@ void ibf_psim_opts_default(struct ibf_psim_opts *o)
 
 void ibf_psim_result_free(struct ibf_psim_result *res)
 {
+	free(res->phase_ns);
+	res->phase_ns = NULL;
 	free(res->link_util);
 	free(res->link_gbps);
 	res->link_util = NULL;
@@ -1419,7 +1584,12 @@ static int setup(struct psim *s, struct ibf_error *err)
 							     "traffic pattern: host %u sends to %u",
 							     h, o->traffic_dst[k]);
 	}
-	for (uint32_t h = 0; h < s->nh && !rc && !s->K; h++)
+	if (o->stream) {
+		rc = stream_setup(s, err);
+		if (rc)
+			return rc;
+	}
+	for (uint32_t h = 0; h < s->nh && !rc && !s->K && !s->st; h++)
 		if (!toff || toff[h + 1] > toff[h])
 			rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
 	if (!rc)
@@ -1564,6 +1734,9 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	}
 	if (!rc)
 		finish(&s);
+	if (!rc && s.st)
+		stream_finish(&s);
+	stream_free(&s);
 	psim_free(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

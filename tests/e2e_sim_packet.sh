@@ -169,6 +169,22 @@ check "codes: 3-level structure and tables deliver" codes_check "$WORK/codes3" 3
 check "codes: the pattern's 128 flows" test "$(grep -vc '^#' "$WORK/codes3/traffic.txt")" -eq 128
 check "codes: run script" grep -q "model-net-synthetic-fattree .*--traffic=1 --payload_size=4032" \
 	"$WORK/codes3/run-codes.sh"
+check "streams: bisection phases" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c2.net\" --engine dmodk \
+	--traffic bisection:3 --streams --bytes 64k --load 1.0 --measure 1ms -q --json >\"$WORK/streams.json\""
+check "streams: every phase done, same order as the flow simulator" python3 -c "
+import json
+s=json.load(open('$WORK/streams.json'))['runs'][0]['streams']
+assert s['phases_done']==3 and len(s['phases'])==3
+for p in s['phases']:
+	assert p['messages']==16 and p['bytes']==65536
+	assert p['flow_us']>0 and 1.0<=p['us']/p['flow_us']<1.5, p
+assert abs(s['total_us']-sum(p['us'] for p in s['phases']))<1e-3
+"
+set +e
+"$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --streams --load 1 >/dev/null 2>&1
+rc5=$?
+set -e
+check "streams: need a pattern" test "$rc5" -eq 2
 "$IBFAB" topo gen fattree --m 4,8 --w 1,4 --format ibsim -o "$WORK/rlft.net" >/dev/null
 set +e
 "$IBFAB" sim packet --topology "$WORK/rlft.net" --engine dmodk --load 0.5 -q \

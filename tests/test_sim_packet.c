@@ -492,6 +492,57 @@ static void test_damaged_fattree(void)
 	ibf_fabric_free(f);
 }
 
+/* Message streams on one switch: phase 0 is one message of ten full
+ * packets host 0 -> 1, paced at the link rate: the last tail reaches host 1
+ * one cable + router + cable after the switch output finished ten packet
+ * times (150 + 10 x 327.68 + 50 ns).  Phase 1 starts when that is
+ * delivered: hosts 0 and 2 send ten packets each to host 3, whose link
+ * carries all twenty in turn; phase 2 is a message of 5000 B (4032 + 968:
+ * a short last packet). */
+static void test_streams(void)
+{
+	struct ibf_fabric *f = star(4);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = {
+		{ 0, 1, 40320 }, { 0, 3, 40320 }, { 2, 3, 40320 }, { 1, 2, 5000 },
+	};
+	uint32_t off[] = { 0, 1, 3, 4 };
+	struct ibf_psim_stream st = { 3, off, msg };
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 0;
+	o.measure_ns = 1e6;
+	o.stream = &st;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.nphases, 3);
+	TT_EQ_INT(res.phases_done, 3);
+	TT_REQUIRE(res.phase_ns != NULL);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - (150 + 10 * 327.68 + 50)) < 0.01, "phase 0 %.3f",
+		     res.phase_ns[0]);
+	TT_CHECK_MSG(res.phase_ns[1] >= 20 * 327.68 + 200 && res.phase_ns[1] < 20 * 327.68 + 600,
+		     "phase 1 %.3f", res.phase_ns[1]);
+	/* 4096 B then 1032 B: the short packet cannot overtake the long one */
+	TT_CHECK_MSG(fabs(res.phase_ns[2] - (150 + 327.68 + 82.56 + 50)) < 0.01, "phase 2 %.3f",
+		     res.phase_ns[2]);
+	TT_EQ_INT(res.delivered, 10 + 20 + 2);
+	TT_EQ_INT(res.src_dropped, 0);
+	TT_CHECK(res.sim_ns < 20000);
+	/* a time limit before the end: phases not done are reported so */
+	o.measure_ns = 2000;
+	o.drain_ns = 0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 0);
+	TT_CHECK(res.phase_ns[0] < 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_one_hop_latency);
@@ -503,5 +554,6 @@ int main(void)
 	TT(test_node_model);
 	TT(test_pattern_traffic);
 	TT(test_damaged_fattree);
+	TT(test_streams);
 	return tt_done();
 }
