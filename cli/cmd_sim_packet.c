@@ -56,7 +56,8 @@ enum {
 	O_SVG,
 	O_CODES,
 	O_STREAMS,
-	O_BYTES
+	O_BYTES,
+	O_NODEVLS
 };
 
 static const char sp_help[] =
@@ -127,6 +128,8 @@ static const char sp_help[] =
 	"  --nic-pkt-ns N    NIC: processing time per intra-node packet, each way (default 0)\n"
 	"  --node-buf B      bounded intra-node queues (bytes) with back-pressure and\n"
 	"                    head-of-line blocking; --nic-buf B what a NIC holds (256k)\n"
+	"  --node-vls 2      with --node-buf: intra- and inter-node packets on their own\n"
+	"                    VL inside the node (own FIFO and credits per queue)\n"
 	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
 
 struct sp_args {
@@ -234,6 +237,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{ "svg", required_argument, 0, O_SVG },
 		{ "export-codes", required_argument, 0, O_CODES },
 		{ "streams", no_argument, 0, O_STREAMS },
+		{ "node-vls", required_argument, 0, O_NODEVLS },
 		{ "bytes", required_argument, 0, O_BYTES },
 		{ "quiet", no_argument, 0, O_QUIET },
 		{ "help", no_argument, 0, 'h' },
@@ -433,6 +437,11 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			break;
 		case O_STREAMS:
 			a->streams = 1;
+			break;
+		case O_NODEVLS:
+			if (cli_int("--node-vls", optarg, 1, 2, &v))
+				return 2;
+			a->o.node_vls = (int)v;
 			break;
 		case O_BYTES:
 			if (parse_bytes("--bytes", optarg, 1, 1L << 40, &v))

@@ -102,11 +102,12 @@ struct ipkt {
 
 /* node model: an intra-node link (a FIFO server) */
 struct nlink {
-	int32_t qhead, qtail;
-	int32_t cur;	/* packet being sent, -1 */
-	uint32_t rate;	/* 0.1 Gb/s */
-	uint64_t fixed; /* NIC processing: ps per packet instead of a rate */
-	uint32_t used;	/* bytes queued for it or on it (bounded queues only) */
+	int32_t qhead[2], qtail[2]; /* per node VL (node_vls): 0 intra-, 1 inter-node */
+	int32_t cur;		    /* packet being sent, -1 */
+	uint32_t rate;		    /* 0.1 Gb/s */
+	uint64_t fixed;		    /* NIC processing: ps per packet instead of a rate */
+	uint32_t used[2]; /* bytes queued for it or on it per VL (bounded queues only) */
+	uint8_t rrv;	  /* VL served last */
 };
 
 /* node model: a NIC's fabric packet under construction for one node */
@@ -889,6 +890,18 @@ static void ip_drop_list(struct psim *s, int32_t c)
 
 static int nl_start(struct psim *s, uint32_t L);
 
+/* The node VL of an intra-node packet: with node_vls 2 the packets that
+ * leave or enter the node have their own queues and credits (VL 1). */
+static inline uint32_t nl_vl(const struct psim *s, const struct ipkt *p)
+{
+	return s->o->node_vls > 1 ? p->inter : 0;
+}
+
+static inline int nl_queued(const struct nlink *l)
+{
+	return l->qhead[0] != PK_NONE || l->qhead[1] != PK_NONE;
+}
+
 /* Node back-pressure (node_buf_bytes > 0): the bounded queue packet i
  * enters after link L (-1: none, -2: its NIC). */
 static int64_t nl_next(const struct psim *s, uint32_t L, const struct ipkt *p)
@@ -912,43 +925,59 @@ static int nl_wake(struct psim *s, uint32_t h, int64_t L)
 	int rc = 0;
 	if (L < 0) {
 		struct nlink *t = &s->nl[base + 2 * K];
-		if (t->cur == PK_NONE && t->qhead != PK_NONE)
+		if (t->cur == PK_NONE && nl_queued(t))
 			rc = nl_start(s, base + 2 * K);
 		return rc;
 	}
 	for (uint32_t j = 0; j < K && !rc; j++)
-		if (s->nl[base + j].cur == PK_NONE && s->nl[base + j].qhead != PK_NONE)
+		if (s->nl[base + j].cur == PK_NONE && nl_queued(&s->nl[base + j]))
 			rc = nl_start(s, base + j);
 	uint32_t fr = base + 2 * K + 1;
 	if (!rc && (uint32_t)L != base + 2 * K && s->nl[fr].cur == PK_NONE &&
-	    s->nl[fr].qhead != PK_NONE)
+	    nl_queued(&s->nl[fr]))
 		rc = nl_start(s, fr);
 	return rc;
+}
+
+/* May the head i of a node link go on?  With bounded queues only when the
+ * queue after the link has room for it on its VL (behind a head that may
+ * not, its VL's FIFO waits: head-of-line blocking); the room is taken. */
+static int nl_room(struct psim *s, uint32_t L, int32_t i)
+{
+	if (!s->o->node_buf_bytes)
+		return 1;
+	int64_t nx = nl_next(s, L, &s->ip[i]);
+	uint32_t b = s->ip[i].bytes, v = nl_vl(s, &s->ip[i]);
+	if (nx >= 0) {
+		if (s->nl[nx].used[v] && s->nl[nx].used[v] + b > s->o->node_buf_bytes)
+			return 0;
+		s->nl[nx].used[v] += b;
+	} else if (nx == -2) {
+		uint32_t h = L / s->NL;
+		if (s->nic_used[h] && s->nic_used[h] + b > s->o->nic_buf_bytes)
+			return 0;
+		s->nic_used[h] += b;
+	}
+	return 1;
 }
 
 static int nl_start(struct psim *s, uint32_t L)
 {
 	struct nlink *l = &s->nl[L];
-	int32_t i = l->qhead;
-	if (s->o->node_buf_bytes) {
-		/* the head goes only when the queue after this link has room for it
-		 * (the link's FIFO blocks behind it: head-of-line blocking) */
-		int64_t nx = nl_next(s, L, &s->ip[i]);
-		uint32_t b = s->ip[i].bytes;
-		if (nx >= 0) {
-			if (s->nl[nx].used && s->nl[nx].used + b > s->o->node_buf_bytes)
-				return 0;
-			s->nl[nx].used += b;
-		} else if (nx == -2) {
-			uint32_t h = L / s->NL;
-			if (s->nic_used[h] && s->nic_used[h] + b > s->o->nic_buf_bytes)
-				return 0;
-			s->nic_used[h] += b;
-		}
+	int32_t i = PK_NONE;
+	uint32_t v = 0;
+	/* the VLs in turn, starting after the one served last */
+	for (uint32_t k = 1; k <= 2 && i == PK_NONE; k++) {
+		v = (l->rrv + k) & 1u;
+		if (l->qhead[v] != PK_NONE && nl_room(s, L, l->qhead[v]))
+			i = l->qhead[v];
 	}
-	l->qhead = s->ip[i].next;
-	if (l->qhead == PK_NONE)
-		l->qtail = PK_NONE;
+	if (i == PK_NONE)
+		return 0;
+	l->rrv = (uint8_t)v;
+	l->qhead[v] = s->ip[i].next;
+	if (l->qhead[v] == PK_NONE)
+		l->qtail[v] = PK_NONE;
 	l->cur = i;
 	uint32_t j = L % s->NL;
 	if (j < s->K)
@@ -964,12 +993,13 @@ static int nl_start(struct psim *s, uint32_t L)
 static int nl_ready(struct psim *s, int32_t i, uint32_t L)
 {
 	struct nlink *l = &s->nl[L];
+	uint32_t v = nl_vl(s, &s->ip[i]);
 	s->ip[i].next = PK_NONE;
-	if (l->qtail != PK_NONE)
-		s->ip[l->qtail].next = i;
+	if (l->qtail[v] != PK_NONE)
+		s->ip[l->qtail[v]].next = i;
 	else
-		l->qhead = i;
-	l->qtail = i;
+		l->qhead[v] = i;
+	l->qtail[v] = i;
 	return l->cur == PK_NONE ? nl_start(s, L) : 0;
 }
 
@@ -1080,7 +1110,7 @@ static int ev_ndone(struct psim *s, uint32_t L)
 	int rc;
 	int freed = 0;
 	if (s->o->node_buf_bytes && ((j >= K && j < 2 * K) || j == 2 * K)) {
-		l->used -= p->bytes; /* its tail left this queue */
+		l->used[nl_vl(s, p)] -= p->bytes; /* its tail left this queue */
 		freed = 1;
 	}
 	if (j < K) /* accelerator -> intra-node switch */
@@ -1098,7 +1128,7 @@ static int ev_ndone(struct psim *s, uint32_t L)
 		rc = nic_arrive(s, h, i);
 	else /* destination NIC processed it: onto the NIC link */
 		rc = nl_ready(s, i, h * s->NL + 2 * K + 1);
-	if (!rc && l->qhead != PK_NONE)
+	if (!rc && nl_queued(l))
 		rc = nl_start(s, L);
 	if (!rc && freed)
 		rc = nl_wake(s, h, (int64_t)L);
@@ -1192,8 +1222,8 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 	for (uint32_t L = 0; L < nh * s->NL; L++) {
 		uint32_t j = L % s->NL;
 		uint64_t fixed = j >= 2 * K + 2 ? (uint64_t)(o->nic_pkt_ns * 1000.0 + 0.5) : 0;
-		s->nl[L] =
-			(struct nlink){ PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn, fixed, 0 };
+		s->nl[L] = (struct nlink){ { PK_NONE, PK_NONE }, { PK_NONE, PK_NONE }, PK_NONE,
+					   j < 2 * K ? ra : rn, fixed, { 0, 0 }, 1 };
 	}
 	for (size_t k = 0; k < (size_t)nh * nh; k++)
 		s->agg[k] = (struct agg){ PK_NONE, PK_NONE, 0, 0, 0 };
@@ -1339,6 +1369,7 @@ void ibf_psim_opts_default(struct ibf_psim_opts *o)
 	o->nic_split_ns = 50;
 	o->agg_timeout_ns = 200;
 	o->nic_buf_bytes = 262144;
+	o->node_vls = 1;
 }
 
 void ibf_psim_result_free(struct ibf_psim_result *res)
@@ -1415,6 +1446,8 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	if (o->srcq_max < 1)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "source queue must hold >= 1 packet");
+	if (o->node_vls < 1 || o->node_vls > 2)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "node VLs must be 1 or 2");
 	if (o->accels &&
 	    (o->accels < 1 || o->accels > 64 || !(o->acc_gbps > 0) || !(o->nic_gbps > 0) ||
 	     o->ipkt_payload < 1 ||

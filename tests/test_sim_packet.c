@@ -543,6 +543,48 @@ static void test_streams(void)
 	ibf_fabric_free(f);
 }
 
+/* Per-VL queues inside the node: a 2 Gb/s NIC link and small bounded
+ * queues.  With one VL the accelerators' links block behind the packets
+ * for the NIC (head-of-line blocking) and intra-node traffic starves; with
+ * the inter-node packets on their own VL the intra-node packets pass them
+ * and arrive as offered. */
+static void test_node_vls(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 4;
+	o.msg_bytes = 4096;
+	o.load = 0.2;
+	o.inter_frac = 0.3;
+	o.nic_gbps = 2;
+	o.node_buf_bytes = 4096;
+	o.nic_buf_bytes = 8192;
+	o.warmup_ns = 2000;
+	o.measure_ns = 20000;
+	o.drain_ns = 0;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	double one = res.intra_gbps;
+	/* offered intra-node payload: 2 nodes x 4 x 512 x 0.2 x 0.7 */
+	double offered = 2 * 4 * 512 * 0.2 * 0.7;
+	TT_CHECK_MSG(one < 0.5 * offered, "1 VL: intra %.1f of %.1f", one, offered);
+	o.node_vls = 2;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.intra_gbps > 0.8 * offered, "2 VLs: intra %.1f of %.1f",
+		     res.intra_gbps, offered);
+	TT_CHECK(res.inter_gbps > 0 && res.inter_gbps < 2 * 2.0);
+	o.node_vls = 3;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_one_hop_latency);
@@ -555,5 +597,6 @@ int main(void)
 	TT(test_pattern_traffic);
 	TT(test_damaged_fattree);
 	TT(test_streams);
+	TT(test_node_vls);
 	return tt_done();
 }
