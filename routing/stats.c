@@ -416,19 +416,16 @@ int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *
 			   struct ibf_path_stats *st, struct ibf_error *err)
 {
 	memset(st, 0, sizeof(*st));
-	if (!f->finalized)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
-	if (r->nsw != f->nsw || !r->lft)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "route tables cover %u switches, the fabric has %u", r->nsw,
-				     f->nsw);
+	int rc = ibf_routes_fit(f, r, err);
+	if (rc)
+		return rc;
 	if (r->lmc < 0 || r->lmc > 7)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "LMC %d out of range", r->lmc);
 	const uint32_t nsw = f->nsw;
 	const uint32_t nadj = f->adj_off[nsw];
 	const int L = 1 << r->lmc;
 	struct ibf_lidmap m;
-	int rc = ibf_lidmap_build(f, &m, err);
+	rc = ibf_lidmap_build(f, &m, err);
 	if (rc)
 		return rc;
 	uint32_t *hosts = calloc((size_t)nsw + 1, sizeof(*hosts));
