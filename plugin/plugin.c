@@ -849,21 +849,20 @@ static void health_subnet_up(struct ibfab *pl)
 
 /* PerfMgr counters (PerfMgr threads, with PerfMgr's database locked):
  * cheap, never blocks on I/O.  OpenSM reports differences from its last
- * reading; a port's first reading (no previous one: a time difference of
- * more than a day) carries no difference. */
-static void health_counter(struct ibfab *pl, const osm_epi_port_id_t *id, time_t dt,
+ * reading; the first one of a port is against zero (rail/health.c leaves
+ * it out). */
+static void health_counter(struct ibfab *pl, const osm_epi_port_id_t *id,
 			   enum ibf_health_counter which, uint64_t delta)
 {
 	struct health *hs = &pl->health;
-	enum ibf_health_mode mode = dt > 86400 || dt < 0 ? IBF_HEALTH_INVALID : IBF_HEALTH_DELTA;
 	pthread_mutex_lock(&hs->mu);
 	hs->events++;
-	enum ibf_health_result r =
-		ibf_health_sample(hs->h, id->node_guid, id->port_num, which, delta, mode);
+	enum ibf_health_result r = ibf_health_sample(hs->h, id->node_guid, id->port_num, which,
+						     delta, IBF_HEALTH_DELTA);
 	if (r == IBF_HEALTH_IGNORED)
 		hs->ignored++;
-	else if (mode == IBF_HEALTH_INVALID || delta >= (UINT64_C(1) << 63))
-		hs->invalid++;
+	else if (delta >= (UINT64_C(1) << 63))
+		hs->invalid++; /* a counter went down */
 	if (r == IBF_HEALTH_SWEEP) {
 		hs->pending = 1;
 		pthread_cond_signal(&hs->cv);
@@ -929,7 +928,7 @@ static void health_write(struct ibfab *pl)
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab health: PerfMgr sweep %lu: %d rail ports scored; rails %s; %d domains; "
 		     "registry %s written (%lu counter events, %lu not on a rail switch, %lu "
-		     "without a difference)",
+		     "counters that went down)",
 		     sweeps, ports, rails, r.ndomains, c->rail_registry, events, ignored, invalid);
 	}
 	ibf_rail_registry_free(&r);
@@ -1034,15 +1033,13 @@ static void ibfab_report(void *data, osm_epi_event_id_t id, void *event)
 	case OSM_EVENT_ID_PORT_ERRORS: {
 		const osm_epi_pe_event_t *pe = event;
 		if (pe)
-			health_counter(pl, &pe->port_id, pe->time_diff_s, IBF_HEALTH_WAIT,
-				       pe->xmit_wait);
+			health_counter(pl, &pe->port_id, IBF_HEALTH_WAIT, pe->xmit_wait);
 		break;
 	}
 	case OSM_EVENT_ID_PORT_DATA_COUNTERS: {
 		const osm_epi_dc_event_t *dc = event;
 		if (dc)
-			health_counter(pl, &dc->port_id, dc->time_diff_s, IBF_HEALTH_DATA,
-				       dc->xmit_data);
+			health_counter(pl, &dc->port_id, IBF_HEALTH_DATA, dc->xmit_data);
 		break;
 	}
 	case OSM_EVENT_ID_SUBNET_UP:

@@ -19,6 +19,7 @@ struct hport {
 	uint64_t prev[2];
 	uint64_t delta[2];
 	uint8_t have_prev; /* bit per counter: prev[] holds a reading */
+	uint8_t seen;	   /* bit per counter: a difference came before */
 	uint8_t got;	   /* bit per counter: reported in the open sweep */
 	uint8_t bad;	   /* bit per counter: reported, but no usable delta */
 };
@@ -258,10 +259,12 @@ enum ibf_health_result ibf_health_sample(struct ibf_health *h, uint64_t guid, in
 		p->have_prev |= bit;
 		break;
 	case IBF_HEALTH_DELTA:
-		if (value >= DELTA_RESET)
+		/* OpenSM's first difference of a port is against zero */
+		if (!(p->seen & bit) || value >= DELTA_RESET)
 			usable = 0;
 		else
 			p->delta[which] = value;
+		p->seen |= bit;
 		break;
 	default:
 		usable = 0;
@@ -297,6 +300,7 @@ void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src)
 		if (o) {
 			memcpy(dst->port[i].prev, o->prev, sizeof(o->prev));
 			dst->port[i].have_prev = o->have_prev;
+			dst->port[i].seen = o->seen;
 		}
 	}
 	dst->sweeps = src->sweeps;

@@ -245,7 +245,8 @@ enum ibf_health_counter { IBF_HEALTH_DATA = 0, IBF_HEALTH_WAIT = 1 };
 enum ibf_health_mode {
 	IBF_HEALTH_ABS,	    /* a counter reading: the delta is taken against the last one */
 	IBF_HEALTH_DELTA,   /* already a delta (OpenSM's events); >= 2^63 means the
-			     * counter went down (reset): no delta */
+			     * counter went down (reset): no delta; the first
+			     * one of a port is against zero: not used */
 	IBF_HEALTH_INVALID, /* reported, but not usable (e.g. a first reading) */
 };
 /* what ibf_health_sample did */

@@ -124,8 +124,8 @@ diag <"$WORK/path-idle.txt"
 check "idle: srv000:0 -> srv001:1 goes dr via rail 1 (srv001's domain at 50, rails idle)" \
 	grep -q ': dr via rail 1' "$WORK/path-idle.txt"
 
-# raise PortXmitWait on every port of a switch by STEP per round, ROUNDS
-# rounds half a second apart (and PortXmitData when DSTEP is set)
+# raise PortXmitWait on every port of a switch by STEP per round (and
+# PortXmitData by DSTEP when > 0), ROUNDS rounds half a second apart
 congest() {
 	local sw=$1 step=$2 dstep=$3 rounds=$4 base=$5 r p lines
 	for r in $(seq 1 "$rounds"); do
@@ -135,7 +135,11 @@ congest() {
 			[ "$dstep" -gt 0 ] &&
 				lines+=("PerformanceSet \"$sw\"[$p] PortCountersExtended.PortXmitData=$((base * 4 + r * dstep))")
 		done
-		"$HARNESS" console "$SIM" "${lines[@]}" || return 1
+		# one round at once, so that PerfMgr sees a port's wait and data
+		# of the same rounds; the last line through the harness, which
+		# waits until ibsim has executed it (and so the ones before)
+		printf '%s\n' "${lines[@]:0:${#lines[@]}-1}" >"$SIM/console" || return 1
+		"$HARNESS" console "$SIM" "${lines[-1]}" || return 1
 		sleep 0.5
 	done
 }
@@ -193,7 +197,47 @@ check "concurrent reader: $reads reads of the registry, none torn or unparsable"
 	sh -c "[ '${reads:-0}' -gt 50 ] && [ '${bad:-1}' -eq 0 ]"
 kill -0 "$OSM_PID" 2>/dev/null
 check "OpenSM still running after $(sweeps) PerfMgr sweeps" test $? -eq 0
-check "no plugin error in the log" sh -c "! grep -q 'ibfab health: .*\(cannot\|error\)' '$SIM/opensm.log'"
+check "no plugin error in the log" sh -c "! grep -q 'ibfab health: .*\(cannot\|error\|domain scores:\)' '$SIM/opensm.log'"
+kill "$OSM_PID" 2>/dev/null
+wait "$OSM_PID" 2>/dev/null
+OSM_PID=
+
+# OpenSM's own minhop routes: the rail structure comes from the subnet at
+# SUBNET_UP; a mapping file puts srv003's NICs into domain gpu-x; the
+# hosts' file is broken (logged once, the registry is still written)
+REG=$WORK/rails2.json
+printf '"srv003 mlx5_0" gpu-x\n"srv003 mlx5_1" gpu-x 1\n' >"$WORK/rail.map"
+printf '{"version": 1, "domains": {"srv001": 50' >"$WORK/doms-bad.json"
+printf 'rail_registry %s\nrail_domain_scores %s\nrail_map %s\nrail_health_percentile 100\n' \
+	"$REG" "$WORK/doms-bad.json" "$WORK/rail.map" >"$WORK/ibfab2.conf"
+osm_conf "$WORK/opensm.default.conf" minhop 0 "$WORK/opensm2.conf" \
+	-e 's|^perfmgr .*|perfmgr TRUE|' -e 's|^perfmgr_sweep_time_s .*|perfmgr_sweep_time_s 1|'
+mv "$SIM/opensm.log" "$SIM/opensm-hratio.log"
+(
+	export IBSIM_SOCKNAME=$(cat "$SIM/sockname") IBFAB_CONF="$WORK/ibfab2.conf" \
+		LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
+	exec ibsim-run opensm -F "$WORK/opensm2.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm2.out" 2>&1
+) &
+OSM_PID=$!
+wait_sweeps 3
+check "minhop: PerfMgr sweeps scored and written (sweep $(sweeps))" test $? -eq 0
+grep -E 'ibfab health' "$SIM/opensm.log" | head -4 |
+	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-220 | diag
+check "minhop: rails found on the subnet, srv003 mapped into gpu-x" \
+	grep -q 'ibfab health: 2 rails, 4 domains, 2 spines; 12 rail switch ports monitored' "$SIM/opensm.log"
+check "minhop: the broken hosts' file is reported once" \
+	test "$(grep -c 'ibfab health: domain scores: .*doms-bad.json' "$SIM/opensm.log")" -eq 1
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sorted(d["domains"]), d["domains"]["srv001"], sorted(d["rails"]))
+' "$REG" >"$WORK/minhop.txt" 2>&1
+diag <"$WORK/minhop.txt"
+check "minhop: registry with domain gpu-x (not srv003), default domain scores, rails 0 and 1" \
+	grep -qF "['gpu-x', 'srv000', 'srv001', 'srv002'] 100 ['0', '1']" "$WORK/minhop.txt"
+kill -0 "$OSM_PID" 2>/dev/null
+check "minhop: OpenSM still running" test $? -eq 0
 kill "$OSM_PID" 2>/dev/null
 wait "$OSM_PID" 2>/dev/null
 OSM_PID=
