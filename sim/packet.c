@@ -1210,6 +1210,10 @@ static int nl_start(struct psim *s, uint32_t L)
 	/* (intra-node moves do not feed the fabric's deadlock watchdog) */
 	uint64_t ser =
 		l->fixed ? l->fixed : ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
+	/* an accelerator link takes at least acc_pkt_ns per packet */
+	uint64_t floor_ps = (uint64_t)(s->o->acc_pkt_ns * 1000.0 + 0.5);
+	if (j < 2 * s->K && ser < floor_ps)
+		ser = floor_ps;
 	return push(s, s->now + ser, EV_NDONE, L, 0);
 }
 
@@ -1652,6 +1656,8 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	if (o->srcq_max < 1)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "source queue must hold >= 1 packet");
+	if (!(o->acc_pkt_ns >= 0 && o->acc_pkt_ns <= 1e6))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "accelerator packet time must be >= 0");
 	if (o->node_vls < 1 || o->node_vls > 2)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "node VLs must be 1 or 2");
 	if (o->accels &&
