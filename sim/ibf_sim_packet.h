@@ -17,8 +17,8 @@
  * among its destinations in a fixed pattern (LID layer drawn uniformly when
  * the LMC is > 0).
  *
- * Deterministic: the same inputs and seed give the same results (one event
- * heap ordered by time, ties broken by insertion order; one random stream).
+ * Deterministic: the same inputs and seed give the same results (events
+ * ordered by time, ties broken by insertion order; one random stream).
  * Single-threaded.  No OpenSM headers, no printing. */
 #ifndef IBF_SIM_PACKET_H
 #define IBF_SIM_PACKET_H
