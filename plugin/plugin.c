@@ -106,6 +106,13 @@ struct ibfab {
 		struct ibf_rail_map *map;
 		int pending; /* a closed sweep waits to be written */
 		int stop;
+		/* spines hratio avoids (ibfab.conf rail_avoid_below): the list,
+		 * bumped on every change; reroute asks the writer for a reroute */
+		uint64_t *avoid;
+		uint32_t navoid;
+		unsigned long avoid_gen;
+		int reroute;
+		unsigned long routed_avoid_gen; /* SM thread: in the tables now */
 		unsigned long events, ignored, invalid;
 		/* writer thread only */
 		struct ibf_rail_registry doms; /* last good domain scores */
@@ -674,15 +681,30 @@ static int ibfab_build_lfts(void *context)
 	}
 	o.log = engine_log;
 	o.log_ctx = &lc;
+	/* hratio: the spines the health service avoids now */
+	uint64_t *avoid = NULL;
+	unsigned long avoid_gen = 0;
+	if (pl->health.on && !strcmp(name, "hratio")) {
+		pthread_mutex_lock(&pl->health.mu);
+		avoid_gen = pl->health.avoid_gen;
+		if (pl->health.navoid && (avoid = malloc(pl->health.navoid * sizeof(*avoid)))) {
+			memcpy(avoid, pl->health.avoid, pl->health.navoid * sizeof(*avoid));
+			o.avoid = avoid;
+			o.navoid = pl->health.navoid;
+		}
+		pthread_mutex_unlock(&pl->health.mu);
+	}
 	/* stable reroute: keep what still works of the tables this engine
-	 * programmed last time, route only the destinations the change hit */
+	 * programmed last time, route only the destinations the change hit
+	 * (not when the avoided spines changed: every column moves) */
 	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
-		     !strcmp(pl->engine, name);
+		     !strcmp(pl->engine, name) && avoid_gen == pl->health.routed_avoid_gen;
 	struct ibf_stable_report sr;
 	int route_rc =
 		stable ? ibf_route_stable(f, name, &o, pl->fabric, &pl->routes, &r, &rep, &sr, &err)
 		       : ibf_route(f, name, &o, &r, &rep, &err);
 	free(roots);
+	free(avoid);
 	if (!route_rc && stable)
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab %s: stable reroute: kept %u of %u destination LIDs, routed %u again; "
@@ -728,6 +750,7 @@ static int ibfab_build_lfts(void *context)
 		build_gidx(pl);
 	snprintf(pl->engine, sizeof(pl->engine), "%s", name);
 	pl->routes_gen++;
+	pl->health.routed_avoid_gen = avoid_gen;
 	return 0;
 
 fail_nowrite:
@@ -809,7 +832,8 @@ static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigne
 		return;
 	}
 	plog(pl, OSM_LOG_INFO,
-	     "ibfab health: %d rails, %d domains, %d spines; %d rail switch ports monitored",
+	     "ibfab health: %d rails, %d domains, %d spines; %d rail switch and spine ports "
+	     "monitored",
 	     ri.nrails, ri.ndomains, ri.nspines, ibf_health_nports(h));
 	ibf_rail_info_free(&ri);
 	pthread_mutex_lock(&hs->mu);
@@ -864,6 +888,19 @@ static void health_counter(struct ibfab *pl, const osm_epi_port_id_t *id,
 	else if (delta >= (UINT64_C(1) << 63))
 		hs->invalid++; /* a counter went down */
 	if (r == IBF_HEALTH_SWEEP) {
+		if (ibf_health_avoid_changed(hs->h)) {
+			/* a few spines at most: the new list, and a reroute */
+			int n = ibf_health_avoid_list(hs->h, NULL, 0);
+			uint64_t *a = malloc(((size_t)n + 1) * sizeof(*a));
+			if (a) {
+				ibf_health_avoid_list(hs->h, a, n);
+				free(hs->avoid);
+				hs->avoid = a;
+				hs->navoid = (uint32_t)n;
+				hs->avoid_gen++;
+				hs->reroute = 1;
+			}
+		}
 		hs->pending = 1;
 		pthread_cond_signal(&hs->cv);
 	}
@@ -907,7 +944,25 @@ static void health_write(struct ibfab *pl)
 	unsigned long sweeps = ibf_health_sweeps(hs->h), events = hs->events, ignored = hs->ignored,
 		      invalid = hs->invalid;
 	int ports = ibf_health_last_ports(hs->h);
+	int reroute = hs->reroute;
+	hs->reroute = 0;
+	char spines[MSG_MAX / 2];
+	size_t sn = 0;
+	spines[0] = '\0';
+	for (int k = 0; hs->h && k < ibf_health_nspines(hs->h) && sn + 32 < sizeof(spines); k++)
+		sn += (size_t)snprintf(spines + sn, sizeof(spines) - sn, " 0x%016" PRIx64 "=%d%s",
+				       ibf_health_spine_guid(hs->h, k),
+				       ibf_health_spine_score(hs->h, k),
+				       ibf_health_spine_avoided(hs->h, k) ? "(avoided)" : "");
 	pthread_mutex_unlock(&hs->mu);
+	if (reroute) {
+		/* as OpenSM's console command "reroute" does: the routing
+		 * engine runs again on the next sweep */
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab health: avoided spines changed:%s; requesting a reroute", spines);
+		pl->osm->subn.force_reroute = TRUE;
+		osm_opensm_sweep(pl->osm);
+	}
 	if (rc) {
 		ibf_rail_registry_free(&r);
 		return;
@@ -927,9 +982,10 @@ static void health_write(struct ibfab *pl)
 					      r.rail_label[i], r.rail_score[i]);
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab health: PerfMgr sweep %lu: %d rail ports scored; rails %s; %d domains; "
-		     "registry %s written (%lu counter events, %lu not on a rail switch, %lu "
-		     "counters that went down)",
-		     sweeps, ports, rails, r.ndomains, c->rail_registry, events, ignored, invalid);
+		     "registry %s written (%lu counter events, %lu not on a rail switch or spine, "
+		     "%lu counters that went down); spines%s",
+		     sweeps, ports, rails, r.ndomains, c->rail_registry, events, ignored, invalid,
+		     spines[0] ? spines : " none");
 	}
 	ibf_rail_registry_free(&r);
 }
@@ -973,6 +1029,9 @@ static void health_start(struct ibfab *pl)
 	hs->o.wait_weight = c->rail_health_wait_weight;
 	hs->o.min_words = c->rail_health_min_words;
 	hs->o.percentile = c->rail_health_percentile;
+	hs->o.avoid_below = c->rail_avoid_below;
+	hs->o.avoid_sweeps = c->rail_avoid_sweeps;
+	hs->o.avoid_above = c->rail_avoid_above;
 	if (c->rail_map[0]) {
 		ibf_error_clear(&err);
 		hs->map = ibf_rail_map_read(c->rail_map, &err);
@@ -1017,6 +1076,9 @@ static void health_stop(struct ibfab *pl)
 	hs->h = NULL;
 	ibf_rail_map_free(hs->map);
 	hs->map = NULL;
+	free(hs->avoid);
+	hs->avoid = NULL;
+	hs->navoid = 0;
 	if (hs->have_doms)
 		ibf_rail_registry_free(&hs->doms);
 	hs->have_doms = 0;

@@ -42,6 +42,9 @@ cat >"$WORK/ibfab.conf" <<EOF
 rail_registry $REG
 rail_domain_scores $WORK/doms.json
 rail_health_alpha 0.5
+rail_avoid_below 40
+rail_avoid_sweeps 2
+rail_avoid_above 70
 EOF
 osm_conf "$WORK/opensm.default.conf" hratio 0 "$WORK/opensm.conf" \
 	-e 's|^perfmgr .*|perfmgr TRUE|' -e 's|^perfmgr_sweep_time_s .*|perfmgr_sweep_time_s 1|'
@@ -104,8 +107,8 @@ check "OpenSM up, PerfMgr sweeps scored and written (sweep $(sweeps))" test $? -
 grep -E 'ibfab health|hratio: tables configured|SUBNET UP' "$SIM/opensm.log" | head -4 |
 	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-220 | diag
 check "hratio routed the fabric" grep -q 'hratio: tables configured by ibfab' "$SIM/opensm.log"
-check "health service on the 2 rails, 12 rail switch ports" \
-	grep -q 'ibfab health: 2 rails, 4 domains, 2 spines; 12 rail switch ports monitored' "$SIM/opensm.log"
+check "health service on the 2 rails and 2 spines, 12 + 4 switch ports" \
+	grep -q 'ibfab health: 2 rails, 4 domains, 2 spines; 16 rail switch and spine ports monitored' "$SIM/opensm.log"
 s=$(sweeps)
 check "idle: every port scored, rails 0 and 1 at 100 (sweep $s)" \
 	sh -c "grep -q 'PerfMgr sweep $s: 12 rail ports scored; rails 0=100 1=100;' '$SIM/opensm.log'"
@@ -130,7 +133,7 @@ congest() {
 	local sw=$1 step=$2 dstep=$3 rounds=$4 base=$5 r p lines
 	for r in $(seq 1 "$rounds"); do
 		lines=()
-		for p in 1 2 3 4 5 6; do
+		for p in $(seq 1 "${PORTS:-6}"); do
 			lines+=("PerformanceSet \"$sw\"[$p] PortCounters.PortXmitWait=$((base + r * step))")
 			[ "$dstep" -gt 0 ] &&
 				lines+=("PerformanceSet \"$sw\"[$p] PortCountersExtended.PortXmitData=$((base * 4 + r * dstep))")
@@ -188,6 +191,50 @@ check "rail 0 with wait and data alike: between the two (${r0:-?} in 25..85)" \
 wait "$CONGEST_PID"
 check "the raises on rail 0 went through" test $? -eq 0
 
+# a congested spine: avoided after two sweeps below 40 (hratio reroutes
+# around it), used again once above 70
+spine_paths() { # DIR: read back the tables, cross-rail paths over spine00
+	mkdir -p "$1"
+	IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run dump_lfts 2>/dev/null |
+		grep -v "replaced by dump_fts" >"$1/lfts.txt"
+	IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run ibnetdiscover >"$1/net.ibnd" 2>/dev/null
+	"$IBFAB" rail check "$1/net.ibnd" --lfts "$1/lfts.txt" >"$1/rail.txt" 2>&1
+	awk '$1 == "spine00" { print $2 }' "$1/rail.txt"
+}
+wait_log() { # PATTERN FROM-LINE: until the log has it after that line (60 s)
+	local i
+	for i in $(seq 1 300); do
+		tail -n +"$2" "$SIM/opensm.log" | grep -q "$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+before=$(spine_paths "$WORK/spine-before")
+check "spine00 carries cross-rail paths before (${before:-?})" test "${before:-0}" -gt 0
+from=$(wc -l <"$SIM/opensm.log")
+PORTS=2 congest spine00 4000000 0 12 0 &
+CONGEST_PID=$!
+wait_log 'hratio: avoiding 1 switches' "$from"
+check "spine00 avoided: hratio rerouted around it" test $? -eq 0
+wait_log 'hratio: tables configured by ibfab' "$from"
+tail -n +"$from" "$SIM/opensm.log" | grep -E 'avoided spines|hratio: avoiding|tables configured' |
+	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-200 | diag
+avoided=$(spine_paths "$WORK/spine-avoided")
+diag <"$WORK/spine-avoided/rail.txt"
+check "read back: no cross-rail path over spine00 (${avoided:-?}), rail check passes" \
+	sh -c "[ '${avoided:-1}' -eq 0 ] && grep -q 'cross rail: .* 0 not delivered' '$WORK/spine-avoided/rail.txt'"
+wait "$CONGEST_PID"
+CONGEST_PID=
+from=$(wc -l <"$SIM/opensm.log")
+wait_log 'avoided spines changed: 0x[0-9a-f]*=[0-9]* 0x' "$from"
+check "spine00 healthy again (above 70): reroute requested" test $? -eq 0
+wait_log 'hratio: tables configured by ibfab' "$from"
+sleep 1
+after=$(spine_paths "$WORK/spine-after")
+check "read back: spine00 carries cross-rail paths again (${after:-?})" test "${after:-0}" -gt 0
+check "the spine was avoided once and used again once (no flapping)" \
+	test "$(grep -c 'avoided spines changed' "$SIM/opensm.log")" -eq 2
+
 touch "$WORK/reader.stop"
 wait "$READER_PID"
 READER_PID=
@@ -225,7 +272,7 @@ check "minhop: PerfMgr sweeps scored and written (sweep $(sweeps))" test $? -eq 
 grep -E 'ibfab health' "$SIM/opensm.log" | head -4 |
 	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-220 | diag
 check "minhop: rails found on the subnet, srv003 mapped into gpu-x" \
-	grep -q 'ibfab health: 2 rails, 4 domains, 2 spines; 12 rail switch ports monitored' "$SIM/opensm.log"
+	grep -q 'ibfab health: 2 rails, 4 domains, 2 spines; 16 rail switch and spine ports monitored' "$SIM/opensm.log"
 check "minhop: the broken hosts' file is reported once" \
 	test "$(grep -c 'ibfab health: domain scores: .*doms-bad.json' "$SIM/opensm.log")" -eq 1
 python3 -c '
