@@ -219,7 +219,7 @@ wait_log() { # PATTERN FROM-LINE: until the log has it after that line (60 s)
 before=$(spine_paths "$WORK/spine-before")
 check "spine00 carries cross-rail paths before (${before:-?})" test "${before:-0}" -gt 0
 from=$(wc -l <"$SIM/opensm.log")
-PORTS=2 congest spine00 4000000 0 12 0 &
+PORTS=2 congest spine00 4000000 0 20 0 &
 CONGEST_PID=$!
 wait_log 'hratio: avoiding 1 switches' "$from"
 check "spine00 avoided: hratio rerouted around it" test $? -eq 0
