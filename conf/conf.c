@@ -266,7 +266,7 @@ static const struct {
 	{ "dfsssp_best_effort", K_DFSSSP_BEST_EFFORT, "TRUE or FALSE" },
 	{ "dmodk_roots", K_DMODK_ROOTS, "a file of root switch GUIDs, or 'none'" },
 	{ "stable_reroute", K_STABLE_REROUTE, "TRUE or FALSE" },
-	{ "rail_registry", K_RAIL_REGISTRY, "a file path, or 'none'" },
+	{ "rail_registry", K_RAIL_REGISTRY, "a file path, etcd://HOST:PORT[/PREFIX], or 'none'" },
 	{ "rail_domain_scores", K_RAIL_DOMAIN_SCORES, "a file path, or 'none'" },
 	{ "rail_map", K_RAIL_MAP, "a rail mapping file, or 'none'" },
 	{ "rail_health_alpha", K_RAIL_ALPHA, "a number in (0, 1]" },

@@ -23,8 +23,9 @@
  *    service") when ibfab.conf sets rail_registry: PerfMgr's port counter
  *    events of rail switch ports go to rail/health.c (a binary search and a
  *    few stores under a mutex); at the end of a PerfMgr sweep a writer
- *    thread writes the registry file, so OpenSM's threads never wait for
- *    file I/O.
+ *    thread writes the registry (a file, or etcd through rail/store.c: one
+ *    transaction per sweep, keys on a lease it renews), so OpenSM's threads
+ *    never wait for file or network I/O.
  *
  * Every symbol except osm_event_plugin is static or hidden (version script
  * plugin/ibfab.map): the opensm executable exports many generic names.
@@ -115,6 +116,7 @@ struct ibfab {
 		unsigned long routed_avoid_gen; /* SM thread: in the tables now */
 		unsigned long events, ignored, invalid;
 		/* writer thread only */
+		struct ibf_rail_store *store;  /* rail_registry, opened on the first write */
 		struct ibf_rail_registry doms; /* last good domain scores */
 		int have_doms;
 		char last_err[MSG_MAX];
@@ -907,8 +909,69 @@ static void health_counter(struct ibfab *pl, const osm_epi_port_id_t *id,
 	pthread_mutex_unlock(&hs->mu);
 }
 
+/* A sweep merged into the registry as etcd holds it: the rail scores are
+ * the SM's; domain scores come from the hosts' file when one is configured,
+ * else the domain keys node agents wrote stay (new domains at the default);
+ * the default path and score an operator set stay. */
+struct health_merge {
+	const struct ibf_rail_registry *r;
+	int doms_file;
+};
+
+static int health_merge(struct ibf_rail_registry *cur, void *ctx)
+{
+	const struct health_merge *m = ctx;
+	const struct ibf_rail_registry *r = m->r;
+	if (!cur->timestamp) {
+		cur->prefer_rd = r->prefer_rd;
+		cur->dflt = r->dflt;
+	}
+	cur->timestamp = r->timestamp;
+	cur->max_age = r->max_age;
+	for (int i = 0; i < r->nrails; i++)
+		if (ibf_rail_registry_set_rail(cur, r->rail_label[i], r->rail_score[i]))
+			return IBF_ENOMEM;
+	for (int i = 0; i < r->ndomains; i++)
+		if ((m->doms_file || ibf_rail_registry_find_domain(cur, r->domain[i]) < 0) &&
+		    ibf_rail_registry_set_domain(cur, r->domain[i], r->domain_score[i]))
+			return IBF_ENOMEM;
+	return 0;
+}
+
+/* Writer thread: the store is opened once; a file is replaced atomically,
+ * etcd gets one transaction per sweep after the lease is renewed (TTL three
+ * PerfMgr sweeps, at least 5 s: a dead SM's scores vanish). */
+static int health_publish(struct ibfab *pl, const struct ibf_rail_registry *r,
+			  struct ibf_error *err)
+{
+	struct health *hs = &pl->health;
+	const struct ibf_conf *c = &pl->conf;
+	int etcd = ibf_rail_store_is_etcd(c->rail_registry);
+	if (!hs->store) {
+		long sweep_s = pl->osm->subn.opt.perfmgr_sweep_time_s;
+		struct ibf_rail_store_opts o = { 0, 0 };
+		o.ttl = etcd ? (3 * sweep_s > 5 ? 3 * sweep_s : 5) : 0;
+		hs->store = ibf_rail_store_open(c->rail_registry, &o, err);
+		if (!hs->store)
+			return err->code ? err->code : IBF_EINVAL;
+		if (etcd)
+			plog(pl, OSM_LOG_INFO, "ibfab health: registry in etcd %s, lease TTL %ld s",
+			     c->rail_registry, o.ttl);
+	}
+	if (!etcd)
+		return ibf_rail_store_save(hs->store, r, err);
+	struct ibf_error kerr;
+	ibf_error_clear(&kerr);
+	if (ibf_rail_store_keepalive(hs->store, &kerr)) {
+		char msg[MSG_MAX];
+		plog(pl, OSM_LOG_ERROR, "ibfab health: %s", ibf_error_format(&kerr, msg, sizeof(msg)));
+	}
+	struct health_merge m = { r, c->rail_domain_scores[0] != '\0' };
+	return ibf_rail_store_update(hs->store, health_merge, &m, err);
+}
+
 /* Writer thread: domain scores from the hosts' file, the rail scores, then
- * the registry, atomically (temporary file + rename). */
+ * the registry (health_publish). */
 static void health_write(struct ibfab *pl)
 {
 	struct health *hs = &pl->health;
@@ -969,8 +1032,7 @@ static void health_write(struct ibfab *pl)
 	}
 	r.timestamp = (long long)time(NULL);
 	ibf_error_clear(&err);
-	/* the one writer call: a later store backend replaces it */
-	if (ibf_rail_registry_write(c->rail_registry, &r, &err)) {
+	if (health_publish(pl, &r, &err)) {
 		plog(pl, OSM_LOG_ERROR, "ibfab health: cannot write the registry: %s",
 		     ibf_error_format(&err, msg, sizeof(msg)));
 	} else {
@@ -1072,6 +1134,8 @@ static void health_stop(struct ibfab *pl)
 		pthread_join(hs->writer, NULL);
 		hs->writer_started = 0;
 	}
+	ibf_rail_store_close(hs->store);
+	hs->store = NULL;
 	ibf_health_free(hs->h);
 	hs->h = NULL;
 	ibf_rail_map_free(hs->map);

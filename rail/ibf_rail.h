@@ -67,6 +67,11 @@ int ibf_rail_registry_read(const char *path, struct ibf_rail_registry *r, struct
 /* Atomic (temporary file + rename): readers never see a torn file. */
 int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
 			    struct ibf_error *err);
+/* Rail indexes best score first (ties: ascending label) into ord[nrails]. */
+void ibf_rail_registry_by_score(const struct ibf_rail_registry *r, int *ord);
+/* The h-ratio of GPU (domain index d, rail index g): H(rail)/H(domain), 1e9
+ * for a blocked domain with a usable rail, 1 when both are blocked. */
+double ibf_rail_registry_gamma(const struct ibf_rail_registry *r, int d, int g);
 int ibf_rail_registry_set_rail(struct ibf_rail_registry *r, int label, int score);
 int ibf_rail_registry_set_domain(struct ibf_rail_registry *r, const char *name, int score);
 int ibf_rail_registry_find_rail(const struct ibf_rail_registry *r, int label);
@@ -85,6 +90,51 @@ struct ibf_rail_decision {
 int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, const char *src_dom,
 			     int src_rail, const char *dst_dom, int dst_rail,
 			     struct ibf_rail_decision *out);
+
+/* ------------------------------------------------------------ store */
+
+/* The registry behind one location (rail/store.c, docs/rail.md): a file
+ * path (the JSON file above, written atomically) or etcd://HOST:PORT[/PREFIX]
+ * (etcd's v3 JSON gateway; default prefix /ibfab/rails/; needs libcurl at
+ * build time, else open fails with IBF_ENOTSUP).  One store per thread. */
+struct ibf_rail_store;
+struct ibf_rail_store_opts {
+	long ttl;	 /* etcd: lease TTL in seconds for written keys, 0 = no lease */
+	long timeout_ms; /* etcd: per HTTP request, 0 = 5000 */
+};
+struct ibf_rail_store *ibf_rail_store_open(const char *location,
+					   const struct ibf_rail_store_opts *opts,
+					   struct ibf_error *err);
+/* Read the whole registry.  A file that does not exist and an unreachable
+ * etcd are IBF_EIO; an etcd prefix without keys (never written, or expired
+ * with its lease) is an empty registry that is stale (timestamp 0). */
+int ibf_rail_store_load(struct ibf_rail_store *s, struct ibf_rail_registry *r,
+			struct ibf_error *err);
+/* Replace the registry: the file atomically; in etcd one transaction that
+ * puts the changed keys and deletes stale ones, on the lease (granted on the
+ * first save when opts.ttl > 0). */
+int ibf_rail_store_save(struct ibf_rail_store *s, const struct ibf_rail_registry *r,
+			struct ibf_error *err);
+/* Read-modify-write: fn changes the registry as the location holds it now
+ * (empty when there is none yet; fn returns 0 or an IBF_E* code) and the
+ * result is saved.  In etcd the transaction only succeeds when no other
+ * writer came in between, else it starts again from a fresh read (so
+ * writers of different scores, e.g. the SM's rails and a node agent's
+ * domain, never undo each other); a file is simply read and replaced.
+ * Keys written without a TTL keep the lease the registry already has. */
+typedef int (*ibf_rail_update_fn)(struct ibf_rail_registry *r, void *ctx);
+int ibf_rail_store_update(struct ibf_rail_store *s, ibf_rail_update_fn fn, void *ctx,
+			  struct ibf_error *err);
+/* Renew the lease (etcd with a TTL; otherwise nothing).  IBF_EIO when it has
+ * expired: its keys are gone and the next save writes them on a new lease. */
+int ibf_rail_store_keepalive(struct ibf_rail_store *s, struct ibf_error *err);
+void ibf_rail_store_close(struct ibf_rail_store *s);
+const char *ibf_rail_store_name(const struct ibf_rail_store *s);
+int ibf_rail_store_is_etcd(const char *location);
+/* The registry held by an etcd /v3/kv/range reply for keys under prefix
+ * (exposed for tests and fuzzing). */
+int ibf_rail_etcd_parse_range(const char *buf, size_t len, const char *name, const char *prefix,
+			      struct ibf_rail_registry *r, struct ibf_error *err);
 
 /* ------------------------------------------------------------ structure */
 

@@ -27,6 +27,9 @@ struct ibf_routes {
 int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int with_hops,
 		    struct ibf_error *err);
 void ibf_routes_free(struct ibf_routes *r);
+/* 0 when r can be read against f: f finalized, one table row per switch
+ * of f; else IBF_EINVAL with a message. */
+int ibf_routes_fit(const struct ibf_fabric *f, const struct ibf_routes *r, struct ibf_error *err);
 
 static inline uint8_t *ibf_lft(const struct ibf_routes *r, uint32_t sw)
 {

@@ -3,8 +3,9 @@
  *
  * Ports are named by their global index g = nodes[n].port_off + p; the
  * directed link g -> peer[g] belongs to its sending port.  The input buffer
- * of port g for VL v is the FIFO fid = g * V + v.  The sender of a link
- * holds the credits of the receiver's buffers (credits[g * V + v], bytes),
+ * of port g for VL v is the FIFO fid = g << vsh | v (2^vsh >= V: no
+ * divisions to get the port and VL back).  The sender of a link
+ * holds the credits of the receiver's buffers (credits[fid], bytes),
  * takes a whole packet's worth when it starts sending (virtual cut-through)
  * and gets them back, one propagation delay later, when the packet's tail
  * has left the receiver's buffer.
@@ -15,7 +16,12 @@
  *            (router delay included); it joins the FIFO of its VL
  *   TXDONE   an output port finished sending (the tail left): the output
  *            and the input it served are free, the input's credits go back
- *   CREDIT   credits reach the sender of a link
+ *   CREDIT   credits reach the sender of a link, only when the sender
+ *            has stalled on credits: otherwise the return waits in the
+ *            port's list of pending credits (time and insertion number of
+ *            the event it stands for) and is counted in when the port next
+ *            looks at its credits, which gives the same results with a
+ *            quarter fewer events
  *   DELIVER  a packet's tail reached its destination host
  *   CHECK    the deadlock watchdog
  * Times are integer picoseconds. */
@@ -23,6 +29,7 @@
 #include "ibf_sim.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -68,6 +75,23 @@ struct evvec {
 	uint32_t n, cap;
 };
 
+struct qbucket {
+	int32_t head, tail;
+};
+
+struct evn {
+	struct ev e;
+	int32_t next;
+};
+
+/* a credit return not (yet) queued as an event */
+struct pcred {
+	uint64_t t, sk; /* of the CREDIT event it stands for */
+	uint32_t idx;	/* credits[] index */
+	uint32_t bytes;
+	int32_t next;
+};
+
 #define PK_MEASURED 1u
 #define PK_STALLED 2u
 #define PK_NONE (-1)
@@ -102,11 +126,12 @@ struct ipkt {
 
 /* node model: an intra-node link (a FIFO server) */
 struct nlink {
-	int32_t qhead, qtail;
-	int32_t cur;	/* packet being sent, -1 */
-	uint32_t rate;	/* 0.1 Gb/s */
-	uint64_t fixed; /* NIC processing: ps per packet instead of a rate */
-	uint32_t used;	/* bytes queued for it or on it (bounded queues only) */
+	int32_t qhead[2], qtail[2]; /* per node VL (node_vls): 0 intra-, 1 inter-node */
+	int32_t cur;		    /* packet being sent, -1 */
+	uint32_t rate;		    /* 0.1 Gb/s */
+	uint64_t fixed;		    /* NIC processing: ps per packet instead of a rate */
+	uint32_t used[2]; /* bytes queued for it or on it per VL (bounded queues only) */
+	uint8_t rrv;	  /* VL served last */
 };
 
 /* node model: a NIC's fabric packet under construction for one node */
@@ -120,6 +145,30 @@ struct fifo {
 	uint32_t cnt;
 	int32_t rnext, rprev; /* request list of the head's output */
 };
+
+/* A port (global index g): its link g -> peer and the state of its output
+ * and of its input buffers, in one cache line. */
+struct port {
+	uint64_t prop;	   /* ps */
+	uint64_t ser;	   /* ps for one full packet */
+	int32_t peer;	   /* -1 none */
+	uint32_t rate;	   /* 0.1 Gb/s, 0 without a cable */
+	uint32_t base;	   /* global index of its node's port 0 */
+	int32_t cur_fid;   /* FIFO the output is serving (-1: host queue) */
+	int32_t req_head;  /* requests for the output: FIFOs whose head wants it */
+	int32_t host_of;   /* host index of an end port, -1 */
+	int32_t pc_head;   /* credit returns pending (struct pcred list) */
+	int32_t pc_tail;
+	int32_t sw;	   /* switch index of its node, -1 */
+	uint16_t cur_bytes; /* size of the packet the output sends */
+	uint16_t rr;	   /* last input port granted */
+	uint16_t vmask;	   /* VLs whose input FIFO is not empty */
+	uint8_t kind;	   /* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
+	uint8_t out_busy, in_busy;
+	uint8_t cstall; /* stalled on credits: returns are events */
+	uint16_t P;	/* its node's ports + 1 */
+};
+_Static_assert(sizeof(struct port) == 64, "struct port fills one cache line");
 
 struct host {
 	uint32_t g; /* its port (global) */
@@ -138,24 +187,18 @@ struct psim {
 	const struct ibf_sl_table *sl;
 	const struct ibf_sl2vl_table *s2v;
 	const struct ibf_psim_opts *o;
+	struct pstream *st; /* message streams (o->stream), NULL */
 	struct ibf_psim_result *res;
 	uint32_t V, np, nh;
+	uint32_t vsh;	    /* FIFO index = port << vsh | VL */
+	uint64_t router_ps; /* head arrival -> eligible */
+	uint8_t vl0[16];    /* SL -> VL without SL2VL tables: SL mod V */
 	uint32_t bytes; /* wire bytes per packet */
 	/* per port */
-	int32_t *peer;
+	struct port *pt;      /* [np] */
 	uint32_t *node_of;
-	uint32_t *rate; /* 0.1 Gb/s, 0 without a cable */
-	uint64_t *prop; /* ps */
-	uint64_t *ser;	/* ps for one packet */
-	uint8_t *kind;	/* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
-	uint8_t *out_busy, *in_busy;
-	int32_t *cur_fid;     /* FIFO the output is serving (-1: host queue) */
-	int32_t *req_head;    /* request list per output */
-	uint16_t *rr;	      /* last input port granted */
-	int32_t *host_of;     /* host index of an end port, -1 */
-	int32_t *credits;     /* [np * V] */
-	struct fifo *fifo;    /* [np * V] */
-	uint16_t *vmask;      /* [np] VLs whose input FIFO is not empty */
+	int32_t *credits;     /* [np << vsh] */
+	struct fifo *fifo;    /* [np << vsh] */
 	uint64_t *link_bytes; /* [np] in the window */
 	struct host *host;
 	/* packets */
@@ -163,13 +206,23 @@ struct psim {
 	uint32_t npk, cappk;
 	int32_t free_pk;
 	/* events */
-	struct evvec qcur, qover;
-	struct evvec *qbuck; /* [QB] */
-	uint64_t qbase;	     /* start of the current bucket */
-	uint64_t qinb;	     /* events in the buckets */
+	struct evn *qpool; /* event nodes */
+	uint32_t nqpool, capqpool;
+	int32_t qfree;	   /* free nodes */
+	int32_t qcur;	   /* the current bucket's events, sorted */
+	struct qbucket *qb; /* [qnb] bucket lists */
+	uint32_t qws, qnb; /* bucket width 2^qws ps, buckets */
+	struct evvec qover; /* beyond the horizon: a heap */
+	uint64_t qbase;	    /* start of the current bucket */
+	uint64_t qinb;	    /* events in the bucket lists */
 	size_t nev;	     /* events queued */
 	uint64_t seq;
 	uint64_t now;
+	uint64_t cur_sk; /* of the event being processed */
+	/* pending credit returns per sending port, in time order */
+	struct pcred *pc;
+	uint32_t npc, cappc;
+	int32_t pc_free;
 	uint64_t rng;
 	/* window */
 	uint64_t w0, w1, hard_end;
@@ -183,7 +236,6 @@ struct psim {
 	size_t nlat, caplat;
 	double hop_sum;
 	int stop;
-	uint32_t *cur_bytes; /* [np] size of the packet an output sends */
 	/* node model */
 	uint32_t K, NL; /* accelerators per node, links per node (2K + 2) */
 	struct ipkt *ip;
@@ -203,14 +255,14 @@ struct psim {
 
 /* ------------------------------------------------------------ event queue */
 
-/* A calendar of QB buckets of QW picoseconds: the events of the current
- * bucket sit in a small binary heap (cur), later ones inside the horizon
- * in unsorted bucket vectors, the rest in an overflow heap.  The order is
- * exactly (time, insertion number), as with one heap, only cheaper: most
- * events land within a few microseconds. */
-#define QW_SHIFT 10u
-#define QW (1ull << QW_SHIFT)
-#define QB 4096u
+/* A calendar queue: buckets of 2^qws picoseconds over a horizon of qnb
+ * buckets, each a list of event nodes (indices into a pool) in insertion
+ * order; the events of the current bucket in a list sorted by (time,
+ * insertion number); events beyond the horizon in an overflow heap.  The
+ * bucket width is chosen from the expected event rate (a few events per
+ * bucket), so the cost per event does not grow with the fabric.  The order
+ * is exactly (time, insertion number), as with one heap. */
+#define QHORIZON_PS 4000000ull /* ~4 us: most events are scheduled closer */
 
 static inline int ev_less(const struct ev *x, const struct ev *y)
 {
@@ -253,48 +305,113 @@ static struct ev heap_pop(struct evvec *h)
 	return top;
 }
 
-static int vec_add(struct evvec *b, const struct ev *e)
+/* Size the calendar for about `per_ps` events per picosecond. */
+static int q_init(struct psim *s, double per_ps)
 {
-	GROW(b->v, b->n, b->cap, 64, return IBF_ENOMEM);
-	b->v[b->n++] = *e;
+	uint32_t ws = 4; /* >= 16 ps */
+	while (ws < 20 && (double)(1ull << (ws + 1)) * per_ps < 3.0)
+		ws++;
+	uint32_t nb = 1024;
+	while (nb < (1u << 20) && ((uint64_t)nb << ws) < QHORIZON_PS)
+		nb *= 2;
+	s->qws = ws;
+	s->qnb = nb;
+	s->qb = malloc((size_t)nb * sizeof(*s->qb));
+	if (!s->qb)
+		return IBF_ENOMEM;
+	for (uint32_t k = 0; k < nb; k++)
+		s->qb[k].head = s->qb[k].tail = PK_NONE;
+	s->qcur = PK_NONE;
+	s->qfree = PK_NONE;
+	return 0;
+}
+
+static int32_t q_node(struct psim *s)
+{
+	int32_t n = s->qfree;
+	if (n != PK_NONE) {
+		s->qfree = s->qpool[n].next;
+		return n;
+	}
+	GROW(s->qpool, s->nqpool, s->capqpool, 4096, return PK_NONE);
+	return (int32_t)s->nqpool++;
+}
+
+/* Insert node n into the sorted current list. */
+static void q_cur_insert(struct psim *s, int32_t n)
+{
+	struct evn *P = s->qpool;
+	int32_t *at = &s->qcur;
+	while (*at != PK_NONE && !ev_less(&P[n].e, &P[*at].e))
+		at = &P[*at].next;
+	P[n].next = *at;
+	*at = n;
+}
+
+static int push_sk(struct psim *s, uint64_t t, uint64_t sk, uint32_t a, uint32_t b)
+{
+	struct ev e = { t, sk, a, b };
+	s->nev++;
+	uint64_t d = (t >> s->qws) - (s->qbase >> s->qws);
+	if (d >= s->qnb)
+		return heap_push(&s->qover, &e);
+	int32_t n = q_node(s);
+	if (n == PK_NONE)
+		return IBF_ENOMEM;
+	struct evn *x = &s->qpool[n];
+	x->e = e;
+	if (!d) {
+		q_cur_insert(s, n);
+		return 0;
+	}
+	uint32_t k = (uint32_t)(t >> s->qws) & (s->qnb - 1);
+	x->next = PK_NONE;
+	struct qbucket *B = &s->qb[k];
+	if (B->tail != PK_NONE)
+		s->qpool[B->tail].next = n;
+	else
+		B->head = n;
+	B->tail = n;
+	s->qinb++;
 	return 0;
 }
 
 static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
 {
-	struct ev e = { t, (s->seq++ << EV_BITS) | (uint64_t)type, a, b };
-	s->nev++;
-	if (t < s->qbase + QW)
-		return heap_push(&s->qcur, &e);
-	if (t < s->qbase + (uint64_t)QB * QW) {
-		s->qinb++;
-		return vec_add(&s->qbuck[(t >> QW_SHIFT) % QB], &e);
-	}
-	return heap_push(&s->qover, &e);
+	return push_sk(s, t, (s->seq++ << EV_BITS) | (uint64_t)type, a, b);
 }
 
 /* The next event (s->nev > 0). */
 static int pop(struct psim *s, struct ev *out)
 {
-	while (!s->qcur.n) {
+	while (s->qcur == PK_NONE) {
 		if (s->qinb)
-			s->qbase += QW;
+			s->qbase += 1ull << s->qws;
 		else
-			s->qbase = s->qover.v[0].t >> QW_SHIFT << QW_SHIFT;
-		struct evvec *b = &s->qbuck[(s->qbase >> QW_SHIFT) % QB];
-		for (uint32_t k = 0; k < b->n; k++)
-			if (heap_push(&s->qcur, &b->v[k]))
+			s->qbase = s->qover.v[0].t >> s->qws << s->qws;
+		uint32_t k = (uint32_t)(s->qbase >> s->qws) & (s->qnb - 1);
+		/* the bucket's list is in insertion order: a stable insertion
+		 * sort by time gives (time, insertion number) */
+		for (int32_t n = s->qb[k].head, nx; n != PK_NONE; n = nx) {
+			nx = s->qpool[n].next;
+			q_cur_insert(s, n);
+			s->qinb--;
+		}
+		s->qb[k].head = s->qb[k].tail = PK_NONE;
+		while (s->qover.n && s->qover.v[0].t >> s->qws == s->qbase >> s->qws) {
+			int32_t n = q_node(s);
+			if (n == PK_NONE)
 				return IBF_ENOMEM;
-		s->qinb -= b->n;
-		b->n = 0;
-		while (s->qover.n && s->qover.v[0].t < s->qbase + QW) {
-			struct ev e = heap_pop(&s->qover);
-			if (heap_push(&s->qcur, &e))
-				return IBF_ENOMEM;
+			s->qpool[n].e = heap_pop(&s->qover);
+			q_cur_insert(s, n);
 		}
 	}
+	int32_t n = s->qcur;
+	s->qcur = s->qpool[n].next;
+	*out = s->qpool[n].e;
+	s->qpool[n].next = s->qfree;
+	s->qfree = n;
 	s->nev--;
-	*out = heap_pop(&s->qcur);
 	return 0;
 }
 
@@ -322,6 +439,67 @@ static uint64_t rand_u64(struct psim *s)
 	return ibf_splitmix64(&s->rng);
 }
 
+/* ------------------------------------------------------------ credits */
+
+/* Count in the pending credit returns of port g that happen before the
+ * event being processed. */
+static inline void credits_settle(struct psim *s, uint32_t g)
+{
+	int32_t c = s->pt[g].pc_head;
+	if (c == PK_NONE)
+		return;
+	while (c != PK_NONE &&
+	       (s->pc[c].t < s->now || (s->pc[c].t == s->now && s->pc[c].sk < s->cur_sk))) {
+		int32_t nx = s->pc[c].next;
+		s->credits[s->pc[c].idx] += (int32_t)s->pc[c].bytes;
+		s->pc[c].next = s->pc_free;
+		s->pc_free = c;
+		c = nx;
+	}
+	s->pt[g].pc_head = c;
+	if (c == PK_NONE)
+		s->pt[g].pc_tail = PK_NONE;
+}
+
+/* Port g stalled on credits: its pending returns become events (each
+ * would have woken it), and so do its next ones until it sends. */
+static int credits_wait(struct psim *s, uint32_t g)
+{
+	int rc = 0;
+	s->pt[g].cstall = 1;
+	for (int32_t c = s->pt[g].pc_head, nx; c != PK_NONE; c = nx) {
+		nx = s->pc[c].next;
+		if (!rc)
+			rc = push_sk(s, s->pc[c].t, s->pc[c].sk, s->pc[c].idx, s->pc[c].bytes);
+		s->pc[c].next = s->pc_free;
+		s->pc_free = c;
+	}
+	s->pt[g].pc_head = s->pt[g].pc_tail = PK_NONE;
+	return rc;
+}
+
+/* The credits of buffer idx (= g << vsh | vl) go back to port g at time t. */
+static int credits_return(struct psim *s, uint32_t g, uint32_t idx, uint64_t t, uint32_t bytes)
+{
+	uint64_t sk = (s->seq++ << EV_BITS) | EV_CREDIT;
+	if (s->pt[g].cstall)
+		return push_sk(s, t, sk, idx, bytes);
+	int32_t c = s->pc_free;
+	if (c != PK_NONE) {
+		s->pc_free = s->pc[c].next;
+	} else {
+		GROW(s->pc, s->npc, s->cappc, 1024, return IBF_ENOMEM);
+		c = (int32_t)s->npc++;
+	}
+	s->pc[c] = (struct pcred){ t, sk, idx, bytes, PK_NONE };
+	if (s->pt[g].pc_tail != PK_NONE)
+		s->pc[s->pt[g].pc_tail].next = c;
+	else
+		s->pt[g].pc_head = c;
+	s->pt[g].pc_tail = c;
+	return 0;
+}
+
 /* ------------------------------------------------------------ requests */
 
 static void req_add(struct psim *s, uint32_t fid)
@@ -329,10 +507,10 @@ static void req_add(struct psim *s, uint32_t fid)
 	struct fifo *q = &s->fifo[fid];
 	uint32_t out = s->pk[q->head].out;
 	q->rprev = -1;
-	q->rnext = s->req_head[out];
+	q->rnext = s->pt[out].req_head;
 	if (q->rnext >= 0)
 		s->fifo[q->rnext].rprev = (int32_t)fid;
-	s->req_head[out] = (int32_t)fid;
+	s->pt[out].req_head = (int32_t)fid;
 }
 
 static void req_del(struct psim *s, uint32_t fid, uint32_t out)
@@ -341,7 +519,7 @@ static void req_del(struct psim *s, uint32_t fid, uint32_t out)
 	if (q->rprev >= 0)
 		s->fifo[q->rprev].rnext = q->rnext;
 	else
-		s->req_head[out] = q->rnext;
+		s->pt[out].req_head = q->rnext;
 	if (q->rnext >= 0)
 		s->fifo[q->rnext].rprev = q->rprev;
 	q->rnext = q->rprev = -1;
@@ -368,44 +546,44 @@ static void mark_stall(struct psim *s, struct pkt *p)
 static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 {
 	struct pkt *p = &s->pk[i];
-	uint32_t V = s->V;
 	uint8_t vl = fid >= 0 ? p->vl_next : p->vl;
-	s->out_busy[g] = 1;
-	s->cur_fid[g] = fid;
+	s->pt[g].out_busy = 1;
+	s->pt[g].cstall = 0;
+	s->pt[g].cur_fid = fid;
 	if (fid >= 0)
-		s->in_busy[(uint32_t)fid / V] = 1;
-	if (s->kind[g] != 2)
-		s->credits[(size_t)g * V + vl] -= p->bytes;
+		s->pt[(uint32_t)fid >> s->vsh].in_busy = 1;
+	if (s->pt[g].kind != 2)
+		s->credits[(size_t)g << s->vsh | vl] -= p->bytes;
 	uint64_t ser = p->bytes == s->bytes
-			       ? s->ser[g]
-			       : ((uint64_t)p->bytes * 80000u + s->rate[g] - 1) / s->rate[g];
+			       ? s->pt[g].ser
+			       : ((uint64_t)p->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
 	uint64_t end = s->now + ser;
-	s->cur_bytes[g] = p->bytes;
+	s->pt[g].cur_bytes = p->bytes;
 	if (fid >= 0 && p->tail > end)
 		end = p->tail; /* a faster output cannot overtake the tail */
 	int rc = push(s, end, EV_TXDONE, g, 0);
-	uint64_t head = s->now + s->prop[g];
+	uint64_t head = s->now + s->pt[g].prop;
 	p->vl = vl;
 	p->tail = head + ser;
-	if (end + s->prop[g] > p->tail)
-		p->tail = end + s->prop[g];
+	if (end + s->pt[g].prop > p->tail)
+		p->tail = end + s->pt[g].prop;
 	p->hops++;
-	uint32_t peer = (uint32_t)s->peer[g];
+	uint32_t peer = (uint32_t)s->pt[g].peer;
 	if (!rc) {
-		if (s->kind[g] == 2)
+		if (s->pt[g].kind == 2)
 			rc = push(s, p->tail, EV_DELIVER, (uint32_t)i, peer);
 		else
-			rc = push(s, head + (uint64_t)(s->o->router_ns * 1000.0), EV_ARRIVE,
+			rc = push(s, head + s->router_ps, EV_ARRIVE,
 				  (uint32_t)i, peer);
 	}
 	s->res->pkt_hops++;
 	s->last_move = s->now;
 	if (in_window(s, s->now)) {
 		s->link_bytes[g] += p->bytes;
-		if (s->kind[g] == 1)
+		if (s->pt[g].kind == 1)
 			s->vl_bytes[vl] += p->bytes;
 	}
-	if (s->kind[g] == 1)
+	if (s->pt[g].kind == 1)
 		p->swhops++;
 	return rc;
 }
@@ -415,13 +593,14 @@ static int nl_wake(struct psim *s, uint32_t h, int64_t L);
 static int arb_host(struct psim *s, uint32_t h)
 {
 	struct host *H = &s->host[h];
-	if (s->out_busy[H->g] || H->qhead == PK_NONE)
+	if (s->pt[H->g].out_busy || H->qhead == PK_NONE)
 		return 0;
 	int32_t i = H->qhead;
 	struct pkt *p = &s->pk[i];
-	if (s->credits[(size_t)H->g * s->V + p->vl] < (int32_t)p->bytes) {
+	credits_settle(s, H->g);
+	if (s->credits[(size_t)H->g << s->vsh | p->vl] < (int32_t)p->bytes) {
 		mark_stall(s, p);
-		return 0;
+		return credits_wait(s, H->g);
 	}
 	H->qhead = p->next;
 	if (H->qhead == PK_NONE)
@@ -439,29 +618,33 @@ static int arb_host(struct psim *s, uint32_t h)
 /* Pick one of the FIFO heads that want switch output g. */
 static int arb_out(struct psim *s, uint32_t g)
 {
-	if (s->out_busy[g])
+	if (s->pt[g].out_busy)
 		return 0;
-	uint32_t V = s->V;
-	const struct ibf_node *nd = &s->f->nodes[s->node_of[g]];
-	uint32_t P = (uint32_t)nd->nports + 1u;
+	uint32_t V = s->V, vsh = s->vsh;
+	uint32_t base = s->pt[g].base, P = s->pt[g].P;
 	int32_t best = -1;
 	uint64_t bkey = UINT64_MAX;
-	for (int32_t fid = s->req_head[g]; fid >= 0; fid = s->fifo[fid].rnext) {
-		uint32_t gin = (uint32_t)fid / V;
-		if (s->in_busy[gin])
+	int stalled = 0;
+	credits_settle(s, g);
+	for (int32_t fid = s->pt[g].req_head; fid >= 0; fid = s->fifo[fid].rnext) {
+		uint32_t gin = (uint32_t)fid >> vsh;
+		if (s->pt[gin].in_busy)
 			continue;
 		struct pkt *p = &s->pk[s->fifo[fid].head];
-		if (s->kind[g] != 2 && s->credits[(size_t)g * V + p->vl_next] < (int32_t)p->bytes) {
+		if (s->pt[g].kind != 2 && s->credits[(size_t)g << vsh | p->vl_next] < (int32_t)p->bytes) {
 			mark_stall(s, p);
+			stalled = 1;
 			continue;
 		}
 		uint64_t key;
 		if (s->o->arb == IBF_PSIM_ARB_AGE) {
 			key = p->birth;
 		} else {
-			uint32_t lp = gin - nd->port_off;
-			uint32_t d = (lp + P - s->rr[g] - 1u) % P;
-			key = (uint64_t)d * V + (uint32_t)fid % V;
+			uint32_t lp = gin - base;
+			uint32_t d = lp + P - s->pt[g].rr - 1u; /* (lp - rr - 1) mod P */
+			if (d >= P)
+				d -= P;
+			key = (uint64_t)d * V + ((uint32_t)fid & ((1u << vsh) - 1));
 		}
 		if (key < bkey || (key == bkey && fid < best)) {
 			bkey = key;
@@ -469,7 +652,7 @@ static int arb_out(struct psim *s, uint32_t g)
 		}
 	}
 	if (best < 0)
-		return 0;
+		return stalled ? credits_wait(s, g) : 0;
 	struct fifo *q = &s->fifo[best];
 	int32_t i = q->head;
 	req_del(s, (uint32_t)best, g);
@@ -481,15 +664,15 @@ static int arb_out(struct psim *s, uint32_t g)
 	if (q->head != PK_NONE)
 		req_add(s, (uint32_t)best);
 	else
-		s->vmask[(uint32_t)best / V] &= (uint16_t) ~(1u << ((uint32_t)best % V));
-	s->rr[g] = (uint16_t)((uint32_t)best / V - nd->port_off);
+		s->pt[(uint32_t)best >> vsh].vmask &= (uint16_t) ~(1u << ((uint32_t)best & ((1u << vsh) - 1)));
+	s->pt[g].rr = (uint16_t)(((uint32_t)best >> vsh) - base);
 	return transmit(s, g, best, i);
 }
 
 static int arb_port(struct psim *s, uint32_t g)
 {
-	if (s->host_of[g] >= 0)
-		return arb_host(s, (uint32_t)s->host_of[g]);
+	if (s->pt[g].host_of >= 0)
+		return arb_host(s, (uint32_t)s->pt[g].host_of);
 	return arb_out(s, g);
 }
 
@@ -497,9 +680,13 @@ static int arb_port(struct psim *s, uint32_t g)
 
 static void ip_drop_list(struct psim *s, int32_t c);
 
+static int stream_done(struct psim *s);
+
 static void drop_pkt(struct psim *s, int32_t i)
 {
 	s->res->unroutable++;
+	if (s->st)
+		stream_done(s); /* a lost packet still ends its part of the phase */
 	if ((s->pk[i].flags & PK_MEASURED) && !s->K)
 		s->outstanding--;
 	ip_drop_list(s, s->pk[i].cargo);
@@ -516,7 +703,56 @@ static uint8_t host_sl(const struct psim *s, uint32_t h, uint32_t dlid)
 	return m ? (uint8_t)__builtin_ctz(m) : 0;
 }
 
-static int cmp_double(const void *a, const void *b);
+/* Rearrange a[lo..hi] so that a[k] holds the value of rank k and nothing
+ * before it is larger, nothing after it smaller (quickselect, median of
+ * three): the percentiles without sorting every latency. */
+static void select_rank(double *a, size_t lo_, size_t hi_, size_t k_)
+{
+	ptrdiff_t lo = (ptrdiff_t)lo_, hi = (ptrdiff_t)hi_, k = (ptrdiff_t)k_;
+	while (lo < hi) {
+		double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], t;
+		double piv = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+		ptrdiff_t i = lo, j = hi;
+		while (i <= j) {
+			while (a[i] < piv)
+				i++;
+			while (a[j] > piv)
+				j--;
+			if (i <= j) {
+				t = a[i];
+				a[i++] = a[j];
+				a[j--] = t;
+			}
+		}
+		/* a[lo..j] <= piv <= a[i..hi], anything between == piv */
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+/* Mean, p50, p99 and max of a[n] (n > 0; a is reordered). */
+static void lat_stats(double *a, size_t n, double *mean, double *p50, double *p99, double *max)
+{
+	double sum = 0;
+	for (size_t k = 0; k < n; k++)
+		sum += a[k];
+	*mean = sum / (double)n;
+	size_t k50 = (n - 1) / 2, k99 = (size_t)((double)(n - 1) * 0.99);
+	select_rank(a, 0, n - 1, k50);
+	select_rank(a, k50, n - 1, k99);
+	double m = a[k99];
+	for (size_t k = k99; k < n; k++)
+		if (a[k] > m)
+			m = a[k];
+	*p50 = a[k50];
+	*p99 = a[k99];
+	if (max)
+		*max = m;
+}
 
 static int dpush(double **a, size_t *n, size_t *cap, double v)
 {
@@ -525,8 +761,13 @@ static int dpush(double **a, size_t *n, size_t *cap, double v)
 	return 0;
 }
 
+static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes);
+static int stream_gen(struct psim *s, uint32_t h);
+
 static int ev_gen(struct psim *s, uint32_t h)
 {
+	if (s->st)
+		return stream_gen(s, h);
 	struct host *H = &s->host[h];
 	uint64_t now = s->now;
 	/* the next one: exponential gap */
@@ -544,11 +785,20 @@ static int ev_gen(struct psim *s, uint32_t h)
 		if (d >= h)
 			d++;
 	}
+	return host_send(s, h, d, s->bytes);
+}
+
+/* Host h creates a packet of `bytes` wire bytes for host d (a random LID
+ * layer) and queues it, or drops it when its queue is full. */
+static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
+{
+	struct host *H = &s->host[h];
+	uint64_t now = s->now;
 	uint32_t layer = (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
 	s->res->generated++;
 	int win = in_window(s, now);
 	if (win)
-		s->win_gen_bytes += s->bytes;
+		s->win_gen_bytes += bytes;
 	if (H->qlen >= s->o->srcq_max) {
 		s->res->src_dropped++;
 		return 0;
@@ -563,10 +813,10 @@ static int ev_gen(struct psim *s, uint32_t h)
 	p->src = h;
 	p->dst = d;
 	p->dlid = s->host[d].lid + layer;
-	p->bytes = (uint16_t)s->bytes;
+	p->bytes = (uint16_t)bytes;
 	p->cargo = PK_NONE;
 	p->sl = host_sl(s, h, p->dlid);
-	p->vl = (uint8_t)(p->sl % s->V);
+	p->vl = s->vl0[p->sl & 15];
 	if (win) {
 		p->flags |= PK_MEASURED;
 		s->res->measured++;
@@ -583,33 +833,30 @@ static int ev_gen(struct psim *s, uint32_t h)
 
 static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
 {
-	uint32_t up = (uint32_t)s->peer[gin];
-	return push(s, s->now + s->prop[up], EV_CREDIT, up * s->V + vl, bytes);
+	uint32_t up = (uint32_t)s->pt[gin].peer;
+	return credits_return(s, up, up << s->vsh | vl, s->now + s->pt[up].prop, bytes);
 }
 
 /* Route packet i that arrived at switch input gin; 0 when it has an output. */
 static int route(struct psim *s, uint32_t gin, struct pkt *p)
 {
-	const struct ibf_fabric *f = s->f;
-	uint32_t n = s->node_of[gin];
-	const struct ibf_node *nd = &f->nodes[n];
+	const struct port *pin = &s->pt[gin];
 	if (p->hops >= 64 || p->dlid >= s->r->stride)
 		return -1;
-	uint8_t port = ibf_lft(s->r, (uint32_t)nd->sw)[p->dlid];
-	if (port == 0 || port == IBF_LFT_NONE || port > nd->nports)
+	uint8_t port = ibf_lft(s->r, (uint32_t)pin->sw)[p->dlid];
+	if (port == 0 || port == IBF_LFT_NONE || port >= pin->P)
 		return -1;
-	uint32_t go = nd->port_off + port;
-	if (s->peer[go] < 0 || !s->rate[go])
+	uint32_t go = pin->base + port;
+	if (s->pt[go].peer < 0 || !s->pt[go].rate)
 		return -1;
-	if (s->kind[go] == 2 && s->host_of[s->peer[go]] != (int32_t)p->dst)
+	if (s->pt[go].kind == 2 && s->pt[s->pt[go].peer].host_of != (int32_t)p->dst)
 		return -1; /* delivered to the wrong end port */
 	uint32_t vl;
 	if (s->s2v) {
-		uint32_t in = gin - nd->port_off;
-		vl = s->s2v->vl[s->s2v->off[nd->sw] +
-				((uint64_t)in * (nd->nports + 1u) + port) * 16u + p->sl];
+		uint32_t in = gin - pin->base;
+		vl = s->s2v->vl[s->s2v->off[pin->sw] + ((uint64_t)in * pin->P + port) * 16u + p->sl];
 	} else {
-		vl = p->sl % s->V;
+		vl = s->vl0[p->sl & 15];
 	}
 	if (vl >= s->V)
 		return -1;
@@ -626,7 +873,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 		drop_pkt(s, i);
 		return rc;
 	}
-	uint32_t fid = gin * s->V + p->vl;
+	uint32_t fid = gin << s->vsh | p->vl;
 	struct fifo *q = &s->fifo[fid];
 	p->next = PK_NONE;
 	if (q->tail != PK_NONE)
@@ -637,7 +884,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 	q->cnt++;
 	s->in_switches++;
 	if (q->head == i) {
-		s->vmask[gin] |= (uint16_t)(1u << p->vl);
+		s->pt[gin].vmask |= (uint16_t)(1u << p->vl);
 		req_add(s, fid);
 		return arb_out(s, p->out);
 	}
@@ -646,19 +893,19 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 
 static int ev_txdone(struct psim *s, uint32_t g)
 {
-	s->out_busy[g] = 0;
-	int32_t fid = s->cur_fid[g];
+	s->pt[g].out_busy = 0;
+	int32_t fid = s->pt[g].cur_fid;
 	if (fid < 0)
-		return arb_host(s, (uint32_t)s->host_of[g]);
-	uint32_t V = s->V, gin = (uint32_t)fid / V;
-	s->in_busy[gin] = 0;
-	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid % V), s->cur_bytes[g]);
+		return arb_host(s, (uint32_t)s->pt[g].host_of);
+	uint32_t vsh = s->vsh, gin = (uint32_t)fid >> vsh;
+	s->pt[gin].in_busy = 0;
+	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid & ((1u << vsh) - 1)), s->pt[g].cur_bytes);
 	if (!rc)
 		rc = arb_out(s, g);
 	/* the input is free again: its other heads may go now */
-	for (unsigned m = s->vmask[gin]; m && !rc && !s->in_busy[gin]; m &= m - 1) {
+	for (unsigned m = s->pt[gin].vmask; m && !rc && !s->pt[gin].in_busy; m &= m - 1) {
 		/* m is a snapshot: an arbitration above may have emptied a FIFO */
-		int32_t h = s->fifo[gin * V + (uint32_t)__builtin_ctz(m)].head;
+		int32_t h = s->fifo[gin << vsh | (uint32_t)__builtin_ctz(m)].head;
 		if (h != PK_NONE && s->pk[h].out != g)
 			rc = arb_out(s, s->pk[h].out);
 	}
@@ -683,6 +930,8 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 		rc = dpush(&s->lat, &s->nlat, &s->caplat, (double)(s->now - p->birth) / 1000.0);
 		s->hop_sum += p->swhops;
 	}
+	if (s->st && !rc)
+		rc = stream_done(s);
 	/* node model: the destination NIC splits the packet */
 	for (int32_t c = p->cargo, nx; c != PK_NONE && !rc; c = nx) {
 		nx = s->ip[c].next;
@@ -692,6 +941,148 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 	}
 	pk_free(s, i);
 	return rc;
+}
+
+/* ------------------------------------------------------------ message streams */
+
+/* The current phase's messages sorted by source: host h sends msgs
+ * [off[h], off[h + 1]), `left` bytes each still to packetise, taken in
+ * turn from cur[h]. */
+struct pstream {
+	uint32_t phase;
+	uint64_t start;	  /* ps, the phase's start */
+	uint64_t pending; /* packets of the phase not delivered or dropped */
+	uint32_t *off, *cur, *dst;
+	uint64_t *left;
+	double *done_ns;
+};
+
+static int stream_start(struct psim *s)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t a = in->off[st->phase], b = in->off[st->phase + 1];
+	memset(st->off, 0, (s->nh + 1) * sizeof(*st->off));
+	for (uint32_t k = a; k < b; k++)
+		st->off[in->msg[k].src + 1]++;
+	for (uint32_t h = 0; h < s->nh; h++) {
+		st->off[h + 1] += st->off[h];
+		st->cur[h] = st->off[h];
+	}
+	st->start = s->now;
+	st->pending = 0;
+	for (uint32_t k = a; k < b; k++) {
+		const struct ibf_psim_msg *m = &in->msg[k];
+		uint32_t j = st->cur[m->src]++;
+		st->dst[j] = m->dst;
+		st->left[j] = m->bytes;
+		st->pending += (m->bytes + s->o->mtu_payload - 1) / s->o->mtu_payload;
+	}
+	int rc = 0;
+	for (uint32_t h = 0; h < s->nh && !rc; h++) {
+		st->cur[h] = st->off[h];
+		if (st->off[h + 1] > st->off[h])
+			rc = push(s, s->now, EV_GEN, h, 0);
+	}
+	/* a phase without packets ends at once */
+	return rc ? rc : st->pending ? 0 : stream_done(s);
+}
+
+/* One packet of host h's next message with bytes left, in turn. */
+static int stream_gen(struct psim *s, uint32_t h)
+{
+	struct pstream *st = s->st;
+	struct host *H = &s->host[h];
+	uint32_t a = st->off[h], b = st->off[h + 1], j = st->cur[h];
+	for (uint32_t n = 0; n < b - a && !st->left[j]; n++)
+		j = j + 1 < b ? j + 1 : a;
+	if (!st->left[j])
+		return 0; /* all sent: the host waits for the next phase */
+	if (H->qlen >= s->o->srcq_max)
+		return push(s, s->now + H->gap_ps, EV_GEN, h, 0);
+	uint32_t pay = st->left[j] < s->o->mtu_payload ? (uint32_t)st->left[j] : s->o->mtu_payload;
+	st->left[j] -= pay;
+	st->cur[h] = j + 1 < b ? j + 1 : a;
+	uint32_t bytes = pay + s->o->hdr_bytes;
+	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
+	int rc = push(s, s->now + (gap ? gap : 1), EV_GEN, h, 0);
+	return rc ? rc : host_send(s, h, st->dst[j], bytes);
+}
+
+/* A packet of the phase was delivered (or dropped). */
+static int stream_done(struct psim *s)
+{
+	struct pstream *st = s->st;
+	if (st->pending && --st->pending)
+		return 0;
+	st->done_ns[st->phase] = (double)(s->now - st->start) / 1000.0;
+	if (++st->phase < s->o->stream->nphases)
+		return stream_start(s);
+	s->stop = 1;
+	return 0;
+}
+
+static int stream_setup(struct psim *s, struct ibf_error *err)
+{
+	const struct ibf_psim_stream *in = s->o->stream;
+	if (s->K)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams drive hosts, not the node model");
+	if (!in->nphases)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "message streams: no phases");
+	uint32_t most = 0;
+	for (uint32_t k = 0; k < in->nphases; k++) {
+		if (in->off[k + 1] - in->off[k] > most)
+			most = in->off[k + 1] - in->off[k];
+		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++)
+			if (in->msg[m].src >= s->nh || in->msg[m].dst >= s->nh ||
+			    in->msg[m].src == in->msg[m].dst || !in->msg[m].bytes)
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "message streams: phase %u has a message "
+						     "%u -> %u of %llu bytes",
+						     k, in->msg[m].src, in->msg[m].dst,
+						     (unsigned long long)in->msg[m].bytes);
+	}
+	struct pstream *st = calloc(1, sizeof(*st));
+	s->st = st;
+	if (st) {
+		st->off = calloc(s->nh + 1, sizeof(*st->off));
+		st->cur = calloc(s->nh + 1, sizeof(*st->cur));
+		st->dst = malloc((most ? most : 1) * sizeof(*st->dst));
+		st->left = malloc((most ? most : 1) * sizeof(*st->left));
+		st->done_ns = malloc(in->nphases * sizeof(*st->done_ns));
+	}
+	if (!st || !st->off || !st->cur || !st->dst || !st->left || !st->done_ns)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t k = 0; k < in->nphases; k++)
+		st->done_ns[k] = -1;
+	/* the window starts at 0 and ends at warm-up + measure as before */
+	s->w0 = 0;
+	if (stream_start(s))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return 0;
+}
+
+static void stream_finish(struct psim *s)
+{
+	struct ibf_psim_result *res = s->res;
+	res->nphases = s->o->stream->nphases;
+	res->phases_done = s->st->phase;
+	res->phase_ns = s->st->done_ns;
+	s->st->done_ns = NULL;
+}
+
+static void stream_free(struct psim *s)
+{
+	if (!s->st)
+		return;
+	free(s->st->off);
+	free(s->st->cur);
+	free(s->st->dst);
+	free(s->st->left);
+	free(s->st->done_ns);
+	free(s->st);
+	s->st = NULL;
 }
 
 /* ------------------------------------------------------------ node model */
@@ -726,6 +1117,18 @@ static void ip_drop_list(struct psim *s, int32_t c)
 
 static int nl_start(struct psim *s, uint32_t L);
 
+/* The node VL of an intra-node packet: with node_vls 2 the packets that
+ * leave or enter the node have their own queues and credits (VL 1). */
+static inline uint32_t nl_vl(const struct psim *s, const struct ipkt *p)
+{
+	return s->o->node_vls > 1 ? p->inter : 0;
+}
+
+static inline int nl_queued(const struct nlink *l)
+{
+	return l->qhead[0] != PK_NONE || l->qhead[1] != PK_NONE;
+}
+
 /* Node back-pressure (node_buf_bytes > 0): the bounded queue packet i
  * enters after link L (-1: none, -2: its NIC). */
 static int64_t nl_next(const struct psim *s, uint32_t L, const struct ipkt *p)
@@ -749,43 +1152,59 @@ static int nl_wake(struct psim *s, uint32_t h, int64_t L)
 	int rc = 0;
 	if (L < 0) {
 		struct nlink *t = &s->nl[base + 2 * K];
-		if (t->cur == PK_NONE && t->qhead != PK_NONE)
+		if (t->cur == PK_NONE && nl_queued(t))
 			rc = nl_start(s, base + 2 * K);
 		return rc;
 	}
 	for (uint32_t j = 0; j < K && !rc; j++)
-		if (s->nl[base + j].cur == PK_NONE && s->nl[base + j].qhead != PK_NONE)
+		if (s->nl[base + j].cur == PK_NONE && nl_queued(&s->nl[base + j]))
 			rc = nl_start(s, base + j);
 	uint32_t fr = base + 2 * K + 1;
 	if (!rc && (uint32_t)L != base + 2 * K && s->nl[fr].cur == PK_NONE &&
-	    s->nl[fr].qhead != PK_NONE)
+	    nl_queued(&s->nl[fr]))
 		rc = nl_start(s, fr);
 	return rc;
+}
+
+/* May the head i of a node link go on?  With bounded queues only when the
+ * queue after the link has room for it on its VL (behind a head that may
+ * not, its VL's FIFO waits: head-of-line blocking); the room is taken. */
+static int nl_room(struct psim *s, uint32_t L, int32_t i)
+{
+	if (!s->o->node_buf_bytes)
+		return 1;
+	int64_t nx = nl_next(s, L, &s->ip[i]);
+	uint32_t b = s->ip[i].bytes, v = nl_vl(s, &s->ip[i]);
+	if (nx >= 0) {
+		if (s->nl[nx].used[v] && s->nl[nx].used[v] + b > s->o->node_buf_bytes)
+			return 0;
+		s->nl[nx].used[v] += b;
+	} else if (nx == -2) {
+		uint32_t h = L / s->NL;
+		if (s->nic_used[h] && s->nic_used[h] + b > s->o->nic_buf_bytes)
+			return 0;
+		s->nic_used[h] += b;
+	}
+	return 1;
 }
 
 static int nl_start(struct psim *s, uint32_t L)
 {
 	struct nlink *l = &s->nl[L];
-	int32_t i = l->qhead;
-	if (s->o->node_buf_bytes) {
-		/* the head goes only when the queue after this link has room for it
-		 * (the link's FIFO blocks behind it: head-of-line blocking) */
-		int64_t nx = nl_next(s, L, &s->ip[i]);
-		uint32_t b = s->ip[i].bytes;
-		if (nx >= 0) {
-			if (s->nl[nx].used && s->nl[nx].used + b > s->o->node_buf_bytes)
-				return 0;
-			s->nl[nx].used += b;
-		} else if (nx == -2) {
-			uint32_t h = L / s->NL;
-			if (s->nic_used[h] && s->nic_used[h] + b > s->o->nic_buf_bytes)
-				return 0;
-			s->nic_used[h] += b;
-		}
+	int32_t i = PK_NONE;
+	uint32_t v = 0;
+	/* the VLs in turn, starting after the one served last */
+	for (uint32_t k = 1; k <= 2 && i == PK_NONE; k++) {
+		v = (l->rrv + k) & 1u;
+		if (l->qhead[v] != PK_NONE && nl_room(s, L, l->qhead[v]))
+			i = l->qhead[v];
 	}
-	l->qhead = s->ip[i].next;
-	if (l->qhead == PK_NONE)
-		l->qtail = PK_NONE;
+	if (i == PK_NONE)
+		return 0;
+	l->rrv = (uint8_t)v;
+	l->qhead[v] = s->ip[i].next;
+	if (l->qhead[v] == PK_NONE)
+		l->qtail[v] = PK_NONE;
 	l->cur = i;
 	uint32_t j = L % s->NL;
 	if (j < s->K)
@@ -795,18 +1214,23 @@ static int nl_start(struct psim *s, uint32_t L)
 	/* (intra-node moves do not feed the fabric's deadlock watchdog) */
 	uint64_t ser =
 		l->fixed ? l->fixed : ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
+	/* an accelerator link takes at least acc_pkt_ns per packet */
+	uint64_t floor_ps = (uint64_t)(s->o->acc_pkt_ns * 1000.0 + 0.5);
+	if (j < 2 * s->K && ser < floor_ps)
+		ser = floor_ps;
 	return push(s, s->now + ser, EV_NDONE, L, 0);
 }
 
 static int nl_ready(struct psim *s, int32_t i, uint32_t L)
 {
 	struct nlink *l = &s->nl[L];
+	uint32_t v = nl_vl(s, &s->ip[i]);
 	s->ip[i].next = PK_NONE;
-	if (l->qtail != PK_NONE)
-		s->ip[l->qtail].next = i;
+	if (l->qtail[v] != PK_NONE)
+		s->ip[l->qtail[v]].next = i;
 	else
-		l->qhead = i;
-	l->qtail = i;
+		l->qhead[v] = i;
+	l->qtail[v] = i;
 	return l->cur == PK_NONE ? nl_start(s, L) : 0;
 }
 
@@ -859,7 +1283,7 @@ static int nic_seal(struct psim *s, uint32_t h, uint32_t d)
 	p->dlid = s->host[d].lid + (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
 	p->bytes = (uint16_t)(s->o->hdr_bytes + a->bytes);
 	p->sl = host_sl(s, h, p->dlid);
-	p->vl = (uint8_t)(p->sl % s->V);
+	p->vl = s->vl0[p->sl & 15];
 	p->cargo = a->head;
 	s->res->generated++;
 	if (in_window(s, s->now)) {
@@ -917,7 +1341,7 @@ static int ev_ndone(struct psim *s, uint32_t L)
 	int rc;
 	int freed = 0;
 	if (s->o->node_buf_bytes && ((j >= K && j < 2 * K) || j == 2 * K)) {
-		l->used -= p->bytes; /* its tail left this queue */
+		l->used[nl_vl(s, p)] -= p->bytes; /* its tail left this queue */
 		freed = 1;
 	}
 	if (j < K) /* accelerator -> intra-node switch */
@@ -935,7 +1359,7 @@ static int ev_ndone(struct psim *s, uint32_t L)
 		rc = nic_arrive(s, h, i);
 	else /* destination NIC processed it: onto the NIC link */
 		rc = nl_ready(s, i, h * s->NL + 2 * K + 1);
-	if (!rc && l->qhead != PK_NONE)
+	if (!rc && nl_queued(l))
 		rc = nl_start(s, L);
 	if (!rc && freed)
 		rc = nl_wake(s, h, (int64_t)L);
@@ -1029,8 +1453,8 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 	for (uint32_t L = 0; L < nh * s->NL; L++) {
 		uint32_t j = L % s->NL;
 		uint64_t fixed = j >= 2 * K + 2 ? (uint64_t)(o->nic_pkt_ns * 1000.0 + 0.5) : 0;
-		s->nl[L] =
-			(struct nlink){ PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn, fixed, 0 };
+		s->nl[L] = (struct nlink){ { PK_NONE, PK_NONE }, { PK_NONE, PK_NONE }, PK_NONE,
+					   j < 2 * K ? ra : rn, fixed, { 0, 0 }, 1 };
 	}
 	for (size_t k = 0; k < (size_t)nh * nh; k++)
 		s->agg[k] = (struct agg){ PK_NONE, PK_NONE, 0, 0, 0 };
@@ -1051,13 +1475,7 @@ static void node_finish(struct psim *s, double win_s)
 	res->intra_gbps = (double)s->win_intra * 8.0 / win_s / 1e9;
 	res->inter_gbps = (double)s->win_inter * 8.0 / win_s / 1e9;
 	if (s->nilat) {
-		double sum = 0;
-		for (size_t k = 0; k < s->nilat; k++)
-			sum += s->ilat[k];
-		qsort(s->ilat, s->nilat, sizeof(*s->ilat), cmp_double);
-		res->ilat_mean = sum / (double)s->nilat;
-		res->ilat_p50 = s->ilat[(s->nilat - 1) / 2];
-		res->ilat_p99 = s->ilat[(size_t)((double)(s->nilat - 1) * 0.99)];
+		lat_stats(s->ilat, s->nilat, &res->ilat_mean, &res->ilat_p50, &res->ilat_p99, NULL);
 	}
 	for (int k = 0; k < 7; k++)
 		res->comp_inter[k] = s->n_inter ? s->comp_inter[k] / (double)s->n_inter : 0;
@@ -1074,16 +1492,16 @@ static int64_t waits_on(const struct psim *s, uint32_t fid)
 		return -1;
 	const struct pkt *p = &s->pk[h];
 	uint32_t g = p->out;
-	if (s->kind[g] == 2 || s->credits[(size_t)g * s->V + p->vl_next] >= (int32_t)p->bytes)
+	if (s->pt[g].kind == 2 || s->credits[(size_t)g << s->vsh | p->vl_next] >= (int32_t)p->bytes)
 		return -1;
-	return (int64_t)s->peer[g] * s->V + p->vl_next;
+	return (int64_t)s->pt[g].peer << s->vsh | p->vl_next;
 }
 
 /* Find a cycle of buffers waiting on each other (each buffer waits on at
  * most one other: follow the chain from every non-empty buffer). */
 static int find_cycle(struct psim *s)
 {
-	size_t nf = (size_t)s->np * s->V;
+	size_t nf = (size_t)s->np << s->vsh;
 	uint32_t *mark = calloc(nf, sizeof(*mark));
 	if (!mark)
 		return IBF_ENOMEM;
@@ -1117,13 +1535,13 @@ static int find_cycle(struct psim *s)
 	s->res->cycle_len = keep;
 	x = start;
 	for (uint32_t k = 0; k < keep; k++) {
-		uint32_t gin = (uint32_t)x / s->V, up = (uint32_t)s->peer[gin];
+		uint32_t gin = (uint32_t)x >> s->vsh, up = (uint32_t)s->pt[gin].peer;
 		struct ibf_psim_buf *b = &s->res->cycle[k];
 		b->node = (int32_t)s->node_of[gin];
 		b->port = (uint8_t)(gin - s->f->nodes[b->node].port_off);
 		b->from_node = (int32_t)s->node_of[up];
 		b->from_port = (uint8_t)(up - s->f->nodes[b->from_node].port_off);
-		b->vl = (uint8_t)((uint32_t)x % s->V);
+		b->vl = (uint8_t)((uint32_t)x & ((1u << s->vsh) - 1));
 		b->pkts = s->fifo[x].cnt;
 		x = waits_on(s, (uint32_t)x);
 	}
@@ -1138,6 +1556,8 @@ static int ev_check(struct psim *s)
 		s->res->deadlock_ns = (double)s->now / 1000.0;
 		s->res->deadlock_pkts = s->in_switches;
 		s->stop = 1;
+		for (uint32_t g = 0; g < s->np; g++)
+			credits_settle(s, g);
 		return find_cycle(s);
 	}
 	return push(s, s->now + stall / 2 + 1, EV_CHECK, 0, 0);
@@ -1176,10 +1596,13 @@ void ibf_psim_opts_default(struct ibf_psim_opts *o)
 	o->nic_split_ns = 50;
 	o->agg_timeout_ns = 200;
 	o->nic_buf_bytes = 262144;
+	o->node_vls = 1;
 }
 
 void ibf_psim_result_free(struct ibf_psim_result *res)
 {
+	free(res->phase_ns);
+	res->phase_ns = NULL;
 	free(res->link_util);
 	free(res->link_gbps);
 	res->link_util = NULL;
@@ -1192,32 +1615,18 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 
 static void psim_free(struct psim *s)
 {
-	free(s->peer);
+	free(s->pt);
 	free(s->node_of);
-	free(s->rate);
-	free(s->prop);
-	free(s->ser);
-	free(s->kind);
-	free(s->out_busy);
-	free(s->in_busy);
-	free(s->cur_fid);
-	free(s->req_head);
-	free(s->rr);
-	free(s->host_of);
 	free(s->credits);
 	free(s->fifo);
-	free(s->vmask);
 	free(s->link_bytes);
 	free(s->host);
 	free(s->pk);
-	free(s->qcur.v);
+	free(s->qpool);
+	free(s->pc);
+	free(s->qb);
 	free(s->qover.v);
-	if (s->qbuck)
-		for (uint32_t k = 0; k < QB; k++)
-			free(s->qbuck[k].v);
-	free(s->qbuck);
 	free(s->lat);
-	free(s->cur_bytes);
 	free(s->ip);
 	free(s->nl);
 	free(s->agg);
@@ -1250,6 +1659,10 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	if (o->srcq_max < 1)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "source queue must hold >= 1 packet");
+	if (!(o->acc_pkt_ns >= 0 && o->acc_pkt_ns <= 1e6))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "accelerator packet time must be >= 0");
+	if (o->node_vls < 1 || o->node_vls > 2)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "node VLs must be 1 or 2");
 	if (o->accels &&
 	    (o->accels < 1 || o->accels > 64 || !(o->acc_gbps > 0) || !(o->nic_gbps > 0) ||
 	     o->ipkt_payload < 1 ||
@@ -1268,39 +1681,28 @@ static int setup(struct psim *s, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = s->f;
 	const struct ibf_psim_opts *o = s->o;
-	uint32_t np = f->nports_total, V = s->V;
+	uint32_t np = f->nports_total, V = s->V, VS = 1u << s->vsh;
 	s->np = np;
-	s->peer = malloc((size_t)np * sizeof(*s->peer));
+	s->pt = aligned_alloc(64, (np ? np : 1) * sizeof(*s->pt));
+	if (s->pt)
+		memset(s->pt, 0, (np ? np : 1) * sizeof(*s->pt));
 	s->node_of = malloc((size_t)np * sizeof(*s->node_of));
-	s->rate = calloc(np, sizeof(*s->rate));
-	s->prop = calloc(np, sizeof(*s->prop));
-	s->ser = calloc(np, sizeof(*s->ser));
-	s->kind = calloc(np, 1);
-	s->out_busy = calloc(np, 1);
-	s->in_busy = calloc(np, 1);
-	s->cur_fid = malloc((size_t)np * sizeof(*s->cur_fid));
-	s->req_head = malloc((size_t)np * sizeof(*s->req_head));
-	s->rr = calloc(np, sizeof(*s->rr));
-	s->host_of = malloc((size_t)np * sizeof(*s->host_of));
-	s->credits = calloc((size_t)np * V, sizeof(*s->credits));
-	s->fifo = malloc((size_t)np * V * sizeof(*s->fifo));
-	s->vmask = calloc(np, sizeof(*s->vmask));
-	s->cur_bytes = calloc(np, sizeof(*s->cur_bytes));
+	s->credits = calloc((size_t)np * VS, sizeof(*s->credits));
+	s->fifo = malloc((size_t)np * VS * sizeof(*s->fifo));
 	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
 	s->host = calloc(np ? np : 1, sizeof(*s->host));
-	s->qbuck = calloc(QB, sizeof(*s->qbuck));
-	if (!s->peer || !s->node_of || !s->rate || !s->prop || !s->ser || !s->kind ||
-	    !s->out_busy || !s->in_busy || !s->cur_fid || !s->req_head || !s->rr || !s->host_of ||
-	    !s->credits || !s->fifo || !s->vmask || !s->cur_bytes || !s->link_bytes || !s->host ||
-	    !s->qbuck)
+	if (!s->pt || !s->node_of || !s->credits || !s->fifo || !s->link_bytes || !s->host)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	for (size_t k = 0; k < (size_t)np * V; k++)
+	for (size_t k = 0; k < (size_t)np * VS; k++)
 		s->fifo[k] = (struct fifo){ PK_NONE, PK_NONE, 0, -1, -1 };
 	for (uint32_t n = 0; n < f->nnodes; n++) {
 		const struct ibf_node *nd = &f->nodes[n];
 		for (uint32_t p = 0; p <= nd->nports; p++)
 			s->node_of[nd->port_off + p] = n;
 	}
+	for (uint32_t g = 0; g < np; g++)
+		s->pt[g].pc_head = s->pt[g].pc_tail = PK_NONE;
+	s->pc_free = PK_NONE;
 	/* the flow simulator's view of the network: end ports in the common
 	 * host order, link rates (unknown ones: the fabric's most common rate) */
 	struct ibf_sim_net net;
@@ -1310,13 +1712,16 @@ static int setup(struct psim *s, struct ibf_error *err)
 	s->res->assumed_links = net.assumed;
 	uint64_t slowest = 0;
 	for (uint32_t g = 0; g < np; g++) {
-		s->peer[g] = -1;
-		s->cur_fid[g] = -1;
-		s->req_head[g] = -1;
-		s->host_of[g] = -1;
+		s->pt[g].peer = -1;
+		s->pt[g].cur_fid = -1;
+		s->pt[g].req_head = -1;
+		s->pt[g].host_of = -1;
 		uint32_t n = s->node_of[g];
 		const struct ibf_node *nd = &f->nodes[n];
 		uint32_t p = g - nd->port_off;
+		s->pt[g].base = nd->port_off;
+		s->pt[g].P = (uint16_t)(nd->nports + 1u);
+		s->pt[g].sw = nd->type == IBF_NODE_SWITCH ? nd->sw : -1;
 		const struct ibf_port *pt = &f->ports[g];
 		if (p == 0 || pt->peer_node < 0)
 			continue;
@@ -1325,19 +1730,19 @@ static int setup(struct psim *s, struct ibf_error *err)
 		if (!me_sw && !peer_sw)
 			continue; /* CA to CA: not part of the fabric */
 		uint32_t pg = pn->port_off + pt->peer_port;
-		s->peer[g] = (int32_t)pg;
-		s->rate[g] = (uint32_t)(net.cap[g] * 10.0 + 0.5);
-		if (!s->rate[g])
-			s->rate[g] = 1;
-		s->kind[g] = me_sw && peer_sw ? 1 : me_sw ? 2 : 3;
-		double m = s->kind[g] == 1 ? o->switch_cable_m : o->host_cable_m;
-		s->prop[g] = (uint64_t)(m * o->ns_per_m * 1000.0 + 0.5);
-		s->ser[g] = ((uint64_t)s->bytes * 80000u + s->rate[g] - 1) / s->rate[g];
-		if (s->ser[g] > slowest)
-			slowest = s->ser[g];
-		if (s->kind[g] != 2)
+		s->pt[g].peer = (int32_t)pg;
+		s->pt[g].rate = (uint32_t)(net.cap[g] * 10.0 + 0.5);
+		if (!s->pt[g].rate)
+			s->pt[g].rate = 1;
+		s->pt[g].kind = me_sw && peer_sw ? 1 : me_sw ? 2 : 3;
+		double m = s->pt[g].kind == 1 ? o->switch_cable_m : o->host_cable_m;
+		s->pt[g].prop = (uint64_t)(m * o->ns_per_m * 1000.0 + 0.5);
+		s->pt[g].ser = ((uint64_t)s->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
+		if (s->pt[g].ser > slowest)
+			slowest = s->pt[g].ser;
+		if (s->pt[g].kind != 2)
 			for (uint32_t v = 0; v < V; v++)
-				s->credits[(size_t)g * V + v] = (int32_t)o->buf_bytes;
+				s->credits[(size_t)g * VS + v] = (int32_t)o->buf_bytes;
 	}
 	for (uint32_t h = 0; h < net.nhosts; h++) {
 		uint32_t g = net.up[h];
@@ -1349,7 +1754,7 @@ static int setup(struct psim *s, struct ibf_error *err)
 			H->g = g;
 			H->lid = pt->lid;
 			H->nlids = 1u << (pt->lmc & 7);
-			H->rate = s->rate[g];
+			H->rate = s->pt[g].rate;
 			H->qhead = H->qtail = PK_NONE;
 			H->row = -1;
 			if (s->sl) {
@@ -1366,7 +1771,7 @@ static int setup(struct psim *s, struct ibf_error *err)
 						     "end port %s/%u has no LID",
 						     nd->desc ? nd->desc : "?", p);
 			}
-			s->host_of[g] = (int32_t)s->nh;
+			s->pt[g].host_of = (int32_t)s->nh;
 			s->nh++;
 		}
 	}
@@ -1386,7 +1791,7 @@ static int setup(struct psim *s, struct ibf_error *err)
 		if (!o->traffic_off || o->accels || h >= o->traffic_nhosts ||
 		    o->traffic_off[h + 1] > o->traffic_off[h])
 			hg += H->rate / 10.0; /* the capacity of the hosts that send */
-		H->gap_ps = (uint64_t)((double)s->ser[H->g] / o->load + 0.5);
+		H->gap_ps = (uint64_t)((double)s->pt[H->g].ser / o->load + 0.5);
 	}
 	s->res->nhosts = s->nh;
 	s->res->host_gbps = hg;
@@ -1400,6 +1805,16 @@ static int setup(struct psim *s, struct ibf_error *err)
 	s->stall_ps = (uint64_t)(o->stall_ns * 1000.0);
 	if (s->stall_ps < 8 * slowest)
 		s->stall_ps = 8 * slowest;
+	/* the event rate sizes the calendar: about 12 events per fabric
+	 * packet (3 per hop), 6 per intra-node packet */
+	double per_ps = 0;
+	for (uint32_t h = 0; h < s->nh && !s->K; h++)
+		per_ps += 12.0 / (double)(s->host[h].gap_ps ? s->host[h].gap_ps : 1);
+	if (s->K)
+		per_ps = (double)s->nh * s->K * ((double)o->msg_bytes / o->ipkt_payload + 1) * 6.0 *
+			 o->load * o->acc_gbps / ((double)o->msg_bytes * 8000.0);
+	if (q_init(s, per_ps))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	/* every host starts at a random phase of its first gap */
 	if (s->K) {
 		rc = node_setup(s, err);
@@ -1419,7 +1834,12 @@ static int setup(struct psim *s, struct ibf_error *err)
 							     "traffic pattern: host %u sends to %u",
 							     h, o->traffic_dst[k]);
 	}
-	for (uint32_t h = 0; h < s->nh && !rc && !s->K; h++)
+	if (o->stream) {
+		rc = stream_setup(s, err);
+		if (rc)
+			return rc;
+	}
+	for (uint32_t h = 0; h < s->nh && !rc && !s->K && !s->st; h++)
 		if (!toff || toff[h + 1] > toff[h])
 			rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
 	if (!rc)
@@ -1427,12 +1847,6 @@ static int setup(struct psim *s, struct ibf_error *err)
 	if (rc)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 static void finish(struct psim *s)
@@ -1448,21 +1862,15 @@ static void finish(struct psim *s)
 	res->accepted_frac = cap_bytes > 0 ? (double)s->win_acc_bytes / cap_bytes : 0;
 	res->accepted_gbps = (double)s->win_acc_payload * 8.0 / win_s / 1e9;
 	if (s->nlat) {
-		double sum = 0;
-		for (size_t k = 0; k < s->nlat; k++)
-			sum += s->lat[k];
-		qsort(s->lat, s->nlat, sizeof(*s->lat), cmp_double);
-		res->lat_mean = sum / (double)s->nlat;
-		res->lat_p50 = s->lat[(s->nlat - 1) / 2];
-		res->lat_p99 = s->lat[(size_t)((double)(s->nlat - 1) * 0.99)];
-		res->lat_max = s->lat[s->nlat - 1];
+		lat_stats(s->lat, s->nlat, &res->lat_mean, &res->lat_p50, &res->lat_p99,
+			  &res->lat_max);
 		res->hops_mean = s->hop_sum / (double)s->nlat;
 	}
 	double swcap = 0, maxu = 0;
 	for (uint32_t g = 0; g < s->np; g++) {
-		if (s->kind[g] != 1)
+		if (s->pt[g].kind != 1)
 			continue;
-		double c = s->rate[g] / 10.0 * 1e9 / 8.0 * win_s;
+		double c = s->pt[g].rate / 10.0 * 1e9 / 8.0 * win_s;
 		swcap += c;
 		if (c > 0 && (double)s->link_bytes[g] / c > maxu)
 			maxu = (double)s->link_bytes[g] / c;
@@ -1475,11 +1883,11 @@ static void finish(struct psim *s)
 	if (res->link_util && res->link_gbps) {
 		res->nlinks = s->np;
 		for (uint32_t g = 0; g < s->np; g++)
-			if (s->rate[g] && s->peer[g] >= 0) {
-				res->link_gbps[g] = (float)(s->rate[g] / 10.0);
+			if (s->pt[g].rate && s->pt[g].peer >= 0) {
+				res->link_gbps[g] = (float)(s->pt[g].rate / 10.0);
 				res->link_util[g] =
 					(float)((double)s->link_bytes[g] /
-						(s->rate[g] / 10.0 * 1e9 / 8.0 * win_s));
+						(s->pt[g].rate / 10.0 * 1e9 / 8.0 * win_s));
 			}
 	}
 	if (s->K)
@@ -1507,6 +1915,11 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	s.o = o;
 	s.res = res;
 	s.V = (uint32_t)o->vls;
+	while ((1u << s.vsh) < s.V)
+		s.vsh++;
+	for (uint32_t k = 0; k < 16; k++)
+		s.vl0[k] = (uint8_t)(k % s.V);
+	s.router_ps = (uint64_t)(o->router_ns * 1000.0);
 	s.bytes = o->mtu_payload + o->hdr_bytes;
 	s.K = (uint32_t)o->accels;
 	rc = setup(&s, err);
@@ -1517,9 +1930,18 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			ibf_error_set(err, rc, NULL, 0, "out of memory");
 			break;
 		}
-		if (e.t >= s.w1 && (s.outstanding == 0 || e.t >= s.hard_end))
+		if (e.t >= s.w1 && (s.outstanding == 0 || e.t >= s.hard_end)) {
+			/* the run ends at the last event before this one, which
+			 * may have been a credit return kept pending */
+			uint64_t tend = s.outstanding == 0 ? s.w1 : s.hard_end;
+			for (uint32_t g = 0; g < s.np; g++)
+				for (int32_t c = s.pt[g].pc_head; c != PK_NONE; c = s.pc[c].next)
+					if (s.pc[c].t < tend && s.pc[c].t > s.now)
+						s.now = s.pc[c].t;
 			break;
+		}
 		s.now = e.t;
+		s.cur_sk = e.sk;
 		res->events++;
 		switch ((int)(e.sk & ((1u << EV_BITS) - 1))) {
 		case EV_GEN:
@@ -1533,8 +1955,8 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			break;
 		case EV_CREDIT:
 			s.credits[e.a] += (int32_t)e.b;
-			if (!s.out_busy[e.a / s.V])
-				rc = arb_port(&s, e.a / s.V);
+			if (!s.pt[e.a >> s.vsh].out_busy)
+				rc = arb_port(&s, e.a >> s.vsh);
 			break;
 		case EV_DELIVER:
 			rc = ev_deliver(&s, (int32_t)e.a, e.b);
@@ -1564,6 +1986,9 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	}
 	if (!rc)
 		finish(&s);
+	if (!rc && s.st)
+		stream_finish(&s);
+	stream_free(&s);
 	psim_free(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
