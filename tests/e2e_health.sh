@@ -15,6 +15,8 @@
 #    alike);
 #  - a reader parsing the registry in a tight loop the whole time never
 #    sees a torn or unparsable file; `ibfab rail path` decides from it.
+# IBFAB_HEALTH_VALGRIND=1 runs the first OpenSM under valgrind (memcheck,
+# definite leaks) and checks that no report has a frame in the plugin.
 . "$(dirname "$0")/lib.sh"
 need_sim
 need_plugin
@@ -49,6 +51,11 @@ EOF
 osm_conf "$WORK/opensm.default.conf" hratio 0 "$WORK/opensm.conf" \
 	-e 's|^perfmgr .*|perfmgr TRUE|' -e 's|^perfmgr_sweep_time_s .*|perfmgr_sweep_time_s 1|'
 
+runner=()
+if [ "${IBFAB_HEALTH_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
+	runner=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite
+		--show-leak-kinds=definite --num-callers=30 --fullpath-after= --log-file="$WORK/vg.%p")
+fi
 SIM=$WORK/sim
 IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/r.net" "$SIM" 2>&1 | diag
 check "ibsim with its console on a FIFO" test -p "$SIM/console"
@@ -56,7 +63,7 @@ check "ibsim with its console on a FIFO" test -p "$SIM/console"
 	export IBSIM_SOCKNAME=$(cat "$SIM/sockname") IBFAB_CONF="$WORK/ibfab.conf" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
-	exec ibsim-run opensm -F "$WORK/opensm.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm.out" 2>&1
+	exec ibsim-run "${runner[@]}" opensm -F "$WORK/opensm.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm.out" 2>&1
 ) &
 OSM_PID=$!
 
@@ -212,7 +219,7 @@ wait_log() { # PATTERN FROM-LINE: until the log has it after that line (60 s)
 before=$(spine_paths "$WORK/spine-before")
 check "spine00 carries cross-rail paths before (${before:-?})" test "${before:-0}" -gt 0
 from=$(wc -l <"$SIM/opensm.log")
-PORTS=2 congest spine00 4000000 0 12 0 &
+PORTS=2 congest spine00 4000000 0 20 0 &
 CONGEST_PID=$!
 wait_log 'hratio: avoiding 1 switches' "$from"
 check "spine00 avoided: hratio rerouted around it" test $? -eq 0
@@ -248,6 +255,13 @@ check "no plugin error in the log" sh -c "! grep -q 'ibfab health: .*\(cannot\|e
 kill "$OSM_PID" 2>/dev/null
 wait "$OSM_PID" 2>/dev/null
 OSM_PID=
+if [ ${#runner[@]} -gt 0 ]; then
+	cat "$WORK"/vg.* >"$WORK/valgrind.txt" 2>/dev/null
+	echo "# valgrind: $(grep -cE '^==[0-9]+== (Invalid|Conditional|Use of|Syscall param|Mismatched|.*definitely lost)' "$WORK/valgrind.txt") reports in all"
+	# ours: a frame in libibfab.so, by name or by the path of our sources
+	check "valgrind: no report with a frame in libibfab.so" sh -c \
+		"! grep -qE 'libibfab|/(base|conf|rail|topology|routing|deadlock|plugin)/[A-Za-z0-9_]+[.]c:' '$WORK/valgrind.txt'"
+fi
 
 # OpenSM's own minhop routes: the rail structure comes from the subnet at
 # SUBNET_UP; a mapping file puts srv003's NICs into domain gpu-x; the
