@@ -38,6 +38,7 @@ enum {
 	O_DL_NOFIT,
 	O_CONF,
 	O_ROOTS,
+	O_AVOID,
 	O_PREV_TOPO,
 	O_PREV_LFTS
 };
@@ -116,7 +117,7 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 static const char route_help[] =
 	"Usage: ibfab route --topology FILE [--engine NAME] [--lmc N] [--guid2lid F]\n"
 	"                   [--seed S] [--threads N] [--min-len B] [--max-len B]\n"
-	"                   [--conf ibfab.conf] [--dmodk-roots FILE]\n"
+	"                   [--conf ibfab.conf] [--dmodk-roots FILE] [--avoid FILE]\n"
 	"                   [-o lfts.dump] [--stats stats.json]\n"
 	"       ibfab route check --topology FILE --lfts DUMP [--max-hops N]\n"
 	"       ibfab route stats --topology FILE (--lfts DUMP | --engine NAME ...) [--json]\n"
@@ -153,6 +154,9 @@ static const char route_help[] =
 	"                  so a LID names the same port in both\n"
 	"  --dmodk-roots F dmodk: the fat tree's root switches, one GUID per line\n"
 	"                  (default: levels found from the structure)\n"
+	"  --avoid F       hratio: switches (node GUIDs as in --dmodk-roots) to keep\n"
+	"                  traffic off where another path exists, e.g. unhealthy\n"
+	"                  spines (docs/rail.md); switches with GPUs stay in use\n"
 	"  -o FILE         write the tables (default: none, only the summary)\n"
 	"  --stats FILE    write path statistics as JSON\n"
 	"  --deadlock S    dfsssp | coloring | auto | none (default none): assign SLs\n"
@@ -191,6 +195,7 @@ struct route_args {
 	int dl_nofit;
 	const char *dl_sl, *dl_sl2vl;
 	const char *prev_topo, *prev_lfts; /* stable reroute from these tables */
+	const char *avoid;		   /* hratio: GUID file of switches to avoid */
 };
 
 /* An option that is an ibfab.conf key: parsed by the configuration parser. */
@@ -226,6 +231,7 @@ static const struct option route_lo[] = {
 	{ "sl2vl", required_argument, 0, O_DL_SL2VL },
 	{ "conf", required_argument, 0, O_CONF },
 	{ "dmodk-roots", required_argument, 0, O_ROOTS },
+	{ "avoid", required_argument, 0, O_AVOID },
 	{ "previous-topology", required_argument, 0, O_PREV_TOPO },
 	{ "previous-lfts", required_argument, 0, O_PREV_LFTS },
 	{ "json", no_argument, 0, O_JSON },
@@ -266,6 +272,7 @@ static const struct {
 	{ O_PREV_LFTS, offsetof(struct route_args, prev_lfts) },
 	{ O_DL_SL, offsetof(struct route_args, dl_sl) },
 	{ O_DL_SL2VL, offsetof(struct route_args, dl_sl2vl) },
+	{ O_AVOID, offsetof(struct route_args, avoid) },
 };
 
 /* --conf FILE first, wherever it stands: the other options override it. */
@@ -410,12 +417,25 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 	o.log = cli_log;
 	o.log_ctx = NULL; /* errors only */
 	memset(rep, 0, sizeof(*rep));
-	if (a->prev_lfts) {
-		rc = route_stable(a, f, engine, &o, r, rep, err);
-		free(roots);
-		return rc;
+	uint64_t *avoid = NULL;
+	if (a->avoid) {
+		if (strcmp(engine, "hratio")) {
+			free(roots);
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "--avoid is for the hratio engine only");
+		}
+		rc = ibf_ftree_read_roots(a->avoid, &avoid, &o.navoid, err);
+		if (rc) {
+			free(roots);
+			return rc;
+		}
+		o.avoid = avoid;
 	}
-	rc = ibf_route(f, engine, &o, r, rep, err);
+	if (a->prev_lfts)
+		rc = route_stable(a, f, engine, &o, r, rep, err);
+	else
+		rc = ibf_route(f, engine, &o, r, rep, err);
+	free(avoid);
 	free(roots);
 	return rc;
 }

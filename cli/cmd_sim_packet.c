@@ -57,7 +57,8 @@ enum {
 	O_CODES,
 	O_STREAMS,
 	O_BYTES,
-	O_NODEVLS
+	O_NODEVLS,
+	O_ACCPKT
 };
 
 static const char sp_help[] =
@@ -128,6 +129,8 @@ static const char sp_help[] =
 	"  --nic-pkt-ns N    NIC: processing time per intra-node packet, each way (default 0)\n"
 	"  --node-buf B      bounded intra-node queues (bytes) with back-pressure and\n"
 	"                    head-of-line blocking; --nic-buf B what a NIC holds (256k)\n"
+	"  --acc-pkt-ns N    accelerator links: at least N ns per intra-node packet (a\n"
+	"                    packet-rate limit; default 0)\n"
 	"  --node-vls 2      with --node-buf: intra- and inter-node packets on their own\n"
 	"                    VL inside the node (own FIFO and credits per queue)\n"
 	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
@@ -238,6 +241,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{ "export-codes", required_argument, 0, O_CODES },
 		{ "streams", no_argument, 0, O_STREAMS },
 		{ "node-vls", required_argument, 0, O_NODEVLS },
+		{ "acc-pkt-ns", required_argument, 0, O_ACCPKT },
 		{ "bytes", required_argument, 0, O_BYTES },
 		{ "quiet", no_argument, 0, O_QUIET },
 		{ "help", no_argument, 0, 'h' },
@@ -437,6 +441,10 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			break;
 		case O_STREAMS:
 			a->streams = 1;
+			break;
+		case O_ACCPKT:
+			if (parse_double("--acc-pkt-ns", optarg, 0, 1e6, &a->o.acc_pkt_ns))
+				return 2;
 			break;
 		case O_NODEVLS:
 			if (cli_int("--node-vls", optarg, 1, 2, &v))

@@ -39,6 +39,9 @@ void ibf_conf_default(struct ibf_conf *c)
 	c->rail_health_wait_weight = 1.0;
 	c->rail_health_min_words = 65536.0;
 	c->rail_health_percentile = 90;
+	c->rail_avoid_below = 0;
+	c->rail_avoid_sweeps = 3;
+	c->rail_avoid_above = 60;
 }
 
 /* ------------------------------------------------------------ values */
@@ -236,6 +239,9 @@ enum key_id {
 	K_RAIL_WAIT_WEIGHT,
 	K_RAIL_MIN_WORDS,
 	K_RAIL_PERCENTILE,
+	K_RAIL_AVOID_BELOW,
+	K_RAIL_AVOID_SWEEPS,
+	K_RAIL_AVOID_ABOVE,
 };
 
 static const struct {
@@ -267,6 +273,9 @@ static const struct {
 	{ "rail_health_wait_weight", K_RAIL_WAIT_WEIGHT, "a number > 0" },
 	{ "rail_health_min_words", K_RAIL_MIN_WORDS, "a number >= 0" },
 	{ "rail_health_percentile", K_RAIL_PERCENTILE, "1..100" },
+	{ "rail_avoid_below", K_RAIL_AVOID_BELOW, "a score 0..100 (0: never)" },
+	{ "rail_avoid_sweeps", K_RAIL_AVOID_SWEEPS, "a count 1..1000" },
+	{ "rail_avoid_above", K_RAIL_AVOID_ABOVE, "a score 1..100" },
 };
 
 /* Apply one key; returns 0, or -1 for a bad value. */
@@ -369,6 +378,20 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 		return parse_double(v, 0, 1, 1e12, &c->rail_health_wait_weight);
 	case K_RAIL_MIN_WORDS:
 		return parse_double(v, 0, 0, 1e18, &c->rail_health_min_words);
+	case K_RAIL_AVOID_BELOW:
+	case K_RAIL_AVOID_SWEEPS:
+	case K_RAIL_AVOID_ABOVE:
+		if (parse_long(v, id == K_RAIL_AVOID_BELOW ? 0 : 1,
+			       id == K_RAIL_AVOID_SWEEPS ? 1000 : 100, &l) ||
+		    v.s[0] == '+' || v.s[0] == '-')
+			return -1;
+		if (id == K_RAIL_AVOID_BELOW)
+			c->rail_avoid_below = (int)l;
+		else if (id == K_RAIL_AVOID_SWEEPS)
+			c->rail_avoid_sweeps = (int)l;
+		else
+			c->rail_avoid_above = (int)l;
+		return 0;
 	case K_RAIL_PERCENTILE:
 		if (parse_long(v, 1, 100, &l) || v.s[0] == '+' || v.s[0] == '-')
 			return -1;
@@ -513,6 +536,10 @@ int ibf_conf_check(const struct ibf_conf *c, struct ibf_error *err)
 	if (c->max_len.base == IBF_WIN_ABS && c->max_len.value < 1)
 		return ibf_error_set(err, IBF_EINVAL, src, 0,
 				     "max_path_len must be at least 1 hop");
+	if (c->rail_avoid_below > 0 && c->rail_avoid_above <= c->rail_avoid_below)
+		return ibf_error_set(err, IBF_EINVAL, src, 0,
+				     "rail_avoid_above %d must be above rail_avoid_below %d",
+				     c->rail_avoid_above, c->rail_avoid_below);
 	/* every deadlock scheme exists (deadlock/); whether the VLs suffice is
 	 * decided per sweep, where a failure makes the engine fail */
 	return 0;
@@ -608,11 +635,13 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 		snprintf(buf + n, len - n,
 			 ", rail_registry %s, rail_domain_scores %s, rail_map %s, "
 			 "rail_health_alpha %g, rail_health_wait_weight %g, "
-			 "rail_health_min_words %g, rail_health_percentile %d",
+			 "rail_health_min_words %g, rail_health_percentile %d, "
+			 "rail_avoid_below %d, rail_avoid_sweeps %d, rail_avoid_above %d",
 			 c->rail_registry,
 			 c->rail_domain_scores[0] ? c->rail_domain_scores : "none",
 			 c->rail_map[0] ? c->rail_map : "none", c->rail_health_alpha,
 			 c->rail_health_wait_weight, c->rail_health_min_words,
-			 c->rail_health_percentile);
+			 c->rail_health_percentile, c->rail_avoid_below, c->rail_avoid_sweeps,
+			 c->rail_avoid_above);
 	return buf;
 }

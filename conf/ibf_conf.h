@@ -29,6 +29,9 @@
  *   rail_health_wait_weight      data words one XmitWait tick counts as, > 0
  *   rail_health_min_words        congestion denominator floor per port, >= 0
  *   rail_health_percentile       port score percentile of a rail, 1..100
+ *   rail_avoid_below             hratio avoids a spine whose score stayed below
+ *                                this (0 = never) for rail_avoid_sweeps sweeps,
+ *                                until it is above rail_avoid_above
  *
  * Spellings of the SPCL OpenSM fork: lnmp_max_num_paths (= max_paths_per_layer),
  * lnmp_min_path_len / lnmp_max_path_len (absolute hops),
@@ -75,6 +78,9 @@ struct ibf_conf {
 	double rail_health_wait_weight; /* default 1 */
 	double rail_health_min_words;	/* default 65536 */
 	int rail_health_percentile;	/* default 90 */
+	int rail_avoid_below;		/* 0 = never (default) */
+	int rail_avoid_sweeps;		/* default 3 */
+	int rail_avoid_above;		/* default 60 */
 
 	/* where the settings came from: the file read ("" = defaults) and the
 	 * line that set the deadlock scheme (0 = default), for error messages */

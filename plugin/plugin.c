@@ -107,6 +107,13 @@ struct ibfab {
 		struct ibf_rail_map *map;
 		int pending; /* a closed sweep waits to be written */
 		int stop;
+		/* spines hratio avoids (ibfab.conf rail_avoid_below): the list,
+		 * bumped on every change; reroute asks the writer for a reroute */
+		uint64_t *avoid;
+		uint32_t navoid;
+		unsigned long avoid_gen;
+		int reroute;
+		unsigned long routed_avoid_gen; /* SM thread: in the tables now */
 		unsigned long events, ignored, invalid;
 		/* writer thread only */
 		struct ibf_rail_store *store;  /* rail_registry, opened on the first write */
@@ -676,15 +683,30 @@ static int ibfab_build_lfts(void *context)
 	}
 	o.log = engine_log;
 	o.log_ctx = &lc;
+	/* hratio: the spines the health service avoids now */
+	uint64_t *avoid = NULL;
+	unsigned long avoid_gen = 0;
+	if (pl->health.on && !strcmp(name, "hratio")) {
+		pthread_mutex_lock(&pl->health.mu);
+		avoid_gen = pl->health.avoid_gen;
+		if (pl->health.navoid && (avoid = malloc(pl->health.navoid * sizeof(*avoid)))) {
+			memcpy(avoid, pl->health.avoid, pl->health.navoid * sizeof(*avoid));
+			o.avoid = avoid;
+			o.navoid = pl->health.navoid;
+		}
+		pthread_mutex_unlock(&pl->health.mu);
+	}
 	/* stable reroute: keep what still works of the tables this engine
-	 * programmed last time, route only the destinations the change hit */
+	 * programmed last time, route only the destinations the change hit
+	 * (not when the avoided spines changed: every column moves) */
 	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
-		     !strcmp(pl->engine, name);
+		     !strcmp(pl->engine, name) && avoid_gen == pl->health.routed_avoid_gen;
 	struct ibf_stable_report sr;
 	int route_rc =
 		stable ? ibf_route_stable(f, name, &o, pl->fabric, &pl->routes, &r, &rep, &sr, &err)
 		       : ibf_route(f, name, &o, &r, &rep, &err);
 	free(roots);
+	free(avoid);
 	if (!route_rc && stable)
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab %s: stable reroute: kept %u of %u destination LIDs, routed %u again; "
@@ -730,6 +752,7 @@ static int ibfab_build_lfts(void *context)
 		build_gidx(pl);
 	snprintf(pl->engine, sizeof(pl->engine), "%s", name);
 	pl->routes_gen++;
+	pl->health.routed_avoid_gen = avoid_gen;
 	return 0;
 
 fail_nowrite:
@@ -811,7 +834,8 @@ static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigne
 		return;
 	}
 	plog(pl, OSM_LOG_INFO,
-	     "ibfab health: %d rails, %d domains, %d spines; %d rail switch ports monitored",
+	     "ibfab health: %d rails, %d domains, %d spines; %d rail switch and spine ports "
+	     "monitored",
 	     ri.nrails, ri.ndomains, ri.nspines, ibf_health_nports(h));
 	ibf_rail_info_free(&ri);
 	pthread_mutex_lock(&hs->mu);
@@ -851,22 +875,34 @@ static void health_subnet_up(struct ibfab *pl)
 
 /* PerfMgr counters (PerfMgr threads, with PerfMgr's database locked):
  * cheap, never blocks on I/O.  OpenSM reports differences from its last
- * reading; a port's first reading (no previous one: a time difference of
- * more than a day) carries no difference. */
-static void health_counter(struct ibfab *pl, const osm_epi_port_id_t *id, time_t dt,
+ * reading; the first one of a port is against zero (rail/health.c leaves
+ * it out). */
+static void health_counter(struct ibfab *pl, const osm_epi_port_id_t *id,
 			   enum ibf_health_counter which, uint64_t delta)
 {
 	struct health *hs = &pl->health;
-	enum ibf_health_mode mode = dt > 86400 || dt < 0 ? IBF_HEALTH_INVALID : IBF_HEALTH_DELTA;
 	pthread_mutex_lock(&hs->mu);
 	hs->events++;
-	enum ibf_health_result r =
-		ibf_health_sample(hs->h, id->node_guid, id->port_num, which, delta, mode);
+	enum ibf_health_result r = ibf_health_sample(hs->h, id->node_guid, id->port_num, which,
+						     delta, IBF_HEALTH_DELTA);
 	if (r == IBF_HEALTH_IGNORED)
 		hs->ignored++;
-	else if (mode == IBF_HEALTH_INVALID || delta >= (UINT64_C(1) << 63))
-		hs->invalid++;
+	else if (delta >= (UINT64_C(1) << 63))
+		hs->invalid++; /* a counter went down */
 	if (r == IBF_HEALTH_SWEEP) {
+		if (ibf_health_avoid_changed(hs->h)) {
+			/* a few spines at most: the new list, and a reroute */
+			int n = ibf_health_avoid_list(hs->h, NULL, 0);
+			uint64_t *a = malloc(((size_t)n + 1) * sizeof(*a));
+			if (a) {
+				ibf_health_avoid_list(hs->h, a, n);
+				free(hs->avoid);
+				hs->avoid = a;
+				hs->navoid = (uint32_t)n;
+				hs->avoid_gen++;
+				hs->reroute = 1;
+			}
+		}
 		hs->pending = 1;
 		pthread_cond_signal(&hs->cv);
 	}
@@ -971,7 +1007,25 @@ static void health_write(struct ibfab *pl)
 	unsigned long sweeps = ibf_health_sweeps(hs->h), events = hs->events, ignored = hs->ignored,
 		      invalid = hs->invalid;
 	int ports = ibf_health_last_ports(hs->h);
+	int reroute = hs->reroute;
+	hs->reroute = 0;
+	char spines[MSG_MAX / 2];
+	size_t sn = 0;
+	spines[0] = '\0';
+	for (int k = 0; hs->h && k < ibf_health_nspines(hs->h) && sn + 32 < sizeof(spines); k++)
+		sn += (size_t)snprintf(spines + sn, sizeof(spines) - sn, " 0x%016" PRIx64 "=%d%s",
+				       ibf_health_spine_guid(hs->h, k),
+				       ibf_health_spine_score(hs->h, k),
+				       ibf_health_spine_avoided(hs->h, k) ? "(avoided)" : "");
 	pthread_mutex_unlock(&hs->mu);
+	if (reroute) {
+		/* as OpenSM's console command "reroute" does: the routing
+		 * engine runs again on the next sweep */
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab health: avoided spines changed:%s; requesting a reroute", spines);
+		pl->osm->subn.force_reroute = TRUE;
+		osm_opensm_sweep(pl->osm);
+	}
 	if (rc) {
 		ibf_rail_registry_free(&r);
 		return;
@@ -990,9 +1044,10 @@ static void health_write(struct ibfab *pl)
 					      r.rail_label[i], r.rail_score[i]);
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab health: PerfMgr sweep %lu: %d rail ports scored; rails %s; %d domains; "
-		     "registry %s written (%lu counter events, %lu not on a rail switch, %lu "
-		     "without a difference)",
-		     sweeps, ports, rails, r.ndomains, c->rail_registry, events, ignored, invalid);
+		     "registry %s written (%lu counter events, %lu not on a rail switch or spine, "
+		     "%lu counters that went down); spines%s",
+		     sweeps, ports, rails, r.ndomains, c->rail_registry, events, ignored, invalid,
+		     spines[0] ? spines : " none");
 	}
 	ibf_rail_registry_free(&r);
 }
@@ -1036,6 +1091,9 @@ static void health_start(struct ibfab *pl)
 	hs->o.wait_weight = c->rail_health_wait_weight;
 	hs->o.min_words = c->rail_health_min_words;
 	hs->o.percentile = c->rail_health_percentile;
+	hs->o.avoid_below = c->rail_avoid_below;
+	hs->o.avoid_sweeps = c->rail_avoid_sweeps;
+	hs->o.avoid_above = c->rail_avoid_above;
 	if (c->rail_map[0]) {
 		ibf_error_clear(&err);
 		hs->map = ibf_rail_map_read(c->rail_map, &err);
@@ -1082,6 +1140,9 @@ static void health_stop(struct ibfab *pl)
 	hs->h = NULL;
 	ibf_rail_map_free(hs->map);
 	hs->map = NULL;
+	free(hs->avoid);
+	hs->avoid = NULL;
+	hs->navoid = 0;
 	if (hs->have_doms)
 		ibf_rail_registry_free(&hs->doms);
 	hs->have_doms = 0;
@@ -1098,15 +1159,13 @@ static void ibfab_report(void *data, osm_epi_event_id_t id, void *event)
 	case OSM_EVENT_ID_PORT_ERRORS: {
 		const osm_epi_pe_event_t *pe = event;
 		if (pe)
-			health_counter(pl, &pe->port_id, pe->time_diff_s, IBF_HEALTH_WAIT,
-				       pe->xmit_wait);
+			health_counter(pl, &pe->port_id, IBF_HEALTH_WAIT, pe->xmit_wait);
 		break;
 	}
 	case OSM_EVENT_ID_PORT_DATA_COUNTERS: {
 		const osm_epi_dc_event_t *dc = event;
 		if (dc)
-			health_counter(pl, &dc->port_id, dc->time_diff_s, IBF_HEALTH_DATA,
-				       dc->xmit_data);
+			health_counter(pl, &dc->port_id, IBF_HEALTH_DATA, dc->xmit_data);
 		break;
 	}
 	case OSM_EVENT_ID_SUBNET_UP:

@@ -15,10 +15,11 @@
 
 struct hport {
 	uint64_t key; /* node GUID, port: the GUID is shifted left by 8 */
-	int32_t rail; /* dense */
+	int32_t rail; /* group: dense rail, or nrails + spine number */
 	uint64_t prev[2];
 	uint64_t delta[2];
 	uint8_t have_prev; /* bit per counter: prev[] holds a reading */
+	uint8_t seen;	   /* bit per counter: a difference came before */
 	uint8_t got;	   /* bit per counter: reported in the open sweep */
 	uint8_t bad;	   /* bit per counter: reported, but no usable delta */
 };
@@ -27,16 +28,20 @@ struct ibf_health {
 	struct ibf_health_opts o;
 	struct hport *port; /* sorted by key */
 	int nports;
-	int ncomplete; /* ports with both counters in the open sweep */
-	int nsampled;  /* ports with any counter in the open sweep */
-	int nrails;
-	int32_t *label;
-	double *score;	   /* smoothed, [nrails] */
-	uint8_t *measured; /* ever measured */
-	double *scratch;   /* port scores of one rail */
-	int *rail_ports;   /* ports per rail */
-	int *rail_first;   /* [nrails + 1]: rail g's ports are order[rail_first[g]..] */
-	int *order;	   /* port indexes grouped by rail */
+	int ncomplete;	     /* ports with both counters in the open sweep */
+	int nsampled;	     /* ports with any counter in the open sweep */
+	int nrails, nspines; /* groups: the rails, then the spines */
+	int32_t *label;	     /* [nrails] */
+	uint64_t *spine;     /* [nspines] node GUIDs */
+	double *score;	     /* smoothed, [group] */
+	uint8_t *measured;   /* ever measured */
+	int *low;	     /* spines: consecutive sweeps below avoid_below */
+	uint8_t *avoided;    /* spines */
+	int avoid_changed;
+	double *scratch; /* port scores of one rail */
+	int *rail_ports; /* ports per rail */
+	int *rail_first; /* [nrails + 1]: rail g's ports are order[rail_first[g]..] */
+	int *order;	 /* port indexes grouped by rail */
 	int ndomains;
 	char **domain;
 	unsigned long sweeps;
@@ -50,6 +55,9 @@ void ibf_health_opts_default(struct ibf_health_opts *o)
 	o->min_words = 65536.0;
 	o->percentile = 90;
 	o->dflt = 100;
+	o->avoid_below = 0;
+	o->avoid_sweeps = 3;
+	o->avoid_above = 60;
 }
 
 static uint64_t port_key(uint64_t guid, int port)
@@ -72,10 +80,13 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 		o = &def;
 	}
 	if (!(o->alpha > 0 && o->alpha <= 1) || !(o->wait_weight > 0) || !(o->min_words >= 0) ||
-	    o->percentile < 1 || o->percentile > 100 || o->dflt < 0 || o->dflt > 100) {
+	    o->percentile < 1 || o->percentile > 100 || o->dflt < 0 || o->dflt > 100 ||
+	    o->avoid_below < 0 || o->avoid_below > 100 || o->avoid_sweeps < 1 ||
+	    (o->avoid_below > 0 && (o->avoid_above <= o->avoid_below || o->avoid_above > 100))) {
 		ibf_error_set(err, IBF_EINVAL, NULL, 0,
 			      "bad health options (alpha in (0,1], wait weight > 0, "
-			      "min words >= 0, percentile 1..100, default 0..100)");
+			      "min words >= 0, percentile 1..100, default 0..100, "
+			      "avoid below < avoid above <= 100, avoid sweeps >= 1)");
 		return NULL;
 	}
 	struct ibf_health *h = calloc(1, sizeof(*h));
@@ -83,20 +94,25 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 		goto nomem;
 	h->o = *o;
 	h->nrails = ri->nrails;
-	size_t nr = (size_t)ri->nrails + 1;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		h->nspines += ri->sw_role[s] == IBF_RAIL_SW_SPINE;
+	size_t nr = (size_t)ri->nrails + (size_t)h->nspines + 1;
 	h->label = calloc(nr, sizeof(*h->label));
+	h->spine = calloc(nr, sizeof(*h->spine));
+	h->low = calloc(nr, sizeof(int));
+	h->avoided = calloc(nr, 1);
 	h->score = calloc(nr, sizeof(*h->score));
 	h->measured = calloc(nr, 1);
 	h->rail_ports = calloc(nr, sizeof(int));
 	h->rail_first = calloc(nr + 1, sizeof(int));
 	h->domain = calloc((size_t)ri->ndomains + 1, sizeof(char *));
-	if (!h->label || !h->score || !h->measured || !h->rail_ports || !h->rail_first ||
-	    !h->domain)
+	if (!h->label || !h->spine || !h->low || !h->avoided || !h->score || !h->measured ||
+	    !h->rail_ports || !h->rail_first || !h->domain)
 		goto nomem;
-	for (int g = 0; g < ri->nrails; g++) {
+	for (int g = 0; g < ri->nrails; g++)
 		h->label[g] = ri->rail_label[g];
+	for (int g = 0; g < ri->nrails + h->nspines; g++)
 		h->score[g] = o->dflt;
-	}
 	for (int d = 0; d < ri->ndomains; d++) {
 		if (!(h->domain[d] = strdup(ri->domain[d])))
 			goto nomem;
@@ -105,7 +121,8 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	size_t n = 0;
 	for (uint32_t id = 0; id < f->nnodes; id++) {
 		const struct ibf_node *nd = &f->nodes[id];
-		if (nd->type != IBF_NODE_SWITCH || nd->sw < 0 || ri->sw_rail[nd->sw] < 0)
+		if (nd->type != IBF_NODE_SWITCH || nd->sw < 0 ||
+		    (ri->sw_rail[nd->sw] < 0 && ri->sw_role[nd->sw] != IBF_RAIL_SW_SPINE))
 			continue;
 		for (int p = 1; p <= (int)nd->nports; p++)
 			if (ibf_port((struct ibf_fabric *)f, (int)id, p)->peer_node != IBF_NO_NODE)
@@ -114,22 +131,30 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	h->port = calloc(n + 1, sizeof(*h->port));
 	if (!h->port)
 		goto nomem;
+	int nsp = 0;
 	for (uint32_t id = 0; id < f->nnodes; id++) {
 		const struct ibf_node *nd = &f->nodes[id];
-		if (nd->type != IBF_NODE_SWITCH || nd->sw < 0 || ri->sw_rail[nd->sw] < 0)
+		if (nd->type != IBF_NODE_SWITCH || nd->sw < 0)
+			continue;
+		int grp = ri->sw_rail[nd->sw];
+		if (grp < 0 && ri->sw_role[nd->sw] == IBF_RAIL_SW_SPINE) {
+			grp = h->nrails + nsp;
+			h->spine[nsp++] = nd->guid;
+		}
+		if (grp < 0)
 			continue;
 		for (int p = 1; p <= (int)nd->nports; p++) {
 			if (ibf_port((struct ibf_fabric *)f, (int)id, p)->peer_node == IBF_NO_NODE)
 				continue;
 			struct hport *hp = &h->port[h->nports++];
 			hp->key = port_key(nd->guid, p);
-			hp->rail = ri->sw_rail[nd->sw];
-			h->rail_ports[hp->rail]++;
+			hp->rail = grp;
+			h->rail_ports[grp]++;
 		}
 	}
 	qsort(h->port, (size_t)h->nports, sizeof(*h->port), hport_cmp);
 	int most = 1;
-	for (int g = 0; g < h->nrails; g++) {
+	for (int g = 0; g < h->nrails + h->nspines; g++) {
 		if (h->rail_ports[g] > most)
 			most = h->rail_ports[g];
 		h->rail_first[g + 1] = h->rail_first[g] + h->rail_ports[g];
@@ -159,6 +184,9 @@ void ibf_health_free(struct ibf_health *h)
 		return;
 	free(h->port);
 	free(h->label);
+	free(h->spine);
+	free(h->low);
+	free(h->avoided);
 	free(h->score);
 	free(h->measured);
 	free(h->scratch);
@@ -191,7 +219,7 @@ static int dbl_cmp(const void *a, const void *b)
 static void close_sweep(struct ibf_health *h)
 {
 	int scored = 0;
-	for (int g = 0; g < h->nrails; g++) {
+	for (int g = 0; g < h->nrails + h->nspines; g++) {
 		int n = 0;
 		for (int j = h->rail_first[g]; j < h->rail_first[g + 1]; j++) {
 			const struct hport *p = &h->port[h->order[j]];
@@ -200,7 +228,8 @@ static void close_sweep(struct ibf_health *h)
 			h->scratch[n++] = ibf_health_port_score(&h->o, p->delta[IBF_HEALTH_DATA],
 								p->delta[IBF_HEALTH_WAIT]);
 		}
-		scored += n;
+		if (g < h->nrails)
+			scored += n;
 		if (!n)
 			continue; /* keeps its score (or the default) */
 		qsort(h->scratch, (size_t)n, sizeof(double), dbl_cmp);
@@ -211,6 +240,21 @@ static void close_sweep(struct ibf_health *h)
 		h->score[g] =
 			h->measured[g] ? h->o.alpha * raw + (1.0 - h->o.alpha) * h->score[g] : raw;
 		h->measured[g] = 1;
+		if (g < h->nrails || h->o.avoid_below <= 0)
+			continue;
+		/* spines: hysteresis, so that tables never flap */
+		int sp = g - h->nrails;
+		if (h->score[g] < h->o.avoid_below)
+			h->low[sp]++;
+		else
+			h->low[sp] = 0;
+		if (!h->avoided[sp] && h->low[sp] >= h->o.avoid_sweeps) {
+			h->avoided[sp] = 1;
+			h->avoid_changed = 1;
+		} else if (h->avoided[sp] && h->score[g] > h->o.avoid_above) {
+			h->avoided[sp] = 0;
+			h->avoid_changed = 1;
+		}
 	}
 	for (int i = 0; i < h->nports; i++) {
 		h->port[i].got = 0;
@@ -258,10 +302,12 @@ enum ibf_health_result ibf_health_sample(struct ibf_health *h, uint64_t guid, in
 		p->have_prev |= bit;
 		break;
 	case IBF_HEALTH_DELTA:
-		if (value >= DELTA_RESET)
+		/* OpenSM's first difference of a port is against zero */
+		if (!(p->seen & bit) || value >= DELTA_RESET)
 			usable = 0;
 		else
 			p->delta[which] = value;
+		p->seen |= bit;
 		break;
 	default:
 		usable = 0;
@@ -290,6 +336,15 @@ void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src)
 				dst->measured[g] = 1;
 				break;
 			}
+	for (int g = 0; g < dst->nspines; g++)
+		for (int k = 0; k < src->nspines; k++)
+			if (src->spine[k] == dst->spine[g]) {
+				dst->score[dst->nrails + g] = src->score[src->nrails + k];
+				dst->measured[dst->nrails + g] = src->measured[src->nrails + k];
+				dst->low[g] = src->low[k];
+				dst->avoided[g] = src->avoided[k];
+				break;
+			}
 	/* counter readings of ports that stay (absolute mode) */
 	for (int i = 0; i < dst->nports; i++) {
 		const struct hport *o = bsearch(&dst->port[i], src->port, (size_t)src->nports,
@@ -297,6 +352,7 @@ void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src)
 		if (o) {
 			memcpy(dst->port[i].prev, o->prev, sizeof(o->prev));
 			dst->port[i].have_prev = o->have_prev;
+			dst->port[i].seen = o->seen;
 		}
 	}
 	dst->sweeps = src->sweeps;
@@ -359,4 +415,47 @@ int ibf_health_fill(const struct ibf_health *h, const struct ibf_rail_registry *
 		    ibf_rail_registry_set_domain(r, doms->domain[i], doms->domain_score[i]))
 			return IBF_ENOMEM;
 	return 0;
+}
+
+int ibf_health_nspines(const struct ibf_health *h)
+{
+	return h ? h->nspines : 0;
+}
+
+int ibf_health_spine_score(const struct ibf_health *h, int k)
+{
+	if (!h || k < 0 || k >= h->nspines)
+		return -1;
+	double v = h->score[h->nrails + k];
+	return v < 0 ? 0 : v > 100 ? 100 : (int)lround(v);
+}
+
+uint64_t ibf_health_spine_guid(const struct ibf_health *h, int k)
+{
+	return h && k >= 0 && k < h->nspines ? h->spine[k] : 0;
+}
+
+int ibf_health_spine_avoided(const struct ibf_health *h, int k)
+{
+	return h && k >= 0 && k < h->nspines ? h->avoided[k] : 0;
+}
+
+int ibf_health_avoid_changed(struct ibf_health *h)
+{
+	if (!h || !h->avoid_changed)
+		return 0;
+	h->avoid_changed = 0;
+	return 1;
+}
+
+int ibf_health_avoid_list(const struct ibf_health *h, uint64_t *out, int max)
+{
+	int n = 0;
+	for (int k = 0; h && k < h->nspines; k++)
+		if (h->avoided[k]) {
+			if (n < max)
+				out[n] = h->spine[k];
+			n++;
+		}
+	return n;
 }

@@ -238,6 +238,11 @@ struct ibf_health_opts {
 	double min_words;   /* V: denominator floor per port and sweep (default 65536) */
 	int percentile;	    /* 1..100 (default 90) */
 	int dflt;	    /* score of a rail never measured, 0..100 (default 100) */
+	/* spines (switches joining rails) are scored alike; a spine is
+	 * avoided once its score stayed below avoid_below for avoid_sweeps
+	 * sweeps, and used again once above avoid_above (hysteresis);
+	 * avoid_below 0: never (default; avoid_sweeps 3, avoid_above 60) */
+	int avoid_below, avoid_sweeps, avoid_above;
 };
 void ibf_health_opts_default(struct ibf_health_opts *o);
 
@@ -245,7 +250,8 @@ enum ibf_health_counter { IBF_HEALTH_DATA = 0, IBF_HEALTH_WAIT = 1 };
 enum ibf_health_mode {
 	IBF_HEALTH_ABS,	    /* a counter reading: the delta is taken against the last one */
 	IBF_HEALTH_DELTA,   /* already a delta (OpenSM's events); >= 2^63 means the
-			     * counter went down (reset): no delta */
+			     * counter went down (reset): no delta; the first
+			     * one of a port is against zero: not used */
 	IBF_HEALTH_INVALID, /* reported, but not usable (e.g. a first reading) */
 };
 /* what ibf_health_sample did */
@@ -256,8 +262,9 @@ enum ibf_health_result {
 };
 
 struct ibf_health;
-/* The rail switch ports of a fabric (every connected port 1..n of a switch
- * with sw_rail >= 0); domain names are kept for ibf_health_fill. */
+/* The rail switch and spine ports of a fabric (every connected port 1..n
+ * of a switch with sw_rail >= 0 or the spine role); domain names are kept
+ * for ibf_health_fill. */
 struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
 				  const struct ibf_health_opts *o, struct ibf_error *err);
 void ibf_health_free(struct ibf_health *h);
@@ -277,7 +284,7 @@ int ibf_health_close(struct ibf_health *h);
 int ibf_health_nrails(const struct ibf_health *h);
 int ibf_health_nports(const struct ibf_health *h);
 /* smoothed score of dense rail g (0..100), its label, and whether it was
- * ever measured */
+ * ever measured; ibf_health_last_ports counts rail ports only */
 int ibf_health_score(const struct ibf_health *h, int g);
 int ibf_health_label(const struct ibf_health *h, int g);
 int ibf_health_measured(const struct ibf_health *h, int g);
@@ -289,6 +296,15 @@ int ibf_health_last_ports(const struct ibf_health *h);
  * r->dflt.  Returns 0 or IBF_ENOMEM. */
 int ibf_health_fill(const struct ibf_health *h, const struct ibf_rail_registry *doms,
 		    struct ibf_rail_registry *r);
+/* Spines: count, smoothed score, node GUID, avoided now; whether the set of
+ * avoided spines changed since the last call (cleared); the GUIDs of the
+ * avoided spines into out[max] (returns how many there are). */
+int ibf_health_nspines(const struct ibf_health *h);
+int ibf_health_spine_score(const struct ibf_health *h, int k);
+uint64_t ibf_health_spine_guid(const struct ibf_health *h, int k);
+int ibf_health_spine_avoided(const struct ibf_health *h, int k);
+int ibf_health_avoid_changed(struct ibf_health *h);
+int ibf_health_avoid_list(const struct ibf_health *h, uint64_t *out, int max);
 /* The port score of one port over one sweep (the formula above). */
 double ibf_health_port_score(const struct ibf_health_opts *o, uint64_t data, uint64_t wait);
 

@@ -64,6 +64,10 @@ struct ibf_route_opts {
 	 * unset and skip destinations whose LIDs are all kept.  NULL: none. */
 	const uint8_t *lid_keep;
 	uint32_t nlid_keep; /* entries in lid_keep */
+	/* hratio: node GUIDs of switches to keep traffic off where another
+	 * path exists (unhealthy spines); NULL: none.  Other engines ignore it. */
+	const uint64_t *avoid;
+	uint32_t navoid;
 };
 void ibf_route_opts_default(struct ibf_route_opts *o);
 

@@ -17,8 +17,8 @@
  * among its destinations in a fixed pattern (LID layer drawn uniformly when
  * the LMC is > 0).
  *
- * Deterministic: the same inputs and seed give the same results (one event
- * heap ordered by time, ties broken by insertion order; one random stream).
+ * Deterministic: the same inputs and seed give the same results (events
+ * ordered by time, ties broken by insertion order; one random stream).
  * Single-threaded.  No OpenSM headers, no printing. */
 #ifndef IBF_SIM_PACKET_H
 #define IBF_SIM_PACKET_H
@@ -113,6 +113,8 @@ struct ibf_psim_opts {
 				* in (before aggregation) and out (after the split); one
 				* packet at a time per direction (default 0: none) */
 	double agg_timeout_ns;	 /* NIC: seal a partly filled fabric packet after (default 200) */
+	double acc_pkt_ns;	 /* an accelerator link (either way) is busy at least this long
+				  * per intra-node packet: a packet-rate limit (default 0) */
 	int node_vls;		 /* with node_buf_bytes: 1 (default): one queue per intra-node
 				  * link; 2: intra-node and inter-node packets on their own
 				  * VL, each with its own FIFO and node_buf_bytes of credits

@@ -75,6 +75,10 @@ struct evvec {
 	uint32_t n, cap;
 };
 
+struct qbucket {
+	int32_t head, tail;
+};
+
 struct evn {
 	struct ev e;
 	int32_t next;
@@ -206,7 +210,7 @@ struct psim {
 	uint32_t nqpool, capqpool;
 	int32_t qfree;	   /* free nodes */
 	int32_t qcur;	   /* the current bucket's events, sorted */
-	int32_t *qhead, *qtail; /* [qnb] bucket lists */
+	struct qbucket *qb; /* [qnb] bucket lists */
 	uint32_t qws, qnb; /* bucket width 2^qws ps, buckets */
 	struct evvec qover; /* beyond the horizon: a heap */
 	uint64_t qbase;	    /* start of the current bucket */
@@ -312,12 +316,11 @@ static int q_init(struct psim *s, double per_ps)
 		nb *= 2;
 	s->qws = ws;
 	s->qnb = nb;
-	s->qhead = malloc((size_t)nb * sizeof(*s->qhead));
-	s->qtail = malloc((size_t)nb * sizeof(*s->qtail));
-	if (!s->qhead || !s->qtail)
+	s->qb = malloc((size_t)nb * sizeof(*s->qb));
+	if (!s->qb)
 		return IBF_ENOMEM;
 	for (uint32_t k = 0; k < nb; k++)
-		s->qhead[k] = s->qtail[k] = PK_NONE;
+		s->qb[k].head = s->qb[k].tail = PK_NONE;
 	s->qcur = PK_NONE;
 	s->qfree = PK_NONE;
 	return 0;
@@ -363,11 +366,12 @@ static int push_sk(struct psim *s, uint64_t t, uint64_t sk, uint32_t a, uint32_t
 	}
 	uint32_t k = (uint32_t)(t >> s->qws) & (s->qnb - 1);
 	x->next = PK_NONE;
-	if (s->qtail[k] != PK_NONE)
-		s->qpool[s->qtail[k]].next = n;
+	struct qbucket *B = &s->qb[k];
+	if (B->tail != PK_NONE)
+		s->qpool[B->tail].next = n;
 	else
-		s->qhead[k] = n;
-	s->qtail[k] = n;
+		B->head = n;
+	B->tail = n;
 	s->qinb++;
 	return 0;
 }
@@ -388,12 +392,12 @@ static int pop(struct psim *s, struct ev *out)
 		uint32_t k = (uint32_t)(s->qbase >> s->qws) & (s->qnb - 1);
 		/* the bucket's list is in insertion order: a stable insertion
 		 * sort by time gives (time, insertion number) */
-		for (int32_t n = s->qhead[k], nx; n != PK_NONE; n = nx) {
+		for (int32_t n = s->qb[k].head, nx; n != PK_NONE; n = nx) {
 			nx = s->qpool[n].next;
 			q_cur_insert(s, n);
 			s->qinb--;
 		}
-		s->qhead[k] = s->qtail[k] = PK_NONE;
+		s->qb[k].head = s->qb[k].tail = PK_NONE;
 		while (s->qover.n && s->qover.v[0].t >> s->qws == s->qbase >> s->qws) {
 			int32_t n = q_node(s);
 			if (n == PK_NONE)
@@ -1210,6 +1214,10 @@ static int nl_start(struct psim *s, uint32_t L)
 	/* (intra-node moves do not feed the fabric's deadlock watchdog) */
 	uint64_t ser =
 		l->fixed ? l->fixed : ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
+	/* an accelerator link takes at least acc_pkt_ns per packet */
+	uint64_t floor_ps = (uint64_t)(s->o->acc_pkt_ns * 1000.0 + 0.5);
+	if (j < 2 * s->K && ser < floor_ps)
+		ser = floor_ps;
 	return push(s, s->now + ser, EV_NDONE, L, 0);
 }
 
@@ -1616,8 +1624,7 @@ static void psim_free(struct psim *s)
 	free(s->pk);
 	free(s->qpool);
 	free(s->pc);
-	free(s->qhead);
-	free(s->qtail);
+	free(s->qb);
 	free(s->qover.v);
 	free(s->lat);
 	free(s->ip);
@@ -1652,6 +1659,8 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	if (o->srcq_max < 1)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "source queue must hold >= 1 packet");
+	if (!(o->acc_pkt_ns >= 0 && o->acc_pkt_ns <= 1e6))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "accelerator packet time must be >= 0");
 	if (o->node_vls < 1 || o->node_vls > 2)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "node VLs must be 1 or 2");
 	if (o->accels &&

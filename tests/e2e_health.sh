@@ -42,6 +42,9 @@ cat >"$WORK/ibfab.conf" <<EOF
 rail_registry $REG
 rail_domain_scores $WORK/doms.json
 rail_health_alpha 0.5
+rail_avoid_below 40
+rail_avoid_sweeps 2
+rail_avoid_above 70
 EOF
 osm_conf "$WORK/opensm.default.conf" hratio 0 "$WORK/opensm.conf" \
 	-e 's|^perfmgr .*|perfmgr TRUE|' -e 's|^perfmgr_sweep_time_s .*|perfmgr_sweep_time_s 1|'
@@ -104,8 +107,8 @@ check "OpenSM up, PerfMgr sweeps scored and written (sweep $(sweeps))" test $? -
 grep -E 'ibfab health|hratio: tables configured|SUBNET UP' "$SIM/opensm.log" | head -4 |
 	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-220 | diag
 check "hratio routed the fabric" grep -q 'hratio: tables configured by ibfab' "$SIM/opensm.log"
-check "health service on the 2 rails, 12 rail switch ports" \
-	grep -q 'ibfab health: 2 rails, 4 domains, 2 spines; 12 rail switch ports monitored' "$SIM/opensm.log"
+check "health service on the 2 rails and 2 spines, 12 + 4 switch ports" \
+	grep -q 'ibfab health: 2 rails, 4 domains, 2 spines; 16 rail switch and spine ports monitored' "$SIM/opensm.log"
 s=$(sweeps)
 check "idle: every port scored, rails 0 and 1 at 100 (sweep $s)" \
 	sh -c "grep -q 'PerfMgr sweep $s: 12 rail ports scored; rails 0=100 1=100;' '$SIM/opensm.log'"
@@ -124,18 +127,22 @@ diag <"$WORK/path-idle.txt"
 check "idle: srv000:0 -> srv001:1 goes dr via rail 1 (srv001's domain at 50, rails idle)" \
 	grep -q ': dr via rail 1' "$WORK/path-idle.txt"
 
-# raise PortXmitWait on every port of a switch by STEP per round, ROUNDS
-# rounds half a second apart (and PortXmitData when DSTEP is set)
+# raise PortXmitWait on every port of a switch by STEP per round (and
+# PortXmitData by DSTEP when > 0), ROUNDS rounds half a second apart
 congest() {
 	local sw=$1 step=$2 dstep=$3 rounds=$4 base=$5 r p lines
 	for r in $(seq 1 "$rounds"); do
 		lines=()
-		for p in 1 2 3 4 5 6; do
+		for p in $(seq 1 "${PORTS:-6}"); do
 			lines+=("PerformanceSet \"$sw\"[$p] PortCounters.PortXmitWait=$((base + r * step))")
 			[ "$dstep" -gt 0 ] &&
 				lines+=("PerformanceSet \"$sw\"[$p] PortCountersExtended.PortXmitData=$((base * 4 + r * dstep))")
 		done
-		"$HARNESS" console "$SIM" "${lines[@]}" || return 1
+		# one round at once, so that PerfMgr sees a port's wait and data
+		# of the same rounds; the last line through the harness, which
+		# waits until ibsim has executed it (and so the ones before)
+		printf '%s\n' "${lines[@]:0:${#lines[@]}-1}" >"$SIM/console" || return 1
+		"$HARNESS" console "$SIM" "${lines[-1]}" || return 1
 		sleep 0.5
 	done
 }
@@ -184,6 +191,50 @@ check "rail 0 with wait and data alike: between the two (${r0:-?} in 25..85)" \
 wait "$CONGEST_PID"
 check "the raises on rail 0 went through" test $? -eq 0
 
+# a congested spine: avoided after two sweeps below 40 (hratio reroutes
+# around it), used again once above 70
+spine_paths() { # DIR: read back the tables, cross-rail paths over spine00
+	mkdir -p "$1"
+	IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run dump_lfts 2>/dev/null |
+		grep -v "replaced by dump_fts" >"$1/lfts.txt"
+	IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run ibnetdiscover >"$1/net.ibnd" 2>/dev/null
+	"$IBFAB" rail check "$1/net.ibnd" --lfts "$1/lfts.txt" >"$1/rail.txt" 2>&1
+	awk '$1 == "spine00" { print $2 }' "$1/rail.txt"
+}
+wait_log() { # PATTERN FROM-LINE: until the log has it after that line (60 s)
+	local i
+	for i in $(seq 1 300); do
+		tail -n +"$2" "$SIM/opensm.log" | grep -q "$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+before=$(spine_paths "$WORK/spine-before")
+check "spine00 carries cross-rail paths before (${before:-?})" test "${before:-0}" -gt 0
+from=$(wc -l <"$SIM/opensm.log")
+PORTS=2 congest spine00 4000000 0 12 0 &
+CONGEST_PID=$!
+wait_log 'hratio: avoiding 1 switches' "$from"
+check "spine00 avoided: hratio rerouted around it" test $? -eq 0
+wait_log 'hratio: tables configured by ibfab' "$from"
+tail -n +"$from" "$SIM/opensm.log" | grep -E 'avoided spines|hratio: avoiding|tables configured' |
+	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-200 | diag
+avoided=$(spine_paths "$WORK/spine-avoided")
+diag <"$WORK/spine-avoided/rail.txt"
+check "read back: no cross-rail path over spine00 (${avoided:-?}), rail check passes" \
+	sh -c "[ '${avoided:-1}' -eq 0 ] && grep -q 'cross rail: .* 0 not delivered' '$WORK/spine-avoided/rail.txt'"
+wait "$CONGEST_PID"
+CONGEST_PID=
+from=$(wc -l <"$SIM/opensm.log")
+wait_log 'avoided spines changed: 0x[0-9a-f]*=[0-9]* 0x' "$from"
+check "spine00 healthy again (above 70): reroute requested" test $? -eq 0
+wait_log 'hratio: tables configured by ibfab' "$from"
+sleep 1
+after=$(spine_paths "$WORK/spine-after")
+check "read back: spine00 carries cross-rail paths again (${after:-?})" test "${after:-0}" -gt 0
+check "the spine was avoided once and used again once (no flapping)" \
+	test "$(grep -c 'avoided spines changed' "$SIM/opensm.log")" -eq 2
+
 touch "$WORK/reader.stop"
 wait "$READER_PID"
 READER_PID=
@@ -193,7 +244,47 @@ check "concurrent reader: $reads reads of the registry, none torn or unparsable"
 	sh -c "[ '${reads:-0}' -gt 50 ] && [ '${bad:-1}' -eq 0 ]"
 kill -0 "$OSM_PID" 2>/dev/null
 check "OpenSM still running after $(sweeps) PerfMgr sweeps" test $? -eq 0
-check "no plugin error in the log" sh -c "! grep -q 'ibfab health: .*\(cannot\|error\)' '$SIM/opensm.log'"
+check "no plugin error in the log" sh -c "! grep -q 'ibfab health: .*\(cannot\|error\|domain scores:\)' '$SIM/opensm.log'"
+kill "$OSM_PID" 2>/dev/null
+wait "$OSM_PID" 2>/dev/null
+OSM_PID=
+
+# OpenSM's own minhop routes: the rail structure comes from the subnet at
+# SUBNET_UP; a mapping file puts srv003's NICs into domain gpu-x; the
+# hosts' file is broken (logged once, the registry is still written)
+REG=$WORK/rails2.json
+printf '"srv003 mlx5_0" gpu-x\n"srv003 mlx5_1" gpu-x 1\n' >"$WORK/rail.map"
+printf '{"version": 1, "domains": {"srv001": 50' >"$WORK/doms-bad.json"
+printf 'rail_registry %s\nrail_domain_scores %s\nrail_map %s\nrail_health_percentile 100\n' \
+	"$REG" "$WORK/doms-bad.json" "$WORK/rail.map" >"$WORK/ibfab2.conf"
+osm_conf "$WORK/opensm.default.conf" minhop 0 "$WORK/opensm2.conf" \
+	-e 's|^perfmgr .*|perfmgr TRUE|' -e 's|^perfmgr_sweep_time_s .*|perfmgr_sweep_time_s 1|'
+mv "$SIM/opensm.log" "$SIM/opensm-hratio.log"
+(
+	export IBSIM_SOCKNAME=$(cat "$SIM/sockname") IBFAB_CONF="$WORK/ibfab2.conf" \
+		LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
+	exec ibsim-run opensm -F "$WORK/opensm2.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm2.out" 2>&1
+) &
+OSM_PID=$!
+wait_sweeps 3
+check "minhop: PerfMgr sweeps scored and written (sweep $(sweeps))" test $? -eq 0
+grep -E 'ibfab health' "$SIM/opensm.log" | head -4 |
+	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-220 | diag
+check "minhop: rails found on the subnet, srv003 mapped into gpu-x" \
+	grep -q 'ibfab health: 2 rails, 4 domains, 2 spines; 16 rail switch and spine ports monitored' "$SIM/opensm.log"
+check "minhop: the broken hosts' file is reported once" \
+	test "$(grep -c 'ibfab health: domain scores: .*doms-bad.json' "$SIM/opensm.log")" -eq 1
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sorted(d["domains"]), d["domains"]["srv001"], sorted(d["rails"]))
+' "$REG" >"$WORK/minhop.txt" 2>&1
+diag <"$WORK/minhop.txt"
+check "minhop: registry with domain gpu-x (not srv003), default domain scores, rails 0 and 1" \
+	grep -qF "['gpu-x', 'srv000', 'srv001', 'srv002'] 100 ['0', '1']" "$WORK/minhop.txt"
+kill -0 "$OSM_PID" 2>/dev/null
+check "minhop: OpenSM still running" test $? -eq 0
 kill "$OSM_PID" 2>/dev/null
 wait "$OSM_PID" 2>/dev/null
 OSM_PID=

@@ -30,7 +30,20 @@ static int fx_init(struct fx *x, int servers, int gpus, int spines, const struct
 	if (ibf_rail_detect(x->f, NULL, &x->ri, &err))
 		return -1;
 	x->h = ibf_health_new(x->f, &x->ri, o, &err);
-	return x->h ? 0 : -1;
+	if (!x->h)
+		return -1;
+	/* OpenSM's first difference of every port is against zero: a sweep
+	 * that scores nothing */
+	for (uint32_t id = 0; id < x->f->nnodes; id++)
+		for (int p = 1; p <= (int)x->f->nodes[id].nports; p++)
+			for (int c = 0; c < 2; c++)
+				ibf_health_sample(x->h, x->f->nodes[id].guid, p,
+						  (enum ibf_health_counter)c, 1000000000,
+						  IBF_HEALTH_DELTA);
+	if (x->ri.nrails && (ibf_health_sweeps(x->h) != 1 || ibf_health_last_ports(x->h) != 0 ||
+			     ibf_health_measured(x->h, 0)))
+		return -1;
+	return 0;
 }
 
 static void fx_free(struct fx *x)
@@ -47,14 +60,39 @@ static int rail_of(const struct fx *x, uint32_t id)
 	return nd->type == IBF_NODE_SWITCH && nd->sw >= 0 ? x->ri.sw_rail[nd->sw] : -1;
 }
 
+/* spine k of the fixture (node order), -1 when id is not a spine */
+static int spine_of(const struct fx *x, uint32_t id)
+{
+	const struct ibf_node *nd = &x->f->nodes[id];
+	if (nd->type != IBF_NODE_SWITCH || x->ri.sw_role[nd->sw] != IBF_RAIL_SW_SPINE)
+		return -1;
+	int k = 0;
+	for (uint32_t i = 0; i < id; i++)
+		k += x->f->nodes[i].type == IBF_NODE_SWITCH &&
+		     x->ri.sw_role[x->f->nodes[i].sw] == IBF_RAIL_SW_SPINE;
+	return k;
+}
+
+/* what the spines report in sweep(): wait of spine k, data 10^6 */
+static uint64_t spine_wait[8];
+
 /* One sweep: every connected port of every rail switch reports data[g] /
  * wait[g] of its rail g (deltas), except rail skip (-1: none) and, when
- * only_first is set, all but the first port of each rail.  Returns how many
- * samples reported a closed sweep. */
+ * only_first is set, all but the first port of each rail; spine k's ports
+ * report spine_wait[k].  Returns how many samples reported a closed
+ * sweep. */
 static int sweep(struct fx *x, const uint64_t *data, const uint64_t *wait, int skip, int only_first)
 {
 	int closed = 0;
 	for (uint32_t id = 0; id < x->f->nnodes; id++) {
+		int k = spine_of(x, id);
+		for (int p = 1; k >= 0 && p <= (int)x->f->nodes[id].nports; p++) {
+			closed += ibf_health_sample(x->h, x->f->nodes[id].guid, p, IBF_HEALTH_DATA,
+						    1000000, IBF_HEALTH_DELTA) == IBF_HEALTH_SWEEP;
+			closed += ibf_health_sample(x->h, x->f->nodes[id].guid, p, IBF_HEALTH_WAIT,
+						    spine_wait[k],
+						    IBF_HEALTH_DELTA) == IBF_HEALTH_SWEEP;
+		}
 		int g = rail_of(x, id);
 		if (g < 0 || g == skip)
 			continue;
@@ -113,14 +151,16 @@ static void test_sweeps_and_smoothing(void)
 	ibf_health_opts_default(&o);
 	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0);
 	TT_EQ_INT(ibf_health_nrails(x.h), 2);
-	TT_EQ_INT(ibf_health_nports(x.h), 2 * (4 + 2)); /* 4 GPUs + 2 spine cables per rail */
+	/* 4 GPUs + 2 spine cables per rail, 2 rails to each of 2 spines */
+	TT_EQ_INT(ibf_health_nports(x.h), 2 * (4 + 2) + 2 * 2);
+	TT_EQ_INT(ibf_health_nspines(x.h), 2);
 	/* nothing measured yet: the default */
 	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
 	TT_EQ_INT(ibf_health_measured(x.h, 0), 0);
 	uint64_t data[2] = { 1000000, 1000000 }, wait[2] = { 0, 4000000 };
 	/* a complete sweep closes as soon as every port has both counters */
 	TT_EQ_INT(sweep(&x, data, wait, -1, 0), 1);
-	TT_EQ_INT(ibf_health_sweeps(x.h), 1);
+	TT_EQ_INT(ibf_health_sweeps(x.h), 2);
 	TT_EQ_INT(ibf_health_last_ports(x.h), 12);
 	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
 	TT_EQ_INT(ibf_health_score(x.h, 1), 20); /* first measurement: raw, no smoothing */
@@ -134,9 +174,9 @@ static void test_sweeps_and_smoothing(void)
 	 * sweep, the next sweep's first repeated counter closes it */
 	wait[1] = 1000000;
 	TT_EQ_INT(sweep(&x, data, wait, 0, 0), 0);
-	TT_EQ_INT(ibf_health_sweeps(x.h), 3);
-	TT_EQ_INT(sweep(&x, data, wait, 0, 0), 1);
 	TT_EQ_INT(ibf_health_sweeps(x.h), 4);
+	TT_EQ_INT(sweep(&x, data, wait, 0, 0), 1);
+	TT_EQ_INT(ibf_health_sweeps(x.h), 5);
 	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
 	TT_EQ_INT(ibf_health_score(x.h, 1), 65); /* 0.5 * 50 + 0.5 * 80 */
 	TT_EQ_INT(ibf_health_last_ports(x.h), 6);
@@ -149,7 +189,7 @@ static void test_sweeps_and_smoothing(void)
 	ibf_health_carry(y.h, x.h);
 	TT_EQ_INT(ibf_health_score(y.h, 1), 58);
 	TT_EQ_INT(ibf_health_measured(y.h, 1), 1);
-	TT_EQ_INT(ibf_health_sweeps(y.h), 5);
+	TT_EQ_INT(ibf_health_sweeps(y.h), 6);
 	fx_free(&y);
 	fx_free(&x);
 
@@ -282,7 +322,7 @@ static void test_delta_mode(void)
 	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_WAIT, down, IBF_HEALTH_DELTA);
 	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_DATA, 100000, IBF_HEALTH_INVALID);
 	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_WAIT, 0, IBF_HEALTH_DELTA);
-	TT_EQ_INT(ibf_health_sweeps(x.h), 1);
+	TT_EQ_INT(ibf_health_sweeps(x.h), 2);
 	TT_EQ_INT(ibf_health_last_ports(x.h), 0);
 	TT_EQ_INT(ibf_health_measured(x.h, 0), 0);
 	/* unknown GUIDs, port 0, spine ports, CA ports are ignored */
@@ -299,20 +339,32 @@ static void test_delta_mode(void)
 		  IBF_HEALTH_IGNORED);
 	fx_free(&x);
 
-	/* spines are not rail ports */
+	/* spine ports are monitored, but never count for a rail */
 	ibf_health_opts_default(&o);
+	o.alpha = 1;
 	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0);
 	int spines = 0;
 	for (uint32_t id = 0; id < x.f->nnodes; id++) {
 		const struct ibf_node *nd = &x.f->nodes[id];
 		if (nd->type == IBF_NODE_SWITCH && x.ri.sw_role[nd->sw] == IBF_RAIL_SW_SPINE) {
 			spines++;
-			TT_EQ_INT(ibf_health_sample(x.h, nd->guid, 1, IBF_HEALTH_WAIT, 1,
-						    IBF_HEALTH_DELTA),
-				  IBF_HEALTH_IGNORED);
+			for (int p = 1; p <= 2; p++) {
+				TT_EQ_INT(ibf_health_sample(x.h, nd->guid, p, IBF_HEALTH_WAIT,
+							    1000000, IBF_HEALTH_DELTA),
+					  IBF_HEALTH_STORED);
+				ibf_health_sample(x.h, nd->guid, p, IBF_HEALTH_DATA, 0,
+						  IBF_HEALTH_DELTA);
+			}
 		}
 	}
 	TT_EQ_INT(spines, 2);
+	TT_EQ_INT(ibf_health_close(x.h), 1);
+	TT_EQ_INT(ibf_health_last_ports(x.h), 0);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
+	TT_EQ_INT(ibf_health_measured(x.h, 0), 0);
+	TT_EQ_INT(ibf_health_spine_score(x.h, 0), 0);
+	TT_EQ_INT(ibf_health_spine_score(x.h, 1), 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 0); /* avoid_below 0: never */
 	fx_free(&x);
 }
 
@@ -367,8 +419,78 @@ static void test_registry_fill(void)
 	fx_free(&x);
 }
 
+/* spines below avoid_below for avoid_sweeps sweeps are avoided, used again
+ * only above avoid_above */
+static void test_avoid_hysteresis(void)
+{
+	struct ibf_health_opts o;
+	struct fx x;
+	ibf_health_opts_default(&o);
+	o.alpha = 1;
+	o.avoid_below = 40;
+	o.avoid_sweeps = 2;
+	o.avoid_above = 70;
+	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0);
+	uint64_t data[2] = { 1000000, 1000000 }, wait[2] = { 0, 0 }, list[4];
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0);
+	spine_wait[0] = 9000000; /* score 10 */
+	spine_wait[1] = 0;
+	TT_EQ_INT(sweep(&x, data, wait, -1, 0), 1);
+	TT_EQ_INT(ibf_health_spine_score(x.h, 0), 10);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 0); /* one sweep low: not yet */
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 1);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 1);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0); /* cleared */
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 1);
+	TT_CHECK(list[0] == ibf_health_spine_guid(x.h, 0));
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 1), 0);
+	/* between the thresholds: stays avoided */
+	spine_wait[0] = 1000000; /* 50 */
+	sweep(&x, data, wait, -1, 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_score(x.h, 0), 50);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 1);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0);
+	/* the rails are not affected by the spines */
+	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
+	/* above: used again */
+	spine_wait[0] = 0;
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 0);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 1);
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 0);
+	/* a rebuilt fabric keeps the state */
+	spine_wait[1] = 9000000;
+	sweep(&x, data, wait, -1, 0);
+	struct fx y;
+	TT_REQUIRE(fx_init(&y, 4, 2, 2, &o) == 0);
+	ibf_health_carry(y.h, x.h);
+	sweep(&y, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(y.h, 1), 1); /* second low sweep, counted on */
+	fx_free(&y);
+	/* flapping between 0 and 100 never reaches two low sweeps in a row */
+	spine_wait[1] = 0;
+	sweep(&x, data, wait, -1, 0);
+	ibf_health_avoid_changed(x.h);
+	for (int i = 0; i < 6; i++) {
+		spine_wait[0] = i % 2 ? 0 : 100000000;
+		sweep(&x, data, wait, -1, 0);
+		TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 0);
+	}
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0);
+	spine_wait[0] = spine_wait[1] = 0;
+	fx_free(&x);
+	/* bad thresholds */
+	o.avoid_above = 30;
+	TT_CHECK(fx_init(&x, 4, 2, 2, &o) != 0 && !x.h);
+	fx_free(&x);
+}
+
 int main(void)
 {
+	TT(test_avoid_hysteresis);
 	TT(test_formula);
 	TT(test_options);
 	TT(test_sweeps_and_smoothing);

@@ -585,6 +585,42 @@ static void test_node_vls(void)
 	ibf_fabric_free(f);
 }
 
+/* A packet-rate limit on the accelerator links: a lone 148 B packet
+ * (2.3125 ns at 512 Gb/s on each of its two links) takes 10 ns per link
+ * instead: + 2 x 7.6875 ns on the 44.625 ns of test_node_model; 4 KiB
+ * packets (64.3 ns) do not notice. */
+static void test_acc_pkt(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 2;
+	o.msg_bytes = 128;
+	o.load = 0.0005;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e6;
+	o.inter_frac = 0;
+	o.acc_pkt_ns = 10;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.ipkts_measured > 20);
+	TT_CHECK_MSG(fabs(res.ilat_p50 - 60.0) < 0.01, "p50 %.3f", res.ilat_p50);
+	o.msg_bytes = 4096;
+	o.ipkt_payload = 4096;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	double with = res.ilat_p50;
+	o.acc_pkt_ns = 0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(with - res.ilat_p50) < 0.01, "4 KiB %.3f vs %.3f", with, res.ilat_p50);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_one_hop_latency);
@@ -598,5 +634,6 @@ int main(void)
 	TT(test_damaged_fattree);
 	TT(test_streams);
 	TT(test_node_vls);
+	TT(test_acc_pkt);
 	return tt_done();
 }
