@@ -481,7 +481,11 @@ static int etcd_call(struct ibf_rail_store *s, const char *path, const char *bod
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, s->timeout_ms + (long)(strlen(body) / 10000));
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
 			 s->timeout_ms < 3000 ? s->timeout_ms : 3000L);
+#if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85: the string form */
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
+#endif
 	curl_easy_setopt(c, CURLOPT_PROXY, "");
 	CURLcode cc = curl_easy_perform(c);
 	long status = 0;
