@@ -1,8 +1,10 @@
-/* Errors that carry the input file and line; the monotonic clock. */
+/* Errors that carry the input file and line; formatted strings; the
+ * monotonic clock. */
 #include "ibf_base.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,6 +24,29 @@ int ibf_error_set(struct ibf_error *err, int code, const char *file, long line, 
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+char *ibf_vasprintf(const char *fmt, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return NULL;
+	char *s = malloc((size_t)n + 1);
+	if (s)
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+char *ibf_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = ibf_vasprintf(fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 void ibf_error_clear(struct ibf_error *err)

@@ -45,6 +45,10 @@ void ibf_error_clear(struct ibf_error *err);
 /* "FILE:LINE: message", "FILE: message" or "message" into buf. */
 const char *ibf_error_format(const struct ibf_error *err, char *buf, size_t len);
 
+/* printf into a malloc'd string; NULL when out of memory or on a bad format. */
+char *ibf_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *ibf_vasprintf(const char *fmt, va_list ap);
+
 /* ---------------------------------------------------------------- logging */
 
 /* Where library code reports progress: the CLI prints, the plugin forwards

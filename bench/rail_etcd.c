@@ -83,8 +83,8 @@ static int run(const char *loc, int nr, int nd)
 		qsort(t_one, REPS, sizeof(double), cmp_d);
 		qsort(t_all, REPS, sizeof(double), cmp_d);
 		qsort(t_load, REPS, sizeof(double), cmp_d);
-		printf("%6d %8d %7d %12.1f %12.1f %12.1f %12.1f\n", nr, nd, 2 * nd + nr + 3, t_first,
-		       t_one[REPS / 2], t_all[REPS / 2], t_load[REPS / 2]);
+		printf("%6d %8d %7d %12.1f %12.1f %12.1f %12.1f\n", nr, nd, 2 * nd + nr + 3,
+		       t_first, t_one[REPS / 2], t_all[REPS / 2], t_load[REPS / 2]);
 	}
 	ibf_rail_registry_free(&r);
 	ibf_rail_store_close(s);
@@ -98,11 +98,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("# medians of %d; ms per operation\n", REPS);
-	printf("%6s %8s %7s %12s %12s %12s %12s\n", "rails", "domains", "keys", "publish",
-	       "1 rail", "all rails", "read all");
+	printf("%6s %8s %7s %12s %12s %12s %12s\n", "rails", "domains", "keys", "publish", "1 rail",
+	       "all rails", "read all");
 	int bad = 0;
 	if (argc == 2) {
-		static const int sizes[][2] = { { 8, 512 }, { 8, 4096 }, { 64, 4096 }, { 1000, 4000 } };
+		static const int sizes[][2] = {
+			{ 8, 512 }, { 8, 4096 }, { 64, 4096 }, { 1000, 4000 }
+		};
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 			bad |= run(argv[1], sizes[i][0], sizes[i][1]);
 	}

@@ -123,30 +123,6 @@ static void link_other(const struct dlink *l, uint32_t n, int p, uint32_t *on, i
 
 /* ------------------------------------------------------------ text helpers */
 
-static char *xvasprintf(const char *fmt, va_list ap)
-{
-	va_list aq;
-	va_copy(aq, ap);
-	int n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n < 0)
-		return NULL;
-	char *s = malloc((size_t)n + 1);
-	if (s)
-		vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return s;
-}
-
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 /* Append printf-style text at buf + *len (cap bytes in all): the text is cut
  * where the buffer ends and *len never passes cap - 1, so later appends stay
  * inside the buffer whatever the lengths of node descriptions. */
@@ -188,9 +164,9 @@ static char *cable_desc(const struct vctx *v, int ci)
 	const struct ibf_cable *c = &v->plan->cables[ci];
 	char ws[24];
 	ibf_format_width_speed(c->width, c->speed, ws, sizeof(ws));
-	return xasprintf("cable %u (step %u, %s): %s port %u -- %s port %u%s%s", c->id, c->step,
-			 ibf_cable_kind_name(c->kind), v->plan->nodes[c->a].name, c->ap,
-			 v->plan->nodes[c->b].name, c->bp, ws[0] ? " " : "", ws);
+	return ibf_asprintf("cable %u (step %u, %s): %s port %u -- %s port %u%s%s", c->id, c->step,
+			    ibf_cable_kind_name(c->kind), v->plan->nodes[c->a].name, c->ap,
+			    v->plan->nodes[c->b].name, c->bp, ws[0] ? " " : "", ws);
 }
 
 static char *link_desc(const struct vctx *v, int li)
@@ -198,13 +174,13 @@ static char *link_desc(const struct vctx *v, int li)
 	const struct dlink *l = &v->links[li];
 	char a[400], b[400], ws[24];
 	ibf_format_width_speed(l->width, l->speed, ws, sizeof(ws));
-	return xasprintf("%s -- %s%s%s", end_str(v, l->un, l->up, a, sizeof(a)),
-			 end_str(v, l->vn, l->vp, b, sizeof(b)), ws[0] ? " " : "", ws);
+	return ibf_asprintf("%s -- %s%s%s", end_str(v, l->un, l->up, a, sizeof(a)),
+			    end_str(v, l->vn, l->vp, b, sizeof(b)), ws[0] ? " " : "", ws);
 }
 
 static char *join2(char *x, char *y)
 {
-	char *s = x && y ? xasprintf("%s; %s", x, y) : NULL;
+	char *s = x && y ? ibf_asprintf("%s; %s", x, y) : NULL;
 	free(x);
 	free(y);
 	return s;
@@ -468,13 +444,13 @@ static int find_ok_and_degraded(struct vctx *v)
 			char pw[24], aw[24], a[400], b[400];
 			ibf_format_width_speed(cb->width, cb->speed, pw, sizeof(pw));
 			ibf_format_width_speed(dl->width, dl->speed, aw, sizeof(aw));
-			if (add_finding(
-				    v, IBF_FIND_DEGRADED, (int)c, -1, cable_desc(v, (int)c),
-				    link_desc(v, l),
-				    xasprintf("reseat or replace the cable between %s and %s: it "
-					      "runs at %s, the plan says %s",
-					      end_str(v, cb->a, cb->ap, a, sizeof(a)),
-					      end_str(v, cb->b, cb->bp, b, sizeof(b)), aw, pw)))
+			if (add_finding(v, IBF_FIND_DEGRADED, (int)c, -1, cable_desc(v, (int)c),
+					link_desc(v, l),
+					ibf_asprintf(
+						"reseat or replace the cable between %s and %s: it "
+						"runs at %s, the plan says %s",
+						end_str(v, cb->a, cb->ap, a, sizeof(a)),
+						end_str(v, cb->b, cb->bp, b, sizeof(b)), aw, pw)))
 				return IBF_ENOMEM;
 		}
 	}
@@ -531,12 +507,13 @@ static int find_swaps(struct vctx *v)
 		v->cstate[cu] = v->cstate[cw] = CS_EXPLAINED;
 		char a[400], b[400];
 		int c0 = cu < cw ? cu : cw, c1 = cu < cw ? cw : cu;
-		if (add_finding(v, IBF_FIND_SWAPPED, c0, c1,
-				join2(cable_desc(v, c0), cable_desc(v, c1)),
-				join2(link_desc(v, (int)d), link_desc(v, d2)),
-				xasprintf("swap the two cables at %s and %s (exchange the plugs)",
-					  end_str(v, xn, xp, a, sizeof(a)),
-					  end_str(v, yn, yp, b, sizeof(b)))))
+		if (add_finding(
+			    v, IBF_FIND_SWAPPED, c0, c1,
+			    join2(cable_desc(v, c0), cable_desc(v, c1)),
+			    join2(link_desc(v, (int)d), link_desc(v, d2)),
+			    ibf_asprintf("swap the two cables at %s and %s (exchange the plugs)",
+					 end_str(v, xn, xp, a, sizeof(a)),
+					 end_str(v, yn, yp, b, sizeof(b)))))
 			return IBF_ENOMEM;
 	}
 	return 0;
@@ -589,7 +566,7 @@ static int find_wrong_ports(struct vctx *v)
 			int tp;
 			cable_other(cb, sn, sp, &tn, &tp);
 			int busy = act_at(v, tn, tp) >= 0;
-			fix = xasprintf(
+			fix = ibf_asprintf(
 				"move the cable at %s from %s to %s%s",
 				end_str(v, sn, sp, a, sizeof(a)), end_str(v, mn, mp, b, sizeof(b)),
 				end_str(v, tn, tp, t, sizeof(t)),
@@ -597,7 +574,7 @@ static int find_wrong_ports(struct vctx *v)
 		} else {
 			char t2[400];
 			int ua = cb->a == l->un;
-			fix = xasprintf(
+			fix = ibf_asprintf(
 				"move the cable between %s and %s to %s and %s",
 				end_str(v, l->un, l->up, a, sizeof(a)),
 				end_str(v, l->vn, l->vp, b, sizeof(b)),
@@ -623,13 +600,14 @@ static int report_miswire(struct vctx *v, uint32_t d, int c, int keep_u)
 	l->used = 1;
 	v->cstate[c] = CS_EXPLAINED;
 	char a[400], b[400], t[400];
-	return add_finding(
-		v, IBF_FIND_MISWIRED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
-		xasprintf("move the cable at %s from %s to %s%s", end_str(v, sn, sp, a, sizeof(a)),
-			  end_str(v, mn, mp, b, sizeof(b)), end_str(v, tn, tp, t, sizeof(t)),
-			  busy		    ? " (that port holds another cable: fix it first)"
-			  : v->pmap[tn] < 0 ? " (that switch was not found)"
-					    : ""));
+	return add_finding(v, IBF_FIND_MISWIRED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
+			   ibf_asprintf("move the cable at %s from %s to %s%s",
+					end_str(v, sn, sp, a, sizeof(a)),
+					end_str(v, mn, mp, b, sizeof(b)),
+					end_str(v, tn, tp, t, sizeof(t)),
+					busy ? " (that port holds another cable: fix it first)"
+					: v->pmap[tn] < 0 ? " (that switch was not found)"
+							  : ""));
 }
 
 static int find_miswires(struct vctx *v)
@@ -708,14 +686,15 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 			if (c >= 0 && !v->cstate[c])
 				v->cstate[c] = CS_FOLDED;
 		}
-		if (add_finding(v, IBF_FIND_MISSING_NODE, first, -1,
-				xasprintf("switch %s (rack %s) with %u planned cables",
-					  p->nodes[n].name,
-					  p->nodes[n].rack[0] ? p->nodes[n].rack : "-", nc),
-				strdup("not found in the discovered fabric"),
-				xasprintf("install, power and cable %s (check its node description "
-					  "or add it to the node-name-map if it is there)",
-					  p->nodes[n].name)))
+		if (add_finding(
+			    v, IBF_FIND_MISSING_NODE, first, -1,
+			    ibf_asprintf("switch %s (rack %s) with %u planned cables",
+					 p->nodes[n].name,
+					 p->nodes[n].rack[0] ? p->nodes[n].rack : "-", nc),
+			    strdup("not found in the discovered fabric"),
+			    ibf_asprintf("install, power and cable %s (check its node description "
+					 "or add it to the node-name-map if it is there)",
+					 p->nodes[n].name)))
 			return IBF_ENOMEM;
 	}
 	/* missing cables */
@@ -730,10 +709,10 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 		char a[400], b[400];
 		if (add_finding(v, IBF_FIND_MISSING, (int)c, -1, cable_desc(v, (int)c),
 				strdup("no cable"),
-				xasprintf("connect %s to %s (cable %u, step %u)",
-					  end_str(v, cb->a, cb->ap, a, sizeof(a)),
-					  end_str(v, cb->b, cb->bp, b, sizeof(b)), cb->id,
-					  cb->step)))
+				ibf_asprintf("connect %s to %s (cable %u, step %u)",
+					     end_str(v, cb->a, cb->ap, a, sizeof(a)),
+					     end_str(v, cb->b, cb->bp, b, sizeof(b)), cb->id,
+					     cb->step)))
 			return IBF_ENOMEM;
 	}
 	/* unknown switches (their cables are part of the finding) */
@@ -763,11 +742,11 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 			bappend(list, sizeof(list), &len, ", ... (%d cables)", total);
 		if (add_finding(v, IBF_FIND_UNKNOWN_NODE, -1, -1,
 				strdup("no such switch in the plan"),
-				xasprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)),
-					  total ? list : "no cables"),
-				xasprintf("remove switch %s, or give it its plan name (node "
-					  "description, --node-name-map or --anchor)",
-					  node_name(v, n, nb, sizeof(nb)))))
+				ibf_asprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)),
+					     total ? list : "no cables"),
+				ibf_asprintf("remove switch %s, or give it its plan name (node "
+					     "description, --node-name-map or --anchor)",
+					     node_name(v, n, nb, sizeof(nb)))))
 			return IBF_ENOMEM;
 	}
 	/* extra cables */
@@ -778,9 +757,9 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 		char a[400], b[400];
 		v->links[d].used = 1;
 		if (add_finding(v, IBF_FIND_EXTRA, -1, -1, strdup("no cable"), link_desc(v, (int)d),
-				xasprintf("unplug the cable between %s and %s",
-					  end_str(v, l->un, l->up, a, sizeof(a)),
-					  end_str(v, l->vn, l->vp, b, sizeof(b)))))
+				ibf_asprintf("unplug the cable between %s and %s",
+					     end_str(v, l->un, l->up, a, sizeof(a)),
+					     end_str(v, l->vn, l->vp, b, sizeof(b)))))
 			return IBF_ENOMEM;
 	}
 	return 0;

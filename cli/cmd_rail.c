@@ -573,9 +573,12 @@ static const char rail_cache_help[] =
 static int cmd_cache(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "registry", required_argument, 0, 'r' }, { "out", required_argument, 0, 'o' },
-		{ "interval", required_argument, 0, 'i' }, { "once", no_argument, 0, '1' },
-		{ "timeout", required_argument, 0, 't' },  { "help", no_argument, 0, 'h' },
+		{ "registry", required_argument, 0, 'r' },
+		{ "out", required_argument, 0, 'o' },
+		{ "interval", required_argument, 0, 'i' },
+		{ "once", no_argument, 0, '1' },
+		{ "timeout", required_argument, 0, 't' },
+		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *prog = "ibfab rail cache", *reg = NULL, *out = NULL;
@@ -637,8 +640,9 @@ static int cmd_cache(int argc, char **argv)
 		}
 		if (ok != was_ok) {
 			if (ok)
-				fprintf(stderr, "ibfab rail cache: %s: fresh (%d rails, %d domains)\n",
-					reg, last.nrails, last.ndomains);
+				fprintf(stderr,
+					"ibfab rail cache: %s: fresh (%d rails, %d domains)\n", reg,
+					last.nrails, last.ndomains);
 			else
 				fprintf(stderr, "ibfab rail cache: %s; %s marked stale\n", err.msg,
 					out);
@@ -781,9 +785,11 @@ int cmd_rail(int argc, char **argv)
 		{ "info", cmd_info, "domains, rails, spines and what does not fit" },
 		{ "check", cmd_check,
 		  "rail properties of forwarding tables (same rail stays, spines)" },
-		{ "registry", cmd_registry, "create or update the rail health registry (file or etcd)" },
+		{ "registry", cmd_registry,
+		  "create or update the rail health registry (file or etcd)" },
 		{ "path", cmd_path, "the h-ratio path decision for GPU pairs" },
-		{ "cache", cmd_cache, "keep a local copy of an (etcd) registry, stale when unreachable" },
+		{ "cache", cmd_cache,
+		  "keep a local copy of an (etcd) registry, stale when unreachable" },
 		{ NULL, NULL, NULL },
 	};
 	return cli_dispatch("ibfab rail", cmds, argc, argv);

@@ -964,7 +964,8 @@ static int health_publish(struct ibfab *pl, const struct ibf_rail_registry *r,
 	ibf_error_clear(&kerr);
 	if (ibf_rail_store_keepalive(hs->store, &kerr)) {
 		char msg[MSG_MAX];
-		plog(pl, OSM_LOG_ERROR, "ibfab health: %s", ibf_error_format(&kerr, msg, sizeof(msg)));
+		plog(pl, OSM_LOG_ERROR, "ibfab health: %s",
+		     ibf_error_format(&kerr, msg, sizeof(msg)));
 	}
 	struct health_merge m = { r, c->rail_domain_scores[0] != '\0' };
 	return ibf_rail_store_update(hs->store, health_merge, &m, err);

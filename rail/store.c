@@ -92,18 +92,6 @@ static int kv_cmp(const void *a, const void *b)
 	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	char *s = NULL;
-	if (vasprintf(&s, f, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 /* ---------------------------------------------------------- registry <-> keys */
 
 /* The keys a registry is stored as, sorted by key. */
@@ -112,15 +100,19 @@ static int registry_to_kv(const struct ibf_rail_registry *r, struct kvset *s)
 {
 	int rc = 0;
 	memset(s, 0, sizeof(*s));
-	rc |= kv_add(s, strdup("meta"),
-		     fmt("{\"version\":1,\"timestamp\":%lld,\"max_age\":%ld,\"default_path\":\"%s\","
-			 "\"default_score\":%d}",
-			 r->timestamp, r->max_age, r->prefer_rd ? "rd" : "dr", r->dflt),
-		     0);
+	rc |= kv_add(
+		s, strdup("meta"),
+		ibf_asprintf(
+			"{\"version\":1,\"timestamp\":%lld,\"max_age\":%ld,\"default_path\":\"%s\","
+			"\"default_score\":%d}",
+			r->timestamp, r->max_age, r->prefer_rd ? "rd" : "dr", r->dflt),
+		0);
 	for (int i = 0; i < r->nrails; i++)
-		rc |= kv_add(s, fmt("rail/%d", r->rail_label[i]), fmt("%d", r->rail_score[i]), 0);
+		rc |= kv_add(s, ibf_asprintf("rail/%d", r->rail_label[i]),
+			     ibf_asprintf("%d", r->rail_score[i]), 0);
 	for (int d = 0; d < r->ndomains; d++)
-		rc |= kv_add(s, fmt("domain/%s", r->domain[d]), fmt("%d", r->domain_score[d]), 0);
+		rc |= kv_add(s, ibf_asprintf("domain/%s", r->domain[d]),
+			     ibf_asprintf("%d", r->domain_score[d]), 0);
 	/* derived: rails best first, the h-ratio of every GPU */
 	char *buf = NULL;
 	size_t len = 0;
@@ -157,7 +149,7 @@ static int registry_to_kv(const struct ibf_rail_registry *r, struct kvset *s)
 		fputc('}', o);
 		if (fclose(o))
 			rc |= IBF_ENOMEM;
-		rc |= kv_add(s, fmt("gamma/%s", r->domain[d]), buf, 0);
+		rc |= kv_add(s, ibf_asprintf("gamma/%s", r->domain[d]), buf, 0);
 	}
 	if (rc) {
 		kv_clear(s);
@@ -271,9 +263,10 @@ static int range_doc(const struct ibf_jval *doc, const char *name, const char *p
 		}
 		if (kl != strlen(key) || vl != strlen(val) || kl <= plen ||
 		    memcmp(key, prefix, plen)) {
-			rc = ibf_error_set(err, IBF_EPARSE, name, 0,
-					   "entry %zu: key outside the prefix %s or with a NUL byte",
-					   i, prefix);
+			rc = ibf_error_set(
+				err, IBF_EPARSE, name, 0,
+				"entry %zu: key outside the prefix %s or with a NUL byte", i,
+				prefix);
 			free(key);
 			free(val);
 			break;
@@ -350,11 +343,11 @@ static int parse_etcd(struct ibf_rail_store *s, const char *loc, struct ibf_erro
 		if (!(*c == '.' || *c == '-' || *c == '_' || (*c >= '0' && *c <= '9') ||
 		      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
 			goto bad;
-	s->url = fmt("http://%.*s", (int)hl, h);
+	s->url = ibf_asprintf("http://%.*s", (int)hl, h);
 	if (!slash || !slash[1])
 		s->prefix = strdup(ETCD_DEFAULT_PREFIX);
 	else
-		s->prefix = fmt("%s%s", slash, slash[strlen(slash) - 1] == '/' ? "" : "/");
+		s->prefix = ibf_asprintf("%s%s", slash, slash[strlen(slash) - 1] == '/' ? "" : "/");
 	if (!s->url || !s->prefix)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	return 0;
@@ -468,7 +461,7 @@ static int etcd_call(struct ibf_rail_store *s, const char *path, const char *bod
 		     struct ibf_jval **out, struct ibf_error *err)
 {
 	*out = NULL;
-	char *url = fmt("%s%s", s->url, path);
+	char *url = ibf_asprintf("%s%s", s->url, path);
 	struct resp r = { 0 };
 	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
 	if (!url || !hdr) {
@@ -486,8 +479,13 @@ static int etcd_call(struct ibf_rail_store *s, const char *path, const char *bod
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	/* large transactions take longer: 1 ms more per 10 kB sent */
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, s->timeout_ms + (long)(strlen(body) / 10000));
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, s->timeout_ms < 3000 ? s->timeout_ms : 3000L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+			 s->timeout_ms < 3000 ? s->timeout_ms : 3000L);
+#if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85: the string form */
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
+#endif
 	curl_easy_setopt(c, CURLOPT_PROXY, "");
 	CURLcode cc = curl_easy_perform(c);
 	long status = 0;
@@ -539,7 +537,7 @@ static const struct kv *kv_find(const struct kvset *s, const char *key)
 
 static char *b64(const char *a, const char *b)
 {
-	char *k = fmt("%s%s", a, b);
+	char *k = ibf_asprintf("%s%s", a, b);
 	char *e = k ? ibf_base64_encode(k, strlen(k), NULL) : NULL;
 	free(k);
 	return e;
@@ -557,7 +555,7 @@ static int refresh(struct ibf_rail_store *s, struct ibf_error *err)
 	end[pl - 1]++;
 	char *k = b64(s->prefix, ""), *e = b64(end, "");
 	free(end);
-	char *body = k && e ? fmt("{\"key\":\"%s\",\"range_end\":\"%s\"}", k, e) : NULL;
+	char *body = k && e ? ibf_asprintf("{\"key\":\"%s\",\"range_end\":\"%s\"}", k, e) : NULL;
 	free(k);
 	free(e);
 	if (!body)
@@ -725,7 +723,8 @@ static int etcd_write(struct ibf_rail_store *s, const struct ibf_rail_registry *
 				return rc;
 			if ((rc = fn(&cur, ctx))) {
 				ibf_rail_registry_free(&cur);
-				return ibf_error_set(err, rc, s->name, 0, "updating the registry: %s",
+				return ibf_error_set(err, rc, s->name, 0,
+						     "updating the registry: %s",
 						     rc == IBF_ENOMEM ? "out of memory" : "failed");
 			}
 			w = &cur;

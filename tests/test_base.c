@@ -265,7 +265,9 @@ static void test_base64(void)
 {
 	/* RFC 4648 section 10 vectors, both ways */
 	static const char *plain[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
-	static const char *enc[] = { "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy" };
+	static const char *enc[] = {
+		"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"
+	};
 	for (int i = 0; i < 7; i++) {
 		size_t n = 0;
 		char *e = ibf_base64_encode(plain[i], strlen(plain[i]), &n);
@@ -292,8 +294,8 @@ static void test_base64(void)
 		free(d);
 	}
 	/* bad input: length, alphabet, misplaced or non-canonical padding */
-	static const char *bad[] = { "Zg=", "Zm9", "Z===", "=Zm9", "Zg=a", "Zm9v\n", "Zm 9",
-				     "Zh==", "Zm9=", "Zg==Zg==", "Zm-v" };
+	static const char *bad[] = { "Zg=",  "Zm9",  "Z===", "=Zm9",	 "Zg=a", "Zm9v\n",
+				     "Zm 9", "Zh==", "Zm9=", "Zg==Zg==", "Zm-v" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *d = (char *)1;
 		size_t n = 5;

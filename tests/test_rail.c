@@ -440,10 +440,25 @@ static char *etcd_reply(const char *const *kv, int n)
 static void test_etcd_range(void)
 {
 	static const char *const good[] = {
-		"meta", "{\"version\":1,\"timestamp\":50,\"max_age\":9,\"default_path\":\"dr\","
-			"\"default_score\":70}",
-		"gen", "4", "rail/3", "20", "rail/1", "90", "domain/a b", "40", "domain/c", "100",
-		"rails_by_score", "[1,3]", "gamma/c", "{}", "other", "ignored",
+		"meta",
+		"{\"version\":1,\"timestamp\":50,\"max_age\":9,\"default_path\":\"dr\","
+		"\"default_score\":70}",
+		"gen",
+		"4",
+		"rail/3",
+		"20",
+		"rail/1",
+		"90",
+		"domain/a b",
+		"40",
+		"domain/c",
+		"100",
+		"rails_by_score",
+		"[1,3]",
+		"gamma/c",
+		"{}",
+		"other",
+		"ignored",
 	};
 	struct ibf_rail_registry r;
 	struct ibf_error err;
@@ -465,8 +480,8 @@ static void test_etcd_range(void)
 	static const struct {
 		const char *k, *v, *msg;
 	} bad[] = {
-		{ "rail/x", "5", "rail/NUMBER" },    { "rail/2", "101", "rail/NUMBER" },
-		{ "domain/", "5", "domain/NAME" },   { "domain/d", "-1", "domain/NAME" },
+		{ "rail/x", "5", "rail/NUMBER" },      { "rail/2", "101", "rail/NUMBER" },
+		{ "domain/", "5", "domain/NAME" },     { "domain/d", "-1", "domain/NAME" },
 		{ "meta", "{\"version\":2}", "meta" }, { "rail/1", "", "rail/NUMBER" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -524,8 +539,10 @@ static void test_store_file(void)
 	unlink(path);
 	rmdir(dir);
 	/* bad locations */
-	static const char *const bad[] = { "", "etcd://", "etcd://host", "etcd://:2379",
-					   "etcd://h:0", "etcd://h:70000/x", "etcd://h x:1" };
+	static const char *const bad[] = {
+		"",	      "etcd://",	  "etcd://host", "etcd://:2379",
+		"etcd://h:0", "etcd://h:70000/x", "etcd://h x:1"
+	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		s = ibf_rail_store_open(bad[i], NULL, &err);
 		TT_CHECK_MSG(!s && err.code == IBF_EINVAL, "'%s' accepted", bad[i]);
