@@ -1,9 +1,10 @@
-/* Errors that carry the input file and line. */
+/* Errors that carry the input file and line; the monotonic clock. */
 #include "ibf_base.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 int ibf_error_set(struct ibf_error *err, int code, const char *file, long line, const char *fmt,
 		  ...)
@@ -58,4 +59,11 @@ void ibf_logf(ibf_log_fn fn, void *ctx, int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	ibf_vlogf(fn, ctx, level, fmt, ap);
 	va_end(ap);
+}
+
+double ibf_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

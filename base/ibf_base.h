@@ -75,6 +75,12 @@ int ibf_slurp(const char *path, char **buf, size_t *len, struct ibf_error *err);
  * "file too large". */
 int ibf_slurp_limit(const char *path, size_t max, char **buf, size_t *len, struct ibf_error *err);
 
+/* ---------------------------------------------------------------- time */
+
+/* Seconds on the monotonic clock (for durations in logs and reports; never
+ * an input to routing decisions). */
+double ibf_now(void);
+
 /* ---------------------------------------------------------------- JSON */
 
 /* s as a JSON string literal with quotes; control characters, quotes and
@@ -82,6 +88,16 @@ int ibf_slurp_limit(const char *path, size_t max, char **buf, size_t *len, struc
 void ibf_json_str(FILE *out, const char *s);
 /* Write s as XML/SVG text or attribute content (<, >, & and " escaped). */
 void ibf_xml_str(FILE *out, const char *s);
+
+/* ---------------------------------------------------------------- base64 */
+
+/* RFC 4648 base64 with padding of n bytes: a malloc'd NUL-terminated string
+ * (*outlen its length, may be NULL), NULL when out of memory. */
+char *ibf_base64_encode(const void *data, size_t n, size_t *outlen);
+/* Decode n characters of s (no whitespace; padding required, canonical):
+ * a malloc'd buffer NUL-terminated after *outlen bytes.  0, IBF_EINVAL on
+ * bad input (then *out is NULL) or IBF_ENOMEM. */
+int ibf_base64_decode(const char *s, size_t n, char **out, size_t *outlen);
 
 /* ---------------------------------------------------------------- PRNG, hashes */
 

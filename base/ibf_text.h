@@ -20,6 +20,13 @@ void ibf_lines_init(struct ibf_lines *L, const char *buf, size_t len);
 /* Returns 1 and the line in (*s, *n), or 0 at the end of the buffer. */
 int ibf_lines_next(struct ibf_lines *L, const char **s, size_t *n, int *has_nul);
 
+struct ibf_error;
+/* Call fn(ctx, line, length, line number) for every line of buf, stopping
+ * at the first non-zero return; a line holding a NUL byte is an IBF_EPARSE
+ * error "NAME:LINE: NUL byte in a text line".  Returns 0 or fn's code. */
+int ibf_each_line(const char *buf, size_t len, const char *name, struct ibf_error *err,
+		  int (*fn)(void *ctx, const char *s, size_t n, long ln), void *ctx);
+
 /* ------------------------------------------------------------ cursor */
 
 /* A cursor over one line: [p, e). */

@@ -1,5 +1,6 @@
 /* Line iterator and cursor for the line-oriented readers. */
 #include "ibf_text.h"
+#include "ibf_base.h"
 
 /* ------------------------------------------------------------ lines */
 
@@ -26,6 +27,25 @@ int ibf_lines_next(struct ibf_lines *L, const char **s, size_t *n, int *has_nul)
 	if (has_nul)
 		*has_nul = memchr(b, '\0', *n) != NULL;
 	return 1;
+}
+
+int ibf_each_line(const char *buf, size_t len, const char *name, struct ibf_error *err,
+		  int (*fn)(void *ctx, const char *s, size_t n, long ln), void *ctx)
+{
+	struct ibf_lines L;
+	const char *s;
+	size_t n;
+	int nul;
+	ibf_lines_init(&L, buf, len);
+	while (ibf_lines_next(&L, &s, &n, &nul)) {
+		if (nul)
+			return ibf_error_set(err, IBF_EPARSE, name, L.lineno,
+					     "NUL byte in a text line");
+		int rc = fn(ctx, s, n, L.lineno);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------ cursor */

@@ -1,6 +1,7 @@
 /* Cable plan model: nodes and cables, CSV/JSON I/O, rendering a plan as a
  * fabric and turning any fabric into a plan. */
 #include "ibf_cabling.h"
+#include "ibf_text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -391,211 +392,212 @@ static int parse_uint(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/* State of one CSV plan being read. */
+struct csv_rd {
+	struct ibf_plan *p;
+	const char *file;
+	struct ibf_error *err;
+	int col[C_COUNT]; /* field index of each column, -1 absent */
+	int have_header;
+	long lineno; /* last line read */
+	long *lines; /* input line of every cable */
+	size_t lines_cap;
+	char *line; /* the current line, NUL-terminated, split in place */
+	size_t line_cap;
+};
+
+/* The header row: which field holds which column. */
+static int csv_header(struct csv_rd *r, char **fld, int nf)
+{
+	for (int i = 0; i < nf; i++)
+		for (int c = 0; c < C_COUNT; c++)
+			if (!strcmp(fld[i], col_names[c])) {
+				if (r->col[c] >= 0)
+					return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno,
+							     "column '%s' appears twice",
+							     col_names[c]);
+				r->col[c] = i;
+			}
+	static const int req[] = { C_ASW, C_APORT, C_BSW, C_BPORT };
+	for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++)
+		if (r->col[req[i]] < 0)
+			return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno,
+					     "header lacks column '%s' (need at least "
+					     "a_switch,a_port,b_switch,b_port)",
+					     col_names[req[i]]);
+	r->have_header = 1;
+	return 0;
+}
+
+/* Width (a lane count or e.g. 4xEDR, which sets the speed too) and speed
+ * columns into cb. */
+static int csv_link(struct csv_rd *r, const char *width, const char *speed, struct ibf_cable *cb)
+{
+	if (*width) {
+		uint8_t w = 0, sp = 0;
+		const char *ws = width;
+		char tmp[16];
+		if (isdigit((unsigned char)ws[0]) && !strchr(ws, 'x') && !strchr(ws, 'X') &&
+		    strlen(ws) < 8) {
+			snprintf(tmp, sizeof(tmp), "%sx", ws);
+			ws = tmp;
+		}
+		if (ibf_parse_width_speed(ws, strlen(ws), &w, &sp))
+			return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno,
+					     "bad width '%s' (1x, 2x, 4x, 8x, 12x or e.g. 4xEDR)",
+					     width);
+		cb->width = w;
+		cb->speed = sp;
+	}
+	if (*speed) {
+		int sp = ibf_speed_from_name(speed, strlen(speed));
+		if (!sp)
+			return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno,
+					     "bad speed '%s' (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, "
+					     "NDR or XDR)",
+					     speed);
+		cb->speed = (uint8_t)sp;
+	}
+	return 0;
+}
+
+/* The number columns of a cable row: cable id, step, kind, ports and port
+ * counts (an/bn: 0 when not given). */
+static int csv_numbers(struct csv_rd *r, const char **v, struct ibf_cable *cb, long *an, long *bn)
+{
+	const char *file = r->file;
+	long ln = r->lineno, x, ap, bp;
+	if (!*v[C_CABLE])
+		cb->id = r->p->ncables + 1;
+	else if (parse_uint(v[C_CABLE], 0, UINT32_MAX / 2, &x))
+		return ibf_error_set(r->err, IBF_EPARSE, file, ln, "bad cable number '%s'",
+				     v[C_CABLE]);
+	else
+		cb->id = (uint32_t)x;
+	if (!*v[C_STEP])
+		cb->step = 1;
+	else if (parse_uint(v[C_STEP], 1, 65535, &x))
+		return ibf_error_set(r->err, IBF_EPARSE, file, ln,
+				     "bad step '%s' (an integer 1..65535)", v[C_STEP]);
+	else
+		cb->step = (uint16_t)x;
+	int kind = *v[C_KIND] ? ibf_cable_kind_from_name(v[C_KIND]) : IBF_CABLE_SWITCH;
+	if (kind < 0)
+		return ibf_error_set(r->err, IBF_EPARSE, file, ln,
+				     "unknown kind '%s' (intra-subgroup, intra-rack, inter-rack, "
+				     "host or switch)",
+				     v[C_KIND]);
+	cb->kind = (uint8_t)kind;
+	if (parse_uint(v[C_APORT], 1, IBF_MAX_PORTS, &ap) ||
+	    parse_uint(v[C_BPORT], 1, IBF_MAX_PORTS, &bp))
+		return ibf_error_set(
+			r->err, IBF_EPARSE, file, ln, "bad port '%s' (an integer 1..%d)",
+			parse_uint(v[C_APORT], 1, IBF_MAX_PORTS, &ap) ? v[C_APORT] : v[C_BPORT],
+			IBF_MAX_PORTS);
+	cb->ap = (uint8_t)ap;
+	cb->bp = (uint8_t)bp;
+	if ((*v[C_ANPORTS] && parse_uint(v[C_ANPORTS], 1, IBF_MAX_PORTS, an)) ||
+	    (*v[C_BNPORTS] && parse_uint(v[C_BNPORTS], 1, IBF_MAX_PORTS, bn)))
+		return ibf_error_set(r->err, IBF_EPARSE, file, ln, "bad port count (1..%d)",
+				     IBF_MAX_PORTS);
+	return 0;
+}
+
+/* One cable row: its fields, its two ends as plan nodes, the cable, and
+ * the line it came from. */
+static int csv_row(struct csv_rd *r, char **fld, int nf)
+{
+	struct ibf_plan *p = r->p;
+	const char *v[C_COUNT];
+	for (int c = 0; c < C_COUNT; c++)
+		v[c] = r->col[c] >= 0 && r->col[c] < nf ? fld[r->col[c]] : "";
+	struct ibf_cable cb = { 0 };
+	long an = 0, bn = 0;
+	int rc;
+	if ((rc = csv_numbers(r, v, &cb, &an, &bn)) ||
+	    (rc = csv_link(r, v[C_WIDTH], v[C_SPEED], &cb)))
+		return rc;
+	if (!*v[C_ASW] || !*v[C_BSW])
+		return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno, "empty switch name");
+	int btype = cb.kind == IBF_CABLE_HOST ? IBF_NODE_CA : IBF_NODE_SWITCH;
+	struct ibf_error e2;
+	int a = ibf_plan_node(p, v[C_ASW], IBF_NODE_SWITCH, v[C_ARACK], (int)an, &e2);
+	int b = a < 0 ? a : ibf_plan_node(p, v[C_BSW], btype, v[C_BRACK], (int)bn, &e2);
+	if (a < 0 || b < 0)
+		return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno, "%s", e2.msg);
+	cb.a = (uint32_t)a;
+	cb.b = (uint32_t)b;
+	if (ibf_plan_add_cable(p, &cb, &e2))
+		return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno, "%s", e2.msg);
+	if (p->ncables > r->lines_cap) {
+		size_t cap = r->lines_cap ? r->lines_cap * 2 : 256;
+		long *nl = realloc(r->lines, cap * sizeof(long));
+		if (!nl)
+			return ibf_error_set(r->err, IBF_ENOMEM, NULL, 0, "out of memory");
+		r->lines = nl;
+		r->lines_cap = cap;
+	}
+	r->lines[p->ncables - 1] = r->lineno;
+	return 0;
+}
+
+static int csv_line(void *ctx, const char *s, size_t n, long ln)
+{
+	struct csv_rd *r = ctx;
+	r->lineno = ln;
+	if (n + 1 > r->line_cap) {
+		char *nb = realloc(r->line, n + 1);
+		if (!nb)
+			return ibf_error_set(r->err, IBF_ENOMEM, NULL, 0, "out of memory");
+		r->line = nb;
+		r->line_cap = n + 1;
+	}
+	memcpy(r->line, s, n);
+	r->line[n] = '\0';
+	const char *t = r->line;
+	while (*t == ' ' || *t == '\t')
+		t++;
+	if (!*t || *t == '#')
+		return 0;
+	char *fld[CSV_MAX_FIELDS];
+	int nf = csv_split(r->line, fld, CSV_MAX_FIELDS);
+	if (nf < 0)
+		return ibf_error_set(r->err, IBF_EPARSE, r->file, ln,
+				     nf == -1 ? "unterminated quoted field"
+					      : "text after a closing quote");
+	if (nf > CSV_MAX_FIELDS)
+		return ibf_error_set(r->err, IBF_EPARSE, r->file, ln, "more than %d fields",
+				     CSV_MAX_FIELDS);
+	if (!r->have_header)
+		return csv_header(r, fld, nf);
+	return csv_row(r, fld, nf);
+}
+
 struct ibf_plan *ibf_plan_parse_csv(const char *buf, size_t len, const char *name,
 				    struct ibf_error *err)
 {
-	const char *file = name ? name : "<plan>";
-	struct ibf_plan *p = ibf_plan_new();
-	char *line = NULL;
-	long *lines = NULL;
-	size_t lines_cap = 0;
-	int col[C_COUNT];
-	int have_header = 0;
-	long lineno = 0;
-	size_t pos = 0;
-	if (!p) {
+	struct csv_rd r = { .file = name ? name : "<plan>", .err = err };
+	r.p = ibf_plan_new();
+	if (!r.p) {
 		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		return NULL;
 	}
 	for (int i = 0; i < C_COUNT; i++)
-		col[i] = -1;
-	while (pos < len) {
-		size_t e = pos;
-		while (e < len && buf[e] != '\n')
-			e++;
-		lineno++;
-		size_t l = e - pos;
-		if (l && buf[pos + l - 1] == '\r')
-			l--;
-		free(line);
-		line = malloc(l + 1);
-		if (!line) {
-			ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			goto fail;
-		}
-		memcpy(line, buf + pos, l);
-		line[l] = '\0';
-		pos = e + 1;
-		if (memchr(line, '\0', l)) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno, "NUL byte in a CSV line");
-			goto fail;
-		}
-		const char *t = line;
-		while (*t == ' ' || *t == '\t')
-			t++;
-		if (!*t || *t == '#')
-			continue;
-		char *fld[CSV_MAX_FIELDS];
-		int nf = csv_split(line, fld, CSV_MAX_FIELDS);
-		if (nf < 0) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno,
-				      nf == -1 ? "unterminated quoted field"
-					       : "text after a closing quote");
-			goto fail;
-		}
-		if (nf > CSV_MAX_FIELDS) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno, "more than %d fields",
-				      CSV_MAX_FIELDS);
-			goto fail;
-		}
-		if (!have_header) {
-			for (int i = 0; i < nf; i++)
-				for (int c = 0; c < C_COUNT; c++)
-					if (!strcmp(fld[i], col_names[c])) {
-						if (col[c] >= 0) {
-							ibf_error_set(err, IBF_EPARSE, file, lineno,
-								      "column '%s' appears twice",
-								      col_names[c]);
-							goto fail;
-						}
-						col[c] = i;
-					}
-			static const int req[] = { C_ASW, C_APORT, C_BSW, C_BPORT };
-			for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++)
-				if (col[req[i]] < 0) {
-					ibf_error_set(err, IBF_EPARSE, file, lineno,
-						      "header lacks column '%s' (need at least "
-						      "a_switch,a_port,b_switch,b_port)",
-						      col_names[req[i]]);
-					goto fail;
-				}
-			have_header = 1;
-			continue;
-		}
-		const char *v[C_COUNT];
-		for (int c = 0; c < C_COUNT; c++)
-			v[c] = col[c] >= 0 && col[c] < nf ? fld[col[c]] : "";
-		struct ibf_cable cb = { 0 };
-		long x;
-		if (!*v[C_CABLE])
-			cb.id = p->ncables + 1;
-		else if (parse_uint(v[C_CABLE], 0, UINT32_MAX / 2, &x)) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno, "bad cable number '%s'",
-				      v[C_CABLE]);
-			goto fail;
-		} else
-			cb.id = (uint32_t)x;
-		if (!*v[C_STEP])
-			cb.step = 1;
-		else if (parse_uint(v[C_STEP], 1, 65535, &x)) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno,
-				      "bad step '%s' (an integer 1..65535)", v[C_STEP]);
-			goto fail;
-		} else
-			cb.step = (uint16_t)x;
-		int kind = *v[C_KIND] ? ibf_cable_kind_from_name(v[C_KIND]) : IBF_CABLE_SWITCH;
-		if (kind < 0) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno,
-				      "unknown kind '%s' (intra-subgroup, intra-rack, inter-rack, "
-				      "host or switch)",
-				      v[C_KIND]);
-			goto fail;
-		}
-		cb.kind = (uint8_t)kind;
-		long ap, bp, an = 0, bn = 0;
-		if (parse_uint(v[C_APORT], 1, IBF_MAX_PORTS, &ap) ||
-		    parse_uint(v[C_BPORT], 1, IBF_MAX_PORTS, &bp)) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno,
-				      "bad port '%s' (an integer 1..%d)",
-				      parse_uint(v[C_APORT], 1, IBF_MAX_PORTS, &ap) ? v[C_APORT]
-										    : v[C_BPORT],
-				      IBF_MAX_PORTS);
-			goto fail;
-		}
-		if ((*v[C_ANPORTS] && parse_uint(v[C_ANPORTS], 1, IBF_MAX_PORTS, &an)) ||
-		    (*v[C_BNPORTS] && parse_uint(v[C_BNPORTS], 1, IBF_MAX_PORTS, &bn))) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno, "bad port count (1..%d)",
-				      IBF_MAX_PORTS);
-			goto fail;
-		}
-		if (*v[C_WIDTH]) {
-			uint8_t w = 0, s = 0;
-			const char *ws = v[C_WIDTH];
-			char tmp[16];
-			if (isdigit((unsigned char)ws[0]) && !strchr(ws, 'x') && !strchr(ws, 'X') &&
-			    strlen(ws) < 8) {
-				snprintf(tmp, sizeof(tmp), "%sx", ws);
-				ws = tmp;
-			}
-			if (ibf_parse_width_speed(ws, strlen(ws), &w, &s)) {
-				ibf_error_set(err, IBF_EPARSE, file, lineno,
-					      "bad width '%s' (1x, 2x, 4x, 8x, 12x or e.g. 4xEDR)",
-					      v[C_WIDTH]);
-				goto fail;
-			}
-			cb.width = w;
-			cb.speed = s;
-		}
-		if (*v[C_SPEED]) {
-			int s = ibf_speed_from_name(v[C_SPEED], strlen(v[C_SPEED]));
-			if (!s) {
-				ibf_error_set(
-					err, IBF_EPARSE, file, lineno,
-					"bad speed '%s' (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, "
-					"NDR or XDR)",
-					v[C_SPEED]);
-				goto fail;
-			}
-			cb.speed = (uint8_t)s;
-		}
-		if (!*v[C_ASW] || !*v[C_BSW]) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno, "empty switch name");
-			goto fail;
-		}
-		int btype = kind == IBF_CABLE_HOST ? IBF_NODE_CA : IBF_NODE_SWITCH;
-		struct ibf_error e2;
-		int a = ibf_plan_node(p, v[C_ASW], IBF_NODE_SWITCH, v[C_ARACK], (int)an, &e2);
-		int b = a < 0 ? a : ibf_plan_node(p, v[C_BSW], btype, v[C_BRACK], (int)bn, &e2);
-		if (a < 0 || b < 0) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno, "%s", e2.msg);
-			goto fail;
-		}
-		cb.a = (uint32_t)a;
-		cb.b = (uint32_t)b;
-		cb.ap = (uint8_t)ap;
-		cb.bp = (uint8_t)bp;
-		if (ibf_plan_add_cable(p, &cb, &e2)) {
-			ibf_error_set(err, IBF_EPARSE, file, lineno, "%s", e2.msg);
-			goto fail;
-		}
-		if (p->ncables > lines_cap) {
-			size_t cap = lines_cap ? lines_cap * 2 : 256;
-			long *nl = realloc(lines, cap * sizeof(long));
-			if (!nl) {
-				ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-				goto fail;
-			}
-			lines = nl;
-			lines_cap = cap;
-		}
-		lines[p->ncables - 1] = lineno;
+		r.col[i] = -1;
+	int rc = ibf_each_line(buf, len, r.file, err, csv_line, &r);
+	if (!rc && !r.have_header)
+		rc = ibf_error_set(err, IBF_EPARSE, r.file, r.lineno ? r.lineno : 1,
+				   "no header row (cable,step,kind,a_rack,a_switch,a_port,b_rack,"
+				   "b_switch,b_port)");
+	if (!rc)
+		rc = plan_index(r.p, r.lines, r.file, err);
+	free(r.line);
+	free(r.lines);
+	if (rc) {
+		ibf_plan_free(r.p);
+		return NULL;
 	}
-	if (!have_header) {
-		ibf_error_set(err, IBF_EPARSE, file, lineno ? lineno : 1,
-			      "no header row (cable,step,kind,a_rack,a_switch,a_port,b_rack,"
-			      "b_switch,b_port)");
-		goto fail;
-	}
-	if (plan_index(p, lines, file, err))
-		goto fail;
-	free(line);
-	free(lines);
-	return p;
-fail:
-	free(line);
-	free(lines);
-	ibf_plan_free(p);
-	return NULL;
+	return r.p;
 }
 
 struct ibf_plan *ibf_plan_read_csv(const char *path, struct ibf_error *err)

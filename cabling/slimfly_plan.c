@@ -51,14 +51,15 @@ static int digits(long v)
 	return d;
 }
 
-struct ibf_plan *ibf_plan_slimfly(const struct ibf_sfplan_opts *o, struct ibf_error *err)
+/* The plan's port layout from the options: k' switch links, hosts per
+ * switch, first host port, ports per switch.  0 or an error. */
+struct sf_layout {
+	int q, delta, kp, hosts, first, nports;
+};
+
+static int sf_layout(const struct ibf_sfplan_opts *o, struct sf_layout *L, struct ibf_error *err)
 {
-	int delta = 0;
-	if (!o) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0, "no Slim Fly plan options");
-		return NULL;
-	}
-	int q = o->q;
+	int q = o->q, delta = 0;
 	if (!ibf_slimfly_admissible(q, &delta, NULL, NULL)) {
 		/* let the generator phrase the error (nearest admissible q) */
 		struct ibf_slimfly_opts go = { .q = q, .hosts = 0 };
@@ -66,87 +67,61 @@ struct ibf_plan *ibf_plan_slimfly(const struct ibf_sfplan_opts *o, struct ibf_er
 		ibf_fabric_free(bad);
 		if (bad)
 			ibf_error_set(err, IBF_EINVAL, NULL, 0, "q=%d is not admissible", q);
-		return NULL;
+		return IBF_EINVAL;
 	}
 	int kp = (3 * q - delta) / 2;
 	int hosts = o->hosts < 0 ? (kp + 1) / 2 : o->hosts;
-	if (hosts > IBF_MAX_PORTS - kp) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "q=%d: %d hosts per switch plus k'=%d switch links exceed the %d "
-			      "ports a switch can have",
-			      q, hosts, kp, IBF_MAX_PORTS);
-		return NULL;
-	}
+	if (hosts > IBF_MAX_PORTS - kp)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "q=%d: %d hosts per switch plus k'=%d switch links exceed the "
+				     "%d ports a switch can have",
+				     q, hosts, kp, IBF_MAX_PORTS);
 	int first = o->first_host_port ? o->first_host_port : kp + 1;
-	if (first < 1 || first > IBF_MAX_PORTS) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0, "first host port %d out of range 1..%d",
-			      first, IBF_MAX_PORTS);
-		return NULL;
-	}
+	if (first < 1 || first > IBF_MAX_PORTS)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "first host port %d out of range 1..%d", first, IBF_MAX_PORTS);
 	/* highest port used: switch slots shift past the host block only when
 	 * the block starts at or before the last slot */
 	int need = first <= kp ? kp + hosts : kp;
 	if (hosts > 0 && first + hosts - 1 > need)
 		need = first + hosts - 1;
 	int nports = o->switch_ports ? o->switch_ports : need;
-	if (o->switch_ports < 0 || nports > IBF_MAX_PORTS || need > IBF_MAX_PORTS) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "switch ports %d out of range (the plan needs %d, at most %d)",
-			      o->switch_ports, need, IBF_MAX_PORTS);
-		return NULL;
-	}
-	if (nports < need) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "q=%d needs %d switch ports (k'=%d switch links + %d hosts%s), but "
-			      "switches have only %d",
-			      q, need, kp, hosts, first > kp + 1 ? " placed after a gap" : "",
-			      nports);
-		return NULL;
-	}
+	if (o->switch_ports < 0 || nports > IBF_MAX_PORTS || need > IBF_MAX_PORTS)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "switch ports %d out of range (the plan needs %d, at most %d)",
+				     o->switch_ports, need, IBF_MAX_PORTS);
+	if (nports < need)
+		return ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"q=%d needs %d switch ports (k'=%d switch links + %d hosts%s), "
+			"but switches have only %d",
+			q, need, kp, hosts, first > kp + 1 ? " placed after a gap" : "", nports);
+	*L = (struct sf_layout){ q, delta, kp, hosts, first, nports };
+	return 0;
+}
 
-	struct ibf_slimfly_opts go = { .q = q, .hosts = 0, .switch_ports = 0 };
-	struct ibf_fabric *g = ibf_gen_slimfly(&go, err);
-	if (!g)
-		return NULL;
-	struct ibf_plan *p = ibf_plan_new();
-	uint32_t nsw = 2u * (uint32_t)q * (uint32_t)q;
-	size_t ncab = (size_t)nsw * (size_t)kp / 2;
-	struct sfc *cs = malloc((ncab + 1) * sizeof(*cs));
-	if (!p || !cs) {
-		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto fail;
-	}
-	int wq = digits(q - 1) < 2 ? 2 : digits(q - 1);
-	int wh = digits(hosts > 1 ? hosts - 1 : 0) < 2 ? 2 : digits(hosts > 1 ? hosts - 1 : 0);
-	char rack[32], name[128];
-	wq = wq > 8 ? 8 : wq < 2 ? 2 : wq;
-	wh = wh > 8 ? 8 : wh < 2 ? 2 : wh;
-	for (uint32_t i = 0; i < nsw; i++) {
-		if (g->nodes[i].type != IBF_NODE_SWITCH || g->nodes[i].nports != kp) {
-			ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				      "internal error: unexpected Slim Fly generator layout");
-			goto fail;
-		}
-		snprintf(rack, sizeof(rack), "r%0*u", wq, i / (2u * (uint32_t)q));
-		if (ibf_plan_node(p, g->nodes[i].desc, IBF_NODE_SWITCH, rack, nports, err) !=
-		    (int)i)
-			goto fail;
-	}
+/* The generator's switch links as cables on plan ports (after the host
+ * block when it comes first), with their rack, kind and wiring step,
+ * sorted into wiring order.  *n: how many (nsw * k' / 2). */
+static int sf_cables(const struct ibf_fabric *g, const struct sf_layout *L, struct sfc *cs,
+		     size_t ncab, struct ibf_error *err)
+{
+	uint32_t nsw = 2u * (uint32_t)L->q * (uint32_t)L->q, q = (uint32_t)L->q;
 	size_t n = 0;
 	for (uint32_t i = 0; i < nsw; i++)
-		for (int l = 1; l <= kp; l++) {
+		for (int l = 1; l <= L->kp; l++) {
 			const struct ibf_port *pp = ibf_port(g, (int)i, l);
 			uint32_t j = (uint32_t)pp->peer_node;
 			if (pp->peer_node == IBF_NO_NODE || j < i || n >= ncab)
 				continue;
 			struct sfc *c = &cs[n++];
-			uint32_t xi = i / (2u * (uint32_t)q), xj = j / (2u * (uint32_t)q);
-			uint32_t gi = (i / (uint32_t)q) % 2, gj = (j / (uint32_t)q) % 2;
+			uint32_t xi = i / (2u * q), xj = j / (2u * q);
+			uint32_t gi = (i / q) % 2, gj = (j / q) % 2;
 			c->a = i;
 			c->b = j;
-			c->ap = (uint8_t)(l < first ? l : l + hosts);
-			c->bp = (uint8_t)(pp->peer_port < first ? pp->peer_port
-								: pp->peer_port + hosts);
+			c->ap = (uint8_t)(l < L->first ? l : l + L->hosts);
+			c->bp = (uint8_t)(pp->peer_port < L->first ? pp->peer_port
+								   : pp->peer_port + L->hosts);
 			c->ra = (uint16_t)xi;
 			c->rb = (uint16_t)xj;
 			if (gi == gj)
@@ -156,14 +131,83 @@ struct ibf_plan *ibf_plan_slimfly(const struct ibf_sfplan_opts *o, struct ibf_er
 			else
 				c->kind = IBF_CABLE_INTER_RACK, c->step = 3;
 		}
-	if (n != ncab) {
-		ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			      "internal error: %zu Slim Fly links, expected %zu", n, ncab);
+	if (n != ncab)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "internal error: %zu Slim Fly links, expected %zu", n, ncab);
+	qsort(cs, n, sizeof(*cs), sfc_cmp);
+	return 0;
+}
+
+/* Hosts of every switch (step 4), named after their switch. */
+static int sf_hosts(struct ibf_plan *p, const struct ibf_sfplan_opts *o, const struct sf_layout *L,
+		    uint32_t nsw, uint32_t *id, struct ibf_error *err)
+{
+	int wh = digits(L->hosts > 1 ? L->hosts - 1 : 0);
+	wh = wh > 8 ? 8 : wh < 2 ? 2 : wh;
+	char name[128];
+	for (uint32_t i = 0; i < nsw; i++)
+		for (int h = 0; h < L->hosts; h++) {
+			snprintf(name, sizeof(name), "%s-h%0*d", p->nodes[i].name, wh, h);
+			int hn = ibf_plan_node(p, name, IBF_NODE_CA, p->nodes[i].rack, 1, err);
+			if (hn < 0)
+				return hn;
+			struct ibf_cable c = { .id = ++*id,
+					       .step = 4,
+					       .kind = IBF_CABLE_HOST,
+					       .width = (uint8_t)(o->width ? o->width : 4),
+					       .speed = (uint8_t)(o->speed ? o->speed
+									   : IBF_SPEED_EDR),
+					       .a = i,
+					       .b = (uint32_t)hn,
+					       .ap = (uint8_t)(L->first + h),
+					       .bp = 1 };
+			int rc = ibf_plan_add_cable(p, &c, err);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
+struct ibf_plan *ibf_plan_slimfly(const struct ibf_sfplan_opts *o, struct ibf_error *err)
+{
+	if (!o) {
+		ibf_error_set(err, IBF_EINVAL, NULL, 0, "no Slim Fly plan options");
+		return NULL;
+	}
+	struct sf_layout L = { 0 };
+	if (sf_layout(o, &L, err))
+		return NULL;
+	int q = L.q;
+	struct ibf_slimfly_opts go = { .q = q, .hosts = 0, .switch_ports = 0 };
+	struct ibf_fabric *g = ibf_gen_slimfly(&go, err);
+	if (!g)
+		return NULL;
+	struct ibf_plan *p = ibf_plan_new();
+	uint32_t nsw = 2u * (uint32_t)q * (uint32_t)q;
+	size_t ncab = (size_t)nsw * (size_t)L.kp / 2;
+	struct sfc *cs = malloc((ncab + 1) * sizeof(*cs));
+	if (!p || !cs) {
+		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto fail;
 	}
-	qsort(cs, n, sizeof(*cs), sfc_cmp);
+	int wq = digits(q - 1);
+	wq = wq > 8 ? 8 : wq < 2 ? 2 : wq;
+	char rack[32];
+	for (uint32_t i = 0; i < nsw; i++) {
+		if (g->nodes[i].type != IBF_NODE_SWITCH || g->nodes[i].nports != L.kp) {
+			ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				      "internal error: unexpected Slim Fly generator layout");
+			goto fail;
+		}
+		snprintf(rack, sizeof(rack), "r%0*u", wq, i / (2u * (uint32_t)q));
+		if (ibf_plan_node(p, g->nodes[i].desc, IBF_NODE_SWITCH, rack, L.nports, err) !=
+		    (int)i)
+			goto fail;
+	}
+	if (sf_cables(g, &L, cs, ncab, err))
+		goto fail;
 	uint32_t id = 0;
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < ncab; k++) {
 		struct ibf_cable c = { .id = ++id,
 				       .step = cs[k].step,
 				       .kind = cs[k].kind,
@@ -176,30 +220,13 @@ struct ibf_plan *ibf_plan_slimfly(const struct ibf_sfplan_opts *o, struct ibf_er
 		if (ibf_plan_add_cable(p, &c, err))
 			goto fail;
 	}
-	for (uint32_t i = 0; i < nsw; i++)
-		for (int h = 0; h < hosts; h++) {
-			snprintf(name, sizeof(name), "%s-h%0*d", p->nodes[i].name, wh, h);
-			int hn = ibf_plan_node(p, name, IBF_NODE_CA, p->nodes[i].rack, 1, err);
-			if (hn < 0)
-				goto fail;
-			struct ibf_cable c = { .id = ++id,
-					       .step = 4,
-					       .kind = IBF_CABLE_HOST,
-					       .width = (uint8_t)(o->width ? o->width : 4),
-					       .speed = (uint8_t)(o->speed ? o->speed
-									   : IBF_SPEED_EDR),
-					       .a = i,
-					       .b = (uint32_t)hn,
-					       .ap = (uint8_t)(first + h),
-					       .bp = 1 };
-			if (ibf_plan_add_cable(p, &c, err))
-				goto fail;
-		}
+	if (sf_hosts(p, o, &L, nsw, &id, err))
+		goto fail;
 	char meta[256];
 	snprintf(meta, sizeof(meta),
 		 "family=slimfly;q=%d;delta=%d;kprime=%d;hosts=%d;switch_ports=%d;"
 		 "first_host_port=%d",
-		 q, delta, kp, hosts, nports, first);
+		 q, L.delta, L.kp, L.hosts, L.nports, L.first);
 	if (ibf_plan_set_meta(p, meta)) {
 		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto fail;

@@ -2,7 +2,9 @@
 #include "cli.h"
 #include "ibf_rail.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -130,14 +132,43 @@ static int cmd_info(int argc, char **argv)
 /* ------------------------------------------------------------ registry */
 
 static const char rail_registry_help[] =
-	"Usage: ibfab rail registry --registry FILE [--topology F [--map M]]\n"
+	"Usage: ibfab rail registry --registry LOCATION [--topology F [--map M]]\n"
 	"         [--rail N=SCORE]... [--domain NAME=SCORE]... [--default rd|dr]\n"
-	"         [--default-score S] [--max-age SECONDS] [--now T]\n"
-	"Create or update the rail health registry (JSON, written atomically: readers\n"
-	"never see a torn file).  --topology adds every rail and domain of a fabric\n"
-	"(score 100 unless already present); --rail/--domain set scores 0..100 (100\n"
-	"idle, 0 blocked).  The timestamp becomes now (--now T: seconds since the\n"
-	"epoch, for tests).  Format: docs/formats.md.  Exit 0, 1 on errors, 2 on usage.\n";
+	"         [--default-score S] [--max-age SECONDS] [--now T] [--ttl S [--hold]]\n"
+	"Create or update the rail health registry.  LOCATION is a file (JSON,\n"
+	"written atomically: readers never see a torn file) or etcd://HOST:PORT[/PREFIX]\n"
+	"(one etcd transaction per update; default prefix /ibfab/rails/).  --topology\n"
+	"adds every rail and domain of a fabric (score 100 unless already present);\n"
+	"--rail/--domain set scores 0..100 (100 idle, 0 blocked).  The timestamp\n"
+	"becomes now (--now T: seconds since the epoch, for tests).  etcd only: --ttl S\n"
+	"attaches the keys to a lease of S seconds (they vanish S seconds after the\n"
+	"writer stops renewing it); --hold keeps renewing it until the process is\n"
+	"terminated.  Format: docs/formats.md.  Exit 0, 1 on errors, 2 on usage.\n";
+
+static volatile sig_atomic_t rail_stop;
+static void on_stop(int sig)
+{
+	(void)sig;
+	rail_stop = 1;
+}
+
+/* SIGTERM / SIGINT end the loops of --hold and `rail cache` between steps */
+static void catch_stop(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+/* sleep ms milliseconds or until told to stop */
+static void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (!rail_stop && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
 
 static int parse_assign(const char *prog, const char *what, const char *v, char *name, size_t nl,
 			long *score)
@@ -148,6 +179,49 @@ static int parse_assign(const char *prog, const char *what, const char *v, char 
 	memcpy(name, v, (size_t)(eq - v));
 	name[eq - v] = 0;
 	return cli_int(what, eq + 1, 0, 100, score) ? 2 : 0;
+}
+
+/* what `rail registry` changes, applied to the registry as it is at the
+ * time of the update (again when another writer came in between) */
+struct reg_edit {
+	int argc;
+	char **argv;
+	const struct option *lo;
+	const struct ibf_rail_info *ri; /* --topology, or NULL */
+	const char *dflt;
+	long dscore, maxage, now;
+};
+
+static int apply_edit(struct ibf_rail_registry *r, void *ctx)
+{
+	const struct reg_edit *e = ctx;
+	int rc = 0, c;
+	for (int i = 0; e->ri && i < e->ri->nrails && !rc; i++)
+		if (ibf_rail_registry_find_rail(r, e->ri->rail_label[i]) < 0)
+			rc = ibf_rail_registry_set_rail(r, e->ri->rail_label[i], 100);
+	for (int i = 0; e->ri && i < e->ri->ndomains && !rc; i++)
+		if (ibf_rail_registry_find_domain(r, e->ri->domain[i]) < 0)
+			rc = ibf_rail_registry_set_domain(r, e->ri->domain[i], 100);
+	/* scores, in order (checked before) */
+	optind = 1;
+	while (!rc && (c = getopt_long(e->argc, e->argv, "h", e->lo, NULL)) != -1) {
+		if (c != 'R' && c != 'D')
+			continue;
+		const char *eq = strrchr(optarg, '=');
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - optarg), optarg);
+		int sc = atoi(eq + 1);
+		rc = c == 'R' ? ibf_rail_registry_set_rail(r, atoi(name), sc)
+			      : ibf_rail_registry_set_domain(r, name, sc);
+	}
+	if (e->dflt)
+		r->prefer_rd = !strcmp(e->dflt, "rd");
+	if (e->dscore >= 0)
+		r->dflt = (int)e->dscore;
+	if (e->maxage >= 0)
+		r->max_age = e->maxage;
+	r->timestamp = e->now > 0 ? e->now : (long long)time(NULL);
+	return rc;
 }
 
 static int cmd_registry(int argc, char **argv)
@@ -162,13 +236,15 @@ static int cmd_registry(int argc, char **argv)
 		{ "default-score", required_argument, 0, 's' },
 		{ "max-age", required_argument, 0, 'a' },
 		{ "now", required_argument, 0, 'n' },
+		{ "ttl", required_argument, 0, 'T' },
+		{ "hold", no_argument, 0, 'H' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *prog = "ibfab rail registry", *reg = NULL, *topo = NULL, *mapf = NULL;
 	const char *dflt = NULL;
-	long dscore = -1, maxage = -1, now = -1;
-	int c;
+	long dscore = -1, maxage = -1, now = -1, ttl = 0;
+	int c, hold = 0;
 	/* first pass: options that do not change scores */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -199,6 +275,13 @@ static int cmd_registry(int argc, char **argv)
 			if (cli_int("--now", optarg, 1, 0x7fffffffffffL, &now))
 				return 2;
 			break;
+		case 'T':
+			if (cli_int("--ttl", optarg, 1, 1000000L, &ttl))
+				return 2;
+			break;
+		case 'H':
+			hold = 1;
+			break;
 		case 'R':
 		case 'D':
 			break;
@@ -210,96 +293,81 @@ static int cmd_registry(int argc, char **argv)
 		}
 	}
 	if (!reg)
-		return cli_usage_error(prog, "--registry FILE is required");
+		return cli_usage_error(prog, "--registry LOCATION is required");
 	if (optind != argc)
 		return cli_usage_error(prog, "unexpected argument %s", argv[optind]);
-	struct ibf_error err = { 0 };
-	struct ibf_rail_registry r;
-	FILE *probe = fopen(reg, "r");
-	if (probe) {
-		fclose(probe);
-		if (ibf_rail_registry_read(reg, &r, &err))
-			return cli_fail(&err);
-	} else {
-		ibf_rail_registry_init(&r);
-	}
-	int rc = 0;
-	if (topo) {
-		struct ibf_rail_map *map = NULL;
-		struct ibf_fabric *f = NULL;
-		struct ibf_rail_info ri;
-		if ((mapf && !(map = ibf_rail_map_read(mapf, &err))) ||
-		    !(f = cli_load_fabric(topo, NULL, -1, 1, &err)) ||
-		    ibf_rail_detect(f, map, &ri, &err)) {
-			ibf_fabric_free(f);
-			ibf_rail_map_free(map);
-			ibf_rail_registry_free(&r);
-			return cli_fail(&err);
-		}
-		for (int i = 0; i < ri.nrails && !rc; i++)
-			if (ibf_rail_registry_find_rail(&r, ri.rail_label[i]) < 0)
-				rc = ibf_rail_registry_set_rail(&r, ri.rail_label[i], 100);
-		for (int i = 0; i < ri.ndomains && !rc; i++)
-			if (ibf_rail_registry_find_domain(&r, ri.domain[i]) < 0)
-				rc = ibf_rail_registry_set_domain(&r, ri.domain[i], 100);
-		ibf_rail_info_free(&ri);
-		ibf_fabric_free(f);
-		ibf_rail_map_free(map);
-	}
-	/* second pass: scores, in order */
+	if ((ttl || hold) && !ibf_rail_store_is_etcd(reg))
+		return cli_usage_error(prog, "--ttl and --hold need an etcd:// registry");
+	if (hold && !ttl)
+		return cli_usage_error(prog, "--hold needs --ttl");
+	/* check every score before touching the registry */
 	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		char name[256];
 		long sc;
 		if (c != 'R' && c != 'D')
 			continue;
 		if (parse_assign(prog, c == 'R' ? "--rail" : "--domain", optarg, name, sizeof(name),
-				 &sc)) {
-			ibf_rail_registry_free(&r);
+				 &sc))
 			return 2;
-		}
-		if (c == 'R') {
-			char *end;
-			long label = strtol(name, &end, 10);
-			if (*end || label < 0 || label > 1000000) {
-				ibf_rail_registry_free(&r);
-				return cli_usage_error(prog,
-						       "--rail: a rail is named by its number");
-			}
-			rc = ibf_rail_registry_set_rail(&r, (int)label, (int)sc);
-		} else {
-			rc = ibf_rail_registry_set_domain(&r, name, (int)sc);
-		}
+		char *end;
+		long label = strtol(name, &end, 10);
+		if (c == 'R' && (*end || label < 0 || label > 1000000))
+			return cli_usage_error(prog, "--rail: a rail is named by its number");
 	}
-	if (rc) {
-		ibf_rail_registry_free(&r);
-		ibf_error_set(&err, IBF_ENOMEM, NULL, 0, "out of memory");
+	struct ibf_error err = { 0 };
+	struct ibf_rail_map *map = NULL;
+	struct ibf_fabric *f = NULL;
+	struct ibf_rail_info ri;
+	if (topo && ((mapf && !(map = ibf_rail_map_read(mapf, &err))) ||
+		     !(f = cli_load_fabric(topo, NULL, -1, 1, &err)) ||
+		     ibf_rail_detect(f, map, &ri, &err))) {
+		ibf_fabric_free(f);
+		ibf_rail_map_free(map);
 		return cli_fail(&err);
 	}
-	if (dflt)
-		r.prefer_rd = !strcmp(dflt, "rd");
-	if (dscore >= 0)
-		r.dflt = (int)dscore;
-	if (maxage >= 0)
-		r.max_age = maxage;
-	r.timestamp = now > 0 ? now : (long long)time(NULL);
-	rc = ibf_rail_registry_write(reg, &r, &err);
-	ibf_rail_registry_free(&r);
+	struct reg_edit ed = { argc, argv, lo, topo ? &ri : NULL, dflt, dscore, maxage, now };
+	struct ibf_rail_store_opts o = { ttl, 0 };
+	struct ibf_rail_store *st = ibf_rail_store_open(reg, &o, &err);
+	int rc = st ? ibf_rail_store_update(st, apply_edit, &ed, &err) : -1;
+	if (!rc && hold) {
+		/* a writer that stays: renew the lease at a third of its TTL;
+		 * when it was lost anyway (etcd down for longer), write again */
+		catch_stop();
+		while (!rail_stop) {
+			nap(ttl * 1000 / 3);
+			if (rail_stop)
+				break;
+			if (ibf_rail_store_keepalive(st, &err)) {
+				fprintf(stderr, "ibfab: warning: %s\n", err.msg);
+				if (ibf_rail_store_update(st, apply_edit, &ed, &err))
+					fprintf(stderr, "ibfab: warning: %s\n", err.msg);
+			}
+		}
+	}
+	ibf_rail_store_close(st);
+	if (topo) {
+		ibf_rail_info_free(&ri);
+		ibf_fabric_free(f);
+		ibf_rail_map_free(map);
+	}
 	return rc ? cli_fail(&err) : 0;
 }
 
 /* ------------------------------------------------------------ path */
 
 static const char rail_path_help[] =
-	"Usage: ibfab rail path --registry FILE --src HOST:GPU --dst HOST:GPU [--json] [--now T]\n"
-	"       ibfab rail path --registry FILE --all [--hosts H1,H2,...] [--json] [--now T]\n"
+	"Usage: ibfab rail path --registry LOCATION --src HOST:GPU --dst HOST:GPU [--json] [--now T]\n"
+	"       ibfab rail path --registry LOCATION --all [--hosts H1,H2,...] [--json] [--now T]\n"
 	"The path for a GPU pair (GPU g of a host sits on rail g): d (same host),\n"
 	"r (same rail), rd (source rail, then the destination host) or dr (source\n"
 	"host, then the destination rail) by the h-ratio of both ends, or a remote\n"
 	"rail when its score beats both, with the scores behind the choice.  A stale\n"
 	"or missing registry, or a pair without entries, takes the registry's default\n"
 	"path (and says so).  --all decides every pair of the registry's GPUs (or of\n"
-	"the --hosts listed) and prints how many take each path.\n";
+	"the --hosts listed) and prints how many take each path.  LOCATION is a file\n"
+	"(e.g. the copy `ibfab rail cache` keeps) or etcd://HOST:PORT[/PREFIX]; an\n"
+	"unreachable etcd is a warning and every cross pair takes the default path.\n";
 
 static void print_decision(const char *s, const char *d, const struct ibf_rail_decision *x,
 			   int json, int first)
@@ -395,14 +463,20 @@ static int cmd_path(int argc, char **argv)
 	struct ibf_error err = { 0 };
 	struct ibf_rail_registry r;
 	int missing_file = 0;
-	if (ibf_rail_registry_read(reg, &r, &err)) {
-		if (err.code != IBF_EIO)
+	struct ibf_rail_store *st = ibf_rail_store_open(reg, NULL, &err);
+	if (!st)
+		return cli_fail(&err);
+	if (ibf_rail_store_load(st, &r, &err)) {
+		if (err.code != IBF_EIO) {
+			ibf_rail_store_close(st);
 			return cli_fail(&err);
+		}
 		/* no registry at all: every cross pair takes the default path */
 		fprintf(stderr, "ibfab: warning: %s: %s; using the default path\n", reg, err.msg);
 		ibf_rail_registry_init(&r);
 		missing_file = 1;
 	}
+	ibf_rail_store_close(st);
 	long long t = now > 0 ? now : (long long)time(NULL);
 	struct ibf_rail_decision x;
 	if (!all) {
@@ -474,12 +548,116 @@ static int cmd_path(int argc, char **argv)
 		       (unsigned long long)count[IBF_RAIL_RD],
 		       (unsigned long long)count[IBF_RAIL_DR],
 		       (unsigned long long)count[IBF_RAIL_REMOTE], (unsigned long long)fb,
-		       missing_file ? ", no registry file" : "");
+		       missing_file ? ", no registry" : "");
 	for (int i = 0; i < nh; i++)
 		free(hl[i]);
 	free(hl);
 	ibf_rail_registry_free(&r);
 	return 0;
+}
+
+/* ------------------------------------------------------------ cache */
+
+static const char rail_cache_help[] =
+	"Usage: ibfab rail cache --registry LOCATION --out FILE [--interval S] [--once]\n"
+	"         [--timeout MS]\n"
+	"Keep a local copy of the registry at LOCATION (usually etcd://HOST:PORT[/PREFIX])\n"
+	"in FILE, read every --interval seconds (default 5) and written atomically,\n"
+	"for `ibfab rail path --registry FILE` and other readers on the host.  When\n"
+	"the registry cannot be read (etcd unreachable, bad keys) or holds no keys\n"
+	"(expired with its writer's lease), the copy is marked stale (timestamp 0;\n"
+	"the last scores and default path stay for inspection) so decisions take the\n"
+	"default path.  Runs until SIGTERM/SIGINT; --once polls once and exits 1 when\n"
+	"the registry could not be read.  --timeout: per etcd request (default 5000).\n";
+
+static int cmd_cache(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "registry", required_argument, 0, 'r' }, { "out", required_argument, 0, 'o' },
+		{ "interval", required_argument, 0, 'i' }, { "once", no_argument, 0, '1' },
+		{ "timeout", required_argument, 0, 't' },  { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	const char *prog = "ibfab rail cache", *reg = NULL, *out = NULL;
+	long interval = 5, timeout = 5000;
+	int once = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			reg = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'i':
+			if (cli_int("--interval", optarg, 1, 86400, &interval))
+				return 2;
+			break;
+		case 't':
+			if (cli_int("--timeout", optarg, 10, 600000, &timeout))
+				return 2;
+			break;
+		case '1':
+			once = 1;
+			break;
+		case 'h':
+			fputs(rail_cache_help, stdout);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (!reg || !out || optind != argc)
+		return cli_usage_error(prog, "give --registry LOCATION and --out FILE");
+	struct ibf_error err = { 0 };
+	struct ibf_rail_store_opts o = { 0, timeout };
+	struct ibf_rail_store *st = ibf_rail_store_open(reg, &o, &err);
+	if (!st)
+		return cli_fail(&err);
+	catch_stop();
+	struct ibf_rail_registry last;
+	ibf_rail_registry_init(&last);
+	int was_ok = -1, rc = 0;
+	while (!rail_stop) {
+		struct ibf_rail_registry r;
+		int ok = !ibf_rail_store_load(st, &r, &err);
+		if (ok && r.timestamp) {
+			ibf_rail_registry_free(&last);
+			last = r;
+		} else {
+			if (ok) {
+				ibf_error_set(&err, IBF_EIO, reg, 0,
+					      "no registry keys (never written, or expired with "
+					      "the writer's lease)");
+				ibf_rail_registry_free(&r);
+				ok = 0;
+			}
+			last.timestamp = 0; /* stale: hosts take the default path */
+		}
+		if (ok != was_ok) {
+			if (ok)
+				fprintf(stderr, "ibfab rail cache: %s: fresh (%d rails, %d domains)\n",
+					reg, last.nrails, last.ndomains);
+			else
+				fprintf(stderr, "ibfab rail cache: %s; %s marked stale\n", err.msg,
+					out);
+			was_ok = ok;
+		}
+		struct ibf_error werr = { 0 };
+		if (ibf_rail_registry_write(out, &last, &werr)) {
+			rc = cli_fail(&werr);
+			break;
+		}
+		if (once) {
+			rc = ok ? 0 : 1;
+			break;
+		}
+		nap(interval * 1000);
+	}
+	ibf_rail_registry_free(&last);
+	ibf_rail_store_close(st);
+	return rc;
 }
 
 static const char rail_check_help[] =
@@ -603,8 +781,9 @@ int cmd_rail(int argc, char **argv)
 		{ "info", cmd_info, "domains, rails, spines and what does not fit" },
 		{ "check", cmd_check,
 		  "rail properties of forwarding tables (same rail stays, spines)" },
-		{ "registry", cmd_registry, "create or update the rail health registry (JSON)" },
+		{ "registry", cmd_registry, "create or update the rail health registry (file or etcd)" },
 		{ "path", cmd_path, "the h-ratio path decision for GPU pairs" },
+		{ "cache", cmd_cache, "keep a local copy of an (etcd) registry, stale when unreachable" },
 		{ NULL, NULL, NULL },
 	};
 	return cli_dispatch("ibfab rail", cmds, argc, argv);

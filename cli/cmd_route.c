@@ -7,8 +7,8 @@
 
 #include <getopt.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
-#include <time.h>
 
 enum {
 	O_TOPO = 256,
@@ -38,6 +38,7 @@ enum {
 	O_DL_NOFIT,
 	O_CONF,
 	O_ROOTS,
+	O_AVOID,
 	O_PREV_TOPO,
 	O_PREV_LFTS
 };
@@ -116,7 +117,7 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 static const char route_help[] =
 	"Usage: ibfab route --topology FILE [--engine NAME] [--lmc N] [--guid2lid F]\n"
 	"                   [--seed S] [--threads N] [--min-len B] [--max-len B]\n"
-	"                   [--conf ibfab.conf] [--dmodk-roots FILE]\n"
+	"                   [--conf ibfab.conf] [--dmodk-roots FILE] [--avoid FILE]\n"
 	"                   [-o lfts.dump] [--stats stats.json]\n"
 	"       ibfab route check --topology FILE --lfts DUMP [--max-hops N]\n"
 	"       ibfab route stats --topology FILE (--lfts DUMP | --engine NAME ...) [--json]\n"
@@ -153,6 +154,9 @@ static const char route_help[] =
 	"                  so a LID names the same port in both\n"
 	"  --dmodk-roots F dmodk: the fat tree's root switches, one GUID per line\n"
 	"                  (default: levels found from the structure)\n"
+	"  --avoid F       hratio: switches (node GUIDs as in --dmodk-roots) to keep\n"
+	"                  traffic off where another path exists, e.g. unhealthy\n"
+	"                  spines (docs/rail.md); switches with GPUs stay in use\n"
 	"  -o FILE         write the tables (default: none, only the summary)\n"
 	"  --stats FILE    write path statistics as JSON\n"
 	"  --deadlock S    dfsssp | coloring | auto | none (default none): assign SLs\n"
@@ -191,6 +195,7 @@ struct route_args {
 	int dl_nofit;
 	const char *dl_sl, *dl_sl2vl;
 	const char *prev_topo, *prev_lfts; /* stable reroute from these tables */
+	const char *avoid;		   /* hratio: GUID file of switches to avoid */
 };
 
 /* An option that is an ibfab.conf key: parsed by the configuration parser. */
@@ -205,42 +210,74 @@ static int conf_opt(const char *prog, struct route_args *a, const char *key, con
 	return cli_usage_error(prog, "%s", ibf_error_format(&err, msg, sizeof(msg)));
 }
 
-static int parse_route_args(const char *prog, int argc, char **argv, struct route_args *a)
+static const struct option route_lo[] = {
+	{ "topology", required_argument, 0, O_TOPO },
+	{ "engine", required_argument, 0, O_ENGINE },
+	{ "lmc", required_argument, 0, O_LMC },
+	{ "guid2lid", required_argument, 0, O_G2L },
+	{ "seed", required_argument, 0, O_SEED },
+	{ "threads", required_argument, 0, O_THREADS },
+	{ "stats", required_argument, 0, O_STATS },
+	{ "lfts", required_argument, 0, O_LFTS },
+	{ "min-len", required_argument, 0, O_MINLEN },
+	{ "max-len", required_argument, 0, O_MAXLEN },
+	{ "max-hops", required_argument, 0, O_MAXHOPS },
+	{ "max-paths", required_argument, 0, O_MAXPATHS },
+	{ "deadlock", required_argument, 0, O_DL_SCHEME },
+	{ "max-vls", required_argument, 0, O_DL_MAXVLS },
+	{ "best-effort", no_argument, 0, O_DL_BEST },
+	{ "no-fit", no_argument, 0, O_DL_NOFIT },
+	{ "sl", required_argument, 0, O_DL_SL },
+	{ "sl2vl", required_argument, 0, O_DL_SL2VL },
+	{ "conf", required_argument, 0, O_CONF },
+	{ "dmodk-roots", required_argument, 0, O_ROOTS },
+	{ "avoid", required_argument, 0, O_AVOID },
+	{ "previous-topology", required_argument, 0, O_PREV_TOPO },
+	{ "previous-lfts", required_argument, 0, O_PREV_LFTS },
+	{ "json", no_argument, 0, O_JSON },
+	{ "quiet", no_argument, 0, O_QUIET },
+	{ "output", required_argument, 0, 'o' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+/* Options that are ibfab.conf keys: set through the configuration parser
+ * (the plugin's rules and messages). */
+static const struct {
+	int code;
+	const char *key, *opt;
+} route_conf_opts[] = {
+	{ O_SEED, "seed", "--seed" },
+	{ O_THREADS, "threads", "--threads" },
+	{ O_ROOTS, "dmodk_roots", "--dmodk-roots" },
+	{ O_MAXPATHS, "max_paths_per_layer", "--max-paths" },
+	{ O_MINLEN, "min_path_len", "--min-len" },
+	{ O_MAXLEN, "max_path_len", "--max-len" },
+	{ O_DL_SCHEME, "deadlock", "--deadlock" },
+	{ O_DL_MAXVLS, "max_vls", "--max-vls" },
+};
+
+/* Options that name a file (or an engine): the argument is kept as is. */
+static const struct {
+	int code;
+	size_t off;
+} route_str_opts[] = {
+	{ O_TOPO, offsetof(struct route_args, topo) },
+	{ O_ENGINE, offsetof(struct route_args, engine) },
+	{ O_G2L, offsetof(struct route_args, g2l) },
+	{ O_STATS, offsetof(struct route_args, stats) },
+	{ O_LFTS, offsetof(struct route_args, lfts) },
+	{ 'o', offsetof(struct route_args, out) },
+	{ O_PREV_TOPO, offsetof(struct route_args, prev_topo) },
+	{ O_PREV_LFTS, offsetof(struct route_args, prev_lfts) },
+	{ O_DL_SL, offsetof(struct route_args, dl_sl) },
+	{ O_DL_SL2VL, offsetof(struct route_args, dl_sl2vl) },
+	{ O_AVOID, offsetof(struct route_args, avoid) },
+};
+
+/* --conf FILE first, wherever it stands: the other options override it. */
+static int read_conf_first(const char *prog, int argc, char **argv, struct route_args *a)
 {
-	static const struct option lo[] = {
-		{ "topology", required_argument, 0, O_TOPO },
-		{ "engine", required_argument, 0, O_ENGINE },
-		{ "lmc", required_argument, 0, O_LMC },
-		{ "guid2lid", required_argument, 0, O_G2L },
-		{ "seed", required_argument, 0, O_SEED },
-		{ "threads", required_argument, 0, O_THREADS },
-		{ "stats", required_argument, 0, O_STATS },
-		{ "lfts", required_argument, 0, O_LFTS },
-		{ "min-len", required_argument, 0, O_MINLEN },
-		{ "max-len", required_argument, 0, O_MAXLEN },
-		{ "max-hops", required_argument, 0, O_MAXHOPS },
-		{ "max-paths", required_argument, 0, O_MAXPATHS },
-		{ "deadlock", required_argument, 0, O_DL_SCHEME },
-		{ "max-vls", required_argument, 0, O_DL_MAXVLS },
-		{ "best-effort", no_argument, 0, O_DL_BEST },
-		{ "no-fit", no_argument, 0, O_DL_NOFIT },
-		{ "sl", required_argument, 0, O_DL_SL },
-		{ "sl2vl", required_argument, 0, O_DL_SL2VL },
-		{ "conf", required_argument, 0, O_CONF },
-		{ "dmodk-roots", required_argument, 0, O_ROOTS },
-		{ "previous-topology", required_argument, 0, O_PREV_TOPO },
-		{ "previous-lfts", required_argument, 0, O_PREV_LFTS },
-		{ "json", no_argument, 0, O_JSON },
-		{ "quiet", no_argument, 0, O_QUIET },
-		{ "output", required_argument, 0, 'o' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
-	memset(a, 0, sizeof(*a));
-	a->lmc = -1;
-	ibf_conf_default(&a->conf); /* seed 0: the plugin's default, same tables */
-	a->conf.threads = 2;
-	/* --conf first, wherever it stands: the other options override it */
 	for (int i = 1; i < argc; i++) {
 		const char *path = NULL;
 		if (!strcmp(argv[i], "--conf") && i + 1 < argc)
@@ -257,28 +294,46 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 			return 1;
 		}
 	}
-	int c;
+	return 0;
+}
+
+/* One option from the tables above: 1 when it was one (*rc: 0 or the
+ * exit code of a bad value), 0 when not. */
+static int route_table_opt(const char *prog, struct route_args *a, int c, int *rc)
+{
+	*rc = 0;
+	for (size_t i = 0; i < sizeof(route_str_opts) / sizeof(route_str_opts[0]); i++)
+		if (route_str_opts[i].code == c) {
+			*(const char **)(void *)((char *)a + route_str_opts[i].off) = optarg;
+			return 1;
+		}
+	for (size_t i = 0; i < sizeof(route_conf_opts) / sizeof(route_conf_opts[0]); i++)
+		if (route_conf_opts[i].code == c) {
+			if (conf_opt(prog, a, route_conf_opts[i].key, route_conf_opts[i].opt,
+				     optarg))
+				*rc = 2;
+			return 1;
+		}
+	return 0;
+}
+
+static int parse_route_args(const char *prog, int argc, char **argv, struct route_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->lmc = -1;
+	ibf_conf_default(&a->conf); /* seed 0: the plugin's default, same tables */
+	a->conf.threads = 2;
+	if (read_conf_first(prog, argc, argv, a))
+		return 1;
+	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:hq", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hq", route_lo, NULL)) != -1) {
+		if (route_table_opt(prog, a, c, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
-		case O_TOPO:
-			a->topo = optarg;
-			break;
-		case O_ENGINE:
-			a->engine = optarg;
-			break;
-		case O_G2L:
-			a->g2l = optarg;
-			break;
-		case O_STATS:
-			a->stats = optarg;
-			break;
-		case O_LFTS:
-			a->lfts = optarg;
-			break;
-		case 'o':
-			a->out = optarg;
-			break;
 		case O_JSON:
 			a->json = 1;
 			break;
@@ -290,48 +345,10 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 			if (cli_int("--lmc", optarg, 0, 7, &a->lmc))
 				return 2;
 			break;
-		case O_SEED:
-			if (conf_opt(prog, a, "seed", "--seed", optarg))
-				return 2;
-			break;
-		case O_THREADS:
-			if (conf_opt(prog, a, "threads", "--threads", optarg))
-				return 2;
-			break;
 		case O_CONF:
 			break; /* read above */
-		case O_PREV_TOPO:
-			a->prev_topo = optarg;
-			break;
-		case O_PREV_LFTS:
-			a->prev_lfts = optarg;
-			break;
-		case O_ROOTS:
-			if (conf_opt(prog, a, "dmodk_roots", "--dmodk-roots", optarg))
-				return 2;
-			break;
 		case O_MAXHOPS:
 			if (cli_int("--max-hops", optarg, 0, 1000, &a->max_hops))
-				return 2;
-			break;
-		case O_MAXPATHS:
-			if (conf_opt(prog, a, "max_paths_per_layer", "--max-paths", optarg))
-				return 2;
-			break;
-		case O_MINLEN:
-			if (conf_opt(prog, a, "min_path_len", "--min-len", optarg))
-				return 2;
-			break;
-		case O_MAXLEN:
-			if (conf_opt(prog, a, "max_path_len", "--max-len", optarg))
-				return 2;
-			break;
-		case O_DL_SCHEME:
-			if (conf_opt(prog, a, "deadlock", "--deadlock", optarg))
-				return 2;
-			break;
-		case O_DL_MAXVLS:
-			if (conf_opt(prog, a, "max_vls", "--max-vls", optarg))
 				return 2;
 			break;
 		case O_DL_BEST:
@@ -340,12 +357,6 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 			break;
 		case O_DL_NOFIT:
 			a->dl_nofit = 1;
-			break;
-		case O_DL_SL:
-			a->dl_sl = optarg;
-			break;
-		case O_DL_SL2VL:
-			a->dl_sl2vl = optarg;
 			break;
 		case 'h':
 			fputs(route_help, stdout);
@@ -360,13 +371,6 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 	if (!a->topo)
 		return cli_usage_error(prog, "--topology FILE is required");
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* --previous-lfts: keep the columns of the previous tables that still
@@ -413,12 +417,25 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 	o.log = cli_log;
 	o.log_ctx = NULL; /* errors only */
 	memset(rep, 0, sizeof(*rep));
-	if (a->prev_lfts) {
-		rc = route_stable(a, f, engine, &o, r, rep, err);
-		free(roots);
-		return rc;
+	uint64_t *avoid = NULL;
+	if (a->avoid) {
+		if (strcmp(engine, "hratio")) {
+			free(roots);
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "--avoid is for the hratio engine only");
+		}
+		rc = ibf_ftree_read_roots(a->avoid, &avoid, &o.navoid, err);
+		if (rc) {
+			free(roots);
+			return rc;
+		}
+		o.avoid = avoid;
 	}
-	rc = ibf_route(f, engine, &o, r, rep, err);
+	if (a->prev_lfts)
+		rc = route_stable(a, f, engine, &o, r, rep, err);
+	else
+		rc = ibf_route(f, engine, &o, r, rep, err);
+	free(avoid);
 	free(roots);
 	return rc;
 }
@@ -502,9 +519,9 @@ static int cmd_route_main(int argc, char **argv)
 	struct ibf_routes r;
 	memset(&r, 0, sizeof(r));
 	struct ibf_route_report rep;
-	double t0 = now_s();
+	double t0 = ibf_now();
 	rc = run_engine(&a, f, &r, &rep, &err);
-	double t1 = now_s();
+	double t1 = ibf_now();
 	/* the scheme may reroute the destinations that do not fit the VLs:
 	 * the tables are written after it */
 	if (!rc)

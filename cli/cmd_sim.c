@@ -549,263 +549,329 @@ enum {
 	O_SVG
 };
 
-static int cmd_flow(int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{ "topology", required_argument, 0, O_TOPO },
-		{ "lfts", required_argument, 0, O_LFTS },
-		{ "engine", required_argument, 0, O_ENGINE },
-		{ "pattern", required_argument, 0, O_PATTERN },
-		{ "lmc", required_argument, 0, O_LMC },
-		{ "guid2lid", required_argument, 0, O_G2L },
-		{ "conf", required_argument, 0, O_CONF },
-		{ "seed", required_argument, 0, O_SEED },
-		{ "threads", required_argument, 0, O_THREADS },
-		{ "placement", required_argument, 0, O_PLACE },
-		{ "ppn", required_argument, 0, O_PPN },
-		{ "ranks", required_argument, 0, O_RANKS },
-		{ "layers", required_argument, 0, O_LAYERS },
-		{ "bytes", required_argument, 0, O_BYTES },
-		{ "acc-gbps", required_argument, 0, O_ACC },
-		{ "mat", required_argument, 0, O_MAT },
-		{ "mat-method", required_argument, 0, O_MATM },
-		{ "eps", required_argument, 0, O_EPS },
-		{ "phases", no_argument, 0, O_PHASES },
-		{ "json", no_argument, 0, O_JSON },
-		{ "svg", required_argument, 0, O_SVG },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
-	const char *prog = "ibfab sim flow";
-	const char *topo = NULL, *g2l = NULL, *place = "linear", *svgdir = NULL;
+static const struct option flow_lo[] = {
+	{ "topology", required_argument, 0, O_TOPO },
+	{ "lfts", required_argument, 0, O_LFTS },
+	{ "engine", required_argument, 0, O_ENGINE },
+	{ "pattern", required_argument, 0, O_PATTERN },
+	{ "lmc", required_argument, 0, O_LMC },
+	{ "guid2lid", required_argument, 0, O_G2L },
+	{ "conf", required_argument, 0, O_CONF },
+	{ "seed", required_argument, 0, O_SEED },
+	{ "threads", required_argument, 0, O_THREADS },
+	{ "placement", required_argument, 0, O_PLACE },
+	{ "ppn", required_argument, 0, O_PPN },
+	{ "ranks", required_argument, 0, O_RANKS },
+	{ "layers", required_argument, 0, O_LAYERS },
+	{ "bytes", required_argument, 0, O_BYTES },
+	{ "acc-gbps", required_argument, 0, O_ACC },
+	{ "mat", required_argument, 0, O_MAT },
+	{ "mat-method", required_argument, 0, O_MATM },
+	{ "eps", required_argument, 0, O_EPS },
+	{ "phases", no_argument, 0, O_PHASES },
+	{ "json", no_argument, 0, O_JSON },
+	{ "svg", required_argument, 0, O_SVG },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+/* What `sim flow` was asked for. */
+struct flow_args {
+	const char *topo, *g2l, *place, *svgdir;
 	struct src srcs[MAXSRC];
-	int nsrc = 0, npat = 0, json = 0, phases = 0, c;
+	int nsrc, npat, json, phases;
 	char patnames[MAXPAT][64];
 	struct ibf_sim_pattern pats[MAXPAT];
 	struct ibf_sim_layer_policy lp;
 	struct ibf_conf conf;
-	struct ibf_error err;
-	long lmc = -1, ppn = 1, ranks = 0;
-	double bytes = 1 << 20, acc = 0;
-	uint64_t seed = 1;
-	int mat_r = 0, mat_a = 0, threads_set = 0;
+	long lmc, ppn, ranks;
+	double bytes, acc;
+	uint64_t seed;
+	int mat_r, mat_a, threads_set;
 	struct ibf_mat_opts mo;
-	ibf_mat_opts_default(&mo);
-	ibf_conf_default(&conf);
-	ibf_error_clear(&err);
-	memset(srcs, 0, sizeof(srcs));
-	ibf_sim_layers_parse("rr", &lp, &err);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case O_TOPO:
-			topo = optarg;
-			break;
-		case O_LFTS:
-		case O_ENGINE:
-			if (nsrc == MAXSRC)
-				return cli_usage_error(prog, "at most %d tables", MAXSRC);
-			srcs[nsrc].label = optarg;
-			if (c == O_LFTS && strrchr(optarg, '/') && strrchr(optarg, '/')[1])
-				srcs[nsrc].label = strrchr(optarg, '/') + 1;
-			if (c == O_LFTS)
-				srcs[nsrc].lfts = optarg;
-			else
-				srcs[nsrc].engine = optarg;
-			nsrc++;
-			break;
-		case O_PATTERN:
-			if (npat == MAXPAT)
-				return cli_usage_error(prog, "at most %d patterns", MAXPAT);
-			if (ibf_sim_pattern_parse(optarg, &pats[npat], &err))
-				return cli_usage_error(prog, "%s", err.msg);
-			snprintf(patnames[npat], sizeof(patnames[npat]), "%s", optarg);
-			npat++;
-			break;
-		case O_LMC:
-			if (cli_int("--lmc", optarg, 0, 7, &lmc))
-				return 2;
-			break;
-		case O_G2L:
-			g2l = optarg;
-			break;
-		case O_CONF:
-			if (ibf_conf_read(optarg, &conf, &err))
-				return cli_fail(&err);
-			break;
-		case O_SEED:
-			seed = strtoull(optarg, &end, 0);
-			if (end == optarg || *end)
-				return cli_usage_error(prog, "--seed: not a number: %s", optarg);
-			if (ibf_conf_set(&conf, "seed", optarg, "--seed", &err))
-				return cli_usage_error(prog, "%s", err.msg);
-			break;
-		case O_THREADS:
-			if (ibf_conf_set(&conf, "threads", optarg, "--threads", &err))
-				return cli_usage_error(prog, "%s", err.msg);
-			threads_set = 1;
-			break;
-		case O_PLACE:
-			place = optarg;
-			break;
-		case O_PPN:
-			if (cli_int("--ppn", optarg, 1, 1024, &ppn))
-				return 2;
-			break;
-		case O_RANKS:
-			if (cli_int("--ranks", optarg, 2, 100000000L, &ranks))
-				return 2;
-			break;
-		case O_LAYERS:
-			if (ibf_sim_layers_parse(optarg, &lp, &err))
-				return cli_usage_error(prog, "%s", err.msg);
-			break;
-		case O_BYTES:
-			bytes = strtod(optarg, &end);
-			if (end == optarg || *end || !(bytes > 0) || bytes > 1e15)
-				return cli_usage_error(prog, "--bytes: expected a size > 0");
-			break;
-		case O_ACC:
-			acc = strtod(optarg, &end);
-			if (end == optarg || *end || !(acc > 0) || acc > 1e6)
-				return cli_usage_error(prog, "--acc-gbps: expected a rate > 0");
-			break;
-		case O_MAT:
-			mat_r = !strcmp(optarg, "routing") || !strcmp(optarg, "both");
-			mat_a = !strcmp(optarg, "any") || !strcmp(optarg, "both");
-			if (!mat_r && !mat_a)
-				return cli_usage_error(prog, "--mat must be routing, any or both");
-			break;
-		case O_MATM:
-			if (!strcmp(optarg, "gk"))
-				mo.method = IBF_MAT_GK;
-			else if (!strcmp(optarg, "lp"))
-				mo.method = IBF_MAT_LP;
-			else
-				return cli_usage_error(prog, "--mat-method must be gk or lp");
-			break;
-		case O_EPS:
-			mo.eps = strtod(optarg, &end);
-			if (end == optarg || *end || !(mo.eps >= 0.001 && mo.eps <= 0.4))
-				return cli_usage_error(prog, "--eps must be 0.001 .. 0.4");
-			break;
-		case O_PHASES:
-			phases = 1;
-			break;
-		case O_JSON:
-			json = 1;
-			break;
-		case O_SVG:
-			svgdir = optarg;
-			break;
-		case 'h':
-			fputs(flow_help, stdout);
-			return 0;
-		default:
-			return 2;
-		}
+};
+
+/* --lfts DUMP or --engine NAME: one more table source. */
+static int flow_source(const char *prog, struct flow_args *a, int c)
+{
+	if (a->nsrc == MAXSRC)
+		return cli_usage_error(prog, "at most %d tables", MAXSRC);
+	struct src *sr = &a->srcs[a->nsrc];
+	sr->label = optarg;
+	if (c == O_LFTS && strrchr(optarg, '/') && strrchr(optarg, '/')[1])
+		sr->label = strrchr(optarg, '/') + 1;
+	if (c == O_LFTS)
+		sr->lfts = optarg;
+	else
+		sr->engine = optarg;
+	a->nsrc++;
+	return 0;
+}
+
+/* The options about the maximum achievable throughput (--mat,
+ * --mat-method, --eps). */
+static int flow_mat_opt(const char *prog, struct flow_args *a, int c)
+{
+	char *end;
+	switch (c) {
+	case O_MAT:
+		a->mat_r = !strcmp(optarg, "routing") || !strcmp(optarg, "both");
+		a->mat_a = !strcmp(optarg, "any") || !strcmp(optarg, "both");
+		if (!a->mat_r && !a->mat_a)
+			return cli_usage_error(prog, "--mat must be routing, any or both");
+		return 0;
+	case O_MATM:
+		if (!strcmp(optarg, "gk"))
+			a->mo.method = IBF_MAT_GK;
+		else if (!strcmp(optarg, "lp"))
+			a->mo.method = IBF_MAT_LP;
+		else
+			return cli_usage_error(prog, "--mat-method must be gk or lp");
+		return 0;
+	default: /* O_EPS */
+		a->mo.eps = strtod(optarg, &end);
+		if (end == optarg || *end || !(a->mo.eps >= 0.001 && a->mo.eps <= 0.4))
+			return cli_usage_error(prog, "--eps must be 0.001 .. 0.4");
+		return 0;
 	}
+}
+
+/* One option of `sim flow`: 0, 1 when help was printed, else an exit code. */
+static int flow_opt(const char *prog, struct flow_args *a, int c)
+{
+	char *end;
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	switch (c) {
+	case O_TOPO:
+		a->topo = optarg;
+		return 0;
+	case O_LFTS:
+	case O_ENGINE:
+		return flow_source(prog, a, c);
+	case O_PATTERN:
+		if (a->npat == MAXPAT)
+			return cli_usage_error(prog, "at most %d patterns", MAXPAT);
+		if (ibf_sim_pattern_parse(optarg, &a->pats[a->npat], &err))
+			return cli_usage_error(prog, "%s", err.msg);
+		snprintf(a->patnames[a->npat], sizeof(a->patnames[a->npat]), "%s", optarg);
+		a->npat++;
+		return 0;
+	case O_LMC:
+		return cli_int("--lmc", optarg, 0, 7, &a->lmc) ? 2 : 0;
+	case O_G2L:
+		a->g2l = optarg;
+		return 0;
+	case O_CONF:
+		return ibf_conf_read(optarg, &a->conf, &err) ? cli_fail(&err) : 0;
+	case O_SEED:
+		a->seed = strtoull(optarg, &end, 0);
+		if (end == optarg || *end)
+			return cli_usage_error(prog, "--seed: not a number: %s", optarg);
+		if (ibf_conf_set(&a->conf, "seed", optarg, "--seed", &err))
+			return cli_usage_error(prog, "%s", err.msg);
+		return 0;
+	case O_THREADS:
+		if (ibf_conf_set(&a->conf, "threads", optarg, "--threads", &err))
+			return cli_usage_error(prog, "%s", err.msg);
+		a->threads_set = 1;
+		return 0;
+	case O_PLACE:
+		a->place = optarg;
+		return 0;
+	case O_PPN:
+		return cli_int("--ppn", optarg, 1, 1024, &a->ppn) ? 2 : 0;
+	case O_RANKS:
+		return cli_int("--ranks", optarg, 2, 100000000L, &a->ranks) ? 2 : 0;
+	case O_LAYERS:
+		if (ibf_sim_layers_parse(optarg, &a->lp, &err))
+			return cli_usage_error(prog, "%s", err.msg);
+		return 0;
+	case O_BYTES:
+		a->bytes = strtod(optarg, &end);
+		if (end == optarg || *end || !(a->bytes > 0) || a->bytes > 1e15)
+			return cli_usage_error(prog, "--bytes: expected a size > 0");
+		return 0;
+	case O_ACC:
+		a->acc = strtod(optarg, &end);
+		if (end == optarg || *end || !(a->acc > 0) || a->acc > 1e6)
+			return cli_usage_error(prog, "--acc-gbps: expected a rate > 0");
+		return 0;
+	case O_MAT:
+	case O_MATM:
+	case O_EPS:
+		return flow_mat_opt(prog, a, c);
+	case O_PHASES:
+		a->phases = 1;
+		return 0;
+	case O_JSON:
+		a->json = 1;
+		return 0;
+	case O_SVG:
+		a->svgdir = optarg;
+		return 0;
+	case 'h':
+		fputs(flow_help, stdout);
+		return 1;
+	default:
+		return 2;
+	}
+}
+
+/* Parse `sim flow`: 0, 1 when help was printed, else an exit code. */
+static int flow_parse(const char *prog, int argc, char **argv, struct flow_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->place = "linear";
+	a->lmc = -1;
+	a->ppn = 1;
+	a->bytes = 1 << 20;
+	a->seed = 1;
+	ibf_mat_opts_default(&a->mo);
+	ibf_conf_default(&a->conf);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	ibf_sim_layers_parse("rr", &a->lp, &err);
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", flow_lo, NULL)) != -1)
+		if ((rc = flow_opt(prog, a, c)))
+			return rc;
 	if (optind != argc)
 		return cli_usage_error(prog, "unexpected argument %s", argv[optind]);
-	if (!topo)
+	if (!a->topo)
 		return cli_usage_error(prog, "--topology is required");
-	if (!nsrc)
+	if (!a->nsrc)
 		return cli_usage_error(
 			prog, "give --lfts DUMP or --engine NAME (several for a comparison)");
-	if (!npat)
+	if (!a->npat)
 		return cli_usage_error(prog, "give --pattern (see --help)");
-	if (mo.method == IBF_MAT_LP && !ibf_sim_have_lp())
+	if (a->mo.method == IBF_MAT_LP && !ibf_sim_have_lp())
 		return cli_usage_error(prog, "--mat-method lp: this build has no GLPK");
-	lp.seed = seed;
-	for (int p = 0; p < npat; p++) {
-		pats[p].seed = seed;
-		pats[p].bytes = bytes;
-		pats[p].acc_gbps = acc;
+	a->lp.seed = a->seed;
+	for (int p = 0; p < a->npat; p++) {
+		a->pats[p].seed = a->seed;
+		a->pats[p].bytes = a->bytes;
+		a->pats[p].acc_gbps = a->acc;
 	}
-	struct ibf_fabric *f = cli_load_fabric(topo, g2l, lmc, 1, &err);
-	if (!f)
-		return cli_fail(&err);
+	return 0;
+}
+
+/* Every source's tables (read, or routed with the conf's options) and its
+ * simulator network. */
+static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct ibf_error *err)
+{
 	int rc = 0;
-	struct ibf_sim_placement pl;
-	memset(&pl, 0, sizeof(pl));
-	struct run(*runs)[MAXSRC] = calloc((size_t)npat, sizeof(*runs));
-	if (!runs) {
-		ibf_fabric_free(f);
-		return cli_fail(&(struct ibf_error){ .code = IBF_ENOMEM, .msg = "out of memory" });
-	}
-	/* tables */
-	for (int s = 0; s < nsrc && !rc; s++) {
-		if (srcs[s].lfts) {
-			rc = ibf_lfts_read(f, srcs[s].lfts, &srcs[s].r, &err);
-		} else if (!ibf_engine_find(srcs[s].engine)) {
-			rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0, "unknown engine '%s'",
-					   srcs[s].engine);
+	for (int s = 0; s < a->nsrc && !rc; s++) {
+		struct src *sr = &a->srcs[s];
+		if (sr->lfts) {
+			rc = ibf_lfts_read(f, sr->lfts, &sr->r, err);
+		} else if (!ibf_engine_find(sr->engine)) {
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown engine '%s'",
+					   sr->engine);
 		} else {
 			struct ibf_route_opts o;
 			uint64_t *roots = NULL;
-			rc = ibf_conf_route_opts(&conf, &o, &roots, &err);
+			rc = ibf_conf_route_opts(&a->conf, &o, &roots, err);
 			if (!rc) {
 				o.log = cli_log;
 				struct ibf_route_report rep;
-				rc = ibf_route(f, srcs[s].engine, &o, &srcs[s].r, &rep, &err);
+				rc = ibf_route(f, sr->engine, &o, &sr->r, &rep, err);
 			}
 			free(roots);
 		}
 		if (!rc)
-			rc = ibf_sim_net_init(&srcs[s].net, f, &srcs[s].r, IBF_CONG_ORDER_AUTO,
-					      &err);
+			rc = ibf_sim_net_init(&sr->net, f, &sr->r, IBF_CONG_ORDER_AUTO, err);
 		if (!rc) {
 			/* tracing workers: --threads (or the conf), else one per CPU */
-			long nt = threads_set ? conf.threads : sysconf(_SC_NPROCESSORS_ONLN);
-			srcs[s].net.threads = nt < 1 ? 1 : nt > 16 ? 16 : (int)nt;
+			long nt = a->threads_set ? a->conf.threads : sysconf(_SC_NPROCESSORS_ONLN);
+			sr->net.threads = nt < 1 ? 1 : nt > 16 ? 16 : (int)nt;
 		}
 	}
-	/* one placement for every source (host order is the fabric's, not the tables') */
-	if (!rc) {
-		int how = !strcmp(place, "linear")   ? IBF_PLACE_LINEAR
-			  : !strcmp(place, "random") ? IBF_PLACE_RANDOM
-						     : IBF_PLACE_FILE;
-		rc = ibf_sim_place(&srcs[0].net, how, (uint32_t)ranks, (uint32_t)ppn, seed,
-				   how == IBF_PLACE_FILE ? place : NULL, &pl, &err);
-	}
-	for (int p = 0; p < npat && !rc; p++)
-		for (int s = 0; s < nsrc && !rc; s++) {
+	return rc;
+}
+
+/* Every pattern on every source, with one placement for all (host order
+ * is the fabric's, not the tables'). */
+static int flow_runs(struct flow_args *a, struct run (*runs)[MAXSRC], struct ibf_sim_placement *pl,
+		     struct ibf_error *err)
+{
+	int how = !strcmp(a->place, "linear")	? IBF_PLACE_LINEAR
+		  : !strcmp(a->place, "random") ? IBF_PLACE_RANDOM
+						: IBF_PLACE_FILE;
+	int rc = ibf_sim_place(&a->srcs[0].net, how, (uint32_t)a->ranks, (uint32_t)a->ppn, a->seed,
+			       how == IBF_PLACE_FILE ? a->place : NULL, pl, err);
+	for (int p = 0; p < a->npat && !rc; p++)
+		for (int s = 0; s < a->nsrc && !rc; s++) {
 			struct run *u = &runs[p][s];
-			u->net = &srcs[s].net;
-			u->pl = &pl;
-			u->lp = &lp;
-			u->mo = mo;
-			u->mat_routing = mat_r;
-			u->mat_any = mat_a && s == 0; /* the topology's bound: one per fabric */
-			u->err = &err;
-			rc = ibf_sim_pattern_run(&srcs[s].net, &pl, &pats[p], on_phase, u, &err);
+			u->net = &a->srcs[s].net;
+			u->pl = pl;
+			u->lp = &a->lp;
+			u->mo = a->mo;
+			u->mat_routing = a->mat_r;
+			u->mat_any = a->mat_a && s == 0; /* the topology's bound: one per fabric */
+			u->err = err;
+			rc = ibf_sim_pattern_run(&a->srcs[s].net, pl, &a->pats[p], on_phase, u,
+						 err);
 			if (!rc && u->failed)
 				rc = IBF_EINVAL;
 		}
+	return rc;
+}
+
+static int cmd_flow(int argc, char **argv)
+{
+	const char *prog = "ibfab sim flow";
+	struct flow_args *a = calloc(1, sizeof(*a));
+	if (!a)
+		return cli_fail(&(struct ibf_error){ .code = IBF_ENOMEM, .msg = "out of memory" });
+	int rc = flow_parse(prog, argc, argv, a);
+	if (rc) {
+		free(a);
+		return rc == 1 ? 0 : rc;
+	}
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = cli_load_fabric(a->topo, a->g2l, a->lmc, 1, &err);
+	if (!f) {
+		free(a);
+		return cli_fail(&err);
+	}
+	struct ibf_sim_placement pl;
+	memset(&pl, 0, sizeof(pl));
+	struct run(*runs)[MAXSRC] = calloc((size_t)a->npat, sizeof(*runs));
+	if (!runs) {
+		ibf_fabric_free(f);
+		free(a);
+		return cli_fail(&(struct ibf_error){ .code = IBF_ENOMEM, .msg = "out of memory" });
+	}
+	rc = flow_tables(a, f, &err);
+	if (!rc)
+		rc = flow_runs(a, runs, &pl, &err);
 	if (rc)
 		goto out;
-	if (json)
-		print_json(topo, place, srcs, nsrc, runs, patnames, npat, &pl);
+	if (a->json)
+		print_json(a->topo, a->place, a->srcs, a->nsrc, runs, a->patnames, a->npat, &pl);
 	else
-		print_text(topo, place, srcs, nsrc, runs, patnames, npat, &pl, &lp, bytes, mat_r,
-			   mat_a, phases);
-	if (svgdir)
-		rc = write_svgs(svgdir, srcs, nsrc, runs, patnames, npat, &err);
+		print_text(a->topo, a->place, a->srcs, a->nsrc, runs, a->patnames, a->npat, &pl,
+			   &a->lp, a->bytes, a->mat_r, a->mat_a, a->phases);
+	if (a->svgdir)
+		rc = write_svgs(a->svgdir, a->srcs, a->nsrc, runs, a->patnames, a->npat, &err);
 out:
-	for (int p = 0; p < npat; p++)
-		for (int s = 0; s < nsrc; s++) {
+	for (int p = 0; p < a->npat; p++)
+		for (int s = 0; s < a->nsrc; s++) {
 			free(runs[p][s].rows);
 			free(runs[p][s].rates);
 			free(runs[p][s].load);
 		}
 	free(runs);
-	for (int s = 0; s < nsrc; s++) {
-		ibf_sim_net_free(&srcs[s].net);
-		ibf_routes_free(&srcs[s].r);
+	for (int s = 0; s < a->nsrc; s++) {
+		ibf_sim_net_free(&a->srcs[s].net);
+		ibf_routes_free(&a->srcs[s].r);
 	}
 	ibf_sim_placement_free(&pl);
 	ibf_fabric_free(f);
+	free(a);
 	return rc ? cli_fail(&err) : 0;
 }
 

@@ -52,7 +52,13 @@ enum {
 	O_LINKU,
 	O_NICPKT,
 	O_NODEBUF,
-	O_NICBUF
+	O_NICBUF,
+	O_SVG,
+	O_CODES,
+	O_STREAMS,
+	O_BYTES,
+	O_NODEVLS,
+	O_ACCPKT
 };
 
 static const char sp_help[] =
@@ -84,6 +90,10 @@ static const char sp_help[] =
 	"  --traffic T       uniform (default), or a pattern of `ibfab sim flow`\n"
 	"                    (shift:C, perm, bisection, adversarial, ...): its first\n"
 	"                    phase fixes each host's destinations, one drawn per packet\n"
+	"  --streams         with --traffic PATTERN: every phase of the pattern as timed\n"
+	"                    message streams (--bytes B per flow, default 1 MiB; the next\n"
+	"                    phase starts when the previous one is delivered); reports\n"
+	"                    each phase's completion time beside the flow simulator's\n"
 	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
 	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
 	"                    points at once (same results for any N)\n"
@@ -92,6 +102,11 @@ static const char sp_help[] =
 	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB suffix)\n"
 	"  --arb rr|age      output arbitration (default rr)\n"
 	"  --mtu BYTES       payload per packet (default 4032; header 64, --header B)\n"
+	"  --svg FILE        SVG figure: accepted throughput against load (intra- and\n"
+	"                    inter-node with --accels) and stacked latency bars per load\n"
+	"  --export-codes DIR  write the fabric, LFTs and traffic as input of CODES's\n"
+	"                    fattree model (static routing) instead of simulating; the\n"
+	"                    fabric must be wired as CODES's 2- or 3-level fat tree\n"
 	"  --link-util FILE  utilisation of every directed link (CSV: load, from, port,\n"
 	"                    to, port, kind, Gb/s, utilisation)\n"
 	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times)\n"
@@ -114,11 +129,16 @@ static const char sp_help[] =
 	"  --nic-pkt-ns N    NIC: processing time per intra-node packet, each way (default 0)\n"
 	"  --node-buf B      bounded intra-node queues (bytes) with back-pressure and\n"
 	"                    head-of-line blocking; --nic-buf B what a NIC holds (256k)\n"
+	"  --acc-pkt-ns N    accelerator links: at least N ns per intra-node packet (a\n"
+	"                    packet-rate limit; default 0)\n"
+	"  --node-vls 2      with --node-buf: intra- and inter-node packets on their own\n"
+	"                    VL inside the node (own FIFO and credits per queue)\n"
 	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
 
 struct sp_args {
-	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util;
-	int have_pattern;
+	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util, *svg, *codes;
+	int have_pattern, streams;
+	double bytes;
 	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
 	int deadlock, json, quiet;
@@ -217,6 +237,12 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{ "nic-pkt-ns", required_argument, 0, O_NICPKT },
 		{ "node-buf", required_argument, 0, O_NODEBUF },
 		{ "nic-buf", required_argument, 0, O_NICBUF },
+		{ "svg", required_argument, 0, O_SVG },
+		{ "export-codes", required_argument, 0, O_CODES },
+		{ "streams", no_argument, 0, O_STREAMS },
+		{ "node-vls", required_argument, 0, O_NODEVLS },
+		{ "acc-pkt-ns", required_argument, 0, O_ACCPKT },
+		{ "bytes", required_argument, 0, O_BYTES },
 		{ "quiet", no_argument, 0, O_QUIET },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -407,6 +433,29 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		case O_LINKU:
 			a->link_util = optarg;
 			break;
+		case O_SVG:
+			a->svg = optarg;
+			break;
+		case O_CODES:
+			a->codes = optarg;
+			break;
+		case O_STREAMS:
+			a->streams = 1;
+			break;
+		case O_ACCPKT:
+			if (parse_double("--acc-pkt-ns", optarg, 0, 1e6, &a->o.acc_pkt_ns))
+				return 2;
+			break;
+		case O_NODEVLS:
+			if (cli_int("--node-vls", optarg, 1, 2, &v))
+				return 2;
+			a->o.node_vls = (int)v;
+			break;
+		case O_BYTES:
+			if (parse_bytes("--bytes", optarg, 1, 1L << 40, &v))
+				return 2;
+			a->bytes = (double)v;
+			break;
 		case O_NODEBUF:
 			if (parse_bytes("--node-buf", optarg, 1, 1L << 30, &v))
 				return 2;
@@ -450,6 +499,10 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			prog, "--sl/--sl2vl go with --lfts (with --engine use --deadlock)");
 	if (a->l0 < 0)
 		return cli_usage_error(prog, "--load L or --loads A:B:STEP is required");
+	if (a->streams && !a->have_pattern)
+		return cli_usage_error(prog, "--streams wants --traffic PATTERN");
+	if (a->bytes > 0 && !a->streams)
+		return cli_usage_error(prog, "--bytes goes with --streams");
 	a->o.vls = (int)a->vls;
 	return 0;
 }
@@ -560,6 +613,25 @@ static int write_link_util(const char *path, const struct ibf_fabric *f, const d
 	return ibf_atomic_commit(&at, 1, err);
 }
 
+static int write_svg(const char *path, const struct sp_args *a, const double *load,
+		     const struct ibf_psim_result *res, int n, struct ibf_error *err)
+{
+	char title[512];
+	const char *base = strrchr(a->topo, '/');
+	snprintf(title, sizeof(title), "%s, %s%s%s, %s arbitration, seed %llu",
+		 base ? base + 1 : a->topo, a->engine ? a->engine : "tables from ",
+		 a->engine ? "" : (strrchr(a->lfts, '/') ? strrchr(a->lfts, '/') + 1 : a->lfts),
+		 a->o.accels ? ", node model" : "",
+		 a->o.arb == IBF_PSIM_ARB_AGE ? "age" : "round-robin",
+		 (unsigned long long)a->o.seed);
+	struct ibf_atomic at;
+	int rc = ibf_atomic_open(&at, path, err);
+	if (rc)
+		return rc;
+	ibf_psim_svg_write(at.fp, title, load, res, n);
+	return ibf_atomic_commit(&at, 1, err);
+}
+
 /* Destinations per host from the first phase of a flow-simulator pattern
  * (ranks = hosts, one per host, in ibf_sim_net order). */
 struct phase0 {
@@ -621,6 +693,149 @@ static int build_traffic(const struct sp_args *a, const struct ibf_fabric *f,
 	ibf_sim_placement_free(&pl);
 	ibf_sim_net_free(&net);
 	return rc;
+}
+
+/* Every phase of the pattern as message streams, with the flow simulator's
+ * completion estimate of each phase (max-min fair rates, flows split
+ * evenly over the LID layers as the packets are). */
+struct streams {
+	const struct ibf_sim_net *net;
+	const struct ibf_sim_placement *pl;
+	struct ibf_sim_layer_policy lp;
+	struct ibf_error *err;
+	uint32_t n, cap;
+	uint32_t *off; /* [n + 1] */
+	struct ibf_psim_msg *msg;
+	uint32_t nmsg, capmsg;
+	struct sphase {
+		char label[48];
+		uint32_t repeat;
+		double bytes, flow_us;
+	} *ph;
+	struct ibf_psim_stream st;
+	int fail;
+};
+
+static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t index,
+			     uint32_t n)
+{
+	struct streams *S = ctx;
+	(void)index;
+	(void)n;
+	if (S->n + 1 >= S->cap) {
+		uint32_t c = S->cap ? 2 * S->cap : 16;
+		uint32_t *o = realloc(S->off, (c + 1) * sizeof(*o));
+		if (o)
+			S->off = o;
+		struct sphase *p = realloc(S->ph, c * sizeof(*p));
+		if (p)
+			S->ph = p;
+		if (!o || !p)
+			return S->fail = 1;
+		S->cap = c;
+	}
+	if (S->nmsg + ph->nflows > S->capmsg) {
+		uint64_t c = (S->nmsg + ph->nflows) * 2 + 64;
+		if (c > UINT32_MAX)
+			return S->fail = 1;
+		struct ibf_psim_msg *m = realloc(S->msg, c * sizeof(*m));
+		if (!m)
+			return S->fail = 1;
+		S->msg = m;
+		S->capmsg = (uint32_t)c;
+	}
+	struct sphase *P = &S->ph[S->n];
+	snprintf(P->label, sizeof(P->label), "%s", ph->label);
+	P->repeat = ph->repeat;
+	P->bytes = ph->bytes;
+	struct ibf_sim_phase_result pr;
+	if (ibf_sim_maxmin_phase(S->net, S->pl, ph, &S->lp, &pr, NULL, NULL, S->err))
+		return S->fail = 2;
+	P->flow_us = pr.time_us;
+	S->off[S->n] = S->nmsg;
+	for (uint64_t k = 0; k < ph->nflows; k++) {
+		const struct ibf_sim_flow *fl = &ph->flow[k];
+		uint32_t a = S->pl->host[fl->src], b = S->pl->host[fl->dst];
+		if (a == b)
+			continue; /* ranks on one host port: not in the network */
+		S->msg[S->nmsg++] = (struct ibf_psim_msg){ a, b, (uint64_t)(ph->bytes + 0.5) };
+	}
+	S->n++;
+	S->off[S->n] = S->nmsg;
+	return 0;
+}
+
+static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
+			 const struct ibf_routes *r, struct streams *S, struct ibf_error *err)
+{
+	struct ibf_sim_net net;
+	int rc = ibf_sim_net_init(&net, f, r, IBF_CONG_ORDER_AUTO, err);
+	if (rc)
+		return rc;
+	struct ibf_sim_placement pl;
+	memset(&pl, 0, sizeof(pl));
+	rc = ibf_sim_place(&net, IBF_PLACE_LINEAR, 0, 1, a->o.seed, NULL, &pl, err);
+	if (!rc) {
+		struct ibf_sim_pattern pat = a->pattern;
+		pat.seed = a->o.seed;
+		pat.bytes = a->bytes > 0 ? a->bytes : 1 << 20;
+		S->net = &net;
+		S->pl = &pl;
+		S->err = err;
+		ibf_sim_layers_parse("split", &S->lp, err);
+		rc = ibf_sim_pattern_run(&net, &pl, &pat, take_stream_phase, S, err);
+		if (!rc && S->fail == 1)
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		else if (!rc && S->fail)
+			rc = err->code ? err->code : IBF_EINVAL;
+		else if (!rc && !S->n)
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the pattern has no phases");
+	}
+	S->st.nphases = S->n;
+	S->st.off = S->off;
+	S->st.msg = S->msg;
+	ibf_sim_placement_free(&pl);
+	ibf_sim_net_free(&net);
+	return rc;
+}
+
+static void print_streams(const struct streams *S, const struct ibf_psim_result *res, int json)
+{
+	double tot = 0, ftot = 0;
+	for (uint32_t k = 0; k < S->n; k++) {
+		tot += res->phase_ns ? res->phase_ns[k] / 1000.0 * S->ph[k].repeat : 0;
+		ftot += S->ph[k].flow_us * S->ph[k].repeat;
+	}
+	if (json) {
+		printf(",\"streams\":{\"phases_done\":%u,\"total_us\":%.4f,\"flow_total_us\":%.4f,"
+		       "\"phases\":[",
+		       res->phases_done, res->phases_done == S->n ? tot : -1.0, ftot);
+		for (uint32_t k = 0; k < S->n; k++) {
+			printf("%s{\"label\":", k ? "," : "");
+			ibf_json_str(stdout, S->ph[k].label);
+			printf(",\"repeat\":%u,\"messages\":%u,\"bytes\":%.0f,\"us\":%.4f,"
+			       "\"flow_us\":%.4f}",
+			       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].bytes,
+			       res->phase_ns && res->phase_ns[k] >= 0 ? res->phase_ns[k] / 1000.0
+								      : -1.0,
+			       S->ph[k].flow_us);
+		}
+		printf("]}");
+		return;
+	}
+	printf("message streams: %u of %u phases done", res->phases_done, S->n);
+	if (res->phases_done == S->n)
+		printf(", %.3f us with repeats (flow simulator %.3f us)", tot, ftot);
+	printf("\n");
+	for (uint32_t k = 0; k < S->n; k++) {
+		printf("  phase %u '%s' x%u: %u messages of %.0f B: ", k, S->ph[k].label,
+		       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].bytes);
+		if (res->phase_ns && res->phase_ns[k] >= 0)
+			printf("%.3f us", res->phase_ns[k] / 1000.0);
+		else
+			printf("not finished");
+		printf(" (flow simulator %.3f us)\n", S->ph[k].flow_us);
+	}
 }
 
 /* The load points of a sweep, run by `threads` workers (each run is
@@ -739,7 +954,12 @@ int cmd_sim_packet(int argc, char **argv)
 		rc = ibf_error_set(
 			&err, IBF_EINVAL, NULL, 0,
 			"--traffic patterns drive hosts; the node model has its own mixes");
-	if (!rc && a.have_pattern) {
+	struct streams S;
+	memset(&S, 0, sizeof(S));
+	if (!rc && a.streams) {
+		rc = build_streams(&a, f, &r, &S, &err);
+		a.o.stream = &S.st;
+	} else if (!rc && a.have_pattern) {
 		rc = build_traffic(&a, f, &r, &tr, &err);
 		a.o.traffic_off = tr.off;
 		a.o.traffic_dst = tr.dst;
@@ -747,6 +967,23 @@ int cmd_sim_packet(int argc, char **argv)
 	}
 	struct sweep sw;
 	memset(&sw, 0, sizeof(sw));
+	if (!rc && a.codes) {
+		struct ibf_psim_codes_info ci;
+		a.o.load = a.l0;
+		if (a.o.accels)
+			rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
+					   "--export-codes: CODES's fattree model has no node model");
+		if (!rc)
+			rc = ibf_psim_export_codes(f, &r, &a.o, a.codes, &ci, &err);
+		if (!rc)
+			printf("CODES fattree export in %s: %d levels, radix %d, %u routers, %u "
+			       "terminals, %u switch links, %llu LFT rows, %llu flows%s%s\n",
+			       ci.folder, ci.levels, ci.radix, ci.routers, ci.terminals, ci.links,
+			       (unsigned long long)ci.lft_rows, (unsigned long long)ci.flows,
+			       have_sl ? "; SLs/SL2VL not exported (the model has no VLs)" : "",
+			       ci.mixed_rates ? "; mixed link rates: one rate per link class" : "");
+		goto done;
+	}
 	if (!rc)
 		rc = sweep_run(&a, f, &r, have_sl ? &sl : NULL, have_s2v ? &s2v : NULL, &sw, &err);
 	for (int k = 0; !rc && k < sw.n; k++) {
@@ -754,6 +991,8 @@ int cmd_sim_packet(int argc, char **argv)
 		if (a.json) {
 			printf("%s{\"load\":%.6f,\"result\":", k ? "," : "{\"runs\":[", sw.load[k]);
 			ibf_psim_result_write_json(f, res, a.o.vls, stdout);
+			if (a.streams)
+				print_streams(&S, res, 1);
 			printf("}");
 		} else {
 			printf("%sload %.4f (seed %llu, %s arbitration, %u B buffers, %u B packets)\n",
@@ -761,6 +1000,8 @@ int cmd_sim_packet(int argc, char **argv)
 			       a.o.arb == IBF_PSIM_ARB_AGE ? "age" : "round-robin", a.o.buf_bytes,
 			       a.o.mtu_payload + a.o.hdr_bytes);
 			ibf_psim_result_write_text(f, res, a.o.vls, stdout);
+			if (a.streams)
+				print_streams(&S, res, 0);
 		}
 		dead |= res->deadlock;
 	}
@@ -768,9 +1009,15 @@ int cmd_sim_packet(int argc, char **argv)
 		printf("]}\n");
 	if (!rc && a.link_util)
 		rc = write_link_util(a.link_util, f, sw.load, sw.res, sw.n, &err);
+	if (!rc && a.svg)
+		rc = write_svg(a.svg, &a, sw.load, sw.res, sw.n, &err);
+done:
 	sweep_free(&sw);
 	free(tr.off);
 	free(tr.dst);
+	free(S.off);
+	free(S.msg);
+	free(S.ph);
 	ibf_sl_table_free(&sl);
 	ibf_sl2vl_table_free(&s2v);
 	ibf_routes_free(&r);

@@ -3,6 +3,7 @@
 
 #include <getopt.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 static int parse_list(const char *opt, const char *val, int *out, int max, int *n)
@@ -85,213 +86,249 @@ enum {
 	O_INFMT
 };
 
-static int cmd_gen(int argc, char **argv)
+static const struct option gen_lo[] = {
+	{ "q", required_argument, 0, O_Q },
+	{ "hosts", required_argument, 0, O_HOSTS },
+	{ "switch-ports", required_argument, 0, O_SWPORTS },
+	{ "hosts-first", no_argument, 0, O_HFIRST },
+	{ "kary", required_argument, 0, O_KARY },
+	{ "n", required_argument, 0, O_N },
+	{ "m", required_argument, 0, O_M },
+	{ "w", required_argument, 0, O_W },
+	{ "parallel", required_argument, 0, O_PAR },
+	{ "servers", required_argument, 0, O_SERVERS },
+	{ "gpus", required_argument, 0, O_GPUS },
+	{ "rail-switches", required_argument, 0, O_RAILSW },
+	{ "spines", required_argument, 0, O_SPINES },
+	{ "uplinks", required_argument, 0, O_UPLINKS },
+	{ "a", required_argument, 0, O_A },
+	{ "p", required_argument, 0, O_P },
+	{ "h", required_argument, 0, O_H },
+	{ "g", required_argument, 0, O_G },
+	{ "s1", required_argument, 0, O_S1 },
+	{ "s2", required_argument, 0, O_S2 },
+	{ "trunk", required_argument, 0, O_TRUNK },
+	{ "format", required_argument, 0, O_FORMAT },
+	{ "output", required_argument, 0, 'o' },
+	{ "lmc", required_argument, 0, O_LMC },
+	{ "node-name-map", required_argument, 0, O_NNMAP },
+	{ "help", no_argument, 0, 'H' },
+	{ 0, 0, 0, 0 },
+};
+
+/* What `topo gen` was asked for (-1: not given). */
+struct gen_args {
+	const char *family;
+	long q, hosts, swports, kary, n, par, servers, gpus, railsw, spines, uplinks, a, p, h, g,
+		s1, s2, trunk, lmc;
+	int hfirst, m[IBF_FT_MAX_LEVELS], w[IBF_FT_MAX_LEVELS], nm, nw;
+	const char *out, *nnmap;
+	int fmt;
+};
+
+/* The numeric options: where each goes and its upper bound (lower: 0). */
+static const struct {
+	int code;
+	size_t off;
+	long hi;
+} gen_nums[] = {
+	{ O_Q, offsetof(struct gen_args, q), 100000 },
+	{ O_HOSTS, offsetof(struct gen_args, hosts), 1000000 },
+	{ O_SWPORTS, offsetof(struct gen_args, swports), IBF_MAX_PORTS },
+	{ O_KARY, offsetof(struct gen_args, kary), 1000000 },
+	{ O_N, offsetof(struct gen_args, n), 1000000 },
+	{ O_PAR, offsetof(struct gen_args, par), 1000000 },
+	{ O_SERVERS, offsetof(struct gen_args, servers), 1000000 },
+	{ O_GPUS, offsetof(struct gen_args, gpus), 1000000 },
+	{ O_RAILSW, offsetof(struct gen_args, railsw), 1000000 },
+	{ O_SPINES, offsetof(struct gen_args, spines), 1000000 },
+	{ O_UPLINKS, offsetof(struct gen_args, uplinks), 1000000 },
+	{ O_A, offsetof(struct gen_args, a), 1000000 },
+	{ O_P, offsetof(struct gen_args, p), 1000000 },
+	{ O_H, offsetof(struct gen_args, h), 1000000 },
+	{ O_G, offsetof(struct gen_args, g), 1000000 },
+	{ O_S1, offsetof(struct gen_args, s1), 1000000 },
+	{ O_S2, offsetof(struct gen_args, s2), 1000000 },
+	{ O_TRUNK, offsetof(struct gen_args, trunk), 1000000 },
+	{ O_LMC, offsetof(struct gen_args, lmc), 7 },
+};
+
+/* Parse `topo gen FAMILY [options]`: 0, 1 when help was printed, else the
+ * exit code of a usage error. */
+static int gen_parse(int argc, char **argv, struct gen_args *a)
 {
-	static const struct option lo[] = {
-		{ "q", required_argument, 0, O_Q },
-		{ "hosts", required_argument, 0, O_HOSTS },
-		{ "switch-ports", required_argument, 0, O_SWPORTS },
-		{ "hosts-first", no_argument, 0, O_HFIRST },
-		{ "kary", required_argument, 0, O_KARY },
-		{ "n", required_argument, 0, O_N },
-		{ "m", required_argument, 0, O_M },
-		{ "w", required_argument, 0, O_W },
-		{ "parallel", required_argument, 0, O_PAR },
-		{ "servers", required_argument, 0, O_SERVERS },
-		{ "gpus", required_argument, 0, O_GPUS },
-		{ "rail-switches", required_argument, 0, O_RAILSW },
-		{ "spines", required_argument, 0, O_SPINES },
-		{ "uplinks", required_argument, 0, O_UPLINKS },
-		{ "a", required_argument, 0, O_A },
-		{ "p", required_argument, 0, O_P },
-		{ "h", required_argument, 0, O_H },
-		{ "g", required_argument, 0, O_G },
-		{ "s1", required_argument, 0, O_S1 },
-		{ "s2", required_argument, 0, O_S2 },
-		{ "trunk", required_argument, 0, O_TRUNK },
-		{ "format", required_argument, 0, O_FORMAT },
-		{ "output", required_argument, 0, 'o' },
-		{ "lmc", required_argument, 0, O_LMC },
-		{ "node-name-map", required_argument, 0, O_NNMAP },
-		{ "help", no_argument, 0, 'H' },
-		{ 0, 0, 0, 0 },
-	};
+	*a = (struct gen_args){ .q = -1,
+				.hosts = -1,
+				.kary = -1,
+				.n = -1,
+				.par = 1,
+				.servers = -1,
+				.gpus = -1,
+				.railsw = 1,
+				.uplinks = 1,
+				.a = -1,
+				.p = -1,
+				.h = -1,
+				.s1 = -1,
+				.s2 = -1,
+				.trunk = 1,
+				.out = "-",
+				.fmt = IBF_FMT_IBNETDISCOVER };
 	if (argc < 2 || argv[1][0] == '-') {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 			fputs(gen_help, stdout);
-			return 0;
+			return 1;
 		}
 		return cli_usage_error("ibfab topo gen", "missing FAMILY");
 	}
-	const char *family = argv[1];
-	long q = -1, hosts = -1, swports = 0, kary = -1, n = -1, par = 1, servers = -1, gpus = -1,
-	     railsw = 1, spines = 0, uplinks = 1, a = -1, p = -1, h = -1, g = 0, s1 = -1, s2 = -1,
-	     trunk = 1, lmc = 0;
-	int hfirst = 0, m[IBF_FT_MAX_LEVELS], w[IBF_FT_MAX_LEVELS], nm = 0, nw = 0;
-	const char *out = "-", *nnmap = NULL;
-	int fmt = IBF_FMT_IBNETDISCOVER;
+	a->family = argv[1];
 	int c;
 	optind = 2;
 	opterr = 1;
 	/* long options only: '-h' is the help flag, not dragonfly's h */
-	while ((c = getopt_long_only(argc, argv, "o:", lo, NULL)) != -1) {
-		long *dst = NULL, lo_ = 0, hi_ = 1000000;
+	while ((c = getopt_long_only(argc, argv, "o:", gen_lo, NULL)) != -1) {
+		long *dst = NULL, hi = 0;
+		for (size_t i = 0; i < sizeof(gen_nums) / sizeof(gen_nums[0]); i++)
+			if (gen_nums[i].code == c) {
+				dst = (long *)(void *)((char *)a + gen_nums[i].off);
+				hi = gen_nums[i].hi;
+			}
+		if (dst) {
+			if (cli_int(argv[optind - 1], optarg, 0, hi, dst))
+				return 2;
+			continue;
+		}
 		switch (c) {
-		case O_Q:
-			dst = &q;
-			hi_ = 100000;
-			break;
-		case O_HOSTS:
-			dst = &hosts;
-			break;
-		case O_SWPORTS:
-			dst = &swports;
-			hi_ = IBF_MAX_PORTS;
-			break;
 		case O_HFIRST:
-			hfirst = 1;
-			break;
-		case O_KARY:
-			dst = &kary;
-			break;
-		case O_N:
-			dst = &n;
+			a->hfirst = 1;
 			break;
 		case O_M:
-			if (parse_list("--m", optarg, m, IBF_FT_MAX_LEVELS, &nm))
+			if (parse_list("--m", optarg, a->m, IBF_FT_MAX_LEVELS, &a->nm))
 				return 2;
 			break;
 		case O_W:
-			if (parse_list("--w", optarg, w, IBF_FT_MAX_LEVELS, &nw))
+			if (parse_list("--w", optarg, a->w, IBF_FT_MAX_LEVELS, &a->nw))
 				return 2;
 			break;
-		case O_PAR:
-			dst = &par;
-			break;
-		case O_SERVERS:
-			dst = &servers;
-			break;
-		case O_GPUS:
-			dst = &gpus;
-			break;
-		case O_RAILSW:
-			dst = &railsw;
-			break;
-		case O_SPINES:
-			dst = &spines;
-			break;
-		case O_UPLINKS:
-			dst = &uplinks;
-			break;
-		case O_A:
-			dst = &a;
-			break;
-		case O_P:
-			dst = &p;
-			break;
-		case O_H:
-			dst = &h;
-			break;
-		case O_G:
-			dst = &g;
-			break;
-		case O_S1:
-			dst = &s1;
-			break;
-		case O_S2:
-			dst = &s2;
-			break;
-		case O_TRUNK:
-			dst = &trunk;
-			break;
-		case O_LMC:
-			dst = &lmc;
-			hi_ = 7;
-			break;
 		case O_FORMAT:
-			if (cli_output_format("ibfab topo gen", optarg, &fmt))
+			if (cli_output_format("ibfab topo gen", optarg, &a->fmt))
 				return 2;
 			break;
 		case 'o':
-			out = optarg;
+			a->out = optarg;
 			break;
 		case O_NNMAP:
-			nnmap = optarg;
+			a->nnmap = optarg;
 			break;
 		case 'H':
 			fputs(gen_help, stdout);
-			return 0;
+			return 1;
 		default:
 			return cli_usage_error("ibfab topo gen", "bad option");
 		}
-		if (dst && cli_int(argv[optind - 1], optarg, lo_, hi_, dst))
-			return 2;
 	}
 	if (optind < argc)
 		return cli_usage_error("ibfab topo gen", "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
 
+static struct ibf_fabric *gen_fattree(const struct gen_args *a, int *usage, struct ibf_error *err)
+{
+	if (a->kary >= 0 || a->n >= 0) {
+		if (a->kary < 0 || a->n < 0) {
+			*usage = cli_usage_error("ibfab topo gen fattree",
+						 "--kary and --n go together");
+			return NULL;
+		}
+		return ibf_gen_kary_ntree((int)a->kary, (int)a->n, err);
+	}
+	if (a->nm == 0 || a->nm != a->nw) {
+		*usage = cli_usage_error(
+			"ibfab topo gen fattree",
+			"give --kary K --n N, or --m and --w lists of equal length");
+		return NULL;
+	}
+	struct ibf_fattree_opts o;
+	memset(&o, 0, sizeof(o));
+	o.levels = a->nm;
+	for (int i = 0; i < a->nm; i++) {
+		o.m[i] = a->m[i];
+		o.w[i] = a->w[i];
+	}
+	o.parallel = (int)a->par;
+	o.switch_ports = (int)a->swports;
+	return ibf_gen_fattree(&o, err);
+}
+
+/* The family's generator; NULL with *usage set for a usage error, or with
+ * err set when the generator refused. */
+static struct ibf_fabric *gen_family(const struct gen_args *a, int *usage, struct ibf_error *err)
+{
+	const char *family = a->family;
+	*usage = 0;
+	if (!strcmp(family, "slimfly")) {
+		if (a->q < 0) {
+			*usage = cli_usage_error("ibfab topo gen slimfly", "--q is required");
+			return NULL;
+		}
+		struct ibf_slimfly_opts o = { (int)a->q, (int)a->hosts, (int)a->swports,
+					      a->hfirst };
+		return ibf_gen_slimfly(&o, err);
+	}
+	if (!strcmp(family, "fattree"))
+		return gen_fattree(a, usage, err);
+	if (!strcmp(family, "rail")) {
+		if (a->servers < 0 || a->gpus < 0) {
+			*usage = cli_usage_error("ibfab topo gen rail",
+						 "--servers and --gpus are required");
+			return NULL;
+		}
+		struct ibf_rail_opts o = { (int)a->servers, (int)a->gpus,    (int)a->railsw,
+					   (int)a->spines,  (int)a->uplinks, (int)a->swports };
+		return ibf_gen_rail(&o, err);
+	}
+	if (!strcmp(family, "dragonfly")) {
+		if (a->a < 0 || a->p < 0 || a->h < 0) {
+			*usage = cli_usage_error("ibfab topo gen dragonfly",
+						 "--a, --p and --h are required");
+			return NULL;
+		}
+		struct ibf_dragonfly_opts o = { (int)a->a, (int)a->p, (int)a->h, (int)a->g };
+		return ibf_gen_dragonfly(&o, err);
+	}
+	if (!strcmp(family, "hyperx")) {
+		if (a->s1 < 0 || a->s2 < 0) {
+			*usage = cli_usage_error("ibfab topo gen hyperx",
+						 "--s1 and --s2 are required");
+			return NULL;
+		}
+		struct ibf_hyperx_opts o = { (int)a->s1, (int)a->s2, (int)a->trunk,
+					     a->hosts < 0 ? 1 : (int)a->hosts };
+		return ibf_gen_hyperx(&o, err);
+	}
+	*usage = cli_usage_error("ibfab topo gen",
+				 "unknown family '%s' (slimfly, fattree, rail, dragonfly, hyperx)",
+				 family);
+	return NULL;
+}
+
+static int cmd_gen(int argc, char **argv)
+{
+	struct gen_args a;
+	int rc = gen_parse(argc, argv, &a);
+	if (rc)
+		return rc == 1 ? 0 : rc;
 	struct ibf_error err;
 	ibf_error_clear(&err);
-	struct ibf_fabric *f = NULL;
-	if (!strcmp(family, "slimfly")) {
-		if (q < 0)
-			return cli_usage_error("ibfab topo gen slimfly", "--q is required");
-		struct ibf_slimfly_opts o = { (int)q, (int)hosts, (int)swports, hfirst };
-		f = ibf_gen_slimfly(&o, &err);
-	} else if (!strcmp(family, "fattree")) {
-		if (kary >= 0 || n >= 0) {
-			if (kary < 0 || n < 0)
-				return cli_usage_error("ibfab topo gen fattree",
-						       "--kary and --n go together");
-			f = ibf_gen_kary_ntree((int)kary, (int)n, &err);
-		} else {
-			if (nm == 0 || nm != nw)
-				return cli_usage_error(
-					"ibfab topo gen fattree",
-					"give --kary K --n N, or --m and --w lists of equal length");
-			struct ibf_fattree_opts o;
-			memset(&o, 0, sizeof(o));
-			o.levels = nm;
-			for (int i = 0; i < nm; i++) {
-				o.m[i] = m[i];
-				o.w[i] = w[i];
-			}
-			o.parallel = (int)par;
-			o.switch_ports = (int)swports;
-			f = ibf_gen_fattree(&o, &err);
-		}
-	} else if (!strcmp(family, "rail")) {
-		if (servers < 0 || gpus < 0)
-			return cli_usage_error("ibfab topo gen rail",
-					       "--servers and --gpus are required");
-		struct ibf_rail_opts o = { (int)servers, (int)gpus,    (int)railsw,
-					   (int)spines,	 (int)uplinks, (int)swports };
-		f = ibf_gen_rail(&o, &err);
-	} else if (!strcmp(family, "dragonfly")) {
-		if (a < 0 || p < 0 || h < 0)
-			return cli_usage_error("ibfab topo gen dragonfly",
-					       "--a, --p and --h are required");
-		struct ibf_dragonfly_opts o = { (int)a, (int)p, (int)h, (int)g };
-		f = ibf_gen_dragonfly(&o, &err);
-	} else if (!strcmp(family, "hyperx")) {
-		if (s1 < 0 || s2 < 0)
-			return cli_usage_error("ibfab topo gen hyperx",
-					       "--s1 and --s2 are required");
-		struct ibf_hyperx_opts o = { (int)s1, (int)s2, (int)trunk,
-					     hosts < 0 ? 1 : (int)hosts };
-		f = ibf_gen_hyperx(&o, &err);
-	} else {
-		return cli_usage_error(
-			"ibfab topo gen",
-			"unknown family '%s' (slimfly, fattree, rail, dragonfly, hyperx)", family);
-	}
+	int usage;
+	struct ibf_fabric *f = gen_family(&a, &usage, &err);
 	if (!f)
-		return cli_fail(&err);
-	int rc = ibf_assign_lids(f, (int)lmc, 0, &err);
+		return usage ? usage : cli_fail(&err);
+	rc = ibf_assign_lids(f, (int)a.lmc, 0, &err);
 	if (!rc)
-		rc = ibf_fabric_write(f, out, fmt, &err);
-	if (!rc && nnmap)
-		rc = ibf_namemap_write_fabric(f, nnmap, &err);
+		rc = ibf_fabric_write(f, a.out, a.fmt, &err);
+	if (!rc && a.nnmap)
+		rc = ibf_namemap_write_fabric(f, a.nnmap, &err);
 	ibf_fabric_free(f);
 	return rc ? cli_fail(&err) : 0;
 }

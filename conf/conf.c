@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,13 @@ void ibf_conf_default(struct ibf_conf *c)
 	c->stable_reroute = 1;
 	c->best_effort = 0;
 	c->log_level = IBF_LOG_INFO;
+	c->rail_health_alpha = 0.5;
+	c->rail_health_wait_weight = 1.0;
+	c->rail_health_min_words = 65536.0;
+	c->rail_health_percentile = 90;
+	c->rail_avoid_below = 0;
+	c->rail_avoid_sweeps = 3;
+	c->rail_avoid_above = 60;
 }
 
 /* ------------------------------------------------------------ values */
@@ -94,6 +102,40 @@ static int parse_long(struct tok t, long lo, long hi, long *out)
 	if (errno || *end || v < lo || v > hi)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* A finite decimal number in [lo, hi] filling the whole token (lo_open:
+ * lo itself is refused). */
+static int parse_double(struct tok t, double lo, int lo_open, double hi, double *out)
+{
+	char buf[64];
+	if (t.n == 0 || t.n >= sizeof(buf))
+		return -1;
+	memcpy(buf, t.s, t.n);
+	buf[t.n] = '\0';
+	if (!isdigit((unsigned char)buf[0]) && buf[0] != '.')
+		return -1;
+	errno = 0;
+	char *end;
+	double v = strtod(buf, &end);
+	if (errno || *end || !isfinite(v) || v < lo || (lo_open && v == lo) || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A path, or "none" for none. */
+static int parse_path(struct tok t, char *out, size_t size)
+{
+	if (tok_eq(t, "none")) {
+		out[0] = '\0';
+		return 0;
+	}
+	if (t.n >= size)
+		return -1;
+	memcpy(out, t.s, t.n);
+	out[t.n] = '\0';
 	return 0;
 }
 
@@ -190,6 +232,16 @@ enum key_id {
 	K_DFSSSP_BEST_EFFORT,
 	K_DMODK_ROOTS,
 	K_STABLE_REROUTE,
+	K_RAIL_REGISTRY,
+	K_RAIL_DOMAIN_SCORES,
+	K_RAIL_MAP,
+	K_RAIL_ALPHA,
+	K_RAIL_WAIT_WEIGHT,
+	K_RAIL_MIN_WORDS,
+	K_RAIL_PERCENTILE,
+	K_RAIL_AVOID_BELOW,
+	K_RAIL_AVOID_SWEEPS,
+	K_RAIL_AVOID_ABOVE,
 };
 
 static const struct {
@@ -214,6 +266,16 @@ static const struct {
 	{ "dfsssp_best_effort", K_DFSSSP_BEST_EFFORT, "TRUE or FALSE" },
 	{ "dmodk_roots", K_DMODK_ROOTS, "a file of root switch GUIDs, or 'none'" },
 	{ "stable_reroute", K_STABLE_REROUTE, "TRUE or FALSE" },
+	{ "rail_registry", K_RAIL_REGISTRY, "a file path, etcd://HOST:PORT[/PREFIX], or 'none'" },
+	{ "rail_domain_scores", K_RAIL_DOMAIN_SCORES, "a file path, or 'none'" },
+	{ "rail_map", K_RAIL_MAP, "a rail mapping file, or 'none'" },
+	{ "rail_health_alpha", K_RAIL_ALPHA, "a number in (0, 1]" },
+	{ "rail_health_wait_weight", K_RAIL_WAIT_WEIGHT, "a number > 0" },
+	{ "rail_health_min_words", K_RAIL_MIN_WORDS, "a number >= 0" },
+	{ "rail_health_percentile", K_RAIL_PERCENTILE, "1..100" },
+	{ "rail_avoid_below", K_RAIL_AVOID_BELOW, "a score 0..100 (0: never)" },
+	{ "rail_avoid_sweeps", K_RAIL_AVOID_SWEEPS, "a count 1..1000" },
+	{ "rail_avoid_above", K_RAIL_AVOID_ABOVE, "a score 1..100" },
 };
 
 /* Apply one key; returns 0, or -1 for a bad value. */
@@ -303,6 +365,37 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 		if (parse_bool(v, &i))
 			return -1;
 		c->stable_reroute = i;
+		return 0;
+	case K_RAIL_REGISTRY:
+		return parse_path(v, c->rail_registry, sizeof(c->rail_registry));
+	case K_RAIL_DOMAIN_SCORES:
+		return parse_path(v, c->rail_domain_scores, sizeof(c->rail_domain_scores));
+	case K_RAIL_MAP:
+		return parse_path(v, c->rail_map, sizeof(c->rail_map));
+	case K_RAIL_ALPHA:
+		return parse_double(v, 0, 1, 1, &c->rail_health_alpha);
+	case K_RAIL_WAIT_WEIGHT:
+		return parse_double(v, 0, 1, 1e12, &c->rail_health_wait_weight);
+	case K_RAIL_MIN_WORDS:
+		return parse_double(v, 0, 0, 1e18, &c->rail_health_min_words);
+	case K_RAIL_AVOID_BELOW:
+	case K_RAIL_AVOID_SWEEPS:
+	case K_RAIL_AVOID_ABOVE:
+		if (parse_long(v, id == K_RAIL_AVOID_BELOW ? 0 : 1,
+			       id == K_RAIL_AVOID_SWEEPS ? 1000 : 100, &l) ||
+		    v.s[0] == '+' || v.s[0] == '-')
+			return -1;
+		if (id == K_RAIL_AVOID_BELOW)
+			c->rail_avoid_below = (int)l;
+		else if (id == K_RAIL_AVOID_SWEEPS)
+			c->rail_avoid_sweeps = (int)l;
+		else
+			c->rail_avoid_above = (int)l;
+		return 0;
+	case K_RAIL_PERCENTILE:
+		if (parse_long(v, 1, 100, &l) || v.s[0] == '+' || v.s[0] == '-')
+			return -1;
+		c->rail_health_percentile = (int)l;
 		return 0;
 	case K_DMODK_ROOTS:
 		if (tok_eq(v, "none")) {
@@ -443,6 +536,10 @@ int ibf_conf_check(const struct ibf_conf *c, struct ibf_error *err)
 	if (c->max_len.base == IBF_WIN_ABS && c->max_len.value < 1)
 		return ibf_error_set(err, IBF_EINVAL, src, 0,
 				     "max_path_len must be at least 1 hop");
+	if (c->rail_avoid_below > 0 && c->rail_avoid_above <= c->rail_avoid_below)
+		return ibf_error_set(err, IBF_EINVAL, src, 0,
+				     "rail_avoid_above %d must be above rail_avoid_below %d",
+				     c->rail_avoid_above, c->rail_avoid_below);
 	/* every deadlock scheme exists (deadlock/); whether the VLs suffice is
 	 * decided per sweep, where a failure makes the engine fail */
 	return 0;
@@ -532,5 +629,19 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?",
 		 c->stable_reroute ? "TRUE" : "FALSE", c->dmodk_roots[0] ? ", dmodk_roots " : "",
 		 c->dmodk_roots);
+	/* the health service, when on */
+	size_t n = strlen(buf);
+	if (c->rail_registry[0] && n < len)
+		snprintf(buf + n, len - n,
+			 ", rail_registry %s, rail_domain_scores %s, rail_map %s, "
+			 "rail_health_alpha %g, rail_health_wait_weight %g, "
+			 "rail_health_min_words %g, rail_health_percentile %d, "
+			 "rail_avoid_below %d, rail_avoid_sweeps %d, rail_avoid_above %d",
+			 c->rail_registry,
+			 c->rail_domain_scores[0] ? c->rail_domain_scores : "none",
+			 c->rail_map[0] ? c->rail_map : "none", c->rail_health_alpha,
+			 c->rail_health_wait_weight, c->rail_health_min_words,
+			 c->rail_health_percentile, c->rail_avoid_below, c->rail_avoid_sweeps,
+			 c->rail_avoid_above);
 	return buf;
 }

@@ -20,6 +20,18 @@
  *   log_level                    error | info | verbose | debug (or 0..3)
  *   dmodk_roots                  file of root switch GUIDs for dmodk ("none")
  *   stable_reroute               TRUE | FALSE: reroute only what a change broke
+ *   rail_registry                health registry the plugin writes from PerfMgr
+ *                                counters ("none": no health service)
+ *   rail_domain_scores           registry file the hosts write their domain
+ *                                scores into ("none")
+ *   rail_map                     rail mapping file for rail detection ("none")
+ *   rail_health_alpha            EWMA weight of the newest sweep, (0, 1]
+ *   rail_health_wait_weight      data words one XmitWait tick counts as, > 0
+ *   rail_health_min_words        congestion denominator floor per port, >= 0
+ *   rail_health_percentile       port score percentile of a rail, 1..100
+ *   rail_avoid_below             hratio avoids a spine whose score stayed below
+ *                                this (0 = never) for rail_avoid_sweeps sweeps,
+ *                                until it is above rail_avoid_above
  *
  * Spellings of the SPCL OpenSM fork: lnmp_max_num_paths (= max_paths_per_layer),
  * lnmp_min_path_len / lnmp_max_path_len (absolute hops),
@@ -57,6 +69,18 @@ struct ibf_conf {
 					* still work (default 1) */
 	char dmodk_roots[IBF_CONF_PATH_MAX]; /* GUID file naming the fat tree's roots ("" = find
 					* the levels from the structure) */
+
+	/* rail health service (docs/rail.md): "" = off / none */
+	char rail_registry[IBF_CONF_PATH_MAX];
+	char rail_domain_scores[IBF_CONF_PATH_MAX];
+	char rail_map[IBF_CONF_PATH_MAX];
+	double rail_health_alpha;	/* default 0.5 */
+	double rail_health_wait_weight; /* default 1 */
+	double rail_health_min_words;	/* default 65536 */
+	int rail_health_percentile;	/* default 90 */
+	int rail_avoid_below;		/* 0 = never (default) */
+	int rail_avoid_sweeps;		/* default 3 */
+	int rail_avoid_above;		/* default 60 */
 
 	/* where the settings came from: the file read ("" = defaults) and the
 	 * line that set the deadlock scheme (0 = default), for error messages */

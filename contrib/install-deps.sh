@@ -4,7 +4,8 @@ set -eu
 pkgs="build-essential autoconf automake libtool pkg-config \
  opensm libopensm-dev libibumad-dev ibsim-utils libumad2sim0 infiniband-diags libibnetdisc-dev libibmad-dev valgrind time python3 \
  debhelper dpkg-dev lintian \
- clang libfuzzer-14-dev libglpk-dev"
+ clang libfuzzer-14-dev libglpk-dev \
+ etcd-server libcurl4-openssl-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

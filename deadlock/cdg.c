@@ -13,7 +13,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 void ibf_dl_opts_default(struct ibf_dl_opts *o)
 {
@@ -21,13 +20,6 @@ void ibf_dl_opts_default(struct ibf_dl_opts *o)
 	o->scheme = IBF_DEADLOCK_DFSSSP;
 	o->max_vls = 8;
 	o->threads = 1;
-}
-
-double dl_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)

@@ -225,10 +225,158 @@ static int hybrid(struct ibf_cdg *g, struct ibf_routes *r, const struct ibf_dl_o
 	return 0;
 }
 
+/* Copies of the tables: as routed (lft0/hops0) and as the hybrid left
+ * them (lfth/hopsh); hops only when the routes carry hop counts. */
+struct tabs {
+	size_t ntab;
+	uint8_t *lft0, *hops0, *lfth, *hopsh;
+};
+
+static int tabs_init(struct tabs *tb, const struct ibf_routes *r)
+{
+	tb->ntab = (size_t)r->nsw * r->stride;
+	size_t n = tb->ntab ? tb->ntab : 1;
+	tb->lft0 = malloc(n);
+	tb->hops0 = r->hops ? malloc(n) : NULL;
+	tb->lfth = malloc(n);
+	tb->hopsh = r->hops ? malloc(n) : NULL;
+	return tb->lft0 && tb->lfth && (!r->hops || (tb->hops0 && tb->hopsh));
+}
+
+static void tabs_free(struct tabs *tb)
+{
+	free(tb->lft0);
+	free(tb->hops0);
+	free(tb->lfth);
+	free(tb->hopsh);
+}
+
+static void tabs_copy(struct ibf_routes *r, const uint8_t *lft, const uint8_t *hops, size_t ntab)
+{
+	memcpy(r->lft, lft, ntab);
+	if (hops)
+		memcpy(r->hops, hops, ntab);
+}
+
+/* The hybrid rewrote entries: dfsssp's own fitting runs on the routed
+ * tables too and the tables with more edge-disjoint paths per switch pair
+ * are taken (ties: the hybrid).  Returns 1 when dfsssp's result replaced
+ * *dl (r holds its tables), 0 when the hybrid stays (r holds the hybrid's
+ * tables again). */
+static int hybrid_vs_fit(const struct ibf_fabric *f, struct ibf_routes *r,
+			 const struct ibf_dl_opts *o, struct tabs *tb, struct ibf_dl **dl,
+			 const char *why)
+{
+	tabs_copy(r, tb->lft0, tb->hops0, tb->ntab);
+	struct ibf_dl *dd = NULL;
+	struct ibf_dl_opts o3 = *o;
+	o3.log = NULL;
+	double qh = path_quality(f, tb->lfth, r), qd = -1;
+	/* dfsssp's fitting only takes paths away from LIDs (their base LID's
+	 * or up*-down* paths): when the hybrid keeps nearly all of what the
+	 * routes offer, skip it */
+	double q0 = path_quality(f, NULL, r);
+	if (qh >= 0 && q0 >= 0 && qh >= q0 * (1 - IBF_DL_HYBRID_SKIP)) {
+		dl_log(o, IBF_LOG_INFO,
+		       "coloring: hybrid keeps %.3f edge-disjoint paths per switch "
+		       "pair of the routes' %.3f: dfsssp's fitting not tried",
+		       qh, q0);
+	} else if (!ibf_deadlock_dfsssp(f, r, &o3, &dd, NULL)) {
+		qd = path_quality(f, NULL, r);
+	}
+	if (dd && qd > qh) {
+		dl_log(o, IBF_LOG_INFO,
+		       "coloring: hybrid keeps %.3f edge-disjoint paths per switch "
+		       "pair, dfsssp's fitting %.3f: dfsssp",
+		       qh, qd);
+		(*dl)->color = NULL; /* still ours */
+		ibf_dl_free(*dl);
+		*dl = dd;
+		note_fallback(dd, o, why);
+		return 1;
+	}
+	ibf_dl_free(dd);
+	tabs_copy(r, tb->lfth, tb->hopsh, tb->ntab);
+	return 0;
+}
+
+enum long_outcome {
+	LONG_NONE,   /* neither: fall back to dfsssp with fitting */
+	LONG_DFSSSP, /* dfsssp (as routed, or its fitting beat the hybrid) */
+	LONG_HYBRID, /* the hybrid: *dl owns color */
+};
+
+/* Only paths longer than 3 hops stand in the way of colouring (a damaged
+ * fabric): dfsssp if it fits the VLs as routed, else the hybrid (colouring
+ * for the paths of at most 3 hops, escape layers for the longer ones; LIDs
+ * that do not fit there move to other shortest paths, further LIDs also to
+ * their base LID's), compared with dfsssp's fitting when it rewrote
+ * entries; the tables as routed when it fails. */
+static enum long_outcome long_paths(const struct ibf_fabric *f, struct ibf_cdg *g,
+				    struct ibf_routes *r, const struct ibf_dl_opts *o, int V,
+				    uint8_t *color, int nc, int mh, int32_t *ch, uint16_t *hops,
+				    uint8_t *state, uint32_t *stack, const char *why,
+				    struct ibf_dl **dl)
+{
+	struct ibf_dl_opts o2 = *o;
+	o2.no_fit = 1;
+	o2.log = NULL;
+	struct ibf_error e2;
+	if (!dl_dfsssp_as_routed(f, r, &o2, dl, &e2)) {
+		note_fallback(*dl, o, why);
+		return LONG_DFSSSP;
+	}
+	struct tabs tb;
+	int rc;
+	if (tabs_init(&tb, r)) {
+		memcpy(tb.lft0, r->lft, tb.ntab);
+		if (tb.hops0)
+			memcpy(tb.hops0, r->hops, tb.ntab);
+		rc = hybrid(g, r, o, V, color, nc, mh, ch, hops, state, stack, dl, &e2);
+		if (!rc && (*dl)->entries_changed && !o->no_fit && !o->best_effort) {
+			memcpy(tb.lfth, r->lft, tb.ntab);
+			if (tb.hopsh)
+				memcpy(tb.hopsh, r->hops, tb.ntab);
+			if (hybrid_vs_fit(f, r, o, &tb, dl, why)) {
+				tabs_free(&tb);
+				return LONG_DFSSSP;
+			}
+		}
+		if (rc)
+			tabs_copy(r, tb.lft0, tb.hops0, tb.ntab);
+	} else {
+		rc = ibf_error_set(&e2, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	tabs_free(&tb);
+	if (!rc)
+		return LONG_HYBRID;
+	dl_log(o, IBF_LOG_INFO, "coloring: no hybrid (%s)", e2.msg);
+	return LONG_NONE;
+}
+
+/* Plain colouring: a path of 3 switch hops takes SL colour(second
+ * switch) + 2, every shorter path SL 1. */
+static void color_sls(struct ibf_dl *dl, struct ibf_cdg *g, int32_t *ch, uint16_t *hops,
+		      uint8_t *state, uint32_t *stack)
+{
+	for (uint32_t i = 0; i < g->ndl; i++) {
+		uint32_t d = g->dlids[i], ls;
+		cdg_settle(g, d, ch, hops, state, stack, &ls); /* loop-free: checked */
+		for (uint32_t s = 0; s < g->nsw; s++) {
+			uint8_t sl = 1;
+			if (hops[s] == 3)
+				sl = (uint8_t)(dl->color[cdg_head(g, ch[s])] + 2);
+			dl->sl[(size_t)s * g->stride + d] = sl;
+			if (hops[s] >= 1)
+				dl->paths_per_vl[sl]++;
+		}
+	}
+}
+
 int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 			  const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
 {
-	double t0 = dl_now();
+	double t0 = ibf_now();
 	*out = NULL;
 	struct ibf_cdg g;
 	int rc = cdg_init(&g, f, r, err);
@@ -252,99 +400,17 @@ int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 	ibf_error_clear(&why);
 	rc = precheck(&g, o, color, &nc, &mh, &why);
 	if (rc == IBF_ENOTSUP && mh > 3 && V >= 3 && !greedy_colors(f, color, &nc)) {
-		/* only paths longer than 3 hops stand in the way (a damaged
-		 * fabric): dfsssp if it fits the VLs as routed, else the hybrid
-		 * (colouring for the short paths, escape layers for the long
-		 * ones), else dfsssp rerouting what does not fit */
-		struct ibf_dl_opts o2 = *o;
-		o2.no_fit = 1;
-		o2.log = NULL;
-		struct ibf_error e2;
-		rc = dl_dfsssp_as_routed(f, r, &o2, &dl, &e2);
-		if (!rc) {
-			note_fallback(dl, o, why.msg);
+		enum long_outcome lo = long_paths(f, &g, r, o, V, color, nc, mh, ch, hops, state,
+						  stack, why.msg, &dl);
+		if (lo == LONG_DFSSSP) {
+			rc = 0;
 			goto done;
 		}
-		/* colouring for the paths of at most 3 hops, escape layers for
-		 * the longer ones (LIDs that do not fit there move to other
-		 * shortest paths, further LIDs also to their base LID's); the
-		 * tables as routed when it fails.  When the hybrid rewrote
-		 * entries, dfsssp's own fitting runs too and the tables with
-		 * more edge-disjoint paths per switch pair are taken (ties: the
-		 * hybrid). */
-		size_t ntab = (size_t)r->nsw * r->stride;
-		uint8_t *lft0 = malloc(ntab ? ntab : 1);
-		uint8_t *hops0 = r->hops ? malloc(ntab ? ntab : 1) : NULL;
-		uint8_t *lfth = malloc(ntab ? ntab : 1);
-		uint8_t *hopsh = r->hops ? malloc(ntab ? ntab : 1) : NULL;
-		if (lft0 && lfth && (!r->hops || (hops0 && hopsh))) {
-			memcpy(lft0, r->lft, ntab);
-			if (hops0)
-				memcpy(hops0, r->hops, ntab);
-			rc = hybrid(&g, r, o, V, color, nc, mh, ch, hops, state, stack, &dl, &e2);
-			if (!rc && dl->entries_changed && !o->no_fit && !o->best_effort) {
-				/* the hybrid rewrote entries: compare with dfsssp's fitting */
-				memcpy(lfth, r->lft, ntab);
-				if (hopsh)
-					memcpy(hopsh, r->hops, ntab);
-				memcpy(r->lft, lft0, ntab);
-				if (hops0)
-					memcpy(r->hops, hops0, ntab);
-				struct ibf_dl *dd = NULL;
-				struct ibf_dl_opts o3 = *o;
-				o3.log = NULL;
-				double qh = path_quality(f, lfth, r), qd = -1;
-				/* dfsssp's fitting only takes paths away from LIDs
-				 * (their base LID's or up*-down* paths): when the
-				 * hybrid keeps nearly all of what the routes offer,
-				 * skip it */
-				double q0 = path_quality(f, NULL, r);
-				if (qh >= 0 && q0 >= 0 && qh >= q0 * (1 - IBF_DL_HYBRID_SKIP)) {
-					dl_log(o, IBF_LOG_INFO,
-					       "coloring: hybrid keeps %.3f edge-disjoint paths per switch "
-					       "pair of the routes' %.3f: dfsssp's fitting not tried",
-					       qh, q0);
-				} else if (!ibf_deadlock_dfsssp(f, r, &o3, &dd, NULL)) {
-					qd = path_quality(f, NULL, r);
-				}
-				if (dd && qd > qh) {
-					dl_log(o, IBF_LOG_INFO,
-					       "coloring: hybrid keeps %.3f edge-disjoint paths per switch "
-					       "pair, dfsssp's fitting %.3f: dfsssp",
-					       qh, qd);
-					dl->color = NULL; /* still ours */
-					ibf_dl_free(dl);
-					dl = dd;
-					note_fallback(dl, o, why.msg);
-					free(lft0);
-					free(hops0);
-					free(lfth);
-					free(hopsh);
-					rc = 0;
-					goto done;
-				}
-				ibf_dl_free(dd);
-				memcpy(r->lft, lfth, ntab);
-				if (hopsh)
-					memcpy(r->hops, hopsh, ntab);
-			}
-			if (rc) {
-				memcpy(r->lft, lft0, ntab);
-				if (hops0)
-					memcpy(r->hops, hops0, ntab);
-			}
-		} else {
-			rc = ibf_error_set(&e2, IBF_ENOMEM, NULL, 0, "out of memory");
-		}
-		free(lft0);
-		free(hops0);
-		free(lfth);
-		free(hopsh);
-		if (!rc) {
+		if (lo == LONG_HYBRID) {
+			rc = 0;
 			color = NULL; /* dl owns it */
 			goto stats;
 		}
-		dl_log(o, IBF_LOG_INFO, "coloring: no hybrid (%s)", e2.msg);
 		rc = IBF_ENOTSUP;
 	}
 	if (rc == IBF_ENOTSUP) {
@@ -373,20 +439,9 @@ int ibf_deadlock_coloring(const struct ibf_fabric *f, struct ibf_routes *r,
 	dl->max_hops = mh;
 	dl->color = color;
 	color = NULL;
-	for (uint32_t i = 0; i < g.ndl; i++) {
-		uint32_t d = g.dlids[i], ls;
-		cdg_settle(&g, d, ch, hops, state, stack, &ls); /* loop-free: checked */
-		for (uint32_t s = 0; s < g.nsw; s++) {
-			uint8_t sl = 1;
-			if (hops[s] == 3)
-				sl = (uint8_t)(dl->color[cdg_head(&g, ch[s])] + 2);
-			dl->sl[(size_t)s * g.stride + d] = sl;
-			if (hops[s] >= 1)
-				dl->paths_per_vl[sl]++;
-		}
-	}
+	color_sls(dl, &g, ch, hops, state, stack);
 stats:
-	dl->seconds = dl_now() - t0;
+	dl->seconds = ibf_now() - t0;
 	{
 		int CV = dl->color_vls > 0 ? dl->color_vls : V;
 		dl_log(o, IBF_LOG_INFO,

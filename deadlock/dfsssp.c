@@ -1046,10 +1046,127 @@ int dl_dfsssp_as_routed(const struct ibf_fabric *f, struct ibf_routes *r,
 /* dfsssp; with as_routed, the online layering is capped at the VLs and
  * stops at the first path that finds no layer (the tables are never
  * rewritten; the error does not say how many layers would be needed). */
+/* Layer the paths: the cut algorithm counts layer 0 only; the online
+ * insertion fits the routes into V VLs when `fit' (lft0/hops0 keep the
+ * routed tables: a base LID that does not fit restarts from them with the
+ * last VL as the escape layer), keeps them as routed within V when
+ * as_routed, else layers without a cap. */
+static int place_layers(struct dfs *st, struct ibf_routes *r, const struct ibf_dl_opts *o, int V,
+			int fit, int as_routed, struct fit *ft, uint8_t **lft0, uint8_t **hops0,
+			struct ibf_error *err)
+{
+	size_t ntab = (size_t)r->nsw * r->stride;
+	if (o->layering == IBF_DL_LAYER_CUT)
+		return count_layer0(st, err);
+	if (!fit) {
+		if (as_routed)
+			return online(st, V, NULL, r, err);
+		return online(st, CDG_MAX_LAYERS, NULL, r, err);
+	}
+	/* the tables as routed, to start the second pass from */
+	*lft0 = malloc(ntab ? ntab : 1);
+	*hops0 = r->hops ? malloc(ntab ? ntab : 1) : NULL;
+	if (!*lft0 || (r->hops && !*hops0))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	memcpy(*lft0, r->lft, ntab);
+	if (*hops0)
+		memcpy(*hops0, r->hops, ntab);
+	int rc = online(st, V, ft, r, err);
+	if (rc != NEED_ESCAPE)
+		return rc;
+	/* a base LID does not fit: redo from the routed tables with the last
+	 * layer kept as the escape layer */
+	memcpy(r->lft, *lft0, ntab);
+	if (*hops0)
+		memcpy(r->hops, *hops0, ntab);
+	online_reset(st);
+	ft->escape = V - 1;
+	ft->lids_aliased = ft->lids_escaped = ft->paths_changed = ft->escape_ordinary = 0;
+	return online(st, V - 1, ft, r, err);
+}
+
+/* What fitting into V VLs gave up, for the log and the summary. */
+static void fit_note(struct ibf_dl *dl, const struct fit *ft, int V)
+{
+	if (!ft->lids_aliased && !ft->lids_escaped)
+		return;
+	if (ft->lids_escaped == 0)
+		snprintf(dl->note, sizeof(dl->note),
+			 "within %d VLs: %llu LID(s) of multi-LID ports took their base LID's "
+			 "paths (%llu LFT entries changed)",
+			 V, (unsigned long long)ft->lids_aliased,
+			 (unsigned long long)ft->paths_changed);
+	else if (ft->escape >= 0)
+		snprintf(dl->note, sizeof(dl->note),
+			 "within %d VLs: %llu LID(s) of multi-LID ports took their base "
+			 "LID's paths, %llu LID(s) routed up*-down* in the escape layer %d "
+			 "(%llu other paths there); %llu LFT entries changed",
+			 V, (unsigned long long)ft->lids_aliased,
+			 (unsigned long long)ft->lids_escaped, ft->escape,
+			 (unsigned long long)ft->escape_ordinary,
+			 (unsigned long long)ft->paths_changed);
+	else
+		snprintf(dl->note, sizeof(dl->note),
+			 "within %d VLs: %llu LID(s) of multi-LID ports took their base "
+			 "LID's paths, %llu LID(s) routed up*-down*; %llu LFT entries "
+			 "changed",
+			 V, (unsigned long long)ft->lids_aliased,
+			 (unsigned long long)ft->lids_escaped,
+			 (unsigned long long)ft->paths_changed);
+}
+
+/* VL ranges per layer (spare VLs to the layers with the most paths per
+ * VL; layers beyond V share the last VL: best effort only), then the SL
+ * of every (switch, LID) path. */
+static void assign_vls(struct ibf_dl *dl, const struct dfs *st, int L, int V)
+{
+	const struct ibf_cdg *g = &st->g;
+	int nl = L < V ? L : V;
+	for (int l = 0; l < nl; l++)
+		dl->layer_share[l] = 1;
+	for (int spare = V - L; spare > 0; spare--) {
+		int best = 0;
+		for (int l = 1; l < nl; l++)
+			if ((double)dl->layer_paths[l] / dl->layer_share[l] >
+			    (double)dl->layer_paths[best] / dl->layer_share[best])
+				best = l;
+		dl->layer_share[best]++;
+	}
+	for (int l = 1; l < nl; l++)
+		dl->layer_base[l] = (uint8_t)(dl->layer_base[l - 1] + dl->layer_share[l - 1]);
+	for (int l = nl; l < L; l++) {
+		dl->layer_base[l] = (uint8_t)(V - 1);
+		dl->layer_share[l] = 1;
+	}
+	if (L > V) {
+		dl->deadlock_free = 0;
+		snprintf(dl->note, sizeof(dl->note),
+			 "best effort: %d layers needed, %d VLs available; layers %d..%d merged "
+			 "into VL %d: NOT deadlock-free",
+			 L, V, V, L - 1, V - 1);
+	}
+	for (uint32_t s = 0; s < g->nsw; s++)
+		for (uint32_t i = 0; i < g->ndl; i++) {
+			uint32_t d = g->dlids[i];
+			size_t k = (size_t)s * g->stride + d;
+			uint8_t l = st->layer[k];
+			unsigned vl = dl->layer_base[l];
+			if (dl->layer_share[l] > 1)
+				vl += (unsigned)(ibf_hash64(((uint64_t)s << 32) | d) %
+						 dl->layer_share[l]);
+			dl->sl[k] = (uint8_t)vl;
+			if (cdg_out(g, s, d) >= 0)
+				dl->paths_per_vl[vl]++;
+		}
+	for (int vl = 0; vl < 16; vl++)
+		if (dl->paths_per_vl[vl])
+			dl->vls_used++;
+}
+
 static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_dl_opts *o,
 		      int as_routed, struct ibf_dl **out, struct ibf_error *err)
 {
-	double t0 = dl_now();
+	double t0 = ibf_now();
 	*out = NULL;
 	int V = o->max_vls > 0 ? o->max_vls : 8;
 	if (V > IBF_DL_MAX_VLS)
@@ -1073,36 +1190,8 @@ static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const st
 		rc = dfs_alloc(&st, err);
 	if (!rc && fit)
 		rc = fit_init(&ft, g, err);
-	if (!rc && o->layering == IBF_DL_LAYER_CUT)
-		rc = count_layer0(&st, err);
-	else if (!rc && fit) {
-		/* the tables as routed, to start the second pass from */
-		lft0 = malloc(ntab ? ntab : 1);
-		hops0 = r->hops ? malloc(ntab ? ntab : 1) : NULL;
-		if (!lft0 || (r->hops && !hops0))
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		if (!rc) {
-			memcpy(lft0, r->lft, ntab);
-			if (hops0)
-				memcpy(hops0, r->hops, ntab);
-			rc = online(&st, V, &ft, r, err);
-		}
-		if (rc == NEED_ESCAPE) {
-			/* a base LID does not fit: redo from the routed tables with
-			 * the last layer kept as the escape layer */
-			memcpy(r->lft, lft0, ntab);
-			if (hops0)
-				memcpy(r->hops, hops0, ntab);
-			online_reset(&st);
-			ft.escape = V - 1;
-			ft.lids_aliased = ft.lids_escaped = ft.paths_changed = ft.escape_ordinary =
-				0;
-			rc = online(&st, V - 1, &ft, r, err);
-		}
-	} else if (!rc && as_routed && o->layering != IBF_DL_LAYER_CUT)
-		rc = online(&st, V, NULL, r, err);
-	else if (!rc)
-		rc = online(&st, CDG_MAX_LAYERS, NULL, r, err);
+	if (!rc)
+		rc = place_layers(&st, r, o, V, fit, as_routed, &ft, &lft0, &hops0, err);
 	/* the cut pass on every layer: the whole algorithm for LAYER_CUT, and a
 	 * check (plus repair, never needed so far) after online insertion */
 	uint64_t online_cuts = 0;
@@ -1141,36 +1230,7 @@ static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const st
 	dl->lids_aliased = ft.lids_aliased;
 	dl->lids_escaped = ft.lids_escaped;
 	dl->entries_changed = ft.paths_changed;
-	if (ft.lids_aliased || ft.lids_escaped) {
-		int nb;
-		if (ft.escape >= 0)
-			nb = snprintf(
-				dl->note, sizeof(dl->note),
-				"within %d VLs: %llu LID(s) of multi-LID ports took their base "
-				"LID's paths, %llu LID(s) routed up*-down* in the escape layer %d "
-				"(%llu other paths there); %llu LFT entries changed",
-				V, (unsigned long long)ft.lids_aliased,
-				(unsigned long long)ft.lids_escaped, ft.escape,
-				(unsigned long long)ft.escape_ordinary,
-				(unsigned long long)ft.paths_changed);
-		else
-			nb = snprintf(
-				dl->note, sizeof(dl->note),
-				"within %d VLs: %llu LID(s) of multi-LID ports took their base "
-				"LID's paths, %llu LID(s) routed up*-down*; %llu LFT entries "
-				"changed",
-				V, (unsigned long long)ft.lids_aliased,
-				(unsigned long long)ft.lids_escaped,
-				(unsigned long long)ft.paths_changed);
-		(void)nb;
-		if (ft.lids_escaped == 0)
-			snprintf(
-				dl->note, sizeof(dl->note),
-				"within %d VLs: %llu LID(s) of multi-LID ports took their base LID's "
-				"paths (%llu LFT entries changed)",
-				V, (unsigned long long)ft.lids_aliased,
-				(unsigned long long)ft.paths_changed);
-	}
+	fit_note(dl, &ft, V);
 	if (L > V && !o->best_effort) {
 		rc = ibf_error_set(
 			err, IBF_ENOTSUP, NULL, 0,
@@ -1180,48 +1240,8 @@ static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const st
 			L, V);
 		goto fail;
 	}
-	/* VL ranges per layer */
-	int nl = L < V ? L : V;
-	for (int l = 0; l < nl; l++)
-		dl->layer_share[l] = 1;
-	for (int spare = V - L; spare > 0; spare--) {
-		int best = 0;
-		for (int l = 1; l < nl; l++)
-			if ((double)dl->layer_paths[l] / dl->layer_share[l] >
-			    (double)dl->layer_paths[best] / dl->layer_share[best])
-				best = l;
-		dl->layer_share[best]++;
-	}
-	for (int l = 1; l < nl; l++)
-		dl->layer_base[l] = (uint8_t)(dl->layer_base[l - 1] + dl->layer_share[l - 1]);
-	for (int l = nl; l < L; l++) {
-		dl->layer_base[l] = (uint8_t)(V - 1);
-		dl->layer_share[l] = 1;
-	}
-	if (L > V) {
-		dl->deadlock_free = 0;
-		snprintf(dl->note, sizeof(dl->note),
-			 "best effort: %d layers needed, %d VLs available; layers %d..%d merged "
-			 "into VL %d: NOT deadlock-free",
-			 L, V, V, L - 1, V - 1);
-	}
-	for (uint32_t s = 0; s < g->nsw; s++)
-		for (uint32_t i = 0; i < g->ndl; i++) {
-			uint32_t d = g->dlids[i];
-			size_t k = (size_t)s * g->stride + d;
-			uint8_t l = st.layer[k];
-			unsigned vl = dl->layer_base[l];
-			if (dl->layer_share[l] > 1)
-				vl += (unsigned)(ibf_hash64(((uint64_t)s << 32) | d) %
-						 dl->layer_share[l]);
-			dl->sl[k] = (uint8_t)vl;
-			if (cdg_out(g, s, d) >= 0)
-				dl->paths_per_vl[vl]++;
-		}
-	for (int vl = 0; vl < 16; vl++)
-		if (dl->paths_per_vl[vl])
-			dl->vls_used++;
-	dl->seconds = dl_now() - t0;
+	assign_vls(dl, &st, L, V);
+	dl->seconds = ibf_now() - t0;
 	dl_log(o, IBF_LOG_INFO,
 	       "dfsssp: %d layer(s) needed, %d VLs available, %d used, %llu dependencies cut, "
 	       "%.3f s%s%s",

@@ -105,7 +105,6 @@ void dl_column_hops(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t d);
 struct ibf_dl *dl_new(const struct ibf_cdg *g, struct ibf_error *err);
 void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-double dl_now(void);
 /* 64-bit mix for deterministic choices. */
 /* Switch-to-switch channel test for a port of a switch node. */
 int dl_port_faces_switch(const struct ibf_fabric *f, int node, int port);

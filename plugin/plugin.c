@@ -19,6 +19,13 @@
  *  - ucast_build_fwd_tables builds an ibf_fabric from osm_subn_t, runs the
  *    engine, writes new_lft[] for every switch and checks that every LID is
  *    routed.  On any failure it clears what it wrote and returns -1.
+ *  - report() feeds the rail health service (docs/rail.md, "Health
+ *    service") when ibfab.conf sets rail_registry: PerfMgr's port counter
+ *    events of rail switch ports go to rail/health.c (a binary search and a
+ *    few stores under a mutex); at the end of a PerfMgr sweep a writer
+ *    thread writes the registry (a file, or etcd through rail/store.c: one
+ *    transaction per sweep, keys on a lease it renews), so OpenSM's threads
+ *    never wait for file or network I/O.
  *
  * Every symbol except osm_event_plugin is static or hidden (version script
  * plugin/ibfab.map): the opensm executable exports many generic names.
@@ -27,6 +34,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +54,7 @@
 
 #include "ibf_conf.h"
 #include "ibf_deadlock.h"
+#include "ibf_rail.h"
 #include "ibf_routing.h"
 #include "ibf_topology.h"
 
@@ -83,6 +92,35 @@ struct ibfab {
 		int32_t node;
 	} * dl_gidx;
 	uint32_t dl_ngidx;
+	unsigned long routes_gen; /* bumped whenever fabric changes */
+
+	/* rail health service (ibfab.conf rail_registry) */
+	struct health {
+		int on;
+		pthread_mutex_t mu; /* h, pending, stop, events */
+		pthread_cond_t cv;
+		pthread_t writer;
+		int writer_started;
+		struct ibf_health *h;	  /* NULL until the rail structure is known */
+		unsigned long h_gen;	  /* routes_gen h was built from (0: the subnet) */
+		struct ibf_health_opts o; /* from ibfab.conf */
+		struct ibf_rail_map *map;
+		int pending; /* a closed sweep waits to be written */
+		int stop;
+		/* spines hratio avoids (ibfab.conf rail_avoid_below): the list,
+		 * bumped on every change; reroute asks the writer for a reroute */
+		uint64_t *avoid;
+		uint32_t navoid;
+		unsigned long avoid_gen;
+		int reroute;
+		unsigned long routed_avoid_gen; /* SM thread: in the tables now */
+		unsigned long events, ignored, invalid;
+		/* writer thread only */
+		struct ibf_rail_store *store;  /* rail_registry, opened on the first write */
+		struct ibf_rail_registry doms; /* last good domain scores */
+		int have_doms;
+		char last_err[MSG_MAX];
+	} health;
 };
 
 /* one per routing engine instance OpenSM sets up (re->context) */
@@ -645,15 +683,30 @@ static int ibfab_build_lfts(void *context)
 	}
 	o.log = engine_log;
 	o.log_ctx = &lc;
+	/* hratio: the spines the health service avoids now */
+	uint64_t *avoid = NULL;
+	unsigned long avoid_gen = 0;
+	if (pl->health.on && !strcmp(name, "hratio")) {
+		pthread_mutex_lock(&pl->health.mu);
+		avoid_gen = pl->health.avoid_gen;
+		if (pl->health.navoid && (avoid = malloc(pl->health.navoid * sizeof(*avoid)))) {
+			memcpy(avoid, pl->health.avoid, pl->health.navoid * sizeof(*avoid));
+			o.avoid = avoid;
+			o.navoid = pl->health.navoid;
+		}
+		pthread_mutex_unlock(&pl->health.mu);
+	}
 	/* stable reroute: keep what still works of the tables this engine
-	 * programmed last time, route only the destinations the change hit */
+	 * programmed last time, route only the destinations the change hit
+	 * (not when the avoided spines changed: every column moves) */
 	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
-		     !strcmp(pl->engine, name);
+		     !strcmp(pl->engine, name) && avoid_gen == pl->health.routed_avoid_gen;
 	struct ibf_stable_report sr;
 	int route_rc =
 		stable ? ibf_route_stable(f, name, &o, pl->fabric, &pl->routes, &r, &rep, &sr, &err)
 		       : ibf_route(f, name, &o, &r, &rep, &err);
 	free(roots);
+	free(avoid);
 	if (!route_rc && stable)
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab %s: stable reroute: kept %u of %u destination LIDs, routed %u again; "
@@ -698,6 +751,8 @@ static int ibfab_build_lfts(void *context)
 	if (pl->dl)
 		build_gidx(pl);
 	snprintf(pl->engine, sizeof(pl->engine), "%s", name);
+	pl->routes_gen++;
+	pl->health.routed_avoid_gen = avoid_gen;
 	return 0;
 
 fail_nowrite:
@@ -752,6 +807,373 @@ static int ibfab_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 		     "ibfab %s: configuration error, this engine will not route: %s", eng->name,
 		     pl->conf_msg);
 	return 0;
+}
+
+/* ------------------------------------------------------------ rail health service */
+
+/* The rail structure of f (a fabric the plugin owns or built for this):
+ * a new ibf_health, carrying the old one's scores over.  SM thread. */
+static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigned long gen)
+{
+	struct health *hs = &pl->health;
+	struct ibf_rail_info ri;
+	struct ibf_error err;
+	char msg[MSG_MAX];
+
+	ibf_error_clear(&err);
+	if (ibf_rail_detect(f, hs->map, &ri, &err)) {
+		plog(pl, OSM_LOG_ERROR, "ibfab health: no rail structure: %s",
+		     ibf_error_format(&err, msg, sizeof(msg)));
+		return;
+	}
+	struct ibf_health *h = ibf_health_new(f, &ri, &hs->o, &err);
+	if (!h) {
+		plog(pl, OSM_LOG_ERROR, "ibfab health: %s",
+		     ibf_error_format(&err, msg, sizeof(msg)));
+		ibf_rail_info_free(&ri);
+		return;
+	}
+	plog(pl, OSM_LOG_INFO,
+	     "ibfab health: %d rails, %d domains, %d spines; %d rail switch and spine ports "
+	     "monitored",
+	     ri.nrails, ri.ndomains, ri.nspines, ibf_health_nports(h));
+	ibf_rail_info_free(&ri);
+	pthread_mutex_lock(&hs->mu);
+	ibf_health_carry(h, hs->h);
+	struct ibf_health *old = hs->h;
+	hs->h = h;
+	hs->h_gen = gen;
+	pthread_mutex_unlock(&hs->mu);
+	ibf_health_free(old);
+}
+
+/* SUBNET_UP (SM thread, no lock held): the structure of the fabric the
+ * plugin last routed, else of the subnet as OpenSM sees it. */
+static void health_subnet_up(struct ibfab *pl)
+{
+	struct health *hs = &pl->health;
+	if (pl->fabric) {
+		if (!hs->h || hs->h_gen != pl->routes_gen)
+			health_rebuild(pl, pl->fabric, pl->routes_gen);
+		return;
+	}
+	struct build_stats st;
+	struct ibf_error err;
+	char msg[MSG_MAX];
+	ibf_error_clear(&err);
+	cl_plock_acquire(&pl->osm->lock);
+	struct ibf_fabric *f = fabric_from_subn(pl, &pl->osm->subn, &st, &err);
+	cl_plock_release(&pl->osm->lock);
+	if (!f) {
+		plog(pl, OSM_LOG_ERROR, "ibfab health: cannot build the fabric: %s",
+		     ibf_error_format(&err, msg, sizeof(msg)));
+		return;
+	}
+	health_rebuild(pl, f, 0);
+	ibf_fabric_free(f);
+}
+
+/* PerfMgr counters (PerfMgr threads, with PerfMgr's database locked):
+ * cheap, never blocks on I/O.  OpenSM reports differences from its last
+ * reading; the first one of a port is against zero (rail/health.c leaves
+ * it out). */
+static void health_counter(struct ibfab *pl, const osm_epi_port_id_t *id,
+			   enum ibf_health_counter which, uint64_t delta)
+{
+	struct health *hs = &pl->health;
+	pthread_mutex_lock(&hs->mu);
+	hs->events++;
+	enum ibf_health_result r = ibf_health_sample(hs->h, id->node_guid, id->port_num, which,
+						     delta, IBF_HEALTH_DELTA);
+	if (r == IBF_HEALTH_IGNORED)
+		hs->ignored++;
+	else if (delta >= (UINT64_C(1) << 63))
+		hs->invalid++; /* a counter went down */
+	if (r == IBF_HEALTH_SWEEP) {
+		if (ibf_health_avoid_changed(hs->h)) {
+			/* a few spines at most: the new list, and a reroute */
+			int n = ibf_health_avoid_list(hs->h, NULL, 0);
+			uint64_t *a = malloc(((size_t)n + 1) * sizeof(*a));
+			if (a) {
+				ibf_health_avoid_list(hs->h, a, n);
+				free(hs->avoid);
+				hs->avoid = a;
+				hs->navoid = (uint32_t)n;
+				hs->avoid_gen++;
+				hs->reroute = 1;
+			}
+		}
+		hs->pending = 1;
+		pthread_cond_signal(&hs->cv);
+	}
+	pthread_mutex_unlock(&hs->mu);
+}
+
+/* A sweep merged into the registry as etcd holds it: the rail scores are
+ * the SM's; domain scores come from the hosts' file when one is configured,
+ * else the domain keys node agents wrote stay (new domains at the default);
+ * the default path and score an operator set stay. */
+struct health_merge {
+	const struct ibf_rail_registry *r;
+	int doms_file;
+};
+
+static int health_merge(struct ibf_rail_registry *cur, void *ctx)
+{
+	const struct health_merge *m = ctx;
+	const struct ibf_rail_registry *r = m->r;
+	if (!cur->timestamp) {
+		cur->prefer_rd = r->prefer_rd;
+		cur->dflt = r->dflt;
+	}
+	cur->timestamp = r->timestamp;
+	cur->max_age = r->max_age;
+	for (int i = 0; i < r->nrails; i++)
+		if (ibf_rail_registry_set_rail(cur, r->rail_label[i], r->rail_score[i]))
+			return IBF_ENOMEM;
+	for (int i = 0; i < r->ndomains; i++)
+		if ((m->doms_file || ibf_rail_registry_find_domain(cur, r->domain[i]) < 0) &&
+		    ibf_rail_registry_set_domain(cur, r->domain[i], r->domain_score[i]))
+			return IBF_ENOMEM;
+	return 0;
+}
+
+/* Writer thread: the store is opened once; a file is replaced atomically,
+ * etcd gets one transaction per sweep after the lease is renewed (TTL three
+ * PerfMgr sweeps, at least 5 s: a dead SM's scores vanish). */
+static int health_publish(struct ibfab *pl, const struct ibf_rail_registry *r,
+			  struct ibf_error *err)
+{
+	struct health *hs = &pl->health;
+	const struct ibf_conf *c = &pl->conf;
+	int etcd = ibf_rail_store_is_etcd(c->rail_registry);
+	if (!hs->store) {
+		long sweep_s = pl->osm->subn.opt.perfmgr_sweep_time_s;
+		struct ibf_rail_store_opts o = { 0, 0 };
+		o.ttl = etcd ? (3 * sweep_s > 5 ? 3 * sweep_s : 5) : 0;
+		hs->store = ibf_rail_store_open(c->rail_registry, &o, err);
+		if (!hs->store)
+			return err->code ? err->code : IBF_EINVAL;
+		if (etcd)
+			plog(pl, OSM_LOG_INFO, "ibfab health: registry in etcd %s, lease TTL %ld s",
+			     c->rail_registry, o.ttl);
+	}
+	if (!etcd)
+		return ibf_rail_store_save(hs->store, r, err);
+	struct ibf_error kerr;
+	ibf_error_clear(&kerr);
+	if (ibf_rail_store_keepalive(hs->store, &kerr)) {
+		char msg[MSG_MAX];
+		plog(pl, OSM_LOG_ERROR, "ibfab health: %s", ibf_error_format(&kerr, msg, sizeof(msg)));
+	}
+	struct health_merge m = { r, c->rail_domain_scores[0] != '\0' };
+	return ibf_rail_store_update(hs->store, health_merge, &m, err);
+}
+
+/* Writer thread: domain scores from the hosts' file, the rail scores, then
+ * the registry (health_publish). */
+static void health_write(struct ibfab *pl)
+{
+	struct health *hs = &pl->health;
+	struct ibf_error err;
+	char msg[MSG_MAX];
+	const struct ibf_conf *c = &pl->conf;
+
+	if (c->rail_domain_scores[0]) {
+		struct ibf_rail_registry d;
+		ibf_error_clear(&err);
+		if (ibf_rail_registry_read(c->rail_domain_scores, &d, &err)) {
+			ibf_error_format(&err, msg, sizeof(msg));
+			if (strcmp(msg, hs->last_err))
+				plog(pl, OSM_LOG_ERROR,
+				     "ibfab health: domain scores: %s (keeping the last good ones)",
+				     msg);
+			snprintf(hs->last_err, sizeof(hs->last_err), "%s", msg);
+		} else {
+			if (hs->have_doms)
+				ibf_rail_registry_free(&hs->doms);
+			hs->doms = d;
+			hs->have_doms = 1;
+			hs->last_err[0] = '\0';
+		}
+	}
+	struct ibf_rail_registry r;
+	ibf_rail_registry_init(&r);
+	long sweep_s = pl->osm->subn.opt.perfmgr_sweep_time_s;
+	if (sweep_s > 0 && 3 * sweep_s > r.max_age)
+		r.max_age = 3 * sweep_s; /* three sweeps without an update: stale */
+	pthread_mutex_lock(&hs->mu);
+	int rc = hs->h ? ibf_health_fill(hs->h, hs->have_doms ? &hs->doms : NULL, &r) : IBF_EINVAL;
+	unsigned long sweeps = ibf_health_sweeps(hs->h), events = hs->events, ignored = hs->ignored,
+		      invalid = hs->invalid;
+	int ports = ibf_health_last_ports(hs->h);
+	int reroute = hs->reroute;
+	hs->reroute = 0;
+	char spines[MSG_MAX / 2];
+	size_t sn = 0;
+	spines[0] = '\0';
+	for (int k = 0; hs->h && k < ibf_health_nspines(hs->h) && sn + 32 < sizeof(spines); k++)
+		sn += (size_t)snprintf(spines + sn, sizeof(spines) - sn, " 0x%016" PRIx64 "=%d%s",
+				       ibf_health_spine_guid(hs->h, k),
+				       ibf_health_spine_score(hs->h, k),
+				       ibf_health_spine_avoided(hs->h, k) ? "(avoided)" : "");
+	pthread_mutex_unlock(&hs->mu);
+	if (reroute) {
+		/* as OpenSM's console command "reroute" does: the routing
+		 * engine runs again on the next sweep */
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab health: avoided spines changed:%s; requesting a reroute", spines);
+		pl->osm->subn.force_reroute = TRUE;
+		osm_opensm_sweep(pl->osm);
+	}
+	if (rc) {
+		ibf_rail_registry_free(&r);
+		return;
+	}
+	r.timestamp = (long long)time(NULL);
+	ibf_error_clear(&err);
+	if (health_publish(pl, &r, &err)) {
+		plog(pl, OSM_LOG_ERROR, "ibfab health: cannot write the registry: %s",
+		     ibf_error_format(&err, msg, sizeof(msg)));
+	} else {
+		char rails[MSG_MAX / 2];
+		size_t n = 0;
+		rails[0] = '\0';
+		for (int i = 0; i < r.nrails && n + 16 < sizeof(rails); i++)
+			n += (size_t)snprintf(rails + n, sizeof(rails) - n, "%s%d=%d", i ? " " : "",
+					      r.rail_label[i], r.rail_score[i]);
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab health: PerfMgr sweep %lu: %d rail ports scored; rails %s; %d domains; "
+		     "registry %s written (%lu counter events, %lu not on a rail switch or spine, "
+		     "%lu counters that went down); spines%s",
+		     sweeps, ports, rails, r.ndomains, c->rail_registry, events, ignored, invalid,
+		     spines[0] ? spines : " none");
+	}
+	ibf_rail_registry_free(&r);
+}
+
+static void *health_writer(void *arg)
+{
+	struct ibfab *pl = arg;
+	struct health *hs = &pl->health;
+	pthread_mutex_lock(&hs->mu);
+	for (;;) {
+		while (!hs->pending && !hs->stop)
+			pthread_cond_wait(&hs->cv, &hs->mu);
+		if (hs->stop)
+			break;
+		hs->pending = 0;
+		pthread_mutex_unlock(&hs->mu);
+		health_write(pl);
+		pthread_mutex_lock(&hs->mu);
+	}
+	pthread_mutex_unlock(&hs->mu);
+	return NULL;
+}
+
+/* create(): the options, the mapping file and the writer thread. */
+static void health_start(struct ibfab *pl)
+{
+	struct health *hs = &pl->health;
+	const struct ibf_conf *c = &pl->conf;
+	struct ibf_error err;
+	char msg[MSG_MAX];
+
+	pthread_mutex_init(&hs->mu, NULL);
+	pthread_cond_init(&hs->cv, NULL);
+	hs->on = 1;
+	if (!pl->conf_ok || !c->rail_registry[0]) {
+		hs->on = 0;
+		return;
+	}
+	ibf_health_opts_default(&hs->o);
+	hs->o.alpha = c->rail_health_alpha;
+	hs->o.wait_weight = c->rail_health_wait_weight;
+	hs->o.min_words = c->rail_health_min_words;
+	hs->o.percentile = c->rail_health_percentile;
+	hs->o.avoid_below = c->rail_avoid_below;
+	hs->o.avoid_sweeps = c->rail_avoid_sweeps;
+	hs->o.avoid_above = c->rail_avoid_above;
+	if (c->rail_map[0]) {
+		ibf_error_clear(&err);
+		hs->map = ibf_rail_map_read(c->rail_map, &err);
+		if (!hs->map) {
+			plog(pl, OSM_LOG_ERROR, "ibfab health: rail_map: %s; health service off",
+			     ibf_error_format(&err, msg, sizeof(msg)));
+			hs->on = 0;
+			return;
+		}
+	}
+	if (pthread_create(&hs->writer, NULL, health_writer, pl)) {
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab health: cannot start the writer thread; health "
+		     "service off");
+		hs->on = 0;
+		return;
+	}
+	hs->writer_started = 1;
+	if (!pl->osm->subn.opt.perfmgr)
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab health: warning: perfmgr is FALSE, so OpenSM reports no counters "
+		     "(set perfmgr TRUE)");
+	plog(pl, OSM_LOG_INFO,
+	     "ibfab health: on, registry %s, domain scores %s, alpha %g, wait weight %g, "
+	     "min words %g, percentile %d",
+	     c->rail_registry, c->rail_domain_scores[0] ? c->rail_domain_scores : "none",
+	     hs->o.alpha, hs->o.wait_weight, hs->o.min_words, hs->o.percentile);
+}
+
+static void health_stop(struct ibfab *pl)
+{
+	struct health *hs = &pl->health;
+	if (hs->writer_started) {
+		pthread_mutex_lock(&hs->mu);
+		hs->stop = 1;
+		pthread_cond_signal(&hs->cv);
+		pthread_mutex_unlock(&hs->mu);
+		pthread_join(hs->writer, NULL);
+		hs->writer_started = 0;
+	}
+	ibf_rail_store_close(hs->store);
+	hs->store = NULL;
+	ibf_health_free(hs->h);
+	hs->h = NULL;
+	ibf_rail_map_free(hs->map);
+	hs->map = NULL;
+	free(hs->avoid);
+	hs->avoid = NULL;
+	hs->navoid = 0;
+	if (hs->have_doms)
+		ibf_rail_registry_free(&hs->doms);
+	hs->have_doms = 0;
+	pthread_cond_destroy(&hs->cv);
+	pthread_mutex_destroy(&hs->mu);
+}
+
+static void ibfab_report(void *data, osm_epi_event_id_t id, void *event)
+{
+	struct ibfab *pl = data;
+	if (!pl || !pl->health.on)
+		return;
+	switch (id) {
+	case OSM_EVENT_ID_PORT_ERRORS: {
+		const osm_epi_pe_event_t *pe = event;
+		if (pe)
+			health_counter(pl, &pe->port_id, IBF_HEALTH_WAIT, pe->xmit_wait);
+		break;
+	}
+	case OSM_EVENT_ID_PORT_DATA_COUNTERS: {
+		const osm_epi_dc_event_t *dc = event;
+		if (dc)
+			health_counter(pl, &dc->port_id, IBF_HEALTH_DATA, dc->xmit_data);
+		break;
+	}
+	case OSM_EVENT_ID_SUBNET_UP:
+		health_subnet_up(pl);
+		break;
+	default:
+		break;
+	}
 }
 
 /* ------------------------------------------------------------ the plugin */
@@ -816,6 +1238,7 @@ static void *ibfab_create(osm_opensm_t *osm)
 		snprintf(msg + len, sizeof(msg) - len, "%s%s", len ? " " : "", e->name);
 	}
 	plog(pl, OSM_LOG_INFO, "ibfab: registered routing engines: %s", msg[0] ? msg : "(none)");
+	health_start(pl);
 	return pl;
 }
 
@@ -824,10 +1247,14 @@ static void ibfab_delete(void *data)
 	struct ibfab *pl = data;
 	if (!pl)
 		return;
+	health_stop(pl);
 	drop_routes(pl);
 	free(pl);
 }
 
 __attribute__((visibility("default"))) osm_event_plugin_t osm_event_plugin = {
-	OSM_VERSION, ibfab_create, ibfab_delete, NULL, /* report: no event handling yet */
+	OSM_VERSION,
+	ibfab_create,
+	ibfab_delete,
+	ibfab_report,
 };

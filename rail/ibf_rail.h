@@ -67,6 +67,11 @@ int ibf_rail_registry_read(const char *path, struct ibf_rail_registry *r, struct
 /* Atomic (temporary file + rename): readers never see a torn file. */
 int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
 			    struct ibf_error *err);
+/* Rail indexes best score first (ties: ascending label) into ord[nrails]. */
+void ibf_rail_registry_by_score(const struct ibf_rail_registry *r, int *ord);
+/* The h-ratio of GPU (domain index d, rail index g): H(rail)/H(domain), 1e9
+ * for a blocked domain with a usable rail, 1 when both are blocked. */
+double ibf_rail_registry_gamma(const struct ibf_rail_registry *r, int d, int g);
 int ibf_rail_registry_set_rail(struct ibf_rail_registry *r, int label, int score);
 int ibf_rail_registry_set_domain(struct ibf_rail_registry *r, const char *name, int score);
 int ibf_rail_registry_find_rail(const struct ibf_rail_registry *r, int label);
@@ -85,6 +90,51 @@ struct ibf_rail_decision {
 int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, const char *src_dom,
 			     int src_rail, const char *dst_dom, int dst_rail,
 			     struct ibf_rail_decision *out);
+
+/* ------------------------------------------------------------ store */
+
+/* The registry behind one location (rail/store.c, docs/rail.md): a file
+ * path (the JSON file above, written atomically) or etcd://HOST:PORT[/PREFIX]
+ * (etcd's v3 JSON gateway; default prefix /ibfab/rails/; needs libcurl at
+ * build time, else open fails with IBF_ENOTSUP).  One store per thread. */
+struct ibf_rail_store;
+struct ibf_rail_store_opts {
+	long ttl;	 /* etcd: lease TTL in seconds for written keys, 0 = no lease */
+	long timeout_ms; /* etcd: per HTTP request, 0 = 5000 */
+};
+struct ibf_rail_store *ibf_rail_store_open(const char *location,
+					   const struct ibf_rail_store_opts *opts,
+					   struct ibf_error *err);
+/* Read the whole registry.  A file that does not exist and an unreachable
+ * etcd are IBF_EIO; an etcd prefix without keys (never written, or expired
+ * with its lease) is an empty registry that is stale (timestamp 0). */
+int ibf_rail_store_load(struct ibf_rail_store *s, struct ibf_rail_registry *r,
+			struct ibf_error *err);
+/* Replace the registry: the file atomically; in etcd one transaction that
+ * puts the changed keys and deletes stale ones, on the lease (granted on the
+ * first save when opts.ttl > 0). */
+int ibf_rail_store_save(struct ibf_rail_store *s, const struct ibf_rail_registry *r,
+			struct ibf_error *err);
+/* Read-modify-write: fn changes the registry as the location holds it now
+ * (empty when there is none yet; fn returns 0 or an IBF_E* code) and the
+ * result is saved.  In etcd the transaction only succeeds when no other
+ * writer came in between, else it starts again from a fresh read (so
+ * writers of different scores, e.g. the SM's rails and a node agent's
+ * domain, never undo each other); a file is simply read and replaced.
+ * Keys written without a TTL keep the lease the registry already has. */
+typedef int (*ibf_rail_update_fn)(struct ibf_rail_registry *r, void *ctx);
+int ibf_rail_store_update(struct ibf_rail_store *s, ibf_rail_update_fn fn, void *ctx,
+			  struct ibf_error *err);
+/* Renew the lease (etcd with a TTL; otherwise nothing).  IBF_EIO when it has
+ * expired: its keys are gone and the next save writes them on a new lease. */
+int ibf_rail_store_keepalive(struct ibf_rail_store *s, struct ibf_error *err);
+void ibf_rail_store_close(struct ibf_rail_store *s);
+const char *ibf_rail_store_name(const struct ibf_rail_store *s);
+int ibf_rail_store_is_etcd(const char *location);
+/* The registry held by an etcd /v3/kv/range reply for keys under prefix
+ * (exposed for tests and fuzzing). */
+int ibf_rail_etcd_parse_range(const char *buf, size_t len, const char *name, const char *prefix,
+			      struct ibf_rail_registry *r, struct ibf_error *err);
 
 /* ------------------------------------------------------------ structure */
 
@@ -168,5 +218,94 @@ int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_rail_info 
 			 const struct ibf_routes *r, struct ibf_rail_route_report *rep,
 			 struct ibf_error *err);
 void ibf_rail_route_report_free(struct ibf_rail_route_report *rep);
+
+/* ------------------------------------------------------------ health */
+
+/* Rail health from PerfMgr counters (rail/health.c, docs/rail.md "Health
+ * service").  Per port of a rail switch and per sweep: W = PortXmitWait
+ * ticks, D = PortXmitData words (4 octets) since the last reading;
+ *   congestion c = k*W / max(k*W + D, V)      (k = wait_weight, V = min_words)
+ *   port score    = 100 * (1 - c)
+ *   raw rail score = the port score at the configured percentile, counted
+ *                    from the best (100: the worst port of the rail)
+ *   rail score     = alpha * raw + (1 - alpha) * previous (EWMA; the first
+ *                    measured sweep starts it at raw)
+ * A rail without a usable port in a sweep keeps its previous score, or dflt
+ * until it was ever measured. */
+struct ibf_health_opts {
+	double alpha;	    /* EWMA weight of the newest sweep, (0, 1] (default 0.5) */
+	double wait_weight; /* k: data words one XmitWait tick counts as, > 0 (default 1) */
+	double min_words;   /* V: denominator floor per port and sweep (default 65536) */
+	int percentile;	    /* 1..100 (default 90) */
+	int dflt;	    /* score of a rail never measured, 0..100 (default 100) */
+	/* spines (switches joining rails) are scored alike; a spine is
+	 * avoided once its score stayed below avoid_below for avoid_sweeps
+	 * sweeps, and used again once above avoid_above (hysteresis);
+	 * avoid_below 0: never (default; avoid_sweeps 3, avoid_above 60) */
+	int avoid_below, avoid_sweeps, avoid_above;
+};
+void ibf_health_opts_default(struct ibf_health_opts *o);
+
+enum ibf_health_counter { IBF_HEALTH_DATA = 0, IBF_HEALTH_WAIT = 1 };
+enum ibf_health_mode {
+	IBF_HEALTH_ABS,	    /* a counter reading: the delta is taken against the last one */
+	IBF_HEALTH_DELTA,   /* already a delta (OpenSM's events); >= 2^63 means the
+			     * counter went down (reset): no delta; the first
+			     * one of a port is against zero: not used */
+	IBF_HEALTH_INVALID, /* reported, but not usable (e.g. a first reading) */
+};
+/* what ibf_health_sample did */
+enum ibf_health_result {
+	IBF_HEALTH_IGNORED = 0, /* not a port of a rail switch (or bad port) */
+	IBF_HEALTH_STORED = 1,
+	IBF_HEALTH_SWEEP = 2, /* stored, and a sweep was closed (scores updated) */
+};
+
+struct ibf_health;
+/* The rail switch and spine ports of a fabric (every connected port 1..n
+ * of a switch with sw_rail >= 0 or the spine role); domain names are kept
+ * for ibf_health_fill. */
+struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
+				  const struct ibf_health_opts *o, struct ibf_error *err);
+void ibf_health_free(struct ibf_health *h);
+/* One counter of one port (node GUID, port number).  Sweep end: a sweep
+ * is closed when every rail port has reported both counters, or before a
+ * counter that was already reported in the open sweep is stored (the next
+ * sweep has begun; this also closes a sweep in which a port never
+ * answered). */
+enum ibf_health_result ibf_health_sample(struct ibf_health *h, uint64_t guid, int port,
+					 enum ibf_health_counter which, uint64_t value,
+					 enum ibf_health_mode mode);
+/* After a fabric change: the smoothed scores of src's rails (by label), its
+ * counter readings (by port) and sweep count go to dst. */
+void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src);
+/* Close the open sweep now (e.g. at shutdown); 1 when it held samples. */
+int ibf_health_close(struct ibf_health *h);
+int ibf_health_nrails(const struct ibf_health *h);
+int ibf_health_nports(const struct ibf_health *h);
+/* smoothed score of dense rail g (0..100), its label, and whether it was
+ * ever measured; ibf_health_last_ports counts rail ports only */
+int ibf_health_score(const struct ibf_health *h, int g);
+int ibf_health_label(const struct ibf_health *h, int g);
+int ibf_health_measured(const struct ibf_health *h, int g);
+/* sweeps closed so far, and ports scored in the last one */
+unsigned long ibf_health_sweeps(const struct ibf_health *h);
+int ibf_health_last_ports(const struct ibf_health *h);
+/* Put every rail's score and every detected domain into r: the domain's
+ * score from doms (a registry read from the hosts' file; NULL: none), else
+ * r->dflt.  Returns 0 or IBF_ENOMEM. */
+int ibf_health_fill(const struct ibf_health *h, const struct ibf_rail_registry *doms,
+		    struct ibf_rail_registry *r);
+/* Spines: count, smoothed score, node GUID, avoided now; whether the set of
+ * avoided spines changed since the last call (cleared); the GUIDs of the
+ * avoided spines into out[max] (returns how many there are). */
+int ibf_health_nspines(const struct ibf_health *h);
+int ibf_health_spine_score(const struct ibf_health *h, int k);
+uint64_t ibf_health_spine_guid(const struct ibf_health *h, int k);
+int ibf_health_spine_avoided(const struct ibf_health *h, int k);
+int ibf_health_avoid_changed(struct ibf_health *h);
+int ibf_health_avoid_list(const struct ibf_health *h, uint64_t *out, int max);
+/* The port score of one port over one sweep (the formula above). */
+double ibf_health_port_score(const struct ibf_health_opts *o, uint64_t data, uint64_t wait);
 
 #endif

@@ -130,81 +130,82 @@ static int parse_line(struct ibf_rail_map *m, struct ibf_rail_map_entry *e, cons
 	return 0;
 }
 
+/* Parser state for one mapping file. */
+struct map_rd {
+	struct ibf_rail_map *m;
+	struct ibf_smap keys;  /* 'd' + description / 'i' + node id -> entry */
+	struct ibf_umap guids; /* GUID -> entry */
+	int cap;
+	const char *name;
+	struct ibf_error *err;
+};
+
+static int map_line(void *ctx, const char *s, size_t n, long ln)
+{
+	struct map_rd *r = ctx;
+	struct ibf_rail_map *m = r->m;
+	const char *name = r->name;
+	struct ibf_error *err = r->err;
+	struct ibf_cur c = { s, s + n };
+	if (ibf_cur_end(&c) || *c.p == '#')
+		return 0;
+	if (m->n == r->cap) {
+		int nc = r->cap ? r->cap * 2 : 16;
+		void *p = realloc(m->e, (size_t)nc * sizeof(*m->e));
+		if (!p)
+			return ibf_error_set(err, IBF_ENOMEM, name, ln, "out of memory");
+		m->e = p;
+		r->cap = nc;
+	}
+	struct ibf_rail_map_entry *e = &m->e[m->n];
+	memset(e, 0, sizeof(*e));
+	m->n++;
+	int rc = parse_line(m, e, c.p, (size_t)(c.e - c.p), name, ln, err);
+	if (rc != 0)
+		return rc;
+	int32_t old = -1;
+	if (e->kind == 0) {
+		rc = ibf_umap_put(&r->guids, e->guid, m->n - 1, &old);
+	} else {
+		/* descriptions and ids live in different name spaces */
+		size_t kl = strlen(e->key);
+		char *k = malloc(kl + 2);
+		if (!k)
+			return ibf_error_set(err, IBF_ENOMEM, name, ln, "out of memory");
+		k[0] = e->kind == 2 ? 'd' : 'i';
+		memcpy(k + 1, e->key, kl + 1);
+		free(e->key);
+		e->key = k; /* the map points into it; key + 1 is the selector */
+		rc = ibf_smap_put(&r->keys, k, kl + 1, m->n - 1, &old);
+	}
+	if (rc < 0)
+		return ibf_error_set(err, IBF_ENOMEM, name, ln, "out of memory");
+	if (rc == 1)
+		return ibf_error_set(err, IBF_EPARSE, name, ln,
+				     "this CA was already mapped on line %ld", m->e[old].line);
+	return 0;
+}
+
 struct ibf_rail_map *ibf_rail_map_parse(const char *buf, size_t len, const char *name,
 					struct ibf_error *err)
 {
+	struct map_rd r = { .name = name, .err = err };
 	struct ibf_rail_map *m = calloc(1, sizeof(*m));
-	struct ibf_smap keys = { 0 };
-	struct ibf_umap guids = { 0 };
-	int cap = 0;
+	r.m = m;
+	int rc;
 	if (!m || !(m->name = dupn(name ? name : "", strlen(name ? name : "")))) {
 		ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
-		goto fail;
+		rc = IBF_ENOMEM;
+	} else {
+		rc = ibf_each_line(buf, len, name, err, map_line, &r);
 	}
-	struct ibf_lines L;
-	const char *s;
-	size_t n;
-	int nul;
-	ibf_lines_init(&L, buf, len);
-	while (ibf_lines_next(&L, &s, &n, &nul)) {
-		if (nul) {
-			ibf_error_set(err, IBF_EPARSE, name, L.lineno, "NUL byte in the line");
-			goto fail;
-		}
-		struct ibf_cur c = { s, s + n };
-		if (ibf_cur_end(&c) || *c.p == '#')
-			continue;
-		if (m->n == cap) {
-			int nc = cap ? cap * 2 : 16;
-			void *p = realloc(m->e, (size_t)nc * sizeof(*m->e));
-			if (!p) {
-				ibf_error_set(err, IBF_ENOMEM, name, L.lineno, "out of memory");
-				goto fail;
-			}
-			m->e = p;
-			cap = nc;
-		}
-		struct ibf_rail_map_entry *e = &m->e[m->n];
-		memset(e, 0, sizeof(*e));
-		m->n++;
-		if (parse_line(m, e, c.p, (size_t)(c.e - c.p), name, L.lineno, err) != 0)
-			goto fail;
-		int32_t old = -1;
-		int rc;
-		if (e->kind == 0) {
-			rc = ibf_umap_put(&guids, e->guid, m->n - 1, &old);
-		} else {
-			/* descriptions and ids live in different name spaces */
-			size_t kl = strlen(e->key);
-			char *k = malloc(kl + 2);
-			if (!k) {
-				ibf_error_set(err, IBF_ENOMEM, name, L.lineno, "out of memory");
-				goto fail;
-			}
-			k[0] = e->kind == 2 ? 'd' : 'i';
-			memcpy(k + 1, e->key, kl + 1);
-			free(e->key);
-			e->key = k; /* the map points into it; key + 1 is the selector */
-			rc = ibf_smap_put(&keys, k, kl + 1, m->n - 1, &old);
-		}
-		if (rc < 0) {
-			ibf_error_set(err, IBF_ENOMEM, name, L.lineno, "out of memory");
-			goto fail;
-		}
-		if (rc == 1) {
-			ibf_error_set(err, IBF_EPARSE, name, L.lineno,
-				      "this CA was already mapped on line %ld", m->e[old].line);
-			goto fail;
-		}
+	ibf_smap_free(&r.keys);
+	ibf_umap_free(&r.guids);
+	if (rc) {
+		ibf_rail_map_free(m);
+		return NULL;
 	}
-	ibf_smap_free(&keys);
-	ibf_umap_free(&guids);
 	return m;
-fail:
-	ibf_smap_free(&keys);
-	ibf_umap_free(&guids);
-	ibf_rail_map_free(m);
-	return NULL;
 }
 
 struct ibf_rail_map *ibf_rail_map_read(const char *path, struct ibf_error *err)

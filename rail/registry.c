@@ -221,6 +221,24 @@ static double score01(const struct ibf_rail_registry *r, int v)
 	return (v < 0 ? r->dflt : v) / 100.0;
 }
 
+void ibf_rail_registry_by_score(const struct ibf_rail_registry *r, int *ord)
+{
+	for (int i = 0; i < r->nrails; i++) {
+		int j = i;
+		while (j > 0 && r->rail_score[ord[j - 1]] < r->rail_score[i]) {
+			ord[j] = ord[j - 1];
+			j--;
+		}
+		ord[j] = i;
+	}
+}
+
+double ibf_rail_registry_gamma(const struct ibf_rail_registry *r, int d, int g)
+{
+	double hd = score01(r, r->domain_score[d]), hr = score01(r, r->rail_score[g]);
+	return hd > 0 ? hr / hd : (hr > 0 ? 1e9 : 1.0);
+}
+
 int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
 			    struct ibf_error *err)
 {
@@ -245,14 +263,8 @@ int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
 	 * h-ratio of every GPU (domain, rail) */
 	fprintf(o, "},\n  \"rails_by_score\": [");
 	int *ord = malloc(((size_t)r->nrails + 1) * sizeof(int));
-	for (int i = 0; ord && i < r->nrails; i++) {
-		int j = i;
-		while (j > 0 && r->rail_score[ord[j - 1]] < r->rail_score[i]) {
-			ord[j] = ord[j - 1];
-			j--;
-		}
-		ord[j] = i;
-	}
+	if (ord)
+		ibf_rail_registry_by_score(r, ord);
 	for (int i = 0; ord && i < r->nrails; i++)
 		fprintf(o, "%s%d", i ? ", " : "", r->rail_label[ord[i]]);
 	free(ord);
@@ -261,12 +273,9 @@ int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
 		fprintf(o, "%s\n    ", d ? "," : "");
 		ibf_json_str(o, r->domain[d]);
 		fprintf(o, ": {");
-		double hd = score01(r, r->domain_score[d]);
-		for (int g = 0; g < r->nrails; g++) {
-			double hr = score01(r, r->rail_score[g]);
-			double gm = hd > 0 ? hr / hd : (hr > 0 ? 1e9 : 1.0);
-			fprintf(o, "%s\"%d\": %.6g", g ? ", " : "", r->rail_label[g], gm);
-		}
+		for (int g = 0; g < r->nrails; g++)
+			fprintf(o, "%s\"%d\": %.6g", g ? ", " : "", r->rail_label[g],
+				ibf_rail_registry_gamma(r, d, g));
 		fprintf(o, "}");
 	}
 	fprintf(o, "%s}\n}\n", r->ndomains ? "\n  " : "");

@@ -56,12 +56,11 @@ int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_rail_info 
 			 struct ibf_error *err)
 {
 	memset(rep, 0, sizeof(*rep));
-	if (!f->finalized || r->nsw != f->nsw)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "route tables cover %u switches, the fabric has %u", r->nsw,
-				     f->nsw);
+	int rc = ibf_routes_fit(f, r, err);
+	if (rc)
+		return rc;
 	struct ibf_lidmap m;
-	int rc = ibf_lidmap_build(f, &m, err);
+	rc = ibf_lidmap_build(f, &m, err);
 	if (rc)
 		return rc;
 	uint32_t S = f->nsw;

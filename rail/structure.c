@@ -92,35 +92,32 @@ static int find_uf(int32_t *p, int32_t x)
 	return x;
 }
 
-int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
-		    struct ibf_rail_info *ri, struct ibf_error *err)
-{
-	memset(ri, 0, sizeof(*ri));
-	if (!f->finalized)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric is not finalized");
-	uint32_t nn = f->nnodes, nsw = f->nsw;
-	int rc = IBF_ENOMEM;
-	int32_t *ov = malloc((nn + 1) * sizeof(*ov));	      /* map entry per node */
-	int32_t *dom_of = malloc((nn + 1) * sizeof(*dom_of)); /* domain per CA node */
-	int32_t *label = malloc((nsw + 1) * sizeof(*label));
-	int32_t *nlabel = malloc((nsw + 1) * sizeof(*nlabel));
-	int32_t *tmp = NULL, *cnt = NULL, *uf = NULL;
-	struct ibf_smap dmap = { 0 };
-	struct ibf_umap named = { 0 };
-	char **names = NULL;
-	int ndom = 0, namecap = 0;
-	ri->gpu_of_node = malloc((nn + 1) * sizeof(int32_t));
-	ri->sw_rail = malloc((nsw + 1) * sizeof(int32_t));
-	ri->sw_role = calloc(nsw + 1, 1);
-	if (!ov || !dom_of || !label || !nlabel || !ri->gpu_of_node || !ri->sw_rail || !ri->sw_role)
-		goto oom;
-	for (uint32_t i = 0; i < nn; i++) {
-		ov[i] = -1;
-		dom_of[i] = -1;
-		ri->gpu_of_node[i] = -1;
-	}
+/* State of one detection. */
+struct rdet {
+	const struct ibf_fabric *f;
+	const struct ibf_rail_map *map;
+	struct ibf_rail_info *ri;
+	struct ibf_error *err;
+	int32_t *ov;	       /* [nnodes] map entry per node, -1 none */
+	int32_t *dom_of;       /* [nnodes] domain per CA node, -1 not yet */
+	int32_t *label;	       /* [nsw] rail label per switch; -1 none, -2 spine */
+	int32_t *nlabel;       /* [nsw] next labels */
+	struct ibf_smap dmap;  /* domain name -> domain */
+	struct ibf_umap named; /* system image GUID -> a CA with a host name */
+	char **names;	       /* domain names until they move to ri */
+	int ndom, namecap;
+};
 
-	/* the map's entries, matched to CA nodes */
+static int oom(struct rdet *d)
+{
+	return ibf_error_set(d->err, IBF_ENOMEM, NULL, 0, "out of memory");
+}
+
+/* The map's entries, matched to CA nodes. */
+static int match_map(struct rdet *d)
+{
+	const struct ibf_fabric *f = d->f;
+	const struct ibf_rail_map *map = d->map;
 	for (int k = 0; map && k < map->n; k++) {
 		const struct ibf_rail_map_entry *e = &map->e[k];
 		int node = -1, port;
@@ -133,28 +130,28 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		} else {
 			node = ibf_fabric_find_desc(f, e->key + 1);
 		}
-		if (node < 0) {
-			rc = ibf_error_set(err, IBF_EINVAL, map->name, e->line,
-					   "no node in the fabric matches this selector");
-			goto fail;
-		}
-		if (f->nodes[node].type == IBF_NODE_SWITCH) {
-			rc = ibf_error_set(err, IBF_EINVAL, map->name, e->line,
-					   "the selector names a switch; map CAs only");
-			goto fail;
-		}
-		if (ov[node] >= 0) {
-			rc = ibf_error_set(err, IBF_EINVAL, map->name, e->line,
-					   "this CA was already mapped on line %ld",
-					   map->e[ov[node]].line);
-			goto fail;
-		}
-		ov[node] = k;
+		if (node < 0)
+			return ibf_error_set(d->err, IBF_EINVAL, map->name, e->line,
+					     "no node in the fabric matches this selector");
+		if (f->nodes[node].type == IBF_NODE_SWITCH)
+			return ibf_error_set(d->err, IBF_EINVAL, map->name, e->line,
+					     "the selector names a switch; map CAs only");
+		if (d->ov[node] >= 0)
+			return ibf_error_set(d->err, IBF_EINVAL, map->name, e->line,
+					     "this CA was already mapped on line %ld",
+					     map->e[d->ov[node]].line);
+		d->ov[node] = k;
 	}
+	return 0;
+}
 
-	/* GPUs: CA/router ports facing a switch */
+/* GPUs: CA/router ports facing a switch. */
+static int collect_gpus(struct rdet *d)
+{
+	const struct ibf_fabric *f = d->f;
+	struct ibf_rail_info *ri = d->ri;
 	int ngpu = 0, gcap = 0;
-	for (uint32_t i = 0; i < nn; i++) {
+	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct ibf_node *nd = &f->nodes[i];
 		if (nd->type == IBF_NODE_SWITCH)
 			continue;
@@ -170,7 +167,7 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 				int nc = gcap ? gcap * 2 : 64;
 				void *q = realloc(ri->gpu, (size_t)nc * sizeof(*ri->gpu));
 				if (!q)
-					goto oom;
+					return oom(d);
 				ri->gpu = q;
 				gcap = nc;
 			}
@@ -179,7 +176,73 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		}
 	}
 	ri->ngpus = ngpu;
+	return 0;
+}
 
+/* The domain key of a CA: the map's domain, the host name of its
+ * description, the host name of a CA sharing its system image GUID, or
+ * its (system image) GUID.  buf holds the last kind. */
+static const char *domain_key(struct rdet *d, int32_t node, char *buf, size_t blen, size_t *kl)
+{
+	const struct ibf_fabric *f = d->f;
+	const struct ibf_node *nd = &f->nodes[node];
+	size_t hl;
+	int idx;
+	if (d->ov[node] >= 0) {
+		const char *key = d->map->e[d->ov[node]].domain;
+		*kl = strlen(key);
+		return key;
+	}
+	if (host_of_desc(nd->desc, &hl, &idx)) {
+		*kl = hl;
+		return nd->desc;
+	}
+	if (nd->sysimg_guid && (idx = ibf_umap_get(&d->named, nd->sysimg_guid)) >= 0 &&
+	    host_of_desc(f->nodes[idx].desc, &hl, &idx)) {
+		*kl = hl;
+		return f->nodes[ibf_umap_get(&d->named, nd->sysimg_guid)].desc;
+	}
+	snprintf(buf, blen, "%s0x%016" PRIx64, nd->sysimg_guid ? "sysimg-" : "guid-",
+		 nd->sysimg_guid ? nd->sysimg_guid : nd->guid);
+	*kl = strlen(buf);
+	return buf;
+}
+
+/* The domain numbered for a key (a new one when first seen). */
+static int domain_of_key(struct rdet *d, const char *key, size_t kl, int32_t *dom)
+{
+	int32_t x = ibf_smap_get(&d->dmap, key, kl);
+	if (x < 0) {
+		if (d->ndom == d->namecap) {
+			int nc = d->namecap ? d->namecap * 2 : 32;
+			void *q = realloc(d->names, (size_t)nc * sizeof(*d->names));
+			if (!q)
+				return oom(d);
+			d->names = q;
+			d->namecap = nc;
+		}
+		char *s = malloc(kl + 1);
+		if (!s)
+			return oom(d);
+		memcpy(s, key, kl);
+		s[kl] = 0;
+		d->names[d->ndom] = s;
+		x = d->ndom++;
+		int32_t old;
+		if (ibf_smap_put(&d->dmap, s, kl, x, &old) < 0)
+			return oom(d);
+	}
+	*dom = x;
+	return 0;
+}
+
+/* Domains and rail hints of the GPUs; a GPU without a hint takes its rank
+ * inside its domain. */
+static int assign_domains(struct rdet *d)
+{
+	const struct ibf_fabric *f = d->f;
+	struct ibf_rail_info *ri = d->ri;
+	int ngpu = ri->ngpus;
 	/* a CA without a host name takes the one of a CA sharing its system
 	 * image GUID (the first in node order) */
 	for (int g = 0; g < ngpu; g++) {
@@ -187,132 +250,109 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		size_t hl;
 		int idx;
 		int32_t old;
-		if (nd->sysimg_guid && ov[ri->gpu[g].node] < 0 &&
+		if (nd->sysimg_guid && d->ov[ri->gpu[g].node] < 0 &&
 		    host_of_desc(nd->desc, &hl, &idx) &&
-		    ibf_umap_put(&named, nd->sysimg_guid, ri->gpu[g].node, &old) < 0)
-			goto oom;
+		    ibf_umap_put(&d->named, nd->sysimg_guid, ri->gpu[g].node, &old) < 0)
+			return oom(d);
 	}
-	/* domains and hints */
 	for (int g = 0; g < ngpu; g++) {
 		struct ibf_rail_gpu *G = &ri->gpu[g];
 		const struct ibf_node *nd = &f->nodes[G->node];
-		if (dom_of[G->node] < 0) {
+		if (d->dom_of[G->node] < 0) {
 			char buf[64];
-			const char *key;
-			size_t kl, hl;
-			int idx;
-			if (ov[G->node] >= 0) {
-				key = map->e[ov[G->node]].domain;
-				kl = strlen(key);
-			} else if (host_of_desc(nd->desc, &hl, &idx)) {
-				key = nd->desc;
-				kl = hl;
-			} else if (nd->sysimg_guid &&
-				   (idx = ibf_umap_get(&named, nd->sysimg_guid)) >= 0 &&
-				   host_of_desc(f->nodes[idx].desc, &hl, &idx)) {
-				key = f->nodes[ibf_umap_get(&named, nd->sysimg_guid)].desc;
-				kl = hl;
-			} else {
-				snprintf(buf, sizeof(buf), "%s0x%016" PRIx64,
-					 nd->sysimg_guid ? "sysimg-" : "guid-",
-					 nd->sysimg_guid ? nd->sysimg_guid : nd->guid);
-				key = buf;
-				kl = strlen(buf);
-			}
-			int32_t d = ibf_smap_get(&dmap, key, kl);
-			if (d < 0) {
-				if (ndom == namecap) {
-					int nc = namecap ? namecap * 2 : 32;
-					void *q = realloc(names, (size_t)nc * sizeof(*names));
-					if (!q)
-						goto oom;
-					names = q;
-					namecap = nc;
-				}
-				char *s = malloc(kl + 1);
-				if (!s)
-					goto oom;
-				memcpy(s, key, kl);
-				s[kl] = 0;
-				names[ndom] = s;
-				d = ndom++;
-				int32_t old;
-				if (ibf_smap_put(&dmap, s, kl, d, &old) < 0)
-					goto oom;
-			}
-			dom_of[G->node] = d;
+			size_t kl;
+			const char *key = domain_key(d, G->node, buf, sizeof(buf), &kl);
+			int rc = domain_of_key(d, key, kl, &d->dom_of[G->node]);
+			if (rc)
+				return rc;
 		}
-		G->domain = dom_of[G->node];
+		G->domain = d->dom_of[G->node];
 		size_t hl;
 		int idx;
-		if (ov[G->node] >= 0 && map->e[ov[G->node]].rail >= 0)
-			G->hint = map->e[ov[G->node]].rail;
+		if (d->ov[G->node] >= 0 && d->map->e[d->ov[G->node]].rail >= 0)
+			G->hint = d->map->e[d->ov[G->node]].rail;
 		else if (host_of_desc(nd->desc, &hl, &idx))
 			G->hint = idx;
 	}
-	ri->domain = names;
-	ri->ndomains = ndom;
-	names = NULL;
+	ri->domain = d->names;
+	ri->ndomains = d->ndom;
+	d->names = NULL;
 	/* rank fallback for GPUs without a hint */
-	cnt = calloc((size_t)ndom + 1, sizeof(*cnt));
+	int32_t *cnt = calloc((size_t)d->ndom + 1, sizeof(*cnt));
 	if (!cnt)
-		goto oom;
+		return oom(d);
 	for (int g = 0; g < ngpu; g++) {
 		int32_t r = cnt[ri->gpu[g].domain]++;
 		if (ri->gpu[g].hint < 0)
 			ri->gpu[g].hint = r;
 	}
+	free(cnt);
+	return 0;
+}
 
-	/* leaf votes: (switch index, hint) pairs sorted, most frequent per switch */
-	for (uint32_t s = 0; s < nsw; s++)
-		label[s] = -1;
-	tmp = malloc(((size_t)ngpu + 1) * 2 * sizeof(*tmp));
-	if (!tmp)
-		goto oom;
-	{
-		int64_t *pairs = (int64_t *)(void *)tmp;
-		for (int g = 0; g < ngpu; g++)
-			pairs[g] = ((int64_t)f->nodes[ri->gpu[g].leaf].sw << 32) |
-				   (uint32_t)ri->gpu[g].hint;
-		qsort(pairs, (size_t)ngpu, sizeof(*pairs), cmp_i64);
-	}
-	{
-		int64_t *pairs = (int64_t *)(void *)tmp;
-		int32_t best = -1, bestn = 0;
-		for (int a = 0; a < ngpu;) {
-			int b = a;
-			while (b < ngpu && pairs[b] == pairs[a])
-				b++;
-			int32_t s = (int32_t)(pairs[a] >> 32), h = (int32_t)(pairs[a] & 0xffffffff);
-			if (a == 0 || (int32_t)(pairs[a - 1] >> 32) != s) {
-				best = -1;
-				bestn = 0;
-			}
-			if (b - a > bestn) {
-				bestn = b - a;
-				best = h;
-			}
-			label[s] = best;
-			a = b;
+/* Leaf votes: every switch with GPUs takes the hint most of its GPUs carry
+ * ((switch, hint) pairs sorted; ties to the smaller hint). */
+static int vote_leaves(struct rdet *d)
+{
+	const struct ibf_fabric *f = d->f;
+	struct ibf_rail_info *ri = d->ri;
+	int ngpu = ri->ngpus;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		d->label[s] = -1;
+	int64_t *pairs = malloc(((size_t)ngpu + 1) * sizeof(*pairs));
+	if (!pairs)
+		return oom(d);
+	for (int g = 0; g < ngpu; g++)
+		pairs[g] =
+			((int64_t)f->nodes[ri->gpu[g].leaf].sw << 32) | (uint32_t)ri->gpu[g].hint;
+	qsort(pairs, (size_t)ngpu, sizeof(*pairs), cmp_i64);
+	int32_t best = -1, bestn = 0;
+	for (int a = 0; a < ngpu;) {
+		int b = a;
+		while (b < ngpu && pairs[b] == pairs[a])
+			b++;
+		int32_t s = (int32_t)(pairs[a] >> 32), h = (int32_t)(pairs[a] & 0xffffffff);
+		if (a == 0 || (int32_t)(pairs[a - 1] >> 32) != s) {
+			best = -1;
+			bestn = 0;
 		}
+		if (b - a > bestn) {
+			bestn = b - a;
+			best = h;
+		}
+		d->label[s] = best;
+		a = b;
 	}
+	free(pairs);
+	return 0;
+}
 
-	/* spines among the leaves, then propagation to the other switches */
-	for (uint32_t s = 0; s < nsw; s++)
-		nlabel[s] = label[s];
-	for (uint32_t s = 0; s < nsw; s++) {
-		int32_t seen = -1;
-		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
-			int32_t l = label[f->adj[a].nbr];
-			if (l < 0)
-				continue;
-			if (seen >= 0 && l != seen) {
-				nlabel[s] = -2;
-				break;
-			}
-			seen = l;
-		}
+/* The rail label the neighbours of s agree on: -1 when none has one, -2
+ * when two disagree. */
+static int32_t neighbour_label(const struct ibf_fabric *f, const int32_t *label, uint32_t s)
+{
+	int32_t seen = -1;
+	for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
+		int32_t l = label[f->adj[a].nbr];
+		if (l < 0)
+			continue;
+		if (seen >= 0 && l != seen)
+			return -2;
+		seen = l;
 	}
+	return seen;
+}
+
+/* Spines among the voted switches (neighbours of two rails), then labels
+ * spread to unlabelled switches whose labelled neighbours agree (a switch
+ * between two rails becomes a spine). */
+static void label_switches(struct rdet *d)
+{
+	const struct ibf_fabric *f = d->f;
+	uint32_t nsw = f->nsw;
+	int32_t *label = d->label, *nlabel = d->nlabel;
+	for (uint32_t s = 0; s < nsw; s++)
+		nlabel[s] = neighbour_label(f, label, s) == -2 ? -2 : label[s];
 	memcpy(label, nlabel, nsw * sizeof(*label));
 	for (int changed = 1; changed;) {
 		changed = 0;
@@ -320,17 +360,7 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 			nlabel[s] = label[s];
 			if (label[s] != -1)
 				continue;
-			int32_t seen = -1;
-			for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
-				int32_t l = label[f->adj[a].nbr];
-				if (l < 0)
-					continue;
-				if (seen >= 0 && l != seen) {
-					seen = -2;
-					break;
-				}
-				seen = l;
-			}
+			int32_t seen = neighbour_label(f, label, s);
 			if (seen != -1) {
 				nlabel[s] = seen;
 				changed = 1;
@@ -338,12 +368,17 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		}
 		memcpy(label, nlabel, nsw * sizeof(*label));
 	}
+}
 
-	/* rails of the GPUs */
-	for (int g = 0; g < ngpu; g++) {
+/* Rails of the GPUs: the leaf's label unless the map forces one; a GPU on
+ * a spine or against its hint counts as mismatched. */
+static void assign_rails(struct rdet *d)
+{
+	struct ibf_rail_info *ri = d->ri;
+	for (int g = 0; g < ri->ngpus; g++) {
 		struct ibf_rail_gpu *G = &ri->gpu[g];
-		int32_t l = label[f->nodes[G->leaf].sw];
-		int forced = ov[G->node] >= 0 && map->e[ov[G->node]].rail >= 0;
+		int32_t l = d->label[d->f->nodes[G->leaf].sw];
+		int forced = d->ov[G->node] >= 0 && d->map->e[d->ov[G->node]].rail >= 0;
 		if (forced || l < 0) {
 			G->rail = G->hint;
 			if (!forced)
@@ -354,18 +389,32 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 				ri->mismatched++;
 		}
 	}
+}
 
-	/* dense rail numbers: sorted distinct labels of GPUs and switches */
-	free(tmp);
-	tmp = malloc(((size_t)ngpu + nsw + 1) * sizeof(*tmp));
+static int32_t dense_rail(const struct ibf_rail_info *ri, int32_t v)
+{
+	const int32_t *x =
+		bsearch(&v, ri->rail_label, (size_t)ri->nrails, sizeof(int32_t), cmp_i32);
+	return (int32_t)(x - ri->rail_label);
+}
+
+/* Dense rail numbers (the sorted distinct labels of GPUs and switches),
+ * switch roles, GPUs sorted and indexed by node. */
+static int dense_rails(struct rdet *d)
+{
+	const struct ibf_fabric *f = d->f;
+	struct ibf_rail_info *ri = d->ri;
+	int ngpu = ri->ngpus;
+	uint32_t nsw = f->nsw;
+	int32_t *tmp = malloc(((size_t)ngpu + nsw + 1) * sizeof(*tmp));
 	if (!tmp)
-		goto oom;
+		return oom(d);
 	int nl = 0;
 	for (int g = 0; g < ngpu; g++)
 		tmp[nl++] = ri->gpu[g].rail;
 	for (uint32_t s = 0; s < nsw; s++)
-		if (label[s] >= 0)
-			tmp[nl++] = label[s];
+		if (d->label[s] >= 0)
+			tmp[nl++] = d->label[s];
 	qsort(tmp, (size_t)nl, sizeof(*tmp), cmp_i32);
 	int nr = 0;
 	for (int i = 0; i < nl; i++)
@@ -373,48 +422,57 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 			tmp[nr++] = tmp[i];
 	ri->nrails = nr;
 	ri->rail_label = malloc(((size_t)nr + 1) * sizeof(int32_t));
-	if (!ri->rail_label)
-		goto oom;
+	if (!ri->rail_label) {
+		free(tmp);
+		return oom(d);
+	}
 	memcpy(ri->rail_label, tmp, (size_t)nr * sizeof(int32_t));
-#define DENSE(v)                                                                         \
-	((int32_t)((int32_t *)bsearch(&(v), ri->rail_label, (size_t)nr, sizeof(int32_t), \
-				      cmp_i32) -                                         \
-		   ri->rail_label))
+	free(tmp);
 	for (int g = 0; g < ngpu; g++)
-		ri->gpu[g].rail = DENSE(ri->gpu[g].rail);
+		ri->gpu[g].rail = dense_rail(ri, ri->gpu[g].rail);
 	for (uint32_t s = 0; s < nsw; s++) {
-		if (label[s] >= 0) {
-			ri->sw_rail[s] = DENSE(label[s]);
+		if (d->label[s] >= 0) {
+			ri->sw_rail[s] = dense_rail(ri, d->label[s]);
 			ri->sw_role[s] = IBF_RAIL_SW_RAIL;
 		} else {
 			ri->sw_rail[s] = -1;
-			ri->sw_role[s] = label[s] == -2 ? IBF_RAIL_SW_SPINE : IBF_RAIL_SW_LOOSE;
-			if (label[s] == -2)
+			ri->sw_role[s] = d->label[s] == -2 ? IBF_RAIL_SW_SPINE : IBF_RAIL_SW_LOOSE;
+			if (d->label[s] == -2)
 				ri->nspines++;
 		}
 	}
-#undef DENSE
 	qsort(ri->gpu, (size_t)ngpu, sizeof(*ri->gpu), cmp_gpu);
 	for (int g = ngpu - 1; g >= 0; g--)
 		ri->gpu_of_node[ri->gpu[g].node] = g;
+	return 0;
+}
 
-	/* what does not fit: per domain, GPUs per rail */
-	for (int a = 0; a < ngpu;) {
+/* What does not fit: per domain, rails without a GPU and rails with two. */
+static void count_misfits(struct ibf_rail_info *ri)
+{
+	for (int a = 0; a < ri->ngpus;) {
 		int b = a, seen = 0;
-		while (b < ngpu && ri->gpu[b].domain == ri->gpu[a].domain) {
+		while (b < ri->ngpus && ri->gpu[b].domain == ri->gpu[a].domain) {
 			if (b == a || ri->gpu[b].rail != ri->gpu[b - 1].rail)
 				seen++;
 			else
 				ri->doubled++;
 			b++;
 		}
-		ri->missing += nr - seen;
+		ri->missing += ri->nrails - seen;
 		a = b;
 	}
-	/* rail components: switches joined without passing a spine */
-	uf = malloc(((size_t)nsw + 1) * sizeof(*uf));
+}
+
+/* Rail components: rail switches joined without passing a spine. */
+static int rail_components(struct rdet *d)
+{
+	const struct ibf_fabric *f = d->f;
+	struct ibf_rail_info *ri = d->ri;
+	uint32_t nsw = f->nsw;
+	int32_t *uf = malloc(((size_t)nsw + 1) * sizeof(*uf));
 	if (!uf)
-		goto oom;
+		return oom(d);
 	for (uint32_t s = 0; s < nsw; s++)
 		uf[s] = (int32_t)s;
 	for (uint32_t s = 0; s < nsw; s++) {
@@ -432,28 +490,59 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 	for (uint32_t s = 0; s < nsw; s++)
 		if (ri->sw_role[s] == IBF_RAIL_SW_RAIL && find_uf(uf, (int32_t)s) == (int32_t)s)
 			ri->rail_components++;
-
-	rc = 0;
-	goto out;
-oom:
-	rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-fail:
-	if (names) {
-		for (int i = 0; i < ndom; i++)
-			free(names[i]);
-		free(names);
-		names = NULL;
-	}
-	ibf_rail_info_free(ri);
-out:
-	ibf_smap_free(&dmap);
-	ibf_umap_free(&named);
-	free(ov);
-	free(dom_of);
-	free(label);
-	free(nlabel);
-	free(tmp);
-	free(cnt);
 	free(uf);
+	return 0;
+}
+
+int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
+		    struct ibf_rail_info *ri, struct ibf_error *err)
+{
+	memset(ri, 0, sizeof(*ri));
+	if (!f->finalized)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric is not finalized");
+	uint32_t nn = f->nnodes, nsw = f->nsw;
+	struct rdet d = { .f = f, .map = map, .ri = ri, .err = err };
+	int rc;
+	d.ov = malloc((nn + 1) * sizeof(*d.ov));
+	d.dom_of = malloc((nn + 1) * sizeof(*d.dom_of));
+	d.label = malloc((nsw + 1) * sizeof(*d.label));
+	d.nlabel = malloc((nsw + 1) * sizeof(*d.nlabel));
+	ri->gpu_of_node = malloc((nn + 1) * sizeof(int32_t));
+	ri->sw_rail = malloc((nsw + 1) * sizeof(int32_t));
+	ri->sw_role = calloc(nsw + 1, 1);
+	if (!d.ov || !d.dom_of || !d.label || !d.nlabel || !ri->gpu_of_node || !ri->sw_rail ||
+	    !ri->sw_role) {
+		rc = oom(&d);
+		goto out;
+	}
+	for (uint32_t i = 0; i < nn; i++) {
+		d.ov[i] = -1;
+		d.dom_of[i] = -1;
+		ri->gpu_of_node[i] = -1;
+	}
+	if ((rc = match_map(&d)) || (rc = collect_gpus(&d)) || (rc = assign_domains(&d)) ||
+	    (rc = vote_leaves(&d)))
+		goto out;
+	label_switches(&d);
+	assign_rails(&d);
+	if ((rc = dense_rails(&d)))
+		goto out;
+	count_misfits(ri);
+	rc = rail_components(&d);
+out:
+	if (rc) {
+		if (d.names) {
+			for (int i = 0; i < d.ndom; i++)
+				free(d.names[i]);
+			free(d.names);
+		}
+		ibf_rail_info_free(ri);
+	}
+	ibf_smap_free(&d.dmap);
+	ibf_umap_free(&d.named);
+	free(d.ov);
+	free(d.dom_of);
+	free(d.label);
+	free(d.nlabel);
 	return rc;
 }

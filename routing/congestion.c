@@ -270,6 +270,79 @@ static void reset(struct cg *c)
 	c->ntouched = 0;
 }
 
+/* The end ports in the pattern's order (*order: the order used) as hosts,
+ * and the cuts: the pod cuts of a tree of more than 2 levels, then the
+ * leaf cut (level 0). */
+static int hosts_and_cuts(const struct ibf_fabric *f, int *order, struct host **hp, uint32_t *np,
+			  struct cut *cut, struct ibf_error *err)
+{
+	struct ibf_endport *ep = NULL;
+	struct ibf_ftree t;
+	int have_tree = 0;
+	uint32_t N = 0;
+	int rc = ibf_end_ports(f, *order, &ep, &N, order, &t, &have_tree, err);
+	if (rc)
+		return rc;
+	struct host *h = malloc((N ? N : 1) * sizeof(*h));
+	if (!h) {
+		free(ep);
+		if (have_tree)
+			ibf_ftree_free(&t);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		h[i].node = ep[i].node;
+		h[i].port = ep[i].port;
+		h[i].sw = ep[i].sw;
+	}
+	free(ep);
+	*hp = h;
+	*np = N;
+	int cutrc = 0;
+	for (int l = 2; have_tree && l < t.levels && !cutrc; l++)
+		cutrc = cut_level(cut, ++cut->nlv, f, h, N, t.level, l);
+	if (have_tree)
+		ibf_ftree_free(&t);
+	if (!cutrc)
+		cutrc = cut_level(cut, 0, f, h, N, NULL, 0);
+	cut->cin = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
+	cut->cout = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
+	if (cutrc || !cut->cin || !cut->cout)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return 0;
+}
+
+/* Destinations of instance k in perm[] (a seeded shuffle, or a shift),
+ * its flows routed; *id names the instance in the report. */
+static void instance(struct cg *c, const struct ibf_cong_opts *o, uint32_t k, uint32_t *perm,
+		     uint32_t *maxl, uint32_t *maxe, uint32_t *id)
+{
+	uint32_t N = c->N;
+	*id = k;
+	if (o->pattern == IBF_CONG_PERM) {
+		uint64_t st = o->seed ^ (0xd1b54a32d192ed03ull * (k + 1));
+		for (uint32_t i = 0; i < N; i++)
+			perm[i] = i;
+		for (uint32_t i = N; i > 1; i--) {
+			uint32_t j = (uint32_t)(ibf_splitmix64(&st) % i);
+			uint32_t tmp = perm[i - 1];
+			perm[i - 1] = perm[j];
+			perm[j] = tmp;
+		}
+		for (uint32_t a = 0; a < N; a++)
+			if (perm[a] != a)
+				flow(c, a, perm[a], maxl, maxe);
+		return;
+	}
+	uint32_t sh = o->pattern == IBF_CONG_SHIFT ? (N ? o->shift % N : 0) : k + 1;
+	*id = o->pattern == IBF_CONG_SHIFT ? o->shift : k + 1;
+	for (uint32_t a = 0; a < N; a++)
+		perm[a] = (a + sh) % N;
+	if (sh)
+		for (uint32_t a = 0; a < N; a++)
+			flow(c, a, (a + sh) % N, maxl, maxe);
+}
+
 int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		   const struct ibf_cong_opts *o, struct ibf_cong_report *rep,
 		   struct ibf_error *err)
@@ -289,7 +362,6 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	if (o->layer < 0 || o->layer > 127)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "layer %d out of range 0..127",
 				     o->layer);
-	int rc = 0, cutrc = 0;
 	struct host *h = NULL;
 	uint32_t N = 0;
 	int order = o->order;
@@ -298,40 +370,9 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	struct cg c;
 	memset(&c, 0, sizeof(c));
 	memset(&cut, 0, sizeof(cut));
-	{
-		struct ibf_endport *ep = NULL;
-		struct ibf_ftree t;
-		int have_tree = 0;
-		rc = ibf_end_ports(f, order, &ep, &N, &order, &t, &have_tree, err);
-		if (rc)
-			return rc;
-		h = malloc((N ? N : 1) * sizeof(*h));
-		if (!h) {
-			free(ep);
-			if (have_tree)
-				ibf_ftree_free(&t);
-			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		}
-		for (uint32_t i = 0; i < N; i++) {
-			h[i].node = ep[i].node;
-			h[i].port = ep[i].port;
-			h[i].sw = ep[i].sw;
-		}
-		free(ep);
-		/* the pod cuts of a tree of more than 2 levels */
-		for (int l = 2; have_tree && l < t.levels && !cutrc; l++)
-			cutrc = cut_level(&cut, ++cut.nlv, f, h, N, t.level, l);
-		if (have_tree)
-			ibf_ftree_free(&t);
-	}
-	if (!cutrc)
-		cutrc = cut_level(&cut, 0, f, h, N, NULL, 0);
-	cut.cin = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
-	cut.cout = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
-	if (cutrc || !cut.cin || !cut.cout) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	int rc = hosts_and_cuts(f, &order, &h, &N, &cut, err);
+	if (rc)
 		goto out;
-	}
 	for (uint32_t i = 0; i < N; i++) {
 		const struct ibf_port *pp = ibf_port(f, h[i].node, h[i].port);
 		uint32_t j = (uint32_t)o->layer, L = 1u << pp->lmc;
@@ -374,29 +415,8 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	rep->cut_levels = cut.nlv + 1;
 	double sum = 0, bsum = 0;
 	for (uint32_t k = 0; k < ninst; k++) {
-		uint32_t maxl = 0, maxe = UINT32_MAX, id = k;
-		if (o->pattern == IBF_CONG_PERM) {
-			uint64_t st = o->seed ^ (0xd1b54a32d192ed03ull * (k + 1));
-			for (uint32_t i = 0; i < N; i++)
-				perm[i] = i;
-			for (uint32_t i = N; i > 1; i--) {
-				uint32_t j = (uint32_t)(ibf_splitmix64(&st) % i);
-				uint32_t tmp = perm[i - 1];
-				perm[i - 1] = perm[j];
-				perm[j] = tmp;
-			}
-			for (uint32_t a = 0; a < N; a++)
-				if (perm[a] != a)
-					flow(&c, a, perm[a], &maxl, &maxe);
-		} else {
-			uint32_t sh = o->pattern == IBF_CONG_SHIFT ? (N ? o->shift % N : 0) : k + 1;
-			id = o->pattern == IBF_CONG_SHIFT ? o->shift : k + 1;
-			for (uint32_t a = 0; a < N; a++)
-				perm[a] = (a + sh) % N;
-			if (sh)
-				for (uint32_t a = 0; a < N; a++)
-					flow(&c, a, (a + sh) % N, &maxl, &maxe);
-		}
+		uint32_t maxl = 0, maxe = UINT32_MAX, id;
+		instance(&c, o, k, perm, &maxl, &maxe, &id);
 		reset(&c);
 		uint32_t bmax = 0;
 		for (int l = 0; l <= cut.nlv; l++) {

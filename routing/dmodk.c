@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define NOSW UINT32_MAX
 
@@ -531,12 +530,212 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 		r->hops[(size_t)s * r->stride + lid] = hb[s];
 }
 
+/* Scratch of one run, the switches by level (highest first) and the end
+ * ports grouped by their switch (eoff/elist, CSR). */
+static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_error *err)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t S = c->S;
+	c->anc = calloc(S, sizeof(uint32_t));
+	c->reach = calloc(S, sizeof(uint32_t));
+	c->chain = calloc(S, sizeof(uint32_t));
+	c->chain_port = calloc(S, 1);
+	c->nxt = malloc(S * sizeof(uint32_t));
+	c->fdist = malloc(S * sizeof(uint32_t));
+	c->fnext = malloc(S * sizeof(uint32_t));
+	c->queue = malloc(S * sizeof(uint32_t));
+	c->bylevel = malloc(S * sizeof(uint32_t));
+	c->moved_missing = calloc(S, sizeof(uint64_t));
+	c->hopbuf = malloc(S);
+	c->stack = malloc(S * sizeof(uint32_t));
+	c->below = calloc(S, sizeof(uint32_t));
+	c->below_par = calloc(S, sizeof(uint32_t));
+	*eoff = calloc((size_t)S + 1, sizeof(uint32_t));
+	*elist = malloc((t->nends ? t->nends : 1) * sizeof(uint32_t));
+	if (!c->anc || !c->reach || !c->chain || !c->chain_port || !c->nxt || !c->fdist ||
+	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->hopbuf || !c->stack ||
+	    !*eoff || !*elist || !c->below || !c->below_par || bundles(c))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	uint32_t k = 0; /* highest level first */
+	for (int l = t->levels; l >= 1; l--)
+		for (uint32_t s = 0; s < S; s++)
+			if (t->level[s] == l)
+				c->bylevel[k++] = s;
+	for (uint32_t i = 0; i < t->nends; i++)
+		(*eoff)[t->ends[i].sw + 1]++;
+	for (uint32_t s = 0; s < S; s++)
+		(*eoff)[s + 1] += (*eoff)[s];
+	uint32_t *fill = c->queue; /* scratch */
+	memcpy(fill, *eoff, S * sizeof(uint32_t));
+	for (uint32_t i = 0; i < t->nends; i++)
+		(*elist)[fill[t->ends[i].sw]++] = i;
+	return 0;
+}
+
+static void dk_free(struct dk *c)
+{
+	free(c->anc);
+	free(c->reach);
+	free(c->chain);
+	free(c->chain_port);
+	free(c->nxt);
+	free(c->fdist);
+	free(c->fnext);
+	free(c->queue);
+	free(c->bylevel);
+	free(c->moved_missing);
+	free(c->hopbuf);
+	free(c->stack);
+	free(c->below);
+	free(c->below_par);
+	free(c->pres);
+	free(c->wgt);
+	free(c->pres_off);
+	free(c->pres_n);
+	free(c->pnom);
+}
+
+/* The D-mod-K index of LID offset j of an end port with index x (L LIDs),
+ * and the level offsets its layer uses. */
+static uint64_t layer_index(const struct dk *c, uint64_t x, uint32_t j, uint32_t L, uint32_t *off)
+{
+	if (c->d->layer_rule == IBF_DMODK_LAYER_INTERLEAVE) {
+		layer_offsets(c->t, 0, 1, off);
+		return x * L + j;
+	}
+	layer_offsets(c->t, j, L, off);
+	return x;
+}
+
+/* The chains' cables out of dsw, before any off-chain choice: the up port
+ * every LID of dsw's end ports would take from dsw itself. */
+static void chain_loads(struct dk *c, uint32_t dsw, const uint32_t *eoff, const uint32_t *elist)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_ftree *t = c->t;
+	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
+	memset(c->dload, 0, sizeof(c->dload));
+	memset(c->doff, 0, sizeof(c->doff));
+	for (uint32_t k = eoff[dsw]; k < eoff[dsw + 1]; k++) {
+		const struct ibf_ftree_end *en = &t->ends[elist[k]];
+		const struct ibf_port *pp = ibf_port(f, en->node, en->port);
+		uint32_t L = 1u << pp->lmc;
+		for (uint32_t j = 0; j < L && pp->lid; j++) {
+			uint64_t xx = layer_index(c, en->index, j, L, off);
+			uint32_t e = pick_up(c, dsw, xx, off, c->anc, 0);
+			if (e != NOSW)
+				c->dload[f->adj[e].lport]++;
+		}
+	}
+}
+
+/* Every LID behind destination switch dsw (its end ports, then dsw's own
+ * LIDs with index xsw0 + GUID rank, which carry no data traffic): one
+ * column each.  Returns the largest LMC of an end port seen. */
+static int route_dest_switch(struct dk *c, uint32_t dsw, const uint32_t *eoff,
+			     const uint32_t *elist, uint64_t xsw0)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_ftree *t = c->t;
+	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
+	int maxlmc = 0;
+	for (uint32_t k = eoff[dsw]; k <= eoff[dsw + 1]; k++) {
+		int node, port;
+		uint8_t tport;
+		uint64_t x;
+		int count = 1;
+		if (k < eoff[dsw + 1]) {
+			const struct ibf_ftree_end *en = &t->ends[elist[k]];
+			node = en->node;
+			port = en->port;
+			tport = en->swport;
+			x = en->index;
+		} else {
+			node = f->switches[dsw];
+			port = 0;
+			tport = 0;
+			x = xsw0 + t->rank[dsw];
+			count = 0; /* switch LIDs carry no data traffic */
+		}
+		const struct ibf_port *pp = ibf_port(f, node, port);
+		if (!pp->lid)
+			continue;
+		int lmc = pp->lmc;
+		if (lmc > maxlmc && port)
+			maxlmc = lmc;
+		uint32_t L = 1u << lmc;
+		for (uint32_t j = 0; j < L; j++) {
+			uint32_t lid = pp->lid + j;
+			if (lid > c->r->max_lid)
+				break;
+			uint64_t xx = layer_index(c, x, j, L, off);
+			column(c, dsw, tport, xx, off, lid, count);
+		}
+	}
+	return maxlmc;
+}
+
+/* What changed on an irregular tree: switches with missing up-port cables
+ * (the first 16 by name), chain steps moved to better-cabled parents,
+ * entries moved off parents without a down path, shortest-path fallbacks. */
+static void log_irregular(struct dk *c)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_ftree *t = c->t;
+	uint32_t nmiss = 0;
+	for (uint32_t s = 0; s < c->S; s++) {
+		uint32_t n = t->slot_off[s + 1] - t->slot_off[s], m = 0;
+		for (uint32_t i = t->slot_off[s]; i < t->slot_off[s + 1]; i++)
+			if (t->slot[i] == IBF_FTREE_MISSING)
+				m++;
+		if (!m)
+			continue;
+		if (++nmiss > 16)
+			continue;
+		char nm[96], slots[256];
+		size_t u = 0;
+		slots[0] = '\0';
+		for (uint32_t i = t->slot_off[s]; i < t->slot_off[s + 1] && u < sizeof(slots); i++)
+			if (t->slot[i] == IBF_FTREE_MISSING) {
+				int w = snprintf(slots + u, sizeof(slots) - u, "%s%u", u ? "," : "",
+						 i - t->slot_off[s]);
+				if (w > 0)
+					u += (size_t)w;
+			}
+		log_msg(c, IBF_LOG_INFO,
+			"dmodk: %s (level %u) has %u of %u up-port cables (missing slot%s %s); %llu "
+			"destination LID%s spread over the surviving cables to that parent (or the next "
+			"slot when none is left)",
+			ibf_ftree_swname(f, s, nm, sizeof(nm)), t->level[s], n - m, n,
+			m == 1 ? "" : "s", slots, (unsigned long long)c->moved_missing[s],
+			c->moved_missing[s] == 1 ? "" : "s");
+	}
+	if (nmiss > 16)
+		log_msg(c, IBF_LOG_INFO,
+			"dmodk: ... %u switches with missing up-port cables in all", nmiss);
+	if (c->chain_weighted)
+		log_msg(c, IBF_LOG_INFO,
+			"dmodk: %llu destination chain steps moved to a parent with more surviving "
+			"up-cables (parents weighted by their uplinks)",
+			(unsigned long long)c->chain_weighted);
+	if (c->moved_unusable)
+		log_msg(c, IBF_LOG_INFO,
+			"dmodk: %llu (switch, LID) entries moved off a parent that has no down path "
+			"to the destination",
+			(unsigned long long)c->moved_unusable);
+	if (c->fallback)
+		log_msg(c, IBF_LOG_INFO,
+			"dmodk: %llu (switch, LID) entries towards %u destination switch%s have no "
+			"up-then-down route and take a shortest path to one",
+			(unsigned long long)c->fallback, c->fallback_dests,
+			c->fallback_dests == 1 ? "" : "es");
+}
+
 int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		       struct ibf_route_report *rep, struct ibf_error *err)
 {
-	struct timespec ts0, ts1;
-	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	double t0 = ibf_now();
 	struct ibf_dmodk_opts defd;
 	if (!d) {
 		ibf_dmodk_opts_default(&defd);
@@ -570,46 +769,9 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 	c.d = d;
 	c.r = r;
 	c.S = S;
-	c.anc = calloc(S, sizeof(uint32_t));
-	c.reach = calloc(S, sizeof(uint32_t));
-	c.chain = calloc(S, sizeof(uint32_t));
-	c.chain_port = calloc(S, 1);
-	c.nxt = malloc(S * sizeof(uint32_t));
-	c.fdist = malloc(S * sizeof(uint32_t));
-	c.fnext = malloc(S * sizeof(uint32_t));
-	c.queue = malloc(S * sizeof(uint32_t));
-	c.bylevel = malloc(S * sizeof(uint32_t));
-	c.moved_missing = calloc(S, sizeof(uint64_t));
-	c.hopbuf = malloc(S);
-	c.stack = malloc(S * sizeof(uint32_t));
-	c.below = calloc(S, sizeof(uint32_t));
-	c.below_par = calloc(S, sizeof(uint32_t));
-	/* end ports per switch */
-	uint32_t *eoff = calloc((size_t)S + 1, sizeof(uint32_t));
-	uint32_t *elist = malloc((t.nends ? t.nends : 1) * sizeof(uint32_t));
-	if (!c.anc || !c.reach || !c.chain || !c.chain_port || !c.nxt || !c.fdist || !c.fnext ||
-	    !c.queue || !c.bylevel || !c.moved_missing || !c.hopbuf || !c.stack || !eoff ||
-	    !elist || !c.below || !c.below_par || bundles(&c)) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	uint32_t *eoff = NULL, *elist = NULL;
+	if ((rc = dk_setup(&c, &eoff, &elist, err)))
 		goto out;
-	}
-	{
-		uint32_t k = 0; /* highest level first */
-		for (int l = t.levels; l >= 1; l--)
-			for (uint32_t s = 0; s < S; s++)
-				if (t.level[s] == l)
-					c.bylevel[k++] = s;
-	}
-	for (uint32_t i = 0; i < t.nends; i++)
-		eoff[t.ends[i].sw + 1]++;
-	for (uint32_t s = 0; s < S; s++)
-		eoff[s + 1] += eoff[s];
-	{
-		uint32_t *fill = c.queue; /* scratch */
-		memcpy(fill, eoff, S * sizeof(uint32_t));
-		for (uint32_t i = 0; i < t.nends; i++)
-			elist[fill[t.ends[i].sw]++] = i;
-	}
 
 	char desc[512];
 	ibf_ftree_describe(&t, desc, sizeof(desc));
@@ -622,7 +784,6 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 			t.nspine_hosts, t.nspine_hosts == 1 ? "" : "s", t.nslots);
 
 	int maxlmc = 0;
-	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
 	uint64_t xsw0 = (uint64_t)t.nslots; /* switch LIDs after every end port's index */
 	for (uint32_t i = 0; i < t.nends; i++)
 		if ((uint64_t)t.ends[i].index + 1 > xsw0)
@@ -631,147 +792,23 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 		c.rcur++;
 		uint32_t nout = 0;
 		regions(&c, dsw, &nout);
-		/* the chains' cables out of dsw, before any off-chain choice */
-		memset(c.dload, 0, sizeof(c.dload));
-		memset(c.doff, 0, sizeof(c.doff));
-		for (uint32_t k = eoff[dsw]; k < eoff[dsw + 1]; k++) {
-			const struct ibf_ftree_end *en = &t.ends[elist[k]];
-			const struct ibf_port *pp = ibf_port(f, en->node, en->port);
-			uint32_t L = 1u << pp->lmc;
-			for (uint32_t j = 0; j < L && pp->lid; j++) {
-				uint64_t xx = en->index;
-				if (d->layer_rule == IBF_DMODK_LAYER_INTERLEAVE) {
-					xx = xx * L + j;
-					layer_offsets(&t, 0, 1, off);
-				} else {
-					layer_offsets(&t, j, L, off);
-				}
-				uint32_t e = pick_up(&c, dsw, xx, off, c.anc, 0);
-				if (e != NOSW)
-					c.dload[f->adj[e].lport]++;
-			}
-		}
+		chain_loads(&c, dsw, eoff, elist);
 		if (nout)
 			c.fallback_dests++;
-		/* the end ports on dsw, then dsw itself */
-		for (uint32_t k = eoff[dsw]; k <= eoff[dsw + 1]; k++) {
-			int node, port;
-			uint8_t tport;
-			uint64_t x;
-			int count = 1;
-			if (k < eoff[dsw + 1]) {
-				const struct ibf_ftree_end *en = &t.ends[elist[k]];
-				node = en->node;
-				port = en->port;
-				tport = en->swport;
-				x = en->index;
-			} else {
-				node = f->switches[dsw];
-				port = 0;
-				tport = 0;
-				x = xsw0 + t.rank[dsw];
-				count = 0; /* switch LIDs carry no data traffic */
-			}
-			const struct ibf_port *pp = ibf_port(f, node, port);
-			if (!pp->lid)
-				continue;
-			int lmc = pp->lmc;
-			if (lmc > maxlmc && port)
-				maxlmc = lmc;
-			uint32_t L = 1u << lmc;
-			for (uint32_t j = 0; j < L; j++) {
-				uint32_t lid = pp->lid + j;
-				if (lid > r->max_lid)
-					break;
-				uint64_t xx = x;
-				if (d->layer_rule == IBF_DMODK_LAYER_INTERLEAVE) {
-					xx = x * L + j;
-					layer_offsets(&t, 0, 1, off);
-				} else {
-					layer_offsets(&t, j, L, off);
-				}
-				column(&c, dsw, tport, xx, off, lid, count);
-			}
-		}
+		int lmc = route_dest_switch(&c, dsw, eoff, elist, xsw0);
+		if (lmc > maxlmc)
+			maxlmc = lmc;
 	}
 	r->lmc = maxlmc;
 	snprintf(r->engine, sizeof(r->engine), "dmodk");
-
-	/* what changed on an irregular tree */
-	uint32_t nmiss = 0;
-	for (uint32_t s = 0; s < S; s++) {
-		uint32_t n = t.slot_off[s + 1] - t.slot_off[s], m = 0;
-		for (uint32_t i = t.slot_off[s]; i < t.slot_off[s + 1]; i++)
-			if (t.slot[i] == IBF_FTREE_MISSING)
-				m++;
-		if (!m)
-			continue;
-		if (++nmiss > 16)
-			continue;
-		char nm[96], slots[256];
-		size_t u = 0;
-		slots[0] = '\0';
-		for (uint32_t i = t.slot_off[s]; i < t.slot_off[s + 1] && u < sizeof(slots); i++)
-			if (t.slot[i] == IBF_FTREE_MISSING) {
-				int w = snprintf(slots + u, sizeof(slots) - u, "%s%u", u ? "," : "",
-						 i - t.slot_off[s]);
-				if (w > 0)
-					u += (size_t)w;
-			}
-		log_msg(&c, IBF_LOG_INFO,
-			"dmodk: %s (level %u) has %u of %u up-port cables (missing slot%s %s); %llu "
-			"destination LID%s spread over the surviving cables to that parent (or the next "
-			"slot when none is left)",
-			ibf_ftree_swname(f, s, nm, sizeof(nm)), t.level[s], n - m, n,
-			m == 1 ? "" : "s", slots, (unsigned long long)c.moved_missing[s],
-			c.moved_missing[s] == 1 ? "" : "s");
-	}
-	if (nmiss > 16)
-		log_msg(&c, IBF_LOG_INFO,
-			"dmodk: ... %u switches with missing up-port cables in all", nmiss);
-	if (c.chain_weighted)
-		log_msg(&c, IBF_LOG_INFO,
-			"dmodk: %llu destination chain steps moved to a parent with more surviving "
-			"up-cables (parents weighted by their uplinks)",
-			(unsigned long long)c.chain_weighted);
-	if (c.moved_unusable)
-		log_msg(&c, IBF_LOG_INFO,
-			"dmodk: %llu (switch, LID) entries moved off a parent that has no down path "
-			"to the destination",
-			(unsigned long long)c.moved_unusable);
-	if (c.fallback)
-		log_msg(&c, IBF_LOG_INFO,
-			"dmodk: %llu (switch, LID) entries towards %u destination switch%s have no "
-			"up-then-down route and take a shortest path to one",
-			(unsigned long long)c.fallback, c.fallback_dests,
-			c.fallback_dests == 1 ? "" : "es");
+	log_irregular(&c);
 	if (rep) {
 		memset(rep, 0, sizeof(*rep));
 		rep->layers = 1 << maxlmc;
-		clock_gettime(CLOCK_MONOTONIC, &ts1);
-		rep->seconds = (double)(ts1.tv_sec - ts0.tv_sec) +
-			       (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9;
+		rep->seconds = ibf_now() - t0;
 	}
 out:
-	free(c.anc);
-	free(c.reach);
-	free(c.chain);
-	free(c.chain_port);
-	free(c.nxt);
-	free(c.fdist);
-	free(c.fnext);
-	free(c.queue);
-	free(c.bylevel);
-	free(c.moved_missing);
-	free(c.hopbuf);
-	free(c.stack);
-	free(c.below);
-	free(c.below_par);
-	free(c.pres);
-	free(c.wgt);
-	free(c.pres_off);
-	free(c.pres_n);
-	free(c.pnom);
+	dk_free(&c);
 	free(eoff);
 	free(elist);
 	ibf_ftree_free(&t);

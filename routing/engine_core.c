@@ -14,16 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define ENG_MAX_THREADS 64
-
-static double now_sec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, uint32_t *order)
 {
@@ -134,7 +126,7 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 	ws->ntouched = 0;
 	uint32_t nreach = eng_order_by_dist(c, ws, d->t, ws->order);
 	out->unreachable = (uint64_t)(S - nreach) * d->nlids;
-	if (c->mode == ENG_LAYERED) {
+	if (c->kind->layer_tree) {
 		memset(ws->level, 0, (size_t)S * sizeof(*ws->level));
 		const uint64_t *row = c->possible + (size_t)d->t * c->pwords;
 		for (uint32_t s = 0; s < S; s++)
@@ -163,11 +155,11 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 	for (uint32_t j = 0; j < d->nlids; j++) {
 		uint32_t lid = d->lid + j;
 		uint32_t *nxt = ws->nxt + (size_t)j * S;
-		if (c->mode == ENG_MINIMAL || j % (uint32_t)c->layers == 0) {
+		if (!c->kind->layer_tree || j % (uint32_t)c->layers == 0) {
 			uint64_t key = c->o->seed ? ibf_mix64(c->o->seed ^ ibf_mix64(lid)) : 0;
-			eng_min_tree(c, ws, d->t, ws->order, nreach, key, nxt);
+			c->kind->min_tree(c, ws, d->t, ws->order, nreach, key, nxt);
 		} else {
-			eng_layer_tree(c, ws, di, (int)j, nreach, cap, out);
+			c->kind->layer_tree(c, ws, di, (int)j, nreach, cap, out);
 		}
 		int32_t *rl = ws->rlen + (size_t)j * S;
 		for (uint32_t i = 0; i < nreach; i++)
@@ -289,7 +281,7 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 	int32_t *len = ws->rlen + (size_t)j * S;
 	uint64_t *acc = ws->acc;
 	const uint32_t *order = ws->order;
-	int check = c->mode == ENG_LAYERED && nl > 1;
+	int check = c->kind->layer_tree && nl > 1;
 
 	/* children, and the switches by tree length (counting sort) */
 	uint32_t maxl = 0;
@@ -486,19 +478,24 @@ static void bar_wait(struct eng_bar *b)
 	pthread_mutex_unlock(&b->m);
 }
 
-struct eng_pool {
-	struct eng_ctx *c;
-	struct eng_ws *ws;
-	int nthreads;
-	struct eng_bar bar;
-	uint32_t base, n;
-	atomic_uint next;
-	int done;
-};
-
 struct eng_worker {
 	struct eng_pool *p;
 	int tid;
+};
+
+struct eng_pool {
+	struct eng_ctx *c;
+	struct eng_ws *ws;
+	int nws;      /* workspaces initialised (freed by pool_free) */
+	int nthreads; /* the caller + started workers */
+	struct eng_bar bar;
+	int have_bar;
+	int started; /* worker threads running */
+	pthread_t tids[ENG_MAX_THREADS];
+	struct eng_worker wk[ENG_MAX_THREADS];
+	uint32_t base, n;
+	atomic_uint next;
+	int done;
 };
 
 static void pool_work(struct eng_pool *p, int tid)
@@ -523,10 +520,218 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,
-	    struct ibf_route_report *rep, struct ibf_error *err, int mode)
+/* The context of one run: destinations, links, distances, the hop windows
+ * per distance, layers, round size and the per-unit outputs of a round.
+ * *maxlids: the most LIDs of one destination. */
+static int ctx_setup(struct eng_ctx *c, uint32_t *maxlids, struct ibf_error *err)
 {
-	double t0 = now_sec();
+	const struct ibf_route_opts *o = c->o;
+	int rc;
+	c->hosts = calloc(c->S ? c->S : 1, sizeof(*c->hosts));
+	c->hca = calloc(c->S ? c->S : 1, sizeof(*c->hca));
+	if (!c->hosts || !c->hca)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	*maxlids = 1;
+	int maxlmc = 0;
+	if ((rc = eng_build_dests(c, err, maxlids, &maxlmc)))
+		return rc;
+	if ((rc = eng_build_links(c, err)) || (rc = eng_build_dist(c, err)))
+		return rc;
+	c->winlo = malloc(((size_t)c->diam + 1) * sizeof(*c->winlo));
+	c->winhi = malloc(((size_t)c->diam + 1) * sizeof(*c->winhi));
+	if (!c->winlo || !c->winhi)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t k = 0; k <= c->diam; k++) {
+		c->winlo[k] = eng_bound(c, &o->min_len, k);
+		c->winhi[k] = eng_bound(c, &o->max_len, k);
+	}
+	for (uint32_t i = 0; i < c->ndest; i++)
+		if (!c->dest[i].is_sw)
+			c->hca[c->dest[i].t]++;
+	c->layers = o->layers > 0 ? o->layers : 1 << maxlmc;
+	if (c->layers > 128)
+		c->layers = 128;
+	if (c->kind->layer_tree && (rc = eng_build_possible(c, err)))
+		return rc;
+	c->pmax = 4;
+	c->round = c->ndest / 256;
+	if (c->round < 1)
+		c->round = 1;
+	if (c->round > ENG_ROUND)
+		c->round = ENG_ROUND;
+	c->r->lmc = maxlmc;
+	snprintf(c->r->engine, sizeof(c->r->engine), "%s", c->kind->name);
+	for (unsigned i = 0; i < ENG_ROUND; i++) {
+		c->out[i].e = malloc((c->E ? c->E : 1) * sizeof(*c->out[i].e));
+		c->out[i].w = malloc((c->E ? c->E : 1) * sizeof(*c->out[i].w));
+		c->out[i].xe = malloc((c->E ? c->E : 1) * sizeof(*c->out[i].xe));
+		c->out[i].xw = malloc((c->E ? c->E : 1) * sizeof(*c->out[i].xw));
+		if (!c->out[i].e || !c->out[i].w || !c->out[i].xe || !c->out[i].xw)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	return 0;
+}
+
+/* Workspaces for up to o->threads threads (never more than a round's units)
+ * and the worker threads; a worker that cannot start only means fewer
+ * (the tables do not depend on it). */
+static int pool_start(struct eng_pool *p, struct eng_ctx *c, uint32_t maxlids,
+		      struct ibf_error *err)
+{
+	const struct ibf_route_opts *o = c->o;
+	int nt = o->threads < 1 ? 1 : o->threads;
+	if (nt > ENG_MAX_THREADS)
+		nt = ENG_MAX_THREADS;
+	if ((uint32_t)nt > c->round)
+		nt = (int)c->round;
+	if ((uint32_t)nt > c->ndest)
+		nt = c->ndest ? (int)c->ndest : 1;
+	p->c = c;
+	p->ws = calloc((size_t)nt, sizeof(*p->ws));
+	if (!p->ws)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	p->nws = nt;
+	p->nthreads = nt;
+	for (int i = 0; i < nt; i++)
+		if (eng_ws_init(&p->ws[i], c, maxlids))
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory for scratch");
+	if (nt == 1)
+		return 0;
+	if (pthread_mutex_init(&p->bar.m, NULL))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "cannot create a mutex");
+	if (pthread_cond_init(&p->bar.cv, NULL)) {
+		pthread_mutex_destroy(&p->bar.m);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "cannot create a condition");
+	}
+	p->have_bar = 1;
+	/* workers block on the mutex until the barrier size is known */
+	pthread_mutex_lock(&p->bar.m);
+	for (int i = 1; i < nt; i++) {
+		p->wk[i].p = p;
+		p->wk[i].tid = i;
+		if (pthread_create(&p->tids[i], NULL, worker_main, &p->wk[i])) {
+			/* fewer workers give the same tables */
+			eng_log(o, IBF_LOG_INFO, "could not start thread %d; continuing", i);
+			break;
+		}
+		p->started++;
+	}
+	p->nthreads = p->started + 1;
+	p->bar.n = (unsigned)p->nthreads;
+	pthread_mutex_unlock(&p->bar.m);
+	return 0;
+}
+
+/* Stop the workers (they wait at the barrier between rounds). */
+static void pool_stop(struct eng_pool *p)
+{
+	if (!p->started)
+		return;
+	p->done = 1;
+	bar_wait(&p->bar);
+	for (int i = 1; i <= p->started; i++)
+		pthread_join(p->tids[i], NULL);
+	p->started = 0;
+}
+
+static void pool_free(struct eng_pool *p)
+{
+	pool_stop(p);
+	if (p->have_bar) {
+		pthread_cond_destroy(&p->bar.cv);
+		pthread_mutex_destroy(&p->bar.m);
+	}
+	if (p->ws) {
+		for (int i = 0; i < p->nws; i++)
+			eng_ws_free(&p->ws[i]);
+		free(p->ws);
+	}
+}
+
+/* What the rounds add up to. */
+struct run_sums {
+	uint64_t unreach, ptot, pnon, pfb, plong, moves;
+	uint32_t maxlen;
+	int64_t first_bad; /* first destination with unreachable entries, -1 none */
+};
+
+/* One round: units base .. base+n-1 on the pool, then their outputs merged
+ * into the loads in unit order (so the result never depends on threads). */
+static void run_round(struct eng_ctx *c, struct eng_pool *p, uint32_t base, struct run_sums *t)
+{
+	p->base = base;
+	p->n = c->ndest - base < c->round ? c->ndest - base : c->round;
+	atomic_store(&p->next, 0u);
+	if (p->nthreads > 1) {
+		bar_wait(&p->bar);
+		pool_work(p, 0);
+		bar_wait(&p->bar);
+	} else {
+		pool_work(p, 0);
+	}
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct eng_unit_out *u = &c->out[i];
+		for (uint32_t k = 0; k < u->nx; k++)
+			c->X[u->xe[k]] += (uint64_t)u->xw[k];
+		t->moves += u->moves;
+		if (c->phase)
+			continue;
+		for (uint32_t k = 0; k < u->ntouched; k++)
+			c->W[u->e[k]] += u->w[k];
+		t->ptot += u->pairs_total;
+		t->pnon += u->pairs_nonmin;
+		t->pfb += u->pairs_fallback;
+		t->plong += u->long_paths;
+		if (u->max_len > t->maxlen)
+			t->maxlen = u->max_len;
+		if (u->unreachable) {
+			t->unreach += u->unreachable;
+			if (t->first_bad < 0)
+				t->first_bad = base + i;
+		}
+	}
+}
+
+/* Phase 0 builds every table; phase 1 rebalances them (one sweep: more
+ * gain little), in the same deterministic rounds. */
+static void run_phases(struct eng_ctx *c, struct eng_pool *p, struct run_sums *t)
+{
+	for (int ph = 0; ph <= ENG_SWEEPS && !(ph > 0 && t->unreach); ph++) {
+		c->phase = ph > 0;
+		if (c->phase) {
+			/* moves keep every path length, so the total (and the mean)
+			 * of X stays as it is; a hair above the mean: near balance,
+			 * re-checking every path costs much and gains little */
+			uint64_t sum = 0;
+			for (uint32_t e = 0; e < c->E; e++)
+				sum += c->X[e];
+			c->xmean = c->E ? (int64_t)(sum / c->E + sum / c->E / 512) : 0;
+		}
+		for (uint32_t base = 0; base < c->ndest; base += c->round)
+			run_round(c, p, base, t);
+	}
+}
+
+static int unreachable_error(const struct eng_ctx *c, const struct run_sums *t,
+			     struct ibf_error *err)
+{
+	const struct eng_dest *d = &c->dest[t->first_bad];
+	const struct ibf_node *n = &c->f->nodes[d->node];
+	uint32_t nun = 0;
+	for (uint32_t k = 0; k < c->S; k++)
+		nun += c->dist[(size_t)d->t * c->S + k] == ENG_DIST_INF;
+	return ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
+			     "%llu (switch, LID) entries unreachable: the switch graph is "
+			     "disconnected (e.g. LID %u of '%s' port %d is unreachable from "
+			     "%u switch(es))",
+			     (unsigned long long)t->unreach, d->lid, n->desc ? n->desc : "?",
+			     d->port, nun);
+}
+
+int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,
+	    struct ibf_route_report *rep, struct ibf_error *err, const struct eng_kind *kind)
+{
+	double t0 = ibf_now();
 	struct ibf_route_opts defo;
 	if (!o) {
 		ibf_route_opts_default(&defo);
@@ -544,216 +749,43 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 	c.f = f;
 	c.o = o;
 	c.r = r;
-	c.mode = mode;
+	c.kind = kind;
 	c.S = f->nsw;
 	c.E = f->adj_off ? f->adj_off[f->nsw] : 0;
-	int rc = 0;
 	struct eng_pool pool;
 	memset(&pool, 0, sizeof(pool));
-	struct eng_ws *ws = NULL;
-	pthread_t tids[ENG_MAX_THREADS];
-	struct eng_worker wk[ENG_MAX_THREADS];
-	int started = 0, have_bar = 0, nws = 0;
-
-	c.hosts = calloc(c.S ? c.S : 1, sizeof(*c.hosts));
-	c.hca = calloc(c.S ? c.S : 1, sizeof(*c.hca));
-	if (!c.hosts || !c.hca) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
 	uint32_t maxlids = 1;
-	int maxlmc = 0;
-	if ((rc = eng_build_dests(&c, err, &maxlids, &maxlmc)))
+	int rc;
+	if ((rc = ctx_setup(&c, &maxlids, err)) || (rc = pool_start(&pool, &c, maxlids, err)))
 		goto out;
-	if ((rc = eng_build_links(&c, err)) || (rc = eng_build_dist(&c, err)))
-		goto out;
-	c.winlo = malloc(((size_t)c.diam + 1) * sizeof(*c.winlo));
-	c.winhi = malloc(((size_t)c.diam + 1) * sizeof(*c.winhi));
-	if (!c.winlo || !c.winhi) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	for (uint32_t k = 0; k <= c.diam; k++) {
-		c.winlo[k] = eng_bound(&c, &o->min_len, k);
-		c.winhi[k] = eng_bound(&c, &o->max_len, k);
-	}
-	for (uint32_t i = 0; i < c.ndest; i++)
-		if (!c.dest[i].is_sw)
-			c.hca[c.dest[i].t]++;
-	c.layers = o->layers > 0 ? o->layers : 1 << maxlmc;
-	if (c.layers > 128)
-		c.layers = 128;
-	if (mode == ENG_LAYERED && (rc = eng_build_possible(&c, err)))
-		goto out;
-	c.pmax = 4;
-	c.round = c.ndest / 256;
-	if (c.round < 1)
-		c.round = 1;
-	if (c.round > ENG_ROUND)
-		c.round = ENG_ROUND;
-	r->lmc = maxlmc;
-	snprintf(r->engine, sizeof(r->engine), "%s", mode == ENG_LAYERED ? "layered" : "minimal");
-	for (unsigned i = 0; i < ENG_ROUND; i++) {
-		c.out[i].e = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].e));
-		c.out[i].w = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].w));
-		c.out[i].xe = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].xe));
-		c.out[i].xw = malloc((c.E ? c.E : 1) * sizeof(*c.out[i].xw));
-		if (!c.out[i].e || !c.out[i].w || !c.out[i].xe || !c.out[i].xw) {
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			goto out;
-		}
-	}
-
-	int nt = o->threads < 1 ? 1 : o->threads;
-	if (nt > ENG_MAX_THREADS)
-		nt = ENG_MAX_THREADS;
-	if ((uint32_t)nt > c.round)
-		nt = (int)c.round;
-	if ((uint32_t)nt > c.ndest)
-		nt = c.ndest ? (int)c.ndest : 1;
-	ws = calloc((size_t)nt, sizeof(*ws));
-	nws = nt;
-	if (!ws) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	for (int i = 0; i < nt; i++)
-		if (eng_ws_init(&ws[i], &c, maxlids)) {
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory for scratch");
-			goto out;
-		}
-	pool.c = &c;
-	pool.ws = ws;
-	pool.nthreads = nt;
-	if (nt > 1) {
-		if (pthread_mutex_init(&pool.bar.m, NULL)) {
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "cannot create a mutex");
-			goto out;
-		}
-		if (pthread_cond_init(&pool.bar.cv, NULL)) {
-			pthread_mutex_destroy(&pool.bar.m);
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "cannot create a condition");
-			goto out;
-		}
-		have_bar = 1;
-		/* workers block on the mutex until the barrier size is known */
-		pthread_mutex_lock(&pool.bar.m);
-		for (int i = 1; i < nt; i++) {
-			wk[i].p = &pool;
-			wk[i].tid = i;
-			if (pthread_create(&tids[i], NULL, worker_main, &wk[i])) {
-				/* fewer workers give the same tables */
-				eng_log(o, IBF_LOG_INFO, "could not start thread %d; continuing",
-					i);
-				break;
-			}
-			started++;
-		}
-		nt = started + 1;
-		pool.nthreads = nt;
-		pool.bar.n = (unsigned)nt;
-		pthread_mutex_unlock(&pool.bar.m);
-	}
 	eng_log(o, IBF_LOG_VERBOSE,
 		"%s: %u switches, %u destinations, %d layers, diameter %u (typical %u), %d threads",
-		r->engine, c.S, c.ndest, c.layers, c.diam, c.diam_ref, nt);
+		r->engine, c.S, c.ndest, c.layers, c.diam, c.diam_ref, pool.nthreads);
 
-	uint64_t unreach = 0, ptot = 0, pnon = 0, pfb = 0, plong = 0, moves = 0;
-	uint32_t maxlen = 0;
-	int64_t first_bad = -1;
-	/* phase 0 builds every table; phase 1 rebalances them (one sweep: more
-	 * gain little), in the same deterministic rounds */
-	for (int ph = 0; ph <= ENG_SWEEPS && !(ph > 0 && unreach); ph++) {
-		c.phase = ph > 0;
-		if (c.phase) {
-			/* moves keep every path length, so the total (and the mean)
-			 * of X stays as it is; a hair above the mean: near balance,
-			 * re-checking every path costs much and gains little */
-			uint64_t sum = 0;
-			for (uint32_t e = 0; e < c.E; e++)
-				sum += c.X[e];
-			c.xmean = c.E ? (int64_t)(sum / c.E + sum / c.E / 512) : 0;
-		}
-		for (uint32_t base = 0; base < c.ndest; base += c.round) {
-			pool.base = base;
-			pool.n = c.ndest - base < c.round ? c.ndest - base : c.round;
-			atomic_store(&pool.next, 0u);
-			if (nt > 1) {
-				bar_wait(&pool.bar);
-				pool_work(&pool, 0);
-				bar_wait(&pool.bar);
-			} else {
-				pool_work(&pool, 0);
-			}
-			for (uint32_t i = 0; i < pool.n; i++) {
-				const struct eng_unit_out *u = &c.out[i];
-				for (uint32_t k = 0; k < u->nx; k++)
-					c.X[u->xe[k]] += (uint64_t)u->xw[k];
-				moves += u->moves;
-				if (c.phase)
-					continue;
-				for (uint32_t k = 0; k < u->ntouched; k++)
-					c.W[u->e[k]] += u->w[k];
-				ptot += u->pairs_total;
-				pnon += u->pairs_nonmin;
-				pfb += u->pairs_fallback;
-				plong += u->long_paths;
-				if (u->max_len > maxlen)
-					maxlen = u->max_len;
-				if (u->unreachable) {
-					unreach += u->unreachable;
-					if (first_bad < 0)
-						first_bad = base + i;
-				}
-			}
-		}
-	}
+	struct run_sums t = { .first_bad = -1 };
+	run_phases(&c, &pool, &t);
 	eng_log(o, IBF_LOG_VERBOSE, "%s: rebalancing moved %llu next hops", r->engine,
-		(unsigned long long)moves);
-	if (nt > 1 && started) {
-		pool.done = 1;
-		bar_wait(&pool.bar);
-		for (int i = 1; i <= started; i++)
-			pthread_join(tids[i], NULL);
-		started = 0;
-	}
+		(unsigned long long)t.moves);
+	pool_stop(&pool);
 	if (rep) {
 		memset(rep, 0, sizeof(*rep));
 		rep->layers = c.layers;
-		rep->pairs_total = ptot;
-		rep->pairs_nonminimal = pnon;
-		rep->pairs_fallback = pfb;
-		rep->seconds = now_sec() - t0;
+		rep->pairs_total = t.ptot;
+		rep->pairs_nonminimal = t.pnon;
+		rep->pairs_fallback = t.pfb;
+		rep->seconds = ibf_now() - t0;
 	}
-	if (mode == ENG_LAYERED)
+	if (kind->layer_tree)
 		eng_log(o, IBF_LOG_INFO,
-			"layered: %d layers, %llu pairs in layers >= 1: %llu in window, %llu "
+			"%s: %d layers, %llu pairs in layers >= 1: %llu in window, %llu "
 			"fallback (%llu longer than the window), longest %u hops",
-			c.layers, (unsigned long long)ptot, (unsigned long long)pnon,
-			(unsigned long long)pfb, (unsigned long long)plong, maxlen);
-	if (unreach) {
-		const struct eng_dest *d = &c.dest[first_bad];
-		const struct ibf_node *n = &f->nodes[d->node];
-		uint32_t nun = 0;
-		for (uint32_t k = 0; k < c.S; k++)
-			nun += c.dist[(size_t)d->t * c.S + k] == ENG_DIST_INF;
-		rc = ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
-				   "%llu (switch, LID) entries unreachable: the switch graph is "
-				   "disconnected (e.g. LID %u of '%s' port %d is unreachable from "
-				   "%u switch(es))",
-				   (unsigned long long)unreach, d->lid, n->desc ? n->desc : "?",
-				   d->port, nun);
-	}
+			kind->name, c.layers, (unsigned long long)t.ptot,
+			(unsigned long long)t.pnon, (unsigned long long)t.pfb,
+			(unsigned long long)t.plong, t.maxlen);
+	if (t.unreach)
+		rc = unreachable_error(&c, &t, err);
 out:
-	if (have_bar) {
-		pthread_cond_destroy(&pool.bar.cv);
-		pthread_mutex_destroy(&pool.bar.m);
-	}
-	if (ws) {
-		for (int i = 0; i < nws; i++)
-			eng_ws_free(&ws[i]);
-		free(ws);
-	}
+	pool_free(&pool);
 	eng_ctx_free(&c);
 	return rc;
 }

@@ -27,8 +27,6 @@
 #define ENG_DIST_INF UINT16_MAX
 #define ENG_NOLINK UINT32_MAX
 
-enum eng_mode { ENG_MINIMAL = 0, ENG_LAYERED = 1 };
-
 /* One destination port: a CA/router port facing a switch, or a switch's
  * port 0.  Its LIDs are lid .. lid + nlids - 1. */
 struct eng_dest {
@@ -60,17 +58,17 @@ struct eng_ctx {
 	const struct ibf_fabric *f;
 	const struct ibf_route_opts *o;
 	struct ibf_routes *r;
-	int mode;
-	uint32_t S, E;	      /* switches, directed switch-switch links (CSR entries) */
-	const uint32_t *esrc; /* [E] tail switch of each directed link (fabric->adj_src) */
-	const uint32_t *rev;  /* [E] the opposite direction of the same cable (fabric->adj_rev) */
-	uint32_t *und;	      /* [E] undirected cable id (min(e, rev(e))) */
-	uint16_t *dist;	      /* [S*S] hop distances, ENG_DIST_INF when unreachable */
-	uint32_t diam;	      /* largest finite distance */
-	uint32_t diam_ref;    /* the fabric's typical diameter: the smallest distance within
+	const struct eng_kind *kind; /* the engine running (eng_run) */
+	uint32_t S, E;		     /* switches, directed switch-switch links (CSR entries) */
+	const uint32_t *esrc;	     /* [E] tail switch of each directed link (fabric->adj_src) */
+	const uint32_t *rev; /* [E] the opposite direction of the same cable (fabric->adj_rev) */
+	uint32_t *und;	     /* [E] undirected cable id (min(e, rev(e))) */
+	uint16_t *dist;	     /* [S*S] hop distances, ENG_DIST_INF when unreachable */
+	uint32_t diam;	     /* largest finite distance */
+	uint32_t diam_ref;   /* the fabric's typical diameter: the smallest distance within
 			       * which 90% of the connected switch pairs lie (= diam on the
 			       * intact fabrics we know; a failed cable leaves it unchanged) */
-	uint32_t *hosts;      /* [S] source end ports behind each switch (CA ports + 1) */
+	uint32_t *hosts;     /* [S] source end ports behind each switch (CA ports + 1) */
 	struct eng_dest *dest;
 	uint32_t ndest;
 	int layers;	    /* L */
@@ -151,10 +149,22 @@ static inline void eng_add_w(const struct eng_ctx *c, struct eng_ws *ws, uint32_
 	ws->delta[e] += v;
 }
 
+/* What an engine on the shared driver brings: its name, the minimal in-tree
+ * of layer 0 and, for multipath engines, the tree of every other layer
+ * (NULL: every layer is a minimal tree).  The driver reaches the engines'
+ * files only through these pointers. */
+struct eng_kind {
+	const char *name;
+	void (*min_tree)(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t,
+			 const uint32_t *order, uint32_t nreach, uint64_t key, uint32_t *nxt);
+	void (*layer_tree)(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int layer,
+			   uint32_t nreach, long cap, struct eng_unit_out *out);
+};
+
 /* Shared driver: validates, builds the context, runs every destination and
- * fills r and rep.  mode = enum eng_mode. */
+ * fills r and rep. */
 int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,
-	    struct ibf_route_report *rep, struct ibf_error *err, int mode);
+	    struct ibf_route_report *rep, struct ibf_error *err, const struct eng_kind *kind);
 
 /* Switches ordered by distance to t (counting sort over the distance row);
  * returns how many are reachable (t first). */
@@ -165,12 +175,6 @@ uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t 
  * nreach come from eng_order_by_dist.  key seeds the tie rotation. */
 void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const uint32_t *order,
 		  uint32_t nreach, uint64_t key, uint32_t *nxt);
-
-/* Layered (non-minimal) in-tree to t for layer `layer` of destination di:
- * nxt_all holds the trees of layers 0..layer-1 (layer * S entries) and
- * receives this layer's tree at nxt_all + layer * S. */
-void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int layer,
-		    uint32_t nreach, long cap, struct eng_unit_out *out);
 
 /* Window bounds for source s (distance dst) */
 static inline int eng_bound(const struct eng_ctx *c, const struct ibf_win_bound *b, uint32_t dst)

@@ -450,6 +450,246 @@ out:
 	return rc;
 }
 
+/* Hosts per switch, and the switches in GUID order (order[i]; rank[s] is
+ * s's position). */
+static int count_and_order(const struct ibf_fabric *f, uint32_t *nhost, uint32_t *order,
+			   uint32_t *rank, struct ibf_error *err)
+{
+	uint32_t S = f->nsw;
+	for (uint32_t s = 0; s < S; s++) {
+		int node = f->switches[s];
+		const struct ibf_node *n = &f->nodes[node];
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, node, p);
+			if (pp->peer_node != IBF_NO_NODE &&
+			    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+				nhost[s]++;
+		}
+	}
+	struct guid_key *gk = malloc(S * sizeof(*gk));
+	if (!gk)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t s = 0; s < S; s++) {
+		gk[s].guid = f->nodes[f->switches[s]].guid;
+		gk[s].sw = s;
+	}
+	qsort(gk, S, sizeof(*gk), cmp_guid_key);
+	for (uint32_t i = 0; i < S; i++) {
+		order[i] = gk[i].sw;
+		rank[gk[i].sw] = i;
+	}
+	free(gk);
+	return 0;
+}
+
+/* down_off/down: every switch's links one level down, in adjacency order. */
+static int build_down(const struct ibf_fabric *f, struct ibf_ftree *t, struct ibf_error *err)
+{
+	uint32_t S = f->nsw;
+	t->down_off = calloc((size_t)S + 1, sizeof(uint32_t));
+	if (!t->down_off)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t s = 0; s < S; s++) {
+		t->down_off[s + 1] = t->down_off[s];
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			if (t->level[f->adj[e].nbr] + 1 == t->level[s])
+				t->down_off[s + 1]++;
+	}
+	t->down = malloc((t->down_off[S] ? t->down_off[S] : 1) * sizeof(uint32_t));
+	if (!t->down)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t s = 0, k = 0; s < S; s++)
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			if (t->level[f->adj[e].nbr] + 1 == t->level[s])
+				t->down[k++] = e;
+	return 0;
+}
+
+/* The up-port slots build_slots stashed per switch (slot, parent, cable
+ * count, n each) into the flat arrays; nup and prod per level. */
+static int flatten_slots(struct ibf_ftree *t, uint32_t S, uint32_t **stash, struct ibf_error *err)
+{
+	for (uint32_t s = 0; s < S; s++)
+		t->slot_off[s + 1] += t->slot_off[s];
+	size_t n_all = t->slot_off[S] ? t->slot_off[S] : 1;
+	t->slot = malloc(n_all * sizeof(uint32_t));
+	t->slot_par = malloc(n_all * sizeof(uint32_t));
+	t->slot_cab = malloc(n_all * sizeof(uint32_t));
+	if (!t->slot || !t->slot_par || !t->slot_cab)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t n = t->slot_off[s + 1] - t->slot_off[s];
+		if (n) {
+			memcpy(t->slot + t->slot_off[s], stash[s], n * sizeof(uint32_t));
+			memcpy(t->slot_par + t->slot_off[s], stash[s] + n, n * sizeof(uint32_t));
+			memcpy(t->slot_cab + t->slot_off[s], stash[s] + 2 * (size_t)n,
+			       n * sizeof(uint32_t));
+		}
+		if (n > t->nup[t->level[s]])
+			t->nup[t->level[s]] = n;
+	}
+	t->prod[1] = 1;
+	for (int l = 1; l <= t->levels; l++) {
+		uint64_t u = t->npar[l] ? t->npar[l] : 1;
+		t->prod[l + 1] = t->prod[l] > UINT64_MAX / u ? UINT64_MAX : t->prod[l] * u;
+	}
+	return 0;
+}
+
+/* The leaves in subtree order: sorted by the smallest GUID rank of their
+ * component at every level from the top down (uf and low are S scratch
+ * words each). */
+static int order_leaves(const struct ibf_fabric *f, struct ibf_ftree *t, uint32_t *uf,
+			uint32_t *low, struct ibf_error *err)
+{
+	uint32_t S = f->nsw;
+	int h = t->levels;
+	uint32_t nk = (uint32_t)(h > 1 ? h - 1 : 1);
+	t->nleaves = t->nswl[1];
+	t->leaves = malloc((t->nleaves ? t->nleaves : 1) * sizeof(uint32_t));
+	uint32_t *keys = malloc((size_t)S * nk * sizeof(uint32_t));
+	if (!t->leaves || !keys) {
+		free(keys);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	/* keys[s * nk + (h-1-l)] = smallest rank in s's component of levels <= l */
+	for (int l = 1; l <= h - 1 || (l == 1 && h == 1); l++) {
+		for (uint32_t s = 0; s < S; s++)
+			uf[s] = s;
+		for (uint32_t s = 0; s < S; s++) {
+			if (t->level[s] > l)
+				continue;
+			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+				if (t->level[f->adj[e].nbr] <= l)
+					uf_union(uf, s, f->adj[e].nbr);
+		}
+		for (uint32_t s = 0; s < S; s++)
+			low[s] = UINT32_MAX;
+		for (uint32_t s = 0; s < S; s++) {
+			uint32_t r = uf_find(uf, s);
+			if (t->rank[s] < low[r])
+				low[r] = t->rank[s];
+		}
+		uint32_t col = h > 1 ? (uint32_t)(h - 1 - l) : 0;
+		for (uint32_t s = 0; s < S; s++)
+			keys[(size_t)s * nk + col] = low[uf_find(uf, s)];
+	}
+	uint32_t k = 0;
+	for (uint32_t s = 0; s < S; s++)
+		if (t->level[s] == 1)
+			t->leaves[k++] = s;
+	/* insertion sort by key vector (leaves are few enough; stable) */
+	for (uint32_t i = 1; i < t->nleaves; i++) {
+		uint32_t x = t->leaves[i];
+		uint32_t j = i;
+		while (j > 0) {
+			uint32_t y = t->leaves[j - 1];
+			int c = 0;
+			for (uint32_t q = 0; q < nk && !c; q++) {
+				uint32_t ky = keys[(size_t)y * nk + q],
+					 kx = keys[(size_t)x * nk + q];
+				c = ky < kx ? -1 : ky > kx;
+			}
+			if (c <= 0)
+				break;
+			t->leaves[j] = y;
+			j--;
+		}
+		t->leaves[j] = x;
+	}
+	free(keys);
+	return 0;
+}
+
+/* A host on a level-2 switch s is routed as if on a virtual leaf below s:
+ * from index, the next one whose level-1 slot has parent s, so the leaves
+ * send it up the bundle to s without rotating onto another spine's slot. */
+static uint32_t virtual_leaf_index(const struct ibf_ftree *t, uint32_t s, uint32_t index)
+{
+	uint32_t lf = NOSLOT;
+	for (uint32_t v = 0; v < t->nleaves && lf == NOSLOT; v++)
+		for (uint32_t g = t->slot_off[t->leaves[v]]; g < t->slot_off[t->leaves[v] + 1]; g++)
+			if (t->slot_par[g] == s) {
+				lf = t->leaves[v];
+				break;
+			}
+	if (lf != NOSLOT) {
+		uint32_t a = t->slot_off[lf];
+		uint32_t n = t->slot_off[lf + 1] - a;
+		while (t->slot_par[a + index % n] != s)
+			index++;
+	}
+	return index;
+}
+
+/* The end ports with their D-mod-K indexes: leaf hosts in leaf order, then
+ * hosts above level 1 by level and GUID rank. */
+static int place_ends(const struct ibf_fabric *f, struct ibf_ftree *t, const uint32_t *nhost,
+		      const uint32_t *order, struct ibf_error *err)
+{
+	uint32_t S = f->nsw;
+	int h = t->levels;
+	uint32_t H = 0, nends = 0;
+	for (uint32_t i = 0; i < t->nleaves; i++)
+		if (nhost[t->leaves[i]] > H)
+			H = nhost[t->leaves[i]];
+	for (uint32_t s = 0; s < S; s++)
+		nends += nhost[s];
+	t->hosts_per_leaf = H;
+	t->nslots = t->nleaves * H;
+	t->ends = malloc((nends ? nends : 1) * sizeof(*t->ends));
+	if (!t->ends)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < t->nleaves; i++) {
+		uint32_t s = t->leaves[i], j = 0;
+		int node = f->switches[s];
+		for (int p = 1; p <= f->nodes[node].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, node, p);
+			if (pp->peer_node == IBF_NO_NODE ||
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+				continue;
+			struct ibf_ftree_end *en = &t->ends[k++];
+			en->node = pp->peer_node;
+			en->port = pp->peer_port;
+			en->swport = (uint8_t)p;
+			en->sw = s;
+			/* two levels: no subtree runs to keep, so no phantom slots
+			 * (a gap would break the even spread over a bundle) */
+			en->index = h <= 2 ? k - 1 : i * H + j;
+			j++;
+		}
+	}
+	t->nleaf_hosts = k;
+	if (h <= 2)
+		t->nslots = k;
+	uint32_t next = t->nslots;
+	for (int l = 2; l <= h; l++) {
+		for (uint32_t i = 0; i < S; i++) {
+			uint32_t s = order[i];
+			if (t->level[s] != l || !nhost[s])
+				continue;
+			int node = f->switches[s];
+			for (int p = 1; p <= f->nodes[node].nports; p++) {
+				const struct ibf_port *pp = ibf_port(f, node, p);
+				if (pp->peer_node == IBF_NO_NODE ||
+				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+					continue;
+				struct ibf_ftree_end *en = &t->ends[k++];
+				en->node = pp->peer_node;
+				en->port = pp->peer_port;
+				en->swport = (uint8_t)p;
+				en->sw = s;
+				en->index = l == 2 ? virtual_leaf_index(t, s, next) : next;
+				next = en->index + 1;
+			}
+		}
+	}
+	t->nends = k;
+	t->nspine_hosts = k - t->nleaf_hosts;
+	return 0;
+}
+
 int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, struct ibf_ftree *t,
 		    struct ibf_error *err)
 {
@@ -477,33 +717,8 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
-	for (uint32_t s = 0; s < S; s++) {
-		int node = f->switches[s];
-		const struct ibf_node *n = &f->nodes[node];
-		for (int p = 1; p <= n->nports; p++) {
-			const struct ibf_port *pp = ibf_port(f, node, p);
-			if (pp->peer_node != IBF_NO_NODE &&
-			    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
-				nhost[s]++;
-		}
-	}
-	{
-		struct guid_key *gk = malloc(S * sizeof(*gk));
-		if (!gk) {
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			goto out;
-		}
-		for (uint32_t s = 0; s < S; s++) {
-			gk[s].guid = f->nodes[f->switches[s]].guid;
-			gk[s].sw = s;
-		}
-		qsort(gk, S, sizeof(*gk), cmp_guid_key);
-		for (uint32_t i = 0; i < S; i++) {
-			order[i] = gk[i].sw;
-			t->rank[gk[i].sw] = i;
-		}
-		free(gk);
-	}
+	if ((rc = count_and_order(f, nhost, order, t->rank, err)))
+		goto out;
 
 	/* levels */
 	if (o->roots && o->nroots) {
@@ -523,207 +738,11 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 			t->levels = t->level[s];
 		t->nswl[t->level[s]]++;
 	}
-	if ((rc = check_links(f, t, err)))
+	if ((rc = check_links(f, t, err)) || (rc = build_down(f, t, err)) ||
+	    (rc = build_slots(f, t, order, stash, err)) || (rc = flatten_slots(t, S, stash, err)) ||
+	    (rc = order_leaves(f, t, dist, queue, err)))
 		goto out;
-
-	/* down links */
-	t->down_off = calloc((size_t)S + 1, sizeof(uint32_t));
-	if (!t->down_off) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	for (uint32_t s = 0; s < S; s++) {
-		t->down_off[s + 1] = t->down_off[s];
-		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
-			if (t->level[f->adj[e].nbr] + 1 == t->level[s])
-				t->down_off[s + 1]++;
-	}
-	t->down = malloc((t->down_off[S] ? t->down_off[S] : 1) * sizeof(uint32_t));
-	if (!t->down) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	for (uint32_t s = 0, k = 0; s < S; s++)
-		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
-			if (t->level[f->adj[e].nbr] + 1 == t->level[s])
-				t->down[k++] = e;
-
-	/* up-port slots */
-	rc = build_slots(f, t, order, stash, err);
-	if (rc)
-		goto out;
-	for (uint32_t s = 0; s < S; s++)
-		t->slot_off[s + 1] += t->slot_off[s];
-	t->slot = malloc((t->slot_off[S] ? t->slot_off[S] : 1) * sizeof(uint32_t));
-	if (!t->slot) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	t->slot_par = malloc((t->slot_off[S] ? t->slot_off[S] : 1) * sizeof(uint32_t));
-	t->slot_cab = malloc((t->slot_off[S] ? t->slot_off[S] : 1) * sizeof(uint32_t));
-	if (!t->slot_par || !t->slot_cab) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	for (uint32_t s = 0; s < S; s++) {
-		uint32_t n = t->slot_off[s + 1] - t->slot_off[s];
-		if (n) {
-			memcpy(t->slot + t->slot_off[s], stash[s], n * sizeof(uint32_t));
-			memcpy(t->slot_par + t->slot_off[s], stash[s] + n, n * sizeof(uint32_t));
-			memcpy(t->slot_cab + t->slot_off[s], stash[s] + 2 * (size_t)n,
-			       n * sizeof(uint32_t));
-		}
-		if (n > t->nup[t->level[s]])
-			t->nup[t->level[s]] = n;
-	}
-	t->prod[1] = 1;
-	for (int l = 1; l <= t->levels; l++) {
-		uint64_t u = t->npar[l] ? t->npar[l] : 1;
-		t->prod[l + 1] = t->prod[l] > UINT64_MAX / u ? UINT64_MAX : t->prod[l] * u;
-	}
-
-	/* leaves in subtree order */
-	t->nleaves = t->nswl[1];
-	t->leaves = malloc((t->nleaves ? t->nleaves : 1) * sizeof(uint32_t));
-	int h = t->levels;
-	uint32_t nk = (uint32_t)(h > 1 ? h - 1 : 1);
-	uint32_t *keys = malloc((size_t)S * nk * sizeof(uint32_t));
-	if (!t->leaves || !keys) {
-		free(keys);
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	/* keys[s * nk + (h-1-l)] = smallest rank in s's component of levels <= l */
-	for (int l = 1; l <= h - 1 || (l == 1 && h == 1); l++) {
-		for (uint32_t s = 0; s < S; s++)
-			dist[s] = s;
-		for (uint32_t s = 0; s < S; s++) {
-			if (t->level[s] > l)
-				continue;
-			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
-				if (t->level[f->adj[e].nbr] <= l)
-					uf_union(dist, s, f->adj[e].nbr);
-		}
-		for (uint32_t s = 0; s < S; s++)
-			queue[s] = UINT32_MAX;
-		for (uint32_t s = 0; s < S; s++) {
-			uint32_t r = uf_find(dist, s);
-			if (t->rank[s] < queue[r])
-				queue[r] = t->rank[s];
-		}
-		uint32_t col = h > 1 ? (uint32_t)(h - 1 - l) : 0;
-		for (uint32_t s = 0; s < S; s++)
-			keys[(size_t)s * nk + col] = queue[uf_find(dist, s)];
-	}
-	{
-		uint32_t k = 0;
-		for (uint32_t s = 0; s < S; s++)
-			if (t->level[s] == 1)
-				t->leaves[k++] = s;
-		/* insertion sort by key vector (leaves are few enough; stable) */
-		for (uint32_t i = 1; i < t->nleaves; i++) {
-			uint32_t x = t->leaves[i];
-			uint32_t j = i;
-			while (j > 0) {
-				uint32_t y = t->leaves[j - 1];
-				int c = 0;
-				for (uint32_t q = 0; q < nk && !c; q++) {
-					uint32_t ky = keys[(size_t)y * nk + q],
-						 kx = keys[(size_t)x * nk + q];
-					c = ky < kx ? -1 : ky > kx;
-				}
-				if (c <= 0)
-					break;
-				t->leaves[j] = y;
-				j--;
-			}
-			t->leaves[j] = x;
-		}
-	}
-	free(keys);
-
-	/* end ports */
-	uint32_t H = 0, nends = 0;
-	for (uint32_t i = 0; i < t->nleaves; i++)
-		if (nhost[t->leaves[i]] > H)
-			H = nhost[t->leaves[i]];
-	for (uint32_t s = 0; s < S; s++)
-		nends += nhost[s];
-	t->hosts_per_leaf = H;
-	t->nslots = t->nleaves * H;
-	t->ends = malloc((nends ? nends : 1) * sizeof(*t->ends));
-	if (!t->ends) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < t->nleaves; i++) {
-		uint32_t s = t->leaves[i], j = 0;
-		int node = f->switches[s];
-		for (int p = 1; p <= f->nodes[node].nports; p++) {
-			const struct ibf_port *pp = ibf_port(f, node, p);
-			if (pp->peer_node == IBF_NO_NODE ||
-			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
-				continue;
-			struct ibf_ftree_end *en = &t->ends[k++];
-			en->node = pp->peer_node;
-			en->port = pp->peer_port;
-			en->swport = (uint8_t)p;
-			en->sw = s;
-			/* two levels: no subtree runs to keep, so no phantom slots
-			 * (a gap would break the even spread over a bundle) */
-			en->index = h <= 2 ? k - 1 : i * H + j;
-			j++;
-		}
-	}
-	t->nleaf_hosts = k;
-	if (h <= 2)
-		t->nslots = k;
-	/* hosts above level 1: by level, then GUID rank.  A host on a level-2
-	 * switch s is routed as if on a virtual leaf below s: its index is the
-	 * next free one whose level-1 slot has parent s, so the leaves send it
-	 * up the bundle to s without rotating onto another spine's slot. */
-	uint32_t next = t->nslots;
-	for (int l = 2; l <= h; l++) {
-		for (uint32_t i = 0; i < S; i++) {
-			uint32_t s = order[i];
-			if (t->level[s] != l || !nhost[s])
-				continue;
-			int node = f->switches[s];
-			for (int p = 1; p <= f->nodes[node].nports; p++) {
-				const struct ibf_port *pp = ibf_port(f, node, p);
-				if (pp->peer_node == IBF_NO_NODE ||
-				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
-					continue;
-				struct ibf_ftree_end *en = &t->ends[k];
-				en->node = pp->peer_node;
-				en->port = pp->peer_port;
-				en->swport = (uint8_t)p;
-				en->sw = s;
-				en->index = next;
-				if (l == 2) { /* virtual leaf: an index whose leaf slot names s */
-					uint32_t lf = NOSLOT;
-					for (uint32_t v = 0; v < t->nleaves && lf == NOSLOT; v++)
-						for (uint32_t g = t->slot_off[t->leaves[v]];
-						     g < t->slot_off[t->leaves[v] + 1]; g++)
-							if (t->slot_par[g] == s) {
-								lf = t->leaves[v];
-								break;
-							}
-					if (lf != NOSLOT) {
-						uint32_t a = t->slot_off[lf];
-						uint32_t n = t->slot_off[lf + 1] - a;
-						while (t->slot_par[a + en->index % n] != s)
-							en->index++;
-					}
-				}
-				next = en->index + 1;
-				k++;
-			}
-		}
-	}
-	t->nends = k;
-	t->nspine_hosts = k - t->nleaf_hosts;
+	rc = place_ends(f, t, nhost, order, err);
 out:
 	if (stash)
 		for (uint32_t s = 0; s < S; s++)

@@ -13,8 +13,18 @@
  * component that is not a tree (damage, odd cabling) falls back to the
  * balanced minimal engine and the log says so.
  *
- * Not done: health-aware rebalancing from PerfMgr counters (the path choice
- * per GPU pair lives in the rail registry, rail/registry.c). */
+ * Avoided switches (o->avoid: unhealthy spines, from the plugin's health
+ * service or `ibfab route --avoid`): the fabric without them is routed the
+ * same way, and its tables replace the full fabric's on every switch that
+ * stays, for every LID the reduced fabric routes.  The avoided switches,
+ * and LIDs the reduced fabric cannot reach (a GPU on an avoided leaf,
+ * rails only an avoided spine joins), keep the full fabric's routes.  A
+ * path then follows full-fabric routes until the first switch with a
+ * reduced-fabric entry and reduced-fabric routes from there, which stay
+ * inside that switch's reduced component: loop-free whenever both tables
+ * are.
+ *
+ * The path choice per GPU pair lives in the rail registry (rail/registry.c). */
 #include "ibf_fattree.h"
 
 #include <stdio.h>
@@ -118,7 +128,108 @@ static struct ibf_fabric *component(const struct ibf_fabric *f, const uint32_t *
 	return g;
 }
 
+static int route_all(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		     struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
+
+/* The full fabric is routed in r; route it again without the avoided
+ * switches and take those tables where they have an entry. */
+static int route_avoiding(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+			  struct ibf_routes *r, struct ibf_error *err)
+{
+	uint32_t *keep = malloc(((size_t)f->nsw + 1) * sizeof(*keep));
+	int32_t *orig = malloc(((size_t)f->nnodes + 1) * sizeof(int32_t));
+	int32_t *sub = malloc(((size_t)f->nnodes + 1) * sizeof(int32_t));
+	int rc = 0;
+	if (!keep || !orig || !sub) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	/* part[s] = 1: left out; a switch with end ports (a rail leaf) stays,
+	 * its GPUs have no other way in */
+	uint32_t *part = keep, navoided = 0, leaves = 0;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		uint32_t v = f->switches[s];
+		uint64_t guid = f->nodes[v].guid;
+		part[s] = 0;
+		for (uint32_t i = 0; i < o->navoid; i++)
+			if (o->avoid[i] == guid) {
+				part[s] = 1;
+				break;
+			}
+		for (int p = 1; part[s] && p <= f->nodes[v].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)v, p);
+			if (pp->peer_node != IBF_NO_NODE &&
+			    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH) {
+				part[s] = 0;
+				leaves++;
+			}
+		}
+		navoided += part[s];
+	}
+	if (leaves)
+		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
+			 "hratio: %u avoided switches have end ports and stay in use", leaves);
+	if (!navoided || navoided == f->nsw) {
+		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
+			 "hratio: %u of %u avoided switches in the fabric%s", navoided, o->navoid,
+			 navoided ? ", all of them: nothing to avoid" : "");
+		goto out;
+	}
+	struct ibf_fabric *g = component(f, part, 0, orig, sub, err);
+	if (!g) {
+		rc = err ? err->code : IBF_ENOMEM;
+		goto out;
+	}
+	struct ibf_route_opts o2 = *o;
+	o2.avoid = NULL;
+	o2.navoid = 0;
+	o2.lid_keep = NULL; /* the reduced fabric is routed whole */
+	o2.nlid_keep = 0;
+	struct ibf_routes rs;
+	struct ibf_route_report rp;
+	memset(&rp, 0, sizeof(rp));
+	rc = ibf_routes_init(&rs, g->nsw, ibf_max_lid(g), 1, err);
+	if (!rc)
+		rc = route_all(g, &o2, &rs, &rp, err);
+	if (!rc) {
+		uint64_t taken = 0;
+		for (uint32_t s = 0; s < g->nsw; s++) {
+			uint32_t os = (uint32_t)f->nodes[orig[g->switches[s]]].sw;
+			const uint8_t *from = ibf_lft(&rs, s);
+			uint8_t *to = ibf_lft(r, os);
+			uint32_t top = rs.max_lid < r->max_lid ? rs.max_lid : r->max_lid;
+			for (uint32_t lid = 1; lid <= top; lid++)
+				if (from[lid] != IBF_LFT_NONE) {
+					taken += to[lid] != from[lid];
+					to[lid] = from[lid];
+					if (r->hops && rs.hops)
+						r->hops[(size_t)os * r->stride + lid] =
+							rs.hops[(size_t)s * rs.stride + lid];
+				}
+		}
+		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
+			 "hratio: avoiding %u switches: %llu LFT entries moved off them", navoided,
+			 (unsigned long long)taken);
+	}
+	ibf_routes_free(&rs);
+	ibf_fabric_free(g);
+out:
+	free(keep);
+	free(orig);
+	free(sub);
+	return rc;
+}
+
 int ibf_route_hratio(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		     struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
+{
+	int rc = route_all(f, o, r, rep, err);
+	if (!rc && o && o->avoid && o->navoid)
+		rc = route_avoiding(f, o, r, err);
+	return rc;
+}
+
+static int route_all(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		     struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
 {
 	uint32_t *comp = malloc(((size_t)f->nsw + 1) * sizeof(*comp));

@@ -27,6 +27,9 @@ struct ibf_routes {
 int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int with_hops,
 		    struct ibf_error *err);
 void ibf_routes_free(struct ibf_routes *r);
+/* 0 when r can be read against f: f finalized, one table row per switch
+ * of f; else IBF_EINVAL with a message. */
+int ibf_routes_fit(const struct ibf_fabric *f, const struct ibf_routes *r, struct ibf_error *err);
 
 static inline uint8_t *ibf_lft(const struct ibf_routes *r, uint32_t sw)
 {
@@ -61,6 +64,10 @@ struct ibf_route_opts {
 	 * unset and skip destinations whose LIDs are all kept.  NULL: none. */
 	const uint8_t *lid_keep;
 	uint32_t nlid_keep; /* entries in lid_keep */
+	/* hratio: node GUIDs of switches to keep traffic off where another
+	 * path exists (unhealthy spines); NULL: none.  Other engines ignore it. */
+	const uint64_t *avoid;
+	uint32_t navoid;
 };
 void ibf_route_opts_default(struct ibf_route_opts *o);
 

@@ -245,31 +245,33 @@ static void charge_path(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s, 
 	}
 }
 
-void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int layer,
-		    uint32_t nreach, long cap, struct eng_unit_out *out)
+/* Start of a layer's tree towards t: nothing fixed but t; unreachable
+ * switches get no next hop. */
+static void tree_init(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const uint16_t *D,
+		      uint32_t *nxt, uint32_t nreach)
 {
-	const struct ibf_fabric *f = c->f;
-	const struct eng_dest *d = &c->dest[di];
-	uint32_t S = c->S, t = d->t;
-	const uint16_t *D = c->dist + (size_t)t * S;
-	uint32_t *nxt = ws->nxt + (size_t)layer * S;
 	const uint32_t *order = ws->order;
-
 	for (uint32_t i = 0; i < nreach; i++) {
 		uint32_t s = order[i];
 		ws->fixed[s] = 0;
 		ws->len[s] = -1;
 		nxt[s] = ENG_NOLINK;
 	}
-	for (uint32_t s = 0; s < S; s++)
+	for (uint32_t s = 0; s < c->S; s++)
 		if (D[s] == ENG_DIST_INF)
 			nxt[s] = ENG_NOLINK;
 	ws->fixed[t] = 1;
 	ws->len[t] = 0;
+}
 
-	/* source order: shuffled, then stably by level */
+/* The n sources (every reached switch but t) shuffled by the seed, then
+ * stably by how many earlier layers gave them a non-minimal path; the
+ * result is in ws->bucket (ws->tmp is scratch). */
+static uint32_t *source_order(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
+			      int layer, uint32_t n)
+{
+	const uint32_t *order = ws->order;
 	uint64_t rng = ibf_mix64(c->o->seed ^ ibf_mix64(((uint64_t)d->lid << 8) | (uint64_t)layer));
-	uint32_t n = nreach - 1;
 	uint32_t *sh = ws->tmp, *byl = ws->bucket;
 	for (uint32_t i = 0; i < n; i++)
 		sh[i] = order[i + 1];
@@ -292,7 +294,17 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 		uint32_t lv = ws->level[sh[i]];
 		byl[cnt[lv < nl - 1 ? lv : nl - 1]++] = sh[i];
 	}
+	return byl;
+}
 
+/* In-window paths: each source in turn searches the cheapest path inside
+ * its window into the tree built so far and fixes its prefix (at most cap
+ * sources when cap >= 0). */
+static void window_paths(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, int layer,
+			 const uint16_t *D, uint32_t *nxt, const uint32_t *byl, uint32_t n,
+			 long cap)
+{
+	const struct ibf_fabric *f = c->f;
 	struct srch q;
 	q.t = t;
 	q.layer = layer;
@@ -340,10 +352,17 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 		}
 		charge_path(c, ws, s, P, t, nxt);
 	}
+}
 
-	/* fallbacks: shortest route into the tree.  Only the switches left over
-	 * are scanned: their best fixed neighbour gives a first length; then a
-	 * Dial-style merge of those (sorted) with a FIFO of improvements. */
+/* Fallbacks: shortest route into the tree.  Only the switches left over
+ * are scanned: their best fixed neighbour gives a first length; then a
+ * Dial-style merge of those (sorted) with a FIFO of improvements. */
+static void fallback_paths(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, uint32_t *nxt,
+			   uint32_t nreach)
+{
+	const struct ibf_fabric *f = c->f;
+	const uint32_t *order = ws->order;
+	uint32_t *cnt = ws->bcount;
 	uint32_t *A = ws->tmp, *B = ws->bucket;
 	uint32_t na = 0, nb = 0, ia = 0, ib = 0, maxk = 0;
 	for (uint32_t i = 1; i < nreach; i++) {
@@ -414,68 +433,83 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 		}
 		charge_path(c, ws, x, 1, t, nxt);
 	}
+}
 
-	/* Repair: a fallback whose shortest route into the tree is longer than
-	 * its window (the minimal continuation was taken by in-window paths)
-	 * gets a minimal path instead; switches on it are demoted to minimal
-	 * paths too.  Lengths only shrink, the tree stays a tree. */
+static int too_long(const struct eng_ctx *c, const struct eng_ws *ws, const uint16_t *D, uint32_t s)
+{
+	return ws->len[s] > eng_hi(c, D[s]) && ws->len[s] > (int)D[s];
+}
+
+/* Repair: a fallback whose shortest route into the tree is longer than
+ * its window (the minimal continuation was taken by in-window paths)
+ * gets a minimal path instead; switches on it are demoted to minimal
+ * paths too.  Lengths only shrink, the tree stays a tree. */
+static void repair_long(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const uint16_t *D,
+			uint32_t *nxt, uint32_t nreach)
+{
+	const struct ibf_fabric *f = c->f;
+	const uint32_t *order = ws->order;
 	int nlong = 0;
+	for (uint32_t i = 1; i < nreach; i++)
+		if (too_long(c, ws, D, order[i]))
+			nlong++;
+	if (!nlong)
+		return;
 	for (uint32_t i = 1; i < nreach; i++) {
 		uint32_t s = order[i];
-		if (ws->len[s] > eng_hi(c, D[s]) && ws->len[s] > (int)D[s])
-			nlong++;
-	}
-	if (nlong) {
-		for (uint32_t i = 1; i < nreach; i++) {
-			uint32_t s = order[i];
-			if (!(ws->len[s] > eng_hi(c, D[s]) && ws->len[s] > (int)D[s]))
-				continue;
-			/* walk down: x -> a closer neighbour, until a minimal switch */
-			uint32_t x = s;
-			while (x != t && ws->len[x] != (int)D[x]) {
-				uint32_t best = ENG_NOLINK, bmin = ENG_NOLINK;
-				uint64_t bw = UINT64_MAX, bwm = UINT64_MAX;
-				for (uint32_t e = f->adj_off[x]; e < f->adj_off[x + 1]; e++) {
-					uint32_t u = f->adj[e].nbr;
-					if (D[u] + 1 != D[x])
-						continue;
-					uint64_t w = eng_w(c, ws, e);
-					if (ws->len[u] == (int)D[u] && w < bwm) {
-						bwm = w;
-						bmin = e;
-					}
-					if (w < bw) {
-						bw = w;
-						best = e;
-					}
+		if (!too_long(c, ws, D, s))
+			continue;
+		/* walk down: x -> a closer neighbour, until a minimal switch */
+		uint32_t x = s;
+		while (x != t && ws->len[x] != (int)D[x]) {
+			uint32_t best = ENG_NOLINK, bmin = ENG_NOLINK;
+			uint64_t bw = UINT64_MAX, bwm = UINT64_MAX;
+			for (uint32_t e = f->adj_off[x]; e < f->adj_off[x + 1]; e++) {
+				uint32_t u = f->adj[e].nbr;
+				if (D[u] + 1 != D[x])
+					continue;
+				uint64_t w = eng_w(c, ws, e);
+				if (ws->len[u] == (int)D[u] && w < bwm) {
+					bwm = w;
+					bmin = e;
 				}
-				uint32_t e = bmin != ENG_NOLINK ? bmin : best;
-				nxt[x] = e;
-				ws->len[x] = (int)D[x]; /* provisional; recomputed below */
-				x = f->adj[e].nbr;
+				if (w < bw) {
+					bw = w;
+					best = e;
+				}
 			}
-		}
-		/* recompute lengths along the (possibly changed) next hops */
-		for (uint32_t i = 0; i < nreach; i++)
-			ws->fixed[order[i]] = 0;
-		ws->fixed[t] = 1;
-		ws->len[t] = 0;
-		uint32_t *stk = ws->tmp;
-		for (uint32_t i = 1; i < nreach; i++) {
-			uint32_t x = order[i], n_ = 0;
-			while (!ws->fixed[x]) {
-				stk[n_++] = x;
-				x = f->adj[nxt[x]].nbr;
-			}
-			while (n_) {
-				uint32_t y = stk[--n_];
-				ws->len[y] = ws->len[f->adj[nxt[y]].nbr] + 1;
-				ws->fixed[y] = 1;
-			}
+			uint32_t e = bmin != ENG_NOLINK ? bmin : best;
+			nxt[x] = e;
+			ws->len[x] = (int)D[x]; /* provisional; recomputed below */
+			x = f->adj[e].nbr;
 		}
 	}
+	/* recompute lengths along the (possibly changed) next hops */
+	for (uint32_t i = 0; i < nreach; i++)
+		ws->fixed[order[i]] = 0;
+	ws->fixed[t] = 1;
+	ws->len[t] = 0;
+	uint32_t *stk = ws->tmp;
+	for (uint32_t i = 1; i < nreach; i++) {
+		uint32_t x = order[i], n_ = 0;
+		while (!ws->fixed[x]) {
+			stk[n_++] = x;
+			x = f->adj[nxt[x]].nbr;
+		}
+		while (n_) {
+			uint32_t y = stk[--n_];
+			ws->len[y] = ws->len[f->adj[nxt[y]].nbr] + 1;
+			ws->fixed[y] = 1;
+		}
+	}
+}
 
-	/* account */
+/* Count the layer's pairs: inside the window (the source's level rises),
+ * fallbacks, paths longer than the window. */
+static void account(const struct eng_ctx *c, struct eng_ws *ws, const uint16_t *D, uint32_t nreach,
+		    struct eng_unit_out *out)
+{
+	const uint32_t *order = ws->order;
 	for (uint32_t i = 1; i < nreach; i++) {
 		uint32_t s = order[i];
 		int lo = eng_lo(c, D[s]);
@@ -495,8 +529,28 @@ void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int
 	}
 }
 
+/* Layered (non-minimal) in-tree to t for layer `layer` of destination di:
+ * nxt_all holds the trees of layers 0..layer-1 (layer * S entries) and
+ * receives this layer's tree at nxt_all + layer * S. */
+static void eng_layer_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int layer,
+			   uint32_t nreach, long cap, struct eng_unit_out *out)
+{
+	const struct eng_dest *d = &c->dest[di];
+	uint32_t t = d->t;
+	const uint16_t *D = c->dist + (size_t)t * c->S;
+	uint32_t *nxt = ws->nxt + (size_t)layer * c->S;
+
+	tree_init(c, ws, t, D, nxt, nreach);
+	const uint32_t *byl = source_order(c, ws, d, layer, nreach - 1);
+	window_paths(c, ws, t, layer, D, nxt, byl, nreach - 1, cap);
+	fallback_paths(c, ws, t, nxt, nreach);
+	repair_long(c, ws, t, D, nxt, nreach);
+	account(c, ws, D, nreach, out);
+}
+
 int ibf_route_layered(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
 {
-	return eng_run(f, o, r, rep, err, ENG_LAYERED);
+	static const struct eng_kind kind = { "layered", eng_min_tree, eng_layer_tree };
+	return eng_run(f, o, r, rep, err, &kind);
 }

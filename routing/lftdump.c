@@ -89,14 +89,11 @@ static void ob_fmt(struct obuf *o, const char *fmt, unsigned long long a, unsign
 int ibf_lfts_write_stream(const struct ibf_fabric *f, const struct ibf_routes *r, FILE *fp,
 			  struct ibf_error *err)
 {
-	if (!f->finalized)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
-	if (r->nsw != f->nsw || !r->lft)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "route tables cover %u switches, the fabric has %u", r->nsw,
-				     f->nsw);
+	int rc = ibf_routes_fit(f, r, err);
+	if (rc)
+		return rc;
 	struct ibf_lidmap m;
-	int rc = ibf_lidmap_build(f, &m, err);
+	rc = ibf_lidmap_build(f, &m, err);
 	if (rc)
 		return rc;
 	/* The text after "# " depends only on the LID: build it once.  Lines

@@ -56,5 +56,6 @@ void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const 
 int ibf_route_minimal(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
 {
-	return eng_run(f, o, r, rep, err, ENG_MINIMAL);
+	static const struct eng_kind kind = { "minimal", eng_min_tree, NULL };
+	return eng_run(f, o, r, rep, err, &kind);
 }

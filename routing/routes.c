@@ -47,3 +47,14 @@ void ibf_routes_free(struct ibf_routes *r)
 	r->lmc = 0;
 	r->engine[0] = '\0';
 }
+
+int ibf_routes_fit(const struct ibf_fabric *f, const struct ibf_routes *r, struct ibf_error *err)
+{
+	if (!f->finalized)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
+	if (r->nsw != f->nsw || !r->lft)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "route tables cover %u switches, the fabric has %u", r->nsw,
+				     f->nsw);
+	return 0;
+}

@@ -19,7 +19,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { ST_UNKNOWN = 0, ST_OK = 1, ST_BAD = 2, ST_ONSTACK = 3, ST_NEW = 4 };
 
@@ -37,13 +36,6 @@ struct stab {
 	uint8_t *graft;		/* [nsw] port of a new switch into the kept tree */
 	uint32_t dist_of;	/* destination switch dist[] holds, UINT32_MAX none */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Old switch index of every new switch, by node GUID. */
 static int map_switches(struct stab *st, struct ibf_error *err)
@@ -403,7 +395,7 @@ int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const str
 static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_route_opts *o,
 		      const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err)
 {
-	double t0 = now_s();
+	double t0 = ibf_now();
 	const struct ibf_fabric *f = st->f;
 	const struct ibf_routes *old = st->old;
 	st->dist_of = UINT32_MAX;
@@ -451,7 +443,7 @@ static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_ro
 				ibf_lft(r, s)[lid] != ibf_lft(old, (uint32_t)st->oldsw[s])[lid];
 		}
 	}
-	R.seconds = now_s() - t0;
+	R.seconds = ibf_now() - t0;
 	if (rep)
 		*rep = R;
 	return 0;
@@ -462,7 +454,7 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 		     struct ibf_routes *r, struct ibf_route_report *rrep,
 		     struct ibf_stable_report *srep, struct ibf_error *err)
 {
-	double t0 = now_s();
+	double t0 = ibf_now();
 	uint32_t max_lid = ibf_max_lid(f);
 	uint8_t *keep = calloc((size_t)max_lid + 1, 1);
 	if (!keep)
@@ -483,6 +475,6 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 	stab_free(&st);
 	free(keep);
 	if (!rc && srep)
-		srep->seconds = now_s() - t0;
+		srep->seconds = ibf_now() - t0;
 	return rc;
 }

@@ -299,37 +299,13 @@ void ibf_path_stats_free(struct ibf_path_stats *st)
 	memset(st, 0, sizeof(*st));
 }
 
-int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *r,
-			   struct ibf_path_stats *st, struct ibf_error *err)
+/* End ports per switch and each switch's representative end port (node
+ * order, then port order: the first one seen). */
+static void switch_hosts(const struct ibf_fabric *f, uint32_t *hosts, int32_t *rep_node,
+			 uint8_t *rep_port)
 {
-	memset(st, 0, sizeof(*st));
-	if (!f->finalized)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
-	if (r->nsw != f->nsw || !r->lft)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "route tables cover %u switches, the fabric has %u", r->nsw,
-				     f->nsw);
-	if (r->lmc < 0 || r->lmc > 7)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "LMC %d out of range", r->lmc);
-	const uint32_t nsw = f->nsw;
-	const uint32_t nadj = f->adj_off[nsw];
-	const int L = 1 << r->lmc;
-	struct ibf_lidmap m;
-	int rc = ibf_lidmap_build(f, &m, err);
-	if (rc)
-		return rc;
-	uint32_t *hosts = calloc((size_t)nsw + 1, sizeof(*hosts));
-	int32_t *rep_node = malloc(((size_t)nsw + 1) * sizeof(*rep_node));
-	uint8_t *rep_port = calloc((size_t)nsw + 1, 1);
-	const int32_t *portlinks = f->port_adj;
-	struct st_thread *th = NULL;
-	int nth = 0;
-	if (!hosts || !rep_node || !rep_port || !portlinks)
-		goto nomem;
-	for (uint32_t s = 0; s < nsw; s++)
+	for (uint32_t s = 0; s < f->nsw; s++)
 		rep_node[s] = -1;
-	/* node order, then port order: the first end port seen at a switch is
-	 * its representative */
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct ibf_node *n = &f->nodes[i];
 		if (n->type == IBF_NODE_SWITCH)
@@ -346,6 +322,121 @@ int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *
 			}
 		}
 	}
+}
+
+/* Run the workers over the shared job (a worker that cannot start runs on
+ * the caller's thread).  0, or -1 when one ran out of memory. */
+static int run_workers(struct st_thread *th, int nth)
+{
+	int started = 0;
+	for (int i = 1; i < nth; i++) {
+		if (pthread_create(&th[i].tid, NULL, st_worker, &th[i]) != 0)
+			break;
+		started = i;
+	}
+	st_worker(&th[0]);
+	for (int i = started + 1; i < nth; i++)
+		st_worker(&th[i]);
+	for (int i = 1; i <= started; i++)
+		pthread_join(th[i].tid, NULL);
+	for (int i = 0; i < nth; i++)
+		if (th[i].rc)
+			return -1;
+	return 0;
+}
+
+/* Sum the threads' counts and histograms into st (thread order: the
+ * result does not depend on the thread count). */
+static int gather(struct ibf_path_stats *st, const struct st_thread *th, int nth, uint32_t nsw,
+		  uint32_t nadj, int L)
+{
+	st->layers = L;
+	st->nlinks = nadj;
+	uint32_t max_len = 0;
+	for (int i = 0; i < nth; i++)
+		if (th[i].max_len > max_len)
+			max_len = th[i].max_len;
+	st->max_len = max_len;
+	st->len_hist = calloc((size_t)L * (max_len + 1), sizeof(uint64_t));
+	st->disjoint_hist = calloc((size_t)L + 1, sizeof(uint64_t));
+	st->link_load = calloc((size_t)nadj + 1, sizeof(uint64_t));
+	if (!st->len_hist || !st->disjoint_hist || !st->link_load)
+		return -1;
+	for (int i = 0; i < nth; i++) {
+		const struct st_thread *t = &th[i];
+		st->pairs += t->pairs;
+		st->pair_paths += t->pair_paths;
+		st->pair_failed += t->pair_failed;
+		st->unrouted += t->unrouted;
+		for (int l = 0; l < L; l++)
+			for (uint32_t h = 0; h <= max_len; h++)
+				st->len_hist[(size_t)l * (max_len + 1) + h] +=
+					t->len_hist[(size_t)l * (nsw + 1) + h];
+		for (int k = 0; k <= L; k++)
+			st->disjoint_hist[k] += t->disj_hist[k];
+		for (uint32_t a = 0; a < nadj; a++)
+			st->link_load[a] += t->load[a];
+	}
+	return 0;
+}
+
+/* Shares of pairs with >= k edge-disjoint paths; link load spread. */
+static void summarize(struct ibf_path_stats *st, uint32_t nadj, int L)
+{
+	for (int k = 0; k <= 8; k++) {
+		uint64_t ge = 0;
+		for (int j = k; j <= L; j++)
+			ge += st->disjoint_hist[j];
+		st->share_ge[k] = st->pairs ? (double)ge / (double)st->pairs : 0.0;
+	}
+	if (!nadj)
+		return;
+	double sum = 0, mn = (double)st->link_load[0], mx = mn;
+	for (uint32_t a = 0; a < nadj; a++) {
+		double x = (double)st->link_load[a];
+		sum += x;
+		if (x < mn)
+			mn = x;
+		if (x > mx)
+			mx = x;
+	}
+	double mean = sum / nadj, var = 0;
+	for (uint32_t a = 0; a < nadj; a++) {
+		double dx = (double)st->link_load[a] - mean;
+		var += dx * dx;
+	}
+	var /= nadj;
+	st->link_min = mn;
+	st->link_max = mx;
+	st->link_mean = mean;
+	st->link_cv = mean > 0 ? sqrt(var) / mean : 0.0;
+}
+
+int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *r,
+			   struct ibf_path_stats *st, struct ibf_error *err)
+{
+	memset(st, 0, sizeof(*st));
+	int rc = ibf_routes_fit(f, r, err);
+	if (rc)
+		return rc;
+	if (r->lmc < 0 || r->lmc > 7)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "LMC %d out of range", r->lmc);
+	const uint32_t nsw = f->nsw;
+	const uint32_t nadj = f->adj_off[nsw];
+	const int L = 1 << r->lmc;
+	struct ibf_lidmap m;
+	rc = ibf_lidmap_build(f, &m, err);
+	if (rc)
+		return rc;
+	uint32_t *hosts = calloc((size_t)nsw + 1, sizeof(*hosts));
+	int32_t *rep_node = malloc(((size_t)nsw + 1) * sizeof(*rep_node));
+	uint8_t *rep_port = calloc((size_t)nsw + 1, 1);
+	const int32_t *portlinks = f->port_adj;
+	struct st_thread *th = NULL;
+	int nth = 0;
+	if (!hosts || !rep_node || !rep_port || !portlinks)
+		goto nomem;
+	switch_hosts(f, hosts, rep_node, rep_port);
 
 	struct st_shared sh = {
 		.f = f,
@@ -376,76 +467,9 @@ int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *
 		if (!th[i].len_hist || !th[i].disj_hist || !th[i].load)
 			goto nomem;
 	}
-	int started = 0;
-	for (int i = 1; i < nth; i++) {
-		if (pthread_create(&th[i].tid, NULL, st_worker, &th[i]) != 0)
-			break;
-		started = i;
-	}
-	st_worker(&th[0]);
-	for (int i = started + 1; i < nth; i++)
-		st_worker(&th[i]);
-	for (int i = 1; i <= started; i++)
-		pthread_join(th[i].tid, NULL);
-	for (int i = 0; i < nth; i++)
-		if (th[i].rc)
-			goto nomem;
-
-	/* gather */
-	st->layers = L;
-	st->nlinks = nadj;
-	uint32_t max_len = 0;
-	for (int i = 0; i < nth; i++)
-		if (th[i].max_len > max_len)
-			max_len = th[i].max_len;
-	st->max_len = max_len;
-	st->len_hist = calloc((size_t)L * (max_len + 1), sizeof(uint64_t));
-	st->disjoint_hist = calloc((size_t)L + 1, sizeof(uint64_t));
-	st->link_load = calloc((size_t)nadj + 1, sizeof(uint64_t));
-	if (!st->len_hist || !st->disjoint_hist || !st->link_load)
+	if (run_workers(th, nth) || gather(st, th, nth, nsw, nadj, L))
 		goto nomem;
-	for (int i = 0; i < nth; i++) {
-		struct st_thread *t = &th[i];
-		st->pairs += t->pairs;
-		st->pair_paths += t->pair_paths;
-		st->pair_failed += t->pair_failed;
-		st->unrouted += t->unrouted;
-		for (int l = 0; l < L; l++)
-			for (uint32_t h = 0; h <= max_len; h++)
-				st->len_hist[(size_t)l * (max_len + 1) + h] +=
-					t->len_hist[(size_t)l * (nsw + 1) + h];
-		for (int k = 0; k <= L; k++)
-			st->disjoint_hist[k] += t->disj_hist[k];
-		for (uint32_t a = 0; a < nadj; a++)
-			st->link_load[a] += t->load[a];
-	}
-	for (int k = 0; k <= 8; k++) {
-		uint64_t ge = 0;
-		for (int j = k; j <= L; j++)
-			ge += st->disjoint_hist[j];
-		st->share_ge[k] = st->pairs ? (double)ge / (double)st->pairs : 0.0;
-	}
-	if (nadj) {
-		double sum = 0, mn = (double)st->link_load[0], mx = mn;
-		for (uint32_t a = 0; a < nadj; a++) {
-			double x = (double)st->link_load[a];
-			sum += x;
-			if (x < mn)
-				mn = x;
-			if (x > mx)
-				mx = x;
-		}
-		double mean = sum / nadj, var = 0;
-		for (uint32_t a = 0; a < nadj; a++) {
-			double dx = (double)st->link_load[a] - mean;
-			var += dx * dx;
-		}
-		var /= nadj;
-		st->link_min = mn;
-		st->link_max = mx;
-		st->link_mean = mean;
-		st->link_cv = mean > 0 ? sqrt(var) / mean : 0.0;
-	}
+	summarize(st, nadj, L);
 	rc = 0;
 	goto out;
 nomem:

@@ -413,14 +413,11 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 		    struct ibf_check_report *rep, struct ibf_error *err)
 {
 	memset(rep, 0, sizeof(*rep));
-	if (!f->finalized)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
-	if (r->nsw != f->nsw || !r->lft)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "route tables cover %u switches, the fabric has %u", r->nsw,
-				     f->nsw);
+	int rc = ibf_routes_fit(f, r, err);
+	if (rc)
+		return rc;
 	struct ibf_lidmap m;
-	int rc = ibf_lidmap_build(f, &m, err);
+	rc = ibf_lidmap_build(f, &m, err);
 	if (rc)
 		return rc;
 	uint32_t *w = calloc((size_t)f->nsw + 1, sizeof(*w));

@@ -34,6 +34,18 @@ enum ibf_psim_arb {
 	IBF_PSIM_ARB_AGE = 1, /* oldest packet (generation time) first */
 };
 
+/* Timed message streams: phases of messages (host indices as
+ * ibf_sim_net_init numbers them); phase k is msg[off[k] .. off[k + 1] - 1]. */
+struct ibf_psim_msg {
+	uint32_t src, dst;
+	uint64_t bytes;
+};
+struct ibf_psim_stream {
+	uint32_t nphases;
+	const uint32_t *off; /* [nphases + 1] */
+	const struct ibf_psim_msg *msg;
+};
+
 struct ibf_psim_opts {
 	uint64_t seed;
 	double load;	       /* offered load per host, fraction of its link rate (0..1] */
@@ -61,6 +73,15 @@ struct ibf_psim_opts {
 	 * host without destinations stays silent.  off has nhosts + 1 entries. */
 	const uint32_t *traffic_off, *traffic_dst;
 	uint32_t traffic_nhosts;
+	/* message streams instead of open-loop traffic (NULL: off): phase 0
+	 * starts at time 0, every phase starts when the previous phase's
+	 * messages are all delivered; each host sends its messages of the
+	 * phase at once, packet by packet in turn over them (MTU payload, the
+	 * last packet of a message shorter), paced at `load` x its link rate
+	 * and waiting (not dropping) while its queue holds srcq_max packets.
+	 * The run stops after the last phase, or at warmup + measure + drain
+	 * (the window starts at 0).  Not with the node model. */
+	const struct ibf_psim_stream *stream;
 	/* node model (accels > 0): every end port is the NIC of a node of
 	 * `accels` accelerators on an intra-node switch; the accelerators send
 	 * open-loop messages at `load` x acc_gbps (payload), split into
@@ -92,6 +113,12 @@ struct ibf_psim_opts {
 				* in (before aggregation) and out (after the split); one
 				* packet at a time per direction (default 0: none) */
 	double agg_timeout_ns;	 /* NIC: seal a partly filled fabric packet after (default 200) */
+	double acc_pkt_ns;	 /* an accelerator link (either way) is busy at least this long
+				  * per intra-node packet: a packet-rate limit (default 0) */
+	int node_vls;		 /* with node_buf_bytes: 1 (default): one queue per intra-node
+				  * link; 2: intra-node and inter-node packets on their own
+				  * VL, each with its own FIFO and node_buf_bytes of credits
+				  * per queue, the link serving the VLs in turn */
 };
 void ibf_psim_opts_default(struct ibf_psim_opts *o);
 
@@ -157,6 +184,10 @@ struct ibf_psim_result {
 	double comp_inter[7];
 	double comp_intra[2]; /* intra-node packets: source accelerator, intra-node network */
 	double agg_mean;      /* intra-node packets per fabric packet */
+	/* message streams: completion time of each phase (ns from its start,
+	 * -1: not finished), owned; phases_done of nphases finished */
+	uint32_t nphases, phases_done;
+	double *phase_ns;
 	/* deadlock */
 	int deadlock;		/* 1: detected (the run stopped there) */
 	double deadlock_ns;	/* simulated time of the detection */
@@ -179,6 +210,37 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 				int vls, FILE *out);
 void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psim_result *res,
 				int vls, FILE *out);
+
+/* An SVG figure of n runs (load[k] gave res[k]): accepted throughput against
+ * the offered load (intra-node, inter-node and total Gb/s with the node
+ * model, accepted payload Gb/s without) and per load point a stacked bar of
+ * the seven mean latency components of the inter-node packets (without the
+ * node model: mean latency, p99 as a tick).  Points and bar segments carry
+ * data-series/data-component, data-load and data-value attributes.  title
+ * may be NULL. */
+void ibf_psim_svg_write(FILE *out, const char *title, const double *load,
+			const struct ibf_psim_result *res, int n);
+
+/* Export to CODES (docs/simulation.md, "Export to CODES"): when the fabric
+ * is wired as the fat tree CODES's `fattree` model builds (2 or 3 levels,
+ * radix = 2 x hosts per leaf, ft_type 0, tapering 1), write into dir
+ * (created if missing): codes-fattree.conf (the model's config, static
+ * routing), one 0x<switch guid>.lft per switch (the fabric's LFT entries for
+ * every host's base LID in CODES's port numbering), codes-map.csv (every
+ * CODES switch port and the fabric port it stands for), traffic.txt (the
+ * pattern's flows, when o->traffic_off is set) and run-codes.sh.  A fabric
+ * of another shape or a missing route is IBF_EINVAL with the reason, before
+ * anything is written. */
+struct ibf_psim_codes_info {
+	int levels, radix;
+	uint32_t routers, terminals, links; /* links: switch-to-switch cables */
+	uint64_t lft_rows, flows;
+	int mixed_rates; /* the fabric has more than one switch or host link rate */
+	char folder[4096]; /* dir as an absolute path (the config's routing_folder) */
+};
+int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r,
+			  const struct ibf_psim_opts *o, const char *dir,
+			  struct ibf_psim_codes_info *info, struct ibf_error *err);
 
 #ifdef __cplusplus
 }

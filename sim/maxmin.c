@@ -119,44 +119,23 @@ static void *trace_job(void *arg)
 	return NULL;
 }
 
-int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
-		  const struct ibf_sim_phase *ph, const struct ibf_sim_layer_policy *lp,
-		  struct sim_inc *in, struct ibf_error *err)
+/* Layer choices of every flow, in flow order (rr counts per source):
+ * first layer l0[i] and number of layers nls[i] (0: a local flow). */
+static int choose_layers(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
+			 const struct ibf_sim_phase *ph, const struct ibf_sim_layer_policy *lp,
+			 uint8_t *l0, uint8_t *nls, uint32_t *rr, uint64_t *local,
+			 struct ibf_error *err)
 {
-	memset(in, 0, sizeof(*in));
-	uint64_t nf = ph->nflows;
-	if (n->nlinks >= SIM_MAX_LINKS)
-		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-				     "%u ports: the simulator handles fewer than %u", n->nlinks,
-				     SIM_MAX_LINKS);
-	uint8_t *l0 = malloc(nf ? nf : 1), *nls = malloc(nf ? nf : 1);
-	uint16_t *cnt = malloc((nf ? nf : 1) * sizeof(uint16_t));
-	uint32_t *rr = calloc(pl->nranks ? pl->nranks : 1, sizeof(uint32_t));
-	int T = n->threads > 0 ? n->threads : 1;
-	if (T > 64)
-		T = 64;
-	if ((uint64_t)T > nf / 4096 + 1)
-		T = (int)(nf / 4096 + 1);
-	struct tjob job[64];
-	memset(job, 0, sizeof(job));
-	int rc = 0;
-	if (!l0 || !nls || !cnt || !rr) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	/* layer choices, in flow order (rr counts per source) */
 	uint64_t rnd = lp->seed ^ 0x6a09e667f3bcc909ull;
-	for (uint64_t i = 0; i < nf; i++) {
+	for (uint64_t i = 0; i < ph->nflows; i++) {
 		const struct ibf_sim_flow *fl = &ph->flow[i];
-		if (fl->src >= pl->nranks || fl->dst >= pl->nranks) {
-			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-					   "flow %llu names rank %u of %u", (unsigned long long)i,
-					   fl->src > fl->dst ? fl->src : fl->dst, pl->nranks);
-			goto out;
-		}
+		if (fl->src >= pl->nranks || fl->dst >= pl->nranks)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "flow %llu names rank %u of %u", (unsigned long long)i,
+					     fl->src > fl->dst ? fl->src : fl->dst, pl->nranks);
 		uint32_t a = pl->host[fl->src], b = pl->host[fl->dst];
 		if (a == b) {
-			in->local++;
+			(*local)++;
 			nls[i] = 0;
 			continue;
 		}
@@ -195,21 +174,18 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 		l0[i] = (uint8_t)first;
 		nls[i] = (uint8_t)(nl > 128 ? 128 : nl);
 	}
-	/* trace in T contiguous slices */
+	return 0;
+}
+
+/* Trace the flows in T contiguous slices (a slice whose thread cannot
+ * start is traced here). */
+static void trace_slices(struct tjob *job, int T)
+{
 	pthread_t tid[64];
 	int started[64] = { 0 };
-	for (int t = 0; t < T; t++) {
-		job[t] = (struct tjob){ .n = n,
-					.pl = pl,
-					.ph = ph,
-					.l0 = l0,
-					.nl = nls,
-					.cnt = cnt,
-					.lo = nf * (uint64_t)t / (uint64_t)T,
-					.hi = nf * (uint64_t)(t + 1) / (uint64_t)T };
-		if (t > 0 && pthread_create(&tid[t], NULL, trace_job, &job[t]) == 0)
+	for (int t = 1; t < T; t++)
+		if (pthread_create(&tid[t], NULL, trace_job, &job[t]) == 0)
 			started[t] = 1;
-	}
 	trace_job(&job[0]);
 	for (int t = 1; t < T; t++) {
 		if (started[t])
@@ -217,16 +193,21 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 		else
 			trace_job(&job[t]);
 	}
-	uint64_t bad = 0, ninc = 0;
+}
+
+/* Undelivered flows as an error naming the first three in flow order;
+ * *ninc: the incidences of all slices. */
+static int check_slices(const struct tjob *job, int T, const struct ibf_sim_placement *pl,
+			const struct ibf_sim_phase *ph, uint64_t *ninc, struct ibf_error *err)
+{
+	uint64_t bad = 0;
 	char list[IBF_ERR_MSG_MAX] = "";
 	size_t ll = 0;
 	int listed = 0;
+	*ninc = 0;
 	for (int t = 0; t < T; t++) {
-		if (job[t].oom) {
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			goto out;
-		}
-		/* name the first three undelivered flows, in flow order */
+		if (job[t].oom)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		for (uint64_t k = 0; k < job[t].bad && k < 3 && listed < 3; k++, listed++) {
 			const struct ibf_sim_flow *fl = &ph->flow[job[t].bad_flow[k]];
 			int w = snprintf(list + ll, sizeof(list) - ll,
@@ -237,23 +218,27 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 				ll += (size_t)w;
 		}
 		bad += job[t].bad;
-		ninc += job[t].ninc;
+		*ninc += job[t].ninc;
 	}
-	if (bad) {
-		rc = ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
-				   "%llu flow(s) not delivered by the tables: %s%s",
-				   (unsigned long long)bad, list, bad > 3 ? "; ..." : "");
-		goto out;
-	}
-	/* join the slices: grow the first (mremap for large blocks), append */
+	if (bad)
+		return ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
+				     "%llu flow(s) not delivered by the tables: %s%s",
+				     (unsigned long long)bad, list, bad > 3 ? "; ..." : "");
+	return 0;
+}
+
+/* Join the slices' incidences (grow the first, append the others) and
+ * index the non-local flows: offsets, demands, phase positions. */
+static int join_slices(struct sim_inc *in, struct tjob *job, int T, uint64_t ninc,
+		       const struct ibf_sim_phase *ph, const uint8_t *nls, const uint16_t *cnt,
+		       struct ibf_error *err)
+{
 	in->inc = job[0].inc;
 	job[0].inc = NULL;
 	if (T > 1 || !in->inc) {
 		uint32_t *ni = realloc(in->inc, (ninc ? ninc : 1) * sizeof(uint32_t));
-		if (!ni) {
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			goto out;
-		}
+		if (!ni)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		in->inc = ni;
 	}
 	uint64_t at = job[0].ninc;
@@ -265,14 +250,12 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 		job[t].inc = NULL;
 	}
 	in->ninc = ninc;
-	uint64_t nn = nf - in->local;
+	uint64_t nf = ph->nflows, nn = nf - in->local;
 	in->off = malloc((nn + 1) * sizeof(uint64_t));
 	in->demand = malloc((nn ? nn : 1) * sizeof(double));
 	in->index = in->local ? malloc((nn ? nn : 1) * sizeof(uint64_t)) : NULL;
-	if (!in->off || !in->demand || (in->local && !in->index)) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
+	if (!in->off || !in->demand || (in->local && !in->index))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	in->off[0] = 0;
 	for (uint64_t i = 0; i < nf; i++) {
 		if (!nls[i])
@@ -283,6 +266,50 @@ int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *p
 		in->off[in->nf + 1] = in->off[in->nf] + cnt[i];
 		in->nf++;
 	}
+	return 0;
+}
+
+int sim_inc_build(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
+		  const struct ibf_sim_phase *ph, const struct ibf_sim_layer_policy *lp,
+		  struct sim_inc *in, struct ibf_error *err)
+{
+	memset(in, 0, sizeof(*in));
+	uint64_t nf = ph->nflows;
+	if (n->nlinks >= SIM_MAX_LINKS)
+		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
+				     "%u ports: the simulator handles fewer than %u", n->nlinks,
+				     SIM_MAX_LINKS);
+	uint8_t *l0 = malloc(nf ? nf : 1), *nls = malloc(nf ? nf : 1);
+	uint16_t *cnt = malloc((nf ? nf : 1) * sizeof(uint16_t));
+	uint32_t *rr = calloc(pl->nranks ? pl->nranks : 1, sizeof(uint32_t));
+	int T = n->threads > 0 ? n->threads : 1;
+	if (T > 64)
+		T = 64;
+	if ((uint64_t)T > nf / 4096 + 1)
+		T = (int)(nf / 4096 + 1);
+	struct tjob job[64];
+	memset(job, 0, sizeof(job));
+	int rc = 0;
+	uint64_t ninc = 0;
+	if (!l0 || !nls || !cnt || !rr) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	if ((rc = choose_layers(n, pl, ph, lp, l0, nls, rr, &in->local, err)))
+		goto out;
+	for (int t = 0; t < T; t++)
+		job[t] = (struct tjob){ .n = n,
+					.pl = pl,
+					.ph = ph,
+					.l0 = l0,
+					.nl = nls,
+					.cnt = cnt,
+					.lo = nf * (uint64_t)t / (uint64_t)T,
+					.hi = nf * (uint64_t)(t + 1) / (uint64_t)T };
+	trace_slices(job, T);
+	if ((rc = check_slices(job, T, pl, ph, &ninc, err)))
+		goto out;
+	rc = join_slices(in, job, T, ninc, ph, nls, cnt, err);
 out:
 	for (int t = 0; t < T; t++)
 		free(job[t].inc);

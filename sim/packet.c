@@ -126,11 +126,12 @@ struct ipkt {
 
 /* node model: an intra-node link (a FIFO server) */
 struct nlink {
-	int32_t qhead, qtail;
-	int32_t cur;	/* packet being sent, -1 */
-	uint32_t rate;	/* 0.1 Gb/s */
-	uint64_t fixed; /* NIC processing: ps per packet instead of a rate */
-	uint32_t used;	/* bytes queued for it or on it (bounded queues only) */
+	int32_t qhead[2], qtail[2]; /* per node VL (node_vls): 0 intra-, 1 inter-node */
+	int32_t cur;		    /* packet being sent, -1 */
+	uint32_t rate;		    /* 0.1 Gb/s */
+	uint64_t fixed;		    /* NIC processing: ps per packet instead of a rate */
+	uint32_t used[2]; /* bytes queued for it or on it per VL (bounded queues only) */
+	uint8_t rrv;	  /* VL served last */
 };
 
 /* node model: a NIC's fabric packet under construction for one node */
@@ -186,6 +187,7 @@ struct psim {
 	const struct ibf_sl_table *sl;
 	const struct ibf_sl2vl_table *s2v;
 	const struct ibf_psim_opts *o;
+	struct pstream *st; /* message streams (o->stream), NULL */
 	struct ibf_psim_result *res;
 	uint32_t V, np, nh;
 	uint32_t vsh;	    /* FIFO index = port << vsh | VL */
@@ -677,9 +679,13 @@ static int arb_port(struct psim *s, uint32_t g)
 
 static void ip_drop_list(struct psim *s, int32_t c);
 
+static int stream_done(struct psim *s);
+
 static void drop_pkt(struct psim *s, int32_t i)
 {
 	s->res->unroutable++;
+	if (s->st)
+		stream_done(s); /* a lost packet still ends its part of the phase */
 	if ((s->pk[i].flags & PK_MEASURED) && !s->K)
 		s->outstanding--;
 	ip_drop_list(s, s->pk[i].cargo);
@@ -754,8 +760,13 @@ static int dpush(double **a, size_t *n, size_t *cap, double v)
 	return 0;
 }
 
+static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes);
+static int stream_gen(struct psim *s, uint32_t h);
+
 static int ev_gen(struct psim *s, uint32_t h)
 {
+	if (s->st)
+		return stream_gen(s, h);
 	struct host *H = &s->host[h];
 	uint64_t now = s->now;
 	/* the next one: exponential gap */
@@ -773,11 +784,20 @@ static int ev_gen(struct psim *s, uint32_t h)
 		if (d >= h)
 			d++;
 	}
+	return host_send(s, h, d, s->bytes);
+}
+
+/* Host h creates a packet of `bytes` wire bytes for host d (a random LID
+ * layer) and queues it, or drops it when its queue is full. */
+static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
+{
+	struct host *H = &s->host[h];
+	uint64_t now = s->now;
 	uint32_t layer = (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
 	s->res->generated++;
 	int win = in_window(s, now);
 	if (win)
-		s->win_gen_bytes += s->bytes;
+		s->win_gen_bytes += bytes;
 	if (H->qlen >= s->o->srcq_max) {
 		s->res->src_dropped++;
 		return 0;
@@ -792,7 +812,7 @@ static int ev_gen(struct psim *s, uint32_t h)
 	p->src = h;
 	p->dst = d;
 	p->dlid = s->host[d].lid + layer;
-	p->bytes = (uint16_t)s->bytes;
+	p->bytes = (uint16_t)bytes;
 	p->cargo = PK_NONE;
 	p->sl = host_sl(s, h, p->dlid);
 	p->vl = s->vl0[p->sl & 15];
@@ -908,6 +928,8 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 		rc = dpush(&s->lat, &s->nlat, &s->caplat, (double)(s->now - p->birth) / 1000.0);
 		s->hop_sum += p->swhops;
 	}
+	if (s->st && !rc)
+		rc = stream_done(s);
 	/* node model: the destination NIC splits the packet */
 	for (int32_t c = p->cargo, nx; c != PK_NONE && !rc; c = nx) {
 		nx = s->ip[c].next;
@@ -917,6 +939,148 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 	}
 	pk_free(s, i);
 	return rc;
+}
+
+/* ------------------------------------------------------------ message streams */
+
+/* The current phase's messages sorted by source: host h sends msgs
+ * [off[h], off[h + 1]), `left` bytes each still to packetise, taken in
+ * turn from cur[h]. */
+struct pstream {
+	uint32_t phase;
+	uint64_t start;	  /* ps, the phase's start */
+	uint64_t pending; /* packets of the phase not delivered or dropped */
+	uint32_t *off, *cur, *dst;
+	uint64_t *left;
+	double *done_ns;
+};
+
+static int stream_start(struct psim *s)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t a = in->off[st->phase], b = in->off[st->phase + 1];
+	memset(st->off, 0, (s->nh + 1) * sizeof(*st->off));
+	for (uint32_t k = a; k < b; k++)
+		st->off[in->msg[k].src + 1]++;
+	for (uint32_t h = 0; h < s->nh; h++) {
+		st->off[h + 1] += st->off[h];
+		st->cur[h] = st->off[h];
+	}
+	st->start = s->now;
+	st->pending = 0;
+	for (uint32_t k = a; k < b; k++) {
+		const struct ibf_psim_msg *m = &in->msg[k];
+		uint32_t j = st->cur[m->src]++;
+		st->dst[j] = m->dst;
+		st->left[j] = m->bytes;
+		st->pending += (m->bytes + s->o->mtu_payload - 1) / s->o->mtu_payload;
+	}
+	int rc = 0;
+	for (uint32_t h = 0; h < s->nh && !rc; h++) {
+		st->cur[h] = st->off[h];
+		if (st->off[h + 1] > st->off[h])
+			rc = push(s, s->now, EV_GEN, h, 0);
+	}
+	/* a phase without packets ends at once */
+	return rc ? rc : st->pending ? 0 : stream_done(s);
+}
+
+/* One packet of host h's next message with bytes left, in turn. */
+static int stream_gen(struct psim *s, uint32_t h)
+{
+	struct pstream *st = s->st;
+	struct host *H = &s->host[h];
+	uint32_t a = st->off[h], b = st->off[h + 1], j = st->cur[h];
+	for (uint32_t n = 0; n < b - a && !st->left[j]; n++)
+		j = j + 1 < b ? j + 1 : a;
+	if (!st->left[j])
+		return 0; /* all sent: the host waits for the next phase */
+	if (H->qlen >= s->o->srcq_max)
+		return push(s, s->now + H->gap_ps, EV_GEN, h, 0);
+	uint32_t pay = st->left[j] < s->o->mtu_payload ? (uint32_t)st->left[j] : s->o->mtu_payload;
+	st->left[j] -= pay;
+	st->cur[h] = j + 1 < b ? j + 1 : a;
+	uint32_t bytes = pay + s->o->hdr_bytes;
+	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
+	int rc = push(s, s->now + (gap ? gap : 1), EV_GEN, h, 0);
+	return rc ? rc : host_send(s, h, st->dst[j], bytes);
+}
+
+/* A packet of the phase was delivered (or dropped). */
+static int stream_done(struct psim *s)
+{
+	struct pstream *st = s->st;
+	if (st->pending && --st->pending)
+		return 0;
+	st->done_ns[st->phase] = (double)(s->now - st->start) / 1000.0;
+	if (++st->phase < s->o->stream->nphases)
+		return stream_start(s);
+	s->stop = 1;
+	return 0;
+}
+
+static int stream_setup(struct psim *s, struct ibf_error *err)
+{
+	const struct ibf_psim_stream *in = s->o->stream;
+	if (s->K)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams drive hosts, not the node model");
+	if (!in->nphases)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "message streams: no phases");
+	uint32_t most = 0;
+	for (uint32_t k = 0; k < in->nphases; k++) {
+		if (in->off[k + 1] - in->off[k] > most)
+			most = in->off[k + 1] - in->off[k];
+		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++)
+			if (in->msg[m].src >= s->nh || in->msg[m].dst >= s->nh ||
+			    in->msg[m].src == in->msg[m].dst || !in->msg[m].bytes)
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "message streams: phase %u has a message "
+						     "%u -> %u of %llu bytes",
+						     k, in->msg[m].src, in->msg[m].dst,
+						     (unsigned long long)in->msg[m].bytes);
+	}
+	struct pstream *st = calloc(1, sizeof(*st));
+	s->st = st;
+	if (st) {
+		st->off = calloc(s->nh + 1, sizeof(*st->off));
+		st->cur = calloc(s->nh + 1, sizeof(*st->cur));
+		st->dst = malloc((most ? most : 1) * sizeof(*st->dst));
+		st->left = malloc((most ? most : 1) * sizeof(*st->left));
+		st->done_ns = malloc(in->nphases * sizeof(*st->done_ns));
+	}
+	if (!st || !st->off || !st->cur || !st->dst || !st->left || !st->done_ns)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t k = 0; k < in->nphases; k++)
+		st->done_ns[k] = -1;
+	/* the window starts at 0 and ends at warm-up + measure as before */
+	s->w0 = 0;
+	if (stream_start(s))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return 0;
+}
+
+static void stream_finish(struct psim *s)
+{
+	struct ibf_psim_result *res = s->res;
+	res->nphases = s->o->stream->nphases;
+	res->phases_done = s->st->phase;
+	res->phase_ns = s->st->done_ns;
+	s->st->done_ns = NULL;
+}
+
+static void stream_free(struct psim *s)
+{
+	if (!s->st)
+		return;
+	free(s->st->off);
+	free(s->st->cur);
+	free(s->st->dst);
+	free(s->st->left);
+	free(s->st->done_ns);
+	free(s->st);
+	s->st = NULL;
 }
 
 /* ------------------------------------------------------------ node model */
@@ -951,6 +1115,18 @@ static void ip_drop_list(struct psim *s, int32_t c)
 
 static int nl_start(struct psim *s, uint32_t L);
 
+/* The node VL of an intra-node packet: with node_vls 2 the packets that
+ * leave or enter the node have their own queues and credits (VL 1). */
+static inline uint32_t nl_vl(const struct psim *s, const struct ipkt *p)
+{
+	return s->o->node_vls > 1 ? p->inter : 0;
+}
+
+static inline int nl_queued(const struct nlink *l)
+{
+	return l->qhead[0] != PK_NONE || l->qhead[1] != PK_NONE;
+}
+
 /* Node back-pressure (node_buf_bytes > 0): the bounded queue packet i
  * enters after link L (-1: none, -2: its NIC). */
 static int64_t nl_next(const struct psim *s, uint32_t L, const struct ipkt *p)
@@ -974,43 +1150,59 @@ static int nl_wake(struct psim *s, uint32_t h, int64_t L)
 	int rc = 0;
 	if (L < 0) {
 		struct nlink *t = &s->nl[base + 2 * K];
-		if (t->cur == PK_NONE && t->qhead != PK_NONE)
+		if (t->cur == PK_NONE && nl_queued(t))
 			rc = nl_start(s, base + 2 * K);
 		return rc;
 	}
 	for (uint32_t j = 0; j < K && !rc; j++)
-		if (s->nl[base + j].cur == PK_NONE && s->nl[base + j].qhead != PK_NONE)
+		if (s->nl[base + j].cur == PK_NONE && nl_queued(&s->nl[base + j]))
 			rc = nl_start(s, base + j);
 	uint32_t fr = base + 2 * K + 1;
 	if (!rc && (uint32_t)L != base + 2 * K && s->nl[fr].cur == PK_NONE &&
-	    s->nl[fr].qhead != PK_NONE)
+	    nl_queued(&s->nl[fr]))
 		rc = nl_start(s, fr);
 	return rc;
+}
+
+/* May the head i of a node link go on?  With bounded queues only when the
+ * queue after the link has room for it on its VL (behind a head that may
+ * not, its VL's FIFO waits: head-of-line blocking); the room is taken. */
+static int nl_room(struct psim *s, uint32_t L, int32_t i)
+{
+	if (!s->o->node_buf_bytes)
+		return 1;
+	int64_t nx = nl_next(s, L, &s->ip[i]);
+	uint32_t b = s->ip[i].bytes, v = nl_vl(s, &s->ip[i]);
+	if (nx >= 0) {
+		if (s->nl[nx].used[v] && s->nl[nx].used[v] + b > s->o->node_buf_bytes)
+			return 0;
+		s->nl[nx].used[v] += b;
+	} else if (nx == -2) {
+		uint32_t h = L / s->NL;
+		if (s->nic_used[h] && s->nic_used[h] + b > s->o->nic_buf_bytes)
+			return 0;
+		s->nic_used[h] += b;
+	}
+	return 1;
 }
 
 static int nl_start(struct psim *s, uint32_t L)
 {
 	struct nlink *l = &s->nl[L];
-	int32_t i = l->qhead;
-	if (s->o->node_buf_bytes) {
-		/* the head goes only when the queue after this link has room for it
-		 * (the link's FIFO blocks behind it: head-of-line blocking) */
-		int64_t nx = nl_next(s, L, &s->ip[i]);
-		uint32_t b = s->ip[i].bytes;
-		if (nx >= 0) {
-			if (s->nl[nx].used && s->nl[nx].used + b > s->o->node_buf_bytes)
-				return 0;
-			s->nl[nx].used += b;
-		} else if (nx == -2) {
-			uint32_t h = L / s->NL;
-			if (s->nic_used[h] && s->nic_used[h] + b > s->o->nic_buf_bytes)
-				return 0;
-			s->nic_used[h] += b;
-		}
+	int32_t i = PK_NONE;
+	uint32_t v = 0;
+	/* the VLs in turn, starting after the one served last */
+	for (uint32_t k = 1; k <= 2 && i == PK_NONE; k++) {
+		v = (l->rrv + k) & 1u;
+		if (l->qhead[v] != PK_NONE && nl_room(s, L, l->qhead[v]))
+			i = l->qhead[v];
 	}
-	l->qhead = s->ip[i].next;
-	if (l->qhead == PK_NONE)
-		l->qtail = PK_NONE;
+	if (i == PK_NONE)
+		return 0;
+	l->rrv = (uint8_t)v;
+	l->qhead[v] = s->ip[i].next;
+	if (l->qhead[v] == PK_NONE)
+		l->qtail[v] = PK_NONE;
 	l->cur = i;
 	uint32_t j = L % s->NL;
 	if (j < s->K)
@@ -1020,18 +1212,23 @@ static int nl_start(struct psim *s, uint32_t L)
 	/* (intra-node moves do not feed the fabric's deadlock watchdog) */
 	uint64_t ser =
 		l->fixed ? l->fixed : ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
+	/* an accelerator link takes at least acc_pkt_ns per packet */
+	uint64_t floor_ps = (uint64_t)(s->o->acc_pkt_ns * 1000.0 + 0.5);
+	if (j < 2 * s->K && ser < floor_ps)
+		ser = floor_ps;
 	return push(s, s->now + ser, EV_NDONE, L, 0);
 }
 
 static int nl_ready(struct psim *s, int32_t i, uint32_t L)
 {
 	struct nlink *l = &s->nl[L];
+	uint32_t v = nl_vl(s, &s->ip[i]);
 	s->ip[i].next = PK_NONE;
-	if (l->qtail != PK_NONE)
-		s->ip[l->qtail].next = i;
+	if (l->qtail[v] != PK_NONE)
+		s->ip[l->qtail[v]].next = i;
 	else
-		l->qhead = i;
-	l->qtail = i;
+		l->qhead[v] = i;
+	l->qtail[v] = i;
 	return l->cur == PK_NONE ? nl_start(s, L) : 0;
 }
 
@@ -1142,7 +1339,7 @@ static int ev_ndone(struct psim *s, uint32_t L)
 	int rc;
 	int freed = 0;
 	if (s->o->node_buf_bytes && ((j >= K && j < 2 * K) || j == 2 * K)) {
-		l->used -= p->bytes; /* its tail left this queue */
+		l->used[nl_vl(s, p)] -= p->bytes; /* its tail left this queue */
 		freed = 1;
 	}
 	if (j < K) /* accelerator -> intra-node switch */
@@ -1160,7 +1357,7 @@ static int ev_ndone(struct psim *s, uint32_t L)
 		rc = nic_arrive(s, h, i);
 	else /* destination NIC processed it: onto the NIC link */
 		rc = nl_ready(s, i, h * s->NL + 2 * K + 1);
-	if (!rc && l->qhead != PK_NONE)
+	if (!rc && nl_queued(l))
 		rc = nl_start(s, L);
 	if (!rc && freed)
 		rc = nl_wake(s, h, (int64_t)L);
@@ -1254,8 +1451,8 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 	for (uint32_t L = 0; L < nh * s->NL; L++) {
 		uint32_t j = L % s->NL;
 		uint64_t fixed = j >= 2 * K + 2 ? (uint64_t)(o->nic_pkt_ns * 1000.0 + 0.5) : 0;
-		s->nl[L] =
-			(struct nlink){ PK_NONE, PK_NONE, PK_NONE, j < 2 * K ? ra : rn, fixed, 0 };
+		s->nl[L] = (struct nlink){ { PK_NONE, PK_NONE }, { PK_NONE, PK_NONE }, PK_NONE,
+					   j < 2 * K ? ra : rn, fixed, { 0, 0 }, 1 };
 	}
 	for (size_t k = 0; k < (size_t)nh * nh; k++)
 		s->agg[k] = (struct agg){ PK_NONE, PK_NONE, 0, 0, 0 };
@@ -1399,10 +1596,13 @@ void ibf_psim_opts_default(struct ibf_psim_opts *o)
 	o->nic_split_ns = 50;
 	o->agg_timeout_ns = 200;
 	o->nic_buf_bytes = 262144;
+	o->node_vls = 1;
 }
 
 void ibf_psim_result_free(struct ibf_psim_result *res)
 {
+	free(res->phase_ns);
+	res->phase_ns = NULL;
 	free(res->link_util);
 	free(res->link_gbps);
 	res->link_util = NULL;
@@ -1459,6 +1659,10 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	if (o->srcq_max < 1)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "source queue must hold >= 1 packet");
+	if (!(o->acc_pkt_ns >= 0 && o->acc_pkt_ns <= 1e6))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "accelerator packet time must be >= 0");
+	if (o->node_vls < 1 || o->node_vls > 2)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "node VLs must be 1 or 2");
 	if (o->accels &&
 	    (o->accels < 1 || o->accels > 64 || !(o->acc_gbps > 0) || !(o->nic_gbps > 0) ||
 	     o->ipkt_payload < 1 ||
@@ -1630,7 +1834,12 @@ static int setup(struct psim *s, struct ibf_error *err)
 							     "traffic pattern: host %u sends to %u",
 							     h, o->traffic_dst[k]);
 	}
-	for (uint32_t h = 0; h < s->nh && !rc && !s->K; h++)
+	if (o->stream) {
+		rc = stream_setup(s, err);
+		if (rc)
+			return rc;
+	}
+	for (uint32_t h = 0; h < s->nh && !rc && !s->K && !s->st; h++)
 		if (!toff || toff[h + 1] > toff[h])
 			rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
 	if (!rc)
@@ -1777,6 +1986,9 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	}
 	if (!rc)
 		finish(&s);
+	if (!rc && s.st)
+		stream_finish(&s);
+	stream_free(&s);
 	psim_free(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

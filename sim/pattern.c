@@ -331,6 +331,205 @@ out:
 	return rc;
 }
 
+/* One phase per shift c = 1 .. N-1 (shifts, or all-to-all in phases). */
+static void gen_shifts(struct gen *g, uint32_t N, int phased)
+{
+	char lab[48];
+	g->nphases = N - 1;
+	for (uint32_t c = 1; c < N; c++) {
+		snprintf(lab, sizeof(lab), "%s %u", phased ? "phase" : "shift", c);
+		begin(g, g->p->bytes, 1, lab);
+		for (uint32_t r = 0; r < N; r++)
+			add(g, r, (r + c) % N, 0);
+		if (emit(g))
+			return;
+	}
+}
+
+/* count seeded random permutations, one phase each. */
+static void gen_perms(struct gen *g, uint32_t N, uint32_t *perm)
+{
+	const struct ibf_sim_pattern *p = g->p;
+	char lab[48];
+	g->nphases = p->count;
+	for (uint32_t k = 0; k < p->count; k++) {
+		uint64_t st = p->seed ^ (0xd1b54a32d192ed03ull * (k + 1));
+		for (uint32_t i = 0; i < N; i++)
+			perm[i] = i;
+		shuffle(perm, N, &st);
+		snprintf(lab, sizeof(lab), "permutation %u", k + 1);
+		begin(g, p->bytes, 1, lab);
+		for (uint32_t r = 0; r < N; r++)
+			add(g, r, perm[r], 0);
+		if (emit(g))
+			return;
+	}
+}
+
+/* Pairwise exchange: at distance s every rank sends both ways. */
+static void gen_pairwise(struct gen *g, uint32_t N)
+{
+	char lab[48];
+	g->nphases = N / 2;
+	for (uint32_t s = 1; s <= N / 2; s++) {
+		snprintf(lab, sizeof(lab), "distance %u", s);
+		begin(g, g->p->bytes, 1, lab);
+		for (uint32_t r = 0; r < N; r++) {
+			add(g, r, (r + s) % N, 0);
+			if ((r + s) % N != (r + N - s) % N)
+				add(g, r, (r + N - s) % N, 0);
+		}
+		if (emit(g))
+			return;
+	}
+}
+
+/* 1, 2, .. N/2 neighbouring pairs exchanging at once. */
+static void gen_cumulative(struct gen *g, uint32_t N)
+{
+	char lab[48];
+	g->nphases = N / 2;
+	for (uint32_t k = 1; k <= N / 2; k++) {
+		snprintf(lab, sizeof(lab), "%u pairs", k);
+		begin(g, g->p->bytes, 1, lab);
+		for (uint32_t i = 0; i < k; i++) {
+			add(g, 2 * i, 2 * i + 1, 0);
+			add(g, 2 * i + 1, 2 * i, 0);
+		}
+		if (emit(g))
+			return;
+	}
+}
+
+/* Recursive doubling over the largest power of two P <= N; ranks >= P
+ * fold into their partner r - P before and after. */
+static void gen_recdbl(struct gen *g, uint32_t N)
+{
+	double M = g->p->bytes;
+	uint32_t lg = ilog2_floor(N), P = 1u << lg;
+	char lab[48];
+	g->nphases = lg + (P < N ? 2 : 0);
+	if (P < N) {
+		begin(g, M, 1, "fold in");
+		for (uint32_t r = P; r < N; r++)
+			add(g, r, r - P, 0);
+		if (emit(g))
+			return;
+	}
+	for (uint32_t k = 0; k < lg; k++) {
+		snprintf(lab, sizeof(lab), "distance %u", 1u << k);
+		begin(g, M, 1, lab);
+		for (uint32_t r = 0; r < P; r++)
+			add(g, r, r ^ (1u << k), 0);
+		if (emit(g))
+			return;
+	}
+	if (P < N) {
+		begin(g, M, 1, "fold out");
+		for (uint32_t r = P; r < N; r++)
+			add(g, r - P, r, 0);
+		emit(g);
+	}
+}
+
+static uint32_t ceil_log2(uint32_t N)
+{
+	uint32_t steps = 0;
+	while ((1ull << steps) < N)
+		steps++;
+	return steps;
+}
+
+/* Bruck's all-gather: at distance d = 2^k, min(d, N-d) blocks. */
+static void gen_bruck(struct gen *g, uint32_t N)
+{
+	uint32_t steps = ceil_log2(N);
+	char lab[48];
+	g->nphases = steps;
+	for (uint32_t k = 0; k < steps; k++) {
+		uint32_t d = 1u << k, blocks = d < N - d ? d : N - d;
+		snprintf(lab, sizeof(lab), "distance %u", d);
+		begin(g, g->p->bytes / N * blocks, 1, lab);
+		for (uint32_t r = 0; r < N; r++)
+			add(g, r, (r + N - d) % N, 0);
+		if (emit(g))
+			return;
+	}
+}
+
+/* Binomial-tree broadcast from rank 0. */
+static void gen_bcast(struct gen *g, uint32_t N)
+{
+	uint32_t steps = ceil_log2(N);
+	char lab[48];
+	g->nphases = steps;
+	for (uint32_t k = 0; k < steps; k++) {
+		uint32_t d = 1u << k;
+		snprintf(lab, sizeof(lab), "step %u", k + 1);
+		begin(g, g->p->bytes, 1, lab);
+		for (uint32_t r = 0; r < d && r + d < N; r++)
+			add(g, r, r + d, 0);
+		if (emit(g))
+			return;
+	}
+}
+
+/* C1..C5: every rank's inter-node share, spread evenly over the ranks of
+ * other hosts. */
+static void gen_mix(struct gen *g, uint32_t N)
+{
+	static const double share[6] = { 0, 0.20, 0.15, 0.10, 0.05, 0.0 };
+	const struct ibf_sim_pattern *p = g->p;
+	const struct ibf_sim_net *n = g->n;
+	const struct ibf_sim_placement *pl = g->pl;
+	double frac = share[p->mix];
+	char lab[48];
+	g->nphases = 1;
+	snprintf(lab, sizeof(lab), "C%d (%.0f %% inter-node)", p->mix, frac * 100);
+	begin(g, p->bytes, 1, lab);
+	uint32_t *per = calloc(n->nhosts ? n->nhosts : 1, sizeof(uint32_t));
+	if (!per) {
+		g->oom = 1;
+		return;
+	}
+	for (uint32_t r = 0; r < N; r++)
+		per[pl->host[r]]++;
+	for (uint32_t r = 0; r < N && frac > 0; r++) {
+		uint32_t h = pl->host[r];
+		double acc = p->acc_gbps > 0 ? p->acc_gbps : n->cap[n->up[h]] / per[h];
+		uint32_t others = N - per[h];
+		for (uint32_t d = 0; d < N && others; d++)
+			if (pl->host[d] != h)
+				add(g, r, d, acc * frac / others);
+	}
+	free(per);
+	emit(g);
+}
+
+/* A single phase: one shift, all-to-all, or one ring step. */
+static void gen_single(struct gen *g, uint32_t N)
+{
+	const struct ibf_sim_pattern *p = g->p;
+	char lab[48];
+	g->nphases = 1;
+	if (p->id == IBF_PAT_SHIFT) {
+		snprintf(lab, sizeof(lab), "shift %u", p->shift);
+		begin(g, p->bytes, 1, lab);
+		for (uint32_t r = 0; r < N; r++)
+			add(g, r, (uint32_t)((r + (uint64_t)p->shift) % N), 0);
+	} else if (p->id == IBF_PAT_A2A) {
+		begin(g, p->bytes, 1, "all-to-all");
+		for (uint32_t r = 0; r < N; r++)
+			for (uint32_t d = 0; d < N; d++)
+				add(g, r, d, 0);
+	} else { /* IBF_PAT_RING */
+		begin(g, p->bytes / N, 2 * (N - 1), "ring step");
+		for (uint32_t r = 0; r < N; r++)
+			add(g, r, (r + 1) % N, 0);
+	}
+	emit(g);
+}
+
 int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
 			const struct ibf_sim_pattern *p, ibf_sim_phase_fn fn, void *ctx,
 			struct ibf_error *err)
@@ -348,150 +547,39 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 	uint32_t *perm = malloc(N * sizeof(uint32_t));
 	if (!perm)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	char lab[48];
-	double M = p->bytes;
-	uint32_t lg = ilog2_floor(N), P = 1u << lg;
 	switch (p->id) {
 	case IBF_PAT_SHIFT:
-		g.nphases = 1;
-		snprintf(lab, sizeof(lab), "shift %u", p->shift);
-		begin(&g, M, 1, lab);
-		for (uint32_t r = 0; r < N; r++)
-			add(&g, r, (uint32_t)((r + (uint64_t)p->shift) % N), 0);
-		emit(&g);
+	case IBF_PAT_A2A:
+	case IBF_PAT_RING:
+		gen_single(&g, N);
 		break;
 	case IBF_PAT_SHIFTS:
 	case IBF_PAT_A2A_PHASED:
-		g.nphases = N - 1;
-		for (uint32_t c = 1; c < N; c++) {
-			snprintf(lab, sizeof(lab), "%s %u",
-				 p->id == IBF_PAT_SHIFTS ? "shift" : "phase", c);
-			begin(&g, M, 1, lab);
-			for (uint32_t r = 0; r < N; r++)
-				add(&g, r, (r + c) % N, 0);
-			if (emit(&g))
-				break;
-		}
+		gen_shifts(&g, N, p->id == IBF_PAT_A2A_PHASED);
 		break;
 	case IBF_PAT_PERM:
-		g.nphases = p->count;
-		for (uint32_t k = 0; k < p->count; k++) {
-			uint64_t st = p->seed ^ (0xd1b54a32d192ed03ull * (k + 1));
-			for (uint32_t i = 0; i < N; i++)
-				perm[i] = i;
-			shuffle(perm, N, &st);
-			snprintf(lab, sizeof(lab), "permutation %u", k + 1);
-			begin(&g, M, 1, lab);
-			for (uint32_t r = 0; r < N; r++)
-				add(&g, r, perm[r], 0);
-			if (emit(&g))
-				break;
-		}
-		break;
-	case IBF_PAT_A2A:
-		g.nphases = 1;
-		begin(&g, M, 1, "all-to-all");
-		for (uint32_t r = 0; r < N; r++)
-			for (uint32_t d = 0; d < N; d++)
-				add(&g, r, d, 0);
-		emit(&g);
+		gen_perms(&g, N, perm);
 		break;
 	case IBF_PAT_PAIRWISE:
-		g.nphases = N / 2;
-		for (uint32_t s = 1; s <= N / 2; s++) {
-			snprintf(lab, sizeof(lab), "distance %u", s);
-			begin(&g, M, 1, lab);
-			for (uint32_t r = 0; r < N; r++) {
-				add(&g, r, (r + s) % N, 0);
-				if ((r + s) % N != (r + N - s) % N)
-					add(&g, r, (r + N - s) % N, 0);
-			}
-			if (emit(&g))
-				break;
-		}
+		gen_pairwise(&g, N);
 		break;
 	case IBF_PAT_CUMULATIVE:
-		g.nphases = N / 2;
-		for (uint32_t k = 1; k <= N / 2; k++) {
-			snprintf(lab, sizeof(lab), "%u pairs", k);
-			begin(&g, M, 1, lab);
-			for (uint32_t i = 0; i < k; i++) {
-				add(&g, 2 * i, 2 * i + 1, 0);
-				add(&g, 2 * i + 1, 2 * i, 0);
-			}
-			if (emit(&g))
-				break;
-		}
+		gen_cumulative(&g, N);
 		break;
 	case IBF_PAT_RANDPAIR:
 	case IBF_PAT_BISECT:
 		g.nphases = p->count;
 		random_pairs(&g, N, perm, p->id == IBF_PAT_BISECT ? "bisection" : "shuffle");
 		break;
-	case IBF_PAT_RING:
-		g.nphases = 1;
-		begin(&g, M / N, 2 * (N - 1), "ring step");
-		for (uint32_t r = 0; r < N; r++)
-			add(&g, r, (r + 1) % N, 0);
-		emit(&g);
-		break;
 	case IBF_PAT_RECDBL:
-		/* ranks >= P fold into their partner r - P before and after */
-		g.nphases = lg + (P < N ? 2 : 0);
-		if (P < N) {
-			begin(&g, M, 1, "fold in");
-			for (uint32_t r = P; r < N; r++)
-				add(&g, r, r - P, 0);
-			if (emit(&g))
-				break;
-		}
-		for (uint32_t k = 0; k < lg; k++) {
-			snprintf(lab, sizeof(lab), "distance %u", 1u << k);
-			begin(&g, M, 1, lab);
-			for (uint32_t r = 0; r < P; r++)
-				add(&g, r, r ^ (1u << k), 0);
-			if (emit(&g))
-				break;
-		}
-		if (P < N && !g.stop) {
-			begin(&g, M, 1, "fold out");
-			for (uint32_t r = P; r < N; r++)
-				add(&g, r - P, r, 0);
-			emit(&g);
-		}
+		gen_recdbl(&g, N);
 		break;
-	case IBF_PAT_BRUCK: {
-		uint32_t steps = 0;
-		while ((1ull << steps) < N)
-			steps++;
-		g.nphases = steps;
-		for (uint32_t k = 0; k < steps; k++) {
-			uint32_t d = 1u << k, blocks = d < N - d ? d : N - d;
-			snprintf(lab, sizeof(lab), "distance %u", d);
-			begin(&g, M / N * blocks, 1, lab);
-			for (uint32_t r = 0; r < N; r++)
-				add(&g, r, (r + N - d) % N, 0);
-			if (emit(&g))
-				break;
-		}
+	case IBF_PAT_BRUCK:
+		gen_bruck(&g, N);
 		break;
-	}
-	case IBF_PAT_BCAST: {
-		uint32_t steps = 0;
-		while ((1ull << steps) < N)
-			steps++;
-		g.nphases = steps;
-		for (uint32_t k = 0; k < steps; k++) {
-			uint32_t d = 1u << k;
-			snprintf(lab, sizeof(lab), "step %u", k + 1);
-			begin(&g, M, 1, lab);
-			for (uint32_t r = 0; r < d && r + d < N; r++)
-				add(&g, r, r + d, 0);
-			if (emit(&g))
-				break;
-		}
+	case IBF_PAT_BCAST:
+		gen_bcast(&g, N);
 		break;
-	}
 	case IBF_PAT_HIER:
 		g.nphases = 3;
 		hierarchical(&g, N);
@@ -500,32 +588,9 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 		g.nphases = 1;
 		adversarial(&g, N);
 		break;
-	case IBF_PAT_MIX: {
-		static const double share[6] = { 0, 0.20, 0.15, 0.10, 0.05, 0.0 };
-		double frac = share[p->mix];
-		g.nphases = 1;
-		snprintf(lab, sizeof(lab), "C%d (%.0f %% inter-node)", p->mix, frac * 100);
-		begin(&g, M, 1, lab);
-		/* every rank's inter-node share, spread evenly over the ranks of other hosts */
-		uint32_t *per = calloc(n->nhosts ? n->nhosts : 1, sizeof(uint32_t));
-		if (!per) {
-			g.oom = 1;
-			break;
-		}
-		for (uint32_t r = 0; r < N; r++)
-			per[pl->host[r]]++;
-		for (uint32_t r = 0; r < N && frac > 0; r++) {
-			uint32_t h = pl->host[r];
-			double acc = p->acc_gbps > 0 ? p->acc_gbps : n->cap[n->up[h]] / per[h];
-			uint32_t others = N - per[h];
-			for (uint32_t d = 0; d < N && others; d++)
-				if (pl->host[d] != h)
-					add(&g, r, d, acc * frac / others);
-		}
-		free(per);
-		emit(&g);
+	case IBF_PAT_MIX:
+		gen_mix(&g, N);
 		break;
-	}
 	default:
 		free(perm);
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown pattern %d", p->id);

@@ -68,6 +68,132 @@ assert n['intra_gbps']>0 and n['inter_gbps']>0 and n['ipkts_delivered']==n['ipkt
 assert abs(n['max_gbps']-10*4*512)<1e-6 and len(n['components_inter_ns'])==7
 "
 
+check "svg: node model sweep" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
+	--deadlock auto --accels 4 --inter-frac 0.1 --loads 0.2:0.6:0.2 --measure 10us --json -q \
+	--svg \"$WORK/node.svg\" >\"$WORK/nodesw.json\""
+check "svg: valid XML, series and bars match the JSON" python3 -c "
+import json, xml.etree.ElementTree as E
+ns='{http://www.w3.org/2000/svg}'
+root=E.parse('$WORK/node.svg').getroot()
+assert root.tag==ns+'svg'
+runs=json.load(open('$WORK/nodesw.json'))['runs']
+assert len(runs)==3
+g={e.get('id'):e for e in root.iter(ns+'g')}
+lines=[p.get('data-series') for p in g['throughput'].iter(ns+'polyline') if p.get('class')=='series']
+assert lines==['intra-node','inter-node','total'], lines
+pts={}
+for c in g['throughput'].iter(ns+'circle'):
+	pts.setdefault(c.get('data-series'),[]).append((float(c.get('data-load')),float(c.get('data-value'))))
+for k,run in enumerate(runs):
+	n=run['result']['node']
+	for s,v in (('intra-node',n['intra_gbps']),('inter-node',n['inter_gbps']),('total',n['intra_gbps']+n['inter_gbps'])):
+		l,x=pts[s][k]
+		assert abs(l-run['load'])<1e-4 and abs(x-v)<0.01, (s,k,x,v)
+bars={}
+for r in g['latency'].iter(ns+'rect'):
+	if r.get('data-component'):
+		bars[(r.get('data-component'),round(float(r.get('data-load')),4))]=float(r.get('data-value'))
+assert len(bars)==7*3, len(bars)
+for run in runs:
+	for c,v in run['result']['node']['components_inter_ns'].items():
+		assert abs(bars[(c,round(run['load'],4))]-v)<0.01, (c,v)
+assert runs[0]['result']['node']['components_inter_ns']['fabric']>0
+"
+check "svg: fabric only, one series" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
+	--deadlock auto --load 0.3 --measure 10us -q --svg \"$WORK/fab.svg\" >/dev/null && python3 -c \"
+import xml.etree.ElementTree as E
+ns='{http://www.w3.org/2000/svg}'
+r=E.parse('$WORK/fab.svg').getroot()
+assert [p.get('data-series') for p in r.iter(ns+'polyline') if p.get('class')=='series']==['accepted']
+assert len([c for c in r.iter(ns+'circle')])==1
+\""
+set +e
+"$IBFAB" sim packet --topology "$ring" --engine minimal --load 0.3 --measure 5us -q \
+	--svg "$WORK/nodir/x.svg" >/dev/null 2>"$WORK/esvg"
+rc3=$?
+set -e
+check "svg: unwritable path is an error" test "$rc3" -eq 1 -a ! -e "$WORK/nodir/x.svg"
+
+# CODES export: CODES's own 2-level (radix 8: 4 leaves, 2 spines, double
+# cables) and 3-level (radix 8, 8 pods) fat trees; the tables must deliver
+# every terminal when followed through CODES's port numbering
+codes_check() { # DIR LEVELS ROUTERS TERMINALS LINKS
+	python3 - "$@" <<'PY'
+import csv, glob, os, sys
+d, levels, routers, terms, links = sys.argv[1], *map(int, sys.argv[2:])
+conf = open(os.path.join(d, "codes-fattree.conf")).read()
+assert 'routing="static";' in conf and f'num_levels="{levels}";' in conf
+assert 'routing_folder="%s";' % os.path.realpath(d) in conf
+lfts = sorted(glob.glob(os.path.join(d, "0x*.lft")))
+assert len(lfts) == routers, len(lfts)
+peer, back, tab = {}, {}, {}
+for r in csv.DictReader(open(os.path.join(d, "codes-map.csv"))):
+    c, q = int(r["codes_switch"]), int(r["codes_port"])
+    peer[c, q] = (r["peer_kind"], int(r["peer_codes_id"]))
+    back[r["node_guid"], r["port"]] = (r["peer_guid"], r["peer_port"])
+nsw = sum(1 for v in peer.values() if v[0] == "switch")
+assert nsw == 2 * links, (nsw, links)
+assert sum(1 for v in peer.values() if v[0] == "terminal") == terms
+for k, v in back.items():  # every cable seen from both ends
+    if v in back:
+        assert back[v] == k
+for f in lfts:
+    guid = int(os.path.basename(f)[:-4], 16)
+    c, lv = guid & 0xffffffff, (guid >> 32) - 1
+    rows = [l.split() for l in open(f)]
+    assert len(rows) == terms
+    tab[c] = {int(g, 16) - (64 << 32): int(p) for g, p in rows}
+leaf_of = {v[1]: c for (c, q), v in peer.items() if v[0] == "terminal"}
+for t in range(terms):
+    for src in set(leaf_of.values()):
+        c, hops = src, 0
+        while True:
+            kind, nxt = peer[c, tab[c][t]]
+            if kind == "terminal":
+                assert nxt == t, (t, src, nxt)
+                break
+            c, hops = nxt, hops + 1
+            assert hops <= 2 * (levels - 1)
+PY
+}
+"$IBFAB" topo gen fattree --m 4,4 --w 1,2 --parallel 2 --format ibsim -o "$WORK/c2.net" >/dev/null
+"$IBFAB" topo gen fattree --m 4,4,8 --w 1,4,4 --format ibsim -o "$WORK/c3.net" >/dev/null
+check "codes: 2-level export" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c2.net\" --engine dmodk \
+	--load 0.5 -q --export-codes \"$WORK/codes2\" >\"$WORK/codes2.txt\""
+check "codes: 2-level summary" grep -q "2 levels, radix 8, 6 routers, 16 terminals, 16 switch links, 96 LFT rows" \
+	"$WORK/codes2.txt"
+check "codes: 2-level structure and tables deliver" codes_check "$WORK/codes2" 2 6 16 16
+check "codes: 3-level export with a pattern" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c3.net\" \
+	--engine minimal --traffic shift:3 --load 0.5 -q --export-codes \"$WORK/codes3\" >/dev/null"
+check "codes: 3-level structure and tables deliver" codes_check "$WORK/codes3" 3 80 128 256
+check "codes: the pattern's 128 flows" test "$(grep -vc '^#' "$WORK/codes3/traffic.txt")" -eq 128
+check "codes: run script" grep -q "model-net-synthetic-fattree .*--traffic=1 --payload_size=4032" \
+	"$WORK/codes3/run-codes.sh"
+check "streams: bisection phases" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c2.net\" --engine dmodk \
+	--traffic bisection:3 --streams --bytes 64k --load 1.0 --measure 1ms -q --json >\"$WORK/streams.json\""
+check "streams: every phase done, same order as the flow simulator" python3 -c "
+import json
+s=json.load(open('$WORK/streams.json'))['runs'][0]['streams']
+assert s['phases_done']==3 and len(s['phases'])==3
+for p in s['phases']:
+	assert p['messages']==16 and p['bytes']==65536
+	assert p['flow_us']>0 and 1.0<=p['us']/p['flow_us']<1.5, p
+assert abs(s['total_us']-sum(p['us'] for p in s['phases']))<1e-3
+"
+set +e
+"$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --streams --load 1 >/dev/null 2>&1
+rc5=$?
+set -e
+check "streams: need a pattern" test "$rc5" -eq 2
+"$IBFAB" topo gen fattree --m 4,8 --w 1,4 --format ibsim -o "$WORK/rlft.net" >/dev/null
+set +e
+"$IBFAB" sim packet --topology "$WORK/rlft.net" --engine dmodk --load 0.5 -q \
+	--export-codes "$WORK/codesr" >/dev/null 2>"$WORK/codesr.err"
+rc4=$?
+set -e
+check "codes: another fat tree is refused, nothing written" test "$rc4" -eq 1 -a ! -e "$WORK/codesr"
+check "codes: refusal names the reason" grep -q "not a CODES fat tree" "$WORK/codesr.err"
+
 check "link utilisation CSV" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --loads 0.3:0.6:0.3 --measure 10us -q --link-util \"$WORK/lu.csv\" >/dev/null"
 check "link utilisation: header and 2 x 30 links" test "$(head -1 "$WORK/lu.csv")" = \

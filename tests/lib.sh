@@ -115,3 +115,51 @@ read_tables() {
 		"$d/ports" >"$d/pairs"
 	ibsim-run "$SA_PATHSL" <"$d/pairs" >"$d/sl.txt" 2>"$d/sa.err" || return 5
 }
+
+# ---- etcd (the rail registry's etcd backend)
+# start_etcd [ETCD-ARGS...]: a private etcd on free localhost ports with its
+# data in $WORK/etcd.N; sets ETCD_PID, ETCD_EP (HOST:PORT) and ETCD_LOG, waits
+# until /health answers.  Skips the script when etcd is not installed; fails
+# (returns 1) when it does not come up.  stop_etcd stops it by PID.
+ETCD_N=0
+need_etcd() {
+	command -v etcd >/dev/null 2>&1 || skip_all "etcd not installed (Debian: etcd-server)"
+}
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+start_etcd() {
+	need_etcd
+	local try cport pport i
+	for try in 1 2 3; do
+		ETCD_N=$((ETCD_N + 1))
+		cport=$(free_port) pport=$(free_port)
+		[ "$cport" != "$pport" ] || continue
+		ETCD_EP=127.0.0.1:$cport
+		ETCD_LOG=$WORK/etcd.$ETCD_N.log
+		etcd --name ibfab-test --data-dir "$WORK/etcd.$ETCD_N" \
+			--listen-client-urls "http://$ETCD_EP" --advertise-client-urls "http://$ETCD_EP" \
+			--listen-peer-urls "http://127.0.0.1:$pport" \
+			--initial-advertise-peer-urls "http://127.0.0.1:$pport" \
+			--initial-cluster "ibfab-test=http://127.0.0.1:$pport" "$@" \
+			>"$ETCD_LOG" 2>&1 </dev/null &
+		ETCD_PID=$!
+		for i in $(seq 1 100); do
+			kill -0 "$ETCD_PID" 2>/dev/null || break
+			if python3 -c 'import sys, urllib.request; sys.exit(0 if b"true" in urllib.request.urlopen("http://" + sys.argv[1] + "/health", timeout=2).read() else 1)' "$ETCD_EP" 2>/dev/null; then
+				return 0
+			fi
+			sleep 0.1
+		done
+		stop_etcd
+	done
+	echo "# etcd did not come up:" && tail -5 "$ETCD_LOG" | diag
+	return 1
+}
+stop_etcd() {
+	if [ -n "${ETCD_PID:-}" ]; then
+		kill "$ETCD_PID" 2>/dev/null
+		wait "$ETCD_PID" 2>/dev/null
+		ETCD_PID=
+	fi
+}

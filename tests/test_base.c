@@ -261,6 +261,48 @@ static void test_json_read(void)
 	ibf_json_free(v);
 }
 
+static void test_base64(void)
+{
+	/* RFC 4648 section 10 vectors, both ways */
+	static const char *plain[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
+	static const char *enc[] = { "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy" };
+	for (int i = 0; i < 7; i++) {
+		size_t n = 0;
+		char *e = ibf_base64_encode(plain[i], strlen(plain[i]), &n);
+		TT_CHECK_MSG(e && !strcmp(e, enc[i]) && n == strlen(enc[i]), "encode %d: %s", i,
+			     e ? e : "NULL");
+		free(e);
+		char *d = NULL;
+		TT_EQ_INT(ibf_base64_decode(enc[i], strlen(enc[i]), &d, &n), 0);
+		TT_CHECK(d && n == strlen(plain[i]) && !memcmp(d, plain[i], n) && d[n] == 0);
+		free(d);
+	}
+	/* every byte value, every length up to 300, round trip */
+	unsigned char buf[300];
+	uint64_t st = 7;
+	for (size_t len = 0; len <= sizeof(buf); len++) {
+		for (size_t k = 0; k < len; k++)
+			buf[k] = (unsigned char)ibf_splitmix64(&st);
+		size_t n, m;
+		char *e = ibf_base64_encode(buf, len, &n), *d = NULL;
+		TT_REQUIRE(e != NULL);
+		TT_CHECK(n == (len + 2) / 3 * 4);
+		TT_CHECK(ibf_base64_decode(e, n, &d, &m) == 0 && m == len && !memcmp(d, buf, len));
+		free(e);
+		free(d);
+	}
+	/* bad input: length, alphabet, misplaced or non-canonical padding */
+	static const char *bad[] = { "Zg=", "Zm9", "Z===", "=Zm9", "Zg=a", "Zm9v\n", "Zm 9",
+				     "Zh==", "Zm9=", "Zg==Zg==", "Zm-v" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *d = (char *)1;
+		size_t n = 5;
+		TT_CHECK_MSG(ibf_base64_decode(bad[i], strlen(bad[i]), &d, &n) == IBF_EINVAL &&
+				     !d && !n,
+			     "accepted '%s'", bad[i]);
+	}
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/ibf-test-base.XXXXXX");
@@ -275,6 +317,7 @@ int main(void)
 	tt_run("splitmix64, rand_below, FNV-1a, fmix64", test_prng);
 	tt_run("lines and cursor", test_text);
 	tt_run("hash maps", test_maps);
+	tt_run("base64: RFC 4648 vectors, round trips, bad input", test_base64);
 	rmdir(dir);
 	return tt_done();
 }

@@ -371,8 +371,63 @@ static void dmodk_roots(void)
 	TT_CHECK(roots == NULL && o.roots == NULL && o.nroots == 0);
 }
 
+static void rail_health_keys(void)
+{
+	struct ibf_conf c;
+	struct ibf_error err;
+	char buf[1024], msg[600];
+	TT_EQ_INT(parse("", &c, &err), 0);
+	TT_CHECK(c.rail_registry[0] == '\0');
+	TT_CHECK(c.rail_health_alpha == 0.5 && c.rail_health_wait_weight == 1.0);
+	TT_EQ_INT(c.rail_health_percentile, 90);
+	ibf_conf_format(&c, buf, sizeof(buf));
+	TT_CHECK(!strstr(buf, "rail_"));
+	TT_EQ_INT(parse("rail_registry /var/lib/ibfab/rails.json\n"
+			"rail_domain_scores /run/doms.json\nrail_map none\n"
+			"rail_health_alpha 0.25\nrail_health_wait_weight 2.5\n"
+			"rail_health_min_words 0\nrail_health_percentile 100\n",
+			&c, &err),
+		  0);
+	TT_CHECK(!strcmp(c.rail_registry, "/var/lib/ibfab/rails.json"));
+	TT_CHECK(!strcmp(c.rail_domain_scores, "/run/doms.json"));
+	TT_CHECK(c.rail_map[0] == '\0');
+	TT_CHECK(c.rail_health_alpha == 0.25 && c.rail_health_wait_weight == 2.5);
+	TT_CHECK(c.rail_health_min_words == 0);
+	TT_EQ_INT(c.rail_health_percentile, 100);
+	ibf_conf_format(&c, buf, sizeof(buf));
+	TT_CHECK_MSG(strstr(buf, ", rail_registry /var/lib/ibfab/rails.json, rail_domain_scores "
+				 "/run/doms.json, rail_map none, rail_health_alpha 0.25, "
+				 "rail_health_wait_weight 2.5, rail_health_min_words 0, "
+				 "rail_health_percentile 100, rail_avoid_below 0, "
+				 "rail_avoid_sweeps 3, rail_avoid_above 60"),
+		     "%s", buf);
+	static const char *const bad[] = {
+		"rail_health_alpha 0\n",       "rail_health_alpha 1.5\n",
+		"rail_health_alpha nan\n",     "rail_health_alpha -0.5\n",
+		"rail_health_wait_weight 0\n", "rail_health_min_words -1\n",
+		"rail_health_percentile 0\n",  "rail_health_percentile 101\n",
+		"rail_health_alpha 0.5x\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		TT_CHECK_MSG(parse(bad[i], &c, &err) == IBF_EPARSE, "%s", bad[i]);
+		ibf_error_format(&err, msg, sizeof(msg));
+		TT_CHECK_MSG(strstr(msg, "t.conf:1:") != NULL, "%s", msg);
+	}
+	TT_EQ_INT(parse("rail_avoid_below 30\nrail_avoid_above 30\n", &c, &err), IBF_EINVAL);
+	ibf_error_format(&err, msg, sizeof(msg));
+	TT_CHECK_MSG(strstr(msg, "rail_avoid_above 30 must be above") != NULL, "%s", msg);
+	TT_EQ_INT(parse("rail_avoid_sweeps 0\n", &c, &err), IBF_EPARSE);
+	TT_EQ_INT(
+		parse("rail_avoid_below 30\nrail_avoid_sweeps 2\nrail_avoid_above 70\n", &c, &err),
+		0);
+	TT_EQ_INT(c.rail_avoid_below + c.rail_avoid_sweeps + c.rail_avoid_above, 102);
+	TT_EQ_INT(parse("rail_health_alpha 1\n", &c, &err), 0);
+	TT_CHECK(c.rail_health_alpha == 1.0);
+}
+
 int main(void)
 {
+	TT(rail_health_keys);
 	TT(set_one);
 	TT(dmodk_roots);
 	TT(defaults);

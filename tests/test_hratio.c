@@ -58,11 +58,17 @@ struct figures {
 	int done; /* every step ran */
 };
 
+/* switches route_and_check avoids (test_avoid) */
+static const uint64_t *avoid_guids;
+static uint32_t navoid;
+
 static void route_and_check(struct ibf_fabric *f, struct ibf_routes *r, struct figures *fig)
 {
 	struct ibf_error err = { 0 };
 	struct ibf_route_opts o;
 	ibf_route_opts_default(&o);
+	o.avoid = avoid_guids;
+	o.navoid = navoid;
 	memset(fig, 0, sizeof(*fig));
 	if (!f->finalized)
 		TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
@@ -242,8 +248,72 @@ static void test_not_a_tree(void)
 	ibf_fabric_free(f);
 }
 
+/* avoided spines carry no path when others remain; all avoided: none is */
+static void test_avoid(void)
+{
+	struct ibf_fabric *f = gen(8, 4, 1, 4, 1, 1);
+	TT_REQUIRE(f);
+	uint64_t sp[4], leaf;
+	for (int i = 0; i < 4; i++) {
+		int n = find_desc_prefix(f, "spine", IBF_NODE_SWITCH, i);
+		TT_REQUIRE(n >= 0);
+		sp[i] = f->nodes[n].guid;
+	}
+	int ln = find_desc_prefix(f, "rail", IBF_NODE_SWITCH, 1);
+	TT_REQUIRE(ln >= 0);
+	leaf = f->nodes[ln].guid;
+	struct {
+		uint64_t g[4];
+		uint32_t n;
+		int avoided; /* spines that must carry nothing: the first n */
+	} cases[] = {
+		{ { sp[0] }, 1, 1 },
+		{ { sp[2], sp[3] }, 2, 2 },
+		{ { sp[0], sp[1], sp[2], sp[3] }, 4, 0 }, /* all: nothing avoided */
+		{ { leaf, sp[1] }, 2, 0 },		  /* a rail leaf: its GPUs still reached */
+		{ { 0x1234 }, 1, 0 },			  /* not in the fabric */
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct ibf_routes r;
+		struct figures g;
+		avoid_guids = cases[c].g;
+		navoid = cases[c].n;
+		route_and_check(f, &r, &g);
+		avoid_guids = NULL;
+		navoid = 0;
+		TT_REQUIRE(g.done);
+		TT_EQ_INT(g.ck.unreachable, 0);
+		TT_EQ_INT(g.ck.loops, 0);
+		TT_EQ_INT(g.rr.cross_failed, 0);
+		TT_EQ_INT(g.rr.same_left, 0);
+		TT_EQ_INT(g.deadlock_free, 1);
+		TT_EQ_INT(g.rr.nspines, 4);
+		uint64_t busy = 0, idle = 0;
+		for (int i = 0; i < g.rr.nspines; i++) {
+			uint64_t guid = f->nodes[f->switches[g.rr.spine_sw[i]]].guid;
+			int avoided = 0;
+			for (int k = 0; k < cases[c].avoided; k++)
+				avoided |= cases[c].g[k] == guid;
+			if (c == 3 && guid == sp[1])
+				avoided = 1;
+			if (avoided)
+				idle += g.rr.spine_paths[i];
+			else
+				busy += g.rr.spine_paths[i] > 0;
+		}
+		TT_CHECK_MSG(idle == 0, "case %zu: %llu paths over avoided spines", c,
+			     (unsigned long long)idle);
+		TT_CHECK_MSG(busy == (uint64_t)(4 - cases[c].avoided - (c == 3)),
+			     "case %zu: %llu spines busy", c, (unsigned long long)busy);
+		ibf_routes_free(&r);
+		ibf_rail_route_report_free(&g.rr);
+	}
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
+	TT(test_avoid);
 	TT(test_rail_only);
 	TT(test_rail_optimized);
 	TT(test_damaged);

@@ -415,6 +415,124 @@ static void test_hratio(void)
 	ibf_fabric_free(f);
 }
 
+/* an etcd range reply with keys (relative to /p/) and values in base64 */
+static char *etcd_reply(const char *const *kv, int n)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&out, &len);
+	fprintf(o, "{\"header\":{\"revision\":\"7\"},\"kvs\":[");
+	for (int i = 0; i < n; i++) {
+		char full[256];
+		snprintf(full, sizeof(full), "/p/%s", kv[2 * i]);
+		char *k = ibf_base64_encode(full, strlen(full), NULL);
+		char *v = ibf_base64_encode(kv[2 * i + 1], strlen(kv[2 * i + 1]), NULL);
+		fprintf(o, "%s{\"key\":\"%s\",\"value\":\"%s\",\"mod_revision\":\"5\"}",
+			i ? "," : "", k, v);
+		free(k);
+		free(v);
+	}
+	fprintf(o, "],\"count\":\"%d\"}", n);
+	fclose(o);
+	return out;
+}
+
+static void test_etcd_range(void)
+{
+	static const char *const good[] = {
+		"meta", "{\"version\":1,\"timestamp\":50,\"max_age\":9,\"default_path\":\"dr\","
+			"\"default_score\":70}",
+		"gen", "4", "rail/3", "20", "rail/1", "90", "domain/a b", "40", "domain/c", "100",
+		"rails_by_score", "[1,3]", "gamma/c", "{}", "other", "ignored",
+	};
+	struct ibf_rail_registry r;
+	struct ibf_error err;
+	char *doc = etcd_reply(good, 9);
+	TT_REQUIRE(ibf_rail_etcd_parse_range(doc, strlen(doc), "e", "/p/", &r, &err) == 0);
+	free(doc);
+	TT_CHECK(r.timestamp == 50 && r.max_age == 9 && !r.prefer_rd && r.dflt == 70);
+	TT_CHECK(r.nrails == 2 && r.rail_label[0] == 1 && r.rail_score[0] == 90 &&
+		 r.rail_label[1] == 3 && r.rail_score[1] == 20);
+	TT_CHECK(r.ndomains == 2 && ibf_rail_registry_find_domain(&r, "a b") >= 0 &&
+		 r.domain_score[ibf_rail_registry_find_domain(&r, "a b")] == 40);
+	ibf_rail_registry_free(&r);
+	/* no keys: an empty registry that was never written (stale) */
+	const char *empty = "{\"header\":{\"revision\":\"3\"}}";
+	TT_CHECK(ibf_rail_etcd_parse_range(empty, strlen(empty), "e", "/p/", &r, &err) == 0 &&
+		 r.timestamp == 0 && r.nrails == 0);
+	ibf_rail_registry_free(&r);
+	/* bad replies and bad keys: errors naming the key, nothing kept */
+	static const struct {
+		const char *k, *v, *msg;
+	} bad[] = {
+		{ "rail/x", "5", "rail/NUMBER" },    { "rail/2", "101", "rail/NUMBER" },
+		{ "domain/", "5", "domain/NAME" },   { "domain/d", "-1", "domain/NAME" },
+		{ "meta", "{\"version\":2}", "meta" }, { "rail/1", "", "rail/NUMBER" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *kv[2] = { bad[i].k, bad[i].v };
+		doc = etcd_reply(kv, 1);
+		TT_CHECK_MSG(ibf_rail_etcd_parse_range(doc, strlen(doc), "e", "/p/", &r, &err) ==
+					     IBF_EPARSE &&
+				     strstr(err.msg, bad[i].msg) && r.nrails == 0,
+			     "case %zu: %s", i, err.msg);
+		free(doc);
+	}
+	static const char *const raw[] = {
+		"[]",
+		"{\"kvs\":[]}",
+		"{\"header\":{},\"kvs\":[{\"key\":\"%%%%\",\"value\":\"MQ==\"}]}",
+		"{\"header\":{},\"kvs\":[{\"key\":\"L3EvcmFpbC8x\",\"value\":\"MQ==\"}]}", /* /q/rail/1 */
+		"{\"header\":{},\"kvs\":[{\"key\":\"L3AvZ2Vu\"},{\"key\":\"L3AvZ2Vu\"}]}", /* twice */
+		"{\"header\":{},\"kvs\":{}}",
+	};
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
+		TT_CHECK_MSG(ibf_rail_etcd_parse_range(raw[i], strlen(raw[i]), "e", "/p/", &r,
+						       &err) != 0,
+			     "raw case %zu accepted", i);
+}
+
+static int bump_rail(struct ibf_rail_registry *r, void *ctx)
+{
+	r->timestamp = 77;
+	return ibf_rail_registry_set_rail(r, *(int *)ctx, 60);
+}
+
+static void test_store_file(void)
+{
+	char dir[] = "/tmp/ibf-test-store.XXXXXX", path[64];
+	TT_REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/reg.json", dir);
+	struct ibf_error err;
+	struct ibf_rail_store *s = ibf_rail_store_open(path, NULL, &err);
+	TT_REQUIRE(s != NULL);
+	struct ibf_rail_registry r;
+	TT_CHECK(ibf_rail_store_load(s, &r, &err) == IBF_EIO); /* no file yet */
+	int label = 4;
+	TT_CHECK(ibf_rail_store_update(s, bump_rail, &label, &err) == 0);
+	label = 2;
+	TT_CHECK(ibf_rail_store_update(s, bump_rail, &label, &err) == 0);
+	TT_CHECK(ibf_rail_store_keepalive(s, &err) == 0);
+	TT_REQUIRE(ibf_rail_store_load(s, &r, &err) == 0);
+	TT_CHECK(r.nrails == 2 && r.rail_label[0] == 2 && r.timestamp == 77);
+	ibf_rail_registry_set_domain(&r, "x", 5);
+	TT_CHECK(ibf_rail_store_save(s, &r, &err) == 0);
+	ibf_rail_registry_free(&r);
+	TT_CHECK(ibf_rail_registry_read(path, &r, &err) == 0 && r.ndomains == 1);
+	ibf_rail_registry_free(&r);
+	ibf_rail_store_close(s);
+	unlink(path);
+	rmdir(dir);
+	/* bad locations */
+	static const char *const bad[] = { "", "etcd://", "etcd://host", "etcd://:2379",
+					   "etcd://h:0", "etcd://h:70000/x", "etcd://h x:1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		s = ibf_rail_store_open(bad[i], NULL, &err);
+		TT_CHECK_MSG(!s && err.code == IBF_EINVAL, "'%s' accepted", bad[i]);
+		ibf_rail_store_close(s);
+	}
+}
+
 int main(void)
 {
 	TT(test_same_domain_and_rail);
@@ -428,5 +546,7 @@ int main(void)
 	TT(test_map_errors);
 	TT(test_registry);
 	TT(test_hratio);
+	TT(test_etcd_range);
+	TT(test_store_file);
 	return tt_done();
 }

@@ -492,6 +492,135 @@ static void test_damaged_fattree(void)
 	ibf_fabric_free(f);
 }
 
+/* Message streams on one switch: phase 0 is one message of ten full
+ * packets host 0 -> 1, paced at the link rate: the last tail reaches host 1
+ * one cable + router + cable after the switch output finished ten packet
+ * times (150 + 10 x 327.68 + 50 ns).  Phase 1 starts when that is
+ * delivered: hosts 0 and 2 send ten packets each to host 3, whose link
+ * carries all twenty in turn; phase 2 is a message of 5000 B (4032 + 968:
+ * a short last packet). */
+static void test_streams(void)
+{
+	struct ibf_fabric *f = star(4);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = {
+		{ 0, 1, 40320 }, { 0, 3, 40320 }, { 2, 3, 40320 }, { 1, 2, 5000 },
+	};
+	uint32_t off[] = { 0, 1, 3, 4 };
+	struct ibf_psim_stream st = { 3, off, msg };
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 0;
+	o.measure_ns = 1e6;
+	o.stream = &st;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.nphases, 3);
+	TT_EQ_INT(res.phases_done, 3);
+	TT_REQUIRE(res.phase_ns != NULL);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - (150 + 10 * 327.68 + 50)) < 0.01, "phase 0 %.3f",
+		     res.phase_ns[0]);
+	TT_CHECK_MSG(res.phase_ns[1] >= 20 * 327.68 + 200 && res.phase_ns[1] < 20 * 327.68 + 600,
+		     "phase 1 %.3f", res.phase_ns[1]);
+	/* 4096 B then 1032 B: the short packet cannot overtake the long one */
+	TT_CHECK_MSG(fabs(res.phase_ns[2] - (150 + 327.68 + 82.56 + 50)) < 0.01, "phase 2 %.3f",
+		     res.phase_ns[2]);
+	TT_EQ_INT(res.delivered, 10 + 20 + 2);
+	TT_EQ_INT(res.src_dropped, 0);
+	TT_CHECK(res.sim_ns < 20000);
+	/* a time limit before the end: phases not done are reported so */
+	o.measure_ns = 2000;
+	o.drain_ns = 0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 0);
+	TT_CHECK(res.phase_ns[0] < 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Per-VL queues inside the node: a 2 Gb/s NIC link and small bounded
+ * queues.  With one VL the accelerators' links block behind the packets
+ * for the NIC (head-of-line blocking) and intra-node traffic starves; with
+ * the inter-node packets on their own VL the intra-node packets pass them
+ * and arrive as offered. */
+static void test_node_vls(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 4;
+	o.msg_bytes = 4096;
+	o.load = 0.2;
+	o.inter_frac = 0.3;
+	o.nic_gbps = 2;
+	o.node_buf_bytes = 4096;
+	o.nic_buf_bytes = 8192;
+	o.warmup_ns = 2000;
+	o.measure_ns = 20000;
+	o.drain_ns = 0;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	double one = res.intra_gbps;
+	/* offered intra-node payload: 2 nodes x 4 x 512 x 0.2 x 0.7 */
+	double offered = 2 * 4 * 512 * 0.2 * 0.7;
+	TT_CHECK_MSG(one < 0.5 * offered, "1 VL: intra %.1f of %.1f", one, offered);
+	o.node_vls = 2;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.intra_gbps > 0.8 * offered, "2 VLs: intra %.1f of %.1f",
+		     res.intra_gbps, offered);
+	TT_CHECK(res.inter_gbps > 0 && res.inter_gbps < 2 * 2.0);
+	o.node_vls = 3;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A packet-rate limit on the accelerator links: a lone 148 B packet
+ * (2.3125 ns at 512 Gb/s on each of its two links) takes 10 ns per link
+ * instead: + 2 x 7.6875 ns on the 44.625 ns of test_node_model; 4 KiB
+ * packets (64.3 ns) do not notice. */
+static void test_acc_pkt(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 2;
+	o.msg_bytes = 128;
+	o.load = 0.0005;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e6;
+	o.inter_frac = 0;
+	o.acc_pkt_ns = 10;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.ipkts_measured > 20);
+	TT_CHECK_MSG(fabs(res.ilat_p50 - 60.0) < 0.01, "p50 %.3f", res.ilat_p50);
+	o.msg_bytes = 4096;
+	o.ipkt_payload = 4096;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	double with = res.ilat_p50;
+	o.acc_pkt_ns = 0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(with - res.ilat_p50) < 0.01, "4 KiB %.3f vs %.3f", with, res.ilat_p50);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_one_hop_latency);
@@ -503,5 +632,8 @@ int main(void)
 	TT(test_node_model);
 	TT(test_pattern_traffic);
 	TT(test_damaged_fattree);
+	TT(test_streams);
+	TT(test_node_vls);
+	TT(test_acc_pkt);
 	return tt_done();
 }

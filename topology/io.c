@@ -275,25 +275,6 @@ uint32_t ibf_linker_one_sided(const struct ibf_linker *k)
 	return n;
 }
 
-int ibf_io_each_line(const char *buf, size_t len, const char *name, struct ibf_error *err,
-		     int (*fn)(void *ctx, const char *s, size_t n, long ln), void *ctx)
-{
-	struct ibf_lines L;
-	const char *s;
-	size_t n;
-	int nul;
-	ibf_lines_init(&L, buf, len);
-	while (ibf_lines_next(&L, &s, &n, &nul)) {
-		if (nul)
-			return ibf_error_set(err, IBF_EPARSE, name, L.lineno,
-					     "NUL byte in a text line");
-		int rc = fn(ctx, s, n, L.lineno);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------ sniffing */
 
 static int is_guid_id(const char *s, size_t n)

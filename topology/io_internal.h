@@ -16,12 +16,6 @@
  * "??QDR", "4x???", "4x".  Returns 0 on success. */
 int ibf_io_parse_ws(const char *s, size_t n, uint8_t *width, uint8_t *speed);
 
-/* Call fn(ctx, line, length, line number) for every line of buf, stopping
- * at the first non-zero return; a line holding a NUL byte is an IBF_EPARSE
- * error "NAME:LINE: NUL byte in a text line".  Returns 0 or fn's code. */
-int ibf_io_each_line(const char *buf, size_t len, const char *name, struct ibf_error *err,
-		     int (*fn)(void *ctx, const char *s, size_t n, long ln), void *ctx);
-
 /* Quote a short excerpt of a line for an error message (printable only). */
 const char *ibf_io_excerpt(const char *s, size_t n, char *buf, size_t len);
 

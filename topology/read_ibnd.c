@@ -550,19 +550,13 @@ static int opt_bracket_ext(struct ibf_cur *c)
 	return 0;
 }
 
-static int port_line(struct rd *r, struct ibf_cur *c, long ln)
+/* "[port][ext N](port GUID)" of the node being read: h->port, *own_guid. */
+static int port_own(struct rd *r, struct ibf_cur *c, long ln, struct half *h, uint64_t *own_guid,
+		    int *has_own_guid)
 {
 	const char *line = c->p;
 	size_t linelen = (size_t)(c->e - c->p);
-	if (r->cur < 0)
-		return perr(r, ln, "port line outside a node record", line, linelen);
-	struct ibf_fabric *f = r->f;
-	struct ibf_node *n = &f->nodes[r->cur];
-	struct half h;
-	memset(&h, 0, sizeof(h));
-	h.node = r->cur;
-	h.line = ln;
-
+	const struct ibf_node *n = &r->f->nodes[r->cur];
 	c->p++; /* '[' */
 	uint64_t port;
 	int rc = ibf_cur_udec(c, UINT64_MAX, &port);
@@ -576,60 +570,71 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 		return ibf_error_set(r->err, IBF_EPARSE, r->name, ln,
 				     "port %d is beyond the %d ports of '%s'", (int)port, n->nports,
 				     n->id);
-	h.port = (uint8_t)port;
+	h->port = (uint8_t)port;
 	if (opt_bracket_ext(c))
 		return perr(r, ln, "bad '[ext N]'", line, linelen);
 	ibf_cur_ws(c);
-	uint64_t own_guid = 0;
-	int has_own_guid = 0;
 	if (ibf_cur_peek(c, '(')) {
 		c->p++;
-		if (ibf_cur_hex(c, &own_guid) || !ibf_cur_peek(c, ')'))
+		if (ibf_cur_hex(c, own_guid) || !ibf_cur_peek(c, ')'))
 			return perr(r, ln, "bad port GUID in parentheses", line, linelen);
 		c->p++;
-		has_own_guid = 1;
+		*has_own_guid = 1;
 		ibf_cur_ws(c);
 	}
+	return 0;
+}
+
+/* "\"peer id\"[peer port][ext N](peer port GUID)" (line, linelen: the
+ * whole port line for messages). */
+static int port_peer(struct rd *r, struct ibf_cur *c, long ln, struct half *h, const char *line,
+		     size_t linelen)
+{
 	if (!ibf_cur_peek(c, '"'))
 		return perr(r, ln, "expected a quoted peer id", line, linelen);
-	h.pid = c->p + 1;
-	const char *q = memchr(h.pid, '"', (size_t)(c->e - h.pid));
+	h->pid = c->p + 1;
+	const char *q = memchr(h->pid, '"', (size_t)(c->e - h->pid));
 	if (!q)
 		return perr(r, ln, "unterminated peer id", line, linelen);
-	if (q == h.pid)
+	if (q == h->pid)
 		return perr(r, ln, "empty peer id", line, linelen);
-	if ((size_t)(q - h.pid) > UINT32_MAX / 2)
+	if ((size_t)(q - h->pid) > UINT32_MAX / 2)
 		return perr(r, ln, "peer id too long", NULL, 0);
-	h.pidlen = (uint32_t)(q - h.pid);
+	h->pidlen = (uint32_t)(q - h->pid);
 	c->p = q + 1;
-	h.pport = 1; /* ibsim's default */
+	h->pport = 1; /* ibsim's default */
 	if (ibf_cur_peek(c, '[') && !(c->e - c->p >= 4 && !memcmp(c->p, "[ext", 4))) {
 		c->p++;
 		uint64_t pp;
-		rc = ibf_cur_udec(c, UINT64_MAX, &pp);
+		int rc = ibf_cur_udec(c, UINT64_MAX, &pp);
 		if (rc == -1 || !ibf_cur_peek(c, ']'))
 			return perr(r, ln, "expected '[peer port]'", line, linelen);
 		c->p++;
 		if (rc == -2 || pp < 1 || pp > IBF_MAX_PORTS)
 			return ibf_error_set(r->err, IBF_EPARSE, r->name, ln,
 					     "peer port number out of range 1..%d", IBF_MAX_PORTS);
-		h.pport = (uint8_t)pp;
+		h->pport = (uint8_t)pp;
 	}
 	if (opt_bracket_ext(c))
 		return perr(r, ln, "bad '[ext N]'", line, linelen);
 	ibf_cur_ws(c);
 	if (ibf_cur_peek(c, '(')) {
 		c->p++;
-		if (ibf_cur_hex(c, &h.pguid) || !ibf_cur_peek(c, ')'))
+		if (ibf_cur_hex(c, &h->pguid) || !ibf_cur_peek(c, ')'))
 			return perr(r, ln, "bad peer port GUID in parentheses", line, linelen);
 		c->p++;
-		h.has_pguid = 1;
+		h->has_pguid = 1;
 		ibf_cur_ws(c);
 	}
+	return 0;
+}
 
-	struct ptail pt;
-	memset(&pt, 0, sizeof(pt));
-	/* ibsim port options ("w=1 s=2") may come before the comment */
+/* The rest of a port line: ibsim port options ("w=1 s=2") before the
+ * comment, then "# ... \"peer description\" lid N ... 4xEDR" or a bare
+ * description, into pt and h. */
+static int port_tail(struct rd *r, struct ibf_cur *c, long ln, struct half *h, struct ptail *pt,
+		     const char *line, size_t linelen)
+{
 	for (;;) {
 		ibf_cur_ws(c);
 		const char *o = c->p;
@@ -637,7 +642,7 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 			c->p++;
 		if (c->p - o >= 3 && o[1] == '=' && strchr("wsev", o[0])) {
 			struct ibf_cur oc = { o, c->p };
-			if (port_tokens(r, &oc, 0, &pt, ln))
+			if (port_tokens(r, &oc, 0, pt, ln))
 				return r->err->code;
 			continue;
 		}
@@ -650,7 +655,7 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 		const char *q1 = memchr(c->p, '"', (size_t)(c->e - c->p));
 		if (q1) {
 			struct ibf_cur pre = { c->p, q1 };
-			if (port_tokens(r, &pre, 1, &pt, ln))
+			if (port_tokens(r, &pre, 1, pt, ln))
 				return r->err->code;
 			c->p = q1;
 			const char *d;
@@ -659,9 +664,9 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 				return perr(r, ln, "unterminated peer description", line, linelen);
 			if (dn > UINT32_MAX / 2)
 				return perr(r, ln, "peer description too long", NULL, 0);
-			h.pdesc = d;
-			h.pdesclen = (uint32_t)dn;
-			h.has_pdesc = 1;
+			h->pdesc = d;
+			h->pdesclen = (uint32_t)dn;
+			h->has_pdesc = 1;
 		} else {
 			struct ibf_cur d0 = *c;
 			const char *t;
@@ -674,14 +679,38 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 				const char *d;
 				size_t dn;
 				bare_desc(c, &d, &dn);
-				h.pdesc = d;
-				h.pdesclen = (uint32_t)dn;
-				h.has_pdesc = 1;
+				h->pdesc = d;
+				h->pdesclen = (uint32_t)dn;
+				h->has_pdesc = 1;
 			}
 		}
 	}
-	if (port_tokens(r, c, 0, &pt, ln))
+	if (port_tokens(r, c, 0, pt, ln))
 		return r->err->code;
+	return 0;
+}
+
+static int port_line(struct rd *r, struct ibf_cur *c, long ln)
+{
+	const char *line = c->p;
+	size_t linelen = (size_t)(c->e - c->p);
+	if (r->cur < 0)
+		return perr(r, ln, "port line outside a node record", line, linelen);
+	struct ibf_fabric *f = r->f;
+	struct ibf_node *n = &f->nodes[r->cur];
+	struct half h;
+	memset(&h, 0, sizeof(h));
+	h.node = r->cur;
+	h.line = ln;
+	uint64_t own_guid = 0;
+	int has_own_guid = 0;
+	struct ptail pt;
+	memset(&pt, 0, sizeof(pt));
+	int rc;
+	if ((rc = port_own(r, c, ln, &h, &own_guid, &has_own_guid)) ||
+	    (rc = port_peer(r, c, ln, &h, line, linelen)) ||
+	    (rc = port_tail(r, c, ln, &h, &pt, line, linelen)))
+		return rc;
 
 	h.width = pt.width ? pt.width : (pt.has_w ? ibf_width_from_ib((unsigned)pt.wmask) : 0);
 	h.speed = pt.speed ? pt.speed
@@ -698,7 +727,7 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 		h.plid = (uint16_t)pt.peer_lid;
 		h.has_plid = 1;
 	}
-	struct ibf_port *own = ibf_port(f, r->cur, (int)port);
+	struct ibf_port *own = ibf_port(f, r->cur, (int)h.port);
 	if (n->type != T_SW) {
 		if (has_own_guid && !r->ibsim)
 			own->guid = own_guid;
@@ -1034,7 +1063,7 @@ struct ibf_fabric *ibf_io_read_ibnd(const char *buf, size_t len, const char *nam
 		ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
 		return NULL;
 	}
-	int rc = ibf_io_each_line(buf, len, name, r.err, one_line_cb, &r);
+	int rc = ibf_each_line(buf, len, name, r.err, one_line_cb, &r);
 	if (!rc && r.f->nnodes == 0)
 		rc = ibf_error_set(r.err, IBF_EPARSE, name, 0, "no node records found");
 	if (!rc)

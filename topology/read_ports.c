@@ -308,7 +308,7 @@ struct ibf_fabric *ibf_io_read_ports(const char *buf, size_t len, const char *na
 		ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
 		return NULL;
 	}
-	int rc = ibf_io_each_line(buf, len, name, r.err, one_line_cb, &r);
+	int rc = ibf_each_line(buf, len, name, r.err, one_line_cb, &r);
 	if (!rc && r.nn == 0)
 		rc = ibf_error_set(r.err, IBF_EPARSE, name, 0, "no port lines found");
 	if (!rc)

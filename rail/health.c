@@ -1,0 +1,461 @@
+/* Rail health scores from PerfMgr counters (docs/rail.md, "Health
+ * service").  No OpenSM dependency: the plugin feeds counters of rail
+ * switch ports with ibf_health_sample(); a sweep's deltas become port
+ * scores, the rail's score is a percentile of its ports' scores, smoothed
+ * over sweeps with an EWMA.  Sampling is a binary search and a few stores,
+ * so it can run in OpenSM's PerfMgr callback; the scores are computed once
+ * per sweep. */
+#include "ibf_rail.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DELTA_RESET (UINT64_C(1) << 63)
+
+struct hport {
+	uint64_t key; /* node GUID, port: the GUID is shifted left by 8 */
+	int32_t rail; /* group: dense rail, or nrails + spine number */
+	uint64_t prev[2];
+	uint64_t delta[2];
+	uint8_t have_prev; /* bit per counter: prev[] holds a reading */
+	uint8_t seen;	   /* bit per counter: a difference came before */
+	uint8_t got;	   /* bit per counter: reported in the open sweep */
+	uint8_t bad;	   /* bit per counter: reported, but no usable delta */
+};
+
+struct ibf_health {
+	struct ibf_health_opts o;
+	struct hport *port; /* sorted by key */
+	int nports;
+	int ncomplete;	     /* ports with both counters in the open sweep */
+	int nsampled;	     /* ports with any counter in the open sweep */
+	int nrails, nspines; /* groups: the rails, then the spines */
+	int32_t *label;	     /* [nrails] */
+	uint64_t *spine;     /* [nspines] node GUIDs */
+	double *score;	     /* smoothed, [group] */
+	uint8_t *measured;   /* ever measured */
+	int *low;	     /* spines: consecutive sweeps below avoid_below */
+	uint8_t *avoided;    /* spines */
+	int avoid_changed;
+	double *scratch; /* port scores of one rail */
+	int *rail_ports; /* ports per rail */
+	int *rail_first; /* [nrails + 1]: rail g's ports are order[rail_first[g]..] */
+	int *order;	 /* port indexes grouped by rail */
+	int ndomains;
+	char **domain;
+	unsigned long sweeps;
+	int last_ports;
+};
+
+void ibf_health_opts_default(struct ibf_health_opts *o)
+{
+	o->alpha = 0.5;
+	o->wait_weight = 1.0;
+	o->min_words = 65536.0;
+	o->percentile = 90;
+	o->dflt = 100;
+	o->avoid_below = 0;
+	o->avoid_sweeps = 3;
+	o->avoid_above = 60;
+}
+
+static uint64_t port_key(uint64_t guid, int port)
+{
+	return (guid << 8) | (uint64_t)(port & 0xff);
+}
+
+static int hport_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct hport *)a)->key, y = ((const struct hport *)b)->key;
+	return x < y ? -1 : x > y;
+}
+
+struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
+				  const struct ibf_health_opts *o, struct ibf_error *err)
+{
+	struct ibf_health_opts def;
+	if (!o) {
+		ibf_health_opts_default(&def);
+		o = &def;
+	}
+	if (!(o->alpha > 0 && o->alpha <= 1) || !(o->wait_weight > 0) || !(o->min_words >= 0) ||
+	    o->percentile < 1 || o->percentile > 100 || o->dflt < 0 || o->dflt > 100 ||
+	    o->avoid_below < 0 || o->avoid_below > 100 || o->avoid_sweeps < 1 ||
+	    (o->avoid_below > 0 && (o->avoid_above <= o->avoid_below || o->avoid_above > 100))) {
+		ibf_error_set(err, IBF_EINVAL, NULL, 0,
+			      "bad health options (alpha in (0,1], wait weight > 0, "
+			      "min words >= 0, percentile 1..100, default 0..100, "
+			      "avoid below < avoid above <= 100, avoid sweeps >= 1)");
+		return NULL;
+	}
+	struct ibf_health *h = calloc(1, sizeof(*h));
+	if (!h)
+		goto nomem;
+	h->o = *o;
+	h->nrails = ri->nrails;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		h->nspines += ri->sw_role[s] == IBF_RAIL_SW_SPINE;
+	size_t nr = (size_t)ri->nrails + (size_t)h->nspines + 1;
+	h->label = calloc(nr, sizeof(*h->label));
+	h->spine = calloc(nr, sizeof(*h->spine));
+	h->low = calloc(nr, sizeof(int));
+	h->avoided = calloc(nr, 1);
+	h->score = calloc(nr, sizeof(*h->score));
+	h->measured = calloc(nr, 1);
+	h->rail_ports = calloc(nr, sizeof(int));
+	h->rail_first = calloc(nr + 1, sizeof(int));
+	h->domain = calloc((size_t)ri->ndomains + 1, sizeof(char *));
+	if (!h->label || !h->spine || !h->low || !h->avoided || !h->score || !h->measured ||
+	    !h->rail_ports || !h->rail_first || !h->domain)
+		goto nomem;
+	for (int g = 0; g < ri->nrails; g++)
+		h->label[g] = ri->rail_label[g];
+	for (int g = 0; g < ri->nrails + h->nspines; g++)
+		h->score[g] = o->dflt;
+	for (int d = 0; d < ri->ndomains; d++) {
+		if (!(h->domain[d] = strdup(ri->domain[d])))
+			goto nomem;
+		h->ndomains++;
+	}
+	size_t n = 0;
+	for (uint32_t id = 0; id < f->nnodes; id++) {
+		const struct ibf_node *nd = &f->nodes[id];
+		if (nd->type != IBF_NODE_SWITCH || nd->sw < 0 ||
+		    (ri->sw_rail[nd->sw] < 0 && ri->sw_role[nd->sw] != IBF_RAIL_SW_SPINE))
+			continue;
+		for (int p = 1; p <= (int)nd->nports; p++)
+			if (ibf_port((struct ibf_fabric *)f, (int)id, p)->peer_node != IBF_NO_NODE)
+				n++;
+	}
+	h->port = calloc(n + 1, sizeof(*h->port));
+	if (!h->port)
+		goto nomem;
+	int nsp = 0;
+	for (uint32_t id = 0; id < f->nnodes; id++) {
+		const struct ibf_node *nd = &f->nodes[id];
+		if (nd->type != IBF_NODE_SWITCH || nd->sw < 0)
+			continue;
+		int grp = ri->sw_rail[nd->sw];
+		if (grp < 0 && ri->sw_role[nd->sw] == IBF_RAIL_SW_SPINE) {
+			grp = h->nrails + nsp;
+			h->spine[nsp++] = nd->guid;
+		}
+		if (grp < 0)
+			continue;
+		for (int p = 1; p <= (int)nd->nports; p++) {
+			if (ibf_port((struct ibf_fabric *)f, (int)id, p)->peer_node == IBF_NO_NODE)
+				continue;
+			struct hport *hp = &h->port[h->nports++];
+			hp->key = port_key(nd->guid, p);
+			hp->rail = grp;
+			h->rail_ports[grp]++;
+		}
+	}
+	qsort(h->port, (size_t)h->nports, sizeof(*h->port), hport_cmp);
+	int most = 1;
+	for (int g = 0; g < h->nrails + h->nspines; g++) {
+		if (h->rail_ports[g] > most)
+			most = h->rail_ports[g];
+		h->rail_first[g + 1] = h->rail_first[g] + h->rail_ports[g];
+	}
+	h->scratch = calloc((size_t)most, sizeof(double));
+	h->order = calloc((size_t)h->nports + 1, sizeof(int));
+	if (!h->scratch || !h->order)
+		goto nomem;
+	int *fill = calloc(nr, sizeof(int));
+	if (!fill)
+		goto nomem;
+	for (int i = 0; i < h->nports; i++) {
+		int g = h->port[i].rail;
+		h->order[h->rail_first[g] + fill[g]++] = i;
+	}
+	free(fill);
+	return h;
+nomem:
+	ibf_health_free(h);
+	ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return NULL;
+}
+
+void ibf_health_free(struct ibf_health *h)
+{
+	if (!h)
+		return;
+	free(h->port);
+	free(h->label);
+	free(h->spine);
+	free(h->low);
+	free(h->avoided);
+	free(h->score);
+	free(h->measured);
+	free(h->scratch);
+	free(h->rail_ports);
+	free(h->rail_first);
+	free(h->order);
+	for (int d = 0; d < h->ndomains; d++)
+		free(h->domain[d]);
+	free(h->domain);
+	free(h);
+}
+
+double ibf_health_port_score(const struct ibf_health_opts *o, uint64_t data, uint64_t wait)
+{
+	double w = o->wait_weight * (double)wait, d = (double)data;
+	double den = w + d;
+	if (den < o->min_words)
+		den = o->min_words;
+	double c = den > 0 ? w / den : 0.0;
+	return 100.0 * (1.0 - c);
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Scores of the open sweep, then a new sweep. */
+static void close_sweep(struct ibf_health *h)
+{
+	int scored = 0;
+	for (int g = 0; g < h->nrails + h->nspines; g++) {
+		int n = 0;
+		for (int j = h->rail_first[g]; j < h->rail_first[g + 1]; j++) {
+			const struct hport *p = &h->port[h->order[j]];
+			if (p->got != 3 || p->bad)
+				continue;
+			h->scratch[n++] = ibf_health_port_score(&h->o, p->delta[IBF_HEALTH_DATA],
+								p->delta[IBF_HEALTH_WAIT]);
+		}
+		if (g < h->nrails)
+			scored += n;
+		if (!n)
+			continue; /* keeps its score (or the default) */
+		qsort(h->scratch, (size_t)n, sizeof(double), dbl_cmp);
+		int k = (int)(((long)(100 - h->o.percentile) * n) / 100);
+		if (k > n - 1)
+			k = n - 1;
+		double raw = h->scratch[k];
+		h->score[g] =
+			h->measured[g] ? h->o.alpha * raw + (1.0 - h->o.alpha) * h->score[g] : raw;
+		h->measured[g] = 1;
+		if (g < h->nrails || h->o.avoid_below <= 0)
+			continue;
+		/* spines: hysteresis, so that tables never flap */
+		int sp = g - h->nrails;
+		if (h->score[g] < h->o.avoid_below)
+			h->low[sp]++;
+		else
+			h->low[sp] = 0;
+		if (!h->avoided[sp] && h->low[sp] >= h->o.avoid_sweeps) {
+			h->avoided[sp] = 1;
+			h->avoid_changed = 1;
+		} else if (h->avoided[sp] && h->score[g] > h->o.avoid_above) {
+			h->avoided[sp] = 0;
+			h->avoid_changed = 1;
+		}
+	}
+	for (int i = 0; i < h->nports; i++) {
+		h->port[i].got = 0;
+		h->port[i].bad = 0;
+	}
+	h->ncomplete = 0;
+	h->nsampled = 0;
+	h->sweeps++;
+	h->last_ports = scored;
+}
+
+int ibf_health_close(struct ibf_health *h)
+{
+	if (!h || !h->nsampled)
+		return 0;
+	close_sweep(h);
+	return 1;
+}
+
+enum ibf_health_result ibf_health_sample(struct ibf_health *h, uint64_t guid, int port,
+					 enum ibf_health_counter which, uint64_t value,
+					 enum ibf_health_mode mode)
+{
+	if (!h || port < 1 || port > 255 || (which != IBF_HEALTH_DATA && which != IBF_HEALTH_WAIT))
+		return IBF_HEALTH_IGNORED;
+	struct hport key = { .key = port_key(guid, port) };
+	struct hport *p = bsearch(&key, h->port, (size_t)h->nports, sizeof(*p), hport_cmp);
+	if (!p)
+		return IBF_HEALTH_IGNORED;
+	enum ibf_health_result res = IBF_HEALTH_STORED;
+	uint8_t bit = (uint8_t)(1u << which);
+	if (p->got & bit) {
+		/* the port reports again: the next sweep has begun */
+		close_sweep(h);
+		res = IBF_HEALTH_SWEEP;
+	}
+	int usable = 1;
+	switch (mode) {
+	case IBF_HEALTH_ABS:
+		if (!(p->have_prev & bit) || value < p->prev[which])
+			usable = 0; /* first reading, or the counter went down (reset) */
+		else
+			p->delta[which] = value - p->prev[which];
+		p->prev[which] = value;
+		p->have_prev |= bit;
+		break;
+	case IBF_HEALTH_DELTA:
+		/* OpenSM's first difference of a port is against zero */
+		if (!(p->seen & bit) || value >= DELTA_RESET)
+			usable = 0;
+		else
+			p->delta[which] = value;
+		p->seen |= bit;
+		break;
+	default:
+		usable = 0;
+		break;
+	}
+	if (!p->got)
+		h->nsampled++;
+	p->got |= bit;
+	if (!usable)
+		p->bad |= bit;
+	if (p->got == 3 && ++h->ncomplete == h->nports) {
+		close_sweep(h);
+		res = IBF_HEALTH_SWEEP;
+	}
+	return res;
+}
+
+void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src)
+{
+	if (!dst || !src)
+		return;
+	for (int g = 0; g < dst->nrails; g++)
+		for (int k = 0; k < src->nrails; k++)
+			if (src->label[k] == dst->label[g] && src->measured[k]) {
+				dst->score[g] = src->score[k];
+				dst->measured[g] = 1;
+				break;
+			}
+	for (int g = 0; g < dst->nspines; g++)
+		for (int k = 0; k < src->nspines; k++)
+			if (src->spine[k] == dst->spine[g]) {
+				dst->score[dst->nrails + g] = src->score[src->nrails + k];
+				dst->measured[dst->nrails + g] = src->measured[src->nrails + k];
+				dst->low[g] = src->low[k];
+				dst->avoided[g] = src->avoided[k];
+				break;
+			}
+	/* counter readings of ports that stay (absolute mode) */
+	for (int i = 0; i < dst->nports; i++) {
+		const struct hport *o = bsearch(&dst->port[i], src->port, (size_t)src->nports,
+						sizeof(*src->port), hport_cmp);
+		if (o) {
+			memcpy(dst->port[i].prev, o->prev, sizeof(o->prev));
+			dst->port[i].have_prev = o->have_prev;
+			dst->port[i].seen = o->seen;
+		}
+	}
+	dst->sweeps = src->sweeps;
+	dst->last_ports = src->last_ports;
+}
+
+int ibf_health_nrails(const struct ibf_health *h)
+{
+	return h ? h->nrails : 0;
+}
+
+int ibf_health_nports(const struct ibf_health *h)
+{
+	return h ? h->nports : 0;
+}
+
+int ibf_health_score(const struct ibf_health *h, int g)
+{
+	if (!h || g < 0 || g >= h->nrails)
+		return -1;
+	double s = h->score[g];
+	return s < 0 ? 0 : s > 100 ? 100 : (int)lround(s);
+}
+
+int ibf_health_label(const struct ibf_health *h, int g)
+{
+	return h && g >= 0 && g < h->nrails ? h->label[g] : -1;
+}
+
+int ibf_health_measured(const struct ibf_health *h, int g)
+{
+	return h && g >= 0 && g < h->nrails ? h->measured[g] : 0;
+}
+
+unsigned long ibf_health_sweeps(const struct ibf_health *h)
+{
+	return h ? h->sweeps : 0;
+}
+
+int ibf_health_last_ports(const struct ibf_health *h)
+{
+	return h ? h->last_ports : 0;
+}
+
+int ibf_health_fill(const struct ibf_health *h, const struct ibf_rail_registry *doms,
+		    struct ibf_rail_registry *r)
+{
+	for (int g = 0; g < h->nrails; g++)
+		if (ibf_rail_registry_set_rail(r, h->label[g], ibf_health_score(h, g)))
+			return IBF_ENOMEM;
+	for (int d = 0; d < h->ndomains; d++) {
+		int i = doms ? ibf_rail_registry_find_domain(doms, h->domain[d]) : -1;
+		if (ibf_rail_registry_set_domain(r, h->domain[d],
+						 i >= 0 ? doms->domain_score[i] : r->dflt))
+			return IBF_ENOMEM;
+	}
+	/* hosts the file names that the fabric does not show (yet) */
+	for (int i = 0; doms && i < doms->ndomains; i++)
+		if (ibf_rail_registry_find_domain(r, doms->domain[i]) < 0 &&
+		    ibf_rail_registry_set_domain(r, doms->domain[i], doms->domain_score[i]))
+			return IBF_ENOMEM;
+	return 0;
+}
+
+int ibf_health_nspines(const struct ibf_health *h)
+{
+	return h ? h->nspines : 0;
+}
+
+int ibf_health_spine_score(const struct ibf_health *h, int k)
+{
+	if (!h || k < 0 || k >= h->nspines)
+		return -1;
+	double v = h->score[h->nrails + k];
+	return v < 0 ? 0 : v > 100 ? 100 : (int)lround(v);
+}
+
+uint64_t ibf_health_spine_guid(const struct ibf_health *h, int k)
+{
+	return h && k >= 0 && k < h->nspines ? h->spine[k] : 0;
+}
+
+int ibf_health_spine_avoided(const struct ibf_health *h, int k)
+{
+	return h && k >= 0 && k < h->nspines ? h->avoided[k] : 0;
+}
+
+int ibf_health_avoid_changed(struct ibf_health *h)
+{
+	if (!h || !h->avoid_changed)
+		return 0;
+	h->avoid_changed = 0;
+	return 1;
+}
+
+int ibf_health_avoid_list(const struct ibf_health *h, uint64_t *out, int max)
+{
+	int n = 0;
+	for (int k = 0; h && k < h->nspines; k++)
+		if (h->avoided[k]) {
+			if (n < max)
+				out[n] = h->spine[k];
+			n++;
+		}
+	return n;
+}

@@ -1,0 +1,640 @@
+/* Packet-level simulator: export of a fabric, its forwarding tables and the
+ * traffic to the input of CODES's fat-tree network model (docs/simulation.md,
+ * "Export to CODES").
+ *
+ * CODES (the MPI-parallel simulator on ROSS) has one network model that
+ * takes forwarding tables: `fattree` with routing="static" reads one file
+ * per switch, <routing_folder>/0x<switch guid>.lft, lines "0x<terminal guid>
+ * <port>" (port 1-based, CODES's own port order).  The model builds its
+ * wiring itself from (levels, radix, leaf count); it has no cabling input.
+ * So the export rebuilds CODES's wiring (the rules of its fattree.c for
+ * ft_type 0 with tapering 1), finds an isomorphism between that and the
+ * fabric (levels, switch multigraph, hosts per leaf), and translates every
+ * LFT entry of every host's base LID into CODES's port numbering.  Fabrics
+ * that are not a CODES fat tree are refused with the reason.  Not mapped:
+ * LMC layers above 0, SLs and SL2VL (the model has no virtual lanes),
+ * per-link rates (one switch and one terminal bandwidth), cable lengths. */
+#include "ibf_sim.h"
+#include "ibf_sim_packet.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CODES_TERM_GUID ((uint64_t)64 << 32) /* fattree.c TERMINAL_GUID_PREFIX */
+#define CODES_MAX_SW 4096
+#define CODES_SEARCH_STEPS 2000000
+
+/* CODES's fat tree: counts as fattree.c derives them (tapering 1). */
+struct ct_shape {
+	int levels, k, n[3], l0_term, l0_set, l1_set, rep, ns;
+	uint32_t nsw, nterm;
+	/* per CODES switch: its ports' peers, >= 0 a switch, < 0 terminal -1-t */
+	uint32_t *off;
+	int32_t *peer;
+};
+
+static int ct_level(const struct ct_shape *s, int c)
+{
+	return c < s->n[0] ? 0 : c < s->n[0] + s->n[1] ? 1 : 2;
+}
+
+/* The wiring of fattree.c's switch_init for ft_type 0: 0 or a reason. */
+static const char *ct_build(struct ct_shape *s)
+{
+	int k = s->k, n0 = s->n[0];
+	s->ns = k / 2;
+	s->l0_set = k / 2;
+	s->l0_term = k / 2;
+	if (k < 2 || n0 % s->ns)
+		return "CODES wants the leaf count to be a multiple of radix/2";
+	if (s->levels == 2) {
+		s->n[1] = n0 / 2;
+		s->l1_set = s->n[1];
+		s->n[2] = 0;
+	} else {
+		s->l1_set = k / 2;
+		int np = n0 / s->l0_set;
+		s->n[1] = np * s->l1_set;
+		if (np > k)
+			return "more pods than the radix: CODES cannot wire the top level";
+		s->rep = k / np;
+		while (s->l1_set % s->rep)
+			s->rep--;
+		s->n[2] = s->l1_set / s->rep * s->ns;
+	}
+	s->nsw = (uint32_t)(s->n[0] + s->n[1] + s->n[2]);
+	s->nterm = (uint32_t)n0 * (uint32_t)s->l0_term;
+	if (s->nsw > CODES_MAX_SW)
+		return "more than 4096 switches";
+	s->off = calloc(s->nsw + 1, sizeof(*s->off));
+	s->peer = malloc((size_t)s->nsw * (size_t)(4 * k + 4) * sizeof(*s->peer));
+	if (!s->off || !s->peer)
+		return "out of memory";
+	uint32_t m = 0;
+	for (int c = 0; c < (int)s->nsw; c++) {
+		s->off[c] = m;
+		int lv = ct_level(s, c);
+		if (lv == 0) {
+			for (int t = 0; t < s->l0_term; t++)
+				s->peer[m++] = -1 - (c * s->l0_term + t);
+			int con = s->levels == 2 ? 2 : 1;
+			int base = (s->levels == 2 ? 0 : c / s->l0_set) * s->l1_set;
+			for (int j = 0; j < s->l1_set; j++)
+				for (int x = 0; x < con; x++)
+					s->peer[m++] = n0 + base + j;
+		} else if (lv == 1) {
+			int rel = c - n0, con = s->levels == 2 ? 2 : 1;
+			int base = s->levels == 2 ? 0 : rel / s->l1_set * s->l0_set;
+			for (int j = 0; j < s->l0_set; j++)
+				for (int x = 0; x < con; x++)
+					s->peer[m++] = base + j;
+			if (s->levels == 3) {
+				int l2 = rel % s->l1_set / s->rep * s->ns;
+				for (int j = 0; j < s->ns; j++)
+					s->peer[m++] = n0 + s->n[1] + l2 + j;
+			}
+		} else {
+			int rel = c - n0 - s->n[1];
+			for (int l1 = rel / s->ns * s->rep; l1 < s->n[1]; l1 += s->l1_set)
+				for (int j = 0; j < s->rep; j++)
+					s->peer[m++] = n0 + l1 + j;
+		}
+		if ((int)(m - s->off[c]) > k)
+			return "a CODES switch would need more ports than the radix";
+	}
+	s->off[s->nsw] = m;
+	/* CODES's rules are consistent only for some sizes: each cable must be
+	 * seen from both ends as often */
+	for (uint32_t c = 0; c < s->nsw; c++)
+		for (uint32_t q = s->off[c]; q < s->off[c + 1]; q++) {
+			int32_t d = s->peer[q];
+			if (d < 0)
+				continue;
+			int a = 0, b = 0;
+			for (uint32_t x = s->off[c]; x < s->off[c + 1]; x++)
+				a += s->peer[x] == d;
+			for (uint32_t x = s->off[d]; x < s->off[d + 1]; x++)
+				b += s->peer[x] == (int32_t)c;
+			if (a != b)
+				return "CODES's wiring rules give a one-sided link at this size";
+		}
+	return NULL;
+}
+
+/* The fabric's side: switch levels (hops from the nearest leaf), a dense
+ * multiplicity matrix, switch neighbour lists. */
+struct ct_fab {
+	uint32_t nsw;
+	int *level, *hosts;
+	uint8_t *mult;	     /* nsw x nsw cables */
+	uint32_t *aoff, *an; /* distinct switch neighbours */
+};
+
+static int ct_fab_build(const struct ibf_fabric *f, struct ct_fab *x)
+{
+	uint32_t n = f->nsw;
+	x->nsw = n;
+	x->level = malloc(n * sizeof(int));
+	x->hosts = calloc(n, sizeof(int));
+	x->mult = calloc((size_t)n * n, 1);
+	x->aoff = calloc(n + 1, sizeof(uint32_t));
+	uint32_t *q = malloc(n * sizeof(uint32_t));
+	if (!x->level || !x->hosts || !x->mult || !x->aoff || !q) {
+		free(q);
+		return IBF_ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ibf_node *nd = &f->nodes[f->switches[i]];
+		x->level[i] = -1;
+		for (int p = 1; p <= nd->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, f->switches[i], p);
+			if (pp->peer_node == IBF_NO_NODE)
+				continue;
+			int32_t s = f->nodes[pp->peer_node].sw;
+			if (s < 0)
+				x->hosts[i]++;
+			else if (x->mult[(size_t)i * n + (uint32_t)s] < 255)
+				x->mult[(size_t)i * n + (uint32_t)s]++;
+		}
+	}
+	uint32_t h = 0, t = 0, na = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (x->hosts[i]) {
+			x->level[i] = 0;
+			q[t++] = i;
+		}
+	while (h < t) {
+		uint32_t i = q[h++];
+		for (uint32_t j = 0; j < n; j++)
+			if (x->mult[(size_t)i * n + j] && x->level[j] < 0) {
+				x->level[j] = x->level[i] + 1;
+				q[t++] = j;
+			}
+	}
+	free(q);
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++)
+			na += x->mult[(size_t)i * n + j] != 0;
+	x->an = malloc((na ? na : 1) * sizeof(uint32_t));
+	if (!x->an)
+		return IBF_ENOMEM;
+	na = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		x->aoff[i] = na;
+		for (uint32_t j = 0; j < n; j++)
+			if (x->mult[(size_t)i * n + j])
+				x->an[na++] = j;
+	}
+	x->aoff[n] = na;
+	return 0;
+}
+
+/* Backtracking search for CODES switch -> fabric switch, CODES switches in
+ * BFS order; a candidate must sit on the same level, carry the same hosts,
+ * and agree in cable counts with every neighbour already mapped (on both
+ * sides). */
+struct ct_search {
+	const struct ct_shape *s;
+	const struct ct_fab *x;
+	uint8_t *cm; /* CODES multiplicity, nsw x nsw */
+	int32_t *map, *inv;
+	uint32_t *order;
+	long steps;
+};
+
+static int ct_fits(struct ct_search *S, uint32_t c, uint32_t v)
+{
+	const struct ct_shape *s = S->s;
+	const struct ct_fab *x = S->x;
+	uint32_t n = s->nsw;
+	if (S->inv[v] >= 0 || x->level[v] != ct_level(s, (int)c) ||
+	    x->hosts[v] != (ct_level(s, (int)c) ? 0 : s->l0_term))
+		return 0;
+	for (uint32_t q = s->off[c]; q < s->off[c + 1]; q++) {
+		int32_t d = s->peer[q];
+		if (d >= 0 && S->map[d] >= 0 &&
+		    x->mult[(size_t)v * n + (uint32_t)S->map[d]] != S->cm[(size_t)c * n + (uint32_t)d])
+			return 0;
+	}
+	for (uint32_t a = x->aoff[v]; a < x->aoff[v + 1]; a++) {
+		uint32_t w = x->an[a];
+		if (S->inv[w] >= 0 &&
+		    S->cm[(size_t)c * n + (uint32_t)S->inv[w]] != x->mult[(size_t)v * n + w])
+			return 0;
+	}
+	return 1;
+}
+
+static int ct_search(struct ct_search *S, uint32_t pos)
+{
+	const struct ct_shape *s = S->s;
+	if (pos == s->nsw)
+		return 1;
+	if (++S->steps > CODES_SEARCH_STEPS)
+		return -1;
+	uint32_t c = S->order[pos];
+	/* candidates: the neighbours of a mapped neighbour's image, or all */
+	int32_t anchor = -1;
+	for (uint32_t q = s->off[c]; q < s->off[c + 1] && anchor < 0; q++)
+		if (s->peer[q] >= 0 && S->map[s->peer[q]] >= 0)
+			anchor = S->map[s->peer[q]];
+	uint32_t lo = 0, hi = S->x->nsw;
+	if (anchor >= 0) {
+		lo = S->x->aoff[anchor];
+		hi = S->x->aoff[anchor + 1];
+	}
+	for (uint32_t i = lo; i < hi; i++) {
+		uint32_t v = anchor >= 0 ? S->x->an[i] : i;
+		if (!ct_fits(S, c, v))
+			continue;
+		S->map[c] = (int32_t)v;
+		S->inv[v] = (int32_t)c;
+		int rc = ct_search(S, pos + 1);
+		if (rc)
+			return rc;
+		S->map[c] = -1;
+		S->inv[v] = -1;
+	}
+	return 0;
+}
+
+static int write_text(const char *dir, const char *name, const char *body, struct ibf_error *err)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	struct ibf_atomic at;
+	int rc = ibf_atomic_open(&at, path, err);
+	if (rc)
+		return rc;
+	fputs(body, at.fp);
+	return ibf_atomic_commit(&at, 1, err);
+}
+
+int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r,
+			  const struct ibf_psim_opts *o, const char *dir,
+			  struct ibf_psim_codes_info *info, struct ibf_error *err)
+{
+	struct ct_shape s;
+	struct ct_fab x;
+	struct ct_search S;
+	struct ibf_sim_net net;
+	memset(&s, 0, sizeof(s));
+	memset(&x, 0, sizeof(x));
+	memset(&S, 0, sizeof(S));
+	memset(&net, 0, sizeof(net));
+	memset(info, 0, sizeof(*info));
+	int32_t *cport = NULL, *term_host = NULL;
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *mem = NULL;
+	const char *why = NULL;
+	int rc = ibf_sim_net_init(&net, f, r, IBF_CONG_ORDER_AUTO, err);
+	if (rc)
+		return rc;
+	if (f->nsw == 0 || f->nsw > CODES_MAX_SW) {
+		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				   "CODES export: %u switches (want 1..%d)", f->nsw, CODES_MAX_SW);
+		goto out;
+	}
+	rc = ct_fab_build(f, &x);
+	if (rc) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	/* the shape the fabric would have as a CODES fat tree */
+	int maxlv = -1, leaves = 0, hosts0 = -1;
+	for (uint32_t i = 0; i < x.nsw; i++) {
+		if (x.level[i] < 0) {
+			why = "a switch is not connected to any leaf";
+			break;
+		}
+		if (x.level[i] > maxlv)
+			maxlv = x.level[i];
+		if (x.hosts[i]) {
+			leaves++;
+			if (hosts0 >= 0 && x.hosts[i] != hosts0)
+				why = "leaves with different host counts";
+			hosts0 = x.hosts[i];
+		}
+	}
+	if (!why && (maxlv < 1 || maxlv > 2))
+		why = "not a 2- or 3-level tree of switches (CODES's fattree has 2 or 3 levels)";
+	if (!why) {
+		s.levels = maxlv + 1;
+		s.k = 2 * hosts0;
+		s.n[0] = leaves;
+		why = ct_build(&s);
+	}
+	if (!why && s.nsw != x.nsw)
+		why = "switch count differs from CODES's fat tree of that radix and leaf count";
+	if (why) {
+		if (s.levels)
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					   "CODES export: the fabric is not a CODES fat tree (%d "
+					   "levels, %d leaves of %d hosts: CODES radix %d; %s)",
+					   s.levels, s.n[0], hosts0, s.k, why);
+		else
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					   "CODES export: the fabric is not a CODES fat tree (%s)",
+					   why);
+		goto out;
+	}
+	/* search */
+	uint32_t n = s.nsw;
+	S.s = &s;
+	S.x = &x;
+	S.cm = calloc((size_t)n * n, 1);
+	S.map = malloc(n * sizeof(int32_t));
+	S.inv = malloc(n * sizeof(int32_t));
+	S.order = malloc(n * sizeof(uint32_t));
+	uint8_t *seen = calloc(n, 1);
+	if (!S.cm || !S.map || !S.inv || !S.order || !seen) {
+		free(seen);
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t c = 0; c < n; c++) {
+		S.map[c] = S.inv[c] = -1;
+		for (uint32_t q = s.off[c]; q < s.off[c + 1]; q++)
+			if (s.peer[q] >= 0)
+				S.cm[(size_t)c * n + (uint32_t)s.peer[q]]++;
+	}
+	uint32_t h = 0, t = 0;
+	for (uint32_t c0 = 0; c0 < n; c0++) {
+		if (seen[c0])
+			continue;
+		seen[c0] = 1;
+		S.order[t++] = c0;
+		while (h < t) {
+			uint32_t c = S.order[h++];
+			for (uint32_t q = s.off[c]; q < s.off[c + 1]; q++)
+				if (s.peer[q] >= 0 && !seen[s.peer[q]]) {
+					seen[s.peer[q]] = 1;
+					S.order[t++] = (uint32_t)s.peer[q];
+				}
+		}
+	}
+	free(seen);
+	int found = ct_search(&S, 0);
+	if (found <= 0) {
+		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				   "CODES export: the fabric is not wired as CODES's %d-level fat "
+				   "tree of radix %d with %d leaves%s",
+				   s.levels, s.k, s.n[0],
+				   found < 0 ? " (search limit reached)" : "");
+		goto out;
+	}
+	/* ports: fabric (global port id) -> CODES port; CODES terminal -> host */
+	cport = malloc(f->nports_total * sizeof(int32_t));
+	term_host = malloc(s.nterm * sizeof(int32_t));
+	mem = open_memstream(&buf, &blen);
+	if (!cport || !term_host || !mem) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t g = 0; g < f->nports_total; g++)
+		cport[g] = -1;
+	fprintf(mem, "codes_switch,level,codes_port,peer_kind,peer_codes_id,node_guid,port,"
+		     "peer_guid,peer_port\n");
+	for (uint32_t c = 0; c < n; c++) {
+		int32_t node = f->switches[S.map[c]];
+		const struct ibf_node *nd = &f->nodes[node];
+		int hostk = 0;
+		for (uint32_t q = s.off[c]; q < s.off[c + 1]; q++) {
+			int32_t d = s.peer[q];
+			int got = -1;
+			if (d < 0) {
+				/* the (hostk)-th host port of the leaf, ascending */
+				int seen_h = 0;
+				for (int p = 1; p <= nd->nports && got < 0; p++) {
+					const struct ibf_port *pp = ibf_port(f, node, p);
+					if (pp->peer_node != IBF_NO_NODE &&
+					    f->nodes[pp->peer_node].sw < 0 && seen_h++ == hostk)
+						got = p;
+				}
+				hostk++;
+			} else {
+				/* the next unused cable to the image of d, ascending */
+				for (int p = 1; p <= nd->nports && got < 0; p++) {
+					const struct ibf_port *pp = ibf_port(f, node, p);
+					if (pp->peer_node != IBF_NO_NODE &&
+					    f->nodes[pp->peer_node].sw == S.map[d] &&
+					    cport[nd->port_off + (uint32_t)p] < 0)
+						got = p;
+				}
+			}
+			if (got < 0) {
+				rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						   "CODES export: internal mismatch at switch %u", c);
+				goto out;
+			}
+			cport[nd->port_off + (uint32_t)got] = (int32_t)(q - s.off[c]);
+			const struct ibf_port *pp = ibf_port(f, node, got);
+			if (d < 0)
+				term_host[-1 - d] = (int32_t)(f->nodes[pp->peer_node].port_off +
+							      pp->peer_port);
+			fprintf(mem, "%u,%d,%u,%s,%d,0x%016" PRIx64 ",%d,0x%016" PRIx64 ",%u\n", c,
+				ct_level(&s, (int)c), q - s.off[c] + 1, d < 0 ? "terminal" : "switch",
+				d < 0 ? -1 - d : d, f->nodes[node].guid, got,
+				f->nodes[pp->peer_node].guid, pp->peer_port);
+			if (d >= 0)
+				info->links++;
+		}
+	}
+	info->links /= 2;
+	fclose(mem);
+	mem = NULL;
+	/* every switch must reach every terminal's base LID through a port
+	 * CODES knows: checked before anything is written */
+	for (uint32_t c = 0; c < n; c++) {
+		uint32_t sw = (uint32_t)S.map[c];
+		int32_t node = f->switches[sw];
+		for (uint32_t tm = 0; tm < s.nterm; tm++) {
+			uint32_t lid = f->ports[term_host[tm]].lid;
+			uint8_t p = lid && lid <= r->max_lid ? ibf_lft(r, sw)[lid] : IBF_LFT_NONE;
+			if (p == IBF_LFT_NONE || p > f->nodes[node].nports ||
+			    cport[f->nodes[node].port_off + p] < 0) {
+				rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						   "CODES export: switch '%s' has no usable route "
+						   "to LID %u",
+						   f->nodes[node].desc ? f->nodes[node].desc : "?",
+						   lid);
+				goto out;
+			}
+		}
+	}
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		rc = ibf_error_set(err, IBF_EIO, dir, 0, "cannot create directory: %s",
+				   strerror(errno));
+		goto out;
+	}
+	char *absdir = realpath(dir, NULL);
+	if (!absdir) {
+		rc = ibf_error_set(err, IBF_EIO, dir, 0, "cannot resolve: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(info->folder, sizeof(info->folder), "%s", absdir);
+	free(absdir);
+	rc = write_text(dir, "codes-map.csv", buf, err);
+	free(buf);
+	buf = NULL;
+	if (rc)
+		goto out;
+	/* LFTs: every switch, every terminal's base LID */
+	for (uint32_t c = 0; !rc && c < n; c++) {
+		char path[4200];
+		uint64_t guid = ((uint64_t)(ct_level(&s, (int)c) + 1) << 32) + c;
+		snprintf(path, sizeof(path), "%s/0x%016" PRIx64 ".lft", dir, guid);
+		struct ibf_atomic at;
+		rc = ibf_atomic_open(&at, path, err);
+		if (rc)
+			break;
+		uint32_t sw = (uint32_t)S.map[c];
+		int32_t node = f->switches[sw];
+		for (uint32_t tm = 0; tm < s.nterm; tm++) {
+			const struct ibf_port *hp = &f->ports[term_host[tm]];
+			uint32_t lid = hp->lid;
+			uint8_t p = lid && lid <= r->max_lid ? ibf_lft(r, sw)[lid] : IBF_LFT_NONE;
+			int32_t q = cport[f->nodes[node].port_off + p]; /* checked above */
+			fprintf(at.fp, "0x%016" PRIx64 " %d\n", CODES_TERM_GUID + tm, q + 1);
+			info->lft_rows++;
+		}
+		rc = ibf_atomic_commit(&at, 1, err);
+	}
+	if (rc)
+		goto out;
+	/* traffic: a pattern's destinations in CODES terminal numbers */
+	int32_t *term_of_host = NULL;
+	if (o->traffic_off) {
+		term_of_host = malloc(net.nhosts * sizeof(int32_t));
+		mem = open_memstream(&buf, &blen);
+		if (!term_of_host || !mem) {
+			free(term_of_host);
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			goto out;
+		}
+		for (uint32_t hh = 0; hh < net.nhosts; hh++) {
+			term_of_host[hh] = -1;
+			uint32_t g = f->nodes[net.host[hh].node].port_off + net.host[hh].port;
+			for (uint32_t tm = 0; tm < s.nterm; tm++)
+				if ((uint32_t)term_host[tm] == g)
+					term_of_host[hh] = (int32_t)tm;
+		}
+		fprintf(mem, "# src_terminal dst_terminal (CODES terminal ids), one flow a line\n");
+		for (uint32_t hh = 0; hh < o->traffic_nhosts && hh < net.nhosts; hh++)
+			for (uint32_t k = o->traffic_off[hh]; k < o->traffic_off[hh + 1]; k++) {
+				uint32_t d = o->traffic_dst[k];
+				if (d < net.nhosts && term_of_host[hh] >= 0 && term_of_host[d] >= 0) {
+					fprintf(mem, "%d %d\n", term_of_host[hh], term_of_host[d]);
+					info->flows++;
+				}
+			}
+		free(term_of_host);
+		fclose(mem);
+		mem = NULL;
+		rc = write_text(dir, "traffic.txt", buf, err);
+		free(buf);
+		buf = NULL;
+		if (rc)
+			goto out;
+	}
+	/* rates: the most common switch and host link rate */
+	double sw_gbps = 0, cn_gbps = 0;
+	for (uint32_t l = 0; l < net.nlinks; l++) {
+		double *want = net.kind[l] == 1 ? &sw_gbps : net.kind[l] == 2 ? &cn_gbps : NULL;
+		if (!want || net.cap[l] <= 0)
+			continue;
+		if (*want > 0 && net.cap[l] != *want)
+			info->mixed_rates = 1;
+		if (*want == 0)
+			*want = net.cap[l];
+	}
+	uint32_t pkt = o->mtu_payload + o->hdr_bytes;
+	mem = open_memstream(&buf, &blen);
+	if (!mem) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	fprintf(mem,
+		"# CODES fattree model, written by ibfab sim packet --export-codes\n"
+		"# (docs/simulation.md, \"Export to CODES\"); static routing from the\n"
+		"# fabric's LFTs in the 0x<guid>.lft files of routing_folder.\n"
+		"LPGROUPS\n{\n   MODELNET_GRP\n   {\n"
+		"      repetitions=\"%d\";\n      nw-lp=\"%d\";\n      modelnet_fattree=\"%d\";\n"
+		"      fattree_switch=\"%d\";\n   }\n}\n",
+		s.n[0], s.l0_term, s.l0_term, s.levels);
+	fprintf(mem,
+		"PARAMS\n{\n   ft_type=\"0\";\n   num_levels=\"%d\";\n   switch_count=\"%d\";\n"
+		"   switch_radix=\"%d\";\n   tapering=\"1\";\n   num_rails=\"1\";\n"
+		"   num_injection_queues=\"1\";\n   rail_select=\"static\";\n"
+		"   terminal_radix=\"1\";\n   packet_size=\"%u\";\n   chunk_size=\"%u\";\n"
+		"   # size of CODES's own event messages, as in its example configs\n"
+		"   message_size=\"512\";\n   modelnet_scheduler=\"fcfs\";\n"
+		"   modelnet_order=( \"fattree\" );\n   router_delay=\"%.1f\";\n"
+		"   vc_size=\"%u\";\n   cn_vc_size=\"%u\";\n"
+		"   # GB/s (ibfab: %.1f Gb/s switch links, %.1f Gb/s host links%s)\n"
+		"   link_bandwidth=\"%.4f\";\n   cn_bandwidth=\"%.4f\";\n"
+		"   routing=\"static\";\n   routing_folder=\"%s\";\n   dot_file=\"ibfab\";\n}\n",
+		s.levels, s.n[0], s.k, pkt, pkt, o->router_ns, o->buf_bytes, o->buf_bytes, sw_gbps,
+		cn_gbps, info->mixed_rates ? "; the fabric mixes rates, these are the first seen" : "",
+		sw_gbps / 8, cn_gbps / 8, info->folder);
+	fclose(mem);
+	mem = NULL;
+	rc = write_text(dir, "codes-fattree.conf", buf, err);
+	free(buf);
+	buf = NULL;
+	if (rc)
+		goto out;
+	double gap = o->load > 0 && cn_gbps > 0 ? o->mtu_payload * 8.0 / (o->load * cn_gbps) : 0;
+	mem = open_memstream(&buf, &blen);
+	if (!mem) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	fprintf(mem,
+		"#!/bin/sh\n"
+		"# Run in CODES's build directory (CODES is not part of ibfab).  %s traffic:\n"
+		"# messages of %u B, mean gap %.1f ns = load %.3f of a %.1f Gb/s host link.\n"
+		"%s"
+		"D=$(dirname \"$0\")\n"
+		"exec mpirun -np ${NP:-4} ./bin/model-net-synthetic-fattree --sync=${SYNC:-3} "
+		"--traffic=1 --payload_size=%u --arrival_time=%.1f --end=%.0f -- "
+		"\"$D/codes-fattree.conf\"\n",
+		o->traffic_off ? "uniform random" : "Uniform random", o->mtu_payload, gap, o->load,
+		cn_gbps,
+		o->traffic_off ? "# The pattern's flows are in traffic.txt; no stock CODES workload reads\n"
+				 "# them, so this runs uniform random traffic at the same load.\n"
+			       : "",
+		o->mtu_payload, gap, o->warmup_ns + o->measure_ns);
+	fclose(mem);
+	mem = NULL;
+	rc = write_text(dir, "run-codes.sh", buf, err);
+	free(buf);
+	buf = NULL;
+	info->levels = s.levels;
+	info->radix = s.k;
+	info->routers = s.nsw;
+	info->terminals = s.nterm;
+out:
+	if (mem)
+		fclose(mem);
+	free(buf);
+	free(cport);
+	free(term_host);
+	free(S.cm);
+	free(S.map);
+	free(S.inv);
+	free(S.order);
+	free(x.level);
+	free(x.hosts);
+	free(x.mult);
+	free(x.aoff);
+	free(x.an);
+	free(s.off);
+	free(s.peer);
+	ibf_sim_net_free(&net);
+	return rc;
+}

@@ -1,0 +1,502 @@
+/* Unit tests for rail health scores from PerfMgr counters (rail/health.c). */
+#include "ibf_rail.h"
+#include "tt.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fx {
+	struct ibf_fabric *f;
+	struct ibf_rail_info ri;
+	struct ibf_health *h;
+};
+
+/* servers x gpus, one switch per rail, spines (rail-optimized when > 0) */
+static int fx_init(struct fx *x, int servers, int gpus, int spines, const struct ibf_health_opts *o)
+{
+	struct ibf_rail_opts ro = { 0 };
+	struct ibf_error err = { 0 };
+	memset(x, 0, sizeof(*x));
+	ro.servers = servers;
+	ro.gpus = gpus;
+	ro.rail_switches = 1;
+	ro.spines = spines;
+	x->f = ibf_gen_rail(&ro, &err);
+	if (!x->f || (!x->f->finalized && ibf_fabric_finalize(x->f, &err)))
+		return -1;
+	if (ibf_rail_detect(x->f, NULL, &x->ri, &err))
+		return -1;
+	x->h = ibf_health_new(x->f, &x->ri, o, &err);
+	if (!x->h)
+		return -1;
+	/* OpenSM's first difference of every port is against zero: a sweep
+	 * that scores nothing */
+	for (uint32_t id = 0; id < x->f->nnodes; id++)
+		for (int p = 1; p <= (int)x->f->nodes[id].nports; p++)
+			for (int c = 0; c < 2; c++)
+				ibf_health_sample(x->h, x->f->nodes[id].guid, p,
+						  (enum ibf_health_counter)c, 1000000000,
+						  IBF_HEALTH_DELTA);
+	if (x->ri.nrails && (ibf_health_sweeps(x->h) != 1 || ibf_health_last_ports(x->h) != 0 ||
+			     ibf_health_measured(x->h, 0)))
+		return -1;
+	return 0;
+}
+
+static void fx_free(struct fx *x)
+{
+	ibf_health_free(x->h);
+	ibf_rail_info_free(&x->ri);
+	ibf_fabric_free(x->f);
+}
+
+/* Dense rail of node id's switch, -1 for spines and CAs. */
+static int rail_of(const struct fx *x, uint32_t id)
+{
+	const struct ibf_node *nd = &x->f->nodes[id];
+	return nd->type == IBF_NODE_SWITCH && nd->sw >= 0 ? x->ri.sw_rail[nd->sw] : -1;
+}
+
+/* spine k of the fixture (node order), -1 when id is not a spine */
+static int spine_of(const struct fx *x, uint32_t id)
+{
+	const struct ibf_node *nd = &x->f->nodes[id];
+	if (nd->type != IBF_NODE_SWITCH || x->ri.sw_role[nd->sw] != IBF_RAIL_SW_SPINE)
+		return -1;
+	int k = 0;
+	for (uint32_t i = 0; i < id; i++)
+		k += x->f->nodes[i].type == IBF_NODE_SWITCH &&
+		     x->ri.sw_role[x->f->nodes[i].sw] == IBF_RAIL_SW_SPINE;
+	return k;
+}
+
+/* what the spines report in sweep(): wait of spine k, data 10^6 */
+static uint64_t spine_wait[8];
+
+/* One sweep: every connected port of every rail switch reports data[g] /
+ * wait[g] of its rail g (deltas), except rail skip (-1: none) and, when
+ * only_first is set, all but the first port of each rail; spine k's ports
+ * report spine_wait[k].  Returns how many samples reported a closed
+ * sweep. */
+static int sweep(struct fx *x, const uint64_t *data, const uint64_t *wait, int skip, int only_first)
+{
+	int closed = 0;
+	for (uint32_t id = 0; id < x->f->nnodes; id++) {
+		int k = spine_of(x, id);
+		for (int p = 1; k >= 0 && p <= (int)x->f->nodes[id].nports; p++) {
+			closed += ibf_health_sample(x->h, x->f->nodes[id].guid, p, IBF_HEALTH_DATA,
+						    1000000, IBF_HEALTH_DELTA) == IBF_HEALTH_SWEEP;
+			closed += ibf_health_sample(x->h, x->f->nodes[id].guid, p, IBF_HEALTH_WAIT,
+						    spine_wait[k],
+						    IBF_HEALTH_DELTA) == IBF_HEALTH_SWEEP;
+		}
+		int g = rail_of(x, id);
+		if (g < 0 || g == skip)
+			continue;
+		int first = 1;
+		for (int p = 1; p <= (int)x->f->nodes[id].nports; p++) {
+			if (ibf_port(x->f, (int)id, p)->peer_node == IBF_NO_NODE)
+				continue;
+			if (only_first && !first)
+				break;
+			first = 0;
+			closed += ibf_health_sample(x->h, x->f->nodes[id].guid, p, IBF_HEALTH_DATA,
+						    data[g], IBF_HEALTH_DELTA) == IBF_HEALTH_SWEEP;
+			closed += ibf_health_sample(x->h, x->f->nodes[id].guid, p, IBF_HEALTH_WAIT,
+						    wait[g], IBF_HEALTH_DELTA) == IBF_HEALTH_SWEEP;
+		}
+	}
+	return closed;
+}
+
+static void test_formula(void)
+{
+	struct ibf_health_opts o;
+	ibf_health_opts_default(&o);
+	TT_CHECK(fabs(ibf_health_port_score(&o, 0, 0) - 100) < 1e-9);
+	TT_CHECK(fabs(ibf_health_port_score(&o, 1000000, 0) - 100) < 1e-9);
+	TT_CHECK(fabs(ibf_health_port_score(&o, 0, 1000000) - 0) < 1e-9);
+	TT_CHECK(fabs(ibf_health_port_score(&o, 1000000, 1000000) - 50) < 1e-9);
+	TT_CHECK(fabs(ibf_health_port_score(&o, 300000, 100000) - 75) < 1e-9);
+	/* little traffic: the floor V keeps a few wait ticks from meaning "blocked" */
+	TT_CHECK(fabs(ibf_health_port_score(&o, 0, 655) - 100 * (1 - 655 / 65536.0)) < 1e-9);
+	o.wait_weight = 4; /* one tick counts as 4 words */
+	TT_CHECK(fabs(ibf_health_port_score(&o, 400000, 100000) - 50) < 1e-9);
+	o.min_words = 0;
+	TT_CHECK(fabs(ibf_health_port_score(&o, 0, 1) - 0) < 1e-9);
+	TT_CHECK(fabs(ibf_health_port_score(&o, 0, 0) - 100) < 1e-9);
+}
+
+static void test_options(void)
+{
+	struct ibf_health_opts o;
+	struct fx x;
+	ibf_health_opts_default(&o);
+	o.alpha = 0;
+	TT_CHECK(fx_init(&x, 4, 2, 2, &o) != 0 && !x.h);
+	fx_free(&x);
+	ibf_health_opts_default(&o);
+	o.percentile = 101;
+	TT_CHECK(fx_init(&x, 4, 2, 2, &o) != 0 && !x.h);
+	fx_free(&x);
+}
+
+static void test_sweeps_and_smoothing(void)
+{
+	struct ibf_health_opts o;
+	struct fx x;
+	ibf_health_opts_default(&o);
+	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0);
+	TT_EQ_INT(ibf_health_nrails(x.h), 2);
+	/* 4 GPUs + 2 spine cables per rail, 2 rails to each of 2 spines */
+	TT_EQ_INT(ibf_health_nports(x.h), 2 * (4 + 2) + 2 * 2);
+	TT_EQ_INT(ibf_health_nspines(x.h), 2);
+	/* nothing measured yet: the default */
+	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
+	TT_EQ_INT(ibf_health_measured(x.h, 0), 0);
+	uint64_t data[2] = { 1000000, 1000000 }, wait[2] = { 0, 4000000 };
+	/* a complete sweep closes as soon as every port has both counters */
+	TT_EQ_INT(sweep(&x, data, wait, -1, 0), 1);
+	TT_EQ_INT(ibf_health_sweeps(x.h), 2);
+	TT_EQ_INT(ibf_health_last_ports(x.h), 12);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
+	TT_EQ_INT(ibf_health_score(x.h, 1), 20); /* first measurement: raw, no smoothing */
+	/* rail 1 recovers: EWMA alpha 0.5 -> 60, then 80 */
+	wait[1] = 0;
+	TT_EQ_INT(sweep(&x, data, wait, -1, 0), 1);
+	TT_EQ_INT(ibf_health_score(x.h, 1), 60);
+	TT_EQ_INT(sweep(&x, data, wait, -1, 0), 1);
+	TT_EQ_INT(ibf_health_score(x.h, 1), 80);
+	/* rail 0 silent: keeps its score; rail 1 alone does not complete a
+	 * sweep, the next sweep's first repeated counter closes it */
+	wait[1] = 1000000;
+	TT_EQ_INT(sweep(&x, data, wait, 0, 0), 0);
+	TT_EQ_INT(ibf_health_sweeps(x.h), 4);
+	TT_EQ_INT(sweep(&x, data, wait, 0, 0), 1);
+	TT_EQ_INT(ibf_health_sweeps(x.h), 5);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
+	TT_EQ_INT(ibf_health_score(x.h, 1), 65); /* 0.5 * 50 + 0.5 * 80 */
+	TT_EQ_INT(ibf_health_last_ports(x.h), 6);
+	TT_EQ_INT(ibf_health_close(x.h), 1); /* the open sweep (rail 1 again) */
+	TT_EQ_INT(ibf_health_score(x.h, 1), 58);
+	TT_EQ_INT(ibf_health_close(x.h), 0); /* nothing open */
+	/* a rebuilt fabric keeps the scores of its rails */
+	struct fx y;
+	TT_REQUIRE(fx_init(&y, 4, 2, 2, &o) == 0);
+	ibf_health_carry(y.h, x.h);
+	TT_EQ_INT(ibf_health_score(y.h, 1), 58);
+	TT_EQ_INT(ibf_health_measured(y.h, 1), 1);
+	TT_EQ_INT(ibf_health_sweeps(y.h), 6);
+	fx_free(&y);
+	fx_free(&x);
+
+	/* alpha 1: no smoothing */
+	o.alpha = 1;
+	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0);
+	wait[0] = 3000000;
+	wait[1] = 0;
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 25);
+	wait[0] = 0;
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
+	fx_free(&x);
+}
+
+/* a rail switch port by rank among the rail's connected ports */
+static int port_of_rail(const struct fx *x, int g, int k, uint64_t *guid)
+{
+	for (uint32_t id = 0; id < x->f->nnodes; id++) {
+		if (rail_of(x, id) != g)
+			continue;
+		for (int p = 1; p <= (int)x->f->nodes[id].nports; p++)
+			if (ibf_port(x->f, (int)id, p)->peer_node != IBF_NO_NODE && k-- == 0) {
+				*guid = x->f->nodes[id].guid;
+				return p;
+			}
+	}
+	return -1;
+}
+
+static void test_percentile_and_missing(void)
+{
+	struct ibf_health_opts o;
+	struct fx x;
+	ibf_health_opts_default(&o);
+	o.alpha = 1;
+	/* 20 servers, 1 rail switch per rail, 2 spines: 22 ports per rail */
+	TT_REQUIRE(fx_init(&x, 20, 2, 2, &o) == 0);
+	uint64_t guid;
+	/* ports 0..2 of rail 0 congested at 0, 10, 20; the rest idle */
+	for (int k = 0; k < 22; k++) {
+		int p = port_of_rail(&x, 0, k, &guid);
+		TT_REQUIRE(p > 0);
+		uint64_t w = k < 3 ? (uint64_t)(1000000 - 100000 * k) : 0;
+		uint64_t d = k < 3 ? (uint64_t)(100000 * k) : 5000000;
+		ibf_health_sample(x.h, guid, p, IBF_HEALTH_DATA, d, IBF_HEALTH_DELTA);
+		ibf_health_sample(x.h, guid, p, IBF_HEALTH_WAIT, w, IBF_HEALTH_DELTA);
+	}
+	TT_EQ_INT(ibf_health_close(x.h), 1);
+	/* percentile 90 of 22 ports: the 3rd worst (index floor(2.2) = 2) */
+	TT_EQ_INT(ibf_health_score(x.h, 0), 20);
+	TT_EQ_INT(ibf_health_measured(x.h, 1), 0); /* rail 1 sent nothing */
+	TT_EQ_INT(ibf_health_score(x.h, 1), 100);
+	fx_free(&x);
+	o.percentile = 100; /* the worst port */
+	TT_REQUIRE(fx_init(&x, 20, 2, 2, &o) == 0);
+	for (int k = 0; k < 3; k++) { /* only 3 ports answer: the others are missing */
+		int p = port_of_rail(&x, 0, k, &guid);
+		ibf_health_sample(x.h, guid, p, IBF_HEALTH_DATA, (uint64_t)(100000 * k + 1),
+				  IBF_HEALTH_DELTA);
+		ibf_health_sample(x.h, guid, p, IBF_HEALTH_WAIT, (uint64_t)(1000000 - 100000 * k),
+				  IBF_HEALTH_DELTA);
+	}
+	TT_EQ_INT(ibf_health_close(x.h), 1);
+	TT_EQ_INT(ibf_health_last_ports(x.h), 3);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 0);
+	fx_free(&x);
+}
+
+static void test_reset_and_wrap(void)
+{
+	struct ibf_health_opts o;
+	struct fx x;
+	ibf_health_opts_default(&o);
+	o.alpha = 1;
+	o.percentile = 100;
+	TT_REQUIRE(fx_init(&x, 2, 1, 0, &o) == 0); /* one rail, one switch, 2 ports */
+	TT_EQ_INT(ibf_health_nports(x.h), 2);
+	uint64_t g0, g1;
+	int p0 = port_of_rail(&x, 0, 0, &g0), p1 = port_of_rail(&x, 0, 1, &g1);
+	TT_REQUIRE(p0 > 0 && p1 > 0);
+	/* absolute readings: the first gives no delta */
+	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_DATA, 1000, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_WAIT, 5000000, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_DATA, 1000, IBF_HEALTH_ABS);
+	TT_EQ_INT(ibf_health_sample(x.h, g1, p1, IBF_HEALTH_WAIT, 5000000, IBF_HEALTH_ABS),
+		  IBF_HEALTH_SWEEP);
+	TT_EQ_INT(ibf_health_last_ports(x.h), 0);
+	TT_EQ_INT(ibf_health_measured(x.h, 0), 0);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
+	/* second: deltas 1000000 data, 1000000 wait on port 0 -> 50 */
+	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_DATA, 1001000, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_WAIT, 6000000, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_DATA, 2001000, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_WAIT, 5000000, IBF_HEALTH_ABS);
+	TT_EQ_INT(ibf_health_last_ports(x.h), 2);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 50);
+	/* port 0's wait counter is cleared (goes down): port 0 has no delta
+	 * this sweep, port 1 alone (idle) scores the rail */
+	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_DATA, 2001000, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_WAIT, 10, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_DATA, 3001000, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_WAIT, 5000000, IBF_HEALTH_ABS);
+	TT_EQ_INT(ibf_health_last_ports(x.h), 1);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
+	/* then deltas from the new base again */
+	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_DATA, 2001000, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_WAIT, 1000010, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_DATA, 4001000, IBF_HEALTH_ABS);
+	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_WAIT, 5000000, IBF_HEALTH_ABS);
+	TT_EQ_INT(ibf_health_last_ports(x.h), 2);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 0); /* 1e6 wait ticks, no data */
+	fx_free(&x);
+}
+
+static void test_delta_mode(void)
+{
+	struct ibf_health_opts o;
+	struct fx x;
+	ibf_health_opts_default(&o);
+	o.alpha = 1;
+	o.percentile = 100;
+	TT_REQUIRE(fx_init(&x, 2, 1, 0, &o) == 0);
+	uint64_t g0, g1;
+	int p0 = port_of_rail(&x, 0, 0, &g0), p1 = port_of_rail(&x, 0, 1, &g1);
+	/* a negative difference as OpenSM's unsigned subtraction gives it */
+	uint64_t down = (uint64_t)0 - 12345;
+	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_DATA, 100000, IBF_HEALTH_DELTA);
+	ibf_health_sample(x.h, g0, p0, IBF_HEALTH_WAIT, down, IBF_HEALTH_DELTA);
+	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_DATA, 100000, IBF_HEALTH_INVALID);
+	ibf_health_sample(x.h, g1, p1, IBF_HEALTH_WAIT, 0, IBF_HEALTH_DELTA);
+	TT_EQ_INT(ibf_health_sweeps(x.h), 2);
+	TT_EQ_INT(ibf_health_last_ports(x.h), 0);
+	TT_EQ_INT(ibf_health_measured(x.h, 0), 0);
+	/* unknown GUIDs, port 0, spine ports, CA ports are ignored */
+	TT_EQ_INT(ibf_health_sample(x.h, 0x1234, 1, IBF_HEALTH_DATA, 1, IBF_HEALTH_DELTA),
+		  IBF_HEALTH_IGNORED);
+	TT_EQ_INT(ibf_health_sample(x.h, g0, 0, IBF_HEALTH_DATA, 1, IBF_HEALTH_DELTA),
+		  IBF_HEALTH_IGNORED);
+	for (uint32_t id = 0; id < x.f->nnodes; id++)
+		if (x.f->nodes[id].type != IBF_NODE_SWITCH)
+			TT_EQ_INT(ibf_health_sample(x.h, x.f->nodes[id].guid, 1, IBF_HEALTH_WAIT, 1,
+						    IBF_HEALTH_DELTA),
+				  IBF_HEALTH_IGNORED);
+	TT_EQ_INT(ibf_health_sample(NULL, g0, p0, IBF_HEALTH_DATA, 1, IBF_HEALTH_DELTA),
+		  IBF_HEALTH_IGNORED);
+	fx_free(&x);
+
+	/* spine ports are monitored, but never count for a rail */
+	ibf_health_opts_default(&o);
+	o.alpha = 1;
+	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0);
+	int spines = 0;
+	for (uint32_t id = 0; id < x.f->nnodes; id++) {
+		const struct ibf_node *nd = &x.f->nodes[id];
+		if (nd->type == IBF_NODE_SWITCH && x.ri.sw_role[nd->sw] == IBF_RAIL_SW_SPINE) {
+			spines++;
+			for (int p = 1; p <= 2; p++) {
+				TT_EQ_INT(ibf_health_sample(x.h, nd->guid, p, IBF_HEALTH_WAIT,
+							    1000000, IBF_HEALTH_DELTA),
+					  IBF_HEALTH_STORED);
+				ibf_health_sample(x.h, nd->guid, p, IBF_HEALTH_DATA, 0,
+						  IBF_HEALTH_DELTA);
+			}
+		}
+	}
+	TT_EQ_INT(spines, 2);
+	TT_EQ_INT(ibf_health_close(x.h), 1);
+	TT_EQ_INT(ibf_health_last_ports(x.h), 0);
+	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
+	TT_EQ_INT(ibf_health_measured(x.h, 0), 0);
+	TT_EQ_INT(ibf_health_spine_score(x.h, 0), 0);
+	TT_EQ_INT(ibf_health_spine_score(x.h, 1), 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 0); /* avoid_below 0: never */
+	fx_free(&x);
+}
+
+static void test_registry_fill(void)
+{
+	struct ibf_health_opts o;
+	struct fx x;
+	ibf_health_opts_default(&o);
+	o.alpha = 1;
+	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0);
+	uint64_t data[2] = { 1000000, 1000000 }, wait[2] = { 0, 1000000 };
+	sweep(&x, data, wait, -1, 0);
+	/* the hosts' file: one known host, one the fabric does not show */
+	const char *doc = "{\"version\": 1, \"domains\": {\"srv001\": 40, \"elsewhere\": 70}}";
+	struct ibf_rail_registry doms, r;
+	struct ibf_error err = { 0 };
+	TT_REQUIRE(ibf_rail_registry_parse(doc, strlen(doc), "doms", &doms, &err) == 0);
+	ibf_rail_registry_init(&r);
+	TT_REQUIRE(ibf_health_fill(x.h, &doms, &r) == 0);
+	TT_EQ_INT(r.nrails, 2);
+	TT_EQ_INT(r.rail_score[ibf_rail_registry_find_rail(&r, ibf_health_label(x.h, 0))], 100);
+	TT_EQ_INT(r.rail_score[ibf_rail_registry_find_rail(&r, ibf_health_label(x.h, 1))], 50);
+	TT_EQ_INT(r.ndomains, 5);
+	int d = ibf_rail_registry_find_domain(&r, "srv001");
+	TT_REQUIRE(d >= 0);
+	TT_EQ_INT(r.domain_score[d], 40);
+	d = ibf_rail_registry_find_domain(&r, "srv000");
+	TT_REQUIRE(d >= 0);
+	TT_EQ_INT(r.domain_score[d], 100);
+	d = ibf_rail_registry_find_domain(&r, "elsewhere");
+	TT_REQUIRE(d >= 0);
+	TT_EQ_INT(r.domain_score[d], 70);
+	/* written and read back; gamma of srv001's GPU on rail 1 = 0.5 / 0.4 */
+	char path[] = "/tmp/ibfab-health-XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	close(fd);
+	r.timestamp = 1700000000;
+	TT_REQUIRE(ibf_rail_registry_write(path, &r, &err) == 0);
+	char *buf = NULL;
+	size_t len = 0;
+	TT_REQUIRE(ibf_slurp(path, &buf, &len, &err) == 0);
+	TT_CHECK(strstr(buf, "\"srv001\": {\"0\": 2.5, \"1\": 1.25}") != NULL);
+	free(buf);
+	unlink(path);
+	/* without a hosts' file every domain gets the default */
+	ibf_rail_registry_free(&r);
+	TT_REQUIRE(ibf_health_fill(x.h, NULL, &r) == 0);
+	TT_EQ_INT(r.ndomains, 4);
+	ibf_rail_registry_free(&r);
+	ibf_rail_registry_free(&doms);
+	fx_free(&x);
+}
+
+/* spines below avoid_below for avoid_sweeps sweeps are avoided, used again
+ * only above avoid_above */
+static void test_avoid_hysteresis(void)
+{
+	struct ibf_health_opts o;
+	struct fx x;
+	ibf_health_opts_default(&o);
+	o.alpha = 1;
+	o.avoid_below = 40;
+	o.avoid_sweeps = 2;
+	o.avoid_above = 70;
+	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0);
+	uint64_t data[2] = { 1000000, 1000000 }, wait[2] = { 0, 0 }, list[4];
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0);
+	spine_wait[0] = 9000000; /* score 10 */
+	spine_wait[1] = 0;
+	TT_EQ_INT(sweep(&x, data, wait, -1, 0), 1);
+	TT_EQ_INT(ibf_health_spine_score(x.h, 0), 10);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 0); /* one sweep low: not yet */
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 1);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 1);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0); /* cleared */
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 1);
+	TT_CHECK(list[0] == ibf_health_spine_guid(x.h, 0));
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 1), 0);
+	/* between the thresholds: stays avoided */
+	spine_wait[0] = 1000000; /* 50 */
+	sweep(&x, data, wait, -1, 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_score(x.h, 0), 50);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 1);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0);
+	/* the rails are not affected by the spines */
+	TT_EQ_INT(ibf_health_score(x.h, 0), 100);
+	/* above: used again */
+	spine_wait[0] = 0;
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 0);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 1);
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 0);
+	/* a rebuilt fabric keeps the state */
+	spine_wait[1] = 9000000;
+	sweep(&x, data, wait, -1, 0);
+	struct fx y;
+	TT_REQUIRE(fx_init(&y, 4, 2, 2, &o) == 0);
+	ibf_health_carry(y.h, x.h);
+	sweep(&y, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(y.h, 1), 1); /* second low sweep, counted on */
+	fx_free(&y);
+	/* flapping between 0 and 100 never reaches two low sweeps in a row */
+	spine_wait[1] = 0;
+	sweep(&x, data, wait, -1, 0);
+	ibf_health_avoid_changed(x.h);
+	for (int i = 0; i < 6; i++) {
+		spine_wait[0] = i % 2 ? 0 : 100000000;
+		sweep(&x, data, wait, -1, 0);
+		TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 0);
+	}
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0);
+	spine_wait[0] = spine_wait[1] = 0;
+	fx_free(&x);
+	/* bad thresholds */
+	o.avoid_above = 30;
+	TT_CHECK(fx_init(&x, 4, 2, 2, &o) != 0 && !x.h);
+	fx_free(&x);
+}
+
+int main(void)
+{
+	TT(test_avoid_hysteresis);
+	TT(test_formula);
+	TT(test_options);
+	TT(test_sweeps_and_smoothing);
+	TT(test_percentile_and_missing);
+	TT(test_reset_and_wrap);
+	TT(test_delta_mode);
+	TT(test_registry_fill);
+	return tt_done();
+}
