@@ -140,9 +140,9 @@ struct agg {
 	uint32_t bytes, n, gen;
 };
 
+/* An input buffer (port, VL): 16 bytes, four to a cache line. */
 struct fifo {
 	int32_t head, tail;
-	uint32_t cnt;
 	int32_t rnext, rprev; /* request list of the head's output */
 };
 
@@ -659,7 +659,6 @@ static int arb_out(struct psim *s, uint32_t g)
 	q->head = s->pk[i].next;
 	if (q->head == PK_NONE)
 		q->tail = PK_NONE;
-	q->cnt--;
 	s->in_switches--;
 	if (q->head != PK_NONE)
 		req_add(s, (uint32_t)best);
@@ -881,7 +880,6 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 	else
 		q->head = i;
 	q->tail = i;
-	q->cnt++;
 	s->in_switches++;
 	if (q->head == i) {
 		s->pt[gin].vmask |= (uint16_t)(1u << p->vl);
@@ -1542,7 +1540,9 @@ static int find_cycle(struct psim *s)
 		b->from_node = (int32_t)s->node_of[up];
 		b->from_port = (uint8_t)(up - s->f->nodes[b->from_node].port_off);
 		b->vl = (uint8_t)((uint32_t)x & ((1u << s->vsh) - 1));
-		b->pkts = s->fifo[x].cnt;
+		b->pkts = 0;
+		for (int32_t i = s->fifo[x].head; i != PK_NONE; i = s->pk[i].next)
+			b->pkts++;
 		x = waits_on(s, (uint32_t)x);
 	}
 	return 0;
@@ -1688,13 +1688,13 @@ static int setup(struct psim *s, struct ibf_error *err)
 		memset(s->pt, 0, (np ? np : 1) * sizeof(*s->pt));
 	s->node_of = malloc((size_t)np * sizeof(*s->node_of));
 	s->credits = calloc((size_t)np * VS, sizeof(*s->credits));
-	s->fifo = malloc((size_t)np * VS * sizeof(*s->fifo));
+	s->fifo = aligned_alloc(64, ((size_t)np * VS * sizeof(*s->fifo) + 63) / 64 * 64);
 	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
 	s->host = calloc(np ? np : 1, sizeof(*s->host));
 	if (!s->pt || !s->node_of || !s->credits || !s->fifo || !s->link_bytes || !s->host)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (size_t k = 0; k < (size_t)np * VS; k++)
-		s->fifo[k] = (struct fifo){ PK_NONE, PK_NONE, 0, -1, -1 };
+		s->fifo[k] = (struct fifo){ PK_NONE, PK_NONE, -1, -1 };
 	for (uint32_t n = 0; n < f->nnodes; n++) {
 		const struct ibf_node *nd = &f->nodes[n];
 		for (uint32_t p = 0; p <= nd->nports; p++)
