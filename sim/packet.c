@@ -348,7 +348,8 @@ static void q_cur_insert(struct psim *s, int32_t n)
 	*at = n;
 }
 
-static int push_sk(struct psim *s, uint64_t t, uint64_t sk, uint32_t a, uint32_t b)
+static inline __attribute__((always_inline)) int push_sk(struct psim *s, uint64_t t, uint64_t sk,
+							  uint32_t a, uint32_t b)
 {
 	struct ev e = { t, sk, a, b };
 	s->nev++;
@@ -382,7 +383,7 @@ static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
 }
 
 /* The next event (s->nev > 0). */
-static int pop(struct psim *s, struct ev *out)
+static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *out)
 {
 	while (s->qcur == PK_NONE) {
 		if (s->qinb)
