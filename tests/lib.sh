@@ -98,7 +98,7 @@ need_sa_pathsl() {
 # smpquery sl2vl prints them), pairs (every
 # ordered pair of LIDs of distinct ports) and sl.txt (their SLs from the SA;
 # needs SA_PATHSL).  Returns non-zero when a tool failed.
-read_tables() {
+read_tables_once() {
 	local d=$1 lid port
 	mkdir -p "$d"
 	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>"$d/ibnd.err" || return 2
@@ -114,6 +114,19 @@ read_tables() {
 	     END { for (a = 1; a <= m; a++) for (b = 1; b <= m; b++) if (port[a] != port[b]) print lid[a], lid[b] }' \
 		"$d/ports" >"$d/pairs"
 	ibsim-run "$SA_PATHSL" <"$d/pairs" >"$d/sl.txt" 2>"$d/sa.err" || return 5
+}
+# read_tables DIR: read_tables_once, tried up to three times a few seconds
+# apart (a MAD can time out while a loaded machine runs ibsim slowly; the
+# fabric does not change in between)
+read_tables() {
+	local try rc
+	for try in 1 2 3; do
+		read_tables_once "$1" && return 0
+		rc=$?
+		echo "# read_tables: attempt $try failed (step $rc); retrying" >&2
+		sleep 3
+	done
+	return "$rc"
 }
 
 # ---- etcd (the rail registry's etcd backend)

@@ -23,6 +23,10 @@ int main(void)
 		fprintf(stderr, "sa_pathsl: cannot open the umad port\n");
 		return 2;
 	}
+	/* a loaded test machine runs ibsim slowly: longer waits, more tries
+	 * than libibmad's defaults before a query counts as failed */
+	mad_rpc_set_timeout(port, 4000);
+	mad_rpc_set_retries(port, 5);
 	ib_portid_t sm;
 	memset(&sm, 0, sizeof(sm));
 	if (ib_resolve_smlid_via(&sm, 0, port) < 0) {

@@ -23,6 +23,10 @@ int main(void)
 		fprintf(stderr, "smp_sl2vl: cannot open the umad port\n");
 		return 2;
 	}
+	/* a loaded test machine runs ibsim slowly: longer waits, more tries
+	 * than libibmad's defaults before a query counts as failed */
+	mad_rpc_set_timeout(port, 4000);
+	mad_rpc_set_retries(port, 5);
 	unsigned lid, out;
 	int bad = 0;
 	while (scanf("%u %u", &lid, &out) == 2) {
