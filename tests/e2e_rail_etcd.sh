@@ -124,15 +124,61 @@ cat writer.err reader.err 2>/dev/null | diag
 check "concurrent reader: $reads snapshots, $seen score values seen, $mixed half-applied" \
 	test "$reads" -ge 5 -a "$seen" -ge 3 -a "$mixed" -eq 0
 
-# ---- concurrent writers of different scores never undo each other
+# ---- concurrent writers of different scores never undo each other, and
+# the derived keys (gamma, rails_by_score) always agree with the scores:
+# each writer computes them from what it read, so without the compare on
+# gen's revision a writer that read before the other's update would write
+# gamma/srv003 from a stale srv003 score
 "$IBFAB" rail registry --registry "$E/ibfab/two" --topology r.topo >/dev/null
-( for i in $(seq 1 15); do "$IBFAB" rail registry --registry "$E/ibfab/two" --rail 1=$i >/dev/null 2>>w1.err; done ) &
+cat >consistent.py <<'PY'
+import base64, json, os, sys, urllib.request
+ep = sys.argv[1]
+p = b"/ibfab/two/"
+end = p[:-1] + bytes([p[-1] + 1])
+body = json.dumps({"key": base64.b64encode(p).decode(), "range_end": base64.b64encode(end).decode()}).encode()
+def bad(k):
+    rails = {n[5:]: int(v) for n, v in k.items() if n.startswith("rail/")}
+    doms = {n[7:]: int(v) for n, v in k.items() if n.startswith("domain/")}
+    for d, hd in doms.items():
+        g = json.loads(k["gamma/" + d])
+        for r, hr in rails.items():
+            want = hr / hd if hd else (1e9 if hr else 1.0)
+            if abs(g[r] - want) > 1e-5 * max(1, want):
+                return "gamma/%s[%s] = %s, scores give %s" % (d, r, g[r], want)
+    order = json.loads(k["rails_by_score"])
+    if [rails[str(x)] for x in order] != sorted(rails.values(), reverse=True):
+        return "rails_by_score %s, scores %s" % (order, rails)
+    return None
+reads = wrong = 0
+first = ""
+while True:
+    done = os.path.exists("two.done")
+    d = json.load(urllib.request.urlopen("http://%s/v3/kv/range" % ep, body, timeout=5))
+    k = {base64.b64decode(kv["key"]).decode()[len(p):]: base64.b64decode(kv["value"]).decode() for kv in d.get("kvs", [])}
+    why = bad(k)
+    reads += 1
+    if why:
+        wrong += 1
+        first = first or why
+    if done:
+        break
+print(reads, wrong, first)
+PY
+( for i in $(seq 1 25); do "$IBFAB" rail registry --registry "$E/ibfab/two" --rail 1=$i >/dev/null 2>>w1.err; done ) &
 p1=$!
-( for i in $(seq 1 15); do "$IBFAB" rail registry --registry "$E/ibfab/two" --domain srv003=$((50 + i)) >/dev/null 2>>w2.err; done ) &
+( for i in $(seq 1 25); do "$IBFAB" rail registry --registry "$E/ibfab/two" --domain srv003=$((50 + i)) >/dev/null 2>>w2.err; done ) &
 p2=$!
+python3 consistent.py "$ETCD_EP" >two.out 2>&1 &
+p3=$!
 wait $p1 $p2
+touch two.done
+wait $p3
+read -r reads wrong first <two.out
 keys /ibfab/two/ >two.txt
-check "two writers at once: both final values kept" sh -c 'grep -q "^rail/1 15 " two.txt && grep -q "^domain/srv003 65 " two.txt && grep -q "^gen 31 " two.txt'
+check "two writers at once: both final values kept, one generation per update" \
+	sh -c 'grep -q "^rail/1 25 " two.txt && grep -q "^domain/srv003 75 " two.txt && grep -q "^gen 51 " two.txt'
+check "derived keys agree with the scores in all $reads snapshots during the two writers ($wrong wrong${first:+: $first})" \
+	test "${reads:-0}" -gt 3 -a "${wrong:-1}" -eq 0
 
 # ---- a lease that expires when its writer dies
 "$IBFAB" rail registry --registry "$E/ibfab/lease" --topology r.topo --rail 2=10 --max-age 600 --ttl 2 --hold 2>hold.err &
