@@ -58,7 +58,8 @@ enum {
 	O_STREAMS,
 	O_BYTES,
 	O_NODEVLS,
-	O_ACCPKT
+	O_ACCPKT,
+	O_ISLIP
 };
 
 static const char sp_help[] =
@@ -101,6 +102,8 @@ static const char sp_help[] =
 	"                    20us, 50us, drain = measure (waiting for measured packets)\n"
 	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB suffix)\n"
 	"  --arb rr|age      output arbitration (default rr)\n"
+	"  --islip-iters N   iSLIP over each switch's free outputs and inputs with N\n"
+	"                    grant/accept rounds (default 0: each output on its own)\n"
 	"  --mtu BYTES       payload per packet (default 4032; header 64, --header B)\n"
 	"  --svg FILE        SVG figure: accepted throughput against load (intra- and\n"
 	"                    inter-node with --accels) and stacked latency bars per load\n"
@@ -242,6 +245,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		{ "streams", no_argument, 0, O_STREAMS },
 		{ "node-vls", required_argument, 0, O_NODEVLS },
 		{ "acc-pkt-ns", required_argument, 0, O_ACCPKT },
+		{ "islip-iters", required_argument, 0, O_ISLIP },
 		{ "bytes", required_argument, 0, O_BYTES },
 		{ "quiet", no_argument, 0, O_QUIET },
 		{ "help", no_argument, 0, 'h' },
@@ -441,6 +445,11 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			break;
 		case O_STREAMS:
 			a->streams = 1;
+			break;
+		case O_ISLIP:
+			if (cli_int("--islip-iters", optarg, 0, 16, &v))
+				return 2;
+			a->o.islip_iters = (int)v;
 			break;
 		case O_ACCPKT:
 			if (parse_double("--acc-pkt-ns", optarg, 0, 1e6, &a->o.acc_pkt_ns))

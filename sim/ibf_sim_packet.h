@@ -54,6 +54,9 @@ struct ibf_psim_opts {
 	uint32_t buf_bytes;    /* input buffer per port and VL (default 131072) */
 	int vls;	       /* data VLs modelled, 1..15 (default 8) */
 	int arb;	       /* enum ibf_psim_arb */
+	int islip_iters;       /* 0 (default): each output arbitrates alone when it is free;
+				* N: iSLIP over the switch's free outputs and inputs with N
+				* grant/accept rounds (pointers move in the first only) */
 	double warmup_ns;      /* default 20000 */
 	double measure_ns;     /* default 50000 */
 	double drain_ns;       /* after the window: wait this long at most for

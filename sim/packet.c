@@ -191,6 +191,8 @@ struct psim {
 	struct ibf_psim_result *res;
 	uint32_t V, np, nh;
 	uint32_t vsh;	    /* FIFO index = port << vsh | VL */
+	uint16_t *isl_apt;  /* iSLIP: [np] output an input accepted last */
+	int32_t *isl_grant; /* iSLIP: [256] grant per output of a switch */
 	uint64_t router_ps; /* head arrival -> eligible */
 	uint8_t vl0[16];    /* SL -> VL without SL2VL tables: SL mod V */
 	uint32_t bytes; /* wire bytes per packet */
@@ -616,16 +618,17 @@ static int arb_host(struct psim *s, uint32_t h)
 	return rc;
 }
 
-/* Pick one of the FIFO heads that want switch output g. */
-static int arb_out(struct psim *s, uint32_t g)
+/* The FIFO whose head output g grants (round-robin after the last input
+ * granted, or the oldest packet), among those whose input is free and not
+ * taken and that have the credits; -1 none (*stalled: a head lacked
+ * credits). */
+static int32_t arb_pick(struct psim *s, uint32_t g, int *stalled)
 {
-	if (s->pt[g].out_busy)
-		return 0;
 	uint32_t V = s->V, vsh = s->vsh;
 	uint32_t base = s->pt[g].base, P = s->pt[g].P;
 	int32_t best = -1;
 	uint64_t bkey = UINT64_MAX;
-	int stalled = 0;
+	*stalled = 0;
 	credits_settle(s, g);
 	for (int32_t fid = s->pt[g].req_head; fid >= 0; fid = s->fifo[fid].rnext) {
 		uint32_t gin = (uint32_t)fid >> vsh;
@@ -634,7 +637,7 @@ static int arb_out(struct psim *s, uint32_t g)
 		struct pkt *p = &s->pk[s->fifo[fid].head];
 		if (s->pt[g].kind != 2 && s->credits[(size_t)g << vsh | p->vl_next] < (int32_t)p->bytes) {
 			mark_stall(s, p);
-			stalled = 1;
+			*stalled = 1;
 			continue;
 		}
 		uint64_t key;
@@ -652,8 +655,14 @@ static int arb_out(struct psim *s, uint32_t g)
 			best = fid;
 		}
 	}
-	if (best < 0)
-		return stalled ? credits_wait(s, g) : 0;
+	return best;
+}
+
+/* Output g takes the head of FIFO best; upd: move its round-robin pointer
+ * to that input. */
+static int arb_take(struct psim *s, uint32_t g, int32_t best, int upd)
+{
+	uint32_t vsh = s->vsh;
 	struct fifo *q = &s->fifo[best];
 	int32_t i = q->head;
 	req_del(s, (uint32_t)best, g);
@@ -665,8 +674,85 @@ static int arb_out(struct psim *s, uint32_t g)
 		req_add(s, (uint32_t)best);
 	else
 		s->pt[(uint32_t)best >> vsh].vmask &= (uint16_t) ~(1u << ((uint32_t)best & ((1u << vsh) - 1)));
-	s->pt[g].rr = (uint16_t)(((uint32_t)best >> vsh) - base);
+	if (upd)
+		s->pt[g].rr = (uint16_t)(((uint32_t)best >> vsh) - s->pt[g].base);
 	return transmit(s, g, best, i);
+}
+
+static int arb_islip(struct psim *s, uint32_t g0);
+
+/* Pick one of the FIFO heads that want switch output g. */
+static int arb_out(struct psim *s, uint32_t g)
+{
+	if (s->pt[g].out_busy)
+		return 0;
+	if (s->o->islip_iters)
+		return arb_islip(s, g);
+	int stalled;
+	int32_t best = arb_pick(s, g, &stalled);
+	if (best < 0)
+		return stalled ? credits_wait(s, g) : 0;
+	return arb_take(s, g, best, 1);
+}
+
+/* iSLIP (McKeown 1999) over the switch of output g0, islip_iters rounds:
+ * every free output grants one requesting free input (as arb_pick), every
+ * input accepts one of its grants (round-robin after the output it
+ * accepted last, or the oldest packet), and the matched pairs start; the
+ * unmatched try again in the next round.  Pointers move only for the
+ * grants accepted in the first round. */
+static int arb_islip(struct psim *s, uint32_t g0)
+{
+	uint32_t base = s->pt[g0].base, P = s->pt[g0].P, vsh = s->vsh;
+	int32_t *grant = s->isl_grant;
+	int rc = 0;
+	for (int it = 0; it < s->o->islip_iters && !rc; it++) {
+		int any = 0;
+		for (uint32_t op = 1; op < P && !rc; op++) {
+			uint32_t g = base + op;
+			int stalled = 0;
+			grant[op] = -1;
+			if (s->pt[g].out_busy || s->pt[g].req_head < 0)
+				continue;
+			grant[op] = arb_pick(s, g, &stalled);
+			any |= grant[op] >= 0;
+			if (grant[op] < 0 && stalled)
+				rc = credits_wait(s, g);
+		}
+		if (!any || rc)
+			break;
+		for (uint32_t ip = 1; ip < P && !rc; ip++) {
+			uint32_t gin = base + ip;
+			if (s->pt[gin].in_busy)
+				continue;
+			uint32_t pick = 0;
+			uint64_t bkey = UINT64_MAX;
+			for (uint32_t op = 1; op < P; op++) {
+				if (grant[op] < 0 || ((uint32_t)grant[op] >> vsh) != gin)
+					continue;
+				uint64_t key;
+				if (s->o->arb == IBF_PSIM_ARB_AGE) {
+					key = s->pk[s->fifo[grant[op]].head].birth;
+				} else {
+					key = op + P - s->isl_apt[gin] - 1u;
+					if (key >= P)
+						key -= P;
+				}
+				if (key < bkey) {
+					bkey = key;
+					pick = op;
+				}
+			}
+			if (!pick)
+				continue;
+			if (it == 0)
+				s->isl_apt[gin] = (uint16_t)pick;
+			int32_t fid = grant[pick];
+			grant[pick] = -1;
+			rc = arb_take(s, base + pick, fid, it == 0);
+		}
+	}
+	return rc;
 }
 
 static int arb_port(struct psim *s, uint32_t g)
@@ -1616,6 +1702,8 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 
 static void psim_free(struct psim *s)
 {
+	free(s->isl_apt);
+	free(s->isl_grant);
 	free(s->pt);
 	free(s->node_of);
 	free(s->credits);
@@ -1662,6 +1750,8 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 				     "source queue must hold >= 1 packet");
 	if (!(o->acc_pkt_ns >= 0 && o->acc_pkt_ns <= 1e6))
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "accelerator packet time must be >= 0");
+	if (o->islip_iters < 0 || o->islip_iters > 16)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "iSLIP iterations must be 0..16");
 	if (o->node_vls < 1 || o->node_vls > 2)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "node VLs must be 1 or 2");
 	if (o->accels &&
@@ -1816,6 +1906,12 @@ static int setup(struct psim *s, struct ibf_error *err)
 			 o->load * o->acc_gbps / ((double)o->msg_bytes * 8000.0);
 	if (q_init(s, per_ps))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	if (o->islip_iters) {
+		s->isl_apt = calloc(np ? np : 1, sizeof(*s->isl_apt));
+		s->isl_grant = malloc(256 * sizeof(*s->isl_grant));
+		if (!s->isl_apt || !s->isl_grant)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
 	/* every host starts at a random phase of its first gap */
 	if (s->K) {
 		rc = node_setup(s, err);
