@@ -130,8 +130,8 @@ struct nlink {
 	int32_t cur;		    /* packet being sent, -1 */
 	uint32_t rate;		    /* 0.1 Gb/s */
 	uint64_t fixed;		    /* NIC processing: ps per packet instead of a rate */
-	uint32_t used[2]; /* bytes queued for it or on it per VL (bounded queues only) */
-	uint8_t rrv;	  /* VL served last */
+	uint32_t used[2];	    /* bytes queued for it or on it per VL (bounded queues only) */
+	uint8_t rrv;		    /* VL served last */
 };
 
 /* node model: a NIC's fabric packet under construction for one node */
@@ -149,21 +149,21 @@ struct fifo {
 /* A port (global index g): its link g -> peer and the state of its output
  * and of its input buffers, in one cache line. */
 struct port {
-	uint64_t prop;	   /* ps */
-	uint64_t ser;	   /* ps for one full packet */
-	int32_t peer;	   /* -1 none */
-	uint32_t rate;	   /* 0.1 Gb/s, 0 without a cable */
-	uint32_t base;	   /* global index of its node's port 0 */
-	int32_t cur_fid;   /* FIFO the output is serving (-1: host queue) */
-	int32_t req_head;  /* requests for the output: FIFOs whose head wants it */
-	int32_t host_of;   /* host index of an end port, -1 */
-	int32_t pc_head;   /* credit returns pending (struct pcred list) */
+	uint64_t prop;	  /* ps */
+	uint64_t ser;	  /* ps for one full packet */
+	int32_t peer;	  /* -1 none */
+	uint32_t rate;	  /* 0.1 Gb/s, 0 without a cable */
+	uint32_t base;	  /* global index of its node's port 0 */
+	int32_t cur_fid;  /* FIFO the output is serving (-1: host queue) */
+	int32_t req_head; /* requests for the output: FIFOs whose head wants it */
+	int32_t host_of;  /* host index of an end port, -1 */
+	int32_t pc_head;  /* credit returns pending (struct pcred list) */
 	int32_t pc_tail;
-	int32_t sw;	   /* switch index of its node, -1 */
+	int32_t sw;	    /* switch index of its node, -1 */
 	uint16_t cur_bytes; /* size of the packet the output sends */
-	uint16_t rr;	   /* last input port granted */
-	uint16_t vmask;	   /* VLs whose input FIFO is not empty */
-	uint8_t kind;	   /* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
+	uint16_t rr;	    /* last input port granted */
+	uint16_t vmask;	    /* VLs whose input FIFO is not empty */
+	uint8_t kind;	    /* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
 	uint8_t out_busy, in_busy;
 	uint8_t cstall; /* stalled on credits: returns are events */
 	uint16_t P;	/* its node's ports + 1 */
@@ -195,9 +195,9 @@ struct psim {
 	int32_t *isl_grant; /* iSLIP: [256] grant per output of a switch */
 	uint64_t router_ps; /* head arrival -> eligible */
 	uint8_t vl0[16];    /* SL -> VL without SL2VL tables: SL mod V */
-	uint32_t bytes; /* wire bytes per packet */
+	uint32_t bytes;	    /* wire bytes per packet */
 	/* per port */
-	struct port *pt;      /* [np] */
+	struct port *pt; /* [np] */
 	uint32_t *node_of;
 	int32_t *credits;     /* [np << vsh] */
 	struct fifo *fifo;    /* [np << vsh] */
@@ -210,14 +210,14 @@ struct psim {
 	/* events */
 	struct evn *qpool; /* event nodes */
 	uint32_t nqpool, capqpool;
-	int32_t qfree;	   /* free nodes */
-	int32_t qcur;	   /* the current bucket's events, sorted */
+	int32_t qfree;	    /* free nodes */
+	int32_t qcur;	    /* the current bucket's events, sorted */
 	struct qbucket *qb; /* [qnb] bucket lists */
-	uint32_t qws, qnb; /* bucket width 2^qws ps, buckets */
+	uint32_t qws, qnb;  /* bucket width 2^qws ps, buckets */
 	struct evvec qover; /* beyond the horizon: a heap */
 	uint64_t qbase;	    /* start of the current bucket */
 	uint64_t qinb;	    /* events in the bucket lists */
-	size_t nev;	     /* events queued */
+	size_t nev;	    /* events queued */
 	uint64_t seq;
 	uint64_t now;
 	uint64_t cur_sk; /* of the event being processed */
@@ -351,7 +351,7 @@ static void q_cur_insert(struct psim *s, int32_t n)
 }
 
 static inline __attribute__((always_inline)) int push_sk(struct psim *s, uint64_t t, uint64_t sk,
-							  uint32_t a, uint32_t b)
+							 uint32_t a, uint32_t b)
 {
 	struct ev e = { t, sk, a, b };
 	s->nev++;
@@ -576,8 +576,7 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 		if (s->pt[g].kind == 2)
 			rc = push(s, p->tail, EV_DELIVER, (uint32_t)i, peer);
 		else
-			rc = push(s, head + s->router_ps, EV_ARRIVE,
-				  (uint32_t)i, peer);
+			rc = push(s, head + s->router_ps, EV_ARRIVE, (uint32_t)i, peer);
 	}
 	s->res->pkt_hops++;
 	s->last_move = s->now;
@@ -635,7 +634,8 @@ static int32_t arb_pick(struct psim *s, uint32_t g, int *stalled)
 		if (s->pt[gin].in_busy)
 			continue;
 		struct pkt *p = &s->pk[s->fifo[fid].head];
-		if (s->pt[g].kind != 2 && s->credits[(size_t)g << vsh | p->vl_next] < (int32_t)p->bytes) {
+		if (s->pt[g].kind != 2 &&
+		    s->credits[(size_t)g << vsh | p->vl_next] < (int32_t)p->bytes) {
 			mark_stall(s, p);
 			*stalled = 1;
 			continue;
@@ -673,7 +673,8 @@ static int arb_take(struct psim *s, uint32_t g, int32_t best, int upd)
 	if (q->head != PK_NONE)
 		req_add(s, (uint32_t)best);
 	else
-		s->pt[(uint32_t)best >> vsh].vmask &= (uint16_t) ~(1u << ((uint32_t)best & ((1u << vsh) - 1)));
+		s->pt[(uint32_t)best >> vsh].vmask &=
+			(uint16_t) ~(1u << ((uint32_t)best & ((1u << vsh) - 1)));
 	if (upd)
 		s->pt[g].rr = (uint16_t)(((uint32_t)best >> vsh) - s->pt[g].base);
 	return transmit(s, g, best, i);
@@ -940,7 +941,8 @@ static int route(struct psim *s, uint32_t gin, struct pkt *p)
 	uint32_t vl;
 	if (s->s2v) {
 		uint32_t in = gin - pin->base;
-		vl = s->s2v->vl[s->s2v->off[pin->sw] + ((uint64_t)in * pin->P + port) * 16u + p->sl];
+		vl = s->s2v->vl[s->s2v->off[pin->sw] + ((uint64_t)in * pin->P + port) * 16u +
+				p->sl];
 	} else {
 		vl = s->vl0[p->sl & 15];
 	}
@@ -984,7 +986,8 @@ static int ev_txdone(struct psim *s, uint32_t g)
 		return arb_host(s, (uint32_t)s->pt[g].host_of);
 	uint32_t vsh = s->vsh, gin = (uint32_t)fid >> vsh;
 	s->pt[gin].in_busy = 0;
-	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid & ((1u << vsh) - 1)), s->pt[g].cur_bytes);
+	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid & ((1u << vsh) - 1)),
+			     s->pt[g].cur_bytes);
 	if (!rc)
 		rc = arb_out(s, g);
 	/* the input is free again: its other heads may go now */
@@ -1245,8 +1248,7 @@ static int nl_wake(struct psim *s, uint32_t h, int64_t L)
 		if (s->nl[base + j].cur == PK_NONE && nl_queued(&s->nl[base + j]))
 			rc = nl_start(s, base + j);
 	uint32_t fr = base + 2 * K + 1;
-	if (!rc && (uint32_t)L != base + 2 * K && s->nl[fr].cur == PK_NONE &&
-	    nl_queued(&s->nl[fr]))
+	if (!rc && (uint32_t)L != base + 2 * K && s->nl[fr].cur == PK_NONE && nl_queued(&s->nl[fr]))
 		rc = nl_start(s, fr);
 	return rc;
 }
@@ -1538,8 +1540,13 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 	for (uint32_t L = 0; L < nh * s->NL; L++) {
 		uint32_t j = L % s->NL;
 		uint64_t fixed = j >= 2 * K + 2 ? (uint64_t)(o->nic_pkt_ns * 1000.0 + 0.5) : 0;
-		s->nl[L] = (struct nlink){ { PK_NONE, PK_NONE }, { PK_NONE, PK_NONE }, PK_NONE,
-					   j < 2 * K ? ra : rn, fixed, { 0, 0 }, 1 };
+		s->nl[L] = (struct nlink){ { PK_NONE, PK_NONE },
+					   { PK_NONE, PK_NONE },
+					   PK_NONE,
+					   j < 2 * K ? ra : rn,
+					   fixed,
+					   { 0, 0 },
+					   1 };
 	}
 	for (size_t k = 0; k < (size_t)nh * nh; k++)
 		s->agg[k] = (struct agg){ PK_NONE, PK_NONE, 0, 0, 0 };
@@ -1749,7 +1756,8 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "source queue must hold >= 1 packet");
 	if (!(o->acc_pkt_ns >= 0 && o->acc_pkt_ns <= 1e6))
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "accelerator packet time must be >= 0");
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "accelerator packet time must be >= 0");
 	if (o->islip_iters < 0 || o->islip_iters > 16)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "iSLIP iterations must be 0..16");
 	if (o->node_vls < 1 || o->node_vls > 2)
@@ -1768,11 +1776,11 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	return 0;
 }
 
-static int setup(struct psim *s, struct ibf_error *err)
+/* Per-port state, credits, FIFOs, byte counters and host slots. */
+static int setup_alloc(struct psim *s, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = s->f;
-	const struct ibf_psim_opts *o = s->o;
-	uint32_t np = f->nports_total, V = s->V, VS = 1u << s->vsh;
+	uint32_t np = f->nports_total, VS = 1u << s->vsh;
 	s->np = np;
 	s->pt = aligned_alloc(64, (np ? np : 1) * sizeof(*s->pt));
 	if (s->pt)
@@ -1794,15 +1802,19 @@ static int setup(struct psim *s, struct ibf_error *err)
 	for (uint32_t g = 0; g < np; g++)
 		s->pt[g].pc_head = s->pt[g].pc_tail = PK_NONE;
 	s->pc_free = PK_NONE;
-	/* the flow simulator's view of the network: end ports in the common
-	 * host order, link rates (unknown ones: the fabric's most common rate) */
-	struct ibf_sim_net net;
-	int rc = ibf_sim_net_init(&net, f, s->r, IBF_CONG_ORDER_AUTO, err);
-	if (rc)
-		return rc;
-	s->res->assumed_links = net.assumed;
+	return 0;
+}
+
+/* Every port: its node, and for a cabled switch port or host port its
+ * peer, rate (net's capacities), kind, propagation and serialisation time
+ * and initial credits.  Returns the slowest serialisation time. */
+static uint64_t setup_links(struct psim *s, const struct ibf_sim_net *net)
+{
+	const struct ibf_fabric *f = s->f;
+	const struct ibf_psim_opts *o = s->o;
+	uint32_t V = s->V, VS = 1u << s->vsh;
 	uint64_t slowest = 0;
-	for (uint32_t g = 0; g < np; g++) {
+	for (uint32_t g = 0; g < s->np; g++) {
 		s->pt[g].peer = -1;
 		s->pt[g].cur_fid = -1;
 		s->pt[g].req_head = -1;
@@ -1822,7 +1834,7 @@ static int setup(struct psim *s, struct ibf_error *err)
 			continue; /* CA to CA: not part of the fabric */
 		uint32_t pg = pn->port_off + pt->peer_port;
 		s->pt[g].peer = (int32_t)pg;
-		s->pt[g].rate = (uint32_t)(net.cap[g] * 10.0 + 0.5);
+		s->pt[g].rate = (uint32_t)(net->cap[g] * 10.0 + 0.5);
 		if (!s->pt[g].rate)
 			s->pt[g].rate = 1;
 		s->pt[g].kind = me_sw && peer_sw ? 1 : me_sw ? 2 : 3;
@@ -1835,47 +1847,48 @@ static int setup(struct psim *s, struct ibf_error *err)
 			for (uint32_t v = 0; v < V; v++)
 				s->credits[(size_t)g * VS + v] = (int32_t)o->buf_bytes;
 	}
-	for (uint32_t h = 0; h < net.nhosts; h++) {
-		uint32_t g = net.up[h];
+	return slowest;
+}
+
+/* The hosts in the flow simulator's order: port, LIDs, rate, SL row. */
+static int setup_hosts(struct psim *s, const struct ibf_sim_net *net, struct ibf_error *err)
+{
+	const struct ibf_fabric *f = s->f;
+	for (uint32_t h = 0; h < net->nhosts; h++) {
+		uint32_t g = net->up[h];
 		const struct ibf_node *nd = &f->nodes[s->node_of[g]];
 		const struct ibf_port *pt = &f->ports[g];
 		uint32_t p = g - nd->port_off;
 		struct host *H = &s->host[s->nh];
-		{
-			H->g = g;
-			H->lid = pt->lid;
-			H->nlids = 1u << (pt->lmc & 7);
-			H->rate = s->pt[g].rate;
-			H->qhead = H->qtail = PK_NONE;
-			H->row = -1;
-			if (s->sl) {
-				if (s->sl->per_port)
-					H->row = s->sl->port_row[g];
-				else
-					H->row = f->nodes[pt->peer_node].sw;
-				if (H->row >= 0 && (uint32_t)H->row >= s->sl->nrows)
-					H->row = -1;
-			}
-			if (!pt->lid) {
-				ibf_sim_net_free(&net);
-				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-						     "end port %s/%u has no LID",
-						     nd->desc ? nd->desc : "?", p);
-			}
-			s->pt[g].host_of = (int32_t)s->nh;
-			s->nh++;
+		H->g = g;
+		H->lid = pt->lid;
+		H->nlids = 1u << (pt->lmc & 7);
+		H->rate = s->pt[g].rate;
+		H->qhead = H->qtail = PK_NONE;
+		H->row = -1;
+		if (s->sl) {
+			if (s->sl->per_port)
+				H->row = s->sl->port_row[g];
+			else
+				H->row = f->nodes[pt->peer_node].sw;
+			if (H->row >= 0 && (uint32_t)H->row >= s->sl->nrows)
+				H->row = -1;
 		}
+		if (!pt->lid)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0, "end port %s/%u has no LID",
+					     nd->desc ? nd->desc : "?", p);
+		s->pt[g].host_of = (int32_t)s->nh;
+		s->nh++;
 	}
-	ibf_sim_net_free(&net);
-	if (s->nh < 2)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "the fabric has %u end port(s) cabled to a switch; need >= 2",
-				     s->nh);
-	if (s->s2v && s->s2v->nsw != f->nsw)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "SL2VL tables do not match the fabric");
-	if (s->r->nsw != f->nsw)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "tables do not match the fabric");
+	return 0;
+}
+
+/* Generation gaps from the load, the measurement windows, the stall limit
+ * for deadlock detection (never under 8 packet times of the slowest
+ * link). */
+static void setup_times(struct psim *s, uint64_t slowest)
+{
+	const struct ibf_psim_opts *o = s->o;
 	double hg = 0;
 	for (uint32_t h = 0; h < s->nh; h++) {
 		struct host *H = &s->host[h];
@@ -1896,8 +1909,13 @@ static int setup(struct psim *s, struct ibf_error *err)
 	s->stall_ps = (uint64_t)(o->stall_ns * 1000.0);
 	if (s->stall_ps < 8 * slowest)
 		s->stall_ps = 8 * slowest;
-	/* the event rate sizes the calendar: about 12 events per fabric
-	 * packet (3 per hop), 6 per intra-node packet */
+}
+
+/* The calendar sized by the event rate: about 12 events per fabric packet
+ * (3 per hop), 6 per intra-node packet; iSLIP's scratch when asked for. */
+static int setup_calendar(struct psim *s, struct ibf_error *err)
+{
+	const struct ibf_psim_opts *o = s->o;
 	double per_ps = 0;
 	for (uint32_t h = 0; h < s->nh && !s->K; h++)
 		per_ps += 12.0 / (double)(s->host[h].gap_ps ? s->host[h].gap_ps : 1);
@@ -1907,35 +1925,74 @@ static int setup(struct psim *s, struct ibf_error *err)
 	if (q_init(s, per_ps))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	if (o->islip_iters) {
-		s->isl_apt = calloc(np ? np : 1, sizeof(*s->isl_apt));
+		s->isl_apt = calloc(s->np ? s->np : 1, sizeof(*s->isl_apt));
 		s->isl_grant = malloc(256 * sizeof(*s->isl_grant));
 		if (!s->isl_apt || !s->isl_grant)
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
-	/* every host starts at a random phase of its first gap */
-	if (s->K) {
-		rc = node_setup(s, err);
-		if (rc)
-			return rc;
-	}
+	return 0;
+}
+
+/* A fixed traffic pattern must name the fabric's hosts, never a host
+ * itself. */
+static int check_traffic(const struct psim *s, struct ibf_error *err)
+{
+	const struct ibf_psim_opts *o = s->o;
 	const uint32_t *toff = o->traffic_off;
-	if (toff && !s->K) {
-		if (o->traffic_nhosts != s->nh)
-			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-					     "traffic pattern for %u hosts, the fabric has %u",
-					     o->traffic_nhosts, s->nh);
-		for (uint32_t h = 0; h < s->nh; h++)
-			for (uint32_t k = toff[h]; k < toff[h + 1]; k++)
-				if (o->traffic_dst[k] >= s->nh || o->traffic_dst[k] == h)
-					return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-							     "traffic pattern: host %u sends to %u",
-							     h, o->traffic_dst[k]);
-	}
-	if (o->stream) {
-		rc = stream_setup(s, err);
-		if (rc)
-			return rc;
-	}
+	if (!toff || s->K)
+		return 0;
+	if (o->traffic_nhosts != s->nh)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "traffic pattern for %u hosts, the fabric has %u",
+				     o->traffic_nhosts, s->nh);
+	for (uint32_t h = 0; h < s->nh; h++)
+		for (uint32_t k = toff[h]; k < toff[h + 1]; k++)
+			if (o->traffic_dst[k] >= s->nh || o->traffic_dst[k] == h)
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "traffic pattern: host %u sends to %u", h,
+						     o->traffic_dst[k]);
+	return 0;
+}
+
+static int setup(struct psim *s, struct ibf_error *err)
+{
+	const struct ibf_fabric *f = s->f;
+	const struct ibf_psim_opts *o = s->o;
+	int rc = setup_alloc(s, err);
+	if (rc)
+		return rc;
+	/* the flow simulator's view of the network: end ports in the common
+	 * host order, link rates (unknown ones: the fabric's most common rate) */
+	struct ibf_sim_net net;
+	rc = ibf_sim_net_init(&net, f, s->r, IBF_CONG_ORDER_AUTO, err);
+	if (rc)
+		return rc;
+	s->res->assumed_links = net.assumed;
+	uint64_t slowest = setup_links(s, &net);
+	rc = setup_hosts(s, &net, err);
+	ibf_sim_net_free(&net);
+	if (rc)
+		return rc;
+	if (s->nh < 2)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "the fabric has %u end port(s) cabled to a switch; need >= 2",
+				     s->nh);
+	if (s->s2v && s->s2v->nsw != f->nsw)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "SL2VL tables do not match the fabric");
+	if (s->r->nsw != f->nsw)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "tables do not match the fabric");
+	setup_times(s, slowest);
+	if ((rc = setup_calendar(s, err)))
+		return rc;
+	/* every host starts at a random phase of its first gap */
+	if (s->K && (rc = node_setup(s, err)))
+		return rc;
+	if ((rc = check_traffic(s, err)))
+		return rc;
+	if (o->stream && (rc = stream_setup(s, err)))
+		return rc;
+	const uint32_t *toff = o->traffic_off;
 	for (uint32_t h = 0; h < s->nh && !rc && !s->K && !s->st; h++)
 		if (!toff || toff[h + 1] > toff[h])
 			rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
