@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 enum {
@@ -196,303 +197,271 @@ static int parse_bytes(const char *opt, const char *v, long lo, long hi, long *o
 	return 0;
 }
 
+static const struct option sp_lo[] = {
+	{ "topology", required_argument, 0, O_TOPO },
+	{ "guid2lid", required_argument, 0, O_G2L },
+	{ "lmc", required_argument, 0, O_LMC },
+	{ "lfts", required_argument, 0, O_LFTS },
+	{ "sl", required_argument, 0, O_SL },
+	{ "sl2vl", required_argument, 0, O_SL2VL },
+	{ "engine", required_argument, 0, O_ENGINE },
+	{ "deadlock", required_argument, 0, O_DEADLOCK },
+	{ "vls", required_argument, 0, O_VLS },
+	{ "traffic", required_argument, 0, O_TRAFFIC },
+	{ "load", required_argument, 0, O_LOAD },
+	{ "loads", required_argument, 0, O_LOADS },
+	{ "seed", required_argument, 0, O_SEED },
+	{ "warmup", required_argument, 0, O_WARMUP },
+	{ "measure", required_argument, 0, O_MEASURE },
+	{ "drain", required_argument, 0, O_DRAIN },
+	{ "buffer", required_argument, 0, O_BUF },
+	{ "arb", required_argument, 0, O_ARB },
+	{ "mtu", required_argument, 0, O_MTU },
+	{ "header", required_argument, 0, O_HDR },
+	{ "stall", required_argument, 0, O_STALL },
+	{ "router-ns", required_argument, 0, O_ROUTER },
+	{ "ns-per-m", required_argument, 0, O_NSM },
+	{ "host-cable-m", required_argument, 0, O_HOSTM },
+	{ "switch-cable-m", required_argument, 0, O_SWM },
+	{ "srcq", required_argument, 0, O_SRCQ },
+	{ "json", no_argument, 0, O_JSON },
+	{ "accels", required_argument, 0, O_ACCELS },
+	{ "acc-gbps", required_argument, 0, O_ACCG },
+	{ "nic-gbps", required_argument, 0, O_NICG },
+	{ "mix", required_argument, 0, O_MIX },
+	{ "inter-frac", required_argument, 0, O_INTER },
+	{ "ipkt-payload", required_argument, 0, O_IPAY },
+	{ "ipkt-header", required_argument, 0, O_IHDR },
+	{ "msg", required_argument, 0, O_MSG },
+	{ "agg-timeout", required_argument, 0, O_AGGT },
+	{ "threads", required_argument, 0, O_THREADS },
+	{ "link-util", required_argument, 0, O_LINKU },
+	{ "nic-pkt-ns", required_argument, 0, O_NICPKT },
+	{ "node-buf", required_argument, 0, O_NODEBUF },
+	{ "nic-buf", required_argument, 0, O_NICBUF },
+	{ "svg", required_argument, 0, O_SVG },
+	{ "export-codes", required_argument, 0, O_CODES },
+	{ "streams", no_argument, 0, O_STREAMS },
+	{ "node-vls", required_argument, 0, O_NODEVLS },
+	{ "acc-pkt-ns", required_argument, 0, O_ACCPKT },
+	{ "islip-iters", required_argument, 0, O_ISLIP },
+	{ "bytes", required_argument, 0, O_BYTES },
+	{ "quiet", no_argument, 0, O_QUIET },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+/* How a table option's value is read and stored. */
+enum sp_kind {
+	SP_STR,	  /* const char * */
+	SP_DBL,	  /* double in [lo, hi] (parse_double) */
+	SP_TIME,  /* double ns (parse_time) */
+	SP_BYTES, /* uint32_t bytes in [lo, hi] (parse_bytes) */
+	SP_INT,	  /* int in [lo, hi] (cli_int) */
+	SP_U32,	  /* uint32_t in [lo, hi] (cli_int) */
+	SP_LONG,  /* long in [lo, hi] (cli_int) */
+};
+
+#define SPA(f) 0, offsetof(struct sp_args, f)	    /* a field of sp_args */
+#define SPO(f) 1, offsetof(struct ibf_psim_opts, f) /* a field of the simulator's options */
+
+/* The options whose value goes straight into one field. */
+static const struct sp_opt {
+	int code;
+	const char *name;
+	enum sp_kind kind;
+	int in_opts;
+	size_t off;
+	double lo, hi;
+} sp_opts[] = {
+	{ O_TOPO, "--topology", SP_STR, SPA(topo), 0, 0 },
+	{ O_G2L, "--guid2lid", SP_STR, SPA(g2l), 0, 0 },
+	{ O_LFTS, "--lfts", SP_STR, SPA(lfts), 0, 0 },
+	{ O_SL, "--sl", SP_STR, SPA(sl), 0, 0 },
+	{ O_SL2VL, "--sl2vl", SP_STR, SPA(sl2vl), 0, 0 },
+	{ O_ENGINE, "--engine", SP_STR, SPA(engine), 0, 0 },
+	{ O_LINKU, "--link-util", SP_STR, SPA(link_util), 0, 0 },
+	{ O_SVG, "--svg", SP_STR, SPA(svg), 0, 0 },
+	{ O_CODES, "--export-codes", SP_STR, SPA(codes), 0, 0 },
+	{ O_LMC, "--lmc", SP_LONG, SPA(lmc), 0, 7 },
+	{ O_VLS, "--vls", SP_LONG, SPA(vls), 1, 15 },
+	{ O_THREADS, "--threads", SP_LONG, SPA(threads), 1, 64 },
+	{ O_WARMUP, "--warmup", SP_TIME, SPO(warmup_ns), 0, 0 },
+	{ O_DRAIN, "--drain", SP_TIME, SPO(drain_ns), 0, 0 },
+	{ O_AGGT, "--agg-timeout", SP_TIME, SPO(agg_timeout_ns), 0, 0 },
+	{ O_BUF, "--buffer", SP_BYTES, SPO(buf_bytes), 1, 1L << 30 },
+	{ O_MTU, "--mtu", SP_BYTES, SPO(mtu_payload), 1, 65000 },
+	{ O_HDR, "--header", SP_BYTES, SPO(hdr_bytes), 0, 512 },
+	{ O_IPAY, "--ipkt-payload", SP_BYTES, SPO(ipkt_payload), 1, 60000 },
+	{ O_IHDR, "--ipkt-header", SP_BYTES, SPO(ipkt_hdr), 0, 512 },
+	{ O_MSG, "--msg", SP_BYTES, SPO(msg_bytes), 1, 1L << 24 },
+	{ O_NODEBUF, "--node-buf", SP_BYTES, SPO(node_buf_bytes), 1, 1L << 30 },
+	{ O_NICBUF, "--nic-buf", SP_BYTES, SPO(nic_buf_bytes), 1, 1L << 30 },
+	{ O_ROUTER, "--router-ns", SP_DBL, SPO(router_ns), 0, 1e6 },
+	{ O_NSM, "--ns-per-m", SP_DBL, SPO(ns_per_m), 0, 1e4 },
+	{ O_HOSTM, "--host-cable-m", SP_DBL, SPO(host_cable_m), 0, 1e5 },
+	{ O_SWM, "--switch-cable-m", SP_DBL, SPO(switch_cable_m), 0, 1e5 },
+	{ O_ACCG, "--acc-gbps", SP_DBL, SPO(acc_gbps), 0.001, 1e6 },
+	{ O_NICG, "--nic-gbps", SP_DBL, SPO(nic_gbps), 0.001, 1e6 },
+	{ O_INTER, "--inter-frac", SP_DBL, SPO(inter_frac), 0, 1 },
+	{ O_ACCPKT, "--acc-pkt-ns", SP_DBL, SPO(acc_pkt_ns), 0, 1e6 },
+	{ O_NICPKT, "--nic-pkt-ns", SP_DBL, SPO(nic_pkt_ns), 0, 1e6 },
+	{ O_SRCQ, "--srcq", SP_U32, SPO(srcq_max), 1, 1L << 20 },
+	{ O_ACCELS, "--accels", SP_INT, SPO(accels), 1, 64 },
+	{ O_ISLIP, "--islip-iters", SP_INT, SPO(islip_iters), 0, 16 },
+	{ O_NODEVLS, "--node-vls", SP_INT, SPO(node_vls), 1, 2 },
+};
+
+/* A table option: 1 when c is one (*rc: 0, or 2 for a bad value), else 0. */
+static int sp_table_opt(struct sp_args *a, int c, int *rc)
+{
+	const struct sp_opt *t = NULL;
+	for (size_t i = 0; i < sizeof(sp_opts) / sizeof(sp_opts[0]) && !t; i++)
+		if (sp_opts[i].code == c)
+			t = &sp_opts[i];
+	if (!t)
+		return 0;
+	void *dst = (char *)(t->in_opts ? (void *)&a->o : (void *)a) + t->off;
+	long lo = (long)t->lo, hi = (long)t->hi, v = 0;
+	int bad = 0;
+	switch (t->kind) {
+	case SP_STR:
+		*(const char **)dst = optarg;
+		break;
+	case SP_DBL:
+		bad = parse_double(t->name, optarg, t->lo, t->hi, dst);
+		break;
+	case SP_TIME:
+		bad = parse_time(t->name, optarg, dst);
+		break;
+	case SP_BYTES:
+		bad = parse_bytes(t->name, optarg, lo, hi, &v);
+		if (!bad)
+			*(uint32_t *)dst = (uint32_t)v;
+		break;
+	case SP_INT:
+	case SP_U32:
+		bad = cli_int(t->name, optarg, lo, hi, &v);
+		if (!bad && t->kind == SP_INT)
+			*(int *)dst = (int)v;
+		else if (!bad)
+			*(uint32_t *)dst = (uint32_t)v;
+		break;
+	case SP_LONG:
+		bad = cli_int(t->name, optarg, lo, hi, dst);
+		break;
+	}
+	*rc = bad ? 2 : 0;
+	return 1;
+}
+
+/* --loads A:B:STEP */
+static int sp_loads(const char *prog, struct sp_args *a)
+{
+	char *e1, *e2, *e3;
+	a->l0 = strtod(optarg, &e1);
+	a->l1 = *e1 == ':' ? strtod(e1 + 1, &e2) : (e2 = e1, -1);
+	a->lstep = *e2 == ':' ? strtod(e2 + 1, &e3) : (e3 = e2, -1);
+	if (*e3 || !(a->l0 > 0) || !(a->l1 >= a->l0) || !(a->l1 <= 1.0) || !(a->lstep > 0))
+		return cli_usage_error(prog,
+				       "--loads: want A:B:STEP with 0 < A <= B <= 1, STEP > 0");
+	return 0;
+}
+
+/* The options with their own rules: 0, -1 after help, else an exit code. */
+static int sp_other_opt(const char *prog, struct sp_args *a, int c)
+{
+	long v;
+	switch (c) {
+	case O_JSON:
+		a->json = 1;
+		return 0;
+	case 'q':
+	case O_QUIET:
+		a->quiet = 1;
+		return 0;
+	case O_STREAMS:
+		a->streams = 1;
+		return 0;
+	case O_DEADLOCK:
+		a->deadlock = ibf_deadlock_from_name(optarg);
+		if (a->deadlock < 0)
+			return cli_usage_error(
+				prog, "--deadlock: '%s' is not none, dfsssp, coloring or auto",
+				optarg);
+		return 0;
+	case O_TRAFFIC:
+		a->have_pattern = strcmp(optarg, "uniform") != 0;
+		if (a->have_pattern) {
+			struct ibf_error e;
+			ibf_error_clear(&e);
+			if (ibf_sim_pattern_parse(optarg, &a->pattern, &e))
+				return cli_usage_error(prog, "--traffic: %s", e.msg);
+		}
+		return 0;
+	case O_LOAD:
+		if (parse_double("--load", optarg, 1e-6, 1.0, &a->l0))
+			return 2;
+		a->l1 = a->l0;
+		a->lstep = 1;
+		return 0;
+	case O_LOADS:
+		return sp_loads(prog, a);
+	case O_SEED:
+		if (cli_int("--seed", optarg, 0, 0x7fffffffL, &v))
+			return 2;
+		a->o.seed = (uint64_t)v;
+		return 0;
+	case O_MEASURE:
+		if (parse_time("--measure", optarg, &a->o.measure_ns) || !(a->o.measure_ns > 0))
+			return cli_usage_error(prog, "--measure must be > 0");
+		return 0;
+	case O_STALL:
+		if (parse_time("--stall", optarg, &a->o.stall_ns) || !(a->o.stall_ns > 0))
+			return cli_usage_error(prog, "--stall must be > 0");
+		return 0;
+	case O_ARB:
+		if (!strcmp(optarg, "rr"))
+			a->o.arb = IBF_PSIM_ARB_RR;
+		else if (!strcmp(optarg, "age"))
+			a->o.arb = IBF_PSIM_ARB_AGE;
+		else
+			return cli_usage_error(prog, "--arb: rr or age");
+		return 0;
+	case O_MIX:
+		if (strlen(optarg) != 2 || (optarg[0] != 'C' && optarg[0] != 'c') ||
+		    optarg[1] < '1' || optarg[1] > '5')
+			return cli_usage_error(prog, "--mix: C1, C2, C3, C4 or C5");
+		a->o.inter_frac = (5 - (optarg[1] - '0')) * 0.05;
+		return 0;
+	case O_BYTES:
+		if (parse_bytes("--bytes", optarg, 1, 1L << 40, &v))
+			return 2;
+		a->bytes = (double)v;
+		return 0;
+	case 'h':
+		fputs(sp_help, stdout);
+		return -1;
+	default:
+		return cli_usage_error(prog, "bad option");
+	}
+}
+
 static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a)
 {
-	static const struct option lo[] = {
-		{ "topology", required_argument, 0, O_TOPO },
-		{ "guid2lid", required_argument, 0, O_G2L },
-		{ "lmc", required_argument, 0, O_LMC },
-		{ "lfts", required_argument, 0, O_LFTS },
-		{ "sl", required_argument, 0, O_SL },
-		{ "sl2vl", required_argument, 0, O_SL2VL },
-		{ "engine", required_argument, 0, O_ENGINE },
-		{ "deadlock", required_argument, 0, O_DEADLOCK },
-		{ "vls", required_argument, 0, O_VLS },
-		{ "traffic", required_argument, 0, O_TRAFFIC },
-		{ "load", required_argument, 0, O_LOAD },
-		{ "loads", required_argument, 0, O_LOADS },
-		{ "seed", required_argument, 0, O_SEED },
-		{ "warmup", required_argument, 0, O_WARMUP },
-		{ "measure", required_argument, 0, O_MEASURE },
-		{ "drain", required_argument, 0, O_DRAIN },
-		{ "buffer", required_argument, 0, O_BUF },
-		{ "arb", required_argument, 0, O_ARB },
-		{ "mtu", required_argument, 0, O_MTU },
-		{ "header", required_argument, 0, O_HDR },
-		{ "stall", required_argument, 0, O_STALL },
-		{ "router-ns", required_argument, 0, O_ROUTER },
-		{ "ns-per-m", required_argument, 0, O_NSM },
-		{ "host-cable-m", required_argument, 0, O_HOSTM },
-		{ "switch-cable-m", required_argument, 0, O_SWM },
-		{ "srcq", required_argument, 0, O_SRCQ },
-		{ "json", no_argument, 0, O_JSON },
-		{ "accels", required_argument, 0, O_ACCELS },
-		{ "acc-gbps", required_argument, 0, O_ACCG },
-		{ "nic-gbps", required_argument, 0, O_NICG },
-		{ "mix", required_argument, 0, O_MIX },
-		{ "inter-frac", required_argument, 0, O_INTER },
-		{ "ipkt-payload", required_argument, 0, O_IPAY },
-		{ "ipkt-header", required_argument, 0, O_IHDR },
-		{ "msg", required_argument, 0, O_MSG },
-		{ "agg-timeout", required_argument, 0, O_AGGT },
-		{ "threads", required_argument, 0, O_THREADS },
-		{ "link-util", required_argument, 0, O_LINKU },
-		{ "nic-pkt-ns", required_argument, 0, O_NICPKT },
-		{ "node-buf", required_argument, 0, O_NODEBUF },
-		{ "nic-buf", required_argument, 0, O_NICBUF },
-		{ "svg", required_argument, 0, O_SVG },
-		{ "export-codes", required_argument, 0, O_CODES },
-		{ "streams", no_argument, 0, O_STREAMS },
-		{ "node-vls", required_argument, 0, O_NODEVLS },
-		{ "acc-pkt-ns", required_argument, 0, O_ACCPKT },
-		{ "islip-iters", required_argument, 0, O_ISLIP },
-		{ "bytes", required_argument, 0, O_BYTES },
-		{ "quiet", no_argument, 0, O_QUIET },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	memset(a, 0, sizeof(*a));
 	ibf_psim_opts_default(&a->o);
 	a->lmc = -1;
 	a->vls = 8;
 	a->threads = 1;
 	a->l0 = -1;
-	int c;
-	long v;
+	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hq", lo, NULL)) != -1) {
-		switch (c) {
-		case O_TOPO:
-			a->topo = optarg;
-			break;
-		case O_G2L:
-			a->g2l = optarg;
-			break;
-		case O_LFTS:
-			a->lfts = optarg;
-			break;
-		case O_SL:
-			a->sl = optarg;
-			break;
-		case O_SL2VL:
-			a->sl2vl = optarg;
-			break;
-		case O_ENGINE:
-			a->engine = optarg;
-			break;
-		case O_JSON:
-			a->json = 1;
-			break;
-		case 'q':
-		case O_QUIET:
-			a->quiet = 1;
-			break;
-		case O_LMC:
-			if (cli_int("--lmc", optarg, 0, 7, &a->lmc))
-				return 2;
-			break;
-		case O_DEADLOCK:
-			a->deadlock = ibf_deadlock_from_name(optarg);
-			if (a->deadlock < 0)
-				return cli_usage_error(
-					prog,
-					"--deadlock: '%s' is not none, dfsssp, coloring or auto",
-					optarg);
-			break;
-		case O_VLS:
-			if (cli_int("--vls", optarg, 1, 15, &a->vls))
-				return 2;
-			break;
-		case O_TRAFFIC:
-			a->have_pattern = strcmp(optarg, "uniform") != 0;
-			if (a->have_pattern) {
-				struct ibf_error e;
-				ibf_error_clear(&e);
-				if (ibf_sim_pattern_parse(optarg, &a->pattern, &e))
-					return cli_usage_error(prog, "--traffic: %s", e.msg);
-			}
-			break;
-		case O_LOAD:
-			if (parse_double("--load", optarg, 1e-6, 1.0, &a->l0))
-				return 2;
-			a->l1 = a->l0;
-			a->lstep = 1;
-			break;
-		case O_LOADS: {
-			char *e1, *e2, *e3;
-			a->l0 = strtod(optarg, &e1);
-			a->l1 = *e1 == ':' ? strtod(e1 + 1, &e2) : (e2 = e1, -1);
-			a->lstep = *e2 == ':' ? strtod(e2 + 1, &e3) : (e3 = e2, -1);
-			if (*e3 || !(a->l0 > 0) || !(a->l1 >= a->l0) || !(a->l1 <= 1.0) ||
-			    !(a->lstep > 0))
-				return cli_usage_error(
-					prog,
-					"--loads: want A:B:STEP with 0 < A <= B <= 1, STEP > 0");
-			break;
-		}
-		case O_SEED:
-			if (cli_int("--seed", optarg, 0, 0x7fffffffL, &v))
-				return 2;
-			a->o.seed = (uint64_t)v;
-			break;
-		case O_WARMUP:
-			if (parse_time("--warmup", optarg, &a->o.warmup_ns))
-				return 2;
-			break;
-		case O_MEASURE:
-			if (parse_time("--measure", optarg, &a->o.measure_ns) ||
-			    !(a->o.measure_ns > 0))
-				return cli_usage_error(prog, "--measure must be > 0");
-			break;
-		case O_DRAIN:
-			if (parse_time("--drain", optarg, &a->o.drain_ns))
-				return 2;
-			break;
-		case O_STALL:
-			if (parse_time("--stall", optarg, &a->o.stall_ns) || !(a->o.stall_ns > 0))
-				return cli_usage_error(prog, "--stall must be > 0");
-			break;
-		case O_BUF:
-			if (parse_bytes("--buffer", optarg, 1, 1L << 30, &v))
-				return 2;
-			a->o.buf_bytes = (uint32_t)v;
-			break;
-		case O_MTU:
-			if (parse_bytes("--mtu", optarg, 1, 65000, &v))
-				return 2;
-			a->o.mtu_payload = (uint32_t)v;
-			break;
-		case O_HDR:
-			if (parse_bytes("--header", optarg, 0, 512, &v))
-				return 2;
-			a->o.hdr_bytes = (uint32_t)v;
-			break;
-		case O_ARB:
-			if (!strcmp(optarg, "rr"))
-				a->o.arb = IBF_PSIM_ARB_RR;
-			else if (!strcmp(optarg, "age"))
-				a->o.arb = IBF_PSIM_ARB_AGE;
-			else
-				return cli_usage_error(prog, "--arb: rr or age");
-			break;
-		case O_ROUTER:
-			if (parse_double("--router-ns", optarg, 0, 1e6, &a->o.router_ns))
-				return 2;
-			break;
-		case O_NSM:
-			if (parse_double("--ns-per-m", optarg, 0, 1e4, &a->o.ns_per_m))
-				return 2;
-			break;
-		case O_HOSTM:
-			if (parse_double("--host-cable-m", optarg, 0, 1e5, &a->o.host_cable_m))
-				return 2;
-			break;
-		case O_SWM:
-			if (parse_double("--switch-cable-m", optarg, 0, 1e5, &a->o.switch_cable_m))
-				return 2;
-			break;
-		case O_SRCQ:
-			if (cli_int("--srcq", optarg, 1, 1L << 20, &v))
-				return 2;
-			a->o.srcq_max = (uint32_t)v;
-			break;
-		case O_ACCELS:
-			if (cli_int("--accels", optarg, 1, 64, &v))
-				return 2;
-			a->o.accels = (int)v;
-			break;
-		case O_ACCG:
-			if (parse_double("--acc-gbps", optarg, 0.001, 1e6, &a->o.acc_gbps))
-				return 2;
-			break;
-		case O_NICG:
-			if (parse_double("--nic-gbps", optarg, 0.001, 1e6, &a->o.nic_gbps))
-				return 2;
-			break;
-		case O_MIX:
-			if (strlen(optarg) != 2 || (optarg[0] != 'C' && optarg[0] != 'c') ||
-			    optarg[1] < '1' || optarg[1] > '5')
-				return cli_usage_error(prog, "--mix: C1, C2, C3, C4 or C5");
-			a->o.inter_frac = (5 - (optarg[1] - '0')) * 0.05;
-			break;
-		case O_INTER:
-			if (parse_double("--inter-frac", optarg, 0, 1, &a->o.inter_frac))
-				return 2;
-			break;
-		case O_IPAY:
-			if (parse_bytes("--ipkt-payload", optarg, 1, 60000, &v))
-				return 2;
-			a->o.ipkt_payload = (uint32_t)v;
-			break;
-		case O_IHDR:
-			if (parse_bytes("--ipkt-header", optarg, 0, 512, &v))
-				return 2;
-			a->o.ipkt_hdr = (uint32_t)v;
-			break;
-		case O_MSG:
-			if (parse_bytes("--msg", optarg, 1, 1L << 24, &v))
-				return 2;
-			a->o.msg_bytes = (uint32_t)v;
-			break;
-		case O_LINKU:
-			a->link_util = optarg;
-			break;
-		case O_SVG:
-			a->svg = optarg;
-			break;
-		case O_CODES:
-			a->codes = optarg;
-			break;
-		case O_STREAMS:
-			a->streams = 1;
-			break;
-		case O_ISLIP:
-			if (cli_int("--islip-iters", optarg, 0, 16, &v))
-				return 2;
-			a->o.islip_iters = (int)v;
-			break;
-		case O_ACCPKT:
-			if (parse_double("--acc-pkt-ns", optarg, 0, 1e6, &a->o.acc_pkt_ns))
-				return 2;
-			break;
-		case O_NODEVLS:
-			if (cli_int("--node-vls", optarg, 1, 2, &v))
-				return 2;
-			a->o.node_vls = (int)v;
-			break;
-		case O_BYTES:
-			if (parse_bytes("--bytes", optarg, 1, 1L << 40, &v))
-				return 2;
-			a->bytes = (double)v;
-			break;
-		case O_NODEBUF:
-			if (parse_bytes("--node-buf", optarg, 1, 1L << 30, &v))
-				return 2;
-			a->o.node_buf_bytes = (uint32_t)v;
-			break;
-		case O_NICBUF:
-			if (parse_bytes("--nic-buf", optarg, 1, 1L << 30, &v))
-				return 2;
-			a->o.nic_buf_bytes = (uint32_t)v;
-			break;
-		case O_NICPKT:
-			if (parse_double("--nic-pkt-ns", optarg, 0, 1e6, &a->o.nic_pkt_ns))
-				return 2;
-			break;
-		case O_THREADS:
-			if (cli_int("--threads", optarg, 1, 64, &a->threads))
-				return 2;
-			break;
-		case O_AGGT:
-			if (parse_time("--agg-timeout", optarg, &a->o.agg_timeout_ns))
-				return 2;
-			break;
-		case 'h':
-			fputs(sp_help, stdout);
-			return -1;
-		default:
-			return cli_usage_error(prog, "bad option");
-		}
+	while ((c = getopt_long(argc, argv, "hq", sp_lo, NULL)) != -1) {
+		if (!sp_table_opt(a, c, &rc))
+			rc = sp_other_opt(prog, a, c);
+		if (rc)
+			return rc;
 	}
 	if (optind < argc)
 		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
@@ -720,13 +689,12 @@ struct streams {
 		char label[48];
 		uint32_t repeat;
 		double bytes, flow_us;
-	} *ph;
+	} * ph;
 	struct ibf_psim_stream st;
 	int fail;
 };
 
-static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t index,
-			     uint32_t n)
+static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t index, uint32_t n)
 {
 	struct streams *S = ctx;
 	(void)index;
@@ -980,8 +948,9 @@ int cmd_sim_packet(int argc, char **argv)
 		struct ibf_psim_codes_info ci;
 		a.o.load = a.l0;
 		if (a.o.accels)
-			rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
-					   "--export-codes: CODES's fattree model has no node model");
+			rc = ibf_error_set(
+				&err, IBF_EINVAL, NULL, 0,
+				"--export-codes: CODES's fattree model has no node model");
 		if (!rc)
 			rc = ibf_psim_export_codes(f, &r, &a.o, a.codes, &ci, &err);
 		if (!rc)
