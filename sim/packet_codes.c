@@ -216,7 +216,8 @@ static int ct_fits(struct ct_search *S, uint32_t c, uint32_t v)
 	for (uint32_t q = s->off[c]; q < s->off[c + 1]; q++) {
 		int32_t d = s->peer[q];
 		if (d >= 0 && S->map[d] >= 0 &&
-		    x->mult[(size_t)v * n + (uint32_t)S->map[d]] != S->cm[(size_t)c * n + (uint32_t)d])
+		    x->mult[(size_t)v * n + (uint32_t)S->map[d]] !=
+			    S->cm[(size_t)c * n + (uint32_t)d])
 			return 0;
 	}
 	for (uint32_t a = x->aoff[v]; a < x->aoff[v + 1]; a++) {
@@ -428,18 +429,20 @@ int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r
 			}
 			if (got < 0) {
 				rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-						   "CODES export: internal mismatch at switch %u", c);
+						   "CODES export: internal mismatch at switch %u",
+						   c);
 				goto out;
 			}
 			cport[nd->port_off + (uint32_t)got] = (int32_t)(q - s.off[c]);
 			const struct ibf_port *pp = ibf_port(f, node, got);
 			if (d < 0)
-				term_host[-1 - d] = (int32_t)(f->nodes[pp->peer_node].port_off +
-							      pp->peer_port);
+				term_host[-1 - d] =
+					(int32_t)(f->nodes[pp->peer_node].port_off + pp->peer_port);
 			fprintf(mem, "%u,%d,%u,%s,%d,0x%016" PRIx64 ",%d,0x%016" PRIx64 ",%u\n", c,
-				ct_level(&s, (int)c), q - s.off[c] + 1, d < 0 ? "terminal" : "switch",
-				d < 0 ? -1 - d : d, f->nodes[node].guid, got,
-				f->nodes[pp->peer_node].guid, pp->peer_port);
+				ct_level(&s, (int)c), q - s.off[c] + 1,
+				d < 0 ? "terminal" : "switch", d < 0 ? -1 - d : d,
+				f->nodes[node].guid, got, f->nodes[pp->peer_node].guid,
+				pp->peer_port);
 			if (d >= 0)
 				info->links++;
 		}
@@ -527,7 +530,8 @@ int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r
 		for (uint32_t hh = 0; hh < o->traffic_nhosts && hh < net.nhosts; hh++)
 			for (uint32_t k = o->traffic_off[hh]; k < o->traffic_off[hh + 1]; k++) {
 				uint32_t d = o->traffic_dst[k];
-				if (d < net.nhosts && term_of_host[hh] >= 0 && term_of_host[d] >= 0) {
+				if (d < net.nhosts && term_of_host[hh] >= 0 &&
+				    term_of_host[d] >= 0) {
 					fprintf(mem, "%d %d\n", term_of_host[hh], term_of_host[d]);
 					info->flows++;
 				}
@@ -579,7 +583,8 @@ int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r
 		"   link_bandwidth=\"%.4f\";\n   cn_bandwidth=\"%.4f\";\n"
 		"   routing=\"static\";\n   routing_folder=\"%s\";\n   dot_file=\"ibfab\";\n}\n",
 		s.levels, s.n[0], s.k, pkt, pkt, o->router_ns, o->buf_bytes, o->buf_bytes, sw_gbps,
-		cn_gbps, info->mixed_rates ? "; the fabric mixes rates, these are the first seen" : "",
+		cn_gbps,
+		info->mixed_rates ? "; the fabric mixes rates, these are the first seen" : "",
 		sw_gbps / 8, cn_gbps / 8, info->folder);
 	fclose(mem);
 	mem = NULL;
@@ -605,9 +610,10 @@ int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r
 		"\"$D/codes-fattree.conf\"\n",
 		o->traffic_off ? "uniform random" : "Uniform random", o->mtu_payload, gap, o->load,
 		cn_gbps,
-		o->traffic_off ? "# The pattern's flows are in traffic.txt; no stock CODES workload reads\n"
-				 "# them, so this runs uniform random traffic at the same load.\n"
-			       : "",
+		o->traffic_off
+			? "# The pattern's flows are in traffic.txt; no stock CODES workload reads\n"
+			  "# them, so this runs uniform random traffic at the same load.\n"
+			: "",
 		o->mtu_payload, gap, o->warmup_ns + o->measure_ns);
 	fclose(mem);
 	mem = NULL;

@@ -24,8 +24,10 @@
 #define SVG_H 730
 
 static const char *const comp_label[7] = {
-	"source accelerator", "source intra-node network", "source NIC aggregation", "fabric",
-	"destination NIC split", "destination intra-node network", "destination accelerator",
+	"source accelerator",	   "source intra-node network",
+	"source NIC aggregation",  "fabric",
+	"destination NIC split",   "destination intra-node network",
+	"destination accelerator",
 };
 static const char *const comp_key[7] = {
 	"src-acc", "src-net", "src-nic-agg", "fabric", "dst-nic-split", "dst-net", "dst-acc",
@@ -65,8 +67,7 @@ static void panel(FILE *o, int top, int h, double ymax, const char *title, const
 	text_at(o, PLOT_X + PLOT_W / 2.0, top - 12, "middle", " font-size=\"14\"", title);
 	for (int k = 0; k <= 5; k++) {
 		double y = top + h - (double)h * k / 5;
-		fprintf(o,
-			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\"/>\n",
+		fprintf(o, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\"/>\n",
 			PLOT_X, y, PLOT_X + PLOT_W, y, k ? "#e0e0e0" : "black");
 		snprintf(b, sizeof(b), "%.7g", ymax * k / 5);
 		text_at(o, PLOT_X - 6, y + 4, "end", "", b);
@@ -84,7 +85,8 @@ static void legend(FILE *o, int k, int top, const char *colour, int line, const 
 		fprintf(o,
 			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
 			"stroke-width=\"2\"%s/>\n",
-			LEG_X, y, LEG_X + 18, y, colour, line > 1 ? " stroke-dasharray=\"5,4\"" : "");
+			LEG_X, y, LEG_X + 18, y, colour,
+			line > 1 ? " stroke-dasharray=\"5,4\"" : "");
 	else
 		fprintf(o, "<rect x=\"%d\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>\n",
 			LEG_X + 2, y - 6, colour);
@@ -124,8 +126,7 @@ void ibf_psim_svg_write(FILE *o, const char *title, const double *load,
 		char b[16];
 		double x = PLOT_X + PLOT_W * k / 10.0;
 		snprintf(b, sizeof(b), "%.1f", k / 10.0);
-		fprintf(o,
-			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\"/>\n",
+		fprintf(o, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\"/>\n",
 			x, TP_Y + TP_H, x, TP_Y + TP_H + 4);
 		text_at(o, x, TP_Y + TP_H + 18, "middle", "", b);
 	}
@@ -136,9 +137,8 @@ void ibf_psim_svg_write(FILE *o, const char *title, const double *load,
 #define YP(v) (TP_Y + TP_H - TP_H * (v) / ymax)
 	if (node && n > 0) {
 		/* what was offered: load x nodes x accels x rate */
-		fprintf(o,
-			"<polyline fill=\"none\" stroke=\"#999\" stroke-width=\"1.5\" "
-			"stroke-dasharray=\"5,4\" points=\"");
+		fprintf(o, "<polyline fill=\"none\" stroke=\"#999\" stroke-width=\"1.5\" "
+			   "stroke-dasharray=\"5,4\" points=\"");
 		for (int k = 0; k < n; k++)
 			fprintf(o, "%s%.1f,%.1f", k ? " " : "", XP(load[k]),
 				YP(load[k] * res[k].node_max_gbps));
@@ -147,8 +147,9 @@ void ibf_psim_svg_write(FILE *o, const char *title, const double *load,
 	for (int s = 0; s < ns; s++) {
 		const char *name = node ? sname_node[s] : "accepted";
 		const char *col = series_colour[node ? s : 0];
-		fprintf(o, "<polyline class=\"series\" data-series=\"%s\" fill=\"none\" "
-			   "stroke=\"%s\" stroke-width=\"2\" points=\"",
+		fprintf(o,
+			"<polyline class=\"series\" data-series=\"%s\" fill=\"none\" "
+			"stroke=\"%s\" stroke-width=\"2\" points=\"",
 			name, col);
 		for (int k = 0; k < n; k++) {
 			double v = !node    ? res[k].accepted_gbps

@@ -505,7 +505,10 @@ static void test_streams(void)
 	struct ibf_routes r;
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = {
-		{ 0, 1, 40320 }, { 0, 3, 40320 }, { 2, 3, 40320 }, { 1, 2, 5000 },
+		{ 0, 1, 40320 },
+		{ 0, 3, 40320 },
+		{ 2, 3, 40320 },
+		{ 1, 2, 5000 },
 	};
 	uint32_t off[] = { 0, 1, 3, 4 };
 	struct ibf_psim_stream st = { 3, off, msg };
@@ -575,8 +578,8 @@ static void test_node_vls(void)
 	TT_CHECK_MSG(one < 0.5 * offered, "1 VL: intra %.1f of %.1f", one, offered);
 	o.node_vls = 2;
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
-	TT_CHECK_MSG(res.intra_gbps > 0.8 * offered, "2 VLs: intra %.1f of %.1f",
-		     res.intra_gbps, offered);
+	TT_CHECK_MSG(res.intra_gbps > 0.8 * offered, "2 VLs: intra %.1f of %.1f", res.intra_gbps,
+		     offered);
 	TT_CHECK(res.inter_gbps > 0 && res.inter_gbps < 2 * 2.0);
 	o.node_vls = 3;
 	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
