@@ -274,303 +274,313 @@ static int write_text(const char *dir, const char *name, const char *body, struc
 	return ibf_atomic_commit(&at, 1, err);
 }
 
-int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r,
-			  const struct ibf_psim_opts *o, const char *dir,
-			  struct ibf_psim_codes_info *info, struct ibf_error *err)
-{
+/* One export: the fabric, its CODES shape and the match between them. */
+struct ct_export {
+	const struct ibf_fabric *f;
+	const struct ibf_routes *r;
+	const struct ibf_psim_opts *o;
+	const char *dir;
+	struct ibf_psim_codes_info *info;
+	struct ibf_error *err;
 	struct ct_shape s;
 	struct ct_fab x;
 	struct ct_search S;
 	struct ibf_sim_net net;
-	memset(&s, 0, sizeof(s));
-	memset(&x, 0, sizeof(x));
-	memset(&S, 0, sizeof(S));
-	memset(&net, 0, sizeof(net));
-	memset(info, 0, sizeof(*info));
-	int32_t *cport = NULL, *term_host = NULL;
-	char *buf = NULL;
-	size_t blen = 0;
-	FILE *mem = NULL;
+	int32_t *cport;	    /* [global port] CODES port index, -1 none */
+	int32_t *term_host; /* [CODES terminal] global port of its host */
+};
+
+static int ct_oom(struct ct_export *e)
+{
+	return ibf_error_set(e->err, IBF_ENOMEM, NULL, 0, "out of memory");
+}
+
+/* The CODES fat tree the fabric would be: levels from the leaves, radix
+ * twice the hosts per leaf, as many leaves; refused with the reason when
+ * the fabric cannot be one. */
+static int ct_shape_of(struct ct_export *e)
+{
+	struct ct_fab *x = &e->x;
+	struct ct_shape *s = &e->s;
 	const char *why = NULL;
-	int rc = ibf_sim_net_init(&net, f, r, IBF_CONG_ORDER_AUTO, err);
-	if (rc)
-		return rc;
-	if (f->nsw == 0 || f->nsw > CODES_MAX_SW) {
-		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				   "CODES export: %u switches (want 1..%d)", f->nsw, CODES_MAX_SW);
-		goto out;
-	}
-	rc = ct_fab_build(f, &x);
-	if (rc) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	/* the shape the fabric would have as a CODES fat tree */
 	int maxlv = -1, leaves = 0, hosts0 = -1;
-	for (uint32_t i = 0; i < x.nsw; i++) {
-		if (x.level[i] < 0) {
+	for (uint32_t i = 0; i < x->nsw; i++) {
+		if (x->level[i] < 0) {
 			why = "a switch is not connected to any leaf";
 			break;
 		}
-		if (x.level[i] > maxlv)
-			maxlv = x.level[i];
-		if (x.hosts[i]) {
+		if (x->level[i] > maxlv)
+			maxlv = x->level[i];
+		if (x->hosts[i]) {
 			leaves++;
-			if (hosts0 >= 0 && x.hosts[i] != hosts0)
+			if (hosts0 >= 0 && x->hosts[i] != hosts0)
 				why = "leaves with different host counts";
-			hosts0 = x.hosts[i];
+			hosts0 = x->hosts[i];
 		}
 	}
 	if (!why && (maxlv < 1 || maxlv > 2))
 		why = "not a 2- or 3-level tree of switches (CODES's fattree has 2 or 3 levels)";
 	if (!why) {
-		s.levels = maxlv + 1;
-		s.k = 2 * hosts0;
-		s.n[0] = leaves;
-		why = ct_build(&s);
+		s->levels = maxlv + 1;
+		s->k = 2 * hosts0;
+		s->n[0] = leaves;
+		why = ct_build(s);
 	}
-	if (!why && s.nsw != x.nsw)
+	if (!why && s->nsw != x->nsw)
 		why = "switch count differs from CODES's fat tree of that radix and leaf count";
-	if (why) {
-		if (s.levels)
-			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-					   "CODES export: the fabric is not a CODES fat tree (%d "
-					   "levels, %d leaves of %d hosts: CODES radix %d; %s)",
-					   s.levels, s.n[0], hosts0, s.k, why);
-		else
-			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-					   "CODES export: the fabric is not a CODES fat tree (%s)",
-					   why);
-		goto out;
-	}
-	/* search */
-	uint32_t n = s.nsw;
-	S.s = &s;
-	S.x = &x;
-	S.cm = calloc((size_t)n * n, 1);
-	S.map = malloc(n * sizeof(int32_t));
-	S.inv = malloc(n * sizeof(int32_t));
-	S.order = malloc(n * sizeof(uint32_t));
+	if (!why)
+		return 0;
+	if (s->levels)
+		return ibf_error_set(e->err, IBF_EINVAL, NULL, 0,
+				     "CODES export: the fabric is not a CODES fat tree (%d "
+				     "levels, %d leaves of %d hosts: CODES radix %d; %s)",
+				     s->levels, s->n[0], hosts0, s->k, why);
+	return ibf_error_set(e->err, IBF_EINVAL, NULL, 0,
+			     "CODES export: the fabric is not a CODES fat tree (%s)", why);
+}
+
+/* Search the fabric's switches for CODES's wiring (CODES switches in
+ * breadth-first order over its links). */
+static int ct_match(struct ct_export *e)
+{
+	struct ct_shape *s = &e->s;
+	struct ct_search *S = &e->S;
+	uint32_t n = s->nsw;
+	S->s = s;
+	S->x = &e->x;
+	S->cm = calloc((size_t)n * n, 1);
+	S->map = malloc(n * sizeof(int32_t));
+	S->inv = malloc(n * sizeof(int32_t));
+	S->order = malloc(n * sizeof(uint32_t));
 	uint8_t *seen = calloc(n, 1);
-	if (!S.cm || !S.map || !S.inv || !S.order || !seen) {
+	if (!S->cm || !S->map || !S->inv || !S->order || !seen) {
 		free(seen);
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
+		return ct_oom(e);
 	}
 	for (uint32_t c = 0; c < n; c++) {
-		S.map[c] = S.inv[c] = -1;
-		for (uint32_t q = s.off[c]; q < s.off[c + 1]; q++)
-			if (s.peer[q] >= 0)
-				S.cm[(size_t)c * n + (uint32_t)s.peer[q]]++;
+		S->map[c] = S->inv[c] = -1;
+		for (uint32_t q = s->off[c]; q < s->off[c + 1]; q++)
+			if (s->peer[q] >= 0)
+				S->cm[(size_t)c * n + (uint32_t)s->peer[q]]++;
 	}
 	uint32_t h = 0, t = 0;
 	for (uint32_t c0 = 0; c0 < n; c0++) {
 		if (seen[c0])
 			continue;
 		seen[c0] = 1;
-		S.order[t++] = c0;
+		S->order[t++] = c0;
 		while (h < t) {
-			uint32_t c = S.order[h++];
-			for (uint32_t q = s.off[c]; q < s.off[c + 1]; q++)
-				if (s.peer[q] >= 0 && !seen[s.peer[q]]) {
-					seen[s.peer[q]] = 1;
-					S.order[t++] = (uint32_t)s.peer[q];
+			uint32_t c = S->order[h++];
+			for (uint32_t q = s->off[c]; q < s->off[c + 1]; q++)
+				if (s->peer[q] >= 0 && !seen[s->peer[q]]) {
+					seen[s->peer[q]] = 1;
+					S->order[t++] = (uint32_t)s->peer[q];
 				}
 		}
 	}
 	free(seen);
-	int found = ct_search(&S, 0);
-	if (found <= 0) {
-		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				   "CODES export: the fabric is not wired as CODES's %d-level fat "
-				   "tree of radix %d with %d leaves%s",
-				   s.levels, s.k, s.n[0],
-				   found < 0 ? " (search limit reached)" : "");
-		goto out;
+	int found = ct_search(S, 0);
+	if (found > 0)
+		return 0;
+	return ibf_error_set(e->err, IBF_EINVAL, NULL, 0,
+			     "CODES export: the fabric is not wired as CODES's %d-level fat "
+			     "tree of radix %d with %d leaves%s",
+			     s->levels, s->k, s->n[0], found < 0 ? " (search limit reached)" : "");
+}
+
+/* The fabric port a CODES port q of switch c (matched to node) stands for:
+ * the hostk-th host port of the leaf, or the next unused cable to the image
+ * of CODES switch d; -1 when none. */
+static int ct_port_of(const struct ct_export *e, int32_t node, int32_t d, int hostk)
+{
+	const struct ibf_fabric *f = e->f;
+	const struct ibf_node *nd = &f->nodes[node];
+	int seen_h = 0;
+	for (int p = 1; p <= nd->nports; p++) {
+		const struct ibf_port *pp = ibf_port(f, node, p);
+		if (pp->peer_node == IBF_NO_NODE)
+			continue;
+		if (d < 0 && f->nodes[pp->peer_node].sw < 0 && seen_h++ == hostk)
+			return p;
+		if (d >= 0 && f->nodes[pp->peer_node].sw == e->S.map[d] &&
+		    e->cport[nd->port_off + (uint32_t)p] < 0)
+			return p;
 	}
-	/* ports: fabric (global port id) -> CODES port; CODES terminal -> host */
-	cport = malloc(f->nports_total * sizeof(int32_t));
-	term_host = malloc(s.nterm * sizeof(int32_t));
-	mem = open_memstream(&buf, &blen);
-	if (!cport || !term_host || !mem) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
+	return -1;
+}
+
+/* Ports: fabric (global port id) -> CODES port, CODES terminal -> host,
+ * and the map as CSV in *csv (caller frees). */
+static int ct_map_ports(struct ct_export *e, char **csv)
+{
+	const struct ibf_fabric *f = e->f;
+	const struct ct_shape *s = &e->s;
+	size_t blen = 0;
+	e->cport = malloc(f->nports_total * sizeof(int32_t));
+	e->term_host = malloc(s->nterm * sizeof(int32_t));
+	FILE *mem = open_memstream(csv, &blen);
+	if (!e->cport || !e->term_host || !mem) {
+		if (mem)
+			fclose(mem);
+		return ct_oom(e);
 	}
 	for (uint32_t g = 0; g < f->nports_total; g++)
-		cport[g] = -1;
+		e->cport[g] = -1;
 	fprintf(mem, "codes_switch,level,codes_port,peer_kind,peer_codes_id,node_guid,port,"
 		     "peer_guid,peer_port\n");
-	for (uint32_t c = 0; c < n; c++) {
-		int32_t node = f->switches[S.map[c]];
+	for (uint32_t c = 0; c < s->nsw; c++) {
+		int32_t node = f->switches[e->S.map[c]];
 		const struct ibf_node *nd = &f->nodes[node];
 		int hostk = 0;
-		for (uint32_t q = s.off[c]; q < s.off[c + 1]; q++) {
-			int32_t d = s.peer[q];
-			int got = -1;
-			if (d < 0) {
-				/* the (hostk)-th host port of the leaf, ascending */
-				int seen_h = 0;
-				for (int p = 1; p <= nd->nports && got < 0; p++) {
-					const struct ibf_port *pp = ibf_port(f, node, p);
-					if (pp->peer_node != IBF_NO_NODE &&
-					    f->nodes[pp->peer_node].sw < 0 && seen_h++ == hostk)
-						got = p;
-				}
+		for (uint32_t q = s->off[c]; q < s->off[c + 1]; q++) {
+			int32_t d = s->peer[q];
+			int got = ct_port_of(e, node, d, hostk);
+			if (d < 0)
 				hostk++;
-			} else {
-				/* the next unused cable to the image of d, ascending */
-				for (int p = 1; p <= nd->nports && got < 0; p++) {
-					const struct ibf_port *pp = ibf_port(f, node, p);
-					if (pp->peer_node != IBF_NO_NODE &&
-					    f->nodes[pp->peer_node].sw == S.map[d] &&
-					    cport[nd->port_off + (uint32_t)p] < 0)
-						got = p;
-				}
-			}
 			if (got < 0) {
-				rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-						   "CODES export: internal mismatch at switch %u",
-						   c);
-				goto out;
+				fclose(mem);
+				return ibf_error_set(e->err, IBF_EINVAL, NULL, 0,
+						     "CODES export: internal mismatch at switch %u",
+						     c);
 			}
-			cport[nd->port_off + (uint32_t)got] = (int32_t)(q - s.off[c]);
+			e->cport[nd->port_off + (uint32_t)got] = (int32_t)(q - s->off[c]);
 			const struct ibf_port *pp = ibf_port(f, node, got);
 			if (d < 0)
-				term_host[-1 - d] =
+				e->term_host[-1 - d] =
 					(int32_t)(f->nodes[pp->peer_node].port_off + pp->peer_port);
 			fprintf(mem, "%u,%d,%u,%s,%d,0x%016" PRIx64 ",%d,0x%016" PRIx64 ",%u\n", c,
-				ct_level(&s, (int)c), q - s.off[c] + 1,
+				ct_level(s, (int)c), q - s->off[c] + 1,
 				d < 0 ? "terminal" : "switch", d < 0 ? -1 - d : d,
 				f->nodes[node].guid, got, f->nodes[pp->peer_node].guid,
 				pp->peer_port);
 			if (d >= 0)
-				info->links++;
+				e->info->links++;
 		}
 	}
-	info->links /= 2;
-	fclose(mem);
-	mem = NULL;
-	/* every switch must reach every terminal's base LID through a port
-	 * CODES knows: checked before anything is written */
-	for (uint32_t c = 0; c < n; c++) {
-		uint32_t sw = (uint32_t)S.map[c];
-		int32_t node = f->switches[sw];
-		for (uint32_t tm = 0; tm < s.nterm; tm++) {
-			uint32_t lid = f->ports[term_host[tm]].lid;
-			uint8_t p = lid && lid <= r->max_lid ? ibf_lft(r, sw)[lid] : IBF_LFT_NONE;
-			if (p == IBF_LFT_NONE || p > f->nodes[node].nports ||
-			    cport[f->nodes[node].port_off + p] < 0) {
-				rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-						   "CODES export: switch '%s' has no usable route "
-						   "to LID %u",
-						   f->nodes[node].desc ? f->nodes[node].desc : "?",
-						   lid);
-				goto out;
+	e->info->links /= 2;
+	return fclose(mem) ? ct_oom(e) : 0;
+}
+
+/* The CODES port switch c takes towards terminal tm (the table's entry for
+ * the terminal's base LID), -1 when there is none CODES knows. */
+static int32_t ct_route(const struct ct_export *e, uint32_t c, uint32_t tm)
+{
+	const struct ibf_fabric *f = e->f;
+	uint32_t sw = (uint32_t)e->S.map[c];
+	int32_t node = f->switches[sw];
+	uint32_t lid = f->ports[e->term_host[tm]].lid;
+	uint8_t p = lid && lid <= e->r->max_lid ? ibf_lft(e->r, sw)[lid] : IBF_LFT_NONE;
+	if (p == IBF_LFT_NONE || p > f->nodes[node].nports)
+		return -1;
+	return e->cport[f->nodes[node].port_off + p];
+}
+
+/* Every switch must reach every terminal's base LID through a port CODES
+ * knows: checked before anything is written. */
+static int ct_check_routes(struct ct_export *e)
+{
+	const struct ibf_fabric *f = e->f;
+	for (uint32_t c = 0; c < e->s.nsw; c++)
+		for (uint32_t tm = 0; tm < e->s.nterm; tm++)
+			if (ct_route(e, c, tm) < 0) {
+				int32_t node = f->switches[e->S.map[c]];
+				return ibf_error_set(
+					e->err, IBF_EINVAL, NULL, 0,
+					"CODES export: switch '%s' has no usable route "
+					"to LID %u",
+					f->nodes[node].desc ? f->nodes[node].desc : "?",
+					f->ports[e->term_host[tm]].lid);
 			}
-		}
-	}
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		rc = ibf_error_set(err, IBF_EIO, dir, 0, "cannot create directory: %s",
-				   strerror(errno));
-		goto out;
-	}
-	char *absdir = realpath(dir, NULL);
-	if (!absdir) {
-		rc = ibf_error_set(err, IBF_EIO, dir, 0, "cannot resolve: %s", strerror(errno));
-		goto out;
-	}
-	snprintf(info->folder, sizeof(info->folder), "%s", absdir);
-	free(absdir);
-	rc = write_text(dir, "codes-map.csv", buf, err);
-	free(buf);
-	buf = NULL;
-	if (rc)
-		goto out;
-	/* LFTs: every switch, every terminal's base LID */
-	for (uint32_t c = 0; !rc && c < n; c++) {
+	return 0;
+}
+
+/* One 0x<guid>.lft per CODES switch: every terminal's port. */
+static int ct_write_lfts(struct ct_export *e)
+{
+	int rc = 0;
+	for (uint32_t c = 0; !rc && c < e->s.nsw; c++) {
 		char path[4200];
-		uint64_t guid = ((uint64_t)(ct_level(&s, (int)c) + 1) << 32) + c;
-		snprintf(path, sizeof(path), "%s/0x%016" PRIx64 ".lft", dir, guid);
+		uint64_t guid = ((uint64_t)(ct_level(&e->s, (int)c) + 1) << 32) + c;
+		snprintf(path, sizeof(path), "%s/0x%016" PRIx64 ".lft", e->dir, guid);
 		struct ibf_atomic at;
-		rc = ibf_atomic_open(&at, path, err);
+		rc = ibf_atomic_open(&at, path, e->err);
 		if (rc)
 			break;
-		uint32_t sw = (uint32_t)S.map[c];
-		int32_t node = f->switches[sw];
-		for (uint32_t tm = 0; tm < s.nterm; tm++) {
-			const struct ibf_port *hp = &f->ports[term_host[tm]];
-			uint32_t lid = hp->lid;
-			uint8_t p = lid && lid <= r->max_lid ? ibf_lft(r, sw)[lid] : IBF_LFT_NONE;
-			int32_t q = cport[f->nodes[node].port_off + p]; /* checked above */
-			fprintf(at.fp, "0x%016" PRIx64 " %d\n", CODES_TERM_GUID + tm, q + 1);
-			info->lft_rows++;
+		for (uint32_t tm = 0; tm < e->s.nterm; tm++) {
+			fprintf(at.fp, "0x%016" PRIx64 " %d\n", CODES_TERM_GUID + tm,
+				ct_route(e, c, tm) + 1); /* checked above */
+			e->info->lft_rows++;
 		}
-		rc = ibf_atomic_commit(&at, 1, err);
+		rc = ibf_atomic_commit(&at, 1, e->err);
 	}
-	if (rc)
-		goto out;
-	/* traffic: a pattern's destinations in CODES terminal numbers */
-	int32_t *term_of_host = NULL;
-	if (o->traffic_off) {
-		term_of_host = malloc(net.nhosts * sizeof(int32_t));
-		mem = open_memstream(&buf, &blen);
-		if (!term_of_host || !mem) {
-			free(term_of_host);
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-			goto out;
-		}
-		for (uint32_t hh = 0; hh < net.nhosts; hh++) {
-			term_of_host[hh] = -1;
-			uint32_t g = f->nodes[net.host[hh].node].port_off + net.host[hh].port;
-			for (uint32_t tm = 0; tm < s.nterm; tm++)
-				if ((uint32_t)term_host[tm] == g)
-					term_of_host[hh] = (int32_t)tm;
-		}
-		fprintf(mem, "# src_terminal dst_terminal (CODES terminal ids), one flow a line\n");
-		for (uint32_t hh = 0; hh < o->traffic_nhosts && hh < net.nhosts; hh++)
-			for (uint32_t k = o->traffic_off[hh]; k < o->traffic_off[hh + 1]; k++) {
-				uint32_t d = o->traffic_dst[k];
-				if (d < net.nhosts && term_of_host[hh] >= 0 &&
-				    term_of_host[d] >= 0) {
-					fprintf(mem, "%d %d\n", term_of_host[hh], term_of_host[d]);
-					info->flows++;
-				}
-			}
+	return rc;
+}
+
+/* traffic.txt: a pattern's destinations in CODES terminal numbers. */
+static int ct_write_traffic(struct ct_export *e)
+{
+	const struct ibf_fabric *f = e->f;
+	const struct ibf_psim_opts *o = e->o;
+	const struct ibf_sim_net *net = &e->net;
+	char *buf = NULL;
+	size_t blen = 0;
+	int32_t *term_of_host = malloc(net->nhosts * sizeof(int32_t));
+	FILE *mem = open_memstream(&buf, &blen);
+	if (!term_of_host || !mem) {
 		free(term_of_host);
-		fclose(mem);
-		mem = NULL;
-		rc = write_text(dir, "traffic.txt", buf, err);
+		if (mem)
+			fclose(mem);
 		free(buf);
-		buf = NULL;
-		if (rc)
-			goto out;
+		return ct_oom(e);
 	}
-	/* rates: the most common switch and host link rate */
+	for (uint32_t hh = 0; hh < net->nhosts; hh++) {
+		term_of_host[hh] = -1;
+		uint32_t g = f->nodes[net->host[hh].node].port_off + net->host[hh].port;
+		for (uint32_t tm = 0; tm < e->s.nterm; tm++)
+			if ((uint32_t)e->term_host[tm] == g)
+				term_of_host[hh] = (int32_t)tm;
+	}
+	fprintf(mem, "# src_terminal dst_terminal (CODES terminal ids), one flow a line\n");
+	for (uint32_t hh = 0; hh < o->traffic_nhosts && hh < net->nhosts; hh++)
+		for (uint32_t k = o->traffic_off[hh]; k < o->traffic_off[hh + 1]; k++) {
+			uint32_t d = o->traffic_dst[k];
+			if (d < net->nhosts && term_of_host[hh] >= 0 && term_of_host[d] >= 0) {
+				fprintf(mem, "%d %d\n", term_of_host[hh], term_of_host[d]);
+				e->info->flows++;
+			}
+		}
+	free(term_of_host);
+	int rc = fclose(mem) ? ct_oom(e) : write_text(e->dir, "traffic.txt", buf, e->err);
+	free(buf);
+	return rc;
+}
+
+/* codes-fattree.conf (the model's parameters, switch and host rates the
+ * most common ones) and run-codes.sh. */
+static int ct_write_conf(struct ct_export *e)
+{
+	const struct ibf_psim_opts *o = e->o;
+	const struct ibf_sim_net *net = &e->net;
+	const struct ct_shape *s = &e->s;
+	struct ibf_psim_codes_info *info = e->info;
 	double sw_gbps = 0, cn_gbps = 0;
-	for (uint32_t l = 0; l < net.nlinks; l++) {
-		double *want = net.kind[l] == 1 ? &sw_gbps : net.kind[l] == 2 ? &cn_gbps : NULL;
-		if (!want || net.cap[l] <= 0)
+	for (uint32_t l = 0; l < net->nlinks; l++) {
+		double *want = net->kind[l] == 1 ? &sw_gbps : net->kind[l] == 2 ? &cn_gbps : NULL;
+		if (!want || net->cap[l] <= 0)
 			continue;
-		if (*want > 0 && net.cap[l] != *want)
+		if (*want > 0 && net->cap[l] != *want)
 			info->mixed_rates = 1;
 		if (*want == 0)
-			*want = net.cap[l];
+			*want = net->cap[l];
 	}
 	uint32_t pkt = o->mtu_payload + o->hdr_bytes;
-	mem = open_memstream(&buf, &blen);
-	if (!mem) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	fprintf(mem,
+	char *conf = ibf_asprintf(
 		"# CODES fattree model, written by ibfab sim packet --export-codes\n"
 		"# (docs/simulation.md, \"Export to CODES\"); static routing from the\n"
 		"# fabric's LFTs in the 0x<guid>.lft files of routing_folder.\n"
 		"LPGROUPS\n{\n   MODELNET_GRP\n   {\n"
 		"      repetitions=\"%d\";\n      nw-lp=\"%d\";\n      modelnet_fattree=\"%d\";\n"
-		"      fattree_switch=\"%d\";\n   }\n}\n",
-		s.n[0], s.l0_term, s.l0_term, s.levels);
-	fprintf(mem,
+		"      fattree_switch=\"%d\";\n   }\n}\n"
 		"PARAMS\n{\n   ft_type=\"0\";\n   num_levels=\"%d\";\n   switch_count=\"%d\";\n"
 		"   switch_radix=\"%d\";\n   tapering=\"1\";\n   num_rails=\"1\";\n"
 		"   num_injection_queues=\"1\";\n   rail_select=\"static\";\n"
@@ -582,24 +592,12 @@ int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r
 		"   # GB/s (ibfab: %.1f Gb/s switch links, %.1f Gb/s host links%s)\n"
 		"   link_bandwidth=\"%.4f\";\n   cn_bandwidth=\"%.4f\";\n"
 		"   routing=\"static\";\n   routing_folder=\"%s\";\n   dot_file=\"ibfab\";\n}\n",
-		s.levels, s.n[0], s.k, pkt, pkt, o->router_ns, o->buf_bytes, o->buf_bytes, sw_gbps,
-		cn_gbps,
+		s->n[0], s->l0_term, s->l0_term, s->levels, s->levels, s->n[0], s->k, pkt, pkt,
+		o->router_ns, o->buf_bytes, o->buf_bytes, sw_gbps, cn_gbps,
 		info->mixed_rates ? "; the fabric mixes rates, these are the first seen" : "",
 		sw_gbps / 8, cn_gbps / 8, info->folder);
-	fclose(mem);
-	mem = NULL;
-	rc = write_text(dir, "codes-fattree.conf", buf, err);
-	free(buf);
-	buf = NULL;
-	if (rc)
-		goto out;
 	double gap = o->load > 0 && cn_gbps > 0 ? o->mtu_payload * 8.0 / (o->load * cn_gbps) : 0;
-	mem = open_memstream(&buf, &blen);
-	if (!mem) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	fprintf(mem,
+	char *run = ibf_asprintf(
 		"#!/bin/sh\n"
 		"# Run in CODES's build directory (CODES is not part of ibfab).  %s traffic:\n"
 		"# messages of %u B, mean gap %.1f ns = load %.3f of a %.1f Gb/s host link.\n"
@@ -615,32 +613,80 @@ int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r
 			  "# them, so this runs uniform random traffic at the same load.\n"
 			: "",
 		o->mtu_payload, gap, o->warmup_ns + o->measure_ns);
-	fclose(mem);
-	mem = NULL;
-	rc = write_text(dir, "run-codes.sh", buf, err);
-	free(buf);
-	buf = NULL;
-	info->levels = s.levels;
-	info->radix = s.k;
-	info->routers = s.nsw;
-	info->terminals = s.nterm;
+	int rc = !conf || !run ? ct_oom(e) : write_text(e->dir, "codes-fattree.conf", conf, e->err);
+	if (!rc)
+		rc = write_text(e->dir, "run-codes.sh", run, e->err);
+	free(conf);
+	free(run);
+	return rc;
+}
+
+/* The folder, made and named by its absolute path (CODES reads the tables
+ * from routing_folder). */
+static int ct_folder(struct ct_export *e)
+{
+	if (mkdir(e->dir, 0777) && errno != EEXIST)
+		return ibf_error_set(e->err, IBF_EIO, e->dir, 0, "cannot create directory: %s",
+				     strerror(errno));
+	char *absdir = realpath(e->dir, NULL);
+	if (!absdir)
+		return ibf_error_set(e->err, IBF_EIO, e->dir, 0, "cannot resolve: %s",
+				     strerror(errno));
+	snprintf(e->info->folder, sizeof(e->info->folder), "%s", absdir);
+	free(absdir);
+	return 0;
+}
+
+int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r,
+			  const struct ibf_psim_opts *o, const char *dir,
+			  struct ibf_psim_codes_info *info, struct ibf_error *err)
+{
+	struct ct_export e;
+	memset(&e, 0, sizeof(e));
+	memset(info, 0, sizeof(*info));
+	e.f = f;
+	e.r = r;
+	e.o = o;
+	e.dir = dir;
+	e.info = info;
+	e.err = err;
+	char *csv = NULL;
+	int rc = ibf_sim_net_init(&e.net, f, r, IBF_CONG_ORDER_AUTO, err);
+	if (rc)
+		return rc;
+	if (f->nsw == 0 || f->nsw > CODES_MAX_SW) {
+		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				   "CODES export: %u switches (want 1..%d)", f->nsw, CODES_MAX_SW);
+		goto out;
+	}
+	if (ct_fab_build(f, &e.x)) {
+		rc = ct_oom(&e);
+		goto out;
+	}
+	if ((rc = ct_shape_of(&e)) || (rc = ct_match(&e)) || (rc = ct_map_ports(&e, &csv)) ||
+	    (rc = ct_check_routes(&e)) || (rc = ct_folder(&e)) ||
+	    (rc = write_text(dir, "codes-map.csv", csv, err)) || (rc = ct_write_lfts(&e)) ||
+	    (o->traffic_off && (rc = ct_write_traffic(&e))) || (rc = ct_write_conf(&e)))
+		goto out;
+	info->levels = e.s.levels;
+	info->radix = e.s.k;
+	info->routers = e.s.nsw;
+	info->terminals = e.s.nterm;
 out:
-	if (mem)
-		fclose(mem);
-	free(buf);
-	free(cport);
-	free(term_host);
-	free(S.cm);
-	free(S.map);
-	free(S.inv);
-	free(S.order);
-	free(x.level);
-	free(x.hosts);
-	free(x.mult);
-	free(x.aoff);
-	free(x.an);
-	free(s.off);
-	free(s.peer);
-	ibf_sim_net_free(&net);
+	free(csv);
+	free(e.cport);
+	free(e.term_host);
+	free(e.S.cm);
+	free(e.S.map);
+	free(e.S.inv);
+	free(e.S.order);
+	free(e.x.level);
+	free(e.x.hosts);
+	free(e.x.mult);
+	free(e.x.aoff);
+	free(e.x.an);
+	free(e.s.off);
+	free(e.s.peer);
+	ibf_sim_net_free(&e.net);
 	return rc;
 }
