@@ -93,6 +93,72 @@ static void legend(FILE *o, int k, int top, const char *colour, int line, const 
 	text_at(o, LEG_X + 24, y + 4, "start", "", s);
 }
 
+/* 2. stacked latency components per load point (node model), else the
+ * mean latency with p99 as a tick. */
+static void latency_panel(FILE *o, const double *load, const struct ibf_psim_result *res, int n,
+			  int node)
+{
+	double ymax = 0;
+	for (int k = 0; k < n; k++) {
+		double t = 0;
+		if (node)
+			for (int c = 0; c < 7; c++)
+				t += res[k].comp_inter[c];
+		else
+			t = res[k].lat_p99 > res[k].lat_mean ? res[k].lat_p99 : res[k].lat_mean;
+		if (t > ymax)
+			ymax = t;
+	}
+	ymax = nice_ceil(ymax);
+	fputs("<g id=\"latency\">\n", o);
+	panel(o, LB_Y, LB_H, ymax,
+	      node ? "mean latency components of the inter-node packets"
+		   : "packet latency (bar: mean, tick: p99)",
+	      "latency (ns)");
+	double slot = n > 0 ? (double)PLOT_W / n : PLOT_W;
+	double bw = slot * 0.7 > 48 ? 48 : slot * 0.7;
+	int every = n > 14 ? (n + 13) / 14 : 1;
+	for (int k = 0; k < n; k++) {
+		double x = PLOT_X + slot * k + (slot - bw) / 2, base = 0;
+		int nc = node ? 7 : 1;
+		for (int c = 0; c < nc; c++) {
+			double v = node ? res[k].comp_inter[c] : res[k].lat_mean;
+			double h = LB_H * v / ymax;
+			double y = LB_Y + LB_H - LB_H * base / ymax - h;
+			fprintf(o,
+				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				"fill=\"%s\" data-component=\"%s\" data-load=\"%.4f\" "
+				"data-value=\"%.2f\"><title>load %.2f, %s: %.1f ns</title></rect>\n",
+				x, y, bw, h, node ? comp_colour[c] : comp_colour[3],
+				node ? comp_key[c] : "mean", load[k], v, load[k],
+				node ? comp_label[c] : "mean latency", v);
+			base += v;
+		}
+		if (!node) {
+			double y = LB_Y + LB_H - LB_H * res[k].lat_p99 / ymax;
+			fprintf(o,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"black\" stroke-width=\"2\" data-component=\"p99\" "
+				"data-load=\"%.4f\" data-value=\"%.2f\"/>\n",
+				x, y, x + bw, y, load[k], res[k].lat_p99);
+		}
+		if (k % every == 0) {
+			char b[16];
+			snprintf(b, sizeof(b), "%.2f", load[k]);
+			text_at(o, x + bw / 2, LB_Y + LB_H + 18, "middle", "", b);
+		}
+	}
+	text_at(o, PLOT_X + PLOT_W / 2.0, LB_Y + LB_H + 36, "middle", "", "offered load");
+	if (node)
+		for (int c = 6; c >= 0; c--)
+			legend(o, 6 - c, LB_Y, comp_colour[c], 0, comp_label[c]);
+	else {
+		legend(o, 0, LB_Y, comp_colour[3], 0, "mean");
+		legend(o, 1, LB_Y, "black", 1, "p99");
+	}
+	fputs("</g>\n", o);
+}
+
 void ibf_psim_svg_write(FILE *o, const char *title, const double *load,
 			const struct ibf_psim_result *res, int n)
 {
@@ -186,64 +252,6 @@ void ibf_psim_svg_write(FILE *o, const char *title, const double *load,
 		}
 	fputs("</g>\n", o);
 
-	/* 2. stacked latency components per load point */
-	ymax = 0;
-	for (int k = 0; k < n; k++) {
-		double t = 0;
-		if (node)
-			for (int c = 0; c < 7; c++)
-				t += res[k].comp_inter[c];
-		else
-			t = res[k].lat_p99 > res[k].lat_mean ? res[k].lat_p99 : res[k].lat_mean;
-		if (t > ymax)
-			ymax = t;
-	}
-	ymax = nice_ceil(ymax);
-	fputs("<g id=\"latency\">\n", o);
-	panel(o, LB_Y, LB_H, ymax,
-	      node ? "mean latency components of the inter-node packets"
-		   : "packet latency (bar: mean, tick: p99)",
-	      "latency (ns)");
-	double slot = n > 0 ? (double)PLOT_W / n : PLOT_W;
-	double bw = slot * 0.7 > 48 ? 48 : slot * 0.7;
-	int every = n > 14 ? (n + 13) / 14 : 1;
-	for (int k = 0; k < n; k++) {
-		double x = PLOT_X + slot * k + (slot - bw) / 2, base = 0;
-		int nc = node ? 7 : 1;
-		for (int c = 0; c < nc; c++) {
-			double v = node ? res[k].comp_inter[c] : res[k].lat_mean;
-			double h = LB_H * v / ymax;
-			double y = LB_Y + LB_H - LB_H * base / ymax - h;
-			fprintf(o,
-				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-				"fill=\"%s\" data-component=\"%s\" data-load=\"%.4f\" "
-				"data-value=\"%.2f\"><title>load %.2f, %s: %.1f ns</title></rect>\n",
-				x, y, bw, h, node ? comp_colour[c] : comp_colour[3],
-				node ? comp_key[c] : "mean", load[k], v, load[k],
-				node ? comp_label[c] : "mean latency", v);
-			base += v;
-		}
-		if (!node) {
-			double y = LB_Y + LB_H - LB_H * res[k].lat_p99 / ymax;
-			fprintf(o,
-				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				"stroke=\"black\" stroke-width=\"2\" data-component=\"p99\" "
-				"data-load=\"%.4f\" data-value=\"%.2f\"/>\n",
-				x, y, x + bw, y, load[k], res[k].lat_p99);
-		}
-		if (k % every == 0) {
-			char b[16];
-			snprintf(b, sizeof(b), "%.2f", load[k]);
-			text_at(o, x + bw / 2, LB_Y + LB_H + 18, "middle", "", b);
-		}
-	}
-	text_at(o, PLOT_X + PLOT_W / 2.0, LB_Y + LB_H + 36, "middle", "", "offered load");
-	if (node)
-		for (int c = 6; c >= 0; c--)
-			legend(o, 6 - c, LB_Y, comp_colour[c], 0, comp_label[c]);
-	else {
-		legend(o, 0, LB_Y, comp_colour[3], 0, "mean");
-		legend(o, 1, LB_Y, "black", 1, "p99");
-	}
-	fputs("</g>\n</svg>\n", o);
+	latency_panel(o, load, res, n, node);
+	fputs("</svg>\n", o);
 }
