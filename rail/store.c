@@ -21,10 +21,83 @@
 
 #ifdef HAVE_CURL
 #include <curl/curl.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #endif
 
 #define ETCD_DEFAULT_PREFIX "/ibfab/rails/"
 #define ETCD_MAX_RESPONSE (256u << 20)
+
+#ifdef HAVE_CURL
+/* libcurl is loaded when the first etcd location is opened, not linked:
+ * the ibfab command and the OpenSM plugin do not pull libcurl and its TLS,
+ * LDAP and SSH libraries into every process (OpenSM among them) for a
+ * backend most sites do not use.  The headers fix the ABI (libcurl 4). */
+static struct {
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	void (*easy_cleanup)(CURL *c);
+	void (*easy_reset)(CURL *c);
+	CURLcode (*easy_setopt)(CURL *c, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *c);
+	CURLcode (*easy_getinfo)(CURL *c, CURLINFO info, ...);
+	const char *(*easy_strerror)(CURLcode cc);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
+} lc;
+static char lc_error[256]; /* why loading failed */
+static int lc_ok;	   /* every pointer set, libcurl initialised */
+static pthread_once_t lc_once = PTHREAD_ONCE_INIT;
+
+static void lc_load(void)
+{
+	/* either build of libcurl 4 (OpenSSL or GnuTLS): one ABI */
+	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen("libcurl-gnutls.so.4", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(lc_error, sizeof(lc_error), "%s", dlerror());
+		return;
+	}
+	struct {
+		const char *name;
+		void **fn;
+	} syms[] = {
+		{ "curl_global_init", (void **)&lc.global_init },
+		{ "curl_easy_init", (void **)&lc.easy_init },
+		{ "curl_easy_cleanup", (void **)&lc.easy_cleanup },
+		{ "curl_easy_reset", (void **)&lc.easy_reset },
+		{ "curl_easy_setopt", (void **)&lc.easy_setopt },
+		{ "curl_easy_perform", (void **)&lc.easy_perform },
+		{ "curl_easy_getinfo", (void **)&lc.easy_getinfo },
+		{ "curl_easy_strerror", (void **)&lc.easy_strerror },
+		{ "curl_slist_append", (void **)&lc.slist_append },
+		{ "curl_slist_free_all", (void **)&lc.slist_free_all },
+	};
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+		if (!(*syms[i].fn = dlsym(h, syms[i].name))) {
+			snprintf(lc_error, sizeof(lc_error), "libcurl has no %s", syms[i].name);
+			return;
+		}
+	if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(lc_error, sizeof(lc_error), "curl_global_init failed");
+		return;
+	}
+	lc_ok = 1;
+}
+
+/* 0 when libcurl is loaded (once per process), else a message in err. */
+static int lc_ready(const char *location, struct ibf_error *err)
+{
+	pthread_once(&lc_once, lc_load);
+	if (lc_ok)
+		return 0;
+	return ibf_error_set(err, IBF_ENOTSUP, location, 0,
+			     "the etcd backend needs libcurl at run time: %s (Debian: install "
+			     "libcurl4 or libcurl3-gnutls)",
+			     lc_error);
+}
+#endif
 
 /* one key of the prefix: name relative to the prefix, value, lease */
 struct kv {
@@ -367,7 +440,7 @@ void ibf_rail_store_close(struct ibf_rail_store *s)
 		return;
 #ifdef HAVE_CURL
 	if (s->curl)
-		curl_easy_cleanup(s->curl);
+		lc.easy_cleanup(s->curl);
 #endif
 	kv_clear(&s->known);
 	free(s->name);
@@ -403,10 +476,11 @@ struct ibf_rail_store *ibf_rail_store_open(const char *location,
 		return NULL;
 	}
 #ifdef HAVE_CURL
-	static int curl_ready;
-	if (!__atomic_exchange_n(&curl_ready, 1, __ATOMIC_ACQ_REL))
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (!(s->curl = curl_easy_init())) {
+	if (lc_ready(location, err)) {
+		ibf_rail_store_close(s);
+		return NULL;
+	}
+	if (!(s->curl = lc.easy_init())) {
 		ibf_error_set(err, IBF_ENOMEM, location, 0, "cannot set up libcurl");
 		ibf_rail_store_close(s);
 		return NULL;
@@ -463,38 +537,37 @@ static int etcd_call(struct ibf_rail_store *s, const char *path, const char *bod
 	*out = NULL;
 	char *url = ibf_asprintf("%s%s", s->url, path);
 	struct resp r = { 0 };
-	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+	struct curl_slist *hdr = lc.slist_append(NULL, "Content-Type: application/json");
 	if (!url || !hdr) {
 		free(url);
-		curl_slist_free_all(hdr);
+		lc.slist_free_all(hdr);
 		return ibf_error_set(err, IBF_ENOMEM, s->name, 0, "out of memory");
 	}
 	CURL *c = s->curl;
-	curl_easy_reset(c);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	lc.easy_reset(c);
+	lc.easy_setopt(c, CURLOPT_URL, url);
+	lc.easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	lc.easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	lc.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	lc.easy_setopt(c, CURLOPT_WRITEDATA, &r);
+	lc.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	/* large transactions take longer: 1 ms more per 10 kB sent */
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, s->timeout_ms + (long)(strlen(body) / 10000));
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-			 s->timeout_ms < 3000 ? s->timeout_ms : 3000L);
+	lc.easy_setopt(c, CURLOPT_TIMEOUT_MS, s->timeout_ms + (long)(strlen(body) / 10000));
+	lc.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, s->timeout_ms < 3000 ? s->timeout_ms : 3000L);
 #if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85: the string form */
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+	lc.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
 #else
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
+	lc.easy_setopt(c, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
 #endif
-	curl_easy_setopt(c, CURLOPT_PROXY, "");
-	CURLcode cc = curl_easy_perform(c);
+	lc.easy_setopt(c, CURLOPT_PROXY, "");
+	CURLcode cc = lc.easy_perform(c);
 	long status = 0;
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	curl_slist_free_all(hdr);
+	lc.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	lc.slist_free_all(hdr);
 	int rc = 0;
 	if (cc != CURLE_OK) {
 		rc = ibf_error_set(err, IBF_EIO, s->name, 0, "cannot reach etcd at %s: %s%s", url,
-				   r.over ? "reply too large" : curl_easy_strerror(cc),
+				   r.over ? "reply too large" : lc.easy_strerror(cc),
 				   cc == CURLE_COULDNT_CONNECT ? " (is etcd running there?)" : "");
 		goto done;
 	}
