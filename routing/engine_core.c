@@ -406,15 +406,18 @@ static void rebal_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 	for (uint32_t i = 0; i < nreach; i++) {
 		uint32_t s = ws->order[i];
 		const uint8_t *row = r->lft + (size_t)s * r->stride + d->lid;
+		const struct ibf_node *sn = &c->f->nodes[c->f->switches[s]];
 		for (uint32_t j = 0; j < d->nlids; j++) {
 			uint32_t *nx = ws->nxt + (size_t)j * S;
 			if (s == t) {
 				nx[s] = ENG_NOLINK;
 				continue;
 			}
+			/* the fabric's port -> link index (-1: not a switch link) */
 			uint8_t port = row[j];
-			nx[s] = port == IBF_LFT_NONE ? ENG_NOLINK
-						     : c->plink[(size_t)s * 256 + port];
+			nx[s] = port == IBF_LFT_NONE || port > sn->nports
+					? ENG_NOLINK
+					: (uint32_t)c->f->port_adj[sn->port_off + port];
 			if (nx[s] == ENG_NOLINK)
 				return;
 		}

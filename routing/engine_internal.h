@@ -81,7 +81,6 @@ struct eng_ctx {
 	uint64_t *X;		/* [E] exact paths per link, as ibf_path_stats counts them:
 			       * (source CA port, CA destination LID) pairs crossing it */
 	uint32_t *hca;		/* [S] CA/router ports cabled to each switch */
-	uint32_t *plink;	/* [S * 256] out link of (switch, port), ENG_NOLINK */
 	int32_t *winlo, *winhi; /* [diam + 1] window bounds by distance (eng_bound) */
 	int phase;		/* 0: build the tables, 1: rebalance them */
 	int64_t xmean;		/* mean of X when the round began (phase 1) */

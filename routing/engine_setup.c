@@ -108,7 +108,6 @@ void eng_ctx_free(struct eng_ctx *c)
 	free(c->winlo);
 	free(c->winhi);
 	free(c->hca);
-	free(c->plink);
 	for (unsigned i = 0; i < ENG_ROUND; i++) {
 		free(c->out[i].e);
 		free(c->out[i].w);
@@ -254,19 +253,14 @@ int eng_build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids,
 int eng_build_links(struct eng_ctx *c, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = c->f;
-	uint32_t S = c->S, E = c->E;
+	uint32_t E = c->E;
 	c->esrc = f->adj_src; /* the fabric's own link indexes */
 	c->rev = f->adj_rev;
 	c->und = malloc((E ? E : 1) * sizeof(*c->und));
 	c->W = calloc(E ? E : 1, sizeof(*c->W));
 	c->X = calloc(E ? E : 1, sizeof(*c->X));
-	c->plink = malloc(((size_t)S * 256 + 1) * sizeof(*c->plink));
-	if (!c->esrc || !c->rev || !c->und || !c->W || !c->X || !c->plink)
+	if (!c->esrc || !c->rev || !c->und || !c->W || !c->X)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	memset(c->plink, 0xff, ((size_t)S * 256 + 1) * sizeof(*c->plink));
-	for (uint32_t s = 0; s < S; s++)
-		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
-			c->plink[(size_t)s * 256 + f->adj[e].lport] = e;
 	for (uint32_t e = 0; e < E; e++)
 		c->und[e] = (c->rev[e] != ENG_NOLINK && c->rev[e] < e) ? c->rev[e] : e;
 	return 0;
