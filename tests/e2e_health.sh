@@ -94,29 +94,19 @@ PY
 READER_PID=$!
 
 # sweep lines of the plugin: "... PerfMgr sweep N: ... rails 0=S 1=S; ..."
-sweeps() { grep -o 'ibfab health: PerfMgr sweep [0-9]*' "$SIM/opensm.log" 2>/dev/null | tail -1 | awk '{ print $NF }'; }
 rail_at() { # SWEEP RAIL: the rail's score written in that sweep
 	sed -n "s/.*ibfab health: PerfMgr sweep $1: .* rails \([0-9= ]*\);.*/\1/p" "$SIM/opensm.log" |
 		tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
 }
-wait_sweeps() { # N: until sweep N is written (60 s at most)
-	local i
-	for i in $(seq 1 300); do
-		kill -0 "$OSM_PID" 2>/dev/null || return 1
-		[ "$(sweeps)" -ge "$1" ] 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
 
-wait_sweeps 3
-check "OpenSM up, PerfMgr sweeps scored and written (sweep $(sweeps))" test $? -eq 0
+wait_health_sweeps 3
+check "OpenSM up, PerfMgr sweeps scored and written (sweep $(health_sweeps))" test $? -eq 0
 grep -E 'ibfab health|hratio: tables configured|SUBNET UP' "$SIM/opensm.log" | head -4 |
 	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-220 | diag
 check "hratio routed the fabric" grep -q 'hratio: tables configured by ibfab' "$SIM/opensm.log"
 check "health service on the 2 rails and 2 spines, 12 + 4 switch ports" \
 	grep -q 'ibfab health: 2 rails, 4 domains, 2 spines; 16 rail switch and spine ports monitored' "$SIM/opensm.log"
-s=$(sweeps)
+s=$(health_sweeps)
 check "idle: every port scored, rails 0 and 1 at 100 (sweep $s)" \
 	sh -c "grep -q 'PerfMgr sweep $s: 12 rail ports scored; rails 0=100 1=100;' '$SIM/opensm.log'"
 cp "$REG" "$WORK/idle.json"
@@ -154,13 +144,13 @@ congest() {
 	done
 }
 
-s0=$(sweeps)
+s0=$(health_sweeps)
 congest rail01-l00 2000000 0 1 0
 check "ibsim took PerformanceSet PortXmitWait" sh -c "! grep -q 'not found\|not valid' '$SIM/ibsim.log'"
 # the raises go on in the background while the registry is looked at
 congest rail01-l00 2000000 0 16 2000000 &
 CONGEST_PID=$!
-wait_sweeps $((s0 + 3))
+wait_health_sweeps $((s0 + 3))
 cp "$REG" "$WORK/congested.json"
 r1=$(rail_at $((s0 + 2)) 1)
 r0=$(rail_at $((s0 + 2)) 0)
@@ -186,11 +176,11 @@ wait "$CONGEST_PID"
 check "the raises on rail 1 went through" test $? -eq 0
 
 # wait and data alike on rail 0: congestion about 1/2
-s1=$(sweeps)
+s1=$(health_sweeps)
 congest rail00-l00 2000000 2000000 16 0 &
 CONGEST_PID=$!
-wait_sweeps $((s1 + 4))
-s2=$(sweeps)
+wait_health_sweeps $((s1 + 4))
+s2=$(health_sweeps)
 r0=$(rail_at "$s2" 0)
 echo "# rail 0 with PortXmitWait and PortXmitData raised alike, sweeps $((s1 + 1))..$s2: $(for i in $(seq $((s1 + 1)) "$s2"); do rail_at "$i" 0; done | tr '\n' ' ')"
 check "rail 0 with wait and data alike: between the two (${r0:-?} in 25..85)" \
@@ -250,7 +240,7 @@ echo "# reader: $reads reads, $bad unparsable ${first:-}"
 check "concurrent reader: $reads reads of the registry, none torn or unparsable" \
 	sh -c "[ '${reads:-0}' -gt 50 ] && [ '${bad:-1}' -eq 0 ]"
 kill -0 "$OSM_PID" 2>/dev/null
-check "OpenSM still running after $(sweeps) PerfMgr sweeps" test $? -eq 0
+check "OpenSM still running after $(health_sweeps) PerfMgr sweeps" test $? -eq 0
 check "no plugin error in the log" sh -c "! grep -q 'ibfab health: .*\(cannot\|error\|domain scores:\)' '$SIM/opensm.log'"
 kill "$OSM_PID" 2>/dev/null
 wait "$OSM_PID" 2>/dev/null
@@ -281,8 +271,8 @@ mv "$SIM/opensm.log" "$SIM/opensm-hratio.log"
 	exec ibsim-run opensm -F "$WORK/opensm2.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm2.out" 2>&1
 ) &
 OSM_PID=$!
-wait_sweeps 3
-check "minhop: PerfMgr sweeps scored and written (sweep $(sweeps))" test $? -eq 0
+wait_health_sweeps 3
+check "minhop: PerfMgr sweeps scored and written (sweep $(health_sweeps))" test $? -eq 0
 grep -E 'ibfab health' "$SIM/opensm.log" | head -4 |
 	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-220 | diag
 check "minhop: rails found on the subnet, srv003 mapped into gpu-x" \

@@ -73,22 +73,12 @@ IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/r.net" "$SIM" 2>&1 | diag
 ) &
 OSM_PID=$!
 
-sweeps() { grep -o 'ibfab health: PerfMgr sweep [0-9]*' "$SIM/opensm.log" 2>/dev/null | tail -1 | awk '{ print $NF }'; }
 rails_logged() { # SWEEP: "0=S 1=S" as the plugin logged it
 	sed -n "s/.*ibfab health: PerfMgr sweep $1: .* rails \([0-9= ]*\);.*/\1/p" "$SIM/opensm.log" | head -1
 }
-wait_sweeps() {
-	local i
-	for i in $(seq 1 300); do
-		kill -0 "$OSM_PID" 2>/dev/null || return 1
-		[ "$(sweeps)" -ge "$1" ] 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
 
-wait_sweeps 3
-check "OpenSM up, PerfMgr sweeps written to etcd (sweep $(sweeps))" test $? -eq 0
+wait_health_sweeps 3
+check "OpenSM up, PerfMgr sweeps written to etcd (sweep $(health_sweeps))" test $? -eq 0
 grep -E 'ibfab health' "$SIM/opensm.log" | head -3 |
 	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-200 | diag
 check "the plugin took a lease (TTL 5 s: three 1 s sweeps, at least 5)" \
@@ -109,8 +99,8 @@ assert int(k["gen"]) >= 2
 
 # a node agent changes its server while the SM keeps writing
 "$IBFAB" rail registry --registry "$E" --domain srv002=40 >/dev/null 2>>"$WORK/agent.err"
-s=$(sweeps)
-wait_sweeps $((s + 2))
+s=$(health_sweeps)
+wait_health_sweeps $((s + 2))
 check "the agent's srv002=40 survives the SM's next sweeps ($(key domain/srv002))" \
 	test "$(key domain/srv002)" = 40
 
@@ -125,18 +115,18 @@ congest() {
 		sleep 0.5
 	done
 }
-s0=$(sweeps)
+s0=$(health_sweeps)
 congest rail01-l00 2000000 16 0 &
 CONGEST_PID=$!
-wait_sweeps $((s0 + 3))
+wait_health_sweeps $((s0 + 3))
 # the values in etcd are those of the sweep the plugin logged last (it logs
 # right after its transaction, so the next sweep's may already be there)
 same=0
 for try in 1 2 3 4 5; do
-	a=$(sweeps)
+	a=$(health_sweeps)
 	keys >"$WORK/snap.txt"
 	e=$(awk '$1 ~ /^rail\// { sub("rail/", "", $1); printf "%s%s=%s", sep, $1, $2; sep = " " }' "$WORK/snap.txt")
-	wait_sweeps $((a + 1))
+	wait_health_sweeps $((a + 1))
 	[ "$e" = "$(rails_logged "$a")" ] || [ "$e" = "$(rails_logged $((a + 1)))" ] && { same=1; break; }
 done
 check "etcd holds the rail scores of sweep $a or $((a + 1)) as logged ($e)" test $same -eq 1

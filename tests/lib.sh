@@ -176,3 +176,20 @@ stop_etcd() {
 		ETCD_PID=
 	fi
 }
+
+# ---- the rail health service in a running OpenSM (SIM, OSM_PID set)
+# health_sweeps: the number of the last PerfMgr sweep the plugin scored
+health_sweeps() {
+	grep -o 'ibfab health: PerfMgr sweep [0-9]*' "$SIM/opensm.log" 2>/dev/null | tail -1 | awk '{ print $NF }'
+}
+# wait_health_sweeps N: until sweep N is written (60 s at most; 1 when
+# OpenSM is gone or it never comes)
+wait_health_sweeps() {
+	local i
+	for i in $(seq 1 300); do
+		kill -0 "$OSM_PID" 2>/dev/null || return 1
+		[ "$(health_sweeps)" -ge "$1" ] 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
