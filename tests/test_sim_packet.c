@@ -107,7 +107,6 @@ static void test_one_hop_latency(void)
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_CHECK_MSG(fabs(res.lat_p50 - (1000 + 327.68)) < 0.01, "p50 %.3f", res.lat_p50);
 	ibf_psim_result_free(&res);
-	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
