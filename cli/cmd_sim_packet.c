@@ -645,8 +645,16 @@ static int take_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t index,
 	return 1; /* the first phase is enough */
 }
 
-static int build_traffic(const struct sp_args *a, const struct ibf_fabric *f,
-			 const struct ibf_routes *r, struct phase0 *p, struct ibf_error *err)
+/* The pattern run over the fabric's hosts in the flow simulator's order,
+ * one rank each (linear placement), its phases to fn; ready(ctx, net, pl)
+ * first, for callbacks that need them.  The network and placement live
+ * only for the run. */
+static int run_host_pattern(const struct sp_args *a, const struct ibf_fabric *f,
+			    const struct ibf_routes *r, const struct ibf_sim_pattern *pat,
+			    ibf_sim_phase_fn fn, void *ctx,
+			    void (*ready)(void *ctx, const struct ibf_sim_net *net,
+					  const struct ibf_sim_placement *pl),
+			    struct ibf_error *err)
 {
 	struct ibf_sim_net net;
 	int rc = ibf_sim_net_init(&net, f, r, IBF_CONG_ORDER_AUTO, err);
@@ -655,21 +663,34 @@ static int build_traffic(const struct sp_args *a, const struct ibf_fabric *f,
 	struct ibf_sim_placement pl;
 	memset(&pl, 0, sizeof(pl));
 	rc = ibf_sim_place(&net, IBF_PLACE_LINEAR, 0, 1, a->o.seed, NULL, &pl, err);
-	p->nh = net.nhosts;
 	if (!rc) {
-		struct ibf_sim_pattern pat = a->pattern;
-		pat.seed = a->o.seed;
-		rc = ibf_sim_pattern_run(&net, &pl, &pat, take_phase, p, err);
-		if (!rc && !p->done)
-			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
-					   "the traffic pattern has no flows");
-		if (rc == 0 && p->done && !p->off)
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		if (rc && p->done && err->code == 0)
-			rc = 0;
+		ready(ctx, &net, &pl);
+		rc = ibf_sim_pattern_run(&net, &pl, pat, fn, ctx, err);
 	}
 	ibf_sim_placement_free(&pl);
 	ibf_sim_net_free(&net);
+	return rc;
+}
+
+static void phase0_ready(void *ctx, const struct ibf_sim_net *net,
+			 const struct ibf_sim_placement *pl)
+{
+	(void)pl;
+	((struct phase0 *)ctx)->nh = net->nhosts;
+}
+
+static int build_traffic(const struct sp_args *a, const struct ibf_fabric *f,
+			 const struct ibf_routes *r, struct phase0 *p, struct ibf_error *err)
+{
+	struct ibf_sim_pattern pat = a->pattern;
+	pat.seed = a->o.seed;
+	int rc = run_host_pattern(a, f, r, &pat, take_phase, p, phase0_ready, err);
+	if (!rc && !p->done)
+		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the traffic pattern has no flows");
+	if (rc == 0 && p->done && !p->off)
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	if (rc && p->done && err->code == 0)
+		rc = 0;
 	return rc;
 }
 
@@ -742,37 +763,34 @@ static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t
 	return 0;
 }
 
+static void streams_ready(void *ctx, const struct ibf_sim_net *net,
+			  const struct ibf_sim_placement *pl)
+{
+	struct streams *S = ctx;
+	S->net = net;
+	S->pl = pl;
+}
+
 static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
 			 const struct ibf_routes *r, struct streams *S, struct ibf_error *err)
 {
-	struct ibf_sim_net net;
-	int rc = ibf_sim_net_init(&net, f, r, IBF_CONG_ORDER_AUTO, err);
-	if (rc)
-		return rc;
-	struct ibf_sim_placement pl;
-	memset(&pl, 0, sizeof(pl));
-	rc = ibf_sim_place(&net, IBF_PLACE_LINEAR, 0, 1, a->o.seed, NULL, &pl, err);
-	if (!rc) {
-		struct ibf_sim_pattern pat = a->pattern;
-		pat.seed = a->o.seed;
-		pat.bytes = a->bytes > 0 ? a->bytes : 1 << 20;
-		S->net = &net;
-		S->pl = &pl;
-		S->err = err;
-		ibf_sim_layers_parse("split", &S->lp, err);
-		rc = ibf_sim_pattern_run(&net, &pl, &pat, take_stream_phase, S, err);
-		if (!rc && S->fail == 1)
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		else if (!rc && S->fail)
-			rc = err->code ? err->code : IBF_EINVAL;
-		else if (!rc && !S->n)
-			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the pattern has no phases");
-	}
+	struct ibf_sim_pattern pat = a->pattern;
+	pat.seed = a->o.seed;
+	pat.bytes = a->bytes > 0 ? a->bytes : 1 << 20;
+	S->err = err;
+	ibf_sim_layers_parse("split", &S->lp, err);
+	int rc = run_host_pattern(a, f, r, &pat, take_stream_phase, S, streams_ready, err);
+	if (!rc && S->fail == 1)
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	else if (!rc && S->fail)
+		rc = err->code ? err->code : IBF_EINVAL;
+	else if (!rc && !S->n)
+		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the pattern has no phases");
+	S->net = NULL; /* freed with the run */
+	S->pl = NULL;
 	S->st.nphases = S->n;
 	S->st.off = S->off;
 	S->st.msg = S->msg;
-	ibf_sim_placement_free(&pl);
-	ibf_sim_net_free(&net);
 	return rc;
 }
 
