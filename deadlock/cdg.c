@@ -22,6 +22,13 @@ void ibf_dl_opts_default(struct ibf_dl_opts *o)
 	o->threads = 1;
 }
 
+void dl_tables_set(struct ibf_routes *r, const uint8_t *lft, const uint8_t *hops, size_t ntab)
+{
+	memcpy(r->lft, lft, ntab);
+	if (hops)
+		memcpy(r->hops, hops, ntab);
+}
+
 void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)
 {
 	if (!o)

@@ -251,13 +251,6 @@ static void tabs_free(struct tabs *tb)
 	free(tb->hopsh);
 }
 
-static void tabs_copy(struct ibf_routes *r, const uint8_t *lft, const uint8_t *hops, size_t ntab)
-{
-	memcpy(r->lft, lft, ntab);
-	if (hops)
-		memcpy(r->hops, hops, ntab);
-}
-
 /* The hybrid rewrote entries: dfsssp's own fitting runs on the routed
  * tables too and the tables with more edge-disjoint paths per switch pair
  * are taken (ties: the hybrid).  Returns 1 when dfsssp's result replaced
@@ -267,7 +260,7 @@ static int hybrid_vs_fit(const struct ibf_fabric *f, struct ibf_routes *r,
 			 const struct ibf_dl_opts *o, struct tabs *tb, struct ibf_dl **dl,
 			 const char *why)
 {
-	tabs_copy(r, tb->lft0, tb->hops0, tb->ntab);
+	dl_tables_set(r, tb->lft0, tb->hops0, tb->ntab);
 	struct ibf_dl *dd = NULL;
 	struct ibf_dl_opts o3 = *o;
 	o3.log = NULL;
@@ -296,7 +289,7 @@ static int hybrid_vs_fit(const struct ibf_fabric *f, struct ibf_routes *r,
 		return 1;
 	}
 	ibf_dl_free(dd);
-	tabs_copy(r, tb->lfth, tb->hopsh, tb->ntab);
+	dl_tables_set(r, tb->lfth, tb->hopsh, tb->ntab);
 	return 0;
 }
 
@@ -343,7 +336,7 @@ static enum long_outcome long_paths(const struct ibf_fabric *f, struct ibf_cdg *
 			}
 		}
 		if (rc)
-			tabs_copy(r, tb.lft0, tb.hops0, tb.ntab);
+			dl_tables_set(r, tb.lft0, tb.hops0, tb.ntab);
 	} else {
 		rc = ibf_error_set(&e2, IBF_ENOMEM, NULL, 0, "out of memory");
 	}

@@ -1076,9 +1076,7 @@ static int place_layers(struct dfs *st, struct ibf_routes *r, const struct ibf_d
 		return rc;
 	/* a base LID does not fit: redo from the routed tables with the last
 	 * layer kept as the escape layer */
-	memcpy(r->lft, *lft0, ntab);
-	if (*hops0)
-		memcpy(r->hops, *hops0, ntab);
+	dl_tables_set(r, *lft0, *hops0, ntab);
 	online_reset(st);
 	ft->escape = V - 1;
 	ft->lids_aliased = ft->lids_escaped = ft->paths_changed = ft->escape_ordinary = 0;
@@ -1259,9 +1257,7 @@ fail:
 	fit_free(&ft);
 	if (lft0 && rc) {
 		/* a failure leaves the tables as they were routed */
-		memcpy(r->lft, lft0, ntab);
-		if (hops0)
-			memcpy(r->hops, hops0, ntab);
+		dl_tables_set(r, lft0, hops0, ntab);
 	}
 	free(lft0);
 	free(hops0);

@@ -103,6 +103,8 @@ void dl_column_hops(const struct ibf_cdg *g, struct ibf_routes *r, uint32_t d);
 
 /* Helpers shared by the schemes. */
 struct ibf_dl *dl_new(const struct ibf_cdg *g, struct ibf_error *err);
+/* Put saved tables back into r: lft (and hops, when saved) of ntab bytes. */
+void dl_tables_set(struct ibf_routes *r, const uint8_t *lft, const uint8_t *hops, size_t ntab);
 void dl_log(const struct ibf_dl_opts *o, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* 64-bit mix for deterministic choices. */
