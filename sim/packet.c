@@ -75,6 +75,14 @@ struct evvec {
 	uint32_t n, cap;
 };
 
+/* A lane: the events scheduled one fixed delay d after their push, in a
+ * ring (see push_sk). */
+#define NLANES 16
+struct lane {
+	struct ev *v;
+	uint32_t head, n, mask;
+};
+
 struct qbucket {
 	int32_t head, tail;
 };
@@ -95,6 +103,7 @@ struct pcred {
 #define PK_MEASURED 1u
 #define PK_STALLED 2u
 #define PK_NONE (-1)
+#define RT_NONE UINT32_MAX
 
 struct pkt {
 	uint64_t birth;	   /* ps */
@@ -109,8 +118,12 @@ struct pkt {
 	uint8_t hops;	 /* links crossed */
 	uint8_t swhops;	 /* switch-to-switch links crossed */
 	uint8_t flags;
+	uint8_t last;  /* output port at the home switch (the LFT entry there) */
 	int32_t cargo; /* node model: its intra-node packets (list) */
-};
+	uint32_t cls;  /* column class of dlid in the compressed tables, RT_NONE */
+	uint32_t home; /* switch of the destination's end port */
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct pkt) == 64, "a packet fills one cache line");
 
 /* node model: an intra-node packet */
 struct ipkt {
@@ -195,6 +208,12 @@ struct psim {
 	int32_t *isl_grant; /* iSLIP: [256] grant per output of a switch */
 	uint64_t router_ps; /* head arrival -> eligible */
 	uint8_t vl0[16];    /* SL -> VL without SL2VL tables: SL mod V */
+	/* the LFTs compressed for the host DLIDs (see rt_build) */
+	uint8_t *ctab;	    /* [nsw * ncls] */
+	uint32_t ncls;
+	uint32_t *dcls;	    /* [stride] class of a DLID, RT_NONE */
+	uint32_t *chome;    /* [ncls] home switch of a class */
+	uint8_t *dlast;	    /* [stride] a DLID's entry at its home switch */
 	uint32_t bytes;	    /* wire bytes per packet */
 	/* per port */
 	struct port *pt; /* [np] */
@@ -217,6 +236,13 @@ struct psim {
 	struct evvec qover; /* beyond the horizon: a heap */
 	uint64_t qbase;	    /* start of the current bucket */
 	uint64_t qinb;	    /* events in the bucket lists */
+	/* lanes: the head of each (time, insertion number; UINT64_MAX when
+	 * empty) side by side for the scan of pop() */
+	uint64_t lt[NLANES], lsk[NLANES];
+	struct lane lane[NLANES];
+	uint32_t nlanes;
+	uint64_t lkey[64]; /* delay -> lane: open addressing, lidx -1 free */
+	int8_t lidx[64];
 	size_t nev;	    /* events queued */
 	uint64_t seq;
 	uint64_t now;
@@ -325,6 +351,9 @@ static int q_init(struct psim *s, double per_ps)
 		s->qb[k].head = s->qb[k].tail = PK_NONE;
 	s->qcur = PK_NONE;
 	s->qfree = PK_NONE;
+	for (uint32_t l = 0; l < NLANES; l++)
+		s->lt[l] = s->lsk[l] = UINT64_MAX;
+	memset(s->lidx, -1, sizeof(s->lidx));
 	return 0;
 }
 
@@ -379,19 +408,87 @@ static inline __attribute__((always_inline)) int push_sk(struct psim *s, uint64_
 	return 0;
 }
 
-static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
+/* The lane of events pushed `d` after now: -1 when there is none and no
+ * room for another. */
+static inline int lane_of(struct psim *s, uint64_t d)
 {
-	return push_sk(s, t, (s->seq++ << EV_BITS) | (uint64_t)type, a, b);
+	uint32_t h = (uint32_t)((d * 0x9e3779b97f4a7c15ull) >> 58);
+	while (s->lidx[h] >= 0) {
+		if (s->lkey[h] == d)
+			return s->lidx[h];
+		h = (h + 1) & 63;
+	}
+	if (s->nlanes == NLANES)
+		return -1;
+	s->lkey[h] = d;
+	s->lidx[h] = (int8_t)s->nlanes;
+	return (int)s->nlanes++;
 }
 
-/* The next event (s->nev > 0). */
+static int lane_grow(struct lane *L)
+{
+	uint32_t cap = L->mask ? (L->mask + 1) * 2 : 1024;
+	struct ev *v = malloc((size_t)cap * sizeof(*v));
+	if (!v)
+		return IBF_ENOMEM;
+	for (uint32_t k = 0; k < L->n; k++)
+		v[k] = L->v[(L->head + k) & L->mask];
+	free(L->v);
+	L->v = v;
+	L->head = 0;
+	L->mask = cap - 1;
+	return 0;
+}
+
+/* Most events happen a fixed delay after the event that schedules them
+ * (a propagation, router or serialisation time of a link class), and the
+ * times of one delay's events grow with the order they are pushed in, as
+ * do their insertion numbers: kept in a ring per delay (a lane) they are
+ * already sorted, and the next event is the least of the lanes' heads and
+ * the calendar's.  Pushing is an append, popping reads the rings in order:
+ * no list walking, no bucket scattered over memory, and the order is still
+ * exactly (time, insertion number).  Events with random delays (packet
+ * generation), the watchdog and re-queued credit returns (an old insertion
+ * number) go to the calendar. */
+static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
+{
+	uint64_t sk = (s->seq++ << EV_BITS) | (uint64_t)type;
+	if (type == EV_GEN || type == EV_AGEN || type == EV_CHECK)
+		return push_sk(s, t, sk, a, b);
+	int l = lane_of(s, t - s->now);
+	if (l < 0)
+		return push_sk(s, t, sk, a, b);
+	struct lane *L = &s->lane[l];
+	if ((!L->v || L->n > L->mask) && lane_grow(L))
+		return IBF_ENOMEM;
+	L->v[(L->head + L->n) & L->mask] = (struct ev){ t, sk, a, b };
+	if (!L->n++) {
+		s->lt[l] = t;
+		s->lsk[l] = sk;
+	}
+	s->nev++;
+	return 0;
+}
+
+/* The next event (s->nev > 0): the least of the lanes' heads and the
+ * calendar's; the calendar moves on only up to the best lane's time, so
+ * it never passes an event still to be pushed. */
 static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *out)
 {
-	while (s->qcur == PK_NONE) {
-		if (s->qinb)
-			s->qbase += 1ull << s->qws;
-		else
-			s->qbase = s->qover.v[0].t >> s->qws << s->qws;
+	int bl = -1;
+	uint64_t bt = UINT64_MAX, bsk = UINT64_MAX;
+	for (uint32_t l = 0; l < s->nlanes; l++)
+		if (s->lt[l] < bt || (s->lt[l] == bt && s->lsk[l] < bsk)) {
+			bt = s->lt[l];
+			bsk = s->lsk[l];
+			bl = (int)l;
+		}
+	while (s->qcur == PK_NONE && (s->qinb || s->qover.n)) {
+		uint64_t nb = s->qinb ? s->qbase + (1ull << s->qws)
+				      : s->qover.v[0].t >> s->qws << s->qws;
+		if (nb > bt)
+			break;
+		s->qbase = nb;
 		uint32_t k = (uint32_t)(s->qbase >> s->qws) & (s->qnb - 1);
 		/* the bucket's list is in insertion order: a stable insertion
 		 * sort by time gives (time, insertion number) */
@@ -408,6 +505,20 @@ static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *
 			s->qpool[n].e = heap_pop(&s->qover);
 			q_cur_insert(s, n);
 		}
+	}
+	if (bl >= 0 && (s->qcur == PK_NONE || s->qpool[s->qcur].e.t > bt ||
+			(s->qpool[s->qcur].e.t == bt && s->qpool[s->qcur].e.sk > bsk))) {
+		struct lane *L = &s->lane[bl];
+		*out = L->v[L->head];
+		L->head = (L->head + 1) & L->mask;
+		if (--L->n) {
+			s->lt[bl] = L->v[L->head].t;
+			s->lsk[bl] = L->v[L->head].sk;
+		} else {
+			s->lt[bl] = s->lsk[bl] = UINT64_MAX;
+		}
+		s->nev--;
+		return 0;
 	}
 	int32_t n = s->qcur;
 	s->qcur = s->qpool[n].next;
@@ -427,7 +538,18 @@ static int32_t pk_alloc(struct psim *s)
 		s->free_pk = s->pk[i].next;
 		return i;
 	}
-	GROW(s->pk, s->npk, s->cappk, 4096, return PK_NONE);
+	if (s->npk == s->cappk) {
+		/* grown by hand: the array stays aligned to cache lines */
+		uint32_t c = s->cappk ? s->cappk * 2 : 4096;
+		struct pkt *x = aligned_alloc(64, (size_t)c * sizeof(*x));
+		if (!x)
+			return PK_NONE;
+		if (s->npk)
+			memcpy(x, s->pk, (size_t)s->npk * sizeof(*x));
+		free(s->pk);
+		s->pk = x;
+		s->cappk = c;
+	}
 	return (int32_t)s->npk++;
 }
 
@@ -849,6 +971,7 @@ static int dpush(double **a, size_t *n, size_t *cap, double v)
 }
 
 static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes);
+static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid);
 static int stream_gen(struct psim *s, uint32_t h);
 
 static int ev_gen(struct psim *s, uint32_t h)
@@ -898,8 +1021,7 @@ static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
 	p->birth = now;
 	p->next = PK_NONE;
 	p->src = h;
-	p->dst = d;
-	p->dlid = s->host[d].lid + layer;
+	pk_dest(s, p, d, s->host[d].lid + layer);
 	p->bytes = (uint16_t)bytes;
 	p->cargo = PK_NONE;
 	p->sl = host_sl(s, h, p->dlid);
@@ -918,6 +1040,101 @@ static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
 	return arb_host(s, h);
 }
 
+/* ------------------------------------------------------------ tables */
+
+/* The forwarding tables compressed for the DLIDs packets are sent to (the
+ * hosts' LIDs and LMC layers): DLIDs with the same home switch (the switch
+ * of their end port) whose entries agree at every other switch share a
+ * column class; ctab[sw * ncls + class] is the class's entry at switch sw,
+ * and a DLID's entry at its home switch is dlast[dlid].  On a Slim Fly a
+ * class is a (home switch, layer) pair: a switch's row shrinks from one
+ * byte per LID to one per class (338 instead of 3718 bytes on the 3380-host
+ * fabric, 114 KiB in all instead of 1.3 MiB), so the lookup of every hop
+ * stays in the cache.  Exact for every DLID: the same port as the LFT. */
+static int rt_build(struct psim *s)
+{
+	const struct ibf_routes *r = s->r;
+	uint32_t nsw = r->nsw, stride = r->stride, ncls = 0, capc = 0;
+	uint8_t *cols = NULL; /* [class * nsw + sw], home entries 0 */
+	uint8_t *col = malloc(nsw ? nsw : 1);
+	size_t nd = 0;
+	for (uint32_t h = 0; h < s->nh; h++)
+		nd += s->host[h].nlids;
+	uint32_t hsz = 16;
+	while (hsz < 2 * nd)
+		hsz *= 2;
+	int32_t *hash = malloc(hsz * sizeof(*hash));
+	s->dcls = malloc((stride ? stride : 1) * sizeof(*s->dcls));
+	s->dlast = calloc(stride ? stride : 1, 1);
+	int rc = col && hash && s->dcls && s->dlast ? 0 : IBF_ENOMEM;
+	for (uint32_t k = 0; k < hsz && !rc; k++)
+		hash[k] = -1;
+	for (uint32_t k = 0; k < stride && !rc; k++)
+		s->dcls[k] = RT_NONE;
+	for (uint32_t h = 0; h < s->nh && !rc; h++) {
+		const struct host *H = &s->host[h];
+		uint32_t home = (uint32_t)s->pt[s->pt[H->g].peer].sw;
+		for (uint32_t k = 0; k < H->nlids && !rc; k++) {
+			uint32_t dlid = H->lid + k;
+			if (dlid >= stride || s->dcls[dlid] != RT_NONE)
+				continue;
+			uint64_t x = 1469598103934665603ull ^ home;
+			for (uint32_t sw = 0; sw < nsw; sw++) {
+				col[sw] = sw == home ? 0 : r->lft[(size_t)sw * stride + dlid];
+				x = (x ^ col[sw]) * 1099511628211ull;
+			}
+			uint32_t at = (uint32_t)(x ^ x >> 29) & (hsz - 1);
+			while (hash[at] >= 0 && (s->chome[hash[at]] != home ||
+						 memcmp(cols + (size_t)hash[at] * nsw, col, nsw)))
+				at = (at + 1) & (hsz - 1);
+			if (hash[at] < 0) {
+				if (ncls == capc) {
+					uint32_t c = capc ? capc * 2 : 64;
+					uint8_t *xc = realloc(cols, (size_t)c * (nsw ? nsw : 1));
+					uint32_t *xh = realloc(s->chome, c * sizeof(*xh));
+					if (xc)
+						cols = xc;
+					if (xh)
+						s->chome = xh;
+					if (!xc || !xh) {
+						rc = IBF_ENOMEM;
+						break;
+					}
+					capc = c;
+				}
+				memcpy(cols + (size_t)ncls * nsw, col, nsw);
+				s->chome[ncls] = home;
+				hash[at] = (int32_t)ncls++;
+			}
+			s->dcls[dlid] = (uint32_t)hash[at];
+			s->dlast[dlid] = r->lft[(size_t)home * stride + dlid];
+		}
+	}
+	if (!rc && !(s->ctab = malloc((size_t)nsw * (ncls ? ncls : 1))))
+		rc = IBF_ENOMEM;
+	for (uint32_t c = 0; c < ncls && !rc; c++)
+		for (uint32_t sw = 0; sw < nsw; sw++)
+			s->ctab[(size_t)sw * ncls + c] = cols[(size_t)c * nsw + sw];
+	s->ncls = ncls;
+	free(cols);
+	free(col);
+	free(hash);
+	return rc;
+}
+
+/* Packet p goes to host d at dlid: its column class, home switch and the
+ * entry there. */
+static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid)
+{
+	p->dst = d;
+	p->dlid = dlid;
+	p->cls = dlid < s->r->stride ? s->dcls[dlid] : RT_NONE;
+	if (p->cls != RT_NONE) {
+		p->home = s->chome[p->cls];
+		p->last = s->dlast[dlid];
+	}
+}
+
 static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
 {
 	uint32_t up = (uint32_t)s->pt[gin].peer;
@@ -928,9 +1145,10 @@ static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
 static int route(struct psim *s, uint32_t gin, struct pkt *p)
 {
 	const struct port *pin = &s->pt[gin];
-	if (p->hops >= 64 || p->dlid >= s->r->stride)
+	if (p->hops >= 64 || p->cls == RT_NONE)
 		return -1;
-	uint8_t port = ibf_lft(s->r, (uint32_t)pin->sw)[p->dlid];
+	uint32_t sw = (uint32_t)pin->sw;
+	uint8_t port = sw == p->home ? p->last : s->ctab[(size_t)sw * s->ncls + p->cls];
 	if (port == 0 || port == IBF_LFT_NONE || port >= pin->P)
 		return -1;
 	uint32_t go = pin->base + port;
@@ -1366,8 +1584,7 @@ static int nic_seal(struct psim *s, uint32_t h, uint32_t d)
 	p->birth = s->now;
 	p->next = PK_NONE;
 	p->src = h;
-	p->dst = d;
-	p->dlid = s->host[d].lid + (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
+	pk_dest(s, p, d, s->host[d].lid + (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids));
 	p->bytes = (uint16_t)(s->o->hdr_bytes + a->bytes);
 	p->sl = host_sl(s, h, p->dlid);
 	p->vl = s->vl0[p->sl & 15];
@@ -1718,10 +1935,16 @@ static void psim_free(struct psim *s)
 	free(s->link_bytes);
 	free(s->host);
 	free(s->pk);
+	free(s->ctab);
+	free(s->dcls);
+	free(s->chome);
+	free(s->dlast);
 	free(s->qpool);
 	free(s->pc);
 	free(s->qb);
 	free(s->qover.v);
+	for (uint32_t l = 0; l < NLANES; l++)
+		free(s->lane[l].v);
 	free(s->lat);
 	free(s->ip);
 	free(s->nl);
@@ -1911,17 +2134,18 @@ static void setup_times(struct psim *s, uint64_t slowest)
 		s->stall_ps = 8 * slowest;
 }
 
-/* The calendar sized by the event rate: about 12 events per fabric packet
- * (3 per hop), 6 per intra-node packet; iSLIP's scratch when asked for. */
+/* The calendar sized by the rate of the events it holds (the others go to
+ * lanes): about 1.5 per fabric packet (its generation, some credit
+ * returns), 2 per accelerator message; iSLIP's scratch when asked for. */
 static int setup_calendar(struct psim *s, struct ibf_error *err)
 {
 	const struct ibf_psim_opts *o = s->o;
 	double per_ps = 0;
 	for (uint32_t h = 0; h < s->nh && !s->K; h++)
-		per_ps += 12.0 / (double)(s->host[h].gap_ps ? s->host[h].gap_ps : 1);
+		per_ps += 1.5 / (double)(s->host[h].gap_ps ? s->host[h].gap_ps : 1);
 	if (s->K)
-		per_ps = (double)s->nh * s->K * ((double)o->msg_bytes / o->ipkt_payload + 1) * 6.0 *
-			 o->load * o->acc_gbps / ((double)o->msg_bytes * 8000.0);
+		per_ps = (double)s->nh * s->K * 2.0 * o->load * o->acc_gbps /
+			 ((double)o->msg_bytes * 8000.0);
 	if (q_init(s, per_ps))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	if (o->islip_iters) {
@@ -1983,6 +2207,8 @@ static int setup(struct psim *s, struct ibf_error *err)
 	if (s->r->nsw != f->nsw)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "tables do not match the fabric");
 	setup_times(s, slowest);
+	if (rt_build(s))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	if ((rc = setup_calendar(s, err)))
 		return rc;
 	/* every host starts at a random phase of its first gap */
