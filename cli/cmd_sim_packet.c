@@ -95,7 +95,9 @@ static const char sp_help[] =
 	"  --streams         with --traffic PATTERN: every phase of the pattern as timed\n"
 	"                    message streams (--bytes B per flow, default 1 MiB; the next\n"
 	"                    phase starts when the previous one is delivered); reports\n"
-	"                    each phase's completion time beside the flow simulator's\n"
+	"                    each phase's completion time beside the flow simulator's;\n"
+	"                    a flow's demand caps its message (payload Gb/s), shown\n"
+	"                    with the achieved rate and when the uncapped were done\n"
 	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
 	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
 	"                    points at once (same results for any N)\n"
@@ -756,7 +758,9 @@ static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t
 		uint32_t a = S->pl->host[fl->src], b = S->pl->host[fl->dst];
 		if (a == b)
 			continue; /* ranks on one host port: not in the network */
-		S->msg[S->nmsg++] = (struct ibf_psim_msg){ a, b, (uint64_t)(ph->bytes + 0.5) };
+		/* a flow's demand caps its message (payload Gb/s); 0: elastic */
+		S->msg[S->nmsg++] = (struct ibf_psim_msg){ a, b, (uint64_t)(ph->bytes + 0.5),
+							   fl->demand > 0 ? fl->demand : 0 };
 	}
 	S->n++;
 	S->off[S->n] = S->nmsg;
@@ -794,6 +798,49 @@ static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
 	return rc;
 }
 
+/* Mean cap of phase k's capped messages (0: none). */
+static double streams_mean_cap(const struct streams *S, uint32_t k)
+{
+	double sum = 0;
+	uint32_t n = 0;
+	for (uint32_t m = S->off[k]; m < S->off[k + 1]; m++)
+		if (S->msg[m].gbps > 0) {
+			sum += S->msg[m].gbps;
+			n++;
+		}
+	return n ? sum / n : 0;
+}
+
+/* Phase k's capped messages, when it has any: demand against what they got. */
+static void print_caps(const struct streams *S, const struct ibf_psim_result *res, uint32_t k,
+		       int json)
+{
+	const struct ibf_psim_phase_caps *c = res->phase_caps ? &res->phase_caps[k] : NULL;
+	if (!c || !c->capped)
+		return;
+	if (json) {
+		printf(",\"elastic_us\":%.4f,\"capped\":{\"messages\":%u,\"done\":%u,"
+		       "\"demand_gbps_mean\":%.4f,\"gbps_min\":%.4f,\"gbps_mean\":%.4f,"
+		       "\"gbps_max\":%.4f,\"max_of_demand\":%.4f}",
+		       c->elastic_ns >= 0 ? c->elastic_ns / 1000.0 : -1.0, c->capped,
+		       c->capped_done, streams_mean_cap(S, k), c->gbps_min, c->gbps_mean,
+		       c->gbps_max, c->ratio_max);
+		return;
+	}
+	printf("    %u capped (mean demand %.3f Gb/s), %u delivered", c->capped,
+	       streams_mean_cap(S, k), c->capped_done);
+	if (c->capped_done)
+		printf(" at %.3f / %.3f / %.3f Gb/s min / mean / max (at most %.3f of the demand)",
+		       c->gbps_min, c->gbps_mean, c->gbps_max, c->ratio_max);
+	printf("; uncapped ");
+	if (c->capped == S->off[k + 1] - S->off[k])
+		printf("none\n");
+	else if (c->elastic_ns >= 0)
+		printf("done at %.3f us\n", c->elastic_ns / 1000.0);
+	else
+		printf("not finished\n");
+}
+
 static void print_streams(const struct streams *S, const struct ibf_psim_result *res, int json)
 {
 	double tot = 0, ftot = 0;
@@ -809,11 +856,13 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 			printf("%s{\"label\":", k ? "," : "");
 			ibf_json_str(stdout, S->ph[k].label);
 			printf(",\"repeat\":%u,\"messages\":%u,\"bytes\":%.0f,\"us\":%.4f,"
-			       "\"flow_us\":%.4f}",
+			       "\"flow_us\":%.4f",
 			       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].bytes,
 			       res->phase_ns && res->phase_ns[k] >= 0 ? res->phase_ns[k] / 1000.0
 								      : -1.0,
 			       S->ph[k].flow_us);
+			print_caps(S, res, k, 1);
+			printf("}");
 		}
 		printf("]}");
 		return;
@@ -830,6 +879,7 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 		else
 			printf("not finished");
 		printf(" (flow simulator %.3f us)\n", S->ph[k].flow_us);
+		print_caps(S, res, k, 0);
 	}
 }
 

@@ -35,10 +35,16 @@ enum ibf_psim_arb {
 };
 
 /* Timed message streams: phases of messages (host indices as
- * ibf_sim_net_init numbers them); phase k is msg[off[k] .. off[k + 1] - 1]. */
+ * ibf_sim_net_init numbers them); phase k is msg[off[k] .. off[k + 1] - 1].
+ * gbps > 0 caps a message's rate (payload Gb/s, as a flow's demand in the
+ * flow simulator): its bytes become available at that rate and a packet
+ * leaves no earlier than its payload is available, so the message takes at
+ * least bytes x 8 / gbps ns; 0: elastic (as fast as the host's load and
+ * queue allow). */
 struct ibf_psim_msg {
 	uint32_t src, dst;
 	uint64_t bytes;
+	double gbps;
 };
 struct ibf_psim_stream {
 	uint32_t nphases;
@@ -81,7 +87,9 @@ struct ibf_psim_opts {
 	 * messages are all delivered; each host sends its messages of the
 	 * phase at once, packet by packet in turn over them (MTU payload, the
 	 * last packet of a message shorter), paced at `load` x its link rate
-	 * and waiting (not dropping) while its queue holds srcq_max packets.
+	 * and waiting (not dropping) while its queue holds srcq_max packets;
+	 * a message with a rate cap (ibf_psim_msg.gbps) is skipped in the turn
+	 * until its next packet's payload is available at the cap.
 	 * The run stops after the last phase, or at warmup + measure + drain
 	 * (the window starts at 0).  Not with the node model. */
 	const struct ibf_psim_stream *stream;
@@ -191,6 +199,17 @@ struct ibf_psim_result {
 	 * -1: not finished), owned; phases_done of nphases finished */
 	uint32_t nphases, phases_done;
 	double *phase_ns;
+	/* and per phase (owned, [nphases]) its rate-capped messages */
+	struct ibf_psim_phase_caps {
+		uint32_t capped;      /* messages with a cap */
+		uint32_t capped_done; /* of those, delivered */
+		double elastic_ns;    /* the uncapped messages all delivered (ns from the
+				       * phase's start); -1: not finished, or none */
+		/* achieved payload rate of the delivered capped messages: bytes x 8
+		 * / (last packet delivered - phase start), Gb/s; and the highest
+		 * achieved / cap (<= 1: the cap counts from the phase's start) */
+		double gbps_min, gbps_mean, gbps_max, ratio_max;
+	} * phase_caps;
 	/* deadlock */
 	int deadlock;		/* 1: detected (the run stopped there) */
 	double deadlock_ns;	/* simulated time of the detection */

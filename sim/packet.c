@@ -889,13 +889,13 @@ static int arb_port(struct psim *s, uint32_t g)
 
 static void ip_drop_list(struct psim *s, int32_t c);
 
-static int stream_done(struct psim *s);
+static int stream_done(struct psim *s, const struct pkt *p);
 
 static void drop_pkt(struct psim *s, int32_t i)
 {
 	s->res->unroutable++;
 	if (s->st)
-		stream_done(s); /* a lost packet still ends its part of the phase */
+		stream_done(s, &s->pk[i]); /* a lost packet still ends its part of the phase */
 	if ((s->pk[i].flags & PK_MEASURED) && !s->K)
 		s->outstanding--;
 	ip_drop_list(s, s->pk[i].cargo);
@@ -1237,7 +1237,7 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 		s->hop_sum += p->swhops;
 	}
 	if (s->st && !rc)
-		rc = stream_done(s);
+		rc = stream_done(s, p);
 	/* node model: the destination NIC splits the packet */
 	for (int32_t c = p->cargo, nx; c != PK_NONE && !rc; c = nx) {
 		nx = s->ip[c].next;
@@ -1253,7 +1253,15 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 
 /* The current phase's messages sorted by source: host h sends msgs
  * [off[h], off[h + 1]), `left` bytes each still to packetise, taken in
- * turn from cur[h]. */
+ * turn from cur[h].  A message with a rate cap (gbps[j] > 0) sends its
+ * next packet no earlier than next[j]: its bytes become available at the
+ * cap, a packet once its payload is.  With capped messages in the phase,
+ * npk[j] counts each message's packets not delivered yet and bydst (per
+ * host, sorted by stream_cmp) finds a delivered packet's message. */
+struct pdst {
+	uint32_t dst, j;
+	double gbps;
+};
 struct pstream {
 	uint32_t phase;
 	uint64_t start;	  /* ps, the phase's start */
@@ -1261,13 +1269,45 @@ struct pstream {
 	uint32_t *off, *cur, *dst;
 	uint64_t *left;
 	double *done_ns;
+	uint32_t *mk;	    /* message index in the input */
+	double *gbps;	    /* cap, payload Gb/s (0: none) */
+	uint64_t *next;	    /* ps: capped messages, earliest next packet */
+	uint64_t *npk;	    /* packets not delivered (phases with caps) */
+	struct pdst *bydst; /* [off[h], off[h + 1]) by destination */
+	uint32_t ncap;	    /* capped messages in the phase */
+	uint32_t el_left;   /* uncapped messages not delivered (phases with caps) */
+	struct ibf_psim_phase_caps *caps;
 };
+
+/* ps a capped message needs for `pay` payload bytes at its cap (rounded
+ * up: the rate never exceeds the cap). */
+static uint64_t stream_pace(double gbps, uint32_t pay)
+{
+	double ps = ceil((double)pay * 8000.0 / gbps);
+	return ps < 1e18 ? (uint64_t)ps : (uint64_t)1e18;
+}
+
+/* By destination; for one destination the uncapped messages first, then
+ * the higher caps (the order their packets are credited in), then j. */
+static int stream_cmp(const void *a, const void *b)
+{
+	const struct pdst *x = a, *y = b;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	if (x->gbps != y->gbps) {
+		if (!(x->gbps > 0) || !(y->gbps > 0))
+			return !(x->gbps > 0) ? -1 : 1;
+		return x->gbps > y->gbps ? -1 : 1;
+	}
+	return x->j < y->j ? -1 : x->j > y->j;
+}
 
 static int stream_start(struct psim *s)
 {
 	struct pstream *st = s->st;
 	const struct ibf_psim_stream *in = s->o->stream;
 	uint32_t a = in->off[st->phase], b = in->off[st->phase + 1];
+	uint32_t mtu = s->o->mtu_payload;
 	memset(st->off, 0, (s->nh + 1) * sizeof(*st->off));
 	for (uint32_t k = a; k < b; k++)
 		st->off[in->msg[k].src + 1]++;
@@ -1277,12 +1317,31 @@ static int stream_start(struct psim *s)
 	}
 	st->start = s->now;
 	st->pending = 0;
+	st->ncap = 0;
 	for (uint32_t k = a; k < b; k++) {
 		const struct ibf_psim_msg *m = &in->msg[k];
 		uint32_t j = st->cur[m->src]++;
 		st->dst[j] = m->dst;
 		st->left[j] = m->bytes;
-		st->pending += (m->bytes + s->o->mtu_payload - 1) / s->o->mtu_payload;
+		st->mk[j] = k;
+		st->gbps[j] = m->gbps;
+		st->npk[j] = (m->bytes + mtu - 1) / mtu;
+		st->pending += st->npk[j];
+		if (m->gbps > 0) {
+			st->ncap++;
+			st->next[j] =
+				s->now +
+				stream_pace(m->gbps, m->bytes < mtu ? (uint32_t)m->bytes : mtu);
+		}
+	}
+	st->el_left = (b - a) - st->ncap;
+	if (st->ncap) {
+		for (uint32_t j = 0; j < b - a; j++)
+			st->bydst[j] = (struct pdst){ st->dst[j], j, st->gbps[j] };
+		for (uint32_t h = 0; h < s->nh; h++)
+			if (st->off[h + 1] - st->off[h] > 1)
+				qsort(st->bydst + st->off[h], st->off[h + 1] - st->off[h],
+				      sizeof(*st->bydst), stream_cmp);
 	}
 	int rc = 0;
 	for (uint32_t h = 0; h < s->nh && !rc; h++) {
@@ -1291,23 +1350,38 @@ static int stream_start(struct psim *s)
 			rc = push(s, s->now, EV_GEN, h, 0);
 	}
 	/* a phase without packets ends at once */
-	return rc ? rc : st->pending ? 0 : stream_done(s);
+	return rc ? rc : st->pending ? 0 : stream_done(s, NULL);
 }
 
-/* One packet of host h's next message with bytes left, in turn. */
+/* One packet of host h's next message with bytes left whose time has come
+ * (uncapped, or its cap allows it), in turn; when only capped messages
+ * wait, the host's next try is at the earliest of their times. */
 static int stream_gen(struct psim *s, uint32_t h)
 {
 	struct pstream *st = s->st;
 	struct host *H = &s->host[h];
 	uint32_t a = st->off[h], b = st->off[h + 1], j = st->cur[h];
-	for (uint32_t n = 0; n < b - a && !st->left[j]; n++)
-		j = j + 1 < b ? j + 1 : a;
-	if (!st->left[j])
-		return 0; /* all sent: the host waits for the next phase */
+	uint64_t wake = UINT64_MAX;
+	uint32_t n = 0;
+	for (; n < b - a; n++, j = j + 1 < b ? j + 1 : a) {
+		if (!st->left[j])
+			continue;
+		if (!(st->gbps[j] > 0) || st->next[j] <= s->now)
+			break;
+		if (st->next[j] < wake)
+			wake = st->next[j];
+	}
+	if (n == b - a)
+		/* all sent: the host waits for the next phase; or for a cap */
+		return wake == UINT64_MAX ? 0 : push(s, wake, EV_GEN, h, 0);
 	if (H->qlen >= s->o->srcq_max)
 		return push(s, s->now + H->gap_ps, EV_GEN, h, 0);
-	uint32_t pay = st->left[j] < s->o->mtu_payload ? (uint32_t)st->left[j] : s->o->mtu_payload;
+	uint32_t mtu = s->o->mtu_payload;
+	uint32_t pay = st->left[j] < mtu ? (uint32_t)st->left[j] : mtu;
 	st->left[j] -= pay;
+	if (st->gbps[j] > 0 && st->left[j])
+		st->next[j] = s->now + stream_pace(st->gbps[j],
+						   st->left[j] < mtu ? (uint32_t)st->left[j] : mtu);
 	st->cur[h] = j + 1 < b ? j + 1 : a;
 	uint32_t bytes = pay + s->o->hdr_bytes;
 	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
@@ -1315,13 +1389,75 @@ static int stream_gen(struct psim *s, uint32_t h)
 	return rc ? rc : host_send(s, h, st->dst[j], bytes);
 }
 
-/* A packet of the phase was delivered (or dropped). */
-static int stream_done(struct psim *s)
+/* Packet p of the phase was delivered or dropped: with caps in the phase,
+ * a message of its source and destination counts it.  Packets carry no
+ * message: when several messages share both ends, the one with the most
+ * packets in flight (sent, not counted yet) is credited, the first in
+ * stream_cmp's order on a tie (uncapped before capped). */
+static void stream_msg_done(struct psim *s, const struct pkt *p)
 {
 	struct pstream *st = s->st;
+	uint32_t lo = st->off[p->src], hi = st->off[p->src + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (st->bydst[mid].dst < p->dst)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint32_t end = st->off[p->src + 1], mtu = s->o->mtu_payload;
+	uint32_t j = UINT32_MAX;
+	uint64_t most = 0;
+	for (; lo < end && st->bydst[lo].dst == p->dst; lo++) {
+		uint32_t m = st->bydst[lo].j;
+		if (!st->npk[m])
+			continue;
+		uint64_t fly = st->npk[m] - (st->left[m] + mtu - 1) / mtu;
+		if (j == UINT32_MAX || fly > most) {
+			j = m;
+			most = fly;
+		}
+	}
+	if (j == UINT32_MAX || --st->npk[j])
+		return;
+	struct ibf_psim_phase_caps *c = &st->caps[st->phase];
+	double ns = (double)(s->now - st->start) / 1000.0;
+	if (!(st->gbps[j] > 0)) {
+		if (!--st->el_left)
+			c->elastic_ns = ns;
+		return;
+	}
+	double g = ns > 0 ? (double)s->o->stream->msg[st->mk[j]].bytes * 8.0 / ns : 0;
+	double q = g / st->gbps[j];
+	if (!c->capped_done || g < c->gbps_min)
+		c->gbps_min = g;
+	if (!c->capped_done || g > c->gbps_max)
+		c->gbps_max = g;
+	if (!c->capped_done || q > c->ratio_max)
+		c->ratio_max = q;
+	c->gbps_mean += g; /* a sum until the phase ends */
+	c->capped_done++;
+}
+
+static void stream_caps_close(struct pstream *st)
+{
+	struct ibf_psim_phase_caps *c = &st->caps[st->phase];
+	if (c->capped_done)
+		c->gbps_mean /= c->capped_done;
+}
+
+/* A packet of the phase was delivered (or dropped); p NULL: none. */
+static int stream_done(struct psim *s, const struct pkt *p)
+{
+	struct pstream *st = s->st;
+	if (p && st->ncap)
+		stream_msg_done(s, p);
 	if (st->pending && --st->pending)
 		return 0;
 	st->done_ns[st->phase] = (double)(s->now - st->start) / 1000.0;
+	if (!st->ncap)
+		st->caps[st->phase].elastic_ns = st->done_ns[st->phase];
+	stream_caps_close(st);
 	if (++st->phase < s->o->stream->nphases)
 		return stream_start(s);
 	s->stop = 1;
@@ -1340,28 +1476,46 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 	for (uint32_t k = 0; k < in->nphases; k++) {
 		if (in->off[k + 1] - in->off[k] > most)
 			most = in->off[k + 1] - in->off[k];
-		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++)
-			if (in->msg[m].src >= s->nh || in->msg[m].dst >= s->nh ||
-			    in->msg[m].src == in->msg[m].dst || !in->msg[m].bytes)
+		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++) {
+			const struct ibf_psim_msg *g = &in->msg[m];
+			if (g->src >= s->nh || g->dst >= s->nh || g->src == g->dst || !g->bytes)
 				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 						     "message streams: phase %u has a message "
 						     "%u -> %u of %llu bytes",
-						     k, in->msg[m].src, in->msg[m].dst,
-						     (unsigned long long)in->msg[m].bytes);
+						     k, g->src, g->dst,
+						     (unsigned long long)g->bytes);
+			if (!(g->gbps >= 0) || isinf(g->gbps))
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "message streams: phase %u has a message "
+						     "%u -> %u with a rate cap of %g Gb/s",
+						     k, g->src, g->dst, g->gbps);
+		}
 	}
 	struct pstream *st = calloc(1, sizeof(*st));
 	s->st = st;
+	size_t nm = most ? most : 1;
 	if (st) {
 		st->off = calloc(s->nh + 1, sizeof(*st->off));
 		st->cur = calloc(s->nh + 1, sizeof(*st->cur));
-		st->dst = malloc((most ? most : 1) * sizeof(*st->dst));
-		st->left = malloc((most ? most : 1) * sizeof(*st->left));
+		st->dst = malloc(nm * sizeof(*st->dst));
+		st->left = malloc(nm * sizeof(*st->left));
 		st->done_ns = malloc(in->nphases * sizeof(*st->done_ns));
+		st->mk = malloc(nm * sizeof(*st->mk));
+		st->gbps = malloc(nm * sizeof(*st->gbps));
+		st->next = malloc(nm * sizeof(*st->next));
+		st->npk = malloc(nm * sizeof(*st->npk));
+		st->bydst = malloc(nm * sizeof(*st->bydst));
+		st->caps = calloc(in->nphases, sizeof(*st->caps));
 	}
-	if (!st || !st->off || !st->cur || !st->dst || !st->left || !st->done_ns)
+	if (!st || !st->off || !st->cur || !st->dst || !st->left || !st->done_ns || !st->mk ||
+	    !st->gbps || !st->next || !st->npk || !st->bydst || !st->caps)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	for (uint32_t k = 0; k < in->nphases; k++)
+	for (uint32_t k = 0; k < in->nphases; k++) {
 		st->done_ns[k] = -1;
+		st->caps[k].elastic_ns = -1;
+		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++)
+			st->caps[k].capped += in->msg[m].gbps > 0;
+	}
 	/* the window starts at 0 and ends at warm-up + measure as before */
 	s->w0 = 0;
 	if (stream_start(s))
@@ -1376,6 +1530,10 @@ static void stream_finish(struct psim *s)
 	res->phases_done = s->st->phase;
 	res->phase_ns = s->st->done_ns;
 	s->st->done_ns = NULL;
+	if (s->st->phase < res->nphases)
+		stream_caps_close(s->st); /* the phase the run stopped in */
+	res->phase_caps = s->st->caps;
+	s->st->caps = NULL;
 }
 
 static void stream_free(struct psim *s)
@@ -1387,6 +1545,12 @@ static void stream_free(struct psim *s)
 	free(s->st->dst);
 	free(s->st->left);
 	free(s->st->done_ns);
+	free(s->st->mk);
+	free(s->st->gbps);
+	free(s->st->next);
+	free(s->st->npk);
+	free(s->st->bydst);
+	free(s->st->caps);
 	free(s->st);
 	s->st = NULL;
 }
@@ -1914,6 +2078,8 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 {
 	free(res->phase_ns);
 	res->phase_ns = NULL;
+	free(res->phase_caps);
+	res->phase_caps = NULL;
 	free(res->link_util);
 	free(res->link_gbps);
 	res->link_util = NULL;

@@ -180,6 +180,26 @@ for p in s['phases']:
 	assert p['flow_us']>0 and 1.0<=p['us']/p['flow_us']<1.5, p
 assert abs(s['total_us']-sum(p['us'] for p in s['phases']))<1e-3
 "
+# the adversarial pattern's mice have a demand (1 % of a 100 Gb/s link):
+# their messages are capped at 1 Gb/s, the elephants stay elastic
+check "streams: capped mice" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c2.net\" --engine dmodk \
+	--traffic adversarial --streams --bytes 64k --load 1.0 --measure 1ms -q --json >\"$WORK/caps.json\""
+check "streams: mice take bytes x 8 / demand, elephants run as in the flow simulator" python3 -c "
+import json
+s=json.load(open('$WORK/caps.json'))['runs'][0]['streams']
+assert s['phases_done']==1
+p=s['phases'][0]; c=p['capped']
+assert p['messages']==80 and c['messages']==64 and c['done']==64, p
+assert abs(c['demand_gbps_mean']-1.0)<1e-9, c
+assert 0.9<c['gbps_min']<=c['gbps_mean']<=c['gbps_max']<=1.0 and c['max_of_demand']<=1.0, c
+assert p['us']>=65536*8/1.0/1000 and p['us']<1.05*65536*8/1000, p
+assert p['flow_us']>0 and 1.0<=p['elastic_us']/p['flow_us']<1.5, p
+"
+check "streams: no capped block without caps" python3 -c "
+import json
+for p in json.load(open('$WORK/streams.json'))['runs'][0]['streams']['phases']:
+	assert 'capped' not in p and 'elastic_us' not in p, p
+"
 set +e
 "$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --streams --load 1 >/dev/null 2>&1
 rc5=$?

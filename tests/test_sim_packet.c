@@ -504,10 +504,10 @@ static void test_streams(void)
 	struct ibf_routes r;
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = {
-		{ 0, 1, 40320 },
-		{ 0, 3, 40320 },
-		{ 2, 3, 40320 },
-		{ 1, 2, 5000 },
+		{ 0, 1, 40320, 0 },
+		{ 0, 3, 40320, 0 },
+		{ 2, 3, 40320, 0 },
+		{ 1, 2, 5000, 0 },
 	};
 	uint32_t off[] = { 0, 1, 3, 4 };
 	struct ibf_psim_stream st = { 3, off, msg };
@@ -533,6 +533,12 @@ static void test_streams(void)
 		     res.phase_ns[2]);
 	TT_EQ_INT(res.delivered, 10 + 20 + 2);
 	TT_EQ_INT(res.src_dropped, 0);
+	/* no caps: every message elastic, done with its phase */
+	TT_REQUIRE(res.phase_caps != NULL);
+	for (int k = 0; k < 3; k++) {
+		TT_EQ_INT(res.phase_caps[k].capped, 0);
+		TT_CHECK(res.phase_caps[k].elastic_ns == res.phase_ns[k]);
+	}
 	TT_CHECK(res.sim_ns < 20000);
 	/* a time limit before the end: phases not done are reported so */
 	o.measure_ns = 2000;
@@ -540,6 +546,133 @@ static void test_streams(void)
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 0);
 	TT_CHECK(res.phase_ns[0] < 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Rate caps on one switch (100 Gb/s links, full packets of 4032 B payload
+ * = 327.68 ns).  Phase 0: host 0 sends ten full packets to host 1 capped
+ * at 10 Gb/s, host 2 as many to host 3 uncapped.  The capped message's
+ * bytes become available at 10 Gb/s, so its last packet leaves 40320 x 8 /
+ * 10 = 32256 ns after the start and arrives one packet time + 200 ns of
+ * cables and router later; the uncapped one finishes at link speed (as in
+ * test_streams).  Phase 1 starts when phase 0 is delivered: host 0 sends
+ * 5000 B to host 2 capped at 50 Gb/s (800 ns) beside ten full packets
+ * uncapped to host 3; the capped packets take two slots of host 0's link,
+ * the uncapped message goes in between. */
+static void test_stream_caps(void)
+{
+	struct ibf_fabric *f = star(4);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = {
+		{ 0, 1, 40320, 10.0 },
+		{ 2, 3, 40320, 0 },
+		{ 0, 2, 5000, 50.0 },
+		{ 0, 3, 40320, 0 },
+	};
+	uint32_t off[] = { 0, 2, 4 };
+	struct ibf_psim_stream st = { 2, off, msg };
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 0;
+	o.measure_ns = 1e6;
+	o.stream = &st;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 2);
+	TT_REQUIRE(res.phase_ns != NULL && res.phase_caps != NULL);
+	const struct ibf_psim_phase_caps *c = res.phase_caps;
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - (32256 + 327.68 + 200)) < 0.01, "phase 0 %.3f",
+		     res.phase_ns[0]);
+	TT_EQ_INT(c[0].capped, 1);
+	TT_EQ_INT(c[0].capped_done, 1);
+	TT_CHECK_MSG(fabs(c[0].elastic_ns - (150 + 10 * 327.68 + 50)) < 0.01, "elastic 0 %.3f",
+		     c[0].elastic_ns);
+	/* achieved 40320 x 8 / 32783.68 ns: below the cap, within a packet */
+	TT_CHECK_MSG(c[0].gbps_max <= 10.0 && c[0].gbps_max > 9.8, "capped 0 %.4f Gb/s",
+		     c[0].gbps_max);
+	TT_CHECK(c[0].gbps_min == c[0].gbps_max && c[0].gbps_mean == c[0].gbps_max);
+	TT_CHECK(fabs(c[0].ratio_max - c[0].gbps_max / 10.0) < 1e-12);
+	/* phase 1: the capped message's first packet may go at 645.12 ns, its
+	 * second (968 B) 154.88 ns later; host 0 takes its messages in turn, so
+	 * they go in the slots at 2 and 4 packet times and the last one
+	 * arrives at 4 x 327.68 + 82.56 + 200 ns (25.1 Gb/s: a cap is an upper
+	 * bound, not a share); the uncapped message loses those two slots */
+	TT_EQ_INT(c[1].capped, 1);
+	TT_EQ_INT(c[1].capped_done, 1);
+	TT_CHECK_MSG(fabs(c[1].elastic_ns - (150 + 11 * 327.68 + 82.56 + 50)) < 0.01,
+		     "elastic 1 %.3f", c[1].elastic_ns);
+	TT_CHECK_MSG(fabs(c[1].gbps_max - 40000.0 / (4 * 327.68 + 82.56 + 200)) < 1e-6,
+		     "capped 1 %.4f Gb/s", c[1].gbps_max);
+	TT_CHECK(res.phase_ns[1] >= c[1].elastic_ns);
+	TT_CHECK_MSG(fabs(res.sim_ns - (res.phase_ns[0] + res.phase_ns[1])) < 0.01, "sim %.3f",
+		     res.sim_ns);
+	TT_EQ_INT(res.delivered, 10 + 10 + 2 + 10);
+	/* a limit inside phase 0: the uncapped message is done, the capped
+	 * one is not */
+	o.measure_ns = 10000;
+	o.drain_ns = 0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 0);
+	TT_CHECK(res.phase_ns[0] < 0);
+	TT_CHECK(fabs(res.phase_caps[0].elastic_ns - (150 + 10 * 327.68 + 50)) < 0.01);
+	TT_EQ_INT(res.phase_caps[0].capped_done, 0);
+	TT_CHECK(res.phase_caps[1].elastic_ns < 0); /* not started: counted, none done */
+	TT_EQ_INT(res.phase_caps[1].capped, 1);
+	TT_EQ_INT(res.phase_caps[1].capped_done, 0);
+	/* a cap must be >= 0 and finite */
+	msg[2].gbps = -1;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	msg[2].gbps = NAN;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Two messages of one host to one destination with the same cap: both
+ * paced, each credited its own packets (the pair's packets are told apart
+ * by what each has in flight), both finish near bytes x 8 / cap. */
+static void test_stream_caps_shared_pair(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = {
+		{ 0, 1, 40320, 20.0 },
+		{ 0, 1, 40320, 20.0 },
+		{ 0, 1, 80640, 0 },
+	};
+	uint32_t off[] = { 0, 3 };
+	struct ibf_psim_stream st = { 1, off, msg };
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 0;
+	o.measure_ns = 1e6;
+	o.stream = &st;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	const struct ibf_psim_phase_caps *c = res.phase_caps;
+	TT_EQ_INT(c[0].capped_done, 2);
+	/* 16128 ns each, a little more where a packet waits for its turn;
+	 * crediting one message with the other's packets would show it at
+	 * about twice its cap */
+	TT_CHECK_MSG(c[0].gbps_min > 18.0 && c[0].gbps_max <= 20.0 &&
+			     c[0].gbps_max - c[0].gbps_min < 0.5,
+		     "capped %.4f .. %.4f", c[0].gbps_min, c[0].gbps_max);
+	/* the uncapped 20 packets share the link with the capped ones sent
+	 * meanwhile (one every 1612.8 ns each) */
+	TT_CHECK_MSG(c[0].elastic_ns > 20 * 327.68 + 200 && c[0].elastic_ns < 30 * 327.68 + 200,
+		     "elastic %.3f", c[0].elastic_ns);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -706,6 +839,8 @@ int main(void)
 	TT(test_pattern_traffic);
 	TT(test_damaged_fattree);
 	TT(test_streams);
+	TT(test_stream_caps);
+	TT(test_stream_caps_shared_pair);
 	TT(test_node_vls);
 	TT(test_acc_pkt);
 	TT(test_islip);
