@@ -3,7 +3,7 @@
  *
  * Ports are named by their global index g = nodes[n].port_off + p; the
  * directed link g -> peer[g] belongs to its sending port.  The input buffer
- * of port g for VL v is the FIFO fid = g << vsh | v (2^vsh >= V: no
+ * of port g for VL v is the FIFO fid = v << psh | g (2^psh >= ports: no
  * divisions to get the port and VL back).  The sender of a link
  * holds the credits of the receiver's buffers (credits[fid], bytes),
  * takes a whole packet's worth when it starts sending (virtual cut-through)
@@ -203,7 +203,10 @@ struct psim {
 	struct pstream *st; /* message streams (o->stream), NULL */
 	struct ibf_psim_result *res;
 	uint32_t V, np, nh;
-	uint32_t vsh;	    /* FIFO index = port << vsh | VL */
+	uint32_t vsh;	    /* 2^vsh >= V */
+	uint32_t psh, pmask; /* FIFO and credit index = VL << psh | port: the
+			      * buffers of one VL side by side, so traffic on
+			      * few VLs touches few cache lines */
 	uint16_t *isl_apt;  /* iSLIP: [np] output an input accepted last */
 	int32_t *isl_grant; /* iSLIP: [256] grant per output of a switch */
 	uint64_t router_ps; /* head arrival -> eligible */
@@ -218,8 +221,8 @@ struct psim {
 	/* per port */
 	struct port *pt; /* [np] */
 	uint32_t *node_of;
-	int32_t *credits;     /* [np << vsh] */
-	struct fifo *fifo;    /* [np << vsh] */
+	int32_t *credits;     /* [V << psh] */
+	struct fifo *fifo;    /* [V << psh] */
 	uint64_t *link_bytes; /* [np] in the window */
 	struct host *host;
 	/* packets */
@@ -243,6 +246,8 @@ struct psim {
 	uint32_t nlanes;
 	uint64_t lkey[64]; /* delay -> lane: open addressing, lidx -1 free */
 	int8_t lidx[64];
+	uint64_t lcd[16]; /* per event type: the delay of its last lane push, */
+	int8_t lcl[16];	  /* and that lane (-1 none yet) */
 	size_t nev;	    /* events queued */
 	uint64_t seq;
 	uint64_t now;
@@ -280,6 +285,25 @@ struct psim {
 	double *ilat;
 	size_t nilat, capilat;
 };
+
+/* Buffer (FIFO, credits) index of port g, VL v, and back. */
+static inline uint32_t BI(const struct psim *s, uint32_t g, uint32_t v)
+{
+	return v << s->psh | g;
+}
+static inline uint32_t BPORT(const struct psim *s, uint32_t f)
+{
+	return f & s->pmask;
+}
+static inline uint32_t BVL(const struct psim *s, uint32_t f)
+{
+	return f >> s->psh;
+}
+/* port-major rank of a buffer: ties are broken in this order */
+static inline uint64_t BRANK(const struct psim *s, uint32_t f)
+{
+	return (uint64_t)BPORT(s, f) << s->vsh | BVL(s, f);
+}
 
 /* ------------------------------------------------------------ event queue */
 
@@ -354,6 +378,7 @@ static int q_init(struct psim *s, double per_ps)
 	for (uint32_t l = 0; l < NLANES; l++)
 		s->lt[l] = s->lsk[l] = UINT64_MAX;
 	memset(s->lidx, -1, sizeof(s->lidx));
+	memset(s->lcl, -1, sizeof(s->lcl));
 	return 0;
 }
 
@@ -455,9 +480,16 @@ static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
 	uint64_t sk = (s->seq++ << EV_BITS) | (uint64_t)type;
 	if (type == EV_GEN || type == EV_AGEN || type == EV_CHECK)
 		return push_sk(s, t, sk, a, b);
-	int l = lane_of(s, t - s->now);
-	if (l < 0)
-		return push_sk(s, t, sk, a, b);
+	uint64_t d = t - s->now;
+	int l = s->lcl[type];
+	if (l < 0 || s->lcd[type] != d) {
+		/* a type's events mostly share one delay: look up only on a change */
+		l = lane_of(s, d);
+		if (l < 0)
+			return push_sk(s, t, sk, a, b);
+		s->lcd[type] = d;
+		s->lcl[type] = (int8_t)l;
+	}
 	struct lane *L = &s->lane[l];
 	if ((!L->v || L->n > L->mask) && lane_grow(L))
 		return IBF_ENOMEM;
@@ -603,7 +635,7 @@ static int credits_wait(struct psim *s, uint32_t g)
 	return rc;
 }
 
-/* The credits of buffer idx (= g << vsh | vl) go back to port g at time t. */
+/* The credits of buffer idx (= BI(g, vl)) go back to port g at time t. */
 static int credits_return(struct psim *s, uint32_t g, uint32_t idx, uint64_t t, uint32_t bytes)
 {
 	uint64_t sk = (s->seq++ << EV_BITS) | EV_CREDIT;
@@ -676,9 +708,9 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	s->pt[g].cstall = 0;
 	s->pt[g].cur_fid = fid;
 	if (fid >= 0)
-		s->pt[(uint32_t)fid >> s->vsh].in_busy = 1;
+		s->pt[BPORT(s, (uint32_t)fid)].in_busy = 1;
 	if (s->pt[g].kind != 2)
-		s->credits[(size_t)g << s->vsh | vl] -= p->bytes;
+		s->credits[BI(s, g, vl)] -= p->bytes;
 	uint64_t ser = p->bytes == s->bytes
 			       ? s->pt[g].ser
 			       : ((uint64_t)p->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
@@ -722,7 +754,7 @@ static int arb_host(struct psim *s, uint32_t h)
 	int32_t i = H->qhead;
 	struct pkt *p = &s->pk[i];
 	credits_settle(s, H->g);
-	if (s->credits[(size_t)H->g << s->vsh | p->vl] < (int32_t)p->bytes) {
+	if (s->credits[BI(s, H->g, p->vl)] < (int32_t)p->bytes) {
 		mark_stall(s, p);
 		return credits_wait(s, H->g);
 	}
@@ -745,19 +777,19 @@ static int arb_host(struct psim *s, uint32_t h)
  * credits). */
 static int32_t arb_pick(struct psim *s, uint32_t g, int *stalled)
 {
-	uint32_t V = s->V, vsh = s->vsh;
+	uint32_t V = s->V;
 	uint32_t base = s->pt[g].base, P = s->pt[g].P;
 	int32_t best = -1;
 	uint64_t bkey = UINT64_MAX;
 	*stalled = 0;
 	credits_settle(s, g);
 	for (int32_t fid = s->pt[g].req_head; fid >= 0; fid = s->fifo[fid].rnext) {
-		uint32_t gin = (uint32_t)fid >> vsh;
+		uint32_t gin = BPORT(s, (uint32_t)fid);
 		if (s->pt[gin].in_busy)
 			continue;
 		struct pkt *p = &s->pk[s->fifo[fid].head];
 		if (s->pt[g].kind != 2 &&
-		    s->credits[(size_t)g << vsh | p->vl_next] < (int32_t)p->bytes) {
+		    s->credits[BI(s, g, p->vl_next)] < (int32_t)p->bytes) {
 			mark_stall(s, p);
 			*stalled = 1;
 			continue;
@@ -770,9 +802,10 @@ static int32_t arb_pick(struct psim *s, uint32_t g, int *stalled)
 			uint32_t d = lp + P - s->pt[g].rr - 1u; /* (lp - rr - 1) mod P */
 			if (d >= P)
 				d -= P;
-			key = (uint64_t)d * V + ((uint32_t)fid & ((1u << vsh) - 1));
+			key = (uint64_t)d * V + BVL(s, (uint32_t)fid);
 		}
-		if (key < bkey || (key == bkey && fid < best)) {
+		if (key < bkey ||
+		    (key == bkey && BRANK(s, (uint32_t)fid) < BRANK(s, (uint32_t)best))) {
 			bkey = key;
 			best = fid;
 		}
@@ -784,7 +817,6 @@ static int32_t arb_pick(struct psim *s, uint32_t g, int *stalled)
  * to that input. */
 static int arb_take(struct psim *s, uint32_t g, int32_t best, int upd)
 {
-	uint32_t vsh = s->vsh;
 	struct fifo *q = &s->fifo[best];
 	int32_t i = q->head;
 	req_del(s, (uint32_t)best, g);
@@ -795,10 +827,10 @@ static int arb_take(struct psim *s, uint32_t g, int32_t best, int upd)
 	if (q->head != PK_NONE)
 		req_add(s, (uint32_t)best);
 	else
-		s->pt[(uint32_t)best >> vsh].vmask &=
-			(uint16_t) ~(1u << ((uint32_t)best & ((1u << vsh) - 1)));
+		s->pt[BPORT(s, (uint32_t)best)].vmask &=
+			(uint16_t) ~(1u << BVL(s, (uint32_t)best));
 	if (upd)
-		s->pt[g].rr = (uint16_t)(((uint32_t)best >> vsh) - s->pt[g].base);
+		s->pt[g].rr = (uint16_t)(BPORT(s, (uint32_t)best) - s->pt[g].base);
 	return transmit(s, g, best, i);
 }
 
@@ -826,7 +858,7 @@ static int arb_out(struct psim *s, uint32_t g)
  * grants accepted in the first round. */
 static int arb_islip(struct psim *s, uint32_t g0)
 {
-	uint32_t base = s->pt[g0].base, P = s->pt[g0].P, vsh = s->vsh;
+	uint32_t base = s->pt[g0].base, P = s->pt[g0].P;
 	int32_t *grant = s->isl_grant;
 	int rc = 0;
 	for (int it = 0; it < s->o->islip_iters && !rc; it++) {
@@ -851,7 +883,7 @@ static int arb_islip(struct psim *s, uint32_t g0)
 			uint32_t pick = 0;
 			uint64_t bkey = UINT64_MAX;
 			for (uint32_t op = 1; op < P; op++) {
-				if (grant[op] < 0 || ((uint32_t)grant[op] >> vsh) != gin)
+				if (grant[op] < 0 || BPORT(s, (uint32_t)grant[op]) != gin)
 					continue;
 				uint64_t key;
 				if (s->o->arb == IBF_PSIM_ARB_AGE) {
@@ -1138,7 +1170,7 @@ static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid)
 static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
 {
 	uint32_t up = (uint32_t)s->pt[gin].peer;
-	return credits_return(s, up, up << s->vsh | vl, s->now + s->pt[up].prop, bytes);
+	return credits_return(s, up, BI(s, up, vl), s->now + s->pt[up].prop, bytes);
 }
 
 /* Route packet i that arrived at switch input gin; 0 when it has an output. */
@@ -1179,7 +1211,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 		drop_pkt(s, i);
 		return rc;
 	}
-	uint32_t fid = gin << s->vsh | p->vl;
+	uint32_t fid = BI(s, gin, p->vl);
 	struct fifo *q = &s->fifo[fid];
 	p->next = PK_NONE;
 	if (q->tail != PK_NONE)
@@ -1202,16 +1234,16 @@ static int ev_txdone(struct psim *s, uint32_t g)
 	int32_t fid = s->pt[g].cur_fid;
 	if (fid < 0)
 		return arb_host(s, (uint32_t)s->pt[g].host_of);
-	uint32_t vsh = s->vsh, gin = (uint32_t)fid >> vsh;
+	uint32_t gin = BPORT(s, (uint32_t)fid);
 	s->pt[gin].in_busy = 0;
-	int rc = give_credit(s, gin, (uint8_t)((uint32_t)fid & ((1u << vsh) - 1)),
+	int rc = give_credit(s, gin, (uint8_t)BVL(s, (uint32_t)fid),
 			     s->pt[g].cur_bytes);
 	if (!rc)
 		rc = arb_out(s, g);
 	/* the input is free again: its other heads may go now */
 	for (unsigned m = s->pt[gin].vmask; m && !rc && !s->pt[gin].in_busy; m &= m - 1) {
 		/* m is a snapshot: an arbitration above may have emptied a FIFO */
-		int32_t h = s->fifo[gin << vsh | (uint32_t)__builtin_ctz(m)].head;
+		int32_t h = s->fifo[BI(s, gin, (uint32_t)__builtin_ctz(m))].head;
 		if (h != PK_NONE && s->pk[h].out != g)
 			rc = arb_out(s, s->pk[h].out);
 	}
@@ -1965,22 +1997,26 @@ static int64_t waits_on(const struct psim *s, uint32_t fid)
 		return -1;
 	const struct pkt *p = &s->pk[h];
 	uint32_t g = p->out;
-	if (s->pt[g].kind == 2 || s->credits[(size_t)g << s->vsh | p->vl_next] >= (int32_t)p->bytes)
+	if (s->pt[g].kind == 2 || s->credits[BI(s, g, p->vl_next)] >= (int32_t)p->bytes)
 		return -1;
-	return (int64_t)s->pt[g].peer << s->vsh | p->vl_next;
+	return (int64_t)BI(s, (uint32_t)s->pt[g].peer, p->vl_next);
 }
 
 /* Find a cycle of buffers waiting on each other (each buffer waits on at
  * most one other: follow the chain from every non-empty buffer). */
 static int find_cycle(struct psim *s)
 {
-	size_t nf = (size_t)s->np << s->vsh;
+	size_t nf = (size_t)s->V << s->psh;
 	uint32_t *mark = calloc(nf, sizeof(*mark));
 	if (!mark)
 		return IBF_ENOMEM;
 	uint32_t walk = 0;
 	int64_t start = -1;
-	for (size_t f0 = 0; f0 < nf && start < 0; f0++) {
+	/* buffers in port-major order */
+	for (size_t r = 0; r < ((size_t)s->np << s->vsh) && start < 0; r++) {
+		if ((r & ((1u << s->vsh) - 1)) >= s->V)
+			continue;
+		size_t f0 = BI(s, (uint32_t)(r >> s->vsh), (uint32_t)(r & ((1u << s->vsh) - 1)));
 		if (mark[f0] || s->fifo[f0].head == PK_NONE)
 			continue;
 		walk++;
@@ -2008,13 +2044,13 @@ static int find_cycle(struct psim *s)
 	s->res->cycle_len = keep;
 	x = start;
 	for (uint32_t k = 0; k < keep; k++) {
-		uint32_t gin = (uint32_t)x >> s->vsh, up = (uint32_t)s->pt[gin].peer;
+		uint32_t gin = BPORT(s, (uint32_t)x), up = (uint32_t)s->pt[gin].peer;
 		struct ibf_psim_buf *b = &s->res->cycle[k];
 		b->node = (int32_t)s->node_of[gin];
 		b->port = (uint8_t)(gin - s->f->nodes[b->node].port_off);
 		b->from_node = (int32_t)s->node_of[up];
 		b->from_port = (uint8_t)(up - s->f->nodes[b->from_node].port_off);
-		b->vl = (uint8_t)((uint32_t)x & ((1u << s->vsh) - 1));
+		b->vl = (uint8_t)BVL(s, (uint32_t)x);
 		b->pkts = 0;
 		for (int32_t i = s->fifo[x].head; i != PK_NONE; i = s->pk[i].next)
 			b->pkts++;
@@ -2169,20 +2205,25 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 static int setup_alloc(struct psim *s, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = s->f;
-	uint32_t np = f->nports_total, VS = 1u << s->vsh;
+	uint32_t np = f->nports_total;
 	s->np = np;
+	while ((1u << s->psh) < np)
+		s->psh++;
+	s->pmask = (1u << s->psh) - 1;
+	size_t nb = (size_t)s->V << s->psh;
 	s->pt = aligned_alloc(64, (np ? np : 1) * sizeof(*s->pt));
 	if (s->pt)
 		memset(s->pt, 0, (np ? np : 1) * sizeof(*s->pt));
 	s->node_of = malloc((size_t)np * sizeof(*s->node_of));
-	s->credits = calloc((size_t)np * VS, sizeof(*s->credits));
-	s->fifo = aligned_alloc(64, ((size_t)np * VS * sizeof(*s->fifo) + 63) / 64 * 64);
+	s->credits = calloc(nb, sizeof(*s->credits));
+	s->fifo = aligned_alloc(64, (nb * sizeof(*s->fifo) + 63) / 64 * 64);
 	s->link_bytes = calloc(np, sizeof(*s->link_bytes));
 	s->host = calloc(np ? np : 1, sizeof(*s->host));
 	if (!s->pt || !s->node_of || !s->credits || !s->fifo || !s->link_bytes || !s->host)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	for (size_t k = 0; k < (size_t)np * VS; k++)
-		s->fifo[k] = (struct fifo){ PK_NONE, PK_NONE, -1, -1 };
+	for (uint32_t v = 0; v < s->V; v++)
+		for (uint32_t g = 0; g < np; g++)
+			s->fifo[BI(s, g, v)] = (struct fifo){ PK_NONE, PK_NONE, -1, -1 };
 	for (uint32_t n = 0; n < f->nnodes; n++) {
 		const struct ibf_node *nd = &f->nodes[n];
 		for (uint32_t p = 0; p <= nd->nports; p++)
@@ -2201,7 +2242,7 @@ static uint64_t setup_links(struct psim *s, const struct ibf_sim_net *net)
 {
 	const struct ibf_fabric *f = s->f;
 	const struct ibf_psim_opts *o = s->o;
-	uint32_t V = s->V, VS = 1u << s->vsh;
+	uint32_t V = s->V;
 	uint64_t slowest = 0;
 	for (uint32_t g = 0; g < s->np; g++) {
 		s->pt[g].peer = -1;
@@ -2234,7 +2275,7 @@ static uint64_t setup_links(struct psim *s, const struct ibf_sim_net *net)
 			slowest = s->pt[g].ser;
 		if (s->pt[g].kind != 2)
 			for (uint32_t v = 0; v < V; v++)
-				s->credits[(size_t)g * VS + v] = (int32_t)o->buf_bytes;
+				s->credits[BI(s, g, v)] = (int32_t)o->buf_bytes;
 	}
 	return slowest;
 }
@@ -2501,8 +2542,8 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			break;
 		case EV_CREDIT:
 			s.credits[e.a] += (int32_t)e.b;
-			if (!s.pt[e.a >> s.vsh].out_busy)
-				rc = arb_port(&s, e.a >> s.vsh);
+			if (!s.pt[BPORT(&s, e.a)].out_busy)
+				rc = arb_port(&s, BPORT(&s, e.a));
 			break;
 		case EV_DELIVER:
 			rc = ev_deliver(&s, (int32_t)e.a, e.b);
