@@ -1086,71 +1086,83 @@ static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
 static int rt_build(struct psim *s)
 {
 	const struct ibf_routes *r = s->r;
-	uint32_t nsw = r->nsw, stride = r->stride, ncls = 0, capc = 0;
-	uint8_t *cols = NULL; /* [class * nsw + sw], home entries 0 */
-	uint8_t *col = malloc(nsw ? nsw : 1);
+	uint32_t nsw = r->nsw, stride = r->stride, ncls = 0;
+	/* the host DLIDs (each once) and their home switches */
 	size_t nd = 0;
 	for (uint32_t h = 0; h < s->nh; h++)
 		nd += s->host[h].nlids;
+	uint32_t *dl = malloc((nd ? nd : 1) * sizeof(*dl));
+	uint32_t *hm = malloc((nd ? nd : 1) * sizeof(*hm));
+	s->dcls = malloc((stride ? stride : 1) * sizeof(*s->dcls));
+	s->dlast = calloc(stride ? stride : 1, 1);
+	s->chome = malloc((nd ? nd : 1) * sizeof(*s->chome));
+	if (!dl || !hm || !s->dcls || !s->dlast || !s->chome) {
+		free(dl);
+		free(hm);
+		return IBF_ENOMEM;
+	}
+	for (uint32_t k = 0; k < stride; k++)
+		s->dcls[k] = RT_NONE;
+	nd = 0;
+	for (uint32_t h = 0; h < s->nh; h++) {
+		const struct host *H = &s->host[h];
+		uint32_t home = (uint32_t)s->pt[s->pt[H->g].peer].sw;
+		for (uint32_t k = 0; k < H->nlids; k++) {
+			uint32_t dlid = H->lid + k;
+			if (dlid >= stride || s->dcls[dlid] != RT_NONE)
+				continue;
+			s->dcls[dlid] = 0; /* seen */
+			dl[nd] = dlid;
+			hm[nd++] = home;
+		}
+	}
+	/* their columns, one row per DLID (no larger than the LFT), copied
+	 * 64 switches at a time so the LFT is read row by row */
+	uint8_t *cm = malloc(nd * (size_t)nsw + 1);
 	uint32_t hsz = 16;
 	while (hsz < 2 * nd)
 		hsz *= 2;
 	int32_t *hash = malloc(hsz * sizeof(*hash));
-	s->dcls = malloc((stride ? stride : 1) * sizeof(*s->dcls));
-	s->dlast = calloc(stride ? stride : 1, 1);
-	int rc = col && hash && s->dcls && s->dlast ? 0 : IBF_ENOMEM;
+	uint32_t *rep = malloc((nd ? nd : 1) * sizeof(*rep)); /* a class's first DLID row */
+	int rc = cm && hash && rep ? 0 : IBF_ENOMEM;
+	for (uint32_t b0 = 0; b0 < nsw && !rc; b0 += 64) {
+		uint32_t b1 = b0 + 64 < nsw ? b0 + 64 : nsw;
+		for (size_t i = 0; i < nd; i++)
+			for (uint32_t sw = b0; sw < b1; sw++)
+				cm[i * nsw + sw] = r->lft[(size_t)sw * stride + dl[i]];
+	}
 	for (uint32_t k = 0; k < hsz && !rc; k++)
 		hash[k] = -1;
-	for (uint32_t k = 0; k < stride && !rc; k++)
-		s->dcls[k] = RT_NONE;
-	for (uint32_t h = 0; h < s->nh && !rc; h++) {
-		const struct host *H = &s->host[h];
-		uint32_t home = (uint32_t)s->pt[s->pt[H->g].peer].sw;
-		for (uint32_t k = 0; k < H->nlids && !rc; k++) {
-			uint32_t dlid = H->lid + k;
-			if (dlid >= stride || s->dcls[dlid] != RT_NONE)
-				continue;
-			uint64_t x = 1469598103934665603ull ^ home;
-			for (uint32_t sw = 0; sw < nsw; sw++) {
-				col[sw] = sw == home ? 0 : r->lft[(size_t)sw * stride + dlid];
-				x = (x ^ col[sw]) * 1099511628211ull;
-			}
-			uint32_t at = (uint32_t)(x ^ x >> 29) & (hsz - 1);
-			while (hash[at] >= 0 && (s->chome[hash[at]] != home ||
-						 memcmp(cols + (size_t)hash[at] * nsw, col, nsw)))
-				at = (at + 1) & (hsz - 1);
-			if (hash[at] < 0) {
-				if (ncls == capc) {
-					uint32_t c = capc ? capc * 2 : 64;
-					uint8_t *xc = realloc(cols, (size_t)c * (nsw ? nsw : 1));
-					uint32_t *xh = realloc(s->chome, c * sizeof(*xh));
-					if (xc)
-						cols = xc;
-					if (xh)
-						s->chome = xh;
-					if (!xc || !xh) {
-						rc = IBF_ENOMEM;
-						break;
-					}
-					capc = c;
-				}
-				memcpy(cols + (size_t)ncls * nsw, col, nsw);
-				s->chome[ncls] = home;
-				hash[at] = (int32_t)ncls++;
-			}
-			s->dcls[dlid] = (uint32_t)hash[at];
-			s->dlast[dlid] = r->lft[(size_t)home * stride + dlid];
+	for (size_t i = 0; i < nd && !rc; i++) {
+		uint8_t *col = cm + i * nsw;
+		s->dlast[dl[i]] = col[hm[i]];
+		col[hm[i]] = 0; /* the home entry is the DLID's own */
+		uint64_t x = 1469598103934665603ull ^ hm[i];
+		for (uint32_t sw = 0; sw < nsw; sw++)
+			x = (x ^ col[sw]) * 1099511628211ull;
+		uint32_t at = (uint32_t)(x ^ x >> 29) & (hsz - 1);
+		while (hash[at] >= 0 &&
+		       (s->chome[hash[at]] != hm[i] ||
+			memcmp(cm + (size_t)rep[hash[at]] * nsw, col, nsw)))
+			at = (at + 1) & (hsz - 1);
+		if (hash[at] < 0) {
+			s->chome[ncls] = hm[i];
+			rep[ncls] = (uint32_t)i;
+			hash[at] = (int32_t)ncls++;
 		}
+		s->dcls[dl[i]] = (uint32_t)hash[at];
 	}
 	if (!rc && !(s->ctab = malloc((size_t)nsw * (ncls ? ncls : 1))))
 		rc = IBF_ENOMEM;
 	for (uint32_t c = 0; c < ncls && !rc; c++)
 		for (uint32_t sw = 0; sw < nsw; sw++)
-			s->ctab[(size_t)sw * ncls + c] = cols[(size_t)c * nsw + sw];
+			s->ctab[(size_t)sw * ncls + c] = cm[(size_t)rep[c] * nsw + sw];
 	s->ncls = ncls;
-	free(cols);
-	free(col);
+	free(cm);
 	free(hash);
+	free(rep);
+	free(dl);
+	free(hm);
 	return rc;
 }
 
