@@ -244,6 +244,8 @@ struct psim {
 	uint64_t lt[NLANES], lsk[NLANES];
 	struct lane lane[NLANES];
 	uint32_t nlanes;
+	uint8_t lh[NLANES]; /* the non-empty lanes, a binary heap by their head */
+	uint32_t nlh;
 	uint64_t lkey[64]; /* delay -> lane: open addressing, lidx -1 free */
 	int8_t lidx[64];
 	uint64_t lcd[16]; /* per event type: the delay of its last lane push, */
@@ -450,6 +452,41 @@ static inline int lane_of(struct psim *s, uint64_t d)
 	return (int)s->nlanes++;
 }
 
+static inline int lane_less(const struct psim *s, uint32_t x, uint32_t y)
+{
+	return s->lt[x] < s->lt[y] || (s->lt[x] == s->lt[y] && s->lsk[x] < s->lsk[y]);
+}
+
+/* Lane heap: the lane at position k may be ahead of its parent. */
+static inline void lh_up(struct psim *s, uint32_t k)
+{
+	uint8_t l = s->lh[k];
+	while (k > 0 && lane_less(s, l, s->lh[(k - 1) / 2])) {
+		s->lh[k] = s->lh[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	s->lh[k] = l;
+}
+
+/* Lane heap: the root's head moved back (or the root was replaced). */
+static inline void lh_down(struct psim *s)
+{
+	uint32_t n = s->nlh, k = 0;
+	uint8_t l = s->lh[0];
+	for (;;) {
+		uint32_t c = 2 * k + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && lane_less(s, s->lh[c + 1], s->lh[c]))
+			c++;
+		if (!lane_less(s, s->lh[c], l))
+			break;
+		s->lh[k] = s->lh[c];
+		k = c;
+	}
+	s->lh[k] = l;
+}
+
 static int lane_grow(struct lane *L)
 {
 	uint32_t cap = L->mask ? (L->mask + 1) * 2 : 1024;
@@ -497,6 +534,8 @@ static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
 	if (!L->n++) {
 		s->lt[l] = t;
 		s->lsk[l] = sk;
+		s->lh[s->nlh++] = (uint8_t)l;
+		lh_up(s, s->nlh - 1);
 	}
 	s->nev++;
 	return 0;
@@ -507,14 +546,8 @@ static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
  * it never passes an event still to be pushed. */
 static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *out)
 {
-	int bl = -1;
-	uint64_t bt = UINT64_MAX, bsk = UINT64_MAX;
-	for (uint32_t l = 0; l < s->nlanes; l++)
-		if (s->lt[l] < bt || (s->lt[l] == bt && s->lsk[l] < bsk)) {
-			bt = s->lt[l];
-			bsk = s->lsk[l];
-			bl = (int)l;
-		}
+	int bl = s->nlh ? s->lh[0] : -1;
+	uint64_t bt = bl >= 0 ? s->lt[bl] : UINT64_MAX, bsk = bl >= 0 ? s->lsk[bl] : UINT64_MAX;
 	while (s->qcur == PK_NONE && (s->qinb || s->qover.n)) {
 		uint64_t nb = s->qinb ? s->qbase + (1ull << s->qws)
 				      : s->qover.v[0].t >> s->qws << s->qws;
@@ -548,7 +581,10 @@ static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *
 			s->lsk[bl] = L->v[L->head].sk;
 		} else {
 			s->lt[bl] = s->lsk[bl] = UINT64_MAX;
+			s->lh[0] = s->lh[--s->nlh];
 		}
+		if (s->nlh)
+			lh_down(s);
 		s->nev--;
 		return 0;
 	}
