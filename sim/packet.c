@@ -1257,7 +1257,9 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
  * next packet no earlier than next[j]: its bytes become available at the
  * cap, a packet once its payload is.  With capped messages in the phase,
  * npk[j] counts each message's packets not delivered yet and bydst (per
- * host, sorted by stream_cmp) finds a delivered packet's message. */
+ * host, sorted by stream_cmp) finds a delivered packet's message.  gen[h]:
+ * host h has an EV_GEN pending (one chain of generation events per host,
+ * across phases too). */
 struct pdst {
 	uint32_t dst, j;
 	double gbps;
@@ -1274,6 +1276,7 @@ struct pstream {
 	uint64_t *next;	    /* ps: capped messages, earliest next packet */
 	uint64_t *npk;	    /* packets not delivered (phases with caps) */
 	struct pdst *bydst; /* [off[h], off[h + 1]) by destination */
+	uint8_t *gen;	    /* per host: an EV_GEN pending */
 	uint32_t ncap;	    /* capped messages in the phase */
 	uint32_t el_left;   /* uncapped messages not delivered (phases with caps) */
 	struct ibf_psim_phase_caps *caps;
@@ -1300,6 +1303,13 @@ static int stream_cmp(const void *a, const void *b)
 		return x->gbps > y->gbps ? -1 : 1;
 	}
 	return x->j < y->j ? -1 : x->j > y->j;
+}
+
+/* Host h's next generation event at t: the host's only one pending. */
+static int stream_push_gen(struct psim *s, uint32_t h, uint64_t t)
+{
+	s->st->gen[h] = 1;
+	return push(s, t, EV_GEN, h, 0);
 }
 
 static int stream_start(struct psim *s)
@@ -1343,11 +1353,14 @@ static int stream_start(struct psim *s)
 				qsort(st->bydst + st->off[h], st->off[h + 1] - st->off[h],
 				      sizeof(*st->bydst), stream_cmp);
 	}
+	/* a host whose generation event of the previous phase is still
+	 * pending (its pacing gap after its last packet, at a low load) starts
+	 * the phase there: a second event would double its rate */
 	int rc = 0;
 	for (uint32_t h = 0; h < s->nh && !rc; h++) {
 		st->cur[h] = st->off[h];
-		if (st->off[h + 1] > st->off[h])
-			rc = push(s, s->now, EV_GEN, h, 0);
+		if (st->off[h + 1] > st->off[h] && !st->gen[h])
+			rc = stream_push_gen(s, h, s->now);
 	}
 	/* a phase without packets ends at once */
 	return rc ? rc : st->pending ? 0 : stream_done(s, NULL);
@@ -1363,6 +1376,7 @@ static int stream_gen(struct psim *s, uint32_t h)
 	uint32_t a = st->off[h], b = st->off[h + 1], j = st->cur[h];
 	uint64_t wake = UINT64_MAX;
 	uint32_t n = 0;
+	st->gen[h] = 0; /* this one */
 	for (; n < b - a; n++, j = j + 1 < b ? j + 1 : a) {
 		if (!st->left[j])
 			continue;
@@ -1373,9 +1387,9 @@ static int stream_gen(struct psim *s, uint32_t h)
 	}
 	if (n == b - a)
 		/* all sent: the host waits for the next phase; or for a cap */
-		return wake == UINT64_MAX ? 0 : push(s, wake, EV_GEN, h, 0);
+		return wake == UINT64_MAX ? 0 : stream_push_gen(s, h, wake);
 	if (H->qlen >= s->o->srcq_max)
-		return push(s, s->now + H->gap_ps, EV_GEN, h, 0);
+		return stream_push_gen(s, h, s->now + H->gap_ps);
 	uint32_t mtu = s->o->mtu_payload;
 	uint32_t pay = st->left[j] < mtu ? (uint32_t)st->left[j] : mtu;
 	st->left[j] -= pay;
@@ -1385,7 +1399,7 @@ static int stream_gen(struct psim *s, uint32_t h)
 	st->cur[h] = j + 1 < b ? j + 1 : a;
 	uint32_t bytes = pay + s->o->hdr_bytes;
 	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
-	int rc = push(s, s->now + (gap ? gap : 1), EV_GEN, h, 0);
+	int rc = stream_push_gen(s, h, s->now + (gap ? gap : 1));
 	return rc ? rc : host_send(s, h, st->dst[j], bytes);
 }
 
@@ -1505,10 +1519,11 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 		st->next = malloc(nm * sizeof(*st->next));
 		st->npk = malloc(nm * sizeof(*st->npk));
 		st->bydst = malloc(nm * sizeof(*st->bydst));
+		st->gen = calloc(s->nh ? s->nh : 1, sizeof(*st->gen));
 		st->caps = calloc(in->nphases, sizeof(*st->caps));
 	}
 	if (!st || !st->off || !st->cur || !st->dst || !st->left || !st->done_ns || !st->mk ||
-	    !st->gbps || !st->next || !st->npk || !st->bydst || !st->caps)
+	    !st->gbps || !st->next || !st->npk || !st->bydst || !st->gen || !st->caps)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (uint32_t k = 0; k < in->nphases; k++) {
 		st->done_ns[k] = -1;
@@ -1550,6 +1565,7 @@ static void stream_free(struct psim *s)
 	free(s->st->next);
 	free(s->st->npk);
 	free(s->st->bydst);
+	free(s->st->gen);
 	free(s->st->caps);
 	free(s->st);
 	s->st = NULL;

@@ -678,6 +678,48 @@ static void test_stream_caps_shared_pair(void)
 	ibf_fabric_free(f);
 }
 
+/* Message streams at load 0.2 on one switch: a host sends a full packet
+ * (327.68 ns) every 1638.4 ns.  Phase 0 is one packet host 0 -> 1, sent at
+ * 0 and delivered at 150 + 327.68 + 50 = 527.68 ns, before host 0's next
+ * generation event at 1638.4 ns: that event starts host 0's ten packets of
+ * phase 1 (a second one at the phase start would make two chains and
+ * double the host's rate), which go at 1638.4 x 1..10 ns, the last one
+ * delivered 527.68 ns later: phase 1 lasts 16384 ns.  Phase 2 (host 1 ->
+ * 0) has no event pending and starts at once. */
+static void test_stream_low_load(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = {
+		{ 0, 1, 4032, 0 },
+		{ 0, 1, 40320, 0 },
+		{ 1, 0, 4032, 0 },
+	};
+	uint32_t off[] = { 0, 1, 2, 3 };
+	struct ibf_psim_stream st = { 3, off, msg };
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.2;
+	o.warmup_ns = 0;
+	o.measure_ns = 1e6;
+	o.stream = &st;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 3);
+	TT_REQUIRE(res.phase_ns != NULL);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - 527.68) < 0.01, "phase 0 %.3f", res.phase_ns[0]);
+	TT_CHECK_MSG(fabs(res.phase_ns[1] - 10 * 1638.4) < 0.01, "phase 1 %.3f", res.phase_ns[1]);
+	TT_CHECK_MSG(fabs(res.phase_ns[2] - 527.68) < 0.01, "phase 2 %.3f", res.phase_ns[2]);
+	TT_EQ_INT(res.generated, 1 + 10 + 1);
+	TT_EQ_INT(res.delivered, 1 + 10 + 1);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* Per-VL queues inside the node: a 2 Gb/s NIC link and small bounded
  * queues.  With one VL the accelerators' links block behind the packets
  * for the NIC (head-of-line blocking) and intra-node traffic starves; with
@@ -841,6 +883,7 @@ int main(void)
 	TT(test_streams);
 	TT(test_stream_caps);
 	TT(test_stream_caps_shared_pair);
+	TT(test_stream_low_load);
 	TT(test_node_vls);
 	TT(test_acc_pkt);
 	TT(test_islip);
