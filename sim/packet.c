@@ -122,6 +122,7 @@ struct pkt {
 	int32_t cargo; /* node model: its intra-node packets (list) */
 	uint32_t cls;  /* column class of dlid in the compressed tables, RT_NONE */
 	uint32_t home; /* switch of the destination's end port */
+	uint32_t msg;  /* message streams: its message in the phase (stream_tag) */
 } __attribute__((aligned(64)));
 _Static_assert(sizeof(struct pkt) == 64, "a packet fills one cache line");
 
@@ -1041,6 +1042,7 @@ static int dpush(double **a, size_t *n, size_t *cap, double v)
 static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes);
 static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid);
 static int stream_gen(struct psim *s, uint32_t h);
+static void stream_tag(const struct psim *s, struct pkt *p);
 
 static int ev_gen(struct psim *s, uint32_t h)
 {
@@ -1089,6 +1091,8 @@ static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
 	p->birth = now;
 	p->next = PK_NONE;
 	p->src = h;
+	if (s->st)
+		stream_tag(s, p);
 	pk_dest(s, p, d, s->host[d].lid + layer);
 	p->bytes = (uint16_t)bytes;
 	p->cargo = PK_NONE;
@@ -1336,12 +1340,9 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
  * turn from cur[h].  A message with a rate cap (gbps[j] > 0) sends its
  * next packet no earlier than next[j]: its bytes become available at the
  * cap, a packet once its payload is.  With capped messages in the phase,
- * npk[j] counts each message's packets not delivered yet and bydst (per
- * host, sorted by stream_cmp) finds a delivered packet's message. */
-struct pdst {
-	uint32_t dst, j;
-	double gbps;
-};
+ * npk[j] counts each message's packets not delivered yet; a packet carries
+ * its message j (pkt.msg).  gen[h]: host h has an EV_GEN pending (one
+ * chain of generation events per host, across phases too). */
 struct pstream {
 	uint32_t phase;
 	uint64_t start;	  /* ps, the phase's start */
@@ -1349,13 +1350,14 @@ struct pstream {
 	uint32_t *off, *cur, *dst;
 	uint64_t *left;
 	double *done_ns;
-	uint32_t *mk;	    /* message index in the input */
-	double *gbps;	    /* cap, payload Gb/s (0: none) */
-	uint64_t *next;	    /* ps: capped messages, earliest next packet */
-	uint64_t *npk;	    /* packets not delivered (phases with caps) */
-	struct pdst *bydst; /* [off[h], off[h + 1]) by destination */
-	uint32_t ncap;	    /* capped messages in the phase */
-	uint32_t el_left;   /* uncapped messages not delivered (phases with caps) */
+	uint32_t *mk;	  /* message index in the input */
+	double *gbps;	  /* cap, payload Gb/s (0: none) */
+	uint64_t *next;	  /* ps: capped messages, earliest next packet */
+	uint64_t *npk;	  /* packets not delivered (phases with caps) */
+	uint8_t *gen;	  /* per host: an EV_GEN pending */
+	uint32_t sending; /* the message stream_gen packetises (stream_tag) */
+	uint32_t ncap;	  /* capped messages in the phase */
+	uint32_t el_left; /* uncapped messages not delivered (phases with caps) */
 	struct ibf_psim_phase_caps *caps;
 };
 
@@ -1367,19 +1369,18 @@ static uint64_t stream_pace(double gbps, uint32_t pay)
 	return ps < 1e18 ? (uint64_t)ps : (uint64_t)1e18;
 }
 
-/* By destination; for one destination the uncapped messages first, then
- * the higher caps (the order their packets are credited in), then j. */
-static int stream_cmp(const void *a, const void *b)
+/* Host h's next generation event at t: the host's only one pending. */
+static int stream_push_gen(struct psim *s, uint32_t h, uint64_t t)
 {
-	const struct pdst *x = a, *y = b;
-	if (x->dst != y->dst)
-		return x->dst < y->dst ? -1 : 1;
-	if (x->gbps != y->gbps) {
-		if (!(x->gbps > 0) || !(y->gbps > 0))
-			return !(x->gbps > 0) ? -1 : 1;
-		return x->gbps > y->gbps ? -1 : 1;
-	}
-	return x->j < y->j ? -1 : x->j > y->j;
+	s->st->gen[h] = 1;
+	return push(s, t, EV_GEN, h, 0);
+}
+
+/* host_send: the packet it creates belongs to the message stream_gen
+ * packetises. */
+static void stream_tag(const struct psim *s, struct pkt *p)
+{
+	p->msg = s->st->sending;
 }
 
 static int stream_start(struct psim *s)
@@ -1415,19 +1416,14 @@ static int stream_start(struct psim *s)
 		}
 	}
 	st->el_left = (b - a) - st->ncap;
-	if (st->ncap) {
-		for (uint32_t j = 0; j < b - a; j++)
-			st->bydst[j] = (struct pdst){ st->dst[j], j, st->gbps[j] };
-		for (uint32_t h = 0; h < s->nh; h++)
-			if (st->off[h + 1] - st->off[h] > 1)
-				qsort(st->bydst + st->off[h], st->off[h + 1] - st->off[h],
-				      sizeof(*st->bydst), stream_cmp);
-	}
+	/* a host whose generation event of the previous phase is still
+	 * pending (its pacing gap after its last packet, at a low load) starts
+	 * the phase there: a second event would double its rate */
 	int rc = 0;
 	for (uint32_t h = 0; h < s->nh && !rc; h++) {
 		st->cur[h] = st->off[h];
-		if (st->off[h + 1] > st->off[h])
-			rc = push(s, s->now, EV_GEN, h, 0);
+		if (st->off[h + 1] > st->off[h] && !st->gen[h])
+			rc = stream_push_gen(s, h, s->now);
 	}
 	/* a phase without packets ends at once */
 	return rc ? rc : st->pending ? 0 : stream_done(s, NULL);
@@ -1443,6 +1439,7 @@ static int stream_gen(struct psim *s, uint32_t h)
 	uint32_t a = st->off[h], b = st->off[h + 1], j = st->cur[h];
 	uint64_t wake = UINT64_MAX;
 	uint32_t n = 0;
+	st->gen[h] = 0; /* this one */
 	for (; n < b - a; n++, j = j + 1 < b ? j + 1 : a) {
 		if (!st->left[j])
 			continue;
@@ -1453,9 +1450,9 @@ static int stream_gen(struct psim *s, uint32_t h)
 	}
 	if (n == b - a)
 		/* all sent: the host waits for the next phase; or for a cap */
-		return wake == UINT64_MAX ? 0 : push(s, wake, EV_GEN, h, 0);
+		return wake == UINT64_MAX ? 0 : stream_push_gen(s, h, wake);
 	if (H->qlen >= s->o->srcq_max)
-		return push(s, s->now + H->gap_ps, EV_GEN, h, 0);
+		return stream_push_gen(s, h, s->now + H->gap_ps);
 	uint32_t mtu = s->o->mtu_payload;
 	uint32_t pay = st->left[j] < mtu ? (uint32_t)st->left[j] : mtu;
 	st->left[j] -= pay;
@@ -1465,40 +1462,19 @@ static int stream_gen(struct psim *s, uint32_t h)
 	st->cur[h] = j + 1 < b ? j + 1 : a;
 	uint32_t bytes = pay + s->o->hdr_bytes;
 	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
-	int rc = push(s, s->now + (gap ? gap : 1), EV_GEN, h, 0);
+	int rc = stream_push_gen(s, h, s->now + (gap ? gap : 1));
+	st->sending = j;
 	return rc ? rc : host_send(s, h, st->dst[j], bytes);
 }
 
 /* Packet p of the phase was delivered or dropped: with caps in the phase,
- * a message of its source and destination counts it.  Packets carry no
- * message: when several messages share both ends, the one with the most
- * packets in flight (sent, not counted yet) is credited, the first in
- * stream_cmp's order on a tie (uncapped before capped). */
+ * its message counts it (a phase ends only when all its packets are in, so
+ * p->msg is an index of the current phase). */
 static void stream_msg_done(struct psim *s, const struct pkt *p)
 {
 	struct pstream *st = s->st;
-	uint32_t lo = st->off[p->src], hi = st->off[p->src + 1];
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (st->bydst[mid].dst < p->dst)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	uint32_t end = st->off[p->src + 1], mtu = s->o->mtu_payload;
-	uint32_t j = UINT32_MAX;
-	uint64_t most = 0;
-	for (; lo < end && st->bydst[lo].dst == p->dst; lo++) {
-		uint32_t m = st->bydst[lo].j;
-		if (!st->npk[m])
-			continue;
-		uint64_t fly = st->npk[m] - (st->left[m] + mtu - 1) / mtu;
-		if (j == UINT32_MAX || fly > most) {
-			j = m;
-			most = fly;
-		}
-	}
-	if (j == UINT32_MAX || --st->npk[j])
+	uint32_t j = p->msg;
+	if (--st->npk[j])
 		return;
 	struct ibf_psim_phase_caps *c = &st->caps[st->phase];
 	double ns = (double)(s->now - st->start) / 1000.0;
@@ -1584,11 +1560,11 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 		st->gbps = malloc(nm * sizeof(*st->gbps));
 		st->next = malloc(nm * sizeof(*st->next));
 		st->npk = malloc(nm * sizeof(*st->npk));
-		st->bydst = malloc(nm * sizeof(*st->bydst));
+		st->gen = calloc(s->nh ? s->nh : 1, sizeof(*st->gen));
 		st->caps = calloc(in->nphases, sizeof(*st->caps));
 	}
 	if (!st || !st->off || !st->cur || !st->dst || !st->left || !st->done_ns || !st->mk ||
-	    !st->gbps || !st->next || !st->npk || !st->bydst || !st->caps)
+	    !st->gbps || !st->next || !st->npk || !st->gen || !st->caps)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (uint32_t k = 0; k < in->nphases; k++) {
 		st->done_ns[k] = -1;
@@ -1629,7 +1605,7 @@ static void stream_free(struct psim *s)
 	free(s->st->gbps);
 	free(s->st->next);
 	free(s->st->npk);
-	free(s->st->bydst);
+	free(s->st->gen);
 	free(s->st->caps);
 	free(s->st);
 	s->st = NULL;
