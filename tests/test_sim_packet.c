@@ -446,6 +446,62 @@ static void test_pattern_traffic(void)
 	ibf_fabric_free(f);
 }
 
+/* The simulator compresses the tables per DLID column class: two hosts on
+ * one switch whose entries differ elsewhere must keep their own routes, and
+ * an entry at the home switch that leads to another end port must still
+ * drop the packet.  Two switches joined by two cables; h0 sends to h1 and
+ * h2 (both on sw1), sw0 sends h1 over cable 1 and h2 over cable 2. */
+static void test_table_classes(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	add_sw(f, 0);
+	add_sw(f, 1);
+	ibf_fabric_connect(f, 0, 1, 1, 1, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_connect(f, 0, 2, 1, 2, 4, IBF_SPEED_EDR, NULL);
+	add_host(f, 0, 0, 10, 4, IBF_SPEED_EDR);
+	add_host(f, 1, 1, 10, 4, IBF_SPEED_EDR);
+	add_host(f, 2, 1, 11, 4, IBF_SPEED_EDR);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	uint32_t lid[3];
+	for (int h = 0; h < 3; h++)
+		lid[h] = ibf_port(f, ibf_port(f, h ? 1 : 0, h == 2 ? 11 : 10)->peer_node, 1)->lid;
+	ibf_lft(&r, 0)[lid[1]] = 1;
+	ibf_lft(&r, 0)[lid[2]] = 2;
+	ibf_lft(&r, 1)[lid[0]] = 2;
+	/* uniform traffic: h0 sends half to h1 (cable 1), half to h2 (cable 2);
+	 * h1 and h2 send to h0 over sw1's port 2 */
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.4;
+	o.measure_ns = 400e3;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	uint32_t c1 = f->nodes[0].port_off + 1, c2 = f->nodes[0].port_off + 2;
+	TT_EQ_INT(res.unroutable, 0);
+	TT_CHECK_MSG(fabs(res.link_util[c1] - 0.2) < 0.03 && fabs(res.link_util[c2] - 0.2) < 0.03,
+		     "cable 1 %.3f, cable 2 %.3f", res.link_util[c1], res.link_util[c2]);
+	uint32_t b1 = f->nodes[1].port_off + 1, b2 = f->nodes[1].port_off + 2;
+	TT_CHECK_MSG(res.link_util[b1] < 1e-9 && fabs(res.link_util[b2] - 0.4) < 0.04,
+		     "back: cable 1 %.3f, cable 2 %.3f", res.link_util[b1], res.link_util[b2]);
+	/* sw1 hands h2's packets to h1's port: they are dropped there, h1's arrive */
+	ibf_lft(&r, 1)[lid[2]] = 10;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.unroutable > 0);
+	TT_CHECK(res.delivered > 0);
+	TT_CHECK_MSG(fabs(res.link_util[c2] - 0.2) < 0.03, "cable 2 %.3f", res.link_util[c2]);
+	/* h1's link carries what h0 and h2 send it, nothing meant for h2 */
+	uint32_t to_h1 = f->nodes[1].port_off + 10;
+	TT_CHECK_MSG(fabs(res.link_util[to_h1] - 0.4) < 0.04, "to h1 %.3f", res.link_util[to_h1]);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* A damaged fat tree (a missing leaf-spine cable, a host on a spine, a
  * host cable at 1x): D-mod-K tables still deliver everything, the missing
  * cable carries nothing, the degraded one runs at 25 Gb/s. */
@@ -884,6 +940,7 @@ int main(void)
 	TT(test_unroutable);
 	TT(test_node_model);
 	TT(test_pattern_traffic);
+	TT(test_table_classes);
 	TT(test_damaged_fattree);
 	TT(test_streams);
 	TT(test_stream_caps);
