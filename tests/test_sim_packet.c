@@ -547,6 +547,21 @@ static void test_damaged_fattree(void)
 	ibf_fabric_free(f);
 }
 
+/* Message streams st at `load`, from time 0, for up to 1 ms (o, res and
+ * err are set up here and left for the caller's further runs). */
+static int stream_run(const struct ibf_fabric *f, const struct ibf_routes *r,
+		      const struct ibf_psim_stream *st, double load, struct ibf_psim_opts *o,
+		      struct ibf_psim_result *res, struct ibf_error *err)
+{
+	ibf_psim_opts_default(o);
+	o->load = load;
+	o->warmup_ns = 0;
+	o->measure_ns = 1e6;
+	o->stream = st;
+	memset(res, 0, sizeof(*res));
+	return prun(f, r, NULL, NULL, o, res, err);
+}
+
 /* Message streams on one switch: phase 0 is one message of ten full
  * packets host 0 -> 1, paced at the link rate: the last tail reaches host 1
  * one cable + router + cable after the switch output finished ten packet
@@ -568,15 +583,9 @@ static void test_streams(void)
 	uint32_t off[] = { 0, 1, 3, 4 };
 	struct ibf_psim_stream st = { 3, off, msg };
 	struct ibf_psim_opts o;
-	ibf_psim_opts_default(&o);
-	o.load = 1.0;
-	o.warmup_ns = 0;
-	o.measure_ns = 1e6;
-	o.stream = &st;
 	struct ibf_psim_result res;
-	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
 	TT_EQ_INT(res.nphases, 3);
 	TT_EQ_INT(res.phases_done, 3);
 	TT_REQUIRE(res.phase_ns != NULL);
@@ -631,15 +640,9 @@ static void test_stream_caps(void)
 	uint32_t off[] = { 0, 2, 4 };
 	struct ibf_psim_stream st = { 2, off, msg };
 	struct ibf_psim_opts o;
-	ibf_psim_opts_default(&o);
-	o.load = 1.0;
-	o.warmup_ns = 0;
-	o.measure_ns = 1e6;
-	o.stream = &st;
 	struct ibf_psim_result res;
-	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 2);
 	TT_REQUIRE(res.phase_ns != NULL && res.phase_caps != NULL);
 	const struct ibf_psim_phase_caps *c = res.phase_caps;
@@ -708,15 +711,9 @@ static void test_stream_caps_shared_pair(void)
 	uint32_t off[] = { 0, 3 };
 	struct ibf_psim_stream st = { 1, off, msg };
 	struct ibf_psim_opts o;
-	ibf_psim_opts_default(&o);
-	o.load = 1.0;
-	o.warmup_ns = 0;
-	o.measure_ns = 1e6;
-	o.stream = &st;
 	struct ibf_psim_result res;
-	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 1);
 	const struct ibf_psim_phase_caps *c = res.phase_caps;
 	TT_EQ_INT(c[0].capped_done, 2);
@@ -760,15 +757,9 @@ static void test_stream_low_load(void)
 	uint32_t off[] = { 0, 1, 2, 3 };
 	struct ibf_psim_stream st = { 3, off, msg };
 	struct ibf_psim_opts o;
-	ibf_psim_opts_default(&o);
-	o.load = 0.2;
-	o.warmup_ns = 0;
-	o.measure_ns = 1e6;
-	o.stream = &st;
 	struct ibf_psim_result res;
-	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
-	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(stream_run(f, &r, &st, 0.2, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 3);
 	TT_REQUIRE(res.phase_ns != NULL);
 	TT_CHECK_MSG(fabs(res.phase_ns[0] - 527.68) < 0.01, "phase 0 %.3f", res.phase_ns[0]);
