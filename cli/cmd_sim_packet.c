@@ -59,6 +59,7 @@ enum {
 	O_STREAMS,
 	O_BYTES,
 	O_NODEVLS,
+	O_NODEVOQ,
 	O_ACCPKT,
 	O_ISLIP
 };
@@ -139,6 +140,10 @@ static const char sp_help[] =
 	"                    packet-rate limit; default 0)\n"
 	"  --node-vls 2      with --node-buf: intra- and inter-node packets on their own\n"
 	"                    VL inside the node (own FIFO and credits per queue)\n"
+	"  --node-voq        with --node-buf: the links into the intra-node switch keep\n"
+	"                    one queue per switch output (virtual output queues) and\n"
+	"                    serve them round-robin (no head-of-line blocking behind\n"
+	"                    a full output); combines with --node-vls 2\n"
 	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
 
 struct sp_args {
@@ -245,6 +250,7 @@ static const struct option sp_lo[] = {
 	{ "export-codes", required_argument, 0, O_CODES },
 	{ "streams", no_argument, 0, O_STREAMS },
 	{ "node-vls", required_argument, 0, O_NODEVLS },
+	{ "node-voq", no_argument, 0, O_NODEVOQ },
 	{ "acc-pkt-ns", required_argument, 0, O_ACCPKT },
 	{ "islip-iters", required_argument, 0, O_ISLIP },
 	{ "bytes", required_argument, 0, O_BYTES },
@@ -385,6 +391,9 @@ static int sp_other_opt(const char *prog, struct sp_args *a, int c)
 	case O_STREAMS:
 		a->streams = 1;
 		return 0;
+	case O_NODEVOQ:
+		a->o.node_voq = 1;
+		return 0;
 	case O_DEADLOCK:
 		a->deadlock = ibf_deadlock_from_name(optarg);
 		if (a->deadlock < 0)
@@ -483,6 +492,8 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		return cli_usage_error(prog, "--streams wants --traffic PATTERN");
 	if (a->bytes > 0 && !a->streams)
 		return cli_usage_error(prog, "--bytes goes with --streams");
+	if (a->o.node_voq && (!a->o.accels || !a->o.node_buf_bytes))
+		return cli_usage_error(prog, "--node-voq goes with --accels K and --node-buf B");
 	a->o.vls = (int)a->vls;
 	return 0;
 }

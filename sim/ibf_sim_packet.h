@@ -130,6 +130,14 @@ struct ibf_psim_opts {
 				  * link; 2: intra-node and inter-node packets on their own
 				  * VL, each with its own FIFO and node_buf_bytes of credits
 				  * per queue, the link serving the VLs in turn */
+	int node_voq;		 /* with node_buf_bytes: 1: the links into the intra-node
+				  * switch (accelerator up links, the link from the NIC)
+				  * keep one queue per output of the switch (virtual
+				  * output queues) and send, round-robin over the outputs,
+				  * the first head whose next queue has room; a full
+				  * output no longer holds back packets for the others.
+				  * Each such queue holds one node VL's packets, so it
+				  * combines with node_vls 2 (default 0: one FIFO per VL) */
 };
 void ibf_psim_opts_default(struct ibf_psim_opts *o);
 

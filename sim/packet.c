@@ -146,6 +146,14 @@ struct nlink {
 	uint64_t fixed;		    /* NIC processing: ps per packet instead of a rate */
 	uint32_t used[2];	    /* bytes queued for it or on it per VL (bounded queues only) */
 	uint8_t rrv;		    /* VL served last */
+	uint8_t rrd;		    /* node_voq: destination queue served last */
+	uint32_t nvq;		    /* node_voq: packets in its destination queues */
+};
+
+/* node model, node_voq: one queue of a link into the intra-node switch for
+ * one output of the switch (an accelerator's down link, or the NIC link) */
+struct nvq {
+	int32_t head, tail;
 };
 
 /* node model: a NIC's fabric packet under construction for one node */
@@ -280,6 +288,7 @@ struct psim {
 	struct nlink *nl;	       /* [nh * NL] */
 	struct agg *agg;	       /* [nh * nh] */
 	uint64_t *nic_used;	       /* [nh] bytes held by each NIC (aggregation + port queue) */
+	struct nvq *vq;		       /* node_voq: [nh * (K + 1) * (K + 1)], else NULL */
 	uint64_t *acc_gap;	       /* not per accelerator: one mean gap (ps) */
 	uint64_t win_intra, win_inter; /* payload bytes delivered in the window */
 	uint64_t agg_pkts, agg_seals;
@@ -1652,7 +1661,19 @@ static inline uint32_t nl_vl(const struct psim *s, const struct ipkt *p)
 
 static inline int nl_queued(const struct nlink *l)
 {
-	return l->qhead[0] != PK_NONE || l->qhead[1] != PK_NONE;
+	return l->qhead[0] != PK_NONE || l->qhead[1] != PK_NONE || l->nvq;
+}
+
+/* node_voq: the K + 1 destination queues of link L when it is one of the
+ * links into the intra-node switch (an accelerator's up link, the link
+ * from the NIC), else NULL.  Queue d < K feeds accelerator d's down link,
+ * queue K the link to the NIC. */
+static inline struct nvq *nl_voq(const struct psim *s, uint32_t L)
+{
+	uint32_t h = L / s->NL, j = L % s->NL, K = s->K;
+	if (!s->vq || (j >= K && j != 2 * K + 1))
+		return NULL;
+	return &s->vq[((size_t)h * (K + 1) + (j < K ? j : K)) * (K + 1)];
 }
 
 /* Node back-pressure (node_buf_bytes > 0): the bounded queue packet i
@@ -1717,19 +1738,38 @@ static int nl_start(struct psim *s, uint32_t L)
 {
 	struct nlink *l = &s->nl[L];
 	int32_t i = PK_NONE;
-	uint32_t v = 0;
-	/* the VLs in turn, starting after the one served last */
-	for (uint32_t k = 1; k <= 2 && i == PK_NONE; k++) {
-		v = (l->rrv + k) & 1u;
-		if (l->qhead[v] != PK_NONE && nl_room(s, L, l->qhead[v]))
-			i = l->qhead[v];
+	struct nvq *q = nl_voq(s, L);
+	if (q) {
+		/* the destinations in turn, starting after the one served
+		 * last: the first head with room downstream goes */
+		uint32_t D = s->K + 1, d = 0;
+		for (uint32_t k = 1; k <= D && i == PK_NONE; k++) {
+			d = (l->rrd + k) % D;
+			if (q[d].head != PK_NONE && nl_room(s, L, q[d].head))
+				i = q[d].head;
+		}
+		if (i == PK_NONE)
+			return 0;
+		l->rrd = (uint8_t)d;
+		q[d].head = s->ip[i].next;
+		if (q[d].head == PK_NONE)
+			q[d].tail = PK_NONE;
+		l->nvq--;
+	} else {
+		uint32_t v = 0;
+		/* the VLs in turn, starting after the one served last */
+		for (uint32_t k = 1; k <= 2 && i == PK_NONE; k++) {
+			v = (l->rrv + k) & 1u;
+			if (l->qhead[v] != PK_NONE && nl_room(s, L, l->qhead[v]))
+				i = l->qhead[v];
+		}
+		if (i == PK_NONE)
+			return 0;
+		l->rrv = (uint8_t)v;
+		l->qhead[v] = s->ip[i].next;
+		if (l->qhead[v] == PK_NONE)
+			l->qtail[v] = PK_NONE;
 	}
-	if (i == PK_NONE)
-		return 0;
-	l->rrv = (uint8_t)v;
-	l->qhead[v] = s->ip[i].next;
-	if (l->qhead[v] == PK_NONE)
-		l->qtail[v] = PK_NONE;
 	l->cur = i;
 	uint32_t j = L % s->NL;
 	if (j < s->K)
@@ -1751,7 +1791,17 @@ static int nl_ready(struct psim *s, int32_t i, uint32_t L)
 	struct nlink *l = &s->nl[L];
 	uint32_t v = nl_vl(s, &s->ip[i]);
 	s->ip[i].next = PK_NONE;
-	if (l->qtail[v] != PK_NONE)
+	struct nvq *q = nl_voq(s, L);
+	if (q) {
+		/* the queue of the switch output it leaves by */
+		q += nl_next(s, L, &s->ip[i]) - (int64_t)(L / s->NL * s->NL + s->K);
+		if (q->tail != PK_NONE)
+			s->ip[q->tail].next = i;
+		else
+			q->head = i;
+		q->tail = i;
+		l->nvq++;
+	} else if (l->qtail[v] != PK_NONE)
 		s->ip[l->qtail[v]].next = i;
 	else
 		l->qhead[v] = i;
@@ -1983,7 +2033,17 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 					   j < 2 * K ? ra : rn,
 					   fixed,
 					   { 0, 0 },
-					   1 };
+					   1,
+					   (uint8_t)K,
+					   0 };
+	}
+	if (o->node_voq) {
+		size_t nq = (size_t)nh * (K + 1) * (K + 1);
+		s->vq = malloc(nq * sizeof(*s->vq));
+		if (!s->vq)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		for (size_t k = 0; k < nq; k++)
+			s->vq[k] = (struct nvq){ PK_NONE, PK_NONE };
 	}
 	for (size_t k = 0; k < (size_t)nh * nh; k++)
 		s->agg[k] = (struct agg){ PK_NONE, PK_NONE, 0, 0, 0 };
@@ -2176,6 +2236,7 @@ static void psim_free(struct psim *s)
 	free(s->nl);
 	free(s->agg);
 	free(s->nic_used);
+	free(s->vq);
 	free(s->acc_gap);
 	free(s->ilat);
 }
@@ -2211,6 +2272,10 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "iSLIP iterations must be 0..16");
 	if (o->node_vls < 1 || o->node_vls > 2)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "node VLs must be 1 or 2");
+	if (o->node_voq && (!o->accels || !o->node_buf_bytes))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "node VOQs go with the node model and bounded intra-node "
+				     "queues (node_buf_bytes > 0)");
 	if (o->accels &&
 	    (o->accels < 1 || o->accels > 64 || !(o->acc_gbps > 0) || !(o->nic_gbps > 0) ||
 	     o->ipkt_payload < 1 ||

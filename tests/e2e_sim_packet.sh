@@ -67,6 +67,14 @@ n=json.load(open('$WORK/node.json'))['runs'][0]['result']['node']
 assert n['intra_gbps']>0 and n['inter_gbps']>0 and n['ipkts_delivered']==n['ipkts_measured']
 assert abs(n['max_gbps']-10*4*512)<1e-6 and len(n['components_inter_ns'])==7
 "
+check "node model: --node-voq with --node-vls 2 delivers both kinds" sh -c "\"$IBFAB\" sim packet \
+	--topology \"$ring\" --engine minimal --deadlock auto --accels 4 --inter-frac 0.1 --load 0.5 \
+	--node-buf 8k --node-vls 2 --node-voq --measure 10us --json -q >\"$WORK/voq.json\""
+check "node model: --node-voq json" python3 -c "
+import json
+n=json.load(open('$WORK/voq.json'))['runs'][0]['result']['node']
+assert n['intra_gbps']>0 and n['inter_gbps']>0 and n['ipkts_delivered']>0
+"
 
 check "svg: node model sweep" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --accels 4 --inter-frac 0.1 --loads 0.2:0.6:0.2 --measure 10us --json -q \
@@ -228,8 +236,13 @@ rc0=$?
 rc1=$?
 "$IBFAB" sim packet --topology "$WORK/missing" --engine minimal --load 0.5 >/dev/null 2>"$WORK/e2"
 rc2=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --accels 4 --node-voq --load 0.5 \
+	>/dev/null 2>"$WORK/e3"
+rc3=$?
 set -e
 check "unknown pattern: usage error" test "$rc0" -eq 2
 check "no load: usage error" test "$rc1" -eq 2
 check "missing file: error" test "$rc2" -eq 1
+check "--node-voq without --node-buf: usage error" test "$rc3" -eq 2
+check "--node-voq: the error names --node-buf" grep -q -- "--node-buf" "$WORK/e3"
 done_testing

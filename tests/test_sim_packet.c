@@ -814,6 +814,75 @@ static void test_node_vls(void)
 	ibf_fabric_free(f);
 }
 
+/* Virtual output queues in the intra-node switch: the NIC link (2 Gb/s)
+ * is the one slow output of the switch.  With one FIFO per accelerator
+ * link the intra-node packets wait behind a packet for the NIC until its
+ * queue has room (head-of-line blocking) and starve; with a queue per
+ * output they go by it and arrive as offered, while the inter-node share
+ * still gets the NIC link.  At a tiny load nothing waits: the lone packet
+ * of test_node_model takes the same 44.625 ns through the queues. */
+static void test_node_voq(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 4;
+	o.msg_bytes = 4096;
+	o.load = 0.2;
+	o.inter_frac = 0.3;
+	o.nic_gbps = 2;
+	o.node_buf_bytes = 4096;
+	o.nic_buf_bytes = 8192;
+	o.warmup_ns = 2000;
+	o.measure_ns = 20000;
+	o.drain_ns = 0;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	double fifo = res.intra_gbps;
+	/* offered intra-node payload: 2 nodes x 4 x 512 x 0.2 x 0.7 */
+	double offered = 2 * 4 * 512 * 0.2 * 0.7;
+	TT_CHECK_MSG(fifo < 0.5 * offered, "FIFO: intra %.1f of %.1f", fifo, offered);
+	o.node_voq = 1;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	double voq = res.intra_gbps, inter = res.inter_gbps;
+	TT_CHECK_MSG(voq > 0.8 * offered, "VOQ: intra %.1f of %.1f", voq, offered);
+	TT_CHECK_MSG(inter > 1 && inter < 2 * 2.0, "VOQ: inter %.2f", inter);
+	TT_CHECK(res.ipkts_done > 0);
+	/* deterministic */
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.intra_gbps == voq && res.inter_gbps == inter);
+	/* with the node VLs as well */
+	o.node_vls = 2;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.intra_gbps > 0.8 * offered, "VOQ + 2 VLs: intra %.1f of %.1f",
+		     res.intra_gbps, offered);
+	TT_CHECK(res.inter_gbps > 1 && res.inter_gbps < 2 * 2.0);
+	/* a lone 148 B packet: up link, down link, 2 x 20 ns */
+	o.node_vls = 1;
+	o.accels = 2;
+	o.msg_bytes = 128;
+	o.load = 0.0005;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e6;
+	o.drain_ns = -1;
+	o.inter_frac = 0;
+	o.nic_gbps = 128;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.ipkts_measured > 20);
+	TT_EQ_INT(res.ipkts_done, res.ipkts_measured);
+	TT_CHECK_MSG(fabs(res.ilat_p50 - 44.625) < 0.01, "p50 %.3f", res.ilat_p50);
+	/* VOQs need bounded queues */
+	o.node_buf_bytes = 0;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* A packet-rate limit on the accelerator links: a lone 148 B packet
  * (2.3125 ns at 512 Gb/s on each of its two links) takes 10 ns per link
  * instead: + 2 x 7.6875 ns on the 44.625 ns of test_node_model; 4 KiB
@@ -938,6 +1007,7 @@ int main(void)
 	TT(test_stream_caps_shared_pair);
 	TT(test_stream_low_load);
 	TT(test_node_vls);
+	TT(test_node_voq);
 	TT(test_acc_pkt);
 	TT(test_islip);
 	return tt_done();
