@@ -1273,8 +1273,22 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 		return rc;
 	}
 	uint32_t fid = BI(s, gin, p->vl);
-	struct fifo *q = &s->fifo[fid];
+	struct port *pin = &s->pt[gin], *po = &s->pt[p->out];
 	p->next = PK_NONE;
+	if (!(pin->vmask & 1u << p->vl) && po->req_head < 0 && !po->out_busy && !pin->in_busy &&
+	    !s->o->islip_iters) {
+		/* The packet would be the only request of a free output from a
+		 * free input: unless it lacks credits, arb_out would grant it at
+		 * once.  Send it without queueing it, with the same state
+		 * changes (the round-robin pointer moves to its input; the FIFO,
+		 * request list, vmask and in_switches end as they were). */
+		credits_settle(s, p->out);
+		if (po->kind == 2 || s->credits[BI(s, p->out, p->vl_next)] >= (int32_t)p->bytes) {
+			po->rr = (uint16_t)(gin - po->base);
+			return transmit(s, p->out, (int32_t)fid, i);
+		}
+	}
+	struct fifo *q = &s->fifo[fid];
 	if (q->tail != PK_NONE)
 		s->pk[q->tail].next = i;
 	else
@@ -1282,7 +1296,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 	q->tail = i;
 	s->in_switches++;
 	if (q->head == i) {
-		s->pt[gin].vmask |= (uint16_t)(1u << p->vl);
+		pin->vmask |= (uint16_t)(1u << p->vl);
 		req_add(s, fid);
 		return arb_out(s, p->out);
 	}
