@@ -464,7 +464,9 @@ static inline int lane_of(struct psim *s, uint64_t d)
 
 static inline int lane_less(const struct psim *s, uint32_t x, uint32_t y)
 {
-	return s->lt[x] < s->lt[y] || (s->lt[x] == s->lt[y] && s->lsk[x] < s->lsk[y]);
+	/* one 128-bit comparison of (time, insertion number): no branches */
+	__extension__ typedef unsigned __int128 u128;
+	return ((u128)s->lt[x] << 64 | s->lsk[x]) < ((u128)s->lt[y] << 64 | s->lsk[y]);
 }
 
 /* Lane heap: the lane at position k may be ahead of its parent. */
@@ -522,11 +524,29 @@ static int lane_grow(struct lane *L)
  * exactly (time, insertion number).  Events with random delays (packet
  * generation), the watchdog and re-queued credit returns (an old insertion
  * number) go to the calendar. */
-static int push(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b)
+static int push_lane_slow(struct psim *s, uint64_t t, uint64_t sk, int type, uint32_t a,
+			  uint32_t b);
+
+static inline __attribute__((always_inline)) int push(struct psim *s, uint64_t t, int type,
+						      uint32_t a, uint32_t b)
 {
 	uint64_t sk = (s->seq++ << EV_BITS) | (uint64_t)type;
 	if (type == EV_GEN || type == EV_AGEN || type == EV_CHECK)
 		return push_sk(s, t, sk, a, b);
+	int l = s->lcl[type];
+	struct lane *L = &s->lane[l & (NLANES - 1)];
+	/* the common case: the type's last lane, not empty, with room */
+	if (__builtin_expect(l < 0 || s->lcd[type] != t - s->now || L->n - 1u >= L->mask, 0))
+		return push_lane_slow(s, t, sk, type, a, b);
+	L->v[(L->head + L->n++) & L->mask] = (struct ev){ t, sk, a, b };
+	s->nev++;
+	return 0;
+}
+
+/* push: a new delay for the type, or an empty or full lane. */
+static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, uint64_t sk,
+						    int type, uint32_t a, uint32_t b)
+{
 	uint64_t d = t - s->now;
 	int l = s->lcl[type];
 	if (l < 0 || s->lcd[type] != d) {
