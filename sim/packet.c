@@ -248,6 +248,7 @@ struct psim {
 	struct evvec qover; /* beyond the horizon: a heap */
 	uint64_t qbase;	    /* start of the current bucket */
 	uint64_t qinb;	    /* events in the bucket lists */
+	uint64_t qlb;	    /* no calendar event is earlier (see pop) */
 	/* lanes: the head of each (time, insertion number; UINT64_MAX when
 	 * empty) side by side for the scan of pop() */
 	uint64_t lt[NLANES], lsk[NLANES];
@@ -421,6 +422,8 @@ static inline __attribute__((always_inline)) int push_sk(struct psim *s, uint64_
 {
 	struct ev e = { t, sk, a, b };
 	s->nev++;
+	if (t < s->qlb)
+		s->qlb = t;
 	uint64_t d = (t >> s->qws) - (s->qbase >> s->qws);
 	if (d >= s->qnb)
 		return heap_push(&s->qover, &e);
@@ -571,10 +574,43 @@ static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, 
 	return 0;
 }
 
+/* Take the next event from lane bl (its head is the least of all). */
+static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int bl, struct ev *out)
+{
+	struct lane *L = &s->lane[bl];
+	*out = L->v[L->head];
+	L->head = (L->head + 1) & L->mask;
+	if (--L->n) {
+		s->lt[bl] = L->v[L->head].t;
+		s->lsk[bl] = L->v[L->head].sk;
+	} else {
+		s->lt[bl] = s->lsk[bl] = UINT64_MAX;
+		s->lh[0] = s->lh[--s->nlh];
+	}
+	if (s->nlh)
+		lh_down(s);
+	s->nev--;
+}
+
+static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out);
+
 /* The next event (s->nev > 0): the least of the lanes' heads and the
- * calendar's; the calendar moves on only up to the best lane's time, so
- * it never passes an event still to be pushed. */
+ * calendar's.  Usually the best lane's head is earlier than s->qlb, a
+ * bound below every calendar event (the first event of the current
+ * bucket, else the start of the next bucket, lowered by every calendar
+ * push): then the calendar need not be looked at. */
 static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *out)
+{
+	if (__builtin_expect(s->nlh && s->lt[s->lh[0]] < s->qlb, 1)) {
+		lane_pop(s, s->lh[0], out);
+		return 0;
+	}
+	return pop_slow(s, out);
+}
+
+/* pop, looking at the calendar: it moves on only up to the best lane's
+ * time, so it never passes an event still to be pushed. */
+static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out)
 {
 	int bl = s->nlh ? s->lh[0] : -1;
 	uint64_t bt = bl >= 0 ? s->lt[bl] : UINT64_MAX, bsk = bl >= 0 ? s->lsk[bl] : UINT64_MAX;
@@ -603,27 +639,23 @@ static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *
 	}
 	if (bl >= 0 && (s->qcur == PK_NONE || s->qpool[s->qcur].e.t > bt ||
 			(s->qpool[s->qcur].e.t == bt && s->qpool[s->qcur].e.sk > bsk))) {
-		struct lane *L = &s->lane[bl];
-		*out = L->v[L->head];
-		L->head = (L->head + 1) & L->mask;
-		if (--L->n) {
-			s->lt[bl] = L->v[L->head].t;
-			s->lsk[bl] = L->v[L->head].sk;
-		} else {
-			s->lt[bl] = s->lsk[bl] = UINT64_MAX;
-			s->lh[0] = s->lh[--s->nlh];
-		}
-		if (s->nlh)
-			lh_down(s);
+		lane_pop(s, bl, out);
+	} else {
+		int32_t n = s->qcur;
+		s->qcur = s->qpool[n].next;
+		*out = s->qpool[n].e;
+		s->qpool[n].next = s->qfree;
+		s->qfree = n;
 		s->nev--;
-		return 0;
 	}
-	int32_t n = s->qcur;
-	s->qcur = s->qpool[n].next;
-	*out = s->qpool[n].e;
-	s->qpool[n].next = s->qfree;
-	s->qfree = n;
-	s->nev--;
+	/* the current bucket's events are sorted; those of later buckets
+	 * (lists and overflow heap) are no earlier than the next bucket */
+	if (s->qcur != PK_NONE)
+		s->qlb = s->qpool[s->qcur].e.t;
+	else if (s->qinb || s->qover.n)
+		s->qlb = s->qbase + (1ull << s->qws);
+	else
+		s->qlb = UINT64_MAX;
 	return 0;
 }
 
