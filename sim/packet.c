@@ -251,11 +251,14 @@ struct psim {
 	uint64_t qlb;	    /* no calendar event is earlier (see pop) */
 	/* lanes: the head of each (time, insertion number; UINT64_MAX when
 	 * empty) side by side for the scan of pop() */
-	uint64_t lt[NLANES], lsk[NLANES];
+	uint64_t lt[NLANES + 1], lsk[NLANES + 1]; /* [NLANES]: never a lane */
 	struct lane lane[NLANES];
 	uint32_t nlanes;
-	uint8_t lh[NLANES]; /* the non-empty lanes, a binary heap by their head */
-	uint32_t nlh;
+	/* a winner tree over the lanes: lw[1] the lane with the least head,
+	 * lw[k] the better of lw[2k] and lw[2k + 1], leaves lw[lwn + l] = l
+	 * (lwn: a power of two >= nlanes; lw[1] = 0 before the first lane) */
+	uint8_t lw[2 * NLANES]; /* padding leaves: NLANES */
+	uint32_t lwn;
 	uint64_t lkey[64]; /* delay -> lane: open addressing, lidx -1 free */
 	int8_t lidx[64];
 	uint64_t lcd[16]; /* per event type: the delay of its last lane push, */
@@ -388,7 +391,7 @@ static int q_init(struct psim *s, double per_ps)
 		s->qb[k].head = s->qb[k].tail = PK_NONE;
 	s->qcur = PK_NONE;
 	s->qfree = PK_NONE;
-	for (uint32_t l = 0; l < NLANES; l++)
+	for (uint32_t l = 0; l <= NLANES; l++)
 		s->lt[l] = s->lsk[l] = UINT64_MAX;
 	memset(s->lidx, -1, sizeof(s->lidx));
 	memset(s->lcl, -1, sizeof(s->lcl));
@@ -448,6 +451,8 @@ static inline __attribute__((always_inline)) int push_sk(struct psim *s, uint64_
 	return 0;
 }
 
+static void lw_build(struct psim *s);
+
 /* The lane of events pushed `d` after now: -1 when there is none and no
  * room for another. */
 static inline int lane_of(struct psim *s, uint64_t d)
@@ -461,45 +466,43 @@ static inline int lane_of(struct psim *s, uint64_t d)
 	if (s->nlanes == NLANES)
 		return -1;
 	s->lkey[h] = d;
-	s->lidx[h] = (int8_t)s->nlanes;
-	return (int)s->nlanes++;
+	s->lidx[h] = (int8_t)s->nlanes++;
+	lw_build(s);
+	return (int)s->nlanes - 1;
 }
 
 static inline int lane_less(const struct psim *s, uint32_t x, uint32_t y)
 {
-	/* one 128-bit comparison of (time, insertion number): no branches */
 	__extension__ typedef unsigned __int128 u128;
 	return ((u128)s->lt[x] << 64 | s->lsk[x]) < ((u128)s->lt[y] << 64 | s->lsk[y]);
 }
 
-/* Lane heap: the lane at position k may be ahead of its parent. */
-static inline void lh_up(struct psim *s, uint32_t k)
+/* Lane l's head changed: the matches on its way to the root of the
+ * winner tree, one 128-bit comparison of (time, insertion number) each,
+ * without branches on the times. */
+static inline __attribute__((always_inline)) void lw_replay(struct psim *s, uint32_t l)
 {
-	uint8_t l = s->lh[k];
-	while (k > 0 && lane_less(s, l, s->lh[(k - 1) / 2])) {
-		s->lh[k] = s->lh[(k - 1) / 2];
-		k = (k - 1) / 2;
+	__extension__ typedef unsigned __int128 u128;
+	for (uint32_t k = (s->lwn + l) >> 1; k; k >>= 1) {
+		uint8_t x = s->lw[2 * k], y = s->lw[2 * k + 1];
+		u128 kx = (u128)s->lt[x] << 64 | s->lsk[x], ky = (u128)s->lt[y] << 64 | s->lsk[y];
+		s->lw[k] = ky < kx ? y : x;
 	}
-	s->lh[k] = l;
 }
 
-/* Lane heap: the root's head moved back (or the root was replaced). */
-static inline void lh_down(struct psim *s)
+/* A lane was added: a wider tree when needed, all matches played again. */
+static void lw_build(struct psim *s)
 {
-	uint32_t n = s->nlh, k = 0;
-	uint8_t l = s->lh[0];
-	for (;;) {
-		uint32_t c = 2 * k + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && lane_less(s, s->lh[c + 1], s->lh[c]))
-			c++;
-		if (!lane_less(s, s->lh[c], l))
-			break;
-		s->lh[k] = s->lh[c];
-		k = c;
+	uint32_t n = 1;
+	while (n < s->nlanes)
+		n *= 2;
+	s->lwn = n;
+	for (uint32_t l = 0; l < n; l++)
+		s->lw[n + l] = (uint8_t)(l < s->nlanes ? l : NLANES);
+	for (uint32_t k = n - 1; k; k--) {
+		uint8_t x = s->lw[2 * k], y = s->lw[2 * k + 1];
+		s->lw[k] = lane_less(s, y, x) ? y : x;
 	}
-	s->lh[k] = l;
 }
 
 static int lane_grow(struct lane *L)
@@ -567,8 +570,7 @@ static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, 
 	if (!L->n++) {
 		s->lt[l] = t;
 		s->lsk[l] = sk;
-		s->lh[s->nlh++] = (uint8_t)l;
-		lh_up(s, s->nlh - 1);
+		lw_replay(s, (uint32_t)l);
 	}
 	s->nev++;
 	return 0;
@@ -585,14 +587,14 @@ static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int b
 		s->lsk[bl] = L->v[L->head].sk;
 	} else {
 		s->lt[bl] = s->lsk[bl] = UINT64_MAX;
-		s->lh[0] = s->lh[--s->nlh];
 	}
-	if (s->nlh)
-		lh_down(s);
+	lw_replay(s, (uint32_t)bl);
 	s->nev--;
 }
 
-static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out);
+
+
+static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, int bl);
 
 /* The next event (s->nev > 0): the least of the lanes' heads and the
  * calendar's.  Usually the best lane's head is earlier than s->qlb, a
@@ -601,18 +603,20 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out);
  * push): then the calendar need not be looked at. */
 static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *out)
 {
-	if (__builtin_expect(s->nlh && s->lt[s->lh[0]] < s->qlb, 1)) {
-		lane_pop(s, s->lh[0], out);
+	int bl = s->lw[1];
+	if (__builtin_expect(s->lt[bl] < s->qlb, 1)) {
+		lane_pop(s, bl, out);
 		return 0;
 	}
-	return pop_slow(s, out);
+	return pop_slow(s, out, bl);
 }
 
 /* pop, looking at the calendar: it moves on only up to the best lane's
  * time, so it never passes an event still to be pushed. */
-static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out)
+static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, int bl)
 {
-	int bl = s->nlh ? s->lh[0] : -1;
+	if (s->lt[bl] == UINT64_MAX)
+		bl = -1; /* all lanes empty */
 	uint64_t bt = bl >= 0 ? s->lt[bl] : UINT64_MAX, bsk = bl >= 0 ? s->lsk[bl] : UINT64_MAX;
 	while (s->qcur == PK_NONE && (s->qinb || s->qover.n)) {
 		uint64_t nb = s->qinb ? s->qbase + (1ull << s->qws)
