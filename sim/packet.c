@@ -583,8 +583,22 @@ static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int b
 	*out = L->v[L->head];
 	L->head = (L->head + 1) & L->mask;
 	if (--L->n) {
-		s->lt[bl] = L->v[L->head].t;
-		s->lsk[bl] = L->v[L->head].sk;
+		const struct ev *h = &L->v[L->head];
+		s->lt[bl] = h->t;
+		s->lsk[bl] = h->sk;
+		/* the lane's next event comes within a few pops: fetch the
+		 * packet and port lines it starts with (timing only) */
+		uint32_t ty = (uint32_t)(h->sk & ((1u << EV_BITS) - 1));
+		if (ty == EV_ARRIVE) {
+			__builtin_prefetch(&s->pk[h->a]);
+			__builtin_prefetch(&s->pt[h->b]);
+		} else if (ty == EV_TXDONE) {
+			__builtin_prefetch(&s->pt[h->a]);
+			if (h->b != UINT32_MAX) /* the input it served */
+				__builtin_prefetch(&s->pt[BPORT(s, h->b)]);
+		} else if (ty == EV_DELIVER) {
+			__builtin_prefetch(&s->pk[h->a]);
+		}
 	} else {
 		s->lt[bl] = s->lsk[bl] = UINT64_MAX;
 	}
@@ -820,7 +834,7 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	s->pt[g].cur_bytes = p->bytes;
 	if (fid >= 0 && p->tail > end)
 		end = p->tail; /* a faster output cannot overtake the tail */
-	int rc = push(s, end, EV_TXDONE, g, 0);
+	int rc = push(s, end, EV_TXDONE, g, (uint32_t)fid); /* fid: for the prefetch only */
 	uint64_t head = s->now + s->pt[g].prop;
 	p->vl = vl;
 	p->tail = head + ser;
