@@ -587,17 +587,16 @@ static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int b
 		s->lt[bl] = h->t;
 		s->lsk[bl] = h->sk;
 		/* the lane's next event comes within a few pops: fetch the
-		 * packet and port lines it starts with (timing only) */
+		 * lines it starts with (timing only), without branching on
+		 * its type: an ARRIVE's or DELIVER's packet (a) and port (b:
+		 * input, host port), a TXDONE's output (a) and the port
+		 * whose FIFO it served (b: FIFO, or the output) */
 		uint32_t ty = (uint32_t)(h->sk & ((1u << EV_BITS) - 1));
-		if (ty == EV_ARRIVE) {
-			__builtin_prefetch(&s->pk[h->a]);
-			__builtin_prefetch(&s->pt[h->b]);
-		} else if (ty == EV_TXDONE) {
-			__builtin_prefetch(&s->pt[h->a]);
-			if (h->b != UINT32_MAX) /* the input it served */
-				__builtin_prefetch(&s->pt[BPORT(s, h->b)]);
-		} else if (ty == EV_DELIVER) {
-			__builtin_prefetch(&s->pk[h->a]);
+		if ((1u << EV_ARRIVE | 1u << EV_TXDONE | 1u << EV_DELIVER) >> ty & 1) {
+			uintptr_t tx = -(uintptr_t)(ty == EV_TXDONE); /* packets and ports: 64 bytes */
+			uintptr_t a0 = ((uintptr_t)s->pt & tx) | ((uintptr_t)s->pk & ~tx);
+			__builtin_prefetch((const void *)(a0 + (uintptr_t)h->a * 64u));
+			__builtin_prefetch(&s->pt[h->b & s->pmask]);
 		}
 	} else {
 		s->lt[bl] = s->lsk[bl] = UINT64_MAX;
@@ -834,7 +833,8 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	s->pt[g].cur_bytes = p->bytes;
 	if (fid >= 0 && p->tail > end)
 		end = p->tail; /* a faster output cannot overtake the tail */
-	int rc = push(s, end, EV_TXDONE, g, (uint32_t)fid); /* fid: for the prefetch only */
+	/* b: for the prefetch only (lane_pop) */
+	int rc = push(s, end, EV_TXDONE, g, fid >= 0 ? (uint32_t)fid : g);
 	uint64_t head = s->now + s->pt[g].prop;
 	p->vl = vl;
 	p->tail = head + ser;
