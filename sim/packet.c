@@ -250,7 +250,7 @@ struct psim {
 	uint64_t qinb;	    /* events in the bucket lists */
 	uint64_t qlb;	    /* no calendar event is earlier (see pop) */
 	/* lanes: the head of each (time, insertion number; UINT64_MAX when
-	 * empty) side by side for the scan of pop() */
+	 * empty), side by side for the winner tree (lw) */
 	uint64_t lt[NLANES + 1], lsk[NLANES + 1]; /* [NLANES]: never a lane */
 	struct lane lane[NLANES];
 	uint32_t nlanes;
