@@ -104,6 +104,7 @@ struct pcred {
 #define PK_STALLED 2u
 #define PK_NONE (-1)
 #define RT_NONE UINT32_MAX
+#define RT_ANY (-2) /* downer: the home switch's entry is not an end port */
 
 struct pkt {
 	uint64_t birth;	   /* ps */
@@ -226,6 +227,7 @@ struct psim {
 	uint32_t *dcls;	    /* [stride] class of a DLID, RT_NONE */
 	uint32_t *chome;    /* [ncls] home switch of a class */
 	uint8_t *dlast;	    /* [stride] a DLID's entry at its home switch */
+	int32_t *downer;    /* [stride] host behind that entry, RT_ANY (see rt_build) */
 	uint32_t bytes;	    /* wire bytes per packet */
 	/* per port */
 	struct port *pt; /* [np] */
@@ -1193,6 +1195,23 @@ static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
 
 /* ------------------------------------------------------------ tables */
 
+/* rt_build: the entry `port` of host h's DLID dlid at its home switch,
+ * checked as route() would check it; the host behind it when it is an end
+ * port. */
+static void rt_home(struct psim *s, uint32_t dlid, uint32_t h, uint8_t port)
+{
+	const struct port *o = &s->pt[s->pt[s->host[h].g].peer]; /* a port of the home switch */
+	s->dlast[dlid] = 0;
+	if (port == 0 || port == IBF_LFT_NONE || port >= o->P)
+		return;
+	const struct port *go = &s->pt[o->base + port];
+	if (go->peer < 0 || !go->rate)
+		return;
+	s->dlast[dlid] = port;
+	if (go->kind == 2)
+		s->downer[dlid] = s->pt[go->peer].host_of;
+}
+
 /* The forwarding tables compressed for the DLIDs packets are sent to (the
  * hosts' LIDs and LMC layers): DLIDs with the same home switch (the switch
  * of their end port) whose entries agree at every other switch share a
@@ -1201,7 +1220,12 @@ static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
  * class is a (home switch, layer) pair: a switch's row shrinks from one
  * byte per LID to one per class (338 instead of 3718 bytes on the 3380-host
  * fabric, 114 KiB in all instead of 1.3 MiB), so the lookup of every hop
- * stays in the cache.  Exact for every DLID: the same port as the LFT. */
+ * stays in the cache.  Exact for every DLID: the same port as the LFT.
+ * A home switch entry that route() would refuse (port 0 or beyond the
+ * switch's ports, a port without a cable) is stored as 0, and the host
+ * behind an end port there is downer[dlid], which pk_dest checks against
+ * the packet's destination: the last hop needs neither the output port
+ * nor the destination host's port line to check the entry. */
 static int rt_build(struct psim *s)
 {
 	const struct ibf_routes *r = s->r;
@@ -1212,16 +1236,21 @@ static int rt_build(struct psim *s)
 		nd += s->host[h].nlids;
 	uint32_t *dl = malloc((nd ? nd : 1) * sizeof(*dl));
 	uint32_t *hm = malloc((nd ? nd : 1) * sizeof(*hm));
+	uint32_t *hh = malloc((nd ? nd : 1) * sizeof(*hh)); /* the DLID's host */
 	s->dcls = malloc((stride ? stride : 1) * sizeof(*s->dcls));
 	s->dlast = calloc(stride ? stride : 1, 1);
+	s->downer = malloc((stride ? stride : 1) * sizeof(*s->downer));
 	s->chome = malloc((nd ? nd : 1) * sizeof(*s->chome));
-	if (!dl || !hm || !s->dcls || !s->dlast || !s->chome) {
+	if (!dl || !hm || !hh || !s->dcls || !s->dlast || !s->downer || !s->chome) {
 		free(dl);
 		free(hm);
+		free(hh);
 		return IBF_ENOMEM;
 	}
-	for (uint32_t k = 0; k < stride; k++)
+	for (uint32_t k = 0; k < stride; k++) {
 		s->dcls[k] = RT_NONE;
+		s->downer[k] = RT_ANY;
+	}
 	nd = 0;
 	for (uint32_t h = 0; h < s->nh; h++) {
 		const struct host *H = &s->host[h];
@@ -1232,6 +1261,7 @@ static int rt_build(struct psim *s)
 				continue;
 			s->dcls[dlid] = 0; /* seen */
 			dl[nd] = dlid;
+			hh[nd] = h;
 			hm[nd++] = home;
 		}
 	}
@@ -1254,7 +1284,7 @@ static int rt_build(struct psim *s)
 		hash[k] = -1;
 	for (size_t i = 0; i < nd && !rc; i++) {
 		uint8_t *col = cm + i * nsw;
-		s->dlast[dl[i]] = col[hm[i]];
+		rt_home(s, dl[i], hh[i], col[hm[i]]);
 		col[hm[i]] = 0; /* the home entry is the DLID's own */
 		uint64_t x = 1469598103934665603ull ^ hm[i];
 		for (uint32_t sw = 0; sw < nsw; sw++)
@@ -1282,6 +1312,7 @@ static int rt_build(struct psim *s)
 	free(rep);
 	free(dl);
 	free(hm);
+	free(hh);
 	return rc;
 }
 
@@ -1295,6 +1326,8 @@ static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid)
 	if (p->cls != RT_NONE) {
 		p->home = s->chome[p->cls];
 		p->last = s->dlast[dlid];
+		if (s->downer[dlid] != RT_ANY && s->downer[dlid] != (int32_t)d)
+			p->last = 0; /* the home switch hands it to another end port */
 	}
 }
 
@@ -1310,15 +1343,26 @@ static int route(struct psim *s, uint32_t gin, struct pkt *p)
 	const struct port *pin = &s->pt[gin];
 	if (p->hops >= 64 || p->cls == RT_NONE)
 		return -1;
+	/* the home switch's entry is checked already (rt_build, pk_dest): 0
+	 * when refused */
 	uint32_t sw = (uint32_t)pin->sw;
-	uint8_t port = sw == p->home ? p->last : s->ctab[(size_t)sw * s->ncls + p->cls];
-	if (port == 0 || port == IBF_LFT_NONE || port >= pin->P)
-		return -1;
-	uint32_t go = pin->base + port;
-	if (s->pt[go].peer < 0 || !s->pt[go].rate)
-		return -1;
-	if (s->pt[go].kind == 2 && s->pt[s->pt[go].peer].host_of != (int32_t)p->dst)
-		return -1; /* delivered to the wrong end port */
+	uint8_t port;
+	uint32_t go;
+	if (sw == p->home) {
+		port = p->last;
+		if (!port)
+			return -1;
+		go = pin->base + port;
+	} else {
+		port = s->ctab[(size_t)sw * s->ncls + p->cls];
+		if (port == 0 || port == IBF_LFT_NONE || port >= pin->P)
+			return -1;
+		go = pin->base + port;
+		if (s->pt[go].peer < 0 || !s->pt[go].rate)
+			return -1;
+		if (s->pt[go].kind == 2 && s->pt[s->pt[go].peer].host_of != (int32_t)p->dst)
+			return -1; /* delivered to the wrong end port */
+	}
 	uint32_t vl;
 	if (s->s2v) {
 		uint32_t in = gin - pin->base;
@@ -2309,6 +2353,7 @@ static void psim_free(struct psim *s)
 	free(s->dcls);
 	free(s->chome);
 	free(s->dlast);
+	free(s->downer);
 	free(s->qpool);
 	free(s->pc);
 	free(s->qb);
