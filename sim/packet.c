@@ -1216,11 +1216,13 @@ static void rt_home(struct psim *s, uint32_t dlid, uint32_t h, uint8_t port)
  * hosts' LIDs and LMC layers): DLIDs with the same home switch (the switch
  * of their end port) whose entries agree at every other switch share a
  * column class; ctab[sw * ncls + class] is the class's entry at switch sw,
- * and a DLID's entry at its home switch is dlast[dlid].  On a Slim Fly a
- * class is a (home switch, layer) pair: a switch's row shrinks from one
- * byte per LID to one per class (338 instead of 3718 bytes on the 3380-host
- * fabric, 114 KiB in all instead of 1.3 MiB), so the lookup of every hop
- * stays in the cache.  Exact for every DLID: the same port as the LFT.
+ * and a DLID's entry at its home switch is dlast[dlid].  When the tables
+ * route all hosts of a switch alike a class is a (home switch, layer) pair
+ * and a switch's row shrinks from one byte per LID to one per class (338
+ * instead of 3718 bytes on the 3380-host Slim Fly, 114 KiB in all instead
+ * of 1.3 MiB); tables that spread the hosts of a switch over different
+ * paths (the minimal engine there: 3293 classes) gain little.  Exact for
+ * every DLID: the same port as the LFT.
  * A home switch entry that route() would refuse (port 0 or beyond the
  * switch's ports, a port without a cable) is stored as 0, and the host
  * behind an end port there is downer[dlid], which pk_dest checks against
