@@ -170,26 +170,30 @@ struct fifo {
 };
 
 /* A port (global index g): its link g -> peer and the state of its output
- * and of its input buffers, in one cache line. */
+ * and of its input buffers, in one cache line, with the earliest of its
+ * pending credit returns (the others in a list, see credits_return). */
 struct port {
 	uint64_t prop;	  /* ps */
-	uint64_t ser;	  /* ps for one full packet */
+	uint64_t pct;	  /* the earliest pending credit return: time, UINT64_MAX none */
+	uint32_t ser;	  /* ps for one full packet (when it fits: see psim.fullb) */
 	int32_t peer;	  /* -1 none */
 	uint32_t rate;	  /* 0.1 Gb/s, 0 without a cable */
 	uint32_t base;	  /* global index of its node's port 0 */
 	int32_t cur_fid;  /* FIFO the output is serving (-1: host queue) */
 	int32_t req_head; /* requests for the output: FIFOs whose head wants it */
 	int32_t host_of;  /* host index of an end port, -1 */
-	int32_t pc_head;  /* credit returns pending (struct pcred list) */
-	int32_t pc_tail;
-	int32_t sw;	    /* switch index of its node, -1 */
+	int32_t sw;	  /* switch index of its node, -1 */
+	uint32_t pcseq;	  /* pending return: insertion number, low 32 bits (pc_sk) */
 	uint16_t cur_bytes; /* size of the packet the output sends */
-	uint16_t rr;	    /* last input port granted */
 	uint16_t vmask;	    /* VLs whose input FIFO is not empty */
+	uint16_t pcbytes;   /* pending return: bytes */
+	uint8_t rr;	    /* last input port granted */
+	uint8_t P;	    /* its node's ports + 1 (at most IBF_MAX_PORTS + 1) */
 	uint8_t kind;	    /* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
 	uint8_t out_busy, in_busy;
-	uint8_t cstall; /* stalled on credits: returns are events */
-	uint16_t P;	/* its node's ports + 1 */
+	uint8_t cstall : 1; /* stalled on credits: returns are events */
+	uint8_t pcmore : 1; /* more pending returns than pct's (list pcx[g]) */
+	uint8_t pcvl : 4;   /* pending return: VL */
 };
 _Static_assert(sizeof(struct port) == 64, "struct port fills one cache line");
 
@@ -269,7 +273,11 @@ struct psim {
 	uint64_t seq;
 	uint64_t now;
 	uint64_t cur_sk; /* of the event being processed */
-	/* pending credit returns per sending port, in time order */
+	/* pending credit returns per sending port, in time order: the first
+	 * in the port (pct...), the rest in a list of pc nodes */
+	uint32_t fullb;	      /* bytes of a full packet, 0 when a ser does not fit */
+	uint32_t *pchi;	      /* [np] insertion number >> 32 of pct's return (pc_sk) */
+	struct qbucket *pcx;  /* [np] the list: head, tail */
 	struct pcred *pc;
 	uint32_t npc, cappc;
 	int32_t pc_free;
@@ -715,24 +723,59 @@ static uint64_t rand_u64(struct psim *s)
 
 /* ------------------------------------------------------------ credits */
 
+/* Sort key of port g's first pending credit return.  The port keeps the
+ * low 32 bits of its insertion number, pchi[g] the rest: written only for
+ * numbers from 2^32 on, and a port's returns have growing numbers, so it
+ * is never stale. */
+static inline uint64_t pc_sk(const struct psim *s, uint32_t g)
+{
+	return ((uint64_t)s->pchi[g] << 32 | s->pt[g].pcseq) << EV_BITS | EV_CREDIT;
+}
+
+/* Port g's first pending return is (t, sk, buffer VL vl, bytes). */
+static inline void pc_set(struct psim *s, uint32_t g, uint64_t t, uint64_t sk, uint32_t vl,
+			  uint32_t bytes)
+{
+	struct port *P = &s->pt[g];
+	P->pct = t;
+	P->pcseq = (uint32_t)(sk >> EV_BITS);
+	P->pcvl = vl & 15u;
+	P->pcbytes = (uint16_t)bytes;
+	if (__builtin_expect(sk >> (32 + EV_BITS), 0))
+		s->pchi[g] = (uint32_t)(sk >> (32 + EV_BITS));
+}
+
+/* The first pending return of port g was counted in: the next of its
+ * list takes its place. */
+static __attribute__((noinline)) void pc_shift(struct psim *s, uint32_t g)
+{
+	int32_t c = s->pcx[g].head;
+	const struct pcred *x = &s->pc[c];
+	pc_set(s, g, x->t, x->sk, BVL(s, x->idx), x->bytes);
+	s->pcx[g].head = x->next;
+	if (x->next == PK_NONE) {
+		s->pcx[g].tail = PK_NONE;
+		s->pt[g].pcmore = 0;
+	}
+	s->pc[c].next = s->pc_free;
+	s->pc_free = c;
+}
+
 /* Count in the pending credit returns of port g that happen before the
  * event being processed. */
 static inline void credits_settle(struct psim *s, uint32_t g)
 {
-	int32_t c = s->pt[g].pc_head;
-	if (c == PK_NONE)
-		return;
-	while (c != PK_NONE &&
-	       (s->pc[c].t < s->now || (s->pc[c].t == s->now && s->pc[c].sk < s->cur_sk))) {
-		int32_t nx = s->pc[c].next;
-		s->credits[s->pc[c].idx] += (int32_t)s->pc[c].bytes;
-		s->pc[c].next = s->pc_free;
-		s->pc_free = c;
-		c = nx;
+	struct port *P = &s->pt[g];
+	while (P->pct <= s->now) { /* UINT64_MAX: none */
+		if (P->pct == s->now && pc_sk(s, g) >= s->cur_sk)
+			return;
+		s->credits[BI(s, g, P->pcvl)] += (int32_t)P->pcbytes;
+		if (__builtin_expect(!P->pcmore, 1)) {
+			P->pct = UINT64_MAX;
+			return;
+		}
+		pc_shift(s, g);
 	}
-	s->pt[g].pc_head = c;
-	if (c == PK_NONE)
-		s->pt[g].pc_tail = PK_NONE;
 }
 
 /* Port g stalled on credits: its pending returns become events (each
@@ -740,24 +783,30 @@ static inline void credits_settle(struct psim *s, uint32_t g)
 static int credits_wait(struct psim *s, uint32_t g)
 {
 	int rc = 0;
-	s->pt[g].cstall = 1;
-	for (int32_t c = s->pt[g].pc_head, nx; c != PK_NONE; c = nx) {
+	struct port *P = &s->pt[g];
+	P->cstall = 1;
+	if (P->pct == UINT64_MAX)
+		return 0;
+	rc = push_sk(s, P->pct, pc_sk(s, g), BI(s, g, P->pcvl), P->pcbytes);
+	P->pct = UINT64_MAX;
+	if (!P->pcmore)
+		return rc;
+	for (int32_t c = s->pcx[g].head, nx; c != PK_NONE; c = nx) {
 		nx = s->pc[c].next;
 		if (!rc)
 			rc = push_sk(s, s->pc[c].t, s->pc[c].sk, s->pc[c].idx, s->pc[c].bytes);
 		s->pc[c].next = s->pc_free;
 		s->pc_free = c;
 	}
-	s->pt[g].pc_head = s->pt[g].pc_tail = PK_NONE;
+	s->pcx[g].head = s->pcx[g].tail = PK_NONE;
+	P->pcmore = 0;
 	return rc;
 }
 
-/* The credits of buffer idx (= BI(g, vl)) go back to port g at time t. */
-static int credits_return(struct psim *s, uint32_t g, uint32_t idx, uint64_t t, uint32_t bytes)
+/* A second pending return of port g: to the end of its list. */
+static __attribute__((noinline)) int pc_append(struct psim *s, uint32_t g, uint32_t idx,
+					       uint64_t t, uint64_t sk, uint32_t bytes)
 {
-	uint64_t sk = (s->seq++ << EV_BITS) | EV_CREDIT;
-	if (s->pt[g].cstall)
-		return push_sk(s, t, sk, idx, bytes);
 	int32_t c = s->pc_free;
 	if (c != PK_NONE) {
 		s->pc_free = s->pc[c].next;
@@ -766,12 +815,26 @@ static int credits_return(struct psim *s, uint32_t g, uint32_t idx, uint64_t t, 
 		c = (int32_t)s->npc++;
 	}
 	s->pc[c] = (struct pcred){ t, sk, idx, bytes, PK_NONE };
-	if (s->pt[g].pc_tail != PK_NONE)
-		s->pc[s->pt[g].pc_tail].next = c;
+	if (s->pt[g].pcmore)
+		s->pc[s->pcx[g].tail].next = c;
 	else
-		s->pt[g].pc_head = c;
-	s->pt[g].pc_tail = c;
+		s->pcx[g].head = c;
+	s->pcx[g].tail = c;
+	s->pt[g].pcmore = 1;
 	return 0;
+}
+
+/* The credits of buffer (g, vl) go back to port g at time t. */
+static int credits_return(struct psim *s, uint32_t g, uint32_t vl, uint64_t t, uint32_t bytes)
+{
+	uint64_t sk = (s->seq++ << EV_BITS) | EV_CREDIT;
+	if (s->pt[g].cstall)
+		return push_sk(s, t, sk, BI(s, g, vl), bytes);
+	if (s->pt[g].pct == UINT64_MAX) {
+		pc_set(s, g, t, sk, vl, bytes);
+		return 0;
+	}
+	return pc_append(s, g, BI(s, g, vl), t, sk, bytes);
 }
 
 /* ------------------------------------------------------------ requests */
@@ -828,7 +891,7 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 		s->pt[BPORT(s, (uint32_t)fid)].in_busy = 1;
 	if (s->pt[g].kind != 2)
 		s->credits[BI(s, g, vl)] -= p->bytes;
-	uint64_t ser = p->bytes == s->bytes
+	uint64_t ser = p->bytes == s->fullb
 			       ? s->pt[g].ser
 			       : ((uint64_t)p->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
 	uint64_t end = s->now + ser;
@@ -948,7 +1011,7 @@ static int arb_take(struct psim *s, uint32_t g, int32_t best, int upd)
 		s->pt[BPORT(s, (uint32_t)best)].vmask &=
 			(uint16_t) ~(1u << BVL(s, (uint32_t)best));
 	if (upd)
-		s->pt[g].rr = (uint16_t)(BPORT(s, (uint32_t)best) - s->pt[g].base);
+		s->pt[g].rr = (uint8_t)(BPORT(s, (uint32_t)best) - s->pt[g].base);
 	return transmit(s, g, best, i);
 }
 
@@ -1336,7 +1399,7 @@ static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid)
 static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
 {
 	uint32_t up = (uint32_t)s->pt[gin].peer;
-	return credits_return(s, up, BI(s, up, vl), s->now + s->pt[up].prop, bytes);
+	return credits_return(s, up, vl, s->now + s->pt[up].prop, bytes);
 }
 
 /* Route packet i that arrived at switch input gin; 0 when it has an output. */
@@ -1400,7 +1463,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 		 * request list, vmask and in_switches end as they were). */
 		credits_settle(s, p->out);
 		if (po->kind == 2 || s->credits[BI(s, p->out, p->vl_next)] >= (int32_t)p->bytes) {
-			po->rr = (uint16_t)(gin - po->base);
+			po->rr = (uint8_t)(gin - po->base);
 			return transmit(s, p->out, (int32_t)fid, i);
 		}
 	}
@@ -2358,6 +2421,8 @@ static void psim_free(struct psim *s)
 	free(s->downer);
 	free(s->qpool);
 	free(s->pc);
+	free(s->pchi);
+	free(s->pcx);
 	free(s->qb);
 	free(s->qover.v);
 	for (uint32_t l = 0; l < NLANES; l++)
@@ -2449,9 +2514,16 @@ static int setup_alloc(struct psim *s, struct ibf_error *err)
 		for (uint32_t p = 0; p <= nd->nports; p++)
 			s->node_of[nd->port_off + p] = n;
 	}
-	for (uint32_t g = 0; g < np; g++)
-		s->pt[g].pc_head = s->pt[g].pc_tail = PK_NONE;
+	s->pchi = calloc(np ? np : 1, sizeof(*s->pchi));
+	s->pcx = malloc((np ? np : 1) * sizeof(*s->pcx));
+	if (!s->pchi || !s->pcx)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t g = 0; g < np; g++) {
+		s->pt[g].pct = UINT64_MAX;
+		s->pcx[g].head = s->pcx[g].tail = PK_NONE;
+	}
 	s->pc_free = PK_NONE;
+	s->fullb = s->bytes;
 	return 0;
 }
 
@@ -2473,7 +2545,7 @@ static uint64_t setup_links(struct psim *s, const struct ibf_sim_net *net)
 		const struct ibf_node *nd = &f->nodes[n];
 		uint32_t p = g - nd->port_off;
 		s->pt[g].base = nd->port_off;
-		s->pt[g].P = (uint16_t)(nd->nports + 1u);
+		s->pt[g].P = (uint8_t)(nd->nports + 1u);
 		s->pt[g].sw = nd->type == IBF_NODE_SWITCH ? nd->sw : -1;
 		const struct ibf_port *pt = &f->ports[g];
 		if (p == 0 || pt->peer_node < 0)
@@ -2490,9 +2562,12 @@ static uint64_t setup_links(struct psim *s, const struct ibf_sim_net *net)
 		s->pt[g].kind = me_sw && peer_sw ? 1 : me_sw ? 2 : 3;
 		double m = s->pt[g].kind == 1 ? o->switch_cable_m : o->host_cable_m;
 		s->pt[g].prop = (uint64_t)(m * o->ns_per_m * 1000.0 + 0.5);
-		s->pt[g].ser = ((uint64_t)s->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
-		if (s->pt[g].ser > slowest)
-			slowest = s->pt[g].ser;
+		uint64_t ser = ((uint64_t)s->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
+		s->pt[g].ser = (uint32_t)ser;
+		if (ser > UINT32_MAX)
+			s->fullb = 0; /* transmit computes every packet's time */
+		if (ser > slowest)
+			slowest = ser;
 		if (s->pt[g].kind != 2)
 			for (uint32_t v = 0; v < V; v++)
 				s->credits[BI(s, g, v)] = (int32_t)o->buf_bytes;
@@ -2545,7 +2620,9 @@ static void setup_times(struct psim *s, uint64_t slowest)
 		if (!o->traffic_off || o->accels || h >= o->traffic_nhosts ||
 		    o->traffic_off[h + 1] > o->traffic_off[h])
 			hg += H->rate / 10.0; /* the capacity of the hosts that send */
-		H->gap_ps = (uint64_t)((double)s->pt[H->g].ser / o->load + 0.5);
+		/* the port's ser, which need not fit its 32 bits (0 without a cable) */
+		uint64_t ser = H->rate ? ((uint64_t)s->bytes * 80000u + H->rate - 1) / H->rate : 0;
+		H->gap_ps = (uint64_t)((double)ser / o->load + 0.5);
 	}
 	s->res->nhosts = s->nh;
 	s->res->host_gbps = hg;
@@ -2741,10 +2818,14 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			/* the run ends at the last event before this one, which
 			 * may have been a credit return kept pending */
 			uint64_t tend = s.outstanding == 0 ? s.w1 : s.hard_end;
-			for (uint32_t g = 0; g < s.np; g++)
-				for (int32_t c = s.pt[g].pc_head; c != PK_NONE; c = s.pc[c].next)
-					if (s.pc[c].t < tend && s.pc[c].t > s.now)
-						s.now = s.pc[c].t;
+			for (uint32_t g = 0; g < s.np; g++) {
+				if (s.pt[g].pct < tend && s.pt[g].pct > s.now)
+					s.now = s.pt[g].pct;
+				if (s.pt[g].pcmore)
+					for (int32_t c = s.pcx[g].head; c != PK_NONE; c = s.pc[c].next)
+						if (s.pc[c].t < tend && s.pc[c].t > s.now)
+							s.now = s.pc[c].t;
+			}
 			break;
 		}
 		s.now = e.t;
