@@ -268,7 +268,9 @@ struct psim {
 	uint64_t lkey[64]; /* delay -> lane: open addressing, lidx -1 free */
 	int8_t lidx[64];
 	uint64_t lcd[16]; /* per event type: the delay of its last lane push, */
-	int8_t lcl[16];	  /* and that lane (-1 none yet) */
+	int8_t lcl[16];	  /* and that lane (-1 none yet); */
+	uint64_t lcd2[16]; /* the delay before it (an arrival's delay */
+	int8_t lcl2[16];   /* alternates between host and switch links) */
 	size_t nev;	    /* events queued */
 	uint64_t seq;
 	uint64_t now;
@@ -405,6 +407,7 @@ static int q_init(struct psim *s, double per_ps)
 		s->lt[l] = s->lsk[l] = UINT64_MAX;
 	memset(s->lidx, -1, sizeof(s->lidx));
 	memset(s->lcl, -1, sizeof(s->lcl));
+	memset(s->lcl2, -1, sizeof(s->lcl2));
 	return 0;
 }
 
@@ -549,10 +552,14 @@ static inline __attribute__((always_inline)) int push(struct psim *s, uint64_t t
 	uint64_t sk = (s->seq++ << EV_BITS) | (uint64_t)type;
 	if (type == EV_GEN || type == EV_AGEN || type == EV_CHECK)
 		return push_sk(s, t, sk, a, b);
-	int l = s->lcl[type];
+	/* the common case: one of the type's last two lanes (picked
+	 * without a branch), not empty, with room */
+	uint64_t d = t - s->now;
+	int two = s->lcd2[type] == d;
+	int l = two ? s->lcl2[type] : s->lcl[type];
+	uint64_t ld = two ? d : s->lcd[type];
 	struct lane *L = &s->lane[l & (NLANES - 1)];
-	/* the common case: the type's last lane, not empty, with room */
-	if (__builtin_expect(l < 0 || s->lcd[type] != t - s->now || L->n - 1u >= L->mask, 0))
+	if (__builtin_expect(l < 0 || ld != d || L->n - 1u >= L->mask, 0))
 		return push_lane_slow(s, t, sk, type, a, b);
 	L->v[(L->head + L->n++) & L->mask] = (struct ev){ t, sk, a, b };
 	s->nev++;
@@ -570,6 +577,8 @@ static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, 
 		l = lane_of(s, d);
 		if (l < 0)
 			return push_sk(s, t, sk, a, b);
+		s->lcd2[type] = s->lcd[type];
+		s->lcl2[type] = s->lcl[type];
 		s->lcd[type] = d;
 		s->lcl[type] = (int8_t)l;
 	}
