@@ -440,7 +440,10 @@ static inline __attribute__((always_inline)) int push_sk(struct psim *s, uint64_
 	s->nev++;
 	if (t < s->qlb)
 		s->qlb = t;
-	uint64_t d = (t >> s->qws) - (s->qbase >> s->qws);
+	/* the current bucket may lie a little ahead of now (pop_slow): an
+	 * event up to its end goes into its sorted list */
+	uint64_t tb = t >> s->qws, cb = s->qbase >> s->qws;
+	uint64_t d = tb > cb ? tb - cb : 0;
 	if (d >= s->qnb)
 		return heap_push(&s->qover, &e);
 	int32_t n = q_node(s);
@@ -643,17 +646,24 @@ static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *
 	return pop_slow(s, out, bl);
 }
 
-/* pop, looking at the calendar: it moves on only up to the best lane's
- * time, so it never passes an event still to be pushed. */
+/* pop, looking at the calendar.  When its current bucket is empty it
+ * moves on to the next bucket with events, as far as 16 buckets past the
+ * best lane's time: then s->qlb is that bucket's first event, and the
+ * lane events before it take the fast path of pop.  Events pushed for a
+ * time before the end of the current bucket join its sorted list
+ * (push_sk); the limit keeps that list short. */
 static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, int bl)
 {
 	if (s->lt[bl] == UINT64_MAX)
 		bl = -1; /* all lanes empty */
 	uint64_t bt = bl >= 0 ? s->lt[bl] : UINT64_MAX, bsk = bl >= 0 ? s->lsk[bl] : UINT64_MAX;
+	uint64_t lim = bt + (16ull << s->qws);
+	if (lim < bt)
+		lim = UINT64_MAX;
 	while (s->qcur == PK_NONE && (s->qinb || s->qover.n)) {
 		uint64_t nb = s->qinb ? s->qbase + (1ull << s->qws)
 				      : s->qover.v[0].t >> s->qws << s->qws;
-		if (nb > bt)
+		if (nb > lim)
 			break;
 		s->qbase = nb;
 		uint32_t k = (uint32_t)(s->qbase >> s->qws) & (s->qnb - 1);
