@@ -1473,8 +1473,10 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 	uint32_t fid = BI(s, gin, p->vl);
 	struct port *pin = &s->pt[gin], *po = &s->pt[p->out];
 	p->next = PK_NONE;
-	if (!(pin->vmask & 1u << p->vl) && po->req_head < 0 && !po->out_busy && !pin->in_busy &&
-	    !s->o->islip_iters) {
+	/* one branch on the five conditions (bitwise, not short-circuit: the
+	 * lines are read anyway and each condition alone is unpredictable) */
+	if (!((pin->vmask >> p->vl & 1u) | (uint32_t)(po->req_head >= 0) | po->out_busy |
+	      pin->in_busy | (uint32_t)(s->o->islip_iters != 0))) {
 		/* The packet would be the only request of a free output from a
 		 * free input: unless it lacks credits, arb_out would grant it at
 		 * once.  Send it without queueing it, with the same state
