@@ -17,11 +17,11 @@
  *   TXDONE   an output port finished sending (the tail left): the output
  *            and the input it served are free, the input's credits go back
  *   CREDIT   credits reach the sender of a link, only when the sender
- *            has stalled on credits: otherwise the return waits in the
- *            port's list of pending credits (time and insertion number of
- *            the event it stands for) and is counted in when the port next
- *            looks at its credits, which gives the same results with a
- *            quarter fewer events
+ *            has stalled on credits: otherwise the return waits, with the
+ *            time and insertion number of the event it stands for, in the
+ *            port (the first) or the port's list (the others), and is
+ *            counted in when the port next looks at its credits, which
+ *            gives the same results with a quarter fewer events
  *   DELIVER  a packet's tail reached its destination host
  *   CHECK    the deadlock watchdog
  * Times are integer picoseconds. */
@@ -92,7 +92,7 @@ struct evn {
 	int32_t next;
 };
 
-/* a credit return not (yet) queued as an event */
+/* a credit return not (yet) queued as an event, after the port's first */
 struct pcred {
 	uint64_t t, sk; /* of the CREDIT event it stands for */
 	uint32_t idx;	/* credits[] index */
