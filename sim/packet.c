@@ -695,11 +695,16 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 		s->nev--;
 	}
 	/* the current bucket's events are sorted; those of later buckets
-	 * (lists and overflow heap) are no earlier than the next bucket */
+	 * (lists and overflow heap) are no earlier than the next bucket, and
+	 * with no bucket list left the overflow heap's first event is the
+	 * calendar's (else a run whose calendar holds only the watchdog would
+	 * take this slow path for every event) */
 	if (s->qcur != PK_NONE)
 		s->qlb = s->qpool[s->qcur].e.t;
-	else if (s->qinb || s->qover.n)
+	else if (s->qinb)
 		s->qlb = s->qbase + (1ull << s->qws);
+	else if (s->qover.n)
+		s->qlb = s->qover.v[0].t;
 	else
 		s->qlb = UINT64_MAX;
 	return 0;
