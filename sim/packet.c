@@ -314,6 +314,12 @@ struct psim {
 	size_t nilat, capilat;
 };
 
+/* Picoseconds to send `bytes` at `rate` (0.1 Gb/s units), rounded up. */
+static inline uint64_t ser_ps(uint32_t bytes, uint32_t rate)
+{
+	return ((uint64_t)bytes * 80000u + rate - 1) / rate;
+}
+
 /* Buffer (FIFO, credits) index of port g, VL v, and back. */
 static inline uint32_t BI(const struct psim *s, uint32_t g, uint32_t v)
 {
@@ -498,11 +504,9 @@ static inline int lane_less(const struct psim *s, uint32_t x, uint32_t y)
  * without branches on the times. */
 static inline __attribute__((always_inline)) void lw_replay(struct psim *s, uint32_t l)
 {
-	__extension__ typedef unsigned __int128 u128;
 	for (uint32_t k = (s->lwn + l) >> 1; k; k >>= 1) {
 		uint8_t x = s->lw[2 * k], y = s->lw[2 * k + 1];
-		u128 kx = (u128)s->lt[x] << 64 | s->lsk[x], ky = (u128)s->lt[y] << 64 | s->lsk[y];
-		s->lw[k] = ky < kx ? y : x;
+		s->lw[k] = lane_less(s, y, x) ? y : x;
 	}
 }
 
@@ -861,6 +865,13 @@ static int credits_return(struct psim *s, uint32_t g, uint32_t vl, uint64_t t, u
 	return pc_append(s, g, BI(s, g, vl), t, sk, bytes);
 }
 
+/* Output g has the credits for packet p's next hop (a link to an end port
+ * needs none). */
+static inline int out_credits(const struct psim *s, uint32_t g, const struct pkt *p)
+{
+	return s->pt[g].kind == 2 || s->credits[BI(s, g, p->vl_next)] >= (int32_t)p->bytes;
+}
+
 /* ------------------------------------------------------------ requests */
 
 static void req_add(struct psim *s, uint32_t fid)
@@ -917,7 +928,7 @@ static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 		s->credits[BI(s, g, vl)] -= p->bytes;
 	uint64_t ser = p->bytes == s->fullb
 			       ? s->pt[g].ser
-			       : ((uint64_t)p->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
+			       : ser_ps(p->bytes, s->pt[g].rate);
 	uint64_t end = s->now + ser;
 	s->pt[g].cur_bytes = p->bytes;
 	if (fid >= 0 && p->tail > end)
@@ -993,8 +1004,7 @@ static int32_t arb_pick(struct psim *s, uint32_t g, int *stalled)
 		if (s->pt[gin].in_busy)
 			continue;
 		struct pkt *p = &s->pk[s->fifo[fid].head];
-		if (s->pt[g].kind != 2 &&
-		    s->credits[BI(s, g, p->vl_next)] < (int32_t)p->bytes) {
+		if (!out_credits(s, g, p)) {
 			mark_stall(s, p);
 			*stalled = 1;
 			continue;
@@ -1282,21 +1292,31 @@ static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
 
 /* ------------------------------------------------------------ tables */
 
+/* The output a table entry `port` names at the switch of port sp (any of
+ * its ports): its global index, or -1 when route() refuses it (no entry,
+ * beyond the switch's ports, a port without a cable). */
+static inline int64_t rt_out(const struct psim *s, const struct port *sp, uint8_t port)
+{
+	if (port == 0 || port == IBF_LFT_NONE || port >= sp->P)
+		return -1;
+	uint32_t go = sp->base + port;
+	if (s->pt[go].peer < 0 || !s->pt[go].rate)
+		return -1;
+	return go;
+}
+
 /* rt_build: the entry `port` of host h's DLID dlid at its home switch,
- * checked as route() would check it; the host behind it when it is an end
+ * checked as route() checks it; the host behind it when it is an end
  * port. */
 static void rt_home(struct psim *s, uint32_t dlid, uint32_t h, uint8_t port)
 {
-	const struct port *o = &s->pt[s->pt[s->host[h].g].peer]; /* a port of the home switch */
+	int64_t go = rt_out(s, &s->pt[s->pt[s->host[h].g].peer], port);
 	s->dlast[dlid] = 0;
-	if (port == 0 || port == IBF_LFT_NONE || port >= o->P)
-		return;
-	const struct port *go = &s->pt[o->base + port];
-	if (go->peer < 0 || !go->rate)
+	if (go < 0)
 		return;
 	s->dlast[dlid] = port;
-	if (go->kind == 2)
-		s->downer[dlid] = s->pt[go->peer].host_of;
+	if (s->pt[go].kind == 2)
+		s->downer[dlid] = s->pt[s->pt[go].peer].host_of;
 }
 
 /* The forwarding tables compressed for the DLIDs packets are sent to (the
@@ -1444,11 +1464,10 @@ static int route(struct psim *s, uint32_t gin, struct pkt *p)
 		go = pin->base + port;
 	} else {
 		port = s->ctab[(size_t)sw * s->ncls + p->cls];
-		if (port == 0 || port == IBF_LFT_NONE || port >= pin->P)
+		int64_t o = rt_out(s, pin, port);
+		if (o < 0)
 			return -1;
-		go = pin->base + port;
-		if (s->pt[go].peer < 0 || !s->pt[go].rate)
-			return -1;
+		go = (uint32_t)o;
 		if (s->pt[go].kind == 2 && s->pt[s->pt[go].peer].host_of != (int32_t)p->dst)
 			return -1; /* delivered to the wrong end port */
 	}
@@ -1488,7 +1507,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 		 * changes (the round-robin pointer moves to its input; the FIFO,
 		 * request list, vmask and in_switches end as they were). */
 		credits_settle(s, p->out);
-		if (po->kind == 2 || s->credits[BI(s, p->out, p->vl_next)] >= (int32_t)p->bytes) {
+		if (out_credits(s, p->out, p)) {
 			po->rr = (uint8_t)(gin - po->base);
 			return transmit(s, p->out, (int32_t)fid, i);
 		}
@@ -1597,6 +1616,12 @@ static uint64_t stream_pace(double gbps, uint32_t pay)
 	return ps < 1e18 ? (uint64_t)ps : (uint64_t)1e18;
 }
 
+/* Payload of the next packet of a message with `left` bytes to send. */
+static inline uint32_t stream_pay(uint64_t left, uint32_t mtu)
+{
+	return left < mtu ? (uint32_t)left : mtu;
+}
+
 /* Host h's next generation event at t: the host's only one pending. */
 static int stream_push_gen(struct psim *s, uint32_t h, uint64_t t)
 {
@@ -1640,7 +1665,7 @@ static int stream_start(struct psim *s)
 			st->ncap++;
 			st->next[j] =
 				s->now +
-				stream_pace(m->gbps, m->bytes < mtu ? (uint32_t)m->bytes : mtu);
+				stream_pace(m->gbps, stream_pay(m->bytes, mtu));
 		}
 	}
 	st->el_left = (b - a) - st->ncap;
@@ -1682,11 +1707,10 @@ static int stream_gen(struct psim *s, uint32_t h)
 	if (H->qlen >= s->o->srcq_max)
 		return stream_push_gen(s, h, s->now + H->gap_ps);
 	uint32_t mtu = s->o->mtu_payload;
-	uint32_t pay = st->left[j] < mtu ? (uint32_t)st->left[j] : mtu;
+	uint32_t pay = stream_pay(st->left[j], mtu);
 	st->left[j] -= pay;
 	if (st->gbps[j] > 0 && st->left[j])
-		st->next[j] = s->now + stream_pace(st->gbps[j],
-						   st->left[j] < mtu ? (uint32_t)st->left[j] : mtu);
+		st->next[j] = s->now + stream_pace(st->gbps[j], stream_pay(st->left[j], mtu));
 	st->cur[h] = j + 1 < b ? j + 1 : a;
 	uint32_t bytes = pay + s->o->hdr_bytes;
 	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
@@ -1956,7 +1980,7 @@ static int nl_room(struct psim *s, uint32_t L, int32_t i)
 static int nl_start(struct psim *s, uint32_t L)
 {
 	struct nlink *l = &s->nl[L];
-	int32_t i = PK_NONE;
+	int32_t i = PK_NONE, *hd, *tl;
 	struct nvq *q = nl_voq(s, L);
 	if (q) {
 		/* the destinations in turn, starting after the one served
@@ -1970,9 +1994,8 @@ static int nl_start(struct psim *s, uint32_t L)
 		if (i == PK_NONE)
 			return 0;
 		l->rrd = (uint8_t)d;
-		q[d].head = s->ip[i].next;
-		if (q[d].head == PK_NONE)
-			q[d].tail = PK_NONE;
+		hd = &q[d].head;
+		tl = &q[d].tail;
 		l->nvq--;
 	} else {
 		uint32_t v = 0;
@@ -1985,10 +2008,13 @@ static int nl_start(struct psim *s, uint32_t L)
 		if (i == PK_NONE)
 			return 0;
 		l->rrv = (uint8_t)v;
-		l->qhead[v] = s->ip[i].next;
-		if (l->qhead[v] == PK_NONE)
-			l->qtail[v] = PK_NONE;
+		hd = &l->qhead[v];
+		tl = &l->qtail[v];
 	}
+	/* i leaves the head of its queue */
+	*hd = s->ip[i].next;
+	if (*hd == PK_NONE)
+		*tl = PK_NONE;
 	l->cur = i;
 	uint32_t j = L % s->NL;
 	if (j < s->K)
@@ -1996,8 +2022,7 @@ static int nl_start(struct psim *s, uint32_t L)
 	else if (j == 2 * s->K + 1)
 		s->ip[i].t[4] = s->now;
 	/* (intra-node moves do not feed the fabric's deadlock watchdog) */
-	uint64_t ser =
-		l->fixed ? l->fixed : ((uint64_t)s->ip[i].bytes * 80000u + l->rate - 1) / l->rate;
+	uint64_t ser = l->fixed ? l->fixed : ser_ps(s->ip[i].bytes, l->rate);
 	/* an accelerator link takes at least acc_pkt_ns per packet */
 	uint64_t floor_ps = (uint64_t)(s->o->acc_pkt_ns * 1000.0 + 0.5);
 	if (j < 2 * s->K && ser < floor_ps)
@@ -2010,21 +2035,20 @@ static int nl_ready(struct psim *s, int32_t i, uint32_t L)
 	struct nlink *l = &s->nl[L];
 	uint32_t v = nl_vl(s, &s->ip[i]);
 	s->ip[i].next = PK_NONE;
+	int32_t *hd = &l->qhead[v], *tl = &l->qtail[v];
 	struct nvq *q = nl_voq(s, L);
 	if (q) {
 		/* the queue of the switch output it leaves by */
 		q += nl_next(s, L, &s->ip[i]) - (int64_t)(L / s->NL * s->NL + s->K);
-		if (q->tail != PK_NONE)
-			s->ip[q->tail].next = i;
-		else
-			q->head = i;
-		q->tail = i;
+		hd = &q->head;
+		tl = &q->tail;
 		l->nvq++;
-	} else if (l->qtail[v] != PK_NONE)
-		s->ip[l->qtail[v]].next = i;
+	}
+	if (*tl != PK_NONE)
+		s->ip[*tl].next = i;
 	else
-		l->qhead[v] = i;
-	l->qtail[v] = i;
+		*hd = i;
+	*tl = i;
 	return l->cur == PK_NONE ? nl_start(s, L) : 0;
 }
 
@@ -2300,7 +2324,7 @@ static int64_t waits_on(const struct psim *s, uint32_t fid)
 		return -1;
 	const struct pkt *p = &s->pk[h];
 	uint32_t g = p->out;
-	if (s->pt[g].kind == 2 || s->credits[BI(s, g, p->vl_next)] >= (int32_t)p->bytes)
+	if (out_credits(s, g, p))
 		return -1;
 	return (int64_t)BI(s, (uint32_t)s->pt[g].peer, p->vl_next);
 }
@@ -2588,7 +2612,7 @@ static uint64_t setup_links(struct psim *s, const struct ibf_sim_net *net)
 		s->pt[g].kind = me_sw && peer_sw ? 1 : me_sw ? 2 : 3;
 		double m = s->pt[g].kind == 1 ? o->switch_cable_m : o->host_cable_m;
 		s->pt[g].prop = (uint64_t)(m * o->ns_per_m * 1000.0 + 0.5);
-		uint64_t ser = ((uint64_t)s->bytes * 80000u + s->pt[g].rate - 1) / s->pt[g].rate;
+		uint64_t ser = ser_ps(s->bytes, s->pt[g].rate);
 		s->pt[g].ser = (uint32_t)ser;
 		if (ser > UINT32_MAX)
 			s->fullb = 0; /* transmit computes every packet's time */
@@ -2647,7 +2671,7 @@ static void setup_times(struct psim *s, uint64_t slowest)
 		    o->traffic_off[h + 1] > o->traffic_off[h])
 			hg += H->rate / 10.0; /* the capacity of the hosts that send */
 		/* the port's ser, which need not fit its 32 bits (0 without a cable) */
-		uint64_t ser = H->rate ? ((uint64_t)s->bytes * 80000u + H->rate - 1) / H->rate : 0;
+		uint64_t ser = H->rate ? ser_ps(s->bytes, H->rate) : 0;
 		H->gap_ps = (uint64_t)((double)ser / o->load + 0.5);
 	}
 	s->res->nhosts = s->nh;
