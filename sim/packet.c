@@ -853,7 +853,8 @@ static __attribute__((noinline)) int pc_append(struct psim *s, uint32_t g, uint3
 }
 
 /* The credits of buffer (g, vl) go back to port g at time t. */
-static int credits_return(struct psim *s, uint32_t g, uint32_t vl, uint64_t t, uint32_t bytes)
+static inline __attribute__((always_inline)) int
+credits_return(struct psim *s, uint32_t g, uint32_t vl, uint64_t t, uint32_t bytes)
 {
 	uint64_t sk = (s->seq++ << EV_BITS) | EV_CREDIT;
 	if (s->pt[g].cstall)
@@ -874,7 +875,8 @@ static inline int out_credits(const struct psim *s, uint32_t g, const struct pkt
 
 /* ------------------------------------------------------------ requests */
 
-static void req_add(struct psim *s, uint32_t fid)
+static inline __attribute__((always_inline)) void
+req_add(struct psim *s, uint32_t fid)
 {
 	struct fifo *q = &s->fifo[fid];
 	uint32_t out = s->pk[q->head].out;
@@ -885,7 +887,8 @@ static void req_add(struct psim *s, uint32_t fid)
 	s->pt[out].req_head = (int32_t)fid;
 }
 
-static void req_del(struct psim *s, uint32_t fid, uint32_t out)
+static inline __attribute__((always_inline)) void
+req_del(struct psim *s, uint32_t fid, uint32_t out)
 {
 	struct fifo *q = &s->fifo[fid];
 	if (q->rprev >= 0)
@@ -915,7 +918,8 @@ static void mark_stall(struct psim *s, struct pkt *p)
 
 /* Start sending packet i on output g (fid: the input FIFO it leaves, -1 for
  * a host's queue). */
-static int transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
+static inline __attribute__((always_inline)) int
+transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 {
 	struct pkt *p = &s->pk[i];
 	uint8_t vl = fid >= 0 ? p->vl_next : p->vl;
@@ -991,7 +995,8 @@ static int arb_host(struct psim *s, uint32_t h)
  * granted, or the oldest packet), among those whose input is free and not
  * taken and that have the credits; -1 none (*stalled: a head lacked
  * credits). */
-static int32_t arb_pick(struct psim *s, uint32_t g, int *stalled)
+static inline __attribute__((always_inline)) int32_t
+arb_pick(struct psim *s, uint32_t g, int *stalled)
 {
 	uint32_t V = s->V;
 	uint32_t base = s->pt[g].base, P = s->pt[g].P;
@@ -1030,7 +1035,8 @@ static int32_t arb_pick(struct psim *s, uint32_t g, int *stalled)
 
 /* Output g takes the head of FIFO best; upd: move its round-robin pointer
  * to that input. */
-static int arb_take(struct psim *s, uint32_t g, int32_t best, int upd)
+static inline __attribute__((always_inline)) int
+arb_take(struct psim *s, uint32_t g, int32_t best, int upd)
 {
 	struct fifo *q = &s->fifo[best];
 	int32_t i = q->head;
