@@ -602,6 +602,45 @@ static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, 
 	return 0;
 }
 
+static inline uint32_t ev_type(const struct ev *e)
+{
+	return (uint32_t)(e->sk & ((1u << EV_BITS) - 1));
+}
+
+/* Lane L's next events come within a few pops of it: fetch the lines they
+ * will touch (timing only) in two steps, the second reading only lines the
+ * first fetched: one pop ahead the packet (a) and port (b) of an ARRIVE or
+ * DELIVER, the output (a) and the served port (b: FIFO, or the output) of a
+ * TXDONE; at the head an ARRIVE's table entry, a TXDONE's FIFO and the port
+ * its credits go back to. */
+static inline __attribute__((always_inline)) void lane_prefetch(struct psim *s,
+								 const struct lane *L)
+{
+	if (L->n > 1) {
+		const struct ev *e = &L->v[(L->head + 1) & L->mask];
+		uint32_t ty = ev_type(e);
+		if ((1u << EV_ARRIVE | 1u << EV_TXDONE | 1u << EV_DELIVER) >> ty & 1) {
+			uintptr_t tx = -(uintptr_t)(ty == EV_TXDONE); /* packets and ports: 64 bytes */
+			uintptr_t a0 = ((uintptr_t)s->pt & tx) | ((uintptr_t)s->pk & ~tx);
+			__builtin_prefetch((const void *)(a0 + (uintptr_t)e->a * 64u));
+			__builtin_prefetch(&s->pt[e->b & s->pmask]);
+		}
+	}
+	const struct ev *h = &L->v[L->head];
+	uint32_t ty = ev_type(h);
+	if (ty == EV_ARRIVE) {
+		const struct pkt *p = &s->pk[h->a];
+		const struct port *pin = &s->pt[h->b];
+		if (p->cls != RT_NONE && (uint32_t)pin->sw != p->home)
+			__builtin_prefetch(&s->ctab[(size_t)pin->sw * s->ncls + p->cls]);
+	} else if (ty == EV_TXDONE && h->b != h->a) {
+		int32_t up = s->pt[BPORT(s, h->b)].peer;
+		__builtin_prefetch(&s->fifo[h->b]);
+		if (up >= 0)
+			__builtin_prefetch(&s->pt[up]);
+	}
+}
+
 /* Take the next event from lane bl (its head is the least of all). */
 static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int bl, struct ev *out)
 {
@@ -612,18 +651,7 @@ static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int b
 		const struct ev *h = &L->v[L->head];
 		s->lt[bl] = h->t;
 		s->lsk[bl] = h->sk;
-		/* the lane's next event comes within a few pops: fetch the
-		 * lines it starts with (timing only), without branching on
-		 * its type: an ARRIVE's or DELIVER's packet (a) and port (b:
-		 * input, host port), a TXDONE's output (a) and the port
-		 * whose FIFO it served (b: FIFO, or the output) */
-		uint32_t ty = (uint32_t)(h->sk & ((1u << EV_BITS) - 1));
-		if ((1u << EV_ARRIVE | 1u << EV_TXDONE | 1u << EV_DELIVER) >> ty & 1) {
-			uintptr_t tx = -(uintptr_t)(ty == EV_TXDONE); /* packets and ports: 64 bytes */
-			uintptr_t a0 = ((uintptr_t)s->pt & tx) | ((uintptr_t)s->pk & ~tx);
-			__builtin_prefetch((const void *)(a0 + (uintptr_t)h->a * 64u));
-			__builtin_prefetch(&s->pt[h->b & s->pmask]);
-		}
+		lane_prefetch(s, L);
 	} else {
 		s->lt[bl] = s->lsk[bl] = UINT64_MAX;
 	}
