@@ -287,6 +287,8 @@ struct psim {
 	/* window */
 	uint64_t w0, w1, hard_end;
 	uint64_t last_move;
+	uint64_t tail_meas;   /* latest tail arrival of a measured packet delivered */
+	uint64_t tail_any;    /* latest tail arrival of a packet delivered */
 	uint64_t stall_ps;    /* deadlock watchdog period */
 	uint64_t in_switches; /* packets in switch buffers */
 	uint64_t outstanding; /* measured packets not yet delivered or dropped */
@@ -944,6 +946,8 @@ static void mark_stall(struct psim *s, struct pkt *p)
 	}
 }
 
+static int deliver(struct psim *s, int32_t i, uint64_t t);
+
 /* Start sending packet i on output g (fid: the input FIFO it leaves, -1 for
  * a host's queue). */
 static inline __attribute__((always_inline)) int
@@ -974,12 +978,8 @@ transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 		p->tail = end + s->pt[g].prop;
 	p->hops++;
 	uint32_t peer = (uint32_t)s->pt[g].peer;
-	if (!rc) {
-		if (s->pt[g].kind == 2)
-			rc = push(s, p->tail, EV_DELIVER, (uint32_t)i, peer);
-		else
-			rc = push(s, head + s->router_ps, EV_ARRIVE, (uint32_t)i, peer);
-	}
+	if (!rc && s->pt[g].kind != 2)
+		rc = push(s, head + s->router_ps, EV_ARRIVE, (uint32_t)i, peer);
 	s->res->pkt_hops++;
 	s->last_move = s->now;
 	if (in_window(s, s->now)) {
@@ -989,6 +989,15 @@ transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	}
 	if (s->pt[g].kind == 1)
 		p->swhops++;
+	if (!rc && s->pt[g].kind == 2) {
+		/* Nothing can stop a packet on its last link: without streams
+		 * or the node model (whose deliveries start more events) it is
+		 * counted in now, at its tail's arrival time, and freed. */
+		if (!s->st && !s->K && p->tail < s->hard_end)
+			rc = deliver(s, i, p->tail);
+		else
+			rc = push(s, p->tail, EV_DELIVER, (uint32_t)i, peer);
+	}
 	return rc;
 }
 
@@ -1583,13 +1592,16 @@ static int ev_txdone(struct psim *s, uint32_t g)
 	return rc;
 }
 
-static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
+/* Packet i's tail reaches its destination at time t (now, or later for a
+ * packet that has just started on its last link). */
+static int deliver(struct psim *s, int32_t i, uint64_t t)
 {
 	struct pkt *p = &s->pk[i];
-	(void)g;
 	s->res->delivered++;
 	s->last_move = s->now;
-	if (in_window(s, s->now)) {
+	if (t > s->tail_any)
+		s->tail_any = t;
+	if (in_window(s, t)) {
 		s->win_acc_bytes += p->bytes;
 		s->win_acc_payload += p->bytes - s->o->hdr_bytes;
 	}
@@ -1597,8 +1609,10 @@ static int ev_deliver(struct psim *s, int32_t i, uint32_t g)
 	if (p->flags & PK_MEASURED) {
 		if (!s->K)
 			s->outstanding--;
+		if (t > s->tail_meas)
+			s->tail_meas = t;
 		s->res->measured_done++;
-		rc = dpush(&s->lat, &s->nlat, &s->caplat, (double)(s->now - p->birth) / 1000.0);
+		rc = dpush(&s->lat, &s->nlat, &s->caplat, (double)(t - p->birth) / 1000.0);
 		s->hop_sum += p->swhops;
 	}
 	if (s->st && !rc)
@@ -2898,10 +2912,15 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			ibf_error_set(err, rc, NULL, 0, "out of memory");
 			break;
 		}
-		if (e.t >= s.w1 && (s.outstanding == 0 || e.t >= s.hard_end)) {
+		if (e.t >= s.w1 && ((s.outstanding == 0 && e.t >= s.tail_meas) || e.t >= s.hard_end)) {
 			/* the run ends at the last event before this one, which
-			 * may have been a credit return kept pending */
+			 * may have been a credit return kept pending or a
+			 * delivery counted in when its last link started */
 			uint64_t tend = s.outstanding == 0 ? s.w1 : s.hard_end;
+			if (tend < s.tail_meas)
+				tend = s.tail_meas;
+			if (s.tail_any > s.now && s.tail_any <= e.t)
+				s.now = s.tail_any;
 			for (uint32_t g = 0; g < s.np; g++) {
 				if (s.pt[g].pct < tend && s.pt[g].pct > s.now)
 					s.now = s.pt[g].pct;
@@ -2931,7 +2950,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 				rc = arb_port(&s, BPORT(&s, e.a));
 			break;
 		case EV_DELIVER:
-			rc = ev_deliver(&s, (int32_t)e.a, e.b);
+			rc = deliver(&s, (int32_t)e.a, s.now);
 			break;
 		case EV_AGEN:
 			rc = ev_agen(&s, e.a);
