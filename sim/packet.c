@@ -2919,8 +2919,11 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			uint64_t tend = s.outstanding == 0 ? s.w1 : s.hard_end;
 			if (tend < s.tail_meas)
 				tend = s.tail_meas;
-			if (s.tail_any > s.now && s.tail_any <= e.t)
-				s.now = s.tail_any;
+			uint64_t tl = s.outstanding == 0 ? s.tail_meas : 0;
+			if (s.tail_any < e.t && s.tail_any > tl)
+				tl = s.tail_any;
+			if (tl > s.now)
+				s.now = tl;
 			for (uint32_t g = 0; g < s.np; g++) {
 				if (s.pt[g].pct < tend && s.pt[g].pct > s.now)
 					s.now = s.pt[g].pct;
