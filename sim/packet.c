@@ -10,18 +10,19 @@
  * and gets them back, one propagation delay later, when the packet's tail
  * has left the receiver's buffer.
  *
- * Events (ordered by time, then by insertion number):
+ * Events, ordered by time, then by type (this list's order), then by the
+ * order they were pushed in (see push):
  *   GEN      a host creates a packet (open loop, exponential gaps)
  *   ARRIVE   a packet's head has reached a switch input and been routed
  *            (router delay included); it joins the FIFO of its VL
  *   TXDONE   an output port finished sending (the tail left): the output
  *            and the input it served are free, the input's credits go back
- *   CREDIT   credits reach the sender of a link, only when the sender
- *            has stalled on credits: otherwise the return waits, with the
- *            time and insertion number of the event it stands for, in the
- *            port (the first) or the port's list (the others), and is
- *            counted in when the port next looks at its credits, which
- *            gives the same results with a quarter fewer events
+ *   CREDIT   wakes a sender that stalled on credits at its first pending
+ *            return.  Credit returns are not events: each waits, with its
+ *            time, in the sending port (the first) or the port's list (the
+ *            others) and is counted in when the port next looks at its
+ *            credits; credits that come back at time t count for every
+ *            event at t
  *   DELIVER  a packet's tail reached its destination host
  *   CHECK    the deadlock watchdog
  * Times are integer picoseconds. */
@@ -64,9 +65,9 @@ enum {
 };
 #define EV_BITS 4u
 
+/* k: time (ps) << EV_BITS | type, the order of events (see push) */
 struct ev {
-	uint64_t t;
-	uint64_t sk; /* insertion number << EV_BITS | type */
+	uint64_t k;
 	uint32_t a, b;
 };
 
@@ -76,7 +77,7 @@ struct evvec {
 };
 
 /* A lane: the events scheduled one fixed delay d after their push, in a
- * ring (see push_sk). */
+ * ring (see push). */
 #define NLANES 16
 struct lane {
 	struct ev *v;
@@ -94,7 +95,7 @@ struct evn {
 
 /* a credit return not (yet) queued as an event, after the port's first */
 struct pcred {
-	uint64_t t, sk; /* of the CREDIT event it stands for */
+	uint64_t t;	/* ps */
 	uint32_t idx;	/* credits[] index */
 	uint32_t bytes;
 	int32_t next;
@@ -183,7 +184,6 @@ struct port {
 	int32_t req_head; /* requests for the output: FIFOs whose head wants it */
 	int32_t host_of;  /* host index of an end port, -1 */
 	int32_t sw;	  /* switch index of its node, -1 */
-	uint32_t pcseq;	  /* pending return: insertion number, low 32 bits (pc_sk) */
 	uint16_t cur_bytes; /* size of the packet the output sends */
 	uint16_t vmask;	    /* VLs whose input FIFO is not empty */
 	uint16_t pcbytes;   /* pending return: bytes */
@@ -191,10 +191,11 @@ struct port {
 	uint8_t P;	    /* its node's ports + 1 (at most IBF_MAX_PORTS + 1) */
 	uint8_t kind;	    /* 0 none, 1 switch-switch, 2 switch->host, 3 host->switch */
 	uint8_t out_busy, in_busy;
-	uint8_t cstall : 1; /* stalled on credits: returns are events */
+	uint8_t cstall : 1; /* stalled on credits: a return wakes it (EV_CREDIT) */
+	uint8_t cwake : 1;  /* an EV_CREDIT for it is queued */
 	uint8_t pcmore : 1; /* more pending returns than pct's (list pcx[g]) */
 	uint8_t pcvl : 4;   /* pending return: VL */
-};
+} __attribute__((aligned(64)));
 _Static_assert(sizeof(struct port) == 64, "struct port fills one cache line");
 
 struct host {
@@ -255,9 +256,9 @@ struct psim {
 	uint64_t qbase;	    /* start of the current bucket */
 	uint64_t qinb;	    /* events in the bucket lists */
 	uint64_t qlb;	    /* no calendar event is earlier (see pop) */
-	/* lanes: the head of each (time, insertion number; UINT64_MAX when
-	 * empty), side by side for the winner tree (lw) */
-	uint64_t lt[NLANES + 1], lsk[NLANES + 1]; /* [NLANES]: never a lane */
+	/* lanes: the key of each one's head (UINT64_MAX when empty), side by
+	 * side for the winner tree (lw) */
+	uint64_t lt[NLANES + 1]; /* [NLANES]: never a lane */
 	struct lane lane[NLANES];
 	uint32_t nlanes;
 	/* a winner tree over the lanes: lw[1] the lane with the least head,
@@ -265,20 +266,17 @@ struct psim {
 	 * (lwn: a power of two >= nlanes; lw[1] = 0 before the first lane) */
 	uint8_t lw[2 * NLANES]; /* padding leaves: NLANES */
 	uint32_t lwn;
-	uint64_t lkey[64]; /* delay -> lane: open addressing, lidx -1 free */
+	uint64_t lkey[64]; /* delay << EV_BITS | type -> lane: open addressing, lidx -1 free */
 	int8_t lidx[64];
 	uint64_t lcd[16]; /* per event type: the delay of its last lane push, */
 	int8_t lcl[16];	  /* and that lane (-1 none yet); */
 	uint64_t lcd2[16]; /* the delay before it (an arrival's delay */
 	int8_t lcl2[16];   /* alternates between host and switch links) */
 	size_t nev;	    /* events queued */
-	uint64_t seq;
 	uint64_t now;
-	uint64_t cur_sk; /* of the event being processed */
 	/* pending credit returns per sending port, in time order: the first
 	 * in the port (pct...), the rest in a list of pc nodes */
 	uint32_t fullb;	      /* bytes of a full packet, 0 when a ser does not fit */
-	uint32_t *pchi;	      /* [np] insertion number >> 32 of pct's return (pc_sk) */
 	struct qbucket *pcx;  /* [np] the list: head, tail */
 	struct pcred *pc;
 	uint32_t npc, cappc;
@@ -345,16 +343,16 @@ static inline uint64_t BRANK(const struct psim *s, uint32_t f)
 
 /* A calendar queue: buckets of 2^qws picoseconds over a horizon of qnb
  * buckets, each a list of event nodes (indices into a pool) in insertion
- * order; the events of the current bucket in a list sorted by (time,
- * insertion number); events beyond the horizon in an overflow heap.  The
- * bucket width is chosen from the expected event rate (a few events per
- * bucket), so the cost per event does not grow with the fabric.  The order
- * is exactly (time, insertion number), as with one heap. */
+ * order; the events of the current bucket in a list sorted by key (a
+ * stable sort: equal keys in the order they came); events beyond the
+ * horizon in an overflow heap.  The bucket width is chosen from the
+ * expected event rate (a few events per bucket), so the cost per event
+ * does not grow with the fabric. */
 #define QHORIZON_PS 4000000ull /* ~4 us: most events are scheduled closer */
 
 static inline int ev_less(const struct ev *x, const struct ev *y)
 {
-	return x->t < y->t || (x->t == y->t && x->sk < y->sk);
+	return x->k < y->k;
 }
 
 static int heap_push(struct evvec *h, const struct ev *e)
@@ -412,7 +410,7 @@ static int q_init(struct psim *s, double per_ps)
 	s->qcur = PK_NONE;
 	s->qfree = PK_NONE;
 	for (uint32_t l = 0; l <= NLANES; l++)
-		s->lt[l] = s->lsk[l] = UINT64_MAX;
+		s->lt[l] = UINT64_MAX;
 	memset(s->lidx, -1, sizeof(s->lidx));
 	memset(s->lcl, -1, sizeof(s->lcl));
 	memset(s->lcl2, -1, sizeof(s->lcl2));
@@ -441,13 +439,15 @@ static void q_cur_insert(struct psim *s, int32_t n)
 	*at = n;
 }
 
-static inline __attribute__((always_inline)) int push_sk(struct psim *s, uint64_t t, uint64_t sk,
-							 uint32_t a, uint32_t b)
+/* An event (key k, see struct ev) into the calendar. */
+static inline __attribute__((always_inline)) int push_cal(struct psim *s, uint64_t k, uint32_t a,
+							  uint32_t b)
 {
-	struct ev e = { t, sk, a, b };
+	struct ev e = { k, a, b };
+	uint64_t t = k >> EV_BITS;
 	s->nev++;
-	if (t < s->qlb)
-		s->qlb = t;
+	if (k < s->qlb)
+		s->qlb = k;
 	/* the current bucket may lie a little ahead of now (pop_slow): an
 	 * event up to its end goes into its sorted list */
 	uint64_t tb = t >> s->qws, cb = s->qbase >> s->qws;
@@ -463,9 +463,8 @@ static inline __attribute__((always_inline)) int push_sk(struct psim *s, uint64_
 		q_cur_insert(s, n);
 		return 0;
 	}
-	uint32_t k = (uint32_t)(t >> s->qws) & (s->qnb - 1);
 	x->next = PK_NONE;
-	struct qbucket *B = &s->qb[k];
+	struct qbucket *B = &s->qb[(uint32_t)tb & (s->qnb - 1)];
 	if (B->tail != PK_NONE)
 		s->qpool[B->tail].next = n;
 	else
@@ -477,8 +476,8 @@ static inline __attribute__((always_inline)) int push_sk(struct psim *s, uint64_
 
 static void lw_build(struct psim *s);
 
-/* The lane of events pushed `d` after now: -1 when there is none and no
- * room for another. */
+/* The lane of events of one type pushed `d` after now (key d << EV_BITS |
+ * type): -1 when there is none and no room for another. */
 static inline int lane_of(struct psim *s, uint64_t d)
 {
 	uint32_t h = (uint32_t)((d * 0x9e3779b97f4a7c15ull) >> 58);
@@ -497,12 +496,11 @@ static inline int lane_of(struct psim *s, uint64_t d)
 
 static inline int lane_less(const struct psim *s, uint32_t x, uint32_t y)
 {
-	__extension__ typedef unsigned __int128 u128;
-	return ((u128)s->lt[x] << 64 | s->lsk[x]) < ((u128)s->lt[y] << 64 | s->lsk[y]);
+	return s->lt[x] < s->lt[y];
 }
 
 /* Lane l's head changed: the matches on its way to the root of the
- * winner tree, one 128-bit comparison of (time, insertion number) each,
+ * winner tree, one comparison of keys each (equal keys: the lower lane),
  * without branches on the times. */
 static inline __attribute__((always_inline)) void lw_replay(struct psim *s, uint32_t l)
 {
@@ -542,25 +540,26 @@ static int lane_grow(struct lane *L)
 	return 0;
 }
 
-/* Most events happen a fixed delay after the event that schedules them
- * (a propagation, router or serialisation time of a link class), and the
- * times of one delay's events grow with the order they are pushed in, as
- * do their insertion numbers: kept in a ring per delay (a lane) they are
- * already sorted, and the next event is the least of the lanes' heads and
- * the calendar's.  Pushing is an append, popping reads the rings in order:
- * no list walking, no bucket scattered over memory, and the order is still
- * exactly (time, insertion number).  Events with random delays (packet
- * generation), the watchdog and re-queued credit returns (an old insertion
- * number) go to the calendar. */
-static int push_lane_slow(struct psim *s, uint64_t t, uint64_t sk, int type, uint32_t a,
-			  uint32_t b);
+/* An event's key is its time << EV_BITS | its type: events are ordered by
+ * time, then type; equal keys in one lane in the order they were pushed,
+ * in different lanes by lane, in the calendar in the order they came, and
+ * a calendar event before a lane event.  Most events happen a fixed delay
+ * after the event that schedules them (a propagation, router or
+ * serialisation time of a link class), so the keys of one type and delay
+ * grow with the order they are pushed in: kept in a ring per type and
+ * delay (a lane) they are already sorted, and the next event is the least
+ * of the lanes' heads and the calendar's.  Pushing is an append, popping
+ * reads the rings in order: no list walking, no bucket scattered over
+ * memory.  Events with random delays (packet generation, credit wake-ups)
+ * and the watchdog go to the calendar. */
+static int push_lane_slow(struct psim *s, uint64_t t, int type, uint32_t a, uint32_t b);
 
 static inline __attribute__((always_inline)) int push(struct psim *s, uint64_t t, int type,
 						      uint32_t a, uint32_t b)
 {
-	uint64_t sk = (s->seq++ << EV_BITS) | (uint64_t)type;
-	if (type == EV_GEN || type == EV_AGEN || type == EV_CHECK)
-		return push_sk(s, t, sk, a, b);
+	uint64_t k = t << EV_BITS | (uint64_t)type;
+	if (type == EV_GEN || type == EV_AGEN || type == EV_CHECK || type == EV_CREDIT)
+		return push_cal(s, k, a, b);
 	/* the common case: one of the type's last two lanes (picked
 	 * without a branch), not empty, with room */
 	uint64_t d = t - s->now;
@@ -569,23 +568,23 @@ static inline __attribute__((always_inline)) int push(struct psim *s, uint64_t t
 	uint64_t ld = two ? d : s->lcd[type];
 	struct lane *L = &s->lane[l & (NLANES - 1)];
 	if (__builtin_expect(l < 0 || ld != d || L->n - 1u >= L->mask, 0))
-		return push_lane_slow(s, t, sk, type, a, b);
-	L->v[(L->head + L->n++) & L->mask] = (struct ev){ t, sk, a, b };
+		return push_lane_slow(s, t, type, a, b);
+	L->v[(L->head + L->n++) & L->mask] = (struct ev){ k, a, b };
 	s->nev++;
 	return 0;
 }
 
 /* push: a new delay for the type, or an empty or full lane. */
-static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, uint64_t sk,
-						    int type, uint32_t a, uint32_t b)
+static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, int type,
+						    uint32_t a, uint32_t b)
 {
-	uint64_t d = t - s->now;
+	uint64_t d = t - s->now, k = t << EV_BITS | (uint64_t)type;
 	int l = s->lcl[type];
 	if (l < 0 || s->lcd[type] != d) {
 		/* a type's events mostly share one delay: look up only on a change */
-		l = lane_of(s, d);
+		l = lane_of(s, d << EV_BITS | (uint64_t)type);
 		if (l < 0)
-			return push_sk(s, t, sk, a, b);
+			return push_cal(s, k, a, b);
 		s->lcd2[type] = s->lcd[type];
 		s->lcl2[type] = s->lcl[type];
 		s->lcd[type] = d;
@@ -594,10 +593,9 @@ static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, 
 	struct lane *L = &s->lane[l];
 	if ((!L->v || L->n > L->mask) && lane_grow(L))
 		return IBF_ENOMEM;
-	L->v[(L->head + L->n) & L->mask] = (struct ev){ t, sk, a, b };
+	L->v[(L->head + L->n) & L->mask] = (struct ev){ k, a, b };
 	if (!L->n++) {
-		s->lt[l] = t;
-		s->lsk[l] = sk;
+		s->lt[l] = k;
 		lw_replay(s, (uint32_t)l);
 	}
 	s->nev++;
@@ -606,7 +604,7 @@ static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, 
 
 static inline uint32_t ev_type(const struct ev *e)
 {
-	return (uint32_t)(e->sk & ((1u << EV_BITS) - 1));
+	return (uint32_t)(e->k & ((1u << EV_BITS) - 1));
 }
 
 /* Lane L's next events come within a few pops of it: fetch the lines they
@@ -650,12 +648,10 @@ static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int b
 	*out = L->v[L->head];
 	L->head = (L->head + 1) & L->mask;
 	if (--L->n) {
-		const struct ev *h = &L->v[L->head];
-		s->lt[bl] = h->t;
-		s->lsk[bl] = h->sk;
+		s->lt[bl] = L->v[L->head].k;
 		lane_prefetch(s, L);
 	} else {
-		s->lt[bl] = s->lsk[bl] = UINT64_MAX;
+		s->lt[bl] = UINT64_MAX;
 	}
 	lw_replay(s, (uint32_t)bl);
 	s->nev--;
@@ -685,31 +681,31 @@ static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *
  * best lane's time: then s->qlb is that bucket's first event, and the
  * lane events before it take the fast path of pop.  Events pushed for a
  * time before the end of the current bucket join its sorted list
- * (push_sk); the limit keeps that list short. */
+ * (push_cal); the limit keeps that list short. */
 static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, int bl)
 {
 	if (s->lt[bl] == UINT64_MAX)
 		bl = -1; /* all lanes empty */
-	uint64_t bt = bl >= 0 ? s->lt[bl] : UINT64_MAX, bsk = bl >= 0 ? s->lsk[bl] : UINT64_MAX;
-	uint64_t lim = bt + (16ull << s->qws);
-	if (lim < bt)
+	uint64_t bk = bl >= 0 ? s->lt[bl] : UINT64_MAX; /* a key */
+	uint64_t lim = (bk >> EV_BITS) + (16ull << s->qws);
+	if (bk == UINT64_MAX)
 		lim = UINT64_MAX;
 	while (s->qcur == PK_NONE && (s->qinb || s->qover.n)) {
 		uint64_t nb = s->qinb ? s->qbase + (1ull << s->qws)
-				      : s->qover.v[0].t >> s->qws << s->qws;
+				      : s->qover.v[0].k >> EV_BITS >> s->qws << s->qws;
 		if (nb > lim)
 			break;
 		s->qbase = nb;
 		uint32_t k = (uint32_t)(s->qbase >> s->qws) & (s->qnb - 1);
 		/* the bucket's list is in insertion order: a stable insertion
-		 * sort by time gives (time, insertion number) */
+		 * sort by key */
 		for (int32_t n = s->qb[k].head, nx; n != PK_NONE; n = nx) {
 			nx = s->qpool[n].next;
 			q_cur_insert(s, n);
 			s->qinb--;
 		}
 		s->qb[k].head = s->qb[k].tail = PK_NONE;
-		while (s->qover.n && s->qover.v[0].t >> s->qws == s->qbase >> s->qws) {
+		while (s->qover.n && s->qover.v[0].k >> EV_BITS >> s->qws == s->qbase >> s->qws) {
 			int32_t n = q_node(s);
 			if (n == PK_NONE)
 				return IBF_ENOMEM;
@@ -717,8 +713,7 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 			q_cur_insert(s, n);
 		}
 	}
-	if (bl >= 0 && (s->qcur == PK_NONE || s->qpool[s->qcur].e.t > bt ||
-			(s->qpool[s->qcur].e.t == bt && s->qpool[s->qcur].e.sk > bsk))) {
+	if (bl >= 0 && (s->qcur == PK_NONE || s->qpool[s->qcur].e.k > bk)) {
 		lane_pop(s, bl, out);
 	} else {
 		int32_t n = s->qcur;
@@ -734,11 +729,11 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 	 * calendar's (else a run whose calendar holds only the watchdog would
 	 * take this slow path for every event) */
 	if (s->qcur != PK_NONE)
-		s->qlb = s->qpool[s->qcur].e.t;
+		s->qlb = s->qpool[s->qcur].e.k;
 	else if (s->qinb)
-		s->qlb = s->qbase + (1ull << s->qws);
+		s->qlb = (s->qbase + (1ull << s->qws)) << EV_BITS;
 	else if (s->qover.n)
-		s->qlb = s->qover.v[0].t;
+		s->qlb = s->qover.v[0].k;
 	else
 		s->qlb = UINT64_MAX;
 	return 0;
@@ -781,26 +776,13 @@ static uint64_t rand_u64(struct psim *s)
 
 /* ------------------------------------------------------------ credits */
 
-/* Sort key of port g's first pending credit return.  The port keeps the
- * low 32 bits of its insertion number, pchi[g] the rest: written only for
- * numbers from 2^32 on, and a port's returns have growing numbers, so it
- * is never stale. */
-static inline uint64_t pc_sk(const struct psim *s, uint32_t g)
-{
-	return ((uint64_t)s->pchi[g] << 32 | s->pt[g].pcseq) << EV_BITS | EV_CREDIT;
-}
-
-/* Port g's first pending return is (t, sk, buffer VL vl, bytes). */
-static inline void pc_set(struct psim *s, uint32_t g, uint64_t t, uint64_t sk, uint32_t vl,
-			  uint32_t bytes)
+/* Port g's first pending return is (t, buffer VL vl, bytes). */
+static inline void pc_set(struct psim *s, uint32_t g, uint64_t t, uint32_t vl, uint32_t bytes)
 {
 	struct port *P = &s->pt[g];
 	P->pct = t;
-	P->pcseq = (uint32_t)(sk >> EV_BITS);
 	P->pcvl = vl & 15u;
 	P->pcbytes = (uint16_t)bytes;
-	if (__builtin_expect(sk >> (32 + EV_BITS), 0))
-		s->pchi[g] = (uint32_t)(sk >> (32 + EV_BITS));
 }
 
 /* The first pending return of port g was counted in: the next of its
@@ -809,7 +791,7 @@ static __attribute__((noinline)) void pc_shift(struct psim *s, uint32_t g)
 {
 	int32_t c = s->pcx[g].head;
 	const struct pcred *x = &s->pc[c];
-	pc_set(s, g, x->t, x->sk, BVL(s, x->idx), x->bytes);
+	pc_set(s, g, x->t, BVL(s, x->idx), x->bytes);
 	s->pcx[g].head = x->next;
 	if (x->next == PK_NONE) {
 		s->pcx[g].tail = PK_NONE;
@@ -819,14 +801,12 @@ static __attribute__((noinline)) void pc_shift(struct psim *s, uint32_t g)
 	s->pc_free = c;
 }
 
-/* Count in the pending credit returns of port g that happen before the
- * event being processed. */
+/* Count in the pending credit returns of port g up to now: credits that
+ * reach a port at time t count for every event at t. */
 static inline void credits_settle(struct psim *s, uint32_t g)
 {
 	struct port *P = &s->pt[g];
 	while (P->pct <= s->now) { /* UINT64_MAX: none */
-		if (P->pct == s->now && pc_sk(s, g) >= s->cur_sk)
-			return;
 		s->credits[BI(s, g, P->pcvl)] += (int32_t)P->pcbytes;
 		if (__builtin_expect(!P->pcmore, 1)) {
 			P->pct = UINT64_MAX;
@@ -836,34 +816,28 @@ static inline void credits_settle(struct psim *s, uint32_t g)
 	}
 }
 
-/* Port g stalled on credits: its pending returns become events (each
- * would have woken it), and so do its next ones until it sends. */
+/* Port g waits for credits: an EV_CREDIT wakes it at its first pending
+ * return (one queued at a time; without a pending return the next return
+ * queues it, see credits_return). */
+static int credits_wake(struct psim *s, uint32_t g)
+{
+	struct port *P = &s->pt[g];
+	if (P->cwake || P->pct == UINT64_MAX)
+		return 0;
+	P->cwake = 1;
+	return push(s, P->pct, EV_CREDIT, g, 0);
+}
+
+/* Port g stalled on credits. */
 static int credits_wait(struct psim *s, uint32_t g)
 {
-	int rc = 0;
-	struct port *P = &s->pt[g];
-	P->cstall = 1;
-	if (P->pct == UINT64_MAX)
-		return 0;
-	rc = push_sk(s, P->pct, pc_sk(s, g), BI(s, g, P->pcvl), P->pcbytes);
-	P->pct = UINT64_MAX;
-	if (!P->pcmore)
-		return rc;
-	for (int32_t c = s->pcx[g].head, nx; c != PK_NONE; c = nx) {
-		nx = s->pc[c].next;
-		if (!rc)
-			rc = push_sk(s, s->pc[c].t, s->pc[c].sk, s->pc[c].idx, s->pc[c].bytes);
-		s->pc[c].next = s->pc_free;
-		s->pc_free = c;
-	}
-	s->pcx[g].head = s->pcx[g].tail = PK_NONE;
-	P->pcmore = 0;
-	return rc;
+	s->pt[g].cstall = 1;
+	return credits_wake(s, g);
 }
 
 /* A second pending return of port g: to the end of its list. */
 static __attribute__((noinline)) int pc_append(struct psim *s, uint32_t g, uint32_t idx,
-					       uint64_t t, uint64_t sk, uint32_t bytes)
+					       uint64_t t, uint32_t bytes)
 {
 	int32_t c = s->pc_free;
 	if (c != PK_NONE) {
@@ -872,7 +846,7 @@ static __attribute__((noinline)) int pc_append(struct psim *s, uint32_t g, uint3
 		GROW(s->pc, s->npc, s->cappc, 1024, return IBF_ENOMEM);
 		c = (int32_t)s->npc++;
 	}
-	s->pc[c] = (struct pcred){ t, sk, idx, bytes, PK_NONE };
+	s->pc[c] = (struct pcred){ t, idx, bytes, PK_NONE };
 	if (s->pt[g].pcmore)
 		s->pc[s->pcx[g].tail].next = c;
 	else
@@ -882,18 +856,19 @@ static __attribute__((noinline)) int pc_append(struct psim *s, uint32_t g, uint3
 	return 0;
 }
 
-/* The credits of buffer (g, vl) go back to port g at time t. */
+/* The credits of buffer (g, vl) go back to port g at time t: pending until
+ * the port looks at its credits (a port's returns come in time order). */
 static inline __attribute__((always_inline)) int
 credits_return(struct psim *s, uint32_t g, uint32_t vl, uint64_t t, uint32_t bytes)
 {
-	uint64_t sk = (s->seq++ << EV_BITS) | EV_CREDIT;
-	if (s->pt[g].cstall)
-		return push_sk(s, t, sk, BI(s, g, vl), bytes);
-	if (s->pt[g].pct == UINT64_MAX) {
-		pc_set(s, g, t, sk, vl, bytes);
-		return 0;
-	}
-	return pc_append(s, g, BI(s, g, vl), t, sk, bytes);
+	int rc = 0;
+	if (s->pt[g].pct == UINT64_MAX)
+		pc_set(s, g, t, vl, bytes);
+	else
+		rc = pc_append(s, g, BI(s, g, vl), t, bytes);
+	if (__builtin_expect(s->pt[g].cstall, 0) && !rc)
+		rc = credits_wake(s, g);
+	return rc;
 }
 
 /* Output g has the credits for packet p's next hop (a link to an end port
@@ -1661,7 +1636,8 @@ struct pstream {
 static uint64_t stream_pace(double gbps, uint32_t pay)
 {
 	double ps = ceil((double)pay * 8000.0 / gbps);
-	return ps < 1e18 ? (uint64_t)ps : (uint64_t)1e18;
+	/* event keys hold times below 2^60 ps (~13 days) */
+	return ps < 1e17 ? (uint64_t)ps : (uint64_t)1e17;
 }
 
 /* Payload of the next packet of a message with `left` bytes to send. */
@@ -2519,7 +2495,6 @@ static void psim_free(struct psim *s)
 	free(s->downer);
 	free(s->qpool);
 	free(s->pc);
-	free(s->pchi);
 	free(s->pcx);
 	free(s->qb);
 	free(s->qover.v);
@@ -2552,7 +2527,9 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 			o->buf_bytes, (unsigned long long)b);
 	if (!(o->measure_ns > 0) || o->warmup_ns < 0 || !(o->stall_ns > 0) || o->router_ns < 0 ||
 	    o->ns_per_m < 0 || o->host_cable_m < 0 || o->switch_cable_m < 0 ||
-	    o->warmup_ns + o->measure_ns > 1e10)
+	    o->warmup_ns + o->measure_ns > 1e10 || o->drain_ns > 1e10 || o->stall_ns > 1e10 ||
+	    o->router_ns > 1e10 || o->ns_per_m * o->host_cable_m > 1e10 ||
+	    o->ns_per_m * o->switch_cable_m > 1e10)
 		return ibf_error_set(
 			err, IBF_EINVAL, NULL, 0,
 			"times and lengths must be >= 0 (measure, stall > 0; at most 10 s)");
@@ -2575,12 +2552,15 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	     o->ipkt_payload < 1 ||
 	     (uint64_t)o->ipkt_payload + o->ipkt_hdr + o->hdr_bytes > 65535 || o->msg_bytes < 1 ||
 	     o->msg_bytes > (1u << 24) || !(o->inter_frac >= 0 && o->inter_frac <= 1) ||
-	     o->node_hop_ns < 0 || o->nic_pkt_ns < 0 || o->nic_agg_ns < 0 || o->nic_split_ns < 0 ||
-	     !(o->agg_timeout_ns >= 0)))
+	     !(o->node_hop_ns >= 0 && o->node_hop_ns <= 1e10) ||
+	     !(o->nic_pkt_ns >= 0 && o->nic_pkt_ns <= 1e10) ||
+	     !(o->nic_agg_ns >= 0 && o->nic_agg_ns <= 1e10) ||
+	     !(o->nic_split_ns >= 0 && o->nic_split_ns <= 1e10) ||
+	     !(o->agg_timeout_ns >= 0 && o->agg_timeout_ns <= 1e10)))
 		return ibf_error_set(
 			err, IBF_EINVAL, NULL, 0,
 			"node model: 1..64 accelerators, rates > 0, intra-node packets "
-			"< 64 KiB, a share in [0, 1]");
+			"< 64 KiB, a share in [0, 1], times in [0, 10 s]");
 	return 0;
 }
 
@@ -2612,9 +2592,8 @@ static int setup_alloc(struct psim *s, struct ibf_error *err)
 		for (uint32_t p = 0; p <= nd->nports; p++)
 			s->node_of[nd->port_off + p] = n;
 	}
-	s->pchi = calloc(np ? np : 1, sizeof(*s->pchi));
 	s->pcx = malloc((np ? np : 1) * sizeof(*s->pcx));
-	if (!s->pchi || !s->pcx)
+	if (!s->pcx)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (uint32_t g = 0; g < np; g++) {
 		s->pt[g].pct = UINT64_MAX;
@@ -2912,7 +2891,8 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			ibf_error_set(err, rc, NULL, 0, "out of memory");
 			break;
 		}
-		if (e.t >= s.w1 && ((s.outstanding == 0 && e.t >= s.tail_meas) || e.t >= s.hard_end)) {
+		uint64_t et = e.k >> EV_BITS;
+		if (et >= s.w1 && ((s.outstanding == 0 && et >= s.tail_meas) || et >= s.hard_end)) {
 			/* the run ends at the last event before this one, which
 			 * may have been a credit return kept pending or a
 			 * delivery counted in when its last link started */
@@ -2920,7 +2900,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			if (tend < s.tail_meas)
 				tend = s.tail_meas;
 			uint64_t tl = s.outstanding == 0 ? s.tail_meas : 0;
-			if (s.tail_any < e.t && s.tail_any > tl)
+			if (s.tail_any < et && s.tail_any > tl)
 				tl = s.tail_any;
 			if (tl > s.now)
 				s.now = tl;
@@ -2934,10 +2914,9 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			}
 			break;
 		}
-		s.now = e.t;
-		s.cur_sk = e.sk;
+		s.now = et;
 		res->events++;
-		switch ((int)(e.sk & ((1u << EV_BITS) - 1))) {
+		switch ((int)ev_type(&e)) {
 		case EV_GEN:
 			rc = ev_gen(&s, e.a);
 			break;
@@ -2947,10 +2926,10 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		case EV_TXDONE:
 			rc = ev_txdone(&s, e.a);
 			break;
-		case EV_CREDIT:
-			s.credits[e.a] += (int32_t)e.b;
-			if (!s.pt[BPORT(&s, e.a)].out_busy)
-				rc = arb_port(&s, BPORT(&s, e.a));
+		case EV_CREDIT: /* port e.a waits for credits */
+			s.pt[e.a].cwake = 0;
+			if (!s.pt[e.a].out_busy)
+				rc = arb_port(&s, e.a);
 			break;
 		case EV_DELIVER:
 			rc = deliver(&s, (int32_t)e.a, s.now);
