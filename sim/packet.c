@@ -12,7 +12,7 @@
  *
  * Events, ordered by time, then by type (this list's order), then by the
  * order they were pushed in (see push):
- *   GEN      a host creates a packet (open loop, exponential gaps)
+ *   GEN      a host creates a packet (open loop: Poisson, see gen_next)
  *   ARRIVE   a packet's head has reached a switch input and been routed
  *            (router delay included); it joins the FIFO of its VL
  *   TXDONE   an output port finished sending (the tail left): the output
@@ -216,6 +216,18 @@ struct psim {
 	const struct ibf_sl2vl_table *s2v;
 	const struct ibf_psim_opts *o;
 	struct pstream *st; /* message streams (o->stream), NULL */
+	/* open-loop generation without streams and the node model: the hosts'
+	 * Poisson processes merged into one chain of GEN events, its next one
+	 * held here beside the lanes and the calendar (see gen_setup, pop) */
+	int gen_on;	     /* 0: a chain per host, in the calendar */
+	uint64_t gen_k;	     /* the chain's next GEN (key; UINT64_MAX none) */
+	uint32_t gen_a;	     /* its host */
+	double gen_t;	     /* ps: the chain's last time, with its fraction */
+	double gen_mean;     /* ps: mean gap of the merged process */
+	uint32_t ngen;	     /* hosts that send */
+	uint32_t *gen_host;  /* [ngen] */
+	double *gen_keep;    /* [ngen] alias method (NULL: all rates equal) */
+	uint32_t *gen_alias; /* [ngen] */
 	struct ibf_psim_result *res;
 	uint32_t V, np, nh;
 	uint32_t vsh;	    /* 2^vsh >= V */
@@ -255,7 +267,8 @@ struct psim {
 	struct evvec qover; /* beyond the horizon: a heap */
 	uint64_t qbase;	    /* start of the current bucket */
 	uint64_t qinb;	    /* events in the bucket lists */
-	uint64_t qlb;	    /* no calendar event is earlier (see pop) */
+	uint64_t qcb;	    /* no calendar event has a lower key (see pop_slow) */
+	uint64_t qlb;	    /* min(qcb, gen_k): pop's fast path below it */
 	/* lanes: the key of each one's head (UINT64_MAX when empty), side by
 	 * side for the winner tree (lw) */
 	uint64_t lt[NLANES + 1]; /* [NLANES]: never a lane */
@@ -446,8 +459,11 @@ static inline __attribute__((always_inline)) int push_cal(struct psim *s, uint64
 	struct ev e = { k, a, b };
 	uint64_t t = k >> EV_BITS;
 	s->nev++;
-	if (k < s->qlb)
-		s->qlb = k;
+	if (k < s->qcb) {
+		s->qcb = k;
+		if (k < s->qlb)
+			s->qlb = k;
+	}
 	/* the current bucket may lie a little ahead of now (pop_slow): an
 	 * event up to its end goes into its sorted list */
 	uint64_t tb = t >> s->qws, cb = s->qbase >> s->qws;
@@ -661,11 +677,12 @@ static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int b
 
 static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, int bl);
 
-/* The next event (s->nev > 0): the least of the lanes' heads and the
- * calendar's.  Usually the best lane's head is earlier than s->qlb, a
- * bound below every calendar event (the first event of the current
- * bucket, else the start of the next bucket, lowered by every calendar
- * push): then the calendar need not be looked at. */
+/* The next event (s->nev > 0): the least of the lanes' heads, the
+ * calendar's and the merged generation chain's (gen_k).  Usually the best
+ * lane's head is below s->qlb, the lower of gen_k and a bound below every
+ * calendar event (the first event of the current bucket, else the start of
+ * the next bucket, lowered by every calendar push): then neither need be
+ * looked at. */
 static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *out)
 {
 	int bl = s->lw[1];
@@ -687,6 +704,14 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 	if (s->lt[bl] == UINT64_MAX)
 		bl = -1; /* all lanes empty */
 	uint64_t bk = bl >= 0 ? s->lt[bl] : UINT64_MAX; /* a key */
+	if (s->gen_k < bk && s->gen_k < s->qcb) {
+		/* the generation chain's event (the next is set by ev_gen) */
+		*out = (struct ev){ s->gen_k, s->gen_a, 0 };
+		s->gen_k = UINT64_MAX;
+		s->qlb = s->qcb;
+		s->nev--;
+		return 0;
+	}
 	uint64_t lim = (bk >> EV_BITS) + (16ull << s->qws);
 	if (bk == UINT64_MAX)
 		lim = UINT64_MAX;
@@ -713,7 +738,12 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 			q_cur_insert(s, n);
 		}
 	}
-	if (bl >= 0 && (s->qcur == PK_NONE || s->qpool[s->qcur].e.k > bk)) {
+	uint64_t ck = s->qcur == PK_NONE ? UINT64_MAX : s->qpool[s->qcur].e.k;
+	if (s->gen_k < bk && s->gen_k < ck) {
+		*out = (struct ev){ s->gen_k, s->gen_a, 0 };
+		s->gen_k = UINT64_MAX;
+		s->nev--;
+	} else if (bl >= 0 && ck > bk) {
 		lane_pop(s, bl, out);
 	} else {
 		int32_t n = s->qcur;
@@ -729,13 +759,14 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 	 * calendar's (else a run whose calendar holds only the watchdog would
 	 * take this slow path for every event) */
 	if (s->qcur != PK_NONE)
-		s->qlb = s->qpool[s->qcur].e.k;
+		s->qcb = s->qpool[s->qcur].e.k;
 	else if (s->qinb)
-		s->qlb = (s->qbase + (1ull << s->qws)) << EV_BITS;
+		s->qcb = (s->qbase + (1ull << s->qws)) << EV_BITS;
 	else if (s->qover.n)
-		s->qlb = s->qover.v[0].k;
+		s->qcb = s->qover.v[0].k;
 	else
-		s->qlb = UINT64_MAX;
+		s->qcb = UINT64_MAX;
+	s->qlb = s->qcb < s->gen_k ? s->qcb : s->gen_k;
 	return 0;
 }
 
@@ -1240,16 +1271,45 @@ static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid);
 static int stream_gen(struct psim *s, uint32_t h);
 static void stream_tag(const struct psim *s, struct pkt *p);
 
+static inline double rand_unit(struct psim *s)
+{
+	return (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* The merged chain's next GEN: an exponential gap of the summed rate, its
+ * host drawn in proportion to the hosts' rates (so each host still sends
+ * a Poisson stream at its own rate, independent of the others). */
+static int gen_next(struct psim *s)
+{
+	s->gen_t += -log1p(-rand_unit(s)) * s->gen_mean;
+	uint64_t t = (uint64_t)s->gen_t;
+	if (t < s->now)
+		t = s->now;
+	uint32_t i = (uint32_t)ibf_rand_below(&s->rng, s->ngen);
+	if (s->gen_keep && rand_unit(s) >= s->gen_keep[i])
+		i = s->gen_alias[i];
+	s->gen_k = t << EV_BITS | EV_GEN;
+	s->gen_a = s->gen_host[i];
+	if (s->gen_k < s->qlb)
+		s->qlb = s->gen_k;
+	s->nev++;
+	return 0;
+}
+
 static int ev_gen(struct psim *s, uint32_t h)
 {
 	if (s->st)
 		return stream_gen(s, h);
 	struct host *H = &s->host[h];
 	uint64_t now = s->now;
-	/* the next one: exponential gap */
-	double u = (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
-	uint64_t gap = (uint64_t)(-log1p(-u) * (double)H->gap_ps) + 1;
-	int rc = push(s, now + gap, EV_GEN, h, 0);
+	int rc;
+	if (s->gen_on) {
+		rc = gen_next(s);
+	} else {
+		/* the host's next one: exponential gap */
+		uint64_t gap = (uint64_t)(-log1p(-rand_unit(s)) * (double)H->gap_ps) + 1;
+		rc = push(s, now + gap, EV_GEN, h, 0);
+	}
 	if (rc)
 		return rc;
 	uint32_t d;
@@ -2481,6 +2541,9 @@ static void psim_free(struct psim *s)
 {
 	free(s->isl_apt);
 	free(s->isl_grant);
+	free(s->gen_host);
+	free(s->gen_keep);
+	free(s->gen_alias);
 	free(s->pt);
 	free(s->node_of);
 	free(s->credits);
@@ -2721,9 +2784,9 @@ static void setup_times(struct psim *s, uint64_t slowest)
 static int setup_calendar(struct psim *s, struct ibf_error *err)
 {
 	const struct ibf_psim_opts *o = s->o;
-	double per_ps = 0;
+	double per_ps = 0, per_pkt = o->stream ? 1.5 : 0.5; /* without streams GEN is in a lane */
 	for (uint32_t h = 0; h < s->nh && !s->K; h++)
-		per_ps += 1.5 / (double)(s->host[h].gap_ps ? s->host[h].gap_ps : 1);
+		per_ps += per_pkt / (double)(s->host[h].gap_ps ? s->host[h].gap_ps : 1);
 	if (s->K)
 		per_ps = (double)s->nh * s->K * 2.0 * o->load * o->acc_gbps /
 			 ((double)o->msg_bytes * 8000.0);
@@ -2759,6 +2822,8 @@ static int check_traffic(const struct psim *s, struct ibf_error *err)
 	return 0;
 }
 
+static int gen_setup(struct psim *s);
+
 static int setup(struct psim *s, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = s->f;
@@ -2792,22 +2857,84 @@ static int setup(struct psim *s, struct ibf_error *err)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	if ((rc = setup_calendar(s, err)))
 		return rc;
-	/* every host starts at a random phase of its first gap */
 	if (s->K && (rc = node_setup(s, err)))
 		return rc;
 	if ((rc = check_traffic(s, err)))
 		return rc;
 	if (o->stream && (rc = stream_setup(s, err)))
 		return rc;
-	const uint32_t *toff = o->traffic_off;
-	for (uint32_t h = 0; h < s->nh && !rc && !s->K && !s->st; h++)
-		if (!toff || toff[h + 1] > toff[h])
-			rc = push(s, ibf_rand_below(&s->rng, s->host[h].gap_ps), EV_GEN, h, 0);
+	if (!s->K && !s->st)
+		rc = gen_setup(s);
 	if (!rc)
 		rc = push(s, s->stall_ps / 2 + 1, EV_CHECK, 0, 0);
 	if (rc)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	return 0;
+}
+
+/* Open-loop generation: the hosts that send (a pattern may leave some
+ * without destinations), the merged chain's mean gap (the inverse of the
+ * summed rates), an alias table when the rates differ (Vose's method), and
+ * the chain's first event. */
+static int gen_setup(struct psim *s)
+{
+	const uint32_t *toff = s->o->traffic_off;
+	s->gen_host = malloc((s->nh ? s->nh : 1) * sizeof(*s->gen_host));
+	if (!s->gen_host)
+		return IBF_ENOMEM;
+	double sum = 0;
+	int equal = 1;
+	for (uint32_t h = 0; h < s->nh; h++) {
+		if ((toff && toff[h + 1] <= toff[h]) || !s->host[h].gap_ps)
+			continue;
+		if (s->ngen && s->host[h].gap_ps != s->host[s->gen_host[0]].gap_ps)
+			equal = 0;
+		s->gen_host[s->ngen++] = h;
+		sum += 1.0 / (double)s->host[h].gap_ps;
+	}
+	if (!s->ngen)
+		return 0;
+	s->gen_mean = 1.0 / sum;
+	if (!equal) {
+		uint32_t n = s->ngen, ns = 0, nl = 0;
+		double *q = malloc(n * sizeof(*q));
+		uint32_t *small = malloc(n * sizeof(*small)), *large = malloc(n * sizeof(*large));
+		s->gen_keep = malloc(n * sizeof(*s->gen_keep));
+		s->gen_alias = malloc(n * sizeof(*s->gen_alias));
+		if (!q || !small || !large || !s->gen_keep || !s->gen_alias) {
+			free(q);
+			free(small);
+			free(large);
+			return IBF_ENOMEM;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			q[i] = (double)n / ((double)s->host[s->gen_host[i]].gap_ps * sum);
+			s->gen_alias[i] = i;
+			if (q[i] < 1.0)
+				small[ns++] = i;
+			else
+				large[nl++] = i;
+		}
+		while (ns && nl) {
+			uint32_t a = small[--ns], b = large[nl - 1];
+			s->gen_keep[a] = q[a];
+			s->gen_alias[a] = b;
+			q[b] -= 1.0 - q[a];
+			if (q[b] < 1.0) {
+				nl--;
+				small[ns++] = b;
+			}
+		}
+		while (nl)
+			s->gen_keep[large[--nl]] = 1.0;
+		while (ns) /* rounding */
+			s->gen_keep[small[--ns]] = 1.0;
+		free(q);
+		free(small);
+		free(large);
+	}
+	s->gen_on = 1;
+	return gen_next(s);
 }
 
 static void finish(struct psim *s)
@@ -2869,6 +2996,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct psim s;
 	memset(&s, 0, sizeof(s));
+	s.gen_k = UINT64_MAX;
 	s.f = f;
 	s.r = r;
 	s.sl = sl;

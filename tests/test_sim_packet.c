@@ -176,6 +176,47 @@ static void test_mixed_rates(void)
 	ibf_fabric_free(f);
 }
 
+/* Open-loop generation is one merged chain: each host must still send at
+ * its own rate.  Four hosts, two at 25 and two at 100 Gb/s, load 0.1 (no
+ * link near saturation): every host's up link carries ~0.1 of its rate (a
+ * host picked uniformly would put the slow links at 0.1 * 250 / 4 / 25 =
+ * 0.25 and the fast ones at 0.06). */
+static void test_gen_rates(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	add_sw(f, 0);
+	for (int i = 0; i < 4; i++)
+		add_host(f, i, 0, i + 1, i < 2 ? 1 : 4, IBF_SPEED_EDR);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.1;
+	o.measure_ns = 4e6;
+	o.seed = 3;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(res.nlinks > 0);
+	int seen = 0;
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		if (f->nodes[n].type != IBF_NODE_CA)
+			continue;
+		double u = res.link_util[f->nodes[n].port_off + 1];
+		TT_CHECK_MSG(fabs(u - 0.1) < 0.01, "host %s up-link utilisation %.3f",
+			     f->nodes[n].desc, u);
+		seen++;
+	}
+	TT_EQ_INT(seen, 4);
+	TT_CHECK(fabs(res.offered_frac - 0.1) < 0.005);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void test_determinism(void)
 {
 	struct ibf_fabric *f = ring(4, 3);
@@ -995,6 +1036,7 @@ int main(void)
 	TT(test_one_hop_latency);
 	TT(test_credit_stall);
 	TT(test_mixed_rates);
+	TT(test_gen_rates);
 	TT(test_determinism);
 	TT(test_ring_deadlock);
 	TT(test_unroutable);
