@@ -82,6 +82,7 @@ struct evvec {
 struct lane {
 	struct ev *v;
 	uint32_t head, n, mask;
+	uint32_t type; /* of all its events */
 };
 
 struct qbucket {
@@ -505,7 +506,8 @@ static inline int lane_of(struct psim *s, uint64_t d)
 	if (s->nlanes == NLANES)
 		return -1;
 	s->lkey[h] = d;
-	s->lidx[h] = (int8_t)s->nlanes++;
+	s->lidx[h] = (int8_t)s->nlanes;
+	s->lane[s->nlanes++].type = (uint32_t)(d & ((1u << EV_BITS) - 1));
 	lw_build(s);
 	return (int)s->nlanes - 1;
 }
@@ -632,18 +634,17 @@ static inline uint32_t ev_type(const struct ev *e)
 static inline __attribute__((always_inline)) void lane_prefetch(struct psim *s,
 								 const struct lane *L)
 {
+	uint32_t ty = L->type;
+	if (!((1u << EV_ARRIVE | 1u << EV_TXDONE | 1u << EV_DELIVER) >> ty & 1))
+		return;
 	if (L->n > 1) {
 		const struct ev *e = &L->v[(L->head + 1) & L->mask];
-		uint32_t ty = ev_type(e);
-		if ((1u << EV_ARRIVE | 1u << EV_TXDONE | 1u << EV_DELIVER) >> ty & 1) {
-			uintptr_t tx = -(uintptr_t)(ty == EV_TXDONE); /* packets and ports: 64 bytes */
-			uintptr_t a0 = ((uintptr_t)s->pt & tx) | ((uintptr_t)s->pk & ~tx);
-			__builtin_prefetch((const void *)(a0 + (uintptr_t)e->a * 64u));
-			__builtin_prefetch(&s->pt[e->b & s->pmask]);
-		}
+		const void *a0 = ty == EV_TXDONE ? (const void *)&s->pt[e->a]
+						 : (const void *)&s->pk[e->a];
+		__builtin_prefetch(a0);
+		__builtin_prefetch(&s->pt[e->b & s->pmask]);
 	}
 	const struct ev *h = &L->v[L->head];
-	uint32_t ty = ev_type(h);
 	if (ty == EV_ARRIVE) {
 		const struct pkt *p = &s->pk[h->a];
 		const struct port *pin = &s->pt[h->b];
