@@ -24,16 +24,23 @@ static int add_sw(struct ibf_fabric *f, int idx)
 				   NULL);
 }
 
-/* one switch, n hosts on ports 1..n, 4xEDR (100 Gb/s) */
-static struct ibf_fabric *star(int n)
+/* one switch, n hosts on ports 1..n, EDR, host i's link width[i] lanes
+ * (1x: 25 Gb/s, 4x: 100 Gb/s), all 4x when width is NULL */
+static struct ibf_fabric *star_widths(int n, const int *width)
 {
 	struct ibf_fabric *f = ibf_fabric_new();
 	add_sw(f, 0);
 	for (int i = 0; i < n; i++)
-		add_host(f, i, 0, i + 1, 4, IBF_SPEED_EDR);
+		add_host(f, i, 0, i + 1, width ? width[i] : 4, IBF_SPEED_EDR);
 	ibf_fabric_finalize(f, NULL);
 	ibf_assign_lids(f, 0, 0, NULL);
 	return f;
+}
+
+/* one switch, n hosts on ports 1..n, 4xEDR (100 Gb/s) */
+static struct ibf_fabric *star(int n)
+{
+	return star_widths(n, NULL);
 }
 
 /* ring of n switches (port 1 -> next, port 2 -> previous), h hosts each */
@@ -148,12 +155,8 @@ static void test_credit_stall(void)
  * in; and links of unequal speed give the slower rate. */
 static void test_mixed_rates(void)
 {
-	struct ibf_fabric *f = ibf_fabric_new();
-	add_sw(f, 0);
-	add_host(f, 0, 0, 1, 1, IBF_SPEED_EDR); /* 25 Gb/s */
-	add_host(f, 1, 0, 2, 4, IBF_SPEED_EDR); /* 100 Gb/s */
-	ibf_fabric_finalize(f, NULL);
-	ibf_assign_lids(f, 0, 0, NULL);
+	static const int width[] = { 1, 4 }; /* 25 and 100 Gb/s */
+	struct ibf_fabric *f = star_widths(2, width);
 	struct ibf_routes r;
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_opts o;
@@ -183,12 +186,8 @@ static void test_mixed_rates(void)
  * 0.25 and the fast ones at 0.06). */
 static void test_gen_rates(void)
 {
-	struct ibf_fabric *f = ibf_fabric_new();
-	add_sw(f, 0);
-	for (int i = 0; i < 4; i++)
-		add_host(f, i, 0, i + 1, i < 2 ? 1 : 4, IBF_SPEED_EDR);
-	ibf_fabric_finalize(f, NULL);
-	ibf_assign_lids(f, 0, 0, NULL);
+	static const int width[] = { 1, 1, 4, 4 };
+	struct ibf_fabric *f = star_widths(4, width);
 	struct ibf_routes r;
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_opts o;
