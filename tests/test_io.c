@@ -1108,6 +1108,53 @@ static void test_subnet_lst_via_opensm(void)
 	ibf_fabric_free(f);
 }
 
+/* the guid2lid file OpenSM itself writes: hex LIDs ("0x0010 0x0013") and a
+ * blank line after every entry (osm_db_files.c) */
+static void test_guid2lid_from_opensm(void)
+{
+	struct ibf_fabric *f = read_fixture("io/q129-via-ibsim.ibnetdiscover", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	int rc = ibf_guid2lid_read(f, fixture_path("io/q129-via-ibsim-opensm.guid2lid"), &err);
+	TT_CHECK_MSG(rc == 0, "%s:%ld: %s", err.file, err.line, err.msg);
+	static const struct {
+		uint64_t guid;
+		int lid, lmc;
+	} want[] = {
+		{ 0xb83fd20300a10000ULL, 3, 0 },  { 0xb83fd20300a20000ULL, 4, 0 },
+		{ 0x0c42a10300ac0001ULL, 8, 2 },  { 0x0c42a10300ab0001ULL, 12, 2 },
+		{ 0x0c42a10300ab0002ULL, 16, 2 }, { 0x0002c90300000101ULL, 20, 2 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int port = -1;
+		int n = ibf_fabric_find_port_guid(f, want[i].guid, &port);
+		TT_REQUIRE(n >= 0);
+		if (f->nodes[n].type == IBF_NODE_SWITCH)
+			port = 0;
+		TT_EQ_INT(ibf_port(f, n, port)->lid, want[i].lid);
+		TT_EQ_INT(ibf_port(f, n, port)->lmc, want[i].lmc);
+	}
+	/* decimal (what ibfab writes) still reads; other bases and junk do not */
+	const char *ok = "0xb83fd20300a10000 7 7\r\n\n0x0c42a10300ab0001 0x20 0x23\n";
+	TT_EQ_INT(ibf_guid2lid_parse(f, ok, strlen(ok), "ok", NULL), 0);
+	int port = -1, n = ibf_fabric_find_port_guid(f, 0x0c42a10300ab0001ULL, &port);
+	TT_REQUIRE(n >= 0);
+	TT_EQ_INT(ibf_port(f, n, port)->lid, 32);
+	TT_EQ_INT(ibf_port(f, n, port)->lmc, 2);
+	static const char *const bad[] = { "0x0c42a10300ab0001 0x20 0x23 x\n",
+					   "0x0c42a10300ab0001 0x20x 0x23\n",
+					   "0x0c42a10300ab0001 12 0x\n", "0xzz 1 1\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ibf_error_clear(&err);
+		TT_CHECK_MSG(ibf_guid2lid_parse(f, bad[i], strlen(bad[i]), "bad", &err) ==
+				     IBF_EPARSE,
+			     "%s", bad[i]);
+		TT_EQ_INT(err.line, 1);
+	}
+	ibf_fabric_free(f);
+}
+
 static void test_subnet_lst_loopbacks(void)
 {
 	/* the 2016 real fixture through ibsim and OpenSM */
@@ -1424,6 +1471,7 @@ int main(void)
 	TT(test_ports_report_via_ibsim);
 	TT(test_subnet_lst_via_opensm);
 	TT(test_subnet_lst_loopbacks);
+	TT(test_guid2lid_from_opensm);
 	TT(test_subnet_lst_errors);
 	TT(test_ibsim_simple_names);
 	TT(test_namemap);
