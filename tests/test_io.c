@@ -1155,6 +1155,155 @@ static void test_guid2lid_from_opensm(void)
 	ibf_fabric_free(f);
 }
 
+/* ------------------------------------------------------------ iblinkinfo */
+
+/* links of f and g agree port by port, nodes matched by GUID (iblinkinfo
+ * derives a CA's node GUID from its port GUID; ibsim allocates them so) */
+static int links_by_guid_differ(const struct ibf_fabric *f, const struct ibf_fabric *g)
+{
+	int bad = 0, nf = 0, ng = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		int j = ibf_fabric_find_guid(g, n->guid);
+		if (j < 0) {
+			bad++;
+			continue;
+		}
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *a = ibf_port(f, (int)i, p);
+			if (a->peer_node == IBF_NO_NODE)
+				continue;
+			nf++;
+			if (p > g->nodes[j].nports) {
+				bad++;
+				continue;
+			}
+			const struct ibf_port *b = ibf_port(g, j, p);
+			if (b->peer_node == IBF_NO_NODE ||
+			    g->nodes[b->peer_node].guid != f->nodes[a->peer_node].guid ||
+			    b->peer_port != a->peer_port)
+				bad++;
+		}
+	}
+	for (uint32_t i = 0; i < g->nnodes; i++)
+		for (int p = 1; p <= g->nodes[i].nports; p++)
+			ng += ibf_port(g, (int)i, p)->peer_node != IBF_NO_NODE;
+	return bad + (nf != ng);
+}
+
+/* ibsim without an SM: the router and one CA have LID 0, so the lines
+ * towards them give peer LID 0 (the whole file used to be rejected) */
+static void test_iblinkinfo_lid0_peers(void)
+{
+	struct ibf_fabric *f = read_fixture("io/q129-via-ibsim.ibnetdiscover", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	static const char *const files[] = { "io/q129-via-ibsim.iblinkinfo",
+					     "io/q129-via-ibsim.iblinkinfo-l" };
+	for (int k = 0; k < 2; k++) {
+		struct ibf_fabric *g = read_fixture(files[k], IBF_FMT_AUTO);
+		TT_CHECK_MSG(g != NULL, "%s", files[k]);
+		if (!g)
+			continue;
+		TT_EQ_INT(links_by_guid_differ(f, g), 0);
+		TT_EQ_INT(count_links(g), 7);
+		TT_EQ_INT(meta_long(g, "one_sided"), 0);
+		ibf_fabric_free(g);
+	}
+	/* a CA-to-CA cable with LID 0 at both ends twice over: the two
+	 * candidates cannot be told apart, which is an error at the line */
+	const char *amb = "CA: a:\n"
+			  "      0x0000000000000011      0    1[  ] ==( 4X 2.5 Gbps Initialize/  "
+			  "LinkUp)==>       0    1[  ] \"b\" ( )\n"
+			  "CA: b:\n"
+			  "      0x0000000000000021      0    1[  ] ==( 4X 2.5 Gbps Initialize/  "
+			  "LinkUp)==>       0    1[  ] \"a\" ( )\n"
+			  "CA: c:\n"
+			  "      0x0000000000000031      0    1[  ] ==( 4X 2.5 Gbps Initialize/  "
+			  "LinkUp)==>       0    1[  ] \"d\" ( )\n";
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *g = ibf_fabric_parse(amb, strlen(amb), "amb", IBF_FMT_AUTO, &err);
+	TT_CHECK(g == NULL);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, "LID 0") != NULL, "%s", err.msg);
+	ibf_fabric_free(g);
+	/* one such pair alone (two adapters back to back, no SM) is a link */
+	const char *c = strstr(amb, "CA: c:");
+	TT_REQUIRE(c);
+	g = ibf_fabric_parse(amb, (size_t)(c - amb), "pair", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(g != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	if (g)
+		TT_EQ_INT(count_links(g), 1);
+	ibf_fabric_free(g);
+	ibf_fabric_free(f);
+}
+
+/* the layout of infiniband-diags' iblinkinfo.c: FDR10 prints as
+ * "10.0 Gbps (FDR10)" (it was read as QDR), the hint "Could be FDR10 (...)",
+ * "Port not available" for an up port whose far end was not scanned, and
+ * names with quotes and '#' */
+static void test_iblinkinfo_fdr10_and_oddities(void)
+{
+	const char *t =
+		"Switch: 0x0002c90200001000 sx6036 \"core\" #1:\n"
+		"           5    1[  ] ==( 4X  10.0 Gbps (FDR10) Active/  LinkUp)==>      12    1[  ] \"node \"a\" 01 HCA-1\" ( )\n"
+		"           5    2[  ] ==( 4X          10.0 Gbps Active/  LinkUp)==>      13    1[  ] \"node02 HCA-1\" ( Could be FDR10 (Found link at QDR but expected speed is FDR10))\n"
+		"           5    3[  ] ==( 4X       14.0625 Gbps Active/  LinkUp)==>      \"Port not available\"\n"
+		"           5    4[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )\n"
+		"CA: node \"a\" 01 HCA-1:\n"
+		"      0x0002c90300002001     12    1[  ] ==( 4X  10.0 Gbps (FDR10) Active/  LinkUp)==>       5    1[  ] \"sx6036 \"core\" #1\" ( )\n"
+		"CA: node02 HCA-1:\n"
+		"      0x0002c90300002101     13    1[  ] ==( 4X          10.0 Gbps Active/  LinkUp)==>       5    2[  ] \"sx6036 \"core\" #1\" ( Could be FDR10 (Found link at QDR but expected speed is FDR10))\n";
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = ibf_fabric_parse(t, strlen(t), "fdr10", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(f != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	TT_REQUIRE(f);
+	int sw = ibf_fabric_find_guid(f, 0x0002c90200001000ULL);
+	TT_REQUIRE(sw >= 0);
+	TT_CHECK(strcmp(f->nodes[sw].desc, "sx6036 \"core\" #1") == 0);
+	TT_EQ_INT(ibf_port(f, sw, 1)->speed, IBF_SPEED_FDR10);
+	TT_EQ_INT(ibf_port(f, sw, 2)->speed, IBF_SPEED_QDR);
+	TT_EQ_INT(ibf_port(f, sw, 2)->speed_sup, IBF_SPEED_FDR10);
+	TT_EQ_INT(ibf_port(f, sw, 3)->peer_node, IBF_NO_NODE);
+	TT_EQ_INT(meta_long(f, "ports_not_available"), 1);
+	int a = ibf_port(f, sw, 1)->peer_node;
+	TT_REQUIRE(a >= 0);
+	TT_CHECK(strcmp(f->nodes[a].desc, "node \"a\" 01 HCA-1") == 0);
+	ibf_fabric_free(f);
+
+	/* the line layout: quotes in both names, peers found by GUID */
+	const char *l = "0x0002c90200001000 \"        sx6036 \"core\" #1\"      5    1[  ] ==( "
+			"4X  10.0 Gbps (FDR10) Active/  LinkUp)==>  0x0002c90300002001     12    "
+			"1[  ] \"node \"a\" 01\" ( )\n"
+			"0x0002c90300002001 \"           node \"a\" 01\"     12    1[  ] ==( 4X  "
+			"10.0 Gbps (FDR10) Active/  LinkUp)==>  0x0002c90200001000      5    1[  ] "
+			"\"sx6036 \"core\" #1\" ( )\n";
+	ibf_error_clear(&err);
+	f = ibf_fabric_parse(l, strlen(l), "line", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(f != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	TT_REQUIRE(f);
+	TT_EQ_INT(count_links(f), 1);
+	a = ibf_fabric_find_guid(f, 0x0002c90300002000ULL);
+	TT_REQUIRE(a >= 0);
+	TT_CHECK(strcmp(f->nodes[a].desc, "node \"a\" 01") == 0);
+	TT_EQ_INT(ibf_port(f, a, 1)->speed, IBF_SPEED_FDR10);
+	ibf_fabric_free(f);
+
+	/* a peer name too long for iblinkinfo's buffer: the newline is lost and
+	 * the next port line is glued on; that is an error, not a lost port */
+	const char *g = "Switch: 0x0002c90200001000 sw:\n"
+			"           5    1[  ] ==( 4X 2.5 Gbps Active/  LinkUp)==>      12    1[  ] "
+			"\"aaaaaaaaaaaaaaaa           5    2[  ] ==( 4X 2.5 Gbps Active/  LinkUp)"
+			"==>      13    1[  ] \"b\" ( )\n";
+	ibf_error_clear(&err);
+	f = ibf_fabric_parse(g, strlen(g), "glued", IBF_FMT_AUTO, &err);
+	TT_CHECK(f == NULL);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, "two port lines") != NULL, "%s", err.msg);
+	ibf_fabric_free(f);
+}
+
 static void test_subnet_lst_loopbacks(void)
 {
 	/* the 2016 real fixture through ibsim and OpenSM */
@@ -1472,6 +1621,8 @@ int main(void)
 	TT(test_subnet_lst_via_opensm);
 	TT(test_subnet_lst_loopbacks);
 	TT(test_guid2lid_from_opensm);
+	TT(test_iblinkinfo_lid0_peers);
+	TT(test_iblinkinfo_fdr10_and_oddities);
 	TT(test_subnet_lst_errors);
 	TT(test_ibsim_simple_names);
 	TT(test_namemap);
