@@ -478,6 +478,22 @@ static void test_errors_with_lines(void)
 	expect_error("#\n#\n", IBF_FMT_IBNETDISCOVER, 0, "no records");
 	expect_error("Switch 4 \"S-1\" # \"x\" base port 1 lid 3\n", IBF_FMT_IBNETDISCOVER, 1,
 		     "base port 1");
+	/* what other ibnetdiscover options print is named, not mistaken */
+	struct ibf_error err;
+	static const char list[] =
+		"Ca\t : 0x0c42a10300ac0000 ports 1 devid 0x0 vendid 0x0 \"agg node\"\n"
+		"Switch\t : 0xb83fd20300a20000 ports 129 devid 0x0 vendid 0x0 \"spine01\"\n";
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_fabric_parse(list, strlen(list), "list", IBF_FMT_AUTO, &err) == NULL);
+	TT_EQ_INT(err.line, 1);
+	TT_CHECK_MSG(strstr(err.msg, "ibnetdiscover -l") != NULL, "%s", err.msg);
+	static const char cache[] = { 0x2b, (char)0x83, (char)0xe7, (char)0x8f, 1, 0, 0, 0, 5, 0 };
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_fabric_parse(cache, sizeof(cache), "cache", IBF_FMT_AUTO, &err) == NULL);
+	TT_CHECK_MSG(strstr(err.msg, "--cache") != NULL, "%s", err.msg);
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_fabric_parse("", 0, "empty", IBF_FMT_AUTO, &err) == NULL);
+	TT_CHECK_MSG(strstr(err.msg, "empty file") != NULL, "%s", err.msg);
 }
 
 /* ------------------------------------------------------------ garbage */

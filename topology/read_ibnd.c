@@ -349,6 +349,11 @@ static int header_line(struct rd *r, struct ibf_cur *c, int type, long ln)
 	size_t tn;
 	token(c, &t, &tn); /* the keyword */
 	ibf_cur_ws(c);
+	if (ibf_cur_peek(c, ':'))
+		return perr(r, ln,
+			    "a node list of ibnetdiscover -l/-H/-S/-R (no links) is not supported: "
+			    "give the output of ibnetdiscover without those options",
+			    line, linelen);
 	uint64_t np = 0;
 	int rc = ibf_cur_udec(c, UINT64_MAX, &np);
 	if (rc == -1)
