@@ -1320,6 +1320,40 @@ static void test_iblinkinfo_fdr10_and_oddities(void)
 	ibf_fabric_free(f);
 }
 
+/* ibnetdiscover -s prints a progress line per port it reaches on stdout
+ * before the topology ("DR path ... -> new Switch {guid} portnum 0 lid
+ * 12-15 \"desc\""): skipped and counted (they were "unexpected line") */
+static void test_ibnetdiscover_show_progress(void)
+{
+	struct ibf_fabric *f = read_fixture("io/q129-via-ibsim.ibnetdiscover", IBF_FMT_AUTO);
+	struct ibf_fabric *g =
+		read_fixture("io/q129-via-ibsim-opensm.ibnetdiscover-s", IBF_FMT_AUTO);
+	TT_REQUIRE(f && g);
+	TT_EQ_INT(links_by_guid_differ(f, g), 0);
+	TT_EQ_INT(meta_long(g, "progress_lines"), 10);
+	ibf_fabric_free(g);
+	const char *t = "DR path slid 0; dlid 0; 0,1 -> known Channel Adapter {0c42a10300ab0000} "
+			"portnum 1 lid 12-15 \"gpu node 001 mlx5_0\"\n"
+			"Lid 3 -> new Switch {b83fd20300a10000} portnum 0 lid 3-3 \"leaf01\"\n"
+			"switchguid=0x2(2)\n"
+			"Switch\t2 \"S-0000000000000002\"\t\t# \"s\" base port 0 lid 2 lmc 0\n"
+			"[1]\t\"S-0000000000000002\"[2]\t\t# \"s\" lid 2 4xNDR\n";
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	g = ibf_fabric_parse(t, strlen(t), "s", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(g != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	if (g)
+		TT_EQ_INT(meta_long(g, "progress_lines"), 2);
+	ibf_fabric_free(g);
+	/* anything else is still an unexpected line */
+	const char *u = "DR path slid 0; dlid 0; 0,1 -> something else\n"
+			"Switch\t2 \"S-0000000000000002\"\t\t# \"s\" base port 0 lid 2 lmc 0\n";
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_fabric_parse(u, strlen(u), "u", IBF_FMT_AUTO, &err) == NULL);
+	TT_EQ_INT(err.line, 1);
+	ibf_fabric_free(f);
+}
+
 static void test_subnet_lst_loopbacks(void)
 {
 	/* the 2016 real fixture through ibsim and OpenSM */
@@ -1639,6 +1673,7 @@ int main(void)
 	TT(test_guid2lid_from_opensm);
 	TT(test_iblinkinfo_lid0_peers);
 	TT(test_iblinkinfo_fdr10_and_oddities);
+	TT(test_ibnetdiscover_show_progress);
 	TT(test_subnet_lst_errors);
 	TT(test_ibsim_simple_names);
 	TT(test_namemap);

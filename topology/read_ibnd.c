@@ -50,6 +50,7 @@ struct rd {
 	size_t defcap;
 	int cur; /* node whose port lines follow, -1 when none */
 	uint32_t stderr_lines;
+	uint32_t progress_lines; /* ibnetdiscover -s */
 
 	/* attributes waiting for the next node header */
 	struct {
@@ -756,6 +757,21 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 
 /* ------------------------------------------------------------ lines */
 
+/* A discovery progress line of ibnetdiscover -s (libibnetdisc's
+ * dump_endnode), printed on stdout before the topology:
+ *   DR path slid 0; dlid 0; 0,1 -> new Channel Adapter {0002c90300000100} portnum 1 lid 12-15 "h1"
+ * It carries nothing the records below do not. */
+static int progress_line(const char *p, const char *e)
+{
+	if (!((e - p > 8 && !memcmp(p, "DR path ", 8)) || (e - p > 4 && !memcmp(p, "Lid ", 4))))
+		return 0;
+	const char *a = find_sub(p, e, " -> ");
+	if (!a || (!find_sub(a, e, " new ") && !find_sub(a, e, " known ")))
+		return 0;
+	const char *b = find_sub(a, e, " {");
+	return b && find_sub(b, e, "} portnum ") != NULL;
+}
+
 static int one_line(struct rd *r, const char *s, size_t n, long ln)
 {
 	struct ibf_cur c = { s, s + n };
@@ -803,6 +819,10 @@ static int one_line(struct rd *r, const char *s, size_t n, long ln)
 		return perr(r, ln, "ibsim directive not supported", s, n);
 	if (ibf_io_is_stderr_line(c.p, (size_t)(c.e - c.p))) {
 		r->stderr_lines++;
+		return 0;
+	}
+	if (!r->ibsim && progress_line(c.p, c.e)) {
+		r->progress_lines++;
 		return 0;
 	}
 	return perr(r, ln, "unexpected line", s, n);
@@ -1035,7 +1055,9 @@ static int resolve(struct rd *r)
 	    (nph && ibf_io_meta_add(f, "placeholders", "%zu", nph)) ||
 	    ((r->ndup || r->clones) &&
 	     ibf_io_meta_add(f, "duplicate_guid_nodes", "%zu", r->ndup + r->clones)) ||
-	    (r->stderr_lines && ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines))) {
+	    (r->stderr_lines && ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines)) ||
+	    (r->progress_lines &&
+	     ibf_io_meta_add(f, "progress_lines", "%u", r->progress_lines))) {
 		rc = oom(r, 0);
 		goto out;
 	}
