@@ -617,6 +617,8 @@ static int rd_feed(struct rd *d, char *line, size_t l)
 	d->ln++;
 	if (memchr(line, '\0', l))
 		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "binary data (NUL byte)");
+	if (d->ln == 1 && l >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
+		memmove(line, line + 3, l - 2); /* UTF-8 byte order mark, and the NUL */
 	return rd_line(d, line);
 }
 

@@ -393,6 +393,18 @@ static void test_csv_roundtrip(void)
 	ibf_plan_free(p2);
 	free(csv);
 	ibf_plan_free(p);
+	/* a spreadsheet's UTF-8 byte order mark before the header: the first
+	 * column ("cable") used to be unknown and silently renumbered */
+	const char *bom = "\xef\xbb\xbf"
+			  "cable,a_switch,a_port,b_switch,b_port\r\n"
+			  "101,sw-a,1,sw-b,1\r\n"
+			  "205,sw-a,2,sw-b,2\r\n";
+	p = ibf_plan_parse_csv(bom, strlen(bom), "bom.csv", &err);
+	TT_REQUIRE(p);
+	TT_EQ_INT(p->ncables, 2);
+	TT_EQ_INT(p->cables[0].id, 101);
+	TT_EQ_INT(p->cables[1].id, 205);
+	ibf_plan_free(p);
 }
 
 static void expect_csv_error(const char *txt, long line, const char *what)

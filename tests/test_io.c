@@ -494,6 +494,26 @@ static void test_errors_with_lines(void)
 	ibf_error_clear(&err);
 	TT_CHECK(ibf_fabric_parse("", 0, "empty", IBF_FMT_AUTO, &err) == NULL);
 	TT_CHECK_MSG(strstr(err.msg, "empty file") != NULL, "%s", err.msg);
+	/* a UTF-8 byte order mark (a file saved by a Windows editor) */
+	const char *bom = "\xef\xbb\xbf"
+			  "switchguid=0x2(2)\n"
+			  "Switch\t2 \"S-0000000000000002\"\t\t# \"s\" base port 0 lid 2 lmc 0\n"
+			  "[1]\t\"S-0000000000000002\"[2]\t\t# \"s\" lid 2 4xNDR\n";
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = ibf_fabric_parse(bom, strlen(bom), "bom", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(f != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	if (f) {
+		const char *g2l = "\xef\xbb\xbf" "0x2 0x10 0x10\n";
+		TT_EQ_INT(ibf_guid2lid_parse(f, g2l, strlen(g2l), "g2l", NULL), 0);
+		TT_EQ_INT(ibf_port(f, 0, 0)->lid, 16);
+	}
+	ibf_fabric_free(f);
+	struct ibf_namemap nm;
+	const char *map = "\xef\xbb\xbf" "0x2 \"core\"\n";
+	TT_EQ_INT(ibf_namemap_parse(&nm, map, strlen(map), "map", NULL), 0);
+	const char *nmv = ibf_namemap_lookup(&nm, 2);
+	TT_CHECK(nmv && !strcmp(nmv, "core"));
+	ibf_namemap_free(&nm);
 }
 
 /* ------------------------------------------------------------ garbage */

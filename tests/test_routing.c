@@ -256,6 +256,24 @@ static void test_read_dumps_129_ports(void)
 	TT_EQ_INT(rep.unreachable, 0);
 	TT_CHECK(rep.ok > 0);
 
+	/* the same file with a UTF-8 byte order mark in front */
+	size_t blen;
+	char *btext = tt_slurp(path, &blen);
+	TT_REQUIRE(btext);
+	char *bom = malloc(blen + 3);
+	TT_REQUIRE(bom);
+	memcpy(bom, "\xef\xbb\xbf", 3);
+	memcpy(bom + 3, btext, blen);
+	struct ibf_routes withbom;
+	int brc = ibf_lfts_parse(f, bom, blen + 3, "bom", &withbom, &err);
+	TT_CHECK_MSG(brc == 0, "%s", ibf_error_format(&err, buf, sizeof(buf)));
+	if (!brc) {
+		TT_CHECK(memcmp(withbom.lft, osm.lft, (size_t)osm.nsw * osm.stride) == 0);
+		ibf_routes_free(&withbom);
+	}
+	free(bom);
+	free(btext);
+
 	/* -a: the "(illegal port)" lines carry the entries to ports 128, 129 */
 	snprintf(path, sizeof(path), "%s/lfts/q129-via-ibsim-opensm.dump_lfts-a", fixtures());
 	int rc = ibf_lfts_read(f, path, &all, &err);
