@@ -1326,6 +1326,17 @@ static void test_iblinkinfo_fdr10_and_oddities(void)
 	TT_EQ_INT(ibf_port(f, a, 1)->speed, IBF_SPEED_FDR10);
 	ibf_fabric_free(f);
 
+	/* iblinkinfo --diff prefixes the lines of the two fabrics */
+	const char *dl = "Switch: 0x0002c90200001000 sw:\n"
+			 "<           5    1[  ] ==( 4X 2.5 Gbps Active/  LinkUp)==>      12    1[  ] "
+			 "\"a\" ( )\n";
+	ibf_error_clear(&err);
+	f = ibf_fabric_parse(dl, strlen(dl), "diff", IBF_FMT_AUTO, &err);
+	TT_CHECK(f == NULL);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, "--diff") != NULL, "%s", err.msg);
+	ibf_fabric_free(f);
+
 	/* a peer name too long for iblinkinfo's buffer: the newline is lost and
 	 * the next port line is glued on; that is an error, not a lost port */
 	const char *g = "Switch: 0x0002c90200001000 sw:\n"

@@ -257,6 +257,11 @@ static int one_line(struct ilrd *r, const char *s, size_t n, long ln)
 	ibf_cur_ws(&c);
 	if (c.p >= c.e || *c.p == '#')
 		return 0;
+	if (c.e - c.p > 2 && (*c.p == '<' || *c.p == '>') && c.p[1] == ' ')
+		return perr(r, ln,
+			    "iblinkinfo --diff output (lines of two fabrics) is not supported: "
+			    "give plain iblinkinfo output",
+			    s, n);
 	/* block headers */
 	int type = 0;
 	if (ibf_cur_lit(&c, "Switch:"))
