@@ -543,6 +543,11 @@ static int rd_line(struct rd *d, char *line)
 	}
 	if (starts(s, "PLFT_NUM"))
 		return 0;
+	if (starts(s, "Multicast mlids"))
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "a multicast forwarding table (dump_mfts, ibroute -M) is not "
+				     "supported: give the unicast tables (dump_lfts, ibroute, "
+				     "opensm-lfts.dump)");
 	if (starts(s, "Unicast lids")) {
 		if (d->open)
 			return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,

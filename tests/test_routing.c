@@ -301,6 +301,14 @@ static void test_read_dumps_129_ports(void)
 	TT_EQ_INT(err.line, 5);
 	free(text);
 
+	/* multicast tables are named, not "unrecognised" */
+	const char *mft = "Multicast mlids [0xc000-0xc3ff] of switch Lid 3 guid 0xb83fd20300a10000 "
+			  "(leaf01):\n 0 valid mlids dumped \n";
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_lfts_parse(f, mft, strlen(mft), "mft", &one, &err) == IBF_EPARSE);
+	TT_EQ_INT(err.line, 1);
+	TT_CHECK_MSG(strstr(err.msg, "multicast") != NULL, "%s", err.msg);
+
 	/* ibroute of one switch, captured with 2>&1 under ibsim-run: the
 	 * "ibwarn: ... sim_connect" line on top is skipped */
 	snprintf(path, sizeof(path), "%s/lfts/q129-via-ibsim-opensm.ibroute-lid3", fixtures());
