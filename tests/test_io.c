@@ -1351,6 +1351,31 @@ static void test_iblinkinfo_fdr10_and_oddities(void)
 	ibf_fabric_free(f);
 }
 
+/* two ibnetdiscover dumps in one file (appended): an error at the second
+ * header, not every node read as a duplicate-GUID device */
+static void test_ibnetdiscover_two_dumps(void)
+{
+	size_t len;
+	char *one = tt_slurp(fixture_path("io/q129-via-ibsim.ibnetdiscover"), &len);
+	TT_REQUIRE(one);
+	long lines = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += one[i] == '\n';
+	char *two = malloc(2 * len);
+	TT_REQUIRE(two);
+	memcpy(two, one, len);
+	memcpy(two + len, one, len);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = ibf_fabric_parse(two, 2 * len, "two", IBF_FMT_AUTO, &err);
+	TT_CHECK(f == NULL);
+	TT_EQ_INT(err.line, lines + 2);
+	TT_CHECK_MSG(strstr(err.msg, "two dumps") != NULL, "%s", err.msg);
+	ibf_fabric_free(f);
+	free(two);
+	free(one);
+}
+
 /* ibnetdiscover -s prints a progress line per port it reaches on stdout
  * before the topology ("DR path ... -> new Switch {guid} portnum 0 lid
  * 12-15 \"desc\""): skipped and counted (they were "unexpected line") */
@@ -1705,6 +1730,7 @@ int main(void)
 	TT(test_iblinkinfo_lid0_peers);
 	TT(test_iblinkinfo_fdr10_and_oddities);
 	TT(test_ibnetdiscover_show_progress);
+	TT(test_ibnetdiscover_two_dumps);
 	TT(test_subnet_lst_errors);
 	TT(test_ibsim_simple_names);
 	TT(test_namemap);

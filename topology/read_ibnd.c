@@ -51,6 +51,7 @@ struct rd {
 	int cur; /* node whose port lines follow, -1 when none */
 	uint32_t stderr_lines;
 	uint32_t progress_lines; /* ibnetdiscover -s */
+	long header_line;	 /* line of "# Topology file: generated on" */
 
 	/* attributes waiting for the next node header */
 	struct {
@@ -781,8 +782,22 @@ static int one_line(struct rd *r, const char *s, size_t n, long ln)
 		return 0;
 	}
 	char ch = *c.p;
-	if (ch == '#')
+	if (ch == '#') {
+		/* ibnetdiscover writes this header once: a second one is a second
+		 * dump appended (its records would read as duplicate-GUID devices) */
+		static const char hdr[] = "Topology file: generated on";
+		struct ibf_cur h = { c.p + 1, c.e };
+		ibf_cur_ws(&h);
+		if ((size_t)(h.e - h.p) >= sizeof(hdr) - 1 && !memcmp(h.p, hdr, sizeof(hdr) - 1)) {
+			if (r->header_line)
+				return ibf_error_set(r->err, IBF_EPARSE, r->name, ln,
+						     "a second ibnetdiscover header (the first is on "
+						     "line %ld): two dumps in one file",
+						     r->header_line);
+			r->header_line = ln;
+		}
 		return 0;
+	}
 	if (ch == '[')
 		return port_line(r, &c, ln);
 	if (ch == '@')
