@@ -406,6 +406,10 @@ static void test_width_speed(void)
 	TT_CHECK(ibf_parse_width_speed("4xFOO", 5, &w, &s) < 0);
 	char buf[16];
 	TT_CHECK(strcmp(ibf_format_width_speed(4, IBF_SPEED_NDR, buf, sizeof(buf)), "4xNDR") == 0);
+	/* an unknown width (old ibnetdiscover prints 2x links as "??HDR") is
+	 * not shown as 4x */
+	TT_CHECK(strcmp(ibf_format_width_speed(0, IBF_SPEED_HDR, buf, sizeof(buf)), "??HDR") == 0);
+	TT_CHECK(strcmp(ibf_format_width_speed(2, 0, buf, sizeof(buf)), "2x") == 0);
 }
 
 /* The GUID index answers like the linear scan: every node and port GUID,
