@@ -27,6 +27,7 @@
  *      switch that was not found at all (one missing-node finding) and, with
  *      --partial, those of steps after the last step being cabled. */
 #include "ibf_cabling.h"
+#include "ibf_map.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -73,6 +74,7 @@ struct vctx {
 	uint32_t nlinks;
 	uint8_t *cstate; /* plan cable -> CS_* */
 	uint8_t *xport;	 /* fabric port (port_off + q) -> port of its combined node */
+	struct ibf_umap taken; /* (plan host << 8 | port) that a matched device uses */
 };
 
 static inline uint32_t end_of(const struct vctx *v, uint32_t node, int port)
@@ -376,16 +378,22 @@ static int named_host(const struct vctx *v, uint32_t i)
 /* Is port op of plan host pn already taken by a discovered device? */
 static int host_port_taken(const struct vctx *v, int pn, int op)
 {
-	const struct ibf_fabric *f = v->fab;
-	for (uint32_t k = 0; k < f->nnodes; k++) {
-		if (v->dmap[k] != pn)
-			continue;
-		const struct ibf_node *o = &f->nodes[k];
-		for (int q = 1; q <= o->nports; q++)
-			if (ibf_port(f, (int)k, q)->peer_node != IBF_NO_NODE &&
-			    v->xport[o->port_off + (uint32_t)q] == op)
-				return 1;
-	}
+	return ibf_umap_get(&v->taken, (uint64_t)(uint32_t)pn << 8 | (uint8_t)op) >= 0;
+}
+
+/* Record the host ports matched CA i uses. */
+static int take_ports(struct vctx *v, uint32_t i)
+{
+	const struct ibf_node *d = &v->fab->nodes[i];
+	if (v->dmap[i] < 0 || d->type == IBF_NODE_SWITCH)
+		return 0;
+	for (int q = 1; q <= d->nports; q++)
+		if (ibf_port(v->fab, (int)i, q)->peer_node != IBF_NO_NODE &&
+		    ibf_umap_put(&v->taken,
+				 (uint64_t)(uint32_t)v->dmap[i] << 8 |
+					 v->xport[d->port_off + (uint32_t)q],
+				 1, NULL) < 0)
+			return -1;
 	return 0;
 }
 
@@ -420,7 +428,7 @@ static int place_device(struct vctx *v, uint32_t i, int pn, int op, int method)
 		if (v->pmap[pn] >= 0)
 			return 0;
 		bind(v, (int)i, pn, method);
-		return 1;
+		return take_ports(v, i) ? -1 : 1;
 	}
 	if (!op)
 		for (int p = 1; p <= v->plan->nodes[pn].nports && !op; p++)
@@ -434,14 +442,17 @@ static int place_device(struct vctx *v, uint32_t i, int pn, int op, int method)
 	else
 		v->dmap[i] = pn;
 	v->xport[d->port_off + 1] = (uint8_t)op;
-	return 1;
+	return take_ports(v, i) ? -1 : 1;
 }
 
 /* Hosts named by the first word of their description: devices at the
  * ports the plan gives their host first, then the others. */
-static void match_host_names(struct vctx *v)
+static int match_host_names(struct vctx *v)
 {
 	const struct ibf_fabric *f = v->fab;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (take_ports(v, i))
+			return -1;
 	for (int pass = 0; pass < 2; pass++)
 		for (uint32_t i = 0; i < f->nnodes; i++) {
 			if (v->dmap[i] >= 0)
@@ -454,8 +465,11 @@ static void match_host_names(struct vctx *v)
 				op = plan_port_here(v, i, q, pn);
 			if (pass == 0 && !op)
 				continue;
-			place_device(v, i, pn, f->nodes[i].nports == 1 ? op : 0, IBF_MATCH_DESC);
+			if (place_device(v, i, pn, f->nodes[i].nports == 1 ? op : 0,
+					 IBF_MATCH_DESC) < 0)
+				return -1;
 		}
+	return 0;
 }
 
 /* A single-port device found where the plan puts a host that another
@@ -518,7 +532,8 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 		if (match_structure(v))
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
-	match_host_names(v);
+	if (match_host_names(v))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	/* hosts by position (not those whose description names another host) */
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct ibf_node *fn = &f->nodes[i];
@@ -538,8 +553,9 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 				    &on, &op);
 			if (p->nodes[on].type == IBF_NODE_SWITCH)
 				continue;
-			if (v->pmap[on] < 0 || same_host(v, i, (int)on))
-				place_device(v, i, (int)on, op, IBF_MATCH_POSITION);
+			if ((v->pmap[on] < 0 || same_host(v, i, (int)on)) &&
+			    place_device(v, i, (int)on, op, IBF_MATCH_POSITION) < 0)
+				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		}
 	}
 	return 0;
@@ -1025,6 +1041,7 @@ nomem:
 out:
 	free(v.dmap);
 	free(v.xport);
+	ibf_umap_free(&v.taken);
 	free(v.pmap);
 	free(v.method);
 	free(v.cstate);
