@@ -1326,6 +1326,25 @@ static void test_iblinkinfo_fdr10_and_oddities(void)
 	TT_EQ_INT(ibf_port(f, a, 1)->speed, IBF_SPEED_FDR10);
 	ibf_fabric_free(f);
 
+	/* the tool's own messages captured with 2>&1 are skipped and counted */
+	const char *w = "ibwarn: [26507] sim_connect: attached as client 0 at node \"sw\"\n"
+			"Switch: 0x0002c90200001000 sw:\n"
+			"src/query_smp.c:228; umad (DR path slid 0; dlid 0; 0,1,25 Attr 0x15:25) "
+			"bad status 110; Connection timed out\n"
+			"           5    1[  ] ==( 4X 2.5 Gbps Active/  LinkUp)==>      12    1[  ] "
+			"\"a\" ( )\n"
+			"CA: a:\n"
+			"      0x0002c90300002001     12    1[  ] ==( 4X 2.5 Gbps Active/  LinkUp)==>"
+			"       5    1[  ] \"sw\" ( )\n";
+	ibf_error_clear(&err);
+	f = ibf_fabric_parse(w, strlen(w), "warn", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(f != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	if (f) {
+		TT_EQ_INT(count_links(f), 1);
+		TT_EQ_INT(meta_long(f, "stderr_lines"), 2);
+	}
+	ibf_fabric_free(f);
+
 	/* iblinkinfo --diff prefixes the lines of the two fabrics */
 	const char *dl = "Switch: 0x0002c90200001000 sw:\n"
 			 "<           5    1[  ] ==( 4X 2.5 Gbps Active/  LinkUp)==>      12    1[  ] "

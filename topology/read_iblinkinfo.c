@@ -59,6 +59,7 @@ struct ilrd {
 	int cur; /* block layout: node of the last header, -1 none */
 	int line_mode;
 	struct ibf_umap key; /* line layout: GUID -> node */
+	uint32_t stderr_lines;
 };
 
 static int perr(struct ilrd *r, long ln, const char *msg, const char *s, size_t n)
@@ -257,6 +258,11 @@ static int one_line(struct ilrd *r, const char *s, size_t n, long ln)
 	ibf_cur_ws(&c);
 	if (c.p >= c.e || *c.p == '#')
 		return 0;
+	if (ibf_io_is_stderr_line(c.p, (size_t)(c.e - c.p))) {
+		/* 2>&1: ibwarn:, src/query_smp.c:228; ... timed out, WARN: */
+		r->stderr_lines++;
+		return 0;
+	}
 	if (c.e - c.p > 2 && (*c.p == '<' || *c.p == '>') && c.p[1] == ' ')
 		return perr(r, ln,
 			    "iblinkinfo --diff output (lines of two fabrics) is not supported: "
@@ -611,7 +617,9 @@ struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const cha
 	}
 	if (!rc && (ibf_io_meta_add(f, "format", "iblinkinfo") ||
 		    ibf_io_meta_add(f, "one_sided", "%u", ibf_linker_one_sided(&k)) ||
-		    (gone && ibf_io_meta_add(f, "ports_not_available", "%u", gone))))
+		    (gone && ibf_io_meta_add(f, "ports_not_available", "%u", gone)) ||
+		    (r.stderr_lines &&
+		     ibf_io_meta_add(f, "stderr_lines", "%u", r.stderr_lines))))
 		rc = ibf_error_set(r.err, IBF_ENOMEM, name, 0, "out of memory");
 	if (!rc)
 		rc = ibf_fabric_finalize(f, r.err);
