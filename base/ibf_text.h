@@ -10,7 +10,8 @@
 
 /* Iterates over the lines of a memory buffer without copying: a line is
  * everything up to '\n' (a trailing '\r' is dropped).  Lines may be of any
- * length and may hold NUL bytes (has_nul tells). */
+ * length and may hold NUL bytes (has_nul tells).  A UTF-8 byte order mark
+ * at the start of the buffer is skipped. */
 struct ibf_lines {
 	const char *p, *end;
 	long lineno; /* number of the line last returned, 1-based */

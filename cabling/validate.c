@@ -27,6 +27,7 @@
  *      switch that was not found at all (one missing-node finding) and, with
  *      --partial, those of steps after the last step being cabled. */
 #include "ibf_cabling.h"
+#include "ibf_map.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -72,6 +73,8 @@ struct vctx {
 	struct dlink *links;
 	uint32_t nlinks;
 	uint8_t *cstate; /* plan cable -> CS_* */
+	uint8_t *xport;	 /* fabric port (port_off + q) -> port of its combined node */
+	struct ibf_umap taken; /* (plan host << 8 | port) that a matched device uses */
 };
 
 static inline uint32_t end_of(const struct vctx *v, uint32_t node, int port)
@@ -348,6 +351,142 @@ static int match_structure(struct vctx *v)
 	return rc;
 }
 
+/* The first word of a description: "gpu01 mlx5_3" -> "gpu01". */
+static size_t host_word(const char *d)
+{
+	size_t n = 0;
+	while (d && d[n] && d[n] != ' ' && d[n] != '\t')
+		n++;
+	return n;
+}
+
+/* The plan host that the first word of discovered CA i's description names
+ * ("gpu01 mlx5_3" -> host "gpu01"), -1 when none. */
+static int named_host(const struct vctx *v, uint32_t i)
+{
+	const struct ibf_node *d = &v->fab->nodes[i];
+	size_t hn = host_word(d->desc);
+	if (d->type == IBF_NODE_SWITCH || !hn || !d->desc[hn] || hn >= 1024)
+		return -1;
+	char buf[1024];
+	memcpy(buf, d->desc, hn);
+	buf[hn] = '\0';
+	int pn = ibf_plan_find(v->plan, buf);
+	return pn >= 0 && v->plan->nodes[pn].type != IBF_NODE_SWITCH ? pn : -1;
+}
+
+/* Is port op of plan host pn already taken by a discovered device? */
+static int host_port_taken(const struct vctx *v, int pn, int op)
+{
+	return ibf_umap_get(&v->taken, (uint64_t)(uint32_t)pn << 8 | (uint8_t)op) >= 0;
+}
+
+/* Record the host ports matched CA i uses. */
+static int take_ports(struct vctx *v, uint32_t i)
+{
+	const struct ibf_node *d = &v->fab->nodes[i];
+	if (v->dmap[i] < 0 || d->type == IBF_NODE_SWITCH)
+		return 0;
+	for (int q = 1; q <= d->nports; q++)
+		if (ibf_port(v->fab, (int)i, q)->peer_node != IBF_NO_NODE &&
+		    ibf_umap_put(&v->taken,
+				 (uint64_t)(uint32_t)v->dmap[i] << 8 |
+					 v->xport[d->port_off + (uint32_t)q],
+				 1, NULL) < 0)
+			return -1;
+	return 0;
+}
+
+/* The plan port of host pn at the switch port CA i's port q is cabled to,
+ * when the plan puts that host there; else 0. */
+static int plan_port_here(const struct vctx *v, uint32_t i, int q, int pn)
+{
+	const struct ibf_port *pp = ibf_port(v->fab, (int)i, q);
+	if (pp->peer_node == IBF_NO_NODE || v->dmap[pp->peer_node] < 0)
+		return 0;
+	uint32_t sn = (uint32_t)v->dmap[pp->peer_node];
+	int c = ibf_plan_cable_at(v->plan, sn, pp->peer_port);
+	if (c < 0)
+		return 0;
+	uint32_t on;
+	int op;
+	cable_other(&v->plan->cables[c], sn, pp->peer_port, &on, &op);
+	return on == (uint32_t)pn ? op : 0;
+}
+
+/* Give discovered CA i plan host pn: the first device binds it; adapters
+ * of ConnectX-4 and later are one single-port device per port ("gpu01
+ * mlx5_0", "gpu01 mlx5_1") while a plan names the host once with several
+ * ports, so a further single-port device joins the host.  A single-port
+ * device takes port op of the host (its own port number says nothing
+ * about which port of the host it is); op 0: the lowest planned port of the
+ * host no device has yet.  Returns 1 when i was placed. */
+static int place_device(struct vctx *v, uint32_t i, int pn, int op, int method)
+{
+	const struct ibf_node *d = &v->fab->nodes[i];
+	if (d->nports != 1) {
+		if (v->pmap[pn] >= 0)
+			return 0;
+		bind(v, (int)i, pn, method);
+		return take_ports(v, i) ? -1 : 1;
+	}
+	if (!op)
+		for (int p = 1; p <= v->plan->nodes[pn].nports && !op; p++)
+			if (ibf_plan_cable_at(v->plan, (uint32_t)pn, p) >= 0 &&
+			    !host_port_taken(v, pn, p))
+				op = p;
+	if (!op || op > 254 || host_port_taken(v, pn, op))
+		return 0;
+	if (v->pmap[pn] < 0)
+		bind(v, (int)i, pn, method);
+	else
+		v->dmap[i] = pn;
+	v->xport[d->port_off + 1] = (uint8_t)op;
+	return take_ports(v, i) ? -1 : 1;
+}
+
+/* Hosts named by the first word of their description: devices at the
+ * ports the plan gives their host first, then the others. */
+static int match_host_names(struct vctx *v)
+{
+	const struct ibf_fabric *f = v->fab;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (take_ports(v, i))
+			return -1;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < f->nnodes; i++) {
+			if (v->dmap[i] >= 0)
+				continue;
+			int pn = named_host(v, i);
+			if (pn < 0)
+				continue;
+			int op = 0;
+			for (int q = 1; q <= f->nodes[i].nports && !op; q++)
+				op = plan_port_here(v, i, q, pn);
+			if (pass == 0 && !op)
+				continue;
+			if (place_device(v, i, pn, f->nodes[i].nports == 1 ? op : 0,
+					 IBF_MATCH_DESC) < 0)
+				return -1;
+		}
+	return 0;
+}
+
+/* A single-port device found where the plan puts a host that another
+ * device already has: the same host when both share a system image GUID or
+ * the first word of their descriptions. */
+static int same_host(const struct vctx *v, uint32_t i, int pn)
+{
+	const struct ibf_node *d = &v->fab->nodes[i];
+	if (d->nports != 1 || v->pmap[pn] < 0)
+		return 0;
+	const struct ibf_node *m = &v->fab->nodes[v->pmap[pn]];
+	size_t hn = host_word(d->desc);
+	if (hn && d->desc[hn] && host_word(m->desc) == hn && !memcmp(m->desc, d->desc, hn))
+		return 1;
+	return d->sysimg_guid && d->sysimg_guid == m->sysimg_guid;
+}
+
 static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = v->fab;
@@ -393,10 +532,12 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 		if (match_structure(v))
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
-	/* hosts by position */
+	if (match_host_names(v))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	/* hosts by position (not those whose description names another host) */
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct ibf_node *fn = &f->nodes[i];
-		if (v->dmap[i] >= 0 || fn->type == IBF_NODE_SWITCH)
+		if (v->dmap[i] >= 0 || fn->type == IBF_NODE_SWITCH || named_host(v, i) >= 0)
 			continue;
 		for (int q = 1; q <= fn->nports && v->dmap[i] < 0; q++) {
 			const struct ibf_port *pp = ibf_port(f, (int)i, q);
@@ -410,8 +551,11 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 			int op;
 			cable_other(&p->cables[c], (uint32_t)v->dmap[pp->peer_node], pp->peer_port,
 				    &on, &op);
-			if (v->pmap[on] < 0 && p->nodes[on].type != IBF_NODE_SWITCH)
-				bind(v, (int)i, (int)on, IBF_MATCH_POSITION);
+			if (p->nodes[on].type == IBF_NODE_SWITCH)
+				continue;
+			if ((v->pmap[on] < 0 || same_host(v, i, (int)on)) &&
+			    place_device(v, i, (int)on, op, IBF_MATCH_POSITION) < 0)
+				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		}
 	}
 	return 0;
@@ -807,8 +951,12 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 	v.cstate = calloc((size_t)plan->ncables + 1, 1);
 	v.comb_fab = malloc(((size_t)np + nf + 1) * sizeof(int32_t));
 	v.off = malloc(((size_t)np + nf + 2) * sizeof(uint32_t));
-	if (!v.dmap || !v.pmap || !v.method || !v.cstate || !v.comb_fab || !v.off)
+	v.xport = malloc((size_t)fab->nports_total + 1);
+	if (!v.dmap || !v.pmap || !v.method || !v.cstate || !v.comb_fab || !v.off || !v.xport)
 		goto nomem;
+	for (uint32_t i = 0; i < nf; i++)
+		for (int q = 0; q <= fab->nodes[i].nports; q++)
+			v.xport[fab->nodes[i].port_off + (uint32_t)q] = (uint8_t)q;
 	for (uint32_t i = 0; i < nf; i++)
 		v.dmap[i] = -1;
 	for (uint32_t i = 0; i < np; i++)
@@ -855,9 +1003,9 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 			const struct ibf_port *pq = ibf_port(fab, (int)j, pp->peer_port);
 			struct dlink *l = &v.links[v.nlinks];
 			l->un = (uint32_t)v.dmap[i];
-			l->up = (uint8_t)q;
+			l->up = v.xport[fn->port_off + (uint32_t)q];
 			l->vn = (uint32_t)v.dmap[j];
-			l->vp = pp->peer_port;
+			l->vp = v.xport[fab->nodes[j].port_off + pp->peer_port];
 			l->width = pp->width && pq->width && pq->width < pp->width ? pq->width
 				   : pp->width					   ? pp->width
 										   : pq->width;
@@ -892,6 +1040,8 @@ nomem:
 	rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 out:
 	free(v.dmap);
+	free(v.xport);
+	ibf_umap_free(&v.taken);
 	free(v.pmap);
 	free(v.method);
 	free(v.cstate);

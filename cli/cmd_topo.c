@@ -432,8 +432,9 @@ static void print_dups(const struct ibf_fabric *f, const struct ibf_dup_guid *d,
 }
 
 static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats *st,
-			     const char *path, long one_sided, const struct ibf_degraded *dl,
-			     const struct ibf_dup_guid *dups, uint32_t ndups)
+			     const char *path, long one_sided, long tool_lines, long not_avail,
+			     const struct ibf_degraded *dl, const struct ibf_dup_guid *dups,
+			     uint32_t ndups)
 {
 	printf("{\n  \"file\": \"");
 	for (const char *c = path; *c; c++) {
@@ -450,6 +451,8 @@ static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats 
 	printf("  \"degraded_links\": %u,\n  \"degraded\": [", st->degraded_links);
 	print_degraded(f, dl, st->degraded_links, 1);
 	printf("%s],\n  \"one_sided_links\": %ld,\n", st->degraded_links ? "\n  " : "", one_sided);
+	printf("  \"tool_message_lines\": %ld,\n  \"ports_not_available\": %ld,\n", tool_lines,
+	       not_avail);
 	printf("  \"duplicate_guids\": [");
 	print_dups(f, dups, ndups, 1);
 	printf("%s],\n", ndups ? "\n  " : "");
@@ -536,11 +539,16 @@ static int cmd_info(int argc, char **argv)
 		return cli_fail(&err);
 	}
 	char buf[32];
-	long one_sided = 0;
+	long one_sided = 0, tool_lines = 0, not_avail = 0;
 	if (ibf_fabric_get_meta(f, "one_sided", buf, sizeof(buf)))
 		one_sided = strtol(buf, NULL, 10);
+	/* what the tool that wrote the file said about its own run */
+	if (ibf_fabric_get_meta(f, "stderr_lines", buf, sizeof(buf)))
+		tool_lines = strtol(buf, NULL, 10);
+	if (ibf_fabric_get_meta(f, "ports_not_available", buf, sizeof(buf)))
+		not_avail = strtol(buf, NULL, 10);
 	if (json) {
-		print_stats_json(f, &st, path, one_sided, dl, dups, ndups);
+		print_stats_json(f, &st, path, one_sided, tool_lines, not_avail, dl, dups, ndups);
 	} else {
 		printf("fabric:          %s\n", path);
 		printf("switches:        %u\n", st.nswitches);
@@ -555,6 +563,15 @@ static int cmd_info(int argc, char **argv)
 		printf("degraded links:  %u\n", st.degraded_links);
 		print_degraded(f, dl, ndl, 0);
 		printf("one-sided links: %ld\n", one_sided);
+		if (tool_lines)
+			printf("tool messages:   %ld line%s of the discovery tool's own messages "
+			       "in the file (ibwarn:, src/...c:N); after a timeout a node that "
+			       "did not answer may be missing\n",
+			       tool_lines, tool_lines == 1 ? "" : "s");
+		if (not_avail)
+			printf("ports not available: %ld (up, far end not scanned: a partial "
+			       "scan)\n",
+			       not_avail);
 		if (ndups) {
 			printf("duplicate GUIDs: %u nodes\n", ndups);
 			print_dups(f, dups, ndups, 0);

@@ -295,6 +295,10 @@ struct rd {
 	int fdbs; /* the open table is an fdbs block (no footer) */
 	uint32_t sw;
 	long hdr_line;
+	uint64_t lo, hi; /* LID range of the open "Unicast lids" header */
+	int high_port;	 /* the open table has an entry to a port >= 128 */
+	struct ibf_lidmap lids; /* the fabric's LIDs, built when first needed */
+	int have_lids;
 };
 
 static const char *sw_desc(const struct rd *d, uint32_t sw)
@@ -320,6 +324,8 @@ static int set_entry(struct rd *d, uint64_t lid, uint64_t port)
 				     (unsigned long long)port, (unsigned)n->nports,
 				     sw_desc(d, d->sw));
 	ibf_lft(d->r, d->sw)[lid] = (uint8_t)port;
+	if (port >= 128)
+		d->high_port = 1;
 	return 0;
 }
 
@@ -357,6 +363,9 @@ static int open_switch(struct rd *d, uint64_t guid)
 	d->sw = hit->sw;
 	d->hdr_line = d->ln;
 	d->fdbs = 0;
+	d->high_port = 0;
+	d->lo = 0;
+	d->hi = d->r->max_lid;
 	d->tables++;
 	return 0;
 }
@@ -424,7 +433,10 @@ static int rd_header(struct rd *d, const char *line)
 	const char *e = parse_hex(g + strlen(" guid 0x"), 16, &guid);
 	if (!e || (*e && !is_space(*e)))
 		goto bad;
-	return open_switch(d, guid);
+	int rc = open_switch(d, guid);
+	d->lo = lo;
+	d->hi = hi;
+	return rc;
 bad:
 	return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "malformed 'Unicast lids' header");
 }
@@ -452,19 +464,51 @@ static int rd_entry(struct rd *d, const char *line)
 }
 
 /* "<n> lids dumped" / "<n> valid lids dumped"; returns 1 when the line is
- * a footer (and *n is set), 0 otherwise. */
-static int is_footer(const char *line, uint64_t *n)
+ * a footer (and *n is set, *valid when it says "valid"), 0 otherwise. */
+static int is_footer(const char *line, uint64_t *n, int *valid)
 {
 	const char *p = parse_dec(line, 0xFFFFFFFFull, n);
 	if (!p || !is_space(*p))
 		return 0;
 	p = skip_space(p);
-	if (starts(p, "valid"))
+	*valid = starts(p, "valid");
+	if (*valid)
 		p = skip_space(p + 5);
 	if (!starts(p, "lids dumped"))
 		return 0;
 	p = skip_space(p + strlen("lids dumped"));
 	return *p == '\0';
+}
+
+/* dump_lfts (dump_fts) of infiniband-diags before rdma-core 63, and ibroute
+ * before 36, kept the table in signed chars: every entry to a port >= 128
+ * looked negative, "illegal", and was left out unless -a was given (which
+ * prints it with its right port number).  A table of only the valid entries
+ * of a switch with 128 ports or more that names no such port and misses a
+ * LID the fabric has is such a dump: an error, not routes that vanish. */
+static int check_high_ports(struct rd *d)
+{
+	const struct ibf_node *n = &d->f->nodes[d->f->switches[d->sw]];
+	if (n->nports < 128 || d->high_port)
+		return 0;
+	if (!d->have_lids) {
+		int rc = ibf_lidmap_build(d->f, &d->lids, d->err);
+		if (rc)
+			return rc;
+		d->have_lids = 1;
+	}
+	const uint8_t *lft = ibf_lft(d->r, d->sw);
+	uint64_t top = d->hi < d->lids.max_lid ? d->hi : d->lids.max_lid;
+	for (uint64_t lid = d->lo ? d->lo : 1; lid <= top; lid++)
+		if (d->lids.node[lid] >= 0 && lft[lid] == IBF_LFT_NONE)
+			return ibf_error_set(
+				d->err, IBF_EPARSE, d->name, d->ln,
+				"the table of switch '%s' (%d ports, line %ld) has no entry for "
+				"LID 0x%04llx and none to a port above 127: dump_lfts before "
+				"rdma-core 63 (ibroute before 36) leaves entries to ports 128 and "
+				"up out; dump with -a, whose '(illegal port)' lines keep them",
+				sw_desc(d, d->sw), n->nports, d->hdr_line, (unsigned long long)lid);
+	return 0;
 }
 
 static int rd_line(struct rd *d, char *line)
@@ -499,6 +543,11 @@ static int rd_line(struct rd *d, char *line)
 	}
 	if (starts(s, "PLFT_NUM"))
 		return 0;
+	if (starts(s, "Multicast mlids"))
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "a multicast forwarding table (dump_mfts, ibroute -M) is not "
+				     "supported: give the unicast tables (dump_lfts, ibroute, "
+				     "opensm-lfts.dump)");
 	if (starts(s, "Unicast lids")) {
 		if (d->open)
 			return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
@@ -510,17 +559,23 @@ static int rd_line(struct rd *d, char *line)
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		return rd_entry(d, s);
 	uint64_t n;
-	if (is_footer(s, &n)) {
+	int valid = 0;
+	if (is_footer(s, &n, &valid)) {
 		if (!d->open)
 			return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 					     "'lids dumped' line outside a switch table");
 		/* the count is not checked: opensm writes the top LID, dump_lfts
 		 * the number of lines, and excerpts of dumps keep the footer */
 		d->open = 0;
-		return 0;
+		return valid ? check_high_ports(d) : 0;
 	}
 	/* the deprecation notice Debian's dump_lfts prints after its tables */
 	if (!d->open && (starts(s, "*** WARNING ***") || starts(s, "WARNING:")))
+		return 0;
+	/* libibmad/umad warnings captured with 2>&1 (ibsim-run's "ibwarn: ...
+	 * sim_connect: attached as client" on top); inside a table they mean
+	 * a failed query and stay errors */
+	if (!d->open && (starts(s, "ibwarn:") || starts(s, "ibdebug:")))
 		return 0;
 	/* dump_lfts column headings */
 	if (d->open && ((starts(s, "Lid") && strstr(s, "Out") && strstr(s, "Destination")) ||
@@ -567,6 +622,8 @@ static int rd_feed(struct rd *d, char *line, size_t l)
 	d->ln++;
 	if (memchr(line, '\0', l))
 		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "binary data (NUL byte)");
+	if (d->ln == 1 && l >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
+		memmove(line, line + 3, l - 2); /* UTF-8 byte order mark, and the NUL */
 	return rd_line(d, line);
 }
 
@@ -585,6 +642,9 @@ static int rd_end(struct rd *d, int rc)
 	free(d->seen);
 	d->idx = NULL;
 	d->seen = NULL;
+	if (d->have_lids)
+		ibf_lidmap_free(&d->lids);
+	d->have_lids = 0;
 	if (rc)
 		ibf_routes_free(d->r);
 	return rc;

@@ -393,6 +393,18 @@ static void test_csv_roundtrip(void)
 	ibf_plan_free(p2);
 	free(csv);
 	ibf_plan_free(p);
+	/* a spreadsheet's UTF-8 byte order mark before the header: the first
+	 * column ("cable") used to be unknown and silently renumbered */
+	const char *bom = "\xef\xbb\xbf"
+			  "cable,a_switch,a_port,b_switch,b_port\r\n"
+			  "101,sw-a,1,sw-b,1\r\n"
+			  "205,sw-a,2,sw-b,2\r\n";
+	p = ibf_plan_parse_csv(bom, strlen(bom), "bom.csv", &err);
+	TT_REQUIRE(p);
+	TT_EQ_INT(p->ncables, 2);
+	TT_EQ_INT(p->cables[0].id, 101);
+	TT_EQ_INT(p->cables[1].id, 205);
+	ibf_plan_free(p);
 }
 
 static void expect_csv_error(const char *txt, long line, const char *what)
@@ -919,6 +931,58 @@ static void test_validate_q29_speed(void)
 	ibf_plan_free(p);
 }
 
+/* Adapters of ConnectX-4 and later show as one single-port device per port
+ * ("gpu01 mlx5_0", "gpu01 mlx5_1") while a plan names the host once with
+ * several ports.  A correctly cabled fabric is clean (the second device
+ * was "miswired" to its own host), and two devices of different hosts
+ * exchanged on a rail switch are one swap (the device was taken for the
+ * other host by position and its cable reported correct). */
+static void test_validate_single_port_devices(void)
+{
+	const char *csv = "cable,kind,a_switch,a_port,b_switch,b_port\n"
+			  "1,host,rail0,1,gpu01,1\n"
+			  "2,host,rail1,1,gpu01,2\n"
+			  "3,host,rail0,2,gpu02,1\n"
+			  "4,host,rail1,2,gpu02,2\n";
+	struct ibf_error err;
+	struct ibf_plan *p = ibf_plan_parse_csv(csv, strlen(csv), "gpu.csv", &err);
+	TT_REQUIRE(p);
+	for (int swap = 0; swap < 2; swap++) {
+		struct ibf_fabric *f = ibf_fabric_new();
+		int r0 = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 0x100, "rail0", NULL, NULL);
+		int r1 = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 0x200, "rail1", NULL, NULL);
+		/* the mlx5_1 devices first, so they are met before their hosts are named */
+		static const char *const names[] = { "gpu01 mlx5_1", "gpu02 mlx5_1", "gpu01 mlx5_0",
+						     "gpu02 mlx5_0" };
+		for (int i = 0; i < 4; i++) {
+			int h = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x1000 + (uint64_t)i, names[i],
+						    NULL, NULL);
+			int rail = i < 2 ? r1 : r0, port = 1 + i % 2;
+			if (swap && i < 2)
+				port = 2 - i; /* gpu01 mlx5_1 and gpu02 mlx5_1 exchanged */
+			ibf_fabric_connect(f, rail, port, h, 1, 4, IBF_SPEED_NDR, NULL);
+		}
+		TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
+		struct ibf_vreport r;
+		TT_REQUIRE(ibf_validate(p, f, NULL, &r, &err) == 0);
+		dump_report(&r);
+		if (!swap) {
+			TT_EQ_INT(r.n, 0);
+			TT_EQ_INT(r.ok, 4);
+		} else {
+			TT_EQ_INT(r.n, 1);
+			TT_EQ_INT(count_kind(&r, IBF_FIND_SWAPPED), 1);
+			const struct ibf_finding *x = first_of(&r, IBF_FIND_SWAPPED);
+			TT_CHECK_MSG(x && strstr(x->fix, "rail1 port 1") && strstr(x->fix, "rail1 port 2"),
+				     "%s", x ? x->fix : "");
+			TT_EQ_INT(r.ok, 2);
+		}
+		ibf_vreport_free(&r);
+		ibf_fabric_free(f);
+	}
+	ibf_plan_free(p);
+}
+
 int main(void)
 {
 	tt_run("slimfly plan q=5 = MMS graph, valid ports, per-rack ports", test_sf_q5);
@@ -942,5 +1006,6 @@ int main(void)
 	tt_run("validate: partial cabling", test_validate_partial);
 	tt_run("validate: the e2e fault set", test_validate_all_faults);
 	tt_run("validate: q=29 against its own rendering", test_validate_q29_speed);
+	tt_run("validate: single-port devices of one host", test_validate_single_port_devices);
 	return tt_done();
 }

@@ -221,6 +221,47 @@ static void test_degraded_rule(void)
 	ibf_fabric_free(f);
 }
 
+/* Split ports: NDR200 adapters (2xNDR) beside NDR400 ones (4xNDR) of the
+ * same device id on one Quantum-2 switch are not degraded (they were, by the
+ * model rule); a 1x link among them still is, and iblinkinfo-style
+ * supported values still judge a 2x link exactly. */
+static void test_degraded_split_ports(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	int sw = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 65, 0x100, "qm9700", NULL, NULL);
+	f->nodes[sw].vendid = 0x2c9;
+	f->nodes[sw].devid = 0xd2f0;
+	static const uint8_t w[] = { 4, 4, 2, 2, 1 };
+	for (int i = 0; i < 5; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "h%d", i);
+		int h = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x200 + (uint64_t)i, name, NULL,
+					    NULL);
+		f->nodes[h].vendid = 0x2c9;
+		f->nodes[h].devid = 0x1021;
+		ibf_fabric_connect(f, sw, 1 + i, h, 1, w[i], IBF_SPEED_NDR, NULL);
+	}
+	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
+	struct ibf_degraded *dl;
+	TT_REQUIRE(ndegraded(f, &dl) == 1);
+	TT_EQ_INT(dl[0].port_a, 5);
+	TT_EQ_INT(dl[0].width, 1);
+	TT_EQ_INT(dl[0].exp_width, 4);
+	TT_EQ_INT(dl[0].evidence, IBF_DEGR_MODEL);
+	free(dl);
+	/* both ends say 4x: the 2x link on port 3 is narrow after all */
+	ibf_port(f, sw, 3)->width_sup = 4;
+	ibf_port(f, sw, 3)->speed_sup = IBF_SPEED_NDR;
+	int h = ibf_port(f, sw, 3)->peer_node;
+	ibf_port(f, h, 1)->width_sup = 4;
+	ibf_port(f, h, 1)->speed_sup = IBF_SPEED_NDR;
+	TT_REQUIRE(ndegraded(f, &dl) == 2);
+	TT_EQ_INT(dl[0].port_a, 3);
+	TT_EQ_INT(dl[0].evidence, IBF_DEGR_SUPPORTED);
+	free(dl);
+	ibf_fabric_free(f);
+}
+
 /* The same findings after writing the fabric as ibnetdiscover and as an
  * ibsim net file and reading it back (device ids and speeds survive). */
 static void test_degraded_roundtrip(void)
@@ -365,6 +406,10 @@ static void test_width_speed(void)
 	TT_CHECK(ibf_parse_width_speed("4xFOO", 5, &w, &s) < 0);
 	char buf[16];
 	TT_CHECK(strcmp(ibf_format_width_speed(4, IBF_SPEED_NDR, buf, sizeof(buf)), "4xNDR") == 0);
+	/* an unknown width (old ibnetdiscover prints 2x links as "??HDR") is
+	 * not shown as 4x */
+	TT_CHECK(strcmp(ibf_format_width_speed(0, IBF_SPEED_HDR, buf, sizeof(buf)), "??HDR") == 0);
+	TT_CHECK(strcmp(ibf_format_width_speed(2, 0, buf, sizeof(buf)), "2x") == 0);
 }
 
 /* The GUID index answers like the linear scan: every node and port GUID,
@@ -458,6 +503,7 @@ int main(void)
 	TT(test_disconnected);
 	TT(test_parallel_and_degraded);
 	TT(test_degraded_rule);
+	TT(test_degraded_split_ports);
 	TT(test_degraded_roundtrip);
 	TT(test_lids);
 	TT(test_lmc_exhaustion);

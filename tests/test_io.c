@@ -478,6 +478,42 @@ static void test_errors_with_lines(void)
 	expect_error("#\n#\n", IBF_FMT_IBNETDISCOVER, 0, "no records");
 	expect_error("Switch 4 \"S-1\" # \"x\" base port 1 lid 3\n", IBF_FMT_IBNETDISCOVER, 1,
 		     "base port 1");
+	/* what other ibnetdiscover options print is named, not mistaken */
+	struct ibf_error err;
+	static const char list[] =
+		"Ca\t : 0x0c42a10300ac0000 ports 1 devid 0x0 vendid 0x0 \"agg node\"\n"
+		"Switch\t : 0xb83fd20300a20000 ports 129 devid 0x0 vendid 0x0 \"spine01\"\n";
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_fabric_parse(list, strlen(list), "list", IBF_FMT_AUTO, &err) == NULL);
+	TT_EQ_INT(err.line, 1);
+	TT_CHECK_MSG(strstr(err.msg, "ibnetdiscover -l") != NULL, "%s", err.msg);
+	static const char cache[] = { 0x2b, (char)0x83, (char)0xe7, (char)0x8f, 1, 0, 0, 0, 5, 0 };
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_fabric_parse(cache, sizeof(cache), "cache", IBF_FMT_AUTO, &err) == NULL);
+	TT_CHECK_MSG(strstr(err.msg, "--cache") != NULL, "%s", err.msg);
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_fabric_parse("", 0, "empty", IBF_FMT_AUTO, &err) == NULL);
+	TT_CHECK_MSG(strstr(err.msg, "empty file") != NULL, "%s", err.msg);
+	/* a UTF-8 byte order mark (a file saved by a Windows editor) */
+	const char *bom = "\xef\xbb\xbf"
+			  "switchguid=0x2(2)\n"
+			  "Switch\t2 \"S-0000000000000002\"\t\t# \"s\" base port 0 lid 2 lmc 0\n"
+			  "[1]\t\"S-0000000000000002\"[2]\t\t# \"s\" lid 2 4xNDR\n";
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = ibf_fabric_parse(bom, strlen(bom), "bom", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(f != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	if (f) {
+		const char *g2l = "\xef\xbb\xbf" "0x2 0x10 0x10\n";
+		TT_EQ_INT(ibf_guid2lid_parse(f, g2l, strlen(g2l), "g2l", NULL), 0);
+		TT_EQ_INT(ibf_port(f, 0, 0)->lid, 16);
+	}
+	ibf_fabric_free(f);
+	struct ibf_namemap nm;
+	const char *map = "\xef\xbb\xbf" "0x2 \"core\"\n";
+	TT_EQ_INT(ibf_namemap_parse(&nm, map, strlen(map), "map", NULL), 0);
+	const char *nmv = ibf_namemap_lookup(&nm, 2);
+	TT_CHECK(nmv && !strcmp(nmv, "core"));
+	ibf_namemap_free(&nm);
 }
 
 /* ------------------------------------------------------------ garbage */
@@ -1108,6 +1144,291 @@ static void test_subnet_lst_via_opensm(void)
 	ibf_fabric_free(f);
 }
 
+/* the guid2lid file OpenSM itself writes: hex LIDs ("0x0010 0x0013") and a
+ * blank line after every entry (osm_db_files.c) */
+static void test_guid2lid_from_opensm(void)
+{
+	struct ibf_fabric *f = read_fixture("io/q129-via-ibsim.ibnetdiscover", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	int rc = ibf_guid2lid_read(f, fixture_path("io/q129-via-ibsim-opensm.guid2lid"), &err);
+	TT_CHECK_MSG(rc == 0, "%s:%ld: %s", err.file, err.line, err.msg);
+	static const struct {
+		uint64_t guid;
+		int lid, lmc;
+	} want[] = {
+		{ 0xb83fd20300a10000ULL, 3, 0 },  { 0xb83fd20300a20000ULL, 4, 0 },
+		{ 0x0c42a10300ac0001ULL, 8, 2 },  { 0x0c42a10300ab0001ULL, 12, 2 },
+		{ 0x0c42a10300ab0002ULL, 16, 2 }, { 0x0002c90300000101ULL, 20, 2 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int port = -1;
+		int n = ibf_fabric_find_port_guid(f, want[i].guid, &port);
+		TT_REQUIRE(n >= 0);
+		if (f->nodes[n].type == IBF_NODE_SWITCH)
+			port = 0;
+		TT_EQ_INT(ibf_port(f, n, port)->lid, want[i].lid);
+		TT_EQ_INT(ibf_port(f, n, port)->lmc, want[i].lmc);
+	}
+	/* decimal (what ibfab writes) still reads; other bases and junk do not */
+	const char *ok = "0xb83fd20300a10000 7 7\r\n\n0x0c42a10300ab0001 0x20 0x23\n";
+	TT_EQ_INT(ibf_guid2lid_parse(f, ok, strlen(ok), "ok", NULL), 0);
+	int port = -1, n = ibf_fabric_find_port_guid(f, 0x0c42a10300ab0001ULL, &port);
+	TT_REQUIRE(n >= 0);
+	TT_EQ_INT(ibf_port(f, n, port)->lid, 32);
+	TT_EQ_INT(ibf_port(f, n, port)->lmc, 2);
+	static const char *const bad[] = { "0x0c42a10300ab0001 0x20 0x23 x\n",
+					   "0x0c42a10300ab0001 0x20x 0x23\n",
+					   "0x0c42a10300ab0001 12 0x\n", "0xzz 1 1\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ibf_error_clear(&err);
+		TT_CHECK_MSG(ibf_guid2lid_parse(f, bad[i], strlen(bad[i]), "bad", &err) ==
+				     IBF_EPARSE,
+			     "%s", bad[i]);
+		TT_EQ_INT(err.line, 1);
+	}
+	ibf_fabric_free(f);
+}
+
+/* ------------------------------------------------------------ iblinkinfo */
+
+/* links of f and g agree port by port, nodes matched by GUID (iblinkinfo
+ * derives a CA's node GUID from its port GUID; ibsim allocates them so) */
+static int links_by_guid_differ(const struct ibf_fabric *f, const struct ibf_fabric *g)
+{
+	int bad = 0, nf = 0, ng = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		int j = ibf_fabric_find_guid(g, n->guid);
+		if (j < 0) {
+			bad++;
+			continue;
+		}
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *a = ibf_port(f, (int)i, p);
+			if (a->peer_node == IBF_NO_NODE)
+				continue;
+			nf++;
+			if (p > g->nodes[j].nports) {
+				bad++;
+				continue;
+			}
+			const struct ibf_port *b = ibf_port(g, j, p);
+			if (b->peer_node == IBF_NO_NODE ||
+			    g->nodes[b->peer_node].guid != f->nodes[a->peer_node].guid ||
+			    b->peer_port != a->peer_port)
+				bad++;
+		}
+	}
+	for (uint32_t i = 0; i < g->nnodes; i++)
+		for (int p = 1; p <= g->nodes[i].nports; p++)
+			ng += ibf_port(g, (int)i, p)->peer_node != IBF_NO_NODE;
+	return bad + (nf != ng);
+}
+
+/* ibsim without an SM: the router and one CA have LID 0, so the lines
+ * towards them give peer LID 0 (the whole file used to be rejected) */
+static void test_iblinkinfo_lid0_peers(void)
+{
+	struct ibf_fabric *f = read_fixture("io/q129-via-ibsim.ibnetdiscover", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	static const char *const files[] = { "io/q129-via-ibsim.iblinkinfo",
+					     "io/q129-via-ibsim.iblinkinfo-l" };
+	for (int k = 0; k < 2; k++) {
+		struct ibf_fabric *g = read_fixture(files[k], IBF_FMT_AUTO);
+		TT_CHECK_MSG(g != NULL, "%s", files[k]);
+		if (!g)
+			continue;
+		TT_EQ_INT(links_by_guid_differ(f, g), 0);
+		TT_EQ_INT(count_links(g), 7);
+		TT_EQ_INT(meta_long(g, "one_sided"), 0);
+		ibf_fabric_free(g);
+	}
+	/* a CA-to-CA cable with LID 0 at both ends twice over: the two
+	 * candidates cannot be told apart, which is an error at the line */
+	const char *amb = "CA: a:\n"
+			  "      0x0000000000000011      0    1[  ] ==( 4X 2.5 Gbps Initialize/  "
+			  "LinkUp)==>       0    1[  ] \"b\" ( )\n"
+			  "CA: b:\n"
+			  "      0x0000000000000021      0    1[  ] ==( 4X 2.5 Gbps Initialize/  "
+			  "LinkUp)==>       0    1[  ] \"a\" ( )\n"
+			  "CA: c:\n"
+			  "      0x0000000000000031      0    1[  ] ==( 4X 2.5 Gbps Initialize/  "
+			  "LinkUp)==>       0    1[  ] \"d\" ( )\n";
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *g = ibf_fabric_parse(amb, strlen(amb), "amb", IBF_FMT_AUTO, &err);
+	TT_CHECK(g == NULL);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, "LID 0") != NULL, "%s", err.msg);
+	ibf_fabric_free(g);
+	/* one such pair alone (two adapters back to back, no SM) is a link */
+	const char *c = strstr(amb, "CA: c:");
+	TT_REQUIRE(c);
+	g = ibf_fabric_parse(amb, (size_t)(c - amb), "pair", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(g != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	if (g)
+		TT_EQ_INT(count_links(g), 1);
+	ibf_fabric_free(g);
+	ibf_fabric_free(f);
+}
+
+/* the layout of infiniband-diags' iblinkinfo.c: FDR10 prints as
+ * "10.0 Gbps (FDR10)" (it was read as QDR), the hint "Could be FDR10 (...)",
+ * "Port not available" for an up port whose far end was not scanned, and
+ * names with quotes and '#' */
+static void test_iblinkinfo_fdr10_and_oddities(void)
+{
+	const char *t =
+		"Switch: 0x0002c90200001000 sx6036 \"core\" #1:\n"
+		"           5    1[  ] ==( 4X  10.0 Gbps (FDR10) Active/  LinkUp)==>      12    1[  ] \"node \"a\" 01 HCA-1\" ( )\n"
+		"           5    2[  ] ==( 4X          10.0 Gbps Active/  LinkUp)==>      13    1[  ] \"node02 HCA-1\" ( Could be FDR10 (Found link at QDR but expected speed is FDR10))\n"
+		"           5    3[  ] ==( 4X       14.0625 Gbps Active/  LinkUp)==>      \"Port not available\"\n"
+		"           5    4[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )\n"
+		"CA: node \"a\" 01 HCA-1:\n"
+		"      0x0002c90300002001     12    1[  ] ==( 4X  10.0 Gbps (FDR10) Active/  LinkUp)==>       5    1[  ] \"sx6036 \"core\" #1\" ( )\n"
+		"CA: node02 HCA-1:\n"
+		"      0x0002c90300002101     13    1[  ] ==( 4X          10.0 Gbps Active/  LinkUp)==>       5    2[  ] \"sx6036 \"core\" #1\" ( Could be FDR10 (Found link at QDR but expected speed is FDR10))\n";
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = ibf_fabric_parse(t, strlen(t), "fdr10", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(f != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	TT_REQUIRE(f);
+	int sw = ibf_fabric_find_guid(f, 0x0002c90200001000ULL);
+	TT_REQUIRE(sw >= 0);
+	TT_CHECK(strcmp(f->nodes[sw].desc, "sx6036 \"core\" #1") == 0);
+	TT_EQ_INT(ibf_port(f, sw, 1)->speed, IBF_SPEED_FDR10);
+	TT_EQ_INT(ibf_port(f, sw, 2)->speed, IBF_SPEED_QDR);
+	TT_EQ_INT(ibf_port(f, sw, 2)->speed_sup, IBF_SPEED_FDR10);
+	TT_EQ_INT(ibf_port(f, sw, 3)->peer_node, IBF_NO_NODE);
+	TT_EQ_INT(meta_long(f, "ports_not_available"), 1);
+	int a = ibf_port(f, sw, 1)->peer_node;
+	TT_REQUIRE(a >= 0);
+	TT_CHECK(strcmp(f->nodes[a].desc, "node \"a\" 01 HCA-1") == 0);
+	ibf_fabric_free(f);
+
+	/* the line layout: quotes in both names, peers found by GUID */
+	const char *l = "0x0002c90200001000 \"        sx6036 \"core\" #1\"      5    1[  ] ==( "
+			"4X  10.0 Gbps (FDR10) Active/  LinkUp)==>  0x0002c90300002001     12    "
+			"1[  ] \"node \"a\" 01\" ( )\n"
+			"0x0002c90300002001 \"           node \"a\" 01\"     12    1[  ] ==( 4X  "
+			"10.0 Gbps (FDR10) Active/  LinkUp)==>  0x0002c90200001000      5    1[  ] "
+			"\"sx6036 \"core\" #1\" ( )\n";
+	ibf_error_clear(&err);
+	f = ibf_fabric_parse(l, strlen(l), "line", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(f != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	TT_REQUIRE(f);
+	TT_EQ_INT(count_links(f), 1);
+	a = ibf_fabric_find_guid(f, 0x0002c90300002000ULL);
+	TT_REQUIRE(a >= 0);
+	TT_CHECK(strcmp(f->nodes[a].desc, "node \"a\" 01") == 0);
+	TT_EQ_INT(ibf_port(f, a, 1)->speed, IBF_SPEED_FDR10);
+	ibf_fabric_free(f);
+
+	/* the tool's own messages captured with 2>&1 are skipped and counted */
+	const char *w = "ibwarn: [26507] sim_connect: attached as client 0 at node \"sw\"\n"
+			"Switch: 0x0002c90200001000 sw:\n"
+			"src/query_smp.c:228; umad (DR path slid 0; dlid 0; 0,1,25 Attr 0x15:25) "
+			"bad status 110; Connection timed out\n"
+			"           5    1[  ] ==( 4X 2.5 Gbps Active/  LinkUp)==>      12    1[  ] "
+			"\"a\" ( )\n"
+			"CA: a:\n"
+			"      0x0002c90300002001     12    1[  ] ==( 4X 2.5 Gbps Active/  LinkUp)==>"
+			"       5    1[  ] \"sw\" ( )\n";
+	ibf_error_clear(&err);
+	f = ibf_fabric_parse(w, strlen(w), "warn", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(f != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	if (f) {
+		TT_EQ_INT(count_links(f), 1);
+		TT_EQ_INT(meta_long(f, "stderr_lines"), 2);
+	}
+	ibf_fabric_free(f);
+
+	/* iblinkinfo --diff prefixes the lines of the two fabrics */
+	const char *dl = "Switch: 0x0002c90200001000 sw:\n"
+			 "<           5    1[  ] ==( 4X 2.5 Gbps Active/  LinkUp)==>      12    1[  ] "
+			 "\"a\" ( )\n";
+	ibf_error_clear(&err);
+	f = ibf_fabric_parse(dl, strlen(dl), "diff", IBF_FMT_AUTO, &err);
+	TT_CHECK(f == NULL);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, "--diff") != NULL, "%s", err.msg);
+	ibf_fabric_free(f);
+
+	/* a peer name too long for iblinkinfo's buffer: the newline is lost and
+	 * the next port line is glued on; that is an error, not a lost port */
+	const char *g = "Switch: 0x0002c90200001000 sw:\n"
+			"           5    1[  ] ==( 4X 2.5 Gbps Active/  LinkUp)==>      12    1[  ] "
+			"\"aaaaaaaaaaaaaaaa           5    2[  ] ==( 4X 2.5 Gbps Active/  LinkUp)"
+			"==>      13    1[  ] \"b\" ( )\n";
+	ibf_error_clear(&err);
+	f = ibf_fabric_parse(g, strlen(g), "glued", IBF_FMT_AUTO, &err);
+	TT_CHECK(f == NULL);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, "two port lines") != NULL, "%s", err.msg);
+	ibf_fabric_free(f);
+}
+
+/* two ibnetdiscover dumps in one file (appended): an error at the second
+ * header, not every node read as a duplicate-GUID device */
+static void test_ibnetdiscover_two_dumps(void)
+{
+	size_t len;
+	char *one = tt_slurp(fixture_path("io/q129-via-ibsim.ibnetdiscover"), &len);
+	TT_REQUIRE(one);
+	long lines = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += one[i] == '\n';
+	char *two = malloc(2 * len);
+	TT_REQUIRE(two);
+	memcpy(two, one, len);
+	memcpy(two + len, one, len);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = ibf_fabric_parse(two, 2 * len, "two", IBF_FMT_AUTO, &err);
+	TT_CHECK(f == NULL);
+	TT_EQ_INT(err.line, lines + 2);
+	TT_CHECK_MSG(strstr(err.msg, "two dumps") != NULL, "%s", err.msg);
+	ibf_fabric_free(f);
+	free(two);
+	free(one);
+}
+
+/* ibnetdiscover -s prints a progress line per port it reaches on stdout
+ * before the topology ("DR path ... -> new Switch {guid} portnum 0 lid
+ * 12-15 \"desc\""): skipped and counted (they were "unexpected line") */
+static void test_ibnetdiscover_show_progress(void)
+{
+	struct ibf_fabric *f = read_fixture("io/q129-via-ibsim.ibnetdiscover", IBF_FMT_AUTO);
+	struct ibf_fabric *g =
+		read_fixture("io/q129-via-ibsim-opensm.ibnetdiscover-s", IBF_FMT_AUTO);
+	TT_REQUIRE(f && g);
+	TT_EQ_INT(links_by_guid_differ(f, g), 0);
+	TT_EQ_INT(meta_long(g, "progress_lines"), 10);
+	ibf_fabric_free(g);
+	const char *t = "DR path slid 0; dlid 0; 0,1 -> known Channel Adapter {0c42a10300ab0000} "
+			"portnum 1 lid 12-15 \"gpu node 001 mlx5_0\"\n"
+			"Lid 3 -> new Switch {b83fd20300a10000} portnum 0 lid 3-3 \"leaf01\"\n"
+			"switchguid=0x2(2)\n"
+			"Switch\t2 \"S-0000000000000002\"\t\t# \"s\" base port 0 lid 2 lmc 0\n"
+			"[1]\t\"S-0000000000000002\"[2]\t\t# \"s\" lid 2 4xNDR\n";
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	g = ibf_fabric_parse(t, strlen(t), "s", IBF_FMT_AUTO, &err);
+	TT_CHECK_MSG(g != NULL, "%s:%ld: %s", err.file, err.line, err.msg);
+	if (g)
+		TT_EQ_INT(meta_long(g, "progress_lines"), 2);
+	ibf_fabric_free(g);
+	/* anything else is still an unexpected line */
+	const char *u = "DR path slid 0; dlid 0; 0,1 -> something else\n"
+			"Switch\t2 \"S-0000000000000002\"\t\t# \"s\" base port 0 lid 2 lmc 0\n";
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_fabric_parse(u, strlen(u), "u", IBF_FMT_AUTO, &err) == NULL);
+	TT_EQ_INT(err.line, 1);
+	ibf_fabric_free(f);
+}
+
 static void test_subnet_lst_loopbacks(void)
 {
 	/* the 2016 real fixture through ibsim and OpenSM */
@@ -1424,6 +1745,11 @@ int main(void)
 	TT(test_ports_report_via_ibsim);
 	TT(test_subnet_lst_via_opensm);
 	TT(test_subnet_lst_loopbacks);
+	TT(test_guid2lid_from_opensm);
+	TT(test_iblinkinfo_lid0_peers);
+	TT(test_iblinkinfo_fdr10_and_oddities);
+	TT(test_ibnetdiscover_show_progress);
+	TT(test_ibnetdiscover_two_dumps);
 	TT(test_subnet_lst_errors);
 	TT(test_ibsim_simple_names);
 	TT(test_namemap);

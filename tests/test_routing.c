@@ -233,6 +233,102 @@ static void test_roundtrip(void)
 	ibf_fabric_free(f);
 }
 
+/* Real dumps from ibsim + OpenSM 3.3.23 + infiniband-diags 44 of a fabric
+ * with 129-port switches (tests/fixtures/lfts/SOURCES.md).  dump_lfts of
+ * that release leaves every entry to a port >= 128 out (signed char), so its
+ * plain output must be an error naming -a, not tables with holes; its -a
+ * output, ibroute (fixed long ago) and OpenSM's own dump agree. */
+static void test_read_dumps_129_ports(void)
+{
+	char path[512], buf[700];
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	snprintf(path, sizeof(path), "%s/io/q129-via-ibsim.ibnetdiscover", fixtures());
+	struct ibf_fabric *f = ibf_fabric_read(path, IBF_FMT_AUTO, &err);
+	TT_REQUIRE(f);
+	snprintf(path, sizeof(path), "%s/io/q129-via-ibsim-opensm.guid2lid", fixtures());
+	TT_REQUIRE(ibf_guid2lid_read(f, path, &err) == 0);
+	struct ibf_routes osm, all, one;
+	snprintf(path, sizeof(path), "%s/lfts/q129-via-ibsim-opensm.opensm-lfts.dump", fixtures());
+	TT_REQUIRE(ibf_lfts_read(f, path, &osm, &err) == 0);
+	struct ibf_check_report rep;
+	TT_REQUIRE(ibf_route_check(f, &osm, 0, &rep, NULL) == 0);
+	TT_EQ_INT(rep.unreachable, 0);
+	TT_CHECK(rep.ok > 0);
+
+	/* the same file with a UTF-8 byte order mark in front */
+	size_t blen;
+	char *btext = tt_slurp(path, &blen);
+	TT_REQUIRE(btext);
+	char *bom = malloc(blen + 3);
+	TT_REQUIRE(bom);
+	memcpy(bom, "\xef\xbb\xbf", 3);
+	memcpy(bom + 3, btext, blen);
+	struct ibf_routes withbom;
+	int brc = ibf_lfts_parse(f, bom, blen + 3, "bom", &withbom, &err);
+	TT_CHECK_MSG(brc == 0, "%s", ibf_error_format(&err, buf, sizeof(buf)));
+	if (!brc) {
+		TT_CHECK(memcmp(withbom.lft, osm.lft, (size_t)osm.nsw * osm.stride) == 0);
+		ibf_routes_free(&withbom);
+	}
+	free(bom);
+	free(btext);
+
+	/* -a: the "(illegal port)" lines carry the entries to ports 128, 129 */
+	snprintf(path, sizeof(path), "%s/lfts/q129-via-ibsim-opensm.dump_lfts-a", fixtures());
+	int rc = ibf_lfts_read(f, path, &all, &err);
+	TT_REQUIRE(rc == 0 || (printf("# %s\n", ibf_error_format(&err, buf, sizeof(buf))), 0));
+	TT_CHECK(memcmp(all.lft, osm.lft, (size_t)osm.nsw * osm.stride) == 0);
+
+	/* plain dump_lfts: the first table (spine01) lost its routes */
+	snprintf(path, sizeof(path), "%s/lfts/q129-via-ibsim-opensm.dump_lfts", fixtures());
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_lfts_read(f, path, &one, &err) == IBF_EPARSE);
+	TT_EQ_INT(err.line, 6);
+	TT_CHECK_MSG(strstr(err.msg, "spine01") && strstr(err.msg, "-a"), "%s", err.msg);
+	/* the same without the ibwarn line on top (dump_lfts 2>/dev/null) */
+	size_t len;
+	char *text = tt_slurp(path, &len);
+	TT_REQUIRE(text);
+	const char *body = strchr(text, '\n');
+	TT_REQUIRE(body);
+	body++;
+	ibf_error_clear(&err);
+	rc = ibf_lfts_parse(f, body, len - (size_t)(body - text), "plain", &one, &err);
+	TT_CHECK(rc == IBF_EPARSE);
+	if (!rc)
+		ibf_routes_free(&one);
+	TT_EQ_INT(err.line, 5);
+	free(text);
+
+	/* multicast tables are named, not "unrecognised" */
+	const char *mft = "Multicast mlids [0xc000-0xc3ff] of switch Lid 3 guid 0xb83fd20300a10000 "
+			  "(leaf01):\n 0 valid mlids dumped \n";
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_lfts_parse(f, mft, strlen(mft), "mft", &one, &err) == IBF_EPARSE);
+	TT_EQ_INT(err.line, 1);
+	TT_CHECK_MSG(strstr(err.msg, "multicast") != NULL, "%s", err.msg);
+
+	/* ibroute of one switch, captured with 2>&1 under ibsim-run: the
+	 * "ibwarn: ... sim_connect" line on top is skipped */
+	snprintf(path, sizeof(path), "%s/lfts/q129-via-ibsim-opensm.ibroute-lid3", fixtures());
+	rc = ibf_lfts_read(f, path, &one, &err);
+	TT_CHECK_MSG(rc == 0, "%s", ibf_error_format(&err, buf, sizeof(buf)));
+	if (!rc) {
+		int leaf = ibf_fabric_find_guid(f, 0xb83fd20300a10000ULL);
+		TT_REQUIRE(leaf >= 0);
+		uint32_t s = 0;
+		while (s < f->nsw && f->switches[s] != leaf)
+			s++;
+		TT_REQUIRE(s < f->nsw);
+		TT_CHECK(memcmp(ibf_lft(&one, s), ibf_lft(&osm, s), osm.stride) == 0);
+		ibf_routes_free(&one);
+	}
+	ibf_routes_free(&all);
+	ibf_routes_free(&osm);
+	ibf_fabric_free(f);
+}
+
 static void test_read_dump_lfts(void)
 {
 	struct ibf_fabric *f = line3();
@@ -1082,6 +1178,7 @@ int main(void)
 	TT(test_write_golden);
 	TT(test_roundtrip);
 	TT(test_read_dump_lfts);
+	TT(test_read_dumps_129_ports);
 	TT(test_bad_dumps);
 	TT(test_lenient_forms);
 	TT(test_fuzz_reader);

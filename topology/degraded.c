@@ -4,7 +4,9 @@
  * link is compared with like links only: the other cables between the same
  * two nodes (twins), else the other links joining the same two node models.
  * Comparing a link with whatever else is on the same switch would flag every
- * older HCA on a newer switch, which runs at its own maximum. */
+ * older HCA on a newer switch, which runs at its own maximum.  A 2x link is
+ * a split port (HDR100, NDR200), not a 4x one trained down: only supported
+ * values can call it narrow. */
 #include "ibf_topology.h"
 
 #include <ctype.h>
@@ -204,7 +206,11 @@ int ibf_find_degraded(const struct ibf_fabric *f, struct ibf_degraded **out, uin
 		} else {
 			continue;
 		}
-		int below_w = l->w && ew && l->w < ew;
+		/* 2x is the width of a split port (HDR100, NDR200): set by the
+		 * port's configuration, not trained down from 4x, so like links at
+		 * 4x say nothing about it (supported values still do) */
+		int split = l->w == 2 && ev != IBF_DEGR_SUPPORTED;
+		int below_w = l->w && ew && l->w < ew && !split;
 		int below_s = l->s && es && l->s < es;
 		if (!below_w && !below_s)
 			continue;

@@ -103,8 +103,10 @@ char *ibf_format_width_speed(uint8_t width, uint8_t speed, char *buf, size_t len
 {
 	if (!width && !speed)
 		buf[0] = '\0';
+	else if (!width) /* "??", as infiniband-diags prints an unknown width */
+		snprintf(buf, len, "??%s", ibf_speed_name(speed));
 	else
-		snprintf(buf, len, "%ux%s", width ? width : 4u, ibf_speed_name(speed));
+		snprintf(buf, len, "%ux%s", width, ibf_speed_name(speed));
 	return buf;
 }
 

@@ -44,7 +44,8 @@ const char *ibf_speed_name(int speed);		  /* "SDR", ... or "" */
 int ibf_speed_from_name(const char *s, size_t n); /* 0 when unknown */
 /* Parse "4xEDR" / "1xSDR" / "4x" etc.  Returns 0 on success. */
 int ibf_parse_width_speed(const char *s, size_t n, uint8_t *width, uint8_t *speed);
-/* Writes e.g. "4xEDR" (or "" when both unknown); returns buf. */
+/* Writes e.g. "4xEDR", "??EDR" when the width is unknown (or "" when both
+ * are); returns buf. */
 char *ibf_format_width_speed(uint8_t width, uint8_t speed, char *buf, size_t len);
 /* Per-lane data rate in units of 0.1 Gb/s, 0 when unknown. */
 unsigned ibf_speed_rate(int speed);

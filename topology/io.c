@@ -362,6 +362,21 @@ struct ibf_fabric *ibf_fabric_parse(const char *buf, size_t len, const char *nam
 		buf = "";
 	if (fmt == IBF_FMT_AUTO) {
 		fmt = ibf_io_sniff(buf, len);
+		/* libibnetdisc's binary cache (ibnetdiscover --cache) starts with
+		 * its magic 0x8FE7832B in the writer's byte order */
+		static const unsigned char magic_le[4] = { 0x2b, 0x83, 0xe7, 0x8f };
+		static const unsigned char magic_be[4] = { 0x8f, 0xe7, 0x83, 0x2b };
+		if (fmt < 0 && len >= 4 && (!memcmp(buf, magic_le, 4) || !memcmp(buf, magic_be, 4))) {
+			ibf_error_set(err, IBF_ENOTSUP, name, 0,
+				      "an ibnetdiscover --cache file (binary) is not supported: "
+				      "give the text output of ibnetdiscover, or "
+				      "ibnetdiscover --load-cache FILE > topo.txt");
+			return NULL;
+		}
+		if (fmt < 0 && len == 0) {
+			ibf_error_set(err, IBF_EPARSE, name, 0, "empty file");
+			return NULL;
+		}
 		if (fmt < 0) {
 			ibf_error_set(
 				err, IBF_EPARSE, name, 0,

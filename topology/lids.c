@@ -154,11 +154,19 @@ int ibf_guid2lid_parse(struct ibf_fabric *f, const char *buf, size_t len, const 
 			p++;
 		if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0')
 			continue;
-		unsigned long long guid;
-		unsigned lo, hi;
-		char extra;
-		if (sscanf(p, "%llx %u %u %c", &guid, &lo, &hi, &extra) != 3 || lo == 0 ||
-		    lo > IBF_MAX_UCAST_LID || hi < lo || hi > IBF_MAX_UCAST_LID) {
+		/* OpenSM writes "0x<guid> 0x<lid> 0x<lid>" (osm_db_pack.c) and reads
+		 * any base; ibfab writes the LIDs in decimal: take 0x-hex or decimal */
+		uint64_t guid = 0, v[2] = { 0, 0 };
+		struct ibf_cur c = { p, line + sn };
+		int bad = ibf_cur_hex(&c, &guid) || (c.p < c.e && !ibf_is_ws(*c.p));
+		for (int k = 0; k < 2 && !bad; k++) {
+			ibf_cur_ws(&c);
+			bad = ibf_cur_num(&c, 0xffff, &v[k]) || (c.p < c.e && !ibf_is_ws(*c.p));
+		}
+		ibf_cur_ws(&c);
+		unsigned lo = (unsigned)v[0], hi = (unsigned)v[1];
+		if (bad || c.p < c.e || lo == 0 || lo > IBF_MAX_UCAST_LID || hi < lo ||
+		    hi > IBF_MAX_UCAST_LID) {
 			rc = ibf_error_set(err, IBF_EPARSE, path, ln,
 					   "expected '0x<port guid> <base lid> <top lid>'");
 			break;

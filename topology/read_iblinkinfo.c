@@ -15,7 +15,10 @@
  * ports' supported width/speed, so topo info reports such a link as
  * degraded with that evidence (a link without hints runs at its best).
  *
- * Peers are found by LID (every line carries the peer's LID and port).
+ * Peers are found by the peer port GUID (line layout), else by LID (every
+ * line carries the peer's LID and port), else, for a peer with LID 0, by
+ * the one line that points back.  FDR10 prints as "10.0 Gbps (FDR10)"; an
+ * up port whose far end was not scanned as "Port not available".
  * A switch's GUID is its node GUID; a CA line carries the port GUID, and
  * the CA's node GUID is taken as port GUID - port number (the usual
  * allocation).  In the line layout a GUID with lines for two or more ports
@@ -39,8 +42,10 @@ struct ilnode {
 struct ilport {
 	uint32_t node;
 	uint8_t port, w, s, wc, sc, down, pport;
+	uint8_t gone; /* up, but iblinkinfo says "Port not available" */
 	uint16_t lid, plid;
-	uint64_t pguid; /* CA port GUID (0: unknown) */
+	uint64_t pguid;	 /* CA port GUID (0: unknown) */
+	uint64_t ppguid; /* line layout: the peer's port GUID (0: not given) */
 	long line;
 };
 
@@ -54,6 +59,7 @@ struct ilrd {
 	int cur; /* block layout: node of the last header, -1 none */
 	int line_mode;
 	struct ibf_umap key; /* line layout: GUID -> node */
+	uint32_t stderr_lines;
 };
 
 static int perr(struct ilrd *r, long ln, const char *msg, const char *s, size_t n)
@@ -90,12 +96,21 @@ static int rate_speed(const char *s, size_t n)
 		{ "10.0", IBF_SPEED_QDR },    { "10.3125", IBF_SPEED_FDR10 },
 		{ "14.0625", IBF_SPEED_FDR }, { "25.78125", IBF_SPEED_EDR },
 		{ "53.125", IBF_SPEED_HDR },  { "106.25", IBF_SPEED_NDR },
-		{ "212.5", IBF_SPEED_XDR },
+		{ "212.5", IBF_SPEED_XDR },   { "FDR10", IBF_SPEED_FDR10 },
 	};
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
 		if (strlen(tab[i].txt) == n && !memcmp(tab[i].txt, s, n))
 			return tab[i].speed;
 	return 0;
+}
+
+static const char *find_lit(const char *p, const char *e, const char *lit)
+{
+	size_t l = strlen(lit);
+	for (; p + l <= e; p++)
+		if (*p == lit[0] && !memcmp(p, lit, l))
+			return p;
+	return NULL;
 }
 
 static const char *token(struct ibf_cur *c, size_t *n)
@@ -172,14 +187,34 @@ static int port_part(struct ilrd *r, struct ibf_cur *c, struct ilport *x, long l
 		t = token(&st, &tn);
 		if (tn != 4 || memcmp(t, "Gbps", 4))
 			return perr(r, ln, "expected 'Gbps'", t, tn);
+		/* Mellanox FDR10 runs at the QDR signalling rate and prints as
+		 * "10.0 Gbps (FDR10)" */
+		struct ibf_cur f10 = st;
+		t = token(&f10, &tn);
+		if (tn == 7 && !memcmp(t, "(FDR10)", 7))
+			x->s = IBF_SPEED_FDR10;
 	}
 	c->p = end + 4;
 	if (x->down)
 		return 0; /* the rest names no peer */
 	ibf_cur_ws(c);
+	if (c->e - c->p >= 20 && !memcmp(c->p, "\"Port not available\"", 20)) {
+		/* up, but discovery did not reach the far end (partial scan) */
+		x->gone = 1;
+		return 0;
+	}
+	/* iblinkinfo builds the peer part in a 256-byte buffer: a very long
+	 * (node-name-map) name loses the newline and the next port line is
+	 * glued on; reading on would drop that port silently */
+	if (find_lit(c->p, c->e, "==(") || find_lit(c->p, c->e, ")==>"))
+		return perr(r, ln,
+			    "two port lines on one line (iblinkinfo cut a long peer name and "
+			    "lost the newline)",
+			    s, n);
 	if (c->e - c->p > 2 && c->p[0] == '0' && c->p[1] == 'x') {
 		if (ibf_cur_hex(c, &pg))
 			return perr(r, ln, "bad peer GUID", s, n);
+		x->ppguid = pg;
 		ibf_cur_ws(c);
 	}
 	if (ibf_cur_udec(c, 0xffff, &plid) || port_tok(c, &pport) || pport < 1)
@@ -189,10 +224,13 @@ static int port_part(struct ilrd *r, struct ibf_cur *c, struct ilport *x, long l
 	/* the peer's name, then the hints */
 	ibf_cur_ws(c);
 	if (ibf_cur_lit(c, "\"")) {
-		while (c->p < c->e && *c->p != '"')
-			c->p++;
-		if (!ibf_cur_lit(c, "\""))
+		/* the name may hold quotes; the hints after it hold none */
+		const char *q = c->e;
+		while (q > c->p && q[-1] != '"')
+			q--;
+		if (q <= c->p)
 			return perr(r, ln, "unterminated peer name", s, n);
+		c->p = q;
 	}
 	const char *h = c->p;
 	for (; h + 9 <= c->e; h++) {
@@ -220,6 +258,16 @@ static int one_line(struct ilrd *r, const char *s, size_t n, long ln)
 	ibf_cur_ws(&c);
 	if (c.p >= c.e || *c.p == '#')
 		return 0;
+	if (ibf_io_is_stderr_line(c.p, (size_t)(c.e - c.p))) {
+		/* 2>&1: ibwarn:, src/query_smp.c:228; ... timed out, WARN: */
+		r->stderr_lines++;
+		return 0;
+	}
+	if (c.e - c.p > 2 && (*c.p == '<' || *c.p == '>') && c.p[1] == ' ')
+		return perr(r, ln,
+			    "iblinkinfo --diff output (lines of two fabrics) is not supported: "
+			    "give plain iblinkinfo output",
+			    s, n);
 	/* block headers */
 	int type = 0;
 	if (ibf_cur_lit(&c, "Switch:"))
@@ -263,13 +311,17 @@ static int one_line(struct ilrd *r, const char *s, size_t n, long ln)
 		r->line_mode = 1;
 		c.p++;
 		while (c.p < c.e && *c.p == ' ')
-			c.p++;
+			c.p++; /* iblinkinfo right-aligns the name in 30 columns */
 		const char *nm = c.p;
-		while (c.p < c.e && *c.p != '"')
-			c.p++;
-		size_t nl = (size_t)(c.p - nm);
-		if (!ibf_cur_lit(&c, "\""))
+		/* the name may hold quotes: it ends at the last one before "==(" */
+		const char *arrow = find_lit(c.p, c.e, "==(");
+		const char *q = arrow ? arrow : c.e;
+		while (q > c.p && q[-1] != '"')
+			q--;
+		if (q <= c.p)
 			return perr(r, ln, "unterminated node name", s, n);
+		size_t nl = (size_t)(q - 1 - nm);
+		c.p = q;
 		int rc = port_part(r, &c, &x, ln, s, n);
 		if (rc)
 			return rc;
@@ -405,6 +457,38 @@ static int build_nodes(struct ilrd *r, struct ibf_fabric *f, uint32_t *map)
 	return rc;
 }
 
+/* Key of a port line by where it is and where it points. */
+static uint64_t back_key(uint16_t lid, uint8_t port, uint16_t plid, uint8_t pport)
+{
+	return (uint64_t)lid << 32 | (uint64_t)port << 24 | (uint64_t)plid << 8 | pport;
+}
+
+/* Port lines of LID-0 ports by (LID, port, peer LID, peer port), so a line
+ * whose peer has LID 0 finds the peer's own line.  For the first line i of
+ * a key, twin[i] is -1 when it is the only one, the second line when there
+ * are two (two LID-0 adapters cabled back to back: each finds the other),
+ * -2 when there are more. */
+static int back_index(struct ilrd *r, struct ibf_umap *back, int32_t **twin)
+{
+	*twin = malloc((r->np + 1) * sizeof(**twin));
+	if (!*twin)
+		return ibf_error_set(r->err, IBF_ENOMEM, r->name, 0, "out of memory");
+	for (size_t i = 0; i < r->np; i++) {
+		const struct ilport *x = &r->ports[i];
+		if (x->lid || x->down || x->gone)
+			continue;
+		int32_t old;
+		int rc = ibf_umap_put(back, back_key(x->lid, x->port, x->plid, x->pport),
+				      (int32_t)i, &old);
+		if (rc < 0)
+			return ibf_error_set(r->err, IBF_ENOMEM, r->name, 0, "out of memory");
+		(*twin)[i] = -1;
+		if (rc == 1)
+			(*twin)[old] = (*twin)[old] == -1 ? (int32_t)i : -2;
+	}
+	return 0;
+}
+
 struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const char *name,
 					  struct ibf_error *err)
 {
@@ -419,6 +503,8 @@ struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const cha
 	int32_t *bylid = NULL;
 	struct ibf_linker k;
 	memset(&k, 0, sizeof(k));
+	struct ibf_umap back = { 0 };
+	int32_t *twin = NULL;
 	if (!f) {
 		ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
 		return NULL;
@@ -433,6 +519,8 @@ struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const cha
 		bylid = malloc(0x10000 * sizeof(*bylid));
 		if (!map || !bylid)
 			rc = ibf_error_set(r.err, IBF_ENOMEM, name, 0, "out of memory");
+		for (size_t i = 0; map && i <= r.nn; i++)
+			map[i] = UINT32_MAX; /* nodes without port lines stay unmapped */
 	}
 	if (!rc)
 		rc = build_nodes(&r, f, map);
@@ -467,16 +555,48 @@ struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const cha
 		}
 	}
 	if (!rc)
+		rc = back_index(&r, &back, &twin);
+	if (!rc)
 		rc = ibf_linker_init(&k, f, name, r.err);
+	uint32_t gone = 0;
 	for (size_t i = 0; !rc && i < r.np; i++) {
 		const struct ilport *x = &r.ports[i];
-		if (x->down)
+		if (x->gone)
+			gone++;
+		if (x->down || x->gone)
 			continue;
 		int a = (int)map[x->node];
-		int b = x->plid ? bylid[x->plid] : -1;
+		int b = -1;
+		/* the line layout names the peer's port GUID: the surest key */
+		if (x->ppguid) {
+			int32_t pn = ibf_umap_get(&r.key, x->ppguid);
+			if (pn >= 0 && map[pn] != UINT32_MAX)
+				b = (int)map[pn];
+		}
+		if (b < 0 && x->plid)
+			b = bylid[x->plid];
+		/* a peer without a LID (LID 0: no SM yet, a router, a port in
+		 * Initialize): the one line of the file that points back here */
+		if (b < 0 && !x->plid) {
+			int32_t j = ibf_umap_get(&back, back_key(0, x->pport, x->lid, x->port));
+			if (j >= 0 && twin[j] >= 0 && ((size_t)j == i || (size_t)twin[j] == i))
+				j = (size_t)j == i ? twin[j] : j; /* back to back: the other one */
+			else if (j >= 0 && twin[j] != -1)
+				j = -2;
+			if (j >= 0 && (size_t)j != i)
+				b = (int)map[r.ports[j].node];
+			else if (j == -2) {
+				rc = ibf_error_set(r.err, IBF_EPARSE, name, x->line,
+						   "the peer has LID 0 and several lines of the "
+						   "file could be it (no LIDs: run the SM first)");
+				break;
+			}
+		}
 		if (b < 0) {
 			rc = ibf_error_set(r.err, IBF_EPARSE, name, x->line,
-					   "the peer LID %u is not listed in the file", x->plid);
+					   "the peer LID %u is not listed in the file (a partial "
+					   "scan, --switches-only or --cas-only leaves peers out)",
+					   x->plid);
 			break;
 		}
 		if (x->pport > f->nodes[b].nports) {
@@ -496,11 +616,16 @@ struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const cha
 			pa->speed_sup = pb->speed_sup = ss;
 	}
 	if (!rc && (ibf_io_meta_add(f, "format", "iblinkinfo") ||
-		    ibf_io_meta_add(f, "one_sided", "%u", ibf_linker_one_sided(&k))))
+		    ibf_io_meta_add(f, "one_sided", "%u", ibf_linker_one_sided(&k)) ||
+		    (gone && ibf_io_meta_add(f, "ports_not_available", "%u", gone)) ||
+		    (r.stderr_lines &&
+		     ibf_io_meta_add(f, "stderr_lines", "%u", r.stderr_lines))))
 		rc = ibf_error_set(r.err, IBF_ENOMEM, name, 0, "out of memory");
 	if (!rc)
 		rc = ibf_fabric_finalize(f, r.err);
 	ibf_linker_free(&k);
+	ibf_umap_free(&back);
+	free(twin);
 	ibf_umap_free(&r.key);
 	free(r.nodes);
 	free(r.ports);

@@ -50,6 +50,8 @@ struct rd {
 	size_t defcap;
 	int cur; /* node whose port lines follow, -1 when none */
 	uint32_t stderr_lines;
+	uint32_t progress_lines; /* ibnetdiscover -s */
+	long header_line;	 /* line of "# Topology file: generated on" */
 
 	/* attributes waiting for the next node header */
 	struct {
@@ -349,6 +351,11 @@ static int header_line(struct rd *r, struct ibf_cur *c, int type, long ln)
 	size_t tn;
 	token(c, &t, &tn); /* the keyword */
 	ibf_cur_ws(c);
+	if (ibf_cur_peek(c, ':'))
+		return perr(r, ln,
+			    "a node list of ibnetdiscover -l/-H/-S/-R (no links) is not supported: "
+			    "give the output of ibnetdiscover without those options",
+			    line, linelen);
 	uint64_t np = 0;
 	int rc = ibf_cur_udec(c, UINT64_MAX, &np);
 	if (rc == -1)
@@ -751,6 +758,21 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 
 /* ------------------------------------------------------------ lines */
 
+/* A discovery progress line of ibnetdiscover -s (libibnetdisc's
+ * dump_endnode), printed on stdout before the topology:
+ *   DR path slid 0; dlid 0; 0,1 -> new Channel Adapter {0002c90300000100} portnum 1 lid 12-15 "h1"
+ * It carries nothing the records below do not. */
+static int progress_line(const char *p, const char *e)
+{
+	if (!((e - p > 8 && !memcmp(p, "DR path ", 8)) || (e - p > 4 && !memcmp(p, "Lid ", 4))))
+		return 0;
+	const char *a = find_sub(p, e, " -> ");
+	if (!a || (!find_sub(a, e, " new ") && !find_sub(a, e, " known ")))
+		return 0;
+	const char *b = find_sub(a, e, " {");
+	return b && find_sub(b, e, "} portnum ") != NULL;
+}
+
 static int one_line(struct rd *r, const char *s, size_t n, long ln)
 {
 	struct ibf_cur c = { s, s + n };
@@ -760,8 +782,22 @@ static int one_line(struct rd *r, const char *s, size_t n, long ln)
 		return 0;
 	}
 	char ch = *c.p;
-	if (ch == '#')
+	if (ch == '#') {
+		/* ibnetdiscover writes this header once: a second one is a second
+		 * dump appended (its records would read as duplicate-GUID devices) */
+		static const char hdr[] = "Topology file: generated on";
+		struct ibf_cur h = { c.p + 1, c.e };
+		ibf_cur_ws(&h);
+		if ((size_t)(h.e - h.p) >= sizeof(hdr) - 1 && !memcmp(h.p, hdr, sizeof(hdr) - 1)) {
+			if (r->header_line)
+				return ibf_error_set(r->err, IBF_EPARSE, r->name, ln,
+						     "a second ibnetdiscover header (the first is on "
+						     "line %ld): two dumps in one file",
+						     r->header_line);
+			r->header_line = ln;
+		}
 		return 0;
+	}
 	if (ch == '[')
 		return port_line(r, &c, ln);
 	if (ch == '@')
@@ -798,6 +834,10 @@ static int one_line(struct rd *r, const char *s, size_t n, long ln)
 		return perr(r, ln, "ibsim directive not supported", s, n);
 	if (ibf_io_is_stderr_line(c.p, (size_t)(c.e - c.p))) {
 		r->stderr_lines++;
+		return 0;
+	}
+	if (!r->ibsim && progress_line(c.p, c.e)) {
+		r->progress_lines++;
 		return 0;
 	}
 	return perr(r, ln, "unexpected line", s, n);
@@ -1030,7 +1070,9 @@ static int resolve(struct rd *r)
 	    (nph && ibf_io_meta_add(f, "placeholders", "%zu", nph)) ||
 	    ((r->ndup || r->clones) &&
 	     ibf_io_meta_add(f, "duplicate_guid_nodes", "%zu", r->ndup + r->clones)) ||
-	    (r->stderr_lines && ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines))) {
+	    (r->stderr_lines && ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines)) ||
+	    (r->progress_lines &&
+	     ibf_io_meta_add(f, "progress_lines", "%u", r->progress_lines))) {
 		rc = oom(r, 0);
 		goto out;
 	}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# End to end, no simulator: the command line on what real InfiniBand tools
+# write (fixtures made under ibsim, tests/fixtures/*/SOURCES.md): what the
+# tools said about their own run is shown, and known tool defects are named.
+. "$(dirname "$0")/lib.sh"
+mk_workdir
+W=$WORK
+IO=$FIXTURES/io
+rc() { "$@" >"$W/out" 2>"$W/err"; echo $?; }
+
+# ibnetdiscover's own error line in the 2016 dump (a timeout: a node may be missing)
+r=$(rc "$IBFAB" topo info "$FIXTURES/real/edr-fdr-qdr-mixed-switchib-sx6012-loopbacks-2016.ibnetdiscover")
+check "topo info: exit 0 on the 2016 dump" test "$r" = 0
+check "... and says the file holds 1 line of the tool's own messages" \
+	grep -q '^tool messages: *1 line ' "$W/out"
+r=$(rc "$IBFAB" topo info --json "$FIXTURES/real/edr-fdr-qdr-mixed-switchib-sx6012-loopbacks-2016.ibnetdiscover")
+check "... in JSON too" grep -q '"tool_message_lines": 1,' "$W/out"
+
+# iblinkinfo: an up port whose far end was not scanned
+{
+	printf 'Switch: 0x0002c90200001000 sw:\n'
+	printf '           5    1[  ] ==( 4X          10.0 Gbps Active/  LinkUp)==>      12    1[  ] "h1" ( )\n'
+	printf '           5    3[  ] ==( 4X       14.0625 Gbps Active/  LinkUp)==>      "Port not available"\n'
+	printf 'CA: h1:\n'
+	printf '      0x0002c90300002001     12    1[  ] ==( 4X          10.0 Gbps Active/  LinkUp)==>       5    1[  ] "sw" ( )\n'
+} >"$W/na.iblinkinfo"
+r=$(rc "$IBFAB" topo info "$W/na.iblinkinfo")
+check "iblinkinfo with 'Port not available': exit 0, counted" \
+	sh -c "test $r = 0 && grep -q '^ports not available: 1 ' '$W/out'"
+
+# the q129 fabric: iblinkinfo with LID-0 peers reads like ibnetdiscover
+for f in q129-via-ibsim.iblinkinfo q129-via-ibsim.iblinkinfo-l q129-via-ibsim-opensm.ibnetdiscover-s; do
+	"$IBFAB" topo links "$IO/$f" >"$W/$f.links" 2>"$W/err"
+	check "$f: the links of the ibnetdiscover dump" \
+		cmp -s "$W/$f.links" <("$IBFAB" topo links "$IO/q129-via-ibsim.ibnetdiscover")
+done
+
+# OpenSM's guid2lid; dump_lfts of infiniband-diags 44 on 129-port switches
+r=$(rc "$IBFAB" route check --topology "$IO/q129-via-ibsim.ibnetdiscover" \
+	--guid2lid "$IO/q129-via-ibsim-opensm.guid2lid" \
+	--lfts "$FIXTURES/lfts/q129-via-ibsim-opensm.dump_lfts-a")
+check "route check: OpenSM's guid2lid and dump_lfts -a read, every pair ok (exit $r)" \
+	sh -c "test $r = 0 && grep -q '^unreachable: *0$' '$W/out'"
+r=$(rc "$IBFAB" route check --topology "$IO/q129-via-ibsim.ibnetdiscover" \
+	--guid2lid "$IO/q129-via-ibsim-opensm.guid2lid" \
+	--lfts "$FIXTURES/lfts/q129-via-ibsim-opensm.dump_lfts")
+check "route check: plain dump_lfts (entries to ports 128+ lost) exits 1 naming -a" \
+	sh -c "test $r = 1 && grep -q 'q129-via-ibsim-opensm.dump_lfts:6: .*dump with -a' '$W/err'"
+
+# validate: a host planned once with two ports, found as two mlx5 devices
+printf 'cable,kind,a_switch,a_port,b_switch,b_port\n1,host,leaf,1,gpu01,1\n2,host,leaf,2,gpu01,2\n' >"$W/plan.csv"
+{
+	printf 'switchguid=0x100(100)\nSwitch\t8 "S-0000000000000100"\t\t# "leaf" base port 0 lid 1 lmc 0\n'
+	printf '[1]\t"H-0000000000001001"[1](1001) \t\t# "gpu01 mlx5_1" lid 3 4xNDR\n'
+	printf '[2]\t"H-0000000000001000"[1](1000) \t\t# "gpu01 mlx5_0" lid 2 4xNDR\n\n'
+	printf 'caguid=0x1000\nCa\t1 "H-0000000000001000"\t\t# "gpu01 mlx5_0"\n'
+	printf '[1](1000) \t"S-0000000000000100"[2]\t\t# lid 2 lmc 0 "leaf" lid 1 4xNDR\n\n'
+	printf 'caguid=0x1001\nCa\t1 "H-0000000000001001"\t\t# "gpu01 mlx5_1"\n'
+	printf '[1](1001) \t"S-0000000000000100"[1]\t\t# lid 3 lmc 0 "leaf" lid 1 4xNDR\n'
+} >"$W/gpu.ibnd"
+r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/gpu.ibnd")
+check "validate: two single-port devices of one planned host are clean (exit $r)" \
+	sh -c "test $r = 0 && grep -q '^clean: 2 of 2' '$W/out'"
+done_testing
