@@ -155,13 +155,17 @@ class Fabric:
                                          'guid': '0x%016x' % (g + 1)}}})
         n['ports'][port] = {'peer': (idx, 1), 'width': 4, 'speed': 'EDR', 'guid': None}
 
-    def write_ibnd(self, path):
+    def write_ibnd(self, path, shuffle=None):
         def nid(i):
             n = self.nodes[i]
             return ('S-' if n['type'] == 'switch' else 'H-') + n['guid'][2:].rjust(16, '0')
 
         out = ['#', '# Topology file: written by bench/qa_sweep.py', '#', '']
-        for i, n in enumerate(self.nodes):
+        order = list(range(len(self.nodes)))
+        if shuffle:
+            shuffle.shuffle(order)
+        for i in order:
+            n = self.nodes[i]
             if not n:
                 continue
             out.append('vendid=0x%x' % n['vendid'])
@@ -343,6 +347,13 @@ FULL = [
     ('rail-opt2', 'rail --servers 12 --gpus 2 --rail-switches 2 --spines 2 --uplinks 2',
      'hratio dmodk minimal layered', ''),
 ]
+BIG = [
+    ('sf11', 'slimfly --q 11 --hosts 2', 'layered minimal', ''),
+    ('ft8x3', 'fattree --kary 8 --n 3', 'dmodk layered minimal', ''),
+    ('dfly-big', 'dragonfly --a 8 --p 4 --h 4', 'layered minimal', ''),
+    ('hx-big', 'hyperx --s1 8 --s2 6 --hosts 4', 'layered minimal', ''),
+    ('rail-big', 'rail --servers 64 --gpus 8 --spines 4', 'hratio dmodk minimal layered', ''),
+]
 QUICK = ['sf3', 'xgft-odd', 'rail-opt', 'hx']
 QUICK_DAMAGES = ['cab20', 'sw1', 'split', 'tophosts', 'odd', 'combo']
 
@@ -502,6 +513,56 @@ class Sweep:
             self.fail(case, 'sim packet output differs between --threads 1 and 2: ' +
                       ' '.join(args))
 
+    def same_tables(self, case, f, d, engine, g2l):
+        """With the same LIDs, the tables do not depend on the order of the
+        records in the file nor on its format (ibnetdiscover, ibsim)."""
+        topo = os.path.join(d, 'fabric.ibnd')
+        shuf = os.path.join(d, 'shuffled.ibnd')
+        net = os.path.join(d, 'fabric.net')
+        f.write_ibnd(shuf, random.Random(7))
+        args = ['topo', 'convert', shuf, '--format', 'ibsim', '-o', net]
+        rc, out, err = self.run(args)
+        if not self.checked(case, args, rc, out, err):
+            return
+        dumps = []
+        for t in (topo, shuf, net):
+            o = os.path.join(d, 'order-%d' % len(dumps))
+            args = ['route', '--topology', t, '--guid2lid', g2l, '--lmc', '2', '--engine', engine,
+                    '--deadlock', 'auto', '-o', o]
+            rc, out, err = self.run(args)
+            if not self.checked(case, args, rc, out, err, ok=(0, 1)) or rc:
+                return
+            dumps.append(o)
+        for o in dumps[1:]:
+            args = ['route', 'diff', '--topology', topo, '--guid2lid', g2l, '--lmc', '2',
+                    '--lfts', dumps[0], '--lfts2', o]
+            rc, out, err = self.run(args)
+            if self.checked(case, args, rc, out, err, ok=(0, 1)) and \
+                    not out.startswith('0 of '):
+                self.fail(case, '%s tables depend on record order or format: %s' %
+                          (engine, out.splitlines()[0] if out else err))
+
+    def stale(self, case, topo, d, lfts, g2l):
+        """Tables made for the healthy fabric, read against the damaged one
+        (what dump_lfts gives right after a failure): every tool reports or
+        refuses, none crashes or hangs."""
+        g = ['--guid2lid', g2l, '--lmc', '2']
+        runs = [
+            ['route', 'check', '--topology', topo, '--lfts', lfts] + g,
+            ['route', 'stats', '--topology', topo, '--lfts', lfts, '--json'] + g,
+            ['deadlock', 'apply', '--topology', topo, '--lfts', lfts, '--scheme', 'auto',
+             '--sl', os.path.join(d, 'stale.sl'), '--sl2vl', os.path.join(d, 'stale.s2v'),
+             '--verify'] + g,
+            ['sim', 'flow', '--topology', topo, '--lfts', lfts, '--pattern', 'a2a'] + g,
+            ['sim', 'packet', '--topology', topo, '--lfts', lfts, '--load', '0.5', '--warmup',
+             '1us', '--measure', '2us', '--drain', '2us', '-q'] + g,
+        ]
+        for args in runs:
+            rc, out, err = self.run(args)
+            if self.checked(case + ' stale', args, rc, out, err, ok=(0, 1)) and rc == 1 and \
+                    not err.strip() and 'unreachable' not in out and 'deadlock' not in out:
+                self.fail(case + ' stale', 'exit 1 without saying why: ' + ' '.join(args))
+
     def stable(self, case, gen, hf, f, d, engines, connected):
         """Stable reroute: tables of the healthy fabric as --previous-lfts for
         the damaged one, LIDs of both from one guid2lid file."""
@@ -534,6 +595,7 @@ class Sweep:
         with open(g2l, 'w') as fh:
             fh.write('\n'.join(lines) + '\n')
         topo = os.path.join(d, 'fabric.ibnd')
+        self.same_tables(case, f, d, engines.split()[0], g2l)
         for e in engines.split():
             hl = os.path.join(d, 'healthy-' + e)
             args = ['route', '--topology', htopo, '--guid2lid', g2l, '--lmc', '2', '--engine', e,
@@ -541,6 +603,7 @@ class Sweep:
             rc, out, err = self.run(args)
             if not self.checked(case, args, rc, out, err):
                 continue
+            self.stale(case + ' ' + e, topo, d, hl, g2l)
             c = '%s %s stable' % (case, e)
             ok = True if e == 'hratio' else connected
             if self.route(c, topo, d, e, 2, 'auto', 8, ok, extra=['--guid2lid', g2l],
@@ -609,9 +672,9 @@ class Sweep:
                 self.verify(c, topo, d, 0, 'auto', 8)
 
     def main(self):
-        fams = FULL
+        fams = FULL + (BIG if self.a.big else [])
         if self.a.only:
-            fams = [x for x in FULL if x[0] in self.a.only.split(',')]
+            fams = [x for x in FULL + BIG if x[0] in self.a.only.split(',')]
         elif self.a.quick:
             fams = [x for x in FULL if x[0] in QUICK]
         damages = self.a.damages.split(',') if self.a.damages else (
@@ -643,6 +706,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--ibfab', default='ibfab')
     ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--big', action='store_true', help='also Slim Fly q=11 and larger trees, '
+                    'dragonfly, HyperX and rail clusters (slow)')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--only', help='families, comma-separated')
     ap.add_argument('--damages', help='damages, comma-separated: ' + ','.join(DAMAGES))
