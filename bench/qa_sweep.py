@@ -237,6 +237,38 @@ def dmg_top_hosts(f, rng, k):
         f.add_host(rng.choice(tops), 'qa-top-h%02d' % n)
 
 
+def dmg_move_hosts(f, rng, k):
+    """Existing hosts re-cabled: k onto the top switches, and two hosts on
+    different switches swap their ports (same GUIDs, new places)."""
+    lv = f.level()
+    if not lv:
+        return
+    top = max(lv.values())
+    tops = [s for s, v in lv.items() if v == top]
+    hosts = [c for c in f.cas() if f.nodes[c]['nports'] == 1 and 1 in f.nodes[c]['ports']]
+    rng.shuffle(hosts)
+    for h in hosts[:k]:
+        e = f.nodes[h]['ports'][1]
+        f.unplug(h, 1)
+        s = rng.choice(tops)
+        cable(f, h, 1, s, new_port(f, s), e['width'], e['speed'])
+        f.nodes[h]['ports'][1]['guid'] = e['guid']
+    rest = hosts[k:]
+    for a in rest:
+        for b in rest:
+            pa, pb = f.nodes[a]['ports'][1], f.nodes[b]['ports'][1]
+            if pa['peer'][0] != pb['peer'][0]:
+                (sa, qa), (sb, qb) = pa['peer'], pb['peer']
+                ga, gb = pa['guid'], pb['guid']
+                f.unplug(a, 1)
+                f.unplug(b, 1)
+                cable(f, a, 1, sb, qb)
+                cable(f, b, 1, sa, qa)
+                f.nodes[a]['ports'][1]['guid'] = ga
+                f.nodes[b]['ports'][1]['guid'] = gb
+                return
+
+
 def dmg_degrade(f, rng, frac):
     """Links that trained narrow or slow."""
     allk = f.links('ss') + f.links('host')
@@ -318,6 +350,7 @@ DAMAGES = {
     'sw3': lambda f, r: dmg_switches(f, r, 3),
     'split': dmg_split,
     'tophosts': lambda f, r: dmg_top_hosts(f, r, 3),
+    'movehosts': lambda f, r: dmg_move_hosts(f, r, 3),
     'degrade': lambda f, r: dmg_degrade(f, r, 0.1),
     'mixgen': dmg_mixgen,
     'odd': dmg_odd,
