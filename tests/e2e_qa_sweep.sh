@@ -6,7 +6,9 @@
 # parallel cable, loopback, hosts back to back) and a mix of all, through
 # every engine that applies, deadlock schemes, the verifier, route check,
 # short flow and packet simulations; thread-count determinism and no
-# half-written file after a failure.  About 10 s.
+# half-written file after a failure; for the mixed damage also stale and
+# stable-reroute tables and the same results from shuffled records and the
+# ibsim format.  About 10 s.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed"
 mk_workdir
