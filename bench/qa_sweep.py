@@ -605,8 +605,14 @@ class Sweep:
             args = ['route', 'congestion', '--topology', t, '--guid2lid', g2l, '--lmc', '2',
                     '--lfts', dumps[0], '--pattern', 'perm']
             rc, cout, err = self.run(args)
-            if not self.checked(case, args, rc, cout, err):
+            # exit 1: flows no table can deliver (pieces), with a warning
+            if not self.checked(case, args, rc, cout, err, ok=(0, 1)):
                 return
+            if rc == 1 and 'not delivered' not in cout + err:
+                self.fail(case, 'route congestion exit 1 without saying why')
+            if '4294967295' in cout:
+                self.fail(case, 'route congestion prints an unset bound: ' +
+                          [x for x in cout.splitlines() if '4294967295' in x][0].strip())
             sims.append((res, [x for x in cout.splitlines() if 'tables:' not in x]))
         for k, o in enumerate(dumps[1:], 1):
             args = ['route', 'diff', '--topology', topo, '--guid2lid', g2l, '--lmc', '2',

@@ -210,6 +210,7 @@ struct cut {
 	uint32_t *gid[CUT_MAX]; /* [N] group of each host, UINT32_MAX: none */
 	uint32_t *cap[CUT_MAX]; /* [nsw] cables leaving group g (groups are switch ids) */
 	uint32_t *cin, *cout;	/* [nsw] scratch counters */
+	uint32_t *hcomp;	/* [N] switch component of each host's switch */
 };
 
 static void cut_free(struct cut *k)
@@ -220,6 +221,7 @@ static void cut_free(struct cut *k)
 	}
 	free(k->cin);
 	free(k->cout);
+	free(k->hcomp);
 }
 
 /* groups of level lv: the union-find roots in uf (switches with
@@ -277,7 +279,9 @@ static uint32_t cut_bound(struct cut *k, int lv, const uint32_t *dst, uint32_t N
 	memset(k->cout, 0, S * sizeof(uint32_t));
 	for (uint32_t a = 0; a < N; a++) {
 		uint32_t b = dst[a];
-		if (b == a || g[a] == g[b])
+		/* a flow between two switch components has no path under any
+		 * routing: it is counted as not delivered, not bounded here */
+		if (b == a || g[a] == g[b] || k->hcomp[a] != k->hcomp[b])
 			continue;
 		if (g[a] != UINT32_MAX)
 			k->cout[g[a]]++;
@@ -340,8 +344,16 @@ static int hosts_and_cuts(const struct ibf_fabric *f, int *order, struct host **
 		cutrc = cut_level(cut, 0, f, h, N, NULL, 0);
 	cut->cin = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
 	cut->cout = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
-	if (cutrc || !cut->cin || !cut->cout)
+	cut->hcomp = malloc((N ? N : 1) * sizeof(uint32_t));
+	uint32_t *comp = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
+	if (cutrc || !cut->cin || !cut->cout || !cut->hcomp || !comp ||
+	    (f->nsw && !ibf_components(f, comp))) {
+		free(comp);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (uint32_t i = 0; i < N; i++)
+		cut->hcomp[i] = comp[h[i].sw];
+	free(comp);
 	return 0;
 }
 
