@@ -582,9 +582,14 @@ static int cmd_route_check(int argc, char **argv)
 			printf("ok:              %llu\n", (unsigned long long)rep.ok);
 			printf("unreachable:     %llu\n", (unsigned long long)rep.unreachable);
 			if (rep.components > 1)
-				printf("across:          %llu (between the %u switch components: no "
-				       "path exists)\n",
-				       (unsigned long long)rep.across, rep.components);
+				printf("across:          %llu (between the %u switch components%s: "
+				       "no path exists)\n",
+				       (unsigned long long)rep.across, rep.components,
+				       " or to ports cabled to no switch");
+			else if (rep.across)
+				printf("across:          %llu (to ports cabled to no switch: no path "
+				       "exists)\n",
+				       (unsigned long long)rep.across);
 			printf("loops:           %llu\n", (unsigned long long)rep.loops);
 			printf("misdelivered:    %llu\n", (unsigned long long)rep.wrong);
 			if (a.max_hops > 0)

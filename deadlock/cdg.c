@@ -300,8 +300,8 @@ int ibf_dl_path_sl(const struct ibf_dl *dl, uint32_t slid, uint32_t dlid)
 	return sl == IBF_SL_NONE ? -1 : sl;
 }
 
-int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
-		       const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
+static int apply_scheme(const struct ibf_fabric *f, struct ibf_routes *r,
+			const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
 {
 	*out = NULL;
 	struct ibf_dl *dl = NULL;
@@ -325,4 +325,106 @@ int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
 	dl->requested = o->scheme;
 	*out = dl;
 	return 0;
+}
+
+/* Copy row k of src to row to[k] of dst (n rows of len bytes). */
+static void move_rows(uint8_t *dst, const uint8_t *src, const uint32_t *to, uint32_t n,
+		      size_t len)
+{
+	for (uint32_t k = 0; k < n; k++)
+		memcpy(dst + (size_t)to[k] * len, src + (size_t)k * len, len);
+}
+
+/* The schemes visit switches in index order (layering, colouring), so on
+ * their own their SLs, SL2VL tables and the LFT entries they rewrite depend
+ * on the order in which the input lists the nodes (ibnetdiscover discovery
+ * order, OpenSM's maps).  Like ibf_route, run them on a copy of the fabric
+ * in canonical order (ibf_fabric_sort: by GUID) and map every per-switch
+ * result back to the caller's switch indices. */
+int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
+		       const struct ibf_dl_opts *o, struct ibf_dl **out, struct ibf_error *err)
+{
+	*out = NULL;
+	if (o->scheme == IBF_DEADLOCK_NONE || !f || !r || ibf_fabric_is_sorted(f))
+		return apply_scheme(f, r, o, out, err);
+	int rc = ibf_routes_fit(f, r, err);
+	if (rc)
+		return rc;
+	int32_t *old_of_new = NULL;
+	uint32_t *to_canon = NULL, *to_caller = NULL;
+	struct ibf_routes cr = *r;
+	cr.lft = NULL;
+	cr.hops = NULL;
+	struct ibf_dl *dl = NULL;
+	struct ibf_fabric *c = ibf_fabric_clone(f, err);
+	if (!c)
+		return err ? err->code : IBF_ENOMEM;
+	rc = ibf_fabric_sort(c, &old_of_new, err);
+	if (!rc && !c->finalized)
+		rc = ibf_fabric_finalize(c, err);
+	if (rc)
+		goto out;
+	uint32_t n = f->nsw;
+	size_t len = r->stride;
+	to_canon = malloc((n ? n : 1) * sizeof(*to_canon));
+	to_caller = malloc((n ? n : 1) * sizeof(*to_caller));
+	cr.lft = malloc((size_t)n * len + 1);
+	cr.hops = r->hops ? malloc((size_t)n * len + 1) : NULL;
+	if (!to_canon || !to_caller || !cr.lft || (r->hops && !cr.hops)) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t s = 0; s < n; s++) {
+		uint32_t caller = (uint32_t)f->nodes[old_of_new[c->switches[s]]].sw;
+		to_caller[s] = caller;
+		to_canon[caller] = s;
+	}
+	move_rows(cr.lft, r->lft, to_canon, n, len);
+	if (r->hops)
+		move_rows(cr.hops, r->hops, to_canon, n, len);
+	rc = apply_scheme(c, &cr, o, &dl, err);
+	if (rc || !dl)
+		goto out;
+	/* the tables the scheme may have rewritten, and its per-switch results */
+	move_rows(r->lft, cr.lft, to_caller, n, len);
+	if (r->hops)
+		move_rows(r->hops, cr.hops, to_caller, n, len);
+	uint8_t *sl = malloc((size_t)dl->nsw * dl->stride + 1);
+	uint8_t *color = dl->color ? malloc((size_t)n + 1) : NULL;
+	uint64_t *guid = dl->sw_guid ? malloc(((size_t)n + 1) * sizeof(*guid)) : NULL;
+	if (!sl || (dl->color && !color) || (dl->sw_guid && !guid)) {
+		free(sl);
+		free(color);
+		free(guid);
+		ibf_dl_free(dl);
+		dl = NULL;
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	move_rows(sl, dl->sl, to_caller, n, dl->stride);
+	free(dl->sl);
+	dl->sl = sl;
+	if (color) {
+		move_rows(color, dl->color, to_caller, n, 1);
+		free(dl->color);
+		dl->color = color;
+	}
+	if (guid) {
+		for (uint32_t s = 0; s < n; s++)
+			guid[to_caller[s]] = dl->sw_guid[s];
+		free(dl->sw_guid);
+		dl->sw_guid = guid;
+	}
+	for (uint32_t l = 0; l < dl->stride; l++)
+		if (dl->lid_sw[l] >= 0)
+			dl->lid_sw[l] = (int32_t)to_caller[dl->lid_sw[l]];
+	*out = dl;
+out:
+	free(cr.lft);
+	free(cr.hops);
+	free(to_canon);
+	free(to_caller);
+	free(old_of_new);
+	ibf_fabric_free(c);
+	return rc;
 }

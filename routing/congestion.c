@@ -37,6 +37,27 @@ void ibf_cong_report_free(struct ibf_cong_report *rep)
 	rep->max_load = NULL;
 }
 
+/* switches in canonical order (node GUID, then description, name, index),
+ * so the fabric order of the end ports does not follow the order in which
+ * the input listed the nodes */
+struct swkey {
+	const struct ibf_node *n;
+	uint32_t s;
+};
+
+static int swkey_cmp(const void *x, const void *y)
+{
+	const struct swkey *a = x, *b = y;
+	if (a->n->guid != b->n->guid)
+		return a->n->guid < b->n->guid ? -1 : 1;
+	int c = strcmp(a->n->desc ? a->n->desc : "", b->n->desc ? b->n->desc : "");
+	if (!c)
+		c = strcmp(a->n->id ? a->n->id : "", b->n->id ? b->n->id : "");
+	if (!c)
+		c = a->s < b->s ? -1 : (a->s > b->s);
+	return c;
+}
+
 int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
 		  int *used, struct ibf_ftree *tree, int *have_tree, struct ibf_error *err)
 {
@@ -78,9 +99,18 @@ int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **ou
 			return 0;
 		}
 	}
+	struct swkey *keys = malloc((f->nsw ? f->nsw : 1) * sizeof(*keys));
+	if (!keys)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		keys[s].n = &f->nodes[f->switches[s]];
+		keys[s].s = s;
+	}
+	qsort(keys, f->nsw, sizeof(*keys), swkey_cmp);
 	uint32_t cnt = 0;
 	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t s = 0; s < f->nsw; s++) {
+		for (uint32_t k = 0; k < f->nsw; k++) {
+			uint32_t s = keys[k].s;
 			int node = f->switches[s];
 			for (int p = 1; p <= f->nodes[node].nports; p++) {
 				const struct ibf_port *pp = ibf_port(f, node, p);
@@ -97,9 +127,12 @@ int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **ou
 				}
 			}
 		}
-		if (!pass && !(*out = malloc((cnt ? cnt : 1) * sizeof(**out))))
+		if (!pass && !(*out = malloc((cnt ? cnt : 1) * sizeof(**out)))) {
+			free(keys);
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		}
 	}
+	free(keys);
 	if (used)
 		*used = IBF_CONG_ORDER_FABRIC;
 	return 0;
@@ -177,6 +210,7 @@ struct cut {
 	uint32_t *gid[CUT_MAX]; /* [N] group of each host, UINT32_MAX: none */
 	uint32_t *cap[CUT_MAX]; /* [nsw] cables leaving group g (groups are switch ids) */
 	uint32_t *cin, *cout;	/* [nsw] scratch counters */
+	uint32_t *hcomp;	/* [N] switch component of each host's switch */
 };
 
 static void cut_free(struct cut *k)
@@ -187,6 +221,7 @@ static void cut_free(struct cut *k)
 	}
 	free(k->cin);
 	free(k->cout);
+	free(k->hcomp);
 }
 
 /* groups of level lv: the union-find roots in uf (switches with
@@ -244,7 +279,9 @@ static uint32_t cut_bound(struct cut *k, int lv, const uint32_t *dst, uint32_t N
 	memset(k->cout, 0, S * sizeof(uint32_t));
 	for (uint32_t a = 0; a < N; a++) {
 		uint32_t b = dst[a];
-		if (b == a || g[a] == g[b])
+		/* a flow between two switch components has no path under any
+		 * routing: it is counted as not delivered, not bounded here */
+		if (b == a || g[a] == g[b] || k->hcomp[a] != k->hcomp[b])
 			continue;
 		if (g[a] != UINT32_MAX)
 			k->cout[g[a]]++;
@@ -307,8 +344,16 @@ static int hosts_and_cuts(const struct ibf_fabric *f, int *order, struct host **
 		cutrc = cut_level(cut, 0, f, h, N, NULL, 0);
 	cut->cin = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
 	cut->cout = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
-	if (cutrc || !cut->cin || !cut->cout)
+	cut->hcomp = malloc((N ? N : 1) * sizeof(uint32_t));
+	uint32_t *comp = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
+	if (cutrc || !cut->cin || !cut->cout || !cut->hcomp || !comp ||
+	    (f->nsw && !ibf_components(f, comp))) {
+		free(comp);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (uint32_t i = 0; i < N; i++)
+		cut->hcomp[i] = comp[h[i].sw];
+	free(comp);
 	return 0;
 }
 

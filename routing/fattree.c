@@ -690,6 +690,31 @@ static int place_ends(const struct ibf_fabric *f, struct ibf_ftree *t, const uin
 	return 0;
 }
 
+/* A fat tree is one piece.  A switch graph in several pieces (a leaf with
+ * every uplink unplugged, a rail-only cluster) is refused here rather than
+ * routed piece by piece with no entry between the pieces: the layered and
+ * minimal engines refuse it too, and hratio routes each piece on its own
+ * (it calls dmodk per piece).  comp is S words of scratch. */
+static int check_connected(const struct ibf_fabric *f, uint32_t *comp, struct ibf_error *err)
+{
+	uint32_t nc = ibf_components(f, comp);
+	if (!nc)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	if (nc == 1)
+		return 0;
+	/* name the first switch of another piece than switch 0's */
+	uint32_t other = 0;
+	while (other < f->nsw && comp[other] == comp[0])
+		other++;
+	char a[96], b[96];
+	return ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
+			     "not a fat tree: the switch graph is in %u pieces (switches %s and %s "
+			     "are not connected); route each piece on its own (engine hratio "
+			     "does)",
+			     nc, ibf_ftree_swname(f, 0, a, sizeof(a)),
+			     ibf_ftree_swname(f, other, b, sizeof(b)));
+}
+
 int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, struct ibf_ftree *t,
 		    struct ibf_error *err)
 {
@@ -717,7 +742,8 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
-	if ((rc = count_and_order(f, nhost, order, t->rank, err)))
+	if ((rc = count_and_order(f, nhost, order, t->rank, err)) ||
+	    (rc = check_connected(f, dist, err)))
 		goto out;
 
 	/* levels */

@@ -152,7 +152,7 @@ enum ibf_cong_pattern {
 enum ibf_cong_order {
 	IBF_CONG_ORDER_AUTO = 0,   /* tree order when the fabric is a fat tree, else fabric */
 	IBF_CONG_ORDER_TREE = 1,   /* leaf by leaf, port order (D-mod-K order, no phantoms) */
-	IBF_CONG_ORDER_FABRIC = 2, /* by switch index, then switch port */
+	IBF_CONG_ORDER_FABRIC = 2, /* by switch (GUID order), then switch port */
 };
 
 /* An end port: a CA/router port cabled to a switch (index sw). */

@@ -188,8 +188,10 @@ struct ibf_check_report {
 	uint64_t loops;
 	uint64_t wrong;
 	uint64_t too_long;   /* longer than max_hops (when max_hops > 0) */
-	uint64_t across;     /* not routed, between two switch components: no
-				  * table can (a rail-only fabric, a split fabric) */
+	uint64_t across;     /* not routed, between two switch components or to
+				  * a port cabled to no switch: no table can (a
+				  * rail-only fabric, a split fabric, hosts cabled
+				  * back to back) */
 	uint32_t components; /* switch components of the fabric */
 	uint32_t max_hops_seen;
 	/* first few problems, readable */

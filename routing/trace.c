@@ -302,8 +302,10 @@ static void *ck_worker(void *arg)
 					}
 					break;
 				case IBF_TRACE_UNREACHABLE:
-					/* no table can route between switch components */
-					if (sh->ownsw[d] != IBF_WALK_NONE &&
+					/* no table can route between switch components,
+					 * nor to a port cabled to no switch (hosts
+					 * cabled back to back beside the fabric) */
+					if (sh->ownsw[d] == IBF_WALK_NONE ||
 					    sh->comp[s] != sh->comp[sh->ownsw[d]]) {
 						rep->across += cnt;
 						kind = IBF_TRACE_OK;

@@ -686,6 +686,134 @@ static void test_determinism(void)
 	ibf_fabric_free(f);
 }
 
+/* The same fabric with its nodes listed in reverse order (as another
+ * discovery order or OpenSM's maps would list them): same GUIDs, ports,
+ * cables and LIDs. */
+static struct ibf_fabric *reversed(const struct ibf_fabric *f)
+{
+	struct ibf_fabric *g = ibf_fabric_new();
+	uint32_t n = f->nnodes;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ibf_node *o = &f->nodes[n - 1 - i];
+		int k = ibf_fabric_add_node(g, o->type, o->nports, o->guid, o->desc, o->id, NULL);
+		if (k != (int)i) {
+			ibf_fabric_free(g);
+			return NULL;
+		}
+		for (int p = 0; p <= o->nports; p++) {
+			const struct ibf_port *a = ibf_port(f, (int)(n - 1 - i), p);
+			struct ibf_port *b = ibf_port(g, k, p);
+			b->guid = a->guid;
+			b->lid = a->lid;
+			b->lmc = a->lmc;
+		}
+	}
+	for (uint32_t a = 0; a < n; a++)
+		for (int p = 1; p <= f->nodes[a].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)a, p);
+			if (pp->peer_node == IBF_NO_NODE || (uint32_t)pp->peer_node < a ||
+			    ((uint32_t)pp->peer_node == a && pp->peer_port < p))
+				continue;
+			if (ibf_fabric_connect(g, (int)(n - 1 - a), p,
+					       (int)(n - 1 - (uint32_t)pp->peer_node), pp->peer_port,
+					       pp->width, pp->speed, NULL)) {
+				ibf_fabric_free(g);
+				return NULL;
+			}
+		}
+	if (ibf_fabric_finalize(g, NULL)) {
+		ibf_fabric_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* The schemes give the same SLs, SL2VL tables and rewritten LFTs whatever
+ * the order in which the input lists the nodes (found by bench/qa_sweep.py:
+ * on a damaged Slim Fly `auto` chose the colouring hybrid for one record
+ * order and dfsssp with rewritten entries for another). */
+static void test_node_order(void)
+{
+	struct ibf_slimfly_opts so = { .q = 5, .hosts = 2 };
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_slimfly(&so, &err);
+	TT_REQUIRE(f);
+	/* 20 % of the switch-to-switch cables gone, fixed choice */
+	int cut = 0;
+	for (uint32_t s = 0; s < f->nsw && cut < 25; s += 2) {
+		int node = f->switches[s];
+		for (int p = 1; p <= f->nodes[node].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, node, p);
+			if (pp->peer_node != IBF_NO_NODE &&
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH && (uint32_t)p % 3 == s % 3) {
+				ibf_fabric_disconnect(f, node, p);
+				cut++;
+				break;
+			}
+		}
+	}
+	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
+	TT_REQUIRE(ibf_assign_lids(f, 2, 0, NULL) == 0);
+	struct ibf_fabric *g = reversed(f);
+	TT_REQUIRE(g);
+	TT_REQUIRE(!ibf_fabric_is_sorted(g));
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	const int schemes[] = { IBF_DEADLOCK_AUTO, IBF_DEADLOCK_DFSSSP, IBF_DEADLOCK_COLORING };
+	const int vls[] = { 8, 2, 4 };
+	for (int k = 0; k < 3; k++) {
+		struct ibf_routes rf, rg;
+		TT_REQUIRE(ibf_route(f, "layered", &ro, &rf, NULL, &err) == 0);
+		TT_REQUIRE(ibf_route(g, "layered", &ro, &rg, NULL, &err) == 0);
+		struct ibf_dl_opts o;
+		ibf_dl_opts_default(&o);
+		o.scheme = schemes[k];
+		o.max_vls = vls[k];
+		struct ibf_dl *df = NULL, *dg = NULL;
+		TT_REQUIRE(ibf_deadlock_apply(f, &rf, &o, &df, &err) == 0);
+		TT_REQUIRE(ibf_deadlock_apply(g, &rg, &o, &dg, &err) == 0);
+		TT_EQ_INT(df->scheme, dg->scheme);
+		TT_EQ_INT(df->layers, dg->layers);
+		TT_EQ_INT((long long)df->entries_changed, (long long)dg->entries_changed);
+		uint64_t lft_diff = 0, sl_diff = 0, vl_diff = 0;
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			int nf = f->switches[s];
+			int ng = (int)(f->nnodes - 1) - nf;
+			uint32_t t = (uint32_t)g->nodes[ng].sw;
+			for (uint32_t l = 0; l <= rf.max_lid; l++) {
+				lft_diff += ibf_lft(&rf, s)[l] != ibf_lft(&rg, t)[l];
+				sl_diff += df->sl[(size_t)s * df->stride + l] !=
+					   dg->sl[(size_t)t * dg->stride + l];
+			}
+			for (int in = 0; in <= f->nodes[nf].nports; in++)
+				for (int out = 0; out <= f->nodes[nf].nports; out++) {
+					uint8_t a[16], b[16];
+					ibf_dl_sl2vl(df, f, nf, in, out, a);
+					ibf_dl_sl2vl(dg, g, ng, in, out, b);
+					vl_diff += memcmp(a, b, 16) != 0;
+				}
+		}
+		printf("# scheme %d on %d VLs: %llu LFT, %llu SL, %llu SL2VL entries differ\n",
+		       schemes[k], vls[k], (unsigned long long)lft_diff, (unsigned long long)sl_diff,
+		       (unsigned long long)vl_diff);
+		TT_EQ_INT(lft_diff, 0);
+		TT_EQ_INT(sl_diff, 0);
+		TT_EQ_INT(vl_diff, 0);
+		for (int32_t l = 0; l < (int32_t)df->stride; l++) {
+			int32_t a = df->lid_sw[l], b = dg->lid_sw[l];
+			TT_CHECK((a < 0 && b < 0) ||
+				 (a >= 0 && b >= 0 &&
+				  f->nodes[f->switches[a]].guid == g->nodes[g->switches[b]].guid));
+		}
+		ibf_dl_free(df);
+		ibf_dl_free(dg);
+		ibf_routes_free(&rf);
+		ibf_routes_free(&rg);
+	}
+	ibf_fabric_free(g);
+	ibf_fabric_free(f);
+}
+
 static void test_dump_roundtrip(void)
 {
 	struct ibf_routes r;
@@ -830,6 +958,7 @@ int main(void)
 	TT(test_hybrid_damaged);
 	TT(test_hybrid_tail_3vls);
 	TT(test_determinism);
+	TT(test_node_order);
 	TT(test_dump_roundtrip);
 	TT(test_live_formats);
 	return tt_done();

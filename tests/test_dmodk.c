@@ -676,6 +676,93 @@ static void t_nontree(void)
 	ibf_fabric_free(f);
 }
 
+/* a leaf with every uplink unplugged: the switch graph is in two pieces.
+ * dmodk refuses it (like minimal and layered) instead of routing each piece
+ * with no entries between them; hratio routes the pieces on their own */
+static void t_split_tree(void)
+{
+	int m[2] = { 4, 4 }, w[2] = { 1, 2 };
+	struct ibf_fabric *f = xgft(2, m, w, 1, 12);
+	TT_REQUIRE(f);
+	int cut = 0;
+	for (int p = 1; p <= f->nodes[0].nports; p++) {
+		const struct ibf_port *pt = ibf_port(f, 0, p);
+		if (pt->peer_node != IBF_NO_NODE &&
+		    f->nodes[pt->peer_node].type == IBF_NODE_SWITCH) {
+			ibf_fabric_disconnect(f, 0, p);
+			cut++;
+		}
+	}
+	TT_EQ_INT(cut, 2);
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_routes r;
+	int rc = route(f, "dmodk", NULL, &r, &err);
+	printf("# %s\n", err.msg);
+	TT_EQ_INT(rc, IBF_ENOROUTE);
+	TT_CHECK(strstr(err.msg, "2 pieces") != NULL);
+	TT_CHECK(strstr(err.msg, "ft-l1-s0000") != NULL);
+	struct ibf_ftree t;
+	TT_EQ_INT(ibf_ftree_build(f, NULL, &t, &err), IBF_ENOROUTE);
+	/* hratio: each piece on its own, every pair inside a piece delivered */
+	struct ibf_route_opts o;
+	ibf_route_opts_default(&o);
+	TT_REQUIRE(ibf_routes_init(&r, f->nsw, ibf_max_lid(f), 1, &err) == 0);
+	TT_EQ_INT(ibf_route_hratio(f, &o, &r, NULL, &err), 0);
+	struct ibf_check_report ck;
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &ck, &err) == 0);
+	TT_CHECK(ck.across > 0);
+	TT_EQ_INT(ck.ok + ck.across, ck.pairs);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* the cut bound of a fabric in pieces (a rail-only cluster: two rails of
+ * one switch each, and a leaf cut off a tree): flows between the pieces
+ * are undeliverable under any routing and counted as such; they must not
+ * turn the bound into UINT32_MAX (printed as 4294967295) */
+static void t_cut_bound_pieces(void)
+{
+	int m[2] = { 4, 4 }, w[2] = { 1, 2 };
+	struct ibf_fabric *f = xgft(2, m, w, 1, 12);
+	TT_REQUIRE(f);
+	for (int p = 1; p <= f->nodes[0].nports; p++) {
+		const struct ibf_port *pt = ibf_port(f, 0, p);
+		if (pt->peer_node != IBF_NO_NODE &&
+		    f->nodes[pt->peer_node].type == IBF_NODE_SWITCH)
+			ibf_fabric_disconnect(f, 0, p);
+	}
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_error err;
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	struct ibf_routes r;
+	TT_REQUIRE(ibf_routes_init(&r, f->nsw, ibf_max_lid(f), 1, &err) == 0);
+	TT_REQUIRE(ibf_route_hratio(f, &ro, &r, NULL, &err) == 0);
+	const int pats[2] = { IBF_CONG_PERM, IBF_CONG_SHIFT_ALL };
+	for (int k = 0; k < 2; k++) {
+		struct ibf_cong_opts o;
+		ibf_cong_opts_default(&o);
+		o.pattern = pats[k];
+		o.perms = 20;
+		struct ibf_cong_report rep;
+		TT_REQUIRE(ibf_congestion(f, &r, &o, &rep, &err) == 0);
+		printf("# pattern %d: worst %u, bound %u (leaf %u), mean bound %.2f, %llu of %llu "
+		       "flows not delivered\n",
+		       pats[k], rep.worst, rep.cut_worst, rep.cut[0], rep.cut_mean,
+		       (unsigned long long)rep.unrouted, (unsigned long long)rep.flows);
+		TT_CHECK(rep.unrouted > 0);
+		/* 12 hosts stay connected over 4 spine cables per leaf: a bound of
+		 * a few flows, not "infinite" */
+		TT_CHECK(rep.cut_worst <= rep.nhosts);
+		TT_CHECK(rep.cut_mean <= rep.nhosts);
+		ibf_cong_report_free(&rep);
+	}
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void t_partial_leaves(void)
 {
 	/* hosts missing on some leaves: phantom slots keep the arithmetic */
@@ -740,6 +827,8 @@ int main(void)
 	TT(t_real2014like);
 	TT(t_uneven_bundles);
 	TT(t_nontree);
+	TT(t_split_tree);
+	TT(t_cut_bound_pieces);
 	TT(t_partial_leaves);
 	TT(t_roots_file);
 	return tt_done();

@@ -288,6 +288,42 @@ static void test_disconnected(void)
 	ibf_fabric_free(f);
 }
 
+/* two hosts cabled back to back beside a ring: the engines route the
+ * ring, and route check counts the pairs towards the two hosts as "across"
+ * (no table can reach a port cabled to no switch), not as unreachable */
+static void test_back_to_back_beside(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	for (int i = 0; i < 4; i++)
+		add_sw(f, i, 32);
+	for (int i = 0; i < 4; i++)
+		ibf_fabric_connect(f, i, 1, (i + 1) % 4, 2, 4, IBF_SPEED_EDR, NULL);
+	add_hosts(f, 4, 2);
+	int a = add_ca(f, 100, 1), b = add_ca(f, 101, 1);
+	ibf_fabric_connect(f, a, 1, b, 1, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_finalize(f, NULL);
+	const char *engines[] = { "minimal", "layered", "hratio" };
+	for (int e = 0; e < 3; e++) {
+		struct ibf_routes r;
+		struct ibf_error err;
+		ibf_error_clear(&err);
+		TT_REQUIRE(route(f, engines[e], 1, 1, 0, &r, NULL, &err) == 0);
+		struct ibf_check_report ck;
+		TT_REQUIRE(ibf_route_check(f, &r, 0, &ck, &err) == 0);
+		printf("# %s: %llu pairs, %llu ok, %llu across, %llu unreachable\n", engines[e],
+		       (unsigned long long)ck.pairs, (unsigned long long)ck.ok,
+		       (unsigned long long)ck.across, (unsigned long long)ck.unreachable);
+		TT_EQ_INT(ck.unreachable, 0);
+		TT_EQ_INT(ck.loops + ck.wrong, 0);
+		/* 8 hosts + 4 switch ports as sources, 2 LIDs each (LMC 1) on
+		 * the two back-to-back hosts */
+		TT_EQ_INT(ck.across, 12 * 2 * 2);
+		TT_EQ_INT(ck.ok + ck.across, ck.pairs);
+		ibf_routes_free(&r);
+	}
+	ibf_fabric_free(f);
+}
+
 /* same seed: same tables for 1, 2, 4 threads; another seed may differ */
 static void test_determinism(void)
 {
@@ -461,6 +497,7 @@ int main(void)
 	TT(test_dual_port);
 	TT(test_parallel);
 	TT(test_disconnected);
+	TT(test_back_to_back_beside);
 	TT(test_determinism);
 	TT(test_options);
 	TT(test_slimfly_minimal_balance);
