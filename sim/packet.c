@@ -674,8 +674,6 @@ static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int b
 	s->nev--;
 }
 
-
-
 static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, int bl);
 
 /* The next event (s->nev > 0): the least of the lanes' heads, the
@@ -694,6 +692,14 @@ static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *
 	return pop_slow(s, out, bl);
 }
 
+/* Take the generation chain's event (the next is set by ev_gen). */
+static void gen_pop(struct psim *s, struct ev *out)
+{
+	*out = (struct ev){ s->gen_k, s->gen_a, 0 };
+	s->gen_k = UINT64_MAX;
+	s->nev--;
+}
+
 /* pop, looking at the calendar.  When its current bucket is empty it
  * moves on to the next bucket with events, as far as 16 buckets past the
  * best lane's time: then s->qlb is that bucket's first event, and the
@@ -706,11 +712,8 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 		bl = -1; /* all lanes empty */
 	uint64_t bk = bl >= 0 ? s->lt[bl] : UINT64_MAX; /* a key */
 	if (s->gen_k < bk && s->gen_k < s->qcb) {
-		/* the generation chain's event (the next is set by ev_gen) */
-		*out = (struct ev){ s->gen_k, s->gen_a, 0 };
-		s->gen_k = UINT64_MAX;
+		gen_pop(s, out);
 		s->qlb = s->qcb;
-		s->nev--;
 		return 0;
 	}
 	uint64_t lim = (bk >> EV_BITS) + (16ull << s->qws);
@@ -741,9 +744,7 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 	}
 	uint64_t ck = s->qcur == PK_NONE ? UINT64_MAX : s->qpool[s->qcur].e.k;
 	if (s->gen_k < bk && s->gen_k < ck) {
-		*out = (struct ev){ s->gen_k, s->gen_a, 0 };
-		s->gen_k = UINT64_MAX;
-		s->nev--;
+		gen_pop(s, out);
 	} else if (bl >= 0 && ck > bk) {
 		lane_pop(s, bl, out);
 	} else {
@@ -804,6 +805,18 @@ static void pk_free(struct psim *s, int32_t i)
 static uint64_t rand_u64(struct psim *s)
 {
 	return ibf_splitmix64(&s->rng);
+}
+
+/* Uniform in [0, 1), 53 random bits. */
+static inline double rand_unit(struct psim *s)
+{
+	return (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* An exponential gap of mean `mean` (ps), unrounded. */
+static inline double rand_exp(struct psim *s, double mean)
+{
+	return -log1p(-rand_unit(s)) * mean;
 }
 
 /* ------------------------------------------------------------ credits */
@@ -1272,17 +1285,12 @@ static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid);
 static int stream_gen(struct psim *s, uint32_t h);
 static void stream_tag(const struct psim *s, struct pkt *p);
 
-static inline double rand_unit(struct psim *s)
-{
-	return (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* The merged chain's next GEN: an exponential gap of the summed rate, its
  * host drawn in proportion to the hosts' rates (so each host still sends
  * a Poisson stream at its own rate, independent of the others). */
 static int gen_next(struct psim *s)
 {
-	s->gen_t += -log1p(-rand_unit(s)) * s->gen_mean;
+	s->gen_t += rand_exp(s, s->gen_mean);
 	uint64_t t = (uint64_t)s->gen_t;
 	if (t < s->now)
 		t = s->now;
@@ -1308,7 +1316,7 @@ static int ev_gen(struct psim *s, uint32_t h)
 		rc = gen_next(s);
 	} else {
 		/* the host's next one: exponential gap */
-		uint64_t gap = (uint64_t)(-log1p(-rand_unit(s)) * (double)H->gap_ps) + 1;
+		uint64_t gap = (uint64_t)rand_exp(s, (double)H->gap_ps) + 1;
 		rc = push(s, now + gap, EV_GEN, h, 0);
 	}
 	if (rc)
@@ -2279,13 +2287,11 @@ static int ev_agen(struct psim *s, uint32_t acc)
 {
 	const struct ibf_psim_opts *o = s->o;
 	uint32_t K = s->K, h = acc / K;
-	double u = (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
-	uint64_t gap = (uint64_t)(-log1p(-u) * (double)*s->acc_gap) + 1;
+	uint64_t gap = (uint64_t)rand_exp(s, (double)*s->acc_gap) + 1;
 	int rc = push(s, s->now + gap, EV_AGEN, acc, 0);
 	if (rc)
 		return rc;
-	double v = (double)(rand_u64(s) >> 11) * (1.0 / 9007199254740992.0);
-	int inter = K == 1 || v < o->inter_frac;
+	int inter = K == 1 || rand_unit(s) < o->inter_frac;
 	uint32_t dst;
 	if (inter) {
 		uint32_t r = (uint32_t)ibf_rand_below(&s->rng, (uint64_t)(s->nh - 1) * K);
@@ -2785,7 +2791,8 @@ static void setup_times(struct psim *s, uint64_t slowest)
 static int setup_calendar(struct psim *s, struct ibf_error *err)
 {
 	const struct ibf_psim_opts *o = s->o;
-	double per_ps = 0, per_pkt = o->stream ? 1.5 : 0.5; /* without streams GEN is in a lane */
+	/* without streams the generations are no calendar events (gen_next) */
+	double per_ps = 0, per_pkt = o->stream ? 1.5 : 0.5;
 	for (uint32_t h = 0; h < s->nh && !s->K; h++)
 		per_ps += per_pkt / (double)(s->host[h].gap_ps ? s->host[h].gap_ps : 1);
 	if (s->K)
