@@ -37,27 +37,6 @@ void ibf_cong_report_free(struct ibf_cong_report *rep)
 	rep->max_load = NULL;
 }
 
-/* switches in canonical order (node GUID, then description, name, index),
- * so the fabric order of the end ports does not follow the order in which
- * the input listed the nodes */
-struct swkey {
-	const struct ibf_node *n;
-	uint32_t s;
-};
-
-static int swkey_cmp(const void *x, const void *y)
-{
-	const struct swkey *a = x, *b = y;
-	if (a->n->guid != b->n->guid)
-		return a->n->guid < b->n->guid ? -1 : 1;
-	int c = strcmp(a->n->desc ? a->n->desc : "", b->n->desc ? b->n->desc : "");
-	if (!c)
-		c = strcmp(a->n->id ? a->n->id : "", b->n->id ? b->n->id : "");
-	if (!c)
-		c = a->s < b->s ? -1 : (a->s > b->s);
-	return c;
-}
-
 int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
 		  int *used, struct ibf_ftree *tree, int *have_tree, struct ibf_error *err)
 {
@@ -99,19 +78,21 @@ int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **ou
 			return 0;
 		}
 	}
-	struct swkey *keys = malloc((f->nsw ? f->nsw : 1) * sizeof(*keys));
-	if (!keys)
+	/* switches in canonical order (ibf_fabric_sort's: node GUID first), so
+	 * the fabric order of the end ports does not follow the order in which
+	 * the input listed the nodes */
+	int32_t *ids = malloc((f->nsw ? f->nsw : 1) * sizeof(*ids));
+	if (ids)
+		memcpy(ids, f->switches, f->nsw * sizeof(*ids));
+	if (!ids || ibf_fabric_sort_ids(f, ids, f->nsw)) {
+		free(ids);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	for (uint32_t s = 0; s < f->nsw; s++) {
-		keys[s].n = &f->nodes[f->switches[s]];
-		keys[s].s = s;
 	}
-	qsort(keys, f->nsw, sizeof(*keys), swkey_cmp);
 	uint32_t cnt = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t k = 0; k < f->nsw; k++) {
-			uint32_t s = keys[k].s;
-			int node = f->switches[s];
+			int node = ids[k];
+			uint32_t s = (uint32_t)f->nodes[node].sw;
 			for (int p = 1; p <= f->nodes[node].nports; p++) {
 				const struct ibf_port *pp = ibf_port(f, node, p);
 				if (pp->peer_node == IBF_NO_NODE ||
@@ -128,11 +109,11 @@ int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **ou
 			}
 		}
 		if (!pass && !(*out = malloc((cnt ? cnt : 1) * sizeof(**out)))) {
-			free(keys);
+			free(ids);
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		}
 	}
-	free(keys);
+	free(ids);
 	if (used)
 		*used = IBF_CONG_ORDER_FABRIC;
 	return 0;

@@ -616,6 +616,16 @@ static void sort_ids(const struct ibf_fabric *f, int32_t *ids, int32_t *tmp, uin
 	memcpy(ids, tmp, n * sizeof(*ids));
 }
 
+int ibf_fabric_sort_ids(const struct ibf_fabric *f, int32_t *ids, uint32_t n)
+{
+	int32_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	if (!tmp)
+		return IBF_ENOMEM;
+	sort_ids(f, ids, tmp, n);
+	free(tmp);
+	return 0;
+}
+
 int ibf_fabric_sort(struct ibf_fabric *f, int32_t **old_of_new, struct ibf_error *err)
 {
 	uint32_t n = f->nnodes;

@@ -188,6 +188,9 @@ int ibf_fabric_get_meta(const struct ibf_fabric *f, const char *key, char *buf, 
 int ibf_fabric_sort(struct ibf_fabric *f, int32_t **old_of_new, struct ibf_error *err);
 /* 1 when the nodes are already in canonical order. */
 int ibf_fabric_is_sorted(const struct ibf_fabric *f);
+/* Sort n node ids into that canonical order (ties: the lower id first), in
+ * place, without moving the nodes.  Returns 0 or IBF_ENOMEM. */
+int ibf_fabric_sort_ids(const struct ibf_fabric *f, int32_t *ids, uint32_t n);
 
 /* Deep copy. */
 struct ibf_fabric *ibf_fabric_clone(const struct ibf_fabric *f, struct ibf_error *err);
