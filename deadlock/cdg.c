@@ -350,35 +350,26 @@ int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
 	int rc = ibf_routes_fit(f, r, err);
 	if (rc)
 		return rc;
-	int32_t *old_of_new = NULL;
 	uint32_t *to_canon = NULL, *to_caller = NULL;
 	struct ibf_routes cr = *r;
 	cr.lft = NULL;
 	cr.hops = NULL;
 	struct ibf_dl *dl = NULL;
-	struct ibf_fabric *c = ibf_fabric_clone(f, err);
-	if (!c)
-		return err ? err->code : IBF_ENOMEM;
-	rc = ibf_fabric_sort(c, &old_of_new, err);
-	if (!rc && !c->finalized)
-		rc = ibf_fabric_finalize(c, err);
+	struct ibf_fabric *c = NULL;
+	rc = ibf_fabric_canonical(f, &c, &to_caller, err);
 	if (rc)
-		goto out;
+		return rc;
 	uint32_t n = f->nsw;
 	size_t len = r->stride;
 	to_canon = malloc((n ? n : 1) * sizeof(*to_canon));
-	to_caller = malloc((n ? n : 1) * sizeof(*to_caller));
 	cr.lft = malloc((size_t)n * len + 1);
 	cr.hops = r->hops ? malloc((size_t)n * len + 1) : NULL;
-	if (!to_canon || !to_caller || !cr.lft || (r->hops && !cr.hops)) {
+	if (!to_canon || !cr.lft || (r->hops && !cr.hops)) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
-	for (uint32_t s = 0; s < n; s++) {
-		uint32_t caller = (uint32_t)f->nodes[old_of_new[c->switches[s]]].sw;
-		to_caller[s] = caller;
-		to_canon[caller] = s;
-	}
+	for (uint32_t s = 0; s < n; s++)
+		to_canon[to_caller[s]] = s;
 	move_rows(cr.lft, r->lft, to_canon, n, len);
 	if (r->hops)
 		move_rows(cr.hops, r->hops, to_canon, n, len);
@@ -424,7 +415,6 @@ out:
 	free(cr.hops);
 	free(to_canon);
 	free(to_caller);
-	free(old_of_new);
 	ibf_fabric_free(c);
 	return rc;
 }

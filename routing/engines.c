@@ -68,10 +68,10 @@ static void permute_table(uint8_t *tab, size_t stride, const uint32_t *inv, uint
 	}
 }
 
-static int permute_rows(const struct ibf_fabric *f, const struct ibf_fabric *c,
-			const int32_t *old_of_new, struct ibf_routes *cr, struct ibf_error *err)
+/* sw_of: the caller's index of each of the canonical copy's n switches */
+static int permute_rows(uint32_t n, const uint32_t *sw_of, struct ibf_routes *cr,
+			struct ibf_error *err)
 {
-	uint32_t n = c->nsw;
 	uint32_t *inv = malloc((n ? n : 1) * sizeof(*inv));
 	uint8_t *seen = malloc(n ? n : 1);
 	uint8_t *tmp = malloc(cr->stride ? cr->stride : 1);
@@ -83,7 +83,7 @@ static int permute_rows(const struct ibf_fabric *f, const struct ibf_fabric *c,
 	}
 	/* inv[caller's index] = canonical index */
 	for (uint32_t s = 0; s < n; s++)
-		inv[f->nodes[old_of_new[c->switches[s]]].sw] = s;
+		inv[sw_of[s]] = s;
 	permute_table(cr->lft, cr->stride, inv, seen, n, tmp);
 	if (cr->hops)
 		permute_table(cr->hops, cr->stride, inv, seen, n, tmp);
@@ -96,35 +96,32 @@ static int permute_rows(const struct ibf_fabric *f, const struct ibf_fabric *c,
 /* Engines visit switches and destinations in node order.  So that the
  * tables do not depend on the order in which an input file (ibnetdiscover
  * discovery order) or OpenSM's maps list the nodes, ibf_route() routes a
- * copy in canonical order (ibf_fabric_sort: by node GUID) and maps the rows
- * back to the caller's switch indices. */
+ * copy in canonical order (ibf_fabric_canonical: by node GUID) and maps the
+ * rows back to the caller's switch indices. */
 static int route_canonical(const struct ibf_fabric *f, const struct ibf_engine *e,
 			   const struct ibf_route_opts *o, struct ibf_routes *r,
 			   struct ibf_route_report *rep, struct ibf_error *err)
 {
-	int32_t *old_of_new = NULL;
+	struct ibf_fabric *c = NULL;
+	uint32_t *sw_of = NULL;
 	memset(r, 0, sizeof(*r)); /* on failure the caller finds no tables */
-	struct ibf_fabric *c = ibf_fabric_clone(f, err);
-	if (!c)
-		return err ? err->code : IBF_ENOMEM;
-	int rc = ibf_fabric_sort(c, &old_of_new, err);
-	if (!rc && !c->finalized)
-		rc = ibf_fabric_finalize(c, err);
+	int rc = ibf_fabric_canonical(f, &c, &sw_of, err);
+	if (rc)
+		return rc;
 	struct ibf_routes cr;
 	memset(&cr, 0, sizeof(cr));
-	if (!rc)
-		rc = ibf_routes_init(&cr, c->nsw, ibf_max_lid(c), 1, err);
+	rc = ibf_routes_init(&cr, c->nsw, ibf_max_lid(c), 1, err);
 	if (!rc)
 		rc = e->fn(c, o, &cr, rep, err);
 	if (!rc)
-		rc = permute_rows(f, c, old_of_new, &cr, err);
+		rc = permute_rows(c->nsw, sw_of, &cr, err);
 	if (!rc) {
 		*r = cr; /* the caller's switch order now; the tables exist once */
 		memset(&cr, 0, sizeof(cr));
 		snprintf(r->engine, sizeof(r->engine), "%s", e->name);
 	}
 	ibf_routes_free(&cr);
-	free(old_of_new);
+	free(sw_of);
 	ibf_fabric_free(c);
 	return rc;
 }

@@ -677,6 +677,34 @@ int ibf_fabric_sort(struct ibf_fabric *f, int32_t **old_of_new, struct ibf_error
 	return rc;
 }
 
+int ibf_fabric_canonical(const struct ibf_fabric *f, struct ibf_fabric **out, uint32_t **sw_of,
+			 struct ibf_error *err)
+{
+	*out = NULL;
+	*sw_of = NULL;
+	int32_t *old_of_new = NULL;
+	struct ibf_fabric *c = ibf_fabric_clone(f, err);
+	if (!c)
+		return err ? err->code : IBF_ENOMEM;
+	int rc = ibf_fabric_sort(c, &old_of_new, err);
+	if (!rc && !c->finalized)
+		rc = ibf_fabric_finalize(c, err);
+	uint32_t *map = rc ? NULL : malloc((c->nsw ? c->nsw : 1) * sizeof(*map));
+	if (!rc && !map)
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	if (!rc)
+		for (uint32_t s = 0; s < c->nsw; s++)
+			map[s] = (uint32_t)f->nodes[old_of_new[c->switches[s]]].sw;
+	free(old_of_new);
+	if (rc) {
+		ibf_fabric_free(c);
+		return rc;
+	}
+	*out = c;
+	*sw_of = map;
+	return 0;
+}
+
 /* ------------------------------------------------------------ duplicate GUIDs */
 
 int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, uint32_t *n,

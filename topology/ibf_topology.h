@@ -194,6 +194,12 @@ int ibf_fabric_sort_ids(const struct ibf_fabric *f, int32_t *ids, uint32_t n);
 
 /* Deep copy. */
 struct ibf_fabric *ibf_fabric_clone(const struct ibf_fabric *f, struct ibf_error *err);
+/* *out: a finalized deep copy in canonical order (ibf_fabric_sort), for
+ * results that must not depend on the input's node order; *sw_of: for each
+ * switch index of the copy, the index of the same switch in f (nsw entries).
+ * Both freed by the caller.  Returns 0 or a negative code. */
+int ibf_fabric_canonical(const struct ibf_fabric *f, struct ibf_fabric **out, uint32_t **sw_of,
+			 struct ibf_error *err);
 
 /* The switch a CA/router port attaches to: returns switch node id and sets
  * *sw_port, or -1 when the port does not face a switch. */
