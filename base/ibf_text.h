@@ -18,6 +18,12 @@ struct ibf_lines {
 };
 
 void ibf_lines_init(struct ibf_lines *L, const char *buf, size_t len);
+/* Length of the UTF-8 byte order mark at the start of buf: 3 or 0 (files
+ * saved by spreadsheets and Windows editors carry one). */
+static inline size_t ibf_bom_len(const char *buf, size_t len)
+{
+	return len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
 /* Returns 1 and the line in (*s, *n), or 0 at the end of the buffer. */
 int ibf_lines_next(struct ibf_lines *L, const char **s, size_t *n, int *has_nul);
 

@@ -9,10 +9,7 @@ void ibf_lines_init(struct ibf_lines *L, const char *buf, size_t len)
 	L->p = buf;
 	L->end = buf + len;
 	L->lineno = 0;
-	/* a UTF-8 byte order mark (files saved by spreadsheets and Windows
-	 * editors) is no part of the first line */
-	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
-		L->p += 3;
+	L->p += ibf_bom_len(buf, len); /* no part of the first line */
 }
 
 int ibf_lines_next(struct ibf_lines *L, const char **s, size_t *n, int *has_nul)

@@ -21,6 +21,7 @@
  *   (no footer: a table ends at the next switch, a blank line or the end)
  * All forms are recognised line by line, so a file may even mix them. */
 #include "ibf_routing.h"
+#include "ibf_text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -622,8 +623,8 @@ static int rd_feed(struct rd *d, char *line, size_t l)
 	d->ln++;
 	if (memchr(line, '\0', l))
 		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "binary data (NUL byte)");
-	if (d->ln == 1 && l >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
-		memmove(line, line + 3, l - 2); /* UTF-8 byte order mark, and the NUL */
+	if (d->ln == 1)
+		line += ibf_bom_len(line, l);
 	return rd_line(d, line);
 }
 
