@@ -530,46 +530,45 @@ class Sweep:
         o, sl, s2v = (os.path.join(d, x) for x in ('l', 'sl', 's2v'))
         base = ['sim', 'flow', '--topology', topo, '--lmc', str(lmc), '--lfts', o,
                 '--pattern', 'shift:1', '--pattern', 'a2a', '--seed', '3', '--json']
+        # between switch pieces (hratio) no table can deliver: an error
+        # that says so
+        if not self.same_for_threads(case, 'sim flow', base, (0,) if pieces == 1 else (0, 1),
+                                     r'"(seconds|time_s|elapsed[a-z_]*)": [0-9.e+-]+',
+                                     exit1_says='not delivered'):
+            return
+        args = ['sim', 'packet', '--topology', topo, '--lmc', str(lmc), '--lfts', o,
+                '--loads', '0.3:0.9:0.3', '--warmup', '1us', '--measure', '3us',
+                '--drain', '3us', '--seed', '5', '--json']
+        if scheme != 'none':
+            args += ['--sl', sl, '--sl2vl', s2v, '--vls', str(vls)]
+        # exit 1 = a run deadlocked: allowed without a scheme only
+        self.same_for_threads(case, 'sim packet', args, (0,) if scheme != 'none' else (0, 1),
+                              r'"wall_s":[0-9.e+-]+')
+
+    def same_for_threads(self, case, what, base, ok, timing, exit1_says=None):
+        """base with --threads 1 and 2: an exit code in ok, JSON on stdout,
+        and the same output for both once the timings (regex) are cut out.
+        exit1_says: exit 1 must name it on stderr, and leaves no output to
+        compare.  False when a run failed or exited 1 (nothing compared)."""
         outs = []
         for t in ('1', '2'):
             args = base + ['--threads', t]
             rc, out, err = self.run(args)
-            # between switch pieces (hratio) no table can deliver: an error
-            # that says so
-            if not self.checked(case, args, rc, out, err, ok=(0,) if pieces == 1 else (0, 1)):
-                return
-            if rc == 1:
-                if 'not delivered' not in err:
-                    self.fail(case, 'sim flow exit 1 without naming the flows', err)
-                return
+            if not self.checked(case, args, rc, out, err, ok=ok):
+                return False
+            if rc == 1 and exit1_says:
+                if exit1_says not in err:
+                    self.fail(case, '%s exit 1 without naming the flows' % what, err)
+                return False
             try:
                 json.loads(out)
             except ValueError as e:
-                self.fail(case, 'sim flow --json is not valid JSON: %s' % e)
-            outs.append(re.sub(r'"(seconds|time_s|elapsed[a-z_]*)": [0-9.e+-]+', '', out))
+                self.fail(case, '%s --json is not valid JSON: %s' % (what, e))
+            outs.append(re.sub(timing, '', out))
         if outs[0] != outs[1]:
-            self.fail(case, 'sim flow output differs between --threads 1 and 2: ' +
-                      ' '.join(base))
-        outs = []
-        for t in ('1', '2'):
-            args = ['sim', 'packet', '--topology', topo, '--lmc', str(lmc), '--lfts', o,
-                    '--loads', '0.3:0.9:0.3', '--warmup', '1us', '--measure', '3us',
-                    '--drain', '3us', '--seed', '5', '--json', '--threads', t]
-            if scheme != 'none':
-                args += ['--sl', sl, '--sl2vl', s2v, '--vls', str(vls)]
-            rc, out, err = self.run(args)
-            # exit 1 = a run deadlocked: allowed without a scheme only
-            if not self.checked(case, args, rc, out, err,
-                                ok=(0,) if scheme != 'none' else (0, 1)):
-                return
-            try:
-                json.loads(out)
-            except ValueError as e:
-                self.fail(case, 'sim packet --json is not valid JSON: %s' % e)
-            outs.append(re.sub(r'"wall_s":[0-9.e+-]+', '', out))
-        if outs[0] != outs[1]:
-            self.fail(case, 'sim packet output differs between --threads 1 and 2: ' +
-                      ' '.join(args))
+            self.fail(case, '%s output differs between --threads 1 and 2: %s' %
+                      (what, ' '.join(base)))
+        return True
 
     def same_tables(self, case, f, d, engine, g2l):
         """With the same LIDs, the tables do not depend on the order of the
