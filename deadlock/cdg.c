@@ -327,14 +327,6 @@ static int apply_scheme(const struct ibf_fabric *f, struct ibf_routes *r,
 	return 0;
 }
 
-/* Copy row k of src to row to[k] of dst (n rows of len bytes). */
-static void move_rows(uint8_t *dst, const uint8_t *src, const uint32_t *to, uint32_t n,
-		      size_t len)
-{
-	for (uint32_t k = 0; k < n; k++)
-		memcpy(dst + (size_t)to[k] * len, src + (size_t)k * len, len);
-}
-
 /* The schemes visit switches in index order (layering, colouring), so on
  * their own their SLs, SL2VL tables and the LFT entries they rewrite depend
  * on the order in which the input lists the nodes (ibnetdiscover discovery
@@ -360,52 +352,39 @@ int ibf_deadlock_apply(const struct ibf_fabric *f, struct ibf_routes *r,
 	if (rc)
 		return rc;
 	uint32_t n = f->nsw;
-	size_t len = r->stride;
+	size_t len = r->stride, sz = (size_t)n * len;
 	to_canon = malloc((n ? n : 1) * sizeof(*to_canon));
-	cr.lft = malloc((size_t)n * len + 1);
-	cr.hops = r->hops ? malloc((size_t)n * len + 1) : NULL;
-	if (!to_canon || !cr.lft || (r->hops && !cr.hops)) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
+	cr.lft = malloc(sz + 1);
+	cr.hops = r->hops ? malloc(sz + 1) : NULL;
+	if (!to_canon || !cr.lft || (r->hops && !cr.hops))
+		goto nomem;
 	for (uint32_t s = 0; s < n; s++)
 		to_canon[to_caller[s]] = s;
-	move_rows(cr.lft, r->lft, to_canon, n, len);
+	/* the scheme works on a copy: on failure the caller's tables stay */
+	memcpy(cr.lft, r->lft, sz);
 	if (r->hops)
-		move_rows(cr.hops, r->hops, to_canon, n, len);
+		memcpy(cr.hops, r->hops, sz);
+	if (ibf_rows_permute(cr.lft, len, n, to_canon) ||
+	    (cr.hops && ibf_rows_permute(cr.hops, len, n, to_canon)))
+		goto nomem;
 	rc = apply_scheme(c, &cr, o, &dl, err);
 	if (rc || !dl)
 		goto out;
-	/* the tables the scheme may have rewritten, and its per-switch results */
-	move_rows(r->lft, cr.lft, to_caller, n, len);
-	if (r->hops)
-		move_rows(r->hops, cr.hops, to_caller, n, len);
-	uint8_t *sl = malloc((size_t)dl->nsw * dl->stride + 1);
-	uint8_t *color = dl->color ? malloc((size_t)n + 1) : NULL;
-	uint64_t *guid = dl->sw_guid ? malloc(((size_t)n + 1) * sizeof(*guid)) : NULL;
-	if (!sl || (dl->color && !color) || (dl->sw_guid && !guid)) {
-		free(sl);
-		free(color);
-		free(guid);
+	/* the tables the scheme may have rewritten, and its per-switch results,
+	 * back in the caller's switch order */
+	if (ibf_rows_permute(cr.lft, len, n, to_caller) ||
+	    (cr.hops && ibf_rows_permute(cr.hops, len, n, to_caller)) ||
+	    ibf_rows_permute(dl->sl, dl->stride, n, to_caller) ||
+	    (dl->color && ibf_rows_permute(dl->color, 1, n, to_caller)) ||
+	    (dl->sw_guid &&
+	     ibf_rows_permute((uint8_t *)dl->sw_guid, sizeof(*dl->sw_guid), n, to_caller))) {
 		ibf_dl_free(dl);
 		dl = NULL;
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
+		goto nomem;
 	}
-	move_rows(sl, dl->sl, to_caller, n, dl->stride);
-	free(dl->sl);
-	dl->sl = sl;
-	if (color) {
-		move_rows(color, dl->color, to_caller, n, 1);
-		free(dl->color);
-		dl->color = color;
-	}
-	if (guid) {
-		for (uint32_t s = 0; s < n; s++)
-			guid[to_caller[s]] = dl->sw_guid[s];
-		free(dl->sw_guid);
-		dl->sw_guid = guid;
-	}
+	memcpy(r->lft, cr.lft, sz);
+	if (r->hops)
+		memcpy(r->hops, cr.hops, sz);
 	for (uint32_t l = 0; l < dl->stride; l++)
 		if (dl->lid_sw[l] >= 0)
 			dl->lid_sw[l] = (int32_t)to_caller[dl->lid_sw[l]];
@@ -417,4 +396,7 @@ out:
 	free(to_caller);
 	ibf_fabric_free(c);
 	return rc;
+nomem:
+	rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	goto out;
 }

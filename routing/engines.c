@@ -42,57 +42,6 @@ void ibf_route_opts_default(struct ibf_route_opts *o)
 	o->layers = 0;
 }
 
-/* Put row s of the canonical copy's tables at the caller's switch index of
- * the same switch, in place: one spare row, each permutation cycle once. */
-static void permute_table(uint8_t *tab, size_t stride, const uint32_t *inv, uint8_t *seen,
-			  uint32_t n, uint8_t *tmp)
-{
-	memset(seen, 0, n);
-	for (uint32_t i = 0; i < n; i++) {
-		if (seen[i] || inv[i] == i) {
-			seen[i] = 1;
-			continue;
-		}
-		memcpy(tmp, tab + (size_t)i * stride, stride);
-		uint32_t j = i;
-		for (;;) { /* position j receives the row that belongs there */
-			uint32_t k = inv[j];
-			seen[j] = 1;
-			if (k == i) {
-				memcpy(tab + (size_t)j * stride, tmp, stride);
-				break;
-			}
-			memcpy(tab + (size_t)j * stride, tab + (size_t)k * stride, stride);
-			j = k;
-		}
-	}
-}
-
-/* sw_of: the caller's index of each of the canonical copy's n switches */
-static int permute_rows(uint32_t n, const uint32_t *sw_of, struct ibf_routes *cr,
-			struct ibf_error *err)
-{
-	uint32_t *inv = malloc((n ? n : 1) * sizeof(*inv));
-	uint8_t *seen = malloc(n ? n : 1);
-	uint8_t *tmp = malloc(cr->stride ? cr->stride : 1);
-	if (!inv || !seen || !tmp) {
-		free(inv);
-		free(seen);
-		free(tmp);
-		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	}
-	/* inv[caller's index] = canonical index */
-	for (uint32_t s = 0; s < n; s++)
-		inv[sw_of[s]] = s;
-	permute_table(cr->lft, cr->stride, inv, seen, n, tmp);
-	if (cr->hops)
-		permute_table(cr->hops, cr->stride, inv, seen, n, tmp);
-	free(inv);
-	free(seen);
-	free(tmp);
-	return 0;
-}
-
 /* Engines visit switches and destinations in node order.  So that the
  * tables do not depend on the order in which an input file (ibnetdiscover
  * discovery order) or OpenSM's maps list the nodes, ibf_route() routes a
@@ -113,8 +62,10 @@ static int route_canonical(const struct ibf_fabric *f, const struct ibf_engine *
 	rc = ibf_routes_init(&cr, c->nsw, ibf_max_lid(c), 1, err);
 	if (!rc)
 		rc = e->fn(c, o, &cr, rep, err);
-	if (!rc)
-		rc = permute_rows(c->nsw, sw_of, &cr, err);
+	/* row s of the copy belongs to the caller's switch sw_of[s] */
+	if (!rc && (ibf_rows_permute(cr.lft, cr.stride, c->nsw, sw_of) ||
+		    (cr.hops && ibf_rows_permute(cr.hops, cr.stride, c->nsw, sw_of))))
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	if (!rc) {
 		*r = cr; /* the caller's switch order now; the tables exist once */
 		memset(&cr, 0, sizeof(cr));

@@ -456,6 +456,49 @@ static void test_guid_index(void)
 	ibf_fabric_free(f);
 }
 
+/* ibf_rows_permute moves row k to row to[k] for permutations of every
+ * cycle shape (fixed points, swaps, one long cycle, random), and the
+ * inverse brings the table back. */
+static void test_rows_permute(void)
+{
+	enum { N = 37, LEN = 5 };
+	uint8_t tab[N * LEN], orig[N * LEN];
+	uint32_t to[N], back[N];
+	uint64_t seed = 12345;
+	for (int shape = 0; shape < 5; shape++) {
+		for (uint32_t k = 0; k < N; k++)
+			to[k] = k;
+		if (shape == 1) /* swaps of neighbours, one fixed point at the end */
+			for (uint32_t k = 0; k + 1 < N; k += 2) {
+				to[k] = k + 1;
+				to[k + 1] = k;
+			}
+		else if (shape == 2) /* one cycle through all rows */
+			for (uint32_t k = 0; k < N; k++)
+				to[k] = (k + 1) % N;
+		else if (shape >= 3) /* Fisher-Yates with a fixed generator */
+			for (uint32_t k = N - 1; k > 0; k--) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				uint32_t j = (uint32_t)((seed >> 33) % (k + 1));
+				uint32_t t = to[k];
+				to[k] = to[j];
+				to[j] = t;
+			}
+		for (uint32_t k = 0; k < N * LEN; k++)
+			tab[k] = orig[k] = (uint8_t)(k * 7 + shape);
+		TT_EQ_INT(ibf_rows_permute(tab, LEN, N, to), 0);
+		int same = 1;
+		for (uint32_t k = 0; k < N; k++)
+			same &= memcmp(tab + (size_t)to[k] * LEN, orig + (size_t)k * LEN, LEN) == 0;
+		TT_CHECK(same);
+		for (uint32_t k = 0; k < N; k++)
+			back[to[k]] = k;
+		TT_EQ_INT(ibf_rows_permute(tab, LEN, N, back), 0);
+		TT_CHECK(memcmp(tab, orig, sizeof(tab)) == 0);
+	}
+	TT_EQ_INT(ibf_rows_permute(tab, LEN, 1, to), 0); /* one row: nothing to do */
+}
+
 /* Every PortInfo code the decoder knows, and that the fastest/widest bit of
  * a supported mask wins, and that unknown bits decode to 0. */
 static void test_ib_decoder(void)
@@ -511,5 +554,6 @@ int main(void)
 	TT(test_width_speed);
 	TT(test_ib_decoder);
 	TT(test_guid_index);
+	TT(test_rows_permute);
 	return tt_done();
 }

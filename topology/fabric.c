@@ -705,6 +705,44 @@ int ibf_fabric_canonical(const struct ibf_fabric *f, struct ibf_fabric **out, ui
 	return 0;
 }
 
+int ibf_rows_permute(uint8_t *tab, size_t len, uint32_t n, const uint32_t *to)
+{
+	if (n < 2 || !len)
+		return 0;
+	uint32_t *from = malloc((size_t)n * sizeof(*from));
+	uint8_t *done = calloc(n, 1);
+	uint8_t *tmp = malloc(len);
+	if (!from || !done || !tmp) {
+		free(from);
+		free(done);
+		free(tmp);
+		return IBF_ENOMEM;
+	}
+	for (uint32_t k = 0; k < n; k++)
+		from[to[k]] = k;
+	/* each cycle of the permutation once: its first row waits in tmp while
+	 * every position takes the row that belongs there */
+	for (uint32_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		done[i] = 1;
+		if (from[i] == i)
+			continue;
+		memcpy(tmp, tab + (size_t)i * len, len);
+		uint32_t j = i;
+		while (from[j] != i) {
+			memcpy(tab + (size_t)j * len, tab + (size_t)from[j] * len, len);
+			j = from[j];
+			done[j] = 1;
+		}
+		memcpy(tab + (size_t)j * len, tmp, len);
+	}
+	free(from);
+	free(done);
+	free(tmp);
+	return 0;
+}
+
 /* ------------------------------------------------------------ duplicate GUIDs */
 
 int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, uint32_t *n,

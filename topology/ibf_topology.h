@@ -201,6 +201,13 @@ struct ibf_fabric *ibf_fabric_clone(const struct ibf_fabric *f, struct ibf_error
 int ibf_fabric_canonical(const struct ibf_fabric *f, struct ibf_fabric **out, uint32_t **sw_of,
 			 struct ibf_error *err);
 
+/* Move row k of a table of n rows of len bytes to row to[k], in place (to:
+ * a permutation of 0..n-1, e.g. ibf_fabric_canonical's sw_of to bring a
+ * canonical copy's per-switch rows back to the caller's switch order, or
+ * its inverse for the other way).  Returns 0 or IBF_ENOMEM (the table is
+ * then unchanged). */
+int ibf_rows_permute(uint8_t *tab, size_t len, uint32_t n, const uint32_t *to);
+
 /* The switch a CA/router port attaches to: returns switch node id and sets
  * *sw_port, or -1 when the port does not face a switch. */
 int ibf_port_switch(const struct ibf_fabric *f, int node, int port, int *sw_port);
