@@ -621,7 +621,7 @@ static void test_streams(void)
 		{ 1, 2, 5000, 0 },
 	};
 	uint32_t off[] = { 0, 1, 3, 4 };
-	struct ibf_psim_stream st = { 3, off, msg };
+	struct ibf_psim_stream st = { 3, off, msg, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -678,7 +678,7 @@ static void test_stream_caps(void)
 		{ 0, 3, 40320, 0 },
 	};
 	uint32_t off[] = { 0, 2, 4 };
-	struct ibf_psim_stream st = { 2, off, msg };
+	struct ibf_psim_stream st = { 2, off, msg, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -749,7 +749,7 @@ static void test_stream_caps_shared_pair(void)
 		{ 0, 1, 80640, 0 },
 	};
 	uint32_t off[] = { 0, 3 };
-	struct ibf_psim_stream st = { 1, off, msg };
+	struct ibf_psim_stream st = { 1, off, msg, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -795,7 +795,7 @@ static void test_stream_low_load(void)
 		{ 1, 0, 4032, 0 },
 	};
 	uint32_t off[] = { 0, 1, 2, 3 };
-	struct ibf_psim_stream st = { 3, off, msg };
+	struct ibf_psim_stream st = { 3, off, msg, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
