@@ -966,7 +966,8 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 			printf("%u of %u repetitions in %.3f us%s, per repetition %.3f / %.3f / "
 			       "%.3f us mean / min / max",
 			       rp.done, rp.reps, rp.sum_ns / 1000.0, fin ? "" : " (not finished)",
-			       rp.sum_ns / rp.done / 1000.0, rp.min_ns / 1000.0, rp.max_ns / 1000.0);
+			       rp.sum_ns / rp.done / 1000.0, rp.min_ns / 1000.0,
+			       rp.max_ns / 1000.0);
 		else
 			printf("not finished (0 of %u repetitions)", rp.reps);
 		printf(" (flow simulator %.3f us per repetition)\n", S->ph[k].flow_us);
