@@ -869,6 +869,16 @@ static void test_stream_reps(void)
 	TT_EQ_INT(reps_of(&res, 0)->reps, 1);
 	TT_CHECK(fabs(res.phase_ns[0] - one) < 0.01);
 	TT_EQ_INT(res.delivered, 10 + 1);
+	/* a phase without messages repeated 100000 times ends at once, in a
+	 * loop (not a recursion per repetition) */
+	uint32_t eoff[] = { 0, 0, 1 }, erep[] = { 100000, 2 };
+	struct ibf_psim_stream est = { 2, eoff, msg + 1, erep };
+	o.stream = &est;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 2);
+	TT_EQ_INT(reps_of(&res, 0)->done, 100000);
+	TT_CHECK(res.phase_ns[0] == 0 && reps_of(&res, 0)->max_ns == 0);
+	TT_CHECK(fabs(res.phase_ns[1] - 2 * small) < 0.01);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
