@@ -58,6 +58,7 @@ enum {
 	O_CODES,
 	O_STREAMS,
 	O_BYTES,
+	O_REPS,
 	O_NODEVLS,
 	O_NODEVOQ,
 	O_ACCPKT,
@@ -98,7 +99,10 @@ static const char sp_help[] =
 	"                    phase starts when the previous one is delivered); reports\n"
 	"                    each phase's completion time beside the flow simulator's;\n"
 	"                    a flow's demand caps its message (payload Gb/s), shown\n"
-	"                    with the achieved rate and when the uncapped were done\n"
+	"                    with the achieved rate and when the uncapped were done;\n"
+	"                    a phase repeated R times runs R times, back to back\n"
+	"  --reps all|first  with --streams: all repetitions (default), or only each\n"
+	"                    phase's first, the total then an estimate (first x R)\n"
 	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
 	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
 	"                    points at once (same results for any N)\n"
@@ -149,6 +153,8 @@ static const char sp_help[] =
 struct sp_args {
 	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util, *svg, *codes;
 	int have_pattern, streams;
+	int reps_first; /* --reps first: each phase once, repeats estimated */
+	int reps_set;
 	double bytes;
 	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
@@ -254,6 +260,7 @@ static const struct option sp_lo[] = {
 	{ "acc-pkt-ns", required_argument, 0, O_ACCPKT },
 	{ "islip-iters", required_argument, 0, O_ISLIP },
 	{ "bytes", required_argument, 0, O_BYTES },
+	{ "reps", required_argument, 0, O_REPS },
 	{ "quiet", no_argument, 0, O_QUIET },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
@@ -450,6 +457,15 @@ static int sp_other_opt(const char *prog, struct sp_args *a, int c)
 			return 2;
 		a->bytes = (double)v;
 		return 0;
+	case O_REPS:
+		if (!strcmp(optarg, "all"))
+			a->reps_first = 0;
+		else if (!strcmp(optarg, "first"))
+			a->reps_first = 1;
+		else
+			return cli_usage_error(prog, "--reps: all or first");
+		a->reps_set = 1;
+		return 0;
 	case 'h':
 		fputs(sp_help, stdout);
 		return -1;
@@ -492,6 +508,8 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		return cli_usage_error(prog, "--streams wants --traffic PATTERN");
 	if (a->bytes > 0 && !a->streams)
 		return cli_usage_error(prog, "--bytes goes with --streams");
+	if (a->reps_set && !a->streams)
+		return cli_usage_error(prog, "--reps goes with --streams");
 	if (a->o.node_voq && (!a->o.accels || !a->o.node_buf_bytes))
 		return cli_usage_error(prog, "--node-voq goes with --accels K and --node-buf B");
 	a->o.vls = (int)a->vls;
@@ -717,6 +735,8 @@ struct streams {
 	struct ibf_error *err;
 	uint32_t n, cap;
 	uint32_t *off; /* [n + 1] */
+	uint32_t *rep; /* [n] the phases' repeat counts */
+	int first;     /* --reps first: each phase simulated once */
 	struct ibf_psim_msg *msg;
 	uint32_t nmsg, capmsg;
 	struct sphase {
@@ -733,6 +753,8 @@ static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t
 	struct streams *S = ctx;
 	(void)index;
 	(void)n;
+	if (!ph->repeat)
+		return 0; /* a step that happens 0 times (a ring of one) */
 	if (S->n + 1 >= S->cap) {
 		uint32_t c = S->cap ? 2 * S->cap : 16;
 		uint32_t *o = realloc(S->off, (c + 1) * sizeof(*o));
@@ -741,7 +763,10 @@ static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t
 		struct sphase *p = realloc(S->ph, c * sizeof(*p));
 		if (p)
 			S->ph = p;
-		if (!o || !p)
+		uint32_t *rp = realloc(S->rep, c * sizeof(*rp));
+		if (rp)
+			S->rep = rp;
+		if (!o || !p || !rp)
 			return S->fail = 1;
 		S->cap = c;
 	}
@@ -758,6 +783,7 @@ static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t
 	struct sphase *P = &S->ph[S->n];
 	snprintf(P->label, sizeof(P->label), "%s", ph->label);
 	P->repeat = ph->repeat;
+	S->rep[S->n] = P->repeat;
 	P->bytes = ph->bytes;
 	struct ibf_sim_phase_result pr;
 	if (ibf_sim_maxmin_phase(S->net, S->pl, ph, &S->lp, &pr, NULL, NULL, S->err))
@@ -806,6 +832,8 @@ static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
 	S->st.nphases = S->n;
 	S->st.off = S->off;
 	S->st.msg = S->msg;
+	S->first = a->reps_first;
+	S->st.repeat = S->first ? NULL : S->rep;
 	return rc;
 }
 
@@ -852,44 +880,97 @@ static void print_caps(const struct streams *S, const struct ibf_psim_result *re
 		printf("not finished\n");
 }
 
+/* Phase k's repetitions as the run left them (NULL-safe). */
+static struct ibf_psim_phase_reps phase_reps(const struct ibf_psim_result *res, uint32_t k)
+{
+	struct ibf_psim_phase_reps z = { 0, 0, 0, -1, -1 };
+	return res->phase_reps ? res->phase_reps[k] : z;
+}
+
+/* Per phase: its repetitions run and finished, their time (the phase's
+ * when all finished, -1 else) and mean / min / max per repetition; the run
+ * total is the sum of what was simulated.  With --reps first only each
+ * phase's first repetition ran: the total with the repeat counts is then an
+ * estimate and says so (text and JSON). */
 static void print_streams(const struct streams *S, const struct ibf_psim_result *res, int json)
 {
-	double tot = 0, ftot = 0;
+	double simulated = 0, est = 0, ftot = 0;
+	unsigned long long reps = 0, reps_done = 0;
 	for (uint32_t k = 0; k < S->n; k++) {
-		tot += res->phase_ns ? res->phase_ns[k] / 1000.0 * S->ph[k].repeat : 0;
+		struct ibf_psim_phase_reps rp = phase_reps(res, k);
+		simulated += rp.sum_ns / 1000.0;
+		reps += rp.reps;
+		reps_done += rp.done;
+		est += rp.sum_ns / 1000.0 * S->ph[k].repeat;
 		ftot += S->ph[k].flow_us * S->ph[k].repeat;
 	}
+	int all = res->phases_done == S->n;
 	if (json) {
-		printf(",\"streams\":{\"phases_done\":%u,\"total_us\":%.4f,\"flow_total_us\":%.4f,"
-		       "\"phases\":[",
-		       res->phases_done, res->phases_done == S->n ? tot : -1.0, ftot);
+		printf(",\"streams\":{\"reps\":\"%s\",\"phases_done\":%u,\"reps_run\":%llu,"
+		       "\"reps_done\":%llu,\"simulated_us\":%.4f,\"total_us\":%.4f,",
+		       S->first ? "first" : "all", res->phases_done, reps, reps_done, simulated,
+		       all && !S->first ? simulated : -1.0);
+		if (S->first)
+			printf("\"estimated_total_us\":%.4f,", all ? est : -1.0);
+		printf("\"flow_total_us\":%.4f,\"phases\":[", ftot);
 		for (uint32_t k = 0; k < S->n; k++) {
+			struct ibf_psim_phase_reps rp = phase_reps(res, k);
+			double ph_us = res->phase_ns && res->phase_ns[k] >= 0
+					       ? res->phase_ns[k] / 1000.0
+					       : -1.0;
 			printf("%s{\"label\":", k ? "," : "");
 			ibf_json_str(stdout, S->ph[k].label);
-			printf(",\"repeat\":%u,\"messages\":%u,\"bytes\":%.0f,\"us\":%.4f,"
-			       "\"flow_us\":%.4f",
-			       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].bytes,
-			       res->phase_ns && res->phase_ns[k] >= 0 ? res->phase_ns[k] / 1000.0
-								      : -1.0,
-			       S->ph[k].flow_us);
+			printf(",\"repeat\":%u,\"reps_run\":%u,\"reps_done\":%u,\"messages\":%u,"
+			       "\"bytes\":%.0f,\"us\":%.4f,\"done_us\":%.4f,\"rep_us_mean\":%.4f,"
+			       "\"rep_us_min\":%.4f,\"rep_us_max\":%.4f,",
+			       S->ph[k].repeat, rp.reps, rp.done, S->off[k + 1] - S->off[k],
+			       S->ph[k].bytes, ph_us, rp.sum_ns / 1000.0,
+			       rp.done ? rp.sum_ns / rp.done / 1000.0 : -1.0,
+			       rp.done ? rp.min_ns / 1000.0 : -1.0,
+			       rp.done ? rp.max_ns / 1000.0 : -1.0);
+			if (S->first)
+				printf("\"estimated_us\":%.4f,",
+				       ph_us >= 0 ? ph_us * S->ph[k].repeat : -1.0);
+			printf("\"flow_us\":%.4f", S->ph[k].flow_us);
 			print_caps(S, res, k, 1);
 			printf("}");
 		}
 		printf("]}");
 		return;
 	}
-	printf("message streams: %u of %u phases done", res->phases_done, S->n);
-	if (res->phases_done == S->n)
-		printf(", %.3f us with repeats (flow simulator %.3f us)", tot, ftot);
+	if (S->first)
+		printf("message streams, first repetition of each phase only (--reps first): "
+		       "%u of %u phases done, %.3f us simulated",
+		       res->phases_done, S->n, simulated);
+	else
+		printf("message streams: %u of %u phases done, %llu of %llu repetitions in %.3f us",
+		       res->phases_done, S->n, reps_done, reps, simulated);
+	if (all && S->first)
+		printf("; ESTIMATE with repeats %.3f us (first repetition x repeat count, not "
+		       "simulated; flow simulator %.3f us)",
+		       est, ftot);
+	else if (all)
+		printf(", total %.3f us (flow simulator %.3f us)", simulated, ftot);
+	else
+		printf("; stopped by the time limit (--warmup + --measure + --drain): no total");
 	printf("\n");
 	for (uint32_t k = 0; k < S->n; k++) {
+		struct ibf_psim_phase_reps rp = phase_reps(res, k);
+		int fin = res->phase_ns && res->phase_ns[k] >= 0;
 		printf("  phase %u '%s' x%u: %u messages of %.0f B: ", k, S->ph[k].label,
 		       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].bytes);
-		if (res->phase_ns && res->phase_ns[k] >= 0)
-			printf("%.3f us", res->phase_ns[k] / 1000.0);
+		if (S->first && fin)
+			printf("first repetition %.3f us, ESTIMATE x%u %.3f us", rp.sum_ns / 1000.0,
+			       S->ph[k].repeat, rp.sum_ns / 1000.0 * S->ph[k].repeat);
+		else if (rp.done)
+			printf("%u of %u repetitions in %.3f us%s, per repetition %.3f / %.3f / "
+			       "%.3f us mean / min / max",
+			       rp.done, rp.reps, rp.sum_ns / 1000.0, fin ? "" : " (not finished)",
+			       rp.sum_ns / rp.done / 1000.0, rp.min_ns / 1000.0,
+			       rp.max_ns / 1000.0);
 		else
-			printf("not finished");
-		printf(" (flow simulator %.3f us)\n", S->ph[k].flow_us);
+			printf("not finished (0 of %u repetitions)", rp.reps);
+		printf(" (flow simulator %.3f us per repetition)\n", S->ph[k].flow_us);
 		print_caps(S, res, k, 0);
 	}
 }
@@ -1075,6 +1156,7 @@ done:
 	free(S.off);
 	free(S.msg);
 	free(S.ph);
+	free(S.rep);
 	ibf_sl_table_free(&sl);
 	ibf_sl2vl_table_free(&s2v);
 	ibf_routes_free(&r);

@@ -50,6 +50,10 @@ struct ibf_psim_stream {
 	uint32_t nphases;
 	const uint32_t *off; /* [nphases + 1] */
 	const struct ibf_psim_msg *msg;
+	/* [nphases]: phase k runs repeat[k] times (>= 1), each repetition
+	 * starting when every packet of the previous one is delivered or
+	 * dropped, as the next phase does; NULL: every phase once */
+	const uint32_t *repeat;
 };
 
 struct ibf_psim_opts {
@@ -83,9 +87,10 @@ struct ibf_psim_opts {
 	const uint32_t *traffic_off, *traffic_dst;
 	uint32_t traffic_nhosts;
 	/* message streams instead of open-loop traffic (NULL: off): phase 0
-	 * starts at time 0, every phase starts when the previous phase's
-	 * messages are all delivered; each host sends its messages of the
-	 * phase at once, packet by packet in turn over them (MTU payload, the
+	 * starts at time 0, every phase (and every repetition of a phase)
+	 * starts when the previous one's messages are all delivered; each
+	 * host sends its messages of the phase at once, packet by packet in
+	 * turn over them (MTU payload, the
 	 * last packet of a message shorter), paced at `load` x its link rate
 	 * and waiting (not dropping) while its queue holds srcq_max packets;
 	 * a message with a rate cap (ibf_psim_msg.gbps) is skipped in the turn
@@ -203,19 +208,32 @@ struct ibf_psim_result {
 	double comp_inter[7];
 	double comp_intra[2]; /* intra-node packets: source accelerator, intra-node network */
 	double agg_mean;      /* intra-node packets per fabric packet */
-	/* message streams: completion time of each phase (ns from its start,
-	 * -1: not finished), owned; phases_done of nphases finished */
+	/* message streams: completion time of each phase, all its
+	 * repetitions (ns from its start, -1: not finished), owned;
+	 * phases_done of nphases finished */
 	uint32_t nphases, phases_done;
 	double *phase_ns;
-	/* and per phase (owned, [nphases]) its rate-capped messages */
+	/* and per phase (owned, [nphases]) its repetitions: they run back to
+	 * back from the phase's start, so the finished ones of all phases end
+	 * at the sum of their sum_ns */
+	struct ibf_psim_phase_reps {
+		uint32_t reps;		       /* to run (ibf_psim_stream.repeat, 1 without) */
+		uint32_t done;		       /* of those, finished */
+		double sum_ns, min_ns, max_ns; /* of the finished ones (sum 0, min/max -1 when
+						* none) */
+	} * phase_reps;
+	/* and per phase (owned, [nphases]) its rate-capped messages, over
+	 * all its repetitions */
 	struct ibf_psim_phase_caps {
-		uint32_t capped;      /* messages with a cap */
+		uint32_t capped;      /* messages with a cap (x the repetitions) */
 		uint32_t capped_done; /* of those, delivered */
-		double elastic_ns;    /* the uncapped messages all delivered (ns from the
-				       * phase's start); -1: not finished, or none */
+		double elastic_ns;    /* the uncapped messages of the last repetition all
+				       * delivered (ns from the phase's start); -1: not
+				       * finished, or none */
 		/* achieved payload rate of the delivered capped messages: bytes x 8
-		 * / (last packet delivered - phase start), Gb/s; and the highest
-		 * achieved / cap (<= 1: the cap counts from the phase's start) */
+		 * / (last packet delivered - start of its repetition), Gb/s; and
+		 * the highest achieved / cap (<= 1: the cap counts from the
+		 * repetition's start) */
 		double gbps_min, gbps_mean, gbps_max, ratio_max;
 	} * phase_caps;
 	/* deadlock */

@@ -1674,18 +1674,23 @@ static int deliver(struct psim *s, int32_t i, uint64_t t)
 
 /* ------------------------------------------------------------ message streams */
 
-/* The current phase's messages sorted by source: host h sends msgs
+/* The current repetition of the current phase: its messages sorted by
+ * source: host h sends msgs
  * [off[h], off[h + 1]), `left` bytes each still to packetise, taken in
  * turn from cur[h].  A message with a rate cap (gbps[j] > 0) sends its
  * next packet no earlier than next[j]: its bytes become available at the
  * cap, a packet once its payload is.  With capped messages in the phase,
  * npk[j] counts each message's packets not delivered yet; a packet carries
  * its message j (pkt.msg).  gen[h]: host h has an EV_GEN pending (one
- * chain of generation events per host, across phases too). */
+ * chain of generation events per host, across repetitions and phases
+ * too).  A phase runs reps times back to back: repetition rep + 1 is
+ * loaded when every packet of repetition rep is in. */
 struct pstream {
 	uint32_t phase;
-	uint64_t start;	  /* ps, the phase's start */
-	uint64_t pending; /* packets of the phase not delivered or dropped */
+	uint32_t rep, reps; /* the phase's repetition running, of reps */
+	uint64_t pstart;    /* ps, the phase's start (its first repetition's) */
+	uint64_t start;	    /* ps, the repetition's start */
+	uint64_t pending;   /* packets of the repetition not delivered or dropped */
 	uint32_t *off, *cur, *dst;
 	uint64_t *left;
 	double *done_ns;
@@ -1698,6 +1703,7 @@ struct pstream {
 	uint32_t ncap;	  /* capped messages in the phase */
 	uint32_t el_left; /* uncapped messages not delivered (phases with caps) */
 	struct ibf_psim_phase_caps *caps;
+	struct ibf_psim_phase_reps *rp; /* [nphases] */
 };
 
 /* ps a capped message needs for `pay` payload bytes at its cap (rounded
@@ -1729,7 +1735,9 @@ static void stream_tag(const struct psim *s, struct pkt *p)
 	p->msg = s->st->sending;
 }
 
-static int stream_start(struct psim *s)
+/* Load the current repetition of the current phase, starting now, and
+ * start the generation chains of its senders. */
+static int stream_load(struct psim *s)
 {
 	struct pstream *st = s->st;
 	const struct ibf_psim_stream *in = s->o->stream;
@@ -1762,17 +1770,17 @@ static int stream_start(struct psim *s)
 		}
 	}
 	st->el_left = (b - a) - st->ncap;
-	/* a host whose generation event of the previous phase is still
-	 * pending (its pacing gap after its last packet, at a low load) starts
-	 * the phase there: a second event would double its rate */
+	/* a host whose generation event of the previous repetition or phase
+	 * is still pending (its pacing gap after its last packet, at a low
+	 * load) starts the repetition there: a second event would double its
+	 * rate */
 	int rc = 0;
 	for (uint32_t h = 0; h < s->nh && !rc; h++) {
 		st->cur[h] = st->off[h];
 		if (st->off[h + 1] > st->off[h] && !st->gen[h])
 			rc = stream_push_gen(s, h, s->now);
 	}
-	/* a phase without packets ends at once */
-	return rc ? rc : st->pending ? 0 : stream_done(s, NULL);
+	return rc;
 }
 
 /* One packet of host h's next message with bytes left whose time has come
@@ -1824,8 +1832,8 @@ static void stream_msg_done(struct psim *s, const struct pkt *p)
 	struct ibf_psim_phase_caps *c = &st->caps[st->phase];
 	double ns = (double)(s->now - st->start) / 1000.0;
 	if (!(st->gbps[j] > 0)) {
-		if (!--st->el_left)
-			c->elastic_ns = ns;
+		if (!--st->el_left && st->rep + 1 == st->reps)
+			c->elastic_ns = (double)(s->now - st->pstart) / 1000.0;
 		return;
 	}
 	double g = ns > 0 ? (double)s->o->stream->msg[st->mk[j]].bytes * 8.0 / ns : 0;
@@ -1847,22 +1855,57 @@ static void stream_caps_close(struct pstream *st)
 		c->gbps_mean /= c->capped_done;
 }
 
-/* A packet of the phase was delivered (or dropped); p NULL: none. */
+static uint32_t stream_reps(const struct ibf_psim_stream *in, uint32_t k)
+{
+	return in->repeat ? in->repeat[k] : 1;
+}
+
+/* The current repetition has all its packets in (now): count it, load the
+ * next repetition or the next phase's first; the run stops after the
+ * last.  A repetition without packets ends at once (a loop, not a
+ * recursion: a phase may repeat many times). */
+static int stream_next(struct psim *s)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	for (;;) {
+		struct ibf_psim_phase_reps *rp = &st->rp[st->phase];
+		double ns = (double)(s->now - st->start) / 1000.0;
+		if (!rp->done || ns < rp->min_ns)
+			rp->min_ns = ns;
+		if (!rp->done || ns > rp->max_ns)
+			rp->max_ns = ns;
+		rp->done++;
+		/* back to back: the finished repetitions span the phase so far */
+		rp->sum_ns = (double)(s->now - st->pstart) / 1000.0;
+		if (++st->rep == st->reps) {
+			st->done_ns[st->phase] = rp->sum_ns;
+			if (!st->ncap)
+				st->caps[st->phase].elastic_ns = rp->sum_ns;
+			stream_caps_close(st);
+			if (++st->phase == in->nphases) {
+				s->stop = 1;
+				return 0;
+			}
+			st->rep = 0;
+			st->reps = stream_reps(in, st->phase);
+			st->pstart = s->now;
+		}
+		int rc = stream_load(s);
+		if (rc || st->pending)
+			return rc;
+	}
+}
+
+/* A packet of the repetition was delivered (or dropped). */
 static int stream_done(struct psim *s, const struct pkt *p)
 {
 	struct pstream *st = s->st;
-	if (p && st->ncap)
+	if (st->ncap)
 		stream_msg_done(s, p);
-	if (st->pending && --st->pending)
+	if (!st->pending || --st->pending)
 		return 0;
-	st->done_ns[st->phase] = (double)(s->now - st->start) / 1000.0;
-	if (!st->ncap)
-		st->caps[st->phase].elastic_ns = st->done_ns[st->phase];
-	stream_caps_close(st);
-	if (++st->phase < s->o->stream->nphases)
-		return stream_start(s);
-	s->stop = 1;
-	return 0;
+	return stream_next(s);
 }
 
 static int stream_setup(struct psim *s, struct ibf_error *err)
@@ -1877,6 +1920,16 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 	for (uint32_t k = 0; k < in->nphases; k++) {
 		if (in->off[k + 1] - in->off[k] > most)
 			most = in->off[k + 1] - in->off[k];
+		uint32_t reps = stream_reps(in, k);
+		if (!reps)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "message streams: phase %u repeated 0 times", k);
+		/* its capped messages are counted over the repetitions */
+		if ((uint64_t)(in->off[k + 1] - in->off[k]) * reps > UINT32_MAX)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "message streams: phase %u has more than 2^32 "
+					     "messages over its %u repetitions",
+					     k, reps);
 		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++) {
 			const struct ibf_psim_msg *g = &in->msg[m];
 			if (g->src >= s->nh || g->dst >= s->nh || g->src == g->dst || !g->bytes)
@@ -1907,19 +1960,27 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 		st->npk = malloc(nm * sizeof(*st->npk));
 		st->gen = calloc(s->nh ? s->nh : 1, sizeof(*st->gen));
 		st->caps = calloc(in->nphases, sizeof(*st->caps));
+		st->rp = calloc(in->nphases, sizeof(*st->rp));
 	}
 	if (!st || !st->off || !st->cur || !st->dst || !st->left || !st->done_ns || !st->mk ||
-	    !st->gbps || !st->next || !st->npk || !st->gen || !st->caps)
+	    !st->gbps || !st->next || !st->npk || !st->gen || !st->caps || !st->rp)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (uint32_t k = 0; k < in->nphases; k++) {
 		st->done_ns[k] = -1;
 		st->caps[k].elastic_ns = -1;
 		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++)
 			st->caps[k].capped += in->msg[m].gbps > 0;
+		st->rp[k].reps = stream_reps(in, k);
+		st->caps[k].capped *= st->rp[k].reps;
+		st->rp[k].min_ns = st->rp[k].max_ns = -1;
 	}
 	/* the window starts at 0 and ends at warm-up + measure as before */
 	s->w0 = 0;
-	if (stream_start(s))
+	st->reps = stream_reps(in, 0);
+	int rc = stream_load(s);
+	if (!rc && !st->pending)
+		rc = stream_next(s);
+	if (rc)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	return 0;
 }
@@ -1935,6 +1996,8 @@ static void stream_finish(struct psim *s)
 		stream_caps_close(s->st); /* the phase the run stopped in */
 	res->phase_caps = s->st->caps;
 	s->st->caps = NULL;
+	res->phase_reps = s->st->rp;
+	s->st->rp = NULL;
 }
 
 static void stream_free(struct psim *s)
@@ -1952,6 +2015,7 @@ static void stream_free(struct psim *s)
 	free(s->st->npk);
 	free(s->st->gen);
 	free(s->st->caps);
+	free(s->st->rp);
 	free(s->st);
 	s->st = NULL;
 }
@@ -2534,6 +2598,8 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 	res->phase_ns = NULL;
 	free(res->phase_caps);
 	res->phase_caps = NULL;
+	free(res->phase_reps);
+	res->phase_reps = NULL;
 	free(res->link_util);
 	free(res->link_gbps);
 	res->link_util = NULL;

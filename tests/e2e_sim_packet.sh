@@ -213,6 +213,70 @@ set +e
 rc5=$?
 set -e
 check "streams: need a pattern" test "$rc5" -eq 2
+# repetitions: the ring step (one full packet per rank) runs 2(N-1) = 30
+# times; at load 0.2 every step after the first waits for the hosts' gap,
+# so the total is not the first step x 30 (that is --reps first's estimate)
+sp=(sim packet --topology "$WORK/c2.net" --engine dmodk --streams --measure 1ms -q)
+check "streams: ring, all repetitions" sh -c "\"$IBFAB\" \"\$@\" --traffic ring --bytes 64512 \
+	--load 0.2 --json >\"$WORK/ring.json\"" _ "${sp[@]}"
+check "streams: ring, first repetition only" sh -c "\"$IBFAB\" \"\$@\" --traffic ring --bytes 64512 \
+	--load 0.2 --reps first --json >\"$WORK/ring1.json\"" _ "${sp[@]}"
+check "streams: 30 steps simulated, total = their sum, the estimate labelled" python3 -c "
+import json
+s=json.load(open('$WORK/ring.json'))['runs'][0]['streams']
+e=json.load(open('$WORK/ring1.json'))['runs'][0]['streams']
+p=s['phases'][0]; q=e['phases'][0]
+assert s['reps']=='all' and s['reps_run']==30 and s['reps_done']==30, s
+assert p['repeat']==30 and p['reps_run']==30 and p['reps_done']==30, p
+assert abs(s['total_us']-p['us'])<1e-3 and abs(s['simulated_us']-p['us'])<1e-3, s
+assert abs(p['rep_us_mean']*30-p['us'])<1e-2 and p['rep_us_min']<p['rep_us_max'], p
+assert 'estimated_total_us' not in s and 'estimated_us' not in p
+assert e['reps']=='first' and e['reps_run']==1 and e['total_us']==-1, e
+assert q['reps_run']==1 and abs(q['estimated_us']-30*q['us'])<1e-2, q
+assert abs(e['estimated_total_us']-q['estimated_us'])<1e-3, e
+assert abs(q['us']-p['rep_us_min'])<1e-3, (p, q)
+assert s['total_us']>1.2*e['estimated_total_us'], (s['total_us'], e['estimated_total_us'])
+"
+# a time limit in the middle of hier's repetitions: what finished, no total
+check "streams: hier stopped by the time limit" sh -c "\"$IBFAB\" \"\$@\" --traffic hier \
+	--bytes 1048576 --load 1.0 --measure 80us --drain 0 --json >\"$WORK/hier.json\"" _ "${sp[@]}"
+check "streams: repetitions done counted, nothing extrapolated" python3 -c "
+import json
+s=json.load(open('$WORK/hier.json'))['runs'][0]['streams']
+ph=s['phases']
+assert [p['repeat'] for p in ph]==[3,6,3] and s['reps_run']==12, ph
+assert s['phases_done']==1 and s['total_us']==-1 and 0<s['reps_done']<12, s
+assert abs(s['simulated_us']-sum(p['done_us'] for p in ph))<1e-3, s
+assert ph[0]['reps_done']==3 and ph[0]['us']>0
+assert 0<ph[1]['reps_done']<6 and ph[1]['us']==-1 and ph[1]['done_us']>0, ph[1]
+assert ph[2]['reps_done']==0 and ph[2]['rep_us_mean']==-1 and ph[2]['done_us']==0, ph[2]
+"
+"$IBFAB" "${sp[@]}" --traffic hier --bytes 1048576 --load 1.0 --reps first >"$WORK/hier1.txt"
+check "streams: --reps first says ESTIMATE" grep -q "ESTIMATE with repeats" "$WORK/hier1.txt"
+# a cable cut: every repetition still runs, every packet arrives
+awk -f "${top_srcdir:-$(dirname "$0")/..}/contrib/net-damage.awk" -v seed=1 -v cables=1 \
+	"$WORK/c2.net" "$WORK/c2.net" >"$WORK/c2d.net"
+check "streams: damaged fat tree, hier" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c2d.net\" \
+	--engine dmodk --streams --measure 1ms -q --json --traffic hier --bytes 1048576 --load 1.0 \
+	>\"$WORK/hierd.json\""
+check "streams: damaged fat tree, 12 of 12 repetitions" python3 -c "
+import json
+r=json.load(open('$WORK/hierd.json'))['runs'][0]
+s=r['streams']
+assert s['phases_done']==3 and s['reps_done']==12 and s['total_us']>0, s
+k=r['result']['packets']
+assert k['unroutable']==0 and k['delivered']==k['generated']>0, k
+"
+set +e
+"$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --traffic ring --reps all --load 1 \
+	>/dev/null 2>&1
+rc6=$?
+"$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --traffic ring --streams --reps some \
+	--load 1 >/dev/null 2>&1
+rc7=$?
+set -e
+check "streams: --reps wants --streams" test "$rc6" -eq 2
+check "streams: --reps all or first" test "$rc7" -eq 2
 "$IBFAB" topo gen fattree --m 4,8 --w 1,4 --format ibsim -o "$WORK/rlft.net" >/dev/null
 set +e
 "$IBFAB" sim packet --topology "$WORK/rlft.net" --engine dmodk --load 0.5 -q \

@@ -621,7 +621,7 @@ static void test_streams(void)
 		{ 1, 2, 5000, 0 },
 	};
 	uint32_t off[] = { 0, 1, 3, 4 };
-	struct ibf_psim_stream st = { 3, off, msg };
+	struct ibf_psim_stream st = { 3, off, msg, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -678,7 +678,7 @@ static void test_stream_caps(void)
 		{ 0, 3, 40320, 0 },
 	};
 	uint32_t off[] = { 0, 2, 4 };
-	struct ibf_psim_stream st = { 2, off, msg };
+	struct ibf_psim_stream st = { 2, off, msg, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -749,7 +749,7 @@ static void test_stream_caps_shared_pair(void)
 		{ 0, 1, 80640, 0 },
 	};
 	uint32_t off[] = { 0, 3 };
-	struct ibf_psim_stream st = { 1, off, msg };
+	struct ibf_psim_stream st = { 1, off, msg, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -795,7 +795,7 @@ static void test_stream_low_load(void)
 		{ 1, 0, 4032, 0 },
 	};
 	uint32_t off[] = { 0, 1, 2, 3 };
-	struct ibf_psim_stream st = { 3, off, msg };
+	struct ibf_psim_stream st = { 3, off, msg, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -807,6 +807,322 @@ static void test_stream_low_load(void)
 	TT_CHECK_MSG(fabs(res.phase_ns[2] - 527.68) < 0.01, "phase 2 %.3f", res.phase_ns[2]);
 	TT_EQ_INT(res.generated, 1 + 10 + 1);
 	TT_EQ_INT(res.delivered, 1 + 10 + 1);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Phase k's repetitions in res (checked to be there). */
+static const struct ibf_psim_phase_reps *reps_of(const struct ibf_psim_result *res, uint32_t k)
+{
+	static const struct ibf_psim_phase_reps none = { 0, 0, 0, -1, -1 };
+	return res->phase_reps && k < res->nphases ? &res->phase_reps[k] : &none;
+}
+
+/* Repetitions on one switch at load 1.0: phase 0 is one message of ten
+ * full packets host 0 -> 1 repeated 3 times.  Each repetition takes what
+ * the phase took alone in test_streams (150 + 10 x 327.68 + 50 ns: ten
+ * packet times plus the pipeline of cable, router and cable) and starts
+ * when the previous one is delivered, so every packet is sent and
+ * delivered: 30, not the 10 of one repetition counted three times.
+ * Phase 1 (host 1 -> 0, one packet, twice) starts after the third. */
+static void test_stream_reps(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = {
+		{ 0, 1, 40320, 0 },
+		{ 1, 0, 4032, 0 },
+	};
+	uint32_t off[] = { 0, 1, 2 }, rep[] = { 3, 2 };
+	struct ibf_psim_stream st = { 2, off, msg, rep };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 2);
+	TT_REQUIRE(res.phase_ns != NULL && res.phase_reps != NULL);
+	double one = 150 + 10 * 327.68 + 50, small = 150 + 327.68 + 50;
+	const struct ibf_psim_phase_reps *a = reps_of(&res, 0), *b = reps_of(&res, 1);
+	TT_EQ_INT(a->reps, 3);
+	TT_EQ_INT(a->done, 3);
+	TT_CHECK_MSG(fabs(a->min_ns - one) < 0.01 && fabs(a->max_ns - one) < 0.01,
+		     "repetition %.3f .. %.3f", a->min_ns, a->max_ns);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - 3 * one) < 0.01, "phase 0 %.3f", res.phase_ns[0]);
+	TT_CHECK(a->sum_ns == res.phase_ns[0]);
+	TT_EQ_INT(b->reps, 2);
+	TT_EQ_INT(b->done, 2);
+	TT_CHECK_MSG(fabs(res.phase_ns[1] - 2 * small) < 0.01, "phase 1 %.3f", res.phase_ns[1]);
+	TT_EQ_INT(res.generated, 3 * 10 + 2 * 1);
+	TT_EQ_INT(res.delivered, 3 * 10 + 2 * 1);
+	TT_CHECK_MSG(fabs(res.sim_ns - (3 * one + 2 * small)) < 0.01, "sim %.3f", res.sim_ns);
+	/* no caps: the elastic time is the phase's, all repetitions */
+	TT_CHECK(res.phase_caps[0].elastic_ns == res.phase_ns[0]);
+	/* a phase repeated 0 times is refused */
+	rep[1] = 0;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	TT_CHECK(strstr(err.msg, "phase 1 repeated 0 times") != NULL);
+	/* without counts every phase runs once */
+	st.repeat = NULL;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(reps_of(&res, 0)->reps, 1);
+	TT_CHECK(fabs(res.phase_ns[0] - one) < 0.01);
+	TT_EQ_INT(res.delivered, 10 + 1);
+	/* a phase without messages repeated 100000 times ends at once, in a
+	 * loop (not a recursion per repetition) */
+	uint32_t eoff[] = { 0, 0, 1 }, erep[] = { 100000, 2 };
+	struct ibf_psim_stream est = { 2, eoff, msg + 1, erep };
+	o.stream = &est;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 2);
+	TT_EQ_INT(reps_of(&res, 0)->done, 100000);
+	TT_CHECK(res.phase_ns[0] == 0 && reps_of(&res, 0)->max_ns == 0);
+	TT_CHECK(fabs(res.phase_ns[1] - 2 * small) < 0.01);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* At load 0.2 (a full packet every 1638.4 ns) a repetition of one packet
+ * host 0 -> 1 is delivered after 527.68 ns, before host 0's gap has run
+ * out: the next repetition's packet waits for the end of the gap (one
+ * chain of generation events, across repetitions as across phases), so
+ * repetitions 2.. take 1638.4 ns each and the phase 527.68 + 3 x 1638.4,
+ * not 4 x 527.68 as the first repetition counted four times would say. */
+static void test_stream_reps_low_load(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = { { 0, 1, 4032, 0 } };
+	uint32_t off[] = { 0, 1 }, rep[] = { 4 };
+	struct ibf_psim_stream st = { 1, off, msg, rep };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 0.2, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	const struct ibf_psim_phase_reps *a = reps_of(&res, 0);
+	TT_EQ_INT(a->done, 4);
+	TT_CHECK_MSG(fabs(a->min_ns - 527.68) < 0.01, "min %.3f", a->min_ns);
+	TT_CHECK_MSG(fabs(a->max_ns - 1638.4) < 0.01, "max %.3f", a->max_ns);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - (527.68 + 3 * 1638.4)) < 0.01, "phase %.3f",
+		     res.phase_ns[0]);
+	TT_EQ_INT(res.generated, 4);
+	TT_EQ_INT(res.delivered, 4);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A 2-level fat tree of 16 hosts (4 leaves of 4, 2 spines, 2 cables each
+ * way), D-mod-K; `cut`: one leaf-spine cable removed. */
+static struct ibf_fabric *small_fattree(int cut, struct ibf_routes *r)
+{
+	struct ibf_fattree_opts fo;
+	memset(&fo, 0, sizeof(fo));
+	fo.levels = 2;
+	fo.m[0] = 4;
+	fo.m[1] = 4;
+	fo.w[0] = 1;
+	fo.w[1] = 2;
+	fo.parallel = 2;
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_fattree(&fo, &err);
+	if (!f)
+		return NULL;
+	if (cut) {
+		/* the first cable between a leaf and a spine */
+		for (int n = 0; n < (int)f->nnodes && cut; n++) {
+			if (f->nodes[n].type != IBF_NODE_SWITCH)
+				continue;
+			for (int p = 1; p <= f->nodes[n].nports && cut; p++) {
+				struct ibf_port *pp = ibf_port(f, n, p);
+				if (pp && pp->peer_node >= 0 &&
+				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH) {
+					ibf_fabric_disconnect(f, n, p);
+					cut = 0;
+				}
+			}
+		}
+	}
+	if (ibf_fabric_finalize(f, &err) || ibf_assign_lids(f, 0, 0, &err) ||
+	    route(f, "dmodk", r)) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* The ring all-reduce's step (host i -> i + 1, one full packet each)
+ * repeated 2(N - 1) = 30 times on the fat tree at load 0.2: the first step
+ * takes the longest path's latency, and every further one starts inside
+ * the hosts' gap, so it lasts one gap (1638.4 ns): the total is the first
+ * step + 29 gaps, which the first step x 30 misses by far.  At load 1.0
+ * with 16 packets per step the fabric is empty and every host idle when a
+ * step starts: every step takes the same time, the total is 30 x the
+ * first exactly. */
+static void test_stream_reps_ring(void)
+{
+	struct ibf_routes r;
+	struct ibf_fabric *f = small_fattree(0, &r);
+	TT_REQUIRE(f);
+	struct ibf_psim_msg msg[16];
+	for (uint32_t i = 0; i < 16; i++)
+		msg[i] = (struct ibf_psim_msg){ i, (i + 1) % 16, 4032, 0 };
+	uint32_t off[] = { 0, 16 }, rep[] = { 30 };
+	struct ibf_psim_stream st = { 1, off, msg, NULL };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 0.2, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	double first = res.phase_ns[0];
+	TT_CHECK_MSG(first > 527.68 && first < 1638.4, "first step %.3f", first);
+	st.repeat = rep;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	const struct ibf_psim_phase_reps *a = reps_of(&res, 0);
+	TT_EQ_INT(a->done, 30);
+	TT_CHECK(a->min_ns == first);
+	TT_CHECK_MSG(fabs(a->max_ns - 1638.4) < 0.01, "max %.3f", a->max_ns);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - (first + 29 * 1638.4)) < 0.01, "ring %.3f vs %.3f",
+		     res.phase_ns[0], 30 * first);
+	TT_EQ_INT(res.delivered, 16 * 30);
+	/* load 1.0, 16 packets per step */
+	for (uint32_t i = 0; i < 16; i++)
+		msg[i].bytes = 16 * 4032;
+	st.repeat = NULL;
+	o.load = 1.0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	first = res.phase_ns[0];
+	st.repeat = rep;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	a = reps_of(&res, 0);
+	TT_EQ_INT(a->done, 30);
+	TT_CHECK(a->min_ns == first && a->max_ns == first);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - 30 * first) < 0.01, "ring %.3f", res.phase_ns[0]);
+	TT_EQ_INT(res.delivered, 16 * 16 * 30);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A time limit inside the repetitions: ten full packets repeated five
+ * times (3476.8 ns each) and the run stopped at 8 us: two repetitions
+ * finished (6953.6 ns), the phase not; nothing is extrapolated. */
+static void test_stream_reps_limit(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = { { 0, 1, 40320, 0 }, { 1, 0, 4032, 0 } };
+	uint32_t off[] = { 0, 1, 2 }, rep[] = { 5, 1 };
+	struct ibf_psim_stream st = { 2, off, msg, rep };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 0;
+	o.measure_ns = 8000;
+	o.drain_ns = 0;
+	o.stream = &st;
+	memset(&res, 0, sizeof(res));
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	double one = 150 + 10 * 327.68 + 50;
+	TT_EQ_INT(res.phases_done, 0);
+	TT_CHECK(res.phase_ns[0] < 0 && res.phase_ns[1] < 0);
+	const struct ibf_psim_phase_reps *a = reps_of(&res, 0), *b = reps_of(&res, 1);
+	TT_EQ_INT(a->reps, 5);
+	TT_EQ_INT(a->done, 2);
+	TT_CHECK_MSG(fabs(a->sum_ns - 2 * one) < 0.01, "done %.3f", a->sum_ns);
+	TT_CHECK(fabs(a->min_ns - one) < 0.01 && fabs(a->max_ns - one) < 0.01);
+	TT_EQ_INT(b->done, 0);
+	TT_CHECK(b->sum_ns == 0 && b->min_ns < 0 && b->max_ns < 0);
+	TT_CHECK_MSG(res.sim_ns > 2 * one && res.sim_ns < 3 * one, "sim %.3f", res.sim_ns);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Caps over repetitions: a capped message (10 full packets at 10 Gb/s)
+ * beside an uncapped one, repeated twice.  Each repetition takes the
+ * capped message's 32256 ns + a packet + 200 ns; both capped messages are
+ * counted, each rate from its own repetition's start; the uncapped
+ * messages of the last repetition are done one repetition + 10 packet
+ * times + 200 ns after the phase's start. */
+static void test_stream_reps_caps(void)
+{
+	struct ibf_fabric *f = star(4);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = { { 0, 1, 40320, 10.0 }, { 2, 3, 40320, 0 } };
+	uint32_t off[] = { 0, 2 }, rep[] = { 2 };
+	struct ibf_psim_stream st = { 1, off, msg, rep };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	double one = 32256 + 327.68 + 200;
+	TT_EQ_INT(res.phases_done, 1);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - 2 * one) < 0.01, "phase %.3f", res.phase_ns[0]);
+	const struct ibf_psim_phase_caps *c = res.phase_caps;
+	TT_EQ_INT(c[0].capped, 2);
+	TT_EQ_INT(c[0].capped_done, 2);
+	TT_CHECK_MSG(fabs(c[0].gbps_min - 40320 * 8 / one) < 1e-9 && c[0].gbps_max == c[0].gbps_min,
+		     "capped %.4f .. %.4f", c[0].gbps_min, c[0].gbps_max);
+	TT_CHECK_MSG(fabs(c[0].elastic_ns - (one + 150 + 10 * 327.68 + 50)) < 0.01, "elastic %.3f",
+		     c[0].elastic_ns);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Repetitions with lost packets: host 0's messages to host 2 find no LFT
+ * entry and are dropped, which still ends their part of each repetition
+ * (no hang); on a fat tree with a leaf-spine cable cut the ring's steps
+ * all run and deliver everything.  Same inputs and seed, same results. */
+static void test_stream_reps_damaged(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	int c = ibf_port(f, 0, 3)->peer_node;
+	ibf_lft(&r, 0)[ibf_port(f, c, 1)->lid] = IBF_LFT_NONE;
+	struct ibf_psim_msg msg[] = { { 0, 2, 3 * 4032, 0 }, { 0, 1, 40320, 0 } };
+	uint32_t off[] = { 0, 2 }, rep[] = { 3 };
+	struct ibf_psim_stream st = { 1, off, msg, rep };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res, again;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	TT_EQ_INT(reps_of(&res, 0)->done, 3);
+	TT_EQ_INT(res.unroutable, 3 * 3);
+	TT_EQ_INT(res.delivered, 3 * 10);
+	TT_EQ_INT(res.deadlock, 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+
+	f = small_fattree(1, &r);
+	TT_REQUIRE(f);
+	struct ibf_psim_msg ring[16];
+	for (uint32_t i = 0; i < 16; i++)
+		ring[i] = (struct ibf_psim_msg){ i, (i + 5) % 16, 8 * 4032, 0 };
+	uint32_t roff[] = { 0, 16 }, rrep[] = { 30 };
+	struct ibf_psim_stream rst = { 1, roff, ring, rrep };
+	TT_REQUIRE(stream_run(f, &r, &rst, 0.7, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	TT_EQ_INT(reps_of(&res, 0)->done, 30);
+	TT_EQ_INT(res.unroutable, 0);
+	TT_EQ_INT(res.delivered, 16 * 8 * 30);
+	memset(&again, 0, sizeof(again));
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &again, &err) == 0);
+	TT_CHECK(again.events == res.events && again.phase_ns[0] == res.phase_ns[0]);
+	TT_CHECK(memcmp(again.phase_reps, res.phase_reps, sizeof(*res.phase_reps)) == 0);
+	ibf_psim_result_free(&again);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -1047,6 +1363,12 @@ int main(void)
 	TT(test_stream_caps);
 	TT(test_stream_caps_shared_pair);
 	TT(test_stream_low_load);
+	TT(test_stream_reps);
+	TT(test_stream_reps_low_load);
+	TT(test_stream_reps_ring);
+	TT(test_stream_reps_limit);
+	TT(test_stream_reps_caps);
+	TT(test_stream_reps_damaged);
 	TT(test_node_vls);
 	TT(test_node_voq);
 	TT(test_acc_pkt);
