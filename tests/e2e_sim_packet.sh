@@ -175,8 +175,32 @@ check "codes: 3-level export with a pattern" sh -c "\"$IBFAB\" sim packet --topo
 	--engine minimal --traffic shift:3 --load 0.5 -q --export-codes \"$WORK/codes3\" >/dev/null"
 check "codes: 3-level structure and tables deliver" codes_check "$WORK/codes3" 3 80 128 256
 check "codes: the pattern's 128 flows" test "$(grep -vc '^#' "$WORK/codes3/traffic.txt")" -eq 128
-check "codes: run script" grep -q "model-net-synthetic-fattree .*--traffic=1 --payload_size=4032" \
-	"$WORK/codes3/run-codes.sh"
+# run-codes.sh: one CODES message per ibfab wire packet (payload + header =
+# the configuration's packet_size) at ibfab's gap for --load 0.5 (packet bits
+# over half the host link), the binary from CODES_BIN or PATH (a CMake build
+# of CODES has no ./bin/), run from the export's directory
+codes_run_check() { # DIR
+	python3 - "$1" <<'PY'
+import os, re, sys
+d = sys.argv[1]
+conf = open(os.path.join(d, "codes-fattree.conf")).read()
+run = open(os.path.join(d, "run-codes.sh")).read()
+val = lambda k: re.search(r'\b%s="([^"]*)";' % k, conf).group(1)
+pkt, cn = int(val("packet_size")), float(val("cn_bandwidth"))
+assert val("rail_select") in ("dedicated", "adaptive"), val("rail_select")
+cmd = [l for l in run.splitlines() if l.startswith("exec mpirun")]
+assert len(cmd) == 1, run
+opt = dict(re.findall(r"--(\w+)=(\S+)", cmd[0]))
+assert opt["traffic"] == "1" and int(opt["payload_size"]) == pkt, opt
+assert abs(float(opt["arrival_time"]) - pkt / (0.5 * cn)) < 0.001, (opt, pkt, cn)
+assert float(opt["end"]) == 70000, opt
+assert "${CODES_BIN:-model-net-synthetic-fattree}" in cmd[0] and "./bin/" not in run
+assert 'cd "$(dirname "$0")"' in run and cmd[0].endswith("-- codes-fattree.conf")
+PY
+}
+check "codes: run script (2-level)" codes_run_check "$WORK/codes2"
+check "codes: run script (3-level)" codes_run_check "$WORK/codes3"
+check "codes: run script is valid sh" sh -n "$WORK/codes3/run-codes.sh"
 check "streams: bisection phases" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c2.net\" --engine dmodk \
 	--traffic bisection:3 --streams --bytes 64k --load 1.0 --measure 1ms -q --json >\"$WORK/streams.json\""
 check "streams: every phase done, same order as the flow simulator" python3 -c "
