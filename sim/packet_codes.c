@@ -583,7 +583,7 @@ static int ct_write_conf(struct ct_export *e)
 		"      fattree_switch=\"%d\";\n   }\n}\n"
 		"PARAMS\n{\n   ft_type=\"0\";\n   num_levels=\"%d\";\n   switch_count=\"%d\";\n"
 		"   switch_radix=\"%d\";\n   tapering=\"1\";\n   num_rails=\"1\";\n"
-		"   num_injection_queues=\"1\";\n   rail_select=\"static\";\n"
+		"   num_injection_queues=\"1\";\n   rail_select=\"dedicated\";\n"
 		"   terminal_radix=\"1\";\n   packet_size=\"%u\";\n   chunk_size=\"%u\";\n"
 		"   # size of CODES's own event messages, as in its example configs\n"
 		"   message_size=\"512\";\n   modelnet_scheduler=\"fcfs\";\n"
@@ -596,23 +596,35 @@ static int ct_write_conf(struct ct_export *e)
 		o->router_ns, o->buf_bytes, o->buf_bytes, sw_gbps, cn_gbps,
 		info->mixed_rates ? "; the fabric mixes rates, these are the first seen" : "",
 		sw_gbps / 8, cn_gbps / 8, info->folder);
-	double gap = o->load > 0 && cn_gbps > 0 ? o->mtu_payload * 8.0 / (o->load * cn_gbps) : 0;
+	/* ibfab's gap: a packet's serialisation on the host link over the
+	 * load; CODES gets whole wire packets (payload + header, = packet_size)
+	 * as its messages, so each message is one CODES packet of ibfab's size */
+	double gap = o->load > 0 && cn_gbps > 0 ? pkt * 8.0 / (o->load * cn_gbps) : 0;
 	char *run = ibf_asprintf(
 		"#!/bin/sh\n"
-		"# Run in CODES's build directory (CODES is not part of ibfab).  %s traffic:\n"
-		"# messages of %u B, mean gap %.1f ns = load %.3f of a %.1f Gb/s host link.\n"
+		"# CODES's model-net-synthetic-fattree on this export (CODES is not part of\n"
+		"# ibfab).  %s traffic: messages of %u B (%u B payload + %u B\n"
+		"# header: one CODES packet each), exponential gaps of mean %.3f ns = load\n"
+		"# %.3f of a %.1f Gb/s host link, as ibfab sim packet sends them.\n"
 		"%s"
-		"D=$(dirname \"$0\")\n"
-		"exec mpirun -np ${NP:-4} ./bin/model-net-synthetic-fattree --sync=${SYNC:-3} "
-		"--traffic=1 --payload_size=%u --arrival_time=%.1f --end=%.0f -- "
-		"\"$D/codes-fattree.conf\"\n",
-		o->traffic_off ? "uniform random" : "Uniform random", o->mtu_payload, gap, o->load,
-		cn_gbps,
+		"# CODES_BIN: the binary, an absolute path (default: model-net-synthetic-fattree\n"
+		"# on PATH, an installed CODES; a CMake build tree has it in <build>/src/).\n"
+		"# NP=1 (default) runs ROSS sequentially; NP>1 in parallel, SYNC=3\n"
+		"# (optimistic, default) or 2 (conservative).  CODES writes ross.csv and\n"
+		"# modelnet-test-*/ into this directory.\n"
+		"cd \"$(dirname \"$0\")\" || exit 1\n"
+		"NP=${NP:-1}\n"
+		"if [ \"$NP\" -gt 1 ]; then SYNC=${SYNC:-3}; else SYNC=${SYNC:-1}; fi\n"
+		"exec mpirun -np \"$NP\" \"${CODES_BIN:-model-net-synthetic-fattree}\" "
+		"--sync=\"$SYNC\" --traffic=1 --payload_size=%u --arrival_time=%.3f --end=%.0f "
+		"-- codes-fattree.conf\n",
+		o->traffic_off ? "uniform random" : "Uniform random", pkt, o->mtu_payload,
+		o->hdr_bytes, gap, o->load, cn_gbps,
 		o->traffic_off
 			? "# The pattern's flows are in traffic.txt; no stock CODES workload reads\n"
 			  "# them, so this runs uniform random traffic at the same load.\n"
 			: "",
-		o->mtu_payload, gap, o->warmup_ns + o->measure_ns);
+		pkt, gap, o->warmup_ns + o->measure_ns);
 	int rc = !conf || !run ? ct_oom(e) : write_text(e->dir, "codes-fattree.conf", conf, e->err);
 	if (!rc)
 		rc = write_text(e->dir, "run-codes.sh", run, e->err);

@@ -164,6 +164,34 @@ for t in range(terms):
             assert hops <= 2 * (levels - 1)
 PY
 }
+# CODES's own wiring of these two trees, as its fattree model printed it with
+# dump_topo="1" (codes a5958cfa): switch id, then the peer of ports 1..radix
+# (tN terminal, sN switch); the export's map must say the same
+codes_wiring_check() { # DIR LEVELS
+	python3 - "$@" <<'PY'
+import csv, os, sys
+d, levels = sys.argv[1], int(sys.argv[2])
+ref = {2: """0 t0 t1 t2 t3 s4 s4 s5 s5
+3 t12 t13 t14 t15 s4 s4 s5 s5
+4 s0 s0 s1 s1 s2 s2 s3 s3
+5 s0 s0 s1 s1 s2 s2 s3 s3""", 3: """0 t0 t1 t2 t3 s32 s33 s34 s35
+31 t124 t125 t126 t127 s60 s61 s62 s63
+32 s0 s1 s2 s3 s64 s65 s66 s67
+45 s12 s13 s14 s15 s68 s69 s70 s71
+63 s28 s29 s30 s31 s76 s77 s78 s79
+64 s32 s36 s40 s44 s48 s52 s56 s60
+69 s33 s37 s41 s45 s49 s53 s57 s61
+79 s35 s39 s43 s47 s51 s55 s59 s63"""}[levels]
+got = {}
+for r in csv.DictReader(open(os.path.join(d, "codes-map.csv"))):
+    got.setdefault(int(r["codes_switch"]), {})[int(r["codes_port"])] = \
+        r["peer_kind"][0] + r["peer_codes_id"]
+for line in ref.splitlines():
+    c, *peers = line.split()
+    have = [got[int(c)][q] for q in sorted(got[int(c)])]
+    assert have == peers, (c, have, peers)
+PY
+}
 "$IBFAB" topo gen fattree --m 4,4 --w 1,2 --parallel 2 --format ibsim -o "$WORK/c2.net" >/dev/null
 "$IBFAB" topo gen fattree --m 4,4,8 --w 1,4,4 --format ibsim -o "$WORK/c3.net" >/dev/null
 check "codes: 2-level export" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c2.net\" --engine dmodk \
@@ -171,12 +199,38 @@ check "codes: 2-level export" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c2
 check "codes: 2-level summary" grep -q "2 levels, radix 8, 6 routers, 16 terminals, 16 switch links, 96 LFT rows" \
 	"$WORK/codes2.txt"
 check "codes: 2-level structure and tables deliver" codes_check "$WORK/codes2" 2 6 16 16
+check "codes: 2-level wiring is CODES's" codes_wiring_check "$WORK/codes2" 2
 check "codes: 3-level export with a pattern" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c3.net\" \
 	--engine minimal --traffic shift:3 --load 0.5 -q --export-codes \"$WORK/codes3\" >/dev/null"
 check "codes: 3-level structure and tables deliver" codes_check "$WORK/codes3" 3 80 128 256
+check "codes: 3-level wiring is CODES's" codes_wiring_check "$WORK/codes3" 3
 check "codes: the pattern's 128 flows" test "$(grep -vc '^#' "$WORK/codes3/traffic.txt")" -eq 128
-check "codes: run script" grep -q "model-net-synthetic-fattree .*--traffic=1 --payload_size=4032" \
-	"$WORK/codes3/run-codes.sh"
+# run-codes.sh: one CODES message per ibfab wire packet (payload + header =
+# the configuration's packet_size) at ibfab's gap for --load 0.5 (packet bits
+# over half the host link), the binary from CODES_BIN or PATH (a CMake build
+# of CODES has no ./bin/), run from the export's directory
+codes_run_check() { # DIR
+	python3 - "$1" <<'PY'
+import os, re, sys
+d = sys.argv[1]
+conf = open(os.path.join(d, "codes-fattree.conf")).read()
+run = open(os.path.join(d, "run-codes.sh")).read()
+val = lambda k: re.search(r'\b%s="([^"]*)";' % k, conf).group(1)
+pkt, cn = int(val("packet_size")), float(val("cn_bandwidth"))
+assert val("rail_select") in ("dedicated", "adaptive"), val("rail_select")
+cmd = [l for l in run.splitlines() if l.startswith("exec mpirun")]
+assert len(cmd) == 1, run
+opt = dict(re.findall(r"--(\w+)=(\S+)", cmd[0]))
+assert opt["traffic"] == "1" and int(opt["payload_size"]) == pkt, opt
+assert abs(float(opt["arrival_time"]) - pkt / (0.5 * cn)) < 0.001, (opt, pkt, cn)
+assert float(opt["end"]) == 70000, opt
+assert "${CODES_BIN:-model-net-synthetic-fattree}" in cmd[0] and "./bin/" not in run
+assert 'cd "$(dirname "$0")"' in run and cmd[0].endswith("-- codes-fattree.conf")
+PY
+}
+check "codes: run script (2-level)" codes_run_check "$WORK/codes2"
+check "codes: run script (3-level)" codes_run_check "$WORK/codes3"
+check "codes: run script is valid sh" sh -n "$WORK/codes3/run-codes.sh"
 check "streams: bisection phases" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c2.net\" --engine dmodk \
 	--traffic bisection:3 --streams --bytes 64k --load 1.0 --measure 1ms -q --json >\"$WORK/streams.json\""
 check "streams: every phase done, same order as the flow simulator" python3 -c "
