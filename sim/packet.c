@@ -1704,6 +1704,36 @@ struct pstream {
 	uint32_t el_left; /* uncapped messages not delivered (phases with caps) */
 	struct ibf_psim_phase_caps *caps;
 	struct ibf_psim_phase_reps *rp; /* [nphases] */
+	/* per-rank dependencies (IBF_PSIM_SYNC_RANK, see rank_setup); the
+	 * fields above are then unused but for gen, sending and caps */
+	int rank;
+	struct rhost *rh;	  /* [nrh] */
+	uint32_t nrh;
+	uint32_t *by_src, *by_dst; /* [nmsg] message indices, each phase's by source / destination */
+	uint64_t *rleft;	  /* [nmsg] bytes left of the message at by_src[i] */
+	uint64_t *pbase;	  /* [nphases + 1] number of the phase's first message, rep 0 */
+	uint64_t *sbase;	  /* [nphases + 1] its first step */
+	uint32_t *npart;	  /* [nphases] hosts taking part in each of its steps */
+	uint64_t nsteps;
+	uint64_t *sfirst, *slast; /* [nsteps] ps: first start, last finish */
+	uint32_t *sdone;	  /* [nsteps] hosts that finished it */
+	uint32_t hosts_done;	  /* hosts past the last step */
+	uint64_t tend;		  /* ps: the last of them */
+};
+
+/* A host's place in its steps (per-rank dependencies). */
+struct rhost {
+	uint64_t step;	    /* the step it is in; nsteps: all done */
+	uint64_t end;	    /* ps: when it finished the last one */
+	uint64_t need, got; /* packets addressed to it in the step, in so far */
+	uint32_t phase, rep;
+	uint32_t a, b, cur; /* its messages: by_src[a .. b - 1], the next in turn */
+	uint32_t unsent;    /* of those, with bytes left */
+	uint8_t part;	    /* takes part in the step */
+	uint32_t nearly, capearly;
+	struct rearly {
+		uint64_t step, got;
+	} * early; /* packets in for later steps, by step */
 };
 
 /* ps a capped message needs for `pay` payload bytes at its cap (rounded
@@ -1783,12 +1813,16 @@ static int stream_load(struct psim *s)
 	return rc;
 }
 
+static int rank_gen(struct psim *s, uint32_t h);
+
 /* One packet of host h's next message with bytes left whose time has come
  * (uncapped, or its cap allows it), in turn; when only capped messages
  * wait, the host's next try is at the earliest of their times. */
 static int stream_gen(struct psim *s, uint32_t h)
 {
 	struct pstream *st = s->st;
+	if (st->rank)
+		return rank_gen(s, h);
 	struct host *H = &s->host[h];
 	uint32_t a = st->off[h], b = st->off[h + 1], j = st->cur[h];
 	uint64_t wake = UINT64_MAX;
@@ -1898,14 +1932,349 @@ static int stream_next(struct psim *s)
 }
 
 /* A packet of the repetition was delivered (or dropped). */
+static int rank_done(struct psim *s, const struct pkt *p);
+
 static int stream_done(struct psim *s, const struct pkt *p)
 {
 	struct pstream *st = s->st;
+	if (st->rank)
+		return rank_done(s, p);
 	if (st->ncap)
 		stream_msg_done(s, p);
 	if (!st->pending || --st->pending)
 		return 0;
 	return stream_next(s);
+}
+
+/* ------------------------------------------------------------ per-rank dependencies
+ *
+ * Every host walks the steps (phase 0 repetition 0, 1, ..., phase 1
+ * repetition 0, ...) on its own: it enters step s when it has finished
+ * s - 1, i.e. every packet addressed to it in s - 1 is in (delivered or
+ * dropped) and it has handed all its own packets of s - 1 to its queue.
+ * The messages of a step are the phase's (repetitions have the same ones),
+ * so nothing is materialised per step: a host's messages of phase k are
+ * by_src[a .. b - 1], their bytes left in rleft[a .. b - 1] (only the host
+ * itself touches them, and it is in one step at a time).  A packet
+ * carries its message's number over the whole run, pbase[k] + rep x
+ * (messages of phase k) + its index in the phase, which gives back the
+ * step it belongs to; packets for a step its destination has not entered
+ * yet wait as counts in the destination's `early` list. */
+
+/* First position in by[lo .. hi - 1] (sorted by key) whose message's key
+ * (source or destination) is >= h. */
+static uint32_t rank_lower(const struct ibf_psim_msg *msg, const uint32_t *by, uint32_t lo,
+			   uint32_t hi, uint32_t h, int dst)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint32_t k = dst ? msg[by[mid]].dst : msg[by[mid]].src;
+		if (k < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Host h enters its step R->step (< nsteps) now: its messages, the
+ * packets it waits for (those already in counted), its generation chain
+ * (started unless one is pending: one chain per host). */
+static int rank_enter(struct psim *s, uint32_t h)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	struct rhost *R = &st->rh[h];
+	uint32_t k = R->phase, lo = in->off[k], hi = in->off[k + 1];
+	uint32_t mtu = s->o->mtu_payload;
+	R->a = rank_lower(in->msg, st->by_src, lo, hi, h, 0);
+	R->b = rank_lower(in->msg, st->by_src, R->a, hi, h + 1, 0);
+	R->cur = R->a;
+	R->unsent = R->b - R->a;
+	for (uint32_t i = R->a; i < R->b; i++)
+		st->rleft[i] = in->msg[st->by_src[i]].bytes;
+	uint32_t d0 = rank_lower(in->msg, st->by_dst, lo, hi, h, 1);
+	uint32_t d1 = rank_lower(in->msg, st->by_dst, d0, hi, h + 1, 1);
+	R->need = 0;
+	for (uint32_t i = d0; i < d1; i++)
+		R->need += (in->msg[st->by_dst[i]].bytes + mtu - 1) / mtu;
+	R->got = 0;
+	if (R->nearly && R->early[0].step == R->step) {
+		R->got = R->early[0].got;
+		memmove(R->early, R->early + 1, --R->nearly * sizeof(*R->early));
+	}
+	R->part = R->b > R->a || d1 > d0;
+	if (R->part && s->now < st->sfirst[R->step])
+		st->sfirst[R->step] = s->now;
+	if (R->unsent && !st->gen[h])
+		return stream_push_gen(s, h, s->now);
+	return 0;
+}
+
+/* Host h may have finished its step: while it has, count it and enter the
+ * next (a loop: steps it takes no part in pass at once). */
+static int rank_try(struct psim *s, uint32_t h)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	struct rhost *R = &st->rh[h];
+	while (R->step < st->nsteps && !R->unsent && R->got >= R->need) {
+		if (R->part) {
+			if (s->now > st->slast[R->step])
+				st->slast[R->step] = s->now;
+			st->sdone[R->step]++;
+		}
+		if (++R->step == st->nsteps) {
+			st->tend = R->end = s->now;
+			if (++st->hosts_done == s->nh)
+				s->stop = 1;
+			return 0;
+		}
+		if (++R->rep == stream_reps(in, R->phase)) {
+			R->rep = 0;
+			R->phase++;
+		}
+		int rc = rank_enter(s, h);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* rank mode's stream_gen: one packet of host h's current step, its
+ * messages in turn; the step may end with it. */
+static int rank_gen(struct psim *s, uint32_t h)
+{
+	struct pstream *st = s->st;
+	struct host *H = &s->host[h];
+	struct rhost *R = &st->rh[h];
+	st->gen[h] = 0; /* this one */
+	if (!R->unsent)
+		return 0; /* waits for its input: the chain ends, rank_enter restarts it */
+	if (H->qlen >= s->o->srcq_max)
+		return stream_push_gen(s, h, s->now + H->gap_ps);
+	uint32_t j = R->cur;
+	while (!st->rleft[j])
+		j = j + 1 < R->b ? j + 1 : R->a;
+	uint32_t mtu = s->o->mtu_payload;
+	uint32_t pay = stream_pay(st->rleft[j], mtu);
+	st->rleft[j] -= pay;
+	if (!st->rleft[j])
+		R->unsent--;
+	R->cur = j + 1 < R->b ? j + 1 : R->a;
+	uint32_t bytes = pay + s->o->hdr_bytes;
+	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
+	int rc = stream_push_gen(s, h, s->now + (gap ? gap : 1));
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t k = R->phase;
+	st->sending = (uint32_t)(st->pbase[k] + (uint64_t)R->rep * (in->off[k + 1] - in->off[k]) +
+				 (st->by_src[j] - in->off[k]));
+	if (!rc)
+		rc = host_send(s, h, in->msg[st->by_src[j]].dst, bytes);
+	if (!rc && !R->unsent)
+		rc = rank_try(s, h);
+	return rc;
+}
+
+/* rank mode's stream_done: packet p is in (delivered or dropped): its
+ * destination counts it for the step it belongs to. */
+static int rank_done(struct psim *s, const struct pkt *p)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t lo = 0, hi = in->nphases; /* the phase: pbase[k] <= msg < pbase[k + 1] */
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (st->pbase[mid] <= p->msg)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	uint64_t step = st->sbase[lo] + (p->msg - st->pbase[lo]) / (in->off[lo + 1] - in->off[lo]);
+	struct rhost *R = &st->rh[p->dst];
+	if (step == R->step) {
+		if (++R->got == R->need)
+			return rank_try(s, p->dst);
+		return 0;
+	}
+	/* a later step (an earlier one is finished: all its packets are in) */
+	uint32_t e = R->nearly;
+	while (e > 0 && R->early[e - 1].step > step)
+		e--;
+	if (e > 0 && R->early[e - 1].step == step) {
+		R->early[e - 1].got++;
+		return 0;
+	}
+	GROW(R->early, R->nearly, R->capearly, 4, return IBF_ENOMEM);
+	memmove(R->early + e + 1, R->early + e, (R->nearly - e) * sizeof(*R->early));
+	R->early[e] = (struct rearly){ step, 1 };
+	R->nearly++;
+	return 0;
+}
+
+/* Per-rank dependencies: check what fits, sort each phase's messages by
+ * source and by destination, and let every host enter step 0 at time 0. */
+static int rank_setup(struct psim *s, struct ibf_error *err)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t P = in->nphases, nm = in->off[P];
+	st->rank = 1;
+	st->pbase = calloc(P + 1, sizeof(*st->pbase));
+	st->sbase = calloc(P + 1, sizeof(*st->sbase));
+	st->npart = calloc(P, sizeof(*st->npart));
+	if (!st->pbase || !st->sbase || !st->npart)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t k = 0; k < P; k++) {
+		uint64_t reps = stream_reps(in, k);
+		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++)
+			if (in->msg[m].gbps > 0)
+				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						     "message streams: phase %u has rate-capped "
+						     "messages, which per-rank dependencies do not "
+						     "model (use barrier synchronisation)",
+						     k);
+		st->pbase[k + 1] = st->pbase[k] + reps * (in->off[k + 1] - in->off[k]);
+		st->sbase[k + 1] = st->sbase[k] + reps;
+	}
+	if (st->pbase[P] > UINT32_MAX)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams: %llu messages over all steps; per-rank "
+				     "dependencies number them in 32 bits (at most %u)",
+				     (unsigned long long)st->pbase[P], UINT32_MAX);
+	if (st->sbase[P] > (1u << 24))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams: %llu steps; per-rank dependencies "
+				     "keep at most 2^24",
+				     (unsigned long long)st->sbase[P]);
+	st->nsteps = st->sbase[P];
+	size_t n = nm ? nm : 1;
+	st->by_src = malloc(n * sizeof(*st->by_src));
+	st->by_dst = malloc(n * sizeof(*st->by_dst));
+	st->rleft = calloc(n, sizeof(*st->rleft));
+	st->rh = calloc(s->nh ? s->nh : 1, sizeof(*st->rh));
+	st->nrh = s->nh;
+	st->sfirst = malloc(st->nsteps * sizeof(*st->sfirst));
+	st->slast = calloc(st->nsteps, sizeof(*st->slast));
+	st->sdone = calloc(st->nsteps, sizeof(*st->sdone));
+	uint32_t *cnt = calloc(s->nh + 1, sizeof(*cnt));
+	uint32_t *mark = calloc(s->nh ? s->nh : 1, sizeof(*mark));
+	if (!st->by_src || !st->by_dst || !st->rleft || !st->rh || !st->sfirst || !st->slast ||
+	    !st->sdone || !cnt || !mark) {
+		free(cnt);
+		free(mark);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (uint64_t q = 0; q < st->nsteps; q++)
+		st->sfirst[q] = UINT64_MAX;
+	/* counting sorts per phase (stable: a host's messages in input order) */
+	for (uint32_t k = 0; k < P; k++) {
+		uint32_t a = in->off[k], b = in->off[k + 1];
+		for (int dst = 0; dst < 2; dst++) {
+			uint32_t *by = dst ? st->by_dst : st->by_src;
+			memset(cnt, 0, (s->nh + 1) * sizeof(*cnt));
+			for (uint32_t m = a; m < b; m++)
+				cnt[(dst ? in->msg[m].dst : in->msg[m].src) + 1]++;
+			for (uint32_t h = 0; h < s->nh; h++)
+				cnt[h + 1] += cnt[h];
+			for (uint32_t m = a; m < b; m++)
+				by[a + cnt[dst ? in->msg[m].dst : in->msg[m].src]++] = m;
+		}
+		for (uint32_t m = a; m < b; m++)
+			for (int e = 0; e < 2; e++) {
+				uint32_t h = e ? in->msg[m].dst : in->msg[m].src;
+				if (mark[h] != k + 1) {
+					mark[h] = k + 1;
+					st->npart[k]++;
+				}
+			}
+	}
+	free(cnt);
+	free(mark);
+	int rc = 0;
+	for (uint32_t h = 0; h < s->nh && !rc; h++)
+		rc = rank_enter(s, h);
+	for (uint32_t h = 0; h < s->nh && !rc; h++)
+		rc = rank_try(s, h);
+	if (rc)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return 0;
+}
+
+/* The run's end in rank mode: per phase its span, steps done and their
+ * spans, per host the steps it finished. */
+static int rank_finish(struct psim *s)
+{
+	struct pstream *st = s->st;
+	struct ibf_psim_result *res = s->res;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t P = in->nphases;
+	res->sync = IBF_PSIM_SYNC_RANK;
+	res->steps = st->nsteps;
+	res->rank_total_ns = st->hosts_done == s->nh ? (double)st->tend / 1000.0 : -1;
+	res->host_steps = malloc((s->nh ? s->nh : 1) * sizeof(*res->host_steps));
+	res->host_end_ns = malloc((s->nh ? s->nh : 1) * sizeof(*res->host_end_ns));
+	res->phase_rank = calloc(P, sizeof(*res->phase_rank));
+	if (!res->host_steps || !res->host_end_ns || !res->phase_rank)
+		return IBF_ENOMEM;
+	for (uint32_t h = 0; h < s->nh; h++) {
+		res->host_steps[h] = st->rh[h].step;
+		res->host_end_ns[h] =
+			st->rh[h].step == st->nsteps ? (double)st->rh[h].end / 1000.0 : -1;
+	}
+	res->phases_done = 0;
+	for (uint32_t k = 0; k < P; k++) {
+		struct ibf_psim_phase_rank *pr = &res->phase_rank[k];
+		struct ibf_psim_phase_reps *rp = &st->rp[k];
+		pr->hosts = st->npart[k];
+		pr->first_ns = pr->last_ns = -1;
+		uint64_t first = UINT64_MAX, last = 0;
+		for (uint64_t q = st->sbase[k]; q < st->sbase[k + 1]; q++) {
+			if (st->sfirst[q] < first)
+				first = st->sfirst[q];
+			if (st->sdone[q] < st->npart[k])
+				continue; /* not done by all its hosts */
+			if (st->slast[q] > last)
+				last = st->slast[q];
+			double ns = st->npart[k] ? (double)(st->slast[q] - st->sfirst[q]) / 1000.0 : 0;
+			if (!rp->done || ns < rp->min_ns)
+				rp->min_ns = ns;
+			if (!rp->done || ns > rp->max_ns)
+				rp->max_ns = ns;
+			rp->sum_ns += ns;
+			rp->done++;
+		}
+		pr->span_mean_ns = rp->done ? rp->sum_ns / rp->done : -1;
+		if (first != UINT64_MAX)
+			pr->first_ns = (double)first / 1000.0;
+		if (rp->done == rp->reps) {
+			res->phases_done++;
+			if (st->npart[k]) {
+				pr->last_ns = (double)last / 1000.0;
+				st->done_ns[k] = pr->last_ns - pr->first_ns;
+			} else {
+				st->done_ns[k] = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+static void rank_free(struct pstream *st)
+{
+	if (st->rh)
+		for (uint32_t h = 0; h < st->nrh; h++)
+			free(st->rh[h].early);
+	free(st->rh);
+	free(st->by_src);
+	free(st->by_dst);
+	free(st->rleft);
+	free(st->pbase);
+	free(st->sbase);
+	free(st->npart);
+	free(st->sfirst);
+	free(st->slast);
+	free(st->sdone);
 }
 
 static int stream_setup(struct psim *s, struct ibf_error *err)
@@ -1976,6 +2345,11 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 	}
 	/* the window starts at 0 and ends at warm-up + measure as before */
 	s->w0 = 0;
+	if (in->sync == IBF_PSIM_SYNC_RANK)
+		return rank_setup(s, err);
+	if (in->sync != IBF_PSIM_SYNC_BARRIER)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams: unknown synchronisation %d", in->sync);
 	st->reps = stream_reps(in, 0);
 	int rc = stream_load(s);
 	if (!rc && !st->pending)
@@ -1985,19 +2359,22 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 	return 0;
 }
 
-static void stream_finish(struct psim *s)
+static int stream_finish(struct psim *s)
 {
 	struct ibf_psim_result *res = s->res;
 	res->nphases = s->o->stream->nphases;
 	res->phases_done = s->st->phase;
+	if (s->st->rank && rank_finish(s))
+		return IBF_ENOMEM;
 	res->phase_ns = s->st->done_ns;
 	s->st->done_ns = NULL;
-	if (s->st->phase < res->nphases)
+	if (!s->st->rank && s->st->phase < res->nphases)
 		stream_caps_close(s->st); /* the phase the run stopped in */
 	res->phase_caps = s->st->caps;
 	s->st->caps = NULL;
 	res->phase_reps = s->st->rp;
 	s->st->rp = NULL;
+	return 0;
 }
 
 static void stream_free(struct psim *s)
@@ -2016,6 +2393,7 @@ static void stream_free(struct psim *s)
 	free(s->st->gen);
 	free(s->st->caps);
 	free(s->st->rp);
+	rank_free(s->st);
 	free(s->st);
 	s->st = NULL;
 }
@@ -2600,6 +2978,12 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 	res->phase_caps = NULL;
 	free(res->phase_reps);
 	res->phase_reps = NULL;
+	free(res->host_steps);
+	res->host_steps = NULL;
+	free(res->host_end_ns);
+	res->host_end_ns = NULL;
+	free(res->phase_rank);
+	res->phase_rank = NULL;
 	free(res->link_util);
 	free(res->link_gbps);
 	res->link_util = NULL;
@@ -3161,8 +3545,8 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	}
 	if (!rc)
 		finish(&s);
-	if (!rc && s.st)
-		stream_finish(&s);
+	if (!rc && s.st && (rc = stream_finish(&s)))
+		ibf_error_set(err, rc, NULL, 0, "out of memory");
 	stream_free(&s);
 	psim_free(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
