@@ -1730,10 +1730,10 @@ struct rhost {
 	uint32_t a, b, cur; /* its messages: by_src[a .. b - 1], the next in turn */
 	uint32_t unsent;    /* of those, with bytes left */
 	uint8_t part;	    /* takes part in the step */
-	uint32_t nearly, capearly;
+	uint32_t ehead, nearly, capearly;
 	struct rearly {
 		uint64_t step, got;
-	} * early; /* packets in for later steps, by step */
+	} * early; /* early[ehead .. nearly - 1]: packets in for later steps, by step */
 };
 
 /* ps a capped message needs for `pay` payload bytes at its cap (rounded
@@ -1999,9 +1999,10 @@ static int rank_enter(struct psim *s, uint32_t h)
 	for (uint32_t i = d0; i < d1; i++)
 		R->need += (in->msg[st->by_dst[i]].bytes + mtu - 1) / mtu;
 	R->got = 0;
-	if (R->nearly && R->early[0].step == R->step) {
-		R->got = R->early[0].got;
-		memmove(R->early, R->early + 1, --R->nearly * sizeof(*R->early));
+	if (R->ehead < R->nearly && R->early[R->ehead].step == R->step) {
+		R->got = R->early[R->ehead++].got;
+		if (R->ehead == R->nearly)
+			R->ehead = R->nearly = 0;
 	}
 	R->part = R->b > R->a || d1 > d0;
 	if (R->part && s->now < st->sfirst[R->step])
@@ -2099,11 +2100,17 @@ static int rank_done(struct psim *s, const struct pkt *p)
 	}
 	/* a later step (an earlier one is finished: all its packets are in) */
 	uint32_t e = R->nearly;
-	while (e > 0 && R->early[e - 1].step > step)
+	while (e > R->ehead && R->early[e - 1].step > step)
 		e--;
-	if (e > 0 && R->early[e - 1].step == step) {
+	if (e > R->ehead && R->early[e - 1].step == step) {
 		R->early[e - 1].got++;
 		return 0;
+	}
+	if (R->ehead && R->nearly == R->capearly) { /* the taken ones make room */
+		memmove(R->early, R->early + R->ehead, (R->nearly - R->ehead) * sizeof(*R->early));
+		R->nearly -= R->ehead;
+		e -= R->ehead;
+		R->ehead = 0;
 	}
 	GROW(R->early, R->nearly, R->capearly, 4, return IBF_ENOMEM);
 	memmove(R->early + e + 1, R->early + e, (R->nearly - e) * sizeof(*R->early));

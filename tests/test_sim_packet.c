@@ -1250,6 +1250,33 @@ static void test_stream_rank_ahead(void)
 		     "hosts 1 %.3f 2 %.3f", res.host_end_ns[1], res.host_end_ns[2]);
 	TT_CHECK(res.rank_total_ns == fmax(res.host_end_ns[1], res.host_end_ns[2]));
 	TT_EQ_INT(res.phase_rank[0].hosts, 3);
+	/* far ahead: hosts 0 and 2 (its link 1x, a packet every 1310.72 ns)
+	 * have no input and send one packet per step to host 1, 200 steps;
+	 * host 0 is done after 199 packet times while host 1 keeps up with
+	 * host 2: host 0's packets wait at host 1 for up to ~150 steps */
+	int w[] = { 4, 4, 1 };
+	struct ibf_fabric *f2 = star_widths(3, w);
+	struct ibf_routes r2;
+	TT_REQUIRE(route(f2, "minimal", &r2) == 0);
+	struct ibf_psim_msg fan[] = { { 0, 1, 4032, 0 }, { 2, 1, 4032, 0 } };
+	uint32_t foff[] = { 0, 2 }, frep[] = { 200 };
+	struct ibf_psim_stream fst = { 1, foff, fan, frep, IBF_PSIM_SYNC_RANK };
+	TT_REQUIRE(stream_run(f2, &r2, &fst, 1.0, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	TT_EQ_INT(res.delivered, 400);
+	TT_CHECK_MSG(fabs(res.host_end_ns[0] - 199 * 327.68) < 0.01, "host 0 %.3f",
+		     res.host_end_ns[0]);
+	TT_CHECK_MSG(fabs(res.host_end_ns[2] - 199 * 1310.72) < 0.01, "host 2 %.3f",
+		     res.host_end_ns[2]);
+	/* host 1 ends with host 2's last packet (sent at 199 x 1310.72 ns):
+	 * cut through at the slow link's pace, its tail reaches host 1 one
+	 * packet time on that link and two cables later */
+	TT_CHECK_MSG(fabs(res.host_end_ns[1] - (200 * 1310.72 + 100)) < 0.01 &&
+			     res.rank_total_ns == res.host_end_ns[1],
+		     "host 1 %.3f", res.host_end_ns[1]);
+	ibf_routes_free(&r2);
+	ibf_fabric_free(f2);
+	o.stream = &st;
 	uint32_t off3[] = { 0, 3, 3, 4 }, rep3[] = { 2, 100000, 1 };
 	struct ibf_psim_msg msg3[] = { msg[0], msg[1], msg[2], { 3, 0, 4032, 0 } };
 	struct ibf_psim_stream st3 = { 3, off3, msg3, rep3, IBF_PSIM_SYNC_RANK };
