@@ -109,7 +109,7 @@ static const char sp_help[] =
 	"                    packet of the step is delivered; rank when its own input\n"
 	"                    of the step is in and it has queued its own packets, so\n"
 	"                    steps overlap across hosts; reports per phase its first\n"
-	"                    start, last finish and per-step spans (no rate caps)\n"
+	"                    start, last finish and per-step spans\n"
 	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
 	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
 	"                    points at once (same results for any N)\n"
@@ -912,7 +912,8 @@ static struct ibf_psim_phase_reps phase_reps(const struct ibf_psim_result *res, 
 	return res->phase_reps ? res->phase_reps[k] : z;
 }
 
-/* --sync rank: every host walks the steps on its own.  The run's total
+/* --sync rank: every host walks the steps on its own (rate caps as with
+ * the barrier, each capped message's rate from its sender's step start).  The run's total
  * is when the last host finished its last step (-1 unless all did); per
  * phase the first start and last finish of its steps by the hosts taking
  * part, their span, and per step (first start to last finish) the mean,
@@ -952,7 +953,7 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			printf(",\"repeat\":%u,\"messages\":%u,\"bytes\":%.0f,\"hosts\":%u,"
 			       "\"steps_done\":%u,\"first_start_us\":%.4f,\"last_finish_us\":%.4f,"
 			       "\"span_us\":%.4f,\"step_us_mean\":%.4f,\"step_us_min\":%.4f,"
-			       "\"step_us_max\":%.4f,\"flow_us\":%.4f}",
+			       "\"step_us_max\":%.4f,\"flow_us\":%.4f",
 			       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].bytes, pr->hosts,
 			       rp.done, pr->first_ns >= 0 ? pr->first_ns / 1000.0 : -1.0,
 			       pr->last_ns >= 0 ? pr->last_ns / 1000.0 : -1.0,
@@ -960,6 +961,8 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			       rp.done ? rp.sum_ns / rp.done / 1000.0 : -1.0,
 			       rp.done ? rp.min_ns / 1000.0 : -1.0,
 			       rp.done ? rp.max_ns / 1000.0 : -1.0, S->ph[k].flow_us);
+			print_caps(S, res, k, 1);
+			printf("}");
 		}
 		printf("]}");
 		return;
@@ -989,6 +992,7 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			printf("; per step %.3f / %.3f / %.3f us mean / min / max",
 			       rp.sum_ns / rp.done / 1000.0, rp.min_ns / 1000.0, rp.max_ns / 1000.0);
 		printf(" (flow simulator %.3f us per repetition)\n", S->ph[k].flow_us);
+		print_caps(S, res, k, 0);
 	}
 }
 

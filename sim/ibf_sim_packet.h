@@ -68,7 +68,10 @@ struct ibf_psim_stream {
  *            with nothing to send or receive passes the step at once.
  *            Steps of different hosts overlap.  A packet carries its
  *            message's number over all steps (at most 2^32 - 1 of them in
- *            a run) and at most 2^24 steps; no rate caps. */
+ *            a run) and at most 2^24 steps.  A capped message's bytes
+ *            become available at its cap from its sender's start of the
+ *            step (ibf_psim_phase_caps: its achieved rate from there; the
+ *            uncapped messages' time from the phase's first start). */
 enum ibf_psim_sync {
 	IBF_PSIM_SYNC_BARRIER = 0,
 	IBF_PSIM_SYNC_RANK = 1,

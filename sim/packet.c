@@ -1719,7 +1719,22 @@ struct pstream {
 	uint32_t *sdone;	  /* [nsteps] hosts that finished it */
 	uint32_t hosts_done;	  /* hosts past the last step */
 	uint64_t tend;		  /* ps: the last of them */
+	/* rate caps (ncapmsg > 0): a capped message at by_src[i] sends its
+	 * next packet no earlier than rnext[i]; each capped message of a step
+	 * in flight is in a hash table by its number (rkey, rval; RK_NONE
+	 * free): its sender's step start and packets not in yet; per phase
+	 * the uncapped packets of its last step (elneed), those in (elgot)
+	 * and when the last came (elast, ps; UINT64_MAX none) */
+	uint32_t ncapmsg;
+	uint64_t *rnext;
+	uint32_t *rkey;
+	struct rcapv {
+		uint64_t start, npk;
+	} * rval;
+	uint32_t rcap, rn; /* slots (a power of two), used */
+	uint64_t *elneed, *elgot, *elast;
 };
+#define RK_NONE UINT32_MAX /* no message number (they stay below 2^32 - 1) */
 
 /* A host's place in its steps (per-rank dependencies). */
 struct rhost {
@@ -1854,6 +1869,23 @@ static int stream_gen(struct psim *s, uint32_t h)
 	return rc ? rc : host_send(s, h, st->dst[j], bytes);
 }
 
+/* A capped message m is all in, ns after its start: count its achieved
+ * rate in c. */
+static void stream_cap_count(struct ibf_psim_phase_caps *c, const struct ibf_psim_msg *m,
+			     double ns)
+{
+	double g = ns > 0 ? (double)m->bytes * 8.0 / ns : 0;
+	double q = g / m->gbps;
+	if (!c->capped_done || g < c->gbps_min)
+		c->gbps_min = g;
+	if (!c->capped_done || g > c->gbps_max)
+		c->gbps_max = g;
+	if (!c->capped_done || q > c->ratio_max)
+		c->ratio_max = q;
+	c->gbps_mean += g; /* a sum until the phase ends */
+	c->capped_done++;
+}
+
 /* Packet p of the phase was delivered or dropped: with caps in the phase,
  * its message counts it (a phase ends only when all its packets are in, so
  * p->msg is an index of the current phase). */
@@ -1870,16 +1902,7 @@ static void stream_msg_done(struct psim *s, const struct pkt *p)
 			c->elastic_ns = (double)(s->now - st->pstart) / 1000.0;
 		return;
 	}
-	double g = ns > 0 ? (double)s->o->stream->msg[st->mk[j]].bytes * 8.0 / ns : 0;
-	double q = g / st->gbps[j];
-	if (!c->capped_done || g < c->gbps_min)
-		c->gbps_min = g;
-	if (!c->capped_done || g > c->gbps_max)
-		c->gbps_max = g;
-	if (!c->capped_done || q > c->ratio_max)
-		c->ratio_max = q;
-	c->gbps_mean += g; /* a sum until the phase ends */
-	c->capped_done++;
+	stream_cap_count(c, &s->o->stream->msg[st->mk[j]], ns);
 }
 
 static void stream_caps_close(struct pstream *st)
@@ -1977,6 +2000,87 @@ static uint32_t rank_lower(const struct ibf_psim_msg *msg, const uint32_t *by, u
 	return lo;
 }
 
+/* The number of message m (an index of in->msg) of phase k, repetition
+ * rep, over all steps. */
+static uint32_t rank_msg_no(const struct psim *s, uint32_t k, uint32_t rep, uint32_t m)
+{
+	const struct ibf_psim_stream *in = s->o->stream;
+	return (uint32_t)(s->st->pbase[k] + (uint64_t)rep * (in->off[k + 1] - in->off[k]) +
+			  (m - in->off[k]));
+}
+
+/* The capped messages in flight: open addressing, linear probing. */
+static uint32_t rcap_slot(const struct pstream *st, uint32_t key)
+{
+	return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 32) & (st->rcap - 1);
+}
+
+static uint32_t rcap_find(const struct pstream *st, uint32_t key)
+{
+	uint32_t i = rcap_slot(st, key);
+	while (st->rkey[i] != key)
+		i = (i + 1) & (st->rcap - 1);
+	return i;
+}
+
+static int rcap_add(struct psim *s, uint32_t key, uint64_t npk)
+{
+	struct pstream *st = s->st;
+	if (2 * (st->rn + 1) > st->rcap) { /* at most half full: rehash into twice the slots */
+		uint32_t oc = st->rcap, nc = oc ? 2 * oc : 64;
+		uint32_t *ok = st->rkey, *nk = malloc(nc * sizeof(*nk));
+		struct rcapv *ov = st->rval, *nv = malloc(nc * sizeof(*nv));
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return IBF_ENOMEM;
+		}
+		for (uint32_t i = 0; i < nc; i++)
+			nk[i] = RK_NONE;
+		st->rkey = nk;
+		st->rval = nv;
+		st->rcap = nc;
+		for (uint32_t i = 0; i < oc; i++)
+			if (ok[i] != RK_NONE) {
+				uint32_t j = rcap_slot(st, ok[i]);
+				while (nk[j] != RK_NONE)
+					j = (j + 1) & (nc - 1);
+				nk[j] = ok[i];
+				nv[j] = ov[i];
+			}
+		free(ok);
+		free(ov);
+	}
+	uint32_t i = rcap_slot(st, key);
+	while (st->rkey[i] != RK_NONE)
+		i = (i + 1) & (st->rcap - 1);
+	st->rkey[i] = key;
+	st->rval[i] = (struct rcapv){ s->now, npk };
+	st->rn++;
+	return 0;
+}
+
+/* Free slot i, moving back the entries after it that would no longer be
+ * found (no tombstones). */
+static void rcap_del(struct pstream *st, uint32_t i)
+{
+	uint32_t mask = st->rcap - 1, j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (st->rkey[j] == RK_NONE)
+			break;
+		uint32_t k = rcap_slot(st, st->rkey[j]);
+		/* stays when its home k is cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		st->rkey[i] = st->rkey[j];
+		st->rval[i] = st->rval[j];
+		i = j;
+	}
+	st->rkey[i] = RK_NONE;
+	st->rn--;
+}
+
 /* Host h enters its step R->step (< nsteps) now: its messages, the
  * packets it waits for (those already in counted), its generation chain
  * (started unless one is pending: one chain per host). */
@@ -1991,8 +2095,17 @@ static int rank_enter(struct psim *s, uint32_t h)
 	R->b = rank_lower(in->msg, st->by_src, R->a, hi, h + 1, 0);
 	R->cur = R->a;
 	R->unsent = R->b - R->a;
-	for (uint32_t i = R->a; i < R->b; i++)
-		st->rleft[i] = in->msg[st->by_src[i]].bytes;
+	for (uint32_t i = R->a; i < R->b; i++) {
+		const struct ibf_psim_msg *m = &in->msg[st->by_src[i]];
+		st->rleft[i] = m->bytes;
+		if (m->gbps > 0) {
+			st->rnext[i] = s->now + stream_pace(m->gbps, stream_pay(m->bytes, mtu));
+			int rc = rcap_add(s, rank_msg_no(s, k, R->rep, st->by_src[i]),
+					  (m->bytes + mtu - 1) / mtu);
+			if (rc)
+				return rc;
+		}
+	}
 	uint32_t d0 = rank_lower(in->msg, st->by_dst, lo, hi, h, 1);
 	uint32_t d1 = rank_lower(in->msg, st->by_dst, d0, hi, h + 1, 1);
 	R->need = 0;
@@ -2052,24 +2165,34 @@ static int rank_gen(struct psim *s, uint32_t h)
 	st->gen[h] = 0; /* this one */
 	if (!R->unsent)
 		return 0; /* waits for its input: the chain ends, rank_enter restarts it */
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t j = R->cur, n = 0, cnt = R->b - R->a;
+	uint64_t wake = UINT64_MAX;
+	for (; n < cnt; n++, j = j + 1 < R->b ? j + 1 : R->a) {
+		if (!st->rleft[j])
+			continue;
+		if (!(in->msg[st->by_src[j]].gbps > 0) || st->rnext[j] <= s->now)
+			break;
+		if (st->rnext[j] < wake)
+			wake = st->rnext[j];
+	}
+	if (n == cnt) /* only capped messages left, none due yet */
+		return stream_push_gen(s, h, wake);
 	if (H->qlen >= s->o->srcq_max)
 		return stream_push_gen(s, h, s->now + H->gap_ps);
-	uint32_t j = R->cur;
-	while (!st->rleft[j])
-		j = j + 1 < R->b ? j + 1 : R->a;
 	uint32_t mtu = s->o->mtu_payload;
 	uint32_t pay = stream_pay(st->rleft[j], mtu);
+	double gbps = in->msg[st->by_src[j]].gbps;
 	st->rleft[j] -= pay;
 	if (!st->rleft[j])
 		R->unsent--;
+	else if (gbps > 0)
+		st->rnext[j] = s->now + stream_pace(gbps, stream_pay(st->rleft[j], mtu));
 	R->cur = j + 1 < R->b ? j + 1 : R->a;
 	uint32_t bytes = pay + s->o->hdr_bytes;
 	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
 	int rc = stream_push_gen(s, h, s->now + (gap ? gap : 1));
-	const struct ibf_psim_stream *in = s->o->stream;
-	uint32_t k = R->phase;
-	st->sending = (uint32_t)(st->pbase[k] + (uint64_t)R->rep * (in->off[k + 1] - in->off[k]) +
-				 (st->by_src[j] - in->off[k]));
+	st->sending = rank_msg_no(s, R->phase, R->rep, st->by_src[j]);
 	if (!rc)
 		rc = host_send(s, h, in->msg[st->by_src[j]].dst, bytes);
 	if (!rc && !R->unsent)
@@ -2091,7 +2214,21 @@ static int rank_done(struct psim *s, const struct pkt *p)
 		else
 			hi = mid;
 	}
-	uint64_t step = st->sbase[lo] + (p->msg - st->pbase[lo]) / (in->off[lo + 1] - in->off[lo]);
+	uint32_t nm = in->off[lo + 1] - in->off[lo];
+	uint64_t rep = (p->msg - st->pbase[lo]) / nm, step = st->sbase[lo] + rep;
+	if (st->ncapmsg) {
+		const struct ibf_psim_msg *m = &in->msg[in->off[lo] + (p->msg - st->pbase[lo]) % nm];
+		if (m->gbps > 0) {
+			uint32_t i = rcap_find(st, p->msg);
+			if (!--st->rval[i].npk) {
+				stream_cap_count(&st->caps[lo], m,
+						 (double)(s->now - st->rval[i].start) / 1000.0);
+				rcap_del(st, i);
+			}
+		} else if (rep + 1 == stream_reps(in, lo) && ++st->elgot[lo] == st->elneed[lo]) {
+			st->elast[lo] = s->now;
+		}
+	}
 	struct rhost *R = &st->rh[p->dst];
 	if (step == R->step) {
 		if (++R->got == R->need)
@@ -2132,15 +2269,21 @@ static int rank_setup(struct psim *s, struct ibf_error *err)
 	st->npart = calloc(P, sizeof(*st->npart));
 	if (!st->pbase || !st->sbase || !st->npart)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	st->elneed = calloc(P, sizeof(*st->elneed));
+	st->elgot = calloc(P, sizeof(*st->elgot));
+	st->elast = malloc(P * sizeof(*st->elast));
+	if (!st->elneed || !st->elgot || !st->elast)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (uint32_t k = 0; k < P; k++) {
 		uint64_t reps = stream_reps(in, k);
-		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++)
+		st->elast[k] = UINT64_MAX;
+		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++) {
 			if (in->msg[m].gbps > 0)
-				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-						     "message streams: phase %u has rate-capped "
-						     "messages, which per-rank dependencies do not "
-						     "model (use barrier synchronisation)",
-						     k);
+				st->ncapmsg++;
+			else
+				st->elneed[k] += (in->msg[m].bytes + s->o->mtu_payload - 1) /
+						 s->o->mtu_payload;
+		}
 		st->pbase[k + 1] = st->pbase[k] + reps * (in->off[k + 1] - in->off[k]);
 		st->sbase[k + 1] = st->sbase[k] + reps;
 	}
@@ -2159,6 +2302,7 @@ static int rank_setup(struct psim *s, struct ibf_error *err)
 	st->by_src = malloc(n * sizeof(*st->by_src));
 	st->by_dst = malloc(n * sizeof(*st->by_dst));
 	st->rleft = calloc(n, sizeof(*st->rleft));
+	st->rnext = calloc(n, sizeof(*st->rnext));
 	st->rh = calloc(s->nh ? s->nh : 1, sizeof(*st->rh));
 	st->nrh = s->nh;
 	st->sfirst = malloc(st->nsteps * sizeof(*st->sfirst));
@@ -2166,7 +2310,8 @@ static int rank_setup(struct psim *s, struct ibf_error *err)
 	st->sdone = calloc(st->nsteps, sizeof(*st->sdone));
 	uint32_t *cnt = calloc(s->nh + 1, sizeof(*cnt));
 	uint32_t *mark = calloc(s->nh ? s->nh : 1, sizeof(*mark));
-	if (!st->by_src || !st->by_dst || !st->rleft || !st->rh || !st->sfirst || !st->slast ||
+	if (!st->by_src || !st->by_dst || !st->rleft || !st->rnext || !st->rh || !st->sfirst ||
+	    !st->slast ||
 	    !st->sdone || !cnt || !mark) {
 		free(cnt);
 		free(mark);
@@ -2263,6 +2408,16 @@ static int rank_finish(struct psim *s)
 				st->done_ns[k] = 0;
 			}
 		}
+		/* rate caps: as the barrier reports them, the uncapped messages'
+		 * time from the phase's first start (the phase's span without
+		 * caps) */
+		struct ibf_psim_phase_caps *c = &st->caps[k];
+		if (c->capped_done)
+			c->gbps_mean /= c->capped_done;
+		if (!c->capped)
+			c->elastic_ns = st->done_ns[k];
+		else if (st->elast[k] != UINT64_MAX)
+			c->elastic_ns = (double)(st->elast[k] - first) / 1000.0;
 	}
 	return 0;
 }
@@ -2282,6 +2437,12 @@ static void rank_free(struct pstream *st)
 	free(st->sfirst);
 	free(st->slast);
 	free(st->sdone);
+	free(st->rnext);
+	free(st->rkey);
+	free(st->rval);
+	free(st->elneed);
+	free(st->elgot);
+	free(st->elast);
 }
 
 static int stream_setup(struct psim *s, struct ibf_error *err)

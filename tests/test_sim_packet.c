@@ -1290,16 +1290,9 @@ static void test_stream_rank_ahead(void)
 	TT_CHECK(res.phase_ns[1] == 0 && res.phase_rank[1].hosts == 0);
 	TT_CHECK(res.phase_rank[2].first_ns == 0); /* host 3 got there at once */
 	TT_EQ_INT(res.delivered, 2 * 3 + 1);
-	/* what rank mode refuses: rate caps, more than 2^32 - 1 messages over
-	 * all steps, more than 2^24 steps */
-	msg[1].gbps = 10;
+	/* what rank mode refuses: more than 2^32 - 1 messages over all
+	 * steps, more than 2^24 steps */
 	o.stream = &st;
-	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
-	TT_CHECK(strstr(err.msg, "rate-capped") != NULL);
-	st.sync = IBF_PSIM_SYNC_BARRIER; /* the barrier models them */
-	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
-	msg[1].gbps = 0;
-	st.sync = IBF_PSIM_SYNC_RANK;
 	uint32_t off2[] = { 0, 3, 6 }, rep2[] = { 1u << 30, 1u << 30 }; /* 6 x 2^30 */
 	struct ibf_psim_msg msg2[] = { msg[0], msg[1], msg[2], msg[0], msg[1], msg[2] };
 	struct ibf_psim_stream st2 = { 2, off2, msg2, rep2, IBF_PSIM_SYNC_RANK };
@@ -1313,6 +1306,79 @@ static void test_stream_rank_ahead(void)
 	st.sync = 7;
 	rep[0] = 1;
 	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Rate caps per rank: test_stream_caps's two phases.  Step 0 as with the
+ * barrier: host 0's message capped at 10 Gb/s leaves its last packet at
+ * 32256 ns (delivered 32783.68), host 2's uncapped one is in at 3476.8.
+ * Host 0 has no input and enters step 1 when it has queued that last
+ * packet (32256), not when it is delivered; host 2 entered at 2949.12
+ * (its tenth packet queued), the phase's first start.  Host 0's pacing
+ * gap puts its first packet of step 1 at 32583.68 (uncapped: the capped
+ * one's first 4032 B are available at 32256 + 645.12), the capped ones at
+ * 32911.36 and 33566.72 (968 B, its payload there 154.88 ns after the
+ * first), the uncapped ones in the other slots: the capped message is in
+ * at 33566.72 + 82.56 + 200 = 33849.28 (1593.28 ns after host 0's start:
+ * 25.105 Gb/s), the uncapped one at 33649.28 + 7 x 327.68 + 527.68 =
+ * 36470.72, the end of the run. */
+static void test_stream_rank_caps(void)
+{
+	struct ibf_fabric *f = star(4);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = {
+		{ 0, 1, 40320, 10.0 },
+		{ 2, 3, 40320, 0 },
+		{ 0, 2, 5000, 50.0 },
+		{ 0, 3, 40320, 0 },
+	};
+	uint32_t off[] = { 0, 2, 4 };
+	struct ibf_psim_stream st = { 2, off, msg, NULL, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 2);
+	TT_CHECK_MSG(fabs(res.rank_total_ns - 36470.72) < 0.01, "total %.3f", res.rank_total_ns);
+	TT_CHECK_MSG(fabs(res.host_end_ns[0] - 35943.04) < 0.01, "host 0 %.3f", res.host_end_ns[0]);
+	const struct ibf_psim_phase_caps *c = res.phase_caps;
+	TT_EQ_INT(c[0].capped, 1);
+	TT_EQ_INT(c[0].capped_done, 1);
+	TT_CHECK_MSG(fabs(c[0].gbps_max - 322560 / 32783.68) < 1e-9, "capped 0 %.4f", c[0].gbps_max);
+	TT_CHECK_MSG(fabs(c[0].elastic_ns - 3476.8) < 0.01, "elastic 0 %.3f", c[0].elastic_ns);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - 32783.68) < 0.01, "phase 0 %.3f", res.phase_ns[0]);
+	TT_CHECK_MSG(fabs(res.phase_rank[1].first_ns - 2949.12) < 0.01, "phase 1 from %.3f",
+		     res.phase_rank[1].first_ns);
+	TT_EQ_INT(c[1].capped_done, 1);
+	TT_CHECK_MSG(fabs(c[1].gbps_max - 40000 / 1593.28) < 1e-9 && c[1].ratio_max <= 1.0,
+		     "capped 1 %.4f", c[1].gbps_max);
+	TT_CHECK(c[1].gbps_min == c[1].gbps_max && c[1].gbps_mean == c[1].gbps_max);
+	TT_CHECK_MSG(fabs(c[1].elastic_ns - (36470.72 - 2949.12)) < 0.01, "elastic 1 %.3f",
+		     c[1].elastic_ns);
+	TT_EQ_INT(res.delivered, 10 + 10 + 2 + 10);
+	/* repeated: every capped message counted, each from its own step */
+	uint32_t rep[] = { 3, 2 };
+	st.repeat = rep;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 2);
+	TT_EQ_INT(res.phase_caps[0].capped, 3);
+	TT_EQ_INT(res.phase_caps[0].capped_done, 3);
+	TT_EQ_INT(res.phase_caps[1].capped, 2);
+	TT_EQ_INT(res.phase_caps[1].capped_done, 2);
+	TT_CHECK(res.phase_caps[0].ratio_max <= 1.0 && res.phase_caps[1].ratio_max <= 1.0);
+	TT_EQ_INT(res.delivered, 3 * 20 + 2 * 12);
+	/* a limit inside step 0: the uncapped message is in, the capped not */
+	st.repeat = NULL;
+	o.measure_ns = 10000;
+	o.drain_ns = 0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 0);
+	TT_CHECK(fabs(res.phase_caps[0].elastic_ns - 3476.8) < 0.01);
+	TT_EQ_INT(res.phase_caps[0].capped_done, 0);
+	TT_CHECK(res.phase_caps[1].elastic_ns < 0);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -1680,6 +1746,7 @@ int main(void)
 	TT(test_stream_rank_hand);
 	TT(test_stream_rank_limit);
 	TT(test_stream_rank_ahead);
+	TT(test_stream_rank_caps);
 	TT(test_stream_rank_ring);
 	TT(test_stream_rank_slow_link);
 	TT(test_node_vls);
