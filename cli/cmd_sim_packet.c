@@ -162,7 +162,7 @@ struct sp_args {
 	int have_pattern, streams;
 	int reps_first; /* --reps first: each phase once, repeats estimated */
 	int reps_set;
-	int sync;     /* enum ibf_psim_sync (--sync) */
+	int sync; /* enum ibf_psim_sync (--sync) */
 	int sync_set;
 	double bytes;
 	struct ibf_sim_pattern pattern;
@@ -920,8 +920,8 @@ static struct ibf_psim_phase_reps phase_reps(const struct ibf_psim_result *res, 
  * min and max of the steps all its hosts finished.  A run stopped by the
  * time limit gives the steps every host finished (slowest, fastest, each
  * in JSON), nothing extrapolated. */
-static void print_streams_rank(const struct streams *S, const struct ibf_psim_result *res,
-			       int json, double ftot)
+static void print_streams_rank(const struct streams *S, const struct ibf_psim_result *res, int json,
+			       double ftot)
 {
 	uint64_t lo = 0, hi = 0;
 	for (uint32_t h = 0; res->host_steps && h < res->nhosts; h++) {
@@ -954,8 +954,8 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			       "\"steps_done\":%u,\"first_start_us\":%.4f,\"last_finish_us\":%.4f,"
 			       "\"span_us\":%.4f,\"step_us_mean\":%.4f,\"step_us_min\":%.4f,"
 			       "\"step_us_max\":%.4f,\"flow_us\":%.4f",
-			       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].bytes, pr->hosts,
-			       rp.done, pr->first_ns >= 0 ? pr->first_ns / 1000.0 : -1.0,
+			       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].bytes,
+			       pr->hosts, rp.done, pr->first_ns >= 0 ? pr->first_ns / 1000.0 : -1.0,
 			       pr->last_ns >= 0 ? pr->last_ns / 1000.0 : -1.0,
 			       res->phase_ns[k] >= 0 ? res->phase_ns[k] / 1000.0 : -1.0,
 			       rp.done ? rp.sum_ns / rp.done / 1000.0 : -1.0,
@@ -990,7 +990,8 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			       res->phase_ns[k] / 1000.0);
 		if (rp.done)
 			printf("; per step %.3f / %.3f / %.3f us mean / min / max",
-			       rp.sum_ns / rp.done / 1000.0, rp.min_ns / 1000.0, rp.max_ns / 1000.0);
+			       rp.sum_ns / rp.done / 1000.0, rp.min_ns / 1000.0,
+			       rp.max_ns / 1000.0);
 		printf(" (flow simulator %.3f us per repetition)\n", S->ph[k].flow_us);
 		print_caps(S, res, k, 0);
 	}

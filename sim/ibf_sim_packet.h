@@ -266,16 +266,16 @@ struct ibf_psim_result {
 	 * message in it; it starts the step when it may (see ibf_psim_sync)
 	 * and finishes it when it may start the next. */
 	int sync;
-	uint64_t steps;		/* of the run: the phases' repeat counts summed */
-	uint64_t *host_steps;	/* [nhosts] steps each host finished; owned */
-	double *host_end_ns;	/* [nhosts] when it finished the last one (-1: not); owned */
-	double rank_total_ns;	/* every host finished every step (ns); -1 */
+	uint64_t steps;	      /* of the run: the phases' repeat counts summed */
+	uint64_t *host_steps; /* [nhosts] steps each host finished; owned */
+	double *host_end_ns;  /* [nhosts] when it finished the last one (-1: not); owned */
+	double rank_total_ns; /* every host finished every step (ns); -1 */
 	struct ibf_psim_phase_rank {
-		uint32_t hosts;	      /* taking part in each of its steps */
-		double first_ns;      /* the first of them started its first step; -1 */
-		double last_ns;	      /* the last finished its last step; -1 until all did */
-		double span_mean_ns;  /* per step done: last finish - first start, mean */
-	} * phase_rank;		      /* [nphases], owned */
+		uint32_t hosts;	     /* taking part in each of its steps */
+		double first_ns;     /* the first of them started its first step; -1 */
+		double last_ns;	     /* the last finished its last step; -1 until all did */
+		double span_mean_ns; /* per step done: last finish - first start, mean */
+	} * phase_rank;		     /* [nphases], owned */
 	/* deadlock */
 	int deadlock;		/* 1: detected (the run stopped there) */
 	double deadlock_ns;	/* simulated time of the detection */

@@ -1707,13 +1707,13 @@ struct pstream {
 	/* per-rank dependencies (IBF_PSIM_SYNC_RANK, see rank_setup); the
 	 * fields above are then unused but for gen, sending and caps */
 	int rank;
-	struct rhost *rh;	  /* [nrh] */
+	struct rhost *rh; /* [nrh] */
 	uint32_t nrh;
-	uint32_t *by_src, *by_dst; /* [nmsg] message indices, each phase's by source / destination */
-	uint64_t *rleft;	  /* [nmsg] bytes left of the message at by_src[i] */
-	uint64_t *pbase;	  /* [nphases + 1] number of the phase's first message, rep 0 */
-	uint64_t *sbase;	  /* [nphases + 1] its first step */
-	uint32_t *npart;	  /* [nphases] hosts taking part in each of its steps */
+	uint32_t *by_src, *by_dst; /* [nmsg] each phase's messages by source, by destination */
+	uint64_t *rleft;	   /* [nmsg] bytes left of the message at by_src[i] */
+	uint64_t *pbase;	   /* [nphases + 1] number of the phase's first message, rep 0 */
+	uint64_t *sbase;	   /* [nphases + 1] its first step */
+	uint32_t *npart;	   /* [nphases] hosts taking part in each of its steps */
 	uint64_t nsteps;
 	uint64_t *sfirst, *slast; /* [nsteps] ps: first start, last finish */
 	uint32_t *sdone;	  /* [nsteps] hosts that finished it */
@@ -1871,8 +1871,7 @@ static int stream_gen(struct psim *s, uint32_t h)
 
 /* A capped message m is all in, ns after its start: count its achieved
  * rate in c. */
-static void stream_cap_count(struct ibf_psim_phase_caps *c, const struct ibf_psim_msg *m,
-			     double ns)
+static void stream_cap_count(struct ibf_psim_phase_caps *c, const struct ibf_psim_msg *m, double ns)
 {
 	double g = ns > 0 ? (double)m->bytes * 8.0 / ns : 0;
 	double q = g / m->gbps;
@@ -2217,7 +2216,8 @@ static int rank_done(struct psim *s, const struct pkt *p)
 	uint32_t nm = in->off[lo + 1] - in->off[lo];
 	uint64_t rep = (p->msg - st->pbase[lo]) / nm, step = st->sbase[lo] + rep;
 	if (st->ncapmsg) {
-		const struct ibf_psim_msg *m = &in->msg[in->off[lo] + (p->msg - st->pbase[lo]) % nm];
+		const struct ibf_psim_msg *m =
+			&in->msg[in->off[lo] + (p->msg - st->pbase[lo]) % nm];
 		if (m->gbps > 0) {
 			uint32_t i = rcap_find(st, p->msg);
 			if (!--st->rval[i].npk) {
@@ -2311,8 +2311,7 @@ static int rank_setup(struct psim *s, struct ibf_error *err)
 	uint32_t *cnt = calloc(s->nh + 1, sizeof(*cnt));
 	uint32_t *mark = calloc(s->nh ? s->nh : 1, sizeof(*mark));
 	if (!st->by_src || !st->by_dst || !st->rleft || !st->rnext || !st->rh || !st->sfirst ||
-	    !st->slast ||
-	    !st->sdone || !cnt || !mark) {
+	    !st->slast || !st->sdone || !cnt || !mark) {
 		free(cnt);
 		free(mark);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
@@ -2388,7 +2387,8 @@ static int rank_finish(struct psim *s)
 				continue; /* not done by all its hosts */
 			if (st->slast[q] > last)
 				last = st->slast[q];
-			double ns = st->npart[k] ? (double)(st->slast[q] - st->sfirst[q]) / 1000.0 : 0;
+			double ns =
+				st->npart[k] ? (double)(st->slast[q] - st->sfirst[q]) / 1000.0 : 0;
 			if (!rp->done || ns < rp->min_ns)
 				rp->min_ns = ns;
 			if (!rp->done || ns > rp->max_ns)

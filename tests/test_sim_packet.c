@@ -1347,7 +1347,8 @@ static void test_stream_rank_caps(void)
 	const struct ibf_psim_phase_caps *c = res.phase_caps;
 	TT_EQ_INT(c[0].capped, 1);
 	TT_EQ_INT(c[0].capped_done, 1);
-	TT_CHECK_MSG(fabs(c[0].gbps_max - 322560 / 32783.68) < 1e-9, "capped 0 %.4f", c[0].gbps_max);
+	TT_CHECK_MSG(fabs(c[0].gbps_max - 322560 / 32783.68) < 1e-9, "capped 0 %.4f",
+		     c[0].gbps_max);
 	TT_CHECK_MSG(fabs(c[0].elastic_ns - 3476.8) < 0.01, "elastic 0 %.3f", c[0].elastic_ns);
 	TT_CHECK_MSG(fabs(res.phase_ns[0] - 32783.68) < 0.01, "phase 0 %.3f", res.phase_ns[0]);
 	TT_CHECK_MSG(fabs(res.phase_rank[1].first_ns - 2949.12) < 0.01, "phase 1 from %.3f",
