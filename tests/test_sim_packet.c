@@ -1261,6 +1261,7 @@ static void test_stream_rank_ahead(void)
 	struct ibf_psim_msg fan[] = { { 0, 1, 4032, 0 }, { 2, 1, 4032, 0 } };
 	uint32_t foff[] = { 0, 2 }, frep[] = { 200 };
 	struct ibf_psim_stream fst = { 1, foff, fan, frep, IBF_PSIM_SYNC_RANK };
+	ibf_psim_result_free(&res);
 	TT_REQUIRE(stream_run(f2, &r2, &fst, 1.0, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 1);
 	TT_EQ_INT(res.delivered, 400);
