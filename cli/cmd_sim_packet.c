@@ -59,6 +59,7 @@ enum {
 	O_STREAMS,
 	O_BYTES,
 	O_REPS,
+	O_SYNC,
 	O_NODEVLS,
 	O_NODEVOQ,
 	O_ACCPKT,
@@ -103,6 +104,12 @@ static const char sp_help[] =
 	"                    a phase repeated R times runs R times, back to back\n"
 	"  --reps all|first  with --streams: all repetitions (default), or only each\n"
 	"                    phase's first, the total then an estimate (first x R)\n"
+	"  --sync barrier|rank  with --streams: when a host starts its next step (a\n"
+	"                    repetition of a phase): barrier (default) when every\n"
+	"                    packet of the step is delivered; rank when its own input\n"
+	"                    of the step is in and it has queued its own packets, so\n"
+	"                    steps overlap across hosts; reports per phase its first\n"
+	"                    start, last finish and per-step spans\n"
 	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
 	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
 	"                    points at once (same results for any N)\n"
@@ -155,6 +162,8 @@ struct sp_args {
 	int have_pattern, streams;
 	int reps_first; /* --reps first: each phase once, repeats estimated */
 	int reps_set;
+	int sync; /* enum ibf_psim_sync (--sync) */
+	int sync_set;
 	double bytes;
 	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
@@ -261,6 +270,7 @@ static const struct option sp_lo[] = {
 	{ "islip-iters", required_argument, 0, O_ISLIP },
 	{ "bytes", required_argument, 0, O_BYTES },
 	{ "reps", required_argument, 0, O_REPS },
+	{ "sync", required_argument, 0, O_SYNC },
 	{ "quiet", no_argument, 0, O_QUIET },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
@@ -466,6 +476,15 @@ static int sp_other_opt(const char *prog, struct sp_args *a, int c)
 			return cli_usage_error(prog, "--reps: all or first");
 		a->reps_set = 1;
 		return 0;
+	case O_SYNC:
+		if (!strcmp(optarg, "barrier"))
+			a->sync = IBF_PSIM_SYNC_BARRIER;
+		else if (!strcmp(optarg, "rank"))
+			a->sync = IBF_PSIM_SYNC_RANK;
+		else
+			return cli_usage_error(prog, "--sync: barrier or rank");
+		a->sync_set = 1;
+		return 0;
 	case 'h':
 		fputs(sp_help, stdout);
 		return -1;
@@ -510,6 +529,11 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		return cli_usage_error(prog, "--bytes goes with --streams");
 	if (a->reps_set && !a->streams)
 		return cli_usage_error(prog, "--reps goes with --streams");
+	if (a->sync_set && !a->streams)
+		return cli_usage_error(prog, "--sync goes with --streams");
+	if (a->sync == IBF_PSIM_SYNC_RANK && a->reps_first)
+		return cli_usage_error(prog, "--sync rank runs every repetition: not with "
+					     "--reps first");
 	if (a->o.node_voq && (!a->o.accels || !a->o.node_buf_bytes))
 		return cli_usage_error(prog, "--node-voq goes with --accels K and --node-buf B");
 	a->o.vls = (int)a->vls;
@@ -834,6 +858,7 @@ static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
 	S->st.msg = S->msg;
 	S->first = a->reps_first;
 	S->st.repeat = S->first ? NULL : S->rep;
+	S->st.sync = a->sync;
 	return rc;
 }
 
@@ -887,6 +912,91 @@ static struct ibf_psim_phase_reps phase_reps(const struct ibf_psim_result *res, 
 	return res->phase_reps ? res->phase_reps[k] : z;
 }
 
+/* --sync rank: every host walks the steps on its own (rate caps as with
+ * the barrier, each capped message's rate from its sender's step start).  The run's total
+ * is when the last host finished its last step (-1 unless all did); per
+ * phase the first start and last finish of its steps by the hosts taking
+ * part, their span, and per step (first start to last finish) the mean,
+ * min and max of the steps all its hosts finished.  A run stopped by the
+ * time limit gives the steps every host finished (slowest, fastest, each
+ * in JSON), nothing extrapolated. */
+static void print_streams_rank(const struct streams *S, const struct ibf_psim_result *res, int json,
+			       double ftot)
+{
+	uint64_t lo = 0, hi = 0;
+	for (uint32_t h = 0; res->host_steps && h < res->nhosts; h++) {
+		if (!h || res->host_steps[h] < lo)
+			lo = res->host_steps[h];
+		if (!h || res->host_steps[h] > hi)
+			hi = res->host_steps[h];
+	}
+	int all = res->rank_total_ns >= 0;
+	if (json) {
+		printf(",\"streams\":{\"sync\":\"rank\",\"steps\":%llu,\"host_steps_min\":%llu,"
+		       "\"host_steps_max\":%llu,\"phases_done\":%u,\"total_us\":%.4f,"
+		       "\"flow_total_us\":%.4f,\"host_steps\":[",
+		       (unsigned long long)res->steps, (unsigned long long)lo,
+		       (unsigned long long)hi, res->phases_done,
+		       all ? res->rank_total_ns / 1000.0 : -1.0, ftot);
+		for (uint32_t h = 0; res->host_steps && h < res->nhosts; h++)
+			printf("%s%llu", h ? "," : "", (unsigned long long)res->host_steps[h]);
+		printf("],\"host_end_us\":[");
+		for (uint32_t h = 0; res->host_end_ns && h < res->nhosts; h++)
+			printf("%s%.4f", h ? "," : "",
+			       res->host_end_ns[h] >= 0 ? res->host_end_ns[h] / 1000.0 : -1.0);
+		printf("],\"phases\":[");
+		for (uint32_t k = 0; k < S->n; k++) {
+			struct ibf_psim_phase_reps rp = phase_reps(res, k);
+			const struct ibf_psim_phase_rank *pr = &res->phase_rank[k];
+			printf("%s{\"label\":", k ? "," : "");
+			ibf_json_str(stdout, S->ph[k].label);
+			printf(",\"repeat\":%u,\"messages\":%u,\"bytes\":%.0f,\"hosts\":%u,"
+			       "\"steps_done\":%u,\"first_start_us\":%.4f,\"last_finish_us\":%.4f,"
+			       "\"span_us\":%.4f,\"step_us_mean\":%.4f,\"step_us_min\":%.4f,"
+			       "\"step_us_max\":%.4f,\"flow_us\":%.4f",
+			       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].bytes,
+			       pr->hosts, rp.done, pr->first_ns >= 0 ? pr->first_ns / 1000.0 : -1.0,
+			       pr->last_ns >= 0 ? pr->last_ns / 1000.0 : -1.0,
+			       res->phase_ns[k] >= 0 ? res->phase_ns[k] / 1000.0 : -1.0,
+			       rp.done ? rp.sum_ns / rp.done / 1000.0 : -1.0,
+			       rp.done ? rp.min_ns / 1000.0 : -1.0,
+			       rp.done ? rp.max_ns / 1000.0 : -1.0, S->ph[k].flow_us);
+			print_caps(S, res, k, 1);
+			printf("}");
+		}
+		printf("]}");
+		return;
+	}
+	printf("message streams, per-rank dependencies (--sync rank): ");
+	if (all)
+		printf("every host finished all %llu steps, total %.3f us (flow simulator %.3f "
+		       "us)\n",
+		       (unsigned long long)res->steps, res->rank_total_ns / 1000.0, ftot);
+	else
+		printf("stopped by the time limit (--warmup + --measure + --drain): the slowest "
+		       "host finished %llu of %llu steps, the fastest %llu; no total\n",
+		       (unsigned long long)lo, (unsigned long long)res->steps,
+		       (unsigned long long)hi);
+	for (uint32_t k = 0; k < S->n; k++) {
+		struct ibf_psim_phase_reps rp = phase_reps(res, k);
+		const struct ibf_psim_phase_rank *pr = &res->phase_rank[k];
+		printf("  phase %u '%s' x%u: %u messages of %.0f B, %u hosts: %u of %u steps done",
+		       k, S->ph[k].label, S->ph[k].repeat, S->off[k + 1] - S->off[k],
+		       S->ph[k].bytes, pr->hosts, rp.done, rp.reps);
+		if (pr->first_ns >= 0)
+			printf(", first start %.3f us", pr->first_ns / 1000.0);
+		if (pr->last_ns >= 0)
+			printf(", last finish %.3f us (span %.3f us)", pr->last_ns / 1000.0,
+			       res->phase_ns[k] / 1000.0);
+		if (rp.done)
+			printf("; per step %.3f / %.3f / %.3f us mean / min / max",
+			       rp.sum_ns / rp.done / 1000.0, rp.min_ns / 1000.0,
+			       rp.max_ns / 1000.0);
+		printf(" (flow simulator %.3f us per repetition)\n", S->ph[k].flow_us);
+		print_caps(S, res, k, 0);
+	}
+}
+
 /* Per phase: its repetitions run and finished, their time (the phase's
  * when all finished, -1 else) and mean / min / max per repetition; the run
  * total is the sum of what was simulated.  With --reps first only each
@@ -904,9 +1014,13 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 		est += rp.sum_ns / 1000.0 * S->ph[k].repeat;
 		ftot += S->ph[k].flow_us * S->ph[k].repeat;
 	}
+	if (res->sync == IBF_PSIM_SYNC_RANK) {
+		print_streams_rank(S, res, json, ftot);
+		return;
+	}
 	int all = res->phases_done == S->n;
 	if (json) {
-		printf(",\"streams\":{\"reps\":\"%s\",\"phases_done\":%u,\"reps_run\":%llu,"
+		printf(",\"streams\":{\"sync\":\"barrier\",\"reps\":\"%s\",\"phases_done\":%u,\"reps_run\":%llu,"
 		       "\"reps_done\":%llu,\"simulated_us\":%.4f,\"total_us\":%.4f,",
 		       S->first ? "first" : "all", res->phases_done, reps, reps_done, simulated,
 		       all && !S->first ? simulated : -1.0);

@@ -54,6 +54,27 @@ struct ibf_psim_stream {
 	 * starting when every packet of the previous one is delivered or
 	 * dropped, as the next phase does; NULL: every phase once */
 	const uint32_t *repeat;
+	int sync; /* enum ibf_psim_sync: when a host starts its next step */
+};
+
+/* A step is one repetition of one phase, in order (phase 0's repetitions,
+ * then phase 1's, ...).
+ *   BARRIER: every host starts step s + 1 when every packet of step s is
+ *            delivered (or dropped).
+ *   RANK:    host h starts step s + 1 as soon as (a) every packet
+ *            addressed to h in step s is delivered to h (or dropped on the
+ *            way) and (b) h has handed all its own packets of step s to
+ *            its queue; a host with nothing to receive needs only (b), one
+ *            with nothing to send or receive passes the step at once.
+ *            Steps of different hosts overlap.  A packet carries its
+ *            message's number over all steps (at most 2^32 - 1 of them in
+ *            a run) and at most 2^24 steps.  A capped message's bytes
+ *            become available at its cap from its sender's start of the
+ *            step (ibf_psim_phase_caps: its achieved rate from there; the
+ *            uncapped messages' time from the phase's first start). */
+enum ibf_psim_sync {
+	IBF_PSIM_SYNC_BARRIER = 0,
+	IBF_PSIM_SYNC_RANK = 1,
 };
 
 struct ibf_psim_opts {
@@ -236,6 +257,25 @@ struct ibf_psim_result {
 		 * repetition's start) */
 		double gbps_min, gbps_mean, gbps_max, ratio_max;
 	} * phase_caps;
+	/* message streams with IBF_PSIM_SYNC_RANK (sync 1; the fields above:
+	 * phase_ns[k] is the phase's span, first start to last finish, -1
+	 * until every step of it is done by every host taking part;
+	 * phases_done counts those phases; phase_reps[k].done counts the
+	 * phase's steps done by all its hosts, sum_ns / min_ns / max_ns their
+	 * spans).  A host takes part in a step when it sends or receives a
+	 * message in it; it starts the step when it may (see ibf_psim_sync)
+	 * and finishes it when it may start the next. */
+	int sync;
+	uint64_t steps;	      /* of the run: the phases' repeat counts summed */
+	uint64_t *host_steps; /* [nhosts] steps each host finished; owned */
+	double *host_end_ns;  /* [nhosts] when it finished the last one (-1: not); owned */
+	double rank_total_ns; /* every host finished every step (ns); -1 */
+	struct ibf_psim_phase_rank {
+		uint32_t hosts;	     /* taking part in each of its steps */
+		double first_ns;     /* the first of them started its first step; -1 */
+		double last_ns;	     /* the last finished its last step; -1 until all did */
+		double span_mean_ns; /* per step done: last finish - first start, mean */
+	} * phase_rank;		     /* [nphases], owned */
 	/* deadlock */
 	int deadlock;		/* 1: detected (the run stopped there) */
 	double deadlock_ns;	/* simulated time of the detection */

@@ -1704,6 +1704,51 @@ struct pstream {
 	uint32_t el_left; /* uncapped messages not delivered (phases with caps) */
 	struct ibf_psim_phase_caps *caps;
 	struct ibf_psim_phase_reps *rp; /* [nphases] */
+	/* per-rank dependencies (IBF_PSIM_SYNC_RANK, see rank_setup); the
+	 * fields above are then unused but for gen, sending and caps */
+	int rank;
+	struct rhost *rh; /* [nrh] */
+	uint32_t nrh;
+	uint32_t *by_src, *by_dst; /* [nmsg] each phase's messages by source, by destination */
+	uint64_t *rleft;	   /* [nmsg] bytes left of the message at by_src[i] */
+	uint64_t *pbase;	   /* [nphases + 1] number of the phase's first message, rep 0 */
+	uint64_t *sbase;	   /* [nphases + 1] its first step */
+	uint32_t *npart;	   /* [nphases] hosts taking part in each of its steps */
+	uint64_t nsteps;
+	uint64_t *sfirst, *slast; /* [nsteps] ps: first start, last finish */
+	uint32_t *sdone;	  /* [nsteps] hosts that finished it */
+	uint32_t hosts_done;	  /* hosts past the last step */
+	uint64_t tend;		  /* ps: the last of them */
+	/* rate caps (ncapmsg > 0): a capped message at by_src[i] sends its
+	 * next packet no earlier than rnext[i]; each capped message of a step
+	 * in flight is in a hash table by its number (rkey, rval; RK_NONE
+	 * free): its sender's step start and packets not in yet; per phase
+	 * the uncapped packets of its last step (elneed), those in (elgot)
+	 * and when the last came (elast, ps; UINT64_MAX none) */
+	uint32_t ncapmsg;
+	uint64_t *rnext;
+	uint32_t *rkey;
+	struct rcapv {
+		uint64_t start, npk;
+	} * rval;
+	uint32_t rcap, rn; /* slots (a power of two), used */
+	uint64_t *elneed, *elgot, *elast;
+};
+#define RK_NONE UINT32_MAX /* no message number (they stay below 2^32 - 1) */
+
+/* A host's place in its steps (per-rank dependencies). */
+struct rhost {
+	uint64_t step;	    /* the step it is in; nsteps: all done */
+	uint64_t end;	    /* ps: when it finished the last one */
+	uint64_t need, got; /* packets addressed to it in the step, in so far */
+	uint32_t phase, rep;
+	uint32_t a, b, cur; /* its messages: by_src[a .. b - 1], the next in turn */
+	uint32_t unsent;    /* of those, with bytes left */
+	uint8_t part;	    /* takes part in the step */
+	uint32_t ehead, nearly, capearly;
+	struct rearly {
+		uint64_t step, got;
+	} * early; /* early[ehead .. nearly - 1]: packets in for later steps, by step */
 };
 
 /* ps a capped message needs for `pay` payload bytes at its cap (rounded
@@ -1783,12 +1828,16 @@ static int stream_load(struct psim *s)
 	return rc;
 }
 
+static int rank_gen(struct psim *s, uint32_t h);
+
 /* One packet of host h's next message with bytes left whose time has come
  * (uncapped, or its cap allows it), in turn; when only capped messages
  * wait, the host's next try is at the earliest of their times. */
 static int stream_gen(struct psim *s, uint32_t h)
 {
 	struct pstream *st = s->st;
+	if (st->rank)
+		return rank_gen(s, h);
 	struct host *H = &s->host[h];
 	uint32_t a = st->off[h], b = st->off[h + 1], j = st->cur[h];
 	uint64_t wake = UINT64_MAX;
@@ -1820,6 +1869,22 @@ static int stream_gen(struct psim *s, uint32_t h)
 	return rc ? rc : host_send(s, h, st->dst[j], bytes);
 }
 
+/* A capped message m is all in, ns after its start: count its achieved
+ * rate in c. */
+static void stream_cap_count(struct ibf_psim_phase_caps *c, const struct ibf_psim_msg *m, double ns)
+{
+	double g = ns > 0 ? (double)m->bytes * 8.0 / ns : 0;
+	double q = g / m->gbps;
+	if (!c->capped_done || g < c->gbps_min)
+		c->gbps_min = g;
+	if (!c->capped_done || g > c->gbps_max)
+		c->gbps_max = g;
+	if (!c->capped_done || q > c->ratio_max)
+		c->ratio_max = q;
+	c->gbps_mean += g; /* a sum until the phase ends */
+	c->capped_done++;
+}
+
 /* Packet p of the phase was delivered or dropped: with caps in the phase,
  * its message counts it (a phase ends only when all its packets are in, so
  * p->msg is an index of the current phase). */
@@ -1836,16 +1901,7 @@ static void stream_msg_done(struct psim *s, const struct pkt *p)
 			c->elastic_ns = (double)(s->now - st->pstart) / 1000.0;
 		return;
 	}
-	double g = ns > 0 ? (double)s->o->stream->msg[st->mk[j]].bytes * 8.0 / ns : 0;
-	double q = g / st->gbps[j];
-	if (!c->capped_done || g < c->gbps_min)
-		c->gbps_min = g;
-	if (!c->capped_done || g > c->gbps_max)
-		c->gbps_max = g;
-	if (!c->capped_done || q > c->ratio_max)
-		c->ratio_max = q;
-	c->gbps_mean += g; /* a sum until the phase ends */
-	c->capped_done++;
+	stream_cap_count(c, &s->o->stream->msg[st->mk[j]], ns);
 }
 
 static void stream_caps_close(struct pstream *st)
@@ -1898,14 +1954,495 @@ static int stream_next(struct psim *s)
 }
 
 /* A packet of the repetition was delivered (or dropped). */
+static int rank_done(struct psim *s, const struct pkt *p);
+
 static int stream_done(struct psim *s, const struct pkt *p)
 {
 	struct pstream *st = s->st;
+	if (st->rank)
+		return rank_done(s, p);
 	if (st->ncap)
 		stream_msg_done(s, p);
 	if (!st->pending || --st->pending)
 		return 0;
 	return stream_next(s);
+}
+
+/* ------------------------------------------------------------ per-rank dependencies
+ *
+ * Every host walks the steps (phase 0 repetition 0, 1, ..., phase 1
+ * repetition 0, ...) on its own: it enters step s when it has finished
+ * s - 1, i.e. every packet addressed to it in s - 1 is in (delivered or
+ * dropped) and it has handed all its own packets of s - 1 to its queue.
+ * The messages of a step are the phase's (repetitions have the same ones),
+ * so nothing is materialised per step: a host's messages of phase k are
+ * by_src[a .. b - 1], their bytes left in rleft[a .. b - 1] (only the host
+ * itself touches them, and it is in one step at a time).  A packet
+ * carries its message's number over the whole run, pbase[k] + rep x
+ * (messages of phase k) + its index in the phase, which gives back the
+ * step it belongs to; packets for a step its destination has not entered
+ * yet wait as counts in the destination's `early` list. */
+
+/* First position in by[lo .. hi - 1] (sorted by key) whose message's key
+ * (source or destination) is >= h. */
+static uint32_t rank_lower(const struct ibf_psim_msg *msg, const uint32_t *by, uint32_t lo,
+			   uint32_t hi, uint32_t h, int dst)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint32_t k = dst ? msg[by[mid]].dst : msg[by[mid]].src;
+		if (k < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The number of message m (an index of in->msg) of phase k, repetition
+ * rep, over all steps. */
+static uint32_t rank_msg_no(const struct psim *s, uint32_t k, uint32_t rep, uint32_t m)
+{
+	const struct ibf_psim_stream *in = s->o->stream;
+	return (uint32_t)(s->st->pbase[k] + (uint64_t)rep * (in->off[k + 1] - in->off[k]) +
+			  (m - in->off[k]));
+}
+
+/* The capped messages in flight: open addressing, linear probing. */
+static uint32_t rcap_slot(const struct pstream *st, uint32_t key)
+{
+	return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 32) & (st->rcap - 1);
+}
+
+static uint32_t rcap_find(const struct pstream *st, uint32_t key)
+{
+	uint32_t i = rcap_slot(st, key);
+	while (st->rkey[i] != key)
+		i = (i + 1) & (st->rcap - 1);
+	return i;
+}
+
+static int rcap_add(struct psim *s, uint32_t key, uint64_t npk)
+{
+	struct pstream *st = s->st;
+	if (2 * (st->rn + 1) > st->rcap) { /* at most half full: rehash into twice the slots */
+		uint32_t oc = st->rcap, nc = oc ? 2 * oc : 64;
+		uint32_t *ok = st->rkey, *nk = malloc(nc * sizeof(*nk));
+		struct rcapv *ov = st->rval, *nv = malloc(nc * sizeof(*nv));
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return IBF_ENOMEM;
+		}
+		for (uint32_t i = 0; i < nc; i++)
+			nk[i] = RK_NONE;
+		st->rkey = nk;
+		st->rval = nv;
+		st->rcap = nc;
+		for (uint32_t i = 0; i < oc; i++)
+			if (ok[i] != RK_NONE) {
+				uint32_t j = rcap_slot(st, ok[i]);
+				while (nk[j] != RK_NONE)
+					j = (j + 1) & (nc - 1);
+				nk[j] = ok[i];
+				nv[j] = ov[i];
+			}
+		free(ok);
+		free(ov);
+	}
+	uint32_t i = rcap_slot(st, key);
+	while (st->rkey[i] != RK_NONE)
+		i = (i + 1) & (st->rcap - 1);
+	st->rkey[i] = key;
+	st->rval[i] = (struct rcapv){ s->now, npk };
+	st->rn++;
+	return 0;
+}
+
+/* Free slot i, moving back the entries after it that would no longer be
+ * found (no tombstones). */
+static void rcap_del(struct pstream *st, uint32_t i)
+{
+	uint32_t mask = st->rcap - 1, j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (st->rkey[j] == RK_NONE)
+			break;
+		uint32_t k = rcap_slot(st, st->rkey[j]);
+		/* stays when its home k is cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		st->rkey[i] = st->rkey[j];
+		st->rval[i] = st->rval[j];
+		i = j;
+	}
+	st->rkey[i] = RK_NONE;
+	st->rn--;
+}
+
+/* Host h enters its step R->step (< nsteps) now: its messages, the
+ * packets it waits for (those already in counted), its generation chain
+ * (started unless one is pending: one chain per host). */
+static int rank_enter(struct psim *s, uint32_t h)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	struct rhost *R = &st->rh[h];
+	uint32_t k = R->phase, lo = in->off[k], hi = in->off[k + 1];
+	uint32_t mtu = s->o->mtu_payload;
+	R->a = rank_lower(in->msg, st->by_src, lo, hi, h, 0);
+	R->b = rank_lower(in->msg, st->by_src, R->a, hi, h + 1, 0);
+	R->cur = R->a;
+	R->unsent = R->b - R->a;
+	for (uint32_t i = R->a; i < R->b; i++) {
+		const struct ibf_psim_msg *m = &in->msg[st->by_src[i]];
+		st->rleft[i] = m->bytes;
+		if (m->gbps > 0) {
+			st->rnext[i] = s->now + stream_pace(m->gbps, stream_pay(m->bytes, mtu));
+			int rc = rcap_add(s, rank_msg_no(s, k, R->rep, st->by_src[i]),
+					  (m->bytes + mtu - 1) / mtu);
+			if (rc)
+				return rc;
+		}
+	}
+	uint32_t d0 = rank_lower(in->msg, st->by_dst, lo, hi, h, 1);
+	uint32_t d1 = rank_lower(in->msg, st->by_dst, d0, hi, h + 1, 1);
+	R->need = 0;
+	for (uint32_t i = d0; i < d1; i++)
+		R->need += (in->msg[st->by_dst[i]].bytes + mtu - 1) / mtu;
+	R->got = 0;
+	if (R->ehead < R->nearly && R->early[R->ehead].step == R->step) {
+		R->got = R->early[R->ehead++].got;
+		if (R->ehead == R->nearly)
+			R->ehead = R->nearly = 0;
+	}
+	R->part = R->b > R->a || d1 > d0;
+	if (R->part && s->now < st->sfirst[R->step])
+		st->sfirst[R->step] = s->now;
+	if (R->unsent && !st->gen[h])
+		return stream_push_gen(s, h, s->now);
+	return 0;
+}
+
+/* Host h may have finished its step: while it has, count it and enter the
+ * next (a loop: steps it takes no part in pass at once). */
+static int rank_try(struct psim *s, uint32_t h)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	struct rhost *R = &st->rh[h];
+	while (R->step < st->nsteps && !R->unsent && R->got >= R->need) {
+		if (R->part) {
+			if (s->now > st->slast[R->step])
+				st->slast[R->step] = s->now;
+			st->sdone[R->step]++;
+		}
+		if (++R->step == st->nsteps) {
+			st->tend = R->end = s->now;
+			if (++st->hosts_done == s->nh)
+				s->stop = 1;
+			return 0;
+		}
+		if (++R->rep == stream_reps(in, R->phase)) {
+			R->rep = 0;
+			R->phase++;
+		}
+		int rc = rank_enter(s, h);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* rank mode's stream_gen: one packet of host h's current step, its
+ * messages in turn; the step may end with it. */
+static int rank_gen(struct psim *s, uint32_t h)
+{
+	struct pstream *st = s->st;
+	struct host *H = &s->host[h];
+	struct rhost *R = &st->rh[h];
+	st->gen[h] = 0; /* this one */
+	if (!R->unsent)
+		return 0; /* waits for its input: the chain ends, rank_enter restarts it */
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t j = R->cur, n = 0, cnt = R->b - R->a;
+	uint64_t wake = UINT64_MAX;
+	for (; n < cnt; n++, j = j + 1 < R->b ? j + 1 : R->a) {
+		if (!st->rleft[j])
+			continue;
+		if (!(in->msg[st->by_src[j]].gbps > 0) || st->rnext[j] <= s->now)
+			break;
+		if (st->rnext[j] < wake)
+			wake = st->rnext[j];
+	}
+	if (n == cnt) /* only capped messages left, none due yet */
+		return stream_push_gen(s, h, wake);
+	if (H->qlen >= s->o->srcq_max)
+		return stream_push_gen(s, h, s->now + H->gap_ps);
+	uint32_t mtu = s->o->mtu_payload;
+	uint32_t pay = stream_pay(st->rleft[j], mtu);
+	double gbps = in->msg[st->by_src[j]].gbps;
+	st->rleft[j] -= pay;
+	if (!st->rleft[j])
+		R->unsent--;
+	else if (gbps > 0)
+		st->rnext[j] = s->now + stream_pace(gbps, stream_pay(st->rleft[j], mtu));
+	R->cur = j + 1 < R->b ? j + 1 : R->a;
+	uint32_t bytes = pay + s->o->hdr_bytes;
+	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
+	int rc = stream_push_gen(s, h, s->now + (gap ? gap : 1));
+	st->sending = rank_msg_no(s, R->phase, R->rep, st->by_src[j]);
+	if (!rc)
+		rc = host_send(s, h, in->msg[st->by_src[j]].dst, bytes);
+	if (!rc && !R->unsent)
+		rc = rank_try(s, h);
+	return rc;
+}
+
+/* rank mode's stream_done: packet p is in (delivered or dropped): its
+ * destination counts it for the step it belongs to. */
+static int rank_done(struct psim *s, const struct pkt *p)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t lo = 0, hi = in->nphases; /* the phase: pbase[k] <= msg < pbase[k + 1] */
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (st->pbase[mid] <= p->msg)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	uint32_t nm = in->off[lo + 1] - in->off[lo];
+	uint64_t rep = (p->msg - st->pbase[lo]) / nm, step = st->sbase[lo] + rep;
+	if (st->ncapmsg) {
+		const struct ibf_psim_msg *m =
+			&in->msg[in->off[lo] + (p->msg - st->pbase[lo]) % nm];
+		if (m->gbps > 0) {
+			uint32_t i = rcap_find(st, p->msg);
+			if (!--st->rval[i].npk) {
+				stream_cap_count(&st->caps[lo], m,
+						 (double)(s->now - st->rval[i].start) / 1000.0);
+				rcap_del(st, i);
+			}
+		} else if (rep + 1 == stream_reps(in, lo) && ++st->elgot[lo] == st->elneed[lo]) {
+			st->elast[lo] = s->now;
+		}
+	}
+	struct rhost *R = &st->rh[p->dst];
+	if (step == R->step) {
+		if (++R->got == R->need)
+			return rank_try(s, p->dst);
+		return 0;
+	}
+	/* a later step (an earlier one is finished: all its packets are in) */
+	uint32_t e = R->nearly;
+	while (e > R->ehead && R->early[e - 1].step > step)
+		e--;
+	if (e > R->ehead && R->early[e - 1].step == step) {
+		R->early[e - 1].got++;
+		return 0;
+	}
+	if (R->ehead && R->nearly == R->capearly) { /* the taken ones make room */
+		memmove(R->early, R->early + R->ehead, (R->nearly - R->ehead) * sizeof(*R->early));
+		R->nearly -= R->ehead;
+		e -= R->ehead;
+		R->ehead = 0;
+	}
+	GROW(R->early, R->nearly, R->capearly, 4, return IBF_ENOMEM);
+	memmove(R->early + e + 1, R->early + e, (R->nearly - e) * sizeof(*R->early));
+	R->early[e] = (struct rearly){ step, 1 };
+	R->nearly++;
+	return 0;
+}
+
+/* Per-rank dependencies: check what fits, sort each phase's messages by
+ * source and by destination, and let every host enter step 0 at time 0. */
+static int rank_setup(struct psim *s, struct ibf_error *err)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t P = in->nphases, nm = in->off[P];
+	st->rank = 1;
+	st->pbase = calloc(P + 1, sizeof(*st->pbase));
+	st->sbase = calloc(P + 1, sizeof(*st->sbase));
+	st->npart = calloc(P, sizeof(*st->npart));
+	if (!st->pbase || !st->sbase || !st->npart)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	st->elneed = calloc(P, sizeof(*st->elneed));
+	st->elgot = calloc(P, sizeof(*st->elgot));
+	st->elast = malloc(P * sizeof(*st->elast));
+	if (!st->elneed || !st->elgot || !st->elast)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t k = 0; k < P; k++) {
+		uint64_t reps = stream_reps(in, k);
+		st->elast[k] = UINT64_MAX;
+		for (uint32_t m = in->off[k]; m < in->off[k + 1]; m++) {
+			if (in->msg[m].gbps > 0)
+				st->ncapmsg++;
+			else
+				st->elneed[k] += (in->msg[m].bytes + s->o->mtu_payload - 1) /
+						 s->o->mtu_payload;
+		}
+		st->pbase[k + 1] = st->pbase[k] + reps * (in->off[k + 1] - in->off[k]);
+		st->sbase[k + 1] = st->sbase[k] + reps;
+	}
+	if (st->pbase[P] > UINT32_MAX)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams: %llu messages over all steps; per-rank "
+				     "dependencies number them in 32 bits (at most %u)",
+				     (unsigned long long)st->pbase[P], UINT32_MAX);
+	if (st->sbase[P] > (1u << 24))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams: %llu steps; per-rank dependencies "
+				     "keep at most 2^24",
+				     (unsigned long long)st->sbase[P]);
+	st->nsteps = st->sbase[P];
+	size_t n = nm ? nm : 1;
+	st->by_src = malloc(n * sizeof(*st->by_src));
+	st->by_dst = malloc(n * sizeof(*st->by_dst));
+	st->rleft = calloc(n, sizeof(*st->rleft));
+	st->rnext = calloc(n, sizeof(*st->rnext));
+	st->rh = calloc(s->nh ? s->nh : 1, sizeof(*st->rh));
+	st->nrh = s->nh;
+	st->sfirst = malloc(st->nsteps * sizeof(*st->sfirst));
+	st->slast = calloc(st->nsteps, sizeof(*st->slast));
+	st->sdone = calloc(st->nsteps, sizeof(*st->sdone));
+	uint32_t *cnt = calloc(s->nh + 1, sizeof(*cnt));
+	uint32_t *mark = calloc(s->nh ? s->nh : 1, sizeof(*mark));
+	if (!st->by_src || !st->by_dst || !st->rleft || !st->rnext || !st->rh || !st->sfirst ||
+	    !st->slast || !st->sdone || !cnt || !mark) {
+		free(cnt);
+		free(mark);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	for (uint64_t q = 0; q < st->nsteps; q++)
+		st->sfirst[q] = UINT64_MAX;
+	/* counting sorts per phase (stable: a host's messages in input order) */
+	for (uint32_t k = 0; k < P; k++) {
+		uint32_t a = in->off[k], b = in->off[k + 1];
+		for (int dst = 0; dst < 2; dst++) {
+			uint32_t *by = dst ? st->by_dst : st->by_src;
+			memset(cnt, 0, (s->nh + 1) * sizeof(*cnt));
+			for (uint32_t m = a; m < b; m++)
+				cnt[(dst ? in->msg[m].dst : in->msg[m].src) + 1]++;
+			for (uint32_t h = 0; h < s->nh; h++)
+				cnt[h + 1] += cnt[h];
+			for (uint32_t m = a; m < b; m++)
+				by[a + cnt[dst ? in->msg[m].dst : in->msg[m].src]++] = m;
+		}
+		for (uint32_t m = a; m < b; m++)
+			for (int e = 0; e < 2; e++) {
+				uint32_t h = e ? in->msg[m].dst : in->msg[m].src;
+				if (mark[h] != k + 1) {
+					mark[h] = k + 1;
+					st->npart[k]++;
+				}
+			}
+	}
+	free(cnt);
+	free(mark);
+	int rc = 0;
+	for (uint32_t h = 0; h < s->nh && !rc; h++)
+		rc = rank_enter(s, h);
+	for (uint32_t h = 0; h < s->nh && !rc; h++)
+		rc = rank_try(s, h);
+	if (rc)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return 0;
+}
+
+/* The run's end in rank mode: per phase its span, steps done and their
+ * spans, per host the steps it finished. */
+static int rank_finish(struct psim *s)
+{
+	struct pstream *st = s->st;
+	struct ibf_psim_result *res = s->res;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t P = in->nphases;
+	res->sync = IBF_PSIM_SYNC_RANK;
+	res->steps = st->nsteps;
+	res->rank_total_ns = st->hosts_done == s->nh ? (double)st->tend / 1000.0 : -1;
+	res->host_steps = malloc((s->nh ? s->nh : 1) * sizeof(*res->host_steps));
+	res->host_end_ns = malloc((s->nh ? s->nh : 1) * sizeof(*res->host_end_ns));
+	res->phase_rank = calloc(P, sizeof(*res->phase_rank));
+	if (!res->host_steps || !res->host_end_ns || !res->phase_rank)
+		return IBF_ENOMEM;
+	for (uint32_t h = 0; h < s->nh; h++) {
+		res->host_steps[h] = st->rh[h].step;
+		res->host_end_ns[h] =
+			st->rh[h].step == st->nsteps ? (double)st->rh[h].end / 1000.0 : -1;
+	}
+	res->phases_done = 0;
+	for (uint32_t k = 0; k < P; k++) {
+		struct ibf_psim_phase_rank *pr = &res->phase_rank[k];
+		struct ibf_psim_phase_reps *rp = &st->rp[k];
+		pr->hosts = st->npart[k];
+		pr->first_ns = pr->last_ns = -1;
+		uint64_t first = UINT64_MAX, last = 0;
+		for (uint64_t q = st->sbase[k]; q < st->sbase[k + 1]; q++) {
+			if (st->sfirst[q] < first)
+				first = st->sfirst[q];
+			if (st->sdone[q] < st->npart[k])
+				continue; /* not done by all its hosts */
+			if (st->slast[q] > last)
+				last = st->slast[q];
+			double ns =
+				st->npart[k] ? (double)(st->slast[q] - st->sfirst[q]) / 1000.0 : 0;
+			if (!rp->done || ns < rp->min_ns)
+				rp->min_ns = ns;
+			if (!rp->done || ns > rp->max_ns)
+				rp->max_ns = ns;
+			rp->sum_ns += ns;
+			rp->done++;
+		}
+		pr->span_mean_ns = rp->done ? rp->sum_ns / rp->done : -1;
+		if (first != UINT64_MAX)
+			pr->first_ns = (double)first / 1000.0;
+		if (rp->done == rp->reps) {
+			res->phases_done++;
+			if (st->npart[k]) {
+				pr->last_ns = (double)last / 1000.0;
+				st->done_ns[k] = pr->last_ns - pr->first_ns;
+			} else {
+				st->done_ns[k] = 0;
+			}
+		}
+		/* rate caps: as the barrier reports them, the uncapped messages'
+		 * time from the phase's first start (the phase's span without
+		 * caps) */
+		struct ibf_psim_phase_caps *c = &st->caps[k];
+		if (c->capped_done)
+			c->gbps_mean /= c->capped_done;
+		if (!c->capped)
+			c->elastic_ns = st->done_ns[k];
+		else if (st->elast[k] != UINT64_MAX)
+			c->elastic_ns = (double)(st->elast[k] - first) / 1000.0;
+	}
+	return 0;
+}
+
+static void rank_free(struct pstream *st)
+{
+	if (st->rh)
+		for (uint32_t h = 0; h < st->nrh; h++)
+			free(st->rh[h].early);
+	free(st->rh);
+	free(st->by_src);
+	free(st->by_dst);
+	free(st->rleft);
+	free(st->pbase);
+	free(st->sbase);
+	free(st->npart);
+	free(st->sfirst);
+	free(st->slast);
+	free(st->sdone);
+	free(st->rnext);
+	free(st->rkey);
+	free(st->rval);
+	free(st->elneed);
+	free(st->elgot);
+	free(st->elast);
 }
 
 static int stream_setup(struct psim *s, struct ibf_error *err)
@@ -1976,6 +2513,11 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 	}
 	/* the window starts at 0 and ends at warm-up + measure as before */
 	s->w0 = 0;
+	if (in->sync == IBF_PSIM_SYNC_RANK)
+		return rank_setup(s, err);
+	if (in->sync != IBF_PSIM_SYNC_BARRIER)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams: unknown synchronisation %d", in->sync);
 	st->reps = stream_reps(in, 0);
 	int rc = stream_load(s);
 	if (!rc && !st->pending)
@@ -1985,19 +2527,22 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 	return 0;
 }
 
-static void stream_finish(struct psim *s)
+static int stream_finish(struct psim *s)
 {
 	struct ibf_psim_result *res = s->res;
 	res->nphases = s->o->stream->nphases;
 	res->phases_done = s->st->phase;
+	if (s->st->rank && rank_finish(s))
+		return IBF_ENOMEM;
 	res->phase_ns = s->st->done_ns;
 	s->st->done_ns = NULL;
-	if (s->st->phase < res->nphases)
+	if (!s->st->rank && s->st->phase < res->nphases)
 		stream_caps_close(s->st); /* the phase the run stopped in */
 	res->phase_caps = s->st->caps;
 	s->st->caps = NULL;
 	res->phase_reps = s->st->rp;
 	s->st->rp = NULL;
+	return 0;
 }
 
 static void stream_free(struct psim *s)
@@ -2016,6 +2561,7 @@ static void stream_free(struct psim *s)
 	free(s->st->gen);
 	free(s->st->caps);
 	free(s->st->rp);
+	rank_free(s->st);
 	free(s->st);
 	s->st = NULL;
 }
@@ -2600,6 +3146,12 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 	res->phase_caps = NULL;
 	free(res->phase_reps);
 	res->phase_reps = NULL;
+	free(res->host_steps);
+	res->host_steps = NULL;
+	free(res->host_end_ns);
+	res->host_end_ns = NULL;
+	free(res->phase_rank);
+	res->phase_rank = NULL;
 	free(res->link_util);
 	free(res->link_gbps);
 	res->link_util = NULL;
@@ -3161,8 +3713,8 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	}
 	if (!rc)
 		finish(&s);
-	if (!rc && s.st)
-		stream_finish(&s);
+	if (!rc && s.st && (rc = stream_finish(&s)))
+		ibf_error_set(err, rc, NULL, 0, "out of memory");
 	stream_free(&s);
 	psim_free(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -331,6 +331,89 @@ rc7=$?
 set -e
 check "streams: --reps wants --streams" test "$rc6" -eq 2
 check "streams: --reps all or first" test "$rc7" -eq 2
+# per-rank dependencies (--sync rank): a rank starts its next ring step as
+# soon as its own input is in, so steps overlap and the ring ends earlier
+# than with the barrier (cross-leaf hops alternate with faster ones)
+check "streams: ring, barrier" sh -c "\"$IBFAB\" \"\$@\" --traffic ring --bytes 1048576 \
+	--load 1.0 --json >\"$WORK/ringb.json\"" _ "${sp[@]}"
+check "streams: ring, per rank" sh -c "\"$IBFAB\" \"\$@\" --traffic ring --bytes 1048576 \
+	--load 1.0 --sync rank --json >\"$WORK/ringr.json\"" _ "${sp[@]}"
+check "streams: per rank earlier than the barrier, steps overlap" python3 -c "
+import json
+b=json.load(open('$WORK/ringb.json'))['runs'][0]['streams']
+r=json.load(open('$WORK/ringr.json'))['runs'][0]['streams']
+p=r['phases'][0]
+assert b['sync']=='barrier' and r['sync']=='rank', (b['sync'], r['sync'])
+assert r['steps']==30 and r['host_steps']==[30]*16 and r['host_steps_min']==30, r
+assert r['phases_done']==1 and 0<r['total_us']<b['total_us']-1, (r['total_us'], b['total_us'])
+assert abs(max(r['host_end_us'])-r['total_us'])<1e-3, r
+assert p['hosts']==16 and p['steps_done']==30 and p['first_start_us']==0, p
+assert abs(p['last_finish_us']-r['total_us'])<1e-3 and abs(p['span_us']-r['total_us'])<1e-3, p
+# the steps' spans add up to more than the whole: they overlap
+assert p['step_us_mean']*30>p['span_us']+1, p
+assert p['step_us_min']>=b['phases'][0]['rep_us_min']-1e-3, (p, b['phases'][0])
+"
+"$IBFAB" "${sp[@]}" --traffic ring --bytes 1048576 --load 1.0 --sync rank --json \
+	| sed 's/\"wall_s\":[0-9.e+-]*//' >"$WORK/ringr2.json"
+sed 's/\"wall_s\":[0-9.e+-]*//' "$WORK/ringr.json" >"$WORK/ringr1.json"
+check "streams: per rank, same seed same output" cmp -s "$WORK/ringr1.json" "$WORK/ringr2.json"
+"$IBFAB" "${sp[@]}" --traffic ring --bytes 1048576 --load 1.0 --sync rank >"$WORK/ringr.txt"
+check "streams: per rank, text" grep -q "per-rank dependencies (--sync rank): every host finished all 30 steps" \
+	"$WORK/ringr.txt"
+# a time limit inside the ring: the steps each host finished, no total
+check "streams: per rank stopped by the time limit" sh -c "\"$IBFAB\" \"\$@\" --traffic ring \
+	--bytes 1048576 --load 1.0 --sync rank --measure 80us --drain 0 --json >\"$WORK/ringl.json\"" \
+	_ "${sp[@]}"
+check "streams: per rank, steps done counted, nothing extrapolated" python3 -c "
+import json
+r=json.load(open('$WORK/ringl.json'))['runs'][0]['streams']
+p=r['phases'][0]
+assert r['total_us']==-1 and r['phases_done']==0, r
+assert 0<r['host_steps_min']<=r['host_steps_max']<30 and r['host_end_us']==[-1]*16, r
+assert min(r['host_steps'])==r['host_steps_min'] and p['steps_done']==r['host_steps_min'], r
+assert p['last_finish_us']==-1 and p['span_us']==-1 and p['step_us_mean']>0, p
+"
+"$IBFAB" "${sp[@]}" --traffic ring --bytes 1048576 --load 1.0 --sync rank --measure 80us \
+	--drain 0 >"$WORK/ringl.txt"
+check "streams: per rank, the limit in the text" grep -q "stopped by the time limit .*: the slowest host finished" \
+	"$WORK/ringl.txt"
+check "streams: per rank on the damaged fat tree, hier" sh -c "\"$IBFAB\" sim packet \
+	--topology \"$WORK/c2d.net\" --engine dmodk --streams --measure 1ms -q --json --traffic hier \
+	--bytes 1048576 --load 1.0 --sync rank >\"$WORK/hierdr.json\""
+check "streams: per rank on the damaged tree, every step of every host" python3 -c "
+import json
+r=json.load(open('$WORK/hierdr.json'))['runs'][0]
+s=r['streams']
+assert s['steps']==12 and s['host_steps']==[12]*16 and s['phases_done']==3 and s['total_us']>0, s
+assert [p['steps_done'] for p in s['phases']]==[3,6,3], s
+k=r['result']['packets']
+assert k['unroutable']==0 and k['delivered']==k['generated']>0, k
+"
+set +e
+"$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --traffic ring --sync rank --load 1 \
+	>/dev/null 2>&1
+rc8=$?
+"$IBFAB" "${sp[@]}" --traffic ring --sync ranks --load 1 >/dev/null 2>&1
+rc9=$?
+"$IBFAB" "${sp[@]}" --traffic ring --sync rank --reps first --load 1 >/dev/null 2>&1
+rc10=$?
+set -e
+check "streams: --sync wants --streams" test "$rc8" -eq 2
+check "streams: --sync barrier or rank" test "$rc9" -eq 2
+check "streams: --sync rank not with --reps first" test "$rc10" -eq 2
+# rate caps per rank: adversarial is one step, which every host starts at
+# 0, so the capped mice and the elephants come out as with the barrier
+check "streams: capped mice per rank" sh -c "\"$IBFAB\" \"\$@\" --traffic adversarial --bytes 64k \
+	--load 1.0 --sync rank --json >\"$WORK/capsr.json\"" _ "${sp[@]}"
+check "streams: caps per rank as with the barrier in one step" python3 -c "
+import json
+b=json.load(open('$WORK/caps.json'))['runs'][0]['streams']['phases'][0]
+r=json.load(open('$WORK/capsr.json'))['runs'][0]['streams']
+p=r['phases'][0]
+assert r['sync']=='rank' and r['steps']==1 and abs(r['total_us']-b['us'])<1e-3, (r, b)
+assert p['capped']==b['capped'] and abs(p['elastic_us']-b['elastic_us'])<1e-3, (p, b)
+assert p['capped']['done']==64 and p['capped']['max_of_demand']<=1.0, p
+"
 "$IBFAB" topo gen fattree --m 4,8 --w 1,4 --format ibsim -o "$WORK/rlft.net" >/dev/null
 set +e
 "$IBFAB" sim packet --topology "$WORK/rlft.net" --engine dmodk --load 0.5 -q \

@@ -621,7 +621,7 @@ static void test_streams(void)
 		{ 1, 2, 5000, 0 },
 	};
 	uint32_t off[] = { 0, 1, 3, 4 };
-	struct ibf_psim_stream st = { 3, off, msg, NULL };
+	struct ibf_psim_stream st = { 3, off, msg, NULL, IBF_PSIM_SYNC_BARRIER };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -678,7 +678,7 @@ static void test_stream_caps(void)
 		{ 0, 3, 40320, 0 },
 	};
 	uint32_t off[] = { 0, 2, 4 };
-	struct ibf_psim_stream st = { 2, off, msg, NULL };
+	struct ibf_psim_stream st = { 2, off, msg, NULL, IBF_PSIM_SYNC_BARRIER };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -749,7 +749,7 @@ static void test_stream_caps_shared_pair(void)
 		{ 0, 1, 80640, 0 },
 	};
 	uint32_t off[] = { 0, 3 };
-	struct ibf_psim_stream st = { 1, off, msg, NULL };
+	struct ibf_psim_stream st = { 1, off, msg, NULL, IBF_PSIM_SYNC_BARRIER };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -795,7 +795,7 @@ static void test_stream_low_load(void)
 		{ 1, 0, 4032, 0 },
 	};
 	uint32_t off[] = { 0, 1, 2, 3 };
-	struct ibf_psim_stream st = { 3, off, msg, NULL };
+	struct ibf_psim_stream st = { 3, off, msg, NULL, IBF_PSIM_SYNC_BARRIER };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -836,7 +836,7 @@ static void test_stream_reps(void)
 		{ 1, 0, 4032, 0 },
 	};
 	uint32_t off[] = { 0, 1, 2 }, rep[] = { 3, 2 };
-	struct ibf_psim_stream st = { 2, off, msg, rep };
+	struct ibf_psim_stream st = { 2, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -872,7 +872,7 @@ static void test_stream_reps(void)
 	/* a phase without messages repeated 100000 times ends at once, in a
 	 * loop (not a recursion per repetition) */
 	uint32_t eoff[] = { 0, 0, 1 }, erep[] = { 100000, 2 };
-	struct ibf_psim_stream est = { 2, eoff, msg + 1, erep };
+	struct ibf_psim_stream est = { 2, eoff, msg + 1, erep, IBF_PSIM_SYNC_BARRIER };
 	o.stream = &est;
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 2);
@@ -897,7 +897,7 @@ static void test_stream_reps_low_load(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = { { 0, 1, 4032, 0 } };
 	uint32_t off[] = { 0, 1 }, rep[] = { 4 };
-	struct ibf_psim_stream st = { 1, off, msg, rep };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -972,7 +972,7 @@ static void test_stream_reps_ring(void)
 	for (uint32_t i = 0; i < 16; i++)
 		msg[i] = (struct ibf_psim_msg){ i, (i + 1) % 16, 4032, 0 };
 	uint32_t off[] = { 0, 16 }, rep[] = { 30 };
-	struct ibf_psim_stream st = { 1, off, msg, NULL };
+	struct ibf_psim_stream st = { 1, off, msg, NULL, IBF_PSIM_SYNC_BARRIER };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1018,7 +1018,7 @@ static void test_stream_reps_limit(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = { { 0, 1, 40320, 0 }, { 1, 0, 4032, 0 } };
 	uint32_t off[] = { 0, 1, 2 }, rep[] = { 5, 1 };
-	struct ibf_psim_stream st = { 2, off, msg, rep };
+	struct ibf_psim_stream st = { 2, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1059,7 +1059,7 @@ static void test_stream_reps_caps(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = { { 0, 1, 40320, 10.0 }, { 2, 3, 40320, 0 } };
 	uint32_t off[] = { 0, 2 }, rep[] = { 2 };
-	struct ibf_psim_stream st = { 1, off, msg, rep };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1092,7 +1092,7 @@ static void test_stream_reps_damaged(void)
 	ibf_lft(&r, 0)[ibf_port(f, c, 1)->lid] = IBF_LFT_NONE;
 	struct ibf_psim_msg msg[] = { { 0, 2, 3 * 4032, 0 }, { 0, 1, 40320, 0 } };
 	uint32_t off[] = { 0, 2 }, rep[] = { 3 };
-	struct ibf_psim_stream st = { 1, off, msg, rep };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res, again;
 	struct ibf_error err;
@@ -1112,7 +1112,7 @@ static void test_stream_reps_damaged(void)
 	for (uint32_t i = 0; i < 16; i++)
 		ring[i] = (struct ibf_psim_msg){ i, (i + 5) % 16, 8 * 4032, 0 };
 	uint32_t roff[] = { 0, 16 }, rrep[] = { 30 };
-	struct ibf_psim_stream rst = { 1, roff, ring, rrep };
+	struct ibf_psim_stream rst = { 1, roff, ring, rrep, IBF_PSIM_SYNC_BARRIER };
 	TT_REQUIRE(stream_run(f, &r, &rst, 0.7, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 1);
 	TT_EQ_INT(reps_of(&res, 0)->done, 30);
@@ -1123,6 +1123,382 @@ static void test_stream_reps_damaged(void)
 	TT_CHECK(again.events == res.events && again.phase_ns[0] == res.phase_ns[0]);
 	TT_CHECK(memcmp(again.phase_reps, res.phase_reps, sizeof(*res.phase_reps)) == 0);
 	ibf_psim_result_free(&again);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Per-rank dependencies (IBF_PSIM_SYNC_RANK) by hand on one switch, load
+ * 1.0 (a full packet 327.68 ns, delivered 527.68 ns after it leaves an
+ * idle host: cable, router, cable): host 0 sends two packets to host 1,
+ * host 1 one to host 0, the step repeated three times.  With the barrier
+ * every step waits for host 0's second packet (855.36 ns): 2566.08 ns.
+ * Per rank: host 0 has its input at 527.68 and starts step 1 there, its
+ * packets going at the end of its pacing gap (655.36, 983.04); host 1 has
+ * both packets at 855.36 and sends at once (delivered 1383.04); host 0's
+ * step 2 starts at 1383.04 (packets at 1383.04 and 1710.72), host 1's at
+ * 1510.72 (its second packet of step 1 in): host 1 gets the last packet at
+ * 1710.72 + 527.68 = 2238.40 ns, host 0 its at 2038.40.  Step spans (first
+ * start to last finish): 855.36, 1510.72 - 527.68, 2238.40 - 1383.04. */
+static void test_stream_rank_hand(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = { { 0, 1, 2 * 4032, 0 }, { 1, 0, 4032, 0 } };
+	uint32_t off[] = { 0, 2 }, rep[] = { 3 };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - 3 * 855.36) < 0.01, "barrier %.3f", res.phase_ns[0]);
+	TT_EQ_INT(res.sync, IBF_PSIM_SYNC_BARRIER);
+	st.sync = IBF_PSIM_SYNC_RANK;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.sync, IBF_PSIM_SYNC_RANK);
+	TT_EQ_INT(res.steps, 3);
+	TT_EQ_INT(res.phases_done, 1);
+	TT_CHECK_MSG(fabs(res.rank_total_ns - 2238.40) < 0.01, "rank total %.3f",
+		     res.rank_total_ns);
+	TT_REQUIRE(res.phase_rank != NULL && res.host_steps != NULL);
+	TT_EQ_INT(res.phase_rank[0].hosts, 2);
+	TT_CHECK(res.phase_rank[0].first_ns == 0);
+	TT_CHECK_MSG(fabs(res.phase_rank[0].last_ns - 2238.40) < 0.01, "last %.3f",
+		     res.phase_rank[0].last_ns);
+	TT_CHECK(fabs(res.phase_ns[0] - 2238.40) < 0.01);
+	const struct ibf_psim_phase_reps *a = reps_of(&res, 0);
+	TT_EQ_INT(a->done, 3);
+	TT_CHECK_MSG(fabs(a->min_ns - 855.36) < 0.01, "min %.3f", a->min_ns);
+	TT_CHECK_MSG(fabs(a->max_ns - (1510.72 - 527.68)) < 0.01, "max %.3f", a->max_ns);
+	TT_CHECK_MSG(fabs(a->sum_ns - (855.36 + 1510.72 - 527.68 + 2238.40 - 1383.04)) < 0.01,
+		     "sum %.3f", a->sum_ns);
+	TT_EQ_INT(res.host_steps[0], 3);
+	TT_EQ_INT(res.host_steps[1], 3);
+	TT_EQ_INT(res.delivered, 3 * 3);
+	TT_CHECK(fabs(res.sim_ns - 2238.40) < 0.01);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* The hand case of test_stream_rank_hand stopped at 1500 ns: host 0 has
+ * finished steps 0 and 1 (527.68, 1383.04 ns), host 1 only step 0 (855.36;
+ * its step 1 input is complete at 1510.72): one step done by both, no
+ * total, no phase span; nothing extrapolated. */
+static void test_stream_rank_limit(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = { { 0, 1, 2 * 4032, 0 }, { 1, 0, 4032, 0 } };
+	uint32_t off[] = { 0, 2 }, rep[] = { 3 };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 0;
+	o.measure_ns = 1500;
+	o.drain_ns = 0;
+	o.stream = &st;
+	memset(&res, 0, sizeof(res));
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.rank_total_ns < 0);
+	TT_EQ_INT(res.phases_done, 0);
+	TT_CHECK(res.phase_ns[0] < 0);
+	TT_EQ_INT(res.host_steps[0], 2);
+	TT_EQ_INT(res.host_steps[1], 1);
+	TT_CHECK(res.host_end_ns[0] < 0 && res.host_end_ns[1] < 0);
+	const struct ibf_psim_phase_reps *a = reps_of(&res, 0);
+	TT_EQ_INT(a->done, 1);
+	TT_CHECK_MSG(fabs(a->sum_ns - 855.36) < 0.01, "step 0 %.3f", a->sum_ns);
+	TT_CHECK(res.phase_rank[0].first_ns == 0 && res.phase_rank[0].last_ns < 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Per rank, a host with nothing to receive needs only to queue its own
+ * packets: host 0 sends one packet to host 2 per step and finishes its
+ * three steps when it has queued the third (2 x 327.68 ns at load 1.0),
+ * while host 2 (fed by hosts 0 and 1) and host 1 (fed by host 2) go on;
+ * host 0's packets reach host 2 before it is in their step and wait
+ * there as counts.  Host 3 takes no part and passes every step at once.
+ * A phase without messages repeated 100000 times between two others is
+ * passed by every host at once too (a loop). */
+static void test_stream_rank_ahead(void)
+{
+	struct ibf_fabric *f = star(4);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = { { 0, 2, 4032, 0 }, { 1, 2, 4032, 0 }, { 2, 1, 4032, 0 } };
+	uint32_t off[] = { 0, 3 }, rep[] = { 3 };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	TT_EQ_INT(res.delivered, 9);
+	TT_CHECK_MSG(fabs(res.host_end_ns[0] - 2 * 327.68) < 0.01, "host 0 %.3f",
+		     res.host_end_ns[0]);
+	TT_CHECK(res.host_end_ns[3] == 0);
+	/* hosts 1 and 2 wait for each other: a packet's latency per step */
+	TT_CHECK_MSG(res.host_end_ns[1] > 3 * 527.68 && res.host_end_ns[2] > 3 * 527.68,
+		     "hosts 1 %.3f 2 %.3f", res.host_end_ns[1], res.host_end_ns[2]);
+	TT_CHECK(res.rank_total_ns == fmax(res.host_end_ns[1], res.host_end_ns[2]));
+	TT_EQ_INT(res.phase_rank[0].hosts, 3);
+	/* far ahead: hosts 0 and 2 (its link 1x, a packet every 1310.72 ns)
+	 * have no input and send one packet per step to host 1, 200 steps;
+	 * host 0 is done after 199 packet times while host 1 keeps up with
+	 * host 2: host 0's packets wait at host 1 for up to ~150 steps */
+	int w[] = { 4, 4, 1 };
+	struct ibf_fabric *f2 = star_widths(3, w);
+	struct ibf_routes r2;
+	TT_REQUIRE(route(f2, "minimal", &r2) == 0);
+	struct ibf_psim_msg fan[] = { { 0, 1, 4032, 0 }, { 2, 1, 4032, 0 } };
+	uint32_t foff[] = { 0, 2 }, frep[] = { 200 };
+	struct ibf_psim_stream fst = { 1, foff, fan, frep, IBF_PSIM_SYNC_RANK };
+	ibf_psim_result_free(&res);
+	TT_REQUIRE(stream_run(f2, &r2, &fst, 1.0, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	TT_EQ_INT(res.delivered, 400);
+	TT_CHECK_MSG(fabs(res.host_end_ns[0] - 199 * 327.68) < 0.01, "host 0 %.3f",
+		     res.host_end_ns[0]);
+	TT_CHECK_MSG(fabs(res.host_end_ns[2] - 199 * 1310.72) < 0.01, "host 2 %.3f",
+		     res.host_end_ns[2]);
+	/* host 1 ends with host 2's last packet (sent at 199 x 1310.72 ns):
+	 * cut through at the slow link's pace, its tail reaches host 1 one
+	 * packet time on that link and two cables later */
+	TT_CHECK_MSG(fabs(res.host_end_ns[1] - (200 * 1310.72 + 100)) < 0.01 &&
+			     res.rank_total_ns == res.host_end_ns[1],
+		     "host 1 %.3f", res.host_end_ns[1]);
+	ibf_routes_free(&r2);
+	ibf_fabric_free(f2);
+	o.stream = &st;
+	uint32_t off3[] = { 0, 3, 3, 4 }, rep3[] = { 2, 100000, 1 };
+	struct ibf_psim_msg msg3[] = { msg[0], msg[1], msg[2], { 3, 0, 4032, 0 } };
+	struct ibf_psim_stream st3 = { 3, off3, msg3, rep3, IBF_PSIM_SYNC_RANK };
+	o.stream = &st3;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 3);
+	TT_EQ_INT(res.steps, 100003);
+	for (int h = 0; h < 4; h++)
+		TT_EQ_INT(res.host_steps[h], 100003);
+	TT_EQ_INT(reps_of(&res, 1)->done, 100000);
+	TT_CHECK(res.phase_ns[1] == 0 && res.phase_rank[1].hosts == 0);
+	TT_CHECK(res.phase_rank[2].first_ns == 0); /* host 3 got there at once */
+	TT_EQ_INT(res.delivered, 2 * 3 + 1);
+	/* what rank mode refuses: more than 2^32 - 1 messages over all
+	 * steps, more than 2^24 steps */
+	o.stream = &st;
+	uint32_t off2[] = { 0, 3, 6 }, rep2[] = { 1u << 30, 1u << 30 }; /* 6 x 2^30 */
+	struct ibf_psim_msg msg2[] = { msg[0], msg[1], msg[2], msg[0], msg[1], msg[2] };
+	struct ibf_psim_stream st2 = { 2, off2, msg2, rep2, IBF_PSIM_SYNC_RANK };
+	o.stream = &st2;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	TT_CHECK_MSG(strstr(err.msg, "32 bits") != NULL, "%s", err.msg);
+	o.stream = &st;
+	rep[0] = (1u << 24) + 1;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	TT_CHECK(strstr(err.msg, "2^24") != NULL);
+	st.sync = 7;
+	rep[0] = 1;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Rate caps per rank: test_stream_caps's two phases.  Step 0 as with the
+ * barrier: host 0's message capped at 10 Gb/s leaves its last packet at
+ * 32256 ns (delivered 32783.68), host 2's uncapped one is in at 3476.8.
+ * Host 0 has no input and enters step 1 when it has queued that last
+ * packet (32256), not when it is delivered; host 2 entered at 2949.12
+ * (its tenth packet queued), the phase's first start.  Host 0's pacing
+ * gap puts its first packet of step 1 at 32583.68 (uncapped: the capped
+ * one's first 4032 B are available at 32256 + 645.12), the capped ones at
+ * 32911.36 and 33566.72 (968 B, its payload there 154.88 ns after the
+ * first), the uncapped ones in the other slots: the capped message is in
+ * at 33566.72 + 82.56 + 200 = 33849.28 (1593.28 ns after host 0's start:
+ * 25.105 Gb/s), the uncapped one at 33649.28 + 7 x 327.68 + 527.68 =
+ * 36470.72, the end of the run. */
+static void test_stream_rank_caps(void)
+{
+	struct ibf_fabric *f = star(4);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = {
+		{ 0, 1, 40320, 10.0 },
+		{ 2, 3, 40320, 0 },
+		{ 0, 2, 5000, 50.0 },
+		{ 0, 3, 40320, 0 },
+	};
+	uint32_t off[] = { 0, 2, 4 };
+	struct ibf_psim_stream st = { 2, off, msg, NULL, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 2);
+	TT_CHECK_MSG(fabs(res.rank_total_ns - 36470.72) < 0.01, "total %.3f", res.rank_total_ns);
+	TT_CHECK_MSG(fabs(res.host_end_ns[0] - 35943.04) < 0.01, "host 0 %.3f", res.host_end_ns[0]);
+	const struct ibf_psim_phase_caps *c = res.phase_caps;
+	TT_EQ_INT(c[0].capped, 1);
+	TT_EQ_INT(c[0].capped_done, 1);
+	TT_CHECK_MSG(fabs(c[0].gbps_max - 322560 / 32783.68) < 1e-9, "capped 0 %.4f",
+		     c[0].gbps_max);
+	TT_CHECK_MSG(fabs(c[0].elastic_ns - 3476.8) < 0.01, "elastic 0 %.3f", c[0].elastic_ns);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - 32783.68) < 0.01, "phase 0 %.3f", res.phase_ns[0]);
+	TT_CHECK_MSG(fabs(res.phase_rank[1].first_ns - 2949.12) < 0.01, "phase 1 from %.3f",
+		     res.phase_rank[1].first_ns);
+	TT_EQ_INT(c[1].capped_done, 1);
+	TT_CHECK_MSG(fabs(c[1].gbps_max - 40000 / 1593.28) < 1e-9 && c[1].ratio_max <= 1.0,
+		     "capped 1 %.4f", c[1].gbps_max);
+	TT_CHECK(c[1].gbps_min == c[1].gbps_max && c[1].gbps_mean == c[1].gbps_max);
+	TT_CHECK_MSG(fabs(c[1].elastic_ns - (36470.72 - 2949.12)) < 0.01, "elastic 1 %.3f",
+		     c[1].elastic_ns);
+	TT_EQ_INT(res.delivered, 10 + 10 + 2 + 10);
+	/* repeated: every capped message counted, each from its own step */
+	uint32_t rep[] = { 3, 2 };
+	st.repeat = rep;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 2);
+	TT_EQ_INT(res.phase_caps[0].capped, 3);
+	TT_EQ_INT(res.phase_caps[0].capped_done, 3);
+	TT_EQ_INT(res.phase_caps[1].capped, 2);
+	TT_EQ_INT(res.phase_caps[1].capped_done, 2);
+	TT_CHECK(res.phase_caps[0].ratio_max <= 1.0 && res.phase_caps[1].ratio_max <= 1.0);
+	TT_EQ_INT(res.delivered, 3 * 20 + 2 * 12);
+	/* a limit inside step 0: the uncapped message is in, the capped not */
+	st.repeat = NULL;
+	o.measure_ns = 10000;
+	o.drain_ns = 0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 0);
+	TT_CHECK(fabs(res.phase_caps[0].elastic_ns - 3476.8) < 0.01);
+	TT_EQ_INT(res.phase_caps[0].capped_done, 0);
+	TT_CHECK(res.phase_caps[1].elastic_ns < 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* The ring all-reduce's step (host i -> i + 1, 16 full packets) x30 on
+ * the 16-host fat tree at load 1.0.  With the barrier every step starts
+ * on an empty fabric and takes the time of the slowest (cross-leaf)
+ * message; per rank a host whose input comes from its own leaf goes on
+ * early, the steps overlap (their spans add up to more than the whole)
+ * and the ring finishes earlier.  On the tree with a cable cut everything
+ * still arrives; the same seed gives the same run. */
+static void test_stream_rank_ring(void)
+{
+	struct ibf_routes r;
+	struct ibf_fabric *f = small_fattree(0, &r);
+	TT_REQUIRE(f);
+	struct ibf_psim_msg msg[16];
+	for (uint32_t i = 0; i < 16; i++)
+		msg[i] = (struct ibf_psim_msg){ i, (i + 1) % 16, 16 * 4032, 0 };
+	uint32_t off[] = { 0, 16 }, rep[] = { 30 };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res, again;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	double barrier = res.phase_ns[0];
+	double step = reps_of(&res, 0)->max_ns;
+	st.sync = IBF_PSIM_SYNC_RANK;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	TT_EQ_INT(res.delivered, 16 * 16 * 30);
+	TT_CHECK_MSG(res.rank_total_ns < barrier - 5 * 327.68, "rank %.3f barrier %.3f",
+		     res.rank_total_ns, barrier);
+	const struct ibf_psim_phase_reps *a = reps_of(&res, 0);
+	TT_EQ_INT(a->done, 30);
+	/* no step is faster than the slowest message alone */
+	TT_CHECK_MSG(fabs(a->min_ns - step) < 0.01, "step %.3f .. %.3f, barrier %.3f", a->min_ns,
+		     a->max_ns, step);
+	TT_CHECK_MSG(a->sum_ns > res.phase_ns[0] + 10 * 327.68, "sum of spans %.3f, phase %.3f",
+		     a->sum_ns, res.phase_ns[0]);
+	for (int h = 0; h < 16; h++)
+		TT_CHECK(res.host_steps[h] == 30 && res.host_end_ns[h] <= res.rank_total_ns);
+	/* determinism, at a lower load (the pacing gaps matter) */
+	o.load = 0.7;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	memset(&again, 0, sizeof(again));
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &again, &err) == 0);
+	TT_CHECK(again.events == res.events && again.rank_total_ns == res.rank_total_ns);
+	TT_CHECK(memcmp(again.host_end_ns, res.host_end_ns, 16 * sizeof(double)) == 0);
+	TT_CHECK(memcmp(again.phase_reps, res.phase_reps, sizeof(*res.phase_reps)) == 0);
+	ibf_psim_result_free(&again);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+
+	f = small_fattree(1, &r);
+	TT_REQUIRE(f);
+	for (uint32_t i = 0; i < 16; i++)
+		msg[i] = (struct ibf_psim_msg){ i, (i + 5) % 16, 8 * 4032, 0 };
+	TT_REQUIRE(stream_run(f, &r, &st, 0.7, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	TT_EQ_INT(reps_of(&res, 0)->done, 30);
+	TT_EQ_INT(res.unroutable, 0);
+	TT_EQ_INT(res.delivered, 16 * 8 * 30);
+	TT_CHECK(res.rank_total_ns > 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* One slow link delays only the hosts that depend on it: hosts 0 and 1
+ * exchange 4 packets per step, hosts 2 and 3 too, five steps, host 3's
+ * link 1x (25 Gb/s).  Per rank hosts 0 and 1 end exactly when they do
+ * with all links 4x, hosts 2 and 3 much later; with the barrier the fast
+ * pair waits for the slow one at every step. */
+static void test_stream_rank_slow_link(void)
+{
+	struct ibf_psim_msg msg[] = {
+		{ 0, 1, 4 * 4032, 0 },
+		{ 1, 0, 4 * 4032, 0 },
+		{ 2, 3, 4 * 4032, 0 },
+		{ 3, 2, 4 * 4032, 0 },
+	};
+	uint32_t off[] = { 0, 4 }, rep[] = { 5 };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	int fast[] = { 4, 4, 4, 4 }, slow[] = { 4, 4, 4, 1 };
+	struct ibf_routes r;
+	struct ibf_fabric *f = star_widths(4, fast);
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	double pair = res.host_end_ns[0];
+	/* 5 x (4 packet times + 200 ns): no pacing gap outlasts a step */
+	TT_CHECK_MSG(fabs(pair - 5 * (4 * 327.68 + 200)) < 0.01, "fast pair %.3f", pair);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+	f = star_widths(4, slow);
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	TT_CHECK(res.host_end_ns[0] == pair && res.host_end_ns[1] == pair);
+	TT_CHECK_MSG(res.host_end_ns[2] > 3 * pair && res.host_end_ns[3] > 3 * pair,
+		     "slow pair %.3f %.3f", res.host_end_ns[2], res.host_end_ns[3]);
+	double rank = res.rank_total_ns;
+	st.sync = IBF_PSIM_SYNC_BARRIER;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.host_end_ns == NULL && res.phase_ns[0] >= rank);
+	/* a time limit at the fast pair's end: per rank it has done its five
+	 * steps, the slow pair not two yet */
+	st.sync = IBF_PSIM_SYNC_RANK;
+	o.measure_ns = pair + 1;
+	o.drain_ns = 0;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.host_steps[0] == 5 && res.host_steps[1] == 5);
+	TT_CHECK(res.host_steps[2] < 2 && res.host_steps[3] < 2);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -1369,6 +1745,12 @@ int main(void)
 	TT(test_stream_reps_limit);
 	TT(test_stream_reps_caps);
 	TT(test_stream_reps_damaged);
+	TT(test_stream_rank_hand);
+	TT(test_stream_rank_limit);
+	TT(test_stream_rank_ahead);
+	TT(test_stream_rank_caps);
+	TT(test_stream_rank_ring);
+	TT(test_stream_rank_slow_link);
 	TT(test_node_vls);
 	TT(test_node_voq);
 	TT(test_acc_pkt);
