@@ -263,6 +263,7 @@ struct psim {
 	uint32_t nqpool, capqpool;
 	int32_t qfree;	    /* free nodes */
 	int32_t qcur;	    /* the current bucket's events, sorted */
+	int32_t qcur_tail;  /* its last node */
 	struct qbucket *qb; /* [qnb] bucket lists */
 	uint32_t qws, qnb;  /* bucket width 2^qws ps, buckets */
 	struct evvec qover; /* beyond the horizon: a heap */
@@ -421,7 +422,7 @@ static int q_init(struct psim *s, double per_ps)
 		return IBF_ENOMEM;
 	for (uint32_t k = 0; k < nb; k++)
 		s->qb[k].head = s->qb[k].tail = PK_NONE;
-	s->qcur = PK_NONE;
+	s->qcur = s->qcur_tail = PK_NONE;
 	s->qfree = PK_NONE;
 	for (uint32_t l = 0; l <= NLANES; l++)
 		s->lt[l] = UINT64_MAX;
@@ -442,15 +443,80 @@ static int32_t q_node(struct psim *s)
 	return (int32_t)s->nqpool++;
 }
 
-/* Insert node n into the sorted current list. */
+/* Insert node n into the sorted current list, after the nodes with equal
+ * keys.  Events mostly come in key order (a burst at one time: every
+ * host's first message of a stream phase), so the end is tried first. */
 static void q_cur_insert(struct psim *s, int32_t n)
 {
 	struct evn *P = s->qpool;
+	if (s->qcur == PK_NONE || !ev_less(&P[n].e, &P[s->qcur_tail].e)) {
+		P[n].next = PK_NONE;
+		if (s->qcur == PK_NONE)
+			s->qcur = n;
+		else
+			P[s->qcur_tail].next = n;
+		s->qcur_tail = n;
+		return;
+	}
 	int32_t *at = &s->qcur;
-	while (*at != PK_NONE && !ev_less(&P[n].e, &P[*at].e))
+	while (!ev_less(&P[n].e, &P[*at].e)) /* stops before the tail */
 		at = &P[*at].next;
 	P[n].next = *at;
 	*at = n;
+}
+
+/* Sort the list from node `head` by key, equal keys in list order (a
+ * bottom-up merge sort: a bucket can hold thousands of events, which
+ * inserting one by one would sort in quadratic time); *tail: its last
+ * node. */
+static int32_t q_sort(struct evn *P, int32_t head, int32_t *tail)
+{
+	*tail = PK_NONE;
+	if (head == PK_NONE)
+		return head;
+	for (uint32_t run = 1;; run *= 2) {
+		int32_t a = head, out = PK_NONE, last = PK_NONE;
+		uint32_t merges = 0;
+		head = PK_NONE;
+		while (a != PK_NONE) {
+			merges++;
+			int32_t b = a;
+			uint32_t na = 0, nb = run;
+			while (na < run && b != PK_NONE) {
+				na++;
+				b = P[b].next;
+			}
+			/* merge a (na nodes) and b (up to nb nodes); a first on ties */
+			while (na || (nb && b != PK_NONE)) {
+				int32_t x;
+				if (!na) {
+					x = b;
+					b = P[b].next;
+					nb--;
+				} else if (!nb || b == PK_NONE || !ev_less(&P[b].e, &P[a].e)) {
+					x = a;
+					a = P[a].next;
+					na--;
+				} else {
+					x = b;
+					b = P[b].next;
+					nb--;
+				}
+				if (last == PK_NONE)
+					out = x;
+				else
+					P[last].next = x;
+				last = x;
+			}
+			a = b;
+		}
+		P[last].next = PK_NONE;
+		head = out;
+		if (merges <= 1) {
+			*tail = last;
+			return head;
+		}
+	}
 }
 
 /* An event (key k, see struct ev) into the calendar. */
@@ -726,13 +792,11 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 			break;
 		s->qbase = nb;
 		uint32_t k = (uint32_t)(s->qbase >> s->qws) & (s->qnb - 1);
-		/* the bucket's list is in insertion order: a stable insertion
-		 * sort by key */
-		for (int32_t n = s->qb[k].head, nx; n != PK_NONE; n = nx) {
-			nx = s->qpool[n].next;
-			q_cur_insert(s, n);
+		/* qcur is empty: the bucket's list (in insertion order), sorted
+		 * stably by key, becomes it */
+		for (int32_t n = s->qb[k].head; n != PK_NONE; n = s->qpool[n].next)
 			s->qinb--;
-		}
+		s->qcur = q_sort(s->qpool, s->qb[k].head, &s->qcur_tail);
 		s->qb[k].head = s->qb[k].tail = PK_NONE;
 		while (s->qover.n && s->qover.v[0].k >> EV_BITS >> s->qws == s->qbase >> s->qws) {
 			int32_t n = q_node(s);
@@ -750,6 +814,8 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 	} else {
 		int32_t n = s->qcur;
 		s->qcur = s->qpool[n].next;
+		if (s->qcur == PK_NONE)
+			s->qcur_tail = PK_NONE;
 		*out = s->qpool[n].e;
 		s->qpool[n].next = s->qfree;
 		s->qfree = n;
