@@ -237,6 +237,10 @@ struct psim {
 			      * few VLs touches few cache lines */
 	uint16_t *isl_apt;  /* iSLIP: [np] output an input accepted last */
 	int32_t *isl_grant; /* iSLIP: [256] grant per output of a switch */
+	uint8_t *isl_gl;    /* iSLIP: [256] outputs that granted */
+	uint8_t *isl_acc;   /* iSLIP: [256] grant an input accepts */
+	uint64_t *isl_akey; /* iSLIP: [256] its key */
+	uint64_t *isl_rq;   /* iSLIP: [switch * 4] bits of the outputs with requests */
 	uint64_t router_ps; /* head arrival -> eligible */
 	uint8_t vl0[16];    /* SL -> VL without SL2VL tables: SL mod V */
 	/* the LFTs compressed for the host DLIDs (see rt_build) */
@@ -1001,16 +1005,25 @@ req_add(struct psim *s, uint32_t fid)
 	if (q->rnext >= 0)
 		s->fifo[q->rnext].rprev = (int32_t)fid;
 	s->pt[out].req_head = (int32_t)fid;
+	if (s->isl_rq) {
+		uint32_t op = out - s->pt[out].base;
+		s->isl_rq[(uint32_t)s->pt[out].sw * 4 + (op >> 6)] |= 1ull << (op & 63);
+	}
 }
 
 static inline __attribute__((always_inline)) void
 req_del(struct psim *s, uint32_t fid, uint32_t out)
 {
 	struct fifo *q = &s->fifo[fid];
-	if (q->rprev >= 0)
+	if (q->rprev >= 0) {
 		s->fifo[q->rprev].rnext = q->rnext;
-	else
+	} else {
 		s->pt[out].req_head = q->rnext;
+		if (s->isl_rq && q->rnext < 0) {
+			uint32_t op = out - s->pt[out].base;
+			s->isl_rq[(uint32_t)s->pt[out].sw * 4 + (op >> 6)] &= ~(1ull << (op & 63));
+		}
+	}
 	if (q->rnext >= 0)
 		s->fifo[q->rnext].rprev = q->rprev;
 	q->rnext = q->rprev = -1;
@@ -1203,53 +1216,65 @@ static int arb_out(struct psim *s, uint32_t g)
 static int arb_islip(struct psim *s, uint32_t g0)
 {
 	uint32_t base = s->pt[g0].base, P = s->pt[g0].P;
-	int32_t *grant = s->isl_grant;
+	int32_t *grant = s->isl_grant;	  /* [op]: the FIFO output op grants */
+	uint8_t *gl = s->isl_gl;	  /* the outputs that granted, ascending */
+	uint8_t *acc = s->isl_acc;	  /* [ip]: the grant input ip accepts, 0 none */
+	uint64_t *akey = s->isl_akey;	  /* [ip]: its key */
+	uint64_t in_m[4];		  /* inputs with a grant */
+	const uint64_t *rqs = &s->isl_rq[(uint32_t)s->pt[g0].sw * 4];
 	int rc = 0;
 	for (int it = 0; it < s->o->islip_iters && !rc; it++) {
-		int any = 0;
-		for (uint32_t op = 1; op < P && !rc; op++) {
-			uint32_t g = base + op;
-			int stalled = 0;
-			grant[op] = -1;
-			if (s->pt[g].out_busy || s->pt[g].req_head < 0)
-				continue;
-			grant[op] = arb_pick(s, g, &stalled);
-			any |= grant[op] >= 0;
-			if (grant[op] < 0 && stalled)
-				rc = credits_wait(s, g);
-		}
-		if (!any || rc)
-			break;
-		for (uint32_t ip = 1; ip < P && !rc; ip++) {
-			uint32_t gin = base + ip;
-			if (s->pt[gin].in_busy)
-				continue;
-			uint32_t pick = 0;
-			uint64_t bkey = UINT64_MAX;
-			for (uint32_t op = 1; op < P; op++) {
-				if (grant[op] < 0 || BPORT(s, (uint32_t)grant[op]) != gin)
+		uint32_t ng = 0;
+		/* the outputs with requests, ascending (a copy: a credit wait
+		 * does not change requests, but stay on the safe side) */
+		uint64_t rq[4];
+		memcpy(rq, rqs, sizeof(rq));
+		for (uint32_t w = 0; w < 4 && !rc; w++)
+			for (uint64_t m = rq[w]; m && !rc; m &= m - 1) {
+				uint32_t op = w * 64 + (uint32_t)__builtin_ctzll(m), g = base + op;
+				int stalled = 0;
+				if (s->pt[g].out_busy)
 					continue;
-				uint64_t key;
-				if (s->o->arb == IBF_PSIM_ARB_AGE) {
-					key = s->pk[s->fifo[grant[op]].head].birth;
-				} else {
-					key = op + P - s->isl_apt[gin] - 1u;
-					if (key >= P)
-						key -= P;
-				}
-				if (key < bkey) {
-					bkey = key;
-					pick = op;
-				}
+				grant[op] = arb_pick(s, g, &stalled);
+				if (grant[op] >= 0)
+					gl[ng++] = (uint8_t)op;
+				else if (stalled)
+					rc = credits_wait(s, g);
 			}
-			if (!pick)
-				continue;
-			if (it == 0)
-				s->isl_apt[gin] = (uint16_t)pick;
-			int32_t fid = grant[pick];
-			grant[pick] = -1;
-			rc = arb_take(s, base + pick, fid, it == 0);
+		if (!ng || rc)
+			break;
+		/* every input picks among the grants it got (round-robin after
+		 * the output it accepted last, or the oldest packet; equal keys:
+		 * the lower output, as the grants are visited in output order) */
+		memset(in_m, 0, sizeof(in_m));
+		for (uint32_t k = 0; k < ng; k++) {
+			uint32_t op = gl[k];
+			uint32_t gin = BPORT(s, (uint32_t)grant[op]), ip = gin - base;
+			uint64_t key;
+			if (s->o->arb == IBF_PSIM_ARB_AGE) {
+				key = s->pk[s->fifo[grant[op]].head].birth;
+			} else {
+				key = op + P - s->isl_apt[gin] - 1u;
+				if (key >= P)
+					key -= P;
+			}
+			if (!(in_m[ip >> 6] >> (ip & 63) & 1) || key < akey[ip]) {
+				in_m[ip >> 6] |= 1ull << (ip & 63);
+				acc[ip] = (uint8_t)op;
+				akey[ip] = key;
+			}
 		}
+		/* the matched pairs start, inputs in ascending order */
+		for (uint32_t w = 0; w < 4 && !rc; w++)
+			for (uint64_t m = in_m[w]; m && !rc; m &= m - 1) {
+				uint32_t ip = w * 64 + (uint32_t)__builtin_ctzll(m), gin = base + ip;
+				if (s->pt[gin].in_busy)
+					continue;
+				uint32_t pick = acc[ip];
+				if (it == 0)
+					s->isl_apt[gin] = (uint16_t)pick;
+				rc = arb_take(s, base + pick, grant[pick], it == 0);
+			}
 	}
 	return rc;
 }
@@ -3232,6 +3257,10 @@ static void psim_free(struct psim *s)
 {
 	free(s->isl_apt);
 	free(s->isl_grant);
+	free(s->isl_gl);
+	free(s->isl_acc);
+	free(s->isl_akey);
+	free(s->isl_rq);
 	free(s->gen_host);
 	free(s->gen_keep);
 	free(s->gen_alias);
@@ -3487,7 +3516,12 @@ static int setup_calendar(struct psim *s, struct ibf_error *err)
 	if (o->islip_iters) {
 		s->isl_apt = calloc(s->np ? s->np : 1, sizeof(*s->isl_apt));
 		s->isl_grant = malloc(256 * sizeof(*s->isl_grant));
-		if (!s->isl_apt || !s->isl_grant)
+		s->isl_gl = malloc(256);
+		s->isl_acc = malloc(256);
+		s->isl_akey = malloc(256 * sizeof(*s->isl_akey));
+		s->isl_rq = calloc(((size_t)s->f->nsw + 1) * 4, sizeof(*s->isl_rq));
+		if (!s->isl_apt || !s->isl_grant || !s->isl_gl || !s->isl_acc || !s->isl_akey ||
+		    !s->isl_rq)
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
 	return 0;
