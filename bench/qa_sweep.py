@@ -544,6 +544,26 @@ class Sweep:
         # exit 1 = a run deadlocked: allowed without a scheme only
         self.same_for_threads(case, 'sim packet', args, (0,) if scheme != 'none' else (0, 1),
                               r'"wall_s":[0-9.e+-]+')
+        # the ring all-reduce as message streams, each rank on its own
+        # dependencies, iSLIP: every host finishes every step (packets
+        # dropped as unroutable count as in), unless the routes deadlock
+        args = ['sim', 'packet', '--topology', topo, '--lmc', str(lmc), '--lfts', o,
+                '--traffic', 'ring', '--streams', '--sync', 'rank', '--bytes', '2k',
+                '--islip-iters', '2', '--load', '1.0', '--warmup', '0us', '--measure', '2ms',
+                '--seed', '5', '--json', '-q']
+        if scheme != 'none':
+            args += ['--sl', sl, '--sl2vl', s2v, '--vls', str(vls)]
+        rc, out, err = self.run(args)
+        if self.checked(case, args, rc, out, err, ok=(0,) if scheme != 'none' else (0, 1)) \
+                and rc == 0:
+            try:
+                st = json.loads(out)['runs'][0]['streams']
+            except (ValueError, KeyError, IndexError):
+                self.fail(case, 'no streams JSON: ' + ' '.join(args))
+                return
+            if st['host_steps_min'] != st['steps'] or st['total_us'] < 0:
+                self.fail(case, 'ring per rank did not finish (%d of %d steps): %s' % (
+                    st['host_steps_min'], st['steps'], ' '.join(args)))
 
     def same_for_threads(self, case, what, base, ok, timing, exit1_says=None):
         """base with --threads 1 and 2: an exit code in ok, JSON on stdout,
