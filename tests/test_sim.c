@@ -343,12 +343,18 @@ static void test_patterns(void)
 	TT_CHECK(ibf_sim_pattern_parse("mix:C7", &p, &err) != 0);
 	TT_CHECK(ibf_sim_pattern_parse("nonsense", &p, &err) != 0);
 	TT_CHECK(strstr(err.msg, "unknown pattern") != NULL);
-	/* counts are plain digits: no sign, no blank, no wrap of "-N" (found
-	 * by fuzzing: shift:-18446744073709551615 was shift 1) */
-	static const char *const badnum[] = { "shift:-18446744073709551615", "shift:+3",
-					      "shift: 3", "shift:0", "shift:4294967296",
-					      "perm:-18446744073709551615", "bisection: 5",
-					      "random-pairwise:+2", "perm:1000001", "perm:" };
+	/* counts are plain digits: no sign, no blank, no wrap of "-N"
+	 * (shift:-18446744073709551615 was taken as shift 1) */
+	static const char *const badnum[] = { "shift:-18446744073709551615",
+					      "shift:+3",
+					      "shift: 3",
+					      "shift:0",
+					      "shift:4294967296",
+					      "perm:-18446744073709551615",
+					      "bisection: 5",
+					      "random-pairwise:+2",
+					      "perm:1000001",
+					      "perm:" };
 	for (size_t k = 0; k < sizeof(badnum) / sizeof(badnum[0]); k++) {
 		TT_CHECK(ibf_sim_pattern_parse(badnum[k], &p, &err) == IBF_EINVAL);
 		TT_CHECK(strstr(err.msg, badnum[k]) != NULL);

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #define MAX_LINE 256
-#define MAX_SOLVED 4	    /* phases solved per input */
+#define MAX_SOLVED 4	   /* phases solved per input */
 #define MAX_FLOWS 20000ull /* flows built per input before stopping */
 
 struct walk {
@@ -47,7 +47,8 @@ static int phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t index, uint
 	if (w->solved < MAX_SOLVED && ph->nflows) {
 		struct ibf_sim_phase_result res;
 		double *rates = malloc(ph->nflows * sizeof(double));
-		if (rates && !ibf_sim_maxmin_phase(w->n, w->pl, ph, w->lp, &res, rates, NULL, NULL)) {
+		if (rates &&
+		    !ibf_sim_maxmin_phase(w->n, w->pl, ph, w->lp, &res, rates, NULL, NULL)) {
 			for (uint64_t i = 0; i < ph->nflows; i++)
 				if (!(rates[i] >= 0) || !isfinite(rates[i]))
 					abort();

@@ -12,8 +12,7 @@
 #include <string.h>
 
 /* "#! ..." options (the harness's own syntax); returns the bytes used */
-static size_t options(const char *s, size_t n, struct ibf_validate_opts *o, char *aname,
-		      size_t asz)
+static size_t options(const char *s, size_t n, struct ibf_validate_opts *o, char *aname, size_t asz)
 {
 	if (n < 2 || memcmp(s, "#!", 2))
 		return 0;
@@ -21,7 +20,8 @@ static size_t options(const char *s, size_t n, struct ibf_validate_opts *o, char
 	size_t len = nl ? (size_t)(nl - s) : n;
 	char line[256];
 	snprintf(line, sizeof(line), "%.*s", (int)(len < 255 ? len : 255), s);
-	for (char *save, *t = strtok_r(line + 2, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (char *save, *t = strtok_r(line + 2, " \t", &save); t;
+	     t = strtok_r(NULL, " \t", &save)) {
 		if (!strcmp(t, "partial")) {
 			o->partial = 1;
 		} else if (!strncmp(t, "step=", 5)) {

@@ -48,6 +48,25 @@ cp "$tmp/xgft.net" "$tmp/df.net" "$FX/real/sdr-mt43132-1switch-2hosts-2009.ibnet
 "$IBFAB" route --topology "$tmp/base.ibnd" --engine layered --deadlock dfsssp \
 	-o "$C/lfts/base-layered.lfts" --sl "$C/sl/base-dfsssp.sl" --sl2vl "$C/sl2vl/base-dfsssp.sl2vl"
 cp "$FX"/lfts/*.dump* "$FX"/lfts/*.fdbs "$C/lfts/"
+# the base fabric's minimal tables in the other layouts the reader takes
+# (the fixtures above are of another fabric: the reader stops at their
+# first switch GUID): dump_lfts/ibroute, opensm.fdbs (old prefix, hops),
+# ibdiagnet.fdbs, and an unreachable LID in each fdbs block
+awk '/^Unicast lids/ { if (n) printf "%d valid lids dumped \n", n; n = 0
+                       sub(/\[0-19\]/, "[0x0-0x13]"); sub(/\(\x27/, "("); sub(/\x27\):/, "):"); print
+                       print "  Lid  Out   Destination"; print "       Port     Info "; next }
+     /^0x/ { d = $0; sub(/^[^#]*# /, "", d); printf "%s %s : (%s)\n", $1, $2, d; n++ }
+     END { printf "%d valid lids dumped \n", n }' "$C/lfts/base-minimal.lfts" >"$C/lfts/base-minimal.dump_lfts"
+fdbs() {
+	awk -v pre="$1" -v hops="$2" '
+	/^Unicast lids/ { if (open) printf "0x0007 : UNREACHABLE\n\n"; open = 1
+	                  for (i = 1; i <= NF; i++) if ($i == "guid") g = $(i+1)
+	                  printf "%sdump_ucast_routes: Switch %s\nLID    : Port : Hops : Optimal\n", pre, g; next }
+	/^0x/ { printf "%s : %s  : %s   : yes\n", $1, $2, $2 == "000" ? "00" : hops }
+	END { printf "0x0007 : UNREACHABLE\n" }' "$C/lfts/base-minimal.lfts"
+}
+fdbs __osm_ucast_mgr_ 01 >"$C/lfts/base-minimal.opensm.fdbs"
+fdbs osm_ucast_mgr_ 00 >"$C/lfts/base-minimal.ibdiagnet.fdbs"
 # the same SLs as "<slid> <dlid> <sl>" lines (first 40)
 awk '/^Source switch/ { for (i = 1; i <= NF; i++) if ($i == "lid") s = $(i+1); next }
      /^0x/ && n < 40 { printf "%s %s %s\n", s, $1, $2; n++ }' "$C/sl/base-dfsssp.sl" \
