@@ -208,9 +208,13 @@ static int parse_bytes(const char *opt, const char *v, long lo, long hi, long *o
 {
 	char *end;
 	long x = strtol(v, &end, 10);
-	if (!strcmp(end, "k") || !strcmp(end, "K") || !strcmp(end, "KiB"))
+	/* range first: x * 1024 must not overflow */
+	int inrange = x >= lo && x <= hi;
+	if (inrange && (!strcmp(end, "k") || !strcmp(end, "K") || !strcmp(end, "KiB"))) {
+		inrange = x <= hi / 1024 && x * 1024 >= lo;
 		x *= 1024, end += strlen(end);
-	if (end == v || *end || x < lo || x > hi) {
+	}
+	if (end == v || *end || !inrange) {
 		fprintf(stderr, "ibfab: %s: '%s' is not a byte count in [%ld, %ld]\n", opt, v, lo,
 			hi);
 		return -1;
@@ -380,6 +384,9 @@ static int sp_table_opt(struct sp_args *a, int c, int *rc)
 	return 1;
 }
 
+/* --loads A:B:STEP: at most this many loads */
+#define SWEEP_MAX 10000
+
 /* --loads A:B:STEP */
 static int sp_loads(const char *prog, struct sp_args *a)
 {
@@ -387,9 +394,11 @@ static int sp_loads(const char *prog, struct sp_args *a)
 	a->l0 = strtod(optarg, &e1);
 	a->l1 = *e1 == ':' ? strtod(e1 + 1, &e2) : (e2 = e1, -1);
 	a->lstep = *e2 == ':' ? strtod(e2 + 1, &e3) : (e3 = e2, -1);
-	if (*e3 || !(a->l0 > 0) || !(a->l1 >= a->l0) || !(a->l1 <= 1.0) || !(a->lstep > 0))
+	if (*e3 || !(a->l0 >= 1e-6) || !(a->l1 >= a->l0) || !(a->l1 <= 1.0) || !(a->lstep > 0))
 		return cli_usage_error(prog,
-				       "--loads: want A:B:STEP with 0 < A <= B <= 1, STEP > 0");
+				       "--loads: want A:B:STEP with 1e-6 <= A <= B <= 1, STEP > 0");
+	if ((a->l1 - a->l0) / a->lstep >= SWEEP_MAX)
+		return cli_usage_error(prog, "--loads %s: more than %d loads", optarg, SWEEP_MAX);
 	return 0;
 }
 
@@ -1141,7 +1150,7 @@ static int sweep_run(const struct sp_args *a, const struct ibf_fabric *f,
 		     const struct ibf_sl2vl_table *s2v, struct sweep *w, struct ibf_error *err)
 {
 	int n = 0;
-	while (a->l0 + n * a->lstep <= a->l1 + 1e-9 && n < 10000)
+	while (a->l0 + n * a->lstep <= a->l1 + 1e-9 && n < SWEEP_MAX)
 		n++;
 	w->load = calloc((size_t)n, sizeof(*w->load));
 	w->res = calloc((size_t)n, sizeof(*w->res));

@@ -368,9 +368,10 @@ int ibf_sim_layers_parse(const char *s, struct ibf_sim_layer_policy *lp, struct 
 	else if (!strcmp(s, "split"))
 		lp->how = IBF_LAYERS_SPLIT;
 	else if (!strncmp(s, "layer:", 6)) {
-		char *end;
-		unsigned long j = strtoul(s + 6, &end, 10);
-		if (end == s + 6 || *end || j > 127)
+		char *end = NULL;
+		/* digits only: strtoul would take " 3", "+3" and wrap "-1" */
+		unsigned long j = isdigit((unsigned char)s[6]) ? strtoul(s + 6, &end, 10) : 0;
+		if (!end || *end || j > 127)
 			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 					     "layer policy \"%s\": J must be 0..127", s);
 		lp->how = IBF_LAYERS_FIXED;

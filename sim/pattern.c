@@ -2,6 +2,7 @@
  * citations in docs/sim.md). */
 #include "ibf_sim.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,11 +54,12 @@ int ibf_sim_pattern_parse(const char *s, struct ibf_sim_pattern *p, struct ibf_e
 	p->id = id;
 	p->count = id == IBF_PAT_BISECT ? 50 : 10;
 	const char *arg = colon ? colon + 1 : NULL;
-	char *end;
+	char *end = NULL;
 	switch (id) {
 	case IBF_PAT_SHIFT: {
-		unsigned long c = arg ? strtoul(arg, &end, 10) : 0;
-		if (!arg || end == arg || *end || c < 1 || c > UINT32_MAX)
+		/* digits only: strtoul would take " 3", "+3" and wrap "-1" */
+		unsigned long c = arg && isdigit((unsigned char)*arg) ? strtoul(arg, &end, 10) : 0;
+		if (!c || *end || c > UINT32_MAX)
 			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 					     "pattern \"%s\": expected shift:C with C >= 1", s);
 		p->shift = (uint32_t)c;
@@ -67,8 +69,8 @@ int ibf_sim_pattern_parse(const char *s, struct ibf_sim_pattern *p, struct ibf_e
 	case IBF_PAT_RANDPAIR:
 	case IBF_PAT_BISECT:
 		if (arg) {
-			unsigned long k = strtoul(arg, &end, 10);
-			if (end == arg || *end || k < 1 || k > 1000000)
+			unsigned long k = isdigit((unsigned char)*arg) ? strtoul(arg, &end, 10) : 0;
+			if (!k || *end || k > 1000000)
 				return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 						     "pattern \"%s\": K must be 1..1000000", s);
 			p->count = (uint32_t)k;

@@ -343,6 +343,33 @@ static void test_patterns(void)
 	TT_CHECK(ibf_sim_pattern_parse("mix:C7", &p, &err) != 0);
 	TT_CHECK(ibf_sim_pattern_parse("nonsense", &p, &err) != 0);
 	TT_CHECK(strstr(err.msg, "unknown pattern") != NULL);
+	/* counts are plain digits: no sign, no blank, no wrap of "-N"
+	 * (shift:-18446744073709551615 was taken as shift 1) */
+	static const char *const badnum[] = { "shift:-18446744073709551615",
+					      "shift:+3",
+					      "shift: 3",
+					      "shift:0",
+					      "shift:4294967296",
+					      "perm:-18446744073709551615",
+					      "bisection: 5",
+					      "random-pairwise:+2",
+					      "perm:1000001",
+					      "perm:" };
+	for (size_t k = 0; k < sizeof(badnum) / sizeof(badnum[0]); k++) {
+		TT_CHECK(ibf_sim_pattern_parse(badnum[k], &p, &err) == IBF_EINVAL);
+		TT_CHECK(strstr(err.msg, badnum[k]) != NULL);
+	}
+	TT_REQUIRE(!ibf_sim_pattern_parse("shift:4294967295", &p, &err));
+	TT_EQ_INT(p.shift, 4294967295u);
+	TT_REQUIRE(!ibf_sim_pattern_parse("bisection:1000000", &p, &err));
+	TT_EQ_INT(p.count, 1000000);
+	struct ibf_sim_layer_policy lpb;
+	TT_CHECK(ibf_sim_layers_parse("layer:-18446744073709551615", &lpb, &err) == IBF_EINVAL);
+	TT_CHECK(ibf_sim_layers_parse("layer: 1", &lpb, &err) == IBF_EINVAL);
+	TT_CHECK(ibf_sim_layers_parse("layer:+1", &lpb, &err) == IBF_EINVAL);
+	TT_CHECK(ibf_sim_layers_parse("layer:", &lpb, &err) == IBF_EINVAL);
+	TT_REQUIRE(!ibf_sim_layers_parse("layer:127", &lpb, &err));
+	TT_EQ_INT(lpb.layer, 127);
 	/* the mixes: C1 = 20 % of each accelerator's rate leaves the node */
 	struct ibf_sim_placement p4;
 	TT_REQUIRE(!ibf_sim_place(&x.n, IBF_PLACE_LINEAR, 16, 4, 1, NULL, &p4, &err));

@@ -120,9 +120,16 @@ static void base_matches_corpus(void)
 		const char *file;
 		int kind;
 	} seeds[] = {
-		{ "lfts/base-minimal.lfts", 0 },  { "lfts/base-layered.lfts", 0 },
-		{ "sl/base-dfsssp.sl", 1 },	  { "sl/base-triples.sl", 1 },
-		{ "sl2vl/base-dfsssp.sl2vl", 2 }, { "guid2lid/base.guid2lid", 3 },
+		{ "lfts/base-minimal.lfts", 0 },
+		{ "lfts/base-layered.lfts", 0 },
+		{ "lfts/base-minimal.dump_lfts", 0 },
+		{ "lfts/base-minimal.opensm.fdbs", 0 },
+		{ "lfts/base-minimal.ibdiagnet.fdbs", 0 },
+		{ "sl/base-dfsssp.sl", 1 },
+		{ "sl/base-triples.sl", 1 },
+		{ "sl2vl/base-dfsssp.sl2vl", 2 },
+		{ "sl2vl/smpquery.sl2vl", 2 },
+		{ "guid2lid/base.guid2lid", 3 },
 	};
 	const struct ibf_fabric *f = fuzz_base_fabric();
 	for (unsigned i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The number options of `ibfab sim packet` and `ibfab sim flow` on bad
+# values (some found by fuzzing): a usage error (exit 2) that names the
+# option, nothing on stdout, no output file started.
+. "$(dirname "$0")/lib.sh"
+mk_workdir
+W=$WORK
+"$IBFAB" topo gen fattree --kary 2 --n 2 -o "$W/ft.ibnd" >/dev/null
+
+# bad VALUE of OPTION for sim packet: exit 2, OPTION named, no output
+bad_packet() {
+	local opt=$1 val=$2 want=$3
+	rm -f "$W/out.svg"
+	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --load 0.5 --measure 1us \
+		--svg "$W/out.svg" "$opt" "$val" >"$W/out" 2>"$W/err"
+	local r=$?
+	check "sim packet $opt '$val': exit 2 (got $r)" test "$r" = 2
+	check "... the message says '$want'" grep -q -- "$want" "$W/err"
+	check "... nothing on stdout, no SVG" sh -c "test ! -s '$W/out' && test ! -e '$W/out.svg'"
+}
+# x 1024 overflowed (undefined behaviour) before the range check:
+# 2^54 + 1 KiB wrapped to 1024 bytes and was taken
+bad_packet --buffer 18014398509481985k "--buffer: .* is not a byte count"
+bad_packet --bytes 18014398509481985K "--bytes: .* is not a byte count"
+bad_packet --buffer 9223372036854775807k "--buffer: .* is not a byte count"
+bad_packet --buffer -9223372036854775807k "--buffer: .* is not a byte count"
+bad_packet --bytes 9007199254740993KiB "--bytes: .* is not a byte count"
+bad_packet --header 1k "--header: .* is not a byte count"
+# a step so small the sweep was cut at 10000 loads without a word
+bad_packet --loads 0.1:1:1e-9 "more than 10000 loads"
+bad_packet --loads 1e-300:1e-300:1 --loads
+bad_packet --loads 0.5:0.4:0.1 --loads
+bad_packet --measure 1e400us "--measure: bad time"
+bad_packet --measure nan "--measure: bad time"
+# pattern counts: "-N" wrapped through strtoul to 2^64 - N
+bad_packet --traffic shift:-18446744073709551615 shift:-18446744073709551615
+bad_packet --traffic perm:+3 perm:+3
+
+# the same counts in sim flow
+for a in "--pattern shift:-18446744073709551615" "--pattern bisection:" \
+	"--layers layer:-18446744073709551615" "--layers layer:+1"; do
+	# shellcheck disable=SC2086
+	"$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal $a >"$W/out" 2>"$W/err"
+	r=$?
+	check "sim flow $a: exit 2 (got $r), nothing on stdout" sh -c "test $r = 2 && test ! -s '$W/out'"
+	check "... the message quotes the value" grep -q -- "${a#* }" "$W/err"
+done
+
+# and the good forms still work
+"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --loads 0.2:0.4:0.2 --buffer 8k \
+	--msg 4KiB --measure 2us --warmup 1us -q >"$W/out" 2>"$W/err"
+r=$?
+check "sim packet --loads 0.2:0.4:0.2 --buffer 8k --msg 4KiB: exit 0 (got $r), two loads" \
+	sh -c "test $r = 0 && test \$(grep -c '^load ' '$W/out') = 2"
+done_testing
