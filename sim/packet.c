@@ -1225,12 +1225,10 @@ static int arb_islip(struct psim *s, uint32_t g0)
 	int rc = 0;
 	for (int it = 0; it < s->o->islip_iters && !rc; it++) {
 		uint32_t ng = 0;
-		/* the outputs with requests, ascending (a copy: a credit wait
-		 * does not change requests, but stay on the safe side) */
-		uint64_t rq[4];
-		memcpy(rq, rqs, sizeof(rq));
+		/* the outputs with requests, ascending (granting changes no
+		 * request: arb_take below does) */
 		for (uint32_t w = 0; w < 4 && !rc; w++)
-			for (uint64_t m = rq[w]; m && !rc; m &= m - 1) {
+			for (uint64_t m = rqs[w]; m && !rc; m &= m - 1) {
 				uint32_t op = w * 64 + (uint32_t)__builtin_ctzll(m), g = base + op;
 				int stalled = 0;
 				if (s->pt[g].out_busy)
