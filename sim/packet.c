@@ -1919,43 +1919,65 @@ static int stream_load(struct psim *s)
 
 static int rank_gen(struct psim *s, uint32_t h);
 
-/* One packet of host h's next message with bytes left whose time has come
- * (uncapped, or its cap allows it), in turn; when only capped messages
- * wait, the host's next try is at the earliest of their times. */
+/* Host h's turn over its messages [a, b), from *cur on (left[j]: bytes
+ * still to packetise; a capped message, cap in->msg[mk[j]].gbps, sends its
+ * next packet no earlier than next[j]): one packet of the first message
+ * with bytes left whose time has come, and h's next try after the pacing
+ * gap of that packet.  *j: the message, UINT32_MAX when none was taken
+ * (all sent; or only capped messages wait: h tries again at the earliest
+ * of their times; or h's queue is full: again after one gap); *bytes: the
+ * packet's wire bytes.  Shared by both synchronisations (stream_gen,
+ * rank_gen). */
+static int stream_take(struct psim *s, uint32_t h, uint64_t *left, uint64_t *next,
+		       const uint32_t *mk, uint32_t a, uint32_t b, uint32_t *cur, uint32_t *j,
+		       uint32_t *bytes)
+{
+	const struct ibf_psim_msg *msg = s->o->stream->msg;
+	struct host *H = &s->host[h];
+	uint32_t k = *cur, n = 0;
+	uint64_t wake = UINT64_MAX;
+	*j = UINT32_MAX;
+	for (; n < b - a; n++, k = k + 1 < b ? k + 1 : a) {
+		if (!left[k])
+			continue;
+		if (!(msg[mk[k]].gbps > 0) || next[k] <= s->now)
+			break;
+		if (next[k] < wake)
+			wake = next[k];
+	}
+	if (n == b - a)
+		/* all sent: the host waits for its next phase or step; or for a cap */
+		return wake == UINT64_MAX ? 0 : stream_push_gen(s, h, wake);
+	if (H->qlen >= s->o->srcq_max)
+		return stream_push_gen(s, h, s->now + H->gap_ps);
+	uint32_t mtu = s->o->mtu_payload;
+	uint32_t pay = stream_pay(left[k], mtu);
+	double gbps = msg[mk[k]].gbps;
+	left[k] -= pay;
+	if (gbps > 0 && left[k])
+		next[k] = s->now + stream_pace(gbps, stream_pay(left[k], mtu));
+	*cur = k + 1 < b ? k + 1 : a;
+	*bytes = pay + s->o->hdr_bytes;
+	uint64_t gap = (H->gap_ps * *bytes + s->bytes - 1) / s->bytes;
+	*j = k;
+	return stream_push_gen(s, h, s->now + (gap ? gap : 1));
+}
+
+/* One packet of host h's next message whose time has come (stream_take),
+ * with the barrier between phases and repetitions. */
 static int stream_gen(struct psim *s, uint32_t h)
 {
 	struct pstream *st = s->st;
 	if (st->rank)
 		return rank_gen(s, h);
-	struct host *H = &s->host[h];
-	uint32_t a = st->off[h], b = st->off[h + 1], j = st->cur[h];
-	uint64_t wake = UINT64_MAX;
-	uint32_t n = 0;
 	st->gen[h] = 0; /* this one */
-	for (; n < b - a; n++, j = j + 1 < b ? j + 1 : a) {
-		if (!st->left[j])
-			continue;
-		if (!(st->gbps[j] > 0) || st->next[j] <= s->now)
-			break;
-		if (st->next[j] < wake)
-			wake = st->next[j];
-	}
-	if (n == b - a)
-		/* all sent: the host waits for the next phase; or for a cap */
-		return wake == UINT64_MAX ? 0 : stream_push_gen(s, h, wake);
-	if (H->qlen >= s->o->srcq_max)
-		return stream_push_gen(s, h, s->now + H->gap_ps);
-	uint32_t mtu = s->o->mtu_payload;
-	uint32_t pay = stream_pay(st->left[j], mtu);
-	st->left[j] -= pay;
-	if (st->gbps[j] > 0 && st->left[j])
-		st->next[j] = s->now + stream_pace(st->gbps[j], stream_pay(st->left[j], mtu));
-	st->cur[h] = j + 1 < b ? j + 1 : a;
-	uint32_t bytes = pay + s->o->hdr_bytes;
-	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
-	int rc = stream_push_gen(s, h, s->now + (gap ? gap : 1));
+	uint32_t j, bytes;
+	int rc = stream_take(s, h, st->left, st->next, st->mk, st->off[h], st->off[h + 1],
+			     &st->cur[h], &j, &bytes);
+	if (rc || j == UINT32_MAX)
+		return rc;
 	st->sending = j;
-	return rc ? rc : host_send(s, h, st->dst[j], bytes);
+	return host_send(s, h, st->dst[j], bytes);
 }
 
 /* A capped message m is all in, ns after its start: count its achieved
@@ -2248,41 +2270,19 @@ static int rank_try(struct psim *s, uint32_t h)
 static int rank_gen(struct psim *s, uint32_t h)
 {
 	struct pstream *st = s->st;
-	struct host *H = &s->host[h];
 	struct rhost *R = &st->rh[h];
 	st->gen[h] = 0; /* this one */
 	if (!R->unsent)
 		return 0; /* waits for its input: the chain ends, rank_enter restarts it */
-	const struct ibf_psim_stream *in = s->o->stream;
-	uint32_t j = R->cur, n = 0, cnt = R->b - R->a;
-	uint64_t wake = UINT64_MAX;
-	for (; n < cnt; n++, j = j + 1 < R->b ? j + 1 : R->a) {
-		if (!st->rleft[j])
-			continue;
-		if (!(in->msg[st->by_src[j]].gbps > 0) || st->rnext[j] <= s->now)
-			break;
-		if (st->rnext[j] < wake)
-			wake = st->rnext[j];
-	}
-	if (n == cnt) /* only capped messages left, none due yet */
-		return stream_push_gen(s, h, wake);
-	if (H->qlen >= s->o->srcq_max)
-		return stream_push_gen(s, h, s->now + H->gap_ps);
-	uint32_t mtu = s->o->mtu_payload;
-	uint32_t pay = stream_pay(st->rleft[j], mtu);
-	double gbps = in->msg[st->by_src[j]].gbps;
-	st->rleft[j] -= pay;
+	uint32_t j, bytes;
+	int rc = stream_take(s, h, st->rleft, st->rnext, st->by_src, R->a, R->b, &R->cur, &j,
+			     &bytes);
+	if (rc || j == UINT32_MAX)
+		return rc;
 	if (!st->rleft[j])
 		R->unsent--;
-	else if (gbps > 0)
-		st->rnext[j] = s->now + stream_pace(gbps, stream_pay(st->rleft[j], mtu));
-	R->cur = j + 1 < R->b ? j + 1 : R->a;
-	uint32_t bytes = pay + s->o->hdr_bytes;
-	uint64_t gap = (H->gap_ps * bytes + s->bytes - 1) / s->bytes;
-	int rc = stream_push_gen(s, h, s->now + (gap ? gap : 1));
 	st->sending = rank_msg_no(s, R->phase, R->rep, st->by_src[j]);
-	if (!rc)
-		rc = host_send(s, h, in->msg[st->by_src[j]].dst, bytes);
+	rc = host_send(s, h, s->o->stream->msg[st->by_src[j]].dst, bytes);
 	if (!rc && !R->unsent)
 		rc = rank_try(s, h);
 	return rc;
