@@ -472,10 +472,11 @@ static void q_cur_insert(struct psim *s, int32_t n)
 /* Sort the list from node `head` by key, equal keys in list order (a
  * bottom-up merge sort: a bucket can hold thousands of events, which
  * inserting one by one would sort in quadratic time); *tail: its last
- * node. */
-static int32_t q_sort(struct evn *P, int32_t head, int32_t *tail)
+ * node, *count: its nodes. */
+static int32_t q_sort(struct evn *P, int32_t head, int32_t *tail, uint64_t *count)
 {
 	*tail = PK_NONE;
+	*count = 0;
 	if (head == PK_NONE)
 		return head;
 	for (uint32_t run = 1;; run *= 2) {
@@ -511,6 +512,7 @@ static int32_t q_sort(struct evn *P, int32_t head, int32_t *tail)
 				else
 					P[last].next = x;
 				last = x;
+				*count += run == 1; /* the first pass sees each node once */
 			}
 			a = b;
 		}
@@ -798,9 +800,9 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 		uint32_t k = (uint32_t)(s->qbase >> s->qws) & (s->qnb - 1);
 		/* qcur is empty: the bucket's list (in insertion order), sorted
 		 * stably by key, becomes it */
-		for (int32_t n = s->qb[k].head; n != PK_NONE; n = s->qpool[n].next)
-			s->qinb--;
-		s->qcur = q_sort(s->qpool, s->qb[k].head, &s->qcur_tail);
+		uint64_t nk;
+		s->qcur = q_sort(s->qpool, s->qb[k].head, &s->qcur_tail, &nk);
+		s->qinb -= nk;
 		s->qb[k].head = s->qb[k].tail = PK_NONE;
 		while (s->qover.n && s->qover.v[0].k >> EV_BITS >> s->qws == s->qbase >> s->qws) {
 			int32_t n = q_node(s);
