@@ -48,17 +48,7 @@ check "route check: plain dump_lfts (entries to ports 128+ lost) exits 1 naming 
 	sh -c "test $r = 1 && grep -q 'q129-via-ibsim-opensm.dump_lfts:6: .*dump with -a' '$W/err'"
 
 # validate: a host planned once with two ports, found as two mlx5 devices
-printf 'cable,kind,a_switch,a_port,b_switch,b_port\n1,host,leaf,1,gpu01,1\n2,host,leaf,2,gpu01,2\n' >"$W/plan.csv"
-{
-	printf 'switchguid=0x100(100)\nSwitch\t8 "S-0000000000000100"\t\t# "leaf" base port 0 lid 1 lmc 0\n'
-	printf '[1]\t"H-0000000000001001"[1](1001) \t\t# "gpu01 mlx5_1" lid 3 4xNDR\n'
-	printf '[2]\t"H-0000000000001000"[1](1000) \t\t# "gpu01 mlx5_0" lid 2 4xNDR\n\n'
-	printf 'caguid=0x1000\nCa\t1 "H-0000000000001000"\t\t# "gpu01 mlx5_0"\n'
-	printf '[1](1000) \t"S-0000000000000100"[2]\t\t# lid 2 lmc 0 "leaf" lid 1 4xNDR\n\n'
-	printf 'caguid=0x1001\nCa\t1 "H-0000000000001001"\t\t# "gpu01 mlx5_1"\n'
-	printf '[1](1001) \t"S-0000000000000100"[1]\t\t# lid 3 lmc 0 "leaf" lid 1 4xNDR\n'
-} >"$W/gpu.ibnd"
-r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/gpu.ibnd")
+r=$(rc "$IBFAB" validate --plan "$IO/gpu-two-devices.plan.csv" --fabric "$IO/gpu-two-devices.ibnetdiscover")
 check "validate: two single-port devices of one planned host are clean (exit $r)" \
 	sh -c "test $r = 0 && grep -q '^clean: 2 of 2' '$W/out'"
 done_testing

@@ -130,14 +130,6 @@ printf '{"a":[1,-0,2.5e-3,1E+2,true,false,null],"a":{"":"\\u00e9\\ud83d\\ude00\\
 # descriptions unknown to the plan: matched by structure from the anchor
 { echo '#! anchor=ft-l2-s0000=0x0002c90200000200'; cat "$C/plan/ft.csv"; echo ---
   sed 's/"ft-/"xx-/g' "$tmp/ft.ibnd"; } >"$C/validate/ft-anchor"
-{
-	printf 'cable,kind,a_switch,a_port,b_switch,b_port\n1,host,leaf,1,gpu01,1\n2,host,leaf,2,gpu01,2\n---\n'
-	printf 'switchguid=0x100(100)\nSwitch\t8 "S-0000000000000100"\t\t# "leaf" base port 0 lid 1 lmc 0\n'
-	printf '[1]\t"H-0000000000001001"[1](1001) \t\t# "gpu01 mlx5_1" lid 3 4xNDR\n'
-	printf '[2]\t"H-0000000000001000"[1](1000) \t\t# "gpu01 mlx5_0" lid 2 4xNDR\n\n'
-	printf 'caguid=0x1000\nCa\t1 "H-0000000000001000"\t\t# "gpu01 mlx5_0"\n'
-	printf '[1](1000) \t"S-0000000000000100"[2]\t\t# lid 2 lmc 0 "leaf" lid 1 4xNDR\n\n'
-	printf 'caguid=0x1001\nCa\t1 "H-0000000000001001"\t\t# "gpu01 mlx5_1"\n'
-	printf '[1](1001) \t"S-0000000000000100"[1]\t\t# lid 3 lmc 0 "leaf" lid 1 4xNDR\n'
-} >"$C/validate/gpu-two-devices"
+{ cat "$FX/io/gpu-two-devices.plan.csv"; echo ---; cat "$FX/io/gpu-two-devices.ibnetdiscover"; } \
+	>"$C/validate/gpu-two-devices"
 echo "corpus: $(find "$C" -type f | wc -l) files, $(du -sk "$C" | cut -f1) KB"
