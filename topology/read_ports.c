@@ -39,6 +39,7 @@ struct prd {
 	size_t ne, cape;
 	struct ibf_umap sw, ca, rt;
 	uint32_t stderr_lines;
+	uint32_t progress_lines; /* ibnetdiscover -s -p */
 };
 
 static int perr(struct prd *r, long ln, const char *msg, const char *s, size_t n)
@@ -143,6 +144,10 @@ static int one_line(struct prd *r, const char *s, size_t n, long ln)
 		return 0;
 	if (ibf_io_is_stderr_line(c.p, (size_t)(c.e - c.p))) {
 		r->stderr_lines++;
+		return 0;
+	}
+	if (ibf_io_is_progress_line(c.p, (size_t)(c.e - c.p))) {
+		r->progress_lines++;
 		return 0;
 	}
 	int ta, tb;
@@ -288,7 +293,9 @@ static int build(struct prd *r, struct ibf_fabric *f)
 		uint32_t one = ibf_linker_one_sided(&k);
 		if (ibf_io_meta_add(f, "format", "ibnetdiscover-p") ||
 		    ibf_io_meta_add(f, "one_sided", "%u", one) ||
-		    (r->stderr_lines && ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines)))
+		    (r->stderr_lines && ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines)) ||
+		    (r->progress_lines &&
+		     ibf_io_meta_add(f, "progress_lines", "%u", r->progress_lines)))
 			rc = ibf_error_set(r->err, IBF_ENOMEM, r->name, 0, "out of memory");
 	}
 	ibf_linker_free(&k);
