@@ -67,6 +67,11 @@ qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p 1 23 0 0 23 minimal layered
 fdr10-qdr-sx6036-8sw-2014.ibnetdiscover 8 144 47 12 145 minimal layered dmodk hratio
 EOF
 
+# an excerpt with two aggregation nodes sharing a port GUID (ibnetdiscover -p)
+r=$(rc "$IBFAB" topo info "$R/hdr-quantum2-excerpt-shared-an-guid.ibnetdiscover-p")
+check "shared AN GUID (-p): read, both devices kept and the GUID reported" \
+	sh -c "test $r = 0 && grep -q '^duplicate GUIDs: 2 nodes' '$W/out' && grep -q \"cabled to ' 5FB0406-spine-IB03 ' port 81\" '$W/out'"
+
 # dmodk on a fabric whose switches do not form a tree: a clear refusal
 r=$(rc "$IBFAB" route --topology "$R/qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p" --engine dmodk)
 check "plafrim: dmodk refuses a non-tree, naming the link" \

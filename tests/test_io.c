@@ -465,6 +465,74 @@ static void test_sx6036_fdr10_2014(void)
 	ibf_fabric_free(f);
 }
 
+static void test_ports_report_shared_guid(void)
+{
+	/* two aggregation nodes with one port GUID (0x946dae0300630bfe, LIDs 78
+	 * and 60) on port 81 of two 81-port switches: the adapter's own line
+	 * (line 1) keeps it on the leaf, the spine's line gets a copy */
+	struct ibf_fabric *f =
+		read_fixture("real/hdr-quantum2-excerpt-shared-an-guid.ibnetdiscover-p", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	TT_EQ_INT(count_type(f, IBF_NODE_SWITCH), 5);
+	TT_EQ_INT(count_type(f, IBF_NODE_CA), 3);
+	TT_EQ_INT(count_links(f), 3);
+	TT_EQ_INT(meta_long(f, "one_sided"), 3);
+	int leaf = ibf_fabric_find_guid(f, 0x946dae0300630bf6ULL);
+	int spine = ibf_fabric_find_guid(f, 0x946dae030053ec1aULL);
+	int an = find_id(f, "H-946dae0300630bfd"), an2 = find_id(f, "H-946dae0300630bfd#2");
+	int s2 = ibf_fabric_find_guid(f, 0x946dae0300618c83ULL);
+	TT_REQUIRE(leaf >= 0 && spine >= 0 && an >= 0 && an2 >= 0 && s2 >= 0);
+	TT_EQ_INT(f->nodes[leaf].nports, 81);
+	TT_EQ_INT(f->nodes[spine].nports, 81);
+	/* names keep their blanks */
+	TT_CHECK(!strcmp(f->nodes[leaf].desc, "5FB0405-leaf-IB01 "));
+	TT_CHECK(!strcmp(f->nodes[s2].desc, " 5FB0406-spine-IB02 "));
+	TT_CHECK(!strcmp(f->nodes[an2].desc, "Mellanox Technologies Aggregation Node"));
+	TT_EQ_INT(ibf_port(f, an, 1)->peer_node, leaf);
+	TT_EQ_INT(ibf_port(f, an, 1)->peer_port, 81);
+	TT_EQ_INT(ibf_port(f, an, 1)->lid, 78);
+	TT_EQ_INT(ibf_port(f, an2, 1)->peer_node, spine);
+	TT_EQ_INT(ibf_port(f, an2, 1)->peer_port, 81);
+	TT_EQ_INT(ibf_port(f, an2, 1)->lid, 60);
+	TT_EQ_INT(ibf_port(f, an2, 1)->speed, IBF_SPEED_HDR);
+	TT_CHECK(ibf_port(f, an2, 1)->guid == 0x946dae0300630bfeULL);
+	struct ibf_dup_guid *d = NULL;
+	uint32_t nd = 0;
+	TT_REQUIRE(ibf_find_dup_guids(f, &d, &nd, NULL) == 0);
+	TT_EQ_INT(nd, 2);
+	if (nd == 2) {
+		TT_CHECK(d[0].guid == 0x946dae0300630bfeULL && d[1].guid == d[0].guid);
+		TT_CHECK((d[0].node == an && d[1].node == an2) || (d[0].node == an2 && d[1].node == an));
+	}
+	free(d);
+	ibf_fabric_free(f);
+	/* the adapter's own line last: it still wins, the earlier switch line
+	 * gets the copy */
+	const char *t = "SW 9 81 0x20 4x HDR - CA 60 1 0x1001 ( 'spine' - 'an' )\n"
+			"SW 51 81 0x10 4x HDR - CA 78 1 0x1001 ( 'leaf' - 'an' )\n"
+			"CA 78 1 0x1001 4x HDR - SW 51 81 0x10 ( 'an' - 'leaf' )\n";
+	struct ibf_error err;
+	f = parse_str(t, IBF_FMT_AUTO, &err);
+	TT_REQUIRE(f);
+	an = find_id(f, "H-0000000000001000");
+	an2 = find_id(f, "H-0000000000001000#2");
+	leaf = ibf_fabric_find_guid(f, 0x10);
+	spine = ibf_fabric_find_guid(f, 0x20);
+	TT_REQUIRE(an >= 0 && an2 >= 0 && leaf >= 0 && spine >= 0);
+	TT_EQ_INT(ibf_port(f, an, 1)->peer_node, leaf);
+	TT_EQ_INT(ibf_port(f, an2, 1)->peer_node, spine);
+	TT_EQ_INT(meta_long(f, "one_sided"), 1);
+	ibf_fabric_free(f);
+	/* two switches claiming one switch port is still an error */
+	const char *u = "SW 1 1 0x10 4x QDR - SW 2 1 0x20 ( 'a' - 'b' )\n"
+			"SW 3 1 0x30 4x QDR - SW 2 1 0x20 ( 'c' - 'b' )\n";
+	TT_CHECK(parse_str(u, IBF_FMT_AUTO, &err) == NULL);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, "line 1 links 'S-0000000000000020'[1] to "
+				     "'S-0000000000000010'[1]") != NULL,
+		     "%s", err.msg);
+}
+
 static void test_sniff_fixtures(void)
 {
 	static const struct {
@@ -1922,6 +1990,7 @@ int main(void)
 	TT(test_voltaire_mellanox_mix_show_ports);
 	TT(test_truescale_two_subnets_show_ports);
 	TT(test_sx6036_fdr10_2014);
+	TT(test_ports_report_shared_guid);
 	TT(test_sniff_fixtures);
 	TT(test_grammar_variants);
 	TT(test_grouping_and_full_info);
