@@ -329,7 +329,8 @@ static void test_qlogic_chassis_show_ports(void)
 		"real/qdr-qlogic-12800-avakas-25sw-281hca-2016.ibnetdiscover-s-p", IBF_FMT_AUTO);
 	TT_REQUIRE(f);
 	char buf[64];
-	TT_CHECK(ibf_fabric_get_meta(f, "format", buf, sizeof(buf)) && !strcmp(buf, "ibnetdiscover-p"));
+	TT_CHECK(ibf_fabric_get_meta(f, "format", buf, sizeof(buf)) &&
+		 !strcmp(buf, "ibnetdiscover-p"));
 	TT_EQ_INT(meta_long(f, "progress_lines"), 834);
 	TT_EQ_INT(meta_long(f, "one_sided"), 0);
 	TT_EQ_INT(count_type(f, IBF_NODE_SWITCH), 25);
@@ -470,8 +471,8 @@ static void test_ports_report_shared_guid(void)
 	/* two aggregation nodes with one port GUID (0x946dae0300630bfe, LIDs 78
 	 * and 60) on port 81 of two 81-port switches: the adapter's own line
 	 * (line 1) keeps it on the leaf, the spine's line gets a copy */
-	struct ibf_fabric *f =
-		read_fixture("real/hdr-quantum2-excerpt-shared-an-guid.ibnetdiscover-p", IBF_FMT_AUTO);
+	struct ibf_fabric *f = read_fixture(
+		"real/hdr-quantum2-excerpt-shared-an-guid.ibnetdiscover-p", IBF_FMT_AUTO);
 	TT_REQUIRE(f);
 	TT_EQ_INT(count_type(f, IBF_NODE_SWITCH), 5);
 	TT_EQ_INT(count_type(f, IBF_NODE_CA), 3);
@@ -502,7 +503,8 @@ static void test_ports_report_shared_guid(void)
 	TT_EQ_INT(nd, 2);
 	if (nd == 2) {
 		TT_CHECK(d[0].guid == 0x946dae0300630bfeULL && d[1].guid == d[0].guid);
-		TT_CHECK((d[0].node == an && d[1].node == an2) || (d[0].node == an2 && d[1].node == an));
+		TT_CHECK((d[0].node == an && d[1].node == an2) ||
+			 (d[0].node == an2 && d[1].node == an));
 	}
 	free(d);
 	ibf_fabric_free(f);

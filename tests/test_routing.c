@@ -677,9 +677,10 @@ static void test_real_ibroute(void)
 	TT_REQUIRE(ibf_route_check(f, &r, 0, &rep, NULL) == 0);
 	TT_CHECK(rep.unreachable > 0);
 	TT_REQUIRE(rep.nexamples > 0);
-	TT_CHECK_MSG(strstr(rep.examples[0], "to LID 0x0001 ('QLogic 12800-180...00066a00e8001310 "
-					     "L101'): no route at 'QLogic 12800-180...00066a00e8001310 "
-					     "L112'") != NULL,
+	TT_CHECK_MSG(strstr(rep.examples[0],
+			    "to LID 0x0001 ('QLogic 12800-180...00066a00e8001310 "
+			    "L101'): no route at 'QLogic 12800-180...00066a00e8001310 "
+			    "L112'") != NULL,
 		     "%s", rep.examples[0]);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);

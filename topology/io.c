@@ -259,7 +259,8 @@ int ibf_linker_add(struct ibf_linker *k, int a, int pa, int b, int pb, int width
 				     "'%s'[%d] is linked to '%s'[%d] here but line %ld links "
 				     "'%s'[%d] to '%s'[%d]",
 				     node_label(f, a), pa, node_label(f, b), pb, k->line[ib],
-				     node_label(f, b), pb, node_label(f, y->peer_node), y->peer_port);
+				     node_label(f, b), pb, node_label(f, y->peer_node),
+				     y->peer_port);
 	if (x->peer_node == IBF_NO_NODE) {
 		x->peer_node = b;
 		x->peer_port = (uint8_t)pb;

@@ -337,7 +337,8 @@ static int split_duplicates(struct prd *r)
 			}
 			if ((ibf_umap_get(&ends, end_key(e->a, e->pa)) < 0 &&
 			     ibf_umap_put(&ends, end_key(e->a, e->pa), (int32_t)i, NULL) < 0) ||
-			    (jb < 0 && ibf_umap_put(&ends, end_key(e->b, e->pb), (int32_t)i, NULL) < 0))
+			    (jb < 0 &&
+			     ibf_umap_put(&ends, end_key(e->b, e->pb), (int32_t)i, NULL) < 0))
 				rc = IBF_ENOMEM;
 		}
 	ibf_umap_free(&ends);
@@ -386,7 +387,8 @@ static int build(struct prd *r, struct ibf_fabric *f)
 		uint32_t one = ibf_linker_one_sided(&k);
 		if (ibf_io_meta_add(f, "format", "ibnetdiscover-p") ||
 		    ibf_io_meta_add(f, "one_sided", "%u", one) ||
-		    (r->stderr_lines && ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines)) ||
+		    (r->stderr_lines &&
+		     ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines)) ||
 		    (r->progress_lines &&
 		     ibf_io_meta_add(f, "progress_lines", "%u", r->progress_lines)))
 			rc = ibf_error_set(r->err, IBF_ENOMEM, r->name, 0, "out of memory");
