@@ -324,7 +324,18 @@ static int set_entry(struct rd *d, uint64_t lid, uint64_t port)
 				     "port %llu is beyond the %u ports of switch '%s'",
 				     (unsigned long long)port, (unsigned)n->nports,
 				     sw_desc(d, d->sw));
-	ibf_lft(d->r, d->sw)[lid] = (uint8_t)port;
+	/* no tool prints a LID twice in one table (and a second table of the
+	 * same switch is refused): a repeat is a damaged dump, e.g. an ibroute
+	 * output whose LID column stuck at one value */
+	uint8_t *ent = &ibf_lft(d->r, d->sw)[lid];
+	if (*ent != IBF_LFT_NONE)
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "LID 0x%04llx appears twice in the table of switch '%s' "
+				     "(line %ld), here with port %llu, before with port %u: a "
+				     "damaged dump",
+				     (unsigned long long)lid, sw_desc(d, d->sw), d->hdr_line,
+				     (unsigned long long)port, (unsigned)*ent);
+	*ent = (uint8_t)port;
 	if (port >= 128)
 		d->high_port = 1;
 	return 0;
@@ -569,6 +580,16 @@ static int rd_line(struct rd *d, char *line)
 		 * the number of lines, and excerpts of dumps keep the footer */
 		d->open = 0;
 		return valid ? check_high_ports(d) : 0;
+	}
+	/* ibroute/dump_lfts stopped by a failed query print
+	 * "/usr/sbin/ibroute: iberror: failed: dump tables: linear forwarding
+	 * table get failed" (on stderr, captured with 2>&1) instead of the
+	 * footer: the table ends there and keeps the entries printed before
+	 * it; LIDs it never got to have no entry ('route check' reports them
+	 * as unrouted) */
+	if (strstr(s, "iberror: ")) {
+		d->open = 0;
+		return 0;
 	}
 	/* the deprecation notice Debian's dump_lfts prints after its tables */
 	if (!d->open && (starts(s, "*** WARNING ***") || starts(s, "WARNING:")))

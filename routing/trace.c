@@ -337,6 +337,35 @@ static const char *ndesc(const struct ibf_fabric *f, int node)
 	return d ? d : "";
 }
 
+/* A node description of at most 40 bytes for an example line.  A longer one
+ * keeps its start and its end around "...": the part that tells nodes apart
+ * is often last (the ASICs of a chassis are all "QLogic 12800-180
+ * GUID=0x00066a00e8001310 L101", ".. L112", ...), so cutting the end made
+ * every switch of a real chassis read the same. */
+struct sdesc {
+	char s[44];
+};
+static struct sdesc sdesc(const struct ibf_fabric *f, int node)
+{
+	struct sdesc o;
+	const char *d = ndesc(f, node);
+	size_t n = strlen(d);
+	if (n <= 40) {
+		memcpy(o.s, d, n + 1);
+		return o;
+	}
+	/* 16 + 3 + 21 bytes; never split a UTF-8 sequence */
+	size_t a = 16, b = n - 21;
+	while (a > 0 && ((unsigned char)d[a] & 0xc0) == 0x80)
+		a--;
+	while (b < n && ((unsigned char)d[b] & 0xc0) == 0x80)
+		b++;
+	memcpy(o.s, d, a);
+	memcpy(o.s + a, "...", 3);
+	memcpy(o.s + a + 3, d + b, n - b + 1);
+	return o;
+}
+
 /* The first source end port at switch index s (lowest node id, then port)
  * that does not own dlid. */
 static void ex_source(const struct ibf_fabric *f, const struct ibf_lidmap *m, uint32_t s,
@@ -377,7 +406,7 @@ static void ex_render(const struct ibf_fabric *f, const struct ibf_lidmap *m,
 	if (e->kind == KIND_LONG) {
 		snprintf(why, sizeof(why), "%u hops, more than %d", (unsigned)e->hops, max_hops);
 	} else if (rc == IBF_TRACE_LOOP) {
-		snprintf(why, sizeof(why), "loop at '%.40s'", ndesc(f, lnode));
+		snprintf(why, sizeof(why), "loop at '%s'", sdesc(f, lnode).s);
 	} else if (rc == IBF_TRACE_WRONG) {
 		unsigned p = ibf_lft(r, last)[e->dlid];
 		int dn = lnode, dp = 0;
@@ -386,24 +415,24 @@ static void ex_render(const struct ibf_fabric *f, const struct ibf_lidmap *m,
 			dn = pp->peer_node;
 			dp = pp->peer_port;
 		}
-		snprintf(why, sizeof(why), "delivered to '%.40s' port %d by '%.40s'", ndesc(f, dn),
-			 dp, ndesc(f, lnode));
+		snprintf(why, sizeof(why), "delivered to '%s' port %d by '%s'", sdesc(f, dn).s, dp,
+			 sdesc(f, lnode).s);
 	} else {
 		unsigned p = e->dlid <= r->max_lid ? ibf_lft(r, last)[e->dlid] : IBF_LFT_NONE;
 		if (p == IBF_LFT_NONE)
-			snprintf(why, sizeof(why), "no route at '%.40s'", ndesc(f, lnode));
+			snprintf(why, sizeof(why), "no route at '%s'", sdesc(f, lnode).s);
 		else if (p > f->nodes[lnode].nports)
-			snprintf(why, sizeof(why), "port %u of '%.40s' does not exist", p,
-				 ndesc(f, lnode));
+			snprintf(why, sizeof(why), "port %u of '%s' does not exist", p,
+				 sdesc(f, lnode).s);
 		else
-			snprintf(why, sizeof(why), "port %u of '%.40s' is not connected", p,
-				 ndesc(f, lnode));
+			snprintf(why, sizeof(why), "port %u of '%s' is not connected", p,
+				 sdesc(f, lnode).s);
 	}
 	int sn, sp;
 	ex_source(f, m, e->s, e->dlid, &sn, &sp);
 	char full[512];
-	snprintf(full, sizeof(full), "from '%.40s' port %d to LID 0x%04x ('%.40s'): %s",
-		 ndesc(f, sn), sp, (unsigned)e->dlid, ndesc(f, m->node[e->dlid]), why);
+	snprintf(full, sizeof(full), "from '%s' port %d to LID 0x%04x ('%s'): %s", sdesc(f, sn).s,
+		 sp, (unsigned)e->dlid, sdesc(f, m->node[e->dlid]).s, why);
 	size_t n = strlen(full);
 	if (n >= len) /* cut, and say so */
 		n = len - 1, memcpy(full + n - 3, "...", 3);

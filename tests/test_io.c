@@ -80,6 +80,22 @@ static int count_width(const struct ibf_fabric *f, int width)
 	return n;
 }
 
+static int count_speed(const struct ibf_fabric *f, int speed)
+{
+	int n = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (int p = 1; p <= f->nodes[i].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->peer_node == IBF_NO_NODE)
+				continue;
+			if (((uint32_t)pp->peer_node > i ||
+			     ((uint32_t)pp->peer_node == i && pp->peer_port > p)) &&
+			    pp->speed == speed)
+				n++;
+		}
+	return n;
+}
+
 static int find_id(const struct ibf_fabric *f, const char *id)
 {
 	return ibf_fabric_find_id(f, id);
@@ -283,6 +299,242 @@ static void test_ports_report_excerpt(void)
 	ibf_fabric_free(f);
 }
 
+/* The counts below were taken from the files with awk/grep (SW lines by
+ * GUID, CA lines by port GUID, lines with a peer halved), not from ibfab. */
+
+/* stats of a fabric: switches, CAs, switch links, distinct switch pairs,
+ * host links, diameter */
+static void check_stats(const struct ibf_fabric *f, int sw, int ca, int swl, int pairs, int hl,
+			int diam)
+{
+	struct ibf_stats st;
+	TT_REQUIRE(ibf_fabric_stats(f, &st, 1, NULL) == 0);
+	TT_EQ_INT(st.nswitches, sw);
+	TT_EQ_INT(st.ncas, ca);
+	TT_EQ_INT(st.nrouters, 0);
+	TT_EQ_INT(st.sw_links, swl);
+	TT_EQ_INT(st.sw_pairs_linked, pairs);
+	TT_EQ_INT(st.parallel_links, swl - pairs);
+	TT_EQ_INT(st.host_links, hl);
+	TT_EQ_INT(st.loopback_links, 0);
+	TT_EQ_INT(st.components, 1);
+	TT_EQ_INT(st.diameter, diam);
+	ibf_stats_free(&st);
+}
+
+static void test_qlogic_chassis_show_ports(void)
+{
+	/* ibnetdiscover -s -p: 834 progress lines, then the ports report */
+	struct ibf_fabric *f = read_fixture(
+		"real/qdr-qlogic-12800-avakas-25sw-281hca-2016.ibnetdiscover-s-p", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	char buf[64];
+	TT_CHECK(ibf_fabric_get_meta(f, "format", buf, sizeof(buf)) &&
+		 !strcmp(buf, "ibnetdiscover-p"));
+	TT_EQ_INT(meta_long(f, "progress_lines"), 834);
+	TT_EQ_INT(meta_long(f, "one_sided"), 0);
+	TT_EQ_INT(count_type(f, IBF_NODE_SWITCH), 25);
+	TT_EQ_INT(count_type(f, IBF_NODE_CA), 281);
+	TT_EQ_INT(count_links(f), 288 + 281);
+	TT_EQ_INT(count_width(f, 4), 569);
+	TT_EQ_INT(count_speed(f, IBF_SPEED_QDR), 568);
+	TT_EQ_INT(count_speed(f, IBF_SPEED_DDR), 1);
+	check_stats(f, 25, 281, 288, 144, 281, 2);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i].type == IBF_NODE_SWITCH)
+			TT_EQ_INT(f->nodes[i].nports, 36);
+	/* a leaf of the chassis: node GUID 0x00066a02e8001310 (the chassis GUID
+	 * in every description is 0x00066a00e8001310) */
+	int l101 = ibf_fabric_find_guid(f, 0x00066a02e8001310ULL);
+	TT_REQUIRE(l101 >= 0);
+	TT_CHECK(!strcmp(f->nodes[l101].desc, "QLogic 12800-180 GUID=0x00066a00e8001310 L101"));
+	TT_EQ_INT(ibf_port(f, l101, 0)->lid, 1);
+	int port = 0;
+	int h = ibf_fabric_find_port_guid(f, 0x001175000077cfa0ULL, &port);
+	TT_REQUIRE(h >= 0);
+	TT_EQ_INT(port, 1);
+	TT_CHECK(!strcmp(f->nodes[h].desc, "node053 HCA-1"));
+	TT_EQ_INT(ibf_port(f, h, 1)->lid, 77);
+	TT_EQ_INT(ibf_port(f, h, 1)->peer_node, l101);
+	TT_EQ_INT(ibf_port(f, h, 1)->peer_port, 17);
+	/* the one 4xDDR link: node008 on leaf L107 port 6 */
+	int l107 = ibf_fabric_find_guid(f, 0x00066a00ec002e04ULL);
+	int n8 = ibf_fabric_find_port_guid(f, 0x001175000077f8e0ULL, &port);
+	TT_REQUIRE(l107 >= 0 && n8 >= 0);
+	TT_EQ_INT(ibf_port(f, l107, 6)->peer_node, n8);
+	TT_EQ_INT(ibf_port(f, l107, 6)->speed, IBF_SPEED_DDR);
+	ibf_fabric_free(f);
+}
+
+static void test_voltaire_mellanox_mix_show_ports(void)
+{
+	struct ibf_fabric *f = read_fixture(
+		"real/qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	TT_EQ_INT(meta_long(f, "progress_lines"), 270);
+	TT_EQ_INT(meta_long(f, "one_sided"), 0);
+	TT_EQ_INT(count_links(f), 76 + 125);
+	TT_EQ_INT(count_width(f, 4), 201);
+	TT_EQ_INT(count_speed(f, IBF_SPEED_QDR), 163);
+	TT_EQ_INT(count_speed(f, IBF_SPEED_DDR), 32);
+	TT_EQ_INT(count_speed(f, IBF_SPEED_SDR), 6);
+	check_stats(f, 9, 125, 76, 12, 125, 5);
+	/* names with '#', an older 24-port Infiniscale-III among 36-port switches */
+	int v8500 = ibf_fabric_find_guid(f, 0x0008f10500108500ULL);
+	int v8524 = ibf_fabric_find_guid(f, 0x0008f10500108524ULL);
+	int is3 = ibf_fabric_find_guid(f, 0x000b8cffff004939ULL);
+	TT_REQUIRE(v8500 >= 0 && v8524 >= 0 && is3 >= 0);
+	TT_CHECK(!strcmp(f->nodes[v8500].desc, "Voltaire 4036 # 4036-8500"));
+	TT_EQ_INT(f->nodes[v8500].nports, 36);
+	TT_EQ_INT(f->nodes[is3].nports, 24);
+	TT_CHECK(!strcmp(f->nodes[is3].desc, "MT47396 Infiniscale-III Mellanox Technologies"));
+	/* the switch-switch cable that trained at 4xSDR among QDR twins */
+	TT_EQ_INT(ibf_port(f, v8500, 7)->peer_node, v8524);
+	TT_EQ_INT(ibf_port(f, v8500, 7)->peer_port, 7);
+	TT_EQ_INT(ibf_port(f, v8500, 7)->speed, IBF_SPEED_SDR);
+	TT_EQ_INT(ibf_port(f, v8524, 18)->peer_node, is3);
+	TT_EQ_INT(ibf_port(f, v8524, 18)->speed, IBF_SPEED_DDR);
+	/* reported as degraded: 8 twin cables between the same two switches
+	 * run 4xQDR */
+	struct ibf_degraded *d = NULL;
+	uint32_t nd = 0;
+	TT_REQUIRE(ibf_find_degraded(f, &d, &nd, NULL) == 0);
+	int found = 0;
+	for (uint32_t i = 0; i < nd; i++)
+		if ((d[i].node_a == v8500 || d[i].node_a == v8524) && d[i].port_a == 7) {
+			found++;
+			TT_EQ_INT(d[i].evidence, IBF_DEGR_TWINS);
+			TT_EQ_INT(d[i].peers, 8);
+			TT_EQ_INT(d[i].exp_speed, IBF_SPEED_QDR);
+		}
+	TT_EQ_INT(found, 1);
+	free(d);
+	ibf_fabric_free(f);
+}
+
+static void test_truescale_two_subnets_show_ports(void)
+{
+	struct ibf_fabric *f = read_fixture(
+		"real/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	TT_EQ_INT(meta_long(f, "progress_lines"), 209);
+	TT_EQ_INT(count_links(f), 59 + 96);
+	TT_EQ_INT(count_speed(f, IBF_SPEED_QDR), 155);
+	check_stats(f, 7, 96, 59, 10, 96, 2);
+	int core = ibf_fabric_find_guid(f, 0x00066a00e3006cb2ULL);
+	TT_REQUIRE(core >= 0);
+	TT_CHECK(!strcmp(f->nodes[core].desc, "ibcore01"));
+	ibf_fabric_free(f);
+	/* the second subnet (fe80::1) of the same cluster: one IS5030 */
+	f = read_fixture("real/qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	TT_EQ_INT(meta_long(f, "progress_lines"), 24);
+	TT_EQ_INT(count_links(f), 23);
+	TT_EQ_INT(count_speed(f, IBF_SPEED_QDR), 22);
+	TT_EQ_INT(count_speed(f, IBF_SPEED_SDR), 1);
+	check_stats(f, 1, 23, 0, 0, 23, 0);
+	int sw = ibf_fabric_find_guid(f, 0x0002c90200493108ULL);
+	TT_REQUIRE(sw >= 0);
+	TT_CHECK(!strcmp(f->nodes[sw].desc, "MF0;switchIB-MLX01:IS5030/U1"));
+	ibf_fabric_free(f);
+}
+
+static void test_sx6036_fdr10_2014(void)
+{
+	struct ibf_fabric *f =
+		read_fixture("real/fdr10-qdr-sx6036-8sw-2014.ibnetdiscover", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	TT_EQ_INT(meta_long(f, "one_sided"), 0);
+	TT_EQ_INT(count_links(f), 47 + 145);
+	TT_EQ_INT(count_speed(f, IBF_SPEED_FDR10), 47);
+	TT_EQ_INT(count_speed(f, IBF_SPEED_QDR), 145);
+	check_stats(f, 8, 144, 47, 12, 145, 2);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i].type == IBF_NODE_CA)
+			TT_EQ_INT(f->nodes[i].nports, 2);
+	/* tank1 has both ports on ib7 (ports 12 and 9) */
+	int ib7 = find_id(f, "S-f4521403007eaa70"), tank1 = find_id(f, "H-f452140300081a20");
+	TT_REQUIRE(ib7 >= 0 && tank1 >= 0);
+	TT_CHECK(!strcmp(f->nodes[ib7].desc, "MF0;ib7:SX6036/U1"));
+	TT_EQ_INT(f->nodes[ib7].enhanced_sp0, 1);
+	TT_EQ_INT(ibf_port(f, ib7, 0)->lid, 18);
+	TT_EQ_INT(ibf_port(f, tank1, 1)->peer_node, ib7);
+	TT_EQ_INT(ibf_port(f, tank1, 1)->peer_port, 12);
+	TT_EQ_INT(ibf_port(f, tank1, 2)->peer_node, ib7);
+	TT_EQ_INT(ibf_port(f, tank1, 2)->peer_port, 9);
+	TT_EQ_INT(ibf_port(f, tank1, 2)->lid, 10);
+	ibf_fabric_free(f);
+}
+
+static void test_ports_report_shared_guid(void)
+{
+	/* two aggregation nodes with one port GUID (0x946dae0300630bfe, LIDs 78
+	 * and 60) on port 81 of two 81-port switches: the adapter's own line
+	 * (line 1) keeps it on the leaf, the spine's line gets a copy */
+	struct ibf_fabric *f = read_fixture(
+		"real/hdr-quantum2-excerpt-shared-an-guid.ibnetdiscover-p", IBF_FMT_AUTO);
+	TT_REQUIRE(f);
+	TT_EQ_INT(count_type(f, IBF_NODE_SWITCH), 5);
+	TT_EQ_INT(count_type(f, IBF_NODE_CA), 3);
+	TT_EQ_INT(count_links(f), 3);
+	TT_EQ_INT(meta_long(f, "one_sided"), 3);
+	int leaf = ibf_fabric_find_guid(f, 0x946dae0300630bf6ULL);
+	int spine = ibf_fabric_find_guid(f, 0x946dae030053ec1aULL);
+	int an = find_id(f, "H-946dae0300630bfd"), an2 = find_id(f, "H-946dae0300630bfd#2");
+	int s2 = ibf_fabric_find_guid(f, 0x946dae0300618c83ULL);
+	TT_REQUIRE(leaf >= 0 && spine >= 0 && an >= 0 && an2 >= 0 && s2 >= 0);
+	TT_EQ_INT(f->nodes[leaf].nports, 81);
+	TT_EQ_INT(f->nodes[spine].nports, 81);
+	/* names keep their blanks */
+	TT_CHECK(!strcmp(f->nodes[leaf].desc, "5FB0405-leaf-IB01 "));
+	TT_CHECK(!strcmp(f->nodes[s2].desc, " 5FB0406-spine-IB02 "));
+	TT_CHECK(!strcmp(f->nodes[an2].desc, "Mellanox Technologies Aggregation Node"));
+	TT_EQ_INT(ibf_port(f, an, 1)->peer_node, leaf);
+	TT_EQ_INT(ibf_port(f, an, 1)->peer_port, 81);
+	TT_EQ_INT(ibf_port(f, an, 1)->lid, 78);
+	TT_EQ_INT(ibf_port(f, an2, 1)->peer_node, spine);
+	TT_EQ_INT(ibf_port(f, an2, 1)->peer_port, 81);
+	TT_EQ_INT(ibf_port(f, an2, 1)->lid, 60);
+	TT_EQ_INT(ibf_port(f, an2, 1)->speed, IBF_SPEED_HDR);
+	TT_CHECK(ibf_port(f, an2, 1)->guid == 0x946dae0300630bfeULL);
+	struct ibf_dup_guid *d = NULL;
+	uint32_t nd = 0;
+	TT_REQUIRE(ibf_find_dup_guids(f, &d, &nd, NULL) == 0);
+	TT_EQ_INT(nd, 2);
+	if (nd == 2) {
+		TT_CHECK(d[0].guid == 0x946dae0300630bfeULL && d[1].guid == d[0].guid);
+		TT_CHECK((d[0].node == an && d[1].node == an2) ||
+			 (d[0].node == an2 && d[1].node == an));
+	}
+	free(d);
+	ibf_fabric_free(f);
+	/* the adapter's own line last: it still wins, the earlier switch line
+	 * gets the copy */
+	const char *t = "SW 9 81 0x20 4x HDR - CA 60 1 0x1001 ( 'spine' - 'an' )\n"
+			"SW 51 81 0x10 4x HDR - CA 78 1 0x1001 ( 'leaf' - 'an' )\n"
+			"CA 78 1 0x1001 4x HDR - SW 51 81 0x10 ( 'an' - 'leaf' )\n";
+	struct ibf_error err;
+	f = parse_str(t, IBF_FMT_AUTO, &err);
+	TT_REQUIRE(f);
+	an = find_id(f, "H-0000000000001000");
+	an2 = find_id(f, "H-0000000000001000#2");
+	leaf = ibf_fabric_find_guid(f, 0x10);
+	spine = ibf_fabric_find_guid(f, 0x20);
+	TT_REQUIRE(an >= 0 && an2 >= 0 && leaf >= 0 && spine >= 0);
+	TT_EQ_INT(ibf_port(f, an, 1)->peer_node, leaf);
+	TT_EQ_INT(ibf_port(f, an2, 1)->peer_node, spine);
+	TT_EQ_INT(meta_long(f, "one_sided"), 1);
+	ibf_fabric_free(f);
+	/* two switches claiming one switch port is still an error */
+	const char *u = "SW 1 1 0x10 4x QDR - SW 2 1 0x20 ( 'a' - 'b' )\n"
+			"SW 3 1 0x30 4x QDR - SW 2 1 0x20 ( 'c' - 'b' )\n";
+	TT_CHECK(parse_str(u, IBF_FMT_AUTO, &err) == NULL);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, "line 1 links 'S-0000000000000020'[1] to "
+				     "'S-0000000000000010'[1]") != NULL,
+		     "%s", err.msg);
+}
+
 static void test_sniff_fixtures(void)
 {
 	static const struct {
@@ -294,6 +546,9 @@ static void test_sniff_fixtures(void)
 		{ "real/edr-fdr-qdr-mixed-switchib-sx6012-loopbacks-2016.ibnetdiscover",
 		  IBF_FMT_IBNETDISCOVER },
 		{ "real/edr-osc-excerpt.ibnetdiscover-p", IBF_FMT_IBNETDISCOVER_P },
+		{ "real/qdr-qlogic-12800-avakas-25sw-281hca-2016.ibnetdiscover-s-p",
+		  IBF_FMT_IBNETDISCOVER_P },
+		{ "real/fdr10-qdr-sx6036-8sw-2014.ibnetdiscover", IBF_FMT_IBNETDISCOVER },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct ibf_fabric *f = read_fixture(t[i].file, IBF_FMT_AUTO);
@@ -998,6 +1253,14 @@ static void test_write_json(void)
 			ok &= --depth >= 0;
 	}
 	TT_CHECK(ok && depth == 0 && !instr);
+	/* read back with the format sniffed: JSON is written, not read; it
+	 * used to be taken for opensm-subnet.lst ('{' first) and fail with
+	 * "expected '{ TYPE Ports:..'" */
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_fabric_parse(buf, len, "f.json", IBF_FMT_AUTO, &err) == NULL);
+	TT_EQ_INT(err.code, IBF_ENOTSUP);
+	TT_CHECK_MSG(strstr(err.msg, "JSON") != NULL, "%s", err.msg);
 	free(buf);
 	ibf_fabric_free(f);
 }
@@ -1725,6 +1988,11 @@ int main(void)
 	TT(test_mixed_loopbacks_2016);
 	TT(test_qdr_single_space_separator);
 	TT(test_ports_report_excerpt);
+	TT(test_qlogic_chassis_show_ports);
+	TT(test_voltaire_mellanox_mix_show_ports);
+	TT(test_truescale_two_subnets_show_ports);
+	TT(test_sx6036_fdr10_2014);
+	TT(test_ports_report_shared_guid);
 	TT(test_sniff_fixtures);
 	TT(test_grammar_variants);
 	TT(test_grouping_and_full_info);

@@ -598,6 +598,149 @@ static void planted_ring(struct ibf_fabric **fp, struct ibf_routes *r)
 	*fp = f;
 }
 
+/* Real ibroute output published with hwloc's netloc tests (three clusters,
+ * 2016; tests/fixtures/real/SOURCES.md).  The facts checked were read from
+ * the files, not from ibfab. */
+static struct ibf_fabric *real_fabric(const char *rel)
+{
+	char path[512], buf[700];
+	snprintf(path, sizeof(path), "%s/real/%s", fixtures(), rel);
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_fabric_read(path, IBF_FMT_AUTO, &err);
+	if (!f)
+		printf("# %s\n", ibf_error_format(&err, buf, sizeof(buf)));
+	return f;
+}
+
+/* the files of one directory (in the order given), concatenated */
+static char *cat_files(const char *dir, const char *const *names, size_t n, size_t *len)
+{
+	char *all = NULL;
+	*len = 0;
+	for (size_t i = 0; i < n; i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/real/%s/%s", fixtures(), dir, names[i]);
+		char *b;
+		size_t l;
+		if (ibf_slurp(path, &b, &l, NULL)) {
+			free(all);
+			return NULL;
+		}
+		char *t = realloc(all, *len + l + 1);
+		if (!t) {
+			free(b);
+			free(all);
+			return NULL;
+		}
+		all = t;
+		memcpy(all + *len, b, l);
+		*len += l;
+		all[*len] = '\0';
+		free(b);
+	}
+	return all;
+}
+
+static void test_real_ibroute(void)
+{
+	char path[512], buf[700];
+	struct ibf_error err;
+	/* a QLogic 12800 chassis leaf: ibroute stopped with "iberror: failed:
+	 * dump tables: linear forwarding table get failed" instead of the
+	 * footer, after the last LID of its range (0x132) */
+	struct ibf_fabric *f =
+		real_fabric("qdr-qlogic-12800-avakas-25sw-281hca-2016.ibnetdiscover-s-p");
+	TT_REQUIRE(f);
+	snprintf(path, sizeof(path), "%s/real/qdr-qlogic-12800-avakas-L101-2016.ibroute",
+		 fixtures());
+	struct ibf_routes r;
+	int rc = ibf_lfts_read(f, path, &r, &err);
+	TT_REQUIRE(rc == 0 || (printf("# %s\n", ibf_error_format(&err, buf, sizeof(buf))), 0));
+	int l101 = ibf_fabric_find_guid(f, 0x00066a02e8001310ULL);
+	TT_REQUIRE(l101 >= 0);
+	uint32_t sw = 0;
+	while (sw < f->nsw && f->switches[sw] != l101)
+		sw++;
+	TT_REQUIRE(sw < f->nsw);
+	TT_EQ_INT(ibf_lft(&r, sw)[0x0001], 0);
+	TT_EQ_INT(ibf_lft(&r, sw)[0x0002], 19);
+	TT_EQ_INT(ibf_lft(&r, sw)[0x004d], 17); /* node053, on L101 port 17 */
+	TT_EQ_INT(ibf_lft(&r, sw)[0x0132], 15); /* the last line before the error */
+	int entries = 0;
+	for (uint32_t l = 0; l < r.stride; l++)
+		entries += ibf_lft(&r, sw)[l] != IBF_LFT_NONE;
+	TT_EQ_INT(entries, 306); /* LIDs 0x1..0x132, every one listed */
+	/* with only this table the other 24 switches route nothing; the
+	 * examples name the switches by the end of their descriptions (the
+	 * first 40 bytes are the same for all 25) */
+	struct ibf_check_report rep;
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &rep, NULL) == 0);
+	TT_CHECK(rep.unreachable > 0);
+	TT_REQUIRE(rep.nexamples > 0);
+	TT_CHECK_MSG(strstr(rep.examples[0],
+			    "to LID 0x0001 ('QLogic 12800-180...00066a00e8001310 "
+			    "L101'): no route at 'QLogic 12800-180...00066a00e8001310 "
+			    "L112'") != NULL,
+		     "%s", rep.examples[0]);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+
+	/* a Voltaire 4036 / Mellanox Infiniscale fabric: the tables of all 9
+	 * switches deliver every pair; 134 LIDs (125 CAs, 9 switches) */
+	f = real_fabric("qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p");
+	TT_REQUIRE(f);
+	static const char *const pl[] = { "lid-2.ibroute",  "lid-4.ibroute",  "lid-49.ibroute",
+					  "lid-51.ibroute", "lid-52.ibroute", "lid-53.ibroute",
+					  "lid-54.ibroute", "lid-56.ibroute", "lid-142.ibroute" };
+	size_t len;
+	char *all = cat_files("plafrim-2016-ibroute", pl, 9, &len);
+	TT_REQUIRE(all);
+	rc = ibf_lfts_parse(f, all, len, "plafrim", &r, &err);
+	TT_REQUIRE(rc == 0 || (printf("# %s\n", ibf_error_format(&err, buf, sizeof(buf))), 0));
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &rep, NULL) == 0);
+	TT_EQ_INT(rep.pairs, 134 * 133);
+	TT_EQ_INT(rep.ok, rep.pairs);
+	TT_EQ_INT(rep.max_hops_seen, 5);
+	ibf_routes_free(&r);
+	free(all);
+	ibf_fabric_free(f);
+
+	/* Intel True Scale: the table of switch LID 60 is damaged (from line 64
+	 * on, LID 0x003f over and over, then it stops without a footer): an
+	 * error at the first repeat, not silently the last port listed */
+	f = real_fabric("qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p");
+	TT_REQUIRE(f);
+	snprintf(path, sizeof(path), "%s/real/plafrim2-2016-ibroute/subnet0-lid-60.ibroute",
+		 fixtures());
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_lfts_read(f, path, &r, &err) == IBF_EPARSE);
+	TT_EQ_INT(err.line, 65);
+	TT_CHECK_MSG(strstr(err.msg, "LID 0x003f appears twice") != NULL, "%s", err.msg);
+	/* the six others read */
+	static const char *const p2[] = { "subnet0-lid-3.ibroute",  "subnet0-lid-4.ibroute",
+					  "subnet0-lid-5.ibroute",  "subnet0-lid-58.ibroute",
+					  "subnet0-lid-59.ibroute", "subnet0-lid-92.ibroute" };
+	all = cat_files("plafrim2-2016-ibroute", p2, 6, &len);
+	TT_REQUIRE(all);
+	rc = ibf_lfts_parse(f, all, len, "plafrim2", &r, &err);
+	TT_REQUIRE(rc == 0 || (printf("# %s\n", ibf_error_format(&err, buf, sizeof(buf))), 0));
+	ibf_routes_free(&r);
+	free(all);
+	ibf_fabric_free(f);
+
+	/* its second subnet: one IS5030, 23 CAs, 24 LIDs */
+	f = real_fabric("qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p");
+	TT_REQUIRE(f);
+	snprintf(path, sizeof(path), "%s/real/plafrim2-2016-ibroute/subnet1-lid-109.ibroute",
+		 fixtures());
+	TT_REQUIRE(ibf_lfts_read(f, path, &r, &err) == 0);
+	TT_REQUIRE(ibf_route_check(f, &r, 0, &rep, NULL) == 0);
+	TT_EQ_INT(rep.pairs, 24 * 23);
+	TT_EQ_INT(rep.ok, rep.pairs);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void test_trace(void)
 {
 	struct ibf_fabric *f;
@@ -1182,6 +1325,7 @@ int main(void)
 	TT(test_bad_dumps);
 	TT(test_lenient_forms);
 	TT(test_fuzz_reader);
+	TT(test_real_ibroute);
 	TT(test_trace);
 	TT(test_trace_long_loop);
 	TT(test_route_check);

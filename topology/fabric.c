@@ -745,6 +745,14 @@ int ibf_rows_permute(uint8_t *tab, size_t len, uint32_t n, const uint32_t *to)
 
 /* ------------------------------------------------------------ duplicate GUIDs */
 
+static int dup_cmp(const void *pa, const void *pb)
+{
+	const struct ibf_dup_guid *a = pa, *b = pb;
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
 int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, uint32_t *n,
 		       struct ibf_error *err)
 {
@@ -761,7 +769,7 @@ int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, ui
 		while (j < x->nnode && x->node[j].guid == x->node[i].guid)
 			j++;
 		if (j - i > 1 && x->node[i].guid) {
-			if (!a && !(a = malloc(x->nnode * sizeof(*a))))
+			if (!a && !(a = malloc(((size_t)x->nnode + x->nport) * sizeof(*a))))
 				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			for (uint32_t y = i; y < j; y++)
 				a[k++] = (struct ibf_dup_guid){ x->node[y].guid,
@@ -769,6 +777,32 @@ int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, ui
 		}
 		i = j;
 	}
+	/* readers that do not know adapters' node GUIDs (ibnetdiscover -p)
+	 * leave them 0: there a port GUID that two such nodes report is the
+	 * shared GUID */
+	uint32_t from_ports = k;
+	for (uint32_t i = 0; i < x->nport;) {
+		uint32_t j = i;
+		while (j < x->nport && x->port[j].guid == x->port[i].guid)
+			j++;
+		uint32_t nodes = 0;
+		for (uint32_t y = i; y < j; y++)
+			if (!f->nodes[x->port[y].node].guid &&
+			    (y == i || x->port[y].node != x->port[y - 1].node))
+				nodes++;
+		if (nodes > 1 && x->port[i].guid) {
+			if (!a && !(a = malloc(((size_t)x->nnode + x->nport) * sizeof(*a))))
+				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			for (uint32_t y = i; y < j; y++)
+				if (!f->nodes[x->port[y].node].guid &&
+				    (y == i || x->port[y].node != x->port[y - 1].node))
+					a[k++] = (struct ibf_dup_guid){ x->port[y].guid,
+									(int32_t)x->port[y].node };
+		}
+		i = j;
+	}
+	if (k > from_ports && from_ports)
+		qsort(a, k, sizeof(*a), dup_cmp);
 	*out = a;
 	*n = k;
 	return 0;

@@ -100,6 +100,27 @@ const char *ibf_io_excerpt(const char *s, size_t n, char *buf, size_t len)
 	return buf;
 }
 
+static const char *io_find_sub(const char *s, const char *e, const char *sub)
+{
+	size_t n = strlen(sub);
+	for (const char *p = s; p + n <= e; p++)
+		if (*p == sub[0] && memcmp(p, sub, n) == 0)
+			return p;
+	return NULL;
+}
+
+int ibf_io_is_progress_line(const char *s, size_t n)
+{
+	const char *e = s + n;
+	if (!((n > 8 && !memcmp(s, "DR path ", 8)) || (n > 4 && !memcmp(s, "Lid ", 4))))
+		return 0;
+	const char *a = io_find_sub(s, e, " -> ");
+	if (!a || (!io_find_sub(a, e, " new ") && !io_find_sub(a, e, " known ")))
+		return 0;
+	const char *b = io_find_sub(a, e, " {");
+	return b && io_find_sub(b, e, "} portnum ") != NULL;
+}
+
 int ibf_io_is_stderr_line(const char *s, size_t n)
 {
 	static const char *const prefixes[] = {
@@ -235,10 +256,11 @@ int ibf_linker_add(struct ibf_linker *k, int a, int pa, int b, int pb, int width
 				     node_label(f, x->peer_node), x->peer_port, k->line[ia]);
 	if (y->peer_node != IBF_NO_NODE && !(y->peer_node == a && y->peer_port == pa))
 		return ibf_error_set(err, IBF_EPARSE, k->name, line,
-				     "'%s'[%d] is linked to '%s'[%d] here but line %ld links it "
-				     "to '%s'[%d]",
+				     "'%s'[%d] is linked to '%s'[%d] here but line %ld links "
+				     "'%s'[%d] to '%s'[%d]",
 				     node_label(f, a), pa, node_label(f, b), pb, k->line[ib],
-				     node_label(f, y->peer_node), y->peer_port);
+				     node_label(f, b), pb, node_label(f, y->peer_node),
+				     y->peer_port);
 	if (x->peer_node == IBF_NO_NODE) {
 		x->peer_node = b;
 		x->peer_port = (uint8_t)pb;
@@ -299,8 +321,15 @@ int ibf_io_sniff(const char *buf, size_t len)
 		ibf_cur_ws(&c);
 		if (c.p >= c.e || *c.p == '#' || ibf_io_is_stderr_line(c.p, (size_t)(c.e - c.p)))
 			continue;
-		if (*c.p == '{')
+		if (*c.p == '{') {
+			/* ibfab's own JSON ("{" alone, or "{\"format\": ...") is written,
+			 * not read; opensm-subnet.lst lines are "{ CA Ports:..." */
+			struct ibf_cur j = { c.p + 1, c.e };
+			ibf_cur_ws(&j);
+			if (j.p >= j.e || *j.p == '"')
+				return IBF_FMT_JSON;
 			return IBF_FMT_SUBNET_LST;
+		}
 		if (memmem(c.p, (size_t)(c.e - c.p), "==(", 3) &&
 		    memmem(c.p, (size_t)(c.e - c.p), ")==>", 4))
 			return IBF_FMT_IBLINKINFO;
@@ -397,7 +426,10 @@ struct ibf_fabric *ibf_fabric_parse(const char *buf, size_t len, const char *nam
 	case IBF_FMT_IBLINKINFO:
 		return ibf_io_read_iblinkinfo(buf, len, name, err);
 	case IBF_FMT_JSON:
-		ibf_error_set(err, IBF_ENOTSUP, name, 0, "reading JSON fabrics is not supported");
+		ibf_error_set(err, IBF_ENOTSUP, name, 0,
+			      "this is JSON (ibfab topo convert --format json writes it); reading "
+			      "JSON fabrics is not supported: convert to ibnetdiscover or ibsim "
+			      "format instead");
 		return NULL;
 	default:
 		ibf_error_set(err, IBF_EINVAL, name, 0, "unknown format %d", fmt);

@@ -22,6 +22,13 @@ const char *ibf_io_excerpt(const char *s, size_t n, char *buf, size_t len);
 /* A line a diagnostic tool printed on stderr (ibwarn:, src/foo.c:123; ...). */
 int ibf_io_is_stderr_line(const char *s, size_t n);
 
+/* A discovery progress line of ibnetdiscover -s (libibnetdisc's
+ * dump_endnode), printed on stdout before the topology or the -p ports
+ * report:
+ *   DR path slid 0; dlid 0; 0,1 -> new Channel Adapter {0002c90300000100} portnum 1 lid 12-15 "h1"
+ * It carries nothing the records or port lines below do not. */
+int ibf_io_is_progress_line(const char *s, size_t n);
+
 /* ------------------------------------------------------------ linking */
 
 /* Link bookkeeping shared by the readers: which port ends were described

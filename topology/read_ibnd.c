@@ -758,21 +758,6 @@ static int port_line(struct rd *r, struct ibf_cur *c, long ln)
 
 /* ------------------------------------------------------------ lines */
 
-/* A discovery progress line of ibnetdiscover -s (libibnetdisc's
- * dump_endnode), printed on stdout before the topology:
- *   DR path slid 0; dlid 0; 0,1 -> new Channel Adapter {0002c90300000100} portnum 1 lid 12-15 "h1"
- * It carries nothing the records below do not. */
-static int progress_line(const char *p, const char *e)
-{
-	if (!((e - p > 8 && !memcmp(p, "DR path ", 8)) || (e - p > 4 && !memcmp(p, "Lid ", 4))))
-		return 0;
-	const char *a = find_sub(p, e, " -> ");
-	if (!a || (!find_sub(a, e, " new ") && !find_sub(a, e, " known ")))
-		return 0;
-	const char *b = find_sub(a, e, " {");
-	return b && find_sub(b, e, "} portnum ") != NULL;
-}
-
 static int one_line(struct rd *r, const char *s, size_t n, long ln)
 {
 	struct ibf_cur c = { s, s + n };
@@ -836,7 +821,7 @@ static int one_line(struct rd *r, const char *s, size_t n, long ln)
 		r->stderr_lines++;
 		return 0;
 	}
-	if (!r->ibsim && progress_line(c.p, c.e)) {
+	if (!r->ibsim && ibf_io_is_progress_line(c.p, (size_t)(c.e - c.p))) {
 		r->progress_lines++;
 		return 0;
 	}

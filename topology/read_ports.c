@@ -20,6 +20,8 @@ struct pnode {
 	const char *name;
 	size_t namelen;
 	int type, maxport;
+	int32_t next_copy; /* next copy of a device whose GUID two devices share, -1 none */
+	uint32_t copy_no;  /* 0: the first; n >= 2: id "<id>#<n>" */
 };
 
 struct pent {
@@ -39,6 +41,8 @@ struct prd {
 	size_t ne, cape;
 	struct ibf_umap sw, ca, rt;
 	uint32_t stderr_lines;
+	uint32_t progress_lines; /* ibnetdiscover -s -p */
+	uint32_t copies;	 /* devices added for shared GUIDs */
 };
 
 static int perr(struct prd *r, long ln, const char *msg, const char *s, size_t n)
@@ -98,6 +102,7 @@ static int node_for(struct prd *r, int type, uint64_t guid, int port, const char
 		idx = (int32_t)r->nn++;
 		struct pnode *p = &r->nodes[idx];
 		memset(p, 0, sizeof(*p));
+		p->next_copy = -1;
 		p->key = key;
 		p->guid = type == IBF_NODE_SWITCH ? guid : 0;
 		p->type = type;
@@ -143,6 +148,10 @@ static int one_line(struct prd *r, const char *s, size_t n, long ln)
 		return 0;
 	if (ibf_io_is_stderr_line(c.p, (size_t)(c.e - c.p))) {
 		r->stderr_lines++;
+		return 0;
+	}
+	if (ibf_io_is_progress_line(c.p, (size_t)(c.e - c.p))) {
+		r->progress_lines++;
 		return 0;
 	}
 	int ta, tb;
@@ -253,26 +262,116 @@ static void set_port(struct ibf_fabric *f, int node, int port, uint64_t guid, ui
 		p->lid = lid;
 }
 
+/* An end (node, port) of the report as a map key. */
+static uint64_t end_key(int32_t node, int port)
+{
+	return ((uint64_t)(uint32_t)node << 8) | (uint64_t)(port & 0xff);
+}
+
+/* Entry j joins the same two ends as e (in either direction). */
+static int same_link(const struct pent *j, const struct pent *e)
+{
+	return (j->a == e->a && j->pa == e->pa && j->b == e->b && j->pb == e->pb) ||
+	       (j->a == e->b && j->pa == e->pb && j->b == e->a && j->pb == e->pa);
+}
+
+/* A copy of adapter/router node b whose port pb is not taken yet: an
+ * existing copy, else a new one (same type, key, name; id "<id>#<n>"). */
+static int copy_for(struct prd *r, int32_t b, int pb, const struct ibf_umap *ends, int32_t *out)
+{
+	int32_t c = b, last = b;
+	while ((c = r->nodes[c].next_copy) >= 0) {
+		if (ibf_umap_get(ends, end_key(c, pb)) < 0) {
+			*out = c;
+			return 0;
+		}
+		last = c;
+	}
+	if (r->nn == r->capn) {
+		size_t nc = r->capn * 2;
+		struct pnode *nn = realloc(r->nodes, nc * sizeof(*nn));
+		if (!nn)
+			return IBF_ENOMEM;
+		r->nodes = nn;
+		r->capn = nc;
+	}
+	if (r->nn >= INT32_MAX / 2)
+		return IBF_ENOMEM;
+	int32_t idx = (int32_t)r->nn++;
+	r->nodes[idx] = r->nodes[b];
+	r->nodes[idx].next_copy = -1;
+	r->nodes[idx].copy_no = (last == b ? 1 : r->nodes[last].copy_no) + 1;
+	r->nodes[last].next_copy = idx;
+	r->copies++;
+	*out = idx;
+	return 0;
+}
+
+/* Two devices with one GUID (SHARP aggregation nodes are known to share
+ * them): the report then has a switch port line naming an adapter port
+ * whose own line (or an earlier switch line) names another peer.  As the
+ * ibnetdiscover reader does, such a line gets a copy of the adapter, so
+ * both cables survive; the adapters' own lines are read first and win.
+ * Conflicts between switches are left to the linker (an error). */
+static int split_duplicates(struct prd *r)
+{
+	struct ibf_umap ends;
+	memset(&ends, 0, sizeof(ends));
+	int rc = 0;
+	for (int pass = 0; pass < 2 && !rc; pass++)
+		for (size_t i = 0; i < r->ne && !rc; i++) {
+			struct pent *e = &r->e[i];
+			if (e->b < 0)
+				continue;
+			int own = r->nodes[e->a].type != IBF_NODE_SWITCH;
+			if (own != (pass == 0))
+				continue;
+			int32_t jb = ibf_umap_get(&ends, end_key(e->b, e->pb));
+			if (pass == 1 && jb >= 0 && !same_link(&r->e[jb], e) &&
+			    r->nodes[e->b].type != IBF_NODE_SWITCH) {
+				int32_t c;
+				if ((rc = copy_for(r, e->b, e->pb, &ends, &c)) != 0)
+					break;
+				e->b = c;
+				jb = -1;
+			}
+			if ((ibf_umap_get(&ends, end_key(e->a, e->pa)) < 0 &&
+			     ibf_umap_put(&ends, end_key(e->a, e->pa), (int32_t)i, NULL) < 0) ||
+			    (jb < 0 &&
+			     ibf_umap_put(&ends, end_key(e->b, e->pb), (int32_t)i, NULL) < 0))
+				rc = IBF_ENOMEM;
+		}
+	ibf_umap_free(&ends);
+	if (rc)
+		return ibf_error_set(r->err, rc, r->name, 0, "out of memory");
+	return 0;
+}
+
 static int build(struct prd *r, struct ibf_fabric *f)
 {
-	char id[24];
+	char id[32];
+	int rc = split_duplicates(r);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < r->nn; i++) {
 		const struct pnode *p = &r->nodes[i];
 		char *desc = ibf_io_strndup(p->name ? p->name : "", p->name ? p->namelen : 0);
 		if (!desc)
 			return ibf_error_set(r->err, IBF_ENOMEM, r->name, 0, "out of memory");
-		snprintf(id, sizeof(id), "%c-%016llx",
-			 p->type == IBF_NODE_SWITCH ? 'S'
-			 : p->type == IBF_NODE_CA   ? 'H'
-						    : 'R',
-			 (unsigned long long)p->key);
-		int rc = ibf_fabric_add_node(f, p->type, p->maxport, p->guid, desc, id, r->err);
+		int k = snprintf(id, sizeof(id), "%c-%016llx",
+				 p->type == IBF_NODE_SWITCH ? 'S'
+				 : p->type == IBF_NODE_CA   ? 'H'
+							    : 'R',
+				 (unsigned long long)p->key);
+		if (p->copy_no)
+			snprintf(id + k, sizeof(id) - (size_t)k, "#%u", p->copy_no);
+		rc = ibf_fabric_add_node(f, p->type, p->maxport, p->guid, desc, id, r->err);
 		free(desc);
 		if (rc < 0)
 			return rc;
 	}
 	struct ibf_linker k;
-	int rc = ibf_linker_init(&k, f, r->name, r->err);
+	rc = ibf_linker_init(&k, f, r->name, r->err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < r->ne && !rc; i++) {
@@ -288,7 +387,10 @@ static int build(struct prd *r, struct ibf_fabric *f)
 		uint32_t one = ibf_linker_one_sided(&k);
 		if (ibf_io_meta_add(f, "format", "ibnetdiscover-p") ||
 		    ibf_io_meta_add(f, "one_sided", "%u", one) ||
-		    (r->stderr_lines && ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines)))
+		    (r->stderr_lines &&
+		     ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines)) ||
+		    (r->progress_lines &&
+		     ibf_io_meta_add(f, "progress_lines", "%u", r->progress_lines)))
 			rc = ibf_error_set(r->err, IBF_ENOMEM, r->name, 0, "out of memory");
 	}
 	ibf_linker_free(&k);

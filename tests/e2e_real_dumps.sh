@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# End to end on the real fabric dumps of tests/fixtures/real (SOURCES.md
+# there): every command that reads a fabric, on each file, with the counts
+# taken from the files by hand; the real ibroute tables read back and traced;
+# a cable plan made from a dump validated against it, clean and with one
+# cable moved; and the largest dump (a QLogic 12800 chassis, 25 switch ASICs,
+# 281 HCAs) run in ibsim under a stock OpenSM with the plugin, its tables read
+# back with dump_lfts and checked.  The simulator part skips (one TAP line)
+# when ibsim/opensm/the plugin are missing.
+. "$(dirname "$0")/lib.sh"
+mk_workdir
+W=$WORK
+R=$FIXTURES/real
+rc() { "$@" >"$W/out" 2>"$W/err"; echo $?; }
+
+# file switches CAs switch-links switch-pairs host-links engines
+# (counts: SW lines by GUID, CA lines by port GUID, lines with a peer halved;
+# dmodk only where the switches form a tree)
+while read -r file sw ca swl pairs hl engines; do
+	f=$R/$file
+	n=${file%%.*}
+	r=$(rc "$IBFAB" topo info "$f")
+	check "$n: topo info exit 0" test "$r" = 0
+	check "$n: $sw switches" grep -q "^switches: *$sw\$" "$W/out"
+	check "$n: $ca channel adapters" grep -q "^channel adapters: *$ca " "$W/out"
+	check "$n: $swl switch links between $pairs pairs" \
+		grep -q "^switch links: *$swl between $pairs switch pairs" "$W/out"
+	check "$n: $hl host links" grep -q "^host links: *$hl " "$W/out"
+	check "$n: every link seen from both sides" grep -q "^one-sided links: *0\$" "$W/out"
+	# the writers: ibnetdiscover and ibsim read back to the same links
+	"$IBFAB" topo links "$f" >"$W/$n.links" 2>"$W/err"
+	for fmt in ibnetdiscover ibsim; do
+		"$IBFAB" topo convert "$f" --format "$fmt" -o "$W/$n.$fmt" 2>"$W/err" &&
+			"$IBFAB" topo links "$W/$n.$fmt" >"$W/$n.$fmt.links" 2>>"$W/err"
+		check "$n: written as $fmt, read back: the same links" cmp -s "$W/$n.links" "$W/$n.$fmt.links"
+	done
+	"$IBFAB" topo convert "$f" --format json -o "$W/$n.json" 2>"$W/err"
+	r=$(rc "$IBFAB" topo info "$W/$n.json")
+	check "$n: its JSON is refused as JSON (not read as another format)" \
+		sh -c "test $r = 1 && grep -q 'reading JSON fabrics is not supported' '$W/err'"
+	# the offline engines, their tables traced
+	for e in $engines; do
+		r=$(rc "$IBFAB" route --topology "$f" --engine "$e" -o "$W/$n.$e.dump")
+		check "$n: route --engine $e" test "$r" = 0
+		r=$(rc "$IBFAB" route check --topology "$f" --lfts "$W/$n.$e.dump")
+		check "$n: $e tables deliver every pair, no loop" \
+			sh -c "test $r = 0 && grep -q '^loops: *0\$' '$W/out'"
+	done
+	# LMC 1, two layers, deadlock-free SLs checked by the independent verifier
+	r=$(rc "$IBFAB" route --topology "$f" --engine layered --lmc 1 --deadlock auto \
+		-o "$W/$n.l1.dump" --sl "$W/$n.sl" --sl2vl "$W/$n.sl2vl")
+	check "$n: layered, LMC 1, --deadlock auto" test "$r" = 0
+	r=$(rc "$IBFAB" deadlock verify --topology "$f" --lmc 1 --lfts "$W/$n.l1.dump" \
+		--sl "$W/$n.sl" --sl2vl "$W/$n.sl2vl" -q)
+	check "$n: deadlock verify: deadlock-free" test "$r" = 0
+	r=$(rc "$IBFAB" sim flow --topology "$f" --lfts "$W/$n.minimal.dump" --pattern shift:1)
+	check "$n: sim flow shift:1 runs" test "$r" = 0
+	r=$(rc "$IBFAB" sim packet --topology "$f" --lmc 1 --lfts "$W/$n.l1.dump" --sl "$W/$n.sl" \
+		--sl2vl "$W/$n.sl2vl" --load 0.6 --warmup 1000 --measure 3000)
+	check "$n: sim packet on the deadlock-free tables: no deadlock" \
+		sh -c "test $r = 0 && grep -q '^deadlock: none' '$W/out'"
+done <<'EOF'
+qdr-qlogic-12800-avakas-25sw-281hca-2016.ibnetdiscover-s-p 25 281 288 144 281 minimal layered dmodk hratio
+qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p 9 125 76 12 125 minimal layered hratio
+qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p 7 96 59 10 96 minimal layered dmodk hratio
+qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p 1 23 0 0 23 minimal layered
+fdr10-qdr-sx6036-8sw-2014.ibnetdiscover 8 144 47 12 145 minimal layered dmodk hratio
+EOF
+
+# an excerpt with two aggregation nodes sharing a port GUID (ibnetdiscover -p)
+r=$(rc "$IBFAB" topo info "$R/hdr-quantum2-excerpt-shared-an-guid.ibnetdiscover-p")
+check "shared AN GUID (-p): read, both devices kept and the GUID reported" \
+	sh -c "test $r = 0 && grep -q '^duplicate GUIDs: 2 nodes' '$W/out' && grep -q \"cabled to ' 5FB0406-spine-IB03 ' port 81\" '$W/out'"
+
+# dmodk on a fabric whose switches do not form a tree: a clear refusal
+r=$(rc "$IBFAB" route --topology "$R/qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p" --engine dmodk)
+check "plafrim: dmodk refuses a non-tree, naming the link" \
+	sh -c "test $r = 1 && grep -q 'not a fat tree.*not on adjacent levels' '$W/err'"
+
+# the real ibroute tables of all 9 switches of the Voltaire/Infiniscale fabric
+cat "$R"/plafrim-2016-ibroute/lid-*.ibroute >"$W/plafrim.lfts"
+PL=$R/qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p
+r=$(rc "$IBFAB" route check --topology "$PL" --lfts "$W/plafrim.lfts")
+check "plafrim: the real tables deliver all 134 x 133 pairs, up to 5 switch hops" \
+	sh -c "test $r = 0 && grep -q '^pairs traced: *17822\$' '$W/out' && grep -q '^ok: *17822\$' '$W/out' && grep -q '^longest path: *5 ' '$W/out'"
+r=$(rc "$IBFAB" deadlock verify --topology "$PL" --lfts "$W/plafrim.lfts" --sl-const 0 --sl2vl-identity 1 -q)
+check "plafrim: the real tables on one VL: deadlock verify finds no cycle (exit $r)" \
+	test "$r" = 0
+r=$(rc "$IBFAB" sim flow --topology "$PL" --lfts "$W/plafrim.lfts" --pattern shift:1 --pattern a2a)
+check "plafrim: sim flow on the real tables" test "$r" = 0
+r=$(rc "$IBFAB" route stats --topology "$PL" --lfts "$W/plafrim.lfts")
+check "plafrim: route stats on the real tables" test "$r" = 0
+# the damaged table of the True Scale fabric: an error at its first repeat
+r=$(rc "$IBFAB" route check --topology "$R/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p" \
+	--lfts "$R/plafrim2-2016-ibroute/subnet0-lid-60.ibroute")
+check "plafrim2: the damaged ibroute table is an error at line 65" \
+	sh -c "test $r = 1 && grep -q 'subnet0-lid-60.ibroute:65: LID 0x003f appears twice' '$W/err'"
+r=$(rc "$IBFAB" route check --topology "$R/qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p" \
+	--lfts "$R/plafrim2-2016-ibroute/subnet1-lid-109.ibroute")
+check "plafrim2 subnet 1: the real IS5030 table delivers all 24 x 23 pairs" \
+	sh -c "test $r = 0 && grep -q '^ok: *552\$' '$W/out'"
+# a chassis leaf's table that ends in ibroute's 'iberror:' line
+r=$(rc "$IBFAB" route check --topology "$R/qdr-qlogic-12800-avakas-25sw-281hca-2016.ibnetdiscover-s-p" \
+	--lfts "$R/qdr-qlogic-12800-avakas-L101-2016.ibroute")
+check "avakas: one leaf's table read (the others missing: unreachable, exit 1), examples tell the ASICs apart" \
+	sh -c "test $r = 1 && grep -q \"no route at 'QLogic 12800-180...00066a00e8001310 L112'\" '$W/out'"
+
+# a cable plan from the largest dump: clean; one host cable moved in the plan
+AV=$R/qdr-qlogic-12800-avakas-25sw-281hca-2016.ibnetdiscover-s-p
+r=$(rc "$IBFAB" cabling from-topology "$AV" -o "$W/av.plan.csv")
+check "avakas: plan from the dump (569 cables)" \
+	sh -c "test $r = 0 && test \$(grep -c '^[0-9]' '$W/av.plan.csv') = 569"
+r=$(rc "$IBFAB" validate --plan "$W/av.plan.csv" --fabric "$AV")
+check "avakas: the dump against its own plan is clean" \
+	sh -c "test $r = 0 && grep -q '^clean: 569 of 569' '$W/out'"
+sed 's/^\([0-9]*,2,host,,[^,]* L112\),2,\(,node166 HCA-1,\)/\1,1,\2/' "$W/av.plan.csv" >"$W/av.moved.csv"
+r=$(rc "$IBFAB" validate --plan "$W/av.moved.csv" --fabric "$AV")
+check "avakas: node166 planned on L112 port 1, found on port 2: one wrong-port finding" \
+	sh -c "test $r = 1 && grep -q '^wrong-port: move the cable at node166 HCA-1 port 1 from .* L112 port 2 to .* L112 port 1' '$W/out' && grep -q '^1 finding' '$W/out'"
+
+# ------------------------------------------------------------------ ibsim + OpenSM + plugin
+sim_ok=1
+for t in ibsim ibsim-run opensm ibnetdiscover dump_lfts; do
+	command -v "$t" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin command -v "$t" >/dev/null 2>&1 || sim_ok=0
+done
+PATH=$PATH:/usr/sbin:/sbin
+PLUGIN_DIR="$top_builddir/.libs"
+[ -f "$PLUGIN_DIR/libibfab.so" ] || sim_ok=0
+if [ "$sim_ok" = 0 ]; then
+	ok "# SKIP ibsim/opensm/infiniband-diags or the plugin missing"
+	done_testing
+fi
+"$IBFAB" topo convert "$AV" --format ibsim -o "$W/av.net" 2>"$W/err"
+opensm -c "$W/opensm.default.conf" >/dev/null 2>&1 </dev/null
+osm_conf "$W/opensm.default.conf" layered 1 "$W/osm.conf"
+echo '# defaults' >"$W/empty.conf"
+mkdir -p "$W/sim"
+IBFAB_CONF="$W/empty.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	"$HARNESS" with "$W/av.net" "$W/sim/s" -- bash -c '
+	. "$0"
+	d=$IBFAB_SIM_DIR
+	opensm_once "$d" -F "$1" || { echo "opensm failed ($?)"; tail -20 "$d/opensm.out"; exit 1; }
+	ibsim-run dump_lfts >"$d/dump_lfts.raw" 2>"$d/dump_lfts.err" || exit 2
+	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>"$d/ibnd.err" || exit 3
+' "$top_srcdir/tests/lib.sh" "$W/osm.conf" 2>&1 | diag
+check "avakas in ibsim: opensm with the plugin, dump_lfts and ibnetdiscover ran" test "${PIPESTATUS[0]}" -eq 0
+S=$W/sim/s
+grep -v 'replaced by dump_fts' "$S/dump_lfts.raw" >"$W/sim/lfts.txt" 2>/dev/null
+check "avakas in ibsim: the plugin's layered engine configured 25 switches, 587 LIDs (LMC 1)" \
+	grep -q "layered: tables configured by ibfab: 25 switches, 587 LIDs (306 end ports, LMC 1, 2 layers)" "$S/opensm.log"
+check "avakas in ibsim: subnet up" grep -q "SUBNET UP" "$S/opensm.log"
+"$IBFAB" topo links "$S/net.ibnd" >"$W/sim/links" 2>"$W/err"
+AVN=${AV##*/}
+check "avakas in ibsim: ibnetdiscover finds the links of the dump" cmp -s "$W/${AVN%%.*}.links" "$W/sim/links"
+check "avakas in ibsim: 25 tables, each with all 587 LIDs" \
+	sh -c "test \$(grep -c '^587 valid lids dumped' '$W/sim/lfts.txt') = 25"
+r=$(rc "$IBFAB" route check --topology "$S/net.ibnd" --lfts "$W/sim/lfts.txt")
+check "avakas in ibsim: route check of the tables read back: all pairs, no loop" \
+	sh -c "test $r = 0 && grep -q '^loops: *0\$' '$W/out' && grep -q '^unreachable: *0\$' '$W/out'"
+done_testing
