@@ -216,6 +216,43 @@ static void test_gen_rates(void)
 	ibf_fabric_free(f);
 }
 
+/* A saturated link's utilisation is 1, not more, when the measurement
+ * window ends (and starts) in the middle of a packet: a 100 Gb/s host sends
+ * only to a 25 Gb/s one at full rate, the switch's link down to the slow
+ * host is never idle, and its 1310.72 ns packets do not divide the 5 us
+ * window (counted whole at their start, the packets begun in the window
+ * made it 4 x 1310.72 / 5000 = 1.049). */
+static void test_util_window(void)
+{
+	static const int width[] = { 1, 4 };
+	struct ibf_fabric *f = star_widths(2, width);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 20000;
+	o.measure_ns = 5000;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(res.nlinks > 0);
+	int slow = -1;
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		if (f->nodes[n].type == IBF_NODE_CA && ibf_port(f, (int)n, 1)->width == 1)
+			slow = (int)n;
+	TT_REQUIRE(slow >= 0);
+	const struct ibf_port *hp = ibf_port(f, slow, 1);
+	uint32_t down = f->nodes[hp->peer_node].port_off + (uint32_t)hp->peer_port;
+	TT_CHECK_MSG(res.link_util[down] <= 1.0 + 1e-9 && res.link_util[down] > 0.999,
+		     "link down to the slow host %.4f", res.link_util[down]);
+	TT_CHECK_MSG(res.link_util_max <= 1.0 + 1e-9, "busiest %.4f", res.link_util_max);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void test_determinism(void)
 {
 	struct ibf_fabric *f = ring(4, 3);
@@ -1728,6 +1765,7 @@ int main(void)
 	TT(test_credit_stall);
 	TT(test_mixed_rates);
 	TT(test_gen_rates);
+	TT(test_util_window);
 	TT(test_determinism);
 	TT(test_ring_deadlock);
 	TT(test_unroutable);
