@@ -402,11 +402,12 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 	if (!rc && !a->quiet)
 		fprintf(stderr,
 			"ibfab route: stable: kept %u of %u destination LIDs, routed %u again; "
-			"%llu of %llu (switch, LID) entries changed (%.2f%%); %.3f s\n",
+			"%llu of %llu (switch, LID) entries changed (%.2f%%), %llu new (switches "
+			"or ports that were not there); %.3f s\n",
 			sr.lids_kept, sr.lids, sr.lids - sr.lids_kept,
 			(unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
 			sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0,
-			sr.seconds);
+			(unsigned long long)sr.entries_new, sr.seconds);
 	ibf_routes_free(&old);
 	ibf_fabric_free(fo);
 	return rc;

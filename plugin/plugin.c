@@ -710,10 +710,12 @@ static int ibfab_build_lfts(void *context)
 	if (!route_rc && stable)
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab %s: stable reroute: kept %u of %u destination LIDs, routed %u again; "
-		     "%llu of %llu LFT entries changed (%.2f%%)",
+		     "%llu of %llu LFT entries changed (%.2f%%), %llu new (switches or ports "
+		     "that were not there)",
 		     name, sr.lids_kept, sr.lids, sr.lids - sr.lids_kept,
 		     (unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
-		     sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0);
+		     sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0,
+		     (unsigned long long)sr.entries_new);
 	if (route_rc) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
 		     ibf_error_format(&err, msg, sizeof(msg)));
