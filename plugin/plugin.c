@@ -738,12 +738,19 @@ static int ibfab_build_lfts(void *context)
 	}
 
 	double secs = now_seconds() - t0;
+	/* after a stable reroute the engine's counts cover only the LIDs it
+	 * routed again, not the kept columns (a sweep that kept everything
+	 * would read "non-minimal 0" on tables full of non-minimal paths) */
+	char part[96] = "";
+	if (stable)
+		snprintf(part, sizeof(part), " (of the %u LIDs routed this sweep; %u kept)",
+			 sr.lids - sr.lids_kept, sr.lids_kept);
 	plog(pl, OSM_LOG_INFO,
 	     "%s: tables configured by ibfab: %u switches, %u LIDs (%u end ports, LMC %d, "
 	     "%d layers), max LID %u, %.3f s; layer pairs %" PRIu64 ", non-minimal %" PRIu64
-	     ", minimal fallback %" PRIu64,
+	     ", minimal fallback %" PRIu64 "%s",
 	     name, nsw, st.lids, st.end_ports, r.lmc, rep.layers ? rep.layers : 1 << r.lmc,
-	     r.max_lid, secs, rep.pairs_total, rep.pairs_nonminimal, rep.pairs_fallback);
+	     r.max_lid, secs, rep.pairs_total, rep.pairs_nonminimal, rep.pairs_fallback, part);
 
 	drop_routes(pl);
 	pl->fabric = f;
