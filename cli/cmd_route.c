@@ -25,7 +25,8 @@ enum {
 	O_JSON,
 	O_FROM,
 	O_QUIET,
-	O_MAXPATHS
+	O_MAXPATHS,
+	O_VERBOSE
 };
 
 /* deadlock options (cli/cmd_deadlock.c has the verifier) */
@@ -159,6 +160,9 @@ static const char route_help[] =
 	"                  spines (docs/rail.md); switches with GPUs stay in use\n"
 	"  -o FILE         write the tables (default: none, only the summary)\n"
 	"  --stats FILE    write path statistics as JSON\n"
+	"  -v, --verbose   print the engine's own report on stderr (what the\n"
+	"                  plugin writes to the OpenSM log at INFO, e.g. dmodk's\n"
+	"                  tree levels and what it changed on an irregular tree)\n"
 	"  --deadlock S    dfsssp | coloring | auto | none (default none): assign SLs\n"
 	"                  and SL2VL tables for deadlock freedom (docs/deadlock.md);\n"
 	"                  when the routes need more VLs than there are, the LIDs\n"
@@ -189,6 +193,7 @@ struct route_args {
 	const char *topo, *engine, *g2l, *out, *stats, *lfts;
 	long lmc, max_hops;
 	int json, quiet;
+	int verbose; /* the engine's own report lines (INFO) on stderr */
 	/* engine and deadlock options: ibfab.conf's keys, set by --conf FILE
 	 * and then by the options, through the same parser */
 	struct ibf_conf conf;
@@ -236,6 +241,7 @@ static const struct option route_lo[] = {
 	{ "previous-lfts", required_argument, 0, O_PREV_LFTS },
 	{ "json", no_argument, 0, O_JSON },
 	{ "quiet", no_argument, 0, O_QUIET },
+	{ "verbose", no_argument, 0, O_VERBOSE },
 	{ "output", required_argument, 0, 'o' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
@@ -327,7 +333,7 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 		return 1;
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:hq", route_lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hqv", route_lo, NULL)) != -1) {
 		if (route_table_opt(prog, a, c, &rc)) {
 			if (rc)
 				return rc;
@@ -340,6 +346,10 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 		case 'q':
 		case O_QUIET:
 			a->quiet = 1;
+			break;
+		case 'v':
+		case O_VERBOSE:
+			a->verbose = 1;
 			break;
 		case O_LMC:
 			if (cli_int("--lmc", optarg, 0, 7, &a->lmc))
@@ -392,11 +402,12 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 	if (!rc && !a->quiet)
 		fprintf(stderr,
 			"ibfab route: stable: kept %u of %u destination LIDs, routed %u again; "
-			"%llu of %llu (switch, LID) entries changed (%.2f%%); %.3f s\n",
+			"%llu of %llu (switch, LID) entries changed (%.2f%%), %llu new (switches "
+			"or ports that were not there); %.3f s\n",
 			sr.lids_kept, sr.lids, sr.lids - sr.lids_kept,
 			(unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
 			sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0,
-			sr.seconds);
+			(unsigned long long)sr.entries_new, sr.seconds);
 	ibf_routes_free(&old);
 	ibf_fabric_free(fo);
 	return rc;
@@ -414,8 +425,9 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 	int rc = ibf_conf_route_opts(&a->conf, &o, &roots, err);
 	if (rc)
 		return rc;
+	static int info = 1;
 	o.log = cli_log;
-	o.log_ctx = NULL; /* errors only */
+	o.log_ctx = a->verbose ? &info : NULL; /* else errors only */
 	memset(rep, 0, sizeof(*rep));
 	uint64_t *avoid = NULL;
 	if (a->avoid) {

@@ -710,10 +710,12 @@ static int ibfab_build_lfts(void *context)
 	if (!route_rc && stable)
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab %s: stable reroute: kept %u of %u destination LIDs, routed %u again; "
-		     "%llu of %llu LFT entries changed (%.2f%%)",
+		     "%llu of %llu LFT entries changed (%.2f%%), %llu new (switches or ports "
+		     "that were not there)",
 		     name, sr.lids_kept, sr.lids, sr.lids - sr.lids_kept,
 		     (unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
-		     sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0);
+		     sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0,
+		     (unsigned long long)sr.entries_new);
 	if (route_rc) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
 		     ibf_error_format(&err, msg, sizeof(msg)));
@@ -736,12 +738,19 @@ static int ibfab_build_lfts(void *context)
 	}
 
 	double secs = now_seconds() - t0;
+	/* after a stable reroute the engine's counts cover only the LIDs it
+	 * routed again, not the kept columns (a sweep that kept everything
+	 * would read "non-minimal 0" on tables full of non-minimal paths) */
+	char part[96] = "";
+	if (stable)
+		snprintf(part, sizeof(part), " (of the %u LIDs routed this sweep; %u kept)",
+			 sr.lids - sr.lids_kept, sr.lids_kept);
 	plog(pl, OSM_LOG_INFO,
 	     "%s: tables configured by ibfab: %u switches, %u LIDs (%u end ports, LMC %d, "
 	     "%d layers), max LID %u, %.3f s; layer pairs %" PRIu64 ", non-minimal %" PRIu64
-	     ", minimal fallback %" PRIu64,
+	     ", minimal fallback %" PRIu64 "%s",
 	     name, nsw, st.lids, st.end_ports, r.lmc, rep.layers ? rep.layers : 1 << r.lmc,
-	     r.max_lid, secs, rep.pairs_total, rep.pairs_nonminimal, rep.pairs_fallback);
+	     r.max_lid, secs, rep.pairs_total, rep.pairs_nonminimal, rep.pairs_fallback, part);
 
 	drop_routes(pl);
 	pl->fabric = f;

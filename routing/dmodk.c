@@ -164,12 +164,9 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 			continue;
 		uint64_t q = (d / n) * c->pnom[g] + t->slot_cab[g];
 		uint32_t e = c->pres[c->pres_off[g] + (uint32_t)(q % b)];
-		if (count && e != t->slot[base + k0]) {
-			if (t->slot[base + k0] == IBF_FTREE_MISSING)
-				c->moved_missing[s]++;
-			else if (i)
-				c->moved_unusable++;
-		}
+		if (count && e != t->slot[base + k0] && t->slot[base + k0] != IBF_FTREE_MISSING &&
+		    i)
+			c->moved_unusable++;
 		return e;
 	}
 	return NOSW;
@@ -417,6 +414,20 @@ static void regions(struct dk *c, uint32_t dsw, uint32_t *outside)
 	}
 }
 
+/* s's own D-mod-K slot for index x names a cable that is missing: s's
+ * table entry for the destination, which that cable would carry, goes over
+ * the parent's surviving cables (or the next slot) instead.  Only the up
+ * entries of s count: a chain switch's own entry points down. */
+static int slot_missing(const struct dk *c, uint32_t s, uint64_t x, const uint32_t *off)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a;
+	if (!n)
+		return 0;
+	uint64_t d = digit(t, x, t->level[s]) + off[t->level[s]];
+	return t->slot[a + (uint32_t)(d % n)] == IBF_FTREE_MISSING;
+}
+
 /* one LID column: destination on switch dsw, delivered through tport */
 static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const uint32_t *off,
 		   uint32_t lid, int count)
@@ -492,6 +503,8 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 				e = pick_toward(c, s, c->below_par[s], x, off);
 			if (e == NOSW)
 				e = pick_chain(c, s, x, off, c->reach);
+			if (count && e != NOSW && slot_missing(c, s, x, off))
+				c->moved_missing[s]++;
 		} else {
 			e = c->fnext[s];
 			if (count && e != NOSW)

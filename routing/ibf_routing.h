@@ -226,6 +226,9 @@ struct ibf_stable_report {
 	uint64_t entries;	  /* (switch, LID) entries present before and after
 				   * (switch and LID owner in both fabrics) */
 	uint64_t entries_changed; /* of those, different from the previous tables */
+	uint64_t entries_new;	  /* the other entries of f's destination LIDs: on
+				   * switches the previous fabric did not have, or
+				   * for LIDs whose port is new there */
 	double seconds;		  /* keep + route + merge */
 };
 /* keep[0..ibf_max_lid(f)]: 1 for the LIDs whose old column can stay. */

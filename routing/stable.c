@@ -433,11 +433,15 @@ static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_ro
 						(uint8_t)(st->len[s] > 254 ? 254 : st->len[s]);
 			}
 		}
-		if (!same)
+		if (!same) {
+			R.entries_new += f->nsw;
 			continue;
+		}
 		for (uint32_t s = 0; s < f->nsw; s++) {
-			if (st->oldsw[s] < 0)
+			if (st->oldsw[s] < 0) {
+				R.entries_new++;
 				continue;
+			}
 			R.entries++;
 			R.entries_changed +=
 				ibf_lft(r, s)[lid] != ibf_lft(old, (uint32_t)st->oldsw[s])[lid];

@@ -104,6 +104,9 @@ check_state() {
 		sed "s/^/$step vs previous: /" "$d/diff.txt" | head -5 | diag
 		# stable reroutes (default): the sweep kept what still worked
 		check "$e $step: stable reroute from the previous tables" grep -q "$e: stable reroute: kept" "$d/opensm.log"
+		# its summary's pair counts are of the LIDs routed again only, and say so
+		check "$e $step: the summary's counts name the LIDs routed this sweep" \
+			grep -q "$e: tables configured by ibfab: .*minimal fallback [0-9]* (of the [0-9]* LIDs routed this sweep; [0-9]* kept)" "$d/opensm.log"
 		if [ "$step" = restore-all ]; then
 			# the switch that comes back is grafted onto the kept columns
 			local kept

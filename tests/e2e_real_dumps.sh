@@ -77,6 +77,15 @@ r=$(rc "$IBFAB" route --topology "$R/qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibne
 check "plafrim: dmodk refuses a non-tree, naming the link" \
 	sh -c "test $r = 1 && grep -q 'not a fat tree.*not on adjacent levels' '$W/err'"
 
+# dmodk on the True Scale tree, whose leaf TS-i12k00066a00e30076ab lost one
+# of its 12 up-cables: -v prints the engine's report; the LIDs the missing
+# cable would carry were counted as 0 (only a fallback path counted them)
+P2=$R/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p
+r=$(rc "$IBFAB" route --topology "$P2" --engine dmodk -v)
+P2MISS=$(sed -n 's/.*TS-i12k00066a00e30076ab (level 1) has 11 of 12 up-port cables (missing slot 10); \([0-9]*\) destination LIDs spread.*/\1/p' "$W/err")
+check "plafrim2: dmodk -v reports the leaf's missing cable and the ${P2MISS:-?} LIDs it would carry (> 0)" \
+	sh -c "test $r = 0 && test '${P2MISS:-0}' -gt 0"
+
 # the real ibroute tables of all 9 switches of the Voltaire/Infiniscale fabric
 cat "$R"/plafrim-2016-ibroute/lid-*.ibroute >"$W/plafrim.lfts"
 PL=$R/qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p
@@ -156,5 +165,35 @@ check "avakas in ibsim: 25 tables, each with all 587 LIDs" \
 	sh -c "test \$(grep -c '^587 valid lids dumped' '$W/sim/lfts.txt') = 25"
 r=$(rc "$IBFAB" route check --topology "$S/net.ibnd" --lfts "$W/sim/lfts.txt")
 check "avakas in ibsim: route check of the tables read back: all pairs, no loop" \
+	sh -c "test $r = 0 && grep -q '^loops: *0\$' '$W/out' && grep -q '^unreachable: *0\$' '$W/out'"
+
+# the True Scale tree under OpenSM with dmodk: the plugin's log reports the
+# missing leaf cable as the offline run does, and the tables deliver
+"$IBFAB" topo convert "$P2" --format ibsim -o "$W/p2.net" 2>"$W/err"
+osm_conf "$W/opensm.default.conf" dmodk 0 "$W/osm-p2.conf"
+mkdir -p "$W/sim2"
+IBFAB_CONF="$W/empty.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	"$HARNESS" with "$W/p2.net" "$W/sim2/s" -- bash -c '
+	. "$0"
+	d=$IBFAB_SIM_DIR
+	opensm_once "$d" -F "$1" || { echo "opensm failed ($?)"; tail -20 "$d/opensm.out"; exit 1; }
+	ibsim-run dump_lfts 2>"$d/dump_lfts.err" | grep -v "replaced by dump_fts" >"$d/lfts.txt" || exit 2
+	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>"$d/ibnd.err" || exit 3
+' "$top_srcdir/tests/lib.sh" "$W/osm-p2.conf" 2>&1 | diag
+check "plafrim2 in ibsim: opensm with the plugin (dmodk), dump_lfts and ibnetdiscover ran" test "${PIPESTATUS[0]}" -eq 0
+S2=$W/sim2/s
+check "plafrim2 in ibsim: dmodk configured the 7 switches (no fallback)" \
+	sh -c "grep -q 'dmodk: tables configured by ibfab: 7 switches' '$S2/opensm.log' && grep -q 'dmodk tables configured on all switches' '$S2/opensm.log'"
+# offline on the fabric as discovered (ibsim's GUIDs order the leaves, so
+# the hosts' D-mod-K indices and the count differ from the dump's)
+r=$(rc "$IBFAB" route --topology "$S2/net.ibnd" --engine dmodk -v -o "$W/p2sim.dump")
+P2SIM=$(sed -n 's/.*TS-i12k00066a00e30076ab (level 1) has 11 of 12 up-port cables (missing slot 10); \([0-9]*\) destination LIDs spread.*/\1/p' "$W/err")
+check "plafrim2 in ibsim: the log names the missing cable and the same ${P2SIM:-?} LIDs (> 0) as dmodk -v offline on the discovered fabric" \
+	sh -c "test $r = 0 && test '${P2SIM:-0}' -gt 0 && grep -q 'TS-i12k00066a00e30076ab (level 1) has 11 of 12 up-port cables (missing slot 10); ${P2SIM:-x} destination LIDs' '$S2/opensm.log'"
+r=$(rc "$IBFAB" route diff --topology "$S2/net.ibnd" --lfts "$S2/lfts.txt" --lfts2 "$W/p2sim.dump")
+check "plafrim2 in ibsim: the tables read back are the offline dmodk tables" \
+	sh -c "test $r = 0"
+r=$(rc "$IBFAB" route check --topology "$S2/net.ibnd" --lfts "$S2/lfts.txt")
+check "plafrim2 in ibsim: route check of the dmodk tables read back: all pairs, no loop" \
 	sh -c "test $r = 0 && grep -q '^loops: *0\$' '$W/out' && grep -q '^unreachable: *0\$' '$W/out'"
 done_testing

@@ -609,6 +609,61 @@ static void t_real2014like(void)
 	ibf_fabric_free(f);
 }
 
+/* The log's count of a leaf's destination LIDs whose slot is a missing
+ * cable: exactly the LIDs the leaf sent over that cable on the intact tree
+ * (they are the ones that must move).  It used to say 0 on every 2-level
+ * tree: only the fallback path of the chain's climb counted them. */
+static void t_missing_slot_count(void)
+{
+	int m[2] = { 4, 8 }, w[2] = { 1, 4 };
+	struct ibf_fabric *f1 = xgft(2, m, w, 2, 16), *f2 = xgft(2, m, w, 2, 16);
+	TT_REQUIRE(f1 && f2);
+	/* leaf 2 (node 2): hosts on 1..4, eight up-cables on 5..12 */
+	const int leaf = 2, port = 8;
+	TT_REQUIRE(ibf_port(f1, leaf, port)->peer_node >= 0);
+	TT_REQUIRE(f1->nodes[ibf_port(f1, leaf, port)->peer_node].type == IBF_NODE_SWITCH);
+	ibf_fabric_disconnect(f2, leaf, port);
+	TT_REQUIRE(lids(f1, 0) == 0 && lids(f2, 0) == 0);
+	struct ibf_error err;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	d.tree.use_names = 0;
+	struct ibf_routes r1, r2;
+	TT_REQUIRE(route(f1, "dmodk", &d, &r1, &err) == 0);
+	TT_REQUIRE(route(f2, "dmodk", &d, &r2, &err) == 0);
+	TT_CHECK(all_ok(f2, &r2));
+	/* the CA LIDs leaf 2 forwarded through the cable on the intact tree */
+	const uint8_t *row1 = ibf_lft(&r1, (uint32_t)f1->nodes[leaf].sw);
+	const uint8_t *row2 = ibf_lft(&r2, (uint32_t)f2->nodes[leaf].sw);
+	unsigned want = 0, still = 0;
+	for (int n = 0; n < (int)f1->nnodes; n++) {
+		if (f1->nodes[n].type != IBF_NODE_CA)
+			continue;
+		for (int p = 1; p <= (int)f1->nodes[n].nports; p++) {
+			uint32_t lid = ibf_port(f1, n, p)->lid;
+			if (!lid)
+				continue;
+			TT_REQUIRE(ibf_port(f2, n, p)->lid == lid);
+			want += row1[lid] == port;
+			still += row2[lid] == port;
+		}
+	}
+	printf("# leaf 2 sent %u CA LIDs over port %d on the intact tree\n", want, port);
+	TT_CHECK(want > 0);
+	TT_EQ_INT(still, 0);
+	const char *msg = strstr(lastlog.text, "has 7 of 8 up-port cables");
+	TT_REQUIRE(msg != NULL);
+	unsigned got = 0;
+	const char *semi = strchr(msg, ';');
+	TT_REQUIRE(semi && sscanf(semi + 1, " %u destination LID", &got) == 1);
+	printf("# log: %.*s\n", (int)strcspn(msg, "\n"), msg);
+	TT_EQ_INT(got, want);
+	ibf_routes_free(&r1);
+	ibf_routes_free(&r2);
+	ibf_fabric_free(f1);
+	ibf_fabric_free(f2);
+}
+
 /* uneven bundles everywhere: every leaf has 3 cables to spine 0 and 2 to
  * spine 1 (12 hosts over 5 cables: bound 3), a dual-port host on spine 0 */
 static void t_uneven_bundles(void)
@@ -825,6 +880,7 @@ int main(void)
 	TT(t_tapered);
 	TT(t_irregular);
 	TT(t_real2014like);
+	TT(t_missing_slot_count);
 	TT(t_uneven_bundles);
 	TT(t_nontree);
 	TT(t_split_tree);

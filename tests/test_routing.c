@@ -1315,6 +1315,48 @@ static void test_stable(void)
 	ibf_fabric_free(f);
 }
 
+/* A switch the previous tables did not have (here: replaced, so its GUID
+ * is new; a switch that came back is the same): its row and its own LID's
+ * column are new entries, and the report says how many.  The plugin's log
+ * line used to say "0 of 109 LFT entries changed" after 8 of 9 switches came
+ * back on a real fabric (tables for 4581 entries written): only the entries
+ * of switches present before were counted. */
+static void test_stable_new_switch(void)
+{
+	struct ibf_slimfly_opts so = { 5, 2, 0, 0 };
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_slimfly(&so, &err);
+	TT_REQUIRE(f);
+	TT_REQUIRE(ibf_assign_lids(f, 2, 0, &err) == 0);
+	struct ibf_fabric *fo = ibf_fabric_clone(f, &err);
+	TT_REQUIRE(fo);
+	const uint32_t x = 7; /* switch index, the same in the clone */
+	int xn = (int)f->switches[x];
+	TT_REQUIRE(fo->nodes[fo->switches[x]].guid == f->nodes[xn].guid);
+	fo->nodes[fo->switches[x]].guid ^= 0x5a5a000000ull;
+	struct ibf_route_opts o;
+	ibf_route_opts_default(&o);
+	struct ibf_routes old, st;
+	TT_REQUIRE(ibf_route(fo, "layered", &o, &old, NULL, &err) == 0);
+	struct ibf_stable_report rep;
+	TT_REQUIRE(ibf_route_stable(f, "layered", &o, fo, &old, &st, NULL, &rep, &err) == 0);
+	/* switch x's own LIDs (port 0) belong to a new port */
+	const struct ibf_port *p0 = ibf_port(f, xn, 0);
+	uint64_t nx = p0->lid ? 1u << p0->lmc : 0;
+	TT_CHECK(nx > 0);
+	uint64_t nsw = f->nsw, nl = rep.lids;
+	TT_EQ_INT(rep.entries, (nl - nx) * (nsw - 1));
+	TT_EQ_INT(rep.entries_new, (nl - nx) + nx * nsw);
+	TT_EQ_INT(rep.entries + rep.entries_new, nl * nsw);
+	struct ibf_check_report ck;
+	TT_REQUIRE(ibf_route_check(f, &st, 0, &ck, &err) == 0);
+	TT_EQ_INT(ck.ok, ck.pairs);
+	ibf_routes_free(&st);
+	ibf_routes_free(&old);
+	ibf_fabric_free(fo);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_routes_init);
@@ -1338,5 +1380,7 @@ int main(void)
 		rmdir(tmpdir);
 	tt_run("stable reroute: kept columns avoid the failed cable, deliver, move few entries",
 	       test_stable);
+	tt_run("stable reroute: entries on a switch the previous tables lacked are counted as new",
+	       test_stable_new_switch);
 	return tt_done();
 }
