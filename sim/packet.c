@@ -1049,6 +1049,15 @@ static void mark_stall(struct psim *s, struct pkt *p)
 
 static int deliver(struct psim *s, int32_t i, uint64_t t);
 
+/* The share of `bytes` sent or received evenly from t0 to t1 (t0 < t1)
+ * that falls inside the measurement window. */
+static uint64_t win_share(const struct psim *s, uint64_t bytes, uint64_t t0, uint64_t t1)
+{
+	uint64_t a = t0 > s->w0 ? t0 : s->w0;
+	uint64_t b = t1 < s->w1 ? t1 : s->w1;
+	return b > a ? bytes * (b - a) / (t1 - t0) : 0;
+}
+
 /* A transmission from now to end that straddles an end of the measurement
  * window counts with the share of its bytes sent inside the window, so a
  * link's utilisation never exceeds 1 (bytes counted whole at the start
@@ -1056,9 +1065,7 @@ static int deliver(struct psim *s, int32_t i, uint64_t t);
 static __attribute__((noinline)) void win_part(struct psim *s, uint32_t g, uint8_t vl,
 					       uint32_t bytes, uint64_t end)
 {
-	uint64_t a = s->now > s->w0 ? s->now : s->w0;
-	uint64_t b = end < s->w1 ? end : s->w1;
-	uint64_t part = (uint64_t)bytes * (b - a) / (end - s->now);
+	uint64_t part = win_share(s, bytes, s->now, end);
 	s->link_bytes[g] += part;
 	if (s->pt[g].kind == 1)
 		s->vl_bytes[vl] += part;
@@ -1753,9 +1760,19 @@ static int deliver(struct psim *s, int32_t i, uint64_t t)
 	s->last_move = s->now;
 	if (t > s->tail_any)
 		s->tail_any = t;
-	if (in_window(s, t)) {
+	/* accepted: the bytes whose arrival falls inside the window, the tail
+	 * arriving at t after the last link's serialisation (p->out), so a
+	 * host never takes in more than its link's rate (a packet counted
+	 * whole at its tail overstated it by up to one packet time over the
+	 * window) */
+	uint64_t ser = p->bytes == s->fullb ? s->pt[p->out].ser
+					    : ser_ps(p->bytes, s->pt[p->out].rate);
+	if (t >= s->w0 + ser && t <= s->w1) {
 		s->win_acc_bytes += p->bytes;
 		s->win_acc_payload += p->bytes - s->o->hdr_bytes;
+	} else if (t > s->w0 && t - ser < s->w1) {
+		s->win_acc_bytes += win_share(s, p->bytes, t - ser, t);
+		s->win_acc_payload += win_share(s, p->bytes - s->o->hdr_bytes, t - ser, t);
 	}
 	int rc = 0;
 	if (p->flags & PK_MEASURED) {
@@ -2868,13 +2885,14 @@ static int ip_deliver(struct psim *s, int32_t i, uint64_t t)
 {
 	struct ipkt *p = &s->ip[i];
 	int rc = 0;
-	if (in_window(s, t)) {
-		uint64_t pay = p->bytes - s->o->ipkt_hdr;
-		if (p->inter)
-			s->win_inter += pay;
-		else
-			s->win_intra += pay;
-	}
+	/* its bytes arrive during the serialisation on the accelerator's
+	 * link before t: the share inside the window counts (as deliver) */
+	uint64_t ser = ser_ps(p->bytes, s->nl[p->dst / s->K * s->NL + s->K + p->dst % s->K].rate);
+	uint64_t pay = win_share(s, p->bytes - s->o->ipkt_hdr, t - ser, t);
+	if (p->inter)
+		s->win_inter += pay;
+	else
+		s->win_intra += pay;
 	if (p->flags & PK_MEASURED) {
 		s->outstanding--;
 		s->res->ipkts_done++;

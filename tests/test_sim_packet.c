@@ -253,6 +253,45 @@ static void test_util_window(void)
 	ibf_fabric_free(f);
 }
 
+/* Accepted throughput is what arrives inside the window: a packet whose
+ * tail arrives just inside it counts only with the bytes that arrived
+ * there.  Two 25 Gb/s hosts at full load, windows shorter and longer than
+ * one 1310.72 ns packet: counted whole at its tail a delivered packet made
+ * a host take in up to 1310.72 / 1000 of its link's rate (accepted 1.31,
+ * 64 Gb/s of payload on 50 Gb/s of links). */
+static void test_accept_window(void)
+{
+	static const int width[] = { 1, 1 };
+	struct ibf_fabric *f = star_widths(2, width);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 20000;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	double most = 0, sum = 0;
+	for (int k = 0; k < 24; k++) {
+		o.measure_ns = 300 + 150 * k;
+		o.seed = (uint64_t)k + 1;
+		TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+		TT_CHECK_MSG(res.accepted_frac <= 1.0 + 1e-9, "window %.0f ns: accepted %.4f",
+			     o.measure_ns, res.accepted_frac);
+		TT_CHECK_MSG(res.accepted_gbps <= 50.0 * 4032 / 4096 + 1e-6,
+			     "window %.0f ns: %.3f Gb/s", o.measure_ns, res.accepted_gbps);
+		if (res.accepted_frac > most)
+			most = res.accepted_frac;
+		sum += res.accepted_frac;
+	}
+	/* the links are busy most of the time: the shares are counted */
+	TT_CHECK_MSG(most > 0.9 && sum / 24 > 0.5, "most %.4f mean %.4f", most, sum / 24);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void test_determinism(void)
 {
 	struct ibf_fabric *f = ring(4, 3);
@@ -1766,6 +1805,7 @@ int main(void)
 	TT(test_mixed_rates);
 	TT(test_gen_rates);
 	TT(test_util_window);
+	TT(test_accept_window);
 	TT(test_determinism);
 	TT(test_ring_deadlock);
 	TT(test_unroutable);
