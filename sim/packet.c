@@ -1765,8 +1765,8 @@ static int deliver(struct psim *s, int32_t i, uint64_t t)
 	 * host never takes in more than its link's rate (a packet counted
 	 * whole at its tail overstated it by up to one packet time over the
 	 * window) */
-	uint64_t ser = p->bytes == s->fullb ? s->pt[p->out].ser
-					    : ser_ps(p->bytes, s->pt[p->out].rate);
+	uint64_t ser =
+		p->bytes == s->fullb ? s->pt[p->out].ser : ser_ps(p->bytes, s->pt[p->out].rate);
 	if (t >= s->w0 + ser && t <= s->w1) {
 		s->win_acc_bytes += p->bytes;
 		s->win_acc_payload += p->bytes - s->o->hdr_bytes;
