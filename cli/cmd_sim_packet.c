@@ -135,8 +135,10 @@ static const char sp_help[] =
 	"\n"
 	"Node model (--accels K): every end port is the NIC of a node with K\n"
 	"accelerators on an intra-node switch; --load is then a fraction of the\n"
-	"accelerator rate and the traffic is the node mix:\n"
-	"  --accels K        accelerators per node (1..64)\n"
+	"accelerator rate and the traffic is the node mix (the options below go\n"
+	"with --accels only):\n"
+	"  --accels K        accelerators per node (1..64; with 1 every message leaves\n"
+	"                    its node)\n"
 	"  --acc-gbps G      accelerator link (default 512); --nic-gbps G: switch-NIC\n"
 	"                    link (default 128)\n"
 	"  --mix C1..C5      20/15/10/5/0 % of the messages leave the node (default C1);\n"
@@ -164,6 +166,8 @@ struct sp_args {
 	int reps_set;
 	int sync; /* enum ibf_psim_sync (--sync) */
 	int sync_set;
+	const char *node_opt; /* a node-model option given (the last one) */
+	int frac_set;	      /* --mix or --inter-frac given */
 	double bytes;
 	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
@@ -510,9 +514,18 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 	a->vls = 8;
 	a->threads = 1;
 	a->l0 = -1;
-	int c, rc;
+	/* the options of the node model (--accels K), which mean nothing
+	 * without it */
+	static const int node_opts[] = { O_ACCG,   O_NICG,    O_MIX,	 O_INTER,  O_IPAY,
+					 O_IHDR,   O_MSG,     O_AGGT,	 O_NICPKT, O_NODEBUF,
+					 O_NICBUF, O_NODEVLS, O_NODEVOQ, O_ACCPKT };
+	int c, rc, li = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hq", sp_lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hq", sp_lo, &li)) != -1) {
+		for (size_t k = 0; k < sizeof(node_opts) / sizeof(node_opts[0]); k++)
+			if (c == node_opts[k])
+				a->node_opt = sp_lo[li].name;
+		a->frac_set |= c == O_MIX || c == O_INTER;
 		if (!sp_table_opt(a, c, &rc))
 			rc = sp_other_opt(prog, a, c);
 		if (rc)
@@ -543,8 +556,15 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 	if (a->sync == IBF_PSIM_SYNC_RANK && a->reps_first)
 		return cli_usage_error(prog, "--sync rank runs every repetition: not with "
 					     "--reps first");
-	if (a->o.node_voq && (!a->o.accels || !a->o.node_buf_bytes))
+	if (a->node_opt && !a->o.accels)
+		return cli_usage_error(prog, "--%s goes with the node model (--accels K)",
+				       a->node_opt);
+	if (a->o.node_voq && !a->o.node_buf_bytes)
 		return cli_usage_error(prog, "--node-voq goes with --accels K and --node-buf B");
+	if (a->o.accels == 1 && a->frac_set && a->o.inter_frac < 1)
+		return cli_usage_error(prog,
+				       "--accels 1: a node has no other accelerator, every message "
+				       "leaves it (--mix/--inter-frac below 1 cannot hold)");
 	a->o.vls = (int)a->vls;
 	return 0;
 }

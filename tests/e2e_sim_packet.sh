@@ -119,6 +119,19 @@ set +e
 "$IBFAB" sim packet --topology "$ring" --engine minimal --load 0.3 --measure 5us -q \
 	--svg "$WORK/nodir/x.svg" >/dev/null 2>"$WORK/esvg"
 rc3=$?
+# node-model options without the node model, or a mix one accelerator cannot
+# hold, were silently ignored (--accels 1 --mix C5 sent every message out)
+"$IBFAB" sim packet --topology "$ring" --engine minimal --mix C4 --load 0.5 >"$WORK/o4" 2>"$WORK/e4"
+rc4=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --acc-gbps 400 --load 0.5 >"$WORK/o5" \
+	2>"$WORK/e5"
+rc5=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --accels 1 --mix C5 --load 0.5 \
+	>"$WORK/o6" 2>"$WORK/e6"
+rc6=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --accels 1 --inter-frac 1 --load 0.5 \
+	--measure 5us -q >"$WORK/o7" 2>&1
+rc7=$?
 set -e
 check "svg: unwritable path is an error" test "$rc3" -eq 1 -a ! -e "$WORK/nodir/x.svg"
 
@@ -440,10 +453,28 @@ rc2=$?
 "$IBFAB" sim packet --topology "$ring" --engine minimal --accels 4 --node-voq --load 0.5 \
 	>/dev/null 2>"$WORK/e3"
 rc3=$?
+# node-model options without the node model, or a mix one accelerator cannot
+# hold, were silently ignored (--accels 1 --mix C5 sent every message out)
+"$IBFAB" sim packet --topology "$ring" --engine minimal --mix C4 --load 0.5 >"$WORK/o4" 2>"$WORK/e4"
+rc4=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --acc-gbps 400 --load 0.5 >"$WORK/o5" \
+	2>"$WORK/e5"
+rc5=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --accels 1 --mix C5 --load 0.5 \
+	>"$WORK/o6" 2>"$WORK/e6"
+rc6=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --accels 1 --inter-frac 1 --load 0.5 \
+	--measure 5us -q >"$WORK/o7" 2>&1
+rc7=$?
 set -e
 check "unknown pattern: usage error" test "$rc0" -eq 2
 check "no load: usage error" test "$rc1" -eq 2
 check "missing file: error" test "$rc2" -eq 1
 check "--node-voq without --node-buf: usage error" test "$rc3" -eq 2
 check "--node-voq: the error names --node-buf" grep -q -- "--node-buf" "$WORK/e3"
+check "--mix without --accels: usage error, nothing on stdout" sh -c "test $rc4 -eq 2 && test ! -s '$WORK/o4'"
+check "--mix without --accels: the error names both" sh -c "grep -q -- '--mix' '$WORK/e4' && grep -q -- '--accels' '$WORK/e4'"
+check "--acc-gbps without --accels: usage error" sh -c "test $rc5 -eq 2 && grep -q -- '--acc-gbps' '$WORK/e5'"
+check "--accels 1 --mix C5: usage error" sh -c "test $rc6 -eq 2 && test ! -s '$WORK/o6' && grep -q -- '--accels 1' '$WORK/e6'"
+check "--accels 1 --inter-frac 1 runs" sh -c "test $rc7 -eq 0 && grep -q 'intra-node 0.0' '$WORK/o7'"
 done_testing
