@@ -3702,8 +3702,9 @@ static void finish(struct psim *s)
 {
 	struct ibf_psim_result *res = s->res;
 	const struct ibf_psim_opts *o = s->o;
-	/* a run cut short by a deadlock measured only until then */
-	uint64_t wend = s->now < s->w1 && s->res->deadlock ? s->now : s->w1;
+	/* a run that stopped early (a deadlock, or message streams all
+	 * done) measured only until then */
+	uint64_t wend = s->now < s->w1 && s->stop ? s->now : s->w1;
 	double win_s = wend > s->w0 ? (double)(wend - s->w0) * 1e-12 : o->measure_ns * 1e-9;
 	double cap_bytes = res->host_gbps * 1e9 / 8.0 * win_s;
 	res->sim_ns = (double)s->now / 1000.0;

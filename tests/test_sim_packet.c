@@ -721,6 +721,19 @@ static void test_streams(void)
 		TT_CHECK(res.phase_caps[k].elastic_ns == res.phase_ns[k]);
 	}
 	TT_CHECK(res.sim_ns < 20000);
+	/* the window ends with the last phase, not at warm-up + measure: the
+	 * 31 full packets and one of 968 + 64 B over 4 x 100 Gb/s for
+	 * res.sim_ns (over the default 70 us instead, accepted was 0.0026
+	 * for 0.236 and the busiest link 0.007) */
+	double want = (31 * 4096 + 1032) / (4 * 12.5 * res.sim_ns);
+	TT_CHECK_MSG(fabs(res.accepted_frac - want) < 1e-6 && fabs(res.offered_frac - want) < 1e-6,
+		     "offered %.4f accepted %.4f want %.4f", res.offered_frac, res.accepted_frac, want);
+	TT_CHECK_MSG(res.link_util_max == 0, "no switch link: %.4f", res.link_util_max);
+	TT_REQUIRE(res.nlinks > 0);
+	float busiest = 0;
+	for (uint32_t g = 0; g < res.nlinks; g++)
+		busiest = res.link_util[g] > busiest ? res.link_util[g] : busiest;
+	TT_CHECK_MSG(busiest > 0.5 && busiest <= 1.0 + 1e-6, "busiest host link %.4f", busiest);
 	/* a time limit before the end: phases not done are reported so */
 	o.measure_ns = 2000;
 	o.drain_ns = 0;
