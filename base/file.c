@@ -16,15 +16,39 @@ int ibf_atomic_open(struct ibf_atomic *a, const char *path, struct ibf_error *er
 		a->fp = stdout;
 		return 0;
 	}
+	/* A device, FIFO or socket (/dev/stdout to a terminal or a pipe,
+	 * /dev/null) is written in place: renaming a file over it would
+	 * replace the node (as root, /dev/stdout became a regular file). */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		a->fp = fopen(path, "a");
+		if (!a->fp)
+			return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s",
+					     strerror(errno));
+		a->direct = 1;
+		if (!(a->path = strdup(path))) {
+			fclose(a->fp);
+			return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
+		}
+		return 0;
+	}
+	/* a symbolic link to a file: the file it names is replaced, not the
+	 * link */
+	char *real = NULL;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL)))
+		path = real;
 	size_t n = strlen(path);
 	a->path = malloc(n + 1);
 	a->tmp = malloc(n + 16);
 	if (!a->path || !a->tmp) {
 		free(a->path);
 		free(a->tmp);
+		free(real);
 		return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
 	}
 	memcpy(a->path, path, n + 1);
+	free(real);
+	path = a->path;
 	/* O_EXCL with mode 0666 so the file gets the caller's umask (mkstemp
 	 * would make every output 0600) */
 	static unsigned counter;
@@ -64,6 +88,15 @@ int ibf_atomic_commit(struct ibf_atomic *a, int ok, struct ibf_error *err)
 		if (fflush(a->fp) != 0 || ferror(a->fp))
 			rc = ibf_error_set(err, IBF_EIO, "-", 0, "write error");
 		a->fp = NULL;
+		return ok ? rc : IBF_EIO;
+	}
+	if (a->direct) { /* a device: nothing to rename or remove */
+		if (ferror(a->fp) | (fclose(a->fp) != 0))
+			rc = ibf_error_set(err, IBF_EIO, a->path, 0, "write error");
+		a->fp = NULL;
+		free(a->path);
+		a->path = NULL;
+		a->direct = 0;
 		return ok ? rc : IBF_EIO;
 	}
 	if (ferror(a->fp))
