@@ -228,6 +228,9 @@ struct ibf_psim_result {
 	 * destination accelerator (no receive cost is modelled: 0) */
 	double comp_inter[7];
 	double comp_intra[2]; /* intra-node packets: source accelerator, intra-node network */
+	/* measured intra-node packets delivered that left their node (the
+	 * count behind comp_inter) and that stayed in it (comp_intra) */
+	uint64_t n_inter, n_intra;
 	double agg_mean;      /* intra-node packets per fabric packet */
 	/* message streams: completion time of each phase, all its
 	 * repetitions (ns from its start, -1: not finished), owned;

@@ -3141,6 +3141,8 @@ static void node_finish(struct psim *s, double win_s)
 	for (int k = 0; k < 2; k++)
 		res->comp_intra[k] = s->n_intra ? s->comp_intra[k] / (double)s->n_intra : 0;
 	res->agg_mean = s->agg_seals ? (double)s->agg_pkts / (double)s->agg_seals : 0;
+	res->n_inter = s->n_inter;
+	res->n_intra = s->n_intra;
 }
 
 /* The buffer the head of FIFO fid waits for (-1: it does not wait for credits). */

@@ -5,6 +5,7 @@
 #include "tt.h"
 
 #include <math.h>
+#include <string.h>
 
 static void add_host(struct ibf_fabric *f, int k, int sw, int port, int width, int speed)
 {
@@ -287,6 +288,69 @@ static void test_accept_window(void)
 	}
 	/* the links are busy most of the time: the shares are counted */
 	TT_CHECK_MSG(most > 0.9 && sum / 24 > 0.5, "most %.4f mean %.4f", most, sum / 24);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A run in which no measured packet arrives (the window ends before any
+ * can, no drain) has no latency: the reports say so (JSON null, no bar in
+ * the figure) instead of a latency of 0 ns. */
+static void test_no_latency(void)
+{
+	struct ibf_fabric *f = star(8);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 5000;
+	o.measure_ns = 200; /* one packet takes 327.68 + 200 ns */
+	o.drain_ns = 0;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(res.measured > 0);
+	TT_EQ_INT(res.measured_done, 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	TT_REQUIRE(m);
+	ibf_psim_result_write_json(f, &res, o.vls, m);
+	fputc('\n', m);
+	ibf_psim_result_write_text(f, &res, o.vls, m);
+	double load = 1.0;
+	ibf_psim_svg_write(m, "t", &load, &res, 1);
+	fclose(m);
+	TT_CHECK_MSG(strstr(buf, "\"latency_ns\":null,\"hops_mean\":null") != NULL,
+		     "JSON: a latency without packets");
+	TT_CHECK_MSG(strstr(buf, "latency ns: none") && !strstr(buf, "mean 0.0"),
+		     "text: a latency without packets");
+	TT_CHECK_MSG(!strstr(buf, "data-component=\"mean\"") &&
+			     !strstr(buf, "data-component=\"p99\""),
+		     "a latency bar without packets");
+	free(buf);
+	/* node model, no message leaves its node: no inter-node components */
+	o.accels = 2;
+	o.inter_frac = 0;
+	o.load = 0.1;
+	o.measure_ns = 5000;
+	o.drain_ns = -1;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.n_intra > 0 && res.n_inter == 0);
+	m = open_memstream(&buf, &len);
+	TT_REQUIRE(m);
+	ibf_psim_result_write_json(f, &res, o.vls, m);
+	ibf_psim_result_write_text(f, &res, o.vls, m);
+	ibf_psim_svg_write(m, "t", &o.load, &res, 1);
+	fclose(m);
+	TT_CHECK_MSG(strstr(buf, "\"components_inter_ns\":null") &&
+			     strstr(buf, "\"components_intra_ns\":{"),
+		     "JSON: inter-node components without such packets");
+	TT_CHECK_MSG(strstr(buf, "inter-node components ns: none"),
+		     "text: inter-node components without such packets");
+	TT_CHECK_MSG(!strstr(buf, "data-component=\"fabric\""), "a bar without packets");
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -727,7 +791,8 @@ static void test_streams(void)
 	 * for 0.236 and the busiest link 0.007) */
 	double want = (31 * 4096 + 1032) / (4 * 12.5 * res.sim_ns);
 	TT_CHECK_MSG(fabs(res.accepted_frac - want) < 1e-6 && fabs(res.offered_frac - want) < 1e-6,
-		     "offered %.4f accepted %.4f want %.4f", res.offered_frac, res.accepted_frac, want);
+		     "offered %.4f accepted %.4f want %.4f", res.offered_frac, res.accepted_frac,
+		     want);
 	TT_CHECK_MSG(res.link_util_max == 0, "no switch link: %.4f", res.link_util_max);
 	TT_REQUIRE(res.nlinks > 0);
 	float busiest = 0;
@@ -1819,6 +1884,7 @@ int main(void)
 	TT(test_gen_rates);
 	TT(test_util_window);
 	TT(test_accept_window);
+	TT(test_no_latency);
 	TT(test_determinism);
 	TT(test_ring_deadlock);
 	TT(test_unroutable);
