@@ -1648,7 +1648,8 @@ static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
 	return credits_return(s, up, vl, s->now + s->pt[up].prop, bytes);
 }
 
-/* Route packet i that arrived at switch input gin; 0 when it has an output. */
+/* Route packet i that arrived at switch input gin; 0 when it has an output,
+ * -2 when the SL2VL table gives a VL beyond the simulated ones, else -1. */
 static int route(struct psim *s, uint32_t gin, struct pkt *p)
 {
 	const struct port *pin = &s->pt[gin];
@@ -1682,7 +1683,7 @@ static int route(struct psim *s, uint32_t gin, struct pkt *p)
 		vl = s->vl0[p->sl & 15];
 	}
 	if (vl >= s->V)
-		return -1;
+		return -2;
 	p->out = go;
 	p->vl_next = (uint8_t)vl;
 	return 0;
@@ -1691,7 +1692,9 @@ static int route(struct psim *s, uint32_t gin, struct pkt *p)
 static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 {
 	struct pkt *p = &s->pk[i];
-	if (route(s, gin, p)) {
+	int why = route(s, gin, p);
+	if (why) {
+		s->res->unroutable_vl += why == -2;
 		int rc = give_credit(s, gin, p->vl, p->bytes);
 		drop_pkt(s, i);
 		return rc;

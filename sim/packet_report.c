@@ -28,12 +28,15 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 			res->lat_mean, res->lat_p50, res->lat_p99, res->lat_max, res->hops_mean);
 	else /* no latency to give, rather than 0 ns */
 		fprintf(out, "latency ns: none (no measured packet delivered)\n");
-	fprintf(out,
-		"packets: generated %llu, source-dropped %llu, unroutable %llu, delivered %llu; "
-		"measured %llu, of those delivered %llu\n",
+	fprintf(out, "packets: generated %llu, source-dropped %llu, unroutable %llu",
 		(unsigned long long)res->generated, (unsigned long long)res->src_dropped,
-		(unsigned long long)res->unroutable, (unsigned long long)res->delivered,
-		(unsigned long long)res->measured, (unsigned long long)res->measured_done);
+		(unsigned long long)res->unroutable);
+	if (res->unroutable_vl) /* say why: the tables, or --vls too small for them */
+		fprintf(out, " (%llu for a VL >= %d in the SL2VL tables)",
+			(unsigned long long)res->unroutable_vl, vls);
+	fprintf(out, ", delivered %llu; measured %llu, of those delivered %llu\n",
+		(unsigned long long)res->delivered, (unsigned long long)res->measured,
+		(unsigned long long)res->measured_done);
 	fprintf(out, "switch-link utilisation by VL:");
 	for (int v = 0; v < vls && v < 16; v++)
 		fprintf(out, " %d:%.3f", v, res->vl_util[v]);
@@ -107,10 +110,12 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 		fprintf(out, "\"latency_ns\":null,\"hops_mean\":null,");
 	fprintf(out,
 		"\"packets\":{\"generated\":%llu,\"src_dropped\":%llu,\"unroutable\":%llu,"
-		"\"delivered\":%llu,\"measured\":%llu,\"measured_delivered\":%llu},",
+		"\"unroutable_vl\":%llu,\"delivered\":%llu,\"measured\":%llu,"
+		"\"measured_delivered\":%llu},",
 		(unsigned long long)res->generated, (unsigned long long)res->src_dropped,
-		(unsigned long long)res->unroutable, (unsigned long long)res->delivered,
-		(unsigned long long)res->measured, (unsigned long long)res->measured_done);
+		(unsigned long long)res->unroutable, (unsigned long long)res->unroutable_vl,
+		(unsigned long long)res->delivered, (unsigned long long)res->measured,
+		(unsigned long long)res->measured_done);
 	fprintf(out, "\"vl_util\":[");
 	for (int v = 0; v < vls && v < 16; v++)
 		fprintf(out, "%s%.6f", v ? "," : "", res->vl_util[v]);

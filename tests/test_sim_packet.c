@@ -356,6 +356,49 @@ static void test_no_latency(void)
 	ibf_fabric_free(f);
 }
 
+/* An SL2VL table that maps to a VL beyond --vls drops the packets as
+ * unroutable, and the result says that this is why (before, only the total
+ * showed, indistinguishable from missing routes). */
+static void test_unroutable_vl(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_sl2vl_table s2v;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_sl2vl_table_uniform(f, 8, &s2v, &err) == 0);
+	memset(s2v.vl, 3, s2v.off[s2v.nsw]); /* every SL to VL 3 */
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.3;
+	o.measure_ns = 10000;
+	o.vls = 2;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	TT_REQUIRE(prun(f, &r, NULL, &s2v, &o, &res, &err) == 0);
+	TT_CHECK(res.unroutable > 10);
+	TT_EQ_INT(res.unroutable_vl, res.unroutable);
+	TT_EQ_INT(res.delivered, 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	TT_REQUIRE(m);
+	ibf_psim_result_write_text(f, &res, o.vls, m);
+	ibf_psim_result_write_json(f, &res, o.vls, m);
+	fclose(m);
+	TT_CHECK_MSG(strstr(buf, "for a VL >= 2 in the SL2VL tables") != NULL, "text: no reason");
+	TT_CHECK_MSG(strstr(buf, "\"unroutable_vl\":") != NULL, "JSON: no reason");
+	free(buf);
+	/* with the VLs it needs nothing is dropped */
+	o.vls = 4;
+	TT_REQUIRE(prun(f, &r, NULL, &s2v, &o, &res, &err) == 0);
+	TT_CHECK(res.unroutable == 0 && res.unroutable_vl == 0 && res.delivered > 10);
+	ibf_psim_result_free(&res);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void test_determinism(void)
 {
 	struct ibf_fabric *f = ring(4, 3);
@@ -1885,6 +1928,7 @@ int main(void)
 	TT(test_util_window);
 	TT(test_accept_window);
 	TT(test_no_latency);
+	TT(test_unroutable_vl);
 	TT(test_determinism);
 	TT(test_ring_deadlock);
 	TT(test_unroutable);
