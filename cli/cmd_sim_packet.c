@@ -941,6 +941,16 @@ static struct ibf_psim_phase_reps phase_reps(const struct ibf_psim_result *res, 
 	return res->phase_reps ? res->phase_reps[k] : z;
 }
 
+/* Why a stream run that did not finish stopped: a deadlock, or the time
+ * limit (text; JSON with json). */
+static const char *stream_stop(const struct ibf_psim_result *res, int json)
+{
+	if (res->deadlock)
+		return json ? "\"deadlock\"" : "stopped by a deadlock (above)";
+	return json ? "\"time limit\""
+		    : "stopped by the time limit (--warmup + --measure + --drain)";
+}
+
 /* --sync rank: every host walks the steps on its own (rate caps as with
  * the barrier, each capped message's rate from its sender's step start).  The run's total
  * is when the last host finished its last step (-1 unless all did); per
@@ -963,10 +973,11 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 	if (json) {
 		printf(",\"streams\":{\"sync\":\"rank\",\"steps\":%llu,\"host_steps_min\":%llu,"
 		       "\"host_steps_max\":%llu,\"phases_done\":%u,\"total_us\":%.4f,"
-		       "\"flow_total_us\":%.4f,\"host_steps\":[",
+		       "\"stopped_by\":%s,\"flow_total_us\":%.4f,\"host_steps\":[",
 		       (unsigned long long)res->steps, (unsigned long long)lo,
 		       (unsigned long long)hi, res->phases_done,
-		       all ? res->rank_total_ns / 1000.0 : -1.0, ftot);
+		       all ? res->rank_total_ns / 1000.0 : -1.0, all ? "null" : stream_stop(res, 1),
+		       ftot);
 		for (uint32_t h = 0; res->host_steps && h < res->nhosts; h++)
 			printf("%s%llu", h ? "," : "", (unsigned long long)res->host_steps[h]);
 		printf("],\"host_end_us\":[");
@@ -1002,9 +1013,9 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 		       "us)\n",
 		       (unsigned long long)res->steps, res->rank_total_ns / 1000.0, ftot);
 	else
-		printf("stopped by the time limit (--warmup + --measure + --drain): the slowest "
-		       "host finished %llu of %llu steps, the fastest %llu; no total\n",
-		       (unsigned long long)lo, (unsigned long long)res->steps,
+		printf("%s: the slowest host finished %llu of %llu steps, the fastest %llu; no "
+		       "total\n",
+		       stream_stop(res, 0), (unsigned long long)lo, (unsigned long long)res->steps,
 		       (unsigned long long)hi);
 	for (uint32_t k = 0; k < S->n; k++) {
 		struct ibf_psim_phase_reps rp = phase_reps(res, k);
@@ -1050,9 +1061,9 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 	int all = res->phases_done == S->n;
 	if (json) {
 		printf(",\"streams\":{\"sync\":\"barrier\",\"reps\":\"%s\",\"phases_done\":%u,\"reps_run\":%llu,"
-		       "\"reps_done\":%llu,\"simulated_us\":%.4f,\"total_us\":%.4f,",
+		       "\"reps_done\":%llu,\"simulated_us\":%.4f,\"total_us\":%.4f,\"stopped_by\":%s,",
 		       S->first ? "first" : "all", res->phases_done, reps, reps_done, simulated,
-		       all && !S->first ? simulated : -1.0);
+		       all && !S->first ? simulated : -1.0, all ? "null" : stream_stop(res, 1));
 		if (S->first)
 			printf("\"estimated_total_us\":%.4f,", all ? est : -1.0);
 		printf("\"flow_total_us\":%.4f,\"phases\":[", ftot);
@@ -1095,7 +1106,7 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 	else if (all)
 		printf(", total %.3f us (flow simulator %.3f us)", simulated, ftot);
 	else
-		printf("; stopped by the time limit (--warmup + --measure + --drain): no total");
+		printf("; %s: no total", stream_stop(res, 0));
 	printf("\n");
 	for (uint32_t k = 0; k < S->n; k++) {
 		struct ibf_psim_phase_reps rp = phase_reps(res, k);

@@ -395,6 +395,27 @@ assert p['last_finish_us']==-1 and p['span_us']==-1 and p['step_us_mean']>0, p
 	--drain 0 >"$WORK/ringl.txt"
 check "streams: per rank, the limit in the text" grep -q "stopped by the time limit .*: the slowest host finished" \
 	"$WORK/ringl.txt"
+assert_stop() { python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))['runs'][0]
+assert r['streams']['stopped_by'] == sys.argv[2], r['streams']
+assert bool(r['result']['deadlock']) == (sys.argv[2] == 'deadlock'), r['result']['deadlock']
+" "$@"; }
+check "streams: per rank, the time limit named in the JSON" assert_stop "$WORK/ringl.json" "time limit"
+# a deadlock (the ring of five routed by minimal, 8 KiB buffers) stops the
+# streams: said so, not 'stopped by the time limit'
+for sy in barrier rank; do
+	set +e
+	"$IBFAB" sim packet --topology "$ring" --engine minimal --traffic a2a --streams --bytes 64k \
+		--load 1 --buffer 8k --measure 2ms --sync $sy >"$WORK/sdl-$sy.txt"
+	rc8=$?
+	"$IBFAB" sim packet --topology "$ring" --engine minimal --traffic a2a --streams --bytes 64k \
+		--load 1 --buffer 8k --measure 2ms --sync $sy --json >"$WORK/sdl-$sy.json"
+	set -e
+	check "streams, $sy: a deadlock stops them, exit 1, said so" sh -c "test $rc8 -eq 1 && \
+		grep -q 'stopped by a deadlock' '$WORK/sdl-$sy.txt' && ! grep -q 'time limit' '$WORK/sdl-$sy.txt'"
+	check "streams, $sy: JSON stopped_by deadlock" assert_stop "$WORK/sdl-$sy.json" deadlock
+done
 check "streams: per rank on the damaged fat tree, hier" sh -c "\"$IBFAB\" sim packet \
 	--topology \"$WORK/c2d.net\" --engine dmodk --streams --measure 1ms -q --json --traffic hier \
 	--bytes 1048576 --load 1.0 --sync rank >\"$WORK/hierdr.json\""
