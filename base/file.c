@@ -35,27 +35,28 @@ int ibf_atomic_open(struct ibf_atomic *a, const char *path, struct ibf_error *er
 	/* a symbolic link to a file: the file it names is replaced, not the
 	 * link */
 	char *real = NULL;
+	const char *target = path; /* errors name path, as given */
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL)))
-		path = real;
-	size_t n = strlen(path);
+		target = real;
+	size_t n = strlen(target);
 	a->path = malloc(n + 1);
 	a->tmp = malloc(n + 16);
+	if (a->path)
+		memcpy(a->path, target, n + 1);
+	free(real);
 	if (!a->path || !a->tmp) {
 		free(a->path);
 		free(a->tmp);
-		free(real);
+		a->path = a->tmp = NULL;
 		return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
 	}
-	memcpy(a->path, path, n + 1);
-	free(real);
-	path = a->path;
 	/* O_EXCL with mode 0666 so the file gets the caller's umask (mkstemp
 	 * would make every output 0600) */
 	static unsigned counter;
 	int fd = -1;
 	for (int tries = 0; fd < 0 && tries < 100; tries++) {
 		unsigned k = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-		snprintf(a->tmp, n + 16, "%s.t%05u%04u", path, (unsigned)getpid() % 100000u,
+		snprintf(a->tmp, n + 16, "%s.t%05u%04u", a->path, (unsigned)getpid() % 100000u,
 			 k % 10000u);
 		fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)

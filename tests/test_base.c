@@ -107,6 +107,7 @@ static void test_atomic(void)
 	path_in(p, sizeof(p), "nodir/out.txt");
 	TT_EQ_INT(ibf_atomic_open(&a, p, &err), IBF_EIO);
 	TT_CHECK(strstr(err.msg, "cannot create") != NULL);
+	TT_CHECK_MSG(!strcmp(err.file, p), "the error names '%s'", err.file);
 	umask(old);
 	path_in(p, sizeof(p), "out.txt");
 	unlink(p);
