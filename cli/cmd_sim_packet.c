@@ -640,14 +640,10 @@ static void csv_str(FILE *o, const char *s)
 	fputc('"', o);
 }
 
-static int write_link_util(const char *path, const struct ibf_fabric *f, const double *load,
-			   const struct ibf_psim_result *res, int n, struct ibf_error *err)
+static void write_link_util(FILE *o, const struct ibf_fabric *f, const double *load,
+			    const struct ibf_psim_result *res, int n)
 {
-	struct ibf_atomic at;
-	int rc = ibf_atomic_open(&at, path, err);
-	if (rc)
-		return rc;
-	fprintf(at.fp, "load,from,from_port,to,to_port,kind,gbps,util\n");
+	fprintf(o, "load,from,from_port,to,to_port,kind,gbps,util\n");
 	for (int k = 0; k < n; k++) {
 		if (!res[k].nlinks)
 			continue;
@@ -661,22 +657,21 @@ static int write_link_util(const char *path, const struct ibf_fabric *f, const d
 				int b = f->nodes[pp->peer_node].type == IBF_NODE_SWITCH;
 				if (!a && !b)
 					continue;
-				fprintf(at.fp, "%.4f,", load[k]);
-				csv_str(at.fp, node_label(f, v));
-				fprintf(at.fp, ",%d,", p);
-				csv_str(at.fp, node_label(f, (uint32_t)pp->peer_node));
-				fprintf(at.fp, ",%u,%s,%.3f,%.6f\n", pp->peer_port,
+				fprintf(o, "%.4f,", load[k]);
+				csv_str(o, node_label(f, v));
+				fprintf(o, ",%d,", p);
+				csv_str(o, node_label(f, (uint32_t)pp->peer_node));
+				fprintf(o, ",%u,%s,%.3f,%.6f\n", pp->peer_port,
 					a && b ? "switch"
 					: a    ? "to-host"
 					       : "from-host",
 					(double)res[k].link_gbps[g], (double)res[k].link_util[g]);
 			}
 	}
-	return ibf_atomic_commit(&at, 1, err);
 }
 
-static int write_svg(const char *path, const struct sp_args *a, const double *load,
-		     const struct ibf_psim_result *res, int n, struct ibf_error *err)
+static void write_svg(FILE *o, const struct sp_args *a, const double *load,
+		      const struct ibf_psim_result *res, int n)
 {
 	char title[512];
 	const char *base = strrchr(a->topo, '/');
@@ -686,12 +681,7 @@ static int write_svg(const char *path, const struct sp_args *a, const double *lo
 		 a->o.accels ? ", node model" : "",
 		 a->o.arb == IBF_PSIM_ARB_AGE ? "age" : "round-robin",
 		 (unsigned long long)a->o.seed);
-	struct ibf_atomic at;
-	int rc = ibf_atomic_open(&at, path, err);
-	if (rc)
-		return rc;
-	ibf_psim_svg_write(at.fp, title, load, res, n);
-	return ibf_atomic_commit(&at, 1, err);
+	ibf_psim_svg_write(o, title, load, res, n);
 }
 
 /* Destinations per host from the first phase of a flow-simulator pattern
@@ -1276,6 +1266,18 @@ int cmd_sim_packet(int argc, char **argv)
 			       ci.mixed_rates ? "; mixed link rates: one rate per link class" : "");
 		goto done;
 	}
+	/* the output files are opened (created as temporaries) before the
+	 * runs, so a path that cannot be written fails at once and not after
+	 * a long sweep, and are committed together at the end */
+	struct ibf_atomic lu, fig;
+	struct ibf_error e2;
+	int rc2;
+	memset(&lu, 0, sizeof(lu));
+	memset(&fig, 0, sizeof(fig));
+	if (!rc && a.link_util)
+		rc = ibf_atomic_open(&lu, a.link_util, &err);
+	if (!rc && a.svg)
+		rc = ibf_atomic_open(&fig, a.svg, &err);
 	if (!rc)
 		rc = sweep_run(&a, f, &r, have_sl ? &sl : NULL, have_s2v ? &s2v : NULL, &sw, &err);
 	for (int k = 0; !rc && k < sw.n; k++) {
@@ -1300,9 +1302,14 @@ int cmd_sim_packet(int argc, char **argv)
 	if (!rc && a.json)
 		printf("]}\n");
 	if (!rc && a.link_util)
-		rc = write_link_util(a.link_util, f, sw.load, sw.res, sw.n, &err);
+		write_link_util(lu.fp, f, sw.load, sw.res, sw.n);
 	if (!rc && a.svg)
-		rc = write_svg(a.svg, &a, sw.load, sw.res, sw.n, &err);
+		write_svg(fig.fp, &a, sw.load, sw.res, sw.n);
+	/* committed when the runs succeeded, else removed */
+	if (lu.fp && (rc2 = ibf_atomic_commit(&lu, !rc, rc ? &e2 : &err)) && !rc)
+		rc = rc2;
+	if (fig.fp && (rc2 = ibf_atomic_commit(&fig, !rc, rc ? &e2 : &err)) && !rc)
+		rc = rc2;
 done:
 	sweep_free(&sw);
 	free(tr.off);

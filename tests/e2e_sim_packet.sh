@@ -124,21 +124,17 @@ set +e
 "$IBFAB" sim packet --topology "$ring" --engine minimal --load 0.3 --measure 5us -q \
 	--svg "$WORK/nodir/x.svg" >/dev/null 2>"$WORK/esvg"
 rc3=$?
-# node-model options without the node model, or a mix one accelerator cannot
-# hold, were silently ignored (--accels 1 --mix C5 sent every message out)
-"$IBFAB" sim packet --topology "$ring" --engine minimal --mix C4 --load 0.5 >"$WORK/o4" 2>"$WORK/e4"
-rc4=$?
-"$IBFAB" sim packet --topology "$ring" --engine minimal --acc-gbps 400 --load 0.5 >"$WORK/o5" \
-	2>"$WORK/e5"
-rc5=$?
-"$IBFAB" sim packet --topology "$ring" --engine minimal --accels 1 --mix C5 --load 0.5 \
-	>"$WORK/o6" 2>"$WORK/e6"
-rc6=$?
-"$IBFAB" sim packet --topology "$ring" --engine minimal --accels 1 --inter-frac 1 --load 0.5 \
-	--measure 5us -q >"$WORK/o7" 2>&1
-rc7=$?
+# with --link-util as well: the paths are opened before the runs, so the
+# error comes first, no results are printed and neither file is left
+# (before, the CSV was written after the sweep and the SVG then failed)
+"$IBFAB" sim packet --topology "$ring" --engine minimal --loads 0.3:0.6:0.3 --measure 5us -q \
+	--link-util "$WORK/lu-half.csv" --svg "$WORK/nodir/x.svg" >"$WORK/ohalf" 2>"$WORK/ehalf"
+rch=$?
 set -e
 check "svg: unwritable path is an error" test "$rc3" -eq 1 -a ! -e "$WORK/nodir/x.svg"
+check "svg unwritable with --link-util: exit 1, no results, no CSV left" sh -c "test $rch -eq 1 && \
+	test ! -s '$WORK/ohalf' && test ! -e '$WORK/lu-half.csv' && grep -q nodir '$WORK/ehalf' && \
+	test -z \"\$(ls '$WORK' | grep 'lu-half')\""
 
 # CODES export: CODES's own 2-level (radix 8: 4 leaves, 2 spines, double
 # cables) and 3-level (radix 8, 8 pods) fat trees; the tables must deliver
