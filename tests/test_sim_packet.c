@@ -351,6 +351,7 @@ static void test_no_latency(void)
 	TT_CHECK_MSG(strstr(buf, "inter-node components ns: none"),
 		     "text: inter-node components without such packets");
 	TT_CHECK_MSG(!strstr(buf, "data-component=\"fabric\""), "a bar without packets");
+	free(buf);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
