@@ -157,7 +157,9 @@ static const char sp_help[] =
 	"                    one queue per switch output (virtual output queues) and\n"
 	"                    serve them round-robin (no head-of-line blocking behind\n"
 	"                    a full output); combines with --node-vls 2\n"
-	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
+	"Exit 0; 1 when a run deadlocked or on an error (a file that cannot be read or\n"
+	"written, tables that do not fit the fabric: the message on stderr says which);\n"
+	"2 on usage errors.\n";
 
 struct sp_args {
 	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util, *svg, *codes;
@@ -454,11 +456,15 @@ static int sp_other_opt(const char *prog, struct sp_args *a, int c)
 		a->o.seed = (uint64_t)v;
 		return 0;
 	case O_MEASURE:
-		if (parse_time("--measure", optarg, &a->o.measure_ns) || !(a->o.measure_ns > 0))
+		if (parse_time("--measure", optarg, &a->o.measure_ns))
+			return 2; /* parse_time said why */
+		if (!(a->o.measure_ns > 0))
 			return cli_usage_error(prog, "--measure must be > 0");
 		return 0;
 	case O_STALL:
-		if (parse_time("--stall", optarg, &a->o.stall_ns) || !(a->o.stall_ns > 0))
+		if (parse_time("--stall", optarg, &a->o.stall_ns))
+			return 2; /* parse_time said why */
+		if (!(a->o.stall_ns > 0))
 			return cli_usage_error(prog, "--stall must be > 0");
 		return 0;
 	case O_ARB:

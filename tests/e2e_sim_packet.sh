@@ -492,6 +492,13 @@ set -e
 check "unknown pattern: usage error" test "$rc0" -eq 2
 check "no load: usage error" test "$rc1" -eq 2
 check "missing file: error" test "$rc2" -eq 1
+set +e
+"$IBFAB" sim packet --topology "$ring" --engine minimal --load 0.5 --measure 1e30us >/dev/null \
+	2>"$WORK/e9"
+rc9=$?
+set -e
+check "--measure 1e30us: usage error, one message (not also 'must be > 0')" sh -c \
+	"test $rc9 -eq 2 && grep -q 'bad time' '$WORK/e9' && ! grep -q 'must be > 0' '$WORK/e9'"
 check "--node-voq without --node-buf: usage error" test "$rc3" -eq 2
 check "--node-voq: the error names --node-buf" grep -q -- "--node-buf" "$WORK/e3"
 check "--mix without --accels: usage error, nothing on stdout" sh -c "test $rc4 -eq 2 && test ! -s '$WORK/o4'"
