@@ -3343,6 +3343,12 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	if (b < 1 || b > 65535)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "packet size must be 1..65535 bytes");
+	/* node model: an intra-node packet larger than the fabric payload
+	 * travels alone in a fabric packet (nic_arrive), which is then larger */
+	uint64_t ib = (uint64_t)(o->ipkt_payload < o->msg_bytes ? o->ipkt_payload : o->msg_bytes) +
+		      o->ipkt_hdr + o->hdr_bytes;
+	if (o->accels && ib > b)
+		b = ib;
 	if (o->buf_bytes < b || o->buf_bytes > (1u << 30))
 		return ibf_error_set(
 			err, IBF_EINVAL, NULL, 0,

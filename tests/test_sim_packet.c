@@ -400,6 +400,38 @@ static void test_unroutable_vl(void)
 	ibf_fabric_free(f);
 }
 
+/* Node model with 4 KiB intra-node packets (4116 B): each travels alone in
+ * a fabric packet of 4180 B, more than --mtu + header.  A buffer of 4096 B
+ * passed the check (one MTU packet) and then held no fabric packet: the
+ * hosts waited for credits forever, nothing moved and no deadlock was
+ * reported.  Now it is refused, and a buffer of one such packet works. */
+static void test_node_big_ipkt(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 2;
+	o.inter_frac = 1;
+	o.ipkt_payload = 4096;
+	o.load = 0.05;
+	o.measure_ns = 20000;
+	o.buf_bytes = 4096;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	TT_CHECK_MSG(strstr(err.msg, "4180") != NULL, "%s", err.msg);
+	o.buf_bytes = 4180;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.inter_gbps > 0 && res.n_inter > 0, "inter %.1f Gb/s", res.inter_gbps);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void test_determinism(void)
 {
 	struct ibf_fabric *f = ring(4, 3);
@@ -1930,6 +1962,7 @@ int main(void)
 	TT(test_accept_window);
 	TT(test_no_latency);
 	TT(test_unroutable_vl);
+	TT(test_node_big_ipkt);
 	TT(test_determinism);
 	TT(test_ring_deadlock);
 	TT(test_unroutable);
