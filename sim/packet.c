@@ -3540,8 +3540,13 @@ static void setup_times(struct psim *s, uint64_t slowest)
 	s->rng = o->seed ^ 0x5053494d5041434bull; /* "PSIMPACK" */
 	/* a healthy fabric moves something within a few packet times */
 	s->stall_ps = (uint64_t)(o->stall_ns * 1000.0);
-	if (s->stall_ps < 8 * slowest)
-		s->stall_ps = 8 * slowest;
+	/* ... and credits take a cable's propagation back, the next packet
+	 * as long forth: long cables hold a healthy fabric still for that */
+	uint64_t prop = 0;
+	for (uint32_t g = 0; g < s->np; g++)
+		prop = s->pt[g].prop > prop ? s->pt[g].prop : prop;
+	if (s->stall_ps < 8 * slowest + 2 * prop)
+		s->stall_ps = 8 * slowest + 2 * prop;
 }
 
 /* The calendar sized by the rate of the events it holds (the others go to

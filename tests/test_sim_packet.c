@@ -432,6 +432,34 @@ static void test_node_big_ipkt(void)
 	ibf_fabric_free(f);
 }
 
+/* Long cables: a credit takes a cable's propagation back and the next
+ * packet as long forth, so a healthy fabric may stand still for twice the
+ * longest propagation.  Two switches joined by 20 km cables (2 x 100 us),
+ * deadlock-free routes: the 50 us watchdog reported a deadlock ("no cycle
+ * of credit waits found") after the first packets. */
+static void test_long_cables(void)
+{
+	struct ibf_fabric *f = ring(2, 2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.buf_bytes = 8192;
+	o.switch_cable_m = 20000;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e6;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(!res.deadlock, "deadlock at %.1f us", res.deadlock_ns / 1000);
+	TT_CHECK_MSG(res.measured_done > 20, "%llu", (unsigned long long)res.measured_done);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void test_determinism(void)
 {
 	struct ibf_fabric *f = ring(4, 3);
@@ -1965,6 +1993,7 @@ int main(void)
 	TT(test_node_big_ipkt);
 	TT(test_determinism);
 	TT(test_ring_deadlock);
+	TT(test_long_cables);
 	TT(test_unroutable);
 	TT(test_node_model);
 	TT(test_pattern_traffic);
