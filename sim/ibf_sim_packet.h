@@ -284,6 +284,7 @@ struct ibf_psim_result {
 	int deadlock;		/* 1: detected (the run stopped there) */
 	double deadlock_ns;	/* simulated time of the detection */
 	uint64_t deadlock_pkts; /* packets in switch buffers then */
+	int deadlock_partial;	/* 1: the cycle locked while other packets still moved */
 	uint32_t cycle_len;
 	struct ibf_psim_buf *cycle; /* [cycle_len], owned; buffer i waits on i + 1 */
 };

@@ -3148,22 +3148,46 @@ static void node_finish(struct psim *s, double win_s)
 	res->n_intra = s->n_intra;
 }
 
-/* The buffer the head of FIFO fid waits for (-1: it does not wait for credits). */
-static int64_t waits_on(const struct psim *s, uint32_t fid)
+/* The credits of buffer (g, vl) with every pending return counted in,
+ * also those still on their way (due after now), and those of a packet
+ * leaving the buffer (returned when its tail is out). */
+static int64_t credits_all(const struct psim *s, uint32_t g, uint32_t vl)
+{
+	const struct port *P = &s->pt[g];
+	int64_t c = s->credits[BI(s, g, vl)];
+	if (P->pct != UINT64_MAX && P->pcvl == vl)
+		c += P->pcbytes;
+	for (int32_t k = P->pcmore ? s->pcx[g].head : PK_NONE; k != PK_NONE; k = s->pc[k].next)
+		if (BVL(s, s->pc[k].idx) == vl)
+			c += s->pc[k].bytes;
+	uint32_t in = (uint32_t)P->peer, fid = BI(s, in, vl);
+	if (s->pt[in].in_busy)
+		for (int o = 1; o <= s->f->nodes[s->node_of[in]].nports; o++) {
+			const struct port *O = &s->pt[s->pt[in].base + (uint32_t)o];
+			if (O->out_busy && O->cur_fid == (int32_t)fid)
+				c += O->cur_bytes;
+		}
+	return c;
+}
+
+/* The buffer the head of FIFO fid waits for (-1: it does not wait for
+ * credits); with all, only when the credits on their way would not do
+ * either (such a wait cannot end unless the buffer waited for moves). */
+static int64_t waits_on(const struct psim *s, uint32_t fid, int all)
 {
 	int32_t h = s->fifo[fid].head;
 	if (h == PK_NONE)
 		return -1;
 	const struct pkt *p = &s->pk[h];
 	uint32_t g = p->out;
-	if (out_credits(s, g, p))
+	if (out_credits(s, g, p) || (all && credits_all(s, g, p->vl_next) >= (int64_t)p->bytes))
 		return -1;
 	return (int64_t)BI(s, (uint32_t)s->pt[g].peer, p->vl_next);
 }
 
 /* Find a cycle of buffers waiting on each other (each buffer waits on at
  * most one other: follow the chain from every non-empty buffer). */
-static int find_cycle(struct psim *s)
+static int find_cycle(struct psim *s, int all)
 {
 	size_t nf = (size_t)s->V << s->psh;
 	uint32_t *mark = calloc(nf, sizeof(*mark));
@@ -3182,7 +3206,7 @@ static int find_cycle(struct psim *s)
 		int64_t x = (int64_t)f0;
 		while (x >= 0 && !mark[x]) {
 			mark[x] = walk;
-			x = waits_on(s, (uint32_t)x);
+			x = waits_on(s, (uint32_t)x, all);
 		}
 		if (x >= 0 && mark[x] == walk)
 			start = x;
@@ -3194,7 +3218,7 @@ static int find_cycle(struct psim *s)
 	int64_t x = start;
 	do {
 		len++;
-		x = waits_on(s, (uint32_t)x);
+		x = waits_on(s, (uint32_t)x, all);
 	} while (x != start && len < 1000000);
 	uint32_t keep = len < s->o->max_cycle ? len : s->o->max_cycle;
 	s->res->cycle = calloc(keep ? keep : 1, sizeof(*s->res->cycle));
@@ -3213,7 +3237,7 @@ static int find_cycle(struct psim *s)
 		b->pkts = 0;
 		for (int32_t i = s->fifo[x].head; i != PK_NONE; i = s->pk[i].next)
 			b->pkts++;
-		x = waits_on(s, (uint32_t)x);
+		x = waits_on(s, (uint32_t)x, all);
 	}
 	return 0;
 }
@@ -3222,13 +3246,31 @@ static int ev_check(struct psim *s)
 {
 	uint64_t stall = s->stall_ps;
 	if (s->in_switches > 0 && s->now - s->last_move >= stall) {
+		s->stop = 1;
+		if (s->res->deadlock) /* the partial one found before: all stands now */
+			return 0;
 		s->res->deadlock = 1;
 		s->res->deadlock_ns = (double)s->now / 1000.0;
 		s->res->deadlock_pkts = s->in_switches;
-		s->stop = 1;
 		for (uint32_t g = 0; g < s->np; g++)
 			credits_settle(s, g);
-		return find_cycle(s);
+		return find_cycle(s, 0);
+	}
+	/* a deadlock in part of the fabric while the rest moves: a cycle of
+	 * buffers whose heads lack credits that even the returns on their way
+	 * would not give (each waits for the next, which never moves).  It is
+	 * reported, and the run goes on: the rest of the fabric is measured
+	 * to the end of the window (stopping here would cut transmissions in
+	 * progress) */
+	if (s->in_switches > 0 && !s->res->deadlock) {
+		int rc = find_cycle(s, 1);
+		if (rc)
+			return rc;
+		if (s->res->cycle_len) {
+			s->res->deadlock = s->res->deadlock_partial = 1;
+			s->res->deadlock_ns = (double)s->now / 1000.0;
+			s->res->deadlock_pkts = s->in_switches;
+		}
 	}
 	return push(s, s->now + stall / 2 + 1, EV_CHECK, 0, 0);
 }

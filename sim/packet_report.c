@@ -77,8 +77,15 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 		fprintf(out, "deadlock: none\n");
 		return;
 	}
-	fprintf(out, "DEADLOCK at %.1f us: %llu packets in switch buffers, nothing moved;\n",
-		res->deadlock_ns / 1000.0, (unsigned long long)res->deadlock_pkts);
+	if (res->deadlock_partial)
+		fprintf(out,
+			"DEADLOCK at %.1f us: %llu packets in switch buffers, a cycle of them "
+			"can never move again (found while other packets still moved);\n",
+			res->deadlock_ns / 1000.0, (unsigned long long)res->deadlock_pkts);
+	else
+		fprintf(out,
+			"DEADLOCK at %.1f us: %llu packets in switch buffers, nothing moved;\n",
+			res->deadlock_ns / 1000.0, (unsigned long long)res->deadlock_pkts);
 	if (!res->cycle_len) {
 		fprintf(out, "  no cycle of credit waits found (blocked elsewhere)\n");
 		return;
@@ -155,8 +162,9 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 		fprintf(out, "null}");
 		return;
 	}
-	fprintf(out, "{\"at_ns\":%.1f,\"packets\":%llu,\"cycle\":[", res->deadlock_ns,
-		(unsigned long long)res->deadlock_pkts);
+	fprintf(out, "{\"at_ns\":%.1f,\"packets\":%llu,\"partial\":%s,\"cycle\":[",
+		res->deadlock_ns, (unsigned long long)res->deadlock_pkts,
+		res->deadlock_partial ? "true" : "false");
 	for (uint32_t k = 0; k < res->cycle_len; k++) {
 		const struct ibf_psim_buf *b = &res->cycle[k];
 		fprintf(out, "%s{\"from\":", k ? "," : "");

@@ -432,6 +432,62 @@ static void test_node_big_ipkt(void)
 	ibf_fabric_free(f);
 }
 
+/* A deadlock in part of the fabric while the rest moves: on a ring of five
+ * switches routed by minimal, hosts 4i and 4i+1 send to those of the other
+ * switches (the ring's credit loops) and host 4i+2 to host 4i+3 on its own
+ * switch, which never touches the ring.  A loop fills and locks while the
+ * local packets go on: the watchdog waited for the whole fabric to stand
+ * still, which the local traffic never let happen, and reported no
+ * deadlock with the loop's packets stuck for good. */
+static void test_partial_deadlock(void)
+{
+	struct ibf_fabric *f = ring(5, 4);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	/* hosts 4i and 4i+1 to those of the other switches, 4i+2 to 4i+3 */
+	uint32_t off[21], dst[20 * 8], n = 0;
+	for (uint32_t h = 0; h < 20; h++) {
+		off[h] = n;
+		for (uint32_t d = 0; d < 20 && h % 4 < 2; d++)
+			if (d % 4 < 2 && d / 4 != h / 4)
+				dst[n++] = d;
+		if (h % 4 == 2)
+			dst[n++] = h + 1;
+	}
+	off[20] = n;
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.buf_bytes = 8192;
+	o.warmup_ns = 10000;
+	o.measure_ns = 200000;
+	o.stall_ns = 20000;
+	o.traffic_off = off;
+	o.traffic_dst = dst;
+	o.traffic_nhosts = 20;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	/* the run went on: the rest was measured, every link at most busy */
+	TT_CHECK(res.sim_ns > 200000);
+	for (uint32_t g = 0; g < res.nlinks; g++)
+		TT_CHECK_MSG(res.link_util[g] <= 1.0 + 1e-6, "link %u %.4f", g, res.link_util[g]);
+	TT_CHECK_MSG(res.deadlock == 1 && res.deadlock_partial == 1,
+		     "deadlock %d, measured %llu, delivered %llu", res.deadlock,
+		     (unsigned long long)res.measured, (unsigned long long)res.measured_done);
+	TT_EQ_INT(res.cycle_len, 5);
+	for (uint32_t k = 0; k < res.cycle_len; k++) {
+		const struct ibf_psim_buf *b = &res.cycle[k];
+		TT_CHECK(f->nodes[b->node].type == IBF_NODE_SWITCH &&
+			 f->nodes[b->from_node].type == IBF_NODE_SWITCH);
+		TT_CHECK(res.cycle[(k + 1) % res.cycle_len].from_node == b->node);
+	}
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* Long cables: a credit takes a cable's propagation back and the next
  * packet as long forth, so a healthy fabric may stand still for twice the
  * longest propagation.  Two switches joined by 20 km cables (2 x 100 us),
@@ -1993,6 +2049,7 @@ int main(void)
 	TT(test_node_big_ipkt);
 	TT(test_determinism);
 	TT(test_ring_deadlock);
+	TT(test_partial_deadlock);
 	TT(test_long_cables);
 	TT(test_unroutable);
 	TT(test_node_model);
