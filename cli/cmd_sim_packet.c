@@ -770,6 +770,14 @@ static int build_traffic(const struct sp_args *a, const struct ibf_fabric *f,
 		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the traffic pattern has no flows");
 	if (rc == 0 && p->done && !p->off)
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	/* flows from a host to itself are left out: none left would simulate
+	 * an idle fabric and report 0 of 0 */
+	if (rc == 0 && p->done && p->off && !p->off[p->nh])
+		rc = ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"the traffic pattern has no flow between two hosts on this "
+			"fabric (%u hosts: every flow of its first phase stays on its host)",
+			p->nh);
 	if (rc && p->done && err->code == 0)
 		rc = 0;
 	return rc;

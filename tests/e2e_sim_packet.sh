@@ -497,6 +497,13 @@ set +e
 	2>"$WORK/e9"
 rc9=$?
 set -e
+set +e
+"$IBFAB" sim packet --topology "$ring" --engine minimal --traffic shift:10 --load 0.5 --json \
+	>"$WORK/o10" 2>"$WORK/e10"
+rc10=$?
+set -e
+check "shift:10 on 10 hosts (every flow to itself): an error, not an idle run" sh -c \
+	"test $rc10 -eq 1 && test ! -s '$WORK/o10' && grep -q 'no flow between two hosts' '$WORK/e10'"
 check "--measure 1e30us: usage error, one message (not also 'must be > 0')" sh -c \
 	"test $rc9 -eq 2 && grep -q 'bad time' '$WORK/e9' && ! grep -q 'must be > 0' '$WORK/e9'"
 check "--node-voq without --node-buf: usage error" test "$rc3" -eq 2
