@@ -885,6 +885,10 @@ static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
 		rc = err->code ? err->code : IBF_EINVAL;
 	else if (!rc && !S->n)
 		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the pattern has no phases");
+	else if (!rc && !S->nmsg) /* as build_traffic: not an idle run done in 0 us */
+		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				   "the traffic pattern has no flow between two hosts on this "
+				   "fabric (every flow of every phase stays on its host)");
 	S->net = NULL; /* freed with the run */
 	S->pl = NULL;
 	S->st.nphases = S->n;
