@@ -499,11 +499,16 @@ rc9=$?
 set -e
 set +e
 "$IBFAB" sim packet --topology "$ring" --engine minimal --traffic shift:10 --load 0.5 --json \
-	>"$WORK/o10" 2>"$WORK/e10"
-rc10=$?
+	>"$WORK/oself" 2>"$WORK/eself"
+rcself=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --traffic shift:10 --streams --load 0.5 \
+	>"$WORK/oselfs" 2>"$WORK/eselfs"
+rcselfs=$?
 set -e
 check "shift:10 on 10 hosts (every flow to itself): an error, not an idle run" sh -c \
-	"test $rc10 -eq 1 && test ! -s '$WORK/o10' && grep -q 'no flow between two hosts' '$WORK/e10'"
+	"test $rcself -eq 1 && test ! -s '$WORK/oself' && grep -q 'no flow between two hosts' '$WORK/eself'"
+check "shift:10 as message streams: the same error, not 'total 0.000 us'" sh -c \
+	"test $rcselfs -eq 1 && test ! -s '$WORK/oselfs' && grep -q 'no flow between two hosts' '$WORK/eselfs'"
 check "--measure 1e30us: usage error, one message (not also 'must be > 0')" sh -c \
 	"test $rc9 -eq 2 && grep -q 'bad time' '$WORK/e9' && ! grep -q 'must be > 0' '$WORK/e9'"
 check "--node-voq without --node-buf: usage error" test "$rc3" -eq 2
