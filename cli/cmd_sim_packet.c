@@ -576,6 +576,34 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 	return 0;
 }
 
+static const char *node_label(const struct ibf_fabric *f, uint32_t n)
+{
+	const struct ibf_node *nd = &f->nodes[n];
+	return nd->desc ? nd->desc : nd->id ? nd->id : "?";
+}
+
+/* A dump without the table of some switches (a partial capture) is
+ * simulated, their packets dropped as unroutable: say so up front, or a
+ * run that drops most of its packets looks like a routing failure. */
+static void note_empty_tables(const char *path, const struct ibf_fabric *f,
+			      const struct ibf_routes *r)
+{
+	uint32_t n = 0, first = 0;
+	for (uint32_t sw = 0; sw < r->nsw; sw++) {
+		const uint8_t *row = r->lft + (size_t)sw * r->stride;
+		uint32_t l = 0;
+		while (l < r->stride && row[l] == IBF_LFT_NONE)
+			l++;
+		if (l == r->stride && !n++)
+			first = sw;
+	}
+	if (n)
+		fprintf(stderr,
+			"ibfab sim packet: note: %s has no table for %u of %u switches (e.g. "
+			"'%s'): the packets reaching them are dropped as unroutable\n",
+			path, n, r->nsw, node_label(f, (uint32_t)f->switches[first]));
+}
+
 /* The tables: read, or computed (and given SLs by the deadlock module). */
 static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
 		      struct ibf_sl_table *sl, struct ibf_sl2vl_table *s2v, int *have_sl,
@@ -584,6 +612,8 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 	int rc;
 	if (a->lfts) {
 		rc = ibf_lfts_read(f, a->lfts, r, err);
+		if (!rc && !a->quiet)
+			note_empty_tables(a->lfts, f, r);
 		if (!rc && a->sl) {
 			rc = ibf_sl_read(f, a->sl, sl, err);
 			*have_sl = !rc;
@@ -627,12 +657,6 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 	}
 	ibf_dl_free(dl);
 	return rc;
-}
-
-static const char *node_label(const struct ibf_fabric *f, uint32_t n)
-{
-	const struct ibf_node *nd = &f->nodes[n];
-	return nd->desc ? nd->desc : nd->id ? nd->id : "?";
 }
 
 /* CSV field: quoted, inner quotes doubled */
