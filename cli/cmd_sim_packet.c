@@ -126,7 +126,7 @@ static const char sp_help[] =
 	"                    fattree model (static routing) instead of simulating; the\n"
 	"                    fabric must be wired as CODES's 2- or 3-level fat tree\n"
 	"  --link-util FILE  utilisation of every directed link (CSV: load, from, port,\n"
-	"                    to, port, kind, Gb/s, utilisation)\n"
+	"                    to, port, kind, Gb/s, utilisation, from and to node GUID)\n"
 	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times\n"
 	"                    and twice the longest cable's propagation)\n"
 	"  --router-ns N     head arrival to eligibility at the output (default 100)\n"
@@ -671,10 +671,24 @@ static void csv_str(FILE *o, const char *s)
 	fputc('"', o);
 }
 
+/* A link end's GUID: its node's, or where the dump gives none (a ports
+ * report) the port's, else the node's port 0's. */
+static uint64_t end_guid(const struct ibf_fabric *f, uint32_t v, int p)
+{
+	if (f->nodes[v].guid)
+		return f->nodes[v].guid;
+	if (ibf_port(f, (int)v, p)->guid)
+		return ibf_port(f, (int)v, p)->guid;
+	return ibf_port(f, (int)v, 0)->guid;
+}
+
 static void write_link_util(FILE *o, const struct ibf_fabric *f, const double *load,
 			    const struct ibf_psim_result *res, int n)
 {
-	fprintf(o, "load,from,from_port,to,to_port,kind,gbps,util\n");
+	/* the ends' GUIDs last (end_guid): real fabrics repeat descriptions
+	 * (HCAs left at "MT25408 ConnectX Mellanox Technologies"), which
+	 * alone cannot tell their links apart */
+	fprintf(o, "load,from,from_port,to,to_port,kind,gbps,util,from_guid,to_guid\n");
 	for (int k = 0; k < n; k++) {
 		if (!res[k].nlinks)
 			continue;
@@ -692,11 +706,14 @@ static void write_link_util(FILE *o, const struct ibf_fabric *f, const double *l
 				csv_str(o, node_label(f, v));
 				fprintf(o, ",%d,", p);
 				csv_str(o, node_label(f, (uint32_t)pp->peer_node));
-				fprintf(o, ",%u,%s,%.3f,%.6f\n", pp->peer_port,
+				fprintf(o, ",%u,%s,%.3f,%.6f,0x%016llx,0x%016llx\n", pp->peer_port,
 					a && b ? "switch"
 					: a    ? "to-host"
 					       : "from-host",
-					(double)res[k].link_gbps[g], (double)res[k].link_util[g]);
+					(double)res[k].link_gbps[g], (double)res[k].link_util[g],
+					(unsigned long long)end_guid(f, v, p),
+					(unsigned long long)end_guid(f, (uint32_t)pp->peer_node,
+								     pp->peer_port));
 			}
 	}
 }

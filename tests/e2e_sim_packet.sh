@@ -461,7 +461,21 @@ check "codes: refusal names the reason" grep -q "not a CODES fat tree" "$WORK/co
 check "link utilisation CSV" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --loads 0.3:0.6:0.3 --measure 10us -q --link-util \"$WORK/lu.csv\" >/dev/null"
 check "link utilisation: header and 2 x 30 links" test "$(head -1 "$WORK/lu.csv")" = \
-	"load,from,from_port,to,to_port,kind,gbps,util" -a "$(wc -l <"$WORK/lu.csv")" -eq 61
+	"load,from,from_port,to,to_port,kind,gbps,util,from_guid,to_guid" -a "$(wc -l <"$WORK/lu.csv")" -eq 61
+# the GUIDs tell links apart where descriptions repeat (a real subnet whose
+# HCAs keep the default "MT25408 ConnectX Mellanox Technologies")
+is5030=$FIXTURES/real/qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p
+check "link utilisation: every directed link once by GUID and port on a real fabric" python3 -c "
+import csv, subprocess, sys
+subprocess.run(['$IBFAB', 'sim', 'packet', '--topology', '$is5030', '--engine', 'minimal',
+                '--load', '0.3', '--measure', '5us', '-q', '--link-util', '$WORK/lu2.csv'],
+               check=True, stdout=subprocess.DEVNULL)
+rows = list(csv.DictReader(open('$WORK/lu2.csv')))
+names = [(r['from'], r['from_port']) for r in rows]
+guids = [(r['from_guid'], r['from_port']) for r in rows]
+assert len(rows) == 46 and len(set(names)) < len(rows) and len(set(guids)) == len(rows), (len(rows), len(set(names)), len(set(guids)))
+assert all(g.startswith('0x') and len(g) == 18 for r in rows for g in (r['from_guid'], r['to_guid']))
+"
 check "pattern traffic: shift:2" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --traffic shift:2 --load 0.5 --measure 20us -q | grep -q '^deadlock: none'"
 
