@@ -16,22 +16,47 @@ int ibf_atomic_open(struct ibf_atomic *a, const char *path, struct ibf_error *er
 		a->fp = stdout;
 		return 0;
 	}
-	size_t n = strlen(path);
+	/* A device, FIFO or socket (/dev/stdout to a terminal or a pipe,
+	 * /dev/null) is written in place: renaming a file over it would
+	 * replace the node (as root, /dev/stdout became a regular file). */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		a->fp = fopen(path, "a");
+		if (!a->fp)
+			return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s",
+					     strerror(errno));
+		a->direct = 1;
+		if (!(a->path = strdup(path))) {
+			fclose(a->fp);
+			return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
+		}
+		return 0;
+	}
+	/* a symbolic link to a file: the file it names is replaced, not the
+	 * link */
+	char *real = NULL;
+	const char *target = path; /* errors name path, as given */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL)))
+		target = real;
+	size_t n = strlen(target);
 	a->path = malloc(n + 1);
 	a->tmp = malloc(n + 16);
+	if (a->path)
+		memcpy(a->path, target, n + 1);
+	free(real);
 	if (!a->path || !a->tmp) {
 		free(a->path);
 		free(a->tmp);
+		a->path = a->tmp = NULL;
 		return ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
 	}
-	memcpy(a->path, path, n + 1);
 	/* O_EXCL with mode 0666 so the file gets the caller's umask (mkstemp
 	 * would make every output 0600) */
 	static unsigned counter;
 	int fd = -1;
 	for (int tries = 0; fd < 0 && tries < 100; tries++) {
 		unsigned k = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-		snprintf(a->tmp, n + 16, "%s.t%05u%04u", path, (unsigned)getpid() % 100000u,
+		snprintf(a->tmp, n + 16, "%s.t%05u%04u", a->path, (unsigned)getpid() % 100000u,
 			 k % 10000u);
 		fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
@@ -64,6 +89,15 @@ int ibf_atomic_commit(struct ibf_atomic *a, int ok, struct ibf_error *err)
 		if (fflush(a->fp) != 0 || ferror(a->fp))
 			rc = ibf_error_set(err, IBF_EIO, "-", 0, "write error");
 		a->fp = NULL;
+		return ok ? rc : IBF_EIO;
+	}
+	if (a->direct) { /* a device: nothing to rename or remove */
+		if (ferror(a->fp) | (fclose(a->fp) != 0))
+			rc = ibf_error_set(err, IBF_EIO, a->path, 0, "write error");
+		a->fp = NULL;
+		free(a->path);
+		a->path = NULL;
+		a->direct = 0;
 		return ok ? rc : IBF_EIO;
 	}
 	if (ferror(a->fp))

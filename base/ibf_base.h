@@ -63,10 +63,14 @@ void ibf_vlogf(ibf_log_fn fn, void *ctx, int level, const char *fmt, va_list ap)
 /* ---------------------------------------------------------------- files */
 
 /* Open a temporary file beside path for writing; ibf_atomic_commit renames
- * it over path (or removes it when ok is 0).  path "-" is stdout. */
+ * it over path (or removes it when ok is 0).  path "-" is stdout; a device,
+ * FIFO or socket (/dev/stdout, /dev/null) is written in place (appended
+ * to); a symbolic link keeps pointing at the file it names, which is
+ * replaced. */
 struct ibf_atomic {
 	FILE *fp;
 	char *path, *tmp;
+	int direct; /* a device written in place */
 };
 int ibf_atomic_open(struct ibf_atomic *a, const char *path, struct ibf_error *err);
 int ibf_atomic_commit(struct ibf_atomic *a, int ok, struct ibf_error *err);

@@ -29,8 +29,9 @@ q = int(q)
 sw = 2 * q * q
 hps = r["packet_hops"] / r["wall_s"] if r["wall_s"] > 0 else 0
 nse = r["wall_s"] * 1e9 / r["events"] if r["events"] else 0
+lat = r["latency_ns"] or {"p50": float("nan"), "p99": float("nan")}  # null: none arrived
 print(f"| {q} | {r['hosts']} | {sw} | {r['events']} | {r['packet_hops']} | {r['wall_s']:.2f} | "
-      f"{hps:.3g} | {nse:.0f} | {r['accepted']:.3f} | {r['latency_ns']['p50']:.0f}/{r['latency_ns']['p99']:.0f} | "
+      f"{hps:.3g} | {nse:.0f} | {r['accepted']:.3f} | {lat['p50']:.0f}/{lat['p99']:.0f} | "
       f"{rss / 1024:.0f} |")
 PY
 done

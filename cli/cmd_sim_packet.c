@@ -126,8 +126,9 @@ static const char sp_help[] =
 	"                    fattree model (static routing) instead of simulating; the\n"
 	"                    fabric must be wired as CODES's 2- or 3-level fat tree\n"
 	"  --link-util FILE  utilisation of every directed link (CSV: load, from, port,\n"
-	"                    to, port, kind, Gb/s, utilisation)\n"
-	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times)\n"
+	"                    to, port, kind, Gb/s, utilisation, from and to node GUID)\n"
+	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times\n"
+	"                    and twice the longest cable's propagation)\n"
 	"  --router-ns N     head arrival to eligibility at the output (default 100)\n"
 	"  --ns-per-m N      propagation per metre (default 25)\n"
 	"  --host-cable-m M, --switch-cable-m M   cable lengths (default 2 and 10)\n"
@@ -135,8 +136,10 @@ static const char sp_help[] =
 	"\n"
 	"Node model (--accels K): every end port is the NIC of a node with K\n"
 	"accelerators on an intra-node switch; --load is then a fraction of the\n"
-	"accelerator rate and the traffic is the node mix:\n"
-	"  --accels K        accelerators per node (1..64)\n"
+	"accelerator rate and the traffic is the node mix (the options below go\n"
+	"with --accels only):\n"
+	"  --accels K        accelerators per node (1..64; with 1 every message leaves\n"
+	"                    its node)\n"
 	"  --acc-gbps G      accelerator link (default 512); --nic-gbps G: switch-NIC\n"
 	"                    link (default 128)\n"
 	"  --mix C1..C5      20/15/10/5/0 % of the messages leave the node (default C1);\n"
@@ -155,7 +158,9 @@ static const char sp_help[] =
 	"                    one queue per switch output (virtual output queues) and\n"
 	"                    serve them round-robin (no head-of-line blocking behind\n"
 	"                    a full output); combines with --node-vls 2\n"
-	"Exit 0; 1 when a run deadlocked; 2 on usage errors.\n";
+	"Exit 0; 1 when a run deadlocked or on an error (a file that cannot be read or\n"
+	"written, tables that do not fit the fabric: the message on stderr says which);\n"
+	"2 on usage errors.\n";
 
 struct sp_args {
 	const char *topo, *g2l, *lfts, *sl, *sl2vl, *engine, *link_util, *svg, *codes;
@@ -164,6 +169,8 @@ struct sp_args {
 	int reps_set;
 	int sync; /* enum ibf_psim_sync (--sync) */
 	int sync_set;
+	const char *node_opt; /* a node-model option given (the last one) */
+	int frac_set;	      /* --mix or --inter-frac given */
 	double bytes;
 	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
@@ -450,11 +457,15 @@ static int sp_other_opt(const char *prog, struct sp_args *a, int c)
 		a->o.seed = (uint64_t)v;
 		return 0;
 	case O_MEASURE:
-		if (parse_time("--measure", optarg, &a->o.measure_ns) || !(a->o.measure_ns > 0))
+		if (parse_time("--measure", optarg, &a->o.measure_ns))
+			return 2; /* parse_time said why */
+		if (!(a->o.measure_ns > 0))
 			return cli_usage_error(prog, "--measure must be > 0");
 		return 0;
 	case O_STALL:
-		if (parse_time("--stall", optarg, &a->o.stall_ns) || !(a->o.stall_ns > 0))
+		if (parse_time("--stall", optarg, &a->o.stall_ns))
+			return 2; /* parse_time said why */
+		if (!(a->o.stall_ns > 0))
 			return cli_usage_error(prog, "--stall must be > 0");
 		return 0;
 	case O_ARB:
@@ -510,9 +521,18 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 	a->vls = 8;
 	a->threads = 1;
 	a->l0 = -1;
-	int c, rc;
+	/* the options of the node model (--accels K), which mean nothing
+	 * without it */
+	static const int node_opts[] = { O_ACCG,   O_NICG,    O_MIX,	 O_INTER,  O_IPAY,
+					 O_IHDR,   O_MSG,     O_AGGT,	 O_NICPKT, O_NODEBUF,
+					 O_NICBUF, O_NODEVLS, O_NODEVOQ, O_ACCPKT };
+	int c, rc, li = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hq", sp_lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hq", sp_lo, &li)) != -1) {
+		for (size_t k = 0; k < sizeof(node_opts) / sizeof(node_opts[0]); k++)
+			if (c == node_opts[k])
+				a->node_opt = sp_lo[li].name;
+		a->frac_set |= c == O_MIX || c == O_INTER;
 		if (!sp_table_opt(a, c, &rc))
 			rc = sp_other_opt(prog, a, c);
 		if (rc)
@@ -543,10 +563,45 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 	if (a->sync == IBF_PSIM_SYNC_RANK && a->reps_first)
 		return cli_usage_error(prog, "--sync rank runs every repetition: not with "
 					     "--reps first");
-	if (a->o.node_voq && (!a->o.accels || !a->o.node_buf_bytes))
+	if (a->node_opt && !a->o.accels)
+		return cli_usage_error(prog, "--%s goes with the node model (--accels K)",
+				       a->node_opt);
+	if (a->o.node_voq && !a->o.node_buf_bytes)
 		return cli_usage_error(prog, "--node-voq goes with --accels K and --node-buf B");
+	if (a->o.accels == 1 && a->frac_set && a->o.inter_frac < 1)
+		return cli_usage_error(prog,
+				       "--accels 1: a node has no other accelerator, every message "
+				       "leaves it (--mix/--inter-frac below 1 cannot hold)");
 	a->o.vls = (int)a->vls;
 	return 0;
+}
+
+static const char *node_label(const struct ibf_fabric *f, uint32_t n)
+{
+	const struct ibf_node *nd = &f->nodes[n];
+	return nd->desc ? nd->desc : nd->id ? nd->id : "?";
+}
+
+/* A dump without the table of some switches (a partial capture) is
+ * simulated, their packets dropped as unroutable: say so up front, or a
+ * run that drops most of its packets looks like a routing failure. */
+static void note_empty_tables(const char *path, const struct ibf_fabric *f,
+			      const struct ibf_routes *r)
+{
+	uint32_t n = 0, first = 0;
+	for (uint32_t sw = 0; sw < r->nsw; sw++) {
+		const uint8_t *row = r->lft + (size_t)sw * r->stride;
+		uint32_t l = 0;
+		while (l < r->stride && row[l] == IBF_LFT_NONE)
+			l++;
+		if (l == r->stride && !n++)
+			first = sw;
+	}
+	if (n)
+		fprintf(stderr,
+			"ibfab sim packet: note: %s has no table for %u of %u switches (e.g. "
+			"'%s'): the packets reaching them are dropped as unroutable\n",
+			path, n, r->nsw, node_label(f, (uint32_t)f->switches[first]));
 }
 
 /* The tables: read, or computed (and given SLs by the deadlock module). */
@@ -557,6 +612,8 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 	int rc;
 	if (a->lfts) {
 		rc = ibf_lfts_read(f, a->lfts, r, err);
+		if (!rc && !a->quiet)
+			note_empty_tables(a->lfts, f, r);
 		if (!rc && a->sl) {
 			rc = ibf_sl_read(f, a->sl, sl, err);
 			*have_sl = !rc;
@@ -602,12 +659,6 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 	return rc;
 }
 
-static const char *node_label(const struct ibf_fabric *f, uint32_t n)
-{
-	const struct ibf_node *nd = &f->nodes[n];
-	return nd->desc ? nd->desc : nd->id ? nd->id : "?";
-}
-
 /* CSV field: quoted, inner quotes doubled */
 static void csv_str(FILE *o, const char *s)
 {
@@ -620,14 +671,24 @@ static void csv_str(FILE *o, const char *s)
 	fputc('"', o);
 }
 
-static int write_link_util(const char *path, const struct ibf_fabric *f, const double *load,
-			   const struct ibf_psim_result *res, int n, struct ibf_error *err)
+/* A link end's GUID: its node's, or where the dump gives none (a ports
+ * report) the port's, else the node's port 0's. */
+static uint64_t end_guid(const struct ibf_fabric *f, uint32_t v, int p)
 {
-	struct ibf_atomic at;
-	int rc = ibf_atomic_open(&at, path, err);
-	if (rc)
-		return rc;
-	fprintf(at.fp, "load,from,from_port,to,to_port,kind,gbps,util\n");
+	if (f->nodes[v].guid)
+		return f->nodes[v].guid;
+	if (ibf_port(f, (int)v, p)->guid)
+		return ibf_port(f, (int)v, p)->guid;
+	return ibf_port(f, (int)v, 0)->guid;
+}
+
+static void write_link_util(FILE *o, const struct ibf_fabric *f, const double *load,
+			    const struct ibf_psim_result *res, int n)
+{
+	/* the ends' GUIDs last (end_guid): real fabrics repeat descriptions
+	 * (HCAs left at "MT25408 ConnectX Mellanox Technologies"), which
+	 * alone cannot tell their links apart */
+	fprintf(o, "load,from,from_port,to,to_port,kind,gbps,util,from_guid,to_guid\n");
 	for (int k = 0; k < n; k++) {
 		if (!res[k].nlinks)
 			continue;
@@ -641,22 +702,24 @@ static int write_link_util(const char *path, const struct ibf_fabric *f, const d
 				int b = f->nodes[pp->peer_node].type == IBF_NODE_SWITCH;
 				if (!a && !b)
 					continue;
-				fprintf(at.fp, "%.4f,", load[k]);
-				csv_str(at.fp, node_label(f, v));
-				fprintf(at.fp, ",%d,", p);
-				csv_str(at.fp, node_label(f, (uint32_t)pp->peer_node));
-				fprintf(at.fp, ",%u,%s,%.3f,%.6f\n", pp->peer_port,
+				fprintf(o, "%.4f,", load[k]);
+				csv_str(o, node_label(f, v));
+				fprintf(o, ",%d,", p);
+				csv_str(o, node_label(f, (uint32_t)pp->peer_node));
+				fprintf(o, ",%u,%s,%.3f,%.6f,0x%016llx,0x%016llx\n", pp->peer_port,
 					a && b ? "switch"
 					: a    ? "to-host"
 					       : "from-host",
-					(double)res[k].link_gbps[g], (double)res[k].link_util[g]);
+					(double)res[k].link_gbps[g], (double)res[k].link_util[g],
+					(unsigned long long)end_guid(f, v, p),
+					(unsigned long long)end_guid(f, (uint32_t)pp->peer_node,
+								     pp->peer_port));
 			}
 	}
-	return ibf_atomic_commit(&at, 1, err);
 }
 
-static int write_svg(const char *path, const struct sp_args *a, const double *load,
-		     const struct ibf_psim_result *res, int n, struct ibf_error *err)
+static void write_svg(FILE *o, const struct sp_args *a, const double *load,
+		      const struct ibf_psim_result *res, int n)
 {
 	char title[512];
 	const char *base = strrchr(a->topo, '/');
@@ -666,12 +729,7 @@ static int write_svg(const char *path, const struct sp_args *a, const double *lo
 		 a->o.accels ? ", node model" : "",
 		 a->o.arb == IBF_PSIM_ARB_AGE ? "age" : "round-robin",
 		 (unsigned long long)a->o.seed);
-	struct ibf_atomic at;
-	int rc = ibf_atomic_open(&at, path, err);
-	if (rc)
-		return rc;
-	ibf_psim_svg_write(at.fp, title, load, res, n);
-	return ibf_atomic_commit(&at, 1, err);
+	ibf_psim_svg_write(o, title, load, res, n);
 }
 
 /* Destinations per host from the first phase of a flow-simulator pattern
@@ -753,6 +811,14 @@ static int build_traffic(const struct sp_args *a, const struct ibf_fabric *f,
 		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the traffic pattern has no flows");
 	if (rc == 0 && p->done && !p->off)
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	/* flows from a host to itself are left out: none left would simulate
+	 * an idle fabric and report 0 of 0 */
+	if (rc == 0 && p->done && p->off && !p->off[p->nh])
+		rc = ibf_error_set(
+			err, IBF_EINVAL, NULL, 0,
+			"the traffic pattern has no flow between two hosts on this "
+			"fabric (%u hosts: every flow of its first phase stays on its host)",
+			p->nh);
 	if (rc && p->done && err->code == 0)
 		rc = 0;
 	return rc;
@@ -860,6 +926,10 @@ static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
 		rc = err->code ? err->code : IBF_EINVAL;
 	else if (!rc && !S->n)
 		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "the pattern has no phases");
+	else if (!rc && !S->nmsg) /* as build_traffic: not an idle run done in 0 us */
+		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				   "the traffic pattern has no flow between two hosts on this "
+				   "fabric (every flow of every phase stays on its host)");
 	S->net = NULL; /* freed with the run */
 	S->pl = NULL;
 	S->st.nphases = S->n;
@@ -921,6 +991,16 @@ static struct ibf_psim_phase_reps phase_reps(const struct ibf_psim_result *res, 
 	return res->phase_reps ? res->phase_reps[k] : z;
 }
 
+/* Why a stream run that did not finish stopped: a deadlock, or the time
+ * limit (text; JSON with json). */
+static const char *stream_stop(const struct ibf_psim_result *res, int json)
+{
+	if (res->deadlock)
+		return json ? "\"deadlock\"" : "stopped by a deadlock (above)";
+	return json ? "\"time limit\""
+		    : "stopped by the time limit (--warmup + --measure + --drain)";
+}
+
 /* --sync rank: every host walks the steps on its own (rate caps as with
  * the barrier, each capped message's rate from its sender's step start).  The run's total
  * is when the last host finished its last step (-1 unless all did); per
@@ -943,10 +1023,11 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 	if (json) {
 		printf(",\"streams\":{\"sync\":\"rank\",\"steps\":%llu,\"host_steps_min\":%llu,"
 		       "\"host_steps_max\":%llu,\"phases_done\":%u,\"total_us\":%.4f,"
-		       "\"flow_total_us\":%.4f,\"host_steps\":[",
+		       "\"stopped_by\":%s,\"flow_total_us\":%.4f,\"host_steps\":[",
 		       (unsigned long long)res->steps, (unsigned long long)lo,
 		       (unsigned long long)hi, res->phases_done,
-		       all ? res->rank_total_ns / 1000.0 : -1.0, ftot);
+		       all ? res->rank_total_ns / 1000.0 : -1.0, all ? "null" : stream_stop(res, 1),
+		       ftot);
 		for (uint32_t h = 0; res->host_steps && h < res->nhosts; h++)
 			printf("%s%llu", h ? "," : "", (unsigned long long)res->host_steps[h]);
 		printf("],\"host_end_us\":[");
@@ -982,9 +1063,9 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 		       "us)\n",
 		       (unsigned long long)res->steps, res->rank_total_ns / 1000.0, ftot);
 	else
-		printf("stopped by the time limit (--warmup + --measure + --drain): the slowest "
-		       "host finished %llu of %llu steps, the fastest %llu; no total\n",
-		       (unsigned long long)lo, (unsigned long long)res->steps,
+		printf("%s: the slowest host finished %llu of %llu steps, the fastest %llu; no "
+		       "total\n",
+		       stream_stop(res, 0), (unsigned long long)lo, (unsigned long long)res->steps,
 		       (unsigned long long)hi);
 	for (uint32_t k = 0; k < S->n; k++) {
 		struct ibf_psim_phase_reps rp = phase_reps(res, k);
@@ -1030,9 +1111,9 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 	int all = res->phases_done == S->n;
 	if (json) {
 		printf(",\"streams\":{\"sync\":\"barrier\",\"reps\":\"%s\",\"phases_done\":%u,\"reps_run\":%llu,"
-		       "\"reps_done\":%llu,\"simulated_us\":%.4f,\"total_us\":%.4f,",
+		       "\"reps_done\":%llu,\"simulated_us\":%.4f,\"total_us\":%.4f,\"stopped_by\":%s,",
 		       S->first ? "first" : "all", res->phases_done, reps, reps_done, simulated,
-		       all && !S->first ? simulated : -1.0);
+		       all && !S->first ? simulated : -1.0, all ? "null" : stream_stop(res, 1));
 		if (S->first)
 			printf("\"estimated_total_us\":%.4f,", all ? est : -1.0);
 		printf("\"flow_total_us\":%.4f,\"phases\":[", ftot);
@@ -1075,7 +1156,7 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 	else if (all)
 		printf(", total %.3f us (flow simulator %.3f us)", simulated, ftot);
 	else
-		printf("; stopped by the time limit (--warmup + --measure + --drain): no total");
+		printf("; %s: no total", stream_stop(res, 0));
 	printf("\n");
 	for (uint32_t k = 0; k < S->n; k++) {
 		struct ibf_psim_phase_reps rp = phase_reps(res, k);
@@ -1245,6 +1326,18 @@ int cmd_sim_packet(int argc, char **argv)
 			       ci.mixed_rates ? "; mixed link rates: one rate per link class" : "");
 		goto done;
 	}
+	/* the output files are opened (created as temporaries) before the
+	 * runs, so a path that cannot be written fails at once and not after
+	 * a long sweep, and are committed together at the end */
+	struct ibf_atomic lu, fig;
+	struct ibf_error e2;
+	int rc2;
+	memset(&lu, 0, sizeof(lu));
+	memset(&fig, 0, sizeof(fig));
+	if (!rc && a.link_util)
+		rc = ibf_atomic_open(&lu, a.link_util, &err);
+	if (!rc && a.svg)
+		rc = ibf_atomic_open(&fig, a.svg, &err);
 	if (!rc)
 		rc = sweep_run(&a, f, &r, have_sl ? &sl : NULL, have_s2v ? &s2v : NULL, &sw, &err);
 	for (int k = 0; !rc && k < sw.n; k++) {
@@ -1269,9 +1362,14 @@ int cmd_sim_packet(int argc, char **argv)
 	if (!rc && a.json)
 		printf("]}\n");
 	if (!rc && a.link_util)
-		rc = write_link_util(a.link_util, f, sw.load, sw.res, sw.n, &err);
+		write_link_util(lu.fp, f, sw.load, sw.res, sw.n);
 	if (!rc && a.svg)
-		rc = write_svg(a.svg, &a, sw.load, sw.res, sw.n, &err);
+		write_svg(fig.fp, &a, sw.load, sw.res, sw.n);
+	/* committed when the runs succeeded, else removed */
+	if (lu.fp && (rc2 = ibf_atomic_commit(&lu, !rc, rc ? &e2 : &err)) && !rc)
+		rc = rc2;
+	if (fig.fp && (rc2 = ibf_atomic_commit(&fig, !rc, rc ? &e2 : &err)) && !rc)
+		rc = rc2;
 done:
 	sweep_free(&sw);
 	free(tr.off);

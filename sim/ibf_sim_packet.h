@@ -187,6 +187,7 @@ struct ibf_psim_result {
 	uint64_t unroutable;	/* dropped in the fabric: no LFT entry, no cable,
 				  * no SL2VL entry or a VL >= vls, delivered to the
 				  * wrong host or past 64 hops */
+	uint64_t unroutable_vl; /* of those, for a VL >= vls from the SL2VL table */
 	uint64_t delivered;	/* whole run */
 	uint64_t measured;	/* generated inside the window */
 	uint64_t measured_done; /* of those, delivered before the end */
@@ -228,7 +229,10 @@ struct ibf_psim_result {
 	 * destination accelerator (no receive cost is modelled: 0) */
 	double comp_inter[7];
 	double comp_intra[2]; /* intra-node packets: source accelerator, intra-node network */
-	double agg_mean;      /* intra-node packets per fabric packet */
+	/* measured intra-node packets delivered that left their node (the
+	 * count behind comp_inter) and that stayed in it (comp_intra) */
+	uint64_t n_inter, n_intra;
+	double agg_mean; /* intra-node packets per fabric packet */
 	/* message streams: completion time of each phase, all its
 	 * repetitions (ns from its start, -1: not finished), owned;
 	 * phases_done of nphases finished */
@@ -280,6 +284,7 @@ struct ibf_psim_result {
 	int deadlock;		/* 1: detected (the run stopped there) */
 	double deadlock_ns;	/* simulated time of the detection */
 	uint64_t deadlock_pkts; /* packets in switch buffers then */
+	int deadlock_partial;	/* 1: the cycle locked while other packets still moved */
 	uint32_t cycle_len;
 	struct ibf_psim_buf *cycle; /* [cycle_len], owned; buffer i waits on i + 1 */
 };

@@ -1049,6 +1049,15 @@ static void mark_stall(struct psim *s, struct pkt *p)
 
 static int deliver(struct psim *s, int32_t i, uint64_t t);
 
+/* The share of `bytes` sent or received evenly from t0 to t1 (t0 < t1)
+ * that falls inside the measurement window. */
+static uint64_t win_share(const struct psim *s, uint64_t bytes, uint64_t t0, uint64_t t1)
+{
+	uint64_t a = t0 > s->w0 ? t0 : s->w0;
+	uint64_t b = t1 < s->w1 ? t1 : s->w1;
+	return b > a ? bytes * (b - a) / (t1 - t0) : 0;
+}
+
 /* A transmission from now to end that straddles an end of the measurement
  * window counts with the share of its bytes sent inside the window, so a
  * link's utilisation never exceeds 1 (bytes counted whole at the start
@@ -1056,9 +1065,7 @@ static int deliver(struct psim *s, int32_t i, uint64_t t);
 static __attribute__((noinline)) void win_part(struct psim *s, uint32_t g, uint8_t vl,
 					       uint32_t bytes, uint64_t end)
 {
-	uint64_t a = s->now > s->w0 ? s->now : s->w0;
-	uint64_t b = end < s->w1 ? end : s->w1;
-	uint64_t part = (uint64_t)bytes * (b - a) / (end - s->now);
+	uint64_t part = win_share(s, bytes, s->now, end);
 	s->link_bytes[g] += part;
 	if (s->pt[g].kind == 1)
 		s->vl_bytes[vl] += part;
@@ -1641,7 +1648,8 @@ static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
 	return credits_return(s, up, vl, s->now + s->pt[up].prop, bytes);
 }
 
-/* Route packet i that arrived at switch input gin; 0 when it has an output. */
+/* Route packet i that arrived at switch input gin; 0 when it has an output,
+ * -2 when the SL2VL table gives a VL beyond the simulated ones, else -1. */
 static int route(struct psim *s, uint32_t gin, struct pkt *p)
 {
 	const struct port *pin = &s->pt[gin];
@@ -1675,7 +1683,7 @@ static int route(struct psim *s, uint32_t gin, struct pkt *p)
 		vl = s->vl0[p->sl & 15];
 	}
 	if (vl >= s->V)
-		return -1;
+		return -2;
 	p->out = go;
 	p->vl_next = (uint8_t)vl;
 	return 0;
@@ -1684,7 +1692,9 @@ static int route(struct psim *s, uint32_t gin, struct pkt *p)
 static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 {
 	struct pkt *p = &s->pk[i];
-	if (route(s, gin, p)) {
+	int why = route(s, gin, p);
+	if (why) {
+		s->res->unroutable_vl += why == -2;
 		int rc = give_credit(s, gin, p->vl, p->bytes);
 		drop_pkt(s, i);
 		return rc;
@@ -1753,9 +1763,19 @@ static int deliver(struct psim *s, int32_t i, uint64_t t)
 	s->last_move = s->now;
 	if (t > s->tail_any)
 		s->tail_any = t;
-	if (in_window(s, t)) {
+	/* accepted: the bytes whose arrival falls inside the window, the tail
+	 * arriving at t after the last link's serialisation (p->out), so a
+	 * host never takes in more than its link's rate (a packet counted
+	 * whole at its tail overstated it by up to one packet time over the
+	 * window) */
+	uint64_t ser =
+		p->bytes == s->fullb ? s->pt[p->out].ser : ser_ps(p->bytes, s->pt[p->out].rate);
+	if (t >= s->w0 + ser && t <= s->w1) {
 		s->win_acc_bytes += p->bytes;
 		s->win_acc_payload += p->bytes - s->o->hdr_bytes;
+	} else if (t > s->w0 && t - ser < s->w1) {
+		s->win_acc_bytes += win_share(s, p->bytes, t - ser, t);
+		s->win_acc_payload += win_share(s, p->bytes - s->o->hdr_bytes, t - ser, t);
 	}
 	int rc = 0;
 	if (p->flags & PK_MEASURED) {
@@ -2868,13 +2888,14 @@ static int ip_deliver(struct psim *s, int32_t i, uint64_t t)
 {
 	struct ipkt *p = &s->ip[i];
 	int rc = 0;
-	if (in_window(s, t)) {
-		uint64_t pay = p->bytes - s->o->ipkt_hdr;
-		if (p->inter)
-			s->win_inter += pay;
-		else
-			s->win_intra += pay;
-	}
+	/* its bytes arrive during the serialisation on the accelerator's
+	 * link before t: the share inside the window counts (as deliver) */
+	uint64_t ser = ser_ps(p->bytes, s->nl[p->dst / s->K * s->NL + s->K + p->dst % s->K].rate);
+	uint64_t pay = win_share(s, p->bytes - s->o->ipkt_hdr, t - ser, t);
+	if (p->inter)
+		s->win_inter += pay;
+	else
+		s->win_intra += pay;
 	if (p->flags & PK_MEASURED) {
 		s->outstanding--;
 		s->res->ipkts_done++;
@@ -3123,24 +3144,50 @@ static void node_finish(struct psim *s, double win_s)
 	for (int k = 0; k < 2; k++)
 		res->comp_intra[k] = s->n_intra ? s->comp_intra[k] / (double)s->n_intra : 0;
 	res->agg_mean = s->agg_seals ? (double)s->agg_pkts / (double)s->agg_seals : 0;
+	res->n_inter = s->n_inter;
+	res->n_intra = s->n_intra;
 }
 
-/* The buffer the head of FIFO fid waits for (-1: it does not wait for credits). */
-static int64_t waits_on(const struct psim *s, uint32_t fid)
+/* The credits of buffer (g, vl) with every pending return counted in,
+ * also those still on their way (due after now), and those of a packet
+ * leaving the buffer (returned when its tail is out). */
+static int64_t credits_all(const struct psim *s, uint32_t g, uint32_t vl)
+{
+	const struct port *P = &s->pt[g];
+	int64_t c = s->credits[BI(s, g, vl)];
+	if (P->pct != UINT64_MAX && P->pcvl == vl)
+		c += P->pcbytes;
+	for (int32_t k = P->pcmore ? s->pcx[g].head : PK_NONE; k != PK_NONE; k = s->pc[k].next)
+		if (BVL(s, s->pc[k].idx) == vl)
+			c += s->pc[k].bytes;
+	uint32_t in = (uint32_t)P->peer, fid = BI(s, in, vl);
+	if (s->pt[in].in_busy)
+		for (int o = 1; o <= s->f->nodes[s->node_of[in]].nports; o++) {
+			const struct port *O = &s->pt[s->pt[in].base + (uint32_t)o];
+			if (O->out_busy && O->cur_fid == (int32_t)fid)
+				c += O->cur_bytes;
+		}
+	return c;
+}
+
+/* The buffer the head of FIFO fid waits for (-1: it does not wait for
+ * credits); with all, only when the credits on their way would not do
+ * either (such a wait cannot end unless the buffer waited for moves). */
+static int64_t waits_on(const struct psim *s, uint32_t fid, int all)
 {
 	int32_t h = s->fifo[fid].head;
 	if (h == PK_NONE)
 		return -1;
 	const struct pkt *p = &s->pk[h];
 	uint32_t g = p->out;
-	if (out_credits(s, g, p))
+	if (out_credits(s, g, p) || (all && credits_all(s, g, p->vl_next) >= (int64_t)p->bytes))
 		return -1;
 	return (int64_t)BI(s, (uint32_t)s->pt[g].peer, p->vl_next);
 }
 
 /* Find a cycle of buffers waiting on each other (each buffer waits on at
  * most one other: follow the chain from every non-empty buffer). */
-static int find_cycle(struct psim *s)
+static int find_cycle(struct psim *s, int all)
 {
 	size_t nf = (size_t)s->V << s->psh;
 	uint32_t *mark = calloc(nf, sizeof(*mark));
@@ -3159,7 +3206,7 @@ static int find_cycle(struct psim *s)
 		int64_t x = (int64_t)f0;
 		while (x >= 0 && !mark[x]) {
 			mark[x] = walk;
-			x = waits_on(s, (uint32_t)x);
+			x = waits_on(s, (uint32_t)x, all);
 		}
 		if (x >= 0 && mark[x] == walk)
 			start = x;
@@ -3171,7 +3218,7 @@ static int find_cycle(struct psim *s)
 	int64_t x = start;
 	do {
 		len++;
-		x = waits_on(s, (uint32_t)x);
+		x = waits_on(s, (uint32_t)x, all);
 	} while (x != start && len < 1000000);
 	uint32_t keep = len < s->o->max_cycle ? len : s->o->max_cycle;
 	s->res->cycle = calloc(keep ? keep : 1, sizeof(*s->res->cycle));
@@ -3190,7 +3237,7 @@ static int find_cycle(struct psim *s)
 		b->pkts = 0;
 		for (int32_t i = s->fifo[x].head; i != PK_NONE; i = s->pk[i].next)
 			b->pkts++;
-		x = waits_on(s, (uint32_t)x);
+		x = waits_on(s, (uint32_t)x, all);
 	}
 	return 0;
 }
@@ -3199,13 +3246,31 @@ static int ev_check(struct psim *s)
 {
 	uint64_t stall = s->stall_ps;
 	if (s->in_switches > 0 && s->now - s->last_move >= stall) {
+		s->stop = 1;
+		if (s->res->deadlock) /* the partial one found before: all stands now */
+			return 0;
 		s->res->deadlock = 1;
 		s->res->deadlock_ns = (double)s->now / 1000.0;
 		s->res->deadlock_pkts = s->in_switches;
-		s->stop = 1;
 		for (uint32_t g = 0; g < s->np; g++)
 			credits_settle(s, g);
-		return find_cycle(s);
+		return find_cycle(s, 0);
+	}
+	/* a deadlock in part of the fabric while the rest moves: a cycle of
+	 * buffers whose heads lack credits that even the returns on their way
+	 * would not give (each waits for the next, which never moves).  It is
+	 * reported, and the run goes on: the rest of the fabric is measured
+	 * to the end of the window (stopping here would cut transmissions in
+	 * progress) */
+	if (s->in_switches > 0 && !s->res->deadlock) {
+		int rc = find_cycle(s, 1);
+		if (rc)
+			return rc;
+		if (s->res->cycle_len) {
+			s->res->deadlock = s->res->deadlock_partial = 1;
+			s->res->deadlock_ns = (double)s->now / 1000.0;
+			s->res->deadlock_pkts = s->in_switches;
+		}
 	}
 	return push(s, s->now + stall / 2 + 1, EV_CHECK, 0, 0);
 }
@@ -3320,6 +3385,12 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	if (b < 1 || b > 65535)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "packet size must be 1..65535 bytes");
+	/* node model: an intra-node packet larger than the fabric payload
+	 * travels alone in a fabric packet (nic_arrive), which is then larger */
+	uint64_t ib = (uint64_t)(o->ipkt_payload < o->msg_bytes ? o->ipkt_payload : o->msg_bytes) +
+		      o->ipkt_hdr + o->hdr_bytes;
+	if (o->accels && ib > b)
+		b = ib;
 	if (o->buf_bytes < b || o->buf_bytes > (1u << 30))
 		return ibf_error_set(
 			err, IBF_EINVAL, NULL, 0,
@@ -3511,8 +3582,13 @@ static void setup_times(struct psim *s, uint64_t slowest)
 	s->rng = o->seed ^ 0x5053494d5041434bull; /* "PSIMPACK" */
 	/* a healthy fabric moves something within a few packet times */
 	s->stall_ps = (uint64_t)(o->stall_ns * 1000.0);
-	if (s->stall_ps < 8 * slowest)
-		s->stall_ps = 8 * slowest;
+	/* ... and credits take a cable's propagation back, the next packet
+	 * as long forth: long cables hold a healthy fabric still for that */
+	uint64_t prop = 0;
+	for (uint32_t g = 0; g < s->np; g++)
+		prop = s->pt[g].prop > prop ? s->pt[g].prop : prop;
+	if (s->stall_ps < 8 * slowest + 2 * prop)
+		s->stall_ps = 8 * slowest + 2 * prop;
 }
 
 /* The calendar sized by the rate of the events it holds (the others go to
@@ -3684,8 +3760,9 @@ static void finish(struct psim *s)
 {
 	struct ibf_psim_result *res = s->res;
 	const struct ibf_psim_opts *o = s->o;
-	/* a run cut short by a deadlock measured only until then */
-	uint64_t wend = s->now < s->w1 && s->res->deadlock ? s->now : s->w1;
+	/* a run that stopped early (a deadlock, or message streams all
+	 * done) measured only until then */
+	uint64_t wend = s->now < s->w1 && s->stop ? s->now : s->w1;
 	double win_s = wend > s->w0 ? (double)(wend - s->w0) * 1e-12 : o->measure_ns * 1e-9;
 	double cap_bytes = res->host_gbps * 1e9 / 8.0 * win_s;
 	res->sim_ns = (double)s->now / 1000.0;

@@ -23,14 +23,20 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 			res->assumed_links);
 	fprintf(out, "offered %.4f, accepted %.4f of capacity (%.1f Gb/s payload)\n",
 		res->offered_frac, res->accepted_frac, res->accepted_gbps);
-	fprintf(out, "latency ns: mean %.1f p50 %.1f p99 %.1f max %.1f; switch hops %.2f\n",
-		res->lat_mean, res->lat_p50, res->lat_p99, res->lat_max, res->hops_mean);
-	fprintf(out,
-		"packets: generated %llu, source-dropped %llu, unroutable %llu, delivered %llu; "
-		"measured %llu, of those delivered %llu\n",
+	if (res->measured_done)
+		fprintf(out, "latency ns: mean %.1f p50 %.1f p99 %.1f max %.1f; switch hops %.2f\n",
+			res->lat_mean, res->lat_p50, res->lat_p99, res->lat_max, res->hops_mean);
+	else /* no latency to give, rather than 0 ns */
+		fprintf(out, "latency ns: none (no measured packet delivered)\n");
+	fprintf(out, "packets: generated %llu, source-dropped %llu, unroutable %llu",
 		(unsigned long long)res->generated, (unsigned long long)res->src_dropped,
-		(unsigned long long)res->unroutable, (unsigned long long)res->delivered,
-		(unsigned long long)res->measured, (unsigned long long)res->measured_done);
+		(unsigned long long)res->unroutable);
+	if (res->unroutable_vl) /* say why: the tables, or --vls too small for them */
+		fprintf(out, " (%llu for a VL >= %d in the SL2VL tables)",
+			(unsigned long long)res->unroutable_vl, vls);
+	fprintf(out, ", delivered %llu; measured %llu, of those delivered %llu\n",
+		(unsigned long long)res->delivered, (unsigned long long)res->measured,
+		(unsigned long long)res->measured_done);
 	fprintf(out, "switch-link utilisation by VL:");
 	for (int v = 0; v < vls && v < 16; v++)
 		fprintf(out, " %d:%.3f", v, res->vl_util[v]);
@@ -47,24 +53,39 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 			"%.1f); %.2f intra-node packets per fabric packet\n",
 			tot, tot / res->node_max_gbps, res->node_max_gbps, res->intra_gbps,
 			res->inter_gbps, res->agg_mean);
-		fprintf(out,
-			"  intra-node packets: measured %llu, delivered %llu; latency ns mean %.1f "
-			"p50 %.1f p99 %.1f\n",
+		fprintf(out, "  intra-node packets: measured %llu, delivered %llu; ",
 			(unsigned long long)res->ipkts_measured,
-			(unsigned long long)res->ipkts_done, res->ilat_mean, res->ilat_p50,
-			res->ilat_p99);
+			(unsigned long long)res->ipkts_done);
+		if (res->ipkts_done)
+			fprintf(out, "latency ns mean %.1f p50 %.1f p99 %.1f\n", res->ilat_mean,
+				res->ilat_p50, res->ilat_p99);
+		else
+			fprintf(out, "latency ns none\n");
 		fprintf(out, "  inter-node components ns:");
-		for (int k = 0; k < 7; k++)
+		for (int k = 0; k < 7 && res->n_inter; k++)
 			fprintf(out, " %s %.1f", comp_names[k], res->comp_inter[k]);
-		fprintf(out, "\n  intra-node components ns: src-acc %.1f intra-net %.1f\n",
-			res->comp_intra[0], res->comp_intra[1]);
+		if (res->n_intra)
+			fprintf(out,
+				"%s\n  intra-node components ns: src-acc %.1f intra-net %.1f\n",
+				res->n_inter ? "" : " none", res->comp_intra[0],
+				res->comp_intra[1]);
+		else
+			fprintf(out, "%s\n  intra-node components ns: none\n",
+				res->n_inter ? "" : " none");
 	}
 	if (!res->deadlock) {
 		fprintf(out, "deadlock: none\n");
 		return;
 	}
-	fprintf(out, "DEADLOCK at %.1f us: %llu packets in switch buffers, nothing moved;\n",
-		res->deadlock_ns / 1000.0, (unsigned long long)res->deadlock_pkts);
+	if (res->deadlock_partial)
+		fprintf(out,
+			"DEADLOCK at %.1f us: %llu packets in switch buffers, a cycle of them "
+			"can never move again (found while other packets still moved);\n",
+			res->deadlock_ns / 1000.0, (unsigned long long)res->deadlock_pkts);
+	else
+		fprintf(out,
+			"DEADLOCK at %.1f us: %llu packets in switch buffers, nothing moved;\n",
+			res->deadlock_ns / 1000.0, (unsigned long long)res->deadlock_pkts);
 	if (!res->cycle_len) {
 		fprintf(out, "  no cycle of credit waits found (blocked elsewhere)\n");
 		return;
@@ -87,16 +108,21 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 		"\"accepted\":%.6f,\"accepted_gbps\":%.3f,",
 		res->nhosts, res->host_gbps, res->assumed_links, res->sim_ns, res->offered_frac,
 		res->accepted_frac, res->accepted_gbps);
-	fprintf(out,
-		"\"latency_ns\":{\"mean\":%.2f,\"p50\":%.2f,\"p99\":%.2f,\"max\":%.2f},"
-		"\"hops_mean\":%.4f,",
-		res->lat_mean, res->lat_p50, res->lat_p99, res->lat_max, res->hops_mean);
+	if (res->measured_done)
+		fprintf(out,
+			"\"latency_ns\":{\"mean\":%.2f,\"p50\":%.2f,\"p99\":%.2f,\"max\":%.2f},"
+			"\"hops_mean\":%.4f,",
+			res->lat_mean, res->lat_p50, res->lat_p99, res->lat_max, res->hops_mean);
+	else /* no measured packet delivered: no latency, rather than 0 ns */
+		fprintf(out, "\"latency_ns\":null,\"hops_mean\":null,");
 	fprintf(out,
 		"\"packets\":{\"generated\":%llu,\"src_dropped\":%llu,\"unroutable\":%llu,"
-		"\"delivered\":%llu,\"measured\":%llu,\"measured_delivered\":%llu},",
+		"\"unroutable_vl\":%llu,\"delivered\":%llu,\"measured\":%llu,"
+		"\"measured_delivered\":%llu},",
 		(unsigned long long)res->generated, (unsigned long long)res->src_dropped,
-		(unsigned long long)res->unroutable, (unsigned long long)res->delivered,
-		(unsigned long long)res->measured, (unsigned long long)res->measured_done);
+		(unsigned long long)res->unroutable, (unsigned long long)res->unroutable_vl,
+		(unsigned long long)res->delivered, (unsigned long long)res->measured,
+		(unsigned long long)res->measured_done);
 	fprintf(out, "\"vl_util\":[");
 	for (int v = 0; v < vls && v < 16; v++)
 		fprintf(out, "%s%.6f", v ? "," : "", res->vl_util[v]);
@@ -109,26 +135,36 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 		fprintf(out,
 			"\"node\":{\"max_gbps\":%.1f,\"intra_gbps\":%.3f,\"inter_gbps\":%.3f,"
 			"\"accepted\":%.6f,\"ipkts_measured\":%llu,\"ipkts_delivered\":%llu,"
-			"\"latency_ns\":{\"mean\":%.2f,\"p50\":%.2f,\"p99\":%.2f},\"per_fabric_packet\":%.3f,"
-			"\"components_inter_ns\":{",
+			"\"latency_ns\":",
 			res->node_max_gbps, res->intra_gbps, res->inter_gbps,
 			(res->intra_gbps + res->inter_gbps) / res->node_max_gbps,
 			(unsigned long long)res->ipkts_measured,
-			(unsigned long long)res->ipkts_done, res->ilat_mean, res->ilat_p50,
-			res->ilat_p99, res->agg_mean);
-		for (int k = 0; k < 7; k++)
-			fprintf(out, "%s\"%s\":%.2f", k ? "," : "", comp_names[k],
-				res->comp_inter[k]);
-		fprintf(out, "},\"components_intra_ns\":{\"src-acc\":%.2f,\"intra-net\":%.2f}},",
-			res->comp_intra[0], res->comp_intra[1]);
+			(unsigned long long)res->ipkts_done);
+		if (res->ipkts_done)
+			fprintf(out, "{\"mean\":%.2f,\"p50\":%.2f,\"p99\":%.2f}", res->ilat_mean,
+				res->ilat_p50, res->ilat_p99);
+		else
+			fprintf(out, "null");
+		fprintf(out, ",\"per_fabric_packet\":%.3f,\"components_inter_ns\":%s",
+			res->agg_mean, res->n_inter ? "{" : "null");
+		for (int k = 0; k < 7 && res->n_inter; k++)
+			fprintf(out, "%s\"%s\":%.2f%s", k ? "," : "", comp_names[k],
+				res->comp_inter[k], k == 6 ? "}" : "");
+		if (res->n_intra)
+			fprintf(out,
+				",\"components_intra_ns\":{\"src-acc\":%.2f,\"intra-net\":%.2f}},",
+				res->comp_intra[0], res->comp_intra[1]);
+		else
+			fprintf(out, ",\"components_intra_ns\":null},");
 	}
 	fprintf(out, "\"deadlock\":");
 	if (!res->deadlock) {
 		fprintf(out, "null}");
 		return;
 	}
-	fprintf(out, "{\"at_ns\":%.1f,\"packets\":%llu,\"cycle\":[", res->deadlock_ns,
-		(unsigned long long)res->deadlock_pkts);
+	fprintf(out, "{\"at_ns\":%.1f,\"packets\":%llu,\"partial\":%s,\"cycle\":[",
+		res->deadlock_ns, (unsigned long long)res->deadlock_pkts,
+		res->deadlock_partial ? "true" : "false");
 	for (uint32_t k = 0; k < res->cycle_len; k++) {
 		const struct ibf_psim_buf *b = &res->cycle[k];
 		fprintf(out, "%s{\"from\":", k ? "," : "");

@@ -120,7 +120,8 @@ static void latency_panel(FILE *o, const double *load, const struct ibf_psim_res
 	int every = n > 14 ? (n + 13) / 14 : 1;
 	for (int k = 0; k < n; k++) {
 		double x = PLOT_X + slot * k + (slot - bw) / 2, base = 0;
-		int nc = node ? 7 : 1;
+		/* no bar where no measured packet arrived: a latency of 0 it is not */
+		int nc = !(node ? res[k].n_inter : res[k].measured_done) ? 0 : node ? 7 : 1;
 		for (int c = 0; c < nc; c++) {
 			double v = node ? res[k].comp_inter[c] : res[k].lat_mean;
 			double h = LB_H * v / ymax;
@@ -134,7 +135,7 @@ static void latency_panel(FILE *o, const double *load, const struct ibf_psim_res
 				node ? comp_label[c] : "mean latency", v);
 			base += v;
 		}
-		if (!node) {
+		if (!node && nc) {
 			double y = LB_Y + LB_H - LB_H * res[k].lat_p99 / ymax;
 			fprintf(o,
 				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "

@@ -48,8 +48,8 @@ done
 
 # and the good forms still work
 "$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --loads 0.2:0.4:0.2 --buffer 8k \
-	--msg 4KiB --measure 2us --warmup 1us -q >"$W/out" 2>"$W/err"
+	--accels 2 --msg 4KiB --measure 2us --warmup 1us -q >"$W/out" 2>"$W/err"
 r=$?
-check "sim packet --loads 0.2:0.4:0.2 --buffer 8k --msg 4KiB: exit 0 (got $r), two loads" \
+check "sim packet --loads 0.2:0.4:0.2 --buffer 8k --accels 2 --msg 4KiB: exit 0 (got $r), two loads" \
 	sh -c "test $r = 0 && test \$(grep -c '^load ' '$W/out') = 2"
 done_testing

@@ -101,10 +101,15 @@ bars={}
 for r in g['latency'].iter(ns+'rect'):
 	if r.get('data-component'):
 		bars[(r.get('data-component'),round(float(r.get('data-load')),4))]=float(r.get('data-value'))
-assert len(bars)==7*3, len(bars)
-for run in runs:
-	for c,v in run['result']['node']['components_inter_ns'].items():
+# a load point whose measured inter-node packets did not arrive (components
+# null) has no bar, not bars of 0 ns (here load 0.6)
+comps=[run['result']['node']['components_inter_ns'] for run in runs]
+assert len(bars)==7*sum(c is not None for c in comps), len(bars)
+for run,cs in zip(runs,comps):
+	for c,v in (cs or {}).items():
 		assert abs(bars[(c,round(run['load'],4))]-v)<0.01, (c,v)
+	if cs is None:
+		assert not [b for b in bars if b[1]==round(run['load'],4)]
 assert runs[0]['result']['node']['components_inter_ns']['fabric']>0
 "
 check "svg: fabric only, one series" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
@@ -119,8 +124,17 @@ set +e
 "$IBFAB" sim packet --topology "$ring" --engine minimal --load 0.3 --measure 5us -q \
 	--svg "$WORK/nodir/x.svg" >/dev/null 2>"$WORK/esvg"
 rc3=$?
+# with --link-util as well: the paths are opened before the runs, so the
+# error comes first, no results are printed and neither file is left
+# (before, the CSV was written after the sweep and the SVG then failed)
+"$IBFAB" sim packet --topology "$ring" --engine minimal --loads 0.3:0.6:0.3 --measure 5us -q \
+	--link-util "$WORK/lu-half.csv" --svg "$WORK/nodir/x.svg" >"$WORK/ohalf" 2>"$WORK/ehalf"
+rch=$?
 set -e
 check "svg: unwritable path is an error" test "$rc3" -eq 1 -a ! -e "$WORK/nodir/x.svg"
+check "svg unwritable with --link-util: exit 1, no results, no CSV left" sh -c "test $rch -eq 1 && \
+	test ! -s '$WORK/ohalf' && test ! -e '$WORK/lu-half.csv' && grep -q nodir '$WORK/ehalf' && \
+	test -z \"\$(ls '$WORK' | grep 'lu-half')\""
 
 # CODES export: CODES's own 2-level (radix 8: 4 leaves, 2 spines, double
 # cables) and 3-level (radix 8, 8 pods) fat trees; the tables must deliver
@@ -377,6 +391,27 @@ assert p['last_finish_us']==-1 and p['span_us']==-1 and p['step_us_mean']>0, p
 	--drain 0 >"$WORK/ringl.txt"
 check "streams: per rank, the limit in the text" grep -q "stopped by the time limit .*: the slowest host finished" \
 	"$WORK/ringl.txt"
+assert_stop() { python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))['runs'][0]
+assert r['streams']['stopped_by'] == sys.argv[2], r['streams']
+assert bool(r['result']['deadlock']) == (sys.argv[2] == 'deadlock'), r['result']['deadlock']
+" "$@"; }
+check "streams: per rank, the time limit named in the JSON" assert_stop "$WORK/ringl.json" "time limit"
+# a deadlock (the ring of five routed by minimal, 8 KiB buffers) stops the
+# streams: said so, not 'stopped by the time limit'
+for sy in barrier rank; do
+	set +e
+	"$IBFAB" sim packet --topology "$ring" --engine minimal --traffic a2a --streams --bytes 64k \
+		--load 1 --buffer 8k --measure 2ms --sync $sy >"$WORK/sdl-$sy.txt"
+	rc8=$?
+	"$IBFAB" sim packet --topology "$ring" --engine minimal --traffic a2a --streams --bytes 64k \
+		--load 1 --buffer 8k --measure 2ms --sync $sy --json >"$WORK/sdl-$sy.json"
+	set -e
+	check "streams, $sy: a deadlock stops them, exit 1, said so" sh -c "test $rc8 -eq 1 && \
+		grep -q 'stopped by a deadlock' '$WORK/sdl-$sy.txt' && ! grep -q 'time limit' '$WORK/sdl-$sy.txt'"
+	check "streams, $sy: JSON stopped_by deadlock" assert_stop "$WORK/sdl-$sy.json" deadlock
+done
 check "streams: per rank on the damaged fat tree, hier" sh -c "\"$IBFAB\" sim packet \
 	--topology \"$WORK/c2d.net\" --engine dmodk --streams --measure 1ms -q --json --traffic hier \
 	--bytes 1048576 --load 1.0 --sync rank >\"$WORK/hierdr.json\""
@@ -426,7 +461,21 @@ check "codes: refusal names the reason" grep -q "not a CODES fat tree" "$WORK/co
 check "link utilisation CSV" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --loads 0.3:0.6:0.3 --measure 10us -q --link-util \"$WORK/lu.csv\" >/dev/null"
 check "link utilisation: header and 2 x 30 links" test "$(head -1 "$WORK/lu.csv")" = \
-	"load,from,from_port,to,to_port,kind,gbps,util" -a "$(wc -l <"$WORK/lu.csv")" -eq 61
+	"load,from,from_port,to,to_port,kind,gbps,util,from_guid,to_guid" -a "$(wc -l <"$WORK/lu.csv")" -eq 61
+# the GUIDs tell links apart where descriptions repeat (a real subnet whose
+# HCAs keep the default "MT25408 ConnectX Mellanox Technologies")
+is5030=$FIXTURES/real/qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p
+check "link utilisation: every directed link once by GUID and port on a real fabric" python3 -c "
+import csv, subprocess, sys
+subprocess.run(['$IBFAB', 'sim', 'packet', '--topology', '$is5030', '--engine', 'minimal',
+                '--load', '0.3', '--measure', '5us', '-q', '--link-util', '$WORK/lu2.csv'],
+               check=True, stdout=subprocess.DEVNULL)
+rows = list(csv.DictReader(open('$WORK/lu2.csv')))
+names = [(r['from'], r['from_port']) for r in rows]
+guids = [(r['from_guid'], r['from_port']) for r in rows]
+assert len(rows) == 46 and len(set(names)) < len(rows) and len(set(guids)) == len(rows), (len(rows), len(set(names)), len(set(guids)))
+assert all(g.startswith('0x') and len(g) == 18 for r in rows for g in (r['from_guid'], r['to_guid']))
+"
 check "pattern traffic: shift:2" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --traffic shift:2 --load 0.5 --measure 20us -q | grep -q '^deadlock: none'"
 
@@ -440,10 +489,58 @@ rc2=$?
 "$IBFAB" sim packet --topology "$ring" --engine minimal --accels 4 --node-voq --load 0.5 \
 	>/dev/null 2>"$WORK/e3"
 rc3=$?
+# node-model options without the node model, or a mix one accelerator cannot
+# hold, were silently ignored (--accels 1 --mix C5 sent every message out)
+"$IBFAB" sim packet --topology "$ring" --engine minimal --mix C4 --load 0.5 >"$WORK/o4" 2>"$WORK/e4"
+rc4=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --acc-gbps 400 --load 0.5 >"$WORK/o5" \
+	2>"$WORK/e5"
+rc5=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --accels 1 --mix C5 --load 0.5 \
+	>"$WORK/o6" 2>"$WORK/e6"
+rc6=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --accels 1 --inter-frac 1 --load 0.5 \
+	--measure 5us -q >"$WORK/o7" 2>&1
+rc7=$?
 set -e
 check "unknown pattern: usage error" test "$rc0" -eq 2
 check "no load: usage error" test "$rc1" -eq 2
 check "missing file: error" test "$rc2" -eq 1
+set +e
+"$IBFAB" sim packet --topology "$ring" --engine minimal --load 0.5 --measure 1e30us >/dev/null \
+	2>"$WORK/e9"
+rc9=$?
+set -e
+set +e
+"$IBFAB" sim packet --topology "$ring" --engine minimal --traffic shift:10 --load 0.5 --json \
+	>"$WORK/oself" 2>"$WORK/eself"
+rcself=$?
+"$IBFAB" sim packet --topology "$ring" --engine minimal --traffic shift:10 --streams --load 0.5 \
+	>"$WORK/oselfs" 2>"$WORK/eselfs"
+rcselfs=$?
+set -e
+# a dump without sw2's table (a partial capture): simulated, with a note
+"$IBFAB" route --topology "$ring" --engine minimal -o "$WORK/ring.dump" >/dev/null 2>&1
+awk '/^Unicast/ { skip = /sw2/ } !skip' "$WORK/ring.dump" >"$WORK/ring-part.dump"
+"$IBFAB" sim packet --topology "$ring" --lfts "$WORK/ring-part.dump" --load 0.3 --measure 10us \
+	>"$WORK/opart" 2>"$WORK/epart"
+rcpart=$?
+"$IBFAB" sim packet --topology "$ring" --lfts "$WORK/ring.dump" --load 0.3 --measure 10us \
+	>/dev/null 2>"$WORK/efull"
+check "shift:10 on 10 hosts (every flow to itself): an error, not an idle run" sh -c \
+	"test $rcself -eq 1 && test ! -s '$WORK/oself' && grep -q 'no flow between two hosts' '$WORK/eself'"
+check "shift:10 as message streams: the same error, not 'total 0.000 us'" sh -c \
+	"test $rcselfs -eq 1 && test ! -s '$WORK/oselfs' && grep -q 'no flow between two hosts' '$WORK/eselfs'"
+check "a dump without a switch's table: runs, notes it, names the switch" sh -c \
+	"test $rcpart -eq 0 && grep -q 'no table for 1 of 5 switches .*sw2' '$WORK/epart' && \
+	grep -q 'unroutable [1-9]' '$WORK/opart' && test ! -s '$WORK/efull'"
+check "--measure 1e30us: usage error, one message (not also 'must be > 0')" sh -c \
+	"test $rc9 -eq 2 && grep -q 'bad time' '$WORK/e9' && ! grep -q 'must be > 0' '$WORK/e9'"
 check "--node-voq without --node-buf: usage error" test "$rc3" -eq 2
 check "--node-voq: the error names --node-buf" grep -q -- "--node-buf" "$WORK/e3"
+check "--mix without --accels: usage error, nothing on stdout" sh -c "test $rc4 -eq 2 && test ! -s '$WORK/o4'"
+check "--mix without --accels: the error names both" sh -c "grep -q -- '--mix' '$WORK/e4' && grep -q -- '--accels' '$WORK/e4'"
+check "--acc-gbps without --accels: usage error" sh -c "test $rc5 -eq 2 && grep -q -- '--acc-gbps' '$WORK/e5'"
+check "--accels 1 --mix C5: usage error" sh -c "test $rc6 -eq 2 && test ! -s '$WORK/o6' && grep -q -- '--accels 1' '$WORK/e6'"
+check "--accels 1 --inter-frac 1 runs" sh -c "test $rc7 -eq 0 && grep -q 'intra-node 0.0' '$WORK/o7'"
 done_testing

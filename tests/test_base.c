@@ -6,6 +6,8 @@
 #include "ibf_text.h"
 #include "tt.h"
 
+#include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,9 +107,51 @@ static void test_atomic(void)
 	path_in(p, sizeof(p), "nodir/out.txt");
 	TT_EQ_INT(ibf_atomic_open(&a, p, &err), IBF_EIO);
 	TT_CHECK(strstr(err.msg, "cannot create") != NULL);
+	TT_CHECK_MSG(!strcmp(err.file, p), "the error names '%s'", err.file);
 	umask(old);
 	path_in(p, sizeof(p), "out.txt");
 	unlink(p);
+}
+
+/* Output to a FIFO (as /dev/stdout into a pipe) or through a symbolic link:
+ * the FIFO is written in place and the link kept, the file it names
+ * replaced.  Renaming the temporary over the path replaced the FIFO or the
+ * link with a regular file (as root, --link-util /dev/stdout replaced
+ * /dev/stdout). */
+static void test_atomic_special(void)
+{
+	char p[128], t[128];
+	struct ibf_error err;
+	struct ibf_atomic a;
+	struct stat st;
+	path_in(p, sizeof(p), "fifo");
+	TT_REQUIRE(mkfifo(p, 0600) == 0);
+	int rfd = open(p, O_RDONLY | O_NONBLOCK);
+	TT_REQUIRE(rfd >= 0);
+	TT_EQ_INT(ibf_atomic_open(&a, p, &err), 0);
+	fputs("through\n", a.fp);
+	TT_EQ_INT(ibf_atomic_commit(&a, 1, &err), 0);
+	char buf[32] = { 0 };
+	TT_CHECK(read(rfd, buf, sizeof(buf) - 1) == 8 && !strcmp(buf, "through\n"));
+	close(rfd);
+	TT_CHECK(lstat(p, &st) == 0 && S_ISFIFO(st.st_mode));
+	TT_EQ_INT(count_files(), 1);
+	unlink(p);
+	path_in(t, sizeof(t), "target.txt");
+	path_in(p, sizeof(p), "link.txt");
+	FILE *fp = fopen(t, "w");
+	TT_REQUIRE(fp);
+	fputs("old\n", fp);
+	fclose(fp);
+	TT_REQUIRE(symlink("target.txt", p) == 0);
+	TT_EQ_INT(ibf_atomic_open(&a, p, &err), 0);
+	fputs("new new\n", a.fp);
+	TT_EQ_INT(ibf_atomic_commit(&a, 1, &err), 0);
+	TT_CHECK(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
+	TT_CHECK(stat(t, &st) == 0 && st.st_size == 8);
+	TT_EQ_INT(count_files(), 2);
+	unlink(p);
+	unlink(t);
 }
 
 static void test_json(void)
@@ -314,6 +358,7 @@ int main(void)
 	}
 	tt_run("slurp: whole file, NUL, size cap, missing, empty, large", test_slurp);
 	tt_run("atomic output: umask mode, failed write leaves old file, no temp", test_atomic);
+	tt_run("atomic output: a FIFO written in place, a symlink kept", test_atomic_special);
 	tt_run("JSON string escaping", test_json);
 	tt_run("JSON reader: values, escapes, errors with lines, depth", test_json_read);
 	tt_run("splitmix64, rand_below, FNV-1a, fmix64", test_prng);

@@ -5,6 +5,7 @@
 #include "tt.h"
 
 #include <math.h>
+#include <string.h>
 
 static void add_host(struct ibf_fabric *f, int k, int sw, int port, int width, int speed)
 {
@@ -248,6 +249,268 @@ static void test_util_window(void)
 	TT_CHECK_MSG(res.link_util[down] <= 1.0 + 1e-9 && res.link_util[down] > 0.999,
 		     "link down to the slow host %.4f", res.link_util[down]);
 	TT_CHECK_MSG(res.link_util_max <= 1.0 + 1e-9, "busiest %.4f", res.link_util_max);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Accepted throughput is what arrives inside the window: a packet whose
+ * tail arrives just inside it counts only with the bytes that arrived
+ * there.  Two 25 Gb/s hosts at full load, windows shorter and longer than
+ * one 1310.72 ns packet: counted whole at its tail a delivered packet made
+ * a host take in up to 1310.72 / 1000 of its link's rate (accepted 1.31,
+ * 64 Gb/s of payload on 50 Gb/s of links). */
+static void test_accept_window(void)
+{
+	static const int width[] = { 1, 1 };
+	struct ibf_fabric *f = star_widths(2, width);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 20000;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	double most = 0, sum = 0;
+	for (int k = 0; k < 24; k++) {
+		o.measure_ns = 300 + 150 * k;
+		o.seed = (uint64_t)k + 1;
+		TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+		TT_CHECK_MSG(res.accepted_frac <= 1.0 + 1e-9, "window %.0f ns: accepted %.4f",
+			     o.measure_ns, res.accepted_frac);
+		TT_CHECK_MSG(res.accepted_gbps <= 50.0 * 4032 / 4096 + 1e-6,
+			     "window %.0f ns: %.3f Gb/s", o.measure_ns, res.accepted_gbps);
+		if (res.accepted_frac > most)
+			most = res.accepted_frac;
+		sum += res.accepted_frac;
+	}
+	/* the links are busy most of the time: the shares are counted */
+	TT_CHECK_MSG(most > 0.9 && sum / 24 > 0.5, "most %.4f mean %.4f", most, sum / 24);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A run in which no measured packet arrives (the window ends before any
+ * can, no drain) has no latency: the reports say so (JSON null, no bar in
+ * the figure) instead of a latency of 0 ns. */
+static void test_no_latency(void)
+{
+	struct ibf_fabric *f = star(8);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.warmup_ns = 5000;
+	o.measure_ns = 200; /* one packet takes 327.68 + 200 ns */
+	o.drain_ns = 0;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(res.measured > 0);
+	TT_EQ_INT(res.measured_done, 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	TT_REQUIRE(m);
+	ibf_psim_result_write_json(f, &res, o.vls, m);
+	fputc('\n', m);
+	ibf_psim_result_write_text(f, &res, o.vls, m);
+	double load = 1.0;
+	ibf_psim_svg_write(m, "t", &load, &res, 1);
+	fclose(m);
+	TT_CHECK_MSG(strstr(buf, "\"latency_ns\":null,\"hops_mean\":null") != NULL,
+		     "JSON: a latency without packets");
+	TT_CHECK_MSG(strstr(buf, "latency ns: none") && !strstr(buf, "mean 0.0"),
+		     "text: a latency without packets");
+	TT_CHECK_MSG(!strstr(buf, "data-component=\"mean\"") &&
+			     !strstr(buf, "data-component=\"p99\""),
+		     "a latency bar without packets");
+	free(buf);
+	/* node model, no message leaves its node: no inter-node components */
+	o.accels = 2;
+	o.inter_frac = 0;
+	o.load = 0.1;
+	o.measure_ns = 5000;
+	o.drain_ns = -1;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.n_intra > 0 && res.n_inter == 0);
+	m = open_memstream(&buf, &len);
+	TT_REQUIRE(m);
+	ibf_psim_result_write_json(f, &res, o.vls, m);
+	ibf_psim_result_write_text(f, &res, o.vls, m);
+	ibf_psim_svg_write(m, "t", &o.load, &res, 1);
+	fclose(m);
+	TT_CHECK_MSG(strstr(buf, "\"components_inter_ns\":null") &&
+			     strstr(buf, "\"components_intra_ns\":{"),
+		     "JSON: inter-node components without such packets");
+	TT_CHECK_MSG(strstr(buf, "inter-node components ns: none"),
+		     "text: inter-node components without such packets");
+	TT_CHECK_MSG(!strstr(buf, "data-component=\"fabric\""), "a bar without packets");
+	free(buf);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* An SL2VL table that maps to a VL beyond --vls drops the packets as
+ * unroutable, and the result says that this is why (before, only the total
+ * showed, indistinguishable from missing routes). */
+static void test_unroutable_vl(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_sl2vl_table s2v;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_sl2vl_table_uniform(f, 8, &s2v, &err) == 0);
+	memset(s2v.vl, 3, s2v.off[s2v.nsw]); /* every SL to VL 3 */
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.3;
+	o.measure_ns = 10000;
+	o.vls = 2;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	TT_REQUIRE(prun(f, &r, NULL, &s2v, &o, &res, &err) == 0);
+	TT_CHECK(res.unroutable > 10);
+	TT_EQ_INT(res.unroutable_vl, res.unroutable);
+	TT_EQ_INT(res.delivered, 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	TT_REQUIRE(m);
+	ibf_psim_result_write_text(f, &res, o.vls, m);
+	ibf_psim_result_write_json(f, &res, o.vls, m);
+	fclose(m);
+	TT_CHECK_MSG(strstr(buf, "for a VL >= 2 in the SL2VL tables") != NULL, "text: no reason");
+	TT_CHECK_MSG(strstr(buf, "\"unroutable_vl\":") != NULL, "JSON: no reason");
+	free(buf);
+	/* with the VLs it needs nothing is dropped */
+	o.vls = 4;
+	TT_REQUIRE(prun(f, &r, NULL, &s2v, &o, &res, &err) == 0);
+	TT_CHECK(res.unroutable == 0 && res.unroutable_vl == 0 && res.delivered > 10);
+	ibf_psim_result_free(&res);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Node model with 4 KiB intra-node packets (4116 B): each travels alone in
+ * a fabric packet of 4180 B, more than --mtu + header.  A buffer of 4096 B
+ * passed the check (one MTU packet) and then held no fabric packet: the
+ * hosts waited for credits forever, nothing moved and no deadlock was
+ * reported.  Now it is refused, and a buffer of one such packet works. */
+static void test_node_big_ipkt(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 2;
+	o.inter_frac = 1;
+	o.ipkt_payload = 4096;
+	o.load = 0.05;
+	o.measure_ns = 20000;
+	o.buf_bytes = 4096;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	TT_CHECK_MSG(strstr(err.msg, "4180") != NULL, "%s", err.msg);
+	o.buf_bytes = 4180;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.inter_gbps > 0 && res.n_inter > 0, "inter %.1f Gb/s", res.inter_gbps);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A deadlock in part of the fabric while the rest moves: on a ring of five
+ * switches routed by minimal, hosts 4i and 4i+1 send to those of the other
+ * switches (the ring's credit loops) and host 4i+2 to host 4i+3 on its own
+ * switch, which never touches the ring.  A loop fills and locks while the
+ * local packets go on: the watchdog waited for the whole fabric to stand
+ * still, which the local traffic never let happen, and reported no
+ * deadlock with the loop's packets stuck for good. */
+static void test_partial_deadlock(void)
+{
+	struct ibf_fabric *f = ring(5, 4);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	/* hosts 4i and 4i+1 to those of the other switches, 4i+2 to 4i+3 */
+	uint32_t off[21], dst[20 * 8], n = 0;
+	for (uint32_t h = 0; h < 20; h++) {
+		off[h] = n;
+		for (uint32_t d = 0; d < 20 && h % 4 < 2; d++)
+			if (d % 4 < 2 && d / 4 != h / 4)
+				dst[n++] = d;
+		if (h % 4 == 2)
+			dst[n++] = h + 1;
+	}
+	off[20] = n;
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.buf_bytes = 8192;
+	o.warmup_ns = 10000;
+	o.measure_ns = 200000;
+	o.stall_ns = 20000;
+	o.traffic_off = off;
+	o.traffic_dst = dst;
+	o.traffic_nhosts = 20;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	/* the run went on: the rest was measured, every link at most busy */
+	TT_CHECK(res.sim_ns > 200000);
+	for (uint32_t g = 0; g < res.nlinks; g++)
+		TT_CHECK_MSG(res.link_util[g] <= 1.0 + 1e-6, "link %u %.4f", g, res.link_util[g]);
+	TT_CHECK_MSG(res.deadlock == 1 && res.deadlock_partial == 1,
+		     "deadlock %d, measured %llu, delivered %llu", res.deadlock,
+		     (unsigned long long)res.measured, (unsigned long long)res.measured_done);
+	TT_EQ_INT(res.cycle_len, 5);
+	for (uint32_t k = 0; k < res.cycle_len; k++) {
+		const struct ibf_psim_buf *b = &res.cycle[k];
+		TT_CHECK(f->nodes[b->node].type == IBF_NODE_SWITCH &&
+			 f->nodes[b->from_node].type == IBF_NODE_SWITCH);
+		TT_CHECK(res.cycle[(k + 1) % res.cycle_len].from_node == b->node);
+	}
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Long cables: a credit takes a cable's propagation back and the next
+ * packet as long forth, so a healthy fabric may stand still for twice the
+ * longest propagation.  Two switches joined by 20 km cables (2 x 100 us),
+ * deadlock-free routes: the 50 us watchdog reported a deadlock ("no cycle
+ * of credit waits found") after the first packets. */
+static void test_long_cables(void)
+{
+	struct ibf_fabric *f = ring(2, 2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.buf_bytes = 8192;
+	o.switch_cable_m = 20000;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e6;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(!res.deadlock, "deadlock at %.1f us", res.deadlock_ns / 1000);
+	TT_CHECK_MSG(res.measured_done > 20, "%llu", (unsigned long long)res.measured_done);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -682,6 +945,20 @@ static void test_streams(void)
 		TT_CHECK(res.phase_caps[k].elastic_ns == res.phase_ns[k]);
 	}
 	TT_CHECK(res.sim_ns < 20000);
+	/* the window ends with the last phase, not at warm-up + measure: the
+	 * 31 full packets and one of 968 + 64 B over 4 x 100 Gb/s for
+	 * res.sim_ns (over the default 70 us instead, accepted was 0.0026
+	 * for 0.236 and the busiest link 0.007) */
+	double want = (31 * 4096 + 1032) / (4 * 12.5 * res.sim_ns);
+	TT_CHECK_MSG(fabs(res.accepted_frac - want) < 1e-6 && fabs(res.offered_frac - want) < 1e-6,
+		     "offered %.4f accepted %.4f want %.4f", res.offered_frac, res.accepted_frac,
+		     want);
+	TT_CHECK_MSG(res.link_util_max == 0, "no switch link: %.4f", res.link_util_max);
+	TT_REQUIRE(res.nlinks > 0);
+	float busiest = 0;
+	for (uint32_t g = 0; g < res.nlinks; g++)
+		busiest = res.link_util[g] > busiest ? res.link_util[g] : busiest;
+	TT_CHECK_MSG(busiest > 0.5 && busiest <= 1.0 + 1e-6, "busiest host link %.4f", busiest);
 	/* a time limit before the end: phases not done are reported so */
 	o.measure_ns = 2000;
 	o.drain_ns = 0;
@@ -1766,8 +2043,14 @@ int main(void)
 	TT(test_mixed_rates);
 	TT(test_gen_rates);
 	TT(test_util_window);
+	TT(test_accept_window);
+	TT(test_no_latency);
+	TT(test_unroutable_vl);
+	TT(test_node_big_ipkt);
 	TT(test_determinism);
 	TT(test_ring_deadlock);
+	TT(test_partial_deadlock);
+	TT(test_long_cables);
 	TT(test_unroutable);
 	TT(test_node_model);
 	TT(test_pattern_traffic);
