@@ -48,8 +48,9 @@ static int count_type(const struct ibf_fabric *f, int type)
 	return n;
 }
 
-/* undirected links (loopbacks count once) */
-static int count_links(const struct ibf_fabric *f)
+/* undirected links (loopbacks count once) of the given width and speed
+ * (-1: any) */
+static int count_links_ws(const struct ibf_fabric *f, int width, int speed)
 {
 	int n = 0;
 	for (uint32_t i = 0; i < f->nnodes; i++)
@@ -57,43 +58,27 @@ static int count_links(const struct ibf_fabric *f)
 			const struct ibf_port *pp = ibf_port(f, (int)i, p);
 			if (pp->peer_node == IBF_NO_NODE)
 				continue;
-			if ((uint32_t)pp->peer_node > i ||
-			    ((uint32_t)pp->peer_node == i && pp->peer_port > p))
+			if (((uint32_t)pp->peer_node > i ||
+			     ((uint32_t)pp->peer_node == i && pp->peer_port > p)) &&
+			    (width < 0 || pp->width == width) && (speed < 0 || pp->speed == speed))
 				n++;
 		}
 	return n;
+}
+
+static int count_links(const struct ibf_fabric *f)
+{
+	return count_links_ws(f, -1, -1);
 }
 
 static int count_width(const struct ibf_fabric *f, int width)
 {
-	int n = 0;
-	for (uint32_t i = 0; i < f->nnodes; i++)
-		for (int p = 1; p <= f->nodes[i].nports; p++) {
-			const struct ibf_port *pp = ibf_port(f, (int)i, p);
-			if (pp->peer_node == IBF_NO_NODE)
-				continue;
-			if (((uint32_t)pp->peer_node > i ||
-			     ((uint32_t)pp->peer_node == i && pp->peer_port > p)) &&
-			    pp->width == width)
-				n++;
-		}
-	return n;
+	return count_links_ws(f, width, -1);
 }
 
 static int count_speed(const struct ibf_fabric *f, int speed)
 {
-	int n = 0;
-	for (uint32_t i = 0; i < f->nnodes; i++)
-		for (int p = 1; p <= f->nodes[i].nports; p++) {
-			const struct ibf_port *pp = ibf_port(f, (int)i, p);
-			if (pp->peer_node == IBF_NO_NODE)
-				continue;
-			if (((uint32_t)pp->peer_node > i ||
-			     ((uint32_t)pp->peer_node == i && pp->peer_port > p)) &&
-			    pp->speed == speed)
-				n++;
-		}
-	return n;
+	return count_links_ws(f, -1, speed);
 }
 
 static int find_id(const struct ibf_fabric *f, const char *id)

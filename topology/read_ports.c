@@ -80,6 +80,24 @@ static int end_point(struct ibf_cur *c, int *type, uint64_t *lid, uint64_t *port
 	return 0;
 }
 
+/* A new (uninitialised) node record at the end of r->nodes: its index in
+ * *idx; -1 when memory (or the index range) runs out. */
+static int pnode_add(struct prd *r, int32_t *idx)
+{
+	if (r->nn == r->capn) {
+		size_t nc = r->capn ? r->capn * 2 : 256;
+		struct pnode *nn = realloc(r->nodes, nc * sizeof(*nn));
+		if (!nn)
+			return -1;
+		r->nodes = nn;
+		r->capn = nc;
+	}
+	if (r->nn >= INT32_MAX / 2)
+		return -1;
+	*idx = (int32_t)r->nn++;
+	return 0;
+}
+
 static int node_for(struct prd *r, int type, uint64_t guid, int port, const char *name,
 		    size_t namelen, int32_t *out)
 {
@@ -89,17 +107,8 @@ static int node_for(struct prd *r, int type, uint64_t guid, int port, const char
 	uint64_t key = type == IBF_NODE_SWITCH ? guid : guid - (uint64_t)port;
 	int32_t idx = ibf_umap_get(m, key);
 	if (idx < 0) {
-		if (r->nn == r->capn) {
-			size_t nc = r->capn ? r->capn * 2 : 256;
-			struct pnode *nn = realloc(r->nodes, nc * sizeof(*nn));
-			if (!nn)
-				return IBF_ENOMEM;
-			r->nodes = nn;
-			r->capn = nc;
-		}
-		if (r->nn >= INT32_MAX / 2)
+		if (pnode_add(r, &idx))
 			return IBF_ENOMEM;
-		idx = (int32_t)r->nn++;
 		struct pnode *p = &r->nodes[idx];
 		memset(p, 0, sizeof(*p));
 		p->next_copy = -1;
@@ -287,17 +296,9 @@ static int copy_for(struct prd *r, int32_t b, int pb, const struct ibf_umap *end
 		}
 		last = c;
 	}
-	if (r->nn == r->capn) {
-		size_t nc = r->capn * 2;
-		struct pnode *nn = realloc(r->nodes, nc * sizeof(*nn));
-		if (!nn)
-			return IBF_ENOMEM;
-		r->nodes = nn;
-		r->capn = nc;
-	}
-	if (r->nn >= INT32_MAX / 2)
+	int32_t idx;
+	if (pnode_add(r, &idx))
 		return IBF_ENOMEM;
-	int32_t idx = (int32_t)r->nn++;
 	r->nodes[idx] = r->nodes[b];
 	r->nodes[idx].next_copy = -1;
 	r->nodes[idx].copy_no = (last == b ? 1 : r->nodes[last].copy_no) + 1;
