@@ -3,6 +3,7 @@
 #include "ibf_conf.h"
 #include "ibf_sim.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -109,7 +110,9 @@ static int on_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t index, u
 		u->rates = rates;
 		u->nrates = ph->nflows;
 		u->load = load;
-		for (int m = 0; m < 2; m++) {
+		/* no flow between host ports: nothing to bound (lambda would be
+		 * infinite and the throughput 0 x inf) */
+		for (int m = 0; m < 2 && row->res.flows; m++) {
 			if (!(m ? u->mat_any : u->mat_routing))
 				continue;
 			struct ibf_mat_opts mo = u->mo;
@@ -259,7 +262,6 @@ static int write_svgs(const char *dir, const struct src *srcs, int nsrc, struct 
 		      char (*patnames)[64], int npat, struct ibf_error *err)
 {
 	char tmp[4200], path[4200];
-	mkdir(dir, 0777);
 	/* 1. bars */
 	FILE *o = svg_file(dir, "bars.svg", tmp, sizeof(tmp), path, sizeof(path), err);
 	if (!o)
@@ -487,7 +489,9 @@ static void print_text(const char *topo, const char *place, const struct src *sr
 								   : NULL;
 			if (mat_r) {
 				char b[48];
-				if (u->mat[0].exact)
+				if (!u->have_mat[0])
+					snprintf(b, sizeof(b), "-");
+				else if (u->mat[0].exact)
 					snprintf(b, sizeof(b), "%.1f", u->mat[0].throughput_lo);
 				else
 					snprintf(b, sizeof(b), "%.1f..%.1f",
@@ -508,7 +512,9 @@ static void print_text(const char *topo, const char *place, const struct src *sr
 					       u->rows[i].repeat > 1 ? " (repeated)" : "");
 				}
 		}
-		if (mat_a) {
+		if (mat_a && !runs[p][0].have_mat[1]) {
+			printf("MAT any path: none (phase 1 has no flow between host ports)\n");
+		} else if (mat_a) {
 			const struct ibf_mat_result *M = &runs[p][0].mat[1];
 			printf("MAT any path (the topology's bound, phase 1): %s%.1f",
 			       M->exact ? "" : "", M->throughput_lo);
@@ -587,7 +593,7 @@ struct flow_args {
 	long lmc, ppn, ranks;
 	double bytes, acc;
 	uint64_t seed;
-	int mat_r, mat_a, threads_set;
+	int mat_r, mat_a, mat_opt, threads_set;
 	struct ibf_mat_opts mo;
 };
 
@@ -621,6 +627,7 @@ static int flow_mat_opt(const char *prog, struct flow_args *a, int c)
 			return cli_usage_error(prog, "--mat must be routing, any or both");
 		return 0;
 	case O_MATM:
+		a->mat_opt = 1;
 		if (!strcmp(optarg, "gk"))
 			a->mo.method = IBF_MAT_GK;
 		else if (!strcmp(optarg, "lp"))
@@ -629,6 +636,7 @@ static int flow_mat_opt(const char *prog, struct flow_args *a, int c)
 			return cli_usage_error(prog, "--mat-method must be gk or lp");
 		return 0;
 	default: /* O_EPS */
+		a->mat_opt = 1;
 		a->mo.eps = strtod(optarg, &end);
 		if (end == optarg || *end || !(a->mo.eps >= 0.001 && a->mo.eps <= 0.4))
 			return cli_usage_error(prog, "--eps must be 0.001 .. 0.4");
@@ -746,6 +754,13 @@ static int flow_parse(const char *prog, int argc, char **argv, struct flow_args 
 			prog, "give --lfts DUMP or --engine NAME (several for a comparison)");
 	if (!a->npat)
 		return cli_usage_error(prog, "give --pattern (see --help)");
+	if (a->mat_opt && !a->mat_r && !a->mat_a)
+		return cli_usage_error(prog, "--mat-method and --eps need --mat");
+	int mix = 0;
+	for (int p = 0; p < a->npat; p++)
+		mix |= a->pats[p].id == IBF_PAT_MIX;
+	if (a->acc > 0 && !mix)
+		return cli_usage_error(prog, "--acc-gbps is used by the mix:C1..C5 patterns only");
 	if (a->mo.method == IBF_MAT_LP && !ibf_sim_have_lp())
 		return cli_usage_error(prog, "--mat-method lp: this build has no GLPK");
 	a->lp.seed = a->seed;
@@ -815,6 +830,18 @@ static int flow_runs(struct flow_args *a, struct run (*runs)[MAXSRC], struct ibf
 						 err);
 			if (!rc && u->failed)
 				rc = IBF_EINVAL;
+			uint64_t nf = 0, nlocal = 0;
+			for (uint32_t i = 0; !rc && i < u->nrows; i++) {
+				nf += u->rows[i].res.flows;
+				nlocal += u->rows[i].res.local;
+			}
+			/* nothing crosses the fabric: no rate, no time to report */
+			if (!rc && !nf)
+				rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+						   "pattern %s on %u ranks has no flow between two host "
+						   "ports (%llu local to a port)",
+						   a->patnames[p], pl->nranks,
+						   (unsigned long long)nlocal);
 		}
 	return rc;
 }
@@ -845,9 +872,19 @@ static int cmd_flow(int argc, char **argv)
 		free(a);
 		return cli_fail(&(struct ibf_error){ .code = IBF_ENOMEM, .msg = "out of memory" });
 	}
-	rc = flow_tables(a, f, &err);
+	/* the plots' directory is checked before the runs and the plots are
+	 * written before the results are printed: a failure prints nothing */
+	struct stat st;
+	if (a->svgdir && ((mkdir(a->svgdir, 0777) && errno != EEXIST) ||
+			  stat(a->svgdir, &st) || !S_ISDIR(st.st_mode) ||
+			  access(a->svgdir, W_OK | X_OK)))
+		rc = ibf_error_set(&err, IBF_EIO, a->svgdir, 0, "--svg: not a writable directory");
+	if (!rc)
+		rc = flow_tables(a, f, &err);
 	if (!rc)
 		rc = flow_runs(a, runs, &pl, &err);
+	if (!rc && a->svgdir)
+		rc = write_svgs(a->svgdir, a->srcs, a->nsrc, runs, a->patnames, a->npat, &err);
 	if (rc)
 		goto out;
 	if (a->json)
@@ -855,8 +892,6 @@ static int cmd_flow(int argc, char **argv)
 	else
 		print_text(a->topo, a->place, a->srcs, a->nsrc, runs, a->patnames, a->npat, &pl,
 			   &a->lp, a->bytes, a->mat_r, a->mat_a, a->phases);
-	if (a->svgdir)
-		rc = write_svgs(a->svgdir, a->srcs, a->nsrc, runs, a->patnames, a->npat, &err);
 out:
 	for (int p = 0; p < a->npat; p++)
 		for (int s = 0; s < a->nsrc; s++) {

@@ -65,4 +65,37 @@ awk '/^Unicast lids/ {n++} n == 2 && /Channel Adapter/ && !done {done = 1; next}
 rc=0; "$IBFAB" sim flow --topology sf.topo --lmc 1 --lfts cut.lfts --pattern a2a >/dev/null 2>e5.txt || rc=$?
 check "undelivered flow: error naming it" sh -c "[ $rc -eq 1 ] && grep -q 'not delivered' e5.txt"
 diag <e5.txt
+
+# a pattern with no flow between host ports (every rank sends to itself,
+# or all ranks share one port) is an error, not 0 Gb/s in 0 us
+"$IBFAB" topo gen fattree --m 4,4 --w 1,2 >ft16.topo 2>/dev/null
+# shellcheck disable=SC2086
+for a in "--pattern shift:16" "--pattern a2a --ppn 4 --ranks 3" "--pattern cumulative --ppn 2"; do
+	rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal $a >e6.out 2>e6.txt || rc=$?
+	check "sim flow $a: exit 1, nothing on stdout" sh -c "[ $rc -eq 1 ] && [ ! -s e6.out ] && grep -q 'no flow between two host ports' e6.txt"
+done
+# phase 1 local only (bcast, ppn 2: rank 0 -> rank 1 on one port): no MAT
+# for it, and the JSON stays JSON (it had "inf" and "-nan")
+"$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern bcast --ppn 2 --mat both --json >b.json 2>e7.txt
+check "MAT of a local-only first phase: valid JSON without mat_*" python3 -c '
+import json
+r = json.load(open("b.json"))["patterns"][0]["results"][0]
+assert "mat_routing" not in r and "mat_any" not in r, r
+assert r["phases"][0]["flows"] == 0 and r["phases"][1]["flows"] > 0
+'
+"$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern bcast --ppn 2 --mat both >b.txt 2>&1
+check "... and no nan in the text" sh -c "! grep -qi nan b.txt && grep -q 'MAT any path: none' b.txt"
+# options that only act with others are usage errors, not ignored
+# shellcheck disable=SC2086
+for a in "--eps 0.1" "--mat-method gk" "--acc-gbps 10"; do
+	rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern a2a $a >e8.out 2>e8.txt || rc=$?
+	check "sim flow $a alone: exit 2, nothing on stdout" sh -c "[ $rc -eq 2 ] && [ ! -s e8.out ]"
+done
+# --svg into something that is not a writable directory: exit 1 before any
+# result is printed (the table was printed, then the error)
+: >notadir
+for d in notadir /dev/null/x; do
+	rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern a2a --svg $d >e9.out 2>e9.txt || rc=$?
+	check "--svg $d: exit 1, nothing on stdout" sh -c "[ $rc -eq 1 ] && [ ! -s e9.out ] && grep -q 'not a writable directory' e9.txt"
+done
 done_testing
