@@ -117,6 +117,10 @@ int ibf_plan_node(struct ibf_plan *p, const char *name, int type, const char *ra
 		if (n->type != type)
 			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 					     "%s is used both as a switch and as a host", name);
+		if (rack && *rack && *n->rack && strcmp(rack, n->rack))
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "%s is in rack %s and in rack %s", name, n->rack,
+					     rack);
 		if (rack && *rack && !*n->rack) {
 			char *r = strdup(rack);
 			if (!r)
