@@ -809,11 +809,15 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 	for (uint32_t n = 0; n < p->nnodes; n++) {
 		if (v->pmap[n] >= 0 || p->nodes[n].type != IBF_NODE_SWITCH)
 			continue;
-		uint32_t nc = 0, nexp = 0, minstep = UINT32_MAX;
+		uint32_t nc = 0, nexp = 0, ntot = 0, minstep = UINT32_MAX;
 		int first = -1;
+		/* a cable between two missing switches was folded into the first
+		 * one; it is still one of this switch's cables */
 		for (int q = 1; q <= p->nodes[n].nports; q++) {
 			int c = ibf_plan_cable_at(p, n, q);
-			if (c < 0 || v->cstate[c])
+			if (c >= 0)
+				ntot++;
+			if (c < 0 || (v->cstate[c] != CS_OPEN && v->cstate[c] != CS_FOLDED))
 				continue;
 			nc++;
 			if (first < 0)
@@ -834,7 +838,7 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 			    v, IBF_FIND_MISSING_NODE, first, -1,
 			    ibf_asprintf("switch %s (rack %s) with %u planned cables",
 					 p->nodes[n].name,
-					 p->nodes[n].rack[0] ? p->nodes[n].rack : "-", nc),
+					 p->nodes[n].rack[0] ? p->nodes[n].rack : "-", ntot),
 			    strdup("not found in the discovered fabric"),
 			    ibf_asprintf("install, power and cable %s (check its node description "
 					 "or add it to the node-name-map if it is there)",
