@@ -863,7 +863,7 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 					     cb->step)))
 			return IBF_ENOMEM;
 	}
-	/* unknown switches (their cables are part of the finding) */
+	/* unknown switches with cables (their cables are part of the finding) */
 	for (uint32_t n = p->nnodes; n < v->ncomb; n++) {
 		const struct ibf_node *fn = &f->nodes[v->comb_fab[n]];
 		if (fn->type != IBF_NODE_SWITCH)
@@ -886,12 +886,13 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 				shown++;
 			}
 		}
+		if (!total)
+			continue; /* no cable to fix (only an excerpt of a dump has such) */
 		if (total > shown)
 			bappend(list, sizeof(list), &len, ", ... (%d cables)", total);
 		if (add_finding(v, IBF_FIND_UNKNOWN_NODE, -1, -1,
 				strdup("no such switch in the plan"),
-				ibf_asprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)),
-					     total ? list : "no cables"),
+				ibf_asprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)), list),
 				ibf_asprintf("remove switch %s, or give it its plan name (node "
 					     "description, --node-name-map or --anchor)",
 					     node_name(v, n, nb, sizeof(nb)))))
