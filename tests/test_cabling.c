@@ -444,6 +444,8 @@ static void test_csv_errors(void)
 	expect_csv_error(t, 2, "to itself");
 	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r1,a,2,r0,c,1\n", h);
 	expect_csv_error(t, 3, "a is in rack r0 and in rack r1");
+	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r0,a,2,r0,c,1,4x\n", h);
+	expect_csv_error(t, 3, "10 fields but the header has 9");
 	snprintf(t, sizeof(t), "cable,a_switch,a_port,b_switch,b_port,a_nports\n1,a,5,b,1,4\n");
 	expect_csv_error(t, 2, "beyond its 4 ports");
 	expect_csv_error("# only a comment\n", 1, "no header");
