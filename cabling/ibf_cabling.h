@@ -69,8 +69,9 @@ void ibf_plan_free(struct ibf_plan *p);
 
 /* Find a node by name; -1 when absent. */
 int ibf_plan_find(const struct ibf_plan *p, const char *name);
-/* Find or add a node.  An existing node must have the same type (rack and
- * port count are filled in when they were unknown).  nports 0 = unknown.
+/* Find or add a node.  An existing node must have the same type and, when
+ * both are given, the same rack (rack and port count are filled in when they
+ * were unknown).  nports 0 = unknown.
  * Returns the node index or a negative error code. */
 int ibf_plan_node(struct ibf_plan *p, const char *name, int type, const char *rack, int nports,
 		  struct ibf_error *err);

@@ -117,6 +117,10 @@ int ibf_plan_node(struct ibf_plan *p, const char *name, int type, const char *ra
 		if (n->type != type)
 			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 					     "%s is used both as a switch and as a host", name);
+		if (rack && *rack && *n->rack && strcmp(rack, n->rack))
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "%s is in rack %s and in rack %s", name, n->rack,
+					     rack);
 		if (rack && *rack && !*n->rack) {
 			char *r = strdup(rack);
 			if (!r)
@@ -399,6 +403,7 @@ struct csv_rd {
 	struct ibf_error *err;
 	int col[C_COUNT]; /* field index of each column, -1 absent */
 	int have_header;
+	int nhdr;    /* fields of the header row */
 	long lineno; /* last line read */
 	long *lines; /* input line of every cable */
 	size_t lines_cap;
@@ -426,6 +431,7 @@ static int csv_header(struct csv_rd *r, char **fld, int nf)
 					     "a_switch,a_port,b_switch,b_port)",
 					     col_names[req[i]]);
 	r->have_header = 1;
+	r->nhdr = nf;
 	return 0;
 }
 
@@ -508,6 +514,12 @@ static int csv_numbers(struct csv_rd *r, const char **v, struct ibf_cable *cb, l
 static int csv_row(struct csv_rd *r, char **fld, int nf)
 {
 	struct ibf_plan *p = r->p;
+	/* a field beyond the header's is a value the reader would drop (an
+	 * unquoted comma, a column left out of the header) */
+	if (nf > r->nhdr)
+		return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno,
+				     "%d fields but the header has %d (quote names with commas)",
+				     nf, r->nhdr);
 	const char *v[C_COUNT];
 	for (int c = 0; c < C_COUNT; c++)
 		v[c] = r->col[c] >= 0 && r->col[c] < nf ? fld[r->col[c]] : "";

@@ -809,11 +809,15 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 	for (uint32_t n = 0; n < p->nnodes; n++) {
 		if (v->pmap[n] >= 0 || p->nodes[n].type != IBF_NODE_SWITCH)
 			continue;
-		uint32_t nc = 0, nexp = 0, minstep = UINT32_MAX;
+		uint32_t nc = 0, nexp = 0, ntot = 0, minstep = UINT32_MAX;
 		int first = -1;
+		/* a cable between two missing switches was folded into the first
+		 * one; it is still one of this switch's cables */
 		for (int q = 1; q <= p->nodes[n].nports; q++) {
 			int c = ibf_plan_cable_at(p, n, q);
-			if (c < 0 || v->cstate[c])
+			if (c >= 0)
+				ntot++;
+			if (c < 0 || (v->cstate[c] != CS_OPEN && v->cstate[c] != CS_FOLDED))
 				continue;
 			nc++;
 			if (first < 0)
@@ -834,7 +838,7 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 			    v, IBF_FIND_MISSING_NODE, first, -1,
 			    ibf_asprintf("switch %s (rack %s) with %u planned cables",
 					 p->nodes[n].name,
-					 p->nodes[n].rack[0] ? p->nodes[n].rack : "-", nc),
+					 p->nodes[n].rack[0] ? p->nodes[n].rack : "-", ntot),
 			    strdup("not found in the discovered fabric"),
 			    ibf_asprintf("install, power and cable %s (check its node description "
 					 "or add it to the node-name-map if it is there)",
@@ -859,7 +863,7 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 					     cb->step)))
 			return IBF_ENOMEM;
 	}
-	/* unknown switches (their cables are part of the finding) */
+	/* unknown switches with cables (their cables are part of the finding) */
 	for (uint32_t n = p->nnodes; n < v->ncomb; n++) {
 		const struct ibf_node *fn = &f->nodes[v->comb_fab[n]];
 		if (fn->type != IBF_NODE_SWITCH)
@@ -882,12 +886,13 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 				shown++;
 			}
 		}
+		if (!total)
+			continue; /* no cable to fix (only an excerpt of a dump has such) */
 		if (total > shown)
 			bappend(list, sizeof(list), &len, ", ... (%d cables)", total);
 		if (add_finding(v, IBF_FIND_UNKNOWN_NODE, -1, -1,
 				strdup("no such switch in the plan"),
-				ibf_asprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)),
-					     total ? list : "no cables"),
+				ibf_asprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)), list),
 				ibf_asprintf("remove switch %s, or give it its plan name (node "
 					     "description, --node-name-map or --anchor)",
 					     node_name(v, n, nb, sizeof(nb)))))

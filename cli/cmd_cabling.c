@@ -454,7 +454,8 @@ static const char validate_help[] =
 	"problem with its fix: missing, extra, miswired (with the move: which end to unplug\n"
 	"and where it goes), wrong-port (right neighbour, wrong port), swapped (two cables\n"
 	"whose far ends are exchanged, one fix), degraded (width/speed below the plan),\n"
-	"unknown-node and missing-node.  Exit status: 0 clean, 1 findings, 2 usage error.\n"
+	"unknown-node and missing-node.  Exit status: 0 clean, 1 findings, 2 usage or\n"
+	"other error (unreadable plan, fabric or node-name-map; report not written).\n"
 	"\n"
 	"Switches get their plan names from the node description, else from the\n"
 	"node-name-map (GUID -> name), else structurally: from the --anchor switch, each\n"
@@ -579,10 +580,11 @@ int cmd_validate(int argc, char **argv)
 	struct ibf_fabric *fab = NULL;
 	struct ibf_namemap nm = { 0 };
 	struct ibf_vreport r = { 0 };
-	int rc = 1, have_report = 0;
+	/* 1 means findings: every error exits 2 */
+	int rc = 2, have_report = 0;
 	plan = ibf_plan_read_csv(plan_path, &err);
 	if (!plan) {
-		rc = cli_fail(&err);
+		cli_fail(&err);
 		goto out;
 	}
 	if (live && !ibf_have_live()) {
@@ -590,30 +592,29 @@ int cmd_validate(int argc, char **argv)
 			"ibfab: --live is not available: this ibfab was built without "
 			"libibnetdisc (libibnetdisc-dev); run 'ibnetdiscover > FILE' and pass "
 			"--fabric FILE\n");
-		rc = 2;
 		goto out;
 	}
 	fab = live ? ibf_fabric_discover(ca, (int)ca_port, &err)
 		   : cli_read_fabric(fab_path, IBF_FMT_AUTO, &err);
 	if (!fab) {
-		rc = cli_fail(&err);
+		cli_fail(&err);
 		goto out;
 	}
 	if (nnmap_path) {
 		if (ibf_namemap_read(&nm, nnmap_path, &err)) {
-			rc = cli_fail(&err);
+			cli_fail(&err);
 			goto out;
 		}
 		o.namemap = &nm;
 	}
 	if (ibf_validate(plan, fab, &o, &r, &err)) {
-		rc = err.code == IBF_EINVAL ? (cli_fail(&err), 2) : cli_fail(&err);
+		cli_fail(&err);
 		goto out;
 	}
 	have_report = 1;
 	struct ibf_atomic a;
 	if (ibf_atomic_open(&a, out, &err)) {
-		rc = cli_fail(&err);
+		cli_fail(&err);
 		goto out;
 	}
 	if (json)
@@ -622,7 +623,7 @@ int cmd_validate(int argc, char **argv)
 		ibf_vreport_write_text(&r, a.fp);
 	int bad = ferror(a.fp);
 	if (ibf_atomic_commit(&a, !bad, &err)) {
-		rc = cli_fail(&err);
+		cli_fail(&err);
 		goto out;
 	}
 	rc = r.n ? 1 : 0;

@@ -51,4 +51,22 @@ check "route check: plain dump_lfts (entries to ports 128+ lost) exits 1 naming 
 r=$(rc "$IBFAB" validate --plan "$IO/gpu-two-devices.plan.csv" --fabric "$IO/gpu-two-devices.ibnetdiscover")
 check "validate: two single-port devices of one planned host are clean (exit $r)" \
 	sh -c "test $r = 0 && grep -q '^clean: 2 of 2' '$W/out'"
+
+# validate: exit 1 means findings; a plan, fabric or node-name-map that cannot
+# be read exits 2, names the file (and line), and writes no report
+P=$IO/gpu-two-devices.plan.csv
+F=$IO/gpu-two-devices.ibnetdiscover
+{ cat "$P"; echo '3,host,leaf,x,gpu02,1'; } >"$W/badplan.csv"
+printf 'not a fabric\n' >"$W/bad.ibnd"
+printf '0xzz "x"\n' >"$W/bad.map"
+for t in "badplan.csv:4:--plan $W/badplan.csv --fabric $F" "bad.ibnd::--plan $P --fabric $W/bad.ibnd" \
+	"bad.map:1:--plan $P --fabric $F --node-name-map $W/bad.map" \
+	"nonexistent::--plan $W/nonexistent --fabric $F"; do
+	IFS=: read -r file line args <<<"$t"
+	rm -f "$W/rep"
+	# shellcheck disable=SC2086
+	r=$(rc "$IBFAB" validate $args -o "$W/rep")
+	check "validate: unreadable $file exits 2 (was 1, read as findings), names it${line:+ and line $line}, no report" \
+		sh -c "test $r = 2 && grep -q '$file${line:+:$line:}' '$W/err' && test ! -e '$W/rep'"
+done
 done_testing

@@ -442,6 +442,10 @@ static void test_csv_errors(void)
 	expect_csv_error(t, 3, "both as a switch and as a host");
 	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,a,1\n", h);
 	expect_csv_error(t, 2, "to itself");
+	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r1,a,2,r0,c,1\n", h);
+	expect_csv_error(t, 3, "a is in rack r0 and in rack r1");
+	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r0,a,2,r0,c,1,4x\n", h);
+	expect_csv_error(t, 3, "10 fields but the header has 9");
 	snprintf(t, sizeof(t), "cable,a_switch,a_port,b_switch,b_port,a_nports\n1,a,5,b,1,4\n");
 	expect_csv_error(t, 2, "beyond its 4 ports");
 	expect_csv_error("# only a comment\n", 1, "no header");
@@ -769,6 +773,49 @@ static void test_validate_degraded_nodes(void)
 	fx_free(&x);
 }
 
+/* Two neighbouring switches missing: each finding counts all of its planned
+ * cables, also the one between them (it was 0 or 10 for the second). */
+static void test_validate_two_missing_nodes(void)
+{
+	struct ibf_plan *p = sf_plan(5, 4, 16, 0);
+	TT_REQUIRE(p);
+	size_t len;
+	char *csv = plan_csv(p, &len);
+	TT_REQUIRE(csv);
+	/* the fabric: the plan without sf-r00-g0-s00, sf-r00-g0-s01 and their hosts */
+	char *w = csv;
+	for (char *l = csv, *e; *l; l = e) {
+		e = strchr(l, '\n');
+		e = e ? e + 1 : l + strlen(l);
+		char save = *e;
+		*e = '\0';
+		int keep = !strstr(l, ",sf-r00-g0-s00") && !strstr(l, ",sf-r00-g0-s01");
+		*e = save;
+		if (keep) {
+			memmove(w, l, (size_t)(e - l));
+			w += e - l;
+		}
+	}
+	struct ibf_error err;
+	struct ibf_plan *fp = ibf_plan_parse_csv(csv, (size_t)(w - csv), "f.csv", &err);
+	free(csv);
+	TT_REQUIRE(fp);
+	struct ibf_fabric *f = ibf_plan_to_fabric(fp, &err);
+	TT_REQUIRE(f);
+	struct ibf_vreport r;
+	TT_REQUIRE(ibf_validate(p, f, NULL, &r, &err) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 2);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING_NODE), 2);
+	for (uint32_t i = 0; i < r.n; i++)
+		TT_CHECK_MSG(strstr(r.f[i].expected, "with 11 planned cables"), "%s",
+			     r.f[i].expected);
+	ibf_vreport_free(&r);
+	ibf_fabric_free(f);
+	ibf_plan_free(fp);
+	ibf_plan_free(p);
+}
+
 static void test_validate_matching(void)
 {
 	struct fx x;
@@ -1002,6 +1049,7 @@ int main(void)
 	tt_run("validate: swapped pairs as one fix", test_validate_swapped);
 	tt_run("validate: wrong port and miswired", test_validate_wrong_port_miswired);
 	tt_run("validate: degraded, unknown and missing nodes", test_validate_degraded_nodes);
+	tt_run("validate: two neighbouring missing switches", test_validate_two_missing_nodes);
 	tt_run("validate: node-name-map and structural matching", test_validate_matching);
 	tt_run("validate: partial cabling", test_validate_partial);
 	tt_run("validate: the e2e fault set", test_validate_all_faults);
