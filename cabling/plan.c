@@ -514,12 +514,15 @@ static int csv_numbers(struct csv_rd *r, const char **v, struct ibf_cable *cb, l
 static int csv_row(struct csv_rd *r, char **fld, int nf)
 {
 	struct ibf_plan *p = r->p;
-	/* a field beyond the header's is a value the reader would drop (an
-	 * unquoted comma, a column left out of the header) */
-	if (nf > r->nhdr)
-		return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno,
-				     "%d fields but the header has %d (quote names with commas)",
-				     nf, r->nhdr);
+	/* a value beyond the header's fields is one the reader would drop (an
+	 * unquoted comma, a column left out of the header); empty ones, as
+	 * spreadsheets write for their unused columns, are not */
+	for (int i = r->nhdr; i < nf; i++)
+		if (fld[i][strspn(fld[i], " \t")])
+			return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno,
+					     "%d fields but the header has %d (quote names with "
+					     "commas)",
+					     nf, r->nhdr);
 	const char *v[C_COUNT];
 	for (int c = 0; c < C_COUNT; c++)
 		v[c] = r->col[c] >= 0 && r->col[c] < nf ? fld[r->col[c]] : "";

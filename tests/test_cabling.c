@@ -446,6 +446,14 @@ static void test_csv_errors(void)
 	expect_csv_error(t, 3, "a is in rack r0 and in rack r1");
 	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r0,a,2,r0,c,1,4x\n", h);
 	expect_csv_error(t, 3, "10 fields but the header has 9");
+	{ /* empty fields beyond the header (a spreadsheet's unused columns) are fine */
+		snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2,,\n2,1,switch,r0,a,2,r0,c,1, \n",
+			 h);
+		struct ibf_error e;
+		struct ibf_plan *pl = ibf_plan_parse_csv(t, strlen(t), "t.csv", &e);
+		TT_CHECK_MSG(pl && pl->ncables == 2, "%s", pl ? "" : e.msg);
+		ibf_plan_free(pl);
+	}
 	snprintf(t, sizeof(t), "cable,a_switch,a_port,b_switch,b_port,a_nports\n1,a,5,b,1,4\n");
 	expect_csv_error(t, 2, "beyond its 4 ports");
 	expect_csv_error("# only a comment\n", 1, "no header");
