@@ -151,18 +151,24 @@ fi
 opensm -c "$W/opensm.default.conf" >/dev/null 2>&1 </dev/null
 osm_conf "$W/opensm.default.conf" layered 1 "$W/osm.conf"
 echo '# defaults' >"$W/empty.conf"
-mkdir -p "$W/sim"
-IBFAB_CONF="$W/empty.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-	"$HARNESS" with "$W/av.net" "$W/sim/s" -- bash -c '
+# osm_sweep NET CONF DIR: NET in ibsim, one OpenSM sweep with the plugin
+# and CONF, then the switches' tables (DIR/s/lfts.txt) and the fabric as
+# discovered (DIR/s/net.ibnd) read back; exit status of the run
+osm_sweep() {
+	mkdir -p "$3"
+	IBFAB_CONF="$W/empty.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		"$HARNESS" with "$1" "$3/s" -- bash -c '
 	. "$0"
 	d=$IBFAB_SIM_DIR
 	opensm_once "$d" -F "$1" || { echo "opensm failed ($?)"; tail -20 "$d/opensm.out"; exit 1; }
-	ibsim-run dump_lfts >"$d/dump_lfts.raw" 2>"$d/dump_lfts.err" || exit 2
+	ibsim-run dump_lfts 2>"$d/dump_lfts.err" | grep -v "replaced by dump_fts" >"$d/lfts.txt" || exit 2
 	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>"$d/ibnd.err" || exit 3
-' "$top_srcdir/tests/lib.sh" "$W/osm.conf" 2>&1 | diag
-check "avakas in ibsim: opensm with the plugin, dump_lfts and ibnetdiscover ran" test "${PIPESTATUS[0]}" -eq 0
+' "$top_srcdir/tests/lib.sh" "$2" 2>&1 | diag
+	return "${PIPESTATUS[0]}"
+}
+osm_sweep "$W/av.net" "$W/osm.conf" "$W/sim"
+check "avakas in ibsim: opensm with the plugin, dump_lfts and ibnetdiscover ran" test $? -eq 0
 S=$W/sim/s
-grep -v 'replaced by dump_fts' "$S/dump_lfts.raw" >"$W/sim/lfts.txt" 2>/dev/null
 check "avakas in ibsim: the plugin's layered engine configured 25 switches, 587 LIDs (LMC 1)" \
 	grep -q "layered: tables configured by ibfab: 25 switches, 587 LIDs (306 end ports, LMC 1, 2 layers)" "$S/opensm.log"
 check "avakas in ibsim: subnet up" grep -q "SUBNET UP" "$S/opensm.log"
@@ -170,8 +176,8 @@ check "avakas in ibsim: subnet up" grep -q "SUBNET UP" "$S/opensm.log"
 AVN=${AV##*/}
 check "avakas in ibsim: ibnetdiscover finds the links of the dump" cmp -s "$W/${AVN%%.*}.links" "$W/sim/links"
 check "avakas in ibsim: 25 tables, each with all 587 LIDs" \
-	sh -c "test \$(grep -c '^587 valid lids dumped' '$W/sim/lfts.txt') = 25"
-r=$(rc "$IBFAB" route check --topology "$S/net.ibnd" --lfts "$W/sim/lfts.txt")
+	sh -c "test \$(grep -c '^587 valid lids dumped' '$S/lfts.txt') = 25"
+r=$(rc "$IBFAB" route check --topology "$S/net.ibnd" --lfts "$S/lfts.txt")
 check "avakas in ibsim: route check of the tables read back: all pairs, no loop" \
 	sh -c "test $r = 0 && grep -q '^loops: *0\$' '$W/out' && grep -q '^unreachable: *0\$' '$W/out'"
 
@@ -179,16 +185,8 @@ check "avakas in ibsim: route check of the tables read back: all pairs, no loop"
 # missing leaf cable as the offline run does, and the tables deliver
 "$IBFAB" topo convert "$P2" --format ibsim -o "$W/p2.net" 2>"$W/err"
 osm_conf "$W/opensm.default.conf" dmodk 0 "$W/osm-p2.conf"
-mkdir -p "$W/sim2"
-IBFAB_CONF="$W/empty.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-	"$HARNESS" with "$W/p2.net" "$W/sim2/s" -- bash -c '
-	. "$0"
-	d=$IBFAB_SIM_DIR
-	opensm_once "$d" -F "$1" || { echo "opensm failed ($?)"; tail -20 "$d/opensm.out"; exit 1; }
-	ibsim-run dump_lfts 2>"$d/dump_lfts.err" | grep -v "replaced by dump_fts" >"$d/lfts.txt" || exit 2
-	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>"$d/ibnd.err" || exit 3
-' "$top_srcdir/tests/lib.sh" "$W/osm-p2.conf" 2>&1 | diag
-check "plafrim2 in ibsim: opensm with the plugin (dmodk), dump_lfts and ibnetdiscover ran" test "${PIPESTATUS[0]}" -eq 0
+osm_sweep "$W/p2.net" "$W/osm-p2.conf" "$W/sim2"
+check "plafrim2 in ibsim: opensm with the plugin (dmodk), dump_lfts and ibnetdiscover ran" test $? -eq 0
 S2=$W/sim2/s
 check "plafrim2 in ibsim: dmodk configured the 7 switches (no fallback)" \
 	sh -c "grep -q 'dmodk: tables configured by ibfab: 7 switches' '$S2/opensm.log' && grep -q 'dmodk tables configured on all switches' '$S2/opensm.log'"
