@@ -45,9 +45,12 @@ static const char gen_help[] =
 	"             --m M1,M2,.. --w 1,W2,.. [--parallel C] [--switch-ports K]\n"
 	"                                         XGFT(h; m1..mh; w1..wh); m1 = hosts per leaf\n"
 	"  rail       --servers M --gpus K [--rail-switches R] [--spines S] [--uplinks U]\n"
+	"             [--switch-ports K]\n"
 	"             rail-only (S = 0) or rail-optimized GPU cluster, one NIC per GPU\n"
 	"  dragonfly  --a A --p P --h H [--g G]   A routers/group, P hosts, H global links\n"
 	"  hyperx     --s1 X --s2 Y [--trunk T] [--hosts P]\n"
+	"An option not listed for the family (--parallel and --switch-ports: not\n"
+	"with --kary) is a usage error.\n"
 	"\n"
 	"Common options:\n"
 	"  --format F     ibnetdiscover (default), ibsim, json\n"
@@ -124,7 +127,53 @@ struct gen_args {
 	int hfirst, m[IBF_FT_MAX_LEVELS], w[IBF_FT_MAX_LEVELS], nm, nw;
 	const char *out, *nnmap;
 	int fmt;
+	unsigned long given; /* bit (code - O_Q) of each option given */
 };
+
+#define GIVEN(a, code) (((a)->given >> ((code) - O_Q)) & 1)
+
+/* The families in the order of their bits in gen_fams[]. */
+static const char *const gen_family_names[] = { "slimfly", "fattree", "rail", "dragonfly",
+						"hyperx" };
+enum { F_SF = 1, F_FT = 2, F_RAIL = 4, F_DF = 8, F_HX = 16, F_ALL = 31 };
+
+/* The families each option applies to; giving it to another one is a usage
+ * error rather than silently ignored. */
+static unsigned gen_fams(int code)
+{
+	switch (code) {
+	case O_Q:
+	case O_HFIRST:
+		return F_SF;
+	case O_HOSTS:
+		return F_SF | F_HX;
+	case O_SWPORTS:
+		return F_SF | F_FT | F_RAIL;
+	case O_KARY:
+	case O_N:
+	case O_M:
+	case O_W:
+	case O_PAR:
+		return F_FT;
+	case O_SERVERS:
+	case O_GPUS:
+	case O_RAILSW:
+	case O_SPINES:
+	case O_UPLINKS:
+		return F_RAIL;
+	case O_A:
+	case O_P:
+	case O_H:
+	case O_G:
+		return F_DF;
+	case O_S1:
+	case O_S2:
+	case O_TRUNK:
+		return F_HX;
+	default:
+		return F_ALL;
+	}
+}
 
 /* The numeric options: where each goes and its upper bound (lower: 0). */
 static const struct {
@@ -182,11 +231,24 @@ static int gen_parse(int argc, char **argv, struct gen_args *a)
 		return cli_usage_error("ibfab topo gen", "missing FAMILY");
 	}
 	a->family = argv[1];
-	int c;
+	int fam = -1; /* unknown: gen_family reports it */
+	for (int i = 0; i < (int)(sizeof(gen_family_names) / sizeof(gen_family_names[0])); i++)
+		if (!strcmp(a->family, gen_family_names[i]))
+			fam = i;
+	int c, li = -1;
 	optind = 2;
 	opterr = 1;
 	/* long options only: '-h' is the help flag, not dragonfly's h */
-	while ((c = getopt_long_only(argc, argv, "o:", gen_lo, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "o:", gen_lo, &li)) != -1) {
+		char name[32];
+		snprintf(name, sizeof(name), "--%s", li >= 0 ? gen_lo[li].name : "?");
+		li = -1;
+		if (c >= O_Q && c <= O_NNMAP) {
+			if (fam >= 0 && !(gen_fams(c) & (1u << fam)))
+				return cli_usage_error("ibfab topo gen", "%s does not apply to %s",
+						       name, a->family);
+			a->given |= 1ul << (c - O_Q);
+		}
 		long *dst = NULL, hi = 0;
 		for (size_t i = 0; i < sizeof(gen_nums) / sizeof(gen_nums[0]); i++)
 			if (gen_nums[i].code == c) {
@@ -194,7 +256,7 @@ static int gen_parse(int argc, char **argv, struct gen_args *a)
 				hi = gen_nums[i].hi;
 			}
 		if (dst) {
-			if (cli_int(argv[optind - 1], optarg, 0, hi, dst))
+			if (cli_int(name, optarg, 0, hi, dst))
 				return 2;
 			continue;
 		}
@@ -238,6 +300,12 @@ static struct ibf_fabric *gen_fattree(const struct gen_args *a, int *usage, stru
 		if (a->kary < 0 || a->n < 0) {
 			*usage = cli_usage_error("ibfab topo gen fattree",
 						 "--kary and --n go together");
+			return NULL;
+		}
+		if (a->nm || a->nw || GIVEN(a, O_PAR) || GIVEN(a, O_SWPORTS)) {
+			*usage = cli_usage_error(
+				"ibfab topo gen fattree",
+				"--kary/--n take no --m, --w, --parallel or --switch-ports");
 			return NULL;
 		}
 		return ibf_gen_kary_ntree((int)a->kary, (int)a->n, err);

@@ -69,4 +69,19 @@ for t in "badplan.csv:4:--plan $W/badplan.csv --fabric $F" "bad.ibnd::--plan $P 
 	check "validate: unreadable $file exits 2 (was 1, read as findings), names it${line:+ and line $line}, no report" \
 		sh -c "test $r = 2 && grep -q '$file${line:+:$line:}' '$W/err' && test ! -e '$W/rep'"
 done
+
+# topo gen: an option of another family was silently ignored (slimfly --kary,
+# dragonfly --hosts, k-ary --parallel built a tree without parallel cables);
+# a bad value named the value instead of the option ("option -1: '-1'")
+for t in "slimfly --q 5 --kary 4" "dragonfly --a 4 --p 2 --h 2 --hosts 5" \
+	"hyperx --s1 3 --s2 3 --switch-ports 2" "rail --servers 4 --gpus 8 --hosts 3" \
+	"fattree --kary 4 --n 2 --parallel 2" "fattree --kary 4 --n 2 --switch-ports 4"; do
+	rm -f "$W/gen"
+	# shellcheck disable=SC2086
+	r=$(rc "$IBFAB" topo gen $t -o "$W/gen")
+	check "topo gen $t: usage error (exit 2), nothing written" \
+		sh -c "test $r = 2 && grep -q 'does not apply\|take no' '$W/err' && test ! -e '$W/gen'"
+done
+r=$(rc "$IBFAB" topo gen slimfly --q -1)
+check "topo gen --q -1: exit 2 naming --q" sh -c "test $r = 2 && grep -q \"option --q: '-1'\" '$W/err'"
 done_testing

@@ -692,6 +692,13 @@ static void test_errors_with_lines(void)
 	expect_error(buf, IBF_FMT_IBNETDISCOVER, 3, "port beyond nports");
 	snprintf(buf, sizeof(buf), "%s[1] \"S-0000000000000010\"[9] # \"s1\" lid 1 4xEDR\n", hdr);
 	expect_error(buf, IBF_FMT_IBNETDISCOVER, 3, "peer port beyond nports");
+	/* a port line cut after the peer id: ibnetdiscover always prints the
+	 * peer port; reading ibsim's default 1 made a wrong cable that showed
+	 * as a duplicate GUID */
+	snprintf(buf, sizeof(buf), "%s[2] \"S-0000000000000010\"\n", hdr);
+	expect_error(buf, IBF_FMT_IBNETDISCOVER, 3, "peer port missing");
+	snprintf(buf, sizeof(buf), "%s[2] \"S-0000000000000010\" # \"s1\" lid 1 4xEDR\n", hdr);
+	expect_error(buf, IBF_FMT_IBNETDISCOVER, 3, "peer port missing, comment kept");
 	snprintf(buf, sizeof(buf), "%s[-1] \"S-0000000000000010\"[2] # \"s1\" lid 1 4xEDR\n", hdr);
 	expect_error(buf, IBF_FMT_IBNETDISCOVER, 3, "negative port");
 	snprintf(buf, sizeof(buf), "%s[1] \"S-0000000000000010\"[1] # \"s1\" lid 1 4xEDR\n", hdr);

@@ -610,7 +610,12 @@ static int port_peer(struct rd *r, struct ibf_cur *c, long ln, struct half *h, c
 	h->pidlen = (uint32_t)(q - h->pid);
 	c->p = q + 1;
 	h->pport = 1; /* ibsim's default */
-	if (ibf_cur_peek(c, '[') && !(c->e - c->p >= 4 && !memcmp(c->p, "[ext", 4))) {
+	int has_pport = ibf_cur_peek(c, '[') && !(c->e - c->p >= 4 && !memcmp(c->p, "[ext", 4));
+	/* ibnetdiscover always prints it: without it the line was cut, and port
+	 * 1 would be a wrong cable (read as a duplicate GUID) */
+	if (!has_pport && !r->ibsim)
+		return perr(r, ln, "expected '[peer port]' after the peer id", line, linelen);
+	if (has_pport) {
 		c->p++;
 		uint64_t pp;
 		int rc = ibf_cur_udec(c, UINT64_MAX, &pp);
