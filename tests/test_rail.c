@@ -115,6 +115,41 @@ static void test_structure_damaged(void)
 	ibf_fabric_free(f);
 }
 
+/* CAs whose GUIDs are unknown (0, as `ibnetdiscover -s -p` leaves node and
+ * system image GUIDs) and whose descriptions name no host: each is its own
+ * domain, never one "guid-0x0" domain of all of them. */
+static void test_structure_unknown_guids(void)
+{
+	struct ibf_error err = { 0 };
+	struct ibf_rail_info ri;
+	struct ibf_fabric *f = gen(3, 2, 1, 1);
+	TT_REQUIRE(f);
+	int k = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct ibf_node *nd = &f->nodes[i];
+		if (nd->type != IBF_NODE_CA)
+			continue;
+		nd->guid = nd->sysimg_guid = 0;
+		free(nd->desc);
+		nd->desc = strdup("MT25408 ConnectX Mellanox Technologies");
+		if (k++ == 0) /* the first one without any GUID at all */
+			ibf_port(f, (int)i, 1)->guid = 0;
+	}
+	TT_REQUIRE(detect(f, NULL, &ri, &err) == 0);
+	TT_EQ_INT(ri.ngpus, 6);
+	TT_EQ_INT(ri.ndomains, 6);
+	TT_EQ_INT(ri.doubled, 0);
+	int port = 0, node = 0;
+	for (int d = 0; d < ri.ndomains; d++) {
+		port += !strncmp(ri.domain[d], "port-0x", 7);
+		node += !strncmp(ri.domain[d], "node-", 5);
+	}
+	TT_EQ_INT(port, 5);
+	TT_EQ_INT(node, 1);
+	ibf_rail_info_free(&ri);
+	ibf_fabric_free(f);
+}
+
 static void test_map_errors(void)
 {
 	static const struct {
@@ -560,6 +595,7 @@ int main(void)
 	TT(test_property);
 	TT(test_structure_generated);
 	TT(test_structure_damaged);
+	TT(test_structure_unknown_guids);
 	TT(test_map_errors);
 	TT(test_registry);
 	TT(test_hratio);
