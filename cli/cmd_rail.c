@@ -14,8 +14,20 @@ static const char rail_info_help[] =
 	"Print the domains (servers), rails, GPUs per domain, spines and what does\n"
 	"not fit (a domain missing a rail, two GPUs of one domain on one rail, a GPU\n"
 	"whose device index differs from the rail it reaches).  --map overrides\n"
-	"domains and rails (format: docs/rail.md); --list prints every GPU.\n"
+	"domains and rails (format: docs/rail.md); --list prints every GPU.  A\n"
+	"fabric where no server has two NICs is reported as not a rail fabric.\n"
 	"Exit 0 (also when something does not fit), 1 on errors, 2 on usage errors.\n";
+
+/* A fabric where no server has two GPU NICs has no rails: say so on
+ * stderr for the commands that go on with its guessed rails. */
+static void warn_not_rail(const char *file, const struct ibf_rail_info *ri)
+{
+	if (!ibf_rail_multi_gpu_domains(ri))
+		fprintf(stderr,
+			"ibfab: warning: %s is not a rail fabric (no server has two NICs on it); "
+			"its %d rail(s) are only device numbers\n",
+			file, ri->nrails);
+}
 
 static int cmd_info(int argc, char **argv)
 {
@@ -62,7 +74,9 @@ static int cmd_info(int argc, char **argv)
 	}
 	printf("gpus %d  domains %d  rails %d  switches %u  spines %d  rail components %d\n",
 	       ri.ngpus, ri.ndomains, ri.nrails, f->nsw, ri.nspines, ri.rail_components);
-	printf("kind %s\n", ri.nrails <= 1 ? "single rail"
+	printf("kind %s\n", !ibf_rail_multi_gpu_domains(&ri)
+			    ? "not a rail fabric (no server has two NICs on it)"
+			    : ri.nrails <= 1 ? "single rail"
 			    : ri.nspines   ? "rail-optimized (spines join the rails)"
 			    : ri.rail_components >= ri.nrails
 				    ? "rail-only (no switch path between rails)"
@@ -326,6 +340,8 @@ static int cmd_registry(int argc, char **argv)
 		ibf_rail_map_free(map);
 		return cli_fail(&err);
 	}
+	if (topo)
+		warn_not_rail(topo, &ri);
 	struct reg_edit ed = { argc, argv, lo, topo ? &ri : NULL, dflt, dscore, maxage, now };
 	struct ibf_rail_store_opts o = { ttl, 0 };
 	struct ibf_rail_store *st = ibf_rail_store_open(reg, &o, &err);
@@ -729,8 +745,10 @@ static int cmd_check(int argc, char **argv)
 	int have_ri = 0;
 	if (!rc)
 		rc = ibf_lfts_read(f, lfts, &r, &err);
-	if (!rc && !(rc = ibf_rail_detect(f, map, &ri, &err)))
+	if (!rc && !(rc = ibf_rail_detect(f, map, &ri, &err))) {
 		have_ri = 1;
+		warn_not_rail(argv[optind], &ri);
+	}
 	if (!rc)
 		rc = ibf_rail_route_check(f, &ri, &r, &rep, &err);
 	int bad = 0;

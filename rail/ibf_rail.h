@@ -193,6 +193,9 @@ struct ibf_rail_info {
 int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		    struct ibf_rail_info *ri, struct ibf_error *err);
 void ibf_rail_info_free(struct ibf_rail_info *ri);
+/* Domains with two or more GPUs; 0 means not a rail fabric (every server
+ * has one NIC on it, so its "rails" are only device numbers). */
+int ibf_rail_multi_gpu_domains(const struct ibf_rail_info *ri);
 
 /* ------------------------------------------------------------ tables */
 

@@ -38,6 +38,16 @@ void ibf_rail_info_free(struct ibf_rail_info *ri)
 	memset(ri, 0, sizeof(*ri));
 }
 
+int ibf_rail_multi_gpu_domains(const struct ibf_rail_info *ri)
+{
+	int n = 0;
+	/* gpu[] is domain-major: count each domain once, at its second GPU */
+	for (int g = 1; g < ri->ngpus; g++)
+		n += ri->gpu[g].domain == ri->gpu[g - 1].domain &&
+		     (g < 2 || ri->gpu[g - 2].domain != ri->gpu[g].domain);
+	return n;
+}
+
 /* "HOST DEV" with DEV ending in a digit: host length and the device index. */
 static int host_of_desc(const char *d, size_t *hl, int *idx)
 {

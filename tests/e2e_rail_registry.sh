@@ -42,6 +42,16 @@ printf '{"version": 1, "rails": {"1": 200}}' >bad.json
 rc=0; "$IBFAB" rail path --registry bad.json --src a:1 --dst b:2 >/dev/null 2>bad.err || rc=$?
 check "bad registry: FILE:LINE error, exit 1" sh -c "[ $rc -eq 1 ] && grep -q 'bad.json:1: ' bad.err"
 
+# a real non-rail fabric (one HCA per host, device numbers 0 and 1): said so,
+# not "rail-optimized" with invented rails
+ts="$top_srcdir/tests/fixtures/real/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p"
+"$IBFAB" rail info "$ts" >ts.info 2>&1
+check "rail info on a non-rail dump: not a rail fabric" grep -q '^kind not a rail fabric' ts.info
+"$IBFAB" rail registry --registry ts.json --topology "$ts" >/dev/null 2>ts.err
+check "rail registry --topology of a non-rail dump warns" grep -q 'is not a rail fabric' ts.err
+"$IBFAB" rail info r.topo >r.info 2>&1
+check "rail info on a rail fabric: rail-optimized" grep -q '^kind rail-optimized' r.info
+
 # never torn: one writer rewriting the scores, two readers parsing all along
 ( for i in $(seq 1 150); do "$IBFAB" rail registry --registry reg.json --rail 1=$((i % 101)) \
 	--domain srv00$((i % 4))=$(((i * 7) % 101)) >/dev/null 2>&1; done; echo done >writer.done ) &

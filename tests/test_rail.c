@@ -49,6 +49,7 @@ static void test_structure_generated(void)
 	TT_EQ_INT(ri.missing + ri.doubled + ri.mismatched + ri.unattached, 0);
 	for (int g = 0; g < ri.ngpus; g++)
 		TT_EQ_INT(ri.gpu[g].rail, g % 4);
+	TT_EQ_INT(ibf_rail_multi_gpu_domains(&ri), 6);
 	ibf_rail_info_free(&ri);
 	/* rail-only */
 	ibf_fabric_free(f);
@@ -146,6 +147,7 @@ static void test_structure_unknown_guids(void)
 	}
 	TT_EQ_INT(port, 5);
 	TT_EQ_INT(node, 1);
+	TT_EQ_INT(ibf_rail_multi_gpu_domains(&ri), 0); /* one NIC per domain: no rails */
 	ibf_rail_info_free(&ri);
 	ibf_fabric_free(f);
 }
