@@ -476,6 +476,8 @@ static int cmd_path(int argc, char **argv)
 	}
 	if (!reg || (!all && (!src || !dst)) || (all && (src || dst)) || optind != argc)
 		return cli_usage_error(prog, "give --registry and either --src/--dst or --all");
+	if (hosts && !all)
+		return cli_usage_error(prog, "--hosts goes with --all");
 	struct ibf_error err = { 0 };
 	struct ibf_rail_registry r;
 	int missing_file = 0;

@@ -42,6 +42,10 @@ printf '{"version": 1, "rails": {"1": 200}}' >bad.json
 rc=0; "$IBFAB" rail path --registry bad.json --src a:1 --dst b:2 >/dev/null 2>bad.err || rc=$?
 check "bad registry: FILE:LINE error, exit 1" sh -c "[ $rc -eq 1 ] && grep -q 'bad.json:1: ' bad.err"
 
+"$IBFAB" rail path --registry reg.json --src srv000:1 --dst srv002:3 --hosts srv001 >/dev/null 2>&1
+rc=$?
+check "--hosts without --all is a usage error, not ignored (exit $rc)" test "$rc" -eq 2
+
 # a real non-rail fabric (one HCA per host, device numbers 0 and 1): said so,
 # not "rail-optimized" with invented rails
 ts="$top_srcdir/tests/fixtures/real/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p"
