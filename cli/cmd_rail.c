@@ -656,15 +656,24 @@ static int cmd_cache(int argc, char **argv)
 			}
 			last.timestamp = 0; /* stale: hosts take the default path */
 		}
-		if (ok != was_ok) {
-			if (ok)
+		/* state: 0 unreadable, 1 read but stale by its own timestamp (a
+		 * writer that stopped without a lease), 2 fresh */
+		int state = ok ? 2 - ibf_rail_registry_stale(&last, (long long)time(NULL)) : 0;
+		if (state != was_ok) {
+			if (state == 2)
 				fprintf(stderr,
 					"ibfab rail cache: %s: fresh (%d rails, %d domains)\n", reg,
 					last.nrails, last.ndomains);
+			else if (state == 1)
+				fprintf(stderr,
+					"ibfab rail cache: %s: read (%d rails, %d domains) but "
+					"stale: written at %lld, max_age %ld s\n",
+					reg, last.nrails, last.ndomains, last.timestamp,
+					last.max_age);
 			else
 				fprintf(stderr, "ibfab rail cache: %s; %s marked stale\n", err.msg,
 					out);
-			was_ok = ok;
+			was_ok = state;
 		}
 		struct ibf_error werr = { 0 };
 		if (ibf_rail_registry_write(out, &last, &werr)) {

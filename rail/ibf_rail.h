@@ -87,6 +87,9 @@ struct ibf_rail_decision {
  * time now: d / r when the pair shares a domain / rail, else the h-ratio
  * decision, or the default path when the registry is stale or lacks the
  * pair's entries.  -1 on an internal inconsistency. */
+/* 1 when the registry is stale at `now`: never written, older than
+ * max_age, or dated more than a minute in the future. */
+int ibf_rail_registry_stale(const struct ibf_rail_registry *r, long long now);
 int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, const char *src_dom,
 			     int src_rail, const char *dst_dom, int dst_rail,
 			     struct ibf_rail_decision *out);

@@ -284,6 +284,12 @@ int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
 
 /* -------------------------------------------------------------- deciding */
 
+int ibf_rail_registry_stale(const struct ibf_rail_registry *r, long long now)
+{
+	return !r->timestamp || (r->max_age > 0 && now - r->timestamp > r->max_age) ||
+	       now < r->timestamp - 60;
+}
+
 int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, const char *src_dom,
 			     int src_rail, const char *dst_dom, int dst_rail,
 			     struct ibf_rail_decision *out)
@@ -293,8 +299,7 @@ int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, c
 	int d2 = ibf_rail_registry_find_domain(r, dst_dom);
 	int g1 = ibf_rail_registry_find_rail(r, src_rail);
 	int g2 = ibf_rail_registry_find_rail(r, dst_rail);
-	out->stale = !r->timestamp || (r->max_age > 0 && now - r->timestamp > r->max_age) ||
-		     now < r->timestamp - 60;
+	out->stale = ibf_rail_registry_stale(r, now);
 	out->missing = d1 < 0 || d2 < 0 || g1 < 0 || g2 < 0;
 	int same_dom = !strcmp(src_dom, dst_dom), same_rail = src_rail == dst_rail;
 	struct ibf_rail_scores s = { r->nrails, r->ndomains, r->rail_score, r->domain_score,

@@ -46,6 +46,12 @@ check "bad registry: FILE:LINE error, exit 1" sh -c "[ $rc -eq 1 ] && grep -q 'b
 rc=$?
 check "--hosts without --all is a usage error, not ignored (exit $rc)" test "$rc" -eq 2
 
+# the host cache of a registry whose writer stopped long ago: read, but not "fresh"
+"$IBFAB" rail registry --registry old.json --rail 0=50 --now 1000 --max-age 60 >/dev/null
+"$IBFAB" rail cache --registry old.json --out old-copy.json --once 2>cache.err
+check "rail cache on an old registry says stale, not fresh" \
+	sh -c 'grep -q "but stale: written at 1000, max_age 60 s" cache.err && ! grep -q fresh cache.err'
+
 # a real non-rail fabric (one HCA per host, device numbers 0 and 1): said so,
 # not "rail-optimized" with invented rails
 ts="$top_srcdir/tests/fixtures/real/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p"
