@@ -314,6 +314,8 @@ static int cmd_registry(int argc, char **argv)
 		return cli_usage_error(prog, "--ttl and --hold need an etcd:// registry");
 	if (hold && !ttl)
 		return cli_usage_error(prog, "--hold needs --ttl");
+	if (mapf && !topo)
+		return cli_usage_error(prog, "--map goes with --topology");
 	/* check every score before touching the registry */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {

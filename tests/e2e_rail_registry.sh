@@ -52,6 +52,10 @@ check "--hosts without --all is a usage error, not ignored (exit $rc)" test "$rc
 check "rail cache on an old registry says stale, not fresh" \
 	sh -c 'grep -q "but stale: written at 1000, max_age 60 s" cache.err && ! grep -q fresh cache.err'
 
+"$IBFAB" rail registry --registry reg.json --map no-such.map --rail 1=30 >/dev/null 2>&1
+rc=$?
+check "rail registry --map without --topology is a usage error, not ignored (exit $rc)" test "$rc" -eq 2
+
 # a real non-rail fabric (one HCA per host, device numbers 0 and 1): said so,
 # not "rail-optimized" with invented rails
 ts="$top_srcdir/tests/fixtures/real/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p"
