@@ -385,7 +385,9 @@ static const char rail_path_help[] =
 	"path (and says so).  --all decides every pair of the registry's GPUs (or of\n"
 	"the --hosts listed) and prints how many take each path.  LOCATION is a file\n"
 	"(e.g. the copy `ibfab rail cache` keeps) or etcd://HOST:PORT[/PREFIX]; an\n"
-	"unreachable etcd is a warning and every cross pair takes the default path.\n";
+	"unreachable etcd is a warning and every cross pair takes the default path.\n"
+	"--all exits 1 when there is no pair to decide (no hosts, or no rails in the\n"
+	"registry, e.g. a missing one); a --hosts name the registry lacks is a warning.\n";
 
 static void print_decision(const char *s, const char *d, const struct ibf_rail_decision *x,
 			   int json, int first)
@@ -533,6 +535,21 @@ static int cmd_path(int argc, char **argv)
 		hl = calloc((size_t)r.ndomains + 1, sizeof(char *));
 		for (int i = 0; hl && i < r.ndomains; i++)
 			hl[nh++] = strdup(r.domain[i]);
+	}
+	for (int i = 0; hosts && i < nh; i++)
+		if (ibf_rail_registry_find_domain(&r, hl[i]) < 0)
+			fprintf(stderr,
+				"ibfab: warning: host %s is not in the registry; its pairs take the "
+				"default path\n",
+				hl[i]);
+	if (!nh || !r.nrails) {
+		fprintf(stderr, "%s: no GPU pairs to decide: %d host(s), and %s lists %d rail(s)\n",
+			prog, nh, reg, r.nrails);
+		for (int i = 0; i < nh; i++)
+			free(hl[i]);
+		free(hl);
+		ibf_rail_registry_free(&r);
+		return 1;
 	}
 	uint64_t count[5] = { 0 }, fb = 0;
 	if (json)

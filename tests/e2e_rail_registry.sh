@@ -56,6 +56,13 @@ check "rail cache on an old registry says stale, not fresh" \
 rc=$?
 check "rail registry --map without --topology is a usage error, not ignored (exit $rc)" test "$rc" -eq 2
 
+"$IBFAB" rail path --registry missing.json --all --hosts srv000,srv001 >none.txt 2>none.err
+rc=$?
+check "--all with no registry: no pairs decided, said so, exit 1 (not a row of zeros; exit $rc)" \
+	sh -c "[ $rc -eq 1 ] && [ ! -s none.txt ] && grep -q 'no GPU pairs to decide' none.err"
+"$IBFAB" rail path --registry reg.json --all --hosts srv000,srv0001 --now 1010 >/dev/null 2>typo.err
+check "--all --hosts with a host the registry lacks warns" grep -q 'host srv0001 is not in the registry' typo.err
+
 # a real non-rail fabric (one HCA per host, device numbers 0 and 1): said so,
 # not "rail-optimized" with invented rails
 ts="$top_srcdir/tests/fixtures/real/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p"
