@@ -38,4 +38,9 @@ printf '%s\n0xzz\n' "$s0" >"$WORK/bad.txt"
 rc=$?
 check "a bad GUID file: FILE:LINE error, no output" \
 	sh -c "[ $rc -ne 0 ] && grep -q 'bad.txt:2:' '$WORK/err2.txt' && [ ! -e '$WORK/y.lfts' ]"
+printf '%s\n0x00000000deadbeef\n' "$s0" >"$WORK/foreign.txt"
+"$IBFAB" route --topology "$WORK/r.topo" --engine hratio --avoid "$WORK/foreign.txt" -o "$WORK/z.lfts" >"$WORK/err3.txt" 2>&1
+rc=$?
+check "a GUID that is no switch of the fabric: error, not silently avoided nothing" \
+	sh -c "[ $rc -ne 0 ] && grep -q '0x00000000deadbeef is not a switch' '$WORK/err3.txt' && [ ! -e '$WORK/z.lfts' ]"
 done_testing
