@@ -175,6 +175,12 @@ int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
 		}
 		if ((rc = score_of(k, name, err, &sc)))
 			goto out;
+		/* a second entry (a hand edit, "0" and "00") would silently win */
+		if (ibf_rail_registry_find_rail(r, (int)label) >= 0) {
+			rc = ibf_error_set(err, IBF_EPARSE, name, k->line,
+					   "rail %ld is listed twice", label);
+			goto out;
+		}
 		if (ibf_rail_registry_set_rail(r, (int)label, sc)) {
 			rc = ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
 			goto out;
@@ -189,6 +195,11 @@ int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
 		}
 		if ((rc = score_of(k, name, err, &sc)))
 			goto out;
+		if (ibf_rail_registry_find_domain(r, k->key) >= 0) {
+			rc = ibf_error_set(err, IBF_EPARSE, name, k->line,
+					   "domain \"%s\" is listed twice", k->key);
+			goto out;
+		}
 		if (ibf_rail_registry_set_domain(r, k->key, sc)) {
 			rc = ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
 			goto out;

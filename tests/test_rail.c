@@ -358,6 +358,9 @@ static void test_registry(void)
 		{ "{\"version\": 1, \"default_path\": \"xy\"}", 1, "rd" },
 		{ "{\"version\": 1, \"rails\": [1]}", 1, "map names" },
 		{ "{\"version\": 1", 1, "expected ','" },
+		{ "{\"version\": 1,\n \"rails\": {\"0\": 50,\n \"00\": 20}}", 3, "rail 0 is listed twice" },
+		{ "{\"version\": 1, \"domains\": {\"a\": 50,\n\n \"a\": 20}}", 3,
+		  "domain \"a\" is listed twice" },
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		int rc = ibf_rail_registry_parse(bad[k].text, strlen(bad[k].text), "reg.json", &q,
