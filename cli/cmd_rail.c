@@ -15,14 +15,16 @@ static const char rail_info_help[] =
 	"not fit (a domain missing a rail, two GPUs of one domain on one rail, a GPU\n"
 	"whose device index differs from the rail it reaches).  --map overrides\n"
 	"domains and rails (format: docs/rail.md); --list prints every GPU.  A\n"
-	"fabric where no server has two NICs is reported as not a rail fabric.\n"
+	"fabric where no server has two NICs and device numbers make two or more\n"
+	"rails is reported as not a rail fabric.\n"
 	"Exit 0 (also when something does not fit), 1 on errors, 2 on usage errors.\n";
 
-/* A fabric where no server has two GPU NICs has no rails: say so on
- * stderr for the commands that go on with its guessed rails. */
+/* A fabric where no server has two GPU NICs has no rails (one rail's
+ * subnet excepted): say so on stderr for the commands that go on with
+ * its guessed rails. */
 static void warn_not_rail(const char *file, const struct ibf_rail_info *ri)
 {
-	if (!ibf_rail_multi_gpu_domains(ri))
+	if (ri->nrails > 1 && !ibf_rail_multi_gpu_domains(ri))
 		fprintf(stderr,
 			"ibfab: warning: %s is not a rail fabric (no server has two NICs on it); "
 			"its %d rail(s) are only device numbers\n",
@@ -74,9 +76,12 @@ static int cmd_info(int argc, char **argv)
 	}
 	printf("gpus %d  domains %d  rails %d  switches %u  spines %d  rail components %d\n",
 	       ri.ngpus, ri.ndomains, ri.nrails, f->nsw, ri.nspines, ri.rail_components);
-	printf("kind %s\n", !ibf_rail_multi_gpu_domains(&ri)
-			    ? "not a rail fabric (no server has two NICs on it)"
-			    : ri.nrails <= 1 ? "single rail"
+	int multi = ibf_rail_multi_gpu_domains(&ri);
+	printf("kind %s\n", ri.nrails <= 1
+			    ? (multi ? "single rail"
+				     : "single rail (no server has two NICs on it: a plain "
+				       "fabric, or the subnet of one rail)")
+			    : !multi ? "not a rail fabric (no server has two NICs on it)"
 			    : ri.nspines   ? "rail-optimized (spines join the rails)"
 			    : ri.rail_components >= ri.nrails
 				    ? "rail-only (no switch path between rails)"
@@ -719,7 +724,7 @@ static const char rail_check_help[] =
 	"(separate rails of a rail-only fabric: expected), cross-rail paths per\n"
 	"spine, and whether the LMC layers of a cross-rail destination use distinct\n"
 	"spines.  Exit 1 when a path is not delivered or a same-rail path leaves its\n"
-	"rail.\n";
+	"rail, or when there is nothing to trace (no GPUs of two servers).\n";
 
 static int cmd_check(int argc, char **argv)
 {
@@ -781,6 +786,12 @@ static int cmd_check(int argc, char **argv)
 	}
 	if (!rc)
 		rc = ibf_rail_route_check(f, &ri, &r, &rep, &err);
+	/* nothing traced (no GPUs, or all of one server) is not a pass */
+	if (!rc && !rep.same_paths && !rep.cross_paths && !rep.split_paths)
+		rc = ibf_error_set(&err, IBF_EINVAL, argv[optind], 0,
+				   "no GPU pairs of two servers to trace (%d GPUs in %d domains): "
+				   "nothing checked",
+				   ri.ngpus, ri.ndomains);
 	int bad = 0;
 	if (!rc) {
 		printf("same rail:  %llu paths, %llu not delivered, %llu of %llu confinable "
