@@ -14,8 +14,22 @@ static const char rail_info_help[] =
 	"Print the domains (servers), rails, GPUs per domain, spines and what does\n"
 	"not fit (a domain missing a rail, two GPUs of one domain on one rail, a GPU\n"
 	"whose device index differs from the rail it reaches).  --map overrides\n"
-	"domains and rails (format: docs/rail.md); --list prints every GPU.\n"
+	"domains and rails (format: docs/rail.md); --list prints every GPU.  A\n"
+	"fabric where no server has two NICs and device numbers make two or more\n"
+	"rails is reported as not a rail fabric.\n"
 	"Exit 0 (also when something does not fit), 1 on errors, 2 on usage errors.\n";
+
+/* A fabric where no server has two GPU NICs has no rails (one rail's
+ * subnet excepted): say so on stderr for the commands that go on with
+ * its guessed rails. */
+static void warn_not_rail(const char *file, const struct ibf_rail_info *ri)
+{
+	if (ri->nrails > 1 && !ibf_rail_multi_gpu_domains(ri))
+		fprintf(stderr,
+			"ibfab: warning: %s is not a rail fabric (no server has two NICs on it); "
+			"its %d rail(s) are only device numbers\n",
+			file, ri->nrails);
+}
 
 static int cmd_info(int argc, char **argv)
 {
@@ -62,7 +76,12 @@ static int cmd_info(int argc, char **argv)
 	}
 	printf("gpus %d  domains %d  rails %d  switches %u  spines %d  rail components %d\n",
 	       ri.ngpus, ri.ndomains, ri.nrails, f->nsw, ri.nspines, ri.rail_components);
-	printf("kind %s\n", ri.nrails <= 1 ? "single rail"
+	int multi = ibf_rail_multi_gpu_domains(&ri);
+	printf("kind %s\n", ri.nrails <= 1
+			    ? (multi ? "single rail"
+				     : "single rail (no server has two NICs on it: a plain "
+				       "fabric, or the subnet of one rail)")
+			    : !multi ? "not a rail fabric (no server has two NICs on it)"
 			    : ri.nspines   ? "rail-optimized (spines join the rails)"
 			    : ri.rail_components >= ri.nrails
 				    ? "rail-only (no switch path between rails)"
@@ -300,6 +319,8 @@ static int cmd_registry(int argc, char **argv)
 		return cli_usage_error(prog, "--ttl and --hold need an etcd:// registry");
 	if (hold && !ttl)
 		return cli_usage_error(prog, "--hold needs --ttl");
+	if (mapf && !topo)
+		return cli_usage_error(prog, "--map goes with --topology");
 	/* check every score before touching the registry */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -326,6 +347,8 @@ static int cmd_registry(int argc, char **argv)
 		ibf_rail_map_free(map);
 		return cli_fail(&err);
 	}
+	if (topo)
+		warn_not_rail(topo, &ri);
 	struct reg_edit ed = { argc, argv, lo, topo ? &ri : NULL, dflt, dscore, maxage, now };
 	struct ibf_rail_store_opts o = { ttl, 0 };
 	struct ibf_rail_store *st = ibf_rail_store_open(reg, &o, &err);
@@ -367,7 +390,9 @@ static const char rail_path_help[] =
 	"path (and says so).  --all decides every pair of the registry's GPUs (or of\n"
 	"the --hosts listed) and prints how many take each path.  LOCATION is a file\n"
 	"(e.g. the copy `ibfab rail cache` keeps) or etcd://HOST:PORT[/PREFIX]; an\n"
-	"unreachable etcd is a warning and every cross pair takes the default path.\n";
+	"unreachable etcd is a warning and every cross pair takes the default path.\n"
+	"--all exits 1 when there is no pair to decide (no hosts, or no rails in the\n"
+	"registry, e.g. a missing one); a --hosts name the registry lacks is a warning.\n";
 
 static void print_decision(const char *s, const char *d, const struct ibf_rail_decision *x,
 			   int json, int first)
@@ -460,6 +485,8 @@ static int cmd_path(int argc, char **argv)
 	}
 	if (!reg || (!all && (!src || !dst)) || (all && (src || dst)) || optind != argc)
 		return cli_usage_error(prog, "give --registry and either --src/--dst or --all");
+	if (hosts && !all)
+		return cli_usage_error(prog, "--hosts goes with --all");
 	struct ibf_error err = { 0 };
 	struct ibf_rail_registry r;
 	int missing_file = 0;
@@ -513,6 +540,21 @@ static int cmd_path(int argc, char **argv)
 		hl = calloc((size_t)r.ndomains + 1, sizeof(char *));
 		for (int i = 0; hl && i < r.ndomains; i++)
 			hl[nh++] = strdup(r.domain[i]);
+	}
+	for (int i = 0; hosts && i < nh; i++)
+		if (ibf_rail_registry_find_domain(&r, hl[i]) < 0)
+			fprintf(stderr,
+				"ibfab: warning: host %s is not in the registry; its pairs take the "
+				"default path\n",
+				hl[i]);
+	if (!nh || !r.nrails) {
+		fprintf(stderr, "%s: no GPU pairs to decide: %d host(s), and %s lists %d rail(s)\n",
+			prog, nh, reg, r.nrails);
+		for (int i = 0; i < nh; i++)
+			free(hl[i]);
+		free(hl);
+		ibf_rail_registry_free(&r);
+		return 1;
 	}
 	uint64_t count[5] = { 0 }, fb = 0;
 	if (json)
@@ -638,15 +680,24 @@ static int cmd_cache(int argc, char **argv)
 			}
 			last.timestamp = 0; /* stale: hosts take the default path */
 		}
-		if (ok != was_ok) {
-			if (ok)
+		/* state: 0 unreadable, 1 read but stale by its own timestamp (a
+		 * writer that stopped without a lease), 2 fresh */
+		int state = ok ? 2 - ibf_rail_registry_stale(&last, (long long)time(NULL)) : 0;
+		if (state != was_ok) {
+			if (state == 2)
 				fprintf(stderr,
 					"ibfab rail cache: %s: fresh (%d rails, %d domains)\n", reg,
 					last.nrails, last.ndomains);
+			else if (state == 1)
+				fprintf(stderr,
+					"ibfab rail cache: %s: read (%d rails, %d domains) but "
+					"stale: written at %lld, max_age %ld s\n",
+					reg, last.nrails, last.ndomains, last.timestamp,
+					last.max_age);
 			else
 				fprintf(stderr, "ibfab rail cache: %s; %s marked stale\n", err.msg,
 					out);
-			was_ok = ok;
+			was_ok = state;
 		}
 		struct ibf_error werr = { 0 };
 		if (ibf_rail_registry_write(out, &last, &werr)) {
@@ -673,7 +724,7 @@ static const char rail_check_help[] =
 	"(separate rails of a rail-only fabric: expected), cross-rail paths per\n"
 	"spine, and whether the LMC layers of a cross-rail destination use distinct\n"
 	"spines.  Exit 1 when a path is not delivered or a same-rail path leaves its\n"
-	"rail.\n";
+	"rail, or when there is nothing to trace (no GPUs of two servers).\n";
 
 static int cmd_check(int argc, char **argv)
 {
@@ -729,10 +780,18 @@ static int cmd_check(int argc, char **argv)
 	int have_ri = 0;
 	if (!rc)
 		rc = ibf_lfts_read(f, lfts, &r, &err);
-	if (!rc && !(rc = ibf_rail_detect(f, map, &ri, &err)))
+	if (!rc && !(rc = ibf_rail_detect(f, map, &ri, &err))) {
 		have_ri = 1;
+		warn_not_rail(argv[optind], &ri);
+	}
 	if (!rc)
 		rc = ibf_rail_route_check(f, &ri, &r, &rep, &err);
+	/* nothing traced (no GPUs, or all of one server) is not a pass */
+	if (!rc && !rep.same_paths && !rep.cross_paths && !rep.split_paths)
+		rc = ibf_error_set(&err, IBF_EINVAL, argv[optind], 0,
+				   "no GPU pairs of two servers to trace (%d GPUs in %d domains): "
+				   "nothing checked",
+				   ri.ngpus, ri.ndomains);
 	int bad = 0;
 	if (!rc) {
 		printf("same rail:  %llu paths, %llu not delivered, %llu of %llu confinable "

@@ -6,6 +6,7 @@
 #include "ibf_fattree.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
@@ -157,7 +158,8 @@ static const char route_help[] =
 	"                  (default: levels found from the structure)\n"
 	"  --avoid F       hratio: switches (node GUIDs as in --dmodk-roots) to keep\n"
 	"                  traffic off where another path exists, e.g. unhealthy\n"
-	"                  spines (docs/rail.md); switches with GPUs stay in use\n"
+	"                  spines (docs/rail.md); switches with GPUs stay in use; a\n"
+	"                  GUID that is not a switch of the fabric is an error\n"
 	"  -o FILE         write the tables (default: none, only the summary)\n"
 	"  --stats FILE    write path statistics as JSON\n"
 	"  -v, --verbose   print the engine's own report on stderr (what the\n"
@@ -437,7 +439,17 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 					     "--avoid is for the hratio engine only");
 		}
 		rc = ibf_ftree_read_roots(a->avoid, &avoid, &o.navoid, err);
+		/* a GUID of no switch here (a typo, another fabric's list) would
+		 * avoid nothing without a word; --dmodk-roots refuses it too */
+		for (uint32_t i = 0; !rc && i < o.navoid; i++) {
+			int n = ibf_fabric_find_guid(f, avoid[i]);
+			if (n < 0 || f->nodes[n].type != IBF_NODE_SWITCH)
+				rc = ibf_error_set(err, IBF_EINVAL, a->avoid, 0,
+						   "GUID 0x%016" PRIx64 " is not a switch of this fabric",
+						   avoid[i]);
+		}
 		if (rc) {
+			free(avoid);
 			free(roots);
 			return rc;
 		}

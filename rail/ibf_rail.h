@@ -87,6 +87,9 @@ struct ibf_rail_decision {
  * time now: d / r when the pair shares a domain / rail, else the h-ratio
  * decision, or the default path when the registry is stale or lacks the
  * pair's entries.  -1 on an internal inconsistency. */
+/* 1 when the registry is stale at `now`: never written, older than
+ * max_age, or dated more than a minute in the future. */
+int ibf_rail_registry_stale(const struct ibf_rail_registry *r, long long now);
 int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, const char *src_dom,
 			     int src_rail, const char *dst_dom, int dst_rail,
 			     struct ibf_rail_decision *out);
@@ -193,6 +196,9 @@ struct ibf_rail_info {
 int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		    struct ibf_rail_info *ri, struct ibf_error *err);
 void ibf_rail_info_free(struct ibf_rail_info *ri);
+/* Domains with two or more GPUs; 0 means not a rail fabric (every server
+ * has one NIC on it, so its "rails" are only device numbers). */
+int ibf_rail_multi_gpu_domains(const struct ibf_rail_info *ri);
 
 /* ------------------------------------------------------------ tables */
 

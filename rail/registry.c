@@ -175,6 +175,12 @@ int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
 		}
 		if ((rc = score_of(k, name, err, &sc)))
 			goto out;
+		/* a second entry (a hand edit, "0" and "00") would silently win */
+		if (ibf_rail_registry_find_rail(r, (int)label) >= 0) {
+			rc = ibf_error_set(err, IBF_EPARSE, name, k->line,
+					   "rail %ld is listed twice", label);
+			goto out;
+		}
 		if (ibf_rail_registry_set_rail(r, (int)label, sc)) {
 			rc = ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
 			goto out;
@@ -189,6 +195,11 @@ int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
 		}
 		if ((rc = score_of(k, name, err, &sc)))
 			goto out;
+		if (ibf_rail_registry_find_domain(r, k->key) >= 0) {
+			rc = ibf_error_set(err, IBF_EPARSE, name, k->line,
+					   "domain \"%s\" is listed twice", k->key);
+			goto out;
+		}
 		if (ibf_rail_registry_set_domain(r, k->key, sc)) {
 			rc = ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
 			goto out;
@@ -284,6 +295,12 @@ int ibf_rail_registry_write(const char *path, const struct ibf_rail_registry *r,
 
 /* -------------------------------------------------------------- deciding */
 
+int ibf_rail_registry_stale(const struct ibf_rail_registry *r, long long now)
+{
+	return !r->timestamp || (r->max_age > 0 && now - r->timestamp > r->max_age) ||
+	       now < r->timestamp - 60;
+}
+
 int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, const char *src_dom,
 			     int src_rail, const char *dst_dom, int dst_rail,
 			     struct ibf_rail_decision *out)
@@ -293,8 +310,7 @@ int ibf_rail_registry_decide(const struct ibf_rail_registry *r, long long now, c
 	int d2 = ibf_rail_registry_find_domain(r, dst_dom);
 	int g1 = ibf_rail_registry_find_rail(r, src_rail);
 	int g2 = ibf_rail_registry_find_rail(r, dst_rail);
-	out->stale = !r->timestamp || (r->max_age > 0 && now - r->timestamp > r->max_age) ||
-		     now < r->timestamp - 60;
+	out->stale = ibf_rail_registry_stale(r, now);
 	out->missing = d1 < 0 || d2 < 0 || g1 < 0 || g2 < 0;
 	int same_dom = !strcmp(src_dom, dst_dom), same_rail = src_rail == dst_rail;
 	struct ibf_rail_scores s = { r->nrails, r->ndomains, r->rail_score, r->domain_score,

@@ -4,7 +4,8 @@
  * Domain of a CA: the mapping file, else the host name when the node
  * description is "HOST DEVICE" with a device name ending in a digit (what
  * rdma-ndd sets, e.g. "gpu-node017 mlx5_3"), else the system image GUID,
- * else the node GUID.
+ * else the node GUID (else a port GUID, else the node index: GUID 0 is
+ * unknown, never shared).
  *
  * Rail: every GPU gets a hint (the mapping file's rail, else the device
  * index from the description, else its rank among its domain's GPUs in node
@@ -35,6 +36,16 @@ void ibf_rail_info_free(struct ibf_rail_info *ri)
 	free(ri->sw_role);
 	free(ri->gpu_of_node);
 	memset(ri, 0, sizeof(*ri));
+}
+
+int ibf_rail_multi_gpu_domains(const struct ibf_rail_info *ri)
+{
+	int n = 0;
+	/* gpu[] is domain-major: count each domain once, at its second GPU */
+	for (int g = 1; g < ri->ngpus; g++)
+		n += ri->gpu[g].domain == ri->gpu[g - 1].domain &&
+		     (g < 2 || ri->gpu[g - 2].domain != ri->gpu[g].domain);
+	return n;
 }
 
 /* "HOST DEV" with DEV ending in a digit: host length and the device index. */
@@ -202,8 +213,17 @@ static const char *domain_key(struct rdet *d, int32_t node, char *buf, size_t bl
 		*kl = hl;
 		return f->nodes[ibf_umap_get(&d->named, nd->sysimg_guid)].desc;
 	}
-	snprintf(buf, blen, "%s0x%016" PRIx64, nd->sysimg_guid ? "sysimg-" : "guid-",
-		 nd->sysimg_guid ? nd->sysimg_guid : nd->guid);
+	/* GUID 0 means unknown (ibnetdiscover -s -p prints port GUIDs only):
+	 * never a key that joins unrelated CAs; the port GUID, else the node */
+	const char *kind = nd->sysimg_guid ? "sysimg-" : "guid-";
+	uint64_t g = nd->sysimg_guid ? nd->sysimg_guid : nd->guid;
+	for (int p = 1; !g && p <= nd->nports; p++)
+		if ((g = ibf_port(f, node, p)->guid))
+			kind = "port-";
+	if (g)
+		snprintf(buf, blen, "%s0x%016" PRIx64, kind, g);
+	else
+		snprintf(buf, blen, "node-%" PRId32, node);
 	*kl = strlen(buf);
 	return buf;
 }

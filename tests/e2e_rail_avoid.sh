@@ -38,4 +38,16 @@ printf '%s\n0xzz\n' "$s0" >"$WORK/bad.txt"
 rc=$?
 check "a bad GUID file: FILE:LINE error, no output" \
 	sh -c "[ $rc -ne 0 ] && grep -q 'bad.txt:2:' '$WORK/err2.txt' && [ ! -e '$WORK/y.lfts' ]"
+printf '%s\n0x00000000deadbeef\n' "$s0" >"$WORK/foreign.txt"
+"$IBFAB" route --topology "$WORK/r.topo" --engine hratio --avoid "$WORK/foreign.txt" -o "$WORK/z.lfts" >"$WORK/err3.txt" 2>&1
+rc=$?
+check "a GUID that is no switch of the fabric: error, not silently avoided nothing" \
+	sh -c "[ $rc -ne 0 ] && grep -q '0x00000000deadbeef is not a switch' '$WORK/err3.txt' && [ ! -e '$WORK/z.lfts' ]"
+# rail check with nothing to trace (one server): an error, not a pass of zeros
+"$IBFAB" topo gen rail --servers 1 --gpus 4 --spines 1 >"$WORK/one.topo" 2>/dev/null
+"$IBFAB" route --topology "$WORK/one.topo" --engine hratio -o "$WORK/one.lfts" >/dev/null 2>&1
+"$IBFAB" rail check "$WORK/one.topo" --lfts "$WORK/one.lfts" >"$WORK/one.out" 2>&1
+rc=$?
+check "rail check of one server: nothing checked, exit 1 (exit $rc)" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'nothing checked' '$WORK/one.out' && ! grep -q '^same rail' '$WORK/one.out'"
 done_testing

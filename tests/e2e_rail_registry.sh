@@ -42,6 +42,37 @@ printf '{"version": 1, "rails": {"1": 200}}' >bad.json
 rc=0; "$IBFAB" rail path --registry bad.json --src a:1 --dst b:2 >/dev/null 2>bad.err || rc=$?
 check "bad registry: FILE:LINE error, exit 1" sh -c "[ $rc -eq 1 ] && grep -q 'bad.json:1: ' bad.err"
 
+"$IBFAB" rail path --registry reg.json --src srv000:1 --dst srv002:3 --hosts srv001 >/dev/null 2>&1
+rc=$?
+check "--hosts without --all is a usage error, not ignored (exit $rc)" test "$rc" -eq 2
+
+# the host cache of a registry whose writer stopped long ago: read, but not "fresh"
+"$IBFAB" rail registry --registry old.json --rail 0=50 --now 1000 --max-age 60 >/dev/null
+"$IBFAB" rail cache --registry old.json --out old-copy.json --once 2>cache.err
+check "rail cache on an old registry says stale, not fresh" \
+	sh -c 'grep -q "but stale: written at 1000, max_age 60 s" cache.err && ! grep -q fresh cache.err'
+
+"$IBFAB" rail registry --registry reg.json --map no-such.map --rail 1=30 >/dev/null 2>&1
+rc=$?
+check "rail registry --map without --topology is a usage error, not ignored (exit $rc)" test "$rc" -eq 2
+
+"$IBFAB" rail path --registry missing.json --all --hosts srv000,srv001 >none.txt 2>none.err
+rc=$?
+check "--all with no registry: no pairs decided, said so, exit 1 (not a row of zeros; exit $rc)" \
+	sh -c "[ $rc -eq 1 ] && [ ! -s none.txt ] && grep -q 'no GPU pairs to decide' none.err"
+"$IBFAB" rail path --registry reg.json --all --hosts srv000,srv0001 --now 1010 >/dev/null 2>typo.err
+check "--all --hosts with a host the registry lacks warns" grep -q 'host srv0001 is not in the registry' typo.err
+
+# a real non-rail fabric (one HCA per host, device numbers 0 and 1): said so,
+# not "rail-optimized" with invented rails
+ts="$top_srcdir/tests/fixtures/real/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p"
+"$IBFAB" rail info "$ts" >ts.info 2>&1
+check "rail info on a non-rail dump: not a rail fabric" grep -q '^kind not a rail fabric' ts.info
+"$IBFAB" rail registry --registry ts.json --topology "$ts" >/dev/null 2>ts.err
+check "rail registry --topology of a non-rail dump warns" grep -q 'is not a rail fabric' ts.err
+"$IBFAB" rail info r.topo >r.info 2>&1
+check "rail info on a rail fabric: rail-optimized" grep -q '^kind rail-optimized' r.info
+
 # never torn: one writer rewriting the scores, two readers parsing all along
 ( for i in $(seq 1 150); do "$IBFAB" rail registry --registry reg.json --rail 1=$((i % 101)) \
 	--domain srv00$((i % 4))=$(((i * 7) % 101)) >/dev/null 2>&1; done; echo done >writer.done ) &

@@ -1041,6 +1041,13 @@ static void test_rail_errors(void)
 	o.spines = 2;
 	o.uplinks = -1;
 	TT_CHECK(!ibf_gen_rail(&o, &err) && strstr(err.msg, "uplinks"));
+	o.spines = 0; /* uplinks without spines were silently dropped */
+	o.uplinks = 2;
+	TT_CHECK(!ibf_gen_rail(&o, &err) && strstr(err.msg, "uplinks=2 needs spines"));
+	o.uplinks = 1;
+	struct ibf_fabric *f = ibf_gen_rail(&o, &err);
+	TT_CHECK(f != NULL);
+	ibf_fabric_free(f);
 	TT_CHECK(!ibf_gen_rail(NULL, &err));
 }
 

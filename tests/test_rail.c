@@ -49,6 +49,7 @@ static void test_structure_generated(void)
 	TT_EQ_INT(ri.missing + ri.doubled + ri.mismatched + ri.unattached, 0);
 	for (int g = 0; g < ri.ngpus; g++)
 		TT_EQ_INT(ri.gpu[g].rail, g % 4);
+	TT_EQ_INT(ibf_rail_multi_gpu_domains(&ri), 6);
 	ibf_rail_info_free(&ri);
 	/* rail-only */
 	ibf_fabric_free(f);
@@ -111,6 +112,42 @@ static void test_structure_damaged(void)
 	TT_EQ_INT(ri.nrails, 4);
 	TT_EQ_INT(ri.nspines, 1);
 	TT_EQ_INT(ri.missing + ri.doubled + ri.mismatched, 0);
+	ibf_rail_info_free(&ri);
+	ibf_fabric_free(f);
+}
+
+/* CAs whose GUIDs are unknown (0, as `ibnetdiscover -s -p` leaves node and
+ * system image GUIDs) and whose descriptions name no host: each is its own
+ * domain, never one "guid-0x0" domain of all of them. */
+static void test_structure_unknown_guids(void)
+{
+	struct ibf_error err = { 0 };
+	struct ibf_rail_info ri;
+	struct ibf_fabric *f = gen(3, 2, 1, 1);
+	TT_REQUIRE(f);
+	int k = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		struct ibf_node *nd = &f->nodes[i];
+		if (nd->type != IBF_NODE_CA)
+			continue;
+		nd->guid = nd->sysimg_guid = 0;
+		free(nd->desc);
+		nd->desc = strdup("MT25408 ConnectX Mellanox Technologies");
+		if (k++ == 0) /* the first one without any GUID at all */
+			ibf_port(f, (int)i, 1)->guid = 0;
+	}
+	TT_REQUIRE(detect(f, NULL, &ri, &err) == 0);
+	TT_EQ_INT(ri.ngpus, 6);
+	TT_EQ_INT(ri.ndomains, 6);
+	TT_EQ_INT(ri.doubled, 0);
+	int port = 0, node = 0;
+	for (int d = 0; d < ri.ndomains; d++) {
+		port += !strncmp(ri.domain[d], "port-0x", 7);
+		node += !strncmp(ri.domain[d], "node-", 5);
+	}
+	TT_EQ_INT(port, 5);
+	TT_EQ_INT(node, 1);
+	TT_EQ_INT(ibf_rail_multi_gpu_domains(&ri), 0); /* one NIC per domain: no rails */
 	ibf_rail_info_free(&ri);
 	ibf_fabric_free(f);
 }
@@ -321,6 +358,9 @@ static void test_registry(void)
 		{ "{\"version\": 1, \"default_path\": \"xy\"}", 1, "rd" },
 		{ "{\"version\": 1, \"rails\": [1]}", 1, "map names" },
 		{ "{\"version\": 1", 1, "expected ','" },
+		{ "{\"version\": 1,\n \"rails\": {\"0\": 50,\n \"00\": 20}}", 3, "rail 0 is listed twice" },
+		{ "{\"version\": 1, \"domains\": {\"a\": 50,\n\n \"a\": 20}}", 3,
+		  "domain \"a\" is listed twice" },
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		int rc = ibf_rail_registry_parse(bad[k].text, strlen(bad[k].text), "reg.json", &q,
@@ -560,6 +600,7 @@ int main(void)
 	TT(test_property);
 	TT(test_structure_generated);
 	TT(test_structure_damaged);
+	TT(test_structure_unknown_guids);
 	TT(test_map_errors);
 	TT(test_registry);
 	TT(test_hratio);

@@ -65,6 +65,13 @@ struct ibf_fabric *ibf_gen_rail(const struct ibf_rail_opts *o, struct ibf_error 
 			R);
 		return NULL;
 	}
+	if (S == 0 && U > 1) {
+		ibf_error_set(err, IBF_EINVAL, NULL, 0,
+			      "uplinks=%d needs spines > 0: uplinks are the cables from each rail "
+			      "leaf to each spine",
+			      U);
+		return NULL;
+	}
 	if (U < 1 || U > IBF_MAX_PORTS) {
 		ibf_error_set(err, IBF_EINVAL, NULL, 0, "uplinks=%d is out of range 1..%d",
 			      o->uplinks, IBF_MAX_PORTS);
