@@ -339,6 +339,13 @@ static inline uint64_t ser_ps(uint32_t bytes, uint32_t rate)
 	return ((uint64_t)bytes * 80000u + rate - 1) / rate;
 }
 
+/* Picoseconds for a packet of `bytes` on port g's link: the port's
+ * precomputed time for a full packet, else computed. */
+static inline uint64_t port_ser(const struct psim *s, uint32_t g, uint32_t bytes)
+{
+	return bytes == s->fullb ? s->pt[g].ser : ser_ps(bytes, s->pt[g].rate);
+}
+
 /* Buffer (FIFO, credits) index of port g, VL v, and back. */
 static inline uint32_t BI(const struct psim *s, uint32_t g, uint32_t v)
 {
@@ -1085,9 +1092,7 @@ transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 		s->pt[BPORT(s, (uint32_t)fid)].in_busy = 1;
 	if (s->pt[g].kind != 2)
 		s->credits[BI(s, g, vl)] -= p->bytes;
-	uint64_t ser = p->bytes == s->fullb
-			       ? s->pt[g].ser
-			       : ser_ps(p->bytes, s->pt[g].rate);
+	uint64_t ser = port_ser(s, g, p->bytes);
 	uint64_t end = s->now + ser;
 	s->pt[g].cur_bytes = p->bytes;
 	if (fid >= 0 && p->tail > end)
@@ -1768,8 +1773,7 @@ static int deliver(struct psim *s, int32_t i, uint64_t t)
 	 * host never takes in more than its link's rate (a packet counted
 	 * whole at its tail overstated it by up to one packet time over the
 	 * window) */
-	uint64_t ser =
-		p->bytes == s->fullb ? s->pt[p->out].ser : ser_ps(p->bytes, s->pt[p->out].rate);
+	uint64_t ser = port_ser(s, p->out, p->bytes);
 	if (t >= s->w0 + ser && t <= s->w1) {
 		s->win_acc_bytes += p->bytes;
 		s->win_acc_payload += p->bytes - s->o->hdr_bytes;
