@@ -60,6 +60,8 @@ enum {
 	O_BYTES,
 	O_REPS,
 	O_SYNC,
+	O_COMPUTE,
+	O_REDUCE,
 	O_NODEVLS,
 	O_NODEVOQ,
 	O_ACCPKT,
@@ -110,6 +112,13 @@ static const char sp_help[] =
 	"                    of the step is in and it has queued its own packets, so\n"
 	"                    steps overlap across hosts; reports per phase its first\n"
 	"                    start, last finish and per-step spans\n"
+	"  --compute T[,T...]  with --streams: after each step it takes part in, a\n"
+	"                    host computes T (ns, us, ms) before its next step; one\n"
+	"                    value per phase, the last one for the phases after it\n"
+	"  --reduce-gbps G[,G...]  with --streams: and the bytes it received in the\n"
+	"                    step at G Gb/s (a reduction; 0: none), per phase as\n"
+	"                    --compute; the flow simulator's figures add the longest\n"
+	"                    compute of each step\n"
 	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
 	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
 	"                    points at once (same results for any N)\n"
@@ -169,6 +178,11 @@ struct sp_args {
 	int reps_set;
 	int sync; /* enum ibf_psim_sync (--sync) */
 	int sync_set;
+	/* --compute T[,T...], --reduce-gbps G[,G...]: per phase, the last
+	 * value for the phases after it */
+#define SP_MAXLIST 256
+	uint32_t ncomp, nred;
+	double comp[SP_MAXLIST], red[SP_MAXLIST];
 	const char *node_opt; /* a node-model option given (the last one) */
 	int frac_set;	      /* --mix or --inter-frac given */
 	double bytes;
@@ -230,6 +244,31 @@ static int parse_bytes(const char *opt, const char *v, long lo, long hi, long *o
 	return 0;
 }
 
+/* "A,B,C": up to SP_MAXLIST values, each a time (ns, us, ms) or a
+ * number in [0, 1e6]; an empty item is an error. */
+static int parse_list(const char *prog, const char *opt, const char *v, int time, double *out,
+		      uint32_t *n)
+{
+	char item[64];
+	*n = 0;
+	for (const char *p = v;;) {
+		size_t l = strcspn(p, ",");
+		if (!l || l >= sizeof(item))
+			return cli_usage_error(prog, "%s: bad list '%s' (values separated by commas, "
+					       "one per phase)", opt, v);
+		if (*n == SP_MAXLIST)
+			return cli_usage_error(prog, "%s: more than %d values", opt, SP_MAXLIST);
+		memcpy(item, p, l);
+		item[l] = 0;
+		if (time ? parse_time(opt, item, &out[*n]) : parse_double(opt, item, 0, 1e6, &out[*n]))
+			return 2; /* it said why */
+		++*n;
+		if (!p[l])
+			return 0;
+		p += l + 1;
+	}
+}
+
 static const struct option sp_lo[] = {
 	{ "topology", required_argument, 0, O_TOPO },
 	{ "guid2lid", required_argument, 0, O_G2L },
@@ -282,6 +321,8 @@ static const struct option sp_lo[] = {
 	{ "bytes", required_argument, 0, O_BYTES },
 	{ "reps", required_argument, 0, O_REPS },
 	{ "sync", required_argument, 0, O_SYNC },
+	{ "compute", required_argument, 0, O_COMPUTE },
+	{ "reduce-gbps", required_argument, 0, O_REDUCE },
 	{ "quiet", no_argument, 0, O_QUIET },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
@@ -505,6 +546,10 @@ static int sp_other_opt(const char *prog, struct sp_args *a, int c)
 			return cli_usage_error(prog, "--sync: barrier or rank");
 		a->sync_set = 1;
 		return 0;
+	case O_COMPUTE:
+		return parse_list(prog, "--compute", optarg, 1, a->comp, &a->ncomp);
+	case O_REDUCE:
+		return parse_list(prog, "--reduce-gbps", optarg, 0, a->red, &a->nred);
 	case 'h':
 		fputs(sp_help, stdout);
 		return -1;
@@ -560,6 +605,8 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		return cli_usage_error(prog, "--reps goes with --streams");
 	if (a->sync_set && !a->streams)
 		return cli_usage_error(prog, "--sync goes with --streams");
+	if ((a->ncomp || a->nred) && !a->streams)
+		return cli_usage_error(prog, "--compute and --reduce-gbps go with --streams");
 	if (a->sync == IBF_PSIM_SYNC_RANK && a->reps_first)
 		return cli_usage_error(prog, "--sync rank runs every repetition: not with "
 					     "--reps first");
@@ -844,6 +891,7 @@ struct streams {
 		double bytes, flow_us;
 	} * ph;
 	struct ibf_psim_stream st;
+	double *cns, *rg; /* [n] --compute, --reduce-gbps per phase (NULL: not given) */
 	int fail;
 };
 
@@ -911,6 +959,36 @@ static void streams_ready(void *ctx, const struct ibf_sim_net *net,
 	S->pl = pl;
 }
 
+/* --compute / --reduce-gbps: a value per phase (the last one for the
+ * phases after it), no more values than phases. */
+static int streams_compute(const struct sp_args *a, struct streams *S, struct ibf_error *err)
+{
+	const struct {
+		const char *opt;
+		uint32_t n;
+		const double *v;
+		double **out;
+	} l[2] = { { "--compute", a->ncomp, a->comp, &S->cns },
+		   { "--reduce-gbps", a->nred, a->red, &S->rg } };
+	for (int i = 0; i < 2; i++) {
+		if (!l[i].n)
+			continue;
+		if (l[i].n > S->n)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "%s has %u values, the pattern %u phase%s on this "
+					     "fabric (one value per phase)",
+					     l[i].opt, l[i].n, S->n, S->n == 1 ? "" : "s");
+		*l[i].out = malloc(S->n * sizeof(double));
+		if (!*l[i].out)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		for (uint32_t k = 0; k < S->n; k++)
+			(*l[i].out)[k] = l[i].v[k < l[i].n ? k : l[i].n - 1];
+	}
+	S->st.compute_ns = S->cns;
+	S->st.reduce_gbps = S->rg;
+	return 0;
+}
+
 static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
 			 const struct ibf_routes *r, struct streams *S, struct ibf_error *err)
 {
@@ -938,6 +1016,8 @@ static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
 	S->first = a->reps_first;
 	S->st.repeat = S->first ? NULL : S->rep;
 	S->st.sync = a->sync;
+	if (!rc)
+		rc = streams_compute(a, S, err);
 	return rc;
 }
 
@@ -982,6 +1062,26 @@ static void print_caps(const struct streams *S, const struct ibf_psim_result *re
 		printf("done at %.3f us\n", c->elastic_ns / 1000.0);
 	else
 		printf("not finished\n");
+}
+
+/* The flow simulator's time of one repetition of phase k, plus with
+ * --compute / --reduce-gbps the longest compute of a host after it (the
+ * barrier's wait): the flow simulator moves bytes only. */
+static double flow_step_us(const struct streams *S, const struct ibf_psim_result *res, uint32_t k)
+{
+	return S->ph[k].flow_us + (res->phase_compute_ns ? res->phase_compute_ns[k] / 1000.0 : 0);
+}
+
+/* With compute after steps: phase k's longest compute of a host after a
+ * step (JSON field, or text inside the flow simulator's parenthesis). */
+static void print_compute(const struct ibf_psim_result *res, uint32_t k, int json)
+{
+	if (!res->phase_compute_ns)
+		return;
+	if (json)
+		printf(",\"compute_us\":%.4f", res->phase_compute_ns[k] / 1000.0);
+	else
+		printf(", of it compute %.3f us", res->phase_compute_ns[k] / 1000.0);
 }
 
 /* Phase k's repetitions as the run left them (NULL-safe). */
@@ -1050,7 +1150,8 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			       res->phase_ns[k] >= 0 ? res->phase_ns[k] / 1000.0 : -1.0,
 			       rp.done ? rp.sum_ns / rp.done / 1000.0 : -1.0,
 			       rp.done ? rp.min_ns / 1000.0 : -1.0,
-			       rp.done ? rp.max_ns / 1000.0 : -1.0, S->ph[k].flow_us);
+			       rp.done ? rp.max_ns / 1000.0 : -1.0, flow_step_us(S, res, k));
+			print_compute(res, k, 1);
 			print_caps(S, res, k, 1);
 			printf("}");
 		}
@@ -1082,7 +1183,9 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			printf("; per step %.3f / %.3f / %.3f us mean / min / max",
 			       rp.sum_ns / rp.done / 1000.0, rp.min_ns / 1000.0,
 			       rp.max_ns / 1000.0);
-		printf(" (flow simulator %.3f us per repetition)\n", S->ph[k].flow_us);
+		printf(" (flow simulator %.3f us per repetition", flow_step_us(S, res, k));
+		print_compute(res, k, 0);
+		printf(")\n");
 		print_caps(S, res, k, 0);
 	}
 }
@@ -1102,7 +1205,7 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 		reps += rp.reps;
 		reps_done += rp.done;
 		est += rp.sum_ns / 1000.0 * S->ph[k].repeat;
-		ftot += S->ph[k].flow_us * S->ph[k].repeat;
+		ftot += flow_step_us(S, res, k) * S->ph[k].repeat;
 	}
 	if (res->sync == IBF_PSIM_SYNC_RANK) {
 		print_streams_rank(S, res, json, ftot);
@@ -1135,7 +1238,8 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 			if (S->first)
 				printf("\"estimated_us\":%.4f,",
 				       ph_us >= 0 ? ph_us * S->ph[k].repeat : -1.0);
-			printf("\"flow_us\":%.4f", S->ph[k].flow_us);
+			printf("\"flow_us\":%.4f", flow_step_us(S, res, k));
+			print_compute(res, k, 1);
 			print_caps(S, res, k, 1);
 			printf("}");
 		}
@@ -1174,7 +1278,9 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 			       rp.max_ns / 1000.0);
 		else
 			printf("not finished (0 of %u repetitions)", rp.reps);
-		printf(" (flow simulator %.3f us per repetition)\n", S->ph[k].flow_us);
+		printf(" (flow simulator %.3f us per repetition", flow_step_us(S, res, k));
+		print_compute(res, k, 0);
+		printf(")\n");
 		print_caps(S, res, k, 0);
 	}
 }
@@ -1378,6 +1484,8 @@ done:
 	free(S.msg);
 	free(S.ph);
 	free(S.rep);
+	free(S.cns);
+	free(S.rg);
 	ibf_sl_table_free(&sl);
 	ibf_sl2vl_table_free(&s2v);
 	ibf_routes_free(&r);

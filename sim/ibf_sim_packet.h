@@ -55,6 +55,14 @@ struct ibf_psim_stream {
 	 * dropped, as the next phase does; NULL: every phase once */
 	const uint32_t *repeat;
 	int sync; /* enum ibf_psim_sync: when a host starts its next step */
+	/* [nphases] each, or NULL (none): compute after every step of phase k
+	 * a host takes part in, before it may start its next step (and, after
+	 * its last step, before it is done): compute_ns[k] plus the payload
+	 * bytes addressed to it in the step x 8 / reduce_gbps[k] (0: no
+	 * per-byte part).  With the barrier a step ends when every packet is
+	 * in and every host taking part has computed. */
+	const double *compute_ns;
+	const double *reduce_gbps;
 };
 
 /* A step is one repetition of one phase, in order (phase 0's repetitions,
@@ -280,6 +288,11 @@ struct ibf_psim_result {
 		double last_ns;	     /* the last finished its last step; -1 until all did */
 		double span_mean_ns; /* per step done: last finish - first start, mean */
 	} * phase_rank;		     /* [nphases], owned */
+	/* [nphases], owned, NULL without compute (ibf_psim_stream.compute_ns,
+	 * reduce_gbps): per phase the longest compute of one host after one
+	 * of its steps (ns), what a barrier waits for after the step's last
+	 * packet */
+	double *phase_compute_ns;
 	/* deadlock */
 	int deadlock;		/* 1: detected (the run stopped there) */
 	double deadlock_ns;	/* simulated time of the detection */

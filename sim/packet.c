@@ -62,6 +62,8 @@ enum {
 	EV_NDONE,  /* an intra-node link finished sending */
 	EV_AGG,	   /* a NIC's aggregation timeout */
 	EV_HCA,	   /* a sealed fabric packet reaches the NIC's port queue */
+	/* message streams */
+	EV_STEP, /* a host (a; UINT32_MAX: the barrier) finished computing after a step */
 };
 #define EV_BITS 4u
 
@@ -655,7 +657,8 @@ static inline __attribute__((always_inline)) int push(struct psim *s, uint64_t t
 						      uint32_t a, uint32_t b)
 {
 	uint64_t k = t << EV_BITS | (uint64_t)type;
-	if (type == EV_GEN || type == EV_AGEN || type == EV_CHECK || type == EV_CREDIT)
+	if (type == EV_GEN || type == EV_AGEN || type == EV_CHECK || type == EV_CREDIT ||
+	    type == EV_STEP)
 		return push_cal(s, k, a, b);
 	/* the common case: one of the type's last two lanes (picked
 	 * without a branch), not empty, with room */
@@ -1865,6 +1868,12 @@ struct pstream {
 	} * rval;
 	uint32_t rcap, rn; /* slots (a power of two), used */
 	uint64_t *elneed, *elgot, *elast;
+	/* compute after steps (ibf_psim_stream.compute_ns, reduce_gbps): per
+	 * phase the longest of a host's (ps), what the barrier waits for;
+	 * NULL without compute.  computed: the barrier's EV_STEP for the
+	 * repetition that just ended has fired */
+	uint64_t *dcomp;
+	int computed;
 };
 #define RK_NONE UINT32_MAX /* no message number (they stay below 2^32 - 1) */
 
@@ -1877,6 +1886,9 @@ struct rhost {
 	uint32_t a, b, cur; /* its messages: by_src[a .. b - 1], the next in turn */
 	uint32_t unsent;    /* of those, with bytes left */
 	uint8_t part;	    /* takes part in the step */
+	uint8_t cstate;	    /* compute after the step: 0 not begun, 1 running (an EV_STEP
+			     * pending), 2 done */
+	uint64_t rbytes;    /* payload bytes addressed to it in the step */
 	uint32_t ehead, nearly, capearly;
 	struct rearly {
 		uint64_t step, got;
@@ -1889,6 +1901,18 @@ static uint64_t stream_pace(double gbps, uint32_t pay)
 {
 	double ps = ceil((double)pay * 8000.0 / gbps);
 	/* event keys hold times below 2^60 ps (~13 days) */
+	return ps < 1e17 ? (uint64_t)ps : (uint64_t)1e17;
+}
+
+/* ps a host computes after a step of phase k in which `rbytes` payload
+ * bytes were addressed to it (ibf_psim_stream.compute_ns, reduce_gbps;
+ * rounded up, capped as stream_pace). */
+static uint64_t comp_ps(const struct ibf_psim_stream *in, uint32_t k, uint64_t rbytes)
+{
+	double ps = in->compute_ns ? in->compute_ns[k] * 1000.0 : 0;
+	if (in->reduce_gbps && in->reduce_gbps[k] > 0)
+		ps += (double)rbytes * 8000.0 / in->reduce_gbps[k];
+	ps = ceil(ps);
 	return ps < 1e17 ? (uint64_t)ps : (uint64_t)1e17;
 }
 
@@ -2079,6 +2103,13 @@ static int stream_next(struct psim *s)
 	struct pstream *st = s->st;
 	const struct ibf_psim_stream *in = s->o->stream;
 	for (;;) {
+		/* the hosts compute first: the repetition ends with that */
+		uint64_t dc = st->dcomp ? st->dcomp[st->phase] : 0;
+		if (dc && !st->computed) {
+			st->computed = 1;
+			return push(s, s->now + dc, EV_STEP, UINT32_MAX, 0);
+		}
+		st->computed = 0;
 		struct ibf_psim_phase_reps *rp = &st->rp[st->phase];
 		double ns = (double)(s->now - st->start) / 1000.0;
 		if (!rp->done || ns < rp->min_ns)
@@ -2262,8 +2293,12 @@ static int rank_enter(struct psim *s, uint32_t h)
 	uint32_t d0 = rank_lower(in->msg, st->by_dst, lo, hi, h, 1);
 	uint32_t d1 = rank_lower(in->msg, st->by_dst, d0, hi, h + 1, 1);
 	R->need = 0;
-	for (uint32_t i = d0; i < d1; i++)
+	R->rbytes = 0;
+	R->cstate = 0;
+	for (uint32_t i = d0; i < d1; i++) {
 		R->need += (in->msg[st->by_dst[i]].bytes + mtu - 1) / mtu;
+		R->rbytes += in->msg[st->by_dst[i]].bytes;
+	}
 	R->got = 0;
 	if (R->ehead < R->nearly && R->early[R->ehead].step == R->step) {
 		R->got = R->early[R->ehead++].got;
@@ -2286,6 +2321,16 @@ static int rank_try(struct psim *s, uint32_t h)
 	const struct ibf_psim_stream *in = s->o->stream;
 	struct rhost *R = &st->rh[h];
 	while (R->step < st->nsteps && !R->unsent && R->got >= R->need) {
+		if (R->part && st->dcomp && R->cstate != 2) {
+			/* it computes first: the step ends with that (EV_STEP) */
+			if (R->cstate == 1)
+				return 0;
+			uint64_t c = comp_ps(in, R->phase, R->rbytes);
+			if (c) {
+				R->cstate = 1;
+				return push(s, s->now + c, EV_STEP, h, 0);
+			}
+		}
 		if (R->part) {
 			if (s->now > st->slast[R->step])
 				st->slast[R->step] = s->now;
@@ -2577,6 +2622,8 @@ static void rank_free(struct pstream *st)
 	free(st->elast);
 }
 
+static int stream_compute_setup(struct psim *s, struct ibf_error *err);
+
 static int stream_setup(struct psim *s, struct ibf_error *err)
 {
 	const struct ibf_psim_stream *in = s->o->stream;
@@ -2643,6 +2690,8 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 		st->caps[k].capped *= st->rp[k].reps;
 		st->rp[k].min_ns = st->rp[k].max_ns = -1;
 	}
+	if ((in->compute_ns || in->reduce_gbps) && stream_compute_setup(s, err))
+		return err->code;
 	/* the window starts at 0 and ends at warm-up + measure as before */
 	s->w0 = 0;
 	if (in->sync == IBF_PSIM_SYNC_RANK)
@@ -2654,6 +2703,54 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 	int rc = stream_load(s);
 	if (!rc && !st->pending)
 		rc = stream_next(s);
+	if (rc)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	return 0;
+}
+
+/* Compute after steps: the values checked, per phase the longest compute
+ * of a host taking part in a step (dcomp, ps; the result's
+ * phase_compute_ns). */
+static int stream_compute_setup(struct psim *s, struct ibf_error *err)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t P = in->nphases;
+	for (uint32_t k = 0; k < P; k++) {
+		double c = in->compute_ns ? in->compute_ns[k] : 0;
+		double g = in->reduce_gbps ? in->reduce_gbps[k] : 0;
+		if (!(c >= 0 && c <= 1e13) || !(g >= 0) || isinf(g))
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "message streams: phase %u has a compute time of %g "
+					     "ns or a reduction rate of %g Gb/s",
+					     k, c, g);
+	}
+	st->dcomp = calloc(P, sizeof(*st->dcomp));
+	s->res->phase_compute_ns = calloc(P, sizeof(*s->res->phase_compute_ns));
+	uint64_t *rb = calloc(s->nh ? s->nh : 1, sizeof(*rb));
+	uint8_t *part = calloc(s->nh ? s->nh : 1, 1);
+	int rc = !st->dcomp || !s->res->phase_compute_ns || !rb || !part;
+	for (uint32_t k = 0; k < P && !rc; k++) {
+		uint32_t a = in->off[k], b = in->off[k + 1];
+		for (uint32_t m = a; m < b; m++) {
+			rb[in->msg[m].dst] += in->msg[m].bytes;
+			part[in->msg[m].src] = part[in->msg[m].dst] = 1;
+		}
+		for (uint32_t m = a; m < b; m++)
+			for (int e = 0; e < 2; e++) {
+				uint32_t h = e ? in->msg[m].dst : in->msg[m].src;
+				if (!part[h])
+					continue;
+				uint64_t c = comp_ps(in, k, rb[h]);
+				if (c > st->dcomp[k])
+					st->dcomp[k] = c;
+				part[h] = 0;
+				rb[h] = 0;
+			}
+		s->res->phase_compute_ns[k] = (double)st->dcomp[k] / 1000.0;
+	}
+	free(rb);
+	free(part);
 	if (rc)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	return 0;
@@ -2693,6 +2790,7 @@ static void stream_free(struct psim *s)
 	free(s->st->gen);
 	free(s->st->caps);
 	free(s->st->rp);
+	free(s->st->dcomp);
 	rank_free(s->st);
 	free(s->st);
 	s->st = NULL;
@@ -3329,6 +3427,8 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 	res->host_end_ns = NULL;
 	free(res->phase_rank);
 	res->phase_rank = NULL;
+	free(res->phase_compute_ns);
+	res->phase_compute_ns = NULL;
 	free(res->link_util);
 	free(res->link_gbps);
 	res->link_util = NULL;
@@ -3901,6 +4001,14 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			break;
 		case EV_HCA:
 			rc = ev_hca(&s, (int32_t)e.a, e.b);
+			break;
+		case EV_STEP: /* computing after a step is over */
+			if (e.a == UINT32_MAX) {
+				rc = stream_next(&s);
+			} else {
+				s.st->rh[e.a].cstate = 2;
+				rc = rank_try(&s, e.a);
+			}
 			break;
 		default:
 			rc = ev_check(&s);

@@ -436,6 +436,54 @@ set -e
 check "streams: --sync wants --streams" test "$rc8" -eq 2
 check "streams: --sync barrier or rank" test "$rc9" -eq 2
 check "streams: --sync rank not with --reps first" test "$rc10" -eq 2
+# compute between steps: on the ring every host's compute is on the
+# critical path, 30 steps x 2 us more in both modes, and the flow
+# simulator's figure adds it too; a reduction at 200 Gb/s adds 64 KiB x 8 /
+# 200 per step
+for sy in barrier rank; do
+	check "streams, $sy: ring with --compute 2us" sh -c "\"$IBFAB\" \"\$@\" --traffic ring \
+		--bytes 1048576 --load 1.0 --sync $sy --compute 2us --json >\"$WORK/ringc-$sy.json\" && \
+		\"$IBFAB\" \"\$@\" --traffic ring --bytes 1048576 --load 1.0 --sync $sy \
+		--compute 2000 --reduce-gbps 200 --json >\"$WORK/ringcr-$sy.json\"" _ "${sp[@]}"
+	check "streams, $sy: compute adds 30 x 2 us, the reduction 30 x 2.62144 us" python3 -c "
+import json
+b=json.load(open('$WORK/ring' + ('b' if '$sy'=='barrier' else 'r') + '.json'))['runs'][0]['streams']
+c=json.load(open('$WORK/ringc-$sy.json'))['runs'][0]['streams']
+d=json.load(open('$WORK/ringcr-$sy.json'))['runs'][0]['streams']
+assert abs(c['total_us']-b['total_us']-60)<1e-3, (c['total_us'], b['total_us'])
+assert abs(c['flow_total_us']-b['flow_total_us']-60)<1e-3, (c['flow_total_us'], b['flow_total_us'])
+assert c['phases'][0]['compute_us']==2 and 'compute_us' not in b['phases'][0], c['phases'][0]
+assert abs(d['total_us']-c['total_us']-30*65536*8/200/1000)<1e-3, (d['total_us'], c['total_us'])
+assert abs(d['phases'][0]['compute_us']-2-65536*8/200/1000)<1e-3, d['phases'][0]
+"
+done
+check "streams: compute per rank on the damaged tree, every step of every host" sh -c "\"$IBFAB\" \
+	sim packet --topology \"$WORK/c2d.net\" --engine dmodk --streams --measure 1ms -q --json \
+	--traffic hier --bytes 1048576 --load 1.0 --sync rank --compute 1us --reduce-gbps 100,100,0 \
+	>\"$WORK/hierdc.json\" && python3 -c \"
+import json
+a=json.load(open('$WORK/hierdr.json'))['runs'][0]['streams']
+s=json.load(open('$WORK/hierdc.json'))['runs'][0]['streams']
+assert s['host_steps']==[12]*16 and s['phases_done']==3, s
+assert s['total_us']>a['total_us']+12, (s['total_us'], a['total_us'])
+assert [p['compute_us']>1 for p in s['phases']]==[True,True,False], s['phases']
+\""
+set +e
+"$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --traffic ring --compute 1us --load 1 \
+	>/dev/null 2>&1
+rc8=$?
+"$IBFAB" "${sp[@]}" --traffic ring --compute 1us, --load 1 >/dev/null 2>&1
+rc9=$?
+"$IBFAB" "${sp[@]}" --traffic ring --reduce-gbps -5 --load 1 >/dev/null 2>&1
+rc10=$?
+"$IBFAB" "${sp[@]}" --traffic ring --compute 1us,2us --load 1 >/dev/null 2>"$WORK/comp.err"
+rc11=$?
+set -e
+check "streams: --compute wants --streams" test "$rc8" -eq 2
+check "streams: --compute, a bad list" test "$rc9" -eq 2
+check "streams: --reduce-gbps, a negative rate" test "$rc10" -eq 2
+check "streams: --compute, more values than phases" sh -c "test $rc11 -eq 1 && \
+	grep -q 'compute has 2 values, the pattern 1 phase' '$WORK/comp.err'"
 # rate caps per rank: adversarial is one step, which every host starts at
 # 0, so the capped mice and the elephants come out as with the barrier
 check "streams: capped mice per rank" sh -c "\"$IBFAB\" \"\$@\" --traffic adversarial --bytes 64k \

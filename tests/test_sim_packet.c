@@ -921,7 +921,7 @@ static void test_streams(void)
 		{ 1, 2, 5000, 0 },
 	};
 	uint32_t off[] = { 0, 1, 3, 4 };
-	struct ibf_psim_stream st = { 3, off, msg, NULL, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 3, off, msg, NULL, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -992,7 +992,7 @@ static void test_stream_caps(void)
 		{ 0, 3, 40320, 0 },
 	};
 	uint32_t off[] = { 0, 2, 4 };
-	struct ibf_psim_stream st = { 2, off, msg, NULL, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 2, off, msg, NULL, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1063,7 +1063,7 @@ static void test_stream_caps_shared_pair(void)
 		{ 0, 1, 80640, 0 },
 	};
 	uint32_t off[] = { 0, 3 };
-	struct ibf_psim_stream st = { 1, off, msg, NULL, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 1, off, msg, NULL, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1109,7 +1109,7 @@ static void test_stream_low_load(void)
 		{ 1, 0, 4032, 0 },
 	};
 	uint32_t off[] = { 0, 1, 2, 3 };
-	struct ibf_psim_stream st = { 3, off, msg, NULL, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 3, off, msg, NULL, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1150,7 +1150,7 @@ static void test_stream_reps(void)
 		{ 1, 0, 4032, 0 },
 	};
 	uint32_t off[] = { 0, 1, 2 }, rep[] = { 3, 2 };
-	struct ibf_psim_stream st = { 2, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 2, off, msg, rep, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1186,7 +1186,7 @@ static void test_stream_reps(void)
 	/* a phase without messages repeated 100000 times ends at once, in a
 	 * loop (not a recursion per repetition) */
 	uint32_t eoff[] = { 0, 0, 1 }, erep[] = { 100000, 2 };
-	struct ibf_psim_stream est = { 2, eoff, msg + 1, erep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream est = { 2, eoff, msg + 1, erep, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	o.stream = &est;
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 2);
@@ -1211,7 +1211,7 @@ static void test_stream_reps_low_load(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = { { 0, 1, 4032, 0 } };
 	uint32_t off[] = { 0, 1 }, rep[] = { 4 };
-	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1286,7 +1286,7 @@ static void test_stream_reps_ring(void)
 	for (uint32_t i = 0; i < 16; i++)
 		msg[i] = (struct ibf_psim_msg){ i, (i + 1) % 16, 4032, 0 };
 	uint32_t off[] = { 0, 16 }, rep[] = { 30 };
-	struct ibf_psim_stream st = { 1, off, msg, NULL, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 1, off, msg, NULL, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1332,7 +1332,7 @@ static void test_stream_reps_limit(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = { { 0, 1, 40320, 0 }, { 1, 0, 4032, 0 } };
 	uint32_t off[] = { 0, 1, 2 }, rep[] = { 5, 1 };
-	struct ibf_psim_stream st = { 2, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 2, off, msg, rep, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1373,7 +1373,7 @@ static void test_stream_reps_caps(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = { { 0, 1, 40320, 10.0 }, { 2, 3, 40320, 0 } };
 	uint32_t off[] = { 0, 2 }, rep[] = { 2 };
-	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1406,7 +1406,7 @@ static void test_stream_reps_damaged(void)
 	ibf_lft(&r, 0)[ibf_port(f, c, 1)->lid] = IBF_LFT_NONE;
 	struct ibf_psim_msg msg[] = { { 0, 2, 3 * 4032, 0 }, { 0, 1, 40320, 0 } };
 	uint32_t off[] = { 0, 2 }, rep[] = { 3 };
-	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res, again;
 	struct ibf_error err;
@@ -1426,7 +1426,7 @@ static void test_stream_reps_damaged(void)
 	for (uint32_t i = 0; i < 16; i++)
 		ring[i] = (struct ibf_psim_msg){ i, (i + 5) % 16, 8 * 4032, 0 };
 	uint32_t roff[] = { 0, 16 }, rrep[] = { 30 };
-	struct ibf_psim_stream rst = { 1, roff, ring, rrep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream rst = { 1, roff, ring, rrep, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	TT_REQUIRE(stream_run(f, &r, &rst, 0.7, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 1);
 	TT_EQ_INT(reps_of(&res, 0)->done, 30);
@@ -1461,7 +1461,7 @@ static void test_stream_rank_hand(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = { { 0, 1, 2 * 4032, 0 }, { 1, 0, 4032, 0 } };
 	uint32_t off[] = { 0, 2 }, rep[] = { 3 };
-	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1507,7 +1507,7 @@ static void test_stream_rank_limit(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = { { 0, 1, 2 * 4032, 0 }, { 1, 0, 4032, 0 } };
 	uint32_t off[] = { 0, 2 }, rep[] = { 3 };
-	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_RANK, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1534,6 +1534,75 @@ static void test_stream_rank_limit(void)
 	ibf_fabric_free(f);
 }
 
+/* Compute after steps (ibf_psim_stream.compute_ns, reduce_gbps), by hand
+ * on one switch at load 1.0: host 0 sends one full packet to host 1 per
+ * step (delivered 527.68 ns after it leaves), three steps; every host
+ * computes 1000 ns after a step, plus its input at 32.256 Gb/s (4032 B:
+ * another 1000 ns), so host 0 (no input) 1000 and host 1 2000 ns.
+ * Barrier: each step ends when its packet is in and both have computed,
+ * 527.68 + 2000, three times.  Per rank: host 0 has its step done when it
+ * has queued its packet and sends the next one 1000 ns later (at 0, 1000,
+ * 2000; done at 3000); host 1 has each input at 527.68, 1527.68, 2527.68
+ * but is busy computing until 2527.68 and 4527.68, so it ends at
+ * 6527.68.  All compute 0: exactly the run without compute. */
+static void test_stream_compute(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = { { 0, 1, 4032, 0 } };
+	uint32_t off[] = { 0, 1 }, rep[] = { 3 };
+	double cns[] = { 1000 }, rg[] = { 32.256 };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
+	st.compute_ns = cns;
+	st.reduce_gbps = rg;
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res, plain;
+	struct ibf_error err;
+	memset(&plain, 0, sizeof(plain));
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	TT_REQUIRE(res.phase_compute_ns != NULL);
+	TT_CHECK_MSG(fabs(res.phase_compute_ns[0] - 2000) < 1e-6, "compute %.3f",
+		     res.phase_compute_ns[0]);
+	TT_CHECK_MSG(fabs(res.phase_ns[0] - 3 * 2527.68) < 0.01, "barrier %.3f", res.phase_ns[0]);
+	TT_CHECK_MSG(fabs(reps_of(&res, 0)->max_ns - 2527.68) < 0.01, "step %.3f",
+		     reps_of(&res, 0)->max_ns);
+	st.sync = IBF_PSIM_SYNC_RANK;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.phases_done, 1);
+	TT_CHECK_MSG(fabs(res.rank_total_ns - 6527.68) < 0.01, "rank total %.3f",
+		     res.rank_total_ns);
+	TT_CHECK_MSG(fabs(res.host_end_ns[0] - 3000) < 0.01, "host 0 %.3f", res.host_end_ns[0]);
+	TT_CHECK_MSG(fabs(res.host_end_ns[1] - 6527.68) < 0.01, "host 1 %.3f", res.host_end_ns[1]);
+	TT_EQ_INT(res.delivered, 3);
+	/* nothing to compute: the same run as without */
+	cns[0] = 0;
+	rg[0] = 0;
+	for (int sync = 0; sync < 2; sync++) {
+		st.sync = sync;
+		st.compute_ns = st.reduce_gbps = NULL;
+		TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &plain, &err) == 0);
+		st.compute_ns = cns;
+		st.reduce_gbps = rg;
+		TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+		TT_CHECK(res.events == plain.events && res.phase_ns[0] == plain.phase_ns[0] &&
+			 res.sim_ns == plain.sim_ns);
+		TT_CHECK(res.phase_compute_ns && res.phase_compute_ns[0] == 0);
+		ibf_psim_result_free(&plain);
+	}
+	/* a negative or infinite value is refused */
+	cns[0] = -1;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	TT_CHECK(strstr(err.msg, "compute") != NULL);
+	cns[0] = 0;
+	rg[0] = INFINITY;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* Per rank, a host with nothing to receive needs only to queue its own
  * packets: host 0 sends one packet to host 2 per step and finishes its
  * three steps when it has queued the third (2 x 327.68 ns at load 1.0),
@@ -1549,7 +1618,7 @@ static void test_stream_rank_ahead(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	struct ibf_psim_msg msg[] = { { 0, 2, 4032, 0 }, { 1, 2, 4032, 0 }, { 2, 1, 4032, 0 } };
 	uint32_t off[] = { 0, 3 }, rep[] = { 3 };
-	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_RANK, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1574,7 +1643,7 @@ static void test_stream_rank_ahead(void)
 	TT_REQUIRE(route(f2, "minimal", &r2) == 0);
 	struct ibf_psim_msg fan[] = { { 0, 1, 4032, 0 }, { 2, 1, 4032, 0 } };
 	uint32_t foff[] = { 0, 2 }, frep[] = { 200 };
-	struct ibf_psim_stream fst = { 1, foff, fan, frep, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_stream fst = { 1, foff, fan, frep, IBF_PSIM_SYNC_RANK, NULL, NULL };
 	ibf_psim_result_free(&res);
 	TT_REQUIRE(stream_run(f2, &r2, &fst, 1.0, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 1);
@@ -1594,7 +1663,7 @@ static void test_stream_rank_ahead(void)
 	o.stream = &st;
 	uint32_t off3[] = { 0, 3, 3, 4 }, rep3[] = { 2, 100000, 1 };
 	struct ibf_psim_msg msg3[] = { msg[0], msg[1], msg[2], { 3, 0, 4032, 0 } };
-	struct ibf_psim_stream st3 = { 3, off3, msg3, rep3, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_stream st3 = { 3, off3, msg3, rep3, IBF_PSIM_SYNC_RANK, NULL, NULL };
 	o.stream = &st3;
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
 	TT_EQ_INT(res.phases_done, 3);
@@ -1610,7 +1679,7 @@ static void test_stream_rank_ahead(void)
 	o.stream = &st;
 	uint32_t off2[] = { 0, 3, 6 }, rep2[] = { 1u << 30, 1u << 30 }; /* 6 x 2^30 */
 	struct ibf_psim_msg msg2[] = { msg[0], msg[1], msg[2], msg[0], msg[1], msg[2] };
-	struct ibf_psim_stream st2 = { 2, off2, msg2, rep2, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_stream st2 = { 2, off2, msg2, rep2, IBF_PSIM_SYNC_RANK, NULL, NULL };
 	o.stream = &st2;
 	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
 	TT_CHECK_MSG(strstr(err.msg, "32 bits") != NULL, "%s", err.msg);
@@ -1651,7 +1720,7 @@ static void test_stream_rank_caps(void)
 		{ 0, 3, 40320, 0 },
 	};
 	uint32_t off[] = { 0, 2, 4 };
-	struct ibf_psim_stream st = { 2, off, msg, NULL, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_stream st = { 2, off, msg, NULL, IBF_PSIM_SYNC_RANK, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -1716,7 +1785,7 @@ static void test_stream_rank_ring(void)
 	for (uint32_t i = 0; i < 16; i++)
 		msg[i] = (struct ibf_psim_msg){ i, (i + 1) % 16, 16 * 4032, 0 };
 	uint32_t off[] = { 0, 16 }, rep[] = { 30 };
-	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res, again;
 	struct ibf_error err;
@@ -1780,7 +1849,7 @@ static void test_stream_rank_slow_link(void)
 		{ 3, 2, 4 * 4032, 0 },
 	};
 	uint32_t off[] = { 0, 4 }, rep[] = { 5 };
-	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_RANK };
+	struct ibf_psim_stream st = { 1, off, msg, rep, IBF_PSIM_SYNC_RANK, NULL, NULL };
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
@@ -2069,6 +2138,7 @@ int main(void)
 	TT(test_stream_rank_hand);
 	TT(test_stream_rank_limit);
 	TT(test_stream_rank_ahead);
+	TT(test_stream_compute);
 	TT(test_stream_rank_caps);
 	TT(test_stream_rank_ring);
 	TT(test_stream_rank_slow_link);
