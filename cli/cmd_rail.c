@@ -16,7 +16,11 @@ static const char rail_info_help[] =
 	"whose device index differs from the rail it reaches).  --map overrides\n"
 	"domains and rails (format: docs/rail.md); --list prints every GPU.  A\n"
 	"fabric where no server has two NICs and device numbers make two or more\n"
-	"rails is reported as not a rail fabric.\n"
+	"rails is reported as not a rail fabric.  Rail switches the structure\n"
+	"implies but the fabric lacks are listed as missing: a whole rail whose device\n"
+	"number lies between present rails or that GPU NICs without a cable carry,\n"
+	"and a leaf of a present rail when two or more servers sharing a leaf on\n"
+	"another rail all lack a GPU on it (docs/rail.md).\n"
 	"Exit 0 (also when something does not fit), 1 on errors, 2 on usage errors.\n";
 
 /* A fabric where no server has two GPU NICs has no rails (one rail's
@@ -132,6 +136,42 @@ static int cmd_info(int argc, char **argv)
 			printf("  %s: no GPU on rail %d\n", ri.domain[ri.gpu[a].domain], r++);
 		a = b;
 	}
+	/* rail switches the structure implies but the fabric lacks */
+	struct ibf_rail_gap *gap;
+	int ngap;
+	if (ibf_rail_gaps(f, &ri, &gap, &ngap, &err)) {
+		ibf_rail_info_free(&ri);
+		ibf_fabric_free(f);
+		ibf_rail_map_free(map);
+		return cli_fail(&err);
+	}
+	int whole = 0;
+	for (int i = 0; i < ngap; i++)
+		whole += gap[i].rail < 0;
+	if (ngap)
+		printf("missing rail switches: %d whole rail(s), %d leaf switch(es)\n", whole,
+		       ngap - whole);
+	for (int i = 0; i < ngap; i++) {
+		const struct ibf_rail_gap *G = &gap[i];
+		if (G->rail < 0) {
+			printf("  rail label %d: missing (no switch or GPU of it in the fabric;",
+			       G->label);
+			if (G->between)
+				printf(" its number lies between present rails");
+			if (G->between && G->nics)
+				printf(",");
+			if (G->nics)
+				printf(" %d GPU NIC(s) without a cable carry it", G->nics);
+			printf(")\n");
+			continue;
+		}
+		const char *d = f->nodes[f->switches[G->like_sw]].desc;
+		printf("  rail %d (label %d): a leaf is missing: the %d servers of leaf %s "
+		       "(rail %d) have no GPU on rail %d\n",
+		       G->rail, G->label, G->ndomains, d ? d : "?", ri.sw_rail[G->like_sw],
+		       G->rail);
+	}
+	free(gap);
 	for (int g = 0; g < ri.ngpus; g++) {
 		const struct ibf_rail_gpu *G = &ri.gpu[g];
 		int bad = G->hint != ri.rail_label[G->rail];
