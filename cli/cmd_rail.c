@@ -432,7 +432,9 @@ static const char rail_path_help[] =
 	"(e.g. the copy `ibfab rail cache` keeps) or etcd://HOST:PORT[/PREFIX]; an\n"
 	"unreachable etcd is a warning and every cross pair takes the default path.\n"
 	"--all exits 1 when there is no pair to decide (no hosts, or no rails in the\n"
-	"registry, e.g. a missing one); a --hosts name the registry lacks is a warning.\n";
+	"registry, e.g. a missing one); a --hosts name the registry lacks is a warning.\n"
+	"Usage errors (exit 2): --src and --dst naming the same GPU (no path to\n"
+	"decide), an empty or repeated name in --hosts.\n";
 
 static void print_decision(const char *s, const char *d, const struct ibf_rail_decision *x,
 			   int json, int first)
@@ -472,6 +474,71 @@ static int split_gpu(const char *prog, const char *v, char *host, size_t hl, int
 	memcpy(host, v, (size_t)(colon - v));
 	host[colon - v] = 0;
 	*gpu = (int)g;
+	return 0;
+}
+
+static void free_hosts(char **hl, int nh)
+{
+	for (int i = 0; i < nh; i++)
+		free(hl[i]);
+	free(hl);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* --hosts H1,H2,...: the names in order; an empty name or a name listed
+ * twice is a usage error (a host's pairs would be decided twice, and with
+ * itself) */
+static int host_list(const char *prog, const char *hosts, char ***out, int *n)
+{
+	int nh = 1;
+	for (const char *p = hosts; *p; p++)
+		nh += *p == ',';
+	char **hl = calloc((size_t)nh + 1, sizeof(char *));
+	char **sorted = calloc((size_t)nh + 1, sizeof(char *));
+	int k = 0, rc = 0;
+	if (!hl || !sorted) {
+		free(hl);
+		free(sorted);
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 2;
+	}
+	for (const char *p = hosts;; k++) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (!len) {
+			rc = cli_usage_error(prog, "--hosts: empty host name (name %d of '%s')",
+					     k + 1, hosts);
+			break;
+		}
+		if (!(hl[k] = strndup(p, len))) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			rc = 2;
+			break;
+		}
+		if (!e) {
+			k++;
+			break;
+		}
+		p = e + 1;
+	}
+	if (!rc) {
+		memcpy(sorted, hl, (size_t)k * sizeof(char *));
+		qsort(sorted, (size_t)k, sizeof(char *), cmp_str);
+		for (int i = 1; i < k && !rc; i++)
+			if (!strcmp(sorted[i], sorted[i - 1]))
+				rc = cli_usage_error(prog, "--hosts: %s is listed twice", sorted[i]);
+	}
+	free(sorted);
+	if (rc) {
+		free_hosts(hl, nh);
+		return rc;
+	}
+	*out = hl;
+	*n = k;
 	return 0;
 }
 
@@ -527,15 +594,35 @@ static int cmd_path(int argc, char **argv)
 		return cli_usage_error(prog, "give --registry and either --src/--dst or --all");
 	if (hosts && !all)
 		return cli_usage_error(prog, "--hosts goes with --all");
+	/* usage errors before the registry is read */
+	char h1[256], h2[256];
+	int g1 = -1, g2 = -1;
+	if (!all) {
+		if (split_gpu(prog, src, h1, sizeof(h1), &g1) ||
+		    split_gpu(prog, dst, h2, sizeof(h2), &g2))
+			return 2;
+		if (!strcmp(h1, h2) && g1 == g2)
+			return cli_usage_error(prog,
+					       "--src and --dst are the same GPU (%s:%d): there is "
+					       "no path to decide",
+					       h1, g1);
+	}
+	int nh = 0;
+	char **hl = NULL;
+	if (hosts && host_list(prog, hosts, &hl, &nh))
+		return 2;
 	struct ibf_error err = { 0 };
 	struct ibf_rail_registry r;
 	int missing_file = 0;
 	struct ibf_rail_store *st = ibf_rail_store_open(reg, NULL, &err);
-	if (!st)
+	if (!st) {
+		free_hosts(hl, nh);
 		return cli_fail(&err);
+	}
 	if (ibf_rail_store_load(st, &r, &err)) {
 		if (err.code != IBF_EIO) {
 			ibf_rail_store_close(st);
+			free_hosts(hl, nh);
 			return cli_fail(&err);
 		}
 		/* no registry at all: every cross pair takes the default path */
@@ -547,13 +634,6 @@ static int cmd_path(int argc, char **argv)
 	long long t = now > 0 ? now : (long long)time(NULL);
 	struct ibf_rail_decision x;
 	if (!all) {
-		char h1[256], h2[256];
-		int g1, g2;
-		if (split_gpu(prog, src, h1, sizeof(h1), &g1) ||
-		    split_gpu(prog, dst, h2, sizeof(h2), &g2)) {
-			ibf_rail_registry_free(&r);
-			return 2;
-		}
 		ibf_rail_registry_decide(&r, t, h1, g1, h2, g2, &x);
 		if (json)
 			printf("[");
@@ -563,23 +643,12 @@ static int cmd_path(int argc, char **argv)
 		ibf_rail_registry_free(&r);
 		return 0;
 	}
-	/* every GPU pair of the chosen hosts */
-	int nh = 0;
-	char **hl = NULL;
-	if (hosts) {
-		char *copy = strdup(hosts);
-		for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
-			char **n2 = realloc(hl, (size_t)(nh + 1) * sizeof(char *));
-			if (!n2)
-				break;
-			hl = n2;
-			hl[nh++] = strdup(tok);
-		}
-		free(copy);
-	} else {
+	/* every GPU pair of the chosen hosts (the registry's by default) */
+	if (!hosts) {
 		hl = calloc((size_t)r.ndomains + 1, sizeof(char *));
 		for (int i = 0; hl && i < r.ndomains; i++)
-			hl[nh++] = strdup(r.domain[i]);
+			if ((hl[nh] = strdup(r.domain[i])))
+				nh++;
 	}
 	for (int i = 0; hosts && i < nh; i++)
 		if (ibf_rail_registry_find_domain(&r, hl[i]) < 0)
@@ -590,9 +659,7 @@ static int cmd_path(int argc, char **argv)
 	if (!nh || !r.nrails) {
 		fprintf(stderr, "%s: no GPU pairs to decide: %d host(s), and %s lists %d rail(s)\n",
 			prog, nh, reg, r.nrails);
-		for (int i = 0; i < nh; i++)
-			free(hl[i]);
-		free(hl);
+		free_hosts(hl, nh);
 		ibf_rail_registry_free(&r);
 		return 1;
 	}
@@ -631,9 +698,7 @@ static int cmd_path(int argc, char **argv)
 		       (unsigned long long)count[IBF_RAIL_DR],
 		       (unsigned long long)count[IBF_RAIL_REMOTE], (unsigned long long)fb,
 		       missing_file ? ", no registry" : "");
-	for (int i = 0; i < nh; i++)
-		free(hl[i]);
-	free(hl);
+	free_hosts(hl, nh);
 	ibf_rail_registry_free(&r);
 	return 0;
 }
