@@ -18,6 +18,13 @@ int cli_fail(const struct ibf_error *err);
 int cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parse an integer option value; prints an error and returns -1 on failure. */
 int cli_int(const char *opt, const char *val, long lo, long hi, long *out);
+/* --threads N of every command: a count 1..max, or 0 / "auto" for one per
+ * online CPU (at most max; a note on stderr says how many), by the rules of
+ * the ibfab.conf key `threads`.  Prints a usage error for prog and returns 2
+ * on a bad value, else 0. */
+int cli_threads(const char *prog, const char *val, long max, long *out);
+/* Online CPUs, in 1..max. */
+long cli_online_cpus(long max);
 /* Log callback for the library's options: errors always, info messages too
  * when ctx points to a non-zero int. */
 void cli_log(void *ctx, int level, const char *msg);

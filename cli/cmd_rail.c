@@ -16,7 +16,11 @@ static const char rail_info_help[] =
 	"whose device index differs from the rail it reaches).  --map overrides\n"
 	"domains and rails (format: docs/rail.md); --list prints every GPU.  A\n"
 	"fabric where no server has two NICs and device numbers make two or more\n"
-	"rails is reported as not a rail fabric.\n"
+	"rails is reported as not a rail fabric.  Rail switches the structure\n"
+	"implies but the fabric lacks are listed as missing: a whole rail whose device\n"
+	"number lies between present rails or that GPU NICs without a cable carry,\n"
+	"and a leaf of a present rail when two or more servers sharing a leaf on\n"
+	"another rail all lack a GPU on it (docs/rail.md).\n"
 	"Exit 0 (also when something does not fit), 1 on errors, 2 on usage errors.\n";
 
 /* A fabric where no server has two GPU NICs has no rails (one rail's
@@ -132,6 +136,42 @@ static int cmd_info(int argc, char **argv)
 			printf("  %s: no GPU on rail %d\n", ri.domain[ri.gpu[a].domain], r++);
 		a = b;
 	}
+	/* rail switches the structure implies but the fabric lacks */
+	struct ibf_rail_gap *gap;
+	int ngap;
+	if (ibf_rail_gaps(f, &ri, &gap, &ngap, &err)) {
+		ibf_rail_info_free(&ri);
+		ibf_fabric_free(f);
+		ibf_rail_map_free(map);
+		return cli_fail(&err);
+	}
+	int whole = 0;
+	for (int i = 0; i < ngap; i++)
+		whole += gap[i].rail < 0;
+	if (ngap)
+		printf("missing rail switches: %d whole rail(s), %d leaf switch(es)\n", whole,
+		       ngap - whole);
+	for (int i = 0; i < ngap; i++) {
+		const struct ibf_rail_gap *G = &gap[i];
+		if (G->rail < 0) {
+			printf("  rail label %d: missing (no switch or GPU of it in the fabric;",
+			       G->label);
+			if (G->between)
+				printf(" its number lies between present rails");
+			if (G->between && G->nics)
+				printf(",");
+			if (G->nics)
+				printf(" %d GPU NIC(s) without a cable carry it", G->nics);
+			printf(")\n");
+			continue;
+		}
+		const char *d = f->nodes[f->switches[G->like_sw]].desc;
+		printf("  rail %d (label %d): a leaf is missing: the %d servers of leaf %s "
+		       "(rail %d) have no GPU on rail %d\n",
+		       G->rail, G->label, G->ndomains, d ? d : "?", ri.sw_rail[G->like_sw],
+		       G->rail);
+	}
+	free(gap);
 	for (int g = 0; g < ri.ngpus; g++) {
 		const struct ibf_rail_gpu *G = &ri.gpu[g];
 		int bad = G->hint != ri.rail_label[G->rail];
@@ -392,7 +432,9 @@ static const char rail_path_help[] =
 	"(e.g. the copy `ibfab rail cache` keeps) or etcd://HOST:PORT[/PREFIX]; an\n"
 	"unreachable etcd is a warning and every cross pair takes the default path.\n"
 	"--all exits 1 when there is no pair to decide (no hosts, or no rails in the\n"
-	"registry, e.g. a missing one); a --hosts name the registry lacks is a warning.\n";
+	"registry, e.g. a missing one); a --hosts name the registry lacks is a warning.\n"
+	"Usage errors (exit 2): --src and --dst naming the same GPU (no path to\n"
+	"decide), an empty or repeated name in --hosts.\n";
 
 static void print_decision(const char *s, const char *d, const struct ibf_rail_decision *x,
 			   int json, int first)
@@ -432,6 +474,71 @@ static int split_gpu(const char *prog, const char *v, char *host, size_t hl, int
 	memcpy(host, v, (size_t)(colon - v));
 	host[colon - v] = 0;
 	*gpu = (int)g;
+	return 0;
+}
+
+static void free_hosts(char **hl, int nh)
+{
+	for (int i = 0; i < nh; i++)
+		free(hl[i]);
+	free(hl);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* --hosts H1,H2,...: the names in order; an empty name or a name listed
+ * twice is a usage error (a host's pairs would be decided twice, and with
+ * itself) */
+static int host_list(const char *prog, const char *hosts, char ***out, int *n)
+{
+	int nh = 1;
+	for (const char *p = hosts; *p; p++)
+		nh += *p == ',';
+	char **hl = calloc((size_t)nh + 1, sizeof(char *));
+	char **sorted = calloc((size_t)nh + 1, sizeof(char *));
+	int k = 0, rc = 0;
+	if (!hl || !sorted) {
+		free(hl);
+		free(sorted);
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 2;
+	}
+	for (const char *p = hosts;; k++) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (!len) {
+			rc = cli_usage_error(prog, "--hosts: empty host name (name %d of '%s')",
+					     k + 1, hosts);
+			break;
+		}
+		if (!(hl[k] = strndup(p, len))) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			rc = 2;
+			break;
+		}
+		if (!e) {
+			k++;
+			break;
+		}
+		p = e + 1;
+	}
+	if (!rc) {
+		memcpy(sorted, hl, (size_t)k * sizeof(char *));
+		qsort(sorted, (size_t)k, sizeof(char *), cmp_str);
+		for (int i = 1; i < k && !rc; i++)
+			if (!strcmp(sorted[i], sorted[i - 1]))
+				rc = cli_usage_error(prog, "--hosts: %s is listed twice", sorted[i]);
+	}
+	free(sorted);
+	if (rc) {
+		free_hosts(hl, nh);
+		return rc;
+	}
+	*out = hl;
+	*n = k;
 	return 0;
 }
 
@@ -487,15 +594,35 @@ static int cmd_path(int argc, char **argv)
 		return cli_usage_error(prog, "give --registry and either --src/--dst or --all");
 	if (hosts && !all)
 		return cli_usage_error(prog, "--hosts goes with --all");
+	/* usage errors before the registry is read */
+	char h1[256], h2[256];
+	int g1 = -1, g2 = -1;
+	if (!all) {
+		if (split_gpu(prog, src, h1, sizeof(h1), &g1) ||
+		    split_gpu(prog, dst, h2, sizeof(h2), &g2))
+			return 2;
+		if (!strcmp(h1, h2) && g1 == g2)
+			return cli_usage_error(prog,
+					       "--src and --dst are the same GPU (%s:%d): there is "
+					       "no path to decide",
+					       h1, g1);
+	}
+	int nh = 0;
+	char **hl = NULL;
+	if (hosts && host_list(prog, hosts, &hl, &nh))
+		return 2;
 	struct ibf_error err = { 0 };
 	struct ibf_rail_registry r;
 	int missing_file = 0;
 	struct ibf_rail_store *st = ibf_rail_store_open(reg, NULL, &err);
-	if (!st)
+	if (!st) {
+		free_hosts(hl, nh);
 		return cli_fail(&err);
+	}
 	if (ibf_rail_store_load(st, &r, &err)) {
 		if (err.code != IBF_EIO) {
 			ibf_rail_store_close(st);
+			free_hosts(hl, nh);
 			return cli_fail(&err);
 		}
 		/* no registry at all: every cross pair takes the default path */
@@ -507,13 +634,6 @@ static int cmd_path(int argc, char **argv)
 	long long t = now > 0 ? now : (long long)time(NULL);
 	struct ibf_rail_decision x;
 	if (!all) {
-		char h1[256], h2[256];
-		int g1, g2;
-		if (split_gpu(prog, src, h1, sizeof(h1), &g1) ||
-		    split_gpu(prog, dst, h2, sizeof(h2), &g2)) {
-			ibf_rail_registry_free(&r);
-			return 2;
-		}
 		ibf_rail_registry_decide(&r, t, h1, g1, h2, g2, &x);
 		if (json)
 			printf("[");
@@ -523,23 +643,12 @@ static int cmd_path(int argc, char **argv)
 		ibf_rail_registry_free(&r);
 		return 0;
 	}
-	/* every GPU pair of the chosen hosts */
-	int nh = 0;
-	char **hl = NULL;
-	if (hosts) {
-		char *copy = strdup(hosts);
-		for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
-			char **n2 = realloc(hl, (size_t)(nh + 1) * sizeof(char *));
-			if (!n2)
-				break;
-			hl = n2;
-			hl[nh++] = strdup(tok);
-		}
-		free(copy);
-	} else {
+	/* every GPU pair of the chosen hosts (the registry's by default) */
+	if (!hosts) {
 		hl = calloc((size_t)r.ndomains + 1, sizeof(char *));
 		for (int i = 0; hl && i < r.ndomains; i++)
-			hl[nh++] = strdup(r.domain[i]);
+			if ((hl[nh] = strdup(r.domain[i])))
+				nh++;
 	}
 	for (int i = 0; hosts && i < nh; i++)
 		if (ibf_rail_registry_find_domain(&r, hl[i]) < 0)
@@ -550,9 +659,7 @@ static int cmd_path(int argc, char **argv)
 	if (!nh || !r.nrails) {
 		fprintf(stderr, "%s: no GPU pairs to decide: %d host(s), and %s lists %d rail(s)\n",
 			prog, nh, reg, r.nrails);
-		for (int i = 0; i < nh; i++)
-			free(hl[i]);
-		free(hl);
+		free_hosts(hl, nh);
 		ibf_rail_registry_free(&r);
 		return 1;
 	}
@@ -591,9 +698,7 @@ static int cmd_path(int argc, char **argv)
 		       (unsigned long long)count[IBF_RAIL_DR],
 		       (unsigned long long)count[IBF_RAIL_REMOTE], (unsigned long long)fb,
 		       missing_file ? ", no registry" : "");
-	for (int i = 0; i < nh; i++)
-		free(hl[i]);
-	free(hl);
+	free_hosts(hl, nh);
 	ibf_rail_registry_free(&r);
 	return 0;
 }

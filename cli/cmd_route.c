@@ -140,8 +140,8 @@ static const char route_help[] =
 	"                  diameter+N\n"
 	"  --max-paths N   cap on non-minimal paths per layer (default: none)\n"
 	"  --seed S        seed of every random choice (default 0, as in the plugin)\n"
-	"  --threads N     worker threads (default 2, or auto; the result never\n"
-	"                  depends on it)\n"
+	"  --threads N     worker threads (default 2; 0 or auto: one per online\n"
+	"                  CPU; the result never depends on it)\n"
 	"  --conf FILE     read the engine and deadlock options from an ibfab.conf\n"
 	"                  (the plugin's file, docs/plugin.md); options given here\n"
 	"                  override it; every option below that is an ibfab.conf key\n"
@@ -512,7 +512,7 @@ static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f
 	o.max_vls = a->conf.max_vls > 0 ? a->conf.max_vls : 8;
 	o.best_effort = a->conf.best_effort;
 	o.no_fit = a->dl_nofit;
-	o.threads = a->conf.threads > 0 ? a->conf.threads : 2;
+	o.threads = a->conf.threads > 0 ? a->conf.threads : (int)cli_online_cpus(4096);
 	struct ibf_dl *dlres = NULL;
 	int rc = ibf_deadlock_apply(f, r, &o, &dlres, err);
 	if (rc)

@@ -31,6 +31,9 @@ static const char flow_help[] =
 	"             the tables' layer paths (routing), any path (any), or both;\n"
 	"             gk = Garg-Koenemann bounds lo..hi, lp = exact (GLPK)\n"
 	"  --phases   one line per phase; --json machine-readable; --svg DIR plots\n"
+	"  --threads  workers of --engine and of tracing (at most 16 trace): 1..4096,\n"
+	"             or 0 / auto for one per online CPU (also the default); results\n"
+	"             never depend on it\n"
 	"Exit 0, 1 on errors (undelivered flows, bad input), 2 on usage errors.\n";
 
 #define MAXSRC 16
@@ -593,7 +596,8 @@ struct flow_args {
 	long lmc, ppn, ranks;
 	double bytes, acc;
 	uint64_t seed;
-	int mat_r, mat_a, mat_opt, threads_set;
+	int mat_r, mat_a, mat_opt;
+	long threads; /* --threads resolved (0 / auto: per CPU), 0 when not given */
 	struct ibf_mat_opts mo;
 };
 
@@ -680,9 +684,10 @@ static int flow_opt(const char *prog, struct flow_args *a, int c)
 			return cli_usage_error(prog, "%s", err.msg);
 		return 0;
 	case O_THREADS:
-		if (ibf_conf_set(&a->conf, "threads", optarg, "--threads", &err))
-			return cli_usage_error(prog, "%s", err.msg);
-		a->threads_set = 1;
+		/* the engine's workers (--engine) and the tracing workers */
+		if (cli_threads(prog, optarg, 4096, &a->threads))
+			return 2;
+		a->conf.threads = (int)a->threads;
 		return 0;
 	case O_PLACE:
 		a->place = optarg;
@@ -798,9 +803,10 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 		if (!rc)
 			rc = ibf_sim_net_init(&sr->net, f, &sr->r, IBF_CONG_ORDER_AUTO, err);
 		if (!rc) {
-			/* tracing workers: --threads (or the conf), else one per CPU */
-			long nt = a->threads_set ? a->conf.threads : sysconf(_SC_NPROCESSORS_ONLN);
-			sr->net.threads = nt < 1 ? 1 : nt > 16 ? 16 : (int)nt;
+			/* tracing workers: --threads, else one per online CPU;
+			 * at most 16 */
+			long nt = a->threads > 0 ? a->threads : cli_online_cpus(16);
+			sr->net.threads = nt > 16 ? 16 : (int)nt;
 		}
 	}
 	return rc;

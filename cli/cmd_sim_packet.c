@@ -121,7 +121,8 @@ static const char sp_help[] =
 	"                    compute of each step\n"
 	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
 	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
-	"                    points at once (same results for any N)\n"
+	"                    points at once (same results for any N; 1..64, or 0 /\n"
+	"                    auto for one per online CPU; default 1)\n"
 	"  --warmup T, --measure T, --drain T   times (ns, or with us/ms); defaults\n"
 	"                    20us, 50us, drain = measure (waiting for measured packets)\n"
 	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB suffix)\n"
@@ -362,7 +363,6 @@ static const struct sp_opt {
 	{ O_CODES, "--export-codes", SP_STR, SPA(codes), 0, 0 },
 	{ O_LMC, "--lmc", SP_LONG, SPA(lmc), 0, 7 },
 	{ O_VLS, "--vls", SP_LONG, SPA(vls), 1, 15 },
-	{ O_THREADS, "--threads", SP_LONG, SPA(threads), 1, 64 },
 	{ O_WARMUP, "--warmup", SP_TIME, SPO(warmup_ns), 0, 0 },
 	{ O_DRAIN, "--drain", SP_TIME, SPO(drain_ns), 0, 0 },
 	{ O_AGGT, "--agg-timeout", SP_TIME, SPO(agg_timeout_ns), 0, 0 },
@@ -392,6 +392,11 @@ static const struct sp_opt {
 /* A table option: 1 when c is one (*rc: 0, or 2 for a bad value), else 0. */
 static int sp_table_opt(struct sp_args *a, int c, int *rc)
 {
+	if (c == O_THREADS) {
+		/* the rule of every --threads: 1..64, or 0 / auto per CPU */
+		*rc = cli_threads("ibfab sim packet", optarg, 64, &a->threads);
+		return 1;
+	}
 	const struct sp_opt *t = NULL;
 	for (size_t i = 0; i < sizeof(sp_opts) / sizeof(sp_opts[0]) && !t; i++)
 		if (sp_opts[i].code == c)

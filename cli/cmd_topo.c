@@ -415,7 +415,10 @@ static const char info_help[] =
 	"input carries the ports' supported width/speed (evidence \"supported\"), else\n"
 	"judged against the other cables between the same two nodes (\"twins\") or the\n"
 	"other links joining the same two node models (\"model\").  Each degraded link\n"
-	"is listed with its evidence.\n";
+	"is listed with its evidence.\n"
+	"\n"
+	"--threads N: workers of the statistics, 1..64, or 0 / auto for one per\n"
+	"online CPU (default 2; the output never depends on it).\n";
 
 /* One degraded link: both ends, what it runs at, what it should run at. */
 static void degraded_ends(const struct ibf_fabric *f, const struct ibf_degraded *d, char *ra,
@@ -565,7 +568,7 @@ static int cmd_info(int argc, char **argv)
 			json = 1;
 			break;
 		case O_THREADS:
-			if (cli_int("--threads", optarg, 1, 64, &threads))
+			if (cli_threads("ibfab topo info", optarg, 64, &threads))
 				return 2;
 			break;
 		case 'h':

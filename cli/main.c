@@ -1,5 +1,6 @@
 /* ibfab: command-line entry point and shared helpers. */
 #include "cli.h"
+#include "ibf_conf.h"
 #include "ibf_live.h"
 #include "ibf_routing.h"
 
@@ -7,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_fail(const struct ibf_error *err)
 {
@@ -41,6 +43,33 @@ int cli_int(const char *opt, const char *val, long lo, long hi, long *out)
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+long cli_online_cpus(long max)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > max ? max : n;
+}
+
+int cli_threads(const char *prog, const char *val, long max, long *out)
+{
+	struct ibf_conf c;
+	struct ibf_error err;
+	ibf_conf_default(&c);
+	ibf_error_clear(&err);
+	if (ibf_conf_set(&c, "threads", val, "--threads", &err))
+		return cli_usage_error(prog, "--threads: %s", err.msg);
+	if (c.threads > max)
+		return cli_usage_error(prog, "--threads: at most %ld here, got %s", max, val);
+	if (c.threads > 0) {
+		*out = c.threads;
+		return 0;
+	}
+	/* say what "auto" became: the output never depends on it */
+	*out = cli_online_cpus(max);
+	fprintf(stderr, "%s: --threads %s: %ld thread(s), one per online CPU (at most %ld)\n",
+		prog, val, *out, max);
 	return 0;
 }
 

@@ -253,7 +253,7 @@ static const struct {
 	{ "max_path_len", K_MAX_LEN, "hops (e.g. 3), dist+N, +N or diameter+N" },
 	{ "max_paths_per_layer", K_MAX_PATHS, "a count >= 0 or 'unlimited'" },
 	{ "seed", K_SEED, "an unsigned integer (decimal or 0x hex)" },
-	{ "threads", K_THREADS, "a count 1..4096 or 'auto'" },
+	{ "threads", K_THREADS, "a count 1..4096, or 'auto' or 0 for one per CPU" },
 	{ "deadlock", K_DEADLOCK, "none, dfsssp, coloring or auto" },
 	{ "max_vls", K_MAX_VLS, "0 (no cap) .. 15" },
 	{ "best_effort", K_BEST_EFFORT, "TRUE or FALSE" },

@@ -200,6 +200,27 @@ void ibf_rail_info_free(struct ibf_rail_info *ri);
  * has one NIC on it, so its "rails" are only device numbers). */
 int ibf_rail_multi_gpu_domains(const struct ibf_rail_info *ri);
 
+/* A rail switch the structure implies but the fabric lacks (rail info).
+ * A whole rail (rail -1): its device number lies between those of two
+ * present rails (only while at most as many numbers are skipped as there
+ * are rails), or CAs without any cable carry it in their description
+ * ("HOST mlx5_N" of a known server).  One leaf of a present rail: two or
+ * more servers that share a leaf on another rail (like_sw, every server of
+ * it) all lack a GPU on this rail.  A missing cable (one server) or a
+ * missing spine is not a missing leaf. */
+struct ibf_rail_gap {
+	int32_t label;	 /* rail label (device number / map number) */
+	int32_t rail;	 /* dense rail index, -1: no switch of this rail is left */
+	int32_t like_sw; /* switch index of the other rail's leaf, -1 for a whole rail */
+	int ndomains;	 /* servers without a GPU on it (the leaf's servers) */
+	int nics;	 /* CAs without a cable that carry this device number */
+	int between;	 /* whole rail: skipped between two present rails */
+};
+/* Gaps of a detected fabric, in order: whole rails by label, then leaves by
+ * rail and switch.  *out is malloc'ed (NULL when none). */
+int ibf_rail_gaps(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
+		  struct ibf_rail_gap **out, int *n, struct ibf_error *err);
+
 /* ------------------------------------------------------------ tables */
 
 /* Rail properties of forwarding tables (rail/routecheck.c).  Paths are

@@ -566,3 +566,174 @@ out:
 	free(d.nlabel);
 	return rc;
 }
+
+/* ------------------------------------------------------------ gaps */
+
+static int gap_push(struct ibf_rail_gap **v, int *n, int *cap, struct ibf_rail_gap g)
+{
+	if (*n == *cap) {
+		int nc = *cap ? *cap * 2 : 8;
+		void *q = realloc(*v, (size_t)nc * sizeof(**v));
+		if (!q)
+			return -1;
+		*v = q;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = g;
+	return 0;
+}
+
+static int cmp_gap_label(const void *a, const void *b)
+{
+	const struct ibf_rail_gap *x = a, *y = b;
+	return (x->label > y->label) - (x->label < y->label);
+}
+
+/* The rail index of a label, -1 when no rail has it. */
+static int32_t rail_of_label(const struct ibf_rail_info *ri, int32_t v)
+{
+	const int32_t *x =
+		bsearch(&v, ri->rail_label, (size_t)ri->nrails, sizeof(int32_t), cmp_i32);
+	return x ? (int32_t)(x - ri->rail_label) : -1;
+}
+
+/* Whole rails: skipped device numbers and numbers of CAs without a cable. */
+static int whole_rail_gaps(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
+			   struct ibf_rail_gap **v, int *n, int *cap)
+{
+	int rail_fabric = ri->nrails >= 2 && ibf_rail_multi_gpu_domains(ri);
+	if (rail_fabric) {
+		int64_t skipped = (int64_t)ri->rail_label[ri->nrails - 1] - ri->rail_label[0] + 1 -
+				  ri->nrails;
+		for (int r = 0; skipped <= ri->nrails && r + 1 < ri->nrails; r++)
+			for (int32_t l = ri->rail_label[r] + 1; l < ri->rail_label[r + 1]; l++)
+				if (gap_push(v, n, cap,
+					     (struct ibf_rail_gap){ l, -1, -1, ri->ndomains, 0, 1 }))
+					return -1;
+	}
+	/* CAs without any cable, "HOST DEV<n>" of a known server, n no rail */
+	for (uint32_t i = 0; ri->ngpus && i < f->nnodes; i++) {
+		const struct ibf_node *nd = &f->nodes[i];
+		if (nd->type == IBF_NODE_SWITCH)
+			continue;
+		int cabled = 0;
+		for (int p = 1; p <= nd->nports && !cabled; p++)
+			cabled = ibf_port(f, (int)i, p)->peer_node != IBF_NO_NODE;
+		size_t hl;
+		int idx;
+		if (cabled || !host_of_desc(nd->desc, &hl, &idx) || rail_of_label(ri, idx) >= 0)
+			continue;
+		int known = 0;
+		for (int d = 0; d < ri->ndomains && !known; d++)
+			known = strlen(ri->domain[d]) == hl && !memcmp(ri->domain[d], nd->desc, hl);
+		if (!known)
+			continue;
+		int k = 0;
+		while (k < *n && (*v)[k].label != idx)
+			k++;
+		if (k == *n &&
+		    gap_push(v, n, cap, (struct ibf_rail_gap){ idx, -1, -1, ri->ndomains, 0, 0 }))
+			return -1;
+		(*v)[k].nics++;
+	}
+	qsort(*v, (size_t)*n, sizeof(**v), cmp_gap_label);
+	return 0;
+}
+
+/* Leaves of present rails: for rail r, a leaf of another rail whose two
+ * or more servers all lack rail r.  The leaves with most servers go first
+ * and a leaf sharing a server with one taken is skipped, so one missing
+ * leaf is reported once even when a cable of another rail is missing too. */
+struct leaf_cand {
+	int servers;
+	uint32_t sw;
+	int a, b; /* its GPUs: by_leaf[a..b) */
+};
+
+static int cmp_cand(const void *x, const void *y)
+{
+	const struct leaf_cand *p = x, *q = y;
+	if (p->servers != q->servers)
+		return p->servers > q->servers ? -1 : 1;
+	return (p->sw > q->sw) - (p->sw < q->sw);
+}
+
+static int leaf_gaps(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
+		     struct ibf_rail_gap **v, int *n, int *cap)
+{
+	int ng = ri->ngpus, nr = ri->nrails, nd = ri->ndomains;
+	if (nr < 2 || !ibf_rail_multi_gpu_domains(ri))
+		return 0;
+	int rc = -1;
+	uint8_t *has = calloc((size_t)nd * (size_t)nr + 1, 1);
+	int32_t *covered = malloc(((size_t)nd + 1) * sizeof(int32_t));
+	int32_t *stamp = malloc(((size_t)nd + 1) * sizeof(int32_t));
+	int64_t *by_leaf = malloc(((size_t)ng + 1) * sizeof(int64_t));
+	struct leaf_cand *cand = malloc(((size_t)ng + 1) * sizeof(*cand));
+	if (!has || !covered || !stamp || !by_leaf || !cand)
+		goto out;
+	for (int g = 0; g < ng; g++) {
+		has[(size_t)ri->gpu[g].domain * (size_t)nr + (size_t)ri->gpu[g].rail] = 1;
+		by_leaf[g] = ((int64_t)f->nodes[ri->gpu[g].leaf].sw << 32) | (uint32_t)g;
+	}
+	qsort(by_leaf, (size_t)ng, sizeof(*by_leaf), cmp_i64);
+	for (int r = 0; r < nr; r++) {
+		int nc = 0;
+		for (int d = 0; d < nd; d++)
+			covered[d] = stamp[d] = -1;
+		for (int a = 0; a < ng;) {
+			uint32_t s = (uint32_t)(by_leaf[a] >> 32);
+			int b = a, servers = 0, lacking = 1;
+			for (; b < ng && (uint32_t)(by_leaf[b] >> 32) == s; b++) {
+				int32_t d = ri->gpu[(uint32_t)by_leaf[b]].domain;
+				if (stamp[d] == (int32_t)s)
+					continue;
+				stamp[d] = (int32_t)s;
+				servers++;
+				lacking &= !has[(size_t)d * (size_t)nr + (size_t)r];
+			}
+			if (ri->sw_role[s] == IBF_RAIL_SW_RAIL && ri->sw_rail[s] != r &&
+			    servers >= 2 && lacking)
+				cand[nc++] = (struct leaf_cand){ servers, s, a, b };
+			a = b;
+		}
+		qsort(cand, (size_t)nc, sizeof(*cand), cmp_cand);
+		for (int c = 0; c < nc; c++) {
+			int taken = 0;
+			for (int k = cand[c].a; k < cand[c].b && !taken; k++)
+				taken = covered[ri->gpu[(uint32_t)by_leaf[k]].domain] >= 0;
+			if (taken)
+				continue;
+			for (int k = cand[c].a; k < cand[c].b; k++)
+				covered[ri->gpu[(uint32_t)by_leaf[k]].domain] = r;
+			if (gap_push(v, n, cap,
+				     (struct ibf_rail_gap){ ri->rail_label[r], r, (int32_t)cand[c].sw,
+							    cand[c].servers, 0, 0 }))
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(has);
+	free(covered);
+	free(stamp);
+	free(by_leaf);
+	free(cand);
+	return rc;
+}
+
+int ibf_rail_gaps(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
+		  struct ibf_rail_gap **out, int *n, struct ibf_error *err)
+{
+	struct ibf_rail_gap *v = NULL;
+	int cnt = 0, cap = 0;
+	*out = NULL;
+	*n = 0;
+	if (whole_rail_gaps(f, ri, &v, &cnt, &cap) || leaf_gaps(f, ri, &v, &cnt, &cap)) {
+		free(v);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}

@@ -590,6 +590,118 @@ static void test_store_file(void)
 	}
 }
 
+/* Cut every cable of the named nodes (a switch gone from the fabric; its
+ * GPU NICs stay, without a cable) and of the named single CA ports. */
+static int cut(struct ibf_fabric *f, const char *const *desc)
+{
+	for (; *desc; desc++) {
+		int n = ibf_fabric_find_desc(f, *desc);
+		TT_CHECK_MSG(n >= 0, "no node %s", *desc);
+		if (n < 0)
+			return 0;
+		for (int p = 1; p <= f->nodes[n].nports; p++)
+			ibf_fabric_disconnect(f, n, p);
+	}
+	return 1;
+}
+
+/* The gaps of a fabric after cutting the nodes named: how many whole rails
+ * and leaves, and the gaps themselves (caller frees). */
+static struct ibf_rail_gap *gaps_after(int m, int k, int r, int sp, const char *const *desc,
+				       int *n, int *whole)
+{
+	struct ibf_error err = { 0 };
+	struct ibf_rail_info ri;
+	struct ibf_rail_gap *g = NULL;
+	*n = -1;
+	*whole = 0;
+	struct ibf_fabric *f = gen(m, k, r, sp);
+	if (!f)
+		return NULL;
+	int ok = cut(f, desc) && ibf_fabric_finalize(f, &err) == 0 &&
+		 detect(f, NULL, &ri, &err) == 0;
+	if (ok) {
+		if (ibf_rail_gaps(f, &ri, &g, n, &err))
+			*n = -1;
+		for (int i = 0; i < *n; i++) {
+			*whole += g[i].rail < 0;
+			/* a leaf gap names a leaf of another rail */
+			if (g[i].rail >= 0)
+				TT_CHECK(ri.sw_rail[g[i].like_sw] != g[i].rail);
+		}
+		ibf_rail_info_free(&ri);
+	}
+	ibf_fabric_free(f);
+	return g;
+}
+
+static void test_missing_leaves(void)
+{
+	int n, whole;
+	struct ibf_rail_gap *g;
+	static const char *const none[] = { NULL };
+	g = gaps_after(6, 4, 2, 2, none, &n, &whole);
+	TT_EQ_INT(n, 0);
+	free(g);
+	/* one leaf of rail 1 (srv003..srv005 on it) */
+	static const char *const one[] = { "rail01-l01", NULL };
+	g = gaps_after(6, 4, 2, 2, one, &n, &whole);
+	TT_REQUIRE(n == 1);
+	TT_EQ_INT(g[0].rail, 1);
+	TT_EQ_INT(g[0].label, 1);
+	TT_EQ_INT(g[0].ndomains, 3);
+	free(g);
+	/* two leaves of two rails */
+	static const char *const two[] = { "rail01-l01", "rail02-l00", NULL };
+	g = gaps_after(6, 4, 2, 2, two, &n, &whole);
+	TT_REQUIRE(n == 2);
+	TT_EQ_INT(whole, 0);
+	TT_CHECK(g[0].label == 1 && g[1].label == 2);
+	TT_CHECK(g[0].ndomains == 3 && g[1].ndomains == 3);
+	free(g);
+	/* two leaves of one rail out of three: both reported, disjoint */
+	static const char *const same[] = { "rail01-l00", "rail01-l02", NULL };
+	g = gaps_after(9, 4, 3, 2, same, &n, &whole);
+	TT_REQUIRE(n == 2);
+	TT_CHECK(g[0].rail == 1 && g[1].rail == 1 && g[0].like_sw != g[1].like_sw);
+	free(g);
+	/* every leaf of rail 1: the whole rail, between rails 0 and 2, with
+	 * its 6 GPU NICs left without a cable */
+	static const char *const rail1[] = { "rail01-l00", "rail01-l01", NULL };
+	g = gaps_after(6, 4, 2, 2, rail1, &n, &whole);
+	TT_REQUIRE(n == 1);
+	TT_CHECK(g[0].rail == -1 && g[0].label == 1 && g[0].between && g[0].nics == 6);
+	free(g);
+	/* the last rail: only its NICs without a cable tell */
+	static const char *const last[] = { "rail03-l00", NULL };
+	g = gaps_after(4, 4, 1, 2, last, &n, &whole);
+	TT_REQUIRE(n == 1);
+	TT_CHECK(g[0].rail == -1 && g[0].label == 3 && !g[0].between && g[0].nics == 4);
+	free(g);
+	/* two whole rails of a rail-only fabric (one switch per rail) */
+	static const char *const rails12[] = { "rail01-l00", "rail02-l00", NULL };
+	g = gaps_after(4, 4, 1, 0, rails12, &n, &whole);
+	TT_REQUIRE(n == 2);
+	TT_EQ_INT(whole, 2);
+	free(g);
+	/* damage that is no missing leaf: a GPU NIC cable, a spine */
+	static const char *const cable[] = { "srv002 mlx5_1", NULL };
+	g = gaps_after(6, 4, 2, 2, cable, &n, &whole);
+	TT_EQ_INT(n, 0);
+	free(g);
+	static const char *const spine[] = { "spine01", NULL };
+	g = gaps_after(6, 4, 2, 2, spine, &n, &whole);
+	TT_EQ_INT(n, 0);
+	free(g);
+	/* a missing leaf plus a cut cable of one of its servers on another
+	 * rail, plus a spine: still one leaf, its 3 servers */
+	static const char *const mixed[] = { "rail01-l01", "srv003 mlx5_0", "spine00", NULL };
+	g = gaps_after(6, 4, 2, 2, mixed, &n, &whole);
+	TT_REQUIRE(n == 1);
+	TT_CHECK(g[0].rail == 1 && g[0].ndomains == 3);
+	free(g);
+}
+
 int main(void)
 {
 	TT(test_same_domain_and_rail);
@@ -601,6 +713,7 @@ int main(void)
 	TT(test_structure_generated);
 	TT(test_structure_damaged);
 	TT(test_structure_unknown_guids);
+	TT(test_missing_leaves);
 	TT(test_map_errors);
 	TT(test_registry);
 	TT(test_hratio);
