@@ -17,10 +17,10 @@ static const char rail_info_help[] =
 	"domains and rails (format: docs/rail.md); --list prints every GPU.  A\n"
 	"fabric where no server has two NICs and device numbers make two or more\n"
 	"rails is reported as not a rail fabric.  Rail switches the structure\n"
-	"implies but the fabric lacks are listed as missing: a whole rail whose device\n"
-	"number lies between present rails or that GPU NICs without a cable carry,\n"
-	"and a leaf of a present rail when two or more servers sharing a leaf on\n"
-	"another rail all lack a GPU on it (docs/rail.md).\n"
+	"implies but the fabric lacks are listed as missing: a whole rail that GPU\n"
+	"NICs without a cable carry, and a leaf of a present rail when two or more\n"
+	"servers sharing a leaf on another rail all lack a GPU on it; device numbers\n"
+	"skipped between rails are named, not counted as missing (docs/rail.md).\n"
 	"Exit 0 (also when something does not fit), 1 on errors, 2 on usage errors.\n";
 
 /* A fabric where no server has two GPU NICs has no rails (one rail's
@@ -145,24 +145,34 @@ static int cmd_info(int argc, char **argv)
 		ibf_rail_map_free(map);
 		return cli_fail(&err);
 	}
-	int whole = 0;
-	for (int i = 0; i < ngap; i++)
-		whole += gap[i].rail < 0;
-	if (ngap)
+	/* a device number skipped between rails alone is no evidence: DGX H100
+	 * servers, for one, number their IB NICs 0, 3-6, 9-11 (the others are
+	 * Ethernet); only NICs without a cable or a leaf's servers make a
+	 * missing switch */
+	int whole = 0, unused = 0;
+	for (int i = 0; i < ngap; i++) {
+		whole += gap[i].rail < 0 && gap[i].nics;
+		unused += gap[i].rail < 0 && !gap[i].nics;
+	}
+	if (unused) {
+		printf("device numbers between the rails without a rail:");
+		for (int i = 0; i < ngap; i++)
+			if (gap[i].rail < 0 && !gap[i].nics)
+				printf(" %d", gap[i].label);
+		printf(" (a rail lost whole, or numbers of devices not on this fabric)\n");
+	}
+	if (ngap - unused)
 		printf("missing rail switches: %d whole rail(s), %d leaf switch(es)\n", whole,
-		       ngap - whole);
+		       ngap - unused - whole);
 	for (int i = 0; i < ngap; i++) {
 		const struct ibf_rail_gap *G = &gap[i];
+		if (G->rail < 0 && !G->nics)
+			continue;
 		if (G->rail < 0) {
-			printf("  rail label %d: missing (no switch or GPU of it in the fabric;",
-			       G->label);
-			if (G->between)
-				printf(" its number lies between present rails");
-			if (G->between && G->nics)
-				printf(",");
-			if (G->nics)
-				printf(" %d GPU NIC(s) without a cable carry it", G->nics);
-			printf(")\n");
+			printf("  rail label %d: missing (no switch or GPU of it in the fabric; %d "
+			       "GPU NIC(s) without a cable carry it%s)\n",
+			       G->label, G->nics,
+			       G->between ? ", its number lies between present rails" : "");
 			continue;
 		}
 		const char *d = f->nodes[f->switches[G->like_sw]].desc;

@@ -71,7 +71,22 @@ check "a leaf gone, a cable and a spine too: still one leaf, 3 servers" sh -c \
 	"grep -q '1 leaf switch(es)' m1cs.info && grep -q 'the 3 servers' m1cs.info"
 "$IBFAB" rail info mr.topo >mr.info
 check "both leaves of a rail gone: a whole rail" grep -q \
-	'rail label 1: missing (no switch or GPU of it in the fabric; its number lies between present rails, 6 GPU NIC(s)' mr.info
+	'rail label 1: missing (no switch or GPU of it in the fabric; 6 GPU NIC(s) without a cable carry it, its number lies between present rails)' mr.info
+# device numbers skipped between rails are no evidence on their own: DGX
+# H100 servers number their IB NICs 0, 3-6, 9-11 (the others are Ethernet
+# ports); a sweep that lost a rail's switch and NICs looks the same
+sed -e 's/mlx5_3"/mlx5_5"/' -e 's/mlx5_2"/mlx5_4"/' -e 's/mlx5_1"/mlx5_3"/' r.topo >dgx.topo
+"$IBFAB" rail info dgx.topo >dgx.info
+check "DGX-style device numbers: nothing missing, the skipped numbers named" sh -c \
+	"! grep -q 'missing rail switches' dgx.info &&
+	 grep -q '^device numbers between the rails without a rail: 1 2 (a rail lost whole' dgx.info"
+awk -v RS= -v ORS='\n\n' 'index($0, "mlx5_2\"") == 0 || /^vendid.*\nSwitch/ || index($0, "Switch")' \
+	r2.topo | grep -v 'mlx5_2"' >r2s.topo
+"$IBFAB" rail info r2s.topo >r2s.info
+check "a rail lost with its NICs (a real sweep): its number named, not counted" sh -c \
+	"grep -q '^device numbers between the rails without a rail: 2 ' r2s.info &&
+	 ! grep -q 'missing rail switches' r2s.info &&
+	 '$IBFAB' topo info r2s.topo | grep -q 'channel adapters: 12 '"
 "$IBFAB" rail info r2.topo >r2.info
 check "single-switch rail gone: a whole rail" sh -c \
 	"grep -q '^missing rail switches: 1 whole rail(s), 0 leaf' r2.info && grep -q 'rail label 2: missing' r2.info"
