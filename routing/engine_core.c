@@ -155,16 +155,19 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 	for (uint32_t j = 0; j < d->nlids; j++) {
 		uint32_t lid = d->lid + j;
 		uint32_t *nxt = ws->nxt + (size_t)j * S;
-		if (!c->kind->layer_tree || j % (uint32_t)c->layers == 0) {
+		int mt = !c->kind->layer_tree || j % (uint32_t)c->layers == 0;
+		if (mt) {
+			/* charges the exact loads itself, switch by switch */
 			uint64_t key = c->o->seed ? ibf_mix64(c->o->seed ^ ibf_mix64(lid)) : 0;
-			c->kind->min_tree(c, ws, d->t, ws->order, nreach, key, nxt);
+			c->kind->min_tree(c, ws, d->t, ws->order, nreach, key, d->rank * d->nlids + j,
+					  !d->is_sw, nxt);
 		} else {
 			c->kind->layer_tree(c, ws, di, (int)j, nreach, cap, out);
 		}
 		int32_t *rl = ws->rlen + (size_t)j * S;
 		for (uint32_t i = 0; i < nreach; i++)
 			rl[ws->order[i]] = ws->len[ws->order[i]];
-		if (!d->is_sw)
+		if (!d->is_sw && !mt)
 			charge_exact(c, ws, nxt, nreach);
 	}
 	write_columns(c, ws, d, nreach);
@@ -192,7 +195,15 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
  * it, the LIDs of the port whose paths share a cable or a directed link with
  * the new path are a subset of those sharing one with the old path: the
  * conflict graph between the paths of a pair only loses edges, so no pair
- * loses edge-disjoint paths. */
+ * loses edge-disjoint paths.
+ *
+ * Phase 2 repeats the sweep (up to ENG_MINMAX times, until a sweep moves
+ * nothing) with another rule aimed at the busiest link: a move is taken
+ * when the busiest link it touches gets cooler -- every link of the new
+ * segment, with the subtree's load added, stays below the busiest link of
+ * the old segment -- the candidate with the coolest new segment first.  No
+ * link rises to the old maximum, so the largest load never grows and the
+ * sweeps end. */
 
 /* stamps cb/db with the cables / links of y's paths for every LID k != j */
 static void mark_other(const struct eng_ctx *c, struct eng_ws *ws, uint32_t y, uint32_t t,
@@ -282,6 +293,7 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 	uint64_t *acc = ws->acc;
 	const uint32_t *order = ws->order;
 	int check = c->kind->layer_tree && nl > 1;
+	int minmax = c->phase == 2;
 
 	/* children, and the switches by tree length (counting sort) */
 	uint32_t maxl = 0;
@@ -327,7 +339,7 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 		}
 		if (hi <= c->xmean)
 			continue;
-		int64_t bestd = 0;
+		int64_t bestd = minmax ? INT64_MAX : 0, bestm = INT64_MAX;
 		uint32_t beste = ENG_NOLINK;
 		/* branch-free filter: neighbours one step closer in this tree */
 		uint32_t cand[256], n = 0, e0 = f->adj_off[s], deg = f->adj_off[s + 1] - e0;
@@ -344,19 +356,30 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 				continue;
 			/* walk old and new paths in lockstep until they meet */
 			int64_t dl = a * (2 * eng_x(c, ws, e) + a) - a * (2 * eng_x(c, ws, eo) - a);
+			int64_t mo = eng_x(c, ws, eo), mn = eng_x(c, ws, e) + a;
 			uint32_t xo = adj[eo].nbr, xn = u;
 			while (xo != xn) {
 				uint32_t fo = nx[xo], fn = nx[xn];
-				dl += a * (2 * eng_x(c, ws, fn) + a) -
-				      a * (2 * eng_x(c, ws, fo) - a);
+				int64_t vo = eng_x(c, ws, fo), vn = eng_x(c, ws, fn);
+				dl += a * (2 * vn + a) - a * (2 * vo - a);
+				if (vo > mo)
+					mo = vo;
+				if (vn + a > mn)
+					mn = vn + a;
 				xo = adj[fo].nbr;
 				xn = adj[fn].nbr;
 			}
-			if (dl >= bestd)
+			if (minmax) {
+				/* the busiest link the move touches must get cooler */
+				if (mn >= mo || mn > bestm || (mn == bestm && dl >= bestd))
+					continue;
+			} else if (dl >= bestd) {
 				continue;
+			}
 			if (check && !move_ok(c, ws, s, e, t, nl, j))
 				continue;
 			bestd = dl;
+			bestm = mn;
 			beste = e;
 		}
 		if (beste == ENG_NOLINK)
@@ -696,22 +719,34 @@ static void run_round(struct eng_ctx *c, struct eng_pool *p, uint32_t base, stru
 }
 
 /* Phase 0 builds every table; phase 1 rebalances them (one sweep: more
- * gain little), in the same deterministic rounds. */
+ * gain little); phase 2 cools the busiest links, sweep after sweep while
+ * moves are found (at most ENG_MINMAX); all in the same deterministic
+ * rounds. */
 static void run_phases(struct eng_ctx *c, struct eng_pool *p, struct run_sums *t)
 {
-	for (int ph = 0; ph <= ENG_SWEEPS && !(ph > 0 && t->unreach); ph++) {
-		c->phase = ph > 0;
+	for (int ph = 0; ph <= ENG_SWEEPS + ENG_MINMAX && !(ph > 0 && t->unreach); ph++) {
+		c->phase = ph == 0 ? 0 : ph <= ENG_SWEEPS ? 1 : 2;
+		uint64_t moves0 = t->moves;
 		if (c->phase) {
 			/* moves keep every path length, so the total (and the mean)
 			 * of X stays as it is; a hair above the mean: near balance,
 			 * re-checking every path costs much and gains little */
-			uint64_t sum = 0;
-			for (uint32_t e = 0; e < c->E; e++)
+			uint64_t sum = 0, mx = 0;
+			for (uint32_t e = 0; e < c->E; e++) {
 				sum += c->X[e];
+				if (c->X[e] > mx)
+					mx = c->X[e];
+			}
 			c->xmean = c->E ? (int64_t)(sum / c->E + sum / c->E / 512) : 0;
+			/* phase 2 only cares for the busiest links: paths whose
+			 * busiest link is in the upper half between mean and max */
+			if (c->phase == 2 && (int64_t)mx > c->xmean)
+				c->xmean += ((int64_t)mx - c->xmean) / 2;
 		}
 		for (uint32_t base = 0; base < c->ndest; base += c->round)
 			run_round(c, p, base, t);
+		if (c->phase == 2 && t->moves == moves0)
+			break;
 	}
 }
 

@@ -11,10 +11,11 @@
  * derives its random choices from (seed, destination, layer), so the
  * tables never depend on the thread count or on scheduling.
  *
- * Two phases run in such rounds: phase 0 builds every destination's trees;
+ * Three phases run in such rounds: phase 0 builds every destination's trees;
  * phase 1 revisits every CA destination and re-points next hops to even out
  * the exact link loads X (see rebal_unit in engine_core.c), again reading
- * X as it was when the round began plus the unit's own changes. */
+ * X as it was when the round began plus the unit's own changes; phase 2
+ * does the same to cool the busiest links (repeated while it moves). */
 #ifndef IBF_ENGINE_INTERNAL_H
 #define IBF_ENGINE_INTERNAL_H
 
@@ -24,6 +25,7 @@
 
 #define ENG_ROUND 16u /* most units per round; never depends on threads */
 #define ENG_SWEEPS 1  /* rebalancing sweeps over all destinations */
+#define ENG_MINMAX 8  /* at most so many sweeps that cool the busiest links */
 #define ENG_DIST_INF UINT16_MAX
 #define ENG_NOLINK UINT32_MAX
 
@@ -37,6 +39,7 @@ struct eng_dest {
 	uint32_t t; /* switch index the destination hangs off */
 	uint32_t lid;
 	uint32_t nlids;
+	uint32_t rank; /* CA ports of switch t before this one in the routing order */
 };
 
 /* What one unit (destination) produced besides its LFT columns. */
@@ -82,8 +85,9 @@ struct eng_ctx {
 			       * (source CA port, CA destination LID) pairs crossing it */
 	uint32_t *hca;		/* [S] CA/router ports cabled to each switch */
 	int32_t *winlo, *winhi; /* [diam + 1] window bounds by distance (eng_bound) */
-	int phase;		/* 0: build the tables, 1: rebalance them */
-	int64_t xmean;		/* mean of X when the round began (phase 1) */
+	int phase;		/* 0: build the tables, 1: rebalance them, 2: cool the busiest links */
+	int64_t xmean;		/* phase 1: mean of X when the sweep began; phase 2: halfway
+				 * from there to the largest X (paths below are left alone) */
 	struct eng_unit_out out[ENG_ROUND];
 };
 
@@ -155,7 +159,8 @@ static inline void eng_add_w(const struct eng_ctx *c, struct eng_ws *ws, uint32_
 struct eng_kind {
 	const char *name;
 	void (*min_tree)(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t,
-			 const uint32_t *order, uint32_t nreach, uint64_t key, uint32_t *nxt);
+			 const uint32_t *order, uint32_t nreach, uint64_t key, uint32_t rot,
+			 int ca, uint32_t *nxt);
 	void (*layer_tree)(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int layer,
 			   uint32_t nreach, long cap, struct eng_unit_out *out);
 };
@@ -170,10 +175,11 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, uint32_t *order);
 
 /* Balanced minimal in-tree to t for one LID: fills nxt[S] (ENG_NOLINK for t
- * and unreachable switches) and adds the loads to ws->delta.  order and
- * nreach come from eng_order_by_dist.  key seeds the tie rotation. */
+ * and unreachable switches), adds the loads to ws->delta and, when ca (a CA
+ * destination), the exact loads to ws->xdelta.  order and nreach come from
+ * eng_order_by_dist.  key (the seed) and rot rotate the port order of ties. */
 void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const uint32_t *order,
-		  uint32_t nreach, uint64_t key, uint32_t *nxt);
+		  uint32_t nreach, uint64_t key, uint32_t rot, int ca, uint32_t *nxt);
 
 /* Window bounds for source s (distance dst) */
 static inline int eng_bound(const struct eng_ctx *c, const struct ibf_win_bound *b, uint32_t dst)

@@ -158,7 +158,7 @@ int eng_build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids,
 						     "switch '%s' has no LID (assign LIDs first)",
 						     n->desc ? n->desc : "?");
 			struct eng_dest d = { (int32_t)i,   0, 0, 1, (uint32_t)n->sw, pp->lid,
-					      1u << pp->lmc };
+					      1u << pp->lmc, 0 };
 			if (add_dest(c, &cap, &d))
 				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			c->hosts[n->sw]++;
@@ -186,7 +186,8 @@ int eng_build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids,
 					      0,
 					      (uint32_t)f->nodes[swn].sw,
 					      pp->lid,
-					      1u << pp->lmc };
+					      1u << pp->lmc,
+					      0 };
 			if (add_dest(c, &cap, &d))
 				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			c->hosts[d.t]++;
@@ -240,8 +241,10 @@ int eng_build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids,
 			k[i].idx = i;
 		}
 		qsort(k, c->ndest, sizeof(*k), cmp_key);
-		for (uint32_t i = 0; i < c->ndest; i++)
+		for (uint32_t i = 0; i < c->ndest; i++) {
 			nd[i] = c->dest[k[i].idx];
+			nd[i].rank = nd[i].is_sw ? 0 : (uint32_t)(k[i].key >> 32);
+		}
 		free(c->dest);
 		c->dest = nd;
 		free(k);

@@ -2,20 +2,29 @@
  *
  * For every destination LID an in-tree to the destination's switch t:
  * each switch, nearest first, picks among the neighbours one hop closer to
- * t the link with the least accumulated load (ties: port order, rotated by
- * the seed when one is given).  The tree's links are then charged with the
- * number of source end ports whose route crosses them (CA ports behind a
- * switch + the switch itself), so the next LID -- including the other LIDs
- * of the same port under LMC > 0 -- prefers other links.  Parallel cables
- * are separate links with separate loads. */
+ * t.  The measure is the exact load X of a directed link (source CA ports
+ * times CA destination LIDs whose path crosses it, as `route stats` counts
+ * paths per link): parallel cables are separate links, a switch weighs as
+ * many sources as it has CA ports, switch LIDs add nothing.  A switch
+ * charges its own CA ports to its whole path as soon as it has chosen, so
+ * the switches after it, for the same LID, see that load.
+ *
+ * The choice: the least loaded first link; among equals the path whose
+ * busiest link is least loaded, then the least total load on the path, then
+ * the least weight W of the first link (all traffic, switch LIDs too); the
+ * last tie goes to the port order rotated by the destination's rank at its
+ * switch (and by the seed), so the ports of one switch start on different
+ * links.  The rebalancing passes of engine_core.c then move subtrees.
+ */
 #include "engine_internal.h"
 
 #include <string.h>
 
 void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const uint32_t *order,
-		  uint32_t nreach, uint64_t key, uint32_t *nxt)
+		  uint32_t nreach, uint64_t key, uint32_t rot, int ca, uint32_t *nxt)
 {
 	const struct ibf_fabric *f = c->f;
+	const struct ibf_adj *adj = f->adj;
 	const uint16_t *D = c->dist + (size_t)t * c->S;
 	for (uint32_t s = 0; s < c->S; s++)
 		nxt[s] = ENG_NOLINK;
@@ -23,23 +32,46 @@ void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const 
 	for (uint32_t i = 1; i < nreach; i++) {
 		uint32_t s = order[i];
 		uint32_t off = f->adj_off[s], deg = f->adj_off[s + 1] - off;
-		uint32_t start = key ? (uint32_t)(ibf_mix64(key ^ s) % deg) : 0;
+		uint32_t start = (uint32_t)(((key ? ibf_mix64(key ^ s) : 0) + rot) % deg);
 		uint32_t best = ENG_NOLINK;
+		int64_t bx = INT64_MAX, bm = INT64_MAX, bs = INT64_MAX;
 		uint64_t bw = UINT64_MAX;
 		uint16_t want = (uint16_t)(D[s] - 1);
 		for (uint32_t k = 0, e = off + start; k < deg; k++, e++) {
 			if (e == off + deg)
 				e = off;
-			if (D[f->adj[e].nbr] != want)
+			uint32_t u = adj[e].nbr;
+			if (D[u] != want)
 				continue;
-			uint64_t w = eng_w(c, ws, e);
-			if (w < bw) {
-				bw = w;
-				best = e;
+			/* the first link's exact load; then the rest of the path
+			 * (fixed: the nearer switches chose first): its busiest
+			 * link, the sum of its loads; then the first link's
+			 * weight; then the rotated port order */
+			int64_t x0 = eng_x(c, ws, e), m = 0, sm = 0;
+			for (uint32_t x = u; x != t;) {
+				uint32_t g = nxt[x];
+				int64_t v = eng_x(c, ws, g);
+				if (v > m)
+					m = v;
+				sm += v;
+				x = adj[g].nbr;
 			}
+			uint64_t w = eng_w(c, ws, e);
+			if (x0 > bx || (x0 == bx && (m > bm || (m == bm && (sm > bs ||
+								       (sm == bs && w >= bw))))))
+				continue;
+			bx = x0;
+			bm = m;
+			bs = sm;
+			bw = w;
+			best = e;
 		}
 		nxt[s] = best;
 		ws->len[s] = D[s];
+		/* s's own end ports load every link of its path from now on */
+		if (ca && c->hca[s])
+			for (uint32_t x = s; x != t; x = adj[nxt[x]].nbr)
+				eng_add_x(ws, nxt[x], (int64_t)c->hca[s]);
 	}
 	ws->len[t] = 0;
 	/* charge: farthest first, each switch passes its subtree's sources on */
@@ -49,7 +81,7 @@ void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const 
 		uint32_t s = order[i];
 		uint32_t e = nxt[s];
 		eng_add_w(c, ws, e, ws->acc[s]);
-		ws->acc[f->adj[e].nbr] += ws->acc[s];
+		ws->acc[adj[e].nbr] += ws->acc[s];
 	}
 }
 

@@ -181,6 +181,23 @@ r=$(rc "$IBFAB" route check --topology "$S/net.ibnd" --lfts "$S/lfts.txt")
 check "avakas in ibsim: route check of the tables read back: all pairs, no loop" \
 	sh -c "test $r = 0 && grep -q '^loops: *0\$' '$W/out' && grep -q '^unreachable: *0\$' '$W/out'"
 
+# stock OpenSM minhop (no plugin) on the same chassis: the busiest link of
+# its tables read back, against ibfab minimal and layered computed offline on
+# the fabric as discovered (the same LIDs), as `route stats` counts paths
+osm_conf "$W/opensm.default.conf" minhop 0 "$W/osm-mh.conf" -e '/^event_plugin_name /d'
+osm_sweep "$W/av.net" "$W/osm-mh.conf" "$W/simmh"
+check "avakas in ibsim: stock minhop ran, tables read back" test $? -eq 0
+SM=$W/simmh/s
+maxp() { sed -n 's/^paths per link: .* max \([0-9]*\) .*/\1/p' "$1"; }
+"$IBFAB" route stats --topology "$SM/net.ibnd" --lfts "$SM/lfts.txt" >"$W/mh.stats" 2>"$W/err"
+MH=$(maxp "$W/mh.stats")
+for e in minimal layered; do
+	"$IBFAB" route stats --topology "$SM/net.ibnd" --engine $e >"$W/$e.stats" 2>"$W/err"
+	M=$(maxp "$W/$e.stats")
+	check "avakas: $e's busiest link (${M:-?} paths) carries no more than stock minhop's (${MH:-?})" \
+		sh -c "test -n '$MH' && test -n '$M' && test '$M' -le '$MH'"
+done
+
 # the True Scale tree under OpenSM with dmodk: the plugin's log reports the
 # missing leaf cable as the offline run does, and the tables deliver
 "$IBFAB" topo convert "$P2" --format ibsim -o "$W/p2.net" 2>"$W/err"

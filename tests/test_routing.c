@@ -641,6 +641,63 @@ static char *cat_files(const char *dir, const char *const *names, size_t n, size
 	return all;
 }
 
+/* busiest link (paths per link, as `route stats` counts them) of ENGINE's
+ * tables on f, with THREADS workers; the LFT is left in *r */
+static double real_max_paths(struct ibf_fabric *f, const char *engine, int threads,
+			     struct ibf_routes *r)
+{
+	struct ibf_route_opts o;
+	ibf_route_opts_default(&o);
+	o.threads = threads;
+	struct ibf_error err;
+	char buf[700];
+	if (ibf_route(f, engine, &o, r, NULL, &err) != 0) {
+		printf("# %s: %s\n", engine, ibf_error_format(&err, buf, sizeof(buf)));
+		return -1;
+	}
+	struct ibf_path_stats st;
+	if (ibf_path_stats_compute(f, r, &st, &err) != 0) {
+		ibf_routes_free(r);
+		return -1;
+	}
+	double mx = st.link_max;
+	ibf_path_stats_free(&st);
+	return mx;
+}
+
+/* The QLogic 12800 chassis (16 leaves of 16-18 hosts, 9 spines, two cables
+ * per leaf-spine pair): D-mod-K (ibfab dmodk, and stock OpenSM minhop in
+ * ibsim, tests/e2e_real_dumps.sh) puts 270 paths on its busiest link, which
+ * is the least possible there (a leaf with 18 hosts sends 263 remote LIDs
+ * up 18 links: one carries 15 of them, 15 x 18 = 270).  minimal and the
+ * layered engine's layer 0 put 281 there while they charged switch LIDs
+ * like host LIDs and picked the down cable of a spine blind; they must
+ * balance at least as well as D-mod-K, the same tables for any thread
+ * count. */
+static void test_real_chassis_balance(void)
+{
+	struct ibf_fabric *f =
+		real_fabric("qdr-qlogic-12800-avakas-25sw-281hca-2016.ibnetdiscover-s-p");
+	TT_REQUIRE(f);
+	struct ibf_routes r, r2;
+	double dm = real_max_paths(f, "dmodk", 1, &r);
+	TT_REQUIRE(dm > 0);
+	ibf_routes_free(&r);
+	static const char *const eng[] = { "minimal", "layered" };
+	for (int i = 0; i < 2; i++) {
+		double mx = real_max_paths(f, eng[i], 1, &r);
+		TT_REQUIRE(mx > 0);
+		TT_CHECK_MSG(mx <= dm, "%s: busiest link %.0f paths, dmodk %.0f", eng[i], mx, dm);
+		double mx2 = real_max_paths(f, eng[i], 2, &r2);
+		TT_CHECK(mx2 == mx);
+		TT_CHECK(r.stride == r2.stride && r.nsw == r2.nsw &&
+			 memcmp(r.lft, r2.lft, (size_t)r.nsw * r.stride) == 0);
+		ibf_routes_free(&r);
+		ibf_routes_free(&r2);
+	}
+	ibf_fabric_free(f);
+}
+
 static void test_real_ibroute(void)
 {
 	char path[512], buf[700];
@@ -1368,6 +1425,7 @@ int main(void)
 	TT(test_lenient_forms);
 	TT(test_fuzz_reader);
 	TT(test_real_ibroute);
+	TT(test_real_chassis_balance);
 	TT(test_trace);
 	TT(test_trace_long_loop);
 	TT(test_route_check);
