@@ -360,6 +360,58 @@ static void test_verifier_rejects_handmade(void)
 	ibf_fabric_free(f);
 }
 
+/* The VL of a channel may depend on the in port (SL2VL by in port).  Ring of
+ * 4, every route clockwise, one SL; a packet entering from its host or the
+ * switch itself goes on VL 1, a packet from the previous switch on VL 0.
+ * The VL 0 channels form the clockwise cycle, each dependency closed by the
+ * 3-hop paths only.  The verifier once memoised walks on (channel, SL) and
+ * stopped a 3-hop walk where a 1-hop walk had entered the channel on VL 1,
+ * so it lost one VL 0 dependency and called these tables deadlock-free. */
+static void test_verifier_vl_by_in_port(void)
+{
+	struct ibf_fabric *f = ring(4, 1);
+	struct ibf_routes r;
+	ring_routes(f, 4, &r);
+	for (uint32_t s = 0; s < f->nsw; s++)
+		for (uint32_t d = 1; d < r.stride; d++)
+			if (ibf_lft(&r, s)[d] == 2)
+				ibf_lft(&r, s)[d] = 1;
+	struct ibf_check_report cr;
+	TT_EQ_INT(ibf_route_check(f, &r, 0, &cr, NULL), 0);
+	TT_EQ_INT(cr.ok, cr.pairs);
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	TT_REQUIRE(ibf_sl_table_const(f, r.stride, 0, &sl, NULL) == 0);
+	TT_REQUIRE(ibf_sl2vl_table_init(f, &s2v, NULL) == 0);
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		uint32_t np = f->nodes[f->switches[s]].nports + 1u;
+		for (uint32_t in = 0; in < np; in++)
+			for (uint32_t out = 0; out < np; out++)
+				for (int l = 0; l < 16; l++)
+					s2v.vl[s2v.off[s] + (in * np + out) * 16 + (uint32_t)l] =
+						(uint8_t)(in == 1 || in == 2 ? 0 : 1);
+	}
+	struct ibf_verify_opts vo;
+	ibf_verify_opts_default(&vo);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(ibf_deadlock_verify(f, &r, &sl, &s2v, &vo, &rep, NULL) == 0);
+	TT_EQ_INT(rep.deps, 8);
+	TT_EQ_INT(rep.cyclic_sccs, 1);
+	TT_CHECK(!ibf_verify_ok(&rep));
+	TT_REQUIRE(rep.ncycles == 1);
+	TT_EQ_INT(rep.cycles[0].len, 4);
+	for (int k = 0; k < rep.cycles[0].len; k++) {
+		TT_EQ_INT(rep.cycles[0].hop[k].vl, 0);
+		TT_EQ_INT(rep.cycles[0].hop[k].port, 1);
+		TT_CHECK(rep.cycles[0].path[k].src_node >= 0);
+	}
+	ibf_verify_report_free(&rep);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static struct ibf_fabric *sf5_layered(struct ibf_routes *r)
 {
 	struct ibf_slimfly_opts so = { 5, -1, 0, 0 };
@@ -715,8 +767,8 @@ static struct ibf_fabric *reversed(const struct ibf_fabric *f)
 			    ((uint32_t)pp->peer_node == a && pp->peer_port < p))
 				continue;
 			if (ibf_fabric_connect(g, (int)(n - 1 - a), p,
-					       (int)(n - 1 - (uint32_t)pp->peer_node), pp->peer_port,
-					       pp->width, pp->speed, NULL)) {
+					       (int)(n - 1 - (uint32_t)pp->peer_node),
+					       pp->peer_port, pp->width, pp->speed, NULL)) {
 				ibf_fabric_free(g);
 				return NULL;
 			}
@@ -745,7 +797,8 @@ static void test_node_order(void)
 		for (int p = 1; p <= f->nodes[node].nports; p++) {
 			const struct ibf_port *pp = ibf_port(f, node, p);
 			if (pp->peer_node != IBF_NO_NODE &&
-			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH && (uint32_t)p % 3 == s % 3) {
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH &&
+			    (uint32_t)p % 3 == s % 3) {
 				ibf_fabric_disconnect(f, node, p);
 				cut++;
 				break;
@@ -794,8 +847,8 @@ static void test_node_order(void)
 				}
 		}
 		printf("# scheme %d on %d VLs: %llu LFT, %llu SL, %llu SL2VL entries differ\n",
-		       schemes[k], vls[k], (unsigned long long)lft_diff, (unsigned long long)sl_diff,
-		       (unsigned long long)vl_diff);
+		       schemes[k], vls[k], (unsigned long long)lft_diff,
+		       (unsigned long long)sl_diff, (unsigned long long)vl_diff);
 		TT_EQ_INT(lft_diff, 0);
 		TT_EQ_INT(sl_diff, 0);
 		TT_EQ_INT(vl_diff, 0);
@@ -952,6 +1005,7 @@ int main(void)
 	TT(test_tree_one_vl);
 	TT(test_fattree_both_layerings);
 	TT(test_verifier_rejects_handmade);
+	TT(test_verifier_vl_by_in_port);
 	TT(test_sf5_coloring);
 	TT(test_sf5_budget);
 	TT(test_coloring_fallback_long_paths);
