@@ -241,7 +241,15 @@ static int cmd_apply(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	int ok = 1;
 	struct ibf_dl *dlres = NULL;
-	rc = ibf_lfts_read(f, a.lfts, &r, &err);
+	/* the SL and SL2VL dumps are written both or neither, and only once the
+	 * scheme (and --verify) succeeded */
+	struct cli_outs outs = { .n = 0 };
+	FILE *sl_fp = NULL, *sl2vl_fp = NULL;
+	rc = cli_outs_add(&outs, a.sl, &sl_fp, &err);
+	if (!rc)
+		rc = cli_outs_add(&outs, a.sl2vl, &sl2vl_fp, &err);
+	if (!rc)
+		rc = ibf_lfts_read(f, a.lfts, &r, &err);
 	if (!rc) {
 		struct ibf_dl_opts o;
 		ibf_dl_opts_default(&o);
@@ -260,11 +268,7 @@ static int cmd_apply(int argc, char **argv)
 		if (!a.quiet)
 			fprintf(stderr, "ibfab deadlock: %s\n",
 				ibf_dl_summary(dl, buf, sizeof(buf)));
-		if (a.sl)
-			rc = ibf_sl_write(f, dl, a.sl, &err);
-		if (!rc && a.sl2vl)
-			rc = ibf_sl2vl_write(f, dl, a.sl2vl, &err);
-		if (!rc && a.verify) {
+		if (a.verify) {
 			struct ibf_sl_table sl;
 			struct ibf_sl2vl_table s2v;
 			memset(&sl, 0, sizeof(sl));
@@ -279,6 +283,24 @@ static int cmd_apply(int argc, char **argv)
 		}
 		if (!dl->deadlock_free)
 			ok = 0;
+		/* a best-effort result is written (marked NOT deadlock-free in
+		 * the headers); one that failed --verify is not */
+		if (!rc && (ok || !dl->deadlock_free)) {
+			if (sl_fp)
+				ibf_sl_write_stream(f, dl, sl_fp);
+			if (sl2vl_fp)
+				ibf_sl2vl_write_stream(f, dl, sl2vl_fp);
+		} else if (!rc) {
+			fprintf(stderr,
+				"ibfab deadlock: the verifier rejected the scheme's result; "
+				"nothing written\n");
+		}
+	}
+	{
+		int wrote = !rc && (ok || (dlres && !dlres->deadlock_free));
+		int rc2 = cli_outs_finish(&outs, wrote, rc ? NULL : &err);
+		if (!rc)
+			rc = rc2;
 	}
 	ibf_dl_free(dlres);
 	ibf_routes_free(&r);

@@ -15,6 +15,46 @@ int cli_fail(const struct ibf_error *err)
 	return 1;
 }
 
+int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_error *err)
+{
+	*fp = NULL;
+	if (!path)
+		return 0;
+	if (o->n >= CLI_OUTS_MAX) {
+		cli_outs_finish(o, 0, NULL);
+		return ibf_error_set(err, IBF_EINVAL, path, 0, "too many output files");
+	}
+	int rc = ibf_atomic_open(&o->at[o->n], path, err);
+	if (rc) {
+		cli_outs_finish(o, 0, NULL);
+		return rc;
+	}
+	*fp = o->at[o->n++].fp;
+	return 0;
+}
+
+int cli_outs_finish(struct cli_outs *o, int ok, struct ibf_error *err)
+{
+	int rc = 0;
+	/* a stream error anywhere (flushed first, so a full disk shows here and
+	 * not after some files were renamed): drop them all */
+	for (int i = 0; ok && i < o->n; i++)
+		if ((fflush(o->at[i].fp) != 0) | ferror(o->at[i].fp)) {
+			rc = ibf_error_set(err, IBF_EIO, o->at[i].path ? o->at[i].path : "-", 0,
+					   "write error");
+			ok = 0;
+		}
+	for (int i = 0; i < o->n; i++) {
+		int r = ibf_atomic_commit(&o->at[i], ok, rc ? NULL : err);
+		if (r && ok) {
+			rc = r;
+			ok = 0;
+		}
+	}
+	o->n = 0;
+	return rc;
+}
+
 int cli_usage_error(const char *prog, const char *fmt, ...)
 {
 	va_list ap;

@@ -171,15 +171,9 @@ static const char *scheme_line(const struct ibf_dl *dl, char *buf, size_t len)
 	return buf;
 }
 
-int ibf_sl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
-		 struct ibf_error *err)
+void ibf_sl_write_stream(const struct ibf_fabric *f, const struct ibf_dl *dl, FILE *o)
 {
-	struct ibf_atomic at;
-	int rc = ibf_atomic_open(&at, path, err);
-	if (rc)
-		return rc;
 	char buf[768];
-	FILE *o = at.fp;
 	fprintf(o, "# ibfab path SL dump (docs/deadlock.md): %s\n",
 		scheme_line(dl, buf, sizeof(buf)));
 	fprintf(o, "# one SL per (source switch, destination LID): every source port on the "
@@ -194,18 +188,22 @@ int ibf_sl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char
 			if (row[d] != IBF_SL_NONE)
 				fprintf(o, "0x%04x %u\n", d, row[d]);
 	}
-	return ibf_atomic_commit(&at, !ferror(o), err);
 }
 
-int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
-		    struct ibf_error *err)
+int ibf_sl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
+		 struct ibf_error *err)
 {
 	struct ibf_atomic at;
 	int rc = ibf_atomic_open(&at, path, err);
 	if (rc)
 		return rc;
+	ibf_sl_write_stream(f, dl, at.fp);
+	return ibf_atomic_commit(&at, !ferror(at.fp), err);
+}
+
+void ibf_sl2vl_write_stream(const struct ibf_fabric *f, const struct ibf_dl *dl, FILE *o)
+{
 	char buf[768];
-	FILE *o = at.fp;
 	fprintf(o, "# ibfab SL2VL dump (docs/deadlock.md): %s\n",
 		scheme_line(dl, buf, sizeof(buf)));
 	fprintf(o, "# rows for port 0 and every connected port; the layout of `smpquery sl2vl`\n");
@@ -231,7 +229,17 @@ int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const c
 			}
 		}
 	}
-	return ibf_atomic_commit(&at, !ferror(o), err);
+}
+
+int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
+		    struct ibf_error *err)
+{
+	struct ibf_atomic at;
+	int rc = ibf_atomic_open(&at, path, err);
+	if (rc)
+		return rc;
+	ibf_sl2vl_write_stream(f, dl, at.fp);
+	return ibf_atomic_commit(&at, !ferror(at.fp), err);
 }
 
 /* ------------------------------------------------------------ readers */

@@ -184,6 +184,8 @@ int ibf_sl2vl_table_uniform(const struct ibf_fabric *f, int vls, struct ibf_sl2v
  * Writers are atomic; "-" = stdout. */
 int ibf_sl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
 		 struct ibf_error *err);
+/* The same into an open stream (the caller checks ferror and commits). */
+void ibf_sl_write_stream(const struct ibf_fabric *f, const struct ibf_dl *dl, FILE *out);
 /* Reads, auto-detected: the ibfab SL dump; "<slid> <dlid> <sl>" lines (hex
  * 0x.. or decimal); `saquery -p` PathRecord output (slid, dlid, sl fields).
  * LIDs are resolved with f's LIDs.  Errors carry FILE:LINE. */
@@ -199,6 +201,7 @@ int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const 
  * headers select the switch by LID; "DR path" headers are an error). */
 int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
 		    struct ibf_error *err);
+void ibf_sl2vl_write_stream(const struct ibf_fabric *f, const struct ibf_dl *dl, FILE *out);
 int ibf_sl2vl_read(const struct ibf_fabric *f, const char *path, struct ibf_sl2vl_table *t,
 		   struct ibf_error *err);
 int ibf_sl2vl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const char *name,
