@@ -287,6 +287,14 @@ static void walk_record(struct ver *v, uint32_t i, uint32_t d, unsigned sl,
 				    node_name(v->f, v->f->switches[cur]), in, p, sl);
 			return;
 		}
+		if (vl == 15) { /* management VL: a data packet is dropped here */
+			rep->vl15++;
+			add_example(
+				rep,
+				"SL2VL sends data to VL 15 (dropped): switch '%s' in %u out %u SL %u",
+				node_name(v->f, v->f->switches[cur]), in, p, sl);
+			return;
+		}
 		v->used[(size_t)c * NVL + vl] = 1;
 		rep->vl_mask |= 1u << vl;
 		if (prev >= 0) {
@@ -666,6 +674,10 @@ void ibf_verify_report_write(const struct ibf_fabric *f, const struct ibf_verify
 		(unsigned long long)rep->missing_sl, (unsigned long long)rep->missing_sl_deps);
 	fprintf(out, "missing SL2VL entries: %llu\n", (unsigned long long)rep->missing_sl2vl);
 	fprintf(out, "looping pairs:         %llu\n", (unsigned long long)rep->broken);
+	if (rep->vl15)
+		fprintf(out,
+			"hops on VL 15:         %llu (SL2VL sends data to the management VL: dropped)\n",
+			(unsigned long long)rep->vl15);
 	fprintf(out, "virtual channels:      %llu used, %llu dependencies\n",
 		(unsigned long long)rep->vchans, (unsigned long long)rep->deps);
 	fprintf(out, "SLs used:             ");

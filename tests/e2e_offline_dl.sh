@@ -55,4 +55,78 @@ check "deadlock apply: 1 VL is too few for the ring: exit 1, says so, writes not
 	test $rc -eq 1 -a ! -e "$W/b.sl" -a ! -e "$W/b.sl2vl"
 check "... naming the VLs needed" grep -q "need 2 VLs" "$W/err"
 
+# ------------------------------------------------------------ the verifier on hand-made tables
+# ring of 4, every route clockwise (port 1), all on SL 0; SL2VL: a packet from
+# the host or the switch itself on VL 1, from the previous switch on VL 0.
+# The VL 0 channels close the clockwise cycle, each dependency made only by
+# the 3-hop paths.
+ring 4 >"$W/ring4.net"
+"$IBFAB" route -q --topology "$W/ring4.net" --engine minimal -o "$W/ring4.lft"
+sed -E 's/^(0x[0-9a-f]+) 002 /\1 001 /' "$W/ring4.lft" >"$W/cw.lft"
+"$IBFAB" route check --topology "$W/ring4.net" --lfts "$W/cw.lft" >/dev/null
+check "ring of 4, all clockwise: every pair delivered" test $? -eq 0
+awk '/^Unicast lids/ { g = $0; sub(/.*guid /, "", g); sub(/ .*/, "", g)
+		print "Switch guid " g ":"
+		for (i = 0; i <= 3; i++) for (o = 0; o <= 3; o++) {
+			vl = (i == 1 || i == 2) ? 0 : 1
+			printf "ports: in %2d, out %2d: ", i, o
+			for (k = 0; k < 16; k++) printf "|%2d", vl
+			print "|"
+		} }' "$W/cw.lft" >"$W/inport.sl2vl"
+"$IBFAB" deadlock verify --topology "$W/ring4.net" --lfts "$W/cw.lft" --sl-const 0 \
+	--sl2vl "$W/inport.sl2vl" >"$W/v.out" 2>&1
+rc=$?
+diag <"$W/v.out"
+check "SL2VL by in port: the verifier finds the VL 0 cycle (exit $rc)" test $rc -eq 1
+check "... a 4-channel cycle on VL 0" grep -q '^cycle 1: 4 dependencies' "$W/v.out"
+check "... each dependency with the path that makes it" \
+	test "$(grep -c "port 1 VL 0 -> 'r[0-9]' port 1 VL 0  by path" "$W/v.out")" -eq 4
+check "... 8 dependencies in all (4 of them VL 1 -> VL 0)" grep -q ' 8 dependencies$' "$W/v.out"
+
+# SL2VL files a switch cannot hold: FILE:LINE, exit 1, no report
+"$IBFAB" deadlock apply -q --topology "$W/ring6.net" --lfts "$W/ring6.lft" --max-vls 2 \
+	--sl "$W/r6.sl" --sl2vl "$W/r6.sl2vl"
+check "ring of 6 on 2 VLs: dfsssp result written" test -s "$W/r6.sl" -a -s "$W/r6.sl2vl"
+V() { "$IBFAB" deadlock verify --topology "$W/ring6.net" --lfts "$W/ring6.lft" --sl "$W/r6.sl" "$@"; }
+V --sl2vl "$W/r6.sl2vl" --max-vls 2 >"$W/v.out" 2>&1
+check "verify --max-vls 2 on the 2-VL result: deadlock-free" test $? -eq 0
+bad() { # DESC FILE EXPECTED-MESSAGE [ARGS..]: exit 1, FILE:LINE message, nothing on stdout
+	local d=$1 file=$2 msg=$3
+	shift 3
+	V --sl2vl "$file" "$@" >"$W/v.out" 2>"$W/v.err"
+	local rc=$?
+	diag <"$W/v.err"
+	check "$d: exit 1 ($rc), '$msg', no report" \
+		sh -c "test $rc -eq 1 && grep -qF -- '$msg' '$W/v.err' && test ! -s '$W/v.out'"
+}
+bad "verify --max-vls 1 on the 2-VL result" "$W/r6.sl2vl" "r6.sl2vl:5: SL 1 -> VL 1: beyond the 1" --max-vls 1
+sed '6s/| 0| 1| 0|/| 0| 7| 0|/' "$W/r6.sl2vl" >"$W/vl7.sl2vl"
+bad "a VL 7 entry with --max-vls 2" "$W/vl7.sl2vl" "vl7.sl2vl:6: SL 1 -> VL 7" --max-vls 2
+sed '6s/|$/| 1|/' "$W/r6.sl2vl" >"$W/long.sl2vl"
+bad "a row of 17 VLs" "$W/long.sl2vl" "long.sl2vl:6: expected 16 VLs (0..15), found more"
+sed '7{p;s/| 0| 1| 0|/| 1| 1| 0|/}' "$W/r6.sl2vl" >"$W/dup.sl2vl"
+bad "a row given twice with different VLs" "$W/dup.sl2vl" "dup.sl2vl:8: SL2VL row for in port 0, out port 2 differs"
+sed '5s/| 0| 1| 0|/| x| 1| 0|/' "$W/r6.sl2vl" >"$W/x.sl2vl"
+bad "a VL that is not a number" "$W/x.sl2vl" "x.sl2vl:5: expected 16 VLs"
+sed '5s/out  0/out  9/' "$W/r6.sl2vl" >"$W/port.sl2vl"
+bad "a port the switch does not have" "$W/port.sl2vl" "port.sl2vl:5: port out of range (switch has 8 ports)"
+sed '3s/guid 0x[0-9a-f]*/guid 0x00000000deadbeef/' "$W/r6.sl2vl" >"$W/guid.sl2vl"
+bad "a switch that is not in the fabric" "$W/guid.sl2vl" "guid.sl2vl:3: switch 0x00000000deadbeef is not in the fabric"
+# VL 15 (drop) on a used hop: accepted as input, reported as dropped
+awk '!done && /ports: in  3, out  1:/ { sub(/\| 0\| 1\|/, "|15|15|"); done = 1 } { print }' \
+	"$W/r6.sl2vl" >"$W/vl15.sl2vl"
+V --sl2vl "$W/vl15.sl2vl" --max-vls 2 >"$W/v.out" 2>&1
+rc=$?
+check "VL 15 on a used hop: exit 1 ($rc), the hops reported as dropped" \
+	sh -c "test $rc -eq 1 && grep -q '^hops on VL 15: ' '$W/v.out' && grep -q 'NOT deadlock-free' '$W/v.out'"
+# options of the other subcommand are usage errors, not silently ignored
+V --sl2vl "$W/r6.sl2vl" --scheme auto >/dev/null 2>&1
+check "verify --scheme: usage error (exit 2)" test $? -eq 2
+V --sl2vl-identity 16 >/dev/null 2>&1
+check "verify --sl2vl-identity 16 (SL 15 -> management VL): usage error" test $? -eq 2
+V --sl2vl-identity 4 --max-vls 2 >/dev/null 2>&1
+check "verify --sl2vl-identity 4 --max-vls 2: usage error" test $? -eq 2
+"$IBFAB" deadlock apply -q --topology "$W/ring6.net" --lfts "$W/ring6.lft" --sl-const 0 >/dev/null 2>&1
+check "apply --sl-const: usage error (exit 2)" test $? -eq 2
+
 done_testing

@@ -998,6 +998,76 @@ static void test_live_formats(void)
 	ibf_fabric_free(f);
 }
 
+/* SL2VL input that is not what a switch can hold is an error at its line:
+ * a 17th VL, a row given twice with different VLs, a VL beyond the limit;
+ * VL 15 (drop) is accepted and a path that takes it is reported. */
+static void test_sl2vl_strict(void)
+{
+	struct ibf_fabric *f = ring(4, 1);
+	struct ibf_routes r;
+	ring_routes(f, 4, &r);
+	const struct ibf_node *n0 = &f->nodes[f->switches[0]];
+	char hdr[128];
+	snprintf(hdr, sizeof(hdr), "Switch guid 0x%016llx ('sw0'):\n",
+		 (unsigned long long)n0->guid);
+	const char *row_a =
+		"ports: in 20, out  1: | 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1|\n";
+	const char *row_b =
+		"ports: in 20, out  1: | 1| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1|\n";
+	const char *row_17 =
+		"ports: in 20, out  1: | 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0|\n";
+	const char *row_7 =
+		"ports: in 20, out  2: | 0| 1| 0| 7| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1|\n";
+	const char *row_15 =
+		"ports: in 20, out  2: |15| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1|\n";
+	char buf[1024];
+	struct ibf_sl2vl_table t;
+	struct ibf_error err;
+	int len;
+	/* the same row twice: fine */
+	len = snprintf(buf, sizeof(buf), "%s%s%s", hdr, row_a, row_a);
+	TT_EQ_INT(ibf_sl2vl_parse(f, buf, (size_t)len, "dup.txt", &t, &err), 0);
+	ibf_sl2vl_table_free(&t);
+	/* twice with different VLs: which one does the switch hold? */
+	len = snprintf(buf, sizeof(buf), "%s%s# c\n%s", hdr, row_a, row_b);
+	TT_EQ_INT(ibf_sl2vl_parse(f, buf, (size_t)len, "dup.txt", &t, &err), IBF_EPARSE);
+	TT_EQ_INT(err.line, 4);
+	TT_CHECK(strstr(err.msg, "differs") != NULL);
+	/* 17 VLs */
+	len = snprintf(buf, sizeof(buf), "%s%s", hdr, row_17);
+	TT_EQ_INT(ibf_sl2vl_parse(f, buf, (size_t)len, "long.txt", &t, &err), IBF_EPARSE);
+	TT_EQ_INT(err.line, 2);
+	/* VL 7 with 4 VLs: error at its line; without a limit: fine */
+	len = snprintf(buf, sizeof(buf), "%s%s%s", hdr, row_a, row_7);
+	TT_EQ_INT(ibf_sl2vl_parse_limit(f, buf, (size_t)len, "lim.txt", 4, &t, &err), IBF_EPARSE);
+	TT_EQ_INT(err.line, 3);
+	TT_CHECK(strstr(err.msg, "VL 7") != NULL);
+	TT_EQ_INT(ibf_sl2vl_parse_limit(f, buf, (size_t)len, "lim.txt", 8, &t, &err), 0);
+	ibf_sl2vl_table_free(&t);
+	/* VL 15 is what a switch holds for "drop": accepted under a limit ... */
+	len = snprintf(buf, sizeof(buf), "%s%s", hdr, row_15);
+	TT_EQ_INT(ibf_sl2vl_parse_limit(f, buf, (size_t)len, "d.txt", 2, &t, &err), 0);
+	ibf_sl2vl_table_free(&t);
+	/* ... and a path sent to it is reported: every entry VL 0 except
+	 * sw0's host port towards port 2 on SL 0, which is VL 15 */
+	TT_REQUIRE(ibf_sl2vl_table_uniform(f, 1, &t, NULL) == 0);
+	uint32_t np = n0->nports + 1u;
+	t.vl[t.off[0] + (20 * np + 2) * 16 + 0] = 15;
+	struct ibf_sl_table sl;
+	TT_REQUIRE(ibf_sl_table_const(f, r.stride, 0, &sl, NULL) == 0);
+	struct ibf_verify_opts vo;
+	ibf_verify_opts_default(&vo);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(ibf_deadlock_verify(f, &r, &sl, &t, &vo, &rep, NULL) == 0);
+	TT_CHECK(rep.vl15 > 0);
+	TT_CHECK(!ibf_verify_ok(&rep));
+	ibf_verify_report_free(&rep);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&t);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_ring4_cycle_found);
@@ -1015,5 +1085,6 @@ int main(void)
 	TT(test_node_order);
 	TT(test_dump_roundtrip);
 	TT(test_live_formats);
+	TT(test_sl2vl_strict);
 	return tt_done();
 }
