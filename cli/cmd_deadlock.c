@@ -180,6 +180,34 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 	return 0;
 }
 
+/* Every switch of the fabric must have a table in the dump: a switch the dump
+ * lacks (a dump of another fabric, a switch that did not answer dump_lfts)
+ * would hold no route at all, and the paths through it would end there
+ * unseen by the scheme and the verifier. */
+static int lfts_complete(const struct ibf_fabric *f, const struct ibf_routes *r, const char *path,
+			 struct ibf_error *err)
+{
+	uint32_t missing = 0, first = 0;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		const uint8_t *row = r->lft + (size_t)s * r->stride;
+		uint32_t d = 1;
+		while (d < r->stride && row[d] == IBF_LFT_NONE)
+			d++;
+		if (d < r->stride)
+			continue;
+		if (!missing++)
+			first = s;
+	}
+	if (!missing)
+		return 0;
+	const struct ibf_node *n = &f->nodes[f->switches[first]];
+	return ibf_error_set(err, IBF_EPARSE, path, 0,
+			     "no table for switch 0x%016llx ('%s')%s: %u of the fabric's %u "
+			     "switches have none (is the dump of this fabric?)",
+			     (unsigned long long)n->guid, n->desc ? n->desc : "",
+			     missing > 1 ? " and others" : "", missing, f->nsw);
+}
+
 static int do_verify(const struct ibf_fabric *f, const struct ibf_routes *r,
 		     const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
 		     long max_cycles, int quiet, struct ibf_error *err, int *ok)
@@ -231,6 +259,8 @@ static int cmd_verify(int argc, char **argv)
 	int ok = 0;
 	rc = ibf_lfts_read(f, a.lfts, &r, &err);
 	if (!rc)
+		rc = lfts_complete(f, &r, a.lfts, &err);
+	if (!rc)
 		rc = a.sl ? ibf_sl_read(f, a.sl, &sl, &err)
 			  : ibf_sl_table_const(f, r.stride, (int)a.sl_const, &sl, &err);
 	if (!rc)
@@ -276,6 +306,8 @@ static int cmd_apply(int argc, char **argv)
 		rc = cli_outs_add(&outs, a.sl2vl, &sl2vl_fp, &err);
 	if (!rc)
 		rc = ibf_lfts_read(f, a.lfts, &r, &err);
+	if (!rc)
+		rc = lfts_complete(f, &r, a.lfts, &err);
 	if (!rc) {
 		struct ibf_dl_opts o;
 		ibf_dl_opts_default(&o);

@@ -129,4 +129,19 @@ check "verify --sl2vl-identity 4 --max-vls 2: usage error" test $? -eq 2
 "$IBFAB" deadlock apply -q --topology "$W/ring6.net" --lfts "$W/ring6.lft" --sl-const 0 >/dev/null 2>&1
 check "apply --sl-const: usage error (exit 2)" test $? -eq 2
 
+# a dump that lacks a switch's table (of another fabric, or a switch that did
+# not answer): the deadlock tools refuse it instead of calling the partial
+# tables deadlock-free
+awk '/^Unicast lids/ { n++; skip = (n == 3) } !skip { print } /lids dumped/ { skip = 0 }' \
+	"$W/ring6.lft" >"$W/miss.lft"
+"$IBFAB" deadlock verify --topology "$W/ring6.net" --lfts "$W/miss.lft" --sl-const 0 \
+	--sl2vl-identity 2 >"$W/v.out" 2>"$W/v.err"
+rc=$?
+diag <"$W/v.err"
+check "verify on a dump without r3's table: exit 1 ($rc), names the switch, no report" \
+	sh -c "test $rc -eq 1 && grep -q \"no table for switch 0x[0-9a-f]* ('r3')\" '$W/v.err' && test ! -s '$W/v.out'"
+"$IBFAB" deadlock apply -q --topology "$W/ring6.net" --lfts "$W/miss.lft" --sl "$W/m.sl" 2>"$W/v.err"
+rc=$?
+check "apply on it: exit 1 ($rc), no SL dump" test $rc -eq 1 -a ! -e "$W/m.sl"
+
 done_testing
