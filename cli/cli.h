@@ -44,6 +44,11 @@ int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_err
  * yet renamed); !ok: remove them all.  Returns 0 or the first error. */
 int cli_outs_finish(struct cli_outs *o, int ok, struct ibf_error *err);
 
+/* Switches of f with no entry at all in r (absent from the dump read into
+ * r); *first = the first of them (switch index). */
+struct ibf_routes;
+uint32_t cli_lfts_missing(const struct ibf_fabric *f, const struct ibf_routes *r, uint32_t *first);
+
 int cmd_topo(int argc, char **argv);
 int cmd_route(int argc, char **argv);
 int cmd_deadlock(int argc, char **argv);

@@ -187,17 +187,8 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 static int lfts_complete(const struct ibf_fabric *f, const struct ibf_routes *r, const char *path,
 			 struct ibf_error *err)
 {
-	uint32_t missing = 0, first = 0;
-	for (uint32_t s = 0; s < f->nsw; s++) {
-		const uint8_t *row = r->lft + (size_t)s * r->stride;
-		uint32_t d = 1;
-		while (d < r->stride && row[d] == IBF_LFT_NONE)
-			d++;
-		if (d < r->stride)
-			continue;
-		if (!missing++)
-			first = s;
-	}
+	uint32_t first;
+	uint32_t missing = cli_lfts_missing(f, r, &first);
 	if (!missing)
 		return 0;
 	const struct ibf_node *n = &f->nodes[f->switches[first]];

@@ -55,6 +55,23 @@ int cli_outs_finish(struct cli_outs *o, int ok, struct ibf_error *err)
 	return rc;
 }
 
+uint32_t cli_lfts_missing(const struct ibf_fabric *f, const struct ibf_routes *r, uint32_t *first)
+{
+	uint32_t missing = 0;
+	*first = 0;
+	for (uint32_t s = 0; s < f->nsw && s < r->nsw; s++) {
+		const uint8_t *row = r->lft + (size_t)s * r->stride;
+		uint32_t d = 1;
+		while (d < r->stride && row[d] == IBF_LFT_NONE)
+			d++;
+		if (d < r->stride)
+			continue;
+		if (!missing++)
+			*first = s;
+	}
+	return missing;
+}
+
 int cli_usage_error(const char *prog, const char *fmt, ...)
 {
 	va_list ap;

@@ -144,4 +144,71 @@ check "verify on a dump without r3's table: exit 1 ($rc), names the switch, no r
 rc=$?
 check "apply on it: exit 1 ($rc), no SL dump" test $rc -eq 1 -a ! -e "$W/m.sl"
 
+# ------------------------------------------------------------ ibsim + opensm -R file
+sim_ok=1
+for t in ibsim ibsim-run opensm ibnetdiscover dump_lfts; do
+	command -v "$t" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin command -v "$t" >/dev/null 2>&1 || sim_ok=0
+done
+PATH=$PATH:/usr/sbin:/sbin
+if [ $sim_ok -eq 0 ]; then
+	echo "# ibsim / opensm / infiniband-diags not installed: the live part is skipped"
+	done_testing
+fi
+# Slim Fly q=5 (2 hosts per switch), 4 cables unplugged and one switch dead
+"$IBFAB" topo gen slimfly --q 5 --hosts 2 --format ibsim -o "$W/sf5.net"
+awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=3 -v cables=4 -v deadno=7 \
+	"$W/sf5.net" "$W/sf5.net" >"$W/dmg.net"
+"$IBFAB" topo info "$W/dmg.net" >"$W/dmg.info"
+check "damaged Slim Fly: 49 switches, 164 switch links, one component" \
+	sh -c "grep -q '^switches: *49$' '$W/dmg.info' && grep -q '^switch links: *164 ' '$W/dmg.info' &&
+		grep -q '^components: *1$' '$W/dmg.info'"
+# one sweep (minhop, LMC 1) gives the LIDs; ibfab routes the discovered
+# fabric (layered, 2 layers, dfsssp/coloring within 4 VLs); stock OpenSM
+# loads the file; then the same file without one switch's table, and with
+# that switch's GUID changed
+"$HARNESS" with "$W/dmg.net" "$W/sim" -- bash -c '
+	. "$0"; d=$IBFAB_SIM_DIR w=$1 ibfab=$2
+	opensm_once "$d" -l 1 || { echo "opensm failed"; tail -5 "$d/opensm.out"; exit 1; }
+	ibsim-run ibnetdiscover >"$w/net.ibnd" 2>/dev/null || exit 2
+	"$ibfab" route -q --topology "$w/net.ibnd" --engine layered --deadlock auto --max-vls 4 \
+		-o "$w/good.dump" --sl "$w/good.sl" --sl2vl "$w/good.sl2vl" || exit 3
+	awk "/^Unicast lids/ { n++; skip = (n == 5) } !skip { print } /lids dumped/ { skip = 0 }" \
+		"$w/good.dump" >"$w/miss.dump"
+	awk "/^Unicast lids/ { n++; if (n == 5) sub(/guid 0x[0-9a-f]+/, \"guid 0x00000000deadbeef\") } { print }" \
+		"$w/good.dump" >"$w/guid.dump"
+	for t in good miss guid; do
+		: >"$d/opensm.log"
+		opensm_once "$d" -l 1 -R file -U "$w/$t.dump" || { echo "opensm -R file ($t) failed"; exit 4; }
+		cp "$d/opensm.log" "$w/osm-$t.log"
+		ibsim-run dump_lfts 2>/dev/null | grep -v "replaced by dump_fts" >"$w/live-$t.txt" || exit 5
+	done
+' "$top_srcdir/tests/lib.sh" "$W" "$IBFAB" 2>&1 | diag
+check "ibsim: opensm, discovery, ibfab route, three opensm -R file sweeps ran" test "${PIPESTATUS[0]}" -eq 0
+check "opensm -R file -U loaded the offline tables" grep -q "file tables configured on all switches" "$W/osm-good.log"
+"$IBFAB" route diff -q --topology "$W/net.ibnd" --lfts "$W/live-good.txt" --lfts2 "$W/good.dump" >"$W/diff.txt" 2>&1
+check "the switches hold exactly what the file said" test $? -eq 0
+diag <"$W/diff.txt"
+"$IBFAB" route check --topology "$W/net.ibnd" --lfts "$W/live-good.txt" >"$W/check.txt" 2>&1
+check "every (source port, destination LID) pair is delivered by the live tables" test $? -eq 0
+diag <"$W/check.txt"
+"$IBFAB" deadlock verify -q --topology "$W/net.ibnd" --lfts "$W/live-good.txt" --sl "$W/good.sl" \
+	--sl2vl "$W/good.sl2vl" --max-vls 4
+check "the live tables with the offline SL and SL2VL dumps: deadlock-free within 4 VLs" test $? -eq 0
+# the file of another fabric: OpenSM says nothing and leaves the switch
+# without routes; `ibfab route check` of the file against the fabric says why
+for t in miss guid; do
+	"$IBFAB" route check -q --topology "$W/net.ibnd" --lfts "$W/live-$t.txt" >/dev/null 2>&1
+	check "$t: stock OpenSM left pairs undeliverable (exit 1)" test $? -eq 1
+done
+"$IBFAB" route check --topology "$W/net.ibnd" --lfts "$W/miss.dump" >"$W/c.out" 2>&1
+rc=$?
+diag <"$W/c.out"
+check "route check of the file without a switch's table: exit 1 ($rc), the switch named first" \
+	sh -c "test $rc -eq 1 && head -1 '$W/c.out' | grep -q '^no table: *1 of the fabric.s 49 switches are not in the dump, e.g. .sf-'"
+"$IBFAB" route check --topology "$W/net.ibnd" --lfts "$W/guid.dump" >"$W/c.out" 2>&1
+rc=$?
+diag <"$W/c.out"
+check "route check of the file with a foreign GUID: exit 1 ($rc), FILE:LINE names the GUID" \
+	sh -c "test $rc -eq 1 && grep -q 'guid.dump:[0-9]*: switch guid 0x00000000deadbeef is not in the fabric' '$W/c.out'"
+
 done_testing
