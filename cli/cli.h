@@ -35,10 +35,12 @@ int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char 
 #define CLI_OUTS_MAX 6
 struct cli_outs {
 	struct ibf_atomic at[CLI_OUTS_MAX];
+	const char *path[CLI_OUTS_MAX]; /* as given */
 	int n;
 };
 /* Open path (NULL: nothing, *fp = NULL); on failure every file opened so far
- * is dropped and the error is returned. */
+ * is dropped and the error is returned.  A regular file named for two
+ * outputs is an error. */
 int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_error *err);
 /* ok: rename every file into place (a write error drops all that are not
  * yet renamed); !ok: remove them all.  Returns 0 or the first error. */

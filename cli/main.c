@@ -24,11 +24,21 @@ int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_err
 		cli_outs_finish(o, 0, NULL);
 		return ibf_error_set(err, IBF_EINVAL, path, 0, "too many output files");
 	}
+	/* two outputs into one file: the second would silently replace the
+	 * first (stdout "-" and devices are written in place, in order) */
+	for (int i = 0; i < o->n; i++)
+		if (o->path[i] && !strcmp(o->path[i], path) && strcmp(path, "-") != 0 &&
+		    !o->at[i].direct) {
+			cli_outs_finish(o, 0, NULL);
+			return ibf_error_set(err, IBF_EINVAL, path, 0,
+					     "given for two outputs of this command");
+		}
 	int rc = ibf_atomic_open(&o->at[o->n], path, err);
 	if (rc) {
 		cli_outs_finish(o, 0, NULL);
 		return rc;
 	}
+	o->path[o->n] = path;
 	*fp = o->at[o->n++].fp;
 	return 0;
 }

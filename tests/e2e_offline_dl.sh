@@ -43,6 +43,12 @@ check "... nor left temporary files" test -z "$(ls "$W" | grep '\.t[0-9]')"
 	-o "$W/o.lft" --sl "$W/o.sl" --sl2vl "$W/o.sl2vl" --stats "$W/o.json"
 check "route: all four outputs written when all can be" \
 	test -s "$W/o.lft" -a -s "$W/o.sl" -a -s "$W/o.sl2vl" -a -s "$W/o.json"
+cp "$W/o.lft" "$W/o.lft.before"
+"$IBFAB" route -q --topology "$W/ring6.net" --engine layered --deadlock dfsssp \
+	-o "$W/o.lft" --sl "$W/o.lft" 2>"$W/err"
+rc=$?
+check "route: one file for the tables and the SL dump: exit 1 ($rc), says so, file unchanged" \
+	sh -c "test $rc -eq 1 && grep -q 'o.lft: given for two outputs' '$W/err' && cmp -s '$W/o.lft' '$W/o.lft.before'"
 "$IBFAB" deadlock apply -q --topology "$W/ring6.net" --lfts "$W/ring6.lft" \
 	--sl "$W/a.sl" --sl2vl "$W/nodir/a.sl2vl" 2>"$W/err"
 rc=$?
