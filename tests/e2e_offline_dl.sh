@@ -200,6 +200,10 @@ diag <"$W/check.txt"
 "$IBFAB" deadlock verify -q --topology "$W/net.ibnd" --lfts "$W/live-good.txt" --sl "$W/good.sl" \
 	--sl2vl "$W/good.sl2vl" --max-vls 4
 check "the live tables with the offline SL and SL2VL dumps: deadlock-free within 4 VLs" test $? -eq 0
+# stock OpenSM loads no SL / SL2VL file: on SL 0 and one VL the same tables are cyclic
+"$IBFAB" deadlock verify -q --topology "$W/net.ibnd" --lfts "$W/live-good.txt" --sl-const 0 \
+	--sl2vl-identity 1
+check "... but cyclic on SL 0 and one VL, which is all opensm -R file programs (exit 1)" test $? -eq 1
 # the file of another fabric: OpenSM says nothing and leaves the switch
 # without routes; `ibfab route check` of the file against the fabric says why
 for t in miss guid; do
