@@ -220,5 +220,13 @@ rc=$?
 diag <"$W/c.out"
 check "route check of the file with a foreign GUID: exit 1 ($rc), FILE:LINE names the GUID" \
 	sh -c "test $rc -eq 1 && grep -q 'guid.dump:[0-9]*: switch guid 0x00000000deadbeef is not in the fabric' '$W/c.out'"
+# tables routed on the plan (the net file's own LIDs, LMC 0) for the live
+# fabric (OpenSM's LIDs, LMC 1): the dump's comments name each LID's port
+"$IBFAB" route -q --topology "$W/dmg.net" --engine layered -o "$W/plan.dump"
+"$IBFAB" route check --topology "$W/net.ibnd" --lfts "$W/plan.dump" >"$W/c.out" 2>&1
+rc=$?
+diag <"$W/c.out"
+check "route check of tables made with the plan's LIDs: exit 1 ($rc), FILE:LINE says so" \
+	sh -c "test $rc -eq 1 && grep -q 'plan.dump:[0-9]*: LID 0x[0-9a-f]* belongs to port guid 0x[0-9a-f]* in the dump but .*made for other LIDs' '$W/c.out'"
 
 done_testing
