@@ -36,6 +36,28 @@ int cli_output_format(const char *prog, const char *val, int *fmt);
 /* Dispatch to a sub-subcommand table (e.g. topo gen|info|convert). */
 int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char **argv);
 
+/* A command's output files, all or nothing: every file is opened (as a
+ * temporary beside it) before anything is computed or written, and renamed
+ * into place only when all were written; on any failure none is. */
+#define CLI_OUTS_MAX 6
+struct cli_outs {
+	struct ibf_atomic at[CLI_OUTS_MAX];
+	const char *path[CLI_OUTS_MAX]; /* as given */
+	int n;
+};
+/* Open path (NULL: nothing, *fp = NULL); on failure every file opened so far
+ * is dropped and the error is returned.  A regular file named for two
+ * outputs is an error. */
+int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_error *err);
+/* ok: rename every file into place (a write error drops all that are not
+ * yet renamed); !ok: remove them all.  Returns 0 or the first error. */
+int cli_outs_finish(struct cli_outs *o, int ok, struct ibf_error *err);
+
+/* Switches of f with no entry at all in r (absent from the dump read into
+ * r); *first = the first of them (switch index). */
+struct ibf_routes;
+uint32_t cli_lfts_missing(const struct ibf_fabric *f, const struct ibf_routes *r, uint32_t *first);
+
 int cmd_topo(int argc, char **argv);
 int cmd_route(int argc, char **argv);
 int cmd_deadlock(int argc, char **argv);

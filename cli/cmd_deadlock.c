@@ -28,7 +28,8 @@ static const char dl_help[] =
 	"Usage: ibfab deadlock verify --topology FILE --lfts DUMP\n"
 	"                             (--sl FILE | --sl-const SL)\n"
 	"                             (--sl2vl FILE | --sl2vl-identity VLS)\n"
-	"                             [--guid2lid F] [--lmc N] [--max-cycles N] [-q]\n"
+	"                             [--guid2lid F] [--lmc N] [--max-vls N]\n"
+	"                             [--max-cycles N] [-q]\n"
 	"       ibfab deadlock apply  --topology FILE --lfts DUMP\n"
 	"                             [--scheme dfsssp|coloring|auto] [--max-vls N]\n"
 	"                             [--best-effort] [--sl OUT] [--sl2vl OUT] [--verify]\n"
@@ -40,13 +41,16 @@ static const char dl_help[] =
 	"Inputs may be ibfab dumps or what a live fabric gives back: dump_lfts output,\n"
 	"`saquery -p` PathRecords (or '<slid> <dlid> <sl>' lines), `smpquery sl2vl`\n"
 	"output queried by LID.  --sl-const SL: every packet uses SL (no QoS / no\n"
-	"path_sl); --sl2vl-identity V: SL s -> VL s mod V on every switch.\n"
-	"Exit 0 when deadlock-free, 1 when not (or SLs/SL2VL entries are missing),\n"
-	"2 on usage errors.\n"
+	"path_sl); --sl2vl-identity V: SL s -> VL s mod V on every switch (V <= 15).\n"
+	"--max-vls N: the switches have N data VLs; an SL2VL entry for VL N..14 is an\n"
+	"error at its line (VL 15 means drop: a path that takes it is reported).\n"
+	"Exit 0 when deadlock-free, 1 when not (or SLs/SL2VL entries are missing, or\n"
+	"a path is sent to VL 15, or an input is malformed), 2 on usage errors.\n"
 	"\n"
 	"apply: run a scheme on the tables in DUMP (any engine) and write the SL dump\n"
-	"and the SL2VL dump (formats: docs/deadlock.md).  Exit 1 when the VLs do not\n"
-	"suffice (unless --best-effort, whose result is marked not deadlock-free).\n"
+	"and the SL2VL dump (formats: docs/deadlock.md), both or neither.  Exit 1 and\n"
+	"no output when the VLs do not suffice; with --best-effort the result is\n"
+	"written, marked NOT deadlock-free, and the exit status is still 1.\n"
 	"  --scheme S      dfsssp (default), coloring (falls back to dfsssp when its\n"
 	"                  preconditions fail, and says so) or auto\n"
 	"  --max-vls N     data VLs the switches offer (1..15, default 8)\n"
@@ -56,6 +60,9 @@ struct dl_args {
 	const char *topo, *g2l, *lfts, *sl, *sl2vl;
 	long lmc, max_vls, max_cycles, sl_const, vls;
 	int scheme, best_effort, quiet, verify;
+	/* options given that only one of verify / apply takes */
+	const char *apply_only, *verify_only;
+	int max_vls_given;
 };
 
 static int parse_scheme(const char *v)
@@ -114,9 +121,11 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 			break;
 		case O_BEST:
 			a->best_effort = 1;
+			a->apply_only = "--best-effort";
 			break;
 		case O_VERIFY:
 			a->verify = 1;
+			a->apply_only = "--verify";
 			break;
 		case 'q':
 		case O_QUIET:
@@ -128,6 +137,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 				return cli_usage_error(
 					prog, "--scheme: '%s' is not dfsssp, coloring or auto",
 					optarg);
+			a->apply_only = "--scheme";
 			break;
 		case O_LMC:
 			if (cli_int("--lmc", optarg, 0, 7, &a->lmc))
@@ -136,6 +146,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 		case O_MAXVLS:
 			if (cli_int("--max-vls", optarg, 1, 15, &a->max_vls))
 				return 2;
+			a->max_vls_given = 1;
 			break;
 		case O_MAXCYC:
 			if (cli_int("--max-cycles", optarg, 0, 100000, &a->max_cycles))
@@ -144,10 +155,14 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 		case O_SLCONST:
 			if (cli_int("--sl-const", optarg, 0, 15, &a->sl_const))
 				return 2;
+			a->verify_only = "--sl-const";
 			break;
 		case O_VLS:
-			if (cli_int("--sl2vl-identity", optarg, 1, 16, &a->vls))
+			/* 15 data VLs at most: SL 15 -> VL 15 would be the
+			 * management VL */
+			if (cli_int("--sl2vl-identity", optarg, 1, 15, &a->vls))
 				return 2;
+			a->verify_only = "--sl2vl-identity";
 			break;
 		case 'h':
 			fputs(dl_help, stdout);
@@ -163,6 +178,25 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 	if (!a->lfts)
 		return cli_usage_error(prog, "--lfts DUMP is required");
 	return 0;
+}
+
+/* Every switch of the fabric must have a table in the dump: a switch the dump
+ * lacks (a dump of another fabric, a switch that did not answer dump_lfts)
+ * would hold no route at all, and the paths through it would end there
+ * unseen by the scheme and the verifier. */
+static int lfts_complete(const struct ibf_fabric *f, const struct ibf_routes *r, const char *path,
+			 struct ibf_error *err)
+{
+	uint32_t first;
+	uint32_t missing = cli_lfts_missing(f, r, &first);
+	if (!missing)
+		return 0;
+	const struct ibf_node *n = &f->nodes[f->switches[first]];
+	return ibf_error_set(err, IBF_EPARSE, path, 0,
+			     "no table for switch 0x%016llx ('%s')%s: %u of the fabric's %u "
+			     "switches have none (is the dump of this fabric?)",
+			     (unsigned long long)n->guid, n->desc ? n->desc : "",
+			     missing > 1 ? " and others" : "", missing, f->nsw);
 }
 
 static int do_verify(const struct ibf_fabric *f, const struct ibf_routes *r,
@@ -195,6 +229,13 @@ static int cmd_verify(int argc, char **argv)
 	if (!a.sl2vl == (a.vls < 0))
 		return cli_usage_error(prog,
 				       "give exactly one of --sl2vl FILE and --sl2vl-identity V");
+	if (a.apply_only)
+		return cli_usage_error(prog, "%s is an option of 'deadlock apply'", a.apply_only);
+	/* verify: --max-vls is the VLs the switches have; no limit without it */
+	long vlim = a.max_vls_given ? a.max_vls : 0;
+	if (vlim && a.vls > vlim)
+		return cli_usage_error(
+			prog, "--sl2vl-identity %ld uses more VLs than --max-vls %ld", a.vls, vlim);
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
@@ -209,10 +250,12 @@ static int cmd_verify(int argc, char **argv)
 	int ok = 0;
 	rc = ibf_lfts_read(f, a.lfts, &r, &err);
 	if (!rc)
+		rc = lfts_complete(f, &r, a.lfts, &err);
+	if (!rc)
 		rc = a.sl ? ibf_sl_read(f, a.sl, &sl, &err)
 			  : ibf_sl_table_const(f, r.stride, (int)a.sl_const, &sl, &err);
 	if (!rc)
-		rc = a.sl2vl ? ibf_sl2vl_read(f, a.sl2vl, &s2v, &err)
+		rc = a.sl2vl ? ibf_sl2vl_read_limit(f, a.sl2vl, (int)vlim, &s2v, &err)
 			     : ibf_sl2vl_table_uniform(f, (int)a.vls, &s2v, &err);
 	if (!rc)
 		rc = do_verify(f, &r, &sl, &s2v, a.max_cycles, a.quiet, &err, &ok);
@@ -232,6 +275,10 @@ static int cmd_apply(int argc, char **argv)
 	int rc = parse_args(prog, argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (a.verify_only)
+		return cli_usage_error(prog, "%s is an option of 'deadlock verify'", a.verify_only);
+	if (a.max_cycles != 16 && !a.verify)
+		return cli_usage_error(prog, "--max-cycles needs --verify");
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
@@ -241,7 +288,17 @@ static int cmd_apply(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	int ok = 1;
 	struct ibf_dl *dlres = NULL;
-	rc = ibf_lfts_read(f, a.lfts, &r, &err);
+	/* the SL and SL2VL dumps are written both or neither, and only once the
+	 * scheme (and --verify) succeeded */
+	struct cli_outs outs = { .n = 0 };
+	FILE *sl_fp = NULL, *sl2vl_fp = NULL;
+	rc = cli_outs_add(&outs, a.sl, &sl_fp, &err);
+	if (!rc)
+		rc = cli_outs_add(&outs, a.sl2vl, &sl2vl_fp, &err);
+	if (!rc)
+		rc = ibf_lfts_read(f, a.lfts, &r, &err);
+	if (!rc)
+		rc = lfts_complete(f, &r, a.lfts, &err);
 	if (!rc) {
 		struct ibf_dl_opts o;
 		ibf_dl_opts_default(&o);
@@ -260,11 +317,7 @@ static int cmd_apply(int argc, char **argv)
 		if (!a.quiet)
 			fprintf(stderr, "ibfab deadlock: %s\n",
 				ibf_dl_summary(dl, buf, sizeof(buf)));
-		if (a.sl)
-			rc = ibf_sl_write(f, dl, a.sl, &err);
-		if (!rc && a.sl2vl)
-			rc = ibf_sl2vl_write(f, dl, a.sl2vl, &err);
-		if (!rc && a.verify) {
+		if (a.verify) {
 			struct ibf_sl_table sl;
 			struct ibf_sl2vl_table s2v;
 			memset(&sl, 0, sizeof(sl));
@@ -279,6 +332,24 @@ static int cmd_apply(int argc, char **argv)
 		}
 		if (!dl->deadlock_free)
 			ok = 0;
+		/* a best-effort result is written (marked NOT deadlock-free in
+		 * the headers); one that failed --verify is not */
+		if (!rc && (ok || !dl->deadlock_free)) {
+			if (sl_fp)
+				ibf_sl_write_stream(f, dl, sl_fp);
+			if (sl2vl_fp)
+				ibf_sl2vl_write_stream(f, dl, sl2vl_fp);
+		} else if (!rc) {
+			fprintf(stderr,
+				"ibfab deadlock: the verifier rejected the scheme's result; "
+				"nothing written\n");
+		}
+	}
+	{
+		int wrote = !rc && (ok || (dlres && !dlres->deadlock_free));
+		int rc2 = cli_outs_finish(&outs, wrote, rc ? NULL : &err);
+		if (!rc)
+			rc = rc2;
 	}
 	ibf_dl_free(dlres);
 	ibf_routes_free(&r);

@@ -475,36 +475,40 @@ static int get_routes(const struct route_args *a, const struct ibf_fabric *f, st
 	return run_engine(a, f, r, &rep, err);
 }
 
-static int write_stats(const struct ibf_fabric *f, const struct ibf_routes *r, const char *path,
-		       int json, struct ibf_error *err)
+static int write_stats_stream(const struct ibf_fabric *f, const struct ibf_routes *r, FILE *fp,
+			      int json, struct ibf_error *err)
 {
 	struct ibf_path_stats st;
 	int rc = ibf_path_stats_compute(f, r, &st, err);
 	if (rc)
 		return rc;
-	struct ibf_atomic at;
-	rc = ibf_atomic_open(&at, path, err);
-	if (!rc) {
-		if (json)
-			ibf_path_stats_write_json(&st, at.fp);
-		else
-			ibf_path_stats_write_text(&st, at.fp);
-		rc = ibf_atomic_commit(&at, 1, err);
-	}
+	if (json)
+		ibf_path_stats_write_json(&st, fp);
+	else
+		ibf_path_stats_write_text(&st, fp);
 	ibf_path_stats_free(&st);
-	return rc;
+	return 0;
 }
 
-/* --deadlock: run the scheme on r, report, write the SL / SL2VL dumps. */
-static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f,
-			  struct ibf_routes *r, struct ibf_error *err)
+static int write_stats(const struct ibf_fabric *f, const struct ibf_routes *r, const char *path,
+		       int json, struct ibf_error *err)
 {
-	if (a->conf.deadlock == IBF_DEADLOCK_NONE) {
-		if (a->dl_sl || a->dl_sl2vl)
-			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-					     "--sl / --sl2vl need --deadlock dfsssp|coloring|auto");
-		return 0;
-	}
+	struct ibf_atomic at;
+	int rc = ibf_atomic_open(&at, path, err);
+	if (rc)
+		return rc;
+	rc = write_stats_stream(f, r, at.fp, json, err);
+	int rc2 = ibf_atomic_commit(&at, !rc, rc ? NULL : err);
+	return rc ? rc : rc2;
+}
+
+/* --deadlock: run the scheme on r, report, write the SL / SL2VL dumps into
+ * the open streams (NULL: not asked for). */
+static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f,
+			  struct ibf_routes *r, FILE *sl_fp, FILE *sl2vl_fp, struct ibf_error *err)
+{
+	if (a->conf.deadlock == IBF_DEADLOCK_NONE)
+		return 0; /* --sl / --sl2vl without a scheme were refused before */
 	struct ibf_dl_opts o;
 	ibf_dl_opts_default(&o);
 	o.scheme = a->conf.deadlock;
@@ -521,10 +525,10 @@ static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f
 	char buf[1024];
 	if (!a->quiet || !dl->deadlock_free)
 		fprintf(stderr, "ibfab route: deadlock %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
-	if (a->dl_sl)
-		rc = ibf_sl_write(f, dl, a->dl_sl, err);
-	if (!rc && a->dl_sl2vl)
-		rc = ibf_sl2vl_write(f, dl, a->dl_sl2vl, err);
+	if (sl_fp)
+		ibf_sl_write_stream(f, dl, sl_fp);
+	if (sl2vl_fp)
+		ibf_sl2vl_write_stream(f, dl, sl2vl_fp);
 	ibf_dl_free(dlres);
 	return rc;
 }
@@ -543,17 +547,39 @@ static int cmd_route_main(int argc, char **argv)
 	struct ibf_routes r;
 	memset(&r, 0, sizeof(r));
 	struct ibf_route_report rep;
+	memset(&rep, 0, sizeof(rep));
+	/* the tables, stats, SL and SL2VL dumps belong together: all are
+	 * written, or none (an SL dump without its tables is worse than none) */
+	struct cli_outs outs = { .n = 0 };
+	FILE *out_fp, *stats_fp, *sl_fp = NULL, *sl2vl_fp = NULL;
+	if (a.conf.deadlock == IBF_DEADLOCK_NONE && (a.dl_sl || a.dl_sl2vl))
+		rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
+				   "--sl / --sl2vl need --deadlock dfsssp|coloring|auto");
+	if (!rc)
+		rc = cli_outs_add(&outs, a.out, &out_fp, &err);
+	if (!rc)
+		rc = cli_outs_add(&outs, a.stats, &stats_fp, &err);
+	if (!rc)
+		rc = cli_outs_add(&outs, a.dl_sl, &sl_fp, &err);
+	if (!rc)
+		rc = cli_outs_add(&outs, a.dl_sl2vl, &sl2vl_fp, &err);
 	double t0 = ibf_now();
-	rc = run_engine(&a, f, &r, &rep, &err);
+	if (!rc)
+		rc = run_engine(&a, f, &r, &rep, &err);
 	double t1 = ibf_now();
 	/* the scheme may reroute the destinations that do not fit the VLs:
 	 * the tables are written after it */
 	if (!rc)
-		rc = route_deadlock(&a, f, &r, &err);
-	if (!rc && a.out)
-		rc = ibf_lfts_write(f, &r, a.out, &err);
-	if (!rc && a.stats)
-		rc = write_stats(f, &r, a.stats, 1, &err);
+		rc = route_deadlock(&a, f, &r, sl_fp, sl2vl_fp, &err);
+	if (!rc && out_fp)
+		rc = ibf_lfts_write_stream(f, &r, out_fp, &err);
+	if (!rc && stats_fp)
+		rc = write_stats_stream(f, &r, stats_fp, 1, &err);
+	{
+		int rc2 = cli_outs_finish(&outs, !rc, rc ? NULL : &err);
+		if (!rc)
+			rc = rc2;
+	}
 	if (!rc && !a.quiet) {
 		fprintf(stderr,
 			"ibfab route: engine %s, %u switches, max LID %u, %d layer(s), %.3f s\n",
@@ -592,16 +618,30 @@ static int cmd_route_check(int argc, char **argv)
 	memset(&rep, 0, sizeof(rep));
 	if (!rc)
 		rc = ibf_route_check(f, &r, (int)a.max_hops, &rep, &err);
+	uint32_t first_missing = 0, missing = 0;
+	if (!rc)
+		missing = cli_lfts_missing(f, &r, &first_missing);
 	if (!rc) {
 		if (a.json) {
 			printf("{\"pairs\": %llu, \"ok\": %llu, \"unreachable\": %llu, \"loops\": %llu, "
 			       "\"wrong\": %llu, \"too_long\": %llu, \"across_components\": %llu, "
-			       "\"components\": %u, \"max_hops\": %u}\n",
+			       "\"components\": %u, \"max_hops\": %u, \"switches_without_table\": "
+			       "%u}\n",
 			       (unsigned long long)rep.pairs, (unsigned long long)rep.ok,
 			       (unsigned long long)rep.unreachable, (unsigned long long)rep.loops,
 			       (unsigned long long)rep.wrong, (unsigned long long)rep.too_long,
-			       (unsigned long long)rep.across, rep.components, rep.max_hops_seen);
+			       (unsigned long long)rep.across, rep.components, rep.max_hops_seen,
+			       missing);
 		} else {
+			if (missing) {
+				const struct ibf_node *n = &f->nodes[f->switches[first_missing]];
+				/* the first thing to read: opensm -R file leaves such a
+				 * switch with no route and does not say so */
+				printf("no table:        %u of the fabric's %u switches are not in "
+				       "the dump, e.g. '%s' (guid 0x%016llx)\n",
+				       missing, f->nsw, n->desc ? n->desc : "",
+				       (unsigned long long)n->guid);
+			}
 			printf("pairs traced:    %llu\n", (unsigned long long)rep.pairs);
 			printf("ok:              %llu\n", (unsigned long long)rep.ok);
 			printf("unreachable:     %llu\n", (unsigned long long)rep.unreachable);
@@ -628,7 +668,7 @@ static int cmd_route_check(int argc, char **argv)
 	ibf_fabric_free(f);
 	if (rc)
 		return cli_fail(&err);
-	return (rep.ok + rep.across == rep.pairs) ? 0 : 1;
+	return (rep.ok + rep.across == rep.pairs && !missing) ? 0 : 1;
 }
 
 static int cmd_route_stats(int argc, char **argv)

@@ -17,6 +17,73 @@ int cli_fail(const struct ibf_error *err)
 	return 1;
 }
 
+int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_error *err)
+{
+	*fp = NULL;
+	if (!path)
+		return 0;
+	if (o->n >= CLI_OUTS_MAX) {
+		cli_outs_finish(o, 0, NULL);
+		return ibf_error_set(err, IBF_EINVAL, path, 0, "too many output files");
+	}
+	/* two outputs into one file: the second would silently replace the
+	 * first (stdout "-" and devices are written in place, in order) */
+	for (int i = 0; i < o->n; i++)
+		if (o->path[i] && !strcmp(o->path[i], path) && strcmp(path, "-") != 0 &&
+		    !o->at[i].direct) {
+			cli_outs_finish(o, 0, NULL);
+			return ibf_error_set(err, IBF_EINVAL, path, 0,
+					     "given for two outputs of this command");
+		}
+	int rc = ibf_atomic_open(&o->at[o->n], path, err);
+	if (rc) {
+		cli_outs_finish(o, 0, NULL);
+		return rc;
+	}
+	o->path[o->n] = path;
+	*fp = o->at[o->n++].fp;
+	return 0;
+}
+
+int cli_outs_finish(struct cli_outs *o, int ok, struct ibf_error *err)
+{
+	int rc = 0;
+	/* a stream error anywhere (flushed first, so a full disk shows here and
+	 * not after some files were renamed): drop them all */
+	for (int i = 0; ok && i < o->n; i++)
+		if ((fflush(o->at[i].fp) != 0) | ferror(o->at[i].fp)) {
+			rc = ibf_error_set(err, IBF_EIO, o->at[i].path ? o->at[i].path : "-", 0,
+					   "write error");
+			ok = 0;
+		}
+	for (int i = 0; i < o->n; i++) {
+		int r = ibf_atomic_commit(&o->at[i], ok, rc ? NULL : err);
+		if (r && ok) {
+			rc = r;
+			ok = 0;
+		}
+	}
+	o->n = 0;
+	return rc;
+}
+
+uint32_t cli_lfts_missing(const struct ibf_fabric *f, const struct ibf_routes *r, uint32_t *first)
+{
+	uint32_t missing = 0;
+	*first = 0;
+	for (uint32_t s = 0; s < f->nsw && s < r->nsw; s++) {
+		const uint8_t *row = r->lft + (size_t)s * r->stride;
+		uint32_t d = 1;
+		while (d < r->stride && row[d] == IBF_LFT_NONE)
+			d++;
+		if (d < r->stride)
+			continue;
+		if (!missing++)
+			*first = s;
+	}
+	return missing;
+}
+
 int cli_usage_error(const char *prog, const char *fmt, ...)
 {
 	va_list ap;

@@ -171,15 +171,9 @@ static const char *scheme_line(const struct ibf_dl *dl, char *buf, size_t len)
 	return buf;
 }
 
-int ibf_sl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
-		 struct ibf_error *err)
+void ibf_sl_write_stream(const struct ibf_fabric *f, const struct ibf_dl *dl, FILE *o)
 {
-	struct ibf_atomic at;
-	int rc = ibf_atomic_open(&at, path, err);
-	if (rc)
-		return rc;
 	char buf[768];
-	FILE *o = at.fp;
 	fprintf(o, "# ibfab path SL dump (docs/deadlock.md): %s\n",
 		scheme_line(dl, buf, sizeof(buf)));
 	fprintf(o, "# one SL per (source switch, destination LID): every source port on the "
@@ -194,18 +188,22 @@ int ibf_sl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char
 			if (row[d] != IBF_SL_NONE)
 				fprintf(o, "0x%04x %u\n", d, row[d]);
 	}
-	return ibf_atomic_commit(&at, !ferror(o), err);
 }
 
-int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
-		    struct ibf_error *err)
+int ibf_sl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
+		 struct ibf_error *err)
 {
 	struct ibf_atomic at;
 	int rc = ibf_atomic_open(&at, path, err);
 	if (rc)
 		return rc;
+	ibf_sl_write_stream(f, dl, at.fp);
+	return ibf_atomic_commit(&at, !ferror(at.fp), err);
+}
+
+void ibf_sl2vl_write_stream(const struct ibf_fabric *f, const struct ibf_dl *dl, FILE *o)
+{
 	char buf[768];
-	FILE *o = at.fp;
 	fprintf(o, "# ibfab SL2VL dump (docs/deadlock.md): %s\n",
 		scheme_line(dl, buf, sizeof(buf)));
 	fprintf(o, "# rows for port 0 and every connected port; the layout of `smpquery sl2vl`\n");
@@ -231,7 +229,17 @@ int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const c
 			}
 		}
 	}
-	return ibf_atomic_commit(&at, !ferror(o), err);
+}
+
+int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
+		    struct ibf_error *err)
+{
+	struct ibf_atomic at;
+	int rc = ibf_atomic_open(&at, path, err);
+	if (rc)
+		return rc;
+	ibf_sl2vl_write_stream(f, dl, at.fp);
+	return ibf_atomic_commit(&at, !ferror(at.fp), err);
 }
 
 /* ------------------------------------------------------------ readers */
@@ -491,6 +499,12 @@ int ibf_sl_read(const struct ibf_fabric *f, const char *path, struct ibf_sl_tabl
 int ibf_sl2vl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const char *name,
 		    struct ibf_sl2vl_table *t, struct ibf_error *err)
 {
+	return ibf_sl2vl_parse_limit(f, buf, len, name, 0, t, err);
+}
+
+int ibf_sl2vl_parse_limit(const struct ibf_fabric *f, const char *buf, size_t len, const char *name,
+			  int max_vls, struct ibf_sl2vl_table *t, struct ibf_error *err)
+{
 	struct lines L = { buf, buf + len, 0, { 0 } };
 	struct ibf_lidmap m;
 	int rc = ibf_lidmap_build(f, &m, err);
@@ -572,11 +586,36 @@ int ibf_sl2vl_parse(const struct ibf_fabric *f, const char *buf, size_t len, con
 							   "expected 16 VLs (0..15)");
 					break;
 				}
+				/* VL 15 (management) is what a switch holds for "drop";
+				 * the verifier reports a path that takes it */
+				if (max_vls > 0 && x != 15 && x >= (unsigned long long)max_vls) {
+					rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
+							   "SL %d -> VL %llu: beyond the %d data "
+							   "VL(s) available (VL 0..%d)",
+							   i, x, max_vls, max_vls - 1);
+					break;
+				}
 				vl[i] = (uint8_t)x;
 			}
 			if (rc)
 				break;
-			memcpy(&t->vl[t->off[cur] + (a * (np + 1) + b) * 16], vl, 16);
+			q = skip_ws(q);
+			if (*q == '|')
+				q = skip_ws(q + 1);
+			if (*q) {
+				rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
+						   "expected 16 VLs (0..15), found more");
+				break;
+			}
+			uint8_t *row = &t->vl[t->off[cur] + (a * (np + 1) + b) * 16];
+			if (row[0] != IBF_VL_NONE && memcmp(row, vl, 16) != 0) {
+				rc = ibf_error_set(err, IBF_EPARSE, name, L.ln,
+						   "SL2VL row for in port %llu, out port %llu "
+						   "differs from an earlier row for them",
+						   a, b);
+				break;
+			}
+			memcpy(row, vl, 16);
 			continue;
 		}
 		rc = ibf_error_set(err, IBF_EPARSE, name, L.ln, "unrecognised line in SL2VL dump");
@@ -590,13 +629,19 @@ int ibf_sl2vl_parse(const struct ibf_fabric *f, const char *buf, size_t len, con
 int ibf_sl2vl_read(const struct ibf_fabric *f, const char *path, struct ibf_sl2vl_table *t,
 		   struct ibf_error *err)
 {
+	return ibf_sl2vl_read_limit(f, path, 0, t, err);
+}
+
+int ibf_sl2vl_read_limit(const struct ibf_fabric *f, const char *path, int max_vls,
+			 struct ibf_sl2vl_table *t, struct ibf_error *err)
+{
 	char *buf;
 	size_t len;
 	memset(t, 0, sizeof(*t));
 	int rc = ibf_slurp(path, &buf, &len, err);
 	if (rc)
 		return rc;
-	rc = ibf_sl2vl_parse(f, buf, len, path, t, err);
+	rc = ibf_sl2vl_parse_limit(f, buf, len, path, max_vls, t, err);
 	free(buf);
 	return rc;
 }

@@ -184,6 +184,8 @@ int ibf_sl2vl_table_uniform(const struct ibf_fabric *f, int vls, struct ibf_sl2v
  * Writers are atomic; "-" = stdout. */
 int ibf_sl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
 		 struct ibf_error *err);
+/* The same into an open stream (the caller checks ferror and commits). */
+void ibf_sl_write_stream(const struct ibf_fabric *f, const struct ibf_dl *dl, FILE *out);
 /* Reads, auto-detected: the ibfab SL dump; "<slid> <dlid> <sl>" lines (hex
  * 0x.. or decimal); `saquery -p` PathRecord output (slid, dlid, sl fields).
  * LIDs are resolved with f's LIDs.  Errors carry FILE:LINE. */
@@ -199,10 +201,18 @@ int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const 
  * headers select the switch by LID; "DR path" headers are an error). */
 int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const char *path,
 		    struct ibf_error *err);
+void ibf_sl2vl_write_stream(const struct ibf_fabric *f, const struct ibf_dl *dl, FILE *out);
 int ibf_sl2vl_read(const struct ibf_fabric *f, const char *path, struct ibf_sl2vl_table *t,
 		   struct ibf_error *err);
 int ibf_sl2vl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const char *name,
 		    struct ibf_sl2vl_table *t, struct ibf_error *err);
+/* The same, and an entry VL >= max_vls (other than 15, "drop") is an error
+ * at its line; max_vls 0: any VL 0..15.  A row with more than 16 VLs, and a
+ * row for (switch, in, out) given twice with different VLs, are errors. */
+int ibf_sl2vl_parse_limit(const struct ibf_fabric *f, const char *buf, size_t len, const char *name,
+			  int max_vls, struct ibf_sl2vl_table *t, struct ibf_error *err);
+int ibf_sl2vl_read_limit(const struct ibf_fabric *f, const char *path, int max_vls,
+			 struct ibf_sl2vl_table *t, struct ibf_error *err);
 
 /* ------------------------------------------------------------ verifier */
 
@@ -237,6 +247,7 @@ struct ibf_verify_report {
 	uint64_t missing_sl_deps; /* of those, with >= 2 switch hops (they could matter) */
 	uint64_t missing_sl2vl;	  /* switch hops whose SL2VL entry was not given */
 	uint64_t broken;	  /* pairs whose walk loops */
+	uint64_t vl15;		  /* switch-to-switch hops mapped to VL 15 (dropped) */
 	uint64_t vchans, deps;	  /* vertices (channel, VL) used and dependencies */
 	uint32_t vl_mask;	  /* VLs used on switch-to-switch channels */
 	uint16_t sl_mask;	  /* SLs seen */
@@ -250,7 +261,8 @@ struct ibf_verify_report {
 /* Rebuild the dependency graph over (channel, VL) from the LFTs, the path
  * SLs and the SL2VL tables alone, and look for cycles.  Deadlock-free iff
  * rep->cyclic_sccs == 0 && rep->broken == 0 && rep->missing_sl_deps == 0
- * && rep->missing_sl2vl == 0. */
+ * && rep->missing_sl2vl == 0 && rep->vl15 == 0 (a packet SL2VL sends to
+ * VL 15, the management VL, is dropped: the tables do not deliver it). */
 int ibf_deadlock_verify(const struct ibf_fabric *f, const struct ibf_routes *r,
 			const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
 			const struct ibf_verify_opts *o, struct ibf_verify_report *rep,
@@ -259,7 +271,7 @@ void ibf_verify_report_free(struct ibf_verify_report *rep);
 static inline int ibf_verify_ok(const struct ibf_verify_report *rep)
 {
 	return rep->cyclic_sccs == 0 && rep->broken == 0 && rep->missing_sl_deps == 0 &&
-	       rep->missing_sl2vl == 0;
+	       rep->missing_sl2vl == 0 && rep->vl15 == 0;
 }
 /* Readable report (cycles with the paths that close them). */
 void ibf_verify_report_write(const struct ibf_fabric *f, const struct ibf_verify_report *rep,

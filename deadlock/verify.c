@@ -16,7 +16,8 @@
  *
  * Memory: a bit per (dependency between channels, VL pair): channels x
  * degree x 256 bits; per-DLID work is O(sources + switches x hops) with a
- * memo on (channel, SL): the rest of a walk only depends on them. */
+ * memo on (channel, SL, VL entered on): the rest of a walk only depends on
+ * (channel, SL), the next dependency also on the VL. */
 #include "ibf_deadlock.h"
 
 #include <stdarg.h>
@@ -46,7 +47,8 @@ struct ver {
 	uint8_t *loop;	  /* [nsw] per DLID */
 	uint8_t *state;
 	uint32_t *stack;
-	uint32_t *memo; /* [nch * 16] stamp = dlid */
+	uint32_t *memo;	   /* [nch * 16] stamp = dlid, per (channel, SL) */
+	uint16_t *memo_vl; /* [nch * 16] VLs the channel was entered on under that stamp */
 };
 
 static void ver_free(struct ver *v)
@@ -63,6 +65,7 @@ static void ver_free(struct ver *v)
 	free(v->state);
 	free(v->stack);
 	free(v->memo);
+	free(v->memo_vl);
 	ibf_lidmap_free(&v->m);
 }
 
@@ -138,6 +141,7 @@ static int ver_init(struct ver *v, struct ibf_error *err)
 	v->eoff = malloc(((size_t)v->nch + 1) * sizeof(*v->eoff));
 	v->used = calloc((size_t)v->nch * NVL + 1, 1);
 	v->memo = calloc((size_t)v->nch * NVL + 1, sizeof(*v->memo));
+	v->memo_vl = calloc((size_t)v->nch * NVL + 1, sizeof(*v->memo_vl));
 	v->loop = malloc((size_t)v->nsw + 1);
 	v->state = malloc((size_t)v->nsw + 1);
 	v->stack = malloc(((size_t)v->nsw + 1) * sizeof(*v->stack));
@@ -147,8 +151,8 @@ static int ver_init(struct ver *v, struct ibf_error *err)
 	v->src_node = malloc(ns * sizeof(*v->src_node));
 	v->src_port = malloc(ns);
 	v->src_row = malloc(ns * sizeof(*v->src_row));
-	if (!v->eoff || !v->used || !v->memo || !v->loop || !v->state || !v->stack || !v->src_sw ||
-	    !v->src_in || !v->src_node || !v->src_port || !v->src_row)
+	if (!v->eoff || !v->used || !v->memo || !v->memo_vl || !v->loop || !v->state || !v->stack ||
+	    !v->src_sw || !v->src_in || !v->src_node || !v->src_port || !v->src_row)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "verify: out of memory");
 	uint64_t e = 0;
 	for (uint32_t c = 0; c < v->nch; c++) {
@@ -283,16 +287,32 @@ static void walk_record(struct ver *v, uint32_t i, uint32_t d, unsigned sl,
 				    node_name(v->f, v->f->switches[cur]), in, p, sl);
 			return;
 		}
+		if (vl == 15) { /* management VL: a data packet is dropped here */
+			rep->vl15++;
+			add_example(
+				rep,
+				"SL2VL sends data to VL 15 (dropped): switch '%s' in %u out %u SL %u",
+				node_name(v->f, v->f->switches[cur]), in, p, sl);
+			return;
+		}
 		v->used[(size_t)c * NVL + vl] = 1;
 		rep->vl_mask |= 1u << vl;
 		if (prev >= 0) {
 			uint64_t b = dep_bit(v, prev, pvl, c, vl);
 			v->bits[b >> 3] |= (uint8_t)(1u << (b & 7));
 		}
-		uint32_t *mm = &v->memo[(size_t)c * NVL + sl];
-		if (*mm == d)
+		/* The rest of the walk (its channels and their VLs) depends only on
+		 * (c, SL), but the next dependency starts from (c, vl): the VL of c
+		 * can differ between walks (SL2VL by in port), so stop only when c
+		 * was already entered on this very VL. */
+		size_t mi = (size_t)c * NVL + sl;
+		if (v->memo[mi] != d) {
+			v->memo[mi] = d;
+			v->memo_vl[mi] = 0;
+		}
+		if (v->memo_vl[mi] >> vl & 1)
 			return;
-		*mm = d;
+		v->memo_vl[mi] |= (uint16_t)(1u << vl);
 		prev = c;
 		pvl = vl;
 		in = v->f->adj[c].rport;
@@ -654,6 +674,10 @@ void ibf_verify_report_write(const struct ibf_fabric *f, const struct ibf_verify
 		(unsigned long long)rep->missing_sl, (unsigned long long)rep->missing_sl_deps);
 	fprintf(out, "missing SL2VL entries: %llu\n", (unsigned long long)rep->missing_sl2vl);
 	fprintf(out, "looping pairs:         %llu\n", (unsigned long long)rep->broken);
+	if (rep->vl15)
+		fprintf(out,
+			"hops on VL 15:         %llu (SL2VL sends data to the management VL: dropped)\n",
+			(unsigned long long)rep->vl15);
 	fprintf(out, "virtual channels:      %llu used, %llu dependencies\n",
 		(unsigned long long)rep->vchans, (unsigned long long)rep->deps);
 	fprintf(out, "SLs used:             ");

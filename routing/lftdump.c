@@ -296,8 +296,8 @@ struct rd {
 	int fdbs; /* the open table is an fdbs block (no footer) */
 	uint32_t sw;
 	long hdr_line;
-	uint64_t lo, hi; /* LID range of the open "Unicast lids" header */
-	int high_port;	 /* the open table has an entry to a port >= 128 */
+	uint64_t lo, hi;	/* LID range of the open "Unicast lids" header */
+	int high_port;		/* the open table has an entry to a port >= 128 */
 	struct ibf_lidmap lids; /* the fabric's LIDs, built when first needed */
 	int have_lids;
 };
@@ -453,6 +453,50 @@ bad:
 	return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "malformed 'Unicast lids' header");
 }
 
+/* The comment of an entry (ibfab's dump, dump_lfts, ibroute) names the port
+ * the LID belonged to where the dump was made: "... portguid 0x<16hex>".
+ * When that port has another LID in this fabric, the tables were made for
+ * another LID assignment (a plan's LIDs, a fabric since re-swept): every
+ * entry would send packets to the wrong ports, so it is an error here, not
+ * misdeliveries found later. */
+static int check_owner(struct rd *d, uint64_t lid, const char *rest)
+{
+	const char *g = strstr(rest, "portguid 0x");
+	if (!g)
+		return 0;
+	uint64_t pg;
+	const char *e = parse_hex(g + strlen("portguid 0x"), 16, &pg);
+	if (!e || !pg)
+		return 0;
+	if (!d->have_lids) {
+		int rc = ibf_lidmap_build(d->f, &d->lids, d->err);
+		if (rc)
+			return rc;
+		d->have_lids = 1;
+	}
+	const struct ibf_fabric *f = d->f;
+	int node = lid <= d->lids.max_lid ? d->lids.node[lid] : -1;
+	if (node >= 0) {
+		const struct ibf_port *pt = ibf_port(f, node, d->lids.port[lid]);
+		if (!pt->guid || pt->guid == pg || f->nodes[node].guid == pg)
+			return 0;
+		const struct ibf_node *n = &f->nodes[node];
+		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+				     "LID 0x%04llx belongs to port guid 0x%016llx in the dump but "
+				     "to '%s' port %u (guid 0x%016llx) in the fabric: the tables "
+				     "were made for other LIDs (route the fabric as discovered, "
+				     "or give its LIDs with --guid2lid)",
+				     (unsigned long long)lid, (unsigned long long)pg,
+				     n->desc ? n->desc : "", (unsigned)d->lids.port[lid],
+				     (unsigned long long)pt->guid);
+	}
+	return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
+			     "LID 0x%04llx belongs to port guid 0x%016llx in the dump but to no "
+			     "port of the fabric: the tables were made for other LIDs (route the "
+			     "fabric as discovered, or give its LIDs with --guid2lid)",
+			     (unsigned long long)lid, (unsigned long long)pg);
+}
+
 static int rd_entry(struct rd *d, const char *line)
 {
 	uint64_t lid, port;
@@ -472,7 +516,10 @@ static int rd_entry(struct rd *d, const char *line)
 	if (!d->open)
 		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 				     "LFT entry outside a switch table");
-	return set_entry(d, lid, port);
+	int rc = set_entry(d, lid, port);
+	if (rc)
+		return rc;
+	return check_owner(d, lid, p);
 }
 
 /* "<n> lids dumped" / "<n> valid lids dumped"; returns 1 when the line is

@@ -360,6 +360,58 @@ static void test_verifier_rejects_handmade(void)
 	ibf_fabric_free(f);
 }
 
+/* The VL of a channel may depend on the in port (SL2VL by in port).  Ring of
+ * 4, every route clockwise, one SL; a packet entering from its host or the
+ * switch itself goes on VL 1, a packet from the previous switch on VL 0.
+ * The VL 0 channels form the clockwise cycle, each dependency closed by the
+ * 3-hop paths only.  The verifier once memoised walks on (channel, SL) and
+ * stopped a 3-hop walk where a 1-hop walk had entered the channel on VL 1,
+ * so it lost one VL 0 dependency and called these tables deadlock-free. */
+static void test_verifier_vl_by_in_port(void)
+{
+	struct ibf_fabric *f = ring(4, 1);
+	struct ibf_routes r;
+	ring_routes(f, 4, &r);
+	for (uint32_t s = 0; s < f->nsw; s++)
+		for (uint32_t d = 1; d < r.stride; d++)
+			if (ibf_lft(&r, s)[d] == 2)
+				ibf_lft(&r, s)[d] = 1;
+	struct ibf_check_report cr;
+	TT_EQ_INT(ibf_route_check(f, &r, 0, &cr, NULL), 0);
+	TT_EQ_INT(cr.ok, cr.pairs);
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	TT_REQUIRE(ibf_sl_table_const(f, r.stride, 0, &sl, NULL) == 0);
+	TT_REQUIRE(ibf_sl2vl_table_init(f, &s2v, NULL) == 0);
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		uint32_t np = f->nodes[f->switches[s]].nports + 1u;
+		for (uint32_t in = 0; in < np; in++)
+			for (uint32_t out = 0; out < np; out++)
+				for (int l = 0; l < 16; l++)
+					s2v.vl[s2v.off[s] + (in * np + out) * 16 + (uint32_t)l] =
+						(uint8_t)(in == 1 || in == 2 ? 0 : 1);
+	}
+	struct ibf_verify_opts vo;
+	ibf_verify_opts_default(&vo);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(ibf_deadlock_verify(f, &r, &sl, &s2v, &vo, &rep, NULL) == 0);
+	TT_EQ_INT(rep.deps, 8);
+	TT_EQ_INT(rep.cyclic_sccs, 1);
+	TT_CHECK(!ibf_verify_ok(&rep));
+	TT_REQUIRE(rep.ncycles == 1);
+	TT_EQ_INT(rep.cycles[0].len, 4);
+	for (int k = 0; k < rep.cycles[0].len; k++) {
+		TT_EQ_INT(rep.cycles[0].hop[k].vl, 0);
+		TT_EQ_INT(rep.cycles[0].hop[k].port, 1);
+		TT_CHECK(rep.cycles[0].path[k].src_node >= 0);
+	}
+	ibf_verify_report_free(&rep);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static struct ibf_fabric *sf5_layered(struct ibf_routes *r)
 {
 	struct ibf_slimfly_opts so = { 5, -1, 0, 0 };
@@ -715,8 +767,8 @@ static struct ibf_fabric *reversed(const struct ibf_fabric *f)
 			    ((uint32_t)pp->peer_node == a && pp->peer_port < p))
 				continue;
 			if (ibf_fabric_connect(g, (int)(n - 1 - a), p,
-					       (int)(n - 1 - (uint32_t)pp->peer_node), pp->peer_port,
-					       pp->width, pp->speed, NULL)) {
+					       (int)(n - 1 - (uint32_t)pp->peer_node),
+					       pp->peer_port, pp->width, pp->speed, NULL)) {
 				ibf_fabric_free(g);
 				return NULL;
 			}
@@ -745,7 +797,8 @@ static void test_node_order(void)
 		for (int p = 1; p <= f->nodes[node].nports; p++) {
 			const struct ibf_port *pp = ibf_port(f, node, p);
 			if (pp->peer_node != IBF_NO_NODE &&
-			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH && (uint32_t)p % 3 == s % 3) {
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH &&
+			    (uint32_t)p % 3 == s % 3) {
 				ibf_fabric_disconnect(f, node, p);
 				cut++;
 				break;
@@ -794,8 +847,8 @@ static void test_node_order(void)
 				}
 		}
 		printf("# scheme %d on %d VLs: %llu LFT, %llu SL, %llu SL2VL entries differ\n",
-		       schemes[k], vls[k], (unsigned long long)lft_diff, (unsigned long long)sl_diff,
-		       (unsigned long long)vl_diff);
+		       schemes[k], vls[k], (unsigned long long)lft_diff,
+		       (unsigned long long)sl_diff, (unsigned long long)vl_diff);
 		TT_EQ_INT(lft_diff, 0);
 		TT_EQ_INT(sl_diff, 0);
 		TT_EQ_INT(vl_diff, 0);
@@ -945,6 +998,76 @@ static void test_live_formats(void)
 	ibf_fabric_free(f);
 }
 
+/* SL2VL input that is not what a switch can hold is an error at its line:
+ * a 17th VL, a row given twice with different VLs, a VL beyond the limit;
+ * VL 15 (drop) is accepted and a path that takes it is reported. */
+static void test_sl2vl_strict(void)
+{
+	struct ibf_fabric *f = ring(4, 1);
+	struct ibf_routes r;
+	ring_routes(f, 4, &r);
+	const struct ibf_node *n0 = &f->nodes[f->switches[0]];
+	char hdr[128];
+	snprintf(hdr, sizeof(hdr), "Switch guid 0x%016llx ('sw0'):\n",
+		 (unsigned long long)n0->guid);
+	const char *row_a =
+		"ports: in 20, out  1: | 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1|\n";
+	const char *row_b =
+		"ports: in 20, out  1: | 1| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1|\n";
+	const char *row_17 =
+		"ports: in 20, out  1: | 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0|\n";
+	const char *row_7 =
+		"ports: in 20, out  2: | 0| 1| 0| 7| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1|\n";
+	const char *row_15 =
+		"ports: in 20, out  2: |15| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1|\n";
+	char buf[1024];
+	struct ibf_sl2vl_table t;
+	struct ibf_error err;
+	int len;
+	/* the same row twice: fine */
+	len = snprintf(buf, sizeof(buf), "%s%s%s", hdr, row_a, row_a);
+	TT_EQ_INT(ibf_sl2vl_parse(f, buf, (size_t)len, "dup.txt", &t, &err), 0);
+	ibf_sl2vl_table_free(&t);
+	/* twice with different VLs: which one does the switch hold? */
+	len = snprintf(buf, sizeof(buf), "%s%s# c\n%s", hdr, row_a, row_b);
+	TT_EQ_INT(ibf_sl2vl_parse(f, buf, (size_t)len, "dup.txt", &t, &err), IBF_EPARSE);
+	TT_EQ_INT(err.line, 4);
+	TT_CHECK(strstr(err.msg, "differs") != NULL);
+	/* 17 VLs */
+	len = snprintf(buf, sizeof(buf), "%s%s", hdr, row_17);
+	TT_EQ_INT(ibf_sl2vl_parse(f, buf, (size_t)len, "long.txt", &t, &err), IBF_EPARSE);
+	TT_EQ_INT(err.line, 2);
+	/* VL 7 with 4 VLs: error at its line; without a limit: fine */
+	len = snprintf(buf, sizeof(buf), "%s%s%s", hdr, row_a, row_7);
+	TT_EQ_INT(ibf_sl2vl_parse_limit(f, buf, (size_t)len, "lim.txt", 4, &t, &err), IBF_EPARSE);
+	TT_EQ_INT(err.line, 3);
+	TT_CHECK(strstr(err.msg, "VL 7") != NULL);
+	TT_EQ_INT(ibf_sl2vl_parse_limit(f, buf, (size_t)len, "lim.txt", 8, &t, &err), 0);
+	ibf_sl2vl_table_free(&t);
+	/* VL 15 is what a switch holds for "drop": accepted under a limit ... */
+	len = snprintf(buf, sizeof(buf), "%s%s", hdr, row_15);
+	TT_EQ_INT(ibf_sl2vl_parse_limit(f, buf, (size_t)len, "d.txt", 2, &t, &err), 0);
+	ibf_sl2vl_table_free(&t);
+	/* ... and a path sent to it is reported: every entry VL 0 except
+	 * sw0's host port towards port 2 on SL 0, which is VL 15 */
+	TT_REQUIRE(ibf_sl2vl_table_uniform(f, 1, &t, NULL) == 0);
+	uint32_t np = n0->nports + 1u;
+	t.vl[t.off[0] + (20 * np + 2) * 16 + 0] = 15;
+	struct ibf_sl_table sl;
+	TT_REQUIRE(ibf_sl_table_const(f, r.stride, 0, &sl, NULL) == 0);
+	struct ibf_verify_opts vo;
+	ibf_verify_opts_default(&vo);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(ibf_deadlock_verify(f, &r, &sl, &t, &vo, &rep, NULL) == 0);
+	TT_CHECK(rep.vl15 > 0);
+	TT_CHECK(!ibf_verify_ok(&rep));
+	ibf_verify_report_free(&rep);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&t);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_ring4_cycle_found);
@@ -952,6 +1075,7 @@ int main(void)
 	TT(test_tree_one_vl);
 	TT(test_fattree_both_layerings);
 	TT(test_verifier_rejects_handmade);
+	TT(test_verifier_vl_by_in_port);
 	TT(test_sf5_coloring);
 	TT(test_sf5_budget);
 	TT(test_coloring_fallback_long_paths);
@@ -961,5 +1085,6 @@ int main(void)
 	TT(test_node_order);
 	TT(test_dump_roundtrip);
 	TT(test_live_formats);
+	TT(test_sl2vl_strict);
 	return tt_done();
 }

@@ -1414,6 +1414,41 @@ static void test_stable_new_switch(void)
 	ibf_fabric_free(f);
 }
 
+/* A dump made for other LIDs (a plan's assignment, a fabric re-swept since):
+ * its comments name the port each LID belonged to; a LID that belongs to
+ * another port here, or to none, is an error at its line (the entries would
+ * all be misrouted), while the same dump with the fabric's own LIDs reads. */
+static void test_dump_other_lids(void)
+{
+	struct ibf_fabric *f = ring(5, 2, 0);
+	struct ibf_routes r, back;
+	bfs_routes(f, &r);
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *mf = open_memstream(&text, &tlen);
+	TT_REQUIRE(ibf_lfts_write_stream(f, &r, mf, NULL) == 0);
+	fclose(mf);
+	struct ibf_error err;
+	TT_REQUIRE(ibf_lfts_parse(f, text, tlen, "ok.dump", &back, &err) == 0);
+	ibf_routes_free(&back);
+	/* the same fabric with its LIDs given in another order: swap the LIDs
+	 * of the first two switches */
+	struct ibf_fabric *g = ring(5, 2, 0);
+	struct ibf_port *p0 = ibf_port(g, g->switches[0], 0), *p1 = ibf_port(g, g->switches[1], 0);
+	uint16_t t = p0->lid;
+	p0->lid = p1->lid;
+	p1->lid = t;
+	int rc = ibf_lfts_parse(g, text, tlen, "plan.dump", &back, &err);
+	TT_EQ_INT(rc, IBF_EPARSE);
+	TT_EQ_INT(err.line, 2); /* the first entry: LID 1 */
+	TT_CHECK(strstr(err.msg, "made for other LIDs") != NULL);
+	TT_CHECK(back.lft == NULL);
+	ibf_fabric_free(g);
+	free(text);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_routes_init);
@@ -1422,6 +1457,7 @@ int main(void)
 	TT(test_read_dump_lfts);
 	TT(test_read_dumps_129_ports);
 	TT(test_bad_dumps);
+	TT(test_dump_other_lids);
 	TT(test_lenient_forms);
 	TT(test_fuzz_reader);
 	TT(test_real_ibroute);
