@@ -74,8 +74,8 @@ struct vctx {
 	int32_t *act;	   /* end -> discovered link, -1 */
 	struct dlink *links;
 	uint32_t nlinks;
-	uint8_t *cstate; /* plan cable -> CS_* */
-	uint8_t *xport;	 /* fabric port (port_off + q) -> port of its combined node */
+	uint8_t *cstate;       /* plan cable -> CS_* */
+	uint8_t *xport;	       /* fabric port (port_off + q) -> port of its combined node */
 	struct ibf_umap taken; /* (plan host << 8 | port) that a matched device uses */
 };
 
@@ -317,7 +317,7 @@ static int plan_side_agrees(const struct vctx *v, uint32_t i, uint32_t pn)
 		occ++;
 		hit += (uint32_t)fp->peer_node == i && fp->peer_port == q;
 	}
-	return 2 * hit > occ;
+	return !occ || 2 * hit > occ;
 }
 
 static int cand_pnode_cmp(const void *x, const void *y)
@@ -1064,8 +1064,8 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 		int other = ibf_plan_find(p, d);
 		const char *nm = o && o->namemap ? ibf_namemap_lookup(o->namemap, fn->guid) : NULL;
 		if (ok == total)
-			snprintf(agree, sizeof(agree), "every one of its %d cables matches the plan",
-				 total);
+			snprintf(agree, sizeof(agree),
+				 "every one of its %d cables matches the plan", total);
 		else
 			snprintf(agree, sizeof(agree),
 				 "%d of its %d cables match the plan (the others are listed "
@@ -1076,7 +1076,8 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 			    ibf_asprintf("switch %s (rack %s) with %d planned cables",
 					 p->nodes[n].name,
 					 p->nodes[n].rack[0] ? p->nodes[n].rack : "-", ntot),
-			    ibf_asprintf("switch 0x%016" PRIx64 " (description '%s'%s) stands where "
+			    ibf_asprintf("switch 0x%016" PRIx64
+					 " (description '%s'%s) stands where "
 					 "the plan puts %s: %s",
 					 fn->guid, d,
 					 other >= 0 ? ", the name of another planned switch" : "",
@@ -1135,12 +1136,12 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 			continue; /* no cable to fix (only an excerpt of a dump has such) */
 		if (total > shown)
 			bappend(list, sizeof(list), &len, ", ... (%d cables)", total);
-		if (add_finding(v, IBF_FIND_UNKNOWN_NODE, -1, -1,
-				strdup("no such switch in the plan"),
-				ibf_asprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)), list),
-				ibf_asprintf("remove switch %s, or give it its plan name (node "
-					     "description, --node-name-map or --anchor)",
-					     node_name(v, n, nb, sizeof(nb)))))
+		if (add_finding(
+			    v, IBF_FIND_UNKNOWN_NODE, -1, -1, strdup("no such switch in the plan"),
+			    ibf_asprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)), list),
+			    ibf_asprintf("remove switch %s, or give it its plan name (node "
+					 "description, --node-name-map or --anchor)",
+					 node_name(v, n, nb, sizeof(nb)))))
 			return IBF_ENOMEM;
 	}
 	/* extra cables */

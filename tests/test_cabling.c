@@ -1010,8 +1010,8 @@ static void test_validate_single_port_devices(void)
 		static const char *const names[] = { "gpu01 mlx5_1", "gpu02 mlx5_1", "gpu01 mlx5_0",
 						     "gpu02 mlx5_0" };
 		for (int i = 0; i < 4; i++) {
-			int h = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x1000 + (uint64_t)i, names[i],
-						    NULL, NULL);
+			int h = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x1000 + (uint64_t)i,
+						    names[i], NULL, NULL);
 			int rail = i < 2 ? r1 : r0, port = 1 + i % 2;
 			if (swap && i < 2)
 				port = 2 - i; /* gpu01 mlx5_1 and gpu02 mlx5_1 exchanged */
@@ -1028,7 +1028,8 @@ static void test_validate_single_port_devices(void)
 			TT_EQ_INT(r.n, 1);
 			TT_EQ_INT(count_kind(&r, IBF_FIND_SWAPPED), 1);
 			const struct ibf_finding *x = first_of(&r, IBF_FIND_SWAPPED);
-			TT_CHECK_MSG(x && strstr(x->fix, "rail1 port 1") && strstr(x->fix, "rail1 port 2"),
+			TT_CHECK_MSG(x && strstr(x->fix, "rail1 port 1") &&
+					     strstr(x->fix, "rail1 port 2"),
 				     "%s", x ? x->fix : "");
 			TT_EQ_INT(r.ok, 2);
 		}
@@ -1060,8 +1061,8 @@ static const struct ibf_finding *renamed_for(const struct ibf_vreport *r, const 
  * main: an unknown-node, a missing-node and nothing else correct there). */
 static void test_validate_renamed(void)
 {
-	static const char *const descs[] = { "MF0;sw-r03-1:MQM8700/U1", "Quantum Mellanox Technologies",
-					     "sf-r03-g1-s2" };
+	static const char *const descs[] = { "MF0;sw-r03-1:MQM8700/U1",
+					     "Quantum Mellanox Technologies", "sf-r03-g1-s2" };
 	for (int k = 0; k < 3; k++) {
 		struct fx x;
 		TT_REQUIRE(fx_setup(&x));
@@ -1148,8 +1149,7 @@ static void test_validate_renamed_faults(void)
 		 x.f->nodes[b].desc, pb);
 	TT_CHECK_MSG(f && !strcmp(f->fix, want), "%s != %s", f ? f->fix : "", want);
 	f = renamed_for(&r, "sf-r03-g1-s02");
-	TT_CHECK_MSG(f && strstr(f->actual, "10 of its 11 cables match"), "%s",
-		     f ? f->actual : "");
+	TT_CHECK_MSG(f && strstr(f->actual, "10 of its 11 cables match"), "%s", f ? f->actual : "");
 	TT_EQ_INT(r.ok, x.p->ncables - 1);
 	ibf_vreport_free(&r);
 	fx_free(&x);
@@ -1196,6 +1196,26 @@ static void test_validate_swapped_names(void)
 		ibf_vreport_free(&r);
 		fx_free(&x);
 	}
+}
+
+/* every switch with a factory description, the hosts named: each switch
+ * is placed by the hosts behind it (on main: 50 unknown-node, 50
+ * missing-node and 200 miswired host cables) */
+static void test_validate_renamed_by_hosts(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	for (uint32_t i = 0; i < x.f->nnodes; i++)
+		if (x.f->nodes[i].type == IBF_NODE_SWITCH)
+			set_desc(&x, (int)i, "MF0;switch");
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	TT_EQ_INT(r.n, 50);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 50);
+	TT_EQ_INT(r.ok, x.p->ncables);
+	TT_EQ_INT(r.matched_by[IBF_MATCH_RENAMED], 50);
+	ibf_vreport_free(&r);
+	fx_free(&x);
 }
 
 /* a renamed switch while the fabric is half cabled (steps 1 and 2) */
@@ -1364,6 +1384,8 @@ int main(void)
 	       test_validate_renamed_faults);
 	tt_run("validate: two switches with exchanged descriptions", test_validate_swapped_names);
 	tt_run("validate: renamed switch in a partial cabling", test_validate_renamed_partial);
+	tt_run("validate: all switches placed by their named hosts",
+	       test_validate_renamed_by_hosts);
 	tt_run("validate: weak structural evidence names nothing", test_validate_renamed_weak);
 	tt_run("validate: renamed and exchanged switches of a fat tree",
 	       test_validate_renamed_fat_tree);
