@@ -1218,6 +1218,29 @@ static void test_validate_renamed_by_hosts(void)
 	fx_free(&x);
 }
 
+/* a switch carrying the name of another switch that is there too: in
+ * either node order, the one standing elsewhere is renamed and the other
+ * keeps its name (on main: the first in node order took the name) */
+static void test_validate_duplicate_name(void)
+{
+	static const char *const pair[][2] = { { "sf-r03-g1-s02", "sf-r03-g1-s04" },
+					       { "sf-r03-g1-s04", "sf-r03-g1-s02" } };
+	for (int k = 0; k < 2; k++) {
+		struct fx x;
+		TT_REQUIRE(fx_setup(&x));
+		set_desc(&x, node(&x, pair[k][0]), pair[k][1]);
+		struct ibf_vreport r;
+		TT_REQUIRE(run(&x, NULL, &r) == 0);
+		dump_report(&r);
+		TT_EQ_INT(r.n, 1);
+		TT_CHECK(renamed_for(&r, pair[k][0]) != NULL);
+		TT_EQ_INT(r.ok, x.p->ncables);
+		TT_EQ_INT(r.matched_by[IBF_MATCH_DESC], 249);
+		ibf_vreport_free(&r);
+		fx_free(&x);
+	}
+}
+
 /* a renamed switch while the fabric is half cabled (steps 1 and 2) */
 static void test_validate_renamed_partial(void)
 {
@@ -1386,6 +1409,8 @@ int main(void)
 	tt_run("validate: renamed switch in a partial cabling", test_validate_renamed_partial);
 	tt_run("validate: all switches placed by their named hosts",
 	       test_validate_renamed_by_hosts);
+	tt_run("validate: a switch named like another one that is there",
+	       test_validate_duplicate_name);
 	tt_run("validate: weak structural evidence names nothing", test_validate_renamed_weak);
 	tt_run("validate: renamed and exchanged switches of a fat tree",
 	       test_validate_renamed_fat_tree);
