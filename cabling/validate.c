@@ -8,9 +8,14 @@
  *    next to matched ones collects votes for the plan node that the plan
  *    puts behind the same port of the matched neighbour (2 when the far
  *    port number agrees too, else 1); the best-supported pairs are taken
- *    first, first those with score >= 2, then any.  Hosts that are still
- *    unnamed are identified by position: the host the plan puts on the
- *    switch port they are found on.
+ *    first, first those with score >= 2, then any.  Without an anchor the
+ *    same waves run seeded by the nodes named so far, but a switch is
+ *    placed only on strong evidence (structure_wave, strict), after setting
+ *    aside named switches whose cables mostly disagree with their name
+ *    (match_renamed); a switch placed so whose description is not its plan
+ *    name is a "renamed" finding.  Hosts that are still unnamed are
+ *    identified by position: the host the plan puts on the switch port
+ *    they are found on.
  * 2. Cables.  With both ends expressed as (plan node, port), a discovered
  *    cable that joins exactly the planned two ends is correct (degraded
  *    when its width or speed is below the plan's).  The rest is explained
