@@ -1066,7 +1066,9 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 		}
 		char d[300], agree[120];
 		trimmed(fn->desc, d, sizeof(d));
-		int other = ibf_plan_find(p, d);
+		int other = d[0] ? ibf_plan_find(p, d) : -1;
+		if (other >= 0 && p->nodes[other].type != IBF_NODE_SWITCH)
+			other = -1;
 		const char *nm = o && o->namemap ? ibf_namemap_lookup(o->namemap, fn->guid) : NULL;
 		if (ok == total)
 			snprintf(agree, sizeof(agree),
