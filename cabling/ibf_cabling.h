@@ -159,6 +159,8 @@ enum ibf_finding_kind {
 	IBF_FIND_DEGRADED,     /* right cable, width or speed below the plan */
 	IBF_FIND_UNKNOWN_NODE, /* discovered switch not in the plan */
 	IBF_FIND_MISSING_NODE, /* planned switch not discovered */
+	IBF_FIND_RENAMED,      /* switch named by structure: its description names no plan switch
+				* or another one (placed after the older kinds: numbers unchanged) */
 	IBF_FIND_KIND_COUNT
 };
 const char *ibf_finding_kind_name(int kind); /* "missing", "wrong-port", ... */
@@ -178,11 +180,15 @@ enum ibf_match_method {
 	IBF_MATCH_NAMEMAP,   /* node-name-map GUID -> plan name */
 	IBF_MATCH_STRUCTURE, /* graph structure from the anchor */
 	IBF_MATCH_POSITION,  /* host identified by the switch port it is on */
+	IBF_MATCH_RENAMED,   /* no anchor: structure seeded by the switches already named
+			      * (reported as a renamed finding) */
+	IBF_MATCH_COUNT
 };
 
 struct ibf_validate_opts {
 	const struct ibf_namemap *namemap; /* may be NULL */
-	const char *anchor_name;	   /* NULL = no structural matching */
+	const char *anchor_name;	   /* NULL = structure only from the switches
+					    * already named, with strong evidence */
 	uint64_t anchor_guid;
 	int partial; /* 0: every planned cable must be there; 1: cables of later steps may be missing */
 	int step; /* with partial: last step cabled so far; 0 = infer */
@@ -194,7 +200,7 @@ struct ibf_vreport {
 	uint32_t counts[IBF_FIND_KIND_COUNT];
 	/* summary */
 	uint32_t planned, ok, expected_missing;
-	uint32_t matched_by[5]; /* nodes matched per enum ibf_match_method */
+	uint32_t matched_by[IBF_MATCH_COUNT]; /* nodes matched per enum ibf_match_method */
 	uint32_t plan_nodes, found_nodes;
 	int partial_step; /* the step used for --partial, 0 when not partial */
 };

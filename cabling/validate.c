@@ -8,9 +8,14 @@
  *    next to matched ones collects votes for the plan node that the plan
  *    puts behind the same port of the matched neighbour (2 when the far
  *    port number agrees too, else 1); the best-supported pairs are taken
- *    first, first those with score >= 2, then any.  Hosts that are still
- *    unnamed are identified by position: the host the plan puts on the
- *    switch port they are found on.
+ *    first, first those with score >= 2, then any.  Without an anchor the
+ *    same waves run seeded by the nodes named so far, but a switch is
+ *    placed only on strong evidence (structure_wave, strict), after setting
+ *    aside named switches whose cables mostly disagree with their name
+ *    (match_renamed); a switch placed so whose description is not its plan
+ *    name is a "renamed" finding.  Hosts that are still unnamed are
+ *    identified by position: the host the plan puts on the switch port
+ *    they are found on.
  * 2. Cables.  With both ends expressed as (plan node, port), a discovered
  *    cable that joins exactly the planned two ends is correct (degraded
  *    when its width or speed is below the plan's).  The rest is explained
@@ -39,6 +44,7 @@ static const char *const find_names[IBF_FIND_KIND_COUNT] = {
 	[IBF_FIND_MISWIRED] = "miswired",	  [IBF_FIND_WRONG_PORT] = "wrong-port",
 	[IBF_FIND_SWAPPED] = "swapped",		  [IBF_FIND_DEGRADED] = "degraded",
 	[IBF_FIND_UNKNOWN_NODE] = "unknown-node", [IBF_FIND_MISSING_NODE] = "missing-node",
+	[IBF_FIND_RENAMED] = "renamed",
 };
 
 const char *ibf_finding_kind_name(int kind)
@@ -62,6 +68,7 @@ enum { CS_OPEN = 0, CS_OK, CS_EXPLAINED, CS_FOLDED };
 struct vctx {
 	struct ibf_plan *plan;
 	const struct ibf_fabric *fab;
+	const struct ibf_validate_opts *o;
 	struct ibf_vreport *r;
 	int32_t *dmap;	   /* fabric node -> combined node */
 	int32_t *pmap;	   /* plan node -> fabric node, -1 */
@@ -72,8 +79,8 @@ struct vctx {
 	int32_t *act;	   /* end -> discovered link, -1 */
 	struct dlink *links;
 	uint32_t nlinks;
-	uint8_t *cstate; /* plan cable -> CS_* */
-	uint8_t *xport;	 /* fabric port (port_off + q) -> port of its combined node */
+	uint8_t *cstate;       /* plan cable -> CS_* */
+	uint8_t *xport;	       /* fabric port (port_off + q) -> port of its combined node */
 	struct ibf_umap taken; /* (plan host << 8 | port) that a matched device uses */
 };
 
@@ -270,24 +277,117 @@ static int cand_cmp(const void *x, const void *y)
 	return (a->pnode > b->pnode) - (a->pnode < b->pnode);
 }
 
+/* How discovered switch i is named pn: by its description or its
+ * node-name-map entry, else it was renamed (after an RMA, a factory
+ * default, a typo). */
+static int named_as(const struct vctx *v, uint32_t i, int pn)
+{
+	char buf[1024];
+	const char *name = v->plan->nodes[pn].name;
+	trimmed(v->fab->nodes[i].desc, buf, sizeof(buf));
+	if (!strcmp(buf, name))
+		return IBF_MATCH_DESC;
+	const char *nm = v->o && v->o->namemap
+				 ? ibf_namemap_lookup(v->o->namemap, v->fab->nodes[i].guid)
+				 : NULL;
+	if (nm) {
+		trimmed(nm, buf, sizeof(buf));
+		if (!strcmp(buf, name))
+			return IBF_MATCH_NAMEMAP;
+	}
+	return IBF_MATCH_RENAMED;
+}
+
+/* Plan-side evidence that discovered switch i stands where the plan puts
+ * switch pn: of pn's planned switch cables whose far switch is named and
+ * has a cable on the far port, more than half end on i at the planned
+ * port (none such: no evidence against). */
+static int plan_side_agrees(const struct vctx *v, uint32_t i, uint32_t pn)
+{
+	const struct ibf_plan *p = v->plan;
+	int occ = 0, hit = 0;
+	for (int q = 1; q <= p->nodes[pn].nports; q++) {
+		int c = ibf_plan_cable_at(p, pn, q);
+		if (c < 0)
+			continue;
+		uint32_t on;
+		int op;
+		cable_other(&p->cables[c], pn, q, &on, &op);
+		if (p->nodes[on].type != IBF_NODE_SWITCH || v->pmap[on] < 0 ||
+		    op > v->fab->nodes[v->pmap[on]].nports)
+			continue;
+		const struct ibf_port *fp = ibf_port(v->fab, v->pmap[on], op);
+		if (fp->peer_node == IBF_NO_NODE)
+			continue;
+		occ++;
+		hit += (uint32_t)fp->peer_node == i && fp->peer_port == q;
+	}
+	return !occ || 2 * hit > occ;
+}
+
+static int cand_pnode_cmp(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+	if (a->pnode != b->pnode)
+		return a->pnode < b->pnode ? -1 : 1;
+	return cand_cmp(x, y);
+}
+
+/* Scratch of the structural waves. */
+struct wave {
+	struct cand *cands;
+	int32_t *cp; /* candidate plan nodes of one switch */
+	int *cs;     /* their scores */
+	int *cx;     /* their votes with the far port agreeing too */
+};
+
+/* Strict waves: drop the candidates of a plan node that several switches
+ * want unless the best scores more than twice the next one (never two
+ * discovered switches for one plan node, and no coin toss).  Returns the
+ * number of candidates kept, in cand_cmp order. */
+static uint32_t unique_cands(struct cand *c, uint32_t nc)
+{
+	if (nc < 2)
+		return nc;
+	qsort(c, nc, sizeof(*c), cand_pnode_cmp);
+	uint32_t k = 0;
+	for (uint32_t a = 0, b; a < nc; a = b) {
+		for (b = a + 1; b < nc && c[b].pnode == c[a].pnode; b++)
+			;
+		if (b - a == 1 || c[a].score > 2 * c[a + 1].score)
+			c[k++] = c[a];
+	}
+	if (k > 1)
+		qsort(c, k, sizeof(*c), cand_cmp);
+	return k;
+}
+
 /* One wave of structural matching: every unmatched discovered switch next
  * to matched nodes votes for plan nodes; pairs with score >= min_score are
- * bound, best first.  Returns the number bound. */
-static uint32_t structure_wave(struct vctx *v, int min_score, struct cand *cands, int32_t *cp,
-			       int *cs)
+ * bound, best first.  strict (no anchor, seeded by the switches named so
+ * far): a switch is placed only with strong evidence, i.e. at least two
+ * of its cables and more than half of those to named nodes sit exactly
+ * where the plan puts the cables of that plan switch, the plan side agrees
+ * (plan_side_agrees) and no other switch competes for it (unique_cands).
+ * Returns the number bound. */
+static uint32_t structure_wave(struct vctx *v, int min_score, int strict, struct wave *w)
 {
 	const struct ibf_fabric *f = v->fab;
 	const struct ibf_plan *p = v->plan;
+	struct cand *cands = w->cands;
+	int32_t *cp = w->cp;
+	int *cs = w->cs, *cx = w->cx;
 	uint32_t nc = 0;
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		const struct ibf_node *fn = &f->nodes[i];
 		if (v->dmap[i] >= 0 || fn->type != IBF_NODE_SWITCH)
 			continue;
-		int ncp = 0;
+		int ncp = 0, nb = 0;
 		for (int q = 1; q <= fn->nports; q++) {
 			const struct ibf_port *pp = ibf_port(f, (int)i, q);
 			if (pp->peer_node == IBF_NO_NODE || v->dmap[pp->peer_node] < 0)
 				continue;
+			nb++;
 			uint32_t pn = (uint32_t)v->dmap[pp->peer_node];
 			int c = ibf_plan_cable_at(p, pn, pp->peer_port);
 			if (c < 0)
@@ -302,42 +402,66 @@ static uint32_t structure_wave(struct vctx *v, int min_score, struct cand *cands
 				;
 			if (k == ncp) {
 				cp[ncp] = (int32_t)on;
-				cs[ncp++] = 0;
+				cs[ncp] = cx[ncp] = 0;
+				ncp++;
 			}
 			cs[k] += op == q ? 2 : 1;
+			cx[k] += op == q;
 		}
 		int best = -1;
 		for (int k = 0; k < ncp; k++)
 			if (best < 0 || cs[k] > cs[best])
 				best = k;
-		if (best >= 0 && cs[best] >= min_score)
-			cands[nc++] = (struct cand){ (int32_t)i, cp[best], cs[best] };
+		if (best < 0 || cs[best] < min_score)
+			continue;
+		if (strict && (cx[best] < 2 || 2 * cx[best] <= nb ||
+			       !plan_side_agrees(v, i, (uint32_t)cp[best])))
+			continue;
+		cands[nc++] = (struct cand){ (int32_t)i, cp[best], cs[best] };
 	}
-	if (nc > 1)
+	if (strict)
+		nc = unique_cands(cands, nc);
+	else if (nc > 1)
 		qsort(cands, nc, sizeof(*cands), cand_cmp);
 	uint32_t took = 0;
 	for (uint32_t k = 0; k < nc; k++)
 		if (v->dmap[cands[k].fnode] < 0 && v->pmap[cands[k].pnode] < 0) {
-			bind(v, cands[k].fnode, cands[k].pnode, IBF_MATCH_STRUCTURE);
+			bind(v, cands[k].fnode, cands[k].pnode,
+			     strict ? named_as(v, (uint32_t)cands[k].fnode, cands[k].pnode)
+				    : IBF_MATCH_STRUCTURE);
 			took++;
 		}
 	return took;
 }
 
-/* Structural matching: strong waves (score >= 2) while they bind anything,
- * then one weak wave, then strong again.  Returns 0 or IBF_ENOMEM. */
+static int wave_init(struct vctx *v, struct wave *w)
+{
+	w->cands = malloc(((size_t)v->fab->nnodes + 1) * sizeof(*w->cands));
+	w->cp = malloc(((size_t)IBF_MAX_PORTS + 2) * sizeof(int32_t));
+	w->cs = malloc(((size_t)IBF_MAX_PORTS + 2) * sizeof(int));
+	w->cx = malloc(((size_t)IBF_MAX_PORTS + 2) * sizeof(int));
+	return w->cands && w->cp && w->cs && w->cx ? 0 : IBF_ENOMEM;
+}
+
+static void wave_free(struct wave *w)
+{
+	free(w->cands);
+	free(w->cp);
+	free(w->cs);
+	free(w->cx);
+}
+
+/* Structural matching from the anchor: strong waves (score >= 2) while
+ * they bind anything, then one weak wave, then strong again.  Returns 0
+ * or IBF_ENOMEM. */
 static int match_structure(struct vctx *v)
 {
-	struct cand *cands = malloc(((size_t)v->fab->nnodes + 1) * sizeof(*cands));
-	int32_t *cp = malloc(((size_t)IBF_MAX_PORTS + 2) * sizeof(int32_t));
-	int *cs = malloc(((size_t)IBF_MAX_PORTS + 2) * sizeof(int));
-	int rc = 0;
-	if (!cands || !cp || !cs) {
-		rc = IBF_ENOMEM;
-	} else {
+	struct wave w;
+	int rc = wave_init(v, &w);
+	if (!rc) {
 		int min_score = 2;
 		for (;;) {
-			if (structure_wave(v, min_score, cands, cp, cs))
+			if (structure_wave(v, min_score, 0, &w))
 				min_score = 2;
 			else if (min_score == 2)
 				min_score = 1;
@@ -345,9 +469,86 @@ static int match_structure(struct vctx *v)
 				break;
 		}
 	}
-	free(cands);
-	free(cp);
-	free(cs);
+	wave_free(&w);
+	return rc;
+}
+
+/* Cables of named switch i (bound to plan node pn) to named nodes: *nb in
+ * all, returns how many of them the plan puts exactly there. */
+static int switch_agreement(const struct vctx *v, uint32_t i, uint32_t pn, int *nb)
+{
+	const struct ibf_fabric *f = v->fab;
+	int agree = 0;
+	*nb = 0;
+	for (int q = 1; q <= f->nodes[i].nports; q++) {
+		const struct ibf_port *pp = ibf_port(f, (int)i, q);
+		if (pp->peer_node == IBF_NO_NODE || v->dmap[pp->peer_node] < 0)
+			continue;
+		(*nb)++;
+		int c = ibf_plan_cable_at(v->plan, pn, q);
+		if (c < 0)
+			continue;
+		uint32_t on;
+		int op;
+		cable_other(&v->plan->cables[c], pn, q, &on, &op);
+		agree += (uint32_t)v->dmap[pp->peer_node] == on && op == pp->peer_port;
+	}
+	return agree;
+}
+
+/* No anchor: place the switches left unnamed by description and
+ * node-name-map structurally, seeded by the switches already named, with
+ * strong evidence only (strict waves).  A named switch most of whose
+ * cables to named nodes disagree with its plan node (two switches with
+ * exchanged descriptions) is set aside first and may be placed elsewhere;
+ * if it is not, it gets its name back.  Returns 0 or IBF_ENOMEM. */
+static int match_renamed(struct vctx *v)
+{
+	const struct ibf_fabric *f = v->fab;
+	uint32_t nf = f->nnodes, nsus = 0, nfree = 0;
+	int32_t *sus = NULL; /* set-aside switch, its plan node, its method */
+	for (uint32_t i = 0; i < nf; i++) {
+		if (f->nodes[i].type != IBF_NODE_SWITCH)
+			continue;
+		if (v->dmap[i] < 0) {
+			nfree++;
+			continue;
+		}
+		int nb, agree = switch_agreement(v, i, (uint32_t)v->dmap[i], &nb);
+		if (nb < 2 || 2 * agree >= nb)
+			continue;
+		if (!sus && !(sus = malloc(3 * ((size_t)nf + 1) * sizeof(int32_t))))
+			return IBF_ENOMEM;
+		sus[3 * nsus] = (int32_t)i;
+		sus[3 * nsus + 1] = v->dmap[i];
+		sus[3 * nsus + 2] = v->method[v->dmap[i]];
+		nsus++;
+	}
+	if (!nfree && !nsus)
+		return 0;
+	/* set aside only once all are found: each is judged by the same names */
+	for (uint32_t k = 0; k < nsus; k++) {
+		v->pmap[sus[3 * k + 1]] = -1;
+		v->method[sus[3 * k + 1]] = 0;
+		v->dmap[sus[3 * k]] = -1;
+	}
+	struct wave w;
+	int rc = wave_init(v, &w);
+	for (int round = 0; !rc && round < 2; round++) {
+		while (structure_wave(v, 1, 1, &w))
+			;
+		/* set-aside switches not placed elsewhere get their name back */
+		uint32_t back = 0;
+		for (uint32_t k = 0; k < nsus; k++)
+			if (v->dmap[sus[3 * k]] < 0 && v->pmap[sus[3 * k + 1]] < 0) {
+				bind(v, sus[3 * k], sus[3 * k + 1], sus[3 * k + 2]);
+				back++;
+			}
+		if (!back)
+			break;
+	}
+	wave_free(&w);
+	free(sus);
 	return rc;
 }
 
@@ -531,6 +732,8 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 		bind(v, fn, pn, IBF_MATCH_STRUCTURE);
 		if (match_structure(v))
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	} else if (match_renamed(v)) {
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
 	if (match_host_names(v))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
@@ -845,6 +1048,56 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 					 p->nodes[n].name)))
 			return IBF_ENOMEM;
 	}
+	/* switches placed by their named neighbours: one finding each, its
+	 * cables classified like any other */
+	for (uint32_t n = 0; n < p->nnodes; n++) {
+		if (v->method[n] != IBF_MATCH_RENAMED)
+			continue;
+		const struct ibf_node *fn = &f->nodes[v->pmap[n]];
+		int total = 0, ok = 0, ntot = 0;
+		for (int q = 1; q <= p->nodes[n].nports; q++)
+			ntot += ibf_plan_cable_at(p, n, q) >= 0;
+		for (int q = 1; q <= comb_nports(v, n); q++) {
+			if (act_at(v, n, q) < 0)
+				continue;
+			total++;
+			int c = cable_at(v, n, q);
+			ok += c >= 0 && v->cstate[c] == CS_OK;
+		}
+		char d[300], agree[120];
+		trimmed(fn->desc, d, sizeof(d));
+		int other = d[0] ? ibf_plan_find(p, d) : -1;
+		if (other >= 0 && p->nodes[other].type != IBF_NODE_SWITCH)
+			other = -1;
+		const char *nm = o && o->namemap ? ibf_namemap_lookup(o->namemap, fn->guid) : NULL;
+		if (ok == total)
+			snprintf(agree, sizeof(agree),
+				 "every one of its %d cables matches the plan", total);
+		else
+			snprintf(agree, sizeof(agree),
+				 "%d of its %d cables match the plan (the others are listed "
+				 "below)",
+				 ok, total);
+		if (add_finding(
+			    v, IBF_FIND_RENAMED, -1, -1,
+			    ibf_asprintf("switch %s (rack %s) with %d planned cables",
+					 p->nodes[n].name,
+					 p->nodes[n].rack[0] ? p->nodes[n].rack : "-", ntot),
+			    ibf_asprintf("switch 0x%016" PRIx64
+					 " (description '%s'%s) stands where "
+					 "the plan puts %s: %s",
+					 fn->guid, d,
+					 other >= 0 ? ", the name of another planned switch" : "",
+					 p->nodes[n].name, agree),
+			    nm ? ibf_asprintf("rename switch 0x%016" PRIx64 ": its node-name-map "
+					      "entry says '%s', the plan puts %s there",
+					      fn->guid, nm, p->nodes[n].name)
+			       : ibf_asprintf("rename switch 0x%016" PRIx64 " ('%s') to %s: set "
+					      "its node description (or map its GUID to %s in "
+					      "the node-name-map)",
+					      fn->guid, d, p->nodes[n].name, p->nodes[n].name)))
+			return IBF_ENOMEM;
+	}
 	/* missing cables */
 	for (uint32_t c = 0; c < p->ncables; c++) {
 		if (v->cstate[c])
@@ -890,12 +1143,12 @@ static int report_rest(struct vctx *v, const struct ibf_validate_opts *o)
 			continue; /* no cable to fix (only an excerpt of a dump has such) */
 		if (total > shown)
 			bappend(list, sizeof(list), &len, ", ... (%d cables)", total);
-		if (add_finding(v, IBF_FIND_UNKNOWN_NODE, -1, -1,
-				strdup("no such switch in the plan"),
-				ibf_asprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)), list),
-				ibf_asprintf("remove switch %s, or give it its plan name (node "
-					     "description, --node-name-map or --anchor)",
-					     node_name(v, n, nb, sizeof(nb)))))
+		if (add_finding(
+			    v, IBF_FIND_UNKNOWN_NODE, -1, -1, strdup("no such switch in the plan"),
+			    ibf_asprintf("switch %s: %s", node_name(v, n, nb, sizeof(nb)), list),
+			    ibf_asprintf("remove switch %s, or give it its plan name (node "
+					 "description, --node-name-map or --anchor)",
+					 node_name(v, n, nb, sizeof(nb)))))
 			return IBF_ENOMEM;
 	}
 	/* extra cables */
@@ -921,8 +1174,10 @@ static int kind_rank(int k)
 		return 0;
 	case IBF_FIND_UNKNOWN_NODE:
 		return 1;
-	default:
+	case IBF_FIND_RENAMED:
 		return 2;
+	default:
+		return 3;
 	}
 }
 
@@ -947,7 +1202,7 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 	memset(r, 0, sizeof(*r));
 	if (!plan->port_cable && ibf_plan_index(plan, err))
 		return err ? err->code : IBF_EINVAL;
-	struct vctx v = { .plan = plan, .fab = fab, .r = r };
+	struct vctx v = { .plan = plan, .fab = fab, .o = o, .r = r };
 	int rc = IBF_ENOMEM;
 	uint32_t nf = fab->nnodes, np = plan->nnodes;
 	v.dmap = malloc(((size_t)nf + 1) * sizeof(int32_t));
@@ -1076,10 +1331,14 @@ void ibf_vreport_write_text(const struct ibf_vreport *r, FILE *out)
 {
 	fprintf(out,
 		"plan: %u switches, %u cables; found %u switches; nodes named by description %u, "
-		"by node-name-map %u, by structure %u, hosts by position %u\n",
+		"by node-name-map %u, by structure %u, hosts by position %u",
 		r->plan_nodes, r->planned, r->found_nodes, r->matched_by[IBF_MATCH_DESC],
 		r->matched_by[IBF_MATCH_NAMEMAP], r->matched_by[IBF_MATCH_STRUCTURE],
 		r->matched_by[IBF_MATCH_POSITION]);
+	if (r->matched_by[IBF_MATCH_RENAMED])
+		fprintf(out, ", switches placed by their named neighbours %u",
+			r->matched_by[IBF_MATCH_RENAMED]);
+	fputc('\n', out);
 	if (r->partial_step)
 		fprintf(out,
 			"partial: cabling up to step %d; %u cables of later steps not yet "

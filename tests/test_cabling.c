@@ -1010,8 +1010,8 @@ static void test_validate_single_port_devices(void)
 		static const char *const names[] = { "gpu01 mlx5_1", "gpu02 mlx5_1", "gpu01 mlx5_0",
 						     "gpu02 mlx5_0" };
 		for (int i = 0; i < 4; i++) {
-			int h = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x1000 + (uint64_t)i, names[i],
-						    NULL, NULL);
+			int h = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x1000 + (uint64_t)i,
+						    names[i], NULL, NULL);
 			int rail = i < 2 ? r1 : r0, port = 1 + i % 2;
 			if (swap && i < 2)
 				port = 2 - i; /* gpu01 mlx5_1 and gpu02 mlx5_1 exchanged */
@@ -1028,7 +1028,8 @@ static void test_validate_single_port_devices(void)
 			TT_EQ_INT(r.n, 1);
 			TT_EQ_INT(count_kind(&r, IBF_FIND_SWAPPED), 1);
 			const struct ibf_finding *x = first_of(&r, IBF_FIND_SWAPPED);
-			TT_CHECK_MSG(x && strstr(x->fix, "rail1 port 1") && strstr(x->fix, "rail1 port 2"),
+			TT_CHECK_MSG(x && strstr(x->fix, "rail1 port 1") &&
+					     strstr(x->fix, "rail1 port 2"),
 				     "%s", x ? x->fix : "");
 			TT_EQ_INT(r.ok, 2);
 		}
@@ -1036,6 +1037,344 @@ static void test_validate_single_port_devices(void)
 		ibf_fabric_free(f);
 	}
 	ibf_plan_free(p);
+}
+
+static void set_desc(struct fx *x, int n, const char *d)
+{
+	free(x->f->nodes[n].desc);
+	x->f->nodes[n].desc = strdup(d);
+}
+
+static const struct ibf_finding *renamed_for(const struct ibf_vreport *r, const char *name)
+{
+	char want[100];
+	snprintf(want, sizeof(want), "switch %s (rack", name);
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->f[i].kind == IBF_FIND_RENAMED && strstr(r->f[i].expected, want))
+			return &r->f[i];
+	return NULL;
+}
+
+/* One switch of a well-named fabric carries another description (factory
+ * default after an RMA, a typo): without an anchor it is placed by its
+ * named neighbours and reported once, its cables and hosts correct (on
+ * main: an unknown-node, a missing-node and nothing else correct there). */
+static void test_validate_renamed(void)
+{
+	static const char *const descs[] = { "MF0;sw-r03-1:MQM8700/U1",
+					     "Quantum Mellanox Technologies", "sf-r03-g1-s2" };
+	for (int k = 0; k < 3; k++) {
+		struct fx x;
+		TT_REQUIRE(fx_setup(&x));
+		int a = node(&x, "sf-r03-g1-s02");
+		uint64_t guid = x.f->nodes[a].guid;
+		set_desc(&x, a, descs[k]);
+		struct ibf_vreport r;
+		TT_REQUIRE(run(&x, NULL, &r) == 0);
+		dump_report(&r);
+		TT_EQ_INT(r.n, 1);
+		TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 1);
+		TT_EQ_INT(r.ok, x.p->ncables);
+		TT_EQ_INT(r.matched_by[IBF_MATCH_RENAMED], 1);
+		const struct ibf_finding *f = renamed_for(&r, "sf-r03-g1-s02");
+		char want[200];
+		snprintf(want, sizeof(want), "rename switch 0x%016llx ('%s') to sf-r03-g1-s02",
+			 (unsigned long long)guid, descs[k]);
+		TT_CHECK_MSG(f && strstr(f->fix, want), "%s", f ? f->fix : "");
+		TT_CHECK_MSG(f && strstr(f->actual, "every one of its 11 cables matches"), "%s",
+			     f ? f->actual : "");
+		ibf_vreport_free(&r);
+		fx_free(&x);
+	}
+	/* its hosts unnamed too: placed by position behind it */
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	int a = node(&x, "sf-r03-g1-s02");
+	for (int q = 8; q <= 11; q++)
+		set_desc(&x, ibf_port(x.f, a, q)->peer_node, "node HCA-1");
+	set_desc(&x, a, "MF0;switch");
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 1);
+	TT_EQ_INT(r.matched_by[IBF_MATCH_POSITION], 4);
+	TT_EQ_INT(r.ok, x.p->ncables);
+	ibf_vreport_free(&r);
+	/* the same with a node-name-map that lacks it; and one that names it wrongly */
+	char path[] = "/tmp/ibfab-nnm.XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	uint64_t guid = x.f->nodes[a].guid;
+	dprintf(fd, "0x%016llx \"sf-r9\"\n", (unsigned long long)guid);
+	close(fd);
+	struct ibf_error err;
+	struct ibf_namemap nm = { 0 };
+	TT_REQUIRE(ibf_namemap_read(&nm, path, &err) == 0);
+	unlink(path);
+	struct ibf_validate_opts o = { .namemap = &nm };
+	TT_REQUIRE(run(&x, &o, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 1);
+	const struct ibf_finding *f = renamed_for(&r, "sf-r03-g1-s02");
+	TT_CHECK_MSG(f && strstr(f->fix, "node-name-map entry says 'sf-r9'"), "%s",
+		     f ? f->fix : "");
+	ibf_vreport_free(&r);
+	ibf_namemap_free(&nm);
+	fx_free(&x);
+}
+
+/* a renamed switch with one miswired cable, or one cable lost: the rename
+ * plus that cable */
+static void test_validate_renamed_faults(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	int a = node(&x, "sf-r03-g1-s02"), b, pb;
+	peer(&x, a, 4, &b, &pb);
+	int other = node(&x, "sf-r04-g1-s04");
+	ibf_fabric_disconnect(x.f, a, 4);
+	ibf_fabric_connect(x.f, a, 4, other, 12, 4, IBF_SPEED_EDR, NULL);
+	set_desc(&x, a, "MF0;switch");
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 2);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISWIRED), 1);
+	const struct ibf_finding *f = first_of(&r, IBF_FIND_MISWIRED);
+	char want[300];
+	snprintf(want, sizeof(want),
+		 "move the cable at sf-r03-g1-s02 port 4 from sf-r04-g1-s04 port 12 to %s port %d",
+		 x.f->nodes[b].desc, pb);
+	TT_CHECK_MSG(f && !strcmp(f->fix, want), "%s != %s", f ? f->fix : "", want);
+	f = renamed_for(&r, "sf-r03-g1-s02");
+	TT_CHECK_MSG(f && strstr(f->actual, "10 of its 11 cables match"), "%s", f ? f->actual : "");
+	TT_EQ_INT(r.ok, x.p->ncables - 1);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+	/* lost a cable */
+	TT_REQUIRE(fx_setup(&x));
+	a = node(&x, "sf-r03-g1-s02");
+	ibf_fabric_disconnect(x.f, a, 6);
+	set_desc(&x, a, "MF0;switch");
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 2);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING), 1);
+	f = first_of(&r, IBF_FIND_MISSING);
+	TT_CHECK_MSG(f && strstr(f->fix, "sf-r03-g1-s02 port 6"), "%s", f ? f->fix : "");
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+/* two switches with exchanged descriptions, neighbours or not: each stands
+ * where the other's name is planned (on main: their cables as miswires) */
+static void test_validate_swapped_names(void)
+{
+	static const char *const pairs[][2] = { { "sf-r03-g1-s02", "sf-r03-g1-s04" },
+						{ "sf-r00-g0-s01", "sf-r02-g1-s03" } };
+	for (int k = 0; k < 2; k++) {
+		struct fx x;
+		TT_REQUIRE(fx_setup(&x));
+		int a = node(&x, pairs[k][0]), b = node(&x, pairs[k][1]);
+		set_desc(&x, a, pairs[k][1]);
+		set_desc(&x, b, pairs[k][0]);
+		struct ibf_vreport r;
+		TT_REQUIRE(run(&x, NULL, &r) == 0);
+		dump_report(&r);
+		TT_EQ_INT(r.n, 2);
+		TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 2);
+		TT_EQ_INT(r.ok, x.p->ncables);
+		const struct ibf_finding *f = renamed_for(&r, pairs[k][0]);
+		char want[200];
+		snprintf(want, sizeof(want), "('%s') to %s", pairs[k][1], pairs[k][0]);
+		TT_CHECK_MSG(f && strstr(f->fix, want), "%s", f ? f->fix : "");
+		TT_CHECK_MSG(f && strstr(f->actual, "the name of another planned switch"), "%s",
+			     f ? f->actual : "");
+		ibf_vreport_free(&r);
+		fx_free(&x);
+	}
+}
+
+/* every switch with a factory description, the hosts named: each switch
+ * is placed by the hosts behind it (on main: 50 unknown-node, 50
+ * missing-node and 200 miswired host cables) */
+static void test_validate_renamed_by_hosts(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	for (uint32_t i = 0; i < x.f->nnodes; i++)
+		if (x.f->nodes[i].type == IBF_NODE_SWITCH)
+			set_desc(&x, (int)i, "MF0;switch");
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	TT_EQ_INT(r.n, 50);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 50);
+	TT_EQ_INT(r.ok, x.p->ncables);
+	TT_EQ_INT(r.matched_by[IBF_MATCH_RENAMED], 50);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+/* a switch carrying the name of another switch that is there too: in
+ * either node order, the one standing elsewhere is renamed and the other
+ * keeps its name (on main: the first in node order took the name) */
+static void test_validate_duplicate_name(void)
+{
+	static const char *const pair[][2] = { { "sf-r03-g1-s02", "sf-r03-g1-s04" },
+					       { "sf-r03-g1-s04", "sf-r03-g1-s02" } };
+	for (int k = 0; k < 2; k++) {
+		struct fx x;
+		TT_REQUIRE(fx_setup(&x));
+		set_desc(&x, node(&x, pair[k][0]), pair[k][1]);
+		struct ibf_vreport r;
+		TT_REQUIRE(run(&x, NULL, &r) == 0);
+		dump_report(&r);
+		TT_EQ_INT(r.n, 1);
+		TT_CHECK(renamed_for(&r, pair[k][0]) != NULL);
+		TT_EQ_INT(r.ok, x.p->ncables);
+		TT_EQ_INT(r.matched_by[IBF_MATCH_DESC], 249);
+		ibf_vreport_free(&r);
+		fx_free(&x);
+	}
+}
+
+/* a renamed switch while the fabric is half cabled (steps 1 and 2) */
+static void test_validate_renamed_partial(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	int removed = 0;
+	for (uint32_t c = 0; c < x.p->ncables; c++)
+		if (x.p->cables[c].step >= 3) {
+			ibf_fabric_disconnect(x.f, node(&x, x.p->nodes[x.p->cables[c].a].name),
+					      x.p->cables[c].ap);
+			removed++;
+		}
+	set_desc(&x, node(&x, "sf-r03-g1-s02"), "MF0;switch");
+	struct ibf_vreport r;
+	struct ibf_validate_opts o = { .partial = 1 };
+	TT_REQUIRE(run(&x, &o, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 1);
+	TT_EQ_INT(r.partial_step, 2);
+	TT_EQ_INT(r.expected_missing, removed);
+	const struct ibf_finding *f = renamed_for(&r, "sf-r03-g1-s02");
+	TT_CHECK_MSG(f && strstr(f->actual, "every one of its 3 cables"), "%s", f ? f->actual : "");
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+/* weak evidence names nothing: a foreign switch with two cables where the
+ * plan puts a missing switch and three elsewhere, and a missing switch's
+ * hosts split over two foreign switches, stay unknown; a heavily miswired
+ * switch keeps its name (three swaps) */
+static void test_validate_renamed_weak(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	int a = node(&x, "sf-r03-g1-s02");
+	int nb[11], np[11];
+	for (int q = 1; q <= 11; q++)
+		peer(&x, a, q, &nb[q - 1], &np[q - 1]);
+	for (int q = 1; q <= 11; q++)
+		ibf_fabric_disconnect(x.f, a, q);
+	set_desc(&x, a, "spare switch, no cables"); /* not reported: nothing to fix */
+	struct ibf_error err;
+	int d = ibf_fabric_add_node(x.f, IBF_NODE_SWITCH, 16, 0x4242, "MF0;switch", NULL, &err);
+	TT_REQUIRE(d >= 0);
+	ibf_fabric_connect(x.f, d, 1, nb[0], np[0], 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_connect(x.f, d, 2, nb[1], np[1], 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_connect(x.f, d, 3, node(&x, "sf-r00-g0-s00"), 12, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_connect(x.f, d, 4, node(&x, "sf-r01-g0-s00"), 12, 4, IBF_SPEED_EDR, NULL);
+	ibf_fabric_connect(x.f, d, 5, node(&x, "sf-r02-g0-s00"), 12, 4, IBF_SPEED_EDR, NULL);
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 0);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_UNKNOWN_NODE), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING_NODE), 1);
+	ibf_vreport_free(&r);
+	/* the hosts of the missing switch, two by two on two foreign switches */
+	int e = ibf_fabric_add_node(x.f, IBF_NODE_SWITCH, 16, 0x4343, "MF0;switch", NULL, &err);
+	TT_REQUIRE(e >= 0);
+	for (int q = 1; q <= 5; q++)
+		ibf_fabric_disconnect(x.f, d, q);
+	for (int q = 8; q <= 11; q++)
+		ibf_fabric_connect(x.f, q < 10 ? d : e, q, nb[q - 1], np[q - 1], 4, IBF_SPEED_EDR,
+				   NULL);
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 0);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_UNKNOWN_NODE), 2);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+	/* three swaps on one correctly named switch: 6 of its 11 cables wrong */
+	TT_REQUIRE(fx_setup(&x));
+	a = node(&x, "sf-r03-g1-s02");
+	swap_far_ends(&x, a, 1, a, 2);
+	swap_far_ends(&x, a, 3, a, 4);
+	swap_far_ends(&x, a, 5, a, 6);
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 3);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_SWAPPED), 3);
+	TT_EQ_INT(r.matched_by[IBF_MATCH_DESC], 250);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+/* a fat tree planned from its topology: a renamed middle switch and two
+ * leaves with exchanged descriptions */
+static void test_validate_renamed_fat_tree(void)
+{
+	struct ibf_error err;
+	struct ibf_fabric *ft = ibf_gen_kary_ntree(4, 3, &err);
+	TT_REQUIRE(ft);
+	struct ibf_plan *p = ibf_plan_from_fabric(ft, &err);
+	TT_REQUIRE(p);
+	/* switches with hosts are leaves; a switch without is higher up */
+	int leaf[2] = { -1, -1 }, mid = -1;
+	for (uint32_t i = 0; i < ft->nnodes; i++) {
+		if (ft->nodes[i].type != IBF_NODE_SWITCH)
+			continue;
+		int hosts = 0;
+		for (int q = 1; q <= ft->nodes[i].nports; q++) {
+			const struct ibf_port *pp = ibf_port(ft, (int)i, q);
+			hosts += pp->peer_node != IBF_NO_NODE &&
+				 ft->nodes[pp->peer_node].type != IBF_NODE_SWITCH;
+		}
+		if (hosts && leaf[0] < 0)
+			leaf[0] = (int)i;
+		else if (hosts && leaf[1] < 0)
+			leaf[1] = (int)i;
+		else if (!hosts && mid < 0)
+			mid = (int)i;
+	}
+	TT_REQUIRE(leaf[1] >= 0 && mid >= 0);
+	char l0[100], l1[100], m[100];
+	snprintf(l0, sizeof(l0), "%s", ft->nodes[leaf[0]].desc);
+	snprintf(l1, sizeof(l1), "%s", ft->nodes[leaf[1]].desc);
+	snprintf(m, sizeof(m), "%s", ft->nodes[mid].desc);
+	free(ft->nodes[leaf[0]].desc);
+	ft->nodes[leaf[0]].desc = strdup(l1);
+	free(ft->nodes[leaf[1]].desc);
+	ft->nodes[leaf[1]].desc = strdup(l0);
+	free(ft->nodes[mid].desc);
+	ft->nodes[mid].desc = strdup("MF0;switch");
+	struct ibf_vreport r;
+	TT_REQUIRE(ibf_validate(p, ft, NULL, &r, &err) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 3);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_RENAMED), 3);
+	TT_EQ_INT(r.ok, p->ncables);
+	TT_CHECK(renamed_for(&r, l0) && renamed_for(&r, l1) && renamed_for(&r, m));
+	ibf_vreport_free(&r);
+	ibf_plan_free(p);
+	ibf_fabric_free(ft);
 }
 
 int main(void)
@@ -1063,5 +1402,17 @@ int main(void)
 	tt_run("validate: the e2e fault set", test_validate_all_faults);
 	tt_run("validate: q=29 against its own rendering", test_validate_q29_speed);
 	tt_run("validate: single-port devices of one host", test_validate_single_port_devices);
+	tt_run("validate: a renamed switch placed by its named neighbours", test_validate_renamed);
+	tt_run("validate: renamed switch with a miswired or a lost cable",
+	       test_validate_renamed_faults);
+	tt_run("validate: two switches with exchanged descriptions", test_validate_swapped_names);
+	tt_run("validate: renamed switch in a partial cabling", test_validate_renamed_partial);
+	tt_run("validate: all switches placed by their named hosts",
+	       test_validate_renamed_by_hosts);
+	tt_run("validate: a switch named like another one that is there",
+	       test_validate_duplicate_name);
+	tt_run("validate: weak structural evidence names nothing", test_validate_renamed_weak);
+	tt_run("validate: renamed and exchanged switches of a fat tree",
+	       test_validate_renamed_fat_tree);
 	return tt_done();
 }
