@@ -58,6 +58,13 @@ int cli_outs_finish(struct cli_outs *o, int ok, struct ibf_error *err);
 struct ibf_routes;
 uint32_t cli_lfts_missing(const struct ibf_fabric *f, const struct ibf_routes *r, uint32_t *first);
 
+/* The independent verifier on a deadlock scheme's result dl for tables r
+ * (cli/cmd_deadlock.c): *ok = deadlock-free; the report goes to out (NULL:
+ * none).  Returns 0 or an error. */
+struct ibf_dl;
+int cli_verify_dl(const struct ibf_fabric *f, const struct ibf_routes *r, const struct ibf_dl *dl,
+		  long max_cycles, FILE *out, struct ibf_error *err, int *ok);
+
 int cmd_topo(int argc, char **argv);
 int cmd_route(int argc, char **argv);
 int cmd_deadlock(int argc, char **argv);

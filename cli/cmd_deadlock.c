@@ -201,7 +201,7 @@ static int lfts_complete(const struct ibf_fabric *f, const struct ibf_routes *r,
 
 static int do_verify(const struct ibf_fabric *f, const struct ibf_routes *r,
 		     const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
-		     long max_cycles, int quiet, struct ibf_error *err, int *ok)
+		     long max_cycles, FILE *out, struct ibf_error *err, int *ok)
 {
 	struct ibf_verify_opts vo;
 	ibf_verify_opts_default(&vo);
@@ -210,11 +210,28 @@ static int do_verify(const struct ibf_fabric *f, const struct ibf_routes *r,
 	int rc = ibf_deadlock_verify(f, r, sl, s2v, &vo, &rep, err);
 	if (rc)
 		return rc;
-	if (!quiet)
-		ibf_verify_report_write(f, &rep, stdout);
+	if (out)
+		ibf_verify_report_write(f, &rep, out);
 	*ok = ibf_verify_ok(&rep);
 	ibf_verify_report_free(&rep);
 	return 0;
+}
+
+int cli_verify_dl(const struct ibf_fabric *f, const struct ibf_routes *r, const struct ibf_dl *dl,
+		  long max_cycles, FILE *out, struct ibf_error *err, int *ok)
+{
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	memset(&sl, 0, sizeof(sl));
+	memset(&s2v, 0, sizeof(s2v));
+	int rc = ibf_sl_table_from_dl(f, dl, &sl, err);
+	if (!rc)
+		rc = ibf_sl2vl_table_from_dl(f, dl, &s2v, err);
+	if (!rc)
+		rc = do_verify(f, r, &sl, &s2v, max_cycles, out, err, ok);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	return rc;
 }
 
 static int cmd_verify(int argc, char **argv)
@@ -258,7 +275,7 @@ static int cmd_verify(int argc, char **argv)
 		rc = a.sl2vl ? ibf_sl2vl_read_limit(f, a.sl2vl, (int)vlim, &s2v, &err)
 			     : ibf_sl2vl_table_uniform(f, (int)a.vls, &s2v, &err);
 	if (!rc)
-		rc = do_verify(f, &r, &sl, &s2v, a.max_cycles, a.quiet, &err, &ok);
+		rc = do_verify(f, &r, &sl, &s2v, a.max_cycles, a.quiet ? NULL : stdout, &err, &ok);
 	ibf_sl_table_free(&sl);
 	ibf_sl2vl_table_free(&s2v);
 	ibf_routes_free(&r);
@@ -317,19 +334,9 @@ static int cmd_apply(int argc, char **argv)
 		if (!a.quiet)
 			fprintf(stderr, "ibfab deadlock: %s\n",
 				ibf_dl_summary(dl, buf, sizeof(buf)));
-		if (a.verify) {
-			struct ibf_sl_table sl;
-			struct ibf_sl2vl_table s2v;
-			memset(&sl, 0, sizeof(sl));
-			memset(&s2v, 0, sizeof(s2v));
-			rc = ibf_sl_table_from_dl(f, dl, &sl, &err);
-			if (!rc)
-				rc = ibf_sl2vl_table_from_dl(f, dl, &s2v, &err);
-			if (!rc)
-				rc = do_verify(f, &r, &sl, &s2v, a.max_cycles, a.quiet, &err, &ok);
-			ibf_sl_table_free(&sl);
-			ibf_sl2vl_table_free(&s2v);
-		}
+		if (a.verify)
+			rc = cli_verify_dl(f, &r, dl, a.max_cycles, a.quiet ? NULL : stdout, &err,
+					   &ok);
 		if (!dl->deadlock_free)
 			ok = 0;
 		/* a best-effort result is written (marked NOT deadlock-free in

@@ -38,6 +38,7 @@ enum {
 	O_DL_SL,
 	O_DL_SL2VL,
 	O_DL_NOFIT,
+	O_DL_VERIFY,
 	O_CONF,
 	O_ROOTS,
 	O_AVOID,
@@ -176,6 +177,10 @@ static const char route_help[] =
 	"  --best-effort   dfsssp: accept too few VLs (result NOT deadlock-free)\n"
 	"  --sl FILE       write the path SL dump (with --deadlock)\n"
 	"  --sl2vl FILE    write the SL2VL dump (with --deadlock)\n"
+	"  --verify        with --deadlock: check the result with the independent\n"
+	"                  verifier (the channel dependency graph over the tables,\n"
+	"                  SLs and SL2VL, as `deadlock verify`); a cycle fails the\n"
+	"                  run (exit 1, its report on stderr, no file written)\n"
 	"\n"
 	"check: trace every (source port, destination LID) pair through the tables and\n"
 	"report unreachable pairs, loops, misdeliveries and paths longer than --max-hops;\n"
@@ -200,6 +205,7 @@ struct route_args {
 	 * and then by the options, through the same parser */
 	struct ibf_conf conf;
 	int dl_nofit;
+	int dl_verify; /* --verify: the independent verifier on the scheme's result */
 	const char *dl_sl, *dl_sl2vl;
 	const char *prev_topo, *prev_lfts; /* stable reroute from these tables */
 	const char *avoid;		   /* hratio: GUID file of switches to avoid */
@@ -234,6 +240,7 @@ static const struct option route_lo[] = {
 	{ "max-vls", required_argument, 0, O_DL_MAXVLS },
 	{ "best-effort", no_argument, 0, O_DL_BEST },
 	{ "no-fit", no_argument, 0, O_DL_NOFIT },
+	{ "verify", no_argument, 0, O_DL_VERIFY },
 	{ "sl", required_argument, 0, O_DL_SL },
 	{ "sl2vl", required_argument, 0, O_DL_SL2VL },
 	{ "conf", required_argument, 0, O_CONF },
@@ -369,6 +376,9 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 			break;
 		case O_DL_NOFIT:
 			a->dl_nofit = 1;
+			break;
+		case O_DL_VERIFY:
+			a->dl_verify = 1;
 			break;
 		case 'h':
 			fputs(route_help, stdout);
@@ -527,7 +537,23 @@ static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f
 		fprintf(stderr, "ibfab route: deadlock %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
 	if (sl_fp)
 		ibf_sl_write_stream(f, dl, sl_fp);
-	if (sl2vl_fp)
+	if (a->dl_verify && dl->deadlock_free) {
+		/* stderr: the tables may go to stdout (-o -) */
+		int ok = 0;
+		rc = cli_verify_dl(f, r, dl, 16, a->quiet ? NULL : stderr, err, &ok);
+		if (!rc && !ok)
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					   "--verify: the verifier found the scheme's result "
+					   "cyclic%s; nothing written",
+					   a->quiet ? "" : " (report above)");
+	} else if (a->dl_verify) {
+		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				   "--verify: the result is not deadlock-free (--best-effort); "
+				   "nothing written");
+	}
+	if (!rc && sl_fp)
+		ibf_sl_write_stream(f, dl, sl_fp);
+	if (!rc && sl2vl_fp)
 		ibf_sl2vl_write_stream(f, dl, sl2vl_fp);
 	ibf_dl_free(dlres);
 	return rc;
@@ -552,9 +578,9 @@ static int cmd_route_main(int argc, char **argv)
 	 * written, or none (an SL dump without its tables is worse than none) */
 	struct cli_outs outs = { .n = 0 };
 	FILE *out_fp, *stats_fp, *sl_fp = NULL, *sl2vl_fp = NULL;
-	if (a.conf.deadlock == IBF_DEADLOCK_NONE && (a.dl_sl || a.dl_sl2vl))
+	if (a.conf.deadlock == IBF_DEADLOCK_NONE && (a.dl_sl || a.dl_sl2vl || a.dl_verify))
 		rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
-				   "--sl / --sl2vl need --deadlock dfsssp|coloring|auto");
+				   "--sl / --sl2vl / --verify need --deadlock dfsssp|coloring|auto");
 	if (!rc)
 		rc = cli_outs_add(&outs, a.out, &out_fp, &err);
 	if (!rc)

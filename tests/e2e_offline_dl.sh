@@ -150,6 +150,31 @@ check "verify on a dump without r3's table: exit 1 ($rc), names the switch, no r
 rc=$?
 check "apply on it: exit 1 ($rc), no SL dump" test $rc -eq 1 -a ! -e "$W/m.sl"
 
+# ------------------------------------------------------------ route --deadlock --verify
+# the independent verifier on the scheme's result, inside `ibfab route`, on a
+# damaged Slim Fly (cables cut, a switch dead) with LMC 1 in 4 VLs
+"$IBFAB" topo gen slimfly --q 5 --format ibsim -o "$W/v5.net"
+awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=5 -v cables=5 -v deadno=3 \
+	"$W/v5.net" "$W/v5.net" >"$W/v5d.net"
+for sch in dfsssp coloring auto; do
+	"$IBFAB" route --topology "$W/v5d.net" --engine layered --lmc 1 --deadlock $sch --max-vls 4 \
+		--verify -o "$W/v-$sch.lfts" --sl "$W/v-$sch.sl" --sl2vl "$W/v-$sch.s2v" 2>"$W/v.err"
+	rc=$?
+	diag <"$W/v.err"
+	check "route --deadlock $sch --verify on the damaged Slim Fly: exit 0 ($rc), verified, all written" \
+		sh -c "test $rc -eq 0 && grep -q '^result: *deadlock-free' '$W/v.err' &&
+			test -s '$W/v-$sch.lfts' -a -s '$W/v-$sch.sl' -a -s '$W/v-$sch.s2v'"
+done
+"$IBFAB" route -q --topology "$W/v5d.net" --engine layered --lmc 1 --deadlock dfsssp --max-vls 1 \
+	--best-effort --verify -o "$W/v-be.lfts" --sl "$W/v-be.sl" 2>"$W/v.err"
+rc=$?
+check "route --best-effort --verify: exit 1 ($rc), nothing written" \
+	sh -c "test $rc -eq 1 -a ! -e '$W/v-be.lfts' -a ! -e '$W/v-be.sl' && grep -q 'not deadlock-free' '$W/v.err'"
+"$IBFAB" route -q --topology "$W/v5d.net" --engine layered --verify -o "$W/v-none.lfts" 2>"$W/v.err"
+rc=$?
+check "route --verify without --deadlock: exit 1 ($rc), nothing written" \
+	sh -c "test $rc -eq 1 -a ! -e '$W/v-none.lfts' && grep -q 'need --deadlock' '$W/v.err'"
+
 # ------------------------------------------------------------ ibsim + opensm -R file
 sim_ok=1
 for t in ibsim ibsim-run opensm ibnetdiscover dump_lfts; do
