@@ -314,8 +314,10 @@ static int set_entry(struct rd *d, uint64_t lid, uint64_t port)
 {
 	if (lid > d->r->max_lid)
 		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
-				     "LID 0x%04llx is above the fabric's largest LID 0x%04x",
-				     (unsigned long long)lid, d->r->max_lid);
+				     "LID 0x%04llx is above the fabric's largest LID 0x%04x (LMC "
+				     "%u: tables made with another LMC, or for another fabric? "
+				     "give --lmc or --guid2lid as when they were made)",
+				     (unsigned long long)lid, d->r->max_lid, (unsigned)d->r->lmc);
 	if (port == IBF_LFT_NONE)
 		return 0;
 	const struct ibf_node *n = &d->f->nodes[d->f->switches[d->sw]];
@@ -485,7 +487,8 @@ static int check_owner(struct rd *d, uint64_t lid, const char *rest)
 				     "LID 0x%04llx belongs to port guid 0x%016llx in the dump but "
 				     "to '%s' port %u (guid 0x%016llx) in the fabric: the tables "
 				     "were made for other LIDs (route the fabric as discovered, "
-				     "or give its LIDs with --guid2lid)",
+				     "or give its LIDs with --guid2lid or the --lmc they were "
+				     "made with)",
 				     (unsigned long long)lid, (unsigned long long)pg,
 				     n->desc ? n->desc : "", (unsigned)d->lids.port[lid],
 				     (unsigned long long)pt->guid);
@@ -493,7 +496,8 @@ static int check_owner(struct rd *d, uint64_t lid, const char *rest)
 	return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 			     "LID 0x%04llx belongs to port guid 0x%016llx in the dump but to no "
 			     "port of the fabric: the tables were made for other LIDs (route the "
-			     "fabric as discovered, or give its LIDs with --guid2lid)",
+			     "fabric as discovered, or give its LIDs with --guid2lid or the "
+			     "--lmc they were made with)",
 			     (unsigned long long)lid, (unsigned long long)pg);
 }
 
