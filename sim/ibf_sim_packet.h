@@ -88,7 +88,7 @@ enum ibf_psim_sync {
 struct ibf_psim_opts {
 	uint64_t seed;
 	double load;	       /* offered load per host, fraction of its link rate (0..1] */
-	uint32_t mtu_payload;  /* payload bytes per packet (default 4032) */
+	uint32_t mtu_payload;  /* payload bytes per packet (default 4032; >= 1 with streams) */
 	uint32_t hdr_bytes;    /* header bytes per packet (default 64) */
 	uint32_t buf_bytes;    /* input buffer per port and VL (default 131072) */
 	int vls;	       /* data VLs modelled, 1..15 (default 8) */

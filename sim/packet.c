@@ -3489,6 +3489,11 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	if (b < 1 || b > 65535)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "packet size must be 1..65535 bytes");
+	/* a message is cut into packets of mtu_payload bytes: none would end
+	 * it (and the packet count divided by zero) */
+	if (o->stream && !o->mtu_payload)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams need a packet payload of at least 1 byte");
 	/* node model: an intra-node packet larger than the fabric payload
 	 * travels alone in a fabric packet (nic_arrive), which is then larger */
 	uint64_t ib = (uint64_t)(o->ipkt_payload < o->msg_bytes ? o->ipkt_payload : o->msg_bytes) +

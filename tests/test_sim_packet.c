@@ -966,6 +966,11 @@ static void test_streams(void)
 	TT_EQ_INT(res.phases_done, 0);
 	TT_CHECK(res.phase_ns[0] < 0);
 	ibf_psim_result_free(&res);
+	/* a payload of 0 bytes cannot carry a message (it divided by zero
+	 * when the phase was cut into packets; found by fuzzing) */
+	o.mtu_payload = 0;
+	TT_EQ_INT(prun(f, &r, NULL, NULL, &o, &res, &err), IBF_EINVAL);
+	TT_CHECK(strstr(err.msg, "payload") != NULL);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
