@@ -3481,8 +3481,9 @@ static void psim_free(struct psim *s)
 
 static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 {
-	if (!(o->load > 0 && o->load <= 1.0))
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "load must be in (0, 1]");
+	/* below 1e-6 the gaps between packets overflow the picosecond clock */
+	if (!(o->load >= 1e-6 && o->load <= 1.0))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "load must be in [1e-6, 1]");
 	if (o->vls < 1 || o->vls > 15)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "vls must be 1..15");
 	uint64_t b = (uint64_t)o->mtu_payload + o->hdr_bytes;
@@ -3505,11 +3506,15 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 			err, IBF_EINVAL, NULL, 0,
 			"buffer (%u bytes) must hold one packet (%llu bytes) and be <= 1 GiB",
 			o->buf_bytes, (unsigned long long)b);
-	if (!(o->measure_ns > 0) || o->warmup_ns < 0 || !(o->stall_ns > 0) || o->router_ns < 0 ||
-	    o->ns_per_m < 0 || o->host_cable_m < 0 || o->switch_cable_m < 0 ||
-	    o->warmup_ns + o->measure_ns > 1e10 || o->drain_ns > 1e10 || o->stall_ns > 1e10 ||
-	    o->router_ns > 1e10 || o->ns_per_m * o->host_cable_m > 1e10 ||
-	    o->ns_per_m * o->switch_cable_m > 1e10)
+	/* written so that NaN fails every test (it went through the old
+	 * negative tests and was converted to picoseconds); a negative drain
+	 * means "as long as the measurement" */
+	if (!(o->measure_ns > 0) || !(o->warmup_ns >= 0) || !(o->stall_ns > 0) ||
+	    !(o->router_ns >= 0) || !(o->ns_per_m >= 0) || !(o->host_cable_m >= 0) ||
+	    !(o->switch_cable_m >= 0) || !(o->warmup_ns + o->measure_ns <= 1e10) ||
+	    isnan(o->drain_ns) || o->drain_ns > 1e10 || o->stall_ns > 1e10 ||
+	    o->router_ns > 1e10 || !(o->ns_per_m * o->host_cable_m <= 1e10) ||
+	    !(o->ns_per_m * o->switch_cable_m <= 1e10))
 		return ibf_error_set(
 			err, IBF_EINVAL, NULL, 0,
 			"times and lengths must be >= 0 (measure, stall > 0; at most 10 s)");
@@ -3528,7 +3533,8 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 				     "node VOQs go with the node model and bounded intra-node "
 				     "queues (node_buf_bytes > 0)");
 	if (o->accels &&
-	    (o->accels < 1 || o->accels > 64 || !(o->acc_gbps > 0) || !(o->nic_gbps > 0) ||
+	    (o->accels < 1 || o->accels > 64 || !(o->acc_gbps >= 0.1 && o->acc_gbps <= 1e6) ||
+	     !(o->nic_gbps >= 0.1 && o->nic_gbps <= 1e6) ||
 	     o->ipkt_payload < 1 ||
 	     (uint64_t)o->ipkt_payload + o->ipkt_hdr + o->hdr_bytes > 65535 || o->msg_bytes < 1 ||
 	     o->msg_bytes > (1u << 24) || !(o->inter_frac >= 0 && o->inter_frac <= 1) ||
@@ -3539,7 +3545,7 @@ static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
 	     !(o->agg_timeout_ns >= 0 && o->agg_timeout_ns <= 1e10)))
 		return ibf_error_set(
 			err, IBF_EINVAL, NULL, 0,
-			"node model: 1..64 accelerators, rates > 0, intra-node packets "
+			"node model: 1..64 accelerators, rates of 0.1..1e6 Gb/s, intra-node packets "
 			"< 64 KiB, a share in [0, 1], times in [0, 10 s]");
 	return 0;
 }

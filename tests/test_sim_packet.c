@@ -2110,6 +2110,63 @@ static void test_islip(void)
 	ibf_fabric_free(f);
 }
 
+/* Option values the simulator must refuse (found by fuzzing): NaN times
+ * went through the "< 0" tests and were converted to picoseconds
+ * (undefined behaviour), an infinite speed of light times a 0 m cable is
+ * NaN too; a load of 1e-300 made the gaps between packets overflow the
+ * clock; node links under 0.05 Gb/s rounded to a rate of 0 (division by
+ * zero), infinite ones overflowed it.  Each is IBF_EINVAL, and the edge
+ * values still run. */
+static void test_bad_opts(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	double *times[] = { &o.warmup_ns, &o.drain_ns, &o.router_ns, &o.ns_per_m,
+			    &o.host_cable_m, &o.switch_cable_m, &o.stall_ns, &o.measure_ns };
+	for (unsigned i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		ibf_psim_opts_default(&o);
+		*times[i] = NAN;
+		TT_CHECK_MSG(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL, "time %u NaN",
+			     i);
+	}
+	ibf_psim_opts_default(&o);
+	o.ns_per_m = INFINITY;
+	o.host_cable_m = o.switch_cable_m = 0;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_opts_default(&o);
+	o.load = 1e-300;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	o.load = 1e-6;
+	o.warmup_ns = 0;
+	o.measure_ns = 1000;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	ibf_psim_result_free(&res);
+	double bad_rates[] = { 0.04, 1e-300, INFINITY, 2e6 };
+	for (unsigned i = 0; i < 4; i++)
+		for (int which = 0; which < 2; which++) {
+			ibf_psim_opts_default(&o);
+			o.accels = 2;
+			o.warmup_ns = 0;
+			o.measure_ns = 1000;
+			*(which ? &o.nic_gbps : &o.acc_gbps) = bad_rates[i];
+			TT_CHECK_MSG(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL,
+				     "rate %g (%s)", bad_rates[i], which ? "nic" : "acc");
+		}
+	ibf_psim_opts_default(&o);
+	o.accels = 2;
+	o.warmup_ns = 0;
+	o.measure_ns = 1000;
+	o.acc_gbps = o.nic_gbps = 0.1;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_one_hop_latency);
@@ -2130,6 +2187,7 @@ int main(void)
 	TT(test_pattern_traffic);
 	TT(test_table_classes);
 	TT(test_damaged_fattree);
+	TT(test_bad_opts);
 	TT(test_streams);
 	TT(test_stream_caps);
 	TT(test_stream_caps_shared_pair);
