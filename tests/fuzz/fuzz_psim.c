@@ -536,6 +536,23 @@ static void check_result(const struct ibf_fabric *f, const struct in *p,
 			for (uint32_t m = s->off[k]; m < s->off[k + 1]; m++)
 				payload += (double)s->msg[m].bytes * pr->done;
 		}
+		/* barrier: the steps run back to back from time 0, a phase's
+		 * time is the sum of its repetitions' */
+		if (s->sync == IBF_PSIM_SYNC_BARRIER) {
+			double sum = 0;
+			for (uint32_t k = 0; k < r->nphases; k++) {
+				const struct ibf_psim_phase_reps *pr = &r->phase_reps[k];
+				sum += pr->sum_ns;
+				if (r->phase_ns[k] >= 0)
+					CHECK(pr->done == pr->reps &&
+						      fabs(r->phase_ns[k] - pr->sum_ns) <=
+							      1e-6 * (1 + pr->sum_ns),
+					      "barrier: phase time = its repetitions' sum",
+					      r->phase_ns[k], pr->sum_ns);
+			}
+			CHECK(sum <= r->sim_ns * (1 + 1e-9) + 1e-3,
+			      "barrier: the steps fit in the run", sum, r->sim_ns);
+		}
 		if (r->phase_compute_ns)
 			for (uint32_t k = 0; k < r->nphases; k++)
 				CHECK(isfinite(r->phase_compute_ns[k]) && r->phase_compute_ns[k] >= 0,
