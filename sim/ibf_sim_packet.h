@@ -112,7 +112,8 @@ struct ibf_psim_opts {
 	/* fixed destinations instead of uniform traffic (NULL: uniform): host
 	 * h sends to dst[off[h] .. off[h + 1] - 1] (host indices as
 	 * ibf_sim_net_init numbers them), one drawn uniformly per packet; a
-	 * host without destinations stays silent.  off has nhosts + 1 entries. */
+	 * host without destinations stays silent.  off has nhosts + 1 entries.
+	 * Not used (nor checked) with message streams or the node model. */
 	const uint32_t *traffic_off, *traffic_dst;
 	uint32_t traffic_nhosts;
 	/* message streams instead of open-loop traffic (NULL: off): phase 0

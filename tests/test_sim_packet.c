@@ -2167,6 +2167,37 @@ static void test_bad_opts(void)
 	ibf_fabric_free(f);
 }
 
+/* A traffic pattern beside message streams is not used: the capacity
+ * counts every host (it counted only the pattern's senders, host 2 here,
+ * while hosts 0 and 1 sent the streams: accepted 2; found by fuzzing). */
+static void test_stream_ignores_pattern(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = { { 0, 1, 40320, 0 }, { 1, 0, 40320, 0 } };
+	uint32_t off[] = { 0, 2 };
+	struct ibf_psim_stream st = { 1, off, msg, NULL, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
+	uint32_t toff[] = { 0, 0, 0, 1 }, tdst[] = { 7 }; /* host 2 -> 7: bad, unused */
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res, plain;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &plain, &err) == 0);
+	o.traffic_off = toff;
+	o.traffic_dst = tdst;
+	o.traffic_nhosts = 3;
+	memset(&res, 0, sizeof(res));
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(res.host_gbps - 300) < 1e-9, "host_gbps %g", res.host_gbps);
+	TT_CHECK_MSG(res.accepted_frac <= 1 && res.accepted_frac == plain.accepted_frac,
+		     "accepted %g, without the pattern %g", res.accepted_frac, plain.accepted_frac);
+	TT_EQ_INT(res.delivered, plain.delivered);
+	ibf_psim_result_free(&res);
+	ibf_psim_result_free(&plain);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_one_hop_latency);
@@ -2192,6 +2223,7 @@ int main(void)
 	TT(test_stream_caps);
 	TT(test_stream_caps_shared_pair);
 	TT(test_stream_low_load);
+	TT(test_stream_ignores_pattern);
 	TT(test_stream_reps);
 	TT(test_stream_reps_low_load);
 	TT(test_stream_reps_ring);
