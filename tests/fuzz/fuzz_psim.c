@@ -20,7 +20,10 @@
  * at 0, ordered latency percentiles, a reported deadlock cycle that is a
  * chain of real cables closing on itself, no deadlock with tables of a
  * scheme that claims deadlock freedom, message-stream and node-model
- * bookkeeping, the same result twice, and the JSON report parsing. */
+ * bookkeeping, the same result twice, and the JSON report parsing.
+ *
+ * FUZZ_PSIM_DEBUG=1 tests/fuzz/replay psim FILE prints each run's JSON
+ * report and per-phase times on stderr (nothing is printed without it). */
 #include "fuzz.h"
 #include "ibf_json.h"
 #include "ibf_sim_packet.h"
