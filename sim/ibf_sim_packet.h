@@ -87,8 +87,8 @@ enum ibf_psim_sync {
 
 struct ibf_psim_opts {
 	uint64_t seed;
-	double load;	       /* offered load per host, fraction of its link rate (0..1] */
-	uint32_t mtu_payload;  /* payload bytes per packet (default 4032) */
+	double load;	       /* offered load per host, fraction of its link rate [1e-6, 1] */
+	uint32_t mtu_payload;  /* payload bytes per packet (default 4032; >= 1 with streams) */
 	uint32_t hdr_bytes;    /* header bytes per packet (default 64) */
 	uint32_t buf_bytes;    /* input buffer per port and VL (default 131072) */
 	int vls;	       /* data VLs modelled, 1..15 (default 8) */
@@ -112,7 +112,8 @@ struct ibf_psim_opts {
 	/* fixed destinations instead of uniform traffic (NULL: uniform): host
 	 * h sends to dst[off[h] .. off[h + 1] - 1] (host indices as
 	 * ibf_sim_net_init numbers them), one drawn uniformly per packet; a
-	 * host without destinations stays silent.  off has nhosts + 1 entries. */
+	 * host without destinations stays silent.  off has nhosts + 1 entries.
+	 * Not used (nor checked) with message streams or the node model. */
 	const uint32_t *traffic_off, *traffic_dst;
 	uint32_t traffic_nhosts;
 	/* message streams instead of open-loop traffic (NULL: off): phase 0
@@ -138,8 +139,8 @@ struct ibf_psim_opts {
  * keeps its full model.
 	 * At most 4096 nodes. */
 	int accels;	       /* accelerators per node, 0 = off (hosts send uniform traffic) */
-	double acc_gbps;       /* accelerator <-> intra-node switch link (default 512) */
-	double nic_gbps;       /* intra-node switch <-> NIC link (default 128) */
+	double acc_gbps;       /* accelerator <-> intra-node switch link, 0.1..1e6 (default 512) */
+	double nic_gbps;       /* intra-node switch <-> NIC link, 0.1..1e6 (default 128) */
 	uint32_t ipkt_payload; /* intra-node packet payload (default 128) */
 	uint32_t ipkt_hdr;     /* intra-node packet header (default 20) */
 	uint32_t msg_bytes;    /* message size (default 4096) */

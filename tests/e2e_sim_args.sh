@@ -32,6 +32,9 @@ bad_packet --loads 1e-300:1e-300:1 --loads
 bad_packet --loads 0.5:0.4:0.1 --loads
 bad_packet --measure 1e400us "--measure: bad time"
 bad_packet --measure nan "--measure: bad time"
+# node links under 0.05 Gb/s rounded to a rate of 0 in the library (division by zero)
+bad_packet --nic-gbps 0.01 "--nic-gbps"
+bad_packet --acc-gbps 0.01 "--acc-gbps"
 # pattern counts: "-N" wrapped through strtoul to 2^64 - N
 bad_packet --traffic shift:-18446744073709551615 shift:-18446744073709551615
 bad_packet --traffic perm:+3 perm:+3

@@ -966,6 +966,11 @@ static void test_streams(void)
 	TT_EQ_INT(res.phases_done, 0);
 	TT_CHECK(res.phase_ns[0] < 0);
 	ibf_psim_result_free(&res);
+	/* a payload of 0 bytes cannot carry a message (it divided by zero
+	 * when the phase was cut into packets; found by fuzzing) */
+	o.mtu_payload = 0;
+	TT_EQ_INT(prun(f, &r, NULL, NULL, &o, &res, &err), IBF_EINVAL);
+	TT_CHECK(strstr(err.msg, "payload") != NULL);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -2105,6 +2110,94 @@ static void test_islip(void)
 	ibf_fabric_free(f);
 }
 
+/* Option values the simulator must refuse (found by fuzzing): NaN times
+ * went through the "< 0" tests and were converted to picoseconds
+ * (undefined behaviour), an infinite speed of light times a 0 m cable is
+ * NaN too; a load of 1e-300 made the gaps between packets overflow the
+ * clock; node links under 0.05 Gb/s rounded to a rate of 0 (division by
+ * zero), infinite ones overflowed it.  Each is IBF_EINVAL, and the edge
+ * values still run. */
+static void test_bad_opts(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	double *times[] = { &o.warmup_ns, &o.drain_ns, &o.router_ns, &o.ns_per_m,
+			    &o.host_cable_m, &o.switch_cable_m, &o.stall_ns, &o.measure_ns };
+	for (unsigned i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		ibf_psim_opts_default(&o);
+		*times[i] = NAN;
+		TT_CHECK_MSG(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL, "time %u NaN",
+			     i);
+	}
+	ibf_psim_opts_default(&o);
+	o.ns_per_m = INFINITY;
+	o.host_cable_m = o.switch_cable_m = 0;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	ibf_psim_opts_default(&o);
+	o.load = 1e-300;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	o.load = 1e-6;
+	o.warmup_ns = 0;
+	o.measure_ns = 1000;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	ibf_psim_result_free(&res);
+	double bad_rates[] = { 0.04, 1e-300, INFINITY, 2e6 };
+	for (unsigned i = 0; i < 4; i++)
+		for (int which = 0; which < 2; which++) {
+			ibf_psim_opts_default(&o);
+			o.accels = 2;
+			o.warmup_ns = 0;
+			o.measure_ns = 1000;
+			*(which ? &o.nic_gbps : &o.acc_gbps) = bad_rates[i];
+			TT_CHECK_MSG(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL,
+				     "rate %g (%s)", bad_rates[i], which ? "nic" : "acc");
+		}
+	ibf_psim_opts_default(&o);
+	o.accels = 2;
+	o.warmup_ns = 0;
+	o.measure_ns = 1000;
+	o.acc_gbps = o.nic_gbps = 0.1;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A traffic pattern beside message streams is not used: the capacity
+ * counts every host (it counted only the pattern's senders, host 2 here,
+ * while hosts 0 and 1 sent the streams: accepted 2; found by fuzzing). */
+static void test_stream_ignores_pattern(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_msg msg[] = { { 0, 1, 40320, 0 }, { 1, 0, 40320, 0 } };
+	uint32_t off[] = { 0, 2 };
+	struct ibf_psim_stream st = { 1, off, msg, NULL, IBF_PSIM_SYNC_BARRIER, NULL, NULL };
+	uint32_t toff[] = { 0, 0, 0, 1 }, tdst[] = { 7 }; /* host 2 -> 7: bad, unused */
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res, plain;
+	struct ibf_error err;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &plain, &err) == 0);
+	o.traffic_off = toff;
+	o.traffic_dst = tdst;
+	o.traffic_nhosts = 3;
+	memset(&res, 0, sizeof(res));
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(fabs(res.host_gbps - 300) < 1e-9, "host_gbps %g", res.host_gbps);
+	TT_CHECK_MSG(res.accepted_frac <= 1 && res.accepted_frac == plain.accepted_frac,
+		     "accepted %g, without the pattern %g", res.accepted_frac, plain.accepted_frac);
+	TT_EQ_INT(res.delivered, plain.delivered);
+	ibf_psim_result_free(&res);
+	ibf_psim_result_free(&plain);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_one_hop_latency);
@@ -2125,10 +2218,12 @@ int main(void)
 	TT(test_pattern_traffic);
 	TT(test_table_classes);
 	TT(test_damaged_fattree);
+	TT(test_bad_opts);
 	TT(test_streams);
 	TT(test_stream_caps);
 	TT(test_stream_caps_shared_pair);
 	TT(test_stream_low_load);
+	TT(test_stream_ignores_pattern);
 	TT(test_stream_reps);
 	TT(test_stream_reps_low_load);
 	TT(test_stream_reps_ring);
