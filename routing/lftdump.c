@@ -308,6 +308,17 @@ static const char *sw_desc(const struct rd *d, uint32_t sw)
 	return s ? s : "";
 }
 
+/* The fabric's LID map, built when first needed. */
+static int rd_lids(struct rd *d)
+{
+	if (d->have_lids)
+		return 0;
+	int rc = ibf_lidmap_build(d->f, &d->lids, d->err);
+	if (!rc)
+		d->have_lids = 1;
+	return rc;
+}
+
 /* one LFT entry of the open table; port 255 ("illegal port" of dump_lfts
  * -a) leaves no entry */
 static int set_entry(struct rd *d, uint64_t lid, uint64_t port)
@@ -470,12 +481,9 @@ static int check_owner(struct rd *d, uint64_t lid, const char *rest)
 	const char *e = parse_hex(g + strlen("portguid 0x"), 16, &pg);
 	if (!e || !pg)
 		return 0;
-	if (!d->have_lids) {
-		int rc = ibf_lidmap_build(d->f, &d->lids, d->err);
-		if (rc)
-			return rc;
-		d->have_lids = 1;
-	}
+	int rc = rd_lids(d);
+	if (rc)
+		return rc;
 	const struct ibf_fabric *f = d->f;
 	int node = lid <= d->lids.max_lid ? d->lids.node[lid] : -1;
 	if (node >= 0) {
@@ -554,12 +562,9 @@ static int check_high_ports(struct rd *d)
 	const struct ibf_node *n = &d->f->nodes[d->f->switches[d->sw]];
 	if (n->nports < 128 || d->high_port)
 		return 0;
-	if (!d->have_lids) {
-		int rc = ibf_lidmap_build(d->f, &d->lids, d->err);
-		if (rc)
-			return rc;
-		d->have_lids = 1;
-	}
+	int rc = rd_lids(d);
+	if (rc)
+		return rc;
 	const uint8_t *lft = ibf_lft(d->r, d->sw);
 	uint64_t top = d->hi < d->lids.max_lid ? d->hi : d->lids.max_lid;
 	for (uint64_t lid = d->lo ? d->lo : 1; lid <= top; lid++)
