@@ -83,9 +83,12 @@ struct ibf_conf {
 	int rail_avoid_above;		/* default 60 */
 
 	/* where the settings came from: the file read ("" = defaults) and the
-	 * line that set the deadlock scheme (0 = default), for error messages */
+	 * lines that set the deadlock scheme and the window bounds (0 = default
+	 * or the command line), for error messages */
 	char source[IBF_CONF_PATH_MAX];
 	long deadlock_line;
+	long min_len_line, max_len_line; /* lines of the window bounds (0 = default) */
+	long rail_avoid_line;		 /* last line of rail_avoid_below / _above */
 	int lines; /* settings lines read */
 };
 
