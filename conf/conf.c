@@ -591,6 +591,24 @@ int ibf_conf_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o, uint
 	return 0;
 }
 
+int ibf_conf_engine_opts(const struct ibf_conf *c, const char *engine, struct ibf_route_opts *o,
+			 uint64_t **roots, struct ibf_error *err)
+{
+	if (!engine || strcmp(engine, "dmodk")) {
+		ibf_conf_to_route_opts(c, o);
+		*roots = NULL;
+		return 0;
+	}
+	int rc = ibf_conf_route_opts(c, o, roots, err);
+	if (rc && err) {
+		char msg[sizeof(err->msg)];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		snprintf(err->msg, sizeof(err->msg), "%.*s (the dmodk_roots file)",
+			 (int)sizeof(err->msg) - 32, msg);
+	}
+	return rc;
+}
+
 void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o)
 {
 	ibf_route_opts_default(o);

@@ -124,6 +124,13 @@ void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o);
 int ibf_conf_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o, uint64_t **roots,
 			struct ibf_error *err);
 
+/* The options for one engine: ibf_conf_route_opts when the engine uses the
+ * dmodk roots (dmodk), else ibf_conf_to_route_opts with *roots = NULL, so a
+ * dmodk_roots file that cannot be read does not stop the other engines.  A
+ * roots file error names the key. */
+int ibf_conf_engine_opts(const struct ibf_conf *c, const char *engine, struct ibf_route_opts *o,
+			 uint64_t **roots, struct ibf_error *err);
+
 /* Format one window bound: "3", "dist+1", "diameter+0", ... */
 const char *ibf_win_bound_format(const struct ibf_win_bound *b, char *buf, size_t len);
 

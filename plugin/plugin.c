@@ -752,7 +752,7 @@ static int ibfab_build_lfts(void *context)
 	struct ibf_route_report rep;
 	memset(&rep, 0, sizeof(rep));
 	uint64_t *roots = NULL;
-	if (ibf_conf_route_opts(&pl->conf, &o, &roots, &err)) {
+	if (ibf_conf_engine_opts(&pl->conf, name, &o, &roots, &err)) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
 		     ibf_error_format(&err, msg, sizeof(msg)));
 		goto fail_nowrite;

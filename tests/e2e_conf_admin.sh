@@ -5,7 +5,8 @@
 #  - $IBFAB_CONF naming a FIFO: OpenSM starts (opening it would block until
 #    a writer comes), the error names the file, OpenSM falls back to minhop;
 #  - "dmodk,minimal": dmodk fails, the log names the engine OpenSM tries
-#    next, and minimal's tables route every LID;
+#    next, and minimal's tables route every LID; a dmodk_roots file that is
+#    not there fails dmodk only;
 #  - "dmodk,no_fallback" (a running OpenSM: with no tables -o never ends):
 #    the log says no new tables are programmed, instead of a fallback;
 #  - ibfab.conf edited, then removed, while OpenSM runs: a re-sweep (SIGHUP)
@@ -77,6 +78,18 @@ check "dmodk,minimal: the log names the next engine" \
 check "dmodk,minimal: minimal configured the tables" \
 	log_has chain "minimal: tables configured by ibfab: $NSW switches, $NLIDS LIDs"
 check "dmodk,minimal: every switch routes every LID" all_routed chain
+
+# 2b. dmodk's own option, a roots file that is not there: dmodk fails and
+#     says so, minimal (which has no use for it) still routes
+printf 'dmodk_roots %s\n' "$WORK/no-such-roots" >"$WORK/roots.conf"
+once roots dmodk,minimal "$WORK/roots.conf"
+check "dmodk_roots missing: opensm ran" test $? -eq 0
+show_log roots
+check "dmodk_roots missing: dmodk names the key" \
+	log_has roots "ibfab dmodk: cannot route: $WORK/no-such-roots: cannot open: No such file or directory (the dmodk_roots file)"
+check "dmodk_roots missing: minimal is not affected" \
+	log_has roots "minimal: tables configured by ibfab: $NSW switches, $NLIDS LIDs"
+check "dmodk_roots missing: every switch routes every LID" all_routed roots
 
 # live NAME ENGINE CONF SCRIPT: OpenSM running (no -o) in the background,
 # SCRIPT run beside it with $pid, $d and $WORK set, then OpenSM stopped by PID

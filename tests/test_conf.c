@@ -382,6 +382,15 @@ static void dmodk_roots(void)
 	TT_CHECK(roots == NULL);
 	unlink(path);
 	TT_CHECK(ibf_conf_route_opts(&c, &o, &roots, &err) == IBF_EIO);
+	/* only dmodk reads the roots: a missing file does not stop the others,
+	 * and dmodk's error names the key */
+	roots = (uint64_t *)1;
+	TT_EQ_INT(ibf_conf_engine_opts(&c, "layered", &o, &roots, &err), 0);
+	TT_CHECK(roots == NULL && o.roots == NULL && o.nroots == 0);
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_conf_engine_opts(&c, "dmodk", &o, &roots, &err) == IBF_EIO);
+	TT_CHECK_MSG(strstr(err.msg, "(the dmodk_roots file)") != NULL, "%s", err.msg);
+	TT_CHECK(roots == NULL);
 	/* none: back to the structure */
 	TT_EQ_INT(parse("dmodk_roots none\n", &c, &err), 0);
 	TT_EQ_INT(ibf_conf_route_opts(&c, &o, &roots, &err), 0);
