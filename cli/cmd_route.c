@@ -434,7 +434,7 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 				     "unknown engine '%s' (see ibfab route --help)", engine);
 	struct ibf_route_opts o;
 	uint64_t *roots = NULL;
-	int rc = ibf_conf_route_opts(&a->conf, &o, &roots, err);
+	int rc = ibf_conf_engine_opts(&a->conf, engine, &o, &roots, err);
 	if (rc)
 		return rc;
 	static int info = 1;

@@ -792,7 +792,7 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 		} else {
 			struct ibf_route_opts o;
 			uint64_t *roots = NULL;
-			rc = ibf_conf_route_opts(&a->conf, &o, &roots, err);
+			rc = ibf_conf_engine_opts(&a->conf, sr->engine, &o, &roots, err);
 			if (!rc) {
 				o.log = cli_log;
 				struct ibf_route_report rep;

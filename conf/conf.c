@@ -287,17 +287,26 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 
 	switch (id) {
 	case K_MIN_LEN:
-		return parse_bound(v, &c->min_len);
+		if (parse_bound(v, &c->min_len))
+			return -1;
+		c->min_len_line = line;
+		return 0;
 	case K_MAX_LEN:
-		return parse_bound(v, &c->max_len);
+		if (parse_bound(v, &c->max_len))
+			return -1;
+		c->max_len_line = line;
+		return 0;
 	case K_LNMP_MIN_LEN:
 	case K_LNMP_MAX_LEN:
 		if (parse_long(v, 1, CONF_MAX_HOPS, &l))
 			return -1;
-		if (id == K_LNMP_MIN_LEN)
+		if (id == K_LNMP_MIN_LEN) {
 			c->min_len = (struct ibf_win_bound){ IBF_WIN_ABS, (int)l };
-		else
+			c->min_len_line = line;
+		} else {
 			c->max_len = (struct ibf_win_bound){ IBF_WIN_ABS, (int)l };
+			c->max_len_line = line;
+		}
 		return 0;
 	case K_MAX_PATHS:
 		if (tok_eq(v, "unlimited") || tok_eq(v, "none")) {
@@ -391,6 +400,8 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 			c->rail_avoid_sweeps = (int)l;
 		else
 			c->rail_avoid_above = (int)l;
+		if (id != K_RAIL_AVOID_SWEEPS)
+			c->rail_avoid_line = line;
 		return 0;
 	case K_RAIL_PERCENTILE:
 		if (parse_long(v, 1, 100, &l) || v.s[0] == '+' || v.s[0] == '-')
@@ -474,6 +485,10 @@ int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_con
 	if (!name)
 		name = "ibfab.conf";
 	snprintf(c->source, sizeof(c->source), "%s", name);
+	/* a UTF-8 byte order mark (Windows editors write one) is not part of
+	 * the first key */
+	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
 
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -527,17 +542,20 @@ int ibf_conf_check(const struct ibf_conf *c, struct ibf_error *err)
 {
 	const char *src = c->source[0] ? c->source : NULL;
 	char a[32], b[32];
+	/* a conflict between the two bounds is reported at the later of their
+	 * lines (0 when neither came from a file) */
+	long wline = c->min_len_line > c->max_len_line ? c->min_len_line : c->max_len_line;
 
 	if (c->min_len.base == c->max_len.base && c->min_len.value > c->max_len.value)
-		return ibf_error_set(err, IBF_EINVAL, src, 0,
+		return ibf_error_set(err, IBF_EINVAL, src, wline,
 				     "min_path_len %s is above max_path_len %s",
 				     ibf_win_bound_format(&c->min_len, a, sizeof(a)),
 				     ibf_win_bound_format(&c->max_len, b, sizeof(b)));
 	if (c->max_len.base == IBF_WIN_ABS && c->max_len.value < 1)
-		return ibf_error_set(err, IBF_EINVAL, src, 0,
+		return ibf_error_set(err, IBF_EINVAL, src, c->max_len_line,
 				     "max_path_len must be at least 1 hop");
 	if (c->rail_avoid_below > 0 && c->rail_avoid_above <= c->rail_avoid_below)
-		return ibf_error_set(err, IBF_EINVAL, src, 0,
+		return ibf_error_set(err, IBF_EINVAL, src, c->rail_avoid_line,
 				     "rail_avoid_above %d must be above rail_avoid_below %d",
 				     c->rail_avoid_above, c->rail_avoid_below);
 	/* every deadlock scheme exists (deadlock/); whether the VLs suffice is
@@ -571,6 +589,24 @@ int ibf_conf_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o, uint
 		return rc;
 	o->roots = *roots;
 	return 0;
+}
+
+int ibf_conf_engine_opts(const struct ibf_conf *c, const char *engine, struct ibf_route_opts *o,
+			 uint64_t **roots, struct ibf_error *err)
+{
+	if (!engine || strcmp(engine, "dmodk")) {
+		ibf_conf_to_route_opts(c, o);
+		*roots = NULL;
+		return 0;
+	}
+	int rc = ibf_conf_route_opts(c, o, roots, err);
+	if (rc && err) {
+		char msg[sizeof(err->msg)];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		snprintf(err->msg, sizeof(err->msg), "%.*s (the dmodk_roots file)",
+			 (int)sizeof(err->msg) - 32, msg);
+	}
+	return rc;
 }
 
 void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o)

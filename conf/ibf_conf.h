@@ -83,9 +83,12 @@ struct ibf_conf {
 	int rail_avoid_above;		/* default 60 */
 
 	/* where the settings came from: the file read ("" = defaults) and the
-	 * line that set the deadlock scheme (0 = default), for error messages */
+	 * lines that set the deadlock scheme and the window bounds (0 = default
+	 * or the command line), for error messages */
 	char source[IBF_CONF_PATH_MAX];
 	long deadlock_line;
+	long min_len_line, max_len_line; /* lines of the window bounds (0 = default) */
+	long rail_avoid_line;		 /* last line of rail_avoid_below / _above */
 	int lines; /* settings lines read */
 };
 
@@ -120,6 +123,13 @@ void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o);
  * (caller frees; NULL when none), pointed to by o->roots. */
 int ibf_conf_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o, uint64_t **roots,
 			struct ibf_error *err);
+
+/* The options for one engine: ibf_conf_route_opts when the engine uses the
+ * dmodk roots (dmodk), else ibf_conf_to_route_opts with *roots = NULL, so a
+ * dmodk_roots file that cannot be read does not stop the other engines.  A
+ * roots file error names the key. */
+int ibf_conf_engine_opts(const struct ibf_conf *c, const char *engine, struct ibf_route_opts *o,
+			 uint64_t **roots, struct ibf_error *err);
 
 /* Format one window bound: "3", "dist+1", "diameter+0", ... */
 const char *ibf_win_bound_format(const struct ibf_win_bound *b, char *buf, size_t len);

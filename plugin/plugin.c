@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,16 @@ struct ibfab {
 	struct ibf_conf conf;
 	int conf_ok;		/* 0: the engines refuse to route */
 	char conf_msg[MSG_MAX]; /* why, when !conf_ok */
+	/* the file read at startup, to tell an admin who edits it that the
+	 * running OpenSM keeps the options it started with */
+	char conf_path[IBF_CONF_PATH_MAX];
+	struct conf_stamp {
+		int exists;
+		dev_t dev;
+		ino_t ino;
+		off_t size;
+		struct timespec mtime;
+	} conf_stamp, conf_warned; /* at startup; last change warned about */
 	int registered;		/* engines registered */
 
 	/* the last tables this plugin configured (for path_sl / SL2VL later);
@@ -127,6 +138,7 @@ struct ibfab {
 struct ibfab_engine {
 	struct ibfab *pl;
 	const struct ibf_engine *eng;
+	struct osm_routing_engine *re; /* OpenSM's entry: re->next is tried after us */
 };
 
 /* ------------------------------------------------------------ logging */
@@ -634,6 +646,69 @@ static void ibfab_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port
 		ib_slvl_table_set(t, sl, vl[sl]);
 }
 
+/* What OpenSM does after this engine failed (osm_ucast_mgr_process of
+ * 3.3.23: the next engine of routing_engine, then minhop unless no_fallback
+ * is in the list). */
+static void log_fallback(struct ibfab *pl, const struct ibfab_engine *ec)
+{
+	const char *name = ec->eng->name;
+	const struct osm_routing_engine *next = ec->re ? ec->re->next : NULL;
+	if (next && next->name)
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab %s: routing failed, OpenSM falls back to the next engine, '%s'", name,
+		     next->name);
+	else if (pl->osm->no_fallback_routing_engine)
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab %s: routing failed and no_fallback is in routing_engine: OpenSM "
+		     "programs no new tables this sweep",
+		     name);
+	else
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab %s: routing failed, OpenSM falls back to the next engine, its default "
+		     "minhop",
+		     name);
+}
+
+static void conf_stamp_get(const char *path, struct conf_stamp *st)
+{
+	struct stat sb;
+	memset(st, 0, sizeof(*st));
+	if (!path[0] || stat(path, &sb))
+		return;
+	st->exists = 1;
+	st->dev = sb.st_dev;
+	st->ino = sb.st_ino;
+	st->size = sb.st_size;
+	st->mtime = sb.st_mtim;
+}
+
+static int conf_stamp_eq(const struct conf_stamp *a, const struct conf_stamp *b)
+{
+	if (a->exists != b->exists)
+		return 0;
+	return !a->exists ||
+	       (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+		a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec);
+}
+
+/* ibfab.conf is read once: when it changed since OpenSM started, say so
+ * (once per change) so an edit followed by a re-sweep is not mistaken for
+ * applied options. */
+static void conf_check_changed(struct ibfab *pl, const char *name)
+{
+	struct conf_stamp now;
+	conf_stamp_get(pl->conf_path, &now);
+	if (conf_stamp_eq(&now, &pl->conf_stamp) || conf_stamp_eq(&now, &pl->conf_warned))
+		return;
+	pl->conf_warned = now;
+	plog(pl, OSM_LOG_ERROR,
+	     "ibfab %s: warning: %s %s since OpenSM started; the engines keep the options read "
+	     "at startup (%s) until OpenSM is restarted",
+	     name, pl->conf_path,
+	     !now.exists ? "was removed" : pl->conf_stamp.exists ? "changed" : "was created",
+	     pl->conf_ok ? "valid" : "a configuration error");
+}
+
 static int ibfab_build_lfts(void *context)
 {
 	struct ibfab_engine *ec = context;
@@ -651,6 +726,7 @@ static int ibfab_build_lfts(void *context)
 	ibf_error_clear(&err);
 	memset(&r, 0, sizeof(r));
 	pl->runs++;
+	conf_check_changed(pl, name);
 
 	if (!pl->conf_ok) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: configuration error: %s", name,
@@ -676,7 +752,7 @@ static int ibfab_build_lfts(void *context)
 	struct ibf_route_report rep;
 	memset(&rep, 0, sizeof(rep));
 	uint64_t *roots = NULL;
-	if (ibf_conf_route_opts(&pl->conf, &o, &roots, &err)) {
+	if (ibf_conf_engine_opts(&pl->conf, name, &o, &roots, &err)) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
 		     ibf_error_format(&err, msg, sizeof(msg)));
 		goto fail_nowrite;
@@ -770,8 +846,7 @@ fail_nowrite:
 		ibf_routes_free(&r);
 	ibf_fabric_free(f);
 	drop_routes(pl);
-	plog(pl, OSM_LOG_ERROR, "ibfab %s: routing failed, OpenSM falls back to the next engine",
-	     name);
+	log_fallback(pl, ec);
 	return -1;
 }
 
@@ -798,6 +873,7 @@ static int ibfab_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	}
 	ec->pl = pl;
 	ec->eng = eng;
+	ec->re = re;
 	re->context = ec;
 	re->build_lid_matrices = ibfab_lid_matrices;
 	re->ucast_build_fwd_tables = ibfab_build_lfts;
@@ -1206,7 +1282,27 @@ static void *ibfab_create(osm_opensm_t *osm)
 	int explicit_path = env && *env;
 	ibf_conf_default(&pl->conf);
 	ibf_error_clear(&err);
-	int rc = ibf_conf_read(path, &pl->conf, &err);
+	snprintf(pl->conf_path, sizeof(pl->conf_path), "%s", path);
+	conf_stamp_get(path, &pl->conf_stamp);
+	pl->conf_warned = pl->conf_stamp;
+	/* only a regular file (or /dev/null for the defaults): opening a FIFO
+	 * would block OpenSM's startup until a writer comes, and "-" would read
+	 * OpenSM's standard input */
+	struct stat sb, nb;
+	int rc;
+	if (!strcmp(path, "-"))
+		rc = ibf_error_set(&err, IBF_EIO, path, 0,
+				   "not a file ('-' would be OpenSM's standard input)");
+	else if (!stat(path, &sb) && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode) &&
+		 !(S_ISCHR(sb.st_mode) && !stat("/dev/null", &nb) && sb.st_rdev == nb.st_rdev))
+		rc = ibf_error_set(&err, IBF_EIO, path, 0, "not a regular file (%s)",
+				   S_ISFIFO(sb.st_mode)	 ? "a FIFO"
+				   : S_ISSOCK(sb.st_mode) ? "a socket"
+				   : S_ISCHR(sb.st_mode)  ? "a character device"
+				   : S_ISBLK(sb.st_mode)  ? "a block device"
+							  : "not a file");
+	else
+		rc = ibf_conf_read(path, &pl->conf, &err);
 	if (rc == IBF_EIO && !explicit_path && access(path, F_OK) && errno == ENOENT) {
 		ibf_conf_default(&pl->conf);
 		pl->conf_ok = 1;

@@ -210,8 +210,18 @@ static void errors(void)
 		{ "log_level 4\n", IBF_EPARSE, 1, "bad value" },
 		{ "max_paths_per_layer -3\n", IBF_EPARSE, 1, "bad value" },
 		{ "Seed 1\n", IBF_EPARSE, 1, "unknown key 'Seed'" },
-		{ "min_path_len 5\nmax_path_len 3\n", IBF_EINVAL, 0, "above max_path_len" },
-		{ "min_path_len dist+3\nmax_path_len +2\n", IBF_EINVAL, 0, "above" },
+		/* a window conflict is reported at the later of the two lines */
+		{ "min_path_len 5\nmax_path_len 3\n", IBF_EINVAL, 2,
+		  "t.conf:2: min_path_len 5 is above max_path_len 3" },
+		{ "max_path_len +2\n\nseed 1\nmin_path_len dist+3\nseed 2\n", IBF_EINVAL, 4,
+		  "t.conf:4: min_path_len dist+3 is above" },
+		{ "lnmp_max_path_len 2\nlnmp_min_path_len 3\n", IBF_EINVAL, 2, "t.conf:2: " },
+		{ "max_path_len dist-5\n", IBF_EINVAL, 1, "t.conf:1: min_path_len dist+1 is above" },
+		{ "seed 1\nrail_avoid_below 70\n", IBF_EINVAL, 2,
+		  "t.conf:2: rail_avoid_above 60 must be above rail_avoid_below 70" },
+		/* a byte order mark is skipped, but only at the start of the file */
+		{ "\xef\xbb\xbfseed 1\nbogus 2\n", IBF_EPARSE, 2, "t.conf:2: unknown key 'bogus'" },
+		{ "seed 1\n\xef\xbb\xbfseed 2\n", IBF_EPARSE, 2, "t.conf:2: unknown key" },
 		{ "seed=1\n", IBF_EPARSE, 1, "unknown key 'seed=1'" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -227,6 +237,13 @@ static void errors(void)
 	/* different bases cannot be compared statically: accepted */
 	struct ibf_conf c;
 	struct ibf_error err;
+	/* a UTF-8 byte order mark, CRLF line ends and no final newline */
+	TT_EQ_INT(parse("\xef\xbb\xbfseed 7\r\nthreads 3", &c, &err), 0);
+	TT_EQ_INT(c.seed, 7);
+	TT_EQ_INT(c.threads, 3);
+	TT_EQ_INT(c.lines, 2);
+	TT_EQ_INT(parse("\xef\xbb\xbf", &c, &err), 0);
+	TT_EQ_INT(c.lines, 0);
 	TT_EQ_INT(parse("min_path_len 9\nmax_path_len dist+1\n", &c, &err), 0);
 	/* keywords and booleans are case-insensitive, keys are not */
 	TT_EQ_INT(parse("best_effort yes\nlog_level ERROR\nthreads auto\n"
@@ -365,6 +382,15 @@ static void dmodk_roots(void)
 	TT_CHECK(roots == NULL);
 	unlink(path);
 	TT_CHECK(ibf_conf_route_opts(&c, &o, &roots, &err) == IBF_EIO);
+	/* only dmodk reads the roots: a missing file does not stop the others,
+	 * and dmodk's error names the key */
+	roots = (uint64_t *)1;
+	TT_EQ_INT(ibf_conf_engine_opts(&c, "layered", &o, &roots, &err), 0);
+	TT_CHECK(roots == NULL && o.roots == NULL && o.nroots == 0);
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_conf_engine_opts(&c, "dmodk", &o, &roots, &err) == IBF_EIO);
+	TT_CHECK_MSG(strstr(err.msg, "(the dmodk_roots file)") != NULL, "%s", err.msg);
+	TT_CHECK(roots == NULL);
 	/* none: back to the structure */
 	TT_EQ_INT(parse("dmodk_roots none\n", &c, &err), 0);
 	TT_EQ_INT(ibf_conf_route_opts(&c, &o, &roots, &err), 0);
