@@ -464,10 +464,10 @@ int ibf_conf_set(struct ibf_conf *c, const char *key, const char *value, const c
 		return ibf_error_set(err, IBF_EINVAL, origin, 0, "no setting");
 	struct tok k = { key, strlen(key) }, v = { value, strlen(value) };
 	for (size_t i = 0; i < v.n; i++)
-		if (is_blank(value[i]) || value[i] == '#' || value[i] == '\n')
+		if (is_blank(value[i]) || value[i] == '\n' || (i == 0 && value[i] == '#'))
 			return ibf_error_set(err, IBF_EPARSE, origin, 0,
-					     "bad value '%.64s' for '%s' (no blanks or '#')", value,
-					     key);
+					     "bad value '%.64s' for '%s' (no blanks, no '#' first)",
+					     value, key);
 	int rc = set_key(c, k, v, origin, 0, err);
 	if (!rc)
 		rc = ibf_conf_check(c, err);
@@ -511,9 +511,11 @@ int ibf_conf_parse(const char *buf, size_t len, const char *name, struct ibf_con
 		struct tok key = { k, (size_t)(s - k) };
 		while (s < le && is_blank(*s))
 			s++;
-		/* value: up to a blank, the rest must be blanks or a comment */
+		/* value: up to a blank (a '#' inside it is part of it, as in a
+		 * path; one after a blank starts a comment), the rest must be
+		 * blanks or a comment */
 		const char *v = s;
-		while (s < le && !is_blank(*s) && *s != '#')
+		while (s < le && !is_blank(*s) && !(s == v && *s == '#'))
 			s++;
 		struct tok val = { v, (size_t)(s - v) };
 		while (s < le && is_blank(*s))

@@ -350,6 +350,33 @@ static void set_one(void)
 	/* the window check runs after each setting */
 	TT_EQ_INT(ibf_conf_set(&c, "max_path_len", "4", "--max-len", &err), 0);
 	TT_CHECK(ibf_conf_set(&c, "min_path_len", "5", "--min-len", &err) == IBF_EINVAL);
+	/* a '#' inside a value is part of it (a path); first it would read as a comment */
+	TT_CHECK(ibf_conf_set(&c, "seed", "#3", "--seed", &err) == IBF_EPARSE);
+	TT_CHECK(ibf_conf_set(&c, "seed", "3#x", "--seed", &err) == IBF_EPARSE);
+	TT_CHECK(strstr(err.msg, "3#x") != NULL);
+}
+
+/* '#' starts a comment at the start of a line or after a blank; inside a
+ * value it is part of it: "seed 3#x" is a bad number (it read as seed 3),
+ * a path keeps its '#' */
+static void hash_in_value(void)
+{
+	struct ibf_conf c;
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	TT_CHECK(parse("seed 3#x\n", &c, &err) == IBF_EPARSE);
+	TT_EQ_INT((int)err.line, 1);
+	TT_CHECK(strstr(err.msg, "3#x") != NULL);
+	TT_EQ_INT(parse("seed 3 #x\n# all comment\n  # indented comment\nseed 4# \n", &c, &err) ==
+			  IBF_EPARSE,
+		  1);
+	TT_EQ_INT((int)err.line, 4);
+	TT_EQ_INT(parse("seed 3 #x\nthreads 2\t# two\n", &c, &err), 0);
+	TT_EQ_INT((int)c.seed, 3);
+	TT_CHECK(parse("seed #3\n", &c, &err) == IBF_EPARSE);
+	TT_CHECK(strstr(err.msg, "seed") != NULL);
+	TT_EQ_INT(parse("dmodk_roots /tmp/run#2/roots.txt # the roots\n", &c, &err), 0);
+	TT_CHECK_MSG(!strcmp(c.dmodk_roots, "/tmp/run#2/roots.txt"), "%s", c.dmodk_roots);
 }
 
 static void dmodk_roots(void)
@@ -455,6 +482,7 @@ int main(void)
 {
 	TT(rail_health_keys);
 	TT(set_one);
+	TT(hash_in_value);
 	TT(dmodk_roots);
 	TT(defaults);
 	TT(all_keys);
