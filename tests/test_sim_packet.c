@@ -2125,6 +2125,7 @@ static void test_bad_opts(void)
 	struct ibf_psim_opts o;
 	struct ibf_psim_result res;
 	struct ibf_error err;
+	memset(&res, 0, sizeof(res)); /* prun frees the previous result first */
 	double *times[] = { &o.warmup_ns, &o.drain_ns, &o.router_ns, &o.ns_per_m,
 			    &o.host_cable_m, &o.switch_cable_m, &o.stall_ns, &o.measure_ns };
 	for (unsigned i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
