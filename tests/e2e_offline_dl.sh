@@ -164,6 +164,10 @@ for sch in dfsssp coloring auto; do
 	check "route --deadlock $sch --verify on the damaged Slim Fly: exit 0 ($rc), verified, all written" \
 		sh -c "test $rc -eq 0 && grep -q '^result: *deadlock-free' '$W/v.err' &&
 			test -s '$W/v-$sch.lfts' -a -s '$W/v-$sch.sl' -a -s '$W/v-$sch.s2v'"
+	# the SL dump once (it was written a second time after the verifier)
+	check "... the SL dump of $sch holds one header and one table per switch" \
+		sh -c "test \$(grep -c '^# ibfab path SL dump' '$W/v-$sch.sl') -eq 1 &&
+			test \$(grep -c '^Source switch ' '$W/v-$sch.sl') -eq \$(grep -c '^Switch ' '$W/v-$sch.s2v')"
 done
 "$IBFAB" route -q --topology "$W/v5d.net" --engine layered --lmc 1 --deadlock dfsssp --max-vls 1 \
 	--best-effort --verify -o "$W/v-be.lfts" --sl "$W/v-be.sl" 2>"$W/v.err"
