@@ -636,7 +636,8 @@ static int whole_rail_gaps(const struct ibf_fabric *f, const struct ibf_rail_inf
 			return -1;
 		(*v)[k].nics++;
 	}
-	qsort(*v, (size_t)*n, sizeof(**v), cmp_gap_label);
+	if (*n > 1) /* *v is NULL while nothing was found */
+		qsort(*v, (size_t)*n, sizeof(**v), cmp_gap_label);
 	return 0;
 }
 
