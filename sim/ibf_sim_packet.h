@@ -59,8 +59,10 @@ struct ibf_psim_stream {
 	 * a host takes part in, before it may start its next step (and, after
 	 * its last step, before it is done): compute_ns[k] plus the payload
 	 * bytes addressed to it in the step x 8 / reduce_gbps[k] (0: no
-	 * per-byte part).  With the barrier a step ends when every packet is
-	 * in and every host taking part has computed. */
+	 * per-byte part); compute_ns[k] in [0, 1e13], and the sum for any
+	 * host at most 1e13 ns (IBF_EINVAL: a reduction rate too low).  With
+	 * the barrier a step ends when every packet is in and every host
+	 * taking part has computed. */
 	const double *compute_ns;
 	const double *reduce_gbps;
 };
