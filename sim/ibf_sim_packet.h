@@ -309,7 +309,8 @@ void ibf_psim_result_free(struct ibf_psim_result *res);
 /* Run one simulation.  f finalized with LIDs; r its tables; sl (NULL: SL 0
  * everywhere) and s2v (NULL: VL = SL mod vls) the SL tables.  A packet's VL
  * on its first link (host -> switch) is SL mod vls.  Returns 0 (a
- * deadlock is a result, not an error) or a negative ibf_errcode. */
+ * deadlock is a result, not an error) or a negative ibf_errcode (err may be
+ * NULL). */
 int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		 const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
 		 const struct ibf_psim_opts *o, struct ibf_psim_result *res, struct ibf_error *err);

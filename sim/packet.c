@@ -2695,8 +2695,11 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 		st->caps[k].capped *= st->rp[k].reps;
 		st->rp[k].min_ns = st->rp[k].max_ns = -1;
 	}
-	if ((in->compute_ns || in->reduce_gbps) && stream_compute_setup(s, err))
-		return err->code;
+	if (in->compute_ns || in->reduce_gbps) {
+		int rc = stream_compute_setup(s, err); /* err may be NULL */
+		if (rc)
+			return rc;
+	}
 	/* the window starts at 0 and ends at warm-up + measure as before */
 	s->w0 = 0;
 	if (in->sync == IBF_PSIM_SYNC_RANK)
@@ -4049,7 +4052,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			rc = ev_check(&s);
 			break;
 		}
-		if (rc && !err->code)
+		if (rc && (!err || !err->code))
 			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");
 	}
 	if (!rc)

@@ -1600,6 +1600,10 @@ static void test_stream_compute(void)
 	cns[0] = -1;
 	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
 	TT_CHECK(strstr(err.msg, "compute") != NULL);
+	/* also without an error record (the psim fuzz target passes none: the
+	 * refusal dereferenced it) */
+	ibf_psim_result_free(&res);
+	TT_CHECK(ibf_psim_run(f, &r, NULL, NULL, &o, &res, NULL) == IBF_EINVAL);
 	cns[0] = 0;
 	rg[0] = INFINITY;
 	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
