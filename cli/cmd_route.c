@@ -535,8 +535,6 @@ static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f
 	char buf[1024];
 	if (!a->quiet || !dl->deadlock_free)
 		fprintf(stderr, "ibfab route: deadlock %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
-	if (sl_fp)
-		ibf_sl_write_stream(f, dl, sl_fp);
 	if (a->dl_verify && dl->deadlock_free) {
 		/* stderr: the tables may go to stdout (-o -) */
 		int ok = 0;

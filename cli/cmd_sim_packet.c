@@ -119,7 +119,7 @@ static const char sp_help[] =
 	"                    step at G Gb/s (a reduction; 0: none), per phase as\n"
 	"                    --compute; the flow simulator's figures add the longest\n"
 	"                    compute of each step\n"
-	"  --load L          offered load per host, fraction of its link rate (0..1]\n"
+	"  --load L          offered load per host, fraction of its link rate, 1e-6..1\n"
 	"  --loads A:B:STEP  a sweep of loads, one run each; --threads N runs N load\n"
 	"                    points at once (same results for any N; 1..64, or 0 /\n"
 	"                    auto for one per online CPU; default 1)\n"

@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_fail(const struct ibf_error *err)
@@ -15,6 +17,26 @@ int cli_fail(const struct ibf_error *err)
 	char buf[IBF_ERR_MSG_MAX + IBF_ERR_FILE_MAX + 32];
 	fprintf(stderr, "ibfab: %s\n", ibf_error_format(err, buf, sizeof(buf)));
 	return 1;
+}
+
+/* Two names of one file: the same text, the same existing file ("./x" and
+ * "x", a link), or, for files not there yet, the same name in the same
+ * directory. */
+static int same_file(const char *a, const char *b)
+{
+	if (!strcmp(a, b))
+		return 1;
+	struct stat sa, sb;
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	const char *sla = strrchr(a, '/'), *slb = strrchr(b, '/');
+	if (strcmp(sla ? sla + 1 : a, slb ? slb + 1 : b))
+		return 0;
+	char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+	/* the directory: "." without a slash, "/" for "/x" */
+	snprintf(da, sizeof(da), "%.*s", sla ? (int)(sla - a) + (sla == a) : 1, sla ? a : ".");
+	snprintf(db, sizeof(db), "%.*s", slb ? (int)(slb - b) + (slb == b) : 1, slb ? b : ".");
+	return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb);
 }
 
 int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_error *err)
@@ -29,8 +51,8 @@ int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_err
 	/* two outputs into one file: the second would silently replace the
 	 * first (stdout "-" and devices are written in place, in order) */
 	for (int i = 0; i < o->n; i++)
-		if (o->path[i] && !strcmp(o->path[i], path) && strcmp(path, "-") != 0 &&
-		    !o->at[i].direct) {
+		if (o->path[i] && strcmp(path, "-") != 0 && strcmp(o->path[i], "-") != 0 &&
+		    !o->at[i].direct && same_file(o->path[i], path)) {
 			cli_outs_finish(o, 0, NULL);
 			return ibf_error_set(err, IBF_EINVAL, path, 0,
 					     "given for two outputs of this command");

@@ -247,7 +247,7 @@ struct ibf_verify_report {
 	uint64_t missing_sl_deps; /* of those, with >= 2 switch hops (they could matter) */
 	uint64_t missing_sl2vl;	  /* switch hops whose SL2VL entry was not given */
 	uint64_t broken;	  /* pairs whose walk loops */
-	uint64_t vl15;		  /* switch-to-switch hops mapped to VL 15 (dropped) */
+	uint64_t vl15;		  /* hops mapped to VL 15 (dropped), the last one too */
 	uint64_t vchans, deps;	  /* vertices (channel, VL) used and dependencies */
 	uint32_t vl_mask;	  /* VLs used on switch-to-switch channels */
 	uint16_t sl_mask;	  /* SLs seen */

@@ -278,8 +278,22 @@ static void walk_record(struct ver *v, uint32_t i, uint32_t d, unsigned sl,
 	for (uint32_t steps = 0; steps <= v->nsw; steps++) {
 		unsigned p = lft_get(v, cur, d);
 		int32_t c = chan(v, cur, p);
-		if (c < 0)
+		if (c < 0) {
+			/* out to an end port (or nowhere): no dependency, but a
+			 * packet sent to VL 15 on the last hop is dropped too */
+			const struct ibf_node *n = &v->f->nodes[v->f->switches[cur]];
+			if (p >= 1 && p <= n->nports &&
+			    ibf_port(v->f, (int)v->f->switches[cur], (int)p)->peer_node !=
+				    IBF_NO_NODE &&
+			    s2v_get(v, cur, in, p, sl) == 15) {
+				rep->vl15++;
+				add_example(rep,
+					    "SL2VL sends data to VL 15 (dropped): switch '%s' in %u "
+					    "out %u SL %u (to an end port)",
+					    node_name(v->f, v->f->switches[cur]), in, p, sl);
+			}
 			return;
+		}
 		uint8_t vl = s2v_get(v, cur, in, p, sl);
 		if (vl == IBF_VL_NONE || vl >= NVL) {
 			rep->missing_sl2vl++;

@@ -611,6 +611,21 @@ static int whole_rail_gaps(const struct ibf_fabric *f, const struct ibf_rail_inf
 					     (struct ibf_rail_gap){ l, -1, -1, ri->ndomains, 0, 1 }))
 					return -1;
 	}
+	/* device numbers a map gave another rail number: a cabled GPU "HOST
+	 * DEV<n>" whose hint is not n.  Such an n is on a rail of another
+	 * label, so a NIC of it without a cable is a cut cable, not a rail
+	 * (host_of_desc reads at most 4 digits) */
+	uint8_t *renum = calloc(10000, 1);
+	if (!renum)
+		return -1;
+	for (int g = 0; g < ri->ngpus; g++) {
+		size_t hl;
+		int idx;
+		if (ri->gpu[g].hint >= 0 &&
+		    host_of_desc(f->nodes[ri->gpu[g].node].desc, &hl, &idx) &&
+		    ri->gpu[g].hint != idx)
+			renum[idx] = 1;
+	}
 	/* CAs without any cable, "HOST DEV<n>" of a known server, n no rail */
 	for (uint32_t i = 0; ri->ngpus && i < f->nnodes; i++) {
 		const struct ibf_node *nd = &f->nodes[i];
@@ -621,7 +636,8 @@ static int whole_rail_gaps(const struct ibf_fabric *f, const struct ibf_rail_inf
 			cabled = ibf_port(f, (int)i, p)->peer_node != IBF_NO_NODE;
 		size_t hl;
 		int idx;
-		if (cabled || !host_of_desc(nd->desc, &hl, &idx) || rail_of_label(ri, idx) >= 0)
+		if (cabled || !host_of_desc(nd->desc, &hl, &idx) || rail_of_label(ri, idx) >= 0 ||
+		    renum[idx])
 			continue;
 		int known = 0;
 		for (int d = 0; d < ri->ndomains && !known; d++)
@@ -632,11 +648,15 @@ static int whole_rail_gaps(const struct ibf_fabric *f, const struct ibf_rail_inf
 		while (k < *n && (*v)[k].label != idx)
 			k++;
 		if (k == *n &&
-		    gap_push(v, n, cap, (struct ibf_rail_gap){ idx, -1, -1, ri->ndomains, 0, 0 }))
+		    gap_push(v, n, cap, (struct ibf_rail_gap){ idx, -1, -1, ri->ndomains, 0, 0 })) {
+			free(renum);
 			return -1;
+		}
 		(*v)[k].nics++;
 	}
-	qsort(*v, (size_t)*n, sizeof(**v), cmp_gap_label);
+	free(renum);
+	if (*n > 1) /* *v is NULL while nothing was found */
+		qsort(*v, (size_t)*n, sizeof(**v), cmp_gap_label);
 	return 0;
 }
 

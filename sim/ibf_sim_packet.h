@@ -59,8 +59,10 @@ struct ibf_psim_stream {
 	 * a host takes part in, before it may start its next step (and, after
 	 * its last step, before it is done): compute_ns[k] plus the payload
 	 * bytes addressed to it in the step x 8 / reduce_gbps[k] (0: no
-	 * per-byte part).  With the barrier a step ends when every packet is
-	 * in and every host taking part has computed. */
+	 * per-byte part); compute_ns[k] in [0, 1e13], and the sum for any
+	 * host at most 1e13 ns (IBF_EINVAL: a reduction rate too low).  With
+	 * the barrier a step ends when every packet is in and every host
+	 * taking part has computed. */
 	const double *compute_ns;
 	const double *reduce_gbps;
 };
@@ -307,7 +309,8 @@ void ibf_psim_result_free(struct ibf_psim_result *res);
 /* Run one simulation.  f finalized with LIDs; r its tables; sl (NULL: SL 0
  * everywhere) and s2v (NULL: VL = SL mod vls) the SL tables.  A packet's VL
  * on its first link (host -> switch) is SL mod vls.  Returns 0 (a
- * deadlock is a result, not an error) or a negative ibf_errcode. */
+ * deadlock is a result, not an error) or a negative ibf_errcode (err may be
+ * NULL). */
 int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		 const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
 		 const struct ibf_psim_opts *o, struct ibf_psim_result *res, struct ibf_error *err);

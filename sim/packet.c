@@ -1907,12 +1907,17 @@ static uint64_t stream_pace(double gbps, uint32_t pay)
 /* ps a host computes after a step of phase k in which `rbytes` payload
  * bytes were addressed to it (ibf_psim_stream.compute_ns, reduce_gbps;
  * rounded up, capped as stream_pace). */
-static uint64_t comp_ps(const struct ibf_psim_stream *in, uint32_t k, uint64_t rbytes)
+static double comp_raw_ps(const struct ibf_psim_stream *in, uint32_t k, uint64_t rbytes)
 {
 	double ps = in->compute_ns ? in->compute_ns[k] * 1000.0 : 0;
 	if (in->reduce_gbps && in->reduce_gbps[k] > 0)
 		ps += (double)rbytes * 8000.0 / in->reduce_gbps[k];
-	ps = ceil(ps);
+	return ceil(ps);
+}
+
+static uint64_t comp_ps(const struct ibf_psim_stream *in, uint32_t k, uint64_t rbytes)
+{
+	double ps = comp_raw_ps(in, k, rbytes);
 	return ps < 1e17 ? (uint64_t)ps : (uint64_t)1e17;
 }
 
@@ -2690,8 +2695,11 @@ static int stream_setup(struct psim *s, struct ibf_error *err)
 		st->caps[k].capped *= st->rp[k].reps;
 		st->rp[k].min_ns = st->rp[k].max_ns = -1;
 	}
-	if ((in->compute_ns || in->reduce_gbps) && stream_compute_setup(s, err))
-		return err->code;
+	if (in->compute_ns || in->reduce_gbps) {
+		int rc = stream_compute_setup(s, err); /* err may be NULL */
+		if (rc)
+			return rc;
+	}
 	/* the window starts at 0 and ends at warm-up + measure as before */
 	s->w0 = 0;
 	if (in->sync == IBF_PSIM_SYNC_RANK)
@@ -2730,6 +2738,8 @@ static int stream_compute_setup(struct psim *s, struct ibf_error *err)
 	uint64_t *rb = calloc(s->nh ? s->nh : 1, sizeof(*rb));
 	uint8_t *part = calloc(s->nh ? s->nh : 1, 1);
 	int rc = !st->dcomp || !s->res->phase_compute_ns || !rb || !part;
+	double longest = 0; /* ps, uncapped */
+	uint32_t kl = 0;
 	for (uint32_t k = 0; k < P && !rc; k++) {
 		uint32_t a = in->off[k], b = in->off[k + 1];
 		for (uint32_t m = a; m < b; m++) {
@@ -2741,6 +2751,11 @@ static int stream_compute_setup(struct psim *s, struct ibf_error *err)
 				uint32_t h = e ? in->msg[m].dst : in->msg[m].src;
 				if (!part[h])
 					continue;
+				double raw = comp_raw_ps(in, k, rb[h]);
+				if (raw > longest) {
+					longest = raw;
+					kl = k;
+				}
 				uint64_t c = comp_ps(in, k, rb[h]);
 				if (c > st->dcomp[k])
 					st->dcomp[k] = c;
@@ -2753,6 +2768,14 @@ static int stream_compute_setup(struct psim *s, struct ibf_error *err)
 	free(part);
 	if (rc)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	/* a reduction rate so low that one step's compute passes the longest
+	 * compute time would be cut to the clock's cap and reported wrong */
+	if (!(longest <= 1e16))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "message streams: a host of phase %u would compute %g ns "
+				     "after a step (at most 1e13 ns: a reduction rate of %g Gb/s "
+				     "is too low)",
+				     kl, longest / 1000.0, in->reduce_gbps ? in->reduce_gbps[kl] : 0.0);
 	return 0;
 }
 
@@ -4029,7 +4052,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			rc = ev_check(&s);
 			break;
 		}
-		if (rc && !err->code)
+		if (rc && (!err || !err->code))
 			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");
 	}
 	if (!rc)

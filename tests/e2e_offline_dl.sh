@@ -49,6 +49,17 @@ cp "$W/o.lft" "$W/o.lft.before"
 rc=$?
 check "route: one file for the tables and the SL dump: exit 1 ($rc), says so, file unchanged" \
 	sh -c "test $rc -eq 1 && grep -q 'o.lft: given for two outputs' '$W/err' && cmp -s '$W/o.lft' '$W/o.lft.before'"
+# the same file under two spellings (the second output replaced the first)
+"$IBFAB" route -q --topology "$W/ring6.net" --engine layered --deadlock dfsssp \
+	-o "$W/o.lft" --sl "$W/./o.lft" 2>"$W/err"
+rc=$?
+check "route: the tables and the SL dump in FILE and DIR/./FILE: exit 1 ($rc), file unchanged" \
+	sh -c "test $rc -eq 1 && grep -q 'o.lft: given for two outputs' '$W/err' && cmp -s '$W/o.lft' '$W/o.lft.before'"
+"$IBFAB" route -q --topology "$W/ring6.net" --engine layered --deadlock dfsssp \
+	-o "$W/new.lft" --stats "$W/../$(basename "$W")/new.lft" 2>"$W/err"
+rc=$?
+check "route: a file not there yet under two spellings: exit 1 ($rc), nothing written" \
+	sh -c "test $rc -eq 1 && grep -q 'new.lft: given for two outputs' '$W/err' && test ! -e '$W/new.lft'"
 "$IBFAB" deadlock apply -q --topology "$W/ring6.net" --lfts "$W/ring6.lft" \
 	--sl "$W/a.sl" --sl2vl "$W/nodir/a.sl2vl" 2>"$W/err"
 rc=$?
@@ -164,6 +175,10 @@ for sch in dfsssp coloring auto; do
 	check "route --deadlock $sch --verify on the damaged Slim Fly: exit 0 ($rc), verified, all written" \
 		sh -c "test $rc -eq 0 && grep -q '^result: *deadlock-free' '$W/v.err' &&
 			test -s '$W/v-$sch.lfts' -a -s '$W/v-$sch.sl' -a -s '$W/v-$sch.s2v'"
+	# the SL dump once (it was written a second time after the verifier)
+	check "... the SL dump of $sch holds one header and one table per switch" \
+		sh -c "test \$(grep -c '^# ibfab path SL dump' '$W/v-$sch.sl') -eq 1 &&
+			test \$(grep -c '^Source switch ' '$W/v-$sch.sl') -eq \$(grep -c '^Switch ' '$W/v-$sch.s2v')"
 done
 "$IBFAB" route -q --topology "$W/v5d.net" --engine layered --lmc 1 --deadlock dfsssp --max-vls 1 \
 	--best-effort --verify -o "$W/v-be.lfts" --sl "$W/v-be.sl" 2>"$W/v.err"

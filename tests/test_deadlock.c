@@ -1062,6 +1062,17 @@ static void test_sl2vl_strict(void)
 	TT_CHECK(rep.vl15 > 0);
 	TT_CHECK(!ibf_verify_ok(&rep));
 	ibf_verify_report_free(&rep);
+	ibf_sl2vl_table_free(&t);
+	/* ... also on the last hop, out to sw0's host from any in port (no
+	 * dependency there, but the switch drops the packets all the same:
+	 * it was called deadlock-free) */
+	TT_REQUIRE(ibf_sl2vl_table_uniform(f, 1, &t, NULL) == 0);
+	for (unsigned in = 0; in <= 2; in++)
+		t.vl[t.off[0] + (in * np + 20) * 16 + 0] = 15;
+	TT_REQUIRE(ibf_deadlock_verify(f, &r, &sl, &t, &vo, &rep, NULL) == 0);
+	TT_CHECK_MSG(rep.vl15 > 0, "vl15 %llu", (unsigned long long)rep.vl15);
+	TT_CHECK(!ibf_verify_ok(&rep));
+	ibf_verify_report_free(&rep);
 	ibf_sl_table_free(&sl);
 	ibf_sl2vl_table_free(&t);
 	ibf_routes_free(&r);

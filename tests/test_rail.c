@@ -607,8 +607,8 @@ static int cut(struct ibf_fabric *f, const char *const *desc)
 
 /* The gaps of a fabric after cutting the nodes named: how many whole rails
  * and leaves, and the gaps themselves (caller frees). */
-static struct ibf_rail_gap *gaps_after(int m, int k, int r, int sp, const char *const *desc,
-				       int *n, int *whole)
+static struct ibf_rail_gap *gaps_after_map(int m, int k, int r, int sp, const char *const *desc,
+					   const char *maptext, int *n, int *whole)
 {
 	struct ibf_error err = { 0 };
 	struct ibf_rail_info ri;
@@ -619,7 +619,7 @@ static struct ibf_rail_gap *gaps_after(int m, int k, int r, int sp, const char *
 	if (!f)
 		return NULL;
 	int ok = cut(f, desc) && ibf_fabric_finalize(f, &err) == 0 &&
-		 detect(f, NULL, &ri, &err) == 0;
+		 detect(f, maptext, &ri, &err) == 0;
 	if (ok) {
 		if (ibf_rail_gaps(f, &ri, &g, n, &err))
 			*n = -1;
@@ -633,6 +633,37 @@ static struct ibf_rail_gap *gaps_after(int m, int k, int r, int sp, const char *
 	}
 	ibf_fabric_free(f);
 	return g;
+}
+
+static struct ibf_rail_gap *gaps_after(int m, int k, int r, int sp, const char *const *desc,
+				       int *n, int *whole)
+{
+	return gaps_after_map(m, k, r, sp, desc, NULL, n, whole);
+}
+
+/* With a map whose rail numbers are not the device numbers (mlx5_K on rail
+ * 10 + K): a cut GPU cable is no missing rail (its device number was taken
+ * for a rail label, "rail label 1: missing"); a rail lost whole still is. */
+static void test_missing_rail_with_map(void)
+{
+	char map[2048];
+	size_t len = 0;
+	for (int sv = 0; sv < 4; sv++)
+		for (int k = 0; k < 4; k++)
+			len += (size_t)snprintf(map + len, sizeof(map) - len,
+						"\"srv%03d mlx5_%d\" srv%03d %d\n", sv, k, sv,
+						10 + k);
+	int n, whole;
+	struct ibf_rail_gap *g;
+	static const char *const cable[] = { "srv002 mlx5_1", NULL };
+	g = gaps_after_map(4, 4, 1, 2, cable, map, &n, &whole);
+	TT_EQ_INT(n, 0);
+	free(g);
+	static const char *const last[] = { "rail03-l00", NULL };
+	g = gaps_after_map(4, 4, 1, 2, last, map, &n, &whole);
+	TT_REQUIRE(n == 1);
+	TT_CHECK(g[0].rail == -1 && g[0].nics == 4);
+	free(g);
 }
 
 static void test_missing_leaves(void)
@@ -714,6 +745,7 @@ int main(void)
 	TT(test_structure_damaged);
 	TT(test_structure_unknown_guids);
 	TT(test_missing_leaves);
+	TT(test_missing_rail_with_map);
 	TT(test_map_errors);
 	TT(test_registry);
 	TT(test_hratio);

@@ -1600,9 +1600,27 @@ static void test_stream_compute(void)
 	cns[0] = -1;
 	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
 	TT_CHECK(strstr(err.msg, "compute") != NULL);
+	/* also without an error record (the psim fuzz target passes none: the
+	 * refusal dereferenced it) */
+	ibf_psim_result_free(&res);
+	TT_CHECK(ibf_psim_run(f, &r, NULL, NULL, &o, &res, NULL) == IBF_EINVAL);
 	cns[0] = 0;
 	rg[0] = INFINITY;
 	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	/* a rate so low that host 1's 4032 B take longer than 1e13 ns (it was
+	 * cut to the clock's cap, 1e5 s, and reported as that) */
+	for (int sync = 0; sync < 2; sync++) {
+		st.sync = sync;
+		rg[0] = 1e-300;
+		TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+		TT_CHECK_MSG(strstr(err.msg, "too low") != NULL, "%s", err.msg);
+		rg[0] = 4032 * 8 / 1e13 / 1.001; /* just above the limit */
+		TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+		rg[0] = 4032 * 8 / 1e13 * 1.001; /* just below: accepted */
+		TT_CHECK_MSG(prun(f, &r, NULL, NULL, &o, &res, &err) == 0, "%s", err.msg);
+		TT_CHECK(res.phase_compute_ns && res.phase_compute_ns[0] < 1e13 &&
+			 res.phase_compute_ns[0] > 0.99e13);
+	}
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
