@@ -59,6 +59,7 @@ static const char dl_help[] =
 struct dl_args {
 	const char *topo, *g2l, *lfts, *sl, *sl2vl;
 	long lmc, max_vls, max_cycles, sl_const, vls;
+	int max_cycles_set; /* --max-cycles given (apply: only with --verify) */
 	int scheme, best_effort, quiet, verify;
 	/* options given that only one of verify / apply takes */
 	const char *apply_only, *verify_only;
@@ -149,6 +150,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct dl_args *a
 			a->max_vls_given = 1;
 			break;
 		case O_MAXCYC:
+			a->max_cycles_set = 1;
 			if (cli_int("--max-cycles", optarg, 0, 100000, &a->max_cycles))
 				return 2;
 			break;
@@ -294,7 +296,7 @@ static int cmd_apply(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (a.verify_only)
 		return cli_usage_error(prog, "%s is an option of 'deadlock verify'", a.verify_only);
-	if (a.max_cycles != 16 && !a.verify)
+	if (a.max_cycles_set && !a.verify)
 		return cli_usage_error(prog, "--max-cycles needs --verify");
 	struct ibf_error err;
 	ibf_error_clear(&err);

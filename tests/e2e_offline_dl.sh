@@ -145,6 +145,9 @@ V --sl2vl-identity 4 --max-vls 2 >/dev/null 2>&1
 check "verify --sl2vl-identity 4 --max-vls 2: usage error" test $? -eq 2
 "$IBFAB" deadlock apply -q --topology "$W/ring6.net" --lfts "$W/ring6.lft" --sl-const 0 >/dev/null 2>&1
 check "apply --sl-const: usage error (exit 2)" test $? -eq 2
+"$IBFAB" deadlock apply -q --topology "$W/ring6.net" --lfts "$W/ring6.lft" --scheme auto \
+	--max-cycles 16 >/dev/null 2>&1
+check "apply --max-cycles without --verify, even at its default value: usage error" test $? -eq 2
 
 # a dump that lacks a switch's table (of another fabric, or a switch that did
 # not answer): the deadlock tools refuse it instead of calling the partial
