@@ -563,6 +563,9 @@ static int cmd_route_main(int argc, char **argv)
 	int rc = parse_route_args("ibfab route", argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (a.conf.deadlock == IBF_DEADLOCK_NONE && (a.dl_sl || a.dl_sl2vl || a.dl_verify))
+		return cli_usage_error("ibfab route",
+				       "--sl / --sl2vl / --verify need --deadlock dfsssp|coloring|auto");
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
@@ -576,9 +579,7 @@ static int cmd_route_main(int argc, char **argv)
 	 * written, or none (an SL dump without its tables is worse than none) */
 	struct cli_outs outs = { .n = 0 };
 	FILE *out_fp, *stats_fp, *sl_fp = NULL, *sl2vl_fp = NULL;
-	if (a.conf.deadlock == IBF_DEADLOCK_NONE && (a.dl_sl || a.dl_sl2vl || a.dl_verify))
-		rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
-				   "--sl / --sl2vl / --verify need --deadlock dfsssp|coloring|auto");
+
 	if (!rc)
 		rc = cli_outs_add(&outs, a.out, &out_fp, &err);
 	if (!rc)

@@ -190,8 +190,8 @@ check "route --best-effort --verify: exit 1 ($rc), nothing written" \
 	sh -c "test $rc -eq 1 -a ! -e '$W/v-be.lfts' -a ! -e '$W/v-be.sl' && grep -q 'not deadlock-free' '$W/v.err'"
 "$IBFAB" route -q --topology "$W/v5d.net" --engine layered --verify -o "$W/v-none.lfts" 2>"$W/v.err"
 rc=$?
-check "route --verify without --deadlock: exit 1 ($rc), nothing written" \
-	sh -c "test $rc -eq 1 -a ! -e '$W/v-none.lfts' && grep -q 'need --deadlock' '$W/v.err'"
+check "route --verify without --deadlock: usage error, exit 2 ($rc), nothing written" \
+	sh -c "test $rc -eq 2 -a ! -e '$W/v-none.lfts' && grep -q 'need --deadlock' '$W/v.err'"
 
 # ------------------------------------------------------------ ibsim + opensm -R file
 sim_ok=1
