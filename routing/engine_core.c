@@ -349,7 +349,7 @@ static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struc
 	const int32_t *len = ws->rlen + (size_t)j * S;
 	uint32_t eo = nx[s];
 	int64_t a2 = (int64_t)c->hca[s];
-	if (!a2)
+	if (!a2 || len[s] > SW_MAXP) /* acc holds 4 paths of at most SW_MAXP links */
 		return ENG_NOLINK;
 	int64_t bestm = INT64_MAX;
 	uint32_t bl = ENG_NOLINK, be = ENG_NOLINK;
