@@ -203,7 +203,9 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
  * segment, with the subtree's load added, stays below the busiest link of
  * the old segment -- the candidate with the coolest new segment first.  No
  * link rises to the old maximum, so the largest load never grows and the
- * sweeps end. */
+ * sweeps end.  When no move helps a path through a link at the largest
+ * load, a swap with another destination's LID at the same switch may
+ * (try_swap), under the same rule. */
 
 /* stamps cb/db with the cables / links of y's paths for every LID k != j */
 static void mark_other(const struct eng_ctx *c, struct eng_ws *ws, uint32_t y, uint32_t t,
@@ -280,6 +282,164 @@ static int move_ok(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s, uint3
 			return 0;
 	}
 	return 1;
+}
+
+/* Phase 2, when no single move cools a path through a busiest link: a swap
+ * with another destination's LID l2 at the same switch s.  s sends its
+ * subtree (weight a) of this tree over e instead of eo, and l2, which
+ * leaves s over e as a leaf of its own tree (its weight is s's CA ports),
+ * over eo instead; both keep their path lengths (e and eo lead one step
+ * closer to either destination).  Taken when every link whose load
+ * changes stays below the busiest of them before, the coolest such swap
+ * first.  Only run while phase 2 goes one unit at a time (other
+ * destinations' columns are read and written).  Returns the link s now
+ * takes for this tree (l2's side already applied), ENG_NOLINK for none. */
+#define SW_MAXP 64
+struct sw_acc {
+	uint32_t e[4 * SW_MAXP];
+	int64_t d[4 * SW_MAXP];
+	uint32_t n;
+};
+
+static void sw_add(struct sw_acc *s, uint32_t e, int64_t v)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->e[i] == e) {
+			s->d[i] += v;
+			return;
+		}
+	s->e[s->n] = e;
+	s->d[s->n++] = v;
+}
+
+/* the link switch x uses for LID l (ENG_NOLINK: none) */
+static uint32_t lft_link(const struct eng_ctx *c, uint32_t x, uint32_t l)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_node *sn = &f->nodes[f->switches[x]];
+	uint8_t port = c->r->lft[(size_t)x * c->r->stride + l];
+	if (port == IBF_LFT_NONE || port == 0 || port > sn->nports)
+		return ENG_NOLINK;
+	int32_t g = f->port_adj[sn->port_off + port];
+	return g < 0 ? ENG_NOLINK : (uint32_t)g;
+}
+
+/* adds v to the links of l's path from x to t (D: distances to t); the
+ * path must be minimal and at most SW_MAXP links, else 0 */
+static int sw_path(const struct eng_ctx *c, struct sw_acc *a, uint32_t x, uint32_t t, uint32_t l,
+		   const uint16_t *D, int64_t v)
+{
+	for (uint32_t g = 0; x != t; g++) {
+		uint32_t e = lft_link(c, x, l);
+		if (g >= SW_MAXP || e == ENG_NOLINK || D[c->f->adj[e].nbr] + 1 != D[x])
+			return 0;
+		sw_add(a, e, v);
+		x = c->f->adj[e].nbr;
+	}
+	return 1;
+}
+
+static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
+			 uint32_t s, uint32_t j, int64_t a, int64_t hi)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_adj *adj = f->adj;
+	uint32_t S = c->S, t = d->t;
+	const uint32_t *nx = ws->nxt + (size_t)j * S;
+	const int32_t *len = ws->rlen + (size_t)j * S;
+	uint32_t eo = nx[s];
+	int64_t a2 = (int64_t)c->hca[s];
+	if (!a2 || len[s] > SW_MAXP) /* acc holds 4 paths of at most SW_MAXP links */
+		return ENG_NOLINK;
+	int64_t bestm = INT64_MAX;
+	uint32_t bl = ENG_NOLINK, be = ENG_NOLINK;
+	/* the swap only helps when this tree's path from some other next
+	 * neighbour on stays below the busiest link with the subtree added */
+	uint32_t ok[256], nok = 0;
+	for (uint32_t k = f->adj_off[s]; k < f->adj_off[s + 1] && nok < 256; k++) {
+		uint32_t u = adj[k].nbr;
+		if (k == eo || len[u] != len[s] - 1)
+			continue;
+		int64_t m = 0;
+		for (uint32_t x = u; x != t; x = adj[nx[x]].nbr)
+			if (eng_x(c, ws, nx[x]) > m)
+				m = eng_x(c, ws, nx[x]);
+		if (m + a < hi)
+			ok[nok++] = k;
+	}
+	if (!nok)
+		return ENG_NOLINK;
+	struct sw_acc acc;
+	for (uint32_t l = 1; l <= c->r->max_lid; l++) {
+		uint32_t di2 = c->lid_dest[l];
+		if (di2 == ENG_NOLINK || &c->dest[di2] == d)
+			continue;
+		const struct eng_dest *d2 = &c->dest[di2];
+		if (d2->is_sw || (c->kind->layer_tree && d2->nlids > 1))
+			continue;
+		uint32_t e = lft_link(c, s, l);
+		uint32_t q = 0;
+		while (q < nok && ok[q] != e)
+			q++;
+		if (q == nok)
+			continue;
+		const uint16_t *D2 = c->dist + (size_t)d2->t * S;
+		if (s == d2->t || D2[adj[eo].nbr] + 1 != D2[s])
+			continue;
+		/* s must be a leaf of l's tree: no neighbour farther away sends l to s */
+		int child = 0;
+		for (uint32_t k = f->adj_off[s]; k < f->adj_off[s + 1] && !child; k++) {
+			uint32_t y = adj[k].nbr;
+			if (D2[y] == D2[s] + 1) {
+				uint32_t g = lft_link(c, y, l);
+				child = g != ENG_NOLINK && adj[g].nbr == s;
+			}
+		}
+		if (child)
+			continue;
+		acc.n = 0;
+		for (uint32_t x = s; x != t; x = adj[nx[x]].nbr)
+			sw_add(&acc, nx[x], -a);
+		sw_add(&acc, e, a);
+		for (uint32_t x = adj[e].nbr; x != t; x = adj[nx[x]].nbr)
+			sw_add(&acc, nx[x], a);
+		if (!sw_path(c, &acc, s, d2->t, l, D2, -a2))
+			continue;
+		sw_add(&acc, eo, a2);
+		if (!sw_path(c, &acc, adj[eo].nbr, d2->t, l, D2, a2))
+			continue;
+		int64_t mo = 0, mn = 0;
+		for (uint32_t i = 0; i < acc.n; i++) {
+			if (!acc.d[i])
+				continue;
+			int64_t v = eng_x(c, ws, acc.e[i]);
+			if (v > mo)
+				mo = v;
+			if (v + acc.d[i] > mn)
+				mn = v + acc.d[i];
+		}
+		if (mn >= mo || mn >= bestm)
+			continue;
+		bestm = mn;
+		bl = l;
+		be = e;
+	}
+	if (bl == ENG_NOLINK)
+		return ENG_NOLINK;
+	/* l2's part here; the caller moves this tree's subtree over be */
+	uint32_t t2 = c->dest[c->lid_dest[bl]].t;
+	for (uint32_t x = s; x != t2;) {
+		uint32_t g = lft_link(c, x, bl);
+		eng_add_x(ws, g, -a2);
+		x = adj[g].nbr;
+	}
+	c->r->lft[(size_t)s * c->r->stride + bl] = adj[eo].lport;
+	for (uint32_t x = s; x != t2;) {
+		uint32_t g = lft_link(c, x, bl);
+		eng_add_x(ws, g, a2);
+		x = adj[g].nbr;
+	}
+	return be;
 }
 
 static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
@@ -382,6 +542,9 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 			bestm = mn;
 			beste = e;
 		}
+		/* n > 1: s has another way one step closer */
+		if (beste == ENG_NOLINK && minmax && !check && n > 1 && hi >= c->xmax)
+			beste = try_swap(c, ws, d, s, j, a, hi);
 		if (beste == ENG_NOLINK)
 			continue;
 		/* apply: loads, subtree sums, child lists, the LFT entry */
@@ -585,6 +748,19 @@ static int ctx_setup(struct eng_ctx *c, uint32_t *maxlids, struct ibf_error *err
 		c->round = 1;
 	if (c->round > ENG_ROUND)
 		c->round = ENG_ROUND;
+	/* phase 2 one unit at a time: its rule (no link reaches the busiest
+	 * link's old load) only holds when every move sees all earlier ones;
+	 * in a round of 16 the units all fled onto the same cool link */
+	c->rounds[0] = c->rounds[1] = c->round;
+	c->rounds[2] = 1;
+	c->lid_dest = malloc(((size_t)c->r->max_lid + 1) * sizeof(*c->lid_dest));
+	if (!c->lid_dest)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t l = 0; l <= c->r->max_lid; l++)
+		c->lid_dest[l] = ENG_NOLINK;
+	for (uint32_t i = 0; i < c->ndest; i++)
+		for (uint32_t j = 0; j < c->dest[i].nlids; j++)
+			c->lid_dest[c->dest[i].lid + j] = i;
 	c->r->lmc = maxlmc;
 	snprintf(c->r->engine, sizeof(c->r->engine), "%s", c->kind->name);
 	for (unsigned i = 0; i < ENG_ROUND; i++) {
@@ -686,9 +862,10 @@ struct run_sums {
 static void run_round(struct eng_ctx *c, struct eng_pool *p, uint32_t base, struct run_sums *t)
 {
 	p->base = base;
-	p->n = c->ndest - base < c->round ? c->ndest - base : c->round;
+	uint32_t rs = c->rounds[c->phase];
+	p->n = c->ndest - base < rs ? c->ndest - base : rs;
 	atomic_store(&p->next, 0u);
-	if (p->nthreads > 1) {
+	if (p->nthreads > 1 && p->n > 1) {
 		bar_wait(&p->bar);
 		pool_work(p, 0);
 		bar_wait(&p->bar);
@@ -742,8 +919,9 @@ static void run_phases(struct eng_ctx *c, struct eng_pool *p, struct run_sums *t
 			 * busiest link is in the upper half between mean and max */
 			if (c->phase == 2 && (int64_t)mx > c->xmean)
 				c->xmean += ((int64_t)mx - c->xmean) / 2;
+			c->xmax = (int64_t)mx;
 		}
-		for (uint32_t base = 0; base < c->ndest; base += c->round)
+		for (uint32_t base = 0; base < c->ndest; base += c->rounds[c->phase])
 			run_round(c, p, base, t);
 		if (c->phase == 2 && t->moves == moves0)
 			break;

@@ -4,7 +4,8 @@
  *
  * Determinism: destinations (end ports and switch port 0s) are processed
  * in rounds of up to ENG_ROUND units (fewer on small fabrics, where a
- * round's blindness to its own units would hurt the balance most).  Every unit of a round reads the link
+ * round's blindness to its own units would hurt the balance most).
+ * Every unit of a round reads the link
  * weights as they were when the round began plus its own private changes;
  * after the round the changes of all units are added to the shared
  * weights.  Addition commutes, the round size is a constant, and each unit
@@ -15,7 +16,10 @@
  * phase 1 revisits every CA destination and re-points next hops to even out
  * the exact link loads X (see rebal_unit in engine_core.c), again reading
  * X as it was when the round began plus the unit's own changes; phase 2
- * does the same to cool the busiest links (repeated while it moves). */
+ * cools the busiest links (repeated while it moves) one unit at a time,
+ * each seeing every earlier move: its rule lets no link reach the old
+ * busiest load, which only holds when no other unit moves at the same
+ * time, and its swaps write other destinations' columns. */
 #ifndef IBF_ENGINE_INTERNAL_H
 #define IBF_ENGINE_INTERNAL_H
 
@@ -78,6 +82,9 @@ struct eng_ctx {
 	uint32_t pmax;	    /* longest free prefix in the layered search */
 	uint64_t *W;	    /* [E] shared link weights (snapshot during a round) */
 	uint32_t round;	    /* units per round: from the fabric size only */
+	uint32_t rounds[3];	    /* units per round in phases 0, 1, 2 */
+	uint32_t *lid_dest;	    /* [max_lid + 1] destination of each routed LID, or ENG_NOLINK */
+	int64_t xmax;		    /* phase 2: the largest X when the sweep began */
 	uint64_t *possible; /* [S * words] bit s of row t: s has some simple path to t
 			       * whose length lies in its window (only for layered) */
 	uint32_t pwords;
