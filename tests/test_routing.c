@@ -665,6 +665,25 @@ static double real_max_paths(struct ibf_fabric *f, const char *engine, int threa
 	return mx;
 }
 
+/* Engine eng's busiest link on f (paths per link, as `route stats`) is at
+ * most D-mod-K's, with the same tables on 1 and 2 threads. */
+static void check_vs_dmodk(struct ibf_fabric *f, const char *eng, const char *what)
+{
+	struct ibf_routes r, r2;
+	double dm = real_max_paths(f, "dmodk", 1, &r);
+	TT_REQUIRE(dm > 0);
+	ibf_routes_free(&r);
+	double mx = real_max_paths(f, eng, 1, &r);
+	TT_REQUIRE(mx > 0);
+	TT_CHECK_MSG(mx <= dm, "%s, %s: busiest link %.0f paths, dmodk %.0f", what, eng, mx, dm);
+	double mx2 = real_max_paths(f, eng, 2, &r2);
+	TT_CHECK(mx2 == mx);
+	TT_CHECK(r.stride == r2.stride && r.nsw == r2.nsw &&
+		 memcmp(r.lft, r2.lft, (size_t)r.nsw * r.stride) == 0);
+	ibf_routes_free(&r);
+	ibf_routes_free(&r2);
+}
+
 /* The QLogic 12800 chassis (16 leaves of 16-18 hosts, 9 spines, two cables
  * per leaf-spine pair): D-mod-K (ibfab dmodk, and stock OpenSM minhop in
  * ibsim, tests/e2e_real_dumps.sh) puts 270 paths on its busiest link, which
@@ -679,22 +698,8 @@ static void test_real_chassis_balance(void)
 	struct ibf_fabric *f =
 		real_fabric("qdr-qlogic-12800-avakas-25sw-281hca-2016.ibnetdiscover-s-p");
 	TT_REQUIRE(f);
-	struct ibf_routes r, r2;
-	double dm = real_max_paths(f, "dmodk", 1, &r);
-	TT_REQUIRE(dm > 0);
-	ibf_routes_free(&r);
-	static const char *const eng[] = { "minimal", "layered" };
-	for (int i = 0; i < 2; i++) {
-		double mx = real_max_paths(f, eng[i], 1, &r);
-		TT_REQUIRE(mx > 0);
-		TT_CHECK_MSG(mx <= dm, "%s: busiest link %.0f paths, dmodk %.0f", eng[i], mx, dm);
-		double mx2 = real_max_paths(f, eng[i], 2, &r2);
-		TT_CHECK(mx2 == mx);
-		TT_CHECK(r.stride == r2.stride && r.nsw == r2.nsw &&
-			 memcmp(r.lft, r2.lft, (size_t)r.nsw * r.stride) == 0);
-		ibf_routes_free(&r);
-		ibf_routes_free(&r2);
-	}
+	check_vs_dmodk(f, "minimal", "chassis");
+	check_vs_dmodk(f, "layered", "chassis");
 	ibf_fabric_free(f);
 }
 
@@ -728,20 +733,7 @@ static void test_regular_tree_balance(void)
 		struct ibf_fabric *f = ibf_gen_fattree(&o[k], &err);
 		TT_REQUIRE(f);
 		TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0 && ibf_assign_lids(f, 0, 0, &err) == 0);
-		struct ibf_routes r, r2;
-		double dm = real_max_paths(f, "dmodk", 1, &r);
-		TT_REQUIRE(dm > 0);
-		ibf_routes_free(&r);
-		double mx = real_max_paths(f, "minimal", 1, &r);
-		TT_REQUIRE(mx > 0);
-		TT_CHECK_MSG(mx <= dm, "tree %d: minimal's busiest link %.0f paths, dmodk %.0f", k,
-			     mx, dm);
-		double mx2 = real_max_paths(f, "minimal", 2, &r2);
-		TT_CHECK(mx2 == mx);
-		TT_CHECK(r.stride == r2.stride && r.nsw == r2.nsw &&
-			 memcmp(r.lft, r2.lft, (size_t)r.nsw * r.stride) == 0);
-		ibf_routes_free(&r);
-		ibf_routes_free(&r2);
+		check_vs_dmodk(f, "minimal", k ? "8-ary 3-tree" : "2-level tree");
 		ibf_fabric_free(f);
 	}
 }
