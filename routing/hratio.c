@@ -172,7 +172,7 @@ static int route_avoiding(const struct ibf_fabric *f, const struct ibf_route_opt
 	}
 	/* part[s] = 1: left out; a switch with end ports (a rail leaf) stays,
 	 * its GPUs have no other way in */
-	uint32_t *part = keep, navoided = 0, leaves = 0;
+	uint32_t *part = keep, navoided = 0, leaves = 0, found = 0;
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		uint32_t v = f->switches[s];
 		uint64_t guid = f->nodes[v].guid;
@@ -192,13 +192,18 @@ static int route_avoiding(const struct ibf_fabric *f, const struct ibf_route_opt
 		}
 		navoided += part[s];
 	}
+	found = navoided + leaves;
 	if (leaves)
 		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
 			 "hratio: %u avoided switches have end ports and stay in use", leaves);
+	/* a leaf that stays is in the fabric: "0 of 1 in the fabric" for an
+	 * avoided leaf read as a wrong GUID */
 	if (!navoided || navoided == f->nsw) {
 		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
-			 "hratio: %u of %u avoided switches in the fabric%s", navoided, o->navoid,
-			 navoided ? ", all of them: nothing to avoid" : "");
+			 "hratio: %u of %u avoided GUIDs are switches of the fabric, %u of them "
+			 "left out%s",
+			 found, o->navoid, navoided,
+			 navoided ? ": all switches, nothing to avoid" : ": nothing to avoid");
 		goto out;
 	}
 	struct ibf_fabric *g = component(f, part, 0, orig, sub, err);

@@ -326,9 +326,52 @@ static void test_avoid(void)
 	ibf_fabric_free(f);
 }
 
+/* keeps the last message that starts with "hratio: " and names the
+ * avoided GUIDs */
+static void last_avoid_log(void *ctx, int level, const char *msg)
+{
+	(void)level;
+	if (strstr(msg, "avoided GUIDs"))
+		snprintf(ctx, 256, "%s", msg);
+}
+
+/* when nothing is left out, the log tells a rail leaf that stays in use
+ * (it is a switch of the fabric) from a GUID that is not in the fabric; it
+ * used to say "0 of 1 avoided switches in the fabric" for both */
+static void test_avoid_log(void)
+{
+	struct ibf_fabric *f = gen(4, 2, 1, 2, 1, 0);
+	TT_REQUIRE(f);
+	int ln = find_desc_prefix(f, "rail", IBF_NODE_SWITCH, 0);
+	TT_REQUIRE(ln >= 0);
+	struct {
+		uint64_t g;
+		const char *want;
+	} cases[] = {
+		{ f->nodes[ln].guid, "1 of 1 avoided GUIDs are switches of the fabric, 0 of them left out" },
+		{ 0x1234, "0 of 1 avoided GUIDs are switches of the fabric, 0 of them left out" },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char msg[256] = "";
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		o.avoid = &cases[c].g;
+		o.navoid = 1;
+		o.log = last_avoid_log;
+		o.log_ctx = msg;
+		struct ibf_routes r;
+		struct ibf_error err = { 0 };
+		TT_EQ_INT(ibf_route(f, "hratio", &o, &r, NULL, &err), 0);
+		TT_CHECK_MSG(strstr(msg, cases[c].want) != NULL, "case %zu: logged \"%s\"", c, msg);
+		ibf_routes_free(&r);
+	}
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_avoid);
+	TT(test_avoid_log);
 	TT(test_rail_only);
 	TT(test_rail_optimized);
 	TT(test_damaged);
