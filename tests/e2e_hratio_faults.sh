@@ -36,21 +36,6 @@ echo '# defaults' >"$WORK/ibfab.conf"
 "$IBFAB" topo gen rail --servers 8 --gpus 4 --spines 2 --format ibsim -o "$WORK/r.net" >/dev/null 2>&1
 check "generate rail-optimized 8 x 4, 2 spines" test -s "$WORK/r.net"
 
-sweeps() { grep -c "SUBNET UP" "$SIM/opensm.log" 2>/dev/null; }
-wait_sweep() { # N0: a heavy sweep after the N0-th, then 3 s quiet
-	local n0=$1 i n last= quiet=0
-	for i in $(seq 1 600); do
-		kill -0 "$OSM_PID" 2>/dev/null || return 1
-		n=$(sweeps)
-		if [ "${n:-0}" -gt "$n0" ]; then
-			if [ "$n" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0; fi
-			[ $quiet -ge 15 ] && return 0
-			last=$n
-		fi
-		sleep 0.2
-	done
-	return 1
-}
 
 # check_state STEP LOGFROM SAME-RAIL-PATHS CROSS-RAIL-PATHS
 check_state() {
@@ -103,11 +88,11 @@ check_state() {
 change() {
 	local step=$1 same=$2 cross=$3 n0 from
 	shift 3
-	n0=$(sweeps)
+	n0=$(osm_sweeps)
 	from=$(wc -l <"$SIM/opensm.log")
 	printf '%s\n' "$@" | sed "s/^/$step: /" | diag
 	"$HARNESS" console "$SIM" "$@"
-	wait_sweep "$n0"
+	osm_wait_sweep "$n0"
 	check "$step: OpenSM swept again and is running" test $? -eq 0
 	check_state "$step" "$from" "$same" "$cross"
 }
@@ -122,7 +107,7 @@ check "ibsim with its console on a FIFO" test -p "$SIM/console"
 	exec ibsim-run opensm -F "$WORK/opensm.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm.out" 2>&1
 ) &
 OSM_PID=$!
-wait_sweep 0
+osm_wait_sweep 0
 check "OpenSM daemon up (SUBNET UP)" test $? -eq 0
 # the SM sits on rail00-l00 (the first node of the net file), kept throughout.
 # Paths counted by rail check (LMC 1: 2 LIDs per GPU): 4 rails x 8 x 7
@@ -142,7 +127,7 @@ change restore-all 448 1344 'ReLink "rail01-l00"[3]' 'ReLink "rail02-l00"[9]' 'R
 	'ReLink "rail03-l00"'
 
 kill -0 "$OSM_PID" 2>/dev/null
-check "OpenSM still running after $(sweeps) heavy sweeps" test $? -eq 0
+check "OpenSM still running after $(osm_sweeps) heavy sweeps" test $? -eq 0
 kill "$OSM_PID" 2>/dev/null
 wait "$OSM_PID" 2>/dev/null
 OSM_PID=

@@ -51,24 +51,6 @@ pick() { # N SALT < lines: N distinct lines at random (seeded)
 		for (i = 1; i <= n && i <= NR; i++) print l[i] }'
 }
 
-sweeps() { cat "$SIM/opensm.log" 2>/dev/null | grep -c "SUBNET UP"; }
-# wait_sweep N0: until OpenSM has finished a heavy sweep after the N0-th and
-# then stays quiet for 3 s (a change can take two sweeps to settle)
-wait_sweep() {
-	local n0=$1 i n last quiet=0
-	for i in $(seq 1 600); do
-		kill -0 "$OSM_PID" 2>/dev/null || return 1
-		n=$(sweeps)
-		if [ "${n:-0}" -gt "$n0" ]; then
-			if [ "$n" = "${last:-}" ]; then quiet=$((quiet + 1)); else quiet=0; fi
-			[ $quiet -ge 15 ] && return 0
-			last=$n
-		fi
-		sleep 0.2
-	done
-	return 1
-}
-
 # check_state ENGINE STEP LOGFROM: read back and verify after a change
 check_state() {
 	local e=$1 step=$2 from=$3 d="$WORK/$1/$2"
@@ -126,11 +108,11 @@ check_state() {
 change() {
 	local e=$1 step=$2; shift 2
 	local n0 from
-	n0=$(sweeps)
+	n0=$(osm_sweeps)
 	from=$(wc -l <"$SIM/opensm.log")
 	printf '%s\n' "$@" | sed "s/^/$e $step: /" | diag
 	"$HARNESS" console "$SIM" "$@"
-	wait_sweep "$n0"
+	osm_wait_sweep "$n0"
 	check "$e $step: OpenSM swept again and is running" test $? -eq 0
 	check_state "$e" "$step" "$from"
 }
@@ -153,7 +135,7 @@ session() {
 	) &
 	OSM_PID=$!
 	PREV=
-	wait_sweep 0
+	osm_wait_sweep 0
 	check "$e: OpenSM daemon up (SUBNET UP)" test $? -eq 0
 	check_state "$e" healthy 0
 
@@ -187,7 +169,7 @@ session() {
 	change "$e" restore-all "${restore[@]}"
 
 	kill -0 "$OSM_PID" 2>/dev/null
-	check "$e: OpenSM still running after $(sweeps) heavy sweeps" test $? -eq 0
+	check "$e: OpenSM still running after $(osm_sweeps) heavy sweeps" test $? -eq 0
 	kill "$OSM_PID" 2>/dev/null
 	wait "$OSM_PID" 2>/dev/null
 	OSM_PID=

@@ -135,6 +135,26 @@ read_tables() {
 # until /health answers.  Skips the script when etcd is not installed; fails
 # (returns 1) when it does not come up.  stop_etcd stops it by PID.
 ETCD_N=0
+# OpenSM's heavy sweeps so far ("SUBNET UP" lines in $SIM/opensm.log)
+osm_sweeps() { grep -c "SUBNET UP" "$SIM/opensm.log" 2>/dev/null; }
+# osm_wait_sweep N0: until OpenSM ($OSM_PID) has finished a heavy sweep after
+# the N0-th and then stays quiet for 3 s (a change can take two sweeps to
+# settle); 1 when OpenSM is gone or after 120 s
+osm_wait_sweep() {
+	local n0=$1 i n last= quiet=0
+	for i in $(seq 1 600); do
+		kill -0 "$OSM_PID" 2>/dev/null || return 1
+		n=$(osm_sweeps)
+		if [ "${n:-0}" -gt "$n0" ]; then
+			if [ "$n" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0; fi
+			[ $quiet -ge 15 ] && return 0
+			last=$n
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
 need_etcd() {
 	command -v etcd >/dev/null 2>&1 || skip_all "etcd not installed (Debian: etcd-server)"
 }
