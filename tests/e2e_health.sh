@@ -29,8 +29,7 @@ READER_PID=
 cleanup() {
 	[ -n "${CONGEST_PID:-}" ] && { kill "$CONGEST_PID" 2>/dev/null; wait "$CONGEST_PID" 2>/dev/null; }
 	[ -n "$READER_PID" ] && { kill "$READER_PID" 2>/dev/null; wait "$READER_PID" 2>/dev/null; }
-	[ -n "$OSM_PID" ] && { kill "$OSM_PID" 2>/dev/null; wait "$OSM_PID" 2>/dev/null; }
-	[ -n "$SIM" ] && "$HARNESS" stop "$SIM"
+	osm_sim_stop
 	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -59,13 +58,7 @@ fi
 SIM=$WORK/sim
 IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/r.net" "$SIM" 2>&1 | diag
 check "ibsim with its console on a FIFO" test -p "$SIM/console"
-(
-	export IBSIM_SOCKNAME=$(cat "$SIM/sockname") IBFAB_CONF="$WORK/ibfab.conf" \
-		LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
-	exec ibsim-run "${runner[@]}" opensm -F "$WORK/opensm.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm.out" 2>&1
-) &
-OSM_PID=$!
+osm_daemon "$WORK/opensm.conf" "$WORK/ibfab.conf" "$SIM/opensm.out" "${runner[@]}"
 
 # the reader: parse the registry as fast as it can until told to stop
 python3 - "$REG" "$WORK/reader.stop" >"$WORK/reader.out" 2>&1 <<'PY' &
@@ -242,9 +235,7 @@ check "concurrent reader: $reads reads of the registry, none torn or unparsable"
 kill -0 "$OSM_PID" 2>/dev/null
 check "OpenSM still running after $(health_sweeps) PerfMgr sweeps" test $? -eq 0
 check "no plugin error in the log" sh -c "! grep -q 'ibfab health: .*\(cannot\|error\|domain scores:\)' '$SIM/opensm.log'"
-kill "$OSM_PID" 2>/dev/null
-wait "$OSM_PID" 2>/dev/null
-OSM_PID=
+osm_stop
 if [ ${#runner[@]} -gt 0 ]; then
 	cat "$WORK"/vg.* >"$WORK/valgrind.txt" 2>/dev/null
 	echo "# valgrind: $(grep -cE '^==[0-9]+== (Invalid|Conditional|Use of|Syscall param|Mismatched|.*definitely lost)' "$WORK/valgrind.txt") reports in all"
@@ -264,13 +255,7 @@ printf 'rail_registry %s\nrail_domain_scores %s\nrail_map %s\nrail_health_percen
 osm_conf "$WORK/opensm.default.conf" minhop 0 "$WORK/opensm2.conf" \
 	-e 's|^perfmgr .*|perfmgr TRUE|' -e 's|^perfmgr_sweep_time_s .*|perfmgr_sweep_time_s 1|'
 mv "$SIM/opensm.log" "$SIM/opensm-hratio.log"
-(
-	export IBSIM_SOCKNAME=$(cat "$SIM/sockname") IBFAB_CONF="$WORK/ibfab2.conf" \
-		LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
-	exec ibsim-run opensm -F "$WORK/opensm2.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm2.out" 2>&1
-) &
-OSM_PID=$!
+osm_daemon "$WORK/opensm2.conf" "$WORK/ibfab2.conf" "$SIM/opensm2.out"
 wait_health_sweeps 3
 check "minhop: PerfMgr sweeps scored and written (sweep $(health_sweeps))" test $? -eq 0
 grep -E 'ibfab health' "$SIM/opensm.log" | head -4 |
@@ -289,7 +274,5 @@ check "minhop: registry with domain gpu-x (not srv003), default domain scores, r
 	grep -qF "['gpu-x', 'srv000', 'srv001', 'srv002'] 100 ['0', '1']" "$WORK/minhop.txt"
 kill -0 "$OSM_PID" 2>/dev/null
 check "minhop: OpenSM still running" test $? -eq 0
-kill "$OSM_PID" 2>/dev/null
-wait "$OSM_PID" 2>/dev/null
-OSM_PID=
+osm_stop
 done_testing

@@ -27,8 +27,7 @@ CACHE_PID=
 cleanup() {
 	[ -n "${CONGEST_PID:-}" ] && { kill "$CONGEST_PID" 2>/dev/null; wait "$CONGEST_PID" 2>/dev/null; }
 	[ -n "$CACHE_PID" ] && { kill "$CACHE_PID" 2>/dev/null; wait "$CACHE_PID" 2>/dev/null; }
-	[ -n "$OSM_PID" ] && { kill "$OSM_PID" 2>/dev/null; wait "$OSM_PID" 2>/dev/null; }
-	[ -n "$SIM" ] && "$HARNESS" stop "$SIM"
+	osm_sim_stop
 	stop_etcd
 	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
 }
@@ -65,13 +64,7 @@ osm_conf "$WORK/opensm.default.conf" hratio 0 "$WORK/opensm.conf" \
 
 SIM=$WORK/sim
 IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/r.net" "$SIM" 2>&1 | diag
-(
-	export IBSIM_SOCKNAME=$(cat "$SIM/sockname") IBFAB_CONF="$WORK/ibfab.conf" \
-		LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
-	exec ibsim-run opensm -F "$WORK/opensm.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm.out" 2>&1
-) &
-OSM_PID=$!
+osm_daemon "$WORK/opensm.conf" "$WORK/ibfab.conf"
 
 rails_logged() { # SWEEP: "0=S 1=S" as the plugin logged it
 	sed -n "s/.*ibfab health: PerfMgr sweep $1: .* rails \([0-9= ]*\);.*/\1/p" "$SIM/opensm.log" | head -1

@@ -22,8 +22,7 @@ mk_workdir
 SIM=
 OSM_PID=
 cleanup() {
-	[ -n "$OSM_PID" ] && { kill "$OSM_PID" 2>/dev/null; wait "$OSM_PID" 2>/dev/null; }
-	[ -n "$SIM" ] && "$HARNESS" stop "$SIM"
+	osm_sim_stop
 	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -100,13 +99,7 @@ change() {
 SIM="$WORK/sim"
 IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/r.net" "$SIM" 2>&1 | diag
 check "ibsim with its console on a FIFO" test -p "$SIM/console"
-(
-	export IBSIM_SOCKNAME=$(cat "$SIM/sockname") IBFAB_CONF="$WORK/ibfab.conf" \
-		LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
-	exec ibsim-run opensm -F "$WORK/opensm.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm.out" 2>&1
-) &
-OSM_PID=$!
+osm_daemon "$WORK/opensm.conf" "$WORK/ibfab.conf"
 osm_wait_sweep 0
 check "OpenSM daemon up (SUBNET UP)" test $? -eq 0
 # the SM sits on rail00-l00 (the first node of the net file), kept throughout.
@@ -128,9 +121,5 @@ change restore-all 448 1344 'ReLink "rail01-l00"[3]' 'ReLink "rail02-l00"[9]' 'R
 
 kill -0 "$OSM_PID" 2>/dev/null
 check "OpenSM still running after $(osm_sweeps) heavy sweeps" test $? -eq 0
-kill "$OSM_PID" 2>/dev/null
-wait "$OSM_PID" 2>/dev/null
-OSM_PID=
-"$HARNESS" stop "$SIM"
-SIM=
+osm_sim_stop
 done_testing

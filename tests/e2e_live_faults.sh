@@ -24,8 +24,7 @@ echo "# fault seed $SEED (set IBFAB_FAULT_SEED to choose others)"
 SIM=
 OSM_PID=
 cleanup() {
-	[ -n "$OSM_PID" ] && { kill "$OSM_PID" 2>/dev/null; wait "$OSM_PID" 2>/dev/null; }
-	[ -n "$SIM" ] && "$HARNESS" stop "$SIM"
+	osm_sim_stop
 	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -127,13 +126,7 @@ session() {
 	SIM="$dir/sim"
 	IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$net" "$SIM" 2>&1 | diag
 	check "$e: ibsim with its console on a FIFO" test -p "$SIM/console"
-	(
-		export IBSIM_SOCKNAME=$(cat "$SIM/sockname") IBFAB_CONF="$dir/ibfab.conf" \
-			LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-			OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
-		exec ibsim-run opensm -F "$dir/opensm.conf" -f "$SIM/opensm.log" </dev/null >"$SIM/opensm.out" 2>&1
-	) &
-	OSM_PID=$!
+	osm_daemon "$dir/opensm.conf" "$dir/ibfab.conf"
 	PREV=
 	osm_wait_sweep 0
 	check "$e: OpenSM daemon up (SUBNET UP)" test $? -eq 0
@@ -170,11 +163,7 @@ session() {
 
 	kill -0 "$OSM_PID" 2>/dev/null
 	check "$e: OpenSM still running after $(osm_sweeps) heavy sweeps" test $? -eq 0
-	kill "$OSM_PID" 2>/dev/null
-	wait "$OSM_PID" 2>/dev/null
-	OSM_PID=
-	"$HARNESS" stop "$SIM"
-	SIM=
+	osm_sim_stop
 }
 
 "$IBFAB" topo gen slimfly --q 5 --hosts 1 --format ibsim -o "$WORK/sf5.net"

@@ -135,6 +135,35 @@ read_tables() {
 # until /health answers.  Skips the script when etcd is not installed; fails
 # (returns 1) when it does not come up.  stop_etcd stops it by PID.
 ETCD_N=0
+# The OpenSM daemon of the live tests: osm_daemon OPENSM_CONF IBFAB_CONF
+# [OUT [RUNNER...]] starts stock OpenSM with the plugin under the ibsim of
+# $SIM (its log $SIM/opensm.log, its output in OUT, default $SIM/opensm.out;
+# RUNNER: a command to run it under, e.g. valgrind) and sets OSM_PID;
+# osm_stop stops it by PID (nothing when none runs); osm_sim_stop stops it
+# and that ibsim.
+osm_daemon() {
+	local conf=$1 ibconf=$2 out=${3:-$SIM/opensm.out}
+	shift $(($# < 3 ? $# : 3))
+	(
+		export IBSIM_SOCKNAME=$(cat "$SIM/sockname") IBFAB_CONF="$ibconf" \
+			LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+			OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
+		exec ibsim-run "$@" opensm -F "$conf" -f "$SIM/opensm.log" </dev/null >"$out" 2>&1
+	) &
+	OSM_PID=$!
+}
+osm_stop() {
+	[ -n "${OSM_PID:-}" ] || return 0
+	kill "$OSM_PID" 2>/dev/null
+	wait "$OSM_PID" 2>/dev/null
+	OSM_PID=
+}
+osm_sim_stop() {
+	osm_stop
+	[ -n "${SIM:-}" ] && "$HARNESS" stop "$SIM"
+	SIM=
+}
+
 # OpenSM's heavy sweeps so far ("SUBNET UP" lines in $SIM/opensm.log)
 osm_sweeps() { grep -c "SUBNET UP" "$SIM/opensm.log" 2>/dev/null; }
 # osm_wait_sweep N0: until OpenSM ($OSM_PID) has finished a heavy sweep after
