@@ -1906,19 +1906,14 @@ static uint64_t stream_pace(double gbps, uint32_t pay)
 
 /* ps a host computes after a step of phase k in which `rbytes` payload
  * bytes were addressed to it (ibf_psim_stream.compute_ns, reduce_gbps;
- * rounded up, capped as stream_pace). */
-static double comp_raw_ps(const struct ibf_psim_stream *in, uint32_t k, uint64_t rbytes)
+ * rounded up).  stream_compute_setup refuses runs where it passes 1e16 ps,
+ * so the run converts it to the clock's integer as it is. */
+static double comp_ps(const struct ibf_psim_stream *in, uint32_t k, uint64_t rbytes)
 {
 	double ps = in->compute_ns ? in->compute_ns[k] * 1000.0 : 0;
 	if (in->reduce_gbps && in->reduce_gbps[k] > 0)
 		ps += (double)rbytes * 8000.0 / in->reduce_gbps[k];
 	return ceil(ps);
-}
-
-static uint64_t comp_ps(const struct ibf_psim_stream *in, uint32_t k, uint64_t rbytes)
-{
-	double ps = comp_raw_ps(in, k, rbytes);
-	return ps < 1e17 ? (uint64_t)ps : (uint64_t)1e17;
 }
 
 /* Payload of the next packet of a message with `left` bytes to send. */
@@ -2330,7 +2325,7 @@ static int rank_try(struct psim *s, uint32_t h)
 			/* it computes first: the step ends with that (EV_STEP) */
 			if (R->cstate == 1)
 				return 0;
-			uint64_t c = comp_ps(in, R->phase, R->rbytes);
+			uint64_t c = (uint64_t)comp_ps(in, R->phase, R->rbytes);
 			if (c) {
 				R->cstate = 1;
 				return push(s, s->now + c, EV_STEP, h, 0);
@@ -2738,10 +2733,11 @@ static int stream_compute_setup(struct psim *s, struct ibf_error *err)
 	uint64_t *rb = calloc(s->nh ? s->nh : 1, sizeof(*rb));
 	uint8_t *part = calloc(s->nh ? s->nh : 1, 1);
 	int rc = !st->dcomp || !s->res->phase_compute_ns || !rb || !part;
-	double longest = 0; /* ps, uncapped */
+	double longest = 0; /* ps, of all phases */
 	uint32_t kl = 0;
 	for (uint32_t k = 0; k < P && !rc; k++) {
 		uint32_t a = in->off[k], b = in->off[k + 1];
+		double kmax = 0; /* ps, the phase's longest */
 		for (uint32_t m = a; m < b; m++) {
 			rb[in->msg[m].dst] += in->msg[m].bytes;
 			part[in->msg[m].src] = part[in->msg[m].dst] = 1;
@@ -2751,17 +2747,18 @@ static int stream_compute_setup(struct psim *s, struct ibf_error *err)
 				uint32_t h = e ? in->msg[m].dst : in->msg[m].src;
 				if (!part[h])
 					continue;
-				double raw = comp_raw_ps(in, k, rb[h]);
-				if (raw > longest) {
-					longest = raw;
-					kl = k;
-				}
-				uint64_t c = comp_ps(in, k, rb[h]);
-				if (c > st->dcomp[k])
-					st->dcomp[k] = c;
+				double c = comp_ps(in, k, rb[h]);
+				if (c > kmax)
+					kmax = c;
 				part[h] = 0;
 				rb[h] = 0;
 			}
+		if (kmax > longest) {
+			longest = kmax;
+			kl = k;
+		}
+		/* beyond 1e16 ps the run is refused below (and the cast undefined) */
+		st->dcomp[k] = kmax <= 1e16 ? (uint64_t)kmax : 0;
 		s->res->phase_compute_ns[k] = (double)st->dcomp[k] / 1000.0;
 	}
 	free(rb);
