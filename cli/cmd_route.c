@@ -174,7 +174,8 @@ static const char route_help[] =
 	"  --max-vls N     data VLs the switches offer (1..15; default and 0: 8)\n"
 	"  --no-fit        dfsssp: fail (exit 1) instead of rerouting when the VLs\n"
 	"                  do not suffice\n"
-	"  --best-effort   dfsssp: accept too few VLs (result NOT deadlock-free)\n"
+	"  --best-effort   dfsssp: accept too few VLs; everything is written, but\n"
+	"                  the exit status is 1 when the result is NOT deadlock-free\n"
 	"  --sl FILE       write the path SL dump (with --deadlock)\n"
 	"  --sl2vl FILE    write the SL2VL dump (with --deadlock)\n"
 	"  --verify        with --deadlock: check the result with the independent\n"
@@ -514,7 +515,7 @@ static int write_stats(const struct ibf_fabric *f, const struct ibf_routes *r, c
 
 /* --deadlock: run the scheme on r, report, write the SL / SL2VL dumps into
  * the open streams (NULL: not asked for). */
-static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f,
+static int route_deadlock(int *not_free, const struct route_args *a, const struct ibf_fabric *f,
 			  struct ibf_routes *r, FILE *sl_fp, FILE *sl2vl_fp, struct ibf_error *err)
 {
 	if (a->conf.deadlock == IBF_DEADLOCK_NONE)
@@ -535,6 +536,7 @@ static int route_deadlock(const struct route_args *a, const struct ibf_fabric *f
 	char buf[1024];
 	if (!a->quiet || !dl->deadlock_free)
 		fprintf(stderr, "ibfab route: deadlock %s\n", ibf_dl_summary(dl, buf, sizeof(buf)));
+	*not_free = !dl->deadlock_free;
 	if (a->dl_verify && dl->deadlock_free) {
 		/* stderr: the tables may go to stdout (-o -) */
 		int ok = 0;
@@ -588,6 +590,8 @@ static int cmd_route_main(int argc, char **argv)
 		rc = cli_outs_add(&outs, a.dl_sl, &sl_fp, &err);
 	if (!rc)
 		rc = cli_outs_add(&outs, a.dl_sl2vl, &sl2vl_fp, &err);
+	/* --best-effort: written, but exit 1 (as deadlock apply does) */
+	int not_free = 0;
 	double t0 = ibf_now();
 	if (!rc)
 		rc = run_engine(&a, f, &r, &rep, &err);
@@ -595,7 +599,7 @@ static int cmd_route_main(int argc, char **argv)
 	/* the scheme may reroute the destinations that do not fit the VLs:
 	 * the tables are written after it */
 	if (!rc)
-		rc = route_deadlock(&a, f, &r, sl_fp, sl2vl_fp, &err);
+		rc = route_deadlock(&not_free, &a, f, &r, sl_fp, sl2vl_fp, &err);
 	if (!rc && out_fp)
 		rc = ibf_lfts_write_stream(f, &r, out_fp, &err);
 	if (!rc && stats_fp)
@@ -620,7 +624,15 @@ static int cmd_route_main(int argc, char **argv)
 	}
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
-	return rc ? cli_fail(&err) : 0;
+	if (rc)
+		return cli_fail(&err);
+	if (not_free) {
+		if (!a.quiet)
+			fprintf(stderr, "ibfab route: the tables are written, but the deadlock "
+					"scheme's result is NOT deadlock-free (--best-effort): exit 1\n");
+		return 1;
+	}
+	return 0;
 }
 
 static int cmd_route_check(int argc, char **argv)

@@ -188,6 +188,24 @@ done
 rc=$?
 check "route --best-effort --verify: exit 1 ($rc), nothing written" \
 	sh -c "test $rc -eq 1 -a ! -e '$W/v-be.lfts' -a ! -e '$W/v-be.sl' && grep -q 'not deadlock-free' '$W/v.err'"
+# without --verify the best-effort result is written, marked, and exits 1
+# like deadlock apply --best-effort; with enough VLs it is deadlock-free: 0
+"$IBFAB" route --topology "$W/v5d.net" --engine layered --lmc 1 --deadlock dfsssp --max-vls 1 \
+	--best-effort -o "$W/be.lfts" --sl "$W/be.sl" --sl2vl "$W/be.s2v" 2>"$W/v.err"
+rc=$?
+diag <"$W/v.err"
+check "route --best-effort in 1 VL: exit 1 ($rc), all written, the SL dump marked NOT deadlock-free" \
+	sh -c "test $rc -eq 1 -a -s '$W/be.lfts' -a -s '$W/be.s2v' && grep -q 'NOT deadlock-free' '$W/be.sl' &&
+		grep -q 'exit 1' '$W/v.err'"
+"$IBFAB" deadlock apply -q --topology "$W/v5d.net" --lmc 1 --lfts "$W/be.lfts" --best-effort --max-vls 1 \
+	--sl "$W/bea.sl" 2>/dev/null
+rc2=$?
+check "... deadlock apply --best-effort on the same tables: also exit 1 ($rc2), written" \
+	test $rc2 -eq 1 -a -s "$W/bea.sl"
+"$IBFAB" route -q --topology "$W/v5d.net" --engine layered --lmc 1 --deadlock dfsssp --max-vls 8 \
+	--best-effort -o "$W/be8.lfts" 2>"$W/v.err"
+rc=$?
+check "route --best-effort with 8 VLs: deadlock-free, exit 0 ($rc)" test $rc -eq 0 -a -s "$W/be8.lfts"
 "$IBFAB" route -q --topology "$W/v5d.net" --engine layered --verify -o "$W/v-none.lfts" 2>"$W/v.err"
 rc=$?
 check "route --verify without --deadlock: usage error, exit 2 ($rc), nothing written" \
