@@ -242,7 +242,9 @@ int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const str
 		     const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err);
 /* ibf_route with the kept columns: the engine routes only the destinations
  * with a LID that is not kept (layered and minimal skip the others; dmodk
- * routes all and the kept columns overwrite), then the merge. */
+ * routes all and the kept columns overwrite), then the merge.  For every
+ * engine but layered the keep check holds all layers to shortest paths
+ * (o->max_len applies to layered's layers >= 1 only). */
 int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
 		     const struct ibf_fabric *fo, const struct ibf_routes *old,
 		     struct ibf_routes *r, struct ibf_route_report *rrep,

@@ -13,7 +13,9 @@
  *    the LID's port, without a loop;
  *  - the path of LMC layer 0 is a shortest path and the path of a layer
  *    >= 1 stays inside the engine's window (max_len, relative to the new
- *    distances and typical diameter), as a fresh run would require. */
+ *    distances and typical diameter), as a fresh run would require; only
+ *    layered has such a window, the other engines' layers are all held to
+ *    shortest paths (ibf_route_stable). */
 #include "ibf_routing.h"
 #include "ibf_map.h"
 
@@ -463,11 +465,22 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 	uint8_t *keep = calloc((size_t)max_lid + 1, 1);
 	if (!keep)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	/* only layered's layers >= 1 take paths longer than the shortest; a
+	 * column of dmodk, hratio or minimal is kept only when every layer's
+	 * path is still a shortest one, as a fresh run makes it (its detours
+	 * around a failed cable, e.g. a spine's down-up-down path to a leaf
+	 * that lost its cable to it, go when the cable is back) */
+	const struct ibf_engine *e = ibf_engine_find(engine);
+	struct ibf_route_opts ko = *o;
+	if (e && e->fn != ibf_route_layered) {
+		ko.max_len.base = IBF_WIN_DIST;
+		ko.max_len.value = 0;
+	}
 	/* one context (LID maps, switch map, typical diameter) for both steps */
 	struct stab st;
 	int rc = stab_open(&st, f, fo, old, err);
 	if (!rc)
-		rc = stab_keep(&st, o, keep, err);
+		rc = stab_keep(&st, &ko, keep, err);
 	if (!rc) {
 		struct ibf_route_opts oo = *o;
 		oo.lid_keep = keep;
@@ -475,7 +488,7 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 		rc = ibf_route(f, engine, &oo, r, rrep, err);
 	}
 	if (!rc)
-		rc = stab_merge(&st, r, o, keep, srep, err);
+		rc = stab_merge(&st, r, &ko, keep, srep, err);
 	stab_free(&st);
 	free(keep);
 	if (!rc && srep)

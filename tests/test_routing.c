@@ -1454,6 +1454,103 @@ static void test_stable_new_switch(void)
 	ibf_fabric_free(f);
 }
 
+/* Every switch's path to every CA LID (all LMC offsets) is a shortest one. */
+static uint32_t paths_longer_than_shortest(const struct ibf_fabric *f, const struct ibf_routes *r)
+{
+	uint32_t S = f->nsw, bad = 0;
+	uint32_t *dist = malloc(S * sizeof(*dist)), *q = malloc(S * sizeof(*q));
+	TT_REQUIRE(dist && q);
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		if (f->nodes[i].type == IBF_NODE_SWITCH)
+			continue;
+		for (int p = 1; p <= f->nodes[i].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (!pp->lid || pp->peer_node < 0 || f->nodes[pp->peer_node].sw < 0)
+				continue;
+			uint32_t t = (uint32_t)f->nodes[pp->peer_node].sw;
+			ibf_bfs(f, t, dist, q);
+			for (uint32_t lid = pp->lid; lid < pp->lid + (1u << pp->lmc); lid++)
+				for (uint32_t s = 0; s < S; s++) {
+					uint32_t x = s, h = 0;
+					while (x != t && h <= S) {
+						uint8_t op = ibf_lft(r, x)[lid];
+						uint32_t nx = UINT32_MAX;
+						for (uint32_t e = f->adj_off[x]; e < f->adj_off[x + 1]; e++)
+							if (f->adj[e].lport == op)
+								nx = f->adj[e].nbr;
+						if (nx == UINT32_MAX)
+							break;
+						x = nx;
+						h++;
+					}
+					bad += x != t || h != dist[s];
+				}
+		}
+	}
+	free(dist);
+	free(q);
+	return bad;
+}
+
+/* dmodk (like hratio and minimal) makes every LMC layer's path a shortest
+ * one.  A leaf loses its cable to a spine, the damaged tables send that
+ * spine's traffic for the leaf down, up another spine and down again; when
+ * the cable is back, a stable reroute must not keep such a column in a layer
+ * >= 1 (layered's window would allow 3 hops there, dmodk's fresh run would
+ * not). */
+static void test_stable_minimal_layers(void)
+{
+	struct ibf_fattree_opts fo;
+	memset(&fo, 0, sizeof(fo));
+	fo.levels = 2;
+	fo.m[0] = 4;
+	fo.m[1] = 4;
+	fo.w[0] = 1;
+	fo.w[1] = 4;
+	fo.parallel = 1;
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_fattree(&fo, &err);
+	TT_REQUIRE(f);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0 && ibf_assign_lids(f, 1, 0, &err) == 0);
+	struct ibf_fabric *g = ibf_fabric_clone(f, &err);
+	TT_REQUIRE(g);
+	/* the first switch with a CA is a leaf; its first switch cable goes */
+	uint32_t leaf = UINT32_MAX;
+	for (uint32_t s = 0; s < f->nsw && leaf == UINT32_MAX; s++) {
+		int n = f->switches[s];
+		for (int p = 1; p <= f->nodes[n].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, n, p);
+			if (pp->peer_node >= 0 && f->nodes[pp->peer_node].type != IBF_NODE_SWITCH) {
+				leaf = s;
+				break;
+			}
+		}
+	}
+	TT_REQUIRE(leaf != UINT32_MAX && f->adj_off[leaf] < f->adj_off[leaf + 1]);
+	ibf_fabric_disconnect(g, (int)g->switches[leaf], f->adj[f->adj_off[leaf]].lport);
+	TT_REQUIRE(ibf_fabric_finalize(g, &err) == 0);
+	const char *engines[] = { "dmodk", "minimal" };
+	for (int k = 0; k < 2; k++) {
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		struct ibf_routes healthy, dmg, back;
+		TT_REQUIRE(ibf_route(f, engines[k], &o, &healthy, NULL, &err) == 0);
+		TT_EQ_INT(paths_longer_than_shortest(f, &healthy), 0);
+		TT_REQUIRE(ibf_route(g, engines[k], &o, &dmg, NULL, &err) == 0);
+		struct ibf_stable_report rep;
+		TT_REQUIRE(ibf_route_stable(f, engines[k], &o, g, &dmg, &back, NULL, &rep, &err) == 0);
+		TT_CHECK_MSG(paths_longer_than_shortest(f, &back) == 0,
+			     "%s: %u (switch, LID) paths longer than the shortest after the repair",
+			     engines[k], paths_longer_than_shortest(f, &back));
+		TT_CHECK(rep.lids_kept > 0 && rep.lids_kept < rep.lids);
+		ibf_routes_free(&back);
+		ibf_routes_free(&dmg);
+		ibf_routes_free(&healthy);
+	}
+	ibf_fabric_free(g);
+	ibf_fabric_free(f);
+}
+
 /* A dump made for other LIDs (a plan's assignment, a fabric re-swept since):
  * its comments name the port each LID belonged to; a LID that belongs to
  * another port here, or to none, is an error at its line (the entries would
@@ -1517,5 +1614,7 @@ int main(void)
 	       test_stable);
 	tt_run("stable reroute: entries on a switch the previous tables lacked are counted as new",
 	       test_stable_new_switch);
+	tt_run("stable reroute: dmodk and minimal keep no column with a longer path in a layer >= 1",
+	       test_stable_minimal_layers);
 	return tt_done();
 }
