@@ -926,10 +926,28 @@ static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigne
 	pthread_mutex_lock(&hs->mu);
 	ibf_health_carry(h, hs->h);
 	struct ibf_health *old = hs->h;
+	int was_gone = ibf_health_ngone(old);
 	hs->h = h;
 	hs->h_gen = gen;
 	pthread_mutex_unlock(&hs->mu);
 	ibf_health_free(old);
+	/* h is the SM thread's until the next rebuild (only this thread
+	 * replaces it; the writer reads it under the mutex) */
+	int ng = ibf_health_ngone(h);
+	if (ng) {
+		char list[MSG_MAX / 2];
+		size_t n = 0;
+		list[0] = '\0';
+		for (int i = 0; i < ng && n + 16 < sizeof(list); i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", i ? " " : "",
+					      ibf_health_gone_label(h, i));
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab health: rail(s) %s gone from the fabric (no switch or GPU of it "
+		     "left): published at score 0 until back",
+		     list);
+	} else if (was_gone) {
+		plog(pl, OSM_LOG_INFO, "ibfab health: the rails lost earlier are back");
+	}
 }
 
 /* SUBNET_UP (SM thread, no lock held): the structure of the fabric the

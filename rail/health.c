@@ -46,6 +46,8 @@ struct ibf_health {
 	char **domain;
 	unsigned long sweeps;
 	int last_ports;
+	int ngone;     /* rails seen earlier (ibf_health_carry) that this fabric lacks */
+	int32_t *gone; /* [ngone] their labels, ascending */
 };
 
 void ibf_health_opts_default(struct ibf_health_opts *o)
@@ -196,6 +198,7 @@ void ibf_health_free(struct ibf_health *h)
 	for (int d = 0; d < h->ndomains; d++)
 		free(h->domain[d]);
 	free(h->domain);
+	free(h->gone);
 	free(h);
 }
 
@@ -357,6 +360,42 @@ void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src)
 	}
 	dst->sweeps = src->sweeps;
 	dst->last_ports = src->last_ports;
+	/* rails src had (or had lost already) that dst lacks: gone until they
+	 * come back (a rail switch that died takes its GPUs out of the sweep
+	 * too, and without a word hosts would take the rail for idle) */
+	int n = src->nrails + src->ngone, ng = 0;
+	int32_t *gone = n ? malloc((size_t)n * sizeof(*gone)) : NULL;
+	if (n && !gone)
+		return; /* out of memory: the gone rails are forgotten, nothing else */
+	for (int k = 0; k < n; k++) {
+		int32_t l = k < src->nrails ? src->label[k] : src->gone[k - src->nrails];
+		int have = 0;
+		for (int g = 0; g < dst->nrails && !have; g++)
+			have = dst->label[g] == l;
+		for (int i = 0; i < ng && !have; i++)
+			have = gone[i] == l;
+		if (have)
+			continue;
+		int i = ng++;
+		while (i > 0 && gone[i - 1] > l) { /* ascending */
+			gone[i] = gone[i - 1];
+			i--;
+		}
+		gone[i] = l;
+	}
+	free(dst->gone);
+	dst->gone = gone;
+	dst->ngone = ng;
+}
+
+int ibf_health_ngone(const struct ibf_health *h)
+{
+	return h ? h->ngone : 0;
+}
+
+int ibf_health_gone_label(const struct ibf_health *h, int i)
+{
+	return h && i >= 0 && i < h->ngone ? h->gone[i] : -1;
 }
 
 int ibf_health_nrails(const struct ibf_health *h)
@@ -402,6 +441,10 @@ int ibf_health_fill(const struct ibf_health *h, const struct ibf_rail_registry *
 {
 	for (int g = 0; g < h->nrails; g++)
 		if (ibf_rail_registry_set_rail(r, h->label[g], ibf_health_score(h, g)))
+			return IBF_ENOMEM;
+	/* a rail that is gone carries nothing: blocked, not the default */
+	for (int i = 0; i < h->ngone; i++)
+		if (ibf_rail_registry_set_rail(r, h->gone[i], 0))
 			return IBF_ENOMEM;
 	for (int d = 0; d < h->ndomains; d++) {
 		int i = doms ? ibf_rail_registry_find_domain(doms, h->domain[d]) : -1;

@@ -304,8 +304,14 @@ enum ibf_health_result ibf_health_sample(struct ibf_health *h, uint64_t guid, in
 					 enum ibf_health_counter which, uint64_t value,
 					 enum ibf_health_mode mode);
 /* After a fabric change: the smoothed scores of src's rails (by label), its
- * counter readings (by port) and sweep count go to dst. */
+ * counter readings (by port) and sweep count go to dst; rails src had (or
+ * had already lost) that dst lacks are dst's gone rails. */
 void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src);
+/* Rails seen before a fabric change that the fabric now lacks (no switch or
+ * GPU of the rail left): count and labels, ascending (-1 out of range).
+ * ibf_health_fill publishes them at score 0 until they come back. */
+int ibf_health_ngone(const struct ibf_health *h);
+int ibf_health_gone_label(const struct ibf_health *h, int i);
 /* Close the open sweep now (e.g. at shutdown); 1 when it held samples. */
 int ibf_health_close(struct ibf_health *h);
 int ibf_health_nrails(const struct ibf_health *h);
@@ -318,9 +324,9 @@ int ibf_health_measured(const struct ibf_health *h, int g);
 /* sweeps closed so far, and ports scored in the last one */
 unsigned long ibf_health_sweeps(const struct ibf_health *h);
 int ibf_health_last_ports(const struct ibf_health *h);
-/* Put every rail's score and every detected domain into r: the domain's
- * score from doms (a registry read from the hosts' file; NULL: none), else
- * r->dflt.  Returns 0 or IBF_ENOMEM. */
+/* Put every rail's score (gone rails at 0) and every detected domain into
+ * r: the domain's score from doms (a registry read from the hosts' file;
+ * NULL: none), else r->dflt.  Returns 0 or IBF_ENOMEM. */
 int ibf_health_fill(const struct ibf_health *h, const struct ibf_rail_registry *doms,
 		    struct ibf_rail_registry *r);
 /* Spines: count, smoothed score, node GUID, avoided now; whether the set of

@@ -225,6 +225,32 @@ check "read back: spine00 carries cross-rail paths again (${after:-?})" test "${
 check "the spine was avoided once and used again once (no flapping)" \
 	test "$(grep -c 'avoided spines changed' "$SIM/opensm.log")" -eq 2
 
+# rail 1's switch dies and its GPUs leave the sweep with it: the registry
+# keeps rail 1, at 0 (dropped, hosts would read the default 100 and send
+# over a rail that is not there); a GPU of rail 1 then moves its data to
+# the other rail inside its server first; the rail comes back at 100
+from=$(wc -l <"$SIM/opensm.log")
+"$HARNESS" console "$SIM" 'Unlink "rail01-l00"'
+wait_log 'ibfab health: rail(s) 1 gone from the fabric' "$from"
+check "rail 1's switch dead: the log says rail 1 is gone, published at 0" test $? -eq 0
+wait_log 'PerfMgr sweep [0-9]*: .*rails 0=[0-9]* 1=0;' "$from"
+check "... the sweeps write rail 1 at 0" test $? -eq 0
+tail -n +"$from" "$SIM/opensm.log" | grep -E 'ibfab health|tables configured|cannot route' | tail -4 |
+	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-200 | diag
+sleep 1
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["rails"].get("1"))' "$REG" \
+	>"$WORK/gone.txt" 2>&1
+check "... the registry file holds rail 1 at 0 ($(cat "$WORK/gone.txt"))" grep -qx 0 "$WORK/gone.txt"
+"$IBFAB" rail path --registry "$REG" --src srv000:1 --dst srv002:0 >"$WORK/path-gone.txt" 2>&1
+diag <"$WORK/path-gone.txt"
+check "rail 1 gone: srv000:1 -> srv002:0 goes dr via rail 0" grep -q ': dr via rail 0' "$WORK/path-gone.txt"
+from=$(wc -l <"$SIM/opensm.log")
+"$HARNESS" console "$SIM" 'ReLink "rail01-l00"'
+wait_log 'ibfab health: the rails lost earlier are back' "$from"
+check "rail 1's switch back: the log says so" test $? -eq 0
+wait_log 'PerfMgr sweep [0-9]*: .*rails 0=[0-9]* 1=100;' "$from"
+check "... and the sweeps write rail 1 at 100 again" test $? -eq 0
+
 touch "$WORK/reader.stop"
 wait "$READER_PID"
 READER_PID=

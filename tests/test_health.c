@@ -419,6 +419,56 @@ static void test_registry_fill(void)
 	fx_free(&x);
 }
 
+/* A rail whose switch died is gone from the next fabric with its GPUs: the
+ * registry must not drop it (hosts would read the default, 100, and send
+ * over a rail that is not there) but publish it at 0 until it is back. */
+static void test_gone_rails(void)
+{
+	struct ibf_health_opts o;
+	ibf_health_opts_default(&o);
+	o.alpha = 1;
+	struct fx x, y, z, w;
+	TT_REQUIRE(fx_init(&x, 4, 4, 2, &o) == 0);
+	TT_EQ_INT(ibf_health_nrails(x.h), 4);
+	TT_EQ_INT(ibf_health_ngone(x.h), 0);
+	/* rail 3 gone (4 servers x 3 GPUs): gone = {3} */
+	TT_REQUIRE(fx_init(&y, 4, 3, 2, &o) == 0);
+	ibf_health_carry(y.h, x.h);
+	TT_EQ_INT(ibf_health_nrails(y.h), 3);
+	TT_EQ_INT(ibf_health_ngone(y.h), 1);
+	TT_EQ_INT(ibf_health_gone_label(y.h, 0), 3);
+	TT_EQ_INT(ibf_health_gone_label(y.h, 1), -1);
+	struct ibf_rail_registry r;
+	ibf_rail_registry_init(&r);
+	TT_REQUIRE(ibf_health_fill(y.h, NULL, &r) == 0);
+	TT_EQ_INT(r.nrails, 4);
+	int i = ibf_rail_registry_find_rail(&r, 3);
+	TT_REQUIRE(i >= 0);
+	TT_EQ_INT(r.rail_score[i], 0);
+	TT_EQ_INT(r.rail_score[ibf_rail_registry_find_rail(&r, 2)], 100);
+	ibf_rail_registry_free(&r);
+	/* rail 2 goes as well: both stay gone, ascending */
+	TT_REQUIRE(fx_init(&z, 4, 2, 2, &o) == 0);
+	ibf_health_carry(z.h, y.h);
+	TT_EQ_INT(ibf_health_ngone(z.h), 2);
+	TT_EQ_INT(ibf_health_gone_label(z.h, 0), 2);
+	TT_EQ_INT(ibf_health_gone_label(z.h, 1), 3);
+	/* all four back: nothing gone, every rail published with its score */
+	TT_REQUIRE(fx_init(&w, 4, 4, 2, &o) == 0);
+	ibf_health_carry(w.h, z.h);
+	TT_EQ_INT(ibf_health_ngone(w.h), 0);
+	ibf_rail_registry_init(&r);
+	TT_REQUIRE(ibf_health_fill(w.h, NULL, &r) == 0);
+	TT_EQ_INT(r.nrails, 4);
+	for (int l = 0; l < 4; l++)
+		TT_EQ_INT(r.rail_score[ibf_rail_registry_find_rail(&r, l)], 100);
+	ibf_rail_registry_free(&r);
+	fx_free(&w);
+	fx_free(&z);
+	fx_free(&y);
+	fx_free(&x);
+}
+
 /* spines below avoid_below for avoid_sweeps sweeps are avoided, used again
  * only above avoid_above */
 static void test_avoid_hysteresis(void)
@@ -498,5 +548,6 @@ int main(void)
 	TT(test_reset_and_wrap);
 	TT(test_delta_mode);
 	TT(test_registry_fill);
+	TT(test_gone_rails);
 	return tt_done();
 }
