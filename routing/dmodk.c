@@ -68,6 +68,7 @@ struct dk {
 	uint32_t *fdist, *fnext, *queue; /* fallback towards the up/down region */
 	uint32_t *bylevel;		 /* switches, highest level first */
 	uint64_t *moved_missing;	 /* [S] LIDs moved off a missing slot */
+	uint64_t *moved_other;		 /* [S] of those, to another parent */
 	uint64_t moved_unusable;	 /* (switch, LID) moved off an unusable parent */
 	uint64_t fallback;		 /* (switch, LID) outside the up/down region */
 	uint32_t fallback_dests;	 /* destination switches with such entries */
@@ -79,6 +80,9 @@ struct dk {
 	uint32_t doff[256];	     /* off-chain destinations given to each port */
 	uint32_t *below, *below_par; /* == ccur: climbs to the chain, through which parent */
 	uint64_t chain_weighted;     /* chain steps moved by parent weights */
+	uint32_t nlayers;	     /* 2^(largest LMC of an end port) */
+	uint32_t *deal;		     /* [S * nlayers] see deal_counter */
+	uint32_t *cdeal, *cstamp;    /* [S * nlayers] see chain_counter */
 };
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
@@ -135,14 +139,33 @@ static uint64_t digit(const struct ibf_ftree *t, uint64_t x, int l)
 	return p ? x / p : 0;
 }
 
+/* slot g of a switch can carry a destination: a cable left to its parent,
+ * and the parent is usable (elig stamp: a down path, or an up path to one) */
+static int usable(const struct dk *c, uint32_t g, const uint32_t *elig)
+{
+	return c->pres_n[g] && elig[c->t->slot_par[g]] == c->rcur;
+}
+
+/* the cable of slot g for digit d on a switch with n slots: q mod b of the
+ * b cables left to g's parent, q = (d div n) * p + c (see pick_up) */
+static uint32_t slot_cable(const struct dk *c, uint32_t g, uint64_t d, uint32_t n)
+{
+	uint64_t q = (d / n) * c->pnom[g] + c->t->slot_cab[g];
+	return c->pres[c->pres_off[g] + (uint32_t)(q % c->pres_n[g])];
+}
+
 /* up link of s for (x, off); elig: stamps of usable parents.  Slot k0 =
  * (d mod n) names a parent y and a cable rank c in y's bundle of nominal
  * size p; the cable used is q mod b of the b cables s really has to y, with
  * q = (d div n) * p + c.  On a full bundle that is cable c; on a short one
  * the destinations of y still spread evenly over the surviving cables
- * (balance by cable count).  A parent that is not usable (no cable, or no
- * down path) passes to the next slot in rotation.  Returns adj index or
- * NOSW; counts moves. */
+ * (balance by cable count).  A slot that cannot be used (no cable left to
+ * its parent, or no down path there) hands its destinations round-robin to
+ * the usable slots: with M unusable slots, k0 the i-th of them, the
+ * destination goes to usable slot number (M * (d div n) + i) mod u in slot
+ * order (u usable slots), so the destinations of all unusable slots, taken
+ * together, are dealt out one by one (see spread_pick).  Returns adj index
+ * or NOSW; counts moves. */
 static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off,
 			const uint32_t *elig, int count)
 {
@@ -154,20 +177,26 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 	uint32_t base = t->slot_off[s];
 	uint64_t d = digit(t, x, l) + off[l];
 	uint32_t k0 = (uint32_t)(d % n);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = k0 + i;
-		if (k >= n)
-			k -= n;
-		uint32_t g = base + k;
-		uint32_t b = c->pres_n[g];
-		if (!b || elig[t->slot_par[g]] != c->rcur)
-			continue;
-		uint64_t q = (d / n) * c->pnom[g] + t->slot_cab[g];
-		uint32_t e = c->pres[c->pres_off[g] + (uint32_t)(q % b)];
-		if (count && e != t->slot[base + k0] && t->slot[base + k0] != IBF_FTREE_MISSING &&
-		    i)
-			c->moved_unusable++;
-		return e;
+	if (usable(c, base + k0, elig))
+		return slot_cable(c, base + k0, d, n);
+	uint32_t nu = 0, i = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		if (usable(c, base + k, elig))
+			nu++;
+		else if (k < k0)
+			i++;
+	}
+	if (!nu)
+		return NOSW;
+	uint64_t z = (uint64_t)(n - nu) * (d / n) + i;
+	uint32_t want = (uint32_t)(z % nu);
+	for (uint32_t j = 1; j <= n; j++) {
+		uint32_t k = (k0 + j) % n;
+		if (usable(c, base + k, elig) && !want--) {
+			if (count && t->slot[base + k0] != IBF_FTREE_MISSING)
+				c->moved_unusable++;
+			return slot_cable(c, base + k, d, n);
+		}
 	}
 	return NOSW;
 }
@@ -175,10 +204,24 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 /* the chain's climb: like pick_up, but a parent's slots count in
  * proportion to the parent's own surviving up-cables (wgt), so a parent
  * that lost uplinks receives fewer destinations.  The slots are taken
- * round-robin by weight (round r holds every slot of weight > r), which on
- * an even tree is the plain slot order: there it is pick_up exactly. */
+ * round-robin by weight (round r holds every slot of weight > r: V
+ * positions in all), which on an even tree is the plain slot order: there
+ * it is pick_up exactly.  A position whose slot cannot be used deals its
+ * destinations out over the usable positions as pick_up does over slots:
+ * number (M * (d div V) * w0 + M * r0 + i) mod u, with w0 the weight of the
+ * position's slot, r0 its round, M the unusable slots and i the rank of
+ * the slot among them (on an even tree (d div V) * w0 + r0 = d div n, and
+ * usable position number j is usable slot number j mod u: pick_up's
+ * choice).  That is the order in which the destination's own switch meets
+ * them.  A source switch (deal given) meets a different set: its own
+ * unusable slots, and the chain's moved destinations on top; it deals the
+ * destinations it must move to the usable positions with its own counter
+ * *deal (per layer, see deal_counter), so any run of them is split within
+ * one; the destination's chain deals its moved destinations in the same
+ * way with a counter per destination switch (chain_counter).  Counts an
+ * entry moved off a parent that had a cable but no use. */
 static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t *off,
-			   const uint32_t *elig)
+			   const uint32_t *elig, int count, uint32_t *deal)
 {
 	const struct ibf_ftree *t = c->t;
 	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, V = 0, wmax = 0;
@@ -192,24 +235,46 @@ static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t 
 	int l = t->level[s];
 	uint64_t d = digit(t, x, l) + off[l];
 	if (!V)
-		return pick_up(c, s, x, off, elig, 1);
-	uint32_t v0 = (uint32_t)(d % V);
-	for (uint32_t i = 0; i < V; i++) {
-		uint32_t v = v0 + i, g = NOSW;
-		if (v >= V)
-			v -= V;
-		for (uint32_t r = 0, pos = 0; r < wmax && g == NOSW; r++)
-			for (uint32_t h = a; h < a + n; h++)
-				if (c->wgt[h] > r && pos++ == v) {
-					g = h;
-					break;
-				}
-		uint32_t b = c->pres_n[g];
-		if (!b || elig[t->slot_par[g]] != c->rcur)
-			continue;
-		uint64_t q = (d / n) * c->pnom[g] + t->slot_cab[g];
-		return c->pres[c->pres_off[g] + (uint32_t)(q % b)];
+		return pick_up(c, s, x, off, elig, count);
+	uint32_t v0 = (uint32_t)(d % V), g0 = NOSW, r0 = 0;
+	for (uint32_t r = 0, pos = 0; r < wmax && g0 == NOSW; r++)
+		for (uint32_t h = a; h < a + n; h++)
+			if (c->wgt[h] > r && pos++ == v0) {
+				g0 = h;
+				r0 = r;
+				break;
+			}
+	if (usable(c, g0, elig))
+		return slot_cable(c, g0, d, n);
+	uint32_t nu = 0, m = 0, i = 0; /* usable positions, unusable slots, rank of g0 */
+	for (uint32_t h = a; h < a + n; h++) {
+		if (usable(c, h, elig))
+			nu += c->wgt[h];
+		else {
+			m++;
+			if (h < g0)
+				i++;
+		}
 	}
+	if (!nu)
+		return NOSW;
+	uint64_t z = (uint64_t)m * ((d / V) * c->wgt[g0] + r0) + i;
+	if (deal)
+		z = (*deal)++;
+	uint32_t want = (uint32_t)(z % nu);
+	/* the usable positions from v0 + 1 on, cyclically */
+	for (uint32_t pass = 0; pass < 2; pass++)
+		for (uint32_t r = 0, pos = 0; r < wmax; r++)
+			for (uint32_t h = a; h < a + n; h++) {
+				if (c->wgt[h] <= r)
+					continue;
+				uint32_t v = pos++;
+				if ((pass == 0) != (v > v0) || !usable(c, h, elig) || want--)
+					continue;
+				if (count && t->slot[g0] != IBF_FTREE_MISSING)
+					c->moved_unusable++;
+				return slot_cable(c, h, d, n);
+			}
 	return NOSW;
 }
 
@@ -416,21 +481,58 @@ static void regions(struct dk *c, uint32_t dsw, uint32_t *outside)
 
 /* s's own D-mod-K slot for index x names a cable that is missing: s's
  * table entry for the destination, which that cable would carry, goes over
- * the parent's surviving cables (or the next slot) instead.  Only the up
- * entries of s count: a chain switch's own entry points down. */
-static int slot_missing(const struct dk *c, uint32_t s, uint64_t x, const uint32_t *off)
+ * the parent's surviving cables (or to the other usable slots) instead.
+ * Returns that slot, else NOSW.  Only the up entries of s count: a chain
+ * switch's own entry points down. */
+static uint32_t slot_missing(const struct dk *c, uint32_t s, uint64_t x, const uint32_t *off)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a;
+	if (!n)
+		return NOSW;
+	uint64_t d = digit(t, x, t->level[s]) + off[t->level[s]];
+	uint32_t g = a + (uint32_t)(d % n);
+	return t->slot[g] == IBF_FTREE_MISSING ? g : NOSW;
+}
+
+/* s's plain D-mod-K slot for x can carry it to the destination's switch
+ * (so a different chain step is the parents' weights, not a dealt move) */
+static int plain_usable(const struct dk *c, uint32_t s, uint64_t x, const uint32_t *off)
 {
 	const struct ibf_ftree *t = c->t;
 	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a;
 	if (!n)
 		return 0;
 	uint64_t d = digit(t, x, t->level[s]) + off[t->level[s]];
-	return t->slot[a + (uint32_t)(d % n)] == IBF_FTREE_MISSING;
+	return usable(c, a + (uint32_t)(d % n), c->anc);
+}
+
+/* switch s's counter of the destinations it has dealt out (pick_chain) in
+ * layer j, over the whole run (destination switches in order, their LIDs
+ * in index order): the moved destinations of s go round-robin over all of
+ * them, not only within one destination switch */
+static uint32_t *deal_counter(struct dk *c, uint32_t s, uint32_t j)
+{
+	return &c->deal[(size_t)s * c->nlayers + (j < c->nlayers ? j : c->nlayers - 1)];
+}
+
+/* chain switch s's counter of the destinations of the current destination
+ * switch it has dealt out in layer j: zero at the first use, so the first
+ * moved destination of a leaf goes to the next usable slot, as before this
+ * rule, and the following ones round-robin */
+static uint32_t *chain_counter(struct dk *c, uint32_t s, uint32_t j)
+{
+	size_t k = (size_t)s * c->nlayers + (j < c->nlayers ? j : c->nlayers - 1);
+	if (c->cstamp[k] != c->rcur) {
+		c->cstamp[k] = c->rcur;
+		c->cdeal[k] = 0;
+	}
+	return &c->cdeal[k];
 }
 
 /* one LID column: destination on switch dsw, delivered through tport */
 static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const uint32_t *off,
-		   uint32_t lid, int count)
+		   uint32_t lid, uint32_t layer, int count)
 {
 	const struct ibf_fabric *f = c->f;
 	struct ibf_routes *r = c->r;
@@ -443,10 +545,11 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 	uint32_t clist[IBF_FTREE_MAX_LEVELS + 2], nc = 0;
 	clist[nc++] = s;
 	for (;;) {
-		uint32_t e = pick_chain(c, s, x, off, c->anc);
+		uint32_t e = pick_chain(c, s, x, off, c->anc, 0,
+					    count ? chain_counter(c, s, layer) : NULL);
 		if (e == NOSW)
 			break;
-		if (count && e != pick_up(c, s, x, off, c->anc, 0))
+		if (count && plain_usable(c, s, x, off) && e != pick_up(c, s, x, off, c->anc, 0))
 			c->chain_weighted++;
 		uint32_t p = f->adj[e].nbr;
 		c->chain[p] = c->ccur;
@@ -502,9 +605,14 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 			if (c->below[s] == c->ccur)
 				e = pick_toward(c, s, c->below_par[s], x, off);
 			if (e == NOSW)
-				e = pick_chain(c, s, x, off, c->reach);
-			if (count && e != NOSW && slot_missing(c, s, x, off))
+				e = pick_chain(c, s, x, off, c->reach, count,
+					       count ? deal_counter(c, s, layer) : NULL);
+			uint32_t gm = count && e != NOSW ? slot_missing(c, s, x, off) : NOSW;
+			if (gm != NOSW) {
 				c->moved_missing[s]++;
+				if (f->adj[e].nbr != t->slot_par[gm])
+					c->moved_other[s]++;
+			}
 		} else {
 			e = c->fnext[s];
 			if (count && e != NOSW)
@@ -559,6 +667,16 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	c->queue = malloc(S * sizeof(uint32_t));
 	c->bylevel = malloc(S * sizeof(uint32_t));
 	c->moved_missing = calloc(S, sizeof(uint64_t));
+	c->moved_other = calloc(S, sizeof(uint64_t));
+	c->nlayers = 1;
+	for (uint32_t i = 0; i < t->nends; i++) {
+		const struct ibf_port *pp = ibf_port(c->f, t->ends[i].node, t->ends[i].port);
+		if ((1u << pp->lmc) > c->nlayers)
+			c->nlayers = 1u << pp->lmc;
+	}
+	c->deal = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
+	c->cdeal = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
+	c->cstamp = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
 	c->hopbuf = malloc(S);
 	c->stack = malloc(S * sizeof(uint32_t));
 	c->below = calloc(S, sizeof(uint32_t));
@@ -566,7 +684,7 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	*eoff = calloc((size_t)S + 1, sizeof(uint32_t));
 	*elist = malloc((t->nends ? t->nends : 1) * sizeof(uint32_t));
 	if (!c->anc || !c->reach || !c->chain || !c->chain_port || !c->nxt || !c->fdist ||
-	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->hopbuf || !c->stack ||
+	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->moved_other || !c->deal || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
 	    !*eoff || !*elist || !c->below || !c->below_par || bundles(c))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	uint32_t k = 0; /* highest level first */
@@ -597,6 +715,10 @@ static void dk_free(struct dk *c)
 	free(c->queue);
 	free(c->bylevel);
 	free(c->moved_missing);
+	free(c->moved_other);
+	free(c->deal);
+	free(c->cdeal);
+	free(c->cstamp);
 	free(c->hopbuf);
 	free(c->stack);
 	free(c->below);
@@ -627,6 +749,8 @@ static void chain_loads(struct dk *c, uint32_t dsw, const uint32_t *eoff, const 
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_ftree *t = c->t;
 	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
+	uint32_t deal[128]; /* per layer, as the chain will deal in column() */
+	memset(deal, 0, sizeof(deal)); /* chain_counter starts at 0 */
 	memset(c->dload, 0, sizeof(c->dload));
 	memset(c->doff, 0, sizeof(c->doff));
 	for (uint32_t k = eoff[dsw]; k < eoff[dsw + 1]; k++) {
@@ -635,7 +759,7 @@ static void chain_loads(struct dk *c, uint32_t dsw, const uint32_t *eoff, const 
 		uint32_t L = 1u << pp->lmc;
 		for (uint32_t j = 0; j < L && pp->lid; j++) {
 			uint64_t xx = layer_index(c, en->index, j, L, off);
-			uint32_t e = pick_up(c, dsw, xx, off, c->anc, 0);
+			uint32_t e = pick_chain(c, dsw, xx, off, c->anc, 0, &deal[j < 128 ? j : 127]);
 			if (e != NOSW)
 				c->dload[f->adj[e].lport]++;
 		}
@@ -682,7 +806,7 @@ static int route_dest_switch(struct dk *c, uint32_t dsw, const uint32_t *eoff,
 			if (lid > c->r->max_lid)
 				break;
 			uint64_t xx = layer_index(c, x, j, L, off);
-			column(c, dsw, tport, xx, off, lid, count);
+			column(c, dsw, tport, xx, off, lid, j, count);
 		}
 	}
 	return maxlmc;
@@ -717,11 +841,13 @@ static void log_irregular(struct dk *c)
 			}
 		log_msg(c, IBF_LOG_INFO,
 			"dmodk: %s (level %u) has %u of %u up-port cables (missing slot%s %s); %llu "
-			"destination LID%s spread over the surviving cables to that parent (or the next "
-			"slot when none is left)",
+			"destination LID%s moved off them: %llu to the surviving cables to the same "
+			"parent, %llu dealt round-robin over the other usable slots",
 			ibf_ftree_swname(f, s, nm, sizeof(nm)), t->level[s], n - m, n,
 			m == 1 ? "" : "s", slots, (unsigned long long)c->moved_missing[s],
-			c->moved_missing[s] == 1 ? "" : "s");
+			c->moved_missing[s] == 1 ? "" : "s",
+			(unsigned long long)(c->moved_missing[s] - c->moved_other[s]),
+			(unsigned long long)c->moved_other[s]);
 	}
 	if (nmiss > 16)
 		log_msg(c, IBF_LOG_INFO,

@@ -666,6 +666,90 @@ static void t_missing_slot_count(void)
 
 /* uneven bundles everywhere: every leaf has 3 cables to spine 0 and 2 to
  * spine 1 (12 hosts over 5 cables: bound 3), a dual-port host on spine 0 */
+/* A leaf that lost its only cable to one spine deals the destinations of
+ * that slot round-robin over its surviving up-cables (until this change
+ * they all went to the next slot: 8 flows on one cable where the leaf cut
+ * allows 6).  2 levels, 16 hosts per leaf, 4 spines x 1 cable. */
+static void t_spread_missing_2level(void)
+{
+	int m[2] = { 16, 8 }, w[2] = { 1, 4 };
+	struct ibf_fabric *f1 = xgft(2, m, w, 1, 20), *f2 = xgft(2, m, w, 1, 20);
+	TT_REQUIRE(f1 && f2);
+	/* leaf 0: hosts on 1..16, spine b on port 17 + b */
+	const int leaf = 0, port = 18;
+	ibf_fabric_disconnect(f2, leaf, port);
+	TT_REQUIRE(lids(f1, 0) == 0 && lids(f2, 0) == 0);
+	struct ibf_error err;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	d.tree.use_names = 0;
+	struct ibf_routes r1, r2;
+	TT_REQUIRE(route(f1, "dmodk", &d, &r1, &err) == 0);
+	TT_REQUIRE(route(f2, "dmodk", &d, &r2, &err) == 0);
+	const uint8_t *row1 = ibf_lft(&r1, (uint32_t)f1->nodes[leaf].sw);
+	const uint8_t *row2 = ibf_lft(&r2, (uint32_t)f2->nodes[leaf].sw);
+	unsigned got[21] = { 0 }, moved = 0;
+	for (int n = 0; n < (int)f1->nnodes; n++) {
+		if (f1->nodes[n].type != IBF_NODE_CA)
+			continue;
+		uint32_t lid = ibf_port(f1, n, 1)->lid;
+		if (row1[lid] != port)
+			continue;
+		moved++;
+		TT_REQUIRE(row2[lid] >= 17 && row2[lid] <= 20);
+		got[row2[lid]]++;
+	}
+	printf("# the cut cable's %u LIDs now on ports 17/19/20: %u/%u/%u\n", moved, got[17],
+	       got[19], got[20]);
+	TT_EQ_INT(moved, 28); /* the 7 other leaves' hosts of that slot */
+	TT_EQ_INT(got[18], 0);
+	unsigned lo = got[17], hi = got[17];
+	for (int p = 19; p <= 20; p++) {
+		lo = got[p] < lo ? got[p] : lo;
+		hi = got[p] > hi ? got[p] : hi;
+	}
+	TT_CHECK(hi - lo <= 1);
+	TT_CHECK(strstr(lastlog.text, "0 to the surviving cables to the same parent, 28 dealt") !=
+		 NULL);
+	ibf_routes_free(&r1);
+	ibf_routes_free(&r2);
+	/* 16 hosts over 3 cables: the leaf cut is 6, and dmodk is at it */
+	expect_at_bound(f2, "2 levels, one leaf-spine cable cut", 6);
+	ibf_fabric_free(f1);
+	ibf_fabric_free(f2);
+}
+
+/* the same on a 3-level tree XGFT(3;8,4,4;1,4,4): a leaf that lost one of
+ * its 4 cables is at its leaf cut 3 (it was 4); and when a level-2 switch
+ * on the chain of another leaf's moved destinations lost an uplink too,
+ * the worst stays below the 6 of the next-slot rule */
+static void t_spread_missing_3level(void)
+{
+	int m[3] = { 8, 4, 4 }, w[3] = { 1, 4, 4 };
+	struct ibf_fabric *f = xgft(3, m, w, 1, 12);
+	TT_REQUIRE(f);
+	/* leaves 0..15 (hosts 1..8, level-2 parents on 9..12), level-2
+	 * switches 16..31 (leaves on 1..4, top on 5..8) */
+	ibf_fabric_disconnect(f, 0, 10);
+	TT_REQUIRE(lids(f, 0) == 0);
+	expect_at_bound(f, "3 levels, one leaf cable cut", 3);
+	ibf_fabric_free(f);
+	f = xgft(3, m, w, 1, 12);
+	TT_REQUIRE(f);
+	ibf_fabric_disconnect(f, 0, 10);
+	ibf_fabric_disconnect(f, 5, 11);
+	ibf_fabric_disconnect(f, 16, 6);
+	TT_REQUIRE(lids(f, 0) == 0);
+	uint32_t bound = 0;
+	int ud = 0;
+	uint32_t wst = irregular_worst(f, &bound, &ud);
+	printf("# 3 levels, two leaf cables and a level-2 uplink cut: worst %u, bound %u\n", wst,
+	       bound);
+	TT_CHECK(ud);
+	TT_CHECK(wst <= 5);
+	ibf_fabric_free(f);
+}
+
 static void t_uneven_bundles(void)
 {
 	int m[2] = { 12, 6 }, w[2] = { 1, 2 };
@@ -881,6 +965,8 @@ int main(void)
 	TT(t_irregular);
 	TT(t_real2014like);
 	TT(t_missing_slot_count);
+	TT(t_spread_missing_2level);
+	TT(t_spread_missing_3level);
 	TT(t_uneven_bundles);
 	TT(t_nontree);
 	TT(t_split_tree);
