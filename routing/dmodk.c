@@ -684,7 +684,8 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	*eoff = calloc((size_t)S + 1, sizeof(uint32_t));
 	*elist = malloc((t->nends ? t->nends : 1) * sizeof(uint32_t));
 	if (!c->anc || !c->reach || !c->chain || !c->chain_port || !c->nxt || !c->fdist ||
-	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->moved_other || !c->deal || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
+	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->moved_other ||
+	    !c->deal || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
 	    !*eoff || !*elist || !c->below || !c->below_par || bundles(c))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	uint32_t k = 0; /* highest level first */
