@@ -446,6 +446,14 @@ static void test_csv_errors(void)
 	expect_csv_error(t, 3, "a is in rack r0 and in rack r1");
 	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r0,a,2,r0,c,1,4x\n", h);
 	expect_csv_error(t, 3, "10 fields but the header has 9");
+	/* a row cut short (a truncated copy: the cut may fall inside the last
+	 * field, e.g. b_port 12 -> 1) used to be read with the missing fields
+	 * left empty */
+	expect_csv_error("a_switch,a_port,b_switch,b_port,a_nports,b_nports\n"
+			 "a,1,b,2,36,36\na,2,c,12,36\n",
+			 3, "5 fields but the header has 6");
+	expect_csv_error("a_switch,a_port,b_switch,b_port,width,speed\nsw1,1,sw2,12,4x\n", 2,
+			 "5 fields but the header has 6");
 	{ /* empty fields beyond the header (a spreadsheet's unused columns) are fine */
 		snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2,,\n2,1,switch,r0,a,2,r0,c,1, \n",
 			 h);
