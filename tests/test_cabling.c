@@ -563,6 +563,45 @@ static void test_sheets(void)
 	ibf_plan_free(p);
 }
 
+/* Racks whose names differ only in characters a file name cannot hold, and
+ * rack pairs a-b + c and a + b-c: each sheet gets its own file (the second
+ * one used to overwrite the first, whose cables were then on no sheet). */
+static void test_sheets_name_clash(void)
+{
+	const char *csv = "a_rack,a_switch,a_port,b_rack,b_switch,b_port\n"
+			  "row 1,s1,1,row 1,s2,1\n"
+			  "row_1,s3,1,row_1,s4,1\n"
+			  "a-b,s5,1,c,s6,1\n"
+			  "a,s7,1,b-c,s8,1\n";
+	struct ibf_error err;
+	struct ibf_plan *p = ibf_plan_parse_csv(csv, strlen(csv), "clash.csv", &err);
+	TT_REQUIRE(p);
+	char dir[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(dir));
+	int n = ibf_sheets_write(p, dir, &err);
+	TT_EQ_INT(n, 8); /* 6 racks with switches, 2 rack pairs */
+	const char *want[][2] = { { "rack-row_1.csv", "s1" },
+				  { "rack-row_1-2.csv", "s3" },
+				  { "racks-a-b-c.csv", "s5" },
+				  { "racks-a-b-c-2.csv", "s7" } };
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char path[256], buf[2048] = "";
+		snprintf(path, sizeof(path), "%s/%s", dir, want[i][0]);
+		FILE *fp = fopen(path, "r");
+		size_t got = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+		buf[got] = '\0';
+		if (fp)
+			fclose(fp);
+		char cell[16];
+		snprintf(cell, sizeof(cell), ",%s,", want[i][1]);
+		TT_CHECK_MSG(strstr(buf, cell), "%s lacks %s: '%s'", path, want[i][1], buf);
+	}
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	TT_CHECK(system(cmd) == 0);
+	ibf_plan_free(p);
+}
+
 /* ------------------------------------------------------------ validator */
 
 struct fx {
@@ -1399,6 +1438,7 @@ int main(void)
 	tt_run("plan CSV errors with FILE:LINE", test_csv_errors);
 	tt_run("plan from topology (fat tree, rails, slim fly)", test_from_topology);
 	tt_run("wiring sheets", test_sheets);
+	tt_run("wiring sheets: racks whose file names clash", test_sheets_name_clash);
 	tt_run("validate: clean", test_validate_clean);
 	tt_run("validate: missing and extra", test_validate_missing_extra);
 	tt_run("validate: swapped pairs as one fix", test_validate_swapped);
