@@ -10,6 +10,7 @@
 #include "ibf_cabling.h"
 #include "ibf_map.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,6 +519,72 @@ out:
 	return rc;
 }
 
+/* Is name (a directory entry) a sheet file: rack-*.EXT or racks-*.EXT with
+ * EXT one of the sheet formats?  Returns the length of its base, else 0. */
+static size_t sheet_file_base(const char *name)
+{
+	static const char *const ext[] = { ".svg", ".dot", ".md", ".csv" };
+	if (strncmp(name, "rack-", 5) && strncmp(name, "racks-", 6))
+		return 0;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		size_t e = strlen(ext[i]);
+		if (n > e && !strcmp(name + n - e, ext[i]))
+			return n - e;
+	}
+	return 0;
+}
+
+/* The directory must be one (or not exist yet) and hold no sheet this plan
+ * does not write: a sheet left by another plan (a plan with fewer racks
+ * written into the same directory) would be printed and cabled from. */
+static int sheet_set_check(const struct sheet_set *set, const char *dir, struct ibf_error *err)
+{
+	struct stat st;
+	if (stat(dir, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		return ibf_error_set(err, IBF_EIO, dir, 0, "%s", strerror(errno));
+	}
+	if (!S_ISDIR(st.st_mode))
+		return ibf_error_set(err, IBF_EIO, dir, 0, "not a directory");
+	DIR *d = opendir(dir);
+	if (!d)
+		return ibf_error_set(err, IBF_EIO, dir, 0, "cannot read directory: %s",
+				     strerror(errno));
+	char first[256] = "";
+	unsigned long nstale = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t b = sheet_file_base(de->d_name);
+		if (!b || ibf_smap_get(&set->names, de->d_name, b) >= 0)
+			continue;
+		/* report the same one whatever order readdir gives */
+		if (!nstale++ || strcmp(de->d_name, first) < 0)
+			snprintf(first, sizeof(first), "%s", de->d_name);
+	}
+	closedir(d);
+	if (nstale)
+		return ibf_error_set(err, IBF_EINVAL, dir, 0,
+				     "holds %lu sheet file%s this plan does not have (%s%s): left "
+				     "from another plan? Remove %s, or write the sheets to an "
+				     "empty directory",
+				     nstale, nstale == 1 ? "" : "s", first,
+				     nstale == 1 ? "" : ", ...", nstale == 1 ? "it" : "them");
+	return 0;
+}
+
+int ibf_sheets_check(const struct ibf_plan *p, const char *dir, struct ibf_error *err)
+{
+	struct sheet_set set;
+	int rc = sheet_set_build(p, &set, err);
+	if (rc)
+		return rc;
+	rc = sheet_set_check(&set, dir, err);
+	sheet_set_free(&set);
+	return rc;
+}
+
 int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error *err)
 {
 	if (!p->port_cable)
@@ -526,6 +593,10 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 	int rc = sheet_set_build(p, &set, err);
 	if (rc)
 		return rc;
+	if ((rc = sheet_set_check(&set, dir, err))) {
+		sheet_set_free(&set);
+		return rc;
+	}
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		rc = ibf_error_set(err, IBF_EIO, dir, 0, "cannot create directory: %s",
 				   strerror(errno));

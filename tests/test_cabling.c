@@ -563,6 +563,59 @@ static void test_sheets(void)
 	ibf_plan_free(p);
 }
 
+/* Sheets into a directory holding the sheets of a plan with more racks:
+ * refused before anything is written (the q=7 plan's rack-r05 and rack-r06
+ * sheets used to stay beside the q=5 ones, listed nowhere but printable),
+ * while writing the same plan again, or another one with the same racks, is
+ * fine, and files that are not sheets do not matter. */
+static void test_sheets_stale(void)
+{
+	struct ibf_plan *p7 = sf_plan(7, -1, 0, 0), *p5 = sf_plan(5, -1, 0, 0);
+	struct ibf_plan *p5h = sf_plan(5, 2, 0, 0);
+	TT_REQUIRE(p7 && p5 && p5h);
+	char dir[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(dir));
+	struct ibf_error err;
+	char path[256];
+	snprintf(path, sizeof(path), "%s/rack-notes.txt", dir);
+	FILE *fp = fopen(path, "w");
+	TT_REQUIRE(fp);
+	fclose(fp);
+	TT_EQ_INT(ibf_sheets_write(p7, dir, &err), 7 + 21);
+	TT_EQ_INT(ibf_sheets_write(p7, dir, &err), 7 + 21);
+	TT_EQ_INT(ibf_sheets_check(p7, dir, &err), 0);
+	TT_EQ_INT(ibf_sheets_check(p5, dir, &err), IBF_EINVAL);
+	TT_EQ_INT(ibf_sheets_write(p5, dir, &err), IBF_EINVAL);
+	/* 2 rack sheets and 11 rack-pair sheets of 4 files each */
+	TT_CHECK_MSG(strstr(err.msg, "holds 52 sheet files") && strstr(err.msg, "rack-r05.csv"),
+		     "%s", err.msg);
+	/* nothing was written: the index is still the q=7 one */
+	snprintf(path, sizeof(path), "%s/index.md", dir);
+	fp = fopen(path, "r");
+	char buf[256] = "";
+	size_t got = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+	buf[got] = '\0';
+	if (fp)
+		fclose(fp);
+	TT_CHECK_MSG(strstr(buf, "7 racks"), "%s", buf);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -f '%s'/rack-r05.* '%s'/rack-r06.* '%s'/racks-*-r05.* "
+				   "'%s'/racks-*-r06.* '%s'/racks-r05-r06.*",
+		 dir, dir, dir, dir, dir);
+	TT_CHECK(system(cmd) == 0);
+	TT_EQ_INT(ibf_sheets_write(p5, dir, &err), 5 + 10);
+	TT_EQ_INT(ibf_sheets_write(p5h, dir, &err), 5 + 10);
+	/* a file where the directory should be */
+	snprintf(path, sizeof(path), "%s/index.md", dir);
+	TT_EQ_INT(ibf_sheets_check(p5, path, &err), IBF_EIO);
+	TT_CHECK_MSG(strstr(err.msg, "not a directory"), "%s", err.msg);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	TT_CHECK(system(cmd) == 0);
+	ibf_plan_free(p7);
+	ibf_plan_free(p5);
+	ibf_plan_free(p5h);
+}
+
 /* Racks whose names differ only in characters a file name cannot hold, and
  * rack pairs a-b + c and a + b-c: each sheet gets its own file (the second
  * one used to overwrite the first, whose cables were then on no sheet). */
@@ -1439,6 +1492,7 @@ int main(void)
 	tt_run("plan from topology (fat tree, rails, slim fly)", test_from_topology);
 	tt_run("wiring sheets", test_sheets);
 	tt_run("wiring sheets: racks whose file names clash", test_sheets_name_clash);
+	tt_run("wiring sheets: a directory with another plan's sheets", test_sheets_stale);
 	tt_run("validate: clean", test_validate_clean);
 	tt_run("validate: missing and extra", test_validate_missing_extra);
 	tt_run("validate: swapped pairs as one fix", test_validate_swapped);
