@@ -2,7 +2,7 @@
  * DOT graph, and a printable checklist (Markdown and CSV) in wiring-step
  * order with the cable count of every step, plus an index.
  *
- * Rack sheet: the rack's switches stacked as in the rack (plan order),
+ * Rack sheet: the rack's switches stacked by name (digits by value),
  * each cable inside the rack drawn as an arc on the right, coloured by
  * step and labelled "cable: port-port"; hosts are listed per switch.
  * Rack-pair sheet: the two racks side by side, one line per cable between
@@ -22,7 +22,7 @@ struct sheet {
 	const struct ibf_plan *p;
 	uint32_t *cab; /* plan cable indices on this sheet, in step order */
 	uint32_t ncab;
-	uint32_t *sw; /* switches drawn, in plan order */
+	uint32_t *sw; /* switches drawn, top to bottom (by side, then name) */
 	uint32_t nsw;
 	int32_t *row; /* plan node -> row on the sheet (-1), and column for pairs */
 	uint8_t *col;
@@ -372,6 +372,63 @@ static void sort_cabs(const struct ibf_plan *p, uint32_t *v, uint32_t *tmp, uint
 	memcpy(v, tmp, n * sizeof(*v));
 }
 
+/* Names in the order a person reads them: runs of digits by value
+ * (sf-r00-g0-s2 before sf-r00-g0-s10, ib2 before ib10), the rest bytewise;
+ * names equal so (s01 and s1) by their bytes. */
+static int name_cmp(const char *a, const char *b)
+{
+	const char *a0 = a, *b0 = b;
+	while (*a && *b) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			while (*a == '0')
+				a++;
+			while (*b == '0')
+				b++;
+			size_t la = strspn(a, "0123456789"), lb = strspn(b, "0123456789");
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			int c = strncmp(a, b, la);
+			if (c)
+				return c;
+			a += la;
+			b += lb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	if (*a || *b)
+		return *a ? 1 : -1;
+	return strcmp(a0, b0);
+}
+
+/* The switches of a sheet from top to bottom: by side (rack pairs), then by
+ * name, so that a plan read back from its CSV (nodes in order of first
+ * appearance) draws its racks as the plan that wrote it (insertion sort:
+ * a rack holds tens of switches, already nearly in order). */
+static void sort_switches(const struct sheet *s)
+{
+	const struct ibf_plan *p = s->p;
+	for (uint32_t i = 1; i < s->nsw; i++) {
+		uint32_t v = s->sw[i], j = i;
+		while (j > 0) {
+			uint32_t u = s->sw[j - 1];
+			int c = s->col[u] != s->col[v] ? (s->col[u] < s->col[v] ? -1 : 1)
+						     : name_cmp(p->nodes[u].name, p->nodes[v].name);
+			if (c <= 0)
+				break;
+			s->sw[j] = u;
+			j--;
+		}
+		s->sw[j] = v;
+	}
+	uint32_t rows[2] = { 0, 0 };
+	for (uint32_t i = 0; i < s->nsw; i++)
+		s->row[s->sw[i]] = (int32_t)rows[s->col[s->sw[i]]]++;
+}
+
 static int emit(struct sheet *s, const char *dir, const char *base, FILE *idx,
 		struct ibf_error *err)
 {
@@ -670,6 +727,7 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 				 set.racks[r2]);
 		}
 		sort_cabs(p, s.cab, tmp, s.ncab);
+		sort_switches(&s);
 		rc = emit(&s, dir, set.v[i].base, ia.fp, err);
 	}
 	if (ia.fp) {

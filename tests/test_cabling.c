@@ -616,6 +616,63 @@ static void test_sheets_stale(void)
 	ibf_plan_free(p5h);
 }
 
+static char *slurp(const char *dir, const char *name)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int c;
+	while ((c = fgetc(fp)) != EOF)
+		fputc(c, mem);
+	fclose(mem);
+	fclose(fp);
+	return buf;
+}
+
+/* The sheets of a plan read back from its CSV are the sheets of the plan:
+ * switches top to bottom by name, not in the order the CSV first names them
+ * (rack r00 of q=7 was drawn s00, s06, s05, s01, ... from the CSV). */
+static void test_sheets_from_csv(void)
+{
+	struct ibf_plan *p = sf_plan(7, -1, 0, 0);
+	TT_REQUIRE(p);
+	size_t len;
+	char *csv = plan_csv(p, &len);
+	struct ibf_error err;
+	struct ibf_plan *p2 = ibf_plan_parse_csv(csv, len, "p.csv", &err);
+	TT_REQUIRE(p2);
+	char d1[] = "/tmp/ibfab-sheets.XXXXXX", d2[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(d1) && mkdtemp(d2));
+	TT_EQ_INT(ibf_sheets_write(p, d1, &err), 7 + 21);
+	TT_EQ_INT(ibf_sheets_write(p2, d2, &err), 7 + 21);
+	const char *files[] = { "rack-r00.svg", "rack-r03.dot", "racks-r01-r05.svg",
+				"racks-r02-r06.dot", "rack-r04.md" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *a = slurp(d1, files[i]), *b = slurp(d2, files[i]);
+		TT_CHECK_MSG(a && b && !strcmp(a, b), "%s differs", files[i]);
+		free(a);
+		free(b);
+	}
+	/* the first switch rows of rack r00, in slot order */
+	char *svg = slurp(d2, "rack-r00.svg");
+	const char *s0 = svg ? strstr(svg, ">sf-r00-g0-s00<") : NULL;
+	const char *s1 = svg ? strstr(svg, ">sf-r00-g0-s01<") : NULL;
+	const char *s6 = svg ? strstr(svg, ">sf-r00-g0-s06<") : NULL;
+	TT_CHECK(s0 && s1 && s6 && s0 < s1 && s1 < s6);
+	free(svg);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", d1, d2);
+	TT_CHECK(system(cmd) == 0);
+	free(csv);
+	ibf_plan_free(p2);
+	ibf_plan_free(p);
+}
+
 /* Racks whose names differ only in characters a file name cannot hold, and
  * rack pairs a-b + c and a + b-c: each sheet gets its own file (the second
  * one used to overwrite the first, whose cables were then on no sheet). */
@@ -1492,6 +1549,7 @@ int main(void)
 	tt_run("plan from topology (fat tree, rails, slim fly)", test_from_topology);
 	tt_run("wiring sheets", test_sheets);
 	tt_run("wiring sheets: racks whose file names clash", test_sheets_name_clash);
+	tt_run("wiring sheets of a plan read back from its CSV", test_sheets_from_csv);
 	tt_run("wiring sheets: a directory with another plan's sheets", test_sheets_stale);
 	tt_run("validate: clean", test_validate_clean);
 	tt_run("validate: missing and extra", test_validate_missing_extra);
