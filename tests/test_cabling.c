@@ -810,6 +810,30 @@ static void test_validate_missing_extra(void)
 	fx_free(&x);
 }
 
+/* Three cables rotated on one switch (each plugged where the next belongs):
+ * three wrong-port moves, each target held by the next cable.  The advice
+ * said "fix it first" on all three, a circle with no way in; it now says to
+ * unplug one when the moves go in a circle. */
+static void test_validate_rotated(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	int a = node(&x, "sf-r00-g0-s00");
+	swap_far_ends(&x, a, 1, a, 2);
+	swap_far_ends(&x, a, 2, a, 3);
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 3);
+	int circle = 0;
+	for (uint32_t i = 0; i < r.n; i++)
+		circle += r.f[i].kind == IBF_FIND_WRONG_PORT &&
+			  strstr(r.f[i].fix, "when the moves go in a circle, unplug this one") != NULL;
+	TT_EQ_INT(circle, 3);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
 static void test_validate_swapped(void)
 {
 	struct fx x;
@@ -1554,6 +1578,7 @@ int main(void)
 	tt_run("validate: clean", test_validate_clean);
 	tt_run("validate: missing and extra", test_validate_missing_extra);
 	tt_run("validate: swapped pairs as one fix", test_validate_swapped);
+	tt_run("validate: three cables rotated on one switch", test_validate_rotated);
 	tt_run("validate: wrong port and miswired", test_validate_wrong_port_miswired);
 	tt_run("validate: degraded, unknown and missing nodes", test_validate_degraded_nodes);
 	tt_run("validate: two neighbouring missing switches", test_validate_two_missing_nodes);
