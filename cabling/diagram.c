@@ -2,13 +2,15 @@
  * DOT graph, and a printable checklist (Markdown and CSV) in wiring-step
  * order with the cable count of every step, plus an index.
  *
- * Rack sheet: the rack's switches stacked as in the rack (plan order),
+ * Rack sheet: the rack's switches stacked by name (digits by value),
  * each cable inside the rack drawn as an arc on the right, coloured by
  * step and labelled "cable: port-port"; hosts are listed per switch.
  * Rack-pair sheet: the two racks side by side, one line per cable between
  * them, port numbers at both ends. */
 #include "ibf_cabling.h"
+#include "ibf_map.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,7 @@ struct sheet {
 	const struct ibf_plan *p;
 	uint32_t *cab; /* plan cable indices on this sheet, in step order */
 	uint32_t ncab;
-	uint32_t *sw; /* switches drawn, in plan order */
+	uint32_t *sw; /* switches drawn, top to bottom (by side, then name) */
 	uint32_t nsw;
 	int32_t *row; /* plan node -> row on the sheet (-1), and column for pairs */
 	uint8_t *col;
@@ -370,6 +372,63 @@ static void sort_cabs(const struct ibf_plan *p, uint32_t *v, uint32_t *tmp, uint
 	memcpy(v, tmp, n * sizeof(*v));
 }
 
+/* Names in the order a person reads them: runs of digits by value
+ * (sf-r00-g0-s2 before sf-r00-g0-s10, ib2 before ib10), the rest bytewise;
+ * names equal so (s01 and s1) by their bytes. */
+static int name_cmp(const char *a, const char *b)
+{
+	const char *a0 = a, *b0 = b;
+	while (*a && *b) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			while (*a == '0')
+				a++;
+			while (*b == '0')
+				b++;
+			size_t la = strspn(a, "0123456789"), lb = strspn(b, "0123456789");
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			int c = strncmp(a, b, la);
+			if (c)
+				return c;
+			a += la;
+			b += lb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	if (*a || *b)
+		return *a ? 1 : -1;
+	return strcmp(a0, b0);
+}
+
+/* The switches of a sheet from top to bottom: by side (rack pairs), then by
+ * name, so that a plan read back from its CSV (nodes in order of first
+ * appearance) draws its racks as the plan that wrote it (insertion sort:
+ * a rack holds tens of switches, already nearly in order). */
+static void sort_switches(const struct sheet *s)
+{
+	const struct ibf_plan *p = s->p;
+	for (uint32_t i = 1; i < s->nsw; i++) {
+		uint32_t v = s->sw[i], j = i;
+		while (j > 0) {
+			uint32_t u = s->sw[j - 1];
+			int c = s->col[u] != s->col[v] ? (s->col[u] < s->col[v] ? -1 : 1)
+						     : name_cmp(p->nodes[u].name, p->nodes[v].name);
+			if (c <= 0)
+				break;
+			s->sw[j] = u;
+			j--;
+		}
+		s->sw[j] = v;
+	}
+	uint32_t rows[2] = { 0, 0 };
+	for (uint32_t i = 0; i < s->nsw; i++)
+		s->row[s->sw[i]] = (int32_t)rows[s->col[s->sw[i]]]++;
+}
+
 static int emit(struct sheet *s, const char *dir, const char *base, FILE *idx,
 		struct ibf_error *err)
 {
@@ -395,16 +454,212 @@ static int emit(struct sheet *s, const char *dir, const char *base, FILE *idx,
 	return 0;
 }
 
+/* The sheets of a plan: rack r1 alone (r2 < 0) or the rack pair r1 < r2,
+ * each with its file name (without extension). */
+struct sheet_name {
+	uint32_t r1;
+	int32_t r2;
+	char *base;
+};
+
+struct sheet_set {
+	const char **racks; /* in order of first appearance */
+	uint32_t nr;
+	int32_t *rack_id; /* plan node -> index in racks */
+	struct sheet_name *v;
+	uint32_t n, cap;
+	struct ibf_smap names; /* base -> index in v */
+};
+
+static void sheet_set_free(struct sheet_set *set)
+{
+	for (uint32_t i = 0; i < set->n; i++)
+		free(set->v[i].base);
+	free(set->v);
+	free(set->racks);
+	free(set->rack_id);
+	ibf_smap_free(&set->names);
+}
+
+/* Add a sheet named prefix + a (+ "-" + b).  Two racks whose names differ
+ * only in characters a file name cannot hold ("row 1", "row/1", "row_1"),
+ * or rack pairs like a-b + c and a + b-c, give the same name: the later
+ * sheet gets -2, -3, ... so that it does not overwrite the earlier one. */
+static int sheet_add(struct sheet_set *set, uint32_t r1, int32_t r2, struct ibf_error *err)
+{
+	char a[120], b[120];
+	safe_name(a, sizeof(a), set->racks[r1]);
+	b[0] = '\0';
+	if (r2 >= 0)
+		safe_name(b, sizeof(b), set->racks[r2]);
+	if (set->n == set->cap) {
+		uint32_t cap = set->cap ? set->cap * 2 : 64;
+		struct sheet_name *nv = realloc(set->v, cap * sizeof(*nv));
+		if (!nv)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		set->v = nv;
+		set->cap = cap;
+	}
+	size_t len = strlen(a) + strlen(b) + 32;
+	char *base = malloc(len);
+	if (!base)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t k = 1;; k++) {
+		int w = r2 >= 0 ? snprintf(base, len, "racks-%s-%s", a, b)
+				: snprintf(base, len, "rack-%s", a);
+		if (k > 1)
+			snprintf(base + w, len - (size_t)w, "-%u", k);
+		int32_t old;
+		int rc = ibf_smap_put(&set->names, base, strlen(base), (int32_t)set->n, &old);
+		if (rc < 0) {
+			free(base);
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		}
+		if (rc == 0)
+			break;
+	}
+	set->v[set->n++] = (struct sheet_name){ .r1 = r1, .r2 = r2, .base = base };
+	return 0;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Racks, and the sheets in the order they are written: every rack with a
+ * switch, then every rack pair with a cable between them (by rack order). */
+static int sheet_set_build(const struct ibf_plan *p, struct sheet_set *set, struct ibf_error *err)
+{
+	memset(set, 0, sizeof(*set));
+	set->racks = malloc(((size_t)p->nnodes + 1) * sizeof(char *));
+	set->rack_id = malloc(((size_t)p->nnodes + 1) * sizeof(int32_t));
+	uint64_t *pairs = malloc(((size_t)p->ncables + 1) * sizeof(uint64_t));
+	uint8_t *has_sw = calloc((size_t)p->nnodes + 1, 1);
+	int rc = 0;
+	if (!set->racks || !set->rack_id || !pairs || !has_sw) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t n = 0; n < p->nnodes; n++) {
+		const char *r = rack_of(p, n);
+		uint32_t k;
+		for (k = 0; k < set->nr && strcmp(set->racks[k], r); k++)
+			;
+		if (k == set->nr)
+			set->racks[set->nr++] = r;
+		set->rack_id[n] = (int32_t)k;
+		if (p->nodes[n].type == IBF_NODE_SWITCH)
+			has_sw[k] = 1;
+	}
+	for (uint32_t r = 0; r < set->nr && !rc; r++)
+		if (has_sw[r])
+			rc = sheet_add(set, r, -1, err);
+	size_t np = 0;
+	for (uint32_t c = 0; c < p->ncables; c++) {
+		uint32_t x = (uint32_t)set->rack_id[p->cables[c].a];
+		uint32_t y = (uint32_t)set->rack_id[p->cables[c].b];
+		if (x != y)
+			pairs[np++] = x < y ? (uint64_t)x << 32 | y : (uint64_t)y << 32 | x;
+	}
+	qsort(pairs, np, sizeof(*pairs), cmp_u64);
+	for (size_t i = 0; i < np && !rc; i++)
+		if (!i || pairs[i] != pairs[i - 1])
+			rc = sheet_add(set, (uint32_t)(pairs[i] >> 32), (int32_t)(uint32_t)pairs[i],
+				       err);
+out:
+	free(pairs);
+	free(has_sw);
+	if (rc)
+		sheet_set_free(set);
+	return rc;
+}
+
+/* Is name (a directory entry) a sheet file: rack-*.EXT or racks-*.EXT with
+ * EXT one of the sheet formats?  Returns the length of its base, else 0. */
+static size_t sheet_file_base(const char *name)
+{
+	static const char *const ext[] = { ".svg", ".dot", ".md", ".csv" };
+	if (strncmp(name, "rack-", 5) && strncmp(name, "racks-", 6))
+		return 0;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		size_t e = strlen(ext[i]);
+		if (n > e && !strcmp(name + n - e, ext[i]))
+			return n - e;
+	}
+	return 0;
+}
+
+/* The directory must be one (or not exist yet) and hold no sheet this plan
+ * does not write: a sheet left by another plan (a plan with fewer racks
+ * written into the same directory) would be printed and cabled from. */
+static int sheet_set_check(const struct sheet_set *set, const char *dir, struct ibf_error *err)
+{
+	struct stat st;
+	if (stat(dir, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		return ibf_error_set(err, IBF_EIO, dir, 0, "%s", strerror(errno));
+	}
+	if (!S_ISDIR(st.st_mode))
+		return ibf_error_set(err, IBF_EIO, dir, 0, "not a directory");
+	DIR *d = opendir(dir);
+	if (!d)
+		return ibf_error_set(err, IBF_EIO, dir, 0, "cannot read directory: %s",
+				     strerror(errno));
+	char first[256] = "";
+	unsigned long nstale = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t b = sheet_file_base(de->d_name);
+		if (!b || ibf_smap_get(&set->names, de->d_name, b) >= 0)
+			continue;
+		/* report the same one whatever order readdir gives */
+		if (!nstale++ || strcmp(de->d_name, first) < 0)
+			snprintf(first, sizeof(first), "%s", de->d_name);
+	}
+	closedir(d);
+	if (nstale)
+		return ibf_error_set(err, IBF_EINVAL, dir, 0,
+				     "holds %lu sheet file%s this plan does not have (%s%s): left "
+				     "from another plan? Remove %s, or write the sheets to an "
+				     "empty directory",
+				     nstale, nstale == 1 ? "" : "s", first,
+				     nstale == 1 ? "" : ", ...", nstale == 1 ? "it" : "them");
+	return 0;
+}
+
+int ibf_sheets_check(const struct ibf_plan *p, const char *dir, struct ibf_error *err)
+{
+	struct sheet_set set;
+	int rc = sheet_set_build(p, &set, err);
+	if (rc)
+		return rc;
+	rc = sheet_set_check(&set, dir, err);
+	sheet_set_free(&set);
+	return rc;
+}
+
 int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error *err)
 {
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return ibf_error_set(err, IBF_EIO, dir, 0, "cannot create directory: %s",
-				     strerror(errno));
 	if (!p->port_cable)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "plan is not indexed");
-	/* racks in order of first appearance */
-	const char **racks = malloc(((size_t)p->nnodes + 1) * sizeof(char *));
-	int32_t *rack_id = malloc(((size_t)p->nnodes + 1) * sizeof(int32_t));
+	struct sheet_set set;
+	int rc = sheet_set_build(p, &set, err);
+	if (rc)
+		return rc;
+	if ((rc = sheet_set_check(&set, dir, err))) {
+		sheet_set_free(&set);
+		return rc;
+	}
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		rc = ibf_error_set(err, IBF_EIO, dir, 0, "cannot create directory: %s",
+				   strerror(errno));
+		sheet_set_free(&set);
+		return rc;
+	}
 	struct sheet s = { .p = p };
 	s.cab = malloc(((size_t)p->ncables + 1) * sizeof(uint32_t));
 	uint32_t *tmp = malloc(((size_t)p->ncables + 1) * sizeof(uint32_t));
@@ -413,101 +668,77 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 	s.col = calloc((size_t)p->nnodes + 1, 1);
 	char *idxpath = malloc(strlen(dir) + 16);
 	struct ibf_atomic ia = { 0 };
-	int rc = 0, nsheets = 0;
-	uint32_t nr = 0;
-	if (!racks || !rack_id || !s.cab || !tmp || !s.sw || !s.row || !s.col || !idxpath) {
+	int32_t *rack_id = set.rack_id;
+	if (!s.cab || !tmp || !s.sw || !s.row || !s.col || !idxpath) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
-	}
-	for (uint32_t n = 0; n < p->nnodes; n++) {
-		const char *r = rack_of(p, n);
-		uint32_t k;
-		for (k = 0; k < nr && strcmp(racks[k], r); k++)
-			;
-		if (k == nr)
-			racks[nr++] = r;
-		rack_id[n] = (int32_t)k;
 	}
 	snprintf(idxpath, strlen(dir) + 16, "%s/index.md", dir);
 	rc = ibf_atomic_open(&ia, idxpath, err);
 	if (rc)
 		goto out;
-	fprintf(ia.fp, "# Wiring sheets\n\n%u racks, %u cables", nr, p->ncables);
+	fprintf(ia.fp, "# Wiring sheets\n\n%u racks, %u cables", set.nr, p->ncables);
 	if (p->meta)
 		fprintf(ia.fp, " (%s)", p->meta);
 	fprintf(ia.fp, "\n\nSteps: 1 intra-subgroup, 2 intra-rack, 3 inter-rack, 4 hosts "
 		       "(generic plans: 1 switch cables, 2 hosts).\n\n"
 		       "| sheet | step 1 | step 2 | step 3 | step 4 | later | total | files |\n"
 		       "|---|---:|---:|---:|---:|---:|---:|---|\n");
-	char base[300], a[120], b[120];
-	/* rack sheets */
-	for (uint32_t r = 0; r < nr && !rc; r++) {
+	for (uint32_t i = 0; i < set.n && !rc; i++) {
+		int32_t r1 = (int32_t)set.v[i].r1, r2 = set.v[i].r2;
 		s.ncab = s.nsw = 0;
-		for (uint32_t c = 0; c < p->ncables; c++)
-			if (rack_id[p->cables[c].a] == (int32_t)r &&
-			    rack_id[p->cables[c].b] == (int32_t)r)
-				s.cab[s.ncab++] = c;
-		for (uint32_t n = 0; n < p->nnodes; n++) {
-			s.row[n] = -1;
-			if (rack_id[n] == (int32_t)r && p->nodes[n].type == IBF_NODE_SWITCH) {
-				s.row[n] = (int32_t)s.nsw;
-				s.col[n] = 0;
-				s.sw[s.nsw++] = n;
+		if (r2 < 0) {
+			/* rack sheet: the cables inside the rack, its switches stacked */
+			for (uint32_t c = 0; c < p->ncables; c++)
+				if (rack_id[p->cables[c].a] == r1 && rack_id[p->cables[c].b] == r1)
+					s.cab[s.ncab++] = c;
+			for (uint32_t n = 0; n < p->nnodes; n++) {
+				s.row[n] = -1;
+				if (rack_id[n] == r1 && p->nodes[n].type == IBF_NODE_SWITCH) {
+					s.row[n] = (int32_t)s.nsw;
+					s.col[n] = 0;
+					s.sw[s.nsw++] = n;
+				}
 			}
-		}
-		if (!s.nsw)
-			continue;
-		sort_cabs(p, s.cab, tmp, s.ncab);
-		s.r1 = racks[r];
-		s.r2 = NULL;
-		snprintf(s.title, sizeof(s.title), "Rack %s", racks[r]);
-		safe_name(a, sizeof(a), racks[r]);
-		snprintf(base, sizeof(base), "rack-%s", a);
-		rc = emit(&s, dir, base, ia.fp, err);
-		nsheets++;
-	}
-	/* rack-pair sheets */
-	for (uint32_t r1 = 0; r1 < nr && !rc; r1++)
-		for (uint32_t r2 = r1 + 1; r2 < nr && !rc; r2++) {
-			s.ncab = s.nsw = 0;
+			s.r1 = set.racks[r1];
+			s.r2 = NULL;
+			snprintf(s.title, sizeof(s.title), "Rack %s", set.racks[r1]);
+		} else {
+			/* rack-pair sheet: the cables between them, racks side by side */
 			for (uint32_t c = 0; c < p->ncables; c++) {
 				int32_t x = rack_id[p->cables[c].a], y = rack_id[p->cables[c].b];
-				if ((x == (int32_t)r1 && y == (int32_t)r2) ||
-				    (x == (int32_t)r2 && y == (int32_t)r1))
+				if ((x == r1 && y == r2) || (x == r2 && y == r1))
 					s.cab[s.ncab++] = c;
 			}
-			if (!s.ncab)
-				continue;
 			uint32_t rows[2] = { 0, 0 };
 			for (uint32_t n = 0; n < p->nnodes; n++) {
 				s.row[n] = -1;
 				if (p->nodes[n].type != IBF_NODE_SWITCH ||
-				    (rack_id[n] != (int32_t)r1 && rack_id[n] != (int32_t)r2))
+				    (rack_id[n] != r1 && rack_id[n] != r2))
 					continue;
-				int side = rack_id[n] == (int32_t)r2;
+				int side = rack_id[n] == r2;
 				s.col[n] = (uint8_t)side;
 				s.row[n] = (int32_t)rows[side]++;
 				s.sw[s.nsw++] = n;
 			}
-			sort_cabs(p, s.cab, tmp, s.ncab);
-			s.r1 = racks[r1];
-			s.r2 = racks[r2];
-			snprintf(s.title, sizeof(s.title), "Racks %s - %s", racks[r1], racks[r2]);
-			safe_name(a, sizeof(a), racks[r1]);
-			safe_name(b, sizeof(b), racks[r2]);
-			snprintf(base, sizeof(base), "racks-%s-%s", a, b);
-			rc = emit(&s, dir, base, ia.fp, err);
-			nsheets++;
+			s.r1 = set.racks[r1];
+			s.r2 = set.racks[r2];
+			snprintf(s.title, sizeof(s.title), "Racks %s - %s", set.racks[r1],
+				 set.racks[r2]);
 		}
+		sort_cabs(p, s.cab, tmp, s.ncab);
+		sort_switches(&s);
+		rc = emit(&s, dir, set.v[i].base, ia.fp, err);
+	}
 	if (ia.fp) {
 		int bad = ferror(ia.fp);
 		int rc2 = ibf_atomic_commit(&ia, !rc && !bad, rc ? NULL : err);
 		if (!rc)
 			rc = bad ? ibf_error_set(err, IBF_EIO, idxpath, 0, "write error") : rc2;
 	}
-out:
-	free(racks);
-	free(rack_id);
+out:;
+	int nsheets = (int)set.n;
+	sheet_set_free(&set);
 	free(s.cab);
 	free(tmp);
 	free(s.sw);

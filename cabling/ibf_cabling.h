@@ -147,6 +147,11 @@ struct ibf_plan *ibf_plan_slimfly(const struct ibf_sfplan_opts *o, struct ibf_er
  * plus index.md with the cable counts per step.  Returns the number of
  * sheets (rack + rack-pair) written, or a negative error. */
 int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error *err);
+/* What ibf_sheets_write checks before writing anything: dir is a directory
+ * or does not exist yet, and holds no sheet file (rack-*, racks-* .svg, .dot,
+ * .md, .csv) this plan does not write, e.g. one left by a plan with more
+ * racks.  0 or a negative error. */
+int ibf_sheets_check(const struct ibf_plan *p, const char *dir, struct ibf_error *err);
 
 /* ------------------------------------------------------------ validation */
 

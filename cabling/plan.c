@@ -523,9 +523,17 @@ static int csv_row(struct csv_rd *r, char **fld, int nf)
 					     "%d fields but the header has %d (quote names with "
 					     "commas)",
 					     nf, r->nhdr);
+	/* a row that ends early is a line cut short (a truncated copy: its last
+	 * field, a port number, may be cut too) or a value left out: every row
+	 * has the header's fields, empty ones too */
+	if (nf < r->nhdr)
+		return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno,
+				     "%d fields but the header has %d (a line cut short? give "
+				     "every field, empty ones too)",
+				     nf, r->nhdr);
 	const char *v[C_COUNT];
 	for (int c = 0; c < C_COUNT; c++)
-		v[c] = r->col[c] >= 0 && r->col[c] < nf ? fld[r->col[c]] : "";
+		v[c] = r->col[c] >= 0 ? fld[r->col[c]] : "";
 	struct ibf_cable cb = { 0 };
 	long an = 0, bn = 0;
 	int rc;

@@ -866,6 +866,14 @@ static int find_swaps(struct vctx *v)
 	return 0;
 }
 
+/* A move whose target port is taken: the cable there is moved first, and
+ * moves that go round in a circle (three cables rotated on one switch, each
+ * target held by the next) need one cable unplugged to start; "fix it first"
+ * alone sent the reader round that circle. */
+#define BUSY_NOTE                                                                     \
+	" (that port holds another cable: move that one first, or, when the moves go " \
+	"in a circle, unplug this one and plug it in once the port is free)"
+
 static int find_wrong_ports(struct vctx *v)
 {
 	const struct ibf_plan *p = v->plan;
@@ -917,7 +925,7 @@ static int find_wrong_ports(struct vctx *v)
 				"move the cable at %s from %s to %s%s",
 				end_str(v, sn, sp, a, sizeof(a)), end_str(v, mn, mp, b, sizeof(b)),
 				end_str(v, tn, tp, t, sizeof(t)),
-				busy ? " (that port holds another cable: fix it first)" : "");
+				busy ? BUSY_NOTE : "");
 		} else {
 			char t2[400];
 			int ua = cb->a == l->un;
@@ -952,7 +960,7 @@ static int report_miswire(struct vctx *v, uint32_t d, int c, int keep_u)
 					end_str(v, sn, sp, a, sizeof(a)),
 					end_str(v, mn, mp, b, sizeof(b)),
 					end_str(v, tn, tp, t, sizeof(t)),
-					busy ? " (that port holds another cable: fix it first)"
+					busy ? BUSY_NOTE
 					: v->pmap[tn] < 0 ? " (that switch was not found)"
 							  : ""));
 }

@@ -111,6 +111,10 @@ static int write_plan_outputs(const struct ibf_plan *p, const struct plan_out *o
 {
 	const char *out = o->out, *net = o->net, *ibnd = o->ibnd, *nnmap = o->nnmap;
 	struct ibf_error err;
+	/* a sheets directory that cannot take the sheets fails before any file
+	 * is written (it used to fail after the plan and fabric files) */
+	if (o->sheets && ibf_sheets_check(p, o->sheets, &err))
+		return cli_fail(&err);
 	if (ibf_plan_write_csv(p, out, &err))
 		return cli_fail(&err);
 	if (o->json) {

@@ -84,4 +84,33 @@ for t in "slimfly --q 5 --kary 4" "dragonfly --a 4 --p 2 --h 2 --hosts 5" \
 done
 r=$(rc "$IBFAB" topo gen slimfly --q -1)
 check "topo gen --q -1: exit 2 naming --q" sh -c "test $r = 2 && grep -q \"option --q: '-1'\" '$W/err'"
+
+# cabling: a plan CSV cut short inside its last row (b_port 12 -> 1, the
+# port counts gone) is a FILE:LINE error, not a plan with a wrong port
+"$IBFAB" cabling slimfly --q 5 --no-fabric -q -o "$W/cab5.csv"
+head -n 200 "$W/cab5.csv" >"$W/cut.csv"
+sed -n 201p "$W/cab5.csv" | cut -d, -f1-8 | tr -d '\n' >>"$W/cut.csv"
+printf ',1' >>"$W/cut.csv"
+r=$(rc "$IBFAB" cabling render --plan "$W/cut.csv" -o "$W/cut.ibnd")
+check "cabling render: a truncated plan is an error at its last line" \
+	sh -c "test $r = 1 && grep -q 'cut.csv:201: 9 fields but the header has 13' '$W/err' && test ! -e '$W/cut.ibnd'"
+# sheets of a q=7 plan, then a q=5 plan into the same directory: refused
+# before any file is written (rack-r05/r06 sheets would stay beside them)
+"$IBFAB" cabling slimfly --q 7 --no-fabric -q -o "$W/cab7.csv" --sheets "$W/sheets"
+r=$(rc "$IBFAB" cabling slimfly --q 5 -q -o "$W/new5.csv" --sheets "$W/sheets")
+check "cabling slimfly --sheets: another plan's sheets in DIR: exit 1, no plan written" \
+	sh -c "test $r = 1 && grep -q 'sheets: holds 52 sheet files this plan does not have (rack-r05.csv, ...)' '$W/err' && test ! -e '$W/new5.csv' -a ! -e '$W/new5.net'"
+check "... and the sheets left as they were" grep -q '^7 racks' "$W/sheets/index.md"
+r=$(rc "$IBFAB" cabling slimfly --q 7 -q -o "$W/again7.csv" --no-fabric --sheets "$W/sheets")
+check "... the same plan again replaces them" test "$r" = 0
+
+# topo convert ibnetdiscover -> ibsim -> ibnetdiscover of a real dump whose
+# node descriptions repeat (the net file's names are GUID ids): the net file
+# is read as ibsim, CA port GUIDs come back (they were lost as "(0)")
+V=$FIXTURES/real/sdr-voltaire-manpage-nonchassis-2007.ibnetdiscover
+"$IBFAB" topo convert "$V" --format ibnetdiscover -o "$W/v1.ibnd"
+"$IBFAB" topo convert "$V" --format ibsim -o "$W/v.net"
+"$IBFAB" topo convert "$W/v.net" --format ibnetdiscover -o "$W/v2.ibnd"
+check "topo convert: ibnetdiscover -> ibsim -> ibnetdiscover keeps the links and port GUIDs" \
+	sh -c "! grep -q '(0)' '$W/v2.ibnd' && diff '$W/v1.ibnd' '$W/v2.ibnd' | grep '^[<>]' | grep -v 'sysimgguid=' | { ! grep -q .; }"
 done_testing

@@ -446,6 +446,14 @@ static void test_csv_errors(void)
 	expect_csv_error(t, 3, "a is in rack r0 and in rack r1");
 	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r0,a,2,r0,c,1,4x\n", h);
 	expect_csv_error(t, 3, "10 fields but the header has 9");
+	/* a row cut short (a truncated copy: the cut may fall inside the last
+	 * field, e.g. b_port 12 -> 1) used to be read with the missing fields
+	 * left empty */
+	expect_csv_error("a_switch,a_port,b_switch,b_port,a_nports,b_nports\n"
+			 "a,1,b,2,36,36\na,2,c,12,36\n",
+			 3, "5 fields but the header has 6");
+	expect_csv_error("a_switch,a_port,b_switch,b_port,width,speed\nsw1,1,sw2,12,4x\n", 2,
+			 "5 fields but the header has 6");
 	{ /* empty fields beyond the header (a spreadsheet's unused columns) are fine */
 		snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2,,\n2,1,switch,r0,a,2,r0,c,1, \n",
 			 h);
@@ -555,6 +563,155 @@ static void test_sheets(void)
 	ibf_plan_free(p);
 }
 
+/* Sheets into a directory holding the sheets of a plan with more racks:
+ * refused before anything is written (the q=7 plan's rack-r05 and rack-r06
+ * sheets used to stay beside the q=5 ones, listed nowhere but printable),
+ * while writing the same plan again, or another one with the same racks, is
+ * fine, and files that are not sheets do not matter. */
+static void test_sheets_stale(void)
+{
+	struct ibf_plan *p7 = sf_plan(7, -1, 0, 0), *p5 = sf_plan(5, -1, 0, 0);
+	struct ibf_plan *p5h = sf_plan(5, 2, 0, 0);
+	TT_REQUIRE(p7 && p5 && p5h);
+	char dir[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(dir));
+	struct ibf_error err;
+	char path[256];
+	snprintf(path, sizeof(path), "%s/rack-notes.txt", dir);
+	FILE *fp = fopen(path, "w");
+	TT_REQUIRE(fp);
+	fclose(fp);
+	TT_EQ_INT(ibf_sheets_write(p7, dir, &err), 7 + 21);
+	TT_EQ_INT(ibf_sheets_write(p7, dir, &err), 7 + 21);
+	TT_EQ_INT(ibf_sheets_check(p7, dir, &err), 0);
+	TT_EQ_INT(ibf_sheets_check(p5, dir, &err), IBF_EINVAL);
+	TT_EQ_INT(ibf_sheets_write(p5, dir, &err), IBF_EINVAL);
+	/* 2 rack sheets and 11 rack-pair sheets of 4 files each */
+	TT_CHECK_MSG(strstr(err.msg, "holds 52 sheet files") && strstr(err.msg, "rack-r05.csv"),
+		     "%s", err.msg);
+	/* nothing was written: the index is still the q=7 one */
+	snprintf(path, sizeof(path), "%s/index.md", dir);
+	fp = fopen(path, "r");
+	char buf[256] = "";
+	size_t got = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+	buf[got] = '\0';
+	if (fp)
+		fclose(fp);
+	TT_CHECK_MSG(strstr(buf, "7 racks"), "%s", buf);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -f '%s'/rack-r05.* '%s'/rack-r06.* '%s'/racks-*-r05.* "
+				   "'%s'/racks-*-r06.* '%s'/racks-r05-r06.*",
+		 dir, dir, dir, dir, dir);
+	TT_CHECK(system(cmd) == 0);
+	TT_EQ_INT(ibf_sheets_write(p5, dir, &err), 5 + 10);
+	TT_EQ_INT(ibf_sheets_write(p5h, dir, &err), 5 + 10);
+	/* a file where the directory should be */
+	snprintf(path, sizeof(path), "%s/index.md", dir);
+	TT_EQ_INT(ibf_sheets_check(p5, path, &err), IBF_EIO);
+	TT_CHECK_MSG(strstr(err.msg, "not a directory"), "%s", err.msg);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	TT_CHECK(system(cmd) == 0);
+	ibf_plan_free(p7);
+	ibf_plan_free(p5);
+	ibf_plan_free(p5h);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int c;
+	while ((c = fgetc(fp)) != EOF)
+		fputc(c, mem);
+	fclose(mem);
+	fclose(fp);
+	return buf;
+}
+
+/* The sheets of a plan read back from its CSV are the sheets of the plan:
+ * switches top to bottom by name, not in the order the CSV first names them
+ * (rack r00 of q=7 was drawn s00, s06, s05, s01, ... from the CSV). */
+static void test_sheets_from_csv(void)
+{
+	struct ibf_plan *p = sf_plan(7, -1, 0, 0);
+	TT_REQUIRE(p);
+	size_t len;
+	char *csv = plan_csv(p, &len);
+	struct ibf_error err;
+	struct ibf_plan *p2 = ibf_plan_parse_csv(csv, len, "p.csv", &err);
+	TT_REQUIRE(p2);
+	char d1[] = "/tmp/ibfab-sheets.XXXXXX", d2[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(d1) && mkdtemp(d2));
+	TT_EQ_INT(ibf_sheets_write(p, d1, &err), 7 + 21);
+	TT_EQ_INT(ibf_sheets_write(p2, d2, &err), 7 + 21);
+	const char *files[] = { "rack-r00.svg", "rack-r03.dot", "racks-r01-r05.svg",
+				"racks-r02-r06.dot", "rack-r04.md" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *a = slurp(d1, files[i]), *b = slurp(d2, files[i]);
+		TT_CHECK_MSG(a && b && !strcmp(a, b), "%s differs", files[i]);
+		free(a);
+		free(b);
+	}
+	/* the first switch rows of rack r00, in slot order */
+	char *svg = slurp(d2, "rack-r00.svg");
+	const char *s0 = svg ? strstr(svg, ">sf-r00-g0-s00<") : NULL;
+	const char *s1 = svg ? strstr(svg, ">sf-r00-g0-s01<") : NULL;
+	const char *s6 = svg ? strstr(svg, ">sf-r00-g0-s06<") : NULL;
+	TT_CHECK(s0 && s1 && s6 && s0 < s1 && s1 < s6);
+	free(svg);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", d1, d2);
+	TT_CHECK(system(cmd) == 0);
+	free(csv);
+	ibf_plan_free(p2);
+	ibf_plan_free(p);
+}
+
+/* Racks whose names differ only in characters a file name cannot hold, and
+ * rack pairs a-b + c and a + b-c: each sheet gets its own file (the second
+ * one used to overwrite the first, whose cables were then on no sheet). */
+static void test_sheets_name_clash(void)
+{
+	const char *csv = "a_rack,a_switch,a_port,b_rack,b_switch,b_port\n"
+			  "row 1,s1,1,row 1,s2,1\n"
+			  "row_1,s3,1,row_1,s4,1\n"
+			  "a-b,s5,1,c,s6,1\n"
+			  "a,s7,1,b-c,s8,1\n";
+	struct ibf_error err;
+	struct ibf_plan *p = ibf_plan_parse_csv(csv, strlen(csv), "clash.csv", &err);
+	TT_REQUIRE(p);
+	char dir[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(dir));
+	int n = ibf_sheets_write(p, dir, &err);
+	TT_EQ_INT(n, 8); /* 6 racks with switches, 2 rack pairs */
+	const char *want[][2] = { { "rack-row_1.csv", "s1" },
+				  { "rack-row_1-2.csv", "s3" },
+				  { "racks-a-b-c.csv", "s5" },
+				  { "racks-a-b-c-2.csv", "s7" } };
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char path[256], buf[2048] = "";
+		snprintf(path, sizeof(path), "%s/%s", dir, want[i][0]);
+		FILE *fp = fopen(path, "r");
+		size_t got = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+		buf[got] = '\0';
+		if (fp)
+			fclose(fp);
+		char cell[16];
+		snprintf(cell, sizeof(cell), ",%s,", want[i][1]);
+		TT_CHECK_MSG(strstr(buf, cell), "%s lacks %s: '%s'", path, want[i][1], buf);
+	}
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	TT_CHECK(system(cmd) == 0);
+	ibf_plan_free(p);
+}
+
 /* ------------------------------------------------------------ validator */
 
 struct fx {
@@ -649,6 +806,30 @@ static void test_validate_missing_extra(void)
 	TT_CHECK_MSG(f && !strcmp(f->fix, "unplug the cable between sf-r02-g1-s04 port 14 and "
 					  "sf-r04-g0-s00 port 15"),
 		     "%s", f ? f->fix : "");
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
+/* Three cables rotated on one switch (each plugged where the next belongs):
+ * three wrong-port moves, each target held by the next cable.  The advice
+ * said "fix it first" on all three, a circle with no way in; it now says to
+ * unplug one when the moves go in a circle. */
+static void test_validate_rotated(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	int a = node(&x, "sf-r00-g0-s00");
+	swap_far_ends(&x, a, 1, a, 2);
+	swap_far_ends(&x, a, 2, a, 3);
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 3);
+	int circle = 0;
+	for (uint32_t i = 0; i < r.n; i++)
+		circle += r.f[i].kind == IBF_FIND_WRONG_PORT &&
+			  strstr(r.f[i].fix, "when the moves go in a circle, unplug this one") != NULL;
+	TT_EQ_INT(circle, 3);
 	ibf_vreport_free(&r);
 	fx_free(&x);
 }
@@ -1391,9 +1572,13 @@ int main(void)
 	tt_run("plan CSV errors with FILE:LINE", test_csv_errors);
 	tt_run("plan from topology (fat tree, rails, slim fly)", test_from_topology);
 	tt_run("wiring sheets", test_sheets);
+	tt_run("wiring sheets: racks whose file names clash", test_sheets_name_clash);
+	tt_run("wiring sheets of a plan read back from its CSV", test_sheets_from_csv);
+	tt_run("wiring sheets: a directory with another plan's sheets", test_sheets_stale);
 	tt_run("validate: clean", test_validate_clean);
 	tt_run("validate: missing and extra", test_validate_missing_extra);
 	tt_run("validate: swapped pairs as one fix", test_validate_swapped);
+	tt_run("validate: three cables rotated on one switch", test_validate_rotated);
 	tt_run("validate: wrong port and miswired", test_validate_wrong_port_miswired);
 	tt_run("validate: degraded, unknown and missing nodes", test_validate_degraded_nodes);
 	tt_run("validate: two neighbouring missing switches", test_validate_two_missing_nodes);

@@ -319,6 +319,13 @@ int ibf_io_sniff(const char *buf, size_t len)
 	while (ibf_lines_next(&L, &s, &n, NULL) && L.lineno < 100000) {
 		struct ibf_cur c = { s, s + n };
 		ibf_cur_ws(&c);
+		/* ibfab's own ibsim writer says what it wrote: its names are GUID
+		 * ids (S-..., H-...) when descriptions are not unique, and nothing
+		 * else would tell the file from ibnetdiscover output */
+		static const char ibfab_net[] = "# ibsim net file written by ibfab";
+		if (L.lineno == 1 && (size_t)(c.e - c.p) >= sizeof(ibfab_net) - 1 &&
+		    !memcmp(c.p, ibfab_net, sizeof(ibfab_net) - 1))
+			ibsim = 1;
 		if (c.p >= c.e || *c.p == '#' || ibf_io_is_stderr_line(c.p, (size_t)(c.e - c.p)))
 			continue;
 		if (*c.p == '{') {
