@@ -106,26 +106,18 @@ static void plan_summary(const struct ibf_plan *p)
 	fputc('\n', stderr);
 }
 
-/* Write the files the options ask for, then (unless -q) the summary. */
+/* Write the files the options ask for, all or none (each is written to a
+ * temporary file beside it and renamed when every one, the sheets
+ * included, was written), then (unless -q) the summary. */
 static int write_plan_outputs(const struct ibf_plan *p, const struct plan_out *o)
 {
 	const char *out = o->out, *net = o->net, *ibnd = o->ibnd, *nnmap = o->nnmap;
 	struct ibf_error err;
+	ibf_error_clear(&err);
 	/* a sheets directory that cannot take the sheets fails before any file
-	 * is written (it used to fail after the plan and fabric files) */
+	 * is written */
 	if (o->sheets && ibf_sheets_check(p, o->sheets, &err))
 		return cli_fail(&err);
-	if (ibf_plan_write_csv(p, out, &err))
-		return cli_fail(&err);
-	if (o->json) {
-		struct ibf_atomic a;
-		if (ibf_atomic_open(&a, o->json, &err))
-			return cli_fail(&err);
-		int bad = ibf_plan_write_json_stream(p, a.fp);
-		if (ibf_atomic_commit(&a, !bad, &err) || bad)
-			return bad ? cli_fail(&(struct ibf_error){ IBF_EIO, "", 0, "write error" })
-				   : cli_fail(&err);
-	}
 	char *dnet = NULL, *dibnd = NULL, *dnm = NULL;
 	if (o->fabric_files && strcmp(out, "-")) {
 		if (!net)
@@ -135,34 +127,52 @@ static int write_plan_outputs(const struct ibf_plan *p, const struct plan_out *o
 		if (!nnmap)
 			nnmap = dnm = sibling(out, ".node-name-map");
 	}
-	int rc = 0;
-	if (net || ibnd || nnmap) {
+	struct cli_outs outs = { .n = 0 };
+	FILE *csv_fp = NULL, *json_fp = NULL, *net_fp = NULL, *ibnd_fp = NULL, *nm_fp = NULL;
+	int rc = cli_outs_add(&outs, out, &csv_fp, &err);
+	if (!rc)
+		rc = cli_outs_add(&outs, o->json, &json_fp, &err);
+	if (!rc)
+		rc = cli_outs_add(&outs, net, &net_fp, &err);
+	if (!rc)
+		rc = cli_outs_add(&outs, ibnd, &ibnd_fp, &err);
+	if (!rc)
+		rc = cli_outs_add(&outs, nnmap, &nm_fp, &err);
+	if (!rc && ibf_plan_write_csv_stream(p, csv_fp))
+		rc = ibf_error_set(&err, IBF_EIO, out, 0, "write error");
+	if (!rc && json_fp && ibf_plan_write_json_stream(p, json_fp))
+		rc = ibf_error_set(&err, IBF_EIO, o->json, 0, "write error");
+	if (!rc && (net_fp || ibnd_fp || nm_fp)) {
 		struct ibf_fabric *f = ibf_plan_to_fabric(p, &err);
 		if (!f || ibf_assign_lids(f, 0, 0, &err) ||
-		    (net && ibf_fabric_write(f, net, IBF_FMT_IBSIM, &err)) ||
-		    (ibnd && ibf_fabric_write(f, ibnd, IBF_FMT_IBNETDISCOVER, &err)) ||
-		    (nnmap && ibf_namemap_write_fabric(f, nnmap, &err)))
-			rc = cli_fail(&err);
+		    (net_fp && ibf_fabric_write_stream(f, net_fp, IBF_FMT_IBSIM, &err)) ||
+		    (ibnd_fp && ibf_fabric_write_stream(f, ibnd_fp, IBF_FMT_IBNETDISCOVER, &err)) ||
+		    (nm_fp && ibf_namemap_write_fabric_stream(f, nm_fp, &err)))
+			rc = err.code ? err.code : IBF_EIO;
 		ibf_fabric_free(f);
-		if (!rc && !o->quiet && strcmp(out, "-"))
+	}
+	int nsheets = 0;
+	if (!rc && o->sheets && (nsheets = ibf_sheets_write(p, o->sheets, &err)) < 0)
+		rc = err.code ? err.code : IBF_EIO;
+	{
+		int rc2 = cli_outs_finish(&outs, !rc, rc ? NULL : &err);
+		if (!rc)
+			rc = rc2;
+	}
+	if (!rc && !o->quiet) {
+		if ((net || ibnd || nnmap) && strcmp(out, "-"))
 			fprintf(stderr, "ibfab: planned fabric:%s%s%s%s%s%s\n", net ? " " : "",
 				net ? net : "", ibnd ? " " : "", ibnd ? ibnd : "", nnmap ? " " : "",
 				nnmap ? nnmap : "");
+		if (o->sheets)
+			fprintf(stderr, "ibfab: %d wiring sheets in %s/ (index.md)\n", nsheets,
+				o->sheets);
+		plan_summary(p);
 	}
 	free(dnet);
 	free(dibnd);
 	free(dnm);
-	if (!rc && o->sheets) {
-		int n = ibf_sheets_write(p, o->sheets, &err);
-		if (n < 0)
-			return cli_fail(&err);
-		if (!o->quiet)
-			fprintf(stderr, "ibfab: %d wiring sheets in %s/ (index.md)\n", n,
-				o->sheets);
-	}
-	if (!rc && !o->quiet)
-		plan_summary(p);
-	return rc;
+	return rc ? cli_fail(&err) : 0;
 }
 
 static const char common_out_help[] =
@@ -269,8 +279,13 @@ static int cmd_sf(int argc, char **argv)
 				     .speed = speed };
 	struct ibf_error err;
 	struct ibf_plan *p = ibf_plan_slimfly(&o, &err);
-	if (!p)
+	if (!p) {
+		/* a q no Slim Fly has is a bad option value: exit 2, as a q out
+		 * of cli_int's range is */
+		if (!ibf_slimfly_admissible((int)q, NULL, NULL, NULL))
+			return cli_usage_error("ibfab cabling slimfly", "%s", err.msg);
 		return cli_fail(&err);
+	}
 	int rc = write_plan_outputs(p, &po);
 	ibf_plan_free(p);
 	return rc;

@@ -342,7 +342,11 @@ static struct ibf_fabric *gen_family(const struct gen_args *a, int *usage, struc
 		}
 		struct ibf_slimfly_opts o = { (int)a->q, (int)a->hosts, (int)a->swports,
 					      a->hfirst };
-		return ibf_gen_slimfly(&o, err);
+		struct ibf_fabric *f = ibf_gen_slimfly(&o, err);
+		/* a q no Slim Fly has is a bad option value: a usage error */
+		if (!f && !ibf_slimfly_admissible((int)a->q, NULL, NULL, NULL))
+			*usage = cli_usage_error("ibfab topo gen slimfly", "%s", err->msg);
+		return f;
 	}
 	if (!strcmp(family, "fattree"))
 		return gen_fattree(a, usage, err);

@@ -103,6 +103,24 @@ check "cabling slimfly --sheets: another plan's sheets in DIR: exit 1, no plan w
 check "... and the sheets left as they were" grep -q '^7 racks' "$W/sheets/index.md"
 r=$(rc "$IBFAB" cabling slimfly --q 7 -q -o "$W/again7.csv" --no-fabric --sheets "$W/sheets")
 check "... the same plan again replaces them" test "$r" = 0
+# the plan's files are written all or none: one that cannot be created (or
+# a file named for two outputs) leaves no plan CSV, JSON or fabric file
+r=$(rc "$IBFAB" cabling slimfly --q 5 -q -o "$W/part.csv" --json "$W/part.json" --ibnd "$W/no/such/dir/x.ibnd")
+check "cabling slimfly: --ibnd cannot be created: exit 1, none of the plan's files written" \
+	sh -c "test $r = 1 && grep -q 'no/such/dir/x.ibnd: cannot create' '$W/err' &&
+		test ! -e '$W/part.csv' -a ! -e '$W/part.json' -a ! -e '$W/part.net' -a ! -e '$W/part.node-name-map'"
+r=$(rc "$IBFAB" cabling slimfly --q 5 -q -o "$W/twice.csv" --json "$W/./twice.csv")
+check "cabling slimfly: -o and --json one file: exit 1, not written" \
+	sh -c "test $r = 1 && grep -q 'given for two outputs' '$W/err' && test ! -e '$W/twice.csv'"
+# a q no Slim Fly has is a bad option value, like one out of range: exit 2
+for cmd in "topo gen slimfly" "cabling slimfly"; do
+	for q in 6 10 256; do
+		# shellcheck disable=SC2086
+		r=$(rc "$IBFAB" $cmd --q $q -o "$W/badq.out")
+		check "$cmd --q $q: usage error (exit 2), names the nearest q, nothing written" \
+			sh -c "test $r = 2 && grep -q 'nearest admissible' '$W/err' && test ! -e '$W/badq.out'"
+	done
+done
 
 # topo convert ibnetdiscover -> ibsim -> ibnetdiscover of a real dump whose
 # node descriptions repeat (the net file's names are GUID ids): the net file

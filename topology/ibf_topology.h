@@ -363,6 +363,7 @@ int ibf_namemap_parse(struct ibf_namemap *m, const char *buf, size_t len, const 
 const char *ibf_namemap_lookup(const struct ibf_namemap *m, uint64_t guid);
 void ibf_namemap_free(struct ibf_namemap *m);
 int ibf_namemap_write_fabric(const struct ibf_fabric *f, const char *path, struct ibf_error *err);
+int ibf_namemap_write_fabric_stream(const struct ibf_fabric *f, FILE *out, struct ibf_error *err);
 
 /* ----------------------------------------------------------- generators */
 

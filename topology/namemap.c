@@ -187,32 +187,39 @@ void ibf_namemap_free(struct ibf_namemap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int ibf_namemap_write_fabric(const struct ibf_fabric *f, const char *path, struct ibf_error *err)
+int ibf_namemap_write_fabric_stream(const struct ibf_fabric *f, FILE *out, struct ibf_error *err)
 {
-	struct ibf_atomic a;
-	int rc = ibf_atomic_open(&a, path, err);
-	if (rc)
-		return rc;
+	int rc = 0;
 	struct ibf_umap done = { 0 };
-	fprintf(a.fp, "# node-name-map written by ibfab: node GUID -> node description\n");
+	fprintf(out, "# node-name-map written by ibfab: node GUID -> node description\n");
 	for (uint32_t i = 0; i < f->nnodes && !rc; i++) {
 		const struct ibf_node *n = &f->nodes[i];
 		if (!n->guid)
 			continue;
 		int put = ibf_umap_put(&done, n->guid, (int32_t)i, NULL);
 		if (put < 0) {
-			rc = ibf_error_set(err, IBF_ENOMEM, path, 0, "out of memory");
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			break;
 		}
 		if (put == 1)
 			continue; /* a GUID twice: readers keep the first */
-		fprintf(a.fp, "0x%016llx \"", (unsigned long long)n->guid);
+		fprintf(out, "0x%016llx \"", (unsigned long long)n->guid);
 		/* the reader ends a name at the next quote */
 		for (const unsigned char *p = (const unsigned char *)n->desc; p && *p; p++)
-			fputc((*p < 0x20 || *p == 0x7f) ? ' ' : *p == '"' ? '\'' : *p, a.fp);
-		fputs("\"\n", a.fp);
+			fputc((*p < 0x20 || *p == 0x7f) ? ' ' : *p == '"' ? '\'' : *p, out);
+		fputs("\"\n", out);
 	}
 	ibf_umap_free(&done);
+	return rc;
+}
+
+int ibf_namemap_write_fabric(const struct ibf_fabric *f, const char *path, struct ibf_error *err)
+{
+	struct ibf_atomic a;
+	int rc = ibf_atomic_open(&a, path, err);
+	if (rc)
+		return rc;
+	rc = ibf_namemap_write_fabric_stream(f, a.fp, err);
 	if (rc) {
 		ibf_atomic_commit(&a, 0, NULL);
 		return rc;
