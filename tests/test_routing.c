@@ -1459,7 +1459,11 @@ static uint32_t paths_longer_than_shortest(const struct ibf_fabric *f, const str
 {
 	uint32_t S = f->nsw, bad = 0;
 	uint32_t *dist = malloc(S * sizeof(*dist)), *q = malloc(S * sizeof(*q));
-	TT_REQUIRE(dist && q);
+	if (!dist || !q) {
+		free(dist);
+		free(q);
+		return UINT32_MAX; /* counted as a failure by the caller */
+	}
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		if (f->nodes[i].type == IBF_NODE_SWITCH)
 			continue;
