@@ -50,6 +50,9 @@ static const char gen_help[] =
 	"             U cables from every rail leaf to every spine (needs S > 0)\n"
 	"  dragonfly  --a A --p P --h H [--g G]   A routers/group, P hosts, H global links\n"
 	"  hyperx     --s1 X --s2 Y [--trunk T] [--hosts P]\n"
+	"  torus      --dims K1[,K2,..] [--hosts P] [--mesh]\n"
+	"             k-ary n-cube (one dimension: a ring), each Ki >= 2; --mesh: no\n"
+	"             wrap-around cables; P hosts per switch (default 1)\n"
 	"An option not listed for the family (--parallel and --switch-ports: not\n"
 	"with --kary) is a usage error.\n"
 	"\n"
@@ -82,6 +85,8 @@ enum {
 	O_S1,
 	O_S2,
 	O_TRUNK,
+	O_DIMS,
+	O_MESH,
 	O_FORMAT,
 	O_LMC,
 	O_NNMAP,
@@ -112,6 +117,8 @@ static const struct option gen_lo[] = {
 	{ "s1", required_argument, 0, O_S1 },
 	{ "s2", required_argument, 0, O_S2 },
 	{ "trunk", required_argument, 0, O_TRUNK },
+	{ "dims", required_argument, 0, O_DIMS },
+	{ "mesh", no_argument, 0, O_MESH },
 	{ "format", required_argument, 0, O_FORMAT },
 	{ "output", required_argument, 0, 'o' },
 	{ "lmc", required_argument, 0, O_LMC },
@@ -126,6 +133,7 @@ struct gen_args {
 	long q, hosts, swports, kary, n, par, servers, gpus, railsw, spines, uplinks, a, p, h, g,
 		s1, s2, trunk, lmc;
 	int hfirst, m[IBF_FT_MAX_LEVELS], w[IBF_FT_MAX_LEVELS], nm, nw;
+	int dims[IBF_TORUS_MAX_DIMS], ndims, mesh;
 	const char *out, *nnmap;
 	int fmt;
 	unsigned long given; /* bit (code - O_Q) of each option given */
@@ -135,8 +143,8 @@ struct gen_args {
 
 /* The families in the order of their bits in gen_fams[]. */
 static const char *const gen_family_names[] = { "slimfly", "fattree", "rail", "dragonfly",
-						"hyperx" };
-enum { F_SF = 1, F_FT = 2, F_RAIL = 4, F_DF = 8, F_HX = 16, F_ALL = 31 };
+						"hyperx", "torus" };
+enum { F_SF = 1, F_FT = 2, F_RAIL = 4, F_DF = 8, F_HX = 16, F_TOR = 32, F_ALL = 63 };
 
 /* The families each option applies to; giving it to another one is a usage
  * error rather than silently ignored. */
@@ -147,7 +155,7 @@ static unsigned gen_fams(int code)
 	case O_HFIRST:
 		return F_SF;
 	case O_HOSTS:
-		return F_SF | F_HX;
+		return F_SF | F_HX | F_TOR;
 	case O_SWPORTS:
 		return F_SF | F_FT | F_RAIL;
 	case O_KARY:
@@ -171,6 +179,9 @@ static unsigned gen_fams(int code)
 	case O_S2:
 	case O_TRUNK:
 		return F_HX;
+	case O_DIMS:
+	case O_MESH:
+		return F_TOR;
 	default:
 		return F_ALL;
 	}
@@ -272,6 +283,13 @@ static int gen_parse(int argc, char **argv, struct gen_args *a)
 		case O_W:
 			if (parse_list("--w", optarg, a->w, IBF_FT_MAX_LEVELS, &a->nw))
 				return 2;
+			break;
+		case O_DIMS:
+			if (parse_list("--dims", optarg, a->dims, IBF_TORUS_MAX_DIMS, &a->ndims))
+				return 2;
+			break;
+		case O_MESH:
+			a->mesh = 1;
 			break;
 		case O_FORMAT:
 			if (cli_output_format("ibfab topo gen", optarg, &a->fmt))
@@ -379,8 +397,30 @@ static struct ibf_fabric *gen_family(const struct gen_args *a, int *usage, struc
 					     a->hosts < 0 ? 1 : (int)a->hosts };
 		return ibf_gen_hyperx(&o, err);
 	}
+	if (!strcmp(family, "torus")) {
+		if (!a->ndims) {
+			*usage = cli_usage_error("ibfab topo gen torus", "--dims is required");
+			return NULL;
+		}
+		for (int d = 0; d < a->ndims; d++)
+			if (a->dims[d] < 2) {
+				*usage = cli_usage_error("ibfab topo gen torus",
+							 "--dims: every dimension needs 2 or more "
+							 "switches (got %d)",
+							 a->dims[d]);
+				return NULL;
+			}
+		struct ibf_torus_opts o;
+		memset(&o, 0, sizeof(o));
+		o.ndims = a->ndims;
+		memcpy(o.k, a->dims, sizeof(o.k));
+		o.hosts = a->hosts < 0 ? 1 : (int)a->hosts;
+		o.mesh = a->mesh;
+		return ibf_gen_torus(&o, err);
+	}
 	*usage = cli_usage_error("ibfab topo gen",
-				 "unknown family '%s' (slimfly, fattree, rail, dragonfly, hyperx)",
+				 "unknown family '%s' (slimfly, fattree, rail, dragonfly, hyperx, "
+				 "torus)",
 				 family);
 	return NULL;
 }
@@ -836,7 +876,7 @@ static int cmd_links(int argc, char **argv)
 }
 
 static const struct ibf_cmd topo_cmds[] = {
-	{ "gen", cmd_gen, "generate a fabric (slimfly, fattree, rail, dragonfly, hyperx)" },
+	{ "gen", cmd_gen, "generate a fabric (slimfly, fattree, rail, dragonfly, hyperx, torus)" },
 	{ "info", cmd_info, "counts, degrees, diameter and link problems of a fabric file" },
 	{ "convert", cmd_convert, "convert between fabric file formats" },
 	{ "links", cmd_links, "list every link by node description (for diffs)" },

@@ -119,4 +119,29 @@ diag <"$d/apply.txt"
 check "ring of 5: dfsssp on the read-back tables needs 2 layers" grep -q '2 virtual layer' "$d/apply.txt"
 check "ring of 5: and verifies deadlock-free (exit $rc)" test $rc -eq 0
 
+# ------------------------------------------------------------------ minhop on a generated torus
+# 5 x 4 torus (topo gen torus), stock minhop: cyclic on one VL; dfsssp on
+# the tables read back breaks the cycles and verifies
+"$IBFAB" topo gen torus --dims 5,4 --hosts 2 --format ibsim -o "$WORK/tor54.net"
+"$HARNESS" with "$WORK/tor54.net" "$WORK/tor/sim" -- bash -c '
+	. "$0"
+	d=$IBFAB_SIM_DIR
+	opensm_once "$d" -R minhop || { echo "opensm failed"; tail -5 "$d/opensm.out"; exit 1; }
+	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>/dev/null || exit 2
+	ibsim-run dump_lfts 2>/dev/null | grep -v "replaced by dump_fts" >"$d/lfts.txt" || exit 3
+' "$top_srcdir/tests/lib.sh" 2>&1 | diag
+check "torus 5 x 4: minhop tables read back" test "${PIPESTATUS[0]}" -eq 0
+d="$WORK/tor/sim"
+"$IBFAB" deadlock verify --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --sl-const 0 \
+	--sl2vl-identity 1 >"$d/verify.txt" 2>&1
+rc=$?
+grep -E '^(cycles|result)' "$d/verify.txt" | diag
+check "torus 5 x 4, minhop, one VL: verifier finds cycles (exit $rc)" test $rc -eq 1
+"$IBFAB" deadlock apply --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --scheme dfsssp --verify \
+	--sl "$d/tor.sl" --sl2vl "$d/tor.sl2vl" >"$d/apply.txt" 2>&1
+rc=$?
+grep -E 'virtual layer|^result' "$d/apply.txt" | diag
+check "torus 5 x 4: dfsssp on the read-back tables verifies deadlock-free (exit $rc)" \
+	sh -c "test $rc -eq 0 && grep -q '^result: *deadlock-free' '$d/apply.txt'"
+
 done_testing

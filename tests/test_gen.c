@@ -1144,6 +1144,88 @@ static void test_dragonfly_small(void)
 
 /* ------------------------------------------------------------ HyperX */
 
+/* Tori and meshes: a ring of 5 (degree 2, diameter 2), a 5 x 4 x 2 torus
+ * (a dimension of 2: one cable per pair), a 3 x 3 mesh (corners 2, sides
+ * 3, centre 4), names and ports, and the refusals. */
+static void test_torus(void)
+{
+	struct ibf_torus_opts o;
+	memset(&o, 0, sizeof(o));
+	o.ndims = 1;
+	o.k[0] = 5;
+	o.hosts = 2;
+	struct ibf_fabric *f = ibf_gen_torus(&o, NULL);
+	TT_REQUIRE(f);
+	TT_EQ_INT(f->nsw, 5);
+	TT_EQ_INT(f->nnodes, 15);
+	struct ibf_stats st;
+	TT_REQUIRE(ibf_fabric_stats(f, &st, 1, NULL) == 0);
+	TT_EQ_INT(st.diameter, 2);
+	TT_EQ_INT(st.sw_links, 5);
+	ibf_stats_free(&st);
+	/* tor-04 port 3 (+1 wraps) -> tor-00 port 4 (from -1) */
+	int s4 = ibf_fabric_find_desc(f, "tor-04"), s0 = ibf_fabric_find_desc(f, "tor-00");
+	TT_REQUIRE(s4 >= 0 && s0 >= 0);
+	TT_EQ_INT(ibf_port(f, s4, 3)->peer_node, s0);
+	TT_EQ_INT(ibf_port(f, s4, 3)->peer_port, 4);
+	TT_CHECK(ibf_fabric_find_desc(f, "tor-02-h01") >= 0);
+	check_sane(f);
+	ibf_fabric_free(f);
+
+	o.ndims = 3;
+	o.k[0] = 5;
+	o.k[1] = 4;
+	o.k[2] = 2;
+	o.hosts = 1;
+	f = ibf_gen_torus(&o, NULL);
+	TT_REQUIRE(f);
+	TT_EQ_INT(f->nsw, 40);
+	int bad = 0;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		bad += sw_degree(f, s) != 5 || sw_hosts(f, s) != 1;
+	TT_EQ_INT(bad, 0);
+	TT_REQUIRE(ibf_fabric_stats(f, &st, 1, NULL) == 0);
+	TT_EQ_INT(st.diameter, 2 + 2 + 1);
+	TT_EQ_INT(st.sw_links, 40 + 40 + 20);
+	TT_EQ_INT(st.parallel_links, 0);
+	ibf_stats_free(&st);
+	check_sane(f);
+	ibf_fabric_free(f);
+
+	memset(&o, 0, sizeof(o));
+	o.ndims = 2;
+	o.k[0] = o.k[1] = 3;
+	o.mesh = 1;
+	f = ibf_gen_torus(&o, NULL);
+	TT_REQUIRE(f);
+	int deg[5] = { 0 };
+	for (uint32_t s = 0; s < f->nsw; s++)
+		if (sw_degree(f, s) < 5)
+			deg[sw_degree(f, s)]++;
+	TT_EQ_INT(deg[2], 4);
+	TT_EQ_INT(deg[3], 4);
+	TT_EQ_INT(deg[4], 1);
+	TT_CHECK(ibf_fabric_find_desc(f, "mesh-02-01") >= 0);
+	TT_REQUIRE(ibf_fabric_stats(f, &st, 1, NULL) == 0);
+	TT_EQ_INT(st.diameter, 4);
+	ibf_stats_free(&st);
+	ibf_fabric_free(f);
+
+	struct ibf_error err;
+	o.k[1] = 1;
+	TT_CHECK(!ibf_gen_torus(&o, &err) && strstr(err.msg, "dimension 2 has 1"));
+	o.k[1] = 3;
+	o.ndims = 7;
+	TT_CHECK(!ibf_gen_torus(&o, &err) && strstr(err.msg, "1..6"));
+	o.ndims = 2;
+	o.hosts = 252;
+	TT_CHECK(!ibf_gen_torus(&o, &err) && strstr(err.msg, "ports"));
+	o.hosts = 1;
+	o.k[0] = o.k[1] = 300;
+	TT_CHECK(!ibf_gen_torus(&o, &err) && strstr(err.msg, "65536"));
+	TT_CHECK(!ibf_gen_torus(NULL, &err));
+}
+
 static void test_hyperx(void)
 {
 	struct ibf_hyperx_opts o = { .s1 = 4, .s2 = 3, .trunk = 2, .hosts = 3 };
@@ -1271,6 +1353,7 @@ int main(void)
 	TT(test_dragonfly_max);
 	TT(test_dragonfly_small);
 	TT(test_hyperx);
+	TT(test_torus);
 	TT(test_extremes);
 	return tt_done();
 }

@@ -425,6 +425,18 @@ struct ibf_hyperx_opts {
 };
 struct ibf_fabric *ibf_gen_hyperx(const struct ibf_hyperx_opts *o, struct ibf_error *err);
 
+/* Torus (k-ary n-cube; one dimension: a ring) or mesh: k[0] x .. x k[n-1]
+ * switches (each k >= 2), cabled to their neighbours in every dimension,
+ * wrapping around unless mesh; `hosts` per switch on ports 1..hosts. */
+#define IBF_TORUS_MAX_DIMS 6
+struct ibf_torus_opts {
+	int ndims;
+	int k[IBF_TORUS_MAX_DIMS];
+	int hosts;
+	int mesh;
+};
+struct ibf_fabric *ibf_gen_torus(const struct ibf_torus_opts *o, struct ibf_error *err);
+
 /* Deterministic GUID scheme used by every generator:
  * 0x0002c903_00_TT_NNNN_PP style, see topology/guid.c. */
 uint64_t ibf_gen_guid(int type, uint32_t index, int port);
