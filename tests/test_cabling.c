@@ -673,6 +673,61 @@ static void test_sheets_from_csv(void)
 	ibf_plan_free(p);
 }
 
+/* Cable types on the sheets: every checklist row and sheet CSV row names its
+ * type, index.md counts cables per type; the drawings label the types only
+ * where the lines mix them (a uniform sheet's DOT has no type at all). */
+static void test_sheets_cable_types(void)
+{
+	const char *csv = "a_rack,a_switch,a_port,b_rack,b_switch,b_port,width,speed\n"
+			  "r1,s1,1,r1,s2,1,4x,EDR\n"
+			  "r1,s1,2,r1,s2,2,4x,FDR\n"
+			  "r1,s1,3,r1,s3,1,4x,EDR\n"
+			  "r1,s1,4,r2,s4,1,4x,EDR\n"
+			  "r1,s2,4,r2,s4,2,4x,EDR\n"
+			  "r2,s4,3,r2,s5,1,1x,QDR\n"
+			  "r2,s4,4,r2,s5,2,1x,QDR\n";
+	struct ibf_error err;
+	struct ibf_plan *p = ibf_plan_parse_csv(csv, strlen(csv), "types.csv", &err);
+	TT_REQUIRE(p && ibf_plan_index(p, &err) == 0);
+	char dir[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(dir));
+	TT_EQ_INT(ibf_sheets_write(p, dir, &err), 3);
+	char *md = slurp(dir, "rack-r1.md"), *sc = slurp(dir, "rack-r1.csv");
+	char *dot1 = slurp(dir, "rack-r1.dot"), *dot2 = slurp(dir, "rack-r2.dot");
+	char *svg1 = slurp(dir, "rack-r1.svg"), *svg2 = slurp(dir, "rack-r2.svg");
+	char *pair = slurp(dir, "racks-r1-r2.dot"), *idx = slurp(dir, "index.md");
+	TT_REQUIRE(md && sc && dot1 && dot2 && svg1 && svg2 && pair && idx);
+	TT_CHECK_MSG(strstr(md, "| [ ] | 2 | switch | 4x FDR | s1 | 2 | s2 | 2 |"), "%s", md);
+	TT_CHECK_MSG(strstr(md, "Cable types: 4x EDR (2), 4x FDR (1)"), "%s", md);
+	TT_CHECK_MSG(strstr(sc, ",b_port,type\n") && strstr(sc, ",s2,2,4x FDR\n"), "%s", sc);
+	/* rack r1 mixes EDR and FDR: labelled and styled */
+	TT_CHECK_MSG(strstr(dot1, "label=\"2 4x FDR\"") && strstr(dot1, "style=dashed") &&
+			     strstr(dot1, "cable types: 4x EDR (2, solid), 4x FDR (1, dashed)"),
+		     "%s", dot1);
+	TT_CHECK(strstr(svg1, "stroke-dasharray=\"8 4\"") && strstr(svg1, "4x FDR (1)</text>"));
+	/* rack r2 has one type (1x QDR): the DOT stays as it was, the SVG's
+	 * subtitle names the type, no legend or dashes */
+	TT_CHECK_MSG(!strstr(dot2, "style=") && !strstr(dot2, "QDR"), "%s", dot2);
+	TT_CHECK(strstr(svg2, "cable types: 1x QDR (2)</text>") && !strstr(svg2, "dasharray"));
+	TT_CHECK(!strstr(pair, "style=") && !strstr(pair, "EDR"));
+	TT_CHECK_MSG(strstr(idx, "| 4x EDR | 4 |\n| 1x QDR | 2 |\n| 4x FDR | 1 |\n") &&
+			     strstr(idx, "| cable types |") &&
+			     strstr(idx, "| 4x EDR (2), 4x FDR (1) | 3 |"),
+		     "%s", idx);
+	free(md);
+	free(sc);
+	free(dot1);
+	free(dot2);
+	free(svg1);
+	free(svg2);
+	free(pair);
+	free(idx);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	TT_CHECK(system(cmd) == 0);
+	ibf_plan_free(p);
+}
+
 /* Racks whose names differ only in characters a file name cannot hold, and
  * rack pairs a-b + c and a + b-c: each sheet gets its own file (the second
  * one used to overwrite the first, whose cables were then on no sheet). */
@@ -1575,6 +1630,7 @@ int main(void)
 	tt_run("wiring sheets: racks whose file names clash", test_sheets_name_clash);
 	tt_run("wiring sheets of a plan read back from its CSV", test_sheets_from_csv);
 	tt_run("wiring sheets: a directory with another plan's sheets", test_sheets_stale);
+	tt_run("wiring sheets: cable types", test_sheets_cable_types);
 	tt_run("validate: clean", test_validate_clean);
 	tt_run("validate: missing and extra", test_validate_missing_extra);
 	tt_run("validate: swapped pairs as one fix", test_validate_swapped);
