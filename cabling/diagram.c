@@ -42,14 +42,19 @@ static const char *rack_of(const struct ibf_plan *p, uint32_t n)
 	return p->nodes[n].rack[0] ? p->nodes[n].rack : NO_RACK;
 }
 
-static void dotq(FILE *out, const char *s)
+static void dotesc(FILE *out, const char *s)
 {
-	fputc('"', out);
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fputc('\\', out);
 		fputc(*s, out);
 	}
+}
+
+static void dotq(FILE *out, const char *s)
+{
+	fputc('"', out);
+	dotesc(out, s);
 	fputc('"', out);
 }
 
@@ -78,6 +83,122 @@ static void csvcell(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* ------------------------------------------------------------ cable types */
+
+/* A cable's type as the cabling team names it: "4x EDR", "4x" or "EDR" when
+ * the plan gives only one of them, "" when it gives neither. */
+static const char *cable_type(const struct ibf_cable *c, char *buf, size_t len)
+{
+	const char *sp = ibf_speed_name(c->speed);
+	if (c->width && sp[0])
+		snprintf(buf, len, "%ux %s", c->width, sp);
+	else if (c->width)
+		snprintf(buf, len, "%ux", c->width);
+	else
+		snprintf(buf, len, "%s", sp);
+	return buf;
+}
+
+static uint16_t type_key(const struct ibf_cable *c)
+{
+	return (uint16_t)(c->width << 8 | c->speed);
+}
+
+#define MAX_TYPES 64
+
+/* The cable types of a set of cables, most used first (ties: by width,
+ * then speed), with their counts; cables of types beyond MAX_TYPES (a
+ * plan with odd widths) are counted as "other" and drawn in the last
+ * style, their labels still name their type. */
+struct types {
+	uint16_t key[MAX_TYPES];
+	uint32_t cnt[MAX_TYPES];
+	int n;
+	uint32_t other;
+};
+
+static void types_add(struct types *t, uint16_t key)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->key[i] == key) {
+			t->cnt[i]++;
+			return;
+		}
+	if (t->n < MAX_TYPES) {
+		t->key[t->n] = key;
+		t->cnt[t->n++] = 1;
+	} else {
+		t->other++;
+	}
+}
+
+static void types_sort(struct types *t)
+{
+	for (int i = 1; i < t->n; i++)
+		for (int j = i; j > 0; j--) {
+			int sw = t->cnt[j] > t->cnt[j - 1] ||
+				 (t->cnt[j] == t->cnt[j - 1] && t->key[j] < t->key[j - 1]);
+			if (!sw)
+				break;
+			uint16_t k = t->key[j];
+			uint32_t c = t->cnt[j];
+			t->key[j] = t->key[j - 1];
+			t->cnt[j] = t->cnt[j - 1];
+			t->key[j - 1] = k;
+			t->cnt[j - 1] = c;
+		}
+}
+
+static const char *key_type(uint16_t key, char *buf, size_t len)
+{
+	struct ibf_cable c = { .width = (uint8_t)(key >> 8), .speed = (uint8_t)key };
+	return cable_type(&c, buf, len);
+}
+
+/* The types of the cables a sheet draws as lines (switch to switch); hosts
+ * are listed per switch, not drawn. */
+static void sheet_types(const struct sheet *s, int drawn_only, struct types *t)
+{
+	const struct ibf_plan *p = s->p;
+	memset(t, 0, sizeof(*t));
+	for (uint32_t i = 0; i < s->ncab; i++) {
+		const struct ibf_cable *c = &p->cables[s->cab[i]];
+		if (drawn_only && p->nodes[c->b].type != IBF_NODE_SWITCH)
+			continue;
+		types_add(t, type_key(c));
+	}
+	types_sort(t);
+}
+
+/* Line style of a type on a mixed sheet: solid for the most used one, then
+ * dashes and dots (the colour already says the step). */
+static const char *type_dash(const struct types *t, uint16_t key)
+{
+	static const char *const d[] = { "", "8 4", "2 3", "10 3 2 3", "1 6" };
+	int n = (int)(sizeof(d) / sizeof(d[0]));
+	for (int i = 0; i < t->n; i++)
+		if (t->key[i] == key)
+			return d[i < n ? i : n - 1];
+	return d[n - 1];
+}
+
+/* "4x EDR (12), 4x FDR (3)" */
+static void types_line(const struct types *t, FILE *out, int xml)
+{
+	char tb[32];
+	for (int i = 0; i < t->n; i++) {
+		key_type(t->key[i], tb, sizeof(tb));
+		fputs(i ? ", " : "", out);
+		if (xml)
+			ibf_xml_str(out, tb[0] ? tb : "unspecified");
+		else
+			fputs(tb[0] ? tb : "unspecified", out);
+		fprintf(out, " (%u)", t->cnt[i]);
+	}
+	if (t->other)
+		fprintf(out, ", other types (%u)", t->other);
+}
+
 /* ------------------------------------------------------------ writers */
 
 static void write_checklist_md(const struct sheet *s, FILE *out)
@@ -95,6 +216,11 @@ static void write_checklist_md(const struct sheet *s, FILE *out)
 		i = j;
 	}
 	fprintf(out, "| | **total** | **%u** |\n", s->ncab);
+	struct types t;
+	sheet_types(s, 0, &t);
+	fputs("\nCable types: ", out);
+	types_line(&t, out, 0);
+	fputs("\n", out);
 	int last = -1;
 	for (uint32_t i = 0; i < s->ncab; i++) {
 		const struct ibf_cable *c = &p->cables[s->cab[i]];
@@ -104,11 +230,14 @@ static void write_checklist_md(const struct sheet *s, FILE *out)
 			     j++)
 				n++;
 			fprintf(out, "\n## Step %u (%u cables)\n\n", c->step, n);
-			fprintf(out, "| done | cable | kind | from | port | to | port |\n"
-				     "|:---:|---:|---|---|---:|---|---:|\n");
+			fprintf(out, "| done | cable | kind | type | from | port | to | port |\n"
+				     "|:---:|---:|---|---|---|---:|---|---:|\n");
 			last = c->step;
 		}
-		fprintf(out, "| [ ] | %u | %s | ", c->id, ibf_cable_kind_name(c->kind));
+		char tb[32];
+		cable_type(c, tb, sizeof(tb));
+		fprintf(out, "| [ ] | %u | %s | %s | ", c->id, ibf_cable_kind_name(c->kind),
+			tb[0] ? tb : "-");
 		mdcell(out, p->nodes[c->a].name);
 		fprintf(out, " | %u | ", c->ap);
 		mdcell(out, p->nodes[c->b].name);
@@ -119,7 +248,7 @@ static void write_checklist_md(const struct sheet *s, FILE *out)
 static void write_checklist_csv(const struct sheet *s, FILE *out)
 {
 	const struct ibf_plan *p = s->p;
-	fputs("done,cable,step,kind,a_rack,a_switch,a_port,b_rack,b_switch,b_port\n", out);
+	fputs("done,cable,step,kind,a_rack,a_switch,a_port,b_rack,b_switch,b_port,type\n", out);
 	for (uint32_t i = 0; i < s->ncab; i++) {
 		const struct ibf_cable *c = &p->cables[s->cab[i]];
 		fprintf(out, ",%u,%u,%s,", c->id, c->step, ibf_cable_kind_name(c->kind));
@@ -130,15 +259,37 @@ static void write_checklist_csv(const struct sheet *s, FILE *out)
 		csvcell(out, p->nodes[c->b].rack);
 		fputc(',', out);
 		csvcell(out, p->nodes[c->b].name);
-		fprintf(out, ",%u\n", c->bp);
+		char tb[32];
+		fprintf(out, ",%u,%s\n", c->bp, cable_type(c, tb, sizeof(tb)));
 	}
 }
+
+/* Edge styles of the cable types on a DOT sheet whose lines mix types, most
+ * used type first; the fourth and later share "bold" (their label names
+ * them). */
+static const char *const DOT_STYLE[] = { "solid", "dashed", "dotted", "bold" };
 
 static void write_dot(const struct sheet *s, FILE *out)
 {
 	const struct ibf_plan *p = s->p;
+	struct types t;
+	sheet_types(s, 1, &t);
+	int mixed = t.n > 1; /* label the types only when the lines differ */
 	fputs("graph cabling {\n\tlabel=", out);
-	dotq(out, s->title);
+	if (mixed) {
+		/* "Rack r00\ncable types: 4x EDR (3, solid), 4x FDR (1, dashed)" */
+		char tb[32];
+		fputc('"', out);
+		dotesc(out, s->title);
+		fputs("\\ncable types:", out);
+		for (int i = 0; i < t.n; i++)
+			fprintf(out, "%s %s (%u, %s)", i ? "," : "",
+				key_type(t.key[i], tb, sizeof(tb))[0] ? tb : "unspecified",
+				t.cnt[i], DOT_STYLE[i < 4 ? i : 3]);
+		fputc('"', out);
+	} else {
+		dotq(out, s->title);
+	}
 	fputs(";\n\tnode [shape=box, fontname=\"monospace\"];\n", out);
 	for (int side = 0; side < (s->r2 ? 2 : 1); side++) {
 		fprintf(out, "\tsubgraph cluster_%d {\n\t\tlabel=", side);
@@ -160,8 +311,22 @@ static void write_dot(const struct sheet *s, FILE *out)
 		dotq(out, p->nodes[c->a].name);
 		fputs(" -- ", out);
 		dotq(out, p->nodes[c->b].name);
-		fprintf(out, " [label=\"%u\", taillabel=\"%u\", headlabel=\"%u\", color=\"%s\"];\n",
-			c->id, c->ap, c->bp, step_colour(c->step));
+		if (!mixed) {
+			fprintf(out,
+				" [label=\"%u\", taillabel=\"%u\", headlabel=\"%u\", color=\"%s\"];\n",
+				c->id, c->ap, c->bp, step_colour(c->step));
+			continue;
+		}
+		int k = 0;
+		while (k < t.n && t.key[k] != type_key(c))
+			k++;
+		char tb[32];
+		cable_type(c, tb, sizeof(tb));
+		fprintf(out,
+			" [label=\"%u %s\", taillabel=\"%u\", headlabel=\"%u\", color=\"%s\", "
+			"style=%s];\n",
+			c->id, tb[0] ? tb : "?", c->ap, c->bp, step_colour(c->step),
+			DOT_STYLE[k < 4 ? k : 3]);
 	}
 	fputs("}\n", out);
 }
@@ -200,6 +365,52 @@ static void svg_legend(const struct sheet *s, FILE *out, int y)
 	}
 }
 
+/* On a sheet whose lines mix cable types: one sample line per type in its
+ * dash style, with the type and its count. */
+static void svg_type_legend(const struct types *t, FILE *out, int y)
+{
+	char tb[32];
+	int x = 20;
+	for (int i = 0; i < t->n; i++) {
+		const char *dash = type_dash(t, t->key[i]);
+		fprintf(out,
+			"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\" "
+			"stroke-width=\"2\"%s%s%s/><text x=\"%d\" y=\"%d\">",
+			x, y, x + 30, y, dash[0] ? " stroke-dasharray=\"" : "", dash,
+			dash[0] ? "\"" : "", x + 36, y + 4);
+		ibf_xml_str(out, key_type(t->key[i], tb, sizeof(tb))[0] ? tb : "unspecified");
+		fprintf(out, " (%u)</text>\n", t->cnt[i]);
+		x += 160;
+	}
+}
+
+/* stroke-dasharray attribute of a cable on a sheet with mixed lines */
+static void svg_dash(const struct types *t, const struct ibf_cable *c, FILE *out)
+{
+	const char *dash = t->n > 1 ? type_dash(t, type_key(c)) : "";
+	if (dash[0])
+		fprintf(out, " stroke-dasharray=\"%s\"", dash);
+}
+
+/* " 4x FDR" after a label or tooltip on a sheet with mixed lines */
+static void svg_type_suffix(const struct types *t, const struct ibf_cable *c, FILE *out)
+{
+	char tb[32];
+	if (t->n > 1) {
+		fputc(' ', out);
+		ibf_xml_str(out, cable_type(c, tb, sizeof(tb))[0] ? tb : "?");
+	}
+}
+
+/* "55 cables (15 between switches); cable types: 15 4x EDR, 40 4x FDR" */
+static void svg_subtitle_types(const struct sheet *s, FILE *out)
+{
+	struct types all;
+	sheet_types(s, 0, &all);
+	fputs("; cable types: ", out);
+	types_line(&all, out, 1);
+}
+
 static void write_svg_rack(const struct sheet *s, FILE *out)
 {
 	const struct ibf_plan *p = s->p;
@@ -208,21 +419,34 @@ static void write_svg_rack(const struct sheet *s, FILE *out)
 		nsw_cab += p->nodes[p->cables[s->cab[i]].b].type == IBF_NODE_SWITCH;
 	int h = TOP + (int)s->nsw * ROW_H + 60;
 	int w = 120 + BOX_W + 60 + (int)s->nsw * 14 + 260;
+	struct types t, all;
+	sheet_types(s, 1, &t);
+	sheet_types(s, 0, &all);
+	if (all.n > 1)
+		w += 40 + 90 * (all.n < 4 ? all.n : 4); /* host lines name their types */
+	if (t.n > 1 && w < 20 + 160 * t.n)
+		w = 20 + 160 * t.n; /* the type legend */
 	svg_head(out, w, h, s->title);
-	fprintf(out, "</text>\n<text x=\"20\" y=\"42\">%u cables (%u between switches)</text>\n",
+	fprintf(out, "</text>\n<text x=\"20\" y=\"42\">%u cables (%u between switches)",
 		s->ncab, nsw_cab);
+	svg_subtitle_types(s, out);
+	fputs("</text>\n", out);
 	svg_legend(s, out, 58);
+	if (t.n > 1)
+		svg_type_legend(&t, out, TOP + (int)s->nsw * ROW_H + 20);
 	int x0 = 20;
 	for (uint32_t i = 0; i < s->nsw; i++) {
 		uint32_t n = s->sw[i];
 		int y = TOP + (int)i * ROW_H;
 		uint32_t hosts = 0;
 		int hlo = 999, hhi = 0;
+		struct types ht = { .n = 0 };
 		for (int q = 1; q <= p->nodes[n].nports; q++) {
 			int c = ibf_plan_cable_at(p, n, q);
 			if (c >= 0 && p->nodes[p->cables[c].b].type != IBF_NODE_SWITCH &&
 			    p->cables[c].a == n) {
 				hosts++;
+				types_add(&ht, type_key(&p->cables[c]));
 				hlo = q < hlo ? q : hlo;
 				hhi = q > hhi ? q : hhi;
 			}
@@ -233,11 +457,24 @@ static void write_svg_rack(const struct sheet *s, FILE *out)
 			x0, y, BOX_W, BOX_H, x0 + 6, y + 17);
 		ibf_xml_str(out, p->nodes[n].name);
 		fputs("</text>\n", out);
-		if (hosts)
+		if (hosts) {
 			fprintf(out,
-				"<text x=\"%d\" y=\"%d\" fill=\"%s\">%u hosts, ports %d-%d</text>\n",
+				"<text x=\"%d\" y=\"%d\" fill=\"%s\">%u hosts, ports %d-%d",
 				x0 + BOX_W + 100 + (int)s->nsw * 14, y + 17, step_colour(4), hosts,
 				hlo, hhi);
+			if (all.n > 1) { /* the sheet mixes types: say which these are */
+				char tb[32];
+				types_sort(&ht);
+				fputs(": ", out);
+				if (ht.n == 1)
+					ibf_xml_str(out, key_type(ht.key[0], tb, sizeof(tb))[0]
+								 ? tb
+								 : "type unspecified");
+				else
+					types_line(&ht, out, 1);
+			}
+			fputs("</text>\n", out);
+		}
 	}
 	for (uint32_t i = 0; i < s->ncab; i++) {
 		const struct ibf_cable *c = &p->cables[s->cab[i]];
@@ -249,17 +486,22 @@ static void write_svg_rack(const struct sheet *s, FILE *out)
 		int xr = x0 + BOX_W, bulge = 30 + span * 14;
 		fprintf(out,
 			"<path d=\"M %d %d C %d %d, %d %d, %d %d\" fill=\"none\" stroke=\"%s\" "
-			"stroke-width=\"1.5\"><title>cable %u: ",
-			xr, ya, xr + bulge, ya, xr + bulge, yb, xr, yb, step_colour(c->step),
-			c->id);
+			"stroke-width=\"1.5\"",
+			xr, ya, xr + bulge, ya, xr + bulge, yb, xr, yb, step_colour(c->step));
+		svg_dash(&t, c, out);
+		fprintf(out, "><title>cable %u: ", c->id);
 		ibf_xml_str(out, p->nodes[c->a].name);
 		fprintf(out, " port %u -- ", c->ap);
 		ibf_xml_str(out, p->nodes[c->b].name);
-		fprintf(out, " port %u</title></path>\n", c->bp);
+		fprintf(out, " port %u", c->bp);
+		svg_type_suffix(&t, c, out);
+		fputs("</title></path>\n", out);
 		fprintf(out,
-			"<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"%s\">%u: %u-%u</text>\n",
+			"<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"%s\">%u: %u-%u",
 			xr + bulge * 3 / 4 + 2, (ya + yb) / 2 + 3, step_colour(c->step), c->id,
 			c->ap, c->bp);
+		svg_type_suffix(&t, c, out);
+		fputs("</text>\n", out);
 	}
 	fputs("</svg>\n", out);
 }
@@ -272,9 +514,17 @@ static void write_svg_pair(const struct sheet *s, FILE *out)
 		rows[s->col[s->sw[i]]]++;
 	uint32_t maxr = rows[0] > rows[1] ? rows[0] : rows[1];
 	int gap = 360, h = TOP + 30 + (int)maxr * ROW_H + 40, w = 40 + 2 * BOX_W + gap;
+	struct types t;
+	sheet_types(s, 0, &t); /* every cable between the racks is drawn */
+	if (t.n > 1 && w < 20 + 160 * t.n)
+		w = 20 + 160 * t.n; /* the type legend */
 	svg_head(out, w, h, s->title);
-	fprintf(out, "</text>\n<text x=\"20\" y=\"42\">%u cables</text>\n", s->ncab);
+	fprintf(out, "</text>\n<text x=\"20\" y=\"42\">%u cables", s->ncab);
+	svg_subtitle_types(s, out);
+	fputs("</text>\n", out);
 	svg_legend(s, out, 58);
+	if (t.n > 1)
+		svg_type_legend(&t, out, TOP + 30 + (int)maxr * ROW_H + 15);
 	int xs[2] = { 20, 20 + BOX_W + gap };
 	for (int side = 0; side < 2; side++) {
 		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"13\">rack ", xs[side], TOP + 12);
@@ -300,11 +550,16 @@ static void write_svg_pair(const struct sheet *s, FILE *out)
 		int x1 = xs[0] + BOX_W, x2 = xs[1];
 		fprintf(out,
 			"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
-			"stroke-width=\"1.5\"><title>cable %u</title></line>\n"
+			"stroke-width=\"1.5\"",
+			x1, yl, x2, yr, step_colour(c->step));
+		svg_dash(&t, c, out);
+		fprintf(out, "><title>cable %u", c->id);
+		svg_type_suffix(&t, c, out);
+		fprintf(out,
+			"</title></line>\n"
 			"<text x=\"%d\" y=\"%d\" font-size=\"9\">%d</text>"
 			"<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\">%d</text>\n",
-			x1, yl, x2, yr, step_colour(c->step), c->id, x1 + 3, yl - 2, lp, x2 - 3,
-			yr - 2, rp);
+			x1 + 3, yl - 2, lp, x2 - 3, yr - 2, rp);
 	}
 	fputs("</svg>\n", out);
 }
@@ -429,7 +684,7 @@ static void sort_switches(const struct sheet *s)
 		s->row[s->sw[i]] = (int32_t)rows[s->col[s->sw[i]]]++;
 }
 
-static int emit(struct sheet *s, const char *dir, const char *base, FILE *idx,
+static int emit(struct sheet *s, const char *dir, const char *base, FILE *idx, int mixed,
 		struct ibf_error *err)
 {
 	int rc = write_one(dir, base, "md", write_checklist_md, s, err);
@@ -449,6 +704,12 @@ static int emit(struct sheet *s, const char *dir, const char *base, FILE *idx,
 	}
 	for (int st = 1; st <= 5; st++)
 		fprintf(idx, "%u | ", cnt[st]);
+	if (mixed) {
+		struct types t;
+		sheet_types(s, 0, &t);
+		types_line(&t, idx, 0);
+		fputs(" | ", idx);
+	}
 	fprintf(idx, "%u | [svg](%s.svg) [dot](%s.dot) [csv](%s.csv) |\n", s->ncab, base, base,
 		base);
 	return 0;
@@ -681,9 +942,24 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 	if (p->meta)
 		fprintf(ia.fp, " (%s)", p->meta);
 	fprintf(ia.fp, "\n\nSteps: 1 intra-subgroup, 2 intra-rack, 3 inter-rack, 4 hosts "
-		       "(generic plans: 1 switch cables, 2 hosts).\n\n"
-		       "| sheet | step 1 | step 2 | step 3 | step 4 | later | total | files |\n"
-		       "|---|---:|---:|---:|---:|---:|---:|---|\n");
+		       "(generic plans: 1 switch cables, 2 hosts).\n\n");
+	/* cables per type over the whole plan: what to order and bring */
+	struct types pt = { .n = 0 };
+	for (uint32_t c = 0; c < p->ncables; c++)
+		types_add(&pt, type_key(&p->cables[c]));
+	types_sort(&pt);
+	fputs("| cable type | cables |\n|---|---:|\n", ia.fp);
+	for (int k = 0; k < pt.n; k++) {
+		char tb[32];
+		fprintf(ia.fp, "| %s | %u |\n",
+			key_type(pt.key[k], tb, sizeof(tb))[0] ? tb : "unspecified", pt.cnt[k]);
+	}
+	if (pt.other)
+		fprintf(ia.fp, "| other | %u |\n", pt.other);
+	int mixed = pt.n > 1;
+	fprintf(ia.fp, "\n| sheet | step 1 | step 2 | step 3 | step 4 | later |%s total | files |\n"
+		       "|---|---:|---:|---:|---:|---:|%s---:|---|\n",
+		mixed ? " cable types |" : "", mixed ? "---|" : "");
 	for (uint32_t i = 0; i < set.n && !rc; i++) {
 		int32_t r1 = (int32_t)set.v[i].r1, r2 = set.v[i].r2;
 		s.ncab = s.nsw = 0;
@@ -728,7 +1004,7 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 		}
 		sort_cabs(p, s.cab, tmp, s.ncab);
 		sort_switches(&s);
-		rc = emit(&s, dir, set.v[i].base, ia.fp, err);
+		rc = emit(&s, dir, set.v[i].base, ia.fp, mixed, err);
 	}
 	if (ia.fp) {
 		int bad = ferror(ia.fp);

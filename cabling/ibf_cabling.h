@@ -166,6 +166,8 @@ enum ibf_finding_kind {
 	IBF_FIND_MISSING_NODE, /* planned switch not discovered */
 	IBF_FIND_RENAMED,      /* switch named by structure: its description names no plan switch
 				* or another one (placed after the older kinds: numbers unchanged) */
+	IBF_FIND_ROTATED,      /* three or more cables each plugged where the next belongs (one
+				* fix: unplug one, move the others along, plug it back) */
 	IBF_FIND_KIND_COUNT
 };
 const char *ibf_finding_kind_name(int kind); /* "missing", "wrong-port", ... */
@@ -175,6 +177,8 @@ struct ibf_finding {
 	uint16_t step;	  /* wiring step of the (first) planned cable, 0 when none */
 	int32_t cable[2]; /* planned cable indices involved, -1 when none */
 	uint32_t id[2];	  /* their cable numbers (0 when none) */
+	uint32_t nmore;	  /* rotated: the cable numbers of the cycle after the first two, */
+	uint32_t *more;	  /* in the cycle's order (owned, NULL when nmore is 0) */
 	char *expected;	  /* text, owned; "" when not applicable */
 	char *actual;
 	char *fix;

@@ -22,6 +22,8 @@
  *    in this order, each discovered and planned cable used once:
  *    - swapped: planned u-u' and v-v', found u-v and u'-v': one fix,
  *      exchange two plugs (on one switch when possible);
+ *    - rotated: three or more cables each plugged where the next belongs,
+ *      a circle of wrong plugs: one fix (unplug one, move the others along);
  *    - wrong-port: found between the right two nodes, but on another port
  *      at one end (or both): move that end;
  *    - miswired: one end sits where the plan puts a different cable: keep
@@ -44,7 +46,7 @@ static const char *const find_names[IBF_FIND_KIND_COUNT] = {
 	[IBF_FIND_MISWIRED] = "miswired",	  [IBF_FIND_WRONG_PORT] = "wrong-port",
 	[IBF_FIND_SWAPPED] = "swapped",		  [IBF_FIND_DEGRADED] = "degraded",
 	[IBF_FIND_UNKNOWN_NODE] = "unknown-node", [IBF_FIND_MISSING_NODE] = "missing-node",
-	[IBF_FIND_RENAMED] = "renamed",
+	[IBF_FIND_RENAMED] = "renamed",		  [IBF_FIND_ROTATED] = "rotated",
 };
 
 const char *ibf_finding_kind_name(int kind)
@@ -221,6 +223,8 @@ static int add_finding(struct vctx *v, int kind, int c0, int c1, char *expected,
 	f->step = c0 >= 0 ? v->plan->cables[c0].step : 0;
 	f->id[0] = c0 >= 0 ? v->plan->cables[c0].id : 0;
 	f->id[1] = c1 >= 0 ? v->plan->cables[c1].id : 0;
+	f->nmore = 0;
+	f->more = NULL;
 	f->expected = expected;
 	f->actual = actual;
 	f->fix = fix;
@@ -866,10 +870,261 @@ static int find_swaps(struct vctx *v)
 	return 0;
 }
 
+/* Growable text for findings whose length grows with a cycle. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	int bad;
+};
+
+static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(struct sbuf *b, const char *fmt, ...)
+{
+	if (b->bad)
+		return;
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->bad = 1;
+			return;
+		}
+		if (b->s && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = (b->cap ? b->cap : 256) * 2 + (size_t)n;
+		char *ns = realloc(b->s, cap);
+		if (!ns) {
+			b->bad = 1;
+			return;
+		}
+		if (!b->s)
+			ns[0] = '\0';
+		b->s = ns;
+		b->cap = cap;
+	}
+}
+
+/* The text, owned by the caller (NULL when out of memory). */
+static char *sb_take(struct sbuf *b)
+{
+	if (b->bad) {
+		free(b->s);
+		return NULL;
+	}
+	return b->s ? b->s : strdup("");
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* distinct nodes among n[0..k) (sorts tmp) */
+static uint32_t distinct_nodes(const uint32_t *n, uint32_t k, uint32_t *tmp)
+{
+	memcpy(tmp, n, k * sizeof(*n));
+	qsort(tmp, k, sizeof(*tmp), cmp_u32);
+	uint32_t d = 0;
+	for (uint32_t i = 0; i < k; i++)
+		d += !i || tmp[i] != tmp[i - 1];
+	return d;
+}
+
+/* One rotation: planned cables c[0..k) with ends (en, ep) -- (fn, fp),
+ * found: f[i] joined to e[i+1] (and f[k-1] to e[0]).  Every cable is put
+ * right by moving one plug per found link, all at the e ends (the plug at
+ * e[i+1] goes to e[i]) or all at the f ends (the plug at f[i] goes to
+ * f[i+1]); the side on fewer nodes is moved (one switch when possible),
+ * then the side with more switch ports, then the one holding the first
+ * cable's a end.  The report lists the moving ports P[0..k) so that the
+ * cable for P[j] sits in P[j+1], starting at the cable with the lowest
+ * number: unplug P[0], move P[1] to P[0], ..., plug the first into P[k-1]. */
+struct rot {
+	uint32_t *c, *en, *fn, *tmp, *pn, *pc;
+	uint8_t *ep, *fp, *pp;
+};
+
+static int report_rotation(struct vctx *v, struct rot *w, uint32_t k)
+{
+	const struct ibf_plan *p = v->plan;
+	uint32_t de = distinct_nodes(w->en, k, w->tmp), df = distinct_nodes(w->fn, k, w->tmp);
+	uint32_t se = 0, sf = 0, lo = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		se += is_switch(v, w->en[i]);
+		sf += is_switch(v, w->fn[i]);
+		if (p->cables[w->c[i]].id < p->cables[w->c[lo]].id)
+			lo = i;
+	}
+	const struct ibf_cable *cl = &p->cables[w->c[lo]];
+	int use_e = de != df ? de < df
+		    : se != sf ? se > sf
+			       : cl->a == w->en[lo] && cl->ap == w->ep[lo];
+	/* P[j] = e[lo + j] (forward) or f[lo - j] (backward) */
+	for (uint32_t j = 0; j < k; j++) {
+		uint32_t i = use_e ? (lo + j) % k : (lo + k - j) % k;
+		w->pn[j] = use_e ? w->en[i] : w->fn[i];
+		w->pp[j] = use_e ? w->ep[i] : w->fp[i];
+		w->pc[j] = w->c[i];
+	}
+	int one = distinct_nodes(w->pn, k, w->tmp) == 1;
+	char a[400], b[400], nb[300];
+	struct sbuf ex = { 0 }, ac = { 0 }, fx = { 0 };
+	for (uint32_t j = 0; j < k; j++) {
+		char *cd = cable_desc(v, (int)w->pc[j]);
+		int l = act_at(v, w->pn[j], w->pp[j]);
+		char *ld = l >= 0 ? link_desc(v, l) : NULL;
+		if (!cd || !ld)
+			ex.bad = 1;
+		sb_add(&ex, "%s%s", j ? "; " : "", cd ? cd : "");
+		sb_add(&ac, "%s%s", j ? "; " : "", ld ? ld : "");
+		free(cd);
+		free(ld);
+	}
+#define PORT_STR(j, buf)                                                                  \
+	(one ? (snprintf(buf, sizeof(buf), "port %u", w->pp[j]), buf)                   \
+	     : end_str(v, w->pn[j], w->pp[j], buf, sizeof(buf)))
+	if (one) {
+		sb_add(&fx, "%u cables rotated among the ports of %s: ", k,
+		       node_name(v, w->pn[0], nb, sizeof(nb)));
+	} else {
+		sb_add(&fx, "%u cables rotated among ports of ", k);
+		uint32_t shown = 0;
+		for (uint32_t j = 0; j < k && shown < 4; j++) {
+			uint32_t q = 0;
+			while (q < j && w->pn[q] != w->pn[j])
+				q++;
+			if (q < j)
+				continue;
+			sb_add(&fx, "%s%s", shown ? ", " : "", node_name(v, w->pn[j], nb, sizeof(nb)));
+			shown++;
+		}
+		if (shown == 4 && distinct_nodes(w->pn, k, w->tmp) > 4)
+			sb_add(&fx, ", ...");
+		sb_add(&fx, ": ");
+	}
+	for (uint32_t j = 0; j < k; j++)
+		sb_add(&fx, "%s %s %s %s", j ? ", the one for" : "the cable for", PORT_STR(j, a),
+		       j ? "in" : "is in",
+		       PORT_STR((j + 1) % k, b));
+	sb_add(&fx, "; unplug the cable at %s", PORT_STR(0, a));
+	for (uint32_t j = 1; j < k; j++)
+		sb_add(&fx, ", %s the one at %s to %s", j == 1 ? "move" : "then", PORT_STR(j, a),
+		       PORT_STR(j - 1, b));
+	sb_add(&fx, ", and plug the unplugged cable into %s", PORT_STR(k - 1, a));
+#undef PORT_STR
+	char *exs = sb_take(&ex), *acs = sb_take(&ac), *fxs = sb_take(&fx);
+	uint32_t *more = k > 2 ? malloc((k - 2) * sizeof(uint32_t)) : NULL;
+	if (!more || !exs || !acs || !fxs) {
+		free(exs);
+		free(acs);
+		free(fxs);
+		free(more);
+		return IBF_ENOMEM;
+	}
+	for (uint32_t j = 2; j < k; j++)
+		more[j - 2] = p->cables[w->pc[j]].id;
+	if (add_finding(v, IBF_FIND_ROTATED, (int)w->pc[0], (int)w->pc[1], exs, acs, fxs)) {
+		free(more);
+		return IBF_ENOMEM;
+	}
+	v->r->f[v->r->n - 1].nmore = k - 2;
+	v->r->f[v->r->n - 1].more = more;
+	return 0;
+}
+
+/* Rotations: three or more cables, each plugged where the next one
+ * belongs, on one switch or across switches (with swaps, that find the
+ * cycles of two, every cycle of wrong plugs is one finding).  Following a
+ * discovered cable from one end to the planned cable at its other end, to
+ * the discovered cable at that one's other end, and so on, either ends
+ * (nothing there, a cable already explained, an unknown node) or comes
+ * back to the start.  Every end has one planned and at most one discovered
+ * cable, so each chain is walked once: links on a chain that ended are
+ * marked and not started from again. */
+static int find_rotations(struct vctx *v)
+{
+	const struct ibf_plan *p = v->plan;
+	size_t n = (size_t)(v->nlinks < p->ncables ? v->nlinks : p->ncables) + 1;
+	uint8_t *seen = calloc((size_t)v->nlinks + 1, 1);
+	uint32_t *walk = malloc(n * sizeof(uint32_t));
+	struct rot w = {
+		.c = malloc(n * sizeof(uint32_t)),   .en = malloc(n * sizeof(uint32_t)),
+		.fn = malloc(n * sizeof(uint32_t)),  .tmp = malloc(n * sizeof(uint32_t)),
+		.pn = malloc(n * sizeof(uint32_t)),  .pc = malloc(n * sizeof(uint32_t)),
+		.ep = malloc(n),		     .fp = malloc(n),
+		.pp = malloc(n),
+	};
+	int rc = 0;
+	if (!seen || !walk || !w.c || !w.en || !w.fn || !w.tmp || !w.pn || !w.pc || !w.ep ||
+	    !w.fp || !w.pp) {
+		rc = IBF_ENOMEM;
+		goto out;
+	}
+	for (uint32_t d0 = 0; d0 < v->nlinks && !rc; d0++) {
+		const struct dlink *l0 = &v->links[d0];
+		if (seen[d0] || l0->used || !link_on_plan(v, l0))
+			continue;
+		uint32_t k = 0, nw = 0, cn = l0->vn;
+		int cp = l0->vp, closed = 0;
+		seen[d0] = 1;
+		walk[nw++] = d0;
+		while (k + 1 < n) {
+			int c = cable_at(v, cn, cp);
+			if (c < 0 || v->cstate[c])
+				break;
+			uint32_t yn;
+			int yp;
+			cable_other(&p->cables[c], cn, cp, &yn, &yp);
+			w.c[k] = (uint32_t)c;
+			w.en[k] = cn;
+			w.ep[k] = (uint8_t)cp;
+			w.fn[k] = yn;
+			w.fp[k] = (uint8_t)yp;
+			k++;
+			int d = act_at(v, yn, yp);
+			if (d < 0 || v->links[d].used || !link_on_plan(v, &v->links[d]))
+				break;
+			if ((uint32_t)d == d0) {
+				closed = yn == l0->un && yp == l0->up;
+				break;
+			}
+			if (seen[d])
+				break;
+			seen[d] = 1;
+			walk[nw++] = (uint32_t)d;
+			link_other(&v->links[d], yn, yp, &cn, &cp);
+		}
+		if (!closed || k < 3)
+			continue; /* a chain, a swap, or a correct cable: left to the rest */
+		for (uint32_t i = 0; i < nw; i++)
+			v->links[walk[i]].used = 1;
+		for (uint32_t i = 0; i < k; i++)
+			v->cstate[w.c[i]] = CS_EXPLAINED;
+		rc = report_rotation(v, &w, k);
+	}
+out:
+	free(seen);
+	free(walk);
+	free(w.c);
+	free(w.en);
+	free(w.fn);
+	free(w.tmp);
+	free(w.pn);
+	free(w.pc);
+	free(w.ep);
+	free(w.fp);
+	free(w.pp);
+	return rc;
+}
+
 /* A move whose target port is taken: the cable there is moved first, and
- * moves that go round in a circle (three cables rotated on one switch, each
- * target held by the next) need one cable unplugged to start; "fix it first"
- * alone sent the reader round that circle. */
+ * moves that still go round in a circle (rotations are found before, so
+ * only circles that mix other moves) need one cable unplugged to start. */
 #define BUSY_NOTE                                                                     \
 	" (that port holds another cable: move that one first, or, when the moves go " \
 	"in a circle, unplug this one and plug it in once the port is free)"
@@ -1297,7 +1552,7 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 		r->plan_nodes += plan->nodes[n].type == IBF_NODE_SWITCH;
 	for (uint32_t i = 0; i < nf; i++)
 		r->found_nodes += fab->nodes[i].type == IBF_NODE_SWITCH;
-	if (find_ok_and_degraded(&v) || find_swaps(&v) || find_wrong_ports(&v) ||
+	if (find_ok_and_degraded(&v) || find_swaps(&v) || find_rotations(&v) || find_wrong_ports(&v) ||
 	    find_miswires(&v) || report_rest(&v, o))
 		goto nomem;
 	if (r->n > 1)
@@ -1328,6 +1583,7 @@ void ibf_vreport_free(struct ibf_vreport *r)
 		free(r->f[i].expected);
 		free(r->f[i].actual);
 		free(r->f[i].fix);
+		free(r->f[i].more);
 	}
 	free(r->f);
 	memset(r, 0, sizeof(*r));
@@ -1396,6 +1652,8 @@ void ibf_vreport_write_json(const struct ibf_vreport *r, FILE *out)
 		for (int k = 0; k < 2; k++)
 			if (f->cable[k] >= 0)
 				fprintf(out, "%s%u", k ? ", " : "", f->id[k]);
+		for (uint32_t k = 0; k < f->nmore; k++)
+			fprintf(out, ", %u", f->more[k]);
 		fputs("], \"actual\": ", out);
 		ibf_json_str(out, f->actual);
 		fputs(", \"fix\": ", out);

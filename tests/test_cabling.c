@@ -673,6 +673,61 @@ static void test_sheets_from_csv(void)
 	ibf_plan_free(p);
 }
 
+/* Cable types on the sheets: every checklist row and sheet CSV row names its
+ * type, index.md counts cables per type; the drawings label the types only
+ * where the lines mix them (a uniform sheet's DOT has no type at all). */
+static void test_sheets_cable_types(void)
+{
+	const char *csv = "a_rack,a_switch,a_port,b_rack,b_switch,b_port,width,speed\n"
+			  "r1,s1,1,r1,s2,1,4x,EDR\n"
+			  "r1,s1,2,r1,s2,2,4x,FDR\n"
+			  "r1,s1,3,r1,s3,1,4x,EDR\n"
+			  "r1,s1,4,r2,s4,1,4x,EDR\n"
+			  "r1,s2,4,r2,s4,2,4x,EDR\n"
+			  "r2,s4,3,r2,s5,1,1x,QDR\n"
+			  "r2,s4,4,r2,s5,2,1x,QDR\n";
+	struct ibf_error err;
+	struct ibf_plan *p = ibf_plan_parse_csv(csv, strlen(csv), "types.csv", &err);
+	TT_REQUIRE(p && ibf_plan_index(p, &err) == 0);
+	char dir[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(dir));
+	TT_EQ_INT(ibf_sheets_write(p, dir, &err), 3);
+	char *md = slurp(dir, "rack-r1.md"), *sc = slurp(dir, "rack-r1.csv");
+	char *dot1 = slurp(dir, "rack-r1.dot"), *dot2 = slurp(dir, "rack-r2.dot");
+	char *svg1 = slurp(dir, "rack-r1.svg"), *svg2 = slurp(dir, "rack-r2.svg");
+	char *pair = slurp(dir, "racks-r1-r2.dot"), *idx = slurp(dir, "index.md");
+	TT_REQUIRE(md && sc && dot1 && dot2 && svg1 && svg2 && pair && idx);
+	TT_CHECK_MSG(strstr(md, "| [ ] | 2 | switch | 4x FDR | s1 | 2 | s2 | 2 |"), "%s", md);
+	TT_CHECK_MSG(strstr(md, "Cable types: 4x EDR (2), 4x FDR (1)"), "%s", md);
+	TT_CHECK_MSG(strstr(sc, ",b_port,type\n") && strstr(sc, ",s2,2,4x FDR\n"), "%s", sc);
+	/* rack r1 mixes EDR and FDR: labelled and styled */
+	TT_CHECK_MSG(strstr(dot1, "label=\"2 4x FDR\"") && strstr(dot1, "style=dashed") &&
+			     strstr(dot1, "cable types: 4x EDR (2, solid), 4x FDR (1, dashed)"),
+		     "%s", dot1);
+	TT_CHECK(strstr(svg1, "stroke-dasharray=\"8 4\"") && strstr(svg1, "4x FDR (1)</text>"));
+	/* rack r2 has one type (1x QDR): the DOT stays as it was, the SVG's
+	 * subtitle names the type, no legend or dashes */
+	TT_CHECK_MSG(!strstr(dot2, "style=") && !strstr(dot2, "QDR"), "%s", dot2);
+	TT_CHECK(strstr(svg2, "cable types: 1x QDR (2)</text>") && !strstr(svg2, "dasharray"));
+	TT_CHECK(!strstr(pair, "style=") && !strstr(pair, "EDR"));
+	TT_CHECK_MSG(strstr(idx, "| 4x EDR | 4 |\n| 1x QDR | 2 |\n| 4x FDR | 1 |\n") &&
+			     strstr(idx, "| cable types |") &&
+			     strstr(idx, "| 4x EDR (2), 4x FDR (1) | 3 |"),
+		     "%s", idx);
+	free(md);
+	free(sc);
+	free(dot1);
+	free(dot2);
+	free(svg1);
+	free(svg2);
+	free(pair);
+	free(idx);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	TT_CHECK(system(cmd) == 0);
+	ibf_plan_free(p);
+}
+
 /* Racks whose names differ only in characters a file name cannot hold, and
  * rack pairs a-b + c and a + b-c: each sheet gets its own file (the second
  * one used to overwrite the first, whose cables were then on no sheet). */
@@ -810,26 +865,171 @@ static void test_validate_missing_extra(void)
 	fx_free(&x);
 }
 
-/* Three cables rotated on one switch (each plugged where the next belongs):
- * three wrong-port moves, each target held by the next cable.  The advice
- * said "fix it first" on all three, a circle with no way in; it now says to
- * unplug one when the moves go in a circle. */
+/* Rotate cables: the cable planned at end j (n[j], p[j]) is plugged into
+ * end j+1 (the last one into end 0); the far ends stay. */
+static void rotate(struct fx *x, int k, const int *n, const int *p)
+{
+	int fn[8], fp[8];
+	for (int j = 0; j < k; j++) {
+		peer(x, n[j], p[j], &fn[j], &fp[j]);
+		ibf_fabric_disconnect(x->f, n[j], p[j]);
+	}
+	for (int j = 0; j < k; j++)
+		ibf_fabric_connect(x->f, n[(j + 1) % k], p[(j + 1) % k], fn[j], fp[j], 4,
+				   IBF_SPEED_EDR, NULL);
+}
+
+/* "NAME port N" or, on one switch, "port N" of sw; returns chars read */
+static int parse_end(const struct fx *x, const char *s, int sw, int *n, int *p)
+{
+	char name[128];
+	int used = 0;
+	if (sscanf(s, "port %d%n", p, &used) == 1) {
+		*n = sw;
+		return used;
+	}
+	if (sscanf(s, "%127s port %d%n", name, p, &used) == 2) {
+		*n = node(x, name);
+		return *n >= 0 ? used : 0;
+	}
+	return 0;
+}
+
+/* Do what a rotated finding's fix says, plug by plug: unplug the cable at
+ * the first port, move each listed one, plug the first into the last port. */
+static int apply_rotation_fix(struct fx *x, const char *fix)
+{
+	int sw = -1, n, p, n2, p2, hn, hp;
+	const char *s = strstr(fix, "among the ports of ");
+	if (s) {
+		char name[128];
+		if (sscanf(s + 19, "%127[^:]", name) != 1)
+			return 0;
+		sw = node(x, name);
+	}
+	s = strstr(fix, "; unplug the cable at ");
+	if (!s)
+		return 0;
+	s += 22;
+	int u = parse_end(x, s, sw, &n, &p);
+	if (!u)
+		return 0;
+	peer(x, n, p, &hn, &hp);
+	ibf_fabric_disconnect(x->f, n, p);
+	s += u;
+	for (;;) {
+		const char *m = strstr(s, " the one at ");
+		if (!m)
+			break;
+		m += 12;
+		u = parse_end(x, m, sw, &n, &p);
+		if (!u || strncmp(m + u, " to ", 4))
+			return 0;
+		m += u + 4;
+		int u2 = parse_end(x, m, sw, &n2, &p2);
+		if (!u2)
+			return 0;
+		int fn, fp;
+		peer(x, n, p, &fn, &fp);
+		ibf_fabric_disconnect(x->f, n, p);
+		ibf_fabric_connect(x->f, n2, p2, fn, fp, 4, IBF_SPEED_EDR, NULL);
+		s = m + u2;
+	}
+	s = strstr(s, "plug the unplugged cable into ");
+	if (!s || !parse_end(x, s + 30, sw, &n, &p))
+		return 0;
+	ibf_fabric_connect(x->f, n, p, hn, hp, 4, IBF_SPEED_EDR, NULL);
+	return 1;
+}
+
+/* Cables rotated among ports (each plugged where the next belongs), on one
+ * switch and across two, 3 and 4 of them: one rotated finding each (they
+ * were one wrong-port or miswired finding per cable, each saying "move that
+ * one first"), naming the cycle; doing what it says, in its order, leaves a
+ * clean fabric.  A rotation beside a missing cable is still one finding; a
+ * rotation one of whose cables is missing is no cycle but a chain of moves,
+ * reported as before. */
 static void test_validate_rotated(void)
 {
+	static const struct {
+		int k;
+		const char *sw[4];
+		int port[4];
+		int unplug; /* also unplug this switch port 14 cable (-1: none) */
+	} cases[] = {
+		{ 3, { "sf-r00-g0-s00", "sf-r00-g0-s00", "sf-r00-g0-s00" }, { 1, 2, 3 }, -1 },
+		{ 4, { "sf-r00-g0-s00", "sf-r00-g0-s00", "sf-r00-g0-s00", "sf-r00-g0-s00" },
+		  { 2, 5, 1, 8 }, -1 },
+		{ 3, { "sf-r00-g0-s00", "sf-r01-g1-s02", "sf-r00-g0-s00" }, { 3, 4, 9 }, -1 },
+		{ 4, { "sf-r02-g0-s01", "sf-r02-g0-s03", "sf-r02-g0-s01", "sf-r02-g0-s03" },
+		  { 1, 6, 8, 2 }, -1 },
+		{ 3, { "sf-r00-g0-s00", "sf-r00-g0-s00", "sf-r00-g0-s00" }, { 1, 2, 3 }, 1 },
+	};
+	for (size_t t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
+		struct fx x;
+		TT_REQUIRE(fx_setup(&x));
+		int n[4], k = cases[t].k;
+		for (int j = 0; j < k; j++)
+			n[j] = node(&x, cases[t].sw[j]);
+		rotate(&x, k, n, cases[t].port);
+		int bn = -1, bp = 0;
+		if (cases[t].unplug >= 0) { /* a missing cable elsewhere */
+			int a = node(&x, "sf-r03-g1-s02");
+			peer(&x, a, 2, &bn, &bp);
+			ibf_fabric_disconnect(x.f, a, 2);
+		}
+		struct ibf_vreport r;
+		TT_REQUIRE(run(&x, NULL, &r) == 0);
+		dump_report(&r);
+		TT_EQ_INT(count_kind(&r, IBF_FIND_ROTATED), 1);
+		TT_EQ_INT(r.n, cases[t].unplug >= 0 ? 2 : 1);
+		TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING), cases[t].unplug >= 0);
+		const struct ibf_finding *f = first_of(&r, IBF_FIND_ROTATED);
+		TT_REQUIRE(f);
+		TT_EQ_INT(f->nmore, (uint32_t)(k - 2));
+		char want[32];
+		snprintf(want, sizeof(want), "%d cables rotated among ", k);
+		TT_CHECK_MSG(strstr(f->fix, want) == f->fix, "%s", f->fix);
+		/* the cables in the cycle's order start at the lowest number */
+		for (uint32_t j = 0; j < f->nmore; j++)
+			TT_CHECK(f->more[j] > f->id[0]);
+		TT_CHECK(f->id[1] > f->id[0]);
+		TT_CHECK_MSG(apply_rotation_fix(&x, f->fix), "cannot follow: %s", f->fix);
+		ibf_vreport_free(&r);
+		TT_REQUIRE(run(&x, NULL, &r) == 0);
+		dump_report(&r);
+		TT_EQ_INT(r.n, cases[t].unplug >= 0 ? 1 : 0);
+		ibf_vreport_free(&r);
+		fx_free(&x);
+	}
+	/* one switch, exact text: planned port 1, 2, 3 cables now in 2, 3, 1 */
 	struct fx x;
 	TT_REQUIRE(fx_setup(&x));
-	int a = node(&x, "sf-r00-g0-s00");
-	swap_far_ends(&x, a, 1, a, 2);
-	swap_far_ends(&x, a, 2, a, 3);
+	int s0 = node(&x, "sf-r00-g0-s00"), n3[3] = { s0, s0, s0 }, p3[3] = { 1, 2, 3 };
+	rotate(&x, 3, n3, p3);
 	struct ibf_vreport r;
 	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	TT_REQUIRE(r.n == 1);
+	TT_CHECK_MSG(!strcmp(r.f[0].fix,
+			     "3 cables rotated among the ports of sf-r00-g0-s00: the cable for "
+			     "port 1 is in port 2, the one for port 2 in port 3, the one for port "
+			     "3 in port 1; unplug the cable at port 1, move the one at port 2 to "
+			     "port 1, then the one at port 3 to port 2, and plug the unplugged "
+			     "cable into port 3"),
+		     "%s", r.f[0].fix);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+	/* a rotation with one of its cables missing: a chain of moves, each
+	 * target freed by the one before (as before: wrong-port and missing) */
+	TT_REQUIRE(fx_setup(&x));
+	s0 = node(&x, "sf-r00-g0-s00");
+	rotate(&x, 3, n3, p3);
+	ibf_fabric_disconnect(x.f, s0, 1); /* the cable planned at port 3 */
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
 	dump_report(&r);
-	TT_EQ_INT(r.n, 3);
-	int circle = 0;
-	for (uint32_t i = 0; i < r.n; i++)
-		circle += r.f[i].kind == IBF_FIND_WRONG_PORT &&
-			  strstr(r.f[i].fix, "when the moves go in a circle, unplug this one") != NULL;
-	TT_EQ_INT(circle, 3);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_ROTATED), 0);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_WRONG_PORT), 2);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_MISSING), 1);
 	ibf_vreport_free(&r);
 	fx_free(&x);
 }
@@ -1575,10 +1775,11 @@ int main(void)
 	tt_run("wiring sheets: racks whose file names clash", test_sheets_name_clash);
 	tt_run("wiring sheets of a plan read back from its CSV", test_sheets_from_csv);
 	tt_run("wiring sheets: a directory with another plan's sheets", test_sheets_stale);
+	tt_run("wiring sheets: cable types", test_sheets_cable_types);
 	tt_run("validate: clean", test_validate_clean);
 	tt_run("validate: missing and extra", test_validate_missing_extra);
 	tt_run("validate: swapped pairs as one fix", test_validate_swapped);
-	tt_run("validate: three cables rotated on one switch", test_validate_rotated);
+	tt_run("validate: cables rotated among ports", test_validate_rotated);
 	tt_run("validate: wrong port and miswired", test_validate_wrong_port_miswired);
 	tt_run("validate: degraded, unknown and missing nodes", test_validate_degraded_nodes);
 	tt_run("validate: two neighbouring missing switches", test_validate_two_missing_nodes);
