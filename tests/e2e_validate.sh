@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cable validation end to end: Slim Fly q=5 plan -> ibsim net file with
-# deliberate faults (two swapped cables, one cable on a wrong free port, one
+# deliberate faults (two swapped cables, three rotated, one cable on a wrong free port, one
 # cable missing, one extra cable between free ports, one link at 1x width)
 # -> ibsim -> ibnetdiscover (directed-route discovery, no SM needed) ->
 # ibfab validate reports exactly those faults with the right fixes; the
@@ -78,7 +78,12 @@ read -r MB MP <<<"$(peer $M 7)"
 X1=sf-r04-g0-s00 X2=sf-r00-g1-s02
 D=sf-r00-g0-s03
 read -r DB DP <<<"$(peer $D 4)"
-check "fault cables found in the plan" test -n "$B6" -a -n "$B7" -a -n "$WB" -a -n "$MB" -a -n "$DB"
+# three cables rotated on R: the cable of port 1 in port 2, 2 in 3, 3 in 1
+R=sf-r02-g0-s01
+read -r R1 Q1 <<<"$(peer $R 1)"
+read -r R2 Q2 <<<"$(peer $R 2)"
+read -r R3 Q3 <<<"$(peer $R 3)"
+check "fault cables found in the plan" test -n "$B6" -a -n "$B7" -a -n "$WB" -a -n "$MB" -a -n "$DB" -a -n "$R3"
 
 netedit "$WORK/plan.net" "$WORK/faulty.net" \
 	"set $S 6 $B7 $P7 4xEDR" "set $B7 $P7 $S 6 4xEDR" \
@@ -86,7 +91,10 @@ netedit "$WORK/plan.net" "$WORK/faulty.net" \
 	"del $W 1" "set $W 12 $WB $WP 4xEDR" "set $WB $WP $W 12 4xEDR" \
 	"del $M 7" "del $MB $MP" \
 	"set $X1 15 $X2 15 4xEDR" "set $X2 15 $X1 15 4xEDR" \
-	"set $D 4 $DB $DP 1xEDR" "set $DB $DP $D 4 1xEDR"
+	"set $D 4 $DB $DP 1xEDR" "set $DB $DP $D 4 1xEDR" \
+	"set $R 2 $R1 $Q1 4xEDR" "set $R1 $Q1 $R 2 4xEDR" \
+	"set $R 3 $R2 $Q2 4xEDR" "set $R2 $Q2 $R 3 4xEDR" \
+	"set $R 1 $R3 $Q3 4xEDR" "set $R3 $Q3 $R 1 4xEDR"
 check "faulty net file written" test -s "$WORK/faulty.net"
 diff "$WORK/plan.net" "$WORK/faulty.net" | diag
 
@@ -95,9 +103,9 @@ check "ibsim + ibnetdiscover on the faulty fabric" discover "$WORK/faulty.net" f
 rc=$?
 diag <"$WORK/report.txt"
 check "validate exits 1 on findings" test "$rc" -eq 1
-check "exactly 5 findings (the swap is one)" grep -q "^5 findings: " "$WORK/report.txt"
-check "one finding of each kind" test "$(grep -cE '^(swapped|wrong-port|missing|extra|degraded): ' "$WORK/report.txt")" -eq 5
-check "nothing else reported" test "$(grep -cE '^(missing|extra|miswired|wrong-port|swapped|degraded|unknown-node|missing-node): ' "$WORK/report.txt")" -eq 5
+check "exactly 6 findings (the swap and the rotation are one each)" grep -q "^6 findings: " "$WORK/report.txt"
+check "one finding of each kind" test "$(grep -cE '^(swapped|rotated|wrong-port|missing|extra|degraded): ' "$WORK/report.txt")" -eq 6
+check "nothing else reported" test "$(grep -cE '^(missing|extra|miswired|wrong-port|swapped|rotated|degraded|unknown-node|missing-node): ' "$WORK/report.txt")" -eq 6
 
 # fixes
 check "swap: exchange the plugs at $S ports 6 and 7" \
@@ -110,11 +118,13 @@ check "extra: unplug $X1 port 15 -- $X2 port 15" \
 	grep -qE "^extra: unplug the cable between ($X1 port 15 and $X2 port 15|$X2 port 15 and $X1 port 15)$" "$WORK/report.txt"
 check "degraded: $D port 4 runs at 1x" \
 	grep -qE "^degraded: .*$D port 4.*runs at 1xEDR, the plan says 4xEDR" "$WORK/report.txt"
+check "rotated: 3 cables among $R ports 1-3, unplug one and move the others along" \
+	grep -qF "rotated: 3 cables rotated among the ports of $R: the cable for port 1 is in port 2, the one for port 2 in port 3, the one for port 3 in port 1; unplug" "$WORK/report.txt"
 
 "$IBFAB" validate --plan "$WORK/plan.csv" --fabric "$WORK/faulty.ibnd" --json >"$WORK/report.json"
-check "JSON report lists the 5 kinds" test "$(grep -cE '"kind": "(swapped|wrong-port|missing|extra|degraded)"' "$WORK/report.json")" -eq 5
+check "JSON report lists the 6 kinds" test "$(grep -cE '"kind": "(swapped|rotated|wrong-port|missing|extra|degraded)"' "$WORK/report.json")" -eq 6
 if command -v python3 >/dev/null; then
-	check "JSON report parses" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["clean"] and len(d["findings"]) == 5' "$WORK/report.json"
+	check "JSON report parses" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["clean"] and len(d["findings"]) == 6' "$WORK/report.json"
 fi
 
 # the fixed fabric validates clean
@@ -143,8 +153,8 @@ if "$IBFAB" validate --help 2>&1 | grep -q -- "--live" && ! "$IBFAB" validate --
 		'ibsim-run "$0" validate --live --plan "$1" >"$IBFAB_SIM_DIR/live.txt" 2>&1; echo $? >"$IBFAB_SIM_DIR/live.rc"' \
 		"$IBFAB" "$WORK/plan.csv" 2>&1 | diag
 	diag <"$WORK/sim-live/live.txt"
-	check "--live on the faulty fabric: exit 1 with the same 5 findings" \
-		bash -c 'test "$(cat "$0/live.rc")" -eq 1 && grep -q "^5 findings: " "$0/live.txt"' "$WORK/sim-live"
+	check "--live on the faulty fabric: exit 1 with the same 6 findings" \
+		bash -c 'test "$(cat "$0/live.rc")" -eq 1 && grep -q "^6 findings: " "$0/live.txt"' "$WORK/sim-live"
 	"$HARNESS" with "$WORK/plan.net" "$WORK/sim-live-clean" -- bash -c \
 		'ibsim-run "$0" validate --live --plan "$1" >"$IBFAB_SIM_DIR/live.txt" 2>&1; echo $? >"$IBFAB_SIM_DIR/live.rc"' \
 		"$IBFAB" "$WORK/plan.csv" 2>&1 | diag
