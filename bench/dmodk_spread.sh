@@ -27,9 +27,18 @@ dmg -v drop=ft-l1-s0000:18,ft-l1-s0000:19 "$work/base.net" >"$work/twosame.net"
 # spine 1 gone (its paragraph and every cable to it)
 awk 'BEGIN { RS = ""; ORS = "\n\n" } !/Switch[^\n]*"ft-l2-s0001"/' "$work/base.net" |
 	grep -v '"ft-l2-s0001"\[' >"$work/nospine.net"
-# 2 levels, 16 hosts per leaf, 4 spines x 2 cables: one short bundle
+# 2 levels, 16 hosts per leaf, 4 spines x 2 cables: one short bundle; two
+# short bundles (to spines 0 and 1) on one leaf
 ft --m 16,8 --w 1,4 --parallel 2
+cp "$work/base.net" "$work/c2par2.net"
 dmg -v drop=ft-l1-s0000:18 "$work/base.net" >"$work/bundle.net"
+dmg -v drop=ft-l1-s0000:18,ft-l1-s0000:20 "$work/base.net" >"$work/bundle2x.net"
+# 2 levels, 24 hosts per leaf, 4 spines x 3 cables: one cable of a bundle
+# (the 2 left still hold its share within the cut); two of them
+ft --m 24,8 --w 1,4 --parallel 3
+cp "$work/base.net" "$work/c2par3.net"
+dmg -v drop=ft-l1-s0000:26 "$work/base.net" >"$work/bundle3.net"
+dmg -v drop=ft-l1-s0000:26,ft-l1-s0000:27 "$work/base.net" >"$work/bundle3x2.net"
 # 2 levels, full bisection, 8 spines
 ft --m 8,16 --w 1,8
 dmg -v drop=ft-l1-s0000:10 "$work/base.net" >"$work/full.net"
@@ -41,6 +50,12 @@ cp "$work/base.net" "$work/c3.net"
 dmg -v drop=ft-l1-s0000:10 "$work/base.net" >"$work/l3leaf.net"
 dmg -v drop=ft-l1-s0000:10,ft-l2-s0002:6 "$work/base.net" >"$work/l3pod.net"
 dmg -v drop=ft-l1-s0000:10,ft-l1-s0005:11,ft-l2-s0000:6 "$work/base.net" >"$work/l3chain.net"
+# 3 levels XGFT(3;16,4,4;1,4,4), 2 cables per pair: a leaf cable of a
+# bundle; a level-2 uplink of a bundle in that pod as well
+ft --m 16,4,4 --w 1,4,4 --parallel 2
+cp "$work/base.net" "$work/c3par2.net"
+dmg -v drop=ft-l1-s0000:18 "$work/base.net" >"$work/l3bundle.net"
+dmg -v drop=ft-l1-s0000:18,ft-l2-s0002:10 "$work/base.net" >"$work/l3bundle2.net"
 # rail-optimized 32 servers x 8 GPUs, 4 spines: one rail leaf's spine cable
 "$IBFAB" topo gen rail --servers 32 --gpus 8 --spines 4 --format ibsim -o "$work/rbase.net" >/dev/null
 dmg -v drop=rail00-l00:34 "$work/rbase.net" >"$work/rail.net"
@@ -61,7 +76,8 @@ hdr="| fabric | engine | worst/bound, busiest link paths, shifts Gb/s"
 [ -n "${IBFAB_OLD:-}" ] && hdr="$hdr | before |" || hdr="$hdr |"
 echo "$hdr"
 echo "|---|---|---|${IBFAB_OLD:+---|}"
-for n in c2taper one three twosame nospine bundle full c3 l3leaf l3pod l3chain rail; do
+for n in c2taper one three twosame nospine c2par2 bundle bundle2x c2par3 bundle3 bundle3x2 full c3 l3leaf \
+	l3pod l3chain c3par2 l3bundle l3bundle2 rail; do
 	eng=dmodk
 	[ "$n" = rail ] && eng=hratio
 	row="| $n | $eng | $(cell "$IBFAB" "$work/$n.net" $eng) |"

@@ -25,7 +25,10 @@
  *          same rule one level lower.
  *
  * Irregular trees.  A slot whose bundle is short spreads its destinations
- * over the cables left to that parent (balance by cable count); the chain
+ * over the cables left to that parent (balance by cable count) while they
+ * fit there within the leaf's cut; beyond that (one of 2 cables lost) the
+ * lost cable's slot is dealt over all the switch's surviving up-cables like
+ * an unusable slot (see bundles()); the chain
  * weights parents by their surviving up-cables; switches below the chain
  * climb to it; a parent of the destination switch off the chain goes down
  * the cable with the fewest chain destinations (hosts on a spine).  A slot
@@ -75,6 +78,7 @@ struct dk {
 	uint8_t *hopbuf;
 	uint32_t *stack;
 	uint32_t *pres, *pres_off, *pres_n, *pnom; /* bundles per slot, see bundles() */
+	uint8_t *dealt; /* per slot: its bundle is short and over budget, see bundles() */
 	uint32_t *wgt;		     /* per slot: weight of its parent, see pick_chain */
 	uint32_t dload[256];	     /* chain destinations per port of the destination switch */
 	uint32_t doff[256];	     /* off-chain destinations given to each port */
@@ -83,6 +87,8 @@ struct dk {
 	uint32_t nlayers;	     /* 2^(largest LMC of an end port) */
 	uint32_t *deal;		     /* [S * nlayers] see deal_counter */
 	uint32_t *cdeal, *cstamp;    /* [S * nlayers] see chain_counter */
+	uint64_t lbase;		     /* the current LID: end port index, */
+	uint32_t lj, lL;	     /* its layer and layer count (layer_parents) */
 };
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
@@ -139,17 +145,26 @@ static uint64_t digit(const struct ibf_ftree *t, uint64_t x, int l)
 	return p ? x / p : 0;
 }
 
-/* slot g of a switch can carry a destination: a cable left to its parent,
- * and the parent is usable (elig stamp: a down path, or an up path to one) */
+/* slot g of a switch can carry a destination: a cable left for it, and the
+ * parent is usable (elig stamp: a down path, or an up path to one).  A
+ * slot whose own cable is gone counts as having one while its bundle keeps
+ * enough cables (the bundle rule spreads it over them, see bundles());
+ * when the bundle is over budget (dealt) the slot is unusable and its
+ * destinations are dealt over every surviving up-cable of the switch. */
 static int usable(const struct dk *c, uint32_t g, const uint32_t *elig)
 {
-	return c->pres_n[g] && elig[c->t->slot_par[g]] == c->rcur;
+	if (c->dealt[g] ? c->t->slot[g] == IBF_FTREE_MISSING : !c->pres_n[g])
+		return 0;
+	return elig[c->t->slot_par[g]] == c->rcur;
 }
 
-/* the cable of slot g for digit d on a switch with n slots: q mod b of the
- * b cables left to g's parent, q = (d div n) * p + c (see pick_up) */
+/* the cable of usable slot g for digit d on a switch with n slots: its own
+ * on a dealt bundle, else q mod b of the b cables left to g's parent with
+ * q = (d div n) * p + c (on a full bundle both are cable c) */
 static uint32_t slot_cable(const struct dk *c, uint32_t g, uint64_t d, uint32_t n)
 {
+	if (c->dealt[g])
+		return c->t->slot[g];
 	uint64_t q = (d / n) * c->pnom[g] + c->t->slot_cab[g];
 	return c->pres[c->pres_off[g] + (uint32_t)(q % c->pres_n[g])];
 }
@@ -201,6 +216,54 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 	return NOSW;
 }
 
+static uint64_t layer_index(const struct dk *c, uint64_t x, uint32_t j, uint32_t L, uint32_t *off);
+
+/* the slot of position v of s's weighted round-robin (see pick_chain):
+ * round r holds every slot of weight > r, in slot order */
+static uint32_t pos_slot(const struct dk *c, uint32_t a, uint32_t n, uint32_t wmax, uint32_t v,
+			 uint32_t *round)
+{
+	for (uint32_t r = 0, pos = 0; r < wmax; r++)
+		for (uint32_t h = a; h < a + n; h++)
+			if (c->wgt[h] > r && pos++ == v) {
+				if (round)
+					*round = r;
+				return h;
+			}
+	return NOSW;
+}
+
+/* the parents through which the other LMC layers of the current LID
+ * (lbase, lj, lL) leave s by their own usable position: a layer whose
+ * position must be dealt avoids them, so the layers of a destination keep
+ * distinct parents as long as s has enough of them.  Returns the count
+ * (at most max) written to par. */
+static uint32_t layer_parents(struct dk *c, uint32_t s, const uint32_t *elig, uint32_t V,
+			      uint32_t wmax, uint32_t *par, uint32_t max)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, np = 0;
+	uint32_t off2[IBF_FTREE_MAX_LEVELS + 2];
+	for (uint32_t j = 0; j < c->lL && np < max; j++) {
+		if (j == c->lj)
+			continue;
+		uint64_t xx = layer_index(c, c->lbase, j, c->lL, off2);
+		uint64_t d = digit(t, xx, t->level[s]) + off2[t->level[s]];
+		uint32_t g = pos_slot(c, a, n, wmax, (uint32_t)(d % V), NULL);
+		if (g != NOSW && usable(c, g, elig))
+			par[np++] = t->slot_par[g];
+	}
+	return np;
+}
+
+static int in_list(const uint32_t *v, uint32_t n, uint32_t x)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
 /* the chain's climb: like pick_up, but a parent's slots count in
  * proportion to the parent's own surviving up-cables (wgt), so a parent
  * that lost uplinks receives fewer destinations.  The slots are taken
@@ -236,24 +299,25 @@ static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t 
 	uint64_t d = digit(t, x, l) + off[l];
 	if (!V)
 		return pick_up(c, s, x, off, elig, count);
-	uint32_t v0 = (uint32_t)(d % V), g0 = NOSW, r0 = 0;
-	for (uint32_t r = 0, pos = 0; r < wmax && g0 == NOSW; r++)
-		for (uint32_t h = a; h < a + n; h++)
-			if (c->wgt[h] > r && pos++ == v0) {
-				g0 = h;
-				r0 = r;
-				break;
-			}
+	uint32_t v0 = (uint32_t)(d % V), r0 = 0;
+	uint32_t g0 = pos_slot(c, a, n, wmax, v0, &r0);
 	if (usable(c, g0, elig))
 		return slot_cable(c, g0, d, n);
+	uint32_t taken[8], nt = layer_parents(c, s, elig, V, wmax, taken, 8);
 	uint32_t nu = 0, m = 0, i = 0; /* usable positions, unusable slots, rank of g0 */
-	for (uint32_t h = a; h < a + n; h++) {
-		if (usable(c, h, elig))
-			nu += c->wgt[h];
-		else {
-			m++;
-			if (h < g0)
-				i++;
+	for (int pass = 0; pass < 2 && !nu; pass++) {
+		if (pass)
+			nt = 0; /* every usable parent is another layer's: share */
+		m = i = 0;
+		for (uint32_t h = a; h < a + n; h++) {
+			if (usable(c, h, elig)) {
+				if (!in_list(taken, nt, t->slot_par[h]))
+					nu += c->wgt[h];
+			} else {
+				m++;
+				if (h < g0)
+					i++;
+			}
 		}
 	}
 	if (!nu)
@@ -269,7 +333,8 @@ static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t 
 				if (c->wgt[h] <= r)
 					continue;
 				uint32_t v = pos++;
-				if ((pass == 0) != (v > v0) || !usable(c, h, elig) || want--)
+				if ((pass == 0) != (v > v0) || !usable(c, h, elig) ||
+				    in_list(taken, nt, t->slot_par[h]) || want--)
 					continue;
 				if (count && t->slot[g0] != IBF_FTREE_MISSING)
 					c->moved_unusable++;
@@ -278,8 +343,10 @@ static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t 
 	return NOSW;
 }
 
-/* a switch below a chain switch p goes up to p: the cable of its bundle to
- * p is spread as pick_up would when its own slot names p, else by d / W */
+/* a switch below a chain switch p goes up to p: by its own slot's cable
+ * when that slot names p (NOSW when that cable is gone: the caller deals
+ * the destination over its surviving up-cables, as the chain does), else
+ * by a cable of its bundle to p spread by d / W */
 static uint32_t pick_toward(struct dk *c, uint32_t s, uint32_t p, uint64_t x, const uint32_t *off)
 {
 	const struct ibf_ftree *t = c->t;
@@ -289,17 +356,20 @@ static uint32_t pick_toward(struct dk *c, uint32_t s, uint32_t p, uint64_t x, co
 	int l = t->level[s];
 	uint64_t d = digit(t, x, l) + off[l];
 	uint32_t k0 = (uint32_t)(d % n), g = a + k0;
-	uint64_t q;
 	if (t->slot_par[g] == p) {
-		q = (d / n) * c->pnom[g] + t->slot_cab[g];
-	} else {
-		for (g = a; g < a + n && t->slot_par[g] != p; g++)
-			;
-		if (g == a + n)
+		if (c->dealt[g])
+			return t->slot[g] == IBF_FTREE_MISSING ? NOSW : t->slot[g];
+		if (!c->pres_n[g])
 			return NOSW;
-		uint64_t w = t->npar[l] ? t->npar[l] : 1;
-		q = d / w;
+		uint64_t q = (d / n) * c->pnom[g] + t->slot_cab[g];
+		return c->pres[c->pres_off[g] + (uint32_t)(q % c->pres_n[g])];
 	}
+	for (g = a; g < a + n && t->slot_par[g] != p; g++)
+		;
+	if (g == a + n)
+		return NOSW;
+	uint64_t w = t->npar[l] ? t->npar[l] : 1;
+	uint64_t q = d / w;
 	uint32_t b = c->pres_n[g];
 	if (!b)
 		return NOSW;
@@ -317,7 +387,8 @@ static int bundles(struct dk *c)
 	c->pres_n = malloc((ns ? ns : 1) * sizeof(uint32_t));
 	c->pnom = malloc((ns ? ns : 1) * sizeof(uint32_t));
 	c->wgt = malloc((ns ? ns : 1) * sizeof(uint32_t));
-	if (!c->pres || !c->pres_off || !c->pres_n || !c->pnom || !c->wgt)
+	c->dealt = malloc(ns ? ns : 1);
+	if (!c->pres || !c->pres_off || !c->pres_n || !c->pnom || !c->wgt || !c->dealt)
 		return -1;
 	for (uint32_t g = 0; g < ns; g++) { /* surviving up-cables of the slot's parent */
 		uint32_t y = t->slot_par[g], u = 0;
@@ -354,6 +425,38 @@ static int bundles(struct dk *c)
 			c->pres_n[g] = nb;
 		}
 	}
+	/* Short bundles: a leaf with H hosts and u surviving up-cables must put
+	 * ceil(H / u) flows on some cable in a shift (its cut); a bundle to a
+	 * parent that lost cables (b of p nominal left) carries p of the n
+	 * slots' destinations, p * H / n in a run of H.  While that fits on its
+	 * b cables within the cut (p * H <= b * n * ceil(H / u)), the bundle
+	 * rule spreads them over the survivors and every flow still follows
+	 * the destination's chain; beyond it (one of 2 cables lost: the
+	 * survivor doubles) the lost cables' slots are dealt over all the
+	 * switch's surviving up-cables.  Above the leaves, where no such count
+	 * of hosts applies, a short bundle is always dealt. */
+	uint32_t *hosts = calloc(c->S ? c->S : 1, sizeof(uint32_t));
+	if (!hosts)
+		return -1;
+	for (uint32_t i = 0; i < t->nends; i++)
+		hosts[t->ends[i].sw]++;
+	for (uint32_t s = 0; s < c->S; s++) {
+		uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, u = 0;
+		for (uint32_t g = a; g < a + n; g++)
+			u += t->slot[g] != IBF_FTREE_MISSING;
+		for (uint32_t g = a; g < a + n; g++) {
+			uint32_t b = c->pres_n[g], p = c->pnom[g];
+			c->dealt[g] = 0;
+			if (!b || b >= p)
+				continue;
+			uint64_t H = hosts[s];
+			if (t->level[s] != 1 || !H)
+				c->dealt[g] = 1;
+			else
+				c->dealt[g] = (uint64_t)p * H > (uint64_t)b * n * ((H + u - 1) / u);
+		}
+	}
+	free(hosts);
 	return 0;
 }
 
@@ -729,6 +832,7 @@ static void dk_free(struct dk *c)
 	free(c->pres_off);
 	free(c->pres_n);
 	free(c->pnom);
+	free(c->dealt);
 }
 
 /* The D-mod-K index of LID offset j of an end port with index x (L LIDs),
@@ -760,6 +864,9 @@ static void chain_loads(struct dk *c, uint32_t dsw, const uint32_t *eoff, const 
 		uint32_t L = 1u << pp->lmc;
 		for (uint32_t j = 0; j < L && pp->lid; j++) {
 			uint64_t xx = layer_index(c, en->index, j, L, off);
+			c->lbase = en->index;
+			c->lj = j;
+			c->lL = L;
 			uint32_t e = pick_chain(c, dsw, xx, off, c->anc, 0, &deal[j < 128 ? j : 127]);
 			if (e != NOSW)
 				c->dload[f->adj[e].lport]++;
@@ -807,6 +914,9 @@ static int route_dest_switch(struct dk *c, uint32_t dsw, const uint32_t *eoff,
 			if (lid > c->r->max_lid)
 				break;
 			uint64_t xx = layer_index(c, x, j, L, off);
+			c->lbase = x;
+			c->lj = j;
+			c->lL = L;
 			column(c, dsw, tport, xx, off, lid, j, count);
 		}
 	}

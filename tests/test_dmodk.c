@@ -664,8 +664,6 @@ static void t_missing_slot_count(void)
 	ibf_fabric_free(f2);
 }
 
-/* uneven bundles everywhere: every leaf has 3 cables to spine 0 and 2 to
- * spine 1 (12 hosts over 5 cables: bound 3), a dual-port host on spine 0 */
 /* A leaf that lost its only cable to one spine deals the destinations of
  * that slot round-robin over its surviving up-cables (until this change
  * they all went to the next slot: 8 flows on one cable where the leaf cut
@@ -750,6 +748,145 @@ static void t_spread_missing_3level(void)
 	ibf_fabric_free(f);
 }
 
+/* Short bundle: 2 levels, 16 hosts per leaf, 4 spines x 2 cables; leaf 0
+ * loses one of its 2 cables to spine 0.  The bundle rule alone put the lost
+ * cable's destinations on the survivor to spine 0 (4 flows where the leaf
+ * cut of 16 hosts over 7 cables allows 3); they are now dealt over all 7
+ * surviving up-cables, so no cable carries more than one of them beyond
+ * its own 2 of every 16, and dmodk is at the cut. */
+static void t_short_bundle_2level(void)
+{
+	int m[2] = { 16, 8 }, w[2] = { 1, 4 };
+	struct ibf_fabric *f1 = xgft(2, m, w, 2, 24), *f2 = xgft(2, m, w, 2, 24);
+	TT_REQUIRE(f1 && f2);
+	/* leaf 0: hosts on 1..16, spine b on ports 17 + 2b, 18 + 2b */
+	const int leaf = 0, port = 18;
+	ibf_fabric_disconnect(f2, leaf, port);
+	TT_REQUIRE(lids(f1, 0) == 0 && lids(f2, 0) == 0);
+	struct ibf_error err;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	d.tree.use_names = 0;
+	struct ibf_routes r1, r2;
+	TT_REQUIRE(route(f1, "dmodk", &d, &r1, &err) == 0);
+	TT_REQUIRE(route(f2, "dmodk", &d, &r2, &err) == 0);
+	const uint8_t *row1 = ibf_lft(&r1, (uint32_t)f1->nodes[leaf].sw);
+	const uint8_t *row2 = ibf_lft(&r2, (uint32_t)f2->nodes[leaf].sw);
+	unsigned got[25] = { 0 }, moved = 0;
+	for (int n = 0; n < (int)f1->nnodes; n++) {
+		if (f1->nodes[n].type != IBF_NODE_CA)
+			continue;
+		uint32_t lid = ibf_port(f1, n, 1)->lid;
+		if (row1[lid] != port)
+			continue;
+		moved++;
+		TT_REQUIRE(row2[lid] >= 17 && row2[lid] <= 24);
+		got[row2[lid]]++;
+	}
+	printf("# the cut cable's %u LIDs on ports 17..24: %u %u %u %u %u %u %u %u\n", moved,
+	       got[17], got[18], got[19], got[20], got[21], got[22], got[23], got[24]);
+	TT_EQ_INT(moved, 14); /* the 7 other leaves' hosts of that slot */
+	TT_EQ_INT(got[18], 0);
+	unsigned lo = UINT32_MAX, hi = 0;
+	for (int p = 17; p <= 24; p++)
+		if (p != port) {
+			lo = got[p] < lo ? got[p] : lo;
+			hi = got[p] > hi ? got[p] : hi;
+		}
+	TT_CHECK(hi - lo <= 1);
+	TT_CHECK(got[17] < moved); /* not all onto the bundle's survivor */
+	ibf_routes_free(&r1);
+	ibf_routes_free(&r2);
+	expect_at_bound(f2, "2 levels, one cable of a 2-cable bundle cut", 3);
+	ibf_fabric_free(f1);
+	ibf_fabric_free(f2);
+}
+
+/* the same short bundle at LMC 1: each layer at the cut, and the layers of
+ * a destination still leave every leaf by different spines (a layer that
+ * is dealt avoids the spine its other layer uses) */
+static void t_short_bundle_lmc(void)
+{
+	int m[2] = { 16, 8 }, w[2] = { 1, 4 };
+	struct ibf_fabric *f = xgft(2, m, w, 2, 24);
+	TT_REQUIRE(f);
+	ibf_fabric_disconnect(f, 0, 18);
+	TT_REQUIRE(lids(f, 1) == 0);
+	struct ibf_error err;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	d.tree.use_names = 0;
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
+	TT_CHECK(all_ok(f, &r));
+	struct ibf_cong_report rep;
+	for (int j = 0; j < 2; j++) {
+		uint32_t wst = shifts(f, &r, j, &rep);
+		printf("# LMC 1, layer %d: worst shift %u, cut bound %u\n", j, wst, rep.cut_worst);
+		TT_EQ_INT(wst, 3);
+		TT_EQ_INT(rep.cut_worst, 3);
+	}
+	unsigned rows = 0, shared = 0;
+	for (uint32_t s = 0; s < 8; s++) { /* the leaves */
+		const uint8_t *row = ibf_lft(&r, s);
+		for (int n = 0; n < (int)f->nnodes; n++) {
+			if (f->nodes[n].type != IBF_NODE_CA)
+				continue;
+			const struct ibf_port *pp = ibf_port(f, n, 1);
+			if (pp->peer_node == (int)f->switches[s])
+				continue;
+			int sp[2];
+			for (int j = 0; j < 2; j++) {
+				const struct ibf_port *up = ibf_port(f, (int)f->switches[s],
+								     row[pp->lid + j]);
+				sp[j] = up->peer_node;
+			}
+			rows++;
+			shared += sp[0] == sp[1];
+		}
+	}
+	printf("# leaf rows whose 2 layers share a spine: %u of %u\n", shared, rows);
+	TT_EQ_INT(rows, 8u * 112);
+	TT_EQ_INT(shared, 0);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* 3 levels XGFT(3;16,4,4;1,4,4), 2 cables per pair: a leaf that lost one
+ * cable of a bundle is at its cut (16 hosts over 7 cables: 3; the bundle
+ * rule gave 4), and a level-2 switch of that pod that lost one cable of a
+ * bundle to the top as well stays below the 5 of the bundle rule */
+static void t_short_bundle_3level(void)
+{
+	int m[3] = { 16, 4, 4 }, w[3] = { 1, 4, 4 };
+	struct ibf_fabric *f = xgft(3, m, w, 2, 24);
+	TT_REQUIRE(f);
+	/* leaves 0..15 (hosts 1..16, level-2 parents on 17..24), level-2
+	 * switches 16..31 (leaves on 1..8, top on 9..16) */
+	TT_REQUIRE(f->nodes[ibf_port(f, 0, 18)->peer_node].type == IBF_NODE_SWITCH);
+	ibf_fabric_disconnect(f, 0, 18);
+	TT_REQUIRE(lids(f, 0) == 0);
+	expect_at_bound(f, "3 levels, one cable of a leaf bundle cut", 3);
+	ibf_fabric_free(f);
+	f = xgft(3, m, w, 2, 24);
+	TT_REQUIRE(f);
+	TT_REQUIRE(f->nodes[ibf_port(f, 18, 10)->peer_node].type == IBF_NODE_SWITCH);
+	ibf_fabric_disconnect(f, 0, 18);
+	ibf_fabric_disconnect(f, 18, 10);
+	TT_REQUIRE(lids(f, 0) == 0);
+	uint32_t bound = 0;
+	int ud = 0;
+	uint32_t wst = irregular_worst(f, &bound, &ud);
+	printf("# 3 levels, a leaf bundle and a level-2 bundle short: worst %u, bound %u\n", wst,
+	       bound);
+	TT_CHECK(ud);
+	TT_EQ_INT(bound, 3);
+	TT_CHECK(wst <= 4);
+	ibf_fabric_free(f);
+}
+
+/* uneven bundles everywhere: every leaf has 3 cables to spine 0 and 2 to
+ * spine 1 (12 hosts over 5 cables: bound 3), a dual-port host on spine 0 */
 static void t_uneven_bundles(void)
 {
 	int m[2] = { 12, 6 }, w[2] = { 1, 2 };
@@ -967,6 +1104,9 @@ int main(void)
 	TT(t_missing_slot_count);
 	TT(t_spread_missing_2level);
 	TT(t_spread_missing_3level);
+	TT(t_short_bundle_2level);
+	TT(t_short_bundle_lmc);
+	TT(t_short_bundle_3level);
 	TT(t_uneven_bundles);
 	TT(t_nontree);
 	TT(t_split_tree);
