@@ -264,6 +264,8 @@ struct ibf_path_stats {
 	double share_ge[9];	 /* share of pairs with >= k disjoint paths, k = 0..8 */
 	double link_min, link_mean, link_max, link_cv; /* paths per directed switch link */
 	uint64_t *link_load; /* [nlinks] paths per link, indexed like fabric->adj */
+	uint64_t *link_load0; /* [nlinks] the same, destination base LIDs only (layer 0) */
+	double link_mean0, link_max0; /* mean and max of link_load0 */
 	uint64_t unrouted;   /* (switch, assigned LID) pairs whose trace does not
 				       * deliver to the LID's port */
 };

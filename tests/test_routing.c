@@ -1175,6 +1175,13 @@ static void test_path_stats(void)
 			TT_EQ_INT(st.link_load[a], f->adj[a].lport == 1 ? 3 : 7);
 	TT_CHECK(st.link_min == 3 && st.link_max == 7 && st.link_mean == 5);
 	TT_CHECK(st.link_cv > 0.3999 && st.link_cv < 0.4001);
+	/* layer 0 alone: the clockwise links' 3 paths are all layer 0; layer 1
+	 * puts 1 + 2 + 3 hops per destination on the counter-clockwise ring,
+	 * 6 per link, so 1 of their 7 is layer 0 */
+	for (uint32_t s = 0; s < 4; s++)
+		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
+			TT_EQ_INT(st.link_load0[a], f->adj[a].lport == 1 ? 3 : 1);
+	TT_CHECK(st.link_max0 == 3 && st.link_mean0 == 2);
 	TT_EQ_INT(st.unrouted, 0);
 
 	/* JSON and text carry the figures */
@@ -1195,6 +1202,8 @@ static void test_path_stats(void)
 		strstr(text,
 		       "\"min\":3,\"mean\":5.0000,\"max\":7,\"max_over_mean\":1.4000,\"cv\":0.4000") !=
 		NULL);
+	TT_CHECK(strstr(text, "\"paths_per_link_layer0\":{\"mean\":2.0000,\"max\":3}") != NULL);
+	TT_CHECK(strstr(text, "paths per link, layer 0 (base LIDs) only: mean 2.00 max 3\n") != NULL);
 	TT_CHECK(strstr(text, "\"unrouted\":0}") != NULL);
 	TT_CHECK(strstr(text, "switch pairs with >=2 edge-disjoint paths: 66.7%") != NULL);
 	TT_CHECK_MSG(
