@@ -47,12 +47,20 @@ struct ibf_win_bound {
 	int value;
 };
 
+/* What layered's busiest-link cooling aims at for layer 0 when ports have
+ * several LIDs (LMC >= 1): IBF_L0_BASE the base LIDs' own loads (layer 0
+ * as balanced as minimal with LMC 0; the all-LID busiest link may grow),
+ * IBF_L0_ALL the loads of all LIDs (then layer 0 alone only within the
+ * busiest all-LID load). */
+enum ibf_layer0_balance { IBF_L0_BASE = 0, IBF_L0_ALL = 1 };
+
 struct ibf_route_opts {
 	uint64_t seed;
 	int threads;		      /* worker threads (>= 1); never changes the result */
 	struct ibf_win_bound min_len; /* default {DIST, +1} */
 	struct ibf_win_bound max_len; /* default {DIAM, +1} */
 	long max_paths_per_layer;     /* <= 0: no cap */
+	int layer0_balance;	      /* enum ibf_layer0_balance (layered) */
 	int layers;		      /* 0 = 1 << routes lmc (from the fabric's end-port LMC) */
 	ibf_log_fn log;		      /* may be NULL */
 	void *log_ctx;
