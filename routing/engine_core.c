@@ -531,6 +531,169 @@ static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struc
 	return be;
 }
 
+/* s (subtree weight acc[s]) of tree j leaves by en from now on: loads,
+ * subtree sums, child lists, the LFT entry */
+static void apply_move(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
+		       uint32_t j, uint32_t s, uint32_t en, uint32_t xa)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	uint32_t *nx = ws->nxt + (size_t)j * c->S;
+	uint64_t *acc = ws->acc;
+	uint32_t t = d->t;
+	int64_t a = (int64_t)acc[s];
+	uint32_t po = adj[nx[s]].nbr, pn = adj[en].nbr;
+	for (uint32_t x = s; x != t;) {
+		uint32_t e = nx[x];
+		eng_add_xp(ws, e, xa, -a);
+		x = adj[e].nbr;
+		if (x != t)
+			acc[x] -= (uint64_t)a;
+	}
+	uint32_t *pp = &ws->fc[po];
+	while (*pp != s)
+		pp = &ws->sib[*pp];
+	*pp = ws->sib[s];
+	nx[s] = en;
+	ws->sib[s] = ws->fc[pn];
+	ws->fc[pn] = s;
+	for (uint32_t x = s; x != t;) {
+		uint32_t e = nx[x];
+		eng_add_xp(ws, e, xa, a);
+		x = adj[e].nbr;
+		if (x != t)
+			acc[x] += (uint64_t)a;
+	}
+	c->r->lft[(size_t)s * c->r->stride + d->lid + j] = adj[en].lport;
+}
+
+/* adds v to the links of tree nx's path from x to t; 0 when longer than
+ * SW_MAXP links */
+static int sw_tree_path(const struct eng_ctx *c, struct sw_acc *acc, const uint32_t *nx, uint32_t x,
+			uint32_t t, int64_t v)
+{
+	for (uint32_t g = 0; x != t; g++) {
+		if (g >= SW_MAXP)
+			return 0;
+		sw_add(acc, nx[x], v);
+		x = c->f->adj[nx[x]].nbr;
+	}
+	return 1;
+}
+
+/* Phase 2, when neither a move nor a swap cools a path of s through a
+ * busiest link: a pair of moves in the same tree.  s moves to a cool
+ * first link e whose path on is blocked by exactly one link f (f would
+ * reach the old busiest load with s's subtree added); another switch s2
+ * whose path crosses f, with at least s's weight, leaves f by a link of
+ * its own one step closer, so f loses at least what it gains.  Neither
+ * switch may lie on the other's paths (old or new), so the two moves do
+ * not change each other's segments.  Taken under the rule of a move and a
+ * swap: every link whose load changes stays below the busiest of them
+ * before, the coolest pair first.  Path lengths stay; only for trees
+ * without the disjointness check.  Returns 1 when both moves were made. */
+static int try_pair(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
+		    uint32_t s, uint32_t j, int64_t a, int64_t hi, uint32_t xa, uint32_t xp)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_adj *adj = f->adj;
+	uint32_t S = c->S, t = d->t;
+	const uint32_t *nx = ws->nxt + (size_t)j * S;
+	const int32_t *len = ws->rlen + (size_t)j * S;
+	const uint64_t *acc = ws->acc;
+	uint32_t eo = nx[s];
+	if (len[s] > SW_MAXP)
+		return 0;
+	uint32_t oldp[SW_MAXP], no = 0;
+	for (uint32_t x = s; x != t; x = adj[nx[x]].nbr)
+		oldp[no++] = nx[x];
+	int64_t bestm = INT64_MAX;
+	uint32_t be = ENG_NOLINK, bs2 = ENG_NOLINK, be2 = ENG_NOLINK;
+	struct sw_acc sa;
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+		uint32_t u = adj[e].nbr;
+		if (e == eo || len[u] != len[s] - 1 || eng_x(c, ws, e + xp) + a >= hi)
+			continue;
+		/* the one blocking link of the new path (links of the old path
+		 * keep their load) and the switches of the new path */
+		uint32_t fb = ENG_NOLINK, nb = 0, newsw[SW_MAXP], nn = 0;
+		for (uint32_t x = u; x != t; x = adj[nx[x]].nbr) {
+			newsw[nn++] = x;
+			uint32_t g = nx[x], k = 0;
+			while (k < no && oldp[k] != g)
+				k++;
+			if (k == no && eng_x(c, ws, g + xp) + a >= hi) {
+				fb = g;
+				nb++;
+			}
+		}
+		if (nb != 1)
+			continue;
+		/* s2: the switches whose path crosses fb, i.e. the subtree of
+		 * its tail, depth first */
+		uint32_t *stk = ws->tmp, ns = 0;
+		stk[ns++] = c->esrc[fb];
+		while (ns) {
+			uint32_t s2 = stk[--ns];
+			for (uint32_t ch = ws->fc[s2]; ch != ENG_NOLINK; ch = ws->sib[ch])
+				stk[ns++] = ch;
+			int64_t a2 = (int64_t)acc[s2];
+			if (a2 < a || s2 == s)
+				continue;
+			uint32_t k = 0;
+			while (k < nn && newsw[k] != s2)
+				k++;
+			if (k < nn)
+				continue; /* on s's new path */
+			int below = 0;	  /* s2 in s's subtree */
+			for (uint32_t x = s2; x != t && !below; x = adj[nx[x]].nbr)
+				below = x == s;
+			if (below)
+				continue;
+			for (uint32_t e2 = f->adj_off[s2]; e2 < f->adj_off[s2 + 1]; e2++) {
+				uint32_t u2 = adj[e2].nbr;
+				if (e2 == nx[s2] || len[u2] != len[s2] - 1 ||
+				    eng_x(c, ws, e2 + xp) + a2 >= hi)
+					continue;
+				int bad = 0; /* the new path of s2 avoids fb and s */
+				for (uint32_t x = u2; x != t && !bad; x = adj[nx[x]].nbr)
+					bad = x == s || nx[x] == fb;
+				if (bad)
+					continue;
+				sa.n = 0;
+				sw_tree_path(c, &sa, nx, s, t, -a);
+				sw_add(&sa, e, a);
+				sw_tree_path(c, &sa, nx, u, t, a);
+				if (!sw_tree_path(c, &sa, nx, s2, t, -a2))
+					continue;
+				sw_add(&sa, e2, a2);
+				if (!sw_tree_path(c, &sa, nx, u2, t, a2))
+					continue;
+				int64_t mo = 0, mn = 0;
+				for (uint32_t i = 0; i < sa.n; i++) {
+					if (!sa.d[i])
+						continue;
+					int64_t v = eng_x(c, ws, sa.e[i] + xp);
+					if (v > mo)
+						mo = v;
+					if (v + sa.d[i] > mn)
+						mn = v + sa.d[i];
+				}
+				if (mn >= mo || mn >= bestm)
+					continue;
+				bestm = mn;
+				be = e;
+				bs2 = s2;
+				be2 = e2;
+			}
+		}
+	}
+	if (be == ENG_NOLINK)
+		return 0;
+	apply_move(c, ws, d, j, s, be, xa);
+	apply_move(c, ws, d, j, bs2, be2, xa);
+	return 1;
+}
+
 static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
 			   uint32_t nreach, uint32_t j, struct eng_unit_out *out)
 {
@@ -647,32 +810,14 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 		if (beste == ENG_NOLINK && minmax && (!check || j == 0) && n > 1 &&
 		    hi >= c->xmax[pl])
 			beste = try_swap(c, ws, d, s, j, a, hi, xa, xp);
+		if (beste == ENG_NOLINK && minmax && !check && n > 1 && hi >= c->xmax[pl] &&
+		    c->phase == 2 && try_pair(c, ws, d, s, j, a, hi, xa, xp)) {
+			out->moves += 2;
+			continue;
+		}
 		if (beste == ENG_NOLINK)
 			continue;
-		/* apply: loads, subtree sums, child lists, the LFT entry */
-		uint32_t po = adj[eo].nbr, pn = adj[beste].nbr;
-		for (uint32_t x = s; x != t;) {
-			uint32_t e = nx[x];
-			eng_add_xp(ws, e, xa, -a);
-			x = adj[e].nbr;
-			if (x != t)
-				acc[x] -= (uint64_t)a;
-		}
-		uint32_t *pp = &ws->fc[po];
-		while (*pp != s)
-			pp = &ws->sib[*pp];
-		*pp = ws->sib[s];
-		nx[s] = beste;
-		ws->sib[s] = ws->fc[pn];
-		ws->fc[pn] = s;
-		for (uint32_t x = s; x != t;) {
-			uint32_t e = nx[x];
-			eng_add_xp(ws, e, xa, a);
-			x = adj[e].nbr;
-			if (x != t)
-				acc[x] += (uint64_t)a;
-		}
-		c->r->lft[(size_t)s * c->r->stride + d->lid + j] = adj[beste].lport;
+		apply_move(c, ws, d, j, s, beste, xa);
 		out->moves++;
 	}
 }

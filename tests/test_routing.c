@@ -773,8 +773,8 @@ static void test_layered_layer0_balance(void)
  * 270: every uplink was at the mean, so no single re-pointing could cool
  * the hot down cable; a swap of two LIDs at a leaf can), and on the 8-ary
  * 3-tree the cooling sweep ran 16 destinations blind to each other.  Its
- * busiest link must not exceed D-mod-K's, the same tables for any thread
- * count. */
+ * busiest link must not exceed D-mod-K's (on the 3-tree with LMC 1 too),
+ * the same tables for any thread count. */
 static void test_regular_tree_balance(void)
 {
 	struct ibf_fattree_opts o[2];
@@ -798,6 +798,14 @@ static void test_regular_tree_balance(void)
 		TT_REQUIRE(f);
 		TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0 && ibf_assign_lids(f, 0, 0, &err) == 0);
 		check_vs_dmodk(f, "minimal", k ? "8-ary 3-tree" : "2-level tree");
+		/* with LMC 1 on the 8-ary 3-tree minimal stayed at 1016 against
+		 * D-mod-K's 1008 until phase 2 could move two subtrees of one
+		 * tree at once (try_pair); the 2-level tree with LMC 1 stays at
+		 * 558 against 540 (docs/performance.md) */
+		if (k) {
+			TT_REQUIRE(ibf_assign_lids(f, 1, 0, &err) == 0);
+			check_vs_dmodk(f, "minimal", "8-ary 3-tree, LMC 1");
+		}
 		ibf_fabric_free(f);
 	}
 }
@@ -1267,7 +1275,8 @@ static void test_path_stats(void)
 		       "\"min\":3,\"mean\":5.0000,\"max\":7,\"max_over_mean\":1.4000,\"cv\":0.4000") !=
 		NULL);
 	TT_CHECK(strstr(text, "\"paths_per_link_layer0\":{\"mean\":2.0000,\"max\":3}") != NULL);
-	TT_CHECK(strstr(text, "paths per link, layer 0 (base LIDs) only: mean 2.00 max 3\n") != NULL);
+	TT_CHECK(strstr(text, "paths per link, layer 0 (base LIDs) only: mean 2.00 max 3\n") !=
+		 NULL);
 	TT_CHECK(strstr(text, "\"unrouted\":0}") != NULL);
 	TT_CHECK(strstr(text, "switch pairs with >=2 edge-disjoint paths: 66.7%") != NULL);
 	TT_CHECK_MSG(
