@@ -589,8 +589,10 @@ static int sw_tree_path(const struct eng_ctx *c, struct sw_acc *acc, const uint3
  * switch may lie on the other's paths (old or new), so the two moves do
  * not change each other's segments.  Taken under the rule of a move and a
  * swap: every link whose load changes stays below the busiest of them
- * before, the coolest pair first.  Path lengths stay; only for trees
- * without the disjointness check.  Returns 1 when both moves were made. */
+ * before, the coolest pair first.  Path lengths stay; in a tree with the
+ * disjointness check (layered's layer 0) both moves must pass move_ok
+ * (each is checked alone: neither changes the other's segments).
+ * Returns 1 when both moves were made. */
 static int try_pair(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
 		    uint32_t s, uint32_t j, int64_t a, int64_t hi, uint32_t xa, uint32_t xp)
 {
@@ -601,6 +603,7 @@ static int try_pair(const struct eng_ctx *c, struct eng_ws *ws, const struct eng
 	const int32_t *len = ws->rlen + (size_t)j * S;
 	const uint64_t *acc = ws->acc;
 	uint32_t eo = nx[s];
+	int check = c->kind->layer_tree && d->nlids > 1;
 	if (len[s] > SW_MAXP)
 		return 0;
 	uint32_t oldp[SW_MAXP], no = 0;
@@ -679,6 +682,10 @@ static int try_pair(const struct eng_ctx *c, struct eng_ws *ws, const struct eng
 						mn = v + sa.d[i];
 				}
 				if (mn >= mo || mn >= bestm)
+					continue;
+				/* both moves keep their pairs' disjoint paths */
+				if (check && (!move_ok(c, ws, s, e, t, d->nlids, j) ||
+					      !move_ok(c, ws, s2, e2, t, d->nlids, j)))
 					continue;
 				bestm = mn;
 				be = e;
@@ -810,8 +817,8 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 		if (beste == ENG_NOLINK && minmax && (!check || j == 0) && n > 1 &&
 		    hi >= c->xmax[pl])
 			beste = try_swap(c, ws, d, s, j, a, hi, xa, xp);
-		if (beste == ENG_NOLINK && minmax && !check && n > 1 && hi >= c->xmax[pl] &&
-		    c->phase == 2 && try_pair(c, ws, d, s, j, a, hi, xa, xp)) {
+		if (beste == ENG_NOLINK && minmax && (!check || j == 0) && n > 1 &&
+		    hi >= c->xmax[pl] && c->phase == 2 && try_pair(c, ws, d, s, j, a, hi, xa, xp)) {
 			out->moves += 2;
 			continue;
 		}

@@ -746,8 +746,8 @@ static void check_layer0(struct ibf_fabric *f, const char *what, double tol)
 	}
 }
 
-/* on the chassis of test_real_chassis_balance and a Slim Fly q=5 with four
- * cables cut */
+/* on the chassis of test_real_chassis_balance, a Slim Fly q=5 with four
+ * cables cut and the 8-ary 3-tree (there exactly minimal's) */
 static void test_layered_layer0_balance(void)
 {
 	struct ibf_fabric *f =
@@ -764,6 +764,21 @@ static void test_layered_layer0_balance(void)
 		ibf_fabric_disconnect(f, (int)f->switches[cut[k]], 1);
 	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
 	check_layer0(f, "Slim Fly q=5, 4 cables cut", 0.04);
+	ibf_fabric_free(f);
+	/* the 8-ary 3-tree: 512 against 504 until layer 0 took part in pair
+	 * moves too (under move_ok) */
+	struct ibf_fattree_opts fo;
+	memset(&fo, 0, sizeof(fo));
+	fo.levels = 3;
+	for (int l = 0; l < 3; l++) {
+		fo.m[l] = 8;
+		fo.w[l] = l ? 8 : 1;
+	}
+	fo.parallel = 1;
+	f = ibf_gen_fattree(&fo, &err);
+	TT_REQUIRE(f);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	check_layer0(f, "8-ary 3-tree", 0);
 	ibf_fabric_free(f);
 }
 
