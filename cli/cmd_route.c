@@ -27,6 +27,7 @@ enum {
 	O_FROM,
 	O_QUIET,
 	O_MAXPATHS,
+	O_L0BAL,
 	O_VERBOSE
 };
 
@@ -140,6 +141,10 @@ static const char route_help[] =
 	"                  B is a hop count (3), dist+N (pair distance + N) or\n"
 	"                  diameter+N\n"
 	"  --max-paths N   cap on non-minimal paths per layer (default: none)\n"
+	"  --layer0-balance base|all  layered with LMC >= 1: cool layer 0's\n"
+	"                  busiest link on the base LIDs' own loads (base, the\n"
+	"                  default: as balanced as minimal with LMC 0) or within\n"
+	"                  the busiest link of all LIDs (all)\n"
 	"  --seed S        seed of every random choice (default 0, as in the plugin)\n"
 	"  --threads N     worker threads (default 2; 0 or auto: one per online\n"
 	"                  CPU; the result never depends on it)\n"
@@ -237,6 +242,7 @@ static const struct option route_lo[] = {
 	{ "max-len", required_argument, 0, O_MAXLEN },
 	{ "max-hops", required_argument, 0, O_MAXHOPS },
 	{ "max-paths", required_argument, 0, O_MAXPATHS },
+	{ "layer0-balance", required_argument, 0, O_L0BAL },
 	{ "deadlock", required_argument, 0, O_DL_SCHEME },
 	{ "max-vls", required_argument, 0, O_DL_MAXVLS },
 	{ "best-effort", no_argument, 0, O_DL_BEST },
@@ -267,6 +273,7 @@ static const struct {
 	{ O_THREADS, "threads", "--threads" },
 	{ O_ROOTS, "dmodk_roots", "--dmodk-roots" },
 	{ O_MAXPATHS, "max_paths_per_layer", "--max-paths" },
+	{ O_L0BAL, "layer0_balance", "--layer0-balance" },
 	{ O_MINLEN, "min_path_len", "--min-len" },
 	{ O_MAXLEN, "max_path_len", "--max-len" },
 	{ O_DL_SCHEME, "deadlock", "--deadlock" },

@@ -218,6 +218,7 @@ enum key_id {
 	K_MIN_LEN,
 	K_MAX_LEN,
 	K_MAX_PATHS,
+	K_LAYER0_BALANCE,
 	K_SEED,
 	K_THREADS,
 	K_DEADLOCK,
@@ -252,6 +253,7 @@ static const struct {
 	{ "min_path_len", K_MIN_LEN, "hops (e.g. 3), dist+N, +N or diameter+N" },
 	{ "max_path_len", K_MAX_LEN, "hops (e.g. 3), dist+N, +N or diameter+N" },
 	{ "max_paths_per_layer", K_MAX_PATHS, "a count >= 0 or 'unlimited'" },
+	{ "layer0_balance", K_LAYER0_BALANCE, "base or all" },
 	{ "seed", K_SEED, "an unsigned integer (decimal or 0x hex)" },
 	{ "threads", K_THREADS, "a count 1..4096, or 'auto' or 0 for one per CPU" },
 	{ "deadlock", K_DEADLOCK, "none, dfsssp, coloring or auto" },
@@ -319,6 +321,13 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 			return -1;
 		c->max_paths_per_layer = l;
 		return 0;
+	case K_LAYER0_BALANCE: {
+		static const char *const names[] = { "base", "all" };
+		if (parse_word(v, names, 2, &i))
+			return -1;
+		c->layer0_balance = i ? IBF_L0_ALL : IBF_L0_BASE;
+		return 0;
+	}
 	case K_SEED:
 		if (parse_u64(v, 1, &u))
 			return -1;
@@ -623,6 +632,7 @@ void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o)
 	o->min_len = c->min_len;
 	o->max_len = c->max_len;
 	o->max_paths_per_layer = c->max_paths_per_layer > 0 ? c->max_paths_per_layer : 0;
+	o->layer0_balance = c->layer0_balance;
 }
 
 const char *ibf_win_bound_format(const struct ibf_win_bound *b, char *buf, size_t len)
@@ -659,14 +669,15 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 	snprintf(buf, len,
 		 "min_path_len %s, max_path_len %s, max_paths_per_layer %s, seed %llu, "
 		 "threads %s, deadlock %s, max_vls %d, best_effort %s, log_level %s, "
-		 "stable_reroute %s%s%s",
+		 "stable_reroute %s%s%s%s",
 		 ibf_win_bound_format(&c->min_len, a, sizeof(a)),
 		 ibf_win_bound_format(&c->max_len, b, sizeof(b)), paths,
 		 (unsigned long long)c->seed, threads, ibf_deadlock_name(c->deadlock), c->max_vls,
 		 c->best_effort ? "TRUE" : "FALSE",
 		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?",
-		 c->stable_reroute ? "TRUE" : "FALSE", c->dmodk_roots[0] ? ", dmodk_roots " : "",
-		 c->dmodk_roots);
+		 c->stable_reroute ? "TRUE" : "FALSE",
+		 c->layer0_balance == IBF_L0_ALL ? ", layer0_balance all" : "",
+		 c->dmodk_roots[0] ? ", dmodk_roots " : "", c->dmodk_roots);
 	/* the health service, when on */
 	size_t n = strlen(buf);
 	if (c->rail_registry[0] && n < len)

@@ -12,6 +12,8 @@
  *                                fabric diameter)
  *   max_paths_per_layer          cap on non-minimal paths per layer
  *                                (0 or "unlimited": no cap)
+ *   layer0_balance               base | all: what layered's busiest-link
+ *                                cooling balances layer 0 on with LMC >= 1
  *   seed                         random seed (decimal or 0x hex)
  *   threads                      worker threads (>= 1, or "auto" / 0)
  *   deadlock                     none | dfsssp | coloring | auto
@@ -57,6 +59,7 @@ struct ibf_conf {
 	struct ibf_win_bound min_len;	     /* default {IBF_WIN_DIST, +1} */
 	struct ibf_win_bound max_len;	     /* default {IBF_WIN_DIAM, +1} */
 	long max_paths_per_layer;	     /* <= 0: no cap (default 0) */
+	int layer0_balance;		     /* enum ibf_layer0_balance (default base) */
 	uint64_t seed;			     /* default 0 */
 	int threads;			     /* >= 1; 0 = one per online CPU (default 1) */
 	int deadlock;			     /* enum ibf_deadlock_scheme (default none) */

@@ -159,8 +159,8 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 		if (mt) {
 			/* charges the exact loads itself, switch by switch */
 			uint64_t key = c->o->seed ? ibf_mix64(c->o->seed ^ ibf_mix64(lid)) : 0;
-			c->kind->min_tree(c, ws, d->t, ws->order, nreach, key, d->rank * d->nlids + j,
-					  !d->is_sw, nxt);
+			c->kind->min_tree(c, ws, d->t, ws->order, nreach, key,
+					  d->rank * d->nlids + j, !d->is_sw, eng_xoff(c, j), nxt);
 		} else {
 			c->kind->layer_tree(c, ws, di, (int)j, nreach, cap, out);
 		}
@@ -205,7 +205,18 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
  * link rises to the old maximum, so the largest load never grows and the
  * sweeps end.  When no move helps a path through a link at the largest
  * load, a swap with another destination's LID at the same switch may
- * (try_swap), under the same rule. */
+ * (try_swap), under the same rule.
+ *
+ * layered with several LIDs per port keeps X twice (eng_xoff): over all
+ * LIDs, and over the base LIDs alone (plane 1, X + E).  Every change of a
+ * layer-0 tree goes to both, of another layer to plane 0 only.  Phases 0
+ * and 1 read plane 0 for every tree.  With layer0_balance base, phase 2
+ * reads plane 1 for layer-0 trees, so layer 0 is cooled on its own loads
+ * as minimal cools its one tree with LMC 0; with all, phase 2 reads plane
+ * 0 throughout and phase 3 then cools the layer-0 trees on plane 1 where
+ * no link's plane-0 load passes the plane-0 maximum (xmax[0]).  Layer 0
+ * takes part in swaps on both sides, under the disjointness check of a
+ * move (move_ok for this tree, swap_pair_ok for the other LID's pair). */
 
 /* stamps cb/db with the cables / links of y's paths for every LID k != j */
 static void mark_other(const struct eng_ctx *c, struct eng_ws *ws, uint32_t y, uint32_t t,
@@ -284,16 +295,20 @@ static int move_ok(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s, uint3
 	return 1;
 }
 
-/* Phase 2, when no single move cools a path through a busiest link: a swap
- * with another destination's LID l2 at the same switch s.  s sends its
+/* Phase 2 (or 3), when no single move cools a path through a busiest
+ * link: a swap with another destination's LID l2 at the same switch s.  s sends its
  * subtree (weight a) of this tree over e instead of eo, and l2, which
  * leaves s over e as a leaf of its own tree (its weight is s's CA ports),
  * over eo instead; both keep their path lengths (e and eo lead one step
  * closer to either destination).  Taken when every link whose load
  * changes stays below the busiest of them before, the coolest such swap
- * first.  Only run while phase 2 goes one unit at a time (other
- * destinations' columns are read and written).  Returns the link s now
- * takes for this tree (l2's side already applied), ENG_NOLINK for none. */
+ * first.  Only run while phases 2 and 3 go one unit at a time (other
+ * destinations' columns are read and written).  For layered, l2 is a base
+ * LID (a minimal tree on the same plane) and both sides keep their pairs'
+ * disjoint paths (move_ok, swap_pair_ok).  xa / xp: the plane offsets
+ * written / read (see above); in phase 3 no link's plane-0 load may pass
+ * xmax[0].  Returns the link s now takes for this tree (l2's side already
+ * applied), ENG_NOLINK for none. */
 #define SW_MAXP 64
 struct sw_acc {
 	uint32_t e[4 * SW_MAXP];
@@ -339,8 +354,74 @@ static int sw_path(const struct eng_ctx *c, struct sw_acc *a, uint32_t x, uint32
 	return 1;
 }
 
+/* stamps cb/db with the cables / links of the paths from s of d2's LIDs
+ * other than its base LID, read from the LFTs */
+static void mark_lft(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s,
+		     const struct eng_dest *d2)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	if (++ws->stamp2 == 0) {
+		memset(ws->cst, 0, (size_t)c->E * sizeof(*ws->cst));
+		memset(ws->dst, 0, (size_t)c->E * sizeof(*ws->dst));
+		ws->stamp2 = 1;
+	}
+	uint32_t st = ws->stamp2;
+	for (uint32_t k = 1; k < d2->nlids; k++) {
+		uint64_t bit = 1ull << k;
+		for (uint32_t x = s, g = 0; x != d2->t && g < c->S; g++) {
+			uint32_t e = lft_link(c, x, d2->lid + k);
+			if (e == ENG_NOLINK)
+				break;
+			uint32_t u = c->und[e];
+			if (ws->cst[u] != st) {
+				ws->cst[u] = st;
+				ws->cb[u] = 0;
+			}
+			ws->cb[u] |= bit;
+			if (ws->dst[e] != st) {
+				ws->dst[e] = st;
+				ws->db[e] = 0;
+			}
+			ws->db[e] |= bit;
+			x = adj[e].nbr;
+		}
+	}
+}
+
+/* the conflict masks of d2's base LID's path from s when it leaves s by
+ * link e (the LFTs from there on) */
+static void lft_conflicts(const struct eng_ctx *c, const struct eng_ws *ws, uint32_t e,
+			  const struct eng_dest *d2, uint64_t *cm, uint64_t *dm)
+{
+	for (uint32_t g = 0; e != ENG_NOLINK && g < c->S; g++) {
+		conflicts(c, ws, e, cm, dm);
+		uint32_t x = c->f->adj[e].nbr;
+		if (x == d2->t)
+			break;
+		e = lft_link(c, x, d2->lid);
+	}
+}
+
+/* may s, a leaf of the tree of d2's base LID, leave by en instead of eo?
+ * The rule of move_ok for the pair (s, d2): the other LIDs of d2 whose
+ * paths from s share a cable or a link with the new path must share one
+ * with the old path too. */
+static int swap_pair_ok(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s,
+			const struct eng_dest *d2, uint32_t eo, uint32_t en)
+{
+	if (d2->nlids <= 1)
+		return 1;
+	if (d2->nlids > 64)
+		return 0;
+	mark_lft(c, ws, s, d2);
+	uint64_t oc = 0, od = 0, nc = 0, nd = 0;
+	lft_conflicts(c, ws, eo, d2, &oc, &od);
+	lft_conflicts(c, ws, en, d2, &nc, &nd);
+	return !(nc & ~oc) && !(nd & ~od);
+}
+
 static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
-			 uint32_t s, uint32_t j, int64_t a, int64_t hi)
+			 uint32_t s, uint32_t j, int64_t a, int64_t hi, uint32_t xa, uint32_t xp)
 {
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_adj *adj = f->adj;
@@ -356,15 +437,17 @@ static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struc
 	/* the swap only helps when this tree's path from some other next
 	 * neighbour on stays below the busiest link with the subtree added */
 	uint32_t ok[256], nok = 0;
+	int check = c->kind->layer_tree && d->nlids > 1;
 	for (uint32_t k = f->adj_off[s]; k < f->adj_off[s + 1] && nok < 256; k++) {
 		uint32_t u = adj[k].nbr;
 		if (k == eo || len[u] != len[s] - 1)
 			continue;
 		int64_t m = 0;
 		for (uint32_t x = u; x != t; x = adj[nx[x]].nbr)
-			if (eng_x(c, ws, nx[x]) > m)
-				m = eng_x(c, ws, nx[x]);
-		if (m + a < hi)
+			if (eng_x(c, ws, nx[x] + xp) > m)
+				m = eng_x(c, ws, nx[x] + xp);
+		/* this tree's own pairs keep their disjoint paths (move_ok) */
+		if (m + a < hi && (!check || move_ok(c, ws, s, k, t, d->nlids, j)))
 			ok[nok++] = k;
 	}
 	if (!nok)
@@ -375,7 +458,9 @@ static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struc
 		if (di2 == ENG_NOLINK || &c->dest[di2] == d)
 			continue;
 		const struct eng_dest *d2 = &c->dest[di2];
-		if (d2->is_sw || (c->kind->layer_tree && d2->nlids > 1))
+		/* layered: only base LIDs, which are minimal trees balanced
+		 * on the same plane as this one */
+		if (d2->is_sw || (c->kind->layer_tree && l != d2->lid))
 			continue;
 		uint32_t e = lft_link(c, s, l);
 		uint32_t q = 0;
@@ -408,17 +493,21 @@ static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struc
 		sw_add(&acc, eo, a2);
 		if (!sw_path(c, &acc, adj[eo].nbr, d2->t, l, D2, a2))
 			continue;
-		int64_t mo = 0, mn = 0;
+		int64_t mo = 0, mn = 0, m0 = 0;
 		for (uint32_t i = 0; i < acc.n; i++) {
 			if (!acc.d[i])
 				continue;
-			int64_t v = eng_x(c, ws, acc.e[i]);
+			if (xp && eng_x(c, ws, acc.e[i]) + acc.d[i] > m0)
+				m0 = eng_x(c, ws, acc.e[i]) + acc.d[i];
+			int64_t v = eng_x(c, ws, acc.e[i] + xp);
 			if (v > mo)
 				mo = v;
 			if (v + acc.d[i] > mn)
 				mn = v + acc.d[i];
 		}
-		if (mn >= mo || mn >= bestm)
+		if (mn >= mo || mn >= bestm || (c->phase == 3 && m0 > c->xmax[0]))
+			continue;
+		if (c->kind->layer_tree && !swap_pair_ok(c, ws, s, d2, e, eo))
 			continue;
 		bestm = mn;
 		bl = l;
@@ -430,16 +519,186 @@ static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struc
 	uint32_t t2 = c->dest[c->lid_dest[bl]].t;
 	for (uint32_t x = s; x != t2;) {
 		uint32_t g = lft_link(c, x, bl);
-		eng_add_x(ws, g, -a2);
+		eng_add_xp(ws, g, xa, -a2);
 		x = adj[g].nbr;
 	}
 	c->r->lft[(size_t)s * c->r->stride + bl] = adj[eo].lport;
 	for (uint32_t x = s; x != t2;) {
 		uint32_t g = lft_link(c, x, bl);
-		eng_add_x(ws, g, a2);
+		eng_add_xp(ws, g, xa, a2);
 		x = adj[g].nbr;
 	}
 	return be;
+}
+
+/* s (subtree weight acc[s]) of tree j leaves by en from now on: loads,
+ * subtree sums, child lists, the LFT entry */
+static void apply_move(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
+		       uint32_t j, uint32_t s, uint32_t en, uint32_t xa)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	uint32_t *nx = ws->nxt + (size_t)j * c->S;
+	uint64_t *acc = ws->acc;
+	uint32_t t = d->t;
+	int64_t a = (int64_t)acc[s];
+	uint32_t po = adj[nx[s]].nbr, pn = adj[en].nbr;
+	for (uint32_t x = s; x != t;) {
+		uint32_t e = nx[x];
+		eng_add_xp(ws, e, xa, -a);
+		x = adj[e].nbr;
+		if (x != t)
+			acc[x] -= (uint64_t)a;
+	}
+	uint32_t *pp = &ws->fc[po];
+	while (*pp != s)
+		pp = &ws->sib[*pp];
+	*pp = ws->sib[s];
+	nx[s] = en;
+	ws->sib[s] = ws->fc[pn];
+	ws->fc[pn] = s;
+	for (uint32_t x = s; x != t;) {
+		uint32_t e = nx[x];
+		eng_add_xp(ws, e, xa, a);
+		x = adj[e].nbr;
+		if (x != t)
+			acc[x] += (uint64_t)a;
+	}
+	c->r->lft[(size_t)s * c->r->stride + d->lid + j] = adj[en].lport;
+}
+
+/* adds v to the links of tree nx's path from x to t; 0 when longer than
+ * SW_MAXP links */
+static int sw_tree_path(const struct eng_ctx *c, struct sw_acc *acc, const uint32_t *nx, uint32_t x,
+			uint32_t t, int64_t v)
+{
+	for (uint32_t g = 0; x != t; g++) {
+		if (g >= SW_MAXP)
+			return 0;
+		sw_add(acc, nx[x], v);
+		x = c->f->adj[nx[x]].nbr;
+	}
+	return 1;
+}
+
+/* Phase 2, when neither a move nor a swap cools a path of s through a
+ * busiest link: a pair of moves in the same tree.  s moves to a cool
+ * first link e whose path on is blocked by exactly one link f (f would
+ * reach the old busiest load with s's subtree added); another switch s2
+ * whose path crosses f, with at least s's weight, leaves f by a link of
+ * its own one step closer, so f loses at least what it gains.  Neither
+ * switch may lie on the other's paths (old or new), so the two moves do
+ * not change each other's segments.  Taken under the rule of a move and a
+ * swap: every link whose load changes stays below the busiest of them
+ * before, the coolest pair first.  Path lengths stay; in a tree with the
+ * disjointness check (layered's layer 0) both moves must pass move_ok
+ * (each is checked alone: neither changes the other's segments).
+ * Returns 1 when both moves were made. */
+static int try_pair(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
+		    uint32_t s, uint32_t j, int64_t a, int64_t hi, uint32_t xa, uint32_t xp)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_adj *adj = f->adj;
+	uint32_t S = c->S, t = d->t;
+	const uint32_t *nx = ws->nxt + (size_t)j * S;
+	const int32_t *len = ws->rlen + (size_t)j * S;
+	const uint64_t *acc = ws->acc;
+	uint32_t eo = nx[s];
+	int check = c->kind->layer_tree && d->nlids > 1;
+	if (len[s] > SW_MAXP)
+		return 0;
+	uint32_t oldp[SW_MAXP], no = 0;
+	for (uint32_t x = s; x != t; x = adj[nx[x]].nbr)
+		oldp[no++] = nx[x];
+	int64_t bestm = INT64_MAX;
+	uint32_t be = ENG_NOLINK, bs2 = ENG_NOLINK, be2 = ENG_NOLINK;
+	struct sw_acc sa;
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+		uint32_t u = adj[e].nbr;
+		if (e == eo || len[u] != len[s] - 1 || eng_x(c, ws, e + xp) + a >= hi)
+			continue;
+		/* the one blocking link of the new path (links of the old path
+		 * keep their load) and the switches of the new path */
+		uint32_t fb = ENG_NOLINK, nb = 0, newsw[SW_MAXP], nn = 0;
+		for (uint32_t x = u; x != t; x = adj[nx[x]].nbr) {
+			newsw[nn++] = x;
+			uint32_t g = nx[x], k = 0;
+			while (k < no && oldp[k] != g)
+				k++;
+			if (k == no && eng_x(c, ws, g + xp) + a >= hi) {
+				fb = g;
+				nb++;
+			}
+		}
+		if (nb != 1)
+			continue;
+		/* s2: the switches whose path crosses fb, i.e. the subtree of
+		 * its tail, depth first */
+		uint32_t *stk = ws->tmp, ns = 0;
+		stk[ns++] = c->esrc[fb];
+		while (ns) {
+			uint32_t s2 = stk[--ns];
+			for (uint32_t ch = ws->fc[s2]; ch != ENG_NOLINK; ch = ws->sib[ch])
+				stk[ns++] = ch;
+			int64_t a2 = (int64_t)acc[s2];
+			if (a2 < a || s2 == s)
+				continue;
+			uint32_t k = 0;
+			while (k < nn && newsw[k] != s2)
+				k++;
+			if (k < nn)
+				continue; /* on s's new path */
+			int below = 0;	  /* s2 in s's subtree */
+			for (uint32_t x = s2; x != t && !below; x = adj[nx[x]].nbr)
+				below = x == s;
+			if (below)
+				continue;
+			for (uint32_t e2 = f->adj_off[s2]; e2 < f->adj_off[s2 + 1]; e2++) {
+				uint32_t u2 = adj[e2].nbr;
+				if (e2 == nx[s2] || len[u2] != len[s2] - 1 ||
+				    eng_x(c, ws, e2 + xp) + a2 >= hi)
+					continue;
+				int bad = 0; /* the new path of s2 avoids fb and s */
+				for (uint32_t x = u2; x != t && !bad; x = adj[nx[x]].nbr)
+					bad = x == s || nx[x] == fb;
+				if (bad)
+					continue;
+				sa.n = 0;
+				sw_tree_path(c, &sa, nx, s, t, -a);
+				sw_add(&sa, e, a);
+				sw_tree_path(c, &sa, nx, u, t, a);
+				if (!sw_tree_path(c, &sa, nx, s2, t, -a2))
+					continue;
+				sw_add(&sa, e2, a2);
+				if (!sw_tree_path(c, &sa, nx, u2, t, a2))
+					continue;
+				int64_t mo = 0, mn = 0;
+				for (uint32_t i = 0; i < sa.n; i++) {
+					if (!sa.d[i])
+						continue;
+					int64_t v = eng_x(c, ws, sa.e[i] + xp);
+					if (v > mo)
+						mo = v;
+					if (v + sa.d[i] > mn)
+						mn = v + sa.d[i];
+				}
+				if (mn >= mo || mn >= bestm)
+					continue;
+				/* both moves keep their pairs' disjoint paths */
+				if (check && (!move_ok(c, ws, s, e, t, d->nlids, j) ||
+					      !move_ok(c, ws, s2, e2, t, d->nlids, j)))
+					continue;
+				bestm = mn;
+				be = e;
+				bs2 = s2;
+				be2 = e2;
+			}
+		}
+	}
+	if (be == ENG_NOLINK)
+		return 0;
+	apply_move(c, ws, d, j, s, be, xa);
+	apply_move(c, ws, d, j, bs2, be2, xa);
+	return 1;
 }
 
 static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const struct eng_dest *d,
@@ -453,7 +712,13 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 	uint64_t *acc = ws->acc;
 	const uint32_t *order = ws->order;
 	int check = c->kind->layer_tree && nl > 1;
-	int minmax = c->phase == 2;
+	int minmax = c->phase >= 2;
+	/* changes go to plane 0 and, for a base LID, to plane 1 too (xa);
+	 * the plane read (xp) is plane 1 for a base LID while layer 0 is
+	 * cooled alone: phase 2 with c->l0base, else phase 3, which keeps
+	 * every link's load on plane 0 within the busiest one (xmax[0]) */
+	uint32_t xa = eng_xoff(c, j), xp = (c->l0base ? minmax : c->phase == 3) ? xa : 0;
+	int pl = xp != 0;
 
 	/* children, and the switches by tree length (counting sort) */
 	uint32_t maxl = 0;
@@ -492,12 +757,12 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 		int64_t hi = 0;
 		for (uint32_t x = s; x != t;) {
 			uint32_t e = nx[x];
-			int64_t w = eng_x(c, ws, e);
+			int64_t w = eng_x(c, ws, e + xp);
 			if (w > hi)
 				hi = w;
 			x = adj[e].nbr;
 		}
-		if (hi <= c->xmean)
+		if (hi <= c->xmean[pl])
 			continue;
 		int64_t bestd = minmax ? INT64_MAX : 0, bestm = INT64_MAX;
 		uint32_t beste = ENG_NOLINK;
@@ -515,12 +780,16 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 			if (e == eo || u == s)
 				continue;
 			/* walk old and new paths in lockstep until they meet */
-			int64_t dl = a * (2 * eng_x(c, ws, e) + a) - a * (2 * eng_x(c, ws, eo) - a);
-			int64_t mo = eng_x(c, ws, eo), mn = eng_x(c, ws, e) + a;
+			int64_t dl = a * (2 * eng_x(c, ws, e + xp) + a) -
+				     a * (2 * eng_x(c, ws, eo + xp) - a);
+			int64_t mo = eng_x(c, ws, eo + xp), mn = eng_x(c, ws, e + xp) + a;
+			int64_t m0 = eng_x(c, ws, e) + a; /* plane 0 (== mn without xp) */
 			uint32_t xo = adj[eo].nbr, xn = u;
 			while (xo != xn) {
 				uint32_t fo = nx[xo], fn = nx[xn];
-				int64_t vo = eng_x(c, ws, fo), vn = eng_x(c, ws, fn);
+				int64_t vo = eng_x(c, ws, fo + xp), vn = eng_x(c, ws, fn + xp);
+				if (xp && eng_x(c, ws, fn) + a > m0)
+					m0 = eng_x(c, ws, fn) + a;
 				dl += a * (2 * vn + a) - a * (2 * vo - a);
 				if (vo > mo)
 					mo = vo;
@@ -533,6 +802,8 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 				/* the busiest link the move touches must get cooler */
 				if (mn >= mo || mn > bestm || (mn == bestm && dl >= bestd))
 					continue;
+				if (xp && c->phase == 3 && m0 > c->xmax[0])
+					continue;
 			} else if (dl >= bestd) {
 				continue;
 			}
@@ -543,34 +814,17 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 			beste = e;
 		}
 		/* n > 1: s has another way one step closer */
-		if (beste == ENG_NOLINK && minmax && !check && n > 1 && hi >= c->xmax)
-			beste = try_swap(c, ws, d, s, j, a, hi);
+		if (beste == ENG_NOLINK && minmax && (!check || j == 0) && n > 1 &&
+		    hi >= c->xmax[pl])
+			beste = try_swap(c, ws, d, s, j, a, hi, xa, xp);
+		if (beste == ENG_NOLINK && minmax && (!check || j == 0) && n > 1 &&
+		    hi >= c->xmax[pl] && c->phase == 2 && try_pair(c, ws, d, s, j, a, hi, xa, xp)) {
+			out->moves += 2;
+			continue;
+		}
 		if (beste == ENG_NOLINK)
 			continue;
-		/* apply: loads, subtree sums, child lists, the LFT entry */
-		uint32_t po = adj[eo].nbr, pn = adj[beste].nbr;
-		for (uint32_t x = s; x != t;) {
-			uint32_t e = nx[x];
-			eng_add_x(ws, e, -a);
-			x = adj[e].nbr;
-			if (x != t)
-				acc[x] -= (uint64_t)a;
-		}
-		uint32_t *pp = &ws->fc[po];
-		while (*pp != s)
-			pp = &ws->sib[*pp];
-		*pp = ws->sib[s];
-		nx[s] = beste;
-		ws->sib[s] = ws->fc[pn];
-		ws->fc[pn] = s;
-		for (uint32_t x = s; x != t;) {
-			uint32_t e = nx[x];
-			eng_add_x(ws, e, a);
-			x = adj[e].nbr;
-			if (x != t)
-				acc[x] += (uint64_t)a;
-		}
-		c->r->lft[(size_t)s * c->r->stride + d->lid + j] = adj[beste].lport;
+		apply_move(c, ws, d, j, s, beste, xa);
 		out->moves++;
 	}
 }
@@ -637,7 +891,7 @@ static void rebal_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 			}
 		}
 	}
-	for (uint32_t j = 0; j < d->nlids; j++)
+	for (uint32_t j = 0; j < (c->phase == 3 ? 1 : d->nlids); j++)
 		rebalance_tree(c, ws, d, nreach, j, out);
 	flush_exact(ws, out);
 }
@@ -724,6 +978,10 @@ static int ctx_setup(struct eng_ctx *c, uint32_t *maxlids, struct ibf_error *err
 	int maxlmc = 0;
 	if ((rc = eng_build_dests(c, err, maxlids, &maxlmc)))
 		return rc;
+	/* layered with several LIDs per port: its layer 0 balances on the
+	 * base LIDs' loads alone (plane 1 of X), as minimal does with LMC 0 */
+	c->xplanes = c->kind->layer_tree && *maxlids > 1 ? 2 : 1;
+	c->l0base = c->xplanes == 2 && o->layer0_balance == IBF_L0_BASE;
 	if ((rc = eng_build_links(c, err)) || (rc = eng_build_dist(c, err)))
 		return rc;
 	c->winlo = malloc(((size_t)c->diam + 1) * sizeof(*c->winlo));
@@ -752,7 +1010,7 @@ static int ctx_setup(struct eng_ctx *c, uint32_t *maxlids, struct ibf_error *err
 	 * link's old load) only holds when every move sees all earlier ones;
 	 * in a round of 16 the units all fled onto the same cool link */
 	c->rounds[0] = c->rounds[1] = c->round;
-	c->rounds[2] = 1;
+	c->rounds[2] = c->rounds[3] = 1;
 	c->lid_dest = malloc(((size_t)c->r->max_lid + 1) * sizeof(*c->lid_dest));
 	if (!c->lid_dest)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
@@ -763,11 +1021,12 @@ static int ctx_setup(struct eng_ctx *c, uint32_t *maxlids, struct ibf_error *err
 			c->lid_dest[c->dest[i].lid + j] = i;
 	c->r->lmc = maxlmc;
 	snprintf(c->r->engine, sizeof(c->r->engine), "%s", c->kind->name);
+	size_t XE = c->E ? (size_t)c->E * c->xplanes : 1;
 	for (unsigned i = 0; i < ENG_ROUND; i++) {
 		c->out[i].e = malloc((c->E ? c->E : 1) * sizeof(*c->out[i].e));
 		c->out[i].w = malloc((c->E ? c->E : 1) * sizeof(*c->out[i].w));
-		c->out[i].xe = malloc((c->E ? c->E : 1) * sizeof(*c->out[i].xe));
-		c->out[i].xw = malloc((c->E ? c->E : 1) * sizeof(*c->out[i].xw));
+		c->out[i].xe = malloc(XE * sizeof(*c->out[i].xe));
+		c->out[i].xw = malloc(XE * sizeof(*c->out[i].xw));
 		if (!c->out[i].e || !c->out[i].w || !c->out[i].xe || !c->out[i].xw)
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
@@ -897,34 +1156,47 @@ static void run_round(struct eng_ctx *c, struct eng_pool *p, uint32_t base, stru
 
 /* Phase 0 builds every table; phase 1 rebalances them (one sweep: more
  * gain little); phase 2 cools the busiest links, sweep after sweep while
- * moves are found (at most ENG_MINMAX); all in the same deterministic
- * rounds. */
+ * moves are found (at most ENG_MINMAX); phase 3 (layered, LMC >= 1,
+ * layer0_balance all) likewise cools layer 0 on the base LIDs' loads; all
+ * in the same deterministic rounds. */
 static void run_phases(struct eng_ctx *c, struct eng_pool *p, struct run_sums *t)
 {
-	for (int ph = 0; ph <= ENG_SWEEPS + ENG_MINMAX && !(ph > 0 && t->unreach); ph++) {
-		c->phase = ph == 0 ? 0 : ph <= ENG_SWEEPS ? 1 : 2;
+	int last = c->xplanes == 2 && !c->l0base ? 3 : 2, sweeps = 0;
+	for (int ph = 0; ph <= ENG_SWEEPS + 2 * ENG_MINMAX && !(ph > 0 && t->unreach); ph++) {
+		if (ph == 0 || ph <= ENG_SWEEPS)
+			c->phase = ph == 0 ? 0 : 1;
+		else if (c->phase < 2)
+			c->phase = 2;
+		if (c->phase > last)
+			break;
 		uint64_t moves0 = t->moves;
 		if (c->phase) {
 			/* moves keep every path length, so the total (and the mean)
 			 * of X stays as it is; a hair above the mean: near balance,
 			 * re-checking every path costs much and gains little */
-			uint64_t sum = 0, mx = 0;
-			for (uint32_t e = 0; e < c->E; e++) {
-				sum += c->X[e];
-				if (c->X[e] > mx)
-					mx = c->X[e];
+			for (uint32_t pl = 0; pl < c->xplanes; pl++) {
+				const uint64_t *X = c->X + (size_t)pl * c->E;
+				uint64_t sum = 0, mx = 0;
+				for (uint32_t e = 0; e < c->E; e++) {
+					sum += X[e];
+					if (X[e] > mx)
+						mx = X[e];
+				}
+				int64_t mean = c->E ? (int64_t)(sum / c->E + sum / c->E / 512) : 0;
+				/* phase 2 only cares for the busiest links: paths whose
+				 * busiest link is in the upper half between mean and max */
+				if (c->phase >= 2 && (int64_t)mx > mean)
+					mean += ((int64_t)mx - mean) / 2;
+				c->xmean[pl] = mean;
+				c->xmax[pl] = (int64_t)mx;
 			}
-			c->xmean = c->E ? (int64_t)(sum / c->E + sum / c->E / 512) : 0;
-			/* phase 2 only cares for the busiest links: paths whose
-			 * busiest link is in the upper half between mean and max */
-			if (c->phase == 2 && (int64_t)mx > c->xmean)
-				c->xmean += ((int64_t)mx - c->xmean) / 2;
-			c->xmax = (int64_t)mx;
 		}
 		for (uint32_t base = 0; base < c->ndest; base += c->rounds[c->phase])
 			run_round(c, p, base, t);
-		if (c->phase == 2 && t->moves == moves0)
-			break;
+		if (c->phase >= 2 && (t->moves == moves0 || ++sweeps == ENG_MINMAX)) {
+			c->phase++;
+			sweeps = 0;
+		}
 	}
 }
 

@@ -12,11 +12,13 @@
  * derives its random choices from (seed, destination, layer), so the
  * tables never depend on the thread count or on scheduling.
  *
- * Three phases run in such rounds: phase 0 builds every destination's trees;
+ * Up to four phases run in such rounds: phase 0 builds every destination's trees;
  * phase 1 revisits every CA destination and re-points next hops to even out
  * the exact link loads X (see rebal_unit in engine_core.c), again reading
  * X as it was when the round began plus the unit's own changes; phase 2
- * cools the busiest links (repeated while it moves) one unit at a time,
+ * cools the busiest links (repeated while it moves) one unit at a time
+ * (and phase 3, for layered with LMC >= 1 and layer0_balance all, cools
+ * layer 0 on the base LIDs' own loads the same way),
  * each seeing every earlier move: its rule lets no link reach the old
  * busiest load, which only holds when no other unit moves at the same
  * time, and its swaps write other destinations' columns. */
@@ -82,19 +84,28 @@ struct eng_ctx {
 	uint32_t pmax;	    /* longest free prefix in the layered search */
 	uint64_t *W;	    /* [E] shared link weights (snapshot during a round) */
 	uint32_t round;	    /* units per round: from the fabric size only */
-	uint32_t rounds[3];	    /* units per round in phases 0, 1, 2 */
+	uint32_t rounds[4];	    /* units per round in phases 0 .. 3 */
 	uint32_t *lid_dest;	    /* [max_lid + 1] destination of each routed LID, or ENG_NOLINK */
-	int64_t xmax;		    /* phase 2: the largest X when the sweep began */
+	int64_t xmax[2];	    /* phase 2: the largest X of each plane when the sweep began */
 	uint64_t *possible; /* [S * words] bit s of row t: s has some simple path to t
 			       * whose length lies in its window (only for layered) */
 	uint32_t pwords;
-	uint64_t *X;		/* [E] exact paths per link, as ibf_path_stats counts them:
-			       * (source CA port, CA destination LID) pairs crossing it */
+	uint64_t *X;		/* [xplanes * E] exact paths per link, as ibf_path_stats counts
+			       * them: (source CA port, CA destination LID) pairs crossing it;
+			       * plane 1 (X + E), when there are two, counts only the base
+			       * LIDs (layer 0) */
+	int l0base;		/* phase 2 cools layered's layer 0 on plane 1 alone
+			       * (layer0_balance base); else phase 3 does, within the
+			       * busiest all-LID load */
+	uint32_t xplanes;	/* 2 for layered with LMC >= 1 (layer 0 balances on its own
+			       * plane, as minimal does with LMC 0), else 1 */
 	uint32_t *hca;		/* [S] CA/router ports cabled to each switch */
 	int32_t *winlo, *winhi; /* [diam + 1] window bounds by distance (eng_bound) */
-	int phase;		/* 0: build the tables, 1: rebalance them, 2: cool the busiest links */
-	int64_t xmean;		/* phase 1: mean of X when the sweep began; phase 2: halfway
-				 * from there to the largest X (paths below are left alone) */
+	int phase;		/* 0: build the tables, 1: rebalance them, 2: cool the busiest
+				 * links, 3: cool layer 0 alone (layer0_balance all) */
+	int64_t xmean[2];	/* per plane; phase 1: mean of X when the sweep began; phase 2:
+				 * halfway from there to the largest X (paths below are left
+				 * alone) */
 	struct eng_unit_out out[ENG_ROUND];
 };
 
@@ -119,9 +130,9 @@ struct eng_ws {
 	uint32_t *down;	    /* [E] */
 	uint32_t *bcount;   /* [S + 2] */
 	/* exact-load deltas and the rebalancing pass */
-	int64_t *xdelta;    /* [E] */
-	uint8_t *xflag;	    /* [E] */
-	uint32_t *xtouched; /* [E] */
+	int64_t *xdelta;    /* [xplanes * E] */
+	uint8_t *xflag;	    /* [xplanes * E] */
+	uint32_t *xtouched; /* [xplanes * E] */
 	uint32_t nxt_touched;
 	int32_t *rlen;	     /* [layers * S] tree path length per LID of the unit */
 	uint32_t *fc, *sib;  /* [S] first child, next sibling in one tree */
@@ -144,6 +155,19 @@ static inline void eng_add_x(struct eng_ws *ws, uint32_t e, int64_t v)
 	ws->xdelta[e] += v;
 }
 
+/* the plane offset of LID j of a destination: E for the base LID when X
+ * has two planes, else 0; a LID's loads are read at e + off and every
+ * change goes to plane 0 and, for the base LID, to plane 1 too */
+static inline uint32_t eng_xoff(const struct eng_ctx *c, uint32_t j)
+{
+	return c->xplanes == 2 && j == 0 ? c->E : 0;
+}
+static inline void eng_add_xp(struct eng_ws *ws, uint32_t e, uint32_t off, int64_t v)
+{
+	eng_add_x(ws, e, v);
+	if (off)
+		eng_add_x(ws, e + off, v);
+}
 static inline uint64_t eng_w(const struct eng_ctx *c, const struct eng_ws *ws, uint32_t e)
 {
 	return c->W[e] + ws->delta[e];
@@ -166,8 +190,8 @@ static inline void eng_add_w(const struct eng_ctx *c, struct eng_ws *ws, uint32_
 struct eng_kind {
 	const char *name;
 	void (*min_tree)(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t,
-			 const uint32_t *order, uint32_t nreach, uint64_t key, uint32_t rot,
-			 int ca, uint32_t *nxt);
+			 const uint32_t *order, uint32_t nreach, uint64_t key, uint32_t rot, int ca,
+			 uint32_t xoff, uint32_t *nxt);
 	void (*layer_tree)(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di, int layer,
 			   uint32_t nreach, long cap, struct eng_unit_out *out);
 };
@@ -184,9 +208,11 @@ uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t 
 /* Balanced minimal in-tree to t for one LID: fills nxt[S] (ENG_NOLINK for t
  * and unreachable switches), adds the loads to ws->delta and, when ca (a CA
  * destination), the exact loads to ws->xdelta.  order and nreach come from
- * eng_order_by_dist.  key (the seed) and rot rotate the port order of ties. */
+ * eng_order_by_dist.  key (the seed) and rot rotate the port order of ties.
+ * xoff (eng_xoff): the plane of X the tree balances on. */
 void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const uint32_t *order,
-		  uint32_t nreach, uint64_t key, uint32_t rot, int ca, uint32_t *nxt);
+		  uint32_t nreach, uint64_t key, uint32_t rot, int ca, uint32_t xoff,
+		  uint32_t *nxt);
 
 /* Window bounds for source s (distance dst) */
 static inline int eng_bound(const struct eng_ctx *c, const struct ibf_win_bound *b, uint32_t dst)

@@ -73,9 +73,10 @@ int eng_ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids)
 	/* counting sorts: by distance (diam + 3), by path length (< S + 2) and
 	 * by level up to the LID index of the unit (maxlids + 3) */
 	ws->bcount = malloc(((size_t)c->diam + 4400 + S + maxlids) * sizeof(*ws->bcount));
-	ws->xdelta = calloc(E, sizeof(*ws->xdelta));
-	ws->xflag = calloc(E, 1);
-	ws->xtouched = malloc(E * sizeof(*ws->xtouched));
+	size_t XE = E * (c->xplanes ? c->xplanes : 1);
+	ws->xdelta = calloc(XE, sizeof(*ws->xdelta));
+	ws->xflag = calloc(XE, 1);
+	ws->xtouched = malloc(XE * sizeof(*ws->xtouched));
 	ws->rlen = malloc(S * maxlids * sizeof(*ws->rlen));
 	ws->fc = malloc(S * sizeof(*ws->fc));
 	ws->sib = malloc(S * sizeof(*ws->sib));
@@ -262,7 +263,7 @@ int eng_build_links(struct eng_ctx *c, struct ibf_error *err)
 	c->rev = f->adj_rev;
 	c->und = malloc((E ? E : 1) * sizeof(*c->und));
 	c->W = calloc(E ? E : 1, sizeof(*c->W));
-	c->X = calloc(E ? E : 1, sizeof(*c->X));
+	c->X = calloc(E ? (size_t)E * c->xplanes : 1, sizeof(*c->X));
 	if (!c->esrc || !c->rev || !c->und || !c->W || !c->X)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (uint32_t e = 0; e < E; e++)

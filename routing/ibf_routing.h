@@ -47,12 +47,20 @@ struct ibf_win_bound {
 	int value;
 };
 
+/* What layered's busiest-link cooling aims at for layer 0 when ports have
+ * several LIDs (LMC >= 1): IBF_L0_BASE the base LIDs' own loads (layer 0
+ * as balanced as minimal with LMC 0; the all-LID busiest link may grow),
+ * IBF_L0_ALL the loads of all LIDs (then layer 0 alone only within the
+ * busiest all-LID load). */
+enum ibf_layer0_balance { IBF_L0_BASE = 0, IBF_L0_ALL = 1 };
+
 struct ibf_route_opts {
 	uint64_t seed;
 	int threads;		      /* worker threads (>= 1); never changes the result */
 	struct ibf_win_bound min_len; /* default {DIST, +1} */
 	struct ibf_win_bound max_len; /* default {DIAM, +1} */
 	long max_paths_per_layer;     /* <= 0: no cap */
+	int layer0_balance;	      /* enum ibf_layer0_balance (layered) */
 	int layers;		      /* 0 = 1 << routes lmc (from the fabric's end-port LMC) */
 	ibf_log_fn log;		      /* may be NULL */
 	void *log_ctx;
@@ -266,6 +274,8 @@ struct ibf_path_stats {
 	double share_ge[9];	 /* share of pairs with >= k disjoint paths, k = 0..8 */
 	double link_min, link_mean, link_max, link_cv; /* paths per directed switch link */
 	uint64_t *link_load; /* [nlinks] paths per link, indexed like fabric->adj */
+	uint64_t *link_load0; /* [nlinks] the same, destination base LIDs only (layer 0) */
+	double link_mean0, link_max0; /* mean and max of link_load0 */
 	uint64_t unrouted;   /* (switch, assigned LID) pairs whose trace does not
 				       * deliver to the LID's port */
 };

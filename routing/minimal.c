@@ -21,7 +21,7 @@
 #include <string.h>
 
 void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const uint32_t *order,
-		  uint32_t nreach, uint64_t key, uint32_t rot, int ca, uint32_t *nxt)
+		  uint32_t nreach, uint64_t key, uint32_t rot, int ca, uint32_t xoff, uint32_t *nxt)
 {
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_adj *adj = f->adj;
@@ -71,7 +71,7 @@ void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const 
 		/* s's own end ports load every link of its path from now on */
 		if (ca && c->hca[s])
 			for (uint32_t x = s; x != t; x = adj[nxt[x]].nbr)
-				eng_add_x(ws, nxt[x], (int64_t)c->hca[s]);
+				eng_add_xp(ws, nxt[x], xoff, (int64_t)c->hca[s]);
 	}
 	ws->len[t] = 0;
 	/* charge: farthest first, each switch passes its subtree's sources on */

@@ -33,7 +33,9 @@
  *   adds one to every switch-to-switch link it crosses.  So the trace from
  *   switch s towards x is weighted by the number of end ports at s.  All
  *   directed links count in min / mean / max / cv, unused ones as 0;
- *   cv = population standard deviation / mean.
+ *   cv = population standard deviation / mean.  link_load0 counts only
+ *   the destinations' base LIDs (layer 0), so with LMC >= 1 the single-path
+ *   balance of layer 0 can be read alone (link_max0, link_mean0).
  *
  *   Unrouted.  (switch, LID) pairs over every switch and every assigned
  *   LID whose trace does not deliver to the LID's port.
@@ -71,6 +73,7 @@ struct st_thread {
 	uint64_t *len_hist;  /* [layers][nsw + 1] */
 	uint64_t *disj_hist; /* [layers + 1] */
 	uint64_t *load;	     /* [nadj] */
+	uint64_t *load0;     /* [nadj] the base LIDs' share of load */
 	uint64_t pairs, pair_paths, pair_failed, unrouted;
 	uint32_t max_len;
 };
@@ -256,6 +259,7 @@ static int link_part(struct st_thread *t)
 					t->unrouted++;
 			if (f->nodes[m->node[d]].type == IBF_NODE_SWITCH)
 				continue;
+			int base = ibf_port(f, m->node[d], m->port[d])->lid == d;
 			/* push the sources' weight along the in-tree of d: in
 			 * reverse settling order a switch comes before its next hop */
 			const uint8_t *col = w.col + (size_t)k * nsw;
@@ -269,8 +273,11 @@ static int link_part(struct st_thread *t)
 					continue;
 				int32_t l =
 					sh->portlinks[f->nodes[f->switches[s]].port_off + col[s]];
-				if (l >= 0)
+				if (l >= 0) {
 					t->load[l] += acc[s];
+					if (base)
+						t->load0[l] += acc[s];
+				}
 				acc[next[s]] += acc[s];
 			}
 		}
@@ -296,6 +303,7 @@ void ibf_path_stats_free(struct ibf_path_stats *st)
 	free(st->len_hist);
 	free(st->disjoint_hist);
 	free(st->link_load);
+	free(st->link_load0);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -360,7 +368,8 @@ static int gather(struct ibf_path_stats *st, const struct st_thread *th, int nth
 	st->len_hist = calloc((size_t)L * (max_len + 1), sizeof(uint64_t));
 	st->disjoint_hist = calloc((size_t)L + 1, sizeof(uint64_t));
 	st->link_load = calloc((size_t)nadj + 1, sizeof(uint64_t));
-	if (!st->len_hist || !st->disjoint_hist || !st->link_load)
+	st->link_load0 = calloc((size_t)nadj + 1, sizeof(uint64_t));
+	if (!st->len_hist || !st->disjoint_hist || !st->link_load || !st->link_load0)
 		return -1;
 	for (int i = 0; i < nth; i++) {
 		const struct st_thread *t = &th[i];
@@ -374,8 +383,10 @@ static int gather(struct ibf_path_stats *st, const struct st_thread *th, int nth
 					t->len_hist[(size_t)l * (nsw + 1) + h];
 		for (int k = 0; k <= L; k++)
 			st->disjoint_hist[k] += t->disj_hist[k];
-		for (uint32_t a = 0; a < nadj; a++)
+		for (uint32_t a = 0; a < nadj; a++) {
 			st->link_load[a] += t->load[a];
+			st->link_load0[a] += t->load0[a];
+		}
 	}
 	return 0;
 }
@@ -391,6 +402,14 @@ static void summarize(struct ibf_path_stats *st, uint32_t nadj, int L)
 	}
 	if (!nadj)
 		return;
+	uint64_t sum0 = 0, mx0 = 0;
+	for (uint32_t a = 0; a < nadj; a++) {
+		sum0 += st->link_load0[a];
+		if (st->link_load0[a] > mx0)
+			mx0 = st->link_load0[a];
+	}
+	st->link_max0 = (double)mx0;
+	st->link_mean0 = (double)sum0 / nadj;
 	double sum = 0, mn = (double)st->link_load[0], mx = mn;
 	for (uint32_t a = 0; a < nadj; a++) {
 		double x = (double)st->link_load[a];
@@ -464,7 +483,8 @@ int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *
 		th[i].len_hist = calloc((size_t)L * (nsw + 1), sizeof(uint64_t));
 		th[i].disj_hist = calloc((size_t)L + 1, sizeof(uint64_t));
 		th[i].load = calloc((size_t)nadj + 1, sizeof(uint64_t));
-		if (!th[i].len_hist || !th[i].disj_hist || !th[i].load)
+		th[i].load0 = calloc((size_t)nadj + 1, sizeof(uint64_t));
+		if (!th[i].len_hist || !th[i].disj_hist || !th[i].load || !th[i].load0)
 			goto nomem;
 	}
 	if (run_workers(th, nth) || gather(st, th, nth, nsw, nadj, L))
@@ -481,6 +501,7 @@ out:
 			free(th[i].len_hist);
 			free(th[i].disj_hist);
 			free(th[i].load);
+			free(th[i].load0);
 		}
 	free(th);
 	free(hosts);
@@ -520,9 +541,11 @@ int ibf_path_stats_write_json(const struct ibf_path_stats *st, FILE *out)
 		fprintf(out, "%s\"%d\":%.6f", k > 1 ? "," : "", k, st->share_ge[k]);
 	fprintf(out,
 		"},\"paths_per_link\":{\"links\":%llu,\"min\":%.0f,\"mean\":%.4f,\"max\":%.0f,"
-		"\"max_over_mean\":%.4f,\"cv\":%.4f},\"unrouted\":%llu}\n",
+		"\"max_over_mean\":%.4f,\"cv\":%.4f},\"paths_per_link_layer0\":{\"mean\":%.4f,"
+		"\"max\":%.0f},\"unrouted\":%llu}\n",
 		(unsigned long long)st->nlinks, st->link_min, st->link_mean, st->link_max,
-		max_over_mean(st), st->link_cv, (unsigned long long)st->unrouted);
+		max_over_mean(st), st->link_cv, st->link_mean0, st->link_max0,
+		(unsigned long long)st->unrouted);
 	return ferror(out) ? IBF_EIO : 0;
 }
 
@@ -559,6 +582,9 @@ int ibf_path_stats_write_text(const struct ibf_path_stats *st, FILE *out)
 		"paths per link: min %.0f mean %.2f max %.0f (max/mean %.2f), cv %.3f over %llu links\n",
 		st->link_min, st->link_mean, st->link_max, max_over_mean(st), st->link_cv,
 		(unsigned long long)st->nlinks);
+	if (L > 1)
+		fprintf(out, "paths per link, layer 0 (base LIDs) only: mean %.2f max %.0f\n",
+			st->link_mean0, st->link_max0);
 	fprintf(out, "unrouted (switch, LID) pairs: %llu\n", (unsigned long long)st->unrouted);
 	return ferror(out) ? IBF_EIO : 0;
 }

@@ -90,9 +90,19 @@ static void all_keys(void)
 				  "5000, seed 31, threads 4, deadlock none, max_vls 8, "
 				  "best_effort TRUE, log_level debug, stable_reroute TRUE"),
 		     "%s", buf);
+	TT_EQ_INT(o.layer0_balance, IBF_L0_BASE);
 	struct ibf_conf c2;
 	TT_EQ_INT(parse("stable_reroute FALSE\n", &c2, &err), 0);
 	TT_EQ_INT(c2.stable_reroute, 0);
+	/* layer0_balance: base (the default) or all; shown only when all */
+	TT_EQ_INT(parse("layer0_balance all\n", &c2, &err), 0);
+	TT_EQ_INT(c2.layer0_balance, IBF_L0_ALL);
+	ibf_conf_to_route_opts(&c2, &o);
+	TT_EQ_INT(o.layer0_balance, IBF_L0_ALL);
+	ibf_conf_format(&c2, buf, sizeof(buf));
+	TT_CHECK_MSG(strstr(buf, ", layer0_balance all") != NULL, "%s", buf);
+	TT_EQ_INT(parse("layer0_balance base\n", &c2, &err), 0);
+	TT_EQ_INT(c2.layer0_balance, IBF_L0_BASE);
 	TT_EQ_INT(c.stable_reroute, 1); /* the default */
 	TT_CHECK(parse("stable_reroute maybe\n", &c2, &err) == IBF_EPARSE);
 }
@@ -209,6 +219,7 @@ static void errors(void)
 		{ "best_effort maybe\n", IBF_EPARSE, 1, "bad value" },
 		{ "log_level 4\n", IBF_EPARSE, 1, "bad value" },
 		{ "max_paths_per_layer -3\n", IBF_EPARSE, 1, "bad value" },
+		{ "layer0_balance most\n", IBF_EPARSE, 1, "bad value" },
 		{ "Seed 1\n", IBF_EPARSE, 1, "unknown key 'Seed'" },
 		/* a window conflict is reported at the later of the two lines */
 		{ "min_path_len 5\nmax_path_len 3\n", IBF_EINVAL, 2,
