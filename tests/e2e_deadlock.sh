@@ -13,6 +13,7 @@
 #    deadlock verify` must find zero cycles and no missing SL; it reports
 #    the VLs used.  The same live tables with every VL forced to 0 must be
 #    cyclic (the check is not vacuous).
+#  - a 4 x 4 torus the same way with `deadlock auto`;
 #  - a ring of 5 switches routed by stock minhop without QoS: the verifier
 #    finds the cycle in the tables read back, and `ibfab deadlock apply`
 #    (dfsssp) on them needs 2 layers and verifies clean.
@@ -30,13 +31,14 @@ osm_conf "$WORK/opensm.default.conf" layered 2 "$WORK/opensm-qos.conf" -e 's|^qo
 check "opensm.conf: layered, lmc 2, qos TRUE, unicast cache off" \
 	grep -q '^qos TRUE' "$WORK/opensm-qos.conf"
 
-# live SCHEME: opensm (background) + plugin, then read everything back
+# live SCHEME [NET [DIRNAME]]: opensm (background) + plugin on NET (the Slim
+# Fly by default), then read everything back into $WORK/DIRNAME/sim
 live() {
-	local scheme=$1 dir="$WORK/$1"
+	local scheme=$1 net=${2:-$WORK/sf5.net} dir="$WORK/${3:-$1}"
 	mkdir -p "$dir"
 	printf 'deadlock %s\n' "$scheme" >"$dir/ibfab.conf"
 	env IBFAB_CONF="$dir/ibfab.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		"$HARNESS" with "$WORK/sf5.net" "$dir/sim" -- bash -c '
+		"$HARNESS" with "$net" "$dir/sim" -- bash -c '
 		. "$1"
 		d=$IBFAB_SIM_DIR conf=$0
 		OSM_TMP_DIR=$d OSM_CACHE_DIR=$d ibsim-run opensm -F "$conf" -f "$d/opensm.log" \
@@ -86,6 +88,31 @@ for scheme in dfsssp coloring; do
 	check "$scheme: the same routes on one VL are cyclic (exit 1)" test $? -eq 1
 done
 check "coloring: 3 buckets on 8 VLs" grep -q 'SL2VL buckets by hop position on 8 VLs' "$WORK/coloring/sim/opensm.log"
+
+# ------------------------------------------------------------------ layered on a torus, live
+# a 4 x 4 torus (topo gen torus, 2 hosts per switch): layered routes with
+# LMC 2 close credit loops around the rings; deadlock auto under stock
+# OpenSM, and the verifier on what the fabric holds
+"$IBFAB" topo gen torus --dims 4,4 --hosts 2 --format ibsim -o "$WORK/tor44.net"
+live auto "$WORK/tor44.net" tor-auto
+check "torus 4 x 4, deadlock auto: opensm + plugin ran, tables, SL2VL and SLs read back" test $? -eq 0
+d="$WORK/tor-auto/sim"
+grep -E 'ibfab layered: deadlock|tables configured' "$d/opensm.log" |
+	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-200 | diag
+# auto: the colouring needs paths of at most 3 hops, layered's layers >= 1
+# take 4 on this torus, so the choice is dfsssp
+check "torus: layered tables configured by ibfab (16 switches, 144 LIDs), auto chose dfsssp" \
+	sh -c "grep -q 'layered: tables configured by ibfab: 16 switches, 144 LIDs' '$d/opensm.log' &&
+		grep -q 'ibfab layered: deadlock dfsssp: .*deadlock-free.*auto: coloring preconditions failed' '$d/opensm.log'"
+"$IBFAB" deadlock verify --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --sl "$d/sl.txt" \
+	--sl2vl "$d/sl2vl.txt" >"$d/verify.txt" 2>&1
+rc=$?
+grep -E '^(VLs used|cycles|missing SL|result)' "$d/verify.txt" | diag
+check "torus: verifier on the live tables: deadlock-free, no SL missing (exit $rc)" \
+	sh -c "test $rc -eq 0 && grep -q '^cycles: *0 cyclic' '$d/verify.txt' && grep -q '^missing SL: *0 ' '$d/verify.txt'"
+"$IBFAB" deadlock verify -q --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --sl "$d/sl.txt" \
+	--sl2vl-identity 1
+check "torus: the same routes on one VL are cyclic (exit 1)" test $? -eq 1
 
 # ------------------------------------------------------------------ minhop on a ring
 {
