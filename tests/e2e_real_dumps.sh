@@ -82,7 +82,7 @@ check "plafrim: dmodk refuses a non-tree, naming the link" \
 # cable would carry were counted as 0 (only a fallback path counted them)
 P2=$R/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p
 r=$(rc "$IBFAB" route --topology "$P2" --engine dmodk -v)
-P2MISS=$(sed -n 's/.*TS-i12k00066a00e30076ab (level 1) has 11 of 12 up-port cables (missing slot 10); \([0-9]*\) destination LIDs spread.*/\1/p' "$W/err")
+P2MISS=$(sed -n 's/.*TS-i12k00066a00e30076ab (level 1) has 11 of 12 up-port cables (missing slot 10); \([0-9]*\) destination LIDs moved off them.*/\1/p' "$W/err")
 check "plafrim2: dmodk -v reports the leaf's missing cable and the ${P2MISS:-?} LIDs it would carry (> 0)" \
 	sh -c "test $r = 0 && test '${P2MISS:-0}' -gt 0"
 
@@ -210,7 +210,7 @@ check "plafrim2 in ibsim: dmodk configured the 7 switches (no fallback)" \
 # offline on the fabric as discovered (ibsim's GUIDs order the leaves, so
 # the hosts' D-mod-K indices and the count differ from the dump's)
 r=$(rc "$IBFAB" route --topology "$S2/net.ibnd" --engine dmodk -v -o "$W/p2sim.dump")
-P2SIM=$(sed -n 's/.*TS-i12k00066a00e30076ab (level 1) has 11 of 12 up-port cables (missing slot 10); \([0-9]*\) destination LIDs spread.*/\1/p' "$W/err")
+P2SIM=$(sed -n 's/.*TS-i12k00066a00e30076ab (level 1) has 11 of 12 up-port cables (missing slot 10); \([0-9]*\) destination LIDs moved off them.*/\1/p' "$W/err")
 check "plafrim2 in ibsim: the log names the missing cable and the same ${P2SIM:-?} LIDs (> 0) as dmodk -v offline on the discovered fabric" \
 	sh -c "test $r = 0 && test '${P2SIM:-0}' -gt 0 && grep -q 'TS-i12k00066a00e30076ab (level 1) has 11 of 12 up-port cables (missing slot 10); ${P2SIM:-x} destination LIDs' '$S2/opensm.log'"
 r=$(rc "$IBFAB" route diff --topology "$S2/net.ibnd" --lfts "$S2/lfts.txt" --lfts2 "$W/p2sim.dump")
