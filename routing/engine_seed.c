@@ -99,7 +99,7 @@ int eng_seed_build(struct eng_ctx *c, struct eng_ws *ws, struct ibf_error *err)
 	 * each offset on its own is as even as the whole, so traffic to base
 	 * LIDs alone is too; offset j starts its port order j / nlids of the
 	 * way round, so a port's LIDs take different links where they can */
-	uint32_t maxj = 0;
+	uint32_t maxj = 0, tprev = ENG_NOLINK, nreach = 0;
 	for (uint32_t i = 0; i < c->ndest; i++)
 		if (c->dest[i].nlids > maxj)
 			maxj = c->dest[i].nlids;
@@ -110,7 +110,21 @@ int eng_seed_build(struct eng_ctx *c, struct eng_ws *ws, struct ibf_error *err)
 		uint32_t t = d->t;
 		uint32_t *nx = c->seed + (size_t)c->seed_row[l] * S;
 		const uint16_t *D = c->dist + (size_t)t * S;
-		uint32_t nreach = eng_order_by_dist(c, ws, t, ws->order);
+		if (t != tprev) { /* the LIDs of one switch mostly come together */
+			nreach = eng_order_by_dist(c, ws, t, ws->order);
+			/* each switch's links one hop closer to t, in port order */
+			uint32_t k = 0;
+			for (uint32_t i = 1; i < nreach; i++) {
+				uint32_t s = ws->order[i];
+				ws->down_off[s] = k;
+				for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+					ws->down[k] = e;
+					k += D[adj[e].nbr] + 1 == D[s];
+				}
+				ws->tmp[s] = k;
+			}
+		}
+		tprev = t;
 		for (uint32_t s = 0; s < S; s++)
 			nx[s] = ENG_NOLINK;
 		for (uint32_t i = 0; i < nreach; i++)
@@ -120,11 +134,17 @@ int eng_seed_build(struct eng_ctx *c, struct eng_ws *ws, struct ibf_error *err)
 		 * the link that carries the fewest LIDs, then to port order */
 		for (uint32_t i = nreach; i-- > 1;) {
 			uint32_t s = ws->order[i], best = ENG_NOLINK;
-			uint32_t off = f->adj_off[s], deg = f->adj_off[s + 1] - off;
-			for (uint32_t k = 0, e; k < deg; k++) {
-				e = off + (k + j * deg / d->nlids) % deg;
-				if (D[adj[e].nbr] + 1 != D[s])
-					continue;
+			uint32_t lo = ws->down_off[s], hi = ws->tmp[s], n = hi - lo, q = lo;
+			if (j) { /* the first candidate at or after the rotated port */
+				uint32_t off = f->adj_off[s], deg = f->adj_off[s + 1] - off;
+				uint32_t from = off + j * deg / d->nlids;
+				while (q < hi && ws->down[q] < from)
+					q++;
+				if (q == hi)
+					q = lo;
+			}
+			for (uint32_t k = 0; k < n; k++, q = q + 1 == hi ? lo : q + 1) {
+				uint32_t e = ws->down[q];
 				if (best == ENG_NOLINK || X[e] < X[best] ||
 				    (X[e] == X[best] && cnt[e] < cnt[best]))
 					best = e;
