@@ -5,7 +5,8 @@
 # LIDs).  Paths per link as `ibfab route stats` counts them: (source CA
 # port, CA destination LID) pairs per directed switch-to-switch link.
 # Fabrics: the real dumps of tests/fixtures/real, generated 2- and 3-level
-# fat trees (complete, with cables or a switch missing), Slim Flies q=5, 7
+# fat trees (complete, some with many spines or 3 cables per pair, with
+# cables or a switch missing), Slim Flies q=5, 7
 # (healthy, 4 cables missing, one switch missing) and two HyperX.  Prints a
 # markdown table (max / mean per link); never passes or fails.
 #
@@ -42,6 +43,14 @@ awk -f "$DMG" -v seed=1 -v cables=5 "$work/base.net" "$work/base.net" >"$F/ft2-1
 gen --m 12,8 --w 1,4 --parallel 2 --switch-ports 24
 awk -f "$FTD" -v drop=ft-l1-s0002:15,ft-l1-s0005:12,ft-l1-s0005:11 \
 	-v spinehosts=ft-l2-s0001:20,ft-l2-s0001:21 "$work/base.net" >"$F/ft2-12x8-damaged.net"
+# complete 2-level trees where stock minhop beat minimal until the
+# least-used-port candidate (docs/routing.md)
+gen --m 60,8 --w 1,60
+cp "$work/base.net" "$F/ft2-60x8-60spines.net"
+gen --m 30,8 --w 1,10 --parallel 3
+cp "$work/base.net" "$F/ft2-30x8-10spines-3cables.net"
+gen --m 32,16 --w 1,16
+cp "$work/base.net" "$F/ft2-32x16-16spines.net"
 gen --kary 8 --n 3
 cp "$work/base.net" "$F/ft3-k8.net"
 awk -f "$DMG" -v seed=1 -v cables=6 "$work/base.net" "$work/base.net" >"$F/ft3-k8-6missing.net"

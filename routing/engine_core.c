@@ -159,8 +159,14 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 		if (mt) {
 			/* charges the exact loads itself, switch by switch */
 			uint64_t key = c->o->seed ? ibf_mix64(c->o->seed ^ ibf_mix64(lid)) : 0;
-			c->kind->min_tree(c, ws, d->t, ws->order, nreach, key,
-					  d->rank * d->nlids + j, !d->is_sw, eng_xoff(c, j), nxt);
+			const uint32_t *sd = c->seed_opt ? eng_seed_of(c, lid) : NULL;
+			if (sd)
+				eng_seed_tree(c, ws, d->t, ws->order, nreach, sd, eng_xoff(c, j),
+					      nxt);
+			else
+				c->kind->min_tree(c, ws, d->t, ws->order, nreach, key,
+						  d->rank * d->nlids + j, !d->is_sw, eng_xoff(c, j),
+						  nxt);
 		} else {
 			c->kind->layer_tree(c, ws, di, (int)j, nreach, cap, out);
 		}
@@ -891,7 +897,8 @@ static void rebal_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 			}
 		}
 	}
-	for (uint32_t j = 0; j < (c->phase == 3 ? 1 : d->nlids); j++)
+	/* a candidate tree that meets the lower bound stays as it is */
+	for (uint32_t j = c->seed_opt ? 1 : 0; j < (c->phase == 3 ? 1 : d->nlids); j++)
 		rebalance_tree(c, ws, d, nreach, j, out);
 	flush_exact(ws, out);
 }
@@ -1162,6 +1169,9 @@ static void run_round(struct eng_ctx *c, struct eng_pool *p, uint32_t base, stru
 static void run_phases(struct eng_ctx *c, struct eng_pool *p, struct run_sums *t)
 {
 	int last = c->xplanes == 2 && !c->l0base ? 3 : 2, sweeps = 0;
+	/* the candidate met the lower bound on every tree: nothing to move */
+	if (c->seed_opt && c->xplanes == 1)
+		last = 0;
 	for (int ph = 0; ph <= ENG_SWEEPS + 2 * ENG_MINMAX && !(ph > 0 && t->unreach); ph++) {
 		if (ph == 0 || ph <= ENG_SWEEPS)
 			c->phase = ph == 0 ? 0 : 1;
@@ -1250,8 +1260,20 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 		"%s: %u switches, %u destinations, %d layers, diameter %u (typical %u), %d threads",
 		r->engine, c.S, c.ndest, c.layers, c.diam, c.diam_ref, pool.nthreads);
 
+	if ((rc = eng_seed_build(&c, &pool.ws[0], err)))
+		goto out;
+	/* layered with LMC >= 1 can only start from the candidate: its other
+	 * layers are built around layer 0 */
+	if (!c.seed_opt && c.xplanes != 1)
+		eng_seed_free(&c);
+	eng_log(o, IBF_LOG_VERBOSE, "%s: least-used-port candidate: busiest link %llu%s", r->engine,
+		(unsigned long long)c.seed_max, c.seed_opt ? " (the lower bound: used)" : "");
 	struct run_sums t = { .first_bad = -1 };
 	run_phases(&c, &pool, &t);
+	if (!t.unreach && !c.seed_opt && eng_seed_better(&c)) {
+		eng_seed_apply(&c);
+		eng_log(o, IBF_LOG_VERBOSE, "%s: the candidate balances better: taken", r->engine);
+	}
 	eng_log(o, IBF_LOG_VERBOSE, "%s: rebalancing moved %llu next hops", r->engine,
 		(unsigned long long)t.moves);
 	pool_stop(&pool);

@@ -100,6 +100,13 @@ struct eng_ctx {
 	uint32_t xplanes;	/* 2 for layered with LMC >= 1 (layer 0 balances on its own
 			       * plane, as minimal does with LMC 0), else 1 */
 	uint32_t *hca;		/* [S] CA/router ports cabled to each switch */
+	/* the least-used-port candidate (engine_seed.c): seed_row[lid] is the
+	 * row of seed ([rows * S] out link per switch) of each of its LIDs */
+	uint32_t *seed, *seed_row;
+	uint64_t seed_max; /* its busiest link */
+	double seed_sq;	   /* its sum of squared link loads */
+	int seed_opt;	   /* its busiest link meets the lower bound: phase 0 starts
+			    * from it and no phase moves its trees */
 	int32_t *winlo, *winhi; /* [diam + 1] window bounds by distance (eng_bound) */
 	int phase;		/* 0: build the tables, 1: rebalance them, 2: cool the busiest
 				 * links, 3: cool layer 0 alone (layer0_balance all) */
@@ -213,6 +220,30 @@ uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t 
 void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const uint32_t *order,
 		  uint32_t nreach, uint64_t key, uint32_t rot, int ca, uint32_t xoff,
 		  uint32_t *nxt);
+
+/* engine_seed.c: the least-used-port candidate for the minimal trees of
+ * the CA LIDs on the balanced plane (every LID with one plane, the base
+ * LIDs with two).  LID by LID in LID order, each tree from its sources
+ * inwards: the farthest switch first puts everything that reaches it for
+ * this LID on its least loaded link one hop closer (then the link with the
+ * fewest LIDs, then port order).  On a complete fat tree every leaf then
+ * sends a given LID through the same spine (D-mod-K-like) and the down
+ * cables carry whole destinations evenly, which the greedy trees grown
+ * from the destination outwards miss.  eng_seed_build computes it
+ * (sequentially, so for any thread count), its busiest link and sum of
+ * squares, and sets seed_opt when the busiest link meets a lower bound
+ * (nothing can beat it).  eng_seed_of: its out links for LID lid, NULL if
+ * none; eng_seed_tree: a tree of phase 0 taken from it, charged like
+ * eng_min_tree's; eng_seed_better: it has a lower busiest link (or the same
+ * and a lower sum of squares) than X after the phases (one plane only);
+ * eng_seed_apply writes its LFT entries. */
+int eng_seed_build(struct eng_ctx *c, struct eng_ws *ws, struct ibf_error *err);
+const uint32_t *eng_seed_of(const struct eng_ctx *c, uint32_t lid);
+void eng_seed_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const uint32_t *order,
+		   uint32_t nreach, const uint32_t *seed, uint32_t xoff, uint32_t *nxt);
+int eng_seed_better(const struct eng_ctx *c);
+void eng_seed_apply(const struct eng_ctx *c);
+void eng_seed_free(struct eng_ctx *c);
 
 /* Window bounds for source s (distance dst) */
 static inline int eng_bound(const struct eng_ctx *c, const struct ibf_win_bound *b, uint32_t dst)

@@ -110,6 +110,7 @@ void eng_ctx_free(struct eng_ctx *c)
 	free(c->winhi);
 	free(c->hca);
 	free(c->lid_dest);
+	eng_seed_free(c);
 	for (unsigned i = 0; i < ENG_ROUND; i++) {
 		free(c->out[i].e);
 		free(c->out[i].w);

@@ -15,6 +15,8 @@
  * last tie goes to the port order rotated by the destination's rank at its
  * switch (and by the seed), so the ports of one switch start on different
  * links.  The rebalancing passes of engine_core.c then move subtrees.
+ * The driver may take the trees of the least-used-port candidate
+ * (engine_seed.c) instead, at the start or at the end.
  */
 #include "engine_internal.h"
 

@@ -825,6 +825,68 @@ static void test_regular_tree_balance(void)
 	}
 }
 
+/* Complete 2-level fat trees where every leaf has as many hosts as uplinks
+ * (or a multiple): stock OpenSM minhop and D-mod-K send a destination from
+ * every leaf through the same spine, so each spine-to-leaf cable carries
+ * whole destinations evenly (the mean).  minimal grew each LID's tree from
+ * the destination outwards and spread one destination's sources over the
+ * spines; its moves, a whole leaf's subtree at a time, then stayed one
+ * destination above: 480 vs 420 (60 hosts per leaf, 8 leaves, 60 spines),
+ * 240 vs 210 (30, 8, 10 spines with 3 cables each), 992 vs 960 (32, 16,
+ * 16).  It must match D-mod-K there, also with LMC 1 and on the base LIDs
+ * alone (minimal balances all LIDs; its least-used-port candidate places
+ * the base LIDs first), and layered's layer 0 too. */
+static void test_minhop_trees(void)
+{
+	static const int spec[][5] = {
+		/* hosts per leaf, leaves, spines, cables per pair, switch ports (0: as needed) */
+		{ 60, 8, 60, 1, 0 },
+		{ 30, 8, 10, 3, 0 },
+		{ 32, 16, 16, 1, 0 },
+	};
+	for (int k = 0; k < 3; k++) {
+		struct ibf_fattree_opts o;
+		memset(&o, 0, sizeof(o));
+		o.levels = 2;
+		o.m[0] = spec[k][0];
+		o.m[1] = spec[k][1];
+		o.w[0] = 1;
+		o.w[1] = spec[k][2];
+		o.parallel = spec[k][3];
+		o.switch_ports = spec[k][4];
+		struct ibf_error err;
+		struct ibf_fabric *f = ibf_gen_fattree(&o, &err);
+		TT_REQUIRE(f);
+		TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0 && ibf_assign_lids(f, 0, 0, &err) == 0);
+		char what[64];
+		snprintf(what, sizeof(what), "2-level tree %d,%d / %d spines x %d", spec[k][0],
+			 spec[k][1], spec[k][2], spec[k][3]);
+		check_vs_dmodk(f, "minimal", what);
+		check_vs_dmodk(f, "layered", what);
+		struct ibf_routes r;
+		double m0 = real_max_paths(f, "dmodk", 1, &r);
+		TT_REQUIRE(m0 > 0);
+		ibf_routes_free(&r);
+		TT_REQUIRE(ibf_assign_lids(f, 1, 0, &err) == 0);
+		check_vs_dmodk(f, "minimal", what);
+		/* the base LIDs alone: as D-mod-K with LMC 0, for minimal and
+		 * for layered's layer 0 */
+		const char *eng[2] = { "minimal", "layered" };
+		for (int e = 0; e < 2; e++) {
+			struct ibf_route_opts ro;
+			struct ibf_path_stats st;
+			ibf_route_opts_default(&ro);
+			TT_REQUIRE(ibf_route(f, eng[e], &ro, &r, NULL, &err) == 0);
+			TT_REQUIRE(ibf_path_stats_compute(f, &r, &st, &err) == 0);
+			TT_CHECK_MSG(st.link_max0 <= m0, "%s, LMC 1, %s: base LIDs %.0f, dmodk %.0f",
+				     what, eng[e], st.link_max0, m0);
+			ibf_path_stats_free(&st);
+			ibf_routes_free(&r);
+		}
+		ibf_fabric_free(f);
+	}
+}
+
 static void test_real_ibroute(void)
 {
 	char path[512], buf[700];
@@ -1701,6 +1763,7 @@ int main(void)
 	TT(test_real_ibroute);
 	TT(test_real_chassis_balance);
 	TT(test_regular_tree_balance);
+	TT(test_minhop_trees);
 	TT(test_layered_layer0_balance);
 	TT(test_trace);
 	TT(test_trace_long_loop);
