@@ -32,6 +32,11 @@ int ibf_atomic_open(struct ibf_atomic *a, const char *path, struct ibf_error *er
 		}
 		return 0;
 	}
+	/* a directory cannot be replaced by the file: refused now, before the
+	 * caller writes anything (the rename would only fail at the commit,
+	 * after other outputs of the command were renamed into place) */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return ibf_error_set(err, IBF_EIO, path, 0, "cannot write: is a directory");
 	/* a symbolic link to a file: the file it names is replaced, not the
 	 * link */
 	char *real = NULL;

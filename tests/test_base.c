@@ -154,6 +154,26 @@ static void test_atomic_special(void)
 	unlink(t);
 }
 
+/* A path that names a directory: refused when opened, before anything is
+ * written (the rename onto it used to fail only at the commit, after the
+ * other outputs of a command had been renamed into place). */
+static void test_atomic_dir(void)
+{
+	char p[128];
+	struct ibf_error err = { 0 };
+	struct ibf_atomic a;
+	path_in(p, sizeof(p), "adir");
+	TT_REQUIRE(mkdir(p, 0700) == 0);
+	int n0 = count_files();
+	int rc = ibf_atomic_open(&a, p, &err);
+	if (!rc)
+		ibf_atomic_commit(&a, 0, NULL);
+	TT_EQ_INT(rc, IBF_EIO);
+	TT_CHECK_MSG(strstr(err.msg, "directory") != NULL, "message '%s'", err.msg);
+	TT_EQ_INT(count_files(), n0); /* no temporary left */
+	rmdir(p);
+}
+
 static void test_json(void)
 {
 	char *out = NULL;
@@ -359,6 +379,7 @@ int main(void)
 	tt_run("slurp: whole file, NUL, size cap, missing, empty, large", test_slurp);
 	tt_run("atomic output: umask mode, failed write leaves old file, no temp", test_atomic);
 	tt_run("atomic output: a FIFO written in place, a symlink kept", test_atomic_special);
+	tt_run("atomic output: a directory is refused at open", test_atomic_dir);
 	tt_run("JSON string escaping", test_json);
 	tt_run("JSON reader: values, escapes, errors with lines, depth", test_json_read);
 	tt_run("splitmix64, rand_below, FNV-1a, fmix64", test_prng);
