@@ -49,6 +49,9 @@ struct cli_outs {
  * is dropped and the error is returned.  A regular file named for two
  * outputs is an error. */
 int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_error *err);
+/* Two names of one file: the same text, the same existing file, or, for
+ * files not there yet, the same name in the same directory. */
+int cli_same_file(const char *a, const char *b);
 /* ok: rename every file into place (a write error drops all that are not
  * yet renamed); !ok: remove them all.  Returns 0 or the first error. */
 int cli_outs_finish(struct cli_outs *o, int ok, struct ibf_error *err);

@@ -127,6 +127,18 @@ static int write_plan_outputs(const struct ibf_plan *p, const struct plan_out *o
 		if (!nnmap)
 			nnmap = dnm = sibling(out, ".node-name-map");
 	}
+	/* the sheets directory named like one of the files: the sheets would
+	 * be written into it and the file's rename then fail, leaving them */
+	const char *files[] = { out, o->json, net, ibnd, nnmap };
+	for (size_t i = 0; o->sheets && i < sizeof(files) / sizeof(files[0]); i++)
+		if (files[i] && strcmp(files[i], "-") && cli_same_file(files[i], o->sheets)) {
+			ibf_error_set(&err, IBF_EINVAL, o->sheets, 0,
+				      "--sheets names a directory that is also an output file");
+			free(dnet);
+			free(dibnd);
+			free(dnm);
+			return cli_fail(&err);
+		}
 	struct cli_outs outs = { .n = 0 };
 	FILE *csv_fp = NULL, *json_fp = NULL, *net_fp = NULL, *ibnd_fp = NULL, *nm_fp = NULL;
 	int rc = cli_outs_add(&outs, out, &csv_fp, &err);

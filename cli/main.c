@@ -22,7 +22,7 @@ int cli_fail(const struct ibf_error *err)
 /* Two names of one file: the same text, the same existing file ("./x" and
  * "x", a link), or, for files not there yet, the same name in the same
  * directory. */
-static int same_file(const char *a, const char *b)
+int cli_same_file(const char *a, const char *b)
 {
 	if (!strcmp(a, b))
 		return 1;
@@ -52,7 +52,7 @@ int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_err
 	 * first (stdout "-" and devices are written in place, in order) */
 	for (int i = 0; i < o->n; i++)
 		if (o->path[i] && strcmp(path, "-") != 0 && strcmp(o->path[i], "-") != 0 &&
-		    !o->at[i].direct && same_file(o->path[i], path)) {
+		    !o->at[i].direct && cli_same_file(o->path[i], path)) {
 			cli_outs_finish(o, 0, NULL);
 			return ibf_error_set(err, IBF_EINVAL, path, 0,
 					     "given for two outputs of this command");

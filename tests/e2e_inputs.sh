@@ -112,6 +112,17 @@ check "cabling slimfly: --ibnd cannot be created: exit 1, none of the plan's fil
 r=$(rc "$IBFAB" cabling slimfly --q 5 -q -o "$W/twice.csv" --json "$W/./twice.csv")
 check "cabling slimfly: -o and --json one file: exit 1, not written" \
 	sh -c "test $r = 1 && grep -q 'given for two outputs' '$W/err' && test ! -e '$W/twice.csv'"
+# --sheets DIR named like the plan CSV: refused before anything is written
+# (the sheets went into a new directory of that name, the CSV's rename then
+# failed: exit 1 with the sheets left)
+r=$(rc "$IBFAB" cabling slimfly --q 5 -q -o "$W/same.csv" --no-fabric --sheets "$W/./same.csv")
+check "cabling slimfly: --sheets is the -o file: exit 1, nothing written" \
+	sh -c "test $r = 1 && grep -q 'also an output file' '$W/err' && test ! -e '$W/same.csv'"
+# an output path that is a directory: refused before anything is written
+mkdir -p "$W/adir.net"
+r=$(rc "$IBFAB" cabling slimfly --q 5 -q -o "$W/adir.csv" --net "$W/adir.net")
+check "cabling slimfly: --net is a directory: exit 1, no plan CSV written" \
+	sh -c "test $r = 1 && grep -q 'is a directory' '$W/err' && test ! -e '$W/adir.csv'"
 # a q no Slim Fly has is a bad option value, like one out of range: exit 2
 for cmd in "topo gen slimfly" "cabling slimfly"; do
 	for q in 6 10 256; do
