@@ -416,7 +416,12 @@ static struct ibf_fabric *gen_family(const struct gen_args *a, int *usage, struc
 		memcpy(o.k, a->dims, sizeof(o.k));
 		o.hosts = a->hosts < 0 ? 1 : (int)a->hosts;
 		o.mesh = a->mesh;
-		return ibf_gen_torus(&o, err);
+		struct ibf_fabric *f = ibf_gen_torus(&o, err);
+		/* every refusal of the generator is an option value out of its
+		 * range (sizes, hosts for the ports): a usage error */
+		if (!f && err->code == IBF_EINVAL)
+			*usage = cli_usage_error("ibfab topo gen torus", "%s", err->msg);
+		return f;
 	}
 	*usage = cli_usage_error("ibfab topo gen",
 				 "unknown family '%s' (slimfly, fattree, rail, dragonfly, hyperx, "

@@ -48,6 +48,13 @@ int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_err
 		cli_outs_finish(o, 0, NULL);
 		return ibf_error_set(err, IBF_EINVAL, path, 0, "too many output files");
 	}
+	/* two outputs on stdout would be interleaved into one stream */
+	for (int i = 0; i < o->n; i++)
+		if (o->path[i] && !strcmp(path, "-") && !strcmp(o->path[i], "-")) {
+			cli_outs_finish(o, 0, NULL);
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "'-' (stdout) given for two outputs of this command");
+		}
 	/* two outputs into one file: the second would silently replace the
 	 * first (stdout "-" and devices are written in place, in order) */
 	for (int i = 0; i < o->n; i++)

@@ -123,6 +123,12 @@ mkdir -p "$W/adir.net"
 r=$(rc "$IBFAB" cabling slimfly --q 5 -q -o "$W/adir.csv" --net "$W/adir.net")
 check "cabling slimfly: --net is a directory: exit 1, no plan CSV written" \
 	sh -c "test $r = 1 && grep -q 'is a directory' '$W/err' && test ! -e '$W/adir.csv'"
+# two outputs on stdout would interleave into one stream: refused
+r=$(rc "$IBFAB" cabling slimfly --q 5 -o - --json - --no-fabric)
+check "cabling slimfly -o - --json -: exit 1, says so, nothing on stdout" \
+	sh -c "test $r = 1 && grep -q \"'-' (stdout) given for two outputs\" '$W/err' && test ! -s '$W/out'"
+r=$(rc "$IBFAB" topo gen torus --dims 4097)
+check "topo gen torus --dims 4097: usage error (exit 2)" sh -c "test $r = 2 && grep -q '2..4096' '$W/err'"
 # a q no Slim Fly has is a bad option value, like one out of range: exit 2
 for cmd in "topo gen slimfly" "cabling slimfly"; do
 	for q in 6 10 256; do
