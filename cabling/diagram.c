@@ -938,7 +938,8 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 	rc = ibf_atomic_open(&ia, idxpath, err);
 	if (rc)
 		goto out;
-	fprintf(ia.fp, "# Wiring sheets\n\n%u racks, %u cables", set.nr, p->ncables);
+	fprintf(ia.fp, "# Wiring sheets\n\n%u rack%s, %u cable%s", set.nr, set.nr == 1 ? "" : "s",
+		p->ncables, p->ncables == 1 ? "" : "s");
 	if (p->meta)
 		fprintf(ia.fp, " (%s)", p->meta);
 	fprintf(ia.fp, "\n\nSteps: 1 intra-subgroup, 2 intra-rack, 3 inter-rack, 4 hosts "
