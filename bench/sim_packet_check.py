@@ -155,17 +155,21 @@ def zero_load(ib, topo, engine, tmp, measure='50ms'):
         for dn, dp in hosts:
             if (sn, sp) == (dn, dp):
                 continue
-            links, v, k = [(sp, 2)], peer(sp)[0], 0
-            while k < 64:
-                p = [x for x in v['ports'] if x['port'] == lft[int(v['guid'], 16)][dp['lid']]][0]
-                links.append((p, 10 if peer(p)[0]['type'] == 'switch' else 2))
-                if peer(p)[0]['type'] != 'switch':
-                    break
-                v, k = peer(p)[0], k + 1
-            w = gbps(sp)  # hosts send in proportion to their link rate
-            zl = sum(25.0 * m for _, m in links) + \
-                max(j * 100.0 + 4096 * 8 / gbps(p) for j, (p, _) in enumerate(links))
-            tot, lat, hops = tot + w, lat + w * zl, hops + w * k
+            # the simulator picks one of the destination's 2^LMC LIDs at
+            # random: each layer's path counts alike
+            nl = 1 << dp.get('lmc', 0)
+            for dlid in range(dp['lid'], dp['lid'] + nl):
+                links, v, k = [(sp, 2)], peer(sp)[0], 0
+                while k < 64:
+                    p = [x for x in v['ports'] if x['port'] == lft[int(v['guid'], 16)][dlid]][0]
+                    links.append((p, 10 if peer(p)[0]['type'] == 'switch' else 2))
+                    if peer(p)[0]['type'] != 'switch':
+                        break
+                    v, k = peer(p)[0], k + 1
+                w = gbps(sp) / nl  # hosts send in proportion to their link rate
+                zl = sum(25.0 * m for _, m in links) + \
+                    max(j * 100.0 + 4096 * 8 / gbps(p) for j, (p, _) in enumerate(links))
+                tot, lat, hops = tot + w, lat + w * zl, hops + w * k
     lat, hops = lat / tot, hops / tot
     tag = 'zero load, %s, %s' % (os.path.basename(topo), engine)
     if not res['latency_ns'] or abs(res['latency_ns']['mean'] - lat) > 0.05 * lat:
