@@ -159,7 +159,12 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 		if (mt) {
 			/* charges the exact loads itself, switch by switch */
 			uint64_t key = c->o->seed ? ibf_mix64(c->o->seed ^ ibf_mix64(lid)) : 0;
-			const uint32_t *sd = c->seed_opt ? eng_seed_of(c, lid) : NULL;
+			/* the candidate's tree of this LID was built for the
+			 * destination that owns it; a LID two ports claim (a
+			 * broken dump) has it for the other one only */
+			const uint32_t *sd = c->seed_opt && c->lid_dest[lid] == di
+						     ? eng_seed_of(c, lid)
+						     : NULL;
 			if (sd)
 				eng_seed_tree(c, ws, d->t, ws->order, nreach, sd, eng_xoff(c, j),
 					      nxt);

@@ -149,6 +149,18 @@ int eng_seed_build(struct eng_ctx *c, struct eng_ws *ws, struct ibf_error *err)
 				    (X[e] == X[best] && cnt[e] < cnt[best]))
 					best = e;
 			}
+			if (best == ENG_NOLINK) {
+				/* no link of s one hop closer although the distances
+				 * say s is (links that only one side lists, as a
+				 * broken dump can give): no candidate, the trees are
+				 * built without it */
+				free(X);
+				free(cnt);
+				free(nl);
+				eng_seed_free(c);
+				c->seed_opt = 0;
+				return 0;
+			}
 			nx[s] = best;
 			X[best] += acc[s];
 			cnt[best]++;
