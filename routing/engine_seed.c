@@ -143,14 +143,20 @@ int eng_seed_build(struct eng_ctx *c, struct eng_ws *ws, struct ibf_error *err)
 				if (q == hi)
 					q = lo;
 			}
+			/* the load with this LID's traffic added (at least one
+			 * path's worth): by rate weight, so on links of one rate
+			 * the order of the loads alone */
+			uint64_t as = acc[s] ? acc[s] : 1, bx = 0;
 			for (uint32_t k = 0; k < n; k++, q = q + 1 == hi ? lo : q + 1) {
 				uint32_t e = ws->down[q];
-				if (best == ENG_NOLINK || X[e] < X[best] ||
-				    (X[e] == X[best] && cnt[e] < cnt[best]))
+				uint64_t xe = X[e] + as * c->lw[e];
+				if (best == ENG_NOLINK || xe < bx || (xe == bx && cnt[e] < cnt[best])) {
 					best = e;
+					bx = xe;
+				}
 			}
 			nx[s] = best;
-			X[best] += acc[s];
+			X[best] += acc[s] * c->lw[best];
 			cnt[best]++;
 			acc[adj[best].nbr] += acc[s];
 		}
@@ -199,7 +205,7 @@ void eng_seed_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const
 		uint32_t s = order[i], e = nxt[s], u = adj[e].nbr;
 		eng_add_w(c, ws, e, ws->acc[s]);
 		if (ws->tmp[s])
-			eng_add_xp(ws, e, xoff, (int64_t)ws->tmp[s]);
+			eng_add_xp(c, ws, e, xoff, (int64_t)ws->tmp[s]);
 		ws->acc[u] += ws->acc[s];
 		ws->tmp[u] += ws->tmp[s];
 	}

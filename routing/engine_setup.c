@@ -109,6 +109,7 @@ void eng_ctx_free(struct eng_ctx *c)
 	free(c->winlo);
 	free(c->winhi);
 	free(c->hca);
+	free(c->lw);
 	free(c->lid_dest);
 	eng_seed_free(c);
 	for (unsigned i = 0; i < ENG_ROUND; i++) {
@@ -270,6 +271,50 @@ int eng_build_links(struct eng_ctx *c, struct ibf_error *err)
 	for (uint32_t e = 0; e < E; e++)
 		c->und[e] = (c->rev[e] != ENG_NOLINK && c->rev[e] < e) ? c->rev[e] : e;
 	return 0;
+}
+
+/* a port's data rate in 0.1 Gb/s, 0 when its width or speed is unknown */
+static uint32_t port_rate(const struct ibf_fabric *f, uint32_t sw, uint8_t port)
+{
+	const struct ibf_port *pp = ibf_port(f, f->switches[sw], port);
+	return (uint32_t)pp->width * ibf_speed_rate(pp->speed);
+}
+
+int eng_build_rates(struct eng_ctx *c, struct ibf_error *err)
+{
+	const struct ibf_fabric *f = c->f;
+	uint32_t E = c->E, P = c->xplanes ? c->xplanes : 1;
+	c->lw = malloc((E ? (size_t)E * P : 1) * sizeof(*c->lw));
+	uint32_t *rate = malloc((E ? E : 1) * sizeof(*rate));
+	if (!c->lw || !rate) {
+		free(rate);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	/* a link runs at the slower of its two ends; an end that does not
+	 * know its rate leaves it to the other one */
+	uint64_t top = 0;
+	for (uint32_t e = 0; e < E; e++) {
+		const struct ibf_adj *a = &f->adj[e];
+		uint32_t x = port_rate(f, c->esrc[e], a->lport), y = port_rate(f, a->nbr, a->rport);
+		rate[e] = x && y ? (x < y ? x : y) : x ? x : y;
+		if (rate[e] > top)
+			top = rate[e];
+	}
+	/* w = top / rate rounded to the nearest integer (halves up), at
+	 * least 1 and at most ENG_MAXLW; a link of unknown rate weighs 1 */
+	int any = 0;
+	for (uint32_t e = 0; e < E; e++) {
+		uint64_t w = rate[e] ? (2 * top + rate[e]) / (2 * (uint64_t)rate[e]) : 1;
+		if (w < 1)
+			w = 1;
+		if (w > ENG_MAXLW)
+			w = ENG_MAXLW;
+		any |= w > 1;
+		for (uint32_t p = 0; p < P; p++)
+			c->lw[(size_t)p * E + e] = (uint32_t)w;
+	}
+	free(rate);
+	return any;
 }
 
 uint32_t ibf_typical_diameter(const uint64_t *hist, uint32_t maxd)
