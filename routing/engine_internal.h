@@ -34,7 +34,6 @@
 #define ENG_MINMAX 8  /* at most so many sweeps that cool the busiest links */
 #define ENG_DIST_INF UINT16_MAX
 #define ENG_NOLINK UINT32_MAX
-#define ENG_MAXLW 64 /* heaviest rate weight: keeps squared loads in 64 bits */
 
 /* One destination port: a CA/router port facing a switch, or a switch's
  * port 0.  Its LIDs are lid .. lid + nlids - 1. */

@@ -280,40 +280,43 @@ static uint32_t port_rate(const struct ibf_fabric *f, uint32_t sw, uint8_t port)
 	return (uint32_t)pp->width * ibf_speed_rate(pp->speed);
 }
 
-int eng_build_rates(struct eng_ctx *c, struct ibf_error *err)
+int ibf_link_rate_weights(const struct ibf_fabric *f, uint32_t *lw)
 {
-	const struct ibf_fabric *f = c->f;
-	uint32_t E = c->E, P = c->xplanes ? c->xplanes : 1;
-	c->lw = malloc((E ? (size_t)E * P : 1) * sizeof(*c->lw));
-	uint32_t *rate = malloc((E ? E : 1) * sizeof(*rate));
-	if (!c->lw || !rate) {
-		free(rate);
-		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	}
-	/* a link runs at the slower of its two ends; an end that does not
-	 * know its rate leaves it to the other one */
+	uint32_t E = f->adj_off ? f->adj_off[f->nsw] : 0;
+	/* pass 1: each link's rate into lw, the fastest into top */
 	uint64_t top = 0;
 	for (uint32_t e = 0; e < E; e++) {
 		const struct ibf_adj *a = &f->adj[e];
-		uint32_t x = port_rate(f, c->esrc[e], a->lport), y = port_rate(f, a->nbr, a->rport);
-		rate[e] = x && y ? (x < y ? x : y) : x ? x : y;
-		if (rate[e] > top)
-			top = rate[e];
+		uint32_t x = port_rate(f, f->adj_src[e], a->lport);
+		uint32_t y = port_rate(f, a->nbr, a->rport);
+		lw[e] = x && y ? (x < y ? x : y) : x ? x : y;
+		if (lw[e] > top)
+			top = lw[e];
 	}
-	/* w = top / rate rounded to the nearest integer (halves up), at
-	 * least 1 and at most ENG_MAXLW; a link of unknown rate weighs 1 */
+	/* pass 2: the rate becomes top / rate, rounded (halves up) */
 	int any = 0;
 	for (uint32_t e = 0; e < E; e++) {
-		uint64_t w = rate[e] ? (2 * top + rate[e]) / (2 * (uint64_t)rate[e]) : 1;
+		uint64_t w = lw[e] ? (2 * top + lw[e]) / (2 * (uint64_t)lw[e]) : 1;
 		if (w < 1)
 			w = 1;
-		if (w > ENG_MAXLW)
-			w = ENG_MAXLW;
+		if (w > IBF_MAX_RATE_WEIGHT)
+			w = IBF_MAX_RATE_WEIGHT;
 		any |= w > 1;
-		for (uint32_t p = 0; p < P; p++)
-			c->lw[(size_t)p * E + e] = (uint32_t)w;
+		lw[e] = (uint32_t)w;
 	}
-	free(rate);
+	return any;
+}
+
+int eng_build_rates(struct eng_ctx *c, struct ibf_error *err)
+{
+	uint32_t E = c->E, P = c->xplanes ? c->xplanes : 1;
+	c->lw = malloc((E ? (size_t)E * P : 1) * sizeof(*c->lw));
+	if (!c->lw)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	int any = ibf_link_rate_weights(c->f, c->lw);
+	/* the same weights on every plane of X */
+	for (uint32_t p = 1; p < P; p++)
+		memcpy(c->lw + (size_t)p * E, c->lw, (size_t)E * sizeof(*c->lw));
 	return any;
 }
 

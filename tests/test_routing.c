@@ -1474,6 +1474,9 @@ static void test_rate_weighted(void)
 			printf("# %s lmc %d: 4x cable %llu paths, 1x cable %llu\n", eng[k], lmc,
 			       (unsigned long long)fast, (unsigned long long)slow);
 			TT_CHECK(4 * slow <= fast + 2 * 2 * 16);
+			/* route stats: the 1x cable's two directions, weight 4 */
+			TT_EQ_INT(st.nslow, 2);
+			TT_CHECK(st.link_wmax >= 4 * st.slow_max && st.link_wmax >= st.link_max);
 			ibf_path_stats_free(&st);
 			ibf_routes_free(&r1);
 			ibf_routes_free(&r2);
@@ -1484,6 +1487,7 @@ static void test_rate_weighted(void)
 			TT_REQUIRE(ibf_path_stats_compute(f, &r1, &st, NULL) == 0);
 			twin_loads(f, &st, 0, &fast, &slow);
 			TT_EQ_INT(fast, slow);
+			TT_EQ_INT(st.nslow, 0);
 			ibf_path_stats_free(&st);
 			ibf_routes_free(&r1);
 			ibf_fabric_free(f);
