@@ -25,6 +25,27 @@ static int seed_lid(const struct eng_ctx *c, uint32_t j)
 	return c->xplanes == 1 || j == 0;
 }
 
+/* The least M such that need units of `unit` paths each fit on the links
+ * lw[0 .. n-1] with no link's load (paths x rate weight) above M: the
+ * bounds below with rate weights; with every weight 1 it is
+ * unit * ceil(need / n). */
+static uint64_t fit_bound(const uint32_t *lw, uint32_t n, uint64_t need, uint64_t unit)
+{
+	if (!need || !n || !unit)
+		return 0;
+	uint64_t lo = 0, hi = unit * IBF_MAX_RATE_WEIGHT * ((need + n - 1) / n);
+	while (lo + 1 < hi) { /* fits(hi), !fits(lo) */
+		uint64_t m = lo + (hi - lo) / 2, k = 0;
+		for (uint32_t i = 0; i < n && k < need; i++)
+			k += m / (unit * lw[i]);
+		if (k >= need)
+			hi = m;
+		else
+			lo = m;
+	}
+	return hi;
+}
+
 /* The least possible busiest link for the candidate's LIDs, whatever the
  * routing (a bound, not always reached):
  *  - out of switch s: its h CA ports send each of the R LIDs hanging off
@@ -32,11 +53,14 @@ static int seed_lid(const struct eng_ctx *c, uint32_t j)
  *    (one LFT entry), so some link carries h * ceil(R / deg);
  *  - into s: each of its n LIDs receives from every CA port elsewhere in
  *    its component over one of its deg links, n * H in all;
- *  - the mean: every path is minimal, so the total is fixed. */
+ *  - the mean: every path is minimal, so the total is fixed.
+ * With rate weights (c->rated) each of the three is the least busiest
+ * weighted load the same paths can be spread to (fit_bound). */
 static uint64_t seed_bound(const struct eng_ctx *c, const uint32_t *nl, uint64_t total)
 {
 	const struct ibf_fabric *f = c->f;
-	uint64_t lb = c->E ? (total + c->E - 1) / c->E : 0;
+	uint64_t lb = c->rated ? fit_bound(c->lw, c->E, total, 1)
+			       : c->E ? (total + c->E - 1) / c->E : 0;
 	for (uint32_t s = 0; s < c->S; s++) {
 		uint64_t deg = f->adj_off[s + 1] - f->adj_off[s];
 		if (!deg || (!c->hca[s] && !nl[s]))
@@ -50,6 +74,11 @@ static uint64_t seed_bound(const struct eng_ctx *c, const uint32_t *nl, uint64_t
 			}
 		uint64_t out = c->hca[s] * ((R + deg - 1) / deg);
 		uint64_t in = (nl[s] * H + deg - 1) / deg;
+		if (c->rated) { /* a cable weighs the same both ways */
+			const uint32_t *w = c->lw + f->adj_off[s];
+			out = fit_bound(w, (uint32_t)deg, R, c->hca[s]);
+			in = fit_bound(w, (uint32_t)deg, nl[s] * H, 1);
+		}
 		if (out > lb)
 			lb = out;
 		if (in > lb)
