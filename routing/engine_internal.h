@@ -91,7 +91,8 @@ struct eng_ctx {
 			       * whose length lies in its window (only for layered) */
 	uint32_t pwords;
 	uint64_t *X;		/* [xplanes * E] exact paths per link, as ibf_path_stats counts
-			       * them: (source CA port, CA destination LID) pairs crossing it;
+			       * them: (source CA port, CA destination LID) pairs crossing it,
+			       * times the link's rate weight lw;
 			       * plane 1 (X + E), when there are two, counts only the base
 			       * LIDs (layer 0) */
 	int l0base;		/* phase 2 cools layered's layer 0 on plane 1 alone

@@ -7,7 +7,9 @@
  * paths per link): parallel cables are separate links, a switch weighs as
  * many sources as it has CA ports, switch LIDs add nothing.  A switch
  * charges its own CA ports to its whole path as soon as it has chosen, so
- * the switches after it, for the same LID, see that load.
+ * the switches after it, for the same LID, see that load.  Every load is
+ * paths times the link's rate weight (eng_ctx.lw, 1 on one-rate fabrics),
+ * so a slow cable fills up sooner.
  *
  * The choice: the least loaded first link; among equals the path whose
  * busiest link is least loaded, then the least total load on the path, then
