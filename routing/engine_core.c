@@ -93,7 +93,7 @@ static void charge_exact(const struct eng_ctx *c, struct eng_ws *ws, const uint3
 	for (uint32_t i = nreach; i-- > 1;) {
 		uint32_t x = byl[i], e = nxt[x];
 		if (acc[x])
-			eng_add_x(ws, e, (int64_t)acc[x]);
+			eng_add_x(c, ws, e, (int64_t)acc[x]);
 		acc[adj[e].nbr] += acc[x];
 	}
 }
@@ -453,12 +453,14 @@ static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struc
 		uint32_t u = adj[k].nbr;
 		if (k == eo || len[u] != len[s] - 1)
 			continue;
-		int64_t m = 0;
-		for (uint32_t x = u; x != t; x = adj[nx[x]].nbr)
-			if (eng_x(c, ws, nx[x] + xp) > m)
-				m = eng_x(c, ws, nx[x] + xp);
+		int64_t m = a; /* the busiest link on with the subtree added */
+		for (uint32_t x = u; x != t; x = adj[nx[x]].nbr) {
+			int64_t v = eng_x(c, ws, nx[x] + xp) + eng_wx(c, nx[x], a);
+			if (v > m)
+				m = v;
+		}
 		/* this tree's own pairs keep their disjoint paths (move_ok) */
-		if (m + a < hi && (!check || move_ok(c, ws, s, k, t, d->nlids, j)))
+		if (m < hi && (!check || move_ok(c, ws, s, k, t, d->nlids, j)))
 			ok[nok++] = k;
 	}
 	if (!nok)
@@ -508,13 +510,14 @@ static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struc
 		for (uint32_t i = 0; i < acc.n; i++) {
 			if (!acc.d[i])
 				continue;
-			if (xp && eng_x(c, ws, acc.e[i]) + acc.d[i] > m0)
-				m0 = eng_x(c, ws, acc.e[i]) + acc.d[i];
+			int64_t dw = eng_wx(c, acc.e[i], acc.d[i]);
+			if (xp && eng_x(c, ws, acc.e[i]) + dw > m0)
+				m0 = eng_x(c, ws, acc.e[i]) + dw;
 			int64_t v = eng_x(c, ws, acc.e[i] + xp);
 			if (v > mo)
 				mo = v;
-			if (v + acc.d[i] > mn)
-				mn = v + acc.d[i];
+			if (v + dw > mn)
+				mn = v + dw;
 		}
 		if (mn >= mo || mn >= bestm || (c->phase == 3 && m0 > c->xmax[0]))
 			continue;
@@ -530,13 +533,13 @@ static uint32_t try_swap(const struct eng_ctx *c, struct eng_ws *ws, const struc
 	uint32_t t2 = c->dest[c->lid_dest[bl]].t;
 	for (uint32_t x = s; x != t2;) {
 		uint32_t g = lft_link(c, x, bl);
-		eng_add_xp(ws, g, xa, -a2);
+		eng_add_xp(c, ws, g, xa, -a2);
 		x = adj[g].nbr;
 	}
 	c->r->lft[(size_t)s * c->r->stride + bl] = adj[eo].lport;
 	for (uint32_t x = s; x != t2;) {
 		uint32_t g = lft_link(c, x, bl);
-		eng_add_xp(ws, g, xa, a2);
+		eng_add_xp(c, ws, g, xa, a2);
 		x = adj[g].nbr;
 	}
 	return be;
@@ -555,7 +558,7 @@ static void apply_move(const struct eng_ctx *c, struct eng_ws *ws, const struct 
 	uint32_t po = adj[nx[s]].nbr, pn = adj[en].nbr;
 	for (uint32_t x = s; x != t;) {
 		uint32_t e = nx[x];
-		eng_add_xp(ws, e, xa, -a);
+		eng_add_xp(c, ws, e, xa, -a);
 		x = adj[e].nbr;
 		if (x != t)
 			acc[x] -= (uint64_t)a;
@@ -569,7 +572,7 @@ static void apply_move(const struct eng_ctx *c, struct eng_ws *ws, const struct 
 	ws->fc[pn] = s;
 	for (uint32_t x = s; x != t;) {
 		uint32_t e = nx[x];
-		eng_add_xp(ws, e, xa, a);
+		eng_add_xp(c, ws, e, xa, a);
 		x = adj[e].nbr;
 		if (x != t)
 			acc[x] += (uint64_t)a;
@@ -625,7 +628,8 @@ static int try_pair(const struct eng_ctx *c, struct eng_ws *ws, const struct eng
 	struct sw_acc sa;
 	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
 		uint32_t u = adj[e].nbr;
-		if (e == eo || len[u] != len[s] - 1 || eng_x(c, ws, e + xp) + a >= hi)
+		if (e == eo || len[u] != len[s] - 1 ||
+		    eng_x(c, ws, e + xp) + eng_wx(c, e, a) >= hi)
 			continue;
 		/* the one blocking link of the new path (links of the old path
 		 * keep their load) and the switches of the new path */
@@ -635,7 +639,7 @@ static int try_pair(const struct eng_ctx *c, struct eng_ws *ws, const struct eng
 			uint32_t g = nx[x], k = 0;
 			while (k < no && oldp[k] != g)
 				k++;
-			if (k == no && eng_x(c, ws, g + xp) + a >= hi) {
+			if (k == no && eng_x(c, ws, g + xp) + eng_wx(c, g, a) >= hi) {
 				fb = g;
 				nb++;
 			}
@@ -666,7 +670,7 @@ static int try_pair(const struct eng_ctx *c, struct eng_ws *ws, const struct eng
 			for (uint32_t e2 = f->adj_off[s2]; e2 < f->adj_off[s2 + 1]; e2++) {
 				uint32_t u2 = adj[e2].nbr;
 				if (e2 == nx[s2] || len[u2] != len[s2] - 1 ||
-				    eng_x(c, ws, e2 + xp) + a2 >= hi)
+				    eng_x(c, ws, e2 + xp) + eng_wx(c, e2, a2) >= hi)
 					continue;
 				int bad = 0; /* the new path of s2 avoids fb and s */
 				for (uint32_t x = u2; x != t && !bad; x = adj[nx[x]].nbr)
@@ -689,8 +693,8 @@ static int try_pair(const struct eng_ctx *c, struct eng_ws *ws, const struct eng
 					int64_t v = eng_x(c, ws, sa.e[i] + xp);
 					if (v > mo)
 						mo = v;
-					if (v + sa.d[i] > mn)
-						mn = v + sa.d[i];
+					if (v + eng_wx(c, sa.e[i], sa.d[i]) > mn)
+						mn = v + eng_wx(c, sa.e[i], sa.d[i]);
 				}
 				if (mn >= mo || mn >= bestm)
 					continue;
@@ -790,22 +794,26 @@ static void rebalance_tree(const struct eng_ctx *c, struct eng_ws *ws, const str
 			uint32_t e = cand[ci], u = adj[e].nbr;
 			if (e == eo || u == s)
 				continue;
-			/* walk old and new paths in lockstep until they meet */
-			int64_t dl = a * (2 * eng_x(c, ws, e + xp) + a) -
-				     a * (2 * eng_x(c, ws, eo + xp) - a);
-			int64_t mo = eng_x(c, ws, eo + xp), mn = eng_x(c, ws, e + xp) + a;
-			int64_t m0 = eng_x(c, ws, e) + a; /* plane 0 (== mn without xp) */
+			/* walk old and new paths in lockstep until they meet; a
+			 * link's load changes by a times its rate weight */
+			int64_t an = eng_wx(c, e, a), ao = eng_wx(c, eo, a);
+			int64_t dl = an * (2 * eng_x(c, ws, e + xp) + an) -
+				     ao * (2 * eng_x(c, ws, eo + xp) - ao);
+			int64_t mo = eng_x(c, ws, eo + xp), mn = eng_x(c, ws, e + xp) + an;
+			int64_t m0 = eng_x(c, ws, e) + an; /* plane 0 (== mn without xp) */
 			uint32_t xo = adj[eo].nbr, xn = u;
 			while (xo != xn) {
 				uint32_t fo = nx[xo], fn = nx[xn];
 				int64_t vo = eng_x(c, ws, fo + xp), vn = eng_x(c, ws, fn + xp);
-				if (xp && eng_x(c, ws, fn) + a > m0)
-					m0 = eng_x(c, ws, fn) + a;
-				dl += a * (2 * vn + a) - a * (2 * vo - a);
+				an = eng_wx(c, fn, a);
+				ao = eng_wx(c, fo, a);
+				if (xp && eng_x(c, ws, fn) + an > m0)
+					m0 = eng_x(c, ws, fn) + an;
+				dl += an * (2 * vn + an) - ao * (2 * vo - ao);
 				if (vo > mo)
 					mo = vo;
-				if (vn + a > mn)
-					mn = vn + a;
+				if (vn + an > mn)
+					mn = vn + an;
 				xo = adj[fo].nbr;
 				xn = adj[fn].nbr;
 			}
@@ -996,6 +1004,13 @@ static int ctx_setup(struct eng_ctx *c, uint32_t *maxlids, struct ibf_error *err
 	c->l0base = c->xplanes == 2 && o->layer0_balance == IBF_L0_BASE;
 	if ((rc = eng_build_links(c, err)) || (rc = eng_build_dist(c, err)))
 		return rc;
+	if ((rc = eng_build_rates(c, err)) < 0)
+		return rc;
+	c->rated = rc;
+	if (c->rated)
+		eng_log(o, IBF_LOG_VERBOSE,
+			"%s: switch links run at different rates: loads weighted by rate",
+			c->kind->name);
 	c->winlo = malloc(((size_t)c->diam + 1) * sizeof(*c->winlo));
 	c->winhi = malloc(((size_t)c->diam + 1) * sizeof(*c->winhi));
 	if (!c->winlo || !c->winhi)

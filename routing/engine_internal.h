@@ -91,7 +91,8 @@ struct eng_ctx {
 			       * whose length lies in its window (only for layered) */
 	uint32_t pwords;
 	uint64_t *X;		/* [xplanes * E] exact paths per link, as ibf_path_stats counts
-			       * them: (source CA port, CA destination LID) pairs crossing it;
+			       * them: (source CA port, CA destination LID) pairs crossing it,
+			       * times the link's rate weight lw;
 			       * plane 1 (X + E), when there are two, counts only the base
 			       * LIDs (layer 0) */
 	int l0base;		/* phase 2 cools layered's layer 0 on plane 1 alone
@@ -100,6 +101,12 @@ struct eng_ctx {
 	uint32_t xplanes;	/* 2 for layered with LMC >= 1 (layer 0 balances on its own
 			       * plane, as minimal does with LMC 0), else 1 */
 	uint32_t *hca;		/* [S] CA/router ports cabled to each switch */
+	int rated;		/* some link weighs more than 1 */
+	uint32_t *lw;		/* [xplanes * E] rate weight of each link (the same on
+				 * every plane): the fastest switch link's rate over
+				 * this one's, rounded, at least 1; X and W hold loads
+				 * times lw (eng_build_rates), so a 1x cable beside
+				 * 4x ones counts each path four times */
 	/* the least-used-port candidate (engine_seed.c): seed_row[lid] is the
 	 * row of seed ([rows * S] out link per switch) of each of its LIDs */
 	uint32_t *seed, *seed_row;
@@ -153,8 +160,10 @@ static inline int64_t eng_x(const struct eng_ctx *c, const struct eng_ws *ws, ui
 	return (int64_t)c->X[e] + ws->xdelta[e];
 }
 
-static inline void eng_add_x(struct eng_ws *ws, uint32_t e, int64_t v)
+/* v paths more (fewer) on link e: X grows by v times its rate weight */
+static inline void eng_add_x(const struct eng_ctx *c, struct eng_ws *ws, uint32_t e, int64_t v)
 {
+	v *= (int64_t)c->lw[e];
 	if (!ws->xflag[e]) {
 		ws->xflag[e] = 1;
 		ws->xtouched[ws->nxt_touched++] = e;
@@ -169,11 +178,17 @@ static inline uint32_t eng_xoff(const struct eng_ctx *c, uint32_t j)
 {
 	return c->xplanes == 2 && j == 0 ? c->E : 0;
 }
-static inline void eng_add_xp(struct eng_ws *ws, uint32_t e, uint32_t off, int64_t v)
+static inline void eng_add_xp(const struct eng_ctx *c, struct eng_ws *ws, uint32_t e, uint32_t off,
+			      int64_t v)
 {
-	eng_add_x(ws, e, v);
+	eng_add_x(c, ws, e, v);
 	if (off)
-		eng_add_x(ws, e + off, v);
+		eng_add_x(c, ws, e + off, v);
+}
+/* the weighted load a paths more would add to link e (any plane) */
+static inline int64_t eng_wx(const struct eng_ctx *c, uint32_t e, int64_t a)
+{
+	return a * (int64_t)c->lw[e];
 }
 static inline uint64_t eng_w(const struct eng_ctx *c, const struct eng_ws *ws, uint32_t e)
 {
@@ -182,7 +197,7 @@ static inline uint64_t eng_w(const struct eng_ctx *c, const struct eng_ws *ws, u
 
 static inline void eng_add_w(const struct eng_ctx *c, struct eng_ws *ws, uint32_t e, uint64_t v)
 {
-	(void)c;
+	v *= c->lw[e];
 	if (!v)
 		return;
 	if (!ws->delta[e])
@@ -268,6 +283,10 @@ void eng_log(const struct ibf_route_opts *o, int level, const char *fmt, ...)
 void eng_ctx_free(struct eng_ctx *c);
 int eng_build_dests(struct eng_ctx *c, struct ibf_error *err, uint32_t *maxlids, int *maxlmc);
 int eng_build_links(struct eng_ctx *c, struct ibf_error *err);
+/* lw[] from the ports' width and speed; returns whether any link weighs
+ * more than 1 (all 1 when every switch link runs at one rate or none is
+ * known, so the tables are those of the unweighted rule) */
+int eng_build_rates(struct eng_ctx *c, struct ibf_error *err);
 int eng_build_dist(struct eng_ctx *c, struct ibf_error *err);
 int eng_build_possible(struct eng_ctx *c, struct ibf_error *err);
 int eng_ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids);

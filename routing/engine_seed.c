@@ -25,6 +25,27 @@ static int seed_lid(const struct eng_ctx *c, uint32_t j)
 	return c->xplanes == 1 || j == 0;
 }
 
+/* The least M such that need units of `unit` paths each fit on the links
+ * lw[0 .. n-1] with no link's load (paths x rate weight) above M: the
+ * bounds below with rate weights; with every weight 1 it is
+ * unit * ceil(need / n). */
+static uint64_t fit_bound(const uint32_t *lw, uint32_t n, uint64_t need, uint64_t unit)
+{
+	if (!need || !n || !unit)
+		return 0;
+	uint64_t lo = 0, hi = unit * IBF_MAX_RATE_WEIGHT * ((need + n - 1) / n);
+	while (lo + 1 < hi) { /* fits(hi), !fits(lo) */
+		uint64_t m = lo + (hi - lo) / 2, k = 0;
+		for (uint32_t i = 0; i < n && k < need; i++)
+			k += m / (unit * lw[i]);
+		if (k >= need)
+			hi = m;
+		else
+			lo = m;
+	}
+	return hi;
+}
+
 /* The least possible busiest link for the candidate's LIDs, whatever the
  * routing (a bound, not always reached):
  *  - out of switch s: its h CA ports send each of the R LIDs hanging off
@@ -32,11 +53,14 @@ static int seed_lid(const struct eng_ctx *c, uint32_t j)
  *    (one LFT entry), so some link carries h * ceil(R / deg);
  *  - into s: each of its n LIDs receives from every CA port elsewhere in
  *    its component over one of its deg links, n * H in all;
- *  - the mean: every path is minimal, so the total is fixed. */
+ *  - the mean: every path is minimal, so the total is fixed.
+ * With rate weights (c->rated) each of the three is the least busiest
+ * weighted load the same paths can be spread to (fit_bound). */
 static uint64_t seed_bound(const struct eng_ctx *c, const uint32_t *nl, uint64_t total)
 {
 	const struct ibf_fabric *f = c->f;
-	uint64_t lb = c->E ? (total + c->E - 1) / c->E : 0;
+	uint64_t lb = c->rated ? fit_bound(c->lw, c->E, total, 1)
+			       : c->E ? (total + c->E - 1) / c->E : 0;
 	for (uint32_t s = 0; s < c->S; s++) {
 		uint64_t deg = f->adj_off[s + 1] - f->adj_off[s];
 		if (!deg || (!c->hca[s] && !nl[s]))
@@ -50,6 +74,11 @@ static uint64_t seed_bound(const struct eng_ctx *c, const uint32_t *nl, uint64_t
 			}
 		uint64_t out = c->hca[s] * ((R + deg - 1) / deg);
 		uint64_t in = (nl[s] * H + deg - 1) / deg;
+		if (c->rated) { /* a cable weighs the same both ways */
+			const uint32_t *w = c->lw + f->adj_off[s];
+			out = fit_bound(w, (uint32_t)deg, R, c->hca[s]);
+			in = fit_bound(w, (uint32_t)deg, nl[s] * H, 1);
+		}
 		if (out > lb)
 			lb = out;
 		if (in > lb)
@@ -143,11 +172,17 @@ int eng_seed_build(struct eng_ctx *c, struct eng_ws *ws, struct ibf_error *err)
 				if (q == hi)
 					q = lo;
 			}
+			/* the load with this LID's traffic added (at least one
+			 * path's worth): by rate weight, so on links of one rate
+			 * the order of the loads alone */
+			uint64_t as = acc[s] ? acc[s] : 1, bx = 0;
 			for (uint32_t k = 0; k < n; k++, q = q + 1 == hi ? lo : q + 1) {
 				uint32_t e = ws->down[q];
-				if (best == ENG_NOLINK || X[e] < X[best] ||
-				    (X[e] == X[best] && cnt[e] < cnt[best]))
+				uint64_t xe = X[e] + as * c->lw[e];
+				if (best == ENG_NOLINK || xe < bx || (xe == bx && cnt[e] < cnt[best])) {
 					best = e;
+					bx = xe;
+				}
 			}
 			if (best == ENG_NOLINK) {
 				/* no link of s one hop closer although the distances
@@ -162,7 +197,7 @@ int eng_seed_build(struct eng_ctx *c, struct eng_ws *ws, struct ibf_error *err)
 				return 0;
 			}
 			nx[s] = best;
-			X[best] += acc[s];
+			X[best] += acc[s] * c->lw[best];
 			cnt[best]++;
 			acc[adj[best].nbr] += acc[s];
 		}
@@ -211,7 +246,7 @@ void eng_seed_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const
 		uint32_t s = order[i], e = nxt[s], u = adj[e].nbr;
 		eng_add_w(c, ws, e, ws->acc[s]);
 		if (ws->tmp[s])
-			eng_add_xp(ws, e, xoff, (int64_t)ws->tmp[s]);
+			eng_add_xp(c, ws, e, xoff, (int64_t)ws->tmp[s]);
 		ws->acc[u] += ws->acc[s];
 		ws->tmp[u] += ws->tmp[s];
 	}

@@ -109,6 +109,7 @@ void eng_ctx_free(struct eng_ctx *c)
 	free(c->winlo);
 	free(c->winhi);
 	free(c->hca);
+	free(c->lw);
 	free(c->lid_dest);
 	eng_seed_free(c);
 	for (unsigned i = 0; i < ENG_ROUND; i++) {
@@ -270,6 +271,53 @@ int eng_build_links(struct eng_ctx *c, struct ibf_error *err)
 	for (uint32_t e = 0; e < E; e++)
 		c->und[e] = (c->rev[e] != ENG_NOLINK && c->rev[e] < e) ? c->rev[e] : e;
 	return 0;
+}
+
+/* a port's data rate in 0.1 Gb/s, 0 when its width or speed is unknown */
+static uint32_t port_rate(const struct ibf_fabric *f, uint32_t sw, uint8_t port)
+{
+	const struct ibf_port *pp = ibf_port(f, f->switches[sw], port);
+	return (uint32_t)pp->width * ibf_speed_rate(pp->speed);
+}
+
+int ibf_link_rate_weights(const struct ibf_fabric *f, uint32_t *lw)
+{
+	uint32_t E = f->adj_off ? f->adj_off[f->nsw] : 0;
+	/* pass 1: each link's rate into lw, the fastest into top */
+	uint64_t top = 0;
+	for (uint32_t e = 0; e < E; e++) {
+		const struct ibf_adj *a = &f->adj[e];
+		uint32_t x = port_rate(f, f->adj_src[e], a->lport);
+		uint32_t y = port_rate(f, a->nbr, a->rport);
+		lw[e] = x && y ? (x < y ? x : y) : x ? x : y;
+		if (lw[e] > top)
+			top = lw[e];
+	}
+	/* pass 2: the rate becomes top / rate, rounded (halves up) */
+	int any = 0;
+	for (uint32_t e = 0; e < E; e++) {
+		uint64_t w = lw[e] ? (2 * top + lw[e]) / (2 * (uint64_t)lw[e]) : 1;
+		if (w < 1)
+			w = 1;
+		if (w > IBF_MAX_RATE_WEIGHT)
+			w = IBF_MAX_RATE_WEIGHT;
+		any |= w > 1;
+		lw[e] = (uint32_t)w;
+	}
+	return any;
+}
+
+int eng_build_rates(struct eng_ctx *c, struct ibf_error *err)
+{
+	uint32_t E = c->E, P = c->xplanes ? c->xplanes : 1;
+	c->lw = malloc((E ? (size_t)E * P : 1) * sizeof(*c->lw));
+	if (!c->lw)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	int any = ibf_link_rate_weights(c->f, c->lw);
+	/* the same weights on every plane of X */
+	for (uint32_t p = 1; p < P; p++)
+		memcpy(c->lw + (size_t)p * E, c->lw, (size_t)E * sizeof(*c->lw));
+	return any;
 }
 
 uint32_t ibf_typical_diameter(const uint64_t *hist, uint32_t maxd)

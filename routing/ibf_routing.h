@@ -260,6 +260,15 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 
 /* ------------------------------------------------------------ statistics */
 
+/* Rate weights of the directed switch links (lw[adj_off[nsw]], indexed like
+ * fabric->adj), as minimal and layered balance on them: a link runs at the
+ * slower end's width x per-lane speed (an end that does not know it leaves
+ * it to the other); its weight is the fastest switch link's rate over its
+ * own, rounded to the nearest integer (halves up), 1 .. IBF_MAX_RATE_WEIGHT,
+ * and 1 when the rate is unknown.  Returns 1 when some weight exceeds 1. */
+#define IBF_MAX_RATE_WEIGHT 64
+int ibf_link_rate_weights(const struct ibf_fabric *f, uint32_t *lw);
+
 /* Definitions: see the comment at the top of routing/stats.c. */
 struct ibf_path_stats {
 	int layers;
@@ -276,6 +285,11 @@ struct ibf_path_stats {
 	uint64_t *link_load; /* [nlinks] paths per link, indexed like fabric->adj */
 	uint64_t *link_load0; /* [nlinks] the same, destination base LIDs only (layer 0) */
 	double link_mean0, link_max0; /* mean and max of link_load0 */
+	/* links slower than the fastest switch link (ibf_link_rate_weights):
+	 * how many, the most paths on one of them, the mean paths per link
+	 * of the others, and the busiest link in paths x rate weight */
+	uint64_t nslow;
+	double slow_max, fast_mean, link_wmax;
 	uint64_t unrouted;   /* (switch, assigned LID) pairs whose trace does not
 				       * deliver to the LID's port */
 };

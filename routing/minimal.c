@@ -7,7 +7,9 @@
  * paths per link): parallel cables are separate links, a switch weighs as
  * many sources as it has CA ports, switch LIDs add nothing.  A switch
  * charges its own CA ports to its whole path as soon as it has chosen, so
- * the switches after it, for the same LID, see that load.
+ * the switches after it, for the same LID, see that load.  Every load is
+ * paths times the link's rate weight (eng_ctx.lw, 1 on one-rate fabrics),
+ * so a slow cable fills up sooner.
  *
  * The choice: the least loaded first link; among equals the path whose
  * busiest link is least loaded, then the least total load on the path, then
@@ -39,6 +41,9 @@ void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const 
 		int64_t bx = INT64_MAX, bm = INT64_MAX, bs = INT64_MAX;
 		uint64_t bw = UINT64_MAX;
 		uint16_t want = (uint16_t)(D[s] - 1);
+		/* the first link's load with s's own sources added (at least
+		 * one): on links of one rate the same order as the load alone */
+		int64_t a0 = ca && c->hca[s] ? (int64_t)c->hca[s] : 1;
 		for (uint32_t k = 0, e = off + start; k < deg; k++, e++) {
 			if (e == off + deg)
 				e = off;
@@ -49,7 +54,7 @@ void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const 
 			 * (fixed: the nearer switches chose first): its busiest
 			 * link, the sum of its loads; then the first link's
 			 * weight; then the rotated port order */
-			int64_t x0 = eng_x(c, ws, e), m = 0, sm = 0;
+			int64_t x0 = eng_x(c, ws, e) + eng_wx(c, e, a0), m = 0, sm = 0;
 			for (uint32_t x = u; x != t;) {
 				uint32_t g = nxt[x];
 				int64_t v = eng_x(c, ws, g);
@@ -73,7 +78,7 @@ void eng_min_tree(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, const 
 		/* s's own end ports load every link of its path from now on */
 		if (ca && c->hca[s])
 			for (uint32_t x = s; x != t; x = adj[nxt[x]].nbr)
-				eng_add_xp(ws, nxt[x], xoff, (int64_t)c->hca[s]);
+				eng_add_xp(c, ws, nxt[x], xoff, (int64_t)c->hca[s]);
 	}
 	ws->len[t] = 0;
 	/* charge: farthest first, each switch passes its subtree's sources on */

@@ -431,6 +431,36 @@ static void summarize(struct ibf_path_stats *st, uint32_t nadj, int L)
 	st->link_cv = mean > 0 ? sqrt(var) / mean : 0.0;
 }
 
+/* the links slower than the fastest switch link and the busiest link in
+ * paths x rate weight (ibf_link_rate_weights); nothing on one-rate fabrics */
+static int rate_summary(const struct ibf_fabric *f, struct ibf_path_stats *st, uint32_t nadj)
+{
+	uint32_t *lw = malloc(((size_t)nadj + 1) * sizeof(*lw));
+	if (!lw)
+		return -1;
+	if (ibf_link_rate_weights(f, lw)) {
+		uint64_t fsum = 0, nfast = 0, smax = 0, wmax = 0;
+		for (uint32_t a = 0; a < nadj; a++) {
+			uint64_t x = st->link_load[a];
+			if (x * lw[a] > wmax)
+				wmax = x * lw[a];
+			if (lw[a] > 1) {
+				st->nslow++;
+				if (x > smax)
+					smax = x;
+			} else {
+				fsum += x;
+				nfast++;
+			}
+		}
+		st->slow_max = (double)smax;
+		st->fast_mean = nfast ? (double)fsum / (double)nfast : 0.0;
+		st->link_wmax = (double)wmax;
+	}
+	free(lw);
+	return 0;
+}
+
 int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *r,
 			   struct ibf_path_stats *st, struct ibf_error *err)
 {
@@ -490,6 +520,8 @@ int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *
 	if (run_workers(th, nth) || gather(st, th, nth, nsw, nadj, L))
 		goto nomem;
 	summarize(st, nadj, L);
+	if (rate_summary(f, st, nadj))
+		goto nomem;
 	rc = 0;
 	goto out;
 nomem:
@@ -542,10 +574,15 @@ int ibf_path_stats_write_json(const struct ibf_path_stats *st, FILE *out)
 	fprintf(out,
 		"},\"paths_per_link\":{\"links\":%llu,\"min\":%.0f,\"mean\":%.4f,\"max\":%.0f,"
 		"\"max_over_mean\":%.4f,\"cv\":%.4f},\"paths_per_link_layer0\":{\"mean\":%.4f,"
-		"\"max\":%.0f},\"unrouted\":%llu}\n",
+		"\"max\":%.0f},",
 		(unsigned long long)st->nlinks, st->link_min, st->link_mean, st->link_max,
-		max_over_mean(st), st->link_cv, st->link_mean0, st->link_max0,
-		(unsigned long long)st->unrouted);
+		max_over_mean(st), st->link_cv, st->link_mean0, st->link_max0);
+	if (st->nslow)
+		fprintf(out,
+			"\"slower_links\":{\"links\":%llu,\"max\":%.0f,\"full_rate_mean\":%.4f,"
+			"\"rate_weighted_max\":%.0f},",
+			(unsigned long long)st->nslow, st->slow_max, st->fast_mean, st->link_wmax);
+	fprintf(out, "\"unrouted\":%llu}\n", (unsigned long long)st->unrouted);
 	return ferror(out) ? IBF_EIO : 0;
 }
 
@@ -585,6 +622,11 @@ int ibf_path_stats_write_text(const struct ibf_path_stats *st, FILE *out)
 	if (L > 1)
 		fprintf(out, "paths per link, layer 0 (base LIDs) only: mean %.2f max %.0f\n",
 			st->link_mean0, st->link_max0);
+	if (st->nslow)
+		fprintf(out,
+			"links slower than the fastest: %llu, paths on one: max %.0f (full-rate "
+			"links: mean %.2f); busiest link in paths x rate weight: %.0f\n",
+			(unsigned long long)st->nslow, st->slow_max, st->fast_mean, st->link_wmax);
 	fprintf(out, "unrouted (switch, LID) pairs: %llu\n", (unsigned long long)st->unrouted);
 	return ferror(out) ? IBF_EIO : 0;
 }

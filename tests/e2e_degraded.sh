@@ -40,6 +40,29 @@ assert {x["a"], x["b"]} == {"ft-l1-s0000", "ft-l2-s0000"} and x["compared_links"
 ' "$WORK/bad.json"
 fi
 
+# routing weighs the 1x twin four times (docs/routing.md, rate weights):
+# minimal and layered give it at most a quarter of the busiest 4x link's
+# paths (here none), every host stays routed, and the clean fabric's stats
+# list no slower link
+for e in minimal layered; do
+	"$IBFAB" route --topology "$WORK/bad.ibnd" --engine "$e" -o "$WORK/bad-$e.lfts" >/dev/null 2>&1
+	"$IBFAB" route check -q --topology "$WORK/bad.ibnd" --lfts "$WORK/bad-$e.lfts" \
+		>"$WORK/bad-$e-check.txt" 2>&1
+	check "faulty, $e: route check clean" grep -q '^unreachable: *0$' "$WORK/bad-$e-check.txt"
+	"$IBFAB" route stats --json --topology "$WORK/bad.ibnd" --lfts "$WORK/bad-$e.lfts" \
+		>"$WORK/bad-$e.json" 2>&1
+	check "faulty, $e: the 1x twin carries at most a quarter of the busiest link" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["slower_links"]
+assert s["links"] == 2, s
+assert 4 * s["max"] <= d["paths_per_link"]["max"], (s, d["paths_per_link"])
+assert s["rate_weighted_max"] <= d["paths_per_link"]["max"], s
+' "$WORK/bad-$e.json"
+done
+"$IBFAB" route stats --json --topology "$WORK/ok.ibnd" --engine minimal >"$WORK/ok-stats.json" 2>&1
+check "clean: route stats lists no slower link" sh -c "! grep -q slower_links '$WORK/ok-stats.json'"
+
 # duplicate GUIDs (two devices with one GUID): a second record of the id, or
 # two switch ports claiming one CA port (what discovery shows when it merged
 # the two): both devices kept, both places reported, routing still works

@@ -1411,6 +1411,89 @@ static void test_disjoint_parallel(void)
 	ibf_fabric_free(f);
 }
 
+/* Two switches joined by a 4x and a 1x cable, 16 hosts on each: minimal
+ * and layered weigh a link's paths by the fastest switch link's rate over
+ * its own (here 4 for the 1x cable), so the 1x cable carries about a
+ * quarter of the 4x cable's paths (one destination's 16 paths of slack:
+ * each destination LID takes one cable from a switch), in both directions,
+ * at every LMC, on 1 and 2 threads alike.  Both cables at 4x: an even split. */
+static struct ibf_fabric *twin_cables(int slow_width, int lmc)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	int a = add(f, IBF_NODE_SWITCH, 18, 0x720000, "a");
+	int b = add(f, IBF_NODE_SWITCH, 18, 0x720001, "b");
+	if (ibf_fabric_connect(f, a, 1, b, 1, 4, IBF_SPEED_EDR, NULL) ||
+	    ibf_fabric_connect(f, a, 2, b, 2, slow_width, IBF_SPEED_EDR, NULL))
+		printf("# connect failed\n");
+	for (int i = 0; i < 32; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "h%d", i);
+		int c = add(f, IBF_NODE_CA, 1, 0x730000 + 0x10 * (uint64_t)i, name);
+		link2(f, c, 1, i < 16 ? a : b, 3 + i % 16);
+	}
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, lmc, 0, NULL);
+	return f;
+}
+
+/* paths over the cables on port 1 and port 2, both directions; base: the
+ * base LIDs' paths alone */
+static void twin_loads(const struct ibf_fabric *f, const struct ibf_path_stats *st, int base,
+		       uint64_t *l1, uint64_t *l2)
+{
+	const uint64_t *load = base ? st->link_load0 : st->link_load;
+	*l1 = *l2 = 0;
+	for (uint32_t e = 0; e < f->adj_off[f->nsw]; e++) {
+		if (f->adj[e].lport == 1)
+			*l1 += load[e];
+		else
+			*l2 += load[e];
+	}
+}
+
+static void test_rate_weighted(void)
+{
+	static const char *const eng[2] = { "minimal", "layered" };
+	for (int lmc = 0; lmc <= 2; lmc++)
+		for (int k = 0; k < 2; k++) {
+			struct ibf_fabric *f = twin_cables(1, lmc);
+			struct ibf_routes r1, r2;
+			uint64_t fast, slow;
+			TT_CHECK(real_max_paths(f, eng[k], 1, &r1) > 0);
+			TT_CHECK(real_max_paths(f, eng[k], 2, &r2) > 0);
+			TT_CHECK(memcmp(r1.lft, r2.lft, (size_t)r1.nsw * r1.stride) == 0);
+			struct ibf_path_stats st;
+			TT_REQUIRE(ibf_path_stats_compute(f, &r1, &st, NULL) == 0);
+			/* layered with LMC >= 1: layer 0 (the base LIDs) is weighted;
+			 * its other layers take the cable layer 0 left free, a
+			 * disjoint path being worth more than a fast one */
+			int base = k == 1 && lmc > 0;
+			twin_loads(f, &st, base, &fast, &slow);
+			/* 16 hosts x 16 << lmc LIDs each way */
+			TT_EQ_INT(fast + slow, 2 * 16 * (16u << (base ? 0 : lmc)));
+			printf("# %s lmc %d: 4x cable %llu paths, 1x cable %llu\n", eng[k], lmc,
+			       (unsigned long long)fast, (unsigned long long)slow);
+			TT_CHECK(4 * slow <= fast + 2 * 2 * 16);
+			/* route stats: the 1x cable's two directions, weight 4 */
+			TT_EQ_INT(st.nslow, 2);
+			TT_CHECK(st.link_wmax >= 4 * st.slow_max && st.link_wmax >= st.link_max);
+			ibf_path_stats_free(&st);
+			ibf_routes_free(&r1);
+			ibf_routes_free(&r2);
+			ibf_fabric_free(f);
+			/* the same cables at one rate share the paths evenly */
+			f = twin_cables(4, lmc);
+			TT_CHECK(real_max_paths(f, eng[k], 2, &r1) > 0);
+			TT_REQUIRE(ibf_path_stats_compute(f, &r1, &st, NULL) == 0);
+			twin_loads(f, &st, 0, &fast, &slow);
+			TT_EQ_INT(fast, slow);
+			TT_EQ_INT(st.nslow, 0);
+			ibf_path_stats_free(&st);
+			ibf_routes_free(&r1);
+			ibf_fabric_free(f);
+		}
+}
+
 static void test_disjoint_exact(void)
 {
 	/* LMC 2 where taking the layers greedily in order is not optimal:
@@ -1773,6 +1856,7 @@ int main(void)
 	TT(test_path_stats);
 	TT(test_disjoint_parallel);
 	TT(test_disjoint_exact);
+	TT(test_rate_weighted);
 	if (tmpdir[0])
 		rmdir(tmpdir);
 	tt_run("stable reroute: kept columns avoid the failed cable, deliver, move few entries",
