@@ -602,6 +602,13 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			prog, "--sl/--sl2vl go with --lfts (with --engine use --deadlock)");
 	if (a->l0 < 0)
 		return cli_usage_error(prog, "--load L or --loads A:B:STEP is required");
+	/* the report (text or JSON) always goes to stdout: a figure or CSV
+	 * there too would be interleaved with it into one unreadable stream */
+	if (a->svg && !strcmp(a->svg, "-"))
+		return cli_usage_error(prog, "--svg -: stdout carries the report; give a file");
+	if (a->link_util && !strcmp(a->link_util, "-"))
+		return cli_usage_error(prog,
+				       "--link-util -: stdout carries the report; give a file");
 	if (a->streams && !a->have_pattern)
 		return cli_usage_error(prog, "--streams wants --traffic PATTERN");
 	if (a->bytes > 0 && !a->streams)

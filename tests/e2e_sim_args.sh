@@ -38,6 +38,10 @@ bad_packet --acc-gbps 0.01 "--acc-gbps"
 # pattern counts: "-N" wrapped through strtoul to 2^64 - N
 bad_packet --traffic shift:-18446744073709551615 shift:-18446744073709551615
 bad_packet --traffic perm:+3 perm:+3
+# '-' for a file output: the SVG or the CSV went to stdout after the report
+# (or the JSON), exit 0, one stream that neither reader could parse
+bad_packet --svg - "--svg -: stdout carries the report"
+bad_packet --link-util - "--link-util -: stdout carries the report"
 
 # the same counts in sim flow
 for a in "--pattern shift:-18446744073709551615" "--pattern bisection:" \
