@@ -632,6 +632,14 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 				       "--accels 1: a node has no other accelerator, every message "
 				       "leaves it (--mix/--inter-frac below 1 cannot hold)");
 	a->o.vls = (int)a->vls;
+	/* the simulator's own checks of option combinations (a buffer smaller
+	 * than one packet of --mtu + --header, ...): a usage error now, not
+	 * exit 1 after the fabric was loaded and routed */
+	struct ibf_psim_opts o = a->o;
+	struct ibf_error e;
+	o.load = a->l0;
+	if (ibf_psim_opts_check(&o, &e))
+		return cli_usage_error(prog, "%s", e.msg);
 	return 0;
 }
 

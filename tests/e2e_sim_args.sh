@@ -38,6 +38,9 @@ bad_packet --acc-gbps 0.01 "--acc-gbps"
 # pattern counts: "-N" wrapped through strtoul to 2^64 - N
 bad_packet --traffic shift:-18446744073709551615 shift:-18446744073709551615
 bad_packet --traffic perm:+3 perm:+3
+# a buffer below one packet (--mtu + --header) was refused by the simulator
+# after the fabric was loaded and routed, exit 1
+bad_packet --buffer 4095 "buffer (4095 bytes) must hold one packet (4096 bytes)"
 # '-' for a file output: the SVG or the CSV went to stdout after the report
 # (or the JSON), exit 0, one stream that neither reader could parse
 bad_packet --svg - "--svg -: stdout carries the report"
