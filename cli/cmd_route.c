@@ -918,6 +918,13 @@ static int cmd_route_congestion(int argc, char **argv)
 		return cli_fail(&err);
 	struct ibf_routes r;
 	rc = get_routes(&a, f, &r, &err);
+	/* a layer beyond the tables' LIDs was traced at base + J anyway and
+	 * printed as "layer J" */
+	if (!rc && !all_layers && layer >= (1L << r.lmc))
+		rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
+				   "--layer %ld: the tables have %d LID layer(s) (LMC %u): J must "
+				   "be 0..%d or all",
+				   layer, 1 << r.lmc, (unsigned)r.lmc, (1 << r.lmc) - 1);
 	int l0 = all_layers ? 0 : (int)layer, l1 = all_layers ? (1 << r.lmc) - 1 : (int)layer;
 	uint64_t unrouted = 0;
 	if (!rc && a.json)

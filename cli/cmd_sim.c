@@ -800,6 +800,14 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 			}
 			free(roots);
 		}
+		/* layer:J beyond every port's LIDs would be clamped to the last
+		 * layer and reported as layer J */
+		if (!rc && a->lp.how == IBF_LAYERS_FIXED && a->lp.layer >= (1u << sr->r.lmc))
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					   "--layers layer:%u: the tables of %s have %u LID layer(s) "
+					   "(LMC %u): J must be 0..%u",
+					   a->lp.layer, sr->lfts ? sr->lfts : sr->engine,
+					   1u << sr->r.lmc, (unsigned)sr->r.lmc, (1u << sr->r.lmc) - 1);
 		if (!rc)
 			rc = ibf_sim_net_init(&sr->net, f, &sr->r, IBF_CONG_ORDER_AUTO, err);
 		if (!rc) {

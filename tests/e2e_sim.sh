@@ -98,4 +98,17 @@ for d in notadir /dev/null/x; do
 	rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern a2a --svg $d >e9.out 2>e9.txt || rc=$?
 	check "--svg $d: exit 1, nothing on stdout" sh -c "[ $rc -eq 1 ] && [ ! -s e9.out ] && grep -q 'not a writable directory' e9.txt"
 done
+# a layer beyond the tables' LIDs (LMC 1: layers 0 and 1) was clamped to the
+# last one and printed as the layer asked for, exit 0
+rc=0; "$IBFAB" sim flow --topology sf.topo --lmc 1 --lfts lay.lfts --pattern shift:7 \
+	--layers layer:2 >e10.out 2>e10.txt || rc=$?
+check "sim flow --layers layer:2 on LMC 1: exit 1, nothing on stdout, J's range named" \
+	sh -c "[ $rc -eq 1 ] && [ ! -s e10.out ] && grep -q 'layer:2: .* 2 LID layer(s) (LMC 1): J must be 0..1' e10.txt"
+rc=0; "$IBFAB" route congestion --topology sf.topo --lmc 1 --lfts lay.lfts --pattern shift \
+	--layer 2 >e10.out 2>e10.txt || rc=$?
+check "route congestion --layer 2 on LMC 1: exit 1, nothing on stdout, J's range named" \
+	sh -c "[ $rc -eq 1 ] && [ ! -s e10.out ] && grep -q 'layer 2: .* 2 LID layer(s) (LMC 1): J must be 0..1 or all' e10.txt"
+rc=0; "$IBFAB" route congestion --topology sf.topo --lmc 1 --lfts lay.lfts --pattern shift \
+	--layer 1 >e10.out 2>e10.txt || rc=$?
+check "... --layer 1 still works" sh -c "[ $rc -eq 0 ] && grep -q '^layer 1:' e10.out"
 done_testing
