@@ -927,8 +927,6 @@ static int cmd_route_congestion(int argc, char **argv)
 				   layer, 1 << r.lmc, (unsigned)r.lmc, (1 << r.lmc) - 1);
 	int l0 = all_layers ? 0 : (int)layer, l1 = all_layers ? (1 << r.lmc) - 1 : (int)layer;
 	uint64_t unrouted = 0;
-	if (!rc && a.json)
-		printf("{\"source\": \"%s\", \"layers\": [", a.lfts ? a.lfts : r.engine);
 	for (int l = l0; !rc && l <= l1; l++) {
 		struct ibf_cong_report sh, pm;
 		co.layer = l;
@@ -937,6 +935,20 @@ static int cmd_route_congestion(int argc, char **argv)
 			break;
 		const struct ibf_cong_report *any =
 			sh.ninst || pattern != IBF_CONG_PERM ? &sh : &pm;
+		/* with one host there is no flow: the report read "worst max
+		 * link load 0 (shift 0)", "100/100 instances at their bound" */
+		if (any->nhosts < 2) {
+			rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
+					   "%u host port(s) cabled to a switch: a pattern needs "
+					   "at least 2",
+					   any->nhosts);
+			ibf_cong_report_free(&sh);
+			ibf_cong_report_free(&pm);
+			break;
+		}
+		if (a.json && l == l0)
+			printf("{\"source\": \"%s\", \"layers\": [",
+			       a.lfts ? a.lfts : r.engine);
 		unrouted += sh.unrouted + pm.unrouted;
 		if (a.json) {
 			printf("%s{\"layer\": %d, \"hosts\": %u, \"links\": %u, \"order\": \"%s\"",
