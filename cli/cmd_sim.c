@@ -702,8 +702,17 @@ static int flow_opt(const char *prog, struct flow_args *a, int c)
 		return 0;
 	case O_BYTES:
 		a->bytes = strtod(optarg, &end);
+		/* the suffixes sim packet takes (64k, 1MiB): they were "expected a
+		 * size > 0" here */
+		if (end != optarg && cli_byte_unit(end) > 1) {
+			a->bytes *= (double)cli_byte_unit(end);
+			end += strlen(end);
+		}
 		if (end == optarg || *end || !(a->bytes > 0) || a->bytes > 1e15)
-			return cli_usage_error(prog, "--bytes: expected a size > 0");
+			return cli_usage_error(prog,
+					       "--bytes: '%s' is not a byte count in (0, 1e15] "
+					       "(suffix k/KiB, M/MiB or G/GiB)",
+					       optarg);
 		return 0;
 	case O_ACC:
 		a->acc = strtod(optarg, &end);

@@ -125,7 +125,8 @@ static const char sp_help[] =
 	"                    auto for one per online CPU; default 1)\n"
 	"  --warmup T, --measure T, --drain T   times (ns, or with us/ms); defaults\n"
 	"                    20us, 50us, drain = measure (waiting for measured packets)\n"
-	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB suffix)\n"
+	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB, M/MiB\n"
+	"                    or G/GiB suffix, binary, as every byte count)\n"
 	"  --arb rr|age      output arbitration (default rr)\n"
 	"  --islip-iters N   iSLIP over each switch's free outputs and inputs with N\n"
 	"                    grant/accept rounds (default 0: each output on its own)\n"
@@ -230,11 +231,12 @@ static int parse_bytes(const char *opt, const char *v, long lo, long hi, long *o
 {
 	char *end;
 	long x = strtol(v, &end, 10);
-	/* range first: x * 1024 must not overflow */
+	/* range first: x * unit must not overflow */
 	int inrange = x >= lo && x <= hi;
-	if (inrange && (!strcmp(end, "k") || !strcmp(end, "K") || !strcmp(end, "KiB"))) {
-		inrange = x <= hi / 1024 && x * 1024 >= lo;
-		x *= 1024, end += strlen(end);
+	long unit = cli_byte_unit(end);
+	if (inrange && unit > 1) {
+		inrange = x <= hi / unit && x * unit >= lo;
+		x *= unit, end += strlen(end);
 	}
 	if (end == v || *end || !inrange) {
 		fprintf(stderr, "ibfab: %s: '%s' is not a byte count in [%ld, %ld]\n", opt, v, lo,

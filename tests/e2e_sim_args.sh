@@ -56,6 +56,28 @@ for a in "--pattern shift:-18446744073709551615" "--pattern bisection:" \
 	check "... the message quotes the value" grep -q -- "${a#* }" "$W/err"
 done
 
+# byte counts take the same suffixes in both simulators: sim flow --bytes 64k
+# was "expected a size > 0" (exit 2), sim packet had k/KiB only
+"$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern shift:1 --bytes 64k >"$W/a" 2>&1
+r=$?
+"$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern shift:1 --bytes 65536 >"$W/b" 2>&1
+check "sim flow --bytes 64k: exit 0 (got $r), the same as --bytes 65536" \
+	sh -c "test $r = 0 && cmp -s '$W/a' '$W/b'"
+"$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern shift:1 --bytes 1T >"$W/out" 2>"$W/err"
+r=$?
+check "sim flow --bytes 1T: exit 2 (got $r), the value and the suffixes named" \
+	sh -c "test $r = 2 && test ! -s '$W/out' && grep -q \"'1T' is not a byte count .*k/KiB, M/MiB or G/GiB\" '$W/err'"
+for b in 1MiB 1M; do
+	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --traffic shift:1 --streams \
+		--bytes $b --load 1 --measure 1ms >"$W/a" 2>&1
+	r=$?
+	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --traffic shift:1 --streams \
+		--bytes 1048576 --load 1 --measure 1ms >"$W/b" 2>&1
+	# (the lines but the wall time)
+	check "sim packet --bytes $b: exit 0 (got $r), the same run as --bytes 1048576" \
+		bash -c "test $r = 0 && grep -q 'messages of 1048576 B' '$W/a' && cmp -s <(grep -v wall '$W/a') <(grep -v wall '$W/b')"
+done
+
 # and the good forms still work
 "$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --loads 0.2:0.4:0.2 --buffer 8k \
 	--accels 2 --msg 4KiB --measure 2us --warmup 1us -q >"$W/out" 2>"$W/err"
