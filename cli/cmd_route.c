@@ -650,6 +650,9 @@ static int cmd_route_check(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (!a.lfts)
 		return cli_usage_error("ibfab route check", "--lfts DUMP is required");
+	if (a.engine)
+		return cli_usage_error("ibfab route check",
+				       "--engine: route check reads the tables of --lfts DUMP only");
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
@@ -721,6 +724,10 @@ static int cmd_route_stats(int argc, char **argv)
 	int rc = parse_route_args("ibfab route stats", argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	/* both: the dump was measured and the engine ignored without a word */
+	if (a.lfts && a.engine)
+		return cli_usage_error("ibfab route stats",
+				       "give --lfts DUMP or --engine NAME, not both");
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
@@ -910,6 +917,9 @@ static int cmd_route_congestion(int argc, char **argv)
 		return cli_usage_error(prog, "--order must be auto, tree or fabric");
 	if (!a.lfts && !a.engine)
 		return cli_usage_error(prog, "give --lfts DUMP or --engine NAME");
+	/* both: the dump was measured and the engine ignored without a word */
+	if (a.lfts && a.engine)
+		return cli_usage_error(prog, "give --lfts DUMP or --engine NAME, not both");
 
 	struct ibf_error err;
 	ibf_error_clear(&err);
@@ -1041,6 +1051,8 @@ static int cmd_route_diff(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (!a.lfts || !b)
 		return cli_usage_error(prog, "--lfts A and --lfts2 B are required");
+	if (a.engine)
+		return cli_usage_error(prog, "--engine: route diff compares --lfts A and --lfts2 B only");
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);

@@ -111,4 +111,14 @@ check "route congestion --layer 2 on LMC 1: exit 1, nothing on stdout, J's range
 rc=0; "$IBFAB" route congestion --topology sf.topo --lmc 1 --lfts lay.lfts --pattern shift \
 	--layer 1 >e10.out 2>e10.txt || rc=$?
 check "... --layer 1 still works" sh -c "[ $rc -eq 0 ] && grep -q '^layer 1:' e10.out"
+# --lfts with --engine: stats and congestion measured the dump and ignored
+# the engine, check and diff ignored it, exit 0; now a usage error
+for c in "route stats" "route congestion --pattern shift" "route check" \
+	"route diff --lfts2 lay.lfts"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$IBFAB" $c --topology sf.topo --lmc 1 --lfts lay.lfts --engine minimal >e11.out 2>e11.txt || rc=$?
+	check "$c --lfts with --engine: exit 2, nothing on stdout" \
+		sh -c "[ $rc -eq 2 ] && [ ! -s e11.out ] && grep -q -- 'engine' e11.txt"
+done
 done_testing
