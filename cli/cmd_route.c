@@ -340,7 +340,39 @@ static int route_table_opt(const char *prog, struct route_args *a, int c, int *r
 	return 0;
 }
 
-static int parse_route_args(const char *prog, int argc, char **argv, struct route_args *a)
+/* The long name of an option code of route_lo. */
+static const char *route_opt_name(int c)
+{
+	for (const struct option *o = route_lo; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return NULL;
+}
+
+/* Is long option name in the space-separated list? */
+static int route_opt_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* The subcommands' options (parse_route_args' only): any other route option
+ * is a usage error there, not silently ignored (route check --deadlock,
+ * route check -o, route congestion -o, route diff --json were) */
+#define ROUTE_COMMON "topology lmc guid2lid quiet help"
+#define ROUTE_ENGINE_OPTS                                                                    \
+	"engine seed threads min-len max-len max-paths layer0-balance conf dmodk-roots avoid " \
+	"previous-topology previous-lfts verbose"
+static const char route_check_opts[] = ROUTE_COMMON " lfts max-hops json";
+static const char route_stats_opts[] = ROUTE_COMMON " lfts json output " ROUTE_ENGINE_OPTS;
+static const char route_cong_opts[] = ROUTE_COMMON " lfts json " ROUTE_ENGINE_OPTS;
+static const char route_diff_opts[] = ROUTE_COMMON " lfts";
+
+static int parse_route_args(const char *prog, const char *only, int argc, char **argv,
+			    struct route_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->lmc = -1;
@@ -351,6 +383,9 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:hqv", route_lo, NULL)) != -1) {
+		const char *name = route_opt_name(c);
+		if (only && name && !route_opt_listed(only, name))
+			return cli_usage_error(prog, "--%s does not apply here", name);
 		if (route_table_opt(prog, a, c, &rc)) {
 			if (rc)
 				return rc;
@@ -569,7 +604,7 @@ static int route_deadlock(int *not_free, const struct route_args *a, const struc
 static int cmd_route_main(int argc, char **argv)
 {
 	struct route_args a;
-	int rc = parse_route_args("ibfab route", argc, argv, &a);
+	int rc = parse_route_args("ibfab route", NULL, argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (a.conf.deadlock == IBF_DEADLOCK_NONE && (a.dl_sl || a.dl_sl2vl || a.dl_verify))
@@ -645,14 +680,11 @@ static int cmd_route_main(int argc, char **argv)
 static int cmd_route_check(int argc, char **argv)
 {
 	struct route_args a;
-	int rc = parse_route_args("ibfab route check", argc, argv, &a);
+	int rc = parse_route_args("ibfab route check", route_check_opts, argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!a.lfts)
 		return cli_usage_error("ibfab route check", "--lfts DUMP is required");
-	if (a.engine)
-		return cli_usage_error("ibfab route check",
-				       "--engine: route check reads the tables of --lfts DUMP only");
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
@@ -721,7 +753,7 @@ static int cmd_route_check(int argc, char **argv)
 static int cmd_route_stats(int argc, char **argv)
 {
 	struct route_args a;
-	int rc = parse_route_args("ibfab route stats", argc, argv, &a);
+	int rc = parse_route_args("ibfab route stats", route_stats_opts, argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	/* both: the dump was measured and the engine ignored without a word */
@@ -807,8 +839,8 @@ static const char *take_opt(int *argc, char **argv, const char *name, int *bad)
 /* route congestion / diff: --help anywhere prints help (returns -1); the
  * options names[0..n) are taken out of a copy of argv into vals[], the rest
  * are parsed as route options. */
-static int parse_route_args_plus(const char *prog, const char *help, int argc, char **argv,
-				 const char *const *names, const char **vals, int n,
+static int parse_route_args_plus(const char *prog, const char *help, const char *only, int argc,
+				 char **argv, const char *const *names, const char **vals, int n,
 				 struct route_args *a)
 {
 	for (int i = 1; i < argc; i++)
@@ -824,7 +856,7 @@ static int parse_route_args_plus(const char *prog, const char *help, int argc, c
 	int bad = 0;
 	for (int i = 0; i < n; i++)
 		vals[i] = take_opt(&argc, av, names[i], &bad);
-	int rc = bad ? 2 : parse_route_args(prog, argc, av, a);
+	int rc = bad ? 2 : parse_route_args(prog, only, argc, av, a);
 	free(av);
 	return rc;
 }
@@ -876,7 +908,8 @@ static int cmd_route_congestion(int argc, char **argv)
 					     "--layer",	  "--order", "--seed" };
 	const char *v[6];
 	struct route_args a;
-	int rc = parse_route_args_plus(prog, congestion_help, argc, argv, names, v, 6, &a);
+	int rc = parse_route_args_plus(prog, congestion_help, route_cong_opts, argc, argv, names,
+				       v, 6, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	const char *pat = v[0], *shs = v[1], *prs = v[2], *lay = v[3], *ord = v[4], *sds = v[5];
@@ -1046,13 +1079,12 @@ static int cmd_route_diff(int argc, char **argv)
 	static const char *const names[] = { "--lfts2" };
 	const char *b;
 	struct route_args a;
-	int rc = parse_route_args_plus(prog, diff_help, argc, argv, names, &b, 1, &a);
+	int rc = parse_route_args_plus(prog, diff_help, route_diff_opts, argc, argv, names, &b, 1,
+				       &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!a.lfts || !b)
 		return cli_usage_error(prog, "--lfts A and --lfts2 B are required");
-	if (a.engine)
-		return cli_usage_error(prog, "--engine: route diff compares --lfts A and --lfts2 B only");
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);

@@ -121,4 +121,15 @@ for c in "route stats" "route congestion --pattern shift" "route check" \
 	check "$c --lfts with --engine: exit 2, nothing on stdout" \
 		sh -c "[ $rc -eq 2 ] && [ ! -s e11.out ] && grep -q -- 'engine' e11.txt"
 done
+# options of ibfab route that a subcommand does not use: accepted and ignored
+# (exit 0) before; a usage error that names the option now
+for c in "route check --deadlock dfsssp" "route check -o x.out" "route check --seed 5" \
+	"route congestion --pattern shift -o x.out" "route stats --stats x.out" \
+	"route diff --lfts2 lay.lfts --json"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$IBFAB" $c --topology sf.topo --lmc 1 --lfts lay.lfts >e12.out 2>e12.txt || rc=$?
+	check "$c: exit 2, the option named, no output" \
+		sh -c "[ $rc -eq 2 ] && [ ! -s e12.out ] && [ ! -e x.out ] && grep -q -- 'does not apply here' e12.txt"
+done
 done_testing
