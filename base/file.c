@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,8 +131,21 @@ int ibf_atomic_commit(struct ibf_atomic *a, int ok, struct ibf_error *err)
 
 /* ------------------------------------------------------------ reading */
 
+static atomic_int stdin_claimed;
+
+int ibf_stdin_claim(const char *path, struct ibf_error *err)
+{
+	if (strcmp(path, "-") != 0 || !atomic_exchange(&stdin_claimed, 1))
+		return 0;
+	return ibf_error_set(err, IBF_EINVAL, path, 0,
+			     "standard input was already read for another input of this "
+			     "command: name at most one input '-'");
+}
+
 int ibf_slurp_limit(const char *path, size_t max, char **out, size_t *outlen, struct ibf_error *err)
 {
+	if (ibf_stdin_claim(path, err))
+		return IBF_EINVAL;
 	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!fp)
 		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));

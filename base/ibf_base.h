@@ -75,6 +75,13 @@ struct ibf_atomic {
 int ibf_atomic_open(struct ibf_atomic *a, const char *path, struct ibf_error *err);
 int ibf_atomic_commit(struct ibf_atomic *a, int ok, struct ibf_error *err);
 
+/* Standard input can be read once per process: a second input named "-"
+ * (two options given '-', say --lfts - and --sl -) would read an empty
+ * stream and pass for an empty file.  ibf_stdin_claim(path) is 0 for any
+ * path but "-", and for "-" the first time; after that IBF_EINVAL naming
+ * "-".  Every reader that takes "-" (ibf_slurp, ibf_lfts_read) claims it. */
+int ibf_stdin_claim(const char *path, struct ibf_error *err);
+
 /* Read the whole file ("-" = stdin) into a malloc'd, NUL-terminated *buf
  * (*len excludes the NUL).  0, or IBF_EIO ("cannot open: ...", "read
  * error") / IBF_ENOMEM, naming path. */

@@ -15,6 +15,9 @@ struct ibf_cmd {
 
 /* Print "ibfab: <formatted error>" to stderr; returns 1 (or 2 for usage). */
 int cli_fail(const struct ibf_error *err);
+/* The multiplier of a byte-count suffix: k, K, KiB 1024; M, MiB 2^20; G, GiB
+ * 2^30; "" 1; anything else 0. */
+long cli_byte_unit(const char *suffix);
 int cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parse an integer option value; prints an error and returns -1 on failure. */
 int cli_int(const char *opt, const char *val, long lo, long hi, long *out);

@@ -340,7 +340,39 @@ static int route_table_opt(const char *prog, struct route_args *a, int c, int *r
 	return 0;
 }
 
-static int parse_route_args(const char *prog, int argc, char **argv, struct route_args *a)
+/* The long name of an option code of route_lo. */
+static const char *route_opt_name(int c)
+{
+	for (const struct option *o = route_lo; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return NULL;
+}
+
+/* Is long option name in the space-separated list? */
+static int route_opt_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* The subcommands' options (parse_route_args' only): any other route option
+ * is a usage error there, not silently ignored (route check --deadlock,
+ * route check -o, route congestion -o, route diff --json were) */
+#define ROUTE_COMMON "topology lmc guid2lid quiet help"
+#define ROUTE_ENGINE_OPTS                                                                    \
+	"engine seed threads min-len max-len max-paths layer0-balance conf dmodk-roots avoid " \
+	"previous-topology previous-lfts verbose"
+static const char route_check_opts[] = ROUTE_COMMON " lfts max-hops json";
+static const char route_stats_opts[] = ROUTE_COMMON " lfts json output " ROUTE_ENGINE_OPTS;
+static const char route_cong_opts[] = ROUTE_COMMON " lfts json " ROUTE_ENGINE_OPTS;
+static const char route_diff_opts[] = ROUTE_COMMON " lfts";
+
+static int parse_route_args(const char *prog, const char *only, int argc, char **argv,
+			    struct route_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->lmc = -1;
@@ -351,6 +383,9 @@ static int parse_route_args(const char *prog, int argc, char **argv, struct rout
 	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:hqv", route_lo, NULL)) != -1) {
+		const char *name = route_opt_name(c);
+		if (only && name && !route_opt_listed(only, name))
+			return cli_usage_error(prog, "--%s does not apply here", name);
 		if (route_table_opt(prog, a, c, &rc)) {
 			if (rc)
 				return rc;
@@ -569,7 +604,7 @@ static int route_deadlock(int *not_free, const struct route_args *a, const struc
 static int cmd_route_main(int argc, char **argv)
 {
 	struct route_args a;
-	int rc = parse_route_args("ibfab route", argc, argv, &a);
+	int rc = parse_route_args("ibfab route", NULL, argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (a.conf.deadlock == IBF_DEADLOCK_NONE && (a.dl_sl || a.dl_sl2vl || a.dl_verify))
@@ -645,7 +680,7 @@ static int cmd_route_main(int argc, char **argv)
 static int cmd_route_check(int argc, char **argv)
 {
 	struct route_args a;
-	int rc = parse_route_args("ibfab route check", argc, argv, &a);
+	int rc = parse_route_args("ibfab route check", route_check_opts, argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!a.lfts)
@@ -718,9 +753,13 @@ static int cmd_route_check(int argc, char **argv)
 static int cmd_route_stats(int argc, char **argv)
 {
 	struct route_args a;
-	int rc = parse_route_args("ibfab route stats", argc, argv, &a);
+	int rc = parse_route_args("ibfab route stats", route_stats_opts, argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	/* both: the dump was measured and the engine ignored without a word */
+	if (a.lfts && a.engine)
+		return cli_usage_error("ibfab route stats",
+				       "give --lfts DUMP or --engine NAME, not both");
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
@@ -800,8 +839,8 @@ static const char *take_opt(int *argc, char **argv, const char *name, int *bad)
 /* route congestion / diff: --help anywhere prints help (returns -1); the
  * options names[0..n) are taken out of a copy of argv into vals[], the rest
  * are parsed as route options. */
-static int parse_route_args_plus(const char *prog, const char *help, int argc, char **argv,
-				 const char *const *names, const char **vals, int n,
+static int parse_route_args_plus(const char *prog, const char *help, const char *only, int argc,
+				 char **argv, const char *const *names, const char **vals, int n,
 				 struct route_args *a)
 {
 	for (int i = 1; i < argc; i++)
@@ -817,7 +856,7 @@ static int parse_route_args_plus(const char *prog, const char *help, int argc, c
 	int bad = 0;
 	for (int i = 0; i < n; i++)
 		vals[i] = take_opt(&argc, av, names[i], &bad);
-	int rc = bad ? 2 : parse_route_args(prog, argc, av, a);
+	int rc = bad ? 2 : parse_route_args(prog, only, argc, av, a);
 	free(av);
 	return rc;
 }
@@ -869,7 +908,8 @@ static int cmd_route_congestion(int argc, char **argv)
 					     "--layer",	  "--order", "--seed" };
 	const char *v[6];
 	struct route_args a;
-	int rc = parse_route_args_plus(prog, congestion_help, argc, argv, names, v, 6, &a);
+	int rc = parse_route_args_plus(prog, congestion_help, route_cong_opts, argc, argv, names,
+				       v, 6, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	const char *pat = v[0], *shs = v[1], *prs = v[2], *lay = v[3], *ord = v[4], *sds = v[5];
@@ -910,6 +950,9 @@ static int cmd_route_congestion(int argc, char **argv)
 		return cli_usage_error(prog, "--order must be auto, tree or fabric");
 	if (!a.lfts && !a.engine)
 		return cli_usage_error(prog, "give --lfts DUMP or --engine NAME");
+	/* both: the dump was measured and the engine ignored without a word */
+	if (a.lfts && a.engine)
+		return cli_usage_error(prog, "give --lfts DUMP or --engine NAME, not both");
 
 	struct ibf_error err;
 	ibf_error_clear(&err);
@@ -918,10 +961,15 @@ static int cmd_route_congestion(int argc, char **argv)
 		return cli_fail(&err);
 	struct ibf_routes r;
 	rc = get_routes(&a, f, &r, &err);
+	/* a layer beyond the tables' LIDs was traced at base + J anyway and
+	 * printed as "layer J" */
+	if (!rc && !all_layers && layer >= (1L << r.lmc))
+		rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
+				   "--layer %ld: the tables have %d LID layer(s) (LMC %u): J must "
+				   "be 0..%d or all",
+				   layer, 1 << r.lmc, (unsigned)r.lmc, (1 << r.lmc) - 1);
 	int l0 = all_layers ? 0 : (int)layer, l1 = all_layers ? (1 << r.lmc) - 1 : (int)layer;
 	uint64_t unrouted = 0;
-	if (!rc && a.json)
-		printf("{\"source\": \"%s\", \"layers\": [", a.lfts ? a.lfts : r.engine);
 	for (int l = l0; !rc && l <= l1; l++) {
 		struct ibf_cong_report sh, pm;
 		co.layer = l;
@@ -930,6 +978,20 @@ static int cmd_route_congestion(int argc, char **argv)
 			break;
 		const struct ibf_cong_report *any =
 			sh.ninst || pattern != IBF_CONG_PERM ? &sh : &pm;
+		/* with one host there is no flow: the report read "worst max
+		 * link load 0 (shift 0)", "100/100 instances at their bound" */
+		if (any->nhosts < 2) {
+			rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0,
+					   "%u host port(s) cabled to a switch: a pattern needs "
+					   "at least 2",
+					   any->nhosts);
+			ibf_cong_report_free(&sh);
+			ibf_cong_report_free(&pm);
+			break;
+		}
+		if (a.json && l == l0)
+			printf("{\"source\": \"%s\", \"layers\": [",
+			       a.lfts ? a.lfts : r.engine);
 		unrouted += sh.unrouted + pm.unrouted;
 		if (a.json) {
 			printf("%s{\"layer\": %d, \"hosts\": %u, \"links\": %u, \"order\": \"%s\"",
@@ -1017,7 +1079,8 @@ static int cmd_route_diff(int argc, char **argv)
 	static const char *const names[] = { "--lfts2" };
 	const char *b;
 	struct route_args a;
-	int rc = parse_route_args_plus(prog, diff_help, argc, argv, names, &b, 1, &a);
+	int rc = parse_route_args_plus(prog, diff_help, route_diff_opts, argc, argv, names, &b, 1,
+				       &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!a.lfts || !b)

@@ -702,8 +702,17 @@ static int flow_opt(const char *prog, struct flow_args *a, int c)
 		return 0;
 	case O_BYTES:
 		a->bytes = strtod(optarg, &end);
+		/* the suffixes sim packet takes (64k, 1MiB): they were "expected a
+		 * size > 0" here */
+		if (end != optarg && cli_byte_unit(end) > 1) {
+			a->bytes *= (double)cli_byte_unit(end);
+			end += strlen(end);
+		}
 		if (end == optarg || *end || !(a->bytes > 0) || a->bytes > 1e15)
-			return cli_usage_error(prog, "--bytes: expected a size > 0");
+			return cli_usage_error(prog,
+					       "--bytes: '%s' is not a byte count in (0, 1e15] "
+					       "(suffix k/KiB, M/MiB or G/GiB)",
+					       optarg);
 		return 0;
 	case O_ACC:
 		a->acc = strtod(optarg, &end);
@@ -800,6 +809,14 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 			}
 			free(roots);
 		}
+		/* layer:J beyond every port's LIDs would be clamped to the last
+		 * layer and reported as layer J */
+		if (!rc && a->lp.how == IBF_LAYERS_FIXED && a->lp.layer >= (1u << sr->r.lmc))
+			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					   "--layers layer:%u: the tables of %s have %u LID layer(s) "
+					   "(LMC %u): J must be 0..%u",
+					   a->lp.layer, sr->lfts ? sr->lfts : sr->engine,
+					   1u << sr->r.lmc, (unsigned)sr->r.lmc, (1u << sr->r.lmc) - 1);
 		if (!rc)
 			rc = ibf_sim_net_init(&sr->net, f, &sr->r, IBF_CONG_ORDER_AUTO, err);
 		if (!rc) {

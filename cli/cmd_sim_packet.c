@@ -125,7 +125,8 @@ static const char sp_help[] =
 	"                    auto for one per online CPU; default 1)\n"
 	"  --warmup T, --measure T, --drain T   times (ns, or with us/ms); defaults\n"
 	"                    20us, 50us, drain = measure (waiting for measured packets)\n"
-	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB suffix)\n"
+	"  --buffer BYTES    input buffer per port and VL (default 131072; k/KiB, M/MiB\n"
+	"                    or G/GiB suffix, binary, as every byte count)\n"
 	"  --arb rr|age      output arbitration (default rr)\n"
 	"  --islip-iters N   iSLIP over each switch's free outputs and inputs with N\n"
 	"                    grant/accept rounds (default 0: each output on its own)\n"
@@ -230,11 +231,12 @@ static int parse_bytes(const char *opt, const char *v, long lo, long hi, long *o
 {
 	char *end;
 	long x = strtol(v, &end, 10);
-	/* range first: x * 1024 must not overflow */
+	/* range first: x * unit must not overflow */
 	int inrange = x >= lo && x <= hi;
-	if (inrange && (!strcmp(end, "k") || !strcmp(end, "K") || !strcmp(end, "KiB"))) {
-		inrange = x <= hi / 1024 && x * 1024 >= lo;
-		x *= 1024, end += strlen(end);
+	long unit = cli_byte_unit(end);
+	if (inrange && unit > 1) {
+		inrange = x <= hi / unit && x * unit >= lo;
+		x *= unit, end += strlen(end);
 	}
 	if (end == v || *end || !inrange) {
 		fprintf(stderr, "ibfab: %s: '%s' is not a byte count in [%ld, %ld]\n", opt, v, lo,
@@ -602,6 +604,13 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			prog, "--sl/--sl2vl go with --lfts (with --engine use --deadlock)");
 	if (a->l0 < 0)
 		return cli_usage_error(prog, "--load L or --loads A:B:STEP is required");
+	/* the report (text or JSON) always goes to stdout: a figure or CSV
+	 * there too would be interleaved with it into one unreadable stream */
+	if (a->svg && !strcmp(a->svg, "-"))
+		return cli_usage_error(prog, "--svg -: stdout carries the report; give a file");
+	if (a->link_util && !strcmp(a->link_util, "-"))
+		return cli_usage_error(prog,
+				       "--link-util -: stdout carries the report; give a file");
 	if (a->streams && !a->have_pattern)
 		return cli_usage_error(prog, "--streams wants --traffic PATTERN");
 	if (a->bytes > 0 && !a->streams)
@@ -625,6 +634,14 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 				       "--accels 1: a node has no other accelerator, every message "
 				       "leaves it (--mix/--inter-frac below 1 cannot hold)");
 	a->o.vls = (int)a->vls;
+	/* the simulator's own checks of option combinations (a buffer smaller
+	 * than one packet of --mtu + --header, ...): a usage error now, not
+	 * exit 1 after the fabric was loaded and routed */
+	struct ibf_psim_opts o = a->o;
+	struct ibf_error e;
+	o.load = a->l0;
+	if (ibf_psim_opts_check(&o, &e))
+		return cli_usage_error(prog, "%s", e.msg);
 	return 0;
 }
 

@@ -766,6 +766,8 @@ int ibf_lfts_read(const struct ibf_fabric *f, const char *path, struct ibf_route
 		  struct ibf_error *err)
 {
 	memset(r, 0, sizeof(*r));
+	if (ibf_stdin_claim(path, err))
+		return IBF_EINVAL;
 	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
 	if (!fp)
 		return ibf_error_set(err, IBF_EIO, path, 0, "cannot open: %s", strerror(errno));

@@ -306,6 +306,11 @@ struct ibf_psim_result {
 };
 void ibf_psim_result_free(struct ibf_psim_result *res);
 
+/* The checks ibf_psim_run makes of its options before it starts (ranges,
+ * a buffer that holds one packet, times): 0 or IBF_EINVAL with the reason,
+ * so a caller can refuse bad options before loading or routing a fabric. */
+int ibf_psim_opts_check(const struct ibf_psim_opts *o, struct ibf_error *err);
+
 /* Run one simulation.  f finalized with LIDs; r its tables; sl (NULL: SL 0
  * everywhere) and s2v (NULL: VL = SL mod vls) the SL tables.  A packet's VL
  * on its first link (host -> switch) is SL mod vls.  Returns 0 (a

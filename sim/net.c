@@ -145,7 +145,8 @@ void ibf_sim_placement_free(struct ibf_sim_placement *pl)
 	}
 }
 
-/* a host token: node name, description, its first word, or a GUID */
+/* a host token: node name, description, its first word, a node GUID or
+ * the port GUID of a host port (with :PORT, that port's number) */
 static int find_host(const struct ibf_sim_net *n, const char *tok, long port)
 {
 	const struct ibf_fabric *f = n->f;
@@ -155,8 +156,15 @@ static int find_host(const struct ibf_sim_net *n, const char *tok, long port)
 	if (node < 0 && (!strncmp(tok, "0x", 2) || !strncmp(tok, "0X", 2))) {
 		char *end;
 		uint64_t g = strtoull(tok, &end, 16);
-		if (!*end)
+		if (!*end && g) {
 			node = ibf_fabric_find_guid(f, g);
+			for (uint32_t h = 0; node < 0 && h < n->nhosts; h++)
+				if (ibf_port(f, n->host[h].node, n->host[h].port)->guid == g) {
+					if (port >= 0 && n->host[h].port != port)
+						return -2;
+					return (int)h;
+				}
+		}
 	}
 	if (node < 0) {
 		size_t tl = strlen(tok);

@@ -3499,7 +3499,7 @@ static void psim_free(struct psim *s)
 	free(s->ilat);
 }
 
-static int check_opts(const struct ibf_psim_opts *o, struct ibf_error *err)
+int ibf_psim_opts_check(const struct ibf_psim_opts *o, struct ibf_error *err)
 {
 	/* below 1e-6 the gaps between packets overflow the picosecond clock */
 	if (!(o->load >= 1e-6 && o->load <= 1.0))
@@ -3946,7 +3946,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		 const struct ibf_psim_opts *o, struct ibf_psim_result *res, struct ibf_error *err)
 {
 	memset(res, 0, sizeof(*res));
-	int rc = check_opts(o, err);
+	int rc = ibf_psim_opts_check(o, err);
 	if (rc)
 		return rc;
 	if (!f->finalized)

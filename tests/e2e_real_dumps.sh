@@ -145,7 +145,17 @@ PLUGIN_DIR="$top_builddir/.libs"
 [ -f "$PLUGIN_DIR/libibfab.so" ] || sim_ok=0
 if [ "$sim_ok" = 0 ]; then
 	ok "# SKIP ibsim/opensm/infiniband-diags or the plugin missing"
-	done_testing
+	# the Sun DCS 36 with one host: route congestion had no flow to count and
+# printed "worst max link load 0 (shift 0)", 100/100 permutations at their
+# bound, exit 0 (sim flow already refused a pattern on one rank)
+for o in "" "--json"; do
+	# shellcheck disable=SC2086
+	r=$(rc "$IBFAB" route congestion --topology "$R/qdr-sun-dcs36-1switch-1host.ibnetdiscover" \
+		--engine minimal $o)
+	check "one host: route congestion $o exits 1 with nothing on stdout" \
+		sh -c "test $r = 1 && test ! -s '$W/out' && grep -q '1 host port(s) cabled to a switch: a pattern needs at least 2' '$W/err'"
+done
+done_testing
 fi
 "$IBFAB" topo convert "$AV" --format ibsim -o "$W/av.net" 2>"$W/err"
 opensm -c "$W/opensm.default.conf" >/dev/null 2>&1 </dev/null
@@ -219,4 +229,14 @@ check "plafrim2 in ibsim: the tables read back are the offline dmodk tables" \
 r=$(rc "$IBFAB" route check --topology "$S2/net.ibnd" --lfts "$S2/lfts.txt")
 check "plafrim2 in ibsim: route check of the dmodk tables read back: all pairs, no loop" \
 	sh -c "test $r = 0 && grep -q '^loops: *0\$' '$W/out' && grep -q '^unreachable: *0\$' '$W/out'"
+# the Sun DCS 36 with one host: route congestion had no flow to count and
+# printed "worst max link load 0 (shift 0)", 100/100 permutations at their
+# bound, exit 0 (sim flow already refused a pattern on one rank)
+for o in "" "--json"; do
+	# shellcheck disable=SC2086
+	r=$(rc "$IBFAB" route congestion --topology "$R/qdr-sun-dcs36-1switch-1host.ibnetdiscover" \
+		--engine minimal $o)
+	check "one host: route congestion $o exits 1 with nothing on stdout" \
+		sh -c "test $r = 1 && test ! -s '$W/out' && grep -q '1 host port(s) cabled to a switch: a pattern needs at least 2' '$W/err'"
+done
 done_testing

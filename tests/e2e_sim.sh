@@ -98,4 +98,38 @@ for d in notadir /dev/null/x; do
 	rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern a2a --svg $d >e9.out 2>e9.txt || rc=$?
 	check "--svg $d: exit 1, nothing on stdout" sh -c "[ $rc -eq 1 ] && [ ! -s e9.out ] && grep -q 'not a writable directory' e9.txt"
 done
+# a layer beyond the tables' LIDs (LMC 1: layers 0 and 1) was clamped to the
+# last one and printed as the layer asked for, exit 0
+rc=0; "$IBFAB" sim flow --topology sf.topo --lmc 1 --lfts lay.lfts --pattern shift:7 \
+	--layers layer:2 >e10.out 2>e10.txt || rc=$?
+check "sim flow --layers layer:2 on LMC 1: exit 1, nothing on stdout, J's range named" \
+	sh -c "[ $rc -eq 1 ] && [ ! -s e10.out ] && grep -q 'layer:2: .* 2 LID layer(s) (LMC 1): J must be 0..1' e10.txt"
+rc=0; "$IBFAB" route congestion --topology sf.topo --lmc 1 --lfts lay.lfts --pattern shift \
+	--layer 2 >e10.out 2>e10.txt || rc=$?
+check "route congestion --layer 2 on LMC 1: exit 1, nothing on stdout, J's range named" \
+	sh -c "[ $rc -eq 1 ] && [ ! -s e10.out ] && grep -q 'layer 2: .* 2 LID layer(s) (LMC 1): J must be 0..1 or all' e10.txt"
+rc=0; "$IBFAB" route congestion --topology sf.topo --lmc 1 --lfts lay.lfts --pattern shift \
+	--layer 1 >e10.out 2>e10.txt || rc=$?
+check "... --layer 1 still works" sh -c "[ $rc -eq 0 ] && grep -q '^layer 1:' e10.out"
+# --lfts with --engine: stats and congestion measured the dump and ignored
+# the engine, check and diff ignored it, exit 0; now a usage error
+for c in "route stats" "route congestion --pattern shift" "route check" \
+	"route diff --lfts2 lay.lfts"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$IBFAB" $c --topology sf.topo --lmc 1 --lfts lay.lfts --engine minimal >e11.out 2>e11.txt || rc=$?
+	check "$c --lfts with --engine: exit 2, nothing on stdout" \
+		sh -c "[ $rc -eq 2 ] && [ ! -s e11.out ] && grep -q -- 'engine' e11.txt"
+done
+# options of ibfab route that a subcommand does not use: accepted and ignored
+# (exit 0) before; a usage error that names the option now
+for c in "route check --deadlock dfsssp" "route check -o x.out" "route check --seed 5" \
+	"route congestion --pattern shift -o x.out" "route stats --stats x.out" \
+	"route diff --lfts2 lay.lfts --json"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$IBFAB" $c --topology sf.topo --lmc 1 --lfts lay.lfts >e12.out 2>e12.txt || rc=$?
+	check "$c: exit 2, the option named, no output" \
+		sh -c "[ $rc -eq 2 ] && [ ! -s e12.out ] && [ ! -e x.out ] && grep -q -- 'does not apply here' e12.txt"
+done
 done_testing

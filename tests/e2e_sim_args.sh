@@ -38,6 +38,13 @@ bad_packet --acc-gbps 0.01 "--acc-gbps"
 # pattern counts: "-N" wrapped through strtoul to 2^64 - N
 bad_packet --traffic shift:-18446744073709551615 shift:-18446744073709551615
 bad_packet --traffic perm:+3 perm:+3
+# a buffer below one packet (--mtu + --header) was refused by the simulator
+# after the fabric was loaded and routed, exit 1
+bad_packet --buffer 4095 "buffer (4095 bytes) must hold one packet (4096 bytes)"
+# '-' for a file output: the SVG or the CSV went to stdout after the report
+# (or the JSON), exit 0, one stream that neither reader could parse
+bad_packet --svg - "--svg -: stdout carries the report"
+bad_packet --link-util - "--link-util -: stdout carries the report"
 
 # the same counts in sim flow
 for a in "--pattern shift:-18446744073709551615" "--pattern bisection:" \
@@ -47,6 +54,28 @@ for a in "--pattern shift:-18446744073709551615" "--pattern bisection:" \
 	r=$?
 	check "sim flow $a: exit 2 (got $r), nothing on stdout" sh -c "test $r = 2 && test ! -s '$W/out'"
 	check "... the message quotes the value" grep -q -- "${a#* }" "$W/err"
+done
+
+# byte counts take the same suffixes in both simulators: sim flow --bytes 64k
+# was "expected a size > 0" (exit 2), sim packet had k/KiB only
+"$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern shift:1 --bytes 64k >"$W/a" 2>&1
+r=$?
+"$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern shift:1 --bytes 65536 >"$W/b" 2>&1
+check "sim flow --bytes 64k: exit 0 (got $r), the same as --bytes 65536" \
+	sh -c "test $r = 0 && cmp -s '$W/a' '$W/b'"
+"$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern shift:1 --bytes 1T >"$W/out" 2>"$W/err"
+r=$?
+check "sim flow --bytes 1T: exit 2 (got $r), the value and the suffixes named" \
+	sh -c "test $r = 2 && test ! -s '$W/out' && grep -q \"'1T' is not a byte count .*k/KiB, M/MiB or G/GiB\" '$W/err'"
+for b in 1MiB 1M; do
+	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --traffic shift:1 --streams \
+		--bytes $b --load 1 --measure 1ms >"$W/a" 2>&1
+	r=$?
+	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --traffic shift:1 --streams \
+		--bytes 1048576 --load 1 --measure 1ms >"$W/b" 2>&1
+	# (the lines but the wall time)
+	check "sim packet --bytes $b: exit 0 (got $r), the same run as --bytes 1048576" \
+		bash -c "test $r = 0 && grep -q 'messages of 1048576 B' '$W/a' && cmp -s <(grep -v wall '$W/a') <(grep -v wall '$W/b')"
 done
 
 # and the good forms still work

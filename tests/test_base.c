@@ -369,6 +369,37 @@ static void test_base64(void)
 	}
 }
 
+/* "-" is stdin, which one process can read only once: the second read
+ * found an empty stream and returned an empty file (sim packet --lfts -
+ * --sl - ran with SL 0 everywhere, exit 0) */
+static void test_stdin_once(void)
+{
+	char p[128];
+	struct ibf_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	path_in(p, sizeof(p), "stdin.txt");
+	FILE *fp = fopen(p, "w");
+	TT_REQUIRE(fp);
+	fputs("abc\n", fp);
+	fclose(fp);
+	TT_REQUIRE(freopen(p, "r", stdin) != NULL);
+	TT_EQ_INT(ibf_stdin_claim("other.txt", &err), 0);
+	TT_EQ_INT(ibf_slurp("-", &buf, &len, &err), 0);
+	TT_EQ_INT(len, 4);
+	free(buf);
+	buf = NULL;
+	TT_EQ_INT(ibf_slurp("-", &buf, &len, &err), IBF_EINVAL);
+	TT_CHECK(buf == NULL);
+	TT_CHECK(strstr(err.msg, "standard input was already read") != NULL);
+	TT_CHECK(strcmp(err.file, "-") == 0);
+	TT_EQ_INT(ibf_stdin_claim("-", &err), IBF_EINVAL);
+	/* other paths are not affected */
+	TT_EQ_INT(ibf_slurp(p, &buf, &len, &err), 0);
+	free(buf);
+	unlink(p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/ibf-test-base.XXXXXX");
@@ -386,6 +417,7 @@ int main(void)
 	tt_run("lines and cursor", test_text);
 	tt_run("hash maps", test_maps);
 	tt_run("base64: RFC 4648 vectors, round trips, bad input", test_base64);
+	tt_run("stdin: '-' read once, a second '-' refused", test_stdin_once);
 	rmdir(dir);
 	return tt_done();
 }

@@ -595,6 +595,24 @@ static void test_placement(void)
 	fclose(o);
 	TT_CHECK(ibf_sim_place(&x.n, IBF_PLACE_FILE, 0, 1, 1, path, &a, &err) == IBF_EPARSE);
 	TT_CHECK(strstr(err.msg, "without gaps") != NULL);
+	/* a port GUID (what ibstat and saquery show) names its host port; it
+	 * was "unknown host" (only node GUIDs were looked up) */
+	uint64_t g3 = ibf_port(x.f, x.n.host[3].node, x.n.host[3].port)->guid;
+	uint64_t g7 = ibf_port(x.f, x.n.host[7].node, x.n.host[7].port)->guid;
+	TT_REQUIRE(g3 && g7);
+	o = fopen(path, "w");
+	fprintf(o, "0 0x%016llx\n1 0x%llx:%u\n", (unsigned long long)g3, (unsigned long long)g7,
+		(unsigned)x.n.host[7].port);
+	fclose(o);
+	TT_CHECK_MSG(!ibf_sim_place(&x.n, IBF_PLACE_FILE, 0, 1, 1, path, &a, &err), "%s", err.msg);
+	TT_CHECK(a.nranks == 2 && a.host[0] == 3 && a.host[1] == 7);
+	ibf_sim_placement_free(&a);
+	o = fopen(path, "w");
+	fprintf(o, "0 0x%llx:%u\n", (unsigned long long)g3, (unsigned)x.n.host[3].port + 1);
+	fclose(o);
+	TT_CHECK(ibf_sim_place(&x.n, IBF_PLACE_FILE, 0, 1, 1, path, &a, &err) == IBF_EPARSE);
+	TT_CHECK_MSG(err.line == 1 && strstr(err.msg, "no such port"), "%ld %s", err.line,
+		     err.msg);
 	remove(path);
 	fx_free(&x);
 }
