@@ -730,6 +730,10 @@ static int flow_opt(const char *prog, struct flow_args *a, int c)
 		a->json = 1;
 		return 0;
 	case O_SVG:
+		/* a directory of plots: '-' would be created as a directory
+		 * named '-' (stdout holds the report) */
+		if (!strcmp(optarg, "-"))
+			return cli_usage_error(prog, "--svg takes a directory, not '-'");
 		a->svgdir = optarg;
 		return 0;
 	case 'h':

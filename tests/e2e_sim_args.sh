@@ -56,6 +56,13 @@ for a in "--pattern shift:-18446744073709551615" "--pattern bisection:" \
 	check "... the message quotes the value" grep -q -- "${a#* }" "$W/err"
 done
 
+# sim flow --svg takes a directory: '-' made a directory named '-'
+(cd "$W" && "$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern shift:1 --svg - \
+	>"$W/out" 2>"$W/err")
+r=$?
+check "sim flow --svg -: usage error (exit 2, got $r), no directory '-', nothing on stdout" \
+	sh -c "test $r = 2 && test ! -e '$W/-' && test ! -s '$W/out' && grep -q 'directory' '$W/err'"
+
 # byte counts take the same suffixes in both simulators: sim flow --bytes 64k
 # was "expected a size > 0" (exit 2), sim packet had k/KiB only
 "$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern shift:1 --bytes 64k >"$W/a" 2>&1
