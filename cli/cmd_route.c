@@ -189,8 +189,8 @@ static const char route_help[] =
 	"                  run (exit 1, its report on stderr, no file written)\n"
 	"\n"
 	"check: trace every (source port, destination LID) pair through the tables and\n"
-	"report unreachable pairs, loops, misdeliveries and paths longer than --max-hops;\n"
-	"exit 0 only when all pairs are fine.\n"
+	"report unreachable pairs, loops, misdeliveries and paths longer than --max-hops\n"
+	"switch hops (0, the default: no limit); exit 0 only when all pairs are fine.\n"
 	"stats: path length histogram per layer, edge-disjoint paths per switch pair\n"
 	"across layers, paths per link; from a dump (any engine, also one read back from\n"
 	"a fabric with dump_lfts) or from an engine run.\n";
