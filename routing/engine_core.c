@@ -229,6 +229,24 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
  * takes part in swaps on both sides, under the disjointness check of a
  * move (move_ok for this tree, swap_pair_ok for the other LID's pair). */
 
+/* LID bit `bit` on link e and its cable (stamp st: the bits of an older
+ * stamp are cleared first) */
+static inline void mark_bit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t e, uint64_t bit,
+			    uint32_t st)
+{
+	uint32_t u = c->und[e];
+	if (ws->cst[u] != st) {
+		ws->cst[u] = st;
+		ws->cb[u] = 0;
+	}
+	ws->cb[u] |= bit;
+	if (ws->dst[e] != st) {
+		ws->dst[e] = st;
+		ws->db[e] = 0;
+	}
+	ws->db[e] |= bit;
+}
+
 /* stamps cb/db with the cables / links of y's paths for every LID k != j */
 static void mark_other(const struct eng_ctx *c, struct eng_ws *ws, uint32_t y, uint32_t t,
 		       uint32_t nl, uint32_t j)
@@ -246,17 +264,8 @@ static void mark_other(const struct eng_ctx *c, struct eng_ws *ws, uint32_t y, u
 		const uint32_t *nx = ws->nxt + (size_t)k * c->S;
 		uint64_t bit = 1ull << k;
 		for (uint32_t x = y, g = 0; x != t && g < c->S; g++) {
-			uint32_t e = nx[x], u = c->und[e];
-			if (ws->cst[u] != st) {
-				ws->cst[u] = st;
-				ws->cb[u] = 0;
-			}
-			ws->cb[u] |= bit;
-			if (ws->dst[e] != st) {
-				ws->dst[e] = st;
-				ws->db[e] = 0;
-			}
-			ws->db[e] |= bit;
+			uint32_t e = nx[x];
+			mark_bit(c, ws, e, bit, st);
 			x = adj[e].nbr;
 		}
 	}
@@ -383,17 +392,7 @@ static void mark_lft(const struct eng_ctx *c, struct eng_ws *ws, uint32_t s,
 			uint32_t e = lft_link(c, x, d2->lid + k);
 			if (e == ENG_NOLINK)
 				break;
-			uint32_t u = c->und[e];
-			if (ws->cst[u] != st) {
-				ws->cst[u] = st;
-				ws->cb[u] = 0;
-			}
-			ws->cb[u] |= bit;
-			if (ws->dst[e] != st) {
-				ws->dst[e] = st;
-				ws->db[e] = 0;
-			}
-			ws->db[e] |= bit;
+			mark_bit(c, ws, e, bit, st);
 			x = adj[e].nbr;
 		}
 	}
