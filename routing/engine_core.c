@@ -37,6 +37,23 @@ uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t 
 	return nreach;
 }
 
+void eng_down_links(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t)
+{
+	const uint16_t *D = c->dist + (size_t)t * c->S;
+	const struct ibf_fabric *f = c->f;
+	uint32_t k = 0;
+	for (uint32_t s = 0; s < c->S; s++) {
+		ws->down_off[s] = k;
+		if (D[s] == ENG_DIST_INF)
+			continue;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			ws->down[k] = e; /* branch-free */
+			k += D[f->adj[e].nbr] + 1 == D[s];
+		}
+	}
+	ws->down_off[c->S] = k;
+}
+
 /* ------------------------------------------------------------- one unit */
 
 /* The LFT (and hop) columns of every LID of the unit, switch by switch, so
@@ -131,20 +148,7 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 		const uint64_t *row = c->possible + (size_t)d->t * c->pwords;
 		for (uint32_t s = 0; s < S; s++)
 			ws->nopath[s] = (row[s >> 6] >> (s & 63) & 1) ? 0 : 2;
-		/* links one hop closer to t, per switch */
-		const uint16_t *D = c->dist + (size_t)d->t * S;
-		const struct ibf_fabric *f = c->f;
-		uint32_t k = 0;
-		for (uint32_t s = 0; s < S; s++) {
-			ws->down_off[s] = k;
-			if (D[s] == ENG_DIST_INF)
-				continue;
-			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
-				ws->down[k] = e; /* branch-free */
-				k += D[f->adj[e].nbr] + 1 == D[s];
-			}
-		}
-		ws->down_off[S] = k;
+		eng_down_links(c, ws, d->t);
 	}
 	/* per-layer cap on in-window paths, split evenly over destinations */
 	long cap = -1;

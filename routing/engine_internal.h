@@ -226,6 +226,9 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 /* Switches ordered by distance to t (counting sort over the distance row);
  * returns how many are reachable (t first). */
 uint32_t eng_order_by_dist(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t, uint32_t *order);
+/* ws->down_off/down (CSR over the switches): each reachable switch's links
+ * one hop closer to t, in port order. */
+void eng_down_links(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t);
 
 /* Balanced minimal in-tree to t for one LID: fills nxt[S] (ENG_NOLINK for t
  * and unreachable switches), adds the loads to ws->delta and, when ca (a CA

@@ -72,12 +72,14 @@ static uint64_t seed_bound(const struct eng_ctx *c, const uint32_t *nl, uint64_t
 				R += nl[x];
 				H += c->hca[x];
 			}
-		uint64_t out = c->hca[s] * ((R + deg - 1) / deg);
-		uint64_t in = (nl[s] * H + deg - 1) / deg;
+		uint64_t out, in;
 		if (c->rated) { /* a cable weighs the same both ways */
 			const uint32_t *w = c->lw + f->adj_off[s];
 			out = fit_bound(w, (uint32_t)deg, R, c->hca[s]);
 			in = fit_bound(w, (uint32_t)deg, nl[s] * H, 1);
+		} else {
+			out = c->hca[s] * ((R + deg - 1) / deg);
+			in = (nl[s] * H + deg - 1) / deg;
 		}
 		if (out > lb)
 			lb = out;
@@ -138,20 +140,9 @@ int eng_seed_build(struct eng_ctx *c, struct eng_ws *ws, struct ibf_error *err)
 		const struct eng_dest *d = &c->dest[c->lid_dest[l]];
 		uint32_t t = d->t;
 		uint32_t *nx = c->seed + (size_t)c->seed_row[l] * S;
-		const uint16_t *D = c->dist + (size_t)t * S;
 		if (t != tprev) { /* the LIDs of one switch mostly come together */
 			nreach = eng_order_by_dist(c, ws, t, ws->order);
-			/* each switch's links one hop closer to t, in port order */
-			uint32_t k = 0;
-			for (uint32_t i = 1; i < nreach; i++) {
-				uint32_t s = ws->order[i];
-				ws->down_off[s] = k;
-				for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
-					ws->down[k] = e;
-					k += D[adj[e].nbr] + 1 == D[s];
-				}
-				ws->tmp[s] = k;
-			}
+			eng_down_links(c, ws, t);
 		}
 		tprev = t;
 		for (uint32_t s = 0; s < S; s++)
@@ -163,7 +154,7 @@ int eng_seed_build(struct eng_ctx *c, struct eng_ws *ws, struct ibf_error *err)
 		 * the link that carries the fewest LIDs, then to port order */
 		for (uint32_t i = nreach; i-- > 1;) {
 			uint32_t s = ws->order[i], best = ENG_NOLINK;
-			uint32_t lo = ws->down_off[s], hi = ws->tmp[s], n = hi - lo, q = lo;
+			uint32_t lo = ws->down_off[s], hi = ws->down_off[s + 1], n = hi - lo, q = lo;
 			if (j) { /* the first candidate at or after the rotated port */
 				uint32_t off = f->adj_off[s], deg = f->adj_off[s + 1] - off;
 				uint32_t from = off + j * deg / d->nlids;
