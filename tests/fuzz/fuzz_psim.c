@@ -319,7 +319,7 @@ static void parse(struct in *p, char *text)
 			p->rawhosts = 1;
 		else if (!strcmp(key, "sync")) {
 			p->streams = 1;
-			p->sync = !strcmp(word, "rank") ? 1 : !strcmp(word, "barrier") ? 0 : (int)x;
+			p->sync = !strcmp(word, "rank") ? 1 : !strcmp(word, "barrier") ? 0 : (int)(x >= -100 && x <= 100 ? x : 99);
 		} else if (!strcmp(key, "phase") && p->nph < MAXPH) {
 			p->streams = 1;
 			p->ph_first[p->nph] = p->nmsg;
