@@ -215,6 +215,10 @@ struct route_args {
 	const char *dl_sl, *dl_sl2vl;
 	const char *prev_topo, *prev_lfts; /* stable reroute from these tables */
 	const char *avoid;		   /* hratio: GUID file of switches to avoid */
+	/* the last option given on the command line that only one engine
+	 * family reads (an ibfab.conf may set them all: it serves every
+	 * engine of the plugin) */
+	const char *layered_opt, *roots_opt;
 };
 
 /* An option that is an ibfab.conf key: parsed by the configuration parser. */
@@ -386,6 +390,10 @@ static int parse_route_args(const char *prog, const char *only, int argc, char *
 		const char *name = route_opt_name(c);
 		if (only && name && !route_opt_listed(only, name))
 			return cli_usage_error(prog, "--%s does not apply here", name);
+		if (c == O_MINLEN || c == O_MAXLEN || c == O_MAXPATHS || c == O_L0BAL)
+			a->layered_opt = name;
+		else if (c == O_ROOTS)
+			a->roots_opt = name;
 		if (route_table_opt(prog, a, c, &rc)) {
 			if (rc)
 				return rc;
@@ -435,6 +443,14 @@ static int parse_route_args(const char *prog, const char *only, int argc, char *
 		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
 	if (!a->topo)
 		return cli_usage_error(prog, "--topology FILE is required");
+	/* an option the chosen engine never reads would change nothing */
+	const char *eng = a->engine ? a->engine : "layered";
+	if (a->layered_opt && strcmp(eng, "layered") && strcmp(eng, "lnmp"))
+		return cli_usage_error(prog, "--%s is for the layered engine only (engine %s)",
+				       a->layered_opt, eng);
+	if (a->roots_opt && strcmp(eng, "dmodk") && strcmp(eng, "hratio"))
+		return cli_usage_error(prog, "--%s is for the dmodk and hratio engines only (engine %s)",
+				       a->roots_opt, eng);
 	return 0;
 }
 

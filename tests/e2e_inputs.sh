@@ -82,6 +82,22 @@ for t in "slimfly --q 5 --kary 4" "dragonfly --a 4 --p 2 --h 2 --hosts 5" \
 	check "topo gen $t: usage error (exit 2), nothing written" \
 		sh -c "test $r = 2 && grep -q 'does not apply\|take no' '$W/err' && test ! -e '$W/gen'"
 done
+# route: an option only one engine family reads was accepted for any other
+# engine and changed nothing (--min-len with dmodk, --dmodk-roots with
+# layered); the same keys in an ibfab.conf stay allowed (it serves them all)
+"$IBFAB" topo gen fattree --m 4,4 --w 1,4 -o "$W/ft2.net" >/dev/null 2>&1
+printf '0x0\n' >"$W/roots"
+for t in "dmodk --min-len 3" "minimal --max-len dist+2" "hratio --max-paths 4" \
+	"dmodk --layer0-balance all" "layered --dmodk-roots $W/roots" "minimal --dmodk-roots $W/roots"; do
+	rm -f "$W/r.lfts"
+	# shellcheck disable=SC2086
+	r=$(rc "$IBFAB" route --topology "$W/ft2.net" --engine $t -o "$W/r.lfts")
+	check "route --engine $t: usage error (exit 2) naming the engine, nothing written" \
+		sh -c "test $r = 2 && grep -q 'engine only\|engines only' '$W/err' && test ! -e '$W/r.lfts'"
+done
+printf 'min_path_len 3\n' >"$W/any.conf"
+r=$(rc "$IBFAB" route --topology "$W/ft2.net" --engine dmodk --conf "$W/any.conf" -o "$W/r.lfts")
+check "route --engine dmodk --conf with a layered key: routes (exit $r)" sh -c "test $r = 0 && test -s '$W/r.lfts'"
 r=$(rc "$IBFAB" topo gen slimfly --q -1)
 check "topo gen --q -1: exit 2 naming --q" sh -c "test $r = 2 && grep -q \"option --q: '-1'\" '$W/err'"
 
