@@ -26,8 +26,21 @@ static const char rail_info_help[] =
 /* A fabric where no server has two GPU NICs has no rails (one rail's
  * subnet excepted): say so on stderr for the commands that go on with
  * its guessed rails. */
-static void warn_not_rail(const char *file, const struct ibf_rail_info *ri)
+/* mapping lines that matched no node were skipped: say which */
+static void warn_unmatched(const char *file, const struct ibf_rail_info *ri,
+			   const struct ibf_rail_map *map)
 {
+	if (ri->unmatched && map)
+		fprintf(stderr,
+			"ibfab: warning: %s:%ld: %d mapping line(s) name no node of %s "
+			"(skipped: a server that is off, or a typo), the first here\n",
+			map->name, ri->unmatched_line, ri->unmatched, file);
+}
+
+static void warn_not_rail(const char *file, const struct ibf_rail_info *ri,
+			  const struct ibf_rail_map *map)
+{
+	warn_unmatched(file, ri, map);
 	if (ri->nrails > 1 && !ibf_rail_multi_gpu_domains(ri))
 		fprintf(stderr,
 			"ibfab: warning: %s is not a rail fabric (no server has two NICs on it); "
@@ -78,6 +91,7 @@ static int cmd_info(int argc, char **argv)
 		ibf_rail_map_free(map);
 		return cli_fail(&err);
 	}
+	warn_unmatched(argv[optind], &ri, map);
 	printf("gpus %d  domains %d  rails %d  switches %u  spines %d  rail components %d\n",
 	       ri.ngpus, ri.ndomains, ri.nrails, f->nsw, ri.nspines, ri.rail_components);
 	int multi = ibf_rail_multi_gpu_domains(&ri);
@@ -398,7 +412,7 @@ static int cmd_registry(int argc, char **argv)
 		return cli_fail(&err);
 	}
 	if (topo)
-		warn_not_rail(topo, &ri);
+		warn_not_rail(topo, &ri, map);
 	struct reg_edit ed = { argc, argv, lo, topo ? &ri : NULL, dflt, dscore, maxage, now };
 	struct ibf_rail_store_opts o = { ttl, 0 };
 	struct ibf_rail_store *st = ibf_rail_store_open(reg, &o, &err);
@@ -897,7 +911,7 @@ static int cmd_check(int argc, char **argv)
 		rc = ibf_lfts_read(f, lfts, &r, &err);
 	if (!rc && !(rc = ibf_rail_detect(f, map, &ri, &err))) {
 		have_ri = 1;
-		warn_not_rail(argv[optind], &ri);
+		warn_not_rail(argv[optind], &ri, map);
 	}
 	if (!rc)
 		rc = ibf_rail_route_check(f, &ri, &r, &rep, &err);

@@ -922,7 +922,24 @@ static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigne
 	     "ibfab health: %d rails, %d domains, %d spines; %d rail switch and spine ports "
 	     "monitored",
 	     ri.nrails, ri.ndomains, ri.nspines, ibf_health_nports(h));
+	if (ri.unmatched)
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab health: %s:%ld: %d rail_map line(s) name no node of the fabric "
+		     "(skipped: a server that is off, or a typo), the first here",
+		     hs->map->name, ri.unmatched_line, ri.unmatched);
 	ibf_rail_info_free(&ri);
+	/* every rail the mapping file numbers exists: one the fabric lacks was
+	 * lost, before this OpenSM started if need be */
+	if (hs->map && hs->map->n > 0) {
+		int32_t *lab = malloc((size_t)hs->map->n * sizeof(*lab));
+		if (lab) {
+			for (int i = 0; i < hs->map->n; i++)
+				lab[i] = hs->map->e[i].rail;
+			if (ibf_health_expect(h, lab, hs->map->n))
+				plog(pl, OSM_LOG_ERROR, "ibfab health: out of memory");
+			free(lab);
+		}
+	}
 	pthread_mutex_lock(&hs->mu);
 	ibf_health_carry(h, hs->h);
 	struct ibf_health *old = hs->h;

@@ -328,6 +328,35 @@ enum ibf_health_result ibf_health_sample(struct ibf_health *h, uint64_t guid, in
 	return res;
 }
 
+/* labels[n] that h has neither as a rail nor as a gone one join its gone
+ * rails (kept ascending and unique); -1 when out of memory (h unchanged) */
+static int gone_merge(struct ibf_health *h, const int32_t *labels, int n)
+{
+	if (n <= 0)
+		return 0;
+	int32_t *gone = realloc(h->gone, (size_t)(h->ngone + n) * sizeof(*gone));
+	if (!gone)
+		return -1;
+	h->gone = gone;
+	for (int k = 0; k < n; k++) {
+		int32_t l = labels[k];
+		int have = l < 0;
+		for (int g = 0; g < h->nrails && !have; g++)
+			have = h->label[g] == l;
+		for (int i = 0; i < h->ngone && !have; i++)
+			have = gone[i] == l;
+		if (have)
+			continue;
+		int i = h->ngone++;
+		while (i > 0 && gone[i - 1] > l) {
+			gone[i] = gone[i - 1];
+			i--;
+		}
+		gone[i] = l;
+	}
+	return 0;
+}
+
 void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src)
 {
 	if (!dst || !src)
@@ -363,29 +392,15 @@ void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src)
 	/* rails src had (or had lost already) that dst lacks: gone until they
 	 * come back (a rail switch that died takes its GPUs out of the sweep
 	 * too, and without a word hosts would take the rail for idle) */
-	int n = src->nrails + src->ngone, ng = 0;
-	int32_t *gone = n ? malloc((size_t)n * sizeof(*gone)) : NULL;
-	if (n && !gone)
-		return; /* out of memory: the gone rails are forgotten, nothing else */
-	for (int k = 0; k < n; k++) {
-		int32_t l = k < src->nrails ? src->label[k] : src->gone[k - src->nrails];
-		int have = 0;
-		for (int g = 0; g < dst->nrails && !have; g++)
-			have = dst->label[g] == l;
-		for (int i = 0; i < ng && !have; i++)
-			have = gone[i] == l;
-		if (have)
-			continue;
-		int i = ng++;
-		while (i > 0 && gone[i - 1] > l) { /* ascending */
-			gone[i] = gone[i - 1];
-			i--;
-		}
-		gone[i] = l;
-	}
-	free(dst->gone);
-	dst->gone = gone;
-	dst->ngone = ng;
+	if (gone_merge(dst, src->label, src->nrails) || gone_merge(dst, src->gone, src->ngone))
+		return; /* out of memory: gone rails forgotten, nothing else */
+}
+
+int ibf_health_expect(struct ibf_health *h, const int32_t *labels, int n)
+{
+	if (!h || n <= 0)
+		return 0;
+	return gone_merge(h, labels, n) ? IBF_ENOMEM : 0;
 }
 
 int ibf_health_ngone(const struct ibf_health *h)

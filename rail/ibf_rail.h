@@ -189,10 +189,14 @@ struct ibf_rail_info {
 	int mismatched;	     /* GPUs whose HCA index differs from their leaf's rail */
 	int unattached;	     /* CA ports without a switch peer */
 	int rail_components; /* switch components after removing spines */
+	int unmatched;	     /* map entries that name no node of the fabric (skipped) */
+	long unmatched_line; /* the first of them, its line in the map */
 };
 
 /* Detect domains and rails in a finalized fabric; map may be NULL.
- * Returns 0, or a negative code (bad map reference: FILE:LINE error). */
+ * Returns 0, or a negative code (bad map reference: FILE:LINE error).  A map
+ * entry that names no node of f (the server is off, or a typo) is skipped
+ * and counted in ri->unmatched; a switch or a CA mapped twice is an error. */
 int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		    struct ibf_rail_info *ri, struct ibf_error *err);
 void ibf_rail_info_free(struct ibf_rail_info *ri);
@@ -310,6 +314,11 @@ void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src);
 /* Rails seen before a fabric change that the fabric now lacks (no switch or
  * GPU of the rail left): count and labels, ascending (-1 out of range).
  * ibf_health_fill publishes them at score 0 until they come back. */
+/* Rails known to exist (labels[n], e.g. every rail number a rail mapping
+ * file names) that h's fabric lacks become gone rails too: a rail lost
+ * before the first sweep is published at 0 like one lost later.  Negative
+ * labels are skipped.  0, or IBF_ENOMEM (h unchanged). */
+int ibf_health_expect(struct ibf_health *h, const int32_t *labels, int n);
 int ibf_health_ngone(const struct ibf_health *h);
 int ibf_health_gone_label(const struct ibf_health *h, int i);
 /* Close the open sweep now (e.g. at shutdown); 1 when it held samples. */

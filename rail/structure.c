@@ -141,9 +141,14 @@ static int match_map(struct rdet *d)
 		} else {
 			node = ibf_fabric_find_desc(f, e->key + 1);
 		}
-		if (node < 0)
-			return ibf_error_set(d->err, IBF_EINVAL, map->name, e->line,
-					     "no node in the fabric matches this selector");
+		if (node < 0) {
+			/* a server that is off or unplugged takes its NICs out of
+			 * the fabric: its lines are skipped, counted for the caller
+			 * (a typo looks the same, so callers say which line) */
+			if (!d->ri->unmatched++)
+				d->ri->unmatched_line = e->line;
+			continue;
+		}
 		if (f->nodes[node].type == IBF_NODE_SWITCH)
 			return ibf_error_set(d->err, IBF_EINVAL, map->name, e->line,
 					     "the selector names a switch; map CAs only");

@@ -274,7 +274,10 @@ fi
 # SUBNET_UP; a mapping file puts srv003's NICs into domain gpu-x; the
 # hosts' file is broken (logged once, the registry is still written)
 REG=$WORK/rails2.json
-printf '"srv003 mlx5_0" gpu-x\n"srv003 mlx5_1" gpu-x 1\n' >"$WORK/rail.map"
+# srv009 (powered off, so absent) had a NIC on rail 2, whose switch is gone
+# too: the line is skipped (logged), and rail 2, known only from the map,
+# is published at 0 from the first sweep
+printf '"srv003 mlx5_0" gpu-x\n"srv003 mlx5_1" gpu-x 1\n"srv009 mlx5_2" gpu-y 2\n' >"$WORK/rail.map"
 printf '{"version": 1, "domains": {"srv001": 50' >"$WORK/doms-bad.json"
 printf 'rail_registry %s\nrail_domain_scores %s\nrail_map %s\nrail_health_percentile 100\n' \
 	"$REG" "$WORK/doms-bad.json" "$WORK/rail.map" >"$WORK/ibfab2.conf"
@@ -290,14 +293,18 @@ check "minhop: rails found on the subnet, srv003 mapped into gpu-x" \
 	grep -q 'ibfab health: 2 rails, 4 domains, 2 spines; 16 rail switch and spine ports monitored' "$SIM/opensm.log"
 check "minhop: the broken hosts' file is reported once" \
 	test "$(grep -c 'ibfab health: domain scores: .*doms-bad.json' "$SIM/opensm.log")" -eq 1
+check "minhop: the map's line of the absent srv009 is skipped and logged" \
+	grep -q 'ibfab health: .*rail.map:3: 1 rail_map line(s) name no node of the fabric' "$SIM/opensm.log"
+check "minhop: rail 2 (named by the map only) is gone from the start" \
+	grep -q 'ibfab health: rail(s) 2 gone from the fabric' "$SIM/opensm.log"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print(sorted(d["domains"]), d["domains"]["srv001"], sorted(d["rails"]))
+print(sorted(d["domains"]), d["domains"]["srv001"], sorted(d["rails"]), d["rails"]["2"])
 ' "$REG" >"$WORK/minhop.txt" 2>&1
 diag <"$WORK/minhop.txt"
-check "minhop: registry with domain gpu-x (not srv003), default domain scores, rails 0 and 1" \
-	grep -qF "['gpu-x', 'srv000', 'srv001', 'srv002'] 100 ['0', '1']" "$WORK/minhop.txt"
+check "minhop: registry with domain gpu-x (not srv003), default domain scores, rails 0 and 1, 2 at 0" \
+	grep -qF "['gpu-x', 'srv000', 'srv001', 'srv002'] 100 ['0', '1', '2'] 0" "$WORK/minhop.txt"
 kill -0 "$OSM_PID" 2>/dev/null
 check "minhop: OpenSM still running" test $? -eq 0
 osm_stop

@@ -469,6 +469,40 @@ static void test_gone_rails(void)
 	fx_free(&x);
 }
 
+/* Rails known from a mapping file that the first fabric lacks (lost before
+ * the SM started) are gone from the start; labels the fabric has, repeated
+ * ones and -1 (detect) are not; a later carry keeps them gone until back. */
+static void test_expected_rails(void)
+{
+	struct ibf_health_opts o;
+	ibf_health_opts_default(&o);
+	o.alpha = 1;
+	struct fx x, y;
+	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0); /* rails 0 and 1 */
+	const int32_t lab[] = { 5, 1, -1, 3, 5, 0, 3 };
+	TT_EQ_INT(ibf_health_expect(x.h, lab, 7), 0);
+	TT_EQ_INT(ibf_health_ngone(x.h), 2);
+	TT_EQ_INT(ibf_health_gone_label(x.h, 0), 3);
+	TT_EQ_INT(ibf_health_gone_label(x.h, 1), 5);
+	TT_EQ_INT(ibf_health_expect(x.h, lab, 0), 0);
+	TT_EQ_INT(ibf_health_ngone(x.h), 2);
+	struct ibf_rail_registry r;
+	ibf_rail_registry_init(&r);
+	TT_REQUIRE(ibf_health_fill(x.h, NULL, &r) == 0);
+	TT_EQ_INT(r.nrails, 4);
+	TT_EQ_INT(r.rail_score[ibf_rail_registry_find_rail(&r, 3)], 0);
+	TT_EQ_INT(r.rail_score[ibf_rail_registry_find_rail(&r, 5)], 0);
+	TT_EQ_INT(r.rail_score[ibf_rail_registry_find_rail(&r, 1)], 100);
+	ibf_rail_registry_free(&r);
+	/* rail 3 appears (4 rails now): only 5 stays gone */
+	TT_REQUIRE(fx_init(&y, 4, 4, 2, &o) == 0);
+	ibf_health_carry(y.h, x.h);
+	TT_EQ_INT(ibf_health_ngone(y.h), 1);
+	TT_EQ_INT(ibf_health_gone_label(y.h, 0), 5);
+	fx_free(&y);
+	fx_free(&x);
+}
+
 /* spines below avoid_below for avoid_sweeps sweeps are avoided, used again
  * only above avoid_above */
 static void test_avoid_hysteresis(void)
@@ -549,5 +583,6 @@ int main(void)
 	TT(test_delta_mode);
 	TT(test_registry_fill);
 	TT(test_gone_rails);
+	TT(test_expected_rails);
 	return tt_done();
 }

@@ -176,13 +176,24 @@ static void test_map_errors(void)
 		TT_CHECK(!strcmp(err.file, "m"));
 		ibf_rail_map_free(m);
 	}
-	/* a selector matching nothing is an error at its line */
+	/* a selector matching nothing (a server that is off) is skipped and
+	 * counted with its line: the rest of the map still applies */
 	struct ibf_fabric *f = gen(2, 2, 1, 0);
 	struct ibf_error err = { 0 };
 	struct ibf_rail_info ri;
-	TT_CHECK(detect(f, "srv000-mlx5_0 a 0\nnosuch b 1\n", &ri, &err) != 0);
-	TT_EQ_INT(err.line, 2);
-	TT_CHECK(detect(f, "\"rail0-l0\" a 0\n", &ri, &err) != 0);
+	TT_REQUIRE(detect(f, "nosuch0 b 1\nsrv000-mlx5_0 a 0\nnosuch b 1\n", &ri, &err) == 0);
+	TT_EQ_INT(ri.unmatched, 2);
+	TT_EQ_INT(ri.unmatched_line, 1);
+	int named_a = 0;
+	for (int d = 0; d < ri.ndomains; d++)
+		named_a += !strcmp(ri.domain[d], "a");
+	TT_EQ_INT(named_a, 1);
+	ibf_rail_info_free(&ri);
+	TT_REQUIRE(detect(f, "srv000-mlx5_0 a 0\n", &ri, &err) == 0);
+	TT_EQ_INT(ri.unmatched, 0);
+	ibf_rail_info_free(&ri);
+	/* a switch is an error at its line */
+	TT_CHECK(detect(f, "\"rail00-l00\" a 0\n", &ri, &err) != 0);
 	TT_EQ_INT(err.line, 1);
 	ibf_fabric_free(f);
 }
