@@ -814,7 +814,9 @@ static const char congestion_help[] =
 	"and the cell worst/share/mean.  Beside each: the cut lower bound of the same\n"
 	"instances (flows leaving or entering a leaf, or a pod on a fat tree of 3+\n"
 	"levels, over its cables, rounded up; docs/dmodk.md), so a routing at the\n"
-	"bound is visible.  Exit 1 when a flow is not delivered.\n";
+	"bound is visible.  With switch links of different rates also the same\n"
+	"figures in flows x (fastest rate / link rate).  Exit 1 when a flow is not\n"
+	"delivered.\n";
 
 static const char diff_help[] =
 	"Usage: ibfab route diff --topology FILE --lfts A --lfts2 B [--guid2lid F]\n"
@@ -897,6 +899,22 @@ static int cong_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 }
 
 /* the cut lower bound of a congestion report (docs/dmodk.md) */
+/* ", e.g. on SW/Pn -> SW/Pm" for directed switch link e (adj index) */
+static void cong_link_name(const struct ibf_fabric *f, uint32_t e, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (e == UINT32_MAX || e >= f->adj_off[f->nsw])
+		return;
+	const struct ibf_adj *ad = &f->adj[e];
+	uint32_t s = 0;
+	while (f->adj_off[s + 1] <= e)
+		s++;
+	const struct ibf_node *n1 = &f->nodes[f->switches[s]];
+	const struct ibf_node *n2 = &f->nodes[f->switches[ad->nbr]];
+	snprintf(buf, len, ", e.g. on %s/P%u -> %s/P%u", n1->desc ? n1->desc : "?", ad->lport,
+		 n2->desc ? n2->desc : "?", ad->rport);
+}
+
 static void print_bound(const struct ibf_cong_report *rp, int json)
 {
 	uint32_t pod = 0;
@@ -1019,6 +1037,10 @@ static int cmd_route_congestion(int argc, char **argv)
 				       "\"unrouted\": %llu",
 				       sh.ninst, sh.worst, sh.worst_inst, sh.free_inst,
 				       sh.share_free, sh.mean_max, (unsigned long long)sh.unrouted);
+			if (pattern != IBF_CONG_PERM && sh.rated)
+				printf(", \"rate_weighted\": {\"worst\": %u, \"worst_shift\": %u, "
+				       "\"mean_max\": %.4f}",
+				       sh.wworst, sh.wworst_inst, sh.wmean_max);
 			if (pattern != IBF_CONG_PERM) {
 				print_bound(&sh, 1);
 				printf("}");
@@ -1028,6 +1050,9 @@ static int cmd_route_congestion(int argc, char **argv)
 				       "\"mean_max\": %.4f, \"unrouted\": %llu",
 				       pm.ninst, (unsigned long long)co.seed, pm.worst, pm.mean_max,
 				       (unsigned long long)pm.unrouted);
+			if (pattern != IBF_CONG_SHIFT_ALL && pm.rated)
+				printf(", \"rate_weighted\": {\"worst\": %u, \"mean_max\": %.4f}",
+				       pm.wworst, pm.wmean_max);
 			if (pattern != IBF_CONG_SHIFT_ALL) {
 				print_bound(&pm, 1);
 				printf("}");
@@ -1042,17 +1067,8 @@ static int cmd_route_congestion(int argc, char **argv)
 			printf("layer %d:\n", l);
 			if (pattern != IBF_CONG_PERM) {
 				char wl[160] = "";
-				if (sh.worst_link != UINT32_MAX && sh.worst > 0) {
-					const struct ibf_adj *ad = &f->adj[sh.worst_link];
-					uint32_t s = 0;
-					while (f->adj_off[s + 1] <= sh.worst_link)
-						s++;
-					const struct ibf_node *n1 = &f->nodes[f->switches[s]];
-					const struct ibf_node *n2 = &f->nodes[f->switches[ad->nbr]];
-					snprintf(wl, sizeof(wl), ", e.g. on %s/P%u -> %s/P%u",
-						 n1->desc ? n1->desc : "?", ad->lport,
-						 n2->desc ? n2->desc : "?", ad->rport);
-				}
+				if (sh.worst > 0)
+					cong_link_name(f, sh.worst_link, wl, sizeof(wl));
 				if (shs)
 					printf("  shift %ld: max link load %u%s\n", shift, sh.worst,
 					       wl);
@@ -1062,6 +1078,14 @@ static int cmd_route_congestion(int argc, char **argv)
 					       sh.worst, sh.worst_inst, wl, sh.free_inst, sh.ninst,
 					       100.0 * sh.share_free, sh.mean_max);
 				print_bound(&sh, 0);
+				if (sh.rated) {
+					char wl2[160] = "";
+					if (sh.wworst > 0)
+						cong_link_name(f, sh.wworst_link, wl2, sizeof(wl2));
+					printf("    rate-weighted (flows x fastest rate / link rate): "
+					       "worst %u (shift %u%s), mean max %.2f\n",
+					       sh.wworst, sh.wworst_inst, wl2, sh.wmean_max);
+				}
 			}
 			if (pattern != IBF_CONG_SHIFT_ALL)
 				printf("  permutations: %u random (seed %llu): mean max link load %.2f, "
@@ -1070,6 +1094,10 @@ static int cmd_route_congestion(int argc, char **argv)
 				       pm.worst);
 			if (pattern != IBF_CONG_SHIFT_ALL)
 				print_bound(&pm, 0);
+			if (pattern != IBF_CONG_SHIFT_ALL && pm.rated)
+				printf("    rate-weighted (flows x fastest rate / link rate): mean max "
+				       "%.2f, worst %u\n",
+				       pm.wmean_max, pm.wworst);
 			if (pattern == -1 && !shs)
 				printf("  cell: %u/%.1f%%/%.2f\n", sh.worst, 100.0 * sh.share_free,
 				       pm.mean_max);

@@ -132,6 +132,9 @@ struct cg {
 	const struct host *h;
 	uint32_t N;
 	uint32_t *load; /* [E] */
+	uint32_t *lw;	/* [E] rate weights; NULL on a one-rate fabric */
+	uint32_t maxw;	/* largest load x weight of the open instance */
+	uint32_t maxwe; /* its link */
 	uint32_t *touched;
 	uint32_t ntouched;
 	uint64_t flows, unrouted;
@@ -170,6 +173,10 @@ static int flow(struct cg *c, uint32_t a, uint32_t b, uint32_t *maxl, uint32_t *
 		if (c->load[e] > *maxl) {
 			*maxl = c->load[e];
 			*maxe = e;
+		}
+		if (c->lw && c->load[e] * c->lw[e] > c->maxw) {
+			c->maxw = c->load[e] * c->lw[e];
+			c->maxwe = e;
 		}
 		s = f->adj[e].nbr;
 	}
@@ -413,6 +420,14 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	c.N = N;
 	c.load = calloc(E ? E : 1, sizeof(uint32_t));
 	c.touched = malloc((E ? E : 1) * sizeof(uint32_t));
+	c.lw = malloc((E ? E : 1) * sizeof(uint32_t));
+	if (c.lw && !ibf_link_rate_weights(f, c.lw)) {
+		free(c.lw); /* one rate: the weighted loads are the loads */
+		c.lw = NULL;
+	} else if (!c.lw) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
 	perm = calloc(N ? N : 1, sizeof(uint32_t));
 	uint32_t ninst = 0;
 	switch (o->pattern) {
@@ -439,10 +454,22 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	rep->order = order;
 	rep->ninst = ninst;
 	rep->cut_levels = cut.nlv + 1;
-	double sum = 0, bsum = 0;
+	rep->rated = c.lw != NULL;
+	rep->wworst_link = UINT32_MAX;
+	double sum = 0, bsum = 0, wsum = 0;
 	for (uint32_t k = 0; k < ninst; k++) {
 		uint32_t maxl = 0, maxe = UINT32_MAX, id;
+		c.maxw = 0;
+		c.maxwe = UINT32_MAX;
 		instance(&c, o, k, perm, &maxl, &maxe, &id);
+		if (c.lw) {
+			wsum += c.maxw;
+			if (k == 0 || c.maxw > rep->wworst) {
+				rep->wworst = c.maxw;
+				rep->wworst_inst = id;
+				rep->wworst_link = c.maxwe;
+			}
+		}
 		reset(&c);
 		uint32_t bmax = 0;
 		for (int l = 0; l <= cut.nlv; l++) {
@@ -467,6 +494,7 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	}
 	rep->share_free = ninst ? (double)rep->free_inst / ninst : 0;
 	rep->mean_max = ninst ? sum / ninst : 0;
+	rep->wmean_max = ninst ? wsum / ninst : 0;
 	rep->cut_mean = ninst ? bsum / ninst : 0;
 	for (int l = 0; l <= cut.nlv; l++)
 		if (rep->cut[l] > rep->cut_worst)
@@ -477,6 +505,7 @@ out:
 	cut_free(&cut);
 	free(h);
 	free(c.load);
+	free(c.lw);
 	free(c.touched);
 	free(perm);
 	if (rc)

@@ -204,6 +204,13 @@ struct ibf_cong_report {
 	uint32_t cut_worst; /* largest of cut[] */
 	double cut_mean;    /* mean over instances of the instance's bound */
 	uint32_t at_cut;    /* instances whose max load equals their bound */
+	/* links of different rates (ibf_link_rate_weights): the same figures
+	 * in flows x rate weight (the fastest switch link's rate over the
+	 * link's), the time to drain relative to one flow on a fastest link;
+	 * rated 0 (one rate) leaves them 0 */
+	int rated;
+	uint32_t wworst, wworst_inst, wworst_link;
+	double wmean_max;
 };
 int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		   const struct ibf_cong_opts *o, struct ibf_cong_report *rep,

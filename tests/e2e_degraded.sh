@@ -60,6 +60,24 @@ assert 4 * s["max"] <= d["paths_per_link"]["max"], (s, d["paths_per_link"])
 assert s["rate_weighted_max"] <= d["paths_per_link"]["max"], s
 ' "$WORK/bad-$e.json"
 done
+# route congestion weighs the flows by rate too: D-mod-K does not look at
+# rates, so some shift puts a flow on the 1x twin (4 in rate-weighted
+# flows), minimal keeps the rate-weighted worst at its plain worst; the
+# clean fabric's report has no rate-weighted figures
+for e in dmodk minimal; do
+	"$IBFAB" route congestion --json --topology "$WORK/bad.ibnd" --engine "$e" --pattern shift \
+		>"$WORK/bad-$e-cong.json" 2>&1
+done
+check "faulty: route congestion's rate-weighted worst, dmodk 4, minimal at its plain worst" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["layers"][0]["shift"]
+m = json.load(open(sys.argv[2]))["layers"][0]["shift"]
+assert d["rate_weighted"]["worst"] == 4 and d["worst"] == 1, d
+assert m["rate_weighted"]["worst"] == m["worst"], m
+' "$WORK/bad-dmodk-cong.json" "$WORK/bad-minimal-cong.json"
+"$IBFAB" route congestion --json --topology "$WORK/ok.ibnd" --engine dmodk >"$WORK/ok-cong.json" 2>&1
+check "clean: route congestion has no rate-weighted figures" sh -c \
+	"grep -q '\"worst\"' '$WORK/ok-cong.json' && ! grep -q rate_weighted '$WORK/ok-cong.json'"
 "$IBFAB" route stats --json --topology "$WORK/ok.ibnd" --engine minimal >"$WORK/ok-stats.json" 2>&1
 check "clean: route stats lists no slower link" sh -c "! grep -q slower_links '$WORK/ok-stats.json'"
 
