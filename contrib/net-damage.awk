@@ -10,6 +10,10 @@
 #   dead     remove the switch of that name (the quoted name of its node
 #            line), with the hosts cabled only to it
 #   deadno   the same for the K-th switch of the file (1-based)
+#   degrade  N more switch-to-switch cables (after the unplugged ones, same
+#            shuffle) keep their cable but run at `rate` (default 1xEDR; e.g.
+#            4xSDR): a cable trained below its rate, on both port lines
+#            (ibsim net files: the trailing width x speed of the port line)
 #
 # The attribute lines before a node line (vendid=, switchguid=, ...) go with
 # their node.
@@ -36,6 +40,10 @@ FNR == 1 {
 	for (i = 1; i <= cables + 0 && i <= m; i++) {
 		split(c[i], f, SUBSEP); cut[f[1], f[2]] = 1; cut[f[3], f[4]] = 1
 	}
+	for (; i <= cables + degrade && i <= m; i++) {
+		split(c[i], f, SUBSEP); slow[f[1], f[2]] = 1; slow[f[3], f[4]] = 1
+	}
+	if (rate == "") rate = "1xEDR"
 	if (deadno + 0 > 0 && deadno + 0 <= ns) dead = sw[deadno + 0]
 	if (dead != "") {
 		gone[dead] = 1
@@ -47,6 +55,7 @@ FNR == 1 {
 skip { next }
 /^\[/ {
 	if ((cur, portno($1)) in cut) next
+	if ((cur, portno($1)) in slow) sub(/[0-9]+x[A-Z0-9]+[ \t]*$/, rate)
 	if (match($0, /"[^"]*"\[[0-9]+\]/)) {
 		peer = substr($0, RSTART + 1, RLENGTH - 1); sub(/".*/, "", peer)
 		if (peer in gone) next

@@ -60,21 +60,40 @@ assert 4 * s["max"] <= d["paths_per_link"]["max"], (s, d["paths_per_link"])
 assert s["rate_weighted_max"] <= d["paths_per_link"]["max"], s
 ' "$WORK/bad-$e.json"
 done
-# route congestion weighs the flows by rate too: D-mod-K does not look at
-# rates, so some shift puts a flow on the 1x twin (4 in rate-weighted
-# flows), minimal keeps the rate-weighted worst at its plain worst; the
-# clean fabric's report has no rate-weighted figures
+# route congestion weighs the flows by rate too: tables D-mod-K made before
+# the cable degraded put a flow on the 1x twin in some shift (4 in
+# rate-weighted flows against a plain worst of 1); dmodk and minimal on the
+# degraded fabric keep the rate-weighted worst at the plain worst (dmodk
+# routes the 1x twin as a lost cable, minimal weighs it)
+"$IBFAB" route --topology "$WORK/ok.ibnd" --engine dmodk -o "$WORK/ok-dmodk.lfts" >/dev/null 2>&1
+"$IBFAB" route congestion --json --topology "$WORK/bad.ibnd" --lfts "$WORK/ok-dmodk.lfts" \
+	--pattern shift >"$WORK/old-dmodk-cong.json" 2>&1
+"$IBFAB" route -v --topology "$WORK/bad.ibnd" --engine dmodk -o "$WORK/bad-dmodk.lfts" \
+	>"$WORK/bad-dmodk.log" 2>&1
+check "faulty, dmodk: the 1x twin routed as a lost cable (logged)" \
+	grep -q 'dmodk: 1 switch cable(s) run below half their rate, routed as if lost: .*at 1xEDR (4xEDR)' \
+	"$WORK/bad-dmodk.log"
+"$IBFAB" route --topology "$WORK/bad.ibnd" --engine minimal -o "$WORK/bad-minimal.lfts" >/dev/null 2>&1
 for e in dmodk minimal; do
-	"$IBFAB" route congestion --json --topology "$WORK/bad.ibnd" --engine "$e" --pattern shift \
-		>"$WORK/bad-$e-cong.json" 2>&1
+	"$IBFAB" route congestion --json --topology "$WORK/bad.ibnd" --lfts "$WORK/bad-$e.lfts" \
+		--pattern shift >"$WORK/bad-$e-cong.json" 2>&1
 done
-check "faulty: route congestion's rate-weighted worst, dmodk 4, minimal at its plain worst" python3 -c '
+check "faulty: rate-weighted worst 4 for the old dmodk tables, plain worst for dmodk and minimal" python3 -c '
 import json, sys
-d = json.load(open(sys.argv[1]))["layers"][0]["shift"]
-m = json.load(open(sys.argv[2]))["layers"][0]["shift"]
-assert d["rate_weighted"]["worst"] == 4 and d["worst"] == 1, d
+o, d, m = (json.load(open(f))["layers"][0]["shift"] for f in sys.argv[1:4])
+assert o["rate_weighted"]["worst"] == 4 and o["worst"] == 1, o
+assert d["rate_weighted"]["worst"] == d["worst"], d
 assert m["rate_weighted"]["worst"] == m["worst"], m
-' "$WORK/bad-dmodk-cong.json" "$WORK/bad-minimal-cong.json"
+' "$WORK/old-dmodk-cong.json" "$WORK/bad-dmodk-cong.json" "$WORK/bad-minimal-cong.json"
+# a leaf whose only up-cable runs at 1x keeps using it (leaving it out
+# would cut the leaf off), and says so
+"$IBFAB" topo gen fattree --m 3,2 --w 1,1 --format ibsim -o "$WORK/one.net" >/dev/null 2>&1
+awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=1 -v degrade=1 "$WORK/one.net" "$WORK/one.net" \
+	>"$WORK/one-1x.net"
+"$IBFAB" route -v --topology "$WORK/one-1x.net" --engine dmodk -o "$WORK/one-1x.lfts" \
+	>"$WORK/one-1x.log" 2>&1
+check "a leaf's only up-cable at 1x: still used (exit 0), the log says why" sh -c \
+	"test -s '$WORK/one-1x.lfts' && grep -q 'run below half their rate but are used: leaving them out would cut the fabric apart' '$WORK/one-1x.log'"
 "$IBFAB" route congestion --json --topology "$WORK/ok.ibnd" --engine dmodk >"$WORK/ok-cong.json" 2>&1
 check "clean: route congestion has no rate-weighted figures" sh -c \
 	"grep -q '\"worst\"' '$WORK/ok-cong.json' && ! grep -q rate_weighted '$WORK/ok-cong.json'"

@@ -184,6 +184,43 @@ echo "cells: dmodk $(cell k43-dmodk), ftree $(cell k43-ftree), minhop $(cell k43
 check "4-ary 3-tree: dmodk contention-free on every shift (worst $wd)" test "${wd:-0}" = 1
 check "4-ary 3-tree: minhop is worse (worst $wm)" test "${wm:-0}" -gt 1
 
+# ------------------------------------------------------------------ degraded cables
+
+# two switch cables of the 4-ary 3-tree train at 1x (ibsim reports 1xEDR on
+# both ends): D-mod-K gives every up-cable the same share, so a cable at a
+# quarter of the rate would carry a full one; dmodk routes them as lost
+# (their destinations dealt over the cables left), stock ftree does not look
+# at rates.  route congestion's rate-weighted worst (flows x fastest rate /
+# link rate) shows the difference.
+awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=3 -v degrade=2 -v rate=1xEDR \
+	"$WORK/k43.net" "$WORK/k43.net" >"$WORK/k43d.net"
+check "degraded 4-ary 3-tree: two cables at 1x (4 port lines)" \
+	test "$(diff "$WORK/k43.net" "$WORK/k43d.net" | grep -c '^> .*1xEDR')" -eq 4
+# wworst NAME: rate-weighted worst over all shifts (route congestion --json)
+wworst() {
+	"$IBFAB" route congestion --topology "$WORK/$1/net.ibnd" --lfts "$WORK/$1/dump.txt" \
+		--pattern shift --json 2>/dev/null |
+		sed -n 's/.*"rate_weighted": {"worst": \([0-9]*\),.*/\1/p'
+}
+for eng in dmodk ftree; do
+	mkconf $eng 0 "$WORK/opensm-k43d-$eng.conf"
+	run k43d-$eng "$WORK/k43d.net" "$WORK/opensm-k43d-$eng.conf"
+	check "degraded, $eng: opensm ran, OpenSM used $eng" \
+		eval "log_has k43d-$eng '$eng tables configured on all switches'"
+	check "degraded, $eng: every host-to-host flow of every shift delivered" hosts_routed k43d-$eng
+done
+show_log k43d-dmodk
+check "degraded, dmodk: the log names the two cables routed as lost" \
+	log_has k43d-dmodk "dmodk: 2 switch cable(s) run below half their rate, routed as if lost"
+check "degraded, dmodk: every (source, LID) pair routed, no loop" routed k43d-dmodk
+check "degraded, dmodk: tables read back = offline dmodk" same_as_offline k43d-dmodk
+wd=$(worst k43d-dmodk); wwd=$(wworst k43d-dmodk); wwf=$(wworst k43d-ftree)
+echo "degraded 4-ary 3-tree: dmodk worst $wd, rate-weighted $wwd; ftree rate-weighted $wwf" | diag
+check "degraded, dmodk: no flow on a 1x cable (rate-weighted worst $wwd = plain worst $wd)" \
+	test -n "$wwd" -a "${wwd:-x}" = "${wd:-y}"
+check "degraded: dmodk's rate-weighted worst below stock ftree's ($wwd < $wwf)" \
+	test "${wwd:-99}" -lt "${wwf:-0}"
+
 # ------------------------------------------------------------------ irregular tree
 
 mkconf dmodk 0 "$WORK/opensm-irr.conf"
