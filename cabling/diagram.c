@@ -10,6 +10,7 @@
 #include "ibf_cabling.h"
 #include "ibf_map.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -721,6 +722,7 @@ struct sheet_name {
 	uint32_t r1;
 	int32_t r2;
 	char *base;
+	char *key; /* base in lower case: the names map's key */
 };
 
 struct sheet_set {
@@ -734,8 +736,10 @@ struct sheet_set {
 
 static void sheet_set_free(struct sheet_set *set)
 {
-	for (uint32_t i = 0; i < set->n; i++)
+	for (uint32_t i = 0; i < set->n; i++) {
 		free(set->v[i].base);
+		free(set->v[i].key);
+	}
 	free(set->v);
 	free(set->racks);
 	free(set->rack_id);
@@ -743,7 +747,8 @@ static void sheet_set_free(struct sheet_set *set)
 }
 
 /* Add a sheet named prefix + a (+ "-" + b).  Two racks whose names differ
- * only in characters a file name cannot hold ("row 1", "row/1", "row_1"),
+ * only in characters a file name cannot hold ("row 1", "row/1", "row_1") or
+ * in case ("A1", "a1"),
  * or rack pairs like a-b + c and a + b-c, give the same name: the later
  * sheet gets -2, -3, ... so that it does not overwrite the earlier one. */
 static int sheet_add(struct sheet_set *set, uint32_t r1, int32_t r2, struct ibf_error *err)
@@ -762,24 +767,33 @@ static int sheet_add(struct sheet_set *set, uint32_t r1, int32_t r2, struct ibf_
 		set->cap = cap;
 	}
 	size_t len = strlen(a) + strlen(b) + 32;
-	char *base = malloc(len);
-	if (!base)
+	char *base = malloc(len), *key = malloc(len);
+	if (!base || !key) {
+		free(base);
+		free(key);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
 	for (uint32_t k = 1;; k++) {
 		int w = r2 >= 0 ? snprintf(base, len, "racks-%s-%s", a, b)
 				: snprintf(base, len, "rack-%s", a);
 		if (k > 1)
 			snprintf(base + w, len - (size_t)w, "-%u", k);
+		/* the names are compared without case: "rack-A" and "rack-a"
+		 * are one file on a case-insensitive file system */
+		size_t kl = strlen(base);
+		for (size_t i = 0; i <= kl; i++)
+			key[i] = (char)tolower((unsigned char)base[i]);
 		int32_t old;
-		int rc = ibf_smap_put(&set->names, base, strlen(base), (int32_t)set->n, &old);
+		int rc = ibf_smap_put(&set->names, key, kl, (int32_t)set->n, &old);
 		if (rc < 0) {
 			free(base);
+			free(key);
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		}
 		if (rc == 0)
 			break;
 	}
-	set->v[set->n++] = (struct sheet_name){ .r1 = r1, .r2 = r2, .base = base };
+	set->v[set->n++] = (struct sheet_name){ .r1 = r1, .r2 = r2, .base = base, .key = key };
 	return 0;
 }
 
@@ -875,8 +889,15 @@ static int sheet_set_check(const struct sheet_set *set, const char *dir, struct 
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		size_t b = sheet_file_base(de->d_name);
-		if (!b || ibf_smap_get(&set->names, de->d_name, b) >= 0)
+		if (!b)
 			continue;
+		char key[300];
+		size_t kl = b < sizeof(key) ? b : sizeof(key) - 1;
+		for (size_t i = 0; i < kl; i++)
+			key[i] = (char)tolower((unsigned char)de->d_name[i]);
+		int32_t k = ibf_smap_get(&set->names, key, kl);
+		if (k >= 0 && strlen(set->v[k].base) == b && !memcmp(set->v[k].base, de->d_name, b))
+			continue; /* one of this plan's (exactly: a case variant is not) */
 		/* report the same one whatever order readdir gives */
 		if (!nstale++ || strcmp(de->d_name, first) < 0)
 			snprintf(first, sizeof(first), "%s", de->d_name);

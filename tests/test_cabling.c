@@ -737,18 +737,20 @@ static void test_sheets_name_clash(void)
 			  "row 1,s1,1,row 1,s2,1\n"
 			  "row_1,s3,1,row_1,s4,1\n"
 			  "a-b,s5,1,c,s6,1\n"
-			  "a,s7,1,b-c,s8,1\n";
+			  "a,s7,1,b-c,s8,1\n"
+			  "R9,s9,1,R9,s10,1\n"
+			  "r9,s11,1,r9,s12,1\n";
 	struct ibf_error err;
 	struct ibf_plan *p = ibf_plan_parse_csv(csv, strlen(csv), "clash.csv", &err);
 	TT_REQUIRE(p);
 	char dir[] = "/tmp/ibfab-sheets.XXXXXX";
 	TT_REQUIRE(mkdtemp(dir));
 	int n = ibf_sheets_write(p, dir, &err);
-	TT_EQ_INT(n, 8); /* 6 racks with switches, 2 rack pairs */
-	const char *want[][2] = { { "rack-row_1.csv", "s1" },
-				  { "rack-row_1-2.csv", "s3" },
-				  { "racks-a-b-c.csv", "s5" },
-				  { "racks-a-b-c-2.csv", "s7" } };
+	TT_EQ_INT(n, 10); /* 8 racks with switches, 2 rack pairs */
+	/* racks R9 and r9 would be one file on a case-insensitive file system */
+	const char *want[][2] = { { "rack-row_1.csv", "s1" },	 { "rack-row_1-2.csv", "s3" },
+				  { "racks-a-b-c.csv", "s5" },	 { "racks-a-b-c-2.csv", "s7" },
+				  { "rack-R9.csv", "s9" },	 { "rack-r9-2.csv", "s11" } };
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		char path[256], buf[2048] = "";
 		snprintf(path, sizeof(path), "%s/%s", dir, want[i][0]);
