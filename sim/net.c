@@ -149,34 +149,15 @@ void ibf_sim_placement_free(struct ibf_sim_placement *pl)
  * the port GUID of a host port (with :PORT, that port's number) */
 static int find_host(const struct ibf_sim_net *n, const char *tok, long port)
 {
-	const struct ibf_fabric *f = n->f;
-	int node = ibf_fabric_find_id(f, tok);
-	if (node < 0)
-		node = ibf_fabric_find_desc(f, tok);
-	if (node < 0 && (!strncmp(tok, "0x", 2) || !strncmp(tok, "0X", 2))) {
-		char *end;
-		uint64_t g = strtoull(tok, &end, 16);
-		if (!*end && g) {
-			node = ibf_fabric_find_guid(f, g);
-			for (uint32_t h = 0; node < 0 && h < n->nhosts; h++)
-				if (ibf_port(f, n->host[h].node, n->host[h].port)->guid == g) {
-					if (port >= 0 && n->host[h].port != port)
-						return -2;
-					return (int)h;
-				}
-		}
-	}
-	if (node < 0) {
-		size_t tl = strlen(tok);
-		for (uint32_t v = 0; v < f->nnodes && node < 0; v++) {
-			const char *d = f->nodes[v].desc;
-			if (f->nodes[v].type != IBF_NODE_SWITCH && d && !strncmp(d, tok, tl) &&
-			    (d[tl] == ' ' || d[tl] == '\t'))
-				node = (int)v;
-		}
-	}
+	int gport;
+	int node = ibf_fabric_find_name(n->f, tok, &gport);
 	if (node < 0)
 		return -1;
+	if (gport >= 0) { /* a port GUID names its port */
+		if (port >= 0 && gport != port)
+			return -2;
+		port = gport;
+	}
 	for (uint32_t h = 0; h < n->nhosts; h++)
 		if (n->host[h].node == node && (port < 0 || n->host[h].port == port))
 			return (int)h;
