@@ -1,6 +1,6 @@
 /* Simulator network: hosts, directed links and their capacities, flow
  * tracing through the tables, rank placement, layer policies. */
-#include "ibf_sim.h"
+#include "sim_internal.h"
 #include "ibf_fattree.h"
 #include "ibf_text.h"
 
@@ -164,6 +164,28 @@ static int find_host(const struct ibf_sim_net *n, const char *tok, long port)
 	return -2;
 }
 
+int sim_host_token(const struct ibf_sim_net *n, char *tok, const char *path, unsigned line,
+		   struct ibf_error *err)
+{
+	long port = -1;
+	char *colon = strrchr(tok, ':');
+	if (colon) {
+		char *end;
+		port = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || port < 1 || port > IBF_MAX_PORTS)
+			return ibf_error_set(err, IBF_EPARSE, path, line, "bad port in \"%s\"",
+					     tok);
+		*colon = 0;
+	}
+	int h = find_host(n, tok, port);
+	if (h < 0)
+		return ibf_error_set(err, IBF_EPARSE, path, line,
+				     h == -1 ? "unknown host \"%s\""
+					     : "host \"%s\" has no such port cabled to a switch",
+				     tok);
+	return h;
+}
+
 int ibf_sim_place_parse(const struct ibf_sim_net *n, const char *buf, size_t len, const char *path,
 			struct ibf_sim_placement *pl, struct ibf_error *err)
 {
@@ -216,24 +238,9 @@ int ibf_sim_place_parse(const struct ibf_sim_net *n, const char *buf, size_t len
 		}
 		memcpy(tok, p, tl);
 		tok[tl] = 0;
-		long port = -1;
-		char *colon = strrchr(tok, ':');
-		if (colon) {
-			port = strtol(colon + 1, &end, 10);
-			if (end == colon + 1 || *end || port < 1 || port > IBF_MAX_PORTS) {
-				rc = ibf_error_set(err, IBF_EPARSE, path, it.lineno,
-						   "bad port in \"%s\"", tok);
-				break;
-			}
-			*colon = 0;
-		}
-		int h = find_host(n, tok, port);
+		int h = sim_host_token(n, tok, path, it.lineno, err);
 		if (h < 0) {
-			rc = ibf_error_set(
-				err, IBF_EPARSE, path, it.lineno,
-				h == -1 ? "unknown host \"%s\""
-					: "host \"%s\" has no such port cabled to a switch",
-				tok);
+			rc = h;
 			break;
 		}
 		if (rank >= cap) {
