@@ -108,6 +108,17 @@ same=1
 test "$r" = 0 && same_hops "$W/out" "$W/ft-0.json" && same=0
 check "fat tree: --from a port GUID ($g), --to a LID ($base): the same hops (exit $r)" test $same = 0
 
+# tables from an engine run: the same hops as the dump that engine wrote
+r=$(rc $T --from ft-h00003 --to ft-h00012 --all-layers --json)
+cp "$W/out" "$W/dump.json"
+r2=$(rc "$IBFAB" route trace --topology "$W/ft.net" --lmc 1 --engine layered --from ft-h00003 \
+	--to ft-h00012 --all-layers --json)
+check "fat tree: --engine layered traces what its dump holds (exit $r2)" \
+	sh -c "test $r2 = 0 && cmp -s '$W/out' '$W/dump.json'"
+r=$(rc "$IBFAB" route trace --topology "$W/ft.net" --lmc 1 --engine layered --lfts "$W/ft.lfts" \
+	--from ft-h00003 --to ft-h00012)
+check "--engine and --lfts together: usage error (exit $r)" test "$r" = 2
+
 # ---------------------------------------------------------------- usage errors
 r=$(rc $T --from nosuchhost --to ft-h00015)
 check "unknown --from: usage error (exit $r), named" \
