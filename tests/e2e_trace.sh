@@ -259,5 +259,38 @@ else
 			sh -c "test $r = 0 && test -s '$W/theirs' && cmp -s '$W/theirs' '$W/ours'"
 		cmp -s "$W/theirs" "$W/ours" || { echo "ibtracert:"; cat "$W/theirs"; echo "ibfab:"; cat "$W/ours"; } | diag
 	done
+
+	# a cable cut on the live fabric after OpenSM programmed it (no SM runs
+	# any more, the tables stay): the cable the first pair's path takes out
+	# of its second switch.  ibtracert then cannot say where the path
+	# breaks; the tables read before the cut, traced on the fabric
+	# discovered after it, name the switch and the port
+	first=$(cut -d' ' -f1 "$W/pairs")
+	IBFAB_SIM_CONSOLE=1 "$HARNESS" with "$W/live.net" "$W/simcut" -- bash -c '
+		cd "$IBFAB_SIM_DIR"
+		OSM_TMP_DIR=$IBFAB_SIM_DIR OSM_CACHE_DIR=$IBFAB_SIM_DIR timeout 120 ibsim-run opensm -o -l 1 \
+			-f opensm.log >opensm.out 2>&1 </dev/null
+		ibsim-run dump_lfts >"$1/cut-before.lfts" 2>/dev/null || exit 1
+		ibsim-run ibtracert ${3%-*} ${3#*-} >"$1/cut-tr-before.txt" 2>/dev/null || exit 2
+		sw=$(grep -e "->" "$1/cut-tr-before.txt" | sed -n 2p | sed "s/.*\"\(.*\)\"$/\1/")
+		port=$(grep -e "->" "$1/cut-tr-before.txt" | sed -n 3p | sed "s/^\[\([0-9]*\)\].*/\1/")
+		[ -n "$sw" ] && [ -n "$port" ] || exit 3
+		echo "$sw $port" >"$1/cut-where"
+		"$2" console "$IBFAB_SIM_DIR" "Unlink \"$sw\"[$port]" || exit 4
+		ibsim-run ibnetdiscover >"$1/cut.ibnd" 2>/dev/null || exit 5
+		ibsim-run ibtracert ${3%-*} ${3#*-} >"$1/cut-tr.txt" 2>&1
+		echo $? >"$1/cut-tr.rc"' live "$W" "$HARNESS" "$first" 2>&1 | diag
+	r=${PIPESTATUS[0]}
+	check "live cut: opensm, dump_lfts, ibtracert, the cable unlinked in ibsim, ibnetdiscover (step $r)" \
+		test "$r" = 0 -a -s "$W/cut-where"
+	read -r csw cport <"$W/cut-where" 2>/dev/null
+	check "live cut: ibnetdiscover sees 1 cable less" \
+		test "$(grep -c '^\[' "$W/live.ibnd")" = "$(($(grep -c '^\[' "$W/cut.ibnd") + 2))"
+	check "live cut: ibtracert fails ($(cat "$W/cut-tr.rc" 2>/dev/null))" test "$(cat "$W/cut-tr.rc" 2>/dev/null)" != 0
+	a=${first%-*} b=${first#*-}
+	r=$(rc "$IBFAB" route trace --topology "$W/cut.ibnd" --lfts "$W/cut-before.lfts" --from "$a" --to "$b")
+	dl=$(printf '0x%04x' "$b")
+	check "live cut: route trace stops at hop 2, '$csw' port $cport has no cable (exit $r)" \
+		sh -c "test $r = 1 && grep -q \"at hop 2 switch '$csw' forwards LID $dl to port $cport, which has no cable\" '$W/out'"
 fi
 done_testing
