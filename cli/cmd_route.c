@@ -1268,9 +1268,23 @@ static const char *const trace_kind[] = {
 	[IBF_TRACE_WRONG] = "misdelivered",
 };
 
+/* No entry at all for switch node (a dump without its table). */
+static int lft_empty(const struct ibf_fabric *f, const struct ibf_routes *r, int node)
+{
+	int32_t s = f->nodes[node].sw;
+	if (s < 0 || (uint32_t)s >= r->nsw)
+		return 1;
+	const uint8_t *row = ibf_lft(r, (uint32_t)s);
+	for (uint32_t l = 0; l <= r->max_lid; l++)
+		if (row[l] != IBF_LFT_NONE)
+			return 0;
+	return 1;
+}
+
 /* What happened, in words, at the trace's last hop. */
-static void trace_verdict(const struct ibf_fabric *f, const struct ibf_lidmap *m, uint32_t dlid,
-			  int res, const struct ibf_trace_hop *hop, int nhop, char *buf, size_t len)
+static void trace_verdict(const struct ibf_fabric *f, const struct ibf_lidmap *m,
+			  const struct ibf_routes *r, uint32_t dlid, int res,
+			  const struct ibf_trace_hop *hop, int nhop, char *buf, size_t len)
 {
 	const struct ibf_trace_hop *last = &hop[nhop - 1];
 	const char *d = node_desc(f, last->node);
@@ -1307,8 +1321,11 @@ static void trace_verdict(const struct ibf_fabric *f, const struct ibf_lidmap *m
 		else if (last->out == (int)IBF_LFT_NONE)
 			snprintf(
 				buf, len,
-				"black hole at hop %d: switch '%s' has no LFT entry for LID 0x%04x",
-				nhop - 1, d, (unsigned)dlid);
+				"black hole at hop %d: switch '%s' has no LFT entry for LID 0x%04x%s",
+				nhop - 1, d, (unsigned)dlid,
+				lft_empty(f, r, last->node)
+					? " (the tables have none for this switch)"
+					: "");
 		else if (last->out > f->nodes[last->node].nports)
 			snprintf(buf, len,
 				 "at hop %d switch '%s' forwards LID 0x%04x to port %d, which it "
@@ -1599,7 +1616,7 @@ static int cmd_route_trace(int argc, char **argv)
 			break;
 		}
 		char verdict[512];
-		trace_verdict(f, &m, dlid, res, hop, nhop, verdict, sizeof(verdict));
+		trace_verdict(f, &m, &r, dlid, res, hop, nhop, verdict, sizeof(verdict));
 		uint16_t mask;
 		int sl = trace_pick_sl(f, &q, &src, dlid, &mask);
 		uint32_t layer = dlid - base;

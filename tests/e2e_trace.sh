@@ -152,6 +152,13 @@ awk -v g="$s1" -v l="$dlh" '/of switch/ { cur = ($0 ~ g) } !(cur && $1 == l)' "$
 r=$(rc "$IBFAB" route trace --topology "$W/ft.net" --lmc 1 --lfts "$W/hole.lfts" --from ft-h00000 --to ft-h00015)
 check "black hole: exit 1, at hop 1, switch named ($r)" \
 	sh -c "test $r = 1 && grep -q \"black hole at hop 1: switch '$sw1' has no LFT entry for LID $dlh\" '$W/out'"
+# the first switch's whole table left out of the dump
+awk -v g="$s1" '/of switch/ { cur = ($0 ~ g) } !cur' "$W/ft.lfts" >"$W/notable.lfts"
+r=$(rc "$IBFAB" route trace --topology "$W/ft.net" --lmc 1 --lfts "$W/notable.lfts" --from ft-h00000 --to ft-h00015)
+check "a switch without a table: exit 1, the black hole says the tables have none for it ($r)" \
+	sh -c "test $r = 1 && grep -q \"black hole at hop 1: switch '$sw1' has no LFT entry for LID $dlh (the tables have none for this switch)\" '$W/out'"
+r=$(rc "$IBFAB" route trace --topology "$W/ft.net" --lmc 1 --lfts "$W/hole.lfts" --from ft-h00000 --to ft-h00015)
+check "one entry missing: no such remark ($r)" sh -c "test $r = 1 && ! grep -q 'have none for this switch' '$W/out'"
 # a loop: the second switch sends it back where it came from
 inport=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["traces"][0]["hops"][2]["in"])' "$W/ft-0.json")
 g2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["traces"][0]["hops"][2]["guid"])' "$W/ft-0.json")
