@@ -96,6 +96,10 @@ int ibf_slurp_limit(const char *path, size_t max, char **buf, size_t *len, struc
  * an input to routing decisions). */
 double ibf_now(void);
 
+/* The multiplier of a byte-count suffix: "" 1; k, K, KiB 1024; M, MiB 2^20;
+ * G, GiB 2^30; anything else 0. */
+long ibf_byte_unit(const char *suffix);
+
 /* ---------------------------------------------------------------- JSON */
 
 /* s as a JSON string literal with quotes; control characters, quotes and

@@ -2,6 +2,8 @@
 #include "ibf_text.h"
 #include "ibf_base.h"
 
+#include <string.h>
+
 /* ------------------------------------------------------------ lines */
 
 void ibf_lines_init(struct ibf_lines *L, const char *buf, size_t len)
@@ -108,4 +110,19 @@ int ibf_cur_num(struct ibf_cur *c, uint64_t max, uint64_t *v)
 		return 0;
 	}
 	return ibf_cur_udec(c, max, v);
+}
+
+/* ------------------------------------------------------------ byte counts */
+
+long ibf_byte_unit(const char *s)
+{
+	if (!*s)
+		return 1;
+	if (!strcmp(s, "k") || !strcmp(s, "K") || !strcmp(s, "KiB"))
+		return 1L << 10;
+	if (!strcmp(s, "M") || !strcmp(s, "MiB"))
+		return 1L << 20;
+	if (!strcmp(s, "G") || !strcmp(s, "GiB"))
+		return 1L << 30;
+	return 0;
 }

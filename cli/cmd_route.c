@@ -25,6 +25,8 @@ enum {
 	O_MAXHOPS,
 	O_JSON,
 	O_FROM,
+	O_TO,
+	O_ALL_LAYERS,
 	O_QUIET,
 	O_MAXPATHS,
 	O_L0BAL,
@@ -127,6 +129,8 @@ static const char route_help[] =
 	"       ibfab route stats --topology FILE (--lfts DUMP | --engine NAME ...) [--json]\n"
 	"       ibfab route congestion --topology FILE (--lfts DUMP | --engine NAME) --pattern P\n"
 	"       ibfab route diff --topology FILE --lfts A --lfts2 B\n"
+	"       ibfab route trace --topology FILE (--lfts DUMP | --engine NAME ...)\n"
+	"                   --from X --to Y [--all-layers] [--sl F [--sl2vl F]] [--json]\n"
 	"\n"
 	"Compute forwarding tables offline with the same engines the OpenSM plugin\n"
 	"runs, and write them in the opensm-lfts.dump format that `opensm -R file -U`\n"
@@ -219,6 +223,8 @@ struct route_args {
 	 * family reads (an ibfab.conf may set them all: it serves every
 	 * engine of the plugin) */
 	const char *layered_opt, *roots_opt;
+	const char *from, *to; /* route trace: the two ends */
+	int all_layers;	       /* route trace: every LID of --to */
 };
 
 /* An option that is an ibfab.conf key: parsed by the configuration parser. */
@@ -260,6 +266,9 @@ static const struct option route_lo[] = {
 	{ "previous-topology", required_argument, 0, O_PREV_TOPO },
 	{ "previous-lfts", required_argument, 0, O_PREV_LFTS },
 	{ "json", no_argument, 0, O_JSON },
+	{ "from", required_argument, 0, O_FROM },
+	{ "to", required_argument, 0, O_TO },
+	{ "all-layers", no_argument, 0, O_ALL_LAYERS },
 	{ "quiet", no_argument, 0, O_QUIET },
 	{ "verbose", no_argument, 0, O_VERBOSE },
 	{ "output", required_argument, 0, 'o' },
@@ -300,6 +309,8 @@ static const struct {
 	{ O_DL_SL, offsetof(struct route_args, dl_sl) },
 	{ O_DL_SL2VL, offsetof(struct route_args, dl_sl2vl) },
 	{ O_AVOID, offsetof(struct route_args, avoid) },
+	{ O_FROM, offsetof(struct route_args, from) },
+	{ O_TO, offsetof(struct route_args, to) },
 };
 
 /* --conf FILE first, wherever it stands: the other options override it. */
@@ -374,6 +385,8 @@ static const char route_check_opts[] = ROUTE_COMMON " lfts max-hops json";
 static const char route_stats_opts[] = ROUTE_COMMON " lfts json output " ROUTE_ENGINE_OPTS;
 static const char route_cong_opts[] = ROUTE_COMMON " lfts json " ROUTE_ENGINE_OPTS;
 static const char route_diff_opts[] = ROUTE_COMMON " lfts";
+static const char route_trace_opts[] =
+	ROUTE_COMMON " lfts json sl sl2vl from to all-layers " ROUTE_ENGINE_OPTS;
 
 static int parse_route_args(const char *prog, const char *only, int argc, char **argv,
 			    struct route_args *a)
@@ -402,6 +415,9 @@ static int parse_route_args(const char *prog, const char *only, int argc, char *
 		switch (c) {
 		case O_JSON:
 			a->json = 1;
+			break;
+		case O_ALL_LAYERS:
+			a->all_layers = 1;
 			break;
 		case 'q':
 		case O_QUIET:
@@ -623,6 +639,9 @@ static int cmd_route_main(int argc, char **argv)
 	int rc = parse_route_args("ibfab route", NULL, argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (a.from || a.to || a.all_layers)
+		return cli_usage_error("ibfab route", "--from / --to / --all-layers are options of "
+						      "`ibfab route trace`");
 	if (a.conf.deadlock == IBF_DEADLOCK_NONE && (a.dl_sl || a.dl_sl2vl || a.dl_verify))
 		return cli_usage_error("ibfab route",
 				       "--sl / --sl2vl / --verify need --deadlock dfsssp|coloring|auto");
@@ -1170,6 +1189,503 @@ static int cmd_route_diff(int argc, char **argv)
 	return ndiff ? 1 : 0;
 }
 
+/* ---------------------------------------------- route trace */
+
+/* One end of a trace: a port and the LID it was named by (0: by name). */
+struct trace_end {
+	int node, port;
+	uint32_t lid; /* the port's base LID, or the LID given */
+	int by_lid;
+};
+
+static const char *node_desc(const struct ibf_fabric *f, int node)
+{
+	const struct ibf_node *n = &f->nodes[node];
+	return n->desc && n->desc[0] ? n->desc : n->id ? n->id : "?";
+}
+
+/* A decimal number: a LID. */
+static int is_decimal(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+/* --from / --to: a node description or name, a node or port GUID (0x..),
+ * or a LID (decimal).  Unknown: a usage error (returns 2). */
+static int trace_end_resolve(const char *prog, const char *opt, const char *tok,
+			     const struct ibf_fabric *f, const struct ibf_lidmap *m,
+			     struct trace_end *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (is_decimal(tok)) {
+		unsigned long lid = strlen(tok) <= 6 ? strtoul(tok, NULL, 10) : 0;
+		if (!lid || lid > m->max_lid || m->node[lid] < 0)
+			return cli_usage_error(prog, "%s %s: no port of this fabric has LID %s",
+					       opt, tok, tok);
+		e->node = m->node[lid];
+		e->port = m->port[lid];
+		e->lid = (uint32_t)lid;
+		e->by_lid = 1;
+		return 0;
+	}
+	int gport;
+	int node = ibf_fabric_find_name(f, tok, &gport);
+	if (node < 0)
+		return cli_usage_error(prog,
+				       "%s '%s': no node of this fabric has that description, "
+				       "name or GUID (a LID is a decimal number)",
+				       opt, tok);
+	const struct ibf_node *n = &f->nodes[node];
+	int port = -1;
+	if (n->type == IBF_NODE_SWITCH) {
+		port = 0;
+	} else if (gport > 0) {
+		port = gport;
+	} else {
+		/* the first port with a LID, one cabled to a switch first */
+		for (int pass = 0; pass < 2 && port < 0; pass++)
+			for (int p = 1; p <= n->nports && port < 0; p++)
+				if (ibf_port(f, node, p)->lid &&
+				    (pass || ibf_port_switch(f, node, p, NULL) >= 0))
+					port = p;
+	}
+	if (port < 0 || !ibf_port(f, node, port)->lid)
+		return cli_usage_error(prog, "%s '%s': '%s' has no port with a LID", opt, tok,
+				       node_desc(f, node));
+	e->node = node;
+	e->port = port;
+	e->lid = ibf_port(f, node, port)->lid;
+	return 0;
+}
+
+/* The link that leaves (node, port): what it runs at, the slower end's
+ * width and speed where both ends know them. */
+static void trace_link(const struct ibf_fabric *f, int node, int port, uint8_t *width,
+		       uint8_t *speed, double *gbps)
+{
+	const struct ibf_port *a = ibf_port(f, node, port);
+	uint8_t w = a->width, sp = a->speed;
+	if (a->peer_node != IBF_NO_NODE) {
+		const struct ibf_port *b = ibf_port(f, a->peer_node, a->peer_port);
+		if (b->width && (!w || b->width < w))
+			w = b->width;
+		if (b->speed && (!sp || ibf_speed_rate(b->speed) < ibf_speed_rate(sp)))
+			sp = b->speed;
+	}
+	*width = w;
+	*speed = sp;
+	*gbps = w && sp ? w * ibf_speed_rate(sp) / 10.0 : 0;
+}
+
+/* The LID shown for a hop: a switch's port 0 LID, else the port's. */
+static unsigned hop_lid(const struct ibf_fabric *f, const struct ibf_trace_hop *h)
+{
+	if (f->nodes[h->node].type == IBF_NODE_SWITCH)
+		return ibf_port(f, h->node, 0)->lid;
+	int p = h->in >= 0 ? h->in : h->out;
+	return p > 0 && p <= f->nodes[h->node].nports ? ibf_port(f, h->node, p)->lid : 0;
+}
+
+/* The GUID shown for a hop: a CA's port GUID (what ibtracert shows; the
+ * ports report of ibnetdiscover -p has no node GUIDs), a switch's node GUID. */
+static unsigned long long hop_guid(const struct ibf_fabric *f, const struct ibf_trace_hop *h)
+{
+	const struct ibf_node *n = &f->nodes[h->node];
+	int p = n->type == IBF_NODE_SWITCH ? 0 : h->in >= 0 ? h->in : h->out;
+	uint64_t g = 0;
+	if (p >= 0 && p <= n->nports)
+		g = ibf_port(f, h->node, p)->guid;
+	if (n->type == IBF_NODE_SWITCH || !g)
+		g = n->guid ? n->guid : g;
+	return (unsigned long long)g;
+}
+
+static const char *const trace_kind[] = {
+	[IBF_TRACE_OK] = "ok",
+	[IBF_TRACE_UNREACHABLE] = "unreachable",
+	[IBF_TRACE_LOOP] = "loop",
+	[IBF_TRACE_WRONG] = "misdelivered",
+};
+
+/* No entry at all for switch node (a dump without its table). */
+static int lft_empty(const struct ibf_fabric *f, const struct ibf_routes *r, int node)
+{
+	int32_t s = f->nodes[node].sw;
+	if (s < 0 || (uint32_t)s >= r->nsw)
+		return 1;
+	const uint8_t *row = ibf_lft(r, (uint32_t)s);
+	for (uint32_t l = 0; l <= r->max_lid; l++)
+		if (row[l] != IBF_LFT_NONE)
+			return 0;
+	return 1;
+}
+
+/* What happened, in words, at the trace's last hop. */
+static void trace_verdict(const struct ibf_fabric *f, const struct ibf_lidmap *m,
+			  const struct ibf_routes *r, uint32_t dlid, int res,
+			  const struct ibf_trace_hop *hop, int nhop, char *buf, size_t len)
+{
+	const struct ibf_trace_hop *last = &hop[nhop - 1];
+	const char *d = node_desc(f, last->node);
+	int sw = f->nodes[last->node].type == IBF_NODE_SWITCH;
+	int nsw = 0;
+	for (int i = 0; i < nhop; i++)
+		nsw += f->nodes[hop[i].node].type == IBF_NODE_SWITCH;
+	switch (res) {
+	case IBF_TRACE_OK:
+		snprintf(buf, len, "delivered to '%s' port %d at hop %d (%d switch%s)", d,
+			 sw ? 0 : last->in, nhop - 1, nsw, nsw == 1 ? "" : "es");
+		break;
+	case IBF_TRACE_LOOP: {
+		int first = 0;
+		while (first < nhop - 1 && hop[first].node != last->node)
+			first++;
+		snprintf(buf, len, "loop: switch '%s' is entered again at hop %d (first at hop %d)",
+			 d, nhop - 1, first);
+		break;
+	}
+	case IBF_TRACE_WRONG: {
+		int owner = m->node[dlid];
+		snprintf(buf, len,
+			 "misdelivered at hop %d: '%s' port %d does not own LID 0x%04x (it is "
+			 "'%s' port %d's)",
+			 nhop - 1, d, sw ? 0 : last->in, (unsigned)dlid,
+			 owner >= 0 ? node_desc(f, owner) : "?", owner >= 0 ? m->port[dlid] : 0);
+		break;
+	}
+	default:
+		if (!sw)
+			snprintf(buf, len, "port %d of '%s' has no cable (hop %d)", last->out, d,
+				 nhop - 1);
+		else if (last->out == (int)IBF_LFT_NONE)
+			snprintf(
+				buf, len,
+				"black hole at hop %d: switch '%s' has no LFT entry for LID 0x%04x%s",
+				nhop - 1, d, (unsigned)dlid,
+				lft_empty(f, r, last->node)
+					? " (the tables have none for this switch)"
+					: "");
+		else if (last->out > f->nodes[last->node].nports)
+			snprintf(buf, len,
+				 "at hop %d switch '%s' forwards LID 0x%04x to port %d, which it "
+				 "does not have",
+				 nhop - 1, d, (unsigned)dlid, last->out);
+		else
+			snprintf(buf, len,
+				 "at hop %d switch '%s' forwards LID 0x%04x to port %d, which has "
+				 "no cable (a cut cable?)",
+				 nhop - 1, d, (unsigned)dlid, last->out);
+		break;
+	}
+}
+
+struct trace_sl {
+	const struct ibf_sl_table *sl;	   /* NULL: not given */
+	const struct ibf_sl2vl_table *s2v; /* NULL: not given */
+};
+
+/* The SL of the trace (-1: not given) and, when the port's LIDs use
+ * several, all of them in *mask. */
+static int trace_pick_sl(const struct ibf_fabric *f, const struct trace_sl *q,
+			 const struct trace_end *src, uint32_t dlid, uint16_t *mask)
+{
+	*mask = 0;
+	if (!q->sl)
+		return -1;
+	*mask = ibf_sl_table_mask(f, q->sl, src->node, src->port, dlid);
+	for (int s = 0; s < 16; s++)
+		if (*mask >> s & 1)
+			return s;
+	return -1;
+}
+
+/* The VL of the link hop h leaves by (-1: unknown; only switches have
+ * SL2VL tables here). */
+static int trace_vl(const struct ibf_fabric *f, const struct trace_sl *q,
+		    const struct ibf_trace_hop *h, int sl)
+{
+	if (!q->s2v || sl < 0 || f->nodes[h->node].type != IBF_NODE_SWITCH || h->out < 0 ||
+	    h->out == (int)IBF_LFT_NONE)
+		return -1;
+	uint8_t vl =
+		ibf_sl2vl_get(f, q->s2v, (uint32_t)f->nodes[h->node].sw,
+			      (unsigned)(h->in < 0 ? 0 : h->in), (unsigned)h->out, (unsigned)sl);
+	return vl == IBF_VL_NONE ? -1 : vl;
+}
+
+static void trace_print_text(const struct ibf_fabric *f, const struct trace_sl *q,
+			     const struct ibf_trace_hop *hop, int nhop, int sl, uint16_t slmask,
+			     uint32_t dlid, uint32_t layer, int res, const char *verdict)
+{
+	printf("\nLID 0x%04x (layer %u)", (unsigned)dlid, (unsigned)layer);
+	if (q->sl && sl < 0)
+		printf(", SL not given for this pair");
+	else if (sl >= 0)
+		printf(", SL %d", sl);
+	if (slmask & (slmask - 1)) {
+		printf(" (the source's LIDs use SLs");
+		for (int s = 0, k = 0; s < 16; s++)
+			if (slmask >> s & 1)
+				printf("%s%d", k++ ? "," : " ", s);
+		printf("; SL %d shown)", sl);
+	}
+	printf(":\n");
+	printf("  %3s %4s %4s %-6s %-18s %-7s %7s%s  %s\n", "hop", "in", "out", "LID", "GUID",
+	       "link", "Gb/s", q->s2v ? "  VL" : "", "node");
+	for (int i = 0; i < nhop; i++) {
+		const struct ibf_trace_hop *h = &hop[i];
+		const struct ibf_node *n = &f->nodes[h->node];
+		char in[16] = "-", out[16] = "-", link[16] = "-", rate[32] = "-", vl[16] = "-";
+		if (h->in >= 0)
+			snprintf(in, sizeof(in), "%d", h->in);
+		if (h->out == (int)IBF_LFT_NONE)
+			snprintf(out, sizeof(out), "none");
+		else if (h->out >= 0)
+			snprintf(out, sizeof(out), "%d", h->out);
+		int last_bad = i == nhop - 1 && res != IBF_TRACE_OK;
+		if (h->out > 0 && h->out <= n->nports &&
+		    !(last_bad && res == IBF_TRACE_UNREACHABLE)) {
+			uint8_t w, sp;
+			double g;
+			trace_link(f, h->node, h->out, &w, &sp, &g);
+			ibf_format_width_speed(w, sp, link, sizeof(link));
+			if (!link[0])
+				snprintf(link, sizeof(link), "?");
+			if (g > 0)
+				snprintf(rate, sizeof(rate), "%.1f", g);
+			int v = trace_vl(f, q, h, sl);
+			if (v >= 0)
+				snprintf(vl, sizeof(vl), "%d", v);
+		}
+		printf("  %3d %4s %4s 0x%04x 0x%016llx %-7s %7s", i, in, out, hop_lid(f, h),
+		       hop_guid(f, h), link, rate);
+		if (q->s2v)
+			printf("  %2s", vl);
+		printf("  %s\n", node_desc(f, h->node));
+	}
+	printf("  %s\n", verdict);
+}
+
+static unsigned long long end_guid(const struct ibf_fabric *f, const struct trace_end *e)
+{
+	struct ibf_trace_hop h = { e->node, (int16_t)e->port, -1 };
+	return hop_guid(f, &h);
+}
+
+static void trace_json_end(const struct ibf_fabric *f, const struct trace_end *e)
+{
+	printf("{\"node\": ");
+	ibf_json_str(stdout, node_desc(f, e->node));
+	printf(", \"guid\": \"0x%016llx\", \"port\": %d, \"lid\": %u}", end_guid(f, e), e->port,
+	       (unsigned)e->lid);
+}
+
+static void trace_print_json(const struct ibf_fabric *f, const struct trace_sl *q,
+			     const struct ibf_trace_hop *hop, int nhop, int sl, uint32_t dlid,
+			     uint32_t layer, int res, const char *verdict, int first)
+{
+	printf("%s{\"dlid\": %u, \"layer\": %u, \"sl\": ", first ? "" : ", ", (unsigned)dlid,
+	       (unsigned)layer);
+	if (sl >= 0)
+		printf("%d", sl);
+	else
+		printf("null");
+	printf(", \"result\": \"%s\", \"message\": ", trace_kind[res]);
+	ibf_json_str(stdout, verdict);
+	printf(", \"hops\": [");
+	for (int i = 0; i < nhop; i++) {
+		const struct ibf_trace_hop *h = &hop[i];
+		const struct ibf_node *n = &f->nodes[h->node];
+		printf("%s{\"node\": ", i ? ", " : "");
+		ibf_json_str(stdout, node_desc(f, h->node));
+		printf(", \"guid\": \"0x%016llx\", \"type\": \"%s\", \"lid\": %u, \"in\": ",
+		       hop_guid(f, h), n->type == IBF_NODE_SWITCH ? "switch" : "ca", hop_lid(f, h));
+		if (h->in >= 0)
+			printf("%d", h->in);
+		else
+			printf("null");
+		printf(", \"out\": ");
+		if (h->out >= 0 && h->out != (int)IBF_LFT_NONE)
+			printf("%d", h->out);
+		else
+			printf("null");
+		int last_bad = i == nhop - 1 && res == IBF_TRACE_UNREACHABLE;
+		if (h->out > 0 && h->out <= n->nports && !last_bad) {
+			uint8_t w, sp;
+			double g;
+			trace_link(f, h->node, h->out, &w, &sp, &g);
+			printf(", \"width\": %u, \"speed\": \"%s\", \"gbps\": %.17g", w,
+			       ibf_speed_name(sp), g);
+			int v = trace_vl(f, q, h, sl);
+			if (v >= 0)
+				printf(", \"vl\": %d", v);
+		}
+		printf("}");
+	}
+	printf("]}");
+}
+
+static const char trace_help[] =
+	"Usage: ibfab route trace --topology FILE (--lfts DUMP | --engine NAME ...)\n"
+	"                         --from X --to Y [--all-layers] [--sl F [--sl2vl F]]\n"
+	"                         [--lmc N] [--guid2lid F] [--json]\n"
+	"\n"
+	"Follow the forwarding tables from X to Y, hop by hop, as ibtracert does on a\n"
+	"live fabric: each hop's node, GUID, LID, in port, out port, and the width,\n"
+	"speed and data rate of the link it leaves by.  The tables are a dump\n"
+	"(opensm-lfts.dump, dump_lfts/ibroute output) or an engine's run with the\n"
+	"options `route stats` takes.\n"
+	"\n"
+	"X and Y: a node description, its first word for a CA, a node name, a node or\n"
+	"port GUID (0x...), or a LID (a decimal number).  A switch is traced from\n"
+	"and to its port 0; a CA named by description or node GUID from and to its\n"
+	"first port with a LID.  --to by name traces the destination's base LID,\n"
+	"--all-layers every LID of its LMC (one path each); a LID traces that LID.\n"
+	"\n"
+	"  --sl F     path SLs (the SL dump of `ibfab route --deadlock`, saquery -p\n"
+	"             output or '<slid> <dlid> <sl>' lines): print the trace's SL\n"
+	"  --sl2vl F  SL2VL tables (the SL2VL dump, smpquery sl2vl output): print the\n"
+	"             VL of each link a switch sends on (needs --sl)\n"
+	"  --json     machine-readable\n"
+	"\n"
+	"Exit 0 when every trace reaches its destination; 1 when one ends early: a\n"
+	"missing LFT entry (black hole), a port with no cable or that the switch\n"
+	"does not have, a loop, or a delivery to another port (the hop where it\n"
+	"happens is printed); 2 on usage errors, unknown nodes and LIDs included.\n";
+
+static int cmd_route_trace(int argc, char **argv)
+{
+	const char *prog = "ibfab route trace";
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(trace_help, stdout);
+			print_engines(stdout);
+			return 0;
+		}
+	struct route_args a;
+	int rc = parse_route_args(prog, route_trace_opts, argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (!a.from || !a.to)
+		return cli_usage_error(prog, "--from X and --to Y are required");
+	if (!a.lfts && !a.engine)
+		return cli_usage_error(prog, "give --lfts DUMP or --engine NAME");
+	if (a.lfts && a.engine)
+		return cli_usage_error(prog, "give --lfts DUMP or --engine NAME, not both");
+	if (a.dl_sl2vl && !a.dl_sl)
+		return cli_usage_error(prog, "--sl2vl needs --sl (the SL of the path)");
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	struct ibf_fabric *f = cli_load_fabric(a.topo, a.g2l, a.lmc, a.quiet, &err);
+	if (!f)
+		return cli_fail(&err);
+	struct ibf_lidmap m;
+	memset(&m, 0, sizeof(m));
+	struct ibf_routes r;
+	memset(&r, 0, sizeof(r));
+	struct ibf_sl_table slt;
+	struct ibf_sl2vl_table s2v;
+	memset(&slt, 0, sizeof(slt));
+	memset(&s2v, 0, sizeof(s2v));
+	struct trace_sl q = { NULL, NULL };
+	struct ibf_trace_hop *hop = NULL;
+	struct trace_end src, dst;
+	int usage = 0, broken = 0;
+	rc = ibf_lidmap_build(f, &m, &err);
+	/* the ends first: a typo is a usage error before any engine runs */
+	if (!rc) {
+		usage = trace_end_resolve(prog, "--from", a.from, f, &m, &src);
+		if (!usage)
+			usage = trace_end_resolve(prog, "--to", a.to, f, &m, &dst);
+		if (!usage && dst.by_lid && a.all_layers)
+			usage = cli_usage_error(prog,
+						"--all-layers: --to %s is one LID; name the "
+						"destination by description or GUID",
+						a.to);
+		if (usage)
+			goto out;
+	}
+	if (!rc)
+		rc = get_routes(&a, f, &r, &err);
+	if (!rc && a.dl_sl) {
+		rc = ibf_sl_read(f, a.dl_sl, &slt, &err);
+		q.sl = rc ? NULL : &slt;
+	}
+	if (!rc && a.dl_sl2vl) {
+		rc = ibf_sl2vl_read(f, a.dl_sl2vl, &s2v, &err);
+		q.s2v = rc ? NULL : &s2v;
+	}
+	int maxhop = (int)f->nsw + 3;
+	if (!rc && !(hop = malloc((size_t)maxhop * sizeof(*hop))))
+		rc = ibf_error_set(&err, IBF_ENOMEM, NULL, 0, "out of memory");
+	if (rc)
+		goto out;
+	const struct ibf_port *dp = ibf_port(f, dst.node, dst.port);
+	uint32_t base = dp->lid, nl = 1;
+	uint32_t d0 = dst.lid;
+	if (a.all_layers) {
+		d0 = base;
+		nl = 1u << dp->lmc;
+	}
+	if (a.json) {
+		printf("{\"from\": ");
+		trace_json_end(f, &src);
+		printf(", \"to\": ");
+		trace_json_end(f, &dst);
+		printf(", \"traces\": [");
+	} else {
+		printf("from '%s' port %d (guid 0x%016llx, LID 0x%04x) to '%s' port %d (guid "
+		       "0x%016llx, LID 0x%04x, LMC %u)\n",
+		       node_desc(f, src.node), src.port, end_guid(f, &src), (unsigned)src.lid,
+		       node_desc(f, dst.node), dst.port, end_guid(f, &dst), (unsigned)base,
+		       (unsigned)dp->lmc);
+	}
+	for (uint32_t k = 0; k < nl; k++) {
+		uint32_t dlid = d0 + k;
+		int nhop = 0;
+		int res = ibf_trace_port(f, &m, &r, src.node, src.port, dlid, hop, maxhop, &nhop);
+		if (res < 0) {
+			rc = ibf_error_set(&err, res, NULL, 0, "out of memory");
+			break;
+		}
+		if (nhop > maxhop) /* cannot happen: a walk stores at most nsw + 2 */
+			nhop = maxhop;
+		if (!nhop) { /* the source itself is not a port of a node */
+			rc = ibf_error_set(&err, IBF_EINVAL, NULL, 0, "nothing to trace");
+			break;
+		}
+		char verdict[512];
+		trace_verdict(f, &m, &r, dlid, res, hop, nhop, verdict, sizeof(verdict));
+		uint16_t mask;
+		int sl = trace_pick_sl(f, &q, &src, dlid, &mask);
+		uint32_t layer = dlid - base;
+		if (a.json)
+			trace_print_json(f, &q, hop, nhop, sl, dlid, layer, res, verdict, k == 0);
+		else
+			trace_print_text(f, &q, hop, nhop, sl, mask, dlid, layer, res, verdict);
+		broken += res != IBF_TRACE_OK;
+	}
+	if (!rc && a.json)
+		printf("], \"ok\": %s}\n", broken ? "false" : "true");
+out:
+	free(hop);
+	ibf_sl_table_free(&slt);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_routes_free(&r);
+	ibf_lidmap_free(&m);
+	ibf_fabric_free(f);
+	if (usage)
+		return usage;
+	if (rc)
+		return cli_fail(&err);
+	return broken ? 1 : 0;
+}
+
 int cmd_route(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "check"))
@@ -1180,5 +1696,7 @@ int cmd_route(int argc, char **argv)
 		return cmd_route_congestion(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "diff"))
 		return cmd_route_diff(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "trace"))
+		return cmd_route_trace(argc - 1, argv + 1);
 	return cmd_route_main(argc, argv);
 }

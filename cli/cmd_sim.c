@@ -23,7 +23,11 @@ static const char flow_help[] =
 	"Several --lfts/--engine give one side-by-side table over the same pattern and\n"
 	"placement.  Patterns: shift:C, shifts, perm[:K], a2a, a2a-phased, pairwise,\n"
 	"cumulative, random-pairwise[:K], bisection[:K], ring, recdbl, bruck, bcast,\n"
-	"hier, adversarial, mix:C1..C5 (definitions in docs/sim.md).\n"
+	"hier, adversarial, mix:C1..C5 (definitions in docs/sim.md), and file:PATH:\n"
+	"your own traffic, lines \"SRC DST BYTES [PHASE]\" with SRC/DST a rank (placed\n"
+	"by --placement) or a host description, BYTES with an optional k/M/G suffix,\n"
+	"PHASE an integer (default 0; phases run in increasing order); '#' comments\n"
+	"(docs/formats.md).\n"
 	"  --layers   rr (default), hash, random, split, layer:J: which of a\n"
 	"             destination's 2^LMC LIDs a flow uses\n"
 	"  --ppn      ranks per host port (they share its link); --ranks N uses N slots\n"
@@ -471,8 +475,12 @@ static void print_text(const char *topo, const char *place, const struct src *sr
 		printf("note: %u cabled ports without width/speed, taken as %.1f Gb/s\n",
 		       n0->assumed, n0->assumed_gbps);
 	for (int p = 0; p < npat; p++) {
-		printf("\npattern %s: %u phase(s), %.3g bytes per flow\n", patnames[p],
-		       runs[p][0].nrows, bytes);
+		if (!strncmp(patnames[p], "file:", 5))
+			printf("\npattern %s: %u phase(s), each flow's bytes from the file\n",
+			       patnames[p], runs[p][0].nrows);
+		else
+			printf("\npattern %s: %u phase(s), %.3g bytes per flow\n", patnames[p],
+			       runs[p][0].nrows, bytes);
 		printf("%-24s %12s %8s %8s %10s %10s %8s %12s", "tables", "aggr Gb/s", "of inj",
 		       "worst", "mean flow", "min flow", "max util", "time us");
 		if (mat_r)

@@ -95,8 +95,10 @@ static const char sp_help[] =
 	"                    the deadlock module, on --vls VLs\n"
 	"  --vls N           data VLs per port (buffers), 1..15 (default 8)\n"
 	"  --traffic T       uniform (default), or a pattern of `ibfab sim flow`\n"
-	"                    (shift:C, perm, bisection, adversarial, ...): its first\n"
-	"                    phase fixes each host's destinations, one drawn per packet\n"
+	"                    (shift:C, perm, bisection, adversarial, file:PATH, ...):\n"
+	"                    its first phase fixes each host's destinations, one drawn\n"
+	"                    per packet (file:PATH: ranks are hosts in fabric order;\n"
+	"                    with --streams each flow moves its own BYTES)\n"
 	"  --streams         with --traffic PATTERN: every phase of the pattern as timed\n"
 	"                    message streams (--bytes B per flow, default 1 MiB; the next\n"
 	"                    phase starts when the previous one is delivered); reports\n"
@@ -911,6 +913,7 @@ struct streams {
 		char label[48];
 		uint32_t repeat;
 		double bytes, flow_us;
+		int mixed; /* its messages differ in size (a traffic file): bytes is the largest */
 	} * ph;
 	struct ibf_psim_stream st;
 	double *cns, *rg; /* [n] --compute, --reduce-gbps per phase (NULL: not given) */
@@ -954,6 +957,9 @@ static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t
 	P->repeat = ph->repeat;
 	S->rep[S->n] = P->repeat;
 	P->bytes = ph->bytes;
+	P->mixed = 0;
+	for (uint64_t k = 0; k < ph->nflows; k++)
+		P->mixed |= ph->flow[k].bytes > 0 && ph->flow[k].bytes != ph->bytes;
 	struct ibf_sim_phase_result pr;
 	if (ibf_sim_maxmin_phase(S->net, S->pl, ph, &S->lp, &pr, NULL, NULL, S->err))
 		return S->fail = 2;
@@ -964,8 +970,10 @@ static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t
 		uint32_t a = S->pl->host[fl->src], b = S->pl->host[fl->dst];
 		if (a == b)
 			continue; /* ranks on one host port: not in the network */
-		/* a flow's demand caps its message (payload Gb/s); 0: elastic */
-		S->msg[S->nmsg++] = (struct ibf_psim_msg){ a, b, (uint64_t)(ph->bytes + 0.5),
+		/* a flow's demand caps its message (payload Gb/s); 0: elastic; a
+		 * traffic file gives each flow its own size */
+		double bytes = fl->bytes > 0 ? fl->bytes : ph->bytes;
+		S->msg[S->nmsg++] = (struct ibf_psim_msg){ a, b, (uint64_t)(bytes + 0.5),
 							   fl->demand > 0 ? fl->demand : 0 };
 	}
 	S->n++;
@@ -1193,9 +1201,9 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 	for (uint32_t k = 0; k < S->n; k++) {
 		struct ibf_psim_phase_reps rp = phase_reps(res, k);
 		const struct ibf_psim_phase_rank *pr = &res->phase_rank[k];
-		printf("  phase %u '%s' x%u: %u messages of %.0f B, %u hosts: %u of %u steps done",
+		printf("  phase %u '%s' x%u: %u messages of %s%.0f B, %u hosts: %u of %u steps done",
 		       k, S->ph[k].label, S->ph[k].repeat, S->off[k + 1] - S->off[k],
-		       S->ph[k].bytes, pr->hosts, rp.done, rp.reps);
+		       S->ph[k].mixed ? "up to " : "", S->ph[k].bytes, pr->hosts, rp.done, rp.reps);
 		if (pr->first_ns >= 0)
 			printf(", first start %.3f us", pr->first_ns / 1000.0);
 		if (pr->last_ns >= 0)
@@ -1287,8 +1295,9 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 	for (uint32_t k = 0; k < S->n; k++) {
 		struct ibf_psim_phase_reps rp = phase_reps(res, k);
 		int fin = res->phase_ns && res->phase_ns[k] >= 0;
-		printf("  phase %u '%s' x%u: %u messages of %.0f B: ", k, S->ph[k].label,
-		       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].bytes);
+		printf("  phase %u '%s' x%u: %u messages of %s%.0f B: ", k, S->ph[k].label,
+		       S->ph[k].repeat, S->off[k + 1] - S->off[k], S->ph[k].mixed ? "up to " : "",
+		       S->ph[k].bytes);
 		if (S->first && fin)
 			printf("first repetition %.3f us, ESTIMATE x%u %.3f us", rp.sum_ns / 1000.0,
 			       S->ph[k].repeat, rp.sum_ns / 1000.0 * S->ph[k].repeat);

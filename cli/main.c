@@ -41,15 +41,7 @@ int cli_same_file(const char *a, const char *b)
 
 long cli_byte_unit(const char *s)
 {
-	if (!*s)
-		return 1;
-	if (!strcmp(s, "k") || !strcmp(s, "K") || !strcmp(s, "KiB"))
-		return 1L << 10;
-	if (!strcmp(s, "M") || !strcmp(s, "MiB"))
-		return 1L << 20;
-	if (!strcmp(s, "G") || !strcmp(s, "GiB"))
-		return 1L << 30;
-	return 0;
+	return ibf_byte_unit(s);
 }
 
 int cli_outs_add(struct cli_outs *o, const char *path, FILE **fp, struct ibf_error *err)

@@ -90,6 +90,27 @@ int ibf_sl_table_const(const struct ibf_fabric *f, uint32_t stride, int sl, stru
 	return 0;
 }
 
+uint16_t ibf_sl_table_mask(const struct ibf_fabric *f, const struct ibf_sl_table *t, int node,
+			   int port, uint32_t dlid)
+{
+	if (node < 0 || (uint32_t)node >= f->nnodes || port < 0 || port > f->nodes[node].nports ||
+	    dlid >= t->stride)
+		return 0;
+	int32_t row;
+	if (t->per_port) {
+		row = t->port_row ? t->port_row[f->nodes[node].port_off + (uint32_t)port] : -1;
+	} else {
+		/* rows of source switches: a CA port's is the switch it is cabled to */
+		int sn = f->nodes[node].type == IBF_NODE_SWITCH
+				 ? node
+				 : ibf_port_switch(f, node, port, NULL);
+		row = sn >= 0 ? f->nodes[sn].sw : -1;
+	}
+	if (row < 0 || (uint32_t)row >= t->nrows)
+		return 0;
+	return t->mask[(size_t)row * t->stride + dlid];
+}
+
 void ibf_sl2vl_table_free(struct ibf_sl2vl_table *t)
 {
 	if (!t)

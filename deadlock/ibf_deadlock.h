@@ -176,6 +176,23 @@ int ibf_sl2vl_table_from_dl(const struct ibf_fabric *f, const struct ibf_dl *dl,
 int ibf_sl2vl_table_uniform(const struct ibf_fabric *f, int vls, struct ibf_sl2vl_table *t,
 			    struct ibf_error *err);
 
+/* The SLs (bit sl set) the source end port (node, port) uses towards dlid
+ * (port 0 of a switch: the switch itself); 0 when the table does not say. */
+uint16_t ibf_sl_table_mask(const struct ibf_fabric *f, const struct ibf_sl_table *t, int node,
+			   int port, uint32_t dlid);
+/* The VL switch index s maps SL sl to from port in to port out;
+ * IBF_VL_NONE when not given or the ports are out of range. */
+static inline uint8_t ibf_sl2vl_get(const struct ibf_fabric *f, const struct ibf_sl2vl_table *t,
+				    uint32_t s, unsigned in, unsigned out, unsigned sl)
+{
+	if (s >= t->nsw || sl > 15)
+		return IBF_VL_NONE;
+	unsigned np = f->nodes[f->switches[s]].nports + 1u;
+	if (in >= np || out >= np)
+		return IBF_VL_NONE;
+	return t->vl[t->off[s] + ((uint64_t)in * np + out) * 16u + sl];
+}
+
 /* ------------------------------------------------------------ dumps */
 
 /* SL dump (docs/deadlock.md): a block per source switch

@@ -92,11 +92,7 @@ void ibf_verify_report_free(struct ibf_verify_report *rep)
 static inline uint8_t s2v_get(const struct ver *v, uint32_t s, unsigned in, unsigned out,
 			      unsigned sl)
 {
-	const struct ibf_node *n = &v->f->nodes[v->f->switches[s]];
-	unsigned np = n->nports + 1u;
-	if (in >= np || out >= np)
-		return IBF_VL_NONE;
-	return v->s2v->vl[v->s2v->off[s] + ((uint64_t)in * np + out) * NVL + sl];
+	return ibf_sl2vl_get(v->f, v->s2v, s, in, out, sl);
 }
 
 static inline unsigned lft_get(const struct ver *v, uint32_t s, uint32_t d)

@@ -186,6 +186,25 @@ enum ibf_trace_result {
 int ibf_trace(const struct ibf_fabric *f, const struct ibf_lidmap *m, const struct ibf_routes *r,
 	      uint32_t sw, uint32_t dlid, uint32_t *path, int *nsw);
 
+/* One node of a traced path: the packet enters `node` by port `in` (-1 at
+ * the source) and leaves by port `out` (-1 where it ends; at a switch the
+ * LFT entry, which may be IBF_LFT_NONE or a port that leads nowhere). */
+struct ibf_trace_hop {
+	int32_t node;
+	int16_t in, out;
+};
+/* Follow dlid hop by hop from the end port (node, port) (port 0 of a switch:
+ * the switch itself) through the tables.  hop[0] is the source; on OK and
+ * WRONG the last hop is the end port the packet reaches (in = its port); on
+ * UNREACHABLE the last hop is the node whose out port has no entry, does not
+ * exist or has no cable (a CA source port without a cable too); on LOOP it
+ * is the first switch entered a second time.  Up to max hops are stored,
+ * *nhop counts them all (a walk never stores more than f->nsw + 2).
+ * Returns enum ibf_trace_result, or IBF_ENOMEM. */
+int ibf_trace_port(const struct ibf_fabric *f, const struct ibf_lidmap *m,
+		   const struct ibf_routes *r, int node, int port, uint32_t dlid,
+		   struct ibf_trace_hop *hop, int max, int *nhop);
+
 /* The categories ok, unreachable, across, loops, wrong and too_long are
  * exclusive and sum to pairs (a correct delivery longer than max_hops counts as
  * too_long, not ok). */

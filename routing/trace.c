@@ -208,6 +208,84 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------------------ one trace, by port */
+
+static void hop_put(struct ibf_trace_hop *hop, int max, int *n, int node, int in, int out)
+{
+	if (*n < max)
+		hop[*n] = (struct ibf_trace_hop){ node, (int16_t)in, (int16_t)out };
+	(*n)++;
+}
+
+int ibf_trace_port(const struct ibf_fabric *f, const struct ibf_lidmap *m,
+		   const struct ibf_routes *r, int node, int port, uint32_t dlid,
+		   struct ibf_trace_hop *hop, int max, int *nhop)
+{
+	int n = 0, rc = IBF_TRACE_UNREACHABLE;
+	uint8_t *seen = NULL;
+	uint32_t cur;
+	int in;
+	if (node < 0 || (uint32_t)node >= f->nnodes || port < 0 || port > f->nodes[node].nports)
+		goto out;
+	if (f->nodes[node].type == IBF_NODE_SWITCH) {
+		cur = (uint32_t)f->nodes[node].sw;
+		in = -1;
+	} else {
+		/* the source end port and its cable to a switch */
+		const struct ibf_port *pp = ibf_port(f, node, port);
+		hop_put(hop, max, &n, node, -1, port);
+		if (pp->peer_node == IBF_NO_NODE)
+			goto out;
+		if (f->nodes[pp->peer_node].type != IBF_NODE_SWITCH) {
+			/* cabled back to back: delivered when the peer owns dlid */
+			hop_put(hop, max, &n, pp->peer_node, pp->peer_port, -1);
+			int owner = dlid <= m->max_lid ? m->node[dlid] : -1;
+			rc = owner == pp->peer_node && m->port[dlid] == pp->peer_port
+				     ? IBF_TRACE_OK
+				     : IBF_TRACE_WRONG;
+			goto out;
+		}
+		cur = (uint32_t)f->nodes[pp->peer_node].sw;
+		in = pp->peer_port;
+	}
+	if (cur >= r->nsw)
+		goto out;
+	seen = calloc((size_t)f->nsw + 1, 1);
+	if (!seen) {
+		rc = IBF_ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		int sn = f->switches[cur];
+		if (seen[cur]) {
+			hop_put(hop, max, &n, sn, in, -1);
+			rc = IBF_TRACE_LOOP;
+			break;
+		}
+		seen[cur] = 1;
+		unsigned p = dlid <= r->max_lid ? ibf_lft(r, cur)[dlid] : IBF_LFT_NONE;
+		hop_put(hop, max, &n, sn, in, (int)p);
+		uint32_t nx = 0;
+		rc = ibf_walk_step(f, m, cur, dlid, p, &nx);
+		if (rc != IBF_WALK_CONT) {
+			if (p != 0 && p != IBF_LFT_NONE && p <= f->nodes[sn].nports &&
+			    ibf_port(f, sn, (int)p)->peer_node != IBF_NO_NODE) {
+				/* the end port it reaches, right or wrong */
+				const struct ibf_port *pp = ibf_port(f, sn, (int)p);
+				hop_put(hop, max, &n, pp->peer_node, pp->peer_port, -1);
+			}
+			break;
+		}
+		in = ibf_port(f, sn, (int)p)->peer_port;
+		cur = nx;
+	}
+out:
+	free(seen);
+	if (nhop)
+		*nhop = n;
+	return rc;
+}
+
 /* ------------------------------------------------------------ route check */
 
 struct ck_example {

@@ -74,13 +74,16 @@ void ibf_sim_placement_free(struct ibf_sim_placement *pl);
 /* ------------------------------------------------------------ patterns */
 
 /* One flow between ranks; demand 0 = elastic (takes what max-min gives),
- * else the rate (Gb/s) it asks for at most. */
+ * else the rate (Gb/s) it asks for at most; bytes 0 = the phase's bytes,
+ * else what this flow moves (traffic files give each flow its own). */
 struct ibf_sim_flow {
 	uint32_t src, dst;
 	double demand;
+	double bytes;
 };
-/* One phase: flows that run at the same time, each moving `bytes`; the
- * phase happens `repeat` times in the pattern. */
+/* One phase: flows that run at the same time, each moving `bytes` (or its
+ * own bytes, the largest of which is then `bytes`); the phase happens
+ * `repeat` times in the pattern. */
 struct ibf_sim_phase {
 	struct ibf_sim_flow *flow;
 	uint64_t nflows, cap;
@@ -106,6 +109,7 @@ enum ibf_sim_pattern_id {
 	IBF_PAT_HIER,
 	IBF_PAT_ADVERSARIAL,
 	IBF_PAT_MIX,
+	IBF_PAT_FILE,
 };
 struct ibf_sim_pattern {
 	int id;		/* enum ibf_sim_pattern_id */
@@ -117,10 +121,12 @@ struct ibf_sim_pattern {
 	double acc_gbps;  /* MIX: accelerator injection rate (0: host link / ppn) */
 	double mice_gbps; /* ADVERSARIAL: demand of each small flow (0: 1 % of a host link) */
 	uint32_t mice;	  /* ADVERSARIAL: small flows per host (default 4) */
+	const char *file; /* FILE: the traffic file (points into the spec) */
 };
 /* "shift:C", "shifts", "perm[:K]", "a2a", "a2a-phased", "pairwise",
  * "cumulative", "random-pairwise[:K]", "bisection[:K]", "ring", "recdbl",
- * "bruck", "bcast", "hier", "adversarial", "mix:C1".."mix:C5". */
+ * "bruck", "bcast", "hier", "adversarial", "mix:C1".."mix:C5",
+ * "file:PATH" (p->file points into s, which must outlive p). */
 int ibf_sim_pattern_parse(const char *s, struct ibf_sim_pattern *p, struct ibf_error *err);
 const char *ibf_sim_pattern_name(int id);
 
@@ -131,6 +137,35 @@ typedef int (*ibf_sim_phase_fn)(void *ctx, const struct ibf_sim_phase *ph, uint3
 				uint32_t nphases);
 int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
 			const struct ibf_sim_pattern *p, ibf_sim_phase_fn fn, void *ctx,
+			struct ibf_error *err);
+
+/* A traffic matrix the user writes (file:PATH; docs/formats.md): lines
+ * "SRC DST BYTES [PHASE]", SRC and DST a rank number (< the placement's
+ * ranks) or a host (HOST[:PORT] as in placement files: its lowest rank),
+ * BYTES > 0 with an optional k/KiB, M/MiB, G/GiB suffix, PHASE an integer
+ * >= 0 (default 0); '#' comments and blank lines.  A flow from a rank to
+ * itself is an error.  Flows are kept sorted by phase, file order within
+ * a phase.  Errors carry path:line. */
+struct ibf_sim_traffic_flow {
+	uint32_t src, dst; /* ranks */
+	uint32_t phase;
+	double bytes;
+};
+struct ibf_sim_traffic {
+	uint64_t n;
+	struct ibf_sim_traffic_flow *fl;
+	uint32_t nphases; /* distinct phase numbers */
+};
+int ibf_sim_traffic_parse(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
+			  const char *buf, size_t len, const char *path, struct ibf_sim_traffic *t,
+			  struct ibf_error *err);
+int ibf_sim_traffic_read(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
+			 const char *path, struct ibf_sim_traffic *t, struct ibf_error *err);
+void ibf_sim_traffic_free(struct ibf_sim_traffic *t);
+/* One phase per distinct phase number, in increasing order, labelled
+ * "phase N"; each flow moves its own bytes (the phase's bytes: the
+ * largest).  fn as for ibf_sim_pattern_run. */
+int ibf_sim_traffic_run(const struct ibf_sim_traffic *t, ibf_sim_phase_fn fn, void *ctx,
 			struct ibf_error *err);
 
 /* ------------------------------------------------------------ layers */

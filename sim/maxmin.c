@@ -149,8 +149,8 @@ static int choose_layers(const struct ibf_sim_net *n, const struct ibf_sim_place
 			/* the flow's messages take the source's next layers in turn:
 			 * k messages spread evenly over min(k, L) layers (rounded
 			 * down to a power of two so the shares are exact) */
-			double msgs =
-				ceil(ph->bytes / (lp->msg_bytes > 0 ? lp->msg_bytes : 65536.0));
+			double msgs = ceil((fl->bytes > 0 ? fl->bytes : ph->bytes) /
+					   (lp->msg_bytes > 0 ? lp->msg_bytes : 65536.0));
 			uint32_t k = msgs >= L ? L : msgs < 1 ? 1 : (uint32_t)msgs;
 			while (k & (k - 1))
 				k &= k - 1;
@@ -614,7 +614,7 @@ int ibf_sim_maxmin_phase(const struct ibf_sim_net *n, const struct ibf_sim_place
 	}
 	/* rate figures over the elastic flows when there are any (flows with a
 	 * demand get what they ask for or less; their time is not the phase's) */
-	double mn = INFINITY, mx = 0, sum = 0, esum = 0;
+	double mn = INFINITY, mx = 0, sum = 0, esum = 0, tmax = 0;
 	uint64_t nel = 0;
 	for (uint64_t f = 0; f < in.nf; f++)
 		nel += in.demand[f] <= 0;
@@ -624,6 +624,13 @@ int ibf_sim_maxmin_phase(const struct ibf_sim_net *n, const struct ibf_sim_place
 		if (nel && in.demand[f] > 0)
 			continue;
 		esum += rate[f];
+		/* the phase lasts until its slowest counted flow is done: its own
+		 * bytes (traffic files) or the phase's, at its rate */
+		const struct ibf_sim_flow *fl = &ph->flow[in.index ? in.index[f] : f];
+		double b = fl->bytes > 0 ? fl->bytes : ph->bytes;
+		double t = rate[f] > 0 ? b * 8.0 / (rate[f] * 1e3) : INFINITY;
+		if (t > tmax)
+			tmax = t;
 		if (rate[f] < mn)
 			mn = rate[f];
 		if (rate[f] > mx)
@@ -641,7 +648,7 @@ int ibf_sim_maxmin_phase(const struct ibf_sim_net *n, const struct ibf_sim_place
 		res->max_rate = mx;
 		res->mean_rate = esum / (double)m;
 		res->median_rate = select_kth(rate, m, m / 2);
-		res->time_us = mn > 0 ? ph->bytes * 8.0 / (mn * 1e3) : INFINITY;
+		res->time_us = tmax;
 	}
 	uint32_t nsl = 0;
 	double usum = 0;

@@ -1,6 +1,6 @@
 /* Simulator network: hosts, directed links and their capacities, flow
  * tracing through the tables, rank placement, layer policies. */
-#include "ibf_sim.h"
+#include "sim_internal.h"
 #include "ibf_fattree.h"
 #include "ibf_text.h"
 
@@ -149,38 +149,41 @@ void ibf_sim_placement_free(struct ibf_sim_placement *pl)
  * the port GUID of a host port (with :PORT, that port's number) */
 static int find_host(const struct ibf_sim_net *n, const char *tok, long port)
 {
-	const struct ibf_fabric *f = n->f;
-	int node = ibf_fabric_find_id(f, tok);
-	if (node < 0)
-		node = ibf_fabric_find_desc(f, tok);
-	if (node < 0 && (!strncmp(tok, "0x", 2) || !strncmp(tok, "0X", 2))) {
-		char *end;
-		uint64_t g = strtoull(tok, &end, 16);
-		if (!*end && g) {
-			node = ibf_fabric_find_guid(f, g);
-			for (uint32_t h = 0; node < 0 && h < n->nhosts; h++)
-				if (ibf_port(f, n->host[h].node, n->host[h].port)->guid == g) {
-					if (port >= 0 && n->host[h].port != port)
-						return -2;
-					return (int)h;
-				}
-		}
-	}
-	if (node < 0) {
-		size_t tl = strlen(tok);
-		for (uint32_t v = 0; v < f->nnodes && node < 0; v++) {
-			const char *d = f->nodes[v].desc;
-			if (f->nodes[v].type != IBF_NODE_SWITCH && d && !strncmp(d, tok, tl) &&
-			    (d[tl] == ' ' || d[tl] == '\t'))
-				node = (int)v;
-		}
-	}
+	int gport;
+	int node = ibf_fabric_find_name(n->f, tok, &gport);
 	if (node < 0)
 		return -1;
+	if (gport >= 0) { /* a port GUID names its port */
+		if (port >= 0 && gport != port)
+			return -2;
+		port = gport;
+	}
 	for (uint32_t h = 0; h < n->nhosts; h++)
 		if (n->host[h].node == node && (port < 0 || n->host[h].port == port))
 			return (int)h;
 	return -2;
+}
+
+int sim_host_token(const struct ibf_sim_net *n, char *tok, const char *path, unsigned line,
+		   struct ibf_error *err)
+{
+	long port = -1;
+	char *colon = strrchr(tok, ':');
+	if (colon) {
+		char *end;
+		port = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || port < 1 || port > IBF_MAX_PORTS)
+			return ibf_error_set(err, IBF_EPARSE, path, line, "bad port in \"%s\"",
+					     tok);
+		*colon = 0;
+	}
+	int h = find_host(n, tok, port);
+	if (h < 0)
+		return ibf_error_set(err, IBF_EPARSE, path, line,
+				     h == -1 ? "unknown host \"%s\""
+					     : "host \"%s\" has no such port cabled to a switch",
+				     tok);
+	return h;
 }
 
 int ibf_sim_place_parse(const struct ibf_sim_net *n, const char *buf, size_t len, const char *path,
@@ -235,24 +238,9 @@ int ibf_sim_place_parse(const struct ibf_sim_net *n, const char *buf, size_t len
 		}
 		memcpy(tok, p, tl);
 		tok[tl] = 0;
-		long port = -1;
-		char *colon = strrchr(tok, ':');
-		if (colon) {
-			port = strtol(colon + 1, &end, 10);
-			if (end == colon + 1 || *end || port < 1 || port > IBF_MAX_PORTS) {
-				rc = ibf_error_set(err, IBF_EPARSE, path, it.lineno,
-						   "bad port in \"%s\"", tok);
-				break;
-			}
-			*colon = 0;
-		}
-		int h = find_host(n, tok, port);
+		int h = sim_host_token(n, tok, path, it.lineno, err);
 		if (h < 0) {
-			rc = ibf_error_set(
-				err, IBF_EPARSE, path, it.lineno,
-				h == -1 ? "unknown host \"%s\""
-					: "host \"%s\" has no such port cabled to a switch",
-				tok);
+			rc = h;
 			break;
 		}
 		if (rank >= cap) {

@@ -24,11 +24,12 @@ static const char *const names[] = {
 	[IBF_PAT_HIER] = "hier",
 	[IBF_PAT_ADVERSARIAL] = "adversarial",
 	[IBF_PAT_MIX] = "mix",
+	[IBF_PAT_FILE] = "file",
 };
 
 const char *ibf_sim_pattern_name(int id)
 {
-	return id >= 0 && id <= IBF_PAT_MIX ? names[id] : "?";
+	return id >= 0 && id <= IBF_PAT_FILE ? names[id] : "?";
 }
 
 int ibf_sim_pattern_parse(const char *s, struct ibf_sim_pattern *p, struct ibf_error *err)
@@ -40,7 +41,7 @@ int ibf_sim_pattern_parse(const char *s, struct ibf_sim_pattern *p, struct ibf_e
 	const char *colon = strchr(s, ':');
 	size_t nl = colon ? (size_t)(colon - s) : strlen(s);
 	int id = -1;
-	for (int i = 0; i <= IBF_PAT_MIX; i++)
+	for (int i = 0; i <= IBF_PAT_FILE; i++)
 		if (strlen(names[i]) == nl && !strncmp(names[i], s, nl))
 			id = i;
 	if (id < 0)
@@ -49,7 +50,7 @@ int ibf_sim_pattern_parse(const char *s, struct ibf_sim_pattern *p, struct ibf_e
 			"unknown pattern \"%s\" (shift:C, shifts, perm[:K], a2a, "
 			"a2a-phased, pairwise, cumulative, random-pairwise[:K], "
 			"bisection[:K], ring, recdbl, bruck, bcast, hier, adversarial, "
-			"mix:C1..C5)",
+			"mix:C1..C5, file:PATH)",
 			s);
 	p->id = id;
 	p->count = id == IBF_PAT_BISECT ? 50 : 10;
@@ -82,6 +83,13 @@ int ibf_sim_pattern_parse(const char *s, struct ibf_sim_pattern *p, struct ibf_e
 			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 					     "pattern \"%s\": expected mix:C1 .. mix:C5", s);
 		p->mix = arg[1] - '0';
+		return 0;
+	case IBF_PAT_FILE:
+		if (!arg || !*arg)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "pattern \"%s\": expected file:PATH (a traffic file)",
+					     s);
+		p->file = arg;
 		return 0;
 	default:
 		if (arg)
@@ -131,6 +139,7 @@ static void add(struct gen *g, uint32_t s, uint32_t d, double demand)
 	fl->src = s;
 	fl->dst = d;
 	fl->demand = demand;
+	fl->bytes = 0; /* the phase's */
 }
 
 /* hand the phase over; returns non-zero to stop */
@@ -546,6 +555,14 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 	uint32_t N = pl->nranks;
 	if (N < 2)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "a pattern needs at least 2 ranks");
+	if (p->id == IBF_PAT_FILE) {
+		struct ibf_sim_traffic t;
+		int rc = ibf_sim_traffic_read(n, pl, p->file, &t, err);
+		if (!rc)
+			rc = ibf_sim_traffic_run(&t, fn, ctx, err);
+		ibf_sim_traffic_free(&t);
+		return rc;
+	}
 	uint32_t *perm = malloc(N * sizeof(uint32_t));
 	if (!perm)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");

@@ -27,4 +27,11 @@ void sim_inc_free(struct sim_inc *in);
  * gets each link's load.  0, or -1 when out of memory. */
 int sim_maxmin(const struct sim_inc *in, const double *cap, uint32_t nlinks, const uint8_t *use,
 	       double *rate, double *load);
+/* A host named in a file: HOST[:PORT] (a node name, description, its
+ * first word, a node or port GUID; PORT the CA port, default the first
+ * cabled one).  tok is changed (the :PORT cut off).  Returns the host
+ * index, or a negative code with "unknown host" / "bad port" / "no such
+ * port" at path:line in err. */
+int sim_host_token(const struct ibf_sim_net *n, char *tok, const char *path, unsigned line,
+		   struct ibf_error *err);
 #endif

@@ -1030,6 +1030,83 @@ static void test_trace(void)
 	ibf_fabric_free(f);
 }
 
+/* hop[i] is (node, in, out) */
+static int hop_is(const struct ibf_trace_hop *h, int node, int in, int out)
+{
+	if (h->node == node && h->in == in && h->out == out)
+		return 1;
+	printf("# hop (%d, %d, %d), expected (%d, %d, %d)\n", h->node, h->in, h->out, node, in,
+	       out);
+	return 0;
+}
+
+static void test_trace_port(void)
+{
+	/* sw1(0) - sw2(1) - sw3(2); hca1(3) on sw1 port 5, hca4(6) on sw3 port 5,
+	 * hca5(7) on sw3 port 6 */
+	struct ibf_fabric *f = line3();
+	struct ibf_routes r;
+	bfs_routes(f, &r);
+	struct ibf_lidmap m;
+	TT_REQUIRE(ibf_lidmap_build(f, &m, NULL) == 0);
+	uint32_t d = ibf_port(f, 6, 1)->lid, d3 = ibf_port(f, 2, 0)->lid;
+	struct ibf_trace_hop h[8];
+	int n = -1;
+
+	/* CA to CA: the source, three switches, the destination */
+	TT_EQ_INT(ibf_trace_port(f, &m, &r, 3, 1, d, h, 8, &n), IBF_TRACE_OK);
+	TT_EQ_INT(n, 5);
+	TT_CHECK(hop_is(&h[0], 3, -1, 1) && hop_is(&h[1], 0, 5, 1) && hop_is(&h[2], 1, 1, 2) &&
+		 hop_is(&h[3], 2, 1, 5) && hop_is(&h[4], 6, 1, -1));
+	/* a switch to another switch's port 0 */
+	TT_EQ_INT(ibf_trace_port(f, &m, &r, 0, 0, d3, h, 8, &n), IBF_TRACE_OK);
+	TT_EQ_INT(n, 3);
+	TT_CHECK(hop_is(&h[0], 0, -1, 1) && hop_is(&h[1], 1, 1, 2) && hop_is(&h[2], 2, 1, 0));
+	/* fewer slots than hops: the count is still whole */
+	TT_EQ_INT(ibf_trace_port(f, &m, &r, 3, 1, d, h, 2, &n), IBF_TRACE_OK);
+	TT_EQ_INT(n, 5);
+
+	/* black hole at sw2 */
+	uint8_t keep = ibf_lft(&r, 1)[d];
+	ibf_lft(&r, 1)[d] = IBF_LFT_NONE;
+	TT_EQ_INT(ibf_trace_port(f, &m, &r, 3, 1, d, h, 8, &n), IBF_TRACE_UNREACHABLE);
+	TT_EQ_INT(n, 3);
+	TT_CHECK(hop_is(&h[2], 1, 1, (int)IBF_LFT_NONE));
+	/* a port with no cable, a port the switch does not have */
+	ibf_lft(&r, 1)[d] = 7;
+	TT_EQ_INT(ibf_trace_port(f, &m, &r, 3, 1, d, h, 8, &n), IBF_TRACE_UNREACHABLE);
+	TT_CHECK(n == 3 && hop_is(&h[2], 1, 1, 7));
+	ibf_lft(&r, 1)[d] = 200;
+	TT_EQ_INT(ibf_trace_port(f, &m, &r, 3, 1, d, h, 8, &n), IBF_TRACE_UNREACHABLE);
+	TT_CHECK(n == 3 && hop_is(&h[2], 1, 1, 200));
+	/* a loop: sw2 sends it back to sw1, which is entered again */
+	ibf_lft(&r, 1)[d] = 1;
+	TT_EQ_INT(ibf_trace_port(f, &m, &r, 3, 1, d, h, 8, &n), IBF_TRACE_LOOP);
+	TT_EQ_INT(n, 4);
+	TT_CHECK(hop_is(&h[2], 1, 1, 1) && hop_is(&h[3], 0, 1, -1));
+	ibf_lft(&r, 1)[d] = keep;
+	/* misdelivered to hca5 by sw3 */
+	keep = ibf_lft(&r, 2)[d];
+	ibf_lft(&r, 2)[d] = 6;
+	TT_EQ_INT(ibf_trace_port(f, &m, &r, 3, 1, d, h, 8, &n), IBF_TRACE_WRONG);
+	TT_CHECK(n == 5 && hop_is(&h[3], 2, 1, 6) && hop_is(&h[4], 7, 1, -1));
+	ibf_lft(&r, 2)[d] = keep;
+
+	/* the cable sw2 port 2 - sw3 port 1 cut after the tables were made */
+	ibf_fabric_disconnect(f, 1, 2);
+	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
+	TT_EQ_INT(ibf_trace_port(f, &m, &r, 3, 1, d, h, 8, &n), IBF_TRACE_UNREACHABLE);
+	TT_CHECK(n == 3 && hop_is(&h[2], 1, 1, 2));
+	/* a source port with no cable */
+	ibf_fabric_disconnect(f, 3, 1);
+	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
+	TT_EQ_INT(ibf_trace_port(f, &m, &r, 3, 1, d, h, 8, &n), IBF_TRACE_UNREACHABLE);
+	TT_CHECK(n == 1 && hop_is(&h[0], 3, -1, 1));
+	ibf_lidmap_free(&m);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void test_trace_long_loop(void)
 {
 	/* a ring of 80 switches routed all the way round: the loop is longer
@@ -1849,6 +1926,7 @@ int main(void)
 	TT(test_minhop_trees);
 	TT(test_layered_layer0_balance);
 	TT(test_trace);
+	TT(test_trace_port);
 	TT(test_trace_long_loop);
 	TT(test_route_check);
 	TT(test_dual_port);

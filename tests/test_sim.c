@@ -97,27 +97,33 @@ static struct ibf_sim_phase phase_of(struct ibf_sim_flow *fl, uint64_t n)
  * hosts per switch at 4xEDR: a0->c0 crosses L1 and L2, a1->b0 only L1,
  * b1->c1 only L2.  L2 is the bottleneck: 27.2 each for a0->c0 and b1->c1,
  * then L1 leaves 100 - 27.2 = 72.8 for a1->b0. */
+static int line_fixture(struct fx *x, int h[6])
+{
+	memset(x, 0, sizeof(*x));
+	x->f = ibf_fabric_new();
+	int s[3];
+	for (int i = 0; i < 3; i++)
+		s[i] = add_sw(x->f, i, 8);
+	for (int i = 0; i < 6; i++) {
+		h[i] = add_ca(x->f, i);
+		if (ibf_fabric_connect(x->f, h[i], 1, s[i / 2], 1 + i % 2, 4, IBF_SPEED_EDR, NULL))
+			return -1;
+	}
+	if (ibf_fabric_connect(x->f, s[0], 5, s[1], 5, 4, IBF_SPEED_EDR, NULL) ||
+	    ibf_fabric_connect(x->f, s[1], 6, s[2], 6, 4, IBF_SPEED_FDR, NULL) || finish(x->f, 0))
+		return -1;
+	return fx_route(x, "minimal");
+}
+
 static void test_line_bottlenecks(void)
 {
 	struct fx x;
-	memset(&x, 0, sizeof(x));
-	x.f = ibf_fabric_new();
-	int s[3], h[6];
-	for (int i = 0; i < 3; i++)
-		s[i] = add_sw(x.f, i, 8);
-	for (int i = 0; i < 6; i++) {
-		h[i] = add_ca(x.f, i);
-		TT_REQUIRE(!ibf_fabric_connect(x.f, h[i], 1, s[i / 2], 1 + i % 2, 4, IBF_SPEED_EDR,
-					       NULL));
-	}
-	TT_REQUIRE(!ibf_fabric_connect(x.f, s[0], 5, s[1], 5, 4, IBF_SPEED_EDR, NULL));
-	TT_REQUIRE(!ibf_fabric_connect(x.f, s[1], 6, s[2], 6, 4, IBF_SPEED_FDR, NULL));
-	TT_REQUIRE(!finish(x.f, 0));
-	TT_REQUIRE(!fx_route(&x, "minimal"));
+	int h[6];
+	TT_REQUIRE(!line_fixture(&x, h));
 	struct ibf_sim_flow fl[3] = {
-		{ rank_of(&x, h[0]), rank_of(&x, h[4]), 0 },
-		{ rank_of(&x, h[1]), rank_of(&x, h[2]), 0 },
-		{ rank_of(&x, h[3]), rank_of(&x, h[5]), 0 },
+		{ rank_of(&x, h[0]), rank_of(&x, h[4]), 0, 0 },
+		{ rank_of(&x, h[1]), rank_of(&x, h[2]), 0, 0 },
+		{ rank_of(&x, h[3]), rank_of(&x, h[5]), 0, 0 },
 	};
 	struct ibf_sim_phase ph = phase_of(fl, 3);
 	struct ibf_sim_layer_policy lp;
@@ -178,8 +184,8 @@ static void test_parallel_degraded(void)
 	uint32_t S0 = (uint32_t)x.f->nodes[s0].sw, S1 = (uint32_t)x.f->nodes[s1].sw;
 	uint16_t lid2 = ibf_port(x.f, h[2], 1)->lid, lid3 = ibf_port(x.f, h[3], 1)->lid;
 	struct ibf_sim_flow fl[2] = {
-		{ rank_of(&x, h[0]), rank_of(&x, h[2]), 0 },
-		{ rank_of(&x, h[1]), rank_of(&x, h[3]), 0 },
+		{ rank_of(&x, h[0]), rank_of(&x, h[2]), 0, 0 },
+		{ rank_of(&x, h[1]), rank_of(&x, h[3]), 0, 0 },
 	};
 	struct ibf_sim_phase ph = phase_of(fl, 2);
 	struct ibf_sim_layer_policy lp;
@@ -249,6 +255,7 @@ static void test_tree_missing_uplink(void)
 		fl[r].src = r;
 		fl[r].dst = (r + 2) % 4;
 		fl[r].demand = 0;
+		fl[r].bytes = 0;
 	}
 	struct ibf_sim_phase ph = phase_of(fl, 4);
 	const char *pol[] = { "rr", "split", "hash", "random", "layer:1" };
@@ -659,6 +666,146 @@ static void test_host_order(void)
 		TT_CHECK(seq[1][k - 1] < seq[1][k]);
 }
 
+/* every phase of a run, copied */
+struct phases {
+	struct ibf_sim_phase ph[8];
+	uint32_t n;
+};
+
+static int keep_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t i, uint32_t np)
+{
+	struct phases *P = ctx;
+	if (i != P->n || np < 1 || P->n == 8)
+		return 1;
+	P->ph[P->n] = *ph;
+	P->ph[P->n].flow = malloc((ph->nflows ? ph->nflows : 1) * sizeof(*ph->flow));
+	if (P->ph[P->n].flow)
+		memcpy(P->ph[P->n].flow, ph->flow, ph->nflows * sizeof(*ph->flow));
+	P->n++;
+	return 0;
+}
+
+/* a traffic file on the line fixture: ranks and hosts, phases in number
+ * order (file order within), each flow's own bytes in the phase's time;
+ * errors at their lines */
+static void test_traffic_file(void)
+{
+	struct fx x;
+	int h[6];
+	TT_REQUIRE(!line_fixture(&x, h));
+	uint32_t a0 = rank_of(&x, h[0]), a1 = rank_of(&x, h[1]), b0 = rank_of(&x, h[2]);
+	uint32_t b1 = rank_of(&x, h[3]), c0 = rank_of(&x, h[4]), c1 = rank_of(&x, h[5]);
+	char buf[512];
+	snprintf(buf, sizeof(buf),
+		 "# a0 -> c0 and b1 -> c1 share L2, a1 -> b0 has L1 to itself\n"
+		 "host0 host4 1e6 7   # phase 7\n"
+		 "\n"
+		 "%u %u 4M 7\n"
+		 "  host3 mlx5_0   %u 1000000 7\n"
+		 "%u %u 64k\n",
+		 a1, b0, c1, c0, a0);
+	/* "host3 mlx5_0" is two fields: the first word names the host, the
+	 * second is DST; the line has too many fields */
+	struct ibf_sim_traffic t;
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	TT_CHECK(ibf_sim_traffic_parse(&x.n, &x.pl, buf, strlen(buf), "t.txt", &t, &err) ==
+		 IBF_EPARSE);
+	TT_CHECK_MSG(err.line == 5 && strstr(err.msg, "too many fields") &&
+			     !strcmp(err.file, "t.txt"),
+		     "%ld %s", err.line, err.msg);
+	snprintf(buf, sizeof(buf),
+		 "# a0 -> c0 and b1 -> c1 share L2, a1 -> b0 has L1 to itself\n"
+		 "host0 host4 1e6 7   # phase 7\n"
+		 "\n"
+		 "%u %u 4M 7\n"
+		 "  host3:1   %u 1000000 7\n"
+		 "%u %u 64k\n",
+		 a1, b0, c1, c0, a0);
+	TT_REQUIRE(!ibf_sim_traffic_parse(&x.n, &x.pl, buf, strlen(buf), "t.txt", &t, &err));
+	TT_CHECK(t.n == 4 && t.nphases == 2);
+	struct phases P;
+	memset(&P, 0, sizeof(P));
+	TT_REQUIRE(!ibf_sim_traffic_run(&t, keep_phase, &P, &err));
+	TT_REQUIRE(P.n == 2);
+	/* phase 0 first: the line without a phase */
+	TT_CHECK(!strcmp(P.ph[0].label, "phase 0") && P.ph[0].nflows == 1);
+	TT_CHECK(P.ph[0].flow[0].src == c0 && P.ph[0].flow[0].dst == a0 &&
+		 P.ph[0].flow[0].bytes == 65536 && P.ph[0].bytes == 65536);
+	TT_CHECK(!strcmp(P.ph[1].label, "phase 7") && P.ph[1].nflows == 3);
+	const struct ibf_sim_flow *f7 = P.ph[1].flow;
+	TT_CHECK(f7[0].src == a0 && f7[0].dst == c0 && f7[0].bytes == 1e6);
+	TT_CHECK(f7[1].src == a1 && f7[1].dst == b0 && f7[1].bytes == 4 * 1048576.0);
+	TT_CHECK(f7[2].src == b1 && f7[2].dst == c1 && f7[2].bytes == 1e6);
+	TT_CHECK(P.ph[1].bytes == 4 * 1048576.0 && P.ph[1].repeat == 1);
+	/* rates 27.2, 72.8, 27.2 (test_line_bottlenecks); the phase ends with
+	 * the slowest flow to finish: 4 MiB at 72.8 Gb/s, not 1e6 B at 27.2 */
+	struct ibf_sim_layer_policy lp;
+	ibf_sim_layers_parse("rr", &lp, NULL);
+	struct ibf_sim_phase_result res;
+	double rates[3];
+	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &P.ph[1], &lp, &res, rates, NULL, &err));
+	TT_CHECK_MSG(near(rates[1], 72.8) && near(rates[0], 27.2), "%g %g", rates[0], rates[1]);
+	TT_CHECK_MSG(near(res.time_us, 4 * 1048576.0 * 8 / 72.8e3), "%g", res.time_us);
+	for (uint32_t i = 0; i < P.n; i++)
+		free(P.ph[i].flow);
+	ibf_sim_traffic_free(&t);
+
+	/* the same through the pattern machinery: file:PATH */
+	char path[] = "/tmp/ibfab-test-traffic-XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	FILE *o = fdopen(fd, "w");
+	fputs(buf, o);
+	fclose(o);
+	char spec[64];
+	snprintf(spec, sizeof(spec), "file:%s", path);
+	struct ibf_sim_pattern p;
+	TT_REQUIRE(!ibf_sim_pattern_parse(spec, &p, &err));
+	TT_CHECK(p.id == IBF_PAT_FILE && !strcmp(p.file, path));
+	memset(&P, 0, sizeof(P));
+	TT_CHECK(!ibf_sim_pattern_run(&x.n, &x.pl, &p, keep_phase, &P, &err));
+	TT_CHECK(P.n == 2 && P.ph[1].nflows == 3);
+	for (uint32_t i = 0; i < P.n; i++)
+		free(P.ph[i].flow);
+	remove(path);
+	TT_CHECK(ibf_sim_pattern_run(&x.n, &x.pl, &p, keep_phase, &P, &err) == IBF_EIO);
+	TT_CHECK(ibf_sim_pattern_parse("file:", &p, &err) == IBF_EINVAL);
+
+	/* malformed lines: the error names the line */
+	static const struct {
+		const char *text;
+		long line;
+		const char *msg;
+	} bad[] = {
+		{ "0 1 100\n0 1 -5\n", 2, "negative byte count" },
+		{ "0 1 100\n\n# x\n2 2 10\n", 4, "to itself" },
+		{ "host1 host1:1 10\n", 1, "to itself" },
+		{ "0 99 10\n", 1, "destination rank 99: the placement has 6 ranks" },
+		{ "nohost 1 10\n", 1, "unknown host \"nohost\"" },
+		{ "0 1 10 x\n", 1, "bad phase" },
+		{ "0 1 10 -1\n", 1, "bad phase" },
+		{ "0 1\n", 1, "too few fields" },
+		{ "0 1 1Q\n", 1, "bad byte count" },
+		{ "0 1 0\n", 1, "out of range" },
+		{ "0 1 inf\n", 1, "bad byte count" },
+		{ "0 1 2e15\n", 1, "out of range" },
+		{ "0 1 10\n1 0 1e3\0\n", 2, "NUL" },
+		{ "# only a comment\n\n", 0, "no flows" },
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		size_t len = strlen(bad[k].text);
+		if (strstr(bad[k].msg, "NUL"))
+			len += 2; /* the text goes on after its NUL byte */
+		ibf_error_clear(&err);
+		int rc = ibf_sim_traffic_parse(&x.n, &x.pl, bad[k].text, len, "t.txt", &t, &err);
+		TT_CHECK_MSG(rc == IBF_EPARSE && err.line == bad[k].line &&
+				     strstr(err.msg, bad[k].msg) && !t.n && !t.fl,
+			     "case %zu: rc %d line %ld: %s", k, rc, err.line, err.msg);
+	}
+	fx_free(&x);
+}
+
 int main(void)
 {
 	tt_run("line of switches: bottleneck order", test_line_bottlenecks);
@@ -668,6 +815,7 @@ int main(void)
 	tt_run("max-min properties on Slim Fly q=5", test_properties);
 	tt_run("Garg-Koenemann vs exact LP", test_gk_vs_lp);
 	tt_run("placement", test_placement);
+	tt_run("traffic files", test_traffic_file);
 	tt_run("host order independent of the input's node order", test_host_order);
 	return tt_done();
 }

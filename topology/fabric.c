@@ -1,6 +1,8 @@
 /* Fabric graph: construction, finalisation (switch index + CSR), lookups. */
 #include "ibf_topology.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -477,6 +479,36 @@ int ibf_fabric_find_desc(const struct ibf_fabric *f, const char *desc)
 		if (f->nodes[i].desc && strcmp(f->nodes[i].desc, desc) == 0)
 			return (int)i;
 	return -1;
+}
+
+int ibf_fabric_find_name(const struct ibf_fabric *f, const char *tok, int *port)
+{
+	if (port)
+		*port = -1;
+	int node = ibf_fabric_find_id(f, tok);
+	if (node < 0)
+		node = ibf_fabric_find_desc(f, tok);
+	if (node < 0 && (!strncmp(tok, "0x", 2) || !strncmp(tok, "0X", 2)) && tok[2]) {
+		char *end;
+		errno = 0;
+		uint64_t g = strtoull(tok + 2, &end, 16);
+		if (!*end && g && !errno && isxdigit((unsigned char)tok[2])) {
+			node = ibf_fabric_find_guid(f, g);
+			if (node < 0)
+				node = ibf_fabric_find_port_guid(f, g, port);
+		}
+	}
+	if (node < 0) {
+		/* the first word of a CA or router description ("h1" of "h1 HCA-1") */
+		size_t tl = strlen(tok);
+		for (uint32_t v = 0; tl && v < f->nnodes && node < 0; v++) {
+			const char *d = f->nodes[v].desc;
+			if (f->nodes[v].type != IBF_NODE_SWITCH && d && !strncmp(d, tok, tl) &&
+			    (d[tl] == ' ' || d[tl] == '\t'))
+				node = (int)v;
+		}
+	}
+	return node;
 }
 
 int ibf_fabric_set_meta(struct ibf_fabric *f, const char *meta)

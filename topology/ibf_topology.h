@@ -175,6 +175,12 @@ int ibf_fabric_find_port_guid(const struct ibf_fabric *f, uint64_t port_guid, in
 int ibf_fabric_find_id(const struct ibf_fabric *f, const char *id);
 int ibf_fabric_find_desc(const struct ibf_fabric *f, const char *desc);
 
+/* A node named by a user: its name in files (id), its description, a node
+ * GUID or port GUID (0x...), or the first word of a CA/router description,
+ * tried in that order.  *port (may be NULL) = the port a port GUID names,
+ * else -1.  Returns the node id or -1. */
+int ibf_fabric_find_name(const struct ibf_fabric *f, const char *tok, int *port);
+
 int ibf_fabric_set_meta(struct ibf_fabric *f, const char *meta);
 /* Look up "key" in meta; copies its value to buf and returns 1 when found. */
 int ibf_fabric_get_meta(const struct ibf_fabric *f, const char *key, char *buf, size_t len);

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# sim flow --pattern file:PATH: a traffic file that spells out a built-in
+# pattern (shift:3; shifts, phase by phase) gives the built-in pattern's
+# figures to the last digit; hosts named in the file stand for their lowest
+# rank under any placement; phases run in number order with each flow's
+# own bytes; malformed files are errors at FILE:LINE with nothing on
+# stdout; sim packet --traffic reads the same files.
+. "$(dirname "$0")/lib.sh"
+mk_workdir
+W=$WORK
+rc() { "$@" >"$W/out" 2>"$W/err"; echo $?; }
+# the JSON figures of every phase, the label left out (file phases are
+# "phase N", the built-in ones "shift N")
+figures() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["patterns"]:
+    for r in p["results"]:
+        for ph in r["phases"]:
+            ph.pop("label")
+            print(json.dumps(ph, sort_keys=True))
+        print(r["time_us"], r["mean_aggregate_gbps"], r["flows"], r["local"])' "$1"
+}
+
+"$IBFAB" topo gen fattree --kary 4 --n 2 -o "$W/ft.topo" 2>/dev/null
+S="$IBFAB sim flow --topology $W/ft.topo --engine minimal --lmc 1"
+N=16
+
+# shift:3 as a file of rank numbers, the same bytes as --bytes
+{
+	echo "# shift:3 by hand"
+	for r in $(seq 0 $((N - 1))); do echo "$r $(((r + 3) % N)) 64KiB"; done
+} >"$W/shift3.txt"
+r1=$(rc $S --pattern shift:3 --bytes 64k --json); cp "$W/out" "$W/builtin.json"
+r2=$(rc $S --pattern "file:$W/shift3.txt" --bytes 64k --json); cp "$W/out" "$W/file.json"
+check "shift:3 as a file: both runs exit 0 ($r1, $r2)" test "$r1$r2" = 00
+check "shift:3 as a file: the same rates, loads and time as the built-in pattern" \
+	cmp -s <(figures "$W/builtin.json") <(figures "$W/file.json")
+
+# shifts (15 phases) as a file with one phase per shift, written in reverse
+# phase order: the phases still run in number order
+{
+	for c in $(seq $((N - 1)) -1 1); do
+		for r in $(seq 0 $((N - 1))); do echo "$r $(((r + c) % N)) 1M $c"; done
+	done
+} >"$W/shifts.txt"
+r1=$(rc $S --pattern shifts --json); cp "$W/out" "$W/builtin.json"
+r2=$(rc $S --pattern "file:$W/shifts.txt" --json); cp "$W/out" "$W/file.json"
+check "shifts as a file: both runs exit 0 ($r1, $r2)" test "$r1$r2" = 00
+check "shifts as a file, phases listed backwards: the same 15 phases in order, figure for figure" \
+	cmp -s <(figures "$W/builtin.json") <(figures "$W/file.json")
+check "shifts as a file: labels 'phase 1' .. 'phase 15'" \
+	python3 -c '
+import json, sys
+ph = json.load(open(sys.argv[1]))["patterns"][0]["results"][0]["phases"]
+sys.exit(0 if [p["label"] for p in ph] == ["phase %d" % c for c in range(1, 16)] else 1)' "$W/file.json"
+
+# hosts by name stand for their lowest rank: with a random placement and 2
+# ranks per host, the file by host names equals the file by those ranks
+python3 - "$W" <<'EOF'
+import sys
+w = sys.argv[1]
+hosts = ["ft-h%05d" % i for i in range(16)]
+with open(w + "/byname.txt", "w") as o:
+    o.write("# hosts\n")
+    for i in range(16):
+        o.write("%s %s %d %d\n" % (hosts[i], hosts[(i + 5) % 16], 100000 * (i + 1), i % 3))
+EOF
+S2="$S --placement random --seed 9 --ppn 2"
+# the lowest rank of each host under a placement file written here
+python3 - "$W" <<'EOF'
+import sys
+w = sys.argv[1]
+# an explicit placement: ranks 0..31, host of rank r = ft-h((r * 7) % 16),
+# so the lowest rank of host h is the smallest r with r * 7 % 16 == h
+with open(w + "/place.txt", "w") as o:
+    for r in range(32):
+        o.write("%d ft-h%05d\n" % (r, (r * 7) % 16))
+low = {}
+for r in range(32):
+    low.setdefault((r * 7) % 16, r)
+with open(w + "/byname.txt") as i, open(w + "/byrank.txt", "w") as o:
+    for line in i:
+        if line.startswith("#"):
+            continue
+        a, b, n, p = line.split()
+        o.write("%d %d %s %s\n" % (low[int(a[4:])], low[int(b[4:])], n, p))
+EOF
+S3="$S --placement $W/place.txt"
+r1=$(rc $S3 --pattern "file:$W/byname.txt" --json); cp "$W/out" "$W/a.json"
+r2=$(rc $S3 --pattern "file:$W/byrank.txt" --json); cp "$W/out" "$W/b.json"
+check "hosts by name = their lowest ranks under a placement file: exit 0 ($r1, $r2)" test "$r1$r2" = 00
+check "hosts by name = their lowest ranks: the same figures" cmp -s <(figures "$W/a.json") <(figures "$W/b.json")
+# each flow's own bytes: phase 0 of byname.txt holds flows of 1e5, 4e5, ..
+# bytes; the phase lasts until the slowest flow has moved its own bytes
+check "own bytes: phase times as the flows' bytes over their rates, 3 phases" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ph = d["patterns"][0]["results"][0]["phases"]
+ok = [p["label"] for p in ph] == ["phase 0", "phase 1", "phase 2"]
+# every host link is 100 Gb/s and each host sends and receives one flow:
+# no flow is faster than 100 Gb/s, so a phase takes at least its largest
+# flow at 100 Gb/s
+for p in ph:
+    ok = ok and p["time_us"] >= p["bytes"] * 8 / 100e3 * (1 - 1e-12)
+# phase 0: flows of hosts 0, 3, .., 15: the largest 1.6e6 bytes
+ok = ok and ph[0]["bytes"] == 1.6e6 and ph[1]["bytes"] == 1.4e6 and ph[2]["bytes"] == 1.5e6
+sys.exit(0 if ok else 1)' "$W/a.json"
+r=$(rc $S3 --pattern "file:$W/byname.txt")
+check "text output: each flow's bytes from the file" grep -q "file:.*3 phase(s), each flow's bytes from the file" "$W/out"
+
+# deterministic
+r1=$(rc $S2 --pattern "file:$W/byname.txt" --json); cp "$W/out" "$W/x.json"
+r2=$(rc $S2 --pattern "file:$W/byname.txt" --json)
+check "same file, placement and seed: byte-identical JSON" cmp -s "$W/x.json" "$W/out"
+
+# malformed files: exit 1, FILE:LINE, nothing on stdout
+bad() {
+	local name=$1 text=$2 want=$3
+	printf "$text" >"$W/$name.txt"
+	local r
+	r=$(rc $S --pattern "file:$W/$name.txt")
+	local good=1
+	[ "$r" = 1 ] && grep -qF -- "$W/$name.txt:$want" "$W/err" && [ ! -s "$W/out" ] && good=0
+	check "bad file ($name): exit 1, '$want', stdout empty ($r)" test $good = 0
+	[ $good = 0 ] || diag <"$W/err"
+}
+bad negative '0 1 1M\n# x\n2 3 -64\n' '3: negative byte count "-64"'
+bad self '0 1 10\nft-h00002 2 10\n' '2: a flow from rank 2 to itself'
+bad rank '\n\n0 16 10\n' '3: destination rank 16: the placement has 16 ranks (0..15)'
+bad host '0 ft-h00099 10 1\n' '1: unknown host "ft-h00099"'
+bad number '0 1 12x\n' '1: bad byte count "12x"'
+bad phase '0 1 10 one\n' '1: bad phase "one"'
+bad fields '0 1 10 2 extra\n' '1: expected "SRC DST BYTES [PHASE]", too many fields'
+bad zero '0 1 0\n' '1: byte count "0" out of range'
+r=$(rc $S --pattern "file:$W/nonexistent.txt")
+check "missing file: exit 1, named ($r)" sh -c "test $r = 1 && grep -q 'nonexistent.txt' '$W/err'"
+r=$(rc $S --pattern file:)
+check "file: without a path: usage error (exit $r)" test "$r" = 2
+printf '# nothing but comments\n\n' >"$W/empty.txt"
+r=$(rc $S --pattern "file:$W/empty.txt")
+check "a file without flows: exit 1 ($r)" sh -c "test $r = 1 && grep -q 'no flows' '$W/err'"
+printf '0 1 1M\n' >"$W/local.txt"
+r=$(rc $S --ppn 2 --pattern "file:$W/local.txt")
+check "only a flow between two ranks of one host: exit 1, said ($r)" \
+	sh -c "test $r = 1 && grep -q 'no flow between two host ports' '$W/err'"
+
+# sim packet reads the same files: streams of each line's own size
+printf '0 5 64KiB\n1 9 16KiB 0\n5 0 32KiB 1\n' >"$W/pk.txt"
+r=$(rc "$IBFAB" sim packet --topology "$W/ft.topo" --engine minimal --traffic "file:$W/pk.txt" \
+	--streams --load 1 --measure 200us)
+check "sim packet --traffic file: --streams: both phases done ($r)" \
+	sh -c "test $r = 0 && grep -q '2 of 2 phases done' '$W/out' && grep -q \"phase 0 'phase 0' x1: 2 messages of up to 65536 B\" '$W/out'"
+r=$(rc "$IBFAB" sim packet --topology "$W/ft.topo" --engine minimal --traffic "file:$W/pk.txt" --load 0.2)
+check "sim packet --traffic file: open-loop run (exit $r)" test "$r" = 0
+r=$(rc "$IBFAB" sim packet --topology "$W/ft.topo" --engine minimal --traffic "file:$W/negative.txt" --load 0.2)
+check "sim packet --traffic file: a bad file is an error at its line ($r)" \
+	sh -c "test $r = 1 && grep -q 'negative.txt:3: negative byte count' '$W/err'"
+done_testing
