@@ -110,7 +110,7 @@ struct ibf_psim_opts {
 	double stall_ns;       /* deadlock: packets in switch buffers and nothing
 				* moved for this long (default 50000) */
 	uint32_t srcq_max;     /* packets a host queues before it drops new ones (default 256) */
-	uint32_t max_cycle;    /* longest deadlock cycle reported (default 64) */
+	uint32_t max_cycle;    /* longest deadlock cycle reported, >= 1 (default 64) */
 	/* fixed destinations instead of uniform traffic (NULL: uniform): host
 	 * h sends to dst[off[h] .. off[h + 1] - 1] (host indices as
 	 * ibf_sim_net_init numbers them), one drawn uniformly per packet; a

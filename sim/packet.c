@@ -3309,8 +3309,9 @@ static int64_t waits_on(const struct psim *s, uint32_t fid, int all)
 
 /* Find a cycle of buffers waiting on each other (each buffer waits on at
  * most one other: follow the chain from every non-empty buffer). */
-static int find_cycle(struct psim *s, int all)
+static int find_cycle(struct psim *s, int all, int *found)
 {
+	*found = 0;
 	size_t nf = (size_t)s->V << s->psh;
 	uint32_t *mark = calloc(nf, sizeof(*mark));
 	if (!mark)
@@ -3342,7 +3343,10 @@ static int find_cycle(struct psim *s, int all)
 		len++;
 		x = waits_on(s, (uint32_t)x, all);
 	} while (x != start && len < 1000000);
+	*found = 1;
 	uint32_t keep = len < s->o->max_cycle ? len : s->o->max_cycle;
+	free(s->res->cycle);
+	s->res->cycle_len = 0;
 	s->res->cycle = calloc(keep ? keep : 1, sizeof(*s->res->cycle));
 	if (!s->res->cycle)
 		return IBF_ENOMEM;
@@ -3376,7 +3380,8 @@ static int ev_check(struct psim *s)
 		s->res->deadlock_pkts = s->in_switches;
 		for (uint32_t g = 0; g < s->np; g++)
 			credits_settle(s, g);
-		return find_cycle(s, 0);
+		int found;
+		return find_cycle(s, 0, &found);
 	}
 	/* a deadlock in part of the fabric while the rest moves: a cycle of
 	 * buffers whose heads lack credits that even the returns on their way
@@ -3385,10 +3390,11 @@ static int ev_check(struct psim *s)
 	 * to the end of the window (stopping here would cut transmissions in
 	 * progress) */
 	if (s->in_switches > 0 && !s->res->deadlock) {
-		int rc = find_cycle(s, 1);
+		int found;
+		int rc = find_cycle(s, 1, &found);
 		if (rc)
 			return rc;
-		if (s->res->cycle_len) {
+		if (found) {
 			s->res->deadlock = s->res->deadlock_partial = 1;
 			s->res->deadlock_ns = (double)s->now / 1000.0;
 			s->res->deadlock_pkts = s->in_switches;
@@ -3541,6 +3547,9 @@ int ibf_psim_opts_check(const struct ibf_psim_opts *o, struct ibf_error *err)
 	if (o->srcq_max < 1)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "source queue must hold >= 1 packet");
+	if (o->max_cycle < 1)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "a deadlock report lists >= 1 buffer of its cycle");
 	if (!(o->acc_pkt_ns >= 0 && o->acc_pkt_ns <= 1e6))
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "accelerator packet time must be >= 0");
