@@ -673,6 +673,26 @@ static void note_empty_tables(const char *path, const struct ibf_fabric *f,
 			path, n, r->nsw, node_label(f, (uint32_t)f->switches[first]));
 }
 
+/* Likewise an SL2VL dump without the tables of some switches: every packet
+ * through them is dropped as unroutable (no VL to put it on). */
+static void note_empty_sl2vl(const char *path, const struct ibf_fabric *f,
+			     const struct ibf_sl2vl_table *t)
+{
+	uint32_t n = 0, first = 0;
+	for (uint32_t sw = 0; sw < t->nsw; sw++) {
+		uint64_t e = t->off[sw];
+		while (e < t->off[sw + 1] && t->vl[e] == IBF_VL_NONE)
+			e++;
+		if (e == t->off[sw + 1] && !n++)
+			first = sw;
+	}
+	if (n)
+		fprintf(stderr,
+			"ibfab sim packet: note: %s has no SL2VL table for %u of %u switches (e.g. "
+			"'%s'): the packets reaching them are dropped as unroutable\n",
+			path, n, t->nsw, node_label(f, (uint32_t)f->switches[first]));
+}
+
 /* The tables: read, or computed (and given SLs by the deadlock module). */
 static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
 		      struct ibf_sl_table *sl, struct ibf_sl2vl_table *s2v, int *have_sl,
@@ -690,6 +710,8 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 		if (!rc && a->sl2vl) {
 			rc = ibf_sl2vl_read(f, a->sl2vl, s2v, err);
 			*have_s2v = !rc;
+			if (!rc && !a->quiet)
+				note_empty_sl2vl(a->sl2vl, f, s2v);
 		}
 		return rc;
 	}
