@@ -98,6 +98,18 @@ for d in notadir /dev/null/x; do
 	rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern a2a --svg $d >e9.out 2>e9.txt || rc=$?
 	check "--svg $d: exit 1, nothing on stdout" sh -c "[ $rc -eq 1 ] && [ ! -s e9.out ] && grep -q 'not a writable directory' e9.txt"
 done
+# a run that fails (a pattern without a flow between two hosts) leaves no
+# --svg directory it created (an empty one was left behind), and one that
+# existed stays
+rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern a2a --pattern shift:16 \
+	--svg newplots >e9.out 2>e9.txt || rc=$?
+check "--svg into a new directory, the run fails: exit 1, no directory left" \
+	sh -c "[ $rc -eq 1 ] && [ ! -s e9.out ] && [ ! -e newplots ]"
+mkdir -p oldplots
+rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern shift:16 \
+	--svg oldplots >e9.out 2>e9.txt || rc=$?
+check "--svg into an existing directory, the run fails: the directory stays" \
+	sh -c "[ $rc -eq 1 ] && [ -d oldplots ]"
 # a layer beyond the tables' LIDs (LMC 1: layers 0 and 1) was clamped to the
 # last one and printed as the layer asked for, exit 0
 rc=0; "$IBFAB" sim flow --topology sf.topo --lmc 1 --lfts lay.lfts --pattern shift:7 \
