@@ -633,6 +633,25 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		return cli_usage_error(prog,
 				       "--accels 1: a node has no other accelerator, every message "
 				       "leaves it (--mix/--inter-frac below 1 cannot hold)");
+	if (a->codes) {
+		/* the export writes CODES's input instead of simulating: options
+		 * for the runs' output or for what CODES cannot take were
+		 * ignored (--json printed the text summary, --loads exported the
+		 * first load) */
+		const char *no = a->json	 ? "--json"
+				 : a->svg	 ? "--svg"
+				 : a->link_util	 ? "--link-util"
+				 : a->l1 > a->l0 ? "--loads with more than one load"
+				 : a->streams	 ? "--streams"
+				 : a->o.accels
+					 ? "--accels (CODES's fattree model has no node model)"
+					 : NULL;
+		if (no)
+			return cli_usage_error(prog,
+					       "--export-codes writes CODES's input instead of "
+					       "simulating: %s does not go with it",
+					       no);
+	}
 	a->o.vls = (int)a->vls;
 	/* the simulator's own checks of option combinations (a buffer smaller
 	 * than one packet of --mtu + --header, ...): a usage error now, not
@@ -1461,12 +1480,7 @@ int cmd_sim_packet(int argc, char **argv)
 	if (!rc && a.codes) {
 		struct ibf_psim_codes_info ci;
 		a.o.load = a.l0;
-		if (a.o.accels)
-			rc = ibf_error_set(
-				&err, IBF_EINVAL, NULL, 0,
-				"--export-codes: CODES's fattree model has no node model");
-		if (!rc)
-			rc = ibf_psim_export_codes(f, &r, &a.o, a.codes, &ci, &err);
+		rc = ibf_psim_export_codes(f, &r, &a.o, a.codes, &ci, &err);
 		if (!rc)
 			printf("CODES fattree export in %s: %d levels, radix %d, %u routers, %u "
 			       "terminals, %u switch links, %llu LFT rows, %llu flows%s%s\n",

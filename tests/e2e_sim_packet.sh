@@ -505,6 +505,21 @@ rc4=$?
 set -e
 check "codes: another fat tree is refused, nothing written" test "$rc4" -eq 1 -a ! -e "$WORK/codesr"
 check "codes: refusal names the reason" grep -q "not a CODES fat tree" "$WORK/codesr.err"
+# options for a run's output, or that CODES cannot take, are usage errors with
+# the export rather than ignored (--json printed the text summary, --loads
+# exported its first load, --svg/--link-util wrote nothing)
+for o in --json "--svg $WORK/cx.svg" "--link-util $WORK/cx.csv" "--loads 0.2:0.6:0.2" \
+	"--traffic ring --streams" "--accels 2"; do
+	set +e
+	# shellcheck disable=SC2086
+	"$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --load 0.5 -q \
+		--export-codes "$WORK/codesx" $o >"$WORK/codesx.out" 2>"$WORK/codesx.err"
+	rc5=$?
+	set -e
+	check "codes: $o with --export-codes: exit 2, nothing written" sh -c \
+		"test $rc5 -eq 2 && test ! -s '$WORK/codesx.out' && test ! -e '$WORK/codesx' && \
+		grep -q 'does not go with it' '$WORK/codesx.err'"
+done
 
 check "link utilisation CSV" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --loads 0.3:0.6:0.3 --measure 10us -q --link-util \"$WORK/lu.csv\" >/dev/null"
