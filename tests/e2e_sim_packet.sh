@@ -520,6 +520,26 @@ for o in --json "--svg $WORK/cx.svg" "--link-util $WORK/cx.csv" "--loads 0.2:0.6
 		"test $rc5 -eq 2 && test ! -s '$WORK/codesx.out' && test ! -e '$WORK/codesx' && \
 		grep -q 'does not go with it' '$WORK/codesx.err'"
 done
+# the files are written into a staging directory and moved into DIR only
+# when all of them are: an export that fails leaves DIR as it was (a file
+# that cannot be replaced used to leave the files written before it), and
+# one without a pattern does not leave an earlier export's traffic.txt
+codesq() { "$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --load 0.5 -q \
+	--export-codes "$WORK/$1" "${@:2}" >/dev/null 2>"$WORK/codesq.err"; }
+codesq codesy --traffic shift:3
+codesq codesy
+check "codes: a re-export without a pattern leaves no traffic.txt of the one before" \
+	sh -c "test -s '$WORK/codesy/run-codes.sh' && test ! -e '$WORK/codesy/traffic.txt'"
+mkdir -p "$WORK/codesz/run-codes.sh"
+: >"$WORK/codesz/keep"
+set +e
+codesq codesz
+rc6=$?
+set -e
+check "codes: a file that cannot be written fails the export, nothing else written" sh -c \
+	"test $rc6 -eq 1 && test \"\$(ls -A '$WORK/codesz' | tr '\n' ' ')\" = 'keep run-codes.sh ' && \
+	grep -q 'run-codes.sh: cannot write' '$WORK/codesq.err'"
+check "codes: no staging directory left" sh -c "! ls -A '$WORK' '$WORK/codesy' '$WORK/codes2' | grep -q tmp-"
 
 check "link utilisation CSV" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --loads 0.3:0.6:0.3 --measure 10us -q --link-util \"$WORK/lu.csv\" >/dev/null"
