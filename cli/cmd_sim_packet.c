@@ -712,6 +712,59 @@ static void note_empty_sl2vl(const char *path, const struct ibf_fabric *f,
 			path, n, t->nsw, node_label(f, (uint32_t)f->switches[first]));
 }
 
+/* And a path SL dump without the SL of some (source, destination LID)
+ * pairs (a partial `saquery -p` capture): their packets use SL 0, which
+ * can put them on a VL the deadlock scheme did not mean for them. */
+static void note_missing_sl(const char *path, const struct ibf_fabric *f,
+			    const struct ibf_sl_table *t)
+{
+	/* the end ports cabled to a switch: port id, node, switch */
+	uint32_t nh = 0, *hp = malloc((f->nports_total + 1) * sizeof(uint32_t));
+	int32_t *hn = malloc((f->nports_total + 1) * sizeof(int32_t));
+	if (!hp || !hn) {
+		free(hp);
+		free(hn);
+		return;
+	}
+	for (uint32_t v = 0; v < f->nnodes; v++)
+		for (int p = 1; f->nodes[v].type != IBF_NODE_SWITCH && p <= f->nodes[v].nports;
+		     p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)v, p);
+			if (pp->lid && pp->peer_node != IBF_NO_NODE &&
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH) {
+				hp[nh] = f->nodes[v].port_off + (uint32_t)p;
+				hn[nh++] = (int32_t)v;
+			}
+		}
+	uint64_t n = 0, all = 0;
+	uint32_t ex_src = 0, ex_lid = 0;
+	for (uint32_t a = 0; a < nh; a++) {
+		const struct ibf_port *pa = &f->ports[hp[a]];
+		int64_t row = t->per_port ? t->port_row[hp[a]] : f->nodes[pa->peer_node].sw;
+		for (uint32_t b = 0; b < nh; b++) {
+			const struct ibf_port *pb = &f->ports[hp[b]];
+			for (uint32_t l = pb->lid;
+			     b != a && l < (uint32_t)pb->lid + (1u << (pb->lmc & 7)); l++) {
+				all++;
+				if ((row < 0 || (uint64_t)row >= t->nrows || l >= t->stride ||
+				     !t->mask[(size_t)row * t->stride + l]) &&
+				    !n++) {
+					ex_src = (uint32_t)hn[a];
+					ex_lid = l;
+				}
+			}
+		}
+	}
+	if (n)
+		fprintf(stderr,
+			"ibfab sim packet: note: %s gives no SL for %llu of %llu (source, "
+			"destination LID) pairs (e.g. '%s' to LID %u): their packets use SL 0\n",
+			path, (unsigned long long)n, (unsigned long long)all, node_label(f, ex_src),
+			ex_lid);
+	free(hp);
+	free(hn);
+}
+
 /* The tables: read, or computed (and given SLs by the deadlock module). */
 static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
 		      struct ibf_sl_table *sl, struct ibf_sl2vl_table *s2v, int *have_sl,
@@ -725,6 +778,8 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 		if (!rc && a->sl) {
 			rc = ibf_sl_read(f, a->sl, sl, err);
 			*have_sl = !rc;
+			if (!rc && !a->quiet)
+				note_missing_sl(a->sl, f, sl);
 		}
 		if (!rc && a->sl2vl) {
 			rc = ibf_sl2vl_read(f, a->sl2vl, s2v, err);
