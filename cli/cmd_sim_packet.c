@@ -136,6 +136,8 @@ static const char sp_help[] =
 	"  --export-codes DIR  write the fabric, LFTs and traffic as input of CODES's\n"
 	"                    fattree model (static routing) instead of simulating; the\n"
 	"                    fabric must be wired as CODES's 2- or 3-level fat tree\n"
+	"                    (one --load; not with --json, --svg, --link-util,\n"
+	"                    --streams or --accels)\n"
 	"  --link-util FILE  utilisation of every directed link (CSV: load, from, port,\n"
 	"                    to, port, kind, Gb/s, utilisation, from and to node GUID)\n"
 	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times\n"
