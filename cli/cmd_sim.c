@@ -910,9 +910,11 @@ static int cmd_flow(int argc, char **argv)
 	/* the plots' directory is checked before the runs and the plots are
 	 * written before the results are printed: a failure prints nothing */
 	struct stat st;
-	if (a->svgdir && ((mkdir(a->svgdir, 0777) && errno != EEXIST) ||
-			  stat(a->svgdir, &st) || !S_ISDIR(st.st_mode) ||
-			  access(a->svgdir, W_OK | X_OK)))
+	int made = 0; /* the directory is ours: a failed run removes it again */
+	if (a->svgdir && !(made = !mkdir(a->svgdir, 0777)) && errno != EEXIST)
+		rc = ibf_error_set(&err, IBF_EIO, a->svgdir, 0, "--svg: not a writable directory");
+	if (!rc && a->svgdir &&
+	    (stat(a->svgdir, &st) || !S_ISDIR(st.st_mode) || access(a->svgdir, W_OK | X_OK)))
 		rc = ibf_error_set(&err, IBF_EIO, a->svgdir, 0, "--svg: not a writable directory");
 	if (!rc)
 		rc = flow_tables(a, f, &err);
@@ -920,6 +922,18 @@ static int cmd_flow(int argc, char **argv)
 		rc = flow_runs(a, runs, &pl, &err);
 	if (!rc && a->svgdir)
 		rc = write_svgs(a->svgdir, a->srcs, a->nsrc, runs, a->patnames, a->npat, &err);
+	if (rc && made) {
+		/* a failed run leaves no directory it made, nor plots in it */
+		static const char *const plots[] = { "bars.svg", "cdf.svg", "links.svg",
+						     "phases.svg" };
+		for (size_t k = 0; k < sizeof(plots) / sizeof(plots[0]); k++) {
+			char *q = ibf_asprintf("%s/%s", a->svgdir, plots[k]);
+			if (q)
+				unlink(q);
+			free(q);
+		}
+		rmdir(a->svgdir);
+	}
 	if (rc)
 		goto out;
 	if (a->json)

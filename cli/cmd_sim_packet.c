@@ -138,6 +138,8 @@ static const char sp_help[] =
 	"  --export-codes DIR  write the fabric, LFTs and traffic as input of CODES's\n"
 	"                    fattree model (static routing) instead of simulating; the\n"
 	"                    fabric must be wired as CODES's 2- or 3-level fat tree\n"
+	"                    (one --load; not with --json, --svg, --link-util,\n"
+	"                    --streams or --accels)\n"
 	"  --link-util FILE  utilisation of every directed link (CSV: load, from, port,\n"
 	"                    to, port, kind, Gb/s, utilisation, from and to node GUID)\n"
 	"  --stall T         deadlock watchdog (default 50us, at least 8 packet times\n"
@@ -635,6 +637,25 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		return cli_usage_error(prog,
 				       "--accels 1: a node has no other accelerator, every message "
 				       "leaves it (--mix/--inter-frac below 1 cannot hold)");
+	if (a->codes) {
+		/* the export writes CODES's input instead of simulating: options
+		 * for the runs' output or for what CODES cannot take were
+		 * ignored (--json printed the text summary, --loads exported the
+		 * first load) */
+		const char *no = a->json	 ? "--json"
+				 : a->svg	 ? "--svg"
+				 : a->link_util	 ? "--link-util"
+				 : a->l1 > a->l0 ? "--loads with more than one load"
+				 : a->streams	 ? "--streams"
+				 : a->o.accels
+					 ? "--accels (CODES's fattree model has no node model)"
+					 : NULL;
+		if (no)
+			return cli_usage_error(prog,
+					       "--export-codes writes CODES's input instead of "
+					       "simulating: %s does not go with it",
+					       no);
+	}
 	a->o.vls = (int)a->vls;
 	/* the simulator's own checks of option combinations (a buffer smaller
 	 * than one packet of --mtu + --header, ...): a usage error now, not
@@ -675,6 +696,79 @@ static void note_empty_tables(const char *path, const struct ibf_fabric *f,
 			path, n, r->nsw, node_label(f, (uint32_t)f->switches[first]));
 }
 
+/* Likewise an SL2VL dump without the tables of some switches: every packet
+ * through them is dropped as unroutable (no VL to put it on). */
+static void note_empty_sl2vl(const char *path, const struct ibf_fabric *f,
+			     const struct ibf_sl2vl_table *t)
+{
+	uint32_t n = 0, first = 0;
+	for (uint32_t sw = 0; sw < t->nsw; sw++) {
+		uint64_t e = t->off[sw];
+		while (e < t->off[sw + 1] && t->vl[e] == IBF_VL_NONE)
+			e++;
+		if (e == t->off[sw + 1] && !n++)
+			first = sw;
+	}
+	if (n)
+		fprintf(stderr,
+			"ibfab sim packet: note: %s has no SL2VL table for %u of %u switches (e.g. "
+			"'%s'): the packets reaching them are dropped as unroutable\n",
+			path, n, t->nsw, node_label(f, (uint32_t)f->switches[first]));
+}
+
+/* And a path SL dump without the SL of some (source, destination LID)
+ * pairs (a partial `saquery -p` capture): their packets use SL 0, which
+ * can put them on a VL the deadlock scheme did not mean for them. */
+static void note_missing_sl(const char *path, const struct ibf_fabric *f,
+			    const struct ibf_sl_table *t)
+{
+	/* the end ports cabled to a switch: port id, node, switch */
+	uint32_t nh = 0, *hp = malloc((f->nports_total + 1) * sizeof(uint32_t));
+	int32_t *hn = malloc((f->nports_total + 1) * sizeof(int32_t));
+	if (!hp || !hn) {
+		free(hp);
+		free(hn);
+		return;
+	}
+	for (uint32_t v = 0; v < f->nnodes; v++)
+		for (int p = 1; f->nodes[v].type != IBF_NODE_SWITCH && p <= f->nodes[v].nports;
+		     p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)v, p);
+			if (pp->lid && pp->peer_node != IBF_NO_NODE &&
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH) {
+				hp[nh] = f->nodes[v].port_off + (uint32_t)p;
+				hn[nh++] = (int32_t)v;
+			}
+		}
+	uint64_t n = 0, all = 0;
+	uint32_t ex_src = 0, ex_lid = 0;
+	for (uint32_t a = 0; a < nh; a++) {
+		const struct ibf_port *pa = &f->ports[hp[a]];
+		int64_t row = t->per_port ? t->port_row[hp[a]] : f->nodes[pa->peer_node].sw;
+		for (uint32_t b = 0; b < nh; b++) {
+			const struct ibf_port *pb = &f->ports[hp[b]];
+			for (uint32_t l = pb->lid;
+			     b != a && l < (uint32_t)pb->lid + (1u << (pb->lmc & 7)); l++) {
+				all++;
+				if ((row < 0 || (uint64_t)row >= t->nrows || l >= t->stride ||
+				     !t->mask[(size_t)row * t->stride + l]) &&
+				    !n++) {
+					ex_src = (uint32_t)hn[a];
+					ex_lid = l;
+				}
+			}
+		}
+	}
+	if (n)
+		fprintf(stderr,
+			"ibfab sim packet: note: %s gives no SL for %llu of %llu (source, "
+			"destination LID) pairs (e.g. '%s' to LID %u): their packets use SL 0\n",
+			path, (unsigned long long)n, (unsigned long long)all, node_label(f, ex_src),
+			ex_lid);
+	free(hp);
+	free(hn);
+}
+
 /* The tables: read, or computed (and given SLs by the deadlock module). */
 static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
 		      struct ibf_sl_table *sl, struct ibf_sl2vl_table *s2v, int *have_sl,
@@ -688,10 +782,14 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 		if (!rc && a->sl) {
 			rc = ibf_sl_read(f, a->sl, sl, err);
 			*have_sl = !rc;
+			if (!rc && !a->quiet)
+				note_missing_sl(a->sl, f, sl);
 		}
 		if (!rc && a->sl2vl) {
 			rc = ibf_sl2vl_read(f, a->sl2vl, s2v, err);
 			*have_s2v = !rc;
+			if (!rc && !a->quiet)
+				note_empty_sl2vl(a->sl2vl, f, s2v);
 		}
 		return rc;
 	}
@@ -1448,12 +1546,7 @@ int cmd_sim_packet(int argc, char **argv)
 	if (!rc && a.codes) {
 		struct ibf_psim_codes_info ci;
 		a.o.load = a.l0;
-		if (a.o.accels)
-			rc = ibf_error_set(
-				&err, IBF_EINVAL, NULL, 0,
-				"--export-codes: CODES's fattree model has no node model");
-		if (!rc)
-			rc = ibf_psim_export_codes(f, &r, &a.o, a.codes, &ci, &err);
+		rc = ibf_psim_export_codes(f, &r, &a.o, a.codes, &ci, &err);
 		if (!rc)
 			printf("CODES fattree export in %s: %d levels, radix %d, %u routers, %u "
 			       "terminals, %u switch links, %llu LFT rows, %llu flows%s%s\n",

@@ -36,9 +36,18 @@ int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f, const st
 	if (r && r->nsw != f->nsw)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "route table has %u switches, the fabric %u", r->nsw, f->nsw);
+	/* two ports on one LID (a guid2lid file or a dump that gives them
+	 * the same): the tables can deliver it to one of them only, and the
+	 * flows to the other came out as undelivered (sim flow) or as
+	 * unroutable packets (sim packet) instead of this */
+	struct ibf_lidmap lm;
+	int rc = ibf_lidmap_build(f, &lm, err);
+	if (rc)
+		return rc;
+	ibf_lidmap_free(&lm);
 	n->f = f;
 	n->r = r;
-	int rc = ibf_end_ports(f, order, &n->host, &n->nhosts, &n->order, NULL, NULL, err);
+	rc = ibf_end_ports(f, order, &n->host, &n->nhosts, &n->order, NULL, NULL, err);
 	if (rc)
 		return rc;
 	n->nlinks = f->nports_total;

@@ -1687,6 +1687,9 @@ static int route(struct psim *s, uint32_t gin, struct pkt *p)
 		uint32_t in = gin - pin->base;
 		vl = s->s2v->vl[s->s2v->off[pin->sw] + ((uint64_t)in * pin->P + port) * 16u +
 				p->sl];
+		if (vl == IBF_VL_NONE)
+			return -1; /* no entry (a switch missing from the dump): not a
+				    * VL beyond the simulated ones */
 	} else {
 		vl = s->vl0[p->sl & 15];
 	}

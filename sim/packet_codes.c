@@ -17,11 +17,13 @@
 #include "ibf_sim.h"
 #include "ibf_sim_packet.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CODES_TERM_GUID ((uint64_t)64 << 32) /* fattree.c TERMINAL_GUID_PREFIX */
 #define CODES_MAX_SW 4096
@@ -288,6 +290,9 @@ struct ct_export {
 	struct ibf_sim_net net;
 	int32_t *cport;	    /* [global port] CODES port index, -1 none */
 	int32_t *term_host; /* [CODES terminal] global port of its host */
+	const char *udir;   /* DIR as given (dir: where the files are written) */
+	char stage[4200];   /* the staging directory */
+	int fresh, staged;  /* DIR did not exist; the stage is made */
 };
 
 static int ct_oom(struct ct_export *e)
@@ -633,20 +638,134 @@ static int ct_write_conf(struct ct_export *e)
 	return rc;
 }
 
-/* The folder, made and named by its absolute path (CODES reads the tables
- * from routing_folder). */
+/* The folder, named by its absolute path (CODES reads the tables from
+ * routing_folder).  The files are written into a private staging directory
+ * and moved into DIR only when all of them are written: beside DIR when it
+ * does not exist yet (then renamed to DIR as a whole), inside it when it
+ * does (then moved in file by file).  A failed export leaves DIR as it was,
+ * or does not create it. */
 static int ct_folder(struct ct_export *e)
 {
-	if (mkdir(e->dir, 0777) && errno != EEXIST)
+	struct stat st;
+	char *absdir = NULL;
+	e->fresh = stat(e->dir, &st) != 0;
+	if (!e->fresh && !S_ISDIR(st.st_mode))
+		return ibf_error_set(e->err, IBF_EIO, e->dir, 0, "not a directory");
+	if (!e->fresh) {
+		absdir = realpath(e->dir, NULL);
+	} else if (errno != ENOENT) {
 		return ibf_error_set(e->err, IBF_EIO, e->dir, 0, "cannot create directory: %s",
 				     strerror(errno));
-	char *absdir = realpath(e->dir, NULL);
+	} else {
+		/* DIR's parent must exist; DIR is named below it */
+		size_t n = strlen(e->dir);
+		while (n > 1 && e->dir[n - 1] == '/')
+			n--;
+		size_t b = n;
+		while (b > 0 && e->dir[b - 1] != '/')
+			b--;
+		char *parent = b ? ibf_asprintf("%.*s", (int)b, e->dir) : ibf_asprintf(".");
+		if (!parent)
+			return ct_oom(e);
+		char *rp = realpath(parent, NULL);
+		int en = errno;
+		free(parent);
+		if (!rp)
+			return ibf_error_set(e->err, IBF_EIO, e->dir, 0,
+					     "cannot create directory: %s", strerror(en));
+		absdir = ibf_asprintf("%s%s%.*s", rp, rp[strlen(rp) - 1] == '/' ? "" : "/",
+				      (int)(n - b), e->dir + b);
+		free(rp);
+	}
 	if (!absdir)
 		return ibf_error_set(e->err, IBF_EIO, e->dir, 0, "cannot resolve: %s",
 				     strerror(errno));
-	snprintf(e->info->folder, sizeof(e->info->folder), "%s", absdir);
+	int rc = 0;
+	if (strlen(absdir) >= sizeof(e->info->folder) - 32)
+		rc = ibf_error_set(e->err, IBF_EINVAL, e->dir, 0, "path too long");
+	if (!rc) {
+		snprintf(e->info->folder, sizeof(e->info->folder), "%s", absdir);
+		/* mkdir, not mkdtemp: DIR gets the umask's mode, not 0700 */
+		int en = EEXIST;
+		for (int k = 0; k < 1000 && !e->staged; k++) {
+			snprintf(e->stage, sizeof(e->stage),
+				 e->fresh ? "%s.tmp-%ld-%d" : "%s/.tmp-%ld-%d", absdir,
+				 (long)getpid(), k);
+			if (!mkdir(e->stage, 0777))
+				e->staged = 1;
+			else if ((en = errno) != EEXIST)
+				break;
+		}
+		if (!e->staged)
+			rc = ibf_error_set(e->err, IBF_EIO, e->dir, 0,
+					   "cannot create directory: %s", strerror(en));
+	}
 	free(absdir);
-	return 0;
+	return rc;
+}
+
+/* Empty the staging directory and remove it (a failed export), or move its
+ * files into DIR (when DIR existed; a traffic.txt of an earlier export with
+ * a pattern is removed when this one has none) or rename it to DIR. */
+static int ct_stage_end(struct ct_export *e, int ok)
+{
+	int rc = 0;
+	if (ok && e->fresh) {
+		if (rename(e->stage, e->info->folder) == 0)
+			return 0;
+		rc = ibf_error_set(e->err, IBF_EIO, e->udir, 0, "cannot create directory: %s",
+				   strerror(errno));
+		ok = 0;
+	}
+	DIR *d = opendir(e->stage);
+	struct dirent *de;
+	/* a name in DIR that a file cannot replace (a directory) fails the
+	 * export before anything is moved */
+	while (ok && d && (de = readdir(d)) != NULL) {
+		struct stat st;
+		char *to = ibf_asprintf("%s/%s", e->info->folder, de->d_name);
+		if (!to) {
+			rc = ct_oom(e);
+			ok = 0;
+		} else if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && !lstat(to, &st) &&
+			   S_ISDIR(st.st_mode)) {
+			rc = ibf_error_set(e->err, IBF_EIO, to, 0, "cannot write: a directory");
+			ok = 0;
+		}
+		free(to);
+	}
+	if (d)
+		rewinddir(d);
+	while (d && (de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *from = ibf_asprintf("%s/%s", e->stage, de->d_name);
+		char *to = ibf_asprintf("%s/%s", e->info->folder, de->d_name);
+		if (!from || !to) {
+			if (!rc)
+				rc = ct_oom(e);
+			ok = 0;
+		}
+		if (ok && rename(from, to)) {
+			rc = ibf_error_set(e->err, IBF_EIO, to, 0, "cannot write: %s",
+					   strerror(errno));
+			ok = 0;
+		}
+		if (!ok && from)
+			unlink(from);
+		free(from);
+		free(to);
+	}
+	if (d)
+		closedir(d);
+	if (ok && !e->o->traffic_off) {
+		char *t = ibf_asprintf("%s/traffic.txt", e->info->folder);
+		if (t)
+			unlink(t);
+		free(t);
+	}
+	rmdir(e->stage);
+	return rc;
 }
 
 int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r,
@@ -660,6 +779,7 @@ int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r
 	e.r = r;
 	e.o = o;
 	e.dir = dir;
+	e.udir = dir;
 	e.info = info;
 	e.err = err;
 	char *csv = NULL;
@@ -676,15 +796,23 @@ int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r
 		goto out;
 	}
 	if ((rc = ct_shape_of(&e)) || (rc = ct_match(&e)) || (rc = ct_map_ports(&e, &csv)) ||
-	    (rc = ct_check_routes(&e)) || (rc = ct_folder(&e)) ||
-	    (rc = write_text(dir, "codes-map.csv", csv, err)) || (rc = ct_write_lfts(&e)) ||
+	    (rc = ct_check_routes(&e)) || (rc = ct_folder(&e)))
+		goto out;
+	e.dir = e.stage; /* written there, moved into dir at the end */
+	if ((rc = write_text(e.dir, "codes-map.csv", csv, err)) || (rc = ct_write_lfts(&e)) ||
 	    (o->traffic_off && (rc = ct_write_traffic(&e))) || (rc = ct_write_conf(&e)))
+		goto out;
+	rc = ct_stage_end(&e, 1);
+	e.staged = 0;
+	if (rc)
 		goto out;
 	info->levels = e.s.levels;
 	info->radix = e.s.k;
 	info->routers = e.s.nsw;
 	info->terminals = e.s.nterm;
 out:
+	if (e.staged)
+		ct_stage_end(&e, 0);
 	free(csv);
 	free(e.cport);
 	free(e.term_host);

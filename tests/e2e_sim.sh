@@ -98,6 +98,30 @@ for d in notadir /dev/null/x; do
 	rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern a2a --svg $d >e9.out 2>e9.txt || rc=$?
 	check "--svg $d: exit 1, nothing on stdout" sh -c "[ $rc -eq 1 ] && [ ! -s e9.out ] && grep -q 'not a writable directory' e9.txt"
 done
+# a run that fails (a pattern without a flow between two hosts) leaves no
+# --svg directory it created (an empty one was left behind), and one that
+# existed stays
+rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern a2a --pattern shift:16 \
+	--svg newplots >e9.out 2>e9.txt || rc=$?
+check "--svg into a new directory, the run fails: exit 1, no directory left" \
+	sh -c "[ $rc -eq 1 ] && [ ! -s e9.out ] && [ ! -e newplots ]"
+mkdir -p oldplots
+rc=0; "$IBFAB" sim flow --topology ft16.topo --engine minimal --pattern shift:16 \
+	--svg oldplots >e9.out 2>e9.txt || rc=$?
+check "--svg into an existing directory, the run fails: the directory stays" \
+	sh -c "[ $rc -eq 1 ] && [ -d oldplots ]"
+# two host ports on one LID (a guid2lid file that says so): refused with the
+# LID and both ports named, by both simulators (sim flow reported the flows to
+# one of them as undelivered, sim packet dropped its packets, exit 0)
+grep '^\[1\](' ft16.topo | head -2 | sed 's/^\[1\](\([0-9a-f]*\)).*/0x\1 7 7/' >dup.g2l
+for c in "flow --pattern a2a" "packet --load 0.5 --measure 5us"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$IBFAB" sim $c --topology ft16.topo --engine minimal --guid2lid dup.g2l >e11.out 2>e11.txt ||
+		rc=$?
+	check "sim ${c%% *}: two ports on LID 7: exit 1, nothing on stdout, the LID named" \
+		sh -c "[ $rc -eq 1 ] && [ ! -s e11.out ] && grep -q 'LID 7 used by .* port 1 and .* port 1' e11.txt"
+done
 # a layer beyond the tables' LIDs (LMC 1: layers 0 and 1) was clamped to the
 # last one and printed as the layer asked for, exit 0
 rc=0; "$IBFAB" sim flow --topology sf.topo --lmc 1 --lfts lay.lfts --pattern shift:7 \

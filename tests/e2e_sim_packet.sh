@@ -505,6 +505,41 @@ rc4=$?
 set -e
 check "codes: another fat tree is refused, nothing written" test "$rc4" -eq 1 -a ! -e "$WORK/codesr"
 check "codes: refusal names the reason" grep -q "not a CODES fat tree" "$WORK/codesr.err"
+# options for a run's output, or that CODES cannot take, are usage errors with
+# the export rather than ignored (--json printed the text summary, --loads
+# exported its first load, --svg/--link-util wrote nothing)
+for o in --json "--svg $WORK/cx.svg" "--link-util $WORK/cx.csv" "--loads 0.2:0.6:0.2" \
+	"--traffic ring --streams" "--accels 2"; do
+	set +e
+	# shellcheck disable=SC2086
+	"$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --load 0.5 -q \
+		--export-codes "$WORK/codesx" $o >"$WORK/codesx.out" 2>"$WORK/codesx.err"
+	rc5=$?
+	set -e
+	check "codes: $o with --export-codes: exit 2, nothing written" sh -c \
+		"test $rc5 -eq 2 && test ! -s '$WORK/codesx.out' && test ! -e '$WORK/codesx' && \
+		grep -q 'does not go with it' '$WORK/codesx.err'"
+done
+# the files are written into a staging directory and moved into DIR only
+# when all of them are: an export that fails leaves DIR as it was (a file
+# that cannot be replaced used to leave the files written before it), and
+# one without a pattern does not leave an earlier export's traffic.txt
+codesq() { "$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --load 0.5 -q \
+	--export-codes "$WORK/$1" "${@:2}" >/dev/null 2>"$WORK/codesq.err"; }
+codesq codesy --traffic shift:3
+codesq codesy
+check "codes: a re-export without a pattern leaves no traffic.txt of the one before" \
+	sh -c "test -s '$WORK/codesy/run-codes.sh' && test ! -e '$WORK/codesy/traffic.txt'"
+mkdir -p "$WORK/codesz/run-codes.sh"
+: >"$WORK/codesz/keep"
+set +e
+codesq codesz
+rc6=$?
+set -e
+check "codes: a file that cannot be written fails the export, nothing else written" sh -c \
+	"test $rc6 -eq 1 && test \"\$(ls -A '$WORK/codesz' | tr '\n' ' ')\" = 'keep run-codes.sh ' && \
+	grep -q 'run-codes.sh: cannot write' '$WORK/codesq.err'"
+check "codes: no staging directory left" sh -c "! ls -A '$WORK' '$WORK/codesy' '$WORK/codes2' | grep -q tmp-"
 
 check "link utilisation CSV" sh -c "\"$IBFAB\" sim packet --topology \"$ring\" --engine minimal \
 	--deadlock auto --loads 0.3:0.6:0.3 --measure 10us -q --link-util \"$WORK/lu.csv\" >/dev/null"
@@ -618,4 +653,30 @@ for dims in 6 5,5 4,3,3; do
 	check "torus $dims, minimal, --deadlock auto: runs to the end, no deadlock ($rca)" \
 		sh -c "test $rca -eq 0 && grep -q '^deadlock: none' '$WORK/ta.txt'"
 done
+# An SL2VL dump without the tables of some switches (a partial capture):
+# the packets through them are dropped as unroutable, a note says so, and
+# they are not counted as dropped for a VL beyond --vls (their missing
+# entries once passed for VL 255)
+"$IBFAB" topo gen torus --dims 4,3 -o "$WORK/s2v.net"
+"$IBFAB" route -q --topology "$WORK/s2v.net" --engine minimal --deadlock dfsssp \
+	-o "$WORK/s2v.lfts" --sl "$WORK/s2v.sl" --sl2vl "$WORK/s2v.full" 2>/dev/null
+awk '/^Switch guid/ && n++ { exit } { print }' "$WORK/s2v.full" >"$WORK/s2v.part"
+s2vrun() { "$IBFAB" sim packet --topology "$WORK/s2v.net" --lfts "$WORK/s2v.lfts" \
+	--sl "$WORK/s2v.sl" --sl2vl "$WORK/$1" --load 0.5 --warmup 2us --measure 20us; }
+s2vrun s2v.full >"$WORK/s2vf.txt" 2>"$WORK/s2vf.err"
+s2vrun s2v.part >"$WORK/s2vp.txt" 2>"$WORK/s2vp.err"
+grep -h "unroutable\|note" "$WORK/s2vp.txt" "$WORK/s2vp.err" | diag
+check "sl2vl: the whole dump, nothing dropped, no note" \
+	sh -c "grep -q 'unroutable 0,' '$WORK/s2vf.txt' && ! grep -q note '$WORK/s2vf.err'"
+check "sl2vl: a partial dump is noted (11 of 12 switches)" \
+	grep -q "s2v.part has no SL2VL table for 11 of 12 switches" "$WORK/s2vp.err"
+check "sl2vl: a partial dump drops packets, not for a VL beyond --vls" \
+	sh -c "grep -q 'unroutable [1-9]' '$WORK/s2vp.txt' && ! grep -q 'for a VL >=' '$WORK/s2vp.txt'"
+# a path SL dump without some pairs' SL: their packets use SL 0, said on stderr
+awk '/^Source switch/ && n++ { exit } { print }' "$WORK/s2v.sl" >"$WORK/s2v.slpart"
+"$IBFAB" sim packet --topology "$WORK/s2v.net" --lfts "$WORK/s2v.lfts" --sl "$WORK/s2v.slpart" \
+	--sl2vl "$WORK/s2v.full" --load 0.5 --warmup 2us --measure 5us >/dev/null 2>"$WORK/slp.err"
+diag <"$WORK/slp.err"
+check "sl: a partial dump is noted (the 11 switches left out: 11 x 11 pairs of 12 x 11)" \
+	grep -q "s2v.slpart gives no SL for 121 of 132 (source, destination LID) pairs" "$WORK/slp.err"
 done_testing

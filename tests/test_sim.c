@@ -806,6 +806,36 @@ static void test_traffic_file(void)
 	fx_free(&x);
 }
 
+/* Two end ports on one LID (a guid2lid file giving them the same) are
+ * refused with the LID and both ports named: the tables can deliver the LID
+ * to one of them only, and the flows to the other used to come out as
+ * undelivered flows (sim flow) or unroutable packets (sim packet). */
+static void test_duplicate_lid(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	int sw = add_sw(f, 0, 8), h[3];
+	for (int i = 0; i < 3; i++) {
+		h[i] = add_ca(f, i);
+		ibf_fabric_connect(f, h[i], 1, sw, 1 + i, 4, IBF_SPEED_EDR, NULL);
+	}
+	TT_REQUIRE(finish(f, 0) == 0);
+	struct ibf_routes r;
+	struct ibf_route_opts o;
+	struct ibf_error err;
+	ibf_route_opts_default(&o);
+	memset(&r, 0, sizeof(r));
+	TT_REQUIRE(ibf_route(f, "minimal", &o, &r, NULL, &err) == 0);
+	struct ibf_sim_net n;
+	TT_REQUIRE(ibf_sim_net_init(&n, f, &r, IBF_CONG_ORDER_FABRIC, &err) == 0);
+	ibf_sim_net_free(&n);
+	ibf_port(f, h[2], 1)->lid = ibf_port(f, h[1], 1)->lid;
+	TT_CHECK(ibf_sim_net_init(&n, f, &r, IBF_CONG_ORDER_FABRIC, &err) == IBF_EINVAL);
+	TT_CHECK_MSG(strstr(err.msg, "used by 'host1 mlx5_0' port 1 and 'host2 mlx5_0' port 1"),
+		     "%s", err.msg);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	tt_run("line of switches: bottleneck order", test_line_bottlenecks);
@@ -817,5 +847,6 @@ int main(void)
 	tt_run("placement", test_placement);
 	tt_run("traffic files", test_traffic_file);
 	tt_run("host order independent of the input's node order", test_host_order);
+	tt_run("two end ports on one LID are refused", test_duplicate_lid);
 	return tt_done();
 }

@@ -394,6 +394,14 @@ static void test_unroutable_vl(void)
 	o.vls = 4;
 	TT_REQUIRE(prun(f, &r, NULL, &s2v, &o, &res, &err) == 0);
 	TT_CHECK(res.unroutable == 0 && res.unroutable_vl == 0 && res.delivered > 10);
+	/* a missing entry (a switch left out of an SL2VL dump) is a missing
+	 * table, not a VL beyond --vls: unroutable, but not counted as such
+	 * (before, its 0xff passed for VL 255 >= --vls) */
+	memset(s2v.vl, IBF_VL_NONE, s2v.off[s2v.nsw]);
+	TT_REQUIRE(prun(f, &r, NULL, &s2v, &o, &res, &err) == 0);
+	TT_CHECK(res.unroutable > 10);
+	TT_EQ_INT(res.unroutable_vl, 0);
+	TT_EQ_INT(res.delivered, 0);
 	ibf_psim_result_free(&res);
 	ibf_sl2vl_table_free(&s2v);
 	ibf_routes_free(&r);
