@@ -603,10 +603,29 @@ static inline int lane_less(const struct psim *s, uint32_t x, uint32_t y)
  * without branches on the times. */
 static inline __attribute__((always_inline)) void lw_replay(struct psim *s, uint32_t l)
 {
+	if (__builtin_expect(s->lwn <= 4, 1))
+		return; /* up to four lanes: no tree (lane_best) */
 	for (uint32_t k = (s->lwn + l) >> 1; k; k >>= 1) {
 		uint8_t x = s->lw[2 * k], y = s->lw[2 * k + 1];
 		s->lw[k] = lane_less(s, y, x) ? y : x;
 	}
+}
+
+/* The lane with the least head (equal keys: the lower lane).  Up to four
+ * lanes (one link rate and two cable classes: an end of transmission and
+ * two arrivals) the four heads are compared at once, which costs less than
+ * replaying two matches of the tree after each pop; lanes not in use have
+ * no head (UINT64_MAX). */
+static inline __attribute__((always_inline)) int lane_best(const struct psim *s)
+{
+	if (__builtin_expect(s->lwn <= 4, 1)) {
+		uint64_t t0 = s->lt[0], t1 = s->lt[1], t2 = s->lt[2], t3 = s->lt[3];
+		int a = t1 < t0, b = t3 < t2;
+		uint64_t ta = a ? t1 : t0, tb = b ? t3 : t2;
+		int c = tb < ta; /* selected by arithmetic: no branch on times */
+		return a ^ ((a ^ (2 + b)) & -c);
+	}
+	return s->lw[1];
 }
 
 /* A lane was added: a wider tree when needed, all matches played again. */
@@ -766,7 +785,7 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
  * looked at. */
 static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *out)
 {
-	int bl = s->lw[1];
+	int bl = lane_best(s);
 	if (__builtin_expect(s->lt[bl] < s->qlb, 1)) {
 		lane_pop(s, bl, out);
 		return 0;
