@@ -293,7 +293,6 @@ struct psim {
 	int8_t lcl[16];	  /* and that lane (-1 none yet); */
 	uint64_t lcd2[16]; /* the delay before it (an arrival's delay */
 	int8_t lcl2[16];   /* alternates between host and switch links) */
-	size_t nev;	    /* events queued */
 	uint64_t now;
 	/* pending credit returns per sending port, in time order: the first
 	 * in the port (pct...), the rest in a list of pc nodes */
@@ -540,7 +539,6 @@ static inline __attribute__((always_inline)) int push_cal(struct psim *s, uint64
 {
 	struct ev e = { k, a, b };
 	uint64_t t = k >> EV_BITS;
-	s->nev++;
 	if (k < s->qcb) {
 		s->qcb = k;
 		if (k < s->qlb)
@@ -689,7 +687,6 @@ static inline __attribute__((always_inline)) int push(struct psim *s, uint64_t t
 	if (__builtin_expect(l < 0 || ld != d || L->n - 1u >= L->mask, 0))
 		return push_lane_slow(s, t, type, a, b);
 	L->v[(L->head + L->n++) & L->mask] = (struct ev){ k, a, b };
-	s->nev++;
 	return 0;
 }
 
@@ -717,7 +714,6 @@ static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, 
 		s->lt[l] = k;
 		lw_replay(s, (uint32_t)l);
 	}
-	s->nev++;
 	return 0;
 }
 
@@ -772,12 +768,11 @@ static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int b
 		s->lt[bl] = UINT64_MAX;
 	}
 	lw_replay(s, (uint32_t)bl);
-	s->nev--;
 }
 
 static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, int bl);
 
-/* The next event (s->nev > 0): the least of the lanes' heads, the
+/* The next event (1 when none is left): the least of the lanes' heads, the
  * calendar's and the merged generation chain's (gen_k).  Usually the best
  * lane's head is below s->qlb, the lower of gen_k and a bound below every
  * calendar event (the first event of the current bucket, else the start of
@@ -798,7 +793,6 @@ static void gen_pop(struct psim *s, struct ev *out)
 {
 	*out = (struct ev){ s->gen_k, s->gen_a, 0 };
 	s->gen_k = UINT64_MAX;
-	s->nev--;
 }
 
 /* pop, looking at the calendar.  When its current bucket is empty it
@@ -842,6 +836,8 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 		}
 	}
 	uint64_t ck = s->qcur == PK_NONE ? UINT64_MAX : s->qpool[s->qcur].e.k;
+	if (bl < 0 && ck == UINT64_MAX && s->gen_k == UINT64_MAX)
+		return 1; /* no event left */
 	if (s->gen_k < bk && s->gen_k < ck) {
 		gen_pop(s, out);
 	} else if (bl >= 0 && ck > bk) {
@@ -854,7 +850,6 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 		*out = s->qpool[n].e;
 		s->qpool[n].next = s->qfree;
 		s->qfree = n;
-		s->nev--;
 	}
 	/* the current bucket's events are sorted; those of later buckets
 	 * (lists and overflow heap) are no earlier than the next bucket, and
@@ -1451,7 +1446,6 @@ static int gen_next(struct psim *s)
 	s->gen_a = s->gen_host[i];
 	if (s->gen_k < s->qlb)
 		s->qlb = s->gen_k;
-	s->nev++;
 	return 0;
 }
 
@@ -3998,10 +3992,14 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	s.bytes = o->mtu_payload + o->hdr_bytes;
 	s.K = (uint32_t)o->accels;
 	rc = setup(&s, err);
-	while (!rc && s.nev && !s.stop) {
+	while (!rc && !s.stop) {
 		struct ev e;
 		rc = pop(&s, &e);
 		if (rc) {
+			if (rc > 0) { /* no event left */
+				rc = 0;
+				break;
+			}
 			ibf_error_set(err, rc, NULL, 0, "out of memory");
 			break;
 		}
