@@ -64,6 +64,7 @@ enum {
 	EV_HCA,	   /* a sealed fabric packet reaches the NIC's port queue */
 	/* message streams */
 	EV_STEP, /* a host (a; UINT32_MAX: the barrier) finished computing after a step */
+	EV_NONE = 16, /* pop: no event left */
 };
 #define EV_BITS 4u
 
@@ -729,9 +730,8 @@ static inline uint32_t ev_type(const struct ev *e)
  * TXDONE; at the head an ARRIVE's table entry, a TXDONE's FIFO and the port
  * its credits go back to. */
 static inline __attribute__((always_inline)) void lane_prefetch(struct psim *s,
-								 const struct lane *L)
+								 const struct lane *L, uint32_t ty)
 {
-	uint32_t ty = L->type;
 	if (!((1u << EV_ARRIVE | 1u << EV_TXDONE | 1u << EV_DELIVER) >> ty & 1))
 		return;
 	if (L->n > 1) {
@@ -755,24 +755,32 @@ static inline __attribute__((always_inline)) void lane_prefetch(struct psim *s,
 	}
 }
 
-/* Take the next event from lane bl (its head is the least of all). */
-static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int bl, struct ev *out)
+/* Take the next event from lane bl (its head is the least of all; ty:
+ * the lane's type, a constant where the caller knows it). */
+static inline __attribute__((always_inline)) void lane_pop_t(struct psim *s, int bl,
+							     struct ev *out, uint32_t ty)
 {
 	struct lane *L = &s->lane[bl];
 	*out = L->v[L->head];
 	L->head = (L->head + 1) & L->mask;
 	if (--L->n) {
 		s->lt[bl] = L->v[L->head].k;
-		lane_prefetch(s, L);
+		lane_prefetch(s, L, ty);
 	} else {
 		s->lt[bl] = UINT64_MAX;
 	}
 	lw_replay(s, (uint32_t)bl);
 }
 
+static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int bl, struct ev *out)
+{
+	lane_pop_t(s, bl, out, s->lane[bl].type);
+}
+
 static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, int bl);
 
-/* The next event (1 when none is left): the least of the lanes' heads, the
+/* The next event; returns its type, EV_NONE when none is left, or an
+ * error (< 0).  The event is the least of the lanes' heads, the
  * calendar's and the merged generation chain's (gen_k).  Usually the best
  * lane's head is below s->qlb, the lower of gen_k and a bound below every
  * calendar event (the first event of the current bucket, else the start of
@@ -782,10 +790,21 @@ static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *
 {
 	int bl = lane_best(s);
 	if (__builtin_expect(s->lt[bl] < s->qlb, 1)) {
-		lane_pop(s, bl, out);
-		return 0;
+		/* the two common types with their prefetch folded for them */
+		uint32_t ty = s->lane[bl].type;
+		if (ty == EV_TXDONE) {
+			lane_pop_t(s, bl, out, EV_TXDONE);
+			return EV_TXDONE;
+		}
+		if (ty == EV_ARRIVE) {
+			lane_pop_t(s, bl, out, EV_ARRIVE);
+			return EV_ARRIVE;
+		}
+		lane_pop_t(s, bl, out, ty);
+		return (int)ty;
 	}
-	return pop_slow(s, out, bl);
+	int rc = pop_slow(s, out, bl);
+	return rc ? (rc > 0 ? EV_NONE : rc) : (int)ev_type(out);
 }
 
 /* Take the generation chain's event (the next is set by ev_gen). */
@@ -3994,15 +4013,14 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	rc = setup(&s, err);
 	while (!rc && !s.stop) {
 		struct ev e;
-		rc = pop(&s, &e);
-		if (rc) {
-			if (rc > 0) { /* no event left */
-				rc = 0;
-				break;
-			}
+		int ty = pop(&s, &e);
+		if (ty < 0) {
+			rc = ty;
 			ibf_error_set(err, rc, NULL, 0, "out of memory");
 			break;
 		}
+		if (ty == EV_NONE)
+			break;
 		uint64_t et = e.k >> EV_BITS;
 		if (et >= s.w1 && ((s.outstanding == 0 && et >= s.tail_meas) || et >= s.hard_end)) {
 			/* the run ends at the last event before this one, which
@@ -4028,7 +4046,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		}
 		s.now = et;
 		res->events++;
-		switch ((int)ev_type(&e)) {
+		switch (ty) { /* a constant on pop's paths for lane types */
 		case EV_GEN:
 			rc = ev_gen(&s, e.a);
 			break;
