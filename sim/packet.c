@@ -294,6 +294,8 @@ struct psim {
 	int8_t lcl[16];	  /* and that lane (-1 none yet); */
 	uint64_t lcd2[16]; /* the delay before it (an arrival's delay */
 	int8_t lcl2[16];   /* alternates between host and switch links) */
+	struct lane *lcp[16], *lcp2[16]; /* the lanes lcl, lcl2 (lnone: none) */
+	struct lane lnone; /* no lane: empty and without room */
 	uint64_t now;
 	/* pending credit returns per sending port, in time order: the first
 	 * in the port (pct...), the rest in a list of pc nodes */
@@ -442,6 +444,8 @@ static int q_init(struct psim *s, double per_ps)
 	memset(s->lidx, -1, sizeof(s->lidx));
 	memset(s->lcl, -1, sizeof(s->lcl));
 	memset(s->lcl2, -1, sizeof(s->lcl2));
+	for (uint32_t t = 0; t < 16; t++)
+		s->lcp[t] = s->lcp2[t] = &s->lnone;
 	return 0;
 }
 
@@ -682,10 +686,9 @@ static inline __attribute__((always_inline)) int push(struct psim *s, uint64_t t
 	 * without a branch), not empty, with room */
 	uint64_t d = t - s->now;
 	int two = s->lcd2[type] == d;
-	int l = two ? s->lcl2[type] : s->lcl[type];
+	struct lane *L = two ? s->lcp2[type] : s->lcp[type];
 	uint64_t ld = two ? d : s->lcd[type];
-	struct lane *L = &s->lane[l & (NLANES - 1)];
-	if (__builtin_expect(l < 0 || ld != d || L->n - 1u >= L->mask, 0))
+	if (__builtin_expect(ld != d || L->n - 1u >= L->mask, 0))
 		return push_lane_slow(s, t, type, a, b);
 	L->v[(L->head + L->n++) & L->mask] = (struct ev){ k, a, b };
 	return 0;
@@ -704,8 +707,10 @@ static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, 
 			return push_cal(s, k, a, b);
 		s->lcd2[type] = s->lcd[type];
 		s->lcl2[type] = s->lcl[type];
+		s->lcp2[type] = s->lcp[type];
 		s->lcd[type] = d;
 		s->lcl[type] = (int8_t)l;
+		s->lcp[type] = &s->lane[l];
 	}
 	struct lane *L = &s->lane[l];
 	if ((!L->v || L->n > L->mask) && lane_grow(L))
