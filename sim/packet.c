@@ -1507,7 +1507,8 @@ static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
 {
 	struct host *H = &s->host[h];
 	uint64_t now = s->now;
-	uint32_t layer = (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
+	/* nlids is a power of two: the remainder is a mask (no division) */
+	uint32_t layer = (uint32_t)rand_u64(s) & (s->host[d].nlids - 1);
 	s->res->generated++;
 	int win = in_window(s, now);
 	if (win)
