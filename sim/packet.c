@@ -244,6 +244,8 @@ struct psim {
 	uint8_t *isl_acc;   /* iSLIP: [256] grant an input accepts */
 	uint64_t *isl_akey; /* iSLIP: [256] its key */
 	uint64_t *isl_rq;   /* iSLIP: [switch * 4] bits of the outputs with requests */
+	int islip, age;	    /* o->islip_iters, o->arb == IBF_PSIM_ARB_AGE */
+	uint64_t pkt_hops;  /* res->pkt_hops, counted here (no pointer to follow) */
 	uint64_t router_ps; /* head arrival -> eligible */
 	uint8_t vl0[16];    /* SL -> VL without SL2VL tables: SL mod V */
 	/* the LFTs compressed for the host DLIDs (see rt_build) */
@@ -1149,7 +1151,7 @@ transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	uint32_t peer = (uint32_t)s->pt[g].peer;
 	if (!rc && s->pt[g].kind != 2)
 		rc = push(s, head + s->router_ps, EV_ARRIVE, (uint32_t)i, peer);
-	s->res->pkt_hops++;
+	s->pkt_hops++;
 	s->last_move = s->now;
 	if (s->now >= s->w0 && end <= s->w1) {
 		s->link_bytes[g] += p->bytes;
@@ -1223,7 +1225,7 @@ arb_pick(struct psim *s, uint32_t g, int *stalled)
 			continue;
 		}
 		uint64_t key;
-		if (s->o->arb == IBF_PSIM_ARB_AGE) {
+		if (s->age) {
 			key = p->birth;
 		} else {
 			uint32_t lp = gin - base;
@@ -1268,7 +1270,7 @@ static int arb_islip(struct psim *s, uint32_t g0);
 /* Pick one of the FIFO heads that want switch output g, which is free. */
 static __attribute__((noinline)) int arb_free(struct psim *s, uint32_t g)
 {
-	if (s->o->islip_iters)
+	if (s->islip)
 		return arb_islip(s, g);
 	int stalled;
 	int32_t best = arb_pick(s, g, &stalled);
@@ -1329,7 +1331,7 @@ static int arb_islip(struct psim *s, uint32_t g0)
 			uint32_t op = gl[k];
 			uint32_t gin = BPORT(s, (uint32_t)grant[op]), ip = gin - base;
 			uint64_t key;
-			if (s->o->arb == IBF_PSIM_ARB_AGE) {
+			if (s->age) {
 				key = s->pk[s->fifo[grant[op]].head].birth;
 			} else {
 				key = op + P - s->isl_apt[gin] - 1u;
@@ -1759,7 +1761,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 	/* one branch on the five conditions (bitwise, not short-circuit: the
 	 * lines are read anyway and each condition alone is unpredictable) */
 	if (!((pin->vmask >> p->vl & 1u) | (uint32_t)(po->req_head >= 0) | po->out_busy |
-	      pin->in_busy | (uint32_t)(s->o->islip_iters != 0))) {
+	      pin->in_busy | (uint32_t)s->islip)) {
 		/* The packet would be the only request of a free output from a
 		 * free input: unless it lacks credits, arb_out would grant it at
 		 * once.  Send it without queueing it, with the same state
@@ -4016,7 +4018,10 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	s.router_ps = (uint64_t)(o->router_ns * 1000.0);
 	s.bytes = o->mtu_payload + o->hdr_bytes;
 	s.K = (uint32_t)o->accels;
+	s.islip = o->islip_iters != 0;
+	s.age = o->arb == IBF_PSIM_ARB_AGE;
 	rc = setup(&s, err);
+	uint64_t nevents = 0;
 	while (!rc && !s.stop) {
 		struct ev e;
 		int ty = pop(&s, &e);
@@ -4051,7 +4056,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			break;
 		}
 		s.now = et;
-		res->events++;
+		nevents++;
 		switch (ty) { /* a constant on pop's paths for lane types */
 		case EV_GEN:
 			rc = ev_gen(&s, e.a);
@@ -4101,6 +4106,8 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		if (rc && (!err || !err->code))
 			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");
 	}
+	res->events = nevents;
+	res->pkt_hops = s.pkt_hops;
 	if (!rc)
 		finish(&s);
 	if (!rc && s.st && (rc = stream_finish(&s)))
