@@ -1384,7 +1384,8 @@ static void drop_pkt(struct psim *s, int32_t i)
 }
 
 /* The SL of host h's packets towards dlid (SL 0 without a table). */
-static uint8_t host_sl(const struct psim *s, uint32_t h, uint32_t dlid)
+static inline __attribute__((always_inline)) uint8_t host_sl(const struct psim *s, uint32_t h,
+							     uint32_t dlid)
 {
 	const struct host *H = &s->host[h];
 	if (!s->sl || H->row < 0 || dlid >= s->sl->stride)
@@ -1452,7 +1453,8 @@ static int dpush(double **a, size_t *n, size_t *cap, double v)
 }
 
 static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes);
-static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid);
+static inline __attribute__((always_inline)) void pk_dest(struct psim *s, struct pkt *p,
+							  uint32_t d, uint32_t dlid);
 static int stream_gen(struct psim *s, uint32_t h);
 static void stream_tag(const struct psim *s, struct pkt *p);
 
@@ -1685,7 +1687,8 @@ static int rt_build(struct psim *s)
 
 /* Packet p goes to host d at dlid: its column class, home switch and the
  * entry there. */
-static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid)
+static inline __attribute__((always_inline)) void pk_dest(struct psim *s, struct pkt *p,
+							  uint32_t d, uint32_t dlid)
 {
 	p->dst = d;
 	p->dlid = dlid;
