@@ -1806,8 +1806,11 @@ static inline __attribute__((always_inline)) int ev_txdone(struct psim *s, uint3
 	s->pt[gin].in_busy = 0;
 	int rc = give_credit(s, gin, (uint8_t)BVL(s, (uint32_t)fid),
 			     s->pt[g].cur_bytes);
-	if (!rc)
+	/* no requests: arb_free would only count in the credits (no call) */
+	if (!rc && (s->pt[g].req_head >= 0 || s->islip))
 		rc = arb_free(s, g);
+	else if (!rc)
+		credits_settle(s, g);
 	/* the input is free again: its other heads may go now */
 	for (unsigned m = s->pt[gin].vmask; m && !rc && !s->pt[gin].in_busy; m &= m - 1) {
 		/* m is a snapshot: an arbitration above may have emptied a FIFO */
