@@ -623,6 +623,14 @@ static inline __attribute__((always_inline)) void lw_replay(struct psim *s, uint
  * no head (UINT64_MAX). */
 static inline __attribute__((always_inline)) int lane_best(const struct psim *s)
 {
+	if (__builtin_expect(s->nlanes <= 3, 1)) {
+		/* the usual three: one link rate, host and switch cables */
+		uint64_t t0 = s->lt[0], t1 = s->lt[1], t2 = s->lt[2];
+		int a = t1 < t0;
+		uint64_t ta = a ? t1 : t0;
+		int c = t2 < ta;
+		return a ^ ((a ^ 2) & -c);
+	}
 	if (__builtin_expect(s->lwn <= 4, 1)) {
 		uint64_t t0 = s->lt[0], t1 = s->lt[1], t2 = s->lt[2], t3 = s->lt[3];
 		int a = t1 < t0, b = t3 < t2;
