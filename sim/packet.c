@@ -1721,7 +1721,8 @@ static inline __attribute__((always_inline)) void pk_dest(struct psim *s, struct
 	}
 }
 
-static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
+static inline __attribute__((always_inline)) int give_credit(struct psim *s, uint32_t gin,
+							       uint8_t vl, uint32_t bytes)
 {
 	uint32_t up = (uint32_t)s->pt[gin].peer;
 	return credits_return(s, up, vl, s->now + s->pt[up].prop, bytes);
