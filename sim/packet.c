@@ -794,6 +794,13 @@ static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int b
 
 static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, int bl);
 
+/* Take the generation chain's event (the next is set by ev_gen). */
+static inline void gen_pop(struct psim *s, struct ev *out)
+{
+	*out = (struct ev){ s->gen_k, s->gen_a, 0 };
+	s->gen_k = UINT64_MAX;
+}
+
 /* The next event; returns its type, EV_NONE when none is left, or an
  * error (< 0).  The event is the least of the lanes' heads, the
  * calendar's and the merged generation chain's (gen_k).  Usually the best
@@ -818,16 +825,16 @@ static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *
 		lane_pop_t(s, bl, out, ty);
 		return (int)ty;
 	}
+	if (s->gen_k < s->lt[bl] && s->gen_k < s->qcb) {
+		/* the generation chain's next event (pop_slow's first case) */
+		gen_pop(s, out);
+		s->qlb = s->qcb;
+		return EV_GEN;
+	}
 	int rc = pop_slow(s, out, bl);
 	return rc ? (rc > 0 ? EV_NONE : rc) : (int)ev_type(out);
 }
 
-/* Take the generation chain's event (the next is set by ev_gen). */
-static void gen_pop(struct psim *s, struct ev *out)
-{
-	*out = (struct ev){ s->gen_k, s->gen_a, 0 };
-	s->gen_k = UINT64_MAX;
-}
 
 /* pop, looking at the calendar.  When its current bucket is empty it
  * moves on to the next bucket with events, as far as 16 buckets past the
