@@ -1492,7 +1492,7 @@ static int gen_next(struct psim *s)
 	return 0;
 }
 
-static int ev_gen(struct psim *s, uint32_t h)
+static inline __attribute__((always_inline)) int ev_gen(struct psim *s, uint32_t h)
 {
 	if (s->st)
 		return stream_gen(s, h);
