@@ -1239,6 +1239,8 @@ arb_pick(struct psim *s, uint32_t g, int *stalled)
 			*stalled = 1;
 			continue;
 		}
+		if (best < 0 && s->fifo[fid].rnext < 0)
+			return fid; /* the only head that can go: no key needed */
 		uint64_t key;
 		if (s->age) {
 			key = p->birth;
