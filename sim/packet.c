@@ -760,13 +760,17 @@ static inline __attribute__((always_inline)) void lane_prefetch(struct psim *s,
 	if (ty == EV_ARRIVE) {
 		const struct pkt *p = &s->pk[h->a];
 		const struct port *pin = &s->pt[h->b];
-		if (p->cls != RT_NONE && (uint32_t)pin->sw != p->home)
-			__builtin_prefetch(&s->ctab[(size_t)pin->sw * s->ncls + p->cls]);
-	} else if (ty == EV_TXDONE && h->b != h->a) {
+		/* without branches (they mispredict): the entry also at the
+		 * home switch, where the lookup does not need it; index 0
+		 * without a class */
+		size_t at = p->cls != RT_NONE ? (size_t)(uint32_t)pin->sw * s->ncls + p->cls : 0;
+		__builtin_prefetch(&s->ctab[at]);
+	} else if (ty == EV_TXDONE) {
+		/* a host's link (b == a) fetches its own FIFO index and its
+		 * switch port: harmless, and no branch */
 		int32_t up = s->pt[BPORT(s, h->b)].peer;
 		__builtin_prefetch(&s->fifo[h->b]);
-		if (up >= 0)
-			__builtin_prefetch(&s->pt[up]);
+		__builtin_prefetch(&s->pt[up >= 0 ? (uint32_t)up : h->a]);
 	}
 }
 
