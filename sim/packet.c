@@ -4102,51 +4102,53 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		}
 		s.now = et;
 		nevents++;
-		switch (ty) { /* a constant on pop's paths for lane types */
-		case EV_GEN:
-			rc = ev_gen(&s, e.a);
-			break;
-		case EV_ARRIVE:
-			rc = ev_arrive(&s, (int32_t)e.a, e.b);
-			break;
-		case EV_TXDONE:
+		/* the two common types first, as tests the compiler can match
+		 * with pop's (a constant type on its paths) */
+		if (ty == EV_TXDONE) {
 			rc = ev_txdone(&s, e.a);
-			break;
-		case EV_CREDIT: /* port e.a waits for credits */
-			s.pt[e.a].cwake = 0;
-			if (!s.pt[e.a].out_busy)
-				rc = arb_port(&s, e.a);
-			break;
-		case EV_DELIVER:
-			rc = deliver(&s, (int32_t)e.a, s.now);
-			break;
-		case EV_AGEN:
-			rc = ev_agen(&s, e.a);
-			break;
-		case EV_NREADY:
-			rc = ev_nready(&s, (int32_t)e.a, e.b);
-			break;
-		case EV_NDONE:
-			rc = ev_ndone(&s, e.a);
-			break;
-		case EV_AGG:
-			if (s.agg[e.a].gen == e.b && s.agg[e.a].n)
-				rc = nic_seal(&s, e.a / s.nh, e.a % s.nh);
-			break;
-		case EV_HCA:
-			rc = ev_hca(&s, (int32_t)e.a, e.b);
-			break;
-		case EV_STEP: /* computing after a step is over */
-			if (e.a == UINT32_MAX) {
-				rc = stream_next(&s);
-			} else {
-				s.st->rh[e.a].cstate = 2;
-				rc = rank_try(&s, e.a);
+		} else if (ty == EV_ARRIVE) {
+			rc = ev_arrive(&s, (int32_t)e.a, e.b);
+		} else {
+			switch (ty) {
+			case EV_GEN:
+				rc = ev_gen(&s, e.a);
+				break;
+			case EV_CREDIT: /* port e.a waits for credits */
+				s.pt[e.a].cwake = 0;
+				if (!s.pt[e.a].out_busy)
+					rc = arb_port(&s, e.a);
+				break;
+			case EV_DELIVER:
+				rc = deliver(&s, (int32_t)e.a, s.now);
+				break;
+			case EV_AGEN:
+				rc = ev_agen(&s, e.a);
+				break;
+			case EV_NREADY:
+				rc = ev_nready(&s, (int32_t)e.a, e.b);
+				break;
+			case EV_NDONE:
+				rc = ev_ndone(&s, e.a);
+				break;
+			case EV_AGG:
+				if (s.agg[e.a].gen == e.b && s.agg[e.a].n)
+					rc = nic_seal(&s, e.a / s.nh, e.a % s.nh);
+				break;
+			case EV_HCA:
+				rc = ev_hca(&s, (int32_t)e.a, e.b);
+				break;
+			case EV_STEP: /* computing after a step is over */
+				if (e.a == UINT32_MAX) {
+					rc = stream_next(&s);
+				} else {
+					s.st->rh[e.a].cstate = 2;
+					rc = rank_try(&s, e.a);
+				}
+				break;
+			default:
+				rc = ev_check(&s);
+				break;
 			}
-			break;
-		default:
-			rc = ev_check(&s);
-			break;
 		}
 		if (rc && (!err || !err->code))
 			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");
