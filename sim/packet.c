@@ -64,6 +64,7 @@ enum {
 	EV_HCA,	   /* a sealed fabric packet reaches the NIC's port queue */
 	/* message streams */
 	EV_STEP, /* a host (a; UINT32_MAX: the barrier) finished computing after a step */
+	EV_NONE = 16, /* pop: no event left */
 };
 #define EV_BITS 4u
 
@@ -243,6 +244,8 @@ struct psim {
 	uint8_t *isl_acc;   /* iSLIP: [256] grant an input accepts */
 	uint64_t *isl_akey; /* iSLIP: [256] its key */
 	uint64_t *isl_rq;   /* iSLIP: [switch * 4] bits of the outputs with requests */
+	int islip, age;	    /* o->islip_iters, o->arb == IBF_PSIM_ARB_AGE */
+	uint64_t pkt_hops;  /* res->pkt_hops, counted here (no pointer to follow) */
 	uint64_t router_ps; /* head arrival -> eligible */
 	uint8_t vl0[16];    /* SL -> VL without SL2VL tables: SL mod V */
 	/* the LFTs compressed for the host DLIDs (see rt_build) */
@@ -293,7 +296,8 @@ struct psim {
 	int8_t lcl[16];	  /* and that lane (-1 none yet); */
 	uint64_t lcd2[16]; /* the delay before it (an arrival's delay */
 	int8_t lcl2[16];   /* alternates between host and switch links) */
-	size_t nev;	    /* events queued */
+	struct lane *lcp[16], *lcp2[16]; /* the lanes lcl, lcl2 (lnone: none) */
+	struct lane lnone; /* no lane: empty and without room */
 	uint64_t now;
 	/* pending credit returns per sending port, in time order: the first
 	 * in the port (pct...), the rest in a list of pc nodes */
@@ -442,6 +446,8 @@ static int q_init(struct psim *s, double per_ps)
 	memset(s->lidx, -1, sizeof(s->lidx));
 	memset(s->lcl, -1, sizeof(s->lcl));
 	memset(s->lcl2, -1, sizeof(s->lcl2));
+	for (uint32_t t = 0; t < 16; t++)
+		s->lcp[t] = s->lcp2[t] = &s->lnone;
 	return 0;
 }
 
@@ -540,7 +546,6 @@ static inline __attribute__((always_inline)) int push_cal(struct psim *s, uint64
 {
 	struct ev e = { k, a, b };
 	uint64_t t = k >> EV_BITS;
-	s->nev++;
 	if (k < s->qcb) {
 		s->qcb = k;
 		if (k < s->qlb)
@@ -603,10 +608,37 @@ static inline int lane_less(const struct psim *s, uint32_t x, uint32_t y)
  * without branches on the times. */
 static inline __attribute__((always_inline)) void lw_replay(struct psim *s, uint32_t l)
 {
+	if (__builtin_expect(s->lwn <= 4, 1))
+		return; /* up to four lanes: no tree (lane_best) */
 	for (uint32_t k = (s->lwn + l) >> 1; k; k >>= 1) {
 		uint8_t x = s->lw[2 * k], y = s->lw[2 * k + 1];
 		s->lw[k] = lane_less(s, y, x) ? y : x;
 	}
+}
+
+/* The lane with the least head (equal keys: the lower lane).  Up to four
+ * lanes (one link rate and two cable classes: an end of transmission and
+ * two arrivals) the four heads are compared at once, which costs less than
+ * replaying two matches of the tree after each pop; lanes not in use have
+ * no head (UINT64_MAX). */
+static inline __attribute__((always_inline)) int lane_best(const struct psim *s)
+{
+	if (__builtin_expect(s->nlanes <= 3, 1)) {
+		/* the usual three: one link rate, host and switch cables */
+		uint64_t t0 = s->lt[0], t1 = s->lt[1], t2 = s->lt[2];
+		int a = t1 < t0;
+		uint64_t ta = a ? t1 : t0;
+		int c = t2 < ta;
+		return a ^ ((a ^ 2) & -c);
+	}
+	if (__builtin_expect(s->lwn <= 4, 1)) {
+		uint64_t t0 = s->lt[0], t1 = s->lt[1], t2 = s->lt[2], t3 = s->lt[3];
+		int a = t1 < t0, b = t3 < t2;
+		uint64_t ta = a ? t1 : t0, tb = b ? t3 : t2;
+		int c = tb < ta; /* selected by arithmetic: no branch on times */
+		return a ^ ((a ^ (2 + b)) & -c);
+	}
+	return s->lw[1];
 }
 
 /* A lane was added: a wider tree when needed, all matches played again. */
@@ -664,13 +696,11 @@ static inline __attribute__((always_inline)) int push(struct psim *s, uint64_t t
 	 * without a branch), not empty, with room */
 	uint64_t d = t - s->now;
 	int two = s->lcd2[type] == d;
-	int l = two ? s->lcl2[type] : s->lcl[type];
+	struct lane *L = two ? s->lcp2[type] : s->lcp[type];
 	uint64_t ld = two ? d : s->lcd[type];
-	struct lane *L = &s->lane[l & (NLANES - 1)];
-	if (__builtin_expect(l < 0 || ld != d || L->n - 1u >= L->mask, 0))
+	if (__builtin_expect(ld != d || L->n - 1u >= L->mask, 0))
 		return push_lane_slow(s, t, type, a, b);
 	L->v[(L->head + L->n++) & L->mask] = (struct ev){ k, a, b };
-	s->nev++;
 	return 0;
 }
 
@@ -687,8 +717,10 @@ static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, 
 			return push_cal(s, k, a, b);
 		s->lcd2[type] = s->lcd[type];
 		s->lcl2[type] = s->lcl[type];
+		s->lcp2[type] = s->lcp[type];
 		s->lcd[type] = d;
 		s->lcl[type] = (int8_t)l;
+		s->lcp[type] = &s->lane[l];
 	}
 	struct lane *L = &s->lane[l];
 	if ((!L->v || L->n > L->mask) && lane_grow(L))
@@ -698,7 +730,6 @@ static __attribute__((noinline)) int push_lane_slow(struct psim *s, uint64_t t, 
 		s->lt[l] = k;
 		lw_replay(s, (uint32_t)l);
 	}
-	s->nev++;
 	return 0;
 }
 
@@ -714,9 +745,8 @@ static inline uint32_t ev_type(const struct ev *e)
  * TXDONE; at the head an ARRIVE's table entry, a TXDONE's FIFO and the port
  * its credits go back to. */
 static inline __attribute__((always_inline)) void lane_prefetch(struct psim *s,
-								 const struct lane *L)
+								 const struct lane *L, uint32_t ty)
 {
-	uint32_t ty = L->type;
 	if (!((1u << EV_ARRIVE | 1u << EV_TXDONE | 1u << EV_DELIVER) >> ty & 1))
 		return;
 	if (L->n > 1) {
@@ -730,35 +760,53 @@ static inline __attribute__((always_inline)) void lane_prefetch(struct psim *s,
 	if (ty == EV_ARRIVE) {
 		const struct pkt *p = &s->pk[h->a];
 		const struct port *pin = &s->pt[h->b];
-		if (p->cls != RT_NONE && (uint32_t)pin->sw != p->home)
-			__builtin_prefetch(&s->ctab[(size_t)pin->sw * s->ncls + p->cls]);
-	} else if (ty == EV_TXDONE && h->b != h->a) {
+		/* without branches (they mispredict): the entry also at the
+		 * home switch, where the lookup does not need it; index 0
+		 * without a class */
+		size_t at = p->cls != RT_NONE ? (size_t)(uint32_t)pin->sw * s->ncls + p->cls : 0;
+		__builtin_prefetch(&s->ctab[at]);
+	} else if (ty == EV_TXDONE) {
+		/* a host's link (b == a) fetches its own FIFO index and its
+		 * switch port: harmless, and no branch */
 		int32_t up = s->pt[BPORT(s, h->b)].peer;
 		__builtin_prefetch(&s->fifo[h->b]);
-		if (up >= 0)
-			__builtin_prefetch(&s->pt[up]);
+		__builtin_prefetch(&s->pt[up >= 0 ? (uint32_t)up : h->a]);
 	}
 }
 
-/* Take the next event from lane bl (its head is the least of all). */
-static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int bl, struct ev *out)
+/* Take the next event from lane bl (its head is the least of all; ty:
+ * the lane's type, a constant where the caller knows it). */
+static inline __attribute__((always_inline)) void lane_pop_t(struct psim *s, int bl,
+							     struct ev *out, uint32_t ty)
 {
 	struct lane *L = &s->lane[bl];
 	*out = L->v[L->head];
 	L->head = (L->head + 1) & L->mask;
 	if (--L->n) {
 		s->lt[bl] = L->v[L->head].k;
-		lane_prefetch(s, L);
+		lane_prefetch(s, L, ty);
 	} else {
 		s->lt[bl] = UINT64_MAX;
 	}
 	lw_replay(s, (uint32_t)bl);
-	s->nev--;
+}
+
+static inline __attribute__((always_inline)) void lane_pop(struct psim *s, int bl, struct ev *out)
+{
+	lane_pop_t(s, bl, out, s->lane[bl].type);
 }
 
 static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, int bl);
 
-/* The next event (s->nev > 0): the least of the lanes' heads, the
+/* Take the generation chain's event (the next is set by ev_gen). */
+static inline void gen_pop(struct psim *s, struct ev *out)
+{
+	*out = (struct ev){ s->gen_k, s->gen_a, 0 };
+	s->gen_k = UINT64_MAX;
+}
+
+/* The next event; returns its type, EV_NONE when none is left, or an
+ * error (< 0).  The event is the least of the lanes' heads, the
  * calendar's and the merged generation chain's (gen_k).  Usually the best
  * lane's head is below s->qlb, the lower of gen_k and a bound below every
  * calendar event (the first event of the current bucket, else the start of
@@ -766,21 +814,31 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
  * looked at. */
 static inline __attribute__((always_inline)) int pop(struct psim *s, struct ev *out)
 {
-	int bl = s->lw[1];
+	int bl = lane_best(s);
 	if (__builtin_expect(s->lt[bl] < s->qlb, 1)) {
-		lane_pop(s, bl, out);
-		return 0;
+		/* the two common types with their prefetch folded for them */
+		uint32_t ty = s->lane[bl].type;
+		if (ty == EV_TXDONE) {
+			lane_pop_t(s, bl, out, EV_TXDONE);
+			return EV_TXDONE;
+		}
+		if (ty == EV_ARRIVE) {
+			lane_pop_t(s, bl, out, EV_ARRIVE);
+			return EV_ARRIVE;
+		}
+		lane_pop_t(s, bl, out, ty);
+		return (int)ty;
 	}
-	return pop_slow(s, out, bl);
+	if (s->gen_k < s->lt[bl] && s->gen_k < s->qcb) {
+		/* the generation chain's next event (pop_slow's first case) */
+		gen_pop(s, out);
+		s->qlb = s->qcb;
+		return EV_GEN;
+	}
+	int rc = pop_slow(s, out, bl);
+	return rc ? (rc > 0 ? EV_NONE : rc) : (int)ev_type(out);
 }
 
-/* Take the generation chain's event (the next is set by ev_gen). */
-static void gen_pop(struct psim *s, struct ev *out)
-{
-	*out = (struct ev){ s->gen_k, s->gen_a, 0 };
-	s->gen_k = UINT64_MAX;
-	s->nev--;
-}
 
 /* pop, looking at the calendar.  When its current bucket is empty it
  * moves on to the next bucket with events, as far as 16 buckets past the
@@ -823,6 +881,8 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 		}
 	}
 	uint64_t ck = s->qcur == PK_NONE ? UINT64_MAX : s->qpool[s->qcur].e.k;
+	if (bl < 0 && ck == UINT64_MAX && s->gen_k == UINT64_MAX)
+		return 1; /* no event left */
 	if (s->gen_k < bk && s->gen_k < ck) {
 		gen_pop(s, out);
 	} else if (bl >= 0 && ck > bk) {
@@ -835,7 +895,6 @@ static __attribute__((noinline)) int pop_slow(struct psim *s, struct ev *out, in
 		*out = s->qpool[n].e;
 		s->qpool[n].next = s->qfree;
 		s->qfree = n;
-		s->nev--;
 	}
 	/* the current bucket's events are sorted; those of later buckets
 	 * (lists and overflow heap) are no earlier than the next bucket, and
@@ -1111,7 +1170,7 @@ transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 	uint32_t peer = (uint32_t)s->pt[g].peer;
 	if (!rc && s->pt[g].kind != 2)
 		rc = push(s, head + s->router_ps, EV_ARRIVE, (uint32_t)i, peer);
-	s->res->pkt_hops++;
+	s->pkt_hops++;
 	s->last_move = s->now;
 	if (s->now >= s->w0 && end <= s->w1) {
 		s->link_bytes[g] += p->bytes;
@@ -1184,8 +1243,10 @@ arb_pick(struct psim *s, uint32_t g, int *stalled)
 			*stalled = 1;
 			continue;
 		}
+		if (best < 0 && s->fifo[fid].rnext < 0)
+			return fid; /* the only head that can go: no key needed */
 		uint64_t key;
-		if (s->o->arb == IBF_PSIM_ARB_AGE) {
+		if (s->age) {
 			key = p->birth;
 		} else {
 			uint32_t lp = gin - base;
@@ -1227,18 +1288,26 @@ arb_take(struct psim *s, uint32_t g, int32_t best, int upd)
 
 static int arb_islip(struct psim *s, uint32_t g0);
 
-/* Pick one of the FIFO heads that want switch output g. */
-static int arb_out(struct psim *s, uint32_t g)
+/* Pick one of the FIFO heads that want switch output g, which is free. */
+static __attribute__((noinline)) int arb_free(struct psim *s, uint32_t g)
 {
-	if (s->pt[g].out_busy)
-		return 0;
-	if (s->o->islip_iters)
+	if (s->islip)
 		return arb_islip(s, g);
 	int stalled;
 	int32_t best = arb_pick(s, g, &stalled);
 	if (best < 0)
 		return stalled ? credits_wait(s, g) : 0;
 	return arb_take(s, g, best, 1);
+}
+
+/* Pick one of the FIFO heads that want switch output g: nothing while it
+ * sends (tested here, not in a call: most arrivals and freed inputs find
+ * their output busy). */
+static inline __attribute__((always_inline)) int arb_out(struct psim *s, uint32_t g)
+{
+	if (s->pt[g].out_busy)
+		return 0;
+	return arb_free(s, g);
 }
 
 /* iSLIP (McKeown 1999) over the switch of output g0, islip_iters rounds:
@@ -1283,7 +1352,7 @@ static int arb_islip(struct psim *s, uint32_t g0)
 			uint32_t op = gl[k];
 			uint32_t gin = BPORT(s, (uint32_t)grant[op]), ip = gin - base;
 			uint64_t key;
-			if (s->o->arb == IBF_PSIM_ARB_AGE) {
+			if (s->age) {
 				key = s->pk[s->fifo[grant[op]].head].birth;
 			} else {
 				key = op + P - s->isl_apt[gin] - 1u;
@@ -1336,7 +1405,8 @@ static void drop_pkt(struct psim *s, int32_t i)
 }
 
 /* The SL of host h's packets towards dlid (SL 0 without a table). */
-static uint8_t host_sl(const struct psim *s, uint32_t h, uint32_t dlid)
+static inline __attribute__((always_inline)) uint8_t host_sl(const struct psim *s, uint32_t h,
+							     uint32_t dlid)
 {
 	const struct host *H = &s->host[h];
 	if (!s->sl || H->row < 0 || dlid >= s->sl->stride)
@@ -1404,7 +1474,8 @@ static int dpush(double **a, size_t *n, size_t *cap, double v)
 }
 
 static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes);
-static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid);
+static inline __attribute__((always_inline)) void pk_dest(struct psim *s, struct pkt *p,
+							  uint32_t d, uint32_t dlid);
 static int stream_gen(struct psim *s, uint32_t h);
 static void stream_tag(const struct psim *s, struct pkt *p);
 
@@ -1424,11 +1495,10 @@ static int gen_next(struct psim *s)
 	s->gen_a = s->gen_host[i];
 	if (s->gen_k < s->qlb)
 		s->qlb = s->gen_k;
-	s->nev++;
 	return 0;
 }
 
-static int ev_gen(struct psim *s, uint32_t h)
+static inline __attribute__((always_inline)) int ev_gen(struct psim *s, uint32_t h)
 {
 	if (s->st)
 		return stream_gen(s, h);
@@ -1462,7 +1532,8 @@ static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
 {
 	struct host *H = &s->host[h];
 	uint64_t now = s->now;
-	uint32_t layer = (uint32_t)ibf_rand_below(&s->rng, s->host[d].nlids);
+	/* nlids is a power of two: the remainder is a mask (no division) */
+	uint32_t layer = (uint32_t)rand_u64(s) & (s->host[d].nlids - 1);
 	s->res->generated++;
 	int win = in_window(s, now);
 	if (win)
@@ -1497,7 +1568,8 @@ static int host_send(struct psim *s, uint32_t h, uint32_t d, uint32_t bytes)
 		H->qhead = i;
 	H->qtail = i;
 	H->qlen++;
-	return arb_host(s, h);
+	/* sent at once when the link is free (tested here, not in a call) */
+	return s->pt[H->g].out_busy ? 0 : arb_host(s, h);
 }
 
 /* ------------------------------------------------------------ tables */
@@ -1605,10 +1677,21 @@ static int rt_build(struct psim *s)
 		uint8_t *col = cm + i * nsw;
 		rt_home(s, dl[i], hh[i], col[hm[i]]);
 		col[hm[i]] = 0; /* the home entry is the DLID's own */
+		/* the hash only picks the first slot to look at: the classes
+		 * are numbered in DLID order whatever it is; eight entries per
+		 * step */
 		uint64_t x = 1469598103934665603ull ^ hm[i];
-		for (uint32_t sw = 0; sw < nsw; sw++)
+		uint32_t sw = 0;
+		for (; sw + 8 <= nsw; sw += 8) {
+			uint64_t w;
+			memcpy(&w, col + sw, 8);
+			x = (x ^ w) * 1099511628211ull;
+			x ^= x >> 31; /* the high bytes down for the next step */
+		}
+		for (; sw < nsw; sw++)
 			x = (x ^ col[sw]) * 1099511628211ull;
-		uint32_t at = (uint32_t)(x ^ x >> 29) & (hsz - 1);
+		x = ibf_hash64(x);
+		uint32_t at = (uint32_t)x & (hsz - 1);
 		while (hash[at] >= 0 &&
 		       (s->chome[hash[at]] != hm[i] ||
 			memcmp(cm + (size_t)rep[hash[at]] * nsw, col, nsw)))
@@ -1637,7 +1720,8 @@ static int rt_build(struct psim *s)
 
 /* Packet p goes to host d at dlid: its column class, home switch and the
  * entry there. */
-static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid)
+static inline __attribute__((always_inline)) void pk_dest(struct psim *s, struct pkt *p,
+							  uint32_t d, uint32_t dlid)
 {
 	p->dst = d;
 	p->dlid = dlid;
@@ -1650,7 +1734,8 @@ static void pk_dest(struct psim *s, struct pkt *p, uint32_t d, uint32_t dlid)
 	}
 }
 
-static int give_credit(struct psim *s, uint32_t gin, uint8_t vl, uint32_t bytes)
+static inline __attribute__((always_inline)) int give_credit(struct psim *s, uint32_t gin,
+							       uint8_t vl, uint32_t bytes)
 {
 	uint32_t up = (uint32_t)s->pt[gin].peer;
 	return credits_return(s, up, vl, s->now + s->pt[up].prop, bytes);
@@ -1716,7 +1801,7 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 	/* one branch on the five conditions (bitwise, not short-circuit: the
 	 * lines are read anyway and each condition alone is unpredictable) */
 	if (!((pin->vmask >> p->vl & 1u) | (uint32_t)(po->req_head >= 0) | po->out_busy |
-	      pin->in_busy | (uint32_t)(s->o->islip_iters != 0))) {
+	      pin->in_busy | (uint32_t)s->islip)) {
 		/* The packet would be the only request of a free output from a
 		 * free input: unless it lacks credits, arb_out would grant it at
 		 * once.  Send it without queueing it, with the same state
@@ -1743,18 +1828,25 @@ static int ev_arrive(struct psim *s, int32_t i, uint32_t gin)
 	return 0;
 }
 
-static int ev_txdone(struct psim *s, uint32_t g)
+static inline __attribute__((always_inline)) int ev_txdone(struct psim *s, uint32_t g)
 {
 	s->pt[g].out_busy = 0;
 	int32_t fid = s->pt[g].cur_fid;
-	if (fid < 0)
-		return arb_host(s, (uint32_t)s->pt[g].host_of);
+	if (fid < 0) {
+		/* a host's link: the host sends its next packet, if it has one
+		 * (tested here, not in a call: the queue is mostly empty) */
+		uint32_t h = (uint32_t)s->pt[g].host_of;
+		return s->host[h].qhead == PK_NONE ? 0 : arb_host(s, h);
+	}
 	uint32_t gin = BPORT(s, (uint32_t)fid);
 	s->pt[gin].in_busy = 0;
 	int rc = give_credit(s, gin, (uint8_t)BVL(s, (uint32_t)fid),
 			     s->pt[g].cur_bytes);
-	if (!rc)
-		rc = arb_out(s, g);
+	/* no requests: arb_free would only count in the credits (no call) */
+	if (!rc && (s->pt[g].req_head >= 0 || s->islip))
+		rc = arb_free(s, g);
+	else if (!rc)
+		credits_settle(s, g);
 	/* the input is free again: its other heads may go now */
 	for (unsigned m = s->pt[gin].vmask; m && !rc && !s->pt[gin].in_busy; m &= m - 1) {
 		/* m is a snapshot: an arbitration above may have emptied a FIFO */
@@ -3202,7 +3294,8 @@ static int ev_hca(struct psim *s, int32_t i, uint32_t h)
 		H->qhead = i;
 	H->qtail = i;
 	H->qlen++;
-	return arb_host(s, h);
+	/* sent at once when the link is free (tested here, not in a call) */
+	return s->pt[H->g].out_busy ? 0 : arb_host(s, h);
 }
 
 static int node_setup(struct psim *s, struct ibf_error *err)
@@ -3982,14 +4075,20 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	s.router_ps = (uint64_t)(o->router_ns * 1000.0);
 	s.bytes = o->mtu_payload + o->hdr_bytes;
 	s.K = (uint32_t)o->accels;
+	s.islip = o->islip_iters != 0;
+	s.age = o->arb == IBF_PSIM_ARB_AGE;
 	rc = setup(&s, err);
-	while (!rc && s.nev && !s.stop) {
+	uint64_t nevents = 0;
+	while (!rc && !s.stop) {
 		struct ev e;
-		rc = pop(&s, &e);
-		if (rc) {
+		int ty = pop(&s, &e);
+		if (ty < 0) {
+			rc = ty;
 			ibf_error_set(err, rc, NULL, 0, "out of memory");
 			break;
 		}
+		if (ty == EV_NONE)
+			break;
 		uint64_t et = e.k >> EV_BITS;
 		if (et >= s.w1 && ((s.outstanding == 0 && et >= s.tail_meas) || et >= s.hard_end)) {
 			/* the run ends at the last event before this one, which
@@ -4014,56 +4113,60 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 			break;
 		}
 		s.now = et;
-		res->events++;
-		switch ((int)ev_type(&e)) {
-		case EV_GEN:
-			rc = ev_gen(&s, e.a);
-			break;
-		case EV_ARRIVE:
-			rc = ev_arrive(&s, (int32_t)e.a, e.b);
-			break;
-		case EV_TXDONE:
+		nevents++;
+		/* the two common types first, as tests the compiler can match
+		 * with pop's (a constant type on its paths) */
+		if (ty == EV_TXDONE) {
 			rc = ev_txdone(&s, e.a);
-			break;
-		case EV_CREDIT: /* port e.a waits for credits */
-			s.pt[e.a].cwake = 0;
-			if (!s.pt[e.a].out_busy)
-				rc = arb_port(&s, e.a);
-			break;
-		case EV_DELIVER:
-			rc = deliver(&s, (int32_t)e.a, s.now);
-			break;
-		case EV_AGEN:
-			rc = ev_agen(&s, e.a);
-			break;
-		case EV_NREADY:
-			rc = ev_nready(&s, (int32_t)e.a, e.b);
-			break;
-		case EV_NDONE:
-			rc = ev_ndone(&s, e.a);
-			break;
-		case EV_AGG:
-			if (s.agg[e.a].gen == e.b && s.agg[e.a].n)
-				rc = nic_seal(&s, e.a / s.nh, e.a % s.nh);
-			break;
-		case EV_HCA:
-			rc = ev_hca(&s, (int32_t)e.a, e.b);
-			break;
-		case EV_STEP: /* computing after a step is over */
-			if (e.a == UINT32_MAX) {
-				rc = stream_next(&s);
-			} else {
-				s.st->rh[e.a].cstate = 2;
-				rc = rank_try(&s, e.a);
+		} else if (ty == EV_ARRIVE) {
+			rc = ev_arrive(&s, (int32_t)e.a, e.b);
+		} else {
+			switch (ty) {
+			case EV_GEN:
+				rc = ev_gen(&s, e.a);
+				break;
+			case EV_CREDIT: /* port e.a waits for credits */
+				s.pt[e.a].cwake = 0;
+				if (!s.pt[e.a].out_busy)
+					rc = arb_port(&s, e.a);
+				break;
+			case EV_DELIVER:
+				rc = deliver(&s, (int32_t)e.a, s.now);
+				break;
+			case EV_AGEN:
+				rc = ev_agen(&s, e.a);
+				break;
+			case EV_NREADY:
+				rc = ev_nready(&s, (int32_t)e.a, e.b);
+				break;
+			case EV_NDONE:
+				rc = ev_ndone(&s, e.a);
+				break;
+			case EV_AGG:
+				if (s.agg[e.a].gen == e.b && s.agg[e.a].n)
+					rc = nic_seal(&s, e.a / s.nh, e.a % s.nh);
+				break;
+			case EV_HCA:
+				rc = ev_hca(&s, (int32_t)e.a, e.b);
+				break;
+			case EV_STEP: /* computing after a step is over */
+				if (e.a == UINT32_MAX) {
+					rc = stream_next(&s);
+				} else {
+					s.st->rh[e.a].cstate = 2;
+					rc = rank_try(&s, e.a);
+				}
+				break;
+			default:
+				rc = ev_check(&s);
+				break;
 			}
-			break;
-		default:
-			rc = ev_check(&s);
-			break;
 		}
 		if (rc && (!err || !err->code))
 			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");
 	}
+	res->events = nevents;
+	res->pkt_hops = s.pkt_hops;
 	if (!rc)
 		finish(&s);
 	if (!rc && s.st && (rc = stream_finish(&s)))
