@@ -182,11 +182,14 @@ static void json_phase(const struct phase_row *row)
 	       "\"aggregate_gbps\": %.17g, \"injection_bound_gbps\": %.17g, \"min_gbps\": %.17g, "
 	       "\"mean_gbps\": %.17g, \"median_gbps\": %.17g, \"max_gbps\": %.17g, "
 	       "\"max_util\": %.17g, \"mean_util\": %.17g, \"max_host_util\": %.17g, "
-	       "\"time_us\": %.17g, \"demand_gbps\": %.17g}",
+	       "\"time_us\": %.17g, \"demand_gbps\": %.17g, \"fct_mean_us\": %.17g, "
+	       "\"fct_p50_us\": %.17g, \"fct_p99_us\": %.17g, \"fluid_steps\": %llu}",
 	       row->repeat, row->bytes, (unsigned long long)r->flows, (unsigned long long)r->local,
 	       r->aggregate, r->inj_bound, r->min_rate, r->mean_rate, r->median_rate, r->max_rate,
 	       r->max_util, r->mean_util, r->max_host_util, isfinite(r->time_us) ? r->time_us : -1,
-	       r->demand_total);
+	       r->demand_total, isfinite(r->fct_mean_us) ? r->fct_mean_us : -1,
+	       isfinite(r->fct_p50_us) ? r->fct_p50_us : -1,
+	       isfinite(r->fct_p99_us) ? r->fct_p99_us : -1, (unsigned long long)r->fluid_steps);
 }
 
 /* ------------------------------------------------------------ SVG */
