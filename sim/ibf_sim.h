@@ -37,6 +37,8 @@ struct ibf_sim_net {
 	int order;		  /* host order used (enum ibf_cong_order) */
 	int32_t *host_of_port;	  /* [nlinks] host index of an end port, -1 else */
 	int threads;		  /* tracing workers (0 = 1); never changes results */
+	double fluid_eps;	  /* completions within this relative time of the
+				   * earliest are one event (0: 1e-9) */
 };
 int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f, const struct ibf_routes *r,
 		     int order, struct ibf_error *err);

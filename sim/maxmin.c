@@ -525,7 +525,7 @@ out:
 /* ------------------------------------------------------------ completion times (fluid) */
 
 /* Flows finishing within this relative distance of the earliest one are
- * one event (one re-solve). */
+ * one event (one re-solve), unless the network gives another. */
 #define FLUID_EPS 1e-9
 
 /* completion events: (time, flow), earliest first, ties by flow index;
@@ -764,9 +764,28 @@ static void fluid_free(struct fluid *fl)
 	free(fl->h.a);
 }
 
-int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, const double *bytes,
-	      const uint8_t *counted, const double *rate0, double *fct, uint64_t *steps)
+/* Drop the stale entries of the completion heap (a re-solve pushes a new
+ * one for every flow whose rate changed): keeps it within 2 nf. */
+static int ccompact(struct cheap *h, const uint8_t *st, const double *c)
 {
+	struct cheap nh = { 0 };
+	for (size_t i = 0; i < h->n; i++) {
+		const struct cent *v = &h->a[i];
+		if (st[v->f] != 1 && v->t == c[v->f] && cpush(&nh, v->t, v->f)) {
+			free(nh.a);
+			return -1;
+		}
+	}
+	free(h->a);
+	*h = nh;
+	return 0;
+}
+
+int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, const double *bytes,
+	      const uint8_t *counted, const double *rate0, double eps, double *fct, uint64_t *steps)
+{
+	if (!(eps > 0))
+		eps = FLUID_EPS;
 	uint64_t nf = in->nf, nz = nf ? nf : 1;
 	struct fluid fl = { .in = in, .cap = cap, .nlinks = nlinks };
 	struct cheap ev = { 0 };
@@ -818,7 +837,7 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 		goto out;
 	uint64_t head = 0; /* ord[head..nf): running and finished flows, fastest first */
 	while (left && ev.n) {
-		/* the earliest completion and every one within FLUID_EPS of it */
+		/* the earliest completion and every one within eps of it */
 		double T = -1, tg = 0, thr = INFINITY;
 		uint64_t nd = 0;
 		while (ev.n) {
@@ -829,7 +848,7 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 			}
 			if (T < 0)
 				T = top.t;
-			else if (top.t > T * (1 + FLUID_EPS))
+			else if (top.t > T * (1 + eps))
 				break;
 			cpop(&ev);
 			fl.st[top.f] = 1;
@@ -892,6 +911,8 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 		if (q < nf && cmp_rate_desc(&ord[q], &set[k - 1], r) < 0)
 			if (sort_by_rate(ord + head, nf - head, r))
 				goto out;
+		if (ev.n > 2 * nf + 1024 && ccompact(&ev, fl.st, c))
+			goto out;
 	}
 	rc = 0;
 out:
@@ -1031,7 +1052,8 @@ int ibf_sim_maxmin_phase(const struct ibf_sim_net *n, const struct ibf_sim_place
 	/* the phase lasts until its last counted flow is done; with equal
 	 * bytes no flow outlives a faster one, nothing is re-solved and each
 	 * time is bytes / its rate at the start */
-	if (m && sim_fluid(&in, n->cap, n->nlinks, bytes, counted, rate, fct, &res->fluid_steps)) {
+	if (m && sim_fluid(&in, n->cap, n->nlinks, bytes, counted, rate, n->fluid_eps, fct,
+			   &res->fluid_steps)) {
 		free(bytes);
 		free(fct);
 		free(counted);

@@ -668,7 +668,7 @@ static void test_fluid_reference(void)
 				}
 				TT_REQUIRE(!sim_maxmin(&in, x.n.cap, x.n.nlinks, NULL, r0, NULL));
 				uint64_t steps = 0;
-				TT_REQUIRE(!sim_fluid(&in, x.n.cap, x.n.nlinks, b, NULL, r0, f1,
+				TT_REQUIRE(!sim_fluid(&in, x.n.cap, x.n.nlinks, b, NULL, r0, 0, f1,
 						      &steps));
 				fluid_reference(&in, x.n.cap, x.n.nlinks, b, f2);
 				uint64_t bad = 0, worst = 0;
