@@ -16,7 +16,7 @@ static const char flow_help[] =
 	"         [--lmc N] [--guid2lid F] [--conf F] [--seed S] [--threads N]\n"
 	"         [--placement linear|random|FILE] [--ppn N] [--ranks N] [--layers POLICY]\n"
 	"         [--bytes B] [--acc-gbps R] [--mat routing|any|both] [--mat-method gk|lp]\n"
-	"         [--eps E] [--phases] [--json] [--svg DIR]\n"
+	"         [--eps E] [--fluid-eps E] [--phases] [--json] [--svg DIR]\n"
 	"Traces every flow of a traffic pattern through forwarding tables (an engine's,\n"
 	"or dumps read back with dump_lfts / opensm-lfts.dump) and gives each its\n"
 	"max-min fair rate over the links (width x speed, host links included).\n"
@@ -34,6 +34,9 @@ static const char flow_help[] =
 	"  --mat      maximum achievable throughput of the pattern's first phase: over\n"
 	"             the tables' layer paths (routing), any path (any), or both;\n"
 	"             gk = Garg-Koenemann bounds lo..hi, lp = exact (GLPK)\n"
+	"  --fluid-eps flows that finish within this relative time of one another\n"
+	"             are one event of the completion model (default 1e-9; at most\n"
+	"             0.1): larger is faster and less exact when sizes differ\n"
 	"  --phases   one line per phase; --json machine-readable; --svg DIR plots\n"
 	"  --threads  workers of --engine and of tracing (at most 16 trace): 1..4096,\n"
 	"             or 0 / auto for one per online CPU (also the default); results\n"
@@ -182,11 +185,14 @@ static void json_phase(const struct phase_row *row)
 	       "\"aggregate_gbps\": %.17g, \"injection_bound_gbps\": %.17g, \"min_gbps\": %.17g, "
 	       "\"mean_gbps\": %.17g, \"median_gbps\": %.17g, \"max_gbps\": %.17g, "
 	       "\"max_util\": %.17g, \"mean_util\": %.17g, \"max_host_util\": %.17g, "
-	       "\"time_us\": %.17g, \"demand_gbps\": %.17g}",
+	       "\"time_us\": %.17g, \"demand_gbps\": %.17g, \"fct_mean_us\": %.17g, "
+	       "\"fct_p50_us\": %.17g, \"fct_p99_us\": %.17g, \"fluid_steps\": %llu}",
 	       row->repeat, row->bytes, (unsigned long long)r->flows, (unsigned long long)r->local,
 	       r->aggregate, r->inj_bound, r->min_rate, r->mean_rate, r->median_rate, r->max_rate,
 	       r->max_util, r->mean_util, r->max_host_util, isfinite(r->time_us) ? r->time_us : -1,
-	       r->demand_total);
+	       r->demand_total, isfinite(r->fct_mean_us) ? r->fct_mean_us : -1,
+	       isfinite(r->fct_p50_us) ? r->fct_p50_us : -1,
+	       isfinite(r->fct_p99_us) ? r->fct_p99_us : -1, (unsigned long long)r->fluid_steps);
 }
 
 /* ------------------------------------------------------------ SVG */
@@ -561,6 +567,7 @@ enum {
 	O_MAT,
 	O_MATM,
 	O_EPS,
+	O_FLUID_EPS,
 	O_PHASES,
 	O_JSON,
 	O_SVG
@@ -585,6 +592,7 @@ static const struct option flow_lo[] = {
 	{ "mat", required_argument, 0, O_MAT },
 	{ "mat-method", required_argument, 0, O_MATM },
 	{ "eps", required_argument, 0, O_EPS },
+	{ "fluid-eps", required_argument, 0, O_FLUID_EPS },
 	{ "phases", no_argument, 0, O_PHASES },
 	{ "json", no_argument, 0, O_JSON },
 	{ "svg", required_argument, 0, O_SVG },
@@ -607,6 +615,7 @@ struct flow_args {
 	int mat_r, mat_a, mat_opt;
 	long threads; /* --threads resolved (0 / auto: per CPU), 0 when not given */
 	struct ibf_mat_opts mo;
+	double fluid_eps; /* 0: the simulator's default */
 };
 
 /* --lfts DUMP or --engine NAME: one more table source. */
@@ -731,6 +740,11 @@ static int flow_opt(const char *prog, struct flow_args *a, int c)
 	case O_MATM:
 	case O_EPS:
 		return flow_mat_opt(prog, a, c);
+	case O_FLUID_EPS:
+		a->fluid_eps = strtod(optarg, &end);
+		if (end == optarg || *end || !(a->fluid_eps > 0 && a->fluid_eps <= 0.1))
+			return cli_usage_error(prog, "--fluid-eps must be > 0 and at most 0.1");
+		return 0;
 	case O_PHASES:
 		a->phases = 1;
 		return 0;
@@ -836,6 +850,7 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 			 * at most 16 */
 			long nt = a->threads > 0 ? a->threads : cli_online_cpus(16);
 			sr->net.threads = nt > 16 ? 16 : (int)nt;
+			sr->net.fluid_eps = a->fluid_eps;
 		}
 	}
 	return rc;

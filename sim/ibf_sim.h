@@ -37,6 +37,8 @@ struct ibf_sim_net {
 	int order;		  /* host order used (enum ibf_cong_order) */
 	int32_t *host_of_port;	  /* [nlinks] host index of an end port, -1 else */
 	int threads;		  /* tracing workers (0 = 1); never changes results */
+	double fluid_eps;	  /* completions within this relative time of the
+				   * earliest are one event (0: 1e-9) */
 };
 int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f, const struct ibf_routes *r,
 		     int order, struct ibf_error *err);
@@ -204,12 +206,20 @@ struct ibf_sim_phase_result {
 	double inj_bound;	    /* aggregate with only the host links as constraints */
 	double max_util, mean_util; /* switch-switch links (mean over all of them) */
 	double max_host_util;
-	double time_us;	     /* bytes at the slowest flow's rate, microseconds */
+	double time_us;	     /* until the last counted flow is done, microseconds */
 	double demand_total; /* sum of demands of capped flows (0: elastic only) */
+	/* flow completion times of the counted flows (the elastic ones when
+	 * there are any), microseconds from the phase's start: the flows'
+	 * rates are re-solved as flows finish (fluid model); time_us is the
+	 * largest */
+	double fct_mean_us, fct_p50_us, fct_p99_us;
+	uint64_t fluid_steps; /* max-min re-solves after completions */
 };
-/* Solve one phase: trace flows (layer policy), max-min fair rates.  rates
- * (optional, [nflows] in the phase's order, local flows 0) and link load
- * (optional, [nlinks] Gb/s) are filled when non-NULL. */
+/* Solve one phase: trace flows (layer policy), max-min fair rates at the
+ * phase's start, then the flows' completion times as rates are re-solved
+ * when flows finish.  rates (optional, [nflows] in the phase's order,
+ * local flows 0) and link load (optional, [nlinks] Gb/s) are filled when
+ * non-NULL, both at the phase's start. */
 int ibf_sim_maxmin_phase(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
 			 const struct ibf_sim_phase *ph, const struct ibf_sim_layer_policy *lp,
 			 struct ibf_sim_phase_result *res, double *rates, double *load,

@@ -522,6 +522,410 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------------------ completion times (fluid) */
+
+/* Flows finishing within this relative distance of the earliest one are
+ * one event (one re-solve), unless the network gives another. */
+#define FLUID_EPS 1e-9
+
+/* completion events: (time, flow), earliest first, ties by flow index;
+ * stale entries (the flow finished or got a new time) are skipped */
+struct cent {
+	double t;
+	uint64_t f;
+};
+struct cheap {
+	struct cent *a;
+	size_t n, cap;
+};
+
+static int cless(const struct cent *x, const struct cent *y)
+{
+	return x->t < y->t || (x->t == y->t && x->f < y->f);
+}
+
+static int cpush(struct cheap *h, double t, uint64_t f)
+{
+	if (h->n == h->cap) {
+		size_t nc = h->cap ? h->cap * 2 : 256;
+		struct cent *na = realloc(h->a, nc * sizeof(*na));
+		if (!na)
+			return -1;
+		h->a = na;
+		h->cap = nc;
+	}
+	struct cent v = { t, f };
+	size_t i = h->n++;
+	while (i) {
+		size_t p = (i - 1) / 2;
+		if (!cless(&v, &h->a[p]))
+			break;
+		h->a[i] = h->a[p];
+		i = p;
+	}
+	h->a[i] = v;
+	return 0;
+}
+
+static void cpop(struct cheap *h)
+{
+	struct cent last = h->a[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && cless(&h->a[c + 1], &h->a[c]))
+			c++;
+		if (!cless(&h->a[c], &last))
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n)
+		h->a[i] = last;
+}
+
+/* the solver's state kept over a phase's events */
+struct fluid {
+	const struct sim_inc *in;
+	const double *cap;
+	uint32_t nlinks;
+	uint64_t *loff;	 /* [nlinks + 1] link -> its flows, in flow order */
+	uint32_t *lcnt;	 /* [nlinks] entries still in the list (finished flows drop out) */
+	uint32_t *lflow; /* flow */
+	uint8_t *lw;	 /* its weight on the link (w/128) */
+	uint64_t *W;	 /* [nlinks] weight of growing flows (0 outside a solve) */
+	double *F;	 /* [nlinks] load of the flows that keep their rate */
+	uint32_t *touched;
+	uint8_t *st; /* [nf] 0 running, 1 finished, 2 being re-solved */
+	double *nr;  /* [nf] new rate of a re-solved flow (-1: still growing) */
+	uint64_t *capped;
+	struct heap h;
+};
+
+static int cmp_rate_desc(const void *a, const void *b, const double *r)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	if (r[x] != r[y])
+		return r[x] > r[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* idx[0, n) by rate, fastest first, ties by flow index (merge sort:
+ * the order is total, so the result does not depend on the algorithm) */
+static int sort_by_rate(uint64_t *idx, uint64_t n, const double *r)
+{
+	uint64_t *tmp = malloc((n ? n : 1) * sizeof(uint64_t));
+	if (!tmp)
+		return -1;
+	for (uint64_t w = 1; w < n; w *= 2) {
+		for (uint64_t lo = 0; lo < n; lo += 2 * w) {
+			uint64_t mid = lo + w < n ? lo + w : n,
+				 hi = lo + 2 * w < n ? lo + 2 * w : n;
+			uint64_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				tmp[k++] = cmp_rate_desc(&idx[j], &idx[i], r) < 0 ? idx[j++]
+										  : idx[i++];
+			while (i < mid)
+				tmp[k++] = idx[i++];
+			while (j < hi)
+				tmp[k++] = idx[j++];
+		}
+		memcpy(idx, tmp, n * sizeof(uint64_t));
+	}
+	free(tmp);
+	return 0;
+}
+
+/* Max-min rates of the flows set[0..k) (st 2) with every other running
+ * flow held at its rate rate[]: progressive filling over the capacity the
+ * held flows leave, as sim_maxmin does for all flows.  New rates in
+ * fl->nr.  Exact when the held flows are those below the slowest flow
+ * that finished: a link that fills below that level carries none of the
+ * finished flows, so the filling up to it is unchanged. */
+static int fluid_solve(struct fluid *fl, const uint64_t *set, uint64_t k, const double *rate)
+{
+	const struct sim_inc *in = fl->in;
+	uint32_t nt = 0;
+	uint64_t ncap = 0;
+	for (uint64_t x = 0; x < k; x++) {
+		uint64_t f = set[x];
+		fl->nr[f] = -1;
+		if (in->demand[f] > 0)
+			fl->capped[ncap++] = f;
+		for (uint64_t j = in->off[f]; j < in->off[f + 1]; j++) {
+			uint32_t e = SIM_LINK(in->inc[j]);
+			if (!fl->W[e])
+				fl->touched[nt++] = e;
+			fl->W[e] += SIM_W(in->inc[j]);
+		}
+	}
+	/* the held flows' load on the links the re-solved ones cross; the
+	 * finished flows leave the link's list here */
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t e = fl->touched[t];
+		uint32_t *lf = fl->lflow + fl->loff[e];
+		uint8_t *lw = fl->lw + fl->loff[e];
+		uint32_t m = 0;
+		double load = 0;
+		for (uint32_t i = 0; i < fl->lcnt[e]; i++) {
+			uint64_t f = lf[i];
+			if (fl->st[f] == 1)
+				continue;
+			if (fl->st[f] == 0)
+				load += rate[f] * lw[i] / 128.0;
+			lf[m] = (uint32_t)f;
+			lw[m] = lw[i];
+			m++;
+		}
+		fl->lcnt[e] = m;
+		fl->F[e] = load;
+	}
+	if (sort_by_demand(in->demand, fl->capped, ncap))
+		return -1;
+	fl->h.n = 0;
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t e = fl->touched[t];
+		double lv = (fl->cap[e] - fl->F[e]) * 128.0 / (double)fl->W[e];
+		if (hpush(&fl->h, lv < 0 ? 0 : lv, e))
+			return -1;
+	}
+	struct heap *h = &fl->h;
+	uint64_t remaining = k, ci = 0;
+	while (remaining) {
+		while (h->n) {
+			uint32_t e = h->a[0].e;
+			if (!fl->W[e]) {
+				hpop(h);
+				continue;
+			}
+			double cur = (fl->cap[e] - fl->F[e]) * 128.0 / (double)fl->W[e];
+			if (cur < 0)
+				cur = 0;
+			if (cur > h->a[0].key * (1 + 1e-12) + 1e-300) {
+				hpop(h);
+				if (hpush(h, cur, e))
+					return -1;
+				continue;
+			}
+			break;
+		}
+		while (ci < ncap && fl->nr[fl->capped[ci]] >= 0)
+			ci++;
+		if (!h->n && ci == ncap)
+			break;
+		uint64_t fz_flow = UINT64_MAX;
+		uint32_t fz_link = UINT32_MAX;
+		double level;
+		if (ci < ncap && (!h->n || in->demand[fl->capped[ci]] <= h->a[0].key)) {
+			fz_flow = fl->capped[ci++];
+			level = in->demand[fz_flow];
+		} else {
+			level = h->a[0].key;
+			fz_link = h->a[0].e;
+			hpop(h);
+		}
+		uint64_t hi = fz_flow != UINT64_MAX ? 1 : fl->lcnt[fz_link];
+		for (uint64_t x = 0; x < hi; x++) {
+			uint64_t f =
+				fz_flow != UINT64_MAX ? fz_flow : fl->lflow[fl->loff[fz_link] + x];
+			if (fl->st[f] != 2 || fl->nr[f] >= 0)
+				continue;
+			fl->nr[f] = level;
+			remaining--;
+			for (uint64_t j = in->off[f]; j < in->off[f + 1]; j++) {
+				uint32_t e = SIM_LINK(in->inc[j]);
+				fl->W[e] -= SIM_W(in->inc[j]);
+				fl->F[e] += level * SIM_W(in->inc[j]) / 128.0;
+			}
+		}
+	}
+	for (uint64_t x = 0; x < k; x++)
+		if (fl->nr[set[x]] < 0)
+			fl->nr[set[x]] = 0;
+	for (uint32_t t = 0; t < nt; t++)
+		fl->W[fl->touched[t]] = 0;
+	return 0;
+}
+
+static void fluid_free(struct fluid *fl)
+{
+	free(fl->loff);
+	free(fl->lcnt);
+	free(fl->lflow);
+	free(fl->lw);
+	free(fl->W);
+	free(fl->F);
+	free(fl->touched);
+	free(fl->st);
+	free(fl->nr);
+	free(fl->capped);
+	free(fl->h.a);
+}
+
+/* Drop the stale entries of the completion heap (a re-solve pushes a new
+ * one for every flow whose rate changed): keeps it within 2 nf. */
+static int ccompact(struct cheap *h, const uint8_t *st, const double *c)
+{
+	struct cheap nh = { 0 };
+	for (size_t i = 0; i < h->n; i++) {
+		const struct cent *v = &h->a[i];
+		if (st[v->f] != 1 && v->t == c[v->f] && cpush(&nh, v->t, v->f)) {
+			free(nh.a);
+			return -1;
+		}
+	}
+	free(h->a);
+	*h = nh;
+	return 0;
+}
+
+int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, const double *bytes,
+	      const uint8_t *counted, const double *rate0, double eps, double *fct, uint64_t *steps)
+{
+	if (!(eps > 0))
+		eps = FLUID_EPS;
+	uint64_t nf = in->nf, nz = nf ? nf : 1;
+	struct fluid fl = { .in = in, .cap = cap, .nlinks = nlinks };
+	struct cheap ev = { 0 };
+	double *r = malloc(nz * sizeof(double)), *t0 = malloc(nz * sizeof(double));
+	double *rem = malloc(nz * sizeof(double)), *c = malloc(nz * sizeof(double));
+	uint64_t *ord = malloc(nz * sizeof(uint64_t));
+	int rc = -1;
+	*steps = 0;
+	fl.loff = calloc((size_t)nlinks + 1, sizeof(uint64_t));
+	fl.lcnt = calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
+	fl.lflow = malloc((in->ninc ? in->ninc : 1) * sizeof(uint32_t));
+	fl.lw = malloc(in->ninc ? in->ninc : 1);
+	fl.W = calloc(nlinks ? nlinks : 1, sizeof(uint64_t));
+	fl.F = calloc(nlinks ? nlinks : 1, sizeof(double));
+	fl.touched = malloc((nlinks ? nlinks : 1) * sizeof(uint32_t));
+	fl.st = calloc(nz, 1);
+	fl.nr = malloc(nz * sizeof(double));
+	fl.capped = malloc(nz * sizeof(uint64_t));
+	if (!r || !t0 || !rem || !c || !ord || !fl.loff || !fl.lcnt || !fl.lflow || !fl.lw ||
+	    !fl.W || !fl.F || !fl.touched || !fl.st || !fl.nr || !fl.capped)
+		goto out;
+	for (uint64_t j = 0; j < in->ninc; j++)
+		fl.loff[SIM_LINK(in->inc[j]) + 1]++;
+	for (uint32_t e = 0; e < nlinks; e++)
+		fl.loff[e + 1] += fl.loff[e];
+	for (uint64_t f = 0; f < nf; f++)
+		for (uint64_t j = in->off[f]; j < in->off[f + 1]; j++) {
+			uint32_t e = SIM_LINK(in->inc[j]);
+			uint64_t at = fl.loff[e] + fl.lcnt[e]++;
+			fl.lflow[at] = (uint32_t)f;
+			fl.lw[at] = (uint8_t)SIM_W(in->inc[j]);
+		}
+	/* every flow starts at its max-min rate with all its bytes; its
+	 * completion is t0 + rem / r (the same expression as bytes / rate
+	 * while the rate has not changed) */
+	uint64_t left = 0;
+	for (uint64_t f = 0; f < nf; f++) {
+		r[f] = rate0[f];
+		t0[f] = 0;
+		rem[f] = bytes[f];
+		c[f] = r[f] > 0 ? t0[f] + rem[f] * 8.0 / (r[f] * 1e3) : INFINITY;
+		fct[f] = INFINITY;
+		ord[f] = f;
+		left += !counted || counted[f];
+		if (isfinite(c[f]) && cpush(&ev, c[f], f))
+			goto out;
+	}
+	if (sort_by_rate(ord, nf, r))
+		goto out;
+	uint64_t head = 0; /* ord[head..nf): running and finished flows, fastest first */
+	while (left && ev.n) {
+		/* the earliest completion and every one within eps of it */
+		double T = -1, tg = 0, thr = INFINITY;
+		uint64_t nd = 0;
+		while (ev.n) {
+			struct cent top = ev.a[0];
+			if (fl.st[top.f] == 1 || top.t != c[top.f]) {
+				cpop(&ev);
+				continue;
+			}
+			if (T < 0)
+				T = top.t;
+			else if (top.t > T * (1 + eps))
+				break;
+			cpop(&ev);
+			fl.st[top.f] = 1;
+			fct[top.f] = top.t;
+			tg = top.t;
+			if (r[top.f] < thr)
+				thr = r[top.f];
+			if (!counted || counted[top.f])
+				left--;
+			nd++;
+		}
+		if (!nd || !left)
+			break;
+		/* the flows at least as fast as the slowest finished one may
+		 * change rate; they are the front of ord (finished flows are
+		 * dropped from it as they are met) */
+		uint64_t p = head, k = 0;
+		for (; p < nf; p++) {
+			uint64_t f = ord[p];
+			if (fl.st[f] == 1)
+				continue;
+			if (r[f] < thr)
+				break;
+			ord[head + k++] = f;
+		}
+		/* ord[head, head + k) re-solved, ord[head + k, p) are gaps:
+		 * move the set to end at p */
+		if (k && head + k < p)
+			memmove(ord + p - k, ord + head, k * sizeof(uint64_t));
+		head = p - k;
+		if (!k)
+			continue;
+		uint64_t *set = ord + head;
+		for (uint64_t x = 0; x < k; x++)
+			fl.st[set[x]] = 2;
+		if (fluid_solve(&fl, set, k, r))
+			goto out;
+		(*steps)++;
+		for (uint64_t x = 0; x < k; x++) {
+			uint64_t f = set[x];
+			fl.st[f] = 0;
+			if (fl.nr[f] == r[f])
+				continue;
+			/* bytes moved at the old rate until now, the rest at the new */
+			double moved = isfinite(r[f]) ? r[f] * (tg - t0[f]) * 1e3 / 8.0 : rem[f];
+			rem[f] = rem[f] - moved > 0 ? rem[f] - moved : 0;
+			t0[f] = tg;
+			r[f] = fl.nr[f];
+			c[f] = r[f] > 0 ? t0[f] + rem[f] * 8.0 / (r[f] * 1e3) : INFINITY;
+			if (isfinite(c[f]) && cpush(&ev, c[f], f))
+				goto out;
+		}
+		/* keep ord fastest first: the re-solved flows among themselves,
+		 * then (rarely, from rounding) merged into the held ones */
+		if (sort_by_rate(set, k, r))
+			goto out;
+		uint64_t q = p;
+		while (q < nf && fl.st[ord[q]] == 1)
+			q++;
+		if (q < nf && cmp_rate_desc(&ord[q], &set[k - 1], r) < 0)
+			if (sort_by_rate(ord + head, nf - head, r))
+				goto out;
+		if (ev.n > 2 * nf + 1024 && ccompact(&ev, fl.st, c))
+			goto out;
+	}
+	rc = 0;
+out:
+	fluid_free(&fl);
+	free(ev.a);
+	free(r);
+	free(t0);
+	free(rem);
+	free(c);
+	free(ord);
+	return rc;
+}
+
 /* k-th smallest (0-based) of a[0..n-1], reorders a */
 static double select_kth(double *a, uint64_t n, uint64_t k)
 {
@@ -614,42 +1018,73 @@ int ibf_sim_maxmin_phase(const struct ibf_sim_net *n, const struct ibf_sim_place
 	}
 	/* rate figures over the elastic flows when there are any (flows with a
 	 * demand get what they ask for or less; their time is not the phase's) */
-	double mn = INFINITY, mx = 0, sum = 0, esum = 0, tmax = 0;
+	double mn = INFINITY, mx = 0, sum = 0, esum = 0;
 	uint64_t nel = 0;
 	for (uint64_t f = 0; f < in.nf; f++)
 		nel += in.demand[f] <= 0;
+	uint64_t m = nel ? nel : in.nf;
+	double *bytes = malloc((in.nf ? in.nf : 1) * sizeof(double));
+	double *fct = malloc((in.nf ? in.nf : 1) * sizeof(double));
+	uint8_t *counted = malloc(in.nf ? in.nf : 1);
+	if (!bytes || !fct || !counted) {
+		free(bytes);
+		free(fct);
+		free(counted);
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
 	for (uint64_t f = 0; f < in.nf; f++) {
 		sum += rate[f];
 		res->demand_total += in.demand[f];
-		if (nel && in.demand[f] > 0)
+		/* each flow's own bytes (traffic files) or the phase's */
+		const struct ibf_sim_flow *fl = &ph->flow[in.index ? in.index[f] : f];
+		bytes[f] = fl->bytes > 0 ? fl->bytes : ph->bytes;
+		counted[f] = !nel || in.demand[f] <= 0;
+		if (!counted[f])
 			continue;
 		esum += rate[f];
-		/* the phase lasts until its slowest counted flow is done: its own
-		 * bytes (traffic files) or the phase's, at its rate */
-		const struct ibf_sim_flow *fl = &ph->flow[in.index ? in.index[f] : f];
-		double b = fl->bytes > 0 ? fl->bytes : ph->bytes;
-		double t = rate[f] > 0 ? b * 8.0 / (rate[f] * 1e3) : INFINITY;
-		if (t > tmax)
-			tmax = t;
 		if (rate[f] < mn)
 			mn = rate[f];
 		if (rate[f] > mx)
 			mx = rate[f];
 	}
 	res->aggregate = sum;
-	uint64_t m = nel ? nel : in.nf;
+	/* the phase lasts until its last counted flow is done; with equal
+	 * bytes no flow outlives a faster one, nothing is re-solved and each
+	 * time is bytes / its rate at the start */
+	if (m && sim_fluid(&in, n->cap, n->nlinks, bytes, counted, rate, n->fluid_eps, fct,
+			   &res->fluid_steps)) {
+		free(bytes);
+		free(fct);
+		free(counted);
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
 	if (m) {
-		/* compact the counted rates to the front for the median */
+		/* compact the counted rates and times to the front */
 		uint64_t k = 0;
+		double tmax = 0, tsum = 0;
 		for (uint64_t f = 0; f < in.nf; f++)
-			if (!nel || in.demand[f] <= 0)
+			if (counted[f]) {
+				if (fct[f] > tmax)
+					tmax = fct[f];
+				tsum += fct[f];
+				fct[k] = fct[f];
 				rate[k++] = rate[f];
+			}
 		res->min_rate = mn;
 		res->max_rate = mx;
 		res->mean_rate = esum / (double)m;
 		res->median_rate = select_kth(rate, m, m / 2);
 		res->time_us = tmax;
+		res->fct_mean_us = tsum / (double)m;
+		/* nearest rank: the smallest time at least p % of the flows reach */
+		res->fct_p50_us = select_kth(fct, m, (m + 1) / 2 - 1);
+		res->fct_p99_us = select_kth(fct, m, (99 * m + 99) / 100 - 1);
 	}
+	free(bytes);
+	free(fct);
+	free(counted);
 	uint32_t nsl = 0;
 	double usum = 0;
 	for (uint32_t e = 0; e < n->nlinks; e++) {

@@ -27,6 +27,18 @@ void sim_inc_free(struct sim_inc *in);
  * gets each link's load.  0, or -1 when out of memory. */
 int sim_maxmin(const struct sim_inc *in, const double *cap, uint32_t nlinks, const uint8_t *use,
 	       double *rate, double *load);
+/* Completion times of in's flows (fluid model, docs/sim.md): each flow
+ * moves bytes[f] starting at rate0[f] (sim_maxmin's rates over all of
+ * cap); when flows finish (those within a relative eps of the earliest
+ * together; eps 0: 1e-9) the flows at least as fast as the slowest of
+ * them get the max-min rates of what is left, the slower ones keep
+ * theirs.  Runs until
+ * every flow with counted[f] (NULL: all) is done; fct[f] in microseconds,
+ * INFINITY for a flow that never finishes or was not needed; *steps the
+ * re-solves.  0, or -1 when out of memory. */
+int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, const double *bytes,
+	      const uint8_t *counted, const double *rate0, double eps, double *fct,
+	      uint64_t *steps);
 /* A host named in a file: HOST[:PORT] (a node name, description, its
  * first word, a node or port GUID; PORT the CA port, default the first
  * cabled one).  tok is changed (the :PORT cut off).  Returns the host

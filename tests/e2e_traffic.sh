@@ -115,6 +115,71 @@ r1=$(rc $S2 --pattern "file:$W/byname.txt" --json); cp "$W/out" "$W/x.json"
 r2=$(rc $S2 --pattern "file:$W/byname.txt" --json)
 check "same file, placement and seed: byte-identical JSON" cmp -s "$W/x.json" "$W/out"
 
+# flows of different sizes finish at different times and the others speed
+# up (fluid model, docs/sim.md): rank 0 sends 1 MB to rank 5 and 3 MB to
+# rank 9, both through its host link (100 Gb/s), 50 Gb/s each.  The small
+# one ends at 1e6 * 8 / 50e3 = 160 us, the large one has then 2 MB left at
+# 100 Gb/s: 320 us (the rates of the start would give 480 us)
+printf '0 5 1e6\n0 9 3e6\n' >"$W/two.txt"
+r=$(rc $S --pattern "file:$W/two.txt" --json)
+check "two flows through one host link, 1 and 3 MB: 160 and 320 us (exit $r)" python3 -c '
+import json, sys
+ph = json.load(open(sys.argv[1]))["patterns"][0]["results"][0]["phases"][0]
+near = lambda a, b: abs(a - b) <= 1e-9 * b
+ok = near(ph["min_gbps"], 50) and near(ph["max_gbps"], 50)
+ok = ok and near(ph["time_us"], 320) and near(ph["fct_mean_us"], 240)
+ok = ok and near(ph["fct_p50_us"], 160) and near(ph["fct_p99_us"], 320)
+ok = ok and ph["fluid_steps"] == 1
+sys.exit(0 if ok else 1)' "$W/out"
+# the same two flows with equal sizes: nothing re-solved, bytes / rate
+printf '0 5 1e6\n0 9 1e6\n' >"$W/two_eq.txt"
+r=$(rc $S --pattern "file:$W/two_eq.txt" --json)
+check "two flows of 1 MB: 160 us, no re-solve (exit $r)" python3 -c '
+import json, sys
+ph = json.load(open(sys.argv[1]))["patterns"][0]["results"][0]["phases"][0]
+sys.exit(0 if ph["time_us"] == 1e6 * 8 / 50e3 and ph["fluid_steps"] == 0 else 1)' "$W/out"
+# many sizes on a random placement: the same figures with 1 and 3 tracing
+# workers, and no phase longer than its rates at the start would make it
+python3 - "$W" <<'EOF2'
+import sys
+with open(sys.argv[1] + "/many.txt", "w") as o:
+    for s in range(32):
+        for d in range(32):
+            if s != d:
+                o.write("%d %d %d %d\n" % (s, d, 1000 + (s * 7919 + d * 104729) % 3000000, (s + d) % 2))
+EOF2
+r1=$(rc $S2 --pattern "file:$W/many.txt" --json --threads 1); cp "$W/out" "$W/m1.json"
+r2=$(rc $S2 --pattern "file:$W/many.txt" --json --threads 3)
+check "many sizes: byte-identical JSON with 1 and 3 threads ($r1, $r2)" \
+	sh -c "test $r1$r2 = 00 && cmp -s '$W/m1.json' '$W/out'"
+check "many sizes: rates re-solved, each phase between its largest flow at 100 Gb/s and the slowest start rate" python3 -c '
+import json, sys
+ph = json.load(open(sys.argv[1]))["patterns"][0]["results"][0]["phases"]
+ok = len(ph) == 2
+for p in ph:
+    ok = ok and p["fluid_steps"] > 0
+    lo, hi = p["bytes"] * 8 / 100e3, p["bytes"] * 8 / (p["min_gbps"] * 1e3)
+    ok = ok and lo * (1 - 1e-12) <= p["time_us"] <= hi * (1 + 1e-12)
+    ok = ok and p["fct_p50_us"] <= p["fct_p99_us"] <= p["time_us"] and p["fct_mean_us"] < p["time_us"]
+sys.exit(0 if ok else 1)' "$W/m1.json"
+# --fluid-eps 0.01 takes completions within 1 % as one event: fewer
+# re-solves, times within about that fraction of the exact ones
+r=$(rc $S2 --pattern "file:$W/many.txt" --json --fluid-eps 0.01); cp "$W/out" "$W/m2.json"
+check "many sizes, --fluid-eps 0.01: fewer re-solves, times within 2 % (exit $r)" python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["patterns"][0]["results"][0]["phases"]
+b = json.load(open(sys.argv[2]))["patterns"][0]["results"][0]["phases"]
+ok = len(a) == len(b) == 2
+for p, q in zip(a, b):
+    ok = ok and q["fluid_steps"] < p["fluid_steps"]
+    for k in ("time_us", "fct_mean_us", "fct_p50_us", "fct_p99_us"):
+        ok = ok and abs(q[k] - p[k]) <= 0.02 * p[k]
+sys.exit(0 if ok else 1)' "$W/m1.json" "$W/m2.json"
+for e in 0 0.2 x; do
+	r=$(rc $S --pattern "file:$W/two.txt" --fluid-eps $e)
+	check "--fluid-eps $e: usage error (exit $r)" sh -c "test $r = 2 && grep -q 'fluid-eps' '$W/err'"
+done
+
 # malformed files: exit 1, FILE:LINE, nothing on stdout
 bad() {
 	local name=$1 text=$2 want=$3

@@ -487,6 +487,218 @@ static void test_properties(void)
 	fx_free(&x);
 }
 
+/* completion times on the line of switches (line_fixture), worked by hand */
+static void test_fluid_hand(void)
+{
+	struct fx x;
+	int h[6];
+	TT_REQUIRE(!line_fixture(&x, h));
+	uint32_t a0 = rank_of(&x, h[0]), a1 = rank_of(&x, h[1]), b0 = rank_of(&x, h[2]),
+		 b1 = rank_of(&x, h[3]), c0 = rank_of(&x, h[4]), c1 = rank_of(&x, h[5]);
+	struct ibf_sim_layer_policy lp;
+	ibf_sim_layers_parse("rr", &lp, NULL);
+	struct ibf_sim_phase_result res;
+	double rates[3];
+	struct ibf_error err;
+
+	/* a0 -> b1 and a1 -> b0 share L1 (100 Gb/s): 50 each.  1 MB and 3 MB:
+	 * the small one is done at 1e6 B / 50 Gb/s = 160 us, when the large one
+	 * has moved 1 MB too; its other 2 MB go at 100 Gb/s in 160 us: 320 us
+	 * (the rates of the start would say 3 MB / 50 Gb/s = 480 us) */
+	struct ibf_sim_flow two[2] = { { a0, b1, 0, 1e6 }, { a1, b0, 0, 3e6 } };
+	struct ibf_sim_phase ph = phase_of(two, 2);
+	ph.bytes = 3e6;
+	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
+	TT_CHECK_MSG(rates[0] == 50 && rates[1] == 50, "%.17g %.17g", rates[0], rates[1]);
+	TT_CHECK_MSG(near(res.time_us, 320), "%.17g", res.time_us);
+	TT_CHECK_MSG(near(res.fct_mean_us, 240), "%.17g", res.fct_mean_us);
+	TT_CHECK_MSG(near(res.fct_p50_us, 160) && near(res.fct_p99_us, 320), "%.17g %.17g",
+		     res.fct_p50_us, res.fct_p99_us);
+	TT_CHECK(res.fluid_steps == 1);
+	/* the rates reported are those of the start */
+	TT_CHECK(res.min_rate == 50 && res.max_rate == 50 && res.aggregate == 100);
+
+	/* the same sizes: no re-solve, the time is bytes / rate to the bit */
+	two[1].bytes = 1e6;
+	ph.bytes = 1e6;
+	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
+	TT_CHECK(res.fluid_steps == 0 && res.time_us == 1e6 * 8.0 / (50 * 1e3) &&
+		 res.fct_p50_us == res.time_us);
+
+	/* a rate that falls: X = a0 -> c0 (L1, L2), Y = b1 -> c1 (L2),
+	 * Z = a1 -> b0 (L1).  Start: X = Y = 27.2 (L2 at 54.4), Z = 72.8.
+	 * Y (1e6 B) ends at t1 = 8e6 / 27.2e3; X has moved 1e6 of its 4e6,
+	 * Z 72.8e3 / 8 B/us x t1 of its 4e6.  Then L2 allows X 54.4 but L1 is
+	 * shared: X = Z = 50 (Z slows down).  Z ends at t2 = t1 + its rest /
+	 * 50 Gb/s; X then runs alone at 54.4 until t3. */
+	struct ibf_sim_flow three[3] = { { a0, c0, 0, 4e6 },
+					 { b1, c1, 0, 1e6 },
+					 { a1, b0, 0, 4e6 } };
+	ph = phase_of(three, 3);
+	ph.bytes = 4e6;
+	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
+	double t1 = 8e6 / 27.2e3;
+	double zl = 4e6 - 72.8e3 / 8 * t1, xl = 3e6;
+	double t2 = t1 + zl * 8 / 50e3;
+	xl -= 50e3 / 8 * (t2 - t1);
+	double t3 = t2 + xl * 8 / 54.4e3;
+	TT_CHECK_MSG(near(res.time_us, t3), "%.17g against %.17g", res.time_us, t3);
+	TT_CHECK_MSG(near(res.fct_mean_us, (t1 + t2 + t3) / 3) && near(res.fct_p50_us, t2),
+		     "%.17g %.17g", res.fct_mean_us, res.fct_p50_us);
+	TT_CHECK(res.fluid_steps == 2);
+
+	/* a flow with a demand is simulated (it holds its share until done)
+	 * but does not count when elastic flows exist: X capped at 10 Gb/s
+	 * with 1e6 B, Z elastic with 4e6 B on L1: Z = 90 until X ends at
+	 * 800 us, long after Z (4e6 B / 90 Gb/s = 355.6 us) */
+	struct ibf_sim_flow cap2[2] = { { a0, c0, 10, 1e6 }, { a1, b0, 0, 4e6 } };
+	ph = phase_of(cap2, 2);
+	ph.bytes = 4e6;
+	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
+	TT_CHECK_MSG(near(res.time_us, 4e6 * 8 / 90e3) && res.fluid_steps == 0, "%.17g",
+		     res.time_us);
+	/* the other way round: the capped flow ends first (1e5 B at 10 Gb/s
+	 * = 80 us), then Z has L1 to itself */
+	cap2[0].bytes = 1e5;
+	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &ph, &lp, &res, rates, NULL, &err));
+	TT_CHECK_MSG(near(res.time_us, 80 + (4e6 - 90e3 / 8 * 80) * 8 / 100e3) &&
+			     res.fluid_steps == 1,
+		     "%.17g", res.time_us);
+	fx_free(&x);
+}
+
+/* sim_fluid against a plain fluid simulation (every running flow
+ * re-solved from scratch after each completion, one at a time) on Slim Fly
+ * q=5 with LMC 2: random sizes, a few distinct sizes, capped flows */
+static void fluid_reference(const struct sim_inc *in, const double *cap, uint32_t nlinks,
+			    const double *bytes, double *fct)
+{
+	uint64_t nf = in->nf;
+	double *rem = malloc(nf * sizeof(double)), *r = malloc(nf * sizeof(double));
+	uint64_t *act = malloc(nf * sizeof(uint64_t));
+	struct sim_inc sub;
+	memset(&sub, 0, sizeof(sub));
+	sub.off = malloc((nf + 1) * sizeof(uint64_t));
+	sub.inc = malloc(in->ninc * sizeof(uint32_t));
+	sub.demand = malloc(nf * sizeof(double));
+	uint64_t na = nf;
+	for (uint64_t f = 0; f < nf; f++) {
+		rem[f] = bytes[f];
+		act[f] = f;
+		fct[f] = INFINITY;
+	}
+	double t = 0;
+	while (na) {
+		sub.nf = na;
+		sub.ninc = 0;
+		sub.off[0] = 0;
+		for (uint64_t i = 0; i < na; i++) {
+			uint64_t f = act[i];
+			for (uint64_t k = in->off[f]; k < in->off[f + 1]; k++)
+				sub.inc[sub.ninc++] = in->inc[k];
+			sub.off[i + 1] = sub.ninc;
+			sub.demand[i] = in->demand[f];
+		}
+		if (sim_maxmin(&sub, cap, nlinks, NULL, r, NULL))
+			break;
+		double dt = INFINITY;
+		for (uint64_t i = 0; i < na; i++)
+			if (r[i] > 0 && rem[act[i]] * 8 / (r[i] * 1e3) < dt)
+				dt = rem[act[i]] * 8 / (r[i] * 1e3);
+		if (!isfinite(dt))
+			break;
+		t += dt;
+		uint64_t k = 0;
+		for (uint64_t i = 0; i < na; i++) {
+			uint64_t f = act[i];
+			rem[f] -= r[i] * dt * 1e3 / 8;
+			if (rem[f] <= bytes[f] * 1e-9)
+				fct[f] = t;
+			else
+				act[k++] = f;
+		}
+		na = k;
+	}
+	free(rem);
+	free(r);
+	free(act);
+	sim_inc_free(&sub);
+}
+
+static void test_fluid_reference(void)
+{
+	struct ibf_slimfly_opts so = { .q = 5, .hosts = -1 };
+	struct ibf_error err;
+	struct fx x;
+	memset(&x, 0, sizeof(x));
+	x.f = ibf_gen_slimfly(&so, &err);
+	TT_REQUIRE(x.f && !finish(x.f, 2));
+	TT_REQUIRE(!fx_route(&x, "layered"));
+	struct ibf_sim_placement pl40;
+	TT_REQUIRE(!ibf_sim_place(&x.n, IBF_PLACE_RANDOM, 40, 1, 5, NULL, &pl40, &err));
+	const char *pol[] = { "rr", "split" };
+	const char *pats[] = { "a2a", "perm:1", "adversarial" };
+	for (int k = 0; k < 2; k++)
+		for (int q = 0; q < 3; q++)
+			for (int sizes = 0; sizes < 2; sizes++) {
+				const struct ibf_sim_placement *pl = q == 0 ? &pl40 : &x.pl;
+				struct ibf_sim_layer_policy lp;
+				ibf_sim_layers_parse(pol[k], &lp, &err);
+				struct ibf_sim_pattern p;
+				ibf_sim_pattern_parse(pats[q], &p, &err);
+				struct grab g = { 0 };
+				TT_REQUIRE(!ibf_sim_pattern_run(&x.n, pl, &p, grab_fn, &g, &err));
+				struct ibf_sim_phase ph;
+				memset(&ph, 0, sizeof(ph));
+				ph.flow = g.fl;
+				ph.nflows = g.n;
+				ph.bytes = 1e6;
+				struct sim_inc in;
+				TT_REQUIRE(!sim_inc_build(&x.n, pl, &ph, &lp, &in, &err));
+				uint64_t nf = in.nf, seed = 77 + (uint64_t)(6 * k + 2 * q + sizes);
+				double *b = malloc(nf * sizeof(double));
+				double *r0 = malloc(nf * sizeof(double));
+				double *f1 = malloc(nf * sizeof(double));
+				double *f2 = malloc(nf * sizeof(double));
+				TT_REQUIRE(b && r0 && f1 && f2);
+				/* sizes 0: any of 1e3..1e7; 1: one of four sizes */
+				for (uint64_t f = 0; f < nf; f++) {
+					uint64_t v = ibf_rand_below(&seed, sizes ? 4 : 10000000);
+					b[f] = sizes ? 1e5 * (double)(1 + v) : 1e3 + (double)v;
+				}
+				TT_REQUIRE(!sim_maxmin(&in, x.n.cap, x.n.nlinks, NULL, r0, NULL));
+				uint64_t steps = 0;
+				TT_REQUIRE(!sim_fluid(&in, x.n.cap, x.n.nlinks, b, NULL, r0, 0, f1,
+						      &steps));
+				fluid_reference(&in, x.n.cap, x.n.nlinks, b, f2);
+				uint64_t bad = 0, worst = 0;
+				double wr = 0;
+				for (uint64_t f = 0; f < nf; f++) {
+					double d = fabs(f1[f] - f2[f]) / f2[f];
+					if (!(d <= 1e-7))
+						bad++;
+					if (!(d <= wr)) {
+						wr = d;
+						worst = f;
+					}
+				}
+				TT_CHECK_MSG(!bad && steps > 0,
+					     "%s %s sizes %d: %llu of %llu flows differ, worst "
+					     "flow %llu %.17g against %.17g, %llu steps",
+					     pol[k], pats[q], sizes, (unsigned long long)bad,
+					     (unsigned long long)nf, (unsigned long long)worst,
+					     f1[worst], f2[worst], (unsigned long long)steps);
+				free(b);
+				free(r0);
+				free(f1);
+				free(f2);
+				sim_inc_free(&in);
+				free(g.fl);
+			}
+	ibf_sim_placement_free(&pl40);
+	fx_free(&x);
+}
+
 /* GK agrees with the exact LP on small damaged fabrics (both modes) */
 static void test_gk_vs_lp(void)
 {
@@ -738,15 +950,19 @@ static void test_traffic_file(void)
 	TT_CHECK(f7[1].src == a1 && f7[1].dst == b0 && f7[1].bytes == 4 * 1048576.0);
 	TT_CHECK(f7[2].src == b1 && f7[2].dst == c1 && f7[2].bytes == 1e6);
 	TT_CHECK(P.ph[1].bytes == 4 * 1048576.0 && P.ph[1].repeat == 1);
-	/* rates 27.2, 72.8, 27.2 (test_line_bottlenecks); the phase ends with
-	 * the slowest flow to finish: 4 MiB at 72.8 Gb/s, not 1e6 B at 27.2 */
+	/* rates 27.2, 72.8, 27.2 at the start (test_line_bottlenecks); the two
+	 * 1e6 B flows end at t1 = 8e6 / 27.2e3 us, then a1 -> b0 has L1 to
+	 * itself (100 Gb/s) for the rest of its 4 MiB: the phase ends before
+	 * 4 MiB at 72.8 would, and not with 1e6 B at 27.2 */
 	struct ibf_sim_layer_policy lp;
 	ibf_sim_layers_parse("rr", &lp, NULL);
 	struct ibf_sim_phase_result res;
 	double rates[3];
 	TT_REQUIRE(!ibf_sim_maxmin_phase(&x.n, &x.pl, &P.ph[1], &lp, &res, rates, NULL, &err));
 	TT_CHECK_MSG(near(rates[1], 72.8) && near(rates[0], 27.2), "%g %g", rates[0], rates[1]);
-	TT_CHECK_MSG(near(res.time_us, 4 * 1048576.0 * 8 / 72.8e3), "%g", res.time_us);
+	double t1 = 8e6 / 27.2e3, left = 4 * 1048576.0 - 72.8e3 / 8 * t1;
+	TT_CHECK_MSG(near(res.time_us, t1 + left * 8 / 100e3), "%g", res.time_us);
+	TT_CHECK(res.fluid_steps == 1);
 	for (uint32_t i = 0; i < P.n; i++)
 		free(P.ph[i].flow);
 	ibf_sim_traffic_free(&t);
@@ -846,6 +1062,8 @@ int main(void)
 	tt_run("Garg-Koenemann vs exact LP", test_gk_vs_lp);
 	tt_run("placement", test_placement);
 	tt_run("traffic files", test_traffic_file);
+	tt_run("fluid completion times by hand", test_fluid_hand);
+	tt_run("fluid completion times against re-solving everything", test_fluid_reference);
 	tt_run("host order independent of the input's node order", test_host_order);
 	tt_run("two end ports on one LID are refused", test_duplicate_lid);
 	return tt_done();
