@@ -94,6 +94,30 @@ awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=1 -v degrade=1 "$WORK/one.ne
 	>"$WORK/one-1x.log" 2>&1
 check "a leaf's only up-cable at 1x: still used (exit 0), the log says why" sh -c \
 	"test -s '$WORK/one-1x.lfts' && grep -q 'run below half their rate but are used: leaving them out would cut the fabric apart' '$WORK/one-1x.log'"
+# a whole bundle at 1x (both cables of leaf 0 to spine 0): the twins all
+# run alike, so the same two models elsewhere (the other bundles at 4x) are
+# the evidence; dmodk routes both as lost
+awk '/^Switch/ { cur = $3 }
+	{ if ((cur == "\"ft-l1-s0000\"" && ($1 == "[4]" || $1 == "[5]")) ||
+	      (cur == "\"ft-l2-s0000\"" && ($1 == "[1]" || $1 == "[2]")))
+		sub(/4xEDR$/, "1xEDR")
+	  print }' "$WORK/ok.net" >"$WORK/bundle.net"
+check "whole bundle: four port lines changed" \
+	test "$(diff "$WORK/ok.net" "$WORK/bundle.net" | grep -c '^> .*1xEDR$')" -eq 4
+"$IBFAB" topo info "$WORK/bundle.net" >"$WORK/bundle.txt" 2>&1
+check "whole bundle: both cables degraded, model evidence" \
+	test "$(grep -cE '^  degraded: ft-l1-s0000 port [45] <-> ft-l2-s0000 port [12] runs at 1xEDR, expected 4xEDR \(evidence: model' "$WORK/bundle.txt")" -eq 2
+"$IBFAB" route -v --topology "$WORK/bundle.net" --engine dmodk -o "$WORK/bundle.lfts" \
+	>"$WORK/bundle.log" 2>&1
+check "whole bundle: dmodk routes both as lost" \
+	grep -q 'dmodk: 2 switch cable(s) run below half their rate, routed as if lost' "$WORK/bundle.log"
+"$IBFAB" route congestion --json --topology "$WORK/bundle.net" --lfts "$WORK/bundle.lfts" \
+	--pattern shift >"$WORK/bundle-cong.json" 2>&1
+check "whole bundle: no flow on a 1x cable (rate-weighted worst = plain worst)" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["layers"][0]["shift"]
+assert s["rate_weighted"]["worst"] == s["worst"], s
+' "$WORK/bundle-cong.json"
 "$IBFAB" route congestion --json --topology "$WORK/ok.ibnd" --engine dmodk >"$WORK/ok-cong.json" 2>&1
 check "clean: route congestion has no rate-weighted figures" sh -c \
 	"grep -q '\"worst\"' '$WORK/ok-cong.json' && ! grep -q rate_weighted '$WORK/ok-cong.json'"
