@@ -85,6 +85,20 @@ assert o["rate_weighted"]["worst"] == 4 and o["worst"] == 1, o
 assert d["rate_weighted"]["worst"] == d["worst"], d
 assert m["rate_weighted"]["worst"] == m["worst"], m
 ' "$WORK/old-dmodk-cong.json" "$WORK/bad-dmodk-cong.json" "$WORK/bad-minimal-cong.json"
+# a stable reroute from the tables made before the cable degraded (the
+# plugin's default after a change) keeps no column through the 1x twin:
+# they are checked on the fabric dmodk routes, without it
+"$IBFAB" route -v --topology "$WORK/bad.ibnd" --engine dmodk --previous-lfts "$WORK/ok-dmodk.lfts" \
+	--previous-topology "$WORK/ok.ibnd" -o "$WORK/stable-dmodk.lfts" >"$WORK/stable-dmodk.log" 2>&1
+diag <"$WORK/stable-dmodk.log"
+"$IBFAB" route congestion --json --topology "$WORK/bad.ibnd" --lfts "$WORK/stable-dmodk.lfts" \
+	--pattern shift >"$WORK/stable-dmodk-cong.json" 2>&1
+check "faulty, dmodk stable reroute: no flow on the 1x twin (rate-weighted worst = plain worst)" \
+	python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["layers"][0]["shift"]
+assert s["rate_weighted"]["worst"] == s["worst"], s
+' "$WORK/stable-dmodk-cong.json"
 # a leaf whose only up-cable runs at 1x keeps using it (leaving it out
 # would cut the leaf off), and says so
 "$IBFAB" topo gen fattree --m 3,2 --w 1,1 --format ibsim -o "$WORK/one.net" >/dev/null 2>&1
