@@ -99,6 +99,25 @@ import json, sys
 s = json.load(open(sys.argv[1]))["layers"][0]["shift"]
 assert s["rate_weighted"]["worst"] == s["worst"], s
 ' "$WORK/stable-dmodk-cong.json"
+# the same for hratio on a rail-optimized fabric with two switch cables at
+# 1x: the stable reroute gives the fresh run's rate-weighted worst (it kept
+# every column before: 32 against 17)
+"$IBFAB" topo gen rail --servers 32 --gpus 8 --spines 4 --format ibsim -o "$WORK/rail.net" >/dev/null 2>&1
+awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=1 -v degrade=2 "$WORK/rail.net" "$WORK/rail.net" \
+	>"$WORK/rail-1x.net"
+"$IBFAB" route -q --topology "$WORK/rail.net" --engine hratio -o "$WORK/rail.lfts" >/dev/null 2>&1
+"$IBFAB" route -q --topology "$WORK/rail-1x.net" --engine hratio -o "$WORK/rail-1x.lfts" >/dev/null 2>&1
+"$IBFAB" route -q --topology "$WORK/rail-1x.net" --engine hratio --previous-lfts "$WORK/rail.lfts" \
+	--previous-topology "$WORK/rail.net" -o "$WORK/rail-1x-stable.lfts" >/dev/null 2>&1
+for t in rail-1x rail-1x-stable; do
+	"$IBFAB" route congestion --json --topology "$WORK/rail-1x.net" --lfts "$WORK/$t.lfts" \
+		--pattern shift >"$WORK/$t-cong.json" 2>&1
+done
+check "faulty rail fabric, hratio stable reroute: the fresh run's rate-weighted worst" python3 -c '
+import json, sys
+f, s = (json.load(open(x))["layers"][0]["shift"]["rate_weighted"]["worst"] for x in sys.argv[1:3])
+assert f == s, (f, s)
+' "$WORK/rail-1x-cong.json" "$WORK/rail-1x-stable-cong.json"
 # a leaf whose only up-cable runs at 1x keeps using it (leaving it out
 # would cut the leaf off), and says so
 "$IBFAB" topo gen fattree --m 3,2 --w 1,1 --format ibsim -o "$WORK/one.net" >/dev/null 2>&1
