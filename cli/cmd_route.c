@@ -459,14 +459,21 @@ static int parse_route_args(const char *prog, const char *only, int argc, char *
 		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
 	if (!a->topo)
 		return cli_usage_error(prog, "--topology FILE is required");
-	/* an option the chosen engine never reads would change nothing */
+	/* an option the chosen engine never reads would change nothing (an
+	 * unknown engine is reported as such when it is run); the roots file
+	 * is read for dmodk only (ibf_conf_engine_opts: hratio finds its
+	 * trees' levels from the structure) */
 	const char *eng = a->engine ? a->engine : "layered";
+	if (!ibf_engine_find(eng))
+		return 0;
 	if (a->layered_opt && strcmp(eng, "layered") && strcmp(eng, "lnmp"))
 		return cli_usage_error(prog, "--%s is for the layered engine only (engine %s)",
 				       a->layered_opt, eng);
-	if (a->roots_opt && strcmp(eng, "dmodk") && strcmp(eng, "hratio"))
-		return cli_usage_error(prog, "--%s is for the dmodk and hratio engines only (engine %s)",
+	if (a->roots_opt && strcmp(eng, "dmodk"))
+		return cli_usage_error(prog, "--%s is for the dmodk engine only (engine %s)",
 				       a->roots_opt, eng);
+	if (a->avoid && strcmp(eng, "hratio"))
+		return cli_usage_error(prog, "--avoid is for the hratio engine only (engine %s)", eng);
 	return 0;
 }
 

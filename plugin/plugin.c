@@ -927,19 +927,17 @@ static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigne
 		     "ibfab health: %s:%ld: %d rail_map line(s) name no node of the fabric "
 		     "(skipped: a server that is off, or a typo), the first here",
 		     hs->map->name, ri.unmatched_line, ri.unmatched);
-	ibf_rail_info_free(&ri);
 	/* every rail the mapping file numbers exists: one the fabric lacks was
 	 * lost, before this OpenSM started if need be */
-	if (hs->map && hs->map->n > 0) {
-		int32_t *lab = malloc((size_t)hs->map->n * sizeof(*lab));
-		if (lab) {
-			for (int i = 0; i < hs->map->n; i++)
-				lab[i] = hs->map->e[i].rail;
-			if (ibf_health_expect(h, lab, hs->map->n))
-				plog(pl, OSM_LOG_ERROR, "ibfab health: out of memory");
-			free(lab);
-		}
-	}
+	int erc = ibf_health_expect_map(h, hs->map, &ri);
+	if (erc == 1)
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab health: no line of %s names a node of the fabric: its rail numbers "
+		     "are not taken as rails (none is published as lost)",
+		     hs->map->name);
+	else if (erc)
+		plog(pl, OSM_LOG_ERROR, "ibfab health: out of memory");
+	ibf_rail_info_free(&ri);
 	pthread_mutex_lock(&hs->mu);
 	ibf_health_carry(h, hs->h);
 	struct ibf_health *old = hs->h;

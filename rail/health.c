@@ -403,6 +403,26 @@ int ibf_health_expect(struct ibf_health *h, const int32_t *labels, int n)
 	return gone_merge(h, labels, n) ? IBF_ENOMEM : 0;
 }
 
+int ibf_health_expect_map(struct ibf_health *h, const struct ibf_rail_map *map,
+			  const struct ibf_rail_info *ri)
+{
+	if (!h || !map || map->n <= 0)
+		return 0;
+	/* no line names a node here: nothing ties the map's numbers to the
+	 * rails the fabric was found to have (another fabric's map, or every
+	 * line a typo), so none of them is taken for a lost rail */
+	if (ri && ri->unmatched >= map->n)
+		return 1;
+	int32_t *lab = malloc((size_t)map->n * sizeof(*lab));
+	if (!lab)
+		return IBF_ENOMEM;
+	for (int i = 0; i < map->n; i++)
+		lab[i] = map->e[i].rail;
+	int rc = ibf_health_expect(h, lab, map->n);
+	free(lab);
+	return rc;
+}
+
 int ibf_health_ngone(const struct ibf_health *h)
 {
 	return h ? h->ngone : 0;

@@ -319,6 +319,13 @@ void ibf_health_carry(struct ibf_health *dst, const struct ibf_health *src);
  * before the first sweep is published at 0 like one lost later.  Negative
  * labels are skipped.  0, or IBF_ENOMEM (h unchanged). */
 int ibf_health_expect(struct ibf_health *h, const int32_t *labels, int n);
+/* ibf_health_expect with every rail number of a mapping file, ri being the
+ * structure detected with it: unless no line of the map names a node of the
+ * fabric (ri->unmatched == map->n: another fabric's map, or all typos),
+ * when its numbers say nothing about this fabric's rails and 1 is returned
+ * (h unchanged).  Else 0, or IBF_ENOMEM. */
+int ibf_health_expect_map(struct ibf_health *h, const struct ibf_rail_map *map,
+			  const struct ibf_rail_info *ri);
 int ibf_health_ngone(const struct ibf_health *h);
 int ibf_health_gone_label(const struct ibf_health *h, int i);
 /* Close the open sweep now (e.g. at shutdown); 1 when it held samples. */

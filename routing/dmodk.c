@@ -1193,6 +1193,27 @@ static int without_degraded(const struct ibf_fabric *f, const struct ibf_route_o
 	return rc;
 }
 
+int ibf_dmodk_lean(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		   struct ibf_fabric **lean, struct ibf_error *err)
+{
+	*lean = NULL;
+	if (!f || !f->finalized)
+		return 0;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	if (o && o->roots && o->nroots) {
+		d.tree.roots = o->roots;
+		d.tree.nroots = o->nroots;
+	}
+	struct ibf_route_opts q;
+	if (o)
+		q = *o;
+	else
+		ibf_route_opts_default(&q);
+	q.log = NULL; /* the engine's own run says it */
+	return without_degraded(f, &q, &d, lean, err);
+}
+
 int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		       struct ibf_route_report *rep, struct ibf_error *err)

@@ -130,6 +130,13 @@ void ibf_dmodk_opts_default(struct ibf_dmodk_opts *o);
 int ibf_route_dmodk(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		    struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);
 /* Same with explicit options. */
+/* The fabric ibf_route_dmodk routes f as: *lean is a copy of f without the
+ * switch cables running below half their rate when dmodk leaves them out
+ * (same nodes, ports, switch indices and LIDs), NULL when it routes f
+ * itself.  A stable reroute checks the earlier tables against it, so that
+ * no column through such a cable is kept.  0, or IBF_ENOMEM. */
+int ibf_dmodk_lean(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+		   struct ibf_fabric **lean, struct ibf_error *err);
 int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		       struct ibf_route_report *rep, struct ibf_error *err);

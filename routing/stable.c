@@ -16,6 +16,7 @@
  *    distances and typical diameter), as a fresh run would require; only
  *    layered has such a window, the other engines' layers are all held to
  *    shortest paths (ibf_route_stable). */
+#include "ibf_fattree.h"
 #include "ibf_routing.h"
 #include "ibf_map.h"
 
@@ -476,9 +477,23 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 		ko.max_len.base = IBF_WIN_DIST;
 		ko.max_len.value = 0;
 	}
+	/* dmodk (and hratio's D-mod-K parts) route a copy without the cables
+	 * far below their rate: a column through one of them is not kept (it
+	 * would go on carrying a full share at a fraction of the rate), so the
+	 * columns are checked on that copy (same switches, ports and LIDs as
+	 * f); for hratio it is made for the whole fabric, so only a fabric
+	 * that is one tree has one */
+	struct ibf_fabric *lean = NULL;
+	if (e && (e->fn == ibf_route_dmodk || e->fn == ibf_route_hratio)) {
+		int lrc = ibf_dmodk_lean(f, o, &lean, err);
+		if (lrc) {
+			free(keep);
+			return lrc;
+		}
+	}
 	/* one context (LID maps, switch map, typical diameter) for both steps */
 	struct stab st;
-	int rc = stab_open(&st, f, fo, old, err);
+	int rc = stab_open(&st, lean ? lean : f, fo, old, err);
 	if (!rc)
 		rc = stab_keep(&st, &ko, keep, err);
 	if (!rc) {
@@ -490,6 +505,7 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 	if (!rc)
 		rc = stab_merge(&st, r, &ko, keep, srep, err);
 	stab_free(&st);
+	ibf_fabric_free(lean);
 	free(keep);
 	if (!rc && srep)
 		srep->seconds = ibf_now() - t0;

@@ -85,6 +85,39 @@ assert o["rate_weighted"]["worst"] == 4 and o["worst"] == 1, o
 assert d["rate_weighted"]["worst"] == d["worst"], d
 assert m["rate_weighted"]["worst"] == m["worst"], m
 ' "$WORK/old-dmodk-cong.json" "$WORK/bad-dmodk-cong.json" "$WORK/bad-minimal-cong.json"
+# a stable reroute from the tables made before the cable degraded (the
+# plugin's default after a change) keeps no column through the 1x twin:
+# they are checked on the fabric dmodk routes, without it
+"$IBFAB" route -v --topology "$WORK/bad.ibnd" --engine dmodk --previous-lfts "$WORK/ok-dmodk.lfts" \
+	--previous-topology "$WORK/ok.ibnd" -o "$WORK/stable-dmodk.lfts" >"$WORK/stable-dmodk.log" 2>&1
+diag <"$WORK/stable-dmodk.log"
+"$IBFAB" route congestion --json --topology "$WORK/bad.ibnd" --lfts "$WORK/stable-dmodk.lfts" \
+	--pattern shift >"$WORK/stable-dmodk-cong.json" 2>&1
+check "faulty, dmodk stable reroute: no flow on the 1x twin (rate-weighted worst = plain worst)" \
+	python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["layers"][0]["shift"]
+assert s["rate_weighted"]["worst"] == s["worst"], s
+' "$WORK/stable-dmodk-cong.json"
+# the same for hratio on a rail-optimized fabric with two switch cables at
+# 1x: the stable reroute gives the fresh run's rate-weighted worst (it kept
+# every column before: 32 against 17)
+"$IBFAB" topo gen rail --servers 32 --gpus 8 --spines 4 --format ibsim -o "$WORK/rail.net" >/dev/null 2>&1
+awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=1 -v degrade=2 "$WORK/rail.net" "$WORK/rail.net" \
+	>"$WORK/rail-1x.net"
+"$IBFAB" route -q --topology "$WORK/rail.net" --engine hratio -o "$WORK/rail.lfts" >/dev/null 2>&1
+"$IBFAB" route -q --topology "$WORK/rail-1x.net" --engine hratio -o "$WORK/rail-1x.lfts" >/dev/null 2>&1
+"$IBFAB" route -q --topology "$WORK/rail-1x.net" --engine hratio --previous-lfts "$WORK/rail.lfts" \
+	--previous-topology "$WORK/rail.net" -o "$WORK/rail-1x-stable.lfts" >/dev/null 2>&1
+for t in rail-1x rail-1x-stable; do
+	"$IBFAB" route congestion --json --topology "$WORK/rail-1x.net" --lfts "$WORK/$t.lfts" \
+		--pattern shift >"$WORK/$t-cong.json" 2>&1
+done
+check "faulty rail fabric, hratio stable reroute: the fresh run's rate-weighted worst" python3 -c '
+import json, sys
+f, s = (json.load(open(x))["layers"][0]["shift"]["rate_weighted"]["worst"] for x in sys.argv[1:3])
+assert f == s, (f, s)
+' "$WORK/rail-1x-cong.json" "$WORK/rail-1x-stable-cong.json"
 # a leaf whose only up-cable runs at 1x keeps using it (leaving it out
 # would cut the leaf off), and says so
 "$IBFAB" topo gen fattree --m 3,2 --w 1,1 --format ibsim -o "$WORK/one.net" >/dev/null 2>&1
@@ -94,6 +127,30 @@ awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=1 -v degrade=1 "$WORK/one.ne
 	>"$WORK/one-1x.log" 2>&1
 check "a leaf's only up-cable at 1x: still used (exit 0), the log says why" sh -c \
 	"test -s '$WORK/one-1x.lfts' && grep -q 'run below half their rate but are used: leaving them out would cut the fabric apart' '$WORK/one-1x.log'"
+# a whole bundle at 1x (both cables of leaf 0 to spine 0): the twins all
+# run alike, so the same two models elsewhere (the other bundles at 4x) are
+# the evidence; dmodk routes both as lost
+awk '/^Switch/ { cur = $3 }
+	{ if ((cur == "\"ft-l1-s0000\"" && ($1 == "[4]" || $1 == "[5]")) ||
+	      (cur == "\"ft-l2-s0000\"" && ($1 == "[1]" || $1 == "[2]")))
+		sub(/4xEDR$/, "1xEDR")
+	  print }' "$WORK/ok.net" >"$WORK/bundle.net"
+check "whole bundle: four port lines changed" \
+	test "$(diff "$WORK/ok.net" "$WORK/bundle.net" | grep -c '^> .*1xEDR$')" -eq 4
+"$IBFAB" topo info "$WORK/bundle.net" >"$WORK/bundle.txt" 2>&1
+check "whole bundle: both cables degraded, model evidence" \
+	test "$(grep -cE '^  degraded: ft-l1-s0000 port [45] <-> ft-l2-s0000 port [12] runs at 1xEDR, expected 4xEDR \(evidence: model' "$WORK/bundle.txt")" -eq 2
+"$IBFAB" route -v --topology "$WORK/bundle.net" --engine dmodk -o "$WORK/bundle.lfts" \
+	>"$WORK/bundle.log" 2>&1
+check "whole bundle: dmodk routes both as lost" \
+	grep -q 'dmodk: 2 switch cable(s) run below half their rate, routed as if lost' "$WORK/bundle.log"
+"$IBFAB" route congestion --json --topology "$WORK/bundle.net" --lfts "$WORK/bundle.lfts" \
+	--pattern shift >"$WORK/bundle-cong.json" 2>&1
+check "whole bundle: no flow on a 1x cable (rate-weighted worst = plain worst)" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["layers"][0]["shift"]
+assert s["rate_weighted"]["worst"] == s["worst"], s
+' "$WORK/bundle-cong.json"
 "$IBFAB" route congestion --json --topology "$WORK/ok.ibnd" --engine dmodk >"$WORK/ok-cong.json" 2>&1
 check "clean: route congestion has no rate-weighted figures" sh -c \
 	"grep -q '\"worst\"' '$WORK/ok-cong.json' && ! grep -q rate_weighted '$WORK/ok-cong.json'"

@@ -221,6 +221,41 @@ check "degraded, dmodk: no flow on a 1x cable (rate-weighted worst $wwd = plain 
 check "degraded: dmodk's rate-weighted worst below stock ftree's ($wwd < $wwf)" \
 	test "${wwd:-99}" -lt "${wwf:-0}"
 
+# ------------------------------------------------------------------ an older leaf
+
+# leaf 0 is an older switch model (its own device id) whose four up-cables
+# run at 4xQDR, what its ports support, in an EDR tree; two other cables
+# trained at 1x.  ibsim reports every port as supporting 12X and HDR, and
+# the plugin reads no supported values: the QDR cables are compared with
+# links between the same two models only, so they are not degraded (had
+# leaf 0 the EDR leaves' device id, they would be); only the two 1x cables
+# are routed as lost.
+"$IBFAB" topo gen fattree --m 4,8 --w 1,4 --format ibsim -o "$WORK/old0.net" >/dev/null 2>&1
+awk '/^devid=/ { held = $0; next }
+	/^(Switch|Ca|Hca)/ { cur = $3; if (held != "") print (cur == "\"ft-l1-s0000\"" ? "devid=0xbd36" : held); held = "" }
+	/^\[/ {
+		p = $1
+		if ((cur == "\"ft-l1-s0000\"" && p ~ /^\[[5-8]\]$/) || (cur ~ /"ft-l2-s000[0-3]"/ && p == "[1]"))
+			sub(/4xEDR$/, "4xQDR")
+		if ((cur == "\"ft-l1-s0003\"" && p == "[5]") || (cur == "\"ft-l2-s0000\"" && p == "[4]") ||
+		    (cur == "\"ft-l1-s0005\"" && p == "[7]") || (cur == "\"ft-l2-s0002\"" && p == "[6]"))
+			sub(/4xEDR$/, "1xEDR")
+	}
+	{ print }' "$WORK/old0.net" >"$WORK/old.net"
+check "older leaf: 8 port lines at 4xQDR, 4 at 1xEDR, one device id changed" sh -c "
+	test \$(grep -c '4xQDR\$' '$WORK/old.net') -eq 8 && test \$(grep -c '1xEDR\$' '$WORK/old.net') -eq 4 &&
+	test \$(grep -c '^devid=0xbd36' '$WORK/old.net') -eq 1"
+mkconf dmodk 0 "$WORK/opensm-old.conf"
+run old-dmodk "$WORK/old.net" "$WORK/opensm-old.conf"
+check "older leaf: opensm ran, OpenSM used dmodk" \
+	eval "log_has old-dmodk 'dmodk tables configured on all switches'"
+show_log old-dmodk
+check "older leaf: only the two 1x cables routed as lost, the QDR ones used" \
+	log_has old-dmodk "dmodk: 2 switch cable(s) run below half their rate, routed as if lost"
+check "older leaf: no QDR cable named" sh -c "! grep -q 'dmodk: .*at 4xQDR' '$WORK/old-dmodk/sim/opensm.log'"
+check "older leaf: every (source, LID) pair routed, no loop" routed old-dmodk
+check "older leaf: tables read back = offline dmodk" same_as_offline old-dmodk
+
 # ------------------------------------------------------------------ irregular tree
 
 mkconf dmodk 0 "$WORK/opensm-irr.conf"

@@ -308,4 +308,31 @@ check "minhop: registry with domain gpu-x (not srv003), default domain scores, r
 kill -0 "$OSM_PID" 2>/dev/null
 check "minhop: OpenSM still running" test $? -eq 0
 osm_stop
+
+# a mapping file none of whose lines names a node here (another cluster's):
+# its rail numbers say nothing about this fabric's rails, so none of them
+# (2, 5) is published as lost; the rails found are
+REG=$WORK/rails3.json
+printf '"srv009 mlx5_2" gpu-y 2
+"srv010 mlx5_5" gpu-z 5
+' >"$WORK/rail-other.map"
+printf 'rail_registry %s
+rail_map %s
+rail_health_percentile 100
+' \
+	"$REG" "$WORK/rail-other.map" >"$WORK/ibfab3.conf"
+mv "$SIM/opensm.log" "$SIM/opensm-minhop.log"
+osm_daemon "$WORK/opensm2.conf" "$WORK/ibfab3.conf" "$SIM/opensm3.out"
+wait_health_sweeps 2
+check "other map: PerfMgr sweeps scored and written (sweep $(health_sweeps))" test $? -eq 0
+check "other map: logged as naming no node of the fabric" \
+	grep -q 'ibfab health: no line of .*rail-other.map names a node of the fabric' "$SIM/opensm.log"
+check "other map: no rail gone" sh -c "! grep -q 'ibfab health: rail(s) .* gone' '$SIM/opensm.log'"
+python3 -c '
+import json, sys
+print(sorted(json.load(open(sys.argv[1]))["rails"]))
+' "$REG" >"$WORK/other.txt" 2>&1
+diag <"$WORK/other.txt"
+check "other map: registry with rails 0 and 1 only" grep -qF "['0', '1']" "$WORK/other.txt"
+osm_stop
 done_testing

@@ -88,7 +88,8 @@ done
 "$IBFAB" topo gen fattree --m 4,4 --w 1,4 -o "$W/ft2.net" >/dev/null 2>&1
 printf '0x0\n' >"$W/roots"
 for t in "dmodk --min-len 3" "minimal --max-len dist+2" "hratio --max-paths 4" \
-	"dmodk --layer0-balance all" "layered --dmodk-roots $W/roots" "minimal --dmodk-roots $W/roots"; do
+	"dmodk --layer0-balance all" "layered --dmodk-roots $W/roots" "minimal --dmodk-roots $W/roots" \
+	"hratio --dmodk-roots $W/roots" "dmodk --avoid $W/roots"; do
 	rm -f "$W/r.lfts"
 	# shellcheck disable=SC2086
 	r=$(rc "$IBFAB" route --topology "$W/ft2.net" --engine $t -o "$W/r.lfts")

@@ -221,6 +221,36 @@ static void test_degraded_rule(void)
 	ibf_fabric_free(f);
 }
 
+/* A whole bundle trained down: every cable between leaf1 and the spine at
+ * 1x (twins all alike, so they cannot tell) is judged against the same two
+ * models elsewhere (leaf0's cables at 4x); a bundle at its models' best
+ * stays clean, and so does a bundle of one-of-a-kind nodes. */
+static void test_degraded_whole_bundle(void)
+{
+	struct ibf_degraded *dl;
+	struct ibf_fabric *f = mixed_gen();
+	for (int c = 0; c < 4; c++) {
+		ibf_fabric_disconnect(f, 2, 1 + c);
+		ibf_fabric_connect(f, 2, 1 + c, 0, 5 + c, 1, IBF_SPEED_FDR10, NULL);
+	}
+	TT_REQUIRE(ndegraded(f, &dl) == 4);
+	for (int i = 0; i < 4; i++) {
+		TT_EQ_INT(dl[i].node_a, 0);
+		TT_EQ_INT(dl[i].port_a, 5 + i);
+		TT_EQ_INT(dl[i].width, 1);
+		TT_EQ_INT(dl[i].exp_width, 4);
+		TT_EQ_INT(dl[i].exp_speed, IBF_SPEED_FDR10);
+		TT_EQ_INT(dl[i].evidence, IBF_DEGR_MODEL);
+		TT_EQ_INT(dl[i].peers, 7);
+	}
+	free(dl);
+	/* leaf1 another model (an older switch at its own best): clean */
+	f->nodes[2].devid = 0x5a5a;
+	TT_EQ_INT(ndegraded(f, &dl), 0);
+	free(dl);
+	ibf_fabric_free(f);
+}
+
 /* Split ports: NDR200 adapters (2xNDR) beside NDR400 ones (4xNDR) of the
  * same device id on one Quantum-2 switch are not degraded (they were, by the
  * model rule); a 1x link among them still is, and iblinkinfo-style
@@ -546,6 +576,7 @@ int main(void)
 	TT(test_disconnected);
 	TT(test_parallel_and_degraded);
 	TT(test_degraded_rule);
+	TT(test_degraded_whole_bundle);
 	TT(test_degraded_split_ports);
 	TT(test_degraded_roundtrip);
 	TT(test_lids);

@@ -503,6 +503,41 @@ static void test_expected_rails(void)
 	fx_free(&x);
 }
 
+/* A mapping file's rail numbers become expected rails when at least one of
+ * its lines names a node of the fabric (an absent server's rail 5 is lost);
+ * a map none of whose lines matches (another fabric's) ties its numbers to
+ * nothing: no rail is published as lost. */
+static void test_expected_map(void)
+{
+	struct ibf_health_opts o;
+	ibf_health_opts_default(&o);
+	struct fx x;
+	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0); /* rails 0 and 1 */
+	struct ibf_error err = { 0 };
+	const char *none = "\"other01 mlx5_0\" a 5\n\"other01 mlx5_1\" a 7\n";
+	struct ibf_rail_map *m = ibf_rail_map_parse(none, strlen(none), "none.map", &err);
+	TT_REQUIRE(m);
+	struct ibf_rail_info ri;
+	TT_REQUIRE(ibf_rail_detect(x.f, m, &ri, &err) == 0);
+	TT_EQ_INT(ri.unmatched, 2);
+	TT_EQ_INT(ibf_health_expect_map(x.h, m, &ri), 1);
+	TT_EQ_INT(ibf_health_ngone(x.h), 0);
+	ibf_rail_info_free(&ri);
+	ibf_rail_map_free(m);
+	const char *some = "\"srv000 mlx5_0\" a 0\n\"other01 mlx5_0\" b 5\n\"other01 mlx5_1\" b -\n";
+	m = ibf_rail_map_parse(some, strlen(some), "some.map", &err);
+	TT_REQUIRE(m);
+	TT_REQUIRE(ibf_rail_detect(x.f, m, &ri, &err) == 0);
+	TT_EQ_INT(ri.unmatched, 2);
+	TT_EQ_INT(ibf_health_expect_map(x.h, m, &ri), 0);
+	TT_EQ_INT(ibf_health_ngone(x.h), 1);
+	TT_EQ_INT(ibf_health_gone_label(x.h, 0), 5);
+	ibf_rail_info_free(&ri);
+	ibf_rail_map_free(m);
+	TT_EQ_INT(ibf_health_expect_map(x.h, NULL, NULL), 0);
+	fx_free(&x);
+}
+
 /* spines below avoid_below for avoid_sweeps sweeps are avoided, used again
  * only above avoid_above */
 static void test_avoid_hysteresis(void)
@@ -584,5 +619,6 @@ int main(void)
 	TT(test_registry_fill);
 	TT(test_gone_rails);
 	TT(test_expected_rails);
+	TT(test_expected_map);
 	return tt_done();
 }

@@ -22,6 +22,12 @@ struct dlink {
 	uint32_t tn, mn;	/* number of twins / same-model links (self included) */
 };
 
+/* what one kind of evidence expects of a link */
+struct evid {
+	uint8_t w, s, ev;
+	uint32_t peers; /* links compared against */
+};
+
 struct mkey {
 	char *key;
 	uint32_t node;
@@ -187,31 +193,38 @@ int ibf_find_degraded(const struct ibf_fabric *f, struct ibf_degraded **out, uin
 	for (uint32_t i = 0; i < nl; i++) {
 		const struct dlink *l = &L[i];
 		const struct ibf_port *x = ibf_port(f, l->a, l->pa), *y = ibf_port(f, l->b, l->pb);
-		uint8_t ew, es, ev;
-		uint32_t peers = 0;
+		/* the evidence that applies, strongest first: supported values
+		 * alone when known; else twins, then model.  Twins that all run
+		 * alike (a whole bundle trained down) say nothing about the
+		 * bundle, so the model is asked next. */
+		struct evid cand[2];
+		int ncand = 0;
 		if (x->width_sup && y->width_sup && x->speed_sup && y->speed_sup) {
-			ew = min_known(x->width_sup, y->width_sup);
-			es = min_known(x->speed_sup, y->speed_sup);
-			ev = IBF_DEGR_SUPPORTED;
-		} else if (l->tn >= 2) {
-			ew = l->tw;
-			es = l->ts;
-			ev = IBF_DEGR_TWINS;
-			peers = l->tn - 1;
-		} else if (l->mn >= 2) {
-			ew = l->mw;
-			es = l->ms;
-			ev = IBF_DEGR_MODEL;
-			peers = l->mn - 1;
+			cand[ncand++] = (struct evid){ min_known(x->width_sup, y->width_sup),
+							min_known(x->speed_sup, y->speed_sup),
+							IBF_DEGR_SUPPORTED, 0 };
 		} else {
-			continue;
+			if (l->tn >= 2)
+				cand[ncand++] = (struct evid){ l->tw, l->ts, IBF_DEGR_TWINS, l->tn - 1 };
+			if (l->mn >= 2)
+				cand[ncand++] = (struct evid){ l->mw, l->ms, IBF_DEGR_MODEL, l->mn - 1 };
 		}
-		/* 2x is the width of a split port (HDR100, NDR200): set by the
-		 * port's configuration, not trained down from 4x, so like links at
-		 * 4x say nothing about it (supported values still do) */
-		int split = l->w == 2 && ev != IBF_DEGR_SUPPORTED;
-		int below_w = l->w && ew && l->w < ew && !split;
-		int below_s = l->s && es && l->s < es;
+		uint8_t ew = 0, es = 0, ev = 0;
+		uint32_t peers = 0;
+		int below_w = 0, below_s = 0;
+		for (int c = 0; c < ncand && !below_w && !below_s; c++) {
+			ew = cand[c].w;
+			es = cand[c].s;
+			ev = cand[c].ev;
+			peers = cand[c].peers;
+			/* 2x is the width of a split port (HDR100, NDR200): set by
+			 * the port's configuration, not trained down from 4x, so
+			 * like links at 4x say nothing about it (supported values
+			 * still do) */
+			int split = l->w == 2 && ev != IBF_DEGR_SUPPORTED;
+			below_w = l->w && ew && l->w < ew && !split;
+			below_s = l->s && es && l->s < es;
+		}
 		if (!below_w && !below_s)
 			continue;
 		if (*n == cap) {
