@@ -28,6 +28,12 @@ static inline size_t ibf_bom_len(const char *buf, size_t len)
 int ibf_lines_next(struct ibf_lines *L, const char **s, size_t *n, int *has_nul);
 
 struct ibf_error;
+/* The next line of L as a C string in buf[cap], cut at its first '#' (a
+ * comment): 1, 0 at the end, or an IBF_EPARSE error "NAME:LINE: NUL byte
+ * in line" / "line too long" (cap bytes or more) returned as a negative
+ * code. */
+int ibf_lines_next_text(struct ibf_lines *L, char *buf, size_t cap, const char *name,
+			struct ibf_error *err);
 /* Call fn(ctx, line, length, line number) for every line of buf, stopping
  * at the first non-zero return; a line holding a NUL byte is an IBF_EPARSE
  * error "NAME:LINE: NUL byte in a text line".  Returns 0 or fn's code. */

@@ -32,6 +32,25 @@ int ibf_lines_next(struct ibf_lines *L, const char **s, size_t *n, int *has_nul)
 	return 1;
 }
 
+int ibf_lines_next_text(struct ibf_lines *L, char *buf, size_t cap, const char *name,
+			struct ibf_error *err)
+{
+	const char *s;
+	size_t n;
+	int nul = 0;
+	if (!ibf_lines_next(L, &s, &n, &nul))
+		return 0;
+	if (nul || n >= cap)
+		return ibf_error_set(err, IBF_EPARSE, name, L->lineno,
+				     nul ? "NUL byte in line" : "line too long");
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	char *hash = strchr(buf, '#');
+	if (hash)
+		*hash = '\0';
+	return 1;
+}
+
 int ibf_each_line(const char *buf, size_t len, const char *name, struct ibf_error *err,
 		  int (*fn)(void *ctx, const char *s, size_t n, long ln), void *ctx)
 {

@@ -209,21 +209,13 @@ int ibf_sim_place_parse(const struct ibf_sim_net *n, const char *buf, size_t len
 		host[i] = -1;
 	struct ibf_lines it;
 	ibf_lines_init(&it, buf, len);
-	const char *line;
-	size_t ll;
-	int nul = 0;
-	while (!rc && ibf_lines_next(&it, &line, &ll, &nul)) {
-		char tmp[512], tok[256];
-		if (ll >= sizeof(tmp) || nul) {
-			rc = ibf_error_set(err, IBF_EPARSE, path, it.lineno,
-					   nul ? "NUL byte in line" : "line too long");
+	char tmp[512], tok[256];
+	int got;
+	while (!rc && (got = ibf_lines_next_text(&it, tmp, sizeof(tmp), path, err)) != 0) {
+		if (got < 0) {
+			rc = got;
 			break;
 		}
-		memcpy(tmp, line, ll);
-		tmp[ll] = 0;
-		char *hash = strchr(tmp, '#');
-		if (hash)
-			*hash = 0;
 		char *p = tmp;
 		while (isspace((unsigned char)*p))
 			p++;

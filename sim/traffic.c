@@ -139,21 +139,13 @@ int ibf_sim_traffic_parse(const struct ibf_sim_net *n, const struct ibf_sim_plac
 	int rc = 0;
 	struct ibf_lines it;
 	ibf_lines_init(&it, buf, len);
-	const char *line;
-	size_t ll;
-	int nul = 0;
-	while (!rc && ibf_lines_next(&it, &line, &ll, &nul)) {
-		char tmp[TRAFFIC_LINE_MAX];
-		if (nul || ll >= sizeof(tmp)) {
-			rc = ibf_error_set(err, IBF_EPARSE, path, it.lineno,
-					   nul ? "NUL byte in line" : "line too long");
+	char tmp[TRAFFIC_LINE_MAX];
+	int got;
+	while (!rc && (got = ibf_lines_next_text(&it, tmp, sizeof(tmp), path, err)) != 0) {
+		if (got < 0) {
+			rc = got;
 			break;
 		}
-		memcpy(tmp, line, ll);
-		tmp[ll] = 0;
-		char *hash = strchr(tmp, '#');
-		if (hash)
-			*hash = 0;
 		char *tok[5];
 		int nt = 0;
 		for (char *p = tmp; nt < 5;) {
