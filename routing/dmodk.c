@@ -985,16 +985,7 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		     const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		     struct ibf_route_report *rep, struct ibf_error *err)
 {
-	double t0 = ibf_now();
-	struct ibf_dmodk_opts defd;
-	if (!d) {
-		ibf_dmodk_opts_default(&defd);
-		d = &defd;
-	}
-	if (!f || !r || !r->lft)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no fabric or route table");
-	if (!f->finalized)
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
+	double t0 = ibf_now(); /* f, r and d checked by ibf_route_dmodk_ex */
 	if (r->nsw != f->nsw || r->max_lid < ibf_max_lid(f))
 		return ibf_error_set(
 			err, IBF_EINVAL, NULL, 0,
@@ -1063,6 +1054,16 @@ out:
 	free(elist);
 	ibf_ftree_free(&t);
 	return rc;
+}
+
+/* the engine's options from the route options (the roots file's GUIDs) */
+static void dmodk_opts_of(const struct ibf_route_opts *o, struct ibf_dmodk_opts *d)
+{
+	ibf_dmodk_opts_default(d);
+	if (o && o->roots && o->nroots) {
+		d->tree.roots = o->roots;
+		d->tree.nroots = o->nroots;
+	}
 }
 
 /* switch components of f (0 when out of memory) */
@@ -1200,11 +1201,7 @@ int ibf_dmodk_lean(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	if (!f || !f->finalized)
 		return 0;
 	struct ibf_dmodk_opts d;
-	ibf_dmodk_opts_default(&d);
-	if (o && o->roots && o->nroots) {
-		d.tree.roots = o->roots;
-		d.tree.nroots = o->nroots;
-	}
+	dmodk_opts_of(o, &d);
 	struct ibf_route_opts q;
 	if (o)
 		q = *o;
@@ -1240,10 +1237,6 @@ int ibf_route_dmodk(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		    struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err)
 {
 	struct ibf_dmodk_opts d;
-	ibf_dmodk_opts_default(&d);
-	if (o->roots && o->nroots) {
-		d.tree.roots = o->roots;
-		d.tree.nroots = o->nroots;
-	}
+	dmodk_opts_of(o, &d);
 	return ibf_route_dmodk_ex(f, o, &d, r, rep, err);
 }
