@@ -789,7 +789,7 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 	uint64_t nf = in->nf, nz = nf ? nf : 1;
 	struct fluid fl = { .in = in, .cap = cap, .nlinks = nlinks };
 	struct cheap ev = { 0 };
-	double *r = malloc(nz * sizeof(double)), *t0 = malloc(nz * sizeof(double));
+	double *r = calloc(nz, sizeof(double)), *t0 = malloc(nz * sizeof(double));
 	double *rem = malloc(nz * sizeof(double)), *c = malloc(nz * sizeof(double));
 	uint64_t *ord = malloc(nz * sizeof(uint64_t));
 	int rc = -1;
