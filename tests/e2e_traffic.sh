@@ -199,6 +199,18 @@ bad number '0 1 12x\n' '1: bad byte count "12x"'
 bad phase '0 1 10 one\n' '1: bad phase "one"'
 bad fields '0 1 10 2 extra\n' '1: expected "SRC DST BYTES [PHASE]", too many fields'
 bad zero '0 1 0\n' '1: byte count "0" out of range'
+# a name several hosts share names none of them: plafrim2's second subnet,
+# where several HCAs kept the description "MT25408 ConnectX Mellanox
+# Technologies" (its first word was taken as the first such host)
+RL=$FIXTURES/real
+SP="$IBFAB sim flow --topology $RL/qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p --lfts $RL/plafrim2-2016-ibroute/subnet1-lid-109.ibroute"
+printf '0 1 1M\nMT25408 0 1M\n' >"$W/shared.txt"
+r=$(rc $SP --pattern "file:$W/shared.txt")
+check "a first word several hosts share: exit 1 at its line, two of them named ($r)" \
+	sh -c "test $r = 1 && test ! -s '$W/out' && grep -q 'shared.txt:2: host \"MT25408\" is not unique: it names 0x[0-9a-f]* and 0x[0-9a-f]*' '$W/err'"
+printf '0 1 1M\n0xf4521403007a6d21 0 1M\n' >"$W/byguid.txt"
+r=$(rc $SP --pattern "file:$W/byguid.txt")
+check "one of them by port GUID: fine ($r)" test "$r" = 0
 r=$(rc $S --pattern "file:$W/nonexistent.txt")
 check "missing file: exit 1, named ($r)" sh -c "test $r = 1 && grep -q 'nonexistent.txt' '$W/err'"
 r=$(rc $S --pattern file:)
