@@ -276,7 +276,7 @@ static void test_maps(void)
 	struct ibf_umap u = { 0 };
 	struct ibf_smap m = { 0 };
 	int32_t old;
-	char names[2000][8];
+	char names[2000][16]; /* "n%d": GCC -O1 with sanitizers cannot see i < 2000 */
 	for (int i = 0; i < 2000; i++) {
 		TT_EQ_INT(ibf_umap_put(&u, 0x2c90000000000ull + (uint64_t)i * 0x100, i, &old), 0);
 		snprintf(names[i], sizeof(names[i]), "n%d", i);
