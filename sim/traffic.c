@@ -33,8 +33,9 @@ static int all_digits(const char *s)
 /* Host tokens already resolved in this file (-> rank).  A traffic file
  * names the same few hosts on many lines, and a lookup by name scans every
  * node of the fabric (1e6 lines on a 4096-host fabric: 32 s in strcmp).
- * The keys point into the file's buffer, alive while it is parsed. */
-/* SRC or DST: a rank number, or a host and then its lowest rank */
+ * The keys point into the file's buffer, alive while it is parsed.
+ *
+ * SRC or DST: a rank number, or a host and then its lowest rank */
 static int end_rank(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
 		    const uint32_t *first, struct ibf_smap *cache, const char *key, char *tok,
 		    const char *what, const char *path, unsigned line, uint32_t *rank,
@@ -45,8 +46,12 @@ static int end_rank(const struct ibf_sim_net *n, const struct ibf_sim_placement 
 		unsigned long long r = strtoull(tok, NULL, 10);
 		if (errno || r >= pl->nranks)
 			return ibf_error_set(err, IBF_EPARSE, path, line,
-					     "%s rank %s: the placement has %u ranks (0..%u)", what,
-					     tok, pl->nranks, pl->nranks - 1);
+					     "%s rank %s: the placement has %u ranks (0..%u)%s", what,
+					     tok, pl->nranks, pl->nranks - 1,
+					     ibf_fabric_find_name(n->f, tok, NULL) >= 0
+						     ? "; digits are a rank: a host named so is "
+						       "given by its GUID"
+						     : "");
 		*rank = (uint32_t)r;
 		return 0;
 	}

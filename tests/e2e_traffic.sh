@@ -211,6 +211,13 @@ check "a first word several hosts share: exit 1 at its line, two of them named (
 printf '0 1 1M\n0xf4521403007a6d21 0 1M\n' >"$W/byguid.txt"
 r=$(rc $SP --pattern "file:$W/byguid.txt")
 check "one of them by port GUID: fine ($r)" test "$r" = 0
+# a host whose description is a number: the field is a rank, and when that
+# rank does not exist the error says how to name the host
+sed 's/"ft-h00003"/"42"/g' "$W/ft.topo" >"$W/num.topo"
+printf '42 0 1M\n' >"$W/num.txt"
+r=$(rc "$IBFAB" sim flow --topology "$W/num.topo" --engine minimal --pattern "file:$W/num.txt")
+check "a host named 42: rank 42 does not exist, the error says to use its GUID ($r)" \
+	sh -c "test $r = 1 && grep -q 'num.txt:1: source rank 42: the placement has 16 ranks (0..15); digits are a rank: a host named so is given by its GUID' '$W/err'"
 r=$(rc $S --pattern "file:$W/nonexistent.txt")
 check "missing file: exit 1, named ($r)" sh -c "test $r = 1 && grep -q 'nonexistent.txt' '$W/err'"
 r=$(rc $S --pattern file:)
