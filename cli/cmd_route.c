@@ -1572,7 +1572,9 @@ static const char trace_help[] =
 	"Exit 0 when every trace reaches its destination; 1 when one ends early: a\n"
 	"missing LFT entry (black hole), a port with no cable or that the switch\n"
 	"does not have, a loop, or a delivery to another port (the hop where it\n"
-	"happens is printed); 2 on usage errors, unknown nodes and LIDs included.\n";
+	"happens is printed); 2 on usage errors, unknown nodes and LIDs and names\n"
+	"that several nodes share included.  A file that cannot be read or parsed\n"
+	"is exit 1 too, with FILE:LINE on stderr and nothing on stdout.\n";
 
 static int cmd_route_trace(int argc, char **argv)
 {
