@@ -1236,8 +1236,12 @@ static int trace_end_resolve(const char *prog, const char *opt, const char *tok,
 	if (is_decimal(tok)) {
 		unsigned long lid = strlen(tok) <= 6 ? strtoul(tok, NULL, 10) : 0;
 		if (!lid || lid > m->max_lid || m->node[lid] < 0)
-			return cli_usage_error(prog, "%s %s: no port of this fabric has LID %s",
-					       opt, tok, tok);
+			return cli_usage_error(prog, "%s %s: no port of this fabric has LID %s%s",
+					       opt, tok, tok,
+					       ibf_fabric_find_name(f, tok, NULL) >= 0
+						       ? " (digits are a LID: a node named so is "
+							 "given by its GUID)"
+						       : "");
 		e->node = m->node[lid];
 		e->port = m->port[lid];
 		e->lid = (uint32_t)lid;

@@ -234,6 +234,13 @@ r=$(rc $T2 --from 0xf4521403007a6d21 --to 0x0002c90200493108 --json)
 check "the same host by port GUID: traced (exit $r)" \
 	sh -c "test $r = 0 && grep -q '\"ok\": true' '$W/out'"
 
+# a node whose description is a number: --to 4242 is a LID; when no port
+# has that LID the error says how to name the node
+sed 's/"ft-h00015"/"4242"/g' "$W/ft.net" >"$W/num.net"
+r=$(rc "$IBFAB" route trace --topology "$W/num.net" --lmc 1 --lfts "$W/ft.lfts" --from ft-h00000 --to 4242)
+check "a node named 4242: no such LID, the error says to give it by GUID (exit $r)" \
+	sh -c "test $r = 2 && grep -q 'no port of this fabric has LID 4242 (digits are a LID: a node named so is given by its GUID)' '$W/err'"
+
 # ---------------------------------------------------------------- live: ibtracert
 # "out guid in lid" per link: ibtracert's lines "[out] -> type port {guid}[in]
 # lid L-L .." and the same from our JSON
