@@ -31,9 +31,10 @@ struct ibf_error;
 /* The next line of L as a C string in buf[cap], cut at its first '#' (a
  * comment): 1, 0 at the end, or an IBF_EPARSE error "NAME:LINE: NUL byte
  * in line" / "line too long" (cap bytes or more) returned as a negative
- * code. */
-int ibf_lines_next_text(struct ibf_lines *L, char *buf, size_t cap, const char *name,
-			struct ibf_error *err);
+ * code.  *raw (may be NULL) gets the line's start in the buffer: the byte
+ * at buf + k is at *raw + k, and stays valid while the buffer does. */
+int ibf_lines_next_text(struct ibf_lines *L, char *buf, size_t cap, const char **raw,
+			const char *name, struct ibf_error *err);
 /* Call fn(ctx, line, length, line number) for every line of buf, stopping
  * at the first non-zero return; a line holding a NUL byte is an IBF_EPARSE
  * error "NAME:LINE: NUL byte in a text line".  Returns 0 or fn's code. */

@@ -32,8 +32,8 @@ int ibf_lines_next(struct ibf_lines *L, const char **s, size_t *n, int *has_nul)
 	return 1;
 }
 
-int ibf_lines_next_text(struct ibf_lines *L, char *buf, size_t cap, const char *name,
-			struct ibf_error *err)
+int ibf_lines_next_text(struct ibf_lines *L, char *buf, size_t cap, const char **raw,
+			const char *name, struct ibf_error *err)
 {
 	const char *s;
 	size_t n;
@@ -45,6 +45,8 @@ int ibf_lines_next_text(struct ibf_lines *L, char *buf, size_t cap, const char *
 				     nul ? "NUL byte in line" : "line too long");
 	memcpy(buf, s, n);
 	buf[n] = '\0';
+	if (raw)
+		*raw = s;
 	char *hash = strchr(buf, '#');
 	if (hash)
 		*hash = '\0';

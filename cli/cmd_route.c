@@ -1211,6 +1211,17 @@ static const char *node_desc(const struct ibf_fabric *f, int node)
 	return n->desc && n->desc[0] ? n->desc : n->id ? n->id : "?";
 }
 
+/* A GUID that tells a node apart in a message: its node GUID, else (the
+ * ports report of ibnetdiscover -p has none) its first port GUID. */
+static unsigned long long some_guid(const struct ibf_fabric *f, int node)
+{
+	const struct ibf_node *n = &f->nodes[node];
+	for (int p = 0; !n->guid && p <= n->nports; p++)
+		if (f->ports[n->port_off + (uint32_t)p].guid)
+			return (unsigned long long)f->ports[n->port_off + (uint32_t)p].guid;
+	return (unsigned long long)n->guid;
+}
+
 /* A decimal number: a LID. */
 static int is_decimal(const char *s)
 {
@@ -1232,21 +1243,30 @@ static int trace_end_resolve(const char *prog, const char *opt, const char *tok,
 	if (is_decimal(tok)) {
 		unsigned long lid = strlen(tok) <= 6 ? strtoul(tok, NULL, 10) : 0;
 		if (!lid || lid > m->max_lid || m->node[lid] < 0)
-			return cli_usage_error(prog, "%s %s: no port of this fabric has LID %s",
-					       opt, tok, tok);
+			return cli_usage_error(prog, "%s %s: no port of this fabric has LID %s%s",
+					       opt, tok, tok,
+					       ibf_fabric_find_name(f, tok, NULL) >= 0
+						       ? " (digits are a LID: a node named so is "
+							 "given by its GUID)"
+						       : "");
 		e->node = m->node[lid];
 		e->port = m->port[lid];
 		e->lid = (uint32_t)lid;
 		e->by_lid = 1;
 		return 0;
 	}
-	int gport;
-	int node = ibf_fabric_find_name(f, tok, &gport);
+	int gport, dup;
+	int node = ibf_fabric_find_name_dup(f, tok, &gport, &dup);
 	if (node < 0)
 		return cli_usage_error(prog,
 				       "%s '%s': no node of this fabric has that description, "
 				       "name or GUID (a LID is a decimal number)",
 				       opt, tok);
+	if (dup >= 0)
+		return cli_usage_error(prog,
+				       "%s '%s': more than one node is named so (0x%016llx and "
+				       "0x%016llx, maybe more); name it by port GUID or LID",
+				       opt, tok, some_guid(f, node), some_guid(f, dup));
 	const struct ibf_node *n = &f->nodes[node];
 	int port = -1;
 	if (n->type == IBF_NODE_SWITCH) {
@@ -1563,7 +1583,9 @@ static const char trace_help[] =
 	"Exit 0 when every trace reaches its destination; 1 when one ends early: a\n"
 	"missing LFT entry (black hole), a port with no cable or that the switch\n"
 	"does not have, a loop, or a delivery to another port (the hop where it\n"
-	"happens is printed); 2 on usage errors, unknown nodes and LIDs included.\n";
+	"happens is printed); 2 on usage errors, unknown nodes and LIDs and names\n"
+	"that several nodes share included.  A file that cannot be read or parsed\n"
+	"is exit 1 too, with FILE:LINE on stderr and nothing on stdout.\n";
 
 static int cmd_route_trace(int argc, char **argv)
 {

@@ -154,13 +154,24 @@ void ibf_sim_placement_free(struct ibf_sim_placement *pl)
 	}
 }
 
+/* A GUID that tells a node apart in a message: its node GUID, else (the
+ * ports report of ibnetdiscover -p has none) its first port GUID. */
+static unsigned long long some_guid(const struct ibf_fabric *f, int node)
+{
+	const struct ibf_node *n = &f->nodes[node];
+	for (int p = 0; !n->guid && p <= n->nports; p++)
+		if (f->ports[n->port_off + (uint32_t)p].guid)
+			return (unsigned long long)f->ports[n->port_off + (uint32_t)p].guid;
+	return (unsigned long long)n->guid;
+}
+
 /* a host token: node name, description, its first word, a node GUID or
  * the port GUID of a host port (with :PORT, that port's number) */
-static int find_host(const struct ibf_sim_net *n, const char *tok, long port)
+static int find_host(const struct ibf_sim_net *n, const char *tok, long port, int *dup)
 {
 	int gport;
-	int node = ibf_fabric_find_name(n->f, tok, &gport);
-	if (node < 0)
+	int node = ibf_fabric_find_name_dup(n->f, tok, &gport, dup);
+	if (node < 0 || *dup >= 0)
 		return -1;
 	if (gport >= 0) { /* a port GUID names its port */
 		if (port >= 0 && gport != port)
@@ -186,7 +197,15 @@ int sim_host_token(const struct ibf_sim_net *n, char *tok, const char *path, uns
 					     tok);
 		*colon = 0;
 	}
-	int h = find_host(n, tok, port);
+	int dup = -1;
+	int h = find_host(n, tok, port, &dup);
+	if (dup >= 0) {
+		int first = ibf_fabric_find_name(n->f, tok, NULL);
+		return ibf_error_set(err, IBF_EPARSE, path, line,
+				     "host \"%s\" is not unique: it names 0x%016llx and 0x%016llx "
+				     "(maybe more); give a port GUID or a rank",
+				     tok, some_guid(n->f, first), some_guid(n->f, dup));
+	}
 	if (h < 0)
 		return ibf_error_set(err, IBF_EPARSE, path, line,
 				     h == -1 ? "unknown host \"%s\""
@@ -211,7 +230,7 @@ int ibf_sim_place_parse(const struct ibf_sim_net *n, const char *buf, size_t len
 	ibf_lines_init(&it, buf, len);
 	char tmp[512], tok[256];
 	int got;
-	while (!rc && (got = ibf_lines_next_text(&it, tmp, sizeof(tmp), path, err)) != 0) {
+	while (!rc && (got = ibf_lines_next_text(&it, tmp, sizeof(tmp), NULL, path, err)) != 0) {
 		if (got < 0) {
 			rc = got;
 			break;

@@ -1,6 +1,7 @@
 /* Traffic matrices the user writes: `--pattern file:PATH` (format in
  * docs/formats.md, "Traffic files"). */
 #include "sim_internal.h"
+#include "ibf_map.h"
 #include "ibf_text.h"
 
 #include <ctype.h>
@@ -29,19 +30,35 @@ static int all_digits(const char *s)
 	return 1;
 }
 
-/* SRC or DST: a rank number, or a host and then its lowest rank */
+/* Host tokens already resolved in this file (-> rank).  A traffic file
+ * names the same few hosts on many lines, and a lookup by name scans every
+ * node of the fabric (1e6 lines on a 4096-host fabric: 32 s in strcmp).
+ * The keys point into the file's buffer, alive while it is parsed.
+ *
+ * SRC or DST: a rank number, or a host and then its lowest rank */
 static int end_rank(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
-		    const uint32_t *first, char *tok, const char *what, const char *path,
-		    unsigned line, uint32_t *rank, struct ibf_error *err)
+		    const uint32_t *first, struct ibf_smap *cache, const char *key, char *tok,
+		    const char *what, const char *path, unsigned line, uint32_t *rank,
+		    struct ibf_error *err)
 {
 	if (all_digits(tok)) {
 		errno = 0;
 		unsigned long long r = strtoull(tok, NULL, 10);
 		if (errno || r >= pl->nranks)
 			return ibf_error_set(err, IBF_EPARSE, path, line,
-					     "%s rank %s: the placement has %u ranks (0..%u)", what,
-					     tok, pl->nranks, pl->nranks - 1);
+					     "%s rank %s: the placement has %u ranks (0..%u)%s", what,
+					     tok, pl->nranks, pl->nranks - 1,
+					     ibf_fabric_find_name(n->f, tok, NULL) >= 0
+						     ? "; digits are a rank: a host named so is "
+						       "given by its GUID"
+						     : "");
 		*rank = (uint32_t)r;
+		return 0;
+	}
+	size_t kl = strlen(tok);
+	int32_t known = ibf_smap_get(cache, key, kl);
+	if (known >= 0) {
+		*rank = (uint32_t)known;
 		return 0;
 	}
 	char name[TRAFFIC_LINE_MAX];
@@ -53,6 +70,8 @@ static int end_rank(const struct ibf_sim_net *n, const struct ibf_sim_placement 
 		return ibf_error_set(err, IBF_EPARSE, path, line,
 				     "%s host \"%s\" has no rank in the placement", what, name);
 	*rank = first[h];
+	if (*rank <= INT32_MAX) /* out of memory: no harm, only slower */
+		ibf_smap_put(cache, key, kl, (int32_t)*rank, NULL);
 	return 0;
 }
 
@@ -137,11 +156,13 @@ int ibf_sim_traffic_parse(const struct ibf_sim_net *n, const struct ibf_sim_plac
 			first[pl->host[r]] = r;
 	uint64_t cap = 0;
 	int rc = 0;
+	struct ibf_smap cache = { NULL, 0, 0 };
 	struct ibf_lines it;
 	ibf_lines_init(&it, buf, len);
 	char tmp[TRAFFIC_LINE_MAX];
+	const char *line = NULL;
 	int got;
-	while (!rc && (got = ibf_lines_next_text(&it, tmp, sizeof(tmp), path, err)) != 0) {
+	while (!rc && (got = ibf_lines_next_text(&it, tmp, sizeof(tmp), &line, path, err)) != 0) {
 		if (got < 0) {
 			rc = got;
 			break;
@@ -168,10 +189,12 @@ int ibf_sim_traffic_parse(const struct ibf_sim_net *n, const struct ibf_sim_plac
 			break;
 		}
 		struct ibf_sim_traffic_flow fl = { 0, 0, 0, 0 };
-		rc = end_rank(n, pl, first, tok[0], "source", path, it.lineno, &fl.src, err);
+		/* tokens in tmp are at the same offsets in the line */
+		rc = end_rank(n, pl, first, &cache, line + (tok[0] - tmp), tok[0], "source", path,
+			      it.lineno, &fl.src, err);
 		if (!rc)
-			rc = end_rank(n, pl, first, tok[1], "destination", path, it.lineno, &fl.dst,
-				      err);
+			rc = end_rank(n, pl, first, &cache, line + (tok[1] - tmp), tok[1],
+				      "destination", path, it.lineno, &fl.dst, err);
 		if (!rc)
 			rc = parse_bytes(tok[2], path, it.lineno, &fl.bytes, err);
 		if (!rc && nt == 4) {
@@ -201,6 +224,7 @@ int ibf_sim_traffic_parse(const struct ibf_sim_net *n, const struct ibf_sim_plac
 		t->fl[t->n++] = fl;
 	}
 	free(first);
+	ibf_smap_free(&cache);
 	if (!rc && !t->n)
 		rc = ibf_error_set(err, IBF_EPARSE, path, 0,
 				   "no flows (lines \"SRC DST BYTES [PHASE]\")");

@@ -217,6 +217,30 @@ r=$(rc "$IBFAB" route trace --topology "$PL" --lfts "$W/plafrim.lfts" --from man
 check "plafrim: manumanu -> oss02 crosses 6 switches, ending on the 4xSDR cable of the Infiniscale-IV" \
 	sh -c "grep -q 'at hop 7 (6 switches)' '$W/out' && grep -q '4xSDR  *8.0  Infiniscale-IV' '$W/out'"
 
+# ---------------------------------------------------------------- names given twice
+# plafrim2's second subnet: several HCAs kept the default description
+# "MT25408 ConnectX Mellanox Technologies"; that description, or its first
+# word, names no one host: a usage error naming two of them, not a trace
+# from whichever comes first
+P2=$R/qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p
+T2="$IBFAB route trace --topology $P2 --lfts $R/plafrim2-2016-ibroute/subnet1-lid-109.ibroute"
+r=$(rc $T2 --from "MT25408 ConnectX Mellanox Technologies" --to 0x0002c90200493108)
+check "a description shared by several hosts: usage error naming two of them (exit $r)" \
+	sh -c "test $r = 2 && test ! -s '$W/out' && grep -q \"'MT25408 ConnectX Mellanox Technologies': more than one node is named so (0x[0-9a-f]* and 0x[0-9a-f]*, maybe more)\" '$W/err'"
+r=$(rc $T2 --from 0xf4521403007a6d21 --to MT25408)
+check "its first word: usage error too (exit $r)" \
+	sh -c "test $r = 2 && grep -q \"'MT25408': more than one node\" '$W/err'"
+r=$(rc $T2 --from 0xf4521403007a6d21 --to 0x0002c90200493108 --json)
+check "the same host by port GUID: traced (exit $r)" \
+	sh -c "test $r = 0 && grep -q '\"ok\": true' '$W/out'"
+
+# a node whose description is a number: --to 4242 is a LID; when no port
+# has that LID the error says how to name the node
+sed 's/"ft-h00015"/"4242"/g' "$W/ft.net" >"$W/num.net"
+r=$(rc "$IBFAB" route trace --topology "$W/num.net" --lmc 1 --lfts "$W/ft.lfts" --from ft-h00000 --to 4242)
+check "a node named 4242: no such LID, the error says to give it by GUID (exit $r)" \
+	sh -c "test $r = 2 && grep -q 'no port of this fabric has LID 4242 (digits are a LID: a node named so is given by its GUID)' '$W/err'"
+
 # ---------------------------------------------------------------- live: ibtracert
 # "out guid in lid" per link: ibtracert's lines "[out] -> type port {guid}[in]
 # lid L-L .." and the same from our JSON

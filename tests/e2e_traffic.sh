@@ -199,6 +199,25 @@ bad number '0 1 12x\n' '1: bad byte count "12x"'
 bad phase '0 1 10 one\n' '1: bad phase "one"'
 bad fields '0 1 10 2 extra\n' '1: expected "SRC DST BYTES [PHASE]", too many fields'
 bad zero '0 1 0\n' '1: byte count "0" out of range'
+# a name several hosts share names none of them: plafrim2's second subnet,
+# where several HCAs kept the description "MT25408 ConnectX Mellanox
+# Technologies" (its first word was taken as the first such host)
+RL=$FIXTURES/real
+SP="$IBFAB sim flow --topology $RL/qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p --lfts $RL/plafrim2-2016-ibroute/subnet1-lid-109.ibroute"
+printf '0 1 1M\nMT25408 0 1M\n' >"$W/shared.txt"
+r=$(rc $SP --pattern "file:$W/shared.txt")
+check "a first word several hosts share: exit 1 at its line, two of them named ($r)" \
+	sh -c "test $r = 1 && test ! -s '$W/out' && grep -q 'shared.txt:2: host \"MT25408\" is not unique: it names 0x[0-9a-f]* and 0x[0-9a-f]*' '$W/err'"
+printf '0 1 1M\n0xf4521403007a6d21 0 1M\n' >"$W/byguid.txt"
+r=$(rc $SP --pattern "file:$W/byguid.txt")
+check "one of them by port GUID: fine ($r)" test "$r" = 0
+# a host whose description is a number: the field is a rank, and when that
+# rank does not exist the error says how to name the host
+sed 's/"ft-h00003"/"42"/g' "$W/ft.topo" >"$W/num.topo"
+printf '42 0 1M\n' >"$W/num.txt"
+r=$(rc "$IBFAB" sim flow --topology "$W/num.topo" --engine minimal --pattern "file:$W/num.txt")
+check "a host named 42: rank 42 does not exist, the error says to use its GUID ($r)" \
+	sh -c "test $r = 1 && grep -q 'num.txt:1: source rank 42: the placement has 16 ranks (0..15); digits are a rank: a host named so is given by its GUID' '$W/err'"
 r=$(rc $S --pattern "file:$W/nonexistent.txt")
 check "missing file: exit 1, named ($r)" sh -c "test $r = 1 && grep -q 'nonexistent.txt' '$W/err'"
 r=$(rc $S --pattern file:)
@@ -210,6 +229,32 @@ printf '0 1 1M\n' >"$W/local.txt"
 r=$(rc $S --ppn 2 --pattern "file:$W/local.txt")
 check "only a flow between two ranks of one host: exit 1, said ($r)" \
 	sh -c "test $r = 1 && grep -q 'no flow between two host ports' '$W/err'"
+
+# a long file of host names on a large fabric: each name was looked up by a
+# scan of every node (300 000 lines, 4096 hosts: about 10 s in strcmp);
+# names already met are now remembered (well under a second), and the
+# figures are those of the same file in rank numbers
+"$IBFAB" topo gen fattree --kary 16 --n 3 -o "$W/big.topo" 2>/dev/null
+python3 -c '
+import random, sys
+random.seed(5)
+with open(sys.argv[1], "w") as a, open(sys.argv[2], "w") as b:
+    for i in range(300000):
+        s = random.randrange(4096); d = random.randrange(4095); d += d >= s
+        a.write("ft-h%05d ft-h%05d 64k %d\n" % (s, d, i % 3))
+        b.write("%d %d 64k %d\n" % (s, d, i % 3))' "$W/names.txt" "$W/ranks.txt"
+t0=$(date +%s%N)
+r1=$(rc "$IBFAB" sim flow --topology "$W/big.topo" --engine dmodk --pattern "file:$W/names.txt" --json)
+t1=$(date +%s%N)
+cp "$W/out" "$W/names.json"
+r2=$(rc "$IBFAB" sim flow --topology "$W/big.topo" --engine dmodk --pattern "file:$W/ranks.txt" --json)
+ms=$(((t1 - t0) / 1000000))
+check "300 000 lines of host names on 4096 hosts: exit 0, under 5 s ($r1, $ms ms)" \
+	test "$r1" = 0 -a "$ms" -lt 5000
+figures "$W/names.json" >"$W/names.fig" 2>&1
+figures "$W/out" >"$W/ranks.fig" 2>&1
+check "... the same figures as the file in rank numbers ($r2)" \
+	sh -c "test $r2 = 0 && test -s '$W/ranks.fig' && cmp -s '$W/names.fig' '$W/ranks.fig'"
 
 # sim packet reads the same files: streams of each line's own size
 printf '0 5 64KiB\n1 9 16KiB 0\n5 0 32KiB 1\n' >"$W/pk.txt"

@@ -188,6 +188,34 @@ static void test_json(void)
 	free(out);
 }
 
+/* Bytes outside well-formed UTF-8 (a Latin-1 node description, a cut
+ * sequence, an overlong form, a surrogate) must not reach the JSON or XML
+ * output as they are: a JSON reader refuses the whole document. */
+static void test_json_utf8(void)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len);
+	TT_REQUIRE(fp);
+	/* "né" in Latin-1, then UTF-8 é, € and U+1F600 kept, a cut sequence,
+	 * an overlong '/', a surrogate, a stray continuation byte, 0xff */
+	ibf_json_str(fp, "n\xe9 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 \xe2\x82 \xc0\xaf "
+			 "\xed\xa0\x80 \x80\xff");
+	fclose(fp);
+	TT_CHECK_MSG(strcmp(out, "\"n\\u00e9 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 "
+				 "\\u00e2\\u0082 \\u00c0\\u00af \\u00ed\\u00a0\\u0080 "
+				 "\\u0080\\u00ff\"") == 0,
+		     "%s", out);
+	free(out);
+	out = NULL;
+	fp = open_memstream(&out, &len);
+	TT_REQUIRE(fp);
+	ibf_xml_str(fp, "a<\x01\t\xe9\xc3\xa9&");
+	fclose(fp);
+	TT_CHECK_MSG(strcmp(out, "a&lt;&#xfffd;\t&#xe9;\xc3\xa9&amp;") == 0, "%s", out);
+	free(out);
+}
+
 static void test_prng(void)
 {
 	/* splitmix64 reference values (seed 0 and seed 1234567) */
@@ -412,6 +440,7 @@ int main(void)
 	tt_run("atomic output: a FIFO written in place, a symlink kept", test_atomic_special);
 	tt_run("atomic output: a directory is refused at open", test_atomic_dir);
 	tt_run("JSON string escaping", test_json);
+	tt_run("JSON and XML text: bytes outside UTF-8", test_json_utf8);
 	tt_run("JSON reader: values, escapes, errors with lines, depth", test_json_read);
 	tt_run("splitmix64, rand_below, FNV-1a, fmix64", test_prng);
 	tt_run("lines and cursor", test_text);

@@ -569,12 +569,62 @@ static void test_ib_decoder(void)
 	}
 }
 
+/* A name that fits two nodes: the first is returned and the second given
+ * as the duplicate, for each way of naming; a unique name has none. */
+static void test_find_name_dup(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	int s = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 0x10, "sw", "S-10", NULL);
+	int a = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x20, "h1 HCA-1", "H-20", NULL);
+	int b = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x30, "h1 HCA-2", "H-30", NULL);
+	int c = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x40, "MT25408 ConnectX", "H-40", NULL);
+	int d = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x50, "MT25408 ConnectX", "H-50", NULL);
+	int e = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x50, "h9 HCA-1", "H-50#2", NULL);
+	TT_REQUIRE(s >= 0 && a >= 0 && b >= 0 && c >= 0 && d >= 0 && e >= 0);
+	ibf_port(f, a, 1)->guid = 0x21;
+	ibf_port(f, b, 1)->guid = 0x31;
+	ibf_port(f, c, 1)->guid = 0x99;
+	ibf_port(f, d, 1)->guid = 0x99;
+	int port, dup;
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "h1", &port, &dup), a);
+	TT_EQ_INT(dup, b);
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "MT25408 ConnectX", &port, &dup), c);
+	TT_EQ_INT(dup, d);
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "MT25408", &port, &dup), c);
+	TT_EQ_INT(dup, d);
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "0x50", &port, &dup), d);
+	TT_EQ_INT(dup, e);
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "0x99", &port, &dup), c);
+	TT_EQ_INT(dup, d);
+	TT_EQ_INT(port, 1);
+	/* unique: by name, description, first word, node and port GUID */
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "H-30", &port, &dup), b);
+	TT_EQ_INT(dup, -1);
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "h1 HCA-2", &port, &dup), b);
+	TT_EQ_INT(dup, -1);
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "h9", &port, &dup), e);
+	TT_EQ_INT(dup, -1);
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "0x20", &port, &dup), a);
+	TT_EQ_INT(dup, -1);
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "0x31", &port, &dup), b);
+	TT_EQ_INT(dup, -1);
+	TT_EQ_INT(port, 1);
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "sw", &port, &dup), s);
+	TT_EQ_INT(dup, -1);
+	TT_EQ_INT(ibf_fabric_find_name_dup(f, "nosuch", &port, &dup), -1);
+	TT_EQ_INT(dup, -1);
+	/* the old call still returns the first */
+	TT_EQ_INT(ibf_fabric_find_name(f, "h1", NULL), a);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_ring_csr);
 	TT(test_ring_stats);
 	TT(test_disconnected);
 	TT(test_parallel_and_degraded);
+	TT(test_find_name_dup);
 	TT(test_degraded_rule);
 	TT(test_degraded_whole_bundle);
 	TT(test_degraded_split_ports);

@@ -481,34 +481,85 @@ int ibf_fabric_find_desc(const struct ibf_fabric *f, const char *desc)
 	return -1;
 }
 
-int ibf_fabric_find_name(const struct ibf_fabric *f, const char *tok, int *port)
+/* the first word of a CA or router description ("h1" of "h1 HCA-1") */
+static int first_word_is(const struct ibf_node *n, const char *tok, size_t tl)
+{
+	const char *d = n->desc;
+	return n->type != IBF_NODE_SWITCH && d && tl && !strncmp(d, tok, tl) &&
+	       (d[tl] == ' ' || d[tl] == '\t');
+}
+
+int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *port, int *dup)
 {
 	if (port)
 		*port = -1;
+	if (dup)
+		*dup = -1;
+	/* each way of naming is tried on its own; the first that matches
+	 * decides, and a second node it also matches is the duplicate */
 	int node = ibf_fabric_find_id(f, tok);
-	if (node < 0)
-		node = ibf_fabric_find_desc(f, tok);
-	if (node < 0 && (!strncmp(tok, "0x", 2) || !strncmp(tok, "0X", 2)) && tok[2]) {
+	if (node >= 0) {
+		for (uint32_t i = (uint32_t)node + 1; dup && i < f->nnodes && *dup < 0; i++)
+			if (f->nodes[i].id && !strcmp(f->nodes[i].id, tok))
+				*dup = (int)i;
+		return node;
+	}
+	node = ibf_fabric_find_desc(f, tok);
+	if (node >= 0) {
+		for (uint32_t i = (uint32_t)node + 1; dup && i < f->nnodes && *dup < 0; i++)
+			if (f->nodes[i].desc && !strcmp(f->nodes[i].desc, tok))
+				*dup = (int)i;
+		return node;
+	}
+	if ((!strncmp(tok, "0x", 2) || !strncmp(tok, "0X", 2)) && tok[2]) {
 		char *end;
 		errno = 0;
 		uint64_t g = strtoull(tok + 2, &end, 16);
 		if (!*end && g && !errno && isxdigit((unsigned char)tok[2])) {
 			node = ibf_fabric_find_guid(f, g);
-			if (node < 0)
-				node = ibf_fabric_find_port_guid(f, g, port);
+			if (node >= 0) {
+				for (uint32_t i = 0; dup && i < f->nnodes && *dup < 0; i++)
+					if (i != (uint32_t)node && f->nodes[i].guid == g)
+						*dup = (int)i;
+				return node;
+			}
+			int gp = -1;
+			node = ibf_fabric_find_port_guid(f, g, &gp);
+			if (node >= 0) {
+				if (port)
+					*port = gp;
+				/* another node with a port of this GUID (one node's
+				 * ports may share it) */
+				for (uint32_t i = 0; dup && i < f->nnodes && *dup < 0; i++) {
+					const struct ibf_node *n = &f->nodes[i];
+					for (int p = 0; p <= n->nports && i != (uint32_t)node; p++)
+						if (f->ports[n->port_off + (uint32_t)p].guid == g) {
+							*dup = (int)i;
+							break;
+						}
+				}
+				return node;
+			}
 		}
 	}
-	if (node < 0) {
-		/* the first word of a CA or router description ("h1" of "h1 HCA-1") */
-		size_t tl = strlen(tok);
-		for (uint32_t v = 0; tl && v < f->nnodes && node < 0; v++) {
-			const char *d = f->nodes[v].desc;
-			if (f->nodes[v].type != IBF_NODE_SWITCH && d && !strncmp(d, tok, tl) &&
-			    (d[tl] == ' ' || d[tl] == '\t'))
+	size_t tl = strlen(tok);
+	for (uint32_t v = 0; v < f->nnodes; v++)
+		if (first_word_is(&f->nodes[v], tok, tl)) {
+			if (node < 0) {
 				node = (int)v;
+				if (!dup)
+					break;
+			} else {
+				*dup = (int)v;
+				break;
+			}
 		}
-	}
 	return node;
+}
+
+int ibf_fabric_find_name(const struct ibf_fabric *f, const char *tok, int *port)
+{
+	return ibf_fabric_find_name_dup(f, tok, port, NULL);
 }
 
 int ibf_fabric_set_meta(struct ibf_fabric *f, const char *meta)

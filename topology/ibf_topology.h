@@ -178,8 +178,13 @@ int ibf_fabric_find_desc(const struct ibf_fabric *f, const char *desc);
 /* A node named by a user: its name in files (id), its description, a node
  * GUID or port GUID (0x...), or the first word of a CA/router description,
  * tried in that order.  *port (may be NULL) = the port a port GUID names,
- * else -1.  Returns the node id or -1. */
+ * else -1.  Returns the node id or -1: the first node named so. */
 int ibf_fabric_find_name(const struct ibf_fabric *f, const char *tok, int *port);
+/* The same, and *dup (may be NULL) = a second node that the same kind of
+ * name matches (two hosts with one description, two nodes with one GUID,
+ * "h1" of "h1 HCA-1" and "h1 HCA-2"), else -1: a name that is not unique,
+ * which callers refuse rather than pick one of the nodes. */
+int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *port, int *dup);
 
 int ibf_fabric_set_meta(struct ibf_fabric *f, const char *meta);
 /* Look up "key" in meta; copies its value to buf and returns 1 when found. */
