@@ -1211,16 +1211,6 @@ static const char *node_desc(const struct ibf_fabric *f, int node)
 	return n->desc && n->desc[0] ? n->desc : n->id ? n->id : "?";
 }
 
-/* A GUID that tells a node apart in a message: its node GUID, else (the
- * ports report of ibnetdiscover -p has none) its first port GUID. */
-static unsigned long long some_guid(const struct ibf_fabric *f, int node)
-{
-	const struct ibf_node *n = &f->nodes[node];
-	for (int p = 0; !n->guid && p <= n->nports; p++)
-		if (f->ports[n->port_off + (uint32_t)p].guid)
-			return (unsigned long long)f->ports[n->port_off + (uint32_t)p].guid;
-	return (unsigned long long)n->guid;
-}
 
 /* A decimal number: a LID. */
 static int is_decimal(const char *s)
@@ -1266,7 +1256,8 @@ static int trace_end_resolve(const char *prog, const char *opt, const char *tok,
 		return cli_usage_error(prog,
 				       "%s '%s': more than one node is named so (0x%016llx and "
 				       "0x%016llx, maybe more); name it by port GUID or LID",
-				       opt, tok, some_guid(f, node), some_guid(f, dup));
+				       opt, tok, (unsigned long long)ibf_node_some_guid(f, node),
+				       (unsigned long long)ibf_node_some_guid(f, dup));
 	const struct ibf_node *n = &f->nodes[node];
 	int port = -1;
 	if (n->type == IBF_NODE_SWITCH) {

@@ -154,16 +154,6 @@ void ibf_sim_placement_free(struct ibf_sim_placement *pl)
 	}
 }
 
-/* A GUID that tells a node apart in a message: its node GUID, else (the
- * ports report of ibnetdiscover -p has none) its first port GUID. */
-static unsigned long long some_guid(const struct ibf_fabric *f, int node)
-{
-	const struct ibf_node *n = &f->nodes[node];
-	for (int p = 0; !n->guid && p <= n->nports; p++)
-		if (f->ports[n->port_off + (uint32_t)p].guid)
-			return (unsigned long long)f->ports[n->port_off + (uint32_t)p].guid;
-	return (unsigned long long)n->guid;
-}
 
 /* a host token: node name, description, its first word, a node GUID or
  * the port GUID of a host port (with :PORT, that port's number) */
@@ -204,7 +194,8 @@ int sim_host_token(const struct ibf_sim_net *n, char *tok, const char *path, uns
 		return ibf_error_set(err, IBF_EPARSE, path, line,
 				     "host \"%s\" is not unique: it names 0x%016llx and 0x%016llx "
 				     "(maybe more); give a port GUID or a rank",
-				     tok, some_guid(n->f, first), some_guid(n->f, dup));
+				     tok, (unsigned long long)ibf_node_some_guid(n->f, first),
+				     (unsigned long long)ibf_node_some_guid(n->f, dup));
 	}
 	if (h < 0)
 		return ibf_error_set(err, IBF_EPARSE, path, line,

@@ -489,6 +489,15 @@ static int first_word_is(const struct ibf_node *n, const char *tok, size_t tl)
 	       (d[tl] == ' ' || d[tl] == '\t');
 }
 
+uint64_t ibf_node_some_guid(const struct ibf_fabric *f, int node)
+{
+	const struct ibf_node *n = &f->nodes[node];
+	for (int p = 0; !n->guid && p <= n->nports; p++)
+		if (f->ports[n->port_off + (uint32_t)p].guid)
+			return f->ports[n->port_off + (uint32_t)p].guid;
+	return n->guid;
+}
+
 int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *port, int *dup)
 {
 	if (port)

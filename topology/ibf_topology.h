@@ -185,6 +185,9 @@ int ibf_fabric_find_name(const struct ibf_fabric *f, const char *tok, int *port)
  * "h1" of "h1 HCA-1" and "h1 HCA-2"), else -1: a name that is not unique,
  * which callers refuse rather than pick one of the nodes. */
 int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *port, int *dup);
+/* A GUID that tells a node apart in a message: its node GUID, else (the
+ * ports report of ibnetdiscover -p has none) its first port GUID. */
+uint64_t ibf_node_some_guid(const struct ibf_fabric *f, int node);
 
 int ibf_fabric_set_meta(struct ibf_fabric *f, const char *meta);
 /* Look up "key" in meta; copies its value to buf and returns 1 when found. */
