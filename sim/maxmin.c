@@ -324,16 +324,18 @@ out:
 
 /* ------------------------------------------------------------ the heap */
 
+/* (key, index), least key first, ties by index: the links of the
+ * progressive filling and the fluid model's completion events (time, flow) */
 struct hent {
 	double key;
-	uint32_t e;
+	uint64_t e;
 };
 struct heap {
 	struct hent *a;
 	size_t n, cap;
 };
 
-static int hpush(struct heap *h, double key, uint32_t e)
+static int hpush(struct heap *h, double key, uint64_t e)
 {
 	if (h->n == h->cap) {
 		size_t nc = h->cap ? h->cap * 2 : 256;
@@ -528,63 +530,9 @@ out:
  * one event (one re-solve), unless the network gives another. */
 #define FLUID_EPS 1e-9
 
-/* completion events: (time, flow), earliest first, ties by flow index;
- * stale entries (the flow finished or got a new time) are skipped */
-struct cent {
-	double t;
-	uint64_t f;
-};
-struct cheap {
-	struct cent *a;
-	size_t n, cap;
-};
-
-static int cless(const struct cent *x, const struct cent *y)
-{
-	return x->t < y->t || (x->t == y->t && x->f < y->f);
-}
-
-static int cpush(struct cheap *h, double t, uint64_t f)
-{
-	if (h->n == h->cap) {
-		size_t nc = h->cap ? h->cap * 2 : 256;
-		struct cent *na = realloc(h->a, nc * sizeof(*na));
-		if (!na)
-			return -1;
-		h->a = na;
-		h->cap = nc;
-	}
-	struct cent v = { t, f };
-	size_t i = h->n++;
-	while (i) {
-		size_t p = (i - 1) / 2;
-		if (!cless(&v, &h->a[p]))
-			break;
-		h->a[i] = h->a[p];
-		i = p;
-	}
-	h->a[i] = v;
-	return 0;
-}
-
-static void cpop(struct cheap *h)
-{
-	struct cent last = h->a[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && cless(&h->a[c + 1], &h->a[c]))
-			c++;
-		if (!cless(&h->a[c], &last))
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	if (h->n)
-		h->a[i] = last;
-}
+/* completion events are struct heap entries (time, flow): earliest
+ * first, ties by flow index; stale entries (the flow finished or got a new
+ * time) are skipped */
 
 /* the solver's state kept over a phase's events */
 struct fluid {
@@ -766,12 +714,12 @@ static void fluid_free(struct fluid *fl)
 
 /* Drop the stale entries of the completion heap (a re-solve pushes a new
  * one for every flow whose rate changed): keeps it within 2 nf. */
-static int ccompact(struct cheap *h, const uint8_t *st, const double *c)
+static int ccompact(struct heap *h, const uint8_t *st, const double *c)
 {
-	struct cheap nh = { 0 };
+	struct heap nh = { 0 };
 	for (size_t i = 0; i < h->n; i++) {
-		const struct cent *v = &h->a[i];
-		if (st[v->f] != 1 && v->t == c[v->f] && cpush(&nh, v->t, v->f)) {
+		const struct hent *v = &h->a[i];
+		if (st[v->e] != 1 && v->key == c[v->e] && hpush(&nh, v->key, v->e)) {
 			free(nh.a);
 			return -1;
 		}
@@ -788,7 +736,7 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 		eps = FLUID_EPS;
 	uint64_t nf = in->nf, nz = nf ? nf : 1;
 	struct fluid fl = { .in = in, .cap = cap, .nlinks = nlinks };
-	struct cheap ev = { 0 };
+	struct heap ev = { 0 };
 	double *r = calloc(nz, sizeof(double)), *t0 = malloc(nz * sizeof(double));
 	double *rem = malloc(nz * sizeof(double)), *c = malloc(nz * sizeof(double));
 	uint64_t *ord = malloc(nz * sizeof(uint64_t));
@@ -830,7 +778,7 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 		fct[f] = INFINITY;
 		ord[f] = f;
 		left += !counted || counted[f];
-		if (isfinite(c[f]) && cpush(&ev, c[f], f))
+		if (isfinite(c[f]) && hpush(&ev, c[f], f))
 			goto out;
 	}
 	if (sort_by_rate(ord, nf, r))
@@ -841,22 +789,22 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 		double T = -1, tg = 0, thr = INFINITY;
 		uint64_t nd = 0;
 		while (ev.n) {
-			struct cent top = ev.a[0];
-			if (fl.st[top.f] == 1 || top.t != c[top.f]) {
-				cpop(&ev);
+			struct hent top = ev.a[0];
+			if (fl.st[top.e] == 1 || top.key != c[top.e]) {
+				hpop(&ev);
 				continue;
 			}
 			if (T < 0)
-				T = top.t;
-			else if (top.t > T * (1 + eps))
+				T = top.key;
+			else if (top.key > T * (1 + eps))
 				break;
-			cpop(&ev);
-			fl.st[top.f] = 1;
-			fct[top.f] = top.t;
-			tg = top.t;
-			if (r[top.f] < thr)
-				thr = r[top.f];
-			if (!counted || counted[top.f])
+			hpop(&ev);
+			fl.st[top.e] = 1;
+			fct[top.e] = top.key;
+			tg = top.key;
+			if (r[top.e] < thr)
+				thr = r[top.e];
+			if (!counted || counted[top.e])
 				left--;
 			nd++;
 		}
@@ -898,7 +846,7 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 			t0[f] = tg;
 			r[f] = fl.nr[f];
 			c[f] = r[f] > 0 ? t0[f] + rem[f] * 8.0 / (r[f] * 1e3) : INFINITY;
-			if (isfinite(c[f]) && cpush(&ev, c[f], f))
+			if (isfinite(c[f]) && hpush(&ev, c[f], f))
 				goto out;
 		}
 		/* keep ord fastest first: the re-solved flows among themselves,
