@@ -423,7 +423,7 @@ int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const 
 		const char *s = skip_ws(L.line);
 		if (!*s || *s == '#' || !strncmp(s, "ibwarn", 6))
 			continue;
-		unsigned long long a, b, c;
+		unsigned long long a = 0, b = 0, c = 0;
 		const char *q;
 		if (!strncmp(s, "PathRecord dump:", 16)) {
 			if (in_sa && sa_have == 7)

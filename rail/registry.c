@@ -167,7 +167,7 @@ int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
 		char *end;
 		errno = 0;
 		long label = strtol(k->key, &end, 10);
-		int sc;
+		int sc = 0;
 		if (!*k->key || *end || errno || label < 0 || label > 1000000) {
 			rc = ibf_error_set(err, IBF_EPARSE, name, k->line,
 					   "rail \"%s\": a rail is named by its number", k->key);
@@ -188,7 +188,7 @@ int ibf_rail_registry_parse(const char *buf, size_t len, const char *name,
 	}
 	for (size_t i = 0; doms && i < doms->nkid; i++) {
 		const struct ibf_jval *k = &doms->kid[i];
-		int sc;
+		int sc = 0;
 		if (!*k->key) {
 			rc = ibf_error_set(err, IBF_EPARSE, name, k->line, "empty domain name");
 			goto out;

@@ -371,7 +371,8 @@ static int stab_keep(struct stab *st, const struct ibf_route_opts *o, uint8_t *k
 		for (uint32_t i = cnt[t]; i < cnt[t + 1]; i++) {
 			uint32_t lid = order[i], tt, layer;
 			uint8_t tp;
-			dest_of(st, lid, &tt, &tp, &layer);
+			if (!dest_of(st, lid, &tt, &tp, &layer))
+				continue; /* cannot happen: the lid was sorted by it */
 			walk_column(st, lid, t, tp);
 			keep[lid] = (uint8_t)column_fits(st, layer, &o->max_len, st->graft);
 		}

@@ -267,7 +267,8 @@ static int ct_search(struct ct_search *S, uint32_t pos)
 static int write_text(const char *dir, const char *name, const char *body, struct ibf_error *err)
 {
 	char path[4200];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "path too long: %s/%s", dir, name);
 	struct ibf_atomic at;
 	int rc = ibf_atomic_open(&at, path, err);
 	if (rc)

@@ -1430,7 +1430,7 @@ static void set_desc(struct fx *x, int n, const char *d)
 
 static const struct ibf_finding *renamed_for(const struct ibf_vreport *r, const char *name)
 {
-	char want[100];
+	char want[160];
 	snprintf(want, sizeof(want), "switch %s (rack", name);
 	for (uint32_t i = 0; i < r->n; i++)
 		if (r->f[i].kind == IBF_FIND_RENAMED && strstr(r->f[i].expected, want))

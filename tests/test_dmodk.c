@@ -110,6 +110,8 @@ static uint32_t shifts(const struct ibf_fabric *f, const struct ibf_routes *r, i
 	struct ibf_error err;
 	if (ibf_congestion(f, r, &o, &rep, &err)) {
 		printf("# congestion: %s\n", err.msg);
+		if (out)
+			memset(out, 0, sizeof(*out));
 		return UINT32_MAX;
 	}
 	uint32_t w = rep.unrouted ? UINT32_MAX : rep.worst;

@@ -492,8 +492,8 @@ static void test_etcd_range(void)
 {
 	static const char *const good[] = {
 		"meta",
-		"{\"version\":1,\"timestamp\":50,\"max_age\":9,\"default_path\":\"dr\","
-		"\"default_score\":70}",
+		("{\"version\":1,\"timestamp\":50,\"max_age\":9,\"default_path\":\"dr\","
+		 "\"default_score\":70}"),
 		"gen",
 		"4",
 		"rail/3",
