@@ -65,6 +65,7 @@ qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p 9 125 76 12 125 minimal
 qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p 7 96 59 10 96 minimal layered dmodk hratio
 qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p 1 23 0 0 23 minimal layered
 fdr10-qdr-sx6036-8sw-2014.ibnetdiscover 8 144 47 12 145 minimal layered dmodk hratio
+qdr-ddr-voltaire-4036-psmn-x5-11sw-2020.ibnetdiscover 11 89 70 24 89 minimal layered dmodk hratio
 EOF
 
 # an excerpt with two aggregation nodes sharing a port GUID (ibnetdiscover -p)
