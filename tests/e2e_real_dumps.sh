@@ -136,6 +136,15 @@ for x in edr-osc-excerpt.ibnetdiscover-p hdr-quantum2-excerpt-shared-an-guid.ibn
 		sh -c "test $r = 0 && grep -q '^clean: ' '$W/out'"
 done
 
+# X5: four switches share one description, two another, and every HCA keeps
+# the default one; the plan names them DESC-0x<GUID> and validate used to
+# report 4 of the switches as renamed against the fabric's own plan
+X5=$R/qdr-ddr-voltaire-4036-psmn-x5-11sw-2020.ibnetdiscover
+"$IBFAB" cabling from-topology "$X5" -o "$W/x5.plan.csv" 2>/dev/null
+r=$(rc "$IBFAB" validate --plan "$W/x5.plan.csv" --fabric "$X5")
+check "x5: against its own plan: clean, all 100 nodes named (repeated descriptions by their GUID names)" \
+	sh -c "test $r = 0 && grep -q '^clean: 159 of 159' '$W/out' && grep -q 'nodes named by description 100,' '$W/out'"
+
 # ------------------------------------------------------------------ ibsim + OpenSM + plugin
 sim_ok=1
 for t in ibsim ibsim-run opensm ibnetdiscover dump_lfts; do
