@@ -254,6 +254,29 @@ static void trimmed(const char *s, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
+/* The name `cabling from-topology` gives discovered node i when its own is
+ * taken or empty: its description (else its node id) with "-0x<node GUID>"
+ * appended, or "switch-0x<GUID>" / "host-0x<GUID>" when it has neither
+ * (cabling/plan.c).  A fabric whose switches keep a factory description
+ * ("Quantum Mellanox Technologies" on every one) gets such names in its own
+ * plan; they name the node as surely as a description does.  Empty when the
+ * GUID is unknown (0). */
+static void guid_name(const struct ibf_node *n, char *buf, size_t len)
+{
+	char base[512];
+	buf[0] = '\0';
+	if (!n->guid)
+		return;
+	trimmed(n->desc, base, sizeof(base));
+	if (!base[0])
+		trimmed(n->id, base, sizeof(base));
+	if (base[0])
+		snprintf(buf, len, "%s-0x%016" PRIx64, base, n->guid);
+	else
+		snprintf(buf, len, "%s-0x%016" PRIx64,
+			 n->type == IBF_NODE_SWITCH ? "switch" : "host", n->guid);
+}
+
 static int same_kind(const struct ibf_plan_node *pn, const struct ibf_node *fn)
 {
 	return (pn->type == IBF_NODE_SWITCH) == (fn->type == IBF_NODE_SWITCH);
@@ -289,7 +312,12 @@ static int named_as(const struct vctx *v, uint32_t i, int pn)
 	char buf[1024];
 	const char *name = v->plan->nodes[pn].name;
 	trimmed(v->fab->nodes[i].desc, buf, sizeof(buf));
-	if (!strcmp(buf, name))
+	if (!buf[0])
+		trimmed(v->fab->nodes[i].id, buf, sizeof(buf));
+	if (buf[0] && !strcmp(buf, name))
+		return IBF_MATCH_DESC;
+	guid_name(&v->fab->nodes[i], buf, sizeof(buf));
+	if (buf[0] && !strcmp(buf, name))
 		return IBF_MATCH_DESC;
 	const char *nm = v->o && v->o->namemap
 				 ? ibf_namemap_lookup(v->o->namemap, v->fab->nodes[i].guid)
@@ -697,8 +725,20 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 	const struct ibf_fabric *f = v->fab;
 	struct ibf_plan *p = v->plan;
 	char buf[1024];
+	/* names with the node's GUID first: the node whose description a plan
+	 * name repeats is then the one that has no such name */
 	for (uint32_t i = 0; i < f->nnodes; i++) {
+		guid_name(&f->nodes[i], buf, sizeof(buf));
+		int pn = buf[0] ? ibf_plan_find(p, buf) : -1;
+		if (pn >= 0 && v->pmap[pn] < 0 && same_kind(&p->nodes[pn], &f->nodes[i]))
+			bind(v, (int)i, pn, IBF_MATCH_DESC);
+	}
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		if (v->dmap[i] >= 0)
+			continue;
 		trimmed(f->nodes[i].desc, buf, sizeof(buf));
+		if (!buf[0]) /* no description: the plan names it by its node id */
+			trimmed(f->nodes[i].id, buf, sizeof(buf));
 		int pn = buf[0] ? ibf_plan_find(p, buf) : -1;
 		if (pn >= 0 && v->pmap[pn] < 0 && same_kind(&p->nodes[pn], &f->nodes[i]))
 			bind(v, (int)i, pn, IBF_MATCH_DESC);

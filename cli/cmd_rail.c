@@ -131,6 +131,10 @@ static int cmd_info(int argc, char **argv)
 	free(per);
 	printf("does not fit: missing %d, doubled %d, mismatched %d, unattached %d\n", ri.missing,
 	       ri.doubled, ri.mismatched, ri.unattached);
+	if (ri.in_switch)
+		printf("left out: %d CA(s) inside the switch they are cabled to (its system image "
+		       "GUID: SHARP aggregation nodes), no server's NIC\n",
+		       ri.in_switch);
 	/* name the domains that miss or double a rail */
 	for (int a = 0; a < ri.ngpus;) {
 		int b = a;

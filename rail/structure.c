@@ -161,7 +161,19 @@ static int match_map(struct rdet *d)
 	return 0;
 }
 
-/* GPUs: CA/router ports facing a switch. */
+/* A CA that is a function of the switch it is cabled to: it shares the
+ * switch's system image GUID.  A SHARP aggregation node ("Mellanox
+ * Technologies Aggregation Node", on the last port of every Quantum switch)
+ * is one; it is no server's NIC. */
+static int inside_switch(const struct ibf_fabric *f, const struct ibf_node *nd,
+			 const struct ibf_port *pp)
+{
+	const struct ibf_node *sw = &f->nodes[pp->peer_node];
+	return nd->sysimg_guid && (nd->sysimg_guid == sw->sysimg_guid || nd->sysimg_guid == sw->guid);
+}
+
+/* GPUs: CA/router ports facing a switch (a CA inside that switch and not
+ * in the map is left out and counted). */
 static int collect_gpus(struct rdet *d)
 {
 	const struct ibf_fabric *f = d->f;
@@ -171,12 +183,17 @@ static int collect_gpus(struct rdet *d)
 		const struct ibf_node *nd = &f->nodes[i];
 		if (nd->type == IBF_NODE_SWITCH)
 			continue;
+		int inside = 0;
 		for (int p = 1; p <= nd->nports; p++) {
 			const struct ibf_port *pp = ibf_port(f, (int)i, p);
 			if (pp->peer_node == IBF_NO_NODE)
 				continue;
 			if (f->nodes[pp->peer_node].type != IBF_NODE_SWITCH) {
 				ri->unattached++;
+				continue;
+			}
+			if (d->ov[i] < 0 && inside_switch(f, nd, pp)) {
+				inside = 1;
 				continue;
 			}
 			if (ngpu == gcap) {
@@ -190,6 +207,7 @@ static int collect_gpus(struct rdet *d)
 			ri->gpu[ngpu++] = (struct ibf_rail_gpu){ (int32_t)i, (uint8_t)p,   -1, -1,
 								 -1,	     pp->peer_node };
 		}
+		ri->in_switch += inside;
 	}
 	ri->ngpus = ngpu;
 	return 0;

@@ -320,8 +320,13 @@ static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t 
 			}
 		}
 	}
+	/* every usable parent weighs 0 (it lost all its up-cables, or has none
+	 * above it though it is not on the top level: a switch without hosts
+	 * hanging off some spines makes a level above them).  It still has its
+	 * down path: use it by the plain slot rule rather than leave the
+	 * destination without an entry. */
 	if (!nu)
-		return NOSW;
+		return pick_up(c, s, x, off, elig, count);
 	uint64_t z = (uint64_t)m * ((d / V) * c->wgt[g0] + r0) + i;
 	if (deal)
 		z = (*deal)++;

@@ -65,6 +65,8 @@ qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p 9 125 76 12 125 minimal
 qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p 7 96 59 10 96 minimal layered dmodk hratio
 qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p 1 23 0 0 23 minimal layered
 fdr10-qdr-sx6036-8sw-2014.ibnetdiscover 8 144 47 12 145 minimal layered dmodk hratio
+qdr-ddr-voltaire-4036-psmn-x5-11sw-2020.ibnetdiscover 11 89 70 24 89 minimal layered dmodk hratio
+ndr-quantum2-mqm9701-dgx-40sw-582ca-2025.ibnetdiscover 40 582 532 269 582 minimal layered dmodk hratio
 EOF
 
 # an excerpt with two aggregation nodes sharing a port GUID (ibnetdiscover -p)
@@ -134,6 +136,23 @@ for x in edr-osc-excerpt.ibnetdiscover-p hdr-quantum2-excerpt-shared-an-guid.ibn
 	check "$x: the excerpt against its own plan is clean (exit $r; was unknown-node for cable-less switches)" \
 		sh -c "test $r = 0 && grep -q '^clean: ' '$W/out'"
 done
+
+# X5: four switches share one description, two another, and every HCA keeps
+# the default one; the plan names them DESC-0x<GUID> and validate used to
+# report 4 of the switches as renamed against the fabric's own plan
+X5=$R/qdr-ddr-voltaire-4036-psmn-x5-11sw-2020.ibnetdiscover
+"$IBFAB" cabling from-topology "$X5" -o "$W/x5.plan.csv" 2>/dev/null
+r=$(rc "$IBFAB" validate --plan "$W/x5.plan.csv" --fabric "$X5")
+check "x5: against its own plan: clean, all 100 nodes named (repeated descriptions by their GUID names)" \
+	sh -c "test $r = 0 && grep -q '^clean: 159 of 159' '$W/out' && grep -q 'nodes named by description 100,' '$W/out'"
+
+# NDR Quantum-2: the SHARP aggregation node on port 65 of each of the 40
+# switches (the switch's system image GUID) is no server: rail info counted
+# each as a one-NIC server missing 5 rails (582 GPUs, 40 false domains)
+ND=$R/ndr-quantum2-mqm9701-dgx-40sw-582ca-2025.ibnetdiscover
+r=$(rc "$IBFAB" rail info "$ND")
+check "ndr: rail info leaves the 40 aggregation nodes out (542 GPUs), no switch's system image as a server" \
+	sh -c "test $r = 0 && grep -q '^gpus 542 ' '$W/out' && grep -q '^left out: 40 CA(s) inside the switch' '$W/out' && ! grep -q 'sysimg-0x2c5eab0300b87b40' '$W/out'"
 
 # ------------------------------------------------------------------ ibsim + OpenSM + plugin
 sim_ok=1

@@ -1093,6 +1093,49 @@ static void t_roots_file(void)
 	remove(path);
 }
 
+/* A switch without hosts cabled to two of four spines only (a spare, or one
+ * whose hosts are gone) makes the levels three: those two spines have an
+ * up-cable, the other two none, and a parent's weight in the chain's climb
+ * is its surviving up-cables, so they weigh 0.  Leaf 0 lost its cables to
+ * the two with an up-cable: for leaf 0's LIDs, leaf 1's only usable parents
+ * weighed 0 and it got no entry at all (route check: unreachable pairs).
+ * Seen on a real 2020 QDR fabric (X5 in tests/fixtures/real). */
+static void t_zero_weight_parents(void)
+{
+	int m[2] = { 2, 2 }, w[2] = { 1, 4 };
+	struct ibf_fabric *f = xgft(2, m, w, 1, 8);
+	TT_REQUIRE(f);
+	/* leaves 0, 1 (hosts on 1, 2; spine b on port 3 + b), spines 2..5 */
+	ibf_fabric_disconnect(f, 0, 5);
+	ibf_fabric_disconnect(f, 0, 6);
+	int top = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, ibf_gen_guid(IBF_NODE_SWITCH, 999, 0),
+				      "spare", "spare", NULL);
+	TT_REQUIRE(top >= 0);
+	TT_REQUIRE(ibf_fabric_connect(f, top, 1, 4, 8, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(ibf_fabric_connect(f, top, 2, 5, 8, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_ftree t;
+	struct ibf_error err;
+	struct ibf_ftree_opts to;
+	ibf_ftree_opts_default(&to);
+	to.use_names = 0;
+	TT_REQUIRE(ibf_ftree_build(f, &to, &t, &err) == 0);
+	TT_EQ_INT(t.levels, 3);
+	ibf_ftree_free(&t);
+	for (int lmc = 0; lmc <= 1; lmc++) {
+		TT_REQUIRE(lmc == 0 || lids(f, lmc) == 0);
+		struct ibf_routes r;
+		struct ibf_dmodk_opts d;
+		ibf_dmodk_opts_default(&d);
+		d.tree.use_names = 0;
+		TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
+		printf("# LMC %d\n", lmc);
+		TT_CHECK(all_ok(f, &r));
+		ibf_routes_free(&r);
+	}
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(t_recognise_kary3);
@@ -1115,5 +1158,6 @@ int main(void)
 	TT(t_cut_bound_pieces);
 	TT(t_partial_leaves);
 	TT(t_roots_file);
+	TT(t_zero_weight_parents);
 	return tt_done();
 }
