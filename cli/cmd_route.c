@@ -459,13 +459,14 @@ static int parse_route_args(const char *prog, const char *only, int argc, char *
 		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
 	if (!a->topo)
 		return cli_usage_error(prog, "--topology FILE is required");
-	/* an option the chosen engine never reads would change nothing (an
-	 * unknown engine is reported as such when it is run); the roots file
-	 * is read for dmodk only (ibf_conf_engine_opts: hratio finds its
-	 * trees' levels from the structure) */
+	/* an unknown engine is a usage error, found before any file is
+	 * loaded or written; an option the chosen engine never reads would
+	 * change nothing; the roots file is read for dmodk only
+	 * (ibf_conf_engine_opts: hratio finds its trees' levels from the
+	 * structure) */
 	const char *eng = a->engine ? a->engine : "layered";
 	if (!ibf_engine_find(eng))
-		return 0;
+		return cli_usage_error(prog, "unknown engine '%s' (see ibfab route --help)", eng);
 	if (a->layered_opt && strcmp(eng, "layered") && strcmp(eng, "lnmp"))
 		return cli_usage_error(prog, "--%s is for the layered engine only (engine %s)",
 				       a->layered_opt, eng);
@@ -510,10 +511,7 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 static int run_engine(const struct route_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
 		      struct ibf_route_report *rep, struct ibf_error *err)
 {
-	const char *engine = a->engine ? a->engine : "layered";
-	if (!ibf_engine_find(engine))
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "unknown engine '%s' (see ibfab route --help)", engine);
+	const char *engine = a->engine ? a->engine : "layered"; /* known: parse_route_args */
 	struct ibf_route_opts o;
 	uint64_t *roots = NULL;
 	int rc = ibf_conf_engine_opts(&a->conf, engine, &o, &roots, err);
