@@ -17,7 +17,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define NO_RACK "norack"
+/* Nodes without a rack are one group of their own, told apart from the
+ * racks by a NULL name (not by a name a real rack could also have: a rack
+ * once named "norack" was merged with them).  Its label on the sheets, and
+ * the part of its file names: no real rack's file name can hold a '.'
+ * (safe_name turns it into '_'), so "no.rack" is no rack's. */
+static const char no_rack_label[] = "(no rack)";
+#define NO_RACK_FILE "no.rack"
 
 struct sheet {
 	const struct ibf_plan *p;
@@ -38,9 +44,15 @@ static const char *step_colour(int step)
 	return c[step >= 0 && step < 8 ? step : 0];
 }
 
+/* A node's rack, NULL when it has none. */
 static const char *rack_of(const struct ibf_plan *p, uint32_t n)
 {
-	return p->nodes[n].rack[0] ? p->nodes[n].rack : NO_RACK;
+	return p->nodes[n].rack[0] ? p->nodes[n].rack : NULL;
+}
+
+static const char *rack_label(const char *rack)
+{
+	return rack ? rack : no_rack_label;
 }
 
 static void dotesc(FILE *out, const char *s)
@@ -528,8 +540,10 @@ static void write_svg_pair(const struct sheet *s, FILE *out)
 		svg_type_legend(&t, out, TOP + 30 + (int)maxr * ROW_H + 15);
 	int xs[2] = { 20, 20 + BOX_W + gap };
 	for (int side = 0; side < 2; side++) {
-		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"13\">rack ", xs[side], TOP + 12);
-		ibf_xml_str(out, side ? s->r2 : s->r1);
+		const char *r = side ? s->r2 : s->r1;
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"13\">%s", xs[side], TOP + 12,
+			r == no_rack_label ? "" : "rack ");
+		ibf_xml_str(out, r);
 		fputs("</text>\n", out);
 	}
 	for (uint32_t i = 0; i < s->nsw; i++) {
@@ -726,7 +740,7 @@ struct sheet_name {
 };
 
 struct sheet_set {
-	const char **racks; /* in order of first appearance */
+	const char **racks; /* in order of first appearance; NULL: no rack */
 	uint32_t nr;
 	int32_t *rack_id; /* plan node -> index in racks */
 	struct sheet_name *v;
@@ -754,10 +768,13 @@ static void sheet_set_free(struct sheet_set *set)
 static int sheet_add(struct sheet_set *set, uint32_t r1, int32_t r2, struct ibf_error *err)
 {
 	char a[120], b[120];
-	safe_name(a, sizeof(a), set->racks[r1]);
-	b[0] = '\0';
-	if (r2 >= 0)
-		safe_name(b, sizeof(b), set->racks[r2]);
+	const char *ra = set->racks[r1], *rb = r2 >= 0 ? set->racks[r2] : "";
+	safe_name(a, sizeof(a), ra ? ra : "");
+	if (!ra)
+		snprintf(a, sizeof(a), "%s", NO_RACK_FILE);
+	safe_name(b, sizeof(b), rb ? rb : "");
+	if (!rb)
+		snprintf(b, sizeof(b), "%s", NO_RACK_FILE);
 	if (set->n == set->cap) {
 		uint32_t cap = set->cap ? set->cap * 2 : 64;
 		struct sheet_name *nv = realloc(set->v, cap * sizeof(*nv));
@@ -820,8 +837,9 @@ static int sheet_set_build(const struct ibf_plan *p, struct sheet_set *set, stru
 	for (uint32_t n = 0; n < p->nnodes; n++) {
 		const char *r = rack_of(p, n);
 		uint32_t k;
-		for (k = 0; k < set->nr && strcmp(set->racks[k], r); k++)
-			;
+		for (k = 0; k < set->nr; k++)
+			if (r && set->racks[k] ? !strcmp(set->racks[k], r) : r == set->racks[k])
+				break;
 		if (k == set->nr)
 			set->racks[set->nr++] = r;
 		set->rack_id[n] = (int32_t)k;
@@ -998,9 +1016,12 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 					s.sw[s.nsw++] = n;
 				}
 			}
-			s.r1 = set.racks[r1];
+			s.r1 = rack_label(set.racks[r1]);
 			s.r2 = NULL;
-			snprintf(s.title, sizeof(s.title), "Rack %s", set.racks[r1]);
+			if (set.racks[r1])
+				snprintf(s.title, sizeof(s.title), "Rack %s", s.r1);
+			else
+				snprintf(s.title, sizeof(s.title), "Switches without a rack");
 		} else {
 			/* rack-pair sheet: the cables between them, racks side by side */
 			for (uint32_t c = 0; c < p->ncables; c++) {
@@ -1019,10 +1040,9 @@ int ibf_sheets_write(const struct ibf_plan *p, const char *dir, struct ibf_error
 				s.row[n] = (int32_t)rows[side]++;
 				s.sw[s.nsw++] = n;
 			}
-			s.r1 = set.racks[r1];
-			s.r2 = set.racks[r2];
-			snprintf(s.title, sizeof(s.title), "Racks %s - %s", set.racks[r1],
-				 set.racks[r2]);
+			s.r1 = rack_label(set.racks[r1]);
+			s.r2 = rack_label(set.racks[r2]);
+			snprintf(s.title, sizeof(s.title), "Racks %s - %s", s.r1, s.r2);
 		}
 		sort_cabs(p, s.cab, tmp, s.ncab);
 		sort_switches(&s);

@@ -459,13 +459,14 @@ static int parse_route_args(const char *prog, const char *only, int argc, char *
 		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
 	if (!a->topo)
 		return cli_usage_error(prog, "--topology FILE is required");
-	/* an option the chosen engine never reads would change nothing (an
-	 * unknown engine is reported as such when it is run); the roots file
-	 * is read for dmodk only (ibf_conf_engine_opts: hratio finds its
-	 * trees' levels from the structure) */
+	/* an unknown engine is a usage error, found before any file is
+	 * loaded or written; an option the chosen engine never reads would
+	 * change nothing; the roots file is read for dmodk only
+	 * (ibf_conf_engine_opts: hratio finds its trees' levels from the
+	 * structure) */
 	const char *eng = a->engine ? a->engine : "layered";
 	if (!ibf_engine_find(eng))
-		return 0;
+		return cli_usage_error(prog, "unknown engine '%s' (see ibfab route --help)", eng);
 	if (a->layered_opt && strcmp(eng, "layered") && strcmp(eng, "lnmp"))
 		return cli_usage_error(prog, "--%s is for the layered engine only (engine %s)",
 				       a->layered_opt, eng);
@@ -510,10 +511,7 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 static int run_engine(const struct route_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
 		      struct ibf_route_report *rep, struct ibf_error *err)
 {
-	const char *engine = a->engine ? a->engine : "layered";
-	if (!ibf_engine_find(engine))
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "unknown engine '%s' (see ibfab route --help)", engine);
+	const char *engine = a->engine ? a->engine : "layered"; /* known: parse_route_args */
 	struct ibf_route_opts o;
 	uint64_t *roots = NULL;
 	int rc = ibf_conf_engine_opts(&a->conf, engine, &o, &roots, err);
@@ -1212,27 +1210,60 @@ static const char *node_desc(const struct ibf_fabric *f, int node)
 }
 
 
-/* A decimal number: a LID. */
-static int is_decimal(const char *s)
+/* The largest unicast LID (0xc000 and up are multicast, 0xffff permissive). */
+#define TRACE_LID_MAX 0xbfffUL
+
+/* How --from / --to spell a LID: decimal digits, or 0x with 1 to 4 hex
+ * digits as ibtracert and ibroute take them (a GUID has more digits:
+ * ibfab and the diags print 16).  Returns 1 for a LID (*lid its value,
+ * at most 0x10000 when larger, so a range check can refuse it), 0 for
+ * anything else (a name, a GUID, or a 0x token that is no hex number). */
+static int trace_lid_token(const char *s, unsigned long *lid)
 {
-	if (!*s)
+	size_t n = strspn(s, "0123456789");
+	if (n && !s[n]) {
+		*lid = 0;
+		for (; *s; s++) /* saturated: any number of digits, no overflow */
+			if (*lid <= TRACE_LID_MAX)
+				*lid = *lid * 10 + (unsigned long)(*s - '0');
+		return 1;
+	}
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
 		return 0;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return 0;
+	n = strspn(s + 2, "0123456789abcdefABCDEF");
+	if (!n || n > 4 || s[2 + n])
+		return 0;
+	*lid = strtoul(s + 2, NULL, 16);
 	return 1;
 }
 
-/* --from / --to: a node description or name, a node or port GUID (0x..),
- * or a LID (decimal).  Unknown: a usage error (returns 2). */
+/* A 0x token that is neither a LID nor a GUID: 0x alone, or a character
+ * that is no hex digit. */
+static int trace_bad_hex(const char *s)
+{
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return 0;
+	size_t n = strspn(s + 2, "0123456789abcdefABCDEF");
+	return !n || s[2 + n];
+}
+
+/* --from / --to: a node description or name, a node or port GUID (0x and
+ * more than 4 hex digits), or a LID (decimal, or 0x and 1 to 4 hex
+ * digits).  Unknown or malformed: a usage error (returns 2). */
 static int trace_end_resolve(const char *prog, const char *opt, const char *tok,
 			     const struct ibf_fabric *f, const struct ibf_lidmap *m,
 			     struct trace_end *e)
 {
 	memset(e, 0, sizeof(*e));
-	if (is_decimal(tok)) {
-		unsigned long lid = strlen(tok) <= 6 ? strtoul(tok, NULL, 10) : 0;
-		if (!lid || lid > m->max_lid || m->node[lid] < 0)
+	unsigned long lid;
+	if (!*tok)
+		return cli_usage_error(prog, "%s: empty (give a node name, a GUID or a LID)", opt);
+	if (trace_lid_token(tok, &lid)) {
+		if (!lid || lid > TRACE_LID_MAX)
+			return cli_usage_error(prog,
+					       "%s %s: not a unicast LID (1..49151, 0x1..0xbfff)",
+					       opt, tok);
+		if (lid > m->max_lid || m->node[lid] < 0)
 			return cli_usage_error(prog, "%s %s: no port of this fabric has LID %s%s",
 					       opt, tok, tok,
 					       ibf_fabric_find_name(f, tok, NULL) >= 0
@@ -1245,12 +1276,19 @@ static int trace_end_resolve(const char *prog, const char *opt, const char *tok,
 		e->by_lid = 1;
 		return 0;
 	}
+	/* 0xZZ, 0x: a typo of a LID or GUID, unless a node is named so */
+	if (trace_bad_hex(tok) && ibf_fabric_find_name(f, tok, NULL) < 0)
+		return cli_usage_error(prog,
+				       "%s '%s': not a hex number (a LID is 0x and 1 to 4 hex digits, "
+				       "a GUID 0x and more)",
+				       opt, tok);
 	int gport, dup;
 	int node = ibf_fabric_find_name_dup(f, tok, &gport, &dup);
 	if (node < 0)
 		return cli_usage_error(prog,
 				       "%s '%s': no node of this fabric has that description, "
-				       "name or GUID (a LID is a decimal number)",
+				       "name or GUID (a LID is a decimal number or 0x and 1 to 4 "
+				       "hex digits)",
 				       opt, tok);
 	if (dup >= 0)
 		return cli_usage_error(prog,
@@ -1560,7 +1598,9 @@ static const char trace_help[] =
 	"options `route stats` takes.\n"
 	"\n"
 	"X and Y: a node description, its first word for a CA, a node name, a node or\n"
-	"port GUID (0x...), or a LID (a decimal number).  A switch is traced from\n"
+	"port GUID (0x and more than 4 hex digits), or a unicast LID (1..49151: a\n"
+	"decimal number, or 0x and 1 to 4 hex digits as ibtracert takes it and the\n"
+	"trace prints it, 0x1a or 0x001A).  A switch is traced from\n"
 	"and to its port 0; a CA named by description or node GUID from and to its\n"
 	"first port with a LID.  --to by name traces the destination's base LID,\n"
 	"--all-layers every LID of its LMC (one path each); a LID traces that LID.\n"

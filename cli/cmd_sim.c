@@ -792,6 +792,12 @@ static int flow_parse(const char *prog, int argc, char **argv, struct flow_args 
 	if (!a->nsrc)
 		return cli_usage_error(
 			prog, "give --lfts DUMP or --engine NAME (several for a comparison)");
+	/* a misspelt engine: before the fabric is loaded or anything written */
+	for (int s = 0; s < a->nsrc; s++)
+		if (a->srcs[s].engine && !ibf_engine_find(a->srcs[s].engine))
+			return cli_usage_error(prog,
+					       "unknown engine '%s' (see ibfab route --help)",
+					       a->srcs[s].engine);
 	if (!a->npat)
 		return cli_usage_error(prog, "give --pattern (see --help)");
 	if (a->mat_opt && !a->mat_r && !a->mat_a)
@@ -821,10 +827,7 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 		struct src *sr = &a->srcs[s];
 		if (sr->lfts) {
 			rc = ibf_lfts_read(f, sr->lfts, &sr->r, err);
-		} else if (!ibf_engine_find(sr->engine)) {
-			rc = ibf_error_set(err, IBF_EINVAL, NULL, 0, "unknown engine '%s'",
-					   sr->engine);
-		} else {
+		} else { /* a known engine: flow_parse checked the names */
 			struct ibf_route_opts o;
 			uint64_t *roots = NULL;
 			rc = ibf_conf_engine_opts(&a->conf, sr->engine, &o, &roots, err);

@@ -600,6 +600,9 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 		return cli_usage_error(prog, "--topology FILE is required");
 	if (!a->lfts == !a->engine)
 		return cli_usage_error(prog, "give exactly one of --lfts DUMP and --engine E");
+	if (a->engine && !ibf_engine_find(a->engine))
+		return cli_usage_error(prog, "unknown engine '%s' (see ibfab route --help)",
+				       a->engine);
 	if (a->lfts && a->deadlock)
 		return cli_usage_error(
 			prog, "--deadlock goes with --engine (with --lfts give --sl/--sl2vl)");
@@ -793,9 +796,7 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 		}
 		return rc;
 	}
-	if (!ibf_engine_find(a->engine))
-		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "unknown engine '%s' (see ibfab route --help)", a->engine);
+	/* a->engine is known: parse_args refused any other name */
 	struct ibf_route_opts ro;
 	ibf_route_opts_default(&ro);
 	ro.seed = a->o.seed;

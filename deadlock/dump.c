@@ -332,17 +332,44 @@ static int sa_field(const char *s, const char *name, unsigned long long *v)
 	return num(s, 0xFFFFFFFFULL, v) ? 1 : -1;
 }
 
-/* A "... guid 0x<GUID>" block header (s: the GUID): *sw = that switch's index. */
+/* A "... guid 0x<GUID> [lid <LID>] [('<desc>')]:" block header (s: the
+ * GUID): *sw = that switch's index.  The LID and the description, which
+ * the writers give, must be the switch's in this fabric: generated fabrics
+ * of other sizes reuse GUIDs, so a dump of one used to be taken for
+ * another's without a word (a switch whose description or LID differs is
+ * another switch under the same GUID). */
 static int switch_header(const struct ibf_fabric *f, const char *s, const char *name, long ln,
 			 int32_t *sw, struct ibf_error *err)
 {
-	unsigned long long g;
-	if (!num(s, ~0ULL, &g))
+	unsigned long long g, lid;
+	const char *q = num(s, ~0ULL, &g);
+	if (!q)
 		return ibf_error_set(err, IBF_EPARSE, name, ln, "bad switch GUID");
 	int node = ibf_fabric_find_guid(f, g);
 	if (node < 0 || f->nodes[node].type != IBF_NODE_SWITCH)
 		return ibf_error_set(err, IBF_EPARSE, name, ln,
 				     "switch 0x%016llx is not in the fabric", g);
+	q = skip_ws(q);
+	const char *l;
+	if (!strncmp(q, "lid", 3) && (l = num(q + 3, 0xFFFF, &lid)) != NULL) {
+		unsigned have = ibf_port(f, node, 0)->lid;
+		if (have && lid != have)
+			return ibf_error_set(err, IBF_EPARSE, name, ln,
+					     "switch 0x%016llx has LID %u in the fabric, the dump "
+					     "says %llu: a dump of another fabric or LID assignment?",
+					     g, have, lid);
+		q = skip_ws(l);
+	}
+	const char *d = f->nodes[node].desc;
+	const char *end = q[0] == '(' && q[1] == '\'' ? strrchr(q, ')') : NULL;
+	if (end && end > q + 2 && end[-1] == '\'' && d && *d) {
+		size_t n = (size_t)(end - 1 - (q + 2));
+		if (n && (strlen(d) != n || memcmp(d, q + 2, n)))
+			return ibf_error_set(err, IBF_EPARSE, name, ln,
+					     "switch 0x%016llx is '%s' in the fabric, the dump "
+					     "names it '%.*s': a dump of another fabric?",
+					     g, d, (int)n, q + 2);
+	}
 	*sw = f->nodes[node].sw;
 	return 0;
 }

@@ -96,6 +96,18 @@ for t in "dmodk --min-len 3" "minimal --max-len dist+2" "hratio --max-paths 4" \
 	check "route --engine $t: usage error (exit 2) naming the engine, nothing written" \
 		sh -c "test $r = 2 && grep -q 'engine only\|engines only' '$W/err' && test ! -e '$W/r.lfts'"
 done
+# an unknown engine is a usage error (exit 2, it was 1) in every route
+# command that takes --engine, found before any output file is started
+rm -f "$W/r.lfts" "$W/r.stats"
+r=$(rc "$IBFAB" route --topology "$W/ft2.net" --engine nosuch -o "$W/r.lfts" --stats "$W/r.stats")
+check "route --engine nosuch: exit 2 (got $r) naming the engine, nothing written" \
+	sh -c "test $r = 2 && grep -q \"unknown engine 'nosuch'\" '$W/err' && test ! -e '$W/r.lfts' && test ! -e '$W/r.stats'"
+for t in "stats" "congestion --pattern shift" "trace --from 1 --to 2"; do
+	# shellcheck disable=SC2086
+	r=$(rc "$IBFAB" route $t --topology "$W/ft2.net" --engine nosuch)
+	check "route $t --engine nosuch: exit 2 (got $r) naming the engine" \
+		sh -c "test $r = 2 && grep -q \"unknown engine 'nosuch'\" '$W/err'"
+done
 printf 'min_path_len 3\n' >"$W/any.conf"
 r=$(rc "$IBFAB" route --topology "$W/ft2.net" --engine dmodk --conf "$W/any.conf" -o "$W/r.lfts")
 check "route --engine dmodk --conf with a layered key: routes (exit $r)" sh -c "test $r = 0 && test -s '$W/r.lfts'"

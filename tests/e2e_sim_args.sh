@@ -56,6 +56,20 @@ for a in "--pattern shift:-18446744073709551615" "--pattern bisection:" \
 	check "... the message quotes the value" grep -q -- "${a#* }" "$W/err"
 done
 
+# an unknown engine: a usage error (exit 2, it was 1) before any output
+rm -f "$W/out.svg" "$W/util.csv"
+"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine nosuch --load 0.5 --measure 1us \
+	--svg "$W/out.svg" --link-util "$W/util.csv" >"$W/out" 2>"$W/err"
+r=$?
+check "sim packet --engine nosuch: exit 2 (got $r) naming it, no output file" \
+	sh -c "test $r = 2 && grep -q \"unknown engine 'nosuch'\" '$W/err' && test ! -s '$W/out' && test ! -e '$W/out.svg' && test ! -e '$W/util.csv'"
+rm -rf "$W/flowsvg"
+"$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --engine nosuch --pattern shift:1 \
+	--svg "$W/flowsvg" >"$W/out" 2>"$W/err"
+r=$?
+check "sim flow --engine minimal --engine nosuch: exit 2 (got $r) naming it, no output" \
+	sh -c "test $r = 2 && grep -q \"unknown engine 'nosuch'\" '$W/err' && test ! -s '$W/out' && test ! -e '$W/flowsvg'"
+
 # sim flow --svg takes a directory: '-' made a directory named '-'
 (cd "$W" && "$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern shift:1 --svg - \
 	>"$W/out" 2>"$W/err")

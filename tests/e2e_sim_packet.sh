@@ -679,4 +679,34 @@ awk '/^Source switch/ && n++ { exit } { print }' "$WORK/s2v.sl" >"$WORK/s2v.slpa
 diag <"$WORK/slp.err"
 check "sl: a partial dump is noted (the 11 switches left out: 11 x 11 pairs of 12 x 11)" \
 	grep -q "s2v.slpart gives no SL for 121 of 132 (source, destination LID) pairs" "$WORK/slp.err"
+# the dumps of another fabric that shares GUIDs (a smaller generated fat
+# tree: the same GUID scheme, its 3rd switch ft-l2-s0000 where the larger
+# tree has ft-l1-s0002) were taken without a word; now an error at the
+# switch's header line, as is a header LID that is not the switch's
+"$IBFAB" topo gen fattree --kary 2 --n 2 -o "$WORK/ft22.ibnd"
+"$IBFAB" topo gen fattree --kary 2 --n 3 -o "$WORK/ft23.ibnd"
+for t in ft22 ft23; do
+	"$IBFAB" route -q --topology "$WORK/$t.ibnd" --engine minimal --deadlock dfsssp \
+		-o "$WORK/$t.lfts" --sl "$WORK/$t.sl" --sl2vl "$WORK/$t.s2v"
+done
+ftrun() { "$IBFAB" sim packet --topology "$WORK/ft23.ibnd" --lfts "$WORK/ft23.lfts" --sl "$1" \
+	--sl2vl "$2" --load 0.3 --measure 2us -q >"$WORK/ft.out" 2>"$WORK/ft.err"; }
+set +e
+ftrun "$WORK/ft23.sl" "$WORK/ft23.s2v"
+rc=$?
+check "the fat tree's own SL and SL2VL dumps: taken (exit $rc)" test "$rc" = 0
+ftrun "$WORK/ft22.sl" "$WORK/ft23.s2v"
+rc=$?
+check "the SL dump of a smaller fat tree: exit 1 (got $rc) at the switch named otherwise" \
+	sh -c "test $rc = 1 && test ! -s '$WORK/ft.out' && grep -q \"ft22.sl:$(grep -n ft-l2-s0000 "$WORK/ft22.sl" | cut -d: -f1): switch 0x[0-9a-f]* is 'ft-l1-s0002' in the fabric, the dump names it 'ft-l2-s0000'\" '$WORK/ft.err'"
+ftrun "$WORK/ft23.sl" "$WORK/ft22.s2v"
+rc=$?
+check "the SL2VL dump of a smaller fat tree: exit 1 (got $rc) at the switch named otherwise" \
+	sh -c "test $rc = 1 && test ! -s '$WORK/ft.out' && grep -q \"ft22.s2v:$(grep -n ft-l2-s0000 "$WORK/ft22.s2v" | cut -d: -f1): switch .* the dump names it 'ft-l2-s0000'\" '$WORK/ft.err'"
+sed 's/^\(Switch guid [^ ]* lid \)4 /\199 /' "$WORK/ft23.s2v" >"$WORK/ft23-lid.s2v"
+ftrun "$WORK/ft23.sl" "$WORK/ft23-lid.s2v"
+rc=$?
+check "an SL2VL header with another LID: exit 1 (got $rc), both LIDs named" \
+	sh -c "test $rc = 1 && grep -q 'ft23-lid.s2v:[0-9]*: switch .* has LID 4 in the fabric, the dump says 99' '$WORK/ft.err'"
+set -e
 done_testing

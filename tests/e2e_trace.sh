@@ -123,9 +123,34 @@ check "--engine and --lfts together: usage error (exit $r)" test "$r" = 2
 r=$(rc $T --from nosuchhost --to ft-h00015)
 check "unknown --from: usage error (exit $r), named" \
 	sh -c "test $r = 2 && grep -q \"'nosuchhost': no node of this fabric\" '$W/err'"
-r=$(rc $T --from ft-h00000 --to 60000)
+r=$(rc $T --from ft-h00000 --to 40000)
 check "unknown --to LID: usage error (exit $r)" \
-	sh -c "test $r = 2 && grep -q 'no port of this fabric has LID 60000' '$W/err'"
+	sh -c "test $r = 2 && grep -q 'no port of this fabric has LID 40000' '$W/err'"
+# a LID as ibtracert takes it and as the trace prints it: 0x and 1 to 4
+# hex digits (0x0011 or 0x11 is LID 17); the same trace as in decimal
+r=$(rc $T --from ft-h00000 --to $base --json)
+cp "$W/out" "$W/dec.json"
+for h in $(printf '0x%04x 0X%x' "$base" "$base"); do
+	r=$(rc $T --from ft-h00000 --to "$h" --json)
+	check "fat tree: --to $h is LID $base: the trace of --to $base (exit $r)" \
+		sh -c "test $r = 0 && cmp -s '$W/out' '$W/dec.json'"
+done
+sl=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["traces"][0]["hops"][0]["lid"])' "$W/ft-0.json")
+r=$(rc $T --from "$(printf '0x%x' "$sl")" --to ft-h00015 --all-layers --json)
+check "fat tree: --from 0x$(printf '%x' "$sl") (the LID of ft-h00000): its trace (exit $r)" \
+	sh -c "test $r = 0 && cmp -s '$W/out' '$W/ft-0.json'"
+# garbage and LIDs that are no unicast LID: usage errors that say so
+for t in "0xZZ:not a hex number" "0x:not a hex number" "0x1g:not a hex number" \
+	"0:not a unicast LID" "0x0:not a unicast LID" "49152:not a unicast LID" \
+	"0xc000:not a unicast LID" "0xFFFF:not a unicast LID" \
+	"99999999999999999999:not a unicast LID" ":--to: empty"; do
+	r=$(rc $T --from ft-h00000 --to "${t%%:*}")
+	check "--to '${t%%:*}': usage error (exit $r) saying '${t#*:}'" \
+		sh -c "test $r = 2 && grep -q -- '${t#*:}' '$W/err' && test ! -s '$W/out'"
+done
+r=$(rc $T --from 0xbfff --to ft-h00015)
+check "--from 0xbfff (no port has it): usage error (exit $r)" \
+	sh -c "test $r = 2 && grep -q 'no port of this fabric has LID 0xbfff' '$W/err'"
 r=$(rc $T --from ft-h00000 --to $base --all-layers)
 check "--all-layers with a LID: usage error (exit $r)" test "$r" = 2
 r=$(rc $T --from ft-h00000)

@@ -769,6 +769,58 @@ static void test_sheets_name_clash(void)
 	ibf_plan_free(p);
 }
 
+/* A real rack named "norack" beside switches with no rack: two groups, each
+ * with its own sheet (they were one group, "norack", whose sheet held the
+ * cables of both and no rack-pair sheet the cable between them). */
+static void test_sheets_norack(void)
+{
+	const char *csv = "a_rack,a_switch,a_port,b_rack,b_switch,b_port\n"
+			  "norack,s1,1,norack,s2,1\n"
+			  ",s3,1,,s4,1\n"
+			  "norack,s1,2,,s3,2\n";
+	struct ibf_error err;
+	struct ibf_plan *p = ibf_plan_parse_csv(csv, strlen(csv), "norack.csv", &err);
+	TT_REQUIRE(p);
+	char dir[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(dir));
+	/* rack norack, the rack-less switches, and the pair of the two */
+	TT_EQ_INT(ibf_sheets_write(p, dir, &err), 3);
+	char *real = slurp(dir, "rack-norack.csv");
+	char *none = slurp(dir, "rack-no.rack.csv");
+	char *pair = slurp(dir, "racks-norack-no.rack.csv");
+	char *idx = slurp(dir, "index.md");
+	TT_CHECK_MSG(real && strstr(real, ",s1,1,") && strstr(real, ",s2,1") && !strstr(real, ",s3,"),
+		     "%s", real ? real : "(none)");
+	TT_CHECK_MSG(none && strstr(none, ",s3,1,") && strstr(none, ",s4,1") && !strstr(none, ",s1,"),
+		     "%s", none ? none : "(none)");
+	TT_CHECK_MSG(pair && strstr(pair, "norack,s1,2,,s3,2"), "%s", pair ? pair : "(none)");
+	TT_CHECK_MSG(idx && strstr(idx, "[Rack norack](rack-norack.md)") &&
+			     strstr(idx, "[Switches without a rack](rack-no.rack.md)") &&
+			     strstr(idx, "[Racks norack - (no rack)](racks-norack-no.rack.md)"),
+		     "%s", idx ? idx : "(none)");
+	/* the same sheets when the rack-less switches come first */
+	const char *csv2 = "a_rack,a_switch,a_port,b_rack,b_switch,b_port\n"
+			   ",s3,1,,s4,1\n"
+			   "norack,s1,1,norack,s2,1\n";
+	struct ibf_plan *p2 = ibf_plan_parse_csv(csv2, strlen(csv2), "norack2.csv", &err);
+	char dir2[] = "/tmp/ibfab-sheets.XXXXXX";
+	TT_REQUIRE(mkdtemp(dir2));
+	TT_EQ_INT(p2 ? ibf_sheets_write(p2, dir2, &err) : -1, 2);
+	char *real2 = slurp(dir2, "rack-norack.csv");
+	TT_CHECK_MSG(real2 && strstr(real2, ",s1,1,") && !strstr(real2, ",s3,"), "%s",
+		     real2 ? real2 : "(none)");
+	free(real);
+	free(none);
+	free(pair);
+	free(idx);
+	free(real2);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", dir, dir2);
+	TT_CHECK(system(cmd) == 0);
+	ibf_plan_free(p);
+	ibf_plan_free(p2);
+}
+
 /* ------------------------------------------------------------ validator */
 
 struct fx {
@@ -1775,6 +1827,7 @@ int main(void)
 	tt_run("plan from topology (fat tree, rails, slim fly)", test_from_topology);
 	tt_run("wiring sheets", test_sheets);
 	tt_run("wiring sheets: racks whose file names clash", test_sheets_name_clash);
+	tt_run("wiring sheets: a rack named norack and switches without a rack", test_sheets_norack);
 	tt_run("wiring sheets of a plan read back from its CSV", test_sheets_from_csv);
 	tt_run("wiring sheets: a directory with another plan's sheets", test_sheets_stale);
 	tt_run("wiring sheets: cable types", test_sheets_cable_types);

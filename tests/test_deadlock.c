@@ -998,6 +998,61 @@ static void test_live_formats(void)
 	ibf_fabric_free(f);
 }
 
+/* The switch headers of the ibfab dumps name the switch by GUID and also
+ * give its LID and description: another fabric's dump under shared GUIDs
+ * (other LIDs, another switch's name) is an error at the header's line;
+ * headers without them, and matching ones, are taken. */
+static void test_dump_other_fabric(void)
+{
+	struct ibf_fabric *f = ring(4, 1);
+	const struct ibf_node *n1 = &f->nodes[f->switches[1]];
+	unsigned long long g = (unsigned long long)n1->guid;
+	unsigned lid = ibf_port(f, f->switches[1], 0)->lid;
+	const char *row =
+		"ports: in  1, out  2: | 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1|\n";
+	char buf[1024];
+	struct ibf_sl2vl_table t;
+	struct ibf_sl_table sl;
+	struct ibf_error err;
+	int len;
+	/* as the writer gives it, and without LID and description */
+	len = snprintf(buf, sizeof(buf), "# c\nSwitch guid 0x%016llx lid %u ('%s'):\n%s", g, lid,
+		       n1->desc, row);
+	TT_EQ_INT(ibf_sl2vl_parse(f, buf, (size_t)len, "ok.txt", &t, &err), 0);
+	ibf_sl2vl_table_free(&t);
+	len = snprintf(buf, sizeof(buf), "Switch guid 0x%016llx:\n%s", g, row);
+	TT_EQ_INT(ibf_sl2vl_parse(f, buf, (size_t)len, "bare.txt", &t, &err), 0);
+	ibf_sl2vl_table_free(&t);
+	/* another LID */
+	len = snprintf(buf, sizeof(buf), "# c\nSwitch guid 0x%016llx lid %u ('%s'):\n%s", g,
+		       lid + 7, n1->desc, row);
+	TT_EQ_INT(ibf_sl2vl_parse(f, buf, (size_t)len, "lid.txt", &t, &err), IBF_EPARSE);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, "has LID") != NULL, "%s", err.msg);
+	/* another description under the same GUID and LID */
+	len = snprintf(buf, sizeof(buf), "# c\nSwitch guid 0x%016llx lid %u ('x-%s'):\n%s", g, lid,
+		       n1->desc, row);
+	TT_EQ_INT(ibf_sl2vl_parse(f, buf, (size_t)len, "desc.txt", &t, &err), IBF_EPARSE);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, "the dump names it 'x-") != NULL, "%s", err.msg);
+	/* the same in the SL dump */
+	len = snprintf(buf, sizeof(buf), "Source switch guid 0x%016llx lid %u ('%s'):\n0x%04x 0\n",
+		       g, lid, n1->desc, lid);
+	TT_EQ_INT(ibf_sl_parse(f, buf, (size_t)len, "ok.sl", &sl, &err), 0);
+	ibf_sl_table_free(&sl);
+	len = snprintf(buf, sizeof(buf),
+		       "Source switch guid 0x%016llx lid %u ('%s'):\n0x%04x 0\n"
+		       "Source switch guid 0x%016llx lid %u ('%s'):\n0x%04x 0\n",
+		       g, lid, n1->desc, lid, g, lid, "other", lid);
+	TT_EQ_INT(ibf_sl_parse(f, buf, (size_t)len, "desc.sl", &sl, &err), IBF_EPARSE);
+	TT_EQ_INT(err.line, 3);
+	len = snprintf(buf, sizeof(buf), "Source switch guid 0x%016llx lid %u ('%s'):\n0x%04x 0\n",
+		       g, lid + 1, n1->desc, lid);
+	TT_EQ_INT(ibf_sl_parse(f, buf, (size_t)len, "lid.sl", &sl, &err), IBF_EPARSE);
+	TT_EQ_INT(err.line, 1);
+	ibf_fabric_free(f);
+}
+
 /* SL2VL input that is not what a switch can hold is an error at its line:
  * a 17th VL, a row given twice with different VLs, a VL beyond the limit;
  * VL 15 (drop) is accepted and a path that takes it is reported. */
@@ -1097,5 +1152,6 @@ int main(void)
 	TT(test_dump_roundtrip);
 	TT(test_live_formats);
 	TT(test_sl2vl_strict);
+	TT(test_dump_other_fabric);
 	return tt_done();
 }
