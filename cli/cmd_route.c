@@ -1052,8 +1052,9 @@ static int cmd_route_congestion(int argc, char **argv)
 			       a.lfts ? a.lfts : r.engine);
 		unrouted += sh.unrouted + pm.unrouted;
 		if (a.json) {
-			printf("%s{\"layer\": %d, \"hosts\": %u, \"links\": %u, \"order\": \"%s\"",
-			       l > l0 ? ", " : "", l, any->nhosts, any->nlinks,
+			printf("%s{\"layer\": %d, \"hosts\": %u, \"in_switch\": %u, \"links\": %u, "
+			       "\"order\": \"%s\"",
+			       l > l0 ? ", " : "", l, any->nhosts, any->in_switch, any->nlinks,
 			       any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric");
 			if (pattern != IBF_CONG_PERM)
 				printf(", \"shift\": {\"count\": %u, \"worst\": %u, \"worst_shift\": %u, "
@@ -1088,6 +1089,8 @@ static int cmd_route_congestion(int argc, char **argv)
 				       any->nhosts,
 				       any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric",
 				       any->nlinks, a.lfts ? a.lfts : r.engine);
+			if (l == l0 && any->in_switch)
+				printf("note: %u %s\n", any->in_switch, "CA port(s) inside their switch (SHARP aggregation nodes): routed to, no hosts of the traffic");
 			printf("layer %d:\n", l);
 			if (pattern != IBF_CONG_PERM) {
 				char wl[160] = "";

@@ -418,8 +418,8 @@ static void print_json(const char *topo, const char *place, const struct src *sr
 	const struct ibf_sim_net *n0 = &srcs[0].net;
 	printf("{\"topology\": ");
 	ibf_json_str(stdout, topo);
-	printf(", \"hosts\": %u, \"ranks\": %u, \"ppn\": %u, \"placement\": ", n0->nhosts,
-	       pl->nranks, pl->ppn);
+	printf(", \"hosts\": %u, \"in_switch\": %u, \"ranks\": %u, \"ppn\": %u, \"placement\": ",
+	       n0->nhosts, n0->in_switch, pl->nranks, pl->ppn);
 	ibf_json_str(stdout, place);
 	printf(", \"assumed_links\": %u, \"patterns\": [", n0->assumed);
 	for (int p = 0; p < npat; p++) {
@@ -480,6 +480,10 @@ static void print_text(const char *topo, const char *place, const struct src *sr
 	if (n0->assumed)
 		printf("note: %u cabled ports without width/speed, taken as %.1f Gb/s\n",
 		       n0->assumed, n0->assumed_gbps);
+	if (n0->in_switch)
+		printf("note: %u CA port(s) inside their switch (SHARP aggregation nodes): routed to, "
+		       "no hosts of the traffic\n",
+		       n0->in_switch);
 	for (int p = 0; p < npat; p++) {
 		if (!strncmp(patnames[p], "file:", 5))
 			printf("\npattern %s: %u phase(s), each flow's bytes from the file\n",

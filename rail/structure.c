@@ -161,17 +161,6 @@ static int match_map(struct rdet *d)
 	return 0;
 }
 
-/* A CA that is a function of the switch it is cabled to: it shares the
- * switch's system image GUID.  A SHARP aggregation node ("Mellanox
- * Technologies Aggregation Node", on the last port of every Quantum switch)
- * is one; it is no server's NIC. */
-static int inside_switch(const struct ibf_fabric *f, const struct ibf_node *nd,
-			 const struct ibf_port *pp)
-{
-	const struct ibf_node *sw = &f->nodes[pp->peer_node];
-	return nd->sysimg_guid && (nd->sysimg_guid == sw->sysimg_guid || nd->sysimg_guid == sw->guid);
-}
-
 /* GPUs: CA/router ports facing a switch (a CA inside that switch and not
  * in the map is left out and counted). */
 static int collect_gpus(struct rdet *d)
@@ -192,7 +181,7 @@ static int collect_gpus(struct rdet *d)
 				ri->unattached++;
 				continue;
 			}
-			if (d->ov[i] < 0 && inside_switch(f, nd, pp)) {
+			if (d->ov[i] < 0 && ibf_ca_in_switch(f, (int)i, p)) {
 				inside = 1;
 				continue;
 			}

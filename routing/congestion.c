@@ -60,13 +60,17 @@ int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **ou
 				ibf_ftree_free(&t);
 				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			}
+			uint32_t k = 0;
 			for (uint32_t i = 0; i < t.nends; i++) {
-				e[i].node = t.ends[i].node;
-				e[i].port = t.ends[i].port;
-				e[i].sw = t.ends[i].sw;
+				if (ibf_ca_in_switch(f, t.ends[i].node, t.ends[i].port))
+					continue; /* no rank: part of its switch */
+				e[k].node = t.ends[i].node;
+				e[k].port = t.ends[i].port;
+				e[k].sw = t.ends[i].sw;
+				k++;
 			}
 			*out = e;
-			*n = t.nends;
+			*n = k;
 			if (tree && have_tree) {
 				*tree = t; /* the caller frees it */
 				*have_tree = 1;
@@ -96,7 +100,8 @@ int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **ou
 			for (int p = 1; p <= f->nodes[node].nports; p++) {
 				const struct ibf_port *pp = ibf_port(f, node, p);
 				if (pp->peer_node == IBF_NO_NODE ||
-				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH ||
+				    ibf_ca_in_switch(f, pp->peer_node, pp->peer_port))
 					continue;
 				if (pass) {
 					(*out)[*n].node = pp->peer_node;
@@ -117,6 +122,15 @@ int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **ou
 	if (used)
 		*used = IBF_CONG_ORDER_FABRIC;
 	return 0;
+}
+
+uint32_t ibf_end_ports_in_switch(const struct ibf_fabric *f)
+{
+	uint32_t n = 0;
+	for (uint32_t v = 0; v < f->nnodes; v++)
+		for (int p = 1; f->nodes[v].type != IBF_NODE_SWITCH && p <= f->nodes[v].nports; p++)
+			n += (uint32_t)ibf_ca_in_switch(f, (int)v, p);
+	return n;
 }
 
 struct host {
@@ -450,6 +464,7 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		goto out;
 	}
 	rep->nhosts = N;
+	rep->in_switch = ibf_end_ports_in_switch(f);
 	rep->nlinks = E;
 	rep->order = order;
 	rep->ninst = ninst;

@@ -171,10 +171,13 @@ struct ibf_endport {
 /* The end ports in `order` (AUTO: tree order when the fabric is a fat
  * tree, else fabric order) into *out (malloc'd, *n entries); *used gets the
  * order taken.  Every tool that numbers hosts (congestion, the simulator)
- * numbers them this way.  With tree and have_tree non-NULL, the tree found
+ * numbers them this way.  CA ports inside their switch (ibf_ca_in_switch:
+ * SHARP aggregation nodes) are routed to but are no hosts: left out
+ * (ibf_end_ports_in_switch counts them).  With tree and have_tree non-NULL, the tree found
  * for the tree order is handed over (*have_tree = 1; ibf_ftree_free it). */
 int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
 		  int *used, struct ibf_ftree *tree, int *have_tree, struct ibf_error *err);
+uint32_t ibf_end_ports_in_switch(const struct ibf_fabric *f);
 
 struct ibf_cong_opts {
 	int pattern;	/* enum ibf_cong_pattern */
@@ -191,6 +194,7 @@ void ibf_cong_opts_default(struct ibf_cong_opts *o);
  * one direction, fabric->adj entry) is the number of flows crossing it. */
 struct ibf_cong_report {
 	uint32_t nhosts;     /* end ports (CA/router ports cabled to a switch) */
+	uint32_t in_switch;  /* CA ports inside their switch, left out of nhosts */
 	uint32_t nlinks;     /* directed switch links */
 	int order;	     /* the order used (TREE or FABRIC) */
 	uint32_t ninst;	     /* pattern instances evaluated */

@@ -26,6 +26,7 @@ struct ibf_sim_net {
 	const struct ibf_fabric *f;
 	const struct ibf_routes *r;
 	uint32_t nhosts;	  /* end ports (CA/router ports cabled to a switch) */
+	uint32_t in_switch;	  /* CA ports inside their switch, no hosts (ibf_end_ports) */
 	struct ibf_endport *host; /* [nhosts] in the order of ibf_end_ports() */
 	uint32_t *up;		  /* [nhosts] link host -> switch */
 	uint32_t *down;		  /* [nhosts] link switch -> host */

@@ -188,6 +188,7 @@ struct ibf_psim_buf {
 
 struct ibf_psim_result {
 	uint32_t nhosts;
+	uint32_t in_switch; /* CA ports inside their switch: no hosts (ibf_end_ports) */
 	double host_gbps;	/* sum of the sending hosts' link rates (Gb/s) */
 	uint32_t assumed_links; /* cabled ports of unknown width/speed: given the
 				  * fabric's most common rate (as in ibf_sim_net) */

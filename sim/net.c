@@ -50,6 +50,7 @@ int ibf_sim_net_init(struct ibf_sim_net *n, const struct ibf_fabric *f, const st
 	rc = ibf_end_ports(f, order, &n->host, &n->nhosts, &n->order, NULL, NULL, err);
 	if (rc)
 		return rc;
+	n->in_switch = ibf_end_ports_in_switch(f);
 	n->nlinks = f->nports_total;
 	size_t L = n->nlinks ? n->nlinks : 1, H = n->nhosts ? n->nhosts : 1;
 	n->cap = calloc(L, sizeof(double));

@@ -3767,6 +3767,7 @@ static uint64_t setup_links(struct psim *s, const struct ibf_sim_net *net)
 static int setup_hosts(struct psim *s, const struct ibf_sim_net *net, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = s->f;
+	s->res->in_switch = net->in_switch;
 	for (uint32_t h = 0; h < net->nhosts; h++) {
 		uint32_t g = net->up[h];
 		const struct ibf_node *nd = &f->nodes[s->node_of[g]];

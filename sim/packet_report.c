@@ -16,6 +16,8 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 {
 	fprintf(out, "hosts %u (%.0f Gb/s injection capacity), simulated %.1f us\n", res->nhosts,
 		res->host_gbps, res->sim_ns / 1000.0);
+	if (res->in_switch)
+		fprintf(out, "note: %u %s\n", res->in_switch, "CA port(s) inside their switch (SHARP aggregation nodes): routed to, no hosts of the traffic");
 	if (res->assumed_links)
 		fprintf(out,
 			"note: %u cabled ports of unknown width/speed run at the fabric's most "
@@ -104,9 +106,9 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 				int vls, FILE *out)
 {
 	fprintf(out,
-		"{\"hosts\":%u,\"host_gbps\":%.3f,\"assumed_links\":%u,\"sim_ns\":%.1f,\"offered\":%.6f,"
-		"\"accepted\":%.6f,\"accepted_gbps\":%.3f,",
-		res->nhosts, res->host_gbps, res->assumed_links, res->sim_ns, res->offered_frac,
+		"{\"hosts\":%u,\"in_switch\":%u,\"host_gbps\":%.3f,\"assumed_links\":%u,\"sim_ns\":%.1f,"
+		"\"offered\":%.6f,\"accepted\":%.6f,\"accepted_gbps\":%.3f,",
+		res->nhosts, res->in_switch, res->host_gbps, res->assumed_links, res->sim_ns, res->offered_frac,
 		res->accepted_frac, res->accepted_gbps);
 	if (res->measured_done)
 		fprintf(out,

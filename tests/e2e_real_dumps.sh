@@ -153,6 +153,24 @@ ND=$R/ndr-quantum2-mqm9701-dgx-40sw-582ca-2025.ibnetdiscover
 r=$(rc "$IBFAB" rail info "$ND")
 check "ndr: rail info leaves the 40 aggregation nodes out (542 GPUs), no switch's system image as a server" \
 	sh -c "test $r = 0 && grep -q '^gpus 542 ' '$W/out' && grep -q '^left out: 40 CA(s) inside the switch' '$W/out' && ! grep -q 'sysimg-0x2c5eab0300b87b40' '$W/out'"
+# ... nor a host of the traffic: congestion patterns and both simulators
+# number 542 hosts (with the 40 as hosts, shifts sent flows to the spines)
+r=$(rc "$IBFAB" route congestion --topology "$ND" --engine dmodk)
+check "ndr: route congestion: 542 hosts, the 40 aggregation nodes named in a note" \
+	sh -c "test $r = 0 && grep -q '^hosts: 542 ' '$W/out' && grep -q '^note: 40 CA port(s) inside their switch' '$W/out'"
+r=$(rc "$IBFAB" route congestion --topology "$ND" --engine dmodk --json)
+check "ndr: route congestion --json: hosts 542, in_switch 40" \
+	sh -c "test $r = 0 && grep -q '\"hosts\": 542, \"in_switch\": 40,' '$W/out'"
+r=$(rc "$IBFAB" sim flow --topology "$ND" --engine dmodk --pattern shift:1 --json)
+check "ndr: sim flow: 542 hosts and ranks, in_switch 40" \
+	sh -c "test $r = 0 && grep -q '\"hosts\": 542, \"in_switch\": 40, \"ranks\": 542,' '$W/out'"
+r=$(rc "$IBFAB" sim packet --topology "$ND" --engine dmodk --load 0.3 --warmup 500 --measure 1500)
+check "ndr: sim packet: 542 hosts, the note, every packet routable" \
+	sh -c "test $r = 0 && grep -q '^hosts 542 ' '$W/out' && grep -q '^note: 40 CA port(s) inside their switch' '$W/out' && grep -q 'unroutable 0,' '$W/out'"
+# a dump without system image GUIDs (-p) has none
+r=$(rc "$IBFAB" route congestion --topology "$R/qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p" --engine minimal --json)
+check "plafrim (-p): in_switch 0, every CA a host" \
+	sh -c "test $r = 0 && grep -q '\"hosts\": 125, \"in_switch\": 0,' '$W/out'"
 
 # ------------------------------------------------------------------ ibsim + OpenSM + plugin
 sim_ok=1

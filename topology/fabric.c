@@ -498,6 +498,19 @@ uint64_t ibf_node_some_guid(const struct ibf_fabric *f, int node)
 	return n->guid;
 }
 
+int ibf_ca_in_switch(const struct ibf_fabric *f, int node, int port)
+{
+	const struct ibf_node *n = &f->nodes[node];
+	if (n->type == IBF_NODE_SWITCH || !n->sysimg_guid || port < 1 || port > n->nports)
+		return 0;
+	const struct ibf_port *pp = &f->ports[n->port_off + (uint32_t)port];
+	if (pp->peer_node == IBF_NO_NODE)
+		return 0;
+	const struct ibf_node *sw = &f->nodes[pp->peer_node];
+	return sw->type == IBF_NODE_SWITCH &&
+	       (n->sysimg_guid == sw->sysimg_guid || n->sysimg_guid == sw->guid);
+}
+
 int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *port, int *dup)
 {
 	if (port)

@@ -188,6 +188,12 @@ int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *p
 /* A GUID that tells a node apart in a message: its node GUID, else (the
  * ports report of ibnetdiscover -p has none) its first port GUID. */
 uint64_t ibf_node_some_guid(const struct ibf_fabric *f, int node);
+/* Port `port` of CA `node` is a function of the switch it is cabled to, not
+ * a server's NIC: the CA shares that switch's system image GUID (a SHARP
+ * aggregation node, on the last port of every Quantum switch, is one).
+ * Inputs without system image GUIDs (ibnetdiscover -p, iblinkinfo) never
+ * give one. */
+int ibf_ca_in_switch(const struct ibf_fabric *f, int node, int port);
 
 int ibf_fabric_set_meta(struct ibf_fabric *f, const char *meta);
 /* Look up "key" in meta; copies its value to buf and returns 1 when found. */
