@@ -168,6 +168,9 @@ enum ibf_finding_kind {
 				* or another one (placed after the older kinds: numbers unchanged) */
 	IBF_FIND_ROTATED,      /* three or more cables each plugged where the next belongs (one
 				* fix: unplug one, move the others along, plug it back) */
+	IBF_FIND_PORT_LIMITED, /* right cable below the plan's width or speed, but at the best
+				* its two ports support (known from a live fabric or iblinkinfo
+				* hints): older hardware, not a cable fault */
 	IBF_FIND_KIND_COUNT
 };
 const char *ibf_finding_kind_name(int kind); /* "missing", "wrong-port", ... */

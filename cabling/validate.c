@@ -47,6 +47,7 @@ static const char *const find_names[IBF_FIND_KIND_COUNT] = {
 	[IBF_FIND_SWAPPED] = "swapped",		  [IBF_FIND_DEGRADED] = "degraded",
 	[IBF_FIND_UNKNOWN_NODE] = "unknown-node", [IBF_FIND_MISSING_NODE] = "missing-node",
 	[IBF_FIND_RENAMED] = "renamed",		  [IBF_FIND_ROTATED] = "rotated",
+	[IBF_FIND_PORT_LIMITED] = "port-limited",
 };
 
 const char *ibf_finding_kind_name(int kind)
@@ -62,6 +63,7 @@ struct dlink {
 	uint32_t un, vn; /* combined node ids */
 	uint8_t up, vp;
 	uint8_t width, speed;
+	uint8_t wsup, ssup; /* the most both ends support, 0 when an end does not say */
 	uint8_t used;
 };
 
@@ -829,21 +831,34 @@ static int find_ok_and_degraded(struct vctx *v)
 		v->cstate[c] = CS_OK;
 		v->r->ok++;
 		const struct dlink *dl = &v->links[l];
-		if ((cb->width && dl->width && dl->width < cb->width) ||
-		    (cb->speed && dl->speed &&
-		     ibf_speed_rate(dl->speed) < ibf_speed_rate(cb->speed))) {
-			char pw[24], aw[24], a[400], b[400];
-			ibf_format_width_speed(cb->width, cb->speed, pw, sizeof(pw));
-			ibf_format_width_speed(dl->width, dl->speed, aw, sizeof(aw));
-			if (add_finding(v, IBF_FIND_DEGRADED, (int)c, -1, cable_desc(v, (int)c),
-					link_desc(v, l),
-					ibf_asprintf(
-						"reseat or replace the cable between %s and %s: it "
-						"runs at %s, the plan says %s",
-						end_str(v, cb->a, cb->ap, a, sizeof(a)),
-						end_str(v, cb->b, cb->bp, b, sizeof(b)), aw, pw)))
-				return IBF_ENOMEM;
-		}
+		int narrow = cb->width && dl->width && dl->width < cb->width;
+		int slow = cb->speed && dl->speed &&
+			   ibf_speed_rate(dl->speed) < ibf_speed_rate(cb->speed);
+		if (!narrow && !slow)
+			continue;
+		char pw[24], aw[24], a[400], b[400];
+		ibf_format_width_speed(cb->width, cb->speed, pw, sizeof(pw));
+		ibf_format_width_speed(dl->width, dl->speed, aw, sizeof(aw));
+		end_str(v, cb->a, cb->ap, a, sizeof(a));
+		end_str(v, cb->b, cb->bp, b, sizeof(b));
+		/* Older hardware: each shortfall is what the two ports support at
+		 * most (both ends' supported values known), so no cable would run
+		 * faster there.  Without supported values an older switch and a
+		 * wrong cable type look the same and the cable is blamed. */
+		int hw = (!narrow || (dl->wsup && dl->wsup <= dl->width)) &&
+			 (!slow ||
+			  (dl->ssup && ibf_speed_rate(dl->ssup) <= ibf_speed_rate(dl->speed)));
+		char *fix = hw ? ibf_asprintf("the cable between %s and %s runs at %s, the most "
+					      "its two ports support; the plan says %s: fit "
+					      "ports that support %s, or correct the plan (the "
+					      "cable is not at fault)",
+					      a, b, aw, pw, pw)
+			       : ibf_asprintf("reseat or replace the cable between %s and %s: "
+					      "it runs at %s, the plan says %s",
+					      a, b, aw, pw);
+		if (add_finding(v, hw ? IBF_FIND_PORT_LIMITED : IBF_FIND_DEGRADED, (int)c, -1,
+				cable_desc(v, (int)c), link_desc(v, l), fix))
+			return IBF_ENOMEM;
 	}
 	return 0;
 }
@@ -1578,6 +1593,16 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 					   ? pq->speed
 				   : pp->speed ? pp->speed
 					       : pq->speed;
+			l->wsup = pp->width_sup && pq->width_sup
+					  ? (pp->width_sup < pq->width_sup ? pp->width_sup
+									   : pq->width_sup)
+					  : 0;
+			l->ssup = pp->speed_sup && pq->speed_sup
+					  ? (ibf_speed_rate(pp->speed_sup) <
+							     ibf_speed_rate(pq->speed_sup)
+						     ? pp->speed_sup
+						     : pq->speed_sup)
+					  : 0;
 			l->used = 0;
 			v.act[end_of(&v, l->un, l->up)] = (int32_t)v.nlinks;
 			v.act[end_of(&v, l->vn, l->vp)] = (int32_t)v.nlinks;

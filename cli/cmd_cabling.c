@@ -485,6 +485,8 @@ static const char validate_help[] =
 	"problem with its fix: missing, extra, miswired (with the move: which end to unplug\n"
 	"and where it goes), wrong-port (right neighbour, wrong port), swapped (two cables\n"
 	"whose far ends are exchanged, one fix), degraded (width/speed below the plan),\n"
+	"port-limited (below the plan, but at the most both ports support: older\n"
+	"hardware, known from --live or iblinkinfo; not the cable's fault),\n"
 	"unknown-node, missing-node and renamed.  Exit status: 0 clean, 1 findings,\n"
 	"2 usage or other error (unreadable plan, fabric or node-name-map; report not\n"
 	"written).\n"

@@ -1216,6 +1216,62 @@ static void test_validate_degraded_nodes(void)
 	fx_free(&x);
 }
 
+/* A cable below the plan's rate is a cable fault (degraded) unless both of
+ * its ports are known to support no more than it runs at (live discovery,
+ * iblinkinfo hints): an older switch or adapter, reported as port-limited.
+ * A shortfall beyond what the ports support stays degraded. */
+static void test_validate_port_limited(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	int a = node(&x, "sf-r04-g1-s03"), c = node(&x, "sf-r01-g0-s02");
+	struct ibf_port *pa = ibf_port(x.f, a, 5);
+	struct ibf_port *pb = ibf_port(x.f, pa->peer_node, pa->peer_port);
+	struct ibf_port *pc = ibf_port(x.f, c, 6);
+	struct ibf_port *pd = ibf_port(x.f, pc->peer_node, pc->peer_port);
+	/* an FDR switch port: the link runs 4xFDR, which is all it supports */
+	pa->speed = pb->speed = IBF_SPEED_FDR;
+	pa->width_sup = pb->width_sup = 4;
+	pa->speed_sup = IBF_SPEED_FDR;
+	pb->speed_sup = IBF_SPEED_EDR;
+	/* EDR ports on both ends, trained at 4xFDR: the cable */
+	pc->speed = pd->speed = IBF_SPEED_FDR;
+	pc->width_sup = pd->width_sup = 4;
+	pc->speed_sup = pd->speed_sup = IBF_SPEED_EDR;
+	struct ibf_vreport r;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	dump_report(&r);
+	TT_EQ_INT(r.n, 2);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_PORT_LIMITED), 1);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_DEGRADED), 1);
+	const struct ibf_finding *f = first_of(&r, IBF_FIND_PORT_LIMITED);
+	TT_CHECK_MSG(f && strstr(f->fix, "sf-r04-g1-s03 port 5") &&
+			     strstr(f->fix, "runs at 4xFDR, the most its two ports support; the "
+					    "plan says 4xEDR") &&
+			     strstr(f->fix, "not at fault"),
+		     "%s", f ? f->fix : "");
+	f = first_of(&r, IBF_FIND_DEGRADED);
+	TT_CHECK_MSG(f && strstr(f->fix, "sf-r01-g0-s02 port 6") &&
+			     strstr(f->fix, "reseat or replace"),
+		     "%s", f ? f->fix : "");
+	TT_CHECK(!strcmp(ibf_finding_kind_name(IBF_FIND_PORT_LIMITED), "port-limited"));
+	ibf_vreport_free(&r);
+	/* the FDR port's link also trained at 1x: the width is the cable's fault */
+	pa->width = pb->width = 1;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_PORT_LIMITED), 0);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_DEGRADED), 2);
+	ibf_vreport_free(&r);
+	/* supported values of one end only say nothing: degraded as before */
+	pa->width = pb->width = 4;
+	pb->speed_sup = 0;
+	TT_REQUIRE(run(&x, NULL, &r) == 0);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_PORT_LIMITED), 0);
+	TT_EQ_INT(count_kind(&r, IBF_FIND_DEGRADED), 2);
+	ibf_vreport_free(&r);
+	fx_free(&x);
+}
+
 /* Two neighbouring switches missing: each finding counts all of its planned
  * cables, also the one between them (it was 0 or 10 for the second). */
 static void test_validate_two_missing_nodes(void)
@@ -1837,6 +1893,7 @@ int main(void)
 	tt_run("validate: cables rotated among ports", test_validate_rotated);
 	tt_run("validate: wrong port and miswired", test_validate_wrong_port_miswired);
 	tt_run("validate: degraded, unknown and missing nodes", test_validate_degraded_nodes);
+	tt_run("validate: port-limited (older hardware) vs degraded", test_validate_port_limited);
 	tt_run("validate: two neighbouring missing switches", test_validate_two_missing_nodes);
 	tt_run("validate: node-name-map and structural matching", test_validate_matching);
 	tt_run("validate: partial cabling", test_validate_partial);
