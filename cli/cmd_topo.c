@@ -478,18 +478,24 @@ static void degraded_ends(const struct ibf_fabric *f, const struct ibf_degraded 
 	snprintf(rb, lb, "%s", b->desc[0] ? b->desc : b->id ? b->id : "?");
 }
 
+/* The entries of ibf_find_degraded: the degraded links (grade 0) or the
+ * GRADE ones (grade 1). */
 static void print_degraded(const struct ibf_fabric *f, const struct ibf_degraded *dl, uint32_t n,
-			   int json)
+			   int json, int grade)
 {
 	char ra[160], rb[160], run[16], exp[16];
+	int first = 1;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ibf_degraded *d = &dl[i];
+		if ((d->evidence == IBF_DEGR_GRADE) != grade)
+			continue;
 		degraded_ends(f, d, ra, sizeof(ra), rb, sizeof(rb));
 		ibf_format_width_speed(d->width, d->speed, run, sizeof(run));
 		ibf_format_width_speed(d->exp_width, d->exp_speed, exp, sizeof(exp));
 		const char *ev = ibf_degr_evidence_name(d->evidence);
 		if (json) {
-			printf("%s\n    {\"a\": ", i ? "," : "");
+			printf("%s\n    {\"a\": ", first ? "" : ",");
+			first = 0;
 			ibf_json_str(stdout, ra);
 			printf(", \"a_guid\": \"0x%016llx\", \"a_port\": %u, \"b\": ",
 			       (unsigned long long)f->nodes[d->node_a].guid, d->port_a);
@@ -498,6 +504,13 @@ static void print_degraded(const struct ibf_fabric *f, const struct ibf_degraded
 			       "\"expected\": \"%s\", \"evidence\": \"%s\", \"compared_links\": %u}",
 			       (unsigned long long)f->nodes[d->node_b].guid, d->port_b, run, exp,
 			       ev, d->peers);
+			continue;
+		}
+		if (grade) {
+			printf("  slower: %s port %u <-> %s port %u runs at %s, like links %s (%u other "
+			       "link%s joining the same two node models)\n",
+			       ra, d->port_a, rb, d->port_b, run, exp, d->peers,
+			       d->peers == 1 ? "" : "s");
 			continue;
 		}
 		printf("  degraded: %s port %u <-> %s port %u runs at %s, expected %s (", ra,
@@ -569,9 +582,13 @@ static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats 
 	       st->ca_ports_connected, st->sw_links, st->sw_pairs_linked);
 	printf("  \"parallel_links\": %u,\n  \"host_links\": %u,\n  \"loopback_links\": %u,\n",
 	       st->parallel_links, st->host_links, st->loopback_links);
+	uint32_t ndl = st->degraded_links + st->grade_links;
 	printf("  \"degraded_links\": %u,\n  \"degraded\": [", st->degraded_links);
-	print_degraded(f, dl, st->degraded_links, 1);
-	printf("%s],\n  \"one_sided_links\": %ld,\n", st->degraded_links ? "\n  " : "", one_sided);
+	print_degraded(f, dl, ndl, 1, 0);
+	printf("%s],\n", st->degraded_links ? "\n  " : "");
+	printf("  \"slower_links\": %u,\n  \"slower\": [", st->grade_links);
+	print_degraded(f, dl, ndl, 1, 1);
+	printf("%s],\n  \"one_sided_links\": %ld,\n", st->grade_links ? "\n  " : "", one_sided);
 	printf("  \"tool_message_lines\": %ld,\n  \"ports_not_available\": %ld,\n", tool_lines,
 	       not_avail);
 	printf("  \"duplicate_guids\": [");
@@ -682,7 +699,14 @@ static int cmd_info(int argc, char **argv)
 		printf("host links:      %u (hosts per switch %u..%u)\n", st.host_links,
 		       st.min_hosts_per_switch, st.max_hosts_per_switch);
 		printf("degraded links:  %u\n", st.degraded_links);
-		print_degraded(f, dl, ndl, 0);
+		print_degraded(f, dl, ndl, 0, 0);
+		if (st.grade_links) {
+			printf("slower links:    %u (below like links by speed only, to more than half "
+			       "their rate: a lower speed grade of the same device runs so too; "
+			       "not counted as degraded)\n",
+			       st.grade_links);
+			print_degraded(f, dl, ndl, 0, 1);
+		}
 		printf("one-sided links: %ld\n", one_sided);
 		if (tool_lines)
 			printf("tool messages:   %ld line%s of the discovery tool's own messages "

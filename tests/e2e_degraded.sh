@@ -183,4 +183,42 @@ done
 check "duplicate GUID: dmodk routes every host, route check clean" \
 	grep -q '^unreachable: *0$' "$WORK/dup-check.txt"
 
+# Speed grades: a device id can stand for several speed grades (ConnectX-3
+# QDR/FDR10/FDR, ConnectX-4 FDR/EDR), so by the model alone a host link
+# slower by speed only, above half the like links' rate, is listed as
+# slower, not degraded; at half or below (DDR among EDR) it stays degraded.
+# Host ports 1 (FDR) and 2 (DDR) of leaf 0, both ends edited.
+awk '/^Switch|^Ca/ { cur = $3 }
+	{ if ((cur == "\"ft-l1-s0000\"" && $1 == "[1]") || (cur == "\"ft-h00000\"" && $1 == "[1]"))
+		sub(/4xEDR$/, "4xFDR")
+	  if ((cur == "\"ft-l1-s0000\"" && $1 == "[2]") || (cur == "\"ft-h00001\"" && $1 == "[1]"))
+		sub(/4xEDR$/, "4xDDR")
+	  print }' "$WORK/ok.net" >"$WORK/grade.net"
+check "grades: four port lines changed" \
+	test "$(diff "$WORK/ok.net" "$WORK/grade.net" | grep -cE '^> .*4x(FDR|DDR)$')" -eq 4
+"$IBFAB" topo info "$WORK/grade.net" >"$WORK/grade.txt" 2>&1
+check "grades: only the DDR host link is degraded" sh -c \
+	"grep -q '^degraded links:  1\$' '$WORK/grade.txt' &&
+	 grep -qE '^  degraded: ft-l1-s0000 port 2 <-> ft-h00001 port 1 runs at 4xDDR, expected 4xEDR \(evidence: model' '$WORK/grade.txt'"
+check "grades: the FDR host link is listed as slower" sh -c \
+	"grep -q '^slower links:    1 ' '$WORK/grade.txt' &&
+	 grep -qE '^  slower: ft-l1-s0000 port 1 <-> ft-h00000 port 1 runs at 4xFDR, like links 4xEDR' '$WORK/grade.txt'"
+"$IBFAB" topo info --json "$WORK/grade.net" >"$WORK/grade.json" 2>&1
+check "grades: JSON keeps them apart" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["degraded_links"] == 1 and [x["runs"] for x in d["degraded"]] == ["4xDDR"]
+assert d["slower_links"] == 1 and [x["evidence"] for x in d["slower"]] == ["grade"]
+assert d["slower"][0]["runs"] == "4xFDR" and d["slower"][0]["expected"] == "4xEDR"
+' "$WORK/grade.json"
+# twins still say degraded whatever the speed: one of two leaf-spine
+# cables at FDR is that cable's fault, not a grade
+awk '/^Switch/ { cur = $3 }
+	{ if ((cur == "\"ft-l1-s0000\"" && $1 == "[5]") || (cur == "\"ft-l2-s0000\"" && $1 == "[2]"))
+		sub(/4xEDR$/, "4xFDR")
+	  print }' "$WORK/ok.net" >"$WORK/twin-fdr.net"
+"$IBFAB" topo info "$WORK/twin-fdr.net" >"$WORK/twin-fdr.txt" 2>&1
+check "grades: an FDR twin among EDR twins stays degraded" sh -c \
+	"grep -q '^degraded links:  1\$' '$WORK/twin-fdr.txt' && grep -q 'runs at 4xFDR, expected 4xEDR (evidence: twins' '$WORK/twin-fdr.txt' && ! grep -q '^slower links' '$WORK/twin-fdr.txt'"
+
 done_testing

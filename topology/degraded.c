@@ -118,9 +118,21 @@ const char *ibf_degr_evidence_name(int evidence)
 		return "twins";
 	case IBF_DEGR_MODEL:
 		return "model";
+	case IBF_DEGR_GRADE:
+		return "grade";
 	default:
 		return "";
 	}
+}
+
+uint32_t ibf_degr_counts(const struct ibf_degraded *d, uint32_t n, uint32_t *grade)
+{
+	uint32_t g = 0;
+	for (uint32_t i = 0; i < n; i++)
+		g += d[i].evidence == IBF_DEGR_GRADE;
+	if (grade)
+		*grade = g;
+	return n - g;
 }
 
 static uint8_t min_known(uint8_t x, uint8_t y)
@@ -227,6 +239,13 @@ int ibf_find_degraded(const struct ibf_fabric *f, struct ibf_degraded **out, uin
 		}
 		if (!below_w && !below_s)
 			continue;
+		/* a device id can stand for several speed grades: by the model
+		 * alone, a speed above half the like links' is a lower grade's
+		 * as likely as a link trained down (half or less, e.g. DDR
+		 * among QDR, SDR among anything, is no grade sold together) */
+		if (ev == IBF_DEGR_MODEL && !below_w &&
+		    2u * ibf_speed_rate(l->s) > ibf_speed_rate(es))
+			ev = IBF_DEGR_GRADE;
 		if (*n == cap) {
 			uint32_t nc = cap ? cap * 2 : 16;
 			struct ibf_degraded *r = realloc(res, nc * sizeof(*r));

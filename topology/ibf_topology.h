@@ -258,7 +258,8 @@ struct ibf_stats {
 	uint32_t max_degree, min_degree; /* switch-switch degree (links) */
 	uint32_t *degree_hist;		 /* [0..max_degree], owned */
 	uint32_t max_hosts_per_switch, min_hosts_per_switch;
-	uint32_t degraded_links; /* links ibf_find_degraded() reports */
+	uint32_t degraded_links; /* links ibf_find_degraded() reports, GRADE ones not */
+	uint32_t grade_links;	 /* its GRADE entries (maybe a lower speed grade) */
 };
 
 /* Computes the stats (BFS from every switch; threads > 1 uses pthreads). */
@@ -293,11 +294,17 @@ int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, ui
  *              the node description with digits removed) run faster or wider.
  * A link is judged by the strongest evidence it has; a link with no
  * comparable link and no supported values is never reported, so older HCAs
- * on newer switches (they run at their own maximum) are not degraded. */
+ * on newer switches (they run at their own maximum) are not degraded.
+ *   GRADE      MODEL evidence of a speed shortfall alone, to more than half
+ *              the like links' rate: what a lower speed grade sold under the
+ *              same device id runs at too (ConnectX-3 QDR/FDR10/FDR,
+ *              ConnectX-4 FDR/EDR, SwitchX FDR10/FDR), so not a degraded
+ *              link: listed, never counted as degraded (ibf_degr_counts). */
 enum ibf_degr_evidence {
 	IBF_DEGR_SUPPORTED = 1,
 	IBF_DEGR_TWINS,
 	IBF_DEGR_MODEL,
+	IBF_DEGR_GRADE,
 };
 
 struct ibf_degraded {
@@ -313,8 +320,11 @@ struct ibf_degraded {
  * free with free(); NULL when none) and their number into *n. */
 int ibf_find_degraded(const struct ibf_fabric *f, struct ibf_degraded **out, uint32_t *n,
 		      struct ibf_error *err);
-/* "supported", "twins", "model" or "" */
+/* "supported", "twins", "model", "grade" or "" */
 const char *ibf_degr_evidence_name(int evidence);
+/* Of the n entries of ibf_find_degraded, the degraded links (all but
+ * GRADE); the number of GRADE entries into *grade (may be NULL). */
+uint32_t ibf_degr_counts(const struct ibf_degraded *d, uint32_t n, uint32_t *grade);
 
 /* ----------------------------------------------------------- LIDs */
 

@@ -118,8 +118,10 @@ int ibf_fabric_stats(const struct ibf_fabric *f, struct ibf_stats *st, int threa
 		}
 	}
 	struct ibf_degraded *dl;
-	if (ibf_find_degraded(f, &dl, &st->degraded_links, err))
+	uint32_t ndl;
+	if (ibf_find_degraded(f, &dl, &ndl, err))
 		return err ? err->code : IBF_ENOMEM;
+	st->degraded_links = ibf_degr_counts(dl, ndl, &st->grade_links);
 	free(dl);
 	/* degrees, links, parallel links, host counts */
 	for (uint32_t s = 0; s < f->nsw; s++) {
