@@ -1027,7 +1027,13 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 			"dmodk: %u switch%s with hosts sit%s above the leaves (hosts on a spine); "
 			"their %u host port%s get indices %u.. after the leaf slots",
 			t.demoted, t.demoted == 1 ? "" : "es", t.demoted == 1 ? "s" : "",
-			t.nspine_hosts, t.nspine_hosts == 1 ? "" : "s", t.nslots);
+			t.nspine_hosts, t.nspine_hosts == 1 ? "" : "s", t.nslots + t.ninside);
+	if (t.ninside)
+		log_msg(&c, IBF_LOG_INFO,
+			"dmodk: %u CA port%s inside %s leaf switch (SHARP aggregation nodes) %s "
+			"indices %u.. after the leaf hosts, so the hosts' indices have no gaps",
+			t.ninside, t.ninside == 1 ? "" : "s", t.ninside == 1 ? "its" : "their",
+			t.ninside == 1 ? "gets" : "get", t.nslots);
 
 	int maxlmc = 0;
 	uint64_t xsw0 = (uint64_t)t.nslots; /* switch LIDs after every end port's index */

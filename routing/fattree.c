@@ -647,7 +647,8 @@ static int place_ends(const struct ibf_fabric *f, struct ibf_ftree *t, const uin
 		for (int p = 1; p <= f->nodes[node].nports; p++) {
 			const struct ibf_port *pp = ibf_port(f, node, p);
 			if (pp->peer_node == IBF_NO_NODE ||
-			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH ||
+			    ibf_ca_in_switch(f, pp->peer_node, pp->peer_port))
 				continue;
 			struct ibf_ftree_end *en = &t->ends[k++];
 			en->node = pp->peer_node;
@@ -664,6 +665,27 @@ static int place_ends(const struct ibf_fabric *f, struct ibf_ftree *t, const uin
 	if (h <= 2)
 		t->nslots = k;
 	uint32_t next = t->nslots;
+	/* CAs inside their leaf (SHARP aggregation nodes) are no hosts of the
+	 * traffic patterns: numbered after the leaf hosts, so the hosts'
+	 * indices run without gaps, as the patterns number them */
+	for (uint32_t i = 0; i < t->nleaves; i++) {
+		uint32_t s = t->leaves[i];
+		int node = f->switches[s];
+		for (int p = 1; p <= f->nodes[node].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, node, p);
+			if (pp->peer_node == IBF_NO_NODE ||
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH ||
+			    !ibf_ca_in_switch(f, pp->peer_node, pp->peer_port))
+				continue;
+			struct ibf_ftree_end *en = &t->ends[k++];
+			en->node = pp->peer_node;
+			en->port = pp->peer_port;
+			en->swport = (uint8_t)p;
+			en->sw = s;
+			en->index = next++;
+		}
+	}
+	uint32_t inside = k - t->nleaf_hosts;
 	for (int l = 2; l <= h; l++) {
 		for (uint32_t i = 0; i < S; i++) {
 			uint32_t s = order[i];
@@ -686,7 +708,8 @@ static int place_ends(const struct ibf_fabric *f, struct ibf_ftree *t, const uin
 		}
 	}
 	t->nends = k;
-	t->nspine_hosts = k - t->nleaf_hosts;
+	t->nspine_hosts = k - t->nleaf_hosts - inside;
+	t->ninside = inside;
 	return 0;
 }
 

@@ -81,6 +81,7 @@ struct ibf_ftree {
 	uint32_t nends;
 	uint32_t nleaf_hosts;	/* ends on leaves */
 	uint32_t nspine_hosts;	/* ends on switches above level 1 */
+	uint32_t ninside;	/* ends inside their leaf (ibf_ca_in_switch), after the leaf hosts */
 	uint32_t missing_slots; /* slots of all switches with no cable */
 	uint32_t demoted;	/* switches with hosts placed above level 1 */
 };

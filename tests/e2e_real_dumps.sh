@@ -167,6 +167,14 @@ check "ndr: sim flow: 542 hosts and ranks, in_switch 40" \
 r=$(rc "$IBFAB" sim packet --topology "$ND" --engine dmodk --load 0.3 --warmup 500 --measure 1500)
 check "ndr: sim packet: 542 hosts, the note, every packet routable" \
 	sh -c "test $r = 0 && grep -q '^hosts 542 ' '$W/out' && grep -q '^note: 40 CA port(s) inside their switch' '$W/out' && grep -q 'unroutable 0,' '$W/out'"
+# dmodk numbers the leaves' aggregation nodes after the leaf hosts, so the
+# hosts' D-mod-K indices run without gaps, as the patterns number them
+r=$(rc "$IBFAB" route -v --topology "$ND" --engine dmodk -o "$W/ndr-an.lfts")
+check "ndr: dmodk numbers the 31 leaf aggregation nodes after the 542 hosts" \
+	sh -c "test $r = 0 && grep -q '31 leaves x 20 host slots = 542 (542 hosts' '$W/err' && grep -q 'dmodk: 31 CA ports inside their leaf switch (SHARP aggregation nodes) get indices 542\.\.' '$W/err'"
+r=$(rc "$IBFAB" route check --topology "$ND" --lfts "$W/ndr-an.lfts")
+check "ndr: those tables deliver every pair, no loop" \
+	sh -c "test $r = 0 && grep -q '^loops: *0\$' '$W/out'"
 # a dump without system image GUIDs (-p) has none
 r=$(rc "$IBFAB" route congestion --topology "$R/qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p" --engine minimal --json)
 check "plafrim (-p): in_switch 0, every CA a host" \
