@@ -1077,132 +1077,35 @@ static void dmodk_opts_of(const struct ibf_route_opts *o, struct ibf_dmodk_opts 
 	}
 }
 
-/* switch components of f (0 when out of memory) */
-static uint32_t sw_components(const struct ibf_fabric *f)
+/* D-mod-K gives every up-cable of a switch the same share of destinations,
+ * whatever its rate: the cables far below their rate are left out
+ * (ibf_route_drop_slow), unless that leaves no tree (then they are used as
+ * they are, or, with no tree either way, the engine says so itself). */
+static int tree_check(const struct ibf_fabric *lean, const struct ibf_fabric *f, void *arg,
+		      const char **why, int *quiet, struct ibf_error *err)
 {
-	uint32_t S = f->nsw, n = 0;
-	uint32_t *seen = calloc(S ? S : 1, sizeof(*seen)), *q = malloc((S ? S : 1) * sizeof(*q));
-	if (!seen || !q) {
-		free(seen);
-		free(q);
+	(void)err;
+	const struct ibf_dmodk_opts *d = arg;
+	struct ibf_ftree t;
+	struct ibf_error e2;
+	ibf_error_clear(&e2);
+	if (!ibf_ftree_build(lean, &d->tree, &t, &e2)) {
+		ibf_ftree_free(&t);
 		return 0;
 	}
-	for (uint32_t s0 = 0; s0 < S; s0++) {
-		if (seen[s0])
-			continue;
-		n++;
-		uint32_t h = 0, t = 0;
-		q[t++] = s0;
-		seen[s0] = 1;
-		while (h < t) {
-			uint32_t s = q[h++];
-			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
-				if (!seen[f->adj[e].nbr]) {
-					seen[f->adj[e].nbr] = 1;
-					q[t++] = f->adj[e].nbr;
-				}
-		}
-	}
-	free(seen);
-	free(q);
-	return n;
+	*why = "would leave no fat tree";
+	if (ibf_ftree_build(f, &d->tree, &t, &e2))
+		*quiet = 1;
+	else
+		ibf_ftree_free(&t);
+	return 0;
 }
 
-/* D-mod-K gives every up-cable of a switch the same share of destinations,
- * whatever its rate: a cable that trained far below what it should run at
- * (1x instead of 4x, SDR instead of EDR: a bad cable or connector) would
- * carry a full share at a fraction of the rate.  Such switch-to-switch
- * cables, running at less than half the rate ibf_find_degraded expects of
- * them, are left out: *lean is a copy of f without them (same nodes, ports
- * and switch indices, so its tables are f's), routed as if they were lost
- * (their destinations dealt over the cables left).  *lean stays NULL when
- * there is none, or when leaving them out would cut the fabric apart or
- * stop it from being a tree (then they are used as they are). */
 static int without_degraded(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 			    const struct ibf_dmodk_opts *d, struct ibf_fabric **lean,
 			    struct ibf_error *err)
 {
-	*lean = NULL;
-	struct ibf_degraded *dg = NULL;
-	uint32_t nd = 0, nout = 0;
-	struct ibf_error e2;
-	ibf_error_clear(&e2);
-	if (ibf_find_degraded(f, &dg, &nd, &e2) == IBF_ENOMEM)
-		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	for (uint32_t i = 0; i < nd; i++) {
-		const struct ibf_degraded *x = &dg[i];
-		uint64_t run = (uint64_t)x->width * ibf_speed_rate(x->speed);
-		uint64_t exp = (uint64_t)x->exp_width * ibf_speed_rate(x->exp_speed);
-		if (f->nodes[x->node_a].type == IBF_NODE_SWITCH &&
-		    f->nodes[x->node_b].type == IBF_NODE_SWITCH && run && 2 * run < exp)
-			dg[nout++] = *x;
-	}
-	if (!nout) {
-		free(dg);
-		return 0;
-	}
-	struct ibf_fabric *c = ibf_fabric_clone(f, err);
-	if (!c) {
-		free(dg);
-		return err && err->code ? err->code : IBF_ENOMEM;
-	}
-	for (uint32_t i = 0; i < nout; i++)
-		ibf_fabric_disconnect(c, dg[i].node_a, dg[i].port_a);
-	int rc = ibf_fabric_finalize(c, err);
-	if (rc) {
-		ibf_fabric_free(c);
-		free(dg);
-		return rc;
-	}
-	const char *why = NULL;
-	struct ibf_ftree t;
-	uint32_t k0 = sw_components(f), k1 = sw_components(c);
-	if (!k0 || !k1) {
-		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	} else if (k1 != k0) {
-		why = "would cut the fabric apart";
-	} else if (ibf_ftree_build(c, &d->tree, &t, &e2)) {
-		why = "would leave no fat tree";
-		if (ibf_ftree_build(f, &d->tree, &t, &e2))
-			nout = 0; /* no tree either way: the engine says so */
-		else
-			ibf_ftree_free(&t);
-	} else {
-		ibf_ftree_free(&t);
-	}
-	if (o && o->log && nout) {
-		char list[400], a[24], b[24];
-		size_t n = 0;
-		list[0] = '\0';
-		for (uint32_t i = 0; i < nout && i < 4; i++) {
-			const struct ibf_degraded *x = &dg[i];
-			const char *da = f->nodes[x->node_a].desc, *db = f->nodes[x->node_b].desc;
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s/P%u <-> %s/P%u at %s (%s)",
-					      i ? ", " : "", da ? da : "?", x->port_a, db ? db : "?",
-					      x->port_b,
-					      ibf_format_width_speed(x->width, x->speed, a, sizeof(a)),
-					      ibf_format_width_speed(x->exp_width, x->exp_speed, b,
-								     sizeof(b)));
-			if (n >= sizeof(list))
-				break;
-		}
-		if (why)
-			ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
-				 "dmodk: %u switch cable(s) run below half their rate but are used: "
-				 "leaving them out %s: %s%s",
-				 nout, why, list, nout > 4 ? ", ..." : "");
-		else if (!rc)
-			ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
-				 "dmodk: %u switch cable(s) run below half their rate, routed as if "
-				 "lost: %s%s",
-				 nout, list, nout > 4 ? ", ..." : "");
-	}
-	free(dg);
-	if (rc || why)
-		ibf_fabric_free(c);
-	else
-		*lean = c;
-	return rc;
+	return ibf_route_drop_slow(f, o, "dmodk", tree_check, (void *)d, lean, err);
 }
 
 int ibf_dmodk_lean(const struct ibf_fabric *f, const struct ibf_route_opts *o,

@@ -1249,7 +1249,7 @@ static int unreachable_error(const struct eng_ctx *c, const struct run_sums *t,
 			     d->port, nun);
 }
 
-int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct ibf_routes *r,
+int eng_run(const struct ibf_fabric *f_in, const struct ibf_route_opts *o, struct ibf_routes *r,
 	    struct ibf_route_report *rep, struct ibf_error *err, const struct eng_kind *kind)
 {
 	double t0 = ibf_now();
@@ -1258,13 +1258,20 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 		ibf_route_opts_default(&defo);
 		o = &defo;
 	}
-	if (!f || !r || !r->lft)
+	if (!f_in || !r || !r->lft)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no fabric or route table");
-	if (!f->finalized)
+	if (!f_in->finalized)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
-	if (r->nsw != f->nsw)
+	if (r->nsw != f_in->nsw)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-				     "route table has %u switches, fabric %u", r->nsw, f->nsw);
+				     "route table has %u switches, fabric %u", r->nsw, f_in->nsw);
+	/* switch cables far below their rate are routed as if lost: the
+	 * engine works on a copy without them, whose tables are f_in's */
+	struct ibf_fabric *lean = NULL;
+	int lrc = ibf_route_drop_slow(f_in, o, kind->name, NULL, NULL, &lean, err);
+	if (lrc)
+		return lrc;
+	const struct ibf_fabric *f = lean ? lean : f_in;
 	struct eng_ctx c;
 	memset(&c, 0, sizeof(c));
 	c.f = f;
@@ -1320,5 +1327,6 @@ int eng_run(const struct ibf_fabric *f, const struct ibf_route_opts *o, struct i
 out:
 	pool_free(&pool);
 	eng_ctx_free(&c);
+	ibf_fabric_free(lean);
 	return rc;
 }

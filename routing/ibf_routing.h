@@ -134,6 +134,22 @@ struct ibf_engine {
 extern const struct ibf_engine ibf_engines[];
 const struct ibf_engine *ibf_engine_find(const char *name);
 
+/* Switch cables running below half the rate ibf_find_degraded expects of
+ * them are routed as if lost (routing/slow.c): *lean = a copy of f without
+ * them (same nodes, ports, LIDs and switch indices: its tables are f's), or
+ * NULL when there is none or when leaving them out would cut the fabric
+ * apart or fail `check` (*why: the reason, logged; *quiet: say nothing).
+ * `who` prefixes the log line. */
+typedef int (*ibf_slow_check_fn)(const struct ibf_fabric *lean, const struct ibf_fabric *f,
+				 void *arg, const char **why, int *quiet, struct ibf_error *err);
+int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts *o,
+			const char *who, ibf_slow_check_fn check, void *arg,
+			struct ibf_fabric **lean, struct ibf_error *err);
+/* The copy the named engine routes f as (NULL: f itself), without logging:
+ * for checking earlier tables against what a fresh run would avoid. */
+int ibf_route_lean(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
+		   struct ibf_fabric **lean, struct ibf_error *err);
+
 /* Convenience: allocate r and run the named engine. */
 int ibf_route(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
 	      struct ibf_routes *r, struct ibf_route_report *rep, struct ibf_error *err);

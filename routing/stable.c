@@ -478,19 +478,17 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 		ko.max_len.base = IBF_WIN_DIST;
 		ko.max_len.value = 0;
 	}
-	/* dmodk (and hratio's D-mod-K parts) route a copy without the cables
-	 * far below their rate: a column through one of them is not kept (it
-	 * would go on carrying a full share at a fraction of the rate), so the
-	 * columns are checked on that copy (same switches, ports and LIDs as
-	 * f); for hratio it is made for the whole fabric, so only a fabric
-	 * that is one tree has one */
+	/* the engines route a copy without the cables far below their rate
+	 * (ibf_route_lean): a column through one of them is not kept (it would
+	 * go on carrying its share at a fraction of the rate), so the columns
+	 * are checked on that copy (same switches, ports and LIDs as f); for
+	 * hratio it is made for the whole fabric, so only a fabric that is one
+	 * tree has one */
 	struct ibf_fabric *lean = NULL;
-	if (e && (e->fn == ibf_route_dmodk || e->fn == ibf_route_hratio)) {
-		int lrc = ibf_dmodk_lean(f, o, &lean, err);
-		if (lrc) {
-			free(keep);
-			return lrc;
-		}
+	int lrc = ibf_route_lean(f, engine, o, &lean, err);
+	if (lrc) {
+		free(keep);
+		return lrc;
 	}
 	/* one context (LID maps, switch map, typical diameter) for both steps */
 	struct stab st;
