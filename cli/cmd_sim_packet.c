@@ -725,24 +725,27 @@ static void note_empty_sl2vl(const char *path, const struct ibf_fabric *f,
 static void note_missing_sl(const char *path, const struct ibf_fabric *f,
 			    const struct ibf_sl_table *t)
 {
-	/* the end ports cabled to a switch: port id, node, switch */
-	uint32_t nh = 0, *hp = malloc((f->nports_total + 1) * sizeof(uint32_t));
-	int32_t *hn = malloc((f->nports_total + 1) * sizeof(int32_t));
+	/* the hosts the simulation sends from and to (ibf_end_ports: CA
+	 * ports inside their switch are none), with a LID: port id, node */
+	struct ibf_endport *ep = NULL;
+	uint32_t nep = 0, nh = 0;
+	struct ibf_error e2;
+	if (ibf_end_ports(f, IBF_CONG_ORDER_FABRIC, &ep, &nep, NULL, NULL, NULL, &e2))
+		return;
+	uint32_t *hp = malloc((nep + 1) * sizeof(uint32_t));
+	int32_t *hn = malloc((nep + 1) * sizeof(int32_t));
 	if (!hp || !hn) {
+		free(ep);
 		free(hp);
 		free(hn);
 		return;
 	}
-	for (uint32_t v = 0; v < f->nnodes; v++)
-		for (int p = 1; f->nodes[v].type != IBF_NODE_SWITCH && p <= f->nodes[v].nports;
-		     p++) {
-			const struct ibf_port *pp = ibf_port(f, (int)v, p);
-			if (pp->lid && pp->peer_node != IBF_NO_NODE &&
-			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH) {
-				hp[nh] = f->nodes[v].port_off + (uint32_t)p;
-				hn[nh++] = (int32_t)v;
-			}
+	for (uint32_t k = 0; k < nep; k++)
+		if (ibf_port(f, ep[k].node, ep[k].port)->lid) {
+			hp[nh] = f->nodes[ep[k].node].port_off + ep[k].port;
+			hn[nh++] = ep[k].node;
 		}
+	free(ep);
 	uint64_t n = 0, all = 0;
 	uint32_t ex_src = 0, ex_lid = 0;
 	for (uint32_t a = 0; a < nh; a++) {

@@ -172,6 +172,28 @@ r=$(rc "$IBFAB" route congestion --topology "$R/qdr-ddr-voltaire-4036-plafrim-9s
 check "plafrim (-p): in_switch 0, every CA a host" \
 	sh -c "test $r = 0 && grep -q '\"hosts\": 125, \"in_switch\": 0,' '$W/out'"
 
+# sim packet --sl: the note on a partial SL dump counts the (host, LID)
+# pairs the simulation uses; it counted the aggregation nodes too, so a
+# dump without their LIDs was "partial" (23240 of 338142 pairs, e.g. an
+# aggregation node to another's LID) though no packet goes there
+"$IBFAB" route -q --topology "$ND" --engine dmodk --deadlock dfsssp -o "$W/ndr.lfts" --sl "$W/ndr.sl" \
+	>/dev/null 2>&1
+awk '/^Ca.*"Mellanox Technologies Aggregation Node"/ { an = 1; next }
+	an && /^\[1\]/ { for (i = 1; i < NF; i++) if ($i == "lid") { printf "0x%04x\n", $(i + 1); break } }
+	{ an = 0 }' "$ND" >"$W/ndr-an.lids"
+awk 'NR == FNR { an[$1] = 1; next } !($1 in an)' "$W/ndr-an.lids" "$W/ndr.sl" >"$W/ndr-noan.sl"
+r=$(rc "$IBFAB" sim packet --topology "$ND" --lfts "$W/ndr.lfts" --sl "$W/ndr-noan.sl" --load 0.1 \
+	--warmup 100 --measure 200)
+check "ndr: an SL dump without the 40 aggregation nodes' LIDs is complete for the 542 hosts (no note)" \
+	sh -c "test $r = 0 && test \$(wc -l <'$W/ndr-an.lids') = 40 && ! grep -q 'gives no SL' '$W/err'"
+# ... and one without a host's LID is partial for 541 of the 542 x 541 pairs
+hl=$(awk '/^Ca.*"a08-p1-dgx-04-c17 mlx5_5"/ { h = 1; next } h { for (i = 1; i < NF; i++) if ($i == "lid") { printf "0x%04x", $(i + 1); exit } }' "$ND")
+grep -v "^$hl " "$W/ndr.sl" >"$W/ndr-nohost.sl"
+r=$(rc "$IBFAB" sim packet --topology "$ND" --lfts "$W/ndr.lfts" --sl "$W/ndr-nohost.sl" --load 0.1 \
+	--warmup 100 --measure 200)
+check "ndr: an SL dump without one host's LID ($hl): no SL for 541 of 293222 pairs" \
+	sh -c "test $r = 0 && grep -q 'gives no SL for 541 of 293222 ' '$W/err'"
+
 # ------------------------------------------------------------------ ibsim + OpenSM + plugin
 sim_ok=1
 for t in ibsim ibsim-run opensm ibnetdiscover dump_lfts; do
