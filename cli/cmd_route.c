@@ -1092,7 +1092,7 @@ static int cmd_route_congestion(int argc, char **argv)
 				       any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric",
 				       any->nlinks, a.lfts ? a.lfts : r.engine);
 			if (l == l0 && any->in_switch)
-				printf("note: %u %s\n", any->in_switch, "CA port(s) inside their switch (SHARP aggregation nodes): routed to, no hosts of the traffic");
+				printf("note: %u " IBF_IN_SWITCH_NOTE "\n", any->in_switch);
 			printf("layer %d:\n", l);
 			if (pattern != IBF_CONG_PERM) {
 				char wl[160] = "";
