@@ -204,11 +204,12 @@ int sim_host_token(const struct ibf_sim_net *n, char *tok, const char *path, uns
 	}
 	if (h < 0)
 		return ibf_error_set(err, IBF_EPARSE, path, line,
-				     h == -1   ? "unknown host \"%s\""
-				     : h == -3 ? "\"%s\" is a CA inside its switch (its system image "
-						 "GUID: a SHARP aggregation node), no host of the "
-						 "traffic"
-					       : "host \"%s\" has no such port cabled to a switch",
+				     h == -1 ? "unknown host \"%s\""
+				     : h == -3
+					     ? "\"%s\" is a CA inside its switch (its system image "
+					       "GUID: a SHARP aggregation node), no host of the "
+					       "traffic"
+					     : "host \"%s\" has no such port cabled to a switch",
 				     tok);
 	return h;
 }
