@@ -146,6 +146,23 @@ r=$(rc "$IBFAB" validate --plan "$W/x5.plan.csv" --fabric "$X5")
 check "x5: against its own plan: clean, all 100 nodes named (repeated descriptions by their GUID names)" \
 	sh -c "test $r = 0 && grep -q '^clean: 159 of 159' '$W/out' && grep -q 'nodes named by description 100,' '$W/out'"
 
+# plafrim2 subnet 1 (-s -p: port GUIDs, no node GUIDs): 20 hosts repeat the
+# adapter's default description; from-topology named them DESC-0x0000000000000000,
+# -2, -3, ... (a GUID it did not have), which validate could only match by
+# position; their first port GUID names them, as ibfab's messages do
+IS5=$R/qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p
+"$IBFAB" cabling from-topology "$IS5" -o "$W/is5.plan.csv" 2>/dev/null
+r=$(rc "$IBFAB" validate --plan "$W/is5.plan.csv" --fabric "$IS5")
+check "is5030 subnet (-s -p): its own plan names every host by a port GUID, validate takes them by name (24, none by position)" \
+	sh -c "test $r = 0 && ! grep -q -- '-0x0000000000000000' '$W/is5.plan.csv' && test \$(grep -c 'MT25408 ConnectX Mellanox Technologies-0xf452140300[0-9a-f]\{6\},' '$W/is5.plan.csv') = 20 && grep -q '^clean: 23 of 23' '$W/out' && grep -q 'nodes named by description 24,.* hosts by position 0' '$W/out'"
+# ... so two of them swapped between their switch ports are found (with
+# the old names, matched by position, the swap was "clean")
+sed -e 's/0xf4521403007a6be1/0xSWAP/' -e 's/0xf4521403007a6c11/0xf4521403007a6be1/' \
+	-e 's/0xSWAP/0xf4521403007a6c11/' "$IS5" >"$W/is5-swapped.p"
+r=$(rc "$IBFAB" validate --plan "$W/is5.plan.csv" --fabric "$W/is5-swapped.p")
+check "is5030 subnet (-s -p): two hosts of one description swapped: a swapped finding at ports 21 and 23" \
+	sh -c "test $r = 1 && grep -q '^1 finding: 1 swapped;' '$W/out' && grep -q 'swap the two cables at MF0;switchIB-MLX01:IS5030/U1 port 21 and MF0;switchIB-MLX01:IS5030/U1 port 23' '$W/out'"
+
 # NDR Quantum-2: the SHARP aggregation node on port 65 of each of the 40
 # switches (the switch's system image GUID) is no server: rail info counted
 # each as a one-NIC server missing 5 rails (582 GPUs, 40 false domains)
