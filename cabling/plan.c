@@ -840,14 +840,17 @@ struct ibf_plan *ibf_plan_from_fabric(const struct ibf_fabric *f, struct ibf_err
 			}
 			if (dl >= 400)
 				dl = 400;
+			/* the node GUID, else (ibnetdiscover -p has none) its
+			 * first port GUID: a name validate can find it by */
+			uint64_t g = ibf_node_some_guid(f, (int)i);
 			if (dl)
 				snprintf(name, sizeof(name), "%.*s", (int)dl, d);
 			else
 				snprintf(name, sizeof(name), "%s-0x%016" PRIx64,
-					 sw ? "switch" : "host", n->guid);
+					 sw ? "switch" : "host", g);
 			if (ibf_plan_find(p, name) >= 0) {
 				size_t l = strlen(name);
-				snprintf(name + l, sizeof(name) - l, "-0x%016" PRIx64, n->guid);
+				snprintf(name + l, sizeof(name) - l, "-0x%016" PRIx64, g);
 				/* "-k" replaces the previous try (a suffix growing on every
 				 * try could be cut at the buffer's end and repeat forever) */
 				l = strlen(name);

@@ -259,24 +259,27 @@ static void trimmed(const char *s, char *buf, size_t len)
 /* The name `cabling from-topology` gives discovered node i when its own is
  * taken or empty: its description (else its node id) with "-0x<node GUID>"
  * appended, or "switch-0x<GUID>" / "host-0x<GUID>" when it has neither
- * (cabling/plan.c).  A fabric whose switches keep a factory description
- * ("Quantum Mellanox Technologies" on every one) gets such names in its own
- * plan; they name the node as surely as a description does.  Empty when the
- * GUID is unknown (0). */
-static void guid_name(const struct ibf_node *n, char *buf, size_t len)
+ * (cabling/plan.c; the GUID is ibf_node_some_guid's: the first port GUID
+ * when the input gives no node GUID).  A fabric whose switches keep a
+ * factory description ("Quantum Mellanox Technologies" on every one) gets
+ * such names in its own plan; they name the node as surely as a
+ * description does.  Empty when no GUID is known. */
+static void guid_name(const struct ibf_fabric *f, uint32_t i, char *buf, size_t len)
 {
+	const struct ibf_node *n = &f->nodes[i];
+	uint64_t g = ibf_node_some_guid(f, (int)i);
 	char base[512];
 	buf[0] = '\0';
-	if (!n->guid)
+	if (!g)
 		return;
 	trimmed(n->desc, base, sizeof(base));
 	if (!base[0])
 		trimmed(n->id, base, sizeof(base));
 	if (base[0])
-		snprintf(buf, len, "%s-0x%016" PRIx64, base, n->guid);
+		snprintf(buf, len, "%s-0x%016" PRIx64, base, g);
 	else
 		snprintf(buf, len, "%s-0x%016" PRIx64,
-			 n->type == IBF_NODE_SWITCH ? "switch" : "host", n->guid);
+			 n->type == IBF_NODE_SWITCH ? "switch" : "host", g);
 }
 
 static int same_kind(const struct ibf_plan_node *pn, const struct ibf_node *fn)
@@ -318,7 +321,7 @@ static int named_as(const struct vctx *v, uint32_t i, int pn)
 		trimmed(v->fab->nodes[i].id, buf, sizeof(buf));
 	if (buf[0] && !strcmp(buf, name))
 		return IBF_MATCH_DESC;
-	guid_name(&v->fab->nodes[i], buf, sizeof(buf));
+	guid_name(v->fab, i, buf, sizeof(buf));
 	if (buf[0] && !strcmp(buf, name))
 		return IBF_MATCH_DESC;
 	const char *nm = v->o && v->o->namemap
@@ -728,13 +731,31 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 	struct ibf_plan *p = v->plan;
 	char buf[1024];
 	/* names with the node's GUID first: the node whose description a plan
-	 * name repeats is then the one that has no such name */
-	for (uint32_t i = 0; i < f->nnodes; i++) {
-		guid_name(&f->nodes[i], buf, sizeof(buf));
+	 * name repeats is then the one that has no such name.  A GUID two
+	 * nodes share (aggregation nodes of one port GUID in ibnetdiscover -p,
+	 * duplicate GUIDs) names neither: from-topology gave the plain name to
+	 * one of them and the GUID name to the other */
+	struct ibf_umap seen = { 0 }, twice = { 0 };
+	int mrc = 0;
+	for (uint32_t i = 0; i < f->nnodes && !mrc; i++) {
+		uint64_t g = ibf_node_some_guid(f, (int)i);
+		int r = g ? ibf_umap_put(&seen, g, (int32_t)i, NULL) : 0;
+		if (r == 1)
+			r = ibf_umap_put(&twice, g, 0, NULL);
+		mrc = r < 0;
+	}
+	for (uint32_t i = 0; i < f->nnodes && !mrc; i++) {
+		if (ibf_umap_get(&twice, ibf_node_some_guid(f, (int)i)) >= 0)
+			continue;
+		guid_name(f, i, buf, sizeof(buf));
 		int pn = buf[0] ? ibf_plan_find(p, buf) : -1;
 		if (pn >= 0 && v->pmap[pn] < 0 && same_kind(&p->nodes[pn], &f->nodes[i]))
 			bind(v, (int)i, pn, IBF_MATCH_DESC);
 	}
+	ibf_umap_free(&seen);
+	ibf_umap_free(&twice);
+	if (mrc)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		if (v->dmap[i] >= 0)
 			continue;

@@ -824,8 +824,10 @@ static const char congestion_help[] =
 	"\n"
 	"Count flows per directed switch link for permutation traffic among the\n"
 	"hosts, tracing every flow through the tables (a dump from any SM, e.g. read\n"
-	"back with dump_lfts, or an engine run).  Hosts are numbered leaf by leaf in\n"
-	"port order when the fabric is a fat tree (--order auto), else by switch.\n"
+	"back with dump_lfts, or an engine run).  Hosts (CA and router ports cabled\n"
+	"to a switch, not a CA inside its switch such as a SHARP aggregation node) are\n"
+	"numbered leaf by leaf in port order when the fabric is a fat tree (--order\n"
+	"auto), else by switch.\n"
 	"\n"
 	"  --pattern shift  every shift d = (s + c) mod N, c = 1..N-1 (or only --shift C)\n"
 	"  --pattern perm   --perms random permutations (default 100) from --seed (default 1;\n"
@@ -1090,7 +1092,7 @@ static int cmd_route_congestion(int argc, char **argv)
 				       any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric",
 				       any->nlinks, a.lfts ? a.lfts : r.engine);
 			if (l == l0 && any->in_switch)
-				printf("note: %u %s\n", any->in_switch, "CA port(s) inside their switch (SHARP aggregation nodes): routed to, no hosts of the traffic");
+				printf("note: %u " IBF_IN_SWITCH_NOTE "\n", any->in_switch);
 			printf("layer %d:\n", l);
 			if (pattern != IBF_CONG_PERM) {
 				char wl[160] = "";

@@ -481,9 +481,7 @@ static void print_text(const char *topo, const char *place, const struct src *sr
 		printf("note: %u cabled ports without width/speed, taken as %.1f Gb/s\n",
 		       n0->assumed, n0->assumed_gbps);
 	if (n0->in_switch)
-		printf("note: %u CA port(s) inside their switch (SHARP aggregation nodes): routed to, "
-		       "no hosts of the traffic\n",
-		       n0->in_switch);
+		printf("note: %u " IBF_IN_SWITCH_NOTE "\n", n0->in_switch);
 	for (int p = 0; p < npat; p++) {
 		if (!strncmp(patnames[p], "file:", 5))
 			printf("\npattern %s: %u phase(s), each flow's bytes from the file\n",

@@ -78,12 +78,13 @@ static const char sp_help[] =
 	"Discrete-event packet simulation driven by the forwarding tables: input-queued\n"
 	"switches with a buffer per input port and VL, virtual cut-through, credit-based\n"
 	"flow control per VL, round-robin or oldest-first output arbitration, link rates\n"
-	"from the ports' width x speed.  Every end port sends open-loop traffic (uniform\n"
-	"random, or a fixed pattern) at L x its link rate.  Reports accepted\n"
-	"throughput, latency (mean, p50, p99), per-VL utilisation of the switch links,\n"
-	"credit stalls; when packets sit in switch buffers and nothing moves for the\n"
-	"stall time, the run stops and prints the cycle of (link, VL) buffers that wait\n"
-	"on each other.\n"
+	"from the ports' width x speed.  Every host (a CA or router port cabled to a\n"
+	"switch, not a CA inside its switch such as a SHARP aggregation node) sends\n"
+	"open-loop traffic (uniform random, or a fixed pattern) at L x its link rate.\n"
+	"Reports accepted throughput, latency (mean, p50, p99), per-VL utilisation of\n"
+	"the switch links, credit stalls; when packets sit in switch buffers and\n"
+	"nothing moves for the stall time, the run stops and prints the cycle of\n"
+	"(link, VL) buffers that wait on each other.\n"
 	"\n"
 	"  --topology F      the fabric (any format ibfab reads); --guid2lid F, --lmc N\n"
 	"  --lfts DUMP       tables to simulate (opensm-lfts.dump, dump_lfts output)\n"
@@ -149,7 +150,7 @@ static const char sp_help[] =
 	"  --host-cable-m M, --switch-cable-m M   cable lengths (default 2 and 10)\n"
 	"  --srcq N          packets a host queues before dropping new ones (default 256)\n"
 	"\n"
-	"Node model (--accels K): every end port is the NIC of a node with K\n"
+	"Node model (--accels K): every host port is the NIC of a node with K\n"
 	"accelerators on an intra-node switch; --load is then a fraction of the\n"
 	"accelerator rate and the traffic is the node mix (the options below go\n"
 	"with --accels only):\n"
@@ -725,24 +726,27 @@ static void note_empty_sl2vl(const char *path, const struct ibf_fabric *f,
 static void note_missing_sl(const char *path, const struct ibf_fabric *f,
 			    const struct ibf_sl_table *t)
 {
-	/* the end ports cabled to a switch: port id, node, switch */
-	uint32_t nh = 0, *hp = malloc((f->nports_total + 1) * sizeof(uint32_t));
-	int32_t *hn = malloc((f->nports_total + 1) * sizeof(int32_t));
+	/* the hosts the simulation sends from and to (ibf_end_ports: CA
+	 * ports inside their switch are none), with a LID: port id, node */
+	struct ibf_endport *ep = NULL;
+	uint32_t nep = 0, nh = 0;
+	struct ibf_error e2;
+	if (ibf_end_ports(f, IBF_CONG_ORDER_FABRIC, &ep, &nep, NULL, NULL, NULL, &e2))
+		return;
+	uint32_t *hp = malloc((nep + 1) * sizeof(uint32_t));
+	int32_t *hn = malloc((nep + 1) * sizeof(int32_t));
 	if (!hp || !hn) {
+		free(ep);
 		free(hp);
 		free(hn);
 		return;
 	}
-	for (uint32_t v = 0; v < f->nnodes; v++)
-		for (int p = 1; f->nodes[v].type != IBF_NODE_SWITCH && p <= f->nodes[v].nports;
-		     p++) {
-			const struct ibf_port *pp = ibf_port(f, (int)v, p);
-			if (pp->lid && pp->peer_node != IBF_NO_NODE &&
-			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH) {
-				hp[nh] = f->nodes[v].port_off + (uint32_t)p;
-				hn[nh++] = (int32_t)v;
-			}
+	for (uint32_t k = 0; k < nep; k++)
+		if (ibf_port(f, ep[k].node, ep[k].port)->lid) {
+			hp[nh] = f->nodes[ep[k].node].port_off + ep[k].port;
+			hn[nh++] = ep[k].node;
 		}
+	free(ep);
 	uint64_t n = 0, all = 0;
 	uint32_t ex_src = 0, ex_lid = 0;
 	for (uint32_t a = 0; a < nh; a++) {

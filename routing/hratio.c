@@ -171,7 +171,9 @@ static int route_avoiding(const struct ibf_fabric *f, const struct ibf_route_opt
 		goto out;
 	}
 	/* part[s] = 1: left out; a switch with end ports (a rail leaf) stays,
-	 * its GPUs have no other way in */
+	 * its GPUs have no other way in.  A CA inside the switch (a SHARP
+	 * aggregation node, on every Quantum spine) is no reason to keep it:
+	 * its LID keeps the full fabric's entries, through that switch */
 	uint32_t *part = keep, navoided = 0, leaves = 0, found = 0;
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		uint32_t v = f->switches[s];
@@ -185,7 +187,8 @@ static int route_avoiding(const struct ibf_fabric *f, const struct ibf_route_opt
 		for (int p = 1; part[s] && p <= f->nodes[v].nports; p++) {
 			const struct ibf_port *pp = ibf_port(f, (int)v, p);
 			if (pp->peer_node != IBF_NO_NODE &&
-			    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH) {
+			    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH &&
+			    !ibf_ca_in_switch(f, pp->peer_node, pp->peer_port)) {
 				part[s] = 0;
 				leaves++;
 			}

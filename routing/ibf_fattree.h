@@ -179,6 +179,10 @@ struct ibf_endport {
 int ibf_end_ports(const struct ibf_fabric *f, int order, struct ibf_endport **out, uint32_t *n,
 		  int *used, struct ibf_ftree *tree, int *have_tree, struct ibf_error *err);
 uint32_t ibf_end_ports_in_switch(const struct ibf_fabric *f);
+/* What the tools print after that count ("note: %u " IBF_IN_SWITCH_NOTE). */
+#define IBF_IN_SWITCH_NOTE                                                                      \
+	"CA port(s) inside their switch (SHARP aggregation nodes): routed to, no hosts of the " \
+	"traffic"
 
 struct ibf_cong_opts {
 	int pattern;	/* enum ibf_cong_pattern */

@@ -172,6 +172,10 @@ static int find_host(const struct ibf_sim_net *n, const char *tok, long port, in
 	for (uint32_t h = 0; h < n->nhosts; h++)
 		if (n->host[h].node == node && (port < 0 || n->host[h].port == port))
 			return (int)h;
+	/* a port left out of the hosts as part of its switch (ibf_end_ports) */
+	for (int p = 1; p <= n->f->nodes[node].nports; p++)
+		if ((port < 0 || p == port) && ibf_ca_in_switch(n->f, node, p))
+			return -3;
 	return -2;
 }
 
@@ -201,6 +205,10 @@ int sim_host_token(const struct ibf_sim_net *n, char *tok, const char *path, uns
 	if (h < 0)
 		return ibf_error_set(err, IBF_EPARSE, path, line,
 				     h == -1 ? "unknown host \"%s\""
+				     : h == -3
+					     ? "\"%s\" is a CA inside its switch (its system image "
+					       "GUID: a SHARP aggregation node), no host of the "
+					       "traffic"
 					     : "host \"%s\" has no such port cabled to a switch",
 				     tok);
 	return h;

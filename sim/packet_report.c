@@ -1,5 +1,6 @@
 /* Packet-level simulator: text and JSON reports of a run. */
 #include "ibf_sim_packet.h"
+#include "ibf_fattree.h"
 
 static const char *const comp_names[7] = {
 	"src-acc", "src-net", "src-nic-agg", "fabric", "dst-nic-split", "dst-net", "dst-acc",
@@ -17,7 +18,7 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 	fprintf(out, "hosts %u (%.0f Gb/s injection capacity), simulated %.1f us\n", res->nhosts,
 		res->host_gbps, res->sim_ns / 1000.0);
 	if (res->in_switch)
-		fprintf(out, "note: %u %s\n", res->in_switch, "CA port(s) inside their switch (SHARP aggregation nodes): routed to, no hosts of the traffic");
+		fprintf(out, "note: %u " IBF_IN_SWITCH_NOTE "\n", res->in_switch);
 	if (res->assumed_links)
 		fprintf(out,
 			"note: %u cabled ports of unknown width/speed run at the fabric's most "

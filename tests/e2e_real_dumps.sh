@@ -146,6 +146,23 @@ r=$(rc "$IBFAB" validate --plan "$W/x5.plan.csv" --fabric "$X5")
 check "x5: against its own plan: clean, all 100 nodes named (repeated descriptions by their GUID names)" \
 	sh -c "test $r = 0 && grep -q '^clean: 159 of 159' '$W/out' && grep -q 'nodes named by description 100,' '$W/out'"
 
+# plafrim2 subnet 1 (-s -p: port GUIDs, no node GUIDs): 20 hosts repeat the
+# adapter's default description; from-topology named them DESC-0x0000000000000000,
+# -2, -3, ... (a GUID it did not have), which validate could only match by
+# position; their first port GUID names them, as ibfab's messages do
+IS5=$R/qdr-is5030-plafrim2-subnet1-2016.ibnetdiscover-s-p
+"$IBFAB" cabling from-topology "$IS5" -o "$W/is5.plan.csv" 2>/dev/null
+r=$(rc "$IBFAB" validate --plan "$W/is5.plan.csv" --fabric "$IS5")
+check "is5030 subnet (-s -p): its own plan names every host by a port GUID, validate takes them by name (24, none by position)" \
+	sh -c "test $r = 0 && ! grep -q -- '-0x0000000000000000' '$W/is5.plan.csv' && test \$(grep -c 'MT25408 ConnectX Mellanox Technologies-0xf452140300[0-9a-f]\{6\},' '$W/is5.plan.csv') = 20 && grep -q '^clean: 23 of 23' '$W/out' && grep -q 'nodes named by description 24,.* hosts by position 0' '$W/out'"
+# ... so two of them swapped between their switch ports are found (with
+# the old names, matched by position, the swap was "clean")
+sed -e 's/0xf4521403007a6be1/0xSWAP/' -e 's/0xf4521403007a6c11/0xf4521403007a6be1/' \
+	-e 's/0xSWAP/0xf4521403007a6c11/' "$IS5" >"$W/is5-swapped.p"
+r=$(rc "$IBFAB" validate --plan "$W/is5.plan.csv" --fabric "$W/is5-swapped.p")
+check "is5030 subnet (-s -p): two hosts of one description swapped: a swapped finding at ports 21 and 23" \
+	sh -c "test $r = 1 && grep -q '^1 finding: 1 swapped;' '$W/out' && grep -q 'swap the two cables at MF0;switchIB-MLX01:IS5030/U1 port 21 and MF0;switchIB-MLX01:IS5030/U1 port 23' '$W/out'"
+
 # NDR Quantum-2: the SHARP aggregation node on port 65 of each of the 40
 # switches (the switch's system image GUID) is no server: rail info counted
 # each as a one-NIC server missing 5 rails (582 GPUs, 40 false domains)
@@ -179,6 +196,28 @@ check "ndr: those tables deliver every pair, no loop" \
 r=$(rc "$IBFAB" route congestion --topology "$R/qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p" --engine minimal --json)
 check "plafrim (-p): in_switch 0, every CA a host" \
 	sh -c "test $r = 0 && grep -q '\"hosts\": 125, \"in_switch\": 0,' '$W/out'"
+
+# sim packet --sl: the note on a partial SL dump counts the (host, LID)
+# pairs the simulation uses; it counted the aggregation nodes too, so a
+# dump without their LIDs was "partial" (23240 of 338142 pairs, e.g. an
+# aggregation node to another's LID) though no packet goes there
+"$IBFAB" route -q --topology "$ND" --engine dmodk --deadlock dfsssp -o "$W/ndr.lfts" --sl "$W/ndr.sl" \
+	>/dev/null 2>&1
+awk '/^Ca.*"Mellanox Technologies Aggregation Node"/ { an = 1; next }
+	an && /^\[1\]/ { for (i = 1; i < NF; i++) if ($i == "lid") { printf "0x%04x\n", $(i + 1); break } }
+	{ an = 0 }' "$ND" >"$W/ndr-an.lids"
+awk 'NR == FNR { an[$1] = 1; next } !($1 in an)' "$W/ndr-an.lids" "$W/ndr.sl" >"$W/ndr-noan.sl"
+r=$(rc "$IBFAB" sim packet --topology "$ND" --lfts "$W/ndr.lfts" --sl "$W/ndr-noan.sl" --load 0.1 \
+	--warmup 100 --measure 200)
+check "ndr: an SL dump without the 40 aggregation nodes' LIDs is complete for the 542 hosts (no note)" \
+	sh -c "test $r = 0 && test \$(wc -l <'$W/ndr-an.lids') = 40 && ! grep -q 'gives no SL' '$W/err'"
+# ... and one without a host's LID is partial for 541 of the 542 x 541 pairs
+hl=$(awk '/^Ca.*"a08-p1-dgx-04-c17 mlx5_5"/ { h = 1; next } h { for (i = 1; i < NF; i++) if ($i == "lid") { printf "0x%04x", $(i + 1); exit } }' "$ND")
+grep -v "^$hl " "$W/ndr.sl" >"$W/ndr-nohost.sl"
+r=$(rc "$IBFAB" sim packet --topology "$ND" --lfts "$W/ndr.lfts" --sl "$W/ndr-nohost.sl" --load 0.1 \
+	--warmup 100 --measure 200)
+check "ndr: an SL dump without one host's LID ($hl): no SL for 541 of 293222 pairs" \
+	sh -c "test $r = 0 && grep -q 'gives no SL for 541 of 293222 ' '$W/err'"
 
 # ------------------------------------------------------------------ ibsim + OpenSM + plugin
 sim_ok=1

@@ -368,10 +368,80 @@ static void test_avoid_log(void)
 	ibf_fabric_free(f);
 }
 
+/* collects every "hratio: " message */
+static void all_hratio_log(void *ctx, int level, const char *msg)
+{
+	(void)level;
+	size_t n = strlen(ctx);
+	if (strstr(msg, "hratio: ") && n < 1000)
+		snprintf((char *)ctx + n, 1024 - n, "%s\n", msg);
+}
+
+/* Quantum switches have a SHARP aggregation node on their last port: a CA
+ * that shares the switch's system image GUID.  It is part of the spine, not
+ * an end port that keeps the spine in use: an avoided spine with one is
+ * still left out (it stayed in use, "1 avoided switches have end ports",
+ * so on a Quantum fabric no spine could ever be avoided), and the node
+ * itself stays reachable (through its own spine only). */
+static void test_avoid_spine_with_an(void)
+{
+	struct ibf_fabric *f = gen(8, 4, 1, 4, 1, 1);
+	TT_REQUIRE(f);
+	uint64_t sp[4];
+	for (int i = 0; i < 4; i++) {
+		int n = find_desc_prefix(f, "spine", IBF_NODE_SWITCH, i);
+		TT_REQUIRE(n >= 0);
+		sp[i] = f->nodes[n].guid;
+		int free_p = 0;
+		for (int p = f->nodes[n].nports; p >= 1 && !free_p; p--)
+			if (ibf_port(f, n, p)->peer_node == IBF_NO_NODE)
+				free_p = p;
+		TT_REQUIRE(free_p > 0);
+		int an = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x7e57000000000100ull + (uint64_t)i,
+					     "Mellanox Technologies Aggregation Node", NULL, NULL);
+		TT_REQUIRE(an >= 0);
+		f->nodes[an].sysimg_guid = sp[i];
+		TT_REQUIRE(ibf_fabric_connect(f, an, 1, n, free_p, 4, IBF_SPEED_EDR, NULL) == 0);
+	}
+	struct ibf_error err = { 0 };
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	TT_REQUIRE(ibf_assign_lids(f, 1, 0, &err) == 0);
+	char msg[1024] = "";
+	struct ibf_route_opts o;
+	ibf_route_opts_default(&o);
+	o.avoid = &sp[0];
+	o.navoid = 1;
+	o.log = all_hratio_log;
+	o.log_ctx = msg;
+	struct ibf_routes r;
+	TT_REQUIRE(ibf_route(f, "hratio", &o, &r, NULL, &err) == 0);
+	TT_CHECK_MSG(strstr(msg, "hratio: avoiding 1 switches") && !strstr(msg, "stay in use"),
+		     "%s", msg);
+	struct ibf_check_report ck;
+	TT_EQ_INT(ibf_route_check(f, &r, 0, &ck, &err), 0);
+	TT_EQ_INT(ck.unreachable, 0);
+	TT_EQ_INT(ck.loops, 0);
+	struct ibf_rail_info ri;
+	struct ibf_rail_route_report rr;
+	TT_REQUIRE(ibf_rail_detect(f, NULL, &ri, &err) == 0);
+	TT_EQ_INT(ri.in_switch, 4);
+	TT_EQ_INT(ibf_rail_route_check(f, &ri, &r, &rr, &err), 0);
+	TT_EQ_INT(rr.nspines, 4);
+	for (int i = 0; i < rr.nspines; i++)
+		if (f->nodes[f->switches[rr.spine_sw[i]]].guid == sp[0])
+			TT_CHECK_MSG(rr.spine_paths[i] == 0, "%llu paths over the avoided spine",
+				     (unsigned long long)rr.spine_paths[i]);
+	ibf_rail_route_report_free(&rr);
+	ibf_rail_info_free(&ri);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_avoid);
 	TT(test_avoid_log);
+	TT(test_avoid_spine_with_an);
 	TT(test_rail_only);
 	TT(test_rail_optimized);
 	TT(test_damaged);

@@ -1052,6 +1052,63 @@ static void test_duplicate_lid(void)
 	ibf_fabric_free(f);
 }
 
+/* A CA inside the switch it is cabled to (a SHARP aggregation node: the
+ * switch's system image GUID) is no host, in fabric and tree order alike;
+ * a placement or traffic file that names it says so, not that it has no
+ * port cabled to a switch (which it has). */
+static void test_in_switch_ca(void)
+{
+	struct fx x;
+	memset(&x, 0, sizeof(x));
+	x.f = ibf_fabric_new();
+	int s = add_sw(x.f, 0, 8), h[2];
+	for (int i = 0; i < 2; i++) {
+		h[i] = add_ca(x.f, i);
+		TT_REQUIRE(!ibf_fabric_connect(x.f, h[i], 1, s, 1 + i, 4, IBF_SPEED_NDR, NULL));
+	}
+	int an = ibf_fabric_add_node(x.f, IBF_NODE_CA, 1, ibf_gen_guid(IBF_NODE_CA, 99, 0),
+				     "Mellanox Technologies Aggregation Node", NULL, NULL);
+	TT_REQUIRE(an >= 0);
+	x.f->nodes[an].sysimg_guid = x.f->nodes[s].guid;
+	TT_REQUIRE(!ibf_fabric_connect(x.f, an, 1, s, 8, 4, IBF_SPEED_NDR, NULL));
+	TT_REQUIRE(!finish(x.f, 0));
+	TT_REQUIRE(!fx_route(&x, "minimal"));
+	TT_EQ_INT(x.n.nhosts, 2);
+	TT_EQ_INT(x.n.in_switch, 1);
+	for (uint32_t k = 0; k < x.n.nhosts; k++)
+		TT_CHECK(x.n.host[k].node != an);
+	struct ibf_endport *ep = NULL;
+	uint32_t n = 0;
+	int used = -1;
+	struct ibf_error err;
+	TT_REQUIRE(!ibf_end_ports(x.f, IBF_CONG_ORDER_AUTO, &ep, &n, &used, NULL, NULL, &err));
+	TT_EQ_INT(n, 2);
+	for (uint32_t k = 0; k < n; k++)
+		TT_CHECK(ep[k].node != an);
+	free(ep);
+	TT_EQ_INT(ibf_end_ports_in_switch(x.f), 1);
+	/* named in a placement and a traffic file, by GUID and by description */
+	char buf[256];
+	int len = snprintf(buf, sizeof(buf), "0 host0\n1 0x%016llx\n",
+			   (unsigned long long)x.f->nodes[an].guid);
+	struct ibf_sim_placement pl;
+	TT_EQ_INT(ibf_sim_place_parse(&x.n, buf, (size_t)len, "p.txt", &pl, &err), IBF_EPARSE);
+	TT_CHECK_MSG(err.line == 2 && strstr(err.msg, "inside its switch"), "%ld %s", err.line,
+		     err.msg);
+	struct ibf_sim_traffic t;
+	len = snprintf(buf, sizeof(buf), "0 1 10\n0x%016llx:1 0 10\n",
+		       (unsigned long long)x.f->nodes[an].guid);
+	TT_EQ_INT(ibf_sim_traffic_parse(&x.n, &x.pl, buf, (size_t)len, "t.txt", &t, &err),
+		  IBF_EPARSE);
+	TT_CHECK_MSG(err.line == 2 && strstr(err.msg, "inside its switch"), "%ld %s", err.line,
+		     err.msg);
+	/* a host port of the same fabric is still found */
+	len = snprintf(buf, sizeof(buf), "0 host1\n1 host0\n");
+	TT_EQ_INT(ibf_sim_place_parse(&x.n, buf, (size_t)len, "p.txt", &pl, &err), 0);
+	ibf_sim_placement_free(&pl);
+	fx_free(&x);
+}
+
 int main(void)
 {
 	tt_run("line of switches: bottleneck order", test_line_bottlenecks);
@@ -1066,5 +1123,6 @@ int main(void)
 	tt_run("fluid completion times against re-solving everything", test_fluid_reference);
 	tt_run("host order independent of the input's node order", test_host_order);
 	tt_run("two end ports on one LID are refused", test_duplicate_lid);
+	tt_run("a CA inside its switch is no host", test_in_switch_ca);
 	return tt_done();
 }
