@@ -44,6 +44,10 @@ dmg -v drop=ft-l1-s0003:6,ft-l2-s0002:6 -v spinehosts=ft-l2-s0002:9 "$work/base.
 # (uneven bundle), a host on a level-2 switch
 gen --m 4,2,4 --w 1,2,2 --parallel 2 --switch-ports 16
 dmg -v drop=ft-l1-s0001:8 -v spinehosts=ft-l2-s0001:12 "$work/base.net" | ren >"$work/t3par.net"
+# a real one: the NDR Quantum-2 DGX fabric of tests/fixtures/real (31 leaves,
+# 9 spines, 26 up-cables missing, a SHARP aggregation node on every switch)
+"$IBFAB" topo convert "$top/tests/fixtures/real/ndr-quantum2-mqm9701-dgx-40sw-582ca-2025.ibnetdiscover" \
+	--format ibsim -o "$work/ndr.net" >/dev/null
 # complete trees
 gen --m 8,8 --w 1,4 --parallel 2 --switch-ports 24; cp "$work/base.net" "$work/c2.net"
 gen --kary 4 --n 3; cp "$work/base.net" "$work/c43.net"
@@ -77,7 +81,7 @@ run() {
 }
 echo "| fabric | cut bound | dmodk | stock minhop | stock ftree |"
 echo "|---|---|---|---|---|"
-for n in t2014 t2miss t2uneven t3taper t3par c2 c43 c3taper; do
+for n in t2014 t2miss t2uneven t3taper t3par ndr c2 c43 c3taper; do
 	dm=$(run "$work/$n.net" dmodk 0); mh=$(run "$work/$n.net" minhop 0); ft=$(run "$work/$n.net" ftree 0)
 	echo "| $n | $(echo "$dm" | cut -d/ -f2) | $dm | $mh | $ft |"
 done
