@@ -1117,11 +1117,7 @@ int ibf_dmodk_lean(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	struct ibf_dmodk_opts d;
 	dmodk_opts_of(o, &d);
 	struct ibf_route_opts q;
-	if (o)
-		q = *o;
-	else
-		ibf_route_opts_default(&q);
-	q.log = NULL; /* the engine's own run says it */
+	ibf_route_opts_quiet(o, &q); /* the engine's own run says it */
 	return without_degraded(f, &q, &d, lean, err);
 }
 

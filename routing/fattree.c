@@ -640,49 +640,38 @@ static int place_ends(const struct ibf_fabric *f, struct ibf_ftree *t, const uin
 	t->ends = malloc((nends ? nends : 1) * sizeof(*t->ends));
 	if (!t->ends)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < t->nleaves; i++) {
-		uint32_t s = t->leaves[i], j = 0;
-		int node = f->switches[s];
-		for (int p = 1; p <= f->nodes[node].nports; p++) {
-			const struct ibf_port *pp = ibf_port(f, node, p);
-			if (pp->peer_node == IBF_NO_NODE ||
-			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH ||
-			    ibf_ca_in_switch(f, pp->peer_node, pp->peer_port))
-				continue;
-			struct ibf_ftree_end *en = &t->ends[k++];
-			en->node = pp->peer_node;
-			en->port = pp->peer_port;
-			en->swport = (uint8_t)p;
-			en->sw = s;
-			/* two levels: no subtree runs to keep, so no phantom slots
-			 * (a gap would break the even spread over a bundle) */
-			en->index = h <= 2 ? k - 1 : i * H + j;
-			j++;
+	/* pass 0 numbers the leaf hosts; pass 1 the CAs inside their leaf
+	 * (SHARP aggregation nodes), which are no hosts of the traffic
+	 * patterns: after the leaf hosts, so the hosts' indices run without
+	 * gaps, as the patterns number them */
+	uint32_t k = 0, next = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass) {
+			t->nleaf_hosts = k;
+			if (h <= 2)
+				t->nslots = k;
+			next = t->nslots;
 		}
-	}
-	t->nleaf_hosts = k;
-	if (h <= 2)
-		t->nslots = k;
-	uint32_t next = t->nslots;
-	/* CAs inside their leaf (SHARP aggregation nodes) are no hosts of the
-	 * traffic patterns: numbered after the leaf hosts, so the hosts'
-	 * indices run without gaps, as the patterns number them */
-	for (uint32_t i = 0; i < t->nleaves; i++) {
-		uint32_t s = t->leaves[i];
-		int node = f->switches[s];
-		for (int p = 1; p <= f->nodes[node].nports; p++) {
-			const struct ibf_port *pp = ibf_port(f, node, p);
-			if (pp->peer_node == IBF_NO_NODE ||
-			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH ||
-			    !ibf_ca_in_switch(f, pp->peer_node, pp->peer_port))
-				continue;
-			struct ibf_ftree_end *en = &t->ends[k++];
-			en->node = pp->peer_node;
-			en->port = pp->peer_port;
-			en->swport = (uint8_t)p;
-			en->sw = s;
-			en->index = next++;
+		for (uint32_t i = 0; i < t->nleaves; i++) {
+			uint32_t s = t->leaves[i], j = 0;
+			int node = f->switches[s];
+			for (int p = 1; p <= f->nodes[node].nports; p++) {
+				const struct ibf_port *pp = ibf_port(f, node, p);
+				if (pp->peer_node == IBF_NO_NODE ||
+				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH ||
+				    ibf_ca_in_switch(f, pp->peer_node, pp->peer_port) != pass)
+					continue;
+				struct ibf_ftree_end *en = &t->ends[k++];
+				en->node = pp->peer_node;
+				en->port = pp->peer_port;
+				en->swport = (uint8_t)p;
+				en->sw = s;
+				/* two levels: no subtree runs to keep, so no
+				 * phantom slots (a gap would break the even
+				 * spread over a bundle) */
+				en->index = pass ? next++ : h <= 2 ? k - 1 : i * H + j;
+				j++;
+			}
 		}
 	}
 	uint32_t inside = k - t->nleaf_hosts;

@@ -145,6 +145,9 @@ typedef int (*ibf_slow_check_fn)(const struct ibf_fabric *lean, const struct ibf
 int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 			const char *who, ibf_slow_check_fn check, void *arg,
 			struct ibf_fabric **lean, struct ibf_error *err);
+/* *q = *o (the defaults when o is NULL) without its log: for a look at what
+ * a run would do, which the run itself then says. */
+void ibf_route_opts_quiet(const struct ibf_route_opts *o, struct ibf_route_opts *q);
 /* The copy the named engine routes f as (NULL: f itself), without logging:
  * for checking earlier tables against what a fresh run would avoid. */
 int ibf_route_lean(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,

@@ -104,10 +104,15 @@ int ibf_route_lean(const struct ibf_fabric *f, const char *engine, const struct 
 	if (e->fn == ibf_route_dmodk || e->fn == ibf_route_hratio)
 		return ibf_dmodk_lean(f, o, lean, err);
 	struct ibf_route_opts q;
-	if (o)
-		q = *o;
-	else
-		ibf_route_opts_default(&q);
-	q.log = NULL; /* the engine's own run says it */
+	ibf_route_opts_quiet(o, &q);
 	return ibf_route_drop_slow(f, &q, e->name, NULL, NULL, lean, err);
+}
+
+void ibf_route_opts_quiet(const struct ibf_route_opts *o, struct ibf_route_opts *q)
+{
+	if (o)
+		*q = *o;
+	else
+		ibf_route_opts_default(q);
+	q->log = NULL;
 }
