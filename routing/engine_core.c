@@ -145,9 +145,10 @@ static void run_unit(const struct eng_ctx *c, struct eng_ws *ws, uint32_t di,
 	out->unreachable = (uint64_t)(S - nreach) * d->nlids;
 	if (c->kind->layer_tree) {
 		memset(ws->level, 0, (size_t)S * sizeof(*ws->level));
-		const uint64_t *row = c->possible + (size_t)d->t * c->pwords;
+		const uint64_t *row =
+			c->possible ? c->possible + (size_t)d->t * c->pwords : NULL;
 		for (uint32_t s = 0; s < S; s++)
-			ws->nopath[s] = (row[s >> 6] >> (s & 63) & 1) ? 0 : 2;
+			ws->nopath[s] = row && (row[s >> 6] >> (s & 63) & 1) ? 0 : 2;
 		eng_down_links(c, ws, d->t);
 	}
 	/* per-layer cap on in-window paths, split evenly over destinations */

@@ -416,9 +416,52 @@ static int path_exists(const struct eng_ctx *c, const uint16_t *D, uint32_t t, u
 	return found;
 }
 
+/* 1 when the switch graph has no odd cycle (loopback cables aside, which
+ * no simple path uses): two-colouring by BFS.  Then every path from s to t
+ * has the parity of their distance, as on every fat tree (links join
+ * adjacent levels), and a window holding only lengths of the other parity
+ * has no path at all. */
+static int switch_graph_bipartite(const struct ibf_fabric *f, uint32_t S)
+{
+	int8_t *col = malloc((S ? S : 1) * sizeof(*col));
+	uint32_t *q = malloc((S ? S : 1) * sizeof(*q));
+	int bip = col && q;
+	if (bip)
+		memset(col, -1, S * sizeof(*col));
+	for (uint32_t r = 0; bip && r < S; r++) {
+		if (col[r] >= 0)
+			continue;
+		uint32_t h = 0, n = 0;
+		col[r] = 0;
+		q[n++] = r;
+		while (bip && h < n) {
+			uint32_t x = q[h++];
+			for (uint32_t e = f->adj_off[x]; e < f->adj_off[x + 1]; e++) {
+				uint32_t u = f->adj[e].nbr;
+				if (u == x)
+					continue;
+				if (col[u] < 0) {
+					col[u] = (int8_t)(1 - col[x]);
+					q[n++] = u;
+				} else if (col[u] == col[x]) {
+					bip = 0;
+					break;
+				}
+			}
+		}
+	}
+	free(col);
+	free(q);
+	return bip;
+}
+
 int eng_build_possible(struct eng_ctx *c, struct ibf_error *err)
 {
 	uint32_t S = c->S;
+	/* only the layers >= 1 look at it (run_unit: no table, no path) */
+	if (c->layers <= 1)
+		return 0;
+	int bip = switch_graph_bipartite(c->f, S);
 	c->pwords = (S + 63) / 64;
 	c->possible = calloc((size_t)S * c->pwords + 1, sizeof(*c->possible));
 	uint32_t *stk = malloc(((size_t)S + 2) * sizeof(*stk));
@@ -440,6 +483,12 @@ int eng_build_possible(struct eng_ctx *c, struct ibf_error *err)
 				hi = (int)S;
 			if (lo > hi || hi < (int)D[s])
 				continue;
+			if (bip) {
+				lo += (lo - (int)D[s]) & 1;
+				hi -= (hi - (int)D[s]) & 1;
+				if (lo > hi)
+					continue;
+			}
 			if (path_exists(c, D, t, stk, pos, on, s, lo, hi, 20000))
 				row[s >> 6] |= 1ull << (s & 63);
 		}

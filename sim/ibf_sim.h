@@ -125,6 +125,9 @@ struct ibf_sim_pattern {
 	double mice_gbps; /* ADVERSARIAL: demand of each small flow (0: 1 % of a host link) */
 	uint32_t mice;	  /* ADVERSARIAL: small flows per host (default 4) */
 	const char *file; /* FILE: the traffic file (points into the spec) */
+	uint64_t mem_limit; /* bytes a phase may take (0: physical memory or the
+			     * ulimit); a phase with more flows than fit at
+			     * about 128 bytes each is refused (IBF_ENOMEM) */
 };
 /* "shift:C", "shifts", "perm[:K]", "a2a", "a2a-phased", "pairwise",
  * "cumulative", "random-pairwise[:K]", "bisection[:K]", "ring", "recdbl",

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 static const char *const names[] = {
 	[IBF_PAT_SHIFT] = "shift",
@@ -111,7 +113,57 @@ struct gen {
 	uint32_t index, nphases;
 	int stop;
 	int oom;
+	uint64_t maxflows; /* flows a phase may have (memory / SIM_FLOW_BYTES) */
+	int toobig;	   /* a phase reached maxflows */
+	uint64_t need;	   /* flows of that phase when known before building it */
 };
+
+/* Flows of the single phase of a2a and mix:C, which grow as the square of
+ * the ranks, counted before any is built (0 for the other patterns:
+ * their phases have at most a few flows per rank). */
+static uint64_t quadratic_flows(const struct ibf_sim_net *n, const struct ibf_sim_placement *pl,
+				const struct ibf_sim_pattern *p)
+{
+	uint64_t N = pl->nranks;
+	if (p->id == IBF_PAT_A2A)
+		return N * (N - 1);
+	if (p->id != IBF_PAT_MIX || p->mix < 1 || p->mix > 4)
+		return 0; /* C5: nothing leaves a node */
+	uint32_t *per = calloc(n->nhosts ? n->nhosts : 1, sizeof(uint32_t));
+	if (!per)
+		return 0;
+	uint64_t k = 0;
+	for (uint32_t r = 0; r < pl->nranks; r++)
+		per[pl->host[r]]++;
+	for (uint32_t r = 0; r < pl->nranks; r++)
+		k += N - per[pl->host[r]];
+	free(per);
+	return k;
+}
+
+/* Memory a phase takes per flow, all told: the flow itself (24 bytes),
+ * its links in both incidence lists, its rate, bytes and state, the
+ * solver's copies.  Measured: about 190 bytes on a 3-level fat tree (a2a
+ * on 4096 hosts, 16.8 million flows, 3.1 GB peak; 8 links per path), more
+ * on longer paths.  a2a on 13824 hosts (191 million flows) grew to the
+ * machine's 24 GiB and was killed after 7 minutes. */
+#define SIM_FLOW_BYTES 192u
+
+/* The memory the process may use: physical memory, or less when an
+ * address-space or data ulimit says so. */
+static uint64_t sim_memory_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	uint64_t lim = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : UINT64_MAX;
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    (uint64_t)rl.rlim_cur < lim)
+		lim = (uint64_t)rl.rlim_cur;
+	if (!getrlimit(RLIMIT_DATA, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    (uint64_t)rl.rlim_cur < lim)
+		lim = (uint64_t)rl.rlim_cur;
+	return lim;
+}
 
 static void begin(struct gen *g, double bytes, uint32_t repeat, const char *label)
 {
@@ -123,8 +175,12 @@ static void begin(struct gen *g, double bytes, uint32_t repeat, const char *labe
 
 static void add(struct gen *g, uint32_t s, uint32_t d, double demand)
 {
-	if (s == d || g->oom)
+	if (s == d || g->oom || g->toobig)
 		return;
+	if (g->ph.nflows >= g->maxflows) {
+		g->toobig = 1;
+		return;
+	}
 	if (g->ph.nflows == g->ph.cap) {
 		uint64_t nc = g->ph.cap ? g->ph.cap * 2 : 1024;
 		struct ibf_sim_flow *nf = realloc(g->ph.flow, nc * sizeof(*nf));
@@ -145,7 +201,7 @@ static void add(struct gen *g, uint32_t s, uint32_t d, double demand)
 /* hand the phase over; returns non-zero to stop */
 static int emit(struct gen *g)
 {
-	if (g->oom || g->stop)
+	if (g->oom || g->toobig || g->stop)
 		return 1;
 	g->stop = g->fn(g->ctx, &g->ph, g->index++, g->nphases);
 	return g->stop;
@@ -555,6 +611,13 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 	uint32_t N = pl->nranks;
 	if (N < 2)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "a pattern needs at least 2 ranks");
+	uint64_t memlim = sim_memory_limit();
+	if (p->mem_limit && p->mem_limit < memlim)
+		memlim = p->mem_limit;
+	g.maxflows = memlim / SIM_FLOW_BYTES;
+	g.need = quadratic_flows(n, pl, p);
+	if (g.need > g.maxflows)
+		g.toobig = 1;
 	if (p->id == IBF_PAT_FILE) {
 		struct ibf_sim_traffic t;
 		int rc = ibf_sim_traffic_read(n, pl, p->file, &t, err);
@@ -563,10 +626,14 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 		ibf_sim_traffic_free(&t);
 		return rc;
 	}
-	uint32_t *perm = malloc(N * sizeof(uint32_t));
-	if (!perm)
+	uint32_t *perm = g.toobig ? NULL : malloc(N * sizeof(uint32_t));
+	if (!perm && !g.toobig)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	switch (p->id) {
+	switch (g.toobig ? -1 : p->id) {
+	case -1: /* refused before building */
+		snprintf(g.ph.label, sizeof(g.ph.label), "%s",
+			 p->id == IBF_PAT_A2A ? "all-to-all" : "inter-node mix");
+		break;
 	case IBF_PAT_SHIFT:
 	case IBF_PAT_A2A:
 	case IBF_PAT_RING:
@@ -616,6 +683,17 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 	}
 	free(perm);
 	free(g.ph.flow);
+	if (g.toobig)
+		return ibf_error_set(
+			err, IBF_ENOMEM, NULL, 0,
+			"pattern %s on %u ranks: phase '%s' has %s%llu flows, more than the "
+			"%llu that fit in the %.2f GiB of memory there is (physical memory or "
+			"ulimit) at about %u bytes each; use fewer ranks or a pattern with "
+			"smaller phases (a2a-phased instead of a2a)",
+			ibf_sim_pattern_name(p->id), N, g.ph.label, g.need ? "" : "more than ",
+			(unsigned long long)(g.need ? g.need : g.maxflows),
+			(unsigned long long)g.maxflows, (double)memlim / (1024.0 * 1024.0 * 1024.0),
+			SIM_FLOW_BYTES);
 	if (g.oom)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0,
 				     "out of memory building the pattern");

@@ -2,6 +2,7 @@
  * Tables are checked by an independent tracer (routing/engine_check.h). */
 #include "ibf_routing.h"
 #include "engine_check.h"
+#include "engine_internal.h"
 #include "tt.h"
 
 #include <stdint.h>
@@ -488,6 +489,64 @@ static void test_slimfly_q5_lmc3(void)
 	sf_quality(3, 0.85);
 }
 
+/* The layered engine's table of pairs with some path in their window
+ * (eng_build_possible).  On K(40,40), a bipartite graph like every fat
+ * tree, two switches of one side are 2 hops apart and every path between
+ * them has even length: the window of exactly 5 hops holds none.  The
+ * bounded search cannot tell (it gives up after 20000 steps and answers
+ * yes, as on high-radix fat trees), so the parity must; switches of
+ * opposite sides do have 5-hop paths.  With one layer the table is not
+ * built at all (nothing reads it). */
+static void test_possible_parity(void)
+{
+	const int n = 40;
+	struct ibf_fabric *f = ibf_fabric_new();
+	for (int i = 0; i < 2 * n; i++)
+		add_sw(f, i, n + 1);
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++)
+			ibf_fabric_connect(f, a, 1 + b, n + b, 1 + a, 4, IBF_SPEED_EDR, NULL);
+	add_hosts(f, 2 * n, 1);
+	TT_EQ_INT(ibf_fabric_finalize(f, NULL), 0);
+	struct ibf_route_opts o;
+	ibf_route_opts_default(&o);
+	o.min_len.base = o.max_len.base = IBF_WIN_ABS;
+	o.min_len.value = o.max_len.value = 5;
+	for (int layers = 1; layers <= 4; layers += 3) {
+		struct eng_ctx c;
+		memset(&c, 0, sizeof(c));
+		c.f = f;
+		c.o = &o;
+		c.S = f->nsw;
+		c.layers = layers;
+		TT_EQ_INT(eng_build_dist(&c, NULL), 0);
+		TT_EQ_INT(c.diam, 2);
+		TT_EQ_INT(eng_build_possible(&c, NULL), 0);
+		if (layers == 1) {
+			TT_CHECK(c.possible == NULL);
+		} else {
+			TT_CHECK(c.possible != NULL);
+			uint32_t same = 0, cross = 0;
+			for (uint32_t t = 0; c.possible && t < c.S; t++)
+				for (uint32_t s = 0; s < c.S; s++) {
+					int bit = (int)(c.possible[(size_t)t * c.pwords + s / 64] >>
+							(s % 64) & 1);
+					if (s == t)
+						continue;
+					if ((s < (uint32_t)n) == (t < (uint32_t)n))
+						same += (uint32_t)bit;
+					else
+						cross += (uint32_t)bit;
+				}
+			TT_EQ_INT(same, 0);
+			TT_EQ_INT(cross, 2 * n * n);
+		}
+		free(c.possible);
+		free(c.dist);
+	}
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_registry);
@@ -504,5 +563,6 @@ int main(void)
 	TT(test_determinism_rounds);
 	TT(test_slimfly_q5_lmc2);
 	TT(test_slimfly_q5_lmc3);
+	TT(test_possible_parity);
 	return tt_done();
 }

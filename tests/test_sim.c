@@ -322,6 +322,33 @@ static void test_patterns(void)
 		{ "bcast", 3, 1 },
 		{ "perm:7", 7, 0 },
 	};
+	/* a phase too big for the memory there is: refused before its
+	 * flows are built, with what to do (a2a-phased) */
+	{
+		struct ibf_sim_pattern p;
+		TT_REQUIRE(!ibf_sim_pattern_parse("a2a", &p, &err));
+		p.mem_limit = 3000; /* 15 flows of 192 bytes; a2a on 6 ranks has 30 */
+		struct count_ctx c;
+		memset(&c, 0, sizeof(c));
+		TT_EQ_INT(ibf_sim_pattern_run(&x.n, &six, &p, count_phase, &c, &err), IBF_ENOMEM);
+		TT_EQ_INT(c.n, 0);
+		TT_CHECK_MSG(strstr(err.msg, "has 30 flows, more than the 15") &&
+				     strstr(err.msg, "a2a-phased"),
+			     "%s", err.msg);
+		/* a phase found too big while it is built (shift: one flow per
+		 * rank, 6 > 4) */
+		TT_REQUIRE(!ibf_sim_pattern_parse("shift:1", &p, &err));
+		p.mem_limit = 800;
+		memset(&c, 0, sizeof(c));
+		TT_EQ_INT(ibf_sim_pattern_run(&x.n, &six, &p, count_phase, &c, &err), IBF_ENOMEM);
+		TT_EQ_INT(c.n, 0);
+		TT_CHECK_MSG(strstr(err.msg, "has more than 4 flows"), "%s", err.msg);
+		TT_REQUIRE(!ibf_sim_pattern_parse("a2a-phased", &p, &err));
+		p.mem_limit = 3000; /* 6 flows per phase fit */
+		memset(&c, 0, sizeof(c));
+		TT_EQ_INT(ibf_sim_pattern_run(&x.n, &six, &p, count_phase, &c, &err), 0);
+		TT_EQ_INT(c.n, 5);
+	}
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		struct ibf_sim_pattern p;
 		TT_REQUIRE(!ibf_sim_pattern_parse(cases[k].pat, &p, &err));

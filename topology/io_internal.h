@@ -70,4 +70,11 @@ struct ibf_fabric *ibf_io_read_subnet_lst(const char *buf, size_t len, const cha
 /* Guess the format of a buffer: an enum ibf_format value, or -1. */
 int ibf_io_sniff(const char *buf, size_t len);
 
+/* Every LID a reader took from its input lies in the unicast range: base
+ * LID + 2^LMC - 1 <= 0xBFFF (0xC000 and above are multicast, 0xFFFF the
+ * permissive LID).  Else IBF_EPARSE naming the port, at defline[node]
+ * (the node record's line) when defline is given. */
+int ibf_io_check_unicast_lids(const struct ibf_fabric *f, const char *name, const long *defline,
+			      struct ibf_error *err);
+
 #endif

@@ -54,6 +54,33 @@ int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_er
 	return 0;
 }
 
+int ibf_io_check_unicast_lids(const struct ibf_fabric *f, const char *name, const long *defline,
+			      struct ibf_error *err)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		for (int p = 0; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			uint32_t top = (uint32_t)pp->lid + (1u << pp->lmc) - 1;
+			if (!pp->lid || top <= IBF_MAX_UCAST_LID)
+				continue;
+			if (pp->lmc)
+				return ibf_error_set(
+					err, IBF_EPARSE, name, defline ? defline[i] : 0,
+					"'%s' port %d: LIDs %u-%u (LID %u, LMC %u) reach past the "
+					"unicast range 1-%u (0x%X; 0xC000 and above are multicast)",
+					n->desc, p, pp->lid, top, pp->lid, pp->lmc, IBF_MAX_UCAST_LID,
+					IBF_MAX_UCAST_LID);
+			return ibf_error_set(err, IBF_EPARSE, name, defline ? defline[i] : 0,
+					     "'%s' port %d: LID %u (0x%04X) is not a unicast LID "
+					     "(1-%u, 0x%X; 0xC000 and above are multicast)",
+					     n->desc, p, pp->lid, pp->lid, IBF_MAX_UCAST_LID,
+					     IBF_MAX_UCAST_LID);
+		}
+	}
+	return 0;
+}
+
 uint32_t ibf_max_lid(const struct ibf_fabric *f)
 {
 	uint32_t m = 0;

@@ -622,6 +622,8 @@ struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const cha
 		     ibf_io_meta_add(f, "stderr_lines", "%u", r.stderr_lines))))
 		rc = ibf_error_set(r.err, IBF_ENOMEM, name, 0, "out of memory");
 	if (!rc)
+		rc = ibf_io_check_unicast_lids(f, name, NULL, r.err);
+	if (!rc)
 		rc = ibf_fabric_finalize(f, r.err);
 	ibf_linker_free(&k);
 	ibf_umap_free(&back);

@@ -1101,6 +1101,8 @@ struct ibf_fabric *ibf_io_read_ibnd(const char *buf, size_t len, const char *nam
 	if (!rc)
 		rc = resolve(&r);
 	if (!rc)
+		rc = ibf_io_check_unicast_lids(r.f, name, r.defline, r.err);
+	if (!rc)
 		rc = ibf_fabric_finalize(r.f, r.err);
 	free(r.h);
 	free(r.defline);

@@ -417,6 +417,8 @@ struct ibf_fabric *ibf_io_read_ports(const char *buf, size_t len, const char *na
 	if (!rc)
 		rc = build(&r, f);
 	if (!rc)
+		rc = ibf_io_check_unicast_lids(f, name, NULL, r.err);
+	if (!rc)
 		rc = ibf_fabric_finalize(f, r.err);
 	free(r.nodes);
 	free(r.e);

@@ -298,6 +298,8 @@ struct ibf_fabric *ibf_io_read_subnet_lst(const char *buf, size_t len, const cha
 		    ibf_io_meta_add(r.f, "one_sided", "%u", ibf_linker_one_sided(&r.k))))
 		rc = ibf_error_set(r.err, IBF_ENOMEM, name, 0, "out of memory");
 	if (!rc)
+		rc = ibf_io_check_unicast_lids(r.f, name, NULL, r.err);
+	if (!rc)
 		rc = ibf_fabric_finalize(r.f, r.err);
 	ibf_linker_free(&r.k);
 	ibf_umap_free(&r.guids);
