@@ -22,6 +22,13 @@ awk '/^Switch/ { cur = $3 }
 	ibsim-run iblinkinfo -l >"$0/line.txt" 2>/dev/null || exit 3
 ' "$WORK" 2>&1 | diag
 check "ibsim: ibnetdiscover, iblinkinfo and iblinkinfo -l ran" test "${PIPESTATUS[0]}" -eq 0
+# the healthy fabric too (for the tables below), hints taken out
+"$HARNESS" with "$WORK/ok.net" "$WORK/sim-ok" -- bash -c '
+	ibsim-run ibnetdiscover >"$0/ok.ibnd" 2>/dev/null || exit 1
+	ibsim-run iblinkinfo 2>/dev/null | sed -E "s/ \(Could be[^)]*\)\$/ ( )/" >"$0/ok-block.txt" || exit 2
+	ibsim-run iblinkinfo -l 2>/dev/null | sed -E "s/ \(Could be[^)]*\)\$/ ( )/" >"$0/ok-line.txt" || exit 3
+' "$WORK" 2>&1 | diag
+check "ibsim: the same on the healthy fabric" test "${PIPESTATUS[0]}" -eq 0
 
 summary() { "$IBFAB" topo info "$1" 2>&1 | grep -E '^(switches|channel adapters|switch links|host links):'; }
 summary "$WORK/net.ibnd" >"$WORK/net.sum"
@@ -29,8 +36,12 @@ for l in block line; do
 	summary "$WORK/$l.txt" >"$WORK/$l.sum"
 	diag <"$WORK/$l.sum"
 	check "$l layout: the same nodes and links as ibnetdiscover" cmp -s "$WORK/net.sum" "$WORK/$l.sum"
-	"$IBFAB" route -q --topology "$WORK/$l.txt" --engine minimal -o "$WORK/$l.lfts" 2>/dev/null
-	"$IBFAB" route -q --topology "$WORK/net.ibnd" --engine minimal -o "$WORK/net.lfts" 2>/dev/null
+	# the tables of the same fabric without the 1x cable: on the faulty one
+	# the engines leave the 1x cable out where ibnetdiscover's twins show it
+	# degraded, while iblinkinfo's hints (all ibsim ports claim 12X HDR) or
+	# their absence (a link at its best) say otherwise
+	"$IBFAB" route -q --topology "$WORK/ok-$l.txt" --engine minimal -o "$WORK/$l.lfts" 2>/dev/null
+	"$IBFAB" route -q --topology "$WORK/ok.ibnd" --engine minimal -o "$WORK/net.lfts" 2>/dev/null
 	check "$l layout: the same tables as from ibnetdiscover (GUIDs and LIDs agree)" \
 		cmp -s "$WORK/net.lfts" "$WORK/$l.lfts"
 done
