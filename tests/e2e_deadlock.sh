@@ -40,21 +40,7 @@ live() {
 	env IBFAB_CONF="$dir/ibfab.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		"$HARNESS" with "$net" "$dir/sim" -- bash -c '
 		. "$1"
-		d=$IBFAB_SIM_DIR conf=$0
-		OSM_TMP_DIR=$d OSM_CACHE_DIR=$d ibsim-run opensm -F "$conf" -f "$d/opensm.log" \
-			</dev/null >"$d/opensm.out" 2>&1 &
-		osm=$!
-		for i in $(seq 1 900); do
-			grep -q "SUBNET UP" "$d/opensm.log" 2>/dev/null && break
-			kill -0 $osm 2>/dev/null || break
-			sleep 0.2
-		done
-		rc=0
-		grep -q "SUBNET UP" "$d/opensm.log" 2>/dev/null || { echo "no SUBNET UP"; rc=1; }
-		[ $rc -eq 0 ] && { read_tables "$d"; rc=$?; }
-		kill $osm 2>/dev/null
-		wait $osm 2>/dev/null
-		exit $rc
+		osm_up_read_tables "$0"
 	' "$WORK/opensm-qos.conf" "$top_srcdir/tests/lib.sh" 2>&1 | diag
 	return "${PIPESTATUS[0]}"
 }

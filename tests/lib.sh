@@ -164,6 +164,28 @@ osm_sim_stop() {
 	SIM=
 }
 
+# osm_up_read_tables CONF: inside `ibsim-harness.sh with`, OpenSM with CONF
+# as a daemon until SUBNET UP (at most 3 min), the tables read back
+# (read_tables), OpenSM still alive, then stopped by its PID; non-zero when
+# any of it fails.
+osm_up_read_tables() {
+	local conf=$1 d=$IBFAB_SIM_DIR osm rc=0 i
+	OSM_TMP_DIR=$d OSM_CACHE_DIR=$d ibsim-run opensm -F "$conf" -f "$d/opensm.log" \
+		</dev/null >"$d/opensm.out" 2>&1 &
+	osm=$!
+	for i in $(seq 1 900); do
+		grep -q "SUBNET UP" "$d/opensm.log" 2>/dev/null && break
+		kill -0 $osm 2>/dev/null || break
+		sleep 0.2
+	done
+	grep -q "SUBNET UP" "$d/opensm.log" 2>/dev/null || { echo "no SUBNET UP"; rc=1; }
+	[ $rc -eq 0 ] && { read_tables "$d"; rc=$?; }
+	kill -0 $osm 2>/dev/null || { echo "opensm is gone"; rc=1; }
+	kill $osm 2>/dev/null
+	wait $osm 2>/dev/null
+	return $rc
+}
+
 # OpenSM's heavy sweeps so far ("SUBNET UP" lines in $SIM/opensm.log)
 osm_sweeps() { grep -c "SUBNET UP" "$SIM/opensm.log" 2>/dev/null; }
 # osm_wait_sweep N0: until OpenSM ($OSM_PID) has finished a heavy sweep after
