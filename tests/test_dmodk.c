@@ -578,6 +578,16 @@ static int add_ca(struct ibf_fabric *f, int idx, int nports)
  * leaf-spine pair but one pair with 3 (3:1 taper), a dual-port host cabled
  * twice to spine 0 and one more host there.  Leaf cut: 24 hosts over 7
  * up-cables, so some shift puts 4 flows on one cable; dmodk reaches that. */
+/* The fat tree of f found from its structure alone (names not used). */
+static int tree_by_structure(const struct ibf_fabric *f, struct ibf_ftree *t)
+{
+	struct ibf_ftree_opts to;
+	struct ibf_error err;
+	ibf_ftree_opts_default(&to);
+	to.use_names = 0;
+	return ibf_ftree_build(f, &to, t, &err);
+}
+
 static void t_real2014like(void)
 {
 	int m[2] = { 24, 6 }, w[2] = { 1, 2 };
@@ -596,11 +606,7 @@ static void t_real2014like(void)
 	TT_REQUIRE(ibf_fabric_connect(f, one, 1, 6, 32, 4, IBF_SPEED_EDR, NULL) == 0);
 	TT_REQUIRE(lids(f, 0) == 0);
 	struct ibf_ftree t;
-	struct ibf_error err;
-	struct ibf_ftree_opts to;
-	ibf_ftree_opts_default(&to);
-	to.use_names = 0;
-	TT_REQUIRE(ibf_ftree_build(f, &to, &t, &err) == 0);
+	TT_REQUIRE(tree_by_structure(f, &t) == 0);
 	TT_EQ_INT(t.levels, 2);
 	TT_EQ_INT(t.nleaves, 6);
 	TT_EQ_INT(t.nspine_hosts, 3);
@@ -1115,11 +1121,7 @@ static void t_zero_weight_parents(void)
 	TT_REQUIRE(ibf_fabric_connect(f, top, 2, 5, 8, 4, IBF_SPEED_EDR, NULL) == 0);
 	TT_REQUIRE(lids(f, 0) == 0);
 	struct ibf_ftree t;
-	struct ibf_error err;
-	struct ibf_ftree_opts to;
-	ibf_ftree_opts_default(&to);
-	to.use_names = 0;
-	TT_REQUIRE(ibf_ftree_build(f, &to, &t, &err) == 0);
+	TT_REQUIRE(tree_by_structure(f, &t) == 0);
 	TT_EQ_INT(t.levels, 3);
 	ibf_ftree_free(&t);
 	for (int lmc = 0; lmc <= 1; lmc++) {
@@ -1128,6 +1130,7 @@ static void t_zero_weight_parents(void)
 		struct ibf_dmodk_opts d;
 		ibf_dmodk_opts_default(&d);
 		d.tree.use_names = 0;
+		struct ibf_error err;
 		TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
 		printf("# LMC %d\n", lmc);
 		TT_CHECK(all_ok(f, &r));
