@@ -622,6 +622,19 @@ static uint32_t virtual_leaf_index(const struct ibf_ftree *t, uint32_t s, uint32
 	return index;
 }
 
+/* End k: the CA port behind port p (pp) of switch s; its index is the
+ * caller's. */
+static struct ibf_ftree_end *end_at(struct ibf_ftree *t, uint32_t k, const struct ibf_port *pp,
+				    int p, uint32_t s)
+{
+	struct ibf_ftree_end *en = &t->ends[k];
+	en->node = pp->peer_node;
+	en->port = pp->peer_port;
+	en->swport = (uint8_t)p;
+	en->sw = s;
+	return en;
+}
+
 /* The end ports with their D-mod-K indexes: leaf hosts in leaf order, then
  * hosts above level 1 by level and GUID rank. */
 static int place_ends(const struct ibf_fabric *f, struct ibf_ftree *t, const uint32_t *nhost,
@@ -661,11 +674,7 @@ static int place_ends(const struct ibf_fabric *f, struct ibf_ftree *t, const uin
 				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH ||
 				    ibf_ca_in_switch(f, pp->peer_node, pp->peer_port) != pass)
 					continue;
-				struct ibf_ftree_end *en = &t->ends[k++];
-				en->node = pp->peer_node;
-				en->port = pp->peer_port;
-				en->swport = (uint8_t)p;
-				en->sw = s;
+				struct ibf_ftree_end *en = end_at(t, k++, pp, p, s);
 				/* two levels: no subtree runs to keep, so no
 				 * phantom slots (a gap would break the even
 				 * spread over a bundle) */
@@ -686,11 +695,7 @@ static int place_ends(const struct ibf_fabric *f, struct ibf_ftree *t, const uin
 				if (pp->peer_node == IBF_NO_NODE ||
 				    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
 					continue;
-				struct ibf_ftree_end *en = &t->ends[k++];
-				en->node = pp->peer_node;
-				en->port = pp->peer_port;
-				en->swport = (uint8_t)p;
-				en->sw = s;
+				struct ibf_ftree_end *en = end_at(t, k++, pp, p, s);
 				en->index = l == 2 ? virtual_leaf_index(t, s, next) : next;
 				next = en->index + 1;
 			}
