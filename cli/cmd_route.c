@@ -1068,8 +1068,14 @@ static int cmd_route_congestion(int argc, char **argv)
 				printf(", \"rate_weighted\": {\"worst\": %u, \"worst_shift\": %u, "
 				       "\"mean_max\": %.4f}",
 				       sh.wworst, sh.wworst_inst, sh.wmean_max);
+			/* demand_load after the bound: scripts that read the
+			 * bound out of the text as far as the first '}' still do */
 			if (pattern != IBF_CONG_PERM) {
 				print_bound(&sh, 1);
+				if (sh.demand)
+					printf(", \"demand_load\": {\"worst\": %.4f, "
+					       "\"worst_shift\": %u, \"mean_max\": %.4f}",
+					       sh.dworst, sh.dworst_inst, sh.dmean_max);
 				printf("}");
 			}
 			if (pattern != IBF_CONG_SHIFT_ALL)
@@ -1082,6 +1088,10 @@ static int cmd_route_congestion(int argc, char **argv)
 				       pm.wworst, pm.wmean_max);
 			if (pattern != IBF_CONG_SHIFT_ALL) {
 				print_bound(&pm, 1);
+				if (pm.demand)
+					printf(", \"demand_load\": {\"worst\": %.4f, "
+					       "\"mean_max\": %.4f}",
+					       pm.dworst, pm.dmean_max);
 				printf("}");
 			}
 			printf("}");
@@ -1107,13 +1117,13 @@ static int cmd_route_congestion(int argc, char **argv)
 					       sh.worst, sh.worst_inst, wl, sh.free_inst, sh.ninst,
 					       100.0 * sh.share_free, sh.mean_max);
 				print_bound(&sh, 0);
-				if (sh.rated) {
+				if (sh.demand) {
 					char wl2[160] = "";
-					if (sh.wworst > 0)
-						cong_link_name(f, sh.wworst_link, wl2, sizeof(wl2));
-					printf("    rate-weighted (flows x fastest rate / link rate): "
-					       "worst %u (shift %u%s), mean max %.2f\n",
-					       sh.wworst, sh.wworst_inst, wl2, sh.wmean_max);
+					if (sh.dworst > 0)
+						cong_link_name(f, sh.dworst_link, wl2, sizeof(wl2));
+					printf("    demand load (flows' host rates / link rate): "
+					       "worst %.2f (shift %u%s), mean max %.2f\n",
+					       sh.dworst, sh.dworst_inst, wl2, sh.dmean_max);
 				}
 			}
 			if (pattern != IBF_CONG_SHIFT_ALL)
@@ -1123,10 +1133,10 @@ static int cmd_route_congestion(int argc, char **argv)
 				       pm.worst);
 			if (pattern != IBF_CONG_SHIFT_ALL)
 				print_bound(&pm, 0);
-			if (pattern != IBF_CONG_SHIFT_ALL && pm.rated)
-				printf("    rate-weighted (flows x fastest rate / link rate): mean max "
-				       "%.2f, worst %u\n",
-				       pm.wmean_max, pm.wworst);
+			if (pattern != IBF_CONG_SHIFT_ALL && pm.demand)
+				printf("    demand load (flows' host rates / link rate): mean max "
+				       "%.2f, worst %.2f\n",
+				       pm.dmean_max, pm.dworst);
 			if (pattern == -1 && !shs)
 				printf("  cell: %u/%.1f%%/%.2f\n", sh.worst, 100.0 * sh.share_free,
 				       pm.mean_max);

@@ -10,6 +10,16 @@
  * The instance's figure is its largest link load; "contention-free" means
  * at most one flow per link.
  *
+ * Demand load (fabrics whose switch and host cables do not all run at one
+ * rate).  A flow cannot run faster than the slower of its two host cables:
+ * its demand is min(rate(a), rate(b)).  A link's demand load is the sum of
+ * its flows' demands over its own rate: 1 when it just carries what its
+ * flows can inject, above 1 when it is the bottleneck (at least one of its
+ * flows then gets at most 1/load of its demand).  With every cable at one
+ * rate each demand is the link's rate and the demand load is the flow
+ * count.  Rates are ibf_cable_rate's; a cable whose rate is unknown counts
+ * as the fastest cable of the fabric.
+ *
  *   shift (all):  pi(a) = (a + c) mod N for every c = 1..N-1
  *   shift c:      that one shift
  *   perm:         `perms` uniformly random permutations (Fisher-Yates,
@@ -138,6 +148,7 @@ struct host {
 	uint8_t port;
 	uint32_t sw;
 	uint32_t dlid; /* 0: no LID */
+	uint32_t rate; /* its cable's rate (unknown: the fastest) */
 };
 
 struct cg {
@@ -149,6 +160,10 @@ struct cg {
 	uint32_t *lw;	/* [E] rate weights; NULL on a one-rate fabric */
 	uint32_t maxw;	/* largest load x weight of the open instance */
 	uint32_t maxwe; /* its link */
+	uint32_t *lrate; /* [E] link rates; NULL when every cable runs at one rate */
+	uint64_t *dload; /* [E] sum of the demands of the link's flows */
+	double maxd;	 /* largest demand load of the open instance */
+	uint32_t maxde;	 /* its link */
 	uint32_t *touched;
 	uint32_t ntouched;
 	uint64_t flows, unrouted;
@@ -191,6 +206,15 @@ static int flow(struct cg *c, uint32_t a, uint32_t b, uint32_t *maxl, uint32_t *
 		if (c->lw && c->load[e] * c->lw[e] > c->maxw) {
 			c->maxw = c->load[e] * c->lw[e];
 			c->maxwe = e;
+		}
+		if (c->lrate) {
+			uint32_t ra = c->h[a].rate, rb = c->h[b].rate;
+			c->dload[e] += ra < rb ? ra : rb;
+			double u = (double)c->dload[e] / (double)c->lrate[e];
+			if (u > c->maxd) {
+				c->maxd = u;
+				c->maxde = e;
+			}
 		}
 		s = f->adj[e].nbr;
 	}
@@ -304,9 +328,42 @@ static uint32_t cut_bound(struct cut *k, int lv, const uint32_t *dst, uint32_t N
 
 static void reset(struct cg *c)
 {
-	for (uint32_t i = 0; i < c->ntouched; i++)
+	for (uint32_t i = 0; i < c->ntouched; i++) {
 		c->load[c->touched[i]] = 0;
+		if (c->dload)
+			c->dload[c->touched[i]] = 0;
+	}
 	c->ntouched = 0;
+}
+
+/* The hosts' and the switch links' cable rates (lrate[E]), an unknown one
+ * the fastest known; returns 1 when they are not all one rate (all unknown
+ * is one rate). */
+static int demand_rates(const struct ibf_fabric *f, struct host *h, uint32_t N, uint32_t *lrate)
+{
+	uint32_t E = f->adj_off[f->nsw], top = 0;
+	for (uint32_t e = 0; e < E; e++) {
+		lrate[e] = ibf_cable_rate(f, f->switches[f->adj_src[e]], f->adj[e].lport);
+		if (lrate[e] > top)
+			top = lrate[e];
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		h[i].rate = ibf_cable_rate(f, h[i].node, h[i].port);
+		if (h[i].rate > top)
+			top = h[i].rate;
+	}
+	int mixed = 0;
+	for (uint32_t e = 0; e < E; e++) {
+		if (!lrate[e])
+			lrate[e] = top;
+		mixed |= lrate[e] != top;
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		if (!h[i].rate)
+			h[i].rate = top;
+		mixed |= h[i].rate != top;
+	}
+	return mixed;
 }
 
 /* The end ports in the pattern's order (*order: the order used) as hosts,
@@ -442,6 +499,14 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
+	c.lrate = malloc((E ? E : 1) * sizeof(uint32_t));
+	if (c.lrate && !demand_rates(f, h, N, c.lrate)) {
+		free(c.lrate); /* one rate: the demand loads are the loads */
+		c.lrate = NULL;
+	} else if (!c.lrate || !(c.dload = calloc(E ? E : 1, sizeof(uint64_t)))) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
 	perm = calloc(N ? N : 1, sizeof(uint32_t));
 	uint32_t ninst = 0;
 	switch (o->pattern) {
@@ -471,12 +536,24 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	rep->cut_levels = cut.nlv + 1;
 	rep->rated = c.lw != NULL;
 	rep->wworst_link = UINT32_MAX;
-	double sum = 0, bsum = 0, wsum = 0;
+	rep->demand = c.lrate != NULL;
+	rep->dworst_link = UINT32_MAX;
+	double sum = 0, bsum = 0, wsum = 0, dsum = 0;
 	for (uint32_t k = 0; k < ninst; k++) {
 		uint32_t maxl = 0, maxe = UINT32_MAX, id;
 		c.maxw = 0;
 		c.maxwe = UINT32_MAX;
+		c.maxd = 0;
+		c.maxde = UINT32_MAX;
 		instance(&c, o, k, perm, &maxl, &maxe, &id);
+		if (c.lrate) {
+			dsum += c.maxd;
+			if (k == 0 || c.maxd > rep->dworst) {
+				rep->dworst = c.maxd;
+				rep->dworst_inst = id;
+				rep->dworst_link = c.maxde;
+			}
+		}
 		if (c.lw) {
 			wsum += c.maxw;
 			if (k == 0 || c.maxw > rep->wworst) {
@@ -510,6 +587,7 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	rep->share_free = ninst ? (double)rep->free_inst / ninst : 0;
 	rep->mean_max = ninst ? sum / ninst : 0;
 	rep->wmean_max = ninst ? wsum / ninst : 0;
+	rep->dmean_max = ninst ? dsum / ninst : 0;
 	rep->cut_mean = ninst ? bsum / ninst : 0;
 	for (int l = 0; l <= cut.nlv; l++)
 		if (rep->cut[l] > rep->cut_worst)
@@ -521,6 +599,8 @@ out:
 	free(h);
 	free(c.load);
 	free(c.lw);
+	free(c.lrate);
+	free(c.dload);
 	free(c.touched);
 	free(perm);
 	if (rc)

@@ -274,10 +274,18 @@ int eng_build_links(struct eng_ctx *c, struct ibf_error *err)
 }
 
 /* a port's data rate in 0.1 Gb/s, 0 when its width or speed is unknown */
-static uint32_t port_rate(const struct ibf_fabric *f, uint32_t sw, uint8_t port)
+static uint32_t port_rate(const struct ibf_fabric *f, int node, int port)
 {
-	const struct ibf_port *pp = ibf_port(f, f->switches[sw], port);
+	const struct ibf_port *pp = ibf_port(f, node, port);
 	return (uint32_t)pp->width * ibf_speed_rate(pp->speed);
+}
+
+uint32_t ibf_cable_rate(const struct ibf_fabric *f, int node, int port)
+{
+	const struct ibf_port *pp = ibf_port(f, node, port);
+	uint32_t x = port_rate(f, node, port);
+	uint32_t y = pp->peer_node == IBF_NO_NODE ? 0 : port_rate(f, pp->peer_node, pp->peer_port);
+	return x && y ? (x < y ? x : y) : x ? x : y;
 }
 
 int ibf_link_rate_weights(const struct ibf_fabric *f, uint32_t *lw)
@@ -287,8 +295,8 @@ int ibf_link_rate_weights(const struct ibf_fabric *f, uint32_t *lw)
 	uint64_t top = 0;
 	for (uint32_t e = 0; e < E; e++) {
 		const struct ibf_adj *a = &f->adj[e];
-		uint32_t x = port_rate(f, f->adj_src[e], a->lport);
-		uint32_t y = port_rate(f, a->nbr, a->rport);
+		uint32_t x = port_rate(f, f->switches[f->adj_src[e]], a->lport);
+		uint32_t y = port_rate(f, f->switches[a->nbr], a->rport);
 		lw[e] = x && y ? (x < y ? x : y) : x ? x : y;
 		if (lw[e] > top)
 			top = lw[e];

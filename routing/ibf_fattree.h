@@ -227,6 +227,15 @@ struct ibf_cong_report {
 	int rated;
 	uint32_t wworst, wworst_inst, wworst_link;
 	double wmean_max;
+	/* cables (switch links and host cables) of different rates: the same
+	 * figures in demand load, a link's sum over its flows of the slower
+	 * host cable's rate, over the link's own rate (1: the link carries
+	 * what its flows can inject; see routing/congestion.c); demand 0 (one
+	 * rate) leaves them 0 */
+	int demand;
+	double dworst;
+	uint32_t dworst_inst, dworst_link;
+	double dmean_max;
 };
 int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		   const struct ibf_cong_opts *o, struct ibf_cong_report *rep,

@@ -306,6 +306,10 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
  * and 1 when the rate is unknown.  Returns 1 when some weight exceeds 1. */
 #define IBF_MAX_RATE_WEIGHT 64
 int ibf_link_rate_weights(const struct ibf_fabric *f, uint32_t *lw);
+/* The data rate in 0.1 Gb/s of the cable at (node, port): width x per-lane
+ * speed of the slower end, of the one end that knows it, 0 when neither
+ * does (or the port is not cabled and does not know it). */
+uint32_t ibf_cable_rate(const struct ibf_fabric *f, int node, int port);
 
 /* Definitions: see the comment at the top of routing/stats.c. */
 struct ibf_path_stats {

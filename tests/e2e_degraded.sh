@@ -85,6 +85,15 @@ assert o["rate_weighted"]["worst"] == 4 and o["worst"] == 1, o
 assert d["rate_weighted"]["worst"] == d["worst"], d
 assert m["rate_weighted"]["worst"] == m["worst"], m
 ' "$WORK/old-dmodk-cong.json" "$WORK/bad-dmodk-cong.json" "$WORK/bad-minimal-cong.json"
+# the demand load says the same here, the hosts running at the fastest
+# rate: one EDR flow on the 1xEDR twin is 4.0, none elsewhere above 1
+check "faulty: demand load 4.0 for the old dmodk tables, the plain worst for dmodk and minimal" python3 -c '
+import json, sys
+o, d, m = (json.load(open(f))["layers"][0]["shift"] for f in sys.argv[1:4])
+assert o["demand_load"]["worst"] == 4.0, o
+assert d["demand_load"]["worst"] == d["worst"], d
+assert m["demand_load"]["worst"] == m["worst"], m
+' "$WORK/old-dmodk-cong.json" "$WORK/bad-dmodk-cong.json" "$WORK/bad-minimal-cong.json"
 # a stable reroute from the tables made before the cable degraded (the
 # plugin's default after a change) keeps no column through the 1x twin:
 # they are checked on the fabric dmodk routes, without it
@@ -152,8 +161,9 @@ s = json.load(open(sys.argv[1]))["layers"][0]["shift"]
 assert s["rate_weighted"]["worst"] == s["worst"], s
 ' "$WORK/bundle-cong.json"
 "$IBFAB" route congestion --json --topology "$WORK/ok.ibnd" --engine dmodk >"$WORK/ok-cong.json" 2>&1
-check "clean: route congestion has no rate-weighted figures" sh -c \
-	"grep -q '\"worst\"' '$WORK/ok-cong.json' && ! grep -q rate_weighted '$WORK/ok-cong.json'"
+check "clean: route congestion has no rate-weighted or demand figures" sh -c \
+	"grep -q '\"worst\"' '$WORK/ok-cong.json' && ! grep -q rate_weighted '$WORK/ok-cong.json' &&
+	! grep -q demand_load '$WORK/ok-cong.json'"
 "$IBFAB" route stats --json --topology "$WORK/ok.ibnd" --engine minimal >"$WORK/ok-stats.json" 2>&1
 check "clean: route stats lists no slower link" sh -c "! grep -q slower_links '$WORK/ok-stats.json'"
 

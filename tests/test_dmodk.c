@@ -1139,6 +1139,112 @@ static void t_zero_weight_parents(void)
 	ibf_fabric_free(f);
 }
 
+/* the cable at (node, port) at 4x speed, both ends */
+static void set_speed(struct ibf_fabric *f, int node, int port, int speed)
+{
+	struct ibf_port *pp = ibf_port(f, node, port);
+	pp->width = 4;
+	pp->speed = (uint8_t)speed;
+	if (pp->peer_node != IBF_NO_NODE) {
+		struct ibf_port *q = ibf_port(f, pp->peer_node, pp->peer_port);
+		q->width = 4;
+		q->speed = (uint8_t)speed;
+	}
+}
+
+/* one shift's congestion report of tables r */
+static void cong_shift(const struct ibf_fabric *f, const struct ibf_routes *r, uint32_t c,
+		       struct ibf_cong_report *rep)
+{
+	struct ibf_cong_opts o;
+	ibf_cong_opts_default(&o);
+	o.pattern = IBF_CONG_SHIFT;
+	o.shift = c;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_congestion(f, r, &o, rep, &err) == 0);
+}
+
+/* Demand load on links of different rates.  Two leaves of 2 hosts, one
+ * spine, every cable 4xEDR; the tables are made first (so that no engine
+ * sees the rates) and the cables changed under them.  Hosts in tree order
+ * h0 h1 on leaf A, h2 h3 on leaf B. */
+static void t_demand_load(void)
+{
+	int m[2] = { 2, 2 }, w[2] = { 1, 1 };
+	struct ibf_fabric *f = xgft(2, m, w, 1, 0);
+	TT_REQUIRE(f);
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_ftree t;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_ftree_build(f, NULL, &t, &err) == 0);
+	TT_EQ_INT(t.nends, 4);
+	int leaf = f->switches[t.ends[0].sw];
+	TT_REQUIRE(t.ends[1].sw == t.ends[0].sw && t.ends[2].sw != t.ends[0].sw);
+	ibf_ftree_free(&t);
+	for (uint32_t v = 0; v < f->nnodes; v++)
+		for (int p = 1; p <= f->nodes[v].nports; p++)
+			if (ibf_port(f, (int)v, p)->peer_node != IBF_NO_NODE)
+				set_speed(f, (int)v, p, IBF_SPEED_EDR);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
+	struct ibf_cong_report rep;
+
+	/* one rate: no demand (nor rate-weighted) figures */
+	cong_shift(f, &r, 2, &rep);
+	TT_EQ_INT(rep.worst, 2);
+	TT_EQ_INT(rep.demand, 0);
+	TT_EQ_INT(rep.rated, 0);
+	ibf_cong_report_free(&rep);
+
+	/* leaf A, its up-cable and its hosts' cables at QDR (32 Gb/s against
+	 * 100): shift 1 puts one flow of QDR hosts (h1 -> h2, h3 -> h0) on each
+	 * direction of the QDR up-cable.  Flows times the rate weight (3) say 3;
+	 * the flows cannot go faster than their QDR hosts: demand load 1 */
+	for (int p = 1; p <= f->nodes[leaf].nports; p++)
+		if (ibf_port(f, leaf, p)->peer_node != IBF_NO_NODE)
+			set_speed(f, leaf, p, IBF_SPEED_QDR);
+	cong_shift(f, &r, 1, &rep);
+	TT_EQ_INT(rep.worst, 1);
+	TT_EQ_INT(rep.rated, 1);
+	TT_EQ_INT(rep.wworst, 3);
+	TT_EQ_INT(rep.demand, 1);
+	TT_CHECK_MSG(rep.dworst == 1.0, "QDR hosts on a QDR up-cable: demand load %g, not 1",
+		     rep.dworst);
+	TT_CHECK(rep.dmean_max == 1.0);
+	ibf_cong_report_free(&rep);
+	/* shift 2: both QDR hosts send over the one QDR up-cable: 2 */
+	cong_shift(f, &r, 2, &rep);
+	TT_EQ_INT(rep.worst, 2);
+	TT_EQ_INT(rep.wworst, 6);
+	TT_CHECK_MSG(rep.dworst == 2.0, "two QDR flows on a QDR cable: demand load %g, not 2",
+		     rep.dworst);
+	ibf_cong_report_free(&rep);
+
+	/* the hosts back at EDR, only the up-cable at QDR: one EDR flow on it
+	 * is a real bottleneck, 100 / 32 */
+	for (int p = 1; p <= f->nodes[leaf].nports; p++) {
+		const struct ibf_port *pp = ibf_port(f, leaf, p);
+		if (pp->peer_node != IBF_NO_NODE && f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+			set_speed(f, leaf, p, IBF_SPEED_EDR);
+	}
+	cong_shift(f, &r, 1, &rep);
+	TT_EQ_INT(rep.worst, 1);
+	TT_CHECK_MSG(rep.dworst == 100.0 / 32.0, "an EDR flow on a QDR cable: demand load %g",
+		     rep.dworst);
+	ibf_cong_report_free(&rep);
+
+	/* every cable at QDR: one rate again, whatever the rate */
+	for (uint32_t v = 0; v < f->nnodes; v++)
+		for (int p = 1; p <= f->nodes[v].nports; p++)
+			if (ibf_port(f, (int)v, p)->peer_node != IBF_NO_NODE)
+				set_speed(f, (int)v, p, IBF_SPEED_QDR);
+	cong_shift(f, &r, 1, &rep);
+	TT_EQ_INT(rep.demand, 0);
+	ibf_cong_report_free(&rep);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(t_recognise_kary3);
@@ -1162,5 +1268,6 @@ int main(void)
 	TT(t_partial_leaves);
 	TT(t_roots_file);
 	TT(t_zero_weight_parents);
+	TT(t_demand_load);
 	return tt_done();
 }
