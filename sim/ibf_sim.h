@@ -125,9 +125,10 @@ struct ibf_sim_pattern {
 	double mice_gbps; /* ADVERSARIAL: demand of each small flow (0: 1 % of a host link) */
 	uint32_t mice;	  /* ADVERSARIAL: small flows per host (default 4) */
 	const char *file; /* FILE: the traffic file (points into the spec) */
-	uint64_t mem_limit; /* bytes a phase may take (0: physical memory or the
-			     * ulimit); a phase with more flows than fit at
-			     * about 128 bytes each is refused (IBF_ENOMEM) */
+	uint64_t mem_limit; /* bytes a phase may take (0: ibf_mem_limit_get's,
+			     * else the smaller of the two); a phase with more
+			     * flows than fit at about 192 bytes each is
+			     * refused (IBF_ENOMEM) */
 };
 /* "shift:C", "shifts", "perm[:K]", "a2a", "a2a-phased", "pairwise",
  * "cumulative", "random-pairwise[:K]", "bisection[:K]", "ring", "recdbl",
@@ -135,6 +136,31 @@ struct ibf_sim_pattern {
  * "file:PATH" (p->file points into s, which must outlive p). */
 int ibf_sim_pattern_parse(const char *s, struct ibf_sim_pattern *p, struct ibf_error *err);
 const char *ibf_sim_pattern_name(int id);
+
+/* The memory the process may use (sim/memlimit.c): the smallest of
+ * physical memory, the cgroup v2 memory.max and cgroup v1
+ * memory.limit_in_bytes of the process's cgroup and its ancestors, and
+ * RLIMIT_AS / RLIMIT_DATA.  root is put in front of /proc/self/cgroup and
+ * /sys/fs/cgroup (NULL: the environment variable IBFAB_CGROUP_ROOT, or
+ * none); bytes is UINT64_MAX when nothing is known. */
+enum {
+	IBF_MEMLIM_NONE = 0,
+	IBF_MEMLIM_PHYS,
+	IBF_MEMLIM_CGROUP2,
+	IBF_MEMLIM_CGROUP1,
+	IBF_MEMLIM_AS,
+	IBF_MEMLIM_DATA,
+	IBF_MEMLIM_CALLER, /* not found here: a limit the caller gives (mem_limit) */
+};
+#define IBF_MEM_LIMIT_PATH 512
+struct ibf_mem_limit {
+	uint64_t bytes;
+	int source;			     /* IBF_MEMLIM_* of the smallest */
+	char where[IBF_MEM_LIMIT_PATH + 64]; /* a cgroup limit's file, else "" */
+};
+void ibf_mem_limit_get(const char *root, struct ibf_mem_limit *m);
+/* "physical memory", "cgroup v2 memory.max", ... */
+const char *ibf_mem_limit_source_name(int source);
 
 /* Calls fn once per phase (the phase's memory is reused after fn returns).
  * Needs the placement (hierarchy and node sharing) and the network

@@ -6,8 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 static const char *const names[] = {
 	[IBF_PAT_SHIFT] = "shift",
@@ -148,22 +146,6 @@ static uint64_t quadratic_flows(const struct ibf_sim_net *n, const struct ibf_si
  * on longer paths.  a2a on 13824 hosts (191 million flows) grew to the
  * machine's 24 GiB and was killed after 7 minutes. */
 #define SIM_FLOW_BYTES 192u
-
-/* The memory the process may use: physical memory, or less when an
- * address-space or data ulimit says so. */
-static uint64_t sim_memory_limit(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-	uint64_t lim = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : UINT64_MAX;
-	struct rlimit rl;
-	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    (uint64_t)rl.rlim_cur < lim)
-		lim = (uint64_t)rl.rlim_cur;
-	if (!getrlimit(RLIMIT_DATA, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    (uint64_t)rl.rlim_cur < lim)
-		lim = (uint64_t)rl.rlim_cur;
-	return lim;
-}
 
 static void begin(struct gen *g, double bytes, uint32_t repeat, const char *label)
 {
@@ -611,9 +593,14 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 	uint32_t N = pl->nranks;
 	if (N < 2)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "a pattern needs at least 2 ranks");
-	uint64_t memlim = sim_memory_limit();
-	if (p->mem_limit && p->mem_limit < memlim)
-		memlim = p->mem_limit;
+	struct ibf_mem_limit ml;
+	ibf_mem_limit_get(NULL, &ml);
+	if (p->mem_limit && p->mem_limit < ml.bytes) {
+		ml.bytes = p->mem_limit;
+		ml.source = IBF_MEMLIM_CALLER;
+		ml.where[0] = '\0';
+	}
+	uint64_t memlim = ml.bytes;
 	g.maxflows = memlim / SIM_FLOW_BYTES;
 	g.need = quadratic_flows(n, pl, p);
 	if (g.need > g.maxflows)
@@ -683,17 +670,27 @@ int ibf_sim_pattern_run(const struct ibf_sim_net *n, const struct ibf_sim_placem
 	}
 	free(perm);
 	free(g.ph.flow);
-	if (g.toobig)
+	if (g.toobig) {
+		/* GiB as before; a small cgroup or ulimit read 0.00 GiB */
+		char amount[48];
+		if (memlim >= (1ull << 30))
+			snprintf(amount, sizeof(amount), "%.2f GiB",
+				 (double)memlim / (1024.0 * 1024.0 * 1024.0));
+		else if (memlim >= (1ull << 20))
+			snprintf(amount, sizeof(amount), "%.1f MiB", (double)memlim / (1024.0 * 1024.0));
+		else
+			snprintf(amount, sizeof(amount), "%llu bytes", (unsigned long long)memlim);
 		return ibf_error_set(
 			err, IBF_ENOMEM, NULL, 0,
 			"pattern %s on %u ranks: phase '%s' has %s%llu flows, more than the "
-			"%llu that fit in the %.2f GiB of memory there is (physical memory or "
-			"ulimit) at about %u bytes each; use fewer ranks or a pattern with "
-			"smaller phases (a2a-phased instead of a2a)",
+			"%llu that fit in the %s of memory there is (limit: %s%s%s) at "
+			"about %u bytes each; use fewer ranks or a pattern with smaller phases "
+			"(a2a-phased instead of a2a)",
 			ibf_sim_pattern_name(p->id), N, g.ph.label, g.need ? "" : "more than ",
 			(unsigned long long)(g.need ? g.need : g.maxflows),
-			(unsigned long long)g.maxflows, (double)memlim / (1024.0 * 1024.0 * 1024.0),
-			SIM_FLOW_BYTES);
+			(unsigned long long)g.maxflows, amount, ibf_mem_limit_source_name(ml.source),
+			ml.where[0] ? " in " : "", ml.where, SIM_FLOW_BYTES);
+	}
 	if (g.oom)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0,
 				     "out of memory building the pattern");

@@ -99,6 +99,32 @@ for b in 1MiB 1M; do
 		bash -c "test $r = 0 && grep -q 'messages of 1048576 B' '$W/a' && cmp -s <(grep -v wall '$W/a') <(grep -v wall '$W/b')"
 done
 
+# the memory limit of a cgroup (fake files through IBFAB_CGROUP_ROOT): a2a on
+# the 4 hosts (12 flows) does not fit in 2000 bytes of cgroup v2 memory.max;
+# the refusal names that limit and its file, nothing on stdout.  The same
+# limit for sim packet's pattern traffic.
+CG=$W/cgroot
+mkdir -p "$CG/proc/self" "$CG/sys/fs/cgroup/job"
+echo "0::/job" >"$CG/proc/self/cgroup"
+echo 2000 >"$CG/sys/fs/cgroup/job/memory.max"
+IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern a2a \
+	>"$W/out" 2>"$W/err"
+r=$?
+diag <"$W/err"
+check "sim flow a2a under a 2000-byte cgroup: exit 1 (got $r), the cgroup file named, no stdout" \
+	sh -c "test $r = 1 && test ! -s '$W/out' &&
+	grep -q 'has 12 flows, more than the 10 that fit in the 2000 bytes of memory there is (limit: cgroup v2 memory.max in $CG/sys/fs/cgroup/job/memory.max)' '$W/err'"
+IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --traffic a2a \
+	--load 0.5 --measure 1us >"$W/out" 2>"$W/err"
+r=$?
+check "sim packet --traffic a2a under the same cgroup: exit 1 (got $r), the cgroup named" \
+	sh -c "test $r = 1 && grep -q 'limit: cgroup v2 memory.max in ' '$W/err'"
+echo max >"$CG/sys/fs/cgroup/job/memory.max"
+IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern a2a \
+	>"$W/out" 2>"$W/err"
+r=$?
+check "sim flow a2a with memory.max 'max': runs (exit $r)" test "$r" = 0
+
 # and the good forms still work
 "$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --loads 0.2:0.4:0.2 --buffer 8k \
 	--accels 2 --msg 4KiB --measure 2us --warmup 1us -q >"$W/out" 2>"$W/err"

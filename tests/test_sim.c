@@ -4,7 +4,12 @@
 #include "sim_internal.h"
 #include "tt.h"
 
+#include <errno.h>
 #include <math.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int near(double a, double b)
 {
@@ -1136,6 +1141,153 @@ static void test_in_switch_ca(void)
 	fx_free(&x);
 }
 
+/* ------------------------------------------------------------ memory limit */
+
+/* write text to root/rel, making its directories */
+static int put(const char *root, const char *rel, const char *text)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(path, 0700) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	FILE *fp = fopen(path, "w");
+	if (!fp)
+		return -1;
+	fputs(text, fp);
+	return fclose(fp);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+	return a >= b && !strcmp(s + a - b, tail);
+}
+
+#define MiB (1024ull * 1024ull)
+
+static void test_mem_limit(void)
+{
+	char root[] = "/tmp/ibfab-memlim.XXXXXX", empty[] = "/tmp/ibfab-memlim.XXXXXX";
+	TT_REQUIRE(mkdtemp(root) && mkdtemp(empty));
+	/* without cgroup files: physical memory or an rlimit */
+	struct ibf_mem_limit base, m;
+	ibf_mem_limit_get(empty, &base);
+	TT_CHECK_MSG(base.source == IBF_MEMLIM_PHYS || base.source == IBF_MEMLIM_AS ||
+			     base.source == IBF_MEMLIM_DATA,
+		     "%s", ibf_mem_limit_source_name(base.source));
+	TT_REQUIRE(base.bytes > 256 * MiB);
+	TT_CHECK(!base.where[0]);
+
+	/* cgroup v2: the parent's 64 MiB binds the child whose memory.max is "max" */
+	TT_REQUIRE(!put(root, "proc/self/cgroup", "0::/a/b\n"));
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/a/b/memory.max", "max\n"));
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/a/memory.max", "67108864\n"));
+	ibf_mem_limit_get(root, &m);
+	TT_EQ_INT(m.bytes, 64 * MiB);
+	TT_EQ_INT(m.source, IBF_MEMLIM_CGROUP2);
+	TT_CHECK_MSG(ends_with(m.where, "/sys/fs/cgroup/a/memory.max"), "%s", m.where);
+	/* the child's own lower limit */
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/a/b/memory.max", "33554432\n"));
+	ibf_mem_limit_get(root, &m);
+	TT_EQ_INT(m.bytes, 32 * MiB);
+	TT_CHECK_MSG(ends_with(m.where, "/sys/fs/cgroup/a/b/memory.max"), "%s", m.where);
+	/* the mount's root (a container's own cgroup) counts too */
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/memory.max", "16777216\n"));
+	ibf_mem_limit_get(root, &m);
+	TT_EQ_INT(m.bytes, 16 * MiB);
+	TT_CHECK_MSG(ends_with(m.where, "/sys/fs/cgroup/memory.max"), "%s", m.where);
+	/* "max", 0, garbage and v1's "no limit" (about 2^63) are no limit */
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/memory.max", "max\n"));
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/a/memory.max", "0\n"));
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/a/b/memory.max", "12abc\n"));
+	ibf_mem_limit_get(root, &m);
+	TT_EQ_INT(m.bytes, base.bytes);
+	TT_EQ_INT(m.source, base.source);
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/a/b/memory.max", "9223372036854771712\n"));
+	ibf_mem_limit_get(root, &m);
+	TT_EQ_INT(m.bytes, base.bytes);
+	/* a cgroup outside the mount (a ".." path) is not read */
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/memory.max", "16777216\n"));
+	TT_REQUIRE(!put(root, "proc/self/cgroup", "0::/../x\n"));
+	ibf_mem_limit_get(root, &m);
+	TT_EQ_INT(m.bytes, base.bytes);
+
+	/* cgroup v1: the memory controller's line, another one ignored */
+	TT_REQUIRE(!put(root, "proc/self/cgroup",
+			"7:cpuset:/c\n5:cpu,memory:/c/d\n1:name=systemd:/c\n"));
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/cpuset/c/memory.limit_in_bytes", "1048576\n"));
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/memory/memory.limit_in_bytes",
+			"9223372036854771712\n"));
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/memory/c/d/memory.limit_in_bytes", "50331648\n"));
+	ibf_mem_limit_get(root, &m);
+	TT_EQ_INT(m.bytes, 48 * MiB);
+	TT_EQ_INT(m.source, IBF_MEMLIM_CGROUP1);
+	TT_CHECK_MSG(ends_with(m.where, "/sys/fs/cgroup/memory/c/d/memory.limit_in_bytes"), "%s",
+		     m.where);
+
+	/* RLIMIT_DATA below the cgroup's 48 MiB, in a child process */
+	fflush(stdout);
+	pid_t pid = fork();
+	TT_REQUIRE(pid >= 0);
+	if (!pid) {
+		/* once before the limit, so that the allocator (ASan's too) has
+		 * what fopen needs mapped already */
+		struct ibf_mem_limit c;
+		ibf_mem_limit_get(root, &c);
+		struct rlimit rl;
+		int ok = !getrlimit(RLIMIT_DATA, &rl);
+		rl.rlim_cur = (rlim_t)(40 * MiB);
+		ok = ok && !setrlimit(RLIMIT_DATA, &rl);
+		ibf_mem_limit_get(root, &c);
+		int good = ok && c.bytes == 40 * MiB && c.source == IBF_MEMLIM_DATA && !c.where[0];
+		_exit(good ? 0 : 1);
+	}
+	int st = 0;
+	TT_REQUIRE(waitpid(pid, &st, 0) == pid);
+	TT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "RLIMIT_DATA child: status %d", st);
+
+	/* the simulators' refusal names the limit (IBFAB_CGROUP_ROOT) */
+	TT_REQUIRE(!put(root, "proc/self/cgroup", "0::/a\n"));
+	TT_REQUIRE(!put(root, "sys/fs/cgroup/a/memory.max", "3000\n"));
+	TT_REQUIRE(!setenv("IBFAB_CGROUP_ROOT", root, 1));
+	ibf_mem_limit_get(NULL, &m);
+	TT_EQ_INT(m.bytes, 3000);
+	struct ibf_slimfly_opts so = { .q = 5, .hosts = -1 };
+	struct ibf_error err;
+	struct fx x;
+	memset(&x, 0, sizeof(x));
+	x.f = ibf_gen_slimfly(&so, &err);
+	TT_REQUIRE(x.f && !finish(x.f, 0));
+	TT_REQUIRE(!fx_route(&x, "minimal"));
+	struct ibf_sim_placement six;
+	TT_REQUIRE(!ibf_sim_place(&x.n, IBF_PLACE_LINEAR, 6, 1, 1, NULL, &six, &err));
+	struct ibf_sim_pattern p;
+	TT_REQUIRE(!ibf_sim_pattern_parse("a2a", &p, &err));
+	struct count_ctx c;
+	memset(&c, 0, sizeof(c));
+	TT_EQ_INT(ibf_sim_pattern_run(&x.n, &six, &p, count_phase, &c, &err), IBF_ENOMEM);
+	TT_EQ_INT(c.n, 0);
+	TT_CHECK_MSG(strstr(err.msg, "more than the 15 that fit") &&
+			     strstr(err.msg, "limit: cgroup v2 memory.max in ") &&
+			     strstr(err.msg, "/sys/fs/cgroup/a/memory.max"),
+		     "%s", err.msg);
+	/* a smaller limit of the caller's own is named as such */
+	p.mem_limit = 1000;
+	TT_EQ_INT(ibf_sim_pattern_run(&x.n, &six, &p, count_phase, &c, &err), IBF_ENOMEM);
+	TT_CHECK_MSG(strstr(err.msg, "limit: the caller's limit)"), "%s", err.msg);
+	unsetenv("IBFAB_CGROUP_ROOT");
+	ibf_sim_placement_free(&six);
+	fx_free(&x);
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", root, empty);
+	TT_CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
 	tt_run("line of switches: bottleneck order", test_line_bottlenecks);
@@ -1151,5 +1303,6 @@ int main(void)
 	tt_run("host order independent of the input's node order", test_host_order);
 	tt_run("two end ports on one LID are refused", test_duplicate_lid);
 	tt_run("a CA inside its switch is no host", test_in_switch_ca);
+	tt_run("memory limit: cgroup v2 and v1, rlimits, the refusal names it", test_mem_limit);
 	return tt_done();
 }
