@@ -332,6 +332,11 @@ struct ibf_path_stats {
 	 * of the others, and the busiest link in paths x rate weight */
 	uint64_t nslow;
 	double slow_max, fast_mean, link_wmax;
+	/* switch links and end-port cables of different rates: paths per link
+	 * with each path counted as min(its two end ports' cable rates) / the
+	 * link's rate (see routing/stats.c); demand 0 (one rate) leaves them 0 */
+	int demand;
+	double demand_mean, demand_max;
 	uint64_t unrouted;   /* (switch, assigned LID) pairs whose trace does not
 				       * deliver to the LID's port */
 };

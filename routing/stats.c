@@ -37,6 +37,14 @@
  *   the destinations' base LIDs (layer 0), so with LMC >= 1 the single-path
  *   balance of layer 0 can be read alone (link_max0, link_mean0).
  *
+ *   Demand-weighted paths (only when the switch links and the end ports'
+ *   cables do not all run at one rate).  The same paths, each counted as
+ *   min(rate of p's cable, rate of x's port's cable) / rate of the link:
+ *   the share of the link a flow of that pair could use at most.  With
+ *   one rate everywhere it is the path count.  Rates as ibf_cable_rate
+ *   gives them, an unknown one the fastest of the fabric; the sums are
+ *   integers (rates in 0.1 Gb/s) divided by the link's rate at the end.
+ *
  *   Unrouted.  (switch, LID) pairs over every switch and every assigned
  *   LID whose trace does not deliver to the LID's port.
  *
@@ -61,6 +69,10 @@ struct st_shared {
 	const uint32_t *hosts;	 /* [nsw] end ports cabled to each switch */
 	const int32_t *rep_node; /* [nsw] representative destination port, -1 none */
 	const uint8_t *rep_port;
+	/* demand weights; hrcnt NULL on a one-rate fabric */
+	uint32_t nrates, top;	/* distinct end-port cable rates; the fastest rate */
+	const uint32_t *rates;	/* [nrates] */
+	const uint32_t *hrcnt;	/* [nsw * nrates] end ports of each rate at each switch */
 	int layers;
 	uint32_t block, nblocks;
 	int nthreads;
@@ -74,6 +86,7 @@ struct st_thread {
 	uint64_t *disj_hist; /* [layers + 1] */
 	uint64_t *load;	     /* [nadj] */
 	uint64_t *load0;     /* [nadj] the base LIDs' share of load */
+	uint64_t *dload;     /* [nadj] sum of the paths' demands (NULL: one rate) */
 	uint64_t pairs, pair_paths, pair_failed, unrouted;
 	uint32_t max_len;
 };
@@ -240,8 +253,10 @@ static int link_part(struct st_thread *t)
 	const uint32_t nsw = f->nsw;
 	struct ibf_walk w;
 	uint64_t *acc = malloc(((size_t)nsw + 1) * sizeof(*acc));
-	if (!acc || ibf_walk_init(&w, f, m, sh->r, sh->block)) {
+	uint64_t *dacc = sh->hrcnt ? malloc(((size_t)nsw + 1) * sizeof(*dacc)) : NULL;
+	if (!acc || (sh->hrcnt && !dacc) || ibf_walk_init(&w, f, m, sh->r, sh->block)) {
 		free(acc);
+		free(dacc);
 		return IBF_ENOMEM;
 	}
 	for (uint32_t b = (uint32_t)t->idx; b < sh->nblocks; b += (uint32_t)sh->nthreads) {
@@ -267,6 +282,19 @@ static int link_part(struct st_thread *t)
 			const uint32_t *order = w.order + (size_t)k * nsw;
 			for (uint32_t s = 0; s < nsw; s++)
 				acc[s] = sh->hosts[s];
+			if (dacc) {
+				uint32_t rd = ibf_cable_rate(f, m->node[d], m->port[d]);
+				if (!rd)
+					rd = sh->top;
+				for (uint32_t s = 0; s < nsw; s++) {
+					const uint32_t *c = sh->hrcnt + (size_t)s * sh->nrates;
+					uint64_t x = 0;
+					for (uint32_t q = 0; q < sh->nrates; q++)
+						x += (uint64_t)c[q] *
+						     (sh->rates[q] < rd ? sh->rates[q] : rd);
+					dacc[s] = x;
+				}
+			}
 			for (uint32_t i = nsw; i-- > 0;) {
 				uint32_t s = order[i];
 				if (res[s] != IBF_TRACE_OK || next[s] == IBF_WALK_NONE || !acc[s])
@@ -277,13 +305,18 @@ static int link_part(struct st_thread *t)
 					t->load[l] += acc[s];
 					if (base)
 						t->load0[l] += acc[s];
+					if (dacc)
+						t->dload[l] += dacc[s];
 				}
 				acc[next[s]] += acc[s];
+				if (dacc)
+					dacc[next[s]] += dacc[s];
 			}
 		}
 	}
 	ibf_walk_free(&w);
 	free(acc);
+	free(dacc);
 	return 0;
 }
 
@@ -431,6 +464,74 @@ static void summarize(struct ibf_path_stats *st, uint32_t nadj, int L)
 	st->link_cv = mean > 0 ? sqrt(var) / mean : 0.0;
 }
 
+/* Demand weights: each switch link's rate (lrate[nadj]) and the end ports'
+ * cable rates per switch (sh->rates, sh->hrcnt), unknown rates the
+ * fastest.  Returns 1 when they are not all one rate, 0 when they are
+ * (nothing allocated), -1 out of memory. */
+static int demand_setup(const struct ibf_fabric *f, struct st_shared *sh, uint32_t *lrate,
+			uint32_t **rates_out, uint32_t **hrcnt_out)
+{
+	uint32_t nsw = f->nsw, nadj = f->adj_off[nsw], top = 0;
+	for (uint32_t e = 0; e < nadj; e++) {
+		lrate[e] = ibf_cable_rate(f, f->switches[f->adj_src[e]], f->adj[e].lport);
+		if (lrate[e] > top)
+			top = lrate[e];
+	}
+	/* distinct end-port rates, in increasing order (unknown: 0 for now) */
+	uint32_t rates[64], nr = 0;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (int p = 1; f->nodes[i].type != IBF_NODE_SWITCH && p <= f->nodes[i].nports; p++) {
+			if (ibf_port_switch(f, (int)i, p, NULL) < 0)
+				continue;
+			uint32_t r = ibf_cable_rate(f, (int)i, p), k = 0;
+			if (r > top)
+				top = r;
+			while (k < nr && rates[k] < r)
+				k++;
+			if (k < nr && rates[k] == r)
+				continue;
+			if (nr == 64)
+				return -1; /* more rates than InfiniBand has widths x speeds */
+			memmove(rates + k + 1, rates + k, (nr - k) * sizeof(*rates));
+			rates[k] = r;
+			nr++;
+		}
+	int mixed = 0;
+	for (uint32_t e = 0; e < nadj; e++) {
+		if (!lrate[e])
+			lrate[e] = top;
+		mixed |= lrate[e] != top;
+	}
+	for (uint32_t k = 0; k < nr; k++)
+		mixed |= rates[k] && rates[k] != top;
+	if (!mixed || !top)
+		return 0;
+	uint32_t *rv = malloc((size_t)nr * sizeof(*rv));
+	uint32_t *cnt = calloc((size_t)nsw * nr + 1, sizeof(*cnt));
+	if (!rv || !cnt) {
+		free(rv);
+		free(cnt);
+		return -1;
+	}
+	for (uint32_t k = 0; k < nr; k++)
+		rv[k] = rates[k] ? rates[k] : top;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (int p = 1; f->nodes[i].type != IBF_NODE_SWITCH && p <= f->nodes[i].nports; p++) {
+			int sn = ibf_port_switch(f, (int)i, p, NULL);
+			if (sn < 0)
+				continue;
+			uint32_t r = ibf_cable_rate(f, (int)i, p), k = 0;
+			while (rates[k] != r)
+				k++;
+			cnt[(size_t)f->nodes[sn].sw * nr + k]++;
+		}
+	sh->nrates = nr;
+	sh->top = top;
+	sh->rates = *rates_out = rv;
+	sh->hrcnt = *hrcnt_out = cnt;
+	return 1;
+}
+
 /* the links slower than the fastest switch link and the busiest link in
  * paths x rate weight (ibf_link_rate_weights); nothing on one-rate fabrics */
 static int rate_summary(const struct ibf_fabric *f, struct ibf_path_stats *st, uint32_t nadj)
@@ -483,7 +584,10 @@ int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *
 	const int32_t *portlinks = f->port_adj;
 	struct st_thread *th = NULL;
 	int nth = 0;
-	if (!hosts || !rep_node || !rep_port || !portlinks)
+	uint32_t *lrate = malloc(((size_t)nadj + 1) * sizeof(*lrate));
+	uint32_t *rates = NULL, *hrcnt = NULL;
+	uint64_t *dsum = NULL;
+	if (!hosts || !rep_node || !rep_port || !portlinks || !lrate)
 		goto nomem;
 	switch_hosts(f, hosts, rep_node, rep_port);
 
@@ -498,6 +602,9 @@ int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *
 		.layers = L,
 		.block = 64,
 	};
+	int dm = demand_setup(f, &sh, lrate, &rates, &hrcnt);
+	if (dm < 0)
+		goto nomem;
 	sh.nblocks = (m.max_lid + sh.block) / sh.block;
 	uint64_t work = (uint64_t)nsw * (m.max_lid + 1) + (uint64_t)nsw * nsw * (uint64_t)L * 4;
 	nth = ibf_walk_threads(work);
@@ -514,12 +621,32 @@ int ibf_path_stats_compute(const struct ibf_fabric *f, const struct ibf_routes *
 		th[i].disj_hist = calloc((size_t)L + 1, sizeof(uint64_t));
 		th[i].load = calloc((size_t)nadj + 1, sizeof(uint64_t));
 		th[i].load0 = calloc((size_t)nadj + 1, sizeof(uint64_t));
-		if (!th[i].len_hist || !th[i].disj_hist || !th[i].load || !th[i].load0)
+		th[i].dload = dm ? calloc((size_t)nadj + 1, sizeof(uint64_t)) : NULL;
+		if (!th[i].len_hist || !th[i].disj_hist || !th[i].load || !th[i].load0 ||
+		    (dm && !th[i].dload))
 			goto nomem;
 	}
 	if (run_workers(th, nth) || gather(st, th, nth, nsw, nadj, L))
 		goto nomem;
 	summarize(st, nadj, L);
+	if (dm) {
+		/* integer sums in thread order, one division per link */
+		if (!(dsum = calloc((size_t)nadj + 1, sizeof(*dsum))))
+			goto nomem;
+		for (int i = 0; i < nth; i++)
+			for (uint32_t a = 0; a < nadj; a++)
+				dsum[a] += th[i].dload[a];
+		double mx = 0, sum = 0;
+		for (uint32_t a = 0; a < nadj; a++) {
+			double u = (double)dsum[a] / (double)lrate[a];
+			sum += u;
+			if (u > mx)
+				mx = u;
+		}
+		st->demand = 1;
+		st->demand_max = mx;
+		st->demand_mean = nadj ? sum / nadj : 0.0;
+	}
 	if (rate_summary(f, st, nadj))
 		goto nomem;
 	rc = 0;
@@ -534,8 +661,13 @@ out:
 			free(th[i].disj_hist);
 			free(th[i].load);
 			free(th[i].load0);
+			free(th[i].dload);
 		}
 	free(th);
+	free(lrate);
+	free(rates);
+	free(hrcnt);
+	free(dsum);
 	free(hosts);
 	free(rep_node);
 	free(rep_port);
@@ -582,6 +714,9 @@ int ibf_path_stats_write_json(const struct ibf_path_stats *st, FILE *out)
 			"\"slower_links\":{\"links\":%llu,\"max\":%.0f,\"full_rate_mean\":%.4f,"
 			"\"rate_weighted_max\":%.0f},",
 			(unsigned long long)st->nslow, st->slow_max, st->fast_mean, st->link_wmax);
+	if (st->demand)
+		fprintf(out, "\"demand_weighted_paths\":{\"mean\":%.4f,\"max\":%.4f},",
+			st->demand_mean, st->demand_max);
 	fprintf(out, "\"unrouted\":%llu}\n", (unsigned long long)st->unrouted);
 	return ferror(out) ? IBF_EIO : 0;
 }
@@ -627,6 +762,11 @@ int ibf_path_stats_write_text(const struct ibf_path_stats *st, FILE *out)
 			"links slower than the fastest: %llu, paths on one: max %.0f (full-rate "
 			"links: mean %.2f); busiest link in paths x rate weight: %.0f\n",
 			(unsigned long long)st->nslow, st->slow_max, st->fast_mean, st->link_wmax);
+	if (st->demand)
+		fprintf(out,
+			"demand-weighted paths per link (each path x its slower host cable's rate / "
+			"link rate): mean %.2f max %.2f\n",
+			st->demand_mean, st->demand_max);
 	fprintf(out, "unrouted (switch, LID) pairs: %llu\n", (unsigned long long)st->unrouted);
 	return ferror(out) ? IBF_EIO : 0;
 }

@@ -1152,6 +1152,19 @@ static void set_speed(struct ibf_fabric *f, int node, int port, int speed)
 	}
 }
 
+/* route stats of tables r */
+static void path_stats(const struct ibf_fabric *f, const struct ibf_routes *r,
+		       struct ibf_path_stats *st)
+{
+	struct ibf_error err;
+	TT_REQUIRE(ibf_path_stats_compute(f, r, st, &err) == 0);
+}
+
+static int close_to(double a, double b)
+{
+	return a - b < 1e-9 && b - a < 1e-9;
+}
+
 /* one shift's congestion report of tables r */
 static void cong_shift(const struct ibf_fabric *f, const struct ibf_routes *r, uint32_t c,
 		       struct ibf_cong_report *rep)
@@ -1195,6 +1208,13 @@ static void t_demand_load(void)
 	TT_EQ_INT(rep.demand, 0);
 	TT_EQ_INT(rep.rated, 0);
 	ibf_cong_report_free(&rep);
+	/* route stats: every directed switch link carries the 2 x 2 paths
+	 * between the leaves */
+	struct ibf_path_stats st;
+	path_stats(f, &r, &st);
+	TT_CHECK(st.link_max == 4 && st.link_min == 4);
+	TT_EQ_INT(st.demand, 0);
+	ibf_path_stats_free(&st);
 
 	/* leaf A, its up-cable and its hosts' cables at QDR (32 Gb/s against
 	 * 100): shift 1 puts one flow of QDR hosts (h1 -> h2, h3 -> h0) on each
@@ -1212,6 +1232,16 @@ static void t_demand_load(void)
 		     rep.dworst);
 	TT_CHECK(rep.dmean_max == 1.0);
 	ibf_cong_report_free(&rep);
+	/* route stats: each of the 4 paths on a QDR direction of the up-cable
+	 * counts 32 / 32, on an EDR spine cable 32 / 100; paths x weight 12 */
+	path_stats(f, &r, &st);
+	TT_EQ_INT(st.link_max, 4);
+	TT_EQ_INT(st.link_wmax, 12);
+	TT_EQ_INT(st.demand, 1);
+	TT_CHECK_MSG(st.demand_max == 4.0, "max %g", st.demand_max);
+	TT_CHECK_MSG(close_to(st.demand_mean, (4 + 4 + 1.28 + 1.28) / 4), "mean %g",
+		     st.demand_mean);
+	ibf_path_stats_free(&st);
 	/* shift 2: both QDR hosts send over the one QDR up-cable: 2 */
 	cong_shift(f, &r, 2, &rep);
 	TT_EQ_INT(rep.worst, 2);
@@ -1232,6 +1262,11 @@ static void t_demand_load(void)
 	TT_CHECK_MSG(rep.dworst == 100.0 / 32.0, "an EDR flow on a QDR cable: demand load %g",
 		     rep.dworst);
 	ibf_cong_report_free(&rep);
+	path_stats(f, &r, &st);
+	TT_CHECK_MSG(st.demand_max == 4 * 100.0 / 32.0, "max %g", st.demand_max);
+	TT_CHECK_MSG(close_to(st.demand_mean, (12.5 + 12.5 + 4 + 4) / 4), "mean %g",
+		     st.demand_mean);
+	ibf_path_stats_free(&st);
 
 	/* every cable at QDR: one rate again, whatever the rate */
 	for (uint32_t v = 0; v < f->nnodes; v++)
@@ -1241,6 +1276,9 @@ static void t_demand_load(void)
 	cong_shift(f, &r, 1, &rep);
 	TT_EQ_INT(rep.demand, 0);
 	ibf_cong_report_free(&rep);
+	path_stats(f, &r, &st);
+	TT_EQ_INT(st.demand, 0);
+	ibf_path_stats_free(&st);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
