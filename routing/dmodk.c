@@ -244,9 +244,9 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
  *     cable the parent would take to D, then the chain's parent, then
  *     the parent an earlier source moved the same residue to (one flow
  *     per shift reaches a destination, so they share that down cable),
- *     then the fewest residues, the least down load, and a rotation by
- *     D's rank so that the moves of different destination leaves do not
- *     all land on one cable.
+ *     then the fewest residues, the least down load, and the first in
+ *     slot order from the chain's slot, rotated by D's rank when D itself
+ *     has closed slots (see leaf_remap).
  * Each table is a function of the residue, so a run of P consecutive
  * destinations of D puts at most the table's count on any cable of s;
  * dealing the moved destinations by a counter (the rule for every other
@@ -373,9 +373,20 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 	}
 	if (!damaged)
 		return;
-	uint32_t rot = 0; /* D's rank among the leaves: the rotation of its moves */
-	while (rot < t->nleaves && t->leaves[rot] != dsw)
-		rot++;
+	/* the rotation of the sources' moves: 0 towards a leaf that can use
+	 * all its slots, so every such leaf gets the same table on a source
+	 * and a shift window that runs from one into the next still covers
+	 * each residue once; D's rank among the leaves towards a leaf with
+	 * closed slots, so their different tables do not all pick one cable */
+	uint32_t rot = 0;
+	for (uint32_t g = aD; g < aD + n && !rot; g++)
+		if (t->slot[g] == IBF_FTREE_MISSING || !usable(c, g, c->anc))
+			rot = 1;
+	if (rot) {
+		rot = 0;
+		while (rot < t->nleaves && t->leaves[rot] != dsw)
+			rot++;
+	}
 	uint32_t cnt[256], pc[256];
 	uint32_t *kslot = c->rm_kslot;
 	memset(cnt, 0, n * sizeof(uint32_t));
