@@ -38,6 +38,10 @@
  * move the same way.  A switch that cannot reach
  * the destination up-then-down at all (e.g. a spine that lost its only
  * cable to that leaf) follows a shortest path to the switches that can.
+ * On a 2-level tree the LMC 0 LIDs of leaf hosts do not deal their moved
+ * slots by counters but through one table per destination leaf, filled by
+ * the load of the source's up-cables and the destination's down-cables
+ * (leaf_remap).
  * Every choice is either strictly up, strictly down or strictly closer to
  * the up/down region, so the tables are loop-free.  All of it is logged. */
 #include "ibf_fattree.h"
