@@ -38,6 +38,10 @@
  * move the same way.  A switch that cannot reach
  * the destination up-then-down at all (e.g. a spine that lost its only
  * cable to that leaf) follows a shortest path to the switches that can.
+ * On a 2-level tree the LMC 0 LIDs of leaf hosts do not deal their moved
+ * slots by counters but through one table per destination leaf, filled by
+ * the load of the source's up-cables and the destination's down-cables
+ * (leaf_remap).
  * Every choice is either strictly up, strictly down or strictly closer to
  * the up/down region, so the tables are loop-free.  All of it is logged. */
 #include "ibf_fattree.h"
@@ -89,6 +93,12 @@ struct dk {
 	uint32_t *cdeal, *cstamp;    /* [S * nlayers] see chain_counter */
 	uint64_t lbase;		     /* the current LID: end port index, */
 	uint32_t lj, lL;	     /* its layer and layer count (layer_parents) */
+	uint32_t *rm_slot, *rm_cab;  /* [S * rm_n] closed-slot remap, see leaf_remap */
+	uint32_t *rm_kslot, *rm_roff; /* [rm_n] the chain's slot per residue, see leaf_remap */
+	uint32_t rm_n;		     /* room per switch: the longest period */
+	uint32_t rm_p;		     /* the current period */
+	uint32_t rm_dsw;	     /* the destination switch it was built for */
+	int rm_on;		     /* the remap holds for rm_dsw */
 };
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
@@ -216,6 +226,280 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 	return NOSW;
 }
 
+/* Closed slots of a two-level tree, spread by load (LMC 0 LIDs).  Built
+ * for each destination leaf D (leaf_remap): for every leaf s with D's slot
+ * count n, a table from the residue r = x mod P of a destination index
+ * (P = n times the slot cycles a leaf's hosts span, so a window of a
+ * leaf's sources covers each residue at most once) to the up-cable s
+ * takes for it.
+ *   - D itself (its chain): a residue whose slot is usable keeps it
+ *     (slot_cable, so a short bundle that keeps the bundle rule still
+ *     spreads over its survivors); the others (no cable to the slot's
+ *     parent, or a short bundle over its budget) go, in residue order, to
+ *     D's cable with the fewest residues, then the parent with the fewest,
+ *     then the first in slot order.  The slot a residue ends on is the
+ *     chain's slot (rm_kslot); its cable is the residue's down cable.
+ *   - every other leaf s: first the residues D kept, then the ones D
+ *     moved, take s's own cable of the chain's slot while that cable holds
+ *     fewer than cap = ceil(P / u) residues (u: cables of s whose parent
+ *     has a cable down to D), so they follow the chain's unique down path.
+ *     The rest go to the cable of least cost (remap_pick): the excess over
+ *     cap on s's cable or over the chain's own largest load on the down
+ *     cable the parent would take to D, then the chain's parent, then
+ *     the parent an earlier source moved the same residue to (one flow
+ *     per shift reaches a destination, so they share that down cable),
+ *     then the fewest residues, the least down load, and the first in
+ *     slot order from the chain's slot, rotated by D's rank when D itself
+ *     has closed slots (see leaf_remap).
+ * Each table is a function of the residue, so a run of P consecutive
+ * destinations of D puts at most the table's count on any cable of s;
+ * dealing the moved destinations by a counter (the rule for every other
+ * case, pick_chain) spreads them over the run but lands them on cables
+ * that their own residues already fill.  rm_on stays 0 while every leaf
+ * can use every slot for D: complete trees keep their tables. */
+static uint32_t slot_pos(const struct dk *c, uint32_t s, uint32_t e)
+{
+	const struct ibf_ftree *t = c->t;
+	for (uint32_t g = t->slot_off[s]; g < t->slot_off[s + 1]; g++)
+		if (t->slot[g] == e)
+			return g - t->slot_off[s];
+	return NOSW;
+}
+
+/* the down load towards D (leaf dsw) through parent y: the fewest residues
+ * on one of D's cables to y, chain ones (dc) and moved ones (doffr);
+ * the position of that cable in *hd */
+static uint32_t down_load(const struct dk *c, uint32_t dsw, uint32_t y, const uint32_t *dc,
+			  const uint32_t *doffr, uint32_t *hd)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[dsw], n = t->slot_off[dsw + 1] - a, best = UINT32_MAX;
+	*hd = NOSW;
+	for (uint32_t h = 0; h < n; h++)
+		if (t->slot_par[a + h] == y && t->slot[a + h] != IBF_FTREE_MISSING &&
+		    dc[h] + doffr[h] < best) {
+			best = dc[h] + doffr[h];
+			*hd = h;
+		}
+	return best;
+}
+
+/* the best cable position of s for residue r whose chain slot is k at
+ * parent y (see leaf_remap).  The cost of a cable: how far it would take
+ * the up load of s beyond cap or the down load of a cable of D beyond capd
+ * (the chain's own largest load there; the chain's parent y adds none, nor
+ * the parent an earlier source moved r to (yr): one flow per shift reaches
+ * a destination); then the chain's parent, yr, the fewest residues on the
+ * cable, the least down load to D, the least-loaded parent of s, and the
+ * first in rotation from k.  dsw NOSW: no down side (D's own chain). */
+static uint32_t remap_pick(const struct dk *c, uint32_t s, uint32_t k, uint32_t y, uint32_t yr,
+			   uint32_t cap, const uint32_t *cnt, const uint32_t *pc, uint32_t dsw,
+			   const uint32_t *dc, const uint32_t *doffr, uint32_t capd)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, best = NOSW, bk[7];
+	for (uint32_t i = 1; i <= n; i++) {
+		uint32_t h = (k + i) % n, g = a + h;
+		if (t->slot[g] == IBF_FTREE_MISSING || !usable(c, g, c->anc))
+			continue;
+		uint32_t par = t->slot_par[g];
+		uint32_t pr = 0, hd, dl = 0, ex = 0;
+		for (uint32_t q = a; q < a + n; q++)
+			if (t->slot_par[q] == par) {
+				pr = pc[q - a];
+				break;
+			}
+		uint32_t mx = cnt[h] + 1;
+		if (cap && cnt[h] + 1 > cap)
+			ex = cnt[h] + 1 - cap;
+		if (dsw != NOSW && par != y) {
+			dl = down_load(c, dsw, par, dc, doffr, &hd);
+			uint32_t dx = dl + (par != yr);
+			if (dx > capd && dx - capd > ex)
+				ex = dx - capd;
+			if (dx > mx)
+				mx = dx;
+		}
+		if (!ex)
+			mx = 0; /* within both: the preferences below decide */
+		uint32_t key[7] = { ex, mx, par != y, par != yr, cnt[h], dl, pr };
+		int better = best == NOSW;
+		for (int q = 0; q < 7 && !better; q++) {
+			if (key[q] != bk[q]) {
+				better = key[q] < bk[q];
+				break;
+			}
+		}
+		if (better) {
+			memcpy(bk, key, sizeof(bk));
+			best = h;
+		}
+	}
+	return best;
+}
+
+/* count residue on cable position h of s (and on its parent, kept at the
+ * parent's first slot position) */
+static void remap_count(const struct dk *c, uint32_t s, uint32_t h, uint32_t *cnt, uint32_t *pc)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, par = t->slot_par[a + h];
+	cnt[h]++;
+	for (uint32_t q = 0; q < n; q++)
+		if (t->slot_par[a + q] == par) {
+			pc[q]++;
+			break;
+		}
+}
+
+static void leaf_remap(struct dk *c, uint32_t dsw)
+{
+	const struct ibf_ftree *t = c->t;
+	c->rm_on = 0;
+	c->rm_dsw = NOSW;
+	if (t->levels != 2 || t->level[dsw] != 1 || !c->rm_n)
+		return;
+	uint32_t aD = t->slot_off[dsw], n = t->slot_off[dsw + 1] - aD;
+	if (!n || n > 256)
+		return;
+	/* the period: n slots times the cycles a leaf's hosts span */
+	uint32_t H = t->hosts_per_leaf ? t->hosts_per_leaf : 1;
+	uint32_t P = n * ((H + n - 1) / n);
+	if (P > c->rm_n)
+		return;
+	int damaged = 0;
+	for (uint32_t s = 0; s < c->S && !damaged; s++) {
+		if (t->level[s] != 1)
+			continue;
+		for (uint32_t g = t->slot_off[s]; g < t->slot_off[s + 1]; g++)
+			if (t->slot[g] == IBF_FTREE_MISSING || !usable(c, g, c->anc))
+				damaged = 1;
+	}
+	if (!damaged)
+		return;
+	/* the rotation of the sources' moves: 0 towards a leaf that can use
+	 * all its slots, so every such leaf gets the same table on a source
+	 * and a shift window that runs from one into the next still covers
+	 * each residue once; D's rank among the leaves towards a leaf with
+	 * closed slots, so their different tables do not all pick one cable */
+	uint32_t rot = 0;
+	for (uint32_t g = aD; g < aD + n && !rot; g++)
+		if (t->slot[g] == IBF_FTREE_MISSING || !usable(c, g, c->anc))
+			rot = 1;
+	if (rot) {
+		rot = 0;
+		while (rot < t->nleaves && t->leaves[rot] != dsw)
+			rot++;
+	}
+	uint32_t cnt[256], pc[256];
+	uint32_t *kslot = c->rm_kslot;
+	memset(cnt, 0, n * sizeof(uint32_t));
+	memset(pc, 0, n * sizeof(uint32_t));
+	uint32_t *cab = c->rm_cab + (size_t)dsw * c->rm_n, *sl = c->rm_slot + (size_t)dsw * c->rm_n;
+	for (uint32_t r = 0; r < P; r++) {
+		cab[r] = sl[r] = NOSW;
+		kslot[r] = NOSW;
+		if (!usable(c, aD + r % n, c->anc))
+			continue;
+		uint32_t h = slot_pos(c, dsw, slot_cable(c, aD + r % n, r, n));
+		if (h == NOSW)
+			continue;
+		kslot[r] = r % n;
+		sl[r] = aD + r % n;
+		remap_count(c, dsw, h, cnt, pc);
+	}
+	for (uint32_t r = 0; r < P; r++) {
+		if (kslot[r] != NOSW)
+			continue;
+		uint32_t h = remap_pick(c, dsw, r % n, NOSW, NOSW, 0, cnt, pc, NOSW, NULL,
+					NULL, 0);
+		if (h == NOSW)
+			continue;
+		kslot[r] = h;
+		cab[r] = t->slot[aD + h];
+		remap_count(c, dsw, h, cnt, pc);
+	}
+	uint32_t dc[256], doffr[256]; /* D's cables: chain and moved residues */
+	uint32_t *roff = c->rm_roff;  /* per residue: D's cable an earlier source moved it to */
+	uint32_t capd = 0;
+	memcpy(dc, cnt, n * sizeof(uint32_t));
+	memset(doffr, 0, n * sizeof(uint32_t));
+	for (uint32_t h = 0; h < n; h++)
+		if (dc[h] > capd)
+			capd = dc[h];
+	for (uint32_t r = 0; r < P; r++)
+		roff[r] = NOSW;
+	for (uint32_t s = 0; s < c->S; s++) {
+		if (s == dsw || t->level[s] != 1)
+			continue;
+		uint32_t a = t->slot_off[s], ns = t->slot_off[s + 1] - a, u = 0;
+		cab = c->rm_cab + (size_t)s * c->rm_n;
+		sl = c->rm_slot + (size_t)s * c->rm_n;
+		for (uint32_t r = 0; r < P; r++)
+			cab[r] = sl[r] = NOSW;
+		if (ns != n)
+			continue;
+		for (uint32_t g = a; g < a + n; g++)
+			u += t->slot[g] != IBF_FTREE_MISSING && usable(c, g, c->anc);
+		if (!u)
+			continue;
+		uint32_t cap = (P + u - 1) / u;
+		memset(cnt, 0, n * sizeof(uint32_t));
+		memset(pc, 0, n * sizeof(uint32_t));
+		for (int pass = 0; pass < 2; pass++)
+			for (uint32_t r = 0; r < P; r++) {
+				uint32_t k = kslot[r];
+				if (k == NOSW || (k == r % n) != !pass || !usable(c, a + k, c->anc))
+					continue;
+				uint32_t h = slot_pos(c, s, slot_cable(c, a + k, r, n));
+				if (h == NOSW || cnt[h] >= cap)
+					continue;
+				sl[r] = a + k;
+				remap_count(c, s, h, cnt, pc);
+			}
+		for (uint32_t r = 0; r < P; r++) {
+			if (sl[r] != NOSW || kslot[r] == NOSW)
+				continue;
+			uint32_t y = t->slot_par[aD + kslot[r]];
+			uint32_t yr = roff[r] == NOSW ? NOSW : t->slot_par[aD + roff[r]];
+			uint32_t h = remap_pick(c, s, (kslot[r] + rot) % n, y, yr, cap, cnt, pc, dsw,
+						dc, doffr, capd);
+			if (h == NOSW)
+				continue;
+			cab[r] = t->slot[a + h];
+			remap_count(c, s, h, cnt, pc);
+			uint32_t par = t->slot_par[a + h], hd;
+			if (par != y && roff[r] == NOSW) {
+				down_load(c, dsw, par, dc, doffr, &hd);
+				if (hd != NOSW) {
+					roff[r] = hd;
+					doffr[hd]++;
+				}
+			}
+		}
+	}
+	c->rm_p = P;
+	c->rm_dsw = dsw;
+	c->rm_on = 1;
+}
+
+/* the remapped up-cable of leaf s for the current destination (d: the
+ * destination's digit), or NOSW when leaf_remap does not apply */
+static uint32_t remap_cable(const struct dk *c, uint32_t s, uint64_t d)
+{
+	const struct ibf_ftree *t = c->t;
+	if (!c->rm_on || c->lL != 1 || t->level[s] != 1)
+		return NOSW;
+	uint32_t n = t->slot_off[s + 1] - t->slot_off[s];
+	if (!n || c->rm_p % n)
+		return NOSW;
+	uint32_t r = (uint32_t)(d % c->rm_p);
+	const uint32_t *cab = c->rm_cab + (size_t)s * c->rm_n, *sl = c->rm_slot + (size_t)s * c->rm_n;
+	if (sl[r] != NOSW)
+		return slot_cable(c, sl[r], d, n);
+	return cab[r];
+}
+
 static uint64_t layer_index(const struct dk *c, uint64_t x, uint32_t j, uint32_t L, uint32_t *off);
 
 /* the slot of position v of s's weighted round-robin (see pick_chain):
@@ -303,6 +587,11 @@ static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t 
 	uint32_t g0 = pos_slot(c, a, n, wmax, v0, &r0);
 	if (usable(c, g0, elig))
 		return slot_cable(c, g0, d, n);
+	if (elig == c->anc && s == c->rm_dsw) {
+		uint32_t e = remap_cable(c, s, d); /* the destination leaf's own table */
+		if (e != NOSW)
+			return e;
+	}
 	uint32_t taken[8], nt = layer_parents(c, s, elig, V, wmax, taken, 8);
 	uint32_t nu = 0, m = 0, i = 0; /* usable positions, unusable slots, rank of g0 */
 	for (int pass = 0; pass < 2 && !nu; pass++) {
@@ -709,8 +998,8 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 		if (c->anc[s] == c->rcur)
 			e = pick_down(c, s, dsw, x, off, count);
 		else if (c->reach[s] == c->rcur) {
-			e = NOSW;
-			if (c->below[s] == c->ccur)
+			e = remap_cable(c, s, digit(t, x, t->level[s]) + off[t->level[s]]);
+			if (e == NOSW && c->below[s] == c->ccur)
 				e = pick_toward(c, s, c->below_par[s], x, off);
 			if (e == NOSW)
 				e = pick_chain(c, s, x, off, c->reach, count,
@@ -789,12 +1078,26 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	c->stack = malloc(S * sizeof(uint32_t));
 	c->below = calloc(S, sizeof(uint32_t));
 	c->below_par = calloc(S, sizeof(uint32_t));
+	/* the remap's period: a leaf's slots times the cycles its hosts span */
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t n = t->slot_off[s + 1] - t->slot_off[s], H = t->hosts_per_leaf;
+		if (t->levels == 2 && t->level[s] == 1 && n && n <= 256) {
+			uint32_t P = n * ((H + n - 1) / n);
+			if (P > c->rm_n && P <= 4096)
+				c->rm_n = P;
+		}
+	}
+	c->rm_slot = malloc(((size_t)S * c->rm_n + 1) * sizeof(uint32_t));
+	c->rm_cab = malloc(((size_t)S * c->rm_n + 1) * sizeof(uint32_t));
+	c->rm_kslot = malloc((c->rm_n + 1) * sizeof(uint32_t));
+	c->rm_roff = malloc((c->rm_n + 1) * sizeof(uint32_t));
 	*eoff = calloc((size_t)S + 1, sizeof(uint32_t));
 	*elist = malloc((t->nends ? t->nends : 1) * sizeof(uint32_t));
 	if (!c->anc || !c->reach || !c->chain || !c->chain_port || !c->nxt || !c->fdist ||
 	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->moved_other ||
 	    !c->deal || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
-	    !*eoff || !*elist || !c->below || !c->below_par || bundles(c))
+	    !*eoff || !*elist || !c->below || !c->below_par || !c->rm_slot || !c->rm_cab ||
+	    !c->rm_kslot || !c->rm_roff || bundles(c))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	uint32_t k = 0; /* highest level first */
 	for (int l = t->levels; l >= 1; l--)
@@ -838,6 +1141,10 @@ static void dk_free(struct dk *c)
 	free(c->pres_n);
 	free(c->pnom);
 	free(c->dealt);
+	free(c->rm_slot);
+	free(c->rm_cab);
+	free(c->rm_kslot);
+	free(c->rm_roff);
 }
 
 /* The D-mod-K index of LID offset j of an end port with index x (L LIDs),
@@ -958,7 +1265,7 @@ static void log_irregular(struct dk *c)
 		log_msg(c, IBF_LOG_INFO,
 			"dmodk: %s (level %u) has %u of %u up-port cables (missing slot%s %s); %llu "
 			"destination LID%s moved off them: %llu to the surviving cables to the same "
-			"parent, %llu dealt round-robin over the other usable slots",
+			"parent, %llu moved to the other usable slots",
 			ibf_ftree_swname(f, s, nm, sizeof(nm)), t->level[s], n - m, n,
 			m == 1 ? "" : "s", slots, (unsigned long long)c->moved_missing[s],
 			c->moved_missing[s] == 1 ? "" : "s",
@@ -1044,6 +1351,7 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		c.rcur++;
 		uint32_t nout = 0;
 		regions(&c, dsw, &nout);
+		leaf_remap(&c, dsw);
 		chain_loads(&c, dsw, eoff, elist);
 		if (nout)
 			c.fallback_dests++;

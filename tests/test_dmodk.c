@@ -672,10 +672,13 @@ static void t_missing_slot_count(void)
 	ibf_fabric_free(f2);
 }
 
-/* A leaf that lost its only cable to one spine deals the destinations of
- * that slot round-robin over its surviving up-cables (until this change
- * they all went to the next slot: 8 flows on one cable where the leaf cut
- * allows 6).  2 levels, 16 hosts per leaf, 4 spines x 1 cable. */
+/* A leaf that lost its only cable to one spine spreads the destinations of
+ * that slot over its surviving up-cables (first dealt round-robin, now by
+ * each destination leaf's table, leaf_remap: the 4 of one destination leaf
+ * go 1/2/1 over the 3 cables, the same way for every destination leaf
+ * that lost nothing); before either they all went to the next slot: 8
+ * flows on one cable where the leaf cut allows 6.  2 levels, 16 hosts per
+ * leaf, 4 spines x 1 cable. */
 static void t_spread_missing_2level(void)
 {
 	int m[2] = { 16, 8 }, w[2] = { 1, 4 };
@@ -694,7 +697,8 @@ static void t_spread_missing_2level(void)
 	TT_REQUIRE(route(f2, "dmodk", &d, &r2, &err) == 0);
 	const uint8_t *row1 = ibf_lft(&r1, (uint32_t)f1->nodes[leaf].sw);
 	const uint8_t *row2 = ibf_lft(&r2, (uint32_t)f2->nodes[leaf].sw);
-	unsigned got[21] = { 0 }, moved = 0;
+	unsigned got[21] = { 0 }, moved = 0, per[8][21];
+	memset(per, 0, sizeof(per));
 	for (int n = 0; n < (int)f1->nnodes; n++) {
 		if (f1->nodes[n].type != IBF_NODE_CA)
 			continue;
@@ -703,19 +707,26 @@ static void t_spread_missing_2level(void)
 			continue;
 		moved++;
 		TT_REQUIRE(row2[lid] >= 17 && row2[lid] <= 20);
+		int dl = ibf_port(f1, n, 1)->peer_node; /* the destination leaf */
+		TT_REQUIRE(dl >= 0 && dl < 8);
 		got[row2[lid]]++;
+		per[dl][row2[lid]]++;
 	}
 	printf("# the cut cable's %u LIDs now on ports 17/19/20: %u/%u/%u\n", moved, got[17],
 	       got[19], got[20]);
 	TT_EQ_INT(moved, 28); /* the 7 other leaves' hosts of that slot */
 	TT_EQ_INT(got[18], 0);
-	unsigned lo = got[17], hi = got[17];
-	for (int p = 19; p <= 20; p++) {
-		lo = got[p] < lo ? got[p] : lo;
-		hi = got[p] > hi ? got[p] : hi;
+	unsigned spread = 0; /* destination leaves whose 4 moved LIDs split within one */
+	for (int dl = 1; dl < 8; dl++) {
+		unsigned lo = per[dl][17], hi = per[dl][17];
+		for (int p = 19; p <= 20; p++) {
+			lo = per[dl][p] < lo ? per[dl][p] : lo;
+			hi = per[dl][p] > hi ? per[dl][p] : hi;
+		}
+		spread += hi - lo <= 1;
 	}
-	TT_CHECK(hi - lo <= 1);
-	TT_CHECK(strstr(lastlog.text, "0 to the surviving cables to the same parent, 28 dealt") !=
+	TT_EQ_INT(spread, 7);
+	TT_CHECK(strstr(lastlog.text, "0 to the surviving cables to the same parent, 28 moved") !=
 		 NULL);
 	ibf_routes_free(&r1);
 	ibf_routes_free(&r2);
@@ -759,9 +770,12 @@ static void t_spread_missing_3level(void)
 /* Short bundle: 2 levels, 16 hosts per leaf, 4 spines x 2 cables; leaf 0
  * loses one of its 2 cables to spine 0.  The bundle rule alone put the lost
  * cable's destinations on the survivor to spine 0 (4 flows where the leaf
- * cut of 16 hosts over 7 cables allows 3); they are now dealt over all 7
- * surviving up-cables, so no cable carries more than one of them beyond
- * its own 2 of every 16, and dmodk is at the cut. */
+ * cut of 16 hosts over 7 cables allows 3).  They were then dealt evenly
+ * over all 7 surviving up-cables; now each destination leaf's table gives
+ * them by load (leaf_remap): of the 2 in every 16 destinations of a leaf,
+ * one may still follow the destination's chain over the survivor (its own
+ * 2 + 1 = 3, the cut), the other goes to another cable, and dmodk is at
+ * the cut. */
 static void t_short_bundle_2level(void)
 {
 	int m[2] = { 16, 8 }, w[2] = { 1, 4 };
@@ -780,7 +794,7 @@ static void t_short_bundle_2level(void)
 	TT_REQUIRE(route(f2, "dmodk", &d, &r2, &err) == 0);
 	const uint8_t *row1 = ibf_lft(&r1, (uint32_t)f1->nodes[leaf].sw);
 	const uint8_t *row2 = ibf_lft(&r2, (uint32_t)f2->nodes[leaf].sw);
-	unsigned got[25] = { 0 }, moved = 0;
+	unsigned got[25] = { 0 }, moved = 0, surv[8] = { 0 };
 	for (int n = 0; n < (int)f1->nnodes; n++) {
 		if (f1->nodes[n].type != IBF_NODE_CA)
 			continue;
@@ -789,25 +803,107 @@ static void t_short_bundle_2level(void)
 			continue;
 		moved++;
 		TT_REQUIRE(row2[lid] >= 17 && row2[lid] <= 24);
+		int dl = ibf_port(f1, n, 1)->peer_node; /* the destination leaf */
+		TT_REQUIRE(dl >= 0 && dl < 8);
 		got[row2[lid]]++;
+		surv[dl] += row2[lid] == 17;
 	}
 	printf("# the cut cable's %u LIDs on ports 17..24: %u %u %u %u %u %u %u %u\n", moved,
 	       got[17], got[18], got[19], got[20], got[21], got[22], got[23], got[24]);
 	TT_EQ_INT(moved, 14); /* the 7 other leaves' hosts of that slot */
 	TT_EQ_INT(got[18], 0);
-	unsigned lo = UINT32_MAX, hi = 0;
-	for (int p = 17; p <= 24; p++)
-		if (p != port) {
-			lo = got[p] < lo ? got[p] : lo;
-			hi = got[p] > hi ? got[p] : hi;
-		}
-	TT_CHECK(hi - lo <= 1);
-	TT_CHECK(got[17] < moved); /* not all onto the bundle's survivor */
+	unsigned piled = 0; /* destination leaves with both moved LIDs on the survivor */
+	for (int dl = 1; dl < 8; dl++)
+		piled += surv[dl] > 1;
+	TT_EQ_INT(piled, 0);
 	ibf_routes_free(&r1);
 	ibf_routes_free(&r2);
 	expect_at_bound(f2, "2 levels, one cable of a 2-cable bundle cut", 3);
 	ibf_fabric_free(f1);
 	ibf_fabric_free(f2);
+}
+
+/* Closed slots, spread by load (leaf_remap in routing/dmodk.c): 8 leaves of
+ * 4 hosts, 4 spines with one cable to every leaf; leaf 6 lost its cable to
+ * spine 3, leaf 7 its cable to spine 0 (what `contrib/net-damage.awk -v
+ * seed=1 -v cables=2` cuts from `topo gen fattree --m 4,8 --w 1,4`).  Every
+ * source leaf must send the destinations of leaf 7 whose slot is spine 0
+ * elsewhere, and leaf 6 its own slot-3 destinations; dealing them by a
+ * counter (the rule before) put 3 flows on leaf 6's cable to spine 1 in
+ * shift 4, where the leaf cut is 2 (4 hosts over 3 cables).  With one table
+ * per destination leaf that gives each residue of the index a cable by its
+ * load, up and down, no cable takes more than 2. */
+static void t_closed_slots_spread(void)
+{
+	int m[2] = { 4, 8 }, w[2] = { 1, 4 };
+	struct ibf_fabric *f = xgft(2, m, w, 1, 8);
+	TT_REQUIRE(f);
+	/* leaf l: hosts on ports 1..4, spine b on port 5 + b */
+	ibf_fabric_disconnect(f, 6, 8);
+	ibf_fabric_disconnect(f, 7, 5);
+	TT_REQUIRE(lids(f, 0) == 0);
+	expect_at_bound(f, "2 levels, two leaves each closed to one spine", 2);
+	/* the same at LMC 1: the layers keep the old rule, and every pair is
+	 * still delivered on up/down paths */
+	ibf_fabric_free(f);
+	f = xgft(2, m, w, 1, 8);
+	TT_REQUIRE(f);
+	ibf_fabric_disconnect(f, 6, 8);
+	ibf_fabric_disconnect(f, 7, 5);
+	TT_REQUIRE(lids(f, 1) == 0);
+	uint32_t bound = 0;
+	int ud = 0;
+	uint32_t wst = irregular_worst(f, &bound, &ud);
+	printf("# the same at LMC 1, layer 0: worst %u, bound %u\n", wst, bound);
+	TT_CHECK(ud);
+	TT_CHECK(wst != UINT32_MAX);
+	ibf_fabric_free(f);
+}
+
+/* Healthy trees keep their tables byte for byte: the golden dumps in
+ * tests/fixtures/lfts were written by dmodk before the closed-slot remap
+ * (commit 84a9f84, `ibfab topo gen fattree ... ; ibfab route --engine
+ * dmodk -o`, comments stripped); the same trees are built here and routed
+ * again, and every switch's table must equal its row in the dump. */
+static void golden(const char *file, int par, const int *m, const int *w, int lmc)
+{
+	const char *fx = getenv("FIXTURES");
+	char path[512];
+	snprintf(path, sizeof(path), "%s/lfts/%s", fx && *fx ? fx : "../tests/fixtures", file);
+	struct ibf_fabric *f = xgft(2, m, w, par, 0);
+	TT_REQUIRE(f);
+	TT_REQUIRE(lids(f, lmc) == 0);
+	struct ibf_error err;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	struct ibf_routes r, g;
+	TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
+	if (ibf_lfts_read(f, path, &g, &err)) {
+		printf("# %s: %s\n", path, err.msg);
+		TT_CHECK(0);
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+		return;
+	}
+	uint32_t rows = 0, bad = 0;
+	TT_EQ_INT(g.max_lid, r.max_lid);
+	for (uint32_t s = 0; s < f->nsw && g.max_lid == r.max_lid; s++, rows++)
+		if (memcmp(ibf_lft(&r, s) + 1, ibf_lft(&g, s) + 1, r.max_lid))
+			bad++;
+	printf("# %s: %u of %u switch tables as before\n", file, rows - bad, rows);
+	TT_EQ_INT(rows, f->nsw);
+	TT_EQ_INT(bad, 0);
+	ibf_routes_free(&g);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void t_healthy_golden(void)
+{
+	int m1[2] = { 4, 8 }, w1[2] = { 1, 4 };
+	golden("dmodk-xgft2-m4-8-w1-4.dump", 1, m1, w1, 0);
+	int m2[2] = { 4, 6 }, w2[2] = { 1, 3 };
+	golden("dmodk-xgft2-m4-6-w1-3-p2-lmc1.dump", 2, m2, w2, 1);
 }
 
 /* the same short bundle at LMC 1: each layer at the cut, and the layers of
@@ -1298,6 +1394,8 @@ int main(void)
 	TT(t_spread_missing_3level);
 	TT(t_short_bundle_2level);
 	TT(t_short_bundle_lmc);
+	TT(t_closed_slots_spread);
+	TT(t_healthy_golden);
 	TT(t_short_bundle_3level);
 	TT(t_uneven_bundles);
 	TT(t_nontree);

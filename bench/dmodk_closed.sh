@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# dmodk on fat trees with missing up-cables, before and after a change: the
+# real dumps of tests/fixtures/real that are fat trees, and generated trees
+# with random missing switch cables (contrib/net-damage.awk, several rates
+# and seeds), a missing spine and uneven bundles.  Routed offline; per
+# fabric and binary the worst shift load / cut bound, the mean max load over
+# all shifts and the mean max load over 100 random permutations (seed 1),
+# from `ibfab route congestion`.  Last lines: the means of each column over
+# the damaged inputs, and how many rows got better / worse on each metric.
+# Prints a markdown table; never passes or fails.
+#
+#   IBFAB=build/ibfab IBFAB_OLD=/tmp/old/ibfab bench/dmodk_closed.sh [--quick]
+set -u
+cd "$(dirname "$0")/.."
+top=$(pwd)
+IBFAB=${IBFAB:-$top/build/ibfab}
+OLD=${IBFAB_OLD:?IBFAB_OLD: the binary to compare with}
+seeds="1 2 3"
+[ "${1:-}" = "--quick" ] && seeds="1"
+work=$(mktemp -d /tmp/ibfab-dkclosed.XXXXXX)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+gen() { "$IBFAB" topo gen fattree "$@" --format ibsim -o "$work/base.net" >/dev/null; }
+rnd() { awk -f "$top/contrib/net-damage.awk" "$@" "$work/base.net" "$work/base.net"; }
+nets=""
+add() { nets="$nets $1"; }
+
+# real dumps (only those dmodk takes for a fat tree are measured)
+for f in "$top"/tests/fixtures/real/*; do
+	case $f in *.md | *ibroute) continue ;; esac
+	b=real-$(basename "$f" | cut -d- -f1-5)
+	"$IBFAB" topo convert "$f" --format ibsim -o "$work/$b.net" >/dev/null 2>&1 || continue
+	"$IBFAB" route --topology "$work/$b.net" --engine dmodk >/dev/null 2>&1 || continue
+	add "$b"
+done
+# generated 2-level trees: name, options, switch cables
+while IFS='|' read -r name opts ncab; do
+	gen $opts
+	for pct in 2 5 10; do
+		k=$(( (ncab * pct + 99) / 100 ))
+		for s in $seeds; do
+			rnd -v seed="$s" -v cables="$k" >"$work/$name-r$pct-s$s.net"
+			add "$name-r$pct-s$s"
+		done
+	done
+	rnd -v seed=1 -v cables=0 -v dead=ft-l2-s0001 >"$work/$name-nospine.net"
+	add "$name-nospine"
+done <<'EOF'
+t16x8w4|--m 16,8 --w 1,4|32
+t16x8w4p2|--m 16,8 --w 1,4 --parallel 2|64
+rlft216|--m 18,12 --w 1,6 --parallel 3|216
+ndrlike|--m 18,16 --w 1,9 --parallel 2 --switch-ports 40|288
+t8x16w8|--m 8,16 --w 1,8|128
+EOF
+# uneven bundles: every leaf of a 3-cable tree lost one cable to spine 0
+gen --m 12,6 --w 1,2 --parallel 3 --switch-ports 24
+awk -f "$top/contrib/ft-damage.awk" \
+	-v drop=ft-l1-s0000:13,ft-l1-s0001:13,ft-l1-s0002:13,ft-l1-s0003:13,ft-l1-s0004:13,ft-l1-s0005:13 \
+	"$work/base.net" >"$work/uneven.net"
+add uneven
+# 3 levels (the rule is for 2-level trees: these must not move)
+gen --kary 4 --n 3
+for s in $seeds; do
+	rnd -v seed="$s" -v cables=4 >"$work/k43-c4-s$s.net"
+	add "k43-c4-s$s"
+done
+
+# cell BIN NET: worst bound shiftmean permmean
+cell() {
+	local js
+	js=$("$1" route congestion --topology "$2" --engine dmodk --json 2>/dev/null)
+	echo "$js" | sed -n 's/.*"shift": {[^}]*"worst": \([0-9]*\),.*"mean_max": \([0-9.]*\),.*"bound": \([0-9]*\),.*"perm": {[^}]*"mean_max": \([0-9.]*\),.*/\1 \3 \2 \4/p'
+}
+echo "| fabric | before: worst/bound, shift mean, perm mean | after |"
+echo "|---|---|---|"
+for n in $nets; do
+	a=$(cell "$OLD" "$work/$n.net")
+	b=$(cell "$IBFAB" "$work/$n.net")
+	[ -n "$a" ] && [ -n "$b" ] || { echo "| $n | not routed | |"; continue; }
+	echo "$n $a $b" >>"$work/rows"
+	set -- $a
+	ca="$1/$2, $3, $4"
+	set -- $b
+	echo "| $n | $ca | $1/$2, $3, $4 |"
+done
+awk '{ n++; wo += $2; so += $4; po += $5; wn += $6; sn += $8; pn += $9
+	bw += $6 < $2; ww += $6 > $2; bs += $8 < $4 - 1e-9; ws += $8 > $4 + 1e-9
+	bp += $9 < $5 - 1e-9; wp += $9 > $5 + 1e-9 }
+	END { printf "\nmeans over %d fabrics: worst %.2f -> %.2f, shift mean %.3f -> %.3f, perm mean %.3f -> %.3f\n", n, wo/n, wn/n, so/n, sn/n, po/n, pn/n
+	      printf "better/worse: worst %d/%d, shift mean %d/%d, perm mean %d/%d\n", bw, ww, bs, ws, bp, wp }' "$work/rows"
