@@ -48,7 +48,7 @@ struct slow {
 	int state;	    /* S_* */
 	int fixed;	    /* kept for good: one of its switches has only such cables */
 	int32_t only;	    /* fixed: that switch's node */
-	const char *why;    /* S_KEPT: why (fixed: NULL) */
+	const char *why;    /* S_KEPT: why (fixed: NULL unless it is a bridge too) */
 };
 
 static uint64_t rate_of(uint8_t w, uint8_t s)
@@ -160,6 +160,55 @@ static void connect_round(struct greedy *g, uint32_t start)
 	}
 	for (uint32_t i = start; i < g->n; i++)
 		if (!g->c[i].fixed) {
+			g->dense[uf_find(p, g->c[i].su)] = UINT32_MAX;
+			g->dense[uf_find(p, g->c[i].sv)] = UINT32_MAX;
+		}
+}
+
+/* Of the cables kept because a switch of them has only far-slow cables,
+ * those that are bridges (everything else in use) say so: the plainer
+ * reason. */
+static void fixed_bridges(struct greedy *g)
+{
+	const struct ibf_fabric *f = g->f;
+	uint32_t *p = g->uf;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		p[s] = s;
+	for (uint32_t u = 0; u < f->nsw; u++) {
+		const struct ibf_node *nd = &f->nodes[f->switches[u]];
+		for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++) {
+			uint32_t ci = g->cand[nd->port_off + f->adj[k].lport];
+			if (!ci || !g->c[ci - 1].fixed)
+				uf_join(p, u, f->adj[k].nbr);
+		}
+	}
+	uint32_t ng = 0;
+	for (uint32_t i = 0; i < g->n; i++) {
+		struct slow *x = &g->c[i];
+		if (!x->fixed)
+			continue;
+		uint32_t r[2] = { uf_find(p, x->su), uf_find(p, x->sv) };
+		for (int e = 0; e < 2; e++)
+			if (g->dense[r[e]] == UINT32_MAX)
+				g->dense[r[e]] = ng++;
+		x->gu = g->dense[r[0]];
+		x->gv = g->dense[r[1]];
+	}
+	for (uint32_t i = 0; i < g->n; i++) {
+		struct slow *x = &g->c[i];
+		if (!x->fixed || x->gu == x->gv)
+			continue;
+		uint32_t *q = g->small;
+		for (uint32_t k = 0; k < ng; k++)
+			q[k] = k;
+		for (uint32_t j = 0; j < g->n; j++)
+			if (j != i && g->c[j].fixed)
+				uf_join(q, g->c[j].gu, g->c[j].gv);
+		if (uf_find(q, x->gu) != uf_find(q, x->gv))
+			x->why = "would cut the fabric apart";
+	}
+	for (uint32_t i = 0; i < g->n; i++)
+		if (g->c[i].fixed) {
 			g->dense[uf_find(p, g->c[i].su)] = UINT32_MAX;
 			g->dense[uf_find(p, g->c[i].sv)] = UINT32_MAX;
 		}
@@ -319,7 +368,7 @@ static void log_result(const struct ibf_route_opts *o, const char *who, const st
 				continue;
 			put_cable(line, sizeof(line), &len, f, x, shown++ ? "; " : "");
 			if (len < sizeof(line)) {
-				int k = x->fixed ? snprintf(line + len, sizeof(line) - len,
+				int k = x->fixed && !x->why ? snprintf(line + len, sizeof(line) - len,
 							    ": %s has no faster switch cable",
 							    desc_of(f, x->only))
 						 : snprintf(line + len, sizeof(line) - len,
@@ -424,6 +473,7 @@ int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts 
 		}
 	}
 	free(other);
+	fixed_bridges(&g);
 	rc = decide(&g, err);
 	if (rc || g.quiet)
 		goto done;

@@ -580,7 +580,36 @@ static void t_all_slow_switch(void)
 	TT_CHECK(!kept_in(lean, f, other, op));
 	TT_CHECK(strstr(lb.text, "test: 4 switch cable(s) run below half their rate but are used: ") &&
 		 strstr(lb.text, ": ft-l1-s0000 has no faster switch cable"));
+	TT_CHECK(!strstr(lb.text, "cut the fabric apart"));
 	ibf_fabric_free(lean);
+	ibf_fabric_free(f);
+
+	/* a leaf's only up-cable: the plainer reason, it is a bridge */
+	struct ibf_fattree_opts fo;
+	memset(&fo, 0, sizeof(fo));
+	fo.levels = 2;
+	fo.m[0] = 3;
+	fo.m[1] = 2;
+	fo.w[0] = fo.w[1] = 1;
+	fo.parallel = 1;
+	f = ibf_gen_fattree(&fo, NULL);
+	TT_REQUIRE(f);
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		int a = f->switches[s];
+		if (strstr(f->nodes[a].desc, "ft-l1-s0001"))
+			for (int p = 1; p <= f->nodes[a].nports; p++) {
+				int b = ibf_port(f, a, p)->peer_node;
+				if (b != IBF_NO_NODE && f->nodes[b].type == IBF_NODE_SWITCH)
+					set_rate(f, a, p, 1, IBF_SPEED_EDR);
+			}
+	}
+	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
+	lean = NULL;
+	TT_REQUIRE(drop_slow(f, NULL, NULL, &lean, &lb) == 0);
+	printf("%s", lb.text);
+	TT_CHECK(lean == NULL);
+	TT_CHECK(strstr(lb.text, "test: 1 switch cable(s) run below half their rate but are used: ") &&
+		 strstr(lb.text, "at 1xEDR (4xEDR): leaving it out would cut the fabric apart"));
 	ibf_fabric_free(f);
 }
 
