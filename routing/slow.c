@@ -41,14 +41,14 @@ enum { S_OPEN, S_TRY, S_LOST, S_KEPT };
 
 struct slow {
 	struct ibf_degraded d;
-	uint64_t run, exp;  /* rate it runs at / should run at (ibf_speed_rate units) */
-	uint8_t ew, es;	    /* the expected width/speed shown in the log */
-	uint32_t su, sv;    /* its ends' switch indices */
-	uint32_t gu, gv;    /* in a round: its ends' groups (dense) */
-	int state;	    /* S_* */
-	int fixed;	    /* kept for good: one of its switches has only such cables */
-	int32_t only;	    /* fixed: that switch's node */
-	const char *why;    /* S_KEPT: why (fixed: NULL unless it is a bridge too) */
+	uint64_t run, exp; /* rate it runs at / should run at (ibf_speed_rate units) */
+	uint8_t ew, es;	   /* the expected width/speed shown in the log */
+	uint32_t su, sv;   /* its ends' switch indices */
+	uint32_t gu, gv;   /* in a round: its ends' groups (dense) */
+	int state;	   /* S_* */
+	int fixed;	   /* kept for good: one of its switches has only such cables */
+	int32_t only;	   /* fixed: that switch's node */
+	const char *why;   /* S_KEPT: why (fixed: NULL unless it is a bridge too) */
 };
 
 static uint64_t rate_of(uint8_t w, uint8_t s)
@@ -118,7 +118,8 @@ static void connect_round(struct greedy *g, uint32_t start)
 			uint32_t ci = g->cand[nd->port_off + f->adj[k].lport];
 			/* a cable stays in the base graph unless it is still to
 			 * be decided or already left out */
-			if (!ci || (g->c[ci - 1].state == S_KEPT && (ci - 1 < start || g->c[ci - 1].fixed)))
+			if (!ci || (g->c[ci - 1].state == S_KEPT &&
+				    (ci - 1 < start || g->c[ci - 1].fixed)))
 				uf_join(p, u, f->adj[k].nbr);
 		}
 	}
@@ -353,10 +354,12 @@ static void log_result(const struct ibf_route_opts *o, const char *who, const st
 		uint32_t shown = 0;
 		for (uint32_t i = 0; i < g->n && shown < LOG_MAX; i++)
 			if (g->c[i].state == S_LOST)
-				put_cable(line, sizeof(line), &len, f, &g->c[i], shown++ ? ", " : "");
-		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
-			 "%s: %u switch cable(s) run below half their rate, routed as if lost: %s%s",
-			 who, nl, line, nl > shown ? ", ..." : "");
+				put_cable(line, sizeof(line), &len, f, &g->c[i],
+					  shown++ ? ", " : "");
+		ibf_logf(
+			o->log, o->log_ctx, IBF_LOG_INFO,
+			"%s: %u switch cable(s) run below half their rate, routed as if lost: %s%s",
+			who, nl, line, nl > shown ? ", ..." : "");
 	}
 	if (nk) {
 		len = 0;
@@ -368,12 +371,13 @@ static void log_result(const struct ibf_route_opts *o, const char *who, const st
 				continue;
 			put_cable(line, sizeof(line), &len, f, x, shown++ ? "; " : "");
 			if (len < sizeof(line)) {
-				int k = x->fixed && !x->why ? snprintf(line + len, sizeof(line) - len,
-							    ": %s has no faster switch cable",
-							    desc_of(f, x->only))
-						 : snprintf(line + len, sizeof(line) - len,
-							    ": leaving it out %s",
-							    x->why ? x->why : "?");
+				int k = x->fixed && !x->why
+						? snprintf(line + len, sizeof(line) - len,
+							   ": %s has no faster switch cable",
+							   desc_of(f, x->only))
+						: snprintf(line + len, sizeof(line) - len,
+							   ": leaving it out %s",
+							   x->why ? x->why : "?");
 				if (k > 0)
 					len += (size_t)k;
 			}
@@ -384,9 +388,9 @@ static void log_result(const struct ibf_route_opts *o, const char *who, const st
 	}
 }
 
-int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts *o,
-			const char *who, ibf_slow_check_fn check, void *arg,
-			struct ibf_fabric **lean, struct ibf_error *err)
+int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts *o, const char *who,
+			ibf_slow_check_fn check, void *arg, struct ibf_fabric **lean,
+			struct ibf_error *err)
 {
 	*lean = NULL;
 	struct ibf_degraded *dg = NULL;
@@ -409,7 +413,8 @@ int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts 
 	for (uint32_t i = 0; i < nd; i++) {
 		const struct ibf_degraded *x = &dg[i];
 		const struct ibf_node *na = &f->nodes[x->node_a], *nb = &f->nodes[x->node_b];
-		uint64_t run = rate_of(x->width, x->speed), exp = rate_of(x->exp_width, x->exp_speed);
+		uint64_t run = rate_of(x->width, x->speed),
+			 exp = rate_of(x->exp_width, x->exp_speed);
 		if (na->type != IBF_NODE_SWITCH || nb->type != IBF_NODE_SWITCH || !run ||
 		    2 * run >= exp || na->sw < 0 || nb->sw < 0)
 			continue;

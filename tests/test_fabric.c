@@ -165,10 +165,11 @@ static void test_degraded_usual(void)
 		int b = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 2, "b", NULL, NULL);
 		f->nodes[a].devid = f->nodes[b].devid = 0xcf08;
 		for (int i = 0; i < 4 && cases[c].w[i]; i++) {
-			TT_CHECK(ibf_fabric_connect(f, a, i + 1, b, i + 1, cases[c].w[i], IBF_SPEED_EDR,
-						    NULL) == 0);
+			TT_CHECK(ibf_fabric_connect(f, a, i + 1, b, i + 1, cases[c].w[i],
+						    IBF_SPEED_EDR, NULL) == 0);
 			ibf_port(f, a, i + 1)->width_sup = ibf_port(f, b, i + 1)->width_sup = 4;
-			ibf_port(f, a, i + 1)->speed_sup = ibf_port(f, b, i + 1)->speed_sup = IBF_SPEED_EDR;
+			ibf_port(f, a, i + 1)->speed_sup = ibf_port(f, b, i + 1)->speed_sup =
+				IBF_SPEED_EDR;
 		}
 		/* a link whose rate is unknown does not count */
 		TT_CHECK(ibf_fabric_connect(f, a, 7, b, 7, 0, IBF_SPEED_UNKNOWN, NULL) == 0);

@@ -218,13 +218,15 @@ static void t_slimfly_bridge(void)
 		TT_CHECK(!kept_in(lean, f, other[k][0], other[k][1]));
 	TT_EQ_INT(left_out(lean, f), 4);
 	TT_EQ_INT(ncomp(lean), ncomp(f));
-	TT_CHECK(strstr(lb.text, "test: 4 switch cable(s) run below half their rate, routed as if lost"));
+	TT_CHECK(strstr(lb.text,
+			"test: 4 switch cable(s) run below half their rate, routed as if lost"));
 	char want[200];
-	snprintf(want, sizeof(want),
-		 "test: 1 switch cable(s) run below half their rate but are used: %s/P%d <-> %s/P%d "
-		 "at 1xEDR (4xEDR): leaving it out would cut the fabric apart",
-		 X < Y ? f->nodes[X].desc : f->nodes[Y].desc, X < Y ? xp : port_to(f, Y, X),
-		 X < Y ? f->nodes[Y].desc : f->nodes[X].desc, X < Y ? port_to(f, Y, X) : xp);
+	snprintf(
+		want, sizeof(want),
+		"test: 1 switch cable(s) run below half their rate but are used: %s/P%d <-> %s/P%d "
+		"at 1xEDR (4xEDR): leaving it out would cut the fabric apart",
+		X < Y ? f->nodes[X].desc : f->nodes[Y].desc, X < Y ? xp : port_to(f, Y, X),
+		X < Y ? f->nodes[Y].desc : f->nodes[X].desc, X < Y ? port_to(f, Y, X) : xp);
 	TT_CHECK_MSG(strstr(lb.text, want), "want '%s'", want);
 
 	/* the same again: the same copy */
@@ -253,8 +255,10 @@ static void t_slimfly_bridge(void)
 	/* minimal and layered route the copy: every pair delivered, the log
 	 * names the four and the bridge */
 	TT_CHECK(routes_ok(f, "minimal", &lb));
-	TT_CHECK(strstr(lb.text, "minimal: 4 switch cable(s) run below half their rate, routed as if lost"));
-	TT_CHECK(strstr(lb.text, "minimal: 1 switch cable(s) run below half their rate but are used"));
+	TT_CHECK(strstr(lb.text,
+			"minimal: 4 switch cable(s) run below half their rate, routed as if lost"));
+	TT_CHECK(strstr(lb.text,
+			"minimal: 1 switch cable(s) run below half their rate but are used"));
 	TT_CHECK(routes_ok(f, "layered", &lb));
 	ibf_fabric_free(lean);
 	ibf_fabric_free(f);
@@ -323,7 +327,8 @@ static struct ibf_fabric *pair(int s1, int s2)
 	for (int i = 0; i < 4; i++) {
 		char name[8];
 		snprintf(name, sizeof(name), "s%c", 'A' + i);
-		sw[i] = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 0x100 + (uint64_t)i, name, NULL, NULL);
+		sw[i] = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 0x100 + (uint64_t)i, name, NULL,
+					    NULL);
 		f->nodes[sw[i]].devid = 0xcf08;
 	}
 	TT_CHECK(ibf_fabric_connect(f, sw[0], 1, sw[1], 1, 1, s1, NULL) == 0);
@@ -334,7 +339,8 @@ static struct ibf_fabric *pair(int s1, int s2)
 	for (int i = 0; i < 4; i++) {
 		char name[12];
 		snprintf(name, sizeof(name), "h%d", i);
-		int h = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x200 + (uint64_t)i, name, NULL, NULL);
+		int h = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x200 + (uint64_t)i, name, NULL,
+					    NULL);
 		TT_CHECK(ibf_fabric_connect(f, h, 1, sw[i], 8, 4, IBF_SPEED_EDR, NULL) == 0);
 	}
 	for (uint32_t n = 0; n < f->nnodes; n++)
@@ -364,7 +370,8 @@ static void t_order(void)
 		TT_REQUIRE(lean);
 		int sa = ibf_fabric_find_guid(f, 0x100);
 		TT_EQ_INT(left_out(lean, f), 1);
-		TT_CHECK_MSG(!kept_in(lean, f, sa, cases[i].gone) && kept_in(lean, f, sa, 3 - cases[i].gone),
+		TT_CHECK_MSG(!kept_in(lean, f, sa, cases[i].gone) &&
+				     kept_in(lean, f, sa, 3 - cases[i].gone),
 			     "case %zu", i);
 		TT_CHECK(strstr(lb.text, "leaving it out would cut the fabric apart"));
 		ibf_fabric_free(lean);
@@ -410,21 +417,25 @@ static void t_absurd_supported(void)
 		struct ibf_degraded *dg = NULL;
 		uint32_t nd = 0;
 		TT_REQUIRE(ibf_find_degraded(f, &dg, &nd, NULL) == 0);
-		TT_CHECK(nd == f->nports_total / 2 || nd > 100); /* every cable, by supported values */
+		TT_CHECK(nd == f->nports_total / 2 ||
+			 nd > 100); /* every cable, by supported values */
 		free(dg);
 		struct logbuf lb;
 		struct ibf_fabric *lean = NULL;
 		TT_REQUIRE(drop_slow(f, NULL, NULL, &lean, &lb) == 0);
 		printf("%s", lb.text);
-		TT_CHECK(strstr(lb.text, "at the rate most cables between the same switch models run at"));
+		TT_CHECK(strstr(lb.text,
+				"at the rate most cables between the same switch models run at"));
 		if (!bad) {
 			TT_CHECK(lean == NULL);
 		} else {
 			TT_REQUIRE(lean);
 			TT_EQ_INT(left_out(lean, f), 2);
-			TT_CHECK(!kept_in(lean, f, c[0][0], c[0][1]) && !kept_in(lean, f, c[1][0], c[1][1]));
-			TT_CHECK(strstr(lb.text, "test: 2 switch cable(s) run below half their rate, "
-						 "routed as if lost") &&
+			TT_CHECK(!kept_in(lean, f, c[0][0], c[0][1]) &&
+				 !kept_in(lean, f, c[1][0], c[1][1]));
+			TT_CHECK(strstr(lb.text,
+					"test: 2 switch cable(s) run below half their rate, "
+					"routed as if lost") &&
 				 strstr(lb.text, "at 1xEDR (4xEDR)"));
 		}
 		ibf_fabric_free(lean);
@@ -480,7 +491,8 @@ static void t_dmodk_keeps_one(void)
 	int el[2][2], ne = 0;
 	for (uint32_t s = 0; s < f->nsw && ne < 2; s++) {
 		int a = f->switches[s];
-		if (!strstr(f->nodes[a].desc, "ft-l1-s0013") && !strstr(f->nodes[a].desc, "ft-l1-s0014"))
+		if (!strstr(f->nodes[a].desc, "ft-l1-s0013") &&
+		    !strstr(f->nodes[a].desc, "ft-l1-s0014"))
 			continue;
 		for (int p = 1; p <= f->nodes[a].nports; p++) {
 			int b = ibf_port(f, a, p)->peer_node;
@@ -533,8 +545,10 @@ static void t_dmodk_keeps_one(void)
 	struct logbuf lb;
 	TT_CHECK(routes_ok(f, "dmodk", &lb));
 	printf("%s", lb.text);
-	TT_CHECK(strstr(lb.text, "dmodk: 4 switch cable(s) run below half their rate, routed as if lost"));
-	TT_CHECK(strstr(lb.text, "dmodk: 1 switch cable(s) run below half their rate but are used: ") &&
+	TT_CHECK(strstr(lb.text,
+			"dmodk: 4 switch cable(s) run below half their rate, routed as if lost"));
+	TT_CHECK(strstr(lb.text,
+			"dmodk: 1 switch cable(s) run below half their rate but are used: ") &&
 		 strstr(lb.text, "at 1xEDR (4xEDR): leaving it out would leave no fat tree"));
 	ibf_fabric_free(f);
 }
@@ -578,7 +592,8 @@ static void t_all_slow_switch(void)
 	TT_REQUIRE(lean);
 	TT_EQ_INT(left_out(lean, f), 1);
 	TT_CHECK(!kept_in(lean, f, other, op));
-	TT_CHECK(strstr(lb.text, "test: 4 switch cable(s) run below half their rate but are used: ") &&
+	TT_CHECK(strstr(lb.text,
+			"test: 4 switch cable(s) run below half their rate but are used: ") &&
 		 strstr(lb.text, ": ft-l1-s0000 has no faster switch cable"));
 	TT_CHECK(!strstr(lb.text, "cut the fabric apart"));
 	ibf_fabric_free(lean);
@@ -608,7 +623,8 @@ static void t_all_slow_switch(void)
 	TT_REQUIRE(drop_slow(f, NULL, NULL, &lean, &lb) == 0);
 	printf("%s", lb.text);
 	TT_CHECK(lean == NULL);
-	TT_CHECK(strstr(lb.text, "test: 1 switch cable(s) run below half their rate but are used: ") &&
+	TT_CHECK(strstr(lb.text,
+			"test: 1 switch cable(s) run below half their rate but are used: ") &&
 		 strstr(lb.text, "at 1xEDR (4xEDR): leaving it out would cut the fabric apart"));
 	ibf_fabric_free(f);
 }

@@ -104,8 +104,8 @@ static void group_usual(struct dlink **idx, uint32_t i, uint32_t j, uint8_t *uw,
 			m++;
 		const struct dlink *l = idx[k];
 		uint64_t rate = (uint64_t)l->w * ibf_speed_rate(l->s);
-		if (rate && (m - k > best || (m - k == best && (rate > brate ||
-								(rate == brate && l->w > *uw))))) {
+		if (rate && (m - k > best ||
+			     (m - k == best && (rate > brate || (rate == brate && l->w > *uw))))) {
 			best = m - k;
 			brate = rate;
 			*uw = l->w;
