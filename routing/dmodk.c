@@ -1387,8 +1387,9 @@ static void dmodk_opts_of(const struct ibf_route_opts *o, struct ibf_dmodk_opts 
 
 /* D-mod-K gives every up-cable of a switch the same share of destinations,
  * whatever its rate: the cables far below their rate are left out
- * (ibf_route_drop_slow), unless that leaves no tree (then they are used as
- * they are, or, with no tree either way, the engine says so itself). */
+ * (ibf_route_drop_slow), each unless leaving it out as well leaves no tree
+ * (then it is used as it is; with no tree either way, nothing is left out
+ * and the engine says so itself). */
 static int tree_check(const struct ibf_fabric *lean, const struct ibf_fabric *f, void *arg,
 		      const char **why, int *quiet, struct ibf_error *err)
 {

@@ -135,11 +135,16 @@ extern const struct ibf_engine ibf_engines[];
 const struct ibf_engine *ibf_engine_find(const char *name);
 
 /* Switch cables running below half the rate ibf_find_degraded expects of
- * them are routed as if lost (routing/slow.c): *lean = a copy of f without
- * them (same nodes, ports, LIDs and switch indices: its tables are f's), or
- * NULL when there is none or when leaving them out would cut the fabric
- * apart or fail `check` (*why: the reason, logged; *quiet: say nothing).
- * `who` prefixes the log line. */
+ * them, and below half the rate most cables between the same two switch
+ * models run at, are routed as if lost (routing/slow.c): *lean = a copy of
+ * f without them (same nodes, ports, LIDs and switch indices: its tables
+ * are f's), or NULL when none is left out.  They are taken slowest first,
+ * and each is left out unless a switch of it has no other cable than such
+ * ones, leaving it out (with those before it) would cut the fabric apart,
+ * or `check` fails on the copy without it (*why: the reason, logged;
+ * *quiet: drop the matter, say nothing, no copy).  `check` may be NULL; it
+ * is taken to fail for every superset of a set of cables it fails for.
+ * `who` prefixes the log lines. */
 typedef int (*ibf_slow_check_fn)(const struct ibf_fabric *lean, const struct ibf_fabric *f,
 				 void *arg, const char **why, int *quiet, struct ibf_error *err);
 int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts *o,

@@ -4,93 +4,515 @@
  * at (1x instead of 4x, SDR instead of EDR: a bad cable or connector) would
  * get its full share of paths from any engine and carry it at that fraction
  * of the rate.  The engines therefore route a copy of the fabric without
- * the cables running below half the rate ibf_find_degraded expects of them
- * (same nodes, ports, LIDs and switch indices, so the copy's tables are the
- * fabric's).  At half or above (FDR in an EDR fabric, 2x split ports) a
- * cable is used as it is: it is often built so on purpose, and moving its
- * paths elsewhere doubles the load there. */
+ * such cables (same nodes, ports, LIDs and switch indices, so the copy's
+ * tables are the fabric's).
+ *
+ * Far below: under half of what ibf_find_degraded expects of the cable and
+ * under half of what most cables between the same two switch models run at
+ * (the second guards against supported values no cable of the fabric
+ * reaches: ibsim claims 12x HDR on every port).  At half or above (FDR in
+ * an EDR fabric, 2x split ports) a cable is used as it is: it is often
+ * built so on purpose, and moving its paths elsewhere doubles the load
+ * there.
+ *
+ * Which of them are left out is decided one at a time, slowest (run / expected
+ * rate) first, ties by the lower end's node and port: a cable is left out
+ * unless one of its switches has no other cable than far-slow ones (leaving
+ * some out would only load the rest, as slow), leaving it out together
+ * with those already left out would cut the fabric apart, or the engine's
+ * own check (D-mod-K: a fat tree is still found) fails.
+ *
+ * The connectivity test works on the switch graph with the switches joined
+ * by other cables merged (union-find): only the far-slow cables stay as
+ * edges between the merged groups, so testing one costs a pass over those
+ * few, not over the fabric.  The engine's check needs a finalized copy per
+ * call: it is asked once with every cable the connectivity test lets go;
+ * only when that fails, bisection finds the longest accepted prefix (the
+ * check is taken to fail for any superset of a set it fails), the next
+ * cable is kept and the rest decided again. */
 #include "ibf_routing.h"
 #include "ibf_fattree.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts *o,
-			const char *who, ibf_slow_check_fn check, void *arg,
-			struct ibf_fabric **lean, struct ibf_error *err)
+enum { S_OPEN, S_TRY, S_LOST, S_KEPT };
+
+struct slow {
+	struct ibf_degraded d;
+	uint64_t run, exp; /* rate it runs at / should run at (ibf_speed_rate units) */
+	uint8_t ew, es;	   /* the expected width/speed shown in the log */
+	uint32_t su, sv;   /* its ends' switch indices */
+	uint32_t gu, gv;   /* in a round: its ends' groups (dense) */
+	int state;	   /* S_* */
+	int fixed;	   /* kept for good: one of its switches has only such cables */
+	int32_t only;	   /* fixed: that switch's node */
+	const char *why;   /* S_KEPT: why (fixed: NULL unless it is a bridge too) */
+};
+
+static uint64_t rate_of(uint8_t w, uint8_t s)
+{
+	return (uint64_t)w * ibf_speed_rate(s);
+}
+
+/* slowest relative to its expectation first, then the lower end */
+static int cmp_slow(const void *x, const void *y)
+{
+	const struct slow *p = x, *q = y;
+	uint64_t l = p->run * q->exp, r = q->run * p->exp;
+	if (l != r)
+		return l < r ? -1 : 1;
+	if (p->d.node_a != q->d.node_a)
+		return p->d.node_a < q->d.node_a ? -1 : 1;
+	if (p->d.port_a != q->d.port_a)
+		return p->d.port_a < q->d.port_a ? -1 : 1;
+	return 0;
+}
+
+static uint32_t uf_find(uint32_t *p, uint32_t x)
+{
+	while (p[x] != x) {
+		p[x] = p[p[x]];
+		x = p[x];
+	}
+	return x;
+}
+
+static void uf_join(uint32_t *p, uint32_t a, uint32_t b)
+{
+	a = uf_find(p, a);
+	b = uf_find(p, b);
+	if (a != b)
+		p[a < b ? b : a] = a < b ? a : b;
+}
+
+struct greedy {
+	const struct ibf_fabric *f;
+	struct slow *c;
+	uint32_t n;
+	uint32_t *cand;	 /* [nports_total]: candidate index + 1 of a switch port, 0 none */
+	uint32_t *uf;	 /* [nsw] */
+	uint32_t *dense; /* [nsw] */
+	uint32_t *small; /* [2n] */
+	uint32_t *order; /* [n]: the S_TRY ones of a round */
+	ibf_slow_check_fn check;
+	void *arg;
+	struct ibf_fabric *good; /* the last copy the check accepted */
+	uint32_t good_n;	 /* how many cables it lacks */
+	int quiet;
+};
+
+/* Connectivity, in the order of c from `start`: each open cable becomes
+ * S_TRY when its ends stay joined without it and without the S_TRY/S_LOST
+ * ones, else S_KEPT. */
+static void connect_round(struct greedy *g, uint32_t start)
+{
+	const struct ibf_fabric *f = g->f;
+	uint32_t *p = g->uf;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		p[s] = s;
+	for (uint32_t u = 0; u < f->nsw; u++) {
+		const struct ibf_node *nd = &f->nodes[f->switches[u]];
+		for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++) {
+			uint32_t ci = g->cand[nd->port_off + f->adj[k].lport];
+			/* a cable stays in the base graph unless it is still to
+			 * be decided or already left out */
+			if (!ci || (g->c[ci - 1].state == S_KEPT &&
+				    (ci - 1 < start || g->c[ci - 1].fixed)))
+				uf_join(p, u, f->adj[k].nbr);
+		}
+	}
+	uint32_t ng = 0;
+	for (uint32_t i = start; i < g->n; i++) {
+		struct slow *x = &g->c[i];
+		if (x->state != S_OPEN)
+			continue;
+		uint32_t r[2] = { uf_find(p, x->su), uf_find(p, x->sv) };
+		for (int e = 0; e < 2; e++)
+			if (g->dense[r[e]] == UINT32_MAX)
+				g->dense[r[e]] = ng++;
+		x->gu = g->dense[r[0]];
+		x->gv = g->dense[r[1]];
+	}
+	for (uint32_t i = start; i < g->n; i++) {
+		struct slow *x = &g->c[i];
+		if (x->state != S_OPEN)
+			continue;
+		if (x->gu == x->gv) {
+			x->state = S_TRY;
+			continue;
+		}
+		uint32_t *q = g->small;
+		for (uint32_t k = 0; k < ng; k++)
+			q[k] = k;
+		/* still in use: the open ones and those kept in this round */
+		for (uint32_t j = start; j < g->n; j++) {
+			const struct slow *y = &g->c[j];
+			if (j != i && !y->fixed && (y->state == S_OPEN || y->state == S_KEPT))
+				uf_join(q, y->gu, y->gv);
+		}
+		if (uf_find(q, x->gu) == uf_find(q, x->gv)) {
+			x->state = S_TRY;
+		} else {
+			x->state = S_KEPT;
+			x->why = "would cut the fabric apart";
+		}
+	}
+	for (uint32_t i = start; i < g->n; i++)
+		if (!g->c[i].fixed) {
+			g->dense[uf_find(p, g->c[i].su)] = UINT32_MAX;
+			g->dense[uf_find(p, g->c[i].sv)] = UINT32_MAX;
+		}
+}
+
+/* Of the cables kept because a switch of them has only far-slow cables,
+ * those that are bridges (everything else in use) say so: the plainer
+ * reason. */
+static void fixed_bridges(struct greedy *g)
+{
+	const struct ibf_fabric *f = g->f;
+	uint32_t *p = g->uf;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		p[s] = s;
+	for (uint32_t u = 0; u < f->nsw; u++) {
+		const struct ibf_node *nd = &f->nodes[f->switches[u]];
+		for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++) {
+			uint32_t ci = g->cand[nd->port_off + f->adj[k].lport];
+			if (!ci || !g->c[ci - 1].fixed)
+				uf_join(p, u, f->adj[k].nbr);
+		}
+	}
+	uint32_t ng = 0;
+	for (uint32_t i = 0; i < g->n; i++) {
+		struct slow *x = &g->c[i];
+		if (!x->fixed)
+			continue;
+		uint32_t r[2] = { uf_find(p, x->su), uf_find(p, x->sv) };
+		for (int e = 0; e < 2; e++)
+			if (g->dense[r[e]] == UINT32_MAX)
+				g->dense[r[e]] = ng++;
+		x->gu = g->dense[r[0]];
+		x->gv = g->dense[r[1]];
+	}
+	for (uint32_t i = 0; i < g->n; i++) {
+		struct slow *x = &g->c[i];
+		if (!x->fixed || x->gu == x->gv)
+			continue;
+		uint32_t *q = g->small;
+		for (uint32_t k = 0; k < ng; k++)
+			q[k] = k;
+		for (uint32_t j = 0; j < g->n; j++)
+			if (j != i && g->c[j].fixed)
+				uf_join(q, g->c[j].gu, g->c[j].gv);
+		if (uf_find(q, x->gu) != uf_find(q, x->gv))
+			x->why = "would cut the fabric apart";
+	}
+	for (uint32_t i = 0; i < g->n; i++)
+		if (g->c[i].fixed) {
+			g->dense[uf_find(p, g->c[i].su)] = UINT32_MAX;
+			g->dense[uf_find(p, g->c[i].sv)] = UINT32_MAX;
+		}
+}
+
+/* The engine's check on f without the S_LOST cables and the first m of
+ * order: 0 and *ok, or an error; g->quiet when the check says to drop the
+ * whole matter. */
+static int try_set(struct greedy *g, uint32_t m, int *ok, const char **why, struct ibf_error *err)
+{
+	*ok = 0;
+	*why = NULL;
+	struct ibf_fabric *c = ibf_fabric_clone(g->f, err);
+	if (!c)
+		return err && err->code ? err->code : IBF_ENOMEM;
+	uint32_t nout = m;
+	for (uint32_t i = 0; i < g->n; i++)
+		if (g->c[i].state == S_LOST) {
+			ibf_fabric_disconnect(c, g->c[i].d.node_a, g->c[i].d.port_a);
+			nout++;
+		}
+	for (uint32_t k = 0; k < m; k++)
+		ibf_fabric_disconnect(c, g->c[g->order[k]].d.node_a, g->c[g->order[k]].d.port_a);
+	int rc = ibf_fabric_finalize(c, err);
+	if (!rc)
+		rc = g->check(c, g->f, g->arg, why, &g->quiet, err);
+	if (!rc && !*why && !g->quiet) {
+		*ok = 1;
+		ibf_fabric_free(g->good);
+		g->good = c;
+		g->good_n = nout;
+		return 0;
+	}
+	ibf_fabric_free(c);
+	return rc;
+}
+
+/* Rounds until every cable is S_LOST or S_KEPT. */
+static int decide(struct greedy *g, struct ibf_error *err)
+{
+	uint32_t start = 0;
+	for (;;) {
+		connect_round(g, start);
+		uint32_t nt = 0;
+		for (uint32_t i = start; i < g->n; i++)
+			if (g->c[i].state == S_TRY)
+				g->order[nt++] = i;
+		if (!g->check || !nt) {
+			for (uint32_t k = 0; k < nt; k++)
+				g->c[g->order[k]].state = S_LOST;
+			return 0;
+		}
+		int ok;
+		const char *why, *hwhy;
+		int rc = try_set(g, nt, &ok, &why, err);
+		if (rc || g->quiet)
+			return rc;
+		if (ok) {
+			for (uint32_t k = 0; k < nt; k++)
+				g->c[g->order[k]].state = S_LOST;
+			return 0;
+		}
+		/* the longest accepted prefix: lo passes (the cables left out so
+		 * far passed before), hi fails */
+		uint32_t lo = 0, hi = nt;
+		hwhy = why;
+		while (hi - lo > 1) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if ((rc = try_set(g, mid, &ok, &why, err)) || g->quiet)
+				return rc;
+			if (ok) {
+				lo = mid;
+			} else {
+				hi = mid;
+				hwhy = why;
+			}
+		}
+		for (uint32_t k = 0; k < lo; k++)
+			g->c[g->order[k]].state = S_LOST;
+		uint32_t at = g->order[lo];
+		g->c[at].state = S_KEPT;
+		g->c[at].why = hwhy;
+		for (uint32_t i = at + 1; i < g->n; i++)
+			if (!g->c[i].fixed && g->c[i].state != S_LOST) {
+				g->c[i].state = S_OPEN;
+				g->c[i].why = NULL;
+			}
+		start = at + 1;
+	}
+}
+
+static const char *desc_of(const struct ibf_fabric *f, int32_t n)
+{
+	const char *d = f->nodes[n].desc;
+	return d && *d ? d : "?";
+}
+
+/* "A/P5 <-> B/P2 at 1xEDR (4xEDR)" appended to buf at *len */
+static void put_cable(char *buf, size_t size, size_t *len, const struct ibf_fabric *f,
+		      const struct slow *x, const char *sep)
+{
+	char a[24], b[24];
+	if (*len >= size)
+		return;
+	int k = snprintf(buf + *len, size - *len, "%s%s/P%u <-> %s/P%u at %s (%s)", sep,
+			 desc_of(f, x->d.node_a), x->d.port_a, desc_of(f, x->d.node_b), x->d.port_b,
+			 ibf_format_width_speed(x->d.width, x->d.speed, a, sizeof(a)),
+			 ibf_format_width_speed(x->ew, x->es, b, sizeof(b)));
+	if (k > 0)
+		*len += (size_t)k;
+}
+
+enum { LOG_MAX = 8 };
+
+static void log_result(const struct ibf_route_opts *o, const char *who, const struct greedy *g,
+		       uint32_t nusual, const struct ibf_degraded *usual_ex)
+{
+	const struct ibf_fabric *f = g->f;
+	char line[2400];
+	size_t len;
+	if (nusual) {
+		char a[24], b[24], u[24];
+		const struct ibf_degraded *x = usual_ex;
+		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
+			 "%s: %u switch cable(s) run below half the rate expected of them but at "
+			 "the rate most cables between the same switch models run at: not taken "
+			 "as slow (%s/P%u <-> %s/P%u at %s, expected %s, usual %s%s)",
+			 who, nusual, desc_of(f, x->node_a), x->port_a, desc_of(f, x->node_b),
+			 x->port_b, ibf_format_width_speed(x->width, x->speed, a, sizeof(a)),
+			 ibf_format_width_speed(x->exp_width, x->exp_speed, b, sizeof(b)),
+			 ibf_format_width_speed(x->usual_width, x->usual_speed, u, sizeof(u)),
+			 nusual > 1 ? ", ..." : "");
+	}
+	uint32_t nl = 0, nk = 0;
+	for (uint32_t i = 0; i < g->n; i++) {
+		nl += g->c[i].state == S_LOST;
+		nk += g->c[i].state == S_KEPT;
+	}
+	if (nl) {
+		len = 0;
+		line[0] = '\0';
+		uint32_t shown = 0;
+		for (uint32_t i = 0; i < g->n && shown < LOG_MAX; i++)
+			if (g->c[i].state == S_LOST)
+				put_cable(line, sizeof(line), &len, f, &g->c[i],
+					  shown++ ? ", " : "");
+		ibf_logf(
+			o->log, o->log_ctx, IBF_LOG_INFO,
+			"%s: %u switch cable(s) run below half their rate, routed as if lost: %s%s",
+			who, nl, line, nl > shown ? ", ..." : "");
+	}
+	if (nk) {
+		len = 0;
+		line[0] = '\0';
+		uint32_t shown = 0;
+		for (uint32_t i = 0; i < g->n && shown < LOG_MAX; i++) {
+			const struct slow *x = &g->c[i];
+			if (x->state != S_KEPT)
+				continue;
+			put_cable(line, sizeof(line), &len, f, x, shown++ ? "; " : "");
+			if (len < sizeof(line)) {
+				int k = x->fixed && !x->why
+						? snprintf(line + len, sizeof(line) - len,
+							   ": %s has no faster switch cable",
+							   desc_of(f, x->only))
+						: snprintf(line + len, sizeof(line) - len,
+							   ": leaving it out %s",
+							   x->why ? x->why : "?");
+				if (k > 0)
+					len += (size_t)k;
+			}
+		}
+		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
+			 "%s: %u switch cable(s) run below half their rate but are used: %s%s", who,
+			 nk, line, nk > shown ? "; ..." : "");
+	}
+}
+
+int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts *o, const char *who,
+			ibf_slow_check_fn check, void *arg, struct ibf_fabric **lean,
+			struct ibf_error *err)
 {
 	*lean = NULL;
 	struct ibf_degraded *dg = NULL;
-	uint32_t nd = 0, nout = 0;
+	uint32_t nd = 0, n = 0, nusual = 0;
+	struct ibf_degraded usual_ex;
+	memset(&usual_ex, 0, sizeof(usual_ex));
 	struct ibf_error e2;
 	ibf_error_clear(&e2);
 	if (ibf_find_degraded(f, &dg, &nd, &e2) == IBF_ENOMEM)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	struct greedy g;
+	memset(&g, 0, sizeof(g));
+	g.f = f;
+	g.check = check;
+	g.arg = arg;
+	if (nd && !(g.c = calloc(nd, sizeof(*g.c)))) {
+		free(dg);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
 	for (uint32_t i = 0; i < nd; i++) {
 		const struct ibf_degraded *x = &dg[i];
-		uint64_t run = (uint64_t)x->width * ibf_speed_rate(x->speed);
-		uint64_t exp = (uint64_t)x->exp_width * ibf_speed_rate(x->exp_speed);
-		if (f->nodes[x->node_a].type == IBF_NODE_SWITCH &&
-		    f->nodes[x->node_b].type == IBF_NODE_SWITCH && run && 2 * run < exp)
-			dg[nout++] = *x;
-	}
-	if (!nout) {
-		free(dg);
-		return 0;
-	}
-	struct ibf_fabric *c = ibf_fabric_clone(f, err);
-	if (!c) {
-		free(dg);
-		return err && err->code ? err->code : IBF_ENOMEM;
-	}
-	for (uint32_t i = 0; i < nout; i++)
-		ibf_fabric_disconnect(c, dg[i].node_a, dg[i].port_a);
-	int rc = ibf_fabric_finalize(c, err);
-	const char *why = NULL;
-	int quiet = 0;
-	if (!rc) {
-		uint32_t S = f->nsw ? f->nsw : 1;
-		uint32_t *comp = malloc(S * sizeof(*comp));
-		if (!comp)
-			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-		else if (ibf_components(c, comp) != ibf_components(f, comp))
-			why = "would cut the fabric apart";
-		free(comp);
-	}
-	if (!rc && !why && check)
-		rc = check(c, f, arg, &why, &quiet, err);
-	if (!rc && o && o->log && !quiet) {
-		char list[400], a[24], b[24];
-		size_t n = 0;
-		list[0] = '\0';
-		for (uint32_t i = 0; i < nout && i < 4; i++) {
-			const struct ibf_degraded *x = &dg[i];
-			const char *da = f->nodes[x->node_a].desc, *db = f->nodes[x->node_b].desc;
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s/P%u <-> %s/P%u at %s (%s)",
-					      i ? ", " : "", da ? da : "?", x->port_a, db ? db : "?",
-					      x->port_b,
-					      ibf_format_width_speed(x->width, x->speed, a, sizeof(a)),
-					      ibf_format_width_speed(x->exp_width, x->exp_speed, b,
-								     sizeof(b)));
-			if (n >= sizeof(list))
-				break;
+		const struct ibf_node *na = &f->nodes[x->node_a], *nb = &f->nodes[x->node_b];
+		uint64_t run = rate_of(x->width, x->speed),
+			 exp = rate_of(x->exp_width, x->exp_speed);
+		if (na->type != IBF_NODE_SWITCH || nb->type != IBF_NODE_SWITCH || !run ||
+		    2 * run >= exp || na->sw < 0 || nb->sw < 0)
+			continue;
+		struct slow *s = &g.c[n];
+		s->d = *x;
+		s->ew = x->exp_width;
+		s->es = x->exp_speed;
+		uint64_t usual = rate_of(x->usual_width, x->usual_speed);
+		if (usual && usual < exp) {
+			exp = usual;
+			s->ew = x->usual_width;
+			s->es = x->usual_speed;
 		}
-		if (why)
-			ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
-				 "%s: %u switch cable(s) run below half their rate but are used: "
-				 "leaving them out %s: %s%s",
-				 who, nout, why, list, nout > 4 ? ", ..." : "");
-		else
-			ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
-				 "%s: %u switch cable(s) run below half their rate, routed as if "
-				 "lost: %s%s",
-				 who, nout, list, nout > 4 ? ", ..." : "");
+		if (2 * run >= exp) {
+			if (!nusual++)
+				usual_ex = *x;
+			continue;
+		}
+		s->run = run;
+		s->exp = exp;
+		s->su = (uint32_t)na->sw;
+		s->sv = (uint32_t)nb->sw;
+		n++;
 	}
 	free(dg);
-	if (rc || why || quiet)
-		ibf_fabric_free(c);
-	else
+	g.n = n;
+	int rc = 0;
+	if (!n)
+		goto done;
+	qsort(g.c, n, sizeof(*g.c), cmp_slow);
+	g.cand = calloc(f->nports_total, sizeof(*g.cand));
+	g.uf = malloc(f->nsw * sizeof(*g.uf));
+	g.dense = malloc(f->nsw * sizeof(*g.dense));
+	g.small = malloc(2 * n * sizeof(*g.small));
+	g.order = malloc(n * sizeof(*g.order));
+	uint32_t *other = calloc(f->nsw, sizeof(*other));
+	if (!g.cand || !g.uf || !g.dense || !g.small || !g.order || !other) {
+		free(other);
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto done;
+	}
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		g.dense[s] = UINT32_MAX;
+		other[s] = f->adj_off[s + 1] - f->adj_off[s];
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct slow *x = &g.c[i];
+		g.cand[f->nodes[x->d.node_a].port_off + x->d.port_a] = i + 1;
+		g.cand[f->nodes[x->d.node_b].port_off + x->d.port_b] = i + 1;
+		other[x->su]--;
+		other[x->sv]--;
+	}
+	/* a switch whose switch cables are all far-slow keeps them all:
+	 * leaving some out only loads the others, as slow */
+	for (uint32_t i = 0; i < n; i++) {
+		struct slow *x = &g.c[i];
+		if (!other[x->su] || !other[x->sv]) {
+			x->state = S_KEPT;
+			x->fixed = 1;
+			x->only = other[x->su] ? x->d.node_b : x->d.node_a;
+		}
+	}
+	free(other);
+	fixed_bridges(&g);
+	rc = decide(&g, err);
+	if (rc || g.quiet)
+		goto done;
+	uint32_t nl = 0;
+	for (uint32_t i = 0; i < n; i++)
+		nl += g.c[i].state == S_LOST;
+	if (nl && g.good && g.good_n == nl) {
+		*lean = g.good;
+		g.good = NULL;
+	} else if (nl) {
+		struct ibf_fabric *c = ibf_fabric_clone(f, err);
+		if (!c) {
+			rc = err && err->code ? err->code : IBF_ENOMEM;
+			goto done;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			if (g.c[i].state == S_LOST)
+				ibf_fabric_disconnect(c, g.c[i].d.node_a, g.c[i].d.port_a);
+		if ((rc = ibf_fabric_finalize(c, err))) {
+			ibf_fabric_free(c);
+			goto done;
+		}
 		*lean = c;
+	}
+done:
+	if (!rc && !g.quiet && o && o->log)
+		log_result(o, who, &g, nusual, &usual_ex);
+	ibf_fabric_free(g.good);
+	free(g.cand);
+	free(g.uf);
+	free(g.dense);
+	free(g.small);
+	free(g.order);
+	free(g.c);
 	return rc;
 }
 

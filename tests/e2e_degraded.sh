@@ -135,7 +135,7 @@ awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=1 -v degrade=1 "$WORK/one.ne
 "$IBFAB" route -v --topology "$WORK/one-1x.net" --engine dmodk -o "$WORK/one-1x.lfts" \
 	>"$WORK/one-1x.log" 2>&1
 check "a leaf's only up-cable at 1x: still used (exit 0), the log says why" sh -c \
-	"test -s '$WORK/one-1x.lfts' && grep -q 'run below half their rate but are used: leaving them out would cut the fabric apart' '$WORK/one-1x.log'"
+	"test -s '$WORK/one-1x.lfts' && grep -q 'run below half their rate but are used: .* at 1xEDR (4xEDR): leaving it out would cut the fabric apart' '$WORK/one-1x.log'"
 # a whole bundle at 1x (both cables of leaf 0 to spine 0): the twins all
 # run alike, so the same two models elsewhere (the other bundles at 4x) are
 # the evidence; dmodk routes both as lost

@@ -146,6 +146,46 @@ static uint32_t ndegraded(struct ibf_fabric *f, struct ibf_degraded **dl)
 	return n;
 }
 
+/* usual_width/usual_speed: what most links between the same two node
+ * models run at, the faster on a tie, unknown rates not counted */
+static void test_degraded_usual(void)
+{
+	static const struct {
+		int w[4];
+		int uw;
+	} cases[] = {
+		{ { 1, 1, 4, 0 }, 1 }, /* two of three at 1x: 1x is the usual */
+		{ { 1, 4, 0, 0 }, 4 }, /* one each: the faster */
+		{ { 1, 4, 4, 1 }, 4 },
+		{ { 2, 1, 1, 2 }, 2 },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct ibf_fabric *f = ibf_fabric_new();
+		int a = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 1, "a", NULL, NULL);
+		int b = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 2, "b", NULL, NULL);
+		f->nodes[a].devid = f->nodes[b].devid = 0xcf08;
+		for (int i = 0; i < 4 && cases[c].w[i]; i++) {
+			TT_CHECK(ibf_fabric_connect(f, a, i + 1, b, i + 1, cases[c].w[i],
+						    IBF_SPEED_EDR, NULL) == 0);
+			ibf_port(f, a, i + 1)->width_sup = ibf_port(f, b, i + 1)->width_sup = 4;
+			ibf_port(f, a, i + 1)->speed_sup = ibf_port(f, b, i + 1)->speed_sup =
+				IBF_SPEED_EDR;
+		}
+		/* a link whose rate is unknown does not count */
+		TT_CHECK(ibf_fabric_connect(f, a, 7, b, 7, 0, IBF_SPEED_UNKNOWN, NULL) == 0);
+		TT_CHECK(ibf_fabric_connect(f, a, 8, b, 8, 0, IBF_SPEED_UNKNOWN, NULL) == 0);
+		struct ibf_degraded *dl;
+		uint32_t n = ndegraded(f, &dl);
+		TT_CHECK_MSG(n >= 1, "case %zu", c);
+		for (uint32_t i = 0; i < n; i++) {
+			TT_EQ_INT(dl[i].usual_width, cases[c].uw);
+			TT_EQ_INT(dl[i].usual_speed, IBF_SPEED_EDR);
+		}
+		free(dl);
+		ibf_fabric_free(f);
+	}
+}
+
 static void test_degraded_rule(void)
 {
 	struct ibf_degraded *dl;
@@ -626,6 +666,7 @@ int main(void)
 	TT(test_parallel_and_degraded);
 	TT(test_find_name_dup);
 	TT(test_degraded_rule);
+	TT(test_degraded_usual);
 	TT(test_degraded_whole_bundle);
 	TT(test_degraded_split_ports);
 	TT(test_degraded_roundtrip);

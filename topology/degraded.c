@@ -19,6 +19,7 @@ struct dlink {
 	uint32_t tk1, tk2;	/* twin key: the two nodes, lower first */
 	uint32_t mk1, mk2;	/* model key: the two node models, lower first */
 	uint8_t tw, ts, mw, ms; /* best width/speed among twins / same-model links */
+	uint8_t uw, us;		/* the usual width/speed among same-model links */
 	uint32_t tn, mn;	/* number of twins / same-model links (self included) */
 };
 
@@ -78,6 +79,42 @@ static char *model_key(const struct ibf_node *n)
 	return k;
 }
 
+static int cmp_rate(const void *x, const void *y)
+{
+	const struct dlink *p = *(struct dlink *const *)x, *q = *(struct dlink *const *)y;
+	if (p->w != q->w)
+		return p->w < q->w ? -1 : 1;
+	if (p->s != q->s)
+		return p->s < q->s ? -1 : 1;
+	return 0;
+}
+
+/* The width and speed most of the links idx[i..j) run at (both known): of
+ * the combinations that tie, the faster one (rate, then width); 0/0 when
+ * no link has both.  Reorders idx[i..j). */
+static void group_usual(struct dlink **idx, uint32_t i, uint32_t j, uint8_t *uw, uint8_t *us)
+{
+	uint32_t best = 0;
+	uint64_t brate = 0;
+	*uw = *us = 0;
+	qsort(idx + i, j - i, sizeof(*idx), cmp_rate);
+	for (uint32_t k = i; k < j;) {
+		uint32_t m = k;
+		while (m < j && cmp_rate(&idx[k], &idx[m]) == 0)
+			m++;
+		const struct dlink *l = idx[k];
+		uint64_t rate = (uint64_t)l->w * ibf_speed_rate(l->s);
+		if (rate && (m - k > best ||
+			     (m - k == best && (rate > brate || (rate == brate && l->w > *uw))))) {
+			best = m - k;
+			brate = rate;
+			*uw = l->w;
+			*us = l->s;
+		}
+		k = m;
+	}
+}
+
 /* Group the links (sorted through idx by the key cmp compares) and store
  * each group's best width/speed and size through the setter. */
 static void group_best(struct dlink **idx, uint32_t nl, int (*cmp)(const void *, const void *),
@@ -94,8 +131,13 @@ static void group_best(struct dlink **idx, uint32_t nl, int (*cmp)(const void *,
 				bs = idx[j]->s;
 			j++;
 		}
+		uint8_t uw = 0, us = 0;
+		if (model)
+			group_usual(idx, i, j, &uw, &us);
 		for (uint32_t k = i; k < j; k++) {
 			if (model) {
+				idx[k]->uw = uw;
+				idx[k]->us = us;
 				idx[k]->mw = bw;
 				idx[k]->ms = bs;
 				idx[k]->mn = j - i;
@@ -266,6 +308,8 @@ int ibf_find_degraded(const struct ibf_fabric *f, struct ibf_degraded **out, uin
 		d->exp_speed = below_s ? es : l->s;
 		d->evidence = ev;
 		d->peers = peers;
+		d->usual_width = l->uw;
+		d->usual_speed = l->us;
 	}
 	*out = res;
 	res = NULL;

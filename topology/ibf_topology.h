@@ -314,6 +314,9 @@ struct ibf_degraded {
 	uint8_t exp_width, exp_speed; /* what it should run at */
 	uint8_t evidence;	      /* enum ibf_degr_evidence */
 	uint32_t peers;		      /* TWINS/MODEL: number of links compared against */
+	/* what most links between the same two node models run at (the link
+	 * itself included; ties: the faster), 0 when none reports both */
+	uint8_t usual_width, usual_speed;
 };
 
 /* Lists the degraded links (sorted by node_a, port_a) into *out (malloc'd,
