@@ -103,10 +103,12 @@ struct greedy {
 	int quiet;
 };
 
-/* Connectivity, in the order of c from `start`: each open cable becomes
- * S_TRY when its ends stay joined without it and without the S_TRY/S_LOST
- * ones, else S_KEPT. */
-static void connect_round(struct greedy *g, uint32_t start)
+/* g->uf: the switches joined by the cables in use.  Cables that are no
+ * candidates always are; with only_fixed, every candidate but those fixed
+ * (kept because a switch has nothing faster) counts as in use, else only
+ * the candidates kept before `start` or fixed (those still to be decided
+ * or already left out do not). */
+static void base_graph(struct greedy *g, int only_fixed, uint32_t start)
 {
 	const struct ibf_fabric *f = g->f;
 	uint32_t *p = g->uf;
@@ -116,13 +118,22 @@ static void connect_round(struct greedy *g, uint32_t start)
 		const struct ibf_node *nd = &f->nodes[f->switches[u]];
 		for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++) {
 			uint32_t ci = g->cand[nd->port_off + f->adj[k].lport];
-			/* a cable stays in the base graph unless it is still to
-			 * be decided or already left out */
-			if (!ci || (g->c[ci - 1].state == S_KEPT &&
-				    (ci - 1 < start || g->c[ci - 1].fixed)))
+			const struct slow *x = ci ? &g->c[ci - 1] : NULL;
+			int use = !x || (only_fixed ? !x->fixed
+						    : x->state == S_KEPT && (ci - 1 < start || x->fixed));
+			if (use)
 				uf_join(p, u, f->adj[k].nbr);
 		}
 	}
+}
+
+/* Connectivity, in the order of c from `start`: each open cable becomes
+ * S_TRY when its ends stay joined without it and without the S_TRY/S_LOST
+ * ones, else S_KEPT. */
+static void connect_round(struct greedy *g, uint32_t start)
+{
+	uint32_t *p = g->uf;
+	base_graph(g, 0, start);
 	uint32_t ng = 0;
 	for (uint32_t i = start; i < g->n; i++) {
 		struct slow *x = &g->c[i];
@@ -171,18 +182,8 @@ static void connect_round(struct greedy *g, uint32_t start)
  * reason. */
 static void fixed_bridges(struct greedy *g)
 {
-	const struct ibf_fabric *f = g->f;
 	uint32_t *p = g->uf;
-	for (uint32_t s = 0; s < f->nsw; s++)
-		p[s] = s;
-	for (uint32_t u = 0; u < f->nsw; u++) {
-		const struct ibf_node *nd = &f->nodes[f->switches[u]];
-		for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++) {
-			uint32_t ci = g->cand[nd->port_off + f->adj[k].lport];
-			if (!ci || !g->c[ci - 1].fixed)
-				uf_join(p, u, f->adj[k].nbr);
-		}
-	}
+	base_graph(g, 1, 0);
 	uint32_t ng = 0;
 	for (uint32_t i = 0; i < g->n; i++) {
 		struct slow *x = &g->c[i];

@@ -40,21 +40,7 @@ static int lids(struct ibf_fabric *f, int lmc)
 	return rc;
 }
 
-struct logbuf {
-	char text[16384];
-	size_t len;
-};
-
-static void logger(void *ctx, int level, const char *msg)
-{
-	struct logbuf *b = ctx;
-	(void)level;
-	int n = snprintf(b->text + b->len, sizeof(b->text) - b->len, "%s\n", msg);
-	if (n > 0 && b->len + (size_t)n < sizeof(b->text))
-		b->len += (size_t)n;
-}
-
-static struct logbuf lastlog;
+static struct tt_logbuf lastlog;
 
 /* route with the dmodk engine (or minimal) into r */
 static int route(const struct ibf_fabric *f, const char *engine, const struct ibf_dmodk_opts *d,
@@ -64,7 +50,7 @@ static int route(const struct ibf_fabric *f, const char *engine, const struct ib
 	ibf_route_opts_default(&o);
 	lastlog.len = 0;
 	lastlog.text[0] = '\0';
-	o.log = logger;
+	o.log = tt_logger;
 	o.log_ctx = &lastlog;
 	int rc = ibf_routes_init(r, f->nsw, ibf_max_lid(f), 1, err);
 	if (rc)

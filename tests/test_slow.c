@@ -11,20 +11,6 @@
 
 #include <stdint.h>
 
-struct logbuf {
-	char text[16384];
-	size_t len;
-};
-
-static void logger(void *ctx, int level, const char *msg)
-{
-	struct logbuf *b = ctx;
-	(void)level;
-	int n = snprintf(b->text + b->len, sizeof(b->text) - b->len, "%s\n", msg);
-	if (n > 0 && b->len + (size_t)n < sizeof(b->text))
-		b->len += (size_t)n;
-}
-
 /* both ends of the cable on (node, port) run at w x s */
 static void set_rate(struct ibf_fabric *f, int node, int port, int w, int s)
 {
@@ -74,13 +60,13 @@ static int ncomp(const struct ibf_fabric *f)
 }
 
 static int drop_slow(const struct ibf_fabric *f, ibf_slow_check_fn check, void *arg,
-		     struct ibf_fabric **lean, struct logbuf *lb)
+		     struct ibf_fabric **lean, struct tt_logbuf *lb)
 {
 	struct ibf_route_opts o;
 	ibf_route_opts_default(&o);
 	lb->len = 0;
 	lb->text[0] = '\0';
-	o.log = logger;
+	o.log = tt_logger;
 	o.log_ctx = lb;
 	struct ibf_error err;
 	ibf_error_clear(&err);
@@ -90,13 +76,13 @@ static int drop_slow(const struct ibf_fabric *f, ibf_slow_check_fn check, void *
 	return rc;
 }
 
-static int routes_ok(const struct ibf_fabric *f, const char *engine, struct logbuf *lb)
+static int routes_ok(const struct ibf_fabric *f, const char *engine, struct tt_logbuf *lb)
 {
 	struct ibf_route_opts o;
 	ibf_route_opts_default(&o);
 	lb->len = 0;
 	lb->text[0] = '\0';
-	o.log = logger;
+	o.log = tt_logger;
 	o.log_ctx = lb;
 	struct ibf_routes r;
 	struct ibf_error err;
@@ -208,7 +194,7 @@ static void t_slimfly_bridge(void)
 	int X, Y, xp, other[4][2];
 	struct ibf_fabric *f = sf_bridge(&X, &Y, &xp, other);
 	TT_REQUIRE(f);
-	struct logbuf lb;
+	struct tt_logbuf lb;
 	struct ibf_fabric *lean = NULL;
 	TT_REQUIRE(drop_slow(f, NULL, NULL, &lean, &lb) == 0);
 	printf("%s", lb.text);
@@ -299,7 +285,7 @@ static void t_few_checks(void)
 	TT_REQUIRE(n >= 30 && refused >= 0);
 	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
 	struct refuse rf = { refused, rport, 0 };
-	struct logbuf lb;
+	struct tt_logbuf lb;
 	struct ibf_fabric *lean = NULL;
 	TT_REQUIRE(drop_slow(f, refuse_check, &rf, &lean, &lb) == 0);
 	printf("# %u slow cables, %d check calls\n", n, rf.calls);
@@ -364,7 +350,7 @@ static void t_order(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ibf_fabric *f = pair(cases[i].s1, cases[i].s2);
-		struct logbuf lb;
+		struct tt_logbuf lb;
 		struct ibf_fabric *lean = NULL;
 		TT_REQUIRE(drop_slow(f, NULL, NULL, &lean, &lb) == 0);
 		TT_REQUIRE(lean);
@@ -420,7 +406,7 @@ static void t_absurd_supported(void)
 		TT_CHECK(nd == f->nports_total / 2 ||
 			 nd > 100); /* every cable, by supported values */
 		free(dg);
-		struct logbuf lb;
+		struct tt_logbuf lb;
 		struct ibf_fabric *lean = NULL;
 		TT_REQUIRE(drop_slow(f, NULL, NULL, &lean, &lb) == 0);
 		printf("%s", lb.text);
@@ -542,7 +528,7 @@ static void t_dmodk_keeps_one(void)
 		TT_CHECK_MSG(kept_in(lean, f, X, down[i]) == (i == last), "down-cable %d", i);
 	ibf_fabric_free(lean);
 
-	struct logbuf lb;
+	struct tt_logbuf lb;
 	TT_CHECK(routes_ok(f, "dmodk", &lb));
 	printf("%s", lb.text);
 	TT_CHECK(strstr(lb.text,
@@ -585,7 +571,7 @@ static void t_all_slow_switch(void)
 		}
 	}
 	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
-	struct logbuf lb;
+	struct tt_logbuf lb;
 	struct ibf_fabric *lean = NULL;
 	TT_REQUIRE(drop_slow(f, NULL, NULL, &lean, &lb) == 0);
 	printf("%s", lb.text);

@@ -97,6 +97,22 @@ static inline char *tt_slurp(const char *path, size_t *len)
 	return b;
 }
 
+/* A log sink for the library's ibf_log callbacks: appends every message
+ * as a line to text (what does not fit is dropped). */
+struct tt_logbuf {
+	char text[16384];
+	size_t len;
+};
+
+static inline void tt_logger(void *ctx, int level, const char *msg)
+{
+	struct tt_logbuf *b = ctx;
+	(void)level;
+	int n = snprintf(b->text + b->len, sizeof(b->text) - b->len, "%s\n", msg);
+	if (n > 0 && b->len + (size_t)n < sizeof(b->text))
+		b->len += (size_t)n;
+}
+
 #define TT(fn) tt_run(#fn, fn)
 
 #endif
