@@ -119,8 +119,9 @@ static void base_graph(struct greedy *g, int only_fixed, uint32_t start)
 		for (uint32_t k = f->adj_off[u]; k < f->adj_off[u + 1]; k++) {
 			uint32_t ci = g->cand[nd->port_off + f->adj[k].lport];
 			const struct slow *x = ci ? &g->c[ci - 1] : NULL;
-			int use = !x || (only_fixed ? !x->fixed
-						    : x->state == S_KEPT && (ci - 1 < start || x->fixed));
+			int use = !x ||
+				  (only_fixed ? !x->fixed
+					      : x->state == S_KEPT && (ci - 1 < start || x->fixed));
 			if (use)
 				uf_join(p, u, f->adj[k].nbr);
 		}
