@@ -69,6 +69,26 @@ static int all_end_ports_have_lids(const struct ibf_fabric *f)
 	return any;
 }
 
+/* any switch or connected end port with a LID (a file that has LIDs,
+ * perhaps not on every port) */
+static int some_end_ports_have_lids(const struct ibf_fabric *f)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		if (n->type == IBF_NODE_SWITCH) {
+			if (ibf_port(f, (int)i, 0)->lid)
+				return 1;
+			continue;
+		}
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->peer_node != IBF_NO_NODE && pp->lid)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static int end_port_lmc(const struct ibf_fabric *f)
 {
 	int lmc = 0;
@@ -110,7 +130,27 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 					path, have, lmc);
 			rc = ibf_assign_lids(f, (int)lmc, 0, err);
 		}
+	} else if (!rc && some_end_ports_have_lids(f) && (lmc < 0 || lmc == end_port_lmc(f))) {
+		/* some ports have no LID yet (a switch added or replaced and not
+		 * swept): the others keep theirs, as under OpenSM, so tables and
+		 * a stable reroute fit the fabric (all were re-assigned before) */
+		int have = end_port_lmc(f), fn, fp;
+		int n = ibf_assign_missing_lids(f, have, &fn, &fp, err);
+		if (n < 0)
+			rc = n;
+		else if (!quiet)
+			fprintf(stderr,
+				"ibfab: note: %s: %d port(s) without a LID (first '%s' port %d): "
+				"the file's LIDs are kept and these get free ones (LID %u), as "
+				"OpenSM gives a port it finds new\n",
+				path, n, f->nodes[fn].desc ? f->nodes[fn].desc : "?", fp,
+				ibf_port(f, fn, fp)->lid);
 	} else if (!rc) {
+		if (!quiet && some_end_ports_have_lids(f))
+			fprintf(stderr,
+				"ibfab: note: %s: some ports have no LID; re-assigning all LIDs with "
+				"LMC %ld\n",
+				path, lmc);
 		rc = ibf_assign_lids(f, lmc < 0 ? 0 : (int)lmc, 0, err);
 	}
 	if (rc) {

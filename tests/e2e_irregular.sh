@@ -74,4 +74,25 @@ D=$W/dual.ibnd
 r=$(rc "$IBFAB" route --topology "$D" --engine dmodk -o "$W/dk.lfts")
 check "dmodk on two switches side by side: exit 1, nothing written" sh -c "test $r = 1 && test ! -e '$W/dk.lfts'"
 check "... 'not a fat tree' said once (was twice)" test "$(grep -c 'not a fat tree' "$W/err")" = 1
+
+# a switch not swept yet (no LID) among ports that have theirs: the file's
+# LIDs are kept and the switch gets a free one (all LIDs were re-assigned,
+# silently, so tables made from the dump fitted no LID of the fabric and a
+# stable reroute over it changed every entry)
+sed 's/"swB" enhanced port 0 lid 2 lmc 0/"swB" enhanced port 0 lid 0 lmc 0/; s/"swB" lid 2 /"swB" lid 0 /' \
+	"$D" >"$W/nolid.ibnd"
+"$IBFAB" route --topology "$D" --engine minimal -o "$W/full.lfts" 2>/dev/null
+r=$(rc "$IBFAB" route --topology "$W/nolid.ibnd" --engine minimal -o "$W/nolid.lfts")
+check "switch without a LID: routes (exit $r), a note names it and its new LID" \
+	sh -c "test $r = 0 && grep -q \"nolid.ibnd: 1 port(s) without a LID (first 'swB' port 0): the file's LIDs are kept .*(LID 2)\" '$W/err'"
+check "... the tables are those of the dump whose LIDs are all there" cmp -s "$W/full.lfts" "$W/nolid.lfts"
+r=$(rc "$IBFAB" route check --topology "$W/nolid.ibnd" --lfts "$W/full.lfts")
+check "... route check of tables made with the file's LIDs: every pair ok (exit $r)" \
+	sh -c "test $r = 0 && grep -q '^unreachable: *0$' '$W/out'"
+r=$(rc "$IBFAB" route --topology "$W/nolid.ibnd" --engine minimal --previous-lfts "$W/full.lfts" -o "$W/st.lfts")
+check "... stable reroute over it keeps every LID's column (exit $r)" \
+	sh -c "test $r = 0 && grep -q 'stable: kept 8 of 8 destination LIDs, routed 0 again; 0 of 16' '$W/err'"
+r=$(rc "$IBFAB" route --topology "$W/nolid.ibnd" --engine minimal --lmc 1 -o "$W/l1.lfts")
+check "... with another --lmc all LIDs are assigned anew, and a note says so" \
+	sh -c "test $r = 0 && grep -q 're-assigning all LIDs with LMC 1' '$W/err'"
 done_testing
