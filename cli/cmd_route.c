@@ -89,6 +89,45 @@ static int some_end_ports_have_lids(const struct ibf_fabric *f)
 	return 0;
 }
 
+/* the first switch or connected end port that a guid2lid file left
+ * without a LID, named; a port GUID two ports report can have one LID
+ * there, which the error says (before: "does not give a LID to every
+ * switch and connected end port", nothing more) */
+static int g2l_missing_error(const struct ibf_fabric *f, const char *g2l, struct ibf_error *err)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		int sw = n->type == IBF_NODE_SWITCH;
+		for (int p = sw ? 0 : 1; p <= (sw ? 0 : n->nports); p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->lid || (!sw && pp->peer_node == IBF_NO_NODE))
+				continue;
+			uint64_t g = pp->guid;
+			/* another node's port with the same GUID */
+			for (uint32_t j = 0; g && j < f->nnodes; j++) {
+				const struct ibf_node *m = &f->nodes[j];
+				for (int q = 0; j != i && q <= m->nports; q++)
+					if (ibf_port(f, (int)j, q)->guid == g)
+						return ibf_error_set(
+							err, IBF_EINVAL, g2l, 0,
+							"gives no LID to '%s' port %d: its port GUID "
+							"0x%016llx is also that of '%s' port %d, and a "
+							"GUID has one LID (a duplicate port GUID: see "
+							"ibfab topo info)",
+							n->desc ? n->desc : "?", p,
+							(unsigned long long)g, m->desc ? m->desc : "?",
+							q);
+			}
+			return ibf_error_set(err, IBF_EINVAL, g2l, 0,
+					     "gives no LID to '%s' port %d (port GUID 0x%016llx); "
+					     "every switch and connected end port needs one",
+					     n->desc ? n->desc : "?", p, (unsigned long long)g);
+		}
+	}
+	return ibf_error_set(err, IBF_EINVAL, g2l, 0,
+			     "does not give a LID to every switch and connected end port");
+}
+
 static int end_port_lmc(const struct ibf_fabric *f)
 {
 	int lmc = 0;
@@ -116,11 +155,16 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 	if (!f->finalized)
 		rc = ibf_fabric_finalize(f, err);
 	if (!rc && g2l) {
+		/* the guid2lid file gives every LID: a port it leaves out kept
+		 * the topology file's LID before, so the check below never
+		 * failed on a dump with LIDs and the two sources were mixed */
+		for (uint32_t i = 0; i < f->nports_total; i++) {
+			f->ports[i].lid = 0;
+			f->ports[i].lmc = 0;
+		}
 		rc = ibf_guid2lid_read(f, g2l, err);
 		if (!rc && !all_end_ports_have_lids(f))
-			rc = ibf_error_set(
-				err, IBF_EINVAL, g2l, 0,
-				"does not give a LID to every switch and connected end port");
+			rc = g2l_missing_error(f, g2l, err);
 	} else if (!rc && all_end_ports_have_lids(f)) {
 		int have = end_port_lmc(f);
 		if (lmc >= 0 && lmc != have) {

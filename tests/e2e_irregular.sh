@@ -95,4 +95,25 @@ check "... stable reroute over it keeps every LID's column (exit $r)" \
 r=$(rc "$IBFAB" route --topology "$W/nolid.ibnd" --engine minimal --lmc 1 -o "$W/l1.lfts")
 check "... with another --lmc all LIDs are assigned anew, and a note says so" \
 	sh -c "test $r = 0 && grep -q 're-assigning all LIDs with LMC 1' '$W/err'"
+
+# hostD reports hostC's port GUID (node GUIDs differ): topo info lists the
+# GUID (it listed shared port GUIDs only when node GUIDs were unknown), and
+# a guid2lid file, which can give that GUID one LID, is refused naming the
+# port without one and the other port of its GUID
+sed 's/(2c90300000d01)/(2c90300000c01)/' "$D" >"$W/dupport.ibnd"
+r=$(rc "$IBFAB" topo info "$W/dupport.ibnd")
+check "port GUID of two adapters: topo info lists it with both (exit $r)" \
+	sh -c "test $r = 0 && grep -q '^duplicate GUIDs: 2 nodes' '$W/out' &&
+		grep -q 'duplicate GUID 0x0002c90300000c01' '$W/out' &&
+		grep -q \"'hostD mlx4_0' port 1 cabled to 'swB' port 2\" '$W/out'"
+printf '0x%s %s %s\n' 0002c90200001000 1 1 0002c90200002000 2 2 0002c90300000a01 3 3 \
+	0002c90300000a02 4 4 0002c90300000b01 5 5 0002c90300000b02 6 6 0002c90300000c01 7 7 >"$W/dup.g2l"
+r=$(rc "$IBFAB" route --topology "$W/dupport.ibnd" --guid2lid "$W/dup.g2l" -o "$W/dup.lfts")
+check "... route --guid2lid: exit 1 naming the port left without a LID and the shared GUID, nothing written" \
+	sh -c "test $r = 1 && test ! -e '$W/dup.lfts' &&
+		grep -q \"dup.g2l: gives no LID to 'hostD mlx4_0' port 1: its port GUID 0x0002c90300000c01 is also that of 'hostC mlx4_0' port 1\" '$W/err'"
+head -n 6 "$W/dup.g2l" >"$W/short.g2l"
+r=$(rc "$IBFAB" route --topology "$D" --guid2lid "$W/short.g2l" --lmc 0)
+check "guid2lid without an entry for a port: the error names it (exit $r)" \
+	sh -c "test $r = 1 && grep -q \"short.g2l: gives no LID to 'hostC mlx4_0' port 1 (port GUID 0x0002c90300000c01)\" '$W/err'"
 done_testing
