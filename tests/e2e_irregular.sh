@@ -116,4 +116,16 @@ head -n 6 "$W/dup.g2l" >"$W/short.g2l"
 r=$(rc "$IBFAB" route --topology "$D" --guid2lid "$W/short.g2l" --lmc 0)
 check "guid2lid without an entry for a port: the error names it (exit $r)" \
 	sh -c "test $r = 1 && grep -q \"short.g2l: gives no LID to 'hostC mlx4_0' port 1 (port GUID 0x0002c90300000c01)\" '$W/err'"
+
+# a plan made from the dump plans the 1x twin at 4xEDR (topo info calls it
+# degraded), so validating the same dump reports that cable; it was planned
+# as found, 1xSDR, and the fabric validated clean against it
+r=$(rc "$IBFAB" cabling from-topology "$D" -o "$W/plan.csv")
+check "cabling from-topology: the degraded twin planned at 4x EDR, a note says so (exit $r)" \
+	sh -c "test $r = 0 && grep -q '^2,1,switch,,swA,6,,swB,6,4x,EDR,' '$W/plan.csv' &&
+		grep -q 'note: 1 degraded cable(s) planned at the rate they should run at' '$W/err'"
+r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$D")
+check "... validate against that plan: one degraded finding, the 1x cable (exit $r)" \
+	sh -c "test $r = 1 && grep -q '^degraded: reseat or replace the cable between swA port 6 and swB port 6: it runs at 1xSDR, the plan says 4xEDR' '$W/out' &&
+		grep -q '^1 finding: 1 degraded' '$W/out'"
 done_testing
