@@ -151,7 +151,7 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 	struct ibf_fabric *f = cli_read_fabric(path, IBF_FMT_AUTO, err);
 	if (!f)
 		return NULL;
-	int rc = 0;
+	int rc = 0, from_file = 0; /* LIDs as a file gives them */
 	if (!f->finalized)
 		rc = ibf_fabric_finalize(f, err);
 	if (!rc && g2l) {
@@ -165,8 +165,10 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 		rc = ibf_guid2lid_read(f, g2l, err);
 		if (!rc && !all_end_ports_have_lids(f))
 			rc = g2l_missing_error(f, g2l, err);
+		from_file = 1;
 	} else if (!rc && all_end_ports_have_lids(f)) {
 		int have = end_port_lmc(f);
+		from_file = lmc < 0 || lmc == have;
 		if (lmc >= 0 && lmc != have) {
 			if (!quiet)
 				fprintf(stderr,
@@ -180,9 +182,10 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 		 * a stable reroute fit the fabric (all were re-assigned before) */
 		int have = end_port_lmc(f), fn, fp;
 		int n = ibf_assign_missing_lids(f, have, &fn, &fp, err);
+		from_file = 1;
 		if (n < 0)
 			rc = n;
-		else if (!quiet)
+		else if (!quiet && fn >= 0)
 			fprintf(stderr,
 				"ibfab: note: %s: %d port(s) without a LID (first '%s' port %d): "
 				"the file's LIDs are kept and these get free ones (LID %u), as "
@@ -196,6 +199,21 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 				"LMC %ld\n",
 				path, lmc);
 		rc = ibf_assign_lids(f, lmc < 0 ? 0 : (int)lmc, 0, err);
+	}
+	/* a LID two ports hold in the file: said here with the file's name
+	 * (the engines and readers of tables said it without) */
+	struct ibf_lidmap m;
+	if (!rc && from_file) {
+		if (ibf_lidmap_build(f, &m, err)) {
+			char msg[IBF_ERR_MSG_MAX];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			rc = ibf_error_set(err, IBF_EINVAL, g2l ? g2l : path, 0, "%s%s", msg,
+					   g2l ? " (LIDs as this guid2lid file gives them)"
+					       : " (LIDs as the file gives them; give --guid2lid, "
+						 "or --lmc with another LMC to assign new ones)");
+		} else {
+			ibf_lidmap_free(&m);
+		}
 	}
 	if (rc) {
 		ibf_fabric_free(f);

@@ -128,4 +128,16 @@ r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$D")
 check "... validate against that plan: one degraded finding, the 1x cable (exit $r)" \
 	sh -c "test $r = 1 && grep -q '^degraded: reseat or replace the cable between swA port 6 and swB port 6: it runs at 1xSDR, the plan says 4xEDR' '$W/out' &&
 		grep -q '^1 finding: 1 degraded' '$W/out'"
+
+# hostA's two ports at LMC 1 from LIDs 10 and 11: LID 11 twice; the error
+# names the file (it named only the ports)
+sed 's/lid 10 lmc 0/lid 10 lmc 1/; s/lid 11 lmc 0/lid 11 lmc 1/' "$D" >"$W/overlap.ibnd"
+for c in "route:--engine minimal -o $W/ov.lfts" "sim flow:--engine minimal --pattern a2a" \
+	"route check:--lfts $W/full.lfts"; do
+	# shellcheck disable=SC2086
+	r=$(rc "$IBFAB" ${c%%:*} --topology "$W/overlap.ibnd" ${c#*:})
+	check "LIDs of the dump overlap: ${c%%:*} exits 1 naming the file and both ports" \
+		sh -c "test $r = 1 && grep -q \"overlap.ibnd: LID 11 used by 'hostA mlx4_0' port 1 and 'hostA mlx4_0' port 2\" '$W/err'"
+done
+check "... nothing written" test ! -e "$W/ov.lfts"
 done_testing
