@@ -140,4 +140,18 @@ for c in "route:--engine minimal -o $W/ov.lfts" "sim flow:--engine minimal --pat
 		sh -c "test $r = 1 && grep -q \"overlap.ibnd: LID 11 used by 'hostA mlx4_0' port 1 and 'hostA mlx4_0' port 2\" '$W/err'"
 done
 check "... nothing written" test ! -e "$W/ov.lfts"
+
+# two switches that no cable joins, a host on each (a leaf cut off; a
+# rail-only cluster): hratio routes each piece, sim packet drops the packets
+# between them as unroutable and now says why (sim flow refuses them)
+printf 'Switch\t4 "a"\n[1]\t"h1"[1]\t# 4xEDR\n\nSwitch\t4 "b"\n[1]\t"h2"[1]\t# 4xEDR\n\n%s\n\n%s\n' \
+	'Hca	1 "h1"
+[1]	"a"[1]	# 4xEDR' 'Hca	1 "h2"
+[1]	"b"[1]	# 4xEDR' >"$W/apart.net"
+r=$(rc "$IBFAB" sim packet --topology "$W/apart.net" --engine hratio --load 0.3 --warmup 1us --measure 3us)
+check "sim packet, hosts on switches in two pieces: runs (exit $r), unroutable packets, a note says why" \
+	sh -c "test $r = 0 && grep -q 'unroutable [1-9]' '$W/out' &&
+		grep -q \"note: the switch graph is in 2 pieces, 2 of them with hosts (e.g. 'a' and 'b' are not connected)\" '$W/err'"
+r=$(rc "$IBFAB" sim packet --topology "$D" --engine minimal --load 0.3 --warmup 1us --measure 3us)
+check "... no such note on one piece (exit $r)" sh -c "test $r = 0 && ! grep -q pieces '$W/err'"
 done_testing
