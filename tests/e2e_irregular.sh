@@ -154,4 +154,14 @@ check "sim packet, hosts on switches in two pieces: runs (exit $r), unroutable p
 		grep -q \"note: the switch graph is in 2 pieces, 2 of them with hosts (e.g. 'a' and 'b' are not connected)\" '$W/err'"
 r=$(rc "$IBFAB" sim packet --topology "$D" --engine minimal --load 0.3 --warmup 1us --measure 3us)
 check "... no such note on one piece (exit $r)" sh -c "test $r = 0 && ! grep -q pieces '$W/err'"
+
+# a ring of 160 switches: shortest paths up to 80 switch hops; dfsssp
+# refused any path over 64 hops and sim packet dropped those packets
+"$IBFAB" topo gen torus --dims 160 -o "$W/ring.ibnd"
+r=$(rc "$IBFAB" route --topology "$W/ring.ibnd" --engine minimal --deadlock auto --verify -o "$W/ring.lfts")
+check "ring of 160: --deadlock auto (dfsssp) with --verify: deadlock-free (exit $r; was 'a path longer than 64 hops')" \
+	sh -c "test $r = 0 && grep -q 'longest path 80 hops, deadlock-free' '$W/err' && grep -q '^result: *deadlock-free' '$W/err'"
+r=$(rc "$IBFAB" sim packet --topology "$W/ring.ibnd" --lfts "$W/ring.lfts" --load 0.05 --warmup 1us --measure 20us)
+check "... sim packet on its minimal tables: no packet unroutable (exit $r)" \
+	sh -c "test $r = 0 && grep -q 'unroutable 0,' '$W/out'"
 done_testing
