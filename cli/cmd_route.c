@@ -115,8 +115,8 @@ static int g2l_missing_error(const struct ibf_fabric *f, const char *g2l, struct
 							"GUID has one LID (a duplicate port GUID: see "
 							"ibfab topo info)",
 							n->desc ? n->desc : "?", p,
-							(unsigned long long)g, m->desc ? m->desc : "?",
-							q);
+							(unsigned long long)g,
+							m->desc ? m->desc : "?", q);
 			}
 			return ibf_error_set(err, IBF_EINVAL, g2l, 0,
 					     "gives no LID to '%s' port %d (port GUID 0x%016llx); "

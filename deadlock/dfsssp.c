@@ -1395,10 +1395,11 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 			for (uint32_t s = 0; s < g->nsw; s++) {
 				int nd = path_deps(g, s, d, st.psrc, st.ptgt, st.pdeps, st.maxd);
 				if (nd < 0) {
-					rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-							   "a path of more than %u switch hops: the "
-							   "tables loop",
-							   st.maxd);
+					rc = ibf_error_set(
+						err, IBF_ENOTSUP, NULL, 0,
+						"a path of more than %u switch hops: the "
+						"tables loop",
+						st.maxd);
 					break;
 				}
 				if (nd + 1 <= min_hops)

@@ -119,10 +119,10 @@ struct pkt {
 	uint32_t out;	   /* output port (global) at the current switch */
 	uint32_t dlid;
 	uint16_t bytes;
-	uint8_t sl, vl;	  /* vl: VL of the link it last crossed */
-	uint8_t vl_next;  /* VL on the output link */
-	uint16_t hops;	  /* links crossed */
-	uint16_t swhops;  /* switch-to-switch links crossed */
+	uint8_t sl, vl;	 /* vl: VL of the link it last crossed */
+	uint8_t vl_next; /* VL on the output link */
+	uint16_t hops;	 /* links crossed */
+	uint16_t swhops; /* switch-to-switch links crossed */
 	uint8_t flags;
 	uint8_t last;  /* output port at the home switch (the LFT entry there) */
 	int32_t cargo; /* node model: its intra-node packets (list) */

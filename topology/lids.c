@@ -86,7 +86,8 @@ int ibf_assign_missing_lids(struct ibf_fabric *f, int lmc, int *first_node, int 
 				if (pp->lid || !port_has_lid(f, (int)i, p))
 					continue;
 				int l = is_sw ? 0 : lmc;
-				uint32_t span = 1u << l, base = (next[l > 0] + span - 1) & ~(span - 1);
+				uint32_t span = 1u << l,
+					 base = (next[l > 0] + span - 1) & ~(span - 1);
 				for (;; base += span) {
 					if (base + span - 1 > IBF_MAX_UCAST_LID) {
 						free(used);
