@@ -813,8 +813,33 @@ static void rack_from_name(const char *name, char *rack, size_t len)
 	}
 }
 
+/* the degraded entry (not GRADE) of the link at (node, port), or NULL;
+ * d is sorted by (node_a, port_a) */
+static const struct ibf_degraded *degraded_at(const struct ibf_degraded *d, uint32_t n,
+					      uint32_t node, int port)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (d[i].evidence != IBF_DEGR_GRADE &&
+		    (((uint32_t)d[i].node_a == node && d[i].port_a == port) ||
+		     ((uint32_t)d[i].node_b == node && d[i].port_b == port)))
+			return &d[i];
+	return NULL;
+}
+
 struct ibf_plan *ibf_plan_from_fabric(const struct ibf_fabric *f, struct ibf_error *err)
 {
+	return ibf_plan_from_fabric_ex(f, NULL, err);
+}
+
+struct ibf_plan *ibf_plan_from_fabric_ex(const struct ibf_fabric *f, uint32_t *expected,
+					 struct ibf_error *err)
+{
+	struct ibf_degraded *dg = NULL;
+	uint32_t ndg = 0, nexp = 0;
+	if (expected)
+		*expected = 0;
+	if (ibf_find_degraded(f, &dg, &ndg, err))
+		return NULL;
 	struct ibf_plan *p = ibf_plan_new();
 	int32_t *map = malloc(((size_t)f->nnodes + 1) * sizeof(int32_t));
 	if (!p || !map) {
@@ -890,6 +915,12 @@ struct ibf_plan *ibf_plan_from_fabric(const struct ibf_fabric *f, struct ibf_err
 				c.step = host ? 2 : 1;
 				c.width = pp->width;
 				c.speed = pp->speed;
+				const struct ibf_degraded *x = degraded_at(dg, ndg, i, q);
+				if (x) {
+					c.width = x->exp_width;
+					c.speed = x->exp_speed;
+					nexp++;
+				}
 				c.a = (uint32_t)map[i];
 				c.ap = (uint8_t)q;
 				c.b = (uint32_t)map[j];
@@ -905,9 +936,13 @@ struct ibf_plan *ibf_plan_from_fabric(const struct ibf_fabric *f, struct ibf_err
 	if (ibf_plan_index(p, err))
 		goto fail;
 	free(map);
+	free(dg);
+	if (expected)
+		*expected = nexp;
 	return p;
 fail:
 	free(map);
+	free(dg);
 	ibf_plan_free(p);
 	return NULL;
 }

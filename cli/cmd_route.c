@@ -69,6 +69,65 @@ static int all_end_ports_have_lids(const struct ibf_fabric *f)
 	return any;
 }
 
+/* any switch or connected end port with a LID (a file that has LIDs,
+ * perhaps not on every port) */
+static int some_end_ports_have_lids(const struct ibf_fabric *f)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		if (n->type == IBF_NODE_SWITCH) {
+			if (ibf_port(f, (int)i, 0)->lid)
+				return 1;
+			continue;
+		}
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->peer_node != IBF_NO_NODE && pp->lid)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* the first switch or connected end port that a guid2lid file left
+ * without a LID, named; a port GUID two ports report can have one LID
+ * there, which the error says (before: "does not give a LID to every
+ * switch and connected end port", nothing more) */
+static int g2l_missing_error(const struct ibf_fabric *f, const char *g2l, struct ibf_error *err)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		int sw = n->type == IBF_NODE_SWITCH;
+		for (int p = sw ? 0 : 1; p <= (sw ? 0 : n->nports); p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->lid || (!sw && pp->peer_node == IBF_NO_NODE))
+				continue;
+			uint64_t g = pp->guid;
+			/* another node's port with the same GUID */
+			for (uint32_t j = 0; g && j < f->nnodes; j++) {
+				const struct ibf_node *m = &f->nodes[j];
+				for (int q = 0; j != i && q <= m->nports; q++)
+					if (ibf_port(f, (int)j, q)->guid == g)
+						return ibf_error_set(
+							err, IBF_EINVAL, g2l, 0,
+							"gives no LID to '%s' port %d: its port GUID "
+							"0x%016llx is also that of '%s' port %d, and a "
+							"GUID has one LID (a duplicate port GUID: see "
+							"ibfab topo info)",
+							n->desc ? n->desc : "?", p,
+							(unsigned long long)g,
+							m->desc ? m->desc : "?", q);
+			}
+			return ibf_error_set(err, IBF_EINVAL, g2l, 0,
+					     "gives no LID to '%s' port %d (port GUID 0x%016llx); "
+					     "every switch and connected end port needs one",
+					     n->desc ? n->desc : "?", p, (unsigned long long)g);
+		}
+	}
+	return ibf_error_set(err, IBF_EINVAL, g2l, 0,
+			     "does not give a LID to every switch and connected end port");
+}
+
 static int end_port_lmc(const struct ibf_fabric *f)
 {
 	int lmc = 0;
@@ -92,17 +151,24 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 	struct ibf_fabric *f = cli_read_fabric(path, IBF_FMT_AUTO, err);
 	if (!f)
 		return NULL;
-	int rc = 0;
+	int rc = 0, from_file = 0; /* LIDs as a file gives them */
 	if (!f->finalized)
 		rc = ibf_fabric_finalize(f, err);
 	if (!rc && g2l) {
+		/* the guid2lid file gives every LID: a port it leaves out kept
+		 * the topology file's LID before, so the check below never
+		 * failed on a dump with LIDs and the two sources were mixed */
+		for (uint32_t i = 0; i < f->nports_total; i++) {
+			f->ports[i].lid = 0;
+			f->ports[i].lmc = 0;
+		}
 		rc = ibf_guid2lid_read(f, g2l, err);
 		if (!rc && !all_end_ports_have_lids(f))
-			rc = ibf_error_set(
-				err, IBF_EINVAL, g2l, 0,
-				"does not give a LID to every switch and connected end port");
+			rc = g2l_missing_error(f, g2l, err);
+		from_file = 1;
 	} else if (!rc && all_end_ports_have_lids(f)) {
 		int have = end_port_lmc(f);
+		from_file = lmc < 0 || lmc == have;
 		if (lmc >= 0 && lmc != have) {
 			if (!quiet)
 				fprintf(stderr,
@@ -110,8 +176,44 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 					path, have, lmc);
 			rc = ibf_assign_lids(f, (int)lmc, 0, err);
 		}
+	} else if (!rc && some_end_ports_have_lids(f) && (lmc < 0 || lmc == end_port_lmc(f))) {
+		/* some ports have no LID yet (a switch added or replaced and not
+		 * swept): the others keep theirs, as under OpenSM, so tables and
+		 * a stable reroute fit the fabric (all were re-assigned before) */
+		int have = end_port_lmc(f), fn, fp;
+		int n = ibf_assign_missing_lids(f, have, &fn, &fp, err);
+		from_file = 1;
+		if (n < 0)
+			rc = n;
+		else if (!quiet && fn >= 0)
+			fprintf(stderr,
+				"ibfab: note: %s: %d port(s) without a LID (first '%s' port %d): "
+				"the file's LIDs are kept and these get free ones (LID %u), as "
+				"OpenSM gives a port it finds new\n",
+				path, n, f->nodes[fn].desc ? f->nodes[fn].desc : "?", fp,
+				ibf_port(f, fn, fp)->lid);
 	} else if (!rc) {
+		if (!quiet && some_end_ports_have_lids(f))
+			fprintf(stderr,
+				"ibfab: note: %s: some ports have no LID; re-assigning all LIDs with "
+				"LMC %ld\n",
+				path, lmc);
 		rc = ibf_assign_lids(f, lmc < 0 ? 0 : (int)lmc, 0, err);
+	}
+	/* a LID two ports hold in the file: said here with the file's name
+	 * (the engines and readers of tables said it without) */
+	struct ibf_lidmap m;
+	if (!rc && from_file) {
+		if (ibf_lidmap_build(f, &m, err)) {
+			char msg[IBF_ERR_MSG_MAX];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			rc = ibf_error_set(err, IBF_EINVAL, g2l ? g2l : path, 0, "%s%s", msg,
+					   g2l ? " (LIDs as this guid2lid file gives them)"
+					       : " (LIDs as the file gives them; give --guid2lid, "
+						 "or --lmc with another LMC to assign new ones)");
+		} else {
+			ibf_lidmap_free(&m);
+		}
 	}
 	if (rc) {
 		ibf_fabric_free(f);

@@ -776,12 +776,58 @@ static void note_missing_sl(const char *path, const struct ibf_fabric *f,
 	free(hn);
 }
 
+/* Hosts on switches that no cable path joins (a leaf cut off, a rail-only
+ * cluster routed by hratio): no table can take their packets to each
+ * other, which the run counts as unroutable; say so, or a run that drops
+ * most of its packets with exit 0 reads as a routing failure (sim flow
+ * refuses such flows). */
+static void note_pieces(const struct ibf_fabric *f)
+{
+	if (f->nsw < 2)
+		return;
+	uint32_t *comp = malloc((size_t)f->nsw * sizeof(*comp));
+	if (!comp)
+		return;
+	uint32_t nc = ibf_components(f, comp);
+	int32_t first[2] = { -1, -1 }; /* a host switch of two pieces */
+	uint32_t with_hosts = 0;
+	uint8_t *seen = nc > 1 ? calloc(nc, 1) : NULL;
+	for (uint32_t i = 0; seen && i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		if (n->type == IBF_NODE_SWITCH)
+			continue;
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->peer_node == IBF_NO_NODE)
+				continue;
+			int32_t sw = f->nodes[pp->peer_node].sw;
+			if (sw < 0 || seen[comp[sw]])
+				continue;
+			seen[comp[sw]] = 1;
+			if (with_hosts < 2)
+				first[with_hosts] = pp->peer_node;
+			with_hosts++;
+		}
+	}
+	if (with_hosts > 1)
+		fprintf(stderr,
+			"ibfab sim packet: note: the switch graph is in %u pieces, %u of them with "
+			"hosts (e.g. '%s' and '%s' are not connected): packets between hosts of "
+			"two pieces have no path and are dropped as unroutable\n",
+			nc, with_hosts, node_label(f, (uint32_t)first[0]),
+			node_label(f, (uint32_t)first[1]));
+	free(seen);
+	free(comp);
+}
+
 /* The tables: read, or computed (and given SLs by the deadlock module). */
 static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
 		      struct ibf_sl_table *sl, struct ibf_sl2vl_table *s2v, int *have_sl,
 		      int *have_s2v, struct ibf_error *err)
 {
 	int rc;
+	if (!a->quiet)
+		note_pieces(f);
 	if (a->lfts) {
 		rc = ibf_lfts_read(f, a->lfts, r, err);
 		if (!rc && !a->quiet)

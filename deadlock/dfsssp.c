@@ -66,6 +66,12 @@ struct dfs {
 	uint32_t *rf, *rb, *pool;
 	struct ordn *tmp;
 	uint64_t checks;
+	/* one path's dependencies: a path without a loop has at most nsw - 2
+	 * (the arrays held 64, so a path of more than 64 hops, on a ring of
+	 * 130 switches or more, was refused) */
+	uint32_t maxd;
+	uint64_t *pdeps, *padded;
+	uint32_t *psrc, *ptgt;
 };
 
 static void dfs_free(struct dfs *st)
@@ -96,6 +102,10 @@ static void dfs_free(struct dfs *st)
 	free(st->rb);
 	free(st->pool);
 	free(st->tmp);
+	free(st->pdeps);
+	free(st->padded);
+	free(st->psrc);
+	free(st->ptgt);
 	cdg_free(&st->g);
 }
 
@@ -369,8 +379,14 @@ static int dfs_alloc(struct dfs *st, struct ibf_error *err)
 	st->cin = malloc(nch * sizeof(*st->cin));
 	st->pos = malloc(nch * sizeof(*st->pos));
 	st->kbuf = malloc(nch * sizeof(*st->kbuf));
+	st->maxd = st->g.nsw + 1;
+	st->pdeps = malloc((size_t)st->maxd * sizeof(*st->pdeps));
+	st->padded = malloc((size_t)st->maxd * sizeof(*st->padded));
+	st->psrc = malloc((size_t)st->maxd * sizeof(*st->psrc));
+	st->ptgt = malloc((size_t)st->maxd * sizeof(*st->ptgt));
 	if (!st->layer || !st->stamp || !st->color || !st->idx || !st->low || !st->onst ||
-	    !st->tstack || !st->cnode || !st->cit || !st->cin || !st->pos || !st->kbuf)
+	    !st->tstack || !st->cnode || !st->cit || !st->cin || !st->pos || !st->kbuf ||
+	    !st->pdeps || !st->padded || !st->psrc || !st->ptgt)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory for DFSSSP layering");
 	return 0;
 }
@@ -503,14 +519,13 @@ static int pk_add(struct dfs *st, int L, uint32_t x, uint32_t y)
 }
 
 /* Dependencies of path (s, d): their number (0 when the path has no
- * switch-to-switch turn), or -1 when the path is longer than MAXD hops. */
-enum { MAXD = 64 };
+ * switch-to-switch turn), or -1 when it has more than maxd (a loop). */
 static int path_deps(const struct ibf_cdg *g, uint32_t s, uint32_t d, uint32_t *src, uint32_t *tgt,
-		     uint64_t *deps)
+		     uint64_t *deps, uint32_t maxd)
 {
 	int nd = 0;
 	int32_t c = cdg_out(g, s, d);
-	while (c >= 0 && nd < MAXD) {
+	while (c >= 0 && (uint32_t)nd < maxd) {
 		int32_t c2 = cdg_out(g, cdg_head(g, c), d);
 		if (c2 < 0)
 			return nd;
@@ -528,13 +543,14 @@ static int place_from(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, in
 		      struct ibf_error *err)
 {
 	struct ibf_cdg *g = &st->g;
-	uint64_t deps[MAXD], added[MAXD];
-	uint32_t src[MAXD], tgt[MAXD];
+	uint64_t *deps = st->pdeps, *added = st->padded;
+	uint32_t *src = st->psrc, *tgt = st->ptgt;
 	*where = -1;
-	int nd = path_deps(g, s, d, src, tgt, deps);
+	int nd = path_deps(g, s, d, src, tgt, deps, st->maxd);
 	if (nd < 0)
 		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-				     "dfsssp: a path longer than %d hops", MAXD);
+				     "dfsssp: a path of more than %u switch hops: the tables loop",
+				     st->maxd);
 	if (first > 0) {
 		/* only the dependencies from the first-th on count */
 		int k = 0;
@@ -711,7 +727,7 @@ static int updown_legal(const struct ibf_cdg *g, const struct fit *ft, uint32_t 
 	int down = 0;
 	uint32_t x = s;
 	int32_t c = cdg_out(g, s, d);
-	for (int h = 0; c >= 0 && h <= MAXD; h++) {
+	for (uint32_t h = 0; c >= 0 && h <= g->nsw; h++) {
 		uint32_t y = cdg_head(g, c);
 		if (ft->rank[x] < 0 || ft->rank[y] < 0)
 			return 0;
@@ -1362,8 +1378,6 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 	uint32_t *queue = malloc(((size_t)g->nsw + 1) * sizeof(*queue));
 	if (!rc && (!placed || !tcol || !dist || !queue))
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	uint64_t deps[MAXD];
-	uint32_t src[MAXD], tgt[MAXD];
 	/* base LIDs first: they can only move to another shortest path, so
 	 * they get the escape layers' room before the further LIDs, which can
 	 * also fall back to their base LID's path */
@@ -1379,10 +1393,13 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 			uint32_t np = 0;
 			int64_t fail = -1;
 			for (uint32_t s = 0; s < g->nsw; s++) {
-				int nd = path_deps(g, s, d, src, tgt, deps);
+				int nd = path_deps(g, s, d, st.psrc, st.ptgt, st.pdeps, st.maxd);
 				if (nd < 0) {
-					rc = ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
-							   "a path longer than %d hops", MAXD);
+					rc = ibf_error_set(
+						err, IBF_ENOTSUP, NULL, 0,
+						"a path of more than %u switch hops: the "
+						"tables loop",
+						st.maxd);
 					break;
 				}
 				if (nd + 1 <= min_hops)

@@ -1304,15 +1304,11 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 			"route table is %u switches x LID %u; the fabric needs %u x %u", r->nsw,
 			r->max_lid, f->nsw, ibf_max_lid(f));
 	struct ibf_ftree t;
+	/* "not a fat tree" is returned, not logged as well: the caller reports
+	 * it (the CLI and the plugin printed it twice) */
 	int rc = ibf_ftree_build(f, &d->tree, &t, err);
-	if (rc) {
-		if (o && o->log) {
-			char buf[IBF_ERR_MSG_MAX + 32];
-			snprintf(buf, sizeof(buf), "dmodk: %s", err ? err->msg : "not a fat tree");
-			o->log(o->log_ctx, IBF_LOG_ERROR, buf);
-		}
+	if (rc)
 		return rc;
-	}
 	uint32_t S = f->nsw;
 	struct dk c;
 	memset(&c, 0, sizeof(c));

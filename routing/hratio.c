@@ -31,21 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the caller's logger, for dmodk's messages inside hratio */
-struct demote_ctx {
-	void (*log)(void *ctx, int level, const char *msg);
-	void *ctx;
-};
-
-/* dmodk reports "not a fat tree" as an error; inside hratio that is the
- * expected way to the minimal fallback (logged below as information with
- * the reason), so a successful routing logs no error line */
-static void demote_log(void *ctx, int level, const char *msg)
-{
-	const struct demote_ctx *d = ctx;
-	d->log(d->ctx, level == IBF_LOG_ERROR ? IBF_LOG_INFO : level, msg);
-}
-
 /* dmodk where the component is a tree, else minimal */
 static int route_one(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		     struct ibf_routes *r, struct ibf_route_report *rep, const char *what,
@@ -53,18 +38,9 @@ static int route_one(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 {
 	struct ibf_error e2;
 	ibf_error_clear(&e2);
-	struct ibf_route_opts od;
-	struct demote_ctx dc;
-	const struct ibf_route_opts *op = o;
-	if (o && o->log) {
-		od = *o;
-		dc.log = o->log;
-		dc.ctx = o->log_ctx;
-		od.log = demote_log;
-		od.log_ctx = &dc;
-		op = &od;
-	}
-	if (!ibf_route_dmodk(f, op, r, rep, &e2))
+	/* dmodk returns "not a fat tree" without logging it: here that is the
+	 * way to the minimal fallback, logged below as information */
+	if (!ibf_route_dmodk(f, o, r, rep, &e2))
 		return 0;
 	if (o)
 		ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,

@@ -198,7 +198,8 @@ struct ibf_psim_result {
 	uint64_t src_dropped;	/* not queued: the host's queue was full */
 	uint64_t unroutable;	/* dropped in the fabric: no LFT entry, no cable,
 				  * no SL2VL entry or a VL >= vls, delivered to the
-				  * wrong host or past 64 hops */
+				  * wrong host or past max(64, switches + 2)
+				  * links (a loop) */
 	uint64_t unroutable_vl; /* of those, for a VL >= vls from the SL2VL table */
 	uint64_t delivered;	/* whole run */
 	uint64_t measured;	/* generated inside the window */

@@ -121,8 +121,8 @@ struct pkt {
 	uint16_t bytes;
 	uint8_t sl, vl;	 /* vl: VL of the link it last crossed */
 	uint8_t vl_next; /* VL on the output link */
-	uint8_t hops;	 /* links crossed */
-	uint8_t swhops;	 /* switch-to-switch links crossed */
+	uint16_t hops;	 /* links crossed */
+	uint16_t swhops; /* switch-to-switch links crossed */
 	uint8_t flags;
 	uint8_t last;  /* output port at the home switch (the LFT entry there) */
 	int32_t cargo; /* node model: its intra-node packets (list) */
@@ -233,6 +233,7 @@ struct psim {
 	double *gen_keep;    /* [ngen] alias method (NULL: all rates equal) */
 	uint32_t *gen_alias; /* [ngen] */
 	struct ibf_psim_result *res;
+	uint32_t max_hops; /* links a packet may cross: a longer path loops */
 	uint32_t V, np, nh;
 	uint32_t vsh;	    /* 2^vsh >= V */
 	uint32_t psh, pmask; /* FIFO and credit index = VL << psh | port: the
@@ -1746,7 +1747,7 @@ static inline __attribute__((always_inline)) int give_credit(struct psim *s, uin
 static int route(struct psim *s, uint32_t gin, struct pkt *p)
 {
 	const struct port *pin = &s->pt[gin];
-	if (p->hops >= 64 || p->cls == RT_NONE)
+	if (p->hops >= s->max_hops || p->cls == RT_NONE)
 		return -1;
 	/* the home switch's entry is checked already (rt_build, pk_dest): 0
 	 * when refused */
@@ -4063,6 +4064,11 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 	memset(&s, 0, sizeof(s));
 	s.gen_k = UINT64_MAX;
 	s.f = f;
+	/* a path without a loop enters each switch once: a host link, at most
+	 * nsw - 1 switch links, a host link.  It was 64 links for any fabric,
+	 * so on a ring of 160 switches (80 hops, which route check and sim
+	 * flow deliver) a packet past 64 was dropped as unroutable. */
+	s.max_hops = f->nsw + 2 > 64 ? (f->nsw + 2 < UINT16_MAX ? f->nsw + 2 : UINT16_MAX) : 64;
 	s.r = r;
 	s.sl = sl;
 	s.s2v = s2v;

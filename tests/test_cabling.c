@@ -469,6 +469,42 @@ static void test_csv_errors(void)
 
 /* ------------------------------------------------------------ from-topology */
 
+/* two switches with two cables between them, one at 1x (its twin says 4x):
+ * the plan gives that cable 4x, so the fabric against its own plan reports
+ * it degraded (it was planned as found, 1x, and validated clean) */
+static void test_from_topology_degraded(void)
+{
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_fabric_new();
+	TT_REQUIRE(f);
+	int a = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 0x10, "swA", "swA", NULL);
+	int b = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 0x20, "swB", "swB", NULL);
+	int h = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x30, "h1", "h1", NULL);
+	TT_REQUIRE(a >= 0 && b >= 0 && h >= 0);
+	TT_REQUIRE(ibf_fabric_connect(f, a, 5, b, 5, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(ibf_fabric_connect(f, a, 6, b, 6, 1, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(ibf_fabric_connect(f, h, 1, a, 1, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	uint32_t nexp = 99;
+	struct ibf_plan *p = ibf_plan_from_fabric_ex(f, &nexp, &err);
+	TT_REQUIRE(p);
+	TT_EQ_INT(nexp, 1);
+	int seen = 0;
+	for (uint32_t i = 0; i < p->ncables; i++) {
+		TT_EQ_INT(p->cables[i].width, 4); /* the 1x one too */
+		TT_EQ_INT(p->cables[i].speed, IBF_SPEED_EDR);
+		seen += p->cables[i].ap == 6;
+	}
+	TT_EQ_INT(seen, 1);
+	struct ibf_vreport r;
+	TT_REQUIRE(ibf_validate(p, f, NULL, &r, &err) == 0);
+	TT_EQ_INT(r.n, 1);
+	TT_EQ_INT(r.counts[IBF_FIND_DEGRADED], 1);
+	ibf_vreport_free(&r);
+	ibf_plan_free(p);
+	ibf_fabric_free(f);
+}
+
 static void test_from_topology(void)
 {
 	struct ibf_error err;
@@ -1881,6 +1917,8 @@ int main(void)
 	tt_run("plan CSV round trip", test_csv_roundtrip);
 	tt_run("plan CSV errors with FILE:LINE", test_csv_errors);
 	tt_run("plan from topology (fat tree, rails, slim fly)", test_from_topology);
+	tt_run("plan from topology: a degraded twin planned at its expected rate",
+	       test_from_topology_degraded);
 	tt_run("wiring sheets", test_sheets);
 	tt_run("wiring sheets: racks whose file names clash", test_sheets_name_clash);
 	tt_run("wiring sheets: a rack named norack and switches without a rack", test_sheets_norack);

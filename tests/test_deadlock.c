@@ -141,6 +141,37 @@ static void test_ring4_cycle_found(void)
 	ibf_fabric_free(f);
 }
 
+/* A ring of 160 switches: shortest paths of up to 80 switch hops.  dfsssp
+ * refused any path over 64 hops (its per-path arrays), so --deadlock
+ * dfsssp and auto failed on rings of 130 switches or more. */
+static void test_ring160_long_paths(void)
+{
+	struct ibf_fabric *f = ring(160, 1);
+	struct ibf_routes r;
+	ring_routes(f, 160, &r);
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	for (int lay = 0; lay < 2; lay++) {
+		o.layering = lay ? IBF_DL_LAYER_CUT : IBF_DL_LAYER_ONLINE;
+		int rc = apply(f, &r, &o, &err);
+		if (rc)
+			printf("# layering %d: %s\n", lay, err.msg);
+		TT_REQUIRE(rc == 0);
+		TT_CHECK(g_dl->deadlock_free);
+		TT_EQ_INT(g_dl->layers, 2);
+		struct ibf_verify_report rep;
+		TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
+		TT_EQ_INT(rep.cyclic_sccs, 0);
+		TT_CHECK(ibf_verify_ok(&rep));
+		ibf_verify_report_free(&rep);
+	}
+	dl_drop();
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 static void test_ring4_dfsssp_two_vls(void)
 {
 	struct ibf_fabric *f = ring(4, 2);
@@ -1138,6 +1169,7 @@ int main(void)
 {
 	TT(test_ring4_cycle_found);
 	TT(test_ring4_dfsssp_two_vls);
+	TT(test_ring160_long_paths);
 	TT(test_tree_one_vl);
 	TT(test_fattree_both_layerings);
 	TT(test_verifier_rejects_handmade);

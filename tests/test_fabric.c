@@ -429,6 +429,41 @@ static void test_lids(void)
 	ibf_fabric_free(f);
 }
 
+/* a switch without a LID on a fabric whose other ports have theirs: those
+ * are kept, the switch and a CA port without one get the lowest free
+ * blocks (the CA's aligned to its LMC) */
+static void test_missing_lids(void)
+{
+	struct ibf_fabric *f = ring(3, 2); /* nodes 0..2 switches, 3..8 CAs */
+	TT_REQUIRE(ibf_assign_lids(f, 1, 0, NULL) == 0);
+	/* switches 1,2,3; CA ports 4,6,8,10,12,14 (LMC 1) */
+	TT_EQ_INT(ibf_port(f, 1, 0)->lid, 2);
+	TT_EQ_INT(ibf_port(f, 3, 1)->lid, 4);
+	TT_EQ_INT(ibf_port(f, 8, 1)->lid, 14);
+	ibf_port(f, 1, 0)->lid = 0; /* switch 1 not swept yet */
+	ibf_port(f, 3, 1)->lid = 0; /* nor the first CA: its block 4-5 is free */
+	ibf_port(f, 3, 1)->lmc = 0;
+	ibf_port(f, 0, 0)->lid = 5; /* switch 0 moved into that block */
+	int fn, fp;
+	TT_EQ_INT(ibf_assign_missing_lids(f, 1, &fn, &fp, NULL), 2);
+	TT_EQ_INT(fn, 1);
+	TT_EQ_INT(fp, 0);
+	TT_EQ_INT(ibf_port(f, 1, 0)->lid, 1); /* the lowest free LID */
+	TT_EQ_INT(ibf_port(f, 1, 0)->lmc, 0);
+	TT_EQ_INT(ibf_port(f, 3, 1)->lid, 16); /* 2 and 4-5 taken: the next free pair */
+	TT_EQ_INT(ibf_port(f, 3, 1)->lmc, 1);
+	TT_EQ_INT(ibf_port(f, 0, 0)->lid, 5); /* kept */
+	TT_EQ_INT(ibf_port(f, 2, 0)->lid, 3);
+	TT_EQ_INT(ibf_port(f, 8, 1)->lid, 14);
+	struct ibf_lidmap m;
+	TT_REQUIRE(ibf_lidmap_build(f, &m, NULL) == 0); /* no LID given twice */
+	ibf_lidmap_free(&m);
+	/* nothing missing: nothing changes */
+	TT_EQ_INT(ibf_assign_missing_lids(f, 1, &fn, &fp, NULL), 0);
+	TT_EQ_INT(fn, -1);
+	ibf_fabric_free(f);
+}
+
 static void test_lmc_exhaustion(void)
 {
 	struct ibf_fabric *f = ring(2, 0);
@@ -671,6 +706,7 @@ int main(void)
 	TT(test_degraded_split_ports);
 	TT(test_degraded_roundtrip);
 	TT(test_lids);
+	TT(test_missing_lids);
 	TT(test_lmc_exhaustion);
 	TT(test_meta_and_clone);
 	TT(test_width_speed);

@@ -759,6 +759,23 @@ static void test_errors_with_lines(void)
 		     1, "huge ports");
 	expect_error("#\nSwitch 4 \"S-1\n", IBF_FMT_IBNETDISCOVER, 2, "unterminated id");
 	expect_dup("Switch 4 \"S-1\" # \"x\"\nSwitch 4 \"S-1\" # \"y\"\n", 1, 2, "duplicate id");
+	/* two adapters with their own node GUIDs and one port GUID (a cloned or
+	 * mis-set port GUID): listed under the port GUID (it was only when the
+	 * node GUIDs were unknown, ibnetdiscover -p) */
+	static const char *two_ca = "switchguid=0x10(10)\n"
+				    "Switch 4 \"S-10\" # \"s\" base port 0 lid 1 lmc 0\n"
+				    "[1] \"H-20\"[1](99) # \"a\" lid 2 4xEDR\n"
+				    "[2] \"H-%s\"[1](99) # \"b\" lid 3 4xEDR\n\n"
+				    "caguid=0x20\nCa 1 \"H-20\" # \"a\"\n"
+				    "[1](99) \"S-10\"[1] # lid 2 lmc 0 \"s\" lid 1 4xEDR\n\n"
+				    "caguid=0x%s\nCa 1 \"H-%s\" # \"b\"\n"
+				    "[1](99) \"S-10\"[2] # lid 3 lmc 0 \"s\" lid 1 4xEDR\n";
+	snprintf(buf, sizeof(buf), two_ca, "30", "30", "30");
+	expect_dup(buf, 0x99, 2, "one port GUID, two node GUIDs");
+	/* a clone (node and port GUID alike) is listed once, under the node GUID */
+	snprintf(buf, sizeof(buf), two_ca, "20", "20", "20");
+	expect_dup(buf, 0x20, 2, "clone: node GUID");
+	expect_dup(buf, 0x99, 0, "clone: not again under the port GUID");
 	/* ibsim net files may not repeat a name */
 	expect_error("Switch 4 \"s1\"\nSwitch 4 \"s1\"\n", IBF_FMT_IBSIM, 2,
 		     "duplicate ibsim name");

@@ -651,6 +651,44 @@ static void test_unroutable(void)
 	ibf_fabric_free(f);
 }
 
+/* A chain of 100 switches with a host at each end: every packet crosses 99
+ * switch links, 101 links in all.  The simulator dropped every packet past
+ * 64 links as unroutable (a loop guard), although the tables deliver them
+ * (route check); the guard is now the longest path without a loop. */
+static void test_long_path(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	for (int i = 0; i < 100; i++)
+		add_sw(f, i);
+	for (int i = 0; i + 1 < 100; i++)
+		ibf_fabric_connect(f, i, 1, i + 1, 2, 4, IBF_SPEED_EDR, NULL);
+	add_host(f, 0, 0, 10, 4, IBF_SPEED_EDR);
+	add_host(f, 1, 99, 10, 4, IBF_SPEED_EDR);
+	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
+	TT_REQUIRE(ibf_assign_lids(f, 0, 0, NULL) == 0);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 0.1;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_EQ_INT(res.unroutable, 0);
+	TT_CHECK(res.delivered > 0);
+	TT_CHECK(res.hops_mean > 98.9 && res.hops_mean < 99.1);
+	ibf_psim_result_free(&res);
+	/* a loop is still dropped: sw50 sends the far host's LID back */
+	int far = ibf_port(f, 99, 10)->peer_node;
+	ibf_lft(&r, 50)[ibf_port(f, far, 1)->lid] = 2;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.unroutable > 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* Node model on two nodes (4xEDR star): one 128 B message at a time.
  * Inside a node: accelerator link (148 B at 512 Gb/s = 2.3125 ns) + 20 ns,
  * switch -> accelerator the same: 44.625 ns.  Across: to the NIC
@@ -2241,6 +2279,7 @@ int main(void)
 	TT(test_partial_deadlock);
 	TT(test_long_cables);
 	TT(test_unroutable);
+	TT(test_long_path);
 	TT(test_node_model);
 	TT(test_pattern_traffic);
 	TT(test_table_classes);

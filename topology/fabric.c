@@ -882,25 +882,31 @@ int ibf_find_dup_guids(const struct ibf_fabric *f, struct ibf_dup_guid **out, ui
 		}
 		i = j;
 	}
-	/* readers that do not know adapters' node GUIDs (ibnetdiscover -p)
-	 * leave them 0: there a port GUID that two such nodes report is the
-	 * shared GUID */
+	/* a port GUID that two nodes report: readers that do not know
+	 * adapters' node GUIDs (ibnetdiscover -p) leave them 0, so there it is
+	 * the only sign of a shared GUID; with node GUIDs it is one too when
+	 * they differ (an adapter whose port GUID was cloned or mis-set: a
+	 * guid2lid file gives that GUID one LID, OpenSM sees one port).  Nodes
+	 * that share their node GUID as well are listed under it already. */
 	uint32_t from_ports = k;
 	for (uint32_t i = 0; i < x->nport;) {
 		uint32_t j = i;
 		while (j < x->nport && x->port[j].guid == x->port[i].guid)
 			j++;
 		uint32_t nodes = 0;
+		int other = 0; /* a node GUID unknown or unlike the first node's */
+		uint64_t g0 = f->nodes[x->port[i].node].guid;
 		for (uint32_t y = i; y < j; y++)
-			if (!f->nodes[x->port[y].node].guid &&
-			    (y == i || x->port[y].node != x->port[y - 1].node))
+			if (y == i || x->port[y].node != x->port[y - 1].node) {
 				nodes++;
-		if (nodes > 1 && x->port[i].guid) {
+				if (!g0 || f->nodes[x->port[y].node].guid != g0)
+					other = 1;
+			}
+		if (nodes > 1 && other && x->port[i].guid) {
 			if (!a && !(a = malloc(((size_t)x->nnode + x->nport) * sizeof(*a))))
 				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			for (uint32_t y = i; y < j; y++)
-				if (!f->nodes[x->port[y].node].guid &&
-				    (y == i || x->port[y].node != x->port[y - 1].node))
+				if (y == i || x->port[y].node != x->port[y - 1].node)
 					a[k++] = (struct ibf_dup_guid){ x->port[y].guid,
 									(int32_t)x->port[y].node };
 		}

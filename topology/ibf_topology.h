@@ -337,6 +337,17 @@ uint32_t ibf_degr_counts(const struct ibf_degraded *d, uint32_t n, uint32_t *gra
  * Existing LIDs are discarded.  Fails when LIDs run out (0xBFFF). */
 int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_error *err);
 
+/* Give LIDs to the ports that need one and have none (switch port 0,
+ * CA/router ports cabled to something), keeping every LID already there:
+ * what OpenSM does for a port it finds on a subnet whose other ports keep
+ * theirs (a switch added or replaced, not swept yet).  Each gets the lowest
+ * free block aligned to its span (switches LMC 0, end ports lmc), switches
+ * first, then end ports, in node order.  first_node and first_port name the
+ * first port so given a LID (-1 when none); returns how many such
+ * ports, or a negative error code when LIDs run out (0xBFFF). */
+int ibf_assign_missing_lids(struct ibf_fabric *f, int lmc, int *first_node, int *first_port,
+			    struct ibf_error *err);
+
 /* Highest LID in use (base + 2^lmc - 1). */
 uint32_t ibf_max_lid(const struct ibf_fabric *f);
 

@@ -54,6 +54,70 @@ int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_er
 	return 0;
 }
 
+int ibf_assign_missing_lids(struct ibf_fabric *f, int lmc, int *first_node, int *first_port,
+			    struct ibf_error *err)
+{
+	*first_node = *first_port = -1;
+	if (lmc < 0 || lmc > 7)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "LMC %d out of range 0..7", lmc);
+	uint8_t *used = calloc(IBF_MAX_UCAST_LID + 1, 1);
+	if (!used)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	used[0] = 1;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		for (int p = 0; p <= f->nodes[i].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (!pp->lid || !port_has_lid(f, (int)i, p))
+				continue;
+			uint32_t top = (uint32_t)pp->lid + (1u << pp->lmc);
+			for (uint32_t l = pp->lid; l < top && l <= IBF_MAX_UCAST_LID; l++)
+				used[l] = 1;
+		}
+	int n = 0;
+	uint32_t next[2] = { 1, 1 }; /* lowest LID that may be free, per span kind */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < f->nnodes; i++) {
+			struct ibf_node *nd = &f->nodes[i];
+			int is_sw = nd->type == IBF_NODE_SWITCH;
+			if (is_sw != (pass == 0))
+				continue;
+			for (int p = 0; p <= nd->nports; p++) {
+				struct ibf_port *pp = ibf_port(f, (int)i, p);
+				if (pp->lid || !port_has_lid(f, (int)i, p))
+					continue;
+				int l = is_sw ? 0 : lmc;
+				uint32_t span = 1u << l,
+					 base = (next[l > 0] + span - 1) & ~(span - 1);
+				for (;; base += span) {
+					if (base + span - 1 > IBF_MAX_UCAST_LID) {
+						free(used);
+						return ibf_error_set(
+							err, IBF_EINVAL, NULL, 0,
+							"out of unicast LIDs: no free block of %u for "
+							"'%s' port %d",
+							span, nd->desc ? nd->desc : "?", p);
+					}
+					uint32_t k = 0;
+					while (k < span && !used[base + k])
+						k++;
+					if (k == span)
+						break;
+				}
+				memset(used + base, 1, span);
+				next[l > 0] = base + span;
+				pp->lid = (uint16_t)base;
+				pp->lmc = (uint8_t)l;
+				if (!n++) {
+					*first_node = (int)i;
+					*first_port = p;
+				}
+			}
+		}
+	}
+	free(used);
+	return n;
+}
+
 int ibf_io_check_unicast_lids(const struct ibf_fabric *f, const char *name, const long *defline,
 			      struct ibf_error *err)
 {

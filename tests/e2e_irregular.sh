@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# End to end, no simulator: the command line on small hand-written dumps of
+# irregular fabrics (a host cabled to two switches, two cables between two
+# switches one of them at 1x, a switch without a LID yet, a port GUID two
+# adapters report), each check a defect found by QA on such input.
+. "$(dirname "$0")/lib.sh"
+mk_workdir
+W=$WORK
+rc() { "$@" >"$W/out" 2>"$W/err"; echo $?; }
+
+# two switches with two cables between them (port 6 trained at 1xSDR);
+# hostA is cabled to both switches, hostB twice to swA
+cat >"$W/dual.ibnd" <<'NET'
+#
+# Topology file: generated on Fri Nov 27 06:00:00 2026
+#
+
+vendid=0x2c9
+devid=0xc738
+sysimgguid=0x2c90200001000
+switchguid=0x2c90200001000(2c90200001000)
+Switch	8 "S-0002c90200001000"		# "swA" enhanced port 0 lid 1 lmc 0
+[1]	"H-0002c90300000a00"[1](2c90300000a01) 		# "hostA mlx4_0" lid 10 4xEDR
+[2]	"H-0002c90300000b00"[1](2c90300000b01) 		# "hostB mlx4_0" lid 12 4xEDR
+[3]	"H-0002c90300000b00"[2](2c90300000b02) 		# "hostB mlx4_0" lid 13 4xEDR
+[5]	"S-0002c90200002000"[5]		# "swB" lid 2 4xEDR
+[6]	"S-0002c90200002000"[6]		# "swB" lid 2 1xSDR
+[7]	"H-0002c90300000c00"[1](2c90300000c01) 		# "hostC mlx4_0" lid 14 4xEDR
+
+vendid=0x2c9
+devid=0xc738
+sysimgguid=0x2c90200002000
+switchguid=0x2c90200002000(2c90200002000)
+Switch	8 "S-0002c90200002000"		# "swB" enhanced port 0 lid 2 lmc 0
+[1]	"H-0002c90300000a00"[2](2c90300000a02) 		# "hostA mlx4_0" lid 11 4xEDR
+[2]	"H-0002c90300000d00"[1](2c90300000d01) 		# "hostD mlx4_0" lid 15 4xEDR
+[5]	"S-0002c90200001000"[5]		# "swA" lid 1 4xEDR
+[6]	"S-0002c90200001000"[6]		# "swA" lid 1 1xSDR
+
+vendid=0x2c9
+devid=0x1003
+sysimgguid=0x2c90300000a03
+caguid=0x2c90300000a00
+Ca	2 "H-0002c90300000a00"		# "hostA mlx4_0"
+[1](2c90300000a01) 	"S-0002c90200001000"[1]		# lid 10 lmc 0 "swA" lid 1 4xEDR
+[2](2c90300000a02) 	"S-0002c90200002000"[1]		# lid 11 lmc 0 "swB" lid 2 4xEDR
+
+vendid=0x2c9
+devid=0x1003
+sysimgguid=0x2c90300000b03
+caguid=0x2c90300000b00
+Ca	2 "H-0002c90300000b00"		# "hostB mlx4_0"
+[1](2c90300000b01) 	"S-0002c90200001000"[2]		# lid 12 lmc 0 "swA" lid 1 4xEDR
+[2](2c90300000b02) 	"S-0002c90200001000"[3]		# lid 13 lmc 0 "swA" lid 1 4xEDR
+
+vendid=0x2c9
+devid=0x1003
+sysimgguid=0x2c90300000c03
+caguid=0x2c90300000c00
+Ca	2 "H-0002c90300000c00"		# "hostC mlx4_0"
+[1](2c90300000c01) 	"S-0002c90200001000"[7]		# lid 14 lmc 0 "swA" lid 1 4xEDR
+
+vendid=0x2c9
+devid=0x1003
+sysimgguid=0x2c90300000d03
+caguid=0x2c90300000d00
+Ca	2 "H-0002c90300000d00"		# "hostD mlx4_0"
+[1](2c90300000d01) 	"S-0002c90200002000"[2]		# lid 15 lmc 0 "swB" lid 2 4xEDR
+NET
+D=$W/dual.ibnd
+
+# dmodk on a fabric that is no fat tree: the reason once on stderr (the
+# engine logged it as an error and the caller printed it again)
+r=$(rc "$IBFAB" route --topology "$D" --engine dmodk -o "$W/dk.lfts")
+check "dmodk on two switches side by side: exit 1, nothing written" sh -c "test $r = 1 && test ! -e '$W/dk.lfts'"
+check "... 'not a fat tree' said once (was twice)" test "$(grep -c 'not a fat tree' "$W/err")" = 1
+
+# a switch not swept yet (no LID) among ports that have theirs: the file's
+# LIDs are kept and the switch gets a free one (all LIDs were re-assigned,
+# silently, so tables made from the dump fitted no LID of the fabric and a
+# stable reroute over it changed every entry)
+sed 's/"swB" enhanced port 0 lid 2 lmc 0/"swB" enhanced port 0 lid 0 lmc 0/; s/"swB" lid 2 /"swB" lid 0 /' \
+	"$D" >"$W/nolid.ibnd"
+"$IBFAB" route --topology "$D" --engine minimal -o "$W/full.lfts" 2>/dev/null
+r=$(rc "$IBFAB" route --topology "$W/nolid.ibnd" --engine minimal -o "$W/nolid.lfts")
+check "switch without a LID: routes (exit $r), a note names it and its new LID" \
+	sh -c "test $r = 0 && grep -q \"nolid.ibnd: 1 port(s) without a LID (first 'swB' port 0): the file's LIDs are kept .*(LID 2)\" '$W/err'"
+check "... the tables are those of the dump whose LIDs are all there" cmp -s "$W/full.lfts" "$W/nolid.lfts"
+r=$(rc "$IBFAB" route check --topology "$W/nolid.ibnd" --lfts "$W/full.lfts")
+check "... route check of tables made with the file's LIDs: every pair ok (exit $r)" \
+	sh -c "test $r = 0 && grep -q '^unreachable: *0$' '$W/out'"
+r=$(rc "$IBFAB" route --topology "$W/nolid.ibnd" --engine minimal --previous-lfts "$W/full.lfts" -o "$W/st.lfts")
+check "... stable reroute over it keeps every LID's column (exit $r)" \
+	sh -c "test $r = 0 && grep -q 'stable: kept 8 of 8 destination LIDs, routed 0 again; 0 of 16' '$W/err'"
+r=$(rc "$IBFAB" route --topology "$W/nolid.ibnd" --engine minimal --lmc 1 -o "$W/l1.lfts")
+check "... with another --lmc all LIDs are assigned anew, and a note says so" \
+	sh -c "test $r = 0 && grep -q 're-assigning all LIDs with LMC 1' '$W/err'"
+
+# hostD reports hostC's port GUID (node GUIDs differ): topo info lists the
+# GUID (it listed shared port GUIDs only when node GUIDs were unknown), and
+# a guid2lid file, which can give that GUID one LID, is refused naming the
+# port without one and the other port of its GUID
+sed 's/(2c90300000d01)/(2c90300000c01)/' "$D" >"$W/dupport.ibnd"
+r=$(rc "$IBFAB" topo info "$W/dupport.ibnd")
+check "port GUID of two adapters: topo info lists it with both (exit $r)" \
+	sh -c "test $r = 0 && grep -q '^duplicate GUIDs: 2 nodes' '$W/out' &&
+		grep -q 'duplicate GUID 0x0002c90300000c01' '$W/out' &&
+		grep -q \"'hostD mlx4_0' port 1 cabled to 'swB' port 2\" '$W/out'"
+printf '0x%s %s %s\n' 0002c90200001000 1 1 0002c90200002000 2 2 0002c90300000a01 3 3 \
+	0002c90300000a02 4 4 0002c90300000b01 5 5 0002c90300000b02 6 6 0002c90300000c01 7 7 >"$W/dup.g2l"
+r=$(rc "$IBFAB" route --topology "$W/dupport.ibnd" --guid2lid "$W/dup.g2l" -o "$W/dup.lfts")
+check "... route --guid2lid: exit 1 naming the port left without a LID and the shared GUID, nothing written" \
+	sh -c "test $r = 1 && test ! -e '$W/dup.lfts' &&
+		grep -q \"dup.g2l: gives no LID to 'hostD mlx4_0' port 1: its port GUID 0x0002c90300000c01 is also that of 'hostC mlx4_0' port 1\" '$W/err'"
+head -n 6 "$W/dup.g2l" >"$W/short.g2l"
+r=$(rc "$IBFAB" route --topology "$D" --guid2lid "$W/short.g2l" --lmc 0)
+check "guid2lid without an entry for a port: the error names it (exit $r)" \
+	sh -c "test $r = 1 && grep -q \"short.g2l: gives no LID to 'hostC mlx4_0' port 1 (port GUID 0x0002c90300000c01)\" '$W/err'"
+
+# a plan made from the dump plans the 1x twin at 4xEDR (topo info calls it
+# degraded), so validating the same dump reports that cable; it was planned
+# as found, 1xSDR, and the fabric validated clean against it
+r=$(rc "$IBFAB" cabling from-topology "$D" -o "$W/plan.csv")
+check "cabling from-topology: the degraded twin planned at 4x EDR, a note says so (exit $r)" \
+	sh -c "test $r = 0 && grep -q '^2,1,switch,,swA,6,,swB,6,4x,EDR,' '$W/plan.csv' &&
+		grep -q 'note: 1 degraded cable(s) planned at the rate they should run at' '$W/err'"
+r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$D")
+check "... validate against that plan: one degraded finding, the 1x cable (exit $r)" \
+	sh -c "test $r = 1 && grep -q '^degraded: reseat or replace the cable between swA port 6 and swB port 6: it runs at 1xSDR, the plan says 4xEDR' '$W/out' &&
+		grep -q '^1 finding: 1 degraded' '$W/out'"
+
+# hostA's two ports at LMC 1 from LIDs 10 and 11: LID 11 twice; the error
+# names the file (it named only the ports)
+sed 's/lid 10 lmc 0/lid 10 lmc 1/; s/lid 11 lmc 0/lid 11 lmc 1/' "$D" >"$W/overlap.ibnd"
+for c in "route:--engine minimal -o $W/ov.lfts" "sim flow:--engine minimal --pattern a2a" \
+	"route check:--lfts $W/full.lfts"; do
+	# shellcheck disable=SC2086
+	r=$(rc "$IBFAB" ${c%%:*} --topology "$W/overlap.ibnd" ${c#*:})
+	check "LIDs of the dump overlap: ${c%%:*} exits 1 naming the file and both ports" \
+		sh -c "test $r = 1 && grep -q \"overlap.ibnd: LID 11 used by 'hostA mlx4_0' port 1 and 'hostA mlx4_0' port 2\" '$W/err'"
+done
+check "... nothing written" test ! -e "$W/ov.lfts"
+
+# two switches that no cable joins, a host on each (a leaf cut off; a
+# rail-only cluster): hratio routes each piece, sim packet drops the packets
+# between them as unroutable and now says why (sim flow refuses them)
+printf 'Switch\t4 "a"\n[1]\t"h1"[1]\t# 4xEDR\n\nSwitch\t4 "b"\n[1]\t"h2"[1]\t# 4xEDR\n\n%s\n\n%s\n' \
+	'Hca	1 "h1"
+[1]	"a"[1]	# 4xEDR' 'Hca	1 "h2"
+[1]	"b"[1]	# 4xEDR' >"$W/apart.net"
+r=$(rc "$IBFAB" sim packet --topology "$W/apart.net" --engine hratio --load 0.3 --warmup 1us --measure 3us)
+check "sim packet, hosts on switches in two pieces: runs (exit $r), unroutable packets, a note says why" \
+	sh -c "test $r = 0 && grep -q 'unroutable [1-9]' '$W/out' &&
+		grep -q \"note: the switch graph is in 2 pieces, 2 of them with hosts (e.g. 'a' and 'b' are not connected)\" '$W/err'"
+r=$(rc "$IBFAB" sim packet --topology "$D" --engine minimal --load 0.3 --warmup 1us --measure 3us)
+check "... no such note on one piece (exit $r)" sh -c "test $r = 0 && ! grep -q pieces '$W/err'"
+
+# a ring of 160 switches: shortest paths up to 80 switch hops; dfsssp
+# refused any path over 64 hops and sim packet dropped those packets
+"$IBFAB" topo gen torus --dims 160 -o "$W/ring.ibnd"
+r=$(rc "$IBFAB" route --topology "$W/ring.ibnd" --engine minimal --deadlock auto --verify -o "$W/ring.lfts")
+check "ring of 160: --deadlock auto (dfsssp) with --verify: deadlock-free (exit $r; was 'a path longer than 64 hops')" \
+	sh -c "test $r = 0 && grep -q 'longest path 80 hops, deadlock-free' '$W/err' && grep -q '^result: *deadlock-free' '$W/err'"
+r=$(rc "$IBFAB" sim packet --topology "$W/ring.ibnd" --lfts "$W/ring.lfts" --load 0.05 --warmup 1us --measure 20us)
+check "... sim packet on its minimal tables: no packet unroutable (exit $r)" \
+	sh -c "test $r = 0 && grep -q 'unroutable 0,' '$W/out'"
+done_testing
