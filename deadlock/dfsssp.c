@@ -58,20 +58,40 @@ struct dfs {
 	size_t nrs, rscap;
 	uint64_t breaks;
 	/* online insertion */
-	uint32_t *ord[CDG_MAX_LAYERS], *inv[CDG_MAX_LAYERS]; /* topological order per layer */
-	uint8_t *forb[CDG_MAX_LAYERS]; /* dependency known to close a cycle in the layer */
-	uint32_t *rin_off, *rin;       /* channels into each switch */
-	uint32_t *vis;		       /* stamps */
+	uint32_t *ord[CDG_MAX_LAYERS]; /* topological order per layer */
+	uint64_t *forb[CDG_MAX_LAYERS]; /* bits: dependency known to close a cycle in the layer */
+	/* the layer's live dependencies (count > 0) as bits: bout by dependency
+	 * id (a channel's successors are the bits eoff[c]..eoff[c+1]-1), bin by
+	 * target (a channel u's predecessors are the bits ioff[u]..ioff[u+1]-1,
+	 * in the order of rin over u's tail switch) */
+	uint64_t *bout[CDG_MAX_LAYERS], *bin[CDG_MAX_LAYERS];
+	uint64_t *ioff; /* [nch + 1] */
+	uint32_t *rpos; /* [nch] position of a channel in rin of its head switch */
+	uint32_t *rin_off, *rin; /* channels into each switch */
+	uint32_t *vis, *visb;	 /* stamps of pk_add's forward and backward searches */
+	uint32_t *bstk;		 /* pk_add's backward stack */
 	uint32_t vcur;
 	uint32_t *rf, *rb, *pool;
-	struct ordn *tmp;
-	uint64_t checks;
 	/* one path's dependencies: a path without a loop has at most nsw - 2
 	 * (the arrays held 64, so a path of more than 64 hops, on a ring of
 	 * 130 switches or more, was refused) */
 	uint32_t maxd;
-	uint64_t *pdeps, *padded;
+	uint64_t *pdeps;
+	int *padded;
 	uint32_t *psrc, *ptgt;
+	uint64_t *kf, *kb, *ktmp; /* (order << 32 | channel) sort keys */
+	/* dependencies the paths of the current DLID made live, to take them
+	 * out again when the DLID does not fit (online insertion keeps no
+	 * per-dependency path counts: a dependency is live or not) */
+	struct undo {
+		uint64_t e;
+		uint32_t c1, c2;
+		int L;
+	} *undo;
+	size_t nundo, undocap;
+	uint64_t checks, cycles, visits; /* pk_add: searches, cycles found, channels expanded */
+	const uint64_t *lbits; /* layer_acyclic: liveness from these bits, not counts */
+	int cyclic;	       /* layer_acyclic on bits found a cyclic component */
 };
 
 static void dfs_free(struct dfs *st)
@@ -92,32 +112,72 @@ static void dfs_free(struct dfs *st)
 	free(st->rs);
 	for (int v = 0; v < CDG_MAX_LAYERS; v++) {
 		free(st->ord[v]);
-		free(st->inv[v]);
 		free(st->forb[v]);
+		free(st->bout[v]);
+		free(st->bin[v]);
 	}
+	free(st->ioff);
+	free(st->rpos);
 	free(st->rin_off);
 	free(st->rin);
 	free(st->vis);
+	free(st->visb);
+	free(st->bstk);
 	free(st->rf);
 	free(st->rb);
 	free(st->pool);
-	free(st->tmp);
 	free(st->pdeps);
 	free(st->padded);
 	free(st->psrc);
 	free(st->ptgt);
+	free(st->kf);
+	free(st->kb);
+	free(st->ktmp);
+	free(st->undo);
 	cdg_free(&st->g);
+}
+
+static inline int bit_get(const uint64_t *b, uint64_t i)
+{
+	return (int)((b[i >> 6] >> (i & 63)) & 1);
+}
+
+/* Dependency e in the layer being checked: its count, or its bit when the
+ * check runs on the online layering's bits (lbits). */
+static inline int dep_on(const struct dfs *st, const uint32_t *cnt, uint64_t e)
+{
+	return st->lbits ? bit_get(st->lbits, e) : cnt[e] != 0;
 }
 
 static inline int live(const struct dfs *st, const uint32_t *cnt, uint64_t e, uint32_t w)
 {
-	return cnt[e] && st->stamp[w] == st->kid;
+	return dep_on(st, cnt, e) && st->stamp[w] == st->kid;
 }
 
 /* target channel of dependency e leaving channel c */
 static inline uint32_t etarget(const struct ibf_cdg *g, uint32_t c, uint64_t e)
 {
 	return g->f->adj_off[g->f->adj[c].nbr] + (uint32_t)(e - g->eoff[c]);
+}
+
+/* Dependency c1 -> c2 (id e) became live (count 0 -> 1) or dead (1 -> 0)
+ * in layer L: mirror it in the layer's bits, when the layer has them. */
+static inline void dep_live(struct dfs *st, int L, uint64_t e, uint32_t c1, uint32_t c2)
+{
+	if (!st->bout[L])
+		return;
+	uint64_t i = st->ioff[c2] + st->rpos[c1];
+	st->bout[L][e >> 6] |= 1ull << (e & 63);
+	st->bin[L][i >> 6] |= 1ull << (i & 63);
+}
+
+static inline void dep_dead(struct dfs *st, int L, uint64_t e, uint32_t c1, uint32_t c2)
+{
+	if (!st->bout[L])
+		return;
+	uint64_t i = st->ioff[c2] + st->rpos[c1];
+	st->bout[L][e >> 6] &= ~(1ull << (e & 63));
+	st->bin[L][i >> 6] &= ~(1ull << (i & 63));
 }
 
 static void move_path(struct dfs *st, uint32_t s, uint32_t d, int v)
@@ -130,8 +190,10 @@ static void move_path(struct dfs *st, uint32_t s, uint32_t d, int v)
 		if (c2 < 0)
 			break;
 		uint64_t e = cdg_edge(g, c, c2);
-		from[e]--;
-		to[e]++;
+		if (--from[e] == 0)
+			dep_dead(st, v, e, (uint32_t)c, (uint32_t)c2);
+		if (to[e]++ == 0)
+			dep_live(st, v + 1, e, (uint32_t)c, (uint32_t)c2);
 		c = c2;
 	}
 	st->layer[(size_t)s * g->stride + d] = (uint8_t)(v + 1);
@@ -315,7 +377,7 @@ static int split(struct dfs *st, int v, uint32_t n, struct ibf_error *err)
 			int cyclic = sz > 1;
 			if (!cyclic)
 				for (uint64_t e = g->eoff[u]; e < g->eoff[u + 1]; e++)
-					if (cnt[e] && etarget(g, u, e) == u)
+					if (dep_on(st, cnt, e) && etarget(g, u, e) == u)
 						cyclic = 1;
 			if (cyclic) {
 				int rc = push_range(st, st->tstack + base, sz, err);
@@ -335,13 +397,25 @@ static int layer_acyclic(struct dfs *st, int v, struct ibf_error *err)
 	const uint32_t *cnt = g->cnt[v];
 	for (uint32_t c = 0; c < g->nch; c++) {
 		for (uint64_t e = g->eoff[c]; e < g->eoff[c + 1]; e++)
-			if (cnt[e]) {
+			if (dep_on(st, cnt, e)) {
 				st->kbuf[n++] = c;
 				break;
 			}
 	}
 	if (!n)
 		return 0;
+	if (st->lbits) {
+		/* a check only: is there a cyclic component? */
+		st->kid++;
+		for (uint32_t i = 0; i < n; i++)
+			st->stamp[st->kbuf[i]] = st->kid;
+		st->wlen = 0;
+		st->nrs = 0;
+		int rc = split(st, v, n, err);
+		if (!rc && st->nrs)
+			st->cyclic = 1;
+		return rc;
+	}
 	st->wlen = 0;
 	st->nrs = 0;
 	/* whole layer as the first component; split() finds the real ones */
@@ -398,25 +472,56 @@ static int dfs_alloc(struct dfs *st, struct ibf_error *err)
  * dependencies added.  Each layer keeps a topological order of its channels
  * (Pearce-Kelly dynamic topological sort): a new dependency x -> y that
  * agrees with the order costs nothing; otherwise only the channels between
- * ord[y] and ord[x] are searched, and reordered when no cycle closes.
+ * ord[y] and ord[x] are searched (forwards from y and backwards from x in
+ * turns, so a cycle is usually found long before either side is done), and
+ * reordered when no cycle closes.  The answer is exact, so the layer a path
+ * takes does not depend on how the orders or the searches are kept.
  * A dependency found to close a cycle while none of the path's other new
  * dependencies were added is remembered as forbidden in that layer (layers
- * only grow, so it stays forbidden). */
+ * only grow, so it stays forbidden; a DLID that does not fit is taken out
+ * again, and what its paths made forbidden stays so: conservative, never
+ * unsafe).
+ *
+ * The layers' dependency graphs are kept as two bit arrays each (live
+ * dependencies by source channel and by target channel), not as path
+ * counts: the searches read a word per channel instead of a count per
+ * possible dependency, and a path placed costs no count updates.  What the
+ * paths of the DLID being placed made live is logged, so a DLID that does
+ * not fit is taken out again by clearing those bits (rollback); the counts
+ * the cut pass needs are only built if the final check finds a cycle. */
 
-struct ordn {
-	uint32_t ord, node;
-};
-
-static int ordn_cmp(const void *a, const void *b)
+/* Sort keys (order << 32 | channel) by order: insertion sort for short
+ * runs, else an LSD radix sort on the order's bytes (orders < nch). */
+static void keys_sort(uint64_t *a, uint32_t n, uint64_t *tmp, uint32_t nch)
 {
-	const struct ordn *x = a, *y = b;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
-}
-
-static int u32_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	if (n <= 48) {
+		for (uint32_t i = 1; i < n; i++) {
+			uint64_t k = a[i];
+			uint32_t j = i;
+			while (j > 0 && a[j - 1] > k) {
+				a[j] = a[j - 1];
+				j--;
+			}
+			a[j] = k;
+		}
+		return;
+	}
+	uint64_t *src = a, *dst = tmp;
+	for (unsigned sh = 32; sh < 64 && (sh == 32 || ((uint64_t)nch >> (sh - 32))); sh += 8) {
+		uint32_t cnt[257];
+		memset(cnt, 0, sizeof(cnt));
+		for (uint32_t i = 0; i < n; i++)
+			cnt[((src[i] >> sh) & 0xff) + 1]++;
+		for (unsigned b = 0; b < 256; b++)
+			cnt[b + 1] += cnt[b];
+		for (uint32_t i = 0; i < n; i++)
+			dst[cnt[(src[i] >> sh) & 0xff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, (size_t)n * sizeof(*a));
 }
 
 static int online_layer(struct dfs *st, int L, struct ibf_error *err)
@@ -427,94 +532,147 @@ static int online_layer(struct dfs *st, int L, struct ibf_error *err)
 		return rc;
 	if (st->ord[L])
 		return 0;
+	size_t words = (size_t)(g->nedges >> 6) + 1;
 	st->ord[L] = malloc(((size_t)g->nch + 1) * sizeof(uint32_t));
-	st->inv[L] = malloc(((size_t)g->nch + 1) * sizeof(uint32_t));
-	st->forb[L] = calloc(g->nedges + 1, 1);
-	if (!st->ord[L] || !st->inv[L] || !st->forb[L])
+	st->forb[L] = calloc(words, sizeof(uint64_t));
+	st->bout[L] = calloc(words, sizeof(uint64_t));
+	st->bin[L] = calloc(words, sizeof(uint64_t));
+	if (!st->ord[L] || !st->forb[L] || !st->bout[L] || !st->bin[L])
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory for a layer");
 	for (uint32_t c = 0; c < g->nch; c++)
-		st->ord[L][c] = st->inv[L][c] = c;
+		st->ord[L][c] = c;
+	/* the count array may already hold dependencies (a layer the cut pass
+	 * created): its bits follow them */
+	const uint32_t *cnt = g->cnt[L];
+	for (uint32_t c = 0; c < g->nch; c++)
+		for (uint64_t e = g->eoff[c]; e < g->eoff[c + 1]; e++)
+			if (cnt[e])
+				dep_live(st, L, e, c, etarget(g, c, e));
+	return 0;
+}
+
+/* One step of the forward search of pk_add: expand u's successors w with
+ * ord[w] < ub.  1 when one was already reached backwards (from x). */
+static inline int pk_fwd(struct dfs *st, const uint64_t *bout, const uint32_t *ord, uint32_t u,
+			 uint32_t ub, uint32_t fst, uint32_t bst, uint32_t *sp)
+{
+	const struct ibf_cdg *g = &st->g;
+	const struct ibf_fabric *f = g->f;
+	uint64_t lo = g->eoff[u], hi = g->eoff[u + 1];
+	if (lo == hi)
+		return 0;
+	uint32_t base = f->adj_off[f->adj[u].nbr];
+	for (uint64_t wi = lo >> 6; wi <= (hi - 1) >> 6; wi++) {
+		uint64_t m = bout[wi];
+		if (wi == lo >> 6)
+			m &= ~0ull << (lo & 63);
+		if (wi == (hi - 1) >> 6)
+			m &= ~0ull >> (63 - ((hi - 1) & 63));
+		while (m) {
+			uint64_t e = (wi << 6) | (uint64_t)__builtin_ctzll(m);
+			m &= m - 1;
+			uint32_t w = base + (uint32_t)(e - lo);
+			if (st->visb[w] == bst)
+				return 1;
+			if (ord[w] < ub && st->vis[w] != fst) {
+				st->vis[w] = fst;
+				st->kbuf[(*sp)++] = w;
+			}
+		}
+	}
+	return 0;
+}
+
+/* One step of the backward search: expand u's predecessors p with
+ * ord[p] > lb.  1 when one was already reached forwards (from y). */
+static inline int pk_bwd(struct dfs *st, const uint64_t *bin, const uint32_t *ord, uint32_t u,
+			 uint32_t lb, uint32_t fst, uint32_t bst, uint32_t *sp)
+{
+	const struct ibf_cdg *g = &st->g;
+	uint64_t lo = st->ioff[u], hi = st->ioff[u + 1];
+	if (lo == hi)
+		return 0;
+	const uint32_t *pred = st->rin + st->rin_off[g->ch_tail[u]];
+	for (uint64_t wi = lo >> 6; wi <= (hi - 1) >> 6; wi++) {
+		uint64_t m = bin[wi];
+		if (wi == lo >> 6)
+			m &= ~0ull << (lo & 63);
+		if (wi == (hi - 1) >> 6)
+			m &= ~0ull >> (63 - ((hi - 1) & 63));
+		while (m) {
+			uint64_t i = (wi << 6) | (uint64_t)__builtin_ctzll(m);
+			m &= m - 1;
+			uint32_t p = pred[i - lo];
+			if (st->vis[p] == fst)
+				return 1;
+			if (ord[p] > lb && st->visb[p] != bst) {
+				st->visb[p] = bst;
+				st->bstk[(*sp)++] = p;
+			}
+		}
+	}
 	return 0;
 }
 
 /* Add x -> y to layer L's order: 0 when acyclic (order updated), 1 when
- * y already reaches x. */
+ * y already reaches x.  Only channels ordered between y and x can be on
+ * such a path: a forward search from y (channels before x) and a backward
+ * search from x (channels after y) take turns, one channel each, and a
+ * cycle closes as soon as one reaches a channel the other has seen.  When
+ * none closes, both have run to the end: the forward set must move behind
+ * the backward set (Pearce-Kelly).  The searches walk the layer's bits. */
 static int pk_add(struct dfs *st, int L, uint32_t x, uint32_t y)
 {
 	struct ibf_cdg *g = &st->g;
 	uint32_t *ord = st->ord[L];
-	const uint32_t *cnt = g->cnt[L];
+	const uint64_t *bout = st->bout[L], *bin = st->bin[L];
 	if (x == y)
 		return 1;
 	uint32_t ub = ord[x], lb = ord[y];
 	if (lb > ub)
 		return 0;
 	st->checks++;
-	/* forward from y, nodes ordered before x */
-	uint32_t fst = ++st->vcur, nf = 0, sp = 0;
+	uint32_t fst = ++st->vcur, bst = fst;
+	uint32_t nf = 0, nb = 0, fsp = 0, bsp = 0;
 	st->vis[y] = fst;
-	st->kbuf[sp++] = y;
-	while (sp) {
-		uint32_t u = st->kbuf[--sp];
-		st->rf[nf++] = u;
-		for (uint64_t e = g->eoff[u]; e < g->eoff[u + 1]; e++) {
-			if (!cnt[e])
-				continue;
-			uint32_t w = etarget(g, u, e);
-			if (w == x)
-				return 1;
-			if (ord[w] < ub && st->vis[w] != fst) {
-				st->vis[w] = fst;
-				st->kbuf[sp++] = w;
-			}
+	st->kbuf[fsp++] = y;
+	st->visb[x] = bst;
+	st->bstk[bsp++] = x;
+	int cycle = 0;
+	while (!cycle && (fsp || bsp)) {
+		if (fsp) {
+			uint32_t u = st->kbuf[--fsp];
+			st->rf[nf++] = u;
+			cycle = pk_fwd(st, bout, ord, u, ub, fst, bst, &fsp);
+		}
+		if (!cycle && bsp) {
+			uint32_t u = st->bstk[--bsp];
+			st->rb[nb++] = u;
+			cycle = pk_bwd(st, bin, ord, u, lb, fst, bst, &bsp);
 		}
 	}
-	/* backward from x, nodes ordered after y */
-	uint32_t bst = ++st->vcur, nb = 0;
-	st->vis[x] = bst;
-	st->kbuf[sp++] = x;
-	while (sp) {
-		uint32_t u = st->kbuf[--sp];
-		st->rb[nb++] = u;
-		uint32_t t = g->ch_tail[u];
-		uint32_t j = u - g->f->adj_off[t];
-		for (uint32_t k = st->rin_off[t]; k < st->rin_off[t + 1]; k++) {
-			uint32_t p = st->rin[k];
-			if (!cnt[g->eoff[p] + j])
-				continue;
-			if (ord[p] > lb && st->vis[p] != bst) {
-				st->vis[p] = bst;
-				st->kbuf[sp++] = p;
-			}
-		}
+	st->visits += nf + nb;
+	if (cycle) {
+		st->cycles++;
+		return 1;
 	}
-	/* reorder: the backward set, then the forward set, on their old slots */
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < nb; i++) {
-		st->tmp[i].ord = ord[st->rb[i]];
-		st->tmp[i].node = st->rb[i];
-		st->pool[n++] = ord[st->rb[i]];
-	}
-	qsort(st->tmp, nb, sizeof(*st->tmp), ordn_cmp);
+	/* reorder: the backward set, then the forward set, on their old slots
+	 * (both sorted by their old order; the slots are the merge of the two) */
 	for (uint32_t i = 0; i < nb; i++)
-		st->rb[i] = st->tmp[i].node;
-	for (uint32_t i = 0; i < nf; i++) {
-		st->tmp[i].ord = ord[st->rf[i]];
-		st->tmp[i].node = st->rf[i];
-		st->pool[n++] = ord[st->rf[i]];
-	}
-	qsort(st->tmp, nf, sizeof(*st->tmp), ordn_cmp);
+		st->kb[i] = (uint64_t)ord[st->rb[i]] << 32 | st->rb[i];
 	for (uint32_t i = 0; i < nf; i++)
-		st->rf[i] = st->tmp[i].node;
-	qsort(st->pool, n, sizeof(*st->pool), u32_cmp);
-	for (uint32_t i = 0; i < nb; i++) {
-		ord[st->rb[i]] = st->pool[i];
-		st->inv[L][st->pool[i]] = st->rb[i];
-	}
-	for (uint32_t i = 0; i < nf; i++) {
-		ord[st->rf[i]] = st->pool[nb + i];
-		st->inv[L][st->pool[nb + i]] = st->rf[i];
-	}
+		st->kf[i] = (uint64_t)ord[st->rf[i]] << 32 | st->rf[i];
+	keys_sort(st->kb, nb, st->ktmp, g->nch);
+	keys_sort(st->kf, nf, st->ktmp, g->nch);
+	uint32_t i = 0, j = 0, n = 0;
+	while (i < nb || j < nf)
+		st->pool[n++] = (j >= nf || (i < nb && st->kb[i] < st->kf[j]))
+					? (uint32_t)(st->kb[i++] >> 32)
+					: (uint32_t)(st->kf[j++] >> 32);
+	for (i = 0; i < nb; i++)
+		ord[(uint32_t)st->kb[i]] = st->pool[i];
+	for (i = 0; i < nf; i++)
+		ord[(uint32_t)st->kf[i]] = st->pool[nb + i];
 	return 0;
 }
 
@@ -543,8 +701,9 @@ static int place_from(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, in
 		      struct ibf_error *err)
 {
 	struct ibf_cdg *g = &st->g;
-	uint64_t *deps = st->pdeps, *added = st->padded;
+	uint64_t *deps = st->pdeps;
 	uint32_t *src = st->psrc, *tgt = st->ptgt;
+	int *added = st->padded;
 	*where = -1;
 	int nd = path_deps(g, s, d, src, tgt, deps, st->maxd);
 	if (nd < 0)
@@ -579,30 +738,49 @@ static int place_from(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, in
 		int rc = online_layer(st, L, err);
 		if (rc)
 			return rc;
-		uint32_t *cnt = g->cnt[L];
+		/* a dependency is live in L when its bit is set (count > 0, or
+		 * tentative below) */
+		const uint64_t *live = st->bout[L];
+		uint64_t *forb = st->forb[L];
 		int ok = 1, nnew = 0;
 		for (int k = 0; k < nd && ok; k++)
-			if (!cnt[deps[k]] && st->forb[L][deps[k]])
+			if (!bit_get(live, deps[k]) && bit_get(forb, deps[k]))
 				ok = 0;
 		for (int k = 0; k < nd && ok; k++) {
-			if (cnt[deps[k]])
+			if (bit_get(live, deps[k]))
 				continue;
 			if (pk_add(st, L, src[k], tgt[k])) {
 				if (!nnew)
-					st->forb[L][deps[k]] = 1;
+					forb[deps[k] >> 6] |= 1ull << (deps[k] & 63);
 				ok = 0;
 				break;
 			}
-			cnt[deps[k]] = 1; /* tentative */
-			added[nnew++] = deps[k];
+			dep_live(st, L, deps[k], src[k], tgt[k]); /* tentative */
+			added[nnew++] = k;
 		}
-		/* the order stays valid when tentative edges go away */
-		for (int k = 0; k < nnew; k++)
-			cnt[added[k]] = 0;
-		if (!ok)
+		if (!ok) {
+			/* the order stays valid when tentative edges go away */
+			for (int k = 0; k < nnew; k++)
+				dep_dead(st, L, deps[added[k]], src[added[k]], tgt[added[k]]);
 			continue;
-		for (int k = 0; k < nd; k++)
-			cnt[deps[k]]++;
+		}
+		if (st->nundo + (size_t)nnew > st->undocap) {
+			size_t cap = st->undocap ? st->undocap * 2 : 4096;
+			while (cap < st->nundo + (size_t)nnew)
+				cap *= 2;
+			struct undo *nu = realloc(st->undo, cap * sizeof(*nu));
+			if (!nu)
+				return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			st->undo = nu;
+			st->undocap = cap;
+		}
+		for (int k = 0; k < nnew; k++) {
+			struct undo *u = &st->undo[st->nundo++];
+			u->e = deps[added[k]];
+			u->c1 = src[added[k]];
+			u->c2 = tgt[added[k]];
+			u->L = L;
+		}
 		st->layer[(size_t)s * g->stride + d] = (uint8_t)L;
 		*where = L;
 		return 0;
@@ -616,27 +794,15 @@ static int place(struct dfs *st, uint32_t s, uint32_t d, int lo, int hi, int *wh
 	return place_from(st, s, d, lo, hi, 0, where, err);
 }
 
-/* Take path (s, d) out of its layer, placed with its dependencies from the
- * first-th on (their counts drop; the layer's order stays a valid
- * topological order). */
-static void unplace_from(struct dfs *st, uint32_t s, uint32_t d, int first)
+/* Take out every path placed since the undo log was last emptied: the
+ * dependencies they made live die again (the layers' orders stay valid
+ * topological orders). */
+static void rollback(struct dfs *st)
 {
-	struct ibf_cdg *g = &st->g;
-	uint32_t *cnt = g->cnt[st->layer[(size_t)s * g->stride + d]];
-	int32_t c = cdg_out(g, s, d);
-	for (int j = 0; c >= 0; j++) {
-		int32_t c2 = cdg_out(g, cdg_head(g, c), d);
-		if (c2 < 0)
-			break;
-		if (j >= first)
-			cnt[cdg_edge(g, c, c2)]--;
-		c = c2;
+	while (st->nundo) {
+		const struct undo *u = &st->undo[--st->nundo];
+		dep_dead(st, u->L, u->e, u->c1, u->c2);
 	}
-}
-
-static void unplace(struct dfs *st, uint32_t s, uint32_t d)
-{
-	unplace_from(st, s, d, 0);
 }
 
 /* ------------------------------------------------------------ fitting the VL budget
@@ -882,6 +1048,7 @@ static int place_all(struct dfs *st, int cap, struct fit *ft, uint32_t d, int64_
 	*failed = -1;
 	uint32_t s = 0;
 	int rc = 0, where = 0;
+	st->nundo = 0;
 	for (; s < g->nsw; s++) {
 		rc = place(st, s, d, 0, cap, &where, err);
 		if (!rc && where < 0 && ft && ft->escape >= 0 && updown_legal(g, ft, s, d)) {
@@ -895,8 +1062,7 @@ static int place_all(struct dfs *st, int cap, struct fit *ft, uint32_t d, int64_
 	if (rc)
 		return rc;
 	if (where < 0) {
-		for (uint32_t s2 = 0; s2 < s; s2++)
-			unplace(st, s2, d);
+		rollback(st);
 		*failed = s;
 	}
 	return 0;
@@ -918,12 +1084,18 @@ static int online_alloc(struct dfs *st, struct ibf_error *err)
 		st->rin_off = calloc((size_t)g->nsw + 2, sizeof(uint32_t));
 		st->rin = malloc(nch * sizeof(uint32_t));
 		st->vis = calloc(nch, sizeof(uint32_t));
+		st->visb = calloc(nch, sizeof(uint32_t));
+		st->bstk = malloc(nch * sizeof(uint32_t));
 		st->rf = malloc(nch * sizeof(uint32_t));
 		st->rb = malloc(nch * sizeof(uint32_t));
 		st->pool = malloc(2 * nch * sizeof(uint32_t));
-		st->tmp = malloc(nch * sizeof(*st->tmp));
-		if (!st->rin_off || !st->rin || !st->vis || !st->rf || !st->rb || !st->pool ||
-		    !st->tmp)
+		st->kf = malloc(nch * sizeof(uint64_t));
+		st->kb = malloc(nch * sizeof(uint64_t));
+		st->ktmp = malloc(nch * sizeof(uint64_t));
+		st->ioff = malloc((nch + 1) * sizeof(uint64_t));
+		st->rpos = malloc(nch * sizeof(uint32_t));
+		if (!st->rin_off || !st->rin || !st->vis || !st->visb || !st->bstk || !st->rf || !st->rb || !st->pool ||
+		    !st->kf || !st->kb || !st->ktmp || !st->ioff || !st->rpos)
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		for (uint32_t c = 0; c < g->nch; c++)
 			st->rin_off[cdg_head(g, (int32_t)c) + 1]++;
@@ -935,9 +1107,20 @@ static int online_alloc(struct dfs *st, struct ibf_error *err)
 		if (!fill)
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		memcpy(fill, st->rin_off, ((size_t)g->nsw + 1) * sizeof(uint32_t));
-		for (uint32_t c = 0; c < g->nch; c++)
-			st->rin[fill[cdg_head(g, (int32_t)c)]++] = c;
+		for (uint32_t c = 0; c < g->nch; c++) {
+			uint32_t h = cdg_head(g, (int32_t)c);
+			st->rpos[c] = fill[h] - st->rin_off[h];
+			st->rin[fill[h]++] = c;
+		}
 		free(fill);
+		/* predecessors of channel u: the channels into its tail switch */
+		uint64_t io = 0;
+		for (uint32_t c = 0; c < g->nch; c++) {
+			st->ioff[c] = io;
+			uint32_t t = g->ch_tail[c];
+			io += st->rin_off[t + 1] - st->rin_off[t];
+		}
+		st->ioff[g->nch] = io;
 	}
 	return 0;
 }
@@ -1013,8 +1196,10 @@ static void online_reset(struct dfs *st)
 			memset(g->cnt[v], 0, (g->nedges ? g->nedges : 1) * sizeof(uint32_t));
 		if (st->ord[v]) {
 			for (uint32_t c = 0; c < g->nch; c++)
-				st->ord[v][c] = st->inv[v][c] = c;
-			memset(st->forb[v], 0, g->nedges + 1);
+				st->ord[v][c] = c;
+			memset(st->forb[v], 0, ((size_t)(g->nedges >> 6) + 1) * sizeof(uint64_t));
+			memset(st->bout[v], 0, ((size_t)(g->nedges >> 6) + 1) * sizeof(uint64_t));
+			memset(st->bin[v], 0, ((size_t)(g->nedges >> 6) + 1) * sizeof(uint64_t));
 		}
 	}
 	memset(st->layer, 0, (size_t)g->nsw * g->stride);
@@ -1042,6 +1227,28 @@ static int count_layer0(struct dfs *st, struct ibf_error *err)
 		}
 	}
 	return 0;
+}
+
+/* The path counts of every layer from the online layering (which keeps
+ * only liveness bits), for the cut pass. */
+static void count_layers(struct dfs *st)
+{
+	struct ibf_cdg *g = &st->g;
+	for (int v = 0; v < g->nlayers; v++)
+		memset(g->cnt[v], 0, (g->nedges ? g->nedges : 1) * sizeof(uint32_t));
+	for (uint32_t s = 0; s < g->nsw; s++)
+		for (uint32_t i = 0; i < g->ndl; i++) {
+			uint32_t d = g->dlids[i];
+			uint32_t *cnt = g->cnt[st->layer[(size_t)s * g->stride + d]];
+			int32_t c = cdg_out(g, s, d);
+			while (c >= 0) {
+				int32_t c2 = cdg_out(g, cdg_head(g, c), d);
+				if (c2 < 0)
+					break;
+				cnt[cdg_edge(g, c, c2)]++;
+				c = c2;
+			}
+		}
 }
 
 static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_dl_opts *o,
@@ -1209,7 +1416,22 @@ static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const st
 	/* the cut pass on every layer: the whole algorithm for LAYER_CUT, and a
 	 * check (plus repair, never needed so far) after online insertion */
 	uint64_t online_cuts = 0;
-	for (int v = 0; !rc && v < g->nlayers; v++) {
+	if (!rc && o->layering != IBF_DL_LAYER_CUT) {
+		/* the online insertion keeps liveness bits, no counts: check the
+		 * layers on them, and count (for the cut pass) only when one has
+		 * a cycle */
+		for (int v = 0; !rc && v < g->nlayers; v++) {
+			if (!st.bout[v])
+				continue;
+			st.lbits = st.bout[v];
+			rc = layer_acyclic(&st, v, err);
+			st.lbits = NULL;
+		}
+		if (!rc && st.cyclic)
+			count_layers(&st);
+	}
+	for (int v = 0; !rc && (o->layering == IBF_DL_LAYER_CUT || st.cyclic) && v < g->nlayers;
+	     v++) {
 		uint64_t before = st.breaks;
 		rc = layer_acyclic(&st, v, err);
 		if (o->layering != IBF_DL_LAYER_CUT)
@@ -1230,6 +1452,9 @@ static int dfsssp_run(const struct ibf_fabric *f, struct ibf_routes *r, const st
 	dl->vls = V;
 	dl->max_hops = max_hops;
 	dl->breaks = st.breaks;
+	dl->order_checks = st.checks;
+	dl->order_cycles = st.cycles;
+	dl->order_visits = st.visits;
 	int L = 1;
 	for (uint32_t s = 0; s < g->nsw; s++)
 		for (uint32_t i = 0; i < g->ndl; i++) {
@@ -1392,6 +1617,7 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 		for (uint32_t round = 0; !rc; round++) {
 			uint32_t np = 0;
 			int64_t fail = -1;
+			st.nundo = 0;
 			for (uint32_t s = 0; s < g->nsw; s++) {
 				int nd = path_deps(g, s, d, st.psrc, st.ptgt, st.pdeps, st.maxd);
 				if (nd < 0) {
@@ -1432,12 +1658,7 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 				break;
 			}
 			/* d does not fit: take its paths out again */
-			for (uint32_t k = 0; k < np; k++)
-				unplace_from(&st, placed[k], d,
-					     color && st.layer[(size_t)placed[k] * g->stride + d] ==
-								     L
-						     ? 2
-						     : 0);
+			rollback(&st);
 			if (!can || round > g->nsw) {
 				rc = ibf_error_set(
 					err, IBF_ENOTSUP, NULL, 0,
@@ -1481,9 +1702,9 @@ int dl_layer_long_paths(const struct ibf_fabric *f, struct ibf_routes *r, int mi
 		}
 	}
 	for (int v = 0; v < L && v < CDG_MAX_LAYERS; v++)
-		if (g->cnt[v])
-			for (uint64_t e = 0; e < g->nedges; e++)
-				if (g->cnt[v][e]) {
+		if (st.bout[v])
+			for (uint64_t w = 0; w <= g->nedges >> 6; w++)
+				if (st.bout[v][w]) {
 					if (v + 1 > res->layers)
 						res->layers = v + 1;
 					break;

@@ -101,6 +101,10 @@ struct ibf_dl {
 	uint64_t lids_aliased;	  /* dfsssp within the budget: LIDs given their base LID's paths */
 	uint64_t lids_escaped;	  /* ... LIDs routed up*-down* in the escape layer */
 	uint64_t entries_changed; /* ... LFT entries the scheme rewrote */
+	uint64_t order_checks;	  /* dfsssp online: new dependencies against a layer's order
+				   * (a cycle search) */
+	uint64_t order_cycles;	  /* ... of them, closing a cycle */
+	uint64_t order_visits;	  /* ... channels the searches expanded */
 	double seconds;
 	char note[512]; /* fallback reason, best-effort warning, ... ("" none) */
 };

@@ -1165,6 +1165,176 @@ static void test_sl2vl_strict(void)
 	ibf_fabric_free(f);
 }
 
+/* Channel switch s uses towards LID d, -1 when the next hop is not a switch. */
+static int32_t ref_out(const struct ibf_fabric *f, const struct ibf_routes *r, uint32_t s,
+		       uint32_t d)
+{
+	const struct ibf_node *n = &f->nodes[f->switches[s]];
+	unsigned p = r->lft[(size_t)s * r->stride + d];
+	if (p == 0 || p == IBF_LFT_NONE || p > n->nports)
+		return -1;
+	return f->port_adj[n->port_off + p];
+}
+
+/* Does channel from reach channel to in the dependency matrix m? */
+static int ref_reaches(const struct ibf_fabric *f, const uint8_t *m, uint32_t nch, uint32_t from,
+		       uint32_t to, uint8_t *seen, uint32_t *stack)
+{
+	memset(seen, 0, nch);
+	uint32_t sp = 0;
+	stack[sp++] = from;
+	seen[from] = 1;
+	while (sp) {
+		uint32_t u = stack[--sp];
+		if (u == to)
+			return 1;
+		uint32_t h = f->adj[u].nbr;
+		for (uint32_t w = f->adj_off[h]; w < f->adj_off[h + 1]; w++)
+			if (m[(size_t)u * nch + w] && !seen[w]) {
+				seen[w] = 1;
+				stack[sp++] = w;
+			}
+	}
+	return 0;
+}
+
+/* The online layering, without fitting, is "every path (LID by LID, the
+ * switches in order) in the lowest layer whose dependency graph stays
+ * acyclic with the path's dependencies added".  Check that against a plain
+ * reference (a dense dependency matrix per layer, a fresh search for every
+ * new dependency) on routes whose cycles close late: minimal routes on a
+ * torus (the wrap-around rings fill up before one closes) and layered
+ * routes with LMC 1 on a damaged Slim Fly. */
+static void check_online_reference(struct ibf_fabric *f0, const char *engine, int lmc)
+{
+	struct ibf_error err;
+	struct ibf_fabric *f = NULL;
+	uint32_t *sw_of = NULL;
+	TT_REQUIRE(ibf_assign_lids(f0, lmc, 0, &err) == 0);
+	TT_REQUIRE(ibf_fabric_canonical(f0, &f, &sw_of, &err) == 0);
+	TT_REQUIRE(ibf_fabric_is_sorted(f));
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	struct ibf_routes r;
+	TT_REQUIRE(ibf_route(f, engine, &ro, &r, NULL, &err) == 0);
+	uint32_t nch = f->adj_off[f->nsw];
+	enum { RL = 15 };
+	uint8_t *m[RL];
+	for (int L = 0; L < RL; L++)
+		TT_REQUIRE((m[L] = calloc((size_t)nch * nch + 1, 1)) != NULL);
+	uint8_t *seen = malloc(nch + 1), *ref = malloc((size_t)f->nsw * r.stride);
+	uint32_t *stack = malloc((nch + 1) * sizeof(*stack));
+	TT_REQUIRE(seen && ref && stack);
+	memset(ref, 0, (size_t)f->nsw * r.stride);
+	int layers = 1;
+	uint64_t late = 0; /* paths refused by a layer at their second or later dependency */
+	for (uint32_t d = 1; d < r.stride; d++)
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			uint32_t c1[64], c2[64];
+			int nd = 0;
+			int32_t c = ref_out(f, &r, s, d);
+			while (c >= 0 && nd < 64) {
+				int32_t n2 = ref_out(f, &r, f->adj[c].nbr, d);
+				if (n2 < 0)
+					break;
+				c1[nd] = (uint32_t)c;
+				c2[nd++] = (uint32_t)n2;
+				c = n2;
+			}
+			TT_REQUIRE(nd < 64);
+			if (!nd)
+				continue;
+			int L = 0;
+			for (;; L++) {
+				TT_REQUIRE(L < RL);
+				uint8_t *ml = m[L];
+				int ok = 1, k = 0;
+				for (; k < nd && ok; k++) {
+					size_t e = (size_t)c1[k] * nch + c2[k];
+					if (ml[e])
+						continue;
+					if (ref_reaches(f, ml, nch, c2[k], c1[k], seen, stack))
+						ok = 0;
+					else
+						ml[e] = 2; /* tentative */
+				}
+				if (!ok && k > 1)
+					late++;
+				for (int j = 0; j < nd; j++) {
+					size_t e = (size_t)c1[j] * nch + c2[j];
+					if (ml[e] == 2)
+						ml[e] = ok ? 1 : 0;
+				}
+				if (ok)
+					break;
+			}
+			ref[(size_t)s * r.stride + d] = (uint8_t)L;
+			if (L + 1 > layers)
+				layers = L + 1;
+		}
+	printf("# %s LMC %d: %u channels, %d layers, %llu paths refused at a later "
+	       "dependency than their first\n",
+	       engine, lmc, nch, layers, (unsigned long long)late);
+	TT_CHECK(layers > 1);
+	/* with exactly as many VLs as layers, the SL of a path is its layer */
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	o.scheme = IBF_DEADLOCK_DFSSSP;
+	o.no_fit = 1;
+	o.max_vls = layers;
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
+	TT_EQ_INT(DL(r)->layers, layers);
+	uint64_t diff = 0, paths = 0;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		for (uint32_t d = 1; d < r.stride; d++) {
+			uint8_t sl = DL(r)->sl[(size_t)s * r.stride + d];
+			if (sl == IBF_SL_NONE || ref_out(f, &r, s, d) < 0)
+				continue;
+			paths++;
+			diff += sl != ref[(size_t)s * r.stride + d];
+		}
+	TT_CHECK(paths > 0);
+	TT_EQ_INT(diff, 0);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
+	TT_CHECK(ibf_verify_ok(&rep));
+	ibf_verify_report_free(&rep);
+	dl_drop();
+	for (int L = 0; L < RL; L++)
+		free(m[L]);
+	free(seen);
+	free(ref);
+	free(stack);
+	free(sw_of);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+static void test_online_matches_reference(void)
+{
+	struct ibf_error err;
+	struct ibf_torus_opts to = { 2, { 5, 4 }, 1, 0 };
+	struct ibf_fabric *t = ibf_gen_torus(&to, &err);
+	TT_REQUIRE(t != NULL);
+	check_online_reference(t, "minimal", 0);
+	ibf_fabric_free(t);
+
+	struct ibf_slimfly_opts so = { 5, 2, 0, 0 };
+	struct ibf_fabric *f = ibf_gen_slimfly(&so, &err);
+	TT_REQUIRE(f != NULL);
+	int cut = 0;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++)
+			if (f->adj[a].nbr > s && (a % 23) == 5) {
+				ibf_fabric_disconnect(f, (int)f->switches[s], f->adj[a].lport);
+				cut++;
+			}
+	TT_REQUIRE(cut >= 3);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	check_online_reference(f, "layered", 1);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(test_ring4_cycle_found);
@@ -1185,5 +1355,6 @@ int main(void)
 	TT(test_live_formats);
 	TT(test_sl2vl_strict);
 	TT(test_dump_other_fabric);
+	TT(test_online_matches_reference);
 	return tt_done();
 }
