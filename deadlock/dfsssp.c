@@ -58,15 +58,15 @@ struct dfs {
 	size_t nrs, rscap;
 	uint64_t breaks;
 	/* online insertion */
-	uint32_t *ord[CDG_MAX_LAYERS]; /* topological order per layer */
+	uint32_t *ord[CDG_MAX_LAYERS];	/* topological order per layer */
 	uint64_t *forb[CDG_MAX_LAYERS]; /* bits: dependency known to close a cycle in the layer */
 	/* the layer's live dependencies (count > 0) as bits: bout by dependency
 	 * id (a channel's successors are the bits eoff[c]..eoff[c+1]-1), bin by
 	 * target (a channel u's predecessors are the bits ioff[u]..ioff[u+1]-1,
 	 * in the order of rin over u's tail switch) */
 	uint64_t *bout[CDG_MAX_LAYERS], *bin[CDG_MAX_LAYERS];
-	uint64_t *ioff; /* [nch + 1] */
-	uint32_t *rpos; /* [nch] position of a channel in rin of its head switch */
+	uint64_t *ioff;		 /* [nch + 1] */
+	uint32_t *rpos;		 /* [nch] position of a channel in rin of its head switch */
 	uint32_t *rin_off, *rin; /* channels into each switch */
 	uint32_t *vis, *visb;	 /* stamps of pk_add's forward and backward searches */
 	uint32_t *bstk;		 /* pk_add's backward stack */
@@ -87,11 +87,11 @@ struct dfs {
 		uint64_t e;
 		uint32_t c1, c2;
 		int L;
-	} *undo;
+	} * undo;
 	size_t nundo, undocap;
 	uint64_t checks, cycles, visits; /* pk_add: searches, cycles found, channels expanded */
-	const uint64_t *lbits; /* layer_acyclic: liveness from these bits, not counts */
-	int cyclic;	       /* layer_acyclic on bits found a cyclic component */
+	const uint64_t *lbits;		 /* layer_acyclic: liveness from these bits, not counts */
+	int cyclic;			 /* layer_acyclic on bits found a cyclic component */
 };
 
 static void dfs_free(struct dfs *st)
@@ -1094,8 +1094,9 @@ static int online_alloc(struct dfs *st, struct ibf_error *err)
 		st->ktmp = malloc(nch * sizeof(uint64_t));
 		st->ioff = malloc((nch + 1) * sizeof(uint64_t));
 		st->rpos = malloc(nch * sizeof(uint32_t));
-		if (!st->rin_off || !st->rin || !st->vis || !st->visb || !st->bstk || !st->rf || !st->rb || !st->pool ||
-		    !st->kf || !st->kb || !st->ktmp || !st->ioff || !st->rpos)
+		if (!st->rin_off || !st->rin || !st->vis || !st->visb || !st->bstk || !st->rf ||
+		    !st->rb || !st->pool || !st->kf || !st->kb || !st->ktmp || !st->ioff ||
+		    !st->rpos)
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		for (uint32_t c = 0; c < g->nch; c++)
 			st->rin_off[cdg_head(g, (int32_t)c) + 1]++;
