@@ -39,9 +39,9 @@
  * the destination up-then-down at all (e.g. a spine that lost its only
  * cable to that leaf) follows a shortest path to the switches that can.
  * On a 2-level tree the LMC 0 LIDs of leaf hosts do not deal their moved
- * slots by counters but through one table per destination leaf, filled by
- * the load of the source's up-cables and the destination's down-cables
- * (leaf_remap).
+ * slots by counters but through tables built before routing, filled by
+ * the load of the sources' up-cables over runs of hosts and of the
+ * destination's down-cables (leaf_remap).
  * Every choice is either strictly up, strictly down or strictly closer to
  * the up/down region, so the tables are loop-free.  All of it is logged. */
 #include "ibf_fattree.h"
@@ -239,37 +239,41 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 	return NOSW;
 }
 
-/* Closed slots of a two-level tree, spread by load (LMC 0 LIDs).  Built
- * for each destination leaf D (leaf_remap): for every leaf s with D's slot
- * count n, a table from the residue r = x mod P of a destination index
- * (P = n times the slot cycles a leaf's hosts span, so a window of a
- * leaf's sources covers each residue at most once) to the up-cable s
- * takes for it.
- *   - D itself (its chain): a residue whose slot is usable keeps it
- *     (slot_cable, so a short bundle that keeps the bundle rule still
- *     spreads over its survivors); the others (no cable to the slot's
- *     parent, or a short bundle over its budget) go, in residue order, to
- *     D's cable with the fewest residues, then the parent with the fewest,
- *     then the first in slot order.  The slot a residue ends on is the
- *     chain's slot (rm_kslot); its cable is the residue's down cable.
- *   - every other leaf s: first the residues D kept, then the ones D
- *     moved, take s's own cable of the chain's slot while that cable holds
- *     fewer than cap = ceil(P / u) residues (u: cables of s whose parent
- *     has a cable down to D), so they follow the chain's unique down path.
- *     The rest go to the cable of least cost (remap_pick): the excess over
- *     cap on s's cable or over the chain's own largest load on the down
- *     cable the parent would take to D, then the chain's parent, then
- *     the parent an earlier source moved the same residue to (one flow
- *     per shift reaches a destination, so they share that down cable),
- *     then the fewest residues, the least down load, and the first in
- *     slot order from the chain's slot, rotated by D's rank when D itself
- *     has closed slots (see leaf_remap).
- * Each table is a function of the residue, so a run of P consecutive
- * destinations of D puts at most the table's count on any cable of s;
- * dealing the moved destinations by a counter (the rule for every other
+/* Closed slots of a two-level tree, spread by load (LMC 0 LIDs of leaf
+ * hosts).  Built before routing, leaf by leaf in index order (remap_all),
+ * for each destination leaf D (leaf_remap):
+ *   - D itself (its chain): a table from the residue r = x mod P of a
+ *     destination index (P = n times the slot cycles a leaf's hosts span,
+ *     so a run of a leaf's sources covers each residue at most once) to
+ *     the up-cable.  A residue whose slot is usable keeps it (slot_cable,
+ *     so a short bundle that keeps the bundle rule still spreads over its
+ *     survivors); the others (no cable to the slot's parent, or a short
+ *     bundle over its budget) go, in residue order, to D's cable with the
+ *     fewest residues, then the parent with the fewest, then the first in
+ *     slot order.  The slot a residue ends on is the chain's slot
+ *     (rm_kslot); its cable is the residue's down cable.
+ *   - every other leaf s: an up-cable per host x of D (rm_x).  With u
+ *     cables of s whose parent has a cable down to D, cap = ceil(P / u).
+ *     The residues D kept take s's own cable of the chain slot while the
+ *     table gives it fewer than cap; then, in index order, s follows the
+ *     residues D moved while no run of P hosts through x (cyclic, as the
+ *     shifts run: win_max, seq_pos) takes that cable beyond cap, and
+ *     places the rest by least cost (remap_pick): the excess over cap of
+ *     the busiest run through x, or over capd on the down cable the
+ *     parent would take to D (capd: the larger of the chain's own largest
+ *     load there and the tree's leaf cut, below which no shift's worst
+ *     is); ties to the cable s has used least over all leaves so far, so
+ *     the extra destination of a run moves from cable to cable from one
+ *     destination leaf to the next (random permutations), then the
+ *     chain's parent, the parent an earlier source moved the same
+ *     destination to, the fewest in the runs, the least down load, the
+ *     first in slot order from the chain's slot.  A parent off the chain
+ *     sends such a destination down the cable counted here (rm_roff, see
+ *     pick_down).
+ * Dealing the moved destinations by a counter (the rule for every other
  * case, pick_chain) spreads them over the run but lands them on cables
- * that their own residues already fill.  rm_on stays 0 while every leaf
- * can use every slot for D: complete trees keep their tables. */
+ * that their own residues already fill.  Nothing is built while every
+ * leaf can use every slot: complete trees keep their tables. */
 static uint32_t slot_pos(const struct dk *c, uint32_t s, uint32_t e)
 {
 	const struct ibf_ftree *t = c->t;
@@ -299,12 +303,13 @@ static uint32_t down_load(const struct dk *c, uint32_t dsw, uint32_t y, const ui
 
 /* the best cable position of s for residue r whose chain slot is k at
  * parent y (see leaf_remap).  The cost of a cable: how far it would take
- * the up load of s beyond cap or the down load of a cable of D beyond capd
- * (the chain's own largest load there; the chain's parent y adds none, nor
- * the parent an earlier source moved r to (yr): one flow per shift reaches
- * a destination); then the chain's parent, yr, the fewest residues on the
- * cable, the least down load to D, the least-loaded parent of s, and the
- * first in rotation from k.  dsw NOSW: no down side (D's own chain). */
+ * the up load of s (cnt) beyond cap or the down load of a cable of D beyond
+ * capd (the chain's parent y adds none, nor the parent an earlier source
+ * moved r to (yr): one flow per shift reaches a destination); then the
+ * fewest destinations s has sent on the cable so far (tot, NULL: none),
+ * the chain's parent, yr, the lowest cnt, the least down load to D, the
+ * least-loaded parent of s, and the first in rotation from k.  dsw NOSW:
+ * no down side (D's own chain). */
 static uint32_t remap_pick(const struct dk *c, uint32_t s, uint32_t k, uint32_t y, uint32_t yr,
 			   uint32_t cap, const uint32_t *cnt, const uint32_t *pc, uint32_t dsw,
 			   const uint32_t *dc, const uint32_t *doffr, uint32_t capd,
@@ -534,13 +539,15 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 				sl[r] = a + k;
 				remap_count(c, s, h, cnt, pc);
 			}
-		/* s's kept destinations of D first, then the moved ones in index
-		 * order, each to the cable of least cost (remap_pick) where a
-		 * cable's count is the most any run of P destinations through x
-		 * puts on it (win_max) */
+		/* the destinations D keeps on their own slot and s can follow
+		 * first; then, in index order, those D moved, which s follows
+		 * while no run of P hosts through x takes that cable beyond cap,
+		 * and the rest, each to the cable of least cost (remap_pick) with
+		 * a cable's count the most any run of P hosts through x puts on
+		 * it (win_max) */
 		for (uint32_t x = x0; x < x1; x++) {
 			uint32_t r = x % P;
-			if (sl[r] == NOSW)
+			if (sl[r] == NOSW || kslot[r] != r % n)
 				continue;
 			row[x] = slot_cable(c, sl[r], x, n);
 			uint32_t hk = slot_pos(c, s, row[x]);
@@ -550,12 +557,21 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 		}
 		for (uint32_t x = x0; x < x1; x++) {
 			uint32_t r = x % P;
-			if (sl[r] != NOSW)
+			uint32_t w[256], pw[256];
+			if (sl[r] != NOSW && kslot[r] != r % n) {
+				uint32_t e = slot_cable(c, sl[r], x, n), hk = slot_pos(c, s, e);
+				win_max(c, s, dsw, x, P, w);
+				if (hk != NOSW && w[hk] + 1 <= cap) {
+					row[x] = e;
+					mv[x] = (uint16_t)hk;
+					tot[hk]++;
+					continue;
+				}
+			} else if (sl[r] != NOSW)
 				continue;
 			mv[x] = RM_NOUP;
 			if (kslot[r] == NOSW)
 				continue;
-			uint32_t w[256], pw[256];
 			win_max(c, s, dsw, x, P, w);
 			memset(pw, 0, n * sizeof(uint32_t));
 			for (uint32_t h = 0; h < n; h++) {
