@@ -39,9 +39,9 @@
  * the destination up-then-down at all (e.g. a spine that lost its only
  * cable to that leaf) follows a shortest path to the switches that can.
  * On a 2-level tree the LMC 0 LIDs of leaf hosts do not deal their moved
- * slots by counters but through one table per destination leaf, filled by
- * the load of the source's up-cables and the destination's down-cables
- * (leaf_remap).
+ * slots by counters but through tables built before routing, filled by
+ * the load of the sources' up-cables over runs of hosts and of the
+ * destination's down-cables (leaf_remap).
  * Every choice is either strictly up, strictly down or strictly closer to
  * the up/down region, so the tables are loop-free.  All of it is logged. */
 #include "ibf_fattree.h"
@@ -93,13 +93,26 @@ struct dk {
 	uint32_t *cdeal, *cstamp;    /* [S * nlayers] see chain_counter */
 	uint64_t lbase;		     /* the current LID: end port index, */
 	uint32_t lj, lL;	     /* its layer and layer count (layer_parents) */
-	uint32_t *rm_slot, *rm_cab;  /* [S * rm_n] closed-slot remap, see leaf_remap */
-	uint32_t *rm_kslot, *rm_roff; /* [rm_n] the chain's slot per residue, see leaf_remap */
+	uint32_t *rm_slot, *rm_cab;  /* [S * rm_n] each leaf's own chain table, see leaf_remap */
+	uint32_t *rm_kslot;	     /* [rm_n] the chain's slot per residue, see leaf_remap */
+	uint32_t *rm_roff;	     /* [S * rm_n] a leaf's down cable per moved residue */
 	uint32_t rm_n;		     /* room per switch: the longest period */
 	uint32_t rm_p;		     /* the current period */
 	uint32_t rm_dsw;	     /* the destination switch it was built for */
 	int rm_on;		     /* the remap holds for rm_dsw */
+	uint32_t rm_nh;		     /* leaf hosts (indices 0 .. rm_nh - 1), 0: no remap */
+	uint32_t *rm_x;		     /* [S * rm_nh] a source's up-cable per destination index */
+	uint16_t *rm_mv;	     /* [S * rm_nh] its cable position when moved, else RM_NONE */
+	uint32_t *rm_tot;	     /* [S * rm_n] moves per cable position over the run */
+	uint32_t *rm_pd;	     /* [S] the period of each leaf's table, 0: none */
+	uint32_t *hx0, *hx1;	     /* [S] a leaf's host indices hx0 .. hx1 - 1 */
+	uint32_t *rm_ksl;	     /* [rm_n] scratch of leaf_remap */
+	uint32_t rm_ns;		     /* hosts on spines, after the leaf hosts in the patterns */
+	uint16_t *rm_sp;	     /* [S * rm_ns] a leaf's cable position towards each */
 };
+
+#define RM_NONE 0xffffu /* rm_mv: not built yet */
+#define RM_NOUP 0xfffeu /* rm_mv: built, no up-cable of the source */
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -226,37 +239,41 @@ static uint32_t pick_up(struct dk *c, uint32_t s, uint64_t x, const uint32_t *of
 	return NOSW;
 }
 
-/* Closed slots of a two-level tree, spread by load (LMC 0 LIDs).  Built
- * for each destination leaf D (leaf_remap): for every leaf s with D's slot
- * count n, a table from the residue r = x mod P of a destination index
- * (P = n times the slot cycles a leaf's hosts span, so a window of a
- * leaf's sources covers each residue at most once) to the up-cable s
- * takes for it.
- *   - D itself (its chain): a residue whose slot is usable keeps it
- *     (slot_cable, so a short bundle that keeps the bundle rule still
- *     spreads over its survivors); the others (no cable to the slot's
- *     parent, or a short bundle over its budget) go, in residue order, to
- *     D's cable with the fewest residues, then the parent with the fewest,
- *     then the first in slot order.  The slot a residue ends on is the
- *     chain's slot (rm_kslot); its cable is the residue's down cable.
- *   - every other leaf s: first the residues D kept, then the ones D
- *     moved, take s's own cable of the chain's slot while that cable holds
- *     fewer than cap = ceil(P / u) residues (u: cables of s whose parent
- *     has a cable down to D), so they follow the chain's unique down path.
- *     The rest go to the cable of least cost (remap_pick): the excess over
- *     cap on s's cable or over the chain's own largest load on the down
- *     cable the parent would take to D, then the chain's parent, then
- *     the parent an earlier source moved the same residue to (one flow
- *     per shift reaches a destination, so they share that down cable),
- *     then the fewest residues, the least down load, and the first in
- *     slot order from the chain's slot, rotated by D's rank when D itself
- *     has closed slots (see leaf_remap).
- * Each table is a function of the residue, so a run of P consecutive
- * destinations of D puts at most the table's count on any cable of s;
- * dealing the moved destinations by a counter (the rule for every other
+/* Closed slots of a two-level tree, spread by load (LMC 0 LIDs of leaf
+ * hosts).  Built before routing, leaf by leaf in index order (remap_all),
+ * for each destination leaf D (leaf_remap):
+ *   - D itself (its chain): a table from the residue r = x mod P of a
+ *     destination index (P = n times the slot cycles a leaf's hosts span,
+ *     so a run of a leaf's sources covers each residue at most once) to
+ *     the up-cable.  A residue whose slot is usable keeps it (slot_cable,
+ *     so a short bundle that keeps the bundle rule still spreads over its
+ *     survivors); the others (no cable to the slot's parent, or a short
+ *     bundle over its budget) go, in residue order, to D's cable with the
+ *     fewest residues, then the parent with the fewest, then the first in
+ *     slot order.  The slot a residue ends on is the chain's slot
+ *     (rm_kslot); its cable is the residue's down cable.
+ *   - every other leaf s: an up-cable per host x of D (rm_x).  With u
+ *     cables of s whose parent has a cable down to D, cap = ceil(P / u).
+ *     The residues D kept take s's own cable of the chain slot while the
+ *     table gives it fewer than cap; then, in index order, s follows the
+ *     residues D moved while no run of P hosts through x (cyclic, as the
+ *     shifts run: win_max, seq_pos) takes that cable beyond cap, and
+ *     places the rest by least cost (remap_pick): the excess over cap of
+ *     the busiest run through x, or over capd on the down cable the
+ *     parent would take to D (capd: the larger of the chain's own largest
+ *     load there and the tree's leaf cut, below which no shift's worst
+ *     is); ties to the cable s has used least over all leaves so far, so
+ *     the extra destination of a run moves from cable to cable from one
+ *     destination leaf to the next (random permutations), then the
+ *     chain's parent, the parent an earlier source moved the same
+ *     destination to, the fewest in the runs, the least down load, the
+ *     first in slot order from the chain's slot.  A parent off the chain
+ *     sends such a destination down the cable counted here (rm_roff, see
+ *     pick_down).
+ * Dealing the moved destinations by a counter (the rule for every other
  * case, pick_chain) spreads them over the run but lands them on cables
- * that their own residues already fill.  rm_on stays 0 while every leaf
- * can use every slot for D: complete trees keep their tables. */
+ * that their own residues already fill.  Nothing is built while every
+ * leaf can use every slot: complete trees keep their tables. */
 static uint32_t slot_pos(const struct dk *c, uint32_t s, uint32_t e)
 {
 	const struct ibf_ftree *t = c->t;
@@ -286,18 +303,20 @@ static uint32_t down_load(const struct dk *c, uint32_t dsw, uint32_t y, const ui
 
 /* the best cable position of s for residue r whose chain slot is k at
  * parent y (see leaf_remap).  The cost of a cable: how far it would take
- * the up load of s beyond cap or the down load of a cable of D beyond capd
- * (the chain's own largest load there; the chain's parent y adds none, nor
- * the parent an earlier source moved r to (yr): one flow per shift reaches
- * a destination); then the chain's parent, yr, the fewest residues on the
- * cable, the least down load to D, the least-loaded parent of s, and the
- * first in rotation from k.  dsw NOSW: no down side (D's own chain). */
+ * the up load of s (cnt) beyond cap or the down load of a cable of D beyond
+ * capd (the chain's parent y adds none, nor the parent an earlier source
+ * moved r to (yr): one flow per shift reaches a destination); then the
+ * fewest destinations s has sent on the cable so far (tot, NULL: none),
+ * the chain's parent, yr, the lowest cnt, the least down load to D, the
+ * least-loaded parent of s, and the first in rotation from k.  dsw NOSW:
+ * no down side (D's own chain). */
 static uint32_t remap_pick(const struct dk *c, uint32_t s, uint32_t k, uint32_t y, uint32_t yr,
 			   uint32_t cap, const uint32_t *cnt, const uint32_t *pc, uint32_t dsw,
-			   const uint32_t *dc, const uint32_t *doffr, uint32_t capd)
+			   const uint32_t *dc, const uint32_t *doffr, uint32_t capd,
+			   const uint32_t *tot)
 {
 	const struct ibf_ftree *t = c->t;
-	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, best = NOSW, bk[7];
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, best = NOSW, bk[8];
 	for (uint32_t i = 1; i <= n; i++) {
 		uint32_t h = (k + i) % n, g = a + h;
 		if (t->slot[g] == IBF_FTREE_MISSING || !usable(c, g, c->anc))
@@ -322,9 +341,9 @@ static uint32_t remap_pick(const struct dk *c, uint32_t s, uint32_t k, uint32_t 
 		}
 		if (!ex)
 			mx = 0; /* within both: the preferences below decide */
-		uint32_t key[7] = { ex, mx, par != y, par != yr, cnt[h], dl, pr };
+		uint32_t key[8] = { ex, mx, tot ? tot[h] : 0, par != y, par != yr, cnt[h], dl, pr };
 		int better = best == NOSW;
-		for (int q = 0; q < 7 && !better; q++) {
+		for (int q = 0; q < 8 && !better; q++) {
 			if (key[q] != bk[q]) {
 				better = key[q] < bk[q];
 				break;
@@ -352,12 +371,68 @@ static void remap_count(const struct dk *c, uint32_t s, uint32_t h, uint32_t *cn
 		}
 }
 
+/* The cable position leaf s takes towards host number z of the traffic
+ * patterns (leaf hosts 0 .. rm_nh - 1 by index, then the hosts on spines),
+ * as far as it is known while the tables of leaf dsw are built: what an
+ * earlier table gave; nothing for s's own hosts and for the moves of dsw
+ * not made yet; for a leaf whose table comes later, the plain slot's cable
+ * (what a leaf that lost nothing gets); for a host on a spine, the cable
+ * towards that spine.  NOSW: no up-cable of s. */
+static uint32_t seq_pos(const struct dk *c, uint32_t s, uint32_t dsw, uint32_t z)
+{
+	const struct ibf_ftree *t = c->t;
+	if (z >= c->rm_nh) {
+		uint16_t v = c->rm_sp[(size_t)s * c->rm_ns + (z - c->rm_nh)];
+		return v == RM_NONE ? NOSW : v;
+	}
+	uint16_t v = c->rm_mv[(size_t)s * c->rm_nh + z];
+	if (v == RM_NOUP)
+		return NOSW;
+	if (v != RM_NONE)
+		return v;
+	if ((z >= c->hx0[s] && z < c->hx1[s]) || (z >= c->hx0[dsw] && z < c->hx1[dsw]))
+		return NOSW;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, g = a + z % n;
+	if (c->dealt[g] ? t->slot[g] == IBF_FTREE_MISSING : !c->pres_n[g])
+		return NOSW;
+	return slot_pos(c, s, slot_cable(c, g, z, n));
+}
+
+/* for every cable position h of s: the most destinations that a run of P
+ * consecutive hosts (cyclic, as the shifts take them) containing host x
+ * sends up h, x itself not counted (seq_pos) */
+static void win_max(const struct dk *c, uint32_t s, uint32_t dsw, uint32_t x, uint32_t P,
+		    uint32_t *best)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t n = t->slot_off[s + 1] - t->slot_off[s], N = c->rm_nh + c->rm_ns;
+	uint32_t cur[256], L = P < N ? P : N;
+	memset(cur, 0, n * sizeof(uint32_t));
+	/* window [x - L + 1, x], then slide to [x, x + L - 1] */
+	for (uint32_t k = 1; k < L; k++) {
+		uint32_t p = seq_pos(c, s, dsw, (x + N - k) % N);
+		if (p != NOSW)
+			cur[p]++;
+	}
+	memcpy(best, cur, n * sizeof(uint32_t));
+	for (uint32_t i = 1; i < L; i++) {
+		uint32_t po = seq_pos(c, s, dsw, (x + N - (L - i)) % N);
+		uint32_t pn = seq_pos(c, s, dsw, (x + i) % N);
+		if (po != NOSW)
+			cur[po]--;
+		if (pn != NOSW && ++cur[pn] > best[pn])
+			best[pn] = cur[pn];
+	}
+}
+
+static void regions(struct dk *c, uint32_t dsw, uint32_t *outside);
+static uint32_t pick_toward(struct dk *c, uint32_t s, uint32_t p, uint64_t x, const uint32_t *off);
+
 static void leaf_remap(struct dk *c, uint32_t dsw)
 {
 	const struct ibf_ftree *t = c->t;
-	c->rm_on = 0;
-	c->rm_dsw = NOSW;
-	if (t->levels != 2 || t->level[dsw] != 1 || !c->rm_n)
+	c->rm_pd[dsw] = 0;
+	if (t->levels != 2 || t->level[dsw] != 1 || !c->rm_n || !c->rm_nh)
 		return;
 	uint32_t aD = t->slot_off[dsw], n = t->slot_off[dsw + 1] - aD;
 	if (!n || n > 256)
@@ -377,20 +452,6 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 	}
 	if (!damaged)
 		return;
-	/* the rotation of the sources' moves: 0 towards a leaf that can use
-	 * all its slots, so every such leaf gets the same table on a source
-	 * and a shift window that runs from one into the next still covers
-	 * each residue once; D's rank among the leaves towards a leaf with
-	 * closed slots, so their different tables do not all pick one cable */
-	uint32_t rot = 0;
-	for (uint32_t g = aD; g < aD + n && !rot; g++)
-		if (t->slot[g] == IBF_FTREE_MISSING || !usable(c, g, c->anc))
-			rot = 1;
-	if (rot) {
-		rot = 0;
-		while (rot < t->nleaves && t->leaves[rot] != dsw)
-			rot++;
-	}
 	uint32_t cnt[256], pc[256];
 	uint32_t *kslot = c->rm_kslot;
 	memset(cnt, 0, n * sizeof(uint32_t));
@@ -412,15 +473,18 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 		if (kslot[r] != NOSW)
 			continue;
 		uint32_t h = remap_pick(c, dsw, r % n, NOSW, NOSW, 0, cnt, pc, NOSW, NULL,
-					NULL, 0);
+					NULL, 0, NULL);
 		if (h == NOSW)
 			continue;
 		kslot[r] = h;
 		cab[r] = t->slot[aD + h];
 		remap_count(c, dsw, h, cnt, pc);
 	}
+	c->rm_pd[dsw] = P;
 	uint32_t dc[256], doffr[256]; /* D's cables: chain and moved residues */
-	uint32_t *roff = c->rm_roff;  /* per residue: D's cable an earlier source moved it to */
+	/* per residue: D's cable an earlier source moved it to (its spine goes
+	 * down that cable, see pick_down) */
+	uint32_t *roff = c->rm_roff + (size_t)dsw * c->rm_n;
 	uint32_t capd = 0;
 	memcpy(dc, cnt, n * sizeof(uint32_t));
 	memset(doffr, 0, n * sizeof(uint32_t));
@@ -429,14 +493,29 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 			capd = dc[h];
 	for (uint32_t r = 0; r < P; r++)
 		roff[r] = NOSW;
+	uint32_t bg = 0; /* the leaf cut of the shifts: no shift's worst is below it */
+	for (uint32_t s = 0; s < c->S; s++) {
+		uint32_t nc = 0, hs = c->hx1[s] - c->hx0[s];
+		if (t->level[s] != 1)
+			continue;
+		for (uint32_t g = t->slot_off[s]; g < t->slot_off[s + 1]; g++)
+			nc += t->slot[g] != IBF_FTREE_MISSING;
+		if (nc && (hs + nc - 1) / nc > bg)
+			bg = (hs + nc - 1) / nc;
+	}
+	if (bg > capd)
+		capd = bg;
+	uint32_t x0 = c->hx0[dsw], x1 = c->hx1[dsw], NH = c->rm_nh;
 	for (uint32_t s = 0; s < c->S; s++) {
 		if (s == dsw || t->level[s] != 1)
 			continue;
 		uint32_t a = t->slot_off[s], ns = t->slot_off[s + 1] - a, u = 0;
-		cab = c->rm_cab + (size_t)s * c->rm_n;
-		sl = c->rm_slot + (size_t)s * c->rm_n;
-		for (uint32_t r = 0; r < P; r++)
-			cab[r] = sl[r] = NOSW;
+		uint32_t *row = c->rm_x + (size_t)s * NH, *tot = c->rm_tot + (size_t)s * c->rm_n;
+		uint16_t *mv = c->rm_mv + (size_t)s * NH;
+		for (uint32_t x = x0; x < x1; x++) {
+			row[x] = NOSW;
+			mv[x] = RM_NONE;
+		}
 		if (ns != n)
 			continue;
 		for (uint32_t g = a; g < a + n; g++)
@@ -446,6 +525,9 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 		uint32_t cap = (P + u - 1) / u;
 		memset(cnt, 0, n * sizeof(uint32_t));
 		memset(pc, 0, n * sizeof(uint32_t));
+		sl = c->rm_ksl; /* s's kept slot per residue */
+		for (uint32_t r = 0; r < P; r++)
+			sl[r] = NOSW;
 		for (int pass = 0; pass < 2; pass++)
 			for (uint32_t r = 0; r < P; r++) {
 				uint32_t k = kslot[r];
@@ -457,17 +539,56 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 				sl[r] = a + k;
 				remap_count(c, s, h, cnt, pc);
 			}
-		for (uint32_t r = 0; r < P; r++) {
-			if (sl[r] != NOSW || kslot[r] == NOSW)
+		/* the destinations D keeps on their own slot and s can follow
+		 * first; then, in index order, those D moved, which s follows
+		 * while no run of P hosts through x takes that cable beyond cap,
+		 * and the rest, each to the cable of least cost (remap_pick) with
+		 * a cable's count the most any run of P hosts through x puts on
+		 * it (win_max) */
+		for (uint32_t x = x0; x < x1; x++) {
+			uint32_t r = x % P;
+			if (sl[r] == NOSW || kslot[r] != r % n)
 				continue;
+			row[x] = slot_cable(c, sl[r], x, n);
+			uint32_t hk = slot_pos(c, s, row[x]);
+			mv[x] = hk == NOSW ? RM_NOUP : (uint16_t)hk;
+			if (hk != NOSW)
+				tot[hk]++;
+		}
+		for (uint32_t x = x0; x < x1; x++) {
+			uint32_t r = x % P;
+			uint32_t w[256], pw[256];
+			if (sl[r] != NOSW && kslot[r] != r % n) {
+				uint32_t e = slot_cable(c, sl[r], x, n), hk = slot_pos(c, s, e);
+				win_max(c, s, dsw, x, P, w);
+				if (hk != NOSW && w[hk] + 1 <= cap) {
+					row[x] = e;
+					mv[x] = (uint16_t)hk;
+					tot[hk]++;
+					continue;
+				}
+			} else if (sl[r] != NOSW)
+				continue;
+			mv[x] = RM_NOUP;
+			if (kslot[r] == NOSW)
+				continue;
+			win_max(c, s, dsw, x, P, w);
+			memset(pw, 0, n * sizeof(uint32_t));
+			for (uint32_t h = 0; h < n; h++) {
+				uint32_t par = t->slot_par[a + h], q = 0;
+				while (t->slot_par[a + q] != par)
+					q++;
+				pw[q] += w[h];
+			}
 			uint32_t y = t->slot_par[aD + kslot[r]];
 			uint32_t yr = roff[r] == NOSW ? NOSW : t->slot_par[aD + roff[r]];
-			uint32_t h = remap_pick(c, s, (kslot[r] + rot) % n, y, yr, cap, cnt, pc, dsw,
-						dc, doffr, capd);
+			uint32_t h = remap_pick(c, s, kslot[r], y, yr, cap, w, pw, dsw, dc, doffr,
+						capd, tot);
 			if (h == NOSW)
 				continue;
-			cab[r] = t->slot[a + h];
-			remap_count(c, s, h, cnt, pc);
+			row[x] = t->slot[a + h];
+			mv[x] = (uint16_t)h;
+			tot[h]++;
 			uint32_t par = t->slot_par[a + h], hd;
 			if (par != y && roff[r] == NOSW) {
 				down_load(c, dsw, par, dc, doffr, &hd);
@@ -478,9 +599,30 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 			}
 		}
 	}
-	c->rm_p = P;
-	c->rm_dsw = dsw;
-	c->rm_on = 1;
+}
+
+/* the tables of every leaf, built leaf by leaf in index order (so a
+ * source's moves towards one leaf see its moves towards the leaves before) */
+static void remap_all(struct dk *c)
+{
+	const struct ibf_ftree *t = c->t;
+	if (!c->rm_nh)
+		return;
+	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
+	memset(off, 0, sizeof(off));
+	for (uint32_t s = 0; s < c->S; s++)
+		for (uint32_t j = 0; j < c->rm_ns; j++) {
+			const struct ibf_ftree_end *en = &t->ends[t->nleaf_hosts + t->ninside + j];
+			uint32_t e = t->level[s] == 1 ? pick_toward(c, s, en->sw, en->index, off) : NOSW;
+			uint32_t h = e == NOSW ? NOSW : slot_pos(c, s, e);
+			c->rm_sp[(size_t)s * c->rm_ns + j] = h == NOSW ? RM_NONE : (uint16_t)h;
+		}
+	for (uint32_t i = 0; i < t->nleaves; i++) {
+		uint32_t dsw = t->leaves[i], nout;
+		c->rcur++;
+		regions(c, dsw, &nout);
+		leaf_remap(c, dsw);
+	}
 }
 
 /* the remapped up-cable of leaf s for the current destination (d: the
@@ -490,6 +632,11 @@ static uint32_t remap_cable(const struct dk *c, uint32_t s, uint64_t d)
 	const struct ibf_ftree *t = c->t;
 	if (!c->rm_on || c->lL != 1 || t->level[s] != 1)
 		return NOSW;
+	if (s != c->rm_dsw) {
+		if (d < c->hx0[c->rm_dsw] || d >= c->hx1[c->rm_dsw])
+			return NOSW;
+		return c->rm_x[(size_t)s * c->rm_nh + d];
+	}
 	uint32_t n = t->slot_off[s + 1] - t->slot_off[s];
 	if (!n || c->rm_p % n)
 		return NOSW;
@@ -773,6 +920,23 @@ static uint32_t pick_down(struct dk *c, uint32_t s, uint32_t dsw, uint64_t x, co
 		return NOSW;
 	int l = t->level[s] - 1;
 	uint32_t k = (uint32_t)((digit(t, x, l) + off[l]) % n);
+	if (c->rm_on && dsw == c->rm_dsw && c->lL == 1 && t->level[s] == t->level[dsw] + 1 &&
+	    x >= c->hx0[dsw] && x < c->hx1[dsw]) {
+		/* a destination some leaf moved to this spine: the down cable
+		 * leaf_remap counted it on */
+		uint32_t aD = t->slot_off[dsw], hd = c->rm_roff[(size_t)dsw * c->rm_n + x % c->rm_p];
+		if (hd != NOSW && t->slot_par[aD + hd] == s && t->slot[aD + hd] != IBF_FTREE_MISSING) {
+			uint8_t dp = f->adj[t->slot[aD + hd]].lport;
+			for (uint32_t g = t->down_off[s]; g < t->down_off[s + 1]; g++) {
+				uint32_t e = t->down[g];
+				if (f->adj[e].nbr == dsw && f->adj[e].rport == dp) {
+					if (count)
+						c->doff[dp]++;
+					return e;
+				}
+			}
+		}
+	}
 	if (t->level[s] == t->level[dsw] + 1) {
 		uint32_t best = NOSW, bl = UINT32_MAX;
 		for (uint32_t i = 0; i < n; i++) {
@@ -1090,14 +1254,42 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	c->rm_slot = malloc(((size_t)S * c->rm_n + 1) * sizeof(uint32_t));
 	c->rm_cab = malloc(((size_t)S * c->rm_n + 1) * sizeof(uint32_t));
 	c->rm_kslot = malloc((c->rm_n + 1) * sizeof(uint32_t));
-	c->rm_roff = malloc((c->rm_n + 1) * sizeof(uint32_t));
+	c->rm_roff = malloc(((size_t)S * c->rm_n + 1) * sizeof(uint32_t));
+	c->rm_ksl = malloc((c->rm_n + 1) * sizeof(uint32_t));
+	c->rm_pd = calloc(S, sizeof(uint32_t));
+	c->hx0 = calloc(S, sizeof(uint32_t));
+	c->hx1 = calloc(S, sizeof(uint32_t));
+	/* per source and destination index tables only where a 2-level tree
+	 * lacks cables (leaf_remap never applies to a complete tree) */
+	if (c->rm_n && t->missing_slots && t->nleaf_hosts && t->nslots == t->nleaf_hosts) {
+		c->rm_nh = t->nleaf_hosts;
+		c->rm_x = malloc((size_t)S * c->rm_nh * sizeof(uint32_t));
+		c->rm_mv = malloc((size_t)S * c->rm_nh * sizeof(uint16_t));
+		c->rm_tot = calloc((size_t)S * c->rm_n, sizeof(uint32_t));
+		c->rm_ns = t->nspine_hosts;
+		if (t->nleaf_hosts + t->ninside + c->rm_ns > t->nends)
+			c->rm_ns = 0;
+		c->rm_sp = malloc(((size_t)S * c->rm_ns + 1) * sizeof(uint16_t));
+		if (c->rm_x && c->rm_mv) {
+			memset(c->rm_x, 0xff, (size_t)S * c->rm_nh * sizeof(uint32_t));
+			memset(c->rm_mv, 0xff, (size_t)S * c->rm_nh * sizeof(uint16_t));
+		}
+	}
+	if (c->hx0 && c->hx1)
+		for (uint32_t i = 0; i < t->nleaf_hosts && i < t->nends; i++) {
+			const struct ibf_ftree_end *en = &t->ends[i];
+			if (!c->hx1[en->sw])
+				c->hx0[en->sw] = en->index;
+			c->hx1[en->sw] = en->index + 1;
+		}
 	*eoff = calloc((size_t)S + 1, sizeof(uint32_t));
 	*elist = malloc((t->nends ? t->nends : 1) * sizeof(uint32_t));
 	if (!c->anc || !c->reach || !c->chain || !c->chain_port || !c->nxt || !c->fdist ||
 	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->moved_other ||
 	    !c->deal || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
 	    !*eoff || !*elist || !c->below || !c->below_par || !c->rm_slot || !c->rm_cab ||
-	    !c->rm_kslot || !c->rm_roff || bundles(c))
+	    !c->rm_kslot || !c->rm_roff || !c->rm_ksl || !c->rm_pd || !c->hx0 || !c->hx1 ||
+	    (c->rm_nh && (!c->rm_x || !c->rm_mv || !c->rm_tot || !c->rm_sp)) || bundles(c))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	uint32_t k = 0; /* highest level first */
 	for (int l = t->levels; l >= 1; l--)
@@ -1145,6 +1337,14 @@ static void dk_free(struct dk *c)
 	free(c->rm_cab);
 	free(c->rm_kslot);
 	free(c->rm_roff);
+	free(c->rm_ksl);
+	free(c->rm_pd);
+	free(c->hx0);
+	free(c->hx1);
+	free(c->rm_x);
+	free(c->rm_mv);
+	free(c->rm_tot);
+	free(c->rm_sp);
 }
 
 /* The D-mod-K index of LID offset j of an end port with index x (L LIDs),
@@ -1343,11 +1543,14 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	for (uint32_t i = 0; i < t.nends; i++)
 		if ((uint64_t)t.ends[i].index + 1 > xsw0)
 			xsw0 = (uint64_t)t.ends[i].index + 1;
+	remap_all(&c);
 	for (uint32_t dsw = 0; dsw < S; dsw++) {
 		c.rcur++;
 		uint32_t nout = 0;
 		regions(&c, dsw, &nout);
-		leaf_remap(&c, dsw);
+		c.rm_p = c.rm_pd[dsw];
+		c.rm_on = c.rm_p != 0;
+		c.rm_dsw = c.rm_on ? dsw : NOSW;
 		chain_loads(&c, dsw, eoff, elist);
 		if (nout)
 			c.fallback_dests++;

@@ -846,6 +846,53 @@ static void t_closed_slots_spread(void)
 	ibf_fabric_free(f);
 }
 
+/* The closed slot's destinations rotate over the surviving cables from one
+ * destination leaf to the next: on 8 leaves x 16 hosts x 4 spines, leaf 0
+ * without its cable to spine 3 sends the 28 destinations of that slot on
+ * the 7 other leaves (4 per leaf over 3 cables) so that its cables carry
+ * 37 to 38 of the 112, where one table for every complete leaf gave one
+ * cable the extra destination each time (42 against 35).  The shifts stay
+ * at the leaf's cut (6). */
+static void t_closed_slots_rotate(void)
+{
+	int m[2] = { 16, 8 }, w[2] = { 1, 4 };
+	struct ibf_fabric *f = xgft(2, m, w, 1, 20);
+	TT_REQUIRE(f);
+	/* leaf l: hosts on ports 1..16, spine b on port 17 + b */
+	ibf_fabric_disconnect(f, 0, 20);
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_routes r;
+	struct ibf_error err;
+	TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
+	TT_CHECK(all_ok(f, &r));
+	uint32_t per[3] = { 0, 0, 0 }, other = 0;
+	const uint8_t *lft = ibf_lft(&r, 0);
+	for (int l = 1; l < 8; l++)
+		for (int p = 1; p <= 16; p++) {
+			const struct ibf_port *pp = ibf_port(f, f->switches[l], p);
+			TT_REQUIRE(pp->peer_node != IBF_NO_NODE);
+			uint32_t lid = ibf_port(f, pp->peer_node, pp->peer_port)->lid;
+			uint8_t out = lft[lid];
+			if (out >= 17 && out <= 19)
+				per[out - 17]++;
+			else
+				other++;
+		}
+	uint32_t lo = per[0], hi = per[0];
+	for (int i = 1; i < 3; i++) {
+		lo = per[i] < lo ? per[i] : lo;
+		hi = per[i] > hi ? per[i] : hi;
+	}
+	printf("# leaf 0's up-cables carry %u/%u/%u of the 112 destinations on other leaves\n",
+	       per[0], per[1], per[2]);
+	TT_EQ_INT(other, 0);
+	TT_EQ_INT(per[0] + per[1] + per[2], 112);
+	TT_CHECK(hi - lo <= 1);
+	ibf_routes_free(&r);
+	expect_at_bound(f, "2 levels, leaf 0 closed to spine 3", 6);
+	ibf_fabric_free(f);
+}
+
 /* Healthy trees keep their tables byte for byte: the golden dumps in
  * tests/fixtures/lfts were written by dmodk before the closed-slot remap
  * (commit 84a9f84, `ibfab topo gen fattree ... ; ibfab route --engine
@@ -1383,6 +1430,7 @@ int main(void)
 	TT(t_short_bundle_2level);
 	TT(t_short_bundle_lmc);
 	TT(t_closed_slots_spread);
+	TT(t_closed_slots_rotate);
 	TT(t_healthy_golden);
 	TT(t_short_bundle_3level);
 	TT(t_uneven_bundles);
