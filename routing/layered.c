@@ -29,6 +29,14 @@
  * bounded prefix search runs only for sources with no clean one-hop option.
  * Both filter a switch's links branch-free first (the test "in the tree at
  * a length that fits the window" is a coin toss for the branch predictor).
+ * Within one search the tree and the marked cables do not change, so the
+ * cost of a tree switch's path to t is memoised, and so is a lower bound
+ * of what completing a prefix from (switch, depth) can cost (the same
+ * recursion over states instead of prefixes); a prefix whose bound cannot
+ * beat the best path so far is dropped.  That only skips prefixes that
+ * could never have replaced the best, so the result is the one the plain
+ * search finds; on fat trees, where most searches end with a shared cable
+ * and the plain bound pruned little, it saves most of the prefixes.
  *
  * Link balance is finished afterwards by the shared rebalancing pass
  * (engine_core.c): it re-points switches among equal-length options where
@@ -41,7 +49,7 @@
 
 #define OVL_COST (1ull << 50)
 #define RELAY_COST (1ull << 42)
-#define PMAX_HARD 4
+#define PMAX_HARD ENG_PMAX
 
 struct srch {
 	uint32_t s, t;
@@ -56,6 +64,9 @@ struct srch {
 	uint8_t charged[PMAX_HARD + 1];
 	const uint16_t *D;
 	const uint32_t *nxt;
+	uint32_t stamp; /* the search's stamp in the memos (ws->sstamp) */
+	uint64_t *tcost, *lbnd;
+	uint32_t *tstamp, *lstamp;
 };
 
 static inline uint64_t relay_cost(const struct eng_ws *ws, int layer, uint32_t x)
@@ -69,20 +80,91 @@ static inline uint64_t relay_cost(const struct eng_ws *ws, int layer, uint32_t x
 	return RELAY_COST * (uint64_t)(v < 1 ? 1 : v);
 }
 
-/* cost of following the fixed tree from u to t; stops at limit */
-static inline uint64_t walk_cost(const struct eng_ctx *c, const struct eng_ws *ws,
-				 const struct srch *q, uint32_t u, uint64_t cost)
+/* Cost of following the fixed tree from u to t: its links' loads W plus
+ * OVL_COST per cable of s's earlier paths.  The tree and the marks do not
+ * change during one search, so it is memoised per search (q->stamp); the
+ * switches walked before a known one are filled in on the way back.  The
+ * caller adds it to a prefix's cost: the old walk stopped once the sum
+ * reached q->best, which rejected the same candidates. */
+static uint64_t tree_cost(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q,
+			  uint32_t u)
 {
 	const struct ibf_adj *adj = c->f->adj;
-	uint32_t x = u, guard = 0;
-	while (x != q->t && cost < q->best && guard++ < c->S) {
-		uint32_t e = q->nxt[x];
-		cost += eng_w(c, ws, e);
-		if (ws->mark[c->und[e]] == ws->stamp)
-			cost += OVL_COST;
-		x = adj[e].nbr;
+	uint32_t stk[64], n = 0, x = u;
+	while (x != q->t && q->tstamp[x] != q->stamp && n < 64) {
+		stk[n++] = x;
+		x = adj[q->nxt[x]].nbr;
 	}
-	return cost;
+	uint64_t acc;
+	if (x == q->t)
+		acc = 0;
+	else if (q->tstamp[x] == q->stamp)
+		acc = q->tcost[x];
+	else
+		acc = tree_cost(c, ws, q, x); /* a path of more than 64 hops */
+	while (n) {
+		uint32_t y = stk[--n], e = q->nxt[y];
+		acc += eng_w(c, ws, e);
+		if (ws->mark[c->und[e]] == ws->stamp)
+			acc += OVL_COST;
+		q->tcost[y] = acc;
+		q->tstamp[y] = q->stamp;
+	}
+	return acc;
+}
+
+/* Lower bound of the cost any completion of a prefix ending at x (off the
+ * tree, p >= 1 hops from s) adds: the same recursion as dfs() over the
+ * states (switch, depth) instead of over prefixes, memoised per search.
+ * It leaves out what depends on the prefix itself (a switch met twice,
+ * the relay charges decided at the tree entry; both only add cost or
+ * remove options), so no completion is cheaper.  UINT64_MAX: none. */
+static uint64_t lower_bound(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q,
+			    uint32_t x, uint32_t p)
+{
+	size_t key = (size_t)x * PMAX_HARD + p;
+	if (q->lstamp[key] == q->stamp)
+		return q->lbnd[key];
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_adj *adj = f->adj;
+	const int32_t *len = ws->len;
+	uint64_t lb = UINT64_MAX;
+	int can_deeper = p + 1 < q->pmax;
+	int budget = q->hi - (int)(p + 1);
+	if (budget >= (int)q->D[x] - 1) {
+		int only_down = budget < (int)q->D[x];
+		uint32_t k0 = only_down ? ws->down_off[x] : f->adj_off[x];
+		uint32_t k1 = only_down ? ws->down_off[x + 1] : f->adj_off[x + 1];
+		int lo_p = q->lo - (int)(p + 1);
+		uint32_t span = (uint32_t)(q->hi - q->lo);
+		for (uint32_t k = k0; k < k1; k++) {
+			uint32_t e = only_down ? ws->down[k] : k;
+			uint32_t u = adj[e].nbr;
+			int lu = len[u];
+			uint64_t v;
+			if (lu >= 0) {
+				if ((uint32_t)(lu - lo_p) > span)
+					continue;
+				v = tree_cost(c, ws, q, u);
+			} else {
+				if (!can_deeper || u == x || u == q->s || (int)q->D[u] > budget)
+					continue;
+				v = lower_bound(c, ws, q, u, p + 1);
+				if (v == UINT64_MAX)
+					continue;
+				if (budget < eng_lo(c, q->D[u]))
+					v += relay_cost(ws, q->layer, u);
+			}
+			v += eng_w(c, ws, e);
+			if (ws->mark[c->und[e]] == ws->stamp)
+				v += OVL_COST;
+			if (v < lb)
+				lb = v;
+		}
+	}
+	q->lbnd[key] = lb;
+	q->lstamp[key] = q->stamp;
+	return lb;
 }
 
 /* The prefix search behind the first pass: free prefixes s -> x1 -> ... -> x
@@ -140,9 +222,9 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 			}
 			if (c1 >= q->best)
 				continue;
-			c1 = walk_cost(c, ws, q, u, c1);
-			if (c1 < q->best) {
-				q->best = c1;
+			uint64_t tc = tree_cost(c, ws, q, u);
+			if (tc < q->best - c1) {
+				q->best = c1 + tc;
 				q->best_p = p + 1;
 				for (uint32_t i = 0; i < p; i++)
 					q->best_e[i] = q->cur_e[i];
@@ -164,6 +246,11 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 			if (charged)
 				c1 += relay_cost(ws, q->layer, u);
 			if (c1 >= q->best)
+				continue;
+			/* every completion through u costs at least lb more: skip
+			 * u when none can beat the best so far (the result is the
+			 * same, only found sooner) */
+			if (lower_bound(c, ws, q, u, p + 1) >= q->best - c1)
 				continue;
 			q->cur_e[p] = e;
 			q->cur_n[p + 1] = u;
@@ -197,9 +284,9 @@ static void scan_one_hop(const struct eng_ctx *c, const struct eng_ws *ws, struc
 			c1 += OVL_COST;
 		if (c1 >= q->best)
 			continue;
-		c1 = walk_cost(c, ws, q, u, c1);
-		if (c1 < q->best) {
-			q->best = c1;
+		uint64_t tc = tree_cost(c, ws, q, u);
+		if (tc < q->best - c1) {
+			q->best = c1 + tc;
 			q->best_p = 1;
 			q->best_e[0] = e;
 		}
@@ -310,6 +397,10 @@ static void window_paths(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t,
 	q.layer = layer;
 	q.D = D;
 	q.nxt = nxt;
+	q.tcost = ws->tcost;
+	q.tstamp = ws->tstamp;
+	q.lbnd = ws->lbnd;
+	q.lstamp = ws->lstamp;
 	long used = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = byl[i];
@@ -328,6 +419,12 @@ static void window_paths(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t,
 		q.best = UINT64_MAX;
 		q.best_p = 0;
 		q.cur_n[0] = s;
+		if (++ws->sstamp == 0) {
+			memset(ws->tstamp, 0, (size_t)c->S * sizeof(*ws->tstamp));
+			memset(ws->lstamp, 0, (size_t)c->S * PMAX_HARD * sizeof(*ws->lstamp));
+			ws->sstamp = 1;
+		}
+		q.stamp = ws->sstamp;
 		mark_previous(c, ws, s, t, layer);
 		scan_one_hop(c, ws, &q);
 		if (q.best >= OVL_COST)
