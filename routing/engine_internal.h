@@ -160,6 +160,7 @@ struct eng_ws {
 	uint32_t *tstamp;    /* [S] */
 	uint64_t *lbnd;      /* [S * ENG_PMAX] lower bound of a prefix's completion */
 	uint32_t *lstamp;    /* [S * ENG_PMAX] */
+	uint8_t *lexact;     /* [S * ENG_PMAX] lbnd is the minimum, not only a bound */
 	uint32_t sstamp;
 };
 

@@ -53,6 +53,7 @@ void eng_ws_free(struct eng_ws *ws)
 	free(ws->tstamp);
 	free(ws->lbnd);
 	free(ws->lstamp);
+	free(ws->lexact);
 	memset(ws, 0, sizeof(*ws));
 }
 
@@ -92,7 +93,8 @@ int eng_ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids)
 	ws->tstamp = calloc(S, sizeof(*ws->tstamp));
 	ws->lbnd = malloc(S * ENG_PMAX * sizeof(*ws->lbnd));
 	ws->lstamp = calloc(S * ENG_PMAX, sizeof(*ws->lstamp));
-	if (!ws->tcost || !ws->tstamp || !ws->lbnd || !ws->lstamp ||
+	ws->lexact = malloc(S * ENG_PMAX);
+	if (!ws->tcost || !ws->tstamp || !ws->lbnd || !ws->lstamp || !ws->lexact ||
 	    !ws->delta || !ws->touched || !ws->order || !ws->tmp || !ws->acc || !ws->len ||
 	    !ws->fixed || !ws->level || !ws->nopath || !ws->nxt || !ws->mark || !ws->bucket ||
 	    !ws->down_off || !ws->down || !ws->bcount || !ws->xdelta || !ws->xflag ||

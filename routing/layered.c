@@ -67,6 +67,7 @@ struct srch {
 	uint32_t stamp; /* the search's stamp in the memos (ws->sstamp) */
 	uint64_t *tcost, *lbnd;
 	uint32_t *tstamp, *lstamp;
+	uint8_t *lexact;
 };
 
 static inline uint64_t relay_cost(const struct eng_ws *ws, int layer, uint32_t x)
@@ -118,12 +119,15 @@ static uint64_t tree_cost(const struct eng_ctx *c, const struct eng_ws *ws, stru
  * states (switch, depth) instead of over prefixes, memoised per search.
  * It leaves out what depends on the prefix itself (a switch met twice,
  * the relay charges decided at the tree entry; both only add cost or
- * remove options), so no completion is cheaper.  UINT64_MAX: none. */
+ * remove options), so no completion is cheaper.  Bounded by cut: a result
+ * below cut is that minimum, one at or above cut only a lower bound (the
+ * options that cost cut on their first link are not followed).  Memoised
+ * with that distinction; UINT64_MAX: no completion at all. */
 static uint64_t lower_bound(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q,
-			    uint32_t x, uint32_t p)
+			    uint32_t x, uint32_t p, uint64_t cut)
 {
 	size_t key = (size_t)x * PMAX_HARD + p;
-	if (q->lstamp[key] == q->stamp)
+	if (q->lstamp[key] == q->stamp && (q->lexact[key] || q->lbnd[key] >= cut))
 		return q->lbnd[key];
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_adj *adj = f->adj;
@@ -141,28 +145,32 @@ static uint64_t lower_bound(const struct eng_ctx *c, const struct eng_ws *ws, st
 			uint32_t e = only_down ? ws->down[k] : k;
 			uint32_t u = adj[e].nbr;
 			int lu = len[u];
-			uint64_t v;
-			if (lu >= 0) {
-				if ((uint32_t)(lu - lo_p) > span)
-					continue;
-				v = tree_cost(c, ws, q, u);
-			} else {
-				if (!can_deeper || u == x || u == q->s || (int)q->D[u] > budget)
-					continue;
-				v = lower_bound(c, ws, q, u, p + 1);
-				if (v == UINT64_MAX)
-					continue;
-				if (budget < eng_lo(c, q->D[u]))
-					v += relay_cost(ws, q->layer, u);
-			}
-			v += eng_w(c, ws, e);
+			int deeper = lu < 0;
+			if (deeper ? !can_deeper || u == x || u == q->s || (int)q->D[u] > budget
+				   : (uint32_t)(lu - lo_p) > span)
+				continue;
+			uint64_t v = eng_w(c, ws, e);
 			if (ws->mark[c->und[e]] == ws->stamp)
 				v += OVL_COST;
-			if (v < lb)
-				lb = v;
+			if (deeper && budget < eng_lo(c, q->D[u]))
+				v += relay_cost(ws, q->layer, u);
+			uint64_t cur = lb < cut ? lb : cut;
+			if (v >= cur) {
+				/* this option costs at least v >= cur */
+				if (v < lb)
+					lb = v;
+				continue;
+			}
+			uint64_t r = deeper ? lower_bound(c, ws, q, u, p + 1, cur - v)
+					    : tree_cost(c, ws, q, u);
+			if (r == UINT64_MAX)
+				continue;
+			if (v + r < lb)
+				lb = v + r;
 		}
 	}
 	q->lbnd[key] = lb;
+	q->lexact[key] = lb < cut;
 	q->lstamp[key] = q->stamp;
 	return lb;
 }
@@ -250,7 +258,7 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 			/* every completion through u costs at least lb more: skip
 			 * u when none can beat the best so far (the result is the
 			 * same, only found sooner) */
-			if (lower_bound(c, ws, q, u, p + 1) >= q->best - c1)
+			if (lower_bound(c, ws, q, u, p + 1, q->best - c1) >= q->best - c1)
 				continue;
 			q->cur_e[p] = e;
 			q->cur_n[p + 1] = u;
@@ -401,6 +409,7 @@ static void window_paths(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t,
 	q.tstamp = ws->tstamp;
 	q.lbnd = ws->lbnd;
 	q.lstamp = ws->lstamp;
+	q.lexact = ws->lexact;
 	long used = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = byl[i];
