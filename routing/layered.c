@@ -68,6 +68,10 @@ struct srch {
 	uint64_t *tcost, *lbnd;
 	uint32_t *tstamp, *lstamp;
 	uint8_t *lexact;
+	/* options(): per (switch, depth) a slice of oe/oc */
+	uint32_t *oe, *ooff, *on, *ostamp;
+	uint64_t *oc;
+	uint32_t otop;
 };
 
 static inline uint64_t relay_cost(const struct eng_ws *ws, int layer, uint32_t x)
@@ -114,6 +118,68 @@ static uint64_t tree_cost(const struct eng_ctx *c, const struct eng_ws *ws, stru
 	return acc;
 }
 
+/* The options of a prefix ending at x, p hops from s: its links, in port
+ * order, to tree switches that end a path in the window (p >= 1) and to
+ * switches off the tree that may extend the prefix, each with the cost of
+ * taking it (the link's load, OVL_COST when it is one of s's earlier
+ * cables, the relay charge of an extension that surely becomes a relay).
+ * None of it changes during a search, so each (switch, depth) is filtered
+ * once per search (branch-free: "in the tree at a length that fits the
+ * window" is a coin toss for the branch predictor) and shared by dfs()
+ * and lower_bound(). */
+static uint32_t options(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q,
+			uint32_t x, uint32_t p, const uint32_t **oe, const uint64_t **oc)
+{
+	size_t key = (size_t)x * PMAX_HARD + p;
+	if (q->ostamp[key] != q->stamp) {
+		const struct ibf_fabric *f = c->f;
+		const struct ibf_adj *adj = f->adj;
+		const int32_t *len = ws->len;
+		uint32_t *ce = q->oe + q->otop, n = 0;
+		uint64_t *cc = q->oc + q->otop;
+		int can_deeper = p + 1 < q->pmax;
+		/* every useful next switch u has D[u] <= hi - (p + 1); when that
+		 * is below D[x], only the links one hop closer to t qualify */
+		int budget = q->hi - (int)(p + 1);
+		int only_down = budget < (int)q->D[x];
+		if (budget >= (int)q->D[x] - 1) {
+			uint32_t k0 = only_down ? ws->down_off[x] : f->adj_off[x];
+			uint32_t k1 = only_down ? ws->down_off[x + 1] : f->adj_off[x + 1];
+			int lo_p = q->lo - (int)(p + 1);
+			uint32_t span = (uint32_t)(q->hi - q->lo);
+			for (uint32_t k = k0; k < k1; k++) {
+				uint32_t e = only_down ? ws->down[k] : k;
+				uint32_t u = adj[e].nbr;
+				int lu = len[u];
+				uint32_t in_tree =
+					(lu >= 0) & (p > 0) & ((uint32_t)(lu - lo_p) <= span);
+				uint32_t deeper = (lu < 0) & can_deeper & (u != x) & (u != q->s) &
+						  ((int)q->D[u] <= budget);
+				ce[n] = e;
+				n += in_tree | deeper;
+			}
+			for (uint32_t i = 0; i < n; i++) {
+				uint32_t e = ce[i], u = adj[e].nbr;
+				uint64_t v = eng_w(c, ws, e);
+				if (ws->mark[c->und[e]] == ws->stamp)
+					v += OVL_COST;
+				/* u's length will be at most hi - (p + 1): below its
+				 * window means it surely becomes a relay */
+				if (len[u] < 0 && budget < eng_lo(c, q->D[u]))
+					v += relay_cost(ws, q->layer, u);
+				cc[i] = v;
+			}
+		}
+		q->ooff[key] = q->otop;
+		q->on[key] = n;
+		q->otop += n;
+		q->ostamp[key] = q->stamp;
+	}
+	*oe = q->oe + q->ooff[key];
+	*oc = q->oc + q->ooff[key];
+	return q->on[key];
+}
+
 /* Lower bound of the cost any completion of a prefix ending at x (off the
  * tree, p >= 1 hops from s) adds: the same recursion as dfs() over the
  * states (switch, depth) instead of over prefixes, memoised per search.
@@ -129,45 +195,27 @@ static uint64_t lower_bound(const struct eng_ctx *c, const struct eng_ws *ws, st
 	size_t key = (size_t)x * PMAX_HARD + p;
 	if (q->lstamp[key] == q->stamp && (q->lexact[key] || q->lbnd[key] >= cut))
 		return q->lbnd[key];
-	const struct ibf_fabric *f = c->f;
-	const struct ibf_adj *adj = f->adj;
-	const int32_t *len = ws->len;
+	const struct ibf_adj *adj = c->f->adj;
+	const uint32_t *oe;
+	const uint64_t *oc;
+	uint32_t n = options(c, ws, q, x, p, &oe, &oc);
 	uint64_t lb = UINT64_MAX;
-	int can_deeper = p + 1 < q->pmax;
-	int budget = q->hi - (int)(p + 1);
-	if (budget >= (int)q->D[x] - 1) {
-		int only_down = budget < (int)q->D[x];
-		uint32_t k0 = only_down ? ws->down_off[x] : f->adj_off[x];
-		uint32_t k1 = only_down ? ws->down_off[x + 1] : f->adj_off[x + 1];
-		int lo_p = q->lo - (int)(p + 1);
-		uint32_t span = (uint32_t)(q->hi - q->lo);
-		for (uint32_t k = k0; k < k1; k++) {
-			uint32_t e = only_down ? ws->down[k] : k;
-			uint32_t u = adj[e].nbr;
-			int lu = len[u];
-			int deeper = lu < 0;
-			if (deeper ? !can_deeper || u == x || u == q->s || (int)q->D[u] > budget
-				   : (uint32_t)(lu - lo_p) > span)
-				continue;
-			uint64_t v = eng_w(c, ws, e);
-			if (ws->mark[c->und[e]] == ws->stamp)
-				v += OVL_COST;
-			if (deeper && budget < eng_lo(c, q->D[u]))
-				v += relay_cost(ws, q->layer, u);
-			uint64_t cur = lb < cut ? lb : cut;
-			if (v >= cur) {
-				/* this option costs at least v >= cur */
-				if (v < lb)
-					lb = v;
-				continue;
-			}
-			uint64_t r = deeper ? lower_bound(c, ws, q, u, p + 1, cur - v)
-					    : tree_cost(c, ws, q, u);
-			if (r == UINT64_MAX)
-				continue;
-			if (v + r < lb)
-				lb = v + r;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v = oc[i];
+		uint64_t cur = lb < cut ? lb : cut;
+		if (v >= cur) {
+			/* this option costs at least v >= cur */
+			if (v < lb)
+				lb = v;
+			continue;
 		}
+		uint32_t u = adj[oe[i]].nbr;
+		uint64_t r = ws->len[u] < 0 ? lower_bound(c, ws, q, u, p + 1, cur - v)
+					    : tree_cost(c, ws, q, u);
+		if (r == UINT64_MAX)
+			continue;
+		if (v + r < lb)
+			lb = v + r;
 	}
 	q->lbnd[key] = lb;
 	q->lexact[key] = lb < cut;
@@ -181,44 +229,19 @@ static uint64_t lower_bound(const struct eng_ctx *c, const struct eng_ws *ws, st
 static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q, uint32_t x,
 		uint32_t p, uint64_t cost)
 {
-	const struct ibf_fabric *f = c->f;
-	const struct ibf_adj *adj = f->adj;
+	const struct ibf_adj *adj = c->f->adj;
 	const int32_t *len = ws->len;
-	int can_deeper = p + 1 < q->pmax;
-	/* every useful next switch u has D[u] <= hi - (p + 1); when that is
-	 * below D[x], only the links one hop closer to t qualify */
 	int budget = q->hi - (int)(p + 1);
-	int only_down = budget < (int)q->D[x];
-	if (budget < (int)q->D[x] - 1)
-		return;
-	uint32_t k0 = only_down ? ws->down_off[x] : f->adj_off[x];
-	uint32_t k1 = only_down ? ws->down_off[x + 1] : f->adj_off[x + 1];
-	if (k1 - k0 > 256)
-		k1 = k0 + 256; /* cannot happen: ports are 8-bit */
-	/* branch-free filter, in port order: tree switches that end a path in
-	 * the window, and switches off the tree that may extend the prefix */
-	uint32_t cand[256], n = 0;
-	int lo_p = q->lo - (int)(p + 1);
-	uint32_t span = (uint32_t)(q->hi - q->lo);
-	for (uint32_t k = k0; k < k1; k++) {
-		uint32_t e = only_down ? ws->down[k] : k;
-		uint32_t u = adj[e].nbr;
-		int lu = len[u];
-		uint32_t in_tree = (lu >= 0) & (p > 0) & ((uint32_t)(lu - lo_p) <= span);
-		uint32_t deeper =
-			(lu < 0) & can_deeper & (u != x) & (u != q->s) & ((int)q->D[u] <= budget);
-		cand[n] = e;
-		n += in_tree | deeper;
-	}
+	const uint32_t *oe;
+	const uint64_t *oc;
+	uint32_t n = options(c, ws, q, x, p, &oe, &oc);
 	for (uint32_t ci = 0; ci < n; ci++) {
-		uint32_t e = cand[ci];
+		uint32_t e = oe[ci];
 		uint32_t u = adj[e].nbr;
 		int lu = len[u];
+		uint64_t c1 = cost + oc[ci];
 		if (lu >= 0) {
 			int Lp = (int)p + 1 + lu;
-			uint64_t c1 = cost + eng_w(c, ws, e);
-			if (ws->mark[c->und[e]] == ws->stamp)
-				c1 += OVL_COST;
 			for (uint32_t i = 1; i <= p; i++) {
 				if (q->charged[i])
 					continue;
@@ -239,21 +262,10 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 				q->best_e[p] = e;
 			}
 		} else {
-			uint32_t du = q->D[u];
 			int dup = 0;
 			for (uint32_t i = 1; i <= p; i++)
 				dup |= q->cur_n[i] == u;
-			if (dup)
-				continue;
-			uint64_t c1 = cost + eng_w(c, ws, e);
-			if (ws->mark[c->und[e]] == ws->stamp)
-				c1 += OVL_COST;
-			/* u's length will be at most hi - (p + 1): below its window
-			 * means it surely becomes a relay; charge it now (bound) */
-			int charged = budget < eng_lo(c, du);
-			if (charged)
-				c1 += relay_cost(ws, q->layer, u);
-			if (c1 >= q->best)
+			if (dup || c1 >= q->best)
 				continue;
 			/* every completion through u costs at least lb more: skip
 			 * u when none can beat the best so far (the result is the
@@ -262,7 +274,8 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 				continue;
 			q->cur_e[p] = e;
 			q->cur_n[p + 1] = u;
-			q->charged[p + 1] = (uint8_t)charged;
+			/* charged in the option's cost already (see options()) */
+			q->charged[p + 1] = (uint8_t)(budget < eng_lo(c, q->D[u]));
 			dfs(c, ws, q, u, p + 1, c1);
 		}
 	}
@@ -410,6 +423,11 @@ static void window_paths(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t,
 	q.lbnd = ws->lbnd;
 	q.lstamp = ws->lstamp;
 	q.lexact = ws->lexact;
+	q.oe = ws->opt_e;
+	q.oc = ws->opt_c;
+	q.ooff = ws->opt_off;
+	q.on = ws->opt_n;
+	q.ostamp = ws->opt_stamp;
 	long used = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = byl[i];
@@ -431,9 +449,11 @@ static void window_paths(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t,
 		if (++ws->sstamp == 0) {
 			memset(ws->tstamp, 0, (size_t)c->S * sizeof(*ws->tstamp));
 			memset(ws->lstamp, 0, (size_t)c->S * PMAX_HARD * sizeof(*ws->lstamp));
+			memset(ws->opt_stamp, 0, (size_t)c->S * PMAX_HARD * sizeof(*ws->opt_stamp));
 			ws->sstamp = 1;
 		}
 		q.stamp = ws->sstamp;
+		q.otop = 0;
 		mark_previous(c, ws, s, t, layer);
 		scan_one_hop(c, ws, &q);
 		if (q.best >= OVL_COST)
