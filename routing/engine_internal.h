@@ -161,9 +161,8 @@ struct eng_ws {
 	uint64_t *lbnd;      /* [S * ENG_PMAX] lower bound of a prefix's completion */
 	uint32_t *lstamp;    /* [S * ENG_PMAX] */
 	uint8_t *lexact;     /* [S * ENG_PMAX] lbnd is the minimum, not only a bound */
-	uint32_t *opt_e;     /* [ENG_PMAX * E] the options of each (switch, depth) */
-	uint64_t *opt_c;     /* [ENG_PMAX * E] their costs */
-	uint32_t *opt_off, *opt_n, *opt_stamp; /* [S * ENG_PMAX] slice of opt_e/opt_c */
+	uint32_t *opt_e;     /* [ENG_PMAX * E] the options (links) of each (switch, depth) */
+	uint32_t *opt_off, *opt_n, *opt_stamp; /* [S * ENG_PMAX] slice of opt_e */
 	uint32_t sstamp;
 };
 

@@ -55,7 +55,6 @@ void eng_ws_free(struct eng_ws *ws)
 	free(ws->lstamp);
 	free(ws->lexact);
 	free(ws->opt_e);
-	free(ws->opt_c);
 	free(ws->opt_off);
 	free(ws->opt_n);
 	free(ws->opt_stamp);
@@ -100,12 +99,11 @@ int eng_ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids)
 	ws->lstamp = calloc(S * ENG_PMAX, sizeof(*ws->lstamp));
 	ws->lexact = malloc(S * ENG_PMAX);
 	ws->opt_e = malloc(E * ENG_PMAX * sizeof(*ws->opt_e));
-	ws->opt_c = malloc(E * ENG_PMAX * sizeof(*ws->opt_c));
 	ws->opt_off = malloc(S * ENG_PMAX * sizeof(*ws->opt_off));
 	ws->opt_n = malloc(S * ENG_PMAX * sizeof(*ws->opt_n));
 	ws->opt_stamp = calloc(S * ENG_PMAX, sizeof(*ws->opt_stamp));
 	if (!ws->tcost || !ws->tstamp || !ws->lbnd || !ws->lstamp || !ws->lexact ||
-	    !ws->opt_e || !ws->opt_c || !ws->opt_off || !ws->opt_n || !ws->opt_stamp ||
+	    !ws->opt_e || !ws->opt_off || !ws->opt_n || !ws->opt_stamp ||
 	    !ws->delta || !ws->touched || !ws->order || !ws->tmp || !ws->acc || !ws->len ||
 	    !ws->fixed || !ws->level || !ws->nopath || !ws->nxt || !ws->mark || !ws->bucket ||
 	    !ws->down_off || !ws->down || !ws->bcount || !ws->xdelta || !ws->xflag ||
