@@ -70,7 +70,7 @@ struct srch {
 	uint64_t *tcost, *lbnd;
 	uint32_t *tstamp, *lstamp;
 	uint8_t *lexact;
-	/* options(): per (switch, depth) a slice of oe/oc */
+	/* options(): per (switch, depth) a slice of oe */
 	uint32_t *oe, *ooff, *on, *ostamp;
 	uint32_t otop;
 	uint32_t nodes; /* prefixes dfs_plain() visited */
@@ -226,8 +226,9 @@ static inline uint64_t tree_cost_below(const struct eng_ctx *c, const struct eng
  * It leaves out what depends on the prefix itself (a switch met twice,
  * the relay charges decided at the tree entry; both only add cost or
  * remove options), so no completion is cheaper.  Bounded by cut: a result
- * below cut is that minimum, one at or above cut only a lower bound (the
- * options that cost cut on their first link are not followed).  Memoised
+ * below cut is that minimum, one at or above cut only a lower bound (an
+ * option whose first link alone costs as much as the smaller of cut and
+ * the minimum so far is not followed).  Memoised
  * with that distinction; UINT64_MAX: no completion at all. */
 static uint64_t lower_bound(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q,
 			    uint32_t x, uint32_t p, uint64_t cut)
