@@ -34,6 +34,7 @@
 #define ENG_MINMAX 8  /* at most so many sweeps that cool the busiest links */
 #define ENG_DIST_INF UINT16_MAX
 #define ENG_NOLINK UINT32_MAX
+#define ENG_PMAX 4 /* longest free prefix of layered's search, hard cap */
 
 /* One destination port: a CA/router port facing a switch, or a switch's
  * port 0.  Its LIDs are lid .. lid + nlids - 1. */
@@ -153,6 +154,16 @@ struct eng_ws {
 	uint32_t *cst, *dst; /* [E] stamps of cb (per cable) and db (per link) */
 	uint64_t *cb, *db;   /* [E] LIDs (bits) whose path uses the cable / link */
 	uint32_t stamp2;
+	/* layered's prefix search: per-search memos, valid while their stamp
+	 * equals sstamp (layered.c) */
+	uint64_t *tcost;     /* [S] cost of a tree switch's fixed path to t */
+	uint32_t *tstamp;    /* [S] */
+	uint64_t *lbnd;      /* [S * ENG_PMAX] lower bound of a prefix's completion */
+	uint32_t *lstamp;    /* [S * ENG_PMAX] */
+	uint8_t *lexact;     /* [S * ENG_PMAX] lbnd is the minimum, not only a bound */
+	uint32_t *opt_e;     /* [ENG_PMAX * E] the options (links) of each (switch, depth) */
+	uint32_t *opt_off, *opt_n, *opt_stamp; /* [S * ENG_PMAX] slice of opt_e */
+	uint32_t sstamp;
 };
 
 static inline int64_t eng_x(const struct eng_ctx *c, const struct eng_ws *ws, uint32_t e)

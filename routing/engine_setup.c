@@ -49,6 +49,15 @@ void eng_ws_free(struct eng_ws *ws)
 	free(ws->dst);
 	free(ws->cb);
 	free(ws->db);
+	free(ws->tcost);
+	free(ws->tstamp);
+	free(ws->lbnd);
+	free(ws->lstamp);
+	free(ws->lexact);
+	free(ws->opt_e);
+	free(ws->opt_off);
+	free(ws->opt_n);
+	free(ws->opt_stamp);
 	memset(ws, 0, sizeof(*ws));
 }
 
@@ -84,7 +93,18 @@ int eng_ws_init(struct eng_ws *ws, const struct eng_ctx *c, uint32_t maxlids)
 	ws->dst = calloc(E, sizeof(*ws->dst));
 	ws->cb = malloc(E * sizeof(*ws->cb));
 	ws->db = malloc(E * sizeof(*ws->db));
-	if (!ws->delta || !ws->touched || !ws->order || !ws->tmp || !ws->acc || !ws->len ||
+	ws->tcost = malloc(S * sizeof(*ws->tcost));
+	ws->tstamp = calloc(S, sizeof(*ws->tstamp));
+	ws->lbnd = malloc(S * ENG_PMAX * sizeof(*ws->lbnd));
+	ws->lstamp = calloc(S * ENG_PMAX, sizeof(*ws->lstamp));
+	ws->lexact = malloc(S * ENG_PMAX);
+	ws->opt_e = malloc(E * ENG_PMAX * sizeof(*ws->opt_e));
+	ws->opt_off = malloc(S * ENG_PMAX * sizeof(*ws->opt_off));
+	ws->opt_n = malloc(S * ENG_PMAX * sizeof(*ws->opt_n));
+	ws->opt_stamp = calloc(S * ENG_PMAX, sizeof(*ws->opt_stamp));
+	if (!ws->tcost || !ws->tstamp || !ws->lbnd || !ws->lstamp || !ws->lexact ||
+	    !ws->opt_e || !ws->opt_off || !ws->opt_n || !ws->opt_stamp ||
+	    !ws->delta || !ws->touched || !ws->order || !ws->tmp || !ws->acc || !ws->len ||
 	    !ws->fixed || !ws->level || !ws->nopath || !ws->nxt || !ws->mark || !ws->bucket ||
 	    !ws->down_off || !ws->down || !ws->bcount || !ws->xdelta || !ws->xflag ||
 	    !ws->xtouched || !ws->rlen || !ws->fc || !ws->sib || !ws->cst || !ws->dst || !ws->cb ||

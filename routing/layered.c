@@ -29,6 +29,15 @@
  * bounded prefix search runs only for sources with no clean one-hop option.
  * Both filter a switch's links branch-free first (the test "in the tree at
  * a length that fits the window" is a coin toss for the branch predictor).
+ * A prefix search that grows past a few dozen prefixes (on fat trees most
+ * searches end with a shared cable, and the plain bound, the best path so
+ * far, prunes little before that) starts again with a second bound: within
+ * one search the tree and the marked cables do not change, so a lower
+ * bound of what completing a prefix from (switch, depth) can cost (the
+ * same recursion over states instead of prefixes) is memoised, and a
+ * prefix that cannot beat the best path so far is dropped.  Either way
+ * only prefixes that could never replace the best are skipped, so the
+ * path taken is the same.
  *
  * Link balance is finished afterwards by the shared rebalancing pass
  * (engine_core.c): it re-points switches among equal-length options where
@@ -41,7 +50,8 @@
 
 #define OVL_COST (1ull << 50)
 #define RELAY_COST (1ull << 42)
-#define PMAX_HARD 4
+#define PMAX_HARD ENG_PMAX
+#define PLAIN_NODES 32 /* prefixes a plain search visits before it gives up */
 
 struct srch {
 	uint32_t s, t;
@@ -56,6 +66,15 @@ struct srch {
 	uint8_t charged[PMAX_HARD + 1];
 	const uint16_t *D;
 	const uint32_t *nxt;
+	uint32_t stamp; /* the search's stamp in the memos (ws->sstamp) */
+	uint64_t *tcost, *lbnd;
+	uint32_t *tstamp, *lstamp;
+	uint8_t *lexact;
+	/* options(): per (switch, depth) a slice of oe */
+	uint32_t *oe, *ooff, *on, *ostamp;
+	uint32_t otop;
+	uint32_t nodes; /* prefixes dfs_plain() visited */
+	int abort;
 };
 
 static inline uint64_t relay_cost(const struct eng_ws *ws, int layer, uint32_t x)
@@ -85,15 +104,185 @@ static inline uint64_t walk_cost(const struct eng_ctx *c, const struct eng_ws *w
 	return cost;
 }
 
+/* The whole cost walk_cost() adds from u (its links' loads W plus
+ * OVL_COST per cable of s's earlier paths), for lower_bound(): the tree
+ * and the marks do not change during one search, so it is memoised per
+ * search (q->stamp); the switches walked before a known one are filled in
+ * on the way back. */
+static uint64_t tree_cost(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q,
+			  uint32_t u)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	uint32_t stk[64], n = 0, x = u;
+	while (x != q->t && q->tstamp[x] != q->stamp && n < 64) {
+		stk[n++] = x;
+		x = adj[q->nxt[x]].nbr;
+	}
+	uint64_t acc;
+	if (x == q->t)
+		acc = 0;
+	else if (q->tstamp[x] == q->stamp)
+		acc = q->tcost[x];
+	else
+		acc = tree_cost(c, ws, q, x); /* a path of more than 64 hops */
+	while (n) {
+		uint32_t y = stk[--n], e = q->nxt[y];
+		acc += eng_w(c, ws, e);
+		if (ws->mark[c->und[e]] == ws->stamp)
+			acc += OVL_COST;
+		q->tcost[y] = acc;
+		q->tstamp[y] = q->stamp;
+	}
+	return acc;
+}
+
+/* The options of a prefix ending at x, p hops from s: its links, in port
+ * order, to tree switches that end a path in the window (p >= 1) and to
+ * switches off the tree that may extend the prefix.  They do not change
+ * during a search, so each (switch, depth) is filtered once per search
+ * (branch-free, as in dfs_plain) into a slice of q->oe shared by dfs()
+ * and lower_bound(). */
+static uint32_t options(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q,
+			uint32_t x, uint32_t p, const uint32_t **oe)
+{
+	size_t key = (size_t)x * PMAX_HARD + p;
+	if (q->ostamp[key] != q->stamp) {
+		const struct ibf_fabric *f = c->f;
+		const struct ibf_adj *adj = f->adj;
+		const int32_t *len = ws->len;
+		uint32_t *ce = q->oe + q->otop, n = 0;
+		int can_deeper = p + 1 < q->pmax;
+		/* every useful next switch u has D[u] <= hi - (p + 1); when that
+		 * is below D[x], only the links one hop closer to t qualify */
+		int budget = q->hi - (int)(p + 1);
+		int only_down = budget < (int)q->D[x];
+		if (budget >= (int)q->D[x] - 1) {
+			uint32_t k0 = only_down ? ws->down_off[x] : f->adj_off[x];
+			uint32_t k1 = only_down ? ws->down_off[x + 1] : f->adj_off[x + 1];
+			int lo_p = q->lo - (int)(p + 1);
+			uint32_t span = (uint32_t)(q->hi - q->lo);
+			for (uint32_t k = k0; k < k1; k++) {
+				uint32_t e = only_down ? ws->down[k] : k;
+				uint32_t u = adj[e].nbr;
+				int lu = len[u];
+				uint32_t in_tree =
+					(lu >= 0) & (p > 0) & ((uint32_t)(lu - lo_p) <= span);
+				uint32_t deeper = (lu < 0) & can_deeper & (u != x) & (u != q->s) &
+						  ((int)q->D[u] <= budget);
+				ce[n] = e;
+				n += in_tree | deeper;
+			}
+		}
+		q->ooff[key] = q->otop;
+		q->on[key] = n;
+		q->otop += n;
+		q->ostamp[key] = q->stamp;
+	}
+	*oe = q->oe + q->ooff[key];
+	return q->on[key];
+}
+
+/* the cost of taking option e of a prefix p hops long: the link's load,
+ * OVL_COST when it is one of s's earlier cables, and when it extends the
+ * prefix to a switch that surely becomes a relay, the relay charge */
+static inline uint64_t option_cost(const struct eng_ctx *c, const struct eng_ws *ws,
+				   const struct srch *q, uint32_t e, uint32_t p)
+{
+	uint32_t u = c->f->adj[e].nbr;
+	uint64_t v = eng_w(c, ws, e);
+	if (ws->mark[c->und[e]] == ws->stamp)
+		v += OVL_COST;
+	/* u's length will be at most hi - (p + 1): below its window means it
+	 * surely becomes a relay */
+	if (ws->len[u] < 0 && q->hi - (int)(p + 1) < eng_lo(c, q->D[u]))
+		v += relay_cost(ws, q->layer, u);
+	return v;
+}
+
+/* tree_cost(u) when it is below limit, else some value >= limit: read
+ * from the memo when known, else walked without filling it in (the walk
+ * stops once the sum reaches limit, as walk_cost does). */
+static inline uint64_t tree_cost_below(const struct eng_ctx *c, const struct eng_ws *ws,
+				       const struct srch *q, uint32_t u, uint64_t limit)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	uint64_t acc = 0;
+	uint32_t x = u, guard = 0;
+	while (x != q->t && acc < limit && guard++ < c->S) {
+		if (q->tstamp[x] == q->stamp)
+			return acc + q->tcost[x];
+		uint32_t e = q->nxt[x];
+		acc += eng_w(c, ws, e);
+		if (ws->mark[c->und[e]] == ws->stamp)
+			acc += OVL_COST;
+		x = adj[e].nbr;
+	}
+	return acc;
+}
+
+/* Lower bound of the cost any completion of a prefix ending at x (off the
+ * tree, p >= 1 hops from s) adds: the same recursion as dfs() over the
+ * states (switch, depth) instead of over prefixes, memoised per search.
+ * It leaves out what depends on the prefix itself (a switch met twice,
+ * the relay charges decided at the tree entry; both only add cost or
+ * remove options), so no completion is cheaper.  Bounded by cut: a result
+ * below cut is that minimum, one at or above cut only a lower bound (an
+ * option whose first link alone costs as much as the smaller of cut and
+ * the minimum so far is not followed).  Memoised
+ * with that distinction; UINT64_MAX: no completion at all. */
+static uint64_t lower_bound(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q,
+			    uint32_t x, uint32_t p, uint64_t cut)
+{
+	size_t key = (size_t)x * PMAX_HARD + p;
+	if (q->lstamp[key] == q->stamp && (q->lexact[key] || q->lbnd[key] >= cut))
+		return q->lbnd[key];
+	const struct ibf_adj *adj = c->f->adj;
+	const uint32_t *oe;
+	uint32_t n = options(c, ws, q, x, p, &oe);
+	uint64_t lb = UINT64_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v = option_cost(c, ws, q, oe[i], p);
+		uint64_t cur = lb < cut ? lb : cut;
+		if (v >= cur) {
+			/* this option costs at least v >= cur */
+			if (v < lb)
+				lb = v;
+			continue;
+		}
+		uint32_t u = adj[oe[i]].nbr;
+		uint64_t r = ws->len[u] < 0 ? lower_bound(c, ws, q, u, p + 1, cur - v)
+					    : tree_cost(c, ws, q, u);
+		if (r == UINT64_MAX)
+			continue;
+		if (v + r < lb)
+			lb = v + r;
+	}
+	q->lbnd[key] = lb;
+	q->lexact[key] = lb < cut;
+	q->lstamp[key] = q->stamp;
+	return lb;
+}
+
 /* The prefix search behind the first pass: free prefixes s -> x1 -> ... -> x
  * through switches not yet in the tree, then one hop into the tree (the
- * prefix s -> tree neighbour itself is the first pass's). */
-static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q, uint32_t x,
+ * prefix s -> tree neighbour itself is the first pass's).  Most searches
+ * are small and run plainly, pruned by the best path so far only; one that
+ * visits more than PLAIN_NODES prefixes gives up and dfs() below searches
+ * again from the best path found so far, pruned by lower_bound() too.
+ * Both visit the prefixes in the same order and take a path only when it
+ * is strictly cheaper, so the result is the first cheapest path in that
+ * order either way (the first search's best is the first path in that
+ * order at its cost, so the second keeps it unless it finds cheaper). */
+static void dfs_plain(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q, uint32_t x,
 		uint32_t p, uint64_t cost)
 {
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_adj *adj = f->adj;
 	const int32_t *len = ws->len;
+	if (++q->nodes > PLAIN_NODES) {
+		q->abort = 1;
+		return;
+	}
 	int can_deeper = p + 1 < q->pmax;
 	/* every useful next switch u has D[u] <= hi - (p + 1); when that is
 	 * below D[x], only the links one hop closer to t qualify */
@@ -168,6 +357,63 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 			q->cur_e[p] = e;
 			q->cur_n[p + 1] = u;
 			q->charged[p + 1] = (uint8_t)charged;
+			dfs_plain(c, ws, q, u, p + 1, c1);
+			if (q->abort)
+				return;
+		}
+	}
+}
+
+/* the search again with the completion bound (see dfs_plain) */
+static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q, uint32_t x,
+		uint32_t p, uint64_t cost)
+{
+	const struct ibf_adj *adj = c->f->adj;
+	const int32_t *len = ws->len;
+	int budget = q->hi - (int)(p + 1);
+	const uint32_t *oe;
+	uint32_t n = options(c, ws, q, x, p, &oe);
+	for (uint32_t ci = 0; ci < n; ci++) {
+		uint32_t e = oe[ci];
+		uint32_t u = adj[e].nbr;
+		int lu = len[u];
+		uint64_t c1 = cost + option_cost(c, ws, q, e, p);
+		if (lu >= 0) {
+			int Lp = (int)p + 1 + lu;
+			for (uint32_t i = 1; i <= p; i++) {
+				if (q->charged[i])
+					continue;
+				uint32_t xi = q->cur_n[i];
+				int li = Lp - (int)i;
+				uint32_t dx = q->D[xi];
+				if (li < eng_lo(c, dx) || li > eng_hi(c, dx))
+					c1 += relay_cost(ws, q->layer, xi);
+			}
+			if (c1 >= q->best)
+				continue;
+			uint64_t tc = tree_cost_below(c, ws, q, u, q->best - c1);
+			if (tc < q->best - c1) {
+				q->best = c1 + tc;
+				q->best_p = p + 1;
+				for (uint32_t i = 0; i < p; i++)
+					q->best_e[i] = q->cur_e[i];
+				q->best_e[p] = e;
+			}
+		} else {
+			int dup = 0;
+			for (uint32_t i = 1; i <= p; i++)
+				dup |= q->cur_n[i] == u;
+			if (dup || c1 >= q->best)
+				continue;
+			/* every completion through u costs at least lb more: skip
+			 * u when none can beat the best so far (the result is the
+			 * same, only found sooner) */
+			if (lower_bound(c, ws, q, u, p + 1, q->best - c1) >= q->best - c1)
+				continue;
+			q->cur_e[p] = e;
+			q->cur_n[p + 1] = u;
+			/* charged in the option's cost already (option_cost) */
+			q->charged[p + 1] = (uint8_t)(budget < eng_lo(c, q->D[u]));
 			dfs(c, ws, q, u, p + 1, c1);
 		}
 	}
@@ -310,7 +556,17 @@ static void window_paths(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t,
 	q.layer = layer;
 	q.D = D;
 	q.nxt = nxt;
+	q.tcost = ws->tcost;
+	q.tstamp = ws->tstamp;
+	q.lbnd = ws->lbnd;
+	q.lstamp = ws->lstamp;
+	q.lexact = ws->lexact;
+	q.oe = ws->opt_e;
+	q.ooff = ws->opt_off;
+	q.on = ws->opt_n;
+	q.ostamp = ws->opt_stamp;
 	long used = 0;
+	int guided = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = byl[i];
 		if (ws->fixed[s])
@@ -328,10 +584,32 @@ static void window_paths(const struct eng_ctx *c, struct eng_ws *ws, uint32_t t,
 		q.best = UINT64_MAX;
 		q.best_p = 0;
 		q.cur_n[0] = s;
+		if (++ws->sstamp == 0) {
+			memset(ws->tstamp, 0, (size_t)c->S * sizeof(*ws->tstamp));
+			memset(ws->lstamp, 0, (size_t)c->S * PMAX_HARD * sizeof(*ws->lstamp));
+			memset(ws->opt_stamp, 0, (size_t)c->S * PMAX_HARD * sizeof(*ws->opt_stamp));
+			ws->sstamp = 1;
+		}
+		q.stamp = ws->sstamp;
+		q.otop = 0;
+		q.nodes = 0;
+		q.abort = 0;
 		mark_previous(c, ws, s, t, layer);
 		scan_one_hop(c, ws, &q);
-		if (q.best >= OVL_COST)
-			dfs(c, ws, &q, s, 0, 0);
+		if (q.best >= OVL_COST) {
+			/* after a plain search gave up, the rest of the tree's
+			 * go straight to the bounded one (hard searches come in
+			 * runs) */
+			if (guided) {
+				dfs(c, ws, &q, s, 0, 0);
+			} else {
+				dfs_plain(c, ws, &q, s, 0, 0);
+				if (q.abort) {
+					dfs(c, ws, &q, s, 0, 0);
+					guided = 1;
+				}
+			}
+		}
 		if (!q.best_p) {
 			if (!ws->nopath[s])
 				ws->nopath[s] = 1;
