@@ -76,6 +76,10 @@ struct ibf_route_opts {
 	 * path exists (unhealthy spines); NULL: none.  Other engines ignore it. */
 	const uint64_t *avoid;
 	uint32_t navoid;
+	/* layered: prefixes a prefix search visits plainly before the bounded
+	 * search takes over; 0 = the default (32).  The tables never depend
+	 * on it (the tests compare 1, the default and UINT32_MAX). */
+	uint32_t plain_nodes;
 };
 void ibf_route_opts_default(struct ibf_route_opts *o);
 

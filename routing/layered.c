@@ -51,7 +51,7 @@
 #define OVL_COST (1ull << 50)
 #define RELAY_COST (1ull << 42)
 #define PMAX_HARD ENG_PMAX
-#define PLAIN_NODES 32 /* prefixes a plain search visits before it gives up */
+#define PLAIN_NODES 32 /* prefixes a plain search visits before it gives up (default) */
 
 struct srch {
 	uint32_t s, t;
@@ -279,7 +279,8 @@ static void dfs_plain(const struct eng_ctx *c, const struct eng_ws *ws, struct s
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_adj *adj = f->adj;
 	const int32_t *len = ws->len;
-	if (++q->nodes > PLAIN_NODES) {
+	uint32_t lim = c->o->plain_nodes ? c->o->plain_nodes : PLAIN_NODES;
+	if (++q->nodes > lim) {
 		q->abort = 1;
 		return;
 	}

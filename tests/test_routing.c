@@ -782,6 +782,67 @@ static void test_layered_layer0_balance(void)
 	ibf_fabric_free(f);
 }
 
+/* layered's prefix search runs plainly for its first prefixes and then
+ * with a lower bound on the completions (routing/layered.c): both must give
+ * the first cheapest path in the same order, so the tables must not depend
+ * on when the bounded search takes over (plain_nodes 1: nearly always
+ * bounded; UINT32_MAX: never).  A damaged 6-ary 3-tree (the fat trees are
+ * where the bounded search does most) and a damaged Slim Fly, LMC 2. */
+static void layered_same_tables(struct ibf_fabric *f, const char *what)
+{
+	struct ibf_error err;
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0 && ibf_assign_lids(f, 2, 0, &err) == 0);
+	static const uint32_t lims[] = { 0, 1, 5, UINT32_MAX };
+	struct ibf_routes r[4];
+	for (int k = 0; k < 4; k++) {
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		o.plain_nodes = lims[k];
+		o.threads = 1 + (k & 1);
+		TT_REQUIRE(ibf_route(f, "layered", &o, &r[k], NULL, &err) == 0);
+	}
+	for (int k = 1; k < 4; k++) {
+		uint32_t diff = 0;
+		for (uint32_t sw = 0; sw < f->nsw; sw++)
+			for (uint32_t l = 1; l <= r[0].max_lid; l++)
+				diff += ibf_lft(&r[0], sw)[l] != ibf_lft(&r[k], sw)[l];
+		TT_CHECK_MSG(diff == 0, "%s: plain_nodes %u: %u entries differ from the default", what,
+			     lims[k], diff);
+	}
+	for (int k = 0; k < 4; k++)
+		ibf_routes_free(&r[k]);
+}
+
+static void test_layered_bounded_search(void)
+{
+	struct ibf_fattree_opts fo;
+	memset(&fo, 0, sizeof(fo));
+	fo.levels = 3;
+	for (int l = 0; l < 3; l++) {
+		fo.m[l] = 6;
+		fo.w[l] = l ? 6 : 1;
+	}
+	fo.parallel = 1;
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_fattree(&fo, &err);
+	TT_REQUIRE(f);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	/* cut the first switch cable of every seventh switch */
+	for (uint32_t s = 0; s < f->nsw; s += 7)
+		if (f->adj_off[s] < f->adj_off[s + 1])
+			ibf_fabric_disconnect(f, (int)f->switches[s], f->adj[f->adj_off[s]].lport);
+	layered_same_tables(f, "6-ary 3-tree, cables cut");
+	ibf_fabric_free(f);
+	struct ibf_slimfly_opts so = { 5, 4, 0, 0 };
+	f = ibf_gen_slimfly(&so, &err);
+	TT_REQUIRE(f);
+	static const int cut[] = { 3, 11, 20, 37 };
+	for (int k = 0; k < 4; k++)
+		ibf_fabric_disconnect(f, (int)f->switches[cut[k]], 1);
+	layered_same_tables(f, "Slim Fly q=5, 4 cables cut");
+	ibf_fabric_free(f);
+}
+
 /* Complete fat trees (every leaf full): D-mod-K puts exactly the mean on
  * every link there.  minimal built one tree per LID greedily and stayed
  * one LID above it on the 2-level tree with two cables per pair (288 vs
@@ -1911,6 +1972,7 @@ static void test_dump_other_lids(void)
 
 int main(void)
 {
+	TT(test_layered_bounded_search);
 	TT(test_routes_init);
 	TT(test_write_golden);
 	TT(test_roundtrip);
