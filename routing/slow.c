@@ -417,8 +417,11 @@ int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts 
 		const struct ibf_node *na = &f->nodes[x->node_a], *nb = &f->nodes[x->node_b];
 		uint64_t run = rate_of(x->width, x->speed),
 			 exp = rate_of(x->exp_width, x->exp_speed);
+		/* a loopback (two ports of one switch) is no edge of the switch
+		 * graph and carries no route: counting it made a switch whose
+		 * real cables are all far-slow look as if it had others */
 		if (na->type != IBF_NODE_SWITCH || nb->type != IBF_NODE_SWITCH || !run ||
-		    2 * run >= exp || na->sw < 0 || nb->sw < 0)
+		    2 * run >= exp || na->sw < 0 || nb->sw < 0 || x->node_a == x->node_b)
 			continue;
 		struct slow *s = &g.c[n];
 		s->d = *x;

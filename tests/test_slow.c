@@ -615,6 +615,49 @@ static void t_all_slow_switch(void)
 	ibf_fabric_free(f);
 }
 
+/* A loopback cable (two ports of one switch cabled together, as test plugs
+ * in real dumps) carries no route and is no switch cable of the graph: a
+ * far-slow one is no reason to leave a cable out.  The leaf's four up-cables
+ * all at 1x are kept even when the leaf also has a 1x loopback. */
+static void t_loopback(void)
+{
+	struct ibf_fabric *f = ibf_gen_kary_ntree(4, 2, NULL);
+	TT_REQUIRE(f);
+	int leaf = -1;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		if (strstr(f->nodes[f->switches[s]].desc, "ft-l1-s0000"))
+			leaf = f->switches[s];
+	TT_REQUIRE(leaf >= 0);
+	int nup = 0, hp[2], nh = 0;
+	for (int p = 1; p <= f->nodes[leaf].nports; p++) {
+		int b = ibf_port(f, leaf, p)->peer_node;
+		if (b != IBF_NO_NODE && f->nodes[b].type == IBF_NODE_SWITCH) {
+			set_rate(f, leaf, p, 1, IBF_SPEED_EDR);
+			nup++;
+		} else if (b != IBF_NO_NODE && nh < 2) {
+			hp[nh++] = p;
+		}
+	}
+	TT_REQUIRE(nup == 4 && nh == 2);
+	/* two host ports become a loopback at 1x */
+	ibf_fabric_disconnect(f, leaf, hp[0]);
+	ibf_fabric_disconnect(f, leaf, hp[1]);
+	TT_REQUIRE(ibf_fabric_connect(f, leaf, hp[0], leaf, hp[1], 1, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
+	struct tt_logbuf lb;
+	struct ibf_fabric *lean = NULL;
+	TT_REQUIRE(drop_slow(f, NULL, NULL, &lean, &lb) == 0);
+	printf("%s", lb.text);
+	for (int p = 1; p <= f->nodes[leaf].nports; p++) {
+		int b = ibf_port(f, leaf, p)->peer_node;
+		if (b != IBF_NO_NODE && b != leaf && f->nodes[b].type == IBF_NODE_SWITCH)
+			TT_CHECK_MSG(!lean || kept_in(lean, f, leaf, p), "up-cable P%d left out", p);
+	}
+	TT_CHECK(strstr(lb.text, ": ft-l1-s0000 has no faster switch cable"));
+	ibf_fabric_free(lean);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(t_slimfly_bridge);
@@ -623,5 +666,6 @@ int main(void)
 	TT(t_absurd_supported);
 	TT(t_dmodk_keeps_one);
 	TT(t_all_slow_switch);
+	TT(t_loopback);
 	return tt_done();
 }
