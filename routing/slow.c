@@ -425,14 +425,7 @@ int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts 
 			continue;
 		struct slow *s = &g.c[n];
 		s->d = *x;
-		s->ew = x->exp_width;
-		s->es = x->exp_speed;
-		uint64_t usual = rate_of(x->usual_width, x->usual_speed);
-		if (usual && usual < exp) {
-			exp = usual;
-			s->ew = x->usual_width;
-			s->es = x->usual_speed;
-		}
+		exp = ibf_degr_target(x, &s->ew, &s->es);
 		if (2 * run >= exp) {
 			if (!nusual++)
 				usual_ex = *x;

@@ -128,6 +128,18 @@ r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$D")
 check "... validate against that plan: one degraded finding, the 1x cable (exit $r)" \
 	sh -c "test $r = 1 && grep -q '^degraded: reseat or replace the cable between swA port 6 and swB port 6: it runs at 1xSDR, the plan says 4xEDR' '$W/out' &&
 		grep -q '^1 finding: 1 degraded' '$W/out'"
+# ibsim says every port supports 12x HDR (iblinkinfo shows it): only the
+# 1x cable is planned faster, at the 4xEDR its like cables run at (every
+# cable was planned at 12xHDR, and all 14 came out degraded)
+IBL="$top_srcdir/tests/fixtures/io/ft-1x-via-ibsim.iblinkinfo"
+r=$(rc "$IBFAB" cabling from-topology "$IBL" -o "$W/plan-ibsim.csv")
+check "cabling from-topology of ibsim's iblinkinfo: one cable planned faster, none at 12x (exit $r)" \
+	sh -c "test $r = 0 && grep -q 'note: 1 degraded cable(s) planned' '$W/err' &&
+		! grep -q ',12x,' '$W/plan-ibsim.csv'"
+r=$(rc "$IBFAB" validate --plan "$W/plan-ibsim.csv" --fabric "$IBL")
+check "... validate against that plan: only the 1x cable, degraded (exit $r)" \
+	sh -c "test $r = 1 && grep -q '^1 finding: 1 degraded' '$W/out' &&
+		grep -q 'it runs at 1xEDR, the plan says 4xEDR' '$W/out'"
 
 # hostA's two ports at LMC 1 from LIDs 10 and 11: LID 11 twice; the error
 # names the file (it named only the ports)
