@@ -919,9 +919,10 @@ struct ibf_plan *ibf_plan_from_fabric_ex(const struct ibf_fabric *f, uint32_t *e
 				 * what most like cables run at (ibsim's supported 12x
 				 * HDR planned every cable at 12x HDR) */
 				const struct ibf_degraded *x = degraded_at(dg, ndg, i, q);
-				uint8_t tw, ts;
+				uint8_t tw = 0, ts = 0;
 				uint64_t tr = x ? ibf_degr_target(x, &tw, &ts) : 0;
-				if (x && !(tr && tr <= (uint64_t)x->width * ibf_speed_rate(x->speed))) {
+				if (x &&
+				    !(tr && tr <= (uint64_t)x->width * ibf_speed_rate(x->speed))) {
 					c.width = tw;
 					c.speed = ts;
 					nexp++;
