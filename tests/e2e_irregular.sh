@@ -131,7 +131,7 @@ check "... validate against that plan: one degraded finding, the 1x cable (exit 
 # ibsim says every port supports 12x HDR (iblinkinfo shows it): only the
 # 1x cable is planned faster, at the 4xEDR its like cables run at (every
 # cable was planned at 12xHDR, and all 14 came out degraded)
-IBL="$top_srcdir/tests/fixtures/io/ft-1x-via-ibsim.iblinkinfo"
+IBL="$FIXTURES/io/ft-1x-via-ibsim.iblinkinfo"
 r=$(rc "$IBFAB" cabling from-topology "$IBL" -o "$W/plan-ibsim.csv")
 check "cabling from-topology of ibsim's iblinkinfo: one cable planned faster, none at 12x (exit $r)" \
 	sh -c "test $r = 0 && grep -q 'note: 1 degraded cable(s) planned' '$W/err' &&
