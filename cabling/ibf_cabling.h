@@ -118,7 +118,8 @@ struct ibf_fabric *ibf_plan_to_fabric(const struct ibf_plan *p, struct ibf_error
  * name ("sf-r03-g1-s02" -> "r03"), width/speed as found, except on a
  * degraded link (ibf_find_degraded: a 1x cable among 4x twins, ...; not a
  * GRADE one, which may be a lower-grade part at its best): there the rate
- * the link should run at, so validating the fabric against its own plan
+ * the link should run at (ibf_degr_target: not above what most like links
+ * run at), so validating the fabric against its own plan
  * reports the cable (it was written as found, and validated clean).
  * *expected (may be NULL) gets the number of cables so written. */
 struct ibf_plan *ibf_plan_from_fabric_ex(const struct ibf_fabric *f, uint32_t *expected,

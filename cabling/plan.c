@@ -915,10 +915,16 @@ struct ibf_plan *ibf_plan_from_fabric_ex(const struct ibf_fabric *f, uint32_t *e
 				c.step = host ? 2 : 1;
 				c.width = pp->width;
 				c.speed = pp->speed;
+				/* a degraded cable at what it should run at; not above
+				 * what most like cables run at (ibsim's supported 12x
+				 * HDR planned every cable at 12x HDR) */
 				const struct ibf_degraded *x = degraded_at(dg, ndg, i, q);
-				if (x) {
-					c.width = x->exp_width;
-					c.speed = x->exp_speed;
+				uint8_t tw = 0, ts = 0;
+				uint64_t tr = x ? ibf_degr_target(x, &tw, &ts) : 0;
+				if (x &&
+				    !(tr && tr <= (uint64_t)x->width * ibf_speed_rate(x->speed))) {
+					c.width = tw;
+					c.speed = ts;
 					nexp++;
 				}
 				c.a = (uint32_t)map[i];

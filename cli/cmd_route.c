@@ -183,9 +183,17 @@ struct ibf_fabric *cli_load_fabric(const char *path, const char *g2l, long lmc, 
 		int have = end_port_lmc(f), fn, fp;
 		int n = ibf_assign_missing_lids(f, have, &fn, &fp, err);
 		from_file = 1;
-		if (n < 0)
+		if (n < 0 && n != IBF_ENOMEM) {
+			/* the file's LIDs leave no room: say which file */
+			char msg[IBF_ERR_MSG_MAX];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			rc = ibf_error_set(err, n, path, 0,
+					   "%s between the LIDs the file gives (--lmc with another "
+					   "LMC assigns every LID anew)",
+					   msg);
+		} else if (n < 0) {
 			rc = n;
-		else if (!quiet && fn >= 0)
+		} else if (!quiet && fn >= 0)
 			fprintf(stderr,
 				"ibfab: note: %s: %d port(s) without a LID (first '%s' port %d): "
 				"the file's LIDs are kept and these get free ones (LID %u), as "

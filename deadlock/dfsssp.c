@@ -551,6 +551,17 @@ static int online_layer(struct dfs *st, int L, struct ibf_error *err)
 	return 0;
 }
 
+/* Word wi of the bits b, only its bits in [lo, hi) (hi > lo). */
+static inline uint64_t range_word(const uint64_t *b, uint64_t wi, uint64_t lo, uint64_t hi)
+{
+	uint64_t m = b[wi];
+	if (wi == lo >> 6)
+		m &= ~0ull << (lo & 63);
+	if (wi == (hi - 1) >> 6)
+		m &= ~0ull >> (63 - ((hi - 1) & 63));
+	return m;
+}
+
 /* One step of the forward search of pk_add: expand u's successors w with
  * ord[w] < ub.  1 when one was already reached backwards (from x). */
 static inline int pk_fwd(struct dfs *st, const uint64_t *bout, const uint32_t *ord, uint32_t u,
@@ -563,11 +574,7 @@ static inline int pk_fwd(struct dfs *st, const uint64_t *bout, const uint32_t *o
 		return 0;
 	uint32_t base = f->adj_off[f->adj[u].nbr];
 	for (uint64_t wi = lo >> 6; wi <= (hi - 1) >> 6; wi++) {
-		uint64_t m = bout[wi];
-		if (wi == lo >> 6)
-			m &= ~0ull << (lo & 63);
-		if (wi == (hi - 1) >> 6)
-			m &= ~0ull >> (63 - ((hi - 1) & 63));
+		uint64_t m = range_word(bout, wi, lo, hi);
 		while (m) {
 			uint64_t e = (wi << 6) | (uint64_t)__builtin_ctzll(m);
 			m &= m - 1;
@@ -594,11 +601,7 @@ static inline int pk_bwd(struct dfs *st, const uint64_t *bin, const uint32_t *or
 		return 0;
 	const uint32_t *pred = st->rin + st->rin_off[g->ch_tail[u]];
 	for (uint64_t wi = lo >> 6; wi <= (hi - 1) >> 6; wi++) {
-		uint64_t m = bin[wi];
-		if (wi == lo >> 6)
-			m &= ~0ull << (lo & 63);
-		if (wi == (hi - 1) >> 6)
-			m &= ~0ull >> (63 - ((hi - 1) & 63));
+		uint64_t m = range_word(bin, wi, lo, hi);
 		while (m) {
 			uint64_t i = (wi << 6) | (uint64_t)__builtin_ctzll(m);
 			m &= m - 1;
@@ -1206,6 +1209,19 @@ static void online_reset(struct dfs *st)
 	memset(st->layer, 0, (size_t)g->nsw * g->stride);
 }
 
+/* Count the dependencies of path (s, d) into cnt. */
+static void count_path(const struct ibf_cdg *g, uint32_t s, uint32_t d, uint32_t *cnt)
+{
+	int32_t c = cdg_out(g, s, d);
+	while (c >= 0) {
+		int32_t c2 = cdg_out(g, cdg_head(g, c), d);
+		if (c2 < 0)
+			break;
+		cnt[cdg_edge(g, c, c2)]++;
+		c = c2;
+	}
+}
+
 /* Count every path's dependencies into layer 0. */
 static int count_layer0(struct dfs *st, struct ibf_error *err)
 {
@@ -1216,16 +1232,8 @@ static int count_layer0(struct dfs *st, struct ibf_error *err)
 	uint32_t *cnt = g->cnt[0];
 	for (uint32_t i = 0; i < g->ndl; i++) {
 		uint32_t d = g->dlids[i];
-		for (uint32_t s = 0; s < g->nsw; s++) {
-			int32_t c = cdg_out(g, s, d);
-			while (c >= 0) {
-				int32_t c2 = cdg_out(g, cdg_head(g, c), d);
-				if (c2 < 0)
-					break;
-				cnt[cdg_edge(g, c, c2)]++;
-				c = c2;
-			}
-		}
+		for (uint32_t s = 0; s < g->nsw; s++)
+			count_path(g, s, d, cnt);
 	}
 	return 0;
 }
@@ -1240,15 +1248,7 @@ static void count_layers(struct dfs *st)
 	for (uint32_t s = 0; s < g->nsw; s++)
 		for (uint32_t i = 0; i < g->ndl; i++) {
 			uint32_t d = g->dlids[i];
-			uint32_t *cnt = g->cnt[st->layer[(size_t)s * g->stride + d]];
-			int32_t c = cdg_out(g, s, d);
-			while (c >= 0) {
-				int32_t c2 = cdg_out(g, cdg_head(g, c), d);
-				if (c2 < 0)
-					break;
-				cnt[cdg_edge(g, c, c2)]++;
-				c = c2;
-			}
+			count_path(g, s, d, g->cnt[st->layer[(size_t)s * g->stride + d]]);
 		}
 }
 

@@ -39,6 +39,7 @@
  */
 #include "ibf_fattree.h"
 #include "ibf_text.h"
+#include "uf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -63,27 +64,6 @@ const char *ibf_ftree_swname(const struct ibf_fabric *f, uint32_t sw, char *buf,
 	else
 		snprintf(buf, len, "0x%016llx", (unsigned long long)n->guid);
 	return buf;
-}
-
-static uint32_t uf_find(uint32_t *p, uint32_t x)
-{
-	while (p[x] != x) {
-		p[x] = p[p[x]];
-		x = p[x];
-	}
-	return x;
-}
-
-static void uf_union(uint32_t *p, uint32_t a, uint32_t b)
-{
-	a = uf_find(p, a);
-	b = uf_find(p, b);
-	if (a != b) {
-		if (a < b)
-			p[b] = a;
-		else
-			p[a] = b;
-	}
 }
 
 struct guid_key {
@@ -362,7 +342,7 @@ static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const ui
 				continue;
 			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
 				if (t->level[f->adj[e].nbr] == l + 1)
-					uf_union(uf, s, f->adj[e].nbr);
+					uf_join(uf, s, f->adj[e].nbr);
 		}
 		for (uint32_t s = 0; s < S; s++)
 			broot[s] = uf_find(uf, s);
@@ -561,7 +541,7 @@ static int order_leaves(const struct ibf_fabric *f, struct ibf_ftree *t, uint32_
 				continue;
 			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
 				if (t->level[f->adj[e].nbr] <= l)
-					uf_union(uf, s, f->adj[e].nbr);
+					uf_join(uf, s, f->adj[e].nbr);
 		}
 		for (uint32_t s = 0; s < S; s++)
 			low[s] = UINT32_MAX;

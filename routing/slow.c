@@ -32,6 +32,7 @@
  * cable is kept and the rest decided again. */
 #include "ibf_routing.h"
 #include "ibf_fattree.h"
+#include "uf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,23 +69,6 @@ static int cmp_slow(const void *x, const void *y)
 	if (p->d.port_a != q->d.port_a)
 		return p->d.port_a < q->d.port_a ? -1 : 1;
 	return 0;
-}
-
-static uint32_t uf_find(uint32_t *p, uint32_t x)
-{
-	while (p[x] != x) {
-		p[x] = p[p[x]];
-		x = p[x];
-	}
-	return x;
-}
-
-static void uf_join(uint32_t *p, uint32_t a, uint32_t b)
-{
-	a = uf_find(p, a);
-	b = uf_find(p, b);
-	if (a != b)
-		p[a < b ? b : a] = a < b ? a : b;
 }
 
 struct greedy {
@@ -128,24 +112,35 @@ static void base_graph(struct greedy *g, int only_fixed, uint32_t start)
 	}
 }
 
+/* x's ends' groups in g->uf, numbered densely (*ng: groups so far) */
+static void group_ends(struct greedy *g, struct slow *x, uint32_t *ng)
+{
+	uint32_t r[2] = { uf_find(g->uf, x->su), uf_find(g->uf, x->sv) };
+	for (int e = 0; e < 2; e++)
+		if (g->dense[r[e]] == UINT32_MAX)
+			g->dense[r[e]] = (*ng)++;
+	x->gu = g->dense[r[0]];
+	x->gv = g->dense[r[1]];
+}
+
+/* undo group_ends: dense is all UINT32_MAX again between rounds */
+static void ungroup_ends(struct greedy *g, const struct slow *x)
+{
+	g->dense[uf_find(g->uf, x->su)] = UINT32_MAX;
+	g->dense[uf_find(g->uf, x->sv)] = UINT32_MAX;
+}
+
 /* Connectivity, in the order of c from `start`: each open cable becomes
  * S_TRY when its ends stay joined without it and without the S_TRY/S_LOST
  * ones, else S_KEPT. */
 static void connect_round(struct greedy *g, uint32_t start)
 {
-	uint32_t *p = g->uf;
 	base_graph(g, 0, start);
 	uint32_t ng = 0;
 	for (uint32_t i = start; i < g->n; i++) {
 		struct slow *x = &g->c[i];
-		if (x->state != S_OPEN)
-			continue;
-		uint32_t r[2] = { uf_find(p, x->su), uf_find(p, x->sv) };
-		for (int e = 0; e < 2; e++)
-			if (g->dense[r[e]] == UINT32_MAX)
-				g->dense[r[e]] = ng++;
-		x->gu = g->dense[r[0]];
-		x->gv = g->dense[r[1]];
+		if (x->state == S_OPEN)
+			group_ends(g, x, &ng);
 	}
 	for (uint32_t i = start; i < g->n; i++) {
 		struct slow *x = &g->c[i];
@@ -172,10 +167,8 @@ static void connect_round(struct greedy *g, uint32_t start)
 		}
 	}
 	for (uint32_t i = start; i < g->n; i++)
-		if (!g->c[i].fixed) {
-			g->dense[uf_find(p, g->c[i].su)] = UINT32_MAX;
-			g->dense[uf_find(p, g->c[i].sv)] = UINT32_MAX;
-		}
+		if (!g->c[i].fixed)
+			ungroup_ends(g, &g->c[i]);
 }
 
 /* Of the cables kept because a switch of them has only far-slow cables,
@@ -183,19 +176,12 @@ static void connect_round(struct greedy *g, uint32_t start)
  * reason. */
 static void fixed_bridges(struct greedy *g)
 {
-	uint32_t *p = g->uf;
 	base_graph(g, 1, 0);
 	uint32_t ng = 0;
 	for (uint32_t i = 0; i < g->n; i++) {
 		struct slow *x = &g->c[i];
-		if (!x->fixed)
-			continue;
-		uint32_t r[2] = { uf_find(p, x->su), uf_find(p, x->sv) };
-		for (int e = 0; e < 2; e++)
-			if (g->dense[r[e]] == UINT32_MAX)
-				g->dense[r[e]] = ng++;
-		x->gu = g->dense[r[0]];
-		x->gv = g->dense[r[1]];
+		if (x->fixed)
+			group_ends(g, x, &ng);
 	}
 	for (uint32_t i = 0; i < g->n; i++) {
 		struct slow *x = &g->c[i];
@@ -211,10 +197,8 @@ static void fixed_bridges(struct greedy *g)
 			x->why = "would cut the fabric apart";
 	}
 	for (uint32_t i = 0; i < g->n; i++)
-		if (g->c[i].fixed) {
-			g->dense[uf_find(p, g->c[i].su)] = UINT32_MAX;
-			g->dense[uf_find(p, g->c[i].sv)] = UINT32_MAX;
-		}
+		if (g->c[i].fixed)
+			ungroup_ends(g, &g->c[i]);
 }
 
 /* The engine's check on f without the S_LOST cables and the first m of
@@ -417,19 +401,15 @@ int ibf_route_drop_slow(const struct ibf_fabric *f, const struct ibf_route_opts 
 		const struct ibf_node *na = &f->nodes[x->node_a], *nb = &f->nodes[x->node_b];
 		uint64_t run = rate_of(x->width, x->speed),
 			 exp = rate_of(x->exp_width, x->exp_speed);
+		/* a loopback (two ports of one switch) is no edge of the switch
+		 * graph and carries no route: counting it made a switch whose
+		 * real cables are all far-slow look as if it had others */
 		if (na->type != IBF_NODE_SWITCH || nb->type != IBF_NODE_SWITCH || !run ||
-		    2 * run >= exp || na->sw < 0 || nb->sw < 0)
+		    2 * run >= exp || na->sw < 0 || nb->sw < 0 || x->node_a == x->node_b)
 			continue;
 		struct slow *s = &g.c[n];
 		s->d = *x;
-		s->ew = x->exp_width;
-		s->es = x->exp_speed;
-		uint64_t usual = rate_of(x->usual_width, x->usual_speed);
-		if (usual && usual < exp) {
-			exp = usual;
-			s->ew = x->usual_width;
-			s->es = x->usual_speed;
-		}
+		exp = ibf_degr_target(x, &s->ew, &s->es);
 		if (2 * run >= exp) {
 			if (!nusual++)
 				usual_ex = *x;

@@ -128,6 +128,51 @@ r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$D")
 check "... validate against that plan: one degraded finding, the 1x cable (exit $r)" \
 	sh -c "test $r = 1 && grep -q '^degraded: reseat or replace the cable between swA port 6 and swB port 6: it runs at 1xSDR, the plan says 4xEDR' '$W/out' &&
 		grep -q '^1 finding: 1 degraded' '$W/out'"
+# ibsim says every port supports 12x HDR (iblinkinfo shows it): only the
+# 1x cable is planned faster, at the 4xEDR its like cables run at (every
+# cable was planned at 12xHDR, and all 14 came out degraded)
+IBL="$FIXTURES/io/ft-1x-via-ibsim.iblinkinfo"
+r=$(rc "$IBFAB" cabling from-topology "$IBL" -o "$W/plan-ibsim.csv")
+check "cabling from-topology of ibsim's iblinkinfo: one cable planned faster, none at 12x (exit $r)" \
+	sh -c "test $r = 0 && grep -q 'note: 1 degraded cable(s) planned' '$W/err' &&
+		! grep -q ',12x,' '$W/plan-ibsim.csv'"
+r=$(rc "$IBFAB" validate --plan "$W/plan-ibsim.csv" --fabric "$IBL")
+check "... validate against that plan: only the 1x cable, degraded (exit $r)" \
+	sh -c "test $r = 1 && grep -q '^1 finding: 1 degraded' '$W/out' &&
+		grep -q 'it runs at 1xEDR, the plan says 4xEDR' '$W/out'"
+
+# 383 hosts at LMC 7 take a LID in every 128-block but the first: hostZ
+# (no LID yet) finds no free block; the error names the file (it did not)
+{
+	printf '#\n# Topology file: generated\n#\n\n'
+	for sw in 1 2; do
+		if [ $sw = 1 ]; then lid=0 nm=swA o=2 ol=2; else lid=2 nm=swB o=1 ol=0; fi
+		printf 'vendid=0x2c9\ndevid=0xc738\nsysimgguid=0x2c9020000%d000\n' $sw
+		printf 'switchguid=0x2c9020000%d000(2c9020000%d000)\n' $sw $sw
+		printf 'Switch\t254 "S-0002c9020000%d000"\t\t# "%s" enhanced port 0 lid %d lmc 0\n' \
+			$sw $nm $lid
+		for ((i = sw - 1; i < 383; i += 2)); do
+			printf '[%d]\t"H-0002c903%08x"[1](2c903%08x) \t\t# "h%d" lid %d 4xEDR\n' \
+				$((i / 2 + 1)) $i $((i + 1)) $i $((128 * (i + 1)))
+		done
+		[ $sw = 1 ] && printf '[250]\t"H-0002c903ffff0000"[1](2c903ffff0001) \t\t# "hostZ" lid 0 4xEDR\n'
+		printf '[254]\t"S-0002c9020000%d000"[254]\t\t# "sw" lid %d 4xEDR\n\n' $o $ol
+	done
+	for ((i = 0; i < 383; i++)); do
+		printf 'vendid=0x2c9\ndevid=0x1003\nsysimgguid=0x2c903%08x\ncaguid=0x2c903%08x\n' \
+			$((i + 3)) $i
+		printf 'Ca\t1 "H-0002c903%08x"\t\t# "h%d"\n' $i $i
+		printf '[1](2c903%08x) \t"S-0002c9020000%d000"[%d]\t\t# lid %d lmc 7 "sw" lid 1 4xEDR\n\n' \
+			$((i + 1)) $((i % 2 + 1)) $((i / 2 + 1)) $((128 * (i + 1)))
+	done
+	printf 'vendid=0x2c9\ndevid=0x1003\nsysimgguid=0x2c903ffff0003\ncaguid=0x2c903ffff0000\n'
+	printf 'Ca\t1 "H-0002c903ffff0000"\t\t# "hostZ"\n'
+	printf '[1](2c903ffff0001) \t"S-0002c90200001000"[250]\t\t# lid 0 lmc 0 "swA" lid 0 4xEDR\n'
+} >"$W/full.ibnd"
+r=$(rc "$IBFAB" route --topology "$W/full.ibnd" --engine minimal -o "$W/full-out.lfts")
+check "no free LID block for a port without a LID: exit 1, the error names the file (exit $r)" \
+	sh -c "test $r = 1 && test ! -e '$W/full-out.lfts' &&
+		grep -q '$W/full.ibnd: out of unicast LIDs: no free block of 128 for .hostZ. port 1' '$W/err'"
 
 # hostA's two ports at LMC 1 from LIDs 10 and 11: LID 11 twice; the error
 # names the file (it named only the ports)

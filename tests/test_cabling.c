@@ -505,6 +505,48 @@ static void test_from_topology_degraded(void)
 	ibf_fabric_free(f);
 }
 
+/* ibsim answers PortInfo with 12x HDR supported on every port: each cable
+ * is then degraded by the supported values, and the plan gave every one
+ * 12x HDR (the fabric against its own plan: every cable degraded).  The
+ * rate most cables between the same two models run at bounds what a cable
+ * is planned at: only the 1x cable goes into the plan at 4xEDR. */
+static void test_from_topology_supported_absurd(void)
+{
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_fabric_new();
+	TT_REQUIRE(f);
+	int a = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 0x10, "swA", "swA", NULL);
+	int b = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, 0x20, "swB", "swB", NULL);
+	int h = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x30, "h1", "h1", NULL);
+	int h2 = ibf_fabric_add_node(f, IBF_NODE_CA, 1, 0x40, "h2", "h2", NULL);
+	TT_REQUIRE(a >= 0 && b >= 0 && h >= 0 && h2 >= 0);
+	for (int p = 4; p <= 7; p++)
+		TT_REQUIRE(ibf_fabric_connect(f, a, p, b, p, p == 7 ? 1 : 4, IBF_SPEED_EDR, NULL) ==
+			   0);
+	TT_REQUIRE(ibf_fabric_connect(f, h, 1, a, 1, 4, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(ibf_fabric_connect(f, h2, 1, b, 1, 4, IBF_SPEED_EDR, NULL) == 0);
+	for (uint32_t i = 0; i < f->nports_total; i++) {
+		f->ports[i].width_sup = 12;
+		f->ports[i].speed_sup = IBF_SPEED_HDR;
+	}
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	uint32_t nexp = 99;
+	struct ibf_plan *p = ibf_plan_from_fabric_ex(f, &nexp, &err);
+	TT_REQUIRE(p);
+	TT_EQ_INT(nexp, 1);
+	for (uint32_t i = 0; i < p->ncables; i++) {
+		TT_EQ_INT(p->cables[i].width, 4); /* the 1x one too, none 12x */
+		TT_EQ_INT(p->cables[i].speed, IBF_SPEED_EDR);
+	}
+	struct ibf_vreport r;
+	TT_REQUIRE(ibf_validate(p, f, NULL, &r, &err) == 0);
+	TT_EQ_INT(r.n, 1);
+	TT_EQ_INT(r.counts[IBF_FIND_DEGRADED], 1);
+	ibf_vreport_free(&r);
+	ibf_plan_free(p);
+	ibf_fabric_free(f);
+}
+
 static void test_from_topology(void)
 {
 	struct ibf_error err;
@@ -1919,6 +1961,8 @@ int main(void)
 	tt_run("plan from topology (fat tree, rails, slim fly)", test_from_topology);
 	tt_run("plan from topology: a degraded twin planned at its expected rate",
 	       test_from_topology_degraded);
+	tt_run("plan from topology: supported values no cable reaches (ibsim) do not set the plan",
+	       test_from_topology_supported_absurd);
 	tt_run("wiring sheets", test_sheets);
 	tt_run("wiring sheets: racks whose file names clash", test_sheets_name_clash);
 	tt_run("wiring sheets: a rack named norack and switches without a rack", test_sheets_norack);

@@ -464,6 +464,29 @@ static void test_missing_lids(void)
 	ibf_fabric_free(f);
 }
 
+/* a port that keeps a LID it needs no more (an adapter port whose cable is
+ * gone, listed with its LID): a new LID is not given twice, the lidmap of
+ * the result has each LID once */
+static void test_missing_lids_stale(void)
+{
+	struct ibf_fabric *f = ring(3, 2); /* nodes 0..2 switches, 3..8 CAs */
+	TT_REQUIRE(ibf_assign_lids(f, 0, 0, NULL) == 0);
+	TT_EQ_INT(ibf_port(f, 3, 1)->lid, 4);
+	ibf_fabric_disconnect(f, 3, 1); /* h0-0's cable is gone, LID 4 stays */
+	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
+	ibf_port(f, 4, 1)->lid = 2; /* h0-1 holds 2 */
+	ibf_port(f, 1, 0)->lid = 0; /* switch 1 not swept yet */
+	TT_EQ_INT(ibf_port(f, 3, 1)->lid, 4);
+	int fn, fp;
+	TT_EQ_INT(ibf_assign_missing_lids(f, 0, &fn, &fp, NULL), 1);
+	TT_CHECK_MSG(ibf_port(f, 1, 0)->lid != 4, "switch 1 got LID 4, which h0-0 holds");
+	TT_EQ_INT(ibf_port(f, 1, 0)->lid, 5);
+	struct ibf_lidmap m;
+	TT_CHECK(ibf_lidmap_build(f, &m, NULL) == 0);
+	ibf_lidmap_free(&m);
+	ibf_fabric_free(f);
+}
+
 static void test_lmc_exhaustion(void)
 {
 	struct ibf_fabric *f = ring(2, 0);
@@ -707,6 +730,7 @@ int main(void)
 	TT(test_degraded_roundtrip);
 	TT(test_lids);
 	TT(test_missing_lids);
+	TT(test_missing_lids_stale);
 	TT(test_lmc_exhaustion);
 	TT(test_meta_and_clone);
 	TT(test_width_speed);

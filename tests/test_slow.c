@@ -539,30 +539,38 @@ static void t_dmodk_keeps_one(void)
 	ibf_fabric_free(f);
 }
 
+/* the switch whose description holds name, -1 when none */
+static int switch_named(const struct ibf_fabric *f, const char *name)
+{
+	for (uint32_t s = 0; s < f->nsw; s++)
+		if (strstr(f->nodes[f->switches[s]].desc, name))
+			return f->switches[s];
+	return -1;
+}
+
+/* every switch cable of node a at 1xEDR; returns how many */
+static int all_1x(struct ibf_fabric *f, int a)
+{
+	int n = 0;
+	for (int p = 1; p <= f->nodes[a].nports; p++) {
+		int b = ibf_port(f, a, p)->peer_node;
+		if (b != IBF_NO_NODE && f->nodes[b].type == IBF_NODE_SWITCH) {
+			set_rate(f, a, p, 1, IBF_SPEED_EDR);
+			n++;
+		}
+	}
+	return n;
+}
+
 /* A leaf whose up-cables all run at 1x keeps them: leaving some out only
  * loads the rest, as slow.  The other 1x cable goes. */
 static void t_all_slow_switch(void)
 {
 	struct ibf_fabric *f = ibf_gen_kary_ntree(4, 2, NULL);
 	TT_REQUIRE(f);
-	int leaf = -1, other = -1, op = 0;
-	for (uint32_t s = 0; s < f->nsw; s++) {
-		int a = f->switches[s];
-		if (strstr(f->nodes[a].desc, "ft-l1-s0000"))
-			leaf = a;
-		if (strstr(f->nodes[a].desc, "ft-l1-s0002"))
-			other = a;
-	}
+	int leaf = switch_named(f, "ft-l1-s0000"), other = switch_named(f, "ft-l1-s0002"), op = 0;
 	TT_REQUIRE(leaf >= 0 && other >= 0);
-	int nup = 0;
-	for (int p = 1; p <= f->nodes[leaf].nports; p++) {
-		int b = ibf_port(f, leaf, p)->peer_node;
-		if (b != IBF_NO_NODE && f->nodes[b].type == IBF_NODE_SWITCH) {
-			set_rate(f, leaf, p, 1, IBF_SPEED_EDR);
-			nup++;
-		}
-	}
-	TT_REQUIRE(nup == 4);
+	TT_REQUIRE(all_1x(f, leaf) == 4);
 	for (int p = f->nodes[other].nports; p >= 1 && !op; p--) {
 		int b = ibf_port(f, other, p)->peer_node;
 		if (b != IBF_NO_NODE && f->nodes[b].type == IBF_NODE_SWITCH) {
@@ -595,15 +603,9 @@ static void t_all_slow_switch(void)
 	fo.parallel = 1;
 	f = ibf_gen_fattree(&fo, NULL);
 	TT_REQUIRE(f);
-	for (uint32_t s = 0; s < f->nsw; s++) {
-		int a = f->switches[s];
-		if (strstr(f->nodes[a].desc, "ft-l1-s0001"))
-			for (int p = 1; p <= f->nodes[a].nports; p++) {
-				int b = ibf_port(f, a, p)->peer_node;
-				if (b != IBF_NO_NODE && f->nodes[b].type == IBF_NODE_SWITCH)
-					set_rate(f, a, p, 1, IBF_SPEED_EDR);
-			}
-	}
+	int l1 = switch_named(f, "ft-l1-s0001");
+	TT_REQUIRE(l1 >= 0);
+	all_1x(f, l1);
 	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
 	lean = NULL;
 	TT_REQUIRE(drop_slow(f, NULL, NULL, &lean, &lb) == 0);
@@ -615,6 +617,44 @@ static void t_all_slow_switch(void)
 	ibf_fabric_free(f);
 }
 
+/* A loopback cable (two ports of one switch cabled together, as test plugs
+ * in real dumps) carries no route and is no switch cable of the graph: a
+ * far-slow one is no reason to leave a cable out.  The leaf's four up-cables
+ * all at 1x are kept even when the leaf also has a 1x loopback. */
+static void t_loopback(void)
+{
+	struct ibf_fabric *f = ibf_gen_kary_ntree(4, 2, NULL);
+	TT_REQUIRE(f);
+	int leaf = switch_named(f, "ft-l1-s0000");
+	TT_REQUIRE(leaf >= 0);
+	TT_REQUIRE(all_1x(f, leaf) == 4);
+	int hp[2], nh = 0;
+	for (int p = 1; p <= f->nodes[leaf].nports && nh < 2; p++) {
+		int b = ibf_port(f, leaf, p)->peer_node;
+		if (b != IBF_NO_NODE && f->nodes[b].type != IBF_NODE_SWITCH)
+			hp[nh++] = p;
+	}
+	TT_REQUIRE(nh == 2);
+	/* two host ports become a loopback at 1x */
+	ibf_fabric_disconnect(f, leaf, hp[0]);
+	ibf_fabric_disconnect(f, leaf, hp[1]);
+	TT_REQUIRE(ibf_fabric_connect(f, leaf, hp[0], leaf, hp[1], 1, IBF_SPEED_EDR, NULL) == 0);
+	TT_REQUIRE(ibf_fabric_finalize(f, NULL) == 0);
+	struct tt_logbuf lb;
+	struct ibf_fabric *lean = NULL;
+	TT_REQUIRE(drop_slow(f, NULL, NULL, &lean, &lb) == 0);
+	printf("%s", lb.text);
+	for (int p = 1; p <= f->nodes[leaf].nports; p++) {
+		int b = ibf_port(f, leaf, p)->peer_node;
+		if (b != IBF_NO_NODE && b != leaf && f->nodes[b].type == IBF_NODE_SWITCH)
+			TT_CHECK_MSG(!lean || kept_in(lean, f, leaf, p), "up-cable P%d left out",
+				     p);
+	}
+	TT_CHECK(strstr(lb.text, ": ft-l1-s0000 has no faster switch cable"));
+	ibf_fabric_free(lean);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(t_slimfly_bridge);
@@ -623,5 +663,6 @@ int main(void)
 	TT(t_absurd_supported);
 	TT(t_dmodk_keeps_one);
 	TT(t_all_slow_switch);
+	TT(t_loopback);
 	return tt_done();
 }

@@ -177,6 +177,20 @@ uint32_t ibf_degr_counts(const struct ibf_degraded *d, uint32_t n, uint32_t *gra
 	return n - g;
 }
 
+uint64_t ibf_degr_target(const struct ibf_degraded *d, uint8_t *width, uint8_t *speed)
+{
+	uint64_t exp = (uint64_t)d->exp_width * ibf_speed_rate(d->exp_speed);
+	uint64_t usual = (uint64_t)d->usual_width * ibf_speed_rate(d->usual_speed);
+	if (usual && usual < exp) {
+		*width = d->usual_width;
+		*speed = d->usual_speed;
+		return usual;
+	}
+	*width = d->exp_width;
+	*speed = d->exp_speed;
+	return exp;
+}
+
 static uint8_t min_known(uint8_t x, uint8_t y)
 {
 	return x < y ? x : y;

@@ -328,6 +328,13 @@ const char *ibf_degr_evidence_name(int evidence);
 /* Of the n entries of ibf_find_degraded, the degraded links (all but
  * GRADE); the number of GRADE entries into *grade (may be NULL). */
 uint32_t ibf_degr_counts(const struct ibf_degraded *d, uint32_t n, uint32_t *grade);
+/* What the link of d should run at as far as this fabric shows it: its
+ * expected width/speed, or the usual ones (what most links between the same
+ * two node models run at) when their rate is lower: supported values that
+ * no link of the fabric reaches (ibsim claims 12x HDR on every port) say
+ * nothing of the cable.  Returns that rate (width x ibf_speed_rate), 0 when
+ * the speed is unknown. */
+uint64_t ibf_degr_target(const struct ibf_degraded *d, uint8_t *width, uint8_t *speed);
 
 /* ----------------------------------------------------------- LIDs */
 

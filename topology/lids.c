@@ -66,8 +66,11 @@ int ibf_assign_missing_lids(struct ibf_fabric *f, int lmc, int *first_node, int 
 	used[0] = 1;
 	for (uint32_t i = 0; i < f->nnodes; i++)
 		for (int p = 0; p <= f->nodes[i].nports; p++) {
+			/* every LID the file gives is taken, also one of a port
+			 * that needs none (a CA port whose cable is gone): the
+			 * LID map holds it too, so giving it again made two */
 			const struct ibf_port *pp = ibf_port(f, (int)i, p);
-			if (!pp->lid || !port_has_lid(f, (int)i, p))
+			if (!pp->lid)
 				continue;
 			uint32_t top = (uint32_t)pp->lid + (1u << pp->lmc);
 			for (uint32_t l = pp->lid; l < top && l <= IBF_MAX_UCAST_LID; l++)
