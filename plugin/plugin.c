@@ -709,6 +709,43 @@ static void conf_check_changed(struct ibfab *pl, const char *name)
 	     pl->conf_ok ? "valid" : "a configuration error");
 }
 
+/* dmodk_roots names the fat tree's top switches.  A root that is not in
+ * the subnet now (a spine that failed or lost every cable) is left out, as
+ * OpenSM's ftree does with its root_guid_file, so dmodk routes the tree
+ * below the other roots instead of failing over to minhop until the spine
+ * is back.  When none is left the list stays as it is and the engine
+ * refuses it with the first GUID named.  A GUID of a node that is there but
+ * is not a switch stays too: that is a mistake in the file. */
+static void drop_missing_roots(struct ibfab *pl, const char *name, const struct ibf_fabric *f,
+			       struct ibf_route_opts *o, uint64_t *roots)
+{
+	uint32_t n = o->nroots, kept = 0, unnamed = 0;
+	char list[MSG_MAX / 2];
+	size_t len = 0;
+	list[0] = '\0';
+	for (uint32_t i = 0; i < n; i++)
+		if (ibf_fabric_find_guid(f, roots[i]) >= 0)
+			kept++;
+	if (kept == n || kept == 0)
+		return;
+	kept = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (ibf_fabric_find_guid(f, roots[i]) >= 0) {
+			roots[kept++] = roots[i];
+		} else if (len + 24 < sizeof(list)) {
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s0x%016" PRIx64,
+						len ? " " : "", roots[i]);
+		} else {
+			unnamed++;
+		}
+	}
+	o->nroots = kept;
+	plog(pl, OSM_LOG_ERROR,
+	     "ibfab %s: warning: %u of the %u dmodk_roots switch(es) not in the fabric (%s%s); "
+	     "the levels come from the other %u",
+	     name, n - kept, n, list, unnamed ? " ..." : "", kept);
+}
+
 static int ibfab_build_lfts(void *context)
 {
 	struct ibfab_engine *ec = context;
@@ -759,6 +796,8 @@ static int ibfab_build_lfts(void *context)
 	}
 	o.log = engine_log;
 	o.log_ctx = &lc;
+	if (roots && o.roots == roots)
+		drop_missing_roots(pl, name, f, &o, roots);
 	/* hratio: the spines the health service avoids now */
 	uint64_t *avoid = NULL;
 	unsigned long avoid_gen = 0;
