@@ -746,6 +746,35 @@ static void drop_missing_roots(struct ibfab *pl, const char *name, const struct 
 	     name, n - kept, n, list, unnamed ? " ..." : "", kept);
 }
 
+/* A switch of f the previous fabric lacked, or a switch-to-switch cable it
+ * lacked (both ends matched by node GUID and port number): something came
+ * back or was added.  0 when f only lost things. */
+static int fabric_gained(const struct ibf_fabric *old, const struct ibf_fabric *f)
+{
+	for (uint32_t id = 0; id < f->nnodes; id++) {
+		const struct ibf_node *n = &f->nodes[id];
+		if (n->type != IBF_NODE_SWITCH)
+			continue;
+		int oid = ibf_fabric_find_guid(old, n->guid);
+		if (oid < 0 || old->nodes[oid].type != IBF_NODE_SWITCH)
+			return 1;
+		for (int p = 1; p <= (int)n->nports; p++) {
+			const struct ibf_port *ip = ibf_port(f, (int)id, p);
+			if (ip->peer_node == IBF_NO_NODE ||
+			    f->nodes[ip->peer_node].type != IBF_NODE_SWITCH)
+				continue;
+			if (p > (int)old->nodes[oid].nports)
+				return 1;
+			const struct ibf_port *op = ibf_port(old, oid, p);
+			if (op->peer_node == IBF_NO_NODE ||
+			    old->nodes[op->peer_node].guid != f->nodes[ip->peer_node].guid ||
+			    op->peer_port != ip->peer_port)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static int ibfab_build_lfts(void *context)
 {
 	struct ibfab_engine *ec = context;
@@ -816,6 +845,15 @@ static int ibfab_build_lfts(void *context)
 	 * (not when the avoided spines changed: every column moves) */
 	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
 		     !strcmp(pl->engine, name) && avoid_gen == pl->health.routed_avoid_gen;
+	/* stable_reroute failures: what came back gets its share of the load */
+	if (stable && pl->conf.stable_reroute == IBF_STABLE_FAILURES &&
+	    fabric_gained(pl->fabric, f)) {
+		stable = 0;
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab %s: stable_reroute failures: a switch or switch cable came back (or is "
+		     "new); routing every destination again",
+		     name);
+	}
 	struct ibf_stable_report sr;
 	int route_rc =
 		stable ? ibf_route_stable(f, name, &o, pl->fabric, &pl->routes, &r, &rep, &sr, &err)
