@@ -131,6 +131,7 @@ struct ibfab {
 		struct ibf_rail_registry doms; /* last good domain scores */
 		int have_doms;
 		char last_err[MSG_MAX];
+		char pub_err[MSG_MAX]; /* last registry write error, said once */
 	} health;
 };
 
@@ -1229,9 +1230,20 @@ static void health_write(struct ibfab *pl)
 	r.timestamp = (long long)time(NULL);
 	ibf_error_clear(&err);
 	if (health_publish(pl, &r, &err)) {
-		plog(pl, OSM_LOG_ERROR, "ibfab health: cannot write the registry: %s",
-		     ibf_error_format(&err, msg, sizeof(msg)));
+		/* once per distinct error, not every PerfMgr sweep */
+		ibf_error_format(&err, msg, sizeof(msg));
+		if (strcmp(msg, hs->pub_err))
+			plog(pl, OSM_LOG_ERROR,
+			     "ibfab health: cannot write the registry: %s (said again only when the "
+			     "error changes; a write that works is logged)",
+			     msg);
+		snprintf(hs->pub_err, sizeof(hs->pub_err), "%s", msg);
 	} else {
+		if (hs->pub_err[0])
+			plog(pl, OSM_LOG_INFO,
+			     "ibfab health: the registry %s is written again (after: %s)",
+			     c->rail_registry, hs->pub_err);
+		hs->pub_err[0] = '\0';
 		char rails[MSG_MAX / 2];
 		size_t n = 0;
 		rails[0] = '\0';
