@@ -267,7 +267,7 @@ static const struct {
 	{ "dfsssp_max_vls", K_DFSSSP_MAX_VLS, "0 (no cap) .. 15" },
 	{ "dfsssp_best_effort", K_DFSSSP_BEST_EFFORT, "TRUE or FALSE" },
 	{ "dmodk_roots", K_DMODK_ROOTS, "a file of root switch GUIDs, or 'none'" },
-	{ "stable_reroute", K_STABLE_REROUTE, "TRUE or FALSE" },
+	{ "stable_reroute", K_STABLE_REROUTE, "TRUE, FALSE or failures" },
 	{ "rail_registry", K_RAIL_REGISTRY, "a file path, etcd://HOST:PORT[/PREFIX], or 'none'" },
 	{ "rail_domain_scores", K_RAIL_DOMAIN_SCORES, "a file path, or 'none'" },
 	{ "rail_map", K_RAIL_MAP, "a rail mapping file, or 'none'" },
@@ -379,11 +379,17 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 			return -1;
 		c->log_level = (int)l;
 		return 0;
-	case K_STABLE_REROUTE:
+	case K_STABLE_REROUTE: {
+		static const char *const failures[] = { "failures" };
+		if (!parse_word(v, failures, 1, &i)) {
+			c->stable_reroute = IBF_STABLE_FAILURES;
+			return 0;
+		}
 		if (parse_bool(v, &i))
 			return -1;
 		c->stable_reroute = i;
 		return 0;
+	}
 	case K_RAIL_REGISTRY:
 		return parse_path(v, c->rail_registry, sizeof(c->rail_registry));
 	case K_RAIL_DOMAIN_SCORES:
@@ -675,7 +681,9 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 		 (unsigned long long)c->seed, threads, ibf_deadlock_name(c->deadlock), c->max_vls,
 		 c->best_effort ? "TRUE" : "FALSE",
 		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?",
-		 c->stable_reroute ? "TRUE" : "FALSE",
+		 c->stable_reroute == IBF_STABLE_FAILURES ? "failures"
+		 : c->stable_reroute			  ? "TRUE"
+							  : "FALSE",
 		 c->layer0_balance == IBF_L0_ALL ? ", layer0_balance all" : "",
 		 c->dmodk_roots[0] ? ", dmodk_roots " : "", c->dmodk_roots);
 	/* the health service, when on */

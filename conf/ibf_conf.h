@@ -21,7 +21,8 @@
  *   best_effort                  TRUE | FALSE
  *   log_level                    error | info | verbose | debug (or 0..3)
  *   dmodk_roots                  file of root switch GUIDs for dmodk ("none")
- *   stable_reroute               TRUE | FALSE: reroute only what a change broke
+ *   stable_reroute               TRUE | FALSE | failures: reroute only what a change
+ *                                broke (failures: only when nothing came back)
  *   rail_registry                health registry the plugin writes from PerfMgr
  *                                counters ("none": no health service)
  *   rail_domain_scores           registry file the hosts write their domain
@@ -55,6 +56,10 @@ extern "C" {
 
 #define IBF_CONF_PATH_MAX 512
 
+/* stable_reroute failures: stable reroutes after losses only; a sweep in
+ * which a switch or a switch-to-switch cable appears routes from scratch */
+#define IBF_STABLE_FAILURES 2
+
 struct ibf_conf {
 	struct ibf_win_bound min_len;	     /* default {IBF_WIN_DIST, +1} */
 	struct ibf_win_bound max_len;	     /* default {IBF_WIN_DIAM, +1} */
@@ -69,7 +74,8 @@ struct ibf_conf {
 	int best_effort;		     /* 0/1 (default 0) */
 	int log_level;			     /* IBF_LOG_* (default IBF_LOG_INFO) */
 	int stable_reroute;		     /* 0/1: keep the columns of the last tables that
-					* still work (default 1) */
+					* still work (default 1); IBF_STABLE_FAILURES:
+					* only when no switch or switch cable came back */
 	char dmodk_roots[IBF_CONF_PATH_MAX]; /* GUID file naming the fat tree's roots ("" = find
 					* the levels from the structure) */
 

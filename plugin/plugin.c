@@ -131,6 +131,7 @@ struct ibfab {
 		struct ibf_rail_registry doms; /* last good domain scores */
 		int have_doms;
 		char last_err[MSG_MAX];
+		char pub_err[MSG_MAX]; /* last registry write error, said once */
 	} health;
 };
 
@@ -709,6 +710,72 @@ static void conf_check_changed(struct ibfab *pl, const char *name)
 	     pl->conf_ok ? "valid" : "a configuration error");
 }
 
+/* dmodk_roots names the fat tree's top switches.  A root that is not in
+ * the subnet now (a spine that failed or lost every cable) is left out, as
+ * OpenSM's ftree does with its root_guid_file, so dmodk routes the tree
+ * below the other roots instead of failing over to minhop until the spine
+ * is back.  When none is left the list stays as it is and the engine
+ * refuses it with the first GUID named.  A GUID of a node that is there but
+ * is not a switch stays too: that is a mistake in the file. */
+static void drop_missing_roots(struct ibfab *pl, const char *name, const struct ibf_fabric *f,
+			       struct ibf_route_opts *o, uint64_t *roots)
+{
+	uint32_t n = o->nroots, kept = 0, unnamed = 0;
+	char list[MSG_MAX / 2];
+	size_t len = 0;
+	list[0] = '\0';
+	for (uint32_t i = 0; i < n; i++)
+		if (ibf_fabric_find_guid(f, roots[i]) >= 0)
+			kept++;
+	if (kept == n || kept == 0)
+		return;
+	kept = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (ibf_fabric_find_guid(f, roots[i]) >= 0) {
+			roots[kept++] = roots[i];
+		} else if (len + 24 < sizeof(list)) {
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s0x%016" PRIx64,
+						len ? " " : "", roots[i]);
+		} else {
+			unnamed++;
+		}
+	}
+	o->nroots = kept;
+	plog(pl, OSM_LOG_ERROR,
+	     "ibfab %s: warning: %u of the %u dmodk_roots switch(es) not in the fabric (%s%s); "
+	     "the levels come from the other %u",
+	     name, n - kept, n, list, unnamed ? " ..." : "", kept);
+}
+
+/* A switch of f the previous fabric lacked, or a switch-to-switch cable it
+ * lacked (both ends matched by node GUID and port number): something came
+ * back or was added.  0 when f only lost things. */
+static int fabric_gained(const struct ibf_fabric *old, const struct ibf_fabric *f)
+{
+	for (uint32_t id = 0; id < f->nnodes; id++) {
+		const struct ibf_node *n = &f->nodes[id];
+		if (n->type != IBF_NODE_SWITCH)
+			continue;
+		int oid = ibf_fabric_find_guid(old, n->guid);
+		if (oid < 0 || old->nodes[oid].type != IBF_NODE_SWITCH)
+			return 1;
+		for (int p = 1; p <= (int)n->nports; p++) {
+			const struct ibf_port *ip = ibf_port(f, (int)id, p);
+			if (ip->peer_node == IBF_NO_NODE ||
+			    f->nodes[ip->peer_node].type != IBF_NODE_SWITCH)
+				continue;
+			if (p > (int)old->nodes[oid].nports)
+				return 1;
+			const struct ibf_port *op = ibf_port(old, oid, p);
+			if (op->peer_node == IBF_NO_NODE ||
+			    old->nodes[op->peer_node].guid != f->nodes[ip->peer_node].guid ||
+			    op->peer_port != ip->peer_port)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static int ibfab_build_lfts(void *context)
 {
 	struct ibfab_engine *ec = context;
@@ -759,6 +826,8 @@ static int ibfab_build_lfts(void *context)
 	}
 	o.log = engine_log;
 	o.log_ctx = &lc;
+	if (roots && o.roots == roots)
+		drop_missing_roots(pl, name, f, &o, roots);
 	/* hratio: the spines the health service avoids now */
 	uint64_t *avoid = NULL;
 	unsigned long avoid_gen = 0;
@@ -777,6 +846,15 @@ static int ibfab_build_lfts(void *context)
 	 * (not when the avoided spines changed: every column moves) */
 	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
 		     !strcmp(pl->engine, name) && avoid_gen == pl->health.routed_avoid_gen;
+	/* stable_reroute failures: what came back gets its share of the load */
+	if (stable && pl->conf.stable_reroute == IBF_STABLE_FAILURES &&
+	    fabric_gained(pl->fabric, f)) {
+		stable = 0;
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab %s: stable_reroute failures: a switch or switch cable came back (or is "
+		     "new); routing every destination again",
+		     name);
+	}
 	struct ibf_stable_report sr;
 	int route_rc =
 		stable ? ibf_route_stable(f, name, &o, pl->fabric, &pl->routes, &r, &rep, &sr, &err)
@@ -1152,9 +1230,20 @@ static void health_write(struct ibfab *pl)
 	r.timestamp = (long long)time(NULL);
 	ibf_error_clear(&err);
 	if (health_publish(pl, &r, &err)) {
-		plog(pl, OSM_LOG_ERROR, "ibfab health: cannot write the registry: %s",
-		     ibf_error_format(&err, msg, sizeof(msg)));
+		/* once per distinct error, not every PerfMgr sweep */
+		ibf_error_format(&err, msg, sizeof(msg));
+		if (strcmp(msg, hs->pub_err))
+			plog(pl, OSM_LOG_ERROR,
+			     "ibfab health: cannot write the registry: %s (said again only when the "
+			     "error changes; a write that works is logged)",
+			     msg);
+		snprintf(hs->pub_err, sizeof(hs->pub_err), "%s", msg);
 	} else {
+		if (hs->pub_err[0])
+			plog(pl, OSM_LOG_INFO,
+			     "ibfab health: the registry %s is written again (after: %s)",
+			     c->rail_registry, hs->pub_err);
+		hs->pub_err[0] = '\0';
 		char rails[MSG_MAX / 2];
 		size_t n = 0;
 		rails[0] = '\0';

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The rail health service when its registry cannot be written: a stock
+# OpenSM (the plugin, hratio, PerfMgr every second) on a rail-optimized 4 x 2
+# fabric in ibsim, rail_registry in a directory that does not exist yet.
+#  - several PerfMgr sweeps fail to write: the error is logged once, not
+#    every sweep, and OpenSM keeps running;
+#  - the directory is created: the next write works, the log says the
+#    registry is written again, and sweeps are written from then on.
+. "$(dirname "$0")/lib.sh"
+need_sim
+need_plugin
+mk_workdir
+SIM=
+OSM_PID=
+cleanup() {
+	osm_sim_stop
+	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+"$IBFAB" topo gen rail --servers 4 --gpus 2 --spines 2 --format ibsim -o "$WORK/r.net" >/dev/null 2>&1
+REG=$WORK/later/rails.json
+printf 'rail_registry %s\n' "$REG" >"$WORK/ibfab.conf"
+osm_conf "$WORK/opensm.default.conf" hratio 0 "$WORK/opensm.conf" \
+	-e 's|^perfmgr .*|perfmgr TRUE|' -e 's|^perfmgr_sweep_time_s .*|perfmgr_sweep_time_s 1|'
+SIM=$WORK/sim
+IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/r.net" "$SIM" 2>&1 | diag
+osm_daemon "$WORK/opensm.conf" "$WORK/ibfab.conf"
+osm_wait_sweep 0
+check "OpenSM up" test $? -eq 0
+
+# PerfMgr sweeps once a second: 6 s give several failed writes while the
+# registry's directory is missing
+sleep 6
+kill -0 "$OSM_PID" 2>/dev/null
+check "OpenSM still runs after failed registry writes" test $? -eq 0
+n=$(grep -c "ibfab health: cannot write the registry: .*later/rails.json" "$SIM/opensm.log")
+grep "ibfab health: cannot write" "$SIM/opensm.log" | cut -c1-200 | diag
+check "the write error is logged once, not every PerfMgr sweep ($n lines)" test "$n" -eq 1
+check "... naming the cause" grep -q "cannot write the registry: .*No such file or directory" "$SIM/opensm.log"
+check "no sweep was written meanwhile" test -z "$(health_sweeps)"
+
+mkdir "$WORK/later"
+wait_health_sweeps 2
+check "the directory made: sweeps are written again" test $? -eq 0
+check "the log says the registry is written again, once" \
+	test "$(grep -c "ibfab health: the registry .*later/rails.json is written again (after: " "$SIM/opensm.log")" -eq 1
+check "the registry file exists" test -s "$REG"
+check "no more write errors" test "$(grep -c "cannot write the registry" "$SIM/opensm.log")" -eq 1
+osm_sim_stop
+done_testing

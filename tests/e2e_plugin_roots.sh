@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# dmodk with a dmodk_roots file in a running OpenSM (the plugin), when a root
+# spine fails: a two-level fat tree (4 leaves x 4 hosts, 2 spines) in ibsim,
+# ibfab.conf naming both spines, LMC 1.
+#  - one spine unplugged (every cable): dmodk still routes the sweep from the
+#    other root (no fallback to minhop; the log names the missing root),
+#    every pair is delivered loop-free in what dump_lfts reads back;
+#  - the spine back: dmodk routes with both roots, no warning;
+#  - a roots file naming only a spine that is gone: dmodk refuses with the
+#    GUID named and OpenSM falls back (there is no tree to route from).
+. "$(dirname "$0")/lib.sh"
+need_sim
+need_plugin dump_lfts
+mk_workdir
+SIM=
+OSM_PID=
+cleanup() {
+	osm_sim_stop
+	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+"$IBFAB" topo gen fattree --m 4,4 --w 1,2 --format ibsim -o "$WORK/ft.net"
+spine0=$(awk '/^switchguid=/ { g = $0 } /^Switch.*"ft-l2-s0000"/ { sub(/.*=/, "", g); print g; exit }' "$WORK/ft.net")
+spine1=$(awk '/^switchguid=/ { g = $0 } /^Switch.*"ft-l2-s0001"/ { sub(/.*=/, "", g); print g; exit }' "$WORK/ft.net")
+check "the two spines' GUIDs ($spine0 $spine1)" test -n "$spine0" -a -n "$spine1"
+printf '%s\n%s\n' "$spine0" "$spine1" >"$WORK/roots"
+printf 'dmodk_roots %s\n' "$WORK/roots" >"$WORK/ibfab.conf"
+osm_conf "$WORK/opensm.default.conf" dmodk 1 "$WORK/opensm.conf" -e 's|^sweep_interval .*|sweep_interval 1|'
+
+# step NAME FROM: the log since line FROM in $WORK/NAME.log, tables read back
+# and traced
+step() {
+	local d="$WORK/$1"
+	mkdir -p "$d"
+	tail -n +"$(($2 + 1))" "$SIM/opensm.log" >"$d/opensm.log"
+	grep -E 'ibfab dmodk: (warning|cannot)|tables configured|falls back' "$d/opensm.log" |
+		cut -c1-220 | diag
+	export IBSIM_SOCKNAME
+	IBSIM_SOCKNAME=$(cat "$SIM/sockname")
+	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>/dev/null &&
+		ibsim-run dump_lfts 2>/dev/null | grep -v "replaced by" >"$d/lfts.txt"
+	check "$1: tables read back" test -s "$d/lfts.txt"
+	unset IBSIM_SOCKNAME
+	"$IBFAB" route check --topology "$d/net.ibnd" --lfts "$d/lfts.txt" >"$d/check.txt" 2>&1
+	check "$1: route check: every pair delivered, no loop" \
+		sh -c "test $? -eq 0 && grep -q '^loops: *0$' '$d/check.txt'"
+}
+change() { # NAME CONSOLE-LINE..
+	local name=$1 n0 from
+	shift
+	n0=$(osm_sweeps)
+	from=$(wc -l <"$SIM/opensm.log")
+	"$HARNESS" console "$SIM" "$@"
+	osm_wait_sweep "$n0"
+	check "$name: OpenSM swept again and runs" test $? -eq 0
+	step "$name" "$from"
+}
+
+SIM="$WORK/sim"
+IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/ft.net" "$SIM" 2>&1 | diag
+osm_daemon "$WORK/opensm.conf" "$WORK/ibfab.conf"
+osm_wait_sweep 0
+check "OpenSM up" test $? -eq 0
+step healthy 0
+check "healthy: dmodk configured the tables" grep -q "dmodk: tables configured by ibfab" "$WORK/healthy/opensm.log"
+
+change spine-down 'Unlink "ft-l2-s0001"'
+L=$WORK/spine-down/opensm.log
+check "spine down: dmodk still configured the tables" grep -q "dmodk: tables configured by ibfab" "$L"
+check "spine down: no fallback" bash -c "! grep -qE 'cannot route|falls back' '$L'"
+check "spine down: the log names the root that is gone" \
+	grep -q "ibfab dmodk: warning: 1 of the 2 dmodk_roots switch(es) not in the fabric (0x0*${spine1#0x}); the levels come from the other 1" "$L"
+
+change spine-back 'ReLink "ft-l2-s0001"'
+L=$WORK/spine-back/opensm.log
+check "spine back: dmodk configured the tables" grep -q "dmodk: tables configured by ibfab" "$L"
+check "spine back: no warning about the roots" bash -c "! grep -q 'dmodk_roots switch' '$L'"
+osm_sim_stop
+
+# only the lost spine in the file: nothing to route from
+printf '%s\n' "$spine1" >"$WORK/roots"
+SIM="$WORK/sim2"
+IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/ft.net" "$SIM" 2>&1 | diag
+"$HARNESS" console "$SIM" 'Unlink "ft-l2-s0001"'
+osm_daemon "$WORK/opensm.conf" "$WORK/ibfab.conf"
+osm_wait_sweep 0
+check "OpenSM up (the only root gone)" test $? -eq 0
+check "the only root gone: dmodk refuses, naming it" \
+	grep -q "ibfab dmodk: cannot route: root GUID 0x0*${spine1#0x} is not a switch of this fabric" "$SIM/opensm.log"
+check "... and OpenSM falls back to minhop" grep -q "minhop tables configured on all switches" "$SIM/opensm.log"
+osm_sim_stop
+done_testing
