@@ -276,6 +276,8 @@ static uint64_t lower_bound(const struct eng_ctx *c, const struct eng_ws *ws, st
 static void dfs_plain(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q, uint32_t x,
 		uint32_t p, uint64_t cost)
 {
+	if (p + 1 > PMAX_HARD)
+		return; /* never (pmax <= PMAX_HARD); bounds the arrays for the compiler */
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_adj *adj = f->adj;
 	const int32_t *len = ws->len;
@@ -369,6 +371,8 @@ static void dfs_plain(const struct eng_ctx *c, const struct eng_ws *ws, struct s
 static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q, uint32_t x,
 		uint32_t p, uint64_t cost)
 {
+	if (p + 1 > PMAX_HARD)
+		return; /* never (pmax <= PMAX_HARD); bounds the arrays for the compiler */
 	const struct ibf_adj *adj = c->f->adj;
 	const int32_t *len = ws->len;
 	int budget = q->hi - (int)(p + 1);
