@@ -199,6 +199,36 @@ static inline uint64_t option_cost(const struct eng_ctx *c, const struct eng_ws 
 	return v;
 }
 
+/* The relay charges of a prefix's switches 1..p not charged yet when it
+ * enters the tree with total length Lp: those whose length falls outside
+ * their own window. */
+static inline uint64_t relay_charges(const struct eng_ctx *c, const struct eng_ws *ws,
+				     const struct srch *q, uint32_t p, int Lp)
+{
+	uint64_t sum = 0;
+	for (uint32_t i = 1; i <= p; i++) {
+		if (q->charged[i])
+			continue;
+		uint32_t xi = q->cur_n[i];
+		int li = Lp - (int)i;
+		uint32_t dx = q->D[xi];
+		if (li < eng_lo(c, dx) || li > eng_hi(c, dx))
+			sum += relay_cost(ws, q->layer, xi);
+	}
+	return sum;
+}
+
+/* The prefix cur_e[0..p-1], then e into the tree, at this cost is the best
+ * path so far. */
+static inline void take_best(struct srch *q, uint32_t p, uint32_t e, uint64_t cost)
+{
+	q->best = cost;
+	q->best_p = p + 1;
+	for (uint32_t i = 0; i < p; i++)
+		q->best_e[i] = q->cur_e[i];
+	q->best_e[p] = e;
+}
+
 /* tree_cost(u) when it is below limit, else some value >= limit: read
  * from the memo when known, else walked without filling it in (the walk
  * stops once the sum reaches limit, as walk_cost does). */
@@ -321,25 +351,12 @@ static void dfs_plain(const struct eng_ctx *c, const struct eng_ws *ws, struct s
 			uint64_t c1 = cost + eng_w(c, ws, e);
 			if (ws->mark[c->und[e]] == ws->stamp)
 				c1 += OVL_COST;
-			for (uint32_t i = 1; i <= p; i++) {
-				if (q->charged[i])
-					continue;
-				uint32_t xi = q->cur_n[i];
-				int li = Lp - (int)i;
-				uint32_t dx = q->D[xi];
-				if (li < eng_lo(c, dx) || li > eng_hi(c, dx))
-					c1 += relay_cost(ws, q->layer, xi);
-			}
+			c1 += relay_charges(c, ws, q, p, Lp);
 			if (c1 >= q->best)
 				continue;
 			c1 = walk_cost(c, ws, q, u, c1);
-			if (c1 < q->best) {
-				q->best = c1;
-				q->best_p = p + 1;
-				for (uint32_t i = 0; i < p; i++)
-					q->best_e[i] = q->cur_e[i];
-				q->best_e[p] = e;
-			}
+			if (c1 < q->best)
+				take_best(q, p, e, c1);
 		} else {
 			uint32_t du = q->D[u];
 			int dup = 0;
@@ -385,25 +402,12 @@ static void dfs(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q
 		uint64_t c1 = cost + option_cost(c, ws, q, e, p);
 		if (lu >= 0) {
 			int Lp = (int)p + 1 + lu;
-			for (uint32_t i = 1; i <= p; i++) {
-				if (q->charged[i])
-					continue;
-				uint32_t xi = q->cur_n[i];
-				int li = Lp - (int)i;
-				uint32_t dx = q->D[xi];
-				if (li < eng_lo(c, dx) || li > eng_hi(c, dx))
-					c1 += relay_cost(ws, q->layer, xi);
-			}
+			c1 += relay_charges(c, ws, q, p, Lp);
 			if (c1 >= q->best)
 				continue;
 			uint64_t tc = tree_cost_below(c, ws, q, u, q->best - c1);
-			if (tc < q->best - c1) {
-				q->best = c1 + tc;
-				q->best_p = p + 1;
-				for (uint32_t i = 0; i < p; i++)
-					q->best_e[i] = q->cur_e[i];
-				q->best_e[p] = e;
-			}
+			if (tc < q->best - c1)
+				take_best(q, p, e, c1 + tc);
 		} else {
 			int dup = 0;
 			for (uint32_t i = 1; i <= p; i++)
