@@ -10,15 +10,7 @@
 need_sim
 need_plugin
 mk_workdir
-SIM=
-OSM_PID=
-cleanup() {
-	osm_sim_stop
-	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+osm_sim_workdir
 "$IBFAB" topo gen rail --servers 4 --gpus 2 --spines 2 --format ibsim -o "$WORK/r.net" >/dev/null 2>&1
 REG=$WORK/later/rails.json
 printf 'rail_registry %s\n' "$REG" >"$WORK/ibfab.conf"

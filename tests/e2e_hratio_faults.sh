@@ -19,15 +19,7 @@ need_plugin dump_lfts
 "$IBFAB" route --help 2>/dev/null | grep -q hratio || skip_all "ibfab has no hratio engine"
 mk_workdir
 
-SIM=
-OSM_PID=
-cleanup() {
-	osm_sim_stop
-	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+osm_sim_workdir
 osm_conf "$WORK/opensm.default.conf" hratio 1 "$WORK/opensm.conf" \
 	-e 's|^sweep_interval .*|sweep_interval 1|'
 echo '# defaults' >"$WORK/ibfab.conf"

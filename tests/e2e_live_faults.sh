@@ -21,15 +21,7 @@ need_sa_pathsl
 SEED=${IBFAB_FAULT_SEED:-1}
 echo "# fault seed $SEED (set IBFAB_FAULT_SEED to choose others)"
 
-SIM=
-OSM_PID=
-cleanup() {
-	osm_sim_stop
-	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+osm_sim_workdir
 
 # inter-switch cables of an ibsim net file, each once: A PA B PB
 switch_cables() {

@@ -14,15 +14,7 @@
 need_sim
 need_plugin dump_lfts
 mk_workdir
-SIM=
-OSM_PID=
-cleanup() {
-	osm_sim_stop
-	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+osm_sim_workdir
 "$IBFAB" topo gen fattree --m 4,4 --w 1,2 --format ibsim -o "$WORK/ft.net"
 printf 'stable_reroute failures\n' >"$WORK/ibfab.conf"
 osm_conf "$WORK/opensm.default.conf" layered 1 "$WORK/opensm.conf" -e 's|^sweep_interval .*|sweep_interval 1|'

@@ -12,15 +12,7 @@
 need_sim
 need_plugin dump_lfts
 mk_workdir
-SIM=
-OSM_PID=
-cleanup() {
-	osm_sim_stop
-	[ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+osm_sim_workdir
 "$IBFAB" topo gen fattree --m 4,4 --w 1,2 --format ibsim -o "$WORK/ft.net"
 spine0=$(awk '/^switchguid=/ { g = $0 } /^Switch.*"ft-l2-s0000"/ { sub(/.*=/, "", g); print g; exit }' "$WORK/ft.net")
 spine1=$(awk '/^switchguid=/ { g = $0 } /^Switch.*"ft-l2-s0001"/ { sub(/.*=/, "", g); print g; exit }' "$WORK/ft.net")

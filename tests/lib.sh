@@ -164,6 +164,17 @@ osm_sim_stop() {
 	SIM=
 }
 
+# osm_sim_workdir: for a script that starts ibsim ($SIM) and OpenSM
+# ($OSM_PID) in $WORK (mk_workdir) itself: on exit both are stopped by PID
+# and $WORK goes (unless IBFAB_KEEP); $WORK/opensm.default.conf is OpenSM's
+# own default configuration, to edit with osm_conf.
+osm_sim_workdir() {
+	SIM=
+	OSM_PID=
+	trap 'osm_sim_stop; [ -n "${IBFAB_KEEP:-}" ] || rm -rf "$WORK"' EXIT
+	opensm -c "$WORK/opensm.default.conf" >/dev/null 2>&1 </dev/null
+}
+
 # osm_up_read_tables CONF: inside `ibsim-harness.sh with`, OpenSM with CONF
 # as a daemon until SUBNET UP (at most 3 min), the tables read back
 # (read_tables), OpenSM still alive, then stopped by its PID; non-zero when
