@@ -136,43 +136,56 @@ static uint64_t tree_cost(const struct eng_ctx *c, const struct eng_ws *ws, stru
 	return acc;
 }
 
+/* The options of a prefix ending at x, p hops from s, into out (at most
+ * 256, one per port): its links, in port order, to tree switches that end
+ * a path in the window (p >= 1) and to switches off the tree that may
+ * extend the prefix.  Branch-free: "in the tree at a length that fits the
+ * window" is a coin toss for the branch predictor. */
+static inline uint32_t filter_options(const struct eng_ctx *c, const struct eng_ws *ws,
+				      const struct srch *q, uint32_t x, uint32_t p, uint32_t *out)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_adj *adj = f->adj;
+	const int32_t *len = ws->len;
+	int can_deeper = p + 1 < q->pmax;
+	/* every useful next switch u has D[u] <= hi - (p + 1); when that is
+	 * below D[x], only the links one hop closer to t qualify */
+	int budget = q->hi - (int)(p + 1);
+	int only_down = budget < (int)q->D[x];
+	if (budget < (int)q->D[x] - 1)
+		return 0;
+	uint32_t k0 = only_down ? ws->down_off[x] : f->adj_off[x];
+	uint32_t k1 = only_down ? ws->down_off[x + 1] : f->adj_off[x + 1];
+	if (k1 - k0 > 256)
+		k1 = k0 + 256; /* cannot happen: ports are 8-bit */
+	int lo_p = q->lo - (int)(p + 1);
+	uint32_t span = (uint32_t)(q->hi - q->lo);
+	uint32_t n = 0;
+	for (uint32_t k = k0; k < k1; k++) {
+		uint32_t e = only_down ? ws->down[k] : k;
+		uint32_t u = adj[e].nbr;
+		int lu = len[u];
+		uint32_t in_tree = (lu >= 0) & (p > 0) & ((uint32_t)(lu - lo_p) <= span);
+		uint32_t deeper =
+			(lu < 0) & can_deeper & (u != x) & (u != q->s) & ((int)q->D[u] <= budget);
+		out[n] = e;
+		n += in_tree | deeper;
+	}
+	return n;
+}
+
 /* The options of a prefix ending at x, p hops from s: its links, in port
  * order, to tree switches that end a path in the window (p >= 1) and to
  * switches off the tree that may extend the prefix.  They do not change
  * during a search, so each (switch, depth) is filtered once per search
- * (branch-free, as in dfs_plain) into a slice of q->oe shared by dfs()
- * and lower_bound(). */
+ * (filter_options) into a slice of q->oe shared by dfs() and
+ * lower_bound(). */
 static uint32_t options(const struct eng_ctx *c, const struct eng_ws *ws, struct srch *q,
 			uint32_t x, uint32_t p, const uint32_t **oe)
 {
 	size_t key = (size_t)x * PMAX_HARD + p;
 	if (q->ostamp[key] != q->stamp) {
-		const struct ibf_fabric *f = c->f;
-		const struct ibf_adj *adj = f->adj;
-		const int32_t *len = ws->len;
-		uint32_t *ce = q->oe + q->otop, n = 0;
-		int can_deeper = p + 1 < q->pmax;
-		/* every useful next switch u has D[u] <= hi - (p + 1); when that
-		 * is below D[x], only the links one hop closer to t qualify */
-		int budget = q->hi - (int)(p + 1);
-		int only_down = budget < (int)q->D[x];
-		if (budget >= (int)q->D[x] - 1) {
-			uint32_t k0 = only_down ? ws->down_off[x] : f->adj_off[x];
-			uint32_t k1 = only_down ? ws->down_off[x + 1] : f->adj_off[x + 1];
-			int lo_p = q->lo - (int)(p + 1);
-			uint32_t span = (uint32_t)(q->hi - q->lo);
-			for (uint32_t k = k0; k < k1; k++) {
-				uint32_t e = only_down ? ws->down[k] : k;
-				uint32_t u = adj[e].nbr;
-				int lu = len[u];
-				uint32_t in_tree =
-					(lu >= 0) & (p > 0) & ((uint32_t)(lu - lo_p) <= span);
-				uint32_t deeper = (lu < 0) & can_deeper & (u != x) & (u != q->s) &
-						  ((int)q->D[u] <= budget);
-				ce[n] = e;
-				n += in_tree | deeper;
-			}
-		}
+		uint32_t n = filter_options(c, ws, q, x, p, q->oe + q->otop);
 		q->ooff[key] = q->otop;
 		q->on[key] = n;
 		q->otop += n;
@@ -308,40 +321,16 @@ static void dfs_plain(const struct eng_ctx *c, const struct eng_ws *ws, struct s
 {
 	if (p + 1 > PMAX_HARD)
 		return; /* never (pmax <= PMAX_HARD); bounds the arrays for the compiler */
-	const struct ibf_fabric *f = c->f;
-	const struct ibf_adj *adj = f->adj;
+	const struct ibf_adj *adj = c->f->adj;
 	const int32_t *len = ws->len;
 	uint32_t lim = c->o->plain_nodes ? c->o->plain_nodes : PLAIN_NODES;
 	if (++q->nodes > lim) {
 		q->abort = 1;
 		return;
 	}
-	int can_deeper = p + 1 < q->pmax;
-	/* every useful next switch u has D[u] <= hi - (p + 1); when that is
-	 * below D[x], only the links one hop closer to t qualify */
 	int budget = q->hi - (int)(p + 1);
-	int only_down = budget < (int)q->D[x];
-	if (budget < (int)q->D[x] - 1)
-		return;
-	uint32_t k0 = only_down ? ws->down_off[x] : f->adj_off[x];
-	uint32_t k1 = only_down ? ws->down_off[x + 1] : f->adj_off[x + 1];
-	if (k1 - k0 > 256)
-		k1 = k0 + 256; /* cannot happen: ports are 8-bit */
-	/* branch-free filter, in port order: tree switches that end a path in
-	 * the window, and switches off the tree that may extend the prefix */
-	uint32_t cand[256], n = 0;
-	int lo_p = q->lo - (int)(p + 1);
-	uint32_t span = (uint32_t)(q->hi - q->lo);
-	for (uint32_t k = k0; k < k1; k++) {
-		uint32_t e = only_down ? ws->down[k] : k;
-		uint32_t u = adj[e].nbr;
-		int lu = len[u];
-		uint32_t in_tree = (lu >= 0) & (p > 0) & ((uint32_t)(lu - lo_p) <= span);
-		uint32_t deeper =
-			(lu < 0) & can_deeper & (u != x) & (u != q->s) & ((int)q->D[u] <= budget);
-		cand[n] = e;
-		n += in_tree | deeper;
-	}
+	uint32_t cand[256];
+	uint32_t n = filter_options(c, ws, q, x, p, cand);
 	for (uint32_t ci = 0; ci < n; ci++) {
 		uint32_t e = cand[ci];
 		uint32_t u = adj[e].nbr;
