@@ -88,6 +88,16 @@ static inline uint64_t relay_cost(const struct eng_ws *ws, int layer, uint32_t x
 	return RELAY_COST * (uint64_t)(v < 1 ? 1 : v);
 }
 
+/* A link's cost in the searches: its load W, plus OVL_COST when it is a
+ * cable of s's earlier paths to d (marked by mark_previous). */
+static inline uint64_t link_cost(const struct eng_ctx *c, const struct eng_ws *ws, uint32_t e)
+{
+	uint64_t v = eng_w(c, ws, e);
+	if (ws->mark[c->und[e]] == ws->stamp)
+		v += OVL_COST;
+	return v;
+}
+
 /* cost of following the fixed tree from u to t; stops at limit */
 static inline uint64_t walk_cost(const struct eng_ctx *c, const struct eng_ws *ws,
 				 const struct srch *q, uint32_t u, uint64_t cost)
@@ -96,9 +106,7 @@ static inline uint64_t walk_cost(const struct eng_ctx *c, const struct eng_ws *w
 	uint32_t x = u, guard = 0;
 	while (x != q->t && cost < q->best && guard++ < c->S) {
 		uint32_t e = q->nxt[x];
-		cost += eng_w(c, ws, e);
-		if (ws->mark[c->und[e]] == ws->stamp)
-			cost += OVL_COST;
+		cost += link_cost(c, ws, e);
 		x = adj[e].nbr;
 	}
 	return cost;
@@ -127,9 +135,7 @@ static uint64_t tree_cost(const struct eng_ctx *c, const struct eng_ws *ws, stru
 		acc = tree_cost(c, ws, q, x); /* a path of more than 64 hops */
 	while (n) {
 		uint32_t y = stk[--n], e = q->nxt[y];
-		acc += eng_w(c, ws, e);
-		if (ws->mark[c->und[e]] == ws->stamp)
-			acc += OVL_COST;
+		acc += link_cost(c, ws, e);
 		q->tcost[y] = acc;
 		q->tstamp[y] = q->stamp;
 	}
@@ -202,9 +208,7 @@ static inline uint64_t option_cost(const struct eng_ctx *c, const struct eng_ws 
 				   const struct srch *q, uint32_t e, uint32_t p)
 {
 	uint32_t u = c->f->adj[e].nbr;
-	uint64_t v = eng_w(c, ws, e);
-	if (ws->mark[c->und[e]] == ws->stamp)
-		v += OVL_COST;
+	uint64_t v = link_cost(c, ws, e);
 	/* u's length will be at most hi - (p + 1): below its window means it
 	 * surely becomes a relay */
 	if (ws->len[u] < 0 && q->hi - (int)(p + 1) < eng_lo(c, q->D[u]))
@@ -255,9 +259,7 @@ static inline uint64_t tree_cost_below(const struct eng_ctx *c, const struct eng
 		if (q->tstamp[x] == q->stamp)
 			return acc + q->tcost[x];
 		uint32_t e = q->nxt[x];
-		acc += eng_w(c, ws, e);
-		if (ws->mark[c->und[e]] == ws->stamp)
-			acc += OVL_COST;
+		acc += link_cost(c, ws, e);
 		x = adj[e].nbr;
 	}
 	return acc;
@@ -337,9 +339,7 @@ static void dfs_plain(const struct eng_ctx *c, const struct eng_ws *ws, struct s
 		int lu = len[u];
 		if (lu >= 0) {
 			int Lp = (int)p + 1 + lu;
-			uint64_t c1 = cost + eng_w(c, ws, e);
-			if (ws->mark[c->und[e]] == ws->stamp)
-				c1 += OVL_COST;
+			uint64_t c1 = cost + link_cost(c, ws, e);
 			c1 += relay_charges(c, ws, q, p, Lp);
 			if (c1 >= q->best)
 				continue;
@@ -353,9 +353,7 @@ static void dfs_plain(const struct eng_ctx *c, const struct eng_ws *ws, struct s
 				dup |= q->cur_n[i] == u;
 			if (dup)
 				continue;
-			uint64_t c1 = cost + eng_w(c, ws, e);
-			if (ws->mark[c->und[e]] == ws->stamp)
-				c1 += OVL_COST;
+			uint64_t c1 = cost + link_cost(c, ws, e);
 			/* u's length will be at most hi - (p + 1): below its window
 			 * means it surely becomes a relay; charge it now (bound) */
 			int charged = budget < eng_lo(c, du);
@@ -436,9 +434,7 @@ static void scan_one_hop(const struct eng_ctx *c, const struct eng_ws *ws, struc
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t e = cand[i], u = adj[e].nbr;
-		uint64_t c1 = eng_w(c, ws, e);
-		if (ws->mark[c->und[e]] == ws->stamp)
-			c1 += OVL_COST;
+		uint64_t c1 = link_cost(c, ws, e);
 		if (c1 >= q->best)
 			continue;
 		c1 = walk_cost(c, ws, q, u, c1);
