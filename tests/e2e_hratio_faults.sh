@@ -77,15 +77,10 @@ check_state() {
 
 # change STEP SAME CROSS CONSOLE-LINE..: apply, wait for the sweep, check
 change() {
-	local step=$1 same=$2 cross=$3 n0 from
+	local step=$1 same=$2 cross=$3
 	shift 3
-	n0=$(osm_sweeps)
-	from=$(wc -l <"$SIM/opensm.log")
-	printf '%s\n' "$@" | sed "s/^/$step: /" | diag
-	"$HARNESS" console "$SIM" "$@"
-	osm_wait_sweep "$n0"
-	check "$step: OpenSM swept again and is running" test $? -eq 0
-	check_state "$step" "$from" "$same" "$cross"
+	osm_console_sweep "$step" "$@"
+	check_state "$step" "$OSM_FROM" "$same" "$cross"
 }
 
 SIM="$WORK/sim"

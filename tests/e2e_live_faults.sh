@@ -97,15 +97,10 @@ check_state() {
 
 # change ENGINE STEP CONSOLE-LINE..: apply the change, wait for the sweep, check
 change() {
-	local e=$1 step=$2; shift 2
-	local n0 from
-	n0=$(osm_sweeps)
-	from=$(wc -l <"$SIM/opensm.log")
-	printf '%s\n' "$@" | sed "s/^/$e $step: /" | diag
-	"$HARNESS" console "$SIM" "$@"
-	osm_wait_sweep "$n0"
-	check "$e $step: OpenSM swept again and is running" test $? -eq 0
-	check_state "$e" "$step" "$from"
+	local e=$1 step=$2
+	shift 2
+	osm_console_sweep "$e $step" "$@"
+	check_state "$e" "$step" "$OSM_FROM"
 }
 
 # session ENGINE NETFILE LMC: OpenSM + plugin on NETFILE, then the faults

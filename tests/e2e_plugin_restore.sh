@@ -26,12 +26,8 @@ step() {
 	mkdir -p "$d"
 	tail -n +"$(($2 + 1))" "$SIM/opensm.log" >"$d/opensm.log"
 	grep -E 'ibfab layered: stable|tables configured|falls back' "$d/opensm.log" | cut -c1-200 | diag
-	export IBSIM_SOCKNAME
-	IBSIM_SOCKNAME=$(cat "$SIM/sockname")
-	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>/dev/null &&
-		ibsim-run dump_lfts 2>/dev/null | grep -v "replaced by" >"$d/lfts.txt"
+	IBSIM_SOCKNAME=$(cat "$SIM/sockname") read_lfts "$d"
 	check "$1: tables read back" test -s "$d/lfts.txt"
-	unset IBSIM_SOCKNAME
 	"$IBFAB" route check --topology "$d/net.ibnd" --lfts "$d/lfts.txt" >"$d/check.txt" 2>&1
 	rc=$?
 	check "$1: route check: every pair delivered, no loop" \
@@ -40,14 +36,10 @@ step() {
 		sh -c "grep -q 'layered: tables configured by ibfab' '$d/opensm.log' && ! grep -qE 'cannot route|falls back' '$d/opensm.log'"
 }
 change() { # NAME CONSOLE-LINE..
-	local name=$1 n0 from
+	local name=$1
 	shift
-	n0=$(osm_sweeps)
-	from=$(wc -l <"$SIM/opensm.log")
-	"$HARNESS" console "$SIM" "$@"
-	osm_wait_sweep "$n0"
-	check "$name: OpenSM swept again and runs" test $? -eq 0
-	step "$name" "$from"
+	osm_console_sweep "$name" "$@"
+	step "$name" "$OSM_FROM"
 }
 lost() { # NAME: a stable reroute kept columns
 	check "$1: stable reroute (columns kept)" grep -q "ibfab layered: stable reroute: kept [1-9]" "$WORK/$1/opensm.log"

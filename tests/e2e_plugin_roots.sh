@@ -24,30 +24,23 @@ osm_conf "$WORK/opensm.default.conf" dmodk 1 "$WORK/opensm.conf" -e 's|^sweep_in
 # step NAME FROM: the log since line FROM in $WORK/NAME.log, tables read back
 # and traced
 step() {
-	local d="$WORK/$1"
+	local d="$WORK/$1" rc
 	mkdir -p "$d"
 	tail -n +"$(($2 + 1))" "$SIM/opensm.log" >"$d/opensm.log"
 	grep -E 'ibfab dmodk: (warning|cannot)|tables configured|falls back' "$d/opensm.log" |
 		cut -c1-220 | diag
-	export IBSIM_SOCKNAME
-	IBSIM_SOCKNAME=$(cat "$SIM/sockname")
-	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>/dev/null &&
-		ibsim-run dump_lfts 2>/dev/null | grep -v "replaced by" >"$d/lfts.txt"
+	IBSIM_SOCKNAME=$(cat "$SIM/sockname") read_lfts "$d"
 	check "$1: tables read back" test -s "$d/lfts.txt"
-	unset IBSIM_SOCKNAME
 	"$IBFAB" route check --topology "$d/net.ibnd" --lfts "$d/lfts.txt" >"$d/check.txt" 2>&1
+	rc=$?
 	check "$1: route check: every pair delivered, no loop" \
-		sh -c "test $? -eq 0 && grep -q '^loops: *0$' '$d/check.txt'"
+		sh -c "test $rc -eq 0 && grep -q '^loops: *0$' '$d/check.txt'"
 }
 change() { # NAME CONSOLE-LINE..
-	local name=$1 n0 from
+	local name=$1
 	shift
-	n0=$(osm_sweeps)
-	from=$(wc -l <"$SIM/opensm.log")
-	"$HARNESS" console "$SIM" "$@"
-	osm_wait_sweep "$n0"
-	check "$name: OpenSM swept again and runs" test $? -eq 0
-	step "$name" "$from"
+	osm_console_sweep "$name" "$@"
+	step "$name" "$OSM_FROM"
 }
 
 SIM="$WORK/sim"

@@ -92,6 +92,16 @@ need_sa_pathsl() {
 	export SA_PATHSL="$WORK/sa_pathsl" SMP_SL2VL="$WORK/smp_sl2vl"
 }
 
+# read_lfts DIR: with IBSIM_SOCKNAME set, the fabric as ibnetdiscover sees
+# it (DIR/net.ibnd) and the switches' forwarding tables (DIR/lfts.txt,
+# dump_lfts); 2 or 3 when the tool failed.
+read_lfts() {
+	local d=$1
+	mkdir -p "$d"
+	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>"$d/ibnd.err" || return 2
+	ibsim-run dump_lfts 2>"$d/lfts.err" | grep -v "replaced by dump_fts" >"$d/lfts.txt" || return 3
+}
+
 # read_tables DIR: with IBSIM_SOCKNAME set and an SM running, read back what
 # the fabric holds into DIR: net.ibnd (ibnetdiscover), lfts.txt (dump_lfts),
 # sl2vl.txt (the SL2VL tables of every switch-to-switch out port, as
@@ -100,9 +110,7 @@ need_sa_pathsl() {
 # needs SA_PATHSL).  Returns non-zero when a tool failed.
 read_tables_once() {
 	local d=$1 lid port
-	mkdir -p "$d"
-	ibsim-run ibnetdiscover >"$d/net.ibnd" 2>"$d/ibnd.err" || return 2
-	ibsim-run dump_lfts 2>"$d/lfts.err" | grep -v "replaced by dump_fts" >"$d/lfts.txt" || return 3
+	read_lfts "$d" || return $?
 	# every LID (base, lmc) of every port, and each switch-to-switch out port
 	awk '{ for (i = 1; i < NF - 2; i++) if ($i == "lid" && $(i+2) == "lmc") { print $(i+1), $(i+3); break } }' \
 		"$d/net.ibnd" >"$d/ports"
@@ -215,6 +223,21 @@ osm_wait_sweep() {
 		sleep 0.2
 	done
 	return 1
+}
+
+# osm_console_sweep LABEL CONSOLE-LINE..: the lines to the console of ibsim
+# ($SIM, started with IBFAB_SIM_CONSOLE=1), then until OpenSM ($OSM_PID) has
+# swept again, as a check; OSM_FROM: the number of lines $SIM/opensm.log had
+# before, so the caller can read what the sweep logged.
+osm_console_sweep() {
+	local label=$1 n0
+	shift
+	n0=$(osm_sweeps)
+	OSM_FROM=$(wc -l <"$SIM/opensm.log")
+	printf '%s\n' "$@" | sed "s/^/$label: /" | diag
+	"$HARNESS" console "$SIM" "$@"
+	osm_wait_sweep "$n0"
+	check "$label: OpenSM swept again and is running" test $? -eq 0
 }
 
 need_etcd() {
