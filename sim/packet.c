@@ -23,7 +23,8 @@
  *            others) and is counted in when the port next looks at its
  *            credits; credits that come back at time t count for every
  *            event at t
- *   DELIVER  a packet's tail reached its destination host
+ *   DELIVER  a packet's tail reached its destination host (b: the busy
+ *            time of its last link, ps)
  *   CHECK    the deadlock watchdog
  * Times are integer picoseconds. */
 #include "ibf_sim_packet.h"
@@ -742,8 +743,8 @@ static inline uint32_t ev_type(const struct ev *e)
 /* Lane L's next events come within a few pops of it: fetch the lines they
  * will touch (timing only) in two steps, the second reading only lines the
  * first fetched: one pop ahead the packet (a) and port (b) of an ARRIVE or
- * DELIVER, the output (a) and the served port (b: FIFO, or the output) of a
- * TXDONE; at the head an ARRIVE's table entry, a TXDONE's FIFO and the port
+ * DELIVER (whose b is a time: a wasted fetch, no branch), the output (a)
+ * and the served port (b: FIFO, or the output) of a TXDONE; at the head an ARRIVE's table entry, a TXDONE's FIFO and the port
  * its credits go back to. */
 static inline __attribute__((always_inline)) void lane_prefetch(struct psim *s,
 								 const struct lane *L, uint32_t ty)
@@ -1117,7 +1118,7 @@ static void mark_stall(struct psim *s, struct pkt *p)
 	}
 }
 
-static int deliver(struct psim *s, int32_t i, uint64_t t);
+static int deliver(struct psim *s, int32_t i, uint64_t t, uint64_t dur);
 
 /* The share of `bytes` sent or received evenly from t0 to t1 (t0 < t1)
  * that falls inside the measurement window. */
@@ -1186,10 +1187,12 @@ transmit(struct psim *s, uint32_t g, int32_t fid, int32_t i)
 		/* Nothing can stop a packet on its last link: without streams
 		 * or the node model (whose deliveries start more events) it is
 		 * counted in now, at its tail's arrival time, and freed. */
+		uint64_t busy = end - s->now;
 		if (!s->st && !s->K && p->tail < s->hard_end)
-			rc = deliver(s, i, p->tail);
+			rc = deliver(s, i, p->tail, busy);
 		else
-			rc = push(s, p->tail, EV_DELIVER, (uint32_t)i, peer);
+			rc = push(s, p->tail, EV_DELIVER, (uint32_t)i,
+				  busy < UINT32_MAX ? (uint32_t)busy : UINT32_MAX);
 	}
 	return rc;
 }
@@ -1859,26 +1862,30 @@ static inline __attribute__((always_inline)) int ev_txdone(struct psim *s, uint3
 }
 
 /* Packet i's tail reaches its destination at time t (now, or later for a
- * packet that has just started on its last link). */
-static int deliver(struct psim *s, int32_t i, uint64_t t)
+ * packet that has just started on its last link); its bytes came in over
+ * the last `dur` ps before t (the last link's busy time, longer than the
+ * link's own serialisation when the packet came from a slower link). */
+static int deliver(struct psim *s, int32_t i, uint64_t t, uint64_t dur)
 {
 	struct pkt *p = &s->pk[i];
 	s->res->delivered++;
 	s->last_move = s->now;
 	if (t > s->tail_any)
 		s->tail_any = t;
-	/* accepted: the bytes whose arrival falls inside the window, the tail
-	 * arriving at t after the last link's serialisation (p->out), so a
-	 * host never takes in more than its link's rate (a packet counted
-	 * whole at its tail overstated it by up to one packet time over the
-	 * window) */
-	uint64_t ser = port_ser(s, p->out, p->bytes);
-	if (t >= s->w0 + ser && t <= s->w1) {
+	/* accepted: the bytes whose arrival falls inside the window, spread
+	 * evenly over the last link's busy time, so a host never takes in
+	 * more than its link's rate, nor more than a slower source sent (a
+	 * packet counted whole at its tail overstated it by up to one packet
+	 * time over the window; spread over the fast last link's own
+	 * serialisation, a packet from a slower host counted up to its
+	 * rate ratio in a window shorter than its packet time) */
+	uint64_t t0 = t > dur ? t - dur : 0;
+	if (t0 >= s->w0 && t <= s->w1) {
 		s->win_acc_bytes += p->bytes;
 		s->win_acc_payload += p->bytes - s->o->hdr_bytes;
-	} else if (t > s->w0 && t - ser < s->w1) {
-		s->win_acc_bytes += win_share(s, p->bytes, t - ser, t);
-		s->win_acc_payload += win_share(s, p->bytes - s->o->hdr_bytes, t - ser, t);
+	} else if (t > s->w0 && t0 < s->w1) {
+		s->win_acc_bytes += win_share(s, p->bytes, t0, t);
+		s->win_acc_payload += win_share(s, p->bytes - s->o->hdr_bytes, t0, t);
 	}
 	int rc = 0;
 	if (p->flags & PK_MEASURED) {
@@ -4138,7 +4145,7 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 					rc = arb_port(&s, e.a);
 				break;
 			case EV_DELIVER:
-				rc = deliver(&s, (int32_t)e.a, s.now);
+				rc = deliver(&s, (int32_t)e.a, s.now, e.b);
 				break;
 			case EV_AGEN:
 				rc = ev_agen(&s, e.a);

@@ -293,6 +293,50 @@ static void test_accept_window(void)
 	ibf_fabric_free(f);
 }
 
+/* A packet that comes from a slower host arrives at a faster one over the
+ * fast link's whole busy time, not over its own serialisation: with no
+ * router delay the switch cuts the 25 Gb/s host's packets through to the
+ * 100 Gb/s one, and its link down is busy for the slow link's 1310.72 ns
+ * per packet.  Only h0 sends (capacity 25 Gb/s), at full load; counted
+ * over the fast link's 327.68 ns, windows of 400 to 1000 ns took in a
+ * whole packet and showed the slow host's link at up to 3.3 times its
+ * rate (the fuzzer found accepted 1.33 with QDR and EDR hosts). */
+static void test_accept_slow_source(void)
+{
+	static const int width[] = { 1, 4 };
+	struct ibf_fabric *f = star_widths(2, width);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	uint32_t off[3] = { 0, 1, 1 }, dst[1] = { 1 };
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.router_ns = 0;
+	o.warmup_ns = 20000;
+	o.traffic_off = off;
+	o.traffic_dst = dst;
+	o.traffic_nhosts = 2;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	double most = 0;
+	for (int k = 0; k < 40; k++) {
+		o.measure_ns = 400 + 30 * k;
+		o.seed = (uint64_t)k + 1;
+		TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+		TT_REQUIRE(fabs(res.host_gbps - 25) < 1e-9);
+		TT_CHECK_MSG(res.accepted_frac <= 1.0 + 1e-9, "window %.0f ns: accepted %.4f",
+			     o.measure_ns, res.accepted_frac);
+		if (res.accepted_frac > most)
+			most = res.accepted_frac;
+	}
+	/* h0 sends back to back: most windows are full */
+	TT_CHECK_MSG(most > 0.9, "most %.4f", most);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* A run in which no measured packet arrives (the window ends before any
  * can, no drain) has no latency: the reports say so (JSON null, no bar in
  * the figure) instead of a latency of 0 ns. */
@@ -2271,6 +2315,7 @@ int main(void)
 	TT(test_gen_rates);
 	TT(test_util_window);
 	TT(test_accept_window);
+	TT(test_accept_slow_source);
 	TT(test_no_latency);
 	TT(test_unroutable_vl);
 	TT(test_node_big_ipkt);
