@@ -69,6 +69,18 @@ static int prun(const struct ibf_fabric *f, const struct ibf_routes *r,
 	return ibf_psim_run(f, r, sl, s2v, o, res, err);
 }
 
+/* Default options at `load` with a fixed pattern: host h sends to
+ * dst[off[h]..off[h + 1]) (nh hosts). */
+static void pattern_opts(struct ibf_psim_opts *o, double load, uint32_t *off, uint32_t *dst,
+			 uint32_t nh)
+{
+	ibf_psim_opts_default(o);
+	o->load = load;
+	o->traffic_off = off;
+	o->traffic_dst = dst;
+	o->traffic_nhosts = nh;
+}
+
 static int route(const struct ibf_fabric *f, const char *engine, struct ibf_routes *r)
 {
 	struct ibf_route_opts ro;
@@ -309,13 +321,9 @@ static void test_accept_slow_source(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	uint32_t off[3] = { 0, 1, 1 }, dst[1] = { 1 };
 	struct ibf_psim_opts o;
-	ibf_psim_opts_default(&o);
-	o.load = 1.0;
+	pattern_opts(&o, 1.0, off, dst, 2);
 	o.router_ns = 0;
 	o.warmup_ns = 20000;
-	o.traffic_off = off;
-	o.traffic_dst = dst;
-	o.traffic_nhosts = 2;
 	struct ibf_psim_result res;
 	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
@@ -508,15 +516,11 @@ static void test_partial_deadlock(void)
 	}
 	off[20] = n;
 	struct ibf_psim_opts o;
-	ibf_psim_opts_default(&o);
-	o.load = 1.0;
+	pattern_opts(&o, 1.0, off, dst, 20);
 	o.buf_bytes = 8192;
 	o.warmup_ns = 10000;
 	o.measure_ns = 200000;
 	o.stall_ns = 20000;
-	o.traffic_off = off;
-	o.traffic_dst = dst;
-	o.traffic_nhosts = 20;
 	struct ibf_psim_result res;
 	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
@@ -831,12 +835,8 @@ static void test_pattern_traffic(void)
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
 	uint32_t off[4] = { 0, 1, 2, 2 }, dst[2] = { 1, 0 };
 	struct ibf_psim_opts o;
-	ibf_psim_opts_default(&o);
-	o.load = 0.6;
+	pattern_opts(&o, 0.6, off, dst, 3);
 	o.measure_ns = 4e6; /* ~7000 packets per host: the counts within a few % */
-	o.traffic_off = off;
-	o.traffic_dst = dst;
-	o.traffic_nhosts = 3;
 	struct ibf_psim_result res;
 	memset(&res, 0, sizeof(res));
 	struct ibf_error err;
