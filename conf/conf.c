@@ -42,6 +42,7 @@ void ibf_conf_default(struct ibf_conf *c)
 	c->rail_avoid_below = 0;
 	c->rail_avoid_sweeps = 3;
 	c->rail_avoid_above = 60;
+	c->rail_avoid_max = 50;
 }
 
 /* ------------------------------------------------------------ values */
@@ -243,6 +244,7 @@ enum key_id {
 	K_RAIL_AVOID_BELOW,
 	K_RAIL_AVOID_SWEEPS,
 	K_RAIL_AVOID_ABOVE,
+	K_RAIL_AVOID_MAX,
 };
 
 static const struct {
@@ -278,6 +280,7 @@ static const struct {
 	{ "rail_avoid_below", K_RAIL_AVOID_BELOW, "a score 0..100 (0: never)" },
 	{ "rail_avoid_sweeps", K_RAIL_AVOID_SWEEPS, "a count 1..1000" },
 	{ "rail_avoid_above", K_RAIL_AVOID_ABOVE, "a score 1..100" },
+	{ "rail_avoid_max", K_RAIL_AVOID_MAX, "a percentage 0..100" },
 };
 
 /* Apply one key; returns 0, or -1 for a bad value. */
@@ -417,6 +420,11 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 			c->rail_avoid_above = (int)l;
 		if (id != K_RAIL_AVOID_SWEEPS)
 			c->rail_avoid_line = line;
+		return 0;
+	case K_RAIL_AVOID_MAX:
+		if (parse_long(v, 0, 100, &l) || v.s[0] == '+' || v.s[0] == '-')
+			return -1;
+		c->rail_avoid_max = (int)l;
 		return 0;
 	case K_RAIL_PERCENTILE:
 		if (parse_long(v, 1, 100, &l) || v.s[0] == '+' || v.s[0] == '-')
@@ -693,12 +701,13 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 			 ", rail_registry %s, rail_domain_scores %s, rail_map %s, "
 			 "rail_health_alpha %g, rail_health_wait_weight %g, "
 			 "rail_health_min_words %g, rail_health_percentile %d, "
-			 "rail_avoid_below %d, rail_avoid_sweeps %d, rail_avoid_above %d",
+			 "rail_avoid_below %d, rail_avoid_sweeps %d, rail_avoid_above %d, "
+			 "rail_avoid_max %d",
 			 c->rail_registry,
 			 c->rail_domain_scores[0] ? c->rail_domain_scores : "none",
 			 c->rail_map[0] ? c->rail_map : "none", c->rail_health_alpha,
 			 c->rail_health_wait_weight, c->rail_health_min_words,
 			 c->rail_health_percentile, c->rail_avoid_below, c->rail_avoid_sweeps,
-			 c->rail_avoid_above);
+			 c->rail_avoid_above, c->rail_avoid_max);
 	return buf;
 }

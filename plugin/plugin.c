@@ -124,6 +124,7 @@ struct ibfab {
 		uint32_t navoid;
 		unsigned long avoid_gen;
 		int reroute;
+		int held_log; /* the held spines changed: log them */
 		unsigned long routed_avoid_gen; /* SM thread: in the tables now */
 		unsigned long events, ignored, invalid;
 		/* writer thread only */
@@ -1099,6 +1100,8 @@ static void health_counter(struct ibfab *pl, const osm_epi_port_id_t *id,
 				hs->reroute = 1;
 			}
 		}
+		if (ibf_health_held_changed(hs->h))
+			hs->held_log = 1;
 		hs->pending = 1;
 		pthread_cond_signal(&hs->cv);
 	}
@@ -1204,16 +1207,19 @@ static void health_write(struct ibfab *pl)
 	unsigned long sweeps = ibf_health_sweeps(hs->h), events = hs->events, ignored = hs->ignored,
 		      invalid = hs->invalid;
 	int ports = ibf_health_last_ports(hs->h);
-	int reroute = hs->reroute;
+	int reroute = hs->reroute, held_log = hs->held_log;
 	hs->reroute = 0;
+	hs->held_log = 0;
 	char spines[MSG_MAX / 2];
 	size_t sn = 0;
 	spines[0] = '\0';
-	for (int k = 0; hs->h && k < ibf_health_nspines(hs->h) && sn + 32 < sizeof(spines); k++)
+	for (int k = 0; hs->h && k < ibf_health_nspines(hs->h) && sn + 48 < sizeof(spines); k++)
 		sn += (size_t)snprintf(spines + sn, sizeof(spines) - sn, " 0x%016" PRIx64 "=%d%s",
 				       ibf_health_spine_guid(hs->h, k),
 				       ibf_health_spine_score(hs->h, k),
-				       ibf_health_spine_avoided(hs->h, k) ? "(avoided)" : "");
+				       ibf_health_spine_avoided(hs->h, k) ? "(avoided)"
+				       : ibf_health_spine_held(hs->h, k)  ? "(held)"
+									  : "");
 	pthread_mutex_unlock(&hs->mu);
 	if (reroute) {
 		/* as OpenSM's console command "reroute" does: the routing
@@ -1222,6 +1228,11 @@ static void health_write(struct ibfab *pl)
 		     "ibfab health: avoided spines changed:%s; requesting a reroute", spines);
 		pl->osm->subn.force_reroute = TRUE;
 		osm_opensm_sweep(pl->osm);
+	} else if (held_log) {
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab health: spines held in use by rail_avoid_max %d %% (low long enough "
+		     "to be avoided, no slot free):%s",
+		     pl->conf.rail_avoid_max, spines);
 	}
 	if (rc) {
 		ibf_rail_registry_free(&r);
@@ -1302,6 +1313,7 @@ static void health_start(struct ibfab *pl)
 	hs->o.avoid_below = c->rail_avoid_below;
 	hs->o.avoid_sweeps = c->rail_avoid_sweeps;
 	hs->o.avoid_above = c->rail_avoid_above;
+	hs->o.avoid_max_pct = c->rail_avoid_max;
 	if (c->rail_map[0]) {
 		ibf_error_clear(&err);
 		hs->map = ibf_rail_map_read(c->rail_map, &err);

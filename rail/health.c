@@ -37,7 +37,10 @@ struct ibf_health {
 	uint8_t *measured;   /* ever measured */
 	int *low;	     /* spines: consecutive sweeps below avoid_below */
 	uint8_t *avoided;    /* spines */
-	int avoid_changed;
+	uint8_t *held;	     /* spines: low long enough, held by the cap */
+	int *cand;	     /* [nspines] scratch: spines that qualify; then
+			      * [nspines] the held set last reported */
+	int avoid_changed, held_changed;
 	double *scratch; /* port scores of one rail */
 	int *rail_ports; /* ports per rail */
 	int *rail_first; /* [nrails + 1]: rail g's ports are order[rail_first[g]..] */
@@ -60,6 +63,7 @@ void ibf_health_opts_default(struct ibf_health_opts *o)
 	o->avoid_below = 0;
 	o->avoid_sweeps = 3;
 	o->avoid_above = 60;
+	o->avoid_max_pct = 50;
 }
 
 static uint64_t port_key(uint64_t guid, int port)
@@ -84,11 +88,13 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	if (!(o->alpha > 0 && o->alpha <= 1) || !(o->wait_weight > 0) || !(o->min_words >= 0) ||
 	    o->percentile < 1 || o->percentile > 100 || o->dflt < 0 || o->dflt > 100 ||
 	    o->avoid_below < 0 || o->avoid_below > 100 || o->avoid_sweeps < 1 ||
-	    (o->avoid_below > 0 && (o->avoid_above <= o->avoid_below || o->avoid_above > 100))) {
+	    (o->avoid_below > 0 && (o->avoid_above <= o->avoid_below || o->avoid_above > 100)) ||
+	    o->avoid_max_pct < 0 || o->avoid_max_pct > 100) {
 		ibf_error_set(err, IBF_EINVAL, NULL, 0,
 			      "bad health options (alpha in (0,1], wait weight > 0, "
 			      "min words >= 0, percentile 1..100, default 0..100, "
-			      "avoid below < avoid above <= 100, avoid sweeps >= 1)");
+			      "avoid below < avoid above <= 100, avoid sweeps >= 1, "
+			      "avoid max 0..100 %%)");
 		return NULL;
 	}
 	struct ibf_health *h = calloc(1, sizeof(*h));
@@ -103,12 +109,15 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	h->spine = calloc(nr, sizeof(*h->spine));
 	h->low = calloc(nr, sizeof(int));
 	h->avoided = calloc(nr, 1);
+	h->held = calloc(nr, 1);
+	h->cand = calloc(2 * nr, sizeof(int)); /* and the last held set */
 	h->score = calloc(nr, sizeof(*h->score));
 	h->measured = calloc(nr, 1);
 	h->rail_ports = calloc(nr, sizeof(int));
 	h->rail_first = calloc(nr + 1, sizeof(int));
 	h->domain = calloc((size_t)ri->ndomains + 1, sizeof(char *));
-	if (!h->label || !h->spine || !h->low || !h->avoided || !h->score || !h->measured ||
+	if (!h->label || !h->spine || !h->low || !h->avoided || !h->held || !h->cand ||
+	    !h->score || !h->measured ||
 	    !h->rail_ports || !h->rail_first || !h->domain)
 		goto nomem;
 	for (int g = 0; g < ri->nrails; g++)
@@ -189,6 +198,8 @@ void ibf_health_free(struct ibf_health *h)
 	free(h->spine);
 	free(h->low);
 	free(h->avoided);
+	free(h->held);
+	free(h->cand);
 	free(h->score);
 	free(h->measured);
 	free(h->scratch);
@@ -216,6 +227,44 @@ static int dbl_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
+}
+
+/* Spines that stayed below avoid_below for avoid_sweeps sweeps are avoided,
+ * as many as the cap leaves room for: the lowest scores first (lower index
+ * on ties); spines already avoided keep their slots (no flapping when a
+ * worse one comes), the rest is held until a slot frees. */
+static void avoid_capped(struct ibf_health *h)
+{
+	if (h->o.avoid_below <= 0)
+		return;
+	int room = (int)(((long)h->nspines * h->o.avoid_max_pct) / 100), nc = 0;
+	for (int sp = 0; sp < h->nspines; sp++) {
+		room -= h->avoided[sp];
+		h->held[sp] = 0;
+		if (!h->avoided[sp] && h->low[sp] >= h->o.avoid_sweeps)
+			h->cand[nc++] = sp;
+	}
+	/* insertion sort by (score, index): a few spines */
+	for (int i = 1; i < nc; i++) {
+		int c = h->cand[i], j = i;
+		double sc = h->score[h->nrails + c];
+		while (j > 0 && h->score[h->nrails + h->cand[j - 1]] > sc)
+			h->cand[j] = h->cand[j - 1], j--;
+		h->cand[j] = c;
+	}
+	for (int i = 0; i < nc; i++) {
+		if (i < room) {
+			h->avoided[h->cand[i]] = 1;
+			h->avoid_changed = 1;
+		} else {
+			h->held[h->cand[i]] = 1;
+		}
+	}
+	for (int sp = 0; sp < h->nspines; sp++)
+		if (h->held[sp] != h->cand[h->nspines + sp]) {
+			h->cand[h->nspines + sp] = h->held[sp];
+			h->held_changed = 1;
+		}
 }
 
 /* Scores of the open sweep, then a new sweep. */
@@ -251,14 +300,12 @@ static void close_sweep(struct ibf_health *h)
 			h->low[sp]++;
 		else
 			h->low[sp] = 0;
-		if (!h->avoided[sp] && h->low[sp] >= h->o.avoid_sweeps) {
-			h->avoided[sp] = 1;
-			h->avoid_changed = 1;
-		} else if (h->avoided[sp] && h->score[g] > h->o.avoid_above) {
+		if (h->avoided[sp] && h->score[g] > h->o.avoid_above) {
 			h->avoided[sp] = 0;
 			h->avoid_changed = 1;
 		}
 	}
+	avoid_capped(h);
 	for (int i = 0; i < h->nports; i++) {
 		h->port[i].got = 0;
 		h->port[i].bad = 0;
@@ -516,6 +563,19 @@ uint64_t ibf_health_spine_guid(const struct ibf_health *h, int k)
 int ibf_health_spine_avoided(const struct ibf_health *h, int k)
 {
 	return h && k >= 0 && k < h->nspines ? h->avoided[k] : 0;
+}
+
+int ibf_health_spine_held(const struct ibf_health *h, int k)
+{
+	return h && k >= 0 && k < h->nspines ? h->held[k] : 0;
+}
+
+int ibf_health_held_changed(struct ibf_health *h)
+{
+	if (!h || !h->held_changed)
+		return 0;
+	h->held_changed = 0;
+	return 1;
 }
 
 int ibf_health_avoid_changed(struct ibf_health *h)

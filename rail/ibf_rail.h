@@ -275,6 +275,11 @@ struct ibf_health_opts {
 	 * sweeps, and used again once above avoid_above (hysteresis);
 	 * avoid_below 0: never (default; avoid_sweeps 3, avoid_above 60) */
 	int avoid_below, avoid_sweeps, avoid_above;
+	/* at most avoid_max_pct % of the spines (rounded down) are avoided at
+	 * once, so the rest never takes all the traffic; when more qualify,
+	 * the lowest scores go first (lower index on ties) and the others
+	 * are held until a slot frees (0..100, default 50) */
+	int avoid_max_pct;
 };
 void ibf_health_opts_default(struct ibf_health_opts *o);
 
@@ -353,6 +358,11 @@ int ibf_health_nspines(const struct ibf_health *h);
 int ibf_health_spine_score(const struct ibf_health *h, int k);
 uint64_t ibf_health_spine_guid(const struct ibf_health *h, int k);
 int ibf_health_spine_avoided(const struct ibf_health *h, int k);
+/* spine k stayed low long enough to be avoided but the avoid_max_pct cap
+ * holds it in use */
+int ibf_health_spine_held(const struct ibf_health *h, int k);
+/* 1 once after the set of held spines changed (then cleared) */
+int ibf_health_held_changed(struct ibf_health *h);
 int ibf_health_avoid_changed(struct ibf_health *h);
 int ibf_health_avoid_list(const struct ibf_health *h, uint64_t *out, int max);
 /* The port score of one port over one sweep (the formula above). */

@@ -225,6 +225,28 @@ check "read back: spine00 carries cross-rail paths again (${after:-?})" test "${
 check "the spine was avoided once and used again once (no flapping)" \
 	test "$(grep -c 'avoided spines changed' "$SIM/opensm.log")" -eq 2
 
+# both spines congested at once: rail_avoid_max (default 50 %) leaves one
+# of the two in use, or every cross-rail path would crowd onto the other;
+# spine00's counters go on from where the raises above left them
+from=$(wc -l <"$SIM/opensm.log")
+(for r in $(seq 1 16); do
+	PORTS=2 congest spine00 8000000 0 1 $((80000000 + r * 8000000)) || exit 1
+	PORTS=2 congest spine01 8000000 0 1 $((r * 8000000)) || exit 1
+done) &
+CONGEST_PID=$!
+wait_log '=[0-9]*(held)' "$from"
+check "both spines low: one is held in use by rail_avoid_max" test $? -eq 0
+wait_log 'hratio: tables configured by ibfab' "$from"
+tail -n +"$from" "$SIM/opensm.log" | grep -E 'avoided spines|held in use|hratio: avoiding|tables configured' |
+	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-240 | diag
+check "... and never both avoided" sh -c "! tail -n +$from '$SIM/opensm.log' | grep -q '(avoided).*(avoided)'"
+spine_paths "$WORK/spine-both" >/dev/null
+both=$(awk '$1 ~ /^spine0[01]$/ && $2 > 0 { n++ } END { print n + 0 }' "$WORK/spine-both/rail.txt")
+diag <"$WORK/spine-both/rail.txt"
+check "read back: one spine still carries cross-rail paths ($both of 2)" test "$both" -ge 1
+wait "$CONGEST_PID"
+CONGEST_PID=
+
 # rail 1's switch dies and its GPUs leave the sweep with it: the registry
 # keeps rail 1, at 0 (dropped, hosts would read the default 100 and send
 # over a rail that is not there); a GPU of rail 1 then moves its data to

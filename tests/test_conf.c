@@ -470,7 +470,7 @@ static void rail_health_keys(void)
 				 "/run/doms.json, rail_map none, rail_health_alpha 0.25, "
 				 "rail_health_wait_weight 2.5, rail_health_min_words 0, "
 				 "rail_health_percentile 100, rail_avoid_below 0, "
-				 "rail_avoid_sweeps 3, rail_avoid_above 60"),
+				 "rail_avoid_sweeps 3, rail_avoid_above 60, rail_avoid_max 50"),
 		     "%s", buf);
 	static const char *const bad[] = {
 		"rail_health_alpha 0\n",       "rail_health_alpha 1.5\n",
@@ -492,6 +492,11 @@ static void rail_health_keys(void)
 		parse("rail_avoid_below 30\nrail_avoid_sweeps 2\nrail_avoid_above 70\n", &c, &err),
 		0);
 	TT_EQ_INT(c.rail_avoid_below + c.rail_avoid_sweeps + c.rail_avoid_above, 102);
+	TT_EQ_INT(c.rail_avoid_max, 50);
+	TT_EQ_INT(parse("rail_avoid_max 101\n", &c, &err), IBF_EPARSE);
+	TT_EQ_INT(parse("rail_avoid_max -1\n", &c, &err), IBF_EPARSE);
+	TT_EQ_INT(parse("rail_avoid_max 25\n", &c, &err), 0);
+	TT_EQ_INT(c.rail_avoid_max, 25);
 	TT_EQ_INT(parse("rail_health_alpha 1\n", &c, &err), 0);
 	TT_CHECK(c.rail_health_alpha == 1.0);
 }

@@ -607,9 +607,81 @@ static void test_avoid_hysteresis(void)
 	fx_free(&x);
 }
 
+/* At most avoid_max_pct % of the spines are avoided at once: four spines,
+ * three of them low, two slots at 50 %: the two lowest scores are avoided,
+ * the third is held in use; a worse spine that comes later does not take
+ * an avoided spine's slot; when an avoided spine recovers, the held one
+ * with the lowest score gets its slot. */
+static void test_avoid_cap(void)
+{
+	struct ibf_health_opts o;
+	struct fx x;
+	ibf_health_opts_default(&o);
+	o.alpha = 1;
+	o.avoid_below = 40;
+	o.avoid_sweeps = 2;
+	o.avoid_above = 70;
+	TT_EQ_INT(o.avoid_max_pct, 50);
+	TT_REQUIRE(fx_init(&x, 4, 2, 4, &o) == 0);
+	TT_REQUIRE(ibf_health_nspines(x.h) == 4);
+	uint64_t data[2] = { 1000000, 1000000 }, wait[2] = { 0, 0 };
+	spine_wait[0] = 9000000;  /* 10 */
+	spine_wait[1] = 19000000; /* 5 */
+	spine_wait[2] = 4000000;  /* 20 */
+	spine_wait[3] = 0;	  /* 100 */
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_held_changed(x.h), 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_score(x.h, 1), 5);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 1);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 1), 1);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 2), 0);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 2), 1);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 3), 0);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 1);
+	TT_EQ_INT(ibf_health_held_changed(x.h), 1);
+	TT_EQ_INT(ibf_health_held_changed(x.h), 0); /* cleared */
+	/* spine 3 drops lower than all: held too, nothing moves */
+	spine_wait[3] = 99000000; /* 1 */
+	sweep(&x, data, wait, -1, 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 3), 1);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0);
+	TT_EQ_INT(ibf_health_held_changed(x.h), 1);
+	uint64_t list[4];
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 2);
+	/* spine 1 recovers: the lowest held one (3) takes its slot */
+	spine_wait[1] = 0;
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 1), 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 3), 1);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 3), 0);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 2), 1);
+	TT_EQ_INT(ibf_health_avoid_changed(x.h), 1);
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 2);
+	fx_free(&x);
+	/* no cap: all three low spines (then four) go; 0 %: none */
+	for (int pct = 0; pct <= 100; pct += 100) {
+		o.avoid_max_pct = pct;
+		TT_REQUIRE(fx_init(&x, 4, 2, 4, &o) == 0);
+		spine_wait[1] = 19000000;
+		spine_wait[3] = 0;
+		sweep(&x, data, wait, -1, 0);
+		sweep(&x, data, wait, -1, 0);
+		TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), pct ? 3 : 0);
+		TT_EQ_INT(ibf_health_spine_held(x.h, 0), pct ? 0 : 1);
+		fx_free(&x);
+	}
+	spine_wait[0] = spine_wait[1] = spine_wait[2] = spine_wait[3] = 0;
+	o.avoid_max_pct = 101;
+	TT_CHECK(fx_init(&x, 4, 2, 4, &o) != 0 && !x.h);
+	fx_free(&x);
+}
+
 int main(void)
 {
 	TT(test_avoid_hysteresis);
+	TT(test_avoid_cap);
 	TT(test_formula);
 	TT(test_options);
 	TT(test_sweeps_and_smoothing);
