@@ -191,6 +191,10 @@ spine_paths() { # DIR: read back the tables, cross-rail paths over spine00
 	"$IBFAB" rail check "$1/net.ibnd" --lfts "$1/lfts.txt" >"$1/rail.txt" 2>&1
 	awk '$1 == "spine00" { print $2 }' "$1/rail.txt"
 }
+log_diag() { # FROM-LINE REGEX: OpenSM's log lines after that line that match, shown
+	tail -n +"$1" "$SIM/opensm.log" | grep -E "$2" |
+		sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-240 | diag
+}
 wait_log() { # PATTERN FROM-LINE: until the log has it after that line (60 s)
 	local i
 	for i in $(seq 1 300); do
@@ -207,8 +211,7 @@ CONGEST_PID=$!
 wait_log 'hratio: avoiding 1 switches' "$from"
 check "spine00 avoided: hratio rerouted around it" test $? -eq 0
 wait_log 'hratio: tables configured by ibfab' "$from"
-tail -n +"$from" "$SIM/opensm.log" | grep -E 'avoided spines|hratio: avoiding|tables configured' |
-	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-200 | diag
+log_diag "$from" 'avoided spines|hratio: avoiding|tables configured'
 avoided=$(spine_paths "$WORK/spine-avoided")
 diag <"$WORK/spine-avoided/rail.txt"
 check "read back: no cross-rail path over spine00 (${avoided:-?}), rail check passes" \
@@ -237,8 +240,7 @@ CONGEST_PID=$!
 wait_log '=[0-9]*(held)' "$from"
 check "both spines low: one is held in use by rail_avoid_max" test $? -eq 0
 wait_log 'hratio: tables configured by ibfab' "$from"
-tail -n +"$from" "$SIM/opensm.log" | grep -E 'avoided spines|held in use|hratio: avoiding|tables configured' |
-	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-240 | diag
+log_diag "$from" 'avoided spines|held in use|hratio: avoiding|tables configured'
 check "... and never both avoided" sh -c "! tail -n +$from '$SIM/opensm.log' | grep -q '(avoided).*(avoided)'"
 spine_paths "$WORK/spine-both" >/dev/null
 both=$(awk '$1 ~ /^spine0[01]$/ && $2 > 0 { n++ } END { print n + 0 }' "$WORK/spine-both/rail.txt")

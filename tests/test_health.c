@@ -538,17 +538,23 @@ static void test_expected_map(void)
 	fx_free(&x);
 }
 
+/* every sweep counts whole; avoided below 40 for 2 sweeps, used again above 70 */
+static void avoid_opts(struct ibf_health_opts *o)
+{
+	ibf_health_opts_default(o);
+	o->alpha = 1;
+	o->avoid_below = 40;
+	o->avoid_sweeps = 2;
+	o->avoid_above = 70;
+}
+
 /* spines below avoid_below for avoid_sweeps sweeps are avoided, used again
  * only above avoid_above */
 static void test_avoid_hysteresis(void)
 {
 	struct ibf_health_opts o;
 	struct fx x;
-	ibf_health_opts_default(&o);
-	o.alpha = 1;
-	o.avoid_below = 40;
-	o.avoid_sweeps = 2;
-	o.avoid_above = 70;
+	avoid_opts(&o);
 	TT_REQUIRE(fx_init(&x, 4, 2, 2, &o) == 0);
 	uint64_t data[2] = { 1000000, 1000000 }, wait[2] = { 0, 0 }, list[4];
 	TT_EQ_INT(ibf_health_avoid_changed(x.h), 0);
@@ -616,11 +622,7 @@ static void test_avoid_cap(void)
 {
 	struct ibf_health_opts o;
 	struct fx x;
-	ibf_health_opts_default(&o);
-	o.alpha = 1;
-	o.avoid_below = 40;
-	o.avoid_sweeps = 2;
-	o.avoid_above = 70;
+	avoid_opts(&o);
 	TT_EQ_INT(o.avoid_max_pct, 50);
 	TT_REQUIRE(fx_init(&x, 4, 2, 4, &o) == 0);
 	TT_REQUIRE(ibf_health_nspines(x.h) == 4);
