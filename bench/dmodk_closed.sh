@@ -7,15 +7,19 @@
 # all shifts and the mean max load over 100 random permutations (seed 1),
 # from `ibfab route congestion`.  Last lines: the means of each column over
 # the damaged inputs, and how many rows got better / worse on each metric.
-# Prints a markdown table; never passes or fails.
+# Prints a markdown table; never passes or fails.  LMC=N routes every
+# fabric at that LMC: each column is then taken over the 2^N layers (the
+# largest worst and bound of any layer, the means of the layers' means).
+# L3=1 adds 3-level trees with random missing cables at both levels.
 #
-#   IBFAB=build/ibfab IBFAB_OLD=/tmp/old/ibfab bench/dmodk_closed.sh [--quick]
+#   IBFAB=build/ibfab IBFAB_OLD=/tmp/old/ibfab [LMC=1] [L3=1] bench/dmodk_closed.sh [--quick]
 set -u
 cd "$(dirname "$0")/.."
 top=$(pwd)
 IBFAB=${IBFAB:-$top/build/ibfab}
 OLD=${IBFAB_OLD:?IBFAB_OLD: the binary to compare with}
 seeds="1 2 3"
+lmc=${LMC:-0}
 [ "${1:-}" = "--quick" ] && seeds="1"
 work=$(mktemp -d /tmp/ibfab-dkclosed.XXXXXX)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
@@ -64,11 +68,38 @@ for s in $seeds; do
 	add "k43-c4-s$s"
 done
 
-# cell BIN NET: worst bound shiftmean permmean
+if [ -n "${L3:-}" ]; then
+	# 3 levels, damaged at both levels: name, options, switch cables
+	while IFS='|' read -r name opts ncab; do
+		gen $opts
+		for pct in 2 5 10; do
+			k=$(( (ncab * pct + 99) / 100 ))
+			for s in $seeds; do
+				rnd -v seed="$s" -v cables="$k" >"$work/$name-r$pct-s$s.net"
+				add "$name-r$pct-s$s"
+			done
+		done
+	done <<'EOF'
+x844|--m 8,4,4 --w 1,4,4|128
+x1644p2|--m 16,4,4 --w 1,4,4 --parallel 2|256
+k63|--kary 6 --n 3|216
+EOF
+fi
+
+# cell BIN NET: worst bound shiftmean permmean (over the layers)
 cell() {
-	local js
-	js=$("$1" route congestion --topology "$2" --engine dmodk --json 2>/dev/null)
-	echo "$js" | sed -n 's/.*"shift": {[^}]*"worst": \([0-9]*\),.*"mean_max": \([0-9.]*\),.*"bound": \([0-9]*\),.*"perm": {[^}]*"mean_max": \([0-9.]*\),.*/\1 \3 \2 \4/p'
+	"$1" route congestion --topology "$2" --engine dmodk --lmc "$lmc" --layer all --json \
+		2>/dev/null | python3 -c '
+import json, sys
+try:
+    ls = json.load(sys.stdin)["layers"]
+except Exception:
+    sys.exit(0)
+n = len(ls)
+print("%d %d %.4f %.4f" % (max(l["shift"]["worst"] for l in ls),
+      max(l["shift"]["bound"] for l in ls),
+      sum(l["shift"]["mean_max"] for l in ls) / n,
+      sum(l["perm"]["mean_max"] for l in ls) / n))'
 }
 echo "| fabric | before: worst/bound, shift mean, perm mean | after |"
 echo "|---|---|---|"

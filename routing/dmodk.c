@@ -38,10 +38,11 @@
  * move the same way.  A switch that cannot reach
  * the destination up-then-down at all (e.g. a spine that lost its only
  * cable to that leaf) follows a shortest path to the switches that can.
- * On a 2-level tree the LMC 0 LIDs of leaf hosts do not deal their moved
- * slots by counters but through tables built before routing, filled by
- * the load of the sources' up-cables over runs of hosts and of the
- * destination's down-cables (leaf_remap).
+ * On a 2-level tree the LIDs of leaf hosts do not deal their moved slots
+ * by counters but through tables built before routing, one set per LMC
+ * layer, filled by the load of the sources' up-cables over runs of hosts
+ * and of the destination's down-cables (leaf_remap); a layer whose worst
+ * shift the counters make less busy is routed by them (rm_check).
  * Every choice is either strictly up, strictly down or strictly closer to
  * the up/down region, so the tables are loop-free.  All of it is logged. */
 #include "ibf_fattree.h"
@@ -109,10 +110,60 @@ struct dk {
 	uint32_t *rm_ksl;	     /* [rm_n] scratch of leaf_remap */
 	uint32_t rm_ns;		     /* hosts on spines, after the leaf hosts in the patterns */
 	uint16_t *rm_sp;	     /* [S * rm_ns] a leaf's cable position towards each */
+	/* LMC layers: the rm_ tables above are the slices of layer rm_lay of
+	 * these (rm_layer); layer j's leaf slots are rotated by rm_o */
+	uint32_t nrl;		     /* layers with tables: 2^LMC, 1 under the interleave rule */
+	int rm_lay;		     /* the current LID's table layer, -1: none (rm_select) */
+	uint32_t rm_o;		     /* the leaf offset off_1 of that layer */
+	uint32_t rm_offs[128];	     /* off_1 of every layer with tables */
+	uint32_t rm_cl;		     /* the layer whose tables are built (remap_all) */
+	int rm_nouse;		     /* route with the dealing counters only (rm_check) */
+	uint32_t *rmb_slot, *rmb_cab, *rmb_roff, *rmb_x, *rmb_tot;
+	uint16_t *rmb_mv, *rmb_sp;
 };
 
 #define RM_NONE 0xffffu /* rm_mv: not built yet */
 #define RM_NOUP 0xfffeu /* rm_mv: built, no up-cable of the source */
+
+static void layer_offsets(const struct ibf_ftree *t, uint32_t j, uint32_t L, uint32_t *off);
+
+/* point the rm_ tables at layer j's slices (j < nrl) */
+static void rm_layer(struct dk *c, uint32_t j)
+{
+	size_t sn = (size_t)c->S * c->rm_n, sh = (size_t)c->S * c->rm_nh;
+	size_t ss = (size_t)c->S * c->rm_ns;
+	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
+	c->rm_slot = c->rmb_slot + j * sn;
+	c->rm_cab = c->rmb_cab + j * sn;
+	c->rm_roff = c->rmb_roff + j * sn;
+	if (c->rm_nh) {
+		c->rm_x = c->rmb_x + j * sh;
+		c->rm_mv = c->rmb_mv + j * sh;
+		c->rm_tot = c->rmb_tot + j * sn;
+		c->rm_sp = c->rmb_sp + j * ss;
+	}
+	layer_offsets(c->t, j, c->nrl, off);
+	c->rm_o = c->t->levels == 2 ? off[1] : 0;
+	c->rm_cl = j;
+}
+
+/* the table layer of the current LID (lbase, lj, lL): layer 0 for the
+ * first LID of any port (no rotation), layer j for LID j of a port with
+ * nrl LIDs; -1 (no table: the dealing counters) for the other layers of a
+ * port with fewer LIDs and for every layer under the interleave rule */
+static void rm_select(struct dk *c)
+{
+	int j = -1;
+	if (c->rm_nouse)
+		j = -1;
+	else if (c->lL == 1)
+		j = 0;
+	else if (c->d->layer_rule == IBF_DMODK_LAYER_ROTATE && c->lL == c->nrl)
+		j = (int)c->lj;
+	c->rm_lay = j;
+	if (j >= 0 && c->rmb_slot)
+		rm_layer(c, (uint32_t)j);
+}
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -283,6 +334,34 @@ static uint32_t slot_pos(const struct dk *c, uint32_t s, uint32_t e)
 	return NOSW;
 }
 
+static int in_list(const uint32_t *v, uint32_t n, uint32_t x)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+/* the parents that the other LMC layers of a destination take from leaf s
+ * by their own slot where it is usable (as layer_parents does for the
+ * dealing), for digit d of the layer whose tables are built; the count */
+static uint32_t rm_taken(const struct dk *c, uint32_t s, uint64_t d, uint32_t *tk)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, nt = 0;
+	if (!n)
+		return 0;
+	uint64_t base = d + n - c->rm_offs[c->rm_cl] % n; /* the digit of layer 0 (mod n) */
+	for (uint32_t j = 0; j < c->nrl && j < 128; j++) {
+		if (j == c->rm_cl)
+			continue;
+		uint32_t g = a + (uint32_t)((base + c->rm_offs[j]) % n);
+		if (usable(c, g, c->anc) && !in_list(tk, nt, t->slot_par[g]))
+			tk[nt++] = t->slot_par[g];
+	}
+	return nt;
+}
+
 /* the down load towards D (leaf dsw) through parent y: the fewest residues
  * on one of D's cables to y, chain ones (dc) and moved ones (doffr);
  * the position of that cable in *hd */
@@ -313,10 +392,10 @@ static uint32_t down_load(const struct dk *c, uint32_t dsw, uint32_t y, const ui
 static uint32_t remap_pick(const struct dk *c, uint32_t s, uint32_t k, uint32_t y, uint32_t yr,
 			   uint32_t cap, const uint32_t *cnt, const uint32_t *pc, uint32_t dsw,
 			   const uint32_t *dc, const uint32_t *doffr, uint32_t capd,
-			   const uint32_t *tot)
+			   const uint32_t *tot, const uint32_t *tk, uint32_t ntk)
 {
 	const struct ibf_ftree *t = c->t;
-	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, best = NOSW, bk[8];
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, best = NOSW, bk[10];
 	for (uint32_t i = 1; i <= n; i++) {
 		uint32_t h = (k + i) % n, g = a + h;
 		if (t->slot[g] == IBF_FTREE_MISSING || !usable(c, g, c->anc))
@@ -341,9 +420,14 @@ static uint32_t remap_pick(const struct dk *c, uint32_t s, uint32_t k, uint32_t 
 		}
 		if (!ex)
 			mx = 0; /* within both: the preferences below decide */
-		uint32_t key[8] = { ex, mx, tot ? tot[h] : 0, par != y, par != yr, cnt[h], dl, pr };
+		/* a parent another LMC layer of the destination takes by its own
+		 * slot: after the excess for a source, after the count on D's
+		 * cables for D's own chain (its down cables come first there) */
+		uint32_t tl = in_list(tk, ntk, par);
+		uint32_t key[10] = { ex, mx, dsw != NOSW ? tl : 0, tot ? tot[h] : 0, par != y,
+				     par != yr, cnt[h], dsw == NOSW ? tl : 0, dl, pr };
 		int better = best == NOSW;
-		for (int q = 0; q < 8 && !better; q++) {
+		for (int q = 0; q < 10 && !better; q++) {
 			if (key[q] != bk[q]) {
 				better = key[q] < bk[q];
 				break;
@@ -392,10 +476,10 @@ static uint32_t seq_pos(const struct dk *c, uint32_t s, uint32_t dsw, uint32_t z
 		return v;
 	if ((z >= c->hx0[s] && z < c->hx1[s]) || (z >= c->hx0[dsw] && z < c->hx1[dsw]))
 		return NOSW;
-	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, g = a + z % n;
+	uint32_t a = t->slot_off[s], n = t->slot_off[s + 1] - a, g = a + (z + c->rm_o) % n;
 	if (c->dealt[g] ? t->slot[g] == IBF_FTREE_MISSING : !c->pres_n[g])
 		return NOSW;
-	return slot_pos(c, s, slot_cable(c, g, z, n));
+	return slot_pos(c, s, slot_cable(c, g, z + c->rm_o, n));
 }
 
 /* for every cable position h of s: the most destinations that a run of P
@@ -472,8 +556,9 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 	for (uint32_t r = 0; r < P; r++) {
 		if (kslot[r] != NOSW)
 			continue;
+		uint32_t tk[128], ntk = rm_taken(c, dsw, r, tk);
 		uint32_t h = remap_pick(c, dsw, r % n, NOSW, NOSW, 0, cnt, pc, NOSW, NULL,
-					NULL, 0, NULL);
+					NULL, 0, NULL, tk, ntk);
 		if (h == NOSW)
 			continue;
 		kslot[r] = h;
@@ -505,7 +590,7 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 	}
 	if (bg > capd)
 		capd = bg;
-	uint32_t x0 = c->hx0[dsw], x1 = c->hx1[dsw], NH = c->rm_nh;
+	uint32_t x0 = c->hx0[dsw], x1 = c->hx1[dsw], NH = c->rm_nh, o = c->rm_o;
 	for (uint32_t s = 0; s < c->S; s++) {
 		if (s == dsw || t->level[s] != 1)
 			continue;
@@ -546,20 +631,20 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 		 * a cable's count the most any run of P hosts through x puts on
 		 * it (win_max) */
 		for (uint32_t x = x0; x < x1; x++) {
-			uint32_t r = x % P;
+			uint32_t r = (x + o) % P;
 			if (sl[r] == NOSW || kslot[r] != r % n)
 				continue;
-			row[x] = slot_cable(c, sl[r], x, n);
+			row[x] = slot_cable(c, sl[r], x + o, n);
 			uint32_t hk = slot_pos(c, s, row[x]);
 			mv[x] = hk == NOSW ? RM_NOUP : (uint16_t)hk;
 			if (hk != NOSW)
 				tot[hk]++;
 		}
 		for (uint32_t x = x0; x < x1; x++) {
-			uint32_t r = x % P;
+			uint32_t r = (x + o) % P;
 			uint32_t w[256], pw[256];
 			if (sl[r] != NOSW && kslot[r] != r % n) {
-				uint32_t e = slot_cable(c, sl[r], x, n), hk = slot_pos(c, s, e);
+				uint32_t e = slot_cable(c, sl[r], x + o, n), hk = slot_pos(c, s, e);
 				win_max(c, s, dsw, x, P, w);
 				if (hk != NOSW && w[hk] + 1 <= cap) {
 					row[x] = e;
@@ -582,8 +667,9 @@ static void leaf_remap(struct dk *c, uint32_t dsw)
 			}
 			uint32_t y = t->slot_par[aD + kslot[r]];
 			uint32_t yr = roff[r] == NOSW ? NOSW : t->slot_par[aD + roff[r]];
+			uint32_t tk[128], ntk = rm_taken(c, s, x + o, tk);
 			uint32_t h = remap_pick(c, s, kslot[r], y, yr, cap, w, pw, dsw, dc, doffr,
-						capd, tot);
+						capd, tot, tk, ntk);
 			if (h == NOSW)
 				continue;
 			row[x] = t->slot[a + h];
@@ -609,19 +695,31 @@ static void remap_all(struct dk *c)
 	if (!c->rm_nh)
 		return;
 	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
-	memset(off, 0, sizeof(off));
-	for (uint32_t s = 0; s < c->S; s++)
-		for (uint32_t j = 0; j < c->rm_ns; j++) {
-			const struct ibf_ftree_end *en = &t->ends[t->nleaf_hosts + t->ninside + j];
-			uint32_t e = t->level[s] == 1 ? pick_toward(c, s, en->sw, en->index, off) : NOSW;
-			uint32_t h = e == NOSW ? NOSW : slot_pos(c, s, e);
-			c->rm_sp[(size_t)s * c->rm_ns + j] = h == NOSW ? RM_NONE : (uint16_t)h;
-		}
+	for (uint32_t l = 0; l < c->nrl; l++) {
+		rm_layer(c, l);
+		layer_offsets(t, l, c->nrl, off);
+		for (uint32_t s = 0; s < c->S; s++)
+			for (uint32_t j = 0; j < c->rm_ns; j++) {
+				const struct ibf_ftree_end *en =
+					&t->ends[t->nleaf_hosts + t->ninside + j];
+				uint32_t e = t->level[s] == 1
+						     ? pick_toward(c, s, en->sw, en->index, off)
+						     : NOSW;
+				uint32_t h = e == NOSW ? NOSW : slot_pos(c, s, e);
+				c->rm_sp[(size_t)s * c->rm_ns + j] =
+					h == NOSW ? RM_NONE : (uint16_t)h;
+			}
+	}
+	/* each layer is a pattern of its own: its tables are built as those of
+	 * LMC 0, on the leaf slots rotated by its offset */
 	for (uint32_t i = 0; i < t->nleaves; i++) {
 		uint32_t dsw = t->leaves[i], nout;
 		c->rcur++;
 		regions(c, dsw, &nout);
-		leaf_remap(c, dsw);
+		for (uint32_t l = 0; l < c->nrl; l++) {
+			rm_layer(c, l);
+			leaf_remap(c, dsw);
+		}
 	}
 }
 
@@ -630,12 +728,13 @@ static void remap_all(struct dk *c)
 static uint32_t remap_cable(const struct dk *c, uint32_t s, uint64_t d)
 {
 	const struct ibf_ftree *t = c->t;
-	if (!c->rm_on || c->lL != 1 || t->level[s] != 1)
+	if (!c->rm_on || c->rm_lay < 0 || t->level[s] != 1)
 		return NOSW;
 	if (s != c->rm_dsw) {
-		if (d < c->hx0[c->rm_dsw] || d >= c->hx1[c->rm_dsw])
+		uint64_t x = c->lbase; /* the host index; d is rotated by the layer */
+		if (x < c->hx0[c->rm_dsw] || x >= c->hx1[c->rm_dsw])
 			return NOSW;
-		return c->rm_x[(size_t)s * c->rm_nh + d];
+		return c->rm_x[(size_t)s * c->rm_nh + x];
 	}
 	uint32_t n = t->slot_off[s + 1] - t->slot_off[s];
 	if (!n || c->rm_p % n)
@@ -685,14 +784,6 @@ static uint32_t layer_parents(struct dk *c, uint32_t s, const uint32_t *elig, ui
 			par[np++] = t->slot_par[g];
 	}
 	return np;
-}
-
-static int in_list(const uint32_t *v, uint32_t n, uint32_t x)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (v[i] == x)
-			return 1;
-	return 0;
 }
 
 /* the chain's climb: like pick_up, but a parent's slots count in
@@ -920,11 +1011,12 @@ static uint32_t pick_down(struct dk *c, uint32_t s, uint32_t dsw, uint64_t x, co
 		return NOSW;
 	int l = t->level[s] - 1;
 	uint32_t k = (uint32_t)((digit(t, x, l) + off[l]) % n);
-	if (c->rm_on && dsw == c->rm_dsw && c->lL == 1 && t->level[s] == t->level[dsw] + 1 &&
+	if (c->rm_on && dsw == c->rm_dsw && c->rm_lay >= 0 && t->level[s] == t->level[dsw] + 1 &&
 	    x >= c->hx0[dsw] && x < c->hx1[dsw]) {
 		/* a destination some leaf moved to this spine: the down cable
 		 * leaf_remap counted it on */
-		uint32_t aD = t->slot_off[dsw], hd = c->rm_roff[(size_t)dsw * c->rm_n + x % c->rm_p];
+		uint32_t aD = t->slot_off[dsw];
+		uint32_t hd = c->rm_roff[(size_t)dsw * c->rm_n + (x + c->rm_o) % c->rm_p];
 		if (hd != NOSW && t->slot_par[aD + hd] == s && t->slot[aD + hd] != IBF_FTREE_MISSING) {
 			uint8_t dp = f->adj[t->slot[aD + hd]].lport;
 			for (uint32_t g = t->down_off[s]; g < t->down_off[s + 1]; g++) {
@@ -1251,10 +1343,17 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 				c->rm_n = P;
 		}
 	}
-	c->rm_slot = malloc(((size_t)S * c->rm_n + 1) * sizeof(uint32_t));
-	c->rm_cab = malloc(((size_t)S * c->rm_n + 1) * sizeof(uint32_t));
+	c->nrl = c->d->layer_rule == IBF_DMODK_LAYER_ROTATE ? c->nlayers : 1;
+	for (uint32_t j = 0; j < c->nrl && j < 128; j++) {
+		uint32_t loff[IBF_FTREE_MAX_LEVELS + 2];
+		layer_offsets(t, j, c->nrl, loff);
+		c->rm_offs[j] = t->levels == 2 ? loff[1] : 0;
+	}
+	size_t nl = c->nrl;
+	c->rmb_slot = malloc((nl * S * c->rm_n + 1) * sizeof(uint32_t));
+	c->rmb_cab = malloc((nl * S * c->rm_n + 1) * sizeof(uint32_t));
 	c->rm_kslot = malloc((c->rm_n + 1) * sizeof(uint32_t));
-	c->rm_roff = malloc(((size_t)S * c->rm_n + 1) * sizeof(uint32_t));
+	c->rmb_roff = malloc((nl * S * c->rm_n + 1) * sizeof(uint32_t));
 	c->rm_ksl = malloc((c->rm_n + 1) * sizeof(uint32_t));
 	c->rm_pd = calloc(S, sizeof(uint32_t));
 	c->hx0 = calloc(S, sizeof(uint32_t));
@@ -1263,16 +1362,16 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	 * lacks cables (leaf_remap never applies to a complete tree) */
 	if (c->rm_n && t->missing_slots && t->nleaf_hosts && t->nslots == t->nleaf_hosts) {
 		c->rm_nh = t->nleaf_hosts;
-		c->rm_x = malloc((size_t)S * c->rm_nh * sizeof(uint32_t));
-		c->rm_mv = malloc((size_t)S * c->rm_nh * sizeof(uint16_t));
-		c->rm_tot = calloc((size_t)S * c->rm_n, sizeof(uint32_t));
+		c->rmb_x = malloc(nl * S * c->rm_nh * sizeof(uint32_t));
+		c->rmb_mv = malloc(nl * S * c->rm_nh * sizeof(uint16_t));
+		c->rmb_tot = calloc(nl * S * c->rm_n + 1, sizeof(uint32_t));
 		c->rm_ns = t->nspine_hosts;
 		if (t->nleaf_hosts + t->ninside + c->rm_ns > t->nends)
 			c->rm_ns = 0;
-		c->rm_sp = malloc(((size_t)S * c->rm_ns + 1) * sizeof(uint16_t));
-		if (c->rm_x && c->rm_mv) {
-			memset(c->rm_x, 0xff, (size_t)S * c->rm_nh * sizeof(uint32_t));
-			memset(c->rm_mv, 0xff, (size_t)S * c->rm_nh * sizeof(uint16_t));
+		c->rmb_sp = malloc((nl * S * c->rm_ns + 1) * sizeof(uint16_t));
+		if (c->rmb_x && c->rmb_mv) {
+			memset(c->rmb_x, 0xff, nl * S * c->rm_nh * sizeof(uint32_t));
+			memset(c->rmb_mv, 0xff, nl * S * c->rm_nh * sizeof(uint16_t));
 		}
 	}
 	if (c->hx0 && c->hx1)
@@ -1287,10 +1386,11 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	if (!c->anc || !c->reach || !c->chain || !c->chain_port || !c->nxt || !c->fdist ||
 	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->moved_other ||
 	    !c->deal || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
-	    !*eoff || !*elist || !c->below || !c->below_par || !c->rm_slot || !c->rm_cab ||
-	    !c->rm_kslot || !c->rm_roff || !c->rm_ksl || !c->rm_pd || !c->hx0 || !c->hx1 ||
-	    (c->rm_nh && (!c->rm_x || !c->rm_mv || !c->rm_tot || !c->rm_sp)) || bundles(c))
+	    !*eoff || !*elist || !c->below || !c->below_par || !c->rmb_slot || !c->rmb_cab ||
+	    !c->rm_kslot || !c->rmb_roff || !c->rm_ksl || !c->rm_pd || !c->hx0 || !c->hx1 ||
+	    (c->rm_nh && (!c->rmb_x || !c->rmb_mv || !c->rmb_tot || !c->rmb_sp)) || bundles(c))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	rm_layer(c, 0);
 	uint32_t k = 0; /* highest level first */
 	for (int l = t->levels; l >= 1; l--)
 		for (uint32_t s = 0; s < S; s++)
@@ -1333,18 +1433,18 @@ static void dk_free(struct dk *c)
 	free(c->pres_n);
 	free(c->pnom);
 	free(c->dealt);
-	free(c->rm_slot);
-	free(c->rm_cab);
+	free(c->rmb_slot);
+	free(c->rmb_cab);
 	free(c->rm_kslot);
-	free(c->rm_roff);
+	free(c->rmb_roff);
 	free(c->rm_ksl);
 	free(c->rm_pd);
 	free(c->hx0);
 	free(c->hx1);
-	free(c->rm_x);
-	free(c->rm_mv);
-	free(c->rm_tot);
-	free(c->rm_sp);
+	free(c->rmb_x);
+	free(c->rmb_mv);
+	free(c->rmb_tot);
+	free(c->rmb_sp);
 }
 
 /* The D-mod-K index of LID offset j of an end port with index x (L LIDs),
@@ -1379,6 +1479,7 @@ static void chain_loads(struct dk *c, uint32_t dsw, const uint32_t *eoff, const 
 			c->lbase = en->index;
 			c->lj = j;
 			c->lL = L;
+			rm_select(c);
 			uint32_t e = pick_chain(c, dsw, xx, off, c->anc, 0, &deal[j < 128 ? j : 127]);
 			if (e != NOSW)
 				c->dload[f->adj[e].lport]++;
@@ -1429,6 +1530,7 @@ static int route_dest_switch(struct dk *c, uint32_t dsw, const uint32_t *eoff,
 			c->lbase = x;
 			c->lj = j;
 			c->lL = L;
+			rm_select(c);
 			column(c, dsw, tport, xx, off, lid, j, count);
 		}
 	}
@@ -1493,6 +1595,131 @@ static void log_irregular(struct dk *c)
 			c->fallback_dests == 1 ? "" : "es");
 }
 
+/* every destination switch's LIDs, in switch order; the largest LMC of an
+ * end port */
+static int route_all(struct dk *c, const uint32_t *eoff, const uint32_t *elist, uint64_t xsw0)
+{
+	int maxlmc = 0;
+	for (uint32_t dsw = 0; dsw < c->S; dsw++) {
+		c->rcur++;
+		uint32_t nout = 0;
+		regions(c, dsw, &nout);
+		c->rm_p = c->rm_pd[dsw];
+		c->rm_on = c->rm_p != 0;
+		c->rm_dsw = c->rm_on ? dsw : NOSW;
+		chain_loads(c, dsw, eoff, elist);
+		if (nout)
+			c->fallback_dests++;
+		int lmc = route_dest_switch(c, dsw, eoff, elist, xsw0);
+		if (lmc > maxlmc)
+			maxlmc = lmc;
+	}
+	return maxlmc;
+}
+
+/* flows the check of the closed-slot tables may trace per routing: all
+ * shifts of N hosts are N (N - 1) flows per layer */
+#define RM_CHECK_FLOWS ((uint64_t)1 << 24)
+
+/* the closed-slot tables are in use (some leaf has one) and small enough
+ * to be checked (rm_check) */
+static int rm_guarded(const struct dk *c)
+{
+	const struct ibf_ftree *t = c->t;
+	int any = 0;
+	for (uint32_t s = 0; s < c->S && !any; s++)
+		any = c->rm_pd[s] != 0;
+	uint64_t N = (uint64_t)t->nleaf_hosts + t->nspine_hosts;
+	return any && (uint64_t)c->nrl * N * N <= RM_CHECK_FLOWS;
+}
+
+/* The closed-slot tables are heuristics: on some damaged trees a layer
+ * routed by them has a busier worst shift than the same layer by the
+ * dealing counters.  Each layer's worst shift load (all shifts, the tree
+ * order of route congestion) is taken both ways, and a layer whose
+ * counters are strictly better takes its LIDs' columns from r2 (each
+ * column is a complete routing of its LID on its own, so columns of the
+ * two may be mixed). */
+static void rm_take_back(struct dk *c, const struct ibf_routes *r2, const uint8_t *back,
+			 int node, int port);
+
+static int rm_check(struct dk *c, const struct ibf_routes *r2, struct ibf_error *err)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_ftree *t = c->t;
+	struct ibf_routes *r = c->r;
+	uint8_t back[128];
+	uint32_t wa[128], wb[128], nback = 0;
+	memset(back, 0, sizeof(back));
+	for (uint32_t j = 0; j < c->nrl && j < 128; j++) {
+		struct ibf_cong_opts o;
+		struct ibf_cong_report ra, rb;
+		ibf_cong_opts_default(&o);
+		o.pattern = IBF_CONG_SHIFT_ALL;
+		o.layer = (int)j;
+		int rc = ibf_congestion(f, r, &o, &ra, err);
+		if (rc)
+			return rc;
+		rc = ibf_congestion(f, r2, &o, &rb, err);
+		if (rc) {
+			ibf_cong_report_free(&ra);
+			return rc;
+		}
+		wa[j] = ra.worst;
+		wb[j] = rb.worst;
+		back[j] = rb.worst < ra.worst && !rb.unrouted;
+		nback += back[j];
+		ibf_cong_report_free(&ra);
+		ibf_cong_report_free(&rb);
+	}
+	if (!nback)
+		return 0;
+	for (uint32_t i = 0; i < t->nends; i++)
+		rm_take_back(c, r2, back, t->ends[i].node, t->ends[i].port);
+	for (uint32_t s = 0; s < c->S; s++)
+		rm_take_back(c, r2, back, f->switches[s], 0);
+	char buf[256];
+	size_t u = 0;
+	buf[0] = '\0';
+	for (uint32_t j = 0; j < c->nrl && j < 128 && u < sizeof(buf); j++)
+		if (back[j]) {
+			int w = snprintf(buf + u, sizeof(buf) - u, "%s%u (%u against %u)",
+					 u ? ", " : "", j, wb[j], wa[j]);
+			if (w > 0)
+				u += (size_t)w;
+		}
+	log_msg(c, IBF_LOG_INFO,
+		"dmodk: the closed-slot tables gave a busier worst shift than the dealing "
+		"counters in layer%s %s: %s routed by the counters",
+		nback == 1 ? "" : "s", buf, nback == 1 ? "it is" : "they are");
+	return 0;
+}
+
+/* the LIDs of port (node, port) in the layers taken back (rm_select's
+ * layer of each) get r2's columns */
+static void rm_take_back(struct dk *c, const struct ibf_routes *r2, const uint8_t *back,
+			 int node, int port)
+{
+	struct ibf_routes *r = c->r;
+	const struct ibf_port *pp = ibf_port(c->f, node, port);
+	if (!pp->lid)
+		return;
+	c->lL = 1u << pp->lmc;
+	for (uint32_t j = 0; j < c->lL; j++) {
+		uint32_t lid = pp->lid + j;
+		c->lj = j;
+		rm_select(c);
+		if (lid > r->max_lid || c->rm_lay < 0 || c->rm_lay >= 128 || !back[c->rm_lay])
+			continue;
+		for (uint32_t s = 0; s < c->S; s++) {
+			size_t k = (size_t)s * r->stride + lid;
+			r->lft[k] = r2->lft[(size_t)s * r2->stride + lid];
+			if (r->hops && r2->hops)
+				r->hops[k] = r2->hops[(size_t)s * r2->stride + lid];
+		}
+	}
+}
+
 static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		     const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		     struct ibf_route_report *rep, struct ibf_error *err)
@@ -1544,20 +1771,30 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		if ((uint64_t)t.ends[i].index + 1 > xsw0)
 			xsw0 = (uint64_t)t.ends[i].index + 1;
 	remap_all(&c);
-	for (uint32_t dsw = 0; dsw < S; dsw++) {
-		c.rcur++;
-		uint32_t nout = 0;
-		regions(&c, dsw, &nout);
-		c.rm_p = c.rm_pd[dsw];
-		c.rm_on = c.rm_p != 0;
-		c.rm_dsw = c.rm_on ? dsw : NOSW;
-		chain_loads(&c, dsw, eoff, elist);
-		if (nout)
-			c.fallback_dests++;
-		int lmc = route_dest_switch(&c, dsw, eoff, elist, xsw0);
-		if (lmc > maxlmc)
-			maxlmc = lmc;
+	struct ibf_routes r2;
+	memset(&r2, 0, sizeof(r2));
+	int guard = rm_guarded(&c);
+	if (guard) {
+		/* the same fabric by the dealing counters alone, for rm_check */
+		if ((rc = ibf_routes_init(&r2, r->nsw, r->max_lid, r->hops != NULL, err)))
+			goto out;
+		c.r = &r2;
+		c.rm_nouse = 1;
+		route_all(&c, eoff, elist, xsw0);
+		c.r = r;
+		c.rm_nouse = 0;
+		memset(c.deal, 0, (size_t)S * c.nlayers * sizeof(uint32_t));
+		memset(c.moved_missing, 0, S * sizeof(uint64_t));
+		memset(c.moved_other, 0, S * sizeof(uint64_t));
+		c.moved_unusable = c.fallback = c.chain_weighted = 0;
+		c.fallback_dests = 0;
 	}
+	maxlmc = route_all(&c, eoff, elist, xsw0);
+	if (guard)
+		rc = rm_check(&c, &r2, err);
+	ibf_routes_free(&r2);
+	if (rc)
+		goto out;
 	r->lmc = maxlmc;
 	snprintf(r->engine, sizeof(r->engine), "dmodk");
 	log_irregular(&c);

@@ -893,6 +893,109 @@ static void t_closed_slots_rotate(void)
 	ibf_fabric_free(f);
 }
 
+/* layers that share a spine from a leaf (rows: source leaf, destination
+ * host on another leaf) */
+static unsigned shared_spines(const struct ibf_fabric *f, const struct ibf_routes *r,
+			      uint32_t nleaves, int L, unsigned *rows)
+{
+	unsigned shared = 0;
+	*rows = 0;
+	for (uint32_t s = 0; s < nleaves; s++) {
+		const uint8_t *row = ibf_lft(r, s);
+		for (uint32_t n = 0; n < f->nnodes; n++) {
+			if (f->nodes[n].type != IBF_NODE_CA)
+				continue;
+			const struct ibf_port *pp = ibf_port(f, (int)n, 1);
+			if (pp->peer_node == (int)f->switches[s])
+				continue;
+			int sp[8], dup = 0;
+			for (int j = 0; j < L && j < 8; j++) {
+				sp[j] = ibf_port(f, (int)f->switches[s], row[pp->lid + (uint32_t)j])
+						->peer_node;
+				for (int i = 0; i < j; i++)
+					dup |= sp[i] == sp[j];
+			}
+			(*rows)++;
+			shared += dup;
+		}
+	}
+	return shared;
+}
+
+/* The closed-slot tables at LMC 1 and 2: every layer gets its own tables
+ * (the leaf slots rotated by the layer's offset), not the dealing
+ * counters.  8 hosts x 16 leaves x 8 spines, three leaf cables cut (leaf
+ * 0 to spine 6, leaf 2 to spine 0, leaf 7 to spine 6: the damage of
+ * bench/dmodk_closed.sh's t8x16w8-r2-s2): each layer at its cut bound 2
+ * (the counters gave 3 in every layer), on up/down paths, and the layers
+ * of a destination still leave every leaf by different spines. */
+static void t_closed_slots_lmc(void)
+{
+	for (int lmc = 1; lmc <= 2; lmc++) {
+		int m[2] = { 8, 16 }, w[2] = { 1, 8 };
+		struct ibf_fabric *f = xgft(2, m, w, 1, 16);
+		TT_REQUIRE(f);
+		/* leaf l: hosts on ports 1..8, spine b on port 9 + b */
+		ibf_fabric_disconnect(f, 0, 15);
+		ibf_fabric_disconnect(f, 2, 9);
+		ibf_fabric_disconnect(f, 7, 15);
+		TT_REQUIRE(lids(f, lmc) == 0);
+		struct ibf_routes r;
+		struct ibf_error err;
+		TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
+		TT_CHECK(all_ok(f, &r));
+		for (int j = 0; j < (1 << lmc); j++) {
+			struct ibf_cong_report rep;
+			uint32_t wst = shifts(f, &r, j, &rep);
+			printf("# LMC %d, layer %d: worst shift %u, cut bound %u\n", lmc, j, wst,
+			       rep.cut_worst);
+			TT_EQ_INT(rep.cut_worst, 2);
+			TT_EQ_INT(wst, 2);
+		}
+		unsigned rows, shared = shared_spines(f, &r, 16, 1 << lmc, &rows);
+		printf("# LMC %d: leaf rows whose layers share a spine: %u of %u\n", lmc, shared,
+		       rows);
+		TT_EQ_INT(rows, 16u * 120);
+		TT_EQ_INT(shared, 0);
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
+}
+
+/* The tables are heuristics; a layer whose worst shift they make busier
+ * than the dealing counters do is routed by the counters.  16 hosts x 8
+ * leaves x 4 spines, leaf 1 without its cable to spine 0 and leaf 7
+ * without its cable to spine 1 (t16x8w4-r5-s2 of bench/dmodk_closed.sh):
+ * at LMC 1 layer 0's tables give 9 (they prefer the spine the other layer
+ * does not take), the counters 8; the engine says so and keeps 8 in both
+ * layers. */
+static void t_closed_slots_guard(void)
+{
+	int m[2] = { 16, 8 }, w[2] = { 1, 4 };
+	struct ibf_fabric *f = xgft(2, m, w, 1, 0);
+	TT_REQUIRE(f);
+	/* leaf l: hosts on ports 1..16, spine b on port 17 + b */
+	ibf_fabric_disconnect(f, 1, 17);
+	ibf_fabric_disconnect(f, 7, 18);
+	TT_REQUIRE(lids(f, 1) == 0);
+	struct ibf_routes r;
+	struct ibf_error err;
+	TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
+	TT_CHECK(all_ok(f, &r));
+	for (int j = 0; j < 2; j++) {
+		struct ibf_cong_report rep;
+		uint32_t wst = shifts(f, &r, j, &rep);
+		printf("# LMC 1, layer %d: worst shift %u, cut bound %u\n", j, wst, rep.cut_worst);
+		TT_CHECK(wst <= 8);
+	}
+	const char *g = strstr(lastlog.text, "closed-slot tables gave");
+	if (g)
+		printf("# %.*s\n", (int)strcspn(g, "\n"), g);
+	TT_CHECK(g && strstr(g, "layer 0 (8 against 9)"));
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* Healthy trees keep their tables byte for byte: the golden dumps in
  * tests/fixtures/lfts were written by dmodk before the closed-slot remap
  * (commit 84a9f84, `ibfab topo gen fattree ... ; ibfab route --engine
@@ -937,6 +1040,7 @@ static void t_healthy_golden(void)
 	golden("dmodk-xgft2-m4-8-w1-4.dump", 1, m1, w1, 0);
 	int m2[2] = { 4, 6 }, w2[2] = { 1, 3 };
 	golden("dmodk-xgft2-m4-6-w1-3-p2-lmc1.dump", 2, m2, w2, 1);
+	golden("dmodk-xgft2-m4-8-w1-4-lmc2.dump", 1, m1, w1, 2);
 }
 
 /* the same short bundle at LMC 1: each layer at the cut, and the layers of
@@ -1431,6 +1535,8 @@ int main(void)
 	TT(t_short_bundle_lmc);
 	TT(t_closed_slots_spread);
 	TT(t_closed_slots_rotate);
+	TT(t_closed_slots_lmc);
+	TT(t_closed_slots_guard);
 	TT(t_healthy_golden);
 	TT(t_short_bundle_3level);
 	TT(t_uneven_bundles);
