@@ -41,21 +41,21 @@ for c in $CASES; do
 	mkdir -p "$D"
 	# shellcheck disable=SC2086
 	awk -f "$top/contrib/net-damage.awk" -v seed=1 $DMG "$H" "$H" >"$D/d.ibnd"
-	"$IBFAB" route -q --topology "$H" --engine $E -o "$D/h.lfts"
+	"$IBFAB" route -q --topology "$H" --engine "$E" -o "$D/h.lfts"
 	echo "== $c ($E, stable_reroute $MODE)"
 	if [ "$c" = new ]; then
-		"$IBFAB" route -q --topology "$D/d.ibnd" --engine $E -o "$D/d.lfts"
+		"$IBFAB" route -q --topology "$D/d.ibnd" --engine "$E" -o "$D/d.lfts"
 		echo "before: the fabric without the spine, tables from scratch"
 	else
-		"$IBFAB" route --topology "$D/d.ibnd" --engine $E --stable-reroute "$MODE" \
+		"$IBFAB" route --topology "$D/d.ibnd" --engine "$E" --stable-reroute "$MODE" \
 			--previous-topology "$H" --previous-lfts "$D/h.lfts" -o "$D/d.lfts" 2>&1 |
 			sed -n 's/.*stable: /fault sweep: /p'
 	fi
-	"$IBFAB" route --topology "$H" --engine $E --stable-reroute "$MODE" \
+	"$IBFAB" route --topology "$H" --engine "$E" --stable-reroute "$MODE" \
 		--previous-topology "$D/d.ibnd" --previous-lfts "$D/d.lfts" -o "$D/r.lfts" 2>&1 |
 		sed -n -e 's/.*stable: /repair sweep: /p' -e 's/.*stable_reroute failures: /repair sweep: /p'
 	echo "repaired vs fresh: $("$IBFAB" route diff --topology "$H" --lfts "$D/h.lfts" --lfts2 "$D/r.lfts" 2>&1 | tail -1)"
-	echo "load, fresh:    $(load "$H" "$D/h.lfts" all $SP | tr '\n' ';')"
-	echo "load, repaired: $(load "$H" "$D/r.lfts" all $SP | tr '\n' ';')"
+	echo "load, fresh:    $(load "$H" "$D/h.lfts" all ${SP:+"$SP"} | tr '\n' ';')"
+	echo "load, repaired: $(load "$H" "$D/r.lfts" all ${SP:+"$SP"} | tr '\n' ';')"
 	echo "congestion cell, fresh / repaired: $("$IBFAB" route congestion --topology "$H" --lfts "$D/h.lfts" | sed -n 's/.*cell: //p') / $("$IBFAB" route congestion --topology "$H" --lfts "$D/r.lfts" | sed -n 's/.*cell: //p')"
 done
