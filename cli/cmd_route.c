@@ -46,7 +46,8 @@ enum {
 	O_ROOTS,
 	O_AVOID,
 	O_PREV_TOPO,
-	O_PREV_LFTS
+	O_PREV_LFTS,
+	O_STABLE
 };
 
 static int all_end_ports_have_lids(const struct ibf_fabric *f)
@@ -274,6 +275,12 @@ static const char route_help[] =
 	"  --previous-topology F  the fabric the earlier tables were made for\n"
 	"                  (default: --topology); use --guid2lid or files with LIDs\n"
 	"                  so a LID names the same port in both\n"
+	"  --stable-reroute V  with --previous-lfts, as the plugin's key: TRUE (the\n"
+	"                  default): a switch or switch cable this fabric has and the\n"
+	"                  previous one lacked takes the columns a fresh run sends\n"
+	"                  over it (the engine routes everything, the other working\n"
+	"                  columns are kept); keep: keep every working column;\n"
+	"                  failures: a fresh run when something came back\n"
 	"  --dmodk-roots F dmodk: the fat tree's root switches, one GUID per line\n"
 	"                  (default: levels found from the structure)\n"
 	"  --avoid F       hratio: switches (node GUIDs as in --dmodk-roots) to keep\n"
@@ -375,6 +382,7 @@ static const struct option route_lo[] = {
 	{ "avoid", required_argument, 0, O_AVOID },
 	{ "previous-topology", required_argument, 0, O_PREV_TOPO },
 	{ "previous-lfts", required_argument, 0, O_PREV_LFTS },
+	{ "stable-reroute", required_argument, 0, O_STABLE },
 	{ "json", no_argument, 0, O_JSON },
 	{ "from", required_argument, 0, O_FROM },
 	{ "to", required_argument, 0, O_TO },
@@ -401,6 +409,7 @@ static const struct {
 	{ O_MAXLEN, "max_path_len", "--max-len" },
 	{ O_DL_SCHEME, "deadlock", "--deadlock" },
 	{ O_DL_MAXVLS, "max_vls", "--max-vls" },
+	{ O_STABLE, "stable_reroute", "--stable-reroute" },
 };
 
 /* Options that name a file (or an engine): the argument is kept as is. */
@@ -490,7 +499,7 @@ static int route_opt_listed(const char *list, const char *name)
 #define ROUTE_COMMON "topology lmc guid2lid quiet help"
 #define ROUTE_ENGINE_OPTS                                                                    \
 	"engine seed threads min-len max-len max-paths layer0-balance conf dmodk-roots avoid " \
-	"previous-topology previous-lfts verbose"
+	"previous-topology previous-lfts stable-reroute verbose"
 static const char route_check_opts[] = ROUTE_COMMON " lfts max-hops json";
 static const char route_stats_opts[] = ROUTE_COMMON " lfts json output " ROUTE_ENGINE_OPTS;
 static const char route_cong_opts[] = ROUTE_COMMON " lfts json " ROUTE_ENGINE_OPTS;
@@ -602,14 +611,34 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 	memset(&old, 0, sizeof(old));
 	int rc = ibf_lfts_read(fo, a->prev_lfts, &old, err);
 	struct ibf_stable_report sr;
+	int sv = a->conf.stable_reroute;
+	if (!rc && sv == IBF_STABLE_FAILURES && ibf_fabric_gained(f, fo)) {
+		/* the plugin's failures: a fresh run when something came back */
+		if (!a->quiet)
+			fprintf(stderr, "ibfab route: stable_reroute failures: a switch or switch "
+					"cable came back (or is new); routing every destination again\n");
+		rc = ibf_route(f, engine, o, r, rep, err);
+		ibf_routes_free(&old);
+		ibf_fabric_free(fo);
+		return rc;
+	}
 	if (!rc)
-		rc = ibf_route_stable(f, engine, o, fo, &old, r, rep, &sr, err);
+		rc = ibf_route_stable_mode(f, engine, o, fo, &old,
+					   sv == IBF_STABLE_KEEP ? IBF_STABLE_MODE_KEEP
+								 : IBF_STABLE_MODE_RESTORE,
+					   r, rep, &sr, err);
+	char back[160] = "";
+	if (!rc && sr.full_run)
+		snprintf(back, sizeof(back),
+			 " (%u of them moved onto what came back or is new: %u switches, %u switch "
+			 "cables)",
+			 sr.lids_restored, sr.switches_gained, sr.cables_gained);
 	if (!rc && !a->quiet)
 		fprintf(stderr,
-			"ibfab route: stable: kept %u of %u destination LIDs, routed %u again; "
+			"ibfab route: stable: kept %u of %u destination LIDs, routed %u again%s; "
 			"%llu of %llu (switch, LID) entries changed (%.2f%%), %llu new (switches "
 			"or ports that were not there); %.3f s\n",
-			sr.lids_kept, sr.lids, sr.lids - sr.lids_kept,
+			sr.lids_kept, sr.lids, sr.lids - sr.lids_kept, back,
 			(unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
 			sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0,
 			(unsigned long long)sr.entries_new, sr.seconds);
@@ -655,7 +684,10 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 		}
 		o.avoid = avoid;
 	}
-	if (a->prev_lfts)
+	if (a->prev_lfts && !a->conf.stable_reroute && !a->quiet)
+		fprintf(stderr, "ibfab route: stable_reroute FALSE: routing every destination, "
+				"the previous tables are not used\n");
+	if (a->prev_lfts && a->conf.stable_reroute)
 		rc = route_stable(a, f, engine, &o, r, rep, err);
 	else
 		rc = ibf_route(f, engine, &o, r, rep, err);

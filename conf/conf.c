@@ -269,7 +269,7 @@ static const struct {
 	{ "dfsssp_max_vls", K_DFSSSP_MAX_VLS, "0 (no cap) .. 15" },
 	{ "dfsssp_best_effort", K_DFSSSP_BEST_EFFORT, "TRUE or FALSE" },
 	{ "dmodk_roots", K_DMODK_ROOTS, "a file of root switch GUIDs, or 'none'" },
-	{ "stable_reroute", K_STABLE_REROUTE, "TRUE, FALSE or failures" },
+	{ "stable_reroute", K_STABLE_REROUTE, "TRUE, FALSE, failures or keep" },
 	{ "rail_registry", K_RAIL_REGISTRY, "a file path, etcd://HOST:PORT[/PREFIX], or 'none'" },
 	{ "rail_domain_scores", K_RAIL_DOMAIN_SCORES, "a file path, or 'none'" },
 	{ "rail_map", K_RAIL_MAP, "a rail mapping file, or 'none'" },
@@ -383,9 +383,9 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 		c->log_level = (int)l;
 		return 0;
 	case K_STABLE_REROUTE: {
-		static const char *const failures[] = { "failures" };
-		if (!parse_word(v, failures, 1, &i)) {
-			c->stable_reroute = IBF_STABLE_FAILURES;
+		static const char *const words[] = { "failures", "keep" };
+		if (!parse_word(v, words, 2, &i)) {
+			c->stable_reroute = i ? IBF_STABLE_KEEP : IBF_STABLE_FAILURES;
 			return 0;
 		}
 		if (parse_bool(v, &i))
@@ -690,6 +690,7 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 		 c->best_effort ? "TRUE" : "FALSE",
 		 c->log_level >= 0 && c->log_level <= 3 ? log_names[c->log_level] : "?",
 		 c->stable_reroute == IBF_STABLE_FAILURES ? "failures"
+		 : c->stable_reroute == IBF_STABLE_KEEP	  ? "keep"
 		 : c->stable_reroute			  ? "TRUE"
 							  : "FALSE",
 		 c->layer0_balance == IBF_L0_ALL ? ", layer0_balance all" : "",

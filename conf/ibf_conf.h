@@ -21,8 +21,11 @@
  *   best_effort                  TRUE | FALSE
  *   log_level                    error | info | verbose | debug (or 0..3)
  *   dmodk_roots                  file of root switch GUIDs for dmodk ("none")
- *   stable_reroute               TRUE | FALSE | failures: reroute only what a change
- *                                broke (failures: only when nothing came back)
+ *   stable_reroute               TRUE | FALSE | failures | keep: reroute only what a
+ *                                change broke; TRUE: what came back takes the
+ *                                columns a fresh run puts on it (failures: a
+ *                                fresh run when something came back; keep: keep
+ *                                every column that still works)
  *   rail_registry                health registry the plugin writes from PerfMgr
  *                                counters ("none": no health service)
  *   rail_domain_scores           registry file the hosts write their domain
@@ -60,6 +63,9 @@ extern "C" {
 /* stable_reroute failures: stable reroutes after losses only; a sweep in
  * which a switch or a switch-to-switch cable appears routes from scratch */
 #define IBF_STABLE_FAILURES 2
+/* stable_reroute keep: every column that still works is kept, also when a
+ * switch or switch cable came back (it stays idle; IBF_STABLE_MODE_KEEP) */
+#define IBF_STABLE_KEEP 3
 
 struct ibf_conf {
 	struct ibf_win_bound min_len;	     /* default {IBF_WIN_DIST, +1} */
@@ -75,8 +81,10 @@ struct ibf_conf {
 	int best_effort;		     /* 0/1 (default 0) */
 	int log_level;			     /* IBF_LOG_* (default IBF_LOG_INFO) */
 	int stable_reroute;		     /* 0/1: keep the columns of the last tables that
-					* still work (default 1); IBF_STABLE_FAILURES:
-					* only when no switch or switch cable came back */
+					* still work, but move those a fresh run puts on
+					* what came back (default 1; IBF_STABLE_MODE_RESTORE);
+					* IBF_STABLE_FAILURES: only when no switch or switch
+					* cable came back; IBF_STABLE_KEEP: all of them */
 	char dmodk_roots[IBF_CONF_PATH_MAX]; /* GUID file naming the fat tree's roots ("" = find
 					* the levels from the structure) */
 

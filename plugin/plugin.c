@@ -748,35 +748,6 @@ static void drop_missing_roots(struct ibfab *pl, const char *name, const struct 
 	     name, n - kept, n, list, unnamed ? " ..." : "", kept);
 }
 
-/* A switch of f the previous fabric lacked, or a switch-to-switch cable it
- * lacked (both ends matched by node GUID and port number): something came
- * back or was added.  0 when f only lost things. */
-static int fabric_gained(const struct ibf_fabric *old, const struct ibf_fabric *f)
-{
-	for (uint32_t id = 0; id < f->nnodes; id++) {
-		const struct ibf_node *n = &f->nodes[id];
-		if (n->type != IBF_NODE_SWITCH)
-			continue;
-		int oid = ibf_fabric_find_guid(old, n->guid);
-		if (oid < 0 || old->nodes[oid].type != IBF_NODE_SWITCH)
-			return 1;
-		for (int p = 1; p <= (int)n->nports; p++) {
-			const struct ibf_port *ip = ibf_port(f, (int)id, p);
-			if (ip->peer_node == IBF_NO_NODE ||
-			    f->nodes[ip->peer_node].type != IBF_NODE_SWITCH)
-				continue;
-			if (p > (int)old->nodes[oid].nports)
-				return 1;
-			const struct ibf_port *op = ibf_port(old, oid, p);
-			if (op->peer_node == IBF_NO_NODE ||
-			    old->nodes[op->peer_node].guid != f->nodes[ip->peer_node].guid ||
-			    op->peer_port != ip->peer_port)
-				return 1;
-		}
-	}
-	return 0;
-}
-
 static int ibfab_build_lfts(void *context)
 {
 	struct ibfab_engine *ec = context;
@@ -844,12 +815,14 @@ static int ibfab_build_lfts(void *context)
 	}
 	/* stable reroute: keep what still works of the tables this engine
 	 * programmed last time, route only the destinations the change hit
-	 * (not when the avoided spines changed: every column moves) */
+	 * (not when the avoided spines changed: every column moves); with
+	 * TRUE, a switch or switch cable that came back (or is new) takes the
+	 * columns a fresh run sends over it (ibf_route_stable_mode) */
 	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
 		     !strcmp(pl->engine, name) && avoid_gen == pl->health.routed_avoid_gen;
 	/* stable_reroute failures: what came back gets its share of the load */
 	if (stable && pl->conf.stable_reroute == IBF_STABLE_FAILURES &&
-	    fabric_gained(pl->fabric, f)) {
+	    ibf_fabric_gained(f, pl->fabric)) {
 		stable = 0;
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab %s: stable_reroute failures: a switch or switch cable came back (or is "
@@ -858,19 +831,30 @@ static int ibfab_build_lfts(void *context)
 	}
 	struct ibf_stable_report sr;
 	int route_rc =
-		stable ? ibf_route_stable(f, name, &o, pl->fabric, &pl->routes, &r, &rep, &sr, &err)
+		stable ? ibf_route_stable_mode(f, name, &o, pl->fabric, &pl->routes,
+					       pl->conf.stable_reroute == IBF_STABLE_KEEP
+						       ? IBF_STABLE_MODE_KEEP
+						       : IBF_STABLE_MODE_RESTORE,
+					       &r, &rep, &sr, &err)
 		       : ibf_route(f, name, &o, &r, &rep, &err);
 	free(roots);
 	free(avoid);
-	if (!route_rc && stable)
+	if (!route_rc && stable) {
+		char back[160] = "";
+		if (sr.full_run)
+			snprintf(back, sizeof(back),
+				 " (%u of them moved onto what came back or is new: %u switches, "
+				 "%u switch cables)",
+				 sr.lids_restored, sr.switches_gained, sr.cables_gained);
 		plog(pl, OSM_LOG_INFO,
-		     "ibfab %s: stable reroute: kept %u of %u destination LIDs, routed %u again; "
-		     "%llu of %llu LFT entries changed (%.2f%%), %llu new (switches or ports "
-		     "that were not there)",
-		     name, sr.lids_kept, sr.lids, sr.lids - sr.lids_kept,
+		     "ibfab %s: stable reroute: kept %u of %u destination LIDs, routed %u "
+		     "again%s; %llu of %llu LFT entries changed (%.2f%%), %llu new (switches or "
+		     "ports that were not there)",
+		     name, sr.lids_kept, sr.lids, sr.lids - sr.lids_kept, back,
 		     (unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
 		     sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0,
 		     (unsigned long long)sr.entries_new);
+	}
 	if (route_rc) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
 		     ibf_error_format(&err, msg, sizeof(msg)));
@@ -896,8 +880,12 @@ static int ibfab_build_lfts(void *context)
 	/* after a stable reroute the engine's counts cover only the LIDs it
 	 * routed again, not the kept columns (a sweep that kept everything
 	 * would read "non-minimal 0" on tables full of non-minimal paths) */
-	char part[96] = "";
-	if (stable)
+	char part[128] = "";
+	if (stable && sr.full_run)
+		snprintf(part, sizeof(part),
+			 " (of a run over all %u LIDs; %u columns then kept from the last tables)",
+			 sr.lids, sr.lids_kept);
+	else if (stable)
 		snprintf(part, sizeof(part), " (of the %u LIDs routed this sweep; %u kept)",
 			 sr.lids - sr.lids_kept, sr.lids_kept);
 	plog(pl, OSM_LOG_INFO,

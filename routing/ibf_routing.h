@@ -278,6 +278,15 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 struct ibf_stable_report {
 	uint32_t lids;		  /* destination LIDs of f */
 	uint32_t lids_kept;	  /* columns taken from the previous tables */
+	uint32_t lids_restored;	  /* columns that still worked but were taken from
+				   * the fresh tables, which send them over
+				   * switches or cables that came back or are new
+				   * (IBF_STABLE_MODE_RESTORE) */
+	uint32_t switches_gained; /* switches of f the previous fabric lacked */
+	uint32_t cables_gained;	  /* switch-to-switch cables of f it lacked */
+	int full_run;		  /* 1: the engine routed every destination (the
+				   * route report covers them all), 0: only the
+				   * LIDs not kept */
 	uint64_t entries;	  /* (switch, LID) entries present before and after
 				   * (switch and LID owner in both fabrics) */
 	uint64_t entries_changed; /* of those, different from the previous tables */
@@ -295,11 +304,34 @@ int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
 int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_fabric *fo,
 		     const struct ibf_routes *old, const struct ibf_route_opts *o,
 		     const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err);
+/* 1 when f has a switch that fo lacks, or a switch-to-switch cable that fo
+ * lacks (both ends matched by node GUID and port number): something came
+ * back or was added.  0 when f only lost things or is the same. */
+int ibf_fabric_gained(const struct ibf_fabric *f, const struct ibf_fabric *fo);
+
+enum ibf_stable_mode {
+	/* what came back carries its share again: when f gained a switch or
+	 * a switch cable, the engine routes f from scratch and a column that
+	 * still works is kept only when its fresh column sends nothing from
+	 * a switch fo had over a gained cable; when f only lost things, the
+	 * engine routes only the LIDs not kept (same as KEEP) */
+	IBF_STABLE_MODE_RESTORE = 0,
+	/* every column that still works is kept, also when something came
+	 * back (which then carries no traffic but its grafted entries) */
+	IBF_STABLE_MODE_KEEP = 1,
+};
 /* ibf_route with the kept columns: the engine routes only the destinations
  * with a LID that is not kept (layered and minimal skip the others; dmodk
- * routes all and the kept columns overwrite), then the merge.  For every
- * engine but layered the keep check holds all layers to shortest paths
- * (o->max_len applies to layered's layers >= 1 only). */
+ * routes all and the kept columns overwrite), or, in RESTORE mode after a
+ * gain, every destination; then the merge.  For every engine but layered
+ * the keep check holds all layers to shortest paths (o->max_len applies to
+ * layered's layers >= 1 only).  On failure r holds nothing. */
+int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
+			  const struct ibf_route_opts *o, const struct ibf_fabric *fo,
+			  const struct ibf_routes *old, int mode, struct ibf_routes *r,
+			  struct ibf_route_report *rrep, struct ibf_stable_report *srep,
+			  struct ibf_error *err);
+/* ibf_route_stable_mode in IBF_STABLE_MODE_RESTORE. */
 int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
 		     const struct ibf_fabric *fo, const struct ibf_routes *old,
 		     struct ibf_routes *r, struct ibf_route_report *rrep,

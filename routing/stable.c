@@ -167,10 +167,13 @@ static void walk_column(struct stab *st, uint32_t lid, uint32_t t, uint8_t tport
  * shortest path in layer 0 and a path inside max_len in the others; a
  * switch new to the fabric is grafted onto the kept in-tree: it points to
  * the neighbour in the tree that gives it the shortest path that fits
- * (ties: the lowest port), graft[s] = that port.  New switches only point
- * at switches already in the tree, so no loop can form. */
+ * (ties: the lowest port), graft[s] = that port; with pref (fresh tables
+ * of this fabric), to the port pref gives it for lid when that neighbour
+ * is in the tree and the path fits (the fresh run's entry where it works).
+ * New switches only point at switches already in the tree, so no loop can
+ * form. */
 static int column_fits(struct stab *st, uint32_t layer, const struct ibf_win_bound *maxb,
-		       uint8_t *graft)
+		       uint8_t *graft, const struct ibf_routes *pref, uint32_t lid)
 {
 	const struct ibf_fabric *f = st->f;
 	const uint32_t S = f->nsw;
@@ -189,6 +192,10 @@ static int column_fits(struct stab *st, uint32_t layer, const struct ibf_win_bou
 			       : st->len[s] > (uint32_t)ibf_win_eval(maxb, d, st->diam_ref))
 			return 0;
 	}
+	/* with pref, a pass places only the switches whose preferred
+	 * neighbour is in the tree; when it places none, one pass by the
+	 * shortest path */
+	int by_pref = pref != NULL;
 	while (nnew) {
 		uint32_t placed = 0;
 		for (uint32_t s = 0; s < S; s++) {
@@ -205,6 +212,14 @@ static int column_fits(struct stab *st, uint32_t layer, const struct ibf_win_bou
 				uint32_t l = st->len[y] + 1;
 				if (l > hi || (layer == 0 && l != d))
 					continue;
+				if (by_pref) {
+					if (f->adj[a].lport == ibf_lft(pref, s)[lid]) {
+						best = l;
+						port = f->adj[a].lport;
+						break;
+					}
+					continue;
+				}
 				if (l < best || (l == best && f->adj[a].lport < port)) {
 					best = l;
 					port = f->adj[a].lport;
@@ -218,8 +233,9 @@ static int column_fits(struct stab *st, uint32_t layer, const struct ibf_win_bou
 			placed++;
 			nnew--;
 		}
-		if (!placed)
+		if (!placed && !by_pref)
 			return 0;
+		by_pref = pref != NULL && placed;
 	}
 	return 1;
 }
@@ -274,7 +290,8 @@ static int stab_open(struct stab *st, const struct ibf_fabric *f, const struct i
 static int stab_keep(struct stab *st, const struct ibf_route_opts *o, uint8_t *keep,
 		     struct ibf_error *err);
 static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_route_opts *o,
-		      const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err);
+		      const uint8_t *keep, const struct ibf_routes *pref,
+		      struct ibf_stable_report *rep, struct ibf_error *err);
 
 /* Destination switch, delivering port and LMC layer of lid in the new
  * fabric; 0 when lid is not a routable destination there. */
@@ -374,7 +391,7 @@ static int stab_keep(struct stab *st, const struct ibf_route_opts *o, uint8_t *k
 			if (!dest_of(st, lid, &tt, &tp, &layer))
 				continue; /* cannot happen: the lid was sorted by it */
 			walk_column(st, lid, t, tp);
-			keep[lid] = (uint8_t)column_fits(st, layer, &o->max_len, st->graft);
+			keep[lid] = (uint8_t)column_fits(st, layer, &o->max_len, st->graft, NULL, 0);
 		}
 	}
 	free(order);
@@ -390,14 +407,18 @@ int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const str
 	struct stab st;
 	int rc = stab_open(&st, f, fo, old, err);
 	if (!rc)
-		rc = stab_merge(&st, r, o, keep, rep, err);
+		rc = stab_merge(&st, r, o, keep, NULL, rep, err);
 	stab_free(&st);
 	return rc;
 }
 
-/* Copy the kept columns into r and count the changes (stab_open done). */
+/* Copy the kept columns into r and count the changes (stab_open done).
+ * pref: the fresh tables whose entries a new switch takes where they fit
+ * (column_fits; r itself after a full run: a column's entries are read
+ * before it is overwritten), or NULL. */
 static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_route_opts *o,
-		      const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err)
+		      const uint8_t *keep, const struct ibf_routes *pref,
+		      struct ibf_stable_report *rep, struct ibf_error *err)
 {
 	double t0 = ibf_now();
 	const struct ibf_fabric *f = st->f;
@@ -422,7 +443,12 @@ static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_ro
 				st->dist_of = t;
 			}
 			walk_column(st, lid, t, tp);
-			if (!column_fits(st, layer, &o->max_len, st->graft))
+			int fits = column_fits(st, layer, &o->max_len, st->graft, pref, lid);
+			if (!fits && pref) { /* fits without pref (stab_keep said so) */
+				walk_column(st, lid, t, tp);
+				fits = column_fits(st, layer, &o->max_len, st->graft, NULL, 0);
+			}
+			if (!fits)
 				return ibf_error_set(
 					err, IBF_EINVAL, NULL, 0,
 					"stable reroute: LID %u was kept but does not fit", lid);
@@ -457,12 +483,112 @@ static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_ro
 	return 0;
 }
 
+int ibf_fabric_gained(const struct ibf_fabric *f, const struct ibf_fabric *fo)
+{
+	for (uint32_t id = 0; id < f->nnodes; id++) {
+		const struct ibf_node *n = &f->nodes[id];
+		if (n->type != IBF_NODE_SWITCH)
+			continue;
+		int oid = ibf_fabric_find_guid(fo, n->guid);
+		if (oid < 0 || fo->nodes[oid].type != IBF_NODE_SWITCH)
+			return 1;
+		for (int p = 1; p <= (int)n->nports; p++) {
+			const struct ibf_port *ip = ibf_port(f, (int)id, p);
+			if (ip->peer_node == IBF_NO_NODE ||
+			    f->nodes[ip->peer_node].type != IBF_NODE_SWITCH)
+				continue;
+			if (p > (int)fo->nodes[oid].nports)
+				return 1;
+			const struct ibf_port *op = ibf_port(fo, oid, p);
+			if (op->peer_node == IBF_NO_NODE ||
+			    fo->nodes[op->peer_node].guid != f->nodes[ip->peer_node].guid ||
+			    op->peer_port != ip->peer_port)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* What st's new fabric gained: gp[s * 256 + p] = 1 when port p of switch s
+ * is a switch-to-switch cable the previous fabric lacked (one end a switch
+ * it lacked, or the old switch's port p led to another port or nowhere).
+ * Counts the switches it lacked and such cables (each once).  0 or an
+ * error. */
+static int mark_gained(const struct stab *st, uint8_t *gp, uint32_t *nsw_new, uint32_t *ncables)
+{
+	const struct ibf_fabric *f = st->f, *fo = st->fo;
+	*nsw_new = 0;
+	*ncables = 0;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		*nsw_new += st->oldsw[s] < 0;
+		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
+			const struct ibf_adj *e = &f->adj[a];
+			int g = st->oldsw[s] < 0 || st->oldsw[e->nbr] < 0;
+			if (!g) {
+				int on = (int)fo->switches[st->oldsw[s]];
+				if (e->lport > fo->nodes[on].nports) {
+					g = 1;
+				} else {
+					const struct ibf_port *op = ibf_port(fo, on, e->lport);
+					g = op->peer_node == IBF_NO_NODE ||
+					    fo->nodes[op->peer_node].guid !=
+						    f->nodes[f->switches[e->nbr]].guid ||
+					    op->peer_port != e->rport;
+				}
+			}
+			if (!g)
+				continue;
+			gp[(size_t)s * 256 + e->lport] = 1;
+			*ncables += s < e->nbr || (s == e->nbr && e->lport < e->rport);
+		}
+	}
+	return 0;
+}
+
+/* Restore: of the columns keep[] would keep, give up those whose column in
+ * the fresh tables r sends traffic from a switch that was there before
+ * over a cable in gp (one that came back or is new); r then supplies them.
+ * Returns how many were given up. */
+static uint32_t give_up_onto_gained(const struct stab *st, const struct ibf_routes *r,
+				    const uint8_t *gp, uint8_t *keep, uint32_t max_lid)
+{
+	const struct ibf_fabric *f = st->f;
+	uint32_t n = 0;
+	for (uint32_t lid = 1; lid <= max_lid; lid++) {
+		if (!keep[lid])
+			continue;
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			if (st->oldsw[s] < 0)
+				continue;
+			if (gp[(size_t)s * 256 + ibf_lft(r, s)[lid]]) {
+				keep[lid] = 0;
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
 int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
 		     const struct ibf_fabric *fo, const struct ibf_routes *old,
 		     struct ibf_routes *r, struct ibf_route_report *rrep,
 		     struct ibf_stable_report *srep, struct ibf_error *err)
 {
+	return ibf_route_stable_mode(f, engine, o, fo, old, IBF_STABLE_MODE_RESTORE, r, rrep,
+				     srep, err);
+}
+
+int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
+			  const struct ibf_route_opts *o, const struct ibf_fabric *fo,
+			  const struct ibf_routes *old, int mode, struct ibf_routes *r,
+			  struct ibf_route_report *rrep, struct ibf_stable_report *srep,
+			  struct ibf_error *err)
+{
 	double t0 = ibf_now();
+	if (mode != IBF_STABLE_MODE_RESTORE && mode != IBF_STABLE_MODE_KEEP)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "stable reroute: unknown mode %d",
+				     mode);
 	uint32_t max_lid = ibf_max_lid(f);
 	uint8_t *keep = calloc((size_t)max_lid + 1, 1);
 	if (!keep)
@@ -492,21 +618,48 @@ int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struc
 	}
 	/* one context (LID maps, switch map, typical diameter) for both steps */
 	struct stab st;
+	uint8_t *gp = NULL;
+	uint32_t nsw_new = 0, ncables = 0, restored = 0;
 	int rc = stab_open(&st, lean ? lean : f, fo, old, err);
 	if (!rc)
 		rc = stab_keep(&st, &ko, keep, err);
-	if (!rc) {
+	if (!rc && mode == IBF_STABLE_MODE_RESTORE) {
+		gp = calloc((size_t)(f->nsw ? f->nsw : 1) * 256, 1);
+		if (!gp)
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		else
+			mark_gained(&st, gp, &nsw_new, &ncables);
+	}
+	int full = !rc && (nsw_new || ncables);
+	if (full) {
+		/* something came back or is new: the fresh tables of this
+		 * fabric, then the previous column of every LID whose fresh
+		 * column does not use what came back (whole columns: in-trees
+		 * towards the LID, so no mix makes a loop) */
+		rc = ibf_route(f, engine, o, r, rrep, err);
+		if (!rc)
+			restored = give_up_onto_gained(&st, r, gp, keep, max_lid);
+	} else if (!rc) {
 		struct ibf_route_opts oo = *o;
 		oo.lid_keep = keep;
 		oo.nlid_keep = max_lid + 1;
 		rc = ibf_route(f, engine, &oo, r, rrep, err);
 	}
+	int routed = !rc;
 	if (!rc)
-		rc = stab_merge(&st, r, &ko, keep, srep, err);
+		rc = stab_merge(&st, r, &ko, keep, full ? r : NULL, srep, err);
+	if (rc && routed)
+		ibf_routes_free(r);
 	stab_free(&st);
 	ibf_fabric_free(lean);
+	free(gp);
 	free(keep);
-	if (!rc && srep)
+	if (!rc && srep) {
 		srep->seconds = ibf_now() - t0;
+		srep->lids_restored = restored;
+		srep->switches_gained = nsw_new;
+		srep->cables_gained = ncables;
+		srep->full_run = full;
+	}
 	return rc;
 }

@@ -105,13 +105,18 @@ static void all_keys(void)
 	TT_EQ_INT(c2.layer0_balance, IBF_L0_BASE);
 	TT_EQ_INT(c.stable_reroute, 1); /* the default */
 	TT_CHECK(parse("stable_reroute maybe\n", &c2, &err) == IBF_EPARSE);
-	TT_CHECK_MSG(strstr(err.msg, "TRUE, FALSE or failures") != NULL, "%s", err.msg);
+	TT_CHECK_MSG(strstr(err.msg, "TRUE, FALSE, failures or keep") != NULL, "%s", err.msg);
 	/* failures: stable after losses only (a keyword: any case) */
 	TT_EQ_INT(parse("stable_reroute Failures\n", &c2, &err), 0);
 	TT_EQ_INT(c2.stable_reroute, IBF_STABLE_FAILURES);
 	ibf_conf_format(&c2, buf, sizeof(buf));
 	TT_CHECK_MSG(strstr(buf, "stable_reroute failures") != NULL, "%s", buf);
 	TT_CHECK(parse("stable_reroute failure\n", &c2, &err) == IBF_EPARSE);
+	/* keep: every working column stays, also when something came back */
+	TT_EQ_INT(parse("stable_reroute KEEP\n", &c2, &err), 0);
+	TT_EQ_INT(c2.stable_reroute, IBF_STABLE_KEEP);
+	ibf_conf_format(&c2, buf, sizeof(buf));
+	TT_CHECK_MSG(strstr(buf, "stable_reroute keep") != NULL, "%s", buf);
 }
 
 static void window_forms(void)

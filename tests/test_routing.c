@@ -1935,6 +1935,177 @@ static void test_stable_minimal_layers(void)
 	ibf_fabric_free(f);
 }
 
+/* A two-level tree: L leaves with H hosts each, P spines (one cable per
+ * leaf-spine pair), without spine `skip` (-1: none).  GUIDs and LIDs are
+ * fixed by position, so a LID names the same port with or without it
+ * (leaves 1.., spines next, hosts last, each host 1 << lmc LIDs). */
+static struct ibf_fabric *tree2(int L, int H, int P, int skip, int lmc)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	char name[32];
+	int leaf[16], spine[16], host[16 * 16];
+	for (int i = 0; i < L; i++) {
+		snprintf(name, sizeof(name), "leaf%d", i);
+		leaf[i] = add(f, IBF_NODE_SWITCH, H + P, 0x500000 + (uint64_t)i, name);
+	}
+	for (int j = 0; j < P; j++) {
+		spine[j] = -1;
+		if (j == skip)
+			continue;
+		snprintf(name, sizeof(name), "spine%d", j);
+		spine[j] = add(f, IBF_NODE_SWITCH, L, 0x600000 + (uint64_t)j, name);
+		for (int i = 0; i < L; i++)
+			link2(f, leaf[i], H + 1 + j, spine[j], 1 + i);
+	}
+	for (int i = 0; i < L; i++)
+		for (int k = 0; k < H; k++) {
+			snprintf(name, sizeof(name), "h%d-%d", i, k);
+			host[i * H + k] =
+				add(f, IBF_NODE_CA, 1, 0x700000 + 0x10 * (uint64_t)(i * H + k), name);
+			link2(f, host[i * H + k], 1, leaf[i], 1 + k);
+		}
+	ibf_fabric_finalize(f, NULL);
+	for (int i = 0; i < L; i++)
+		ibf_port(f, leaf[i], 0)->lid = (uint16_t)(1 + i);
+	for (int j = 0; j < P; j++)
+		if (spine[j] >= 0)
+			ibf_port(f, spine[j], 0)->lid = (uint16_t)(1 + L + j);
+	for (int h = 0; h < L * H; h++) {
+		struct ibf_port *pp = ibf_port(f, host[h], 1);
+		pp->lid = (uint16_t)(1 + L + P + (h << lmc));
+		pp->lmc = (uint8_t)lmc;
+	}
+	return f;
+}
+
+/* LIDs from `first` on whose column sends traffic from some switch to
+ * switch guid (tables r, for fabric f). */
+static uint32_t columns_through(const struct ibf_fabric *f, const struct ibf_routes *r,
+				uint64_t guid, uint32_t first, uint8_t *through)
+{
+	uint32_t n = 0, max_lid = ibf_max_lid(f);
+	memset(through, 0, max_lid + 1);
+	for (uint32_t lid = first; lid <= max_lid; lid++)
+		for (uint32_t s = 0; s < f->nsw && !through[lid]; s++) {
+			uint8_t p = ibf_lft(r, s)[lid];
+			int n0 = (int)f->switches[s];
+			if (p < 1 || p > f->nodes[n0].nports)
+				continue;
+			const struct ibf_port *pp = ibf_port(f, n0, p);
+			if (pp->peer_node >= 0 && f->nodes[pp->peer_node].guid == guid) {
+				through[lid] = 1;
+				n++;
+			}
+		}
+	return n;
+}
+
+/* What comes back takes its share again.  A two-level tree loses a spine
+ * (or one leaf-spine cable), a stable reroute keeps what works; when the
+ * part is back, the stable reroute's tables are those of a fresh run
+ * (same fabric, same LIDs): the spine carries its columns again.  The old
+ * stable reroute (IBF_STABLE_MODE_KEEP) kept every column, all of which
+ * still worked, so the repaired spine carried none until a restart.  A
+ * spine that was never there moves only the columns a fresh run sends
+ * over it; the others stay as they were. */
+static void test_stable_restore(void)
+{
+	const int L = 4, H = 4, P = 4, dead = 1;
+	const uint32_t H0 = 1 + L + P; /* the first host LID (tree2) */
+	const char *engines[] = { "dmodk", "layered" };
+	for (int k = 0; k < 2; k++) {
+		int lmc = k; /* layered at LMC 1 */
+		struct ibf_fabric *f = tree2(L, H, P, -1, lmc);
+		struct ibf_fabric *g = tree2(L, H, P, dead, lmc);
+		struct ibf_fabric *c = tree2(L, H, P, -1, lmc);
+		/* one cable: leaf 2 to spine 3 */
+		ibf_fabric_disconnect(c, ibf_fabric_find_guid(c, 0x500002), H + 1 + 3);
+		struct ibf_error err;
+		TT_REQUIRE(ibf_fabric_finalize(c, &err) == 0);
+		uint64_t sg = 0x600000 + (uint64_t)dead;
+		uint32_t max_lid = ibf_max_lid(f);
+		TT_EQ_INT(max_lid, ibf_max_lid(g));
+		uint8_t *th = malloc(max_lid + 1), *tb = malloc(max_lid + 1);
+		TT_REQUIRE(th && tb);
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		struct ibf_routes healthy, dmg, back, keep, fresh_g, grown;
+		struct ibf_stable_report rep;
+		struct ibf_check_report ck;
+		TT_REQUIRE(ibf_route(f, engines[k], &o, &healthy, NULL, &err) == 0);
+		uint32_t share = columns_through(f, &healthy, sg, H0, th);
+		TT_CHECK_MSG(share > 0, "%s: the healthy spine carries columns", engines[k]);
+
+		/* the spine goes, then comes back */
+		TT_REQUIRE(ibf_route_stable(g, engines[k], &o, f, &healthy, &dmg, NULL, &rep, &err) ==
+			   0);
+		TT_CHECK(rep.lids_kept > 0 && rep.lids_kept < rep.lids && !rep.full_run);
+		TT_REQUIRE(ibf_route_stable(f, engines[k], &o, g, &dmg, &back, NULL, &rep, &err) == 0);
+		TT_CHECK_MSG(columns_through(f, &back, sg, H0, tb) == share,
+			     "%s: the repaired spine carries %u columns, a fresh run %u", engines[k],
+			     columns_through(f, &back, sg, H0, tb), share);
+		TT_CHECK_MSG(memcmp(back.lft, healthy.lft, (size_t)f->nsw * back.stride) == 0,
+			     "%s: after the repair, the tables of a fresh run", engines[k]);
+		TT_CHECK(rep.full_run && rep.switches_gained == 1 && rep.cables_gained == (uint32_t)L);
+		TT_CHECK(rep.lids_restored > 0 && rep.lids_kept > 0);
+		/* keep mode: every column still works, so all stay and the spine
+		 * is idle (what stable reroutes did before) */
+		TT_REQUIRE(ibf_route_stable_mode(f, engines[k], &o, g, &dmg, IBF_STABLE_MODE_KEEP,
+						 &keep, NULL, &rep, &err) == 0);
+		TT_EQ_INT(columns_through(f, &keep, sg, H0, tb), 0);
+		TT_CHECK(!rep.full_run && rep.lids_restored == 0);
+		ibf_routes_free(&keep);
+		ibf_routes_free(&back);
+		ibf_routes_free(&dmg);
+
+		/* one cable out and back: the fresh run's tables again */
+		TT_REQUIRE(ibf_route_stable(c, engines[k], &o, f, &healthy, &dmg, NULL, &rep, &err) ==
+			   0);
+		TT_REQUIRE(ibf_route_stable(f, engines[k], &o, c, &dmg, &back, NULL, &rep, &err) == 0);
+		TT_CHECK(rep.full_run && rep.switches_gained == 0 && rep.cables_gained == 1);
+		TT_CHECK_MSG(memcmp(back.lft, healthy.lft, (size_t)f->nsw * back.stride) == 0,
+			     "%s: after the cable's repair, the tables of a fresh run", engines[k]);
+		ibf_routes_free(&back);
+		ibf_routes_free(&dmg);
+
+		/* a spine never there before: the tables of g from scratch, then
+		 * the spine appears; only the columns the fresh run sends over it
+		 * move (entries of the switches g had) */
+		TT_REQUIRE(ibf_route(g, engines[k], &o, &fresh_g, NULL, &err) == 0);
+		TT_REQUIRE(ibf_route_stable(f, engines[k], &o, g, &fresh_g, &grown, NULL, &rep, &err) ==
+			   0);
+		TT_REQUIRE(ibf_route_check(f, &grown, 0, &ck, &err) == 0);
+		TT_EQ_INT(ck.ok, ck.pairs);
+		TT_CHECK(rep.full_run && rep.switches_gained == 1);
+		uint32_t onto = columns_through(f, &grown, sg, H0, tb), moved_cols = 0;
+		TT_CHECK_MSG(onto > 0 && onto == share, "%s: the new spine carries %u columns, %u fresh",
+			     engines[k], onto, share);
+		for (uint32_t lid = 1; lid <= max_lid; lid++) {
+			int moved = 0;
+			for (uint32_t s = 0; s < f->nsw; s++) {
+				int gn = ibf_fabric_find_guid(g, f->nodes[f->switches[s]].guid);
+				if (gn < 0)
+					continue;
+				moved |= ibf_lft(&grown, s)[lid] !=
+					 ibf_lft(&fresh_g, (uint32_t)g->nodes[gn].sw)[lid];
+			}
+			moved_cols += moved;
+			TT_CHECK_MSG(!moved || th[lid] || lid < H0,
+				     "%s: LID %u moved, the fresh run does not send it over the new spine",
+				     engines[k], lid);
+		}
+		TT_CHECK(moved_cols >= onto && moved_cols < rep.lids);
+		ibf_routes_free(&grown);
+		ibf_routes_free(&fresh_g);
+		ibf_routes_free(&healthy);
+		free(th);
+		free(tb);
+		ibf_fabric_free(c);
+		ibf_fabric_free(g);
+		ibf_fabric_free(f);
+	}
+}
+
 /* A dump made for other LIDs (a plan's assignment, a fabric re-swept since):
  * its comments name the port each LID belonged to; a LID that belongs to
  * another port here, or to none, is an error at its line (the entries would
@@ -2005,5 +2176,8 @@ int main(void)
 	       test_stable_new_switch);
 	tt_run("stable reroute: dmodk and minimal keep no column with a longer path in a layer >= 1",
 	       test_stable_minimal_layers);
+	tt_run("stable reroute: a repaired spine or cable carries its columns again (fresh tables); "
+	       "a new spine moves only the columns a fresh run sends over it",
+	       test_stable_restore);
 	return tt_done();
 }
