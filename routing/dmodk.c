@@ -1720,6 +1720,299 @@ static void rm_take_back(struct dk *c, const struct ibf_routes *r2, const uint8_
 	}
 }
 
+/* ------------------------------------------------------------------
+ * Leaf repair on damaged trees of 3 or more levels.
+ *
+ * The dealing counters move a closed slot's destinations without looking
+ * at what the cables already carry, and a source leaf follows the
+ * destination's chain into its plane even when it reaches that plane by
+ * fewer cables than the destination's chain sends there: on
+ * XGFT(3;16,4,4;1,4,4) with 2 cables per pair and 10 % of the cables cut,
+ * a leaf that kept one cable to a level-2 switch put 8 flows of one shift
+ * on it where the shift's up/down bound is 4.  The repair works on the
+ * finished tables, per LMC layer, with the flows of every shift counted
+ * per directed link (the pattern and host order of route congestion): a
+ * leaf's up entry towards a destination host is moved to another of its
+ * up-cables when the flows of that entry (one per host of the leaf, each
+ * in its own shift) leave a link at the layer's worst load W and none of
+ * them reaches W on the new path.  So the worst never rises and the links
+ * at W only become fewer; at none, W drops by one and the repair goes on.
+ * Only a leaf's entry moves, to an up-cable whose switch routes the
+ * destination up and then down (its own column is kept), so every path
+ * stays up/down and the column loop-free.  Nothing runs on a complete
+ * tree. */
+
+/* at most this many (shift, link) counters (2 bytes each) */
+#define LR_MAX_CELLS ((uint64_t)1 << 24)
+#define LR_PATH 32
+
+struct lrep {
+	const struct ibf_fabric *f;
+	const struct ibf_ftree *t;
+	struct ibf_routes *r;
+	uint32_t N, E;
+	struct ibf_endport *h;
+	uint32_t *dlid, *hoff, *hlist; /* dlid per host; hosts per switch (CSR) */
+	uint16_t *ld;		       /* [(N - 1) * E] flows per (shift, link) */
+	uint32_t W;		       /* the worst load */
+	uint64_t nat;		       /* (shift, link) at W */
+};
+
+/* the links from switch s to host b by the tables; -1 if b is not
+ * reached, -2 if the path is not strictly up and then strictly down */
+static int lr_path(const struct lrep *q, uint32_t s, uint32_t b, uint32_t *p)
+{
+	const struct ibf_fabric *f = q->f;
+	uint32_t lid = q->dlid[b];
+	int n = 0, down = 0;
+	for (int steps = 0; steps < LR_PATH; steps++) {
+		uint8_t port = ibf_lft(q->r, s)[lid];
+		int node = f->switches[s];
+		if (port == IBF_LFT_NONE || port == 0 || port > f->nodes[node].nports)
+			return -1;
+		const struct ibf_port *pp = ibf_port(f, node, port);
+		if (pp->peer_node == IBF_NO_NODE)
+			return -1;
+		if (f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+			return pp->peer_node == q->h[b].node && pp->peer_port == q->h[b].port ? n
+														: -1;
+		int32_t e = f->port_adj[f->nodes[node].port_off + port];
+		if (e < 0)
+			return -1;
+		uint32_t nb = f->adj[e].nbr;
+		if (q->t->level[nb] > q->t->level[s]) {
+			if (down)
+				return -2;
+		} else if (q->t->level[nb] + 1 == q->t->level[s]) {
+			down = 1;
+		} else {
+			return -2;
+		}
+		p[n++] = (uint32_t)e;
+		s = nb;
+	}
+	return -1;
+}
+
+static int lr_has(const uint32_t *p, int n, uint32_t e)
+{
+	for (int i = 0; i < n; i++)
+		if (p[i] == e)
+			return 1;
+	return 0;
+}
+
+/* the worst load and how many (shift, link) carry it */
+static void lr_worst(struct lrep *q)
+{
+	size_t n = (size_t)(q->N - 1) * q->E;
+	q->W = 0;
+	q->nat = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (q->ld[i] > q->W) {
+			q->W = q->ld[i];
+			q->nat = 0;
+		}
+		q->nat += q->ld[i] == q->W;
+	}
+}
+
+/* try to move leaf s's entry towards host b; 1 if moved */
+static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_ftree *t = q->t;
+	uint32_t N = q->N, E = q->E, lid = q->dlid[b];
+	uint32_t po[LR_PATH], pn[LR_PATH], best[LR_PATH];
+	int no = lr_path(q, s, b, po);
+	if (no < 1 || t->level[f->adj[po[0]].nbr] <= t->level[s])
+		return 0;
+	/* a parent of s routing b down through s: s carries transit flows */
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+		uint32_t m = f->adj[e].nbr;
+		uint8_t pt = ibf_lft(q->r, m)[lid];
+		int node = f->switches[m];
+		if (pt != IBF_LFT_NONE && pt && pt <= f->nodes[node].nports) {
+			int32_t x = f->port_adj[f->nodes[node].port_off + pt];
+			if (x >= 0 && f->adj[x].nbr == s)
+				return 0;
+		}
+	}
+	/* some flow of the entry on a link at W */
+	int gain = 0;
+	for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1] && !gain; k++) {
+		uint32_t a = q->hlist[k], cs = (b + N - a) % N;
+		if (!cs)
+			continue;
+		const uint16_t *row = q->ld + (size_t)(cs - 1) * E;
+		for (int i = 0; i < no && !gain; i++)
+			gain = row[po[i]] == q->W;
+	}
+	if (!gain)
+		return 0;
+	uint32_t bscore = UINT32_MAX, bsum = UINT32_MAX, be = NOSW;
+	int nb = 0;
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+		uint32_t m = f->adj[e].nbr;
+		if (e == po[0] || t->level[m] != t->level[s] + 1)
+			continue;
+		pn[0] = e;
+		int nn = lr_path(q, m, b, pn + 1);
+		if (nn < 0 || nn + 1 >= LR_PATH)
+			continue;
+		nn++;
+		uint32_t score = 0, sum = 0;
+		for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1] && score < q->W; k++) {
+			uint32_t a = q->hlist[k], cs = (b + N - a) % N;
+			if (!cs)
+				continue;
+			const uint16_t *row = q->ld + (size_t)(cs - 1) * E;
+			for (int i = 0; i < nn; i++)
+				if (!lr_has(po, no, pn[i])) {
+					uint32_t v = row[pn[i]] + 1u;
+					sum += v;
+					if (v > score)
+						score = v;
+				}
+		}
+		if (score >= q->W)
+			continue;
+		if (score < bscore || (score == bscore && sum < bsum)) {
+			bscore = score;
+			bsum = sum;
+			be = e;
+			memcpy(best, pn, (size_t)nn * sizeof(uint32_t));
+			nb = nn;
+		}
+	}
+	if (be == NOSW)
+		return 0;
+	for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++) {
+		uint32_t a = q->hlist[k], cs = (b + N - a) % N;
+		if (!cs)
+			continue;
+		uint16_t *row = q->ld + (size_t)(cs - 1) * E;
+		for (int i = 0; i < no; i++)
+			if (!lr_has(best, nb, po[i]) && row[po[i]]-- == q->W)
+				q->nat--;
+		for (int i = 0; i < nb; i++)
+			if (!lr_has(po, no, best[i]))
+				row[best[i]]++;
+	}
+	uint32_t m = f->adj[be].nbr;
+	ibf_lft(q->r, s)[lid] = f->adj[be].lport;
+	if (q->r->hops) {
+		uint8_t hm = q->r->hops[(size_t)m * q->r->stride + lid];
+		q->r->hops[(size_t)s * q->r->stride + lid] = hm >= 254 ? hm : (uint8_t)(hm + 1);
+	}
+	return 1;
+}
+
+/* one layer: count, then move entries while some do */
+static uint64_t lr_layer(struct lrep *q, uint32_t j)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_ftree *t = q->t;
+	uint32_t N = q->N, E = q->E, p[LR_PATH];
+	uint64_t moves = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		const struct ibf_port *pp = ibf_port(f, q->h[i].node, q->h[i].port);
+		uint32_t L = 1u << pp->lmc, jj = j < L ? j : L - 1;
+		q->dlid[i] = pp->lid && pp->lid + jj <= q->r->max_lid ? pp->lid + jj : 0;
+	}
+	memset(q->ld, 0, (size_t)(N - 1) * E * sizeof(uint16_t));
+	for (uint32_t cs = 1; cs < N; cs++) {
+		uint16_t *row = q->ld + (size_t)(cs - 1) * E;
+		for (uint32_t a = 0; a < N; a++) {
+			uint32_t b = (a + cs) % N;
+			if (!q->dlid[b])
+				continue;
+			int n = lr_path(q, q->h[a].sw, b, p);
+			for (int i = 0; i < n; i++)
+				if (row[p[i]] < UINT16_MAX)
+					row[p[i]]++;
+		}
+	}
+	lr_worst(q);
+	for (int pass = 0; pass < 64 && q->W > 1; pass++) {
+		uint64_t moved = 0;
+		for (uint32_t s = 0; s < f->nsw && q->nat; s++) {
+			if (t->level[s] != 1 || q->hoff[s] == q->hoff[s + 1])
+				continue;
+			for (uint32_t b = 0; b < N && q->nat; b++) {
+				const struct ibf_port *pp = ibf_port(f, q->h[b].node, q->h[b].port);
+				if (q->h[b].sw == s || !q->dlid[b] || j >= (1u << pp->lmc))
+					continue;
+				moved += (uint64_t)lr_try(q, s, b);
+			}
+		}
+		moves += moved;
+		if (!q->nat)
+			lr_worst(q);
+		else if (!moved)
+			break;
+	}
+	return moves;
+}
+
+static void leaf_repair(struct dk *c, uint32_t nlayers)
+{
+	const struct ibf_fabric *f = c->f;
+	const struct ibf_ftree *t = c->t;
+	if (t->levels < 3 || !t->missing_slots)
+		return;
+	struct lrep q;
+	memset(&q, 0, sizeof(q));
+	q.f = f;
+	q.t = t;
+	q.r = c->r;
+	q.E = f->adj_off[f->nsw];
+	int used = 0;
+	struct ibf_error e2;
+	ibf_error_clear(&e2);
+	if (ibf_end_ports(f, IBF_CONG_ORDER_AUTO, &q.h, &q.N, &used, NULL, NULL, &e2))
+		return;
+	if (used != IBF_CONG_ORDER_TREE || q.N < 2 ||
+	    (uint64_t)(q.N - 1) * q.E > LR_MAX_CELLS) {
+		if (q.N >= 2 && used == IBF_CONG_ORDER_TREE)
+			log_msg(c, IBF_LOG_INFO,
+				"dmodk: leaf repair skipped: %u hosts x %u links exceed its %llu "
+				"counters",
+				q.N, q.E, (unsigned long long)LR_MAX_CELLS);
+		free(q.h);
+		return;
+	}
+	q.dlid = malloc(q.N * sizeof(uint32_t));
+	q.hoff = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
+	q.hlist = malloc(q.N * sizeof(uint32_t));
+	q.ld = malloc((size_t)(q.N - 1) * q.E * sizeof(uint16_t));
+	if (q.dlid && q.hoff && q.hlist && q.ld) {
+		for (uint32_t i = 0; i < q.N; i++)
+			q.hoff[q.h[i].sw + 1]++;
+		for (uint32_t s = 0; s < f->nsw; s++)
+			q.hoff[s + 1] += q.hoff[s];
+		uint32_t *fill = c->queue; /* scratch [S] */
+		memcpy(fill, q.hoff, f->nsw * sizeof(uint32_t));
+		for (uint32_t i = 0; i < q.N; i++)
+			q.hlist[fill[q.h[i].sw]++] = i;
+		for (uint32_t j = 0; j < nlayers; j++) {
+			uint64_t mv = lr_layer(&q, j);
+			if (mv)
+				log_msg(c, IBF_LOG_INFO,
+					"dmodk: leaf repair, layer %u: %llu leaf entries moved to "
+					"another up-cable, worst shift load %u",
+					j, (unsigned long long)mv, q.W);
+		}
+	} else {
+		log_msg(c, IBF_LOG_INFO, "dmodk: leaf repair skipped: out of memory");
+	}
+	free(q.h);
+	free(q.dlid);
+	free(q.hoff);
+	free(q.hlist);
+	free(q.ld);
+}
+
 static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		     const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		     struct ibf_route_report *rep, struct ibf_error *err)
@@ -1795,6 +2088,7 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	ibf_routes_free(&r2);
 	if (rc)
 		goto out;
+	leaf_repair(&c, 1u << maxlmc);
 	r->lmc = maxlmc;
 	snprintf(r->engine, sizeof(r->engine), "dmodk");
 	log_irregular(&c);

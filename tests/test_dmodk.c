@@ -1518,6 +1518,48 @@ static void t_demand_load(void)
 	ibf_fabric_free(f);
 }
 
+/* Leaf repair on a damaged 3-level tree: XGFT(3;16,4,4;1,4,4) with 2
+ * cables per pair.  Leaf 1 keeps one cable to its level-2 switch of plane
+ * 1; leaf 13 has no cable to plane 3.  The planes are disjoint above
+ * level 2, so the sources climbing into the chain's plane funnel flows
+ * onto the short bundles.  Before the leaf repair every layer had a worst
+ * shift of 5 (cut bound 3); moving leaf entries to other up-cables where a
+ * flow sits on a link at the worst load (and nothing new reaches it)
+ * gives 4, at LMC 0 and in both layers at LMC 1, with up/down paths. */
+static void t_leaf_repair_3level(void)
+{
+	int m[3] = { 16, 4, 4 }, w[3] = { 1, 4, 4 };
+	for (int lmc = 0; lmc <= 1; lmc++) {
+		struct ibf_fabric *f = xgft(3, m, w, 2, 24);
+		TT_REQUIRE(f);
+		/* leaf l: hosts on ports 1..16, plane p on ports 17 + 2p, 18 + 2p */
+		ibf_fabric_disconnect(f, 1, 20);
+		ibf_fabric_disconnect(f, 13, 23);
+		ibf_fabric_disconnect(f, 13, 24);
+		TT_REQUIRE(lids(f, lmc) == 0);
+		struct ibf_error err;
+		struct ibf_dmodk_opts d;
+		ibf_dmodk_opts_default(&d);
+		struct ibf_routes r;
+		TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
+		TT_CHECK(all_ok(f, &r));
+		struct ibf_ftree t;
+		TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
+		TT_CHECK(updown_ok(f, &r, &t));
+		ibf_ftree_free(&t);
+		for (int j = 0; j < (1 << lmc); j++) {
+			struct ibf_cong_report rep;
+			uint32_t wst = shifts(f, &r, j, &rep);
+			printf("# LMC %d, layer %d: worst shift %u, cut bound %u\n", lmc, j, wst,
+			       rep.cut_worst);
+			TT_CHECK(wst <= 4);
+		}
+		TT_CHECK(strstr(lastlog.text, "leaf repair") != NULL);
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
+}
+
 int main(void)
 {
 	TT(t_recognise_kary3);
@@ -1547,5 +1589,6 @@ int main(void)
 	TT(t_roots_file);
 	TT(t_zero_weight_parents);
 	TT(t_demand_load);
+	TT(t_leaf_repair_3level);
 	return tt_done();
 }
