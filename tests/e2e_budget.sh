@@ -31,10 +31,8 @@ run() {
 	local rc=$?
 	grep -E 'deadlock|within' "$d/route.txt" | cut -c1-300 | diag
 	check "$name: $engine routes within $vls VLs (exit $rc)" test $rc -eq 0
-	"$IBFAB" route check --topology "$net" --lmc 2 --lfts "$d/lfts" >"$d/check.txt" 2>&1
-	rc=$?
-	check "$name: route check: no loop, every pair delivered (exit $rc)" \
-		test $rc -eq 0 -a -n "$(grep '^loops: *0$' "$d/check.txt")"
+	route_check_clean "$d" --topology "$net" --lmc 2 --lfts "$d/lfts"
+	check "$name: route check: no loop, every pair delivered" test $? -eq 0
 	"$IBFAB" deadlock verify --topology "$net" --lmc 2 --lfts "$d/lfts" --sl "$d/sl" \
 		--sl2vl "$d/sl2vl" >"$d/verify.txt" 2>&1
 	rc=$?

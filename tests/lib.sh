@@ -102,6 +102,19 @@ read_lfts() {
 	ibsim-run dump_lfts 2>"$d/lfts.err" | grep -v "replaced by dump_fts" >"$d/lfts.txt" || return 3
 }
 
+# route_check_clean DIR ARGS...: `ibfab route check ARGS` into
+# DIR/check.txt, its exit status and summary lines shown; true when it
+# exits 0 (every pair with a path delivered) and reports no loop.
+route_check_clean() {
+	local d=$1 rc
+	shift
+	"$IBFAB" route check "$@" >"$d/check.txt" 2>&1
+	rc=$?
+	{ echo "route check: exit $rc"
+	  grep -E '^(switches|pairs|loops|unreachable|misdelivered|longest)' "$d/check.txt"; } | diag
+	[ "$rc" -eq 0 ] && grep -q '^loops: *0$' "$d/check.txt"
+}
+
 # read_tables DIR: with IBSIM_SOCKNAME set and an SM running, read back what
 # the fabric holds into DIR: net.ibnd (ibnetdiscover), lfts.txt (dump_lfts),
 # sl2vl.txt (the SL2VL tables of every switch-to-switch out port, as
