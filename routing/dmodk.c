@@ -1742,21 +1742,84 @@ static void rm_take_back(struct dk *c, const struct ibf_routes *r2, const uint8_
  * stays up/down and the column loop-free.  Nothing runs on a complete
  * tree. */
 
-/* at most this many (shift, link) counters (2 bytes each) */
-#define LR_MAX_CELLS ((uint64_t)1 << 24)
+/* The counters are link-major, [link][shift - 1] with the row padded to an
+ * even length, so the flows of one leaf entry (consecutive shifts when the
+ * leaf's hosts are consecutive) sit side by side.  They are 4 bits wide,
+ * or 8 or 16 when the tables put more flows of one shift on a link: the
+ * repair never raises any counter to the worst, so the width the first
+ * count needs holds for the whole layer.  At most this many bytes: */
+#define LR_MAX_BYTES ((uint64_t)1 << 27)
 #define LR_PATH 32
+#define LR_NOLINK (-1) /* no cable, or not a switch-to-switch link */
+#define LR_CA (-2)     /* a CA behind the port */
 
 struct lrep {
 	const struct ibf_fabric *f;
 	const struct ibf_ftree *t;
 	struct ibf_routes *r;
-	uint32_t N, E;
+	uint32_t N, E, R;    /* hosts, directed switch links, counters per link */
 	struct ibf_endport *h;
 	uint32_t *dlid, *hoff, *hlist; /* dlid per host; hosts per switch (CSR) */
-	uint16_t *ld;		       /* [(N - 1) * E] flows per (shift, link) */
-	uint32_t W;		       /* the worst load */
-	uint64_t nat;		       /* (shift, link) at W */
+	int32_t *pl;	     /* per switch port (port_off + port): link, LR_CA or LR_NOLINK */
+	int bits;	     /* counter width: 4, 8 or 16 */
+	uint32_t vmax;	     /* the largest value a counter holds */
+	int over;	     /* a count went past vmax */
+	uint8_t *c8;	     /* the counters, (E * R * bits / 8) bytes */
+	uint32_t *hot;	     /* per link: its counters at W */
+	uint32_t W;	     /* the worst load */
+	uint64_t nat;	     /* (shift, link) at W */
 };
+
+static inline uint32_t lr_get(const struct lrep *q, size_t i)
+{
+	switch (q->bits) {
+	case 4:
+		return (uint32_t)(q->c8[i >> 1] >> ((i & 1) << 2)) & 15u;
+	case 8:
+		return q->c8[i];
+	default:
+		return ((const uint16_t *)(const void *)q->c8)[i];
+	}
+}
+
+static inline void lr_inc(struct lrep *q, size_t i)
+{
+	uint32_t v = lr_get(q, i);
+	if (v >= q->vmax) {
+		q->over = 1;
+		return;
+	}
+	switch (q->bits) {
+	case 4:
+		q->c8[i >> 1] = (uint8_t)(q->c8[i >> 1] + (1u << ((i & 1) << 2)));
+		break;
+	case 8:
+		q->c8[i]++;
+		break;
+	default:
+		((uint16_t *)(void *)q->c8)[i]++;
+	}
+}
+
+static inline void lr_dec(struct lrep *q, size_t i)
+{
+	switch (q->bits) {
+	case 4:
+		q->c8[i >> 1] = (uint8_t)(q->c8[i >> 1] - (1u << ((i & 1) << 2)));
+		break;
+	case 8:
+		q->c8[i]--;
+		break;
+	default:
+		((uint16_t *)(void *)q->c8)[i]--;
+	}
+}
+
+/* the counter of (link e, shift cs) */
+static inline size_t lr_cell(const struct lrep *q, uint32_t e, uint32_t cs)
+{
+	return (size_t)e * q->R + (cs - 1);
+}
 
 /* the links from switch s to host b by the tables; -1 if b is not
  * reached, -2 if the path is not strictly up and then strictly down */
@@ -1770,13 +1833,12 @@ static int lr_path(const struct lrep *q, uint32_t s, uint32_t b, uint32_t *p)
 		int node = f->switches[s];
 		if (port == IBF_LFT_NONE || port == 0 || port > f->nodes[node].nports)
 			return -1;
-		const struct ibf_port *pp = ibf_port(f, node, port);
-		if (pp->peer_node == IBF_NO_NODE)
-			return -1;
-		if (f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+		int32_t e = q->pl[f->nodes[node].port_off + port];
+		if (e == LR_CA) {
+			const struct ibf_port *pp = ibf_port(f, node, port);
 			return pp->peer_node == q->h[b].node && pp->peer_port == q->h[b].port ? n
-														: -1;
-		int32_t e = f->port_adj[f->nodes[node].port_off + port];
+												  : -1;
+		}
 		if (e < 0)
 			return -1;
 		uint32_t nb = f->adj[e].nbr;
@@ -1802,18 +1864,33 @@ static int lr_has(const uint32_t *p, int n, uint32_t e)
 	return 0;
 }
 
-/* the worst load and how many (shift, link) carry it */
+/* the worst load, how many (shift, link) carry it, and per link how many
+ * of its counters do */
 static void lr_worst(struct lrep *q)
 {
-	size_t n = (size_t)(q->N - 1) * q->E;
 	q->W = 0;
 	q->nat = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (q->ld[i] > q->W) {
-			q->W = q->ld[i];
-			q->nat = 0;
+	for (uint32_t e = 0; e < q->E; e++) { /* each link's own worst first */
+		size_t i0 = (size_t)e * q->R, i1 = i0 + q->R;
+		uint32_t w = 0;
+		for (size_t i = i0; i < i1; i++) {
+			uint32_t v = lr_get(q, i);
+			w = v > w ? v : w;
 		}
-		q->nat += q->ld[i] == q->W;
+		q->hot[e] = w;
+		q->W = w > q->W ? w : q->W;
+	}
+	for (uint32_t e = 0; e < q->E; e++) {
+		if (!q->W || q->hot[e] != q->W) {
+			q->hot[e] = 0;
+			continue;
+		}
+		size_t i0 = (size_t)e * q->R, i1 = i0 + q->R;
+		uint32_t n = 0;
+		for (size_t i = i0; i < i1; i++)
+			n += lr_get(q, i) == q->W;
+		q->hot[e] = n;
+		q->nat += n;
 	}
 }
 
@@ -1822,10 +1899,27 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 {
 	const struct ibf_fabric *f = q->f;
 	const struct ibf_ftree *t = q->t;
-	uint32_t N = q->N, E = q->E, lid = q->dlid[b];
+	uint32_t N = q->N, lid = q->dlid[b];
 	uint32_t po[LR_PATH], pn[LR_PATH], best[LR_PATH];
 	int no = lr_path(q, s, b, po);
 	if (no < 1 || t->level[f->adj[po[0]].nbr] <= t->level[s])
+		return 0;
+	/* some flow of the entry on a link at W: first whether a link of the
+	 * path has any counter at W at all */
+	int gain = 0;
+	for (int i = 0; i < no && !gain; i++)
+		gain = q->hot[po[i]] != 0;
+	if (!gain)
+		return 0;
+	gain = 0;
+	for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1] && !gain; k++) {
+		uint32_t a = q->hlist[k], cs = (b + N - a) % N;
+		if (!cs)
+			continue;
+		for (int i = 0; i < no && !gain; i++)
+			gain = lr_get(q, lr_cell(q, po[i], cs)) == q->W;
+	}
+	if (!gain)
 		return 0;
 	/* a parent of s routing b down through s: s carries transit flows */
 	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
@@ -1838,18 +1932,6 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 				return 0;
 		}
 	}
-	/* some flow of the entry on a link at W */
-	int gain = 0;
-	for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1] && !gain; k++) {
-		uint32_t a = q->hlist[k], cs = (b + N - a) % N;
-		if (!cs)
-			continue;
-		const uint16_t *row = q->ld + (size_t)(cs - 1) * E;
-		for (int i = 0; i < no && !gain; i++)
-			gain = row[po[i]] == q->W;
-	}
-	if (!gain)
-		return 0;
 	uint32_t bscore = UINT32_MAX, bsum = UINT32_MAX, be = NOSW;
 	int nb = 0;
 	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
@@ -1866,10 +1948,9 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 			uint32_t a = q->hlist[k], cs = (b + N - a) % N;
 			if (!cs)
 				continue;
-			const uint16_t *row = q->ld + (size_t)(cs - 1) * E;
 			for (int i = 0; i < nn; i++)
 				if (!lr_has(po, no, pn[i])) {
-					uint32_t v = row[pn[i]] + 1u;
+					uint32_t v = lr_get(q, lr_cell(q, pn[i], cs)) + 1u;
 					sum += v;
 					if (v > score)
 						score = v;
@@ -1891,13 +1972,18 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 		uint32_t a = q->hlist[k], cs = (b + N - a) % N;
 		if (!cs)
 			continue;
-		uint16_t *row = q->ld + (size_t)(cs - 1) * E;
 		for (int i = 0; i < no; i++)
-			if (!lr_has(best, nb, po[i]) && row[po[i]]-- == q->W)
-				q->nat--;
+			if (!lr_has(best, nb, po[i])) {
+				size_t ci = lr_cell(q, po[i], cs);
+				if (lr_get(q, ci) == q->W) {
+					q->nat--;
+					q->hot[po[i]]--;
+				}
+				lr_dec(q, ci);
+			}
 		for (int i = 0; i < nb; i++)
 			if (!lr_has(po, no, best[i]))
-				row[best[i]]++;
+				lr_inc(q, lr_cell(q, best[i], cs));
 	}
 	uint32_t m = f->adj[be].nbr;
 	ibf_lft(q->r, s)[lid] = f->adj[be].lport;
@@ -1908,30 +1994,63 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 	return 1;
 }
 
-/* one layer: count, then move entries while some do */
-static uint64_t lr_layer(struct lrep *q, uint32_t j)
+/* the counters for bits-wide cells, (re)allocated; 0 if they fit */
+static int lr_alloc(struct lrep *q, int bits)
+{
+	uint64_t bytes = ((uint64_t)q->E * q->R * (uint64_t)bits + 7) / 8;
+	if (bytes > LR_MAX_BYTES)
+		return -1;
+	free(q->c8);
+	q->c8 = malloc(bytes ? (size_t)bytes : 1);
+	q->bits = bits;
+	q->vmax = bits == 16 ? UINT16_MAX : (1u << bits) - 1;
+	return q->c8 ? 0 : -2;
+}
+
+/* count the flows of every shift: per switch with hosts and destination
+ * host one path, added to the shifts of the switch's hosts */
+static void lr_count(struct lrep *q)
+{
+	uint32_t N = q->N, p[LR_PATH];
+	memset(q->c8, 0, ((size_t)q->E * q->R * (size_t)q->bits + 7) / 8);
+	q->over = 0;
+	for (uint32_t s = 0; s < q->f->nsw; s++) {
+		if (q->hoff[s] == q->hoff[s + 1])
+			continue;
+		for (uint32_t b = 0; b < N; b++) {
+			if (!q->dlid[b])
+				continue;
+			int n = lr_path(q, s, b, p);
+			for (int i = 0; i < n; i++)
+				for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++) {
+					uint32_t cs = (b + N - q->hlist[k]) % N;
+					if (cs)
+						lr_inc(q, lr_cell(q, p[i], cs));
+				}
+		}
+	}
+}
+
+/* one layer: count, then move entries while some do; -1 if the counters
+ * would exceed LR_MAX_BYTES, -2 out of memory */
+static int64_t lr_layer(struct lrep *q, uint32_t j)
 {
 	const struct ibf_fabric *f = q->f;
 	const struct ibf_ftree *t = q->t;
-	uint32_t N = q->N, E = q->E, p[LR_PATH];
+	uint32_t N = q->N;
 	uint64_t moves = 0;
 	for (uint32_t i = 0; i < N; i++) {
 		const struct ibf_port *pp = ibf_port(f, q->h[i].node, q->h[i].port);
 		uint32_t L = 1u << pp->lmc, jj = j < L ? j : L - 1;
 		q->dlid[i] = pp->lid && pp->lid + jj <= q->r->max_lid ? pp->lid + jj : 0;
 	}
-	memset(q->ld, 0, (size_t)(N - 1) * E * sizeof(uint16_t));
-	for (uint32_t cs = 1; cs < N; cs++) {
-		uint16_t *row = q->ld + (size_t)(cs - 1) * E;
-		for (uint32_t a = 0; a < N; a++) {
-			uint32_t b = (a + cs) % N;
-			if (!q->dlid[b])
-				continue;
-			int n = lr_path(q, q->h[a].sw, b, p);
-			for (int i = 0; i < n; i++)
-				if (row[p[i]] < UINT16_MAX)
-					row[p[i]]++;
-		}
+	for (;;) {
+		lr_count(q);
+		if (!q->over || q->bits == 16)
+			break; /* 16 bits saturate: more flows than 65535 of one shift */
+		int rc = lr_alloc(q, q->bits * 2);
+		if (rc)
+			return rc;
 	}
 	lr_worst(q);
 	for (int pass = 0; pass < 64 && q->W > 1; pass++) {
@@ -1952,7 +2071,7 @@ static uint64_t lr_layer(struct lrep *q, uint32_t j)
 		else if (!moved)
 			break;
 	}
-	return moves;
+	return (int64_t)moves;
 }
 
 static void leaf_repair(struct dk *c, uint32_t nlayers)
@@ -1972,21 +2091,38 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	ibf_error_clear(&e2);
 	if (ibf_end_ports(f, IBF_CONG_ORDER_AUTO, &q.h, &q.N, &used, NULL, NULL, &e2))
 		return;
-	if (used != IBF_CONG_ORDER_TREE || q.N < 2 ||
-	    (uint64_t)(q.N - 1) * q.E > LR_MAX_CELLS) {
-		if (q.N >= 2 && used == IBF_CONG_ORDER_TREE)
-			log_msg(c, IBF_LOG_INFO,
-				"dmodk: leaf repair skipped: %u hosts x %u links exceed its %llu "
-				"counters",
-				q.N, q.E, (unsigned long long)LR_MAX_CELLS);
+	if (used != IBF_CONG_ORDER_TREE || q.N < 2) {
+		free(q.h);
+		return;
+	}
+	q.R = q.N & ~1u; /* N - 1 counters, rounded up to even */
+	if (lr_alloc(&q, 4) == -1) {
+		log_msg(c, IBF_LOG_INFO,
+			"dmodk: leaf repair skipped: %u hosts x %u links need more than its %llu MB "
+			"of counters",
+			q.N, q.E, (unsigned long long)(LR_MAX_BYTES >> 20));
 		free(q.h);
 		return;
 	}
 	q.dlid = malloc(q.N * sizeof(uint32_t));
 	q.hoff = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
 	q.hlist = malloc(q.N * sizeof(uint32_t));
-	q.ld = malloc((size_t)(q.N - 1) * q.E * sizeof(uint16_t));
-	if (q.dlid && q.hoff && q.hlist && q.ld) {
+	q.hot = malloc((q.E ? q.E : 1) * sizeof(uint32_t));
+	q.pl = malloc((f->nports_total ? f->nports_total : 1) * sizeof(int32_t));
+	if (q.c8 && q.dlid && q.hoff && q.hlist && q.hot && q.pl) {
+		for (uint32_t s = 0; s < f->nsw; s++) {
+			int node = f->switches[s];
+			for (int p = 0; p <= f->nodes[node].nports; p++) {
+				uint32_t g = f->nodes[node].port_off + (uint32_t)p;
+				const struct ibf_port *pp = ibf_port(f, node, p);
+				if (pp->peer_node == IBF_NO_NODE)
+					q.pl[g] = LR_NOLINK;
+				else if (f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+					q.pl[g] = LR_CA;
+				else
+					q.pl[g] = f->port_adj[g] >= 0 ? f->port_adj[g] : LR_NOLINK;
+			}
+		}
 		for (uint32_t i = 0; i < q.N; i++)
 			q.hoff[q.h[i].sw + 1]++;
 		for (uint32_t s = 0; s < f->nsw; s++)
@@ -1996,7 +2132,15 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 		for (uint32_t i = 0; i < q.N; i++)
 			q.hlist[fill[q.h[i].sw]++] = i;
 		for (uint32_t j = 0; j < nlayers; j++) {
-			uint64_t mv = lr_layer(&q, j);
+			int64_t mv = lr_layer(&q, j);
+			if (mv < 0) {
+				log_msg(c, IBF_LOG_INFO,
+					"dmodk: leaf repair skipped from layer %u: %s", j,
+					mv == -1 ? "more flows of one shift on a link than its counters "
+						   "hold"
+						 : "out of memory");
+				break;
+			}
 			if (mv)
 				log_msg(c, IBF_LOG_INFO,
 					"dmodk: leaf repair, layer %u: %llu leaf entries moved to "
@@ -2010,7 +2154,9 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	free(q.dlid);
 	free(q.hoff);
 	free(q.hlist);
-	free(q.ld);
+	free(q.hot);
+	free(q.pl);
+	free(q.c8);
 }
 
 static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
