@@ -1750,6 +1750,9 @@ static void rm_take_back(struct dk *c, const struct ibf_routes *r2, const uint8_
  * count needs holds for the whole layer.  At most this many bytes: */
 #define LR_MAX_BYTES ((uint64_t)1 << 27)
 #define LR_PATH 32
+#define LR_HB 64
+/* destinations per block of the count */
+#define LR_BLOCK 64
 #define LR_NOLINK (-1) /* no cable, or not a switch-to-switch link */
 #define LR_CA (-2)     /* a CA behind the port */
 
@@ -1766,6 +1769,8 @@ struct lrep {
 	int over;	     /* a count went past vmax */
 	uint8_t *c8;	     /* the counters, (E * R * bits / 8) bytes */
 	uint32_t *hot;	     /* per link: its counters at W */
+	uint16_t *hotb;	     /* per link and block of LR_HB shifts: its counters at W */
+	uint32_t NB;	     /* blocks per link */
 	uint32_t W;	     /* the worst load */
 	uint64_t nat;	     /* (shift, link) at W */
 };
@@ -1864,34 +1869,61 @@ static int lr_has(const uint32_t *p, int n, uint32_t e)
 	return 0;
 }
 
-/* the worst load, how many (shift, link) carry it, and per link how many
- * of its counters do */
+/* the worst load, how many (shift, link) carry it, and per link and per
+ * block of its counters how many of them do */
 static void lr_worst(struct lrep *q)
 {
+	uint8_t mx[256];
+	for (uint32_t x = 0; x < 256; x++)
+		mx[x] = (uint8_t)((x & 15) > (x >> 4) ? (x & 15) : (x >> 4));
 	q->W = 0;
 	q->nat = 0;
 	for (uint32_t e = 0; e < q->E; e++) { /* each link's own worst first */
 		size_t i0 = (size_t)e * q->R, i1 = i0 + q->R;
 		uint32_t w = 0;
-		for (size_t i = i0; i < i1; i++) {
-			uint32_t v = lr_get(q, i);
-			w = v > w ? v : w;
+		if (q->bits == 4) {
+			const uint8_t *c = q->c8 + i0 / 2;
+			for (size_t i = 0; i < q->R / 2; i++)
+				w = mx[c[i]] > w ? mx[c[i]] : w;
+		} else {
+			for (size_t i = i0; i < i1; i++) {
+				uint32_t v = lr_get(q, i);
+				w = v > w ? v : w;
+			}
 		}
 		q->hot[e] = w;
 		q->W = w > q->W ? w : q->W;
 	}
+	memset(q->hotb, 0, (size_t)q->E * q->NB * sizeof(uint16_t));
 	for (uint32_t e = 0; e < q->E; e++) {
 		if (!q->W || q->hot[e] != q->W) {
 			q->hot[e] = 0;
 			continue;
 		}
-		size_t i0 = (size_t)e * q->R, i1 = i0 + q->R;
+		size_t i0 = (size_t)e * q->R;
 		uint32_t n = 0;
-		for (size_t i = i0; i < i1; i++)
-			n += lr_get(q, i) == q->W;
+		for (uint32_t i = 0; i < q->R; i++)
+			if (lr_get(q, i0 + i) == q->W) {
+				n++;
+				q->hotb[(size_t)e * q->NB + i / LR_HB]++;
+			}
 		q->hot[e] = n;
 		q->nat += n;
 	}
+}
+
+/* some counter of link e at W among the shifts of s's hosts towards b */
+static int lr_hot(const struct lrep *q, uint32_t s, uint32_t b, uint32_t e)
+{
+	if (!q->hot[e])
+		return 0;
+	const uint16_t *hb = q->hotb + (size_t)e * q->NB;
+	for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++) {
+		uint32_t cs = (b + q->N - q->hlist[k]) % q->N;
+		if (cs && hb[(cs - 1) / LR_HB])
+			return 1;
+	}
+	return 0;
 }
 
 /* try to move leaf s's entry towards host b; 1 if moved */
@@ -1908,7 +1940,7 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 	 * path has any counter at W at all */
 	int gain = 0;
 	for (int i = 0; i < no && !gain; i++)
-		gain = q->hot[po[i]] != 0;
+		gain = lr_hot(q, s, b, po[i]);
 	if (!gain)
 		return 0;
 	gain = 0;
@@ -1978,6 +2010,7 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 				if (lr_get(q, ci) == q->W) {
 					q->nat--;
 					q->hot[po[i]]--;
+					q->hotb[(size_t)po[i] * q->NB + (cs - 1) / LR_HB]--;
 				}
 				lr_dec(q, ci);
 			}
@@ -2014,21 +2047,24 @@ static void lr_count(struct lrep *q)
 	uint32_t N = q->N, p[LR_PATH];
 	memset(q->c8, 0, ((size_t)q->E * q->R * (size_t)q->bits + 7) / 8);
 	q->over = 0;
-	for (uint32_t s = 0; s < q->f->nsw; s++) {
-		if (q->hoff[s] == q->hoff[s + 1])
-			continue;
-		for (uint32_t b = 0; b < N; b++) {
-			if (!q->dlid[b])
+	/* by blocks of destinations, so that neighbouring sources reuse the
+	 * cache lines of the links into the block */
+	for (uint32_t b0 = 0; b0 < N; b0 += LR_BLOCK)
+		for (uint32_t s = 0; s < q->f->nsw; s++) {
+			if (q->hoff[s] == q->hoff[s + 1])
 				continue;
-			int n = lr_path(q, s, b, p);
-			for (int i = 0; i < n; i++)
-				for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++) {
-					uint32_t cs = (b + N - q->hlist[k]) % N;
-					if (cs)
-						lr_inc(q, lr_cell(q, p[i], cs));
-				}
+			for (uint32_t b = b0; b < N && b < b0 + LR_BLOCK; b++) {
+				if (!q->dlid[b])
+					continue;
+				int n = lr_path(q, s, b, p);
+				for (int i = 0; i < n; i++)
+					for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++) {
+						uint32_t cs = (b + N - q->hlist[k]) % N;
+						if (cs)
+							lr_inc(q, lr_cell(q, p[i], cs));
+					}
+			}
 		}
-	}
 }
 
 /* one layer: count, then move entries while some do; -1 if the counters
@@ -2108,8 +2144,10 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	q.hoff = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
 	q.hlist = malloc(q.N * sizeof(uint32_t));
 	q.hot = malloc((q.E ? q.E : 1) * sizeof(uint32_t));
+	q.NB = (q.R + LR_HB - 1) / LR_HB;
+	q.hotb = malloc(((size_t)q.E * q.NB + 1) * sizeof(uint16_t));
 	q.pl = malloc((f->nports_total ? f->nports_total : 1) * sizeof(int32_t));
-	if (q.c8 && q.dlid && q.hoff && q.hlist && q.hot && q.pl) {
+	if (q.c8 && q.dlid && q.hoff && q.hlist && q.hot && q.hotb && q.pl) {
 		for (uint32_t s = 0; s < f->nsw; s++) {
 			int node = f->switches[s];
 			for (int p = 0; p <= f->nodes[node].nports; p++) {
@@ -2155,6 +2193,7 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	free(q.hoff);
 	free(q.hlist);
 	free(q.hot);
+	free(q.hotb);
 	free(q.pl);
 	free(q.c8);
 }
