@@ -1772,6 +1772,7 @@ struct lrep {
 	uint16_t *hotb;	     /* per link and block of LR_HB shifts: its counters at W */
 	uint32_t NB;	     /* blocks per link */
 	uint32_t W;	     /* the worst load */
+	uint32_t W0;	     /* the worst load before the repair */
 	uint64_t nat;	     /* (shift, link) at W */
 };
 
@@ -2089,6 +2090,7 @@ static int64_t lr_layer(struct lrep *q, uint32_t j)
 			return rc;
 	}
 	lr_worst(q);
+	q->W0 = q->W;
 	for (int pass = 0; pass < 64 && q->W > 1; pass++) {
 		uint64_t moved = 0;
 		for (uint32_t s = 0; s < f->nsw && q->nat; s++) {
@@ -2182,8 +2184,8 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 			if (mv)
 				log_msg(c, IBF_LOG_INFO,
 					"dmodk: leaf repair, layer %u: %llu leaf entries moved to "
-					"another up-cable, worst shift load %u",
-					j, (unsigned long long)mv, q.W);
+					"another up-cable, worst shift load %u -> %u",
+					j, (unsigned long long)mv, q.W0, q.W);
 		}
 	} else {
 		log_msg(c, IBF_LOG_INFO, "dmodk: leaf repair skipped: out of memory");

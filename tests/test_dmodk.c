@@ -1560,6 +1560,61 @@ static void t_leaf_repair_3level(void)
 	}
 }
 
+/* Leaf repair above its old limit of 2^24 (shift, link) counters:
+ * XGFT(3;16,16,9;1,16,16), 2304 hosts x 9216 directed switch links less
+ * the cut ones, with 1 in 50 switch cables cut (a fixed pseudo-random
+ * choice).  The repair ran nowhere above that limit; it now runs, and its
+ * log line gives the layer's worst shift load before and after, the after
+ * being what the congestion count finds on the tables, below the before. */
+static void t_leaf_repair_large(void)
+{
+	int m[3] = { 16, 16, 9 }, w[3] = { 1, 16, 16 };
+	struct ibf_fabric *f = xgft(3, m, w, 1, 32);
+	TT_REQUIRE(f);
+	uint32_t x = 12345, cut = 0, cables = 0;
+	for (uint32_t v = 0; v < f->nnodes; v++) {
+		if (f->nodes[v].type != IBF_NODE_SWITCH)
+			continue;
+		for (int p = 1; p <= f->nodes[v].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)v, p);
+			if (pp->peer_node == IBF_NO_NODE || pp->peer_node < (int)v ||
+			    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+				continue;
+			cables++;
+			x = x * 1103515245u + 12345u;
+			if ((x >> 16) % 50 == 0) {
+				ibf_fabric_disconnect(f, (int)v, p);
+				cut++;
+			}
+		}
+	}
+	printf("# %u of %u switch cables cut\n", cut, cables);
+	TT_CHECK(cables == 4608 && cut > 40 && cut < 150);
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_error err;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
+	TT_CHECK(all_ok(f, &r));
+	struct ibf_ftree t;
+	TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
+	TT_CHECK(updown_ok(f, &r, &t));
+	ibf_ftree_free(&t);
+	const char *l = strstr(lastlog.text, "worst shift load ");
+	unsigned before = 0, after = 0;
+	TT_CHECK_MSG(l && sscanf(l, "worst shift load %u -> %u", &before, &after) == 2,
+		     "no leaf repair line in the log: %s", lastlog.text);
+	struct ibf_cong_report rep;
+	uint32_t wst = shifts(f, &r, 0, &rep);
+	printf("# worst shift %u -> %u by the log, %u by the count, cut bound %u\n", before, after,
+	       wst, rep.cut_worst);
+	TT_CHECK(wst == after);
+	TT_CHECK(after < before);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 int main(void)
 {
 	TT(t_recognise_kary3);
@@ -1590,5 +1645,6 @@ int main(void)
 	TT(t_zero_weight_parents);
 	TT(t_demand_load);
 	TT(t_leaf_repair_3level);
+	TT(t_leaf_repair_large);
 	return tt_done();
 }
