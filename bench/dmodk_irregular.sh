@@ -7,11 +7,40 @@
 # passes or fails.
 #
 #   IBFAB=build/ibfab bench/dmodk_irregular.sh [--lmc-full "0 1 2"]
+#
+# --compete: dmodk (through the plugin) against every stock engine on
+# damaged 3-level and 2-level trees (random switch cables cut with
+# contrib/net-damage.awk at 2, 5 and 10 %, a missing spine, hosts on a
+# level-2 switch or spine, uneven bundles, a tapered tree) and the two real
+# fat-tree dumps of tests/fixtures/real, at each LMC of --lmcs.  `ftree` is
+# given a root GUID file and a compute-node file (-a/-u), made from the
+# discovered fabric (leaves: the switches with at least half the most hosts
+# any switch has, aggregation nodes not counted; roots: the switches
+# farthest from the leaves), since without them it refuses every damaged or
+# irregular tree here; `updn` and the others run with OpenSM's defaults.
+# Cell: worst shift load (largest over the layers) / mean max load over 100
+# random permutations (mean over the layers); "fb:ENGINE" when OpenSM fell
+# back to another engine, "none" when no tables came out.
+#
+#   IBFAB=build/ibfab bench/dmodk_irregular.sh --compete [--lmcs "0 1"] \
+#       [--engines "dmodk ftree updn minhop dfsssp"] [--cases "x844-r5 ndr ..."]
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 lmcs="0 1 2"
-[ "${1:-}" = "--lmc-full" ] && lmcs=$2
+mode=irregular
+engines="dmodk ftree updn minhop dfsssp"
+cases=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--lmc-full) lmcs=$2; shift 2 ;;
+	--compete) mode=compete; lmcs="0 1"; shift ;;
+	--lmcs) lmcs=$2; shift 2 ;;
+	--engines) engines=$2; shift 2 ;;
+	--cases) cases=$2; shift 2 ;;
+	*) echo "usage: $0 [--lmc-full LMCS] | --compete [--lmcs LMCS] [--engines ENGINES] [--cases NAMES]" >&2; exit 2 ;;
+	esac
+done
 IBFAB=${IBFAB:-$top/build/ibfab}
 libdir=$(dirname "$IBFAB")/.libs
 PATH=$PATH:/usr/sbin:/sbin
@@ -53,32 +82,138 @@ gen --m 8,8 --w 1,4 --parallel 2 --switch-ports 24; cp "$work/base.net" "$work/c
 gen --kary 4 --n 3; cp "$work/base.net" "$work/c43.net"
 gen --m 4,4,4 --w 1,2,2 --switch-ports 16; cp "$work/base.net" "$work/c3taper.net"
 
+
+if [ $mode = compete ]; then
+	# random cuts: NAME, generator options, switch cables (both levels)
+	rnd() { awk -f "$top/contrib/net-damage.awk" "$@" "$work/base.net" "$work/base.net"; }
+	while IFS='|' read -r name opts ncab spine; do
+		# shellcheck disable=SC2086
+		gen $opts
+		[ "$ncab" = 0 ] && { cp "$work/base.net" "$work/$name.net"; continue; }
+		for pct in 2 5 10; do
+			rnd -v seed=1 -v cables=$(( (ncab * pct + 99) / 100 )) >"$work/$name-r$pct.net"
+		done
+		rnd -v seed=1 -v cables=0 -v dead="$spine" >"$work/$name-nospine.net"
+	done <<'EOF2'
+x844|--m 8,4,4 --w 1,4,4|128|ft-l3-s0001
+x844t|--m 8,4,4 --w 1,4,2 --switch-ports 16|96|ft-l3-s0001
+x664|--m 6,6,4 --w 1,6,6|288|ft-l3-s0001
+t8x16|--m 8,16 --w 1,8|128|ft-l2-s0001
+c844|--m 8,4,4 --w 1,4,4|0|
+EOF2
+	# XGFT(3;8,4,4;1,4,4): 4 cables cut, 2 hosts on a level-2 switch
+	gen --m 8,4,4 --w 1,4,4 --switch-ports 12
+	rnd -v seed=2 -v cables=4 >"$work/base2.net"
+	dmg -v spinehosts=ft-l2-s0005:9,ft-l2-s0005:10 "$work/base2.net" | ren >"$work/x844-l2hosts.net"
+	# XGFT(3;8,4,4;1,4,4) with 2 cables per pair: one leaf cable gone on every
+	# leaf of pod 0 (uneven bundles), a level-2 uplink gone
+	gen --m 8,4,4 --w 1,4,4 --parallel 2 --switch-ports 24
+	dmg -v drop=ft-l1-s0000:9,ft-l1-s0001:11,ft-l1-s0002:13,ft-l1-s0003:15,ft-l2-s0002:9 \
+		"$work/base.net" | ren >"$work/x844p2-uneven.net"
+	# the real 2014 QDR/FDR10 cluster (8 SX6036: 6 leaves, 2 spines)
+	"$IBFAB" topo convert "$top/tests/fixtures/real/fdr10-qdr-sx6036-8sw-2014.ibnetdiscover" \
+		--format ibsim -o "$work/real2014.net" >/dev/null
+	[ -n "$cases" ] || cases="x844-r2 x844-r5 x844-r10 x844-nospine x844-l2hosts x844p2-uneven
+		x664-r2 x664-r5 x664-r10 x664-nospine x844t-r5 x844t-r10 t3taper t3par c844
+		t8x16-r5 t8x16-r10 t8x16-nospine t2014 t2miss t2uneven real2014 ndr"
+fi
+
+# ftree_files IBND DIR: DIR/roots (node GUIDs of the switches farthest from
+# the leaves) and DIR/cn (port GUIDs of the hosts on leaves) from an
+# ibnetdiscover file; leaves are the switches with at least half the most
+# hosts of any switch (aggregation nodes are no hosts)
+ftree_files() {
+	awk -v dir="$2" '
+	function nm(l) { sub(/^[^"]*"/, "", l); sub(/".*/, "", l); return l }
+	/^Switch/ { cur = nm($0); sw[cur] = 1; next }
+	/^(Ca|Hca)/ { cur = nm($0); agg[cur] = /Aggregation/; next }
+	/^\[/ && cur != "" {
+		l = $0; sub(/^[^"]*"/, "", l); peer = l; sub(/".*/, "", peer)
+		if (cur in sw) { if (peer ~ /^S-/) adj[cur] = adj[cur] " " peer; else hostof[peer] = cur }
+		else if (!agg[cur] && match($0, /^\[[0-9]+\]\(([0-9a-f]+)\)/)) {
+			g = substr($0, index($0, "(") + 1); sub(/\).*/, "", g)
+			pg[++np] = g; pn[np] = cur; ps[np] = peer
+		}
+	}
+	END {
+		for (h in hostof) if (!agg[h]) { nh[hostof[h]]++; if (nh[hostof[h]] > mx) mx = nh[hostof[h]] }
+		for (s in sw) lev[s] = -1
+		q = 0; for (s in sw) if (nh[s] * 2 >= mx && mx > 0) { lev[s] = 0; Q[++q] = s }
+		for (i = 1; i <= q; i++) {
+			n = split(adj[Q[i]], a, " ")
+			for (j = 1; j <= n; j++) if (lev[a[j]] < 0) { lev[a[j]] = lev[Q[i]] + 1; Q[++q] = a[j]; top = lev[a[j]] }
+		}
+		for (s in sw) if (top > 0 && lev[s] == top) printf "0x%s\n", substr(s, 3) > (dir "/roots")
+		for (i = 1; i <= np; i++) if (lev[ps[i]] == 0) printf "0x%s\n", pg[i] > (dir "/cn")
+	}' "$1"
+}
+
 opensm -c "$work/def.conf" >/dev/null 2>&1 </dev/null
-# run NET ENGINE LMC: prints "used worst/bound/permmean" per layer
+# run NET ENGINE LMC: prints "worst/bound/permmean" per layer; DIR/layers
+# gets "worst bound shiftmean permmean" per layer.  In --compete mode
+# ftree gets its root and compute-node files (ftree_files).
 run() {
-	local net=$1 eng=$2 lmc=$3 d=$work/$(basename "$1" .net)-$2-$3
+	local net=$1 eng=$2 lmc=$3 d ft=
+	d=$work/$(basename "$1" .net)-$2-$3
 	mkdir -p "$d"
 	osm_conf "$work/def.conf" "$eng" "$lmc" "$d/osm.conf"
 	echo '# defaults' >"$d/empty.conf"
-	env IBFAB_CONF="$d/empty.conf" LD_LIBRARY_PATH="$libdir" "$HARNESS" with "$net" "$d/sim" -- bash -c '
-		. "$0"; s=$IBFAB_SIM_DIR
-		opensm_once "$s" -F "$1" || exit 1
+	[ $mode = compete ] && [ "$eng" = ftree ] && ft=1
+	# shellcheck disable=SC2016 # the inner script expands its own variables
+	env IBFAB_CONF="$d/empty.conf" LD_LIBRARY_PATH="$libdir" FT="$ft" "$HARNESS" with "$net" "$d/sim" -- bash -c '
+		. "$0"; s=$IBFAB_SIM_DIR; extra=""
+		if [ -n "$FT" ]; then
+			ibsim-run ibnetdiscover >"$s/pre.ibnd" 2>/dev/null
+			eval "$2" && ftree_files "$s/pre.ibnd" "$s"
+			extra="-a $s/roots -u $s/cn"
+		fi
+		opensm_once "$s" -F "$1" $extra || exit 1
 		ibsim-run dump_lfts >"$s/dump.raw" 2>/dev/null
-		ibsim-run ibnetdiscover >"$s/net.ibnd" 2>/dev/null' "$top/tests/lib.sh" "$d/osm.conf" >/dev/null 2>&1
+		ibsim-run ibnetdiscover >"$s/net.ibnd" 2>/dev/null' \
+		"$top/tests/lib.sh" "$d/osm.conf" "$(declare -f ftree_files)" >/dev/null 2>&1
 	grep -v 'replaced by dump_fts' "$d/sim/dump.raw" >"$d/dump.txt" 2>/dev/null
 	local used
 	used=$(grep -o '[a-z_]* tables configured on all switches' "$d/sim/opensm.log" 2>/dev/null | head -1 | cut -d' ' -f1)
-	local out="" j js w b m
-	for j in $(seq 0 $(( (1 << lmc) - 1 ))); do
-		js=$("$IBFAB" route congestion --topology "$d/sim/net.ibnd" --lfts "$d/dump.txt" --layer "$j" --json 2>/dev/null)
-		w=$(echo "$js" | sed -n 's/.*"shift": {[^}]*"worst": \([0-9]*\),.*/\1/p')
-		b=$(echo "$js" | sed -n 's/.*"shift": {[^}]*"bound": \([0-9]*\),.*/\1/p')
-		m=$(echo "$js" | sed -n 's/.*"perm": {[^}]*"mean_max": \([0-9.]*\),.*/\1/p')
-		out="$out${out:+, }$w/$b/$m"
-	done
+	"$IBFAB" route congestion --topology "$d/sim/net.ibnd" --lfts "$d/dump.txt" --layer all --json 2>/dev/null |
+		python3 -c '
+import json, sys
+try:
+    ls = json.load(sys.stdin)["layers"]
+except Exception:
+    sys.exit(0)
+for l in ls:
+    print(l["shift"]["worst"], l["shift"]["bound"], "%.2f" % l["shift"]["mean_max"],
+          "%.2f" % l["perm"]["mean_max"], l["shift"]["unrouted"] + l["perm"]["unrouted"])
+' >"$d/layers"
+	echo "${used:-none}" >"$d/used"
+	local out
+	out=$(awk '{ printf "%s%s/%s/%s", (NR > 1 ? ", " : ""), $1, $2, $4 }' "$d/layers")
 	[ "$used" = "$eng" ] || out="$out (OpenSM fell back to ${used:-nothing})"
 	echo "$out"
 }
+if [ $mode = compete ]; then
+	# cell DIR ENGINE: worst (max over layers) / perm mean (mean over layers)
+	cell() {
+		local u
+		u=$(cat "$1/used" 2>/dev/null)
+		[ -s "$1/layers" ] || { echo "none"; return; }
+		awk -v u="$u" -v e="$2" '{ if ($1 > w) w = $1; p += $4; n++; un += $5 }
+			END { printf "%d/%.2f%s%s", w, p / n, un ? " unrouted " un : "", u == e ? "" : " fb:" u }' "$1/layers"
+	}
+	echo "| fabric | LMC | cut bound | ${engines// / | } |"
+	echo "|---|---|---|$(for e in $engines; do printf -- '---|'; done)"
+	for n in $cases; do
+		for l in $lmcs; do
+			row="| $n | $l |"
+			for e in $engines; do run "$work/$n.net" "$e" "$l" >/dev/null; done
+			b=$(awk '{ if ($2 > b) b = $2 } END { print b }' "$work/$n-${engines%% *}-$l/layers" 2>/dev/null)
+			row="$row ${b:-?} |"
+			for e in $engines; do row="$row $(cell "$work/$n-$e-$l" "$e") |"; done
+			echo "$row"
+		done
+	done
+	exit 0
+fi
 echo "| fabric | cut bound | dmodk | stock minhop | stock ftree |"
 echo "|---|---|---|---|---|"
 for n in t2014 t2miss t2uneven t3taper t3par ndr c2 c43 c3taper; do
