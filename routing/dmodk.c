@@ -2112,11 +2112,24 @@ static int64_t lr_layer(struct lrep *q, uint32_t j)
 	return (int64_t)moves;
 }
 
+/* A tree whose blocks of one level have different numbers of parents: a
+ * switch below the top with fewer up-slots than the most of its level
+ * (a whole spine gone takes the slots of its block's switches away, so
+ * none is counted missing). */
+static int uneven_blocks(const struct ibf_ftree *t)
+{
+	for (uint32_t s = 0; s < t->nsw; s++)
+		if (t->level[s] < t->levels &&
+		    t->slot_off[s + 1] - t->slot_off[s] < t->nup[t->level[s]])
+			return 1;
+	return 0;
+}
+
 static void leaf_repair(struct dk *c, uint32_t nlayers)
 {
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_ftree *t = c->t;
-	if (t->levels < 3 || !t->missing_slots)
+	if (t->levels < 3 || (!t->missing_slots && !uneven_blocks(t)))
 		return;
 	struct lrep q;
 	memset(&q, 0, sizeof(q));
