@@ -36,9 +36,12 @@ for f in "$top"/tests/fixtures/real/*; do
 	"$IBFAB" route --topology "$work/$b.net" --engine dmodk >/dev/null 2>&1 || continue
 	add "$b"
 done
-# generated 2-level trees: name, options, switch cables
-while IFS='|' read -r name opts ncab; do
-	gen $opts
+# damaged NAME OPTS NCAB: the tree of OPTS with 2, 5 and 10 % of its NCAB
+# switch cables cut, each with every seed
+damaged() {
+	local name=$1 ncab=$3 pct k s
+	# shellcheck disable=SC2086 # the options are words
+	gen $2
 	for pct in 2 5 10; do
 		k=$(( (ncab * pct + 99) / 100 ))
 		for s in $seeds; do
@@ -46,6 +49,10 @@ while IFS='|' read -r name opts ncab; do
 			add "$name-r$pct-s$s"
 		done
 	done
+}
+# generated 2-level trees: name, options, switch cables
+while IFS='|' read -r name opts ncab; do
+	damaged "$name" "$opts" "$ncab"
 	rnd -v seed=1 -v cables=0 -v dead=ft-l2-s0001 >"$work/$name-nospine.net"
 	add "$name-nospine"
 done <<'EOF'
@@ -71,14 +78,7 @@ done
 if [ -n "${L3:-}" ]; then
 	# 3 levels, damaged at both levels: name, options, switch cables
 	while IFS='|' read -r name opts ncab; do
-		gen $opts
-		for pct in 2 5 10; do
-			k=$(( (ncab * pct + 99) / 100 ))
-			for s in $seeds; do
-				rnd -v seed="$s" -v cables="$k" >"$work/$name-r$pct-s$s.net"
-				add "$name-r$pct-s$s"
-			done
-		done
+		damaged "$name" "$opts" "$ncab"
 	done <<'EOF'
 x844|--m 8,4,4 --w 1,4,4|128
 x1644p2|--m 16,4,4 --w 1,4,4 --parallel 2|256

@@ -84,6 +84,20 @@ static int all_ok(const struct ibf_fabric *f, const struct ibf_routes *r)
 	return 1;
 }
 
+/* LIDs at lmc, then dmodk (opts d, or the defaults) with every pair
+ * delivered (checked); 0 when it routed. */
+static int dmodk_routed(struct ibf_fabric *f, int lmc, const struct ibf_dmodk_opts *d,
+			struct ibf_routes *r, struct ibf_error *err)
+{
+	if (lids(f, lmc))
+		return -1;
+	int rc = route(f, "dmodk", d, r, err);
+	if (rc)
+		return rc;
+	TT_CHECK(all_ok(f, r));
+	return 0;
+}
+
 /* worst max link load over all shifts in one layer; also share and unrouted */
 static uint32_t shifts(const struct ibf_fabric *f, const struct ibf_routes *r, int layer,
 		       struct ibf_cong_report *out)
@@ -860,11 +874,9 @@ static void t_closed_slots_rotate(void)
 	TT_REQUIRE(f);
 	/* leaf l: hosts on ports 1..16, spine b on port 17 + b */
 	ibf_fabric_disconnect(f, 0, 20);
-	TT_REQUIRE(lids(f, 0) == 0);
 	struct ibf_routes r;
 	struct ibf_error err;
-	TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
-	TT_CHECK(all_ok(f, &r));
+	TT_REQUIRE(dmodk_routed(f, 0, NULL, &r, &err) == 0);
 	uint32_t per[3] = { 0, 0, 0 }, other = 0;
 	const uint8_t *lft = ibf_lft(&r, 0);
 	for (int l = 1; l < 8; l++)
@@ -977,11 +989,9 @@ static void t_closed_slots_guard(void)
 	/* leaf l: hosts on ports 1..16, spine b on port 17 + b */
 	ibf_fabric_disconnect(f, 1, 17);
 	ibf_fabric_disconnect(f, 7, 18);
-	TT_REQUIRE(lids(f, 1) == 0);
 	struct ibf_routes r;
 	struct ibf_error err;
-	TT_REQUIRE(route(f, "dmodk", NULL, &r, &err) == 0);
-	TT_CHECK(all_ok(f, &r));
+	TT_REQUIRE(dmodk_routed(f, 1, NULL, &r, &err) == 0);
 	for (int j = 0; j < 2; j++) {
 		struct ibf_cong_report rep;
 		uint32_t wst = shifts(f, &r, j, &rep);
@@ -1536,13 +1546,11 @@ static void t_leaf_repair_3level(void)
 		ibf_fabric_disconnect(f, 1, 20);
 		ibf_fabric_disconnect(f, 13, 23);
 		ibf_fabric_disconnect(f, 13, 24);
-		TT_REQUIRE(lids(f, lmc) == 0);
 		struct ibf_error err;
 		struct ibf_dmodk_opts d;
 		ibf_dmodk_opts_default(&d);
 		struct ibf_routes r;
-		TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
-		TT_CHECK(all_ok(f, &r));
+		TT_REQUIRE(dmodk_routed(f, lmc, &d, &r, &err) == 0);
 		struct ibf_ftree t;
 		TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
 		TT_CHECK(updown_ok(f, &r, &t));
@@ -1607,13 +1615,11 @@ static void t_leaf_repair_spine_gone(void)
 	struct ibf_fabric *f = without_node(full, "ft-l3-s0001");
 	ibf_fabric_free(full);
 	TT_REQUIRE(f);
-	TT_REQUIRE(lids(f, 0) == 0);
 	struct ibf_error err;
 	struct ibf_dmodk_opts d;
 	ibf_dmodk_opts_default(&d);
 	struct ibf_routes r;
-	TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
-	TT_CHECK(all_ok(f, &r));
+	TT_REQUIRE(dmodk_routed(f, 0, &d, &r, &err) == 0);
 	struct ibf_ftree t;
 	TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
 	TT_CHECK(updown_ok(f, &r, &t));
@@ -1659,13 +1665,11 @@ static void t_leaf_repair_large(void)
 	}
 	printf("# %u of %u switch cables cut\n", cut, cables);
 	TT_CHECK(cables == 4608 && cut > 40 && cut < 150);
-	TT_REQUIRE(lids(f, 0) == 0);
 	struct ibf_error err;
 	struct ibf_dmodk_opts d;
 	ibf_dmodk_opts_default(&d);
 	struct ibf_routes r;
-	TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
-	TT_CHECK(all_ok(f, &r));
+	TT_REQUIRE(dmodk_routed(f, 0, &d, &r, &err) == 0);
 	struct ibf_ftree t;
 	TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
 	TT_CHECK(updown_ok(f, &r, &t));
