@@ -55,7 +55,7 @@ while IFS='|' read -r name opts ncab; do
 		cmp -s "$work/old.lft" "$work/new.lft" && same=yes
 		rep=$("$IBFAB" route --topology "$work/$name.net" --engine dmodk --lmc "$l" -v \
 			-o /dev/null 2>&1 | grep 'leaf repair' | sed 's/.*leaf repair/leaf repair/' |
-			sed 's/ leaf entries moved to another up-cable, worst shift load/ moved, worst/' |
+			sed 's/ leaf entries and \([0-9]*\) level-2 entries moved to another up-cable, worst shift load/ + \1 (level 2) moved, worst/' |
 			paste -sd ';' -)
 		c=""
 		[ "$l" = 0 ] && c="$(cong "$OLD" "$work/$name.net") -> $(cong "$IBFAB" "$work/$name.net")"

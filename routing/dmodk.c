@@ -1734,19 +1734,27 @@ static void rm_take_back(struct dk *c, const struct ibf_routes *r2, const uint8_
  * per directed link (the pattern and host order of route congestion): a
  * leaf's up entry towards a destination host is moved to another of its
  * up-cables when the flows of that entry (one per host of the leaf, each
- * in its own shift) leave a link at the layer's worst load W and none of
- * them reaches W on the new path.  So the worst never rises and the links
- * at W only become fewer; at none, W drops by one and the repair goes on.
- * Only a leaf's entry moves, to an up-cable whose switch routes the
- * destination up and then down (its own column is kept), so every path
- * stays up/down and the column loop-free.  Nothing runs on a complete
- * tree. */
+ * in its own shift) take some (shift, link) off the layer's worst load W
+ * and none of them reaches W on the new path.  When no such move is left,
+ * one pass also takes moves that bring some counters to W but take more
+ * off it, and the up entries of level-2 switches (the flows of the leaves
+ * below that climb through them: they change the top switch, so the links
+ * above level 2) move by the same rules.  So the worst never rises and the
+ * (shift, link) at W become strictly fewer with every move, which ends the
+ * passes; at none, W drops by one and the repair goes on, until W is down
+ * to what the leaves' own cables force (lr_floor).  Only up entries move,
+ * to a cable whose switch routes the destination up and then down (its own
+ * column is kept), so every path stays up/down and the column loop-free;
+ * a parent that routes the LID down through the moving switch (a shortest
+ * path fallback) blocks the move only when some host's flow of the layer
+ * is not up/down, as no other flow can take that turn.  Nothing runs on a
+ * complete tree. */
 
 /* The counters are link-major, [link][shift - 1] with the row padded to an
  * even length, so the flows of one leaf entry (consecutive shifts when the
  * leaf's hosts are consecutive) sit side by side.  They are 4 bits wide,
  * or 8 or 16 when the tables put more flows of one shift on a link: the
- * repair never raises any counter to the worst, so the width the first
+ * repair never raises any counter above the worst, so the width the first
  * count needs holds for the whole layer.  At most this many bytes: */
 #define LR_MAX_BYTES ((uint64_t)1 << 27)
 #define LR_PATH 32
@@ -1763,6 +1771,7 @@ struct lrep {
 	uint32_t N, E, R;    /* hosts, directed switch links, counters per link */
 	struct ibf_endport *h;
 	uint32_t *dlid, *hoff, *hlist; /* dlid per host; hosts per switch (CSR) */
+	uint32_t *src;		       /* scratch [N]: the hosts whose flows an entry carries */
 	int32_t *pl;	     /* per switch port (port_off + port): link, LR_CA or LR_NOLINK */
 	int bits;	     /* counter width: 4, 8 or 16 */
 	uint32_t vmax;	     /* the largest value a counter holds */
@@ -1774,6 +1783,9 @@ struct lrep {
 	uint32_t W;	     /* the worst load */
 	uint32_t W0;	     /* the worst load before the repair */
 	uint64_t nat;	     /* (shift, link) at W */
+	uint64_t moved2;     /* level-2 entries moved in the layer */
+	int offud;	     /* some host's flow is not on an up/down path */
+	int relax;	     /* moves may bring counters to W (fewer at W in all) */
 };
 
 static inline uint32_t lr_get(const struct lrep *q, size_t i)
@@ -1913,40 +1925,40 @@ static void lr_worst(struct lrep *q)
 	}
 }
 
-/* some counter of link e at W among the shifts of s's hosts towards b */
-static int lr_hot(const struct lrep *q, uint32_t s, uint32_t b, uint32_t e)
+/* some counter of link e at W among the shifts of the hosts src[0..ns)
+ * towards b */
+static int lr_hot(const struct lrep *q, const uint32_t *src, uint32_t ns, uint32_t b, uint32_t e)
 {
 	if (!q->hot[e])
 		return 0;
 	const uint16_t *hb = q->hotb + (size_t)e * q->NB;
-	for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++) {
-		uint32_t cs = (b + q->N - q->hlist[k]) % q->N;
+	for (uint32_t k = 0; k < ns; k++) {
+		uint32_t cs = (b + q->N - src[k]) % q->N;
 		if (cs && hb[(cs - 1) / LR_HB])
 			return 1;
 	}
 	return 0;
 }
 
-/* try to move leaf s's entry towards host b; 1 if moved */
-static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
+/* try to move switch s's up entry towards host b, whose flows through s
+ * are those of the hosts src[0..ns); 1 if moved */
+static int lr_move(struct lrep *q, uint32_t s, uint32_t b, const uint32_t *src, uint32_t ns,
+		   const uint32_t *po, int no)
 {
 	const struct ibf_fabric *f = q->f;
 	const struct ibf_ftree *t = q->t;
 	uint32_t N = q->N, lid = q->dlid[b];
-	uint32_t po[LR_PATH], pn[LR_PATH], best[LR_PATH];
-	int no = lr_path(q, s, b, po);
-	if (no < 1 || t->level[f->adj[po[0]].nbr] <= t->level[s])
-		return 0;
+	uint32_t pn[LR_PATH], best[LR_PATH];
 	/* some flow of the entry on a link at W: first whether a link of the
 	 * path has any counter at W at all */
 	int gain = 0;
 	for (int i = 0; i < no && !gain; i++)
-		gain = lr_hot(q, s, b, po[i]);
+		gain = lr_hot(q, src, ns, b, po[i]);
 	if (!gain)
 		return 0;
 	gain = 0;
-	for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1] && !gain; k++) {
-		uint32_t a = q->hlist[k], cs = (b + N - a) % N;
+	for (uint32_t k = 0; k < ns && !gain; k++) {
+		uint32_t a = src[k], cs = (b + N - a) % N;
 		if (!cs)
 			continue;
 		for (int i = 0; i < no && !gain; i++)
@@ -1954,9 +1966,12 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 	}
 	if (!gain)
 		return 0;
-	/* a parent of s routing b down through s: s carries transit flows */
-	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+	/* a parent of s routing b down through s: s carries transit flows,
+	 * which some host's flow may take when not every flow is up/down */
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && q->offud; e++) {
 		uint32_t m = f->adj[e].nbr;
+		if (t->level[m] <= t->level[s])
+			continue;
 		uint8_t pt = ibf_lft(q->r, m)[lid];
 		int node = f->switches[m];
 		if (pt != IBF_LFT_NONE && pt && pt <= f->nodes[node].nports) {
@@ -1966,6 +1981,7 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 		}
 	}
 	uint32_t bscore = UINT32_MAX, bsum = UINT32_MAX, be = NOSW;
+	int64_t bnet = 0;
 	int nb = 0;
 	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
 		uint32_t m = f->adj[e].nbr;
@@ -1977,21 +1993,35 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 			continue;
 		nn++;
 		uint32_t score = 0, sum = 0;
-		for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1] && score < q->W; k++) {
-			uint32_t a = q->hlist[k], cs = (b + N - a) % N;
+		int64_t rem = 0, add = 0;
+		for (uint32_t k = 0; k < ns && score <= q->W; k++) {
+			uint32_t a = src[k], cs = (b + N - a) % N;
 			if (!cs)
 				continue;
+			for (int i = 0; i < no; i++)
+				rem += !lr_has(pn, nn, po[i]) &&
+				       lr_get(q, lr_cell(q, po[i], cs)) == q->W;
 			for (int i = 0; i < nn; i++)
 				if (!lr_has(po, no, pn[i])) {
 					uint32_t v = lr_get(q, lr_cell(q, pn[i], cs)) + 1u;
 					sum += v;
+					add += v == q->W;
 					if (v > score)
 						score = v;
 				}
 		}
-		if (score >= q->W)
+		if (score > q->W || rem <= add || (score == q->W && !q->relax))
 			continue;
-		if (score < bscore || (score == bscore && sum < bsum)) {
+		int64_t net = add - rem;
+		int better;
+		if ((score < q->W) != (bscore < q->W))
+			better = score < q->W;
+		else if (score < q->W)
+			better = score < bscore || (score == bscore && sum < bsum);
+		else
+			better = net < bnet || (net == bnet && sum < bsum);
+		if (better) {
+			bnet = net;
 			bscore = score;
 			bsum = sum;
 			be = e;
@@ -2001,8 +2031,8 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 	}
 	if (be == NOSW)
 		return 0;
-	for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++) {
-		uint32_t a = q->hlist[k], cs = (b + N - a) % N;
+	for (uint32_t k = 0; k < ns; k++) {
+		uint32_t a = src[k], cs = (b + N - a) % N;
 		if (!cs)
 			continue;
 		for (int i = 0; i < no; i++)
@@ -2016,8 +2046,15 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 				lr_dec(q, ci);
 			}
 		for (int i = 0; i < nb; i++)
-			if (!lr_has(po, no, best[i]))
-				lr_inc(q, lr_cell(q, best[i], cs));
+			if (!lr_has(po, no, best[i])) {
+				size_t ci = lr_cell(q, best[i], cs);
+				lr_inc(q, ci);
+				if (lr_get(q, ci) == q->W) {
+					q->nat++;
+					q->hot[best[i]]++;
+					q->hotb[(size_t)best[i] * q->NB + (cs - 1) / LR_HB]++;
+				}
+			}
 	}
 	uint32_t m = f->adj[be].nbr;
 	ibf_lft(q->r, s)[lid] = f->adj[be].lport;
@@ -2026,6 +2063,52 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 		q->r->hops[(size_t)s * q->r->stride + lid] = hm >= 254 ? hm : (uint8_t)(hm + 1);
 	}
 	return 1;
+}
+
+/* leaf s's entry towards b: the flows of its own hosts */
+static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
+{
+	uint32_t po[LR_PATH];
+	int no = lr_path(q, s, b, po);
+	if (no < 1 || q->t->level[q->f->adj[po[0]].nbr] <= q->t->level[s])
+		return 0;
+	return lr_move(q, s, b, q->hlist + q->hoff[s], q->hoff[s + 1] - q->hoff[s], po, no);
+}
+
+/* a level-2 switch m's up entry towards b: the flows of m's own hosts and
+ * of the hosts of every leaf below m whose entry towards b is a cable to m */
+static int lr_try2(struct lrep *q, uint32_t m, uint32_t b)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_ftree *t = q->t;
+	uint32_t po[LR_PATH], lid = q->dlid[b];
+	int no = lr_path(q, m, b, po);
+	if (no < 1 || t->level[f->adj[po[0]].nbr] <= t->level[m])
+		return 0;
+	int hot = 0;
+	for (int i = 0; i < no && !hot; i++)
+		hot = q->hot[po[i]] != 0;
+	if (!hot)
+		return 0;
+	uint32_t ns = 0;
+	for (uint32_t k = q->hoff[m]; k < q->hoff[m + 1]; k++)
+		q->src[ns++] = q->hlist[k];
+	for (uint32_t e = f->adj_off[m]; e < f->adj_off[m + 1]; e++) {
+		uint32_t s = f->adj[e].nbr;
+		if (t->level[s] + 1 != t->level[m] || q->hoff[s] == q->hoff[s + 1])
+			continue;
+		uint8_t pt = ibf_lft(q->r, s)[lid];
+		int node = f->switches[s];
+		if (pt == IBF_LFT_NONE || !pt || pt > f->nodes[node].nports)
+			continue;
+		int32_t x = q->pl[f->nodes[node].port_off + pt];
+		/* the leaf's cable is this one: each leaf once, by its own cable */
+		if (x < 0 || f->adj_rev[x] != e)
+			continue;
+		for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++)
+			q->src[ns++] = q->hlist[k];
+	}
+	return ns ? lr_move(q, m, b, q->src, ns, po, no) : 0;
 }
 
 /* the counters for bits-wide cells, (re)allocated; 0 if they fit */
@@ -2048,6 +2131,7 @@ static void lr_count(struct lrep *q)
 	uint32_t N = q->N, p[LR_PATH];
 	memset(q->c8, 0, ((size_t)q->E * q->R * (size_t)q->bits + 7) / 8);
 	q->over = 0;
+	q->offud = 0;
 	/* by blocks of destinations, so that neighbouring sources reuse the
 	 * cache lines of the links into the block */
 	for (uint32_t b0 = 0; b0 < N; b0 += LR_BLOCK)
@@ -2058,6 +2142,7 @@ static void lr_count(struct lrep *q)
 				if (!q->dlid[b])
 					continue;
 				int n = lr_path(q, s, b, p);
+				q->offud |= n < 0;
 				for (int i = 0; i < n; i++)
 					for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++) {
 						uint32_t cs = (b + N - q->hlist[k]) % N;
@@ -2066,6 +2151,137 @@ static void lr_count(struct lrep *q)
 					}
 			}
 		}
+}
+
+/* a worst load no tables can go below: a switch with nh hosts sends, in
+ * the shift by nh, as many flows off itself as it has hosts whose
+ * destination is elsewhere, and receives as many, over its cables */
+static uint32_t lr_floor(const struct lrep *q)
+{
+	const struct ibf_fabric *f = q->f;
+	uint32_t N = q->N, lb = 0;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		uint32_t nh = q->hoff[s + 1] - q->hoff[s];
+		uint32_t nc = f->adj_off[s + 1] - f->adj_off[s];
+		if (!nh || !nc || nh % N == 0)
+			continue;
+		uint32_t out = 0, in = 0;
+		for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++) {
+			uint32_t a = q->hlist[k], b = (a + nh) % N, c = (a + N - nh % N) % N;
+			out += q->h[b].sw != s && q->dlid[b];
+			in += q->h[c].sw != s && q->dlid[a];
+		}
+		out = out > in ? out : in;
+		out = (out + nc - 1) / nc;
+		lb = out > lb ? out : lb;
+	}
+	return lb;
+}
+
+static int lr_cmp64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* the entries (switch << 32 | destination host) that carry a flow on a
+ * (shift, link) at W, sorted, each once: the leaves' entries, then (when
+ * relaxed) those of the level-2 switches the flows climb through; their
+ * number in *n1 and *n2; NULL out of memory */
+static uint64_t *lr_hot_entries(struct lrep *q, uint32_t j, size_t *n1, size_t *n2)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_ftree *t = q->t;
+	uint32_t N = q->N, p[LR_PATH];
+	size_t n = 0, cap = 64, k1 = 0;
+	uint64_t *v = malloc(cap * sizeof(uint64_t));
+	for (int lev = 1; lev <= (q->relax ? 2 : 1) && v; lev++) {
+		size_t n0 = n;
+		for (uint32_t e = 0; e < q->E && v; e++) {
+			if (!q->hot[e])
+				continue;
+			for (uint32_t cs = 1; cs < N && v; cs++) {
+				if (!q->hotb[(size_t)e * q->NB + (cs - 1) / LR_HB]) {
+					cs = ((cs - 1) / LR_HB + 1) * LR_HB; /* next block */
+					continue;
+				}
+				if (lr_get(q, lr_cell(q, e, cs)) != q->W)
+					continue;
+				for (uint32_t a = 0; a < N; a++) {
+					uint32_t b = (a + cs) % N, s = q->h[a].sw;
+					const struct ibf_port *pp =
+						ibf_port(f, q->h[b].node, q->h[b].port);
+					if (t->level[s] != 1 || q->h[b].sw == s || !q->dlid[b] ||
+					    j >= (1u << pp->lmc))
+						continue;
+					int np = lr_path(q, s, b, p);
+					if (np < 1 || !lr_has(p, np, e))
+						continue;
+					uint32_t w = s;
+					if (lev == 2) {
+						/* the level-2 switch the flow climbs through */
+						w = f->adj[p[0]].nbr;
+						if (np < 2 || t->level[w] != 2 ||
+						    t->level[f->adj[p[1]].nbr] <= 2)
+							continue;
+					}
+					if (n == cap) {
+						uint64_t *x = realloc(v, 2 * cap * sizeof(uint64_t));
+						if (!x) {
+							free(v);
+							v = NULL;
+							break;
+						}
+						v = x;
+						cap *= 2;
+					}
+					v[n++] = (uint64_t)w << 32 | b;
+				}
+			}
+		}
+		if (!v)
+			break;
+		qsort(v + n0, n - n0, sizeof(uint64_t), lr_cmp64);
+		size_t u = n0;
+		for (size_t i = n0; i < n; i++)
+			if (i == n0 || v[i] != v[u - 1])
+				v[u++] = v[i];
+		n = u;
+		if (lev == 1)
+			k1 = n;
+	}
+	*n1 = k1;
+	*n2 = n - k1;
+	return v;
+}
+
+/* one pass over every (leaf, destination) entry, and when relaxed every
+ * (level-2 switch, destination) entry; the number moved */
+static uint64_t lr_pass(struct lrep *q, uint32_t j)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_ftree *t = q->t;
+	uint32_t N = q->N;
+	uint64_t moved = 0;
+	for (int lev = 1; lev <= (q->relax ? 2 : 1); lev++)
+		for (uint32_t s = 0; s < f->nsw && q->nat; s++) {
+			if (t->level[s] != lev ||
+			    (lev == 1 && q->hoff[s] == q->hoff[s + 1]))
+				continue;
+			for (uint32_t b = 0; b < N && q->nat; b++) {
+				const struct ibf_port *pp = ibf_port(f, q->h[b].node, q->h[b].port);
+				if (q->h[b].sw == s || !q->dlid[b] || j >= (1u << pp->lmc))
+					continue;
+				if (lev == 1) {
+					moved += (uint64_t)lr_try(q, s, b);
+				} else {
+					int mv2 = lr_try2(q, s, b);
+					moved += (uint64_t)mv2;
+					q->moved2 += (uint64_t)mv2;
+				}
+			}
+		}
+	return moved;
 }
 
 /* one layer: count, then move entries while some do; -1 if the counters
@@ -2091,25 +2307,44 @@ static int64_t lr_layer(struct lrep *q, uint32_t j)
 	}
 	lr_worst(q);
 	q->W0 = q->W;
-	for (int pass = 0; pass < 64 && q->W > 1; pass++) {
-		uint64_t moved = 0;
-		for (uint32_t s = 0; s < f->nsw && q->nat; s++) {
-			if (t->level[s] != 1 || q->hoff[s] == q->hoff[s + 1])
-				continue;
-			for (uint32_t b = 0; b < N && q->nat; b++) {
-				const struct ibf_port *pp = ibf_port(f, q->h[b].node, q->h[b].port);
-				if (q->h[b].sw == s || !q->dlid[b] || j >= (1u << pp->lmc))
-					continue;
-				moved += (uint64_t)lr_try(q, s, b);
+	q->relax = 0;
+	q->moved2 = 0;
+	uint32_t lb = lr_floor(q), nleaf = 0;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		nleaf += t->level[s] == 1 && q->hoff[s] < q->hoff[s + 1];
+	for (int pass = 0; pass < 64 && q->W > 1 && q->W > lb; pass++) {
+		uint64_t moved;
+		size_t n1, n2;
+		uint64_t *v;
+		/* few (shift, link) at W: only the entries through them */
+		if (q->nat < nleaf && (v = lr_hot_entries(q, j, &n1, &n2))) {
+			moved = 0;
+			for (size_t i = 0; i < n1 && q->nat; i++)
+				moved += (uint64_t)lr_try(q, (uint32_t)(v[i] >> 32), (uint32_t)v[i]);
+			for (size_t i = n1; i < n1 + n2 && q->nat; i++) {
+				int mv2 = lr_try2(q, (uint32_t)(v[i] >> 32), (uint32_t)v[i]);
+				moved += (uint64_t)mv2;
+				q->moved2 += (uint64_t)mv2;
 			}
+			free(v);
+		} else {
+			moved = lr_pass(q, j);
 		}
 		moves += moved;
+		if (q->relax) {
+			q->relax = 0;
+			if (!moved && q->nat)
+				break;
+		} else if (!moved && q->nat) {
+			q->relax = 1;
+			continue;
+		}
 		if (!q->nat)
 			lr_worst(q);
 		else if (!moved)
 			break;
 	}
-	return (int64_t)moves;
+	return (int64_t)(moves - q->moved2);
 }
 
 /* A tree whose blocks of one level have different numbers of parents: a
@@ -2158,11 +2393,12 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	q.dlid = malloc(q.N * sizeof(uint32_t));
 	q.hoff = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
 	q.hlist = malloc(q.N * sizeof(uint32_t));
+	q.src = malloc(q.N * sizeof(uint32_t));
 	q.hot = malloc((q.E ? q.E : 1) * sizeof(uint32_t));
 	q.NB = (q.R + LR_HB - 1) / LR_HB;
 	q.hotb = malloc(((size_t)q.E * q.NB + 1) * sizeof(uint16_t));
 	q.pl = malloc((f->nports_total ? f->nports_total : 1) * sizeof(int32_t));
-	if (q.c8 && q.dlid && q.hoff && q.hlist && q.hot && q.hotb && q.pl) {
+	if (q.c8 && q.dlid && q.hoff && q.hlist && q.src && q.hot && q.hotb && q.pl) {
 		for (uint32_t s = 0; s < f->nsw; s++) {
 			int node = f->switches[s];
 			for (int p = 0; p <= f->nodes[node].nports; p++) {
@@ -2194,11 +2430,13 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 						 : "out of memory");
 				break;
 			}
-			if (mv)
+			if (mv || q.moved2)
 				log_msg(c, IBF_LOG_INFO,
-					"dmodk: leaf repair, layer %u: %llu leaf entries moved to "
-					"another up-cable, worst shift load %u -> %u",
-					j, (unsigned long long)mv, q.W0, q.W);
+					"dmodk: leaf repair, layer %u: %llu leaf entries and %llu "
+					"level-2 entries moved to another up-cable, worst shift load "
+					"%u -> %u",
+					j, (unsigned long long)mv, (unsigned long long)q.moved2, q.W0,
+					q.W);
 		}
 	} else {
 		log_msg(c, IBF_LOG_INFO, "dmodk: leaf repair skipped: out of memory");
@@ -2207,6 +2445,7 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	free(q.dlid);
 	free(q.hoff);
 	free(q.hlist);
+	free(q.src);
 	free(q.hot);
 	free(q.hotb);
 	free(q.pl);

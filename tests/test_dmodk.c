@@ -1635,6 +1635,90 @@ static void t_leaf_repair_spine_gone(void)
 	ibf_fabric_free(f);
 }
 
+/* Where the greedy repair used to stop.  (a) t_leaf_repair_3level's tree
+ * with leaf 13's cable on port 18 cut as well (leaf 13 keeps one cable to
+ * plane 0 and none to plane 3): the repair moved entries of leaf 1 between
+ * its two cables to plane 0 and back, pass after pass, without taking any
+ * flow off leaf 13's single plane-0 cable, and left LMC 0 at 7 (LMC 1 at
+ * 6).  (b) XGFT(3;16,4,4;1,4,4) with 2 cables per pair and 6 cables cut
+ * (seed 1 of net-damage, 2 %): the leaf entries could not go below 4; what
+ * sat at the worst were flows from a top switch down to a level-2 switch,
+ * which only a level-2 switch's choice of top changes. */
+static void t_leaf_repair_stuck(void)
+{
+	int m[3] = { 16, 4, 4 }, w[3] = { 1, 4, 4 };
+	for (int lmc = 0; lmc <= 1; lmc++) {
+		struct ibf_fabric *f = xgft(3, m, w, 2, 24);
+		TT_REQUIRE(f);
+		ibf_fabric_disconnect(f, 1, 20);
+		ibf_fabric_disconnect(f, 13, 18);
+		ibf_fabric_disconnect(f, 13, 23);
+		ibf_fabric_disconnect(f, 13, 24);
+		TT_REQUIRE(lids(f, lmc) == 0);
+		struct ibf_error err;
+		struct ibf_dmodk_opts d;
+		ibf_dmodk_opts_default(&d);
+		struct ibf_routes r;
+		TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
+		TT_CHECK(all_ok(f, &r));
+		struct ibf_ftree t;
+		TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
+		TT_CHECK(updown_ok(f, &r, &t));
+		ibf_ftree_free(&t);
+		const char *l = lastlog.text;
+		for (int j = 0; j < (1 << lmc); j++) {
+			struct ibf_cong_report rep;
+			uint32_t wst = shifts(f, &r, j, &rep);
+			unsigned lay = 99, before = 0, after = 0;
+			l = l ? strstr(l, "leaf repair, layer ") : NULL;
+			TT_CHECK_MSG(l && sscanf(l, "leaf repair, layer %u: %*u leaf entries and %*u "
+						     "level-2 entries moved to another up-cable, "
+						     "worst shift load %u -> %u",
+						 &lay, &before, &after) == 3 && lay == (unsigned)j,
+				     "no repair line for layer %d: %s", j, lastlog.text);
+			if (l)
+				l++;
+			printf("# (a) LMC %d, layer %d: worst shift %u -> %u, cut bound %u\n", lmc, j,
+			       before, wst, rep.cut_worst);
+			TT_CHECK(wst == after);
+			TT_CHECK(wst <= 5 && wst < before);
+		}
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
+	static const struct {
+		const char *sw;
+		int port;
+	} cut[] = { { "ft-l1-s0000", 18 }, { "ft-l1-s0013", 23 }, { "ft-l1-s0015", 20 },
+		    { "ft-l2-s0006", 10 }, { "ft-l2-s0008", 14 }, { "ft-l2-s0011", 11 } };
+	struct ibf_fabric *f = xgft(3, m, w, 2, 24);
+	TT_REQUIRE(f);
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		int v = ibf_fabric_find_desc(f, cut[i].sw);
+		TT_REQUIRE(v >= 0);
+		const struct ibf_port *pp = ibf_port(f, v, cut[i].port);
+		TT_REQUIRE(pp->peer_node >= 0 && f->nodes[pp->peer_node].type == IBF_NODE_SWITCH);
+		ibf_fabric_disconnect(f, v, cut[i].port);
+	}
+	TT_REQUIRE(lids(f, 0) == 0);
+	struct ibf_error err;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
+	TT_CHECK(all_ok(f, &r));
+	struct ibf_ftree t;
+	TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
+	TT_CHECK(updown_ok(f, &r, &t));
+	ibf_ftree_free(&t);
+	struct ibf_cong_report rep;
+	uint32_t wst = shifts(f, &r, 0, &rep);
+	printf("# (b) worst shift %u, cut bound %u\n", wst, rep.cut_worst);
+	TT_CHECK(wst <= 3);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* Leaf repair above its old limit of 2^24 (shift, link) counters:
  * XGFT(3;16,16,9;1,16,16), 2304 hosts x 9216 directed switch links less
  * the cut ones, with 1 in 50 switch cables cut (a fixed pseudo-random
@@ -1720,5 +1804,6 @@ int main(void)
 	TT(t_leaf_repair_3level);
 	TT(t_leaf_repair_large);
 	TT(t_leaf_repair_spine_gone);
+	TT(t_leaf_repair_stuck);
 	return tt_done();
 }
