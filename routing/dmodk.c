@@ -2184,6 +2184,25 @@ static int lr_cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Destination host b is no candidate for switch s's entry in layer j: it
+ * is on s, has no LID, or its port has fewer layers. */
+static int lr_skip(const struct lrep *q, uint32_t s, uint32_t b, uint32_t j)
+{
+	const struct ibf_port *pp = ibf_port(q->f, q->h[b].node, q->h[b].port);
+	return q->h[b].sw == s || !q->dlid[b] || j >= (1u << pp->lmc);
+}
+
+/* Try to move switch s's entry towards host b: a leaf's (lev 1) or a
+ * level-2 switch's (lev 2, counted in moved2); 1 when it moved. */
+static int lr_try_at(struct lrep *q, int lev, uint32_t s, uint32_t b)
+{
+	if (lev == 1)
+		return lr_try(q, s, b);
+	int mv = lr_try2(q, s, b);
+	q->moved2 += (uint64_t)mv;
+	return mv;
+}
+
 /* the entries (switch << 32 | destination host) that carry a flow on a
  * (shift, link) at W, sorted, each once: the leaves' entries, then (when
  * relaxed) those of the level-2 switches the flows climb through; their
@@ -2209,10 +2228,7 @@ static uint64_t *lr_hot_entries(struct lrep *q, uint32_t j, size_t *n1, size_t *
 					continue;
 				for (uint32_t a = 0; a < N; a++) {
 					uint32_t b = (a + cs) % N, s = q->h[a].sw;
-					const struct ibf_port *pp =
-						ibf_port(f, q->h[b].node, q->h[b].port);
-					if (t->level[s] != 1 || q->h[b].sw == s || !q->dlid[b] ||
-					    j >= (1u << pp->lmc))
+					if (t->level[s] != 1 || lr_skip(q, s, b, j))
 						continue;
 					int np = lr_path(q, s, b, p);
 					if (np < 1 || !lr_has(p, np, e))
@@ -2268,18 +2284,9 @@ static uint64_t lr_pass(struct lrep *q, uint32_t j)
 			if (t->level[s] != lev ||
 			    (lev == 1 && q->hoff[s] == q->hoff[s + 1]))
 				continue;
-			for (uint32_t b = 0; b < N && q->nat; b++) {
-				const struct ibf_port *pp = ibf_port(f, q->h[b].node, q->h[b].port);
-				if (q->h[b].sw == s || !q->dlid[b] || j >= (1u << pp->lmc))
-					continue;
-				if (lev == 1) {
-					moved += (uint64_t)lr_try(q, s, b);
-				} else {
-					int mv2 = lr_try2(q, s, b);
-					moved += (uint64_t)mv2;
-					q->moved2 += (uint64_t)mv2;
-				}
-			}
+			for (uint32_t b = 0; b < N && q->nat; b++)
+				if (!lr_skip(q, s, b, j))
+					moved += (uint64_t)lr_try_at(q, lev, s, b);
 		}
 	return moved;
 }
@@ -2319,13 +2326,9 @@ static int64_t lr_layer(struct lrep *q, uint32_t j)
 		/* few (shift, link) at W: only the entries through them */
 		if (q->nat < nleaf && (v = lr_hot_entries(q, j, &n1, &n2))) {
 			moved = 0;
-			for (size_t i = 0; i < n1 && q->nat; i++)
-				moved += (uint64_t)lr_try(q, (uint32_t)(v[i] >> 32), (uint32_t)v[i]);
-			for (size_t i = n1; i < n1 + n2 && q->nat; i++) {
-				int mv2 = lr_try2(q, (uint32_t)(v[i] >> 32), (uint32_t)v[i]);
-				moved += (uint64_t)mv2;
-				q->moved2 += (uint64_t)mv2;
-			}
+			for (size_t i = 0; i < n1 + n2 && q->nat; i++)
+				moved += (uint64_t)lr_try_at(q, i < n1 ? 1 : 2, (uint32_t)(v[i] >> 32),
+							   (uint32_t)v[i]);
 			free(v);
 		} else {
 			moved = lr_pass(q, j);
