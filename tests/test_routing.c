@@ -30,6 +30,17 @@ static const char *tmpfile_path(const char *name)
 	return buf;
 }
 
+/* Remove what the tests wrote into the temporary directory, and it. */
+static void tmpdir_clean(void)
+{
+	static const char *const names[] = { "line3.dump", "ring.dump", "ring2.dump", "dual.dump" };
+	if (!tmpdir[0])
+		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unlink(tmpfile_path(names[i]));
+	rmdir(tmpdir);
+}
+
 static int add(struct ibf_fabric *f, int type, int nports, uint64_t guid, const char *name)
 {
 	int n = ibf_fabric_add_node(f, type, nports, guid, name, name, NULL);
@@ -2179,5 +2190,6 @@ int main(void)
 	tt_run("stable reroute: a repaired spine or cable carries its columns again (fresh tables); "
 	       "a new spine moves only the columns a fresh run sends over it",
 	       test_stable_restore);
+	tmpdir_clean();
 	return tt_done();
 }
