@@ -627,21 +627,11 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 					   sv == IBF_STABLE_KEEP ? IBF_STABLE_MODE_KEEP
 								 : IBF_STABLE_MODE_RESTORE,
 					   r, rep, &sr, err);
-	char back[160] = "";
-	if (!rc && sr.full_run)
-		snprintf(back, sizeof(back),
-			 " (%u of them moved onto what came back or is new: %u switches, %u switch "
-			 "cables)",
-			 sr.lids_restored, sr.switches_gained, sr.cables_gained);
+	char line[512];
 	if (!rc && !a->quiet)
-		fprintf(stderr,
-			"ibfab route: stable: kept %u of %u destination LIDs, routed %u again%s; "
-			"%llu of %llu (switch, LID) entries changed (%.2f%%), %llu new (switches "
-			"or ports that were not there); %.3f s\n",
-			sr.lids_kept, sr.lids, sr.lids - sr.lids_kept, back,
-			(unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
-			sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0,
-			(unsigned long long)sr.entries_new, sr.seconds);
+		fprintf(stderr, "ibfab route: stable: %s; %.3f s\n",
+			ibf_stable_report_format(&sr, "(switch, LID) entries", line, sizeof(line)),
+			sr.seconds);
 	ibf_routes_free(&old);
 	ibf_fabric_free(fo);
 	return rc;

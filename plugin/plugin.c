@@ -839,22 +839,9 @@ static int ibfab_build_lfts(void *context)
 		       : ibf_route(f, name, &o, &r, &rep, &err);
 	free(roots);
 	free(avoid);
-	if (!route_rc && stable) {
-		char back[160] = "";
-		if (sr.full_run)
-			snprintf(back, sizeof(back),
-				 " (%u of them moved onto what came back or is new: %u switches, "
-				 "%u switch cables)",
-				 sr.lids_restored, sr.switches_gained, sr.cables_gained);
-		plog(pl, OSM_LOG_INFO,
-		     "ibfab %s: stable reroute: kept %u of %u destination LIDs, routed %u "
-		     "again%s; %llu of %llu LFT entries changed (%.2f%%), %llu new (switches or "
-		     "ports that were not there)",
-		     name, sr.lids_kept, sr.lids, sr.lids - sr.lids_kept, back,
-		     (unsigned long long)sr.entries_changed, (unsigned long long)sr.entries,
-		     sr.entries ? 100.0 * (double)sr.entries_changed / (double)sr.entries : 0.0,
-		     (unsigned long long)sr.entries_new);
-	}
+	if (!route_rc && stable)
+		plog(pl, OSM_LOG_INFO, "ibfab %s: stable reroute: %s", name,
+		     ibf_stable_report_format(&sr, "LFT entries", msg, sizeof(msg)));
 	if (route_rc) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
 		     ibf_error_format(&err, msg, sizeof(msg)));

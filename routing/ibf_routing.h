@@ -331,6 +331,12 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			  const struct ibf_routes *old, int mode, struct ibf_routes *r,
 			  struct ibf_route_report *rrep, struct ibf_stable_report *srep,
 			  struct ibf_error *err);
+/* The report in one line for the logs: "kept K of L destination LIDs,
+ * routed R again[ (G of them moved onto what came back or is new: ...)];
+ * C of E <entries> changed (P%), N new (...)", entries naming what E
+ * counts ("LFT entries").  Returns buf. */
+const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const char *entries,
+				     char *buf, size_t len);
 /* ibf_route_stable_mode in IBF_STABLE_MODE_RESTORE. */
 int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
 		     const struct ibf_fabric *fo, const struct ibf_routes *old,

@@ -20,6 +20,7 @@
 #include "ibf_routing.h"
 #include "ibf_map.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -568,6 +569,25 @@ static uint32_t give_up_onto_gained(const struct stab *st, const struct ibf_rout
 		}
 	}
 	return n;
+}
+
+const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const char *entries,
+				     char *buf, size_t len)
+{
+	char back[160] = "";
+	if (sr->full_run)
+		snprintf(back, sizeof(back),
+			 " (%u of them moved onto what came back or is new: %u switches, %u switch "
+			 "cables)",
+			 sr->lids_restored, sr->switches_gained, sr->cables_gained);
+	snprintf(buf, len,
+		 "kept %u of %u destination LIDs, routed %u again%s; %llu of %llu %s changed "
+		 "(%.2f%%), %llu new (switches or ports that were not there)",
+		 sr->lids_kept, sr->lids, sr->lids - sr->lids_kept, back,
+		 (unsigned long long)sr->entries_changed, (unsigned long long)sr->entries, entries,
+		 sr->entries ? 100.0 * (double)sr->entries_changed / (double)sr->entries : 0.0,
+		 (unsigned long long)sr->entries_new);
+	return buf;
 }
 
 int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
