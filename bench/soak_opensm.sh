@@ -54,6 +54,13 @@ cleanup() {
 	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
+# stop OpenSM (its tools write their reports as it exits) and wait for them
+stop_osm() {
+	kill "$osm" 2>/dev/null
+	wait "$osm" 2>/dev/null
+	osm=
+	sleep 1
+}
 "$IBFAB" topo gen slimfly --q "$q" --hosts "$hosts" --format ibsim -o "$work/sf.net" || exit 1
 opensm -c "$work/default.conf" >/dev/null 2>&1 </dev/null
 sed -e "s|^routing_engine .*|routing_engine $engine|" -e "s|^lmc .*|lmc $lmc|" \
@@ -115,10 +122,7 @@ else
 fi
 echo "wall time:           $(echo "$t1 - $t0" | bc) s for sweeps 2..$sweeps"
 if [ $vg = 1 ]; then
-	kill "$osm" 2>/dev/null
-	wait "$osm" 2>/dev/null
-	osm=
-	sleep 1
+	stop_osm
 	cat "$work"/valgrind.* >"$work/valgrind.txt" 2>/dev/null
 	total=$(grep -cE '^==[0-9]+== (Invalid|Conditional|Use of|Syscall param|Mismatched|Source and|.*definitely lost)' "$work/valgrind.txt")
 	# a report is ours when a frame of its stack is in libibfab.so: by the
@@ -132,10 +136,7 @@ if [ $vg = 1 ]; then
 	if [ "$ours" -gt 0 ]; then grep -B2 -A25 -E "$re" "$work/valgrind.txt" | head -80; fi
 fi
 if [ $asan = 1 ]; then
-	kill "$osm" 2>/dev/null
-	wait "$osm" 2>/dev/null
-	osm=
-	sleep 1
+	stop_osm
 	cat "$work"/asan.* >"$work/asan.txt" 2>/dev/null
 	# one report per "ERROR:" line (a leak report lists every leak as a
 	# "Direct/Indirect leak" block); ours when a frame is in the plugin
