@@ -611,25 +611,13 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 	memset(&old, 0, sizeof(old));
 	int rc = ibf_lfts_read(fo, a->prev_lfts, &old, err);
 	struct ibf_stable_report sr;
-	int sv = a->conf.stable_reroute;
-	if (!rc && sv == IBF_STABLE_FAILURES && ibf_fabric_gained(f, fo)) {
-		/* the plugin's failures: a fresh run when something came back */
-		if (!a->quiet)
-			fprintf(stderr, "ibfab route: stable_reroute failures: a switch or switch "
-					"cable came back (or is new); routing every destination again\n");
-		rc = ibf_route(f, engine, o, r, rep, err);
-		ibf_routes_free(&old);
-		ibf_fabric_free(fo);
-		return rc;
-	}
 	if (!rc)
-		rc = ibf_route_stable_mode(f, engine, o, fo, &old,
-					   sv == IBF_STABLE_KEEP ? IBF_STABLE_MODE_KEEP
-								 : IBF_STABLE_MODE_RESTORE,
-					   r, rep, &sr, err);
+		rc = ibf_route_stable_mode(f, engine, o, fo, &old, ibf_conf_stable_mode(&a->conf), r,
+					   rep, &sr, err);
 	char line[512];
 	if (!rc && !a->quiet)
-		fprintf(stderr, "ibfab route: stable: %s; %.3f s\n",
+		fprintf(stderr, "ibfab route: %s: %s; %.3f s\n",
+			sr.fresh ? "stable_reroute failures" : "stable",
 			ibf_stable_report_format(&sr, "(switch, LID) entries", line, sizeof(line)),
 			sr.seconds);
 	ibf_routes_free(&old);

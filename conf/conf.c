@@ -634,6 +634,18 @@ int ibf_conf_engine_opts(const struct ibf_conf *c, const char *engine, struct ib
 	return rc;
 }
 
+int ibf_conf_stable_mode(const struct ibf_conf *c)
+{
+	switch (c->stable_reroute) {
+	case IBF_STABLE_FAILURES:
+		return IBF_STABLE_MODE_FRESH;
+	case IBF_STABLE_KEEP:
+		return IBF_STABLE_MODE_KEEP;
+	default:
+		return IBF_STABLE_MODE_RESTORE;
+	}
+}
+
 void ibf_conf_to_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o)
 {
 	ibf_route_opts_default(o);

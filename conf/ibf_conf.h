@@ -150,6 +150,10 @@ int ibf_conf_route_opts(const struct ibf_conf *c, struct ibf_route_opts *o, uint
 int ibf_conf_engine_opts(const struct ibf_conf *c, const char *engine, struct ibf_route_opts *o,
 			 uint64_t **roots, struct ibf_error *err);
 
+/* The ibf_route_stable_mode mode of c's stable_reroute (TRUE: restore,
+ * failures: fresh, keep: keep); meaningful when stable_reroute is not 0. */
+int ibf_conf_stable_mode(const struct ibf_conf *c);
+
 /* Format one window bound: "3", "dist+1", "diameter+0", ... */
 const char *ibf_win_bound_format(const struct ibf_win_bound *b, char *buf, size_t len);
 

@@ -820,27 +820,16 @@ static int ibfab_build_lfts(void *context)
 	 * columns a fresh run sends over it (ibf_route_stable_mode) */
 	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
 		     !strcmp(pl->engine, name) && avoid_gen == pl->health.routed_avoid_gen;
-	/* stable_reroute failures: what came back gets its share of the load */
-	if (stable && pl->conf.stable_reroute == IBF_STABLE_FAILURES &&
-	    ibf_fabric_gained(f, pl->fabric)) {
-		stable = 0;
-		plog(pl, OSM_LOG_INFO,
-		     "ibfab %s: stable_reroute failures: a switch or switch cable came back (or is "
-		     "new); routing every destination again",
-		     name);
-	}
 	struct ibf_stable_report sr;
-	int route_rc =
-		stable ? ibf_route_stable_mode(f, name, &o, pl->fabric, &pl->routes,
-					       pl->conf.stable_reroute == IBF_STABLE_KEEP
-						       ? IBF_STABLE_MODE_KEEP
-						       : IBF_STABLE_MODE_RESTORE,
-					       &r, &rep, &sr, &err)
-		       : ibf_route(f, name, &o, &r, &rep, &err);
+	int route_rc = stable ? ibf_route_stable_mode(f, name, &o, pl->fabric, &pl->routes,
+						      ibf_conf_stable_mode(&pl->conf), &r, &rep,
+						      &sr, &err)
+			      : ibf_route(f, name, &o, &r, &rep, &err);
 	free(roots);
 	free(avoid);
 	if (!route_rc && stable)
-		plog(pl, OSM_LOG_INFO, "ibfab %s: stable reroute: %s", name,
+		plog(pl, OSM_LOG_INFO, "ibfab %s: %s: %s", name,
+		     sr.fresh ? "stable_reroute failures" : "stable reroute",
 		     ibf_stable_report_format(&sr, "LFT entries", msg, sizeof(msg)));
 	if (route_rc) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,

@@ -284,6 +284,9 @@ struct ibf_stable_report {
 				   * (IBF_STABLE_MODE_RESTORE) */
 	uint32_t switches_gained; /* switches of f the previous fabric lacked */
 	uint32_t cables_gained;	  /* switch-to-switch cables of f it lacked */
+	int fresh;		  /* 1: IBF_STABLE_MODE_FRESH routed from scratch
+				   * (something came back): nothing kept, the
+				   * counts below 0 but full_run and seconds */
 	int full_run;		  /* 1: the engine routed every destination (the
 				   * route report covers them all), 0: only the
 				   * LIDs not kept */
@@ -304,10 +307,6 @@ int ibf_stable_keep(const struct ibf_fabric *f, const struct ibf_fabric *fo,
 int ibf_stable_merge(const struct ibf_fabric *f, struct ibf_routes *r, const struct ibf_fabric *fo,
 		     const struct ibf_routes *old, const struct ibf_route_opts *o,
 		     const uint8_t *keep, struct ibf_stable_report *rep, struct ibf_error *err);
-/* 1 when f has a switch that fo lacks, or a switch-to-switch cable that fo
- * lacks (both ends matched by node GUID and port number): something came
- * back or was added.  0 when f only lost things or is the same. */
-int ibf_fabric_gained(const struct ibf_fabric *f, const struct ibf_fabric *fo);
 
 enum ibf_stable_mode {
 	/* what came back carries its share again: when f gained a switch or
@@ -319,6 +318,11 @@ enum ibf_stable_mode {
 	/* every column that still works is kept, also when something came
 	 * back (which then carries no traffic but its grafted entries) */
 	IBF_STABLE_MODE_KEEP = 1,
+	/* when f gained a switch or a switch cable (both ends matched by
+	 * node GUID and port number), the engine routes f from scratch and
+	 * nothing is kept (the report says `fresh`); when f only lost
+	 * things, as KEEP */
+	IBF_STABLE_MODE_FRESH = 2,
 };
 /* ibf_route with the kept columns: the engine routes only the destinations
  * with a LID that is not kept (layered and minimal skip the others; dmodk
@@ -334,7 +338,9 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 /* The report in one line for the logs: "kept K of L destination LIDs,
  * routed R again[ (G of them moved onto what came back or is new: ...)];
  * C of E <entries> changed (P%), N new (...)", entries naming what E
- * counts ("LFT entries").  Returns buf. */
+ * counts ("LFT entries"); after a fresh run (IBF_STABLE_MODE_FRESH) "a
+ * switch or switch cable came back (or is new); routing every
+ * destination again".  Returns buf. */
 const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const char *entries,
 				     char *buf, size_t len);
 /* ibf_route_stable_mode in IBF_STABLE_MODE_RESTORE. */

@@ -41,11 +41,12 @@ struct stab {
 	uint32_t dist_of;	/* destination switch dist[] holds, UINT32_MAX none */
 };
 
-/* Old switch index of every new switch, by node GUID. */
-static int map_switches(struct stab *st, struct ibf_error *err)
+/* oldsw[s]: the index in fo of switch s of f (same node GUID), -1 when fo
+ * has no such switch or its index is not below lim. */
+static int switch_map(const struct ibf_fabric *f, const struct ibf_fabric *fo, uint32_t lim,
+		      int32_t *oldsw, struct ibf_error *err)
 {
 	struct ibf_umap um = { 0 };
-	const struct ibf_fabric *f = st->f, *fo = st->fo;
 	for (uint32_t s = 0; s < fo->nsw; s++)
 		if (ibf_umap_put(&um, fo->nodes[fo->switches[s]].guid, (int32_t)s, NULL) < 0) {
 			ibf_umap_free(&um);
@@ -53,10 +54,16 @@ static int map_switches(struct stab *st, struct ibf_error *err)
 		}
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		int32_t o = ibf_umap_get(&um, f->nodes[f->switches[s]].guid);
-		st->oldsw[s] = o >= 0 && (uint32_t)o < st->old->nsw ? o : -1;
+		oldsw[s] = o >= 0 && (uint32_t)o < lim ? o : -1;
 	}
 	ibf_umap_free(&um);
 	return 0;
+}
+
+/* Old switch index of every new switch, by node GUID. */
+static int map_switches(struct stab *st, struct ibf_error *err)
+{
+	return switch_map(st->f, st->fo, st->old->nsw, st->oldsw, err);
 }
 
 /* Typical diameter of the new fabric (the engines' window reference). */
@@ -484,49 +491,26 @@ static int stab_merge(struct stab *st, struct ibf_routes *r, const struct ibf_ro
 	return 0;
 }
 
-int ibf_fabric_gained(const struct ibf_fabric *f, const struct ibf_fabric *fo)
+/* What f gained over fo (oldsw: switch_map): gp[s * 256 + p] = 1 (gp may
+ * be NULL) when port p of switch s is a switch-to-switch cable fo lacked
+ * (one end a switch fo lacked, or fo's port p of that switch led to
+ * another port or nowhere).  Counts the switches fo lacked and such
+ * cables (each once); with `first`, stops at the first gain.  Returns 1
+ * when f gained something. */
+static int gained(const struct ibf_fabric *f, const struct ibf_fabric *fo, const int32_t *oldsw,
+		  uint8_t *gp, uint32_t *nsw_new, uint32_t *ncables, int first)
 {
-	for (uint32_t id = 0; id < f->nnodes; id++) {
-		const struct ibf_node *n = &f->nodes[id];
-		if (n->type != IBF_NODE_SWITCH)
-			continue;
-		int oid = ibf_fabric_find_guid(fo, n->guid);
-		if (oid < 0 || fo->nodes[oid].type != IBF_NODE_SWITCH)
-			return 1;
-		for (int p = 1; p <= (int)n->nports; p++) {
-			const struct ibf_port *ip = ibf_port(f, (int)id, p);
-			if (ip->peer_node == IBF_NO_NODE ||
-			    f->nodes[ip->peer_node].type != IBF_NODE_SWITCH)
-				continue;
-			if (p > (int)fo->nodes[oid].nports)
-				return 1;
-			const struct ibf_port *op = ibf_port(fo, oid, p);
-			if (op->peer_node == IBF_NO_NODE ||
-			    fo->nodes[op->peer_node].guid != f->nodes[ip->peer_node].guid ||
-			    op->peer_port != ip->peer_port)
-				return 1;
-		}
-	}
-	return 0;
-}
-
-/* What st's new fabric gained: gp[s * 256 + p] = 1 when port p of switch s
- * is a switch-to-switch cable the previous fabric lacked (one end a switch
- * it lacked, or the old switch's port p led to another port or nowhere).
- * Counts the switches it lacked and such cables (each once).  0 or an
- * error. */
-static int mark_gained(const struct stab *st, uint8_t *gp, uint32_t *nsw_new, uint32_t *ncables)
-{
-	const struct ibf_fabric *f = st->f, *fo = st->fo;
 	*nsw_new = 0;
 	*ncables = 0;
 	for (uint32_t s = 0; s < f->nsw; s++) {
-		*nsw_new += st->oldsw[s] < 0;
+		*nsw_new += oldsw[s] < 0;
+		if (first && *nsw_new)
+			return 1;
 		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
 			const struct ibf_adj *e = &f->adj[a];
-			int g = st->oldsw[s] < 0 || st->oldsw[e->nbr] < 0;
+			int g = oldsw[s] < 0 || oldsw[e->nbr] < 0;
 			if (!g) {
-				int on = (int)fo->switches[st->oldsw[s]];
+				int on = (int)fo->switches[oldsw[s]];
 				if (e->lport > fo->nodes[on].nports) {
 					g = 1;
 				} else {
@@ -539,11 +523,14 @@ static int mark_gained(const struct stab *st, uint8_t *gp, uint32_t *nsw_new, ui
 			}
 			if (!g)
 				continue;
-			gp[(size_t)s * 256 + e->lport] = 1;
+			if (first)
+				return 1;
+			if (gp)
+				gp[(size_t)s * 256 + e->lport] = 1;
 			*ncables += s < e->nbr || (s == e->nbr && e->lport < e->rport);
 		}
 	}
-	return 0;
+	return *nsw_new || *ncables;
 }
 
 /* Restore: of the columns keep[] would keep, give up those whose column in
@@ -574,6 +561,12 @@ static uint32_t give_up_onto_gained(const struct stab *st, const struct ibf_rout
 const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const char *entries,
 				     char *buf, size_t len)
 {
+	if (sr->fresh) {
+		snprintf(buf, len,
+			 "a switch or switch cable came back (or is new); routing every destination "
+			 "again");
+		return buf;
+	}
 	char back[160] = "";
 	if (sr->full_run)
 		snprintf(back, sizeof(back),
@@ -606,7 +599,8 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			  struct ibf_error *err)
 {
 	double t0 = ibf_now();
-	if (mode != IBF_STABLE_MODE_RESTORE && mode != IBF_STABLE_MODE_KEEP)
+	if (mode != IBF_STABLE_MODE_RESTORE && mode != IBF_STABLE_MODE_KEEP &&
+	    mode != IBF_STABLE_MODE_FRESH)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "stable reroute: unknown mode %d",
 				     mode);
 	uint32_t max_lid = ibf_max_lid(f);
@@ -641,6 +635,21 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 	uint8_t *gp = NULL;
 	uint32_t nsw_new = 0, ncables = 0, restored = 0;
 	int rc = stab_open(&st, lean ? lean : f, fo, old, err);
+	if (!rc && mode == IBF_STABLE_MODE_FRESH &&
+	    gained(st.f, fo, st.oldsw, NULL, &nsw_new, &ncables, 1)) {
+		/* something came back or is new: route from scratch */
+		stab_free(&st);
+		ibf_fabric_free(lean);
+		free(keep);
+		rc = ibf_route(f, engine, o, r, rrep, err);
+		if (!rc && srep) {
+			memset(srep, 0, sizeof(*srep));
+			srep->fresh = 1;
+			srep->full_run = 1;
+			srep->seconds = ibf_now() - t0;
+		}
+		return rc;
+	}
 	if (!rc)
 		rc = stab_keep(&st, &ko, keep, err);
 	if (!rc && mode == IBF_STABLE_MODE_RESTORE) {
@@ -648,7 +657,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		if (!gp)
 			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		else
-			mark_gained(&st, gp, &nsw_new, &ncables);
+			gained(st.f, fo, st.oldsw, gp, &nsw_new, &ncables, 0);
 	}
 	int full = !rc && (nsw_new || ncables);
 	if (full) {

@@ -2066,6 +2066,31 @@ static void test_stable_restore(void)
 		TT_EQ_INT(columns_through(f, &keep, sg, H0, tb), 0);
 		TT_CHECK(!rep.full_run && rep.lids_restored == 0);
 		ibf_routes_free(&keep);
+		/* fresh mode (stable_reroute failures): the gain routes from
+		 * scratch and says so; a loss alone keeps columns as keep does */
+		TT_REQUIRE(ibf_route_stable_mode(f, engines[k], &o, g, &dmg, IBF_STABLE_MODE_FRESH,
+						 &keep, NULL, &rep, &err) == 0);
+		TT_CHECK(rep.fresh && rep.full_run && rep.lids_kept == 0);
+		TT_CHECK_MSG(memcmp(keep.lft, healthy.lft, (size_t)f->nsw * keep.stride) == 0,
+			     "%s: fresh mode after the repair: the tables of a fresh run", engines[k]);
+		ibf_routes_free(&keep);
+		{
+			struct ibf_routes kk;
+			struct ibf_stable_report rk;
+			TT_REQUIRE(ibf_route_stable_mode(g, engines[k], &o, f, &healthy,
+							 IBF_STABLE_MODE_FRESH, &keep, NULL, &rep,
+							 &err) == 0);
+			TT_REQUIRE(ibf_route_stable_mode(g, engines[k], &o, f, &healthy,
+							 IBF_STABLE_MODE_KEEP, &kk, NULL, &rk,
+							 &err) == 0);
+			TT_CHECK(!rep.fresh && !rep.full_run && rep.lids_kept == rk.lids_kept &&
+				 rep.lids_kept > 0);
+			TT_CHECK_MSG(memcmp(keep.lft, kk.lft, (size_t)g->nsw * kk.stride) == 0,
+				     "%s: fresh mode after a loss: the tables of keep mode",
+				     engines[k]);
+			ibf_routes_free(&kk);
+			ibf_routes_free(&keep);
+		}
 		ibf_routes_free(&back);
 		ibf_routes_free(&dmg);
 
