@@ -38,8 +38,8 @@ struct ibf_health {
 	int *low;	     /* spines: consecutive sweeps below avoid_below */
 	uint8_t *avoided;    /* spines */
 	uint8_t *held;	     /* spines: low long enough, held by the cap */
-	int *cand;	     /* [nspines] scratch: spines that qualify; then
-			      * [nspines] the held set last reported */
+	uint8_t *held_seen;  /* spines: held as last reported (held_changed) */
+	int *cand;	     /* [nspines] scratch: spines that qualify */
 	int avoid_changed, held_changed;
 	double *scratch; /* port scores of one rail */
 	int *rail_ports; /* ports per rail */
@@ -110,14 +110,15 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	h->low = calloc(nr, sizeof(int));
 	h->avoided = calloc(nr, 1);
 	h->held = calloc(nr, 1);
-	h->cand = calloc(2 * nr, sizeof(int)); /* and the last held set */
+	h->held_seen = calloc(nr, 1);
+	h->cand = calloc(nr, sizeof(int));
 	h->score = calloc(nr, sizeof(*h->score));
 	h->measured = calloc(nr, 1);
 	h->rail_ports = calloc(nr, sizeof(int));
 	h->rail_first = calloc(nr + 1, sizeof(int));
 	h->domain = calloc((size_t)ri->ndomains + 1, sizeof(char *));
-	if (!h->label || !h->spine || !h->low || !h->avoided || !h->held || !h->cand ||
-	    !h->score || !h->measured ||
+	if (!h->label || !h->spine || !h->low || !h->avoided || !h->held || !h->held_seen ||
+	    !h->cand || !h->score || !h->measured ||
 	    !h->rail_ports || !h->rail_first || !h->domain)
 		goto nomem;
 	for (int g = 0; g < ri->nrails; g++)
@@ -199,6 +200,7 @@ void ibf_health_free(struct ibf_health *h)
 	free(h->low);
 	free(h->avoided);
 	free(h->held);
+	free(h->held_seen);
 	free(h->cand);
 	free(h->score);
 	free(h->measured);
@@ -261,8 +263,8 @@ static void avoid_capped(struct ibf_health *h)
 		}
 	}
 	for (int sp = 0; sp < h->nspines; sp++)
-		if (h->held[sp] != h->cand[h->nspines + sp]) {
-			h->cand[h->nspines + sp] = h->held[sp];
+		if (h->held[sp] != h->held_seen[sp]) {
+			h->held_seen[sp] = h->held[sp];
 			h->held_changed = 1;
 		}
 }
