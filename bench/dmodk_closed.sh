@@ -9,7 +9,9 @@
 # the damaged inputs, and how many rows got better / worse on each metric.
 # Prints a markdown table; never passes or fails.  LMC=N routes every
 # fabric at that LMC: each column is then taken over the 2^N layers (the
-# largest worst and bound of any layer, the means of the layers' means).
+# largest worst and bound of any layer, the means of the layers' means),
+# and each layer's worst is compared with the same layer before and with
+# the fabric's worst at LMC 0 (the same binary).
 # L3=1 adds 3-level trees with random missing cables at both levels.
 #
 #   IBFAB=build/ibfab IBFAB_OLD=/tmp/old/ibfab [LMC=1] [L3=1] bench/dmodk_closed.sh [--quick]
@@ -86,9 +88,10 @@ k63|--kary 6 --n 3|216
 EOF
 fi
 
-# cell BIN NET: worst bound shiftmean permmean (over the layers)
+# cell BIN NET [LMC]: worst bound shiftmean permmean (over the layers), then
+# the layers' worst shift loads joined by commas
 cell() {
-	"$1" route congestion --topology "$2" --engine dmodk --lmc "$lmc" --layer all --json \
+	"$1" route congestion --topology "$2" --engine dmodk --lmc "${3:-$lmc}" --layer all --json \
 		2>/dev/null | python3 -c '
 import json, sys
 try:
@@ -96,25 +99,52 @@ try:
 except Exception:
     sys.exit(0)
 n = len(ls)
-print("%d %d %.4f %.4f" % (max(l["shift"]["worst"] for l in ls),
+print("%d %d %.4f %.4f %s" % (max(l["shift"]["worst"] for l in ls),
       max(l["shift"]["bound"] for l in ls),
       sum(l["shift"]["mean_max"] for l in ls) / n,
-      sum(l["perm"]["mean_max"] for l in ls) / n))'
+      sum(l["perm"]["mean_max"] for l in ls) / n,
+      ",".join(str(l["shift"]["worst"]) for l in ls)))'
 }
+# with LMC > 0 each binary's LMC 0 worst as well: a layer above it is
+# counted (the layers of a destination are each a pattern of their own)
 echo "| fabric | before: worst/bound, shift mean, perm mean | after |"
 echo "|---|---|---|"
 for n in $nets; do
 	a=$(cell "$OLD" "$work/$n.net")
 	b=$(cell "$IBFAB" "$work/$n.net")
 	[ -n "$a" ] && [ -n "$b" ] || { echo "| $n | not routed | |"; continue; }
-	echo "$n $a $b" >>"$work/rows"
+	z="- -"
+	if [ "$lmc" != 0 ]; then
+		za=$(cell "$OLD" "$work/$n.net" 0)
+		zb=$(cell "$IBFAB" "$work/$n.net" 0)
+		z="${za%% *} ${zb%% *}"
+	fi
+	echo "$n $a $b $z" >>"$work/rows"
 	set -- $a
 	ca="$1/$2, $3, $4"
+	cla=$5
 	set -- $b
-	echo "| $n | $ca | $1/$2, $3, $4 |"
+	if [ "$lmc" != 0 ]; then
+		echo "| $n | $ca (layers $cla; LMC 0: ${za%% *}) | $1/$2, $3, $4 (layers $5; LMC 0: ${zb%% *}) |"
+	else
+		echo "| $n | $ca | $1/$2, $3, $4 |"
+	fi
 done
-awk '{ n++; wo += $2; so += $4; po += $5; wn += $6; sn += $8; pn += $9
-	bw += $6 < $2; ww += $6 > $2; bs += $8 < $4 - 1e-9; ws += $8 > $4 + 1e-9
-	bp += $9 < $5 - 1e-9; wp += $9 > $5 + 1e-9 }
+awk -v lmc="$lmc" '{ n++; wo += $2; so += $4; po += $5; wn += $7; sn += $9; pn += $10
+	bw += $7 < $2; ww += $7 > $2; bs += $9 < $4 - 1e-9; ws += $9 > $4 + 1e-9
+	bp += $10 < $5 - 1e-9; wp += $10 > $5 + 1e-9
+	if (lmc != 0) {
+		k = split($6, lo, ","); split($11, ln, ",")
+		wl = 0; ao = 0; an = 0
+		for (i = 1; i <= k; i++) {
+			wl += ln[i] > lo[i]; lw += ln[i] > lo[i]; lb += ln[i] < lo[i]
+			ao += lo[i] > $12; an += ln[i] > $13
+		}
+		fl += wl > 0; fo += ao > 0; fn += an > 0
+	} }
 	END { printf "\nmeans over %d fabrics: worst %.2f -> %.2f, shift mean %.3f -> %.3f, perm mean %.3f -> %.3f\n", n, wo/n, wn/n, so/n, sn/n, po/n, pn/n
-	      printf "better/worse: worst %d/%d, shift mean %d/%d, perm mean %d/%d\n", bw, ww, bs, ws, bp, wp }' "$work/rows"
+	      printf "better/worse: worst %d/%d, shift mean %d/%d, perm mean %d/%d\n", bw, ww, bs, ws, bp, wp
+	      if (lmc != 0) {
+		      printf "layers: %d better, %d worse (fabrics with a worse layer: %d)\n", lb, lw, fl
+		      printf "fabrics with a layer above their LMC 0 worst: %d before, %d after\n", fo, fn
+	      } }' "$work/rows"

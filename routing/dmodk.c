@@ -85,8 +85,12 @@ struct dk {
 	uint32_t *pres, *pres_off, *pres_n, *pnom; /* bundles per slot, see bundles() */
 	uint8_t *dealt; /* per slot: its bundle is short and over budget, see bundles() */
 	uint32_t *wgt;		     /* per slot: weight of its parent, see pick_chain */
-	uint32_t dload[256];	     /* chain destinations per port of the destination switch */
-	uint32_t doff[256];	     /* off-chain destinations given to each port */
+	uint32_t *dload;	     /* chain destinations per port of the destination switch */
+	uint32_t *doff;		     /* off-chain destinations given to each port */
+	uint32_t *dlb;		     /* [dln * 512] dload and doff of each layer, see dl_layer */
+	uint32_t dln;		     /* 1, or 2^LMC: each layer counts its own (dl_layer) */
+	uint32_t nsp;		     /* hosts on spines with an index per layer (spine_layers) */
+	uint64_t *spx;		     /* [(2 nlayers - 1) * nsp] their index in layer j of L */
 	uint32_t *below, *below_par; /* == ccur: climbs to the chain, through which parent */
 	uint64_t chain_weighted;     /* chain steps moved by parent weights */
 	uint32_t nlayers;	     /* 2^(largest LMC of an end port) */
@@ -121,6 +125,9 @@ struct dk {
 	uint32_t *rmb_slot, *rmb_cab, *rmb_roff, *rmb_x, *rmb_tot;
 	uint16_t *rmb_mv, *rmb_sp;
 };
+
+static uint64_t layer_index(const struct dk *c, uint64_t x, uint32_t j, uint32_t L, uint32_t *off);
+static int spine_layers(struct dk *c);
 
 #define RM_NONE 0xffffu /* rm_mv: not built yet */
 #define RM_NOUP 0xfffeu /* rm_mv: built, no up-cable of the source */
@@ -703,7 +710,10 @@ static void remap_all(struct dk *c)
 				const struct ibf_ftree_end *en =
 					&t->ends[t->nleaf_hosts + t->ninside + j];
 				uint32_t e = t->level[s] == 1
-						     ? pick_toward(c, s, en->sw, en->index, off)
+						     ? pick_toward(c, s, en->sw,
+								   layer_index(c, en->index, l,
+									       c->nrl, off),
+								   off)
 						     : NOSW;
 				uint32_t h = e == NOSW ? NOSW : slot_pos(c, s, e);
 				c->rm_sp[(size_t)s * c->rm_ns + j] =
@@ -746,7 +756,6 @@ static uint32_t remap_cable(const struct dk *c, uint32_t s, uint64_t d)
 	return cab[r];
 }
 
-static uint64_t layer_index(const struct dk *c, uint64_t x, uint32_t j, uint32_t L, uint32_t *off);
 
 /* the slot of position v of s's weighted round-robin (see pick_chain):
  * round r holds every slot of weight > r, in slot order */
@@ -1328,6 +1337,8 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 			c->nlayers = 1u << pp->lmc;
 	}
 	c->deal = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
+	c->dlb = calloc((size_t)c->nlayers * 512, sizeof(uint32_t));
+	c->dln = 1;
 	c->cdeal = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
 	c->cstamp = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
 	c->hopbuf = malloc(S);
@@ -1385,12 +1396,16 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	*elist = malloc((t->nends ? t->nends : 1) * sizeof(uint32_t));
 	if (!c->anc || !c->reach || !c->chain || !c->chain_port || !c->nxt || !c->fdist ||
 	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->moved_other ||
-	    !c->deal || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
+	    !c->deal || !c->dlb || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
 	    !*eoff || !*elist || !c->below || !c->below_par || !c->rmb_slot || !c->rmb_cab ||
 	    !c->rm_kslot || !c->rmb_roff || !c->rm_ksl || !c->rm_pd || !c->hx0 || !c->hx1 ||
 	    (c->rm_nh && (!c->rmb_x || !c->rmb_mv || !c->rmb_tot || !c->rmb_sp)) || bundles(c))
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	if (spine_layers(c))
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	rm_layer(c, 0);
+	c->dload = c->dlb;
+	c->doff = c->dlb + 256;
 	uint32_t k = 0; /* highest level first */
 	for (int l = t->levels; l >= 1; l--)
 		for (uint32_t s = 0; s < S; s++)
@@ -1421,6 +1436,8 @@ static void dk_free(struct dk *c)
 	free(c->moved_missing);
 	free(c->moved_other);
 	free(c->deal);
+	free(c->dlb);
+	free(c->spx);
 	free(c->cdeal);
 	free(c->cstamp);
 	free(c->hopbuf);
@@ -1456,7 +1473,97 @@ static uint64_t layer_index(const struct dk *c, uint64_t x, uint32_t j, uint32_t
 		return x * L + j;
 	}
 	layer_offsets(c->t, j, L, off);
+	if (c->nsp && j && L > 1 && L <= c->nlayers && x >= c->spx[0]) {
+		/* a host on a spine: its own index in this layer (spine_layers) */
+		uint32_t lo = 0, hi = c->nsp;
+		while (lo < hi) {
+			uint32_t m = (lo + hi) / 2;
+			if (c->spx[m] < x)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		if (lo < c->nsp && c->spx[lo] == x)
+			return c->spx[(size_t)(L - 1 + j) * c->nsp + lo];
+	}
 	return x;
+}
+
+/* Hosts on the spines of a 2-level tree, per LMC layer.  Such a host is
+ * routed as if on a virtual leaf below its spine s: its index is the next
+ * free one whose leaf slot names s (ibf_ftree_build), so every leaf sends
+ * it straight up a bundle to s, spread over the bundle like any other
+ * destination.  Layer j reads the slots rotated by off_1(j); where that
+ * rotation does not map s's slots onto s's slots (bundles of different
+ * sizes: 3 cables to one spine and 2 to the other on 5 slots), the layer's
+ * slot of the host names another spine, and the leaves reach s by the
+ * spread of pick_toward instead, which put both ports of a dual-port host
+ * on one cable (4 flows on it in a shift where layer 0 has 3).  So each
+ * layer numbers these hosts afresh, by the same rule on its own rotated
+ * slots: index x in layer j with slot (x + off_1(j)) mod n naming s, the
+ * next free one in the order of layer 0.  Row L - 1 + j of spx holds layer
+ * j of L (row 0: layer 0, the ends' own indices, sorted). */
+static int spine_layers(struct dk *c)
+{
+	const struct ibf_ftree *t = c->t;
+	uint32_t k0 = t->nleaf_hosts + t->ninside, ns = t->nspine_hosts;
+	if (t->levels != 2 || !ns || c->nlayers < 2 || k0 + ns > t->nends ||
+	    c->d->layer_rule != IBF_DMODK_LAYER_ROTATE)
+		return 0;
+	for (uint32_t k = 1; k < ns; k++)
+		if (t->ends[k0 + k].index <= t->ends[k0 + k - 1].index)
+			return 0; /* not in index order: leave them alone */
+	c->spx = malloc((size_t)(2 * c->nlayers - 1) * ns * sizeof(uint64_t));
+	if (!c->spx)
+		return -1;
+	c->nsp = ns;
+	for (uint32_t L = 1; L <= c->nlayers; L *= 2)
+		for (uint32_t j = 0; j < L; j++) {
+			uint64_t *row = c->spx + (size_t)(L - 1 + j) * ns;
+			uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
+			layer_offsets(t, j, L, off);
+			uint64_t next = (uint64_t)t->nslots + t->ninside;
+			for (uint32_t k = 0; k < ns; k++) {
+				const struct ibf_ftree_end *en = &t->ends[k0 + k];
+				uint64_t x = next;
+				if (!j) {
+					x = en->index;
+				} else {
+					uint32_t a = 0, n = 0;
+					for (uint32_t v = 0; v < t->nleaves && !n; v++) {
+						uint32_t lf = t->leaves[v];
+						for (uint32_t g = t->slot_off[lf];
+						     g < t->slot_off[lf + 1]; g++)
+							if (t->slot_par[g] == en->sw) {
+								a = t->slot_off[lf];
+								n = t->slot_off[lf + 1] - a;
+								break;
+							}
+					}
+					for (uint32_t i = 0; n && i < n; i++, x++)
+						if (t->slot_par[a + (x + off[1]) % n] == en->sw)
+							break;
+				}
+				row[k] = x;
+				next = x + 1;
+			}
+		}
+	return 0;
+}
+
+/* the down loads of layer j (chain_loads, pick_down).  On a 2-level tree
+ * that lost a cable or has hosts on a spine each layer counts its own (dln
+ * = 2^LMC): a layer is a pattern of its own, and with one count over all
+ * of them the off-chain spines of layer 0 chose their down cables by the
+ * other layers' chains too, so that layer 0 at LMC 1 was busier than LMC 0
+ * (5 against 4 on the 2014-like tree).  Elsewhere one count over all the
+ * layers, as before: there no host traffic reaches an off-chain spine of
+ * a 2-level tree, and 3-level trees are left as they were. */
+static void dl_layer(struct dk *c, uint32_t j)
+{
+	uint32_t k = j < c->dln ? j : c->dln - 1;
+	c->dload = c->dlb + (size_t)k * 512;
+	c->doff = c->dload + 256;
 }
 
 /* The chains' cables out of dsw, before any off-chain choice: the up port
@@ -1468,8 +1575,7 @@ static void chain_loads(struct dk *c, uint32_t dsw, const uint32_t *eoff, const 
 	uint32_t off[IBF_FTREE_MAX_LEVELS + 2];
 	uint32_t deal[128]; /* per layer, as the chain will deal in column() */
 	memset(deal, 0, sizeof(deal)); /* chain_counter starts at 0 */
-	memset(c->dload, 0, sizeof(c->dload));
-	memset(c->doff, 0, sizeof(c->doff));
+	memset(c->dlb, 0, (size_t)c->dln * 512 * sizeof(uint32_t));
 	for (uint32_t k = eoff[dsw]; k < eoff[dsw + 1]; k++) {
 		const struct ibf_ftree_end *en = &t->ends[elist[k]];
 		const struct ibf_port *pp = ibf_port(f, en->node, en->port);
@@ -1480,6 +1586,7 @@ static void chain_loads(struct dk *c, uint32_t dsw, const uint32_t *eoff, const 
 			c->lj = j;
 			c->lL = L;
 			rm_select(c);
+			dl_layer(c, j);
 			uint32_t e = pick_chain(c, dsw, xx, off, c->anc, 0, &deal[j < 128 ? j : 127]);
 			if (e != NOSW)
 				c->dload[f->adj[e].lport]++;
@@ -1531,6 +1638,7 @@ static int route_dest_switch(struct dk *c, uint32_t dsw, const uint32_t *eoff,
 			c->lj = j;
 			c->lL = L;
 			rm_select(c);
+			dl_layer(c, j);
 			column(c, dsw, tport, xx, off, lid, j, count);
 		}
 	}
@@ -2506,6 +2614,10 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		if ((uint64_t)t.ends[i].index + 1 > xsw0)
 			xsw0 = (uint64_t)t.ends[i].index + 1;
 	remap_all(&c);
+	/* each layer counts its own down loads on a 2-level tree that lost a
+	 * cable or has hosts on a spine (dl_layer) */
+	if (t.levels == 2 && (t.missing_slots || t.nspine_hosts))
+		c.dln = c.nlayers;
 	struct ibf_routes r2;
 	memset(&r2, 0, sizeof(r2));
 	int guard = rm_guarded(&c);

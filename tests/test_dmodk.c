@@ -588,11 +588,13 @@ static int tree_by_structure(const struct ibf_fabric *f, struct ibf_ftree *t)
 	return ibf_ftree_build(f, &to, t, &err);
 }
 
-static void t_real2014like(void)
+/* the tree of t_real2014like, LIDs not assigned */
+static struct ibf_fabric *tree2014like(void)
 {
 	int m[2] = { 24, 6 }, w[2] = { 1, 2 };
 	struct ibf_fabric *f = xgft(2, m, w, 4, 36);
-	TT_REQUIRE(f);
+	if (!f)
+		return NULL;
 	/* leaves 0..5 (hosts on 1..24, spine 0 on 25..28, spine 1 on 29..32),
 	 * spines 6, 7 (leaf i on 4i+1..4i+4, ports 25..36 free) */
 	ibf_fabric_disconnect(f, 0, 23);
@@ -600,10 +602,19 @@ static void t_real2014like(void)
 	ibf_fabric_disconnect(f, 1, 24);
 	ibf_fabric_disconnect(f, 5, 32);
 	int dual = add_ca(f, 990, 2), one = add_ca(f, 991, 1);
-	TT_REQUIRE(dual >= 0 && one >= 0);
-	TT_REQUIRE(ibf_fabric_connect(f, dual, 1, 6, 30, 4, IBF_SPEED_EDR, NULL) == 0);
-	TT_REQUIRE(ibf_fabric_connect(f, dual, 2, 6, 31, 4, IBF_SPEED_EDR, NULL) == 0);
-	TT_REQUIRE(ibf_fabric_connect(f, one, 1, 6, 32, 4, IBF_SPEED_EDR, NULL) == 0);
+	if (dual < 0 || one < 0 || ibf_fabric_connect(f, dual, 1, 6, 30, 4, IBF_SPEED_EDR, NULL) ||
+	    ibf_fabric_connect(f, dual, 2, 6, 31, 4, IBF_SPEED_EDR, NULL) ||
+	    ibf_fabric_connect(f, one, 1, 6, 32, 4, IBF_SPEED_EDR, NULL)) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void t_real2014like(void)
+{
+	struct ibf_fabric *f = tree2014like();
+	TT_REQUIRE(f);
 	TT_REQUIRE(lids(f, 0) == 0);
 	struct ibf_ftree t;
 	TT_REQUIRE(tree_by_structure(f, &t) == 0);
@@ -1138,21 +1149,69 @@ static void t_short_bundle_3level(void)
 
 /* uneven bundles everywhere: every leaf has 3 cables to spine 0 and 2 to
  * spine 1 (12 hosts over 5 cables: bound 3), a dual-port host on spine 0 */
-static void t_uneven_bundles(void)
+static struct ibf_fabric *tree_uneven(void)
 {
 	int m[2] = { 12, 6 }, w[2] = { 1, 2 };
 	struct ibf_fabric *f = xgft(2, m, w, 3, 24);
-	TT_REQUIRE(f);
+	if (!f)
+		return NULL;
 	/* leaves 0..5: spine 1 on ports 16..18; spine 0 = node 6, ports 19.. free */
 	for (int l = 0; l < 6; l++)
 		ibf_fabric_disconnect(f, l, 18);
 	int dual = add_ca(f, 992, 2);
-	TT_REQUIRE(dual >= 0);
-	TT_REQUIRE(ibf_fabric_connect(f, dual, 1, 6, 20, 4, IBF_SPEED_EDR, NULL) == 0);
-	TT_REQUIRE(ibf_fabric_connect(f, dual, 2, 6, 21, 4, IBF_SPEED_EDR, NULL) == 0);
+	if (dual < 0 || ibf_fabric_connect(f, dual, 1, 6, 20, 4, IBF_SPEED_EDR, NULL) ||
+	    ibf_fabric_connect(f, dual, 2, 6, 21, 4, IBF_SPEED_EDR, NULL)) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void t_uneven_bundles(void)
+{
+	struct ibf_fabric *f = tree_uneven();
+	TT_REQUIRE(f);
 	TT_REQUIRE(lids(f, 0) == 0);
 	expect_at_bound(f, "uneven bundles", 3);
 	ibf_fabric_free(f);
+}
+
+/* Every LMC layer of a damaged 2-level tree is a pattern of its own and no
+ * busier than LMC 0: on the 2014-like tree (worst 4 at LMC 0, the cut
+ * bound) and on the uneven bundles with a dual-port host on a spine (3, the
+ * bound), every layer at LMC 1 and 2 has a worst shift load at most that.
+ * Before, layer 0 of the 2014-like tree at LMC 1 had 5: the off-chain
+ * spines chose their down cables by the chains of both layers together;
+ * and on the uneven bundles both layers had 4: layer 0 by the same count,
+ * layer 1 because its rotated slots no longer named the spine of the host
+ * on it, so every leaf sent both of its ports up one cable. */
+static void t_layers_as_lmc0(void)
+{
+	for (int k = 0; k < 2; k++) {
+		for (int lmc = 0; lmc <= 2; lmc++) {
+			struct ibf_fabric *f = k ? tree_uneven() : tree2014like();
+			TT_REQUIRE(f);
+			TT_REQUIRE(lids(f, lmc) == 0);
+			struct ibf_error err;
+			struct ibf_dmodk_opts d;
+			ibf_dmodk_opts_default(&d);
+			d.tree.use_names = 0;
+			struct ibf_routes r;
+			TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
+			TT_CHECK(all_ok(f, &r));
+			for (int j = 0; j < (1 << lmc); j++) {
+				struct ibf_cong_report rep;
+				uint32_t wst = shifts(f, &r, j, &rep);
+				printf("# %s, LMC %d, layer %d: worst shift %u, cut bound %u\n",
+				       k ? "uneven bundles" : "2014-like", lmc, j, wst,
+				       rep.cut_worst);
+				TT_EQ_INT(wst, k ? 3 : 4);
+				TT_EQ_INT(rep.cut_worst, k ? 3 : 4);
+			}
+			ibf_routes_free(&r);
+			ibf_fabric_free(f);
+		}
+	}
 }
 
 static void t_nontree(void)
@@ -1794,6 +1853,7 @@ int main(void)
 	TT(t_healthy_golden);
 	TT(t_short_bundle_3level);
 	TT(t_uneven_bundles);
+	TT(t_layers_as_lmc0);
 	TT(t_nontree);
 	TT(t_split_tree);
 	TT(t_cut_bound_pieces);
