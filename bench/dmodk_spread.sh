@@ -64,8 +64,8 @@ dmg -v drop=rail00-l00:34 "$work/rbase.net" >"$work/rail.net"
 cell() {
 	local js w b pl ag
 	js=$("$1" route congestion --topology "$2" --engine "$3" --pattern shift --json 2>/dev/null)
-	w=$(echo "$js" | sed -n 's/.*"shift": {[^}]*"worst": \([0-9]*\),.*/\1/p')
-	b=$(echo "$js" | sed -n 's/.*"shift": {[^}]*"bound": \([0-9]*\),.*/\1/p')
+	w=$(echo "$js" | sed -n 's/.*"shift": {"count": [0-9]*, "worst": \([0-9]*\),.*/\1/p')
+	b=$(echo "$js" | sed -n 's/.*"shift": {.*"bound": \([0-9]*\),.*/\1/p')
 	pl=$("$1" route stats --topology "$2" --engine "$3" 2>/dev/null |
 		sed -n 's/^paths per link: .* max \([0-9]*\) .*/\1/p')
 	ag=$("$1" sim flow --topology "$2" --engine "$3" --pattern shifts --threads 1 2>/dev/null |

@@ -2465,7 +2465,7 @@ static int64_t lr_layer(struct lrep *q, uint32_t j)
 static int uneven_blocks(const struct ibf_ftree *t)
 {
 	for (uint32_t s = 0; s < t->nsw; s++)
-		if (t->level[s] < t->levels &&
+		if (t->level[s] < t->levels && !t->shallow_sw[s] &&
 		    t->slot_off[s + 1] - t->slot_off[s] < t->nup[t->level[s]])
 			return 1;
 	return 0;
@@ -2475,7 +2475,7 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 {
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_ftree *t = c->t;
-	if (t->levels < 3 || (!t->missing_slots && !uneven_blocks(t)))
+	if (t->levels < 3 || (!t->missing_slots && !uneven_blocks(t) && !t->shallow))
 		return;
 	struct lrep q;
 	memset(&q, 0, sizeof(q));
@@ -2601,6 +2601,27 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 			"their %u host port%s get indices %u.. after the leaf slots",
 			t.demoted, t.demoted == 1 ? "" : "es", t.demoted == 1 ? "s" : "",
 			t.nspine_hosts, t.nspine_hosts == 1 ? "" : "s", t.nslots + t.ninside);
+	if (t.shallow) {
+		char names[256] = "", nm[96];
+		size_t u = 0;
+		uint32_t k = 0;
+		for (uint32_t s = 0; s < t.nsw && u < sizeof(names); s++) {
+			if (!t.shallow_sw[s])
+				continue;
+			int n = k < 4 ? snprintf(names + u, sizeof(names) - u, "%s%s", k ? ", " : "",
+						 ibf_ftree_swname(f, s, nm, sizeof(nm)))
+				      : k == 4 ? snprintf(names + u, sizeof(names) - u, ", ...") : 0;
+			if (n > 0)
+				u += (size_t)n;
+			k++;
+		}
+		log_msg(&c, IBF_LOG_INFO,
+			"dmodk: %u switch%s with hosts cabled only to switches above the other "
+			"leaves' parents (a leaf at another depth, e.g. a service leaf on the "
+			"core): %s; each sits one level below its lowest neighbour with up-port "
+			"slots of its own, its hosts after the leaf slots",
+			t.shallow, t.shallow == 1 ? "" : "es", names);
+	}
 	if (t.ninside)
 		log_msg(&c, IBF_LOG_INFO,
 			"dmodk: %u CA port%s inside %s leaf switch (SHARP aggregation nodes) %s "

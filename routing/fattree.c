@@ -171,10 +171,132 @@ static int levels_by_roots(const struct ibf_fabric *f, const struct ibf_ftree_op
 	return 0;
 }
 
-/* leaves = switches with hosts, minus hosts-on-a-spine (see the top) */
+/* Links whose ends are not on adjacent levels of dist (ends with
+ * skip[] set left out), their ends marked in end[] when end is not NULL. */
+static uint32_t bad_links(const struct ibf_fabric *f, const uint32_t *dist, const uint8_t *skip,
+			  uint8_t *end)
+{
+	uint32_t bad = 0;
+	if (end)
+		memset(end, 0, f->nsw);
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		if (skip[s])
+			continue;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (skip[nb] || dist[s] == IBF_DIST_INF || dist[nb] == IBF_DIST_INF)
+				continue;
+			if (dist[s] + 1 == dist[nb] || dist[nb] + 1 == dist[s])
+				continue;
+			bad++;
+			if (end)
+				end[s] = end[nb] = 1;
+		}
+	}
+	return bad;
+}
+
+/* Leaves at another depth: a switch with hosts cabled straight to switches
+ * of a higher level than the other leaves' parents (a service or storage
+ * leaf on the core switches of a 3-level tree).  BFS from every leaf puts
+ * those core switches a level too low, next to the switches below them.
+ * While links join switches that are not on adjacent levels, the leaves
+ * all of whose cables go to the ends of such links are taken out of the
+ * BFS sources, as long as that leaves fewer such links; when none is left,
+ * each of them is placed one level below its lowest neighbour (a switch
+ * with hosts above level 1, like hosts on a spine; *shallow counts them)
+ * and dist describes the others.  When that does not give a tree, dist and
+ * leaf[] are as they came in and the caller's check names the links. */
+static int shallow_leaves(const struct ibf_fabric *f, uint8_t *leaf, uint32_t nleaf,
+			  uint8_t *level, uint32_t *dist, uint32_t *queue, uint8_t *sh,
+			  uint32_t *shallow, struct ibf_error *err)
+{
+	uint32_t S = f->nsw;
+	*shallow = 0;
+	uint8_t *out = calloc(S ? S : 1, 1), *end = malloc(S ? S : 1);
+	if (!out || !end) {
+		free(out);
+		free(end);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
+	uint32_t nbad = bad_links(f, dist, out, end), nout = 0;
+	for (int round = 0; nbad && round < 8; round++) {
+		uint32_t nc = 0;
+		for (uint32_t s = 0; s < S; s++) {
+			if (!leaf[s] || f->adj_off[s] == f->adj_off[s + 1])
+				continue;
+			uint32_t e = f->adj_off[s];
+			while (e < f->adj_off[s + 1] && end[f->adj[e].nbr] && !leaf[f->adj[e].nbr])
+				e++;
+			if (e == f->adj_off[s + 1]) {
+				leaf[s] = 2; /* candidate */
+				nc++;
+			}
+		}
+		if (!nc || nc + nout >= nleaf) {
+			for (uint32_t s = 0; s < S; s++)
+				leaf[s] = leaf[s] ? 1 : 0;
+			break;
+		}
+		for (uint32_t s = 0; s < S; s++)
+			if (leaf[s] == 2) {
+				leaf[s] = 0;
+				out[s] = 1;
+			}
+		bfs_multi(f, leaf, dist, queue);
+		uint32_t nb2 = bad_links(f, dist, out, end);
+		if (nb2 >= nbad) {
+			nout += nc;
+			nbad = UINT32_MAX; /* no better: undo the whole attempt */
+			break;
+		}
+		nout += nc;
+		nbad = nb2;
+	}
+	int ok = nout && nbad == 0;
+	if (ok) {
+		/* one level below the lowest neighbour, which must be above the
+		 * leaves' parents' level; every neighbour then one level up */
+		for (uint32_t s = 0; s < S && ok; s++) {
+			if (!out[s])
+				continue;
+			uint32_t lo = IBF_DIST_INF;
+			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+				uint32_t nb = f->adj[e].nbr;
+				if (out[nb] || dist[nb] == IBF_DIST_INF)
+					continue;
+				if (dist[nb] < lo)
+					lo = dist[nb];
+			}
+			if (lo == IBF_DIST_INF || lo < 2 || lo + 1 > IBF_FTREE_MAX_LEVELS) {
+				ok = 0;
+				break;
+			}
+			level[s] = (uint8_t)lo; /* dist lo is level lo + 1 */
+		}
+	}
+	if (!ok) {
+		for (uint32_t s = 0; s < S; s++)
+			if (out[s]) {
+				leaf[s] = 1;
+				level[s] = 0;
+			}
+		if (nout)
+			bfs_multi(f, leaf, dist, queue);
+	} else {
+		*shallow = nout;
+		memcpy(sh, out, S);
+	}
+	free(out);
+	free(end);
+	return 0;
+}
+
+/* leaves = switches with hosts, minus hosts-on-a-spine (see the top) and
+ * leaves at another depth (shallow_leaves) */
 static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost, const uint32_t *rank,
 			    uint8_t *level, uint32_t *dist, uint32_t *queue, uint32_t *demoted,
-			    struct ibf_error *err)
+			    uint8_t *sh, uint32_t *shallow, struct ibf_error *err)
 {
 	uint32_t S = f->nsw;
 	uint8_t *leaf = calloc(S ? S : 1, 1);
@@ -228,8 +350,13 @@ static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost, c
 				     "not a fat tree: no switch has hosts, so there are no leaves");
 	}
 	bfs_multi(f, leaf, dist, queue);
+	int rc = shallow_leaves(f, leaf, nleaf, level, dist, queue, sh, shallow, err);
 	free(leaf);
+	if (rc)
+		return rc;
 	for (uint32_t s = 0; s < S; s++) {
+		if (level[s])
+			continue; /* a shallow leaf: placed by shallow_leaves */
 		if (dist[s] == IBF_DIST_INF) {
 			char nm[96];
 			return ibf_error_set(err, IBF_ENOROUTE, NULL, 0,
@@ -302,6 +429,7 @@ void ibf_ftree_free(struct ibf_ftree *t)
 	if (!t)
 		return;
 	free(t->level);
+	free(t->shallow_sw);
 	free(t->rank);
 	free(t->slot_off);
 	free(t->slot);
@@ -312,6 +440,48 @@ void ibf_ftree_free(struct ibf_ftree *t)
 	free(t->leaves);
 	free(t->ends);
 	memset(t, 0, sizeof(*t));
+}
+
+/* A shallow leaf's up-port slots: its own parents in GUID order, each with
+ * as many slots as it has cables to it (cable-major, as below), none
+ * missing; it takes no part in the blocks of its level. */
+static int shallow_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const uint32_t *byrank,
+			 uint32_t s, uint32_t **stash, struct ibf_error *err)
+{
+	uint32_t n = 0, pmax = 0;
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+		n += t->level[f->adj[e].nbr] == t->level[s] + 1;
+	t->slot_off[s + 1] = n;
+	if (!n)
+		return 0;
+	uint32_t *lst = malloc(3 * (size_t)n * sizeof(uint32_t));
+	if (!lst)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+		uint32_t y = f->adj[e].nbr, m = 0;
+		for (uint32_t e2 = f->adj_off[s]; e2 < f->adj_off[s + 1]; e2++)
+			m += f->adj[e2].nbr == y;
+		if (m > pmax)
+			pmax = m;
+	}
+	uint32_t k = 0;
+	for (uint32_t c = 0; c < pmax; c++)
+		for (uint32_t i = 0; i < t->nsw; i++) { /* parents in GUID order */
+			uint32_t y = byrank[i], m = 0, e = f->adj_off[s];
+			if (t->level[y] != t->level[s] + 1)
+				continue;
+			for (; e < f->adj_off[s + 1]; e++)
+				if (f->adj[e].nbr == y && m++ == c)
+					break;
+			if (e == f->adj_off[s + 1])
+				continue;
+			lst[k] = e;
+			lst[n + k] = y;
+			lst[2 * n + k] = c;
+			k++;
+		}
+	stash[s] = lst;
+	return 0;
 }
 
 /* up-port slots (see the top): per-switch lists into stash[s] */
@@ -338,8 +508,8 @@ static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const ui
 		for (uint32_t s = 0; s < S; s++)
 			uf[s] = s;
 		for (uint32_t s = 0; s < S; s++) {
-			if (t->level[s] != l)
-				continue;
+			if (t->level[s] != l || t->shallow_sw[s])
+				continue; /* a shallow leaf joins no block */
 			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
 				if (t->level[f->adj[e].nbr] == l + 1)
 					uf_join(uf, s, f->adj[e].nbr);
@@ -363,7 +533,7 @@ static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const ui
 		 * parent y is the most cables any switch of y's block has to y */
 		memset(pnom, 0, S * sizeof(uint32_t));
 		for (uint32_t s = 0; s < S; s++) {
-			if (t->level[s] != l)
+			if (t->level[s] != l || t->shallow_sw[s])
 				continue;
 			for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
 				uint32_t nb = f->adj[e].nbr;
@@ -378,6 +548,11 @@ static int build_slots(const struct ibf_fabric *f, struct ibf_ftree *t, const ui
 		for (uint32_t s = 0; s < S; s++) {
 			if (t->level[s] != l)
 				continue;
+			if (t->shallow_sw[s]) {
+				if ((rc = shallow_slots(f, t, byrank, s, stash, err)))
+					goto out;
+				continue;
+			}
 			uint32_t b = broot[s];
 			uint32_t W = bpar_off[b + 1] - bpar_off[b], n = 0, pmax = 0;
 			for (uint32_t i = 0; i < W; i++) {
@@ -505,7 +680,7 @@ static int flatten_slots(struct ibf_ftree *t, uint32_t S, uint32_t **stash, stru
 			memcpy(t->slot_cab + t->slot_off[s], stash[s] + 2 * (size_t)n,
 			       n * sizeof(uint32_t));
 		}
-		if (n > t->nup[t->level[s]])
+		if (n > t->nup[t->level[s]] && !t->shallow_sw[s])
 			t->nup[t->level[s]] = n;
 	}
 	t->prod[1] = 1;
@@ -734,8 +909,10 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 	uint32_t **stash = calloc(S, sizeof(uint32_t *));
 	t->nsw = S;
 	t->level = calloc(S, 1);
+	t->shallow_sw = calloc(S, 1);
 	t->rank = malloc(S * sizeof(uint32_t));
-	if (!nhost || !dist || !queue || !order || !stash || !t->level || !t->rank) {
+	if (!nhost || !dist || !queue || !order || !stash || !t->level || !t->shallow_sw ||
+	    !t->rank) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
@@ -751,7 +928,8 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 		t->source = IBF_FTREE_BY_NAMES;
 	} else {
 		t->source = IBF_FTREE_BY_LEAVES;
-		rc = levels_by_leaves(f, nhost, t->rank, t->level, dist, queue, &t->demoted, err);
+		rc = levels_by_leaves(f, nhost, t->rank, t->level, dist, queue, &t->demoted,
+				      t->shallow_sw, &t->shallow, err);
 	}
 	if (rc)
 		goto out;

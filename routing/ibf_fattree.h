@@ -52,6 +52,7 @@ struct ibf_ftree {
 	int levels;	/* h: the top level */
 	int source;	/* enum ibf_ftree_source */
 	uint8_t *level; /* [nsw] 1..h */
+	uint8_t *shallow_sw; /* [nsw] 1: a shallow leaf (see shallow below) */
 	uint32_t *rank; /* [nsw] rank of the switch by node GUID */
 
 	/* up-port slots per switch: the cables to every parent of the
@@ -84,6 +85,11 @@ struct ibf_ftree {
 	uint32_t ninside;	/* ends inside their leaf (ibf_ca_in_switch), after the leaf hosts */
 	uint32_t missing_slots; /* slots of all switches with no cable */
 	uint32_t demoted;	/* switches with hosts placed above level 1 */
+	uint32_t shallow;	/* of all switches with hosts, those cabled only to
+				 * switches above the other leaves' parents (a
+				 * service leaf on the core): placed one level
+				 * below their lowest neighbour, with their own
+				 * up-port slots (no block with other switches) */
 };
 
 /* Recognise the tree.  Fails with IBF_ENOTSUP when the switch graph is not

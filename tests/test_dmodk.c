@@ -1264,6 +1264,110 @@ static void t_nontree(void)
 	ibf_fabric_free(f);
 }
 
+static int node_named(const struct ibf_fabric *f, const char *name)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i].desc && !strcmp(f->nodes[i].desc, name))
+			return (int)i;
+	return -1;
+}
+
+/* XGFT(3;4,4,4;1,4,4) on 8-port switches plus a switch "svc" with `nh`
+ * hosts cabled to the top switches in tops[] (port 8 of each): a service
+ * leaf on the core */
+static struct ibf_fabric *with_service_leaf(int nh, const char *const *tops, int ntops)
+{
+	int m[3] = { 4, 4, 4 }, w[3] = { 1, 4, 4 };
+	struct ibf_fabric *f = xgft(3, m, w, 1, 8);
+	if (!f)
+		return NULL;
+	int sw = ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8, ibf_gen_guid(IBF_NODE_SWITCH, 900, 0),
+				     "svc", "svc", NULL);
+	int bad = sw < 0;
+	for (int i = 0; !bad && i < ntops; i++) {
+		int t = node_named(f, tops[i]);
+		bad = t < 0 || ibf_fabric_connect(f, sw, nh + 1 + i, t, 8, 4, IBF_SPEED_EDR, NULL);
+	}
+	for (int h = 0; !bad && h < nh; h++) {
+		int ca = ibf_fabric_add_node(f, IBF_NODE_CA, 1,
+					     ibf_gen_guid(IBF_NODE_CA, 900 + (uint32_t)h, 0), "svc-h",
+					     "svc-h", NULL);
+		bad = ca < 0;
+		if (!bad) {
+			ibf_port(f, ca, 1)->guid = ibf_gen_guid(IBF_NODE_CA, 900 + (uint32_t)h, 1);
+			bad = ibf_fabric_connect(f, ca, 1, sw, h + 1, 4, IBF_SPEED_EDR, NULL) != 0;
+		}
+	}
+	if (bad) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* A leaf at another depth: the service leaf's cables go to two top switches
+ * (of different level-2 blocks).  BFS from every leaf used to put those
+ * top switches on level 2 ("not a fat tree"); the leaf now sits on level 2
+ * with slots of its own, the other switches keep the complete tree's
+ * blocks, and every layer routes every pair with few flows per link. */
+static void t_shallow_leaf(void)
+{
+	static const char *const tops[2] = { "ft-l3-s0000", "ft-l3-s0001" };
+	for (int lmc = 0; lmc <= 1; lmc++) {
+		struct ibf_fabric *f = with_service_leaf(2, tops, 2);
+		TT_REQUIRE(f);
+		TT_REQUIRE(lids(f, lmc) == 0);
+		struct ibf_ftree_opts to;
+		ibf_ftree_opts_default(&to);
+		to.use_names = 0; /* "svc" has no ft-l name anyway */
+		struct ibf_ftree t;
+		struct ibf_error err;
+		int rc = ibf_ftree_build(f, &to, &t, &err);
+		if (rc)
+			printf("# %s\n", err.msg);
+		TT_REQUIRE(rc == 0);
+		int svc = node_named(f, "svc");
+		TT_EQ_INT(t.levels, 3);
+		TT_EQ_INT(t.shallow, 1);
+		TT_EQ_INT(t.level[f->nodes[svc].sw], 2);
+		TT_CHECK(t.shallow_sw[f->nodes[svc].sw]);
+		TT_EQ_INT(t.nup[2], 4); /* the complete tree's level-2 slots */
+		TT_EQ_INT(t.missing_slots, 0);
+		TT_EQ_INT(t.nspine_hosts, 2);
+		ibf_ftree_free(&t);
+		struct ibf_routes r;
+		TT_REQUIRE(dmodk_routed(f, lmc, NULL, &r, &err) == 0);
+		TT_CHECK(strstr(lastlog.text, "a leaf at another depth") != NULL);
+		for (int j = 0; j < (1 << lmc); j++) {
+			uint32_t wst = shifts(f, &r, j, NULL);
+			printf("# service leaf, LMC %d, layer %d: worst shift %u\n", lmc, j, wst);
+			TT_CHECK(wst <= 2);
+		}
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
+	/* a leaf cabled to a top switch as well as to its level-2 parents is
+	 * a miswired tree, not a leaf at another depth */
+	{
+		int m[3] = { 4, 4, 4 }, w[3] = { 1, 4, 4 };
+		struct ibf_fabric *f = xgft(3, m, w, 1, 12);
+		TT_REQUIRE(f);
+		int leaf = node_named(f, "ft-l1-s0000"), top = node_named(f, "ft-l3-s0000");
+		TT_REQUIRE(leaf >= 0 && top >= 0);
+		TT_REQUIRE(ibf_fabric_connect(f, leaf, 12, top, 12, 4, IBF_SPEED_EDR, NULL) == 0);
+		TT_REQUIRE(lids(f, 0) == 0);
+		struct ibf_dmodk_opts d;
+		ibf_dmodk_opts_default(&d);
+		d.tree.use_names = 0;
+		struct ibf_routes r;
+		struct ibf_error err;
+		ibf_error_clear(&err);
+		TT_EQ_INT(route(f, "dmodk", &d, &r, &err), IBF_ENOTSUP);
+		TT_CHECK(strstr(err.msg, "not a fat tree") != NULL);
+		ibf_fabric_free(f);
+	}
+}
+
 /* a leaf with every uplink unplugged: the switch graph is in two pieces.
  * dmodk refuses it (like minimal and layered) instead of routing each piece
  * with no entries between them; hratio routes the pieces on their own */
@@ -1855,6 +1959,7 @@ int main(void)
 	TT(t_uneven_bundles);
 	TT(t_layers_as_lmc0);
 	TT(t_nontree);
+	TT(t_shallow_leaf);
 	TT(t_split_tree);
 	TT(t_cut_bound_pieces);
 	TT(t_partial_leaves);
