@@ -122,6 +122,10 @@ struct dk {
 	uint32_t rm_offs[128];	     /* off_1 of every layer with tables */
 	uint32_t rm_cl;		     /* the layer whose tables are built (remap_all) */
 	int rm_nouse;		     /* route with the dealing counters only (rm_check) */
+	int own0;		     /* layer 0 avoids no other layer's parent (layers_alt) */
+	int quiet;		     /* no log lines (the second routing of layers_alt) */
+	uint32_t *lrw;		     /* [2 nlayers] per layer: worst after the repair, and the
+				      * (shift, link) at it; UINT32_MAX: not repaired */
 	uint32_t *rmb_slot, *rmb_cab, *rmb_roff, *rmb_x, *rmb_tot;
 	uint16_t *rmb_mv, *rmb_sp;
 };
@@ -177,7 +181,7 @@ static void log_msg(const struct dk *c, int level, const char *fmt, ...)
 
 static void log_msg(const struct dk *c, int level, const char *fmt, ...)
 {
-	if (!c->o)
+	if (!c->o || c->quiet)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -839,7 +843,9 @@ static uint32_t pick_chain(struct dk *c, uint32_t s, uint64_t x, const uint32_t 
 		if (e != NOSW)
 			return e;
 	}
-	uint32_t taken[8], nt = layer_parents(c, s, elig, V, wmax, taken, 8);
+	/* layer 0 of a damaged tree of 3+ levels deals as at LMC 0 (layers_alt) */
+	uint32_t taken[8];
+	uint32_t nt = c->own0 && !c->lj ? 0 : layer_parents(c, s, elig, V, wmax, taken, 8);
 	uint32_t nu = 0, m = 0, i = 0; /* usable positions, unusable slots, rank of g0 */
 	for (int pass = 0; pass < 2 && !nu; pass++) {
 		if (pass)
@@ -1338,6 +1344,7 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	}
 	c->deal = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
 	c->dlb = calloc((size_t)c->nlayers * 512, sizeof(uint32_t));
+	c->lrw = malloc((size_t)c->nlayers * 2 * sizeof(uint32_t));
 	c->dln = 1;
 	c->cdeal = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
 	c->cstamp = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
@@ -1396,7 +1403,7 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	*elist = malloc((t->nends ? t->nends : 1) * sizeof(uint32_t));
 	if (!c->anc || !c->reach || !c->chain || !c->chain_port || !c->nxt || !c->fdist ||
 	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->moved_other ||
-	    !c->deal || !c->dlb || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
+	    !c->deal || !c->dlb || !c->lrw || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
 	    !*eoff || !*elist || !c->below || !c->below_par || !c->rmb_slot || !c->rmb_cab ||
 	    !c->rm_kslot || !c->rmb_roff || !c->rm_ksl || !c->rm_pd || !c->hx0 || !c->hx1 ||
 	    (c->rm_nh && (!c->rmb_x || !c->rmb_mv || !c->rmb_tot || !c->rmb_sp)) || bundles(c))
@@ -1438,6 +1445,7 @@ static void dk_free(struct dk *c)
 	free(c->deal);
 	free(c->dlb);
 	free(c->spx);
+	free(c->lrw);
 	free(c->cdeal);
 	free(c->cstamp);
 	free(c->hopbuf);
@@ -1556,9 +1564,9 @@ static int spine_layers(struct dk *c)
  * = 2^LMC): a layer is a pattern of its own, and with one count over all
  * of them the off-chain spines of layer 0 chose their down cables by the
  * other layers' chains too, so that layer 0 at LMC 1 was busier than LMC 0
- * (5 against 4 on the 2014-like tree).  Elsewhere one count over all the
- * layers, as before: there no host traffic reaches an off-chain spine of
- * a 2-level tree, and 3-level trees are left as they were. */
+ * (5 against 4 on the 2014-like tree).  So also on a damaged tree of 3+
+ * levels (layers_alt).  Elsewhere one count over all the layers, as
+ * before: on a complete tree no host traffic reaches an off-chain spine. */
 static void dl_layer(struct dk *c, uint32_t j)
 {
 	uint32_t k = j < c->dln ? j : c->dln - 1;
@@ -2533,6 +2541,10 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 			q.hlist[fill[q.h[i].sw]++] = i;
 		for (uint32_t j = 0; j < nlayers; j++) {
 			int64_t mv = lr_layer(&q, j);
+			if (mv >= 0 && j < c->nlayers) {
+				c->lrw[2 * j] = q.W;
+				c->lrw[2 * j + 1] = q.nat > UINT32_MAX ? UINT32_MAX : (uint32_t)q.nat;
+			}
 			if (mv < 0) {
 				log_msg(c, IBF_LOG_INFO,
 					"dmodk: leaf repair skipped from layer %u: %s", j,
@@ -2561,6 +2573,108 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	free(q.hotb);
 	free(q.pl);
 	free(q.c8);
+}
+
+/* A damaged tree of 3 or more levels (the trees leaf_repair works on). */
+static int damaged3(const struct ibf_ftree *t)
+{
+	return t->levels > 2 && (t->missing_slots || uneven_blocks(t));
+}
+
+/* LMC layers on a damaged tree of 3+ levels.  Each layer is a traffic
+ * pattern of its own and should be as good as LMC 0.  Two things coupled
+ * a layer to the others: the down loads of an off-chain ancestor counted
+ * over the chains of every layer (pick_down), and a dealt layer avoiding
+ * the parents of the others (layer_parents), so that even layer 0 at LMC
+ * 1 was not LMC 0's tables (the QDR/DDR dump of tests/fixtures/real: 8
+ * and 8 against 4).  The first routing counts per layer and lets layer 0
+ * deal as at LMC 0, so layer 0 is LMC 0 exactly; the other layers avoid
+ * its parents as before.  The leaf repair that follows is greedy, and on
+ * some trees a layer of the old routing (one count, every layer avoiding
+ * the others) ends lower than the same layer of the new one, or the other
+ * way round.  So both are routed and repaired, and each layer keeps the
+ * columns of the routing whose repair ended with the lower worst shift
+ * load, then fewer (shift, link) at it; ties keep the first.  A column is
+ * a complete routing of its LID, so layers may come from different
+ * routings.  Only layers that both repairs counted are compared. */
+static int layers_alt(struct dk *c, const uint32_t *eoff, const uint32_t *elist, uint64_t xsw0,
+		      uint32_t nlayers, struct ibf_error *err)
+{
+	const struct ibf_fabric *f = c->f;
+	struct ibf_routes *r = c->r, r3;
+	uint32_t L = nlayers < c->nlayers ? nlayers : c->nlayers;
+	uint32_t *wb = malloc((size_t)L * 2 * sizeof(uint32_t));
+	if (!wb)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	memcpy(wb, c->lrw, (size_t)L * 2 * sizeof(uint32_t));
+	int any = 0;
+	for (uint32_t j = 0; j < L; j++)
+		any |= wb[2 * j] != UINT32_MAX;
+	memset(&r3, 0, sizeof(r3));
+	int rc = 0;
+	if (!any)
+		goto done; /* not repaired: nothing to compare */
+	if ((rc = ibf_routes_init(&r3, r->nsw, r->max_lid, r->hops != NULL, err)))
+		goto done;
+	/* the old routing, quietly: one count over all layers, every layer
+	 * avoiding the others' parents */
+	memset(c->deal, 0, (size_t)c->S * c->nlayers * sizeof(uint32_t));
+	memset(c->moved_missing, 0, c->S * sizeof(uint64_t));
+	memset(c->moved_other, 0, c->S * sizeof(uint64_t));
+	c->moved_unusable = c->fallback = c->chain_weighted = 0;
+	c->fallback_dests = 0;
+	uint32_t dln = c->dln;
+	c->dln = 1;
+	c->own0 = 0;
+	c->quiet = 1;
+	c->r = &r3;
+	route_all(c, eoff, elist, xsw0);
+	memset(c->lrw, 0xff, (size_t)c->nlayers * 2 * sizeof(uint32_t));
+	leaf_repair(c, nlayers);
+	c->r = r;
+	c->quiet = 0;
+	c->dln = dln;
+	c->own0 = 1;
+	char buf[256];
+	size_t u = 0;
+	buf[0] = '\0';
+	for (uint32_t j = 0; j < L; j++) {
+		uint32_t *a = c->lrw + 2 * j, *b = wb + 2 * j;
+		if (a[0] == UINT32_MAX || b[0] == UINT32_MAX ||
+		    !(a[0] < b[0] || (a[0] == b[0] && a[1] < b[1])))
+			continue;
+		int w = snprintf(buf + u, sizeof(buf) - u, "%s%u (%u against %u)", u ? ", " : "",
+				 j, a[0], b[0]);
+		if (w > 0 && (size_t)w < sizeof(buf) - u)
+			u += (size_t)w;
+		for (uint32_t n = 0; n < f->nnodes; n++) {
+			for (int p = 0; p <= f->nodes[n].nports; p++) {
+				if (p ? f->nodes[n].type == IBF_NODE_SWITCH
+				      : f->nodes[n].type != IBF_NODE_SWITCH)
+					continue;
+				const struct ibf_port *pp = ibf_port(f, (int)n, p);
+				uint32_t lid = pp->lid + j;
+				if (!pp->lid || j >= (1u << pp->lmc) || lid > r->max_lid)
+					continue;
+				for (uint32_t s = 0; s < c->S; s++) {
+					size_t k = (size_t)s * r->stride + lid;
+					size_t k3 = (size_t)s * r3.stride + lid;
+					r->lft[k] = r3.lft[k3];
+					if (r->hops && r3.hops)
+						r->hops[k] = r3.hops[k3];
+				}
+			}
+		}
+	}
+	if (u)
+		log_msg(c, IBF_LOG_INFO,
+			"dmodk: LMC layers, the routing with one down count over all layers ended "
+			"lower in layer(s) %s: they keep its columns",
+			buf);
+done:
+	ibf_routes_free(&r3);
+	free(wb);
+	return rc;
 }
 
 static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
@@ -2636,9 +2750,15 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 			xsw0 = (uint64_t)t.ends[i].index + 1;
 	remap_all(&c);
 	/* each layer counts its own down loads on a 2-level tree that lost a
-	 * cable or has hosts on a spine (dl_layer) */
+	 * cable or has hosts on a spine, and on a damaged tree of 3+ levels
+	 * (dl_layer); there layer 0 also deals as at LMC 0 (layers_alt) */
 	if (t.levels == 2 && (t.missing_slots || t.nspine_hosts))
 		c.dln = c.nlayers;
+	int alt = damaged3(&t) && c.nlayers > 1;
+	if (alt) {
+		c.dln = c.nlayers;
+		c.own0 = 1;
+	}
 	struct ibf_routes r2;
 	memset(&r2, 0, sizeof(r2));
 	int guard = rm_guarded(&c);
@@ -2663,10 +2783,13 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	ibf_routes_free(&r2);
 	if (rc)
 		goto out;
+	memset(c.lrw, 0xff, (size_t)c.nlayers * 2 * sizeof(uint32_t));
 	leaf_repair(&c, 1u << maxlmc);
 	r->lmc = maxlmc;
 	snprintf(r->engine, sizeof(r->engine), "dmodk");
 	log_irregular(&c);
+	if (alt && (rc = layers_alt(&c, eoff, elist, xsw0, 1u << maxlmc, err)))
+		goto out;
 	if (rep) {
 		memset(rep, 0, sizeof(*rep));
 		rep->layers = 1 << maxlmc;

@@ -1214,6 +1214,53 @@ static void t_layers_as_lmc0(void)
 	}
 }
 
+/* The same on a damaged tree of 3 levels: the real QDR/DDR dump of
+ * tests/fixtures/real (6 leaves, 4 spines, a spare switch without hosts
+ * on two of them makes a third level; 44 missing up-cables).  At LMC 0 the
+ * worst shift load is 4 (after the leaf repair); every layer at LMC 1 and
+ * 2 must be no busier.  Before, both layers of LMC 1 had 8 and the layers
+ * of LMC 2 7, 8, 7, 7: the off-chain ancestors counted their down loads
+ * over the chains of every layer, and layer 0 avoided the other layers'
+ * parents where it was dealt, so not even layer 0 was LMC 0's tables, and
+ * the leaf repair found no move from there. */
+static void t_layers_as_lmc0_3level(void)
+{
+	const char *fx = getenv("FIXTURES");
+	char path[512];
+	snprintf(path, sizeof(path),
+		 "%s/real/qdr-ddr-voltaire-4036-psmn-x5-11sw-2020.ibnetdiscover",
+		 fx && *fx ? fx : "../tests/fixtures");
+	uint32_t w0 = 0;
+	for (int lmc = 0; lmc <= 2; lmc++) {
+		struct ibf_error err;
+		ibf_error_clear(&err);
+		struct ibf_fabric *f = ibf_fabric_read(path, IBF_FMT_AUTO, &err);
+		if (!f)
+			printf("# %s: %s\n", path, err.msg);
+		TT_REQUIRE(f);
+		struct ibf_routes r;
+		TT_REQUIRE(dmodk_routed(f, lmc, NULL, &r, &err) == 0);
+		struct ibf_ftree t;
+		TT_REQUIRE(ibf_ftree_build(f, NULL, &t, &err) == 0);
+		TT_EQ_INT(t.levels, 3);
+		TT_CHECK(t.missing_slots > 0);
+		ibf_ftree_free(&t);
+		for (int j = 0; j < (1 << lmc); j++) {
+			struct ibf_cong_report rep;
+			uint32_t wst = shifts(f, &r, j, &rep);
+			printf("# QDR/DDR dump, LMC %d, layer %d: worst shift %u, cut bound %u\n",
+			       lmc, j, wst, rep.cut_worst);
+			if (!lmc)
+				w0 = wst;
+			TT_CHECK(wst <= w0);
+		}
+		if (!lmc)
+			TT_EQ_INT(w0, 4);
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
+}
+
 static void t_nontree(void)
 {
 	/* a cable between two leaves of a 2-level tree */
@@ -1958,6 +2005,7 @@ int main(void)
 	TT(t_short_bundle_3level);
 	TT(t_uneven_bundles);
 	TT(t_layers_as_lmc0);
+	TT(t_layers_as_lmc0_3level);
 	TT(t_nontree);
 	TT(t_shallow_leaf);
 	TT(t_split_tree);
