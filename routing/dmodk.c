@@ -2479,11 +2479,18 @@ static int uneven_blocks(const struct ibf_ftree *t)
 	return 0;
 }
 
+/* A damaged tree of 3 or more levels, or one with leaves at another depth
+ * (the trees leaf_repair works on). */
+static int damaged3(const struct ibf_ftree *t)
+{
+	return t->levels > 2 && (t->missing_slots || uneven_blocks(t) || t->shallow);
+}
+
 static void leaf_repair(struct dk *c, uint32_t nlayers)
 {
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_ftree *t = c->t;
-	if (t->levels < 3 || (!t->missing_slots && !uneven_blocks(t) && !t->shallow))
+	if (!damaged3(t))
 		return;
 	struct lrep q;
 	memset(&q, 0, sizeof(q));
@@ -2575,11 +2582,6 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	free(q.c8);
 }
 
-/* A damaged tree of 3 or more levels (the trees leaf_repair works on). */
-static int damaged3(const struct ibf_ftree *t)
-{
-	return t->levels > 2 && (t->missing_slots || uneven_blocks(t));
-}
 
 /* LMC layers on a damaged tree of 3+ levels.  Each layer is a traffic
  * pattern of its own and should be as good as LMC 0.  Two things coupled
