@@ -353,6 +353,15 @@ static int switch_header(const struct ibf_fabric *f, const char *s, const char *
 	const char *l;
 	if (!strncmp(q, "lid", 3) && (l = num(q + 3, 0xFFFF, &lid)) != NULL) {
 		unsigned have = ibf_port(f, node, 0)->lid;
+		/* two switches that report one GUID (a firmware bug, or a node
+		 * the fabric reader split): the LID tells them apart */
+		for (uint32_t k = 0; have && lid != have && k < f->nsw; k++) {
+			int o = f->switches[k];
+			if (f->nodes[o].guid == g && ibf_port(f, o, 0)->lid == lid) {
+				node = o;
+				have = (unsigned)lid;
+			}
+		}
 		if (have && lid != have)
 			return ibf_error_set(err, IBF_EPARSE, name, ln,
 					     "switch 0x%016llx has LID %u in the fabric, the dump "
