@@ -218,6 +218,22 @@ r=$(rc "$IBFAB" deadlock verify --topology "$W/dupsw.ibnd" --lfts "$W/dupsw.lfts
 check "... deadlock verify reads its SLs and SL2VL tables: deadlock-free (exit $r)" \
 	sh -c "test $r = 0 && grep -q '^result: *deadlock-free' '$W/out'"
 
+# a switch description of 1500 bytes (a node-name-map may give any name):
+# route wrote SL and SL2VL dumps whose header line deadlock verify and sim
+# packet refused ("line too long")
+long=$(printf 'x%.0s' $(seq 1500))
+sed "s/\"swB\"/\"$long\"/g" "$D" >"$W/longdesc.ibnd"
+r=$(rc "$IBFAB" route --topology "$W/longdesc.ibnd" --engine minimal --deadlock auto \
+	-o "$W/long.lfts" --sl "$W/long.sl" --sl2vl "$W/long.s2v")
+check "description of 1500 bytes: route with --deadlock (exit $r)" test "$r" = 0
+r=$(rc "$IBFAB" deadlock verify --topology "$W/longdesc.ibnd" --lfts "$W/long.lfts" \
+	--sl "$W/long.sl" --sl2vl "$W/long.s2v")
+check "... deadlock verify reads the dumps (exit $r; was 'line too long')" \
+	sh -c "test $r = 0 && grep -q '^result: *deadlock-free' '$W/out'"
+r=$(rc "$IBFAB" sim packet --topology "$W/longdesc.ibnd" --lfts "$W/long.lfts" \
+	--sl "$W/long.sl" --sl2vl "$W/long.s2v" --load 0.3 --warmup 1us --measure 2us)
+check "... sim packet reads them too (exit $r)" test "$r" = 0
+
 # a ring of 160 switches: shortest paths up to 80 switch hops; dfsssp
 # refused any path over 64 hops and sim packet dropped those packets
 "$IBFAB" topo gen torus --dims 160 -o "$W/ring.ibnd"
