@@ -200,6 +200,16 @@ check "sim packet, hosts on switches in two pieces: runs (exit $r), unroutable p
 r=$(rc "$IBFAB" sim packet --topology "$D" --engine minimal --load 0.3 --warmup 1us --measure 3us)
 check "... no such note on one piece (exit $r)" sh -c "test $r = 0 && ! grep -q pieces '$W/err'"
 
+# a port line that names a switch with no record of its own (a hand-edited or
+# cut dump), the comment giving that switch's LID as another's: the stub and
+# the real switch share description and LID, and the error named
+# "'swB' port 0 and 'swB' port 0"; the GUIDs now tell them apart
+sed '0,/"S-0002c90200002000"\[5\]/s//"S-0002c902dead0000"[5]/' "$D" >"$W/stub.ibnd"
+r=$(rc "$IBFAB" route --topology "$W/stub.ibnd" --engine minimal -o "$W/stub.lfts")
+check "port line at a switch without a record, its LID another's: exit 1 naming both GUIDs, nothing written (exit $r)" \
+	sh -c "test $r = 1 && test ! -e '$W/stub.lfts' &&
+		grep -q \"stub.ibnd: LID 2 used by 'swB' (guid 0x0002c90200002000) port 0 and 'swB' (guid 0x0002c902dead0000) port 0\" '$W/err'"
+
 # two switches that report one GUID (a firmware bug; the reader also splits a
 # node whose port two cables claim into two nodes of one GUID): route wrote a
 # table for each, and route check, deadlock verify and sim packet refused the
