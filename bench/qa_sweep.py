@@ -10,7 +10,7 @@ deadlock-free tables within the VL budget, byte-identical output for the same
 seed and for 1 and 2 threads, the route check, short flow and packet
 simulations, and no half-written output file after a failure.
 
-usage: bench/qa_sweep.py --ibfab build/ibfab [--quick] [--seed S]
+usage: bench/qa_sweep.py --ibfab build/ibfab [--quick] [--edge] [--inputs] [--seed S]
                          [--only FAMILY,...] [--workdir DIR] [--keep]
 Prints one line per finding and a summary; exit 1 when anything failed.
 See docs/reliability.md ("Damaged and irregular fabrics").
@@ -219,7 +219,7 @@ def dmg_switches(f, rng, k):
 def dmg_split(f, rng):
     """Cut every cable of one switch that has hosts: a piece on its own."""
     lv = f.level()
-    leaves = [s for s in f.switches() if lv.get(s) == 1]
+    leaves = [s for s in f.switches() if lv.get(s) == 1] or f.switches()
     s = rng.choice(leaves)
     for p, e in list(f.nodes[s]['ports'].items()):
         if f.nodes[e['peer'][0]]['type'] == 'switch':
@@ -293,7 +293,7 @@ def dmg_odd(f, rng):
     and two hosts cabled back to back beside the fabric."""
     lv = f.level()
     leaves = [s for s in f.switches() if lv.get(s) == 1]
-    a, b = rng.sample(f.switches(), 2)
+    a, b = rng.sample(f.switches(), 2) if len(f.switches()) > 1 else f.switches() * 2
     g = f.next_guid()
     idx = len(f.nodes)
     f.nodes.append({'type': 'ca', 'id': 'qa-dual', 'guid': '0x%016x' % g,
@@ -328,6 +328,30 @@ def dmg_odd(f, rng):
     f.nodes[n - 1]['ports'][1]['guid'] = '0x%016x' % (int(f.nodes[n - 1]['guid'], 16) + 1)
 
 
+def dmg_one_switch(f, rng):
+    """Every host re-cabled onto one switch (as many as its ports allow;
+    the others unplugged and gone): hosts only on one switch."""
+    sws = f.switches()
+    s = rng.choice(sws)
+    hosts = [c for c in f.cas() if 1 in f.nodes[c]['ports']]
+    rng.shuffle(hosts)
+    for h in hosts:
+        e = f.nodes[h]['ports'][1]
+        if e['peer'][0] == s:
+            continue
+        f.unplug(h, 1)
+        if f.nodes[s]['nports'] < 254:
+            cable(f, h, 1, s, new_port(f, s), e['width'], e['speed'])
+            f.nodes[h]['ports'][1]['guid'] = e['guid']
+    f.prune()
+
+
+def dmg_no_hosts(f, rng):
+    """A fabric of switches only (every adapter gone)."""
+    for c in f.cas():
+        f.remove(c)
+
+
 GENS = [(4, 'FDR'), (4, 'EDR'), (4, 'HDR'), (2, 'NDR'), (4, 'NDR'), (4, 'QDR')]
 
 
@@ -356,6 +380,8 @@ DAMAGES = {
     'odd': dmg_odd,
     'combo': lambda f, r: (dmg_cables(f, r, 0.05), dmg_top_hosts(f, r, 2), dmg_mixgen(f, r),
                            dmg_degrade(f, r, 0.05)),
+    'onesw': dmg_one_switch,
+    'nohosts': dmg_no_hosts,
 }
 
 # ----------------------------------------------------------------------------
@@ -387,15 +413,104 @@ BIG = [
     ('hx-big', 'hyperx --s1 8 --s2 6 --hosts 4', 'layered minimal', ''),
     ('rail-big', 'rail --servers 64 --gpus 8 --spines 4', 'hratio dmodk minimal layered', ''),
 ]
+# sizes and shapes at the edges of what `topo gen` accepts (--edge)
+EDGE = [
+    ('sf3-h0', 'slimfly --q 3 --hosts 0', 'layered minimal', 'dmodk hratio'),
+    ('sf4-h1', 'slimfly --q 4 --hosts 1', 'layered minimal', 'dmodk'),
+    ('sf8', 'slimfly --q 8 --hosts 1', 'layered minimal', ''),
+    ('sf9', 'slimfly --q 9 --hosts 1', 'layered minimal', ''),
+    ('ft2x1', 'fattree --kary 2 --n 1', 'dmodk layered minimal', 'hratio'),
+    ('ft3x2', 'fattree --kary 3 --n 2', 'dmodk layered minimal', 'hratio'),
+    ('ft5x3', 'fattree --kary 5 --n 3', 'dmodk layered minimal', ''),
+    ('ft-1sw', 'fattree --m 3 --w 1', 'dmodk layered minimal', 'hratio'),
+    ('ft-1sw1h', 'fattree --m 1 --w 1', 'dmodk layered minimal', 'hratio'),
+    ('xgft-21', 'fattree --m 2,1 --w 1,1', 'dmodk layered minimal', 'hratio'),
+    ('xgft-p3', 'fattree --m 7,5 --w 1,3 --parallel 3', 'dmodk layered minimal', ''),
+    ('dfly-a1', 'dragonfly --a 1 --p 1 --h 1', 'layered minimal', 'dmodk'),
+    ('dfly-h0', 'dragonfly --a 2 --p 1 --h 0', 'layered minimal', 'dmodk'),
+    ('dfly-g1', 'dragonfly --a 2 --p 1 --h 1 --g 1', 'layered minimal', 'dmodk'),
+    ('dfly-g2', 'dragonfly --a 2 --p 1 --h 1 --g 2', 'layered minimal', 'dmodk'),
+    ('hx11', 'hyperx --s1 1 --s2 1', 'layered minimal', 'dmodk hratio'),
+    ('hx21', 'hyperx --s1 2 --s2 1', 'layered minimal', 'dmodk hratio'),
+    ('tor2', 'torus --dims 2', 'layered minimal', 'dmodk hratio'),
+    ('tor3-mesh', 'torus --dims 3 --mesh', 'layered minimal', 'dmodk'),
+    ('tor2x6', 'torus --dims 2,2,2,2,2,2', 'layered minimal', 'dmodk'),
+    ('tor5x3', 'torus --dims 5,3 --hosts 2', 'layered minimal', 'dmodk'),
+    ('ring9', 'torus --dims 9', 'layered minimal', 'dmodk'),
+    ('rail11', 'rail --servers 1 --gpus 1', 'hratio minimal layered', 'dmodk'),
+    ('rail11-s', 'rail --servers 1 --gpus 1 --spines 1', 'hratio dmodk minimal layered', ''),
+    ('rail2x3', 'rail --servers 2 --gpus 3 --spines 1 --uplinks 3',
+     'hratio dmodk minimal layered', ''),
+]
 QUICK = ['sf3', 'xgft-odd', 'rail-opt', 'hx']
 QUICK_DAMAGES = ['cab20', 'sw1', 'split', 'tophosts', 'odd', 'combo']
+
+
+INPUT_DUMPS = ['sdr-mt43132-1switch-2hosts-2009.ibnetdiscover',
+               'fdr10-qdr-sx6036-8sw-2014.ibnetdiscover',
+               'edr-osc-excerpt.ibnetdiscover-p']
+# damaged text: refused, naming the file and the line
+MUST_REFUSE = {'trail-garbage', 'trail-nul', 'nul-inside', 'port-300', 'port-0', 'nports-0',
+               'speed-4xFOO', 'speed-3xQDR', 'desc-unterminated', 'guid-17-digits',
+               'lid-70000', 'lmc-9', 'self-cable'}
+# the same fabric spelled otherwise: the original's tables
+SAME_TABLES = {'crlf', 'no-final-newline', 'hca', 'tabs-to-spaces', 'wide-blanks',
+               'desc-quotes', 'desc-utf8'}
+
+
+def dump_variants(txt):
+    """{name: text}: one real dump changed one way each (names above and
+    below; a change the text has no place for is left out)."""
+    V = {'orig': txt, 'crlf': txt.replace('\n', '\r\n'), 'no-final-newline': txt.rstrip('\n'),
+         'trail-garbage': txt + '\nthis is not ibnetdiscover output\n',
+         'trail-nul': txt + '\n\x00\x01 junk\n',
+         'nul-inside': txt[:len(txt) // 2] + '\x00' + txt[len(txt) // 2:],
+         'cut-half': txt[:len(txt) // 2], 'cut-third': txt[:len(txt) // 3],
+         'tabs-to-spaces': txt.replace('\t', ' '), 'wide-blanks': txt.replace('\t', '   ')}
+
+    def sub(name, pat, rep, count=1, flags=re.M):
+        t = re.sub(pat, rep, txt, count=count, flags=flags)
+        if t != txt:
+            V[name] = t
+    sub('sw-lid0', r'(base|enhanced) port 0 lid \d+', r'\1 port 0 lid 0')
+    sub('all-lid0', r' lid \d+', ' lid 0', 0)
+    sub('hca', r'^Ca(\s)', r'Hca\1', 0)
+    sub('router', r'^Ca(\s)(.*)\n\[(\d+)\]\(([0-9a-f]+)\)\s+"(S-[0-9a-f]+)"\[(\d+)\]',
+        lambda m: m.group(0).replace('Ca', 'Rt', 1))
+    for sp in ('4xXDR', '2xNDR', '1xNDR', '8xNDR', '12xEDR', '4xFOO', '3xQDR'):
+        sub('speed-' + sp, r'\b(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR)\b', sp, 0)
+    sub('desc-quotes', r'# "([^"]*)"', lambda m: '# "%s \\"q\\" x y"' % m.group(1), 5)
+    sub('desc-empty', r'# "([^"]*)"', '# ""', 0)
+    sub('desc-utf8', r'# "([^"]*)"', lambda m: '# "%s \u00e9\u2713"' % m.group(1), 3)
+    sub('desc-unterminated', r'# "([^"]*)"', lambda m: '# "%s' % m.group(1))
+    sub('desc-1500', r'# "([^"]*)"', lambda m: '# "%s"' % ('d' * 1500))
+    g = re.findall(r'^switchguid=0x([0-9a-f]+)', txt, re.M)
+    if len(g) >= 2:
+        V['dup-switch-guid'] = txt.replace('switchguid=0x%s' % g[1], 'switchguid=0x%s' % g[0])
+        V['dup-switch-id'] = txt.replace(g[1], g[0])
+    sub('missing-switch', r'^(\[\d+\]\s+)"S-[0-9a-f]+"', r'\1"S-dead00000000beef"')
+    sub('missing-host', r'^(\[\d+\]\s+)"H-[0-9a-f]+"', r'\1"H-dead00000000beef"')
+    sub('one-sided', r'^(\[\d+\]\s+"S-[0-9a-f]+")\[(\d+)\]',
+        lambda m: '%s[%d]' % (m.group(1), int(m.group(2)) + 1))
+    sub('port-300', r'^\[(\d+)\]', '[300]')
+    sub('port-0', r'^\[(\d+)\]', '[0]')
+    sub('nports-0', r'^Switch\s+\d+', 'Switch\t0')
+    sub('guid-17-digits', r'switchguid=0x([0-9a-f]+)', r'switchguid=0x1\1ffff')
+    sub('lid-70000', r' lid (\d+)', ' lid 70000')
+    sub('lmc-9', r' lmc 0', ' lmc 9')
+    sub('lmc-2', r' lmc 0', ' lmc 2', 0)
+    m = re.search(r'^Switch\s+\d+\s+"(S-[0-9a-f]+)"', txt, re.M)
+    if m:
+        sub('self-cable', r'^\[(\d+)\]\s+"S-[0-9a-f]+"\[(\d+)\]',
+            lambda mm: '[%s]\t"%s"[%s]' % (mm.group(1), m.group(1), mm.group(1)))
+    return V
 
 
 def by_switch(path):
     """An ibfab SL or SL2VL dump as {switch GUID: sorted rows}, so two dumps
     that list the switches in another order compare equal."""
     out, cur = {}, None
-    for line in open(path):
+    for line in open(path, errors='replace'):
         m = re.match(r'(?:Source switch|Switch) guid (0x[0-9a-f]+)', line)
         if m:
             cur = out.setdefault(m.group(1), [])
@@ -413,6 +528,7 @@ class Sweep:
         self.runs = 0
         self.routes_ok = 0
         self.routes_refused = 0
+        self.cur_hosts = 0
 
     def run(self, args, timeout=None, cwd=None):
         self.runs += 1
@@ -473,7 +589,7 @@ class Sweep:
             self.routes_refused += 1
             msg = err.strip().splitlines()[-1] if err.strip() else ''
             for p in files:
-                if open(p).read() != SENTINEL:
+                if open(p, errors='replace').read() != SENTINEL:
                     self.fail(case, 'failed run changed %s: %s' % (os.path.basename(p),
                                                                   ' '.join(args)))
             if not msg:
@@ -488,7 +604,7 @@ class Sweep:
             self.fail(case, 'routed a fabric whose switch graph is in pieces: ' +
                       ' '.join(args), err)
         try:
-            json.load(open(st))
+            json.load(open(st, errors='replace'))
         except ValueError as e:
             self.fail(case, '--stats is not valid JSON: %s' % e)
         res = {p: open(p, 'rb').read() for p in files}
@@ -517,12 +633,12 @@ class Sweep:
         self.checked(case, args, rc, out, err)
         # VL budget: every SL2VL entry is a data VL below the budget
         used = set()
-        for line in open(s2v):
+        for line in open(s2v, errors='replace'):
             if line.startswith('ports:'):
                 used.update(int(x) for x in line.split(':', 2)[2].split('|')[1:-1])
         if used and max(used) >= vls:
             self.fail(case, 'SL2VL uses VL %d with --max-vls %d' % (max(used), vls))
-        hdr = open(sl).readline()
+        hdr = open(sl, errors='replace').readline()
         if 'deadlock-free' not in hdr or 'NOT' in hdr:
             self.fail(case, 'SL dump header does not say deadlock-free: ' + hdr.strip())
 
@@ -611,6 +727,9 @@ class Sweep:
                 return
             dumps.append(o)
             slv.append((by_switch(o + '.sl'), by_switch(o + '.s2v')))
+            if self.cur_hosts < 2:
+                sims.append((None, []))  # nothing to simulate
+                continue
             # the simulators on the first file's tables, over each input
             args = ['sim', 'packet', '--topology', t, '--guid2lid', g2l, '--lmc', '2',
                     '--lfts', dumps[0], '--sl', dumps[0] + '.sl', '--sl2vl', dumps[0] + '.s2v',
@@ -714,6 +833,8 @@ class Sweep:
             self.stale(case + ' ' + e, topo, d, hl, g2l)
             c = '%s %s stable' % (case, e)
             ok = True if e == 'hratio' else connected
+            if e == 'dmodk' and self.cur_hosts == 0:
+                ok = None  # no leaves to find the levels from: may refuse
             if self.route(c, topo, d, e, 2, 'auto', 8, ok, extra=['--guid2lid', g2l],
                           prev=['--previous-lfts', hl, '--previous-topology', htopo]) is None:
                 continue
@@ -739,6 +860,10 @@ class Sweep:
         pieces = len(comps) + any(
             all(f.nodes[e['peer'][0]]['type'] != 'switch' for e in f.nodes[c]['ports'].values())
             for c in f.cas())
+        # ports that can send to another (a simulation needs two)
+        hosts = sum(1 for c in f.cas() for e in f.nodes[c]['ports'].values()
+                    if f.nodes[e['peer'][0]]['type'] == 'switch')
+        self.cur_hosts = hosts
         rc, iout, err = self.run(['topo', 'info', topo])
         if not self.checked(case, ['topo', 'info', topo], rc, iout, err):
             return
@@ -766,16 +891,19 @@ class Sweep:
             c = '%s %s lmc%d %s/%d' % (case, e, lmc, scheme, vls)
             # hratio routes every switch component on its own (rail-only
             # clusters are in pieces by design; docs/rail.md)
-            err = self.route(c, topo, d, e, lmc, scheme, vls, True if e == 'hratio' else connected)
+            ok = True if e == 'hratio' else connected
+            if e == 'dmodk' and hosts == 0:
+                ok = None  # no leaves to find the levels from: may refuse
+            err = self.route(c, topo, d, e, lmc, scheme, vls, ok)
             if err is None:
                 continue
             self.verify(c, topo, d, lmc, scheme, vls)
-            if e == 'hratio':
+            if e == 'hratio' and hosts > 1:
                 # same-rail paths stay in their rail, every GPU pair delivered
                 args = ['rail', 'check', topo, '--lmc', str(lmc), '--lfts', os.path.join(d, 'l')]
                 rc, out, err = self.run(args)
                 self.checked(c, args, rc, out, err)
-            if not self.a.no_sim:
+            if not self.a.no_sim and hosts > 1:
                 self.simulate(c, topo, d, lmc, scheme, vls, pieces)
         if dname != 'healthy' and (not self.a.quick or dname == 'combo'):
             hf = Fabric(json.loads(genout))
@@ -788,10 +916,84 @@ class Sweep:
             if err is not None:
                 self.verify(c, topo, d, 0, 'auto', 8)
 
+    # ----------------------------------------------------- dump variants
+    def inputs(self, work):
+        """Text variants of real ibnetdiscover dumps (tests/fixtures/real):
+        line ends, node types, speeds, quoting, GUIDs and LIDs, damaged
+        text.  A variant must be read, or refused with FILE:LINE; one that
+        is read goes through every engine, and the tables any engine writes
+        pass route check and (with SLs) deadlock verify; variants that
+        change only the spelling give the tables of the original."""
+        real = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests',
+                            'fixtures', 'real')
+        for base in INPUT_DUMPS:
+            txt = open(os.path.join(real, base), encoding='latin1').read()
+            for name, t in dump_variants(txt).items():
+                case = 'inputs/%s/%s' % (base.split('-')[0], name)
+                d = os.path.join(work, 'inputs', base, name)
+                os.makedirs(d, exist_ok=True)
+                n0 = len(self.fails)
+                self.one_input(case, d, t, name)
+                print('%-12s %-22s %s' % ('inputs', base[:10] + '/' + name,
+                                          'ok' if len(self.fails) == n0 else
+                                          '%d failure(s)' % (len(self.fails) - n0)), flush=True)
+
+    def one_input(self, case, d, t, name):
+        topo = os.path.join(d, 'f.ibnd')
+        with open(topo, 'w', encoding='latin1', errors='replace', newline='') as fh:
+            fh.write(t)
+        args = ['topo', 'info', topo]
+        rc, out, err = self.run(args)
+        if not self.checked(case, args, rc, out, err, ok=(0, 1)):
+            return
+        if name in MUST_REFUSE:
+            if rc != 1 or not re.search(re.escape(topo) + r':[0-9]+: ', err):
+                self.fail(case, 'damaged text read, or refused without FILE:LINE (exit %d)' % rc,
+                          err)
+            return
+        if rc:
+            if topo + ':' not in err:
+                self.fail(case, 'refused without naming the file', err)
+            return
+        hosts = len(re.findall(r'^(Ca|Hca)\s', t, re.M))
+        for e, scheme in (('layered', 'auto'), ('layered', 'dfsssp'), ('minimal', 'coloring'),
+                          ('dmodk', 'auto'), ('hratio', 'auto')):
+            c = '%s %s/%s' % (case, e, scheme)
+            if self.route(c, topo, d, e, 1, scheme, 8, None) is None:
+                continue
+            self.verify(c, topo, d, 1, scheme, 8)
+            if hosts > 1:
+                args = ['sim', 'flow', '--topology', topo, '--lmc', '1', '--lfts',
+                        os.path.join(d, 'l'), '--pattern', 'a2a']
+                rc, out, err = self.run(args)
+                # hratio routes pieces (a split node): flows between them
+                # are refused, naming them
+                if self.checked(c, args, rc, out, err, ok=(0, 1)) and rc == 1 and \
+                        'not delivered' not in err:
+                    self.fail(c, 'sim flow exit 1 without naming the flows', err)
+        if name in SAME_TABLES:
+            orig = os.path.join(d, '..', 'orig', 'f.ibnd')
+            mine, theirs = os.path.join(d, 'm.lfts'), os.path.join(d, 'o.lfts')
+            rcs = []
+            for tp, o in ((topo, mine), (orig, theirs)):
+                # hratio: also a fabric in pieces (an excerpt of a dump)
+                rc, out, err = self.run(['route', '--topology', tp, '--engine', 'hratio',
+                                         '-o', o])
+                rcs.append(rc)
+            if rcs[0] != rcs[1]:
+                self.fail(case, 'routes where the original does not, or the other way round')
+            if rcs != [0, 0]:
+                return
+            args = ['route', 'diff', '--topology', orig, '--lfts', theirs, '--lfts2', mine]
+            rc, out, err = self.run(args)
+            if self.checked(case, args, rc, out, err, ok=(0, 1)) and not out.startswith('0 of '):
+                self.fail(case, 'tables differ from the original dump\'s: ' +
+                          (out.splitlines() or [err])[0])
+
     def main(self):
-        fams = FULL + (BIG if self.a.big else [])
+        fams = FULL + (BIG if self.a.big else []) + (EDGE if self.a.edge else [])
         if self.a.only:
-            fams = [x for x in FULL + BIG if x[0] in self.a.only.split(',')]
+            fams = [x for x in FULL + BIG + EDGE if x[0] in self.a.only.split(',')]
         elif self.a.quick:
             fams = [x for x in FULL if x[0] in QUICK]
         damages = self.a.damages.split(',') if self.a.damages else (
@@ -799,6 +1001,8 @@ class Sweep:
         work = self.a.workdir or tempfile.mkdtemp(prefix='qa-sweep.')
         os.makedirs(work, exist_ok=True)
         try:
+            if self.a.inputs:
+                self.inputs(work)
             for fam, gen, engines, refusals in fams:
                 for dname in damages:
                     d = os.path.join(work, fam, dname)
@@ -825,6 +1029,11 @@ def main():
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--big', action='store_true', help='also Slim Fly q=11 and larger trees, '
                     'dragonfly, HyperX and rail clusters (slow)')
+    ap.add_argument('--edge', action='store_true', help='also fabrics at the edges of what '
+                    'topo gen accepts (one switch, two, no hosts, Slim Fly q=4, 8, 9, ...)')
+    ap.add_argument('--inputs', action='store_true', help='also text variants of real '
+                    'ibnetdiscover dumps (CRLF, Hca/Rt, NDR/XDR, quotes, duplicate GUIDs, '
+                    'damaged text)')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--only', help='families, comma-separated')
     ap.add_argument('--damages', help='damages, comma-separated: ' + ','.join(DAMAGES))

@@ -292,9 +292,11 @@ static int cmd_sf(int argc, char **argv)
 	struct ibf_error err;
 	struct ibf_plan *p = ibf_plan_slimfly(&o, &err);
 	if (!p) {
-		/* a q no Slim Fly has is a bad option value: exit 2, as a q out
-		 * of cli_int's range is */
-		if (!ibf_slimfly_admissible((int)q, NULL, NULL, NULL))
+		/* a q no Slim Fly has, hosts or switch ports that do not fit:
+		 * bad option values, exit 2 as for a value out of cli_int's
+		 * range and as `topo gen slimfly` */
+		if (!ibf_slimfly_admissible((int)q, NULL, NULL, NULL) ||
+		    (err.code == IBF_EINVAL && strncmp(err.msg, "internal error", 14) != 0))
 			return cli_usage_error("ibfab cabling slimfly", "%s", err.msg);
 		return cli_fail(&err);
 	}

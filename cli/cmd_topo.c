@@ -440,6 +440,14 @@ static int cmd_gen(int argc, char **argv)
 	ibf_error_clear(&err);
 	int usage;
 	struct ibf_fabric *f = gen_family(&a, &usage, &err);
+	if (!f && !usage && err.code == IBF_EINVAL) {
+		/* the generators refuse with IBF_EINVAL only a size or count out
+		 * of its range (or too large a fabric): a bad option value, a
+		 * usage error as for torus and for a q no Slim Fly has */
+		char prog[64];
+		snprintf(prog, sizeof(prog), "ibfab topo gen %s", a.family);
+		return cli_usage_error(prog, "%s", err.msg);
+	}
 	if (!f)
 		return usage ? usage : cli_fail(&err);
 	rc = ibf_assign_lids(f, (int)a.lmc, 0, &err);

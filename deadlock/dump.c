@@ -265,12 +265,36 @@ int ibf_sl2vl_write(const struct ibf_fabric *f, const struct ibf_dl *dl, const c
 
 /* ------------------------------------------------------------ readers */
 
-/* next line into a NUL-terminated copy; returns 0 at the end, -1 when too long */
+/* next line into a NUL-terminated copy; returns 0 at the end.  The copy's
+ * buffer holds the longest line of the input (a switch header carries the
+ * node description, which a node-name-map may make long): every line the
+ * writers above produce reads back. */
 struct lines {
 	const char *p, *end;
 	long ln;
-	char line[1024];
+	char *line; /* shared by copies of the struct (a look-ahead) */
 };
+
+static int lines_open(struct lines *L, const char *buf, size_t len, const char *name,
+		      struct ibf_error *err)
+{
+	size_t longest = 0;
+	for (const char *p = buf, *end = buf + len; p < end;) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			e = end;
+		if ((size_t)(e - p) > longest)
+			longest = (size_t)(e - p);
+		p = e + 1;
+	}
+	L->p = buf;
+	L->end = buf + len;
+	L->ln = 0;
+	L->line = malloc(longest + 1);
+	if (!L->line)
+		return ibf_error_set(err, IBF_ENOMEM, name, 0, "out of memory");
+	return 0;
+}
 
 static int next_line(struct lines *L)
 {
@@ -281,20 +305,15 @@ static int next_line(struct lines *L)
 		e = L->end;
 	size_t n = (size_t)(e - L->p);
 	L->ln++;
-	int ok = 1;
-	if (n >= sizeof(L->line)) {
-		n = sizeof(L->line) - 1;
-		ok = -1;
-	}
 	memcpy(L->line, L->p, n);
-	L->line[n] = '\0';
-	if (n && L->line[n - 1] == '\r')
-		L->line[n - 1] = '\0';
 	for (size_t i = 0; i < n; i++)
 		if (L->line[i] == '\0')
 			L->line[i] = ' ';
+	if (n && L->line[n - 1] == '\r')
+		n--;
+	L->line[n] = '\0';
 	L->p = e < L->end ? e + 1 : e;
-	return ok;
+	return 1;
 }
 
 static const char *skip_ws(const char *s)
@@ -353,6 +372,15 @@ static int switch_header(const struct ibf_fabric *f, const char *s, const char *
 	const char *l;
 	if (!strncmp(q, "lid", 3) && (l = num(q + 3, 0xFFFF, &lid)) != NULL) {
 		unsigned have = ibf_port(f, node, 0)->lid;
+		/* two switches that report one GUID (a firmware bug, or a node
+		 * the fabric reader split): the LID tells them apart */
+		for (uint32_t k = 0; have && lid != have && k < f->nsw; k++) {
+			int o = f->switches[k];
+			if (f->nodes[o].guid == g && ibf_port(f, o, 0)->lid == lid) {
+				node = o;
+				have = (unsigned)lid;
+			}
+		}
 		if (have && lid != have)
 			return ibf_error_set(err, IBF_EPARSE, name, ln,
 					     "switch 0x%016llx has LID %u in the fabric, the dump "
@@ -409,16 +437,21 @@ static int sl_put(struct sl_rd *R, long ln, unsigned long long slid, unsigned lo
 int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const char *name,
 		 struct ibf_sl_table *t, struct ibf_error *err)
 {
-	struct lines L = { buf, buf + len, 0, { 0 } };
+	struct lines L;
 	struct sl_rd R;
 	memset(&R, 0, sizeof(R));
 	R.f = f;
 	R.t = t;
 	R.name = name;
 	R.err = err;
-	int rc = ibf_lidmap_build(f, &R.m, err);
+	int rc = lines_open(&L, buf, len, name, err);
 	if (rc)
 		return rc;
+	rc = ibf_lidmap_build(f, &R.m, err);
+	if (rc) {
+		free(L.line);
+		return rc;
+	}
 	/* the format is fixed by the first meaningful line */
 	int per_port = 1;
 	{
@@ -435,6 +468,7 @@ int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const 
 	rc = sl_table_alloc(f, per_port, R.m.max_lid + 1, t, err);
 	if (rc) {
 		ibf_lidmap_free(&R.m);
+		free(L.line);
 		return rc;
 	}
 	int32_t cur = -1;
@@ -443,10 +477,6 @@ int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const 
 	long sa_ln = 0;
 	int k;
 	while (!rc && (k = next_line(&L)) != 0) {
-		if (k < 0) {
-			rc = ibf_error_set(err, IBF_EPARSE, name, L.ln, "line too long");
-			break;
-		}
 		const char *s = skip_ws(L.line);
 		if (!*s || *s == '#' || !strncmp(s, "ibwarn", 6))
 			continue;
@@ -525,6 +555,7 @@ int ibf_sl_parse(const struct ibf_fabric *f, const char *buf, size_t len, const 
 					   "PathRecord without slid, dlid and sl");
 	}
 	ibf_lidmap_free(&R.m);
+	free(L.line);
 	if (rc)
 		ibf_sl_table_free(t);
 	return rc;
@@ -553,24 +584,26 @@ int ibf_sl2vl_parse(const struct ibf_fabric *f, const char *buf, size_t len, con
 int ibf_sl2vl_parse_limit(const struct ibf_fabric *f, const char *buf, size_t len, const char *name,
 			  int max_vls, struct ibf_sl2vl_table *t, struct ibf_error *err)
 {
-	struct lines L = { buf, buf + len, 0, { 0 } };
+	struct lines L;
 	struct ibf_lidmap m;
-	int rc = ibf_lidmap_build(f, &m, err);
+	int rc = lines_open(&L, buf, len, name, err);
 	if (rc)
 		return rc;
+	rc = ibf_lidmap_build(f, &m, err);
+	if (rc) {
+		free(L.line);
+		return rc;
+	}
 	rc = ibf_sl2vl_table_init(f, t, err);
 	if (rc) {
 		ibf_lidmap_free(&m);
+		free(L.line);
 		return rc;
 	}
 	int32_t cur = -1; /* switch index */
 	int skip = 0;	  /* a CA's table: not needed */
 	int k;
 	while (!rc && (k = next_line(&L)) != 0) {
-		if (k < 0) {
-			rc = ibf_error_set(err, IBF_EPARSE, name, L.ln, "line too long");
-			break;
-		}
 		const char *s = skip_ws(L.line);
 		unsigned long long a, b;
 		if (!strncmp(s, "# SL2VL table:", 14)) {
@@ -669,6 +702,7 @@ int ibf_sl2vl_parse_limit(const struct ibf_fabric *f, const char *buf, size_t le
 		rc = ibf_error_set(err, IBF_EPARSE, name, L.ln, "unrecognised line in SL2VL dump");
 	}
 	ibf_lidmap_free(&m);
+	free(L.line);
 	if (rc)
 		ibf_sl2vl_table_free(t);
 	return rc;

@@ -354,8 +354,12 @@ static int set_entry(struct rd *d, uint64_t lid, uint64_t port)
 	return 0;
 }
 
-/* open the table of the switch with this node (or port 0) GUID */
-static int open_switch(struct rd *d, uint64_t guid)
+/* open the table of the switch with this node (or port 0) GUID; lid: the
+ * header's "Lid N" (-1: none).  Two switches that report one GUID (a
+ * firmware bug, or a node the reader split because two ports claim one
+ * peer port) each have a table: the one whose LID the header names, else
+ * the first (in switch order, as ibfab writes them) not read yet. */
+static int open_switch(struct rd *d, uint64_t guid, long lid)
 {
 	/* lower bound: the first (lowest switch index) entry with this GUID */
 	size_t lo_i = 0, hi_i = d->nidx;
@@ -368,6 +372,23 @@ static int open_switch(struct rd *d, uint64_t guid)
 	}
 	const struct guid_sw *hit =
 		lo_i < d->nidx && d->idx[lo_i].guid == guid ? &d->idx[lo_i] : NULL;
+	if (hit && lo_i + 1 < d->nidx && d->idx[lo_i + 1].guid == guid) {
+		const struct guid_sw *by_lid = NULL, *unseen = NULL;
+		for (size_t i = lo_i; i < d->nidx && d->idx[i].guid == guid; i++) {
+			uint32_t s = d->idx[i].sw;
+			if (d->seen[s])
+				continue;
+			const struct ibf_node *n = &d->f->nodes[d->f->switches[s]];
+			if (!by_lid && lid > 0 && d->f->ports[n->port_off].lid == (uint32_t)lid)
+				by_lid = &d->idx[i];
+			if (!unseen)
+				unseen = &d->idx[i];
+		}
+		if (by_lid)
+			hit = by_lid;
+		else if (unseen)
+			hit = unseen;
+	}
 	if (!hit) {
 		int other = ibf_fabric_find_guid(d->f, guid);
 		if (other >= 0)
@@ -408,7 +429,7 @@ static int rd_fdbs_header(struct rd *d, const char *p)
 	if (!e || *skip_space(e))
 		return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 				     "malformed 'dump_ucast_routes: Switch 0x<guid>' header");
-	int rc = open_switch(d, guid);
+	int rc = open_switch(d, guid, -1);
 	if (!rc)
 		d->fdbs = 1;
 	return rc;
@@ -458,7 +479,14 @@ static int rd_header(struct rd *d, const char *line)
 	const char *e = parse_hex(g + strlen(" guid 0x"), 16, &guid);
 	if (!e || (*e && !is_space(*e)))
 		goto bad;
-	int rc = open_switch(d, guid);
+	/* "of switch Lid N guid ..." (ibfab, dump_lfts); "DR path ..." has none */
+	long lid = -1;
+	const char *l = skip_space(p + strlen("of switch"));
+	uint64_t lv;
+	if (starts(l, "Lid ") && (l = parse_dec(skip_space(l + 4), 0xFFFF, &lv)) != NULL &&
+	    l <= g)
+		lid = (long)lv;
+	int rc = open_switch(d, guid, lid);
 	d->lo = lo;
 	d->hi = hi;
 	return rc;

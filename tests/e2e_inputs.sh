@@ -158,6 +158,25 @@ check "cabling slimfly -o - --json -: exit 1, says so, nothing on stdout" \
 	sh -c "test $r = 1 && grep -q \"'-' (stdout) given for two outputs\" '$W/err' && test ! -s '$W/out'"
 r=$(rc "$IBFAB" topo gen torus --dims 4097)
 check "topo gen torus --dims 4097: usage error (exit 2)" sh -c "test $r = 2 && grep -q '2..4096' '$W/err'"
+# a size or count the generator refuses is a bad option value too: exit 2
+# with the family's usage hint (exit 1 without one for every family but
+# torus and a q no Slim Fly has)
+for t in "fattree --kary 1 --n 2" "fattree --m 300 --w 1" "fattree --m 4,4 --w 1,4 --parallel 0" \
+	"dragonfly --a 0 --p 1 --h 1" "hyperx --s1 0 --s2 2" "rail --servers 2 --gpus 0" \
+	"rail --servers 2 --gpus 2 --uplinks 2" "slimfly --q 3 --hosts 250" \
+	"slimfly --q 3 --switch-ports 2"; do
+	rm -f "$W/gen"
+	# shellcheck disable=SC2086
+	r=$(rc "$IBFAB" topo gen $t -o "$W/gen")
+	check "topo gen $t: usage error (exit $r), nothing written" \
+		sh -c "test $r = 2 && grep -q \"Try 'ibfab topo gen ${t%% *} --help'\" '$W/err' && test ! -e '$W/gen'"
+done
+for t in "--hosts 250" "--switch-ports 2"; do
+	# shellcheck disable=SC2086
+	r=$(rc "$IBFAB" cabling slimfly --q 3 $t -o "$W/gen")
+	check "cabling slimfly --q 3 $t: usage error (exit $r), nothing written" \
+		sh -c "test $r = 2 && grep -q \"Try 'ibfab cabling slimfly --help'\" '$W/err' && test ! -e '$W/gen'"
+done
 # a q no Slim Fly has is a bad option value, like one out of range: exit 2
 for cmd in "topo gen slimfly" "cabling slimfly"; do
 	for q in 6 10 256; do

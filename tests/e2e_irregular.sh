@@ -200,6 +200,50 @@ check "sim packet, hosts on switches in two pieces: runs (exit $r), unroutable p
 r=$(rc "$IBFAB" sim packet --topology "$D" --engine minimal --load 0.3 --warmup 1us --measure 3us)
 check "... no such note on one piece (exit $r)" sh -c "test $r = 0 && ! grep -q pieces '$W/err'"
 
+# a port line that names a switch with no record of its own (a hand-edited or
+# cut dump), the comment giving that switch's LID as another's: the stub and
+# the real switch share description and LID, and the error named
+# "'swB' port 0 and 'swB' port 0"; the GUIDs now tell them apart
+sed '0,/"S-0002c90200002000"\[5\]/s//"S-0002c902dead0000"[5]/' "$D" >"$W/stub.ibnd"
+r=$(rc "$IBFAB" route --topology "$W/stub.ibnd" --engine minimal -o "$W/stub.lfts")
+check "port line at a switch without a record, its LID another's: exit 1 naming both GUIDs, nothing written (exit $r)" \
+	sh -c "test $r = 1 && test ! -e '$W/stub.lfts' &&
+		grep -q \"stub.ibnd: LID 2 used by 'swB' (guid 0x0002c90200002000) port 0 and 'swB' (guid 0x0002c902dead0000) port 0\" '$W/err'"
+
+# two switches that report one GUID (a firmware bug; the reader also splits a
+# node whose port two cables claim into two nodes of one GUID): route wrote a
+# table for each, and route check, deadlock verify and sim packet refused the
+# files ("switch guid ... appears twice", or the SLs of one put on the other)
+sed 's/^switchguid=0x2c90200002000(2c90200002000)/switchguid=0x2c90200001000(2c90200001000)/' \
+	"$D" >"$W/dupsw.ibnd"
+r=$(rc "$IBFAB" route --topology "$W/dupsw.ibnd" --engine minimal --deadlock auto \
+	-o "$W/dupsw.lfts" --sl "$W/dupsw.sl" --sl2vl "$W/dupsw.s2v")
+check "switch GUID twice: route writes a table per switch (exit $r)" \
+	sh -c "test $r = 0 && test \$(grep -c '^Unicast lids.* guid 0x0002c90200001000' '$W/dupsw.lfts') = 2"
+r=$(rc "$IBFAB" route check --topology "$W/dupsw.ibnd" --lfts "$W/dupsw.lfts")
+check "... route check reads both tables back, every pair ok (exit $r)" \
+	sh -c "test $r = 0 && grep -q '^unreachable: *0$' '$W/out' && grep -q '^misdelivered: *0$' '$W/out'"
+r=$(rc "$IBFAB" deadlock verify --topology "$W/dupsw.ibnd" --lfts "$W/dupsw.lfts" \
+	--sl "$W/dupsw.sl" --sl2vl "$W/dupsw.s2v")
+check "... deadlock verify reads its SLs and SL2VL tables: deadlock-free (exit $r)" \
+	sh -c "test $r = 0 && grep -q '^result: *deadlock-free' '$W/out'"
+
+# a switch description of 1500 bytes (a node-name-map may give any name):
+# route wrote SL and SL2VL dumps whose header line deadlock verify and sim
+# packet refused ("line too long")
+long=$(printf 'x%.0s' $(seq 1500))
+sed "s/\"swB\"/\"$long\"/g" "$D" >"$W/longdesc.ibnd"
+r=$(rc "$IBFAB" route --topology "$W/longdesc.ibnd" --engine minimal --deadlock auto \
+	-o "$W/long.lfts" --sl "$W/long.sl" --sl2vl "$W/long.s2v")
+check "description of 1500 bytes: route with --deadlock (exit $r)" test "$r" = 0
+r=$(rc "$IBFAB" deadlock verify --topology "$W/longdesc.ibnd" --lfts "$W/long.lfts" \
+	--sl "$W/long.sl" --sl2vl "$W/long.s2v")
+check "... deadlock verify reads the dumps (exit $r; was 'line too long')" \
+	sh -c "test $r = 0 && grep -q '^result: *deadlock-free' '$W/out'"
+r=$(rc "$IBFAB" sim packet --topology "$W/longdesc.ibnd" --lfts "$W/long.lfts" \
+	--sl "$W/long.sl" --sl2vl "$W/long.s2v" --load 0.3 --warmup 1us --measure 2us)
+check "... sim packet reads them too (exit $r)" test "$r" = 0
+
 # a ring of 160 switches: shortest paths up to 80 switch hops; dfsssp
 # refused any path over 64 hops and sim packet dropped those packets
 "$IBFAB" topo gen torus --dims 160 -o "$W/ring.ibnd"

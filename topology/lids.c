@@ -184,10 +184,25 @@ int ibf_lidmap_build(const struct ibf_fabric *f, struct ibf_lidmap *m, struct ib
 			for (uint32_t l = pp->lid; l < top; l++) {
 				if (m->node[l] >= 0) {
 					const struct ibf_node *o = &f->nodes[m->node[l]];
-					int code = ibf_error_set(
-						err, IBF_EINVAL, NULL, 0,
-						"LID %u used by '%s' port %d and '%s' port %d", l,
-						o->desc, m->port[l], n->desc, p);
+					const char *od = o->desc ? o->desc : "";
+					const char *nd = n->desc ? n->desc : "";
+					int code;
+					/* one description for both (a node and its
+					 * copy, a record missing from a cut dump
+					 * whose peers' comments name it): the GUIDs
+					 * tell them apart */
+					if (m->node[l] != (int32_t)i && !strcmp(od, nd))
+						code = ibf_error_set(
+							err, IBF_EINVAL, NULL, 0,
+							"LID %u used by '%s' (guid 0x%016llx) port %d "
+							"and '%s' (guid 0x%016llx) port %d",
+							l, od, (unsigned long long)o->guid, m->port[l],
+							nd, (unsigned long long)n->guid, p);
+					else
+						code = ibf_error_set(
+							err, IBF_EINVAL, NULL, 0,
+							"LID %u used by '%s' port %d and '%s' port %d", l,
+							od, m->port[l], nd, p);
 					ibf_lidmap_free(m);
 					return code;
 				}
