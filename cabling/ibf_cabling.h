@@ -32,6 +32,11 @@ enum ibf_cable_kind {
 const char *ibf_cable_kind_name(int kind);	/* "intra-subgroup", ... */
 int ibf_cable_kind_from_name(const char *name); /* -1 when unknown */
 
+/* The longest description (or node id) a plan name takes from a fabric
+ * node: `cabling from-topology` cuts longer ones here, and validate cuts the
+ * discovered names the same way before it compares them. */
+#define IBF_PLAN_NAME_MAX 400
+
 struct ibf_plan_node {
 	char *name;	      /* unique in the plan (switch or host name), owned */
 	char *rack;	      /* rack label ("r03"), "" when unknown, owned */

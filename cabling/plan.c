@@ -863,8 +863,8 @@ struct ibf_plan *ibf_plan_from_fabric_ex(const struct ibf_fabric *f, uint32_t *e
 				d = n->id;
 				dl = strlen(d);
 			}
-			if (dl >= 400)
-				dl = 400;
+			if (dl > IBF_PLAN_NAME_MAX)
+				dl = IBF_PLAN_NAME_MAX;
 			/* the node GUID, else (ibnetdiscover -p has none) its
 			 * first port GUID: a name validate can find it by */
 			uint64_t g = ibf_node_some_guid(f, (int)i);

@@ -241,6 +241,8 @@ nomem:
 
 /* ------------------------------------------------------------ matching */
 
+/* s without leading and trailing blanks, cut at IBF_PLAN_NAME_MAX bytes as
+ * from-topology cuts the names it writes (and at len - 1). */
 static void trimmed(const char *s, char *buf, size_t len)
 {
 	if (!s)
@@ -250,6 +252,8 @@ static void trimmed(const char *s, char *buf, size_t len)
 	size_t n = strlen(s);
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
+	if (n > IBF_PLAN_NAME_MAX)
+		n = IBF_PLAN_NAME_MAX;
 	if (n >= len)
 		n = len - 1;
 	memcpy(buf, s, n);

@@ -243,6 +243,11 @@ check "... deadlock verify reads the dumps (exit $r; was 'line too long')" \
 r=$(rc "$IBFAB" sim packet --topology "$W/longdesc.ibnd" --lfts "$W/long.lfts" \
 	--sl "$W/long.sl" --sl2vl "$W/long.s2v" --load 0.3 --warmup 1us --measure 2us)
 check "... sim packet reads them too (exit $r)" test "$r" = 0
+r=$(rc "$IBFAB" cabling from-topology "$W/longdesc.ibnd" -o "$W/long.plan")
+check "... cabling from-topology writes a plan (exit $r)" test "$r" = 0
+r=$(rc "$IBFAB" validate --plan "$W/long.plan" --fabric "$W/longdesc.ibnd")
+check "... validate against its own plan: every cable, no rename (was 1 renamed: the plan cut the name at 400 bytes, validate did not)" \
+	sh -c "grep -q '8 of 8 planned cables correct' '$W/out' && ! grep -q 'renamed' '$W/out'"
 
 # a ring of 160 switches: shortest paths up to 80 switch hops; dfsssp
 # refused any path over 64 hops and sim packet dropped those packets
