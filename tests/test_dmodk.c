@@ -565,19 +565,20 @@ static void expect_at_bound(const struct ibf_fabric *f, const char *name, uint32
 	TT_CHECK(ud);
 }
 
-static int add_ca(struct ibf_fabric *f, int idx, int nports)
+/* A host with nports ports (GUIDs from idx) cabled to switch node sw, its
+ * port p to sw's port first + p - 1: the CA's node, -1 on failure. */
+static int add_ca_at(struct ibf_fabric *f, int idx, int nports, int sw, int first)
 {
 	int ca = ibf_fabric_add_node(f, IBF_NODE_CA, nports, ibf_gen_guid(IBF_NODE_CA, idx, 0),
 				     "spine-host", "spine-host", NULL);
-	for (int p = 1; ca >= 0 && p <= nports; p++)
+	for (int p = 1; ca >= 0 && p <= nports; p++) {
 		ibf_port(f, ca, p)->guid = ibf_gen_guid(IBF_NODE_CA, idx, (unsigned)p);
+		if (ibf_fabric_connect(f, ca, p, sw, first + p - 1, 4, IBF_SPEED_EDR, NULL))
+			return -1;
+	}
 	return ca;
 }
 
-/* like a real 2014 cluster: 6 leaves of 22-24 hosts, 2 spines, 4 cables per
- * leaf-spine pair but one pair with 3 (3:1 taper), a dual-port host cabled
- * twice to spine 0 and one more host there.  Leaf cut: 24 hosts over 7
- * up-cables, so some shift puts 4 flows on one cable; dmodk reaches that. */
 /* The fat tree of f found from its structure alone (names not used). */
 static int tree_by_structure(const struct ibf_fabric *f, struct ibf_ftree *t)
 {
@@ -588,7 +589,11 @@ static int tree_by_structure(const struct ibf_fabric *f, struct ibf_ftree *t)
 	return ibf_ftree_build(f, &to, t, &err);
 }
 
-/* the tree of t_real2014like, LIDs not assigned */
+/* the tree of t_real2014like, LIDs not assigned: like a real 2014 cluster,
+ * 6 leaves of 22-24 hosts, 2 spines, 4 cables per leaf-spine pair but one
+ * pair with 3 (3:1 taper), a dual-port host cabled twice to spine 0 and one
+ * more host there.  Leaf cut: 24 hosts over 7 up-cables, so some shift puts
+ * 4 flows on one cable; dmodk reaches that. */
 static struct ibf_fabric *tree2014like(void)
 {
 	int m[2] = { 24, 6 }, w[2] = { 1, 2 };
@@ -601,10 +606,7 @@ static struct ibf_fabric *tree2014like(void)
 	ibf_fabric_disconnect(f, 0, 24);
 	ibf_fabric_disconnect(f, 1, 24);
 	ibf_fabric_disconnect(f, 5, 32);
-	int dual = add_ca(f, 990, 2), one = add_ca(f, 991, 1);
-	if (dual < 0 || one < 0 || ibf_fabric_connect(f, dual, 1, 6, 30, 4, IBF_SPEED_EDR, NULL) ||
-	    ibf_fabric_connect(f, dual, 2, 6, 31, 4, IBF_SPEED_EDR, NULL) ||
-	    ibf_fabric_connect(f, one, 1, 6, 32, 4, IBF_SPEED_EDR, NULL)) {
+	if (add_ca_at(f, 990, 2, 6, 30) < 0 || add_ca_at(f, 991, 1, 6, 32) < 0) {
 		ibf_fabric_free(f);
 		return NULL;
 	}
@@ -1158,9 +1160,7 @@ static struct ibf_fabric *tree_uneven(void)
 	/* leaves 0..5: spine 1 on ports 16..18; spine 0 = node 6, ports 19.. free */
 	for (int l = 0; l < 6; l++)
 		ibf_fabric_disconnect(f, l, 18);
-	int dual = add_ca(f, 992, 2);
-	if (dual < 0 || ibf_fabric_connect(f, dual, 1, 6, 20, 4, IBF_SPEED_EDR, NULL) ||
-	    ibf_fabric_connect(f, dual, 2, 6, 21, 4, IBF_SPEED_EDR, NULL)) {
+	if (add_ca_at(f, 992, 2, 6, 20) < 0) {
 		ibf_fabric_free(f);
 		return NULL;
 	}
@@ -1335,16 +1335,8 @@ static struct ibf_fabric *with_service_leaf(int nh, const char *const *tops, int
 		int t = node_named(f, tops[i]);
 		bad = t < 0 || ibf_fabric_connect(f, sw, nh + 1 + i, t, 8, 4, IBF_SPEED_EDR, NULL);
 	}
-	for (int h = 0; !bad && h < nh; h++) {
-		int ca = ibf_fabric_add_node(f, IBF_NODE_CA, 1,
-					     ibf_gen_guid(IBF_NODE_CA, 900 + (uint32_t)h, 0), "svc-h",
-					     "svc-h", NULL);
-		bad = ca < 0;
-		if (!bad) {
-			ibf_port(f, ca, 1)->guid = ibf_gen_guid(IBF_NODE_CA, 900 + (uint32_t)h, 1);
-			bad = ibf_fabric_connect(f, ca, 1, sw, h + 1, 4, IBF_SPEED_EDR, NULL) != 0;
-		}
-	}
+	for (int h = 0; !bad && h < nh; h++)
+		bad = add_ca_at(f, 900 + h, 1, sw, h + 1) < 0;
 	if (bad) {
 		ibf_fabric_free(f);
 		return NULL;
