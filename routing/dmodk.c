@@ -2598,7 +2598,9 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
  * columns of the routing whose repair ended with the lower worst shift
  * load, then fewer (shift, link) at it; ties keep the first.  A column is
  * a complete routing of its LID, so layers may come from different
- * routings.  Only layers that both repairs counted are compared. */
+ * routings.  Only layers that both repairs counted are compared.  Above
+ * RM_CHECK_FLOWS flows the second routing is made only when some layer
+ * ended above layer 0. */
 static int layers_alt(struct dk *c, const uint32_t *eoff, const uint32_t *elist, uint64_t xsw0,
 		      uint32_t nlayers, struct ibf_error *err)
 {
@@ -2609,13 +2611,23 @@ static int layers_alt(struct dk *c, const uint32_t *eoff, const uint32_t *elist,
 	if (!wb)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	memcpy(wb, c->lrw, (size_t)L * 2 * sizeof(uint32_t));
-	int any = 0;
-	for (uint32_t j = 0; j < L; j++)
+	int any = 0, above = 0;
+	for (uint32_t j = 0; j < L; j++) {
 		any |= wb[2 * j] != UINT32_MAX;
+		above |= wb[2 * j] != UINT32_MAX && wb[2 * j] > wb[0];
+	}
 	memset(&r3, 0, sizeof(r3));
 	int rc = 0;
 	if (!any)
 		goto done; /* not repaired: nothing to compare */
+	/* layer 0 is LMC 0's routing: when no layer ended above it, every
+	 * layer is as good as LMC 0 already.  On a large tree the second
+	 * routing (as long as the first, repair included: 25 s at LMC 2 on
+	 * 8192 hosts) is then not worth its time; below the closed-slot
+	 * check's size it still runs (it may end some layer lower) */
+	uint64_t N = (uint64_t)c->t->nleaf_hosts + c->t->nspine_hosts;
+	if ((!above || wb[0] == UINT32_MAX) && (uint64_t)L * N * N > RM_CHECK_FLOWS)
+		goto done;
 	if ((rc = ibf_routes_init(&r3, r->nsw, r->max_lid, r->hops != NULL, err)))
 		goto done;
 	/* the old routing, quietly: one count over all layers, every layer
