@@ -1853,7 +1853,11 @@ static void t_leaf_repair_spine_gone(void)
  * 6).  (b) XGFT(3;16,4,4;1,4,4) with 2 cables per pair and 6 cables cut
  * (seed 1 of net-damage, 2 %): the leaf entries could not go below 4; what
  * sat at the worst were flows from a top switch down to a level-2 switch,
- * which only a level-2 switch's choice of top changes. */
+ * which only a level-2 switch's choice of top changes.  (a) is still at 5
+ * with the two-step moves: what is left at 5 are leaf 13's one plane-0
+ * cable up and down in one shift each; a leaf's entry covers 16
+ * consecutive shifts, and the two-step search finds no pair that lowers
+ * them (t_leaf_repair_two_step has trees where two moves do). */
 static void t_leaf_repair_stuck(void)
 {
 	int m[3] = { 16, 4, 4 }, w[3] = { 1, 4, 4 };
