@@ -1902,6 +1902,13 @@ struct lrep {
 	uint64_t moved2;     /* level-2 entries moved in the layer */
 	int offud;	     /* some host's flow is not on an up/down path */
 	int relax;	     /* moves may bring counters to W (fewer at W in all) */
+	/* the two-step moves */
+	uint64_t nover;	     /* (shift, link) above W, between the two steps */
+	uint32_t *src2;	     /* scratch [N]: the hosts of the first step's entry */
+	uint32_t *mark, *stk; /* per switch: a stamp, and a stack */
+	uint32_t stamp;
+	uint64_t budget;     /* first steps a pass may still try */
+	uint64_t npair;	     /* two-step moves made in the layer */
 };
 
 static inline uint32_t lr_get(const struct lrep *q, size_t i)
@@ -2056,14 +2063,144 @@ static int lr_hot(const struct lrep *q, const uint32_t *src, uint32_t ns, uint32
 	return 0;
 }
 
+/* What moving the flows of the hosts src[0..ns) towards b from path po to
+ * path pn does to the counters (a link both paths share keeps its flow). */
+struct lr_eff {
+	uint32_t score, sum; /* the highest new count on the new path, their sum */
+	int64_t rem, add;    /* (shift, link) that leave W, that reach it */
+	int64_t orem, oadd;  /* that leave W + 1, that reach it */
+};
+
+/* the effect of the move; stops early (score is then above cap) once some
+ * new count is above cap */
+static void lr_eval(const struct lrep *q, const uint32_t *src, uint32_t ns, uint32_t b,
+		    const uint32_t *po, int no, const uint32_t *pn, int nn, uint32_t cap,
+		    struct lr_eff *x)
+{
+	uint32_t N = q->N, W = q->W;
+	memset(x, 0, sizeof(*x));
+	for (uint32_t k = 0; k < ns && x->score <= cap; k++) {
+		uint32_t a = src[k], cs = (b + N - a) % N;
+		if (!cs)
+			continue;
+		for (int i = 0; i < no; i++)
+			if (!lr_has(pn, nn, po[i])) {
+				uint32_t v = lr_get(q, lr_cell(q, po[i], cs));
+				x->rem += v == W;
+				x->orem += v == W + 1;
+			}
+		for (int i = 0; i < nn; i++)
+			if (!lr_has(po, no, pn[i])) {
+				uint32_t v = lr_get(q, lr_cell(q, pn[i], cs)) + 1u;
+				x->sum += v;
+				x->add += v == W;
+				x->oadd += v == W + 1;
+				if (v > x->score)
+					x->score = v;
+			}
+	}
+}
+
+/* the path from switch s to b by its up-cable e (pn[0] = e): its length,
+ * or -1 when e does not go up or its switch has no up/down path to b */
+static int lr_alt(const struct lrep *q, uint32_t s, uint32_t b, uint32_t e, uint32_t *pn)
+{
+	uint32_t m = q->f->adj[e].nbr;
+	if (q->t->level[m] != q->t->level[s] + 1)
+		return -1;
+	pn[0] = e;
+	int nn = lr_path(q, m, b, pn + 1);
+	if (nn < 0 || nn + 1 >= LR_PATH)
+		return -1;
+	return nn + 1;
+}
+
+/* a parent of s routing lid down through s: s carries transit flows, which
+ * some host's flow may take when not every flow is up/down (the move of
+ * s's entry is then not made) */
+static int lr_transit(const struct lrep *q, uint32_t s, uint32_t lid)
+{
+	const struct ibf_fabric *f = q->f;
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && q->offud; e++) {
+		uint32_t m = f->adj[e].nbr;
+		if (q->t->level[m] <= q->t->level[s])
+			continue;
+		uint8_t pt = ibf_lft(q->r, m)[lid];
+		int node = f->switches[m];
+		if (pt != IBF_LFT_NONE && pt && pt <= f->nodes[node].nports) {
+			int32_t x = f->port_adj[f->nodes[node].port_off + pt];
+			if (x >= 0 && f->adj[x].nbr == s)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* one counter up or down, with the tallies of those at W (and the number
+ * above W, which only the first step of a two-step move leaves for a
+ * while) */
+static void lr_dec_t(struct lrep *q, uint32_t e, uint32_t cs)
+{
+	size_t ci = lr_cell(q, e, cs);
+	uint32_t v = lr_get(q, ci);
+	if (v == q->W) {
+		q->nat--;
+		q->hot[e]--;
+		q->hotb[(size_t)e * q->NB + (cs - 1) / LR_HB]--;
+	} else if (v == q->W + 1) {
+		q->nover--;
+	}
+	lr_dec(q, ci);
+}
+
+static void lr_inc_t(struct lrep *q, uint32_t e, uint32_t cs)
+{
+	size_t ci = lr_cell(q, e, cs);
+	lr_inc(q, ci);
+	uint32_t v = lr_get(q, ci);
+	if (v == q->W) {
+		q->nat++;
+		q->hot[e]++;
+		q->hotb[(size_t)e * q->NB + (cs - 1) / LR_HB]++;
+	} else if (v == q->W + 1) {
+		q->nover++;
+	}
+}
+
+/* move switch s's entry towards b, whose flows are those of the hosts
+ * src[0..ns), from path po to path pn: the counters, and the entry set to
+ * pn's first cable with its hop count one more than the next switch's */
+static void lr_apply(struct lrep *q, uint32_t s, uint32_t b, const uint32_t *src, uint32_t ns,
+		     const uint32_t *po, int no, const uint32_t *pn, int nn)
+{
+	const struct ibf_fabric *f = q->f;
+	uint32_t N = q->N, lid = q->dlid[b];
+	for (uint32_t k = 0; k < ns; k++) {
+		uint32_t a = src[k], cs = (b + N - a) % N;
+		if (!cs)
+			continue;
+		for (int i = 0; i < no; i++)
+			if (!lr_has(pn, nn, po[i]))
+				lr_dec_t(q, po[i], cs);
+		for (int i = 0; i < nn; i++)
+			if (!lr_has(po, no, pn[i]))
+				lr_inc_t(q, pn[i], cs);
+	}
+	uint32_t m = f->adj[pn[0]].nbr;
+	ibf_lft(q->r, s)[lid] = f->adj[pn[0]].lport;
+	if (q->r->hops) {
+		uint8_t hm = q->r->hops[(size_t)m * q->r->stride + lid];
+		q->r->hops[(size_t)s * q->r->stride + lid] = hm >= 254 ? hm : (uint8_t)(hm + 1);
+	}
+}
+
 /* try to move switch s's up entry towards host b, whose flows through s
  * are those of the hosts src[0..ns); 1 if moved */
 static int lr_move(struct lrep *q, uint32_t s, uint32_t b, const uint32_t *src, uint32_t ns,
 		   const uint32_t *po, int no)
 {
 	const struct ibf_fabric *f = q->f;
-	const struct ibf_ftree *t = q->t;
-	uint32_t N = q->N, lid = q->dlid[b];
+	uint32_t N = q->N;
 	uint32_t pn[LR_PATH], best[LR_PATH];
 	/* some flow of the entry on a link at W: first whether a link of the
 	 * path has any counter at W at all */
@@ -2080,55 +2217,23 @@ static int lr_move(struct lrep *q, uint32_t s, uint32_t b, const uint32_t *src, 
 		for (int i = 0; i < no && !gain; i++)
 			gain = lr_get(q, lr_cell(q, po[i], cs)) == q->W;
 	}
-	if (!gain)
+	if (!gain || lr_transit(q, s, q->dlid[b]))
 		return 0;
-	/* a parent of s routing b down through s: s carries transit flows,
-	 * which some host's flow may take when not every flow is up/down */
-	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && q->offud; e++) {
-		uint32_t m = f->adj[e].nbr;
-		if (t->level[m] <= t->level[s])
-			continue;
-		uint8_t pt = ibf_lft(q->r, m)[lid];
-		int node = f->switches[m];
-		if (pt != IBF_LFT_NONE && pt && pt <= f->nodes[node].nports) {
-			int32_t x = f->port_adj[f->nodes[node].port_off + pt];
-			if (x >= 0 && f->adj[x].nbr == s)
-				return 0;
-		}
-	}
 	uint32_t bscore = UINT32_MAX, bsum = UINT32_MAX, be = NOSW;
 	int64_t bnet = 0;
 	int nb = 0;
 	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
-		uint32_t m = f->adj[e].nbr;
-		if (e == po[0] || t->level[m] != t->level[s] + 1)
+		if (e == po[0])
 			continue;
-		pn[0] = e;
-		int nn = lr_path(q, m, b, pn + 1);
-		if (nn < 0 || nn + 1 >= LR_PATH)
+		int nn = lr_alt(q, s, b, e, pn);
+		if (nn < 0)
 			continue;
-		nn++;
-		uint32_t score = 0, sum = 0;
-		int64_t rem = 0, add = 0;
-		for (uint32_t k = 0; k < ns && score <= q->W; k++) {
-			uint32_t a = src[k], cs = (b + N - a) % N;
-			if (!cs)
-				continue;
-			for (int i = 0; i < no; i++)
-				rem += !lr_has(pn, nn, po[i]) &&
-				       lr_get(q, lr_cell(q, po[i], cs)) == q->W;
-			for (int i = 0; i < nn; i++)
-				if (!lr_has(po, no, pn[i])) {
-					uint32_t v = lr_get(q, lr_cell(q, pn[i], cs)) + 1u;
-					sum += v;
-					add += v == q->W;
-					if (v > score)
-						score = v;
-				}
-		}
-		if (score > q->W || rem <= add || (score == q->W && !q->relax))
+		struct lr_eff x;
+		lr_eval(q, src, ns, b, po, no, pn, nn, q->W, &x);
+		uint32_t score = x.score, sum = x.sum;
+		if (score > q->W || x.rem <= x.add || (score == q->W && !q->relax))
 			continue;
-		int64_t net = add - rem;
+		int64_t net = x.add - x.rem;
 		int better;
 		if ((score < q->W) != (bscore < q->W))
 			better = score < q->W;
@@ -2147,46 +2252,57 @@ static int lr_move(struct lrep *q, uint32_t s, uint32_t b, const uint32_t *src, 
 	}
 	if (be == NOSW)
 		return 0;
-	for (uint32_t k = 0; k < ns; k++) {
-		uint32_t a = src[k], cs = (b + N - a) % N;
-		if (!cs)
-			continue;
-		for (int i = 0; i < no; i++)
-			if (!lr_has(best, nb, po[i])) {
-				size_t ci = lr_cell(q, po[i], cs);
-				if (lr_get(q, ci) == q->W) {
-					q->nat--;
-					q->hot[po[i]]--;
-					q->hotb[(size_t)po[i] * q->NB + (cs - 1) / LR_HB]--;
-				}
-				lr_dec(q, ci);
-			}
-		for (int i = 0; i < nb; i++)
-			if (!lr_has(po, no, best[i])) {
-				size_t ci = lr_cell(q, best[i], cs);
-				lr_inc(q, ci);
-				if (lr_get(q, ci) == q->W) {
-					q->nat++;
-					q->hot[best[i]]++;
-					q->hotb[(size_t)best[i] * q->NB + (cs - 1) / LR_HB]++;
-				}
-			}
-	}
-	uint32_t m = f->adj[be].nbr;
-	ibf_lft(q->r, s)[lid] = f->adj[be].lport;
-	if (q->r->hops) {
-		uint8_t hm = q->r->hops[(size_t)m * q->r->stride + lid];
-		q->r->hops[(size_t)s * q->r->stride + lid] = hm >= 254 ? hm : (uint8_t)(hm + 1);
-	}
+	lr_apply(q, s, b, src, ns, po, no, best, nb);
 	return 1;
+}
+
+/* switch s's path towards b when it starts with an up-cable: its length,
+ * else 0 */
+static int lr_upath(const struct lrep *q, uint32_t s, uint32_t b, uint32_t *po)
+{
+	int no = lr_path(q, s, b, po);
+	if (no < 1 || q->t->level[q->f->adj[po[0]].nbr] <= q->t->level[s])
+		return 0;
+	return no;
+}
+
+/* the hosts whose flows switch s's entry towards b carries, into src; their
+ * number.  A leaf's (lev 1): its own hosts.  A level-2 switch's: its own
+ * hosts and those of every leaf below it whose entry towards b is a cable
+ * to it. */
+static uint32_t lr_src(const struct lrep *q, int lev, uint32_t s, uint32_t b, uint32_t *src)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_ftree *t = q->t;
+	uint32_t ns = 0, lid = q->dlid[b];
+	for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++)
+		src[ns++] = q->hlist[k];
+	if (lev == 1)
+		return ns;
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+		uint32_t u = f->adj[e].nbr;
+		if (t->level[u] + 1 != t->level[s] || q->hoff[u] == q->hoff[u + 1])
+			continue;
+		uint8_t pt = ibf_lft(q->r, u)[lid];
+		int node = f->switches[u];
+		if (pt == IBF_LFT_NONE || !pt || pt > f->nodes[node].nports)
+			continue;
+		int32_t x = q->pl[f->nodes[node].port_off + pt];
+		/* the leaf's cable is this one: each leaf once, by its own cable */
+		if (x < 0 || f->adj_rev[x] != e)
+			continue;
+		for (uint32_t k = q->hoff[u]; k < q->hoff[u + 1]; k++)
+			src[ns++] = q->hlist[k];
+	}
+	return ns;
 }
 
 /* leaf s's entry towards b: the flows of its own hosts */
 static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
 {
 	uint32_t po[LR_PATH];
-	int no = lr_path(q, s, b, po);
-	if (no < 1 || q->t->level[q->f->adj[po[0]].nbr] <= q->t->level[s])
+	int no = lr_upath(q, s, b, po);
+	if (!no)
 		return 0;
 	return lr_move(q, s, b, q->hlist + q->hoff[s], q->hoff[s + 1] - q->hoff[s], po, no);
 }
@@ -2195,35 +2311,16 @@ static int lr_try(struct lrep *q, uint32_t s, uint32_t b)
  * of the hosts of every leaf below m whose entry towards b is a cable to m */
 static int lr_try2(struct lrep *q, uint32_t m, uint32_t b)
 {
-	const struct ibf_fabric *f = q->f;
-	const struct ibf_ftree *t = q->t;
-	uint32_t po[LR_PATH], lid = q->dlid[b];
-	int no = lr_path(q, m, b, po);
-	if (no < 1 || t->level[f->adj[po[0]].nbr] <= t->level[m])
+	uint32_t po[LR_PATH];
+	int no = lr_upath(q, m, b, po);
+	if (!no)
 		return 0;
 	int hot = 0;
 	for (int i = 0; i < no && !hot; i++)
 		hot = q->hot[po[i]] != 0;
 	if (!hot)
 		return 0;
-	uint32_t ns = 0;
-	for (uint32_t k = q->hoff[m]; k < q->hoff[m + 1]; k++)
-		q->src[ns++] = q->hlist[k];
-	for (uint32_t e = f->adj_off[m]; e < f->adj_off[m + 1]; e++) {
-		uint32_t s = f->adj[e].nbr;
-		if (t->level[s] + 1 != t->level[m] || q->hoff[s] == q->hoff[s + 1])
-			continue;
-		uint8_t pt = ibf_lft(q->r, s)[lid];
-		int node = f->switches[s];
-		if (pt == IBF_LFT_NONE || !pt || pt > f->nodes[node].nports)
-			continue;
-		int32_t x = q->pl[f->nodes[node].port_off + pt];
-		/* the leaf's cable is this one: each leaf once, by its own cable */
-		if (x < 0 || f->adj_rev[x] != e)
-			continue;
-		for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++)
-			q->src[ns++] = q->hlist[k];
-	}
+	uint32_t ns = lr_src(q, 2, m, b, q->src);
 	return ns ? lr_move(q, m, b, q->src, ns, po, no) : 0;
 }
 
@@ -2387,6 +2484,249 @@ static uint64_t *lr_hot_entries(struct lrep *q, uint32_t j, size_t *n1, size_t *
 	return v;
 }
 
+/* ------------------------------------------------------------------
+ * Two-step moves, when no single move is left: a first move of one entry
+ * (which may take no flow off W, and may for a while put one flow of a
+ * (shift, link) above W) makes room on a cable for a second entry, which
+ * then leaves W.  Both stay only when, together, no (shift, link) is above
+ * W and fewer are at W; else the first is undone (its counters and its
+ * table entry and hop count, byte for byte).  Two entries of one leaf
+ * trading cables are such a pair as well. */
+
+/* an entry: switch s's up entry towards host b, a leaf's (lev 1) or a
+ * level-2 switch's (lev 2); the keys sort the leaves' first */
+#define LR_KEY(lev, s, b) ((uint64_t)(lev) << 62 | (uint64_t)(s) << 32 | (uint64_t)(b))
+#define LR_KLEV(k) ((int)((k) >> 62))
+#define LR_KSW(k) ((uint32_t)((k) >> 32) & 0x3fffffffu)
+#define LR_KDST(k) ((uint32_t)(k))
+/* first steps tried for one second step, and per pass */
+#define LR_NA 64
+#define LR_TWO_BUDGET ((uint64_t)1 << 16)
+/* entries listed per pass at most */
+#define LR_TWO_LIST ((size_t)1 << 22)
+
+/* the switches at or below switch u, level by level down, into q->stk:
+ * their number */
+static uint32_t lr_below(struct lrep *q, uint32_t u)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_ftree *t = q->t;
+	if (++q->stamp == 0) {
+		memset(q->mark, 0, f->nsw * sizeof(uint32_t));
+		q->stamp = 1;
+	}
+	uint32_t n = 0;
+	q->mark[u] = q->stamp;
+	q->stk[n++] = u;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t w = q->stk[i];
+		for (uint32_t e = f->adj_off[w]; e < f->adj_off[w + 1]; e++) {
+			uint32_t v = f->adj[e].nbr;
+			if (t->level[v] + 1 == t->level[w] && q->mark[v] != q->stamp) {
+				q->mark[v] = q->stamp;
+				q->stk[n++] = v;
+			}
+		}
+	}
+	return n;
+}
+
+/* Append to v[0..n), at most cap in all, the entries with a flow on (link
+ * l, shift cs): the source leaf's, and the level-2 switch's the flow climbs
+ * through when l is above it; with dedup each key once and none equal to
+ * skip.  The flows of an up-link come from the hosts below its lower end,
+ * those of a down-link go to them.  The new n. */
+static size_t lr_through(struct lrep *q, uint32_t j, uint32_t l, uint32_t cs, uint64_t skip,
+			 uint64_t *v, size_t n, size_t cap, int dedup)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_ftree *t = q->t;
+	uint32_t N = q->N, p[LR_PATH];
+	uint32_t from = f->adj_src[l], to = f->adj[l].nbr;
+	int up = t->level[to] > t->level[from];
+	uint32_t nw = lr_below(q, up ? from : to);
+	for (uint32_t i = 0; i < nw && n < cap; i++) {
+		uint32_t w = q->stk[i];
+		for (uint32_t k = q->hoff[w]; k < q->hoff[w + 1] && n < cap; k++) {
+			uint32_t x = q->hlist[k];
+			uint32_t a = up ? x : (x + N - cs) % N, b = up ? (x + cs) % N : x;
+			uint32_t s = q->h[a].sw;
+			if (t->level[s] != 1 || lr_skip(q, s, b, j))
+				continue;
+			int np = lr_path(q, s, b, p);
+			if (np < 1 || !lr_has(p, np, l))
+				continue;
+			for (int lev = 1; lev <= 2 && n < cap; lev++) {
+				uint64_t key = LR_KEY(1, s, b);
+				if (lev == 2) {
+					uint32_t m = f->adj[p[0]].nbr;
+					if (np < 2 || p[0] == l || t->level[m] != 2 ||
+					    t->level[f->adj[p[1]].nbr] <= 2)
+						continue;
+					key = LR_KEY(2, m, b);
+				}
+				size_t z = 0;
+				if (dedup) {
+					if (key == skip)
+						continue;
+					while (z < n && v[z] != key)
+						z++;
+				}
+				if (!dedup || z == n)
+					v[n++] = key;
+			}
+		}
+	}
+	return n;
+}
+
+/* the second step: switch s's entry towards b (flows of src[0..ns), path
+ * po) to the cable after which no (shift, link) is above W and the fewest
+ * are at W, fewer than nat0 (then the lowest sum); 1 if moved */
+static int lr_move_second(struct lrep *q, uint32_t s, uint32_t b, const uint32_t *src, uint32_t ns,
+			  const uint32_t *po, int no, uint64_t nat0)
+{
+	const struct ibf_fabric *f = q->f;
+	uint32_t pn[LR_PATH], best[LR_PATH], bsum = UINT32_MAX;
+	int64_t bnet = 0;
+	int nb = 0;
+	if (lr_transit(q, s, q->dlid[b]))
+		return 0;
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+		if (e == po[0])
+			continue;
+		int nn = lr_alt(q, s, b, e, pn);
+		if (nn < 0)
+			continue;
+		struct lr_eff x;
+		lr_eval(q, src, ns, b, po, no, pn, nn, q->W, &x);
+		int64_t net = x.add - x.rem;
+		if (x.score > q->W || (int64_t)q->nover != x.orem || (int64_t)q->nat + net >= (int64_t)nat0)
+			continue;
+		if (!nb || net < bnet || (net == bnet && x.sum < bsum)) {
+			bnet = net;
+			bsum = x.sum;
+			memcpy(best, pn, (size_t)nn * sizeof(uint32_t));
+			nb = nn;
+		}
+	}
+	if (!nb)
+		return 0;
+	lr_apply(q, s, b, src, ns, po, no, best, nb);
+	return 1;
+}
+
+/* a two-step move whose second step is entry kb: the first steps are the
+ * entries with a flow on a (shift, link) of kb's other paths that kb's
+ * flow would bring to W or above; 1 if both moved */
+static int lr_two(struct lrep *q, uint32_t j, uint64_t kb)
+{
+	const struct ibf_fabric *f = q->f;
+	int lb = LR_KLEV(kb);
+	uint32_t sb = LR_KSW(kb), b = LR_KDST(kb), N = q->N, W = q->W;
+	uint32_t po[LR_PATH], pn[LR_PATH], pa[LR_PATH], pan[LR_PATH];
+	uint64_t cand[LR_NA];
+	size_t nc = 0;
+	int no = lr_upath(q, sb, b, po);
+	uint32_t ns = no ? lr_src(q, lb, sb, b, q->src) : 0;
+	if (!ns || lr_transit(q, sb, q->dlid[b]))
+		return 0;
+	for (uint32_t e = f->adj_off[sb]; e < f->adj_off[sb + 1] && nc < LR_NA; e++) {
+		if (e == po[0])
+			continue;
+		int nn = lr_alt(q, sb, b, e, pn);
+		if (nn < 0)
+			continue;
+		struct lr_eff x;
+		lr_eval(q, q->src, ns, b, po, no, pn, nn, UINT32_MAX, &x);
+		if (!x.rem)
+			continue;
+		for (uint32_t k = 0; k < ns && nc < LR_NA; k++) {
+			uint32_t cs = (b + N - q->src[k]) % N;
+			if (!cs)
+				continue;
+			for (int i = 0; i < nn && nc < LR_NA; i++)
+				if (!lr_has(po, no, pn[i]) &&
+				    lr_get(q, lr_cell(q, pn[i], cs)) + 1u >= W)
+					nc = lr_through(q, j, pn[i], cs, kb, cand, nc, LR_NA, 1);
+		}
+	}
+	/* a first step may put one flow above W, if the counters hold it */
+	uint32_t cap = W < q->vmax ? W + 1 : W;
+	uint64_t nat0 = q->nat;
+	for (size_t c = 0; c < nc; c++) {
+		int la = LR_KLEV(cand[c]);
+		uint32_t sa = LR_KSW(cand[c]), ba = LR_KDST(cand[c]), lid = q->dlid[ba];
+		int na = lr_upath(q, sa, ba, pa);
+		uint32_t nsa = na ? lr_src(q, la, sa, ba, q->src2) : 0;
+		if (!nsa || lr_transit(q, sa, lid))
+			continue;
+		for (uint32_t e = f->adj_off[sa]; e < f->adj_off[sa + 1]; e++) {
+			if (e == pa[0])
+				continue;
+			int nan = lr_alt(q, sa, ba, e, pan);
+			if (nan < 0)
+				continue;
+			if (!q->budget)
+				return 0;
+			q->budget--;
+			struct lr_eff x;
+			lr_eval(q, q->src2, nsa, ba, pa, na, pan, nan, cap, &x);
+			if (x.score > cap)
+				continue;
+			size_t hi = (size_t)sa * q->r->stride + lid;
+			uint8_t hop = q->r->hops ? q->r->hops[hi] : 0;
+			lr_apply(q, sa, ba, q->src2, nsa, pa, na, pan, nan);
+			uint32_t pb[LR_PATH];
+			int nob = lr_upath(q, sb, b, pb);
+			uint32_t nsb = nob ? lr_src(q, lb, sb, b, q->src) : 0;
+			if (nsb && lr_move_second(q, sb, b, q->src, nsb, pb, nob, nat0)) {
+				q->moved2 += (uint64_t)(la == 2) + (uint64_t)(lb == 2);
+				q->npair++;
+				return 1;
+			}
+			lr_apply(q, sa, ba, q->src2, nsa, pan, nan, pa, na);
+			if (q->r->hops)
+				q->r->hops[hi] = hop;
+		}
+	}
+	return 0;
+}
+
+/* a pass of two-step moves: the second steps are the entries through the
+ * (shift, link) at W; the number of moves (2 per two-step move) */
+static uint64_t lr_pass2(struct lrep *q, uint32_t j)
+{
+	uint64_t want = 2 * (uint64_t)q->W * q->nat;
+	size_t cap = want < LR_TWO_LIST ? (size_t)want : LR_TWO_LIST, n = 0;
+	uint64_t *v = malloc((cap ? cap : 1) * sizeof(uint64_t));
+	if (!v)
+		return 0;
+	for (uint32_t e = 0; e < q->E && n < cap; e++) {
+		if (!q->hot[e])
+			continue;
+		for (uint32_t cs = 1; cs < q->N && n < cap; cs++) {
+			if (!q->hotb[(size_t)e * q->NB + (cs - 1) / LR_HB]) {
+				cs = ((cs - 1) / LR_HB + 1) * LR_HB; /* next block */
+				continue;
+			}
+			if (lr_get(q, lr_cell(q, e, cs)) == q->W)
+				n = lr_through(q, j, e, cs, 0, v, n, cap, 0);
+		}
+	}
+	qsort(v, n, sizeof(uint64_t), lr_cmp64);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!i || v[i] != v[u - 1])
+			v[u++] = v[i];
+	uint64_t moved = 0;
+	q->budget = LR_TWO_BUDGET;
+	for (size_t i = 0; i < u && q->nat && q->budget; i++)
+		moved += 2 * (uint64_t)lr_two(q, j, v[i]);
+	free(v);
+	return moved;
+}
+
 /* one pass over every (leaf, destination) entry, and when relaxed every
  * (level-2 switch, destination) entry; the number moved */
 static uint64_t lr_pass(struct lrep *q, uint32_t j)
@@ -2435,10 +2775,24 @@ static int64_t lr_layer(struct lrep *q, uint32_t j)
 	uint32_t lb = lr_floor(q), nleaf = 0;
 	for (uint32_t s = 0; s < f->nsw; s++)
 		nleaf += t->level[s] == 1 && q->hoff[s] < q->hoff[s + 1];
+	q->nover = 0;
+	q->npair = 0;
+	int two = 0; /* this pass makes two-step moves */
 	for (int pass = 0; pass < 64 && q->W > 1 && q->W > lb; pass++) {
 		uint64_t moved;
 		size_t n1, n2;
 		uint64_t *v;
+		if (two) {
+			/* no single move is left */
+			two = 0;
+			moved = lr_pass2(q, j);
+			moves += moved;
+			if (!moved)
+				break;
+			if (!q->nat)
+				lr_worst(q);
+			continue;
+		}
 		/* few (shift, link) at W: only the entries through them */
 		if (q->nat < nleaf && (v = lr_hot_entries(q, j, &n1, &n2))) {
 			moved = 0;
@@ -2452,8 +2806,10 @@ static int64_t lr_layer(struct lrep *q, uint32_t j)
 		moves += moved;
 		if (q->relax) {
 			q->relax = 0;
-			if (!moved && q->nat)
-				break;
+			if (!moved && q->nat) {
+				two = 1;
+				continue;
+			}
 		} else if (!moved && q->nat) {
 			q->relax = 1;
 			continue;
@@ -2520,11 +2876,14 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	q.hoff = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
 	q.hlist = malloc(q.N * sizeof(uint32_t));
 	q.src = malloc(q.N * sizeof(uint32_t));
+	q.src2 = malloc(q.N * sizeof(uint32_t));
+	q.mark = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
+	q.stk = malloc(((size_t)f->nsw + 1) * sizeof(uint32_t));
 	q.hot = malloc((q.E ? q.E : 1) * sizeof(uint32_t));
 	q.NB = (q.R + LR_HB - 1) / LR_HB;
 	q.hotb = malloc(((size_t)q.E * q.NB + 1) * sizeof(uint16_t));
 	q.pl = malloc((f->nports_total ? f->nports_total : 1) * sizeof(int32_t));
-	if (q.c8 && q.dlid && q.hoff && q.hlist && q.src && q.hot && q.hotb && q.pl) {
+	if (q.c8 && q.dlid && q.hoff && q.hlist && q.src && q.src2 && q.mark && q.stk && q.hot && q.hotb && q.pl) {
 		for (uint32_t s = 0; s < f->nsw; s++) {
 			int node = f->switches[s];
 			for (int p = 0; p <= f->nodes[node].nports; p++) {
@@ -2560,13 +2919,17 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 						 : "out of memory");
 				break;
 			}
+			char pairs[64] = "";
+			if (q.npair)
+				snprintf(pairs, sizeof(pairs), " (%llu two-step moves among them)",
+					 (unsigned long long)q.npair);
 			if (mv || q.moved2)
 				log_msg(c, IBF_LOG_INFO,
 					"dmodk: leaf repair, layer %u: %llu leaf entries and %llu "
 					"level-2 entries moved to another up-cable, worst shift load "
-					"%u -> %u",
+					"%u -> %u%s",
 					j, (unsigned long long)mv, (unsigned long long)q.moved2, q.W0,
-					q.W);
+					q.W, pairs);
 		}
 	} else {
 		log_msg(c, IBF_LOG_INFO, "dmodk: leaf repair skipped: out of memory");
@@ -2576,6 +2939,9 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	free(q.hoff);
 	free(q.hlist);
 	free(q.src);
+	free(q.src2);
+	free(q.mark);
+	free(q.stk);
 	free(q.hot);
 	free(q.hotb);
 	free(q.pl);

@@ -1845,7 +1845,11 @@ static void t_leaf_repair_spine_gone(void)
  * 6).  (b) XGFT(3;16,4,4;1,4,4) with 2 cables per pair and 6 cables cut
  * (seed 1 of net-damage, 2 %): the leaf entries could not go below 4; what
  * sat at the worst were flows from a top switch down to a level-2 switch,
- * which only a level-2 switch's choice of top changes. */
+ * which only a level-2 switch's choice of top changes.  (a) is still at 5
+ * with the two-step moves: what is left at 5 are leaf 13's one plane-0
+ * cable up and down in one shift each; a leaf's entry covers 16
+ * consecutive shifts, and the two-step search finds no pair that lowers
+ * them (t_leaf_repair_two_step has trees where two moves do). */
 static void t_leaf_repair_stuck(void)
 {
 	int m[3] = { 16, 4, 4 }, w[3] = { 1, 4, 4 };
@@ -1974,6 +1978,59 @@ static void t_leaf_repair_large(void)
 	ibf_fabric_free(f);
 }
 
+/* Where no single move was left but two together lower the worst: the
+ * 4-ary 3-tree with 4 cables cut (those of seed 2 and seed 1 of
+ * net-damage's bench trees k43-c4-s2 and k43-c4-s1).  With single moves
+ * only, (a) stays at 3 at LMC 0 and (b) ends at 2,3 at LMC 1 (LMC 0: 2);
+ * with the two-step moves both are at 2, the cut bound, in every layer,
+ * and the log counts the two-step moves. */
+static void t_leaf_repair_two_step(void)
+{
+	static const struct {
+		const char *sw;
+		int port;
+	} cut[2][4] = {
+		{ { "ft-l1-s0001", 7 }, { "ft-l1-s0004", 5 }, { "ft-l1-s0015", 7 }, { "ft-l2-s0005", 8 } },
+		{ { "ft-l1-s0002", 8 }, { "ft-l1-s0005", 7 }, { "ft-l2-s0000", 8 }, { "ft-l2-s0009", 5 } },
+	};
+	for (int c = 0; c < 2; c++)
+		for (int lmc = 0; lmc <= 2; lmc++) {
+			struct ibf_error err;
+			struct ibf_fabric *f = ibf_gen_kary_ntree(4, 3, &err);
+			TT_REQUIRE(f);
+			for (int i = 0; i < 4; i++) {
+				int v = ibf_fabric_find_desc(f, cut[c][i].sw);
+				TT_REQUIRE(v >= 0);
+				const struct ibf_port *pp = ibf_port(f, v, cut[c][i].port);
+				TT_REQUIRE(pp->peer_node >= 0 &&
+					   f->nodes[pp->peer_node].type == IBF_NODE_SWITCH);
+				ibf_fabric_disconnect(f, v, cut[c][i].port);
+			}
+			TT_REQUIRE(lids(f, lmc) == 0);
+			struct ibf_dmodk_opts d;
+			ibf_dmodk_opts_default(&d);
+			struct ibf_routes r;
+			TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
+			TT_CHECK(all_ok(f, &r));
+			struct ibf_ftree t;
+			TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
+			TT_CHECK(updown_ok(f, &r, &t));
+			ibf_ftree_free(&t);
+			if ((c == 0 && lmc == 0) || (c == 1 && lmc == 1))
+				TT_CHECK_MSG(strstr(lastlog.text, "two-step moves among them") != NULL,
+					     "no two-step move: %s", lastlog.text);
+			for (int j = 0; j < (1 << lmc); j++) {
+				struct ibf_cong_report rep;
+				uint32_t wst = shifts(f, &r, j, &rep);
+				printf("# (%c) LMC %d, layer %d: worst shift %u, cut bound %u\n", 'a' + c,
+				       lmc, j, wst, rep.cut_worst);
+				TT_CHECK(wst <= 2);
+			}
+			ibf_routes_free(&r);
+			ibf_fabric_free(f);
+		}
+}
+
 int main(void)
 {
 	TT(t_recognise_kary3);
@@ -2010,5 +2067,6 @@ int main(void)
 	TT(t_leaf_repair_large);
 	TT(t_leaf_repair_spine_gone);
 	TT(t_leaf_repair_stuck);
+	TT(t_leaf_repair_two_step);
 	return tt_done();
 }
