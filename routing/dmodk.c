@@ -2839,7 +2839,7 @@ static int uneven_blocks(const struct ibf_ftree *t)
  * (the trees leaf_repair works on). */
 static int damaged3(const struct ibf_ftree *t)
 {
-	return t->levels > 2 && (t->missing_slots || uneven_blocks(t) || t->shallow);
+	return t->levels > 2 && (t->missing_slots || uneven_blocks(t) || t->shallow || t->tophost);
 }
 
 static void leaf_repair(struct dk *c, uint32_t nlayers)
@@ -3057,6 +3057,27 @@ done:
 	return rc;
 }
 
+/* The names of the switches with flag[s] set, comma-separated, the first
+ * four and "..." after them. */
+static void flagged_names(const struct ibf_fabric *f, const struct ibf_ftree *t,
+			  const uint8_t *flag, char *names, size_t len)
+{
+	char nm[96];
+	size_t u = 0;
+	uint32_t k = 0;
+	names[0] = '\0';
+	for (uint32_t s = 0; s < t->nsw && u < len; s++) {
+		if (!flag[s])
+			continue;
+		int n = k < 4 ? snprintf(names + u, len - u, "%s%s", k ? ", " : "",
+					 ibf_ftree_swname(f, s, nm, sizeof(nm)))
+			      : k == 4 ? snprintf(names + u, len - u, ", ...") : 0;
+		if (n > 0)
+			u += (size_t)n;
+		k++;
+	}
+}
+
 static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		     const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		     struct ibf_route_report *rep, struct ibf_error *err)
@@ -3096,25 +3117,24 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 			t.demoted, t.demoted == 1 ? "" : "es", t.demoted == 1 ? "s" : "",
 			t.nspine_hosts, t.nspine_hosts == 1 ? "" : "s", t.nslots + t.ninside);
 	if (t.shallow) {
-		char names[256] = "", nm[96];
-		size_t u = 0;
-		uint32_t k = 0;
-		for (uint32_t s = 0; s < t.nsw && u < sizeof(names); s++) {
-			if (!t.shallow_sw[s])
-				continue;
-			int n = k < 4 ? snprintf(names + u, sizeof(names) - u, "%s%s", k ? ", " : "",
-						 ibf_ftree_swname(f, s, nm, sizeof(nm)))
-				      : k == 4 ? snprintf(names + u, sizeof(names) - u, ", ...") : 0;
-			if (n > 0)
-				u += (size_t)n;
-			k++;
-		}
+		char names[256];
+		flagged_names(f, &t, t.shallow_sw, names, sizeof(names));
 		log_msg(&c, IBF_LOG_INFO,
 			"dmodk: %u switch%s with hosts cabled only to switches above the other "
 			"leaves' parents (a leaf at another depth, e.g. a service leaf on the "
 			"core): %s; each sits one level below its lowest neighbour with up-port "
 			"slots of its own, its hosts after the leaf slots",
 			t.shallow, t.shallow == 1 ? "" : "es", names);
+	}
+	if (t.tophost) {
+		char names[256];
+		flagged_names(f, &t, t.top_sw, names, sizeof(names));
+		log_msg(&c, IBF_LOG_INFO,
+			"dmodk: %u switch%s with hosts on the top level (hosts on a top switch: "
+			"%s children lie in different pods): %s; %s hosts get indices after the "
+			"leaf slots",
+			t.tophost, t.tophost == 1 ? "" : "es", t.tophost == 1 ? "its" : "their",
+			names, t.tophost == 1 ? "its" : "their");
 	}
 	if (t.ninside)
 		log_msg(&c, IBF_LOG_INFO,

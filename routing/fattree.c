@@ -9,7 +9,10 @@
  * switches with hosts (at least two of them; then the most switch links,
  * then the highest GUID rank) is taken out of the leaf set, because a leaf
  * has no switch below it.  A link between exactly two switches with hosts
- * is left alone and reported as breaking the tree.
+ * is left alone and reported as breaking the tree.  Leaves at another
+ * depth (shallow_leaves: with them BFS gives no tree) and hosts on a top
+ * switch (top_hosts: with them the pods merge into one block) are taken out
+ * of the leaf set as well.
  *
  * A tree: every switch link joins adjacent levels.  Anything else is
  * reported with the offending links named, and IBF_ENOTSUP is returned (the
@@ -292,11 +295,135 @@ static int shallow_leaves(const struct ibf_fabric *f, uint8_t *leaf, uint32_t nl
 	return 0;
 }
 
+/* Hosts on a top switch.  A top switch of a 3-level tree with hosts is
+ * linked to no other switch with hosts, so it passes for a leaf: BFS then
+ * puts it on level 1 and its children (one level-2 switch per pod, all
+ * under one set of top switches) on level 2, where they join the pods'
+ * blocks into one, and most up-port slots are missing.  dist is that tree
+ * (links on adjacent levels, shallow leaves sh[] placed).  A leaf x is such
+ * a switch when
+ *  - x has at least 2 switch neighbours, the ones with parents all in one
+ *    block of level 2 (what a top switch's children are; a leaf's parents
+ *    lie in every plane),
+ *  - with the leaves that do not pass the first test (the real leaves),
+ *    x's neighbours lie in at least 2 blocks of level 1 (pods),
+ *  - BFS without every such x leaves each other switch where it was, x's
+ *    neighbours on level 2 and no switch above level 3: x goes to level 3.
+ * th[] marks them; the caller keeps them only when that tree has fewer
+ * missing up-port slots than the tree with them as leaves. */
+static int top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, const uint32_t *dist,
+		     const uint8_t *sh, uint32_t *queue, uint8_t *th, uint32_t *ntop,
+		     struct ibf_error *err)
+{
+	uint32_t S = f->nsw;
+	*ntop = 0;
+	memset(th, 0, S);
+	uint32_t *uf = malloc(S * sizeof(uint32_t)), *d2 = malloc(S * sizeof(uint32_t));
+	uint8_t *cand = calloc(S, 1), *child = calloc(S, 1), *src = malloc(S);
+	int rc = 0;
+	if (!uf || !d2 || !cand || !child || !src) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	/* the blocks of level 2: components of the links from dist 1 up */
+	for (uint32_t s = 0; s < S; s++)
+		uf[s] = s;
+	for (uint32_t s = 0; s < S; s++) {
+		if (sh[s] || dist[s] != 1)
+			continue;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (!sh[nb] && dist[nb] == 2) {
+				uf_join(uf, s, nb);
+				child[s] = 1; /* has a parent */
+			}
+		}
+	}
+	uint32_t ncand = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		if (!leaf[s])
+			continue;
+		uint32_t first = UINT32_MAX, blk = UINT32_MAX;
+		int ok = 1, two = 0;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && ok; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (sh[nb] || dist[nb] != 1) {
+				ok = 0;
+				break;
+			}
+			if (first == UINT32_MAX)
+				first = nb;
+			else if (nb != first)
+				two = 1;
+			if (!child[nb])
+				continue;
+			uint32_t r = uf_find(uf, nb);
+			if (blk == UINT32_MAX)
+				blk = r;
+			else if (r != blk)
+				ok = 0;
+		}
+		if (ok && two) {
+			cand[s] = 1;
+			ncand++;
+		}
+	}
+	if (!ncand)
+		goto out;
+	/* the blocks of level 1 of the other leaves; child[]: has one of them */
+	memset(child, 0, S);
+	for (uint32_t s = 0; s < S; s++)
+		uf[s] = s;
+	for (uint32_t s = 0; s < S; s++) {
+		if (!leaf[s] || cand[s])
+			continue;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uf_join(uf, s, f->adj[e].nbr);
+			child[f->adj[e].nbr] = 1;
+		}
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		if (!cand[s])
+			continue;
+		uint32_t blk = UINT32_MAX;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && !th[s]; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (!child[nb])
+				continue;
+			uint32_t r = uf_find(uf, nb);
+			if (blk == UINT32_MAX)
+				blk = r;
+			else if (r != blk)
+				th[s] = 1;
+		}
+		*ntop += th[s];
+	}
+	if (!*ntop)
+		goto out;
+	for (uint32_t s = 0; s < S; s++)
+		src[s] = leaf[s] && !th[s];
+	bfs_multi(f, src, d2, queue);
+	for (uint32_t s = 0; s < S && *ntop; s++)
+		if (th[s] ? d2[s] != 2 : d2[s] != dist[s] || (!sh[s] && dist[s] > 2))
+			*ntop = 0;
+	if (!*ntop)
+		memset(th, 0, S);
+out:
+	free(uf);
+	free(d2);
+	free(cand);
+	free(child);
+	free(src);
+	return rc;
+}
+
 /* leaves = switches with hosts, minus hosts-on-a-spine (see the top) and
- * leaves at another depth (shallow_leaves) */
+ * leaves at another depth (shallow_leaves); th[] (*ntop of them) the leaves
+ * that may be hosts on a top switch (top_hosts), still on level 1 here */
 static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost, const uint32_t *rank,
 			    uint8_t *level, uint32_t *dist, uint32_t *queue, uint32_t *demoted,
-			    uint8_t *sh, uint32_t *shallow, struct ibf_error *err)
+			    uint8_t *sh, uint32_t *shallow, uint8_t *th, uint32_t *ntop,
+			    struct ibf_error *err)
 {
 	uint32_t S = f->nsw;
 	uint8_t *leaf = calloc(S ? S : 1, 1);
@@ -351,6 +478,9 @@ static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost, c
 	}
 	bfs_multi(f, leaf, dist, queue);
 	int rc = shallow_leaves(f, leaf, nleaf, level, dist, queue, sh, shallow, err);
+	*ntop = 0;
+	if (!rc && !bad_links(f, dist, sh, NULL))
+		rc = top_hosts(f, leaf, dist, sh, queue, th, ntop, err);
 	free(leaf);
 	if (rc)
 		return rc;
@@ -430,6 +560,7 @@ void ibf_ftree_free(struct ibf_ftree *t)
 		return;
 	free(t->level);
 	free(t->shallow_sw);
+	free(t->top_sw);
 	free(t->rank);
 	free(t->slot_off);
 	free(t->slot);
@@ -602,6 +733,58 @@ out:
 	free(broot);
 	free(uf);
 	free(cnt);
+	return rc;
+}
+
+/* Missing up-port slots of the tree whose levels are lv (slots built on a
+ * scratch tree and thrown away). */
+static int missing_of(const struct ibf_fabric *f, const struct ibf_ftree *t, uint8_t *lv,
+		      const uint32_t *order, uint32_t *miss, struct ibf_error *err)
+{
+	uint32_t S = f->nsw;
+	struct ibf_ftree x;
+	memset(&x, 0, sizeof(x));
+	x.nsw = S;
+	x.level = lv;
+	x.shallow_sw = t->shallow_sw;
+	x.levels = 1;
+	for (uint32_t s = 0; s < S; s++)
+		if (lv[s] > x.levels)
+			x.levels = lv[s];
+	uint32_t **stash = calloc(S, sizeof(uint32_t *));
+	if (!stash)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	int rc = build_slots(f, &x, order, stash, err);
+	*miss = x.missing_slots;
+	for (uint32_t s = 0; s < S; s++)
+		free(stash[s]);
+	free(stash);
+	free(x.slot_off);
+	return rc;
+}
+
+/* The switches top_hosts found (t->top_sw) go to level 3 when that leaves
+ * fewer up-port slots missing than keeping them as leaves; else they stay
+ * leaves and t->top_sw is cleared. */
+static int place_top_hosts(const struct ibf_fabric *f, struct ibf_ftree *t, const uint32_t *order,
+			   struct ibf_error *err)
+{
+	uint32_t S = f->nsw, ma = 0, mb = 0;
+	uint8_t *lb = malloc(S);
+	if (!lb)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t s = 0; s < S; s++)
+		lb[s] = t->top_sw[s] ? 3 : t->level[s];
+	int rc = missing_of(f, t, t->level, order, &ma, err);
+	if (!rc)
+		rc = missing_of(f, t, lb, order, &mb, err);
+	if (!rc && mb < ma) {
+		memcpy(t->level, lb, S);
+	} else {
+		memset(t->top_sw, 0, S);
+		t->tophost = 0;
+	}
+	free(lb);
 	return rc;
 }
 
@@ -910,9 +1093,10 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 	t->nsw = S;
 	t->level = calloc(S, 1);
 	t->shallow_sw = calloc(S, 1);
+	t->top_sw = calloc(S, 1);
 	t->rank = malloc(S * sizeof(uint32_t));
 	if (!nhost || !dist || !queue || !order || !stash || !t->level || !t->shallow_sw ||
-	    !t->rank) {
+	    !t->top_sw || !t->rank) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
@@ -929,7 +1113,9 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 	} else {
 		t->source = IBF_FTREE_BY_LEAVES;
 		rc = levels_by_leaves(f, nhost, t->rank, t->level, dist, queue, &t->demoted,
-				      t->shallow_sw, &t->shallow, err);
+				      t->shallow_sw, &t->shallow, t->top_sw, &t->tophost, err);
+		if (!rc && t->tophost)
+			rc = place_top_hosts(f, t, order, err);
 	}
 	if (rc)
 		goto out;

@@ -53,6 +53,7 @@ struct ibf_ftree {
 	int source;	/* enum ibf_ftree_source */
 	uint8_t *level; /* [nsw] 1..h */
 	uint8_t *shallow_sw; /* [nsw] 1: a shallow leaf (see shallow below) */
+	uint8_t *top_sw;     /* [nsw] 1: hosts on a top switch (see tophost below) */
 	uint32_t *rank; /* [nsw] rank of the switch by node GUID */
 
 	/* up-port slots per switch: the cables to every parent of the
@@ -90,6 +91,10 @@ struct ibf_ftree {
 				 * service leaf on the core): placed one level
 				 * below their lowest neighbour, with their own
 				 * up-port slots (no block with other switches) */
+	uint32_t tophost;	/* of all switches with hosts, those found on the
+				 * top level of a 3-level tree although no other
+				 * switch with hosts is linked to them (their
+				 * children lie in different pods) */
 };
 
 /* Recognise the tree.  Fails with IBF_ENOTSUP when the switch graph is not

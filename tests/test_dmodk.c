@@ -1407,6 +1407,141 @@ static void t_shallow_leaf(void)
 	}
 }
 
+/* XGFT(3;4,4,4;1,4,4) on 8-port switches plus one host on port 8 of each
+ * top switch named in tops[] (hosts on a top switch) */
+static struct ibf_fabric *with_top_hosts(const char *const *tops, int ntops)
+{
+	int m[3] = { 4, 4, 4 }, w[3] = { 1, 4, 4 };
+	struct ibf_fabric *f = xgft(3, m, w, 1, 8);
+	for (int i = 0; f && i < ntops; i++) {
+		int t = node_named(f, tops[i]);
+		if (t < 0 || add_ca_at(f, 950 + i, 1, t, 8) < 0) {
+			ibf_fabric_free(f);
+			f = NULL;
+		}
+	}
+	return f;
+}
+
+/* the tree from the structure alone: 16 switches per level, the hosts'
+ * switches tops[] on level 3 and named in the log */
+static void expect_top_hosts(struct ibf_fabric *f, const char *const *tops, int ntops,
+			     uint32_t missing)
+{
+	struct ibf_ftree t;
+	TT_REQUIRE(tree_by_structure(f, &t) == 0);
+	TT_EQ_INT(t.levels, 3);
+	for (int l = 1; l <= 3; l++)
+		TT_EQ_INT(t.nswl[l], 16);
+	TT_EQ_INT(t.nup[1], 4); /* a pod's 4 level-2 switches, not 16 */
+	TT_EQ_INT(t.missing_slots, missing);
+	TT_EQ_INT(t.tophost, ntops);
+	TT_EQ_INT(t.nspine_hosts, ntops);
+	for (int i = 0; i < ntops; i++) {
+		uint32_t sw = f->nodes[node_named(f, tops[i])].sw;
+		TT_EQ_INT(t.level[sw], 3);
+		TT_CHECK(t.top_sw[sw]);
+	}
+	ibf_ftree_free(&t);
+}
+
+/* Hosts on a top switch: linked to no other switch with hosts, so the
+ * hosts-on-a-spine rule keeps it a leaf, and BFS from the leaves used to
+ * put it on level 1 with its children (one level-2 switch per pod) on
+ * level 2, all pods one block: 17 leaves with 16 up-port slots each, 204 of
+ * them missing.  Now it sits on level 3, as with a roots file. */
+static void t_top_hosts(void)
+{
+	static const char *const one[1] = { "ft-l3-s0000" };
+	static const char *const two[2] = { "ft-l3-s0000", "ft-l3-s0005" };
+	for (int lmc = 0; lmc <= 1; lmc++) {
+		struct ibf_fabric *f = with_top_hosts(one, 1);
+		TT_REQUIRE(f);
+		TT_REQUIRE(lids(f, lmc) == 0);
+		expect_top_hosts(f, one, 1, 0);
+		struct ibf_dmodk_opts d;
+		ibf_dmodk_opts_default(&d);
+		d.tree.use_names = 0;
+		struct ibf_routes r;
+		struct ibf_error err;
+		TT_REQUIRE(dmodk_routed(f, lmc, &d, &r, &err) == 0);
+		TT_CHECK(strstr(lastlog.text, "(hosts on a top switch") != NULL);
+		TT_CHECK(strstr(lastlog.text, "): ft-l3-s0000;") != NULL);
+		for (int j = 0; j < (1 << lmc); j++) {
+			uint32_t wst = shifts(f, &r, j, NULL);
+			printf("# host on a top switch, LMC %d, layer %d: worst shift %u\n", lmc, j,
+			       wst);
+			TT_CHECK(wst <= 2);
+		}
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
+	/* two top switches of different level-2 blocks, each with a host; then
+	 * a leaf up-cable and a level-2 up-cable cut as well (each one slot
+	 * missing) */
+	{
+		struct ibf_fabric *f = with_top_hosts(two, 2);
+		TT_REQUIRE(f);
+		TT_REQUIRE(lids(f, 0) == 0);
+		expect_top_hosts(f, two, 2, 0);
+		uint32_t bound = 0;
+		int ud = 0;
+		uint32_t wst = irregular_worst(f, &bound, &ud);
+		printf("# hosts on 2 top switches: worst shift %u, cut bound %u\n", wst, bound);
+		/* (not up/down: from one top switch's host to the other's there
+		 * is no up-then-down path, as for hosts on a spine) */
+		TT_CHECK(wst <= 2);
+		ibf_fabric_free(f);
+		f = with_top_hosts(two, 2);
+		TT_REQUIRE(f);
+		int leaf = node_named(f, "ft-l1-s0006"), mid = node_named(f, "ft-l2-s0009");
+		TT_REQUIRE(leaf >= 0 && mid >= 0);
+		ibf_fabric_disconnect(f, leaf, 6); /* leaf ports 5..8 go up */
+		ibf_fabric_disconnect(f, mid, 7);  /* level-2 ports 5..8 go up */
+		TT_REQUIRE(lids(f, 0) == 0);
+		expect_top_hosts(f, two, 2, 2);
+		wst = irregular_worst(f, &bound, &ud);
+		printf("# hosts on 2 top switches, 2 cables cut: worst shift %u, cut bound %u\n",
+		       wst, bound);
+		TT_CHECK(wst <= 3);
+		ibf_fabric_free(f);
+	}
+	/* a leaf cabled to its pod's level-2 switches and to one of another pod
+	 * is a miswired leaf (its parents lie in every level-2 block), not a top
+	 * switch: it stays on level 1 */
+	{
+		int m[3] = { 4, 4, 4 }, w[3] = { 1, 4, 4 };
+		struct ibf_fabric *f = xgft(3, m, w, 1, 12);
+		TT_REQUIRE(f);
+		int leaf = node_named(f, "ft-l1-s0000"), other = node_named(f, "ft-l2-s0004");
+		TT_REQUIRE(leaf >= 0 && other >= 0);
+		TT_REQUIRE(ibf_fabric_connect(f, leaf, 12, other, 12, 4, IBF_SPEED_EDR, NULL) == 0);
+		TT_REQUIRE(lids(f, 0) == 0);
+		struct ibf_ftree t;
+		TT_REQUIRE(tree_by_structure(f, &t) == 0);
+		TT_EQ_INT(t.tophost, 0);
+		TT_EQ_INT(t.level[f->nodes[leaf].sw], 1);
+		TT_EQ_INT(t.nswl[1], 16);
+		ibf_ftree_free(&t);
+		ibf_fabric_free(f);
+	}
+	/* a 2-level tree: every leaf has every spine for a parent, one block;
+	 * none is taken for a top switch */
+	{
+		int m[2] = { 8, 4 }, w[2] = { 1, 4 };
+		struct ibf_fabric *f = xgft(2, m, w, 1, 12);
+		TT_REQUIRE(f);
+		TT_REQUIRE(lids(f, 0) == 0);
+		struct ibf_ftree t;
+		TT_REQUIRE(tree_by_structure(f, &t) == 0);
+		TT_EQ_INT(t.tophost, 0);
+		TT_EQ_INT(t.nswl[1], 4);
+		TT_EQ_INT(t.missing_slots, 0);
+		ibf_ftree_free(&t);
+		ibf_fabric_free(f);
+	}
+}
+
 /* a leaf with every uplink unplugged: the switch graph is in two pieces.
  * dmodk refuses it (like minimal and layered) instead of routing each piece
  * with no entries between them; hratio routes the pieces on their own */
@@ -2057,6 +2192,7 @@ int main(void)
 	TT(t_layers_as_lmc0_3level);
 	TT(t_nontree);
 	TT(t_shallow_leaf);
+	TT(t_top_hosts);
 	TT(t_split_tree);
 	TT(t_cut_bound_pieces);
 	TT(t_partial_leaves);
