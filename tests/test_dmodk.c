@@ -1319,6 +1319,25 @@ static int node_named(const struct ibf_fabric *f, const char *name)
 	return -1;
 }
 
+/* XGFT(3;4,4,4;1,4,4) on 12-port switches, LIDs at LMC 0, with one more
+ * cable: port 12 of node `a` to port 12 of node `b` (by name); *na is a's
+ * node.  A miswired tree for the recognition rules to refuse or keep. */
+static struct ibf_fabric *miswired3(const char *a, const char *b, int *na)
+{
+	int m[3] = { 4, 4, 4 }, w[3] = { 1, 4, 4 };
+	struct ibf_fabric *f = xgft(3, m, w, 1, 12);
+	if (!f)
+		return NULL;
+	int x = node_named(f, a), y = node_named(f, b);
+	if (x < 0 || y < 0 || ibf_fabric_connect(f, x, 12, y, 12, 4, IBF_SPEED_EDR, NULL) ||
+	    lids(f, 0)) {
+		ibf_fabric_free(f);
+		return NULL;
+	}
+	*na = x;
+	return f;
+}
+
 /* XGFT(3;4,4,4;1,4,4) on 8-port switches plus a switch "svc" with `nh`
  * hosts cabled to the top switches in tops[] (port 8 of each): a service
  * leaf on the core */
@@ -1388,13 +1407,9 @@ static void t_shallow_leaf(void)
 	/* a leaf cabled to a top switch as well as to its level-2 parents is
 	 * a miswired tree, not a leaf at another depth */
 	{
-		int m[3] = { 4, 4, 4 }, w[3] = { 1, 4, 4 };
-		struct ibf_fabric *f = xgft(3, m, w, 1, 12);
+		int leaf;
+		struct ibf_fabric *f = miswired3("ft-l1-s0000", "ft-l3-s0000", &leaf);
 		TT_REQUIRE(f);
-		int leaf = node_named(f, "ft-l1-s0000"), top = node_named(f, "ft-l3-s0000");
-		TT_REQUIRE(leaf >= 0 && top >= 0);
-		TT_REQUIRE(ibf_fabric_connect(f, leaf, 12, top, 12, 4, IBF_SPEED_EDR, NULL) == 0);
-		TT_REQUIRE(lids(f, 0) == 0);
 		struct ibf_dmodk_opts d;
 		ibf_dmodk_opts_default(&d);
 		d.tree.use_names = 0;
@@ -1510,13 +1525,9 @@ static void t_top_hosts(void)
 	 * is a miswired leaf (its parents lie in every level-2 block), not a top
 	 * switch: it stays on level 1 */
 	{
-		int m[3] = { 4, 4, 4 }, w[3] = { 1, 4, 4 };
-		struct ibf_fabric *f = xgft(3, m, w, 1, 12);
+		int leaf;
+		struct ibf_fabric *f = miswired3("ft-l1-s0000", "ft-l2-s0004", &leaf);
 		TT_REQUIRE(f);
-		int leaf = node_named(f, "ft-l1-s0000"), other = node_named(f, "ft-l2-s0004");
-		TT_REQUIRE(leaf >= 0 && other >= 0);
-		TT_REQUIRE(ibf_fabric_connect(f, leaf, 12, other, 12, 4, IBF_SPEED_EDR, NULL) == 0);
-		TT_REQUIRE(lids(f, 0) == 0);
 		struct ibf_ftree t;
 		TT_REQUIRE(tree_by_structure(f, &t) == 0);
 		TT_EQ_INT(t.tophost, 0);
