@@ -2416,6 +2416,38 @@ static int lr_try_at(struct lrep *q, int lev, uint32_t s, uint32_t b)
 	return mv;
 }
 
+/* The next (link, shift) pair at the worst load W after (*e, *cs), links
+ * in index order, then shifts; links and blocks of LR_HB shifts without a
+ * pair at W are passed over.  Start with *e = *cs = 0.  0 when none is
+ * left. */
+static int lr_next_at_w(const struct lrep *q, uint32_t *e, uint32_t *cs)
+{
+	for (; *e < q->E; (*e)++, *cs = 0) {
+		if (!q->hot[*e])
+			continue;
+		for ((*cs)++; *cs < q->N; (*cs)++) {
+			if (!q->hotb[(size_t)*e * q->NB + (*cs - 1) / LR_HB]) {
+				*cs = ((*cs - 1) / LR_HB + 1) * LR_HB; /* next block */
+				continue;
+			}
+			if (lr_get(q, lr_cell(q, *e, *cs)) == q->W)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* v[0..n) sorted, each value once: the new n */
+static size_t lr_sort_unique(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(uint64_t), lr_cmp64);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!i || v[i] != v[u - 1])
+			v[u++] = v[i];
+	return u;
+}
+
 /* the entries (switch << 32 | destination host) that carry a flow on a
  * (shift, link) at W, sorted, each once: the leaves' entries, then (when
  * relaxed) those of the level-2 switches the flows climb through; their
@@ -2429,53 +2461,38 @@ static uint64_t *lr_hot_entries(struct lrep *q, uint32_t j, size_t *n1, size_t *
 	uint64_t *v = malloc(cap * sizeof(uint64_t));
 	for (int lev = 1; lev <= (q->relax ? 2 : 1) && v; lev++) {
 		size_t n0 = n;
-		for (uint32_t e = 0; e < q->E && v; e++) {
-			if (!q->hot[e])
-				continue;
-			for (uint32_t cs = 1; cs < N && v; cs++) {
-				if (!q->hotb[(size_t)e * q->NB + (cs - 1) / LR_HB]) {
-					cs = ((cs - 1) / LR_HB + 1) * LR_HB; /* next block */
+		for (uint32_t e = 0, cs = 0; v && lr_next_at_w(q, &e, &cs);) {
+			for (uint32_t a = 0; a < N; a++) {
+				uint32_t b = (a + cs) % N, s = q->h[a].sw;
+				if (t->level[s] != 1 || lr_skip(q, s, b, j))
 					continue;
-				}
-				if (lr_get(q, lr_cell(q, e, cs)) != q->W)
+				int np = lr_path(q, s, b, p);
+				if (np < 1 || !lr_has(p, np, e))
 					continue;
-				for (uint32_t a = 0; a < N; a++) {
-					uint32_t b = (a + cs) % N, s = q->h[a].sw;
-					if (t->level[s] != 1 || lr_skip(q, s, b, j))
+				uint32_t w = s;
+				if (lev == 2) {
+					/* the level-2 switch the flow climbs through */
+					w = f->adj[p[0]].nbr;
+					if (np < 2 || t->level[w] != 2 ||
+					    t->level[f->adj[p[1]].nbr] <= 2)
 						continue;
-					int np = lr_path(q, s, b, p);
-					if (np < 1 || !lr_has(p, np, e))
-						continue;
-					uint32_t w = s;
-					if (lev == 2) {
-						/* the level-2 switch the flow climbs through */
-						w = f->adj[p[0]].nbr;
-						if (np < 2 || t->level[w] != 2 ||
-						    t->level[f->adj[p[1]].nbr] <= 2)
-							continue;
-					}
-					if (n == cap) {
-						uint64_t *x = realloc(v, 2 * cap * sizeof(uint64_t));
-						if (!x) {
-							free(v);
-							v = NULL;
-							break;
-						}
-						v = x;
-						cap *= 2;
-					}
-					v[n++] = (uint64_t)w << 32 | b;
 				}
+				if (n == cap) {
+					uint64_t *x = realloc(v, 2 * cap * sizeof(uint64_t));
+					if (!x) {
+						free(v);
+						v = NULL;
+						break;
+					}
+					v = x;
+					cap *= 2;
+				}
+				v[n++] = (uint64_t)w << 32 | b;
 			}
 		}
 		if (!v)
 			break;
-		qsort(v + n0, n - n0, sizeof(uint64_t), lr_cmp64);
-		size_t u = n0;
-		for (size_t i = n0; i < n; i++)
-			if (i == n0 || v[i] != v[u - 1])
-				v[u++] = v[i];
-		n = u;
+		n = n0 + lr_sort_unique(v + n0, n - n0);
 		if (lev == 1)
 			k1 = n;
 	}
@@ -2702,23 +2719,9 @@ static uint64_t lr_pass2(struct lrep *q, uint32_t j)
 	uint64_t *v = malloc((cap ? cap : 1) * sizeof(uint64_t));
 	if (!v)
 		return 0;
-	for (uint32_t e = 0; e < q->E && n < cap; e++) {
-		if (!q->hot[e])
-			continue;
-		for (uint32_t cs = 1; cs < q->N && n < cap; cs++) {
-			if (!q->hotb[(size_t)e * q->NB + (cs - 1) / LR_HB]) {
-				cs = ((cs - 1) / LR_HB + 1) * LR_HB; /* next block */
-				continue;
-			}
-			if (lr_get(q, lr_cell(q, e, cs)) == q->W)
-				n = lr_through(q, j, e, cs, 0, v, n, cap, 0);
-		}
-	}
-	qsort(v, n, sizeof(uint64_t), lr_cmp64);
-	size_t u = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!i || v[i] != v[u - 1])
-			v[u++] = v[i];
+	for (uint32_t e = 0, cs = 0; n < cap && lr_next_at_w(q, &e, &cs);)
+		n = lr_through(q, j, e, cs, 0, v, n, cap, 0);
+	size_t u = lr_sort_unique(v, n);
 	uint64_t moved = 0;
 	q->budget = LR_TWO_BUDGET;
 	for (size_t i = 0; i < u && q->nat && q->budget; i++)
