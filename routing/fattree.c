@@ -295,6 +295,24 @@ static int shallow_leaves(const struct ibf_fabric *f, uint8_t *leaf, uint32_t nl
 	return 0;
 }
 
+/* 1 when the neighbours of switch s that have child[] set lie in two or
+ * more blocks of the union-find uf. */
+static int nbrs_split(const struct ibf_fabric *f, uint32_t s, const uint8_t *child, uint32_t *uf)
+{
+	uint32_t blk = UINT32_MAX;
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+		uint32_t nb = f->adj[e].nbr;
+		if (!child[nb])
+			continue;
+		uint32_t r = uf_find(uf, nb);
+		if (blk == UINT32_MAX)
+			blk = r;
+		else if (r != blk)
+			return 1;
+	}
+	return 0;
+}
+
 /* Hosts on a top switch.  A top switch of a 3-level tree with hosts is
  * linked to no other switch with hosts, so it passes for a leaf: BFS then
  * puts it on level 1 and its children (one level-2 switch per pod, all
@@ -343,9 +361,9 @@ static int top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, const uint
 	for (uint32_t s = 0; s < S; s++) {
 		if (!leaf[s])
 			continue;
-		uint32_t first = UINT32_MAX, blk = UINT32_MAX;
+		uint32_t first = UINT32_MAX;
 		int ok = 1, two = 0;
-		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && ok; e++) {
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
 			uint32_t nb = f->adj[e].nbr;
 			if (sh[nb] || dist[nb] != 1) {
 				ok = 0;
@@ -355,15 +373,8 @@ static int top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, const uint
 				first = nb;
 			else if (nb != first)
 				two = 1;
-			if (!child[nb])
-				continue;
-			uint32_t r = uf_find(uf, nb);
-			if (blk == UINT32_MAX)
-				blk = r;
-			else if (r != blk)
-				ok = 0;
 		}
-		if (ok && two) {
+		if (ok && two && !nbrs_split(f, s, child, uf)) {
 			cand[s] = 1;
 			ncand++;
 		}
@@ -385,17 +396,7 @@ static int top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, const uint
 	for (uint32_t s = 0; s < S; s++) {
 		if (!cand[s])
 			continue;
-		uint32_t blk = UINT32_MAX;
-		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && !th[s]; e++) {
-			uint32_t nb = f->adj[e].nbr;
-			if (!child[nb])
-				continue;
-			uint32_t r = uf_find(uf, nb);
-			if (blk == UINT32_MAX)
-				blk = r;
-			else if (r != blk)
-				th[s] = 1;
-		}
+		th[s] = (uint8_t)nbrs_split(f, s, child, uf);
 		*ntop += th[s];
 	}
 	if (!*ntop)
