@@ -525,6 +525,22 @@ static int updown_ok(const struct ibf_fabric *f, const struct ibf_routes *r,
 	return 1;
 }
 
+/* the tree of f by the options o, and updown_ok of r on it (0 when there
+ * is no tree) */
+static int tree_updown(const struct ibf_fabric *f, const struct ibf_ftree_opts *o,
+		       const struct ibf_routes *r)
+{
+	struct ibf_ftree t;
+	struct ibf_error err;
+	if (ibf_ftree_build(f, o, &t, &err)) {
+		printf("# tree: %s\n", err.msg);
+		return 0;
+	}
+	int ok = updown_ok(f, r, &t);
+	ibf_ftree_free(&t);
+	return ok;
+}
+
 /* route with dmodk (no generator names, as on a real fabric): every pair
  * delivered, up/down paths, worst shift load; *bound = the cut bound */
 static uint32_t irregular_worst(const struct ibf_fabric *f, uint32_t *bound, int *updown)
@@ -1899,10 +1915,7 @@ static void t_leaf_repair_3level(void)
 		ibf_dmodk_opts_default(&d);
 		struct ibf_routes r;
 		TT_REQUIRE(dmodk_routed(f, lmc, &d, &r, &err) == 0);
-		struct ibf_ftree t;
-		TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
-		TT_CHECK(updown_ok(f, &r, &t));
-		ibf_ftree_free(&t);
+		TT_CHECK(tree_updown(f, &d.tree, &r));
 		for (int j = 0; j < (1 << lmc); j++) {
 			struct ibf_cong_report rep;
 			uint32_t wst = shifts(f, &r, j, &rep);
@@ -2013,10 +2026,7 @@ static void t_leaf_repair_stuck(void)
 		struct ibf_routes r;
 		TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
 		TT_CHECK(all_ok(f, &r));
-		struct ibf_ftree t;
-		TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
-		TT_CHECK(updown_ok(f, &r, &t));
-		ibf_ftree_free(&t);
+		TT_CHECK(tree_updown(f, &d.tree, &r));
 		const char *l = lastlog.text;
 		for (int j = 0; j < (1 << lmc); j++) {
 			struct ibf_cong_report rep;
@@ -2059,10 +2069,7 @@ static void t_leaf_repair_stuck(void)
 	struct ibf_routes r;
 	TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
 	TT_CHECK(all_ok(f, &r));
-	struct ibf_ftree t;
-	TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
-	TT_CHECK(updown_ok(f, &r, &t));
-	ibf_ftree_free(&t);
+	TT_CHECK(tree_updown(f, &d.tree, &r));
 	struct ibf_cong_report rep;
 	uint32_t wst = shifts(f, &r, 0, &rep);
 	printf("# (b) worst shift %u, cut bound %u\n", wst, rep.cut_worst);
@@ -2106,10 +2113,7 @@ static void t_leaf_repair_large(void)
 	ibf_dmodk_opts_default(&d);
 	struct ibf_routes r;
 	TT_REQUIRE(dmodk_routed(f, 0, &d, &r, &err) == 0);
-	struct ibf_ftree t;
-	TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
-	TT_CHECK(updown_ok(f, &r, &t));
-	ibf_ftree_free(&t);
+	TT_CHECK(tree_updown(f, &d.tree, &r));
 	const char *l = strstr(lastlog.text, "worst shift load ");
 	unsigned before = 0, after = 0;
 	TT_CHECK_MSG(l && sscanf(l, "worst shift load %u -> %u", &before, &after) == 2,
@@ -2158,10 +2162,7 @@ static void t_leaf_repair_two_step(void)
 			struct ibf_routes r;
 			TT_REQUIRE(route(f, "dmodk", &d, &r, &err) == 0);
 			TT_CHECK(all_ok(f, &r));
-			struct ibf_ftree t;
-			TT_REQUIRE(ibf_ftree_build(f, &d.tree, &t, &err) == 0);
-			TT_CHECK(updown_ok(f, &r, &t));
-			ibf_ftree_free(&t);
+			TT_CHECK(tree_updown(f, &d.tree, &r));
 			if ((c == 0 && lmc == 0) || (c == 1 && lmc == 1))
 				TT_CHECK_MSG(strstr(lastlog.text, "two-step moves among them") != NULL,
 					     "no two-step move: %s", lastlog.text);
