@@ -1900,16 +1900,29 @@ static void t_demand_load(void)
  * shift of 5 (cut bound 3); moving leaf entries to other up-cables where a
  * flow sits on a link at the worst load (and nothing new reaches it)
  * gives 4, at LMC 0 and in both layers at LMC 1, with up/down paths. */
-static void t_leaf_repair_3level(void)
+/* t_leaf_repair_3level's tree: XGFT(3;16,4,4;1,4,4) with 2 cables per
+ * pair, leaf 1 without port 20, leaf 13 without ports 23 and 24 (and 18
+ * when `stuck`: t_leaf_repair_stuck's tree) */
+static struct ibf_fabric *repair3_tree(int stuck)
 {
 	int m[3] = { 16, 4, 4 }, w[3] = { 1, 4, 4 };
+	struct ibf_fabric *f = xgft(3, m, w, 2, 24);
+	if (!f)
+		return NULL;
+	/* leaf l: hosts on ports 1..16, plane p on ports 17 + 2p, 18 + 2p */
+	ibf_fabric_disconnect(f, 1, 20);
+	if (stuck)
+		ibf_fabric_disconnect(f, 13, 18);
+	ibf_fabric_disconnect(f, 13, 23);
+	ibf_fabric_disconnect(f, 13, 24);
+	return f;
+}
+
+static void t_leaf_repair_3level(void)
+{
 	for (int lmc = 0; lmc <= 1; lmc++) {
-		struct ibf_fabric *f = xgft(3, m, w, 2, 24);
+		struct ibf_fabric *f = repair3_tree(0);
 		TT_REQUIRE(f);
-		/* leaf l: hosts on ports 1..16, plane p on ports 17 + 2p, 18 + 2p */
-		ibf_fabric_disconnect(f, 1, 20);
-		ibf_fabric_disconnect(f, 13, 23);
-		ibf_fabric_disconnect(f, 13, 24);
 		struct ibf_error err;
 		struct ibf_dmodk_opts d;
 		ibf_dmodk_opts_default(&d);
@@ -2013,12 +2026,8 @@ static void t_leaf_repair_stuck(void)
 {
 	int m[3] = { 16, 4, 4 }, w[3] = { 1, 4, 4 };
 	for (int lmc = 0; lmc <= 1; lmc++) {
-		struct ibf_fabric *f = xgft(3, m, w, 2, 24);
+		struct ibf_fabric *f = repair3_tree(1);
 		TT_REQUIRE(f);
-		ibf_fabric_disconnect(f, 1, 20);
-		ibf_fabric_disconnect(f, 13, 18);
-		ibf_fabric_disconnect(f, 13, 23);
-		ibf_fabric_disconnect(f, 13, 24);
 		TT_REQUIRE(lids(f, lmc) == 0);
 		struct ibf_error err;
 		struct ibf_dmodk_opts d;
