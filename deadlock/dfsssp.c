@@ -833,27 +833,15 @@ struct fit {
 	int32_t *nxt;	      /* [nsw] next switch of the up*-down* column */
 	int32_t *order;	      /* the ranked switches by increasing rank */
 	uint32_t nranked;
+	uint32_t root;	      /* the BFS root of the ranking */
 	uint64_t lids_aliased, lids_escaped, paths_changed;
 	uint64_t escape_ordinary; /* ordinary paths admitted to the escape layer */
 };
 
-static int fit_init(struct fit *ft, const struct ibf_cdg *g, struct ibf_error *err)
+/* Rank the switches by BFS level from root (index inside a level). */
+static void fit_rank(struct fit *ft, const struct ibf_cdg *g, uint32_t root)
 {
-	uint32_t n = g->nsw + 1;
-	ft->rank = malloc(n * sizeof(int32_t));
-	ft->q = malloc(n * sizeof(int32_t));
-	ft->dd = malloc(n * sizeof(int32_t));
-	ft->aa = malloc(n * sizeof(int32_t));
-	ft->nxt = malloc(n * sizeof(int32_t));
-	ft->order = malloc(n * sizeof(int32_t));
-	if (!ft->rank || !ft->q || !ft->dd || !ft->aa || !ft->nxt || !ft->order)
-		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	/* root: the switch with the most links (lowest index on ties) */
 	const struct ibf_fabric *f = g->f;
-	uint32_t root = 0;
-	for (uint32_t s = 1; s < g->nsw; s++)
-		if (f->adj_off[s + 1] - f->adj_off[s] > f->adj_off[root + 1] - f->adj_off[root])
-			root = s;
 	for (uint32_t s = 0; s < g->nsw; s++)
 		ft->dd[s] = -1;
 	uint32_t h = 0, t = 0;
@@ -877,6 +865,28 @@ static int fit_init(struct fit *ft, const struct ibf_cdg *g, struct ibf_error *e
 		for (uint32_t s = 0; s < g->nsw; s++)
 			if (ft->dd[s] == lv)
 				ft->order[ft->nranked++] = (int32_t)s;
+	ft->root = root;
+}
+
+static int fit_init(struct fit *ft, const struct ibf_cdg *g, struct ibf_error *err)
+{
+	uint32_t n = g->nsw + 1;
+	ft->rank = malloc(n * sizeof(int32_t));
+	ft->q = malloc(n * sizeof(int32_t));
+	ft->dd = malloc(n * sizeof(int32_t));
+	ft->aa = malloc(n * sizeof(int32_t));
+	ft->nxt = malloc(n * sizeof(int32_t));
+	ft->order = malloc(n * sizeof(int32_t));
+	if (!ft->rank || !ft->q || !ft->dd || !ft->aa || !ft->nxt || !ft->order)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	/* root: the switch with the most links (lowest index on ties); the
+	 * escape pass may pick another (fit_choose_root) */
+	const struct ibf_fabric *f = g->f;
+	uint32_t root = 0;
+	for (uint32_t s = 1; s < g->nsw; s++)
+		if (f->adj_off[s + 1] - f->adj_off[s] > f->adj_off[root + 1] - f->adj_off[root])
+			root = s;
+	fit_rank(ft, g, root);
 	return 0;
 }
 
@@ -908,6 +918,56 @@ static int updown_legal(const struct ibf_cdg *g, const struct fit *ft, uint32_t 
 		c = cdg_out(g, y, d);
 	}
 	return c < 0;
+}
+
+/* Paths between switches that go only up, then only down, under the
+ * current ranking. */
+static uint64_t updown_count(const struct ibf_cdg *g, const struct fit *ft)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < g->ndl; i++)
+		for (uint32_t s = 0; s < g->nsw; s++)
+			if (cdg_out(g, s, g->dlids[i]) >= 0 && updown_legal(g, ft, s, g->dlids[i]))
+				n++;
+	return n;
+}
+
+/* The escape layer admits only up*-down* paths of its ranking, and paths
+ * that do not fit are moved onto it, so its root decides how many routed
+ * paths survive.  Rooted at the switch with the most links, a fat tree's
+ * up-then-down host paths break the rule (that switch is a spine, and
+ * leaves of other pods lie on both sides of it); rooted at a switch with
+ * end ports (a leaf), they keep it, and so do most paths between top
+ * switches.  Rank from the switch with the most end ports (then the most
+ * links, then the lowest index) when that admits more of the paths as
+ * routed, else keep the root. */
+static void fit_choose_root(struct fit *ft, const struct ibf_cdg *g)
+{
+	const struct ibf_fabric *f = g->f;
+	uint32_t best = 0, best_ep = 0;
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		const struct ibf_node *nd = &f->nodes[f->switches[s]];
+		uint32_t ep = 0;
+		for (uint32_t p = 1; p <= nd->nports; p++) {
+			const struct ibf_port *pt = &f->ports[nd->port_off + p];
+			if (pt->peer_node >= 0 && f->nodes[pt->peer_node].type != IBF_NODE_SWITCH)
+				ep++;
+		}
+		uint32_t deg = f->adj_off[s + 1] - f->adj_off[s];
+		uint32_t bdeg = f->adj_off[best + 1] - f->adj_off[best];
+		if (s == 0 || ep > best_ep || (ep == best_ep && deg > bdeg)) {
+			best = s;
+			best_ep = ep;
+		}
+	}
+	uint32_t old = ft->root;
+	if (!best_ep || best == old)
+		return;
+	uint64_t n_old = updown_count(g, ft);
+	fit_rank(ft, g, best);
+	uint64_t n_new = updown_count(g, ft);
+	if (n_new <= n_old)
+		fit_rank(ft, g, old);
 }
 
 /* The up*-down* column of LID d (its port on switch t) into tcol[nsw]:
@@ -1302,6 +1362,7 @@ static int place_layers(struct dfs *st, struct ibf_routes *r, const struct ibf_d
 	 * layer kept as the escape layer */
 	dl_tables_set(r, *lft0, *hops0, ntab);
 	online_reset(st);
+	fit_choose_root(ft, &st->g);
 	ft->escape = V - 1;
 	ft->lids_aliased = ft->lids_escaped = ft->paths_changed = ft->escape_ordinary = 0;
 	return online(st, V - 1, ft, r, err);

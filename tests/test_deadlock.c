@@ -327,6 +327,65 @@ static void test_fattree_both_layerings(void)
 	ibf_fabric_free(f);
 }
 
+/* D-mod-K on a fat tree with one VL: the host paths go up, then down,
+ * and never close a cycle; only the switch LIDs' paths do.  The escape
+ * layer is then ranked from a leaf, under which the host paths stay legal:
+ * no entry towards a host LID changes, only some switch LIDs are
+ * rerouted.  (Ranked from the switch with the most links, a spine, 2665 of
+ * the 5376 entries changed, host entries among them.) */
+static void test_fattree_one_vl_keeps_host_paths(void)
+{
+	struct ibf_error err;
+	struct ibf_fabric *f = ibf_gen_kary_ntree(4, 3, &err);
+	TT_REQUIRE(f != NULL);
+	TT_REQUIRE(ibf_assign_lids(f, 1, 0, &err) == 0);
+	struct ibf_route_opts ro;
+	ibf_route_opts_default(&ro);
+	struct ibf_routes r;
+	TT_REQUIRE(ibf_route(f, "dmodk", &ro, &r, NULL, &err) == 0);
+	size_t ntab = (size_t)r.nsw * r.stride;
+	uint8_t *before = malloc(ntab);
+	TT_REQUIRE(before != NULL);
+	memcpy(before, r.lft, ntab);
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	o.max_vls = 1;
+	TT_REQUIRE(apply(f, &r, &o, &err) == 0);
+	TT_CHECK(DL(r)->deadlock_free);
+	TT_EQ_INT(DL(r)->layers, 1);
+	uint64_t host_changed = 0, sw_changed = 0;
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		const struct ibf_node *nd = &f->nodes[n];
+		int sw = nd->type == IBF_NODE_SWITCH;
+		const struct ibf_port *pt = &f->ports[nd->port_off + (sw ? 0 : 1)];
+		for (uint32_t k = 0; k < (1u << pt->lmc); k++) {
+			uint32_t d = pt->lid + k;
+			for (uint32_t s = 0; s < r.nsw; s++) {
+				size_t i = (size_t)s * r.stride + d;
+				if (r.lft[i] != before[i])
+					*(sw ? &sw_changed : &host_changed) += 1;
+			}
+		}
+	}
+	printf("# 4-ary 3-tree dmodk, 1 VL: %llu host entries and %llu switch entries changed, "
+	       "%llu in all\n",
+	       (unsigned long long)host_changed, (unsigned long long)sw_changed,
+	       (unsigned long long)DL(r)->entries_changed);
+	TT_EQ_INT(host_changed, 0);
+	TT_CHECK(sw_changed >= 1);
+	TT_EQ_INT(DL(r)->entries_changed, sw_changed);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(verify_dl(f, &r, g_dl, &rep) == 0);
+	TT_EQ_INT(rep.cyclic_sccs, 0);
+	TT_EQ_INT(rep.broken, 0);
+	TT_CHECK(ibf_verify_ok(&rep));
+	ibf_verify_report_free(&rep);
+	free(before);
+	dl_drop();
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* A deliberately cyclic SL/SL2VL result: dfsssp's SLs, but the SL2VL
  * tables of one switch send every SL to VL 0 -- and a variant where the
  * SLs are all 0. */
@@ -1342,6 +1401,7 @@ int main(void)
 	TT(test_ring160_long_paths);
 	TT(test_tree_one_vl);
 	TT(test_fattree_both_layerings);
+	TT(test_fattree_one_vl_keeps_host_paths);
 	TT(test_verifier_rejects_handmade);
 	TT(test_verifier_vl_by_in_port);
 	TT(test_sf5_coloring);
