@@ -537,6 +537,133 @@ static int switch_agreement(const struct vctx *v, uint32_t i, uint32_t pn, int *
 	return agree;
 }
 
+/* The plain name of discovered node i in a plan from-topology wrote: its
+ * description, else its node id (trimmed and cut like the plan's). */
+static void plain_name(const struct ibf_fabric *f, uint32_t i, char *buf, size_t len)
+{
+	trimmed(f->nodes[i].desc, buf, len);
+	if (!buf[0])
+		trimmed(f->nodes[i].id, buf, len);
+}
+
+/* Copies of one device: discovered nodes of one GUID and one plain name,
+ * as the reader makes them when it splits a node (a port line the node's
+ * own record contradicts gets a copy of that node) or when two devices
+ * report one GUID and one description.  from-topology names them in node
+ * order: the plain name, then the plain name with "-0x<GUID>" appended,
+ * then that with "-2", "-3", ...  The description pass gave the plain name
+ * to the first copy; here every copy is placed again on those plan names,
+ * the one whose cables to named nodes agree most with a name's planned
+ * cables first (ties: node order, then name order), so a fabric validates
+ * clean against its own plan, and against a plan written from another
+ * reading in which the copies came in another order.  twice: the GUIDs
+ * two or more nodes share.  Returns 0 or IBF_ENOMEM. */
+static int match_copies(struct vctx *v, const struct ibf_umap *twice)
+{
+	const struct ibf_fabric *f = v->fab;
+	const struct ibf_plan *p = v->plan;
+	uint32_t nf = f->nnodes;
+	int rc = 0;
+	uint8_t *done = calloc((size_t)nf + 1, 1);
+	int32_t *mem = malloc(((size_t)nf + 1) * sizeof(int32_t));
+	int32_t *cand = malloc(((size_t)nf + 2) * sizeof(int32_t));
+	uint8_t *used = calloc((size_t)nf + 2, 1);
+	char *name = malloc(1024), *other = malloc(1024), *gname = malloc(1100);
+	if (!done || !mem || !cand || !used || !name || !other || !gname) {
+		rc = IBF_ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < nf; i++) {
+		uint64_t g = ibf_node_some_guid(f, (int)i);
+		if (done[i] || !g || ibf_umap_get(twice, g) < 0)
+			continue;
+		plain_name(f, i, name, 1024);
+		if (!name[0])
+			continue;
+		uint32_t nm = 0;
+		for (uint32_t j = i; j < nf; j++) {
+			if (done[j] || ibf_node_some_guid(f, (int)j) != g ||
+			    (f->nodes[j].type == IBF_NODE_SWITCH) !=
+				    (f->nodes[i].type == IBF_NODE_SWITCH))
+				continue;
+			plain_name(f, j, other, 1024);
+			if (strcmp(name, other))
+				continue;
+			done[j] = 1;
+			mem[nm++] = (int32_t)j;
+		}
+		if (nm < 2)
+			continue;
+		/* the plan names of the copies: free, or held by one of them */
+		uint32_t nc = 0;
+		guid_name(f, i, gname, 1100);
+		size_t gl = strlen(gname);
+		for (unsigned k = 0; nc < nf; k++) {
+			if (k == 0)
+				snprintf(other, 1024, "%s", name);
+			else if (k == 1)
+				snprintf(other, 1024, "%s", gname);
+			else if (gl + 12 < 1024)
+				snprintf(other, 1024, "%s-%u", gname, k);
+			else
+				break;
+			int pn = ibf_plan_find(p, other);
+			if (pn < 0) {
+				if (k == 0)
+					continue; /* the plain name may have gone */
+				break;
+			}
+			if (!same_kind(&p->nodes[pn], &f->nodes[i]))
+				continue;
+			int holder = v->pmap[pn], ours = holder < 0;
+			for (uint32_t m = 0; m < nm && !ours; m++)
+				ours = mem[m] == holder;
+			if (ours)
+				cand[nc++] = pn;
+		}
+		for (uint32_t m = 0; m < nm; m++)
+			for (uint32_t c = 0; c < nc; c++)
+				if (v->dmap[mem[m]] == cand[c]) {
+					v->pmap[cand[c]] = -1;
+					v->method[cand[c]] = 0;
+					v->dmap[mem[m]] = -1;
+				}
+		memset(used, 0, (size_t)nc + 1);
+		for (uint32_t left = nm < nc ? nm : nc; left; left--) {
+			int bs = -1, nb;
+			uint32_t bm = 0, bc = 0;
+			for (uint32_t m = 0; m < nm; m++) {
+				if (v->dmap[mem[m]] >= 0)
+					continue;
+				for (uint32_t c = 0; c < nc; c++) {
+					if (used[c])
+						continue;
+					int a = switch_agreement(v, (uint32_t)mem[m],
+								 (uint32_t)cand[c], &nb);
+					if (a > bs) {
+						bs = a;
+						bm = m;
+						bc = c;
+					}
+				}
+			}
+			if (bs < 0)
+				break;
+			used[bc] = 1;
+			bind(v, mem[bm], cand[bc], IBF_MATCH_DESC);
+		}
+	}
+out:
+	free(done);
+	free(mem);
+	free(cand);
+	free(used);
+	free(name);
+	free(other);
+	free(gname);
+	return rc;
+}
+
 /* No anchor: place the switches left unnamed by description and
  * node-name-map structurally, seeded by the switches already named, with
  * strong evidence only (strict waves).  A named switch most of whose
@@ -740,7 +867,7 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 	 * duplicate GUIDs) names neither: from-topology gave the plain name to
 	 * one of them and the GUID name to the other */
 	struct ibf_umap seen = { 0 }, twice = { 0 };
-	int mrc = 0;
+	int mrc = 0, crc;
 	for (uint32_t i = 0; i < f->nnodes && !mrc; i++) {
 		uint64_t g = ibf_node_some_guid(f, (int)i);
 		int r = g ? ibf_umap_put(&seen, g, (int32_t)i, NULL) : 0;
@@ -757,19 +884,24 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 			bind(v, (int)i, pn, IBF_MATCH_DESC);
 	}
 	ibf_umap_free(&seen);
-	ibf_umap_free(&twice);
-	if (mrc)
+	if (mrc) {
+		ibf_umap_free(&twice);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
 	for (uint32_t i = 0; i < f->nnodes; i++) {
 		if (v->dmap[i] >= 0)
 			continue;
-		trimmed(f->nodes[i].desc, buf, sizeof(buf));
-		if (!buf[0]) /* no description: the plan names it by its node id */
-			trimmed(f->nodes[i].id, buf, sizeof(buf));
+		/* no description: the plan names it by its node id */
+		plain_name(f, i, buf, sizeof(buf));
 		int pn = buf[0] ? ibf_plan_find(p, buf) : -1;
 		if (pn >= 0 && v->pmap[pn] < 0 && same_kind(&p->nodes[pn], &f->nodes[i]))
 			bind(v, (int)i, pn, IBF_MATCH_DESC);
 	}
+	/* copies of one device (a node the reader split): one name each */
+	crc = match_copies(v, &twice);
+	ibf_umap_free(&twice);
+	if (crc)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	if (o && o->namemap)
 		for (uint32_t i = 0; i < f->nnodes; i++) {
 			if (v->dmap[i] >= 0)

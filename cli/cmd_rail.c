@@ -21,6 +21,8 @@ static const char rail_info_help[] =
 	"NICs without a cable carry, and a leaf of a present rail when two or more\n"
 	"servers sharing a leaf on another rail all lack a GPU on it; device numbers\n"
 	"skipped between rails are named, not counted as missing (docs/rail.md).\n"
+	"Spines that reach no common rail switch (directly or through rail\n"
+	"switches) are listed by spine group when there are two or more groups.\n"
 	"Exit 0 (also when something does not fit), 1 on errors, 2 on usage errors.\n";
 
 /* A fabric where no server has two GPU NICs has no rails (one rail's
@@ -113,6 +115,35 @@ static int cmd_info(int argc, char **argv)
 		for (int g = 0; g < ri.ngpus; g++)
 			ng += ri.gpu[g].rail == r;
 		printf("%4d  %5d  %8d  %4d\n", r, ri.rail_label[r], nsw, ng);
+	}
+	/* spine groups: only when there are two or more (rail_avoid_max
+	 * counts each on its own) */
+	if (ri.nspine_groups > 1) {
+		printf("spine groups %d (spines of different groups reach no common rail "
+		       "switch)\n",
+		       ri.nspine_groups);
+		/* on[r]: a spine of group g is cabled to a switch of rail r */
+		unsigned char *on = malloc((size_t)ri.nrails + 1);
+		for (int g = 0; on && g < ri.nspine_groups; g++) {
+			memset(on, 0, (size_t)ri.nrails + 1);
+			for (uint32_t s = 0; s < f->nsw; s++)
+				for (uint32_t a = f->adj_off[s];
+				     ri.sw_group[s] == g && a < f->adj_off[s + 1]; a++)
+					if (ri.sw_role[f->adj[a].nbr] == IBF_RAIL_SW_RAIL)
+						on[ri.sw_rail[f->adj[a].nbr]] = 1;
+			printf("  group %d: rails", g);
+			for (int r = 0, n = 0; r < ri.nrails; r++)
+				if (on[r])
+					printf("%s%d", n++ ? "," : " ", ri.rail_label[r]);
+			printf(", spines");
+			for (uint32_t s = 0; s < f->nsw; s++)
+				if (ri.sw_group[s] == g) {
+					const char *d = f->nodes[f->switches[s]].desc;
+					printf(" %s", d && *d ? d : "?");
+				}
+			printf("\n");
+		}
+		free(on);
 	}
 	/* histogram of GPUs per domain */
 	int *per = calloc((size_t)ri.ndomains + 1, sizeof(int)), maxg = 0;

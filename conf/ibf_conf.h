@@ -38,7 +38,8 @@
  *   rail_avoid_below             hratio avoids a spine whose score stayed below
  *                                this (0 = never) for rail_avoid_sweeps sweeps,
  *                                until it is above rail_avoid_above
- *   rail_avoid_max               at most this % of the spines avoided at once
+ *   rail_avoid_max               at most this % of the spines of each spine
+ *                                group avoided at once
  *
  * Spellings of the SPCL OpenSM fork: lnmp_max_num_paths (= max_paths_per_layer),
  * lnmp_min_path_len / lnmp_max_path_len (absolute hops),
@@ -99,7 +100,7 @@ struct ibf_conf {
 	int rail_avoid_below;		/* 0 = never (default) */
 	int rail_avoid_sweeps;		/* default 3 */
 	int rail_avoid_above;		/* default 60 */
-	int rail_avoid_max;		/* % of the spines, default 50 */
+	int rail_avoid_max;		/* % of each spine group, default 50 */
 
 	/* where the settings came from: the file read ("" = defaults) and the
 	 * lines that set the deadlock scheme and the window bounds (0 = default

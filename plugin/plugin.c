@@ -939,6 +939,18 @@ static int ibfab_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 
 /* ------------------------------------------------------------ rail health service */
 
+/* "group G: rails A,B" between pre and post into buf (rail labels cut
+ * short with ".." when they do not fit in 32 characters). */
+static void group_name(const struct ibf_health *h, int g, const char *pre, const char *post,
+		       char *buf, size_t len)
+{
+	char rails[32];
+	int n = ibf_health_group_rails(h, g, rails, sizeof(rails)), shown = rails[0] != '\0';
+	for (const char *c = rails; *c; c++)
+		shown += *c == ',';
+	snprintf(buf, len, "%sgroup %d: rails %s%s%s", pre, g, rails, shown < n ? ",.." : "", post);
+}
+
 /* The rail structure of f (a fabric the plugin owns or built for this):
  * a new ibf_health, carrying the old one's scores over.  SM thread. */
 static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigned long gen)
@@ -965,6 +977,22 @@ static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigne
 	     "ibfab health: %d rails, %d domains, %d spines; %d rail switch and spine ports "
 	     "monitored",
 	     ri.nrails, ri.ndomains, ri.nspines, ibf_health_nports(h));
+	if (ibf_health_ngroups(h) > 1) {
+		/* spines that share no rail switch: rail_avoid_max counts
+		 * each group on its own */
+		char list[MSG_MAX / 2], one[64];
+		size_t n = 0;
+		list[0] = '\0';
+		for (int g = 0; g < ibf_health_ngroups(h) && n + 80 < sizeof(list); g++) {
+			group_name(h, g, g ? "; " : "", "", one, sizeof(one));
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s (%d spines)", one,
+					      ibf_health_group_size(h, g));
+		}
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab health: %d spine groups (no rail switch in common; rail_avoid_max "
+		     "counts each on its own): %s",
+		     ibf_health_ngroups(h), list);
+	}
 	if (ri.unmatched)
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab health: %s:%ld: %d rail_map line(s) name no node of the fabric "
@@ -1177,13 +1205,21 @@ static void health_write(struct ibfab *pl)
 	char spines[MSG_MAX / 2];
 	size_t sn = 0;
 	spines[0] = '\0';
-	for (int k = 0; hs->h && k < ibf_health_nspines(hs->h) && sn + 48 < sizeof(spines); k++)
+	int ngroups = ibf_health_ngroups(hs->h);
+	for (int k = 0; hs->h && k < ibf_health_nspines(hs->h) && sn + 80 < sizeof(spines); k++) {
+		/* with two or more spine groups a held spine names its group
+		 * (the cap counts each group on its own) */
+		char held[64] = "(held)";
+		if (ibf_health_spine_held(hs->h, k) && ngroups > 1)
+			group_name(hs->h, ibf_health_spine_group(hs->h, k), "(held in ", ")", held,
+				   sizeof(held));
 		sn += (size_t)snprintf(spines + sn, sizeof(spines) - sn, " 0x%016" PRIx64 "=%d%s",
 				       ibf_health_spine_guid(hs->h, k),
 				       ibf_health_spine_score(hs->h, k),
 				       ibf_health_spine_avoided(hs->h, k) ? "(avoided)"
-				       : ibf_health_spine_held(hs->h, k)  ? "(held)"
+				       : ibf_health_spine_held(hs->h, k)  ? held
 									  : "");
+	}
 	pthread_mutex_unlock(&hs->mu);
 	if (reroute) {
 		/* as OpenSM's console command "reroute" does: the routing
@@ -1194,9 +1230,9 @@ static void health_write(struct ibfab *pl)
 		osm_opensm_sweep(pl->osm);
 	} else if (held_log) {
 		plog(pl, OSM_LOG_INFO,
-		     "ibfab health: spines held in use by rail_avoid_max %d %% (low long enough "
-		     "to be avoided, no slot free):%s",
-		     pl->conf.rail_avoid_max, spines);
+		     "ibfab health: spines held in use by rail_avoid_max %d %%%s (low long "
+		     "enough to be avoided, no slot free):%s",
+		     pl->conf.rail_avoid_max, ngroups > 1 ? " of each spine group" : "", spines);
 	}
 	if (rc) {
 		ibf_rail_registry_free(&r);

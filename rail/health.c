@@ -40,6 +40,11 @@ struct ibf_health {
 	uint8_t *held;	     /* spines: low long enough, held by the cap */
 	uint8_t *held_seen;  /* spines: held as last reported (held_changed) */
 	int *cand;	     /* [nspines] scratch: spines that qualify */
+	int ngroups;	     /* spine groups (ibf_rail_info.sw_group), >= 1 with spines */
+	int *sgroup;	     /* [nspines] group of each spine */
+	int *gsize;	     /* [ngroups] spines per group */
+	int *groom;	     /* [ngroups] scratch: free avoid slots */
+	uint8_t *grail;	     /* [ngroups * nrails] rails a group's spines are cabled to */
 	int avoid_changed, held_changed;
 	double *scratch; /* port scores of one rail */
 	int *rail_ports; /* ports per rail */
@@ -112,14 +117,15 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	h->held = calloc(nr, 1);
 	h->held_seen = calloc(nr, 1);
 	h->cand = calloc(nr, sizeof(int));
+	h->sgroup = calloc(nr, sizeof(int));
 	h->score = calloc(nr, sizeof(*h->score));
 	h->measured = calloc(nr, 1);
 	h->rail_ports = calloc(nr, sizeof(int));
 	h->rail_first = calloc(nr + 1, sizeof(int));
 	h->domain = calloc((size_t)ri->ndomains + 1, sizeof(char *));
 	if (!h->label || !h->spine || !h->low || !h->avoided || !h->held || !h->held_seen ||
-	    !h->cand || !h->score || !h->measured ||
-	    !h->rail_ports || !h->rail_first || !h->domain)
+	    !h->cand || !h->sgroup || !h->score || !h->measured || !h->rail_ports ||
+	    !h->rail_first || !h->domain)
 		goto nomem;
 	for (int g = 0; g < ri->nrails; g++)
 		h->label[g] = ri->rail_label[g];
@@ -144,12 +150,31 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	if (!h->port)
 		goto nomem;
 	int nsp = 0;
+	h->ngroups = h->nspines ? 1 : 0;
+	if (h->nspines && ri->sw_group && ri->nspine_groups > 1)
+		h->ngroups = ri->nspine_groups;
+	h->gsize = calloc((size_t)h->ngroups + 1, sizeof(int));
+	h->groom = calloc((size_t)h->ngroups + 1, sizeof(int));
+	h->grail = calloc((size_t)h->ngroups * (size_t)ri->nrails + 1, 1);
+	if (!h->gsize || !h->groom || !h->grail)
+		goto nomem;
 	for (uint32_t id = 0; id < f->nnodes; id++) {
 		const struct ibf_node *nd = &f->nodes[id];
 		if (nd->type != IBF_NODE_SWITCH || nd->sw < 0)
 			continue;
 		int grp = ri->sw_rail[nd->sw];
 		if (grp < 0 && ri->sw_role[nd->sw] == IBF_RAIL_SW_SPINE) {
+			int sg = h->ngroups > 1 ? ri->sw_group[nd->sw] : 0;
+			if (sg < 0 || sg >= h->ngroups)
+				sg = 0; /* not from ibf_rail_detect: one group */
+			h->sgroup[nsp] = sg;
+			h->gsize[sg]++;
+			for (uint32_t a = f->adj_off[nd->sw]; a < f->adj_off[nd->sw + 1]; a++) {
+				int32_t r = ri->sw_rail[f->adj[a].nbr];
+				if (r >= 0 && r < ri->nrails &&
+				    ri->sw_role[f->adj[a].nbr] == IBF_RAIL_SW_RAIL)
+					h->grail[(size_t)sg * (size_t)ri->nrails + (size_t)r] = 1;
+			}
 			grp = h->nrails + nsp;
 			h->spine[nsp++] = nd->guid;
 		}
@@ -202,6 +227,10 @@ void ibf_health_free(struct ibf_health *h)
 	free(h->held);
 	free(h->held_seen);
 	free(h->cand);
+	free(h->sgroup);
+	free(h->gsize);
+	free(h->groom);
+	free(h->grail);
 	free(h->score);
 	free(h->measured);
 	free(h->scratch);
@@ -232,16 +261,19 @@ static int dbl_cmp(const void *a, const void *b)
 }
 
 /* Spines that stayed below avoid_below for avoid_sweeps sweeps are avoided,
- * as many as the cap leaves room for: the lowest scores first (lower index
- * on ties); spines already avoided keep their slots (no flapping when a
- * worse one comes), the rest is held until a slot frees. */
+ * as many as the cap leaves room for in their group (avoid_max_pct of the
+ * group's spines, rounded down): the lowest scores first (lower index on
+ * ties); spines already avoided keep their slots (no flapping when a worse
+ * one comes), the rest is held until a slot of its group frees. */
 static void avoid_capped(struct ibf_health *h)
 {
 	if (h->o.avoid_below <= 0)
 		return;
-	int room = (int)(((long)h->nspines * h->o.avoid_max_pct) / 100), nc = 0;
+	int nc = 0;
+	for (int g = 0; g < h->ngroups; g++)
+		h->groom[g] = (int)(((long)h->gsize[g] * h->o.avoid_max_pct) / 100);
 	for (int sp = 0; sp < h->nspines; sp++) {
-		room -= h->avoided[sp];
+		h->groom[h->sgroup[sp]] -= h->avoided[sp];
 		h->held[sp] = 0;
 		if (!h->avoided[sp] && h->low[sp] >= h->o.avoid_sweeps)
 			h->cand[nc++] = sp;
@@ -255,11 +287,13 @@ static void avoid_capped(struct ibf_health *h)
 		h->cand[j] = c;
 	}
 	for (int i = 0; i < nc; i++) {
-		if (i < room) {
-			h->avoided[h->cand[i]] = 1;
+		int sp = h->cand[i];
+		if (h->groom[h->sgroup[sp]] > 0) {
+			h->groom[h->sgroup[sp]]--;
+			h->avoided[sp] = 1;
 			h->avoid_changed = 1;
 		} else {
-			h->held[h->cand[i]] = 1;
+			h->held[sp] = 1;
 		}
 	}
 	for (int sp = 0; sp < h->nspines; sp++)
@@ -570,6 +604,48 @@ int ibf_health_spine_avoided(const struct ibf_health *h, int k)
 int ibf_health_spine_held(const struct ibf_health *h, int k)
 {
 	return h && k >= 0 && k < h->nspines ? h->held[k] : 0;
+}
+
+int ibf_health_ngroups(const struct ibf_health *h)
+{
+	return h ? h->ngroups : 0;
+}
+
+int ibf_health_spine_group(const struct ibf_health *h, int k)
+{
+	return h && k >= 0 && k < h->nspines ? h->sgroup[k] : -1;
+}
+
+int ibf_health_group_size(const struct ibf_health *h, int g)
+{
+	return h && g >= 0 && g < h->ngroups ? h->gsize[g] : 0;
+}
+
+int ibf_health_group_rails(const struct ibf_health *h, int g, char *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	if (!h || g < 0 || g >= h->ngroups)
+		return 0;
+	size_t n = 0;
+	int cnt = 0, full = 0;
+	for (int r = 0; r < h->nrails; r++) {
+		if (!h->grail[(size_t)g * (size_t)h->nrails + (size_t)r])
+			continue;
+		if (!full) {
+			int w = snprintf(buf + n, len - n, "%s%d", cnt ? "," : "",
+					 (int)h->label[r]);
+			if (w < 0 || (size_t)w >= len - n) {
+				buf[n] = '\0'; /* whole labels only */
+				full = 1;
+			} else {
+				n += (size_t)w;
+			}
+		}
+		cnt++;
+	}
+	return cnt;
 }
 
 int ibf_health_held_changed(struct ibf_health *h)

@@ -182,6 +182,15 @@ struct ibf_rail_info {
 	int32_t *sw_rail;	  /* [nsw] rail of each switch, -1 when not in one rail */
 	uint8_t *sw_role;	  /* [nsw] enum ibf_rail_sw_role */
 	int nspines;		  /* switches joining two or more rails */
+	/* Spine groups: spines that reach a common rail component (rail
+	 * switches joined without passing a spine), directly or through
+	 * other spines of the group.  Spines of different groups reach no
+	 * common rail switch, so one group cannot stand in for another; a
+	 * rail-optimized fabric, damaged or not, is one group.  sw_group[nsw]:
+	 * the group of each spine, numbered in switch order of the groups'
+	 * first spines; -1 for other switches. */
+	int nspine_groups;
+	int32_t *sw_group;
 	int32_t *gpu_of_node;	  /* [nnodes] first GPU index of a CA node, -1 */
 	/* what does not fit */
 	int missing;	     /* (domain, rail) pairs without a GPU */
@@ -275,10 +284,11 @@ struct ibf_health_opts {
 	 * sweeps, and used again once above avoid_above (hysteresis);
 	 * avoid_below 0: never (default; avoid_sweeps 3, avoid_above 60) */
 	int avoid_below, avoid_sweeps, avoid_above;
-	/* at most avoid_max_pct % of the spines (rounded down) are avoided at
-	 * once, so the rest never takes all the traffic; when more qualify,
-	 * the lowest scores go first (lower index on ties) and the others
-	 * are held until a slot frees (0..100, default 50) */
+	/* at most avoid_max_pct % of the spines of each spine group (rounded
+	 * down; ibf_rail_info.sw_group) are avoided at once, so the rest
+	 * never takes all the traffic; when more qualify, the lowest scores
+	 * go first (lower index on ties) and the others are held until a
+	 * slot of their group frees (0..100, default 50) */
 	int avoid_max_pct;
 };
 void ibf_health_opts_default(struct ibf_health_opts *o);
@@ -361,6 +371,15 @@ int ibf_health_spine_avoided(const struct ibf_health *h, int k);
 /* spine k stayed low long enough to be avoided but the avoid_max_pct cap
  * holds it in use */
 int ibf_health_spine_held(const struct ibf_health *h, int k);
+/* Spine groups (ibf_rail_info.sw_group; 1 on a fabric whose spines all
+ * share the rails, 0 without spines): the cap counts each on its own.
+ * The group of spine k (-1 out of range), spines in group g, and the rail
+ * labels its spines are cabled to, comma-separated into buf (whole labels
+ * only; returns how many rails there are). */
+int ibf_health_ngroups(const struct ibf_health *h);
+int ibf_health_spine_group(const struct ibf_health *h, int k);
+int ibf_health_group_size(const struct ibf_health *h, int g);
+int ibf_health_group_rails(const struct ibf_health *h, int g, char *buf, size_t len);
 /* 1 once after the set of held spines changed (then cleared) */
 int ibf_health_held_changed(struct ibf_health *h);
 int ibf_health_avoid_changed(struct ibf_health *h);

@@ -34,6 +34,7 @@ void ibf_rail_info_free(struct ibf_rail_info *ri)
 	free(ri->rail_label);
 	free(ri->sw_rail);
 	free(ri->sw_role);
+	free(ri->sw_group);
 	free(ri->gpu_of_node);
 	memset(ri, 0, sizeof(*ri));
 }
@@ -496,7 +497,9 @@ static void count_misfits(struct ibf_rail_info *ri)
 	}
 }
 
-/* Rail components: rail switches joined without passing a spine. */
+/* Rail components: rail switches joined without passing a spine; spine
+ * groups: spines that share a rail component, directly or through other
+ * spines (see struct ibf_rail_info). */
 static int rail_components(struct rdet *d)
 {
 	const struct ibf_fabric *f = d->f;
@@ -522,6 +525,38 @@ static int rail_components(struct rdet *d)
 	for (uint32_t s = 0; s < nsw; s++)
 		if (ri->sw_role[s] == IBF_RAIL_SW_RAIL && find_uf(uf, (int32_t)s) == (int32_t)s)
 			ri->rail_components++;
+	/* spine groups: every spine joins the rail components it is cabled
+	 * to; spines end up together when their components meet */
+	for (uint32_t s = 0; s < nsw; s++) {
+		ri->sw_group[s] = -1;
+		if (ri->sw_role[s] != IBF_RAIL_SW_SPINE)
+			continue;
+		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
+			uint32_t t = f->adj[a].nbr;
+			if (ri->sw_role[t] != IBF_RAIL_SW_RAIL)
+				continue;
+			int32_t x = find_uf(uf, (int32_t)s), y = find_uf(uf, (int32_t)t);
+			if (x != y)
+				uf[x] = y;
+		}
+	}
+	/* numbered in switch order of their first spine (num[] by root) */
+	int32_t *num = malloc(((size_t)nsw + 1) * sizeof(*num));
+	if (!num) {
+		free(uf);
+		return oom(d);
+	}
+	for (uint32_t s = 0; s < nsw; s++)
+		num[s] = -1;
+	for (uint32_t s = 0; s < nsw; s++) {
+		if (ri->sw_role[s] != IBF_RAIL_SW_SPINE)
+			continue;
+		int32_t root = find_uf(uf, (int32_t)s);
+		if (num[root] < 0)
+			num[root] = ri->nspine_groups++;
+		ri->sw_group[s] = num[root];
+	}
+	free(num);
 	free(uf);
 	return 0;
 }
@@ -542,8 +577,9 @@ int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 	ri->gpu_of_node = malloc((nn + 1) * sizeof(int32_t));
 	ri->sw_rail = malloc((nsw + 1) * sizeof(int32_t));
 	ri->sw_role = calloc(nsw + 1, 1);
+	ri->sw_group = malloc((nsw + 1) * sizeof(int32_t));
 	if (!d.ov || !d.dom_of || !d.label || !d.nlabel || !ri->gpu_of_node || !ri->sw_rail ||
-	    !ri->sw_role) {
+	    !ri->sw_role || !ri->sw_group) {
 		rc = oom(&d);
 		goto out;
 	}

@@ -2,7 +2,8 @@
 # End to end, no simulator: the command line on small hand-written dumps of
 # irregular fabrics (a host cabled to two switches, two cables between two
 # switches one of them at 1x, a switch without a LID yet, a port GUID two
-# adapters report), each check a defect found by QA on such input.
+# adapters report, a node the reader splits), each check a defect found by
+# QA on such input.
 . "$(dirname "$0")/lib.sh"
 mk_workdir
 W=$WORK
@@ -248,6 +249,51 @@ check "... cabling from-topology writes a plan (exit $r)" test "$r" = 0
 r=$(rc "$IBFAB" validate --plan "$W/long.plan" --fabric "$W/longdesc.ibnd")
 check "... validate against its own plan: every cable, no rename (was 1 renamed: the plan cut the name at 400 bytes, validate did not)" \
 	sh -c "grep -q '8 of 8 planned cables correct' '$W/out' && ! grep -q 'renamed' '$W/out'"
+
+# a node the reader splits: swC's record cables its port 1 to swA port 4,
+# while swB's record also claims swC port 1 (two switches of one GUID that
+# discovery merged); hostC likewise on swA port 7 and swB port 4.  The
+# reader keeps both cables on two copies of each; from-topology names the
+# second copy DESC-0x<GUID>.  validate against that plan reported
+# unknown-node, missing-node and miswired: the copies share GUID and
+# description, and only the first took its name
+awk '
+/^\[7\].*hostC/ { print; print "[4]\t\"S-0002c90200003000\"[1]\t\t# \"swC\" lid 3 4xEDR"; next }
+/^\[2\].*hostD/ { print; print "[3]\t\"S-0002c90200003000\"[1]\t\t# \"swC\" lid 3 4xEDR"
+	print "[4]\t\"H-0002c90300000c00\"[1](2c90300000c01) \t\t# \"hostC mlx4_0\" lid 14 4xEDR"; next }
+{ sub(/1xSDR$/, "4xEDR"); print }
+END {
+	print "\nvendid=0x2c9\ndevid=0xc738\nsysimgguid=0x2c90200003000\nswitchguid=0x2c90200003000(2c90200003000)"
+	print "Switch\t8 \"S-0002c90200003000\"\t\t# \"swC\" enhanced port 0 lid 3 lmc 0"
+	print "[1]\t\"S-0002c90200001000\"[4]\t\t# \"swA\" lid 1 4xEDR"
+}' "$D" >"$W/split.ibnd"
+r=$(rc "$IBFAB" topo info "$W/split.ibnd")
+check "split node: the reader keeps both cables of swC port 1 and hostC port 1 on copies (exit $r)" \
+	sh -c "test $r = 0 && grep -q 'duplicate GUIDs: 4 nodes' '$W/out'"
+r=$(rc "$IBFAB" cabling from-topology "$W/split.ibnd" -o "$W/split.plan")
+check "... from-topology names the second copies apart (exit $r)" \
+	sh -c "test $r = 0 && grep -q ',swB,3,,swC-0x0002c90200003000,1,' '$W/split.plan' &&
+		grep -q ',swB,4,,hostC mlx4_0-0x0002c90300000c00,1,' '$W/split.plan'"
+r=$(rc "$IBFAB" validate --plan "$W/split.plan" --fabric "$W/split.ibnd")
+diag <"$W/out"
+check "... validate against its own plan: clean (exit $r; was unknown-node, missing-node, miswired)" \
+	sh -c "test $r = 0 && grep -q 'clean: 11 of 11 planned cables' '$W/out'"
+# the same two switches read the other way round: swC's record now names
+# swB port 3, so the reader's first copy is the one on swB; each copy still
+# takes the name its cables agree with
+sed '/^Switch\t8 "S-0002c90200003000"/,$ s/^\[1\]\t"S-0002c90200001000"\[4\]\t\t# "swA" lid 1 4xEDR$/[1]\t"S-0002c90200002000"[3]\t\t# "swB" lid 2 4xEDR/' \
+	"$W/split.ibnd" >"$W/split2.ibnd"
+r=$(rc "$IBFAB" validate --plan "$W/split.plan" --fabric "$W/split2.ibnd")
+check "... the copies in the other order: clean too (exit $r)" \
+	sh -c "test $r = 0 && grep -q 'clean: 11 of 11 planned cables' '$W/out' && ! cmp -s '$W/split.ibnd' '$W/split2.ibnd'"
+# a cable next to a copy moved: swB port 3 to the free port 7
+sed 's/^\[3\]\t"S-0002c90200003000"\[1\]/[7]\t"S-0002c90200003000"[1]/' "$W/split.ibnd" >"$W/split3.ibnd"
+r=$(rc "$IBFAB" validate --plan "$W/split.plan" --fabric "$W/split3.ibnd")
+diag <"$W/out"
+check "... a cable moved next to the copy: one wrong-port finding naming cable 4 (exit $r)" \
+	sh -c "test $r = 1 && grep -q '^1 finding: 1 wrong-port; 10 of 11' '$W/out' &&
+		grep -q 'expected: cable 4 (step 1, switch): swB port 3 -- swC-0x0002c90200003000 port 1' '$W/out' &&
+		grep -q 'found:    swB port 7 -- swC-0x0002c90200003000 port 1' '$W/out'"
 
 # a ring of 160 switches: shortest paths up to 80 switch hops; dfsssp
 # refused any path over 64 hops and sim packet dropped those packets

@@ -3,7 +3,9 @@
 # cross-rail paths off the avoided spines (rail-optimized 8 x 4 GPUs, 4
 # spines, LMC 1), every pair still delivered, same-rail pairs still in their
 # rail; a rail leaf in the file stays in use; bad files and other engines
-# are errors without output.
+# are errors without output.  Spine groups (spines in two sets, each cabled
+# to two rails): `rail info` lists them, and avoiding a whole set moves
+# nothing, which is why rail_avoid_max is counted per group.
 . "$(dirname "$0")/lib.sh"
 mk_workdir
 "$IBFAB" topo gen rail --servers 8 --gpus 4 --spines 4 -o "$WORK/r.topo" >/dev/null 2>&1
@@ -43,6 +45,60 @@ printf '%s\n0x00000000deadbeef\n' "$s0" >"$WORK/foreign.txt"
 rc=$?
 check "a GUID that is no switch of the fabric: error, not silently avoided nothing" \
 	sh -c "[ $rc -ne 0 ] && grep -q '0x00000000deadbeef is not a switch' '$WORK/err3.txt' && [ ! -e '$WORK/z.lfts' ]"
+# spine groups: 4 rails, spine00-01 cabled to rails 0-1 only, spine02-03 to
+# rails 2-3 only, a switch above the four spines (not a spine: it joins no
+# rail).  rail info names the two groups; avoiding one spine of each group
+# (what rail_avoid_max 50 leaves room for, counted per group) moves every
+# cross-rail path off them; avoiding both spines of one group (what a cap
+# over the whole fabric allowed) moves nothing: rails 0-1 have no other
+# spine, so their paths keep going over the avoided ones
+"$IBFAB" topo gen rail --servers 4 --gpus 4 --spines 4 --format ibsim -o "$WORK/r4.net" >/dev/null 2>&1
+awk '
+/^(Switch|Ca)/ { cur = $0; sub(/^[^"]*"/, "", cur); sub(/".*/, "", cur); done = 0 }
+/^\[[0-9]+\]/ {
+	peer = $0; sub(/^[^"]*"/, "", peer); sub(/".*/, "", peer)
+	a = cur; b = peer
+	if (a ~ /^spine/) { t = a; a = b; b = t }
+	if (a ~ /^rail0[0-3]-l00$/ && b ~ /^spine0[0-3]$/ &&
+	    int(substr(a, 6, 1) / 2) != int(substr(b, 7, 1) / 2)) {
+		if (cur ~ /^spine/ && !done) { # the first port freed: to super00
+			p = $0; sub(/\].*/, "]", p)
+			k = substr(cur, 7, 1) + 1
+			print p "\t\"super00\"[" k "]\t\t# \"super00\" 4xEDR"
+			sp[k] = substr(p, 2, length(p) - 2); done = 1
+		}
+		next
+	}
+}
+{ print }
+END {
+	print "\nvendid=0x2c9\ndevid=0xcf08\nsysimgguid=0x2c90200009900\nswitchguid=0x2c90200009900"
+	print "Switch\t4 \"super00\""
+	for (k = 1; k <= 4; k++)
+		print "[" k "]\t\"spine0" k - 1 "\"[" sp[k] "]\t\t# \"spine0" k - 1 "\" 4xEDR"
+}' "$WORK/r4.net" >"$WORK/g.net"
+"$IBFAB" rail info "$WORK/g.net" >"$WORK/g.info" 2>&1
+diag <"$WORK/g.info"
+check "rail info: two spine groups, rails 0,1 (spine00 spine01) and 2,3 (spine02 spine03)" \
+	sh -c "grep -q '^spine groups 2 ' '$WORK/g.info' &&
+	       grep -q '^  group 0: rails 0,1, spines spine00 spine01$' '$WORK/g.info' &&
+	       grep -q '^  group 1: rails 2,3, spines spine02 spine03$' '$WORK/g.info'"
+"$IBFAB" rail info "$WORK/r.topo" >"$WORK/r.info" 2>&1
+check "rail info: no group list on the ordinary rail-optimized fabric" sh -c "! grep -q 'spine groups' '$WORK/r.info'"
+gguid() { sed -n "/^switchguid=/h; /^Switch.*\"$1\"/{x; s/^switchguid=//p}" "$WORK/g.net"; }
+printf '%s\n%s\n' "$(gguid spine00)" "$(gguid spine02)" >"$WORK/g-one.txt"
+printf '%s\n%s\n' "$(gguid spine00)" "$(gguid spine01)" >"$WORK/g-both.txt"
+for a in one both; do
+	"$IBFAB" route --topology "$WORK/g.net" --engine hratio --lmc 1 --avoid "$WORK/g-$a.txt" \
+		-o "$WORK/g-$a.lfts" >/dev/null 2>&1
+	"$IBFAB" rail check "$WORK/g.net" --lfts "$WORK/g-$a.lfts" --lmc 1 >"$WORK/g-$a.rail" 2>&1
+	diag <"$WORK/g-$a.rail"
+done
+check "one spine of each group avoided: 0 cross-rail paths over spine00 and spine02, all delivered" \
+	sh -c "grep -Eq '^ +spine00 +0$' '$WORK/g-one.rail' && grep -Eq '^ +spine02 +0$' '$WORK/g-one.rail' &&
+	       grep -q 'cross rail: .* 0 not delivered' '$WORK/g-one.rail'"
+check "both spines of group 0 avoided: rails 0-1 have no other spine, paths stay on both" \
+	sh -c "grep -Eq '^ +spine00 +[1-9]' '$WORK/g-both.rail' && grep -Eq '^ +spine01 +[1-9]' '$WORK/g-both.rail'"
 # rail check with nothing to trace (one server): an error, not a pass of zeros
 "$IBFAB" topo gen rail --servers 1 --gpus 4 --spines 1 >"$WORK/one.topo" 2>/dev/null
 "$IBFAB" route --topology "$WORK/one.topo" --engine hratio -o "$WORK/one.lfts" >/dev/null 2>&1

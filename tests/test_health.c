@@ -3,6 +3,7 @@
 #include "tt.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,12 @@ struct fx {
 	struct ibf_health *h;
 };
 
-/* servers x gpus, one switch per rail, spines (rail-optimized when > 0) */
-static int fx_init(struct fx *x, int servers, int gpus, int spines, const struct ibf_health_opts *o)
+/* servers x gpus, one switch per rail, spines (rail-optimized when > 0);
+ * block: NULL, or spine k keeps only its cables to the rails r with
+ * r / 2 == block[k] (-1: every cable), e.g. { 0, 0, 1, 1 } on 4 rails: two
+ * spine groups, rails 0-1 and rails 2-3 */
+static int fx_init_cut(struct fx *x, int servers, int gpus, int spines, const int *block,
+		       const struct ibf_health_opts *o)
 {
 	struct ibf_rail_opts ro = { 0 };
 	struct ibf_error err = { 0 };
@@ -26,6 +31,19 @@ static int fx_init(struct fx *x, int servers, int gpus, int spines, const struct
 	ro.spines = spines;
 	x->f = ibf_gen_rail(&ro, &err);
 	if (!x->f || (!x->f->finalized && ibf_fabric_finalize(x->f, &err)))
+		return -1;
+	for (int k = 0; block && k < spines; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "spine%02d", k);
+		int id = ibf_fabric_find_desc(x->f, name);
+		if (id < 0)
+			return -1;
+		/* the generator cables spine port r + 1 to rail r's leaf */
+		for (int r = 0; r < gpus; r++)
+			if (block[k] >= 0 && r / 2 != block[k])
+				ibf_fabric_disconnect(x->f, id, r + 1);
+	}
+	if (!x->f->finalized && ibf_fabric_finalize(x->f, &err))
 		return -1;
 	if (ibf_rail_detect(x->f, NULL, &x->ri, &err))
 		return -1;
@@ -44,6 +62,11 @@ static int fx_init(struct fx *x, int servers, int gpus, int spines, const struct
 			     ibf_health_measured(x->h, 0)))
 		return -1;
 	return 0;
+}
+
+static int fx_init(struct fx *x, int servers, int gpus, int spines, const struct ibf_health_opts *o)
+{
+	return fx_init_cut(x, servers, gpus, spines, NULL, o);
 }
 
 static void fx_free(struct fx *x)
@@ -680,10 +703,113 @@ static void test_avoid_cap(void)
 	fx_free(&x);
 }
 
+/* The cap counts each spine group on its own: 4 rails, spines 0-1 joined
+ * to rails 0-1 only, spines 2-3 to rails 2-3 only.  Both spines of the
+ * first group low: one slot there (50 % of 2), so the lower one is avoided
+ * and the other held, although the fabric as a whole has room for two
+ * (the old global cap avoided both, leaving rails 0-1 without a spine); a
+ * low spine of the second group takes that group's own slot; a slot that
+ * frees goes to a held spine of the same group only. */
+static void test_avoid_cap_groups(void)
+{
+	struct ibf_health_opts o;
+	struct fx x;
+	avoid_opts(&o);
+	static const int two[4] = { 0, 0, 1, 1 };
+	TT_REQUIRE(fx_init_cut(&x, 4, 4, 4, two, &o) == 0);
+	TT_EQ_INT(x.ri.nspines, 4);
+	TT_EQ_INT(x.ri.nspine_groups, 2);
+	TT_EQ_INT(ibf_health_nspines(x.h), 4);
+	TT_EQ_INT(ibf_health_ngroups(x.h), 2);
+	char buf[32];
+	for (int k = 0; k < 4; k++)
+		TT_EQ_INT(ibf_health_spine_group(x.h, k), k / 2);
+	TT_EQ_INT(ibf_health_group_size(x.h, 1), 2);
+	TT_EQ_INT(ibf_health_group_rails(x.h, 0, buf, sizeof(buf)), 2);
+	TT_CHECK_MSG(!strcmp(buf, "0,1"), "%s", buf);
+	TT_EQ_INT(ibf_health_group_rails(x.h, 1, buf, sizeof(buf)), 2);
+	TT_CHECK_MSG(!strcmp(buf, "2,3"), "%s", buf);
+	TT_EQ_INT(ibf_health_group_rails(x.h, 1, buf, 2), 2); /* whole labels only */
+	TT_CHECK_MSG(!strcmp(buf, "2"), "%s", buf);
+	uint64_t data[4] = { 1000000, 1000000, 1000000, 1000000 }, wait[4] = { 0 }, list[4];
+	spine_wait[0] = 9000000;  /* 10 */
+	spine_wait[1] = 19000000; /* 5 */
+	spine_wait[2] = spine_wait[3] = 0;
+	sweep(&x, data, wait, -1, 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 1), 1);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 0);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 0), 1);
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 1);
+	TT_EQ_INT(ibf_health_held_changed(x.h), 1);
+	/* the other group has its own slot */
+	spine_wait[2] = 4000000; /* 20 */
+	sweep(&x, data, wait, -1, 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 2), 1);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 0), 1);
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 2);
+	/* spine 3 low too: group 1 is full, held; the slot spine 1 frees goes
+	 * to spine 0 (its group), not to spine 3 although it scores lower */
+	spine_wait[3] = 99000000; /* 1 */
+	sweep(&x, data, wait, -1, 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 3), 1);
+	spine_wait[1] = 0;
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 1), 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 1);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 2), 1);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 3), 0);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 3), 1);
+	fx_free(&x);
+	/* rail_avoid_max 100: no cap, a whole group may go */
+	o.avoid_max_pct = 100;
+	TT_REQUIRE(fx_init_cut(&x, 4, 4, 4, two, &o) == 0);
+	spine_wait[0] = 9000000;
+	spine_wait[1] = 19000000;
+	spine_wait[2] = spine_wait[3] = 0;
+	sweep(&x, data, wait, -1, 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 2);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 0), 0);
+	fx_free(&x);
+	/* a group of one spine (rails 2-3) is never avoided at 50 %: it is
+	 * the only way between its rails */
+	o.avoid_max_pct = 50;
+	static const int lone[3] = { 0, 0, 1 };
+	TT_REQUIRE(fx_init_cut(&x, 4, 4, 3, lone, &o) == 0);
+	TT_EQ_INT(ibf_health_ngroups(x.h), 2);
+	TT_EQ_INT(ibf_health_group_size(x.h, 1), 1);
+	spine_wait[0] = spine_wait[1] = 0;
+	spine_wait[2] = 19000000;
+	sweep(&x, data, wait, -1, 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 2), 0);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 2), 1);
+	fx_free(&x);
+	/* a spine that lost a cable stays in the group of the others: one
+	 * group, the cap as on the whole fabric */
+	static const int damaged[4] = { -1, -1, -1, 0 };
+	TT_REQUIRE(fx_init_cut(&x, 4, 4, 4, damaged, &o) == 0);
+	TT_EQ_INT(x.ri.nspine_groups, 1);
+	TT_EQ_INT(ibf_health_ngroups(x.h), 1);
+	TT_EQ_INT(ibf_health_group_rails(x.h, 0, buf, sizeof(buf)), 4);
+	TT_CHECK_MSG(!strcmp(buf, "0,1,2,3"), "%s", buf);
+	fx_free(&x);
+	/* no spines: no group */
+	TT_REQUIRE(fx_init(&x, 2, 1, 0, &o) == 0);
+	TT_EQ_INT(ibf_health_ngroups(x.h), 0);
+	TT_EQ_INT(ibf_health_spine_group(x.h, 0), -1);
+	fx_free(&x);
+	spine_wait[0] = spine_wait[1] = spine_wait[2] = spine_wait[3] = 0;
+}
+
 int main(void)
 {
 	TT(test_avoid_hysteresis);
 	TT(test_avoid_cap);
+	TT(test_avoid_cap_groups);
 	TT(test_formula);
 	TT(test_options);
 	TT(test_sweeps_and_smoothing);
