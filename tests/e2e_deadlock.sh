@@ -14,6 +14,8 @@
 #    the VLs used.  The same live tables with every VL forced to 0 must be
 #    cyclic (the check is not vacuous).
 #  - a 4 x 4 torus the same way with `deadlock auto`;
+#  - a 4-ary 3-tree routed by dmodk with `deadlock dfsssp` and `max_vls 1`:
+#    deadlock-free on one VL, and D-mod-K's host paths kept (contention-free);
 #  - a ring of 5 switches routed by stock minhop without QoS: the verifier
 #    finds the cycle in the tables read back, and `ibfab deadlock apply`
 #    (dfsssp) on them needs 2 layers and verifies clean.
@@ -31,17 +33,18 @@ osm_conf "$WORK/opensm.default.conf" layered 2 "$WORK/opensm-qos.conf" -e 's|^qo
 check "opensm.conf: layered, lmc 2, qos TRUE, unicast cache off" \
 	grep -q '^qos TRUE' "$WORK/opensm-qos.conf"
 
-# live SCHEME [NET [DIRNAME]]: opensm (background) + plugin on NET (the Slim
-# Fly by default), then read everything back into $WORK/DIRNAME/sim
+# live SCHEME [NET [DIRNAME [OSMCONF [MORE]]]]: opensm (background) + plugin on
+# NET (the Slim Fly by default) with OSMCONF (layered, lmc 2, qos), MORE
+# further ibfab.conf lines, then read everything back into $WORK/DIRNAME/sim
 live() {
-	local scheme=$1 net=${2:-$WORK/sf5.net} dir="$WORK/${3:-$1}"
+	local scheme=$1 net=${2:-$WORK/sf5.net} dir="$WORK/${3:-$1}" osm=${4:-$WORK/opensm-qos.conf}
 	mkdir -p "$dir"
-	printf 'deadlock %s\n' "$scheme" >"$dir/ibfab.conf"
+	printf 'deadlock %s\n%s\n' "$scheme" "${5:-}" >"$dir/ibfab.conf"
 	env IBFAB_CONF="$dir/ibfab.conf" LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		"$HARNESS" with "$net" "$dir/sim" -- bash -c '
 		. "$1"
 		osm_up_read_tables "$0"
-	' "$WORK/opensm-qos.conf" "$top_srcdir/tests/lib.sh" 2>&1 | diag
+	' "$osm" "$top_srcdir/tests/lib.sh" 2>&1 | diag
 	return "${PIPESTATUS[0]}"
 }
 
@@ -99,6 +102,32 @@ check "torus: verifier on the live tables: deadlock-free, no SL missing (exit $r
 "$IBFAB" deadlock verify -q --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --sl "$d/sl.txt" \
 	--sl2vl-identity 1
 check "torus: the same routes on one VL are cyclic (exit 1)" test $? -eq 1
+
+# ------------------------------------------------------------------ D-mod-K on a fat tree, one VL
+# dfsssp within 1 VL: the only layer is the escape layer, ranked from a leaf,
+# so D-mod-K's up-then-down host paths stay as routed (contention-free on
+# every shift) and only switch LIDs are rerouted; ranked from a spine (as
+# before 2026-11-27) the host paths were rewritten too (worst shift 10)
+"$IBFAB" topo gen fattree --kary 4 --n 3 --format ibsim -o "$WORK/k43.net"
+osm_conf "$WORK/opensm.default.conf" dmodk 0 "$WORK/opensm-dmodk.conf" -e 's|^qos .*|qos TRUE|'
+live dfsssp "$WORK/k43.net" k43-1vl "$WORK/opensm-dmodk.conf" 'max_vls 1'
+check "4-ary 3-tree, dmodk, dfsssp on 1 VL: opensm + plugin ran, tables read back" test $? -eq 0
+d="$WORK/k43-1vl/sim"
+grep -E 'ibfab dmodk: deadlock|tables configured' "$d/opensm.log" |
+	sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-300 | diag
+check "4-ary 3-tree, 1 VL: dmodk tables configured by ibfab, dfsssp fitted them into 1 VL" \
+	sh -c "grep -q 'dmodk: tables configured by ibfab' '$d/opensm.log' &&
+		grep -q 'ibfab dmodk: deadlock dfsssp: .*deadlock-free.*within 1 VLs' '$d/opensm.log'"
+"$IBFAB" deadlock verify --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --sl-const 0 \
+	--sl2vl-identity 1 >"$d/verify.txt" 2>&1
+rc=$?
+grep -E '^(cycles|result)' "$d/verify.txt" | diag
+check "4-ary 3-tree, 1 VL: the tables the switches hold are deadlock-free on one VL (exit $rc)" \
+	test $rc -eq 0
+w=$("$IBFAB" route congestion --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --pattern shift \
+	--json 2>/dev/null | sed -n 's/.*"shift": {"count": [0-9]*, "worst": \([0-9]*\),.*/\1/p')
+check "4-ary 3-tree, 1 VL: D-mod-K's host paths kept, every shift contention-free (worst ${w:-?})" \
+	test "${w:-0}" = 1
 
 # ------------------------------------------------------------------ minhop on a ring
 {
