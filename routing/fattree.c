@@ -1126,6 +1126,15 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 			t->levels = t->level[s];
 		t->nswl[t->level[s]]++;
 	}
+	/* levels given (roots file, ft-l names): the switches with hosts on the
+	 * top level of a tree of 3 or more levels are hosts on a top switch as
+	 * well, so that dmodk treats the tree as the structure rule's */
+	if (t->source != IBF_FTREE_BY_LEAVES && t->levels >= 3)
+		for (uint32_t s = 0; s < S; s++)
+			if (t->level[s] == t->levels && nhost[s]) {
+				t->top_sw[s] = 1;
+				t->tophost++;
+			}
 	if ((rc = check_links(f, t, err)) || (rc = build_down(f, t, err)) ||
 	    (rc = build_slots(f, t, order, stash, err)) || (rc = flatten_slots(t, S, stash, err)) ||
 	    (rc = order_leaves(f, t, dist, queue, err)))
