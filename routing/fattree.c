@@ -1100,6 +1100,17 @@ static int place_deep_top_hosts(const struct ibf_fabric *f, struct ibf_ftree *t,
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
+	/* a tree with no slot missing or short cannot get better: no search
+	 * (one BFS per group of leaves) on such trees */
+	uint32_t ma = 0, mb = 0;
+	uint64_t sa = 0, sb = 0, da = UINT64_MAX, db;
+	if (links_adjacent(f, t->level)) {
+		if ((rc = slots_deficit(f, t->level, t->shallow_sw, order, &ma, &sa, err)))
+			goto out;
+		da = (uint64_t)ma + sa;
+	}
+	if (!da)
+		goto out;
 	if ((rc = deep_top_hosts(f, leaf, dist, queue, q, &nq, err)) || !nq)
 		goto out;
 	struct ibf_error e2;
@@ -1123,13 +1134,6 @@ static int place_deep_top_hosts(const struct ibf_fabric *f, struct ibf_ftree *t,
 			ok = 0;
 	if (!ok)
 		goto out;
-	uint32_t ma = 0, mb = 0;
-	uint64_t sa = 0, sb = 0, da = UINT64_MAX, db;
-	if (links_adjacent(f, t->level)) {
-		if ((rc = slots_deficit(f, t->level, t->shallow_sw, order, &ma, &sa, err)))
-			goto out;
-		da = (uint64_t)ma + sa;
-	}
 	if ((rc = slots_deficit(f, lv, sh, order, &mb, &sb, err)))
 		goto out;
 	db = (uint64_t)mb + sb;
