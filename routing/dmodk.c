@@ -3132,12 +3132,21 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	if (t.tophost) {
 		char names[256];
 		flagged_names(f, &t, t.top_sw, names, sizeof(names));
-		log_msg(&c, IBF_LOG_INFO,
-			"dmodk: %u switch%s with hosts on the top level (hosts on a top switch: "
-			"%s children lie in different pods): %s; %s hosts get indices after the "
-			"leaf slots",
-			t.tophost, t.tophost == 1 ? "" : "es", t.tophost == 1 ? "its" : "their",
-			names, t.tophost == 1 ? "its" : "their");
+		const char *one = t.tophost == 1 ? "its" : "their";
+		if (t.source == IBF_FTREE_BY_LEAVES)
+			log_msg(&c, IBF_LOG_INFO,
+				"dmodk: %u switch%s with hosts on the top level (hosts on a top "
+				"switch: %s children lie in different pods): %s; %s hosts get "
+				"indices after the leaf slots",
+				t.tophost, t.tophost == 1 ? "" : "es", one, names, one);
+		else
+			log_msg(&c, IBF_LOG_INFO,
+				"dmodk: %u switch%s with hosts on the top level (hosts on a top "
+				"switch, levels from %s): %s; %s hosts get indices after the leaf "
+				"slots",
+				t.tophost, t.tophost == 1 ? "" : "es",
+				t.source == IBF_FTREE_BY_ROOTS ? "the roots" : "the ft-l names", names,
+				one);
 	}
 	if (t.ninside)
 		log_msg(&c, IBF_LOG_INFO,

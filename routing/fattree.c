@@ -313,6 +313,105 @@ static int nbrs_split(const struct ibf_fabric *f, uint32_t s, const uint8_t *chi
 	return 0;
 }
 
+/* top_hosts when the top level joins every level-2 switch into one block
+ * (every top switch cabled to every level-2 switch): the first test then
+ * holds for every leaf and no pods are left to count.  The candidates
+ * (cand[], which held the first test's) are then the leaves cabled like a
+ * top switch: two or more switch neighbours, all on level 2, covering more
+ * than half of the level-2 neighbours of some switch of level 3 (a real
+ * leaf covers its pod's level-2 switches only, at most half of them when
+ * there are two pods or more).  0 (and cand[] cleared) when the level-2
+ * switches that have parents (child[]) lie in more than one block of uf;
+ * UINT32_MAX when out of memory.  cnt: S words of scratch. */
+static uint32_t twin_candidates(const struct ibf_fabric *f, const uint32_t *dist,
+				const uint8_t *sh, const uint8_t *child, uint32_t *uf,
+				uint8_t *cand, uint32_t *cnt)
+{
+	uint32_t S = f->nsw, blk = UINT32_MAX, n = 0;
+	memset(cand, 0, S);
+	for (uint32_t s = 0; s < S; s++) {
+		if (!child[s])
+			continue;
+		if (blk == UINT32_MAX)
+			blk = uf_find(uf, s);
+		else if (uf_find(uf, s) != blk)
+			return 0;
+	}
+	if (blk == UINT32_MAX)
+		return 0;
+	uint32_t *seen = calloc(S, sizeof(uint32_t)), *ny = calloc(S, sizeof(uint32_t));
+	if (!seen || !ny) {
+		free(seen);
+		free(ny);
+		return UINT32_MAX;
+	}
+	/* ny[y]: distinct level-2 neighbours of each level-3 switch y */
+	uint32_t stamp = 0;
+	for (uint32_t y = 0; y < S; y++) {
+		if (sh[y] || dist[y] != 2)
+			continue;
+		stamp++;
+		for (uint32_t e = f->adj_off[y]; e < f->adj_off[y + 1]; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (!sh[nb] && dist[nb] == 1 && seen[nb] != stamp) {
+				seen[nb] = stamp;
+				ny[y]++;
+			}
+		}
+	}
+	memset(cnt, 0, S * sizeof(uint32_t));
+	for (uint32_t x = 0; x < S; x++) {
+		if (dist[x] != 0 || sh[x])
+			continue;
+		uint32_t distinct = 0;
+		int ok = 1;
+		stamp++;
+		uint32_t mark = stamp;
+		for (uint32_t e = f->adj_off[x]; e < f->adj_off[x + 1] && ok; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (sh[nb] || dist[nb] != 1) {
+				ok = 0;
+				break;
+			}
+			if (seen[nb] == mark)
+				continue;
+			seen[nb] = mark;
+			distinct++;
+		}
+		if (!ok || distinct < 2)
+			continue;
+		/* cnt[y]: x's neighbours among y's, each counted once */
+		for (uint32_t e = f->adj_off[x]; e < f->adj_off[x + 1]; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			if (seen[nb] != mark)
+				continue;
+			seen[nb] = mark + 1; /* done; the next stamp skips this value */
+			for (uint32_t e2 = f->adj_off[nb]; e2 < f->adj_off[nb + 1]; e2++) {
+				uint32_t y = f->adj[e2].nbr;
+				if (sh[y] || dist[y] != 2 || cnt[y] & 0x80000000u)
+					continue;
+				cnt[y] = (cnt[y] + 1) | 0x80000000u; /* once per nb */
+			}
+			for (uint32_t e2 = f->adj_off[nb]; e2 < f->adj_off[nb + 1]; e2++)
+				cnt[f->adj[e2].nbr] &= 0x7fffffffu;
+		}
+		stamp++;
+		for (uint32_t e = f->adj_off[x]; e < f->adj_off[x + 1]; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			for (uint32_t e2 = f->adj_off[nb]; e2 < f->adj_off[nb + 1]; e2++) {
+				uint32_t y = f->adj[e2].nbr;
+				if (cnt[y] && 2 * (uint64_t)cnt[y] > ny[y])
+					cand[x] = 1;
+				cnt[y] = 0;
+			}
+		}
+		n += cand[x];
+	}
+	free(seen);
+	free(ny);
+	return n;
+}
+
 /* Hosts on a top switch.  A top switch of a 3-level tree with hosts is
  * linked to no other switch with hosts, so it passes for a leaf: BFS then
  * puts it on level 1 and its children (one level-2 switch per pod, all
@@ -330,14 +429,14 @@ static int nbrs_split(const struct ibf_fabric *f, uint32_t s, const uint8_t *chi
  * th[] marks them; the caller keeps them only when that tree has fewer
  * missing up-port slots than the tree with them as leaves. */
 static int top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, const uint32_t *dist,
-		     const uint8_t *sh, uint32_t *queue, uint8_t *th, uint32_t *ntop,
+		     const uint8_t *sh, uint32_t *queue, uint8_t *th, uint32_t *ntop, int twin,
 		     struct ibf_error *err)
 {
 	uint32_t S = f->nsw;
 	*ntop = 0;
 	memset(th, 0, S);
 	uint32_t *uf = malloc(S * sizeof(uint32_t)), *d2 = malloc(S * sizeof(uint32_t));
-	uint8_t *cand = calloc(S, 1), *child = calloc(S, 1), *src = malloc(S);
+	uint8_t *cand = calloc(S, 1), *child = calloc(S, 1), *src = calloc(S, 1);
 	int rc = 0;
 	if (!uf || !d2 || !cand || !child || !src) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
@@ -378,6 +477,10 @@ static int top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, const uint
 			cand[s] = 1;
 			ncand++;
 		}
+	}
+	if (twin && (ncand = twin_candidates(f, dist, sh, child, uf, cand, d2)) == UINT32_MAX) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
 	}
 	if (!ncand)
 		goto out;
@@ -420,11 +523,14 @@ out:
 
 /* leaves = switches with hosts, minus hosts-on-a-spine (see the top) and
  * leaves at another depth (shallow_leaves); th[] (*ntop of them) the leaves
- * that may be hosts on a top switch (top_hosts), still on level 1 here */
+ * that may be hosts on a top switch (top_hosts), still on level 1 here.
+ * skip (or NULL): switches taken out of the leaves after the spine rule
+ * (deep_top_hosts; top_hosts is not tried then); leaf_out (or NULL) gets
+ * the leaves after the spine rule, before shallow_leaves. */
 static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost, const uint32_t *rank,
 			    uint8_t *level, uint32_t *dist, uint32_t *queue, uint32_t *demoted,
 			    uint8_t *sh, uint32_t *shallow, uint8_t *th, uint32_t *ntop,
-			    struct ibf_error *err)
+			    const uint8_t *skip, uint8_t *leaf_out, struct ibf_error *err)
 {
 	uint32_t S = f->nsw;
 	uint8_t *leaf = calloc(S ? S : 1, 1);
@@ -472,6 +578,13 @@ static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost, c
 		(*demoted)++;
 	}
 	free(seen);
+	if (leaf_out)
+		memcpy(leaf_out, leaf, S);
+	for (uint32_t s = 0; skip && s < S; s++)
+		if (skip[s] && leaf[s]) {
+			leaf[s] = 0;
+			nleaf--;
+		}
 	if (!nleaf) {
 		free(leaf);
 		return ibf_error_set(err, IBF_ENOTSUP, NULL, 0,
@@ -480,8 +593,10 @@ static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost, c
 	bfs_multi(f, leaf, dist, queue);
 	int rc = shallow_leaves(f, leaf, nleaf, level, dist, queue, sh, shallow, err);
 	*ntop = 0;
-	if (!rc && !bad_links(f, dist, sh, NULL))
-		rc = top_hosts(f, leaf, dist, sh, queue, th, ntop, err);
+	if (!rc && !skip && !bad_links(f, dist, sh, NULL))
+		rc = top_hosts(f, leaf, dist, sh, queue, th, ntop, 0, err);
+	if (!rc && !skip && !*ntop && !bad_links(f, dist, sh, NULL))
+		rc = top_hosts(f, leaf, dist, sh, queue, th, ntop, 1, err);
 	free(leaf);
 	if (rc)
 		return rc;
@@ -737,17 +852,20 @@ out:
 	return rc;
 }
 
-/* Missing up-port slots of the tree whose levels are lv (slots built on a
- * scratch tree and thrown away). */
-static int missing_of(const struct ibf_fabric *f, const struct ibf_ftree *t, uint8_t *lv,
-		      const uint32_t *order, uint32_t *miss, struct ibf_error *err)
+/* Missing up-port slots of the tree whose levels are lv and shallow
+ * leaves sh (slots built on a scratch tree and thrown away); *shortfall
+ * (when not NULL): the slots every other switch below the top has fewer
+ * than the most of its level (a block short of parents). */
+static int slots_deficit(const struct ibf_fabric *f, uint8_t *lv, uint8_t *sh,
+			 const uint32_t *order, uint32_t *miss, uint64_t *shortfall,
+			 struct ibf_error *err)
 {
 	uint32_t S = f->nsw;
 	struct ibf_ftree x;
 	memset(&x, 0, sizeof(x));
 	x.nsw = S;
 	x.level = lv;
-	x.shallow_sw = t->shallow_sw;
+	x.shallow_sw = sh;
 	x.levels = 1;
 	for (uint32_t s = 0; s < S; s++)
 		if (lv[s] > x.levels)
@@ -757,11 +875,43 @@ static int missing_of(const struct ibf_fabric *f, const struct ibf_ftree *t, uin
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	int rc = build_slots(f, &x, order, stash, err);
 	*miss = x.missing_slots;
+	if (!rc && shortfall) {
+		uint32_t most[IBF_FTREE_MAX_LEVELS + 1] = { 0 };
+		*shortfall = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (uint32_t s = 0; s < S; s++) {
+				uint32_t n = x.slot_off[s + 1];
+				if (sh[s] || lv[s] >= x.levels)
+					continue;
+				if (!pass && n > most[lv[s]])
+					most[lv[s]] = n;
+				else if (pass)
+					*shortfall += most[lv[s]] - n;
+			}
+	}
 	for (uint32_t s = 0; s < S; s++)
 		free(stash[s]);
 	free(stash);
 	free(x.slot_off);
 	return rc;
+}
+
+static int missing_of(const struct ibf_fabric *f, const struct ibf_ftree *t, uint8_t *lv,
+		      const uint32_t *order, uint32_t *miss, struct ibf_error *err)
+{
+	return slots_deficit(f, lv, t->shallow_sw, order, miss, NULL, err);
+}
+
+/* 1 when every switch link joins adjacent levels of lv */
+static int links_adjacent(const struct ibf_fabric *f, const uint8_t *lv)
+{
+	for (uint32_t s = 0; s < f->nsw; s++)
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			int dl = (int)lv[f->adj[e].nbr] - (int)lv[s];
+			if (dl != 1 && dl != -1)
+				return 0;
+		}
+	return 1;
 }
 
 /* The switches top_hosts found (t->top_sw) go to level 3 when that leaves
@@ -786,6 +936,220 @@ static int place_top_hosts(const struct ibf_fabric *f, struct ibf_ftree *t, cons
 		t->tophost = 0;
 	}
 	free(lb);
+	return rc;
+}
+
+/* Group ink[] of deep_top_hosts with dist from BFS from every leaf not in
+ * out[] (ink[] among them): 1 when every neighbour of the group lies at one
+ * distance D >= 2, D + 1 the deepest distance of the switches not in out[],
+ * each with a neighbour at D + 1 (a parent), and, when pod is not NULL,
+ * the neighbours lie in two or more components of the switches not in
+ * out[] up to distance D (pod: S words of scratch). */
+static int deep_group_ok(const struct ibf_fabric *f, const uint8_t *ink, const uint8_t *out,
+			 const uint32_t *dist, uint32_t *pod)
+{
+	uint32_t S = f->nsw, maxd = 0, D = IBF_DIST_INF;
+	for (uint32_t s = 0; s < S; s++) {
+		if (out[s])
+			continue;
+		if (dist[s] == IBF_DIST_INF)
+			return 0;
+		if (dist[s] > maxd)
+			maxd = dist[s];
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		if (!ink[s])
+			continue;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uint32_t nb = f->adj[e].nbr, up = 0;
+			if (out[nb] || (D != IBF_DIST_INF && dist[nb] != D))
+				return 0;
+			D = dist[nb];
+			for (uint32_t e2 = f->adj_off[nb]; e2 < f->adj_off[nb + 1]; e2++)
+				up += !out[f->adj[e2].nbr] && dist[f->adj[e2].nbr] == D + 1;
+			if (!up)
+				return 0;
+		}
+	}
+	if (D == IBF_DIST_INF || D < 2 || D + 1 != maxd)
+		return 0;
+	if (!pod)
+		return 1;
+	for (uint32_t s = 0; s < S; s++)
+		pod[s] = s;
+	for (uint32_t s = 0; s < S; s++) {
+		if (out[s] || dist[s] > D)
+			continue;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			if (!out[f->adj[e].nbr] && dist[f->adj[e].nbr] <= D)
+				uf_join(pod, s, f->adj[e].nbr);
+	}
+	uint32_t first = UINT32_MAX;
+	for (uint32_t s = 0; s < S; s++) {
+		if (!ink[s])
+			continue;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uint32_t p = uf_find(pod, f->adj[e].nbr);
+			if (first == UINT32_MAX)
+				first = p;
+			else if (p != first)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Hosts on a top switch of a tree of 4 or more levels.  The children of
+ * such a switch are a level below the top, two or more levels above the
+ * leaves, so BFS from every leaf puts them next to the level-2 switches:
+ * the switch ends up a leaf at another depth (shallow_leaves) on an even
+ * number of levels, or a leaf over a wrong tree on an odd one.  The leaves
+ * are taken in groups, those joined through common neighbours (a pod's
+ * leaves, or top switches sharing children).  First each group K on its
+ * own: BFS from the other leaves puts every neighbour of K on one level
+ * D + 1 >= 3 just below the top (D + 1 = the deepest distance + 1), each of
+ * them with a parent on the top level.  Then the groups that pass, all
+ * left out at once (so that one such switch does not join the pods below
+ * another): the same with BFS from the remaining leaves, and the
+ * neighbours of each group lie in two or more pods (components of the
+ * switches up to their level).  q[] marks them (*nq).  dist and queue are
+ * scratch. */
+static int deep_top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, uint32_t *dist,
+			  uint32_t *queue, uint8_t *q, uint32_t *nq, struct ibf_error *err)
+{
+	uint32_t S = f->nsw, nleaf = 0;
+	*nq = 0;
+	memset(q, 0, S);
+	uint32_t *uf = malloc(S * sizeof(uint32_t)), *pod = malloc(S * sizeof(uint32_t));
+	uint8_t *src = malloc(S), *done = calloc(S, 1), *ink = malloc(S), *c1 = calloc(S, 1);
+	int rc = 0, any = 0;
+	if (!uf || !pod || !src || !done || !ink || !c1) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		uf[s] = s;
+	for (uint32_t s = 0; s < S; s++) {
+		if (!leaf[s])
+			continue;
+		nleaf++;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			uf_join(uf, s, f->adj[e].nbr);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass) {
+			if (!any)
+				break;
+			for (uint32_t s = 0; s < S; s++)
+				src[s] = leaf[s] && !c1[s];
+			bfs_multi(f, src, dist, queue);
+			memset(done, 0, S);
+		}
+		for (uint32_t x = 0; x < S; x++) {
+			uint32_t r = uf_find(uf, x), kn = 0;
+			if (!leaf[x] || done[r] || (pass && !c1[x]))
+				continue;
+			done[r] = 1;
+			for (uint32_t s = 0; s < S; s++) {
+				ink[s] = leaf[s] && uf_find(uf, s) == r;
+				kn += ink[s];
+			}
+			if (kn == nleaf)
+				continue;
+			if (!pass) {
+				for (uint32_t s = 0; s < S; s++)
+					src[s] = leaf[s] && !ink[s];
+				bfs_multi(f, src, dist, queue);
+				if (deep_group_ok(f, ink, ink, dist, NULL)) {
+					for (uint32_t s = 0; s < S; s++)
+						c1[s] |= ink[s];
+					any = 1;
+				}
+			} else if (deep_group_ok(f, ink, c1, dist, pod)) {
+				for (uint32_t s = 0; s < S; s++)
+					if (ink[s]) {
+						q[s] = 1;
+						(*nq)++;
+					}
+			}
+		}
+	}
+out:
+	free(uf);
+	free(pod);
+	free(src);
+	free(done);
+	free(ink);
+	free(c1);
+	return rc;
+}
+
+/* The switches deep_top_hosts finds go to the top level when the tree with
+ * them there (BFS from the other leaves) is a tree of 4 or more levels with
+ * them on its top and has fewer missing up-port slots, plus slots short of
+ * the most of their level, than the tree with them as leaves (when that is
+ * a tree at all).  On a tie they stay where they were. */
+static int place_deep_top_hosts(const struct ibf_fabric *f, struct ibf_ftree *t,
+				const uint32_t *nhost, const uint8_t *leaf, const uint32_t *order,
+				uint32_t *dist, uint32_t *queue, struct ibf_error *err)
+{
+	uint32_t S = f->nsw, nq = 0, dem = 0, nsh = 0, nth = 0;
+	uint8_t *q = malloc(S), *lv = calloc(S, 1), *sh = calloc(S, 1), *th = calloc(S, 1);
+	int rc = 0;
+	if (!q || !lv || !sh || !th) {
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	/* a tree with no slot missing or short cannot get better: no search
+	 * (one BFS per group of leaves) on such trees */
+	uint32_t ma = 0, mb = 0;
+	uint64_t sa = 0, sb = 0, da = UINT64_MAX, db;
+	if (links_adjacent(f, t->level)) {
+		if ((rc = slots_deficit(f, t->level, t->shallow_sw, order, &ma, &sa, err)))
+			goto out;
+		da = (uint64_t)ma + sa;
+	}
+	if (!da)
+		goto out;
+	if ((rc = deep_top_hosts(f, leaf, dist, queue, q, &nq, err)) || !nq)
+		goto out;
+	struct ibf_error e2;
+	ibf_error_clear(&e2);
+	rc = levels_by_leaves(f, nhost, t->rank, lv, dist, queue, &dem, sh, &nsh, th, &nth, q, NULL,
+			      &e2);
+	if (rc) {
+		if (rc == IBF_ENOMEM)
+			ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		else
+			rc = 0;
+		goto out;
+	}
+	int h = 1;
+	for (uint32_t s = 0; s < S; s++)
+		if (lv[s] > h)
+			h = lv[s];
+	int ok = h >= 4 && links_adjacent(f, lv);
+	for (uint32_t s = 0; s < S && ok; s++)
+		if (q[s] && (lv[s] != h || sh[s]))
+			ok = 0;
+	if (!ok)
+		goto out;
+	if ((rc = slots_deficit(f, lv, sh, order, &mb, &sb, err)))
+		goto out;
+	db = (uint64_t)mb + sb;
+	if (db < da) {
+		memcpy(t->level, lv, S);
+		memcpy(t->shallow_sw, sh, S);
+		memcpy(t->top_sw, q, S);
+		t->shallow = nsh;
+		t->demoted = dem;
+		t->tophost = nq;
+	}
+out:
+	free(q);
+	free(lv);
+	free(sh);
+	free(th);
 	return rc;
 }
 
@@ -1113,10 +1477,19 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 		t->source = IBF_FTREE_BY_NAMES;
 	} else {
 		t->source = IBF_FTREE_BY_LEAVES;
+		uint8_t *leaf = malloc(S);
+		if (!leaf) {
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			goto out;
+		}
 		rc = levels_by_leaves(f, nhost, t->rank, t->level, dist, queue, &t->demoted,
-				      t->shallow_sw, &t->shallow, t->top_sw, &t->tophost, err);
+				      t->shallow_sw, &t->shallow, t->top_sw, &t->tophost, NULL,
+				      leaf, err);
 		if (!rc && t->tophost)
 			rc = place_top_hosts(f, t, order, err);
+		if (!rc && !t->tophost)
+			rc = place_deep_top_hosts(f, t, nhost, leaf, order, dist, queue, err);
+		free(leaf);
 	}
 	if (rc)
 		goto out;
@@ -1126,6 +1499,15 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 			t->levels = t->level[s];
 		t->nswl[t->level[s]]++;
 	}
+	/* levels given (roots file, ft-l names): the switches with hosts on the
+	 * top level of a tree of 3 or more levels are hosts on a top switch as
+	 * well, so that dmodk treats the tree as the structure rule's */
+	if (t->source != IBF_FTREE_BY_LEAVES && t->levels >= 3)
+		for (uint32_t s = 0; s < S; s++)
+			if (t->level[s] == t->levels && nhost[s]) {
+				t->top_sw[s] = 1;
+				t->tophost++;
+			}
 	if ((rc = check_links(f, t, err)) || (rc = build_down(f, t, err)) ||
 	    (rc = build_slots(f, t, order, stash, err)) || (rc = flatten_slots(t, S, stash, err)) ||
 	    (rc = order_leaves(f, t, dist, queue, err)))

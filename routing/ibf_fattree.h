@@ -91,10 +91,12 @@ struct ibf_ftree {
 				 * service leaf on the core): placed one level
 				 * below their lowest neighbour, with their own
 				 * up-port slots (no block with other switches) */
-	uint32_t tophost;	/* of all switches with hosts, those found on the
-				 * top level of a 3-level tree although no other
-				 * switch with hosts is linked to them (their
-				 * children lie in different pods) */
+	uint32_t tophost;	/* of all switches with hosts, those on the top
+				 * level of a tree of 3 or more levels: from the
+				 * structure, those no other switch with hosts is
+				 * linked to (their children lie in different
+				 * pods); with the levels given (roots, names),
+				 * every switch with hosts on the top level */
 };
 
 /* Recognise the tree.  Fails with IBF_ENOTSUP when the switch graph is not
