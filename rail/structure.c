@@ -104,6 +104,20 @@ static int find_uf(int32_t *p, int32_t x)
 	return x;
 }
 
+/* Union switch s with each rail switch cabled to it. */
+static void join_rail_nbrs(const struct ibf_fabric *f, const struct ibf_rail_info *ri, int32_t *uf,
+			   uint32_t s)
+{
+	for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
+		uint32_t t = f->adj[a].nbr;
+		if (ri->sw_role[t] != IBF_RAIL_SW_RAIL)
+			continue;
+		int32_t x = find_uf(uf, (int32_t)s), y = find_uf(uf, (int32_t)t);
+		if (x != y)
+			uf[x] = y;
+	}
+}
+
 /* State of one detection. */
 struct rdet {
 	const struct ibf_fabric *f;
@@ -510,18 +524,9 @@ static int rail_components(struct rdet *d)
 		return oom(d);
 	for (uint32_t s = 0; s < nsw; s++)
 		uf[s] = (int32_t)s;
-	for (uint32_t s = 0; s < nsw; s++) {
-		if (ri->sw_role[s] != IBF_RAIL_SW_RAIL)
-			continue;
-		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
-			uint32_t t = f->adj[a].nbr;
-			if (ri->sw_role[t] != IBF_RAIL_SW_RAIL)
-				continue;
-			int32_t x = find_uf(uf, (int32_t)s), y = find_uf(uf, (int32_t)t);
-			if (x != y)
-				uf[x] = y;
-		}
-	}
+	for (uint32_t s = 0; s < nsw; s++)
+		if (ri->sw_role[s] == IBF_RAIL_SW_RAIL)
+			join_rail_nbrs(f, ri, uf, s);
 	for (uint32_t s = 0; s < nsw; s++)
 		if (ri->sw_role[s] == IBF_RAIL_SW_RAIL && find_uf(uf, (int32_t)s) == (int32_t)s)
 			ri->rail_components++;
@@ -529,16 +534,8 @@ static int rail_components(struct rdet *d)
 	 * to; spines end up together when their components meet */
 	for (uint32_t s = 0; s < nsw; s++) {
 		ri->sw_group[s] = -1;
-		if (ri->sw_role[s] != IBF_RAIL_SW_SPINE)
-			continue;
-		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
-			uint32_t t = f->adj[a].nbr;
-			if (ri->sw_role[t] != IBF_RAIL_SW_RAIL)
-				continue;
-			int32_t x = find_uf(uf, (int32_t)s), y = find_uf(uf, (int32_t)t);
-			if (x != y)
-				uf[x] = y;
-		}
+		if (ri->sw_role[s] == IBF_RAIL_SW_SPINE)
+			join_rail_nbrs(f, ri, uf, s);
 	}
 	/* numbered in switch order of their first spine (num[] by root) */
 	int32_t *num = malloc(((size_t)nsw + 1) * sizeof(*num));
