@@ -3133,7 +3133,22 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		char names[256];
 		flagged_names(f, &t, t.top_sw, names, sizeof(names));
 		const char *one = t.tophost == 1 ? "its" : "their";
-		if (t.source == IBF_FTREE_BY_LEAVES)
+		if (t.topall == IBF_FTREE_TOPALL_FEWER_HOSTS)
+			log_msg(&c, IBF_LOG_INFO,
+				"dmodk: %u switch%s with hosts on the top level (hosts on every top "
+				"switch, so none is left there to compare with: assumed that the "
+				"switches with fewer hosts than the fullest leaf, whose children "
+				"lie in different pods, are the top; give a roots file if not): "
+				"%s; %s hosts get indices after the leaf slots",
+				t.tophost, t.tophost == 1 ? "" : "es", names, one);
+		else if (t.topall == IBF_FTREE_TOPALL_SPLIT)
+			log_msg(&c, IBF_LOG_INFO,
+				"dmodk: %u switch%s with hosts on the top level (hosts on every top "
+				"switch: the tree below falls apart without %s): %s; %s hosts get "
+				"indices after the leaf slots",
+				t.tophost, t.tophost == 1 ? "" : "es", t.tophost == 1 ? "it" : "them",
+				names, one);
+		else if (t.source == IBF_FTREE_BY_LEAVES)
 			log_msg(&c, IBF_LOG_INFO,
 				"dmodk: %u switch%s with hosts on the top level (hosts on a top "
 				"switch: %s children lie in different pods): %s; %s hosts get "

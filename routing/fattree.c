@@ -11,8 +11,9 @@
  * has no switch below it.  A link between exactly two switches with hosts
  * is left alone and reported as breaking the tree.  Leaves at another
  * depth (shallow_leaves: with them BFS gives no tree) and hosts on a top
- * switch (top_hosts: with them the pods merge into one block) are taken out
- * of the leaf set as well.
+ * switch (top_hosts: with them the pods merge into one block; when every
+ * top switch has hosts, flat_candidates and deep_top_hosts' second kind)
+ * are taken out of the leaf set as well.
  *
  * A tree: every switch link joins adjacent levels.  Anything else is
  * reported with the offending links named, and IBF_ENOTSUP is returned (the
@@ -412,6 +413,49 @@ static uint32_t twin_candidates(const struct ibf_fabric *f, const uint32_t *dist
 	return n;
 }
 
+/* top_hosts when every top switch has hosts: BFS from the leaves then
+ * puts the top switches on level 1 next to the leaves and their children
+ * on level 2 with the leaves' parents, a 2-level tree with every pod's
+ * switches in one block and most up-port slots missing (dist has nothing
+ * above 1).  No switch is left on the top to compare with, and on an even
+ * tree the two readings are the same graph (a pod's leaves cabled to its
+ * row of level-2 switches, a top switch to its column), so the structure
+ * alone cannot tell which side is the top.  The candidates (cand[]) are the
+ * leaves with fewer hosts than the most any leaf has (hosts on a top switch
+ * use its spare ports; a leaf is mostly hosts), at least 2 switch
+ * neighbours, all at dist 1; the pod, BFS and missing-slot tests of
+ * top_hosts then decide.  0 when dist reaches above 1. */
+static uint32_t flat_candidates(const struct ibf_fabric *f, const uint8_t *leaf,
+				const uint32_t *dist, const uint8_t *sh, const uint32_t *nhost,
+				uint8_t *cand)
+{
+	uint32_t S = f->nsw, hmax = 0, n = 0;
+	memset(cand, 0, S);
+	for (uint32_t s = 0; s < S; s++) {
+		if (!sh[s] && dist[s] != IBF_DIST_INF && dist[s] > 1)
+			return 0;
+		if (leaf[s] && nhost[s] > hmax)
+			hmax = nhost[s];
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		if (!leaf[s] || nhost[s] >= hmax)
+			continue;
+		uint32_t first = UINT32_MAX;
+		int ok = 1, two = 0;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1] && ok; e++) {
+			uint32_t nb = f->adj[e].nbr;
+			ok = !sh[nb] && dist[nb] == 1;
+			if (first == UINT32_MAX)
+				first = nb;
+			else if (nb != first)
+				two = 1;
+		}
+		cand[s] = (uint8_t)(ok && two);
+		n += cand[s];
+	}
+	return n;
+}
+
 /* Hosts on a top switch.  A top switch of a 3-level tree with hosts is
  * linked to no other switch with hosts, so it passes for a leaf: BFS then
  * puts it on level 1 and its children (one level-2 switch per pod, all
@@ -427,10 +471,13 @@ static uint32_t twin_candidates(const struct ibf_fabric *f, const uint32_t *dist
  *  - BFS without every such x leaves each other switch where it was, x's
  *    neighbours on level 2 and no switch above level 3: x goes to level 3.
  * th[] marks them; the caller keeps them only when that tree has fewer
- * missing up-port slots than the tree with them as leaves. */
+ * missing up-port slots than the tree with them as leaves.  mode TH_TWIN
+ * and TH_FLAT take the first test's candidates from twin_candidates and
+ * flat_candidates instead (nhost: hosts per switch, for TH_FLAT). */
+enum { TH_PLAIN, TH_TWIN, TH_FLAT };
 static int top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, const uint32_t *dist,
-		     const uint8_t *sh, uint32_t *queue, uint8_t *th, uint32_t *ntop, int twin,
-		     struct ibf_error *err)
+		     const uint8_t *sh, const uint32_t *nhost, uint32_t *queue, uint8_t *th,
+		     uint32_t *ntop, int mode, struct ibf_error *err)
 {
 	uint32_t S = f->nsw;
 	*ntop = 0;
@@ -478,10 +525,13 @@ static int top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, const uint
 			ncand++;
 		}
 	}
-	if (twin && (ncand = twin_candidates(f, dist, sh, child, uf, cand, d2)) == UINT32_MAX) {
+	if (mode == TH_TWIN &&
+	    (ncand = twin_candidates(f, dist, sh, child, uf, cand, d2)) == UINT32_MAX) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
+	if (mode == TH_FLAT)
+		ncand = flat_candidates(f, leaf, dist, sh, nhost, cand);
 	if (!ncand)
 		goto out;
 	/* the blocks of level 1 of the other leaves; child[]: has one of them */
@@ -526,10 +576,11 @@ out:
  * that may be hosts on a top switch (top_hosts), still on level 1 here.
  * skip (or NULL): switches taken out of the leaves after the spine rule
  * (deep_top_hosts; top_hosts is not tried then); leaf_out (or NULL) gets
- * the leaves after the spine rule, before shallow_leaves. */
+ * the leaves after the spine rule, before shallow_leaves; *flat (flat may
+ * be NULL) is set to 1 when th[] came from flat_candidates. */
 static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost, const uint32_t *rank,
 			    uint8_t *level, uint32_t *dist, uint32_t *queue, uint32_t *demoted,
-			    uint8_t *sh, uint32_t *shallow, uint8_t *th, uint32_t *ntop,
+			    uint8_t *sh, uint32_t *shallow, uint8_t *th, uint32_t *ntop, uint8_t *flat,
 			    const uint8_t *skip, uint8_t *leaf_out, struct ibf_error *err)
 {
 	uint32_t S = f->nsw;
@@ -593,10 +644,13 @@ static int levels_by_leaves(const struct ibf_fabric *f, const uint32_t *nhost, c
 	bfs_multi(f, leaf, dist, queue);
 	int rc = shallow_leaves(f, leaf, nleaf, level, dist, queue, sh, shallow, err);
 	*ntop = 0;
-	if (!rc && !skip && !bad_links(f, dist, sh, NULL))
-		rc = top_hosts(f, leaf, dist, sh, queue, th, ntop, 0, err);
-	if (!rc && !skip && !*ntop && !bad_links(f, dist, sh, NULL))
-		rc = top_hosts(f, leaf, dist, sh, queue, th, ntop, 1, err);
+	for (int mode = TH_PLAIN; !rc && !skip && !*ntop && mode <= TH_FLAT; mode++) {
+		if (bad_links(f, dist, sh, NULL))
+			break;
+		rc = top_hosts(f, leaf, dist, sh, nhost, queue, th, ntop, mode, err);
+		if (*ntop && flat)
+			*flat = mode == TH_FLAT;
+	}
 	free(leaf);
 	if (rc)
 		return rc;
@@ -942,13 +996,16 @@ static int place_top_hosts(const struct ibf_fabric *f, struct ibf_ftree *t, cons
 /* Group ink[] of deep_top_hosts with dist from BFS from every leaf not in
  * out[] (ink[] among them): 1 when every neighbour of the group lies at one
  * distance D >= 2, D + 1 the deepest distance of the switches not in out[],
- * each with a neighbour at D + 1 (a parent), and, when pod is not NULL,
- * the neighbours lie in two or more components of the switches not in
- * out[] up to distance D (pod: S words of scratch). */
+ * each with a neighbour at D + 1 (a parent), and, when pods is set, the
+ * neighbours lie in two or more components of the switches not in out[]
+ * up to distance D; 2 when every neighbour lies at the deepest distance
+ * D >= 2 with no parent (nothing is left above: every top switch has
+ * hosts) and those neighbours lie in two or more such components (the tree
+ * falls apart without the group; pods or not).  pod: S words of scratch. */
 static int deep_group_ok(const struct ibf_fabric *f, const uint8_t *ink, const uint8_t *out,
-			 const uint32_t *dist, uint32_t *pod)
+			 const uint32_t *dist, uint32_t *pod, int pods)
 {
-	uint32_t S = f->nsw, maxd = 0, D = IBF_DIST_INF;
+	uint32_t S = f->nsw, maxd = 0, D = IBF_DIST_INF, nup = 0, nnb = 0;
 	for (uint32_t s = 0; s < S; s++) {
 		if (out[s])
 			continue;
@@ -967,13 +1024,20 @@ static int deep_group_ok(const struct ibf_fabric *f, const uint8_t *ink, const u
 			D = dist[nb];
 			for (uint32_t e2 = f->adj_off[nb]; e2 < f->adj_off[nb + 1]; e2++)
 				up += !out[f->adj[e2].nbr] && dist[f->adj[e2].nbr] == D + 1;
-			if (!up)
-				return 0;
+			nup += up > 0;
+			nnb++;
 		}
 	}
-	if (D == IBF_DIST_INF || D < 2 || D + 1 != maxd)
+	if (D == IBF_DIST_INF || D < 2)
 		return 0;
-	if (!pod)
+	int kind;
+	if (nup == nnb && D + 1 == maxd)
+		kind = 1;
+	else if (!nup && D == maxd)
+		kind = 2;
+	else
+		return 0;
+	if (kind == 1 && !pods)
 		return 1;
 	for (uint32_t s = 0; s < S; s++)
 		pod[s] = s;
@@ -993,7 +1057,7 @@ static int deep_group_ok(const struct ibf_fabric *f, const uint8_t *ink, const u
 			if (first == UINT32_MAX)
 				first = p;
 			else if (p != first)
-				return 1;
+				return kind;
 		}
 	}
 	return 0;
@@ -1013,9 +1077,18 @@ static int deep_group_ok(const struct ibf_fabric *f, const uint8_t *ink, const u
  * another): the same with BFS from the remaining leaves, and the
  * neighbours of each group lie in two or more pods (components of the
  * switches up to their level).  q[] marks them (*nq).  dist and queue are
- * scratch. */
-static int deep_top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, uint32_t *dist,
-			  uint32_t *queue, uint8_t *q, uint32_t *nq, struct ibf_error *err)
+ * scratch.
+ * Every top switch with hosts: a group whose neighbours are the deepest
+ * switches, with no parent, passes when the tree falls apart under them
+ * (deep_group_ok's second kind).  A group on its own passes only when it
+ * holds the whole top; when the top switches lie in several groups (one
+ * per plane), the other groups' switches, still sources, shorten the
+ * distances, so when no group passes on its own the leaves with fewer
+ * hosts than the most any leaf has (nhost) are tried together, as a group
+ * of that kind, and *byhosts is set when they pass. */
+static int deep_top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, const uint32_t *nhost,
+			  uint32_t *dist, uint32_t *queue, uint8_t *q, uint32_t *nq, int *byhosts,
+			  struct ibf_error *err)
 {
 	uint32_t S = f->nsw, nleaf = 0;
 	*nq = 0;
@@ -1036,10 +1109,27 @@ static int deep_top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, uint3
 		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
 			uf_join(uf, s, f->adj[e].nbr);
 	}
+	*byhosts = 0;
 	for (int pass = 0; pass < 2; pass++) {
-		if (pass) {
-			if (!any)
+		if (pass && !any) {
+			uint32_t hmax = 0, kn = 0;
+			for (uint32_t s = 0; s < S; s++)
+				if (leaf[s] && nhost[s] > hmax)
+					hmax = nhost[s];
+			for (uint32_t s = 0; s < S; s++) {
+				ink[s] = leaf[s] && nhost[s] < hmax;
+				src[s] = leaf[s] && !ink[s];
+				kn += ink[s];
+			}
+			if (!kn)
 				break;
+			bfs_multi(f, src, dist, queue);
+			if (deep_group_ok(f, ink, ink, dist, pod, 1) != 2)
+				break;
+			memcpy(c1, ink, S);
+			any = *byhosts = 1;
+		}
+		if (pass) {
 			for (uint32_t s = 0; s < S; s++)
 				src[s] = leaf[s] && !c1[s];
 			bfs_multi(f, src, dist, queue);
@@ -1060,12 +1150,12 @@ static int deep_top_hosts(const struct ibf_fabric *f, const uint8_t *leaf, uint3
 				for (uint32_t s = 0; s < S; s++)
 					src[s] = leaf[s] && !ink[s];
 				bfs_multi(f, src, dist, queue);
-				if (deep_group_ok(f, ink, ink, dist, NULL)) {
+				if (deep_group_ok(f, ink, ink, dist, pod, 0)) {
 					for (uint32_t s = 0; s < S; s++)
 						c1[s] |= ink[s];
 					any = 1;
 				}
-			} else if (deep_group_ok(f, ink, c1, dist, pod)) {
+			} else if (deep_group_ok(f, ink, c1, dist, pod, 1)) {
 				for (uint32_t s = 0; s < S; s++)
 					if (ink[s]) {
 						q[s] = 1;
@@ -1111,12 +1201,13 @@ static int place_deep_top_hosts(const struct ibf_fabric *f, struct ibf_ftree *t,
 	}
 	if (!da)
 		goto out;
-	if ((rc = deep_top_hosts(f, leaf, dist, queue, q, &nq, err)) || !nq)
+	int byhosts = 0;
+	if ((rc = deep_top_hosts(f, leaf, nhost, dist, queue, q, &nq, &byhosts, err)) || !nq)
 		goto out;
 	struct ibf_error e2;
 	ibf_error_clear(&e2);
-	rc = levels_by_leaves(f, nhost, t->rank, lv, dist, queue, &dem, sh, &nsh, th, &nth, q, NULL,
-			      &e2);
+	rc = levels_by_leaves(f, nhost, t->rank, lv, dist, queue, &dem, sh, &nsh, th, &nth, NULL, q,
+			      NULL, &e2);
 	if (rc) {
 		if (rc == IBF_ENOMEM)
 			ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
@@ -1144,6 +1235,10 @@ static int place_deep_top_hosts(const struct ibf_fabric *f, struct ibf_ftree *t,
 		t->shallow = nsh;
 		t->demoted = dem;
 		t->tophost = nq;
+		t->topall = byhosts ? IBF_FTREE_TOPALL_FEWER_HOSTS : IBF_FTREE_TOPALL_SPLIT;
+		for (uint32_t s = 0; s < S; s++)
+			if (lv[s] == h && !q[s])
+				t->topall = 0;
 	}
 out:
 	free(q);
@@ -1482,11 +1577,14 @@ int ibf_ftree_build(const struct ibf_fabric *f, const struct ibf_ftree_opts *o, 
 			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			goto out;
 		}
+		uint8_t flat = 0;
 		rc = levels_by_leaves(f, nhost, t->rank, t->level, dist, queue, &t->demoted,
-				      t->shallow_sw, &t->shallow, t->top_sw, &t->tophost, NULL,
-				      leaf, err);
+				      t->shallow_sw, &t->shallow, t->top_sw, &t->tophost, &flat,
+				      NULL, leaf, err);
 		if (!rc && t->tophost)
 			rc = place_top_hosts(f, t, order, err);
+		if (!rc && t->tophost && flat)
+			t->topall = IBF_FTREE_TOPALL_FEWER_HOSTS;
 		if (!rc && !t->tophost)
 			rc = place_deep_top_hosts(f, t, nhost, leaf, order, dist, queue, err);
 		free(leaf);

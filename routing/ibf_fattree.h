@@ -97,7 +97,15 @@ struct ibf_ftree {
 				 * linked to (their children lie in different
 				 * pods); with the levels given (roots, names),
 				 * every switch with hosts on the top level */
+	int topall;		/* from the structure, every top switch has hosts:
+				 * IBF_FTREE_TOPALL_FEWER_HOSTS (the switches with
+				 * fewer hosts than the fullest leaf were taken for
+				 * the top: on 3 levels the structure cannot tell)
+				 * or IBF_FTREE_TOPALL_SPLIT (4+ levels, one group:
+				 * the tree falls apart without them); 0 otherwise */
 };
+
+enum { IBF_FTREE_TOPALL_FEWER_HOSTS = 1, IBF_FTREE_TOPALL_SPLIT };
 
 /* Recognise the tree.  Fails with IBF_ENOTSUP when the switch graph is not
  * a tree of levels (a link joins two switches of one level, or levels

@@ -16,7 +16,10 @@
 #  - a damaged tree with uneven bundles (every leaf 3 cables to one spine, 2
 #    to the other: 12 hosts over 5 up-cables) and a dual-port host on a
 #    spine: dmodk reaches the leaf-cut bound and is no worse than stock
-#    minhop, both read back from the switches.
+#    minhop, both read back from the switches;
+#  - a 3-level tree with a service leaf on the core, and one with three
+#    hosts on a top switch: dmodk recognises them (the log names the
+#    switch), routes every pair as offline, and is no worse than minhop.
 . "$(dirname "$0")/lib.sh"
 need_sim
 command -v dump_lfts >/dev/null 2>&1 || skip_all "dump_lfts not installed (infiniband-diags)"
@@ -326,6 +329,60 @@ check "service leaf, dmodk: tables read back = offline dmodk" same_as_offline sv
 wd=$(worst svc-dmodk); wm=$(worst svc-minhop)
 echo "service leaf: worst shift load dmodk $wd, minhop $wm; cells dmodk $(cell svc-dmodk), minhop $(cell svc-minhop)" | diag
 check "service leaf: dmodk better than stock minhop ($wd < $wm)" test "${wd:-99}" -lt "${wm:-0}"
+
+# ------------------------------------------------------------------ hosts on a top switch
+
+# the same XGFT(3;4,4,4;1,4,4) with three hosts (login or management nodes)
+# on ports 6-8 of one top switch, switches renamed so the ft-l names give
+# no levels: the switch is linked to no other switch with hosts, so BFS
+# from the leaves used to keep it a leaf (17 leaves, 204 missing up-port
+# cables reported); dmodk now puts it on the top level from the structure
+awk '
+	{ print }
+	/^Switch/ && $3 == "\"ft-l3-s0000\"" {
+		for (h = 0; h < 3; h++)
+			printf "[%d]\t\"tophost%d\"[1]\t\t# \"tophost%d\" lid 0 4xEDR\n", h + 6, h, h
+	}
+	END {
+		for (h = 0; h < 3; h++) {
+			print ""
+			print "vendid=0x2c9"
+			print "devid=0x1017"
+			printf "sysimgguid=0x2c901000fb1%02d\n", h
+			printf "caguid=0x2c901000fb1%02d\n", h
+			printf "Ca\t1 \"tophost%d\"\n", h
+			printf "[1]\t\"ft-l3-s0000\"[%d]\t\t# \"ft-l3-s0000\" lid 0 4xEDR\n", h + 6
+		}
+	}' "$WORK/x3.net" | sed -e 's/ft-l1-s/leaf-/g' -e 's/ft-l2-s/aggr-/g' -e 's/ft-l3-s/core-/g' >"$WORK/top.net"
+check "top-host variant: 6 port lines for 3 hosts, no ft-l name left" sh -c "
+	test \$(grep -c '^\[' '$WORK/top.net') -eq \$(( \$(grep -c '^\[' '$WORK/x3.net') + 6 )) &&
+	! grep -q 'ft-l' '$WORK/top.net'"
+for eng in dmodk minhop; do
+	mkconf $eng 0 "$WORK/opensm-top-$eng.conf"
+	run top-$eng "$WORK/top.net" "$WORK/opensm-top-$eng.conf"
+	check "hosts on a top switch, $eng: opensm ran, OpenSM used $eng" \
+		eval "log_has top-$eng '$eng tables configured on all switches'"
+	check "hosts on a top switch, $eng: every host-to-host flow of every shift delivered" \
+		hosts_routed top-$eng
+done
+show_log top-dmodk
+check "hosts on a top switch, dmodk: no fallback to minhop" \
+	eval "! log_has top-dmodk 'minhop tables configured'"
+check "hosts on a top switch, dmodk: the log names the top switch with hosts" \
+	log_has top-dmodk "(hosts on a top switch: its children lie in different pods): core-0000;"
+check "hosts on a top switch, dmodk: 16,16,16 switches, no missing cable reported" \
+	log_has top-dmodk "switches per level 16,16,16, up-port slots per level 4,4;"
+check "hosts on a top switch, dmodk: every (source, LID) pair routed, no loop" routed top-dmodk
+check "hosts on a top switch, dmodk: tables read back = offline dmodk" same_as_offline top-dmodk
+wd=$(worst top-dmodk); wm=$(worst top-minhop)
+wo=$("$IBFAB" route congestion --topology "$WORK/top-dmodk/net.ibnd" --engine dmodk \
+	--pattern shift --json 2>/dev/null |
+	sed -n 's/.*"shift": {"count": [0-9]*, "worst": \([0-9]*\),.*/\1/p')
+echo "hosts on a top switch: worst shift load dmodk $wd (offline $wo), minhop $wm; cells dmodk $(cell top-dmodk), minhop $(cell top-minhop)" | diag
+check "hosts on a top switch: dmodk's worst read back = offline ($wd = $wo)" \
+	test -n "$wd" -a "${wd:-x}" = "${wo:-y}"
+check "hosts on a top switch: dmodk no worse than stock minhop ($wd <= $wm)" \
+	test "${wd:-99}" -le "${wm:-0}"
 
 # ------------------------------------------------------------------ uneven bundles
 
