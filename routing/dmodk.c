@@ -126,6 +126,9 @@ struct dk {
 	int quiet;		     /* no log lines (the second routing of layers_alt) */
 	uint32_t *lrw;		     /* [2 nlayers] per layer: worst after the repair, and the
 				      * (shift, link) at it; UINT32_MAX: not repaired */
+	uint8_t *lrch;		     /* [nlayers] per layer: the repair kept chains of moves */
+	const uint32_t *lrtgt;	     /* the first routing's lrw while the second one is
+				      * repaired (layers_alt), else NULL */
 	uint32_t *rmb_slot, *rmb_cab, *rmb_roff, *rmb_x, *rmb_tot;
 	uint16_t *rmb_mv, *rmb_sp;
 };
@@ -1345,6 +1348,7 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	c->deal = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
 	c->dlb = calloc((size_t)c->nlayers * 512, sizeof(uint32_t));
 	c->lrw = malloc((size_t)c->nlayers * 2 * sizeof(uint32_t));
+	c->lrch = calloc(c->nlayers ? c->nlayers : 1, 1);
 	c->dln = 1;
 	c->cdeal = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
 	c->cstamp = calloc((size_t)S * c->nlayers, sizeof(uint32_t));
@@ -1403,7 +1407,7 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 	*elist = malloc((t->nends ? t->nends : 1) * sizeof(uint32_t));
 	if (!c->anc || !c->reach || !c->chain || !c->chain_port || !c->nxt || !c->fdist ||
 	    !c->fnext || !c->queue || !c->bylevel || !c->moved_missing || !c->moved_other ||
-	    !c->deal || !c->dlb || !c->lrw || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
+	    !c->deal || !c->dlb || !c->lrw || !c->lrch || !c->cdeal || !c->cstamp || !c->hopbuf || !c->stack ||
 	    !*eoff || !*elist || !c->below || !c->below_par || !c->rmb_slot || !c->rmb_cab ||
 	    !c->rm_kslot || !c->rmb_roff || !c->rm_ksl || !c->rm_pd || !c->hx0 || !c->hx1 ||
 	    (c->rm_nh && (!c->rmb_x || !c->rmb_mv || !c->rmb_tot || !c->rmb_sp)) || bundles(c))
@@ -1446,6 +1450,7 @@ static void dk_free(struct dk *c)
 	free(c->dlb);
 	free(c->spx);
 	free(c->lrw);
+	free(c->lrch);
 	free(c->cdeal);
 	free(c->cstamp);
 	free(c->hopbuf);
@@ -1909,6 +1914,17 @@ struct lrep {
 	uint32_t stamp;
 	uint64_t budget;     /* first steps a pass may still try */
 	uint64_t npair;	     /* two-step moves made in the layer */
+	/* the chains of moves (lr_chain) */
+	uint32_t *csrc;	     /* scratch [LR_CHAIN][N]: the hosts of each step's entry */
+	struct lr_step *chain; /* [LR_CHAIN]: the steps made */
+	int nchain;
+	uint64_t cnat0;	     /* (shift, link) at W before the chain */
+	uint64_t nchains;    /* chains kept in the layer */
+	int downk;	     /* lr_through lists level-2 switches' down entries too */
+	uint64_t moveddn;    /* level-2 down entries moved in the layer */
+	uint64_t cbudget;    /* moves the chains may still try at this W */
+	uint32_t wkeep;	     /* chains stay only when they end below this W too */
+	uint8_t *snap;	     /* the level-1 and level-2 columns of the layer (and hop counts) */
 };
 
 static inline uint32_t lr_get(const struct lrep *q, size_t i)
@@ -2548,6 +2564,16 @@ static uint32_t lr_below(struct lrep *q, uint32_t u)
 	return n;
 }
 
+/* the cables between the ends of link l (l among them) */
+static uint32_t lr_parallel(const struct lrep *q, uint32_t l)
+{
+	const struct ibf_fabric *f = q->f;
+	uint32_t from = f->adj_src[l], to = f->adj[l].nbr, n = 0;
+	for (uint32_t e = f->adj_off[from]; e < f->adj_off[from + 1]; e++)
+		n += f->adj[e].nbr == to;
+	return n;
+}
+
 /* Append to v[0..n), at most cap in all, the entries with a flow on (link
  * l, shift cs): the source leaf's, and the level-2 switch's the flow climbs
  * through when l is above it; with dedup each key once and none equal to
@@ -2573,9 +2599,16 @@ static size_t lr_through(struct lrep *q, uint32_t j, uint32_t l, uint32_t cs, ui
 			int np = lr_path(q, s, b, p);
 			if (np < 1 || !lr_has(p, np, l))
 				continue;
-			for (int lev = 1; lev <= 2 && n < cap; lev++) {
+			for (int lev = 1; lev <= (q->downk ? 3 : 2) && n < cap; lev++) {
 				uint64_t key = LR_KEY(1, s, b);
-				if (lev == 2) {
+				if (lev == 3) {
+					/* a level-2 switch's cable down into b's leaf,
+					 * when it has parallel ones */
+					if (up || t->level[from] != 2 || t->level[to] != 1 ||
+					    lr_parallel(q, l) < 2)
+						continue;
+					key = LR_KEY(3, from, b);
+				} else if (lev == 2) {
 					uint32_t m = f->adj[p[0]].nbr;
 					if (np < 2 || p[0] == l || t->level[m] != 2 ||
 					    t->level[f->adj[p[1]].nbr] <= 2)
@@ -2730,6 +2763,285 @@ static uint64_t lr_pass2(struct lrep *q, uint32_t j)
 	return moved;
 }
 
+/* ------------------------------------------------------------------
+ * Chains of moves, when no two-step move is left either.  Besides the up
+ * entries, a chain may move a level-2 switch's down entry towards a host
+ * to another of its parallel cables into the host's leaf (the path keeps
+ * its switches: still up/down, the hop count unchanged; the flows moved
+ * are those of every source whose path takes that cable to the host).  A
+ * chain starts with an entry with a flow on a (shift, link) at W, which
+ * moves to another cable even when that brings other (shift, link) pairs
+ * to W, or one flow above it.  Then, while some pair above W is left (else
+ * some pair at W on the path of an entry the chain moved), an entry with a
+ * flow on the first such pair moves off it, without more pairs above W
+ * than before, nor more at W when none is above; LR_CHAIN moves at most.
+ * A chain stays when at its end no (shift, link) is above W and fewer are
+ * at W than before it; otherwise its moves are undone in reverse order,
+ * each exactly (counters, tallies, table entry, hop count).  Searched
+ * depth first, in the order of the entries and of the cables.  A leaf
+ * entry covers as many consecutive shifts as the leaf has hosts, so where
+ * every cable between two leaves must carry exactly its share in one shift
+ * the room is made by several entries in turn; and where a level-2 switch
+ * sends too few of the leaf's hosts down one of its parallel cables, no up
+ * entry can fill it.  The chains run at a W only while few pairs are at it
+ * (LR_CHAIN_NAT), with one budget of moves tried for all their passes
+ * there; the layer is saved before the first chain pass at a W, and when
+ * the repair ends without W below that, it is put back as saved (lr_snap):
+ * the chains change the tables only where they lower the worst. */
+
+/* moves in a chain at most, and moves tried at one W (all passes) */
+#define LR_CHAIN 4
+#define LR_CHAIN_BUDGET ((uint64_t)1 << 18)
+/* chains are looked for only while at most this many (shift, link) are at
+ * W: every chain kept on the trees of bench/dmodk_closed.sh started from
+ * 21 or fewer, and from 100 or more a chain pass cleared about a fifth of
+ * them before its budget ran out (docs/performance.md) */
+#define LR_CHAIN_NAT 32
+
+struct lr_step {
+	uint64_t key;
+	uint32_t ns;
+	int no, nn;
+	uint8_t hop;
+	uint32_t po[LR_PATH], pn[LR_PATH];
+};
+
+/* a level-2 switch m's down entry towards b: its cable into b's leaf, as
+ * a path of one link (0 when m does not send b straight down into b's
+ * leaf) */
+static int lr_dpath(const struct lrep *q, uint32_t m, uint32_t b, uint32_t *po)
+{
+	const struct ibf_fabric *f = q->f;
+	if (q->t->level[m] != 2 || lr_path(q, m, b, po) != 1 || f->adj[po[0]].nbr != q->h[b].sw ||
+	    q->t->level[q->h[b].sw] != 1)
+		return 0;
+	return 1;
+}
+
+/* the hosts whose flows towards b take link l, into src: their number */
+static uint32_t lr_dsrc(const struct lrep *q, uint32_t l, uint32_t b, uint32_t *src)
+{
+	uint32_t ns = 0, p[LR_PATH];
+	for (uint32_t s = 0; s < q->f->nsw; s++) {
+		if (q->hoff[s] == q->hoff[s + 1] || s == q->h[b].sw)
+			continue;
+		int n = lr_path(q, s, b, p);
+		if (n < 1 || !lr_has(p, n, l))
+			continue;
+		for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++)
+			src[ns++] = q->hlist[k];
+	}
+	return ns;
+}
+
+/* make step d: entry key (flows of csrc[d], ns of them) from po to pn */
+static void lr_step_do(struct lrep *q, int d, uint64_t key, uint32_t ns, const uint32_t *po, int no,
+		       const uint32_t *pn, int nn)
+{
+	struct lr_step *st = &q->chain[d];
+	uint32_t s = LR_KSW(key), b = LR_KDST(key);
+	st->key = key;
+	st->ns = ns;
+	st->no = no;
+	st->nn = nn;
+	memcpy(st->po, po, (size_t)no * sizeof(uint32_t));
+	memcpy(st->pn, pn, (size_t)nn * sizeof(uint32_t));
+	st->hop = q->r->hops ? q->r->hops[(size_t)s * q->r->stride + q->dlid[b]] : 0;
+	lr_apply(q, s, b, q->csrc + (size_t)d * q->N, ns, po, no, pn, nn);
+	q->nchain = d + 1;
+}
+
+/* undo step d (the last one made) */
+static void lr_step_undo(struct lrep *q, int d)
+{
+	const struct lr_step *st = &q->chain[d];
+	uint32_t s = LR_KSW(st->key), b = LR_KDST(st->key);
+	lr_apply(q, s, b, q->csrc + (size_t)d * q->N, st->ns, st->pn, st->nn, st->po, st->no);
+	if (q->r->hops)
+		q->r->hops[(size_t)s * q->r->stride + q->dlid[b]] = st->hop;
+	q->nchain = d;
+}
+
+/* The first (shift, link) whose count is at least thr on the path (now) of
+ * an entry the chain moved, in one of that entry's shifts: every pair
+ * above W is such a pair.  0 when none is found. */
+static int lr_chain_pair(const struct lrep *q, uint32_t thr, uint32_t *pl, uint32_t *pcs)
+{
+	uint32_t N = q->N, p[LR_PATH];
+	for (int d = 0; d < q->nchain; d++) {
+		const struct lr_step *st = &q->chain[d];
+		uint32_t b = LR_KDST(st->key);
+		const uint32_t *src = q->csrc + (size_t)d * N;
+		int n = lr_path(q, LR_KSW(st->key), b, p);
+		for (uint32_t k = 0; k < st->ns && n > 0; k++) {
+			uint32_t cs = (b + N - src[k]) % N;
+			if (!cs)
+				continue;
+			for (int i = 0; i < n; i++)
+				if (lr_get(q, lr_cell(q, p[i], cs)) >= thr) {
+					*pl = p[i];
+					*pcs = cs;
+					return 1;
+				}
+		}
+	}
+	return 0;
+}
+
+static int lr_in_chain(const struct lrep *q, uint64_t key)
+{
+	for (int d = 0; d < q->nchain; d++)
+		if (q->chain[d].key == key)
+			return 1;
+	return 0;
+}
+
+static int lr_chain_next(struct lrep *q, uint32_t j, int d);
+
+/* Step d of a chain with entry key (d = 0: an entry with a flow at W; else
+ * one with a flow on (link l, shift cs)): its other cables in turn, each
+ * whose move keeps the counters at most W + 1 and takes a flow off W (d =
+ * 0) or off (l, cs) (d > 0), then at d > 0 leaves no more pairs above W
+ * than before and, when as many, no more at W; the chain then ends (kept)
+ * or goes on.  1 when a chain was kept. */
+static int lr_chain_step(struct lrep *q, uint32_t j, int d, uint64_t key, uint32_t l, uint32_t cs)
+{
+	const struct ibf_fabric *f = q->f;
+	int lev = LR_KLEV(key);
+	uint32_t s = LR_KSW(key), b = LR_KDST(key);
+	uint32_t po[LR_PATH], pn[LR_PATH];
+	uint32_t *src = q->csrc + (size_t)d * q->N;
+	int no = lev == 3 ? lr_dpath(q, s, b, po) : lr_upath(q, s, b, po);
+	if (!no || (d && !lr_has(po, no, l)))
+		return 0;
+	uint32_t ns = lev == 3 ? lr_dsrc(q, po[0], b, src) : lr_src(q, lev, s, b, src);
+	if (!ns || (lev < 3 && lr_transit(q, s, q->dlid[b])))
+		return 0;
+	uint32_t cap = q->W < q->vmax ? q->W + 1 : q->W;
+	int64_t nover0 = (int64_t)q->nover, nat1 = (int64_t)q->nat;
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+		if (e == po[0])
+			continue;
+		int nn;
+		if (lev == 3) {
+			nn = f->adj[e].nbr == f->adj[po[0]].nbr ? 1 : -1;
+			pn[0] = e;
+		} else {
+			nn = lr_alt(q, s, b, e, pn);
+		}
+		if (nn < 0 || (d && lr_has(pn, nn, l)))
+			continue;
+		if (!q->budget)
+			return 0;
+		q->budget--;
+		struct lr_eff x;
+		lr_eval(q, src, ns, b, po, no, pn, nn, cap, &x);
+		if (x.score > cap || (!d && !x.rem))
+			continue;
+		int64_t nover = nover0 + x.oadd - x.orem, nat = nat1 + x.add - x.rem;
+		if (d && (nover > nover0 || (nover == nover0 && nat > nat1)))
+			continue;
+		if (!nover && nat < (int64_t)q->cnat0) {
+			lr_step_do(q, d, key, ns, po, no, pn, nn);
+			return 1;
+		}
+		if (d + 1 >= LR_CHAIN)
+			continue;
+		lr_step_do(q, d, key, ns, po, no, pn, nn);
+		if (lr_chain_next(q, j, d + 1))
+			return 1;
+		lr_step_undo(q, d);
+	}
+	return 0;
+}
+
+/* step d > 0: the entries with a flow on the pair to clear, not moved yet
+ * in the chain */
+static int lr_chain_next(struct lrep *q, uint32_t j, int d)
+{
+	uint32_t l, cs;
+	uint64_t cand[LR_NA];
+	if (!lr_chain_pair(q, q->nover ? q->W + 1 : q->W, &l, &cs))
+		return 0;
+	size_t nc = lr_through(q, j, l, cs, q->chain[0].key, cand, 0, LR_NA, 1);
+	for (size_t c = 0; c < nc && q->budget; c++)
+		if (!lr_in_chain(q, cand[c]) && lr_chain_step(q, j, d, cand[c], l, cs))
+			return 1;
+	return 0;
+}
+
+/* a pass of chains, one from each entry with a flow on a (shift, link) at
+ * W; the number of moves */
+static uint64_t lr_pass_chain(struct lrep *q, uint32_t j)
+{
+	uint64_t want = 3 * (uint64_t)q->W * q->nat;
+	size_t cap = want < LR_TWO_LIST ? (size_t)want : LR_TWO_LIST, n = 0;
+	uint64_t *v = malloc((cap ? cap : 1) * sizeof(uint64_t));
+	if (!v)
+		return 0;
+	q->downk = 1;
+	for (uint32_t e = 0, cs = 0; n < cap && lr_next_at_w(q, &e, &cs);)
+		n = lr_through(q, j, e, cs, 0, v, n, cap, 0);
+	size_t u = lr_sort_unique(v, n);
+	uint64_t moved = 0;
+	for (size_t i = 0; i < u && q->nat && q->budget; i++) {
+		q->nchain = 0;
+		q->cnat0 = q->nat;
+		if (!lr_chain_step(q, j, 0, v[i], 0, 0))
+			continue;
+		for (int d = 0; d < q->nchain; d++) {
+			q->moved2 += (uint64_t)(LR_KLEV(q->chain[d].key) == 2);
+			q->moveddn += (uint64_t)(LR_KLEV(q->chain[d].key) == 3);
+		}
+		moved += (uint64_t)q->nchain;
+		q->nchains++;
+	}
+	q->nchain = 0;
+	q->downk = 0;
+	free(v);
+	return moved;
+}
+
+/* The layer's columns at the switches of levels 1 and 2 (the only ones
+ * the repair changes), with their hop counts, into q->snap (save) or back
+ * from it; restoring recounts.  0, or -1 when out of memory. */
+static int lr_snap(struct lrep *q, int save)
+{
+	const struct ibf_fabric *f = q->f;
+	uint32_t n12 = 0;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		n12 += q->t->level[s] == 1 || q->t->level[s] == 2;
+	size_t sz = (size_t)n12 * q->N * 2;
+	if (save && !q->snap && !(q->snap = malloc(sz ? sz : 1)))
+		return -1;
+	size_t i = 0;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		if (q->t->level[s] != 1 && q->t->level[s] != 2)
+			continue;
+		uint8_t *lft = ibf_lft(q->r, s);
+		uint8_t *hop = q->r->hops ? q->r->hops + (size_t)s * q->r->stride : NULL;
+		for (uint32_t b = 0; b < q->N; b++, i += 2) {
+			uint32_t lid = q->dlid[b];
+			if (!lid)
+				continue;
+			if (save) {
+				q->snap[i] = lft[lid];
+				q->snap[i + 1] = hop ? hop[lid] : 0;
+			} else {
+				lft[lid] = q->snap[i];
+				if (hop)
+					hop[lid] = q->snap[i + 1];
+			}
+		}
+	}
+	if (!save) {
+		lr_count(q);
+		lr_worst(q);
+		q->nover = 0;
+	}
+	return 0;
+}
+
 /* one pass over every (leaf, destination) entry, and when relaxed every
  * (level-2 switch, destination) entry; the number moved */
 static uint64_t lr_pass(struct lrep *q, uint32_t j)
@@ -2780,7 +3092,13 @@ static int64_t lr_layer(struct lrep *q, uint32_t j)
 		nleaf += t->level[s] == 1 && q->hoff[s] < q->hoff[s + 1];
 	q->nover = 0;
 	q->npair = 0;
+	q->nchains = 0;
+	q->moveddn = 0;
 	int two = 0; /* this pass makes two-step moves */
+	/* the worst when the layer was saved before its first pass of chains
+	 * there (0: not saved), and the tallies then */
+	uint32_t cw = 0, bw = 0;
+	uint64_t cmoves = 0, cmoved2 = 0, cnpair = 0, cnchains = 0, cdn = 0;
 	for (int pass = 0; pass < 64 && q->W > 1 && q->W > lb; pass++) {
 		uint64_t moved;
 		size_t n1, n2;
@@ -2789,6 +3107,30 @@ static int64_t lr_layer(struct lrep *q, uint32_t j)
 			/* no single move is left */
 			two = 0;
 			moved = lr_pass2(q, j);
+			if (!moved) {
+				/* nor a two-step one: chains, kept only if W drops */
+				if (q->nat > LR_CHAIN_NAT)
+					break;
+				/* saved again at a lower W only once the chains
+				 * are below wkeep */
+				if (cw != q->W && (!cw || q->W < q->wkeep)) {
+					if (lr_snap(q, 1))
+						break;
+					cw = q->W;
+					cmoves = moves;
+					cmoved2 = q->moved2;
+					cnpair = q->npair;
+					cnchains = q->nchains;
+					cdn = q->moveddn;
+				}
+				if (bw != q->W) {
+					bw = q->W;
+					q->cbudget = LR_CHAIN_BUDGET;
+				}
+				q->budget = q->cbudget;
+				moved = lr_pass_chain(q, j);
+				q->cbudget = q->budget;
+			}
 			moves += moved;
 			if (!moved)
 				break;
@@ -2822,7 +3164,17 @@ static int64_t lr_layer(struct lrep *q, uint32_t j)
 		else if (!moved)
 			break;
 	}
-	return (int64_t)(moves - q->moved2);
+	if (cw && (q->W >= cw || q->W >= q->wkeep)) {
+		/* the chains did not lower W (below wkeep): the layer as it was
+		 * before them */
+		lr_snap(q, 0);
+		moves = cmoves;
+		q->moved2 = cmoved2;
+		q->npair = cnpair;
+		q->nchains = cnchains;
+		q->moveddn = cdn;
+	}
+	return (int64_t)(moves - q->moved2 - q->moveddn);
 }
 
 /* A tree whose blocks of one level have different numbers of parents: a
@@ -2880,13 +3232,15 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	q.hlist = malloc(q.N * sizeof(uint32_t));
 	q.src = malloc(q.N * sizeof(uint32_t));
 	q.src2 = malloc(q.N * sizeof(uint32_t));
+	q.csrc = malloc((size_t)LR_CHAIN * q.N * sizeof(uint32_t));
+	q.chain = malloc(LR_CHAIN * sizeof(struct lr_step));
 	q.mark = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
 	q.stk = malloc(((size_t)f->nsw + 1) * sizeof(uint32_t));
 	q.hot = malloc((q.E ? q.E : 1) * sizeof(uint32_t));
 	q.NB = (q.R + LR_HB - 1) / LR_HB;
 	q.hotb = malloc(((size_t)q.E * q.NB + 1) * sizeof(uint16_t));
 	q.pl = malloc((f->nports_total ? f->nports_total : 1) * sizeof(int32_t));
-	if (q.c8 && q.dlid && q.hoff && q.hlist && q.src && q.src2 && q.mark && q.stk && q.hot && q.hotb && q.pl) {
+	if (q.c8 && q.dlid && q.hoff && q.hlist && q.src && q.src2 && q.csrc && q.chain && q.mark && q.stk && q.hot && q.hotb && q.pl) {
 		for (uint32_t s = 0; s < f->nsw; s++) {
 			int node = f->switches[s];
 			for (int p = 0; p <= f->nodes[node].nports; p++) {
@@ -2909,8 +3263,10 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 		for (uint32_t i = 0; i < q.N; i++)
 			q.hlist[fill[q.h[i].sw]++] = i;
 		for (uint32_t j = 0; j < nlayers; j++) {
+			q.wkeep = c->lrtgt && j < c->nlayers ? c->lrtgt[2 * j] : UINT32_MAX;
 			int64_t mv = lr_layer(&q, j);
 			if (mv >= 0 && j < c->nlayers) {
+				c->lrch[j] = q.nchains != 0;
 				c->lrw[2 * j] = q.W;
 				c->lrw[2 * j + 1] = q.nat > UINT32_MAX ? UINT32_MAX : (uint32_t)q.nat;
 			}
@@ -2922,11 +3278,22 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 						 : "out of memory");
 				break;
 			}
-			char pairs[64] = "";
+			char pairs[160] = "";
+			size_t pn = 0;
 			if (q.npair)
-				snprintf(pairs, sizeof(pairs), " (%llu two-step moves among them)",
-					 (unsigned long long)q.npair);
-			if (mv || q.moved2)
+				pn += (size_t)snprintf(pairs, sizeof(pairs), " (%llu two-step moves",
+						       (unsigned long long)q.npair);
+			if (q.nchains)
+				pn += (size_t)snprintf(pairs + pn, sizeof(pairs) - pn,
+						       "%s%llu chains", pn ? " and " : " (",
+						       (unsigned long long)q.nchains);
+			if (pn)
+				pn += (size_t)snprintf(pairs + pn, sizeof(pairs) - pn, " among them)");
+			if (q.moveddn)
+				snprintf(pairs + pn, sizeof(pairs) - pn,
+					 ", %llu level-2 down entries moved to a parallel cable",
+					 (unsigned long long)q.moveddn);
+			if (mv || q.moved2 || q.moveddn)
 				log_msg(c, IBF_LOG_INFO,
 					"dmodk: leaf repair, layer %u: %llu leaf entries and %llu "
 					"level-2 entries moved to another up-cable, worst shift load "
@@ -2943,6 +3310,9 @@ static void leaf_repair(struct dk *c, uint32_t nlayers)
 	free(q.hlist);
 	free(q.src);
 	free(q.src2);
+	free(q.csrc);
+	free(q.chain);
+	free(q.snap);
 	free(q.mark);
 	free(q.stk);
 	free(q.hot);
@@ -2976,10 +3346,13 @@ static int layers_alt(struct dk *c, const uint32_t *eoff, const uint32_t *elist,
 	const struct ibf_fabric *f = c->f;
 	struct ibf_routes *r = c->r, r3;
 	uint32_t L = nlayers < c->nlayers ? nlayers : c->nlayers;
-	uint32_t *wb = malloc((size_t)L * 2 * sizeof(uint32_t));
+	uint32_t *wb = malloc((size_t)c->nlayers * 2 * sizeof(uint32_t) + L);
 	if (!wb)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	memcpy(wb, c->lrw, (size_t)L * 2 * sizeof(uint32_t));
+	memcpy(wb, c->lrw, (size_t)c->nlayers * 2 * sizeof(uint32_t));
+	/* the first routing's layers that kept chains of moves */
+	uint8_t *chb = (uint8_t *)(wb + 2 * (size_t)c->nlayers);
+	memcpy(chb, c->lrch, L);
 	int any = 0, above = 0;
 	for (uint32_t j = 0; j < L; j++) {
 		any |= wb[2 * j] != UINT32_MAX;
@@ -3013,7 +3386,9 @@ static int layers_alt(struct dk *c, const uint32_t *eoff, const uint32_t *elist,
 	c->r = &r3;
 	route_all(c, eoff, elist, xsw0);
 	memset(c->lrw, 0xff, (size_t)c->nlayers * 2 * sizeof(uint32_t));
+	c->lrtgt = wb;
 	leaf_repair(c, nlayers);
+	c->lrtgt = NULL;
 	c->r = r;
 	c->quiet = 0;
 	c->dln = dln;
@@ -3023,8 +3398,11 @@ static int layers_alt(struct dk *c, const uint32_t *eoff, const uint32_t *elist,
 	buf[0] = '\0';
 	for (uint32_t j = 0; j < L; j++) {
 		uint32_t *a = c->lrw + 2 * j, *b = wb + 2 * j;
+		/* a layer of the first routing that only its chains took to
+		 * W or below loses the tie: the second routing's layer was
+		 * what the repair chose before the chains */
 		if (a[0] == UINT32_MAX || b[0] == UINT32_MAX ||
-		    !(a[0] < b[0] || (a[0] == b[0] && a[1] < b[1])))
+		    !(a[0] < b[0] || (a[0] == b[0] && (a[1] < b[1] || chb[j]))))
 			continue;
 		int w = snprintf(buf + u, sizeof(buf) - u, "%s%u (%u against %u)", u ? ", " : "",
 				 j, a[0], b[0]);
