@@ -448,7 +448,10 @@ QUICK_DAMAGES = ['cab20', 'sw1', 'split', 'tophosts', 'odd', 'combo']
 
 INPUT_DUMPS = ['sdr-mt43132-1switch-2hosts-2009.ibnetdiscover',
                'fdr10-qdr-sx6036-8sw-2014.ibnetdiscover',
-               'edr-osc-excerpt.ibnetdiscover-p']
+               'edr-osc-excerpt.ibnetdiscover-p',
+               # ConnectX-7 ports whose GUID is the node GUID (an Hca
+               # spelling once turned them into node GUID + 1)
+               'ndr-quantum2-mqm9701-dgx-40sw-582ca-2025.ibnetdiscover']
 # damaged text: refused, naming the file and the line
 MUST_REFUSE = {'trail-garbage', 'trail-nul', 'nul-inside', 'port-300', 'port-0', 'nports-0',
                'speed-4xFOO', 'speed-3xQDR', 'desc-unterminated', 'guid-17-digits',
@@ -496,7 +499,9 @@ def dump_variants(txt):
     sub('port-0', r'^\[(\d+)\]', '[0]')
     sub('nports-0', r'^Switch\s+\d+', 'Switch\t0')
     sub('guid-17-digits', r'switchguid=0x([0-9a-f]+)', r'switchguid=0x1\1ffff')
-    sub('lid-70000', r' lid (\d+)', ' lid 70000')
+    # not in a progress line of ibnetdiscover -s (read past: it carries
+    # nothing the report does not)
+    sub('lid-70000', r'^((?!DR path ).*?) lid (\d+)', r'\1 lid 70000')
     sub('lmc-9', r' lmc 0', ' lmc 9')
     sub('lmc-2', r' lmc 0', ' lmc 2', 0)
     m = re.search(r'^Switch\s+\d+\s+"(S-[0-9a-f]+)"', txt, re.M)

@@ -1656,6 +1656,40 @@ static int kind_rank(int k)
 	}
 }
 
+static int dlink_cmp(const void *x, const void *y)
+{
+	const struct dlink *a = x, *b = y;
+	if (a->un != b->un)
+		return a->un < b->un ? -1 : 1;
+	return a->up < b->up ? -1 : a->up > b->up;
+}
+
+/* The discovered links in the order of their ends in the plan's node and
+ * port numbering, each from its lower end, and act[] for them: what is
+ * reported (which link of a pair a swap is found from, which ends its fix
+ * names, the order of the 'found' text) then does not depend on the order
+ * of the records in the fabric file (ibnetdiscover's walk, live discovery). */
+static void canon_links(struct vctx *v)
+{
+	for (uint32_t d = 0; d < v->nlinks; d++) {
+		struct dlink *l = &v->links[d];
+		if (l->vn < l->un || (l->vn == l->un && l->vp < l->up)) {
+			uint32_t n = l->un;
+			uint8_t p = l->up;
+			l->un = l->vn;
+			l->up = l->vp;
+			l->vn = n;
+			l->vp = p;
+		}
+	}
+	if (v->nlinks > 1)
+		qsort(v->links, v->nlinks, sizeof(*v->links), dlink_cmp);
+	for (uint32_t d = 0; d < v->nlinks; d++) {
+		v->act[end_of(v, v->links[d].un, v->links[d].up)] = (int32_t)d;
+		v->act[end_of(v, v->links[d].vn, v->links[d].vp)] = (int32_t)d;
+	}
+}
+
 static int finding_cmp(const void *x, const void *y)
 {
 	const struct ibf_finding *a = x, *b = y;
@@ -1761,11 +1795,10 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 						     : pq->speed_sup)
 					  : 0;
 			l->used = 0;
-			v.act[end_of(&v, l->un, l->up)] = (int32_t)v.nlinks;
-			v.act[end_of(&v, l->vn, l->vp)] = (int32_t)v.nlinks;
 			v.nlinks++;
 		}
 	}
+	canon_links(&v);
 	for (uint32_t n = 0; n < np; n++)
 		if (v.method[n])
 			r->matched_by[v.method[n]]++;

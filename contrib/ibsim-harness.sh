@@ -85,21 +85,22 @@ sim_stop() {
 	fi
 }
 
-# console DIR LINE..: each line goes to ibsim's console; ibsim prints a
-# prompt ("sim> ") after it has executed a command, so wait for one more
+# console DIR LINE..: the lines go to ibsim's console in one write, so ibsim
+# runs them back to back (an SM sweeping meanwhile sees all of them or none:
+# one line at a time, a sweep could fall between two, and a repair would
+# then reach the SM in two steps); ibsim prints a prompt ("sim> ") after
+# each command, so wait for one more per line
 sim_console() {
 	local dir=$1; shift
 	[ -p "$dir/console" ] || die "no console FIFO in '$dir' (start with IBFAB_SIM_CONSOLE=1)"
-	local line n0 i
-	for line in "$@"; do
-		n0=$(grep -o 'sim> ' "$dir/ibsim.log" | wc -l)
-		printf '%s\n' "$line" >"$dir/console"
-		for i in $(seq 1 100); do
-			[ "$(grep -o 'sim> ' "$dir/ibsim.log" | wc -l)" -gt "$n0" ] && break
-			sleep 0.1
-		done
-		[ "$i" -lt 100 ] || die "ibsim did not execute '$line' (see $dir/ibsim.log)"
+	local n0 i n=$#
+	n0=$(grep -o 'sim> ' "$dir/ibsim.log" | wc -l)
+	printf '%s\n' "$@" >"$dir/console"
+	for i in $(seq 1 $((100 + 10 * n))); do
+		[ "$(grep -o 'sim> ' "$dir/ibsim.log" | wc -l)" -ge $((n0 + n)) ] && return 0
+		sleep 0.1
 	done
+	die "ibsim did not execute all of: $* (see $dir/ibsim.log)"
 }
 
 sim_run() {

@@ -488,7 +488,8 @@ static int dense_rails(struct rdet *d)
 				ri->nspines++;
 		}
 	}
-	qsort(ri->gpu, (size_t)ngpu, sizeof(*ri->gpu), cmp_gpu);
+	if (ngpu > 1) /* no GPU: no list was allocated */
+		qsort(ri->gpu, (size_t)ngpu, sizeof(*ri->gpu), cmp_gpu);
 	for (int g = ngpu - 1; g >= 0; g--)
 		ri->gpu_of_node[ri->gpu[g].node] = g;
 	return 0;

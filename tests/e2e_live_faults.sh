@@ -12,13 +12,17 @@
 #    connected part of the fabric (what ibnetdiscover sees from the SM),
 #  - `ibfab deadlock verify` finds the tables deadlock-free,
 #  - OpenSM is still running.
-# Faults are chosen at random from IBFAB_FAULT_SEED (default 1; printed).
+# Faults are chosen at random from IBFAB_FAULT_SEED (default 1; printed):
+# a seed draws the same faults on any machine (the draw uses its own
+# generator, not awk's rand(), which differs between mawk and gawk, and
+# sorts in the C locale), and every console line is printed too.
 . "$(dirname "$0")/lib.sh"
 need_sim
 need_plugin dump_lfts smpquery
 mk_workdir
 need_sa_pathsl
 SEED=${IBFAB_FAULT_SEED:-1}
+case $SEED in '' | *[!0-9]*) echo "Bail out! IBFAB_FAULT_SEED must be a decimal number (got '$SEED')"; exit 2 ;; esac
 echo "# fault seed $SEED (set IBFAB_FAULT_SEED to choose others)"
 
 osm_sim_workdir
@@ -36,9 +40,11 @@ switch_cables() {
 		if ((peer in isw) && (sw < peer || (sw == peer && p < pp))) print sw, p, peer, pp
 	     }' "$1" "$1"
 }
-pick() { # N SALT < lines: N distinct lines at random (seeded)
-	awk -v n="$1" -v seed="$SEED" -v salt="$2" 'BEGIN { srand(seed * 7919 + salt) }
-		{ l[NR] = $0 } END { for (i = NR; i > 1; i--) { j = int(rand() * i) + 1; t = l[i]; l[i] = l[j]; l[j] = t }
+pick() { # N SALT < lines: N distinct lines at random (seeded; Park-Miller, exact in doubles)
+	awk -v n="$1" -v seed="$SEED" -v salt="$2" '
+		function rnd() { x = (x * 16807) % 2147483647; return x / 2147483647 }
+		BEGIN { x = (seed % 2147483646 * 7919 + salt) % 2147483646 + 1 }
+		{ l[NR] = $0 } END { for (i = NR; i > 1; i--) { j = int(rnd() * i) + 1; t = l[i]; l[i] = l[j]; l[j] = t }
 		for (i = 1; i <= n && i <= NR; i++) print l[i] }'
 }
 
@@ -151,7 +157,7 @@ session() {
 	read -r a pa b pb <<<"$(pick 1 1 <"$dir/cables")"
 	change "$e" unplug-1-cable "Unlink \"$a\"[$pa]"
 	restore+=("ReLink \"$a\"[$pa]")
-	sw=$(awk '{ print $1; print $3 }' "$dir/cables" | sort -u | grep -vxF -e "$smsw" -e "$a" | pick 1 2)
+	sw=$(awk '{ print $1; print $3 }' "$dir/cables" | LC_ALL=C sort -u | grep -vxF -e "$smsw" -e "$a" | pick 1 2)
 	change "$e" unplug-switch "Unlink \"$sw\""
 	restore+=("ReLink \"$sw\"")
 	n=$(( cables / 40 + 2 ))

@@ -18,7 +18,6 @@ need_sim
 need_plugin dump_lfts smpquery
 mk_workdir
 need_sa_pathsl
-FIXTURES="$top_srcdir/tests/fixtures"
 
 "$IBFAB" topo gen torus --dims 4,4 --hosts 2 --format ibsim -o "$WORK/tor.net"
 awk -f "$FIXTURES/mixed-torus.awk" "$WORK/tor.net" >"$WORK/mixed.net"

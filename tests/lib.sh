@@ -4,6 +4,7 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
 : "${IBFAB:=$top_builddir/ibfab}"
+: "${FIXTURES:=$top_srcdir/tests/fixtures}" # make check sets it; a script run by hand too
 HARNESS="$top_srcdir/contrib/ibsim-harness.sh"
 tap_n=0
 tap_fail=0

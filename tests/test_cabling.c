@@ -4,6 +4,7 @@
 #include "ibf_cabling.h"
 #include "ibf_topology.h"
 #include "tt.h"
+#include "tt_fabric.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -1196,6 +1197,54 @@ static void test_validate_swapped(void)
 	fx_free(&x);
 }
 
+/* The report does not depend on the order in which the fabric lists its
+ * nodes (ibnetdiscover's walk, live discovery): a swap between two
+ * switches, one within a switch, a wrong port, a miswire and an extra
+ * cable give the same findings, word for word, on the fabric and on the
+ * same fabric listed backwards (it used not to: the 'found' text of the
+ * swaps and of the miswire, and the extra cable's fix, named the ends in
+ * the order the file listed them, and a swap's fix named its two ports in
+ * either order). */
+static void test_validate_node_order(void)
+{
+	struct fx x;
+	TT_REQUIRE(fx_setup(&x));
+	swap_far_ends(&x, node(&x, "sf-r00-g0-s01"), 9, node(&x, "sf-r02-g0-s03"), 10);
+	int a = node(&x, "sf-r03-g1-s02");
+	swap_far_ends(&x, a, 6, a, 9);
+	int b, pb, c = node(&x, "sf-r01-g0-s02"), d = node(&x, "sf-r04-g1-s03");
+	peer(&x, c, 3, &b, &pb);
+	ibf_fabric_disconnect(x.f, c, 3);
+	TT_REQUIRE(ibf_fabric_connect(x.f, c, 3, b, 13, 4, IBF_SPEED_EDR, NULL) == 0);
+	ibf_fabric_disconnect(x.f, d, 4);
+	TT_REQUIRE(ibf_fabric_connect(x.f, d, 4, node(&x, "sf-r02-g1-s04"), 14, 4, IBF_SPEED_EDR,
+				      NULL) == 0);
+	TT_REQUIRE(ibf_fabric_connect(x.f, node(&x, "sf-r00-g1-s00"), 15, node(&x, "sf-r03-g0-s04"),
+				      15, 4, IBF_SPEED_EDR, NULL) == 0);
+	struct ibf_fabric *g = tt_fabric_reversed(x.f);
+	TT_REQUIRE(g);
+	struct ibf_vreport r1, r2;
+	struct ibf_error err;
+	TT_REQUIRE(run(&x, NULL, &r1) == 0);
+	TT_REQUIRE(ibf_validate(x.p, g, NULL, &r2, &err) == 0);
+	dump_report(&r1);
+	TT_EQ_INT(r1.n, 5);
+	TT_EQ_INT(count_kind(&r1, IBF_FIND_SWAPPED), 2);
+	TT_EQ_INT(r2.n, r1.n);
+	for (uint32_t i = 0; i < r1.n && i < r2.n; i++) {
+		const struct ibf_finding *f1 = &r1.f[i], *f2 = &r2.f[i];
+		TT_CHECK_MSG(f1->kind == f2->kind && !strcmp(f1->fix, f2->fix) &&
+				     !strcmp(f1->expected, f2->expected) &&
+				     !strcmp(f1->actual, f2->actual),
+			     "finding %u: '%s' / '%s' against '%s' / '%s'", i, f1->fix, f1->actual,
+			     f2->fix, f2->actual);
+	}
+	ibf_vreport_free(&r1);
+	ibf_vreport_free(&r2);
+	ibf_fabric_free(g);
+	fx_free(&x);
+}
+
 static void test_validate_wrong_port_miswired(void)
 {
 	struct fx x;
@@ -1972,6 +2021,7 @@ int main(void)
 	tt_run("validate: clean", test_validate_clean);
 	tt_run("validate: missing and extra", test_validate_missing_extra);
 	tt_run("validate: swapped pairs as one fix", test_validate_swapped);
+	tt_run("validate: the same report whatever the order of the fabric's nodes", test_validate_node_order);
 	tt_run("validate: cables rotated among ports", test_validate_rotated);
 	tt_run("validate: wrong port and miswired", test_validate_wrong_port_miswired);
 	tt_run("validate: degraded, unknown and missing nodes", test_validate_degraded_nodes);

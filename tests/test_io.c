@@ -1289,6 +1289,46 @@ static void test_roundtrip_ibsim(void)
 	ibf_fabric_free(f);
 }
 
+/* An ibnetdiscover dump with "Hca" for "Ca" (an edited dump, older tools):
+ * its header says what it is, so it is read as ibnetdiscover output and the
+ * CA port GUIDs are those it gives.  A ConnectX-7's port GUID is its node
+ * GUID; read as an ibsim net file it became node GUID + 1 and LID 1 named
+ * another port than in the same dump spelled "Ca" (found on the NDR DGX
+ * dump of tests/fixtures/real).  Without the header "Hca" still means ibsim. */
+static void test_sniff_hca_dump(void)
+{
+	static const char body[] =
+		"vendid=0x2c9\ndevid=0xd2f2\nsysimgguid=0x2c5eab0300c26400\n"
+		"switchguid=0x2c5eab0300c26400(2c5eab0300c26400)\n"
+		"Switch\t64 \"S-2c5eab0300c26400\"\t\t# \"leaf\" enhanced port 0 lid 32 lmc 0\n"
+		"[22]\t\"H-1070fd0300478cf8\"[1](1070fd0300478cf8) \t\t# \"cufm mlx5_0\" lid 1 4xNDR\n"
+		"\n"
+		"vendid=0x2c9\ndevid=0x1021\nsysimgguid=0x1070fd0300478cf8\ncaguid=0x1070fd0300478cf8\n"
+		"%s\t1 \"H-1070fd0300478cf8\"\t\t# \"cufm mlx5_0\"\n"
+		"[1](1070fd0300478cf8) \t\"S-2c5eab0300c26400\"[22]\t\t# lid 1 lmc 0 \"leaf\" lid 32 4xNDR\n";
+	static const char hdr[] = "#\n# Topology file: generated on Tue Mar  4 10:00:00 2025\n#\n"
+				  "# Initiated from node 1070fd0300478cf8 port 1070fd0300478cf8\n\n";
+	for (int k = 0; k < 3; k++) {
+		char txt[2048];
+		int n = snprintf(txt, sizeof(txt), "%s", k < 2 ? hdr : "");
+		snprintf(txt + n, sizeof(txt) - (size_t)n, body, k == 0 ? "Ca" : "Hca");
+		struct ibf_error err;
+		struct ibf_fabric *f = parse_str(txt, IBF_FMT_AUTO, &err);
+		TT_CHECK_MSG(f, "variant %d: %s", k, err.msg);
+		TT_REQUIRE(f);
+		char fmt[32];
+		TT_CHECK(ibf_fabric_get_meta(f, "format", fmt, sizeof(fmt)) &&
+			 !strcmp(fmt, k < 2 ? "ibnetdiscover" : "ibsim"));
+		int h = ibf_fabric_find_desc(f, "cufm mlx5_0");
+		TT_REQUIRE(h >= 0);
+		/* ibsim: node GUID + port */
+		uint64_t want = 0x1070fd0300478cf8ull + (k < 2 ? 0 : 1);
+		TT_CHECK_MSG(ibf_port(f, h, 1)->guid == want, "variant %d: port GUID 0x%llx", k,
+			     (unsigned long long)ibf_port(f, h, 1)->guid);
+		ibf_fabric_free(f);
+	}
+}
+
 static void test_write_json(void)
 {
 	struct ibf_fabric *f = hand_fabric(1);
@@ -2074,6 +2114,7 @@ int main(void)
 	TT(test_roundtrip_ibnetdiscover);
 	TT(test_roundtrip_no_guids);
 	TT(test_roundtrip_ibsim);
+	TT(test_sniff_hca_dump);
 	TT(test_write_json);
 	TT(test_write_file_atomic);
 	TT(test_format_names);

@@ -116,6 +116,30 @@ static void test_structure_damaged(void)
 	ibf_fabric_free(f);
 }
 
+/* A rail fabric whose adapters are all gone (no cable left on any): no
+ * GPU, and detection says so instead of sorting a GPU list that was never
+ * allocated (UBSan: null pointer passed to qsort; `ibfab rail info` on the
+ * QA sweep's switches-only rail fabrics) */
+static void test_structure_no_gpus(void)
+{
+	struct ibf_error err = { 0 };
+	struct ibf_rail_info ri;
+	struct ibf_fabric *f = gen(4, 4, 1, 2);
+	TT_REQUIRE(f);
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (f->nodes[i].type != IBF_NODE_SWITCH)
+			for (int p = 1; p <= f->nodes[i].nports; p++)
+				ibf_fabric_disconnect(f, (int)i, p);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	TT_REQUIRE(detect(f, NULL, &ri, &err) == 0);
+	TT_EQ_INT(ri.ngpus, 0);
+	TT_EQ_INT(ri.missing + ri.doubled + ri.mismatched + ri.unattached, 0);
+	TT_EQ_INT(ri.nrails, 0); /* rails are what GPUs label */
+	TT_EQ_INT(ri.nspines, 0);
+	ibf_rail_info_free(&ri);
+	ibf_fabric_free(f);
+}
+
 /* CAs whose GUIDs are unknown (0, as `ibnetdiscover -s -p` leaves node and
  * system image GUIDs) and whose descriptions name no host: each is its own
  * domain, never one "guid-0x0" domain of all of them. */
@@ -754,6 +778,7 @@ int main(void)
 	TT(test_property);
 	TT(test_structure_generated);
 	TT(test_structure_damaged);
+	TT(test_structure_no_gpus);
 	TT(test_structure_unknown_guids);
 	TT(test_missing_leaves);
 	TT(test_missing_rail_with_map);

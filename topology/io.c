@@ -121,6 +121,17 @@ int ibf_io_is_progress_line(const char *s, size_t n)
 	return b && io_find_sub(b, e, "} portnum ") != NULL;
 }
 
+int ibf_io_is_ibnd_header(const char *s, size_t n)
+{
+	static const char hdr[] = "Topology file: generated on";
+	struct ibf_cur h = { s, s + n };
+	if (!ibf_cur_peek(&h, '#'))
+		return 0;
+	h.p++;
+	ibf_cur_ws(&h);
+	return (size_t)(h.e - h.p) >= sizeof(hdr) - 1 && !memcmp(h.p, hdr, sizeof(hdr) - 1);
+}
+
 int ibf_io_is_stderr_line(const char *s, size_t n)
 {
 	static const char *const prefixes[] = {
@@ -314,7 +325,7 @@ int ibf_io_sniff(const char *buf, size_t len)
 	struct ibf_lines L;
 	const char *s;
 	size_t n;
-	int family = -1, ibsim = 0, headers = 0;
+	int family = -1, ibsim = 0, headers = 0, ibnd_header = 0;
 	ibf_lines_init(&L, buf, len);
 	while (ibf_lines_next(&L, &s, &n, NULL) && L.lineno < 100000) {
 		struct ibf_cur c = { s, s + n };
@@ -326,6 +337,12 @@ int ibf_io_sniff(const char *buf, size_t len)
 		if (L.lineno == 1 && (size_t)(c.e - c.p) >= sizeof(ibfab_net) - 1 &&
 		    !memcmp(c.p, ibfab_net, sizeof(ibfab_net) - 1))
 			ibsim = 1;
+		/* and ibnetdiscover's header says the file is its output: then
+		 * "Hca" headers or names that are no GUID ids (an edited dump)
+		 * do not make it an ibsim net file, whose CA port GUIDs would be
+		 * node GUID + port instead of those the dump gives */
+		if (!ibnd_header && ibf_io_is_ibnd_header(c.p, (size_t)(c.e - c.p)))
+			ibnd_header = 1;
 		if (c.p >= c.e || *c.p == '#' || ibf_io_is_stderr_line(c.p, (size_t)(c.e - c.p)))
 			continue;
 		if (*c.p == '{') {
@@ -372,7 +389,7 @@ int ibf_io_sniff(const char *buf, size_t len)
 				if (q2 && !is_guid_id(q + 1, (size_t)(q2 - q - 1)))
 					ibsim = 1;
 			}
-			if (headers >= 64 && ibsim)
+			if (headers >= 64 && ibsim && !ibnd_header)
 				break;
 		}
 		if (headers >= 4096)
@@ -380,7 +397,7 @@ int ibf_io_sniff(const char *buf, size_t len)
 	}
 	if (family < 0)
 		return -1;
-	return ibsim ? IBF_FMT_IBSIM : IBF_FMT_IBNETDISCOVER;
+	return ibsim && !ibnd_header ? IBF_FMT_IBSIM : IBF_FMT_IBNETDISCOVER;
 }
 
 /* ------------------------------------------------------------ entry points */

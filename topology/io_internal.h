@@ -22,6 +22,10 @@ const char *ibf_io_excerpt(const char *s, size_t n, char *buf, size_t len);
 /* A line a diagnostic tool printed on stderr (ibwarn:, src/foo.c:123; ...). */
 int ibf_io_is_stderr_line(const char *s, size_t n);
 
+/* The header ibnetdiscover writes once at the top of its topology file
+ * ("# Topology file: generated on <date>"); s starts at the '#'. */
+int ibf_io_is_ibnd_header(const char *s, size_t n);
+
 /* A discovery progress line of ibnetdiscover -s (libibnetdisc's
  * dump_endnode), printed on stdout before the topology or the -p ports
  * report:

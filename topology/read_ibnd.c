@@ -775,10 +775,7 @@ static int one_line(struct rd *r, const char *s, size_t n, long ln)
 	if (ch == '#') {
 		/* ibnetdiscover writes this header once: a second one is a second
 		 * dump appended (its records would read as duplicate-GUID devices) */
-		static const char hdr[] = "Topology file: generated on";
-		struct ibf_cur h = { c.p + 1, c.e };
-		ibf_cur_ws(&h);
-		if ((size_t)(h.e - h.p) >= sizeof(hdr) - 1 && !memcmp(h.p, hdr, sizeof(hdr) - 1)) {
+		if (ibf_io_is_ibnd_header(c.p, (size_t)(c.e - c.p))) {
 			if (r->header_line)
 				return ibf_error_set(r->err, IBF_EPARSE, r->name, ln,
 						     "a second ibnetdiscover header (the first is on "
