@@ -22,6 +22,18 @@ struct ibf_routes {
 	uint8_t *hops; /* nsw * stride switch hops to the LID's port (0xff unknown), may be NULL */
 	int lmc;       /* the largest LMC among end ports (layers = 1 << lmc) */
 	char engine[32]; /* engine that produced the tables ("" when read from a dump) */
+	/* [max_lid + 1] or NULL (all 0), kept by stable reroute from sweep to
+	 * sweep: 1 for a LID whose column may differ from the one the last
+	 * fresh run gave it (rerouted around a loss, or taken from the fresh
+	 * run of a partly repaired fabric); such a column moves onto the fresh
+	 * run at the next gain, so a repair seen over several sweeps ends on
+	 * the tables of the healthy fabric (ibf_route_stable_mode) */
+	uint8_t *moved;
+	/* the switches and switch-to-switch links (directed) of the fabric of
+	 * the last tables that were a fresh run's (0: the fabric these tables
+	 * were made for); the marks above are cleared only when the tables
+	 * are a fresh run's again on a fabric at least that large */
+	uint32_t base_nsw, base_links;
 };
 
 int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int with_hops,

@@ -39,8 +39,10 @@ void ibf_routes_free(struct ibf_routes *r)
 		return;
 	free(r->lft);
 	free(r->hops);
+	free(r->moved);
 	r->lft = NULL;
 	r->hops = NULL;
+	r->moved = NULL;
 	r->nsw = 0;
 	r->max_lid = 0;
 	r->stride = 0;

@@ -558,6 +558,82 @@ static uint32_t give_up_onto_gained(const struct stab *st, const struct ibf_rout
 	return n;
 }
 
+/* Restore, continued: of the columns keep[] would keep, give up those
+ * the previous tables mark as moved (taken from a partial repair's fresh
+ * run, or rerouted around a loss): r then supplies them.  Returns how
+ * many. */
+static uint32_t give_up_moved(const struct ibf_routes *old, uint8_t *keep, uint32_t max_lid)
+{
+	uint32_t n = 0;
+	if (!old->moved)
+		return 0;
+	for (uint32_t lid = 1; lid <= max_lid && lid <= old->max_lid; lid++)
+		if (keep[lid] && old->moved[lid]) {
+			keep[lid] = 0;
+			n++;
+		}
+	return n;
+}
+
+/* Is lid's column in r the one the previous tables had (on every switch
+ * both fabrics have, and the same port owning the LID)? */
+static int same_column(const struct stab *st, const struct ibf_routes *r, uint32_t lid)
+{
+	if (!same_owner(st, lid))
+		return 0;
+	for (uint32_t s = 0; s < st->f->nsw; s++)
+		if (st->oldsw[s] >= 0 &&
+		    ibf_lft(r, s)[lid] != ibf_lft(st->old, (uint32_t)st->oldsw[s])[lid])
+			return 0;
+	return 1;
+}
+
+/* r->moved after a stable reroute: nothing when every column is the fresh
+ * run's (fresh) on a fabric at least as large as the one of the last
+ * fresh tables (a repair complete, or growth), else 1 for a column that
+ * differs from the previous one, the previous mark for one that does
+ * not. */
+static int mark_moved(const struct stab *st, struct ibf_routes *r, int fresh,
+		      struct ibf_error *err)
+{
+	const struct ibf_fabric *f = st->f, *fo = st->fo;
+	uint32_t max_lid = ibf_max_lid(f);
+	uint32_t bs = st->old->base_nsw, bl = st->old->base_links;
+	if (!bs) {
+		bs = fo->nsw;
+		bl = fo->adj_off[fo->nsw];
+	}
+	free(r->moved);
+	r->moved = NULL;
+	r->base_nsw = bs;
+	r->base_links = bl;
+	if (fresh && f->nsw >= bs && f->adj_off[f->nsw] >= bl) {
+		r->base_nsw = f->nsw;
+		r->base_links = f->adj_off[f->nsw];
+		return 0;
+	}
+	uint8_t *m = calloc((size_t)max_lid + 1, 1);
+	if (!m)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	int any = 0;
+	for (uint32_t lid = 1; lid <= max_lid; lid++) {
+		uint32_t t, layer;
+		uint8_t tp;
+		if (!dest_of(st, lid, &t, &tp, &layer))
+			continue;
+		if (!same_column(st, r, lid))
+			m[lid] = 1;
+		else if (st->old->moved && lid <= st->old->max_lid)
+			m[lid] = st->old->moved[lid];
+		any |= m[lid];
+	}
+	if (any)
+		r->moved = m;
+	else
+		free(m);
+	return 0;
+}
+
 const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const char *entries,
 				     char *buf, size_t len)
 {
@@ -634,6 +710,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 	struct stab st;
 	uint8_t *gp = NULL;
 	uint32_t nsw_new = 0, ncables = 0, restored = 0;
+	uint8_t *fresh_lft = NULL;
 	int rc = stab_open(&st, lean ? lean : f, fo, old, err);
 	if (!rc && mode == IBF_STABLE_MODE_FRESH &&
 	    gained(st.f, fo, st.oldsw, NULL, &nsw_new, &ncables, 1)) {
@@ -667,7 +744,14 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		 * towards the LID, so no mix makes a loop) */
 		rc = ibf_route(f, engine, o, r, rrep, err);
 		if (!rc)
-			restored = give_up_onto_gained(&st, r, gp, keep, max_lid);
+			restored = give_up_onto_gained(&st, r, gp, keep, max_lid) +
+				   give_up_moved(old, keep, max_lid);
+		/* the fresh run, to tell whether the merge leaves it whole (a
+		 * repair complete: the healthy tables) */
+		if (!rc && !(fresh_lft = malloc((size_t)r->nsw * r->stride + 1)))
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		if (!rc)
+			memcpy(fresh_lft, r->lft, (size_t)r->nsw * r->stride);
 	} else if (!rc) {
 		struct ibf_route_opts oo = *o;
 		oo.lid_keep = keep;
@@ -677,6 +761,11 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 	int routed = !rc;
 	if (!rc)
 		rc = stab_merge(&st, r, &ko, keep, full ? r : NULL, srep, err);
+	if (!rc && mode != IBF_STABLE_MODE_KEEP)
+		rc = mark_moved(&st, r,
+				fresh_lft && !memcmp(fresh_lft, r->lft, (size_t)r->nsw * r->stride),
+				err);
+	free(fresh_lft);
 	if (rc && routed)
 		ibf_routes_free(r);
 	stab_free(&st);

@@ -2011,6 +2011,58 @@ static uint32_t columns_through(const struct ibf_fabric *f, const struct ibf_rou
 	return n;
 }
 
+/* A repair seen over two sweeps: a spine and two leaf-spine cables fail
+ * (one sweep), the cables come back (a sweep), then the spine (another).
+ * The columns the first gain moves onto the fresh run of the partly
+ * repaired fabric are marked (routes.moved) and move again at the second
+ * gain, so the tables end as a fresh run's, as after a repair in one
+ * sweep.  Without the mark they stayed in their partial form. */
+static void test_stable_restore_two_steps(void)
+{
+	const int L = 6, H = 3, P = 4;
+	const char *engines[] = { "dmodk", "minimal", "layered" };
+	for (int k = 0; k < 3; k++) {
+		int lmc = k == 2;
+		struct ibf_error err;
+		struct ibf_fabric *f = tree2(L, H, P, -1, lmc);
+		struct ibf_fabric *g = tree2(L, H, P, 1, lmc); /* spine 1 gone */
+		struct ibf_fabric *d = tree2(L, H, P, 1, lmc); /* and two cables */
+		ibf_fabric_disconnect(d, ibf_fabric_find_guid(d, 0x500002), H + 1 + 3);
+		ibf_fabric_disconnect(d, ibf_fabric_find_guid(d, 0x500004), H + 1 + 2);
+		TT_REQUIRE(ibf_fabric_finalize(d, &err) == 0);
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		struct ibf_routes healthy, r1, r2, r3;
+		struct ibf_stable_report rep;
+		TT_REQUIRE(ibf_route(f, engines[k], &o, &healthy, NULL, &err) == 0);
+		TT_CHECK(healthy.moved == NULL);
+		TT_REQUIRE(ibf_route_stable(d, engines[k], &o, f, &healthy, &r1, NULL, &rep, &err) ==
+			   0);
+		TT_CHECK_MSG(r1.moved != NULL, "%s: the columns rerouted around the loss are marked",
+			     engines[k]);
+		TT_REQUIRE(ibf_route_stable(g, engines[k], &o, d, &r1, &r2, NULL, &rep, &err) == 0);
+		TT_CHECK(rep.full_run && rep.cables_gained == 2 && rep.switches_gained == 0);
+		TT_REQUIRE(ibf_route_stable(f, engines[k], &o, g, &r2, &r3, NULL, &rep, &err) == 0);
+		TT_CHECK(rep.full_run && rep.switches_gained == 1);
+		size_t n = (size_t)f->nsw * healthy.stride, diff = 0;
+		for (size_t i = 0; i < n; i++)
+			diff += r3.lft[i] != healthy.lft[i];
+		printf("# %s: after a repair in two sweeps, %zu of %zu entries differ from a fresh "
+		       "run\n",
+		       engines[k], diff, n);
+		TT_CHECK_MSG(diff == 0, "%s: the healthy tables again after two sweeps", engines[k]);
+		TT_CHECK_MSG(r3.moved == NULL, "%s: the tables are a fresh run's: nothing marked",
+			     engines[k]);
+		ibf_routes_free(&r3);
+		ibf_routes_free(&r2);
+		ibf_routes_free(&r1);
+		ibf_routes_free(&healthy);
+		ibf_fabric_free(d);
+		ibf_fabric_free(g);
+		ibf_fabric_free(f);
+	}
+}
+
 /* What comes back takes its share again.  A two-level tree loses a spine
  * (or one leaf-spine cable), a stable reroute keeps what works; when the
  * part is back, the stable reroute's tables are those of a fresh run
@@ -2215,6 +2267,8 @@ int main(void)
 	tt_run("stable reroute: a repaired spine or cable carries its columns again (fresh tables); "
 	       "a new spine moves only the columns a fresh run sends over it",
 	       test_stable_restore);
+	tt_run("stable reroute: a repair seen over two sweeps ends on a fresh run's tables",
+	       test_stable_restore_two_steps);
 	tmpdir_clean();
 	return tt_done();
 }
