@@ -11,7 +11,8 @@
 #    kept; either way the switches hold exactly the tables of the healthy
 #    fabric (same fabric, same LIDs: same tables), so the spine carries its
 #    share again;
-#  - one leaf-spine cable out and back: the same.
+#  - one leaf-spine cable out and back: the same;
+#  - two cables out, then back one per sweep: the healthy tables at the end.
 # (With `stable_reroute keep`, the old TRUE, the returning spine would stay
 # idle: every kept column still works; docs/reliability.md.)
 . "$(dirname "$0")/lib.sh"
@@ -79,6 +80,16 @@ for MODE in TRUE failures; do
 	lost cable-down
 	change cable-back 'ReLink "ft-l1-s0002"[5]'
 	back cable-back 0 1
+	# a repair the SM sees over two sweeps: two cables out, then back one
+	# per sweep; the columns the first return moved are remembered and
+	# move again on the second, so the switches end on the healthy tables
+	# (without that memory, as offline with --previous-lfts, 8 entries
+	# stay off them)
+	change two-down 'Unlink "ft-l1-s0000"[6]' 'Unlink "ft-l1-s0002"[6]'
+	lost two-down
+	change first-back 'ReLink "ft-l1-s0000"[6]'
+	change second-back 'ReLink "ft-l1-s0002"[6]'
+	back second-back 0 1
 	osm_sim_stop
 done
 done_testing
