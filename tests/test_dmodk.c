@@ -1454,6 +1454,19 @@ static struct ibf_fabric *with_top_hosts(const char *const *tops, int ntops)
 	return f;
 }
 
+/* t is a 3-level tree with n1, n2, n3 switches per level, missing slots
+ * missing and tophost switches with hosts on the top level */
+static void tree3_is(const struct ibf_ftree *t, uint32_t n1, uint32_t n2, uint32_t n3,
+		     uint32_t missing, uint32_t tophost)
+{
+	TT_EQ_INT(t->levels, 3);
+	TT_EQ_INT(t->nswl[1], n1);
+	TT_EQ_INT(t->nswl[2], n2);
+	TT_EQ_INT(t->nswl[3], n3);
+	TT_EQ_INT(t->missing_slots, missing);
+	TT_EQ_INT(t->tophost, tophost);
+}
+
 /* the tree from the structure alone: 16 switches per level, the hosts'
  * switches tops[] on level 3 and named in the log */
 static void expect_top_hosts(struct ibf_fabric *f, const char *const *tops, int ntops,
@@ -1461,12 +1474,8 @@ static void expect_top_hosts(struct ibf_fabric *f, const char *const *tops, int 
 {
 	struct ibf_ftree t;
 	TT_REQUIRE(tree_by_structure(f, &t) == 0);
-	TT_EQ_INT(t.levels, 3);
-	for (int l = 1; l <= 3; l++)
-		TT_EQ_INT(t.nswl[l], 16);
+	tree3_is(&t, 16, 16, 16, missing, ntops);
 	TT_EQ_INT(t.nup[1], 4); /* a pod's 4 level-2 switches, not 16 */
-	TT_EQ_INT(t.missing_slots, missing);
-	TT_EQ_INT(t.tophost, ntops);
 	TT_EQ_INT(t.nspine_hosts, ntops);
 	for (int i = 0; i < ntops; i++) {
 		uint32_t sw = f->nodes[node_named(f, tops[i])].sw;
@@ -1756,12 +1765,7 @@ static void t_top_hosts_complete(void)
 		TT_REQUIRE(lids(f, 0) == 0);
 		struct ibf_ftree t;
 		TT_REQUIRE(tree_by_structure(f, &t) == 0);
-		TT_EQ_INT(t.levels, 3);
-		TT_EQ_INT(t.nswl[1], 8);
-		TT_EQ_INT(t.nswl[2], 8);
-		TT_EQ_INT(t.nswl[3], 2);
-		TT_EQ_INT(t.missing_slots, 0);
-		TT_EQ_INT(t.tophost, top >= 0);
+		tree3_is(&t, 8, 8, 2, 0, top >= 0);
 		if (top >= 0)
 			TT_CHECK(t.top_sw[f->nodes[top].sw]);
 		ibf_ftree_free(&t);
@@ -1830,12 +1834,7 @@ static void t_top_hosts_all(void)
 		TT_REQUIRE(lids(f, 0) == 0);
 		struct ibf_ftree t;
 		TT_REQUIRE(tree_by_structure(f, &t) == 0);
-		TT_EQ_INT(t.levels, 3);
-		TT_EQ_INT(t.nswl[1], 4);
-		TT_EQ_INT(t.nswl[2], 4);
-		TT_EQ_INT(t.nswl[3], 2);
-		TT_EQ_INT(t.missing_slots, 0);
-		TT_EQ_INT(t.tophost, 2);
+		tree3_is(&t, 4, 4, 2, 0, 2);
 		TT_CHECK(t.top_sw[f->nodes[t0].sw] && t.top_sw[f->nodes[t1].sw]);
 		ibf_ftree_free(&t);
 		ibf_fabric_free(f);
