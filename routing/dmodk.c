@@ -2743,18 +2743,30 @@ static int lr_two(struct lrep *q, uint32_t j, uint64_t kb)
 	return 0;
 }
 
+/* The entries with a flow on a (shift, link) at W, sorted and without
+ * repeats, at most mult x W x (pairs at W) of them (and LR_TWO_LIST); the
+ * list (free it), its length in *u; NULL when out of memory. */
+static uint64_t *lr_entries_at_w(struct lrep *q, uint32_t j, unsigned mult, size_t *u)
+{
+	uint64_t want = mult * (uint64_t)q->W * q->nat;
+	size_t cap = want < LR_TWO_LIST ? (size_t)want : LR_TWO_LIST, n = 0;
+	uint64_t *v = malloc((cap ? cap : 1) * sizeof(uint64_t));
+	if (!v)
+		return NULL;
+	for (uint32_t e = 0, cs = 0; n < cap && lr_next_at_w(q, &e, &cs);)
+		n = lr_through(q, j, e, cs, 0, v, n, cap, 0);
+	*u = lr_sort_unique(v, n);
+	return v;
+}
+
 /* a pass of two-step moves: the second steps are the entries through the
  * (shift, link) at W; the number of moves (2 per two-step move) */
 static uint64_t lr_pass2(struct lrep *q, uint32_t j)
 {
-	uint64_t want = 2 * (uint64_t)q->W * q->nat;
-	size_t cap = want < LR_TWO_LIST ? (size_t)want : LR_TWO_LIST, n = 0;
-	uint64_t *v = malloc((cap ? cap : 1) * sizeof(uint64_t));
+	size_t u;
+	uint64_t *v = lr_entries_at_w(q, j, 2, &u);
 	if (!v)
 		return 0;
-	for (uint32_t e = 0, cs = 0; n < cap && lr_next_at_w(q, &e, &cs);)
-		n = lr_through(q, j, e, cs, 0, v, n, cap, 0);
-	size_t u = lr_sort_unique(v, n);
 	uint64_t moved = 0;
 	q->budget = LR_TWO_BUDGET;
 	for (size_t i = 0; i < u && q->nat && q->budget; i++)
@@ -2974,15 +2986,13 @@ static int lr_chain_next(struct lrep *q, uint32_t j, int d)
  * W; the number of moves */
 static uint64_t lr_pass_chain(struct lrep *q, uint32_t j)
 {
-	uint64_t want = 3 * (uint64_t)q->W * q->nat;
-	size_t cap = want < LR_TWO_LIST ? (size_t)want : LR_TWO_LIST, n = 0;
-	uint64_t *v = malloc((cap ? cap : 1) * sizeof(uint64_t));
-	if (!v)
-		return 0;
+	size_t u;
 	q->downk = 1;
-	for (uint32_t e = 0, cs = 0; n < cap && lr_next_at_w(q, &e, &cs);)
-		n = lr_through(q, j, e, cs, 0, v, n, cap, 0);
-	size_t u = lr_sort_unique(v, n);
+	uint64_t *v = lr_entries_at_w(q, j, 3, &u);
+	if (!v) {
+		q->downk = 0;
+		return 0;
+	}
 	uint64_t moved = 0;
 	for (size_t i = 0; i < u && q->nat && q->budget; i++) {
 		q->nchain = 0;
