@@ -399,6 +399,30 @@ static void hraise_top(struct heap *h, double key)
 	h->a[i] = v;
 }
 
+/* the heap order of a[0, n), bottom-up (the same entries, so the same
+ * least one as pushing them one by one) */
+static void hheapify(struct heap *h)
+{
+	for (size_t i = h->n / 2; i-- > 0;) {
+		struct hent v = h->a[i];
+		size_t j = i;
+		for (;;) {
+			size_t c = 2 * j + 1;
+			if (c >= h->n)
+				break;
+			if (c + 1 < h->n &&
+			    (h->a[c + 1].key < h->a[c].key ||
+			     (h->a[c + 1].key == h->a[c].key && h->a[c + 1].e < h->a[c].e)))
+				c++;
+			if (v.key < h->a[c].key || (v.key == h->a[c].key && v.e < h->a[c].e))
+				break;
+			h->a[j] = h->a[c];
+			j = c;
+		}
+		h->a[j] = v;
+	}
+}
+
 /* indices of capped flows sorted by demand (merge sort, stable) */
 static int sort_by_demand(const double *d, uint64_t *idx, uint64_t n)
 {
@@ -569,14 +593,14 @@ struct fluid {
 	uint64_t *W;	 /* [nlinks] weight of growing flows (0 outside a solve) */
 	double *F;	 /* [nlinks] load of the flows that keep their rate */
 	uint32_t *touched;
-	double *hl; /* [largest link list] the held flows' loads on a link */
+	double *hl; /* [longest link list] the held flows' loads on a link */
 	/* [nf] one read tells what the solve needs of a flow: its rate while
 	 * it runs (the new one once frozen in a solve), FV_GROWING, FV_DONE */
 	double *v;
 	uint64_t *capped;
-	uint64_t *fo; /* [nf] the re-solved flows in the order they froze */
+	uint64_t *fo;	  /* [nf] the re-solved flows in the order they froze */
 	uint64_t running; /* flows not finished */
-	int anycap; /* some flow has a demand */
+	int anycap;	  /* some flow has a demand */
 	struct heap h;
 };
 
@@ -719,14 +743,15 @@ static int fluid_solve(struct fluid *fl, const uint64_t *set, uint64_t k, uint64
 	}
 	if (sort_by_demand(in->demand, fl->capped, ncap))
 		return -1;
-	fl->h.n = 0;
+	struct heap *h = &fl->h;
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t e = fl->touched[t];
 		double lv = (fl->cap[e] - fl->F[e]) * 128.0 / (double)fl->W[e];
-		if (hpush(&fl->h, lv < 0 ? 0 : lv, e))
-			return -1;
+		h->a[t].key = lv < 0 ? 0 : lv;
+		h->a[t].e = e;
 	}
-	struct heap *h = &fl->h;
+	h->n = nt;
+	hheapify(h);
 	uint64_t remaining = k, ci = 0;
 	while (remaining) {
 		while (h->n) {
@@ -965,14 +990,16 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 	fl.W = calloc(nlinks ? nlinks : 1, sizeof(uint64_t));
 	fl.F = calloc(nlinks ? nlinks : 1, sizeof(double));
 	fl.touched = malloc((nlinks ? nlinks : 1) * sizeof(uint32_t));
+	fl.h.a = malloc((nlinks ? nlinks : 1) * sizeof(struct hent));
+	fl.h.cap = nlinks ? nlinks : 1;
 	fl.v = calloc(nz, sizeof(double));
 	fl.capped = malloc(nz * sizeof(uint64_t));
 	fl.fo = malloc(nz * sizeof(uint64_t));
 	ev.a = malloc(nz * sizeof(struct hent));
 	ev.pos = malloc(nz * sizeof(uint32_t));
 	if (!t0 || !rem || !c || !oldr || !ord || !fl.loff || !fl.lcnt || !fl.lflow || !fl.lw ||
-	    !fl.sflow || !fl.scnt || !fl.W || !fl.F || !fl.touched || !fl.v || !fl.capped ||
-	    !fl.fo || !ev.a || !ev.pos)
+	    !fl.sflow || !fl.scnt || !fl.W || !fl.F || !fl.touched || !fl.h.a || !fl.v ||
+	    !fl.capped || !fl.fo || !ev.a || !ev.pos)
 		goto out;
 	for (uint64_t j = 0; j < in->ninc; j++)
 		fl.loff[SIM_LINK(in->inc[j]) + 1]++;
