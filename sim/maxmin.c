@@ -378,6 +378,51 @@ static void hpop(struct heap *h)
 		h->a[i] = last;
 }
 
+/* the least entry's key grows to key: the entry moves down (the same
+ * entries as a pop and a push, in one pass) */
+static void hraise_top(struct heap *h, double key)
+{
+	struct hent v = { key, h->a[0].e };
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && (h->a[c + 1].key < h->a[c].key ||
+				     (h->a[c + 1].key == h->a[c].key && h->a[c + 1].e < h->a[c].e)))
+			c++;
+		if (v.key < h->a[c].key || (v.key == h->a[c].key && v.e < h->a[c].e))
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	h->a[i] = v;
+}
+
+/* the heap order of a[0, n), bottom-up (the same entries, so the same
+ * least one as pushing them one by one) */
+static void hheapify(struct heap *h)
+{
+	for (size_t i = h->n / 2; i-- > 0;) {
+		struct hent v = h->a[i];
+		size_t j = i;
+		for (;;) {
+			size_t c = 2 * j + 1;
+			if (c >= h->n)
+				break;
+			if (c + 1 < h->n &&
+			    (h->a[c + 1].key < h->a[c].key ||
+			     (h->a[c + 1].key == h->a[c].key && h->a[c + 1].e < h->a[c].e)))
+				c++;
+			if (v.key < h->a[c].key || (v.key == h->a[c].key && v.e < h->a[c].e))
+				break;
+			h->a[j] = h->a[c];
+			j = c;
+		}
+		h->a[j] = v;
+	}
+}
+
 /* indices of capped flows sorted by demand (merge sort, stable) */
 static int sort_by_demand(const double *d, uint64_t *idx, uint64_t n)
 {
@@ -530,9 +575,9 @@ out:
  * one event (one re-solve), unless the network gives another. */
 #define FLUID_EPS 1e-9
 
-/* completion events are struct heap entries (time, flow): earliest
- * first, ties by flow index; stale entries (the flow finished or got a new
- * time) are skipped */
+/* A flow's value in struct fluid's v[] besides its rate (>= 0). */
+#define FV_GROWING (-1.0) /* being re-solved, not frozen yet */
+#define FV_DONE (-2.0)	  /* finished */
 
 /* the solver's state kept over a phase's events */
 struct fluid {
@@ -543,12 +588,19 @@ struct fluid {
 	uint32_t *lcnt;	 /* [nlinks] entries still in the list (finished flows drop out) */
 	uint32_t *lflow; /* flow */
 	uint8_t *lw;	 /* its weight on the link (w/128) */
+	uint32_t *sflow; /* [ninc] at loff[e]: the re-solved flows of link e (one solve) */
+	uint32_t *scnt;	 /* [nlinks] how many */
 	uint64_t *W;	 /* [nlinks] weight of growing flows (0 outside a solve) */
 	double *F;	 /* [nlinks] load of the flows that keep their rate */
 	uint32_t *touched;
-	uint8_t *st; /* [nf] 0 running, 1 finished, 2 being re-solved */
-	double *nr;  /* [nf] new rate of a re-solved flow (-1: still growing) */
+	double *hl; /* [longest link list] the held flows' loads on a link */
+	/* [nf] one read tells what the solve needs of a flow: its rate while
+	 * it runs (the new one once frozen in a solve), FV_GROWING, FV_DONE */
+	double *v;
 	uint64_t *capped;
+	uint64_t *fo;	  /* [nf] the re-solved flows in the order they froze */
+	uint64_t running; /* flows not finished */
+	int anycap;	  /* some flow has a demand */
 	struct heap h;
 };
 
@@ -586,60 +638,120 @@ static int sort_by_rate(uint64_t *idx, uint64_t n, const double *r)
 	return 0;
 }
 
-/* Max-min rates of the flows set[0..k) (st 2) with every other running
- * flow held at its rate rate[]: progressive filling over the capacity the
- * held flows leave, as sim_maxmin does for all flows.  New rates in
- * fl->nr.  Exact when the held flows are those below the slowest flow
- * that finished: a link that fills below that level carries none of the
- * finished flows, so the filling up to it is unchanged. */
-static int fluid_solve(struct fluid *fl, const uint64_t *set, uint64_t k, const double *rate)
+/* Freeze re-solved flow f at level: its new rate, its weight off and its
+ * load onto every link it crosses but skip (the link being frozen, whose
+ * W and F are not read again in the solve). */
+static inline void fluid_freeze(struct fluid *fl, uint64_t f, double level, uint64_t *nfo,
+				uint32_t skip)
 {
 	const struct sim_inc *in = fl->in;
-	uint32_t nt = 0;
-	uint64_t ncap = 0;
-	for (uint64_t x = 0; x < k; x++) {
-		uint64_t f = set[x];
-		fl->nr[f] = -1;
-		if (in->demand[f] > 0)
-			fl->capped[ncap++] = f;
-		for (uint64_t j = in->off[f]; j < in->off[f + 1]; j++) {
-			uint32_t e = SIM_LINK(in->inc[j]);
-			if (!fl->W[e])
-				fl->touched[nt++] = e;
-			fl->W[e] += SIM_W(in->inc[j]);
-		}
+	fl->v[f] = level;
+	fl->fo[(*nfo)++] = f;
+	for (uint64_t j = in->off[f]; j < in->off[f + 1]; j++) {
+		uint32_t e = SIM_LINK(in->inc[j]);
+		if (e == skip)
+			continue;
+		fl->W[e] -= SIM_W(in->inc[j]);
+		fl->F[e] += level * SIM_W(in->inc[j]) / 128.0;
 	}
-	/* the held flows' load on the links the re-solved ones cross; the
-	 * finished flows leave the link's list here */
-	for (uint32_t t = 0; t < nt; t++) {
-		uint32_t e = fl->touched[t];
-		uint32_t *lf = fl->lflow + fl->loff[e];
-		uint8_t *lw = fl->lw + fl->loff[e];
-		uint32_t m = 0;
-		double load = 0;
-		for (uint32_t i = 0; i < fl->lcnt[e]; i++) {
-			uint64_t f = lf[i];
-			if (fl->st[f] == 1)
+}
+
+/* One link's list before a solve: the held flows' load summed in flow
+ * order into F, the growing flows listed apart in flow order (sflow,
+ * scnt), finished flows dropped from the list; returns the growing
+ * flows' weight. */
+static inline uint64_t fluid_scan_link(struct fluid *fl, uint32_t e)
+{
+	const double *v = fl->v;
+	uint32_t *lf = fl->lflow + fl->loff[e];
+	uint8_t *lw = fl->lw + fl->loff[e];
+	uint32_t *sf = fl->sflow + fl->loff[e];
+	double *hl = fl->hl;
+	uint32_t m = 0, s = 0, nh = 0, n = fl->lcnt[e];
+	uint64_t W = 0;
+	/* without branches on which kind a flow is (they alternate at
+	 * random): each goes to its list, the held ones' loads to hl */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t f = lf[i];
+		double x = v[f];
+		uint32_t w = lw[i];
+		if (x == FV_DONE)
+			continue;
+		lf[m] = f;
+		lw[m] = (uint8_t)w;
+		m++;
+		uint32_t grow = x < 0;
+		sf[s] = f;
+		s += grow;
+		W += w & (0 - grow);
+		hl[nh] = x * w / 128.0;
+		nh += !grow;
+	}
+	double load = 0;
+	for (uint32_t i = 0; i < nh; i++)
+		load += hl[i];
+	fl->lcnt[e] = m;
+	fl->scnt[e] = s;
+	fl->F[e] = load;
+	return W;
+}
+
+/* Max-min rates of the flows set[0..k) (v FV_GROWING) with every other
+ * running flow held at its rate v[]: progressive filling over the
+ * capacity the held flows leave, as sim_maxmin does for all flows.  New
+ * rates in v; fl->fo gets the set in the order its flows froze (their
+ * levels never decrease), *nfz of them, then those never frozen (rate 0).
+ * Exact when the held flows are those below the slowest flow that
+ * finished: a link that fills below that level carries none of the
+ * finished flows, so the filling up to it is unchanged. */
+static int fluid_solve(struct fluid *fl, const uint64_t *set, uint64_t k, uint64_t *nfz)
+{
+	const struct sim_inc *in = fl->in;
+	double *v = fl->v;
+	uint32_t nt = 0;
+	uint64_t ncap = 0, nfo = 0;
+	if (4 * k >= fl->running) {
+		/* a large part of the flows: every link with flows is scanned
+		 * (no pass over the re-solved flows' links first) */
+		if (fl->anycap)
+			for (uint64_t x = 0; x < k; x++)
+				if (in->demand[set[x]] > 0)
+					fl->capped[ncap++] = set[x];
+		for (uint32_t e = 0; e < fl->nlinks; e++) {
+			if (!fl->lcnt[e])
 				continue;
-			if (fl->st[f] == 0)
-				load += rate[f] * lw[i] / 128.0;
-			lf[m] = (uint32_t)f;
-			lw[m] = lw[i];
-			m++;
+			fl->W[e] = fluid_scan_link(fl, e);
+			if (fl->W[e])
+				fl->touched[nt++] = e;
 		}
-		fl->lcnt[e] = m;
-		fl->F[e] = load;
+	} else {
+		for (uint64_t x = 0; x < k; x++) {
+			uint64_t f = set[x];
+			if (in->demand[f] > 0)
+				fl->capped[ncap++] = f;
+			for (uint64_t j = in->off[f]; j < in->off[f + 1]; j++) {
+				uint32_t e = SIM_LINK(in->inc[j]);
+				if (!fl->W[e])
+					fl->touched[nt++] = e;
+				fl->W[e] += SIM_W(in->inc[j]);
+			}
+		}
+		/* the held flows' load on the links the re-solved ones
+		 * cross */
+		for (uint32_t t = 0; t < nt; t++)
+			fluid_scan_link(fl, fl->touched[t]);
 	}
 	if (sort_by_demand(in->demand, fl->capped, ncap))
 		return -1;
-	fl->h.n = 0;
+	struct heap *h = &fl->h;
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t e = fl->touched[t];
 		double lv = (fl->cap[e] - fl->F[e]) * 128.0 / (double)fl->W[e];
-		if (hpush(&fl->h, lv < 0 ? 0 : lv, e))
-			return -1;
+		h->a[t].key = lv < 0 ? 0 : lv;
+		h->a[t].e = e;
 	}
-	struct heap *h = &fl->h;
+	h->n = nt;
+	hheapify(h);
 	uint64_t remaining = k, ci = 0;
 	while (remaining) {
 		while (h->n) {
@@ -652,48 +764,84 @@ static int fluid_solve(struct fluid *fl, const uint64_t *set, uint64_t k, const 
 			if (cur < 0)
 				cur = 0;
 			if (cur > h->a[0].key * (1 + 1e-12) + 1e-300) {
-				hpop(h);
-				if (hpush(h, cur, e))
-					return -1;
+				hraise_top(h, cur);
 				continue;
 			}
 			break;
 		}
-		while (ci < ncap && fl->nr[fl->capped[ci]] >= 0)
+		while (ci < ncap && v[fl->capped[ci]] >= 0)
 			ci++;
 		if (!h->n && ci == ncap)
 			break;
-		uint64_t fz_flow = UINT64_MAX;
-		uint32_t fz_link = UINT32_MAX;
-		double level;
 		if (ci < ncap && (!h->n || in->demand[fl->capped[ci]] <= h->a[0].key)) {
-			fz_flow = fl->capped[ci++];
-			level = in->demand[fz_flow];
-		} else {
-			level = h->a[0].key;
-			fz_link = h->a[0].e;
-			hpop(h);
-		}
-		uint64_t hi = fz_flow != UINT64_MAX ? 1 : fl->lcnt[fz_link];
-		for (uint64_t x = 0; x < hi; x++) {
-			uint64_t f =
-				fz_flow != UINT64_MAX ? fz_flow : fl->lflow[fl->loff[fz_link] + x];
-			if (fl->st[f] != 2 || fl->nr[f] >= 0)
-				continue;
-			fl->nr[f] = level;
+			uint64_t f = fl->capped[ci++];
+			fluid_freeze(fl, f, in->demand[f], &nfo, UINT32_MAX);
 			remaining--;
-			for (uint64_t j = in->off[f]; j < in->off[f + 1]; j++) {
-				uint32_t e = SIM_LINK(in->inc[j]);
-				fl->W[e] -= SIM_W(in->inc[j]);
-				fl->F[e] += level * SIM_W(in->inc[j]) / 128.0;
-			}
+			continue;
+		}
+		/* every re-solved flow of the link not frozen yet */
+		double level = h->a[0].key;
+		uint32_t e = h->a[0].e;
+		hpop(h);
+		const uint32_t *sf = fl->sflow + fl->loff[e];
+		for (uint32_t x = 0; x < fl->scnt[e]; x++) {
+			uint32_t f = sf[x];
+			if (v[f] >= 0)
+				continue;
+			fluid_freeze(fl, f, level, &nfo, e);
+			remaining--;
 		}
 	}
+	*nfz = nfo;
 	for (uint64_t x = 0; x < k; x++)
-		if (fl->nr[set[x]] < 0)
-			fl->nr[set[x]] = 0;
+		if (v[set[x]] < 0) {
+			v[set[x]] = 0;
+			fl->fo[nfo++] = set[x];
+		}
 	for (uint32_t t = 0; t < nt; t++)
 		fl->W[fl->touched[t]] = 0;
+	return 0;
+}
+
+/* set[0, k) fastest first, ties by flow index, from the freeze order of
+ * the solve (fo: nfz flows with non-decreasing rates, then the k - nfz
+ * left at 0): reversed group by group (a group, the flows frozen at one
+ * level, keeps its order: mostly one link's flows, in index order), each
+ * run of equal rates then put in index order.  The result is checked
+ * and, should it not be sorted, sorted in full (the order is total, so
+ * either way it is the one sort_by_rate gives). */
+static int order_set(uint64_t *set, uint64_t k, const uint64_t *fo, uint64_t nfz, const double *v)
+{
+	uint64_t j = 0;
+	for (uint64_t b = nfz; b > 0;) {
+		uint64_t a = b - 1;
+		while (a > 0 && v[fo[a - 1]] == v[fo[b - 1]])
+			a--;
+		memcpy(set + j, fo + a, (b - a) * sizeof(uint64_t));
+		j += b - a;
+		b = a;
+	}
+	memcpy(set + j, fo + nfz, (k - nfz) * sizeof(uint64_t));
+	for (uint64_t a = 0; a < k;) {
+		uint64_t b = a + 1, up = 1;
+		for (; b < k && v[set[b]] == v[set[a]]; b++)
+			up &= set[b - 1] < set[b];
+		if (!up && b - a > 64) {
+			if (sort_by_rate(set + a, b - a, v))
+				return -1;
+		} else if (!up) {
+			for (uint64_t x = a + 1; x < b; x++) {
+				uint64_t f = set[x], y = x;
+				for (; y > a && set[y - 1] > f; y--)
+					set[y] = set[y - 1];
+				set[y] = f;
+			}
+		}
+		a = b;
+	}
+	for (uint64_t i = 1; i < k; i++)
+		if (cmp_rate_desc(&set[i - 1], &set[i], v) >= 0)
+			return sort_by_rate(set, k, v);
 	return 0;
 }
 
@@ -703,30 +851,121 @@ static void fluid_free(struct fluid *fl)
 	free(fl->lcnt);
 	free(fl->lflow);
 	free(fl->lw);
+	free(fl->sflow);
+	free(fl->scnt);
 	free(fl->W);
 	free(fl->F);
 	free(fl->touched);
-	free(fl->st);
-	free(fl->nr);
+	free(fl->hl);
+	free(fl->v);
 	free(fl->capped);
+	free(fl->fo);
 	free(fl->h.a);
 }
 
-/* Drop the stale entries of the completion heap (a re-solve pushes a new
- * one for every flow whose rate changed): keeps it within 2 nf. */
-static int ccompact(struct heap *h, const uint8_t *st, const double *c)
+/* The completion events: one entry (time, flow) per running flow with a
+ * finite time, earliest first, ties by flow index; pos[f] is the flow's
+ * place (UINT32_MAX: none), so a new time moves the entry. */
+struct cheap {
+	struct hent *a;
+	uint32_t *pos;
+	size_t n;
+};
+
+static inline int hent_less(const struct hent *x, const struct hent *y)
 {
-	struct heap nh = { 0 };
-	for (size_t i = 0; i < h->n; i++) {
-		const struct hent *v = &h->a[i];
-		if (st[v->e] != 1 && v->key == c[v->e] && hpush(&nh, v->key, v->e)) {
-			free(nh.a);
-			return -1;
-		}
+	return x->key < y->key || (x->key == y->key && x->e < y->e);
+}
+
+static void ch_place(struct cheap *h, size_t i, struct hent v)
+{
+	while (i) {
+		size_t p = (i - 1) / 2;
+		if (!hent_less(&v, &h->a[p]))
+			break;
+		h->a[i] = h->a[p];
+		h->pos[h->a[i].e] = (uint32_t)i;
+		i = p;
 	}
-	free(h->a);
-	*h = nh;
-	return 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && hent_less(&h->a[c + 1], &h->a[c]))
+			c++;
+		if (!hent_less(&h->a[c], &v))
+			break;
+		h->a[i] = h->a[c];
+		h->pos[h->a[i].e] = (uint32_t)i;
+		i = c;
+	}
+	h->a[i] = v;
+	h->pos[v.e] = (uint32_t)i;
+}
+
+/* flow f's time: key (finite), or none */
+static void ch_set(struct cheap *h, uint64_t f, double key)
+{
+	uint32_t p = h->pos[f];
+	if (isfinite(key)) {
+		struct hent v = { key, f };
+		ch_place(h, p == UINT32_MAX ? h->n++ : p, v);
+		return;
+	}
+	if (p == UINT32_MAX)
+		return;
+	h->pos[f] = UINT32_MAX;
+	struct hent last = h->a[--h->n];
+	if (p < h->n)
+		ch_place(h, p, last);
+}
+
+/* flow f's time without keeping the heap order (many flows at once;
+ * ch_heapify restores it) */
+static void ch_set_unordered(struct cheap *h, uint64_t f, double key)
+{
+	uint32_t p = h->pos[f];
+	if (isfinite(key)) {
+		if (p == UINT32_MAX) {
+			p = (uint32_t)h->n++;
+			h->a[p].e = f;
+			h->pos[f] = p;
+		}
+		h->a[p].key = key;
+		return;
+	}
+	if (p == UINT32_MAX)
+		return;
+	h->pos[f] = UINT32_MAX;
+	struct hent last = h->a[--h->n];
+	if (p < h->n) {
+		h->a[p] = last;
+		h->pos[last.e] = p;
+	}
+}
+
+/* the heap order again, bottom-up (the same entries, so the same
+ * earliest one as updating them one by one) */
+static void ch_heapify(struct cheap *h)
+{
+	for (size_t i = h->n / 2; i-- > 0;) {
+		struct hent v = h->a[i];
+		size_t j = i;
+		for (;;) {
+			size_t c = 2 * j + 1;
+			if (c >= h->n)
+				break;
+			if (c + 1 < h->n && hent_less(&h->a[c + 1], &h->a[c]))
+				c++;
+			if (!hent_less(&h->a[c], &v))
+				break;
+			h->a[j] = h->a[c];
+			j = c;
+		}
+		h->a[j] = v;
+	}
+	for (size_t i = 0; i < h->n; i++)
+		h->pos[h->a[i].e] = (uint32_t)i;
 }
 
 int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, const double *bytes,
@@ -736,9 +975,9 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 		eps = FLUID_EPS;
 	uint64_t nf = in->nf, nz = nf ? nf : 1;
 	struct fluid fl = { .in = in, .cap = cap, .nlinks = nlinks };
-	struct heap ev = { 0 };
-	double *r = calloc(nz, sizeof(double)), *t0 = malloc(nz * sizeof(double));
-	double *rem = malloc(nz * sizeof(double)), *c = malloc(nz * sizeof(double));
+	struct cheap ev = { 0 };
+	double *t0 = malloc(nz * sizeof(double)), *rem = malloc(nz * sizeof(double));
+	double *c = malloc(nz * sizeof(double)), *oldr = malloc(nz * sizeof(double));
 	uint64_t *ord = malloc(nz * sizeof(uint64_t));
 	int rc = -1;
 	*steps = 0;
@@ -746,19 +985,33 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 	fl.lcnt = calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
 	fl.lflow = malloc((in->ninc ? in->ninc : 1) * sizeof(uint32_t));
 	fl.lw = malloc(in->ninc ? in->ninc : 1);
+	fl.sflow = malloc((in->ninc ? in->ninc : 1) * sizeof(uint32_t));
+	fl.scnt = calloc(nlinks ? nlinks : 1, sizeof(uint32_t));
 	fl.W = calloc(nlinks ? nlinks : 1, sizeof(uint64_t));
 	fl.F = calloc(nlinks ? nlinks : 1, sizeof(double));
 	fl.touched = malloc((nlinks ? nlinks : 1) * sizeof(uint32_t));
-	fl.st = calloc(nz, 1);
-	fl.nr = malloc(nz * sizeof(double));
+	fl.h.a = malloc((nlinks ? nlinks : 1) * sizeof(struct hent));
+	fl.h.cap = nlinks ? nlinks : 1;
+	fl.v = calloc(nz, sizeof(double));
 	fl.capped = malloc(nz * sizeof(uint64_t));
-	if (!r || !t0 || !rem || !c || !ord || !fl.loff || !fl.lcnt || !fl.lflow || !fl.lw ||
-	    !fl.W || !fl.F || !fl.touched || !fl.st || !fl.nr || !fl.capped)
+	fl.fo = malloc(nz * sizeof(uint64_t));
+	ev.a = malloc(nz * sizeof(struct hent));
+	ev.pos = malloc(nz * sizeof(uint32_t));
+	if (!t0 || !rem || !c || !oldr || !ord || !fl.loff || !fl.lcnt || !fl.lflow || !fl.lw ||
+	    !fl.sflow || !fl.scnt || !fl.W || !fl.F || !fl.touched || !fl.h.a || !fl.v ||
+	    !fl.capped || !fl.fo || !ev.a || !ev.pos)
 		goto out;
 	for (uint64_t j = 0; j < in->ninc; j++)
 		fl.loff[SIM_LINK(in->inc[j]) + 1]++;
-	for (uint32_t e = 0; e < nlinks; e++)
+	uint64_t maxl = 1;
+	for (uint32_t e = 0; e < nlinks; e++) {
+		if (fl.loff[e + 1] > maxl)
+			maxl = fl.loff[e + 1];
 		fl.loff[e + 1] += fl.loff[e];
+	}
+	fl.hl = malloc(maxl * sizeof(double));
+	if (!fl.hl)
+		goto out;
 	for (uint64_t f = 0; f < nf; f++)
 		for (uint64_t j = in->off[f]; j < in->off[f + 1]; j++) {
 			uint32_t e = SIM_LINK(in->inc[j]);
@@ -769,6 +1022,7 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 	/* every flow starts at its max-min rate with all its bytes; its
 	 * completion is t0 + rem / r (the same expression as bytes / rate
 	 * while the rate has not changed) */
+	double *r = fl.v;
 	uint64_t left = 0;
 	for (uint64_t f = 0; f < nf; f++) {
 		r[f] = rate0[f];
@@ -778,37 +1032,34 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 		fct[f] = INFINITY;
 		ord[f] = f;
 		left += !counted || counted[f];
-		if (isfinite(c[f]) && hpush(&ev, c[f], f))
-			goto out;
+		ev.pos[f] = UINT32_MAX;
+		ch_set(&ev, f, c[f]);
+		fl.anycap |= in->demand[f] > 0;
 	}
+	fl.running = nf;
 	if (sort_by_rate(ord, nf, r))
 		goto out;
 	uint64_t head = 0; /* ord[head..nf): running and finished flows, fastest first */
 	while (left && ev.n) {
 		/* the earliest completion and every one within eps of it */
-		double T = -1, tg = 0, thr = INFINITY;
+		double T = ev.a[0].key, tg = 0, thr = INFINITY;
 		uint64_t nd = 0;
 		while (ev.n) {
 			struct hent top = ev.a[0];
-			if (fl.st[top.e] == 1 || top.key != c[top.e]) {
-				hpop(&ev);
-				continue;
-			}
-			if (T < 0)
-				T = top.key;
-			else if (top.key > T * (1 + eps))
+			if (top.key > T * (1 + eps))
 				break;
-			hpop(&ev);
-			fl.st[top.e] = 1;
+			ch_set(&ev, top.e, INFINITY);
 			fct[top.e] = top.key;
 			tg = top.key;
 			if (r[top.e] < thr)
 				thr = r[top.e];
+			r[top.e] = FV_DONE;
+			fl.running--;
 			if (!counted || counted[top.e])
 				left--;
 			nd++;
 		}
-		if (!nd || !left)
+		if (!left)
 			break;
 		/* the flows at least as fast as the slowest finished one may
 		 * change rate; they are the front of ord (finished flows are
@@ -816,9 +1067,10 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 		uint64_t p = head, k = 0;
 		for (; p < nf; p++) {
 			uint64_t f = ord[p];
-			if (fl.st[f] == 1)
+			double x = r[f];
+			if (x == FV_DONE)
 				continue;
-			if (r[f] < thr)
+			if (x < thr)
 				break;
 			ord[head + k++] = f;
 		}
@@ -829,47 +1081,53 @@ int sim_fluid(const struct sim_inc *in, const double *cap, uint32_t nlinks, cons
 		head = p - k;
 		if (!k)
 			continue;
-		uint64_t *set = ord + head;
-		for (uint64_t x = 0; x < k; x++)
-			fl.st[set[x]] = 2;
-		if (fluid_solve(&fl, set, k, r))
+		uint64_t *set = ord + head, nfz = 0;
+		for (uint64_t x = 0; x < k; x++) {
+			oldr[x] = r[set[x]];
+			r[set[x]] = FV_GROWING;
+		}
+		if (fluid_solve(&fl, set, k, &nfz))
 			goto out;
 		(*steps)++;
+		/* a new time for most of the heap: set them all, then rebuild */
+		int bulk = 8 * k >= ev.n;
 		for (uint64_t x = 0; x < k; x++) {
 			uint64_t f = set[x];
-			fl.st[f] = 0;
-			if (fl.nr[f] == r[f])
+			double was = oldr[x];
+			if (r[f] == was)
 				continue;
 			/* bytes moved at the old rate until now, the rest at the new */
-			double moved = isfinite(r[f]) ? r[f] * (tg - t0[f]) * 1e3 / 8.0 : rem[f];
+			double moved = isfinite(was) ? was * (tg - t0[f]) * 1e3 / 8.0 : rem[f];
 			rem[f] = rem[f] - moved > 0 ? rem[f] - moved : 0;
 			t0[f] = tg;
-			r[f] = fl.nr[f];
 			c[f] = r[f] > 0 ? t0[f] + rem[f] * 8.0 / (r[f] * 1e3) : INFINITY;
-			if (isfinite(c[f]) && hpush(&ev, c[f], f))
-				goto out;
+			if (bulk)
+				ch_set_unordered(&ev, f, c[f]);
+			else
+				ch_set(&ev, f, c[f]);
 		}
+		if (bulk)
+			ch_heapify(&ev);
 		/* keep ord fastest first: the re-solved flows among themselves,
 		 * then (rarely, from rounding) merged into the held ones */
-		if (sort_by_rate(set, k, r))
+		if (order_set(set, k, fl.fo, nfz, r))
 			goto out;
 		uint64_t q = p;
-		while (q < nf && fl.st[ord[q]] == 1)
+		while (q < nf && r[ord[q]] == FV_DONE)
 			q++;
 		if (q < nf && cmp_rate_desc(&ord[q], &set[k - 1], r) < 0)
 			if (sort_by_rate(ord + head, nf - head, r))
 				goto out;
-		if (ev.n > 2 * nf + 1024 && ccompact(&ev, fl.st, c))
-			goto out;
 	}
 	rc = 0;
 out:
 	fluid_free(&fl);
 	free(ev.a);
-	free(r);
+	free(ev.pos);
 	free(t0);
 	free(rem);
 	free(c);
+	free(oldr);
 	free(ord);
 	return rc;
 }

@@ -731,6 +731,265 @@ static void test_fluid_reference(void)
 	fx_free(&x);
 }
 
+/* The fluid model written plainly, with the arithmetic sim_fluid must
+ * keep to the last bit: linear scans instead of heaps and sorts.  After
+ * completions (all within eps of the earliest, at the latest of their
+ * times) the running flows at least as fast as the slowest finished one
+ * are re-solved: W and, over the other running flows in flow order, F of
+ * every link; capped flows in rate order (fastest first, ties by index),
+ * stably by demand; the least link level (ties by link) re-evaluated
+ * when reached and taken again if it grew by more than 1e-12; a link's
+ * flows frozen in index order. */
+static void fluid_plain(const struct sim_inc *in, const double *cap, uint32_t nl,
+			const double *bytes, const uint8_t *counted, const double *rate0,
+			double eps, double *fct, uint64_t *steps)
+{
+	uint64_t nf = in->nf, left = 0;
+	double *r = malloc(nf * sizeof(double)), *t0 = malloc(nf * sizeof(double));
+	double *rem = malloc(nf * sizeof(double)), *c = malloc(nf * sizeof(double));
+	double *nr = malloc(nf * sizeof(double)), *F = malloc(nl * sizeof(double));
+	double *key = malloc(nl * sizeof(double));
+	uint64_t *W = malloc(nl * sizeof(uint64_t)), *set = malloc(nf * sizeof(uint64_t));
+	uint64_t *capd = malloc(nf * sizeof(uint64_t));
+	uint8_t *st = calloc(nf, 1), *live = malloc(nl); /* st: 1 done, 2 re-solved */
+	*steps = 0;
+	for (uint64_t f = 0; f < nf; f++) {
+		r[f] = rate0[f];
+		t0[f] = 0;
+		rem[f] = bytes[f];
+		c[f] = r[f] > 0 ? t0[f] + rem[f] * 8.0 / (r[f] * 1e3) : INFINITY;
+		fct[f] = INFINITY;
+		left += !counted || counted[f];
+	}
+	while (left) {
+		double T = INFINITY, tg = 0, thr = INFINITY;
+		for (uint64_t f = 0; f < nf; f++)
+			if (!st[f] && c[f] < T)
+				T = c[f];
+		if (!isfinite(T))
+			break;
+		for (uint64_t f = 0; f < nf; f++)
+			if (!st[f] && !(c[f] > T * (1 + eps))) {
+				st[f] = 1;
+				fct[f] = c[f];
+				tg = c[f] > tg ? c[f] : tg;
+				thr = r[f] < thr ? r[f] : thr;
+				left -= !counted || counted[f];
+			}
+		if (!left)
+			break;
+		uint64_t k = 0;
+		for (uint64_t f = 0; f < nf; f++)
+			if (!st[f] && r[f] >= thr)
+				set[k++] = f;
+		if (!k)
+			continue;
+		/* fastest first, ties by index (insertion: stable on index order) */
+		for (uint64_t x = 1; x < k; x++) {
+			uint64_t f = set[x], y = x;
+			for (; y > 0 && r[set[y - 1]] < r[f]; y--)
+				set[y] = set[y - 1];
+			set[y] = f;
+		}
+		(*steps)++;
+		uint64_t ncap = 0;
+		for (uint64_t x = 0; x < k; x++) {
+			st[set[x]] = 2;
+			nr[set[x]] = -1;
+			if (in->demand[set[x]] > 0)
+				capd[ncap++] = set[x];
+		}
+		for (uint64_t x = 1; x < ncap; x++) {
+			uint64_t f = capd[x], y = x;
+			for (; y > 0 && in->demand[capd[y - 1]] > in->demand[f]; y--)
+				capd[y] = capd[y - 1];
+			capd[y] = f;
+		}
+		memset(W, 0, nl * sizeof(uint64_t));
+		memset(F, 0, nl * sizeof(double));
+		for (uint64_t f = 0; f < nf; f++)
+			for (uint64_t j = in->off[f]; j < in->off[f + 1]; j++) {
+				uint32_t e = SIM_LINK(in->inc[j]), w = SIM_W(in->inc[j]);
+				if (st[f] == 2)
+					W[e] += w;
+				else if (!st[f])
+					F[e] += r[f] * w / 128.0;
+			}
+		for (uint32_t e = 0; e < nl; e++) {
+			live[e] = W[e] > 0;
+			double lv = live[e] ? (cap[e] - F[e]) * 128.0 / (double)W[e] : 0;
+			key[e] = lv < 0 ? 0 : lv;
+		}
+		uint64_t remaining = k, ci = 0;
+		while (remaining) {
+			uint32_t top = UINT32_MAX;
+			for (;;) {
+				top = UINT32_MAX;
+				for (uint32_t e = 0; e < nl; e++)
+					if (live[e] && (top == UINT32_MAX || key[e] < key[top]))
+						top = e;
+				if (top == UINT32_MAX)
+					break;
+				if (!W[top]) {
+					live[top] = 0;
+					continue;
+				}
+				double cur = (cap[top] - F[top]) * 128.0 / (double)W[top];
+				if (cur < 0)
+					cur = 0;
+				if (cur > key[top] * (1 + 1e-12) + 1e-300) {
+					key[top] = cur;
+					continue;
+				}
+				break;
+			}
+			while (ci < ncap && nr[capd[ci]] >= 0)
+				ci++;
+			if (top == UINT32_MAX && ci == ncap)
+				break;
+			uint64_t one = UINT64_MAX;
+			double level;
+			if (ci < ncap && (top == UINT32_MAX || in->demand[capd[ci]] <= key[top])) {
+				one = capd[ci++];
+				level = in->demand[one];
+			} else {
+				level = key[top];
+				live[top] = 0;
+			}
+			for (uint64_t f = 0; f < nf; f++) {
+				if (st[f] != 2 || nr[f] >= 0 || (one != UINT64_MAX && f != one))
+					continue;
+				int on = one != UINT64_MAX;
+				for (uint64_t j = in->off[f]; j < in->off[f + 1] && !on; j++)
+					on = SIM_LINK(in->inc[j]) == top;
+				if (!on)
+					continue;
+				nr[f] = level;
+				remaining--;
+				for (uint64_t j = in->off[f]; j < in->off[f + 1]; j++) {
+					uint32_t e = SIM_LINK(in->inc[j]);
+					W[e] -= SIM_W(in->inc[j]);
+					F[e] += level * SIM_W(in->inc[j]) / 128.0;
+				}
+			}
+		}
+		for (uint64_t x = 0; x < k; x++) {
+			uint64_t f = set[x];
+			st[f] = 0;
+			if (nr[f] < 0)
+				nr[f] = 0;
+			if (nr[f] == r[f])
+				continue;
+			double moved = isfinite(r[f]) ? r[f] * (tg - t0[f]) * 1e3 / 8.0 : rem[f];
+			rem[f] = rem[f] - moved > 0 ? rem[f] - moved : 0;
+			t0[f] = tg;
+			r[f] = nr[f];
+			c[f] = r[f] > 0 ? t0[f] + rem[f] * 8.0 / (r[f] * 1e3) : INFINITY;
+		}
+	}
+	free(r);
+	free(t0);
+	free(rem);
+	free(c);
+	free(nr);
+	free(F);
+	free(key);
+	free(W);
+	free(set);
+	free(capd);
+	free(st);
+	free(live);
+}
+
+/* sim_fluid gives fluid_plain's completion times bit for bit on random
+ * flow sets: 1..6 links of 3..40 per flow, weights 1..128 or halves,
+ * some flows capped (tied demands too), sizes of any value or of four,
+ * links in clusters (so that only some flows are re-solved), eps 1e-9 and
+ * 1e-3, with and without counted flows */
+static void test_fluid_bits(void)
+{
+	uint64_t seed = 4242, diff = 0, steps_all = 0;
+	static const double caps[] = { 100, 200, 54.5, 25 };
+	for (int it = 0; it < 300; it++) {
+		uint32_t nl = 3 + (uint32_t)ibf_rand_below(&seed, 38);
+		uint64_t nf = 2 + ibf_rand_below(&seed, 200);
+		uint32_t clusters =
+			ibf_rand_below(&seed, 3) ? 1 : 2 + (uint32_t)ibf_rand_below(&seed, 4);
+		uint64_t pcap = ibf_rand_below(&seed, 3) ? 0 : ibf_rand_below(&seed, 60);
+		uint64_t wmode = ibf_rand_below(&seed, 3), few = ibf_rand_below(&seed, 2);
+		double eps = ibf_rand_below(&seed, 4) ? 0 : 1e-3;
+		int use_counted = !ibf_rand_below(&seed, 3);
+		struct sim_inc in;
+		memset(&in, 0, sizeof(in));
+		in.nf = nf;
+		in.off = malloc((nf + 1) * sizeof(uint64_t));
+		in.inc = malloc(nf * 6 * sizeof(uint32_t));
+		in.demand = malloc(nf * sizeof(double));
+		double *cap = malloc(nl * sizeof(double)), *b = malloc(nf * sizeof(double));
+		double *r0 = malloc(nf * sizeof(double)), *f1 = malloc(nf * sizeof(double));
+		double *f2 = malloc(nf * sizeof(double));
+		uint8_t *counted = malloc(nf);
+		TT_REQUIRE(in.off && in.inc && in.demand && cap && b && r0 && f1 && f2 && counted);
+		for (uint32_t e = 0; e < nl; e++)
+			cap[e] = caps[ibf_rand_below(&seed, 4)];
+		in.off[0] = 0;
+		for (uint64_t f = 0; f < nf; f++) {
+			uint32_t cl = (uint32_t)ibf_rand_below(&seed, clusters);
+			uint32_t lo = nl * cl / clusters, hi = nl * (cl + 1) / clusters;
+			uint64_t at = in.off[f], m = 1 + ibf_rand_below(&seed, 6);
+			for (uint64_t j = 0; j < m; j++) {
+				uint32_t e = lo + (uint32_t)ibf_rand_below(&seed, hi - lo);
+				int dup = 0;
+				for (uint64_t q = in.off[f]; q < at; q++)
+					dup |= SIM_LINK(in.inc[q]) == e;
+				uint32_t w = wmode == 0 ? 128
+					     : wmode == 1
+						     ? (ibf_rand_below(&seed, 2) ? 128 : 64)
+						     : 1 + (uint32_t)ibf_rand_below(&seed, 128);
+				if (!dup)
+					in.inc[at++] = SIM_INC(e, w);
+			}
+			in.off[f + 1] = at;
+			in.demand[f] = 0;
+			if (ibf_rand_below(&seed, 100) < pcap)
+				in.demand[f] =
+					ibf_rand_below(&seed, 2)
+						? 5.0 * (double)(1 + ibf_rand_below(&seed, 4))
+						: 0.5 + (double)ibf_rand_below(&seed, 100000) / 1e3;
+			b[f] = few ? 65536.0 * (double)(1 + ibf_rand_below(&seed, 4))
+				   : 1e3 + (double)ibf_rand_below(&seed, 4000000);
+			counted[f] = in.demand[f] <= 0;
+		}
+		in.ninc = in.off[nf];
+		TT_REQUIRE(!sim_maxmin(&in, cap, nl, NULL, r0, NULL));
+		uint64_t s1 = 0, s2 = 0;
+		TT_REQUIRE(!sim_fluid(&in, cap, nl, b, use_counted ? counted : NULL, r0, eps, f1,
+				      &s1));
+		fluid_plain(&in, cap, nl, b, use_counted ? counted : NULL, r0, eps ? eps : 1e-9, f2,
+			    &s2);
+		steps_all += s1;
+		if (s1 != s2 || memcmp(f1, f2, nf * sizeof(double))) {
+			if (!diff)
+				TT_CHECK_MSG(0,
+					     "set %d (%llu flows, %u links): %llu / %llu re-solves",
+					     it, (unsigned long long)nf, nl, (unsigned long long)s1,
+					     (unsigned long long)s2);
+			diff++;
+		}
+		free(in.off);
+		free(in.inc);
+		free(in.demand);
+		free(cap);
+		free(b);
+		free(r0);
+		free(f1);
+		free(f2);
+		free(counted);
+	}
+	TT_CHECK_MSG(!diff && steps_all > 10000, "%llu of 300 sets differ, %llu re-solves",
+		     (unsigned long long)diff, (unsigned long long)steps_all);
+}
+
 /* GK agrees with the exact LP on small damaged fabrics (both modes) */
 static void test_gk_vs_lp(void)
 {
@@ -1300,6 +1559,7 @@ int main(void)
 	tt_run("traffic files", test_traffic_file);
 	tt_run("fluid completion times by hand", test_fluid_hand);
 	tt_run("fluid completion times against re-solving everything", test_fluid_reference);
+	tt_run("fluid completion times bit for bit against a plain version", test_fluid_bits);
 	tt_run("host order independent of the input's node order", test_host_order);
 	tt_run("two end ports on one LID are refused", test_duplicate_lid);
 	tt_run("a CA inside its switch is no host", test_in_switch_ca);
