@@ -335,6 +335,35 @@ struct heap {
 	size_t n, cap;
 };
 
+static inline int hent_less(const struct hent *x, const struct hent *y)
+{
+	return x->key < y->key || (x->key == y->key && x->e < y->e);
+}
+
+/* Entry v into the hole at i of the heap a[0, n), moving down: the
+ * smaller child moves up while it is less than v.  pos (or NULL): the
+ * index of each entry moved, by its e.  Returns v's index. */
+static inline size_t sift_down(struct hent *a, uint32_t *pos, size_t n, size_t i, struct hent v)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && hent_less(&a[c + 1], &a[c]))
+			c++;
+		if (!hent_less(&a[c], &v))
+			break;
+		a[i] = a[c];
+		if (pos)
+			pos[a[i].e] = (uint32_t)i;
+		i = c;
+	}
+	a[i] = v;
+	if (pos)
+		pos[v.e] = (uint32_t)i;
+	return i;
+}
+
 static int hpush(struct heap *h, double key, uint64_t e)
 {
 	if (h->n == h->cap) {
@@ -361,21 +390,8 @@ static int hpush(struct heap *h, double key, uint64_t e)
 static void hpop(struct heap *h)
 {
 	struct hent last = h->a[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && (h->a[c + 1].key < h->a[c].key ||
-				     (h->a[c + 1].key == h->a[c].key && h->a[c + 1].e < h->a[c].e)))
-			c++;
-		if (last.key < h->a[c].key || (last.key == h->a[c].key && last.e < h->a[c].e))
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
 	if (h->n)
-		h->a[i] = last;
+		sift_down(h->a, NULL, h->n, 0, last);
 }
 
 /* the least entry's key grows to key: the entry moves down (the same
@@ -383,44 +399,15 @@ static void hpop(struct heap *h)
 static void hraise_top(struct heap *h, double key)
 {
 	struct hent v = { key, h->a[0].e };
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && (h->a[c + 1].key < h->a[c].key ||
-				     (h->a[c + 1].key == h->a[c].key && h->a[c + 1].e < h->a[c].e)))
-			c++;
-		if (v.key < h->a[c].key || (v.key == h->a[c].key && v.e < h->a[c].e))
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	h->a[i] = v;
+	sift_down(h->a, NULL, h->n, 0, v);
 }
 
 /* the heap order of a[0, n), bottom-up (the same entries, so the same
  * least one as pushing them one by one) */
 static void hheapify(struct heap *h)
 {
-	for (size_t i = h->n / 2; i-- > 0;) {
-		struct hent v = h->a[i];
-		size_t j = i;
-		for (;;) {
-			size_t c = 2 * j + 1;
-			if (c >= h->n)
-				break;
-			if (c + 1 < h->n &&
-			    (h->a[c + 1].key < h->a[c].key ||
-			     (h->a[c + 1].key == h->a[c].key && h->a[c + 1].e < h->a[c].e)))
-				c++;
-			if (v.key < h->a[c].key || (v.key == h->a[c].key && v.e < h->a[c].e))
-				break;
-			h->a[j] = h->a[c];
-			j = c;
-		}
-		h->a[j] = v;
-	}
+	for (size_t i = h->n / 2; i-- > 0;)
+		sift_down(h->a, NULL, h->n, i, h->a[i]);
 }
 
 /* indices of capped flows sorted by demand (merge sort, stable) */
@@ -872,11 +859,6 @@ struct cheap {
 	size_t n;
 };
 
-static inline int hent_less(const struct hent *x, const struct hent *y)
-{
-	return x->key < y->key || (x->key == y->key && x->e < y->e);
-}
-
 static void ch_place(struct cheap *h, size_t i, struct hent v)
 {
 	while (i) {
@@ -887,20 +869,7 @@ static void ch_place(struct cheap *h, size_t i, struct hent v)
 		h->pos[h->a[i].e] = (uint32_t)i;
 		i = p;
 	}
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && hent_less(&h->a[c + 1], &h->a[c]))
-			c++;
-		if (!hent_less(&h->a[c], &v))
-			break;
-		h->a[i] = h->a[c];
-		h->pos[h->a[i].e] = (uint32_t)i;
-		i = c;
-	}
-	h->a[i] = v;
-	h->pos[v.e] = (uint32_t)i;
+	sift_down(h->a, h->pos, h->n, i, v);
 }
 
 /* flow f's time: key (finite), or none */
@@ -948,22 +917,8 @@ static void ch_set_unordered(struct cheap *h, uint64_t f, double key)
  * earliest one as updating them one by one) */
 static void ch_heapify(struct cheap *h)
 {
-	for (size_t i = h->n / 2; i-- > 0;) {
-		struct hent v = h->a[i];
-		size_t j = i;
-		for (;;) {
-			size_t c = 2 * j + 1;
-			if (c >= h->n)
-				break;
-			if (c + 1 < h->n && hent_less(&h->a[c + 1], &h->a[c]))
-				c++;
-			if (!hent_less(&h->a[c], &v))
-				break;
-			h->a[j] = h->a[c];
-			j = c;
-		}
-		h->a[j] = v;
-	}
+	for (size_t i = h->n / 2; i-- > 0;)
+		sift_down(h->a, NULL, h->n, i, h->a[i]);
 	for (size_t i = 0; i < h->n; i++)
 		h->pos[h->a[i].e] = (uint32_t)i;
 }
