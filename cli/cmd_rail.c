@@ -123,14 +123,9 @@ static int cmd_info(int argc, char **argv)
 		       "switch)\n",
 		       ri.nspine_groups);
 		/* on[r]: a spine of group g is cabled to a switch of rail r */
-		unsigned char *on = malloc((size_t)ri.nrails + 1);
+		uint8_t *on = malloc((size_t)ri.nrails + 1);
 		for (int g = 0; on && g < ri.nspine_groups; g++) {
-			memset(on, 0, (size_t)ri.nrails + 1);
-			for (uint32_t s = 0; s < f->nsw; s++)
-				for (uint32_t a = f->adj_off[s];
-				     ri.sw_group[s] == g && a < f->adj_off[s + 1]; a++)
-					if (ri.sw_role[f->adj[a].nbr] == IBF_RAIL_SW_RAIL)
-						on[ri.sw_rail[f->adj[a].nbr]] = 1;
+			ibf_rail_group_rails(f, &ri, g, on);
 			printf("  group %d: rails", g);
 			for (int r = 0, n = 0; r < ri.nrails; r++)
 				if (on[r])

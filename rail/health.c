@@ -158,6 +158,9 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	h->grail = calloc((size_t)h->ngroups * (size_t)ri->nrails + 1, 1);
 	if (!h->gsize || !h->groom || !h->grail)
 		goto nomem;
+	for (int g = 0; g < h->ngroups; g++)
+		ibf_rail_group_rails(f, ri, h->ngroups > 1 ? g : -1,
+				     h->grail + (size_t)g * (size_t)ri->nrails);
 	for (uint32_t id = 0; id < f->nnodes; id++) {
 		const struct ibf_node *nd = &f->nodes[id];
 		if (nd->type != IBF_NODE_SWITCH || nd->sw < 0)
@@ -169,12 +172,6 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 				sg = 0; /* not from ibf_rail_detect: one group */
 			h->sgroup[nsp] = sg;
 			h->gsize[sg]++;
-			for (uint32_t a = f->adj_off[nd->sw]; a < f->adj_off[nd->sw + 1]; a++) {
-				int32_t r = ri->sw_rail[f->adj[a].nbr];
-				if (r >= 0 && r < ri->nrails &&
-				    ri->sw_role[f->adj[a].nbr] == IBF_RAIL_SW_RAIL)
-					h->grail[(size_t)sg * (size_t)ri->nrails + (size_t)r] = 1;
-			}
 			grp = h->nrails + nsp;
 			h->spine[nsp++] = nd->guid;
 		}

@@ -210,6 +210,10 @@ struct ibf_rail_info {
 int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		    struct ibf_rail_info *ri, struct ibf_error *err);
 void ibf_rail_info_free(struct ibf_rail_info *ri);
+/* on[0..nrails) = 1 for each rail a spine of group g (every spine when
+ * g < 0) is cabled to, through a switch of that rail; 0 for the others. */
+void ibf_rail_group_rails(const struct ibf_fabric *f, const struct ibf_rail_info *ri, int g,
+			  uint8_t *on);
 /* Domains with two or more GPUs; 0 means not a rail fabric (every server
  * has one NIC on it, so its "rails" are only device numbers). */
 int ibf_rail_multi_gpu_domains(const struct ibf_rail_info *ri);

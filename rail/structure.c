@@ -559,6 +559,23 @@ static int rail_components(struct rdet *d)
 	return 0;
 }
 
+void ibf_rail_group_rails(const struct ibf_fabric *f, const struct ibf_rail_info *ri, int g,
+			  uint8_t *on)
+{
+	memset(on, 0, (size_t)(ri->nrails > 0 ? ri->nrails : 0));
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		if (ri->sw_role[s] != IBF_RAIL_SW_SPINE ||
+		    (g >= 0 && (!ri->sw_group || ri->sw_group[s] != g)))
+			continue;
+		for (uint32_t a = f->adj_off[s]; a < f->adj_off[s + 1]; a++) {
+			uint32_t t = f->adj[a].nbr;
+			if (ri->sw_role[t] == IBF_RAIL_SW_RAIL && ri->sw_rail[t] >= 0 &&
+			    ri->sw_rail[t] < ri->nrails)
+				on[ri->sw_rail[t]] = 1;
+		}
+	}
+}
+
 int ibf_rail_detect(const struct ibf_fabric *f, const struct ibf_rail_map *map,
 		    struct ibf_rail_info *ri, struct ibf_error *err)
 {
