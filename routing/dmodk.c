@@ -47,6 +47,7 @@
  * the up/down region, so the tables are loop-free.  All of it is logged. */
 #include "ibf_fattree.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -3207,128 +3208,573 @@ static int damaged3(const struct ibf_ftree *t)
 	return t->levels > 2 && (t->missing_slots || uneven_blocks(t) || t->shallow || t->tophost);
 }
 
-static void leaf_repair(struct dk *c, uint32_t nlayers)
+/* The counters and host lists of the leaf repair (and of the balancing
+ * pass below) for c's tables: 0 when ready; 1 when there is nothing to
+ * count (no tree order, fewer than 2 hosts) or no room (logged, with what
+ * for); close with lr_close either way. */
+static int lr_open(struct dk *c, struct lrep *q, const char *what)
 {
 	const struct ibf_fabric *f = c->f;
-	const struct ibf_ftree *t = c->t;
-	if (!damaged3(t))
-		return;
-	struct lrep q;
-	memset(&q, 0, sizeof(q));
-	q.f = f;
-	q.t = t;
-	q.r = c->r;
-	q.E = f->adj_off[f->nsw];
+	memset(q, 0, sizeof(*q));
+	q->f = f;
+	q->t = c->t;
+	q->r = c->r;
+	q->E = f->adj_off[f->nsw];
 	int used = 0;
 	struct ibf_error e2;
 	ibf_error_clear(&e2);
-	if (ibf_end_ports(f, IBF_CONG_ORDER_AUTO, &q.h, &q.N, &used, NULL, NULL, &e2))
-		return;
-	if (used != IBF_CONG_ORDER_TREE || q.N < 2) {
-		free(q.h);
-		return;
-	}
-	q.R = q.N & ~1u; /* N - 1 counters, rounded up to even */
-	if (lr_alloc(&q, 4) == -1) {
+	if (ibf_end_ports(f, IBF_CONG_ORDER_AUTO, &q->h, &q->N, &used, NULL, NULL, &e2))
+		return 1;
+	if (used != IBF_CONG_ORDER_TREE || q->N < 2)
+		return 1;
+	q->R = q->N & ~1u; /* N - 1 counters, rounded up to even */
+	if (lr_alloc(q, 4) == -1) {
 		log_msg(c, IBF_LOG_INFO,
-			"dmodk: leaf repair skipped: %u hosts x %u links need more than its %llu MB "
+			"dmodk: %s skipped: %u hosts x %u links need more than its %llu MB "
 			"of counters",
-			q.N, q.E, (unsigned long long)(LR_MAX_BYTES >> 20));
-		free(q.h);
+			what, q->N, q->E, (unsigned long long)(LR_MAX_BYTES >> 20));
+		return 1;
+	}
+	q->dlid = malloc(q->N * sizeof(uint32_t));
+	q->hoff = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
+	q->hlist = malloc(q->N * sizeof(uint32_t));
+	q->src = malloc(q->N * sizeof(uint32_t));
+	q->src2 = malloc(q->N * sizeof(uint32_t));
+	q->csrc = malloc((size_t)LR_CHAIN * q->N * sizeof(uint32_t));
+	q->chain = malloc(LR_CHAIN * sizeof(struct lr_step));
+	q->mark = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
+	q->stk = malloc(((size_t)f->nsw + 1) * sizeof(uint32_t));
+	q->hot = malloc((q->E ? q->E : 1) * sizeof(uint32_t));
+	q->NB = (q->R + LR_HB - 1) / LR_HB;
+	q->hotb = malloc(((size_t)q->E * q->NB + 1) * sizeof(uint16_t));
+	q->pl = malloc((f->nports_total ? f->nports_total : 1) * sizeof(int32_t));
+	if (!(q->c8 && q->dlid && q->hoff && q->hlist && q->src && q->src2 && q->csrc &&
+	      q->chain && q->mark && q->stk && q->hot && q->hotb && q->pl)) {
+		log_msg(c, IBF_LOG_INFO, "dmodk: %s skipped: out of memory", what);
+		return 1;
+	}
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		int node = f->switches[s];
+		for (int p = 0; p <= f->nodes[node].nports; p++) {
+			uint32_t g = f->nodes[node].port_off + (uint32_t)p;
+			const struct ibf_port *pp = ibf_port(f, node, p);
+			if (pp->peer_node == IBF_NO_NODE)
+				q->pl[g] = LR_NOLINK;
+			else if (f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+				q->pl[g] = LR_CA;
+			else
+				q->pl[g] = f->port_adj[g] >= 0 ? f->port_adj[g] : LR_NOLINK;
+		}
+	}
+	for (uint32_t i = 0; i < q->N; i++)
+		q->hoff[q->h[i].sw + 1]++;
+	for (uint32_t s = 0; s < f->nsw; s++)
+		q->hoff[s + 1] += q->hoff[s];
+	uint32_t *fill = c->queue; /* scratch [S] */
+	memcpy(fill, q->hoff, f->nsw * sizeof(uint32_t));
+	for (uint32_t i = 0; i < q->N; i++)
+		q->hlist[fill[q->h[i].sw]++] = i;
+	return 0;
+}
+
+static void lr_close(struct lrep *q)
+{
+	free(q->h);
+	free(q->dlid);
+	free(q->hoff);
+	free(q->hlist);
+	free(q->src);
+	free(q->src2);
+	free(q->csrc);
+	free(q->chain);
+	free(q->snap);
+	free(q->mark);
+	free(q->stk);
+	free(q->hot);
+	free(q->hotb);
+	free(q->pl);
+	free(q->c8);
+}
+
+static void leaf_repair(struct dk *c, uint32_t nlayers)
+{
+	if (!damaged3(c->t))
+		return;
+	struct lrep q;
+	if (lr_open(c, &q, "leaf repair")) {
+		lr_close(&q);
 		return;
 	}
-	q.dlid = malloc(q.N * sizeof(uint32_t));
-	q.hoff = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
-	q.hlist = malloc(q.N * sizeof(uint32_t));
-	q.src = malloc(q.N * sizeof(uint32_t));
-	q.src2 = malloc(q.N * sizeof(uint32_t));
-	q.csrc = malloc((size_t)LR_CHAIN * q.N * sizeof(uint32_t));
-	q.chain = malloc(LR_CHAIN * sizeof(struct lr_step));
-	q.mark = calloc((size_t)f->nsw + 1, sizeof(uint32_t));
-	q.stk = malloc(((size_t)f->nsw + 1) * sizeof(uint32_t));
-	q.hot = malloc((q.E ? q.E : 1) * sizeof(uint32_t));
-	q.NB = (q.R + LR_HB - 1) / LR_HB;
-	q.hotb = malloc(((size_t)q.E * q.NB + 1) * sizeof(uint16_t));
-	q.pl = malloc((f->nports_total ? f->nports_total : 1) * sizeof(int32_t));
-	if (q.c8 && q.dlid && q.hoff && q.hlist && q.src && q.src2 && q.csrc && q.chain && q.mark && q.stk && q.hot && q.hotb && q.pl) {
-		for (uint32_t s = 0; s < f->nsw; s++) {
-			int node = f->switches[s];
-			for (int p = 0; p <= f->nodes[node].nports; p++) {
-				uint32_t g = f->nodes[node].port_off + (uint32_t)p;
-				const struct ibf_port *pp = ibf_port(f, node, p);
-				if (pp->peer_node == IBF_NO_NODE)
-					q.pl[g] = LR_NOLINK;
-				else if (f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
-					q.pl[g] = LR_CA;
-				else
-					q.pl[g] = f->port_adj[g] >= 0 ? f->port_adj[g] : LR_NOLINK;
-			}
+	for (uint32_t j = 0; j < nlayers; j++) {
+		q.wkeep = c->lrtgt && j < c->nlayers ? c->lrtgt[2 * j] : UINT32_MAX;
+		int64_t mv = lr_layer(&q, j);
+		if (mv >= 0 && j < c->nlayers) {
+			c->lrch[j] = q.nchains != 0;
+			c->lrw[2 * j] = q.W;
+			c->lrw[2 * j + 1] = q.nat > UINT32_MAX ? UINT32_MAX : (uint32_t)q.nat;
 		}
-		for (uint32_t i = 0; i < q.N; i++)
-			q.hoff[q.h[i].sw + 1]++;
-		for (uint32_t s = 0; s < f->nsw; s++)
-			q.hoff[s + 1] += q.hoff[s];
-		uint32_t *fill = c->queue; /* scratch [S] */
-		memcpy(fill, q.hoff, f->nsw * sizeof(uint32_t));
-		for (uint32_t i = 0; i < q.N; i++)
-			q.hlist[fill[q.h[i].sw]++] = i;
-		for (uint32_t j = 0; j < nlayers; j++) {
-			q.wkeep = c->lrtgt && j < c->nlayers ? c->lrtgt[2 * j] : UINT32_MAX;
-			int64_t mv = lr_layer(&q, j);
-			if (mv >= 0 && j < c->nlayers) {
-				c->lrch[j] = q.nchains != 0;
-				c->lrw[2 * j] = q.W;
-				c->lrw[2 * j + 1] = q.nat > UINT32_MAX ? UINT32_MAX : (uint32_t)q.nat;
-			}
-			if (mv < 0) {
-				log_msg(c, IBF_LOG_INFO,
-					"dmodk: leaf repair skipped from layer %u: %s", j,
-					mv == -1 ? "more flows of one shift on a link than its counters "
-						   "hold"
-						 : "out of memory");
-				break;
-			}
-			char pairs[160] = "";
-			size_t pn = 0;
-			if (q.npair)
-				pn += (size_t)snprintf(pairs, sizeof(pairs), " (%llu two-step moves",
-						       (unsigned long long)q.npair);
-			if (q.nchains)
-				pn += (size_t)snprintf(pairs + pn, sizeof(pairs) - pn,
-						       "%s%llu chains", pn ? " and " : " (",
-						       (unsigned long long)q.nchains);
-			if (pn)
-				pn += (size_t)snprintf(pairs + pn, sizeof(pairs) - pn, " among them)");
-			if (q.moveddn)
-				snprintf(pairs + pn, sizeof(pairs) - pn,
-					 ", %llu level-2 down entries moved to a parallel cable",
-					 (unsigned long long)q.moveddn);
-			if (mv || q.moved2 || q.moveddn)
-				log_msg(c, IBF_LOG_INFO,
-					"dmodk: leaf repair, layer %u: %llu leaf entries and %llu "
-					"level-2 entries moved to another up-cable, worst shift load "
-					"%u -> %u%s",
-					j, (unsigned long long)mv, (unsigned long long)q.moved2, q.W0,
-					q.W, pairs);
+		if (mv < 0) {
+			log_msg(c, IBF_LOG_INFO,
+				"dmodk: leaf repair skipped from layer %u: %s", j,
+				mv == -1 ? "more flows of one shift on a link than its counters "
+					   "hold"
+					 : "out of memory");
+			break;
 		}
-	} else {
-		log_msg(c, IBF_LOG_INFO, "dmodk: leaf repair skipped: out of memory");
+		char pairs[160] = "";
+		size_t pn = 0;
+		if (q.npair)
+			pn += (size_t)snprintf(pairs, sizeof(pairs), " (%llu two-step moves",
+					       (unsigned long long)q.npair);
+		if (q.nchains)
+			pn += (size_t)snprintf(pairs + pn, sizeof(pairs) - pn,
+					       "%s%llu chains", pn ? " and " : " (",
+					       (unsigned long long)q.nchains);
+		if (pn)
+			pn += (size_t)snprintf(pairs + pn, sizeof(pairs) - pn, " among them)");
+		if (q.moveddn)
+			snprintf(pairs + pn, sizeof(pairs) - pn,
+				 ", %llu level-2 down entries moved to a parallel cable",
+				 (unsigned long long)q.moveddn);
+		if (mv || q.moved2 || q.moveddn)
+			log_msg(c, IBF_LOG_INFO,
+				"dmodk: leaf repair, layer %u: %llu leaf entries and %llu "
+				"level-2 entries moved to another up-cable, worst shift load "
+				"%u -> %u%s",
+				j, (unsigned long long)mv, (unsigned long long)q.moved2, q.W0,
+				q.W, pairs);
 	}
-	free(q.h);
-	free(q.dlid);
-	free(q.hoff);
-	free(q.hlist);
-	free(q.src);
-	free(q.src2);
-	free(q.csrc);
-	free(q.chain);
-	free(q.snap);
-	free(q.mark);
-	free(q.stk);
-	free(q.hot);
-	free(q.hotb);
-	free(q.pl);
-	free(q.c8);
+	lr_close(&q);
+}
+
+
+/* Path balance.  D-mod-K and the repairs above are built for the shifts.
+ * A random permutation sends one flow from every host to a random other
+ * one, so what it sees of a link is the host pairs whose path crosses it,
+ * and on a damaged tree the destinations moved off lost cables leave a few
+ * links with many more pairs than the rest (dfsssp, which balances path
+ * counts, had the lower mean on most such trees).  So after the repairs,
+ * per layer, every up entry of a leaf and of a level-2 switch, and every
+ * down entry that has a parallel cable to the same child, is offered the
+ * other cables, and moves to the one that lowers
+ *
+ *     F = sum over links e of exp(min(S_e, T_e)),
+ *     S_e = sum over sources a of log(1 + (r_ae / (N - 1)) (e - 1)),
+ *     T_e = sum over destinations b of log(1 + (c_be / (N - 1)) (e - 1)),
+ *
+ * most (r_ae: destinations of a whose path crosses e, c_be: sources of b
+ * whose path does).  A link's load in a random permutation is a sum of
+ * indicators, one per source (or one per destination), of probability
+ * r_ae / (N - 1) (c_be / (N - 1)); a permutation's indicators are negatively
+ * associated, so exp(S_e) and exp(T_e) both bound E[e^load] from above, and
+ * log F bounds E[max load] (the mean of the largest link load, which
+ * `route congestion` reports) from above.  Unlike the plain path count it
+ * sees that a link whose pairs come from many sources with a few
+ * destinations each varies more than one with a few sources and many
+ * destinations each.
+ *
+ * A move is made only when no (shift, link) counter it raises goes above
+ * the largest load of that shift before the pass: no shift's maximum link
+ * load rises, so the worst shift, the contention-free shifts and the mean
+ * over the shifts stay or improve.  Up entries move under the repair's
+ * rules (the new switch routes the destination up and then down by its own
+ * column, so paths stay up/down and columns loop-free; the transit rule),
+ * and not to a parent that another layer of the same destination already
+ * takes from this switch (the layers keep their own spines).  Down entries
+ * only change the cable within a bundle.  Passes repeat while something
+ * moves, at most PB_PASSES, and stop once the moves offered in the layer
+ * have cost PB_WORK (host, link) steps.  Complete trees are not touched. */
+#define PB_PASSES 16
+/* (host, link) steps of the moves offered per layer; then it stops */
+#define PB_WORK ((uint64_t)1 << 28)
+/* r and c together at most this many bytes */
+#define PB_MAX_BYTES ((uint64_t)1 << 27)
+
+struct pbal {
+	uint64_t *P;	/* per link: its path count */
+	double *S, *T;	/* per link: S_e and T_e */
+	double *lg;	/* [N]: log(1 + v / (N - 1) (e - 1)) */
+	uint16_t *r, *c; /* [link][host]: r_ae and c_be */
+	uint32_t *cap;	/* per shift: the most flows a link may carry */
+	uint64_t work;	/* (host, link) steps of the moves offered in the layer */
+};
+
+static double pb_cost(double S, double T)
+{
+	return exp(S < T ? S : T);
+}
+
+/* r, c, P, S and T from the tables */
+static void pb_build(const struct lrep *q, struct pbal *z)
+{
+	uint32_t N = q->N, p[LR_PATH];
+	memset(z->r, 0, (size_t)q->E * N * sizeof(uint16_t));
+	memset(z->c, 0, (size_t)q->E * N * sizeof(uint16_t));
+	for (uint32_t s = 0; s < q->f->nsw; s++) {
+		if (q->hoff[s] == q->hoff[s + 1])
+			continue;
+		for (uint32_t b = 0; b < N; b++) {
+			if (!q->dlid[b])
+				continue;
+			int n = lr_path(q, s, b, p);
+			for (int i = 0; i < n; i++)
+				for (uint32_t k = q->hoff[s]; k < q->hoff[s + 1]; k++) {
+					uint32_t a = q->hlist[k];
+					if (a == b)
+						continue;
+					z->r[(size_t)p[i] * N + a]++;
+					z->c[(size_t)p[i] * N + b]++;
+				}
+		}
+	}
+	for (uint32_t e = 0; e < q->E; e++) {
+		uint64_t P = 0;
+		double S = 0, T = 0;
+		const uint16_t *r = z->r + (size_t)e * N, *c = z->c + (size_t)e * N;
+		for (uint32_t a = 0; a < N; a++) {
+			P += r[a];
+			S += z->lg[r[a]];
+			T += z->lg[c[a]];
+		}
+		z->P[e] = P;
+		z->S[e] = S;
+		z->T[e] = T;
+	}
+}
+
+/* link e with the flows of src[0..ns) towards b added (sg 1) or taken off
+ * (sg -1): its new S and T into *S, *T, and the number of flows */
+static uint32_t pb_after(const struct lrep *q, const struct pbal *z, uint32_t e, const uint32_t *src,
+			 uint32_t ns, uint32_t b, int sg, double *S, double *T)
+{
+	uint32_t N = q->N, k = 0;
+	const uint16_t *r = z->r + (size_t)e * N;
+	double s1 = z->S[e];
+	for (uint32_t i = 0; i < ns; i++) {
+		if (src[i] == b)
+			continue;
+		k++;
+		uint32_t x = r[src[i]];
+		s1 += z->lg[sg > 0 ? x + 1 : x - 1] - z->lg[x];
+	}
+	uint32_t cb = z->c[(size_t)e * N + b];
+	*S = s1;
+	*T = z->T[e] + z->lg[sg > 0 ? cb + k : cb - k] - z->lg[cb];
+	return k;
+}
+
+/* what the cost of link e changes by */
+static double pb_delta(const struct lrep *q, const struct pbal *z, uint32_t e, const uint32_t *src,
+		       uint32_t ns, uint32_t b, int sg)
+{
+	double S, T;
+	pb_after(q, z, e, src, ns, b, sg, &S, &T);
+	return pb_cost(S, T) - pb_cost(z->S[e], z->T[e]);
+}
+
+/* make the change on link e */
+static void pb_upd(const struct lrep *q, struct pbal *z, uint32_t e, const uint32_t *src, uint32_t ns,
+		   uint32_t b, int sg)
+{
+	uint32_t N = q->N;
+	uint32_t k = pb_after(q, z, e, src, ns, b, sg, &z->S[e], &z->T[e]);
+	uint16_t *r = z->r + (size_t)e * N;
+	for (uint32_t i = 0; i < ns; i++)
+		if (src[i] != b)
+			r[src[i]] = (uint16_t)(sg > 0 ? r[src[i]] + 1 : r[src[i]] - 1);
+	uint16_t *cb = z->c + (size_t)e * N + b;
+	*cb = (uint16_t)(sg > 0 ? *cb + k : *cb - k);
+	z->P[e] = sg > 0 ? z->P[e] + k : z->P[e] - k;
+}
+
+/* the change of F when the flows of src[0..ns) towards b move from path
+ * po to path pn (a link on both keeps its flows) */
+static double pb_move_delta(const struct lrep *q, struct pbal *z, const uint32_t *src,
+			    uint32_t ns, uint32_t b, const uint32_t *po, int no, const uint32_t *pn,
+			    int nn)
+{
+	double d = 0;
+	z->work += (uint64_t)ns * (uint64_t)(no + nn);
+	for (int i = 0; i < nn; i++)
+		if (!lr_has(po, no, pn[i]))
+			d += pb_delta(q, z, pn[i], src, ns, b, 1);
+	for (int i = 0; i < no; i++)
+		if (!lr_has(pn, nn, po[i]))
+			d += pb_delta(q, z, po[i], src, ns, b, -1);
+	return d;
+}
+
+/* no counter the move raises goes above its shift's cap */
+static int pb_fits(const struct lrep *q, const struct pbal *z, const uint32_t *src, uint32_t ns,
+		   uint32_t b, const uint32_t *po, int no, const uint32_t *pn, int nn)
+{
+	uint32_t N = q->N;
+	for (int i = 0; i < nn; i++) {
+		if (lr_has(po, no, pn[i]))
+			continue;
+		for (uint32_t k = 0; k < ns; k++) {
+			uint32_t cs = (b + N - src[k]) % N;
+			if (cs && lr_get(q, lr_cell(q, pn[i], cs)) + 1 > z->cap[cs])
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* make the move: counters, r, c, P, S, T and the entry */
+static void pb_apply(struct lrep *q, struct pbal *z, uint32_t s, uint32_t b, const uint32_t *src,
+		     uint32_t ns, const uint32_t *po, int no, const uint32_t *pn, int nn)
+{
+	for (int i = 0; i < nn; i++)
+		if (!lr_has(po, no, pn[i]))
+			pb_upd(q, z, pn[i], src, ns, b, 1);
+	for (int i = 0; i < no; i++)
+		if (!lr_has(pn, nn, po[i]))
+			pb_upd(q, z, po[i], src, ns, b, -1);
+	lr_apply(q, s, b, src, ns, po, no, pn, nn);
+}
+
+/* d lower than the best so far by more than rounding */
+static int pb_better(double d, double best)
+{
+	return d < best - 1e-9 * (fabs(best) + 1);
+}
+
+/* another layer's LID of host b's port leaves switch s towards parent m */
+static int pb_other_layer(const struct lrep *q, uint32_t s, uint32_t b, uint32_t j, uint32_t m)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_port *pp = ibf_port(f, q->h[b].node, q->h[b].port);
+	uint32_t L = 1u << pp->lmc;
+	int node = f->switches[s];
+	for (uint32_t jj = 0; jj < L; jj++) {
+		uint32_t lid = pp->lid + jj;
+		if (jj == j || lid > q->r->max_lid)
+			continue;
+		uint8_t pt = ibf_lft(q->r, s)[lid];
+		if (pt == IBF_LFT_NONE || !pt || pt > f->nodes[node].nports)
+			continue;
+		int32_t x = f->port_adj[f->nodes[node].port_off + pt];
+		if (x >= 0 && f->adj[x].nbr == m)
+			return 1;
+	}
+	return 0;
+}
+
+/* offer switch s's up entry towards b (a leaf's, lev 1, or a level-2
+ * switch's) the other up-cables of s; 1 if it moved */
+static int pb_try_up(struct lrep *q, struct pbal *z, int lev, uint32_t s, uint32_t b, uint32_t j)
+{
+	const struct ibf_fabric *f = q->f;
+	uint32_t po[LR_PATH], pn[LR_PATH], best[LR_PATH];
+	int no = lr_upath(q, s, b, po);
+	if (!no)
+		return 0;
+	const uint32_t *src = q->hlist + q->hoff[s];
+	uint32_t ns = q->hoff[s + 1] - q->hoff[s];
+	if (lev != 1) {
+		ns = lr_src(q, 2, s, b, q->src);
+		src = q->src;
+	}
+	if (!ns || lr_transit(q, s, q->dlid[b]))
+		return 0;
+	uint32_t m0 = f->adj[po[0]].nbr;
+	double bd = 0;
+	int nb = 0;
+	for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+		if (e == po[0])
+			continue;
+		int nn = lr_alt(q, s, b, e, pn);
+		if (nn < 0)
+			continue;
+		uint32_t m = f->adj[e].nbr;
+		if (m != m0 && pb_other_layer(q, s, b, j, m))
+			continue;
+		double d = pb_move_delta(q, z, src, ns, b, po, no, pn, nn);
+		if (!pb_better(d, bd) || !pb_fits(q, z, src, ns, b, po, no, pn, nn))
+			continue;
+		bd = d;
+		memcpy(best, pn, (size_t)nn * sizeof(uint32_t));
+		nb = nn;
+	}
+	if (!nb)
+		return 0;
+	pb_apply(q, z, s, b, src, ns, po, no, best, nb);
+	return 1;
+}
+
+/* offer switch m's down entry towards b the other cables to the same
+ * child: the same switches on the path, so still up/down with the same hop
+ * count; its flows are those of every source whose path takes the cable.
+ * 1 if it moved. */
+static int pb_try_down(struct lrep *q, struct pbal *z, uint32_t m, uint32_t b)
+{
+	const struct ibf_fabric *f = q->f;
+	uint32_t po[LR_PATH], pn[LR_PATH];
+	int no = lr_path(q, m, b, po);
+	if (no < 1 || q->t->level[f->adj[po[0]].nbr] + 1 != q->t->level[m] ||
+	    lr_parallel(q, po[0]) < 2)
+		return 0;
+	uint32_t ns = lr_dsrc(q, po[0], b, q->src), u = f->adj[po[0]].nbr, be = NOSW;
+	if (!ns)
+		return 0;
+	double bd = 0;
+	memcpy(pn, po, (size_t)no * sizeof(uint32_t));
+	for (uint32_t e = f->adj_off[m]; e < f->adj_off[m + 1]; e++) {
+		if (e == po[0] || f->adj[e].nbr != u)
+			continue;
+		pn[0] = e;
+		double d = pb_move_delta(q, z, q->src, ns, b, po, no, pn, no);
+		if (!pb_better(d, bd) || !pb_fits(q, z, q->src, ns, b, po, no, pn, no))
+			continue;
+		bd = d;
+		be = e;
+	}
+	if (be == NOSW)
+		return 0;
+	pn[0] = be;
+	pb_apply(q, z, m, b, q->src, ns, po, no, pn, no);
+	return 1;
+}
+
+/* switch m has two or more cables to some child */
+static int pb_bundled(const struct lrep *q, uint32_t m)
+{
+	const struct ibf_fabric *f = q->f;
+	for (uint32_t e = f->adj_off[m]; e < f->adj_off[m + 1]; e++)
+		if (q->t->level[f->adj[e].nbr] + 1 == q->t->level[m] && lr_parallel(q, e) > 1)
+			return 1;
+	return 0;
+}
+
+/* the trees path_balance works on: the damaged ones the repairs work on,
+ * and 2-level trees that lost a cable or have hosts on a spine */
+static int pb_damaged(const struct ibf_ftree *t)
+{
+	return damaged3(t) || (t->levels == 2 && (t->missing_slots || t->nspine_hosts));
+}
+
+/* one layer: count, then passes of moves; the up and down entries moved
+ * into *up, *dn, and the largest path count before and after */
+static int pb_layer(struct lrep *q, struct pbal *z, uint32_t j, uint64_t *up, uint64_t *dn,
+		    uint64_t *mx0, uint64_t *mx1)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_ftree *t = q->t;
+	uint32_t N = q->N;
+	for (uint32_t i = 0; i < N; i++) {
+		const struct ibf_port *pp = ibf_port(f, q->h[i].node, q->h[i].port);
+		uint32_t L = 1u << pp->lmc, jj = j < L ? j : L - 1;
+		q->dlid[i] = pp->lid && pp->lid + jj <= q->r->max_lid ? pp->lid + jj : 0;
+	}
+	for (;;) {
+		lr_count(q);
+		if (!q->over)
+			break;
+		if (q->bits == 16 || lr_alloc(q, q->bits * 2))
+			return -1;
+	}
+	/* lr_apply keeps the tallies at the worst up to date */
+	lr_worst(q);
+	q->nover = 0;
+	pb_build(q, z);
+	for (uint32_t cs = 1; cs < N; cs++) {
+		uint32_t m = 0;
+		for (uint32_t e = 0; e < q->E; e++) {
+			uint32_t v = lr_get(q, lr_cell(q, e, cs));
+			m = v > m ? v : m;
+		}
+		z->cap[cs] = m;
+	}
+	*up = *dn = *mx0 = *mx1 = 0;
+	z->work = 0;
+	for (uint32_t e = 0; e < q->E; e++)
+		*mx0 = z->P[e] > *mx0 ? z->P[e] : *mx0;
+	for (int pass = 0; pass < PB_PASSES; pass++) {
+		uint64_t mu = 0, md = 0;
+		for (int lev = 1; lev <= (t->levels > 2 ? 2 : 1); lev++)
+			for (uint32_t s = 0; s < f->nsw; s++) {
+				if (t->level[s] != lev || (lev == 1 && q->hoff[s] == q->hoff[s + 1]))
+					continue;
+				for (uint32_t b = 0; b < N && z->work < PB_WORK; b++)
+					if (!lr_skip(q, s, b, j))
+						mu += (uint64_t)pb_try_up(q, z, lev, s, b, j);
+			}
+		for (uint32_t m = 0; m < f->nsw; m++) {
+			if (t->level[m] < 2 || !pb_bundled(q, m))
+				continue;
+			for (uint32_t b = 0; b < N && z->work < PB_WORK; b++)
+				if (q->dlid[b] && q->h[b].sw != m)
+					md += (uint64_t)pb_try_down(q, z, m, b);
+		}
+		*up += mu;
+		*dn += md;
+		if ((!mu && !md) || z->work >= PB_WORK)
+			break;
+	}
+	for (uint32_t e = 0; e < q->E; e++)
+		*mx1 = z->P[e] > *mx1 ? z->P[e] : *mx1;
+	return 0;
+}
+
+static void path_balance(struct dk *c, uint32_t nlayers)
+{
+	if (!pb_damaged(c->t))
+		return;
+	struct lrep q;
+	struct pbal z;
+	memset(&z, 0, sizeof(z));
+	if (lr_open(c, &q, "path balance"))
+		goto out;
+	size_t en = (size_t)(q.E ? q.E : 1);
+	if ((uint64_t)en * q.N * 2 * sizeof(uint16_t) > PB_MAX_BYTES || q.N > UINT16_MAX) {
+		log_msg(c, IBF_LOG_INFO,
+			"dmodk: path balance skipped: %u hosts x %u links need more than its %llu "
+			"MB of counters",
+			q.N, q.E, (unsigned long long)(PB_MAX_BYTES >> 20));
+		goto out;
+	}
+	z.P = malloc(en * sizeof(uint64_t));
+	z.S = malloc(en * sizeof(double));
+	z.T = malloc(en * sizeof(double));
+	z.r = malloc(en * q.N * sizeof(uint16_t));
+	z.c = malloc(en * q.N * sizeof(uint16_t));
+	z.lg = malloc(((size_t)q.N + 1) * sizeof(double));
+	z.cap = malloc(((size_t)q.N + 1) * sizeof(uint32_t));
+	if (!z.P || !z.S || !z.T || !z.r || !z.c || !z.lg || !z.cap) {
+		log_msg(c, IBF_LOG_INFO, "dmodk: path balance skipped: out of memory");
+		goto out;
+	}
+	for (uint32_t v = 0; v <= q.N; v++)
+		z.lg[v] = log1p((double)v / (q.N - 1) * (exp(1.0) - 1));
+	for (uint32_t j = 0; j < nlayers; j++) {
+		uint64_t up, dn, mx0, mx1;
+		if (pb_layer(&q, &z, j, &up, &dn, &mx0, &mx1)) {
+			log_msg(c, IBF_LOG_INFO,
+				"dmodk: path balance skipped from layer %u: more flows of one shift "
+				"on a link than its counters hold",
+				j);
+			break;
+		}
+		if (up || dn)
+			log_msg(c, IBF_LOG_INFO,
+				"dmodk: path balance, layer %u: %llu up entries moved to another "
+				"up-cable and %llu down entries to a parallel cable, largest path "
+				"count on a link %llu -> %llu, no shift's largest link load "
+				"higher%s",
+				j, (unsigned long long)up, (unsigned long long)dn,
+				(unsigned long long)mx0, (unsigned long long)mx1,
+				z.work >= PB_WORK ? " (stopped at its work limit)" : "");
+	}
+out:
+	free(z.P);
+	free(z.S);
+	free(z.T);
+	free(z.r);
+	free(z.c);
+	free(z.lg);
+	free(z.cap);
+	lr_close(&q);
 }
 
 
@@ -3605,6 +4051,8 @@ static int dmodk_run(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	log_irregular(&c);
 	if (alt && (rc = layers_alt(&c, eoff, elist, xsw0, 1u << maxlmc, err)))
 		goto out;
+	if (!d->no_balance)
+		path_balance(&c, 1u << maxlmc);
 	if (rep) {
 		memset(rep, 0, sizeof(*rep));
 		rep->layers = 1 << maxlmc;

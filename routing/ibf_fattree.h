@@ -140,6 +140,8 @@ enum ibf_dmodk_layer_rule {
 struct ibf_dmodk_opts {
 	struct ibf_ftree_opts tree;
 	int layer_rule; /* enum ibf_dmodk_layer_rule */
+	int no_balance; /* 1: leave out the path balance on damaged trees
+			 * (docs/dmodk.md), for comparison */
 };
 /* Defaults; a roots file named by the environment variable
  * IBFAB_DMODK_ROOTS is NOT read here (ibf_route_dmodk does that). */
