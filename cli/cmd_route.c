@@ -632,8 +632,15 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 	struct ibf_route_opts o;
 	uint64_t *roots = NULL;
 	int rc = ibf_conf_engine_opts(&a->conf, engine, &o, &roots, err);
-	if (rc)
+	/* a root of no switch here: the file and line (the engine cannot
+	 * name them) */
+	if (!rc && roots)
+		rc = ibf_ftree_check_guids(f, a->conf.dmodk_roots, "root GUID", roots, o.nroots, 0,
+					   err);
+	if (rc) {
+		free(roots);
 		return rc;
+	}
 	static int info = 1;
 	o.log = cli_log;
 	o.log_ctx = a->verbose ? &info : NULL; /* else errors only */
@@ -648,13 +655,8 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 		rc = ibf_ftree_read_roots(a->avoid, &avoid, &o.navoid, err);
 		/* a GUID of no switch here (a typo, another fabric's list) would
 		 * avoid nothing without a word; --dmodk-roots refuses it too */
-		for (uint32_t i = 0; !rc && i < o.navoid; i++) {
-			int n = ibf_fabric_find_guid(f, avoid[i]);
-			if (n < 0 || f->nodes[n].type != IBF_NODE_SWITCH)
-				rc = ibf_error_set(err, IBF_EINVAL, a->avoid, 0,
-						   "GUID 0x%016" PRIx64 " is not a switch of this fabric",
-						   avoid[i]);
-		}
+		if (!rc)
+			rc = ibf_ftree_check_guids(f, a->avoid, "GUID", avoid, o.navoid, 0, err);
 		if (rc) {
 			free(avoid);
 			free(roots);
