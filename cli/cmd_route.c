@@ -610,6 +610,32 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 	struct ibf_routes old;
 	memset(&old, 0, sizeof(old));
 	int rc = ibf_lfts_read(fo, a->prev_lfts, &old, err);
+	/* a LID that names another port in the two fabrics (LIDs assigned
+	 * to each on its own, e.g. by --lmc) keeps nothing: say so, as the
+	 * summary would only count its columns as routed again */
+	struct ibf_lidmap m, mo;
+	if (!rc && !a->quiet && !ibf_lidmap_build(f, &m, NULL)) {
+		if (!ibf_lidmap_build(fo, &mo, NULL)) {
+			uint32_t moved = 0, both = 0;
+			for (uint32_t l = 1; l <= m.max_lid && l <= mo.max_lid; l++) {
+				if (m.node[l] < 0 || mo.node[l] < 0)
+					continue;
+				both++;
+				if (f->nodes[m.node[l]].guid != fo->nodes[mo.node[l]].guid ||
+				    m.port[l] != mo.port[l])
+					moved++;
+			}
+			if (moved)
+				fprintf(stderr,
+					"ibfab: note: %u of the %u LIDs both fabrics use name another "
+					"port in %s than in %s; their columns are routed again (give "
+					"both fabrics the same LIDs: --guid2lid, or files with LIDs "
+					"and no --lmc that re-assigns them)\n",
+					moved, both, a->prev_topo ? a->prev_topo : a->topo, a->topo);
+			ibf_lidmap_free(&mo);
+		}
+		ibf_lidmap_free(&m);
+	}
 	struct ibf_stable_report sr;
 	if (!rc)
 		rc = ibf_route_stable_mode(f, engine, o, fo, &old, ibf_conf_stable_mode(&a->conf), r,
