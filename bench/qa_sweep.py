@@ -10,7 +10,8 @@ deadlock-free tables within the VL budget, byte-identical output for the same
 seed and for 1 and 2 threads, the route check, short flow and packet
 simulations, and no half-written output file after a failure.
 
-usage: bench/qa_sweep.py --ibfab build/ibfab [--quick] [--edge] [--inputs] [--seed S]
+usage: bench/qa_sweep.py --ibfab build/ibfab [--quick] [--edge] [--inputs] [--shapes] [--wide]
+                         [--seed S]
                          [--only FAMILY,...] [--workdir DIR] [--keep]
 Prints one line per finding and a summary; exit 1 when anything failed.
 See docs/reliability.md ("Damaged and irregular fabrics").
@@ -441,6 +442,27 @@ EDGE = [
     ('rail11-s', 'rail --servers 1 --gpus 1 --spines 1', 'hratio dmodk minimal layered', ''),
     ('rail2x3', 'rail --servers 2 --gpus 3 --spines 1 --uplinks 3',
      'hratio dmodk minimal layered', ''),
+]
+# shapes no other list has (--shapes): 4- and 5-level trees (tapered, with
+# bundles), odd host counts, odd GPU counts, prime-power Slim Flies with
+# several hosts
+SHAPES = [
+    ('sf8-h3', 'slimfly --q 8 --hosts 3', 'layered minimal', ''),
+    ('sf9-h2', 'slimfly --q 9 --hosts 2 --hosts-first', 'layered minimal', ''),
+    ('xgft4', 'fattree --m 3,2,2,2 --w 1,2,2,2', 'dmodk layered minimal', 'hratio'),
+    ('xgft4-taper', 'fattree --m 5,3,2,2 --w 1,2,1,2', 'dmodk layered minimal', ''),
+    ('xgft4-par', 'fattree --m 3,3,2,2 --w 1,2,2,1 --parallel 2', 'dmodk layered minimal', ''),
+    ('ft3x4', 'fattree --kary 3 --n 4', 'dmodk layered minimal', ''),
+    ('xgft5', 'fattree --m 2,2,2,2,2 --w 1,2,1,2,1', 'dmodk layered minimal', ''),
+    ('dfly-odd', 'dragonfly --a 5 --p 3 --h 1', 'layered minimal', 'dmodk'),
+    ('dfly-g5', 'dragonfly --a 3 --p 3 --h 2 --g 5', 'layered minimal', ''),
+    ('hx-odd', 'hyperx --s1 5 --s2 1 --trunk 3 --hosts 3', 'layered minimal', ''),
+    ('tor333', 'torus --dims 3,3,3 --hosts 3', 'layered minimal', 'dmodk'),
+    ('mesh52', 'torus --dims 5,2 --mesh --hosts 5', 'layered minimal', ''),
+    ('rail-g5', 'rail --servers 7 --gpus 5 --spines 3', 'hratio dmodk minimal layered', ''),
+    ('rail-g7', 'rail --servers 3 --gpus 7 --rail-switches 2 --spines 1 --uplinks 3',
+     'hratio dmodk minimal layered', ''),
+    ('rail-only3', 'rail --servers 5 --gpus 3', 'hratio minimal layered', 'dmodk'),
 ]
 QUICK = ['sf3', 'xgft-odd', 'rail-opt', 'hx']
 QUICK_DAMAGES = ['cab20', 'sw1', 'split', 'tophosts', 'odd', 'combo']
@@ -892,6 +914,11 @@ class Sweep:
                 plans += [(e, 0, 'auto', 8), (e, 1, 'dfsssp', 4), (e, 2, 'coloring', 2)]
         if self.a.quick:
             plans = plans[::2]
+        if self.a.wide:
+            # every engine x scheme x VL budget, LMC 0 and 3 (offline)
+            plans = [(e, lmc, sc, v) for e in engines.split() for lmc in (0, 3)
+                     for sc in ('none', 'dfsssp', 'coloring', 'auto')
+                     for v in ((8,) if sc == 'none' else (1, 2, 4, 8))]
         for e, lmc, scheme, vls in plans:
             c = '%s %s lmc%d %s/%d' % (case, e, lmc, scheme, vls)
             # hratio routes every switch component on its own (rail-only
@@ -996,9 +1023,10 @@ class Sweep:
                           (out.splitlines() or [err])[0])
 
     def main(self):
-        fams = FULL + (BIG if self.a.big else []) + (EDGE if self.a.edge else [])
+        fams = FULL + (BIG if self.a.big else []) + (EDGE if self.a.edge else []) + \
+            (SHAPES if self.a.shapes else [])
         if self.a.only:
-            fams = [x for x in FULL + BIG + EDGE if x[0] in self.a.only.split(',')]
+            fams = [x for x in FULL + BIG + EDGE + SHAPES if x[0] in self.a.only.split(',')]
         elif self.a.quick:
             fams = [x for x in FULL if x[0] in QUICK]
         damages = self.a.damages.split(',') if self.a.damages else (
@@ -1039,6 +1067,10 @@ def main():
     ap.add_argument('--inputs', action='store_true', help='also text variants of real '
                     'ibnetdiscover dumps (CRLF, Hca/Rt, NDR/XDR, quotes, duplicate GUIDs, '
                     'damaged text)')
+    ap.add_argument('--shapes', action='store_true', help='also 4- and 5-level trees, odd '
+                    'host and GPU counts, Slim Fly q=8 and 9 with several hosts')
+    ap.add_argument('--wide', action='store_true', help='every engine x deadlock scheme x '
+                    '1, 2, 4, 8 VLs at LMC 0 and 3 instead of the usual plans (slow)')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--only', help='families, comma-separated')
     ap.add_argument('--damages', help='damages, comma-separated: ' + ','.join(DAMAGES))

@@ -610,6 +610,32 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 	struct ibf_routes old;
 	memset(&old, 0, sizeof(old));
 	int rc = ibf_lfts_read(fo, a->prev_lfts, &old, err);
+	/* a LID that names another port in the two fabrics (LIDs assigned
+	 * to each on its own, e.g. by --lmc) keeps nothing: say so, as the
+	 * summary would only count its columns as routed again */
+	struct ibf_lidmap m, mo;
+	if (!rc && !a->quiet && !ibf_lidmap_build(f, &m, NULL)) {
+		if (!ibf_lidmap_build(fo, &mo, NULL)) {
+			uint32_t moved = 0, both = 0;
+			for (uint32_t l = 1; l <= m.max_lid && l <= mo.max_lid; l++) {
+				if (m.node[l] < 0 || mo.node[l] < 0)
+					continue;
+				both++;
+				if (f->nodes[m.node[l]].guid != fo->nodes[mo.node[l]].guid ||
+				    m.port[l] != mo.port[l])
+					moved++;
+			}
+			if (moved)
+				fprintf(stderr,
+					"ibfab: note: %u of the %u LIDs both fabrics use name another "
+					"port in %s than in %s; their columns are routed again (give "
+					"both fabrics the same LIDs: --guid2lid, or files with LIDs "
+					"and no --lmc that re-assigns them)\n",
+					moved, both, a->prev_topo ? a->prev_topo : a->topo, a->topo);
+			ibf_lidmap_free(&mo);
+		}
+		ibf_lidmap_free(&m);
+	}
 	struct ibf_stable_report sr;
 	if (!rc)
 		rc = ibf_route_stable_mode(f, engine, o, fo, &old, ibf_conf_stable_mode(&a->conf), r,
@@ -632,8 +658,15 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 	struct ibf_route_opts o;
 	uint64_t *roots = NULL;
 	int rc = ibf_conf_engine_opts(&a->conf, engine, &o, &roots, err);
-	if (rc)
+	/* a root of no switch here: the file and line (the engine cannot
+	 * name them) */
+	if (!rc && roots)
+		rc = ibf_ftree_check_guids(f, a->conf.dmodk_roots, "root GUID", roots, o.nroots, 0,
+					   err);
+	if (rc) {
+		free(roots);
 		return rc;
+	}
 	static int info = 1;
 	o.log = cli_log;
 	o.log_ctx = a->verbose ? &info : NULL; /* else errors only */
@@ -648,13 +681,8 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 		rc = ibf_ftree_read_roots(a->avoid, &avoid, &o.navoid, err);
 		/* a GUID of no switch here (a typo, another fabric's list) would
 		 * avoid nothing without a word; --dmodk-roots refuses it too */
-		for (uint32_t i = 0; !rc && i < o.navoid; i++) {
-			int n = ibf_fabric_find_guid(f, avoid[i]);
-			if (n < 0 || f->nodes[n].type != IBF_NODE_SWITCH)
-				rc = ibf_error_set(err, IBF_EINVAL, a->avoid, 0,
-						   "GUID 0x%016" PRIx64 " is not a switch of this fabric",
-						   avoid[i]);
-		}
+		if (!rc)
+			rc = ibf_ftree_check_guids(f, a->avoid, "GUID", avoid, o.navoid, 0, err);
 		if (rc) {
 			free(avoid);
 			free(roots);

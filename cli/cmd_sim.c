@@ -1,6 +1,7 @@
 /* ibfab sim flow: flow-level simulation over forwarding tables (docs/sim.md). */
 #include "cli.h"
 #include "ibf_conf.h"
+#include "ibf_fattree.h"
 #include "ibf_sim.h"
 
 #include <errno.h>
@@ -833,6 +834,9 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 			struct ibf_route_opts o;
 			uint64_t *roots = NULL;
 			rc = ibf_conf_engine_opts(&a->conf, sr->engine, &o, &roots, err);
+			if (!rc && roots)
+				rc = ibf_ftree_check_guids(f, a->conf.dmodk_roots, "root GUID",
+							   roots, o.nroots, 0, err);
 			if (!rc) {
 				o.log = cli_log;
 				struct ibf_route_report rep;

@@ -55,6 +55,7 @@
 
 #include "ibf_conf.h"
 #include "ibf_deadlock.h"
+#include "ibf_fattree.h"
 #include "ibf_rail.h"
 #include "ibf_routing.h"
 #include "ibf_topology.h"
@@ -800,6 +801,15 @@ static int ibfab_build_lfts(void *context)
 	o.log_ctx = &lc;
 	if (roots && o.roots == roots)
 		drop_missing_roots(pl, name, f, &o, roots);
+	/* a root that is no switch (an adapter's GUID, or none is left): the
+	 * file and line */
+	if (roots && ibf_ftree_check_guids(f, pl->conf.dmodk_roots, "root GUID", o.roots, o.nroots,
+					   0, &err)) {
+		free(roots);
+		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,
+		     ibf_error_format(&err, msg, sizeof(msg)));
+		goto fail_nowrite;
+	}
 	/* hratio: the spines the health service avoids now */
 	uint64_t *avoid = NULL;
 	unsigned long avoid_gen = 0;

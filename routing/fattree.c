@@ -46,6 +46,7 @@
 #include "uf.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1657,9 +1658,13 @@ void ibf_ftree_describe(const struct ibf_ftree *t, char *buf, size_t len)
 			 t->missing_slots == 1 ? "" : "s");
 }
 
-int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct ibf_error *err)
+/* The GUIDs of a roots file and, when lines is not NULL, the line of each. */
+static int read_roots(const char *path, uint64_t **guids, uint32_t **lines, uint32_t *n,
+		      struct ibf_error *err)
 {
 	*guids = NULL;
+	if (lines)
+		*lines = NULL;
 	*n = 0;
 	char *buf;
 	size_t len;
@@ -1694,23 +1699,73 @@ int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct
 			if (*n == cap) {
 				cap = cap ? cap * 2 : 16;
 				uint64_t *ng = realloc(*guids, cap * sizeof(uint64_t));
-				if (!ng) {
+				if (ng)
+					*guids = ng;
+				uint32_t *nl = NULL;
+				if (ng && lines && (nl = realloc(*lines, cap * sizeof(uint32_t))))
+					*lines = nl;
+				if (!ng || (lines && !nl)) {
 					rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0,
 							   "out of memory");
 					break;
 				}
-				*guids = ng;
 			}
+			if (lines)
+				(*lines)[*n] = (uint32_t)L.lineno;
 			(*guids)[(*n)++] = g;
 		}
 	}
 	if (!rc && !*n)
-		rc = ibf_error_set(err, IBF_EPARSE, path, 0, "no root GUIDs");
+		rc = ibf_error_set(err, IBF_EPARSE, path, 0, "no GUIDs in the file");
 	free(buf);
 	if (rc) {
 		free(*guids);
 		*guids = NULL;
+		if (lines) {
+			free(*lines);
+			*lines = NULL;
+		}
 		*n = 0;
 	}
 	return rc;
+}
+
+int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct ibf_error *err)
+{
+	return read_roots(path, guids, NULL, n, err);
+}
+
+int ibf_ftree_check_guids(const struct ibf_fabric *f, const char *path, const char *what,
+			  const uint64_t *guids, uint32_t n, int missing_ok, struct ibf_error *err)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		int node = ibf_fabric_find_guid(f, guids[i]);
+		if (node >= 0 ? f->nodes[node].type == IBF_NODE_SWITCH : missing_ok)
+			continue;
+		/* the line from the file as it is now: 0 (the file alone) when
+		 * it changed since the list was read */
+		uint64_t *g;
+		uint32_t *ln, m, line = 0;
+		struct ibf_error e2;
+		if (!read_roots(path, &g, &ln, &m, &e2)) {
+			for (uint32_t k = 0; k < m && !line; k++)
+				if (g[k] == guids[i])
+					line = ln[k];
+			free(g);
+			free(ln);
+		}
+		const struct ibf_node *x = node >= 0 ? &f->nodes[node] : NULL;
+		const char *nm = !x ? "" : x->desc && x->desc[0] ? x->desc : x->id ? x->id : "";
+		if (!x)
+			return ibf_error_set(err, IBF_EINVAL, path, line,
+					     "%s 0x%016" PRIx64
+					     " is not a switch of this fabric (no node has it)",
+					     what, guids[i]);
+		return ibf_error_set(
+			err, IBF_EINVAL, path, line,
+			"%s 0x%016" PRIx64
+			" is not a switch of this fabric (it is the end node '%.200s')",
+			what, guids[i], nm);
+	}
+	return 0;
 }

@@ -429,5 +429,18 @@ rc=$?
 diag <"$WORK/k43-bad.err"
 check "bad roots file: exit 1, FILE:LINE, nothing written" \
 	test $rc -eq 1 -a ! -e "$WORK/k43-bad.lfts" -a -n "$(grep -F "$WORK/bad.roots:2:" "$WORK/k43-bad.err")"
+# a root that is no switch of the fabric (an adapter's GUID on line 3, or a
+# GUID no node has): the file and line, not just the GUID
+host=$(sed -n 's/^caguid=\(0x[0-9a-f]*\).*/\1/p' "$WORK/k43.ibnd" | head -1)
+for bad in "$host:it is the end node 'ft-h00000'" "0x00000000deadbeef:no node has it"; do
+	g=${bad%%:*}
+	{ head -2 "$WORK/k43.roots"; echo "$g # line 3"; } >"$WORK/bad2.roots"
+	"$IBFAB" route -q --topology "$WORK/k43.ibnd" --engine dmodk --dmodk-roots "$WORK/bad2.roots" \
+		-o "$WORK/k43-bad2.lfts" 2>"$WORK/k43-bad2.err"
+	rc=$?
+	diag <"$WORK/k43-bad2.err"
+	check "roots file with $g on line 3: exit 1, FILE:3 (${bad#*:}), nothing written" \
+		test $rc -eq 1 -a ! -e "$WORK/k43-bad2.lfts" -a -n "$(grep -F "$WORK/bad2.roots:3: root GUID" "$WORK/k43-bad2.err" | grep -F "(${bad#*:}")"
+done
 
 done_testing

@@ -70,8 +70,8 @@ IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/ft.net" "$SIM" 2>&1 | diag
 osm_daemon "$WORK/opensm.conf" "$WORK/ibfab.conf"
 osm_wait_sweep 0
 check "OpenSM up (the only root gone)" test $? -eq 0
-check "the only root gone: dmodk refuses, naming it" \
-	grep -q "ibfab dmodk: cannot route: root GUID 0x0*${spine1#0x} is not a switch of this fabric" "$SIM/opensm.log"
+check "the only root gone: dmodk refuses, naming it and the file's line" \
+	grep -q "ibfab dmodk: cannot route: $WORK/roots:1: root GUID 0x0*${spine1#0x} is not a switch of this fabric (no node has it)" "$SIM/opensm.log"
 check "... and OpenSM falls back to minhop" grep -q "minhop tables configured on all switches" "$SIM/opensm.log"
 osm_sim_stop
 done_testing

@@ -43,8 +43,8 @@ check "a bad GUID file: FILE:LINE error, no output" \
 printf '%s\n0x00000000deadbeef\n' "$s0" >"$WORK/foreign.txt"
 "$IBFAB" route --topology "$WORK/r.topo" --engine hratio --avoid "$WORK/foreign.txt" -o "$WORK/z.lfts" >"$WORK/err3.txt" 2>&1
 rc=$?
-check "a GUID that is no switch of the fabric: error, not silently avoided nothing" \
-	sh -c "[ $rc -ne 0 ] && grep -q '0x00000000deadbeef is not a switch' '$WORK/err3.txt' && [ ! -e '$WORK/z.lfts' ]"
+check "a GUID that is no switch of the fabric: FILE:LINE error, not silently avoided nothing" \
+	sh -c "[ $rc -ne 0 ] && grep -q 'foreign.txt:2: GUID 0x00000000deadbeef is not a switch of this fabric (no node has it)' '$WORK/err3.txt' && [ ! -e '$WORK/z.lfts' ]"
 # spine groups: 4 rails, spine00-01 cabled to rails 0-1 only, spine02-03 to
 # rails 2-3 only, a switch above the four spines (not a spine: it joins no
 # rail).  rail info names the two groups; avoiding one spine of each group

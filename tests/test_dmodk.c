@@ -2014,6 +2014,48 @@ static void t_roots_file(void)
 	remove(path);
 }
 
+/* A GUID of a roots or avoid file that is not a switch of the fabric (an
+ * adapter's, or of no node) is named with the file and its line: the engine
+ * alone could only name the GUID. */
+static void t_roots_check_lines(void)
+{
+	int m[] = { 2, 2 }, w[] = { 1, 2 };
+	struct ibf_fabric *f = xgft(2, m, w, 1, 0);
+	TT_REQUIRE(f);
+	char path[] = "/tmp/ibfab-roots-XXXXXX";
+	int fd = mkstemp(path);
+	TT_REQUIRE(fd >= 0);
+	FILE *fp = fdopen(fd, "w");
+	uint64_t sw = f->nodes[f->switches[0]].guid, ca = 0;
+	for (uint32_t i = 0; i < f->nnodes && !ca; i++)
+		if (f->nodes[i].type != IBF_NODE_SWITCH)
+			ca = f->nodes[i].guid;
+	fprintf(fp, "# roots\n0x%016llx\n\n0x%016llx # not a switch\n0xbeef\n",
+		(unsigned long long)sw, (unsigned long long)ca);
+	fclose(fp);
+	uint64_t *g;
+	uint32_t n;
+	struct ibf_error err;
+	TT_REQUIRE(ibf_ftree_read_roots(path, &g, &n, &err) == 0);
+	TT_EQ_INT(n, 3);
+	TT_CHECK(ibf_ftree_check_guids(f, path, "root GUID", g, 1, 0, &err) == 0);
+	TT_CHECK(ibf_ftree_check_guids(f, path, "root GUID", g, n, 0, &err) == IBF_EINVAL);
+	TT_EQ_INT(err.line, 4);
+	TT_CHECK(!strcmp(err.file, path));
+	TT_CHECK_MSG(strstr(err.msg, "is not a switch of this fabric (it is the end node") != NULL,
+		     "%s", err.msg);
+	/* a GUID of no node: an error, or passed over with missing_ok */
+	TT_CHECK(ibf_ftree_check_guids(f, path, "GUID", g + 2, 1, 0, &err) == IBF_EINVAL);
+	TT_EQ_INT(err.line, 5);
+	TT_CHECK_MSG(strstr(err.msg, "GUID 0x000000000000beef is not a switch of this fabric "
+				     "(no node has it)") != NULL,
+		     "%s", err.msg);
+	TT_CHECK(ibf_ftree_check_guids(f, path, "GUID", g + 2, 1, 1, &err) == 0);
+	free(g);
+	remove(path);
+	ibf_fabric_free(f);
+}
+
 /* A switch without hosts cabled to two of four spines only (a spare, or one
  * whose hosts are gone) makes the levels three: those two spines have an
  * up-cable, the other two none, and a parent's weight in the chain's climb
@@ -2617,6 +2659,7 @@ int main(void)
 	TT(t_cut_bound_pieces);
 	TT(t_partial_leaves);
 	TT(t_roots_file);
+	TT(t_roots_check_lines);
 	TT(t_zero_weight_parents);
 	TT(t_demand_load);
 	TT(t_leaf_repair_3level);
