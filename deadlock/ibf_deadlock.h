@@ -276,6 +276,12 @@ struct ibf_verify_report {
 	uint64_t cyclic_vchans;	  /* vertices in them */
 	int ncycles;		  /* cycles extracted (<= max_cycles) */
 	struct ibf_dl_cycle *cycles;
+	/* when there are cycles: the same check over the paths between end
+	 * ports only (CA/router port to CA/router port LID), leaving out every
+	 * path from or to a switch's port 0 (the switches' own management
+	 * traffic, which some engines, e.g. OpenSM's dfsssp, do not place) */
+	int ends_checked;
+	uint64_t ends_cyclic_sccs, ends_cyclic_vchans;
 	char examples[8][160]; /* first missing-SL / loop examples */
 	int nexamples;
 };

@@ -617,6 +617,8 @@ out:
 	return rc;
 }
 
+static void walk_all(struct ver *v, struct ibf_verify_report *rep, int ends);
+
 int ibf_deadlock_verify(const struct ibf_fabric *f, const struct ibf_routes *r,
 			const struct ibf_sl_table *sl, const struct ibf_sl2vl_table *s2v,
 			const struct ibf_verify_opts *o, struct ibf_verify_report *rep,
@@ -635,44 +637,75 @@ int ibf_deadlock_verify(const struct ibf_fabric *f, const struct ibf_routes *r,
 	int rc = ver_init(&v, err);
 	if (rc)
 		goto out;
-	uint32_t maxd = r->max_lid < v.m.max_lid ? r->max_lid : v.m.max_lid;
+	walk_all(&v, rep, 0);
+	rc = find_cycles(&v, o, rep, err);
+	if (!rc && rep->cyclic_sccs) {
+		/* again over the paths between end ports only: are the cycles
+		 * there without the switches' own traffic? */
+		struct ibf_verify_report er;
+		memset(&er, 0, sizeof(er));
+		size_t nvc = (size_t)v.nch * NVL;
+		memset(v.bits, 0, (size_t)(v.eoff[v.nch] * NVL * NVL / 8) + 1);
+		memset(v.used, 0, nvc + 1);
+		memset(v.memo, 0, (nvc + 1) * sizeof(*v.memo));
+		memset(v.memo_vl, 0, (nvc + 1) * sizeof(*v.memo_vl));
+		walk_all(&v, &er, 1);
+		struct ibf_verify_opts eo = { .max_cycles = 0, .threads = 1 };
+		rc = find_cycles(&v, &eo, &er, err);
+		rep->ends_checked = 1;
+		rep->ends_cyclic_sccs = er.cyclic_sccs;
+		rep->ends_cyclic_vchans = er.cyclic_vchans;
+		ibf_verify_report_free(&er);
+	}
+out:
+	ver_free(&v);
+	if (rc)
+		ibf_verify_report_free(rep);
+	return rc;
+}
+
+/* Walk every (source port, destination LID, SL) and record the
+ * dependencies (ends: only CA/router ports towards CA/router port LIDs,
+ * nothing counted but the dependencies). */
+static void walk_all(struct ver *v, struct ibf_verify_report *rep, int ends)
+{
+	const struct ibf_fabric *f = v->f;
+	uint32_t maxd = v->r->max_lid < v->m.max_lid ? v->r->max_lid : v->m.max_lid;
 	for (uint32_t d = 1; d <= maxd; d++) {
-		if (v.m.node[d] < 0)
+		if (v->m.node[d] < 0)
 			continue;
-		mark_loops(&v, d);
-		for (uint32_t i = 0; i < v.nsrc; i++) {
-			if (v.m.node[d] == v.src_node[i] && v.m.port[d] == v.src_port[i])
+		if (ends && f->nodes[v->m.node[d]].type == IBF_NODE_SWITCH)
+			continue;
+		mark_loops(v, d);
+		for (uint32_t i = 0; i < v->nsrc; i++) {
+			if (v->m.node[d] == v->src_node[i] && v->m.port[d] == v->src_port[i])
+				continue;
+			if (ends && f->nodes[v->src_node[i]].type == IBF_NODE_SWITCH)
 				continue;
 			rep->pairs++;
-			uint32_t s = v.src_sw[i];
-			if (v.loop[s]) {
+			uint32_t s = v->src_sw[i];
+			if (v->loop[s]) {
 				rep->broken++;
 				add_example(rep, "routes loop: '%s' -> LID %u",
 					    node_name(f, f->switches[s]), d);
 				continue;
 			}
-			uint16_t mask = source_mask(&v, i, d);
+			uint16_t mask = source_mask(v, i, d);
 			if (!mask) {
 				rep->missing_sl++;
-				if (walk_hops(&v, s, d) >= 2) {
+				if (walk_hops(v, s, d) >= 2) {
 					rep->missing_sl_deps++;
 					add_example(rep, "no SL: '%s' port %u -> LID %u",
-						    node_name(f, v.src_node[i]), v.src_port[i], d);
+						    node_name(f, v->src_node[i]), v->src_port[i], d);
 				}
 				continue;
 			}
 			rep->sl_mask |= mask;
 			for (unsigned l = 0; l < NVL; l++)
 				if (mask >> l & 1)
-					walk_record(&v, i, d, l, rep);
+					walk_record(v, i, d, l, rep);
 		}
 	}
-	rc = find_cycles(&v, o, rep, err);
-out:
-	ver_free(&v);
-	if (rc)
-		ibf_verify_report_free(rep);
-	return rc;
 }
 
 void ibf_verify_report_write(const struct ibf_fabric *f, const struct ibf_verify_report *rep,
@@ -705,6 +738,15 @@ void ibf_verify_report_write(const struct ibf_fabric *f, const struct ibf_verify
 	fprintf(out,
 		"cycles:                %llu cyclic component(s), %llu virtual channels in them\n",
 		(unsigned long long)rep->cyclic_sccs, (unsigned long long)rep->cyclic_vchans);
+	if (rep->ends_checked && rep->ends_cyclic_sccs)
+		fprintf(out,
+			"between end ports:     %llu cyclic component(s), %llu virtual channels in "
+			"them (the paths between CA/router ports alone are cyclic too)\n",
+			(unsigned long long)rep->ends_cyclic_sccs,
+			(unsigned long long)rep->ends_cyclic_vchans);
+	else if (rep->ends_checked)
+		fprintf(out, "between end ports:     no cycle (every cycle needs a path from or to "
+			     "a switch's port 0: the switches' own management traffic)\n");
 	for (int i = 0; i < rep->ncycles; i++) {
 		const struct ibf_dl_cycle *cy = &rep->cycles[i];
 		fprintf(out, "cycle %d: %d dependencies\n", i + 1, cy->len);

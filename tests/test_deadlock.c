@@ -137,7 +137,74 @@ static void test_ring4_cycle_found(void)
 		TT_CHECK(rep.cycles[0].path[k].src_node >= 0);
 		TT_CHECK(rep.cycles[0].path[k].dlid > 0);
 	}
+	/* host-to-host paths make the cycle on their own */
+	TT_EQ_INT(rep.ends_checked, 1);
+	TT_CHECK(rep.ends_cyclic_sccs >= 1);
 	ibf_verify_report_free(&rep);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A ring of 4 whose host LIDs are routed along the line 0-1-2-3 (the cable
+ * 3-0 unused: no cycle) and whose switch LIDs go clockwise all the way
+ * round: the tables are cyclic only through the switches' own paths (to
+ * and from port 0).  The verifier says so, and the result stays NOT
+ * deadlock-free (it covers every path). */
+static void test_verify_cycle_only_switch_paths(void)
+{
+	struct ibf_fabric *f = ring(4, 1);
+	struct ibf_lidmap m;
+	TT_REQUIRE(ibf_lidmap_build(f, &m, NULL) == 0);
+	struct ibf_routes r;
+	TT_REQUIRE(ibf_routes_init(&r, f->nsw, ibf_max_lid(f), 0, NULL) == 0);
+	for (uint32_t d = 1; d <= m.max_lid; d++) {
+		if (m.node[d] < 0)
+			continue;
+		int node = m.node[d], port = m.port[d], sw = node;
+		int is_sw = f->nodes[node].type == IBF_NODE_SWITCH;
+		if (!is_sw)
+			sw = ibf_port_switch(f, node, port, &port);
+		int j = f->nodes[sw].sw;
+		for (int i = 0; i < 4; i++) {
+			uint8_t p;
+			if (i == j)
+				p = (uint8_t)(is_sw ? 0 : port);
+			else if (is_sw)
+				p = 1; /* clockwise */
+			else
+				p = j > i ? 1 : 2; /* along the line */
+			ibf_lft(&r, (uint32_t)i)[d] = p;
+		}
+	}
+	ibf_lidmap_free(&m);
+	struct ibf_verify_report rep;
+	TT_REQUIRE(verify_plain(f, &r, 1, &rep) == 0);
+	TT_CHECK(rep.cyclic_sccs >= 1);
+	TT_CHECK(!ibf_verify_ok(&rep));
+	TT_EQ_INT(rep.ends_checked, 1);
+	TT_EQ_INT(rep.ends_cyclic_sccs, 0);
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *mf = open_memstream(&text, &tlen);
+	ibf_verify_report_write(f, &rep, mf);
+	fclose(mf);
+	TT_CHECK(strstr(text, "between end ports:     no cycle") != NULL);
+	TT_CHECK(strstr(text, "NOT deadlock-free") != NULL);
+	free(text);
+	ibf_verify_report_free(&rep);
+	/* deadlock-free tables are not checked twice */
+	struct ibf_routes r2;
+	ring_routes(f, 4, &r2);
+	struct ibf_dl_opts o;
+	ibf_dl_opts_default(&o);
+	o.max_vls = 2;
+	TT_REQUIRE(apply(f, &r2, &o, NULL) == 0);
+	TT_REQUIRE(verify_dl(f, &r2, g_dl, &rep) == 0);
+	TT_EQ_INT(rep.cyclic_sccs, 0);
+	TT_EQ_INT(rep.ends_checked, 0);
+	ibf_verify_report_free(&rep);
+	dl_drop();
+	ibf_routes_free(&r2);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -1362,6 +1429,7 @@ static void test_online_matches_reference(void)
 int main(void)
 {
 	TT(test_ring4_cycle_found);
+	TT(test_verify_cycle_only_switch_paths);
 	TT(test_ring4_dfsssp_two_vls);
 	TT(test_ring160_long_paths);
 	TT(test_tree_one_vl);
