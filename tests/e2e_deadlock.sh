@@ -20,7 +20,8 @@
 #    finds the cycle in the tables read back, and `ibfab deadlock apply`
 #    (dfsssp) on them needs 2 layers and verifies clean;
 #  - stock OpenSM dfsssp on a 5 x 4 torus: its host paths verify clean (any
-#    cycle the verifier finds must need a switch's own port 0 path).
+#    cycle the verifier finds must need a path from or to a switch port 0,
+#    which dfsssp skips on ibsim's switches).
 . "$(dirname "$0")/lib.sh"
 need_sim
 need_plugin dump_lfts smpquery
@@ -189,10 +190,10 @@ check "torus 5 x 4: dfsssp on the read-back tables verifies deadlock-free (exit 
 	sh -c "test $rc -eq 0 && grep -q '^result: *deadlock-free' '$d/apply.txt'"
 
 # ------------------------------------------------------------------ stock dfsssp on the same torus
-# OpenSM's own dfsssp (QoS on) places the paths between end ports on its
-# layers but not the switches' own paths (from and to switch port 0): the
-# verifier, which walks every path, may find cycles, and must then say
-# that the paths between end ports alone have none
+# OpenSM's own dfsssp (QoS on) leaves out the paths from and to a switch
+# port 0 without SL-to-VL mapping support (ibsim's switches): the verifier,
+# which walks every path, may find cycles, and must then say that the paths
+# between end ports alone have none
 osm_conf "$WORK/opensm.default.conf" dfsssp 0 "$WORK/opensm-stock-dfsssp.conf" -e 's|^qos .*|qos TRUE|'
 env LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 	"$HARNESS" with "$WORK/tor54.net" "$WORK/tor-dfsssp/sim" -- bash -c '
