@@ -19,7 +19,10 @@
 #    minhop, both read back from the switches;
 #  - a 3-level tree with a service leaf on the core, and one with three
 #    hosts on a top switch: dmodk recognises them (the log names the
-#    switch), routes every pair as offline, and is no worse than minhop.
+#    switch), routes every pair as offline, and is no worse than minhop;
+#  - a damaged 3-level tree (4 cables cut) with two hosts on a level-2
+#    switch, where the leaf repair and the path balance run: the tables read
+#    back are the offline ones at LMC 0 and 1.
 . "$(dirname "$0")/lib.sh"
 need_sim
 command -v dump_lfts >/dev/null 2>&1 || skip_all "dump_lfts not installed (infiniband-diags)"
@@ -405,6 +408,45 @@ echo "uneven bundles: worst shift load dmodk $wd, minhop $wm, leaf-cut bound $bd
 check "uneven bundles: the cut bound is 3 (12 hosts over 5 up-cables): $bd" test "${bd:-0}" = 3
 check "uneven bundles: dmodk at the cut bound ($wd)" test "${wd:-99}" = "${bd:-0}"
 check "uneven bundles: dmodk no worse than stock minhop ($wd <= $wm)" test "${wd:-99}" -le "${wm:-0}"
+
+# ------------------------------------------------------------------ damaged 3-level tree, hosts on a level-2 switch
+
+# XGFT(3;8,4,4;1,4,4) on 12-port switches with 4 switch cables cut
+# (net-damage.awk, seed 2) and two hosts on a level-2 switch, renamed so the
+# levels come from the structure (bench/dmodk_irregular.sh's x844-l2hosts):
+# the plugin runs the leaf repair (two-step moves, chains) and the path
+# balance here, which none of the fabrics above reach.  Its tables must be
+# the offline ones for the fabric OpenSM saw, at LMC 0 and 1, and the worst
+# shift the same as offline on the generated file (ibfab's LIDs there).
+"$IBFAB" topo gen fattree --m 8,4,4 --w 1,4,4 --switch-ports 12 --format ibsim \
+	-o "$WORK/x844.net" >/dev/null 2>&1
+awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=2 -v cables=4 "$WORK/x844.net" "$WORK/x844.net" |
+	awk -f "$top_srcdir/contrib/ft-damage.awk" -v spinehosts=ft-l2-s0005:9,ft-l2-s0005:10 /dev/stdin |
+	sed -e 's/ft-l\([0-9]\)-s0*\([0-9]\)/sw\1-\2/g' -e 's/ft-h0*\([0-9]\)/n\1/g' >"$WORK/l2h.net"
+check "level-2 hosts variant: 4 cables (8 port lines) fewer, 2 hosts (4 port lines) more, no ft-l name" sh -c "
+	test \$(grep -c '^\[' '$WORK/l2h.net') -eq \$(( \$(grep -c '^\[' '$WORK/x844.net') - 8 + 4 )) &&
+	! grep -q 'ft-l' '$WORK/l2h.net'"
+for lmc in 0 1; do
+	name=l2h$lmc
+	mkconf dmodk $lmc "$WORK/opensm-$name.conf"
+	run $name "$WORK/l2h.net" "$WORK/opensm-$name.conf"
+	check "level-2 hosts, lmc $lmc: opensm ran, OpenSM used dmodk" \
+		eval "log_has $name 'dmodk tables configured on all switches'"
+	check "level-2 hosts, lmc $lmc: the hosts above the leaves found" \
+		log_has $name "1 switch with hosts sits above the leaves (hosts on a spine)"
+	check "level-2 hosts, lmc $lmc: leaf repair and path balance ran" sh -c "
+		grep -q 'dmodk: leaf repair, layer 0:' '$WORK/$name/sim/opensm.log' &&
+		grep -q 'dmodk: path balance, layer 0:' '$WORK/$name/sim/opensm.log'"
+	check "level-2 hosts, lmc $lmc: every (source, LID) pair routed, no loop" routed $name
+	check "level-2 hosts, lmc $lmc: tables read back = offline dmodk" same_as_offline $name
+done
+show_log l2h0
+wd=$(worst l2h0)
+wo=$("$IBFAB" route congestion --topology "$WORK/l2h.net" --engine dmodk --pattern shift --json 2>/dev/null |
+	sed -n 's/.*"shift": {"count": [0-9]*, "worst": \([0-9]*\),.*/\1/p')
+echo "level-2 hosts: worst shift load read back $wd, offline on the generated file $wo; cell $(cell l2h0)" | diag
+check "level-2 hosts: worst read back = offline on the generated file ($wd = $wo)" \
+	test -n "$wd" -a "${wd:-x}" = "${wo:-y}"
 
 # roots given by the admin (--dmodk-roots, the CLI form of ibfab.conf's
 # dmodk_roots): on a complete 3-level tree they agree with the structure,
