@@ -48,6 +48,7 @@
 #include "ibf_fattree.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1323,6 +1324,28 @@ static void column(struct dk *c, uint32_t dsw, uint8_t tport, uint64_t x, const 
 		r->hops[(size_t)s * r->stride + lid] = hb[s];
 }
 
+/* Group n records (stride bytes each, from base) by their switch, the
+ * uint32_t at byte swoff of a record: off[S + 1] (zeroed by the caller)
+ * gets each switch's start in list[n], which gets the record indices in
+ * order; fill[S] is scratch. */
+static void group_by_switch(const void *base, size_t stride, size_t swoff, uint32_t n, uint32_t S,
+			    uint32_t *off, uint32_t *list, uint32_t *fill)
+{
+	const char *b = (const char *)base + swoff;
+	uint32_t sw;
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(&sw, b + (size_t)i * stride, sizeof(sw));
+		off[sw + 1]++;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		off[s + 1] += off[s];
+	memcpy(fill, off, S * sizeof(uint32_t));
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(&sw, b + (size_t)i * stride, sizeof(sw));
+		list[fill[sw]++] = i;
+	}
+}
+
 /* Scratch of one run, the switches by level (highest first) and the end
  * ports grouped by their switch (eoff/elist, CSR). */
 static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_error *err)
@@ -1423,14 +1446,8 @@ static int dk_setup(struct dk *c, uint32_t **eoff, uint32_t **elist, struct ibf_
 		for (uint32_t s = 0; s < S; s++)
 			if (t->level[s] == l)
 				c->bylevel[k++] = s;
-	for (uint32_t i = 0; i < t->nends; i++)
-		(*eoff)[t->ends[i].sw + 1]++;
-	for (uint32_t s = 0; s < S; s++)
-		(*eoff)[s + 1] += (*eoff)[s];
-	uint32_t *fill = c->queue; /* scratch */
-	memcpy(fill, *eoff, S * sizeof(uint32_t));
-	for (uint32_t i = 0; i < t->nends; i++)
-		(*elist)[fill[t->ends[i].sw]++] = i;
+	group_by_switch(t->ends, sizeof(*t->ends), offsetof(struct ibf_ftree_end, sw), t->nends, S,
+			*eoff, *elist, c->queue);
 	return 0;
 }
 
@@ -3266,14 +3283,8 @@ static int lr_open(struct dk *c, struct lrep *q, const char *what)
 				q->pl[g] = f->port_adj[g] >= 0 ? f->port_adj[g] : LR_NOLINK;
 		}
 	}
-	for (uint32_t i = 0; i < q->N; i++)
-		q->hoff[q->h[i].sw + 1]++;
-	for (uint32_t s = 0; s < f->nsw; s++)
-		q->hoff[s + 1] += q->hoff[s];
-	uint32_t *fill = c->queue; /* scratch [S] */
-	memcpy(fill, q->hoff, f->nsw * sizeof(uint32_t));
-	for (uint32_t i = 0; i < q->N; i++)
-		q->hlist[fill[q->h[i].sw]++] = i;
+	group_by_switch(q->h, sizeof(*q->h), offsetof(struct ibf_endport, sw), q->N, f->nsw, q->hoff,
+			q->hlist, c->queue);
 	return 0;
 }
 

@@ -117,6 +117,19 @@ static int verify_plain(const struct ibf_fabric *f, const struct ibf_routes *r, 
 	return rc;
 }
 
+/* the verifier's readable report, malloc'd */
+static char *report_text(const struct ibf_fabric *f, const struct ibf_verify_report *rep)
+{
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *mf = open_memstream(&text, &tlen);
+	if (!mf)
+		return NULL;
+	ibf_verify_report_write(f, rep, mf);
+	fclose(mf);
+	return text;
+}
+
 static void test_ring4_cycle_found(void)
 {
 	struct ibf_fabric *f = ring(4, 2);
@@ -183,11 +196,8 @@ static void test_verify_cycle_only_switch_paths(void)
 	TT_CHECK(!ibf_verify_ok(&rep));
 	TT_EQ_INT(rep.ends_checked, 1);
 	TT_EQ_INT(rep.ends_cyclic_sccs, 0);
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *mf = open_memstream(&text, &tlen);
-	ibf_verify_report_write(f, &rep, mf);
-	fclose(mf);
+	char *text = report_text(f, &rep);
+	TT_REQUIRE(text != NULL);
 	TT_CHECK(strstr(text, "between end ports:     no cycle") != NULL);
 	TT_CHECK(strstr(text, "NOT deadlock-free") != NULL);
 	free(text);
@@ -492,11 +502,8 @@ static void test_verifier_rejects_handmade(void)
 		const struct ibf_vchan *h = &rep.cycles[0].hop[k];
 		TT_EQ_INT(ibf_lft(&r, h->sw)[p->dlid], h->port);
 	}
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *mf = open_memstream(&text, &tlen);
-	ibf_verify_report_write(f, &rep, mf);
-	fclose(mf);
+	char *text = report_text(f, &rep);
+	TT_REQUIRE(text != NULL);
 	TT_CHECK(strstr(text, "by path") != NULL);
 	TT_CHECK(strstr(text, "NOT deadlock-free") != NULL);
 	free(text);
