@@ -837,6 +837,13 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 			if (!rc && roots)
 				rc = ibf_ftree_check_guids(f, a->conf.dmodk_roots, "root GUID",
 							   roots, o.nroots, 0, err);
+			if (!rc && roots && !strcmp(sr->engine, "dmodk")) {
+				/* wrong switches still route, badly: a warning */
+				char msg[4096];
+				if (ibf_ftree_check_roots(f, a->conf.dmodk_roots, roots, o.nroots,
+							  1, msg, sizeof(msg)))
+					fprintf(stderr, "%s", msg);
+			}
 			if (!rc) {
 				o.log = cli_log;
 				struct ibf_route_report rep;

@@ -810,6 +810,20 @@ static int ibfab_build_lfts(void *context)
 		     ibf_error_format(&err, msg, sizeof(msg)));
 		goto fail_nowrite;
 	}
+	/* a roots file naming the wrong switches still routes, badly: say so
+	 * (a warning, the tables are the roots file's) */
+	if (roots && !strcmp(name, "dmodk")) {
+		char *w = malloc(4096);
+		if (w && ibf_ftree_check_roots(f, pl->conf.dmodk_roots, o.roots, o.nroots, 1, w,
+					       4096))
+			for (char *ln = w, *nl; *ln; ln = nl + 1) {
+				if (!(nl = strchr(ln, '\n')))
+					break;
+				*nl = '\0';
+				plog(pl, OSM_LOG_ERROR, "ibfab %s: %s", name, ln);
+			}
+		free(w);
+	}
 	/* hratio: the spines the health service avoids now */
 	uint64_t *avoid = NULL;
 	unsigned long avoid_gen = 0;

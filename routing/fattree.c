@@ -48,6 +48,8 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1768,4 +1770,226 @@ int ibf_ftree_check_guids(const struct ibf_fabric *f, const char *path, const ch
 			what, guids[i], nm);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------ roots check */
+
+/* The warning text: lines of "<where>: warning: ...", '\n' after each. */
+struct roots_msg {
+	char *buf;
+	size_t len, used;
+	int nlines;
+};
+
+static void rm_add(struct roots_msg *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void rm_add(struct roots_msg *w, const char *fmt, ...)
+{
+	w->nlines++;
+	if (!w->buf || w->used + 2 >= w->len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(w->buf + w->used, w->len - w->used - 1, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		k = 0;
+	w->used += (size_t)k < w->len - w->used - 1 ? (size_t)k : w->len - w->used - 2;
+	w->buf[w->used++] = '\n';
+	w->buf[w->used] = '\0';
+}
+
+/* Up to 4 switch names of the set: "'a', 'b', 'c', 'd' and 3 more". */
+static void name_list(const struct ibf_fabric *f, const uint8_t *in, char *buf, size_t len)
+{
+	uint32_t n = 0, shown = 0;
+	size_t used = 0;
+	buf[0] = '\0';
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		if (!in[s])
+			continue;
+		n++;
+		if (shown < 4 && used + 8 < len) {
+			char nm[96];
+			int k = snprintf(buf + used, len - used, "%s'%s' (0x%016" PRIx64 ")",
+					 shown ? ", " : "", ibf_ftree_swname(f, s, nm, sizeof(nm)),
+					 f->nodes[f->switches[s]].guid);
+			if (k > 0)
+				used += (size_t)k < len - used ? (size_t)k : len - used - 1;
+			shown++;
+		}
+	}
+	if (n > shown && used + 1 < len)
+		snprintf(buf + used, len - used, " and %u more", n - shown);
+}
+
+int ibf_ftree_check_roots(const struct ibf_fabric *f, const char *path, const uint64_t *roots,
+			  uint32_t nroots, int use_names, char *buf, size_t len)
+{
+	struct roots_msg w = { buf, len, 0, 0 };
+	if (buf && len)
+		buf[0] = '\0';
+	if (!f || !f->finalized || !roots || !nroots || !f->nsw)
+		return 0;
+	const char *file = path && *path ? path : "the roots";
+	uint32_t S = f->nsw;
+	struct ibf_ftree tr, ts;
+	struct ibf_ftree_opts o;
+	struct ibf_error e2;
+	ibf_ftree_opts_default(&o);
+	o.roots = roots;
+	o.nroots = nroots;
+	ibf_error_clear(&e2);
+	if (ibf_ftree_build(f, &o, &tr, &e2))
+		return 0; /* no tree below the roots: the engine says why */
+	o.roots = NULL;
+	o.nroots = 0;
+	o.use_names = use_names;
+	int have_ts = !ibf_ftree_build(f, &o, &ts, &e2);
+
+	uint32_t *hosts = calloc(S, sizeof(uint32_t));
+	uint8_t *isroot = calloc(S, 1), *set = calloc(S, 1);
+	uint64_t *g = NULL;
+	uint32_t *ln = NULL, m = 0;
+	if (!hosts || !isroot || !set)
+		goto out;
+	if (path && *path && read_roots(path, &g, &ln, &m, &e2))
+		m = 0;
+	/* hosts: end ports cabled to the switch that are not a function of
+	 * the switch itself (a SHARP aggregation node sits on every switch) */
+	uint32_t nhostsw = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		int node = f->switches[s];
+		for (int p = 1; p <= f->nodes[node].nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, node, p);
+			if (pp->peer_node != IBF_NO_NODE &&
+			    f->nodes[pp->peer_node].type != IBF_NODE_SWITCH &&
+			    !ibf_ca_in_switch(f, pp->peer_node, pp->peer_port))
+				hosts[s]++;
+		}
+		nhostsw += hosts[s] > 0;
+	}
+	for (uint32_t i = 0; i < nroots; i++) {
+		int node = ibf_fabric_find_guid(f, roots[i]);
+		if (node >= 0 && f->nodes[node].type == IBF_NODE_SWITCH)
+			isroot[f->nodes[node].sw] = 1;
+	}
+	if (!nhostsw)
+		goto out;
+	char names[640];
+	/* (1) the roots' tree has switches below every switch with hosts:
+	 * BFS from the roots ran past the leaves, so the roots are not the
+	 * top of the tree (a middle-level switch, or only some of the top
+	 * switches, is the usual cause) */
+	int lowhost = IBF_FTREE_MAX_LEVELS + 1;
+	for (uint32_t s = 0; s < S; s++)
+		if (hosts[s] && tr.level[s] < lowhost)
+			lowhost = tr.level[s];
+	uint32_t deep = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		set[s] = tr.level[s] < lowhost;
+		deep += set[s];
+	}
+	if (deep) {
+		name_list(f, set, names, sizeof(names));
+		rm_add(&w,
+		       "%s: warning: %u switch%s without hosts lie%s below every switch with hosts "
+		       "in the tree from these roots (%s): the roots look like a middle level or "
+		       "part of the top, not the whole top",
+		       file, deep, deep == 1 ? "" : "es", deep == 1 ? "s" : "", names);
+	}
+	/* (2) the structure finds another top level, and a tree no worse than
+	 * the roots' (a roots file is needed where the structure misreads a
+	 * tree, and the structure's reading then lacks more cables) */
+	int other_top = 0;
+	uint32_t ntop = 0, rin = 0;
+	if (have_ts)
+		for (uint32_t s = 0; s < S; s++) {
+			int top = ts.level[s] == ts.levels;
+			ntop += top;
+			rin += top && isroot[s];
+			other_top |= top != isroot[s];
+		}
+	int worse = other_top && tr.missing_slots > ts.missing_slots;
+	int no_better = other_top && tr.missing_slots >= ts.missing_slots;
+	/* switches with hosts that the structure puts on the bottom level and
+	 * the roots above it */
+	uint32_t lifted = 0, rootleaf = 0;
+	memset(set, 0, S);
+	if (no_better)
+		for (uint32_t s = 0; s < S; s++)
+			if (hosts[s] && ts.level[s] == 1 && tr.level[s] > 1) {
+				set[s] = 1;
+				lifted++;
+				rootleaf += isroot[s];
+			}
+	if (worse || (no_better && rootleaf)) {
+		if (lifted) {
+			name_list(f, set, names, sizeof(names));
+			rm_add(&w,
+			       "%s: warning: %u switch%s with hosts that the structure finds on the "
+			       "bottom level (leaves) lie%s above it in the tree from these roots "
+			       "(%s)",
+			       file, lifted, lifted == 1 ? "" : "es", lifted == 1 ? "s" : "",
+			       names);
+		}
+		rm_add(&w,
+		       "%s: warning: the tree from these roots has %u level%s and lacks %u up-port "
+		       "cable%s; the tree the structure gives (no roots file) has %d and lacks %u",
+		       file, (unsigned)tr.levels, tr.levels == 1 ? "" : "s", tr.missing_slots,
+		       tr.missing_slots == 1 ? "" : "s", ts.levels, ts.missing_slots);
+	}
+	if (w.nlines && other_top) {
+		/* the roots the structure does not put on its top, with their lines */
+		uint32_t shown = 0, notin = 0;
+		for (uint32_t i = 0; i < nroots; i++) {
+			int node = ibf_fabric_find_guid(f, roots[i]);
+			if (node < 0 || f->nodes[node].type != IBF_NODE_SWITCH)
+				continue;
+			uint32_t s = f->nodes[node].sw;
+			if (ts.level[s] == ts.levels)
+				continue;
+			notin++;
+			if (shown++ >= 8)
+				continue;
+			uint32_t line = 0;
+			for (uint32_t k = 0; k < m && !line; k++)
+				if (g[k] == roots[i])
+					line = ln[k];
+			char where[64] = "", nm[96], hs[48] = "";
+			if (line)
+				snprintf(where, sizeof(where), ":%u", line);
+			if (hosts[s])
+				snprintf(hs, sizeof(hs), ", has %u host%s,", hosts[s],
+					 hosts[s] == 1 ? "" : "s");
+			rm_add(&w,
+			       "%s%s: warning: root 0x%016" PRIx64 " ('%s')%s is on level %u of %d "
+			       "in the tree the structure gives%s",
+			       file, where, roots[i], ibf_ftree_swname(f, s, nm, sizeof(nm)), hs,
+			       (unsigned)ts.level[s], ts.levels,
+			       ts.level[s] == 1 ? " (a leaf)" : "");
+		}
+		if (notin > 8)
+			rm_add(&w, "%s: warning: and %u more roots below the structure's top", file,
+			       notin - 8);
+		memset(set, 0, S);
+		for (uint32_t s = 0; s < S; s++)
+			set[s] = ts.level[s] == ts.levels;
+		name_list(f, set, names, sizeof(names));
+		rm_add(&w,
+		       "%s: warning: the structure's top level (level %d) is %u switch%s: %s; "
+		       "%u of them %s in the file",
+		       file, ts.levels, ntop, ntop == 1 ? "" : "es", names, rin,
+		       rin == 1 ? "is" : "are");
+	}
+out:
+	free(g);
+	free(ln);
+	free(hosts);
+	free(isroot);
+	free(set);
+	ibf_ftree_free(&tr);
+	if (have_ts)
+		ibf_ftree_free(&ts);
+	return w.nlines;
 }

@@ -127,6 +127,17 @@ int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct
  * ("<what> 0x... is not a switch of this fabric (...)"). */
 int ibf_ftree_check_guids(const struct ibf_fabric *f, const char *path, const char *what,
 			  const uint64_t *guids, uint32_t n, int missing_ok, struct ibf_error *err);
+/* A roots file that names the wrong switches (a leaf, a middle-level
+ * switch, only some of the top switches) still gives levels, since the
+ * switch graph of a fat tree has levels from any roots, but a bad tree.
+ * Looks at the tree from the roots and at the one the structure gives
+ * (ibf_ftree_build without roots, use_names as given) and writes what looks
+ * wrong into buf as lines "<path>[:<line>]: warning: ...", each ended by
+ * '\n' (docs/dmodk.md, "Checking a roots file").  Returns the number of
+ * lines (0: nothing suspect, or no tree from the roots: the engine says
+ * why).  Never changes what the engine does with the roots. */
+int ibf_ftree_check_roots(const struct ibf_fabric *f, const char *path, const uint64_t *roots,
+			  uint32_t nroots, int use_names, char *buf, size_t len);
 
 /* ------------------------------------------------------------ D-mod-K */
 

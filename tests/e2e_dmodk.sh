@@ -460,6 +460,7 @@ check "roots file: the 16 top switches" test "$(wc -l <"$WORK/k43.roots")" -eq 1
 check "--dmodk-roots: routes (exit $?)" test -s "$WORK/k43-roots.lfts"
 check "--dmodk-roots: the same tables as the levels found from the structure" \
 	cmp -s "$WORK/k43-auto.lfts" "$WORK/k43-roots.lfts"
+check "--dmodk-roots with the top switches: no warning" test ! -s "$WORK/k43-roots.err"
 printf 'dmodk_roots %s\n' "$WORK/k43.roots" >"$WORK/k43.conf"
 "$IBFAB" route -q --topology "$WORK/k43.ibnd" --engine dmodk --conf "$WORK/k43.conf" \
 	-o "$WORK/k43-conf.lfts" 2>/dev/null
@@ -484,5 +485,46 @@ for bad in "$host:it is the end node 'ft-h00000'" "0x00000000deadbeef:no node ha
 	check "roots file with $g on line 3: exit 1, FILE:3 (${bad#*:}), nothing written" \
 		test $rc -eq 1 -a ! -e "$WORK/k43-bad2.lfts" -a -n "$(grep -F "$WORK/bad2.roots:3: root GUID" "$WORK/k43-bad2.err" | grep -F "(${bad#*:}")"
 done
+
+# a roots file naming the wrong switches still routes (a warning, not a
+# refusal: OpenSM would fall back), but badly, so it is named: a leaf as
+# the only root of the 3-ary 3-tree, one top switch of nine, a
+# middle-level switch; the per-root line (FILE:2) for the two that are not
+# on the structure's top
+"$IBFAB" topo gen fattree --kary 3 --n 3 -o "$WORK/k33.ibnd" >/dev/null 2>&1
+sw() { sed -n "s/^Switch.*\"S-\([0-9a-f]*\)\".*\"$1\".*/0x\1/p" "$WORK/k33.ibnd"; }
+for wrong in "ft-l3-s0002:switches without hosts lie below every switch with hosts" \
+	"ft-l2-s0004:is on level 2 of 3 in the tree the structure gives" \
+	"ft-l1-s0004:has 3 hosts, is on level 1 of 3 in the tree the structure gives (a leaf)"; do
+	nm=${wrong%%:*}
+	g=$(sw "$nm")
+	printf '# roots\n%s\n' "$g" >"$WORK/wrong.roots"
+	rm -f "$WORK/k33-wrong.lfts"
+	"$IBFAB" route -q --topology "$WORK/k33.ibnd" --engine dmodk --dmodk-roots "$WORK/wrong.roots" \
+		-o "$WORK/k33-wrong.lfts" 2>"$WORK/k33-wrong.err"
+	rc=$?
+	diag <"$WORK/k33-wrong.err"
+	check "roots file with $nm only: exit 0, tables written" test $rc -eq 0 -a -s "$WORK/k33-wrong.lfts"
+	check "roots file with $nm only: a warning naming the file and what is wrong (${wrong#*:})" \
+		grep -qF "$WORK/wrong.roots: warning: " "$WORK/k33-wrong.err"
+	check "roots file with $nm only: ... what is wrong" grep -qF "${wrong#*:}" "$WORK/k33-wrong.err"
+	check "roots file with $nm only: ... and the structure's top level" \
+		grep -qF "the structure's top level (level 3) is 9 switches: 'ft-l3-s0000'" "$WORK/k33-wrong.err"
+	[ "$nm" = ft-l3-s0002 ] ||
+		check "roots file with $nm only: the root's line and GUID" \
+			grep -qF "$WORK/wrong.roots:2: warning: root $g ('$nm')" "$WORK/k33-wrong.err"
+	wl=$("$IBFAB" route congestion --topology "$WORK/k33.ibnd" --lfts "$WORK/k33-wrong.lfts" \
+		--pattern shift 2>/dev/null | sed -n 's/.*worst max link load \([0-9]*\).*/\1/p')
+	echo "roots file with $nm only: worst shift load $wl" | diag
+done
+printf 'dmodk_roots %s\n' "$WORK/wrong.roots" >"$WORK/k33.conf"
+"$IBFAB" route -q --topology "$WORK/k33.ibnd" --engine dmodk --conf "$WORK/k33.conf" \
+	-o "$WORK/k33-conf.lfts" 2>"$WORK/k33-conf.err"
+check "dmodk_roots in --conf with a leaf: exit 0, tables, the warning" \
+	test $? -eq 0 -a -s "$WORK/k33-conf.lfts" -a -n "$(grep -F "(a leaf)" "$WORK/k33-conf.err")"
+sed -n 's/^Switch.*"S-\([0-9a-f]*\)".*"ft-l3-.*/0x\1/p' "$WORK/k33.ibnd" >"$WORK/k33.roots"
+"$IBFAB" route -q --topology "$WORK/k33.ibnd" --engine dmodk --dmodk-roots "$WORK/k33.roots" \
+	-o "$WORK/k33-roots.lfts" 2>"$WORK/k33-roots.err"
+check "3-ary 3-tree, the nine top switches: no warning" test ! -s "$WORK/k33-roots.err"
 
 done_testing

@@ -2056,6 +2056,196 @@ static void t_roots_check_lines(void)
 	ibf_fabric_free(f);
 }
 
+static struct ibf_fabric *without_node(const struct ibf_fabric *f, const char *desc);
+
+/* The GUIDs of the switches whose names start with prefix, into g. */
+static uint32_t guids_named(const struct ibf_fabric *f, const char *prefix, uint64_t *g,
+			    uint32_t max)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->nnodes && n < max; i++)
+		if (f->nodes[i].type == IBF_NODE_SWITCH && f->nodes[i].desc &&
+		    !strncmp(f->nodes[i].desc, prefix, strlen(prefix)))
+			g[n++] = f->nodes[i].guid;
+	return n;
+}
+
+/* ibf_ftree_check_roots on the roots g[0..n), written to a file (a comment
+ * line first, so the first GUID is on line 2); the warning text in msg */
+static int roots_warnings(const struct ibf_fabric *f, const uint64_t *g, uint32_t n, int use_names,
+			  char *path, char *msg, size_t len)
+{
+	strcpy(path, "/tmp/ibfab-roots-XXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	FILE *fp = fdopen(fd, "w");
+	fprintf(fp, "# the top switches\n");
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(fp, "0x%016llx\n", (unsigned long long)g[i]);
+	fclose(fp);
+	int k = ibf_ftree_check_roots(f, path, g, n, use_names, msg, len);
+	remove(path);
+	return k;
+}
+
+/* A roots file naming the wrong switches still gives a tree, a bad one
+ * (QA: a leaf as the only root of the 3-ary 3-tree, worst shift 9 instead
+ * of 1): the check names the file, the line, the suspect switches and the
+ * structure's top level. */
+static void t_roots_warn_wrong(void)
+{
+	int m[3] = { 3, 3, 3 }, w[3] = { 1, 3, 3 };
+	struct ibf_fabric *f = xgft(3, m, w, 1, 0);
+	TT_REQUIRE(f && lids(f, 0) == 0);
+	char path[64], msg[4096], want[160];
+	uint64_t g[16];
+	for (int names = 0; names <= 1; names++) {
+		/* a leaf (3 hosts) as the only root */
+		TT_REQUIRE(guids_named(f, "ft-l1-s0004", g, 1) == 1);
+		TT_CHECK(roots_warnings(f, g, 1, names, path, msg, sizeof(msg)) > 0);
+		snprintf(
+			want, sizeof(want),
+			"%s:2: warning: root 0x%016llx ('ft-l1-s0004'), has 3 hosts, is on level 1 of 3",
+			path, (unsigned long long)g[0]);
+		TT_CHECK_MSG(strstr(msg, want) != NULL, "%s", msg);
+		TT_CHECK_MSG(
+			strstr(msg,
+			       "the structure's top level (level 3) is 9 switches: 'ft-l3-s0000'") !=
+				NULL,
+			"%s", msg);
+		TT_CHECK_MSG(strstr(msg, "lacks 0\n") != NULL, "%s", msg);
+		/* one top switch of the nine */
+		TT_REQUIRE(guids_named(f, "ft-l3-s0002", g, 1) == 1);
+		TT_CHECK(roots_warnings(f, g, 1, names, path, msg, sizeof(msg)) > 0);
+		TT_CHECK_MSG(
+			strstr(msg,
+			       ": warning: 12 switches without hosts lie below every switch with hosts") !=
+				NULL,
+			"%s", msg);
+		TT_CHECK_MSG(strstr(msg, "9 switches: ") && strstr(msg, "1 of them is in the file"),
+			     "%s", msg);
+		/* the top level without one switch */
+		TT_REQUIRE(guids_named(f, "ft-l3-", g, 16) == 9);
+		TT_CHECK(roots_warnings(f, g, 8, names, path, msg, sizeof(msg)) > 0);
+		TT_CHECK_MSG(strstr(msg, "8 of them are in the file") != NULL, "%s", msg);
+		/* a middle-level switch */
+		TT_REQUIRE(guids_named(f, "ft-l2-s0004", g, 1) == 1);
+		TT_CHECK(roots_warnings(f, g, 1, names, path, msg, sizeof(msg)) > 0);
+		snprintf(want, sizeof(want),
+			 "%s:2: warning: root 0x%016llx ('ft-l2-s0004') is on level 2 of 3", path,
+			 (unsigned long long)g[0]);
+		TT_CHECK_MSG(strstr(msg, want) != NULL, "%s", msg);
+		TT_CHECK_MSG(strstr(msg, "0 of them are in the file") != NULL, "%s", msg);
+		/* the whole middle level: a 2-level tree lacking cables */
+		TT_REQUIRE(guids_named(f, "ft-l2-", g, 16) == 9);
+		TT_CHECK(roots_warnings(f, g, 9, names, path, msg, sizeof(msg)) > 0);
+		TT_CHECK_MSG(
+			strstr(msg,
+			       "the tree from these roots has 2 levels and lacks 108 up-port cables; the tree the structure gives (no roots file) has 3 and lacks 0") !=
+				NULL,
+			"%s", msg);
+	}
+	/* the right roots: nothing */
+	TT_REQUIRE(guids_named(f, "ft-l3-", g, 16) == 9);
+	TT_EQ_INT(roots_warnings(f, g, 9, 0, path, msg, sizeof(msg)), 0);
+	TT_CHECK(msg[0] == '\0');
+	ibf_fabric_free(f);
+
+	/* a leaf as root of a 2-level tree: the structure tells */
+	int m2[2] = { 4, 4 }, w2[2] = { 1, 4 };
+	f = xgft(2, m2, w2, 1, 0);
+	TT_REQUIRE(f && lids(f, 0) == 0);
+	TT_REQUIRE(guids_named(f, "ft-l1-s0001", g, 1) == 1);
+	TT_CHECK(roots_warnings(f, g, 1, 0, path, msg, sizeof(msg)) > 0);
+	TT_CHECK_MSG(
+		strstr(msg,
+		       "has 4 hosts, is on level 1 of 2 in the tree the structure gives (a leaf)") !=
+			NULL,
+		"%s", msg);
+	ibf_fabric_free(f);
+}
+
+/* The right roots of trees the structure reads as well, and of trees it
+ * misreads (every top switch with as many hosts as a leaf): no warning. */
+static void t_roots_warn_quiet(void)
+{
+	char path[64], msg[4096];
+	uint64_t g[64];
+	struct ibf_fabric *f;
+	/* complete, 2 to 4 levels, tapered, parallel cables */
+	static const struct {
+		int h, par, m[4], w[4];
+	} tr[] = {
+		{ 2, 2, { 8, 8 }, { 1, 4 } },
+		{ 3, 1, { 4, 4, 4 }, { 1, 4, 4 } },
+		{ 3, 1, { 4, 4, 4 }, { 1, 2, 2 } },
+		{ 3, 2, { 4, 2, 4 }, { 1, 2, 2 } },
+		{ 4, 1, { 2, 2, 2, 2 }, { 1, 2, 2, 2 } },
+	};
+	for (size_t i = 0; i < sizeof(tr) / sizeof(tr[0]); i++) {
+		f = xgft(tr[i].h, tr[i].m, tr[i].w, tr[i].par, 0);
+		TT_REQUIRE(f && lids(f, 0) == 0);
+		char top[16];
+		snprintf(top, sizeof(top), "ft-l%d-", tr[i].h);
+		uint32_t n = guids_named(f, top, g, 64);
+		TT_CHECK(n > 0);
+		for (int names = 0; names <= 1; names++)
+			TT_CHECK_MSG(roots_warnings(f, g, n, names, path, msg, sizeof(msg)) == 0,
+				     "tree %zu: %s", i, msg);
+		ibf_fabric_free(f);
+	}
+	/* damaged: three cables cut, and a top switch gone */
+	int m[3] = { 4, 4, 4 }, w[3] = { 1, 4, 4 };
+	f = xgft(3, m, w, 1, 8);
+	TT_REQUIRE(f);
+	int l0 = node_named(f, "ft-l1-s0000"), l5 = node_named(f, "ft-l2-s0005");
+	TT_REQUIRE(l0 >= 0 && l5 >= 0);
+	ibf_fabric_disconnect(f, l0, 5);
+	ibf_fabric_disconnect(f, l5, 6);
+	ibf_fabric_disconnect(f, l5, 2);
+	TT_REQUIRE(lids(f, 0) == 0);
+	uint32_t n = guids_named(f, "ft-l3-", g, 64);
+	TT_EQ_INT(n, 16);
+	TT_CHECK_MSG(roots_warnings(f, g, n, 0, path, msg, sizeof(msg)) == 0, "%s", msg);
+	struct ibf_fabric *f2 = without_node(f, "ft-l3-s0001");
+	TT_REQUIRE(f2);
+	n = guids_named(f2, "ft-l3-", g, 64);
+	TT_EQ_INT(n, 15);
+	TT_CHECK_MSG(roots_warnings(f2, g, n, 0, path, msg, sizeof(msg)) == 0, "%s", msg);
+	ibf_fabric_free(f2);
+	ibf_fabric_free(f);
+	/* hosts on a top switch, on two, a service leaf on the core */
+	static const char *const tops[] = { "ft-l3-s0000", "ft-l3-s0005" };
+	for (int k = 1; k <= 2; k++) {
+		f = with_top_hosts(tops, k);
+		TT_REQUIRE(f && lids(f, 0) == 0);
+		n = guids_named(f, "ft-l3-", g, 64);
+		TT_CHECK_MSG(roots_warnings(f, g, n, 0, path, msg, sizeof(msg)) == 0, "%s", msg);
+		ibf_fabric_free(f);
+	}
+	f = with_service_leaf(2, tops, 2);
+	TT_REQUIRE(f && lids(f, 0) == 0);
+	n = guids_named(f, "ft-l3-", g, 64);
+	TT_CHECK_MSG(roots_warnings(f, g, n, 0, path, msg, sizeof(msg)) == 0, "%s", msg);
+	ibf_fabric_free(f);
+	/* every top switch with 4 hosts, as many as a leaf: the structure
+	 * reads a 2-level tree lacking hundreds of cables, a roots file is the
+	 * way to route it */
+	f = xgft(3, m, w, 1, 8);
+	TT_REQUIRE(f);
+	n = guids_named(f, "ft-l3-", g, 64);
+	int idx = 700;
+	for (uint32_t i = 0; i < n; i++) {
+		int t = ibf_fabric_find_guid(f, g[i]);
+		for (int p = 5; p <= 8; p++)
+			TT_REQUIRE(add_ca_at(f, idx++, 1, t, p) >= 0);
+	}
+	TT_REQUIRE(lids(f, 0) == 0);
+	TT_CHECK_MSG(roots_warnings(f, g, n, 0, path, msg, sizeof(msg)) == 0, "%s", msg);
+	ibf_fabric_free(f);
+}
+
 /* A switch without hosts cabled to two of four spines only (a spare, or one
  * whose hosts are gone) makes the levels three: those two spines have an
  * up-cable, the other two none, and a parent's weight in the chain's climb
@@ -2660,6 +2850,8 @@ int main(void)
 	TT(t_partial_leaves);
 	TT(t_roots_file);
 	TT(t_roots_check_lines);
+	TT(t_roots_warn_wrong);
+	TT(t_roots_warn_quiet);
 	TT(t_zero_weight_parents);
 	TT(t_demand_load);
 	TT(t_leaf_repair_3level);
