@@ -7,7 +7,9 @@
 #    every pair is delivered loop-free in what dump_lfts reads back;
 #  - the spine back: dmodk routes with both roots, no warning;
 #  - a roots file naming only a spine that is gone: dmodk refuses with the
-#    GUID named and OpenSM falls back (there is no tree to route from).
+#    GUID named and OpenSM falls back (there is no tree to route from);
+#  - a roots file naming a leaf: dmodk routes, and the log warns with the
+#    file's line and the structure's top level.
 . "$(dirname "$0")/lib.sh"
 need_sim
 need_plugin dump_lfts
@@ -73,5 +75,22 @@ check "OpenSM up (the only root gone)" test $? -eq 0
 check "the only root gone: dmodk refuses, naming it and the file's line" \
 	grep -q "ibfab dmodk: cannot route: $WORK/roots:1: root GUID 0x0*${spine1#0x} is not a switch of this fabric (no node has it)" "$SIM/opensm.log"
 check "... and OpenSM falls back to minhop" grep -q "minhop tables configured on all switches" "$SIM/opensm.log"
+osm_sim_stop
+
+# a leaf named as the root: dmodk still routes (no fallback), and the log
+# says the file names a leaf and which switches are the top
+leaf=$(awk '/^switchguid=/ { g = $0 } /^Switch.*"ft-l1-s0000"/ { sub(/.*=/, "", g); print g; exit }' "$WORK/ft.net")
+printf '%s\n' "$leaf" >"$WORK/roots"
+SIM="$WORK/sim3"
+IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/ft.net" "$SIM" 2>&1 | diag
+osm_daemon "$WORK/opensm.conf" "$WORK/ibfab.conf"
+osm_wait_sweep 0
+check "OpenSM up (a leaf as the root)" test $? -eq 0
+grep -E 'ibfab dmodk: .*warning' "$SIM/opensm.log" | cut -c1-260 | diag
+check "a leaf as the root: dmodk still configured the tables (no fallback)" \
+	sh -c "grep -q 'dmodk: tables configured by ibfab' '$SIM/opensm.log' && ! grep -qE 'cannot route|falls back' '$SIM/opensm.log'"
+check "... and the log names the file's line and the leaf" \
+	grep -q "ibfab dmodk: $WORK/roots:1: warning: root 0x0*${leaf#0x} ('ft-l1-s0000'), has 4 hosts, is on level 1 of 2 in the tree the structure gives (a leaf)" "$SIM/opensm.log"
+check "... and the structure's top level" grep -q "ibfab dmodk: $WORK/roots: warning: the structure's top level (level 2) is 2 switches" "$SIM/opensm.log"
 osm_sim_stop
 done_testing
