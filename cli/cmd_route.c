@@ -1101,17 +1101,42 @@ static void cong_link_name(const struct ibf_fabric *f, uint32_t e, char *buf, si
 		 n2->desc ? n2->desc : "?", ad->rport);
 }
 
-static void print_bound(const struct ibf_cong_report *rp, int json)
+static void print_bound(const struct ibf_fabric *f, const struct ibf_cong_report *rp,
+			const char *inst, int json)
 {
 	uint32_t pod = 0;
 	for (int l = 1; l < rp->cut_levels; l++)
 		if (rp->cut[l] > pod)
 			pod = rp->cut[l];
+	char na[128] = "", nb[128] = "";
+	if (rp->pair_on && rp->pair) {
+		ibf_ftree_swname(f, rp->pair_src, na, sizeof(na));
+		ibf_ftree_swname(f, rp->pair_dst, nb, sizeof(nb));
+	}
 	if (json) {
 		printf(", \"bound\": %u, \"bound_leaf\": %u", rp->cut_worst, rp->cut[0]);
 		if (rp->cut_levels > 1)
 			printf(", \"bound_pod\": %u", pod);
 		printf(", \"bound_mean\": %.4f, \"at_bound\": %u", rp->cut_mean, rp->at_cut);
+		if (!rp->pair_on)
+			return;
+		/* flat fields: readers that take the object up to its first
+		 * '}' still see all of it */
+		printf(", \"bound_pair\": %u, \"bound_updown\": %u, \"bound_updown_mean\": %.4f, "
+		       "\"at_bound_updown\": %u, \"below_bound_updown\": %u, "
+		       "\"pair_nopath\": %llu",
+		       rp->pair, rp->updown, rp->updown_mean, rp->at_updown, rp->below_updown,
+		       (unsigned long long)rp->pair_nopath);
+		if (rp->pair) {
+			printf(", \"bound_pair_src\": ");
+			ibf_json_str(stdout, na);
+			printf(", \"bound_pair_dst\": ");
+			ibf_json_str(stdout, nb);
+			printf(", \"bound_pair_flows\": %u, \"bound_pair_cables\": %u, "
+			       "\"bound_pair_side\": \"%s\", \"bound_pair_%s\": %u",
+			       rp->pair_flows, rp->pair_cables, rp->pair_side ? "dst" : "src", inst,
+			       rp->pair_inst);
+		}
 		return;
 	}
 	printf("    cut lower bound: worst %u (leaf cut %u", rp->cut_worst, rp->cut[0]);
@@ -1119,6 +1144,26 @@ static void print_bound(const struct ibf_cong_report *rp, int json)
 		printf(", pod cut %u", pod);
 	printf("), mean %.2f; %u/%u instances at their bound%s\n", rp->cut_mean, rp->at_cut,
 	       rp->ninst, rp->ninst && rp->worst == rp->cut_worst ? "; worst AT the bound" : "");
+	if (!rp->pair_on)
+		return;
+	/* a bound for up*down* routes only: a routing with valleys may beat it */
+	printf("    up/down bound (valley-free routes only): worst %u (pair cut %u", rp->updown,
+	       rp->pair);
+	if (rp->pair)
+		printf(": %s %u, '%s' -> '%s', %u flow%s share %u cable%s %s '%s'", inst,
+		       rp->pair_inst, na, nb, rp->pair_flows, rp->pair_flows == 1 ? "" : "s",
+		       rp->pair_cables,
+		       rp->pair_cables == 1 ? "" : "s", rp->pair_side ? "into" : "out of",
+		       rp->pair_side ? nb : na);
+	printf("), mean %.2f; %u/%u instances at it%s", rp->updown_mean, rp->at_updown,
+	       rp->ninst, rp->ninst && rp->worst == rp->updown ? "; worst AT it" : "");
+	if (rp->below_updown)
+		printf("; %u below it (routes with valleys)", rp->below_updown);
+	printf("\n");
+	if (rp->pair_nopath)
+		printf("    note: %llu flow(s) have no up/down path in the tree: not bounded, "
+		       "a valley-free routing cannot deliver them\n",
+		       (unsigned long long)rp->pair_nopath);
 }
 
 static int cmd_route_congestion(int argc, char **argv)
@@ -1231,7 +1276,7 @@ static int cmd_route_congestion(int argc, char **argv)
 			/* demand_load after the bound: scripts that read the
 			 * bound out of the text as far as the first '}' still do */
 			if (pattern != IBF_CONG_PERM) {
-				print_bound(&sh, 1);
+				print_bound(f, &sh, "shift", 1);
 				if (sh.demand)
 					printf(", \"demand_load\": {\"worst\": %.4f, "
 					       "\"worst_shift\": %u, \"mean_max\": %.4f}",
@@ -1247,7 +1292,7 @@ static int cmd_route_congestion(int argc, char **argv)
 				printf(", \"rate_weighted\": {\"worst\": %u, \"mean_max\": %.4f}",
 				       pm.wworst, pm.wmean_max);
 			if (pattern != IBF_CONG_SHIFT_ALL) {
-				print_bound(&pm, 1);
+				print_bound(f, &pm, "perm", 1);
 				if (pm.demand)
 					printf(", \"demand_load\": {\"worst\": %.4f, "
 					       "\"mean_max\": %.4f}",
@@ -1276,7 +1321,7 @@ static int cmd_route_congestion(int argc, char **argv)
 					       "%u/%u (%.1f%%), mean max load %.2f\n",
 					       sh.worst, sh.worst_inst, wl, sh.free_inst, sh.ninst,
 					       100.0 * sh.share_free, sh.mean_max);
-				print_bound(&sh, 0);
+				print_bound(f, &sh, "shift", 0);
 				if (sh.demand) {
 					char wl2[160] = "";
 					if (sh.dworst > 0)
@@ -1292,7 +1337,7 @@ static int cmd_route_congestion(int argc, char **argv)
 				       pm.ninst, (unsigned long long)co.seed, pm.mean_max,
 				       pm.worst);
 			if (pattern != IBF_CONG_SHIFT_ALL)
-				print_bound(&pm, 0);
+				print_bound(f, &pm, "permutation", 0);
 			if (pattern != IBF_CONG_SHIFT_ALL && pm.demand)
 				printf("    demand load (flows' host rates / link rate): mean max "
 				       "%.2f, worst %.2f\n",

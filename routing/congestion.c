@@ -326,6 +326,285 @@ static uint32_t cut_bound(struct cut *k, int lv, const uint32_t *dst, uint32_t N
 	return best;
 }
 
+/* Up/down pair cut.  A valley-free path on the tree goes up zero or more
+ * levels, then down.  A switch's summits are the switches with no up-cable
+ * that it reaches going up only (itself when it has none); x reaches b by
+ * up-then-down iff x and b share a summit (the highest common ancestor,
+ * extended upwards, is one).  For a pair (a, b) of switches with hosts,
+ * every valley-free path from a to b leaves a over an up-cable to an x that
+ * reaches b that way, or a down-cable to an x above b (b reaches x going
+ * up), and enters b over a down-cable from a y that a reaches that way, or
+ * an up-cable from a y above a.  The f_ab flows share those cables: one of
+ * them carries at least ceil(f_ab / count).  Parallel cables count one
+ * each.  Only valley-free routing is bound: a path may go down and up
+ * again (a valley) over other cables. */
+struct pent {
+	uint32_t a, b;	   /* switch indices; a == UINT32_MAX: empty slot */
+	uint32_t out, in;  /* usable cables leaving a, entering b */
+	uint32_t stamp;	   /* instance that last counted it, plus 1 */
+	uint32_t cnt;	   /* its flows in that instance */
+};
+struct pcut {
+	int on;
+	uint32_t S, sw, aw;
+	uint8_t *lvl;	 /* [S] tree levels */
+	uint64_t *sum;	 /* [S * sw] summit bit sets */
+	uint32_t *hrow;	 /* [S] row in anc of a switch with hosts, UINT32_MAX: none */
+	uint64_t *anc;	 /* [rows * aw] switches a host switch reaches going up (itself too) */
+	struct pent *tab;
+	uint32_t tcap, tused;
+	uint32_t *touched; /* [N] slots counted in the open instance */
+	uint32_t ntouched;
+};
+
+static void pcut_free(struct pcut *p)
+{
+	free(p->lvl);
+	free(p->sum);
+	free(p->hrow);
+	free(p->anc);
+	free(p->tab);
+	free(p->touched);
+}
+
+static int pcut_build(struct pcut *p, const struct ibf_fabric *f, const struct ibf_ftree *t,
+		      const struct host *h, uint32_t N)
+{
+	uint32_t S = f->nsw;
+	p->S = S;
+	p->lvl = malloc(S ? S : 1);
+	uint32_t *ord = malloc((S ? S : 1) * sizeof(uint32_t));
+	uint32_t *sid = malloc((S ? S : 1) * sizeof(uint32_t));
+	p->hrow = malloc((S ? S : 1) * sizeof(uint32_t));
+	p->touched = malloc((N ? N : 1) * sizeof(uint32_t));
+	if (!p->lvl || !ord || !sid || !p->hrow || !p->touched)
+		goto nomem;
+	memcpy(p->lvl, t->level, S);
+	/* switches from the top level down; summits numbered in that order */
+	uint32_t nsum = 0, k = 0;
+	for (int l = t->levels; l >= 1; l--)
+		for (uint32_t s = 0; s < S; s++)
+			if (p->lvl[s] == l)
+				ord[k++] = s;
+	for (uint32_t s = 0; s < S; s++) {
+		sid[s] = UINT32_MAX;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
+			if (p->lvl[f->adj[e].nbr] > p->lvl[s])
+				goto notsum;
+		sid[s] = nsum++;
+	notsum:;
+	}
+	p->sw = (nsum + 63) / 64;
+	p->sum = calloc((size_t)S * p->sw + 1, sizeof(uint64_t));
+	if (!p->sum)
+		goto nomem;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t s = ord[i];
+		uint64_t *ms = p->sum + (size_t)s * p->sw;
+		if (sid[s] != UINT32_MAX) {
+			ms[sid[s] / 64] |= 1ull << (sid[s] % 64);
+			continue;
+		}
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uint32_t x = f->adj[e].nbr;
+			if (p->lvl[x] <= p->lvl[s])
+				continue;
+			const uint64_t *mx = p->sum + (size_t)x * p->sw;
+			for (uint32_t w = 0; w < p->sw; w++)
+				ms[w] |= mx[w];
+		}
+	}
+	/* ancestors, needed only where a switch with hosts sits above level 1
+	 * (a cable down from a source, or up into a destination) */
+	int high = 0;
+	for (uint32_t i = 0; i < N; i++)
+		high |= p->lvl[h[i].sw] > 1;
+	uint32_t rows = 0;
+	for (uint32_t s = 0; s < S; s++)
+		p->hrow[s] = UINT32_MAX;
+	if (high) {
+		for (uint32_t i = 0; i < N; i++)
+			if (p->hrow[h[i].sw] == UINT32_MAX)
+				p->hrow[h[i].sw] = rows++;
+		p->aw = (S + 63) / 64;
+		p->anc = calloc((size_t)rows * p->aw + 1, sizeof(uint64_t));
+		if (!p->anc)
+			goto nomem;
+		for (uint32_t s = 0; s < S; s++) {
+			if (p->hrow[s] == UINT32_MAX)
+				continue;
+			uint64_t *ma = p->anc + (size_t)p->hrow[s] * p->aw;
+			uint32_t q0 = 0, q1 = 0;
+			sid[q1++] = s; /* sid is free now: the BFS queue */
+			ma[s / 64] |= 1ull << (s % 64);
+			while (q0 < q1) {
+				uint32_t u = sid[q0++];
+				for (uint32_t e = f->adj_off[u]; e < f->adj_off[u + 1]; e++) {
+					uint32_t x = f->adj[e].nbr;
+					if (p->lvl[x] <= p->lvl[u] || (ma[x / 64] >> (x % 64) & 1))
+						continue;
+					ma[x / 64] |= 1ull << (x % 64);
+					sid[q1++] = x;
+				}
+			}
+		}
+	}
+	p->tcap = 1024;
+	p->tab = malloc(p->tcap * sizeof(*p->tab));
+	if (!p->tab)
+		goto nomem;
+	for (uint32_t i = 0; i < p->tcap; i++)
+		p->tab[i].a = UINT32_MAX;
+	free(ord);
+	free(sid);
+	p->on = 1;
+	return 0;
+nomem:
+	free(ord);
+	free(sid);
+	return -1;
+}
+
+static int meet(const struct pcut *p, uint32_t x, uint32_t y)
+{
+	const uint64_t *mx = p->sum + (size_t)x * p->sw, *my = p->sum + (size_t)y * p->sw;
+	for (uint32_t w = 0; w < p->sw; w++)
+		if (mx[w] & my[w])
+			return 1;
+	return 0;
+}
+
+/* x is above (or is) host switch b: b reaches x going up */
+static int above(const struct pcut *p, uint32_t b, uint32_t x)
+{
+	const uint64_t *ma = p->anc + (size_t)p->hrow[b] * p->aw;
+	return (int)(ma[x / 64] >> (x % 64) & 1);
+}
+
+static void pair_caps(const struct pcut *p, const struct ibf_fabric *f, struct pent *t)
+{
+	uint32_t a = t->a, b = t->b;
+	t->out = t->in = 0;
+	for (uint32_t e = f->adj_off[a]; e < f->adj_off[a + 1]; e++) {
+		uint32_t x = f->adj[e].nbr;
+		if (p->lvl[x] > p->lvl[a] ? meet(p, x, b) : p->lvl[x] < p->lvl[a] && above(p, b, x))
+			t->out++;
+	}
+	for (uint32_t e = f->adj_off[b]; e < f->adj_off[b + 1]; e++) {
+		uint32_t y = f->adj[e].nbr;
+		if (p->lvl[y] > p->lvl[b] ? meet(p, a, y) : p->lvl[y] < p->lvl[b] && above(p, a, y))
+			t->in++;
+	}
+}
+
+static uint32_t phash(uint32_t a, uint32_t b)
+{
+	uint64_t x = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(x >> 32);
+}
+
+/* the table slot of pair (a, b), made (its cables counted) when new;
+ * NULL when out of memory */
+static struct pent *pair_get(struct pcut *p, const struct ibf_fabric *f, uint32_t a, uint32_t b)
+{
+	uint32_t m = p->tcap - 1, i = phash(a, b) & m;
+	while (p->tab[i].a != UINT32_MAX) {
+		if (p->tab[i].a == a && p->tab[i].b == b)
+			return &p->tab[i];
+		i = (i + 1) & m;
+	}
+	if (2 * (p->tused + 1) > p->tcap) {
+		/* grow; done between instances only (no slot counted) */
+		uint32_t nc = p->tcap * 2;
+		struct pent *nt = malloc(nc * sizeof(*nt));
+		if (!nt)
+			return NULL;
+		for (uint32_t j = 0; j < nc; j++)
+			nt[j].a = UINT32_MAX;
+		for (uint32_t j = 0; j < p->tcap; j++) {
+			if (p->tab[j].a == UINT32_MAX)
+				continue;
+			uint32_t q = phash(p->tab[j].a, p->tab[j].b) & (nc - 1);
+			while (nt[q].a != UINT32_MAX)
+				q = (q + 1) & (nc - 1);
+			nt[q] = p->tab[j];
+		}
+		free(p->tab);
+		p->tab = nt;
+		p->tcap = nc;
+		m = nc - 1;
+		i = phash(a, b) & m;
+		while (p->tab[i].a != UINT32_MAX)
+			i = (i + 1) & m;
+	}
+	struct pent *t = &p->tab[i];
+	t->a = a;
+	t->b = b;
+	t->stamp = 0;
+	t->cnt = 0;
+	pair_caps(p, f, t);
+	p->tused++;
+	return t;
+}
+
+/* The pair cut of one instance (dst[a]: a's destination, stamp: the
+ * instance number + 1); the tightest pair into *w when it beats w->v.
+ * -1: out of memory. */
+struct pworst {
+	uint32_t v, a, b, flows, cables;
+	int side;
+};
+static int pair_bound(struct pcut *p, const struct ibf_fabric *f, const struct host *h,
+		      const uint32_t *dst, uint32_t N, const uint32_t *hcomp, uint32_t stamp,
+		      uint32_t *bound, struct pworst *w, uint64_t *nopath)
+{
+	/* pairs first, then counts: the table may grow (and move) while new
+	 * pairs come in, so slots are kept as positions only after that */
+	for (uint32_t a = 0; a < N; a++) {
+		uint32_t b = dst[a];
+		if (b == a || h[a].sw == h[b].sw || hcomp[a] != hcomp[b])
+			continue;
+		if (!pair_get(p, f, h[a].sw, h[b].sw))
+			return -1;
+	}
+	p->ntouched = 0;
+	for (uint32_t a = 0; a < N; a++) {
+		uint32_t b = dst[a];
+		if (b == a || h[a].sw == h[b].sw || hcomp[a] != hcomp[b])
+			continue;
+		struct pent *t = pair_get(p, f, h[a].sw, h[b].sw);
+		if (t->stamp != stamp) {
+			t->stamp = stamp;
+			t->cnt = 0;
+			p->touched[p->ntouched++] = (uint32_t)(t - p->tab);
+		}
+		t->cnt++;
+	}
+	uint32_t best = 0;
+	for (uint32_t i = 0; i < p->ntouched; i++) {
+		const struct pent *t = &p->tab[p->touched[i]];
+		if (!t->out || !t->in) {
+			*nopath += t->cnt; /* no valley-free path: not bounded */
+			continue;
+		}
+		for (int side = 0; side < 2; side++) {
+			uint32_t c = side ? t->in : t->out, v = (t->cnt + c - 1) / c;
+			if (v > best)
+				best = v;
+			if (v > w->v) {
+				w->v = v;
+				w->a = t->a;
+				w->b = t->b;
+				w->flows = t->cnt;
+				w->cables = c;
+				w->side = side;
+			}
+		}
+	}
+	*bound = best;
+	return 0;
+}
+
 static void reset(struct cg *c)
 {
 	for (uint32_t i = 0; i < c->ntouched; i++) {
@@ -368,9 +647,9 @@ static int demand_rates(const struct ibf_fabric *f, struct host *h, uint32_t N, 
 
 /* The end ports in the pattern's order (*order: the order used) as hosts,
  * and the cuts: the pod cuts of a tree of more than 2 levels, then the
- * leaf cut (level 0). */
+ * leaf cut (level 0); on a tree, the up/down pair cut's reach sets. */
 static int hosts_and_cuts(const struct ibf_fabric *f, int *order, struct host **hp, uint32_t *np,
-			  struct cut *cut, struct ibf_error *err)
+			  struct cut *cut, struct pcut *pc, struct ibf_error *err)
 {
 	struct ibf_endport *ep = NULL;
 	struct ibf_ftree t;
@@ -397,6 +676,8 @@ static int hosts_and_cuts(const struct ibf_fabric *f, int *order, struct host **
 	int cutrc = 0;
 	for (int l = 2; have_tree && l < t.levels && !cutrc; l++)
 		cutrc = cut_level(cut, ++cut->nlv, f, h, N, t.level, l);
+	if (have_tree && !cutrc)
+		cutrc = pcut_build(pc, f, &t, h, N);
 	if (have_tree)
 		ibf_ftree_free(&t);
 	if (!cutrc)
@@ -470,11 +751,13 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	uint32_t N = 0;
 	int order = o->order;
 	struct cut cut;
+	struct pcut pc;
 	uint32_t *perm = NULL;
 	struct cg c;
 	memset(&c, 0, sizeof(c));
 	memset(&cut, 0, sizeof(cut));
-	int rc = hosts_and_cuts(f, &order, &h, &N, &cut, err);
+	memset(&pc, 0, sizeof(pc));
+	int rc = hosts_and_cuts(f, &order, &h, &N, &cut, &pc, err);
 	if (rc)
 		goto out;
 	for (uint32_t i = 0; i < N; i++) {
@@ -538,9 +821,13 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	rep->wworst_link = UINT32_MAX;
 	rep->demand = c.lrate != NULL;
 	rep->dworst_link = UINT32_MAX;
-	double sum = 0, bsum = 0, wsum = 0, dsum = 0;
+	rep->pair_on = pc.on;
+	struct pworst pw;
+	memset(&pw, 0, sizeof(pw));
+	double sum = 0, bsum = 0, wsum = 0, dsum = 0, usum = 0;
 	for (uint32_t k = 0; k < ninst; k++) {
 		uint32_t maxl = 0, maxe = UINT32_MAX, id;
+		uint64_t unr0 = c.unrouted;
 		c.maxw = 0;
 		c.maxwe = UINT32_MAX;
 		c.maxd = 0;
@@ -574,6 +861,21 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		bsum += bmax;
 		if (maxl <= bmax)
 			rep->at_cut++;
+		uint32_t pb = 0, pv = pw.v;
+		if (pc.on &&
+		    pair_bound(&pc, f, h, perm, N, cut.hcomp, k + 1, &pb, &pw, &rep->pair_nopath)) {
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			goto out;
+		}
+		if (pw.v > pv)
+			rep->pair_inst = id;
+		if (pb < bmax)
+			pb = bmax;
+		usum += pb;
+		if (maxl <= pb)
+			rep->at_updown++;
+		if (maxl < pb && c.unrouted == unr0)
+			rep->below_updown++;
 		rep->max_load[k] = maxl;
 		sum += maxl;
 		if (maxl <= 1)
@@ -592,10 +894,21 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	for (int l = 0; l <= cut.nlv; l++)
 		if (rep->cut[l] > rep->cut_worst)
 			rep->cut_worst = rep->cut[l];
+	if (pc.on) {
+		rep->pair = pw.v;
+		rep->pair_src = pw.a;
+		rep->pair_dst = pw.b;
+		rep->pair_flows = pw.flows;
+		rep->pair_cables = pw.cables;
+		rep->pair_side = pw.side;
+	}
+	rep->updown = rep->pair > rep->cut_worst ? rep->pair : rep->cut_worst;
+	rep->updown_mean = ninst ? usum / ninst : 0;
 	rep->flows = c.flows;
 	rep->unrouted = c.unrouted;
 out:
 	cut_free(&cut);
+	pcut_free(&pc);
 	free(h);
 	free(c.load);
 	free(c.lw);

@@ -259,6 +259,26 @@ struct ibf_cong_report {
 	uint32_t cut_worst; /* largest of cut[] */
 	double cut_mean;    /* mean over instances of the instance's bound */
 	uint32_t at_cut;    /* instances whose max load equals their bound */
+	/* up/down pair cut (docs/dmodk.md), a bound only for routings whose
+	 * paths are valley-free on the recognised tree (up zero or more
+	 * levels, then down): for every pair (a, b) of switches with hosts and
+	 * f_ab flows from a's hosts to b's, ceil(f_ab / c) where c counts the
+	 * cables leaving a (or, on the other side, entering b) that lie on a
+	 * valley-free path from a to b; pair_on 0 (no tree) leaves it all 0 */
+	int pair_on;
+	uint32_t pair;	      /* largest over the instances */
+	uint32_t pair_inst;   /* instance with it (shift c or permutation number) */
+	uint32_t pair_src;    /* its pair: switch indices */
+	uint32_t pair_dst;
+	uint32_t pair_flows;  /* flows of the pair in that instance */
+	uint32_t pair_cables; /* usable cables on the pair's tighter side */
+	int pair_side;	      /* 0: cables leaving pair_src, 1: entering pair_dst */
+	uint32_t updown;      /* largest of cut_worst and pair: the up/down bound */
+	double updown_mean;   /* mean over instances of max(cut bound, pair cut) */
+	uint32_t at_updown;   /* instances whose max load is at most that */
+	uint32_t below_updown; /* instances with every flow delivered and a max load
+				* below it: the routing used a valley */
+	uint64_t pair_nopath; /* flows (same component) with no valley-free path */
 	/* links of different rates (ibf_link_rate_weights): the same figures
 	 * in flows x rate weight (the fastest switch link's rate over the
 	 * link's), the time to drain relative to one flow on a fastest link;

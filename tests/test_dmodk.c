@@ -2814,6 +2814,146 @@ static void t_path_balance(void)
 	}
 }
 
+/* the switch (node) across port p of node v, -1 when none */
+static int peer_sw(const struct ibf_fabric *f, int v, int p)
+{
+	const struct ibf_port *pp = ibf_port(f, v, p);
+	if (pp->peer_node == IBF_NO_NODE || f->nodes[pp->peer_node].type != IBF_NODE_SWITCH)
+		return -1;
+	return pp->peer_node;
+}
+
+/* level-2 switches x and y of different pods hang below a common top
+ * switch (their only common neighbours are top switches) */
+static int share_top(const struct ibf_fabric *f, int x, int y)
+{
+	for (int p = 1; p <= f->nodes[x].nports; p++) {
+		int t = peer_sw(f, x, p);
+		if (t < 0)
+			continue;
+		for (int q = 1; q <= f->nodes[y].nports; q++)
+			if (peer_sw(f, y, q) == t)
+				return 1;
+	}
+	return 0;
+}
+
+/* XGFT(3;4,3,2;1,3,3): leaf ft-l1-s0000 (pod 0) loses its cable to its
+ * first parent, leaf ft-l1-s0003 (pod 1) the one to the parent of the
+ * column of s0000's second parent.  A top switch joins the level-2
+ * switches of one column only, so every up/down path from s0000 to s0003
+ * runs over s0000's cable to its third parent: shift 12 sends s0000's 4
+ * hosts to s0003's, 4 flows on that cable.  The leaf cut says 2 (4 hosts,
+ * 2 cables), the pod cut 2 (12 hosts, 9 cables); the pair cut says 4, and
+ * dmodk (up/down paths) gets 4. */
+static void t_pair_cut_damaged(void)
+{
+	int m[3] = { 4, 3, 2 }, w[3] = { 1, 3, 3 };
+	struct ibf_fabric *f = xgft(3, m, w, 1, 0);
+	TT_REQUIRE(f);
+	int a = ibf_fabric_find_desc(f, "ft-l1-s0000"), b = ibf_fabric_find_desc(f, "ft-l1-s0003");
+	TT_REQUIRE(a >= 0 && b >= 0);
+	int pa[3], na = 0;
+	for (int p = 1; p <= f->nodes[a].nports && na < 3; p++)
+		if (peer_sw(f, a, p) >= 0)
+			pa[na++] = p;
+	TT_REQUIRE(na == 3);
+	int col1 = peer_sw(f, a, pa[1]), col2 = peer_sw(f, a, pa[2]), cutb = 0, keepb = 0;
+	for (int p = 1; p <= f->nodes[b].nports; p++) {
+		int y = peer_sw(f, b, p);
+		if (y < 0)
+			continue;
+		if (share_top(f, col1, y)) {
+			ibf_fabric_disconnect(f, b, p);
+			cutb++;
+		} else if (share_top(f, col2, y)) {
+			keepb++;
+		}
+	}
+	TT_REQUIRE(cutb == 1 && keepb == 1);
+	ibf_fabric_disconnect(f, a, pa[0]);
+	struct ibf_error err;
+	struct ibf_dmodk_opts d;
+	ibf_dmodk_opts_default(&d);
+	struct ibf_routes r;
+	TT_REQUIRE(dmodk_routed(f, 0, &d, &r, &err) == 0);
+	TT_CHECK(tree_updown(f, &d.tree, &r));
+	struct ibf_cong_report rep;
+	uint32_t wst = shifts(f, &r, 0, &rep);
+	printf("# damaged XGFT(3;4,3,2;1,3,3): worst shift %u (shift %u), cut %u (leaf %u), "
+	       "pair cut %u (shift %u, %u flows / %u cables), up/down bound %u, %u/%u at it\n",
+	       wst, rep.worst_inst, rep.cut_worst, rep.cut[0], rep.pair, rep.pair_inst,
+	       rep.pair_flows, rep.pair_cables, rep.updown, rep.at_updown, rep.ninst);
+	TT_EQ_INT(rep.cut[0], 2);
+	TT_EQ_INT(rep.cut_worst, 2);
+	TT_EQ_INT(rep.pair_on, 1);
+	TT_EQ_INT(rep.pair, 4);
+	TT_EQ_INT(rep.updown, 4);
+	TT_EQ_INT(rep.pair_inst, 12);
+	TT_EQ_INT(rep.pair_src, (uint32_t)f->nodes[a].sw);
+	TT_EQ_INT(rep.pair_dst, (uint32_t)f->nodes[b].sw);
+	TT_EQ_INT(rep.pair_flows, 4);
+	TT_EQ_INT(rep.pair_cables, 1);
+	TT_EQ_INT(rep.pair_side, 0);
+	TT_EQ_INT(rep.pair_nopath, 0);
+	/* a bound for up/down routes: dmodk never below it, at it here */
+	TT_EQ_INT(rep.below_updown, 0);
+	TT_EQ_INT(wst, 4);
+	/* every shift alone: its load at least its own bound */
+	for (uint32_t c = 1; c < rep.nhosts; c++) {
+		struct ibf_cong_opts o;
+		ibf_cong_opts_default(&o);
+		o.pattern = IBF_CONG_SHIFT;
+		o.shift = c;
+		struct ibf_cong_report one;
+		TT_REQUIRE(ibf_congestion(f, &r, &o, &one, &err) == 0);
+		TT_CHECK_MSG(one.worst >= one.updown, "shift %u: load %u below its bound %u", c,
+			     one.worst, one.updown);
+		if (c == 12)
+			TT_EQ_INT(one.pair, 4);
+		ibf_cong_report_free(&one);
+	}
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Complete trees: every up-cable of a leaf reaches every other leaf going
+ * up then down, so the pair cut is the leaf cut (a leaf's hosts all
+ * sending to one leaf), and the up/down bound the cut bound. */
+static void t_pair_cut_complete(void)
+{
+	for (int k = 0; k < 2; k++) {
+		/* the 4-ary 3-tree; the tapered XGFT(3;4,4,4;1,2,2) (leaf cut 2) */
+		int m[3] = { 4, 4, 4 }, w[3] = { 1, 2, 2 };
+		struct ibf_fabric *f = k ? xgft(3, m, w, 1, 0) : ibf_gen_kary_ntree(4, 3, NULL);
+		TT_REQUIRE(f);
+		struct ibf_error err;
+		struct ibf_routes r;
+		TT_REQUIRE(dmodk_routed(f, 0, NULL, &r, &err) == 0);
+		for (int pat = 0; pat < 2; pat++) {
+			struct ibf_cong_opts o;
+			ibf_cong_opts_default(&o);
+			o.pattern = pat ? IBF_CONG_PERM : IBF_CONG_SHIFT_ALL;
+			struct ibf_cong_report rep;
+			TT_REQUIRE(ibf_congestion(f, &r, &o, &rep, &err) == 0);
+			printf("# complete %d, %s: leaf cut %u, cut %u, pair cut %u, up/down %u, "
+			       "worst %u\n",
+			       k, pat ? "perms" : "shifts", rep.cut[0], rep.cut_worst, rep.pair,
+			       rep.updown, rep.worst);
+			TT_EQ_INT(rep.pair_on, 1);
+			TT_EQ_INT(rep.pair, rep.cut[0]);
+			TT_EQ_INT(rep.updown, rep.cut_worst);
+			TT_EQ_INT(rep.below_updown, 0);
+			TT_EQ_INT(rep.pair_nopath, 0);
+			if (!pat)
+				TT_EQ_INT(rep.pair, k ? 2 : 1);
+			ibf_cong_report_free(&rep);
+		}
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
+}
+
 int main(void)
 {
 	TT(t_recognise_kary3);
@@ -2860,5 +3000,7 @@ int main(void)
 	TT(t_path_balance);
 	TT(t_leaf_repair_stuck);
 	TT(t_leaf_repair_two_step);
+	TT(t_pair_cut_damaged);
+	TT(t_pair_cut_complete);
 	return tt_done();
 }
