@@ -1132,6 +1132,7 @@ static void print_bound(const struct ibf_fabric *f, const struct ibf_cong_report
 			ibf_json_str(stdout, na);
 			printf(", \"bound_pair_dst\": ");
 			ibf_json_str(stdout, nb);
+			printf(", \"bound_pair_pod\": %s", rp->pair_pod ? "true" : "false");
 			printf(", \"bound_pair_flows\": %u, \"bound_pair_cables\": %u, "
 			       "\"bound_pair_side\": \"%s\", \"bound_pair_%s\": %u",
 			       rp->pair_flows, rp->pair_cables, rp->pair_side ? "dst" : "src", inst,
@@ -1150,11 +1151,12 @@ static void print_bound(const struct ibf_fabric *f, const struct ibf_cong_report
 	printf("    up/down bound (valley-free routes only): worst %u (pair cut %u", rp->updown,
 	       rp->pair);
 	if (rp->pair)
-		printf(": %s %u, '%s' -> '%s', %u flow%s share %u cable%s %s '%s'", inst,
-		       rp->pair_inst, na, nb, rp->pair_flows, rp->pair_flows == 1 ? "" : "s",
-		       rp->pair_cables,
+		printf(": %s %u, %s'%s' -> %s'%s', %u flow%s share %u cable%s %s %s'%s'", inst,
+		       rp->pair_inst, rp->pair_pod ? "pod of " : "", na,
+		       rp->pair_pod ? "pod of " : "", nb, rp->pair_flows,
+		       rp->pair_flows == 1 ? "" : "s", rp->pair_cables,
 		       rp->pair_cables == 1 ? "" : "s", rp->pair_side ? "into" : "out of",
-		       rp->pair_side ? nb : na);
+		       rp->pair_pod ? "the pod of " : "", rp->pair_side ? nb : na);
 	printf("), mean %.2f; %u/%u instances at it%s", rp->updown_mean, rp->at_updown,
 	       rp->ninst, rp->ninst && rp->worst == rp->updown ? "; worst AT it" : "");
 	if (rp->below_updown)

@@ -235,6 +235,7 @@ struct cut {
 	int nlv;		/* cut levels in use */
 	uint32_t *gid[CUT_MAX]; /* [N] group of each host, UINT32_MAX: none */
 	uint32_t *cap[CUT_MAX]; /* [nsw] cables leaving group g (groups are switch ids) */
+	uint32_t *sg[CUT_MAX];	/* [nsw] group of each switch (levels >= 1; its own id above) */
 	uint32_t *cin, *cout;	/* [nsw] scratch counters */
 	uint32_t *hcomp;	/* [N] switch component of each host's switch */
 };
@@ -244,6 +245,7 @@ static void cut_free(struct cut *k)
 	for (int l = 0; l < CUT_MAX; l++) {
 		free(k->gid[l]);
 		free(k->cap[l]);
+		free(k->sg[l]);
 	}
 	free(k->cin);
 	free(k->cout);
@@ -293,7 +295,10 @@ static int cut_level(struct cut *k, int lv, const struct ibf_fabric *f, const st
 		uint32_t s = h[i].sw;
 		k->gid[lv][i] = (level && level[s] > maxlevel) ? UINT32_MAX : uf[s];
 	}
-	free(uf);
+	if (level)
+		k->sg[lv] = uf; /* the pod pair cut's groups */
+	else
+		free(uf);
 	return 0;
 }
 
@@ -336,10 +341,16 @@ static uint32_t cut_bound(struct cut *k, int lv, const uint32_t *dst, uint32_t N
  * up), and enters b over a down-cable from a y that a reaches that way, or
  * an up-cable from a y above a.  The f_ab flows share those cables: one of
  * them carries at least ceil(f_ab / count).  Parallel cables count one
- * each.  Only valley-free routing is bound: a path may go down and up
+ * each.  The same holds for a pair of pods (P, Q) of a cut level: a
+ * valley-free path from P to Q leaves P once, up a cable from P to an x
+ * outside it that reaches some switch of Q with hosts up-then-down, and
+ * enters Q once, down a cable from a y outside it that some switch of P
+ * with hosts reaches that way; the flows from P's hosts to Q's share those
+ * cables.  Only valley-free routing is bound: a path may go down and up
  * again (a valley) over other cables. */
 struct pent {
-	uint32_t a, b;	   /* switch indices; a == UINT32_MAX: empty slot */
+	uint32_t a, b;	   /* switch indices (pods: their groups); a == UINT32_MAX: empty */
+	uint32_t lv;	   /* cut level: 0 the switches with hosts, >= 1 pods */
 	uint32_t out, in;  /* usable cables leaving a, entering b */
 	uint32_t stamp;	   /* instance that last counted it, plus 1 */
 	uint32_t cnt;	   /* its flows in that instance */
@@ -351,6 +362,8 @@ struct pcut {
 	uint64_t *sum;	 /* [S * sw] summit bit sets */
 	uint32_t *hrow;	 /* [S] row in anc of a switch with hosts, UINT32_MAX: none */
 	uint64_t *anc;	 /* [rows * aw] switches a host switch reaches going up (itself too) */
+	uint8_t *hashost; /* [S] the switch has hosts */
+	uint64_t *gs;	 /* [2 * sw] scratch: summits of a pod's host switches */
 	struct pent *tab;
 	uint32_t tcap, tused;
 	uint32_t *touched; /* [N] slots counted in the open instance */
@@ -363,6 +376,8 @@ static void pcut_free(struct pcut *p)
 	free(p->sum);
 	free(p->hrow);
 	free(p->anc);
+	free(p->hashost);
+	free(p->gs);
 	free(p->tab);
 	free(p->touched);
 }
@@ -376,9 +391,12 @@ static int pcut_build(struct pcut *p, const struct ibf_fabric *f, const struct i
 	uint32_t *ord = malloc((S ? S : 1) * sizeof(uint32_t));
 	uint32_t *sid = malloc((S ? S : 1) * sizeof(uint32_t));
 	p->hrow = malloc((S ? S : 1) * sizeof(uint32_t));
-	p->touched = malloc((N ? N : 1) * sizeof(uint32_t));
-	if (!p->lvl || !ord || !sid || !p->hrow || !p->touched)
+	p->touched = malloc((N ? N : 1) * CUT_MAX * sizeof(uint32_t));
+	p->hashost = calloc(S ? S : 1, 1);
+	if (!p->lvl || !ord || !sid || !p->hrow || !p->touched || !p->hashost)
 		goto nomem;
+	for (uint32_t i = 0; i < N; i++)
+		p->hashost[h[i].sw] = 1;
 	memcpy(p->lvl, t->level, S);
 	/* switches from the top level down; summits numbered in that order */
 	uint32_t nsum = 0, k = 0;
@@ -396,7 +414,8 @@ static int pcut_build(struct pcut *p, const struct ibf_fabric *f, const struct i
 	}
 	p->sw = (nsum + 63) / 64;
 	p->sum = calloc((size_t)S * p->sw + 1, sizeof(uint64_t));
-	if (!p->sum)
+	p->gs = calloc(2 * (size_t)p->sw + 1, sizeof(uint64_t));
+	if (!p->sum || !p->gs)
 		goto nomem;
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t s = ord[i];
@@ -481,9 +500,56 @@ static int above(const struct pcut *p, uint32_t b, uint32_t x)
 	return (int)(ma[x / 64] >> (x % 64) & 1);
 }
 
-static void pair_caps(const struct pcut *p, const struct ibf_fabric *f, struct pent *t)
+/* x meets a pod: shares a summit with gs (the pod's host switches' summits) */
+static int meet_set(const struct pcut *p, uint32_t x, const uint64_t *gs)
+{
+	const uint64_t *mx = p->sum + (size_t)x * p->sw;
+	for (uint32_t w = 0; w < p->sw; w++)
+		if (mx[w] & gs[w])
+			return 1;
+	return 0;
+}
+
+/* the usable cables of pod pair (a, b) at cut level t->lv (sg: the
+ * switches' groups) */
+static void pod_caps(const struct pcut *p, const struct ibf_fabric *f, const uint32_t *sg,
+		     struct pent *t)
+{
+	uint64_t *ga = p->gs, *gb = p->gs + p->sw;
+	memset(p->gs, 0, 2 * p->sw * sizeof(uint64_t));
+	for (uint32_t s = 0; s < p->S; s++) {
+		if (!p->hashost[s] || (sg[s] != t->a && sg[s] != t->b))
+			continue;
+		uint64_t *g = sg[s] == t->a ? ga : gb;
+		const uint64_t *ms = p->sum + (size_t)s * p->sw;
+		for (uint32_t w = 0; w < p->sw; w++)
+			g[w] |= ms[w];
+	}
+	t->out = t->in = 0;
+	for (uint32_t s = 0; s < p->S; s++) {
+		if (sg[s] != t->a && sg[s] != t->b)
+			continue;
+		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++) {
+			uint32_t x = f->adj[e].nbr;
+			if (sg[x] == sg[s])
+				continue;
+			/* a pod is closed downwards: a cable leaving it goes up */
+			if (sg[s] == t->a && meet_set(p, x, gb))
+				t->out++;
+			if (sg[s] == t->b && meet_set(p, x, ga))
+				t->in++;
+		}
+	}
+}
+
+static void pair_caps(const struct pcut *p, const struct ibf_fabric *f, const struct cut *k,
+		      struct pent *t)
 {
 	uint32_t a = t->a, b = t->b;
+	if (t->lv) {
+		pod_caps(p, f, k->sg[t->lv], t);
+		return;
+	}
 	t->out = t->in = 0;
 	for (uint32_t e = f->adj_off[a]; e < f->adj_off[a + 1]; e++) {
 		uint32_t x = f->adj[e].nbr;
@@ -497,19 +563,20 @@ static void pair_caps(const struct pcut *p, const struct ibf_fabric *f, struct p
 	}
 }
 
-static uint32_t phash(uint32_t a, uint32_t b)
+static uint32_t phash(uint32_t a, uint32_t b, uint32_t lv)
 {
-	uint64_t x = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull;
+	uint64_t x = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull + lv * 0xbf58476d1ce4e5b9ull;
 	return (uint32_t)(x >> 32);
 }
 
 /* the table slot of pair (a, b), made (its cables counted) when new;
  * NULL when out of memory */
-static struct pent *pair_get(struct pcut *p, const struct ibf_fabric *f, uint32_t a, uint32_t b)
+static struct pent *pair_get(struct pcut *p, const struct ibf_fabric *f, const struct cut *k,
+			     uint32_t lv, uint32_t a, uint32_t b)
 {
-	uint32_t m = p->tcap - 1, i = phash(a, b) & m;
+	uint32_t m = p->tcap - 1, i = phash(a, b, lv) & m;
 	while (p->tab[i].a != UINT32_MAX) {
-		if (p->tab[i].a == a && p->tab[i].b == b)
+		if (p->tab[i].a == a && p->tab[i].b == b && p->tab[i].lv == lv)
 			return &p->tab[i];
 		i = (i + 1) & m;
 	}
@@ -524,7 +591,7 @@ static struct pent *pair_get(struct pcut *p, const struct ibf_fabric *f, uint32_
 		for (uint32_t j = 0; j < p->tcap; j++) {
 			if (p->tab[j].a == UINT32_MAX)
 				continue;
-			uint32_t q = phash(p->tab[j].a, p->tab[j].b) & (nc - 1);
+			uint32_t q = phash(p->tab[j].a, p->tab[j].b, p->tab[j].lv) & (nc - 1);
 			while (nt[q].a != UINT32_MAX)
 				q = (q + 1) & (nc - 1);
 			nt[q] = p->tab[j];
@@ -533,16 +600,17 @@ static struct pent *pair_get(struct pcut *p, const struct ibf_fabric *f, uint32_
 		p->tab = nt;
 		p->tcap = nc;
 		m = nc - 1;
-		i = phash(a, b) & m;
+		i = phash(a, b, lv) & m;
 		while (p->tab[i].a != UINT32_MAX)
 			i = (i + 1) & m;
 	}
 	struct pent *t = &p->tab[i];
 	t->a = a;
 	t->b = b;
+	t->lv = lv;
 	t->stamp = 0;
 	t->cnt = 0;
-	pair_caps(p, f, t);
+	pair_caps(p, f, k, t);
 	p->tused++;
 	return t;
 }
@@ -551,40 +619,54 @@ static struct pent *pair_get(struct pcut *p, const struct ibf_fabric *f, uint32_
  * instance number + 1); the tightest pair into *w when it beats w->v.
  * -1: out of memory. */
 struct pworst {
-	uint32_t v, a, b, flows, cables;
+	uint32_t v, a, b, flows, cables, lv;
 	int side;
 };
+/* the pair of flow a -> b at cut level lv (0: switches, else pods);
+ * 0 when it has none (same switch or pod, a host above the pods) */
+static int pair_of(const struct cut *k, const struct host *h, uint32_t lv, uint32_t a,
+		   uint32_t b, uint32_t *ga, uint32_t *gb)
+{
+	*ga = lv ? k->gid[lv][a] : h[a].sw;
+	*gb = lv ? k->gid[lv][b] : h[b].sw;
+	return *ga != *gb && *ga != UINT32_MAX && *gb != UINT32_MAX;
+}
+
 static int pair_bound(struct pcut *p, const struct ibf_fabric *f, const struct host *h,
-		      const uint32_t *dst, uint32_t N, const uint32_t *hcomp, uint32_t stamp,
+		      const struct cut *k, const uint32_t *dst, uint32_t N, uint32_t stamp,
 		      uint32_t *bound, struct pworst *w, uint64_t *nopath)
 {
+	const uint32_t *hcomp = k->hcomp;
 	/* pairs first, then counts: the table may grow (and move) while new
 	 * pairs come in, so slots are kept as positions only after that */
-	for (uint32_t a = 0; a < N; a++) {
-		uint32_t b = dst[a];
-		if (b == a || h[a].sw == h[b].sw || hcomp[a] != hcomp[b])
-			continue;
-		if (!pair_get(p, f, h[a].sw, h[b].sw))
-			return -1;
-	}
-	p->ntouched = 0;
-	for (uint32_t a = 0; a < N; a++) {
-		uint32_t b = dst[a];
-		if (b == a || h[a].sw == h[b].sw || hcomp[a] != hcomp[b])
-			continue;
-		struct pent *t = pair_get(p, f, h[a].sw, h[b].sw);
-		if (t->stamp != stamp) {
-			t->stamp = stamp;
-			t->cnt = 0;
-			p->touched[p->ntouched++] = (uint32_t)(t - p->tab);
+	for (uint32_t lv = 0; lv <= (uint32_t)k->nlv; lv++)
+		for (uint32_t a = 0; a < N; a++) {
+			uint32_t b = dst[a], ga, gb;
+			if (b == a || hcomp[a] != hcomp[b] || !pair_of(k, h, lv, a, b, &ga, &gb))
+				continue;
+			if (!pair_get(p, f, k, lv, ga, gb))
+				return -1;
 		}
-		t->cnt++;
-	}
+	p->ntouched = 0;
+	for (uint32_t lv = 0; lv <= (uint32_t)k->nlv; lv++)
+		for (uint32_t a = 0; a < N; a++) {
+			uint32_t b = dst[a], ga, gb;
+			if (b == a || hcomp[a] != hcomp[b] || !pair_of(k, h, lv, a, b, &ga, &gb))
+				continue;
+			struct pent *t = pair_get(p, f, k, lv, ga, gb);
+			if (t->stamp != stamp) {
+				t->stamp = stamp;
+				t->cnt = 0;
+				p->touched[p->ntouched++] = (uint32_t)(t - p->tab);
+			}
+			t->cnt++;
+		}
 	uint32_t best = 0;
 	for (uint32_t i = 0; i < p->ntouched; i++) {
 		const struct pent *t = &p->tab[p->touched[i]];
 		if (!t->out || !t->in) {
-			*nopath += t->cnt; /* no valley-free path: not bounded */
+			if (!t->lv)
+				*nopath += t->cnt; /* no valley-free path: not bounded */
 			continue;
 		}
 		for (int side = 0; side < 2; side++) {
@@ -597,6 +679,7 @@ static int pair_bound(struct pcut *p, const struct ibf_fabric *f, const struct h
 				w->b = t->b;
 				w->flows = t->cnt;
 				w->cables = c;
+				w->lv = t->lv;
 				w->side = side;
 			}
 		}
@@ -863,7 +946,7 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 			rep->at_cut++;
 		uint32_t pb = 0, pv = pw.v;
 		if (pc.on &&
-		    pair_bound(&pc, f, h, perm, N, cut.hcomp, k + 1, &pb, &pw, &rep->pair_nopath)) {
+		    pair_bound(&pc, f, h, &cut, perm, N, k + 1, &pb, &pw, &rep->pair_nopath)) {
 			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			goto out;
 		}
@@ -901,6 +984,7 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 		rep->pair_flows = pw.flows;
 		rep->pair_cables = pw.cables;
 		rep->pair_side = pw.side;
+		rep->pair_pod = pw.lv > 0;
 	}
 	rep->updown = rep->pair > rep->cut_worst ? rep->pair : rep->cut_worst;
 	rep->updown_mean = ninst ? usum / ninst : 0;

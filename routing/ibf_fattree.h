@@ -264,7 +264,8 @@ struct ibf_cong_report {
 	 * levels, then down): for every pair (a, b) of switches with hosts and
 	 * f_ab flows from a's hosts to b's, ceil(f_ab / c) where c counts the
 	 * cables leaving a (or, on the other side, entering b) that lie on a
-	 * valley-free path from a to b; pair_on 0 (no tree) leaves it all 0 */
+	 * valley-free path from a to b; the same for pairs of pods of the pod
+	 * cut levels; pair_on 0 (no tree) leaves it all 0 */
 	int pair_on;
 	uint32_t pair;	      /* largest over the instances */
 	uint32_t pair_inst;   /* instance with it (shift c or permutation number) */
@@ -273,6 +274,7 @@ struct ibf_cong_report {
 	uint32_t pair_flows;  /* flows of the pair in that instance */
 	uint32_t pair_cables; /* usable cables on the pair's tighter side */
 	int pair_side;	      /* 0: cables leaving pair_src, 1: entering pair_dst */
+	int pair_pod;	      /* 1: a pair of pods, src and dst name a switch of each */
 	uint32_t updown;      /* largest of cut_worst and pair: the up/down bound */
 	double updown_mean;   /* mean over instances of max(cut bound, pair cut) */
 	uint32_t at_updown;   /* instances whose max load is at most that */
