@@ -20,7 +20,10 @@
 # irregular tree here; `updn` and the others run with OpenSM's defaults.
 # Cell: worst shift load (largest over the layers) / mean max load over 100
 # random permutations (mean over the layers); "fb:ENGINE" when OpenSM fell
-# back to another engine, "none" when no tables came out.
+# back to another engine, "none" when no tables came out.  Beside the cut
+# bound, the up/down bound of `route congestion` (valid for valley-free
+# routes only; both the largest over the layers, read from the first engine
+# with tables).
 #
 #   IBFAB=build/ibfab bench/dmodk_irregular.sh --compete [--lmcs "0 1"] \
 #       [--engines "dmodk ftree updn minhop dfsssp"] [--cases "x844-r5 ndr ..."]
@@ -121,7 +124,8 @@ except Exception:
     sys.exit(0)
 for l in ls:
     print(l["shift"]["worst"], l["shift"]["bound"], "%.2f" % l["shift"]["mean_max"],
-          "%.2f" % l["perm"]["mean_max"], l["shift"]["unrouted"] + l["perm"]["unrouted"])
+          "%.2f" % l["perm"]["mean_max"], l["shift"]["unrouted"] + l["perm"]["unrouted"],
+          l["shift"].get("bound_updown", "?"))
 ' >"$d/layers"
 	echo "${used:-none}" >"$d/used"
 	local out
@@ -138,14 +142,22 @@ if [ $mode = compete ]; then
 		awk -v u="$u" -v e="$2" '{ if ($1 > w) w = $1; p += $4; n++; un += $5 }
 			END { printf "%d/%.2f%s%s", w, p / n, un ? " unrouted " un : "", u == e ? "" : " fb:" u }' "$1/layers"
 	}
-	echo "| fabric | LMC | cut bound | ${engines// / | } |"
-	echo "|---|---|---|$(for e in $engines; do printf -- '---|'; done)"
+	echo "| fabric | LMC | cut bound | up/down bound | ${engines// / | } |"
+	echo "|---|---|---|---|$(for e in $engines; do printf -- '---|'; done)"
 	for n in $cases; do
 		for l in $lmcs; do
 			row="| $n | $l |"
 			for e in $engines; do run "$work/$n.net" "$e" "$l" >/dev/null; done
-			b=$(awk '{ if ($2 > b) b = $2 } END { print b }' "$work/$n-${engines%% *}-$l/layers" 2>/dev/null)
-			row="$row ${b:-?} |"
+			# both bounds depend on the fabric only: read them from the
+			# first engine that left tables (largest over the layers)
+			b= ub=
+			for e in $engines; do
+				[ -s "$work/$n-$e-$l/layers" ] || continue
+				b=$(awk '{ if ($2 > b) b = $2 } END { print b }' "$work/$n-$e-$l/layers")
+				ub=$(awk '{ if ($6 > b) b = $6 } END { print b }' "$work/$n-$e-$l/layers")
+				break
+			done
+			row="$row ${b:-?} | ${ub:-?} |"
 			for e in $engines; do row="$row $(cell "$work/$n-$e-$l" "$e") |"; done
 			echo "$row"
 		done
