@@ -1860,7 +1860,8 @@ static void rm_take_back(struct dk *c, const struct ibf_routes *r2, const uint8_
 }
 
 /* ------------------------------------------------------------------
- * Leaf repair on damaged trees of 3 or more levels.
+ * Leaf repair on damaged trees of 3 or more levels (and on damaged
+ * 2-level trees, see damaged2).
  *
  * The dealing counters move a closed slot's destinations without looking
  * at what the cables already carry, and a source leaf follows the
@@ -1943,6 +1944,7 @@ struct lrep {
 	uint64_t cbudget;    /* moves the chains may still try at this W */
 	uint32_t wkeep;	     /* chains stay only when they end below this W too */
 	uint8_t *snap;	     /* the level-1 and level-2 columns of the layer (and hop counts) */
+	int sepl;	     /* no move to a parent another layer of the destination takes */
 };
 
 static inline uint32_t lr_get(const struct lrep *q, size_t i)
@@ -2135,12 +2137,34 @@ static void lr_eval(const struct lrep *q, const uint32_t *src, uint32_t ns, uint
 	}
 }
 
+static int pb_other_layer(const struct lrep *q, uint32_t s, uint32_t b, uint32_t j, uint32_t m);
+/* parent m of switch s is not the one s takes towards host b's LID in the
+ * current layer, and another layer of that host takes it from s */
+static int lr_sepl(const struct lrep *q, uint32_t s, uint32_t b, uint32_t m)
+{
+	const struct ibf_fabric *f = q->f;
+	const struct ibf_port *pp = ibf_port(f, q->h[b].node, q->h[b].port);
+	if (!pp->lmc || q->dlid[b] < pp->lid)
+		return 0;
+	int node = f->switches[s];
+	uint8_t pt = ibf_lft(q->r, s)[q->dlid[b]];
+	if (pt != IBF_LFT_NONE && pt && pt <= f->nodes[node].nports) {
+		int32_t x = f->port_adj[f->nodes[node].port_off + pt];
+		if (x >= 0 && (uint32_t)f->adj[x].nbr == m)
+			return 0;
+	}
+	return pb_other_layer(q, s, b, q->dlid[b] - pp->lid, m);
+}
+
 /* the path from switch s to b by its up-cable e (pn[0] = e): its length,
- * or -1 when e does not go up or its switch has no up/down path to b */
+ * or -1 when e does not go up or its switch has no up/down path to b (or,
+ * with sepl, when another layer of b takes e's parent from s) */
 static int lr_alt(const struct lrep *q, uint32_t s, uint32_t b, uint32_t e, uint32_t *pn)
 {
 	uint32_t m = q->f->adj[e].nbr;
 	if (q->t->level[m] != q->t->level[s] + 1)
+		return -1;
+	if (q->sepl && lr_sepl(q, s, b, m))
 		return -1;
 	pn[0] = e;
 	int nn = lr_path(q, m, b, pn + 1);
@@ -3219,10 +3243,21 @@ static int uneven_blocks(const struct ibf_ftree *t)
 }
 
 /* A damaged tree of 3 or more levels, or one with leaves at another depth
- * (the trees leaf_repair works on). */
+ * (leaf_repair works on these and on those of damaged2). */
 static int damaged3(const struct ibf_ftree *t)
 {
 	return t->levels > 2 && (t->missing_slots || uneven_blocks(t) || t->shallow || t->tophost);
+}
+
+/* A 2-level tree that lost a cable or has hosts on a spine.  Its tables
+ * come from the closed-slot tables (leaf_remap), which place each moved
+ * destination by its source's up-cable runs and a down count summed over
+ * all sources, not per shift: two moved flows and a bundle rule flow of
+ * one shift could meet on one cable (t8x16-r10, t2miss of bench/ft_cases.sh).
+ * leaf_repair works on these trees as well. */
+static int damaged2(const struct ibf_ftree *t)
+{
+	return t->levels == 2 && (t->missing_slots || t->nspine_hosts);
 }
 
 /* The counters and host lists of the leaf repair (and of the balancing
@@ -3309,13 +3344,16 @@ static void lr_close(struct lrep *q)
 
 static void leaf_repair(struct dk *c, uint32_t nlayers)
 {
-	if (!damaged3(c->t))
+	if (!damaged3(c->t) && !damaged2(c->t))
 		return;
 	struct lrep q;
 	if (lr_open(c, &q, "leaf repair")) {
 		lr_close(&q);
 		return;
 	}
+	/* on a 2-level tree the layers of a destination leave a leaf by
+	 * different spines (leaf_remap, spine_layers): the moves keep that */
+	q.sepl = damaged2(c->t);
 	for (uint32_t j = 0; j < nlayers; j++) {
 		q.wkeep = c->lrtgt && j < c->nlayers ? c->lrtgt[2 * j] : UINT32_MAX;
 		int64_t mv = lr_layer(&q, j);
@@ -3658,11 +3696,10 @@ static int pb_bundled(const struct lrep *q, uint32_t m)
 	return 0;
 }
 
-/* the trees path_balance works on: the damaged ones the repairs work on,
- * and 2-level trees that lost a cable or have hosts on a spine */
+/* the trees path_balance works on: those leaf_repair works on */
 static int pb_damaged(const struct ibf_ftree *t)
 {
-	return damaged3(t) || (t->levels == 2 && (t->missing_slots || t->nspine_hosts));
+	return damaged3(t) || damaged2(t);
 }
 
 /* one layer: count, then passes of moves; the up and down entries moved

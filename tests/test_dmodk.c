@@ -1035,6 +1035,42 @@ static void t_closed_slots_guard(void)
 	ibf_fabric_free(f);
 }
 
+/* The leaf repair on a damaged 2-level tree.  16 leaves x 8 hosts, 8
+ * spines, the 13 leaf-spine cables that t8x16-r10 of bench/ft_cases.sh
+ * lacks.  The closed-slot tables alone leave every layer at 3: in one shift
+ * two source leaves each put two flows on one spine towards the same
+ * destination leaf (their moved destinations and a plain one), while other
+ * spines they share with it carry none.  The repair's moves reach 2, the
+ * cut bound, in every layer at LMC 0, 1 and 2 (3 on the code before). */
+static void t_leaf_repair_2level(void)
+{
+	static const int cut[13][2] = { { 0, 9 },   { 1, 9 },	{ 1, 12 },  { 2, 12 }, { 2, 15 },
+					{ 3, 12 },  { 8, 12 },	{ 8, 15 },  { 9, 13 }, { 11, 11 },
+					{ 12, 13 }, { 13, 14 }, { 15, 9 } };
+	for (int lmc = 0; lmc <= 2; lmc++) {
+		int m[2] = { 8, 16 }, w[2] = { 1, 8 };
+		struct ibf_fabric *f = xgft(2, m, w, 1, 16);
+		TT_REQUIRE(f);
+		/* leaf l: hosts on ports 1..8, spine b on port 9 + b */
+		for (int i = 0; i < 13; i++)
+			ibf_fabric_disconnect(f, cut[i][0], cut[i][1]);
+		struct ibf_routes r;
+		struct ibf_error err;
+		TT_REQUIRE(dmodk_routed(f, lmc, NULL, &r, &err) == 0);
+		for (int j = 0; j < (1 << lmc); j++) {
+			struct ibf_cong_report rep;
+			uint32_t wst = shifts(f, &r, j, &rep);
+			printf("# LMC %d, layer %d: worst shift %u, cut bound %u\n", lmc, j, wst,
+			       rep.cut_worst);
+			TT_EQ_INT(rep.cut_worst, 2);
+			TT_EQ_INT(wst, 2);
+		}
+		TT_CHECK(strstr(lastlog.text, "dmodk: leaf repair, layer 0:") != NULL);
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
+}
+
 /* Healthy trees keep their tables byte for byte: the golden dumps in
  * tests/fixtures/lfts were written by dmodk before the closed-slot remap
  * (commit 84a9f84, `ibfab topo gen fattree ... ; ibfab route --engine
@@ -3046,6 +3082,7 @@ int main(void)
 	TT(t_closed_slots_rotate);
 	TT(t_closed_slots_lmc);
 	TT(t_closed_slots_guard);
+	TT(t_leaf_repair_2level);
 	TT(t_healthy_golden);
 	TT(t_short_bundle_3level);
 	TT(t_uneven_bundles);
