@@ -64,6 +64,13 @@ int cli_outs_finish(struct cli_outs *o, int ok, struct ibf_error *err);
 struct ibf_routes;
 uint32_t cli_lfts_missing(const struct ibf_fabric *f, const struct ibf_routes *r, uint32_t *first);
 
+/* A roots file (path, its GUIDs roots[n]) for engine: a GUID of no switch
+ * of f is an error with the file's line; for dmodk, switches that look
+ * like the wrong ones (a leaf, part of the top) are a warning on stderr,
+ * even with -q (the tables still route, worse than expected). */
+int cli_check_roots(const struct ibf_fabric *f, const char *engine, const char *path,
+		    const uint64_t *roots, uint32_t n, struct ibf_error *err);
+
 /* The independent verifier on a deadlock scheme's result dl for tables r
  * (cli/cmd_deadlock.c): *ok = deadlock-free; the report goes to out (NULL:
  * none).  Returns 0 or an error. */

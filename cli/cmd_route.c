@@ -651,16 +651,6 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 	return rc;
 }
 
-/* What looks wrong in a roots file (it still routes): stderr, even with
- * -q, since the tables are worse than the file's author expects. */
-static void roots_warn(const struct ibf_fabric *f, const char *path, const uint64_t *roots,
-		       uint32_t n)
-{
-	char msg[4096];
-	if (ibf_ftree_check_roots(f, path, roots, n, 1, msg, sizeof(msg)))
-		fprintf(stderr, "%s", msg);
-}
-
 static int run_engine(const struct route_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
 		      struct ibf_route_report *rep, struct ibf_error *err)
 {
@@ -669,16 +659,13 @@ static int run_engine(const struct route_args *a, const struct ibf_fabric *f, st
 	uint64_t *roots = NULL;
 	int rc = ibf_conf_engine_opts(&a->conf, engine, &o, &roots, err);
 	/* a root of no switch here: the file and line (the engine cannot
-	 * name them) */
+	 * name them); wrong-looking roots: a warning */
 	if (!rc && roots)
-		rc = ibf_ftree_check_guids(f, a->conf.dmodk_roots, "root GUID", roots, o.nroots, 0,
-					   err);
+		rc = cli_check_roots(f, engine, a->conf.dmodk_roots, roots, o.nroots, err);
 	if (rc) {
 		free(roots);
 		return rc;
 	}
-	if (roots && !strcmp(engine, "dmodk"))
-		roots_warn(f, a->conf.dmodk_roots, roots, o.nroots);
 	static int info = 1;
 	o.log = cli_log;
 	o.log_ctx = a->verbose ? &info : NULL; /* else errors only */

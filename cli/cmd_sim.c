@@ -1,7 +1,6 @@
 /* ibfab sim flow: flow-level simulation over forwarding tables (docs/sim.md). */
 #include "cli.h"
 #include "ibf_conf.h"
-#include "ibf_fattree.h"
 #include "ibf_sim.h"
 
 #include <errno.h>
@@ -835,15 +834,8 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 			uint64_t *roots = NULL;
 			rc = ibf_conf_engine_opts(&a->conf, sr->engine, &o, &roots, err);
 			if (!rc && roots)
-				rc = ibf_ftree_check_guids(f, a->conf.dmodk_roots, "root GUID",
-							   roots, o.nroots, 0, err);
-			if (!rc && roots && !strcmp(sr->engine, "dmodk")) {
-				/* wrong switches still route, badly: a warning */
-				char msg[4096];
-				if (ibf_ftree_check_roots(f, a->conf.dmodk_roots, roots, o.nroots,
-							  1, msg, sizeof(msg)))
-					fprintf(stderr, "%s", msg);
-			}
+				rc = cli_check_roots(f, sr->engine, a->conf.dmodk_roots, roots,
+						     o.nroots, err);
 			if (!rc) {
 				o.log = cli_log;
 				struct ibf_route_report rep;

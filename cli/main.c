@@ -1,6 +1,7 @@
 /* ibfab: command-line entry point and shared helpers. */
 #include "cli.h"
 #include "ibf_conf.h"
+#include "ibf_fattree.h"
 #include "ibf_live.h"
 #include "ibf_routing.h"
 
@@ -116,6 +117,18 @@ uint32_t cli_lfts_missing(const struct ibf_fabric *f, const struct ibf_routes *r
 			*first = s;
 	}
 	return missing;
+}
+
+int cli_check_roots(const struct ibf_fabric *f, const char *engine, const char *path,
+		    const uint64_t *roots, uint32_t n, struct ibf_error *err)
+{
+	int rc = ibf_ftree_check_guids(f, path, "root GUID", roots, n, 0, err);
+	if (!rc && !strcmp(engine, "dmodk")) {
+		char msg[4096];
+		if (ibf_ftree_check_roots(f, path, roots, n, 1, msg, sizeof(msg)))
+			fprintf(stderr, "%s", msg);
+	}
+	return rc;
 }
 
 int cli_usage_error(const char *prog, const char *fmt, ...)
