@@ -3260,6 +3260,12 @@ static int damaged2(const struct ibf_ftree *t)
 	return t->levels == 2 && (t->missing_slots || t->nspine_hosts);
 }
 
+/* the trees leaf_repair and path_balance work on */
+static int repaired_tree(const struct ibf_ftree *t)
+{
+	return damaged3(t) || damaged2(t);
+}
+
 /* The counters and host lists of the leaf repair (and of the balancing
  * pass below) for c's tables: 0 when ready; 1 when there is nothing to
  * count (no tree order, fewer than 2 hosts) or no room (logged, with what
@@ -3344,7 +3350,7 @@ static void lr_close(struct lrep *q)
 
 static void leaf_repair(struct dk *c, uint32_t nlayers)
 {
-	if (!damaged3(c->t) && !damaged2(c->t))
+	if (!repaired_tree(c->t))
 		return;
 	struct lrep q;
 	if (lr_open(c, &q, "leaf repair")) {
@@ -3696,12 +3702,6 @@ static int pb_bundled(const struct lrep *q, uint32_t m)
 	return 0;
 }
 
-/* the trees path_balance works on: those leaf_repair works on */
-static int pb_damaged(const struct ibf_ftree *t)
-{
-	return damaged3(t) || damaged2(t);
-}
-
 /* one layer: count, then passes of moves; the up and down entries moved
  * into *up, *dn, and the largest path count before and after */
 static int pb_layer(struct lrep *q, struct pbal *z, uint32_t j, uint64_t *up, uint64_t *dn,
@@ -3767,7 +3767,7 @@ static int pb_layer(struct lrep *q, struct pbal *z, uint32_t j, uint64_t *up, ui
 
 static void path_balance(struct dk *c, uint32_t nlayers)
 {
-	if (!pb_damaged(c->t))
+	if (!repaired_tree(c->t))
 		return;
 	struct lrep q;
 	struct pbal z;
