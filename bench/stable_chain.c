@@ -1,0 +1,93 @@
+/* stable_chain: a chain of stable reroutes in memory, as the plugin runs
+ * them from sweep to sweep (the marks and the healthy tables carried in
+ * the tables), so the figures do not depend on what a dump can carry.
+ *   stable_chain ENGINE FABRIC0 FABRIC1 .. FABRICn
+ * FABRIC0 is routed from scratch (the healthy tables H), then each next
+ * fabric by ibf_route_stable from the tables of the one before.  Every
+ * fabric file must carry LIDs (topo gen writes them), so a LID names the
+ * same port in all of them.  One line per step: the (switch, LID) entries
+ * the step changed on the switches present before and after, the columns
+ * kept, and how many entries differ from H on the switches the step's
+ * fabric shares with FABRIC0 (by node GUID).  Figures only. */
+#include "ibf_routing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Entries of r (for f) that differ from h (for fh), on the switches both
+ * have, for the LIDs up to both tables' max LID. */
+static unsigned long long off_h(const struct ibf_fabric *f, const struct ibf_routes *r,
+				const struct ibf_fabric *fh, const struct ibf_routes *h,
+				unsigned long long *of)
+{
+	unsigned long long d = 0, n = 0;
+	uint32_t ml = r->max_lid < h->max_lid ? r->max_lid : h->max_lid;
+	for (uint32_t s = 0; s < f->nsw; s++) {
+		int hn = ibf_fabric_find_guid(fh, f->nodes[f->switches[s]].guid);
+		if (hn < 0 || fh->nodes[hn].type != IBF_NODE_SWITCH)
+			continue;
+		uint32_t hs = (uint32_t)fh->nodes[hn].sw;
+		for (uint32_t l = 1; l <= ml; l++) {
+			if (ibf_lft(h, hs)[l] == IBF_LFT_NONE && ibf_lft(r, s)[l] == IBF_LFT_NONE)
+				continue;
+			n++;
+			d += ibf_lft(r, s)[l] != ibf_lft(h, hs)[l];
+		}
+	}
+	*of = n;
+	return d;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s ENGINE FABRIC0 FABRIC1 [FABRIC2 ..]\n", argv[0]);
+		return 2;
+	}
+	const char *engine = argv[1];
+	int nf = argc - 2;
+	struct ibf_fabric **f = calloc((size_t)nf, sizeof(*f));
+	struct ibf_routes *r = calloc((size_t)nf, sizeof(*r));
+	if (!f || !r)
+		return 1;
+	struct ibf_error err;
+	for (int i = 0; i < nf; i++) {
+		f[i] = ibf_fabric_read(argv[i + 2], IBF_FMT_AUTO, &err);
+		if (!f[i] || (!f[i]->finalized && ibf_fabric_finalize(f[i], &err))) {
+			fprintf(stderr, "%s: %s\n", argv[i + 2], err.msg);
+			return 1;
+		}
+	}
+	struct ibf_route_opts o;
+	ibf_route_opts_default(&o);
+	if (ibf_route(f[0], engine, &o, &r[0], NULL, &err)) {
+		fprintf(stderr, "%s: %s\n", argv[2], err.msg);
+		return 1;
+	}
+	unsigned long long total = 0;
+	for (int i = 1; i < nf; i++) {
+		struct ibf_stable_report rep;
+		if (ibf_route_stable(f[i], engine, &o, f[i - 1], &r[i - 1], &r[i], NULL, &rep, &err)) {
+			fprintf(stderr, "%s: %s\n", argv[i + 2], err.msg);
+			return 1;
+		}
+		struct ibf_check_report ck;
+		if (ibf_route_check(f[i], &r[i], 0, &ck, &err) || ck.loops || ck.unreachable ||
+		    ck.wrong)
+			printf("step %d: route check FAILED\n", i);
+		unsigned long long of, d = off_h(f[i], &r[i], f[0], &r[0], &of);
+		total += rep.entries_changed;
+		printf("step %d: moved %llu of %llu entries, kept %u of %u LIDs, %s; off H %llu of "
+		       "%llu\n",
+		       i, (unsigned long long)rep.entries_changed, (unsigned long long)rep.entries,
+		       rep.lids_kept, rep.lids, r[i].moved ? "marks" : "no mark", d, of);
+	}
+	printf("total moved %llu\n", total);
+	for (int i = 0; i < nf; i++) {
+		ibf_routes_free(&r[i]);
+		ibf_fabric_free(f[i]);
+	}
+	free(r);
+	free(f);
+	return 0;
+}
