@@ -38,6 +38,25 @@ static unsigned long long off_h(const struct ibf_fabric *f, const struct ibf_rou
 	return d;
 }
 
+/* Destination LIDs of f whose column in r differs from the one in p (for
+ * fp) on a switch both fabrics have. */
+static unsigned cols_moved(const struct ibf_fabric *f, const struct ibf_routes *r,
+			   const struct ibf_fabric *fp, const struct ibf_routes *p)
+{
+	unsigned n = 0;
+	uint32_t ml = r->max_lid < p->max_lid ? r->max_lid : p->max_lid;
+	for (uint32_t l = 1; l <= ml; l++) {
+		int d = 0;
+		for (uint32_t s = 0; s < f->nsw && !d; s++) {
+			int pn = ibf_fabric_find_guid(fp, f->nodes[f->switches[s]].guid);
+			if (pn >= 0 && fp->nodes[pn].type == IBF_NODE_SWITCH)
+				d = ibf_lft(r, s)[l] != ibf_lft(p, (uint32_t)fp->nodes[pn].sw)[l];
+		}
+		n += d;
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
@@ -77,10 +96,12 @@ int main(int argc, char **argv)
 			printf("step %d: route check FAILED\n", i);
 		unsigned long long of, d = off_h(f[i], &r[i], f[0], &r[0], &of);
 		total += rep.entries_changed;
-		printf("step %d: moved %llu of %llu entries, kept %u of %u LIDs, %s; off H %llu of "
-		       "%llu\n",
+		char line[512];
+		printf("step %d: moved %llu of %llu entries (%u columns), kept %u of %u LIDs, %s; off H %llu of "
+		       "%llu | %s\n",
 		       i, (unsigned long long)rep.entries_changed, (unsigned long long)rep.entries,
-		       rep.lids_kept, rep.lids, r[i].moved ? "marks" : "no mark", d, of);
+		       cols_moved(f[i], &r[i], f[i - 1], &r[i - 1]), rep.lids_kept, rep.lids, r[i].moved ? "marks" : "no mark", d, of,
+		       ibf_stable_report_format(&rep, "entries", line, sizeof(line)));
 	}
 	printf("total moved %llu\n", total);
 	for (int i = 0; i < nf; i++) {

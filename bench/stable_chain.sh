@@ -42,7 +42,7 @@ for c in $CASES; do
 	esac
 	"$IBFAB" route -q --topology "$W/h.ibnd" --engine "$E" -o "$W/h.lfts"
 	echo "== $c ($E)"
-	lf=0 l1=0 l2=0 lh=0 of=0 o1=0 o2=0 oh=0 n=0
+	lf=0 l1=0 l2=0 lh=0 cf=0 c1=0 c2=0 of=0 o1=0 o2=0 oh=0 n=0
 	for s in $SEEDS; do
 		case $c in
 		torus) K=$((1 + s % 12)) ;;
@@ -56,6 +56,8 @@ for c in $CASES; do
 		set -- $(echo "$L" | sed -n 's/^step [0-9]*: moved \([0-9]*\) .*off H \([0-9]*\) of.*/\1 \2/p' | tr '\n' ' ')
 		echo "seed $s live:    moved $1 / $3 / $5, off H at the end $6"
 		lf=$((lf + $1)) l1=$((l1 + $3)) l2=$((l2 + $5)) lh=$((lh + ($6 > 0)))
+		set -- $(echo "$L" | sed -n 's/^step [0-9]*: .*(\([0-9]*\) columns).*/\1/p' | tr '\n' ' ')
+		cf=$((cf + ${1:-0})) c1=$((c1 + ${2:-0})) c2=$((c2 + ${3:-0}))
 		# offline: dumps from step to step
 		HO=
 		[ $HAVE_H = 1 ] && HO="--healthy-lfts $W/h.lfts --healthy-topology $W/h.ibnd"
@@ -76,6 +78,6 @@ for c in $CASES; do
 		echo "$d" | grep -q '^0 of ' || oh=$((oh + 1))
 		n=$((n + 1))
 	done
-	echo "sum over $n seeds, live:    fault $lf, cables back $l1, switch back $l2; $lh end off H"
+	echo "sum over $n seeds, live:    fault $lf, cables back $l1, switch back $l2; $lh end off H; columns moved: $cf / $c1 / $c2"
 	echo "sum over $n seeds, offline: fault $of, cables back $o1, switch back $o2; $oh end off H"
 done

@@ -47,6 +47,8 @@ enum {
 	O_AVOID,
 	O_PREV_TOPO,
 	O_PREV_LFTS,
+	O_HEALTHY_TOPO,
+	O_HEALTHY_LFTS,
 	O_STABLE
 };
 
@@ -275,6 +277,14 @@ static const char route_help[] =
 	"  --previous-topology F  the fabric the earlier tables were made for\n"
 	"                  (default: --topology); use --guid2lid or files with LIDs\n"
 	"                  so a LID names the same port in both\n"
+	"  --healthy-lfts DUMP  with --previous-lfts: the healthy tables H (of the\n"
+	"                  fabric before the faults), as the plugin keeps them while\n"
+	"                  a repair is under way: a column of the earlier tables that\n"
+	"                  differs from H's is marked; when something came back, a\n"
+	"                  marked column takes H's column again where that works on\n"
+	"                  this fabric, so a chain of repairs ends on H\n"
+	"  --healthy-topology F  the fabric of the healthy tables (default:\n"
+	"                  --topology)\n"
 	"  --stable-reroute V  with --previous-lfts, as the plugin's key: TRUE (the\n"
 	"                  default): a switch or switch cable this fabric has and the\n"
 	"                  previous one lacked takes the columns a fresh run sends\n"
@@ -335,6 +345,7 @@ struct route_args {
 	int dl_verify; /* --verify: the independent verifier on the scheme's result */
 	const char *dl_sl, *dl_sl2vl;
 	const char *prev_topo, *prev_lfts; /* stable reroute from these tables */
+	const char *healthy_topo, *healthy_lfts; /* and the healthy tables H */
 	const char *avoid;		   /* hratio: GUID file of switches to avoid */
 	/* the last option given on the command line that only one engine
 	 * family reads (an ibfab.conf may set them all: it serves every
@@ -382,6 +393,8 @@ static const struct option route_lo[] = {
 	{ "avoid", required_argument, 0, O_AVOID },
 	{ "previous-topology", required_argument, 0, O_PREV_TOPO },
 	{ "previous-lfts", required_argument, 0, O_PREV_LFTS },
+	{ "healthy-topology", required_argument, 0, O_HEALTHY_TOPO },
+	{ "healthy-lfts", required_argument, 0, O_HEALTHY_LFTS },
 	{ "stable-reroute", required_argument, 0, O_STABLE },
 	{ "json", no_argument, 0, O_JSON },
 	{ "from", required_argument, 0, O_FROM },
@@ -425,6 +438,8 @@ static const struct {
 	{ 'o', offsetof(struct route_args, out) },
 	{ O_PREV_TOPO, offsetof(struct route_args, prev_topo) },
 	{ O_PREV_LFTS, offsetof(struct route_args, prev_lfts) },
+	{ O_HEALTHY_TOPO, offsetof(struct route_args, healthy_topo) },
+	{ O_HEALTHY_LFTS, offsetof(struct route_args, healthy_lfts) },
 	{ O_DL_SL, offsetof(struct route_args, dl_sl) },
 	{ O_DL_SL2VL, offsetof(struct route_args, dl_sl2vl) },
 	{ O_AVOID, offsetof(struct route_args, avoid) },
@@ -499,7 +514,7 @@ static int route_opt_listed(const char *list, const char *name)
 #define ROUTE_COMMON "topology lmc guid2lid quiet help"
 #define ROUTE_ENGINE_OPTS                                                                    \
 	"engine seed threads min-len max-len max-paths layer0-balance conf dmodk-roots avoid " \
-	"previous-topology previous-lfts stable-reroute verbose"
+	"previous-topology previous-lfts healthy-topology healthy-lfts stable-reroute verbose"
 static const char route_check_opts[] = ROUTE_COMMON " lfts max-hops json";
 static const char route_stats_opts[] = ROUTE_COMMON " lfts json output " ROUTE_ENGINE_OPTS;
 static const char route_cong_opts[] = ROUTE_COMMON " lfts json " ROUTE_ENGINE_OPTS;
@@ -578,6 +593,12 @@ static int parse_route_args(const char *prog, const char *only, int argc, char *
 		return cli_usage_error(prog, "unexpected argument '%s'", argv[optind]);
 	if (!a->topo)
 		return cli_usage_error(prog, "--topology FILE is required");
+	if (a->prev_topo && !a->prev_lfts)
+		return cli_usage_error(prog, "--previous-topology needs --previous-lfts");
+	if (a->healthy_lfts && !a->prev_lfts)
+		return cli_usage_error(prog, "--healthy-lfts needs --previous-lfts");
+	if (a->healthy_topo && !a->healthy_lfts)
+		return cli_usage_error(prog, "--healthy-topology needs --healthy-lfts");
 	/* an unknown engine is a usage error, found before any file is
 	 * loaded or written; an option the chosen engine never reads would
 	 * change nothing; the roots file is read for dmodk only
@@ -635,6 +656,26 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 			ibf_lidmap_free(&mo);
 		}
 		ibf_lidmap_free(&m);
+	}
+	/* --healthy-lfts: the marks and H the plugin would carry */
+	if (!rc && a->healthy_lfts) {
+		struct ibf_fabric *fh =
+			cli_load_fabric(a->healthy_topo ? a->healthy_topo : a->topo, a->g2l, a->lmc,
+					1, err);
+		struct ibf_routes h;
+		memset(&h, 0, sizeof(h));
+		uint32_t nm = 0;
+		rc = fh ? ibf_lfts_read(fh, a->healthy_lfts, &h, err)
+			: (err->code ? err->code : IBF_EINVAL);
+		if (!rc)
+			rc = ibf_stable_set_healthy(&old, fo, &h, fh, &nm, err);
+		if (!rc && !a->quiet)
+			fprintf(stderr,
+				"ibfab route: %u destination LIDs of %s have columns that differ "
+				"from the healthy tables %s (marked)\n",
+				nm, a->prev_lfts, a->healthy_lfts);
+		ibf_routes_free(&h);
+		ibf_fabric_free(fh);
 	}
 	struct ibf_stable_report sr;
 	if (!rc)

@@ -34,11 +34,22 @@ struct ibf_routes {
 	 * were made for); the marks above are cleared only when the tables
 	 * are a fresh run's again on a fabric at least that large */
 	uint32_t base_nsw, base_links;
+	/* the healthy tables H: those of the last sweep that ended with no
+	 * mark, with their fabric (LIDs, switches and cables by node GUID and
+	 * port); NULL while there is no mark (H = these tables) or when
+	 * unknown.  A copy made when a sweep first sets marks, shared (counted
+	 * references) by the tables of the sweeps after it while marks remain;
+	 * ibf_routes_free drops the reference.  A marked column goes back to
+	 * H's at a gain as soon as H's column works on the fabric again
+	 * (ibf_route_stable_mode). */
+	struct ibf_healthy *healthy;
 };
 
 int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int with_hops,
 		    struct ibf_error *err);
 void ibf_routes_free(struct ibf_routes *r);
+/* Drop one reference to the healthy tables (routing/stable.c); NULL: none. */
+void ibf_healthy_release(struct ibf_healthy *h);
 /* 0 when r can be read against f: f finalized, one table row per switch
  * of f; else IBF_EINVAL with a message. */
 int ibf_routes_fit(const struct ibf_fabric *f, const struct ibf_routes *r, struct ibf_error *err);
@@ -294,6 +305,9 @@ struct ibf_stable_report {
 				   * the fresh tables, which send them over
 				   * switches or cables that came back or are new
 				   * (IBF_STABLE_MODE_RESTORE) */
+	uint32_t lids_healthy;	  /* columns that changed back to the healthy
+				   * tables' (marked ones whose healthy column
+				   * works again, at a gain) */
 	uint32_t switches_gained; /* switches of f the previous fabric lacked */
 	uint32_t cables_gained;	  /* switch-to-switch cables of f it lacked */
 	int fresh;		  /* 1: IBF_STABLE_MODE_FRESH routed from scratch
@@ -347,8 +361,19 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			  const struct ibf_routes *old, int mode, struct ibf_routes *r,
 			  struct ibf_route_report *rrep, struct ibf_stable_report *srep,
 			  struct ibf_error *err);
-/* The report in one line for the logs: "kept K of L destination LIDs,
- * routed R again[ (G of them moved onto what came back or is new: ...)];
+/* Offline marks (what the plugin carries from sweep to sweep): old's
+ * columns (old for fabric fo, e.g. read from a dump) that differ from the
+ * healthy tables h (for fabric fh) on a switch both fabrics have (by node
+ * GUID), or whose LID names another port in fh, are marked in old->moved,
+ * and old->healthy becomes a copy of h and fh, so ibf_route_stable_mode
+ * treats old as the plugin's tables of a repair under way.  No column
+ * differs: nothing set (old are the healthy tables).  *nmarked (may be
+ * NULL): how many columns were marked. */
+int ibf_stable_set_healthy(struct ibf_routes *old, const struct ibf_fabric *fo,
+			   const struct ibf_routes *h, const struct ibf_fabric *fh,
+			   uint32_t *nmarked, struct ibf_error *err);
+/* The report in one line for the logs: "kept K of L destination LIDs[,
+ * took B back from the healthy tables], routed R again[ (G of them moved onto what came back or is new: ...)];
  * C of E <entries> changed (P%), N new (...)", entries naming what E
  * counts ("LFT entries"); after a fresh run (IBF_STABLE_MODE_FRESH) "a
  * switch or switch cable came back (or is new); routing every

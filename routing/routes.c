@@ -40,6 +40,8 @@ void ibf_routes_free(struct ibf_routes *r)
 	free(r->lft);
 	free(r->hops);
 	free(r->moved);
+	ibf_healthy_release(r->healthy);
+	r->healthy = NULL;
 	r->lft = NULL;
 	r->hops = NULL;
 	r->moved = NULL;

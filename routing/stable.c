@@ -41,6 +41,51 @@ struct stab {
 	uint32_t dist_of;	/* destination switch dist[] holds, UINT32_MAX none */
 };
 
+/* The healthy tables H (ibf_routes.healthy): a copy of the tables of the
+ * last sweep that ended with no mark and of their fabric. */
+struct ibf_healthy {
+	unsigned refs;
+	struct ibf_fabric *f;
+	struct ibf_routes r; /* lft only */
+};
+
+void ibf_healthy_release(struct ibf_healthy *h)
+{
+	if (!h || --h->refs)
+		return;
+	ibf_routes_free(&h->r);
+	ibf_fabric_free(h->f);
+	free(h);
+}
+
+static struct ibf_healthy *healthy_ref(struct ibf_healthy *h)
+{
+	if (h)
+		h->refs++;
+	return h;
+}
+
+/* A new H: copies of r (its tables only) and f. */
+static struct ibf_healthy *healthy_copy(const struct ibf_fabric *f, const struct ibf_routes *r,
+					struct ibf_error *err)
+{
+	struct ibf_healthy *h = calloc(1, sizeof(*h));
+	if (!h) {
+		ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		return NULL;
+	}
+	h->refs = 1;
+	if (ibf_routes_init(&h->r, r->nsw, r->max_lid, 0, err) ||
+	    !(h->f = ibf_fabric_clone(f, err))) {
+		ibf_routes_free(&h->r);
+		free(h);
+		return NULL;
+	}
+	memcpy(h->r.lft, r->lft, (size_t)r->nsw * r->stride);
+	h->r.lmc = r->lmc;
+	return h;
+}
+
 /* oldsw[s]: the index in fo of switch s of f (same node GUID), -1 when fo
  * has no such switch or its index is not below lim. */
 static int switch_map(const struct ibf_fabric *f, const struct ibf_fabric *fo, uint32_t lim,
@@ -537,24 +582,24 @@ static int gained(const struct ibf_fabric *f, const struct ibf_fabric *fo, const
  * the fresh tables r sends traffic from a switch that was there before
  * over a cable in gp (one that came back or is new); r then supplies them.
  * Returns how many were given up. */
+static int sends_over(const struct stab *st, const struct ibf_routes *r, const uint8_t *gp,
+		      uint32_t lid)
+{
+	for (uint32_t s = 0; s < st->f->nsw; s++)
+		if (st->oldsw[s] >= 0 && gp[(size_t)s * 256 + ibf_lft(r, s)[lid]])
+			return 1;
+	return 0;
+}
+
 static uint32_t give_up_onto_gained(const struct stab *st, const struct ibf_routes *r,
 				    const uint8_t *gp, uint8_t *keep, uint32_t max_lid)
 {
-	const struct ibf_fabric *f = st->f;
 	uint32_t n = 0;
-	for (uint32_t lid = 1; lid <= max_lid; lid++) {
-		if (!keep[lid])
-			continue;
-		for (uint32_t s = 0; s < f->nsw; s++) {
-			if (st->oldsw[s] < 0)
-				continue;
-			if (gp[(size_t)s * 256 + ibf_lft(r, s)[lid]]) {
-				keep[lid] = 0;
-				n++;
-				break;
-			}
+	for (uint32_t lid = 1; lid <= max_lid; lid++)
+		if (keep[lid] && sends_over(st, r, gp, lid)) {
+			keep[lid] = 0;
+			n++;
 		}
-	}
 	return n;
 }
 
@@ -588,13 +633,62 @@ static int same_column(const struct stab *st, const struct ibf_routes *r, uint32
 	return 1;
 }
 
+/* Does port p of switch s of the new fabric lead where it led in H's
+ * fabric (sh: the new fabric against H's; the same node GUID and port
+ * number at the far end)?  Port 0 is the switch itself. */
+static int same_cable(const struct stab *sh, uint32_t s, uint8_t p)
+{
+	if (p == 0)
+		return 1;
+	const struct ibf_fabric *f = sh->f, *fh = sh->fo;
+	int n = (int)f->switches[s], nh = (int)fh->switches[sh->oldsw[s]];
+	if (p > f->nodes[n].nports || p > fh->nodes[nh].nports)
+		return 0;
+	const struct ibf_port *a = ibf_port(f, n, p), *b = ibf_port(fh, nh, p);
+	if (a->peer_node == IBF_NO_NODE || b->peer_node == IBF_NO_NODE)
+		return 0;
+	return f->nodes[a->peer_node].guid == fh->nodes[b->peer_node].guid &&
+	       a->peer_port == b->peer_port;
+}
+
+/* Can lid take H's column on the new fabric (sh: the new fabric against
+ * H's, with the new fabric's typical diameter)?  The LID names the same
+ * port in both fabrics; every switch of the new fabric is one of H's and
+ * has an entry whose port leads where it led in H; following the entries
+ * from every switch delivers without a loop, inside the length rules of a
+ * kept column (column_fits).  Leaves the hops of each switch in sh->len. */
+static int healthy_fits(struct stab *sh, uint32_t lid, const struct ibf_win_bound *maxb)
+{
+	uint32_t t, layer;
+	uint8_t tp;
+	if (!dest_of(sh, lid, &t, &tp, &layer) || !same_owner(sh, lid))
+		return 0;
+	for (uint32_t s = 0; s < sh->f->nsw; s++) {
+		if (sh->oldsw[s] < 0)
+			return 0;
+		uint8_t p = ibf_lft(sh->old, (uint32_t)sh->oldsw[s])[lid];
+		if (p == IBF_LFT_NONE || !same_cable(sh, s, p))
+			return 0;
+	}
+	if (sh->dist_of != t) {
+		ibf_bfs(sh->f, t, sh->dist, sh->queue);
+		sh->dist_of = t;
+	}
+	walk_column(sh, lid, t, tp);
+	return column_fits(sh, layer, maxb, sh->graft, NULL, 0);
+}
+
 /* r->moved after a stable reroute: nothing when every column is the fresh
  * run's (fresh) on a fabric at least as large as the one of the last
- * fresh tables (a repair complete, or growth), else 1 for a column that
- * differs from the previous one, the previous mark for one that does
- * not. */
-static int mark_moved(const struct stab *st, struct ibf_routes *r, int fresh,
-		      struct ibf_error *err)
+ * fresh tables (a repair complete, or growth); else, with sh (the new
+ * fabric against the healthy tables H the previous tables carry), 1 for
+ * a column that differs from H's; without (the previous tables have no
+ * mark: they are H), 1 for a column that differs from the previous one,
+ * the previous mark for one that does not.  r->healthy: H while a mark
+ * remains (a copy of the previous tables and fabric when they were H),
+ * else NULL (r is H). */
+static int mark_moved(const struct stab *st, const struct stab *sh, struct ibf_routes *r,
+		      int fresh, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = st->f, *fo = st->fo;
 	uint32_t max_lid = ibf_max_lid(f);
@@ -605,6 +699,8 @@ static int mark_moved(const struct stab *st, struct ibf_routes *r, int fresh,
 	}
 	free(r->moved);
 	r->moved = NULL;
+	ibf_healthy_release(r->healthy);
+	r->healthy = NULL;
 	r->base_nsw = bs;
 	r->base_links = bl;
 	if (fresh && f->nsw >= bs && f->adj_off[f->nsw] >= bl) {
@@ -621,17 +717,73 @@ static int mark_moved(const struct stab *st, struct ibf_routes *r, int fresh,
 		uint8_t tp;
 		if (!dest_of(st, lid, &t, &tp, &layer))
 			continue;
-		if (!same_column(st, r, lid))
+		if (sh)
+			m[lid] = !same_column(sh, r, lid);
+		else if (!same_column(st, r, lid))
 			m[lid] = 1;
 		else if (st->old->moved && lid <= st->old->max_lid)
 			m[lid] = st->old->moved[lid];
 		any |= m[lid];
 	}
-	if (any)
-		r->moved = m;
-	else
+	if (!any) {
 		free(m);
+		return 0;
+	}
+	r->moved = m;
+	if (st->old->healthy)
+		r->healthy = healthy_ref(st->old->healthy);
+	else if (!st->old->moved && !(r->healthy = healthy_copy(fo, st->old, err)))
+		return err ? err->code : IBF_ENOMEM;
 	return 0;
+}
+
+int ibf_stable_set_healthy(struct ibf_routes *old, const struct ibf_fabric *fo,
+			   const struct ibf_routes *h, const struct ibf_fabric *fh,
+			   uint32_t *nmarked, struct ibf_error *err)
+{
+	if (nmarked)
+		*nmarked = 0;
+	if (!old || !fo || !h || !fh)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "healthy tables: missing argument");
+	int rc = ibf_routes_fit(fo, old, err);
+	if (!rc)
+		rc = ibf_routes_fit(fh, h, err);
+	if (rc)
+		return rc;
+	struct stab sh;
+	rc = stab_init(&sh, fo, fh, h, err);
+	uint32_t max_lid = ibf_max_lid(fo), n = 0;
+	uint8_t *m = NULL;
+	if (!rc && old->max_lid < max_lid)
+		rc = ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				   "healthy tables: the tables do not cover the fabric's LIDs");
+	if (!rc && !(m = calloc((size_t)max_lid + 1, 1)))
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	for (uint32_t lid = 1; !rc && lid <= max_lid; lid++) {
+		uint32_t t, layer;
+		uint8_t tp;
+		if (dest_of(&sh, lid, &t, &tp, &layer) && !same_column(&sh, old, lid)) {
+			m[lid] = 1;
+			n++;
+		}
+	}
+	struct ibf_healthy *hc = NULL;
+	if (!rc && n && !(hc = healthy_copy(fh, h, err)))
+		rc = err ? err->code : IBF_ENOMEM;
+	if (!rc && n) {
+		free(old->moved);
+		old->moved = m;
+		m = NULL;
+		ibf_healthy_release(old->healthy);
+		old->healthy = hc;
+		old->base_nsw = fh->nsw;
+		old->base_links = fh->adj_off[fh->nsw];
+	}
+	free(m);
+	stab_free(&sh);
+	if (!rc && nmarked)
+		*nmarked = n;
+	return rc;
 }
 
 const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const char *entries,
@@ -649,10 +801,14 @@ const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const c
 			 " (%u of them moved onto what came back or is new: %u switches, %u switch "
 			 "cables)",
 			 sr->lids_restored, sr->switches_gained, sr->cables_gained);
+	char healthy[80] = "";
+	if (sr->lids_healthy)
+		snprintf(healthy, sizeof(healthy), ", took %u back from the healthy tables",
+			 sr->lids_healthy);
 	snprintf(buf, len,
-		 "kept %u of %u destination LIDs, routed %u again%s; %llu of %llu %s changed "
+		 "kept %u of %u destination LIDs%s, routed %u again%s; %llu of %llu %s changed "
 		 "(%.2f%%), %llu new (switches or ports that were not there)",
-		 sr->lids_kept, sr->lids, sr->lids - sr->lids_kept, back,
+		 sr->lids_kept, sr->lids, healthy, sr->lids - sr->lids_kept - sr->lids_healthy, back,
 		 (unsigned long long)sr->entries_changed, (unsigned long long)sr->entries, entries,
 		 sr->entries ? 100.0 * (double)sr->entries_changed / (double)sr->entries : 0.0,
 		 (unsigned long long)sr->entries_new);
@@ -736,6 +892,21 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		else
 			gained(st.f, fo, st.oldsw, gp, &nsw_new, &ncables, 0);
 	}
+	/* the healthy tables H the previous ones carry (marks set): the new
+	 * fabric against H's; H serves when every switch of the new fabric is
+	 * one of H's (a switch H never had leaves every column of H short) */
+	struct stab sh;
+	int have_sh = 0, serves = 0;
+	if (!rc && mode != IBF_STABLE_MODE_KEEP && old->healthy) {
+		have_sh = 1;
+		rc = stab_init(&sh, st.f, old->healthy->f, &old->healthy->r, err);
+		sh.diam_ref = st.diam_ref;
+		sh.dist_of = UINT32_MAX;
+		serves = 1;
+		for (uint32_t s = 0; !rc && s < st.f->nsw; s++)
+			serves &= sh.oldsw[s] >= 0;
+	}
+	uint8_t *useh = NULL, *gph = NULL;
 	int full = !rc && (nsw_new || ncables);
 	if (full) {
 		/* something came back or is new: the fresh tables of this
@@ -743,15 +914,48 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		 * column does not use what came back (whole columns: in-trees
 		 * towards the LID, so no mix makes a loop) */
 		rc = ibf_route(f, engine, o, r, rrep, err);
-		if (!rc)
-			restored = give_up_onto_gained(&st, r, gp, keep, max_lid) +
-				   give_up_moved(old, keep, max_lid);
 		/* the fresh run, to tell whether the merge leaves it whole (a
 		 * repair complete: the healthy tables) */
 		if (!rc && !(fresh_lft = malloc((size_t)r->nsw * r->stride + 1)))
 			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		if (!rc)
 			memcpy(fresh_lft, r->lft, (size_t)r->nsw * r->stride);
+		if (!rc && serves) {
+			/* a column whose H column works again takes it (unless
+			 * the fresh run sends it over a part H's fabric never
+			 * had: that part takes its share as on growth); a
+			 * marked column whose H column does not work yet keeps
+			 * its column unless the fresh run sends it over what
+			 * came back: it moves once, back to H, when it can */
+			useh = calloc((size_t)max_lid + 1, 1);
+			gph = calloc((size_t)(f->nsw ? f->nsw : 1) * 256, 1);
+			if (!useh || !gph)
+				rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			uint32_t a, b;
+			if (!rc)
+				gained(st.f, sh.fo, sh.oldsw, gph, &a, &b, 0);
+			for (uint32_t lid = 1; !rc && lid <= max_lid; lid++) {
+				if (!healthy_fits(&sh, lid, &ko.max_len) ||
+				    sends_over(&sh, r, gph, lid))
+					continue;
+				useh[lid] = 1;
+				keep[lid] = 0;
+				for (uint32_t s = 0; s < f->nsw; s++) {
+					ibf_lft(r, s)[lid] =
+						ibf_lft(sh.old, (uint32_t)sh.oldsw[s])[lid];
+					if (r->hops)
+						r->hops[(size_t)s * r->stride + lid] =
+							(uint8_t)(sh.len[s] > 254 ? 254 : sh.len[s]);
+				}
+			}
+			if (!rc)
+				restored = give_up_onto_gained(&st, r, gp, keep, max_lid);
+		} else if (!rc) {
+			/* H unknown or short of a switch: every marked column
+			 * moves onto the fresh run */
+			restored = give_up_onto_gained(&st, r, gp, keep, max_lid) +
+				   give_up_moved(old, keep, max_lid);
+		}
 	} else if (!rc) {
 		struct ibf_route_opts oo = *o;
 		oo.lid_keep = keep;
@@ -759,20 +963,35 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		rc = ibf_route(f, engine, &oo, r, rrep, err);
 	}
 	int routed = !rc;
+	struct ibf_stable_report rp;
+	memset(&rp, 0, sizeof(rp));
 	if (!rc)
-		rc = stab_merge(&st, r, &ko, keep, full ? r : NULL, srep, err);
+		rc = stab_merge(&st, r, &ko, keep, full ? r : NULL, &rp, err);
+	/* the columns taken from H: kept when they are the previous ones */
+	for (uint32_t lid = 1; !rc && useh && lid <= max_lid; lid++)
+		if (useh[lid]) {
+			if (same_column(&st, r, lid))
+				rp.lids_kept++;
+			else
+				rp.lids_healthy++;
+		}
 	if (!rc && mode != IBF_STABLE_MODE_KEEP)
-		rc = mark_moved(&st, r,
+		rc = mark_moved(&st, have_sh ? &sh : NULL, r,
 				fresh_lft && !memcmp(fresh_lft, r->lft, (size_t)r->nsw * r->stride),
 				err);
 	free(fresh_lft);
 	if (rc && routed)
 		ibf_routes_free(r);
+	if (have_sh)
+		stab_free(&sh);
 	stab_free(&st);
 	ibf_fabric_free(lean);
 	free(gp);
+	free(gph);
+	free(useh);
 	free(keep);
 	if (!rc && srep) {
+		*srep = rp;
 		srep->seconds = ibf_now() - t0;
 		srep->lids_restored = restored;
 		srep->switches_gained = nsw_new;
