@@ -7,7 +7,7 @@
  * fabric file must carry LIDs (topo gen writes them), so a LID names the
  * same port in all of them.  One line per step: the (switch, LID) entries
  * the step changed on the switches present before and after, the columns
- * kept, and how many entries differ from H on the switches the step's
+ * kept, how many entries differ from H on the switches the step's
  * fabric shares with FABRIC0 (by node GUID).  Figures only. */
 #include "ibf_routing.h"
 
@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 	unsigned long long total = 0;
 	for (int i = 1; i < nf; i++) {
 		struct ibf_stable_report rep;
-		if (ibf_route_stable(f[i], engine, &o, f[i - 1], &r[i - 1], &r[i], NULL, &rep, &err)) {
+		if (ibf_route_stable(f[i], engine, &o, f[i - 1], &r[i - 1], &r[i], NULL, &rep,
+				     &err)) {
 			fprintf(stderr, "%s: %s\n", argv[i + 2], err.msg);
 			return 1;
 		}
@@ -97,10 +98,11 @@ int main(int argc, char **argv)
 		unsigned long long of, d = off_h(f[i], &r[i], f[0], &r[0], &of);
 		total += rep.entries_changed;
 		char line[512];
-		printf("step %d: moved %llu of %llu entries (%u columns), kept %u of %u LIDs, %s; off H %llu of "
-		       "%llu | %s\n",
+		printf("step %d: moved %llu of %llu entries (%u columns), kept %u of %u LIDs, %s; "
+		       "off H %llu of %llu; %.3f s | %s\n",
 		       i, (unsigned long long)rep.entries_changed, (unsigned long long)rep.entries,
-		       cols_moved(f[i], &r[i], f[i - 1], &r[i - 1]), rep.lids_kept, rep.lids, r[i].moved ? "marks" : "no mark", d, of,
+		       cols_moved(f[i], &r[i], f[i - 1], &r[i - 1]), rep.lids_kept, rep.lids,
+		       r[i].moved ? "marks" : "no mark", d, of, rep.seconds,
 		       ibf_stable_report_format(&rep, "entries", line, sizeof(line)));
 	}
 	printf("total moved %llu\n", total);

@@ -344,9 +344,9 @@ struct route_args {
 	int dl_nofit;
 	int dl_verify; /* --verify: the independent verifier on the scheme's result */
 	const char *dl_sl, *dl_sl2vl;
-	const char *prev_topo, *prev_lfts; /* stable reroute from these tables */
+	const char *prev_topo, *prev_lfts;	 /* stable reroute from these tables */
 	const char *healthy_topo, *healthy_lfts; /* and the healthy tables H */
-	const char *avoid;		   /* hratio: GUID file of switches to avoid */
+	const char *avoid;			 /* hratio: GUID file of switches to avoid */
 	/* the last option given on the command line that only one engine
 	 * family reads (an ibfab.conf may set them all: it serves every
 	 * engine of the plugin) */
@@ -512,7 +512,7 @@ static int route_opt_listed(const char *list, const char *name)
  * is a usage error there, not silently ignored (route check --deadlock,
  * route check -o, route congestion -o, route diff --json were) */
 #define ROUTE_COMMON "topology lmc guid2lid quiet help"
-#define ROUTE_ENGINE_OPTS                                                                    \
+#define ROUTE_ENGINE_OPTS                                                                      \
 	"engine seed threads min-len max-len max-paths layer0-balance conf dmodk-roots avoid " \
 	"previous-topology previous-lfts healthy-topology healthy-lfts stable-reroute verbose"
 static const char route_check_opts[] = ROUTE_COMMON " lfts max-hops json";
@@ -659,9 +659,8 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 	}
 	/* --healthy-lfts: the marks and H the plugin would carry */
 	if (!rc && a->healthy_lfts) {
-		struct ibf_fabric *fh =
-			cli_load_fabric(a->healthy_topo ? a->healthy_topo : a->topo, a->g2l, a->lmc,
-					1, err);
+		struct ibf_fabric *fh = cli_load_fabric(a->healthy_topo ? a->healthy_topo : a->topo,
+							a->g2l, a->lmc, 1, err);
 		struct ibf_routes h;
 		memset(&h, 0, sizeof(h));
 		uint32_t nm = 0;

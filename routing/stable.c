@@ -687,8 +687,8 @@ static int healthy_fits(struct stab *sh, uint32_t lid, const struct ibf_win_boun
  * the previous mark for one that does not.  r->healthy: H while a mark
  * remains (a copy of the previous tables and fabric when they were H),
  * else NULL (r is H). */
-static int mark_moved(const struct stab *st, const struct stab *sh, struct ibf_routes *r,
-		      int fresh, struct ibf_error *err)
+static int mark_moved(const struct stab *st, const struct stab *sh, struct ibf_routes *r, int fresh,
+		      struct ibf_error *err)
 {
 	const struct ibf_fabric *f = st->f, *fo = st->fo;
 	uint32_t max_lid = ibf_max_lid(f);
@@ -808,8 +808,9 @@ const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const c
 	snprintf(buf, len,
 		 "kept %u of %u destination LIDs%s, routed %u again%s; %llu of %llu %s changed "
 		 "(%.2f%%), %llu new (switches or ports that were not there)",
-		 sr->lids_kept, sr->lids, healthy, sr->lids - sr->lids_kept - sr->lids_healthy, back,
-		 (unsigned long long)sr->entries_changed, (unsigned long long)sr->entries, entries,
+		 sr->lids_kept, sr->lids, healthy, sr->lids - sr->lids_kept - sr->lids_healthy,
+		 back, (unsigned long long)sr->entries_changed, (unsigned long long)sr->entries,
+		 entries,
 		 sr->entries ? 100.0 * (double)sr->entries_changed / (double)sr->entries : 0.0,
 		 (unsigned long long)sr->entries_new);
 	return buf;
@@ -941,11 +942,11 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 				useh[lid] = 1;
 				keep[lid] = 0;
 				for (uint32_t s = 0; s < f->nsw; s++) {
+					uint32_t hl = sh.len[s] > 254 ? 254 : sh.len[s];
 					ibf_lft(r, s)[lid] =
 						ibf_lft(sh.old, (uint32_t)sh.oldsw[s])[lid];
 					if (r->hops)
-						r->hops[(size_t)s * r->stride + lid] =
-							(uint8_t)(sh.len[s] > 254 ? 254 : sh.len[s]);
+						r->hops[(size_t)s * r->stride + lid] = (uint8_t)hl;
 				}
 			}
 			if (!rc)

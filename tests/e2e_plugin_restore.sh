@@ -12,13 +12,77 @@
 #    fabric (same fabric, same LIDs: same tables), so the spine carries its
 #    share again;
 #  - one leaf-spine cable out and back: the same;
-#  - two cables out, then back one per sweep: the healthy tables at the end.
+#  - two cables out, then back one per sweep: the healthy tables at the end,
+#    the first return moving columns back to them at once;
+#  - a leaf switch and a cable out, then back over two sweeps (the cable,
+#    then the switch): the healthy tables at the end.
 # (With `stable_reroute keep`, the old TRUE, the returning spine would stay
 # idle: every kept column still works; docs/reliability.md.)
+# First, offline (no simulator): a chain of repairs through dumps with
+# --healthy-lfts ends on the healthy tables, as the plugin's does.
 . "$(dirname "$0")/lib.sh"
+mk_workdir
+
+# offline: a 4 x 3 torus (minimal) and a 2-level tree (dmodk) lose a
+# switch and two switch cables; the cables come back, then the switch; each
+# step is `ibfab route --previous-lfts` from the dump of the step before,
+# with the healthy tables H; the last step's tables are H
+rc() { "$@" >"$WORK/out" 2>"$WORK/err"; echo $?; }
+offline_chain() { # NAME ENGINE TOPO-GEN-ARGS.. (the fabric: $WORK/NAME/h.ibnd)
+	local n=$1 e=$2 d=$WORK/off-$1 r prev=h t
+	shift 2
+	mkdir -p "$d"
+	"$IBFAB" topo gen "$@" -o "$d/h.ibnd"
+	awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=1 -v cables=2 -v deadno=$DEADNO "$d/h.ibnd" "$d/h.ibnd" >"$d/d.ibnd"
+	awk -f "$top_srcdir/contrib/net-damage.awk" -v seed=1 -v cables=0 -v deadno=$DEADNO "$d/h.ibnd" "$d/h.ibnd" >"$d/p.ibnd"
+	"$IBFAB" route -q --topology "$d/h.ibnd" --engine "$e" -o "$d/h.lfts"
+	for t in d p e; do
+		r=$(rc "$IBFAB" route --topology "$d/${t/e/h}.ibnd" --engine "$e" --previous-topology "$d/$prev.ibnd" \
+			--previous-lfts "$d/$prev.lfts" --healthy-lfts "$d/h.lfts" --healthy-topology "$d/h.ibnd" -o "$d/$t.lfts")
+		cp "$WORK/err" "$d/$t.err"
+		sed -n 's/^ibfab route: //p' "$d/$t.err" | cut -c1-200 | diag
+		check "offline $n, step $t: routes (exit $r)" test "$r" = 0
+		route_check_clean "$d" --topology "$d/${t/e/h}.ibnd" --lfts "$d/$t.lfts"
+		check "offline $n, step $t: route check: every pair delivered, no loop" test $? -eq 0
+		prev=$t
+	done
+	check "offline $n: the fault step starts from H (nothing marked)" \
+		grep -q "^ibfab route: 0 destination LIDs of .*/h.lfts have columns that differ from the healthy tables" "$d/d.err"
+	check "offline $n: the cables' return takes columns back from H" \
+		grep -qE "^ibfab route: stable: kept [0-9]+ of [0-9]+ destination LIDs, took [1-9][0-9]* back from the healthy tables" "$d/p.err"
+	check "offline $n: after the switch's return the tables are H" \
+		sh -c "'$IBFAB' route diff --topology '$d/h.ibnd' --lfts '$d/h.lfts' --lfts2 '$d/e.lfts' | grep -q '^0 of '"
+}
+DEADNO=2 offline_chain torus minimal torus --dims 4,3 --hosts 1
+DEADNO=9 offline_chain tree dmodk fattree --m 8,8 --w 1,4 --parallel 2
+
+# bad input: a healthy dump with a broken line is an error at its line, and
+# no output is written; --healthy-lfts needs --previous-lfts; H read against
+# a fabric it was not made for (the default --healthy-topology is --topology)
+d=$WORK/off-torus
+sed '3s/.*/0x0002 zz # broken/' "$d/h.lfts" >"$d/bad.lfts"
+r=$(rc "$IBFAB" route --topology "$d/p.ibnd" --engine minimal --previous-topology "$d/d.ibnd" \
+	--previous-lfts "$d/d.lfts" --healthy-lfts "$d/bad.lfts" --healthy-topology "$d/h.ibnd" -o "$d/bad-out.lfts")
+diag <"$WORK/err"
+check "offline: a broken healthy dump: an error at its line (exit $r), no output" \
+	sh -c "test $r != 0 && grep -q 'bad.lfts:3:' '$WORK/err' && test ! -e '$d/bad-out.lfts'"
+r=$(rc "$IBFAB" route --topology "$d/p.ibnd" --engine minimal --healthy-lfts "$d/h.lfts" -o "$d/bad-out.lfts")
+check "offline: --healthy-lfts without --previous-lfts is a usage error (exit $r)" \
+	sh -c "test $r = 2 && grep -q 'needs --previous-lfts' '$WORK/err' && test ! -e '$d/bad-out.lfts'"
+r=$(rc "$IBFAB" route --topology "$d/p.ibnd" --engine minimal --previous-topology "$d/d.ibnd" \
+	--previous-lfts "$d/d.lfts" --healthy-lfts "$d/h.lfts" -o "$d/bad-out.lfts")
+diag <"$WORK/err"
+check "offline: H read against the wrong fabric: an error at a line of the dump (exit $r), no output" \
+	sh -c "test $r != 0 && grep -q 'h.lfts:[0-9]*:' '$WORK/err' && test ! -e '$d/bad-out.lfts'"
+
+# the live part needs ibsim, OpenSM and the plugin
+live=$( (need_sim; need_plugin dump_lfts; echo yes) | tail -1)
+if [ "$live" != yes ]; then
+	echo "# live part skipped: $live"
+	done_testing
+fi
 need_sim
 need_plugin dump_lfts
-mk_workdir
 osm_sim_workdir
 "$IBFAB" topo gen fattree --m 4,4 --w 1,2 --format ibsim -o "$WORK/ft.net"
 
@@ -52,8 +116,15 @@ back() { # NAME SWITCHES CABLES: the healthy tables again
 			grep -q "ibfab layered: stable_reroute failures: a switch or switch cable came back (or is new); routing every destination again" "$L"
 		check "$MODE $1: no column kept on that sweep" bash -c "! grep -q 'ibfab layered: stable reroute: kept' '$L'"
 	else
-		check "$MODE $1: columns kept, some moved onto what came back ($2 switches, $3 cables)" \
-			grep -qE "ibfab layered: stable reroute: kept [1-9][0-9]* of [0-9]* destination LIDs, routed [0-9]* again \([1-9][0-9]* of them moved onto what came back or is new: $2 switches, $3 switch cables\)" "$L"
+		# the columns rerouted around the loss go back to the healthy
+		# tables' (the plugin keeps them while marks remain); on growth
+		# beyond them, onto the fresh run
+		# (a 4th argument: the tables before had no mark and no column
+		# crosses what came back, e.g. a leaf: nothing needs to move)
+		local g='[1-9][0-9]*'
+		[ -n "${4:-}" ] && g='[0-9]*'
+		check "$MODE $1: columns kept, some back to the healthy tables or onto what came back ($2 switches, $3 cables)" \
+			grep -qE "ibfab layered: stable reroute: kept [1-9][0-9]* of [0-9]* destination LIDs(, took [1-9][0-9]* back from the healthy tables, routed [0-9]* again \([0-9]*|, routed [0-9]* again \($g) of them moved onto what came back or is new: $2 switches, $3 switch cables\)" "$L"
 		check "$MODE $1: the summary says its counts are of a run over all LIDs" \
 			grep -q "layered: tables configured by ibfab: .*(of a run over all [0-9]* LIDs; [0-9]* columns then kept from the last tables)" "$L"
 	fi
@@ -88,8 +159,23 @@ for MODE in TRUE failures; do
 	change two-down 'Unlink "ft-l1-s0000"[6]' 'Unlink "ft-l1-s0002"[6]'
 	lost two-down
 	change first-back 'ReLink "ft-l1-s0000"[6]'
+	# the first return moves the columns routed around that cable back
+	# to the healthy tables at once (they move once), not every column
+	# routed around either cable onto the fresh run of the half-repaired
+	# fabric
+	[ "$MODE" = TRUE ] && check "$MODE first-back: columns back to the healthy tables on the first return" \
+		grep -qE "ibfab layered: stable reroute: kept [1-9][0-9]* of [0-9]* destination LIDs, took [1-9][0-9]* back from the healthy tables" "$WORK/$MODE/first-back/opensm.log"
 	change second-back 'ReLink "ft-l1-s0002"[6]'
 	back second-back 0 1
+	# a switch and a cable gone at once, back over two sweeps (the cable,
+	# then the switch): the healthy tables at the end
+	change leaf-cable-down 'Unlink "ft-l1-s0003"' 'Unlink "ft-l1-s0001"[5]'
+	lost leaf-cable-down
+	change cable-first 'ReLink "ft-l1-s0001"[5]'
+	[ "$MODE" = TRUE ] && check "$MODE cable-first: columns back to the healthy tables" \
+		grep -qE "ibfab layered: stable reroute: kept [1-9][0-9]* of [0-9]* destination LIDs, took [1-9][0-9]* back from the healthy tables" "$WORK/$MODE/cable-first/opensm.log"
+	change leaf-back 'ReLink "ft-l1-s0003"'
+	back leaf-back 1 2 any
 	osm_sim_stop
 done
 done_testing
