@@ -88,7 +88,7 @@ check_state() {
 			local kept
 			kept=$(sed -n "s/.*$e: stable reroute: kept \([0-9]*\) of.*/\1/p" "$d/opensm.log" | tail -1)
 			check "$e $step: the log counts what came back (1 switch, kept ${kept:-?})" \
-				grep -qE "$e: stable reroute: kept [0-9]+ of [0-9]+ destination LIDs, routed [0-9]+ again \([0-9]+ of them moved onto what came back or is new: 1 switches, [1-9][0-9]* switch cables\)" "$d/opensm.log"
+				grep -qE "$e: stable reroute: kept [0-9]+ of [0-9]+ destination LIDs(, took [0-9]+ back from the healthy tables)?, routed [0-9]+ again \([0-9]+ of them moved onto what came back or is new: 1 switches, [1-9][0-9]* switch cables\)" "$d/opensm.log"
 			check "$e $step: the summary's counts are of a run over all LIDs" \
 				grep -q "$e: tables configured by ibfab: .*minimal fallback [0-9]* (of a run over all [0-9]* LIDs; [0-9]* columns then kept from the last tables)" "$d/opensm.log"
 			"$IBFAB" route diff --topology "$d/net.ibnd" --lfts "$WORK/$e/healthy/lfts.txt" \
