@@ -2081,6 +2081,35 @@ static void test_stable_restore_two_steps(void)
 		TT_REQUIRE(ibf_route_stable(g, engines[k], &o, d, &r1, &r2, NULL, &rep, &err) == 0);
 		TT_CHECK(rep.full_run && rep.cables_gained == 2 && rep.switches_gained == 0);
 		uint64_t moved2 = rep.entries_changed;
+		/* H: shared while no mark (nothing copied), one copy from the
+		 * sweep that first set marks, shared by the sweeps after it */
+		TT_CHECK(healthy.healthy == NULL && r1.healthy != NULL);
+		TT_CHECK(r2.moved != NULL && r2.healthy == r1.healthy);
+		/* offline: the fault-time tables as a dump would give them (no
+		 * marks, no H), with the healthy tables named: the same marks,
+		 * the same next step */
+		{
+			struct ibf_routes p1, q2;
+			TT_REQUIRE(ibf_routes_init(&p1, r1.nsw, r1.max_lid, 0, &err) == 0);
+			memcpy(p1.lft, r1.lft, (size_t)r1.nsw * r1.stride);
+			uint32_t nm = 0, nm1 = 0;
+			TT_REQUIRE(ibf_stable_set_healthy(&p1, d, &healthy, f, &nm, &err) == 0);
+			for (uint32_t lid = 1; lid <= r1.max_lid; lid++) {
+				nm1 += r1.moved[lid];
+				TT_CHECK_MSG(p1.moved && p1.moved[lid] == r1.moved[lid],
+					     "%s: LID %u: the offline mark is the sweep's",
+					     engines[k], lid);
+			}
+			TT_CHECK(nm == nm1 && nm > 0);
+			TT_REQUIRE(ibf_route_stable(g, engines[k], &o, d, &p1, &q2, NULL, NULL,
+						    &err) == 0);
+			TT_CHECK_MSG(
+				memcmp(q2.lft, r2.lft, (size_t)r2.nsw * r2.stride) == 0,
+				"%s: offline with the healthy tables: the same first repair step",
+				engines[k]);
+			ibf_routes_free(&q2);
+			ibf_routes_free(&p1);
+		}
 		/* the first repair step moves only what it must: a column that
 		 * changed is now H's (it moves once, back), or the fresh run's
 		 * column F1 where F1 sends it over a cable that came back or
@@ -2141,7 +2170,8 @@ static void test_stable_restore_two_steps(void)
 		       "run\n",
 		       engines[k], diff, n);
 		TT_CHECK_MSG(diff == 0, "%s: the healthy tables again after two sweeps", engines[k]);
-		TT_CHECK_MSG(r3.moved == NULL, "%s: the tables are a fresh run's: nothing marked",
+		TT_CHECK_MSG(r3.moved == NULL && r3.healthy == NULL,
+			     "%s: the tables are a fresh run's: nothing marked, they are H",
 			     engines[k]);
 		ibf_routes_free(&r3);
 		ibf_routes_free(&r2);
