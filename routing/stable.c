@@ -908,6 +908,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			serves &= sh.oldsw[s] >= 0;
 	}
 	uint8_t *useh = NULL, *gph = NULL;
+	int routed = 0; /* r holds tables to free on failure */
 	int full = !rc && (nsw_new || ncables);
 	if (full) {
 		/* something came back or is new: the fresh tables of this
@@ -915,6 +916,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		 * column does not use what came back (whole columns: in-trees
 		 * towards the LID, so no mix makes a loop) */
 		rc = ibf_route(f, engine, o, r, rrep, err);
+		routed = !rc;
 		/* the fresh run, to tell whether the merge leaves it whole (a
 		 * repair complete: the healthy tables) */
 		if (!rc && !(fresh_lft = malloc((size_t)r->nsw * r->stride + 1)))
@@ -962,8 +964,8 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		oo.lid_keep = keep;
 		oo.nlid_keep = max_lid + 1;
 		rc = ibf_route(f, engine, &oo, r, rrep, err);
+		routed = !rc;
 	}
-	int routed = !rc;
 	struct ibf_stable_report rp;
 	memset(&rp, 0, sizeof(rp));
 	if (!rc)
