@@ -53,9 +53,11 @@ for c in $CASES; do
 		awk -f "$top/contrib/net-damage.awk" -v seed="$s" -v cables=0 -v deadno=$K "$W/h.ibnd" "$W/h.ibnd" >"$W/p.ibnd"
 		# live: the chain in memory
 		L=$("$CHAIN" "$E" "$W/h.ibnd" "$W/d.ibnd" "$W/p.ibnd" "$W/h.ibnd")
+		# shellcheck disable=SC2046 # one word per figure
 		set -- $(echo "$L" | sed -n 's/^step [0-9]*: moved \([0-9]*\) .*off H \([0-9]*\) of.*/\1 \2/p' | tr '\n' ' ')
 		echo "seed $s live:    moved $1 / $3 / $5, off H at the end $6"
 		lf=$((lf + $1)) l1=$((l1 + $3)) l2=$((l2 + $5)) lh=$((lh + ($6 > 0)))
+		# shellcheck disable=SC2046
 		set -- $(echo "$L" | sed -n 's/^step [0-9]*: .*(\([0-9]*\) columns).*/\1/p' | tr '\n' ' ')
 		cf=$((cf + ${1:-0})) c1=$((c1 + ${2:-0})) c2=$((c2 + ${3:-0}))
 		# offline: dumps from step to step
