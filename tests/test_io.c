@@ -554,28 +554,28 @@ static const char *const variants_txt =
 	"vendid=0x2c9\n"
 	"devid=0xcb20\n"
 	"switchguid=0x1000(1000)\n"
-	"Switch\t8 \"S-0000000000001000\"\t\t# \" sw \"a\" # b \" enhanced port 0 lid 5 lmc 1\n"
+	"Switch\t8 \"S-0000000000001000\"\t\t# \" sw \"a\" # b \" enhanced port 0 lid 4 lmc 1\n"
 	"[1]\t\"H-0000000000002000\"[1](2001) \t\t# \"h # 1\" lid 7 4xHDR\n"
-	"[2]\t\"H-0000000000002000\"[2](2002) \t\t# \"h # 1\" lid 9 4xNDR\n"
-	"[3]\t\"R-0000000000003000\"[1](3001) \t\t# \"rt\" lid 11 4xFDR10\n"
+	"[2]\t\"H-0000000000002000\"[2](2002) \t\t# \"h # 1\" lid 8 4xNDR\n"
+	"[3]\t\"R-0000000000003000\"[1](3001) \t\t# \"rt\" lid 13 4xFDR10\n"
 	"[4][ext 7]\t\"S-0000000000004000\"[1][ext 2]\t\t# \"old sw\" lid 12\n"
 	"vendid=0x2c9\n"
 	"devid=0x1017\n"
 	"caguid=0x2000\n"
 	"Ca\t2 \"H-0000000000002000\"\t\t# \"h # 1\"\n"
-	"[1](2001) \t\"S-0000000000001000\"[1]\t\t# lid 7 lmc 0 \" sw \"a\" # b \" lid 5 4xHDR\n"
-	"[2](2002) \t\"S-0000000000001000\"[2]\t\t# lid 9 lmc 2 \" sw \"a\" # b \" lid 5 4xNDR s=4 w=2 v=8\n"
+	"[1](2001) \t\"S-0000000000001000\"[1]\t\t# lid 7 lmc 0 \" sw \"a\" # b \" lid 4 4xHDR\n"
+	"[2](2002) \t\"S-0000000000001000\"[2]\t\t# lid 8 lmc 2 \" sw \"a\" # b \" lid 4 4xNDR s=4 w=2 v=8\n"
 	" \n"
 	"vendid=0x2c9\n"
 	"devid=0x1017\n"
 	"rtguid=0x3000\n"
 	"Rt\t1 \"R-0000000000003000\"\t\t# \"rt\"\n"
-	"[1](3001) \t\"S-0000000000001000\"[3]\t\t# lid 11 lmc 0 \" sw \"a\" # b \" lid 5 4xFDR10\n"
+	"[1](3001) \t\"S-0000000000001000\"[3]\t\t# lid 13 lmc 0 \" sw \"a\" # b \" lid 4 4xFDR10\n"
 	"vendid=0x8f1\n"
 	"devid=0x5a05\n"
 	"switchguid=0x4000(4000)\n"
 	"Switch 4 \"S-0000000000004000\" # \"old sw\" base port 0 lid 12 lmc 0\n"
-	"[1] \"S-0000000000001000\"[4] # \" sw \"a\" # b \" lid 5\n";
+	"[1] \"S-0000000000001000\"[4] # \" sw \"a\" # b \" lid 4\n";
 
 static void test_grammar_variants(void)
 {
@@ -591,7 +591,7 @@ static void test_grammar_variants(void)
 	TT_CHECK(!strcmp(f->nodes[h].desc, "h # 1"));
 	TT_EQ_INT(f->nodes[rt].type, IBF_NODE_ROUTER);
 	TT_EQ_INT(f->nodes[sw].enhanced_sp0, 1);
-	TT_EQ_INT(ibf_port(f, sw, 0)->lid, 5);
+	TT_EQ_INT(ibf_port(f, sw, 0)->lid, 4);
 	TT_EQ_INT(ibf_port(f, sw, 0)->lmc, 1);
 	TT_EQ_INT(ibf_port(f, h, 2)->lmc, 2);
 	TT_EQ_INT(ibf_port(f, h, 1)->speed, IBF_SPEED_HDR);
@@ -709,6 +709,48 @@ static void test_lids_beyond_unicast(void)
 		TT_EQ_INT(err.code, IBF_EPARSE);
 		TT_EQ_INT(err.line, cases[k].line);
 		TT_CHECK_MSG(strstr(err.msg, "unicast"), "case %zu: %s", k, err.msg);
+	}
+}
+
+/* A base LID with LMC > 0 is a multiple of 2^LMC (the port answers to the
+ * block its upper bits name): one that is not is an error at the line of
+ * its node record, not read as it stands (routing failed later on a LID
+ * "used by" two ports, or a LID outside the block was routed). */
+static void test_lid_alignment(void)
+{
+	static const struct {
+		const char *sw, *ca;
+		long line; /* 0: parses */
+	} cases[] = {
+		{ "lid 1 lmc 0", "lid 8 lmc 2", 0 },  { "lid 1 lmc 0", "lid 9 lmc 0", 0 },
+		{ "lid 1 lmc 0", "lid 13 lmc 2", 6 }, { "lid 1 lmc 0", "lid 6 lmc 2", 6 },
+		{ "lid 1 lmc 0", "lid 11 lmc 1", 6 }, { "lid 3 lmc 1", "lid 8 lmc 0", 2 },
+		{ "lid 128 lmc 7", "lid 8 lmc 0", 0 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char buf[1024];
+		snprintf(buf, sizeof(buf),
+			 "switchguid=0x10(10)\n"
+			 "Switch 4 \"S-0000000000000010\" # \"s1\" base port 0 %s\n"
+			 "[1] \"H-0000000000000020\"[1](21) # \"h1\" 4xEDR\n\n"
+			 "caguid=0x20\n"
+			 "Ca 1 \"H-0000000000000020\" # \"h1\"\n"
+			 "[1](21) \"S-0000000000000010\"[1] # %s \"s1\" 4xEDR\n",
+			 cases[k].sw, cases[k].ca);
+		struct ibf_error err;
+		struct ibf_fabric *f = parse_str(buf, IBF_FMT_IBNETDISCOVER, &err);
+		if (!cases[k].line) {
+			TT_CHECK_MSG(f != NULL, "case %zu: %s", k, err.msg);
+			ibf_fabric_free(f);
+			continue;
+		}
+		ibf_fabric_free(f);
+		TT_CHECK_MSG(!f, "case %zu parsed", k);
+		if (f)
+			continue;
+		TT_EQ_INT(err.code, IBF_EPARSE);
+		TT_EQ_INT(err.line, cases[k].line);
+		TT_CHECK_MSG(strstr(err.msg, "is not a multiple of"), "case %zu: %s", k, err.msg);
 	}
 }
 
@@ -1897,7 +1939,7 @@ static void test_ibsim_simple_names(void)
 {
 	const char *net = "# a hand-written ibsim net file\n"
 			  "Switch 8 \"sw-a\" # \"Switch A\" enhanced port 0 lid 3\n"
-			  "[1] \"h1\"[1] # \"host 1\" lid 5 4xEDR\n"
+			  "[1] \"h1\"[1] # \"host 1\" lid 6 4xEDR\n"
 			  "[2] \"h1\"[2] w=1 s=1 # \"host 1\"\n"
 			  "[3] \"sw-b\"[3]\n"
 			  "[4] \"h2\"\n"
@@ -1906,7 +1948,7 @@ static void test_ibsim_simple_names(void)
 			  "[3] \"sw-a\"[3] # lid 3 4xHDR\n"
 			  "\n"
 			  "Hca 2 \"h1\" # \"host 1\"\n"
-			  "[1] \"sw-a\"[1] # lid 5 lmc 1 \"Switch A\" lid 3 4xEDR\n"
+			  "[1] \"sw-a\"[1] # lid 6 lmc 1 \"Switch A\" lid 3 4xEDR\n"
 			  "[2] \"sw-a\"[2]\n"
 			  "\n"
 			  "caguid=0x5000\n"
@@ -1933,7 +1975,7 @@ static void test_ibsim_simple_names(void)
 	TT_CHECK(ibf_port(f, h1, 2)->guid == 0x100002);
 	TT_CHECK(f->nodes[h2].guid == 0x5000);
 	TT_CHECK(ibf_port(f, h2, 1)->guid == 0x5001);
-	TT_EQ_INT(ibf_port(f, h1, 1)->lid, 5);
+	TT_EQ_INT(ibf_port(f, h1, 1)->lid, 6);
 	TT_EQ_INT(ibf_port(f, h1, 1)->lmc, 1);
 	TT_EQ_INT(ibf_port(f, h1, 1)->speed, IBF_SPEED_EDR);
 	/* w=1 s=1: 1x SDR; no tail: ibsim's default 4x SDR; lowest side wins */
@@ -2133,5 +2175,6 @@ int main(void)
 	TT(test_namemap);
 	TT(test_big_fabric_speed);
 	TT(test_lids_beyond_unicast);
+	TT(test_lid_alignment);
 	return tt_done();
 }
