@@ -498,6 +498,10 @@ static void print_degraded(const struct ibf_fabric *f, const struct ibf_degraded
 		if ((d->evidence == IBF_DEGR_GRADE) != grade)
 			continue;
 		degraded_ends(f, d, ra, sizeof(ra), rb, sizeof(rb));
+		if (!json) { /* JSON gives the GUIDs in their own fields */
+			ibf_node_label(f, (int)d->node_a, ra, sizeof(ra));
+			ibf_node_label(f, (int)d->node_b, rb, sizeof(rb));
+		}
 		ibf_format_width_speed(d->width, d->speed, run, sizeof(run));
 		ibf_format_width_speed(d->exp_width, d->exp_speed, exp, sizeof(exp));
 		const char *ev = ibf_degr_evidence_name(d->evidence);

@@ -63,14 +63,8 @@ void ibf_ftree_opts_default(struct ibf_ftree_opts *o)
 
 const char *ibf_ftree_swname(const struct ibf_fabric *f, uint32_t sw, char *buf, size_t len)
 {
-	const struct ibf_node *n = &f->nodes[f->switches[sw]];
-	if (n->desc && *n->desc)
-		snprintf(buf, len, "%s", n->desc);
-	else if (n->id && *n->id)
-		snprintf(buf, len, "%s", n->id);
-	else
-		snprintf(buf, len, "0x%016llx", (unsigned long long)n->guid);
-	return buf;
+	/* the description, with the GUID when other switches share it */
+	return ibf_node_label(f, (int)f->switches[sw], buf, len);
 }
 
 struct guid_key {

@@ -754,6 +754,44 @@ static void test_lid_alignment(void)
 	}
 }
 
+/* A node named in a message: its description, with its GUID when another
+ * node has the same description or it has none. */
+static void test_node_label(void)
+{
+	const char *txt = "switchguid=0x10(10)\n"
+			  "Switch 4 \"S-0000000000000010\" # \"SwitchIB\" base port 0 lid 1\n"
+			  "[1] \"S-0000000000000030\"[1] # \"SwitchIB\" lid 3 4xEDR\n"
+			  "[2] \"H-0000000000000020\"[1](21) # \"h1\" lid 2 4xEDR\n"
+			  "[3] \"H-0000000000000040\"[1](41) # \"\" lid 4 4xEDR\n\n"
+			  "switchguid=0x30(30)\n"
+			  "Switch 4 \"S-0000000000000030\" # \"SwitchIB\" base port 0 lid 3\n"
+			  "[1] \"S-0000000000000010\"[1] # \"SwitchIB\" lid 1 4xEDR\n\n"
+			  "caguid=0x20\n"
+			  "Ca 1 \"H-0000000000000020\" # \"h1\"\n"
+			  "[1](21) \"S-0000000000000010\"[2] # lid 2 lmc 0 \"SwitchIB\" lid 1 4xEDR\n\n"
+			  "caguid=0x40\n"
+			  "Ca 1 \"H-0000000000000040\" # \"\"\n"
+			  "[1](41) \"S-0000000000000010\"[3] # lid 4 lmc 0 \"SwitchIB\" lid 1 4xEDR\n";
+	struct ibf_error err;
+	struct ibf_fabric *f = parse_str(txt, IBF_FMT_IBNETDISCOVER, &err);
+	char m[800];
+	TT_REQUIRE(f || (printf("# %s\n", ibf_error_format(&err, m, sizeof(m))), 0));
+	int s1 = find_id(f, "S-0000000000000010"), h1 = find_id(f, "H-0000000000000020");
+	int h2 = find_id(f, "H-0000000000000040");
+	TT_REQUIRE(s1 >= 0 && h1 >= 0 && h2 >= 0);
+	char b[64];
+	TT_CHECK(ibf_node_desc_shared(f, s1) && !ibf_node_desc_shared(f, h1));
+	TT_CHECK_MSG(!strcmp(ibf_node_label(f, s1, b, sizeof(b)), "SwitchIB (0x0000000000000010)"),
+		     "%s", b);
+	TT_CHECK_MSG(!strcmp(ibf_node_label(f, h1, b, sizeof(b)), "h1"), "%s", b);
+	TT_CHECK_MSG(!strcmp(ibf_node_label(f, h2, b, sizeof(b)),
+			     "H-0000000000000040 (0x0000000000000040)"),
+		     "%s", b);
+	/* a short buffer cuts the description and keeps the GUID */
+	TT_CHECK_MSG(!strcmp(ibf_node_label(f, s1, b, 24), "Sw (0x0000000000000010)"), "%s", b);
+	ibf_fabric_free(f);
+}
+
 static void test_errors_with_lines(void)
 {
 	const char *hdr = "switchguid=0x10(10)\n"
@@ -2176,5 +2214,6 @@ int main(void)
 	TT(test_big_fabric_speed);
 	TT(test_lids_beyond_unicast);
 	TT(test_lid_alignment);
+	TT(test_node_label);
 	return tt_done();
 }
