@@ -260,6 +260,7 @@ struct ibf_stats {
 	uint32_t sw_pairs_linked;    /* distinct adjacent switch pairs */
 	uint32_t parallel_links;     /* links beyond the first between the same switch pair */
 	uint32_t host_links;	     /* switch-CA/router links */
+	uint32_t adapter_links;	     /* CA/router to CA/router, no switch between */
 	uint32_t loopback_links;     /* links from a switch to itself */
 	uint32_t components;
 	uint32_t diameter;		 /* IBF_DIST_INF when disconnected */
