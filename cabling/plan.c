@@ -768,8 +768,12 @@ struct ibf_fabric *ibf_plan_to_fabric(const struct ibf_plan *p, struct ibf_error
 			map[i] = id;
 			struct ibf_node *fn = &f->nodes[id];
 			fn->sysimg_guid = guid;
-			fn->vendid = 0x02c9;
-			fn->devid = sw ? 0xcf08 : 0x1017;
+			/* a plan names no device: no vendor or device id (one
+			 * made-up id for all made every node the same model, so
+			 * topo info of a plan mixing HDR and FDR cables, as
+			 * planned, called the slower ones degraded) */
+			fn->vendid = 0;
+			fn->devid = 0;
 			if (sw)
 				ibf_port(f, id, 0)->guid = guid;
 			else

@@ -133,6 +133,14 @@ r=$(rc "$IBFAB" validate --plan "$W/mix-pair.csv" --fabric "$W/mix-pair.ibnetdis
 check "mixed fabric and a pair beside it: all 31 planned cables found, only the 4 degraded reported" \
 	sh -c "test $r = 1 && grep -q '^4 findings: 4 degraded; 31 of 31 planned' '$W/out'"
 
+# its plan rendered: every cable at its planned rate, no degraded link (all
+# nodes had one made-up device id, so the 2xHDR, FDR and EDR cables, as
+# planned, were 'degraded' against the NDR ones of the same 'model')
+r=$(rc "$IBFAB" cabling render --plan "$W/mix-pair.csv" --format ibnetdiscover -o "$W/mix-pair.render")
+r2=$(rc "$IBFAB" topo info "$W/mix-pair.render")
+check "mixed fabric's plan rendered: no degraded link, the adapter pair kept" \
+	sh -c "test $r$r2 = 00 && grep -q '^degraded links: *0\$' '$W/out' && grep -q '^adapter links: *1 ' '$W/out'"
+
 # 2. a base LID that is not a multiple of 2^LMC: was read as it stands and
 # routing failed later on a LID "used by" two ports, without a line
 sed 's/lid 12 lmc 2/lid 13 lmc 2/; s/"gpu02 mlx5_0" lid 12 /"gpu02 mlx5_0" lid 13 /' "$MIX" >"$W/unaligned.ibnetdiscover"
