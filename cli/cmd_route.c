@@ -65,6 +65,9 @@ static int all_end_ports_have_lids(const struct ibf_fabric *f)
 			const struct ibf_port *pp = ibf_port(f, (int)i, p);
 			if (pp->peer_node != IBF_NO_NODE && !pp->lid)
 				return 0;
+			/* adapters cabled back to back, no switch: they have LIDs
+			 * (the note "some ports have no LID" said otherwise) */
+			any |= pp->peer_node != IBF_NO_NODE;
 		}
 	}
 	return any;

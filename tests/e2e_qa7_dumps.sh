@@ -121,6 +121,9 @@ r=$(rc "$IBFAB" validate --plan "$W/ca-ca-back-to-back-2port.csv" \
 	--fabric "$Q/ca-ca-back-to-back-2port-crossed.ibnetdiscover")
 check "2-port adapters with the cables crossed: one swapped finding" \
 	sh -c "test $r = 1 && grep -q '^1 finding: 1 swapped' '$W/out'"
+r=$(rc "$IBFAB" route --topology "$Q/ca-ca-back-to-back-2port.ibnetdiscover" --lmc 2 -o "$W/cc.dump")
+check "adapters back to back: route refuses (no switch), without claiming ports lack LIDs" \
+	sh -c "test $r = 1 && grep -q 'the fabric has no switches' '$W/err' && ! grep -q 'no LID' '$W/err' && test ! -e '$W/cc.dump'"
 r=$(rc "$IBFAB" topo info "$Q/ca-ca-back-to-back-2port.ibnetdiscover")
 check "topo info counts the adapter-to-adapter cables" \
 	sh -c "test $r = 0 && grep -q '^adapter links: *2 ' '$W/out'"
