@@ -754,6 +754,25 @@ static void test_lid_alignment(void)
 	}
 }
 
+/* The line quoted in a reader's error: a tab reads as a blank, a UTF-8
+ * description as it is (both were '?'), other bytes as '?'. */
+static void test_error_excerpt(void)
+{
+	const char *txt = "switchguid=0x10(10)\n"
+			  "Switch 4 \"S-0000000000000010\" # \"s1\" base port 0 lid 1\n"
+			  "[1/1]\t\"H-0000000000000020\"[1](21) # \"n\xc5\x93ud-\xc3\xa9t\xc3\xa9\" lid 2 4xEDR\n";
+	struct ibf_error err;
+	struct ibf_fabric *f = parse_str(txt, IBF_FMT_IBNETDISCOVER, &err);
+	TT_REQUIRE(!f);
+	TT_EQ_INT(err.line, 3);
+	TT_CHECK_MSG(strstr(err.msg, "'[1/1] \"H-0000000000000020\"[1](21) # \"n\xc5\x93ud-\xc3\xa9t\xc3\xa9\""),
+		     "%s", err.msg);
+	const char *bin = "Switch 4 \"S-1\" # \"s\" x\xff\xc3\n";
+	f = parse_str(bin, IBF_FMT_IBNETDISCOVER, &err);
+	TT_REQUIRE(!f);
+	TT_CHECK_MSG(strstr(err.msg, "'x?" "?'"), "%s", err.msg);
+}
+
 /* A node named in a message: its description, with its GUID when another
  * node has the same description or it has none. */
 static void test_node_label(void)
@@ -2215,5 +2234,6 @@ int main(void)
 	TT(test_lids_beyond_unicast);
 	TT(test_lid_alignment);
 	TT(test_node_label);
+	TT(test_error_excerpt);
 	return tt_done();
 }
