@@ -169,6 +169,13 @@ r=$(rc "$IBFAB" route check --topology "$SIB" --lfts "$W/sib-bad.dump")
 check "six SwitchIB: route check's examples name the switch by GUID" \
 	sh -c "test $r = 1 && grep -q \"SwitchIB Mellanox Technologies (0x[0-9a-f]\\{16\\})'\" '$W/out'"
 
+# ibswitches output (a Sun DCS fabric's, as an Exadata note shows it): a
+# node list, refused as one, naming the tool
+printf 'Switch  : 0x0010e08028c7a0a0 ports 36 "SUN DCS 36P QDR sw-iba0 10.0.0.66" enhanced port 0 lid 3 lmc 0\n' >"$W/ibswitches.txt"
+r=$(rc "$IBFAB" topo info "$W/ibswitches.txt")
+check "ibswitches output: exit 1 at line 1, a node list (ibswitches named)" \
+	sh -c "test $r = 1 && grep -q 'ibswitches.txt:1: a node list of .*ibswitches' '$W/err'"
+
 # ibsim's own example net files, where installed
 EX=/usr/share/doc/ibsim-utils/net-examples
 if [ -r "$EX/net.2sw2path4hca2port" ]; then
