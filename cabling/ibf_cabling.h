@@ -27,6 +27,7 @@ enum ibf_cable_kind {
 	IBF_CABLE_INTER_RACK,	      /* step 3: rack to rack */
 	IBF_CABLE_HOST,		      /* step 4: switch to host */
 	IBF_CABLE_SWITCH,	      /* generic switch-to-switch cable (from-topology) */
+	IBF_CABLE_ADAPTER,	      /* adapter to adapter, no switch (from-topology) */
 	IBF_CABLE_KIND_COUNT
 };
 const char *ibf_cable_kind_name(int kind);	/* "intra-subgroup", ... */

@@ -15,6 +15,7 @@ static const char *const kind_names[IBF_CABLE_KIND_COUNT] = {
 	[IBF_CABLE_INTER_RACK] = "inter-rack",
 	[IBF_CABLE_HOST] = "host",
 	[IBF_CABLE_SWITCH] = "switch",
+	[IBF_CABLE_ADAPTER] = "adapter",
 };
 
 const char *ibf_cable_kind_name(int kind)
@@ -491,7 +492,7 @@ static int csv_numbers(struct csv_rd *r, const char **v, struct ibf_cable *cb, l
 	if (kind < 0)
 		return ibf_error_set(r->err, IBF_EPARSE, file, ln,
 				     "unknown kind '%s' (intra-subgroup, intra-rack, inter-rack, "
-				     "host or switch)",
+				     "host, switch or adapter)",
 				     v[C_KIND]);
 	cb->kind = (uint8_t)kind;
 	if (parse_uint(v[C_APORT], 1, IBF_MAX_PORTS, &ap) ||
@@ -542,9 +543,13 @@ static int csv_row(struct csv_rd *r, char **fld, int nf)
 		return rc;
 	if (!*v[C_ASW] || !*v[C_BSW])
 		return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno, "empty switch name");
-	int btype = cb.kind == IBF_CABLE_HOST ? IBF_NODE_CA : IBF_NODE_SWITCH;
+	/* a host cable joins a switch (a) and an adapter (b); an adapter
+	 * cable two adapters cabled back to back */
+	int btype = cb.kind == IBF_CABLE_HOST || cb.kind == IBF_CABLE_ADAPTER ? IBF_NODE_CA
+									     : IBF_NODE_SWITCH;
+	int atype = cb.kind == IBF_CABLE_ADAPTER ? IBF_NODE_CA : IBF_NODE_SWITCH;
 	struct ibf_error e2;
-	int a = ibf_plan_node(p, v[C_ASW], IBF_NODE_SWITCH, v[C_ARACK], (int)an, &e2);
+	int a = ibf_plan_node(p, v[C_ASW], atype, v[C_ARACK], (int)an, &e2);
 	int b = a < 0 ? a : ibf_plan_node(p, v[C_BSW], btype, v[C_BRACK], (int)bn, &e2);
 	if (a < 0 || b < 0)
 		return ibf_error_set(r->err, IBF_EPARSE, r->file, r->lineno, "%s", e2.msg);
@@ -763,8 +768,12 @@ struct ibf_fabric *ibf_plan_to_fabric(const struct ibf_plan *p, struct ibf_error
 			map[i] = id;
 			struct ibf_node *fn = &f->nodes[id];
 			fn->sysimg_guid = guid;
-			fn->vendid = 0x02c9;
-			fn->devid = sw ? 0xcf08 : 0x1017;
+			/* a plan names no device: no vendor or device id (one
+			 * made-up id for all made every node the same model, so
+			 * topo info of a plan mixing HDR and FDR cables, as
+			 * planned, called the slower ones degraded) */
+			fn->vendid = 0;
+			fn->devid = 0;
 			if (sw)
 				ibf_port(f, id, 0)->guid = guid;
 			else
@@ -911,7 +920,9 @@ struct ibf_plan *ibf_plan_from_fabric_ex(const struct ibf_fabric *f, uint32_t *e
 					continue;
 				struct ibf_cable c = { 0 };
 				c.id = ++nid;
-				c.kind = host ? IBF_CABLE_HOST : IBF_CABLE_SWITCH;
+				c.kind = !host ? IBF_CABLE_SWITCH
+					       : sw_i || sw_j ? IBF_CABLE_HOST
+							      : IBF_CABLE_ADAPTER;
 				c.step = host ? 2 : 1;
 				c.width = pp->width;
 				c.speed = pp->speed;

@@ -67,6 +67,9 @@ static int all_end_ports_have_lids(const struct ibf_fabric *f)
 			const struct ibf_port *pp = ibf_port(f, (int)i, p);
 			if (pp->peer_node != IBF_NO_NODE && !pp->lid)
 				return 0;
+			/* adapters cabled back to back, no switch: they have LIDs
+			 * (the note "some ports have no LID" said otherwise) */
+			any |= pp->peer_node != IBF_NO_NODE;
 		}
 	}
 	return any;
@@ -1122,10 +1125,10 @@ static void cong_link_name(const struct ibf_fabric *f, uint32_t e, char *buf, si
 	uint32_t s = 0;
 	while (f->adj_off[s + 1] <= e)
 		s++;
-	const struct ibf_node *n1 = &f->nodes[f->switches[s]];
-	const struct ibf_node *n2 = &f->nodes[f->switches[ad->nbr]];
-	snprintf(buf, len, ", e.g. on %s/P%u -> %s/P%u", n1->desc ? n1->desc : "?", ad->lport,
-		 n2->desc ? n2->desc : "?", ad->rport);
+	char a[160], b[160];
+	snprintf(buf, len, ", e.g. on %s/P%u -> %s/P%u",
+		 ibf_node_label(f, (int)f->switches[s], a, sizeof(a)), ad->lport,
+		 ibf_node_label(f, (int)f->switches[ad->nbr], b, sizeof(b)), ad->rport);
 }
 
 static void print_bound(const struct ibf_fabric *f, const struct ibf_cong_report *rp,

@@ -498,6 +498,10 @@ static void print_degraded(const struct ibf_fabric *f, const struct ibf_degraded
 		if ((d->evidence == IBF_DEGR_GRADE) != grade)
 			continue;
 		degraded_ends(f, d, ra, sizeof(ra), rb, sizeof(rb));
+		if (!json) { /* JSON gives the GUIDs in their own fields */
+			ibf_node_label(f, (int)d->node_a, ra, sizeof(ra));
+			ibf_node_label(f, (int)d->node_b, rb, sizeof(rb));
+		}
 		ibf_format_width_speed(d->width, d->speed, run, sizeof(run));
 		ibf_format_width_speed(d->exp_width, d->exp_speed, exp, sizeof(exp));
 		const char *ev = ibf_degr_evidence_name(d->evidence);
@@ -588,8 +592,9 @@ static void print_stats_json(const struct ibf_fabric *f, const struct ibf_stats 
 	       st->ncas, st->nrouters);
 	printf("  \"host_ports\": %u,\n  \"switch_links\": %u,\n  \"switch_pairs\": %u,\n",
 	       st->ca_ports_connected, st->sw_links, st->sw_pairs_linked);
-	printf("  \"parallel_links\": %u,\n  \"host_links\": %u,\n  \"loopback_links\": %u,\n",
-	       st->parallel_links, st->host_links, st->loopback_links);
+	printf("  \"parallel_links\": %u,\n  \"host_links\": %u,\n  \"adapter_links\": %u,\n"
+	       "  \"loopback_links\": %u,\n",
+	       st->parallel_links, st->host_links, st->adapter_links, st->loopback_links);
 	uint32_t ndl = st->degraded_links + st->grade_links;
 	printf("  \"degraded_links\": %u,\n  \"degraded\": [", st->degraded_links);
 	print_degraded(f, dl, ndl, 1, 0);
@@ -706,6 +711,10 @@ static int cmd_info(int argc, char **argv)
 		       st.sw_links, st.sw_pairs_linked, st.parallel_links, st.loopback_links);
 		printf("host links:      %u (hosts per switch %u..%u)\n", st.host_links,
 		       st.min_hosts_per_switch, st.max_hosts_per_switch);
+		if (st.adapter_links)
+			printf("adapter links:   %u (adapters cabled to each other, no switch "
+			       "between: no forwarding table routes over them)\n",
+			       st.adapter_links);
 		printf("degraded links:  %u\n", st.degraded_links);
 		print_degraded(f, dl, ndl, 0, 0);
 		if (st.grade_links) {

@@ -61,16 +61,17 @@ void ibf_ftree_opts_default(struct ibf_ftree_opts *o)
 	o->use_names = 1;
 }
 
-const char *ibf_ftree_swname(const struct ibf_fabric *f, uint32_t sw, char *buf, size_t len)
+/* the description alone, for messages that give the GUID themselves */
+static const char *swdesc(const struct ibf_fabric *f, uint32_t sw)
 {
 	const struct ibf_node *n = &f->nodes[f->switches[sw]];
-	if (n->desc && *n->desc)
-		snprintf(buf, len, "%s", n->desc);
-	else if (n->id && *n->id)
-		snprintf(buf, len, "%s", n->id);
-	else
-		snprintf(buf, len, "0x%016llx", (unsigned long long)n->guid);
-	return buf;
+	return n->desc && *n->desc ? n->desc : n->id && *n->id ? n->id : "?";
+}
+
+const char *ibf_ftree_swname(const struct ibf_fabric *f, uint32_t sw, char *buf, size_t len)
+{
+	/* the description, with the GUID when other switches share it */
+	return ibf_node_label(f, (int)f->switches[sw], buf, len);
 }
 
 struct guid_key {
@@ -1810,9 +1811,8 @@ static void name_list(const struct ibf_fabric *f, const uint8_t *in, char *buf, 
 			continue;
 		n++;
 		if (shown < 4 && used + 8 < len) {
-			char nm[96];
 			int k = snprintf(buf + used, len - used, "%s'%s' (0x%016" PRIx64 ")",
-					 shown ? ", " : "", ibf_ftree_swname(f, s, nm, sizeof(nm)),
+					 shown ? ", " : "", swdesc(f, s),
 					 f->nodes[f->switches[s]].guid);
 			if (k > 0)
 				used += (size_t)k < len - used ? (size_t)k : len - used - 1;
@@ -1956,7 +1956,7 @@ int ibf_ftree_check_roots(const struct ibf_fabric *f, const char *path, const ui
 			for (uint32_t k = 0; k < m && !line; k++)
 				if (g[k] == roots[i])
 					line = ln[k];
-			char where[64] = "", nm[96], hs[48] = "";
+			char where[64] = "", hs[48] = "";
 			if (line)
 				snprintf(where, sizeof(where), ":%u", line);
 			if (hosts[s])
@@ -1965,7 +1965,7 @@ int ibf_ftree_check_roots(const struct ibf_fabric *f, const char *path, const ui
 			rm_add(&w,
 			       "%s%s: warning: root 0x%016" PRIx64 " ('%s')%s is on level %u of %d "
 			       "in the tree the structure gives%s",
-			       file, where, roots[i], ibf_ftree_swname(f, s, nm, sizeof(nm)), hs,
+			       file, where, roots[i], swdesc(f, s), hs,
 			       (unsigned)ts.level[s], ts.levels,
 			       ts.level[s] == 1 ? " (a leaf)" : "");
 		}

@@ -421,13 +421,32 @@ static const char *ndesc(const struct ibf_fabric *f, int node)
  * GUID=0x00066a00e8001310 L101", ".. L112", ...), so cutting the end made
  * every switch of a real chassis read the same. */
 struct sdesc {
-	char s[44];
+	char s[68];
 };
 static struct sdesc sdesc(const struct ibf_fabric *f, int node)
 {
 	struct sdesc o;
 	const char *d = ndesc(f, node);
 	size_t n = strlen(d);
+	/* a description other nodes share (switches at their factory name)
+	 * tells nothing apart: its GUID follows */
+	if (ibf_node_desc_shared(f, node)) {
+		char l[160];
+		ibf_node_label(f, node, l, sizeof(l));
+		size_t ll = strlen(l);
+		if (ll < sizeof(o.s)) {
+			memcpy(o.s, l, ll + 1);
+			return o;
+		}
+		/* " (0x" + 16 + ")" = 21 bytes after a cut description */
+		size_t a = sizeof(o.s) - 1 - 21 - 3;
+		while (a > 0 && ((unsigned char)l[a] & 0xc0) == 0x80)
+			a--;
+		memcpy(o.s, l, a);
+		memcpy(o.s + a, "...", 3);
+		memcpy(o.s + a + 3, l + ll - 21, 22);
+		return o;
+	}
 	if (n <= 40) {
 		memcpy(o.s, d, n + 1);
 		return o;

@@ -175,9 +175,11 @@ check "no free LID block for a port without a LID: exit 1, the error names the f
 	sh -c "test $r = 1 && test ! -e '$W/full-out.lfts' &&
 		grep -q '$W/full.ibnd: out of unicast LIDs: no free block of 128 for .hostZ. port 1' '$W/err'"
 
-# hostA's two ports at LMC 1 from LIDs 10 and 11: LID 11 twice; the error
-# names the file (it named only the ports)
-sed 's/lid 10 lmc 0/lid 10 lmc 1/; s/lid 11 lmc 0/lid 11 lmc 1/' "$D" >"$W/overlap.ibnd"
+# hostA's port 1 at LMC 1 from LID 10 (10-11) and its port 2 at LID 11:
+# LID 11 twice; the error names the file (it named only the ports).  (Both
+# ports at LMC 1 was the case before; a base LID 11 with LMC 1 is now an
+# error of its own at its line, below.)
+sed 's/lid 10 lmc 0/lid 10 lmc 1/' "$D" >"$W/overlap.ibnd"
 for c in "route:--engine minimal -o $W/ov.lfts" "sim flow:--engine minimal --pattern a2a" \
 	"route check:--lfts $W/full.lfts"; do
 	# shellcheck disable=SC2086
@@ -185,6 +187,10 @@ for c in "route:--engine minimal -o $W/ov.lfts" "sim flow:--engine minimal --pat
 	check "LIDs of the dump overlap: ${c%%:*} exits 1 naming the file and both ports" \
 		sh -c "test $r = 1 && grep -q \"overlap.ibnd: LID 11 used by 'hostA mlx4_0' port 1 and 'hostA mlx4_0' port 2\" '$W/err'"
 done
+sed 's/lid 10 lmc 0/lid 10 lmc 1/; s/lid 11 lmc 0/lid 11 lmc 1/' "$D" >"$W/unaligned.ibnd"
+r=$(rc "$IBFAB" route --topology "$W/unaligned.ibnd" --engine minimal -o "$W/ua.lfts")
+check "a base LID 11 with LMC 1: exit 1 at the adapter's line, not as an overlap" \
+	sh -c "test $r = 1 && grep -q \"unaligned.ibnd:[0-9][0-9]*: 'hostA mlx4_0' port 2: LID 11 with LMC 1 is not a multiple of 2\" '$W/err'"
 check "... nothing written" test ! -e "$W/ov.lfts"
 
 # two switches that no cable joins, a host on each (a leaf cut off; a

@@ -554,28 +554,28 @@ static const char *const variants_txt =
 	"vendid=0x2c9\n"
 	"devid=0xcb20\n"
 	"switchguid=0x1000(1000)\n"
-	"Switch\t8 \"S-0000000000001000\"\t\t# \" sw \"a\" # b \" enhanced port 0 lid 5 lmc 1\n"
+	"Switch\t8 \"S-0000000000001000\"\t\t# \" sw \"a\" # b \" enhanced port 0 lid 4 lmc 1\n"
 	"[1]\t\"H-0000000000002000\"[1](2001) \t\t# \"h # 1\" lid 7 4xHDR\n"
-	"[2]\t\"H-0000000000002000\"[2](2002) \t\t# \"h # 1\" lid 9 4xNDR\n"
-	"[3]\t\"R-0000000000003000\"[1](3001) \t\t# \"rt\" lid 11 4xFDR10\n"
+	"[2]\t\"H-0000000000002000\"[2](2002) \t\t# \"h # 1\" lid 8 4xNDR\n"
+	"[3]\t\"R-0000000000003000\"[1](3001) \t\t# \"rt\" lid 13 4xFDR10\n"
 	"[4][ext 7]\t\"S-0000000000004000\"[1][ext 2]\t\t# \"old sw\" lid 12\n"
 	"vendid=0x2c9\n"
 	"devid=0x1017\n"
 	"caguid=0x2000\n"
 	"Ca\t2 \"H-0000000000002000\"\t\t# \"h # 1\"\n"
-	"[1](2001) \t\"S-0000000000001000\"[1]\t\t# lid 7 lmc 0 \" sw \"a\" # b \" lid 5 4xHDR\n"
-	"[2](2002) \t\"S-0000000000001000\"[2]\t\t# lid 9 lmc 2 \" sw \"a\" # b \" lid 5 4xNDR s=4 w=2 v=8\n"
+	"[1](2001) \t\"S-0000000000001000\"[1]\t\t# lid 7 lmc 0 \" sw \"a\" # b \" lid 4 4xHDR\n"
+	"[2](2002) \t\"S-0000000000001000\"[2]\t\t# lid 8 lmc 2 \" sw \"a\" # b \" lid 4 4xNDR s=4 w=2 v=8\n"
 	" \n"
 	"vendid=0x2c9\n"
 	"devid=0x1017\n"
 	"rtguid=0x3000\n"
 	"Rt\t1 \"R-0000000000003000\"\t\t# \"rt\"\n"
-	"[1](3001) \t\"S-0000000000001000\"[3]\t\t# lid 11 lmc 0 \" sw \"a\" # b \" lid 5 4xFDR10\n"
+	"[1](3001) \t\"S-0000000000001000\"[3]\t\t# lid 13 lmc 0 \" sw \"a\" # b \" lid 4 4xFDR10\n"
 	"vendid=0x8f1\n"
 	"devid=0x5a05\n"
 	"switchguid=0x4000(4000)\n"
 	"Switch 4 \"S-0000000000004000\" # \"old sw\" base port 0 lid 12 lmc 0\n"
-	"[1] \"S-0000000000001000\"[4] # \" sw \"a\" # b \" lid 5\n";
+	"[1] \"S-0000000000001000\"[4] # \" sw \"a\" # b \" lid 4\n";
 
 static void test_grammar_variants(void)
 {
@@ -591,7 +591,7 @@ static void test_grammar_variants(void)
 	TT_CHECK(!strcmp(f->nodes[h].desc, "h # 1"));
 	TT_EQ_INT(f->nodes[rt].type, IBF_NODE_ROUTER);
 	TT_EQ_INT(f->nodes[sw].enhanced_sp0, 1);
-	TT_EQ_INT(ibf_port(f, sw, 0)->lid, 5);
+	TT_EQ_INT(ibf_port(f, sw, 0)->lid, 4);
 	TT_EQ_INT(ibf_port(f, sw, 0)->lmc, 1);
 	TT_EQ_INT(ibf_port(f, h, 2)->lmc, 2);
 	TT_EQ_INT(ibf_port(f, h, 1)->speed, IBF_SPEED_HDR);
@@ -710,6 +710,105 @@ static void test_lids_beyond_unicast(void)
 		TT_EQ_INT(err.line, cases[k].line);
 		TT_CHECK_MSG(strstr(err.msg, "unicast"), "case %zu: %s", k, err.msg);
 	}
+}
+
+/* A base LID with LMC > 0 is a multiple of 2^LMC (the port answers to the
+ * block its upper bits name): one that is not is an error at the line of
+ * its node record, not read as it stands (routing failed later on a LID
+ * "used by" two ports, or a LID outside the block was routed). */
+static void test_lid_alignment(void)
+{
+	static const struct {
+		const char *sw, *ca;
+		long line; /* 0: parses */
+	} cases[] = {
+		{ "lid 1 lmc 0", "lid 8 lmc 2", 0 },  { "lid 1 lmc 0", "lid 9 lmc 0", 0 },
+		{ "lid 1 lmc 0", "lid 13 lmc 2", 6 }, { "lid 1 lmc 0", "lid 6 lmc 2", 6 },
+		{ "lid 1 lmc 0", "lid 11 lmc 1", 6 }, { "lid 3 lmc 1", "lid 8 lmc 0", 2 },
+		{ "lid 128 lmc 7", "lid 8 lmc 0", 0 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char buf[1024];
+		snprintf(buf, sizeof(buf),
+			 "switchguid=0x10(10)\n"
+			 "Switch 4 \"S-0000000000000010\" # \"s1\" base port 0 %s\n"
+			 "[1] \"H-0000000000000020\"[1](21) # \"h1\" 4xEDR\n\n"
+			 "caguid=0x20\n"
+			 "Ca 1 \"H-0000000000000020\" # \"h1\"\n"
+			 "[1](21) \"S-0000000000000010\"[1] # %s \"s1\" 4xEDR\n",
+			 cases[k].sw, cases[k].ca);
+		struct ibf_error err;
+		struct ibf_fabric *f = parse_str(buf, IBF_FMT_IBNETDISCOVER, &err);
+		if (!cases[k].line) {
+			TT_CHECK_MSG(f != NULL, "case %zu: %s", k, err.msg);
+			ibf_fabric_free(f);
+			continue;
+		}
+		ibf_fabric_free(f);
+		TT_CHECK_MSG(!f, "case %zu parsed", k);
+		if (f)
+			continue;
+		TT_EQ_INT(err.code, IBF_EPARSE);
+		TT_EQ_INT(err.line, cases[k].line);
+		TT_CHECK_MSG(strstr(err.msg, "is not a multiple of"), "case %zu: %s", k, err.msg);
+	}
+}
+
+/* The line quoted in a reader's error: a tab reads as a blank, a UTF-8
+ * description as it is (both were '?'), other bytes as '?'. */
+static void test_error_excerpt(void)
+{
+	const char *txt = "switchguid=0x10(10)\n"
+			  "Switch 4 \"S-0000000000000010\" # \"s1\" base port 0 lid 1\n"
+			  "[1/1]\t\"H-0000000000000020\"[1](21) # \"n\xc5\x93ud-\xc3\xa9t\xc3\xa9\" lid 2 4xEDR\n";
+	struct ibf_error err;
+	struct ibf_fabric *f = parse_str(txt, IBF_FMT_IBNETDISCOVER, &err);
+	TT_REQUIRE(!f);
+	TT_EQ_INT(err.line, 3);
+	TT_CHECK_MSG(strstr(err.msg, "'[1/1] \"H-0000000000000020\"[1](21) # \"n\xc5\x93ud-\xc3\xa9t\xc3\xa9\""),
+		     "%s", err.msg);
+	const char *bin = "Switch 4 \"S-1\" # \"s\" x\xff\xc3\n";
+	f = parse_str(bin, IBF_FMT_IBNETDISCOVER, &err);
+	TT_REQUIRE(!f);
+	TT_CHECK_MSG(strstr(err.msg, "'x?" "?'"), "%s", err.msg);
+}
+
+/* A node named in a message: its description, with its GUID when another
+ * node has the same description or it has none. */
+static void test_node_label(void)
+{
+	const char *txt = "switchguid=0x10(10)\n"
+			  "Switch 4 \"S-0000000000000010\" # \"SwitchIB\" base port 0 lid 1\n"
+			  "[1] \"S-0000000000000030\"[1] # \"SwitchIB\" lid 3 4xEDR\n"
+			  "[2] \"H-0000000000000020\"[1](21) # \"h1\" lid 2 4xEDR\n"
+			  "[3] \"H-0000000000000040\"[1](41) # \"\" lid 4 4xEDR\n\n"
+			  "switchguid=0x30(30)\n"
+			  "Switch 4 \"S-0000000000000030\" # \"SwitchIB\" base port 0 lid 3\n"
+			  "[1] \"S-0000000000000010\"[1] # \"SwitchIB\" lid 1 4xEDR\n\n"
+			  "caguid=0x20\n"
+			  "Ca 1 \"H-0000000000000020\" # \"h1\"\n"
+			  "[1](21) \"S-0000000000000010\"[2] # lid 2 lmc 0 \"SwitchIB\" lid 1 4xEDR\n\n"
+			  "caguid=0x40\n"
+			  "Ca 1 \"H-0000000000000040\" # \"\"\n"
+			  "[1](41) \"S-0000000000000010\"[3] # lid 4 lmc 0 \"SwitchIB\" lid 1 4xEDR\n";
+	struct ibf_error err;
+	struct ibf_fabric *f = parse_str(txt, IBF_FMT_IBNETDISCOVER, &err);
+	char m[800];
+	TT_REQUIRE(f || (printf("# %s\n", ibf_error_format(&err, m, sizeof(m))), 0));
+	int s1 = find_id(f, "S-0000000000000010"), h1 = find_id(f, "H-0000000000000020");
+	int h2 = find_id(f, "H-0000000000000040");
+	TT_REQUIRE(s1 >= 0 && h1 >= 0 && h2 >= 0);
+	char b[64];
+	TT_CHECK(ibf_node_desc_shared(f, s1) && !ibf_node_desc_shared(f, h1));
+	TT_CHECK_MSG(!strcmp(ibf_node_label(f, s1, b, sizeof(b)), "SwitchIB (0x0000000000000010)"),
+		     "%s", b);
+	TT_CHECK_MSG(!strcmp(ibf_node_label(f, h1, b, sizeof(b)), "h1"), "%s", b);
+	TT_CHECK_MSG(!strcmp(ibf_node_label(f, h2, b, sizeof(b)),
+			     "H-0000000000000040 (0x0000000000000040)"),
+		     "%s", b);
+	/* a short buffer cuts the description and keeps the GUID */
+	TT_CHECK_MSG(!strcmp(ibf_node_label(f, s1, b, 24), "Sw (0x0000000000000010)"), "%s", b);
+	ibf_fabric_free(f);
 }
 
 static void test_errors_with_lines(void)
@@ -1897,7 +1996,7 @@ static void test_ibsim_simple_names(void)
 {
 	const char *net = "# a hand-written ibsim net file\n"
 			  "Switch 8 \"sw-a\" # \"Switch A\" enhanced port 0 lid 3\n"
-			  "[1] \"h1\"[1] # \"host 1\" lid 5 4xEDR\n"
+			  "[1] \"h1\"[1] # \"host 1\" lid 6 4xEDR\n"
 			  "[2] \"h1\"[2] w=1 s=1 # \"host 1\"\n"
 			  "[3] \"sw-b\"[3]\n"
 			  "[4] \"h2\"\n"
@@ -1906,7 +2005,7 @@ static void test_ibsim_simple_names(void)
 			  "[3] \"sw-a\"[3] # lid 3 4xHDR\n"
 			  "\n"
 			  "Hca 2 \"h1\" # \"host 1\"\n"
-			  "[1] \"sw-a\"[1] # lid 5 lmc 1 \"Switch A\" lid 3 4xEDR\n"
+			  "[1] \"sw-a\"[1] # lid 6 lmc 1 \"Switch A\" lid 3 4xEDR\n"
 			  "[2] \"sw-a\"[2]\n"
 			  "\n"
 			  "caguid=0x5000\n"
@@ -1933,7 +2032,7 @@ static void test_ibsim_simple_names(void)
 	TT_CHECK(ibf_port(f, h1, 2)->guid == 0x100002);
 	TT_CHECK(f->nodes[h2].guid == 0x5000);
 	TT_CHECK(ibf_port(f, h2, 1)->guid == 0x5001);
-	TT_EQ_INT(ibf_port(f, h1, 1)->lid, 5);
+	TT_EQ_INT(ibf_port(f, h1, 1)->lid, 6);
 	TT_EQ_INT(ibf_port(f, h1, 1)->lmc, 1);
 	TT_EQ_INT(ibf_port(f, h1, 1)->speed, IBF_SPEED_EDR);
 	/* w=1 s=1: 1x SDR; no tail: ibsim's default 4x SDR; lowest side wins */
@@ -2133,5 +2232,8 @@ int main(void)
 	TT(test_namemap);
 	TT(test_big_fabric_speed);
 	TT(test_lids_beyond_unicast);
+	TT(test_lid_alignment);
+	TT(test_node_label);
+	TT(test_error_excerpt);
 	return tt_done();
 }

@@ -498,6 +498,40 @@ uint64_t ibf_node_some_guid(const struct ibf_fabric *f, int node)
 	return n->guid;
 }
 
+int ibf_node_desc_shared(const struct ibf_fabric *f, int node)
+{
+	const char *d = f->nodes[node].desc;
+	if (!d || !*d)
+		return 1;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if ((int)i != node && f->nodes[i].desc && !strcmp(f->nodes[i].desc, d))
+			return 1;
+	return 0;
+}
+
+const char *ibf_node_label(const struct ibf_fabric *f, int node, char *buf, size_t len)
+{
+	const struct ibf_node *n = &f->nodes[node];
+	const char *d = n->desc && *n->desc ? n->desc : n->id ? n->id : "?";
+	if (!len)
+		return buf;
+	if (!ibf_node_desc_shared(f, node)) {
+		snprintf(buf, len, "%s", d);
+		return buf;
+	}
+	char g[24];
+	int gl = snprintf(g, sizeof(g), " (0x%016llx)",
+			  (unsigned long long)ibf_node_some_guid(f, node));
+	/* the GUID is what tells the node apart: cut the description, not it */
+	size_t dl = strlen(d);
+	if (dl + (size_t)gl + 1 > len)
+		dl = len > (size_t)gl + 1 ? len - (size_t)gl - 1 : 0;
+	while (dl > 0 && dl < strlen(d) && ((unsigned char)d[dl] & 0xc0) == 0x80)
+		dl--;
+	snprintf(buf, len, "%.*s%s", (int)dl, d, g);
+	return buf;
+}
+
 int ibf_ca_in_switch(const struct ibf_fabric *f, int node, int port)
 {
 	const struct ibf_node *n = &f->nodes[node];

@@ -188,6 +188,15 @@ int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *p
 /* A GUID that tells a node apart in a message: its node GUID, else (the
  * ports report of ibnetdiscover -p has none) its first port GUID. */
 uint64_t ibf_node_some_guid(const struct ibf_fabric *f, int node);
+/* A node's name for a message: its description, followed by " (0x<GUID>)"
+ * (ibf_node_some_guid) when the description is empty or another node has
+ * the same one -- switches left at their factory description ("SwitchIB
+ * Mellanox Technologies" on every switch of a fabric) -- so the message
+ * names one node.  Writes into buf (a description longer than the buffer
+ * is cut) and returns it. */
+const char *ibf_node_label(const struct ibf_fabric *f, int node, char *buf, size_t len);
+/* 1 when another node of f has node's description (or it has none). */
+int ibf_node_desc_shared(const struct ibf_fabric *f, int node);
 /* Port `port` of CA `node` is a function of the switch it is cabled to, not
  * a server's NIC: the CA shares that switch's system image GUID (a SHARP
  * aggregation node, on the last port of every Quantum switch, is one).
@@ -251,6 +260,7 @@ struct ibf_stats {
 	uint32_t sw_pairs_linked;    /* distinct adjacent switch pairs */
 	uint32_t parallel_links;     /* links beyond the first between the same switch pair */
 	uint32_t host_links;	     /* switch-CA/router links */
+	uint32_t adapter_links;	     /* CA/router to CA/router, no switch between */
 	uint32_t loopback_links;     /* links from a switch to itself */
 	uint32_t components;
 	uint32_t diameter;		 /* IBF_DIST_INF when disconnected */

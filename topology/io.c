@@ -86,12 +86,32 @@ int ibf_io_parse_ws(const char *s, size_t n, uint8_t *width, uint8_t *speed)
 
 const char *ibf_io_excerpt(const char *s, size_t n, char *buf, size_t len)
 {
-	size_t max = len > 4 ? len - 4 : 0, j = 0;
-	for (size_t i = 0; i < n && j < max; i++) {
+	size_t max = len > 4 ? len - 4 : 0, j = 0, i = 0;
+	while (i < n && j < max) {
 		unsigned char ch = (unsigned char)s[i];
-		buf[j++] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+		/* a tab (ibnetdiscover's separator) reads as a blank, a
+		 * well-formed UTF-8 character (a description's 'é') as it
+		 * is; other bytes as '?' */
+		size_t k = ch < 0x80 ? 0 : ch >= 0xc2 && ch <= 0xdf ? 1 : ch >= 0xe0 && ch <= 0xef ? 2
+					  : ch >= 0xf0 && ch <= 0xf4 ? 3 : 4;
+		if (k == 0) {
+			buf[j++] = ch == '\t' ? ' ' : (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+			i++;
+			continue;
+		}
+		size_t q = 1;
+		while (k < 4 && q <= k && i + q < n && ((unsigned char)s[i + q] & 0xc0) == 0x80)
+			q++;
+		if (k < 4 && q == k + 1 && j + q <= max) {
+			memcpy(buf + j, s + i, q);
+			j += q;
+			i += q;
+		} else {
+			buf[j++] = '?';
+			i++;
+		}
 	}
-	if (j < n && len >= 4) {
+	if (i < n && len >= 4) {
 		memcpy(buf + j, "...", 3);
 		j += 3;
 	}

@@ -129,8 +129,21 @@ int ibf_io_check_unicast_lids(const struct ibf_fabric *f, const char *name, cons
 		for (int p = 0; p <= n->nports; p++) {
 			const struct ibf_port *pp = ibf_port(f, (int)i, p);
 			uint32_t top = (uint32_t)pp->lid + (1u << pp->lmc) - 1;
-			if (!pp->lid || top <= IBF_MAX_UCAST_LID)
+			if (!pp->lid)
 				continue;
+			if (top <= IBF_MAX_UCAST_LID) {
+				/* a port answers to the 2^LMC LIDs that share its base
+				 * LID's upper bits: the base is a multiple of 2^LMC */
+				if (pp->lid & ((1u << pp->lmc) - 1))
+					return ibf_error_set(
+						err, IBF_EPARSE, name, defline ? defline[i] : 0,
+						"'%s' port %d: LID %u with LMC %u is not a multiple of %u "
+						"(a port's 2^LMC LIDs are an aligned block: %u-%u)",
+						n->desc, p, pp->lid, pp->lmc, 1u << pp->lmc,
+						pp->lid & ~((1u << pp->lmc) - 1u),
+						(pp->lid & ~((1u << pp->lmc) - 1u)) + (1u << pp->lmc) - 1);
+				continue;
+			}
 			if (pp->lmc)
 				return ibf_error_set(
 					err, IBF_EPARSE, name, defline ? defline[i] : 0,

@@ -123,6 +123,22 @@ int ibf_fabric_stats(const struct ibf_fabric *f, struct ibf_stats *st, int threa
 		return err ? err->code : IBF_ENOMEM;
 	st->degraded_links = ibf_degr_counts(dl, ndl, &st->grade_links);
 	free(dl);
+	/* cables between two end nodes (adapters back to back): no switch
+	 * forwards over them, so they are in no other count */
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *n = &f->nodes[i];
+		if (n->type == IBF_NODE_SWITCH)
+			continue;
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)i, p);
+			if (pp->peer_node == IBF_NO_NODE ||
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+				continue;
+			if ((uint32_t)pp->peer_node > i ||
+			    ((uint32_t)pp->peer_node == i && pp->peer_port > p))
+				st->adapter_links++;
+		}
+	}
 	/* degrees, links, parallel links, host counts */
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		int node = f->switches[s];

@@ -353,8 +353,9 @@ static int header_line(struct rd *r, struct ibf_cur *c, int type, long ln)
 	ibf_cur_ws(c);
 	if (ibf_cur_peek(c, ':'))
 		return perr(r, ln,
-			    "a node list of ibnetdiscover -l/-H/-S/-R (no links) is not supported: "
-			    "give the output of ibnetdiscover without those options",
+			    "a node list of ibnetdiscover -l/-H/-S/-R, ibswitches or ibhosts (no "
+			    "links) is not supported: give the output of ibnetdiscover without "
+			    "those options",
 			    line, linelen);
 	uint64_t np = 0;
 	int rc = ibf_cur_udec(c, UINT64_MAX, &np);
