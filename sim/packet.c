@@ -4179,6 +4179,21 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		if (rc && (!err || !err->code))
 			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");
 	}
+	/* a cycle that locked after the watchdog's last check (it looks every
+	 * half stall time, so up to 25 us by default before the end): one
+	 * more look at the end, else the run ended with "deadlock: none" and
+	 * the cycle's packets stuck for good */
+	if (!rc && !res->deadlock && s.in_switches > 0) {
+		int found;
+		rc = find_cycle(&s, 1, &found);
+		if (rc)
+			ibf_error_set(err, rc, NULL, 0, "out of memory");
+		else if (found) {
+			res->deadlock = res->deadlock_partial = res->deadlock_end = 1;
+			res->deadlock_ns = (double)s.now / 1000.0;
+			res->deadlock_pkts = s.in_switches;
+		}
+	}
 	res->events = nevents;
 	res->pkt_hops = s.pkt_hops;
 	if (!rc)

@@ -80,7 +80,12 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 		fprintf(out, "deadlock: none\n");
 		return;
 	}
-	if (res->deadlock_partial)
+	if (res->deadlock_end)
+		fprintf(out,
+			"DEADLOCK at %.1f us: %llu packets in switch buffers, a cycle of them "
+			"can never move again (found at the end of the run);\n",
+			res->deadlock_ns / 1000.0, (unsigned long long)res->deadlock_pkts);
+	else if (res->deadlock_partial)
 		fprintf(out,
 			"DEADLOCK at %.1f us: %llu packets in switch buffers, a cycle of them "
 			"can never move again (found while other packets still moved);\n",
@@ -165,9 +170,9 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 		fprintf(out, "null}");
 		return;
 	}
-	fprintf(out, "{\"at_ns\":%.1f,\"packets\":%llu,\"partial\":%s,\"cycle\":[",
+	fprintf(out, "{\"at_ns\":%.1f,\"packets\":%llu,\"partial\":%s,\"at_end\":%s,\"cycle\":[",
 		res->deadlock_ns, (unsigned long long)res->deadlock_pkts,
-		res->deadlock_partial ? "true" : "false");
+		res->deadlock_partial ? "true" : "false", res->deadlock_end ? "true" : "false");
 	for (uint32_t k = 0; k < res->cycle_len; k++) {
 		const struct ibf_psim_buf *b = &res->cycle[k];
 		fprintf(out, "%s{\"from\":", k ? "," : "");
