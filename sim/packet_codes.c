@@ -481,23 +481,75 @@ static int32_t ct_route(const struct ct_export *e, uint32_t c, uint32_t tm)
 	return e->cport[f->nodes[node].port_off + p];
 }
 
-/* Every switch must reach every terminal's base LID through a port CODES
- * knows: checked before anything is written. */
+static const char *ct_name(const struct ct_export *e, uint32_t c)
+{
+	const struct ibf_node *nd = &e->f->nodes[e->f->switches[e->S.map[c]]];
+	return nd->desc ? nd->desc : "?";
+}
+
+/* The tables, followed through CODES's wiring, must bring every terminal's
+ * packets there from every switch: checked before anything is written.
+ * (Checking only that each switch has a port CODES knows let through
+ * tables that send a terminal's LID out of another terminal's port, which
+ * CODES counts as delivered, or round a loop, which it never reports.)
+ * One walk per terminal, each switch visited once: state[c] is 2 t + 1
+ * while on the current walk, 2 t + 2 once it is known to deliver. */
 static int ct_check_routes(struct ct_export *e)
 {
 	const struct ibf_fabric *f = e->f;
-	for (uint32_t c = 0; c < e->s.nsw; c++)
-		for (uint32_t tm = 0; tm < e->s.nterm; tm++)
-			if (ct_route(e, c, tm) < 0) {
-				int32_t node = f->switches[e->S.map[c]];
-				return ibf_error_set(
-					e->err, IBF_EINVAL, NULL, 0,
-					"CODES export: switch '%s' has no usable route "
-					"to LID %u",
-					f->nodes[node].desc ? f->nodes[node].desc : "?",
-					f->ports[e->term_host[tm]].lid);
+	uint32_t n = e->s.nsw;
+	uint32_t *state = calloc(n ? n : 1, sizeof(*state));
+	uint32_t *walk = malloc((n ? n : 1) * sizeof(*walk));
+	if (!state || !walk) {
+		free(state);
+		free(walk);
+		return ct_oom(e);
+	}
+	int rc = 0;
+	for (uint32_t tm = 0; tm < e->s.nterm && !rc; tm++) {
+		uint32_t lid = f->ports[e->term_host[tm]].lid, on = 2 * tm + 1, ok = 2 * tm + 2;
+		for (uint32_t c0 = 0; c0 < n && !rc; c0++) {
+			uint32_t len = 0, c = c0;
+			while (state[c] != ok) {
+				if (state[c] == on) {
+					rc = ibf_error_set(e->err, IBF_EINVAL, NULL, 0,
+							   "CODES export: the route to LID %u "
+							   "from switch '%s' loops (through '%s')",
+							   lid, ct_name(e, c0), ct_name(e, c));
+					break;
+				}
+				int32_t p = ct_route(e, c, tm);
+				if (p < 0) {
+					rc = ibf_error_set(e->err, IBF_EINVAL, NULL, 0,
+							   "CODES export: switch '%s' has no "
+							   "usable route to LID %u",
+							   ct_name(e, c), lid);
+					break;
+				}
+				state[c] = on;
+				walk[len++] = c;
+				int32_t d = e->s.peer[e->s.off[c] + (uint32_t)p];
+				if (d >= 0) {
+					c = (uint32_t)d;
+					continue;
+				}
+				if ((uint32_t)(-1 - d) != tm) {
+					rc = ibf_error_set(
+						e->err, IBF_EINVAL, NULL, 0,
+						"CODES export: switch '%s' sends LID %u to the "
+						"port of LID %u",
+						ct_name(e, c), lid,
+						f->ports[e->term_host[-1 - d]].lid);
+				}
+				break;
 			}
-	return 0;
+			for (uint32_t k = 0; k < len && !rc; k++)
+				state[walk[k]] = ok;
+		}
+	}
+	free(state);
+	free(walk);
+	return rc;
 }
 
 /* One 0x<guid>.lft per CODES switch: every terminal's port. */

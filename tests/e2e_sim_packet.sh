@@ -505,6 +505,35 @@ rc4=$?
 set -e
 check "codes: another fat tree is refused, nothing written" test "$rc4" -eq 1 -a ! -e "$WORK/codesr"
 check "codes: refusal names the reason" grep -q "not a CODES fat tree" "$WORK/codesr.err"
+# tables that CODES would take but that do not deliver: a leaf sending LID 7
+# (ft-h00000) out of its own host port 1 (CODES counts that as delivered),
+# and a spine sending it back down to a leaf that sends it up to that spine
+# (a loop CODES never reports).  The export checked only that every switch
+# had some port for every terminal and wrote both.
+"$IBFAB" route --topology "$WORK/c2.net" --engine dmodk -o "$WORK/c2.lfts" 2>/dev/null
+lft_set() { # SWITCH LID PORT: the dump with that one entry changed
+	awk -v sw="$1" -v lid="$2" -v port="$3" '/^Unicast/ { cur = index($0, "(\x27" sw "\x27)") > 0 }
+		cur && $1 == lid { $2 = port } { print }' "$WORK/c2.lfts"
+}
+lft_set ft-l1-s0001 0x0007 001 >"$WORK/c2mis.lfts"
+lft_set ft-l1-s0001 0x0007 005 >"$WORK/c2up.lfts"
+cp "$WORK/c2.lfts" "$WORK/c2.keep" && cp "$WORK/c2up.lfts" "$WORK/c2.lfts"
+lft_set ft-l2-s0000 0x0007 003 >"$WORK/c2loop.lfts"
+cp "$WORK/c2.keep" "$WORK/c2.lfts"
+check "codes: the edited dumps differ" sh -c "! cmp -s '$WORK/c2.lfts' '$WORK/c2mis.lfts' && \
+	! cmp -s '$WORK/c2.lfts' '$WORK/c2loop.lfts'"
+for t in mis loop; do
+	set +e
+	"$IBFAB" sim packet --topology "$WORK/c2.net" --lfts "$WORK/c2$t.lfts" --load 0.5 -q \
+		--export-codes "$WORK/codes$t" >/dev/null 2>"$WORK/codes$t.err"
+	rc6=$?
+	set -e
+	check "codes: tables that do not deliver ($t) are refused, nothing written" \
+		test "$rc6" -eq 1 -a ! -e "$WORK/codes$t"
+done
+check "codes: a misdelivery is named" grep -q "switch 'ft-l1-s0001' sends LID 7 to the port of LID 11" \
+	"$WORK/codesmis.err"
+check "codes: a loop is named" grep -q "the route to LID 7 from switch '.*' loops" "$WORK/codesloop.err"
 # options for a run's output, or that CODES cannot take, are usage errors with
 # the export rather than ignored (--json printed the text summary, --loads
 # exported its first load, --svg/--link-util wrote nothing)
