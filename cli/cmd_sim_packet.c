@@ -820,6 +820,78 @@ static void note_pieces(const struct ibf_fabric *f)
 	free(comp);
 }
 
+/* Tables read from a dump may not deliver some LIDs of the hosts: no
+ * entry or a port without a cable on the way, a loop, or another port at
+ * the end.  The run drops such packets as unroutable (a loop after the
+ * hop limit, or it locks into a credit deadlock first); say up front which,
+ * or "unroutable N" reads as a fault of the simulator.  Traced per (switch
+ * with hosts, host LID), as the path depends only on the switch a packet
+ * enters; pairs between two pieces of the switch graph are note_pieces'. */
+static void note_undelivered(const char *path, const struct ibf_fabric *f,
+			     const struct ibf_routes *r)
+{
+	struct ibf_endport *ep = NULL;
+	uint32_t nep = 0;
+	struct ibf_error e2;
+	if (f->nsw < 1 ||
+	    ibf_end_ports(f, IBF_CONG_ORDER_FABRIC, &ep, &nep, NULL, NULL, NULL, &e2))
+		return;
+	struct ibf_lidmap m;
+	uint32_t *comp = malloc((size_t)f->nsw * sizeof(*comp));
+	uint8_t *src = calloc(f->nsw, 1);
+	if (!comp || !src || ibf_lidmap_build(f, &m, NULL)) {
+		free(comp);
+		free(src);
+		free(ep);
+		return;
+	}
+	ibf_components(f, comp);
+	for (uint32_t k = 0; k < nep; k++) {
+		const struct ibf_port *pp = ibf_port(f, ep[k].node, ep[k].port);
+		src[f->nodes[pp->peer_node].sw] = 1;
+	}
+	uint64_t all = 0, n[4] = { 0 };
+	uint32_t ex_sw[4] = { 0 }, ex_lid[4] = { 0 };
+	for (uint32_t k = 0; k < nep; k++) {
+		const struct ibf_port *pp = ibf_port(f, ep[k].node, ep[k].port);
+		uint32_t dsw = (uint32_t)f->nodes[pp->peer_node].sw;
+		for (uint32_t l = pp->lid; pp->lid && l < (uint32_t)pp->lid + (1u << (pp->lmc & 7));
+		     l++)
+			for (uint32_t sw = 0; sw < f->nsw; sw++) {
+				if (!src[sw] || comp[sw] != comp[dsw])
+					continue;
+				all++;
+				int t = ibf_trace(f, &m, r, sw, l, NULL, NULL);
+				if (t > 0 && t < 4 && !n[t]++) {
+					ex_sw[t] = sw;
+					ex_lid[t] = l;
+				}
+			}
+	}
+	if (n[1] + n[2] + n[3]) {
+		fprintf(stderr,
+			"ibfab sim packet: note: %s does not deliver %llu of %llu (switch with "
+			"hosts, host LID) pairs:",
+			path, (unsigned long long)(n[1] + n[2] + n[3]), (unsigned long long)all);
+		static const char *what[4] = { "", "no entry or no cable on the way",
+					       "a loop", "delivered to another port" };
+		const char *sep = " ";
+		for (int t = 1; t < 4; t++)
+			if (n[t]) {
+				fprintf(stderr, "%s%llu %s (e.g. LID %u from '%s')", sep,
+					(unsigned long long)n[t], what[t], ex_lid[t],
+					node_label(f, (uint32_t)f->switches[ex_sw[t]]));
+				sep = ", ";
+			}
+		fprintf(stderr, "; their packets are dropped as unroutable (in a loop after "
+				"the hop limit, unless the loop fills up and deadlocks)\n");
+	}
+	ibf_lidmap_free(&m);
+	free(comp);
+	free(src);
+	free(ep);
+}
+
 /* The tables: read, or computed (and given SLs by the deadlock module). */
 static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
 		      struct ibf_sl_table *sl, struct ibf_sl2vl_table *s2v, int *have_sl,
@@ -830,8 +902,10 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 		note_pieces(f);
 	if (a->lfts) {
 		rc = ibf_lfts_read(f, a->lfts, r, err);
-		if (!rc && !a->quiet)
+		if (!rc && !a->quiet) {
 			note_empty_tables(a->lfts, f, r);
+			note_undelivered(a->lfts, f, r);
+		}
 		if (!rc && a->sl) {
 			rc = ibf_sl_read(f, a->sl, sl, err);
 			*have_sl = !rc;
