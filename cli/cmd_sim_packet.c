@@ -197,6 +197,7 @@ struct sp_args {
 	long lmc, vls, threads;
 	int deadlock, json, quiet;
 	double l0, l1, lstep;
+	int load_opts; /* 1: --load given, 2: --loads (both: a usage error) */
 	struct ibf_psim_opts o;
 };
 
@@ -497,12 +498,19 @@ static int sp_other_opt(const char *prog, struct sp_args *a, int c)
 		}
 		return 0;
 	case O_LOAD:
+		if (a->load_opts & 2)
+			return cli_usage_error(prog, "--load and --loads: give one of them");
+		a->load_opts |= 1;
 		if (parse_double("--load", optarg, 1e-6, 1.0, &a->l0))
 			return 2;
 		a->l1 = a->l0;
 		a->lstep = 1;
 		return 0;
 	case O_LOADS:
+		/* the later of the two won, silently: a sweep ran as one load */
+		if (a->load_opts & 1)
+			return cli_usage_error(prog, "--load and --loads: give one of them");
+		a->load_opts |= 2;
 		return sp_loads(prog, a);
 	case O_SEED:
 		if (cli_int("--seed", optarg, 0, 0x7fffffffL, &v))

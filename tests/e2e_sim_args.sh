@@ -9,9 +9,11 @@ W=$WORK
 
 # bad VALUE of OPTION for sim packet: exit 2, OPTION named, no output
 bad_packet() {
-	local opt=$1 val=$2 want=$3
+	local opt=$1 val=$2 want=$3 load=(--load 0.5)
+	# --loads alone: beside --load it is refused whatever its value
+	[ "$opt" = --loads ] && load=()
 	rm -f "$W/out.svg"
-	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --load 0.5 --measure 1us \
+	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal "${load[@]}" --measure 1us \
 		--svg "$W/out.svg" "$opt" "$val" >"$W/out" 2>"$W/err"
 	local r=$?
 	check "sim packet $opt '$val': exit 2 (got $r)" test "$r" = 2
@@ -30,6 +32,17 @@ bad_packet --header 1k "--header: .* is not a byte count"
 bad_packet --loads 0.1:1:1e-9 "more than 10000 loads"
 bad_packet --loads 1e-300:1e-300:1 --loads
 bad_packet --loads 0.5:0.4:0.1 --loads
+# --load and --loads together: the later one was taken without a word (a
+# sweep ran as one load)
+for order in "--load 0.5 --loads 0.1:0.2:0.1" "--loads 0.1:0.2:0.1 --load 0.5"; do
+	# shellcheck disable=SC2086
+	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --measure 1us $order \
+		--svg "$W/out.svg" >"$W/out" 2>"$W/err"
+	r=$?
+	check "sim packet $order: exit 2 (got $r)" test "$r" = 2
+	check "... the message says why" grep -q -- "--load and --loads: give one of them" "$W/err"
+	check "... nothing on stdout, no SVG" sh -c "test ! -s '$W/out' && test ! -e '$W/out.svg'"
+done
 bad_packet --measure 1e400us "--measure: bad time"
 bad_packet --measure nan "--measure: bad time"
 # node links under 0.05 Gb/s rounded to a rate of 0 in the library (division by zero)
