@@ -3472,10 +3472,26 @@ static int find_cycle(struct psim *s, int all, int *found)
 	return 0;
 }
 
+/* A port still sending a packet: its end frees the output (and soon the
+ * buffers behind it), so the fabric is not standing still. */
+static int any_out_busy(const struct psim *s)
+{
+	for (uint32_t g = 0; g < s->np; g++)
+		if (s->pt[g].out_busy)
+			return 1;
+	return 0;
+}
+
 static int ev_check(struct psim *s)
 {
 	uint64_t stall = s->stall_ps;
-	if (s->in_switches > 0 && s->now - s->last_move >= stall) {
+	/* nothing started nor arrived for the stall time, and nothing is on
+	 * its way out of a port either: the stall floor is 8 times the
+	 * slowest link's time of an MTU packet, and the node model's fabric
+	 * packets can be 16 times that (an intra-node packet of up to 64 KiB
+	 * travels alone), so one of them on a 1x link with another behind it
+	 * was reported as a deadlock ("no cycle of credit waits found") */
+	if (s->in_switches > 0 && s->now - s->last_move >= stall && !any_out_busy(s)) {
 		s->stop = 1;
 		if (s->res->deadlock) /* the partial one found before: all stands now */
 			return 0;

@@ -603,6 +603,52 @@ static void test_deadlock_at_end(void)
 	ibf_fabric_free(f);
 }
 
+/* A slow link that sends one large packet for longer than the stall time
+ * while another waits behind it is not a deadlock.  Two switches joined by
+ * a 1x SDR cable (2 Gb/s), two hosts each, the node model with one
+ * accelerator and 60000-byte intra-node packets, each alone in a 60084-byte
+ * fabric packet: 240 us on the cable, where the watchdog's floor (8 MTU
+ * packet times, 131 us) and the 1 us asked for are shorter.  It reported
+ * "DEADLOCK ... nothing moved; no cycle of credit waits found". */
+static void test_slow_big_packet(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	add_sw(f, 0);
+	add_sw(f, 1);
+	ibf_fabric_connect(f, 0, 1, 1, 1, 1, IBF_SPEED_SDR, NULL);
+	for (int k = 0; k < 4; k++)
+		add_host(f, k, k / 2, 2 + k % 2, 4, IBF_SPEED_EDR);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 1;
+	o.inter_frac = 1;
+	o.ipkt_payload = 60000;
+	o.msg_bytes = 60000;
+	o.buf_bytes = 65536;
+	o.load = 0.05;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e6;
+	o.stall_ns = 1000;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.deadlock == 0, "deadlock at %.1f us, %u buffers in the cycle",
+		     res.deadlock_ns / 1000.0, res.cycle_len);
+	TT_CHECK(res.sim_ns >= 2e6);
+	/* the nodes sent on: a third of the messages stays on a switch, the
+	 * rest shares the 2 Gb/s cable */
+	TT_CHECK_MSG(res.inter_gbps > 1.5 && res.inter_gbps <= res.host_gbps, "inter %.3f Gb/s",
+		     res.inter_gbps);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* Long cables: a credit takes a cable's propagation back and the next
  * packet as long forth, so a healthy fabric may stand still for twice the
  * longest propagation.  Two switches joined by 20 km cables (2 x 100 us),
@@ -2382,6 +2428,7 @@ int main(void)
 	TT(test_ring_deadlock);
 	TT(test_partial_deadlock);
 	TT(test_deadlock_at_end);
+	TT(test_slow_big_packet);
 	TT(test_long_cables);
 	TT(test_unroutable);
 	TT(test_long_path);
