@@ -565,9 +565,12 @@ check "undelivered: no note for the engine's dump" sh -c "\"$IBFAB\" sim packet 
 # exported its first load, --svg/--link-util wrote nothing)
 for o in --json "--svg $WORK/cx.svg" "--link-util $WORK/cx.csv" "--loads 0.2:0.6:0.2" \
 	"--traffic ring --streams" "--accels 2"; do
+	# --loads goes alone (beside --load it is a usage error of its own)
+	ld="--load 0.5"
+	case $o in --loads*) ld= ;; esac
 	set +e
 	# shellcheck disable=SC2086
-	"$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk --load 0.5 -q \
+	"$IBFAB" sim packet --topology "$WORK/c2.net" --engine dmodk $ld -q \
 		--export-codes "$WORK/codesx" $o >"$WORK/codesx.out" 2>"$WORK/codesx.err"
 	rc5=$?
 	set -e
