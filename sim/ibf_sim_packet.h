@@ -308,6 +308,8 @@ struct ibf_psim_result {
 				 * check */
 	uint32_t cycle_len;
 	struct ibf_psim_buf *cycle; /* [cycle_len], owned; buffer i waits on i + 1 */
+	uint32_t cycle_total;	    /* buffers of the whole cycle: cycle_len of them are
+				     * listed (at most ibf_psim_opts.max_cycle) */
 };
 void ibf_psim_result_free(struct ibf_psim_result *res);
 

@@ -3455,6 +3455,7 @@ static int find_cycle(struct psim *s, int all, int *found)
 	if (!s->res->cycle)
 		return IBF_ENOMEM;
 	s->res->cycle_len = keep;
+	s->res->cycle_total = len;
 	x = start;
 	for (uint32_t k = 0; k < keep; k++) {
 		uint32_t gin = BPORT(s, (uint32_t)x), up = (uint32_t)s->pt[gin].peer;
@@ -3583,6 +3584,7 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 	free(res->cycle);
 	res->cycle = NULL;
 	res->cycle_len = 0;
+	res->cycle_total = 0;
 }
 
 static void psim_free(struct psim *s)

@@ -603,6 +603,47 @@ static void test_deadlock_at_end(void)
 	ibf_fabric_free(f);
 }
 
+/* A cycle longer than the report lists: minimal routes on a ring of 80
+ * switches lock all 80 buffers of one direction; 64 are listed (the
+ * default max_cycle) and the text said "cycle of 64 input buffers". */
+static void test_long_cycle(void)
+{
+	struct ibf_fabric *f = ring(80, 1);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.buf_bytes = 4096;
+	o.warmup_ns = 5000;
+	o.measure_ns = 100000;
+	o.stall_ns = 20000;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(res.deadlock == 1);
+	TT_EQ_INT(res.cycle_len, 64);
+	TT_EQ_INT(res.cycle_total, 80);
+	for (uint32_t k = 0; k + 1 < res.cycle_len; k++)
+		TT_CHECK(res.cycle[k + 1].from_node == res.cycle[k].node);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	TT_REQUIRE(m);
+	ibf_psim_result_write_text(f, &res, o.vls, m);
+	ibf_psim_result_write_json(f, &res, o.vls, m);
+	fclose(m);
+	TT_CHECK_MSG(strstr(buf, "cycle of 80 input buffers, each waiting for credits of the next "
+				 "(the first 64 listed):") != NULL,
+		     "text: %s", buf);
+	TT_CHECK(strstr(buf, "\"cycle_buffers\":80,") != NULL);
+	free(buf);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* A slow link that sends one large packet for longer than the stall time
  * while another waits behind it is not a deadlock.  Two switches joined by
  * a 1x SDR cable (2 Gb/s), two hosts each, the node model with one
@@ -2429,6 +2470,7 @@ int main(void)
 	TT(test_partial_deadlock);
 	TT(test_deadlock_at_end);
 	TT(test_slow_big_packet);
+	TT(test_long_cycle);
 	TT(test_long_cables);
 	TT(test_unroutable);
 	TT(test_long_path);
