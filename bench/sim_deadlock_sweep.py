@@ -20,7 +20,7 @@ Runs where accepted throughput is under 5 % without a deadlock are listed
 (not failures: one-packet buffers and few VLs can be that slow).
 
 usage: bench/sim_deadlock_sweep.py --ibfab build/ibfab [--only ring7,t44]
-       [--extra '--arb age --islip-iters 2'] [--workdir DIR]
+       [--net NAME=FILE ...] [--extra '--arb age --islip-iters 2'] [--workdir DIR]
 One line per run (-v) or per finding; exit 1 when anything failed.
 About a minute for all 14 fabrics (4368 runs) on one core.
 """
@@ -90,6 +90,9 @@ def main():
     ap.add_argument('--ibfab', required=True)
     ap.add_argument('--only', default='')
     ap.add_argument('--extra', default='', help='more sim packet options')
+    ap.add_argument('--net', action='append', default=[], metavar='NAME=FILE',
+                    help='a fabric file of your own (e.g. a damaged one), instead of '
+                    'the generated ones; may be given several times')
     ap.add_argument('--workdir')
     ap.add_argument('-v', '--verbose', action='store_true')
     a = ap.parse_args()
@@ -97,11 +100,15 @@ def main():
     d = a.workdir or tempfile.mkdtemp(prefix='ibfab-dl-')
     os.makedirs(d, exist_ok=True)
     fabs = {k: v for k, v in FABRICS.items() if not a.only or k in a.only.split(',')}
+    own = dict(x.split('=', 1) for x in a.net)
+    if own:
+        fabs = {k: None for k in own}
     runs, fails, slow, dls = 0, [], [], 0
     for name, gen in fabs.items():
-        net = os.path.join(d, name + '.net')
-        r = run([ib, 'topo', 'gen'] + gen.split() + ['--format', 'ibsim', '-o', net])
-        if r.returncode:
+        net = own.get(name) or os.path.join(d, name + '.net')
+        r = run([ib, 'topo', 'gen'] + gen.split() + ['--format', 'ibsim', '-o', net]) \
+            if gen else None
+        if r and r.returncode:
             fails.append('%s: topo gen: %s' % (name, r.stderr.strip()))
             continue
         for eng, lmc in (('minimal', '0'), ('layered', '1'), ('layered', '2')):
