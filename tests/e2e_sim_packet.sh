@@ -532,6 +532,18 @@ done
 check "codes: a misdelivery is named" grep -q "switch 'ft-l1-s0001' sends LID 7 to the port of LID 11" \
 	"$WORK/codesmis.err"
 check "codes: a loop is named" grep -q "the route to LID 7 from switch '.*' loops" "$WORK/codesloop.err"
+# a degraded cable (1x, both ends) first in the file: CODES's one switch
+# link rate is the fabric's most common, not that cable's (it was the first
+# seen: every CODES switch link ran at 25 Gb/s)
+sed 's/\(\[5\]\t"ft-l2-s0000"\[1\].*\)4xEDR/\11xEDR/; s/\(\[1\]\t"ft-l1-s0000"\[5\].*\)4xEDR/\11xEDR/' \
+	"$WORK/c2.net" >"$WORK/c2slow.net"
+check "codes: the degraded cable is in the file" test "$(grep -c 1xEDR "$WORK/c2slow.net")" -eq 2
+check "codes: export with one degraded cable" sh -c "\"$IBFAB\" sim packet --topology \"$WORK/c2slow.net\" \
+	--engine dmodk --load 0.5 -q --export-codes \"$WORK/codesslow\" >/dev/null"
+check "codes: switch links at the most common rate (100 Gb/s = 12.5 GB/s)" sh -c \
+	"grep -q 'link_bandwidth=\"12.5000\";' '$WORK/codesslow/codes-fattree.conf' && \
+	grep -q '100.0 Gb/s switch links, 100.0 Gb/s host links; the fabric mixes rates, these are the most common' \
+	'$WORK/codesslow/codes-fattree.conf'"
 # the same dumps simulated: the packets they do not deliver are dropped as
 # unroutable, and a note says which pairs and why (before: "unroutable N"
 # and nothing else, a loop's packets only after 64 links)
