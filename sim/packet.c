@@ -327,6 +327,11 @@ struct psim {
 	uint32_t K, NL; /* accelerators per node, links per node (2K + 2) */
 	struct ipkt *ip;
 	uint32_t nip, capip;
+	/* node model: the intra-node packets the pool may hold (half the
+	 * memory there is); ip_over when the offered load ran into it */
+	size_t ip_max;
+	int ip_over;
+	struct ibf_mem_limit ip_ml;
 	int32_t free_ip;
 	struct nlink *nl;	       /* [nh * NL] */
 	struct agg *agg;	       /* [nh * nh] */
@@ -2928,6 +2933,13 @@ static int32_t ip_alloc(struct psim *s)
 		s->free_ip = s->ip[i].next;
 		return i;
 	}
+	/* the accelerators' queues are not bounded: an offered load their
+	 * links cannot carry (small intra-node packets, whose headers take
+	 * most of the link) grew the pool until the kernel killed the run */
+	if (s->nip == s->capip && s->capip && (size_t)s->capip * 2 > s->ip_max) {
+		s->ip_over = 1;
+		return PK_NONE;
+	}
 	GROW(s->ip, s->nip, s->capip, 4096, return PK_NONE);
 	return (int32_t)s->nip++;
 }
@@ -3314,6 +3326,10 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "the node model takes at most 4096 nodes (end ports), not %u",
 				     nh);
+	ibf_mem_limit_get(NULL, &s->ip_ml);
+	s->ip_max = s->ip_ml.bytes / 2 / sizeof(struct ipkt);
+	if (s->ip_max > INT32_MAX - 1) /* indices are int32_t, PK_NONE < 0 */
+		s->ip_max = INT32_MAX - 1;
 	s->NL = 2 * K + 4; /* K up, K down, to NIC, from NIC, NIC tx and rx processing */
 	s->nl = malloc((size_t)nh * s->NL * sizeof(*s->nl));
 	s->agg = malloc((size_t)nh * nh * sizeof(*s->agg));
@@ -4194,7 +4210,21 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 				break;
 			}
 		}
-		if (rc && (!err || !err->code))
+		if (rc && s.ip_over)
+			rc = ibf_error_set(
+				err, IBF_ENOMEM, NULL, 0,
+				"node model: %u intra-node packets queued at once (%.1f MiB), no "
+				"room for more in half the %.1f MiB of memory there is (%s%s%s): "
+				"the accelerators offer more than their links carry with %u-byte "
+				"intra-node packets (%u B payload + %u B header) at load %.3g; "
+				"lower --load, raise --ipkt-payload or shorten the run",
+				s.nip, (double)s.capip * sizeof(struct ipkt) / 1048576.0,
+				(double)s.ip_ml.bytes / 1048576.0,
+				ibf_mem_limit_source_name(s.ip_ml.source),
+				s.ip_ml.where[0] ? " in " : "", s.ip_ml.where,
+				o->ipkt_payload + o->ipkt_hdr, o->ipkt_payload, o->ipkt_hdr,
+				o->load);
+		else if (rc && (!err || !err->code))
 			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");
 	}
 	/* a cycle that locked after the watchdog's last check (it looks every

@@ -132,6 +132,23 @@ IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minim
 r=$?
 check "sim packet --traffic a2a under the same cgroup: exit 1 (got $r), the cgroup named" \
 	sh -c "test $r = 1 && grep -q 'limit: cgroup v2 memory.max in ' '$W/err'"
+# the node model's intra-node packets under the same kind of limit (4 MiB):
+# 1-byte payloads with 20-byte headers, an offered load the accelerator
+# links cannot carry, so their queues grow for as long as the run lasts (to
+# the whole machine, until the kernel killed it); now an error naming the
+# cause.  4 KiB intra-node packets at the same load fit.
+echo 4194304 >"$CG/sys/fs/cgroup/job/memory.max"
+IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --accels 2 \
+	--inter-frac 0.5 --ipkt-payload 1 --load 0.5 --measure 1ms --svg "$W/node.svg" \
+	>"$W/out" 2>"$W/err"
+r=$?
+check "sim packet node model, 1-byte intra-node payloads under 4 MiB: exit 1 (got $r), why, no output" \
+	sh -c "test $r = 1 && test ! -s '$W/out' && test ! -e '$W/node.svg' &&
+	grep -q 'node model: [0-9]* intra-node packets queued at once .* no room for more in half the 4.0 MiB of memory there is (cgroup v2 memory.max in $CG/sys/fs/cgroup/job/memory.max): the accelerators offer more than their links carry with 21-byte intra-node packets' '$W/err'"
+IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --accels 2 \
+	--inter-frac 0.5 --ipkt-payload 4096 --buffer 8k --load 0.5 --measure 100us >"$W/out" 2>"$W/err"
+r=$?
+check "... 4 KiB intra-node packets under the same limit: runs (exit $r)" test "$r" = 0
 echo max >"$CG/sys/fs/cgroup/job/memory.max"
 IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern a2a \
 	>"$W/out" 2>"$W/err"
