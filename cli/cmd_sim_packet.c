@@ -1149,6 +1149,11 @@ struct streams {
 	struct ibf_psim_stream st;
 	double *cns, *rg; /* [n] --compute, --reduce-gbps per phase (NULL: not given) */
 	int fail;
+	/* the tables do not deliver some flows: their packets are dropped as
+	 * unroutable, and those phases have no flow simulator's time (-1);
+	 * the first such phase's message, for a note */
+	uint32_t noroute;
+	char noroute_msg[IBF_ERR_MSG_MAX + 64];
 };
 
 static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t index, uint32_t n)
@@ -1192,9 +1197,20 @@ static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t
 	for (uint64_t k = 0; k < ph->nflows; k++)
 		P->mixed |= ph->flow[k].bytes > 0 && ph->flow[k].bytes != ph->bytes;
 	struct ibf_sim_phase_result pr;
-	if (ibf_sim_maxmin_phase(S->net, S->pl, ph, &S->lp, &pr, NULL, NULL, S->err))
+	int frc = ibf_sim_maxmin_phase(S->net, S->pl, ph, &S->lp, &pr, NULL, NULL, S->err);
+	if (frc == IBF_ENOROUTE) {
+		/* the run itself drops such packets as unroutable, as with the
+		 * other traffics (before, streams refused the tables) */
+		if (!S->noroute++)
+			snprintf(S->noroute_msg, sizeof(S->noroute_msg), "phase '%s': %s",
+				 ph->label, S->err->msg);
+		memset(S->err, 0, sizeof(*S->err));
+		P->flow_us = -1;
+	} else if (frc) {
 		return S->fail = 2;
-	P->flow_us = pr.time_us;
+	} else {
+		P->flow_us = pr.time_us;
+	}
 	S->off[S->n] = S->nmsg;
 	for (uint64_t k = 0; k < ph->nflows; k++) {
 		const struct ibf_sim_flow *fl = &ph->flow[k];
@@ -1277,6 +1293,12 @@ static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
 	S->first = a->reps_first;
 	S->st.repeat = S->first ? NULL : S->rep;
 	S->st.sync = a->sync;
+	if (!rc && S->noroute && !a->quiet)
+		fprintf(stderr,
+			"ibfab sim packet: note: the tables do not deliver every flow of %u phase(s), "
+			"e.g. %s; their packets are dropped as unroutable and those phases have no "
+			"flow simulator's time\n",
+			S->noroute, S->noroute_msg);
 	if (!rc)
 		rc = streams_compute(a, S, err);
 	return rc;
@@ -1325,11 +1347,24 @@ static void print_caps(const struct streams *S, const struct ibf_psim_result *re
 		printf("not finished\n");
 }
 
+/* The flow simulator's figure for the text after "flow simulator":
+ * " 12.345 us" + what, or why there is none. */
+static const char *flow_txt(char *buf, size_t n, double us, const char *what)
+{
+	if (us < 0)
+		snprintf(buf, n, ": none, the tables do not deliver every flow");
+	else
+		snprintf(buf, n, " %.3f us%s", us, what);
+	return buf;
+}
+
 /* The flow simulator's time of one repetition of phase k, plus with
  * --compute / --reduce-gbps the longest compute of a host after it (the
  * barrier's wait): the flow simulator moves bytes only. */
 static double flow_step_us(const struct streams *S, const struct ibf_psim_result *res, uint32_t k)
 {
+	if (S->ph[k].flow_us < 0)
+		return -1; /* the tables do not deliver all its flows */
 	return S->ph[k].flow_us + (res->phase_compute_ns ? res->phase_compute_ns[k] / 1000.0 : 0);
 }
 
@@ -1373,6 +1408,7 @@ static const char *stream_stop(const struct ibf_psim_result *res, int json)
 static void print_streams_rank(const struct streams *S, const struct ibf_psim_result *res, int json,
 			       double ftot)
 {
+	char fb[64];
 	uint64_t lo = 0, hi = 0;
 	for (uint32_t h = 0; res->host_steps && h < res->nhosts; h++) {
 		if (!h || res->host_steps[h] < lo)
@@ -1421,9 +1457,9 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 	}
 	printf("message streams, per-rank dependencies (--sync rank): ");
 	if (all)
-		printf("every host finished all %llu steps, total %.3f us (flow simulator %.3f "
-		       "us)\n",
-		       (unsigned long long)res->steps, res->rank_total_ns / 1000.0, ftot);
+		printf("every host finished all %llu steps, total %.3f us (flow simulator%s)\n",
+		       (unsigned long long)res->steps, res->rank_total_ns / 1000.0,
+		       flow_txt(fb, sizeof(fb), ftot, ""));
 	else
 		printf("%s: the slowest host finished %llu of %llu steps, the fastest %llu; no "
 		       "total\n",
@@ -1444,8 +1480,10 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			printf("; per step %.3f / %.3f / %.3f us mean / min / max",
 			       rp.sum_ns / rp.done / 1000.0, rp.min_ns / 1000.0,
 			       rp.max_ns / 1000.0);
-		printf(" (flow simulator %.3f us per repetition", flow_step_us(S, res, k));
-		print_compute(res, k, 0);
+		printf(" (flow simulator%s",
+		       flow_txt(fb, sizeof(fb), flow_step_us(S, res, k), " per repetition"));
+		if (flow_step_us(S, res, k) >= 0) /* "of it": of the flow simulator's time */
+			print_compute(res, k, 0);
 		printf(")\n");
 		print_caps(S, res, k, 0);
 	}
@@ -1458,6 +1496,7 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
  * estimate and says so (text and JSON). */
 static void print_streams(const struct streams *S, const struct ibf_psim_result *res, int json)
 {
+	char fb[64];
 	double simulated = 0, est = 0, ftot = 0;
 	unsigned long long reps = 0, reps_done = 0;
 	for (uint32_t k = 0; k < S->n; k++) {
@@ -1466,7 +1505,8 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 		reps += rp.reps;
 		reps_done += rp.done;
 		est += rp.sum_ns / 1000.0 * S->ph[k].repeat;
-		ftot += flow_step_us(S, res, k) * S->ph[k].repeat;
+		double f = flow_step_us(S, res, k);
+		ftot = ftot < 0 || f < 0 ? -1 : ftot + f * S->ph[k].repeat;
 	}
 	if (res->sync == IBF_PSIM_SYNC_RANK) {
 		print_streams_rank(S, res, json, ftot);
@@ -1516,10 +1556,11 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 		       res->phases_done, S->n, reps_done, reps, simulated);
 	if (all && S->first)
 		printf("; ESTIMATE with repeats %.3f us (first repetition x repeat count, not "
-		       "simulated; flow simulator %.3f us)",
-		       est, ftot);
+		       "simulated; flow simulator%s)",
+		       est, flow_txt(fb, sizeof(fb), ftot, ""));
 	else if (all)
-		printf(", total %.3f us (flow simulator %.3f us)", simulated, ftot);
+		printf(", total %.3f us (flow simulator%s)", simulated,
+		       flow_txt(fb, sizeof(fb), ftot, ""));
 	else
 		printf("; %s: no total", stream_stop(res, 0));
 	printf("\n");
@@ -1540,8 +1581,10 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 			       rp.max_ns / 1000.0);
 		else
 			printf("not finished (0 of %u repetitions)", rp.reps);
-		printf(" (flow simulator %.3f us per repetition", flow_step_us(S, res, k));
-		print_compute(res, k, 0);
+		printf(" (flow simulator%s",
+		       flow_txt(fb, sizeof(fb), flow_step_us(S, res, k), " per repetition"));
+		if (flow_step_us(S, res, k) >= 0) /* "of it": of the flow simulator's time */
+			print_compute(res, k, 0);
 		printf(")\n");
 		print_caps(S, res, k, 0);
 	}
