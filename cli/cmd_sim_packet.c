@@ -197,6 +197,7 @@ struct sp_args {
 	long lmc, vls, threads;
 	int deadlock, json, quiet;
 	double l0, l1, lstep;
+	int load_opts; /* 1: --load given, 2: --loads (both: a usage error) */
 	struct ibf_psim_opts o;
 };
 
@@ -497,12 +498,19 @@ static int sp_other_opt(const char *prog, struct sp_args *a, int c)
 		}
 		return 0;
 	case O_LOAD:
+		if (a->load_opts & 2)
+			return cli_usage_error(prog, "--load and --loads: give one of them");
+		a->load_opts |= 1;
 		if (parse_double("--load", optarg, 1e-6, 1.0, &a->l0))
 			return 2;
 		a->l1 = a->l0;
 		a->lstep = 1;
 		return 0;
 	case O_LOADS:
+		/* the later of the two won, silently: a sweep ran as one load */
+		if (a->load_opts & 1)
+			return cli_usage_error(prog, "--load and --loads: give one of them");
+		a->load_opts |= 2;
 		return sp_loads(prog, a);
 	case O_SEED:
 		if (cli_int("--seed", optarg, 0, 0x7fffffffL, &v))
@@ -820,6 +828,78 @@ static void note_pieces(const struct ibf_fabric *f)
 	free(comp);
 }
 
+/* Tables read from a dump may not deliver some LIDs of the hosts: no
+ * entry or a port without a cable on the way, a loop, or another port at
+ * the end.  The run drops such packets as unroutable (a loop after the
+ * hop limit, or it locks into a credit deadlock first); say up front which,
+ * or "unroutable N" reads as a fault of the simulator.  Traced per (switch
+ * with hosts, host LID), as the path depends only on the switch a packet
+ * enters; pairs between two pieces of the switch graph are note_pieces'. */
+static void note_undelivered(const char *path, const struct ibf_fabric *f,
+			     const struct ibf_routes *r)
+{
+	struct ibf_endport *ep = NULL;
+	uint32_t nep = 0;
+	struct ibf_error e2;
+	if (f->nsw < 1 ||
+	    ibf_end_ports(f, IBF_CONG_ORDER_FABRIC, &ep, &nep, NULL, NULL, NULL, &e2))
+		return;
+	struct ibf_lidmap m;
+	uint32_t *comp = malloc((size_t)f->nsw * sizeof(*comp));
+	uint8_t *src = calloc(f->nsw, 1);
+	if (!comp || !src || ibf_lidmap_build(f, &m, NULL)) {
+		free(comp);
+		free(src);
+		free(ep);
+		return;
+	}
+	ibf_components(f, comp);
+	for (uint32_t k = 0; k < nep; k++) {
+		const struct ibf_port *pp = ibf_port(f, ep[k].node, ep[k].port);
+		src[f->nodes[pp->peer_node].sw] = 1;
+	}
+	uint64_t all = 0, n[4] = { 0 };
+	uint32_t ex_sw[4] = { 0 }, ex_lid[4] = { 0 };
+	for (uint32_t k = 0; k < nep; k++) {
+		const struct ibf_port *pp = ibf_port(f, ep[k].node, ep[k].port);
+		uint32_t dsw = (uint32_t)f->nodes[pp->peer_node].sw;
+		for (uint32_t l = pp->lid; pp->lid && l < (uint32_t)pp->lid + (1u << (pp->lmc & 7));
+		     l++)
+			for (uint32_t sw = 0; sw < f->nsw; sw++) {
+				if (!src[sw] || comp[sw] != comp[dsw])
+					continue;
+				all++;
+				int t = ibf_trace(f, &m, r, sw, l, NULL, NULL);
+				if (t > 0 && t < 4 && !n[t]++) {
+					ex_sw[t] = sw;
+					ex_lid[t] = l;
+				}
+			}
+	}
+	if (n[1] + n[2] + n[3]) {
+		fprintf(stderr,
+			"ibfab sim packet: note: %s does not deliver %llu of %llu (switch with "
+			"hosts, host LID) pairs:",
+			path, (unsigned long long)(n[1] + n[2] + n[3]), (unsigned long long)all);
+		static const char *what[4] = { "", "no entry or no cable on the way",
+					       "a loop", "delivered to another port" };
+		const char *sep = " ";
+		for (int t = 1; t < 4; t++)
+			if (n[t]) {
+				fprintf(stderr, "%s%llu %s (e.g. LID %u from '%s')", sep,
+					(unsigned long long)n[t], what[t], ex_lid[t],
+					node_label(f, (uint32_t)f->switches[ex_sw[t]]));
+				sep = ", ";
+			}
+		fprintf(stderr, "; their packets are dropped as unroutable (in a loop after "
+				"the hop limit, unless the loop fills up and deadlocks)\n");
+	}
+	ibf_lidmap_free(&m);
+	free(comp);
+	free(src);
+	free(ep);
+}
+
 /* The tables: read, or computed (and given SLs by the deadlock module). */
 static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struct ibf_routes *r,
 		      struct ibf_sl_table *sl, struct ibf_sl2vl_table *s2v, int *have_sl,
@@ -830,8 +910,10 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 		note_pieces(f);
 	if (a->lfts) {
 		rc = ibf_lfts_read(f, a->lfts, r, err);
-		if (!rc && !a->quiet)
+		if (!rc && !a->quiet) {
 			note_empty_tables(a->lfts, f, r);
+			note_undelivered(a->lfts, f, r);
+		}
 		if (!rc && a->sl) {
 			rc = ibf_sl_read(f, a->sl, sl, err);
 			*have_sl = !rc;
@@ -1067,6 +1149,11 @@ struct streams {
 	struct ibf_psim_stream st;
 	double *cns, *rg; /* [n] --compute, --reduce-gbps per phase (NULL: not given) */
 	int fail;
+	/* the tables do not deliver some flows: their packets are dropped as
+	 * unroutable, and those phases have no flow simulator's time (-1);
+	 * the first such phase's message, for a note */
+	uint32_t noroute;
+	char noroute_msg[IBF_ERR_MSG_MAX + 64];
 };
 
 static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t index, uint32_t n)
@@ -1110,9 +1197,20 @@ static int take_stream_phase(void *ctx, const struct ibf_sim_phase *ph, uint32_t
 	for (uint64_t k = 0; k < ph->nflows; k++)
 		P->mixed |= ph->flow[k].bytes > 0 && ph->flow[k].bytes != ph->bytes;
 	struct ibf_sim_phase_result pr;
-	if (ibf_sim_maxmin_phase(S->net, S->pl, ph, &S->lp, &pr, NULL, NULL, S->err))
+	int frc = ibf_sim_maxmin_phase(S->net, S->pl, ph, &S->lp, &pr, NULL, NULL, S->err);
+	if (frc == IBF_ENOROUTE) {
+		/* the run itself drops such packets as unroutable, as with the
+		 * other traffics (before, streams refused the tables) */
+		if (!S->noroute++)
+			snprintf(S->noroute_msg, sizeof(S->noroute_msg), "phase '%s': %s",
+				 ph->label, S->err->msg);
+		memset(S->err, 0, sizeof(*S->err));
+		P->flow_us = -1;
+	} else if (frc) {
 		return S->fail = 2;
-	P->flow_us = pr.time_us;
+	} else {
+		P->flow_us = pr.time_us;
+	}
 	S->off[S->n] = S->nmsg;
 	for (uint64_t k = 0; k < ph->nflows; k++) {
 		const struct ibf_sim_flow *fl = &ph->flow[k];
@@ -1195,6 +1293,12 @@ static int build_streams(const struct sp_args *a, const struct ibf_fabric *f,
 	S->first = a->reps_first;
 	S->st.repeat = S->first ? NULL : S->rep;
 	S->st.sync = a->sync;
+	if (!rc && S->noroute && !a->quiet)
+		fprintf(stderr,
+			"ibfab sim packet: note: the tables do not deliver every flow of %u phase(s), "
+			"e.g. %s; their packets are dropped as unroutable and those phases have no "
+			"flow simulator's time\n",
+			S->noroute, S->noroute_msg);
 	if (!rc)
 		rc = streams_compute(a, S, err);
 	return rc;
@@ -1243,11 +1347,24 @@ static void print_caps(const struct streams *S, const struct ibf_psim_result *re
 		printf("not finished\n");
 }
 
+/* The flow simulator's figure for the text after "flow simulator":
+ * " 12.345 us" + what, or why there is none. */
+static const char *flow_txt(char *buf, size_t n, double us, const char *what)
+{
+	if (us < 0)
+		snprintf(buf, n, ": none, the tables do not deliver every flow");
+	else
+		snprintf(buf, n, " %.3f us%s", us, what);
+	return buf;
+}
+
 /* The flow simulator's time of one repetition of phase k, plus with
  * --compute / --reduce-gbps the longest compute of a host after it (the
  * barrier's wait): the flow simulator moves bytes only. */
 static double flow_step_us(const struct streams *S, const struct ibf_psim_result *res, uint32_t k)
 {
+	if (S->ph[k].flow_us < 0)
+		return -1; /* the tables do not deliver all its flows */
 	return S->ph[k].flow_us + (res->phase_compute_ns ? res->phase_compute_ns[k] / 1000.0 : 0);
 }
 
@@ -1291,6 +1408,7 @@ static const char *stream_stop(const struct ibf_psim_result *res, int json)
 static void print_streams_rank(const struct streams *S, const struct ibf_psim_result *res, int json,
 			       double ftot)
 {
+	char fb[64];
 	uint64_t lo = 0, hi = 0;
 	for (uint32_t h = 0; res->host_steps && h < res->nhosts; h++) {
 		if (!h || res->host_steps[h] < lo)
@@ -1339,9 +1457,9 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 	}
 	printf("message streams, per-rank dependencies (--sync rank): ");
 	if (all)
-		printf("every host finished all %llu steps, total %.3f us (flow simulator %.3f "
-		       "us)\n",
-		       (unsigned long long)res->steps, res->rank_total_ns / 1000.0, ftot);
+		printf("every host finished all %llu steps, total %.3f us (flow simulator%s)\n",
+		       (unsigned long long)res->steps, res->rank_total_ns / 1000.0,
+		       flow_txt(fb, sizeof(fb), ftot, ""));
 	else
 		printf("%s: the slowest host finished %llu of %llu steps, the fastest %llu; no "
 		       "total\n",
@@ -1362,8 +1480,10 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			printf("; per step %.3f / %.3f / %.3f us mean / min / max",
 			       rp.sum_ns / rp.done / 1000.0, rp.min_ns / 1000.0,
 			       rp.max_ns / 1000.0);
-		printf(" (flow simulator %.3f us per repetition", flow_step_us(S, res, k));
-		print_compute(res, k, 0);
+		printf(" (flow simulator%s",
+		       flow_txt(fb, sizeof(fb), flow_step_us(S, res, k), " per repetition"));
+		if (flow_step_us(S, res, k) >= 0) /* "of it": of the flow simulator's time */
+			print_compute(res, k, 0);
 		printf(")\n");
 		print_caps(S, res, k, 0);
 	}
@@ -1376,6 +1496,7 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
  * estimate and says so (text and JSON). */
 static void print_streams(const struct streams *S, const struct ibf_psim_result *res, int json)
 {
+	char fb[64];
 	double simulated = 0, est = 0, ftot = 0;
 	unsigned long long reps = 0, reps_done = 0;
 	for (uint32_t k = 0; k < S->n; k++) {
@@ -1384,7 +1505,8 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 		reps += rp.reps;
 		reps_done += rp.done;
 		est += rp.sum_ns / 1000.0 * S->ph[k].repeat;
-		ftot += flow_step_us(S, res, k) * S->ph[k].repeat;
+		double f = flow_step_us(S, res, k);
+		ftot = ftot < 0 || f < 0 ? -1 : ftot + f * S->ph[k].repeat;
 	}
 	if (res->sync == IBF_PSIM_SYNC_RANK) {
 		print_streams_rank(S, res, json, ftot);
@@ -1434,10 +1556,11 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 		       res->phases_done, S->n, reps_done, reps, simulated);
 	if (all && S->first)
 		printf("; ESTIMATE with repeats %.3f us (first repetition x repeat count, not "
-		       "simulated; flow simulator %.3f us)",
-		       est, ftot);
+		       "simulated; flow simulator%s)",
+		       est, flow_txt(fb, sizeof(fb), ftot, ""));
 	else if (all)
-		printf(", total %.3f us (flow simulator %.3f us)", simulated, ftot);
+		printf(", total %.3f us (flow simulator%s)", simulated,
+		       flow_txt(fb, sizeof(fb), ftot, ""));
 	else
 		printf("; %s: no total", stream_stop(res, 0));
 	printf("\n");
@@ -1458,8 +1581,10 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 			       rp.max_ns / 1000.0);
 		else
 			printf("not finished (0 of %u repetitions)", rp.reps);
-		printf(" (flow simulator %.3f us per repetition", flow_step_us(S, res, k));
-		print_compute(res, k, 0);
+		printf(" (flow simulator%s",
+		       flow_txt(fb, sizeof(fb), flow_step_us(S, res, k), " per repetition"));
+		if (flow_step_us(S, res, k) >= 0) /* "of it": of the flow simulator's time */
+			print_compute(res, k, 0);
 		printf(")\n");
 		print_caps(S, res, k, 0);
 	}

@@ -303,8 +303,13 @@ struct ibf_psim_result {
 	double deadlock_ns;	/* simulated time of the detection */
 	uint64_t deadlock_pkts; /* packets in switch buffers then */
 	int deadlock_partial;	/* 1: the cycle locked while other packets still moved */
+	int deadlock_end;	/* 1 (with partial): found by the look at the end of the
+				 * run, the cycle having locked after the last watchdog
+				 * check */
 	uint32_t cycle_len;
 	struct ibf_psim_buf *cycle; /* [cycle_len], owned; buffer i waits on i + 1 */
+	uint32_t cycle_total;	    /* buffers of the whole cycle: cycle_len of them are
+				     * listed (at most ibf_psim_opts.max_cycle) */
 };
 void ibf_psim_result_free(struct ibf_psim_result *res);
 

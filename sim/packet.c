@@ -327,6 +327,11 @@ struct psim {
 	uint32_t K, NL; /* accelerators per node, links per node (2K + 2) */
 	struct ipkt *ip;
 	uint32_t nip, capip;
+	/* node model: the intra-node packets the pool may hold (half the
+	 * memory there is); ip_over when the offered load ran into it */
+	size_t ip_max;
+	int ip_over;
+	struct ibf_mem_limit ip_ml;
 	int32_t free_ip;
 	struct nlink *nl;	       /* [nh * NL] */
 	struct agg *agg;	       /* [nh * nh] */
@@ -2928,6 +2933,13 @@ static int32_t ip_alloc(struct psim *s)
 		s->free_ip = s->ip[i].next;
 		return i;
 	}
+	/* the accelerators' queues are not bounded: an offered load their
+	 * links cannot carry (small intra-node packets, whose headers take
+	 * most of the link) grew the pool until the kernel killed the run */
+	if (s->nip == s->capip && s->capip && (size_t)s->capip * 2 > s->ip_max) {
+		s->ip_over = 1;
+		return PK_NONE;
+	}
 	GROW(s->ip, s->nip, s->capip, 4096, return PK_NONE);
 	return (int32_t)s->nip++;
 }
@@ -3314,6 +3326,10 @@ static int node_setup(struct psim *s, struct ibf_error *err)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
 				     "the node model takes at most 4096 nodes (end ports), not %u",
 				     nh);
+	ibf_mem_limit_get(NULL, &s->ip_ml);
+	s->ip_max = s->ip_ml.bytes / 2 / sizeof(struct ipkt);
+	if (s->ip_max > INT32_MAX - 1) /* indices are int32_t, PK_NONE < 0 */
+		s->ip_max = INT32_MAX - 1;
 	s->NL = 2 * K + 4; /* K up, K down, to NIC, from NIC, NIC tx and rx processing */
 	s->nl = malloc((size_t)nh * s->NL * sizeof(*s->nl));
 	s->agg = malloc((size_t)nh * nh * sizeof(*s->agg));
@@ -3455,6 +3471,7 @@ static int find_cycle(struct psim *s, int all, int *found)
 	if (!s->res->cycle)
 		return IBF_ENOMEM;
 	s->res->cycle_len = keep;
+	s->res->cycle_total = len;
 	x = start;
 	for (uint32_t k = 0; k < keep; k++) {
 		uint32_t gin = BPORT(s, (uint32_t)x), up = (uint32_t)s->pt[gin].peer;
@@ -3472,10 +3489,26 @@ static int find_cycle(struct psim *s, int all, int *found)
 	return 0;
 }
 
+/* A port still sending a packet: its end frees the output (and soon the
+ * buffers behind it), so the fabric is not standing still. */
+static int any_out_busy(const struct psim *s)
+{
+	for (uint32_t g = 0; g < s->np; g++)
+		if (s->pt[g].out_busy)
+			return 1;
+	return 0;
+}
+
 static int ev_check(struct psim *s)
 {
 	uint64_t stall = s->stall_ps;
-	if (s->in_switches > 0 && s->now - s->last_move >= stall) {
+	/* nothing started nor arrived for the stall time, and nothing is on
+	 * its way out of a port either: the stall floor is 8 times the
+	 * slowest link's time of an MTU packet, and the node model's fabric
+	 * packets can be 16 times that (an intra-node packet of up to 64 KiB
+	 * travels alone), so one of them on a 1x link with another behind it
+	 * was reported as a deadlock ("no cycle of credit waits found") */
+	if (s->in_switches > 0 && s->now - s->last_move >= stall && !any_out_busy(s)) {
 		s->stop = 1;
 		if (s->res->deadlock) /* the partial one found before: all stands now */
 			return 0;
@@ -3567,6 +3600,7 @@ void ibf_psim_result_free(struct ibf_psim_result *res)
 	free(res->cycle);
 	res->cycle = NULL;
 	res->cycle_len = 0;
+	res->cycle_total = 0;
 }
 
 static void psim_free(struct psim *s)
@@ -4176,8 +4210,37 @@ int ibf_psim_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 				break;
 			}
 		}
-		if (rc && (!err || !err->code))
+		if (rc && s.ip_over)
+			rc = ibf_error_set(
+				err, IBF_ENOMEM, NULL, 0,
+				"node model: %u intra-node packets queued at once (%.1f MiB), no "
+				"room for more in half the %.1f MiB of memory there is (%s%s%s): "
+				"the accelerators offer more than their links carry with %u-byte "
+				"intra-node packets (%u B payload + %u B header) at load %.3g; "
+				"lower --load, raise --ipkt-payload or shorten the run",
+				s.nip, (double)s.capip * sizeof(struct ipkt) / 1048576.0,
+				(double)s.ip_ml.bytes / 1048576.0,
+				ibf_mem_limit_source_name(s.ip_ml.source),
+				s.ip_ml.where[0] ? " in " : "", s.ip_ml.where,
+				o->ipkt_payload + o->ipkt_hdr, o->ipkt_payload, o->ipkt_hdr,
+				o->load);
+		else if (rc && (!err || !err->code))
 			rc = ibf_error_set(err, rc, NULL, 0, "out of memory");
+	}
+	/* a cycle that locked after the watchdog's last check (it looks every
+	 * half stall time, so up to 25 us by default before the end): one
+	 * more look at the end, else the run ended with "deadlock: none" and
+	 * the cycle's packets stuck for good */
+	if (!rc && !res->deadlock && s.in_switches > 0) {
+		int found;
+		rc = find_cycle(&s, 1, &found);
+		if (rc)
+			ibf_error_set(err, rc, NULL, 0, "out of memory");
+		else if (found) {
+			res->deadlock = res->deadlock_partial = res->deadlock_end = 1;
+			res->deadlock_ns = (double)s.now / 1000.0;
+			res->deadlock_pkts = s.in_switches;
+		}
 	}
 	res->events = nevents;
 	res->pkt_hops = s.pkt_hops;

@@ -481,23 +481,75 @@ static int32_t ct_route(const struct ct_export *e, uint32_t c, uint32_t tm)
 	return e->cport[f->nodes[node].port_off + p];
 }
 
-/* Every switch must reach every terminal's base LID through a port CODES
- * knows: checked before anything is written. */
+static const char *ct_name(const struct ct_export *e, uint32_t c)
+{
+	const struct ibf_node *nd = &e->f->nodes[e->f->switches[e->S.map[c]]];
+	return nd->desc ? nd->desc : "?";
+}
+
+/* The tables, followed through CODES's wiring, must bring every terminal's
+ * packets there from every switch: checked before anything is written.
+ * (Checking only that each switch has a port CODES knows let through
+ * tables that send a terminal's LID out of another terminal's port, which
+ * CODES counts as delivered, or round a loop, which it never reports.)
+ * One walk per terminal, each switch visited once: state[c] is 2 t + 1
+ * while on the current walk, 2 t + 2 once it is known to deliver. */
 static int ct_check_routes(struct ct_export *e)
 {
 	const struct ibf_fabric *f = e->f;
-	for (uint32_t c = 0; c < e->s.nsw; c++)
-		for (uint32_t tm = 0; tm < e->s.nterm; tm++)
-			if (ct_route(e, c, tm) < 0) {
-				int32_t node = f->switches[e->S.map[c]];
-				return ibf_error_set(
-					e->err, IBF_EINVAL, NULL, 0,
-					"CODES export: switch '%s' has no usable route "
-					"to LID %u",
-					f->nodes[node].desc ? f->nodes[node].desc : "?",
-					f->ports[e->term_host[tm]].lid);
+	uint32_t n = e->s.nsw;
+	uint32_t *state = calloc(n ? n : 1, sizeof(*state));
+	uint32_t *walk = malloc((n ? n : 1) * sizeof(*walk));
+	if (!state || !walk) {
+		free(state);
+		free(walk);
+		return ct_oom(e);
+	}
+	int rc = 0;
+	for (uint32_t tm = 0; tm < e->s.nterm && !rc; tm++) {
+		uint32_t lid = f->ports[e->term_host[tm]].lid, on = 2 * tm + 1, ok = 2 * tm + 2;
+		for (uint32_t c0 = 0; c0 < n && !rc; c0++) {
+			uint32_t len = 0, c = c0;
+			while (state[c] != ok) {
+				if (state[c] == on) {
+					rc = ibf_error_set(e->err, IBF_EINVAL, NULL, 0,
+							   "CODES export: the route to LID %u "
+							   "from switch '%s' loops (through '%s')",
+							   lid, ct_name(e, c0), ct_name(e, c));
+					break;
+				}
+				int32_t p = ct_route(e, c, tm);
+				if (p < 0) {
+					rc = ibf_error_set(e->err, IBF_EINVAL, NULL, 0,
+							   "CODES export: switch '%s' has no "
+							   "usable route to LID %u",
+							   ct_name(e, c), lid);
+					break;
+				}
+				state[c] = on;
+				walk[len++] = c;
+				int32_t d = e->s.peer[e->s.off[c] + (uint32_t)p];
+				if (d >= 0) {
+					c = (uint32_t)d;
+					continue;
+				}
+				if ((uint32_t)(-1 - d) != tm) {
+					rc = ibf_error_set(
+						e->err, IBF_EINVAL, NULL, 0,
+						"CODES export: switch '%s' sends LID %u to the "
+						"port of LID %u",
+						ct_name(e, c), lid,
+						f->ports[e->term_host[-1 - d]].lid);
+				}
+				break;
 			}
-	return 0;
+			for (uint32_t k = 0; k < len && !rc; k++)
+				state[walk[k]] = ok;
+		}
+	}
+	free(state);
+	free(walk);
+	return rc;
 }
 
 /* One 0x<guid>.lft per CODES switch: every terminal's port. */
@@ -561,6 +613,41 @@ static int ct_write_traffic(struct ct_export *e)
 	return rc;
 }
 
+static int ct_cmp_rate(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The most common link rate of one class (net->kind 1: switch to switch,
+ * 2: switch to host), the faster on a tie; 0 with no such link, -1 out of
+ * memory.  *mixed is set when the class has more than one rate. */
+static double ct_common_rate(const struct ibf_sim_net *net, int kind, int *mixed)
+{
+	double *r = malloc((net->nlinks ? net->nlinks : 1) * sizeof(*r));
+	if (!r)
+		return -1;
+	uint32_t n = 0;
+	for (uint32_t l = 0; l < net->nlinks; l++)
+		if (net->kind[l] == kind && net->cap[l] > 0)
+			r[n++] = net->cap[l];
+	qsort(r, n, sizeof(*r), ct_cmp_rate);
+	double best = 0;
+	uint32_t best_n = 0;
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && r[j] == r[i]; j++)
+			;
+		if (j - i >= best_n) {
+			best = r[i];
+			best_n = j - i;
+		}
+	}
+	if (n && best_n < n)
+		*mixed = 1;
+	free(r);
+	return best;
+}
+
 /* codes-fattree.conf (the model's parameters, switch and host rates the
  * most common ones) and run-codes.sh. */
 static int ct_write_conf(struct ct_export *e)
@@ -569,16 +656,12 @@ static int ct_write_conf(struct ct_export *e)
 	const struct ibf_sim_net *net = &e->net;
 	const struct ct_shape *s = &e->s;
 	struct ibf_psim_codes_info *info = e->info;
-	double sw_gbps = 0, cn_gbps = 0;
-	for (uint32_t l = 0; l < net->nlinks; l++) {
-		double *want = net->kind[l] == 1 ? &sw_gbps : net->kind[l] == 2 ? &cn_gbps : NULL;
-		if (!want || net->cap[l] <= 0)
-			continue;
-		if (*want > 0 && net->cap[l] != *want)
-			info->mixed_rates = 1;
-		if (*want == 0)
-			*want = net->cap[l];
-	}
+	/* the most common rate of each class (it was the first seen, so one
+	 * degraded cable early in the file made every CODES link a 1x one) */
+	double sw_gbps = ct_common_rate(net, 1, &info->mixed_rates);
+	double cn_gbps = ct_common_rate(net, 2, &info->mixed_rates);
+	if (sw_gbps < 0 || cn_gbps < 0)
+		return ct_oom(e);
 	uint32_t pkt = o->mtu_payload + o->hdr_bytes;
 	char *conf = ibf_asprintf(
 		"# CODES fattree model, written by ibfab sim packet --export-codes\n"
@@ -600,7 +683,7 @@ static int ct_write_conf(struct ct_export *e)
 		"   routing=\"static\";\n   routing_folder=\"%s\";\n   dot_file=\"ibfab\";\n}\n",
 		s->n[0], s->l0_term, s->l0_term, s->levels, s->levels, s->n[0], s->k, pkt, pkt,
 		o->router_ns, o->buf_bytes, o->buf_bytes, sw_gbps, cn_gbps,
-		info->mixed_rates ? "; the fabric mixes rates, these are the first seen" : "",
+		info->mixed_rates ? "; the fabric mixes rates, these are the most common" : "",
 		sw_gbps / 8, cn_gbps / 8, info->folder);
 	/* ibfab's gap: a packet's serialisation on the host link over the
 	 * load; CODES gets whole wire packets (payload + header, = packet_size)

@@ -80,7 +80,12 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 		fprintf(out, "deadlock: none\n");
 		return;
 	}
-	if (res->deadlock_partial)
+	if (res->deadlock_end)
+		fprintf(out,
+			"DEADLOCK at %.1f us: %llu packets in switch buffers, a cycle of them "
+			"can never move again (found at the end of the run);\n",
+			res->deadlock_ns / 1000.0, (unsigned long long)res->deadlock_pkts);
+	else if (res->deadlock_partial)
 		fprintf(out,
 			"DEADLOCK at %.1f us: %llu packets in switch buffers, a cycle of them "
 			"can never move again (found while other packets still moved);\n",
@@ -93,8 +98,17 @@ void ibf_psim_result_write_text(const struct ibf_fabric *f, const struct ibf_psi
 		fprintf(out, "  no cycle of credit waits found (blocked elsewhere)\n");
 		return;
 	}
-	fprintf(out, "  cycle of %u input buffers, each waiting for credits of the next:\n",
-		res->cycle_len);
+	/* the whole cycle's length, not the listed part's (a ring of 80
+	 * switches read "cycle of 64 input buffers") */
+	uint32_t total = res->cycle_total > res->cycle_len ? res->cycle_total : res->cycle_len;
+	if (total > res->cycle_len)
+		fprintf(out,
+			"  cycle of %u input buffers, each waiting for credits of the next (the "
+			"first %u listed):\n",
+			total, res->cycle_len);
+	else
+		fprintf(out, "  cycle of %u input buffers, each waiting for credits of the next:\n",
+			total);
 	for (uint32_t k = 0; k < res->cycle_len; k++) {
 		const struct ibf_psim_buf *b = &res->cycle[k];
 		fprintf(out, "  '%s'/%u -> '%s'/%u VL %u (%u packets)\n",
@@ -165,9 +179,12 @@ void ibf_psim_result_write_json(const struct ibf_fabric *f, const struct ibf_psi
 		fprintf(out, "null}");
 		return;
 	}
-	fprintf(out, "{\"at_ns\":%.1f,\"packets\":%llu,\"partial\":%s,\"cycle\":[",
+	fprintf(out,
+		"{\"at_ns\":%.1f,\"packets\":%llu,\"partial\":%s,\"at_end\":%s,"
+		"\"cycle_buffers\":%u,\"cycle\":[",
 		res->deadlock_ns, (unsigned long long)res->deadlock_pkts,
-		res->deadlock_partial ? "true" : "false");
+		res->deadlock_partial ? "true" : "false", res->deadlock_end ? "true" : "false",
+		res->cycle_total > res->cycle_len ? res->cycle_total : res->cycle_len);
 	for (uint32_t k = 0; k < res->cycle_len; k++) {
 		const struct ibf_psim_buf *b = &res->cycle[k];
 		fprintf(out, "%s{\"from\":", k ? "," : "");

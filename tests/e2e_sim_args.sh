@@ -9,9 +9,11 @@ W=$WORK
 
 # bad VALUE of OPTION for sim packet: exit 2, OPTION named, no output
 bad_packet() {
-	local opt=$1 val=$2 want=$3
+	local opt=$1 val=$2 want=$3 load=(--load 0.5)
+	# --loads alone: beside --load it is refused whatever its value
+	[ "$opt" = --loads ] && load=()
 	rm -f "$W/out.svg"
-	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --load 0.5 --measure 1us \
+	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal "${load[@]}" --measure 1us \
 		--svg "$W/out.svg" "$opt" "$val" >"$W/out" 2>"$W/err"
 	local r=$?
 	check "sim packet $opt '$val': exit 2 (got $r)" test "$r" = 2
@@ -30,6 +32,17 @@ bad_packet --header 1k "--header: .* is not a byte count"
 bad_packet --loads 0.1:1:1e-9 "more than 10000 loads"
 bad_packet --loads 1e-300:1e-300:1 --loads
 bad_packet --loads 0.5:0.4:0.1 --loads
+# --load and --loads together: the later one was taken without a word (a
+# sweep ran as one load)
+for order in "--load 0.5 --loads 0.1:0.2:0.1" "--loads 0.1:0.2:0.1 --load 0.5"; do
+	# shellcheck disable=SC2086
+	"$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --measure 1us $order \
+		--svg "$W/out.svg" >"$W/out" 2>"$W/err"
+	r=$?
+	check "sim packet $order: exit 2 (got $r)" test "$r" = 2
+	check "... the message says why" grep -q -- "--load and --loads: give one of them" "$W/err"
+	check "... nothing on stdout, no SVG" sh -c "test ! -s '$W/out' && test ! -e '$W/out.svg'"
+done
 bad_packet --measure 1e400us "--measure: bad time"
 bad_packet --measure nan "--measure: bad time"
 # node links under 0.05 Gb/s rounded to a rate of 0 in the library (division by zero)
@@ -119,6 +132,23 @@ IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minim
 r=$?
 check "sim packet --traffic a2a under the same cgroup: exit 1 (got $r), the cgroup named" \
 	sh -c "test $r = 1 && grep -q 'limit: cgroup v2 memory.max in ' '$W/err'"
+# the node model's intra-node packets under the same kind of limit (4 MiB):
+# 1-byte payloads with 20-byte headers, an offered load the accelerator
+# links cannot carry, so their queues grow for as long as the run lasts (to
+# the whole machine, until the kernel killed it); now an error naming the
+# cause.  4 KiB intra-node packets at the same load fit.
+echo 4194304 >"$CG/sys/fs/cgroup/job/memory.max"
+IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --accels 2 \
+	--inter-frac 0.5 --ipkt-payload 1 --load 0.5 --measure 1ms --svg "$W/node.svg" \
+	>"$W/out" 2>"$W/err"
+r=$?
+check "sim packet node model, 1-byte intra-node payloads under 4 MiB: exit 1 (got $r), why, no output" \
+	sh -c "test $r = 1 && test ! -s '$W/out' && test ! -e '$W/node.svg' &&
+	grep -q 'node model: [0-9]* intra-node packets queued at once .* no room for more in half the 4.0 MiB of memory there is (cgroup v2 memory.max in $CG/sys/fs/cgroup/job/memory.max): the accelerators offer more than their links carry with 21-byte intra-node packets' '$W/err'"
+IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim packet --topology "$W/ft.ibnd" --engine minimal --accels 2 \
+	--inter-frac 0.5 --ipkt-payload 4096 --buffer 8k --load 0.5 --measure 100us >"$W/out" 2>"$W/err"
+r=$?
+check "... 4 KiB intra-node packets under the same limit: runs (exit $r)" test "$r" = 0
 echo max >"$CG/sys/fs/cgroup/job/memory.max"
 IBFAB_CGROUP_ROOT=$CG "$IBFAB" sim flow --topology "$W/ft.ibnd" --engine minimal --pattern a2a \
 	>"$W/out" 2>"$W/err"

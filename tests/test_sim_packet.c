@@ -544,6 +544,152 @@ static void test_partial_deadlock(void)
 	ibf_fabric_free(f);
 }
 
+/* The same loop locking after the watchdog's last check (its first check
+ * would be at 500 us, the run ends at 210 us): one more look at the end
+ * of the run finds it.  It used to end with no deadlock and the cycle's
+ * packets stuck for good. */
+static void test_deadlock_at_end(void)
+{
+	struct ibf_fabric *f = ring(5, 4);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	uint32_t off[21], dst[20 * 8], n = 0;
+	for (uint32_t h = 0; h < 20; h++) {
+		off[h] = n;
+		for (uint32_t d = 0; d < 20 && h % 4 < 2; d++)
+			if (d % 4 < 2 && d / 4 != h / 4)
+				dst[n++] = d;
+		if (h % 4 == 2)
+			dst[n++] = h + 1;
+	}
+	off[20] = n;
+	struct ibf_psim_opts o;
+	pattern_opts(&o, 1.0, off, dst, 20);
+	o.buf_bytes = 8192;
+	o.warmup_ns = 10000;
+	o.measure_ns = 100000;
+	o.stall_ns = 1e6;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.sim_ns < 500000);
+	TT_CHECK_MSG(res.deadlock == 1 && res.deadlock_partial == 1 && res.deadlock_end == 1,
+		     "deadlock %d partial %d end %d", res.deadlock, res.deadlock_partial,
+		     res.deadlock_end);
+	TT_EQ_INT(res.cycle_len, 5);
+	for (uint32_t k = 0; k < res.cycle_len; k++)
+		TT_CHECK(res.cycle[(k + 1) % res.cycle_len].from_node == res.cycle[k].node &&
+			 res.cycle[k].pkts > 0);
+	ibf_psim_result_free(&res);
+	/* deadlock-free VLs on the same ring and traffic: nothing at the end */
+	struct ibf_dl_opts dlo;
+	ibf_dl_opts_default(&dlo);
+	dlo.scheme = IBF_DEADLOCK_DFSSSP;
+	struct ibf_dl *dl = NULL;
+	TT_REQUIRE(ibf_deadlock_apply(f, &r, &dlo, &dl, &err) == 0);
+	struct ibf_sl_table sl;
+	struct ibf_sl2vl_table s2v;
+	TT_REQUIRE(ibf_sl_table_from_dl(f, dl, &sl, &err) == 0);
+	TT_REQUIRE(ibf_sl2vl_table_from_dl(f, dl, &s2v, &err) == 0);
+	memset(&res, 0, sizeof(res));
+	TT_REQUIRE(prun(f, &r, &sl, &s2v, &o, &res, &err) == 0);
+	TT_EQ_INT(res.deadlock, 0);
+	ibf_psim_result_free(&res);
+	ibf_sl_table_free(&sl);
+	ibf_sl2vl_table_free(&s2v);
+	ibf_dl_free(dl);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A cycle longer than the report lists: minimal routes on a ring of 80
+ * switches lock all 80 buffers of one direction; 64 are listed (the
+ * default max_cycle) and the text said "cycle of 64 input buffers". */
+static void test_long_cycle(void)
+{
+	struct ibf_fabric *f = ring(80, 1);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.load = 1.0;
+	o.buf_bytes = 4096;
+	o.warmup_ns = 5000;
+	o.measure_ns = 100000;
+	o.stall_ns = 20000;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_REQUIRE(res.deadlock == 1);
+	TT_EQ_INT(res.cycle_len, 64);
+	TT_EQ_INT(res.cycle_total, 80);
+	for (uint32_t k = 0; k + 1 < res.cycle_len; k++)
+		TT_CHECK(res.cycle[k + 1].from_node == res.cycle[k].node);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	TT_REQUIRE(m);
+	ibf_psim_result_write_text(f, &res, o.vls, m);
+	ibf_psim_result_write_json(f, &res, o.vls, m);
+	fclose(m);
+	TT_CHECK_MSG(strstr(buf, "cycle of 80 input buffers, each waiting for credits of the next "
+				 "(the first 64 listed):") != NULL,
+		     "text: %s", buf);
+	TT_CHECK(strstr(buf, "\"cycle_buffers\":80,") != NULL);
+	free(buf);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* A slow link that sends one large packet for longer than the stall time
+ * while another waits behind it is not a deadlock.  Two switches joined by
+ * a 1x SDR cable (2 Gb/s), two hosts each, the node model with one
+ * accelerator and 60000-byte intra-node packets, each alone in a 60084-byte
+ * fabric packet: 240 us on the cable, where the watchdog's floor (8 MTU
+ * packet times, 131 us) and the 1 us asked for are shorter.  It reported
+ * "DEADLOCK ... nothing moved; no cycle of credit waits found". */
+static void test_slow_big_packet(void)
+{
+	struct ibf_fabric *f = ibf_fabric_new();
+	add_sw(f, 0);
+	add_sw(f, 1);
+	ibf_fabric_connect(f, 0, 1, 1, 1, 1, IBF_SPEED_SDR, NULL);
+	for (int k = 0; k < 4; k++)
+		add_host(f, k, k / 2, 2 + k % 2, 4, IBF_SPEED_EDR);
+	ibf_fabric_finalize(f, NULL);
+	ibf_assign_lids(f, 0, 0, NULL);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	ibf_psim_opts_default(&o);
+	o.accels = 1;
+	o.inter_frac = 1;
+	o.ipkt_payload = 60000;
+	o.msg_bytes = 60000;
+	o.buf_bytes = 65536;
+	o.load = 0.05;
+	o.warmup_ns = 0;
+	o.measure_ns = 2e6;
+	o.stall_ns = 1000;
+	struct ibf_psim_result res;
+	memset(&res, 0, sizeof(res));
+	struct ibf_error err;
+	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK_MSG(res.deadlock == 0, "deadlock at %.1f us, %u buffers in the cycle",
+		     res.deadlock_ns / 1000.0, res.cycle_len);
+	TT_CHECK(res.sim_ns >= 2e6);
+	/* the nodes sent on: a third of the messages stays on a switch, the
+	 * rest shares the 2 Gb/s cable */
+	TT_CHECK_MSG(res.inter_gbps > 1.5 && res.inter_gbps <= res.host_gbps, "inter %.3f Gb/s",
+		     res.inter_gbps);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* Long cables: a credit takes a cable's propagation back and the next
  * packet as long forth, so a healthy fabric may stand still for twice the
  * longest propagation.  Two switches joined by 20 km cables (2 x 100 us),
@@ -2322,6 +2468,9 @@ int main(void)
 	TT(test_determinism);
 	TT(test_ring_deadlock);
 	TT(test_partial_deadlock);
+	TT(test_deadlock_at_end);
+	TT(test_slow_big_packet);
+	TT(test_long_cycle);
 	TT(test_long_cables);
 	TT(test_unroutable);
 	TT(test_long_path);
