@@ -75,4 +75,15 @@ for p in $(complete_words sim packet --traffic ""); do
 	[ $? != 2 ] || echo "$p" >>"$W/bad_traffic"
 done
 check "... and sim packet takes every one of them (no usage error)" test ! -s "$W/bad_traffic"
+
+# formats: --from (read) offers only formats ibfab reads, --format adds json
+for f in $(complete_words topo convert x --from ""); do
+	"$IBFAB" topo convert "$W/ring.ibnd" --from "$f" --format ibsim -o "$W/x.net" >/dev/null 2>&1
+	[ $? != 2 ] || echo "$f" >>"$W/bad_fmt"
+done
+check "topo convert --from: every format offered is taken (no usage error)" test ! -s "$W/bad_fmt"
+r=$(complete_words topo convert x --from "" | grep -cx json)
+check "topo convert --from does not offer json (written, never read)" test "$r" = 0
+r=$(complete_words topo convert x --format "" | grep -cx json)
+check "topo convert --format offers json" test "$r" = 1
 done_testing
