@@ -30,12 +30,14 @@ import json, sys
 mix, pay, arb, path = sys.argv[1:5]
 for run in json.load(open(path))["runs"]:
     n = run["result"]["node"]
-    c = n["components_inter_ns"]
-    lat = n["latency_ns"] or {"mean": float("nan"), "p99": float("nan")}  # null: none arrived
+    # null: no measured packet of that kind arrived (C5 has no inter-node ones): "-"
+    c = n["components_inter_ns"] or {}
+    lat = n["latency_ns"] or {}
+    ns = lambda d, k: "-" if d.get(k) is None else f"{d[k]:.0f}"
     print(f"| {mix} | {int(pay) + 20} B | {arb} | {run['load']:.2f} | {n['accepted']:.3f} | "
-          f"{n['intra_gbps']:.0f} | {n['inter_gbps']:.0f} | {lat['mean']:.0f} | "
-          f"{lat['p99']:.0f} | {c['src-acc']:.0f} | {c['src-net']:.0f} | "
-          f"{c['src-nic-agg']:.0f} | {c['fabric']:.0f} | {c['dst-nic-split']:.0f} | {c['dst-net']:.0f} |")
+          f"{n['intra_gbps']:.0f} | {n['inter_gbps']:.0f} | {ns(lat, 'mean')} | "
+          f"{ns(lat, 'p99')} | {ns(c, 'src-acc')} | {ns(c, 'src-net')} | "
+          f"{ns(c, 'src-nic-agg')} | {ns(c, 'fabric')} | {ns(c, 'dst-nic-split')} | {ns(c, 'dst-net')} |")
 PY
 		done
 	done

@@ -44,10 +44,16 @@ for q in $QS; do
 		kept=$(sed -n 's/.*stable: kept \([0-9]*\) of \([0-9]*\).*/\1\/\2/p' "$W/stable.err")
 		# compare on the damaged fabric: the healthy dump names a removed
 		# switch, so the switch case compares the stable and full tables
-		# with the healthy ones only on the switches that remain
+		# with the healthy ones only on the switches and LIDs that remain
+		# (the dump readers refuse an entry whose port GUID the fabric lacks;
+		# the full run's dump names every port that is left)
 		if [ $fault = switch ]; then
 			g=$(sed -n "/^Switch/{p}" "$W/h.ibnd" | sed -n "${k}p" | sed 's/^[^"]*"S-\([0-9a-f]*\)".*/0x\1/')
-			awk -v g="$g" '/^Unicast lids/ { skip = (index($0, g) > 0) } !skip' "$W/h.lfts" >"$W/h2.lfts"
+			awk -v g="$g" 'FNR == NR { if (match($0, /portguid 0x[0-9a-f]+/)) left[substr($0, RSTART + 9, RLENGTH - 9)] = 1; next }
+				/^Unicast lids/ { skip = (index($0, g) > 0) }
+				skip { next }
+				match($0, /portguid 0x[0-9a-f]+/) && !(substr($0, RSTART + 9, RLENGTH - 9) in left) { next }
+				{ print }' "$W/full.lfts" "$W/h.lfts" >"$W/h2.lfts"
 		else
 			cp "$W/h.lfts" "$W/h2.lfts"
 		fi

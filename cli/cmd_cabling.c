@@ -33,6 +33,13 @@ enum {
 	O_CAPORT
 };
 
+/* "/" after a directory name in a message, unless it ends in one already */
+static const char *dir_slash(const char *dir)
+{
+	size_t n = strlen(dir);
+	return n && dir[n - 1] == '/' ? "" : "/";
+}
+
 /* "plan.csv" -> "plan" + ext */
 static char *sibling(const char *out, const char *ext)
 {
@@ -177,8 +184,8 @@ static int write_plan_outputs(const struct ibf_plan *p, const struct plan_out *o
 				net ? net : "", ibnd ? " " : "", ibnd ? ibnd : "", nnmap ? " " : "",
 				nnmap ? nnmap : "");
 		if (o->sheets)
-			fprintf(stderr, "ibfab: %d wiring sheets in %s/ (index.md)\n", nsheets,
-				o->sheets);
+			fprintf(stderr, "ibfab: %d wiring sheets in %s%s (index.md)\n", nsheets,
+				o->sheets, dir_slash(o->sheets));
 		plan_summary(p);
 	}
 	free(dnet);
@@ -454,7 +461,8 @@ static int cmd_sheets_or_render(int argc, char **argv, int render)
 		if (n < 0)
 			rc = cli_fail(&err);
 		else
-			fprintf(stderr, "ibfab: %d wiring sheets in %s/ (index.md)\n", n, out);
+			fprintf(stderr, "ibfab: %d wiring sheets in %s%s (index.md)\n", n, out,
+				dir_slash(out));
 	}
 	ibf_plan_free(p);
 	return rc;

@@ -302,6 +302,8 @@ static const char route_help[] =
 	"                  GUID that is not a switch of the fabric is an error\n"
 	"  -o FILE         write the tables (default: none, only the summary)\n"
 	"  --stats FILE    write path statistics as JSON\n"
+	"  -q, --quiet     no notes and no summary on stderr, only errors (also for\n"
+	"                  check, stats, congestion, diff and trace)\n"
 	"  -v, --verbose   print the engine's own report on stderr (what the\n"
 	"                  plugin writes to the OpenSM log at INFO, e.g. dmodk's\n"
 	"                  tree levels and what it changed on an irregular tree)\n"

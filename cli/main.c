@@ -240,12 +240,18 @@ struct ibf_fabric *cli_read_fabric(const char *path, int fmt, struct ibf_error *
 }
 
 /* --live [--ca NAME] [--ca-port N] on any command that reads a fabric becomes
- * the fabric argument "live:NAME:N": --topology for route, deadlock and sim,
- * the FILE operand for topo and rail (validate has its own --live).  argv is
- * rewritten in place into a new vector. */
+ * the fabric argument "live:NAME:N": --topology for route, deadlock, sim and
+ * rail registry, the FILE operand for topo, the other rail commands and
+ * cabling from-topology (validate has its own --live; the other cabling
+ * commands read no fabric and refuse --live themselves).  argv is rewritten
+ * in place into a new vector. */
 static char **rewrite_live(int *argc, char **argv)
 {
 	if (*argc < 2 || !strcmp(argv[1], "validate"))
+		return argv;
+	int from_topo =
+		!strcmp(argv[1], "cabling") && *argc >= 3 && !strcmp(argv[2], "from-topology");
+	if (!strcmp(argv[1], "cabling") && !from_topo)
 		return argv;
 	int live = 0;
 	const char *ca = "", *port = NULL;
@@ -275,7 +281,11 @@ static char **rewrite_live(int *argc, char **argv)
 		}
 		nv[k++] = argv[i];
 	}
-	int positional = !strcmp(argv[1], "topo") || !strcmp(argv[1], "rail");
+	/* rail registry names its fabric with --topology, the other rail
+	 * commands with their FILE operand */
+	int rail_reg = !strcmp(argv[1], "rail") && *argc >= 3 && !strcmp(argv[2], "registry");
+	int positional =
+		!strcmp(argv[1], "topo") || (!strcmp(argv[1], "rail") && !rail_reg) || from_topo;
 	if (!positional)
 		nv[k++] = "--topology";
 	nv[k++] = spec;

@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
 	--engine) engine=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--installed) installed=1; shift ;;
-	-h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "demo: unknown option $1" >&2; exit 2 ;;
 	esac
 done

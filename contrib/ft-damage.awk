@@ -9,6 +9,8 @@
 #               host left without any cable is removed
 #   spinehosts  cable a new 1-port host ("shN") to each of these switch ports
 #   dual        cable a new 2-port host ("dualhost") to two ports of one switch
+#               (spinehosts and dual need free ports: generate the tree with
+#               --m/--w and --switch-ports K above the ports it uses)
 #
 # Switch names are the net file's ("ft-l1-s0002"); rename afterwards (sed)
 # when the test needs names a real fabric would have.

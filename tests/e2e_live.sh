@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --live on every command that reads a fabric: libibnetdisc discovery under
 # ibsim (ibsim-run) gives the same fabric as ibnetdiscover, with the LIDs the
-# SM assigned, so topo info, route, route check and sim flow work on it;
+# SM assigned, so topo info, route, route check, sim flow, cabling
+# from-topology and rail registry work on it;
 # the degraded cable is found on exact evidence (PortInfo's supported
 # width/speed), and a bad live spec is a clear error.
 . "$(dirname "$0")/lib.sh"
@@ -60,8 +61,16 @@ check "file: the 1x cable is left out (twins)" \
 		-f opensm.log >opensm.out 2>&1 </dev/null
 	ibsim-run ibnetdiscover >"$1/ok.ibnd" 2>/dev/null || exit 1
 	ibsim-run "$0" route --live --engine minimal -o "$1/ok-live.lfts" >/dev/null 2>&1 || exit 2
+	ibsim-run "$0" cabling from-topology --live -q -o "$1/ok-live.csv" >/dev/null 2>&1 || exit 3
+	ibsim-run "$0" rail registry --registry "$1/ok-live.json" --live >/dev/null 2>&1 || exit 4
 ' "$IBFAB" "$WORK" 2>&1 | diag
-check "ibsim: opensm and route --live on the healthy fabric" test "${PIPESTATUS[0]}" -eq 0
+check "ibsim: opensm, route, cabling from-topology and rail registry with --live on the healthy fabric" \
+	test "${PIPESTATUS[0]}" -eq 0
+check "live: the plan from the live fabric validates clean against the ibnetdiscover file" \
+	"$IBFAB" validate --plan "$WORK/ok-live.csv" --fabric "$WORK/ok.ibnd" -o "$WORK/ok-live.report"
+"$IBFAB" rail registry --registry "$WORK/ok-file.json" --topology "$WORK/ok.ibnd" >/dev/null 2>&1
+check "live: the registry's rails and domains are those of the ibnetdiscover file" \
+	sh -c "grep -E '\"(rails|domains)\"' '$WORK/ok-live.json' >'$WORK/r1' && grep -E '\"(rails|domains)\"' '$WORK/ok-file.json' >'$WORK/r2' && test -s '$WORK/r1' && cmp -s '$WORK/r1' '$WORK/r2'"
 "$IBFAB" route --topology "$WORK/ok.ibnd" --engine minimal -o "$WORK/ok-file.lfts" >/dev/null 2>&1
 check "live: the same tables as from the ibnetdiscover file (LIDs from the SM)" \
 	cmp -s "$WORK/ok-file.lfts" "$WORK/ok-live.lfts"
