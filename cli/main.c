@@ -113,7 +113,10 @@ uint32_t cli_lfts_missing(const struct ibf_fabric *f, const struct ibf_routes *r
 			d++;
 		if (d < r->stride)
 			continue;
-		if (!missing++)
+		/* the example: the first such switch in canonical order, not
+		 * the first in the fabric file */
+		if (!missing++ ||
+		    ibf_node_cmp(f, f->switches[s], f->switches[*first]) < 0)
 			*first = s;
 	}
 	return missing;
