@@ -97,6 +97,53 @@ head -n 60 "$MIX" >"$W/mix-cut60.ibnetdiscover"
 r=$(rc "$IBFAB" topo info "$W/mix-cut60.ibnetdiscover")
 check "mixed dump cut after line 60: read, its one-sided links counted" \
 	sh -c "test $r = 0 && grep -q '^one-sided links: *22\$' '$W/out'"
+# ... and every command that reads it says, once, on stderr, that the file
+# may be cut short, with the count and the first such link at its line; the
+# exit status is that of the command (0 here; validate finds the cables the
+# plan of the whole fabric has and the cut file lacks)
+C=$W/mix-cut60.ibnetdiscover
+"$IBFAB" route --topology "$C" -o "$W/c60.lfts" 2>/dev/null
+"$IBFAB" deadlock apply --topology "$C" --lfts "$W/c60.lfts" --scheme dfsssp --sl "$W/c60.sl" \
+	--sl2vl "$W/c60.sl2vl" 2>/dev/null
+"$IBFAB" cabling from-topology "$MIX" -o "$W/mix.csv" 2>/dev/null
+warn="^ibfab: warning: $C:11: 22 links seen from one side only, e.g. 'MF0;leaf-1:MQM8790/U1' port 1 names 'gpu01 mlx5_0' port 1 as its peer, a node no line of the file describes (its record is missing): the file may be truncated, or taken while the fabric changed\$"
+bad=0
+n=0
+for want_cmd in "0 topo info $C" "0 topo info $C --json" "0 topo links $C" \
+	"0 topo convert $C --format ibsim -o $W/c60.net" "0 rail info $C" \
+	"0 cabling from-topology $C -o $W/c60.csv" "1 validate --plan $W/mix.csv --fabric $C" \
+	"0 route --topology $C -o $W/c60b.lfts" \
+	"0 route --topology $C --previous-lfts $W/c60.lfts --healthy-lfts $W/c60.lfts -o $W/c60c.lfts" \
+	"0 route check --topology $C --lfts $W/c60.lfts" "0 route stats --topology $C --lfts $W/c60.lfts" \
+	"0 route congestion --topology $C --lfts $W/c60.lfts" \
+	"0 route congestion --topology $C --engine hratio --json" \
+	"0 route diff --topology $C --lfts $W/c60.lfts --lfts2 $W/c60.lfts" \
+	"0 deadlock apply --topology $C --lfts $W/c60.lfts --scheme auto" \
+	"0 deadlock verify --topology $C --lfts $W/c60.lfts --sl $W/c60.sl --sl2vl $W/c60.sl2vl" \
+	"0 sim flow --topology $C --lfts $W/c60.lfts --pattern shift:1" \
+	"0 sim packet --topology $C --lfts $W/c60.lfts --sl $W/c60.sl --sl2vl $W/c60.sl2vl --load 0.5 --warmup 300 --measure 1000"; do
+	want=${want_cmd%% *}
+	# shellcheck disable=SC2086
+	"$IBFAB" ${want_cmd#* } >"$W/out" 2>"$W/err"
+	r=$?
+	n=$((n + 1))
+	if [ "$r" != "$want" ] || [ "$(grep -c "$warn" "$W/err")" != 1 ] ||
+		[ "$(grep -c 'warning' "$W/err")" != 1 ]; then
+		bad=$((bad + 1))
+		echo "exit $r (want $want): ${want_cmd#* }" | diag
+		diag <"$W/err"
+	fi
+done
+check "mixed dump cut after line 60: $n commands warn once, FILE:LINE and the first link, exit unchanged" test "$bad" = 0
+# a port line gone from the spine's record: its peer's line is one-sided
+grep -v '^\[1\]	"S-b8cef60300e5d2a0"\[77\]' "$MIX" >"$W/mix-noline.ibnetdiscover"
+L=$(grep -n '^\[77\]	"S-a088c20300f1e000"\[1\]' "$W/mix-noline.ibnetdiscover" | cut -d: -f1)
+r=$(rc "$IBFAB" route --topology "$W/mix-noline.ibnetdiscover" -o "$W/noline.lfts")
+check "a port line missing: route warns that spine-1 does not name leaf-1 port 77 back (line $L)" \
+	sh -c "test $r = 0 && grep -q \"^ibfab: warning: $W/mix-noline.ibnetdiscover:$L: 1 link seen from one side only, e.g. 'MF0;leaf-1:MQM8790/U1' port 77 names 'MF0;spine-1:MQM9700/U1' port 1 as its peer, whose own lines do not name it back: \" '$W/err'"
+# the whole dump: no warning
+"$IBFAB" route --topology "$MIX" -o "$W/mix.lfts" 2>"$W/err"
+check "the whole mixed dump reads without a warning" sh -c "! grep -q warning '$W/err'"
 
 # the dump as OpenSM listed it under ibsim (subnet.lst) and as ibnetdiscover
 # found it there: the same fabric as the dump
