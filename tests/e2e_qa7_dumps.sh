@@ -153,6 +153,24 @@ check "mixed dump via ibsim: subnet.lst and ibnetdiscover give 5 switches, 17 CA
 	sh -c "for x in '$W/lst.info' '$W/sim.info'; do grep -q '^switches: *5\$' \$x && grep -q '^channel adapters: 17 ' \$x && grep -q '^routers: *1\$' \$x && grep -q '^host links: *20 ' \$x || exit 1; done"
 
 # --- found in this round ---------------------------------------------------
+# 0. a router is no server's NIC: rail info listed ib-router-1 as a GPU of a
+# domain of its own that "reaches another rail"; it is left out and counted,
+# and every engine still routes its LID (route check delivers every pair)
+r=$(rc "$IBFAB" rail info "$MIX")
+check "rail info: the router left out and counted, no GPU of it" \
+	sh -c "test $r = 0 && grep -q '^gpus 15  domains 13 ' '$W/out' && grep -q '^left out: 1 router(s), no server' '$W/out' && ! grep -q 'ib-router-1' '$W/out' && ! grep -q 'sysimg-0x0008f10500000100' '$W/out'"
+bad=0
+for e in hratio layered minimal dmodk; do
+	for lmc in 0 2; do
+		"$IBFAB" route --topology "$MIX" --engine $e --lmc $lmc -o "$W/rt.dump" 2>/dev/null &&
+			"$IBFAB" route check --topology "$MIX" --lmc $lmc --lfts "$W/rt.dump" >"$W/out" 2>&1 &&
+			"$IBFAB" route trace --topology "$MIX" --lmc $lmc --lfts "$W/rt.dump" --from gpu01 \
+				--to ib-router-1 --all-layers >>"$W/out" 2>&1 &&
+			! grep -q "not delivered\|unreachable: *[1-9]" "$W/out" ||
+			{ bad=$((bad + 1)); echo "$e LMC $lmc" | diag; }
+	done
+done
+check "the router's LIDs routed by hratio, layered, minimal and dmodk at LMC 0 and 2" test "$bad" = 0
 # 1. adapters cabled back to back: the plan wrote the first adapter as a
 # switch, and validate against the fabric's own plan reported a missing
 # switch and a miswired cable; topo info counted the cable nowhere
