@@ -263,10 +263,13 @@ static void warn_one_sided(const struct ibf_fabric *f, const char *path)
 					     "is missing)");
 		}
 	}
+	/* a device split off a shared GUID has no record of its own either */
+	int dup = ibf_fabric_get_meta(f, "duplicate_guid_nodes", buf, sizeof(buf));
 	fprintf(stderr,
 		"ibfab: warning: %s%s: %ld link%s seen from one side only%s: the file may be "
-		"truncated, or taken while the fabric changed\n",
-		path, where, n, n == 1 ? "" : "s", ex);
+		"truncated, or taken while the fabric changed%s\n",
+		path, where, n, n == 1 ? "" : "s", ex,
+		dup ? ", or two devices share a GUID (ibfab topo info lists them)" : "");
 }
 
 struct ibf_fabric *cli_read_fabric(const char *path, int fmt, struct ibf_error *err)
