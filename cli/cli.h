@@ -60,7 +60,8 @@ int cli_same_file(const char *a, const char *b);
 int cli_outs_finish(struct cli_outs *o, int ok, struct ibf_error *err);
 
 /* Switches of f with no entry at all in r (absent from the dump read into
- * r); *first = the first of them (switch index). */
+ * r); *first = the first of them in the fabric's canonical order (by GUID,
+ * not by place in the file), as a switch index. */
 struct ibf_routes;
 uint32_t cli_lfts_missing(const struct ibf_fabric *f, const struct ibf_routes *r, uint32_t *first);
 

@@ -161,6 +161,10 @@ static int cmd_info(int argc, char **argv)
 		printf("left out: %d CA(s) inside the switch they are cabled to (its system image "
 		       "GUID: SHARP aggregation nodes), no server's NIC\n",
 		       ri.in_switch);
+	if (ri.routers)
+		printf("left out: %d router(s), no server's NIC (routed like any port, in no "
+		       "domain or rail)\n",
+		       ri.routers);
 	/* name the domains that miss or double a rail */
 	for (int a = 0; a < ri.ngpus;) {
 		int b = a;

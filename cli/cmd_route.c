@@ -1421,7 +1421,15 @@ static int cmd_route_diff(int argc, char **argv)
 	uint64_t ndiff = 0, compared = 0;
 	if (!rc) {
 		uint32_t maxl = r1.max_lid < r2.max_lid ? r1.max_lid : r2.max_lid;
-		for (uint32_t s = 0; s < f->nsw; s++) {
+		/* switches in canonical order: the first difference named does
+		 * not follow the order of the fabric file's records */
+		int32_t *ids = malloc((f->nsw ? f->nsw : 1) * sizeof(*ids));
+		if (ids)
+			memcpy(ids, f->switches, f->nsw * sizeof(*ids));
+		if (!ids || ibf_fabric_sort_ids(f, ids, f->nsw))
+			rc = ibf_error_set(&err, IBF_ENOMEM, NULL, 0, "out of memory");
+		for (uint32_t k = 0; !rc && k < f->nsw; k++) {
+			uint32_t s = (uint32_t)f->nodes[ids[k]].sw;
 			const uint8_t *x = ibf_lft(&r1, s), *y = ibf_lft(&r2, s);
 			for (uint32_t lid = 1; lid <= maxl; lid++) {
 				compared++;
@@ -1436,6 +1444,9 @@ static int cmd_route_diff(int argc, char **argv)
 				}
 			}
 		}
+		free(ids);
+	}
+	if (!rc) {
 		printf("%llu of %llu (switch, LID) entries differ (%.2f%%)\n",
 		       (unsigned long long)ndiff, (unsigned long long)compared,
 		       compared ? 100.0 * (double)ndiff / (double)compared : 0.0);

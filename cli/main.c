@@ -113,7 +113,10 @@ uint32_t cli_lfts_missing(const struct ibf_fabric *f, const struct ibf_routes *r
 			d++;
 		if (d < r->stride)
 			continue;
-		if (!missing++)
+		/* the example: the first such switch in canonical order, not
+		 * the first in the fabric file */
+		if (!missing++ ||
+		    ibf_node_cmp(f, f->switches[s], f->switches[*first]) < 0)
 			*first = s;
 	}
 	return missing;
@@ -212,10 +215,71 @@ int cli_output_format(const char *prog, const char *val, int *fmt)
 	return 0;
 }
 
+/* One warning per file (a command may read one file twice, e.g. as the
+ * fabric and as the healthy fabric) when the reader found links seen from
+ * one side only: a port naming a peer that does not name it back, or a
+ * peer the file has no record of.  ibnetdiscover output has no end mark,
+ * so a dump cut short at a line end reads without an error; say so on
+ * stderr whatever the command, and go on (the exit status is unchanged). */
+static void warn_one_sided(const struct ibf_fabric *f, const char *path)
+{
+	static char warned[8][256];
+	static int nwarned;
+	char buf[64];
+	if (!ibf_fabric_get_meta(f, "one_sided", buf, sizeof(buf)))
+		return;
+	long n = strtol(buf, NULL, 10), line = 0, node = -1, port = 0;
+	if (n <= 0)
+		return;
+	for (int i = 0; i < nwarned; i++)
+		if (!strncmp(warned[i], path, sizeof(warned[i]) - 1))
+			return;
+	if (nwarned < 8)
+		snprintf(warned[nwarned++], sizeof(warned[0]), "%s", path);
+	if (ibf_fabric_get_meta(f, "one_sided_line", buf, sizeof(buf)))
+		line = strtol(buf, NULL, 10);
+	if (ibf_fabric_get_meta(f, "one_sided_node", buf, sizeof(buf)))
+		node = strtol(buf, NULL, 10);
+	if (ibf_fabric_get_meta(f, "one_sided_port", buf, sizeof(buf)))
+		port = strtol(buf, NULL, 10);
+	char where[64] = "";
+	if (line > 0)
+		snprintf(where, sizeof(where), ":%ld", line);
+	char ex[600] = "";
+	if (node >= 0 && (uint32_t)node < f->nnodes && port >= 1 &&
+	    port <= f->nodes[node].nports) {
+		const struct ibf_port *pp = ibf_port(f, (int)node, (int)port);
+		if (pp->peer_node != IBF_NO_NODE) {
+			char a[160], b[160];
+			int described = 1;
+			if (ibf_fabric_get_meta(f, "one_sided_peer_described", buf, sizeof(buf)))
+				described = buf[0] != '0';
+			snprintf(ex, sizeof(ex), ", e.g. '%s' port %ld names '%s' port %u as its peer, %s",
+				 ibf_node_label(f, (int)node, a, sizeof(a)), port,
+				 ibf_node_label(f, pp->peer_node, b, sizeof(b)),
+				 (unsigned)pp->peer_port,
+				 described ? "whose own lines do not name it back"
+					   : "a node no line of the file describes (its record "
+					     "is missing)");
+		}
+	}
+	/* a device split off a shared GUID has no record of its own either */
+	int dup = ibf_fabric_get_meta(f, "duplicate_guid_nodes", buf, sizeof(buf));
+	fprintf(stderr,
+		"ibfab: warning: %s%s: %ld link%s seen from one side only%s: the file may be "
+		"truncated, or taken while the fabric changed%s\n",
+		path, where, n, n == 1 ? "" : "s", ex,
+		dup ? ", or two devices share a GUID (ibfab topo info lists them)" : "");
+}
+
 struct ibf_fabric *cli_read_fabric(const char *path, int fmt, struct ibf_error *err)
 {
-	if (strncmp(path, "live:", 5))
-		return ibf_fabric_read(path, fmt, err);
+	if (strncmp(path, "live:", 5)) {
+		struct ibf_fabric *f = ibf_fabric_read(path, fmt, err);
+		if (f)
+			warn_one_sided(f, path);
+		return f;
+	}
 	/* live:[CA[:PORT]] */
 	char ca[128] = "";
 	long port = 0;

@@ -201,6 +201,7 @@ struct ibf_rail_info {
 	int unmatched;	     /* map entries that name no node of the fabric (skipped) */
 	long unmatched_line; /* the first of them, its line in the map */
 	int in_switch;	     /* CAs left out: part of the switch they are cabled to */
+	int routers;	     /* routers cabled to a switch, left out: no server's NIC */
 };
 
 /* Detect domains and rails in a finalized fabric; map may be NULL.

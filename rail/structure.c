@@ -176,8 +176,9 @@ static int match_map(struct rdet *d)
 	return 0;
 }
 
-/* GPUs: CA/router ports facing a switch (a CA inside that switch and not
- * in the map is left out and counted). */
+/* GPUs: CA ports facing a switch.  Left out and counted unless the map
+ * names them: a CA inside that switch (SHARP aggregation node), and a
+ * router, which joins subnets and is no server's NIC. */
 static int collect_gpus(struct rdet *d)
 {
 	const struct ibf_fabric *f = d->f;
@@ -187,13 +188,17 @@ static int collect_gpus(struct rdet *d)
 		const struct ibf_node *nd = &f->nodes[i];
 		if (nd->type == IBF_NODE_SWITCH)
 			continue;
-		int inside = 0;
+		int inside = 0, router = 0;
 		for (int p = 1; p <= nd->nports; p++) {
 			const struct ibf_port *pp = ibf_port(f, (int)i, p);
 			if (pp->peer_node == IBF_NO_NODE)
 				continue;
 			if (f->nodes[pp->peer_node].type != IBF_NODE_SWITCH) {
 				ri->unattached++;
+				continue;
+			}
+			if (d->ov[i] < 0 && nd->type == IBF_NODE_ROUTER) {
+				router = 1;
 				continue;
 			}
 			if (d->ov[i] < 0 && ibf_ca_in_switch(f, (int)i, p)) {
@@ -212,6 +217,7 @@ static int collect_gpus(struct rdet *d)
 								 -1,	     pp->peer_node };
 		}
 		ri->in_switch += inside;
+		ri->routers += router;
 	}
 	ri->ngpus = ngpu;
 	return 0;
@@ -689,10 +695,11 @@ static int whole_rail_gaps(const struct ibf_fabric *f, const struct ibf_rail_inf
 		    ri->gpu[g].hint != idx)
 			renum[idx] = 1;
 	}
-	/* CAs without any cable, "HOST DEV<n>" of a known server, n no rail */
+	/* CAs without any cable, "HOST DEV<n>" of a known server, n no rail
+	 * (a router is no server's NIC) */
 	for (uint32_t i = 0; ri->ngpus && i < f->nnodes; i++) {
 		const struct ibf_node *nd = &f->nodes[i];
-		if (nd->type == IBF_NODE_SWITCH)
+		if (nd->type != IBF_NODE_CA)
 			continue;
 		int cabled = 0;
 		for (int p = 1; p <= nd->nports && !cabled; p++)

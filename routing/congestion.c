@@ -252,10 +252,13 @@ static void cut_free(struct cut *k)
 	free(k->hcomp);
 }
 
-/* groups of level lv: the union-find roots in uf (switches with
- * tree level <= maxlevel, or every switch alone when level is NULL) */
+/* groups of level lv: the components of the switches with tree level <=
+ * maxlevel, or every switch alone when level is NULL.  A component's id is
+ * the switch that names it (a pod in the up/down bound's example): its
+ * member of the lowest tree level, the first in canonical order among those
+ * (rank[]), so the name does not follow the order of the fabric file. */
 static int cut_level(struct cut *k, int lv, const struct ibf_fabric *f, const struct host *h,
-		     uint32_t N, const uint8_t *level, int maxlevel)
+		     uint32_t N, const uint8_t *level, int maxlevel, const uint32_t *rank)
 {
 	uint32_t S = f->nsw;
 	uint32_t *uf = malloc((S ? S : 1) * sizeof(uint32_t));
@@ -286,6 +289,24 @@ static int cut_level(struct cut *k, int lv, const struct ibf_fabric *f, const st
 		while (uf[a] != a)
 			a = uf[a];
 		uf[s] = a;
+	}
+	if (level) {
+		uint32_t *name = malloc((S ? S : 1) * sizeof(uint32_t));
+		if (!name) {
+			free(uf);
+			return -1;
+		}
+		for (uint32_t s = 0; s < S; s++)
+			name[s] = UINT32_MAX;
+		for (uint32_t s = 0; s < S; s++) {
+			uint32_t *n = &name[uf[s]];
+			if (*n == UINT32_MAX || level[s] < level[*n] ||
+			    (level[s] == level[*n] && rank[s] < rank[*n]))
+				*n = s;
+		}
+		for (uint32_t s = 0; s < S; s++)
+			uf[s] = name[uf[s]];
+		free(name);
 	}
 	for (uint32_t s = 0; s < S; s++)
 		for (uint32_t e = f->adj_off[s]; e < f->adj_off[s + 1]; e++)
@@ -756,15 +777,17 @@ static int hosts_and_cuts(const struct ibf_fabric *f, int *order, struct host **
 	free(ep);
 	*hp = h;
 	*np = N;
-	int cutrc = 0;
+	uint32_t *rank = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
+	int cutrc = !rank || ibf_switch_ranks(f, rank);
 	for (int l = 2; have_tree && l < t.levels && !cutrc; l++)
-		cutrc = cut_level(cut, ++cut->nlv, f, h, N, t.level, l);
+		cutrc = cut_level(cut, ++cut->nlv, f, h, N, t.level, l, rank);
+	free(rank);
 	if (have_tree && !cutrc)
 		cutrc = pcut_build(pc, f, &t, h, N);
 	if (have_tree)
 		ibf_ftree_free(&t);
 	if (!cutrc)
-		cutrc = cut_level(cut, 0, f, h, N, NULL, 0);
+		cutrc = cut_level(cut, 0, f, h, N, NULL, 0, NULL);
 	cut->cin = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
 	cut->cout = malloc((f->nsw ? f->nsw : 1) * sizeof(uint32_t));
 	cut->hcomp = malloc((N ? N : 1) * sizeof(uint32_t));

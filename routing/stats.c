@@ -8,8 +8,9 @@
  *
  *   Switch pairs.  Every ordered pair (s, t) of distinct switches where t
  *   has at least one CA or router port cabled to it.  The destination of
- *   the pair is t's representative port: its first attached end port by
- *   lowest node id, then lowest port number.  For l = 0 .. L-1 the path of
+ *   the pair is t's representative port: its attached end port whose node
+ *   comes first in canonical order (GUID first: ibf_node_cmp, not the
+ *   order of the input's records), then the lowest port number.  For l = 0 .. L-1 the path of
  *   layer l is the trace from s towards base(d) + l.  `pairs` counts these
  *   (s, t); `pair_paths` the traces, `pair_failed` those that did not
  *   deliver to d (unreachable, loop, wrong port).
@@ -340,8 +341,8 @@ void ibf_path_stats_free(struct ibf_path_stats *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/* End ports per switch and each switch's representative end port (node
- * order, then port order: the first one seen). */
+/* End ports per switch and each switch's representative end port (nodes in
+ * canonical order, then port order). */
 static void switch_hosts(const struct ibf_fabric *f, uint32_t *hosts, int32_t *rep_node,
 			 uint8_t *rep_port)
 {
@@ -357,7 +358,7 @@ static void switch_hosts(const struct ibf_fabric *f, uint32_t *hosts, int32_t *r
 				continue;
 			uint32_t s = (uint32_t)f->nodes[sn].sw;
 			hosts[s]++;
-			if (rep_node[s] < 0) {
+			if (rep_node[s] < 0 || ibf_node_cmp(f, (int)i, rep_node[s]) < 0) {
 				rep_node[s] = (int32_t)i;
 				rep_port[s] = (uint8_t)p;
 			}

@@ -5,8 +5,10 @@
  * functional-graph pass of walk.h (one O(nsw) pass per DLID, in blocks of
  * DLIDs, threads over blocks), then weights each (switch, DLID) result by
  * the number of source end ports at that switch.  Counts are sums and the
- * examples are the smallest (source switch, DLID) keys, so the report does
- * not depend on the number of threads. */
+ * examples are the smallest (source switch, DLID) keys, switches in
+ * canonical order (by GUID, not by their place in the input), so the report
+ * depends neither on the number of threads nor on the order of the fabric
+ * file's records. */
 #include "walk.h"
 
 #include <pthread.h>
@@ -290,6 +292,7 @@ out:
 
 struct ck_example {
 	uint32_t s, dlid;
+	uint32_t rank; /* s's canonical rank: the examples' order */
 	uint8_t kind; /* enum ibf_trace_result, or KIND_LONG */
 	uint16_t hops;
 };
@@ -304,6 +307,7 @@ struct ck_shared {
 	const uint32_t *w;     /* [nsw] source end ports at each switch */
 	const uint32_t *ownsw; /* [lid] switch of the source port owning the LID */
 	const uint32_t *comp;  /* [nsw] switch component (ibf_components) */
+	const uint32_t *rank;  /* [nsw] canonical rank (ibf_switch_ranks) */
 	uint32_t nblocks, block;
 	int nthreads;
 };
@@ -319,7 +323,7 @@ struct ck_thread {
 
 static int ex_less(const struct ck_example *a, const struct ck_example *b)
 {
-	return a->s != b->s ? a->s < b->s : a->dlid < b->dlid;
+	return a->rank != b->rank ? a->rank < b->rank : a->dlid < b->dlid;
 }
 
 static void ex_add(struct ck_example *ex, int *nex, const struct ck_example *e)
@@ -399,7 +403,8 @@ static void *ck_worker(void *arg)
 					break;
 				}
 				if (kind != IBF_TRACE_OK) {
-					struct ck_example e = { s, d, (uint8_t)kind, hops[s] };
+					struct ck_example e = { s, d, sh->rank[s], (uint8_t)kind,
+								hops[s] };
 					ex_add(t->ex, &t->nex, &e);
 				}
 			}
@@ -463,8 +468,8 @@ static struct sdesc sdesc(const struct ibf_fabric *f, int node)
 	return o;
 }
 
-/* The first source end port at switch index s (lowest node id, then port)
- * that does not own dlid. */
+/* The first source end port at switch index s (the node first in canonical
+ * order, then the lowest port) that does not own dlid. */
 static void ex_source(const struct ibf_fabric *f, const struct ibf_lidmap *m, uint32_t s,
 		      uint32_t dlid, int *node, int *port)
 {
@@ -477,7 +482,8 @@ static void ex_source(const struct ibf_fabric *f, const struct ibf_lidmap *m, ui
 			continue;
 		if (m->node[dlid] == pp->peer_node && m->port[dlid] == pp->peer_port)
 			continue;
-		if (bn < 0 || pp->peer_node < bn || (pp->peer_node == bn && pp->peer_port < bp)) {
+		int c = bn < 0 ? -1 : ibf_node_cmp(f, pp->peer_node, bn);
+		if (c < 0 || (c == 0 && pp->peer_port < bp)) {
 			bn = pp->peer_node;
 			bp = pp->peer_port;
 		}
@@ -551,7 +557,8 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 	uint32_t *w = calloc((size_t)f->nsw + 1, sizeof(*w));
 	uint32_t *ownsw = malloc(((size_t)m.max_lid + 1) * sizeof(*ownsw));
 	uint32_t *comp = malloc(((size_t)f->nsw + 1) * sizeof(*comp));
-	if (!w || !ownsw || !comp) {
+	uint32_t *rank = malloc(((size_t)f->nsw + 1) * sizeof(*rank));
+	if (!w || !ownsw || !comp || !rank || ibf_switch_ranks(f, rank)) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto done;
 	}
@@ -593,6 +600,7 @@ int ibf_route_check(const struct ibf_fabric *f, const struct ibf_routes *r, int 
 		.w = w,
 		.ownsw = ownsw,
 		.comp = comp,
+		.rank = rank,
 		.block = 64,
 	};
 	sh.nblocks = (m.max_lid + sh.block) / sh.block;
@@ -650,6 +658,7 @@ done:
 	free(w);
 	free(ownsw);
 	free(comp);
+	free(rank);
 	ibf_lidmap_free(&m);
 	return rc;
 }

@@ -97,6 +97,53 @@ head -n 60 "$MIX" >"$W/mix-cut60.ibnetdiscover"
 r=$(rc "$IBFAB" topo info "$W/mix-cut60.ibnetdiscover")
 check "mixed dump cut after line 60: read, its one-sided links counted" \
 	sh -c "test $r = 0 && grep -q '^one-sided links: *22\$' '$W/out'"
+# ... and every command that reads it says, once, on stderr, that the file
+# may be cut short, with the count and the first such link at its line; the
+# exit status is that of the command (0 here; validate finds the cables the
+# plan of the whole fabric has and the cut file lacks)
+C=$W/mix-cut60.ibnetdiscover
+"$IBFAB" route --topology "$C" -o "$W/c60.lfts" 2>/dev/null
+"$IBFAB" deadlock apply --topology "$C" --lfts "$W/c60.lfts" --scheme dfsssp --sl "$W/c60.sl" \
+	--sl2vl "$W/c60.sl2vl" 2>/dev/null
+"$IBFAB" cabling from-topology "$MIX" -o "$W/mix.csv" 2>/dev/null
+warn="^ibfab: warning: $C:11: 22 links seen from one side only, e.g. 'MF0;leaf-1:MQM8790/U1' port 1 names 'gpu01 mlx5_0' port 1 as its peer, a node no line of the file describes (its record is missing): the file may be truncated, or taken while the fabric changed\$"
+bad=0
+n=0
+for want_cmd in "0 topo info $C" "0 topo info $C --json" "0 topo links $C" \
+	"0 topo convert $C --format ibsim -o $W/c60.net" "0 rail info $C" \
+	"0 cabling from-topology $C -o $W/c60.csv" "1 validate --plan $W/mix.csv --fabric $C" \
+	"0 route --topology $C -o $W/c60b.lfts" \
+	"0 route --topology $C --previous-lfts $W/c60.lfts --healthy-lfts $W/c60.lfts -o $W/c60c.lfts" \
+	"0 route check --topology $C --lfts $W/c60.lfts" "0 route stats --topology $C --lfts $W/c60.lfts" \
+	"0 route congestion --topology $C --lfts $W/c60.lfts" \
+	"0 route congestion --topology $C --engine hratio --json" \
+	"0 route diff --topology $C --lfts $W/c60.lfts --lfts2 $W/c60.lfts" \
+	"0 deadlock apply --topology $C --lfts $W/c60.lfts --scheme auto" \
+	"0 deadlock verify --topology $C --lfts $W/c60.lfts --sl $W/c60.sl --sl2vl $W/c60.sl2vl" \
+	"0 sim flow --topology $C --lfts $W/c60.lfts --pattern shift:1" \
+	"0 sim packet --topology $C --lfts $W/c60.lfts --sl $W/c60.sl --sl2vl $W/c60.sl2vl --load 0.5 --warmup 300 --measure 1000"; do
+	want=${want_cmd%% *}
+	# shellcheck disable=SC2086
+	"$IBFAB" ${want_cmd#* } >"$W/out" 2>"$W/err"
+	r=$?
+	n=$((n + 1))
+	if [ "$r" != "$want" ] || [ "$(grep -c "$warn" "$W/err")" != 1 ] ||
+		[ "$(grep -c 'warning' "$W/err")" != 1 ]; then
+		bad=$((bad + 1))
+		echo "exit $r (want $want): ${want_cmd#* }" | diag
+		diag <"$W/err"
+	fi
+done
+check "mixed dump cut after line 60: $n commands warn once, FILE:LINE and the first link, exit unchanged" test "$bad" = 0
+# a port line gone from the spine's record: its peer's line is one-sided
+grep -v '^\[1\]	"S-b8cef60300e5d2a0"\[77\]' "$MIX" >"$W/mix-noline.ibnetdiscover"
+L=$(grep -n '^\[77\]	"S-a088c20300f1e000"\[1\]' "$W/mix-noline.ibnetdiscover" | cut -d: -f1)
+r=$(rc "$IBFAB" route --topology "$W/mix-noline.ibnetdiscover" -o "$W/noline.lfts")
+check "a port line missing: route warns that spine-1 does not name leaf-1 port 77 back (line $L)" \
+	sh -c "test $r = 0 && grep -q \"^ibfab: warning: $W/mix-noline.ibnetdiscover:$L: 1 link seen from one side only, e.g. 'MF0;leaf-1:MQM8790/U1' port 77 names 'MF0;spine-1:MQM9700/U1' port 1 as its peer, whose own lines do not name it back: \" '$W/err'"
+# the whole dump: no warning
+"$IBFAB" route --topology "$MIX" -o "$W/mix.lfts" 2>"$W/err"
+check "the whole mixed dump reads without a warning" sh -c "! grep -q warning '$W/err'"
 
 # the dump as OpenSM listed it under ibsim (subnet.lst) and as ibnetdiscover
 # found it there: the same fabric as the dump
@@ -106,6 +153,24 @@ check "mixed dump via ibsim: subnet.lst and ibnetdiscover give 5 switches, 17 CA
 	sh -c "for x in '$W/lst.info' '$W/sim.info'; do grep -q '^switches: *5\$' \$x && grep -q '^channel adapters: 17 ' \$x && grep -q '^routers: *1\$' \$x && grep -q '^host links: *20 ' \$x || exit 1; done"
 
 # --- found in this round ---------------------------------------------------
+# 0. a router is no server's NIC: rail info listed ib-router-1 as a GPU of a
+# domain of its own that "reaches another rail"; it is left out and counted,
+# and every engine still routes its LID (route check delivers every pair)
+r=$(rc "$IBFAB" rail info "$MIX")
+check "rail info: the router left out and counted, no GPU of it" \
+	sh -c "test $r = 0 && grep -q '^gpus 15  domains 13 ' '$W/out' && grep -q '^left out: 1 router(s), no server' '$W/out' && ! grep -q 'ib-router-1' '$W/out' && ! grep -q 'sysimg-0x0008f10500000100' '$W/out'"
+bad=0
+for e in hratio layered minimal dmodk; do
+	for lmc in 0 2; do
+		"$IBFAB" route --topology "$MIX" --engine $e --lmc $lmc -o "$W/rt.dump" 2>/dev/null &&
+			"$IBFAB" route check --topology "$MIX" --lmc $lmc --lfts "$W/rt.dump" >"$W/out" 2>&1 &&
+			"$IBFAB" route trace --topology "$MIX" --lmc $lmc --lfts "$W/rt.dump" --from gpu01 \
+				--to ib-router-1 --all-layers >>"$W/out" 2>&1 &&
+			! grep -q "not delivered\|unreachable: *[1-9]" "$W/out" ||
+			{ bad=$((bad + 1)); echo "$e LMC $lmc" | diag; }
+	done
+done
+check "the router's LIDs routed by hratio, layered, minimal and dmodk at LMC 0 and 2" test "$bad" = 0
 # 1. adapters cabled back to back: the plan wrote the first adapter as a
 # switch, and validate against the fabric's own plan reported a missing
 # switch and a miswired cable; topo info counted the cable nowhere

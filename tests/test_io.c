@@ -630,6 +630,37 @@ static void test_one_sided_and_placeholder(void)
 	TT_CHECK(f->nodes[g].guid == 0x99);
 	TT_CHECK(!strcmp(f->nodes[g].desc, "ghost"));
 	TT_EQ_INT(ibf_port(f, g, 0)->lid, 9);
+	/* the first one-sided link (lowest line) as the end a line described,
+	 * for the commands' warning: s1 port 1 on line 3; s2 describes no port */
+	TT_EQ_INT(meta_long(f, "one_sided_line"), 3);
+	TT_EQ_INT(meta_long(f, "one_sided_node"), find_id(f, "S-0000000000000010"));
+	TT_EQ_INT(meta_long(f, "one_sided_port"), 1);
+	TT_EQ_INT(meta_long(f, "one_sided_peer_described"), 0);
+	ibf_fabric_free(f);
+	/* s2 names s1 port 1 back, not port 2 (line 4) */
+	const char *txt2 = "switchguid=0x10(10)\n"
+			   "Switch 4 \"S-0000000000000010\" # \"s1\" base port 0 lid 1 lmc 0\n"
+			   "[1] \"S-0000000000000020\"[1] # \"s2\" lid 2 4xEDR\n"
+			   "[2] \"S-0000000000000020\"[2] # \"s2\" lid 2 4xEDR\n"
+			   "\n"
+			   "switchguid=0x20(20)\n"
+			   "Switch 4 \"S-0000000000000020\" # \"s2\" base port 0 lid 2 lmc 0\n"
+			   "[1] \"S-0000000000000010\"[1] # \"s1\" lid 1 4xEDR\n";
+	f = parse_str(txt2, IBF_FMT_IBNETDISCOVER, &err);
+	TT_REQUIRE(f);
+	TT_EQ_INT(meta_long(f, "one_sided"), 1);
+	TT_EQ_INT(meta_long(f, "one_sided_line"), 4);
+	TT_EQ_INT(meta_long(f, "one_sided_node"), find_id(f, "S-0000000000000010"));
+	TT_EQ_INT(meta_long(f, "one_sided_port"), 2);
+	TT_EQ_INT(meta_long(f, "one_sided_peer_described"), 1);
+	ibf_fabric_free(f);
+	/* none: no example keys */
+	f = parse_str("switchguid=0x10(10)\n"
+		      "Switch 4 \"S-0000000000000010\" # \"s1\" base port 0 lid 1 lmc 0\n",
+		      IBF_FMT_IBNETDISCOVER, &err);
+	TT_REQUIRE(f);
+	TT_EQ_INT(meta_long(f, "one_sided"), 0);
+	TT_CHECK(!ibf_fabric_get_meta(f, "one_sided_line", NULL, 0));
 	ibf_fabric_free(f);
 }
 

@@ -140,6 +140,58 @@ static void test_structure_no_gpus(void)
 	ibf_fabric_free(f);
 }
 
+/* A router cabled to a rail leaf (an IB router joining subnets, `Rt` in
+ * ibnetdiscover) is no server's NIC: it was a GPU of a domain of its own
+ * that "reached another rail" and missed the others; it is left out and
+ * counted apart, and the map may still name it as a GPU. */
+static void test_structure_router(void)
+{
+	struct ibf_error err = { 0 };
+	struct ibf_rail_info ri;
+	struct ibf_rail_opts o = { 4, 4, 1, 2, 0, 16 };
+	struct ibf_fabric *f = ibf_gen_rail(&o, &err);
+	TT_REQUIRE(f);
+	int leaf = -1;
+	for (uint32_t i = 0; i < f->nnodes && leaf < 0; i++) {
+		const struct ibf_node *nd = &f->nodes[i];
+		for (int p = 1; nd->type == IBF_NODE_SWITCH && p <= nd->nports; p++) {
+			int pn = ibf_port(f, (int)i, p)->peer_node;
+			if (pn != IBF_NO_NODE && f->nodes[pn].desc &&
+			    !strcmp(f->nodes[pn].desc, "srv000 mlx5_2"))
+				leaf = (int)i;
+		}
+	}
+	TT_REQUIRE(leaf >= 0);
+	int free_port = 0;
+	for (int p = f->nodes[leaf].nports; p >= 1 && !free_port; p--)
+		if (ibf_port(f, leaf, p)->peer_node == IBF_NO_NODE)
+			free_port = p;
+	TT_REQUIRE(free_port > 0);
+	int rt = ibf_fabric_add_node(f, IBF_NODE_ROUTER, 2, 0x0008f10500000100ull, "ib-router-1",
+				     "R-0008f10500000100", &err);
+	TT_REQUIRE(rt >= 0);
+	f->nodes[rt].sysimg_guid = 0x0008f10500000100ull;
+	ibf_port(f, rt, 1)->guid = 0x0008f10500000101ull;
+	TT_REQUIRE(ibf_fabric_connect(f, rt, 1, leaf, free_port, 4, 0, &err) == 0);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	TT_REQUIRE(detect(f, NULL, &ri, &err) == 0);
+	TT_EQ_INT(ri.ngpus, 16);
+	TT_EQ_INT(ri.ndomains, 4);
+	TT_EQ_INT(ri.nrails, 4);
+	TT_EQ_INT(ri.routers, 1);
+	TT_EQ_INT(ri.in_switch, 0);
+	TT_EQ_INT(ri.missing + ri.doubled + ri.mismatched + ri.unattached, 0);
+	TT_EQ_INT(ri.gpu_of_node[rt], -1);
+	ibf_rail_info_free(&ri);
+	/* named by the map: a GPU of the domain the map gives */
+	TT_REQUIRE(detect(f, "\"ib-router-1\" gw 2\n", &ri, &err) == 0);
+	TT_EQ_INT(ri.ngpus, 17);
+	TT_EQ_INT(ri.ndomains, 5);
+	TT_EQ_INT(ri.routers, 0);
+	ibf_rail_info_free(&ri);
+	ibf_fabric_free(f);
+}
+
 /* CAs whose GUIDs are unknown (0, as `ibnetdiscover -s -p` leaves node and
  * system image GUIDs) and whose descriptions name no host: each is its own
  * domain, never one "guid-0x0" domain of all of them. */
@@ -779,6 +831,7 @@ int main(void)
 	TT(test_structure_generated);
 	TT(test_structure_damaged);
 	TT(test_structure_no_gpus);
+	TT(test_structure_router);
 	TT(test_structure_unknown_guids);
 	TT(test_missing_leaves);
 	TT(test_missing_rail_with_map);

@@ -728,6 +728,27 @@ static int node_cmp(const struct ibf_fabric *f, uint32_t a, uint32_t b)
 	return a < b ? -1 : (a > b);
 }
 
+int ibf_node_cmp(const struct ibf_fabric *f, int a, int b)
+{
+	return node_cmp(f, (uint32_t)a, (uint32_t)b);
+}
+
+int ibf_switch_ranks(const struct ibf_fabric *f, uint32_t *rank)
+{
+	int32_t *ids = malloc((f->nsw ? f->nsw : 1) * sizeof(*ids));
+	if (!ids)
+		return IBF_ENOMEM;
+	memcpy(ids, f->switches, f->nsw * sizeof(*ids));
+	if (ibf_fabric_sort_ids(f, ids, f->nsw)) {
+		free(ids);
+		return IBF_ENOMEM;
+	}
+	for (uint32_t k = 0; k < f->nsw; k++)
+		rank[f->nodes[ids[k]].sw] = k;
+	free(ids);
+	return 0;
+}
+
 int ibf_fabric_is_sorted(const struct ibf_fabric *f)
 {
 	for (uint32_t i = 1; i < f->nnodes; i++)

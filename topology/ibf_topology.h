@@ -221,6 +221,14 @@ int ibf_fabric_is_sorted(const struct ibf_fabric *f);
  * place, without moving the nodes.  Returns 0 or IBF_ENOMEM. */
 int ibf_fabric_sort_ids(const struct ibf_fabric *f, int32_t *ids, uint32_t n);
 
+/* <0, 0, >0: node a before, as, after node b in that canonical order (0
+ * only when a == b).  For picking an example or a name that does not follow
+ * the input's record order. */
+int ibf_node_cmp(const struct ibf_fabric *f, int a, int b);
+/* rank[s]: the place of switch index s (0..nsw-1) among the switches in
+ * canonical order.  Returns 0 or IBF_ENOMEM. */
+int ibf_switch_ranks(const struct ibf_fabric *f, uint32_t *rank);
+
 /* Deep copy. */
 struct ibf_fabric *ibf_fabric_clone(const struct ibf_fabric *f, struct ibf_error *err);
 /* *out: a finalized deep copy in canonical order (ibf_fabric_sort), for

@@ -309,7 +309,9 @@ int ibf_linker_add(struct ibf_linker *k, int a, int pa, int b, int pb, int width
 	return 0;
 }
 
-uint32_t ibf_linker_one_sided(const struct ibf_linker *k)
+/* The one-sided links' count, and the first of them (lowest line) as
+ * the end the input described: node, port and line; 0 when none. */
+static uint32_t one_sided(const struct ibf_linker *k, int *node, int *port, long *line)
 {
 	const struct ibf_fabric *f = k->f;
 	uint32_t n = 0;
@@ -321,11 +323,45 @@ uint32_t ibf_linker_one_sided(const struct ibf_linker *k)
 			if (x->peer_node == IBF_NO_NODE)
 				continue;
 			uint32_t ib = f->nodes[x->peer_node].port_off + x->peer_port;
-			if (ia < ib && !(k->seen[ia] && k->seen[ib]))
-				n++;
+			if (ia > ib || (k->seen[ia] && k->seen[ib]))
+				continue;
+			/* the end a line described (one of them was) */
+			int na = k->seen[ia] ? (int)i : x->peer_node;
+			int pa = k->seen[ia] ? p : x->peer_port;
+			long l = k->line[ia];
+			if (!n++ || l < *line) {
+				*node = na;
+				*port = pa;
+				*line = l;
+			}
 		}
 	}
 	return n;
+}
+
+int ibf_linker_meta(const struct ibf_linker *k)
+{
+	int node = 0, port = 0;
+	long line = 0;
+	uint32_t n = one_sided(k, &node, &port, &line);
+	if (ibf_io_meta_add(k->f, "one_sided", "%u", n))
+		return IBF_ENOMEM;
+	if (!n)
+		return 0;
+	/* whether the peer's own lines describe any of its ports (else the
+	 * input has no record of it: it is known from the peers' lines) */
+	const struct ibf_fabric *f = k->f;
+	const struct ibf_port *x = ibf_port(f, node, port);
+	const struct ibf_node *pn = &f->nodes[x->peer_node];
+	int described = 0;
+	for (int q = 1; q <= pn->nports && !described; q++)
+		described = k->seen[pn->port_off + (uint32_t)q];
+	if (ibf_io_meta_add(k->f, "one_sided_line", "%ld", line) ||
+	    ibf_io_meta_add(k->f, "one_sided_node", "%d", node) ||
+	    ibf_io_meta_add(k->f, "one_sided_port", "%d", port) ||
+	    ibf_io_meta_add(k->f, "one_sided_peer_described", "%d", described))
+		return IBF_ENOMEM;
+	return 0;
 }
 
 /* ------------------------------------------------------------ sniffing */

@@ -51,8 +51,13 @@ void ibf_linker_free(struct ibf_linker *k);
  * different peer is an IBF_EPARSE error at `line`. */
 int ibf_linker_add(struct ibf_linker *k, int a, int pa, int b, int pb, int width, int speed,
 		   long line, struct ibf_error *err);
-/* Links whose two ends were not both described. */
-uint32_t ibf_linker_one_sided(const struct ibf_linker *k);
+/* Into the fabric's meta: one_sided=N, the links whose two ends were not
+ * both described, and, when N > 0, the first such link
+ * (lowest line) as the end a line described: one_sided_line, _node (node
+ * id), _port and _peer_described (1 when lines of the peer node describe
+ * some of its ports, 0 when the input has no record of it).  0 or
+ * IBF_ENOMEM. */
+int ibf_linker_meta(const struct ibf_linker *k);
 
 /* Append "key=value" to the fabric meta ("k=v;k=v"). */
 int ibf_io_meta_add(struct ibf_fabric *f, const char *key, const char *fmt, ...)

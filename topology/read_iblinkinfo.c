@@ -616,7 +616,7 @@ struct ibf_fabric *ibf_io_read_iblinkinfo(const char *buf, size_t len, const cha
 			pa->speed_sup = pb->speed_sup = ss;
 	}
 	if (!rc && (ibf_io_meta_add(f, "format", "iblinkinfo") ||
-		    ibf_io_meta_add(f, "one_sided", "%u", ibf_linker_one_sided(&k)) ||
+		    ibf_linker_meta(&k) ||
 		    (gone && ibf_io_meta_add(f, "ports_not_available", "%u", gone)) ||
 		    (r.stderr_lines &&
 		     ibf_io_meta_add(f, "stderr_lines", "%u", r.stderr_lines))))

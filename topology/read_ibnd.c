@@ -1052,9 +1052,8 @@ static int resolve(struct rd *r)
 					 h->line, r->err)))
 			goto out;
 	}
-	uint32_t one = ibf_linker_one_sided(&k);
 	if (ibf_io_meta_add(f, "format", "%s", r->ibsim ? "ibsim" : "ibnetdiscover") ||
-	    ibf_io_meta_add(f, "one_sided", "%u", one) ||
+	    ibf_linker_meta(&k) ||
 	    (nph && ibf_io_meta_add(f, "placeholders", "%zu", nph)) ||
 	    ((r->ndup || r->clones) &&
 	     ibf_io_meta_add(f, "duplicate_guid_nodes", "%zu", r->ndup + r->clones)) ||

@@ -385,9 +385,7 @@ static int build(struct prd *r, struct ibf_fabric *f)
 				    r->err);
 	}
 	if (!rc) {
-		uint32_t one = ibf_linker_one_sided(&k);
-		if (ibf_io_meta_add(f, "format", "ibnetdiscover-p") ||
-		    ibf_io_meta_add(f, "one_sided", "%u", one) ||
+		if (ibf_io_meta_add(f, "format", "ibnetdiscover-p") || ibf_linker_meta(&k) ||
 		    (r->stderr_lines &&
 		     ibf_io_meta_add(f, "stderr_lines", "%u", r->stderr_lines)) ||
 		    (r->progress_lines &&

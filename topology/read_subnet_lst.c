@@ -295,7 +295,7 @@ struct ibf_fabric *ibf_io_read_subnet_lst(const char *buf, size_t len, const cha
 		rc = ibf_linker_add(&r.k, r.lk[i].a, r.lk[i].pa, r.lk[i].b, r.lk[i].pb, r.lk[i].w,
 				    r.lk[i].s, r.lk[i].line, r.err);
 	if (!rc && (ibf_io_meta_add(r.f, "format", "subnet-lst") ||
-		    ibf_io_meta_add(r.f, "one_sided", "%u", ibf_linker_one_sided(&r.k))))
+		    ibf_linker_meta(&r.k)))
 		rc = ibf_error_set(r.err, IBF_ENOMEM, name, 0, "out of memory");
 	if (!rc)
 		rc = ibf_io_check_unicast_lids(r.f, name, NULL, r.err);
