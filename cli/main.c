@@ -367,6 +367,8 @@ int cli_dispatch(const char *prefix, const struct ibf_cmd *cmds, int argc, char 
 		for (const struct ibf_cmd *c = cmds; c->name; c++)
 			fprintf(out, "  %-12s %s\n", c->name, c->summary);
 		fprintf(out, "\nRun '%s <command> --help' for a command's options.\n", prefix);
+		if (!strchr(prefix, ' ')) /* the top level: ibfab --version */
+			fprintf(out, "Run '%s --version' for the version.\n", prefix);
 		return argc < 2 ? 2 : 0;
 	}
 	for (const struct ibf_cmd *c = cmds; c->name; c++)
