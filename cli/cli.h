@@ -91,6 +91,8 @@ int cmd_sim_packet(int argc, char **argv);
 /* Read a fabric from a file, or discover it now when path is "live:[CA[:PORT]]"
  * (what --live becomes; docs/formats.md). */
 struct ibf_fabric *cli_read_fabric(const char *path, int fmt, struct ibf_error *err);
+/* A number the reader left in the fabric's meta (key), def when absent. */
+long cli_meta_long(const struct ibf_fabric *f, const char *key, long def);
 
 /* Read a fabric and give it LIDs (guid2lid file, the file's own, or assigned
  * with lmc; lmc < 0 = keep the file's / 0). */

@@ -689,15 +689,10 @@ static int cmd_info(int argc, char **argv)
 		ibf_fabric_free(f);
 		return cli_fail(&err);
 	}
-	char buf[32];
-	long one_sided = 0, tool_lines = 0, not_avail = 0;
-	if (ibf_fabric_get_meta(f, "one_sided", buf, sizeof(buf)))
-		one_sided = strtol(buf, NULL, 10);
+	long one_sided = cli_meta_long(f, "one_sided", 0);
 	/* what the tool that wrote the file said about its own run */
-	if (ibf_fabric_get_meta(f, "stderr_lines", buf, sizeof(buf)))
-		tool_lines = strtol(buf, NULL, 10);
-	if (ibf_fabric_get_meta(f, "ports_not_available", buf, sizeof(buf)))
-		not_avail = strtol(buf, NULL, 10);
+	long tool_lines = cli_meta_long(f, "stderr_lines", 0);
+	long not_avail = cli_meta_long(f, "ports_not_available", 0);
 	if (json) {
 		print_stats_json(f, &st, path, one_sided, tool_lines, not_avail, dl, dups, ndups);
 	} else {

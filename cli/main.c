@@ -215,6 +215,14 @@ int cli_output_format(const char *prog, const char *val, int *fmt)
 	return 0;
 }
 
+long cli_meta_long(const struct ibf_fabric *f, const char *key, long def)
+{
+	char buf[32];
+	if (!ibf_fabric_get_meta(f, key, buf, sizeof(buf)))
+		return def;
+	return strtol(buf, NULL, 10);
+}
+
 /* One warning per file (a command may read one file twice, e.g. as the
  * fabric and as the healthy fabric) when the reader found links seen from
  * one side only: a port naming a peer that does not name it back, or a
@@ -225,10 +233,7 @@ static void warn_one_sided(const struct ibf_fabric *f, const char *path)
 {
 	static char warned[8][256];
 	static int nwarned;
-	char buf[64];
-	if (!ibf_fabric_get_meta(f, "one_sided", buf, sizeof(buf)))
-		return;
-	long n = strtol(buf, NULL, 10), line = 0, node = -1, port = 0;
+	long n = cli_meta_long(f, "one_sided", 0);
 	if (n <= 0)
 		return;
 	for (int i = 0; i < nwarned; i++)
@@ -236,12 +241,9 @@ static void warn_one_sided(const struct ibf_fabric *f, const char *path)
 			return;
 	if (nwarned < 8)
 		snprintf(warned[nwarned++], sizeof(warned[0]), "%s", path);
-	if (ibf_fabric_get_meta(f, "one_sided_line", buf, sizeof(buf)))
-		line = strtol(buf, NULL, 10);
-	if (ibf_fabric_get_meta(f, "one_sided_node", buf, sizeof(buf)))
-		node = strtol(buf, NULL, 10);
-	if (ibf_fabric_get_meta(f, "one_sided_port", buf, sizeof(buf)))
-		port = strtol(buf, NULL, 10);
+	long line = cli_meta_long(f, "one_sided_line", 0);
+	long node = cli_meta_long(f, "one_sided_node", -1);
+	long port = cli_meta_long(f, "one_sided_port", 0);
 	char where[64] = "";
 	if (line > 0)
 		snprintf(where, sizeof(where), ":%ld", line);
@@ -252,8 +254,7 @@ static void warn_one_sided(const struct ibf_fabric *f, const char *path)
 		if (pp->peer_node != IBF_NO_NODE) {
 			char a[160], b[160];
 			int described = 1;
-			if (ibf_fabric_get_meta(f, "one_sided_peer_described", buf, sizeof(buf)))
-				described = buf[0] != '0';
+			described = cli_meta_long(f, "one_sided_peer_described", 1) != 0;
 			snprintf(ex, sizeof(ex), ", e.g. '%s' port %ld names '%s' port %u as its peer, %s",
 				 ibf_node_label(f, (int)node, a, sizeof(a)), port,
 				 ibf_node_label(f, pp->peer_node, b, sizeof(b)),
@@ -264,7 +265,8 @@ static void warn_one_sided(const struct ibf_fabric *f, const char *path)
 		}
 	}
 	/* a device split off a shared GUID has no record of its own either */
-	int dup = ibf_fabric_get_meta(f, "duplicate_guid_nodes", buf, sizeof(buf));
+	char dbuf[32];
+	int dup = ibf_fabric_get_meta(f, "duplicate_guid_nodes", dbuf, sizeof(dbuf));
 	fprintf(stderr,
 		"ibfab: warning: %s%s: %ld link%s seen from one side only%s: the file may be "
 		"truncated, or taken while the fabric changed%s\n",

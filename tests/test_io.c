@@ -699,24 +699,17 @@ static void expect_dup(const char *txt, uint64_t guid, uint32_t nodes, const cha
 	ibf_fabric_free(f);
 }
 
-/* LIDs past the unicast range (0xC000.. multicast, 0xFFFF permissive) were
- * taken as unicast LIDs: routed, and written into LFT dumps OpenSM cannot
- * load.  Refused at the node record's line; the last unicast LID and an
- * LMC block ending on it are fine. */
-static void test_lids_beyond_unicast(void)
+/* A switch and a host with the LID fields of each case (line 0: the
+ * fabric parses; else the error is at that line and its message says
+ * what). */
+struct lid_case {
+	const char *sw, *ca;
+	long line;
+};
+
+static void check_lid_cases(const struct lid_case *cases, size_t n, const char *what)
 {
-	static const struct {
-		const char *sw, *ca;
-		long line; /* 0: parses */
-	} cases[] = {
-		{ "lid 1 lmc 0", "lid 49151 lmc 0", 0 },
-		{ "lid 1 lmc 0", "lid 49148 lmc 2", 0 },
-		{ "lid 1 lmc 0", "lid 49152 lmc 0", 6 },
-		{ "lid 1 lmc 0", "lid 65535 lmc 0", 6 },
-		{ "lid 1 lmc 0", "lid 49150 lmc 2", 6 },
-		{ "lid 49153 lmc 0", "lid 5 lmc 0", 2 },
-	};
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+	for (size_t k = 0; k < n; k++) {
 		char buf[1024];
 		snprintf(buf, sizeof(buf),
 			 "switchguid=0x10(10)\n"
@@ -739,8 +732,25 @@ static void test_lids_beyond_unicast(void)
 			continue;
 		TT_EQ_INT(err.code, IBF_EPARSE);
 		TT_EQ_INT(err.line, cases[k].line);
-		TT_CHECK_MSG(strstr(err.msg, "unicast"), "case %zu: %s", k, err.msg);
+		TT_CHECK_MSG(strstr(err.msg, what), "case %zu: %s", k, err.msg);
 	}
+}
+
+/* LIDs past the unicast range (0xC000.. multicast, 0xFFFF permissive) were
+ * taken as unicast LIDs: routed, and written into LFT dumps OpenSM cannot
+ * load.  Refused at the node record's line; the last unicast LID and an
+ * LMC block ending on it are fine. */
+static void test_lids_beyond_unicast(void)
+{
+	static const struct lid_case cases[] = {
+		{ "lid 1 lmc 0", "lid 49151 lmc 0", 0 },
+		{ "lid 1 lmc 0", "lid 49148 lmc 2", 0 },
+		{ "lid 1 lmc 0", "lid 49152 lmc 0", 6 },
+		{ "lid 1 lmc 0", "lid 65535 lmc 0", 6 },
+		{ "lid 1 lmc 0", "lid 49150 lmc 2", 6 },
+		{ "lid 49153 lmc 0", "lid 5 lmc 0", 2 },
+	};
+	check_lid_cases(cases, sizeof(cases) / sizeof(cases[0]), "unicast");
 }
 
 /* A base LID with LMC > 0 is a multiple of 2^LMC (the port answers to the
@@ -749,40 +759,13 @@ static void test_lids_beyond_unicast(void)
  * "used by" two ports, or a LID outside the block was routed). */
 static void test_lid_alignment(void)
 {
-	static const struct {
-		const char *sw, *ca;
-		long line; /* 0: parses */
-	} cases[] = {
+	static const struct lid_case cases[] = {
 		{ "lid 1 lmc 0", "lid 8 lmc 2", 0 },  { "lid 1 lmc 0", "lid 9 lmc 0", 0 },
 		{ "lid 1 lmc 0", "lid 13 lmc 2", 6 }, { "lid 1 lmc 0", "lid 6 lmc 2", 6 },
 		{ "lid 1 lmc 0", "lid 11 lmc 1", 6 }, { "lid 3 lmc 1", "lid 8 lmc 0", 2 },
 		{ "lid 128 lmc 7", "lid 8 lmc 0", 0 },
 	};
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		char buf[1024];
-		snprintf(buf, sizeof(buf),
-			 "switchguid=0x10(10)\n"
-			 "Switch 4 \"S-0000000000000010\" # \"s1\" base port 0 %s\n"
-			 "[1] \"H-0000000000000020\"[1](21) # \"h1\" 4xEDR\n\n"
-			 "caguid=0x20\n"
-			 "Ca 1 \"H-0000000000000020\" # \"h1\"\n"
-			 "[1](21) \"S-0000000000000010\"[1] # %s \"s1\" 4xEDR\n",
-			 cases[k].sw, cases[k].ca);
-		struct ibf_error err;
-		struct ibf_fabric *f = parse_str(buf, IBF_FMT_IBNETDISCOVER, &err);
-		if (!cases[k].line) {
-			TT_CHECK_MSG(f != NULL, "case %zu: %s", k, err.msg);
-			ibf_fabric_free(f);
-			continue;
-		}
-		ibf_fabric_free(f);
-		TT_CHECK_MSG(!f, "case %zu parsed", k);
-		if (f)
-			continue;
-		TT_EQ_INT(err.code, IBF_EPARSE);
-		TT_EQ_INT(err.line, cases[k].line);
-		TT_CHECK_MSG(strstr(err.msg, "is not a multiple of"), "case %zu: %s", k, err.msg);
-	}
+	check_lid_cases(cases, sizeof(cases) / sizeof(cases[0]), "is not a multiple of");
 }
 
 /* The line quoted in a reader's error: a tab reads as a blank, a UTF-8

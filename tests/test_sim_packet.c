@@ -492,6 +492,23 @@ static void test_node_big_ipkt(void)
 	ibf_fabric_free(f);
 }
 
+/* The traffic of the two tests below on a ring of five switches with four
+ * hosts each: hosts 4i and 4i+1 to those of the other switches (the ring's
+ * credit loops), 4i+2 to 4i+3 on its own switch (never on the ring). */
+static void ring_loop_traffic(uint32_t off[21], uint32_t dst[20 * 8])
+{
+	uint32_t n = 0;
+	for (uint32_t h = 0; h < 20; h++) {
+		off[h] = n;
+		for (uint32_t d = 0; d < 20 && h % 4 < 2; d++)
+			if (d % 4 < 2 && d / 4 != h / 4)
+				dst[n++] = d;
+		if (h % 4 == 2)
+			dst[n++] = h + 1;
+	}
+	off[20] = n;
+}
+
 /* A deadlock in part of the fabric while the rest moves: on a ring of five
  * switches routed by minimal, hosts 4i and 4i+1 send to those of the other
  * switches (the ring's credit loops) and host 4i+2 to host 4i+3 on its own
@@ -504,17 +521,8 @@ static void test_partial_deadlock(void)
 	struct ibf_fabric *f = ring(5, 4);
 	struct ibf_routes r;
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
-	/* hosts 4i and 4i+1 to those of the other switches, 4i+2 to 4i+3 */
-	uint32_t off[21], dst[20 * 8], n = 0;
-	for (uint32_t h = 0; h < 20; h++) {
-		off[h] = n;
-		for (uint32_t d = 0; d < 20 && h % 4 < 2; d++)
-			if (d % 4 < 2 && d / 4 != h / 4)
-				dst[n++] = d;
-		if (h % 4 == 2)
-			dst[n++] = h + 1;
-	}
-	off[20] = n;
+	uint32_t off[21], dst[20 * 8];
+	ring_loop_traffic(off, dst);
 	struct ibf_psim_opts o;
 	pattern_opts(&o, 1.0, off, dst, 20);
 	o.buf_bytes = 8192;
@@ -553,16 +561,8 @@ static void test_deadlock_at_end(void)
 	struct ibf_fabric *f = ring(5, 4);
 	struct ibf_routes r;
 	TT_REQUIRE(route(f, "minimal", &r) == 0);
-	uint32_t off[21], dst[20 * 8], n = 0;
-	for (uint32_t h = 0; h < 20; h++) {
-		off[h] = n;
-		for (uint32_t d = 0; d < 20 && h % 4 < 2; d++)
-			if (d % 4 < 2 && d / 4 != h / 4)
-				dst[n++] = d;
-		if (h % 4 == 2)
-			dst[n++] = h + 1;
-	}
-	off[20] = n;
+	uint32_t off[21], dst[20 * 8];
+	ring_loop_traffic(off, dst);
 	struct ibf_psim_opts o;
 	pattern_opts(&o, 1.0, off, dst, 20);
 	o.buf_bytes = 8192;
