@@ -158,10 +158,13 @@ step() {
 	check_state "$STEP" "$OSM_FROM"
 }
 
-# the fault sequence: cables down (DOWN_C: "A PA B PB" lines), switches
-# down (DOWN_S); a cable is cut only between live switches, a switch is
-# killed only when none of its cables is cut, so ReLink restores exactly
-# what Unlink took
+# the fault sequence: cables down (cdown: "A PA B PB" keys), switches down
+# (sdown); a cable is cut only between live switches, a switch is killed
+# only when none of its cables is cut.  ibsim's ReLink of a switch relinks
+# every port of it, also one to a neighbour that is still down: that
+# neighbour then comes back with that one cable (its other ports and its
+# host stay down) until its own ReLink.  Every thing taken is brought back,
+# so the last step ends on the whole fabric.
 run_one() {
 	local name=$1 seed=$2
 	case_def "$name" || return 1
