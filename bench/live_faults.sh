@@ -3,7 +3,8 @@
 # ibsim, random fault sequences, every sweep read back from the switches and
 # checked.  A QA script, not a CI test (it takes minutes per case).
 #
-#   IBFAB=build/ibfab bench/live_faults.sh [--seeds "1 2 3"] [--out DIR] [CASE..]
+#   IBFAB=build/ibfab bench/live_faults.sh [--seeds "1 2 3"] [--mixed]
+#                                          [--stable MODE] [--out DIR] [CASE..]
 #
 # Cases (default: all):
 #   sf-lay-0-dfsssp sf-lay-0-auto sf-lay-1-dfsssp sf-lay-1-auto
@@ -18,10 +19,10 @@
 # For each case and seed: OpenSM (sweep_interval 1, qos TRUE, unicast cache
 # off, stable_reroute TRUE by default) comes up on the whole fabric; then a
 # random sequence of 4-6 steps (cut 1-3 switch cables, kill a switch that is
-# not the SM's, bring back one or two of the things missing), then one or two
-# things back per sweep until everything is back.  Each step's console lines
-# go to ibsim in one write; after each step the script waits for OpenSM's
-# heavy sweep and checks:
+# not the SM's, bring back one or two of the things missing), then one or
+# two things back per sweep until everything is back.  Each step's console
+# lines go to ibsim in one write; after each step the script waits for
+# OpenSM's heavy sweep and checks:
 #  1. OpenSM runs and the plugin routed every sweep since the step (no
 #     "cannot route", no fallback);
 #  2. `ibfab route check` on dump_lfts against ibnetdiscover: no loop, every
@@ -32,8 +33,15 @@
 #     configuration) routes the whole fabric, and its tables must equal the
 #     daemon's last ones entry for entry (also compared with the tables of
 #     the first sweep).
-# Output: one line per run (case seed sweeps checks failed) on stdout and in
-# DIR/summary.tsv; each run's files, TAP log and read-backs in DIR/CASE-sSEED
+# --mixed adds a fourth kind of step: one thing back and a cable cut or a
+# switch killed in the same sweep (other draws than without it).  --stable
+# MODE sets ibfab.conf's stable_reroute (default TRUE; with keep the end
+# check must fail, the returned parts staying idle: the script sees a
+# repair that misses the healthy tables).
+# A step the SM cannot see (its switch cut off from the change) brings no
+# sweep; it is counted as unseen, and the tables are checked all the same.
+# Output: one line per run (case seed sweeps checks failed unseen) on
+# stdout and in DIR/summary.tsv; each run's files, TAP log and read-backs in DIR/CASE-sSEED
 # (DIR defaults to a new directory under /tmp).  Every ibsim and OpenSM is
 # started with its own IBSIM_SOCKNAME and stopped by PID.
 set -u
@@ -46,12 +54,16 @@ export IBFAB_KEEP=1 # lib.sh: keep the work directory
 PATH=$PATH:/usr/sbin:/sbin
 
 SEEDS="1 2 3"
+MIXED=0
+STABLE=TRUE
 OUT=
 CASES=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seeds) SEEDS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
+	--mixed) MIXED=1; shift ;;
+	--stable) STABLE=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "live_faults.sh: unknown option $1" >&2; exit 2 ;;
 	*) CASES+=("$1"); shift ;;
@@ -121,7 +133,8 @@ check_state() {
 	grep -E 'ibfab|tables configured|SUBNET UP|falls back|cannot route' "$d/opensm.log" |
 		sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-240 | diag
 	rcheck "$STEP: OpenSM is running" kill -0 "$OSM_PID"
-	rcheck "$STEP: ibfab's $ENGINE routed the sweep" grep -q "$ENGINE: tables configured by ibfab" "$d/opensm.log"
+	[ "${UNSEEN:-0}" = 1 ] ||
+		rcheck "$STEP: ibfab's $ENGINE routed the sweep" grep -q "$ENGINE: tables configured by ibfab" "$d/opensm.log"
 	if grep -qE 'cannot route|routing failed|falls back|fallback to' "$d/opensm.log"; then
 		not_ok "$STEP: no routing failure, no fallback"
 		fail_note "$STEP: routing failure or fallback: $(grep -m1 -E 'cannot route|routing failed|falls back' "$d/opensm.log" | cut -c1-300)"
@@ -145,16 +158,38 @@ check_state() {
 	grep -E '^(VLs used|cycles|missing SL|result)' "$d/verify.txt" | diag
 	rcheck "$STEP: deadlock verify on the live tables: deadlock-free (exit $rc)" test $rc -eq 0
 	awk '/^Switch/ { n++ } /^(Ca|Hca)/ { c++ } END { printf "# %s: the SM sees %d switches, %d CAs\n", "'"$STEP"'", n, c }' "$d/net.ibnd"
-	SWEEPS=$((SWEEPS + 1))
+	[ "${UNSEEN:-0}" = 1 ] || SWEEPS=$((SWEEPS + 1))
 }
 
-# step NAME CONSOLE-LINE..: apply, wait for the sweep, check
+# step NAME CONSOLE-LINE..: apply, wait for the sweep, check.  When the
+# SM is cut off from the change (its switch lost its last cable to the
+# rest, say) it has nothing to sweep: no new sweep is then a failure only
+# when what ibnetdiscover sees from the SM differs from the step before
+# (UNSEEN=1 tells check_state there is no sweep to check).
 step() {
-	STEP=$1 LASTSTEP=$1
+	local n0 prev=$RUN/$LASTSTEP
+	STEP=$1 LASTSTEP=$1 UNSEEN=0
 	shift
-	local f0=$tap_fail
-	osm_console_sweep "$STEP" "$@"
-	[ "$tap_fail" -eq "$f0" ] || fail_note "$STEP: OpenSM did not sweep again or is gone"
+	n0=$(osm_sweeps)
+	OSM_FROM=$(wc -l <"$SIM/opensm.log")
+	printf '%s\n' "$@" | sed "s/^/$STEP: /" | diag
+	"$HARNESS" console "$SIM" "$@"
+	if osm_wait_sweep "$n0"; then
+		ok "$STEP: OpenSM swept again and is running"
+	else
+		mkdir -p "$RUN/$STEP"
+		IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run ibnetdiscover >"$RUN/$STEP/unseen.ibnd" 2>/dev/null
+		if kill -0 "$OSM_PID" 2>/dev/null &&
+			cmp -s <(grep -E '^(Switch|Ca|Hca|\[)' "$prev/net.ibnd") \
+				<(grep -E '^(Switch|Ca|Hca|\[)' "$RUN/$STEP/unseen.ibnd"); then
+			UNSEEN=1
+			UNSEEN_N=$((UNSEEN_N + 1))
+			ok "$STEP: no sweep; the SM's view did not change (it is cut off from the change)"
+		else
+			not_ok "$STEP: OpenSM swept again and is running"
+			fail_note "$STEP: OpenSM did not sweep again or is gone"
+		fi
+	fi
 	check_state "$STEP" "$OSM_FROM"
 }
 
@@ -172,11 +207,11 @@ run_one() {
 	rm -rf "$RUN"
 	mkdir -p "$RUN"
 	: >"$RUN/failures.txt"
-	tap_n=0 tap_fail=0 SWEEPS=0
+	tap_n=0 tap_fail=0 SWEEPS=0 UNSEEN=0 UNSEEN_N=0 LASTSTEP=healthy
 	local net="$OUT/$name.net" cks
 	# shellcheck disable=SC2086
 	[ -s "$net" ] || "$IBFAB" topo gen $GEN --format ibsim -o "$net"
-	printf 'deadlock %s\nstable_reroute TRUE\n' "$DL" >"$RUN/ibfab.conf"
+	printf 'deadlock %s\nstable_reroute %s\n' "$DL" "$STABLE" >"$RUN/ibfab.conf"
 	osm_conf "$OUT/opensm.default.conf" "$ENGINE" "$LMC" "$RUN/opensm.conf" \
 		-e 's|^qos .*|qos TRUE|' -e 's|^sweep_interval .*|sweep_interval 1|'
 	SIM="$RUN/sim"
@@ -202,6 +237,25 @@ run_one() {
 	mapfile -t cables < <(switch_cables "$net")
 	mapfile -t switches < <(printf '%s\n' "${cables[@]}" | awk '{ print $1; print $3 }' | LC_ALL=C sort -u | grep -vxF "$smsw")
 	local -A cdown=() sdown=()
+	# back_one: one thing that is down comes back (a ReLink line)
+	back_one() {
+		local cand=() c s a pa
+		for c in "${!cdown[@]}"; do cand+=("c $c"); done
+		for s in "${!sdown[@]}"; do cand+=("s $s"); done
+		[ ${#cand[@]} -gt 0 ] || return 0
+		# associative arrays have no stable order: sort
+		mapfile -t cand < <(printf '%s\n' "${cand[@]}" | LC_ALL=C sort)
+		rnd ${#cand[@]}; c=${cand[$R]}
+		if [ "${c%% *}" = s ]; then
+			unset "sdown[${c#s }]"
+			lines+=("ReLink \"${c#s }\"")
+		else
+			c=${c#c }
+			unset "cdown[$c]"
+			read -r a pa _ <<<"$c"
+			lines+=("ReLink \"$a\"[$pa]")
+		fi
+	}
 	RX=$(( (seed % 2147483646 * 7919 + ${#name} * 131 + $(printf '%s' "$name" | cksum | cut -d' ' -f1) % 100000) % 2147483646 + 1 ))
 	local nsteps i k lines c s kind ndown cand n a pa b
 	rnd 3; nsteps=$((4 + R))
@@ -213,7 +267,17 @@ run_one() {
 		elif [ $i -eq 1 ] || [ "$ndown" -eq 0 ]; then
 			rnd 2; kind=$([ $R -eq 0 ] && echo cut || echo kill)
 		else
-			rnd 3; kind=$(case $R in 0) echo cut ;; 1) echo kill ;; *) echo back ;; esac)
+			rnd $((MIXED ? 4 : 3)); kind=$(case $R in 0) echo cut ;; 1) echo kill ;; 2) echo back ;; *) echo mixed ;; esac)
+		fi
+		# mixed: one thing back and one cable cut (or a switch killed) in
+		# the same write, so one sweep gains and loses at once
+		local mback=0
+		if [ "$kind" = mixed ]; then
+			mback=1
+			rnd 2; kind=$([ $R -eq 0 ] && echo cut || echo kill)
+		fi
+		if [ $mback = 1 ]; then
+			back_one
 		fi
 		if [ "$kind" = kill ]; then
 			cand=()
@@ -248,24 +312,10 @@ run_one() {
 		if [ "$kind" = back ]; then
 			rnd 2; n=$((1 + R))
 			for ((k = 0; k < n; k++)); do
-				cand=()
-				for c in "${!cdown[@]}"; do cand+=("c $c"); done
-				for s in "${!sdown[@]}"; do cand+=("s $s"); done
-				[ ${#cand[@]} -gt 0 ] || break
-				# associative arrays have no stable order: sort
-				mapfile -t cand < <(printf '%s\n' "${cand[@]}" | LC_ALL=C sort)
-				rnd ${#cand[@]}; c=${cand[$R]}
-				if [ "${c%% *}" = s ]; then
-					unset "sdown[${c#s }]"
-					lines+=("ReLink \"${c#s }\"")
-				else
-					c=${c#c }
-					unset "cdown[$c]"
-					read -r a pa _ <<<"$c"
-					lines+=("ReLink \"$a\"[$pa]")
-				fi
+				back_one
 			done
 		fi
+		[ $mback = 0 ] || kind=mixed-$kind
 		step "step$i-$kind" "${lines[@]}"
 	done
 	STEP=end
@@ -301,7 +351,8 @@ run_one() {
 	head -3 "$RUN/end-vs-fresh.diff" | sed 's/^/end vs fresh: /' | diag
 	osm_sim_stop
 	cks=$tap_n
-	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$seed" "$SWEEPS" "$cks" "$tap_fail" | tee -a "$OUT/summary.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$seed" "$SWEEPS" "$cks" "$tap_fail" "$UNSEEN_N" |
+		tee -a "$OUT/summary.tsv"
 }
 
 echo "# live_faults: cases ${CASES[*]}; seeds $SEEDS; output in $OUT" >&2
