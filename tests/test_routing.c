@@ -2199,9 +2199,11 @@ static void test_stable_restore_two_steps(void)
 	}
 }
 
-/* A loss that moves no column (leaf switches with their hosts: every other
- * column still works as it was) leaves no mark, but the healthy tables H
- * must stay those of the whole fabric, so a repair after it ends on H.
+/* A loss that moves no column (dmodk losing leaf switches with their
+ * hosts: every other column still works as it was) leaves no mark, but the
+ * healthy tables H must stay those of the whole fabric, so a repair after
+ * it ends on H (minimal and layered rebalance a few columns on that loss,
+ * so they have marks and kept H before too).
  * Two leaves are lost; they come back while a third is lost; then the
  * third comes back.  Before, the markless first sweep made its tables the
  * new H, so the returning leaves were switches H never had: their rows
@@ -2227,8 +2229,37 @@ static void test_stable_leaf_lost_then_repair(void)
 		for (int i = 1; i < 4; i++)
 			TT_REQUIRE(ibf_route_stable(fab[i], engines[k], &o, fab[i - 1], &r[i - 1],
 						    &r[i], NULL, &rep, &err) == 0);
+		/* dmodk moves no column (no mark); minimal and layered
+		 * rebalance some */
+		uint32_t nm1 = 0;
+		for (uint32_t lid = 1; r[1].moved && lid <= r[1].max_lid; lid++)
+			nm1 += r[1].moved[lid];
+		if (k == 0)
+			TT_CHECK_MSG(nm1 == 0, "dmodk: the leaves' loss moves no column");
 		TT_CHECK_MSG(r[1].healthy != NULL,
-			     "%s: after the leaves' loss H is still the whole fabric's", engines[k]);
+			     "%s: after the leaves' loss (%u marks) H is still the whole fabric's",
+			     engines[k], nm1);
+		/* offline: the loss's tables as a dump gives them, with H
+		 * named: the same marks, H kept as the sweep keeps it, the
+		 * same next step */
+		{
+			struct ibf_routes p1, q2;
+			uint32_t nm = UINT32_MAX;
+			TT_REQUIRE(ibf_routes_init(&p1, r[1].nsw, r[1].max_lid, 0, &err) == 0);
+			memcpy(p1.lft, r[1].lft, (size_t)r[1].nsw * r[1].stride);
+			TT_REQUIRE(ibf_stable_set_healthy(&p1, fab[1], &r[0], fab[0], &nm, &err) == 0);
+			TT_CHECK_MSG(nm == nm1 && (nm == 0) == (p1.moved == NULL) &&
+					     p1.healthy != NULL,
+				     "%s: offline, the sweep's %u marks (%u) and H kept for the fabric "
+				     "that lacks leaves",
+				     engines[k], nm1, nm);
+			TT_REQUIRE(ibf_route_stable(fab[2], engines[k], &o, fab[1], &p1, &q2, NULL,
+						    NULL, &err) == 0);
+			TT_CHECK_MSG(memcmp(q2.lft, r[2].lft, (size_t)r[2].nsw * r[2].stride) == 0,
+				     "%s: offline with H named: the same next step", engines[k]);
+			ibf_routes_free(&q2);
+			ibf_routes_free(&p1);
+		}
 		size_t n = (size_t)fab[0]->nsw * r[0].stride, diff = 0;
 		for (size_t i = 0; i < n; i++)
 			diff += r[3].lft[i] != r[0].lft[i];
