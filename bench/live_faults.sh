@@ -339,13 +339,13 @@ run_one() {
 	STEP=end
 	local last="$RUN/$LASTSTEP"
 	# the tables at the end: the first sweep's, and a fresh run's
-	rcheck "end: the last tables equal the first sweep's (everything back)" \
+	rcheck "the last tables equal the first sweep's (everything back)" \
 		cmp -s "$RUN/healthy/lfts.txt" "$last/lfts.txt"
 	"$IBFAB" route diff --topology "$last/net.ibnd" --lfts "$RUN/healthy/lfts.txt" --lfts2 "$last/lfts.txt" \
 		>"$RUN/end-vs-first.diff" 2>&1
 	head -3 "$RUN/end-vs-first.diff" | sed 's/^/end vs first: /' | diag
 	kill -0 "$OSM_PID" 2>/dev/null
-	rcheck "end: OpenSM still running after $(osm_sweeps) heavy sweeps" test $? -eq 0
+	rcheck "OpenSM still running after $(osm_sweeps) heavy sweeps" test $? -eq 0
 	osm_stop
 	# a fresh OpenSM (no previous tables in the plugin) on the whole fabric,
 	# with the LIDs of the daemon's cache
@@ -359,10 +359,10 @@ run_one() {
 		timeout 300 ibsim-run opensm -o -F "$RUN/opensm.conf" -f "$RUN/fresh/opensm.log" \
 			</dev/null >"$RUN/fresh/opensm.out" 2>&1
 	)
-	rcheck "end: a fresh opensm -o routed with ibfab's $ENGINE" \
+	rcheck "a fresh opensm -o routed with ibfab's $ENGINE" \
 		grep -q "$ENGINE: tables configured by ibfab" "$RUN/fresh/opensm.log"
 	IBSIM_SOCKNAME=$(cat "$SIM/sockname") read_lfts "$RUN/fresh"
-	rcheck "end: the daemon's last tables equal a fresh run's, entry for entry" \
+	rcheck "the daemon's last tables equal a fresh run's, entry for entry" \
 		cmp -s "$RUN/fresh/lfts.txt" "$last/lfts.txt"
 	"$IBFAB" route diff --topology "$RUN/fresh/net.ibnd" --lfts "$RUN/fresh/lfts.txt" --lfts2 "$last/lfts.txt" \
 		>"$RUN/end-vs-fresh.diff" 2>&1
