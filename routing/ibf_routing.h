@@ -35,10 +35,13 @@ struct ibf_routes {
 	 * are a fresh run's again on a fabric at least that large */
 	uint32_t base_nsw, base_links;
 	/* the healthy tables H: those of the last sweep that ended with no
-	 * mark, with their fabric (LIDs, switches and cables by node GUID and
-	 * port); NULL while there is no mark (H = these tables) or when
-	 * unknown.  A copy made when a sweep first sets marks, shared (counted
-	 * references) by the tables of the sweeps after it while marks remain;
+	 * mark on a fabric with every switch and switch cable of the H before,
+	 * with their fabric (LIDs, switches and cables by node GUID and port);
+	 * NULL while there is no mark and nothing of H's fabric is missing
+	 * (H = these tables) or when unknown.  A copy made when a sweep first
+	 * sets marks or loses a part without moving a column, shared (counted
+	 * references) by the tables of the sweeps after it while marks remain
+	 * or the part is missing;
 	 * ibf_routes_free drops the reference.  A marked column goes back to
 	 * H's at a gain as soon as H's column works on the fabric again
 	 * (ibf_route_stable_mode). */
@@ -367,8 +370,10 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
  * GUID), or whose LID names another port in fh, are marked in old->moved,
  * and old->healthy becomes a copy of h and fh, so ibf_route_stable_mode
  * treats old as the plugin's tables of a repair under way.  No column
- * differs: nothing set (old are the healthy tables).  *nmarked (may be
- * NULL): how many columns were marked. */
+ * differs: no mark, and H only when fo lacks a switch or switch cable of
+ * fh (a loss that moved no column); else nothing set (old are the
+ * healthy tables).  *nmarked (may be NULL): how many columns were
+ * marked. */
 int ibf_stable_set_healthy(struct ibf_routes *old, const struct ibf_fabric *fo,
 			   const struct ibf_routes *h, const struct ibf_fabric *fh,
 			   uint32_t *nmarked, struct ibf_error *err);

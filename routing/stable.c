@@ -678,6 +678,17 @@ static int healthy_fits(struct stab *sh, uint32_t lid, const struct ibf_win_boun
 	return column_fits(sh, layer, maxb, sh->graft, NULL, 0);
 }
 
+/* Does the fabric f lack a switch or a switch cable of H's fabric (hs:
+ * st->f against H's; f: the fabric itself, with every cable)? */
+static int short_of_healthy(const struct stab *hs, const struct ibf_fabric *f)
+{
+	const struct ibf_fabric *fh = hs->fo;
+	uint32_t both = 0;
+	for (uint32_t s = 0; s < hs->f->nsw; s++)
+		both += hs->oldsw[s] >= 0;
+	return both < fh->nsw || f->adj_off[f->nsw] < fh->adj_off[fh->nsw];
+}
+
 /* r->moved after a stable reroute: nothing when every column is the fresh
  * run's (fresh) on a fabric at least as large as the one of the last
  * fresh tables (a repair complete, or growth); else, with sh (the new
@@ -685,10 +696,12 @@ static int healthy_fits(struct stab *sh, uint32_t lid, const struct ibf_win_boun
  * a column that differs from H's; without (the previous tables have no
  * mark: they are H), 1 for a column that differs from the previous one,
  * the previous mark for one that does not.  r->healthy: H while a mark
- * remains (a copy of the previous tables and fabric when they were H),
- * else NULL (r is H). */
-static int mark_moved(const struct stab *st, const struct stab *sh, struct ibf_routes *r, int fresh,
-		      struct ibf_error *err)
+ * remains or the fabric f lacks a switch or switch cable H's had (a loss
+ * that moved no column, e.g. a leaf with its hosts: when it comes back it
+ * is H's again, not a switch H never had); a copy of the previous tables
+ * and fabric when they were H; else NULL (r is H). */
+static int mark_moved(const struct stab *st, const struct stab *sh, const struct ibf_fabric *freal,
+		      struct ibf_routes *r, int fresh, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = st->f, *fo = st->fo;
 	uint32_t max_lid = ibf_max_lid(f);
@@ -727,7 +740,9 @@ static int mark_moved(const struct stab *st, const struct stab *sh, struct ibf_r
 	}
 	if (!any) {
 		free(m);
-		return 0;
+		m = NULL;
+		if (!short_of_healthy(sh ? sh : st, freal))
+			return 0;
 	}
 	r->moved = m;
 	if (st->old->healthy)
@@ -767,13 +782,17 @@ int ibf_stable_set_healthy(struct ibf_routes *old, const struct ibf_fabric *fo,
 			n++;
 		}
 	}
+	/* H also when nothing differs but fo lacks a part of fh (a loss that
+	 * moved no column), as the sweeps keep it */
+	int keep_h = !rc && (n || short_of_healthy(&sh, fo));
 	struct ibf_healthy *hc = NULL;
-	if (!rc && n && !(hc = healthy_copy(fh, h, err)))
+	if (keep_h && !(hc = healthy_copy(fh, h, err)))
 		rc = err ? err->code : IBF_ENOMEM;
-	if (!rc && n) {
+	if (!rc && keep_h) {
 		free(old->moved);
-		old->moved = m;
-		m = NULL;
+		old->moved = n ? m : NULL;
+		if (n)
+			m = NULL;
 		ibf_healthy_release(old->healthy);
 		old->healthy = hc;
 		old->base_nsw = fh->nsw;
@@ -979,7 +998,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 				rp.lids_healthy++;
 		}
 	if (!rc && mode != IBF_STABLE_MODE_KEEP)
-		rc = mark_moved(&st, have_sh ? &sh : NULL, r,
+		rc = mark_moved(&st, have_sh ? &sh : NULL, f, r,
 				fresh_lft && !memcmp(fresh_lft, r->lft, (size_t)r->nsw * r->stride),
 				err);
 	free(fresh_lft);

@@ -1952,12 +1952,16 @@ static void test_stable_minimal_layers(void)
  * leaf-spine pair), without spine `skip` (-1: none).  GUIDs and LIDs are
  * fixed by position, so a LID names the same port with or without it
  * (leaves 1.., spines next, hosts last, each host 1 << lmc LIDs). */
-static struct ibf_fabric *tree2(int L, int H, int P, int skip, int lmc)
+/* tree2 without the leaves in the bit mask skip_leaves (and their hosts) */
+static struct ibf_fabric *tree2x(int L, int H, int P, int skip, unsigned skip_leaves, int lmc)
 {
 	struct ibf_fabric *f = ibf_fabric_new();
 	char name[32];
 	int leaf[16], spine[16], host[16 * 16];
 	for (int i = 0; i < L; i++) {
+		leaf[i] = -1;
+		if (skip_leaves >> i & 1)
+			continue;
 		snprintf(name, sizeof(name), "leaf%d", i);
 		leaf[i] = add(f, IBF_NODE_SWITCH, H + P, 0x500000 + (uint64_t)i, name);
 	}
@@ -1968,10 +1972,14 @@ static struct ibf_fabric *tree2(int L, int H, int P, int skip, int lmc)
 		snprintf(name, sizeof(name), "spine%d", j);
 		spine[j] = add(f, IBF_NODE_SWITCH, L, 0x600000 + (uint64_t)j, name);
 		for (int i = 0; i < L; i++)
-			link2(f, leaf[i], H + 1 + j, spine[j], 1 + i);
+			if (leaf[i] >= 0)
+				link2(f, leaf[i], H + 1 + j, spine[j], 1 + i);
 	}
 	for (int i = 0; i < L; i++)
 		for (int k = 0; k < H; k++) {
+			host[i * H + k] = -1;
+			if (leaf[i] < 0)
+				continue;
 			snprintf(name, sizeof(name), "h%d-%d", i, k);
 			host[i * H + k] =
 				add(f, IBF_NODE_CA, 1, 0x700000 + 0x10 * (uint64_t)(i * H + k), name);
@@ -1979,16 +1987,24 @@ static struct ibf_fabric *tree2(int L, int H, int P, int skip, int lmc)
 		}
 	ibf_fabric_finalize(f, NULL);
 	for (int i = 0; i < L; i++)
-		ibf_port(f, leaf[i], 0)->lid = (uint16_t)(1 + i);
+		if (leaf[i] >= 0)
+			ibf_port(f, leaf[i], 0)->lid = (uint16_t)(1 + i);
 	for (int j = 0; j < P; j++)
 		if (spine[j] >= 0)
 			ibf_port(f, spine[j], 0)->lid = (uint16_t)(1 + L + j);
 	for (int h = 0; h < L * H; h++) {
+		if (host[h] < 0)
+			continue;
 		struct ibf_port *pp = ibf_port(f, host[h], 1);
 		pp->lid = (uint16_t)(1 + L + P + (h << lmc));
 		pp->lmc = (uint8_t)lmc;
 	}
 	return f;
+}
+
+static struct ibf_fabric *tree2(int L, int H, int P, int skip, int lmc)
+{
+	return tree2x(L, H, P, skip, 0, lmc);
 }
 
 /* LIDs from `first` on whose column sends traffic from some switch to
@@ -2182,6 +2198,83 @@ static void test_stable_restore_two_steps(void)
 		ibf_fabric_free(d);
 		ibf_fabric_free(g);
 		ibf_fabric_free(f);
+	}
+}
+
+/* A loss that moves no column (dmodk losing leaf switches with their
+ * hosts: every other column still works as it was) leaves no mark, but the
+ * healthy tables H must stay those of the whole fabric, so a repair after
+ * it ends on H (minimal and layered rebalance a few columns on that loss,
+ * so they have marks and kept H before too).
+ * Two leaves are lost; they come back while a third is lost; then the
+ * third comes back.  Before, the markless first sweep made its tables the
+ * new H, so the returning leaves were switches H never had: their rows
+ * were grafts and fresh entries that no mark covered, and the end was
+ * off H (found live by bench/live_faults.sh, dmodk on a 2-level tree:
+ * 1 entry of 528, 6 on the chain reduced to these three steps). */
+static void test_stable_leaf_lost_then_repair(void)
+{
+	const int L = 6, H = 3, P = 4;
+	const char *engines[] = { "dmodk", "minimal", "layered" };
+	const unsigned gone[4] = { 0, 1u << 1 | 1u << 2, 1u << 4, 0 };
+	for (int k = 0; k < 3; k++) {
+		int lmc = k == 2;
+		struct ibf_error err;
+		struct ibf_fabric *fab[4];
+		for (int i = 0; i < 4; i++)
+			fab[i] = tree2x(L, H, P, -1, gone[i], lmc);
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		struct ibf_routes r[4];
+		struct ibf_stable_report rep;
+		TT_REQUIRE(ibf_route(fab[0], engines[k], &o, &r[0], NULL, &err) == 0);
+		for (int i = 1; i < 4; i++)
+			TT_REQUIRE(ibf_route_stable(fab[i], engines[k], &o, fab[i - 1], &r[i - 1],
+						    &r[i], NULL, &rep, &err) == 0);
+		/* dmodk moves no column (no mark); minimal and layered
+		 * rebalance some */
+		uint32_t nm1 = 0;
+		for (uint32_t lid = 1; r[1].moved && lid <= r[1].max_lid; lid++)
+			nm1 += r[1].moved[lid];
+		if (k == 0)
+			TT_CHECK_MSG(nm1 == 0, "dmodk: the leaves' loss moves no column");
+		TT_CHECK_MSG(r[1].healthy != NULL,
+			     "%s: after the leaves' loss (%u marks) H is still the whole fabric's",
+			     engines[k], nm1);
+		/* offline: the loss's tables as a dump gives them, with H
+		 * named: the same marks, H kept as the sweep keeps it, the
+		 * same next step */
+		{
+			struct ibf_routes p1, q2;
+			uint32_t nm = UINT32_MAX;
+			TT_REQUIRE(ibf_routes_init(&p1, r[1].nsw, r[1].max_lid, 0, &err) == 0);
+			memcpy(p1.lft, r[1].lft, (size_t)r[1].nsw * r[1].stride);
+			TT_REQUIRE(ibf_stable_set_healthy(&p1, fab[1], &r[0], fab[0], &nm, &err) == 0);
+			TT_CHECK_MSG(nm == nm1 && (nm == 0) == (p1.moved == NULL) &&
+					     p1.healthy != NULL,
+				     "%s: offline, the sweep's %u marks (%u) and H kept for the fabric "
+				     "that lacks leaves",
+				     engines[k], nm1, nm);
+			TT_REQUIRE(ibf_route_stable(fab[2], engines[k], &o, fab[1], &p1, &q2, NULL,
+						    NULL, &err) == 0);
+			TT_CHECK_MSG(memcmp(q2.lft, r[2].lft, (size_t)r[2].nsw * r[2].stride) == 0,
+				     "%s: offline with H named: the same next step", engines[k]);
+			ibf_routes_free(&q2);
+			ibf_routes_free(&p1);
+		}
+		size_t n = (size_t)fab[0]->nsw * r[0].stride, diff = 0;
+		for (size_t i = 0; i < n; i++)
+			diff += r[3].lft[i] != r[0].lft[i];
+		printf("# %s: two leaves lost, back while a third is lost, the third back: %zu of %zu "
+		       "entries differ from H\n",
+		       engines[k], diff, n);
+		TT_CHECK_MSG(diff == 0, "%s: the repair ends on H", engines[k]);
+		TT_CHECK_MSG(r[3].moved == NULL && r[3].healthy == NULL,
+			     "%s: nothing marked at the end, the tables are H", engines[k]);
+		for (int i = 3; i >= 0; i--) {
+			ibf_routes_free(&r[i]);
+			ibf_fabric_free(fab[i]);
+		}
 	}
 }
 
@@ -2393,6 +2486,9 @@ int main(void)
 	       test_stable_restore);
 	tt_run("stable reroute: a repair seen over two sweeps ends on a fresh run's tables",
 	       test_stable_restore_two_steps);
+	tt_run("stable reroute: leaves lost without a column moving keep H; the repair after it "
+	       "ends on H",
+	       test_stable_leaf_lost_then_repair);
 	tmpdir_clean();
 	return tt_done();
 }

@@ -1,0 +1,388 @@
+#!/usr/bin/env bash
+# Live fault-injection campaign: stock OpenSM with the ibfab plugin under
+# ibsim, random fault sequences, every sweep read back from the switches and
+# checked.  A QA script, not a CI test (it takes minutes per case).
+#
+#   IBFAB=build/ibfab bench/live_faults.sh [--seeds "1 2 3"] [--mixed]
+#                                          [--stable MODE] [--out DIR] [CASE..]
+#
+# Cases (default: all):
+#   sf-lay-0-dfsssp sf-lay-0-auto sf-lay-1-dfsssp sf-lay-1-auto
+#                   layered on Slim Fly q=5 (1 host per switch), LMC 0/1,
+#                   ibfab.conf `deadlock dfsssp` or `deadlock auto`
+#   ft2-0 ft2-1     dmodk on a 2-level fat tree XGFT(2;4,8;1,4), LMC 0/1
+#   ft3-0 ft3-1     dmodk on a 3-level fat tree XGFT(3;3,4,3;1,2,2), LMC 0/1
+#   torus           minimal on a 4x4 torus, LMC 0, deadlock auto
+#   hyperx          minimal on a 4x3 HyperX, LMC 1, deadlock auto
+#   rail            hratio on a rail-optimized cluster 8 x 4 GPUs, 2 spines, LMC 1
+#
+# For each case and seed: OpenSM (sweep_interval 1, qos TRUE, unicast cache
+# off, stable_reroute TRUE by default) comes up on the whole fabric; then a
+# random sequence of 4-6 steps (cut 1-3 switch cables, kill a switch that is
+# not the SM's, bring back one or two of the things missing), then one or
+# two things back per sweep until everything is back.  Each step's console
+# lines go to ibsim in one write; after each step the script waits for
+# OpenSM's heavy sweep and checks:
+#  1. OpenSM runs and the plugin routed every sweep since the step (no
+#     "cannot route", no fallback);
+#  2. `ibfab route check` on dump_lfts against ibnetdiscover: no loop, every
+#     pair with a path delivered;
+#  3. `ibfab deadlock verify` with the SLs from the SA (PathRecords) and the
+#     SL2VL tables read from the switches (tests/sa_pathsl.c, smp_sl2vl.c);
+#  4. at the end: the daemon is stopped, a fresh `opensm -o` (same LIDs, same
+#     configuration) routes the whole fabric, and its tables must equal the
+#     daemon's last ones entry for entry (also compared with the tables of
+#     the first sweep).
+# --mixed adds a fourth kind of step: one thing back and a cable cut or a
+# switch killed in the same sweep (other draws than without it).  --stable
+# MODE sets ibfab.conf's stable_reroute (default TRUE; with keep the end
+# check must fail, the returned parts staying idle: the script sees a
+# repair that misses the healthy tables).
+# A step the SM cannot see (its switch cut off from the change) brings no
+# sweep; it is counted as unseen, and the tables are checked all the same.
+# Output: one line per run (case seed sweeps checks failed unseen) on
+# stdout and in DIR/summary.tsv; each run's files, TAP log and read-backs in DIR/CASE-sSEED
+# (DIR defaults to a new directory under /tmp).  Every ibsim and OpenSM is
+# started with its own IBSIM_SOCKNAME and stopped by PID.
+set -u
+top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
+: "${IBFAB:=$top_srcdir/build/ibfab}"
+IBFAB=$(cd "$(dirname "$IBFAB")" && pwd)/$(basename "$IBFAB")
+top_builddir=$(dirname "$IBFAB")
+export IBFAB_KEEP=1 # lib.sh: keep the work directory
+. "$top_srcdir/tests/lib.sh"
+PATH=$PATH:/usr/sbin:/sbin
+
+SEEDS="1 2 3"
+MIXED=0
+STABLE=TRUE
+OUT=
+CASES=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--seeds) SEEDS=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	--mixed) MIXED=1; shift ;;
+	--stable) STABLE=$2; shift 2 ;;
+	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "live_faults.sh: unknown option $1" >&2; exit 2 ;;
+	*) CASES+=("$1"); shift ;;
+	esac
+done
+[ ${#CASES[@]} -gt 0 ] || CASES=(sf-lay-0-dfsssp sf-lay-0-auto sf-lay-1-dfsssp sf-lay-1-auto
+	ft2-0 ft2-1 ft3-0 ft3-1 torus hyperx rail)
+for t in ibsim ibsim-run opensm ibnetdiscover dump_lfts; do
+	command -v "$t" >/dev/null || { echo "live_faults.sh: $t not installed" >&2; exit 2; }
+done
+PLUGIN_DIR="$top_builddir/.libs"
+[ -f "$PLUGIN_DIR/libibfab.so" ] || { echo "live_faults.sh: no plugin in $PLUGIN_DIR" >&2; exit 2; }
+[ -n "$OUT" ] || OUT=$(mktemp -d "${TMPDIR:-/tmp}/live-faults.XXXXXX")
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+WORK=$OUT
+need_sa_pathsl
+opensm -c "$OUT/opensm.default.conf" >/dev/null 2>&1 </dev/null
+SIM=
+OSM_PID=
+trap 'osm_sim_stop' EXIT
+
+# case NAME: sets ENGINE LMC DL GEN (topo gen arguments)
+case_def() {
+	DL=auto
+	case $1 in
+	sf-lay-[01]-*) ENGINE=layered; GEN="slimfly --q 5 --hosts 1"; LMC=${1#sf-lay-}; DL=${LMC#*-}; LMC=${LMC%%-*} ;;
+	ft2-[01]) ENGINE=dmodk; GEN="fattree --m 4,8 --w 1,4"; LMC=${1#ft2-} ;;
+	ft3-[01]) ENGINE=dmodk; GEN="fattree --m 3,4,3 --w 1,2,2"; LMC=${1#ft3-} ;;
+	torus) ENGINE=minimal; GEN="torus --dims 4,4 --hosts 1"; LMC=0 ;;
+	hyperx) ENGINE=minimal; GEN="hyperx --s1 4 --s2 3 --hosts 1"; LMC=1 ;;
+	rail) ENGINE=hratio; GEN="rail --servers 8 --gpus 4 --spines 2"; LMC=1 ;;
+	*) echo "live_faults.sh: unknown case '$1'" >&2; return 1 ;;
+	esac
+}
+
+# Park-Miller, exact in bash's 64-bit arithmetic: rnd N -> R in 0..N-1
+rnd() { RX=$((RX * 16807 % 2147483647)); R=$((RX % $1)); }
+
+# inter-switch cables of an ibsim net file, each once: A PA B PB
+switch_cables() {
+	awk 'NR == FNR { if (/^Switch/) { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); isw[s] = 1 } next }
+	     /^Switch/ { sw = $0; sub(/^[^"]*"/, "", sw); sub(/".*/, "", sw); insw = 1; next }
+	     /^(Hca|Ca|Rt)/ { insw = 0; next }
+	     insw && /^\[/ {
+		p = $1; gsub(/[^0-9]/, "", p)
+		if (!match($0, /"[^"]*"\[[0-9]+\]/)) next
+		peer = substr($0, RSTART + 1, RLENGTH - 1); pp = peer
+		sub(/".*/, "", peer); sub(/.*\[/, "", pp); sub(/\].*/, "", pp)
+		if ((peer in isw) && (sw < peer || (sw == peer && p < pp))) print sw, p, peer, pp
+	     }' "$1" "$1"
+}
+
+# per-run check bookkeeping (lib.sh's check writes TAP to the run's log)
+fail_note() { echo "$*" >>"$RUN/failures.txt"; }
+rcheck() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fail_note "$STEP: $d"; fi
+}
+
+# check_state STEP LOGFROM: read back and verify after a sweep
+check_state() {
+	local d="$RUN/$STEP" from=$2 rc
+	mkdir -p "$d"
+	tail -n +"$((from + 1))" "$SIM/opensm.log" >"$d/opensm.log"
+	grep -E 'ibfab|tables configured|SUBNET UP|falls back|cannot route' "$d/opensm.log" |
+		sed 's/^[A-Z][a-z][a-z] [ 0-9]* [0-9:]* [0-9]* \[[0-9A-F]*\] //' | cut -c1-240 | diag
+	rcheck "$STEP: OpenSM is running" kill -0 "$OSM_PID"
+	[ "${UNSEEN:-0}" = 1 ] ||
+		rcheck "$STEP: ibfab's $ENGINE routed the sweep" grep -q "$ENGINE: tables configured by ibfab" "$d/opensm.log"
+	if grep -qE 'cannot route|routing failed|falls back|fallback to' "$d/opensm.log"; then
+		not_ok "$STEP: no routing failure, no fallback"
+		fail_note "$STEP: routing failure or fallback: $(grep -m1 -E 'cannot route|routing failed|falls back' "$d/opensm.log" | cut -c1-300)"
+	else
+		ok "$STEP: no routing failure, no fallback"
+	fi
+	# every heavy sweep since the step was routed by ibfab
+	local ups cfg
+	ups=$(grep -c 'SUBNET UP' "$d/opensm.log")
+	cfg=$(grep -c "$ENGINE: tables configured by ibfab" "$d/opensm.log")
+	rcheck "$STEP: every heavy sweep routed by ibfab ($cfg of $ups)" test "$cfg" -ge "$ups"
+	IBSIM_SOCKNAME=$(cat "$SIM/sockname") read_tables "$d"
+	rc=$?
+	rcheck "$STEP: tables, SL2VL and SLs read back (rc $rc)" test $rc -eq 0
+	[ $rc -eq 0 ] || return 0
+	route_check_clean "$d" --topology "$d/net.ibnd" --lfts "$d/lfts.txt"
+	rcheck "$STEP: route check: no loop, every pair with a path delivered" test $? -eq 0
+	"$IBFAB" deadlock verify --topology "$d/net.ibnd" --lfts "$d/lfts.txt" --sl "$d/sl.txt" \
+		--sl2vl "$d/sl2vl.txt" >"$d/verify.txt" 2>&1
+	rc=$?
+	grep -E '^(VLs used|cycles|missing SL|result)' "$d/verify.txt" | diag
+	rcheck "$STEP: deadlock verify on the live tables: deadlock-free (exit $rc)" test $rc -eq 0
+	awk '/^Switch/ { n++ } /^(Ca|Hca)/ { c++ } END { printf "# %s: the SM sees %d switches, %d CAs\n", "'"$STEP"'", n, c }' "$d/net.ibnd"
+	[ "${UNSEEN:-0}" = 1 ] || SWEEPS=$((SWEEPS + 1))
+}
+
+# wait_sweep N0: osm_wait_sweep with a 40 s limit (sweep_interval 1: a
+# change the SM can see brings a heavy sweep within a few seconds; one it
+# cannot see brings none, and the 120 s of lib.sh would be waited out)
+wait_sweep() {
+	local n0=$1 i n last='' quiet=0
+	for i in $(seq 1 200); do
+		kill -0 "$OSM_PID" 2>/dev/null || return 1
+		n=$(osm_sweeps)
+		if [ "${n:-0}" -gt "$n0" ]; then
+			if [ "$n" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0; fi
+			[ $quiet -ge 15 ] && return 0
+			last=$n
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# step NAME CONSOLE-LINE..: apply, wait for the sweep, check.  When the
+# SM is cut off from the change (its switch lost its last cable to the
+# rest, say) it has nothing to sweep: no new sweep is then a failure only
+# when what ibnetdiscover sees from the SM differs from the step before
+# (UNSEEN=1 tells check_state there is no sweep to check).
+step() {
+	local n0 prev=$RUN/$LASTSTEP
+	STEP=$1 LASTSTEP=$1 UNSEEN=0
+	shift
+	n0=$(osm_sweeps)
+	OSM_FROM=$(wc -l <"$SIM/opensm.log")
+	printf '%s\n' "$@" | sed "s/^/$STEP: /" | diag
+	"$HARNESS" console "$SIM" "$@"
+	if wait_sweep "$n0"; then
+		ok "$STEP: OpenSM swept again and is running"
+	else
+		mkdir -p "$RUN/$STEP"
+		IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run ibnetdiscover >"$RUN/$STEP/unseen.ibnd" 2>/dev/null
+		if kill -0 "$OSM_PID" 2>/dev/null &&
+			cmp -s <(grep -E '^(Switch|Ca|Hca|\[)' "$prev/net.ibnd") \
+				<(grep -E '^(Switch|Ca|Hca|\[)' "$RUN/$STEP/unseen.ibnd"); then
+			UNSEEN=1
+			UNSEEN_N=$((UNSEEN_N + 1))
+			ok "$STEP: no sweep; the SM's view did not change (it is cut off from the change)"
+		else
+			not_ok "$STEP: OpenSM swept again and is running"
+			fail_note "$STEP: OpenSM did not sweep again or is gone"
+		fi
+	fi
+	check_state "$STEP" "$OSM_FROM"
+}
+
+# the fault sequence: cables down (cdown: "A PA B PB" keys), switches down
+# (sdown); a cable is cut only between live switches, a switch is killed
+# only when none of its cables is cut.  ibsim's ReLink of a switch relinks
+# every port of it, also one to a neighbour that is still down: that
+# neighbour then comes back with that one cable (its other ports and its
+# host stay down) until its own ReLink.  Every thing taken is brought back,
+# so the last step ends on the whole fabric.
+run_one() {
+	local name=$1 seed=$2
+	case_def "$name" || return 1
+	RUN="$OUT/$name-s$seed"
+	rm -rf "$RUN"
+	mkdir -p "$RUN"
+	: >"$RUN/failures.txt"
+	tap_n=0 tap_fail=0 SWEEPS=0 UNSEEN=0 UNSEEN_N=0 LASTSTEP=healthy
+	local net="$OUT/$name.net" cks
+	# shellcheck disable=SC2086
+	[ -s "$net" ] || "$IBFAB" topo gen $GEN --format ibsim -o "$net"
+	printf 'deadlock %s\nstable_reroute %s\n' "$DL" "$STABLE" >"$RUN/ibfab.conf"
+	osm_conf "$OUT/opensm.default.conf" "$ENGINE" "$LMC" "$RUN/opensm.conf" \
+		-e 's|^qos .*|qos TRUE|' -e 's|^sweep_interval .*|sweep_interval 1|'
+	SIM="$RUN/sim"
+	IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$net" "$SIM" 2>&1 | diag
+	osm_daemon "$RUN/opensm.conf" "$RUN/ibfab.conf"
+	osm_wait_sweep 0
+	STEP=healthy
+	rcheck "OpenSM daemon up (SUBNET UP)" test $? -eq 0
+	check_state healthy 0
+	local maxlid
+	maxlid=$(awk '{ print $1 + 2 ^ $2 - 1 }' "$RUN/healthy/ports" 2>/dev/null | sort -n | tail -1)
+	[ $((${maxlid:-1} % 64)) -ne 0 ] || echo "# warning: top LID $maxlid is a multiple of 64 (ibsim/OpenSM leave it unrouted)"
+
+	local smnode smsw
+	smnode=$(IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery -D nodedesc 0 2>/dev/null |
+		sed 's/^Node Description:\.*//')
+	smsw=$(awk -v h="$smnode" '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
+			if (n == h && /^Switch/) { print n; exit }
+			next }
+		cur == h && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$net")
+	echo "# the SM runs on $smnode ($smsw is never killed)"
+	local -a cables=() switches=()
+	mapfile -t cables < <(switch_cables "$net")
+	mapfile -t switches < <(printf '%s\n' "${cables[@]}" | awk '{ print $1; print $3 }' | LC_ALL=C sort -u | grep -vxF "$smsw")
+	local -A cdown=() sdown=()
+	# back_one: one thing that is down comes back (a ReLink line)
+	back_one() {
+		local cand=() c s a pa
+		for c in "${!cdown[@]}"; do cand+=("c $c"); done
+		for s in "${!sdown[@]}"; do cand+=("s $s"); done
+		[ ${#cand[@]} -gt 0 ] || return 0
+		# associative arrays have no stable order: sort
+		mapfile -t cand < <(printf '%s\n' "${cand[@]}" | LC_ALL=C sort)
+		rnd ${#cand[@]}; c=${cand[$R]}
+		if [ "${c%% *}" = s ]; then
+			unset "sdown[${c#s }]"
+			lines+=("ReLink \"${c#s }\"")
+		else
+			c=${c#c }
+			unset "cdown[$c]"
+			read -r a pa _ <<<"$c"
+			lines+=("ReLink \"$a\"[$pa]")
+		fi
+	}
+	RX=$(( (seed % 2147483646 * 7919 + ${#name} * 131 + $(printf '%s' "$name" | cksum | cut -d' ' -f1) % 100000) % 2147483646 + 1 ))
+	local nsteps i k lines c s kind ndown cand n a pa b
+	rnd 3; nsteps=$((4 + R))
+	for ((i = 1; i <= nsteps || ${#cdown[@]} + ${#sdown[@]} > 0; i++)); do
+		lines=()
+		ndown=$((${#cdown[@]} + ${#sdown[@]}))
+		if [ $i -gt "$nsteps" ]; then
+			kind=back
+		elif [ $i -eq 1 ] || [ "$ndown" -eq 0 ]; then
+			rnd 2; kind=$([ $R -eq 0 ] && echo cut || echo kill)
+		else
+			rnd $((MIXED ? 4 : 3)); kind=$(case $R in 0) echo cut ;; 1) echo kill ;; 2) echo back ;; *) echo mixed ;; esac)
+		fi
+		# mixed: one thing back and one cable cut (or a switch killed) in
+		# the same write, so one sweep gains and loses at once
+		local mback=0
+		if [ "$kind" = mixed ]; then
+			mback=1
+			rnd 2; kind=$([ $R -eq 0 ] && echo cut || echo kill)
+		fi
+		if [ $mback = 1 ]; then
+			back_one
+		fi
+		if [ "$kind" = kill ]; then
+			cand=()
+			for s in "${switches[@]}"; do
+				[ -z "${sdown[$s]:-}" ] || continue
+				for c in "${!cdown[@]}"; do case " $c " in *" $s "*) continue 2 ;; esac; done
+				cand+=("$s")
+			done
+			if [ ${#cand[@]} -gt 0 ]; then
+				rnd ${#cand[@]}; s=${cand[$R]}
+				sdown[$s]=1
+				lines+=("Unlink \"$s\"")
+			else
+				kind="cut"
+			fi
+		fi
+		if [ "$kind" = cut ]; then
+			rnd 3; n=$((1 + R))
+			for ((k = 0; k < n; k++)); do
+				cand=()
+				for c in "${cables[@]}"; do
+					read -r a _ b _ <<<"$c"
+					[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] && cand+=("$c")
+				done
+				[ ${#cand[@]} -gt 0 ] || break
+				rnd ${#cand[@]}; c=${cand[$R]}
+				cdown[$c]=1
+				read -r a pa _ <<<"$c"
+				lines+=("Unlink \"$a\"[$pa]")
+			done
+		fi
+		if [ "$kind" = back ]; then
+			rnd 2; n=$((1 + R))
+			for ((k = 0; k < n; k++)); do
+				back_one
+			done
+		fi
+		[ $mback = 0 ] || kind=mixed-$kind
+		step "step$i-$kind" "${lines[@]}"
+	done
+	STEP=end
+	local last="$RUN/$LASTSTEP"
+	# the tables at the end: the first sweep's, and a fresh run's
+	rcheck "the last tables equal the first sweep's (everything back)" \
+		cmp -s "$RUN/healthy/lfts.txt" "$last/lfts.txt"
+	"$IBFAB" route diff --topology "$last/net.ibnd" --lfts "$RUN/healthy/lfts.txt" --lfts2 "$last/lfts.txt" \
+		>"$RUN/end-vs-first.diff" 2>&1
+	head -3 "$RUN/end-vs-first.diff" | sed 's/^/end vs first: /' | diag
+	kill -0 "$OSM_PID" 2>/dev/null
+	rcheck "OpenSM still running after $(osm_sweeps) heavy sweeps" test $? -eq 0
+	osm_stop
+	# a fresh OpenSM (no previous tables in the plugin) on the whole fabric,
+	# with the LIDs of the daemon's cache
+	mkdir -p "$RUN/fresh"
+	# shellcheck disable=SC2031
+	(
+		IBSIM_SOCKNAME=$(cat "$SIM/sockname")
+		export IBSIM_SOCKNAME IBFAB_CONF="$RUN/ibfab.conf" \
+			LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+			OSM_TMP_DIR="$SIM" OSM_CACHE_DIR="$SIM"
+		timeout 300 ibsim-run opensm -o -F "$RUN/opensm.conf" -f "$RUN/fresh/opensm.log" \
+			</dev/null >"$RUN/fresh/opensm.out" 2>&1
+	)
+	rcheck "a fresh opensm -o routed with ibfab's $ENGINE" \
+		grep -q "$ENGINE: tables configured by ibfab" "$RUN/fresh/opensm.log"
+	IBSIM_SOCKNAME=$(cat "$SIM/sockname") read_lfts "$RUN/fresh"
+	rcheck "the daemon's last tables equal a fresh run's, entry for entry" \
+		cmp -s "$RUN/fresh/lfts.txt" "$last/lfts.txt"
+	"$IBFAB" route diff --topology "$RUN/fresh/net.ibnd" --lfts "$RUN/fresh/lfts.txt" --lfts2 "$last/lfts.txt" \
+		>"$RUN/end-vs-fresh.diff" 2>&1
+	head -3 "$RUN/end-vs-fresh.diff" | sed 's/^/end vs fresh: /' | diag
+	osm_sim_stop
+	cks=$tap_n
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$seed" "$SWEEPS" "$cks" "$tap_fail" "$UNSEEN_N" |
+		tee -a "$OUT/summary.tsv"
+}
+
+echo "# live_faults: cases ${CASES[*]}; seeds $SEEDS; output in $OUT" >&2
+for name in "${CASES[@]}"; do
+	case_def "$name" >/dev/null || exit 2
+done
+for seed in $SEEDS; do
+	for name in "${CASES[@]}"; do
+		t0=$(date +%s)
+		run_one "$name" "$seed" >"$OUT/$name-s$seed.log" 2>&1
+		echo "# $name seed $seed: $(($(date +%s) - t0)) s" >>"$OUT/$name-s$seed.log"
+		tail -1 "$OUT/summary.tsv"
+		[ ! -s "$OUT/$name-s$seed/failures.txt" ] || sed 's/^/    /' "$OUT/$name-s$seed/failures.txt"
+	done
+done
