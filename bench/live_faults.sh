@@ -103,19 +103,6 @@ case_def() {
 # Park-Miller, exact in bash's 64-bit arithmetic: rnd N -> R in 0..N-1
 rnd() { RX=$((RX * 16807 % 2147483647)); R=$((RX % $1)); }
 
-# inter-switch cables of an ibsim net file, each once: A PA B PB
-switch_cables() {
-	awk 'NR == FNR { if (/^Switch/) { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); isw[s] = 1 } next }
-	     /^Switch/ { sw = $0; sub(/^[^"]*"/, "", sw); sub(/".*/, "", sw); insw = 1; next }
-	     /^(Hca|Ca|Rt)/ { insw = 0; next }
-	     insw && /^\[/ {
-		p = $1; gsub(/[^0-9]/, "", p)
-		if (!match($0, /"[^"]*"\[[0-9]+\]/)) next
-		peer = substr($0, RSTART + 1, RLENGTH - 1); pp = peer
-		sub(/".*/, "", peer); sub(/.*\[/, "", pp); sub(/\].*/, "", pp)
-		if ((peer in isw) && (sw < peer || (sw == peer && p < pp))) print sw, p, peer, pp
-	     }' "$1" "$1"
-}
 
 # per-run check bookkeeping (lib.sh's check writes TAP to the run's log)
 fail_note() { echo "$*" >>"$RUN/failures.txt"; }
@@ -161,23 +148,6 @@ check_state() {
 	[ "${UNSEEN:-0}" = 1 ] || SWEEPS=$((SWEEPS + 1))
 }
 
-# wait_sweep N0: osm_wait_sweep with a 40 s limit (sweep_interval 1: a
-# change the SM can see brings a heavy sweep within a few seconds; one it
-# cannot see brings none, and the 120 s of lib.sh would be waited out)
-wait_sweep() {
-	local n0=$1 i n last='' quiet=0
-	for i in $(seq 1 200); do
-		kill -0 "$OSM_PID" 2>/dev/null || return 1
-		n=$(osm_sweeps)
-		if [ "${n:-0}" -gt "$n0" ]; then
-			if [ "$n" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0; fi
-			[ $quiet -ge 15 ] && return 0
-			last=$n
-		fi
-		sleep 0.2
-	done
-	return 1
-}
 
 # step NAME CONSOLE-LINE..: apply, wait for the sweep, check.  When the
 # SM is cut off from the change (its switch lost its last cable to the
@@ -192,7 +162,9 @@ step() {
 	OSM_FROM=$(wc -l <"$SIM/opensm.log")
 	printf '%s\n' "$@" | sed "s/^/$STEP: /" | diag
 	"$HARNESS" console "$SIM" "$@"
-	if wait_sweep "$n0"; then
+	# 40 s, not 120: sweep_interval 1 brings a sweep within seconds for a
+	# change the SM can see, none for one it cannot see
+	if osm_wait_sweep "$n0" 40; then
 		ok "$STEP: OpenSM swept again and is running"
 	else
 		mkdir -p "$RUN/$STEP"

@@ -27,19 +27,6 @@ echo "# fault seed $SEED (set IBFAB_FAULT_SEED to choose others)"
 
 osm_sim_workdir
 
-# inter-switch cables of an ibsim net file, each once: A PA B PB
-switch_cables() {
-	awk 'NR == FNR { if (/^Switch/) { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); isw[s] = 1 } next }
-	     /^Switch/ { sw = $0; sub(/^[^"]*"/, "", sw); sub(/".*/, "", sw); insw = 1; next }
-	     /^(Hca|Ca|Rt)/ { insw = 0; next }
-	     insw && /^\[/ {
-		p = $1; gsub(/[^0-9]/, "", p)
-		if (!match($0, /"[^"]*"\[[0-9]+\]/)) next
-		peer = substr($0, RSTART + 1, RLENGTH - 1); pp = peer
-		sub(/".*/, "", peer); sub(/.*\[/, "", pp); sub(/\].*/, "", pp)
-		if ((peer in isw) && (sw < peer || (sw == peer && p < pp))) print sw, p, peer, pp
-	     }' "$1" "$1"
-}
 pick() { # N SALT < lines: N distinct lines at random (seeded; Park-Miller, exact in doubles)
 	awk -v n="$1" -v seed="$SEED" -v salt="$2" '
 		function rnd() { x = (x * 16807) % 2147483647; return x / 2147483647 }

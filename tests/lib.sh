@@ -221,12 +221,12 @@ osm_up_read_tables() {
 
 # OpenSM's heavy sweeps so far ("SUBNET UP" lines in $SIM/opensm.log)
 osm_sweeps() { grep -c "SUBNET UP" "$SIM/opensm.log" 2>/dev/null; }
-# osm_wait_sweep N0: until OpenSM ($OSM_PID) has finished a heavy sweep after
-# the N0-th and then stays quiet for 3 s (a change can take two sweeps to
-# settle); 1 when OpenSM is gone or after 120 s
+# osm_wait_sweep N0 [SECONDS]: until OpenSM ($OSM_PID) has finished a heavy
+# sweep after the N0-th and then stays quiet for 3 s (a change can take two
+# sweeps to settle); 1 when OpenSM is gone or after SECONDS (default 120)
 osm_wait_sweep() {
 	local n0=$1 i n last= quiet=0
-	for i in $(seq 1 600); do
+	for i in $(seq 1 $((${2:-120} * 5))); do
 		kill -0 "$OSM_PID" 2>/dev/null || return 1
 		n=$(osm_sweeps)
 		if [ "${n:-0}" -gt "$n0" ]; then
@@ -237,6 +237,20 @@ osm_wait_sweep() {
 		sleep 0.2
 	done
 	return 1
+}
+
+# inter-switch cables of an ibsim net file, each once: A PA B PB
+switch_cables() {
+	awk 'NR == FNR { if (/^Switch/) { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); isw[s] = 1 } next }
+	     /^Switch/ { sw = $0; sub(/^[^"]*"/, "", sw); sub(/".*/, "", sw); insw = 1; next }
+	     /^(Hca|Ca|Rt)/ { insw = 0; next }
+	     insw && /^\[/ {
+		p = $1; gsub(/[^0-9]/, "", p)
+		if (!match($0, /"[^"]*"\[[0-9]+\]/)) next
+		peer = substr($0, RSTART + 1, RLENGTH - 1); pp = peer
+		sub(/".*/, "", peer); sub(/.*\[/, "", pp); sub(/\].*/, "", pp)
+		if ((peer in isw) && (sw < peer || (sw == peer && p < pp))) print sw, p, peer, pp
+	     }' "$1" "$1"
 }
 
 # osm_console_sweep LABEL CONSOLE-LINE..: the lines to the console of ibsim
