@@ -216,12 +216,8 @@ run_one() {
 	[ $((${maxlid:-1} % 64)) -ne 0 ] || echo "# warning: top LID $maxlid is a multiple of 64 (ibsim/OpenSM leave it unrouted)"
 
 	local smnode smsw
-	smnode=$(IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery -D nodedesc 0 2>/dev/null |
-		sed 's/^Node Description:\.*//')
-	smsw=$(awk -v h="$smnode" '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
-			if (n == h && /^Switch/) { print n; exit }
-			next }
-		cur == h && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$net")
+	osm_sm_switch "$net"
+	smnode=$SM_NODE smsw=$SM_SWITCH
 	echo "# the SM runs on $smnode ($smsw is never killed)"
 	local -a cables=() switches=()
 	mapfile -t cables < <(switch_cables "$net")

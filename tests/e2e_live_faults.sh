@@ -129,12 +129,8 @@ session() {
 	# the SM's switch (ibsim attaches clients to the first node of the net
 	# file, here a switch; or the switch an HCA hangs on) is never taken away
 	local smnode smsw cables
-	smnode=$(IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery -D nodedesc 0 2>/dev/null |
-		sed 's/^Node Description:\.*//')
-	smsw=$(awk -v h="$smnode" '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
-			if (n == h && /^Switch/) { print n; exit }
-			next }
-		cur == h && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$net")
+	osm_sm_switch "$net"
+	smnode=$SM_NODE smsw=$SM_SWITCH
 	echo "# $e: the SM runs on $smnode ($smsw is kept)"
 	switch_cables "$net" >"$dir/cables"
 	cables=$(wc -l <"$dir/cables")

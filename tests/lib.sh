@@ -253,6 +253,18 @@ switch_cables() {
 	     }' "$1" "$1"
 }
 
+# osm_sm_switch NET: SM_NODE, the node ibsim ($SIM) attaches the SM to (the
+# first node of the net file), and SM_SWITCH, that node if it is a switch,
+# else the switch its first port is cabled to (a fault run never takes it)
+osm_sm_switch() {
+	SM_NODE=$(IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery -D nodedesc 0 2>/dev/null |
+		sed 's/^Node Description:\.*//')
+	SM_SWITCH=$(awk -v h="$SM_NODE" '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
+			if (n == h && /^Switch/) { print n; exit }
+			next }
+		cur == h && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$1")
+}
+
 # osm_console_sweep LABEL CONSOLE-LINE..: the lines to the console of ibsim
 # ($SIM, started with IBFAB_SIM_CONSOLE=1), then until OpenSM ($OSM_PID) has
 # swept again, as a check; OSM_FROM: the number of lines $SIM/opensm.log had
