@@ -29,11 +29,6 @@ struct ibf_routes {
 	 * run at the next gain, so a repair seen over several sweeps ends on
 	 * the tables of the healthy fabric (ibf_route_stable_mode) */
 	uint8_t *moved;
-	/* the switches and switch-to-switch links (directed) of the fabric of
-	 * the last tables that were a fresh run's (0: the fabric these tables
-	 * were made for); the marks above are cleared only when the tables
-	 * are a fresh run's again on a fabric at least that large */
-	uint32_t base_nsw, base_links;
 	/* the healthy tables H: those of the last sweep that ended with no
 	 * mark on a fabric with every switch and switch cable of the H before,
 	 * with their fabric (LIDs, switches and cables by node GUID and port);

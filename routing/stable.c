@@ -653,11 +653,15 @@ static int same_cable(const struct stab *sh, uint32_t s, uint8_t p)
 
 /* Can lid take H's column on the new fabric (sh: the new fabric against
  * H's, with the new fabric's typical diameter)?  The LID names the same
- * port in both fabrics; every switch of the new fabric is one of H's and
+ * port in both fabrics; every switch of the new fabric that H's has
  * has an entry whose port leads where it led in H; following the entries
- * from every switch delivers without a loop, inside the length rules of a
- * kept column (column_fits).  Leaves the hops of each switch in sh->len. */
-static int healthy_fits(struct stab *sh, uint32_t lid, const struct ibf_win_bound *maxb)
+ * from every such switch delivers without a loop, inside the length rules
+ * of a kept column (column_fits), and a switch H's fabric lacks (growth)
+ * is grafted onto that in-tree as on a kept column (pref: the fresh run's
+ * entry where it fits, sh->graft).  Leaves the hops of each switch in
+ * sh->len. */
+static int healthy_fits(struct stab *sh, uint32_t lid, const struct ibf_win_bound *maxb,
+			const struct ibf_routes *pref)
 {
 	uint32_t t, layer;
 	uint8_t tp;
@@ -665,7 +669,7 @@ static int healthy_fits(struct stab *sh, uint32_t lid, const struct ibf_win_boun
 		return 0;
 	for (uint32_t s = 0; s < sh->f->nsw; s++) {
 		if (sh->oldsw[s] < 0)
-			return 0;
+			continue;
 		uint8_t p = ibf_lft(sh->old, (uint32_t)sh->oldsw[s])[lid];
 		if (p == IBF_LFT_NONE || !same_cable(sh, s, p))
 			return 0;
@@ -675,74 +679,113 @@ static int healthy_fits(struct stab *sh, uint32_t lid, const struct ibf_win_boun
 		sh->dist_of = t;
 	}
 	walk_column(sh, lid, t, tp);
-	return column_fits(sh, layer, maxb, sh->graft, NULL, 0);
+	return column_fits(sh, layer, maxb, sh->graft, pref, lid);
 }
 
 /* Does the fabric f lack a switch or a switch cable of H's fabric (hs:
- * st->f against H's; f: the fabric itself, with every cable)? */
+ * st->f against H's, same switch indices as f; f: the fabric itself,
+ * with every cable)?  By identity: every switch of H's fabric (node GUID)
+ * must be in f, and every switch-to-switch cable of H's must be in f
+ * with the same node GUID and port number on both ends; a part H never
+ * had does not make up for one that is missing.  1 when f lacks
+ * something, 0 when not, < 0 when out of memory. */
 static int short_of_healthy(const struct stab *hs, const struct ibf_fabric *f)
 {
 	const struct ibf_fabric *fh = hs->fo;
-	uint32_t both = 0;
+	int32_t *in_f = malloc((size_t)(fh->nsw ? fh->nsw : 1) * sizeof(*in_f));
+	if (!in_f)
+		return -1;
+	for (uint32_t h = 0; h < fh->nsw; h++)
+		in_f[h] = -1;
 	for (uint32_t s = 0; s < hs->f->nsw; s++)
-		both += hs->oldsw[s] >= 0;
-	return both < fh->nsw || f->adj_off[f->nsw] < fh->adj_off[fh->nsw];
+		if (hs->oldsw[s] >= 0)
+			in_f[hs->oldsw[s]] = (int32_t)s;
+	int lacks = 0;
+	for (uint32_t h = 0; h < fh->nsw && !lacks; h++) {
+		if (in_f[h] < 0) {
+			lacks = 1;
+			break;
+		}
+		int n = (int)f->switches[in_f[h]];
+		for (uint32_t a = fh->adj_off[h]; a < fh->adj_off[h + 1] && !lacks; a++) {
+			const struct ibf_adj *e = &fh->adj[a];
+			if (e->lport > f->nodes[n].nports) {
+				lacks = 1;
+				break;
+			}
+			const struct ibf_port *pp = ibf_port(f, n, e->lport);
+			lacks = pp->peer_node == IBF_NO_NODE ||
+				f->nodes[pp->peer_node].guid != fh->nodes[fh->switches[e->nbr]].guid ||
+				pp->peer_port != e->rport;
+		}
+	}
+	free(in_f);
+	return lacks;
 }
 
-/* r->moved after a stable reroute: nothing when every column is the fresh
- * run's (fresh) on a fabric at least as large as the one of the last
- * fresh tables (a repair complete, or growth); else, with sh (the new
- * fabric against the healthy tables H the previous tables carry), 1 for
- * a column that differs from H's; without (the previous tables have no
- * mark: they are H), 1 for a column that differs from the previous one,
- * the previous mark for one that does not.  r->healthy: H while a mark
- * remains or the fabric f lacks a switch or switch cable H's had (a loss
- * that moved no column, e.g. a leaf with its hosts: when it comes back it
- * is H's again, not a switch H never had); a copy of the previous tables
- * and fabric when they were H; else NULL (r is H). */
+/* Is lid's column in r the fresh run's (fresh: its tables, same layout
+ * as r) on every switch? */
+static int fresh_column(const struct ibf_routes *r, const uint8_t *fresh, uint32_t lid)
+{
+	for (uint32_t s = 0; s < r->nsw; s++)
+		if (ibf_lft(r, s)[lid] != fresh[(size_t)s * r->stride + lid])
+			return 0;
+	return 1;
+}
+
+/* r->moved after a stable reroute.  H: the healthy tables the previous
+ * tables carry (sh: the new fabric against them), or the previous tables
+ * themselves when they carry none (st).  Nothing is marked and r becomes
+ * H when the fabric has every switch and switch cable of H's (by
+ * identity, short_of_healthy) and every column is H's (on the switches
+ * both have) or, after a full run (fresh: its tables, else NULL), the
+ * fresh run's: a repair complete, or growth (the columns the fresh run
+ * sends over a part H never had), or both.  Else, with sh, 1 for a column
+ * that differs from H's; without, 1 for a column that differs from the
+ * previous one, the previous mark for one that does not.  r->healthy: H
+ * while a mark remains or the fabric f lacks a part H's had (a loss that
+ * moved no column, e.g. a leaf with its hosts: when it comes back it is
+ * H's again, not a switch H never had); a copy of the previous tables and
+ * fabric when they were H; else NULL (r is H). */
 static int mark_moved(const struct stab *st, const struct stab *sh, const struct ibf_fabric *freal,
-		      struct ibf_routes *r, int fresh, struct ibf_error *err)
+		      struct ibf_routes *r, const uint8_t *fresh, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = st->f, *fo = st->fo;
+	const struct stab *hs = sh ? sh : st;
 	uint32_t max_lid = ibf_max_lid(f);
-	uint32_t bs = st->old->base_nsw, bl = st->old->base_links;
-	if (!bs) {
-		bs = fo->nsw;
-		bl = fo->adj_off[fo->nsw];
-	}
 	free(r->moved);
 	r->moved = NULL;
 	ibf_healthy_release(r->healthy);
 	r->healthy = NULL;
-	r->base_nsw = bs;
-	r->base_links = bl;
-	if (fresh && f->nsw >= bs && f->adj_off[f->nsw] >= bl) {
-		r->base_nsw = f->nsw;
-		r->base_links = f->adj_off[f->nsw];
-		return 0;
-	}
+	int lacks = short_of_healthy(hs, freal);
+	if (lacks < 0)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	uint8_t *m = calloc((size_t)max_lid + 1, 1);
 	if (!m)
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	int any = 0;
+	int any = 0, off_both = 0;
 	for (uint32_t lid = 1; lid <= max_lid; lid++) {
 		uint32_t t, layer;
 		uint8_t tp;
 		if (!dest_of(st, lid, &t, &tp, &layer))
 			continue;
+		int is_h = same_column(hs, r, lid);
 		if (sh)
-			m[lid] = !same_column(sh, r, lid);
-		else if (!same_column(st, r, lid))
+			m[lid] = !is_h;
+		else if (!is_h)
 			m[lid] = 1;
 		else if (st->old->moved && lid <= st->old->max_lid)
 			m[lid] = st->old->moved[lid];
 		any |= m[lid];
+		off_both |= !is_h && !(fresh && fresh_column(r, fresh, lid));
+	}
+	if (!lacks && !off_both) {
+		free(m);
+		return 0;
 	}
 	if (!any) {
 		free(m);
 		m = NULL;
-		if (!short_of_healthy(sh ? sh : st, freal))
-			return 0;
 	}
 	r->moved = m;
 	if (st->old->healthy)
@@ -784,7 +827,10 @@ int ibf_stable_set_healthy(struct ibf_routes *old, const struct ibf_fabric *fo,
 	}
 	/* H also when nothing differs but fo lacks a part of fh (a loss that
 	 * moved no column), as the sweeps keep it */
-	int keep_h = !rc && (n || short_of_healthy(&sh, fo));
+	int lacks = rc ? 0 : short_of_healthy(&sh, fo);
+	if (lacks < 0)
+		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	int keep_h = !rc && (n || lacks);
 	struct ibf_healthy *hc = NULL;
 	if (keep_h && !(hc = healthy_copy(fh, h, err)))
 		rc = err ? err->code : IBF_ENOMEM;
@@ -795,8 +841,6 @@ int ibf_stable_set_healthy(struct ibf_routes *old, const struct ibf_fabric *fo,
 			m = NULL;
 		ibf_healthy_release(old->healthy);
 		old->healthy = hc;
-		old->base_nsw = fh->nsw;
-		old->base_links = fh->adj_off[fh->nsw];
 	}
 	free(m);
 	stab_free(&sh);
@@ -913,18 +957,15 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			gained(st.f, fo, st.oldsw, gp, &nsw_new, &ncables, 0);
 	}
 	/* the healthy tables H the previous ones carry (marks set): the new
-	 * fabric against H's; H serves when every switch of the new fabric is
-	 * one of H's (a switch H never had leaves every column of H short) */
+	 * fabric against H's; a switch H never had (growth during a repair)
+	 * is grafted onto H's columns as onto kept ones */
 	struct stab sh;
-	int have_sh = 0, serves = 0;
+	int have_sh = 0;
 	if (!rc && mode != IBF_STABLE_MODE_KEEP && old->healthy) {
 		have_sh = 1;
 		rc = stab_init(&sh, st.f, old->healthy->f, &old->healthy->r, err);
 		sh.diam_ref = st.diam_ref;
 		sh.dist_of = UINT32_MAX;
-		serves = 1;
-		for (uint32_t s = 0; !rc && s < st.f->nsw; s++)
-			serves &= sh.oldsw[s] >= 0;
 	}
 	uint8_t *useh = NULL, *gph = NULL;
 	int routed = 0; /* r holds tables to free on failure */
@@ -942,7 +983,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		if (!rc)
 			memcpy(fresh_lft, r->lft, (size_t)r->nsw * r->stride);
-		if (!rc && serves) {
+		if (!rc && have_sh) {
 			/* a column whose H column works again takes it (unless
 			 * the fresh run sends it over a part H's fabric never
 			 * had: that part takes its share as on growth); a
@@ -957,24 +998,42 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			if (!rc)
 				gained(st.f, sh.fo, sh.oldsw, gph, &a, &b, 0);
 			for (uint32_t lid = 1; !rc && lid <= max_lid; lid++) {
-				if (!healthy_fits(&sh, lid, &ko.max_len) ||
-				    sends_over(&sh, r, gph, lid))
+				uint32_t t, layer;
+				uint8_t tp;
+				if (keep[lid] && dest_of(&sh, lid, &t, &tp, &layer) &&
+				    !same_owner(&sh, lid)) {
+					/* a port H's fabric did not have (growth
+					 * during the repair): the fresh run's column,
+					 * as a gain of it over H would give */
+					keep[lid] = 0;
 					continue;
+				}
+				if (!healthy_fits(&sh, lid, &ko.max_len, r))
+					continue;
+				if (sends_over(&sh, r, gph, lid)) {
+					/* growth: the fresh run's column, as a
+					 * gain of that part over H would give */
+					restored += keep[lid];
+					keep[lid] = 0;
+					continue;
+				}
 				useh[lid] = 1;
 				keep[lid] = 0;
 				for (uint32_t s = 0; s < f->nsw; s++) {
 					uint32_t hl = sh.len[s] > 254 ? 254 : sh.len[s];
 					ibf_lft(r, s)[lid] =
-						ibf_lft(sh.old, (uint32_t)sh.oldsw[s])[lid];
+						sh.oldsw[s] >= 0
+							? ibf_lft(sh.old, (uint32_t)sh.oldsw[s])[lid]
+							: sh.graft[s];
 					if (r->hops)
 						r->hops[(size_t)s * r->stride + lid] = (uint8_t)hl;
 				}
 			}
 			if (!rc)
-				restored = give_up_onto_gained(&st, r, gp, keep, max_lid);
+				restored += give_up_onto_gained(&st, r, gp, keep, max_lid);
 		} else if (!rc) {
-			/* H unknown or short of a switch: every marked column
-			 * moves onto the fresh run */
+			/* H unknown: every marked column moves onto the fresh
+			 * run */
 			restored = give_up_onto_gained(&st, r, gp, keep, max_lid) +
 				   give_up_moved(old, keep, max_lid);
 		}
@@ -998,9 +1057,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 				rp.lids_healthy++;
 		}
 	if (!rc && mode != IBF_STABLE_MODE_KEEP)
-		rc = mark_moved(&st, have_sh ? &sh : NULL, f, r,
-				fresh_lft && !memcmp(fresh_lft, r->lft, (size_t)r->nsw * r->stride),
-				err);
+		rc = mark_moved(&st, have_sh ? &sh : NULL, f, r, fresh_lft, err);
 	free(fresh_lft);
 	if (rc && routed)
 		ibf_routes_free(r);

@@ -2278,6 +2278,164 @@ static void test_stable_leaf_lost_then_repair(void)
 	}
 }
 
+/* A two-level tree (6 leaves x 3 hosts, 4 spines) whose leaves and
+ * spines have a spare port each: cable bit 0 joins the spare ports of
+ * leaf 1 and spine 1, bit 1 those of leaf 3 and spine 2, both at 1x (far
+ * below the rest: no engine routes over them). */
+static struct ibf_fabric *tree2_spare(unsigned cables)
+{
+	const int L = 6, H = 3, P = 4;
+	struct ibf_fabric *f = ibf_fabric_new();
+	char name[32];
+	int leaf[6], spine[4], host[18];
+	for (int i = 0; i < L; i++) {
+		snprintf(name, sizeof(name), "leaf%d", i);
+		leaf[i] = add(f, IBF_NODE_SWITCH, H + P + 1, 0x500000 + (uint64_t)i, name);
+	}
+	for (int j = 0; j < P; j++) {
+		snprintf(name, sizeof(name), "spine%d", j);
+		spine[j] = add(f, IBF_NODE_SWITCH, L + 1, 0x600000 + (uint64_t)j, name);
+		for (int i = 0; i < L; i++)
+			link2(f, leaf[i], H + 1 + j, spine[j], 1 + i);
+	}
+	for (int h = 0; h < L * H; h++) {
+		snprintf(name, sizeof(name), "h%d-%d", h / H, h % H);
+		host[h] = add(f, IBF_NODE_CA, 1, 0x700000 + 0x10 * (uint64_t)h, name);
+		link2(f, host[h], 1, leaf[h / H], 1 + h % H);
+	}
+	if (cables & 1)
+		ibf_fabric_connect(f, leaf[1], H + P + 1, spine[1], L + 1, 1, IBF_SPEED_EDR, NULL);
+	if (cables & 2)
+		ibf_fabric_connect(f, leaf[3], H + P + 1, spine[2], L + 1, 1, IBF_SPEED_EDR, NULL);
+	ibf_fabric_finalize(f, NULL);
+	for (int i = 0; i < L; i++)
+		ibf_port(f, leaf[i], 0)->lid = (uint16_t)(1 + i);
+	for (int j = 0; j < P; j++)
+		ibf_port(f, spine[j], 0)->lid = (uint16_t)(1 + L + j);
+	for (int h = 0; h < L * H; h++)
+		ibf_port(f, host[h], 1)->lid = (uint16_t)(1 + L + P + h);
+	return f;
+}
+
+/* "The fabric lacks a part H had" is a matter of identity, not of
+ * counts: a sweep that loses a cable of H's fabric while a cable H never
+ * had appears (same numbers of switches and switch cables) moves no
+ * column (both cables run at 1x, so no engine routes over them), and
+ * must still keep H, since its fabric lacks a cable of H's.  Before, the
+ * counts matched and the tables became the new H, as if the fabric were
+ * whole; offline, --healthy-lfts did the same. */
+static void test_stable_short_by_identity(void)
+{
+	const char *engines[] = { "dmodk", "minimal", "layered" };
+	for (int k = 0; k < 3; k++) {
+		struct ibf_error err;
+		struct ibf_fabric *f0 = tree2_spare(1), *f1 = tree2_spare(2);
+		TT_REQUIRE(f0->nsw == f1->nsw && f0->adj_off[f0->nsw] == f1->adj_off[f1->nsw]);
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		struct ibf_routes h, r1, p1;
+		struct ibf_stable_report rep;
+		TT_REQUIRE(ibf_route(f0, engines[k], &o, &h, NULL, &err) == 0);
+		TT_REQUIRE(ibf_route_stable(f1, engines[k], &o, f0, &h, &r1, NULL, &rep, &err) == 0);
+		TT_CHECK_MSG(r1.moved == NULL && rep.entries_changed == 0,
+			     "%s: the swap moves no column", engines[k]);
+		TT_CHECK_MSG(r1.healthy != NULL,
+			     "%s: a cable of H's fabric is missing (another one is new): H is kept",
+			     engines[k]);
+		/* offline: the same tables as a dump, H named */
+		uint32_t nm = UINT32_MAX;
+		TT_REQUIRE(ibf_routes_init(&p1, r1.nsw, r1.max_lid, 0, &err) == 0);
+		memcpy(p1.lft, r1.lft, (size_t)r1.nsw * r1.stride);
+		TT_REQUIRE(ibf_stable_set_healthy(&p1, f1, &h, f0, &nm, &err) == 0);
+		TT_CHECK_MSG(nm == 0 && p1.moved == NULL && p1.healthy != NULL,
+			     "%s: offline, no mark and H kept for the fabric that lacks its cable",
+			     engines[k]);
+		/* the fabric whole again (both cables): H is the tables again */
+		struct ibf_fabric *f2 = tree2_spare(3);
+		struct ibf_routes r2;
+		TT_REQUIRE(ibf_route_stable(f2, engines[k], &o, f1, &r1, &r2, NULL, &rep, &err) == 0);
+		TT_CHECK_MSG(r2.moved == NULL && r2.healthy == NULL &&
+				     memcmp(r2.lft, h.lft, (size_t)h.nsw * h.stride) == 0,
+			     "%s: both cables there: the tables are H, nothing kept", engines[k]);
+		ibf_routes_free(&r2);
+		ibf_fabric_free(f2);
+		ibf_routes_free(&p1);
+		ibf_routes_free(&r1);
+		ibf_routes_free(&h);
+		ibf_fabric_free(f1);
+		ibf_fabric_free(f0);
+	}
+}
+
+/* Growth during a repair: a 2-level tree (6 leaves x 3 hosts, spines 0-3
+ * of 5 slots) loses a leaf-spine cable; a spine the tables never had
+ * (spine 4) is cabled in while the cable is still out; then the cable
+ * comes back.  The end must be what the repair followed by the growth
+ * would give (H, with the columns the fresh run sends over the new spine
+ * moved onto it, and the new spine's rows grafted onto H's columns), and
+ * the tables then count as H (nothing marked).  Before, a switch H never
+ * had made the reroute ignore H: on the growth step every marked column
+ * moved onto the fresh run, and the end was neither H nor that. */
+static void test_stable_growth_during_repair(void)
+{
+	const int L = 6, H = 3, P = 5;
+	const char *engines[] = { "dmodk", "minimal", "layered" };
+	for (int k = 0; k < 3; k++) {
+		int lmc = k == 2;
+		struct ibf_error err;
+		struct ibf_fabric *f0 = tree2(L, H, P, 4, lmc); /* H's fabric */
+		struct ibf_fabric *f1 = tree2(L, H, P, 4, lmc); /* a cable out */
+		ibf_fabric_disconnect(f1, ibf_fabric_find_guid(f1, 0x500002), H + 1 + 3);
+		TT_REQUIRE(ibf_fabric_finalize(f1, &err) == 0);
+		struct ibf_fabric *f2 = tree2(L, H, P, -1, lmc); /* spine 4 in */
+		ibf_fabric_disconnect(f2, ibf_fabric_find_guid(f2, 0x500002), H + 1 + 3);
+		TT_REQUIRE(ibf_fabric_finalize(f2, &err) == 0);
+		struct ibf_fabric *f3 = tree2(L, H, P, -1, lmc); /* the cable back */
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		struct ibf_routes h, r1, r2, r3, g;
+		struct ibf_stable_report rep;
+		TT_REQUIRE(ibf_route(f0, engines[k], &o, &h, NULL, &err) == 0);
+		TT_REQUIRE(ibf_route_stable(f1, engines[k], &o, f0, &h, &r1, NULL, &rep, &err) == 0);
+		TT_CHECK(r1.moved != NULL && r1.healthy != NULL);
+		TT_REQUIRE(ibf_route_stable(f2, engines[k], &o, f1, &r1, &r2, NULL, &rep, &err) == 0);
+		TT_CHECK(rep.full_run && rep.switches_gained == 1);
+		uint64_t moved2 = rep.entries_changed;
+		TT_REQUIRE(ibf_route_stable(f3, engines[k], &o, f2, &r2, &r3, NULL, &rep, &err) == 0);
+		uint64_t moved3 = rep.entries_changed;
+		/* the repair in one sweep, then the growth */
+		TT_REQUIRE(ibf_route_stable(f3, engines[k], &o, f0, &h, &g, NULL, &rep, &err) == 0);
+		struct ibf_check_report cr;
+		const struct ibf_routes *rs[] = { &r1, &r2, &r3 };
+		const struct ibf_fabric *fs[] = { f1, f2, f3 };
+		for (int i = 0; i < 3; i++) {
+			TT_REQUIRE(ibf_route_check(fs[i], rs[i], 0, &cr, NULL) == 0);
+			TT_CHECK_MSG(cr.ok == cr.pairs && cr.loops == 0 && cr.unreachable == 0,
+				     "%s: step %d delivers every pair without a loop", engines[k],
+				     i + 1);
+		}
+		size_t n = (size_t)f3->nsw * g.stride, diff = 0;
+		for (size_t i = 0; i < n; i++)
+			diff += r3.lft[i] != g.lft[i];
+		printf("# %s: growth during a repair: entries moved %llu (spine in), %llu (cable "
+		       "back); %zu of %zu entries differ from H grown by the spine\n",
+		       engines[k], (unsigned long long)moved2, (unsigned long long)moved3, diff, n);
+		TT_CHECK_MSG(diff == 0, "%s: the repair ends on H grown by the new spine",
+			     engines[k]);
+		TT_CHECK_MSG(r3.moved == NULL && r3.healthy == NULL,
+			     "%s: nothing marked at the end, the tables are H", engines[k]);
+		ibf_routes_free(&g);
+		ibf_routes_free(&r3);
+		ibf_routes_free(&r2);
+		ibf_routes_free(&r1);
+		ibf_routes_free(&h);
+		ibf_fabric_free(f3);
+		ibf_fabric_free(f2);
+		ibf_fabric_free(f1);
+		ibf_fabric_free(f0);
+	}
+}
+
 /* What comes back takes its share again.  A two-level tree loses a spine
  * (or one leaf-spine cable), a stable reroute keeps what works; when the
  * part is back, the stable reroute's tables are those of a fresh run
@@ -2489,6 +2647,11 @@ int main(void)
 	tt_run("stable reroute: leaves lost without a column moving keep H; the repair after it "
 	       "ends on H",
 	       test_stable_leaf_lost_then_repair);
+	tt_run("stable reroute: a part of H's fabric missing is told by identity, not by counts",
+	       test_stable_short_by_identity);
+	tt_run("stable reroute: a switch H never had, cabled in during a repair: the repair ends on "
+	       "H grown by it",
+	       test_stable_growth_during_repair);
 	tmpdir_clean();
 	return tt_done();
 }
