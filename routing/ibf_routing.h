@@ -305,7 +305,13 @@ struct ibf_stable_report {
 				   * (IBF_STABLE_MODE_RESTORE) */
 	uint32_t lids_healthy;	  /* columns that changed back to the healthy
 				   * tables' (marked ones whose healthy column
-				   * works again, at a gain) */
+				   * works again, at a gain), lids_partial
+				   * included */
+	uint32_t lids_partial;	  /* of those, columns taken from the healthy
+				   * tables in part: their entries where those
+				   * still deliver, grafts elsewhere (a column
+				   * that would otherwise move onto the fresh
+				   * run while a part is still missing) */
 	uint32_t switches_gained; /* switches of f the previous fabric lacked */
 	uint32_t cables_gained;	  /* switch-to-switch cables of f it lacked */
 	int fresh;		  /* 1: IBF_STABLE_MODE_FRESH routed from scratch

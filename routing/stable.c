@@ -682,6 +682,36 @@ static int healthy_fits(struct stab *sh, uint32_t lid, const struct ibf_win_boun
 	return column_fits(sh, layer, maxb, sh->graft, pref, lid);
 }
 
+/* Can lid take H's column in part (sh as for healthy_fits, pref the
+ * fresh tables)?  H's entries are followed over the new fabric's cables
+ * from every switch; the switches from which they deliver keep them (and
+ * must fit the length rules of a kept column, column_fits); the others
+ * (H's path crosses a part still missing, or the switch is new to H) are
+ * grafted onto that in-tree as a new switch is onto a kept column, so no
+ * loop can form.  mixed[s] = 1 for a grafted switch (its entry in
+ * sh->graft).  The destination's own switch must deliver by H's entry. */
+static int healthy_part_fits(struct stab *sh, uint32_t lid, const struct ibf_win_bound *maxb,
+			     const struct ibf_routes *pref, uint8_t *mixed)
+{
+	uint32_t t, layer;
+	uint8_t tp;
+	if (!dest_of(sh, lid, &t, &tp, &layer) || !same_owner(sh, lid) || sh->oldsw[t] < 0)
+		return 0;
+	if (sh->dist_of != t) {
+		ibf_bfs(sh->f, t, sh->dist, sh->queue);
+		sh->dist_of = t;
+	}
+	walk_column(sh, lid, t, tp);
+	if (sh->state[t] != ST_OK)
+		return 0;
+	for (uint32_t s = 0; s < sh->f->nsw; s++) {
+		mixed[s] = sh->state[s] != ST_OK;
+		if (mixed[s])
+			sh->state[s] = ST_NEW;
+	}
+	return column_fits(sh, layer, maxb, sh->graft, pref, lid);
+}
+
 /* Does the fabric f lack a switch or a switch cable of H's fabric (hs:
  * st->f against H's, same switch indices as f; f: the fabric itself,
  * with every cable)?  By identity: every switch of H's fabric (node GUID)
@@ -868,14 +898,20 @@ const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const c
 	if (sr->lids_healthy)
 		snprintf(healthy, sizeof(healthy), ", took %u back from the healthy tables",
 			 sr->lids_healthy);
+	char part[120] = "";
+	if (sr->lids_partial)
+		snprintf(part, sizeof(part),
+			 "; %u of the columns taken back in part (grafted where a part is still "
+			 "missing)",
+			 sr->lids_partial);
 	snprintf(buf, len,
 		 "kept %u of %u destination LIDs%s, routed %u again%s; %llu of %llu %s changed "
-		 "(%.2f%%), %llu new (switches or ports that were not there)",
+		 "(%.2f%%), %llu new (switches or ports that were not there)%s",
 		 sr->lids_kept, sr->lids, healthy, sr->lids - sr->lids_kept - sr->lids_healthy,
 		 back, (unsigned long long)sr->entries_changed, (unsigned long long)sr->entries,
 		 entries,
 		 sr->entries ? 100.0 * (double)sr->entries_changed / (double)sr->entries : 0.0,
-		 (unsigned long long)sr->entries_new);
+		 (unsigned long long)sr->entries_new, part);
 	return buf;
 }
 
@@ -997,6 +1033,11 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			uint32_t a, b;
 			if (!rc)
 				gained(st.f, sh.fo, sh.oldsw, gph, &a, &b, 0);
+			/* with every part of H's fabric there, a column whose H
+			 * column does not fit (a switch H never had gives
+			 * shorter paths) never will: the fresh run's, as the
+			 * growth over H gives it */
+			int whole = rc ? 0 : !short_of_healthy(&sh, f);
 			for (uint32_t lid = 1; !rc && lid <= max_lid; lid++) {
 				uint32_t t, layer;
 				uint8_t tp;
@@ -1008,8 +1049,11 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 					keep[lid] = 0;
 					continue;
 				}
-				if (!healthy_fits(&sh, lid, &ko.max_len, r))
+				if (!healthy_fits(&sh, lid, &ko.max_len, r)) {
+					if (whole && same_owner(&sh, lid))
+						keep[lid] = 0;
 					continue;
+				}
 				if (sends_over(&sh, r, gph, lid)) {
 					/* growth: the fresh run's column, as a
 					 * gain of that part over H would give */
@@ -1031,6 +1075,52 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			}
 			if (!rc)
 				restored += give_up_onto_gained(&st, r, gp, keep, max_lid);
+			/* a column that would move onto the fresh run F while
+			 * a part of H's fabric is still missing (F sends it
+			 * over what came back, or its column no longer fits)
+			 * would move again, back to H, when the part returns;
+			 * H's entries where they still deliver and grafts
+			 * elsewhere may move fewer entries in all: taken when
+			 * they change fewer entries now and at the return
+			 * (against the previous column, then against H) than
+			 * F does */
+			uint8_t *mixed = NULL;
+			if (!rc && !(mixed = malloc(f->nsw ? f->nsw : 1)))
+				rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			for (uint32_t lid = 1; !rc && !whole && lid <= max_lid; lid++) {
+				if (keep[lid] || useh[lid] || sends_over(&sh, r, gph, lid) ||
+				    !healthy_part_fits(&sh, lid, &ko.max_len, r, mixed))
+					continue;
+				int prev = same_owner(&st, lid);
+				uint64_t cost_f = 0, cost_m = 0;
+				for (uint32_t s = 0; s < f->nsw; s++) {
+					uint8_t fe = ibf_lft(r, s)[lid];
+					uint8_t me = mixed[s] ? sh.graft[s]
+							      : ibf_lft(sh.old, (uint32_t)sh.oldsw[s])[lid];
+					if (prev && st.oldsw[s] >= 0) {
+						uint8_t pe = ibf_lft(old, (uint32_t)st.oldsw[s])[lid];
+						cost_f += fe != pe;
+						cost_m += me != pe;
+					}
+					if (sh.oldsw[s] >= 0) {
+						uint8_t he = ibf_lft(sh.old, (uint32_t)sh.oldsw[s])[lid];
+						cost_f += fe != he;
+						cost_m += me != he;
+					}
+				}
+				if (cost_m >= cost_f)
+					continue;
+				useh[lid] = 2;
+				for (uint32_t s = 0; s < f->nsw; s++) {
+					uint32_t hl = sh.len[s] > 254 ? 254 : sh.len[s];
+					ibf_lft(r, s)[lid] =
+						mixed[s] ? sh.graft[s]
+							 : ibf_lft(sh.old, (uint32_t)sh.oldsw[s])[lid];
+					if (r->hops)
+						r->hops[(size_t)s * r->stride + lid] = (uint8_t)hl;
+				}
+			}
+			free(mixed);
 		} else if (!rc) {
 			/* H unknown: every marked column moves onto the fresh
 			 * run */
@@ -1055,6 +1145,8 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 				rp.lids_kept++;
 			else
 				rp.lids_healthy++;
+			if (useh[lid] == 2 && !same_column(&st, r, lid))
+				rp.lids_partial++;
 		}
 	if (!rc && mode != IBF_STABLE_MODE_KEEP)
 		rc = mark_moved(&st, have_sh ? &sh : NULL, f, r, fresh_lft, err);
