@@ -8,7 +8,10 @@
  * same port in all of them.  One line per step: the (switch, LID) entries
  * the step changed on the switches present before and after, the columns
  * kept, how many entries differ from H on the switches the step's
- * fabric shares with FABRIC0 (by node GUID).  Figures only. */
+ * fabric shares with FABRIC0 (by node GUID).  Then the end against the
+ * last fabric routed from H in one stable reroute ("H grown": H itself
+ * when the last fabric is FABRIC0's, the growth rule applied to H when
+ * it has parts FABRIC0 lacks).  Figures only. */
 #include "ibf_routing.h"
 
 #include <stdio.h>
@@ -106,6 +109,15 @@ int main(int argc, char **argv)
 		       ibf_stable_report_format(&rep, "entries", line, sizeof(line)));
 	}
 	printf("total moved %llu\n", total);
+	struct ibf_routes g;
+	if (ibf_route_stable(f[nf - 1], engine, &o, f[0], &r[0], &g, NULL, NULL, &err)) {
+		fprintf(stderr, "%s: %s\n", argv[nf + 1], err.msg);
+		return 1;
+	}
+	unsigned long long gn, gd = off_h(f[nf - 1], &r[nf - 1], f[nf - 1], &g, &gn);
+	printf("end off H grown %llu of %llu, %s\n", gd, gn,
+	       r[nf - 1].moved || r[nf - 1].healthy ? "H kept" : "no H kept");
+	ibf_routes_free(&g);
 	for (int i = 0; i < nf; i++) {
 		ibf_routes_free(&r[i]);
 		ibf_fabric_free(f[i]);
