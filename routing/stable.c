@@ -1073,8 +1073,17 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 						r->hops[(size_t)s * r->stride + lid] = (uint8_t)hl;
 				}
 			}
-			if (!rc)
-				restored += give_up_onto_gained(&st, r, gp, keep, max_lid);
+			/* given up onto what came back (up[]): counted as
+			 * restored unless H's column in part takes it below */
+			uint8_t *up = NULL;
+			if (!rc && !(up = calloc((size_t)max_lid + 1, 1)))
+				rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			for (uint32_t lid = 1; !rc && lid <= max_lid; lid++)
+				if (keep[lid] && sends_over(&st, r, gp, lid)) {
+					keep[lid] = 0;
+					up[lid] = 1;
+					restored++;
+				}
 			/* a column that would move onto the fresh run F while
 			 * a part of H's fabric is still missing (F sends it
 			 * over what came back, or its column no longer fits)
@@ -1111,6 +1120,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 				if (cost_m >= cost_f)
 					continue;
 				useh[lid] = 2;
+				restored -= up[lid];
 				for (uint32_t s = 0; s < f->nsw; s++) {
 					uint32_t hl = sh.len[s] > 254 ? 254 : sh.len[s];
 					ibf_lft(r, s)[lid] =
@@ -1121,6 +1131,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 				}
 			}
 			free(mixed);
+			free(up);
 		} else if (!rc) {
 			/* H unknown: every marked column moves onto the fresh
 			 * run */
