@@ -1033,11 +1033,13 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			uint32_t a, b;
 			if (!rc)
 				gained(st.f, sh.fo, sh.oldsw, gph, &a, &b, 0);
-			/* with every part of H's fabric there, a column whose H
-			 * column does not fit (a switch H never had gives
-			 * shorter paths) never will: the fresh run's, as the
-			 * growth over H gives it */
-			int whole = rc ? 0 : !short_of_healthy(&sh, f);
+			/* with every part of H's fabric there (and routed on:
+			 * a cable far below its rate, which the engine routes
+			 * as lost, may train back), a column whose H column
+			 * does not fit (a switch H never had gives shorter
+			 * paths) never will: the fresh run's, as the growth
+			 * over H gives it */
+			int whole = rc ? 0 : !short_of_healthy(&sh, st.f);
 			for (uint32_t lid = 1; !rc && lid <= max_lid; lid++) {
 				uint32_t t, layer;
 				uint8_t tp;
