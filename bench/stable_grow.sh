@@ -46,8 +46,8 @@ for c in $CASES; do
 		sf7) K=$((1 + 7 * s % 98)) ;;
 		esac
 		dmg() { awk -f "$top/contrib/net-damage.awk" -v seed="$s" "$@" "$W/f.ibnd" "$W/f.ibnd"; }
-		dmg -v cables=0 -v deadno=$K >"$W/h.ibnd"
-		dmg -v cables=2 -v deadno=$K >"$W/d.ibnd"
+		dmg -v cables=0 -v deadno="$K" >"$W/h.ibnd"
+		dmg -v cables=2 -v deadno="$K" >"$W/d.ibnd"
 		dmg -v cables=2 >"$W/g.ibnd"
 		L=$("$CHAIN" "$E" "$W/h.ibnd" "$W/d.ibnd" "$W/g.ibnd" "$W/f.ibnd")
 		if echo "$L" | grep -q FAILED; then
