@@ -682,7 +682,7 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 		return err->code ? err->code : IBF_EINVAL;
 	struct ibf_routes old;
 	memset(&old, 0, sizeof(old));
-	int rc = ibf_lfts_read(fo, a->prev_lfts, &old, err);
+	int rc = cli_lfts_read(fo, a->prev_lfts, &old, err);
 	/* a LID that names another port in the two fabrics (LIDs assigned
 	 * to each on its own, e.g. by --lmc) keeps nothing: say so, as the
 	 * summary would only count its columns as routed again */
@@ -716,7 +716,7 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 		struct ibf_routes h;
 		memset(&h, 0, sizeof(h));
 		uint32_t nm = 0;
-		rc = fh ? ibf_lfts_read(fh, a->healthy_lfts, &h, err)
+		rc = fh ? cli_lfts_read(fh, a->healthy_lfts, &h, err)
 			: (err->code ? err->code : IBF_EINVAL);
 		if (!rc)
 			rc = ibf_stable_set_healthy(&old, fo, &h, fh, &nm, err);
@@ -799,7 +799,7 @@ static int get_routes(const struct route_args *a, const struct ibf_fabric *f, st
 {
 	memset(r, 0, sizeof(*r));
 	if (a->lfts)
-		return ibf_lfts_read(f, a->lfts, r, err);
+		return cli_lfts_read(f, a->lfts, r, err);
 	struct ibf_route_report rep;
 	return run_engine(a, f, r, &rep, err);
 }
@@ -971,7 +971,7 @@ static int cmd_route_check(int argc, char **argv)
 		return cli_fail(&err);
 	struct ibf_routes r;
 	memset(&r, 0, sizeof(r));
-	rc = ibf_lfts_read(f, a.lfts, &r, &err);
+	rc = cli_lfts_read(f, a.lfts, &r, &err);
 	struct ibf_check_report rep;
 	memset(&rep, 0, sizeof(rep));
 	if (!rc)
@@ -1462,9 +1462,9 @@ static int cmd_route_diff(int argc, char **argv)
 	struct ibf_routes r1, r2;
 	memset(&r1, 0, sizeof(r1));
 	memset(&r2, 0, sizeof(r2));
-	rc = ibf_lfts_read(f, a.lfts, &r1, &err);
+	rc = cli_lfts_read(f, a.lfts, &r1, &err);
 	if (!rc)
-		rc = ibf_lfts_read(f, b, &r2, &err);
+		rc = cli_lfts_read(f, b, &r2, &err);
 	uint64_t ndiff = 0, compared = 0;
 	if (!rc) {
 		uint32_t maxl = r1.max_lid < r2.max_lid ? r1.max_lid : r2.max_lid;
