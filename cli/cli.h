@@ -91,6 +91,11 @@ int cmd_sim_packet(int argc, char **argv);
 /* Read a fabric from a file, or discover it now when path is "live:[CA[:PORT]]"
  * (what --live becomes; docs/formats.md). */
 struct ibf_fabric *cli_read_fabric(const char *path, int fmt, struct ibf_error *err);
+/* ibf_lfts_read, and a note on stderr when the file is ibroute / dump_lfts
+ * output whose switches' top LID, a multiple of 64, has no entry in any
+ * table (infiniband-diags does not read that block; docs/formats.md). */
+int cli_lfts_read(const struct ibf_fabric *f, const char *path, struct ibf_routes *r,
+		  struct ibf_error *err);
 /* A number the reader left in the fabric's meta (key), def when absent. */
 long cli_meta_long(const struct ibf_fabric *f, const char *key, long def);
 

@@ -267,7 +267,7 @@ static int cmd_verify(int argc, char **argv)
 	memset(&sl, 0, sizeof(sl));
 	memset(&s2v, 0, sizeof(s2v));
 	int ok = 0;
-	rc = ibf_lfts_read(f, a.lfts, &r, &err);
+	rc = cli_lfts_read(f, a.lfts, &r, &err);
 	if (!rc)
 		rc = lfts_complete(f, &r, a.lfts, &err);
 	if (!rc)
@@ -315,7 +315,7 @@ static int cmd_apply(int argc, char **argv)
 	if (!rc)
 		rc = cli_outs_add(&outs, a.sl2vl, &sl2vl_fp, &err);
 	if (!rc)
-		rc = ibf_lfts_read(f, a.lfts, &r, &err);
+		rc = cli_lfts_read(f, a.lfts, &r, &err);
 	if (!rc)
 		rc = lfts_complete(f, &r, a.lfts, &err);
 	if (!rc) {

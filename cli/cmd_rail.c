@@ -942,7 +942,7 @@ static int cmd_check(int argc, char **argv)
 	int rc = f ? 0 : -1;
 	int have_ri = 0;
 	if (!rc)
-		rc = ibf_lfts_read(f, lfts, &r, &err);
+		rc = cli_lfts_read(f, lfts, &r, &err);
 	if (!rc && !(rc = ibf_rail_detect(f, map, &ri, &err))) {
 		have_ri = 1;
 		warn_not_rail(argv[optind], &ri, map);

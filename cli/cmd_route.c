@@ -95,43 +95,90 @@ static int some_end_ports_have_lids(const struct ibf_fabric *f)
 	return 0;
 }
 
-/* the first switch or connected end port that a guid2lid file left
- * without a LID, named; a port GUID two ports report can have one LID
- * there, which the error says (before: "does not give a LID to every
- * switch and connected end port", nothing more) */
+/* a port that needs a LID (switch port 0, a cabled end port) */
+static int needs_lid(const struct ibf_fabric *f, int node, int p)
+{
+	if (f->nodes[node].type == IBF_NODE_SWITCH)
+		return p == 0;
+	return p >= 1 && ibf_port(f, node, p)->peer_node != IBF_NO_NODE;
+}
+
+/* another node's port with port GUID g, the first in canonical order
+ * (node -1 when none) */
+static void other_port_of_guid(const struct ibf_fabric *f, int node, uint64_t g, int *on,
+			       int *op)
+{
+	*on = *op = -1;
+	for (uint32_t j = 0; g && j < f->nnodes; j++) {
+		if ((int)j == node || (*on >= 0 && ibf_node_cmp(f, (int)j, *on) > 0))
+			continue;
+		for (int q = 0; q <= f->nodes[j].nports; q++)
+			if (ibf_port(f, (int)j, q)->guid == g) {
+				*on = (int)j;
+				*op = q;
+				break;
+			}
+	}
+}
+
+/* The switches and connected end ports a guid2lid file left without a LID:
+ * how many, and one named.  A port GUID two nodes' ports report can have
+ * one LID there; such a port is named first (the lowest such GUID), with
+ * both holders in canonical order, since the file gave its LID to one of
+ * them.  Else the port of the node first in canonical order (GUID first).
+ * Before, the port named was the first in the file's record order, and
+ * which of a duplicate's two ports lacked the LID followed it too. */
 static int g2l_missing_error(const struct ibf_fabric *f, const char *g2l, struct ibf_error *err)
 {
+	int miss = 0, mn = -1, mp = -1, dn = -1, dp = -1;
+	uint64_t dg = 0;
 	for (uint32_t i = 0; i < f->nnodes; i++) {
-		const struct ibf_node *n = &f->nodes[i];
-		int sw = n->type == IBF_NODE_SWITCH;
-		for (int p = sw ? 0 : 1; p <= (sw ? 0 : n->nports); p++) {
+		for (int p = 0; p <= f->nodes[i].nports; p++) {
 			const struct ibf_port *pp = ibf_port(f, (int)i, p);
-			if (pp->lid || (!sw && pp->peer_node == IBF_NO_NODE))
+			if (pp->lid || !needs_lid(f, (int)i, p))
 				continue;
-			uint64_t g = pp->guid;
-			/* another node's port with the same GUID */
-			for (uint32_t j = 0; g && j < f->nnodes; j++) {
-				const struct ibf_node *m = &f->nodes[j];
-				for (int q = 0; j != i && q <= m->nports; q++)
-					if (ibf_port(f, (int)j, q)->guid == g)
-						return ibf_error_set(
-							err, IBF_EINVAL, g2l, 0,
-							"gives no LID to '%s' port %d: its port GUID "
-							"0x%016llx is also that of '%s' port %d, and a "
-							"GUID has one LID (a duplicate port GUID: see "
-							"ibfab topo info)",
-							n->desc ? n->desc : "?", p,
-							(unsigned long long)g,
-							m->desc ? m->desc : "?", q);
+			miss++;
+			int on, op;
+			other_port_of_guid(f, (int)i, pp->guid, &on, &op);
+			if (on >= 0 && ibf_port(f, on, op)->lid && (dn < 0 || pp->guid < dg)) {
+				dn = (int)i;
+				dp = p;
+				dg = pp->guid;
 			}
-			return ibf_error_set(err, IBF_EINVAL, g2l, 0,
-					     "gives no LID to '%s' port %d (port GUID 0x%016llx); "
-					     "every switch and connected end port needs one",
-					     n->desc ? n->desc : "?", p, (unsigned long long)g);
+			if (mn < 0 || ibf_node_cmp(f, (int)i, mn) < 0)
+				mn = (int)i, mp = p;
 		}
 	}
+	if (mn < 0)
+		return ibf_error_set(err, IBF_EINVAL, g2l, 0,
+				     "does not give a LID to every switch and connected end port");
+	char more[64] = "";
+	if (miss > 1)
+		snprintf(more, sizeof(more), " (and %d more port(s) without one)", miss - 1);
+	if (dn >= 0) {
+		/* the two holders of the GUID in canonical order: the one
+		 * without the LID and the other */
+		int on, op, an = dn, ap = dp;
+		other_port_of_guid(f, dn, dg, &on, &op);
+		int bn = on, bp = op;
+		if (ibf_node_cmp(f, an, bn) > 0) {
+			int t = an;
+			an = bn, bn = t;
+			t = ap, ap = bp, bp = t;
+		}
+		const char *ad = f->nodes[an].desc, *bd = f->nodes[bn].desc;
+		return ibf_error_set(err, IBF_EINVAL, g2l, 0,
+				     "gives a LID to only one of '%s' port %d and '%s' port %d: "
+				     "both have port GUID 0x%016llx, and a GUID has one LID (a "
+				     "duplicate port GUID: see ibfab topo info)%s",
+				     ad ? ad : "?", ap, bd ? bd : "?", bp, (unsigned long long)dg,
+				     more);
+	}
+	const char *d = f->nodes[mn].desc;
 	return ibf_error_set(err, IBF_EINVAL, g2l, 0,
-			     "does not give a LID to every switch and connected end port");
+			     "gives no LID to '%s' port %d (port GUID 0x%016llx)%s; every switch "
+			     "and connected end port needs one",
+			     d ? d : "?", mp, (unsigned long long)ibf_port(f, mn, mp)->guid, more);
 }
 
 static int end_port_lmc(const struct ibf_fabric *f)
@@ -635,7 +682,7 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 		return err->code ? err->code : IBF_EINVAL;
 	struct ibf_routes old;
 	memset(&old, 0, sizeof(old));
-	int rc = ibf_lfts_read(fo, a->prev_lfts, &old, err);
+	int rc = cli_lfts_read(fo, a->prev_lfts, &old, err);
 	/* a LID that names another port in the two fabrics (LIDs assigned
 	 * to each on its own, e.g. by --lmc) keeps nothing: say so, as the
 	 * summary would only count its columns as routed again */
@@ -669,7 +716,7 @@ static int route_stable(const struct route_args *a, const struct ibf_fabric *f, 
 		struct ibf_routes h;
 		memset(&h, 0, sizeof(h));
 		uint32_t nm = 0;
-		rc = fh ? ibf_lfts_read(fh, a->healthy_lfts, &h, err)
+		rc = fh ? cli_lfts_read(fh, a->healthy_lfts, &h, err)
 			: (err->code ? err->code : IBF_EINVAL);
 		if (!rc)
 			rc = ibf_stable_set_healthy(&old, fo, &h, fh, &nm, err);
@@ -752,7 +799,7 @@ static int get_routes(const struct route_args *a, const struct ibf_fabric *f, st
 {
 	memset(r, 0, sizeof(*r));
 	if (a->lfts)
-		return ibf_lfts_read(f, a->lfts, r, err);
+		return cli_lfts_read(f, a->lfts, r, err);
 	struct ibf_route_report rep;
 	return run_engine(a, f, r, &rep, err);
 }
@@ -924,7 +971,7 @@ static int cmd_route_check(int argc, char **argv)
 		return cli_fail(&err);
 	struct ibf_routes r;
 	memset(&r, 0, sizeof(r));
-	rc = ibf_lfts_read(f, a.lfts, &r, &err);
+	rc = cli_lfts_read(f, a.lfts, &r, &err);
 	struct ibf_check_report rep;
 	memset(&rep, 0, sizeof(rep));
 	if (!rc)
@@ -1415,9 +1462,9 @@ static int cmd_route_diff(int argc, char **argv)
 	struct ibf_routes r1, r2;
 	memset(&r1, 0, sizeof(r1));
 	memset(&r2, 0, sizeof(r2));
-	rc = ibf_lfts_read(f, a.lfts, &r1, &err);
+	rc = cli_lfts_read(f, a.lfts, &r1, &err);
 	if (!rc)
-		rc = ibf_lfts_read(f, b, &r2, &err);
+		rc = cli_lfts_read(f, b, &r2, &err);
 	uint64_t ndiff = 0, compared = 0;
 	if (!rc) {
 		uint32_t maxl = r1.max_lid < r2.max_lid ? r1.max_lid : r2.max_lid;

@@ -828,7 +828,7 @@ static int flow_tables(struct flow_args *a, const struct ibf_fabric *f, struct i
 	for (int s = 0; s < a->nsrc && !rc; s++) {
 		struct src *sr = &a->srcs[s];
 		if (sr->lfts) {
-			rc = ibf_lfts_read(f, sr->lfts, &sr->r, err);
+			rc = cli_lfts_read(f, sr->lfts, &sr->r, err);
 		} else { /* a known engine: flow_parse checked the names */
 			struct ibf_route_opts o;
 			uint64_t *roots = NULL;

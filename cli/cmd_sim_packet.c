@@ -909,7 +909,7 @@ static int get_tables(const struct sp_args *a, const struct ibf_fabric *f, struc
 	if (!a->quiet)
 		note_pieces(f);
 	if (a->lfts) {
-		rc = ibf_lfts_read(f, a->lfts, r, err);
+		rc = cli_lfts_read(f, a->lfts, r, err);
 		if (!rc && !a->quiet) {
 			note_empty_tables(a->lfts, f, r);
 			note_undelivered(a->lfts, f, r);

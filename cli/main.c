@@ -274,6 +274,21 @@ static void warn_one_sided(const struct ibf_fabric *f, const char *path)
 		dup ? ", or two devices share a GUID (ibfab topo info lists them)" : "");
 }
 
+int cli_lfts_read(const struct ibf_fabric *f, const char *path, struct ibf_routes *r,
+		  struct ibf_error *err)
+{
+	int rc = ibf_lfts_read(f, path, r, err);
+	if (!rc && r->unread_lid)
+		fprintf(stderr,
+			"ibfab: note: %s: LID %u has no entry in any table: it is the switches' "
+			"top LID and a multiple of 64, and ibroute/dump_lfts (infiniband-diags) "
+			"do not read the forwarding-table block that holds it, so the switches "
+			"may route it all the same (ibtracert shows the path; OpenSM's "
+			"opensm-lfts.dump lists it)\n",
+			path, r->unread_lid);
+	return rc;
+}
+
 struct ibf_fabric *cli_read_fabric(const char *path, int fmt, struct ibf_error *err)
 {
 	if (strncmp(path, "live:", 5)) {

@@ -45,6 +45,9 @@ struct ibf_health {
 	int *gsize;	     /* [ngroups] spines per group */
 	int *groom;	     /* [ngroups] scratch: free avoid slots */
 	uint8_t *grail;	     /* [ngroups * nrails] rails a group's spines are cabled to */
+	uint8_t *sreach;     /* [nspines * nrails] rails each spine is cabled to */
+	int *rsize;	     /* [nrails] spines cabled to each rail */
+	int *rroom;	     /* [nrails] scratch: free avoid slots per rail */
 	int avoid_changed, held_changed;
 	double *scratch; /* port scores of one rail */
 	int *rail_ports; /* ports per rail */
@@ -156,7 +159,10 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	h->gsize = calloc((size_t)h->ngroups + 1, sizeof(int));
 	h->groom = calloc((size_t)h->ngroups + 1, sizeof(int));
 	h->grail = calloc((size_t)h->ngroups * (size_t)ri->nrails + 1, 1);
-	if (!h->gsize || !h->groom || !h->grail)
+	h->sreach = calloc((size_t)h->nspines * (size_t)ri->nrails + 1, 1);
+	h->rsize = calloc((size_t)ri->nrails + 1, sizeof(int));
+	h->rroom = calloc((size_t)ri->nrails + 1, sizeof(int));
+	if (!h->gsize || !h->groom || !h->grail || !h->sreach || !h->rsize || !h->rroom)
 		goto nomem;
 	for (int g = 0; g < h->ngroups; g++)
 		ibf_rail_group_rails(f, ri, h->ngroups > 1 ? g : -1,
@@ -172,6 +178,17 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 				sg = 0; /* not from ibf_rail_detect: one group */
 			h->sgroup[nsp] = sg;
 			h->gsize[sg]++;
+			/* the rails it is cabled to (a switch of theirs) */
+			uint8_t *on = h->sreach + (size_t)nsp * (size_t)h->nrails;
+			for (uint32_t a = f->adj_off[nd->sw]; a < f->adj_off[nd->sw + 1]; a++) {
+				uint32_t t = f->adj[a].nbr;
+				int r = ri->sw_rail[t];
+				if (ri->sw_role[t] == IBF_RAIL_SW_RAIL && r >= 0 && r < h->nrails &&
+				    !on[r]) {
+					on[r] = 1;
+					h->rsize[r]++;
+				}
+			}
 			grp = h->nrails + nsp;
 			h->spine[nsp++] = nd->guid;
 		}
@@ -228,6 +245,9 @@ void ibf_health_free(struct ibf_health *h)
 	free(h->gsize);
 	free(h->groom);
 	free(h->grail);
+	free(h->sreach);
+	free(h->rsize);
+	free(h->rroom);
 	free(h->score);
 	free(h->measured);
 	free(h->scratch);
@@ -257,11 +277,34 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* free slots on every rail spine sp is cabled to */
+static int rails_have_room(const struct ibf_health *h, int sp)
+{
+	const uint8_t *on = h->sreach + (size_t)sp * (size_t)h->nrails;
+	for (int r = 0; r < h->nrails; r++)
+		if (on[r] && h->rroom[r] <= 0)
+			return 0;
+	return 1;
+}
+
+static void rails_take(struct ibf_health *h, int sp, int n)
+{
+	const uint8_t *on = h->sreach + (size_t)sp * (size_t)h->nrails;
+	for (int r = 0; r < h->nrails; r++)
+		if (on[r])
+			h->rroom[r] -= n;
+}
+
 /* Spines that stayed below avoid_below for avoid_sweeps sweeps are avoided,
  * as many as the cap leaves room for in their group (avoid_max_pct of the
- * group's spines, rounded down): the lowest scores first (lower index on
- * ties); spines already avoided keep their slots (no flapping when a worse
- * one comes), the rest is held until a slot of its group frees. */
+ * group's spines, rounded down) and on each rail they are cabled to (the
+ * same share of the spines cabled to that rail): the lowest scores first
+ * (lower index on ties); spines already avoided keep their slots (no
+ * flapping when a worse one comes), the rest is held until a slot frees.
+ * The cap per rail is what keeps a rail some of its spines when groups
+ * overlap in a chain (spines of rails 0-1, of rails 1-2, ...: one group,
+ * whose cap alone let both spines of rails 0-1 go, and hratio cannot move
+ * rail 0's paths off them). */
 static void avoid_capped(struct ibf_health *h)
 {
 	if (h->o.avoid_below <= 0)
@@ -269,8 +312,11 @@ static void avoid_capped(struct ibf_health *h)
 	int nc = 0;
 	for (int g = 0; g < h->ngroups; g++)
 		h->groom[g] = (int)(((long)h->gsize[g] * h->o.avoid_max_pct) / 100);
+	for (int r = 0; r < h->nrails; r++)
+		h->rroom[r] = (int)(((long)h->rsize[r] * h->o.avoid_max_pct) / 100);
 	for (int sp = 0; sp < h->nspines; sp++) {
 		h->groom[h->sgroup[sp]] -= h->avoided[sp];
+		rails_take(h, sp, h->avoided[sp]);
 		h->held[sp] = 0;
 		if (!h->avoided[sp] && h->low[sp] >= h->o.avoid_sweeps)
 			h->cand[nc++] = sp;
@@ -285,8 +331,9 @@ static void avoid_capped(struct ibf_health *h)
 	}
 	for (int i = 0; i < nc; i++) {
 		int sp = h->cand[i];
-		if (h->groom[h->sgroup[sp]] > 0) {
+		if (h->groom[h->sgroup[sp]] > 0 && rails_have_room(h, sp)) {
 			h->groom[h->sgroup[sp]]--;
+			rails_take(h, sp, 1);
 			h->avoided[sp] = 1;
 			h->avoid_changed = 1;
 		} else {

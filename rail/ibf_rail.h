@@ -290,10 +290,11 @@ struct ibf_health_opts {
 	 * avoid_below 0: never (default; avoid_sweeps 3, avoid_above 60) */
 	int avoid_below, avoid_sweeps, avoid_above;
 	/* at most avoid_max_pct % of the spines of each spine group (rounded
-	 * down; ibf_rail_info.sw_group) are avoided at once, so the rest
-	 * never takes all the traffic; when more qualify, the lowest scores
-	 * go first (lower index on ties) and the others are held until a
-	 * slot of their group frees (0..100, default 50) */
+	 * down; ibf_rail_info.sw_group), and of the spines cabled to each
+	 * rail, are avoided at once, so the rest never takes all the
+	 * traffic; when more qualify, the lowest scores go first (lower
+	 * index on ties) and the others are held until a slot of their
+	 * group and rails frees (0..100, default 50) */
 	int avoid_max_pct;
 };
 void ibf_health_opts_default(struct ibf_health_opts *o);

@@ -22,6 +22,10 @@ struct ibf_routes {
 	uint8_t *hops; /* nsw * stride switch hops to the LID's port (0xff unknown), may be NULL */
 	int lmc;       /* the largest LMC among end ports (layers = 1 << lmc) */
 	char engine[32]; /* engine that produced the tables ("" when read from a dump) */
+	/* read from ibroute / dump_lfts output: the switches' top LID when
+	 * it is a multiple of 64 and no table has an entry for it (ibroute
+	 * does not read the block that holds it), else 0 */
+	uint32_t unread_lid;
 	/* [max_lid + 1] or NULL (all 0), kept by stable reroute from sweep to
 	 * sweep: 1 for a LID whose column may differ from the one the last
 	 * fresh run gave it (rerouted around a loss, or taken from the fresh

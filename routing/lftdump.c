@@ -297,10 +297,36 @@ struct rd {
 	uint32_t sw;
 	long hdr_line;
 	uint64_t lo, hi;	/* LID range of the open "Unicast lids" header */
+	/* ibroute / dump_lfts tables (a "[0x..-0x..]" header): the open one
+	 * is one (ib_open) and has an entry for its top LID hi (ib_hi_seen);
+	 * of all of them, how many there were, how many had a top LID that
+	 * is a multiple of 64 and no entry for it, and that LID (0 when
+	 * they differ) */
+	int ib_open, ib_hi_seen, ib_tables, ib_unread;
+	uint64_t ib_unread_lid;
 	int high_port;		/* the open table has an entry to a port >= 128 */
 	struct ibf_lidmap lids; /* the fabric's LIDs, built when first needed */
 	int have_lids;
 };
+
+/* The open table ends.  infiniband-diags' ibroute (and dump_lfts, which
+ * runs it per switch) reads the forwarding-table blocks below
+ * ALIGN(top, 64) / 64, so when the switch's top LID is a multiple of 64 the
+ * block that holds it is never read and the top LID has no entry, whatever
+ * the switch does with it (ibtracert, which reads the block, shows the
+ * path).  Counted here, so callers can say why that LID looks unrouted. */
+static void table_close(struct rd *d)
+{
+	if (d->open && d->ib_open) {
+		d->ib_tables++;
+		if (d->hi && d->hi % 64 == 0 && d->lo <= d->hi && !d->ib_hi_seen) {
+			d->ib_unread_lid = d->ib_unread && d->ib_unread_lid != d->hi ? 0 : d->hi;
+			d->ib_unread++;
+		}
+	}
+	d->open = 0;
+	d->ib_open = 0;
+}
 
 static const char *sw_desc(const struct rd *d, uint32_t sw)
 {
@@ -323,6 +349,8 @@ static int rd_lids(struct rd *d)
  * -a) leaves no entry */
 static int set_entry(struct rd *d, uint64_t lid, uint64_t port)
 {
+	if (d->ib_open && lid == d->hi)
+		d->ib_hi_seen = 1;
 	if (lid > d->r->max_lid)
 		return ibf_error_set(d->err, IBF_EINVAL, d->name, d->ln,
 				     "LID 0x%04llx is above the fabric's largest LID 0x%04x (LMC "
@@ -463,6 +491,7 @@ static int rd_header(struct rd *d, const char *line)
 		goto bad;
 	p++;
 	uint64_t lo, hi;
+	int ib = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
 	p = parse_num(p, 0xFFFF, &lo);
 	if (!p || *p != '-')
 		goto bad;
@@ -489,6 +518,8 @@ static int rd_header(struct rd *d, const char *line)
 	int rc = open_switch(d, guid, lid);
 	d->lo = lo;
 	d->hi = hi;
+	d->ib_open = ib;
+	d->ib_hi_seen = 0;
 	return rc;
 bad:
 	return ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln, "malformed 'Unicast lids' header");
@@ -662,7 +693,7 @@ static int rd_line(struct rd *d, char *line)
 					     "'lids dumped' line outside a switch table");
 		/* the count is not checked: opensm writes the top LID, dump_lfts
 		 * the number of lines, and excerpts of dumps keep the footer */
-		d->open = 0;
+		table_close(d);
 		return valid ? check_high_ports(d) : 0;
 	}
 	/* ibroute/dump_lfts stopped by a failed query print
@@ -672,7 +703,7 @@ static int rd_line(struct rd *d, char *line)
 	 * it; LIDs it never got to have no entry ('route check' reports them
 	 * as unrouted) */
 	if (strstr(s, "iberror: ")) {
-		d->open = 0;
+		table_close(d);
 		return 0;
 	}
 	/* the deprecation notice Debian's dump_lfts prints after its tables */
@@ -744,6 +775,11 @@ static int rd_end(struct rd *d, int rc)
 	if (!rc && !d->tables)
 		rc = ibf_error_set(d->err, IBF_EPARSE, d->name, d->ln,
 				   "no 'Unicast lids' or 'dump_ucast_routes' table found");
+	/* every ibroute table left its top LID out, the same LID, one the
+	 * fabric has */
+	if (!rc && d->ib_tables && d->ib_unread == d->ib_tables && d->ib_unread_lid &&
+	    d->ib_unread_lid <= d->r->max_lid)
+		d->r->unread_lid = (uint32_t)d->ib_unread_lid;
 	free(d->idx);
 	free(d->seen);
 	d->idx = NULL;

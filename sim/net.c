@@ -195,7 +195,8 @@ int sim_host_token(const struct ibf_sim_net *n, char *tok, const char *path, uns
 	int dup = -1;
 	int h = find_host(n, tok, port, &dup);
 	if (dup >= 0) {
-		int first = ibf_fabric_find_name(n->f, tok, NULL);
+		/* the two nodes first in canonical order (not in the file's) */
+		int first = ibf_fabric_find_name_dup(n->f, tok, NULL, &dup);
 		return ibf_error_set(err, IBF_EPARSE, path, line,
 				     "host \"%s\" is not unique: it names 0x%016llx and 0x%016llx "
 				     "(maybe more); give a port GUID or a rank",

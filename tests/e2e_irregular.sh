@@ -112,7 +112,7 @@ printf '0x%s %s %s\n' 0002c90200001000 1 1 0002c90200002000 2 2 0002c90300000a01
 r=$(rc "$IBFAB" route --topology "$W/dupport.ibnd" --guid2lid "$W/dup.g2l" -o "$W/dup.lfts")
 check "... route --guid2lid: exit 1 naming the port left without a LID and the shared GUID, nothing written" \
 	sh -c "test $r = 1 && test ! -e '$W/dup.lfts' &&
-		grep -q \"dup.g2l: gives no LID to 'hostD mlx4_0' port 1: its port GUID 0x0002c90300000c01 is also that of 'hostC mlx4_0' port 1\" '$W/err'"
+		grep -q \"dup.g2l: gives a LID to only one of 'hostC mlx4_0' port 1 and 'hostD mlx4_0' port 1: both have port GUID 0x0002c90300000c01\" '$W/err'"
 head -n 6 "$W/dup.g2l" >"$W/short.g2l"
 r=$(rc "$IBFAB" route --topology "$D" --guid2lid "$W/short.g2l" --lmc 0)
 check "guid2lid without an entry for a port: the error names it (exit $r)" \

@@ -99,6 +99,61 @@ check "one spine of each group avoided: 0 cross-rail paths over spine00 and spin
 	       grep -q 'cross rail: .* 0 not delivered' '$WORK/g-one.rail'"
 check "both spines of group 0 avoided: rails 0-1 have no other spine, paths stay on both" \
 	sh -c "grep -Eq '^ +spine00 +[1-9]' '$WORK/g-both.rail' && grep -Eq '^ +spine01 +[1-9]' '$WORK/g-both.rail'"
+# spine sets that overlap in a chain: 4 rails, spine00-01 cabled to rails
+# 0-1, spine02-03 to rails 1-2, spine04-05 to rails 2-3, a switch above the
+# six.  One spine group (they share rails), still 4 rails; hratio delivers
+# every pair.  Rail 0 has only spine00 and spine01: avoiding both (what the
+# group's cap alone, 3 of 6, let the plugin do) moves nothing, which is why
+# rail_avoid_max also counts on each rail; avoiding spine00, spine02 and
+# spine04 (what it leaves room for) moves every cross-rail path off them
+"$IBFAB" topo gen rail --servers 4 --gpus 4 --spines 6 --format ibsim -o "$WORK/r6.net" >/dev/null 2>&1
+awk '
+/^(Switch|Ca)/ { cur = $0; sub(/^[^"]*"/, "", cur); sub(/".*/, "", cur) }
+/^\[[0-9]+\]/ {
+	peer = $0; sub(/^[^"]*"/, "", peer); sub(/".*/, "", peer)
+	a = cur; b = peer
+	if (a ~ /^spine/) { t = a; a = b; b = t }
+	if (a ~ /^rail0[0-3]-l00$/ && b ~ /^spine0[0-5]$/) {
+		r = substr(a, 6, 1) + 0; k = substr(b, 7, 1) + 0
+		if (r != int(k / 2) && r != int(k / 2) + 1) {
+			if (cur ~ /^spine/ && !(k in sp)) { # the first port freed: to super00
+				p = $0; sub(/\].*/, "]", p)
+				print p "\t\"super00\"[" k + 1 "]\t\t# \"super00\" 4xEDR"
+				sp[k] = substr(p, 2, length(p) - 2)
+			}
+			next
+		}
+	}
+}
+{ print }
+END {
+	print "\nvendid=0x2c9\ndevid=0xcf08\nsysimgguid=0x2c90200009900\nswitchguid=0x2c90200009900"
+	print "Switch\t6 \"super00\""
+	for (k = 0; k < 6; k++)
+		print "[" k + 1 "]\t\"spine0" k "\"[" sp[k] "]\t\t# \"spine0" k "\" 4xEDR"
+}' "$WORK/r6.net" >"$WORK/c.net"
+"$IBFAB" rail info "$WORK/c.net" >"$WORK/c.info" 2>&1
+diag <"$WORK/c.info"
+check "chain: 4 rails, 6 spines, one spine group (no group list)" \
+	sh -c "grep -q 'rails 4 .*spines 6 ' '$WORK/c.info' && ! grep -q 'spine groups' '$WORK/c.info'"
+cguid() { sed -n "/^switchguid=/h; /^Switch.*\"$1\"/{x; s/^switchguid=//p}" "$WORK/c.net"; }
+printf '%s\n%s\n' "$(cguid spine00)" "$(cguid spine01)" >"$WORK/c-both.txt"
+printf '%s\n%s\n%s\n' "$(cguid spine00)" "$(cguid spine02)" "$(cguid spine04)" >"$WORK/c-one.txt"
+for a in plain both one; do
+	av=
+	[ $a = plain ] || av="--avoid $WORK/c-$a.txt"
+	"$IBFAB" route --topology "$WORK/c.net" --engine hratio --lmc 1 $av -o "$WORK/c-$a.lfts" >/dev/null 2>&1
+	"$IBFAB" rail check "$WORK/c.net" --lfts "$WORK/c-$a.lfts" --lmc 1 >"$WORK/c-$a.rail" 2>&1
+	diag <"$WORK/c-$a.rail"
+done
+check "chain: hratio delivers every pair, same-rail pairs in their rail" \
+	sh -c "grep -q 'cross rail: .* 0 not delivered' '$WORK/c-plain.rail' &&
+	       grep -q '^same rail: .* 0 not delivered, 0 of [0-9]* confinable left the rail' '$WORK/c-plain.rail'"
+check "chain: spine00 and spine01 both avoided: rail 0 has no other spine, paths stay on both" \
+	sh -c "grep -Eq '^ +spine00 +[1-9]' '$WORK/c-both.rail' && grep -Eq '^ +spine01 +[1-9]' '$WORK/c-both.rail'"
+check "chain: spine00, spine02, spine04 avoided: 0 cross-rail paths over them, all delivered" \
+	sh -c "grep -Eq '^ +spine00 +0$' '$WORK/c-one.rail' && grep -Eq '^ +spine02 +0$' '$WORK/c-one.rail' &&
+	       grep -Eq '^ +spine04 +0$' '$WORK/c-one.rail' && grep -q 'cross rail: .* 0 not delivered' '$WORK/c-one.rail'"
 # rail check with nothing to trace (one server): an error, not a pass of zeros
 "$IBFAB" topo gen rail --servers 1 --gpus 4 --spines 1 >"$WORK/one.topo" 2>/dev/null
 "$IBFAB" route --topology "$WORK/one.topo" --engine hratio -o "$WORK/one.lfts" >/dev/null 2>&1

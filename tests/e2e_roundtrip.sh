@@ -43,4 +43,32 @@ check "the ibnetdiscover -p ports report of the same fabric reads back" test $? 
 check "-p report: 50 switches, 175 switch links" \
 	grep -q "^switch links: *175 between 175" "$WORK/info-p.txt"
 
+# descriptions with double quotes: ibsim takes a node's description
+# between quotes (to the next one) or bare (to " lid ", " lmc ", " base
+# port ", " enhanced port "), so the writer puts one with a quote bare and
+# it comes back whole (it became a single quote); one that starts with a
+# quote or holds " lid " cannot be bare, and still gets single quotes
+"$IBFAB" topo gen fattree --m 2,2 --w 1,2 -o "$WORK/q.ibnd" 2>/dev/null
+sed -e 's/"ft-l1-s0000"/"core "A" 1"/g' -e 's/"ft-h00000"/"node01 "gpu" HCA-1"/g' \
+	-e 's/"ft-h00001"/""q" start"/g' -e 's/"ft-l2-s0000"/"x" lid 5"/g' "$WORK/q.ibnd" >"$WORK/q2.ibnd"
+"$IBFAB" topo convert "$WORK/q2.ibnd" --format ibsim -o "$WORK/q2.net"
+check "ibsim file: a description with quotes written bare" \
+	sh -c "grep -q '# core \"A\" 1 base port 0 lid 1 lmc 0\$' '$WORK/q2.net' &&
+	       grep -q '# node01 \"gpu\" HCA-1\$' '$WORK/q2.net' &&
+	       grep -q \"# \\\"'q' start\\\"\\\$\" '$WORK/q2.net'"
+"$HARNESS" with "$WORK/q2.net" "$WORK/simq" -- bash -c '
+	ibsim-run ibnetdiscover >"$IBFAB_SIM_DIR/disc.ibnd" 2>"$IBFAB_SIM_DIR/disc.err"
+' 2>&1 | diag
+descs() { "$IBFAB" topo convert "$1" --format json -o - | grep -o '"desc": "[^,]*' | sort; }
+descs "$WORK/q2.ibnd" >"$WORK/q2.desc"
+descs "$WORK/simq/disc.ibnd" >"$WORK/q2-back.desc"
+diff "$WORK/q2.desc" "$WORK/q2-back.desc" | diag
+check "under ibsim: descriptions with quotes come back whole" \
+	sh -c "grep -qx '\"desc\": \"core \\\\\"A\\\\\" 1\"' '$WORK/q2-back.desc' &&
+	       grep -qx '\"desc\": \"node01 \\\\\"gpu\\\\\" HCA-1\"' '$WORK/q2-back.desc'"
+check "... the two ibsim cannot hold come back with single quotes, the rest the same" \
+	sh -c "diff '$WORK/q2.desc' '$WORK/q2-back.desc' | grep -c '^[<>]' | grep -qx 4 &&
+	       grep -qx \"\\\"desc\\\": \\\"'q' start\\\"\" '$WORK/q2-back.desc' &&
+	       grep -qx \"\\\"desc\\\": \\\"x' lid 5\\\"\" '$WORK/q2-back.desc'"
+
 done_testing

@@ -19,8 +19,26 @@ struct fx {
  * block: NULL, or spine k keeps only its cables to the rails r with
  * r / 2 == block[k] (-1: every cable), e.g. { 0, 0, 1, 1 } on 4 rails: two
  * spine groups, rails 0-1 and rails 2-3 */
+static int fx_init_keep(struct fx *x, int servers, int gpus, int spines, const unsigned *keep,
+			const struct ibf_health_opts *o);
+
 static int fx_init_cut(struct fx *x, int servers, int gpus, int spines, const int *block,
 		       const struct ibf_health_opts *o)
+{
+	unsigned keep[16];
+	for (int k = 0; block && k < spines && k < 16; k++) {
+		keep[k] = 0;
+		for (int r = 0; r < gpus; r++)
+			if (block[k] < 0 || r / 2 == block[k])
+				keep[k] |= 1u << r;
+	}
+	return fx_init_keep(x, servers, gpus, spines, block ? keep : NULL, o);
+}
+
+/* the same with keep: NULL, or spine k keeps its cables to the rails r
+ * whose bit (1 << r) keep[k] has */
+static int fx_init_keep(struct fx *x, int servers, int gpus, int spines, const unsigned *keep,
+			const struct ibf_health_opts *o)
 {
 	struct ibf_rail_opts ro = { 0 };
 	struct ibf_error err = { 0 };
@@ -32,7 +50,7 @@ static int fx_init_cut(struct fx *x, int servers, int gpus, int spines, const in
 	x->f = ibf_gen_rail(&ro, &err);
 	if (!x->f || (!x->f->finalized && ibf_fabric_finalize(x->f, &err)))
 		return -1;
-	for (int k = 0; block && k < spines; k++) {
+	for (int k = 0; keep && k < spines; k++) {
 		char name[16];
 		snprintf(name, sizeof(name), "spine%02d", k);
 		int id = ibf_fabric_find_desc(x->f, name);
@@ -40,7 +58,7 @@ static int fx_init_cut(struct fx *x, int servers, int gpus, int spines, const in
 			return -1;
 		/* the generator cables spine port r + 1 to rail r's leaf */
 		for (int r = 0; r < gpus; r++)
-			if (block[k] >= 0 && r / 2 != block[k])
+			if (!(keep[k] >> r & 1))
 				ibf_fabric_disconnect(x->f, id, r + 1);
 	}
 	if (!x->f->finalized && ibf_fabric_finalize(x->f, &err))
@@ -796,7 +814,47 @@ static void test_avoid_cap_groups(void)
 	TT_EQ_INT(ibf_health_ngroups(x.h), 1);
 	TT_EQ_INT(ibf_health_group_rails(x.h, 0, buf, sizeof(buf)), 4);
 	TT_CHECK_MSG(!strcmp(buf, "0,1,2,3"), "%s", buf);
+	/* ... but the rails 2 and 3 it lost have 3 spines, of which one may
+	 * go: spines 0 and 1, the lowest, are not avoided together (the cap
+	 * of the group, 2 of 4, let them), spine 3 takes the second slot */
+	spine_wait[0] = 19000000; /* 5 */
+	spine_wait[1] = 9000000;  /* 10 */
+	spine_wait[2] = 0;
+	spine_wait[3] = 4000000;  /* 20 */
+	sweep(&x, data, wait, -1, 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 1);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 1), 0);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 1), 1);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 3), 1);
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 2);
 	fx_free(&x);
+	spine_wait[0] = spine_wait[1] = spine_wait[2] = spine_wait[3] = 0;
+	/* spine sets that overlap in a chain: spines 0-1 on rails 0-1, 2-3
+	 * on rails 1-2, 4-5 on rails 2-3: one group of 6 (cap 3), but rail 0
+	 * has only spines 0 and 1: with both avoided, hratio has no spine
+	 * left for rail 0 and keeps its paths on them.  Per rail, one of the
+	 * two goes, the other is held, and spines of the other rails take
+	 * the free slots */
+	static const unsigned chain[6] = { 0x3, 0x3, 0x6, 0x6, 0xc, 0xc };
+	TT_REQUIRE(fx_init_keep(&x, 4, 4, 6, chain, &o) == 0);
+	TT_EQ_INT(x.ri.nspine_groups, 1);
+	TT_EQ_INT(ibf_health_ngroups(x.h), 1);
+	TT_EQ_INT(ibf_health_group_size(x.h, 0), 6);
+	spine_wait[0] = 99000000; /* 1 */
+	spine_wait[1] = 49000000; /* 2 */
+	spine_wait[3] = 19000000; /* 5 */
+	spine_wait[4] = 9000000;  /* 10 */
+	sweep(&x, data, wait, -1, 0);
+	sweep(&x, data, wait, -1, 0);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 0), 1);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 1), 0);
+	TT_EQ_INT(ibf_health_spine_held(x.h, 1), 1);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 3), 1);
+	TT_EQ_INT(ibf_health_spine_avoided(x.h, 4), 1);
+	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 6), 3);
+	fx_free(&x);
+	spine_wait[0] = spine_wait[1] = spine_wait[3] = spine_wait[4] = 0;
 	/* no spines: no group */
 	TT_REQUIRE(fx_init(&x, 2, 1, 0, &o) == 0);
 	TT_EQ_INT(ibf_health_ngroups(x.h), 0);

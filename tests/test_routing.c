@@ -244,6 +244,77 @@ static void test_roundtrip(void)
 	ibf_fabric_free(f);
 }
 
+/* Real dumps of a Slim Fly q = 4 with one host per switch (LIDs 1-64)
+ * under ibsim + OpenSM 3.3.23 + infiniband-diags 44 (fixtures/lfts/
+ * SOURCES.md): ibroute reads the blocks below ALIGN(top, 64) / 64, so LID
+ * 64, the top, is in no table of dump_lfts although OpenSM's dump has it
+ * and ibtracert follows it; the reader says so (unread_lid), only then */
+static void test_read_dumps_top_lid_64(void)
+{
+	char path[512], buf[700];
+	struct ibf_error err;
+	ibf_error_clear(&err);
+	snprintf(path, sizeof(path), "%s/io/sf4-top64-via-ibsim.ibnetdiscover", fixtures());
+	struct ibf_fabric *f = ibf_fabric_read(path, IBF_FMT_AUTO, &err);
+	TT_REQUIRE(f);
+	TT_EQ_INT((int)ibf_max_lid(f), 64);
+	struct ibf_routes osm, dl, r;
+	snprintf(path, sizeof(path), "%s/lfts/sf4-top64-via-ibsim-opensm.opensm-lfts.dump-2sw",
+		 fixtures());
+	TT_REQUIRE(ibf_lfts_read(f, path, &osm, &err) == 0);
+	TT_EQ_INT((int)osm.unread_lid, 0);
+	snprintf(path, sizeof(path), "%s/lfts/sf4-top64-via-ibsim-opensm.dump_lfts-2sw",
+		 fixtures());
+	int rc = ibf_lfts_read(f, path, &dl, &err);
+	TT_REQUIRE(rc == 0 || (printf("# %s\n", ibf_error_format(&err, buf, sizeof(buf))), 0));
+	TT_EQ_INT((int)dl.unread_lid, 64);
+	int both = 0;
+	for (uint32_t sw = 0; sw < f->nsw; sw++) {
+		const uint8_t *a = ibf_lft(&osm, sw), *b = ibf_lft(&dl, sw);
+		if (a[1] == IBF_LFT_NONE)
+			continue; /* not one of the two switches */
+		both++;
+		TT_CHECK(memcmp(a, b, 64) == 0); /* LIDs 0-63 agree */
+		TT_CHECK(a[64] != IBF_LFT_NONE);
+		TT_CHECK(b[64] == IBF_LFT_NONE);
+	}
+	TT_EQ_INT(both, 2);
+	/* the same text with LID 64 in each table (an ibroute that reads the
+	 * block): no note */
+	size_t len;
+	char *text = tt_slurp(path, &len);
+	TT_REQUIRE(text);
+	char *fixed = malloc(len * 2 + 256), *o = fixed;
+	TT_REQUIRE(fixed);
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l + 1) : strlen(l);
+		if (!strncmp(l, "63 valid lids dumped", 20))
+			o += sprintf(o, "0x0040 002 : (Channel Adapter portguid 0x0002c90100001f01: "
+					"'sf-r03-g1-s03-h00')\n");
+		memcpy(o, l, n);
+		o += n;
+		l += n;
+	}
+	*o = 0;
+	TT_REQUIRE(ibf_lfts_parse(f, fixed, strlen(fixed), "fixed", &r, &err) == 0);
+	TT_EQ_INT((int)r.unread_lid, 0);
+	ibf_routes_free(&r);
+	/* one table only without it: no note (not ibroute's block) */
+	char *second = strstr(fixed, "0x0040 002");
+	TT_REQUIRE(second);
+	memset(second, ' ', strcspn(second, "\n"));
+	second[0] = '#';
+	TT_REQUIRE(ibf_lfts_parse(f, fixed, strlen(fixed), "one", &r, &err) == 0);
+	TT_EQ_INT((int)r.unread_lid, 0);
+	ibf_routes_free(&r);
+	free(fixed);
+	free(text);
+	ibf_routes_free(&osm);
+	ibf_routes_free(&dl);
+	ibf_fabric_free(f);
+}
+
 /* Real dumps from ibsim + OpenSM 3.3.23 + infiniband-diags 44 of a fabric
  * with 129-port switches (tests/fixtures/lfts/SOURCES.md).  dump_lfts of
  * that release leaves every entry to a port >= 128 out (signed char), so its
@@ -2766,6 +2837,7 @@ int main(void)
 	TT(test_roundtrip);
 	TT(test_read_dump_lfts);
 	TT(test_read_dumps_129_ports);
+	TT(test_read_dumps_top_lid_64);
 	TT(test_bad_dumps);
 	TT(test_dump_other_lids);
 	TT(test_lenient_forms);

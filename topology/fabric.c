@@ -545,6 +545,58 @@ int ibf_ca_in_switch(const struct ibf_fabric *f, int node, int port)
 	       (n->sysimg_guid == sw->sysimg_guid || n->sysimg_guid == sw->guid);
 }
 
+static int node_cmp(const struct ibf_fabric *f, uint32_t a, uint32_t b);
+
+/* node i matches tok the way `way` names nodes: 0 node name (id), 1
+ * description, 2 node GUID g, 3 a port of GUID g, 4 the first word (tl
+ * bytes) of a CA's description */
+static int name_match(const struct ibf_fabric *f, uint32_t i, int way, const char *tok,
+		      uint64_t g, size_t tl)
+{
+	const struct ibf_node *n = &f->nodes[i];
+	switch (way) {
+	case 0:
+		return n->id && !strcmp(n->id, tok);
+	case 1:
+		return n->desc && !strcmp(n->desc, tok);
+	case 2:
+		return n->guid == g;
+	case 3:
+		for (int p = 0; p <= n->nports; p++)
+			if (f->ports[n->port_off + (uint32_t)p].guid == g)
+				return 1;
+		return 0;
+	default:
+		return first_word_is(n, tok, tl);
+	}
+}
+
+/* a name that fits two or more nodes: *node and *dup become the first two
+ * of them in canonical order (GUID first), so an error that names them
+ * does not follow the file's record order; *port the port of GUID g on
+ * *node for way 3 */
+static void name_dup_canonical(const struct ibf_fabric *f, int way, const char *tok, uint64_t g,
+			       size_t tl, int *node, int *dup, int *port)
+{
+	int a = -1, b = -1;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		if (!name_match(f, i, way, tok, g, tl))
+			continue;
+		if (a < 0 || node_cmp(f, i, (uint32_t)a) < 0) {
+			b = a;
+			a = (int)i;
+		} else if (b < 0 || node_cmp(f, i, (uint32_t)b) < 0) {
+			b = (int)i;
+		}
+	}
+	*node = a;
+	*dup = b;
+	if (way == 3 && port)
+		for (int p = f->nodes[a].nports; p >= 0; p--)
+			if (f->ports[f->nodes[a].port_off + (uint32_t)p].guid == g)
+				*port = p;
+}
+
 int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *port, int *dup)
 {
 	if (port)
@@ -552,12 +604,15 @@ int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *p
 	if (dup)
 		*dup = -1;
 	/* each way of naming is tried on its own; the first that matches
-	 * decides, and a second node it also matches is the duplicate */
+	 * decides, and a second node it also matches is the duplicate (then
+	 * the two are the first in canonical order) */
 	int node = ibf_fabric_find_id(f, tok);
 	if (node >= 0) {
 		for (uint32_t i = (uint32_t)node + 1; dup && i < f->nnodes && *dup < 0; i++)
 			if (f->nodes[i].id && !strcmp(f->nodes[i].id, tok))
 				*dup = (int)i;
+		if (dup && *dup >= 0)
+			name_dup_canonical(f, 0, tok, 0, 0, &node, dup, port);
 		return node;
 	}
 	node = ibf_fabric_find_desc(f, tok);
@@ -565,6 +620,8 @@ int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *p
 		for (uint32_t i = (uint32_t)node + 1; dup && i < f->nnodes && *dup < 0; i++)
 			if (f->nodes[i].desc && !strcmp(f->nodes[i].desc, tok))
 				*dup = (int)i;
+		if (dup && *dup >= 0)
+			name_dup_canonical(f, 1, tok, 0, 0, &node, dup, port);
 		return node;
 	}
 	if ((!strncmp(tok, "0x", 2) || !strncmp(tok, "0X", 2)) && tok[2]) {
@@ -577,6 +634,8 @@ int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *p
 				for (uint32_t i = 0; dup && i < f->nnodes && *dup < 0; i++)
 					if (i != (uint32_t)node && f->nodes[i].guid == g)
 						*dup = (int)i;
+				if (dup && *dup >= 0)
+					name_dup_canonical(f, 2, tok, g, 0, &node, dup, port);
 				return node;
 			}
 			int gp = -1;
@@ -594,6 +653,8 @@ int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *p
 							break;
 						}
 				}
+				if (dup && *dup >= 0)
+					name_dup_canonical(f, 3, tok, g, 0, &node, dup, port);
 				return node;
 			}
 		}
@@ -610,6 +671,8 @@ int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *p
 				break;
 			}
 		}
+	if (dup && *dup >= 0)
+		name_dup_canonical(f, 4, tok, 0, tl, &node, dup, port);
 	return node;
 }
 

@@ -183,7 +183,9 @@ int ibf_fabric_find_name(const struct ibf_fabric *f, const char *tok, int *port)
 /* The same, and *dup (may be NULL) = a second node that the same kind of
  * name matches (two hosts with one description, two nodes with one GUID,
  * "h1" of "h1 HCA-1" and "h1 HCA-2"), else -1: a name that is not unique,
- * which callers refuse rather than pick one of the nodes. */
+ * which callers refuse rather than pick one of the nodes.  Then the
+ * returned node and *dup are the first two such nodes in canonical order
+ * (ibf_node_cmp), whatever the order of the fabric file's records. */
 int ibf_fabric_find_name_dup(const struct ibf_fabric *f, const char *tok, int *port, int *dup);
 /* A GUID that tells a node apart in a message: its node GUID, else (the
  * ports report of ibnetdiscover -p has none) its first port GUID. */
@@ -358,7 +360,9 @@ uint64_t ibf_degr_target(const struct ibf_degraded *d, uint8_t *width, uint8_t *
 
 /* Assign LIDs the way OpenSM does on a fresh subnet: base LIDs aligned to
  * 2^lmc for CA/router ports, switches get one LID (LMC 0) unless
- * switch_lmc is set; LIDs are handed out in node order starting at 1.
+ * switch_lmc is set; LIDs are handed out in canonical node order
+ * (ibf_fabric_sort_ids: GUID first, not the file's record order), switches
+ * first, starting at 1.
  * Existing LIDs are discarded.  Fails when LIDs run out (0xBFFF). */
 int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_error *err);
 
@@ -367,8 +371,9 @@ int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_er
  * what OpenSM does for a port it finds on a subnet whose other ports keep
  * theirs (a switch added or replaced, not swept yet).  Each gets the lowest
  * free block aligned to its span (switches LMC 0, end ports lmc), switches
- * first, then end ports, in node order.  first_node and first_port name the
- * first port so given a LID (-1 when none); returns how many such
+ * first, then end ports, in canonical node order (so neither the LIDs nor
+ * the port named first follow the record order).  first_node and first_port
+ * name the first port so given a LID (-1 when none); returns how many such
  * ports, or a negative error code when LIDs run out (0xBFFF). */
 int ibf_assign_missing_lids(struct ibf_fabric *f, int lmc, int *first_node, int *first_port,
 			    struct ibf_error *err);

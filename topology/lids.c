@@ -16,6 +16,21 @@ static int port_has_lid(const struct ibf_fabric *f, int node, int p)
 	return p >= 1 && ibf_port(f, node, p)->peer_node != IBF_NO_NODE;
 }
 
+/* the node ids in canonical order (NULL when out of memory) */
+static int32_t *canonical_ids(const struct ibf_fabric *f)
+{
+	int32_t *ids = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*ids));
+	if (!ids)
+		return NULL;
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		ids[i] = (int32_t)i;
+	if (ibf_fabric_sort_ids(f, ids, f->nnodes)) {
+		free(ids);
+		return NULL;
+	}
+	return ids;
+}
+
 int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_error *err)
 {
 	if (lmc < 0 || lmc > 7)
@@ -23,9 +38,15 @@ int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_er
 	uint32_t next = 1;
 	/* Switches first (OpenSM discovers from the SM's switch outward and
 	 * reuses guid2lid; on a fresh subnet the exact order differs, so this is
-	 * a deterministic stand-in: switches, then end ports, in node order). */
+	 * a deterministic stand-in: switches, then end ports, in canonical node
+	 * order, GUID first, so the same fabric gets the same LIDs whatever the
+	 * order of its file's records; node order before) */
+	int32_t *ids = canonical_ids(f);
+	if (!ids)
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t i = 0; i < f->nnodes; i++) {
+		for (uint32_t k = 0; k < f->nnodes; k++) {
+			uint32_t i = (uint32_t)ids[k];
 			struct ibf_node *n = &f->nodes[i];
 			int is_sw = n->type == IBF_NODE_SWITCH;
 			if (is_sw != (pass == 0))
@@ -40,17 +61,20 @@ int ibf_assign_lids(struct ibf_fabric *f, int lmc, int switch_lmc, struct ibf_er
 				int l = (is_sw && !switch_lmc) ? 0 : lmc;
 				uint32_t span = 1u << l;
 				uint32_t base = (next + span - 1) & ~(span - 1);
-				if (base + span - 1 > IBF_MAX_UCAST_LID)
+				if (base + span - 1 > IBF_MAX_UCAST_LID) {
+					free(ids);
 					return ibf_error_set(
 						err, IBF_EINVAL, NULL, 0,
 						"out of unicast LIDs (LMC %d needs more than %u)",
 						lmc, IBF_MAX_UCAST_LID);
+				}
 				pp->lid = (uint16_t)base;
 				pp->lmc = (uint8_t)l;
 				next = base + span;
 			}
 		}
 	}
+	free(ids);
 	return 0;
 }
 
@@ -78,8 +102,16 @@ int ibf_assign_missing_lids(struct ibf_fabric *f, int lmc, int *first_node, int 
 		}
 	int n = 0;
 	uint32_t next[2] = { 1, 1 }; /* lowest LID that may be free, per span kind */
+	/* canonical node order: which port gets which free LID, and the
+	 * port named first, do not follow the file's record order */
+	int32_t *ids = canonical_ids(f);
+	if (!ids) {
+		free(used);
+		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
 	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t i = 0; i < f->nnodes; i++) {
+		for (uint32_t k = 0; k < f->nnodes; k++) {
+			uint32_t i = (uint32_t)ids[k];
 			struct ibf_node *nd = &f->nodes[i];
 			int is_sw = nd->type == IBF_NODE_SWITCH;
 			if (is_sw != (pass == 0))
@@ -94,16 +126,17 @@ int ibf_assign_missing_lids(struct ibf_fabric *f, int lmc, int *first_node, int 
 				for (;; base += span) {
 					if (base + span - 1 > IBF_MAX_UCAST_LID) {
 						free(used);
+						free(ids);
 						return ibf_error_set(
 							err, IBF_EINVAL, NULL, 0,
 							"out of unicast LIDs: no free block of %u for "
 							"'%s' port %d",
 							span, nd->desc ? nd->desc : "?", p);
 					}
-					uint32_t k = 0;
-					while (k < span && !used[base + k])
-						k++;
-					if (k == span)
+					uint32_t u = 0;
+					while (u < span && !used[base + u])
+						u++;
+					if (u == span)
 						break;
 				}
 				memset(used + base, 1, span);
@@ -118,6 +151,7 @@ int ibf_assign_missing_lids(struct ibf_fabric *f, int lmc, int *first_node, int 
 		}
 	}
 	free(used);
+	free(ids);
 	return n;
 }
 

@@ -143,6 +143,47 @@ static void put_desc(FILE *out, const char *s, int ibsim)
 	}
 }
 
+/* ibsim takes a node's own description after '#' either between double
+ * quotes (up to the next '"', so it cannot hold one) or bare, up to " lid ",
+ * " lmc ", " base port " or " enhanced port " (or the end of the line).
+ * A description with a '"' is written bare when that reads back whole:
+ * not empty, not starting with a quote or a blank (ibsim skips blanks
+ * after '#'), none of those words in its first 63 bytes. */
+static int ibsim_bare_desc(const char *s)
+{
+	if (!s || !strchr(s, '"') || !*s || *s == '"' || *s == ' ' || *s == '\t')
+		return 0;
+	char cut[64];
+	size_t n = strlen(s);
+	if (n > 63)
+		n = 63;
+	memcpy(cut, s, n);
+	cut[n] = '\0';
+	if (!strchr(cut, '"'))
+		return 0; /* the quote falls past the 63 bytes kept */
+	static const char *const stop[] = { " lid ", " lmc ", " base port ", " enhanced port " };
+	for (size_t i = 0; i < sizeof(stop) / sizeof(stop[0]); i++)
+		if (strstr(cut, stop[i]))
+			return 0;
+	/* the last byte: a blank there would be followed by the "base port"
+	 * words and end the description one byte early */
+	return cut[n - 1] != ' ';
+}
+
+/* a node's own description in an ibsim file (after "# ") */
+static void put_own_desc(FILE *out, const char *s)
+{
+	if (!ibsim_bare_desc(s)) {
+		fputc('"', out);
+		put_desc(out, s, 1);
+		fputc('"', out);
+		return;
+	}
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p && n < 63; p++, n++)
+		fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p, out);
+}
+
 static const char *ws_str(uint8_t w, uint8_t s, char *buf, size_t len)
 {
 	if (!w && !s) {
@@ -216,18 +257,30 @@ static void ibnd_node(const struct ibf_fabric *f, FILE *out, const struct names 
 				(unsigned long long)p0->guid);
 		else if (pin_guids)
 			fprintf(out, "switchguid=0x%llx\n", (unsigned long long)n->guid);
-		fprintf(out, "Switch\t%d \"%s\"\t\t# \"", n->nports, nm->v[i]);
-		put_desc(out, n->desc, ibsim);
-		fprintf(out, "\" %s port 0 lid %u lmc %u\n", n->enhanced_sp0 ? "enhanced" : "base",
+		fprintf(out, "Switch\t%d \"%s\"\t\t# ", n->nports, nm->v[i]);
+		if (ibsim) {
+			put_own_desc(out, n->desc);
+		} else {
+			fputc('"', out);
+			put_desc(out, n->desc, 0);
+			fputc('"', out);
+		}
+		fprintf(out, " %s port 0 lid %u lmc %u\n", n->enhanced_sp0 ? "enhanced" : "base",
 			p0->lid, p0->lmc);
 	} else {
 		const char *g = n->type == IBF_NODE_CA ? "caguid" : "rtguid";
 		if (!ibsim || pin_guids)
 			fprintf(out, "%s=0x%llx\n", g, (unsigned long long)n->guid);
-		fprintf(out, "%s\t%d \"%s\"\t\t# \"", n->type == IBF_NODE_CA ? "Ca" : "Rt",
+		fprintf(out, "%s\t%d \"%s\"\t\t# ", n->type == IBF_NODE_CA ? "Ca" : "Rt",
 			n->nports, nm->v[i]);
-		put_desc(out, n->desc, ibsim);
-		fprintf(out, "\"\n");
+		if (ibsim) {
+			put_own_desc(out, n->desc);
+		} else {
+			fputc('"', out);
+			put_desc(out, n->desc, 0);
+			fputc('"', out);
+		}
+		fputc('\n', out);
 	}
 	for (int p = 1; p <= n->nports; p++)
 		if (ibf_port(f, i, p)->peer_node != IBF_NO_NODE)
