@@ -1226,23 +1226,25 @@ static void health_write(struct ibfab *pl)
 	int reroute = hs->reroute, held_log = hs->held_log;
 	hs->reroute = 0;
 	hs->held_log = 0;
-	char spines[MSG_MAX / 2];
+	char spines[MSG_MAX - 200]; /* the log line's prefix and the rest fit */
 	size_t sn = 0;
 	spines[0] = '\0';
 	int ngroups = ibf_health_ngroups(hs->h);
-	for (int k = 0; hs->h && k < ibf_health_nspines(hs->h) && sn + 80 < sizeof(spines); k++) {
-		/* with two or more spine groups a held spine names its group
-		 * (the cap counts each group on its own) */
-		char held[64] = "(held)";
-		if (ibf_health_spine_held(hs->h, k) && ngroups > 1)
-			group_name(hs->h, ibf_health_spine_group(hs->h, k), "(held in ", ")", held,
-				   sizeof(held));
+	for (int k = 0; hs->h && k < ibf_health_nspines(hs->h) && sn + 140 < sizeof(spines); k++) {
+		/* a held spine says which cap holds it: its group's (named
+		 * when there are two or more) or one of its rails' */
+		char held[112];
+		held[0] = '(';
+		if (ibf_health_held_note(hs->h, k, held + 1, sizeof(held) - 2))
+			strcat(held, ")");
+		else
+			held[0] = '\0';
 		sn += (size_t)snprintf(spines + sn, sizeof(spines) - sn, " 0x%016" PRIx64 "=%d%s",
 				       ibf_health_spine_guid(hs->h, k),
 				       ibf_health_spine_score(hs->h, k),
-				       ibf_health_spine_avoided(hs->h, k) ? "(avoided)"
-				       : ibf_health_spine_held(hs->h, k)  ? held
-									  : "");
+				       ibf_health_spine_avoided(hs->h, k) ? "(avoided)" : held);
+		if (k + 1 < ibf_health_nspines(hs->h) && sn + 140 >= sizeof(spines))
+			snprintf(spines + sn, sizeof(spines) - sn, " ..");
 	}
 	pthread_mutex_unlock(&hs->mu);
 	if (reroute) {
@@ -1254,9 +1256,10 @@ static void health_write(struct ibfab *pl)
 		osm_opensm_sweep(pl->osm);
 	} else if (held_log) {
 		plog(pl, OSM_LOG_INFO,
-		     "ibfab health: spines held in use by rail_avoid_max %d %%%s (low long "
-		     "enough to be avoided, no slot free):%s",
-		     pl->conf.rail_avoid_max, ngroups > 1 ? " of each spine group" : "", spines);
+		     "ibfab health: spines held in use by rail_avoid_max %d %% (counted in %s and "
+		     "on each rail; low long enough to be avoided, no slot free):%s",
+		     pl->conf.rail_avoid_max, ngroups > 1 ? "each spine group" : "the spines",
+		     spines);
 	}
 	if (rc) {
 		ibf_rail_registry_free(&r);

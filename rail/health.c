@@ -8,6 +8,7 @@
 #include "ibf_rail.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,8 @@ struct ibf_health {
 	uint8_t *measured;   /* ever measured */
 	int *low;	     /* spines: consecutive sweeps below avoid_below */
 	uint8_t *avoided;    /* spines */
-	uint8_t *held;	     /* spines: low long enough, held by the cap */
+	uint8_t *held;	     /* spines: low long enough, held by a cap (IBF_HELD_*) */
+	int *held_rail;	     /* spines held by a rail's cap: that rail */
 	uint8_t *held_seen;  /* spines: held as last reported (held_changed) */
 	int *cand;	     /* [nspines] scratch: spines that qualify */
 	int ngroups;	     /* spine groups (ibf_rail_info.sw_group), >= 1 with spines */
@@ -118,6 +120,7 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	h->low = calloc(nr, sizeof(int));
 	h->avoided = calloc(nr, 1);
 	h->held = calloc(nr, 1);
+	h->held_rail = calloc(nr, sizeof(int));
 	h->held_seen = calloc(nr, 1);
 	h->cand = calloc(nr, sizeof(int));
 	h->sgroup = calloc(nr, sizeof(int));
@@ -126,7 +129,8 @@ struct ibf_health *ibf_health_new(const struct ibf_fabric *f, const struct ibf_r
 	h->rail_ports = calloc(nr, sizeof(int));
 	h->rail_first = calloc(nr + 1, sizeof(int));
 	h->domain = calloc((size_t)ri->ndomains + 1, sizeof(char *));
-	if (!h->label || !h->spine || !h->low || !h->avoided || !h->held || !h->held_seen ||
+	if (!h->label || !h->spine || !h->low || !h->avoided || !h->held || !h->held_rail ||
+	    !h->held_seen ||
 	    !h->cand || !h->sgroup || !h->score || !h->measured || !h->rail_ports ||
 	    !h->rail_first || !h->domain)
 		goto nomem;
@@ -239,6 +243,7 @@ void ibf_health_free(struct ibf_health *h)
 	free(h->low);
 	free(h->avoided);
 	free(h->held);
+	free(h->held_rail);
 	free(h->held_seen);
 	free(h->cand);
 	free(h->sgroup);
@@ -277,14 +282,15 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* free slots on every rail spine sp is cabled to */
-static int rails_have_room(const struct ibf_health *h, int sp)
+/* free slots on every rail spine sp is cabled to: -1, else the first rail
+ * without one */
+static int rail_without_room(const struct ibf_health *h, int sp)
 {
 	const uint8_t *on = h->sreach + (size_t)sp * (size_t)h->nrails;
 	for (int r = 0; r < h->nrails; r++)
 		if (on[r] && h->rroom[r] <= 0)
-			return 0;
-	return 1;
+			return r;
+	return -1;
 }
 
 static void rails_take(struct ibf_health *h, int sp, int n)
@@ -330,14 +336,17 @@ static void avoid_capped(struct ibf_health *h)
 		h->cand[j] = c;
 	}
 	for (int i = 0; i < nc; i++) {
-		int sp = h->cand[i];
-		if (h->groom[h->sgroup[sp]] > 0 && rails_have_room(h, sp)) {
+		int sp = h->cand[i], r = -1;
+		if (h->groom[h->sgroup[sp]] <= 0) {
+			h->held[sp] = IBF_HELD_GROUP; /* the group's cap, whatever the rails */
+		} else if ((r = rail_without_room(h, sp)) >= 0) {
+			h->held[sp] = IBF_HELD_RAIL;
+			h->held_rail[sp] = r;
+		} else {
 			h->groom[h->sgroup[sp]]--;
 			rails_take(h, sp, 1);
 			h->avoided[sp] = 1;
 			h->avoid_changed = 1;
-		} else {
-			h->held[sp] = 1;
 		}
 	}
 	for (int sp = 0; sp < h->nspines; sp++)
@@ -647,7 +656,49 @@ int ibf_health_spine_avoided(const struct ibf_health *h, int k)
 
 int ibf_health_spine_held(const struct ibf_health *h, int k)
 {
-	return h && k >= 0 && k < h->nspines ? h->held[k] : 0;
+	return h && k >= 0 && k < h->nspines ? h->held[k] != 0 : 0;
+}
+
+int ibf_health_spine_held_by(const struct ibf_health *h, int k, int *rail, int *cap, int *size)
+{
+	int by = h && k >= 0 && k < h->nspines ? h->held[k] : 0, r = -1, n = 0;
+	if (by == IBF_HELD_GROUP) {
+		n = h->gsize[h->sgroup[k]];
+	} else if (by == IBF_HELD_RAIL) {
+		r = h->held_rail[k];
+		n = h->rsize[r];
+	}
+	if (rail)
+		*rail = r >= 0 ? (int)h->label[r] : -1;
+	if (size)
+		*size = n;
+	if (cap)
+		*cap = by ? (int)(((long)n * h->o.avoid_max_pct) / 100) : 0;
+	return by;
+}
+
+int ibf_health_held_note(const struct ibf_health *h, int k, char *buf, size_t len)
+{
+	int rail, cap, size;
+	int by = ibf_health_spine_held_by(h, k, &rail, &cap, &size);
+	if (!len)
+		return by;
+	buf[0] = '\0';
+	if (by == IBF_HELD_RAIL) {
+		snprintf(buf, len, "held by the cap of rail %d: %d of its %d spines", rail, cap,
+			 size);
+	} else if (by == IBF_HELD_GROUP && h->ngroups > 1) {
+		char rails[32];
+		int g = h->sgroup[k], nr = ibf_health_group_rails(h, g, rails, sizeof(rails)),
+		    shown = rails[0] != '\0';
+		for (const char *c = rails; *c; c++)
+			shown += *c == ',';
+		snprintf(buf, len, "held by the cap of group %d (rails %s%s): %d of its %d spines",
+			 g, rails, shown < nr ? ",.." : "", cap, size);
+	} else if (by == IBF_HELD_GROUP) {
+		snprintf(buf, len, "held by the cap: %d of the %d spines", cap, size);
+	}
+	return by;
 }
 
 int ibf_health_ngroups(const struct ibf_health *h)

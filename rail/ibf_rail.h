@@ -377,6 +377,19 @@ int ibf_health_spine_avoided(const struct ibf_health *h, int k);
 /* spine k stayed low long enough to be avoided but the avoid_max_pct cap
  * holds it in use */
 int ibf_health_spine_held(const struct ibf_health *h, int k);
+/* Which cap holds spine k: 0 (not held), IBF_HELD_GROUP (its spine group
+ * has no slot left: *size the group's spines, *cap its slots) or
+ * IBF_HELD_RAIL (the group has one, but a rail the spine is cabled to does
+ * not: *rail that rail's label, *size the spines cabled to it, *cap its
+ * slots).  Any pointer may be NULL. */
+#define IBF_HELD_GROUP 1
+#define IBF_HELD_RAIL 2
+int ibf_health_spine_held_by(const struct ibf_health *h, int k, int *rail, int *cap, int *size);
+/* The same for a log line, into buf: "held by the cap of rail 0: 1 of its
+ * 2 spines", "held by the cap of group 1 (rails 2,3): 1 of its 2 spines",
+ * or on a fabric of one group "held by the cap: 2 of the 4 spines"; empty
+ * when not held.  Returns ibf_health_spine_held_by's answer. */
+int ibf_health_held_note(const struct ibf_health *h, int k, char *buf, size_t len);
 /* Spine groups (ibf_rail_info.sw_group; 1 on a fabric whose spines all
  * share the rails, 0 without spines): the cap counts each on its own.
  * The group of spine k (-1 out of range), spines in group g, and the rail

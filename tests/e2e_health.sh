@@ -237,8 +237,8 @@ from=$(wc -l <"$SIM/opensm.log")
 	PORTS=2 congest spine01 8000000 0 1 $((r * 8000000)) || exit 1
 done) &
 CONGEST_PID=$!
-wait_log '=[0-9]*(held)' "$from"
-check "both spines low: one is held in use by rail_avoid_max" test $? -eq 0
+wait_log '=[0-9]*(held by the cap: 1 of the 2 spines)' "$from"
+check "both spines low: one is held in use by rail_avoid_max (the log says by which cap)" test $? -eq 0
 wait_log 'hratio: tables configured by ibfab' "$from"
 log_diag "$from" 'avoided spines|held in use|hratio: avoiding|tables configured'
 check "... and never both avoided" sh -c "! tail -n +$from '$SIM/opensm.log' | grep -q '(avoided).*(avoided)'"

@@ -684,6 +684,21 @@ static void test_avoid_cap(void)
 	TT_EQ_INT(ibf_health_avoid_changed(x.h), 1);
 	TT_EQ_INT(ibf_health_held_changed(x.h), 1);
 	TT_EQ_INT(ibf_health_held_changed(x.h), 0); /* cleared */
+	/* what holds it: the cap over the one group (every rail has its 4
+	 * spines and room for 2 of them) */
+	{
+		char note[96];
+		int rail = 7, cap = 0, size = 0;
+		TT_EQ_INT(ibf_health_spine_held_by(x.h, 2, &rail, &cap, &size), IBF_HELD_GROUP);
+		TT_EQ_INT(rail, -1);
+		TT_EQ_INT(cap, 2);
+		TT_EQ_INT(size, 4);
+		TT_EQ_INT(ibf_health_held_note(x.h, 2, note, sizeof(note)), IBF_HELD_GROUP);
+		TT_CHECK_MSG(!strcmp(note, "held by the cap: 2 of the 4 spines"), "%s", note);
+		TT_EQ_INT(ibf_health_held_note(x.h, 3, note, sizeof(note)), 0);
+		TT_CHECK_MSG(!strcmp(note, ""), "%s", note);
+		TT_EQ_INT(ibf_health_spine_held_by(x.h, 0, NULL, NULL, NULL), 0); /* avoided */
+	}
 	/* spine 3 drops lower than all: held too, nothing moves */
 	spine_wait[3] = 99000000; /* 1 */
 	sweep(&x, data, wait, -1, 0);
@@ -760,6 +775,14 @@ static void test_avoid_cap_groups(void)
 	TT_EQ_INT(ibf_health_spine_held(x.h, 0), 1);
 	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 4), 1);
 	TT_EQ_INT(ibf_health_held_changed(x.h), 1);
+	/* held by its group's cap (the fabric has room), named with its rails */
+	{
+		char note[96];
+		TT_EQ_INT(ibf_health_held_note(x.h, 0, note, sizeof(note)), IBF_HELD_GROUP);
+		TT_CHECK_MSG(!strcmp(note, "held by the cap of group 0 (rails 0,1): 1 of its 2 "
+					   "spines"),
+			     "%s", note);
+	}
 	/* the other group has its own slot */
 	spine_wait[2] = 4000000; /* 20 */
 	sweep(&x, data, wait, -1, 0);
@@ -853,6 +876,19 @@ static void test_avoid_cap_groups(void)
 	TT_EQ_INT(ibf_health_spine_avoided(x.h, 3), 1);
 	TT_EQ_INT(ibf_health_spine_avoided(x.h, 4), 1);
 	TT_EQ_INT(ibf_health_avoid_list(x.h, list, 6), 3);
+	/* spine 1 is held by rail 0's cap (the group of 6 had 3 slots, 1 was
+	 * taken when spine 1 came), and the note says so */
+	{
+		char note[96];
+		int rail = -1, cap = 0, size = 0;
+		TT_EQ_INT(ibf_health_spine_held_by(x.h, 1, &rail, &cap, &size), IBF_HELD_RAIL);
+		TT_EQ_INT(rail, 0);
+		TT_EQ_INT(cap, 1);
+		TT_EQ_INT(size, 2);
+		TT_EQ_INT(ibf_health_held_note(x.h, 1, note, sizeof(note)), IBF_HELD_RAIL);
+		TT_CHECK_MSG(!strcmp(note, "held by the cap of rail 0: 1 of its 2 spines"), "%s",
+			     note);
+	}
 	fx_free(&x);
 	spine_wait[0] = spine_wait[1] = spine_wait[3] = spine_wait[4] = 0;
 	/* no spines: no group */
