@@ -122,8 +122,19 @@ static int cmd_info(int argc, char **argv)
 		printf("spine groups %d (spines of different groups reach no common rail "
 		       "switch)\n",
 		       ri.nspine_groups);
-		/* on[r]: a spine of group g is cabled to a switch of rail r */
+		/* on[r]: a spine of group g is cabled to a switch of rail r;
+		 * spines listed in canonical order (by[], GUID first), not the
+		 * records' */
 		uint8_t *on = malloc((size_t)ri.nrails + 1);
+		uint32_t *rank = malloc(((size_t)f->nsw + 1) * sizeof(*rank));
+		uint32_t *by = malloc(((size_t)f->nsw + 1) * sizeof(*by));
+		if (!rank || !by || ibf_switch_ranks(f, rank)) {
+			free(on);
+			on = NULL;
+		} else {
+			for (uint32_t s = 0; s < f->nsw; s++)
+				by[rank[s]] = s;
+		}
 		for (int g = 0; on && g < ri.nspine_groups; g++) {
 			ibf_rail_group_rails(f, &ri, g, on);
 			printf("  group %d: rails", g);
@@ -131,14 +142,16 @@ static int cmd_info(int argc, char **argv)
 				if (on[r])
 					printf("%s%d", n++ ? "," : " ", ri.rail_label[r]);
 			printf(", spines");
-			for (uint32_t s = 0; s < f->nsw; s++)
-				if (ri.sw_group[s] == g) {
+			for (uint32_t k = 0, s; k < f->nsw; k++)
+				if (ri.sw_group[s = by[k]] == g) {
 					const char *d = f->nodes[f->switches[s]].desc;
 					printf(" %s", d && *d ? d : "?");
 				}
 			printf("\n");
 		}
 		free(on);
+		free(rank);
+		free(by);
 	}
 	/* histogram of GPUs per domain */
 	int *per = calloc((size_t)ri.ndomains + 1, sizeof(int)), maxg = 0;
@@ -977,11 +990,24 @@ static int cmd_check(int argc, char **argv)
 			}
 			printf("spines: %d, cross-rail paths per spine min %llu max %llu\n",
 			       rep.nspines, (unsigned long long)lo_, (unsigned long long)hi);
-			for (int i = 0; i < rep.nspines; i++) {
+			/* in canonical order (GUID first), not the records' */
+			uint32_t *rank = malloc(((size_t)f->nsw + 1) * sizeof(*rank));
+			int *ord = malloc(((size_t)rep.nspines + 1) * sizeof(*ord));
+			int sorted = rank && ord && !ibf_switch_ranks(f, rank);
+			for (int i = 0; sorted && i < rep.nspines; i++) {
+				int j = i, v = i;
+				while (j > 0 && rank[rep.spine_sw[ord[j - 1]]] > rank[rep.spine_sw[v]])
+					ord[j] = ord[j - 1], j--;
+				ord[j] = v;
+			}
+			for (int k = 0; k < rep.nspines; k++) {
+				int i = sorted ? ord[k] : k;
 				const char *d = f->nodes[f->switches[rep.spine_sw[i]]].desc;
 				printf("  %-24s %llu\n", d ? d : "?",
 				       (unsigned long long)rep.spine_paths[i]);
 			}
+			free(rank);
+			free(ord);
 		}
 		if (rep.lmc_pairs)
 			printf("lmc: %llu of %llu cross-rail pairs have their layers on distinct "

@@ -139,24 +139,163 @@ static int oom(struct rdet *d)
 	return ibf_error_set(d->err, IBF_ENOMEM, NULL, 0, "out of memory");
 }
 
-/* The map's entries, matched to CA nodes. */
+/* The nodes one selector fits: how many, and the first few in canonical
+ * order (GUID first), so a line that fits several is refused the same way
+ * whatever the order of the fabric file's records. */
+#define CAND_SHOWN 4
+struct cand {
+	int32_t n;
+	int32_t last;		  /* the node counted last (a node's ports may share a GUID) */
+	int32_t low[CAND_SHOWN]; /* the lowest nodes, ascending */
+};
+
+static void cand_add(const struct ibf_fabric *f, struct cand *c, int32_t node)
+{
+	if (c->n && c->last == node)
+		return;
+	c->last = node;
+	int k = c->n < CAND_SHOWN ? c->n : CAND_SHOWN;
+	c->n++;
+	while (k > 0 && ibf_node_cmp(f, node, c->low[k - 1]) < 0) {
+		if (k < CAND_SHOWN)
+			c->low[k] = c->low[k - 1];
+		k--;
+	}
+	if (k < CAND_SHOWN)
+		c->low[k] = node;
+}
+
+/* Selector indexes of a fabric: description, node id, node GUID and port
+ * GUID -> index into cand[]. */
+struct sel_index {
+	struct ibf_smap desc, id;
+	struct ibf_umap guid, pguid;
+	struct cand *cand;
+	int32_t n, cap;
+};
+
+static void sel_free(struct sel_index *x)
+{
+	ibf_smap_free(&x->desc);
+	ibf_smap_free(&x->id);
+	ibf_umap_free(&x->guid);
+	ibf_umap_free(&x->pguid);
+	free(x->cand);
+}
+
+/* the candidates of a key, made when new; NULL when out of memory */
+static struct cand *sel_slot(struct sel_index *x, struct ibf_smap *sm, struct ibf_umap *um,
+			     const char *s, uint64_t key)
+{
+	int32_t old = -1;
+	int rc = sm ? ibf_smap_put(sm, s, strlen(s), x->n, &old) : ibf_umap_put(um, key, x->n, &old);
+	if (rc < 0)
+		return NULL;
+	if (rc == 1)
+		return &x->cand[old];
+	if (x->n == x->cap) {
+		int32_t nc = x->cap ? x->cap * 2 : 64;
+		struct cand *p = realloc(x->cand, (size_t)nc * sizeof(*p));
+		if (!p)
+			return NULL; /* the key points at a slot never made: the caller fails */
+		x->cand = p;
+		x->cap = nc;
+	}
+	memset(&x->cand[x->n], 0, sizeof(x->cand[0]));
+	return &x->cand[x->n++];
+}
+
+static int sel_build(const struct ibf_fabric *f, struct sel_index *x)
+{
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		const struct ibf_node *nd = &f->nodes[i];
+		struct cand *c;
+		if (nd->desc && *nd->desc) {
+			if (!(c = sel_slot(x, &x->desc, NULL, nd->desc, 0)))
+				return IBF_ENOMEM;
+			cand_add(f, c, (int32_t)i);
+		}
+		if (nd->id && *nd->id) {
+			if (!(c = sel_slot(x, &x->id, NULL, nd->id, 0)))
+				return IBF_ENOMEM;
+			cand_add(f, c, (int32_t)i);
+		}
+		if (nd->guid) {
+			if (!(c = sel_slot(x, NULL, &x->guid, NULL, nd->guid)))
+				return IBF_ENOMEM;
+			cand_add(f, c, (int32_t)i);
+		}
+		for (int p = 0; p <= nd->nports; p++) {
+			uint64_t g = f->ports[nd->port_off + (uint32_t)p].guid;
+			if (!g)
+				continue;
+			if (!(c = sel_slot(x, NULL, &x->pguid, NULL, g)))
+				return IBF_ENOMEM;
+			cand_add(f, c, (int32_t)i);
+		}
+	}
+	return 0;
+}
+
+static const struct cand *sel_find(const struct sel_index *x, const struct ibf_rail_map_entry *e)
+{
+	int32_t k;
+	if (e->kind == 0) {
+		/* a node GUID first, then a port GUID */
+		k = ibf_umap_get(&x->guid, e->guid);
+		if (k < 0)
+			k = ibf_umap_get(&x->pguid, e->guid);
+	} else {
+		k = ibf_smap_get(e->kind == 1 ? &x->id : &x->desc, e->key + 1, strlen(e->key + 1));
+	}
+	return k < 0 ? NULL : &x->cand[k];
+}
+
+/* A selector that fits several nodes: which one the line means is not
+ * known (the first in the file would follow the record order).  The error
+ * names them by GUID, the lowest first. */
+static int sel_ambiguous(struct rdet *d, const struct ibf_rail_map_entry *e, const struct cand *c)
+{
+	const struct ibf_fabric *f = d->f;
+	char list[CAND_SHOWN * 24 + 48];
+	size_t n = 0;
+	int shown = c->n < CAND_SHOWN ? c->n : CAND_SHOWN;
+	for (int i = 0; i < shown; i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s0x%016" PRIx64,
+				      i ? (i + 1 == c->n ? " and " : ", ") : "",
+				      ibf_node_some_guid(f, c->low[i]));
+	if (c->n > shown)
+		snprintf(list + n, sizeof(list) - n, " and %d more", c->n - shown);
+	if (e->kind == 0)
+		return ibf_error_set(d->err, IBF_EINVAL, d->map->name, e->line,
+				     "%d nodes of the fabric have this GUID (%s): a line maps one "
+				     "CA; name it by its description",
+				     c->n, list);
+	return ibf_error_set(d->err, IBF_EINVAL, d->map->name, e->line,
+			     "%d nodes of the fabric have this %s (%s): a line maps one CA; "
+			     "name each by its GUID",
+			     c->n, e->kind == 1 ? "node id" : "description", list);
+}
+
+/* The map's entries, matched to CA nodes.  A selector that fits no node
+ * is skipped (counted); one that fits several is an error. */
 static int match_map(struct rdet *d)
 {
 	const struct ibf_fabric *f = d->f;
 	const struct ibf_rail_map *map = d->map;
+	if (!map || !map->n)
+		return 0;
+	struct sel_index x;
+	memset(&x, 0, sizeof(x));
+	int rc = sel_build(f, &x);
+	if (rc) {
+		sel_free(&x);
+		return oom(d);
+	}
 	for (int k = 0; map && k < map->n; k++) {
 		const struct ibf_rail_map_entry *e = &map->e[k];
-		int node = -1, port;
-		if (e->kind == 0) {
-			node = ibf_fabric_find_guid(f, e->guid);
-			if (node < 0)
-				node = ibf_fabric_find_port_guid(f, e->guid, &port);
-		} else if (e->kind == 1) {
-			node = ibf_fabric_find_id(f, e->key + 1);
-		} else {
-			node = ibf_fabric_find_desc(f, e->key + 1);
-		}
-		if (node < 0) {
+		const struct cand *c = sel_find(&x, e);
+		if (!c) {
 			/* a server that is off or unplugged takes its NICs out of
 			 * the fabric: its lines are skipped, counted for the caller
 			 * (a typo looks the same, so callers say which line) */
@@ -164,16 +303,26 @@ static int match_map(struct rdet *d)
 				d->ri->unmatched_line = e->line;
 			continue;
 		}
-		if (f->nodes[node].type == IBF_NODE_SWITCH)
-			return ibf_error_set(d->err, IBF_EINVAL, map->name, e->line,
-					     "the selector names a switch; map CAs only");
-		if (d->ov[node] >= 0)
-			return ibf_error_set(d->err, IBF_EINVAL, map->name, e->line,
-					     "this CA was already mapped on line %ld",
-					     map->e[d->ov[node]].line);
+		if (c->n > 1) {
+			rc = sel_ambiguous(d, e, c);
+			break;
+		}
+		int node = c->low[0];
+		if (f->nodes[node].type == IBF_NODE_SWITCH) {
+			rc = ibf_error_set(d->err, IBF_EINVAL, map->name, e->line,
+					   "the selector names a switch; map CAs only");
+			break;
+		}
+		if (d->ov[node] >= 0) {
+			rc = ibf_error_set(d->err, IBF_EINVAL, map->name, e->line,
+					   "this CA was already mapped on line %ld",
+					   map->e[d->ov[node]].line);
+			break;
+		}
 		d->ov[node] = k;
 	}
-	return 0;
+	sel_free(&x);
+	return rc;
 }
 
 /* GPUs: CA ports facing a switch.  Left out and counted unless the map
@@ -289,6 +438,68 @@ static int domain_of_key(struct rdet *d, const char *key, size_t kl, int32_t *do
 	return 0;
 }
 
+struct dom_ord {
+	const char *name;
+	int32_t old;
+};
+
+static int cmp_dom_ord(const void *a, const void *b)
+{
+	return strcmp(((const struct dom_ord *)a)->name, ((const struct dom_ord *)b)->name);
+}
+
+/* a GPU by domain, then its node in canonical order (as ibf_node_cmp) */
+struct gpu_ord {
+	int32_t domain;
+	int type;
+	uint64_t guid;
+	const char *desc, *id;
+	int32_t node, port;
+	int g;
+};
+
+static int cmp_str0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_gpu_ord(const void *pa, const void *pb)
+{
+	const struct gpu_ord *a = pa, *b = pb;
+	int c;
+	if (a->domain != b->domain)
+		return a->domain < b->domain ? -1 : 1;
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if ((c = cmp_str0(a->desc, b->desc)) || (c = cmp_str0(a->id, b->id)))
+		return c;
+	if (a->node != b->node)
+		return a->node < b->node ? -1 : 1;
+	return (a->port > b->port) - (a->port < b->port);
+}
+
+/* ri's GPUs in canonical order into o[ngpus], by domain first when
+ * by_domain */
+static void gpu_order(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
+		      struct gpu_ord *o, int by_domain)
+{
+	for (int g = 0; g < ri->ngpus; g++) {
+		const struct ibf_node *nd = &f->nodes[ri->gpu[g].node];
+		o[g] = (struct gpu_ord){ by_domain ? ri->gpu[g].domain : 0,
+					 (int)nd->type,
+					 nd->guid,
+					 nd->desc,
+					 nd->id,
+					 ri->gpu[g].node,
+					 ri->gpu[g].port,
+					 g };
+	}
+	if (ri->ngpus > 1)
+		qsort(o, (size_t)ri->ngpus, sizeof(*o), cmp_gpu_ord);
+}
+
 /* Domains and rail hints of the GPUs; a GPU without a hint takes its rank
  * inside its domain. */
 static int assign_domains(struct rdet *d)
@@ -297,16 +508,22 @@ static int assign_domains(struct rdet *d)
 	struct ibf_rail_info *ri = d->ri;
 	int ngpu = ri->ngpus;
 	/* a CA without a host name takes the one of a CA sharing its system
-	 * image GUID (the first in node order) */
-	for (int g = 0; g < ngpu; g++) {
-		const struct ibf_node *nd = &f->nodes[ri->gpu[g].node];
+	 * image GUID (the first in canonical node order, GUID first) */
+	struct gpu_ord *gord = malloc(((size_t)ngpu + 1) * sizeof(*gord));
+	if (!gord)
+		return oom(d);
+	gpu_order(f, ri, gord, 0);
+	for (int i = 0; i < ngpu; i++) {
+		int32_t node = ri->gpu[gord[i].g].node;
+		const struct ibf_node *nd = &f->nodes[node];
 		size_t hl;
 		int idx;
 		int32_t old;
-		if (nd->sysimg_guid && d->ov[ri->gpu[g].node] < 0 &&
-		    host_of_desc(nd->desc, &hl, &idx) &&
-		    ibf_umap_put(&d->named, nd->sysimg_guid, ri->gpu[g].node, &old) < 0)
+		if (nd->sysimg_guid && d->ov[node] < 0 && host_of_desc(nd->desc, &hl, &idx) &&
+		    ibf_umap_put(&d->named, nd->sysimg_guid, node, &old) < 0) {
+			free(gord);
 			return oom(d);
+		}
 	}
 	for (int g = 0; g < ngpu; g++) {
 		struct ibf_rail_gpu *G = &ri->gpu[g];
@@ -316,8 +533,10 @@ static int assign_domains(struct rdet *d)
 			size_t kl;
 			const char *key = domain_key(d, G->node, buf, sizeof(buf), &kl);
 			int rc = domain_of_key(d, key, kl, &d->dom_of[G->node]);
-			if (rc)
+			if (rc) {
+				free(gord);
 				return rc;
+			}
 		}
 		G->domain = d->dom_of[G->node];
 		size_t hl;
@@ -327,19 +546,43 @@ static int assign_domains(struct rdet *d)
 		else if (host_of_desc(nd->desc, &hl, &idx))
 			G->hint = idx;
 	}
+	/* domains numbered in name order (names are unique), not in the order
+	 * the fabric file lists their NICs: lists and registries do not
+	 * follow the records */
+	struct dom_ord *dord = malloc(((size_t)d->ndom + 1) * sizeof(*dord));
+	int32_t *renum = malloc(((size_t)d->ndom + 1) * sizeof(*renum));
+	if (!dord || !renum) {
+		free(dord);
+		free(renum);
+		free(gord);
+		return oom(d);
+	}
+	for (int i = 0; i < d->ndom; i++)
+		dord[i] = (struct dom_ord){ d->names[i], i };
+	qsort(dord, (size_t)d->ndom, sizeof(*dord), cmp_dom_ord);
+	for (int i = 0; i < d->ndom; i++) {
+		renum[dord[i].old] = i;
+		d->names[i] = (char *)dord[i].name;
+	}
+	for (int g = 0; g < ngpu; g++)
+		ri->gpu[g].domain = renum[ri->gpu[g].domain];
+	for (uint32_t i = 0; i < f->nnodes; i++)
+		if (d->dom_of[i] >= 0)
+			d->dom_of[i] = renum[d->dom_of[i]];
+	free(dord);
+	free(renum);
 	ri->domain = d->names;
 	ri->ndomains = d->ndom;
 	d->names = NULL;
-	/* rank fallback for GPUs without a hint */
-	int32_t *cnt = calloc((size_t)d->ndom + 1, sizeof(*cnt));
-	if (!cnt)
-		return oom(d);
-	for (int g = 0; g < ngpu; g++) {
-		int32_t r = cnt[ri->gpu[g].domain]++;
-		if (ri->gpu[g].hint < 0)
-			ri->gpu[g].hint = r;
+	/* rank fallback for GPUs without a hint: the rank among the domain's
+	 * GPUs in canonical node order (GUID first), not the records' order */
+	gpu_order(f, ri, gord, 1);
+	for (int i = 0, r = 0; i < ngpu; i++) {
+		r = i && gord[i].domain == gord[i - 1].domain ? r + 1 : 0;
+		if (ri->gpu[gord[i].g].hint < 0)
+			ri->gpu[gord[i].g].hint = r;
 	}
-	free(cnt);
+	free(gord);
 	return 0;
 }
 
@@ -544,23 +787,34 @@ static int rail_components(struct rdet *d)
 		if (ri->sw_role[s] == IBF_RAIL_SW_SPINE)
 			join_rail_nbrs(f, ri, uf, s);
 	}
-	/* numbered in switch order of their first spine (num[] by root) */
+	/* numbered in canonical order of their first spine (GUID first, not
+	 * the records' order; num[] by root, by[] the switches by rank) */
 	int32_t *num = malloc(((size_t)nsw + 1) * sizeof(*num));
-	if (!num) {
+	uint32_t *rank = malloc(((size_t)nsw + 1) * sizeof(*rank));
+	int32_t *by = malloc(((size_t)nsw + 1) * sizeof(*by));
+	if (!num || !rank || !by || ibf_switch_ranks(f, rank)) {
+		free(num);
+		free(rank);
+		free(by);
 		free(uf);
 		return oom(d);
 	}
-	for (uint32_t s = 0; s < nsw; s++)
-		num[s] = -1;
 	for (uint32_t s = 0; s < nsw; s++) {
+		num[s] = -1;
+		by[rank[s]] = (int32_t)s;
+	}
+	for (uint32_t k = 0; k < nsw; k++) {
+		int32_t s = by[k];
 		if (ri->sw_role[s] != IBF_RAIL_SW_SPINE)
 			continue;
-		int32_t root = find_uf(uf, (int32_t)s);
+		int32_t root = find_uf(uf, s);
 		if (num[root] < 0)
 			num[root] = ri->nspine_groups++;
 		ri->sw_group[s] = num[root];
 	}
 	free(num);
+	free(rank);
+	free(by);
 	free(uf);
 	return 0;
 }
