@@ -1156,7 +1156,9 @@ static int cong_run(const struct ibf_fabric *f, const struct ibf_routes *r,
 		co->shift = shift;
 		rc = ibf_congestion(f, r, co, sh, err);
 	}
-	if (!rc && pattern != IBF_CONG_SHIFT) {
+	/* --pattern shift (IBF_CONG_SHIFT_ALL) runs no permutations: they
+	 * were run, not printed, and their flows counted in the warning */
+	if (!rc && pattern != IBF_CONG_SHIFT_ALL) {
 		co->pattern = IBF_CONG_PERM;
 		rc = ibf_congestion(f, r, co, pm, err);
 	}
@@ -1341,9 +1343,10 @@ static int cmd_route_congestion(int argc, char **argv)
 		unrouted += sh.unrouted + pm.unrouted;
 		if (a.json) {
 			printf("%s{\"layer\": %d, \"hosts\": %u, \"in_switch\": %u, \"links\": %u, "
-			       "\"order\": \"%s\"",
+			       "\"order\": \"%s\", \"apart_flows\": %llu",
 			       l > l0 ? ", " : "", l, any->nhosts, any->in_switch, any->nlinks,
-			       any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric");
+			       any->order == IBF_CONG_ORDER_TREE ? "tree" : "fabric",
+			       (unsigned long long)(sh.apart + pm.apart));
 			if (pattern != IBF_CONG_PERM)
 				printf(", \"shift\": {\"count\": %u, \"worst\": %u, \"worst_shift\": %u, "
 				       "\"contention_free\": %u, \"share_free\": %.4f, \"mean_max\": %.4f, "
@@ -1390,6 +1393,12 @@ static int cmd_route_congestion(int argc, char **argv)
 			if (l == l0 && any->in_switch)
 				printf("note: %u " IBF_IN_SWITCH_NOTE "\n", any->in_switch);
 			printf("layer %d:\n", l);
+			/* a rail-only cluster's rails: pairs no table can join, as
+			 * route check's "across"; the loads are those of the rest */
+			if (sh.apart + pm.apart)
+				printf("  note: %llu flows between switch components apart (no cable "
+				       "path under any routing) left out\n",
+				       (unsigned long long)(sh.apart + pm.apart));
 			if (pattern != IBF_CONG_PERM) {
 				char wl[160] = "";
 				if (sh.worst > 0)

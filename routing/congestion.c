@@ -166,7 +166,8 @@ struct cg {
 	uint32_t maxde;	 /* its link */
 	uint32_t *touched;
 	uint32_t ntouched;
-	uint64_t flows, unrouted;
+	const uint32_t *hcomp; /* [N] switch component of each host's switch */
+	uint64_t flows, unrouted, apart;
 };
 
 /* trace one flow; returns 0 when delivered */
@@ -175,6 +176,10 @@ static int flow(struct cg *c, uint32_t a, uint32_t b, uint32_t *maxl, uint32_t *
 	const struct ibf_fabric *f = c->f;
 	const struct ibf_routes *r = c->r;
 	uint32_t dlid = c->h[b].dlid;
+	if (c->hcomp && c->hcomp[a] != c->hcomp[b]) {
+		c->apart++; /* no cable path: nothing for any table to deliver */
+		return 0;
+	}
 	c->flows++;
 	if (!dlid || dlid > r->max_lid) {
 		c->unrouted++;
@@ -878,6 +883,7 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	c.r = r;
 	c.h = h;
 	c.N = N;
+	c.hcomp = cut.hcomp;
 	c.load = calloc(E ? E : 1, sizeof(uint32_t));
 	c.touched = malloc((E ? E : 1) * sizeof(uint32_t));
 	c.lw = malloc((E ? E : 1) * sizeof(uint32_t));
@@ -1013,6 +1019,7 @@ int ibf_congestion(const struct ibf_fabric *f, const struct ibf_routes *r,
 	rep->updown_mean = ninst ? usum / ninst : 0;
 	rep->flows = c.flows;
 	rep->unrouted = c.unrouted;
+	rep->apart = c.apart;
 out:
 	cut_free(&cut);
 	pcut_free(&pc);

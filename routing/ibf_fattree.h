@@ -251,6 +251,9 @@ struct ibf_cong_report {
 	double mean_max;     /* mean of max_load */
 	uint64_t flows;	     /* flows traced (self flows are none) */
 	uint64_t unrouted;   /* flows not delivered (no entry, loop, misdelivered) */
+	uint64_t apart;	     /* flows between hosts of switch components apart (a
+			      * rail-only cluster's rails): no path under any
+			      * routing, neither traced nor in flows/unrouted */
 	/* cut lower bound of the same instances (docs/dmodk.md): cut[0] the
 	 * leaf (switch) cut, cut[l] the pods of tree levels <= l + 1 on a fat
 	 * tree of more than 2 levels; each the largest over the instances */
