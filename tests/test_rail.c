@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
 static struct ibf_fabric *gen(int m, int k, int r, int sp)
@@ -271,6 +272,39 @@ static void test_map_errors(void)
 	/* a switch is an error at its line */
 	TT_CHECK(detect(f, "\"rail00-l00\" a 0\n", &ri, &err) != 0);
 	TT_EQ_INT(err.line, 1);
+	/* a selector that fits several nodes is an error at its line naming
+	 * them by GUID, lowest first (it applied to the first in node order):
+	 * two CAs of one description, two of one node GUID */
+	int cas[2], k = 0;
+	for (uint32_t i = 0; i < f->nnodes && k < 2; i++)
+		if (f->nodes[i].type == IBF_NODE_CA)
+			cas[k++] = (int)i;
+	TT_REQUIRE(k == 2);
+	for (int j = 0; j < 2; j++) {
+		free(f->nodes[cas[j]].desc);
+		f->nodes[cas[j]].desc = strdup("MT4123 ConnectX6");
+	}
+	char want[160];
+	uint64_t g0 = f->nodes[cas[0]].guid, g1 = f->nodes[cas[1]].guid;
+	snprintf(want, sizeof(want),
+		 "2 nodes of the fabric have this description (0x%016" PRIx64 " and 0x%016" PRIx64
+		 "): a line maps one CA; name each by its GUID",
+		 g0 < g1 ? g0 : g1, g0 < g1 ? g1 : g0);
+	TT_CHECK(detect(f, "# shared\n\"MT4123 ConnectX6\" a 0\n", &ri, &err) != 0);
+	TT_EQ_INT(err.line, 2);
+	TT_CHECK_MSG(strstr(err.msg, want) != NULL, "%s", err.msg);
+	/* ... the same CAs by GUID are fine */
+	char map[96];
+	snprintf(map, sizeof(map), "0x%016" PRIx64 " a 0\n0x%016" PRIx64 " b 1\n", g0, g1);
+	TT_REQUIRE(detect(f, map, &ri, &err) == 0);
+	TT_EQ_INT(ri.unmatched, 0);
+	ibf_rail_info_free(&ri);
+	f->nodes[cas[1]].guid = g0;
+	ibf_fabric_index_guids(f);
+	snprintf(map, sizeof(map), "0x%016" PRIx64 " a 0\n", g0);
+	TT_CHECK(detect(f, map, &ri, &err) != 0);
+	TT_EQ_INT(err.line, 1);
+	TT_CHECK_MSG(strstr(err.msg, "2 nodes of the fabric have this GUID") != NULL, "%s", err.msg);
 	ibf_fabric_free(f);
 }
 
