@@ -13,7 +13,8 @@
 #    and a shuffled file gave doubled and missing rails);
 #  * spine groups (spine00-01 cabled to rails 0-1 only, spine02-03 to
 #    rails 2-3 only) are numbered from the spine of the lowest GUID (they
-#    were numbered from the first spine in the file).
+#    were numbered from the first spine in the file), and `rail check`
+#    lists the spines in GUID order (it listed them as the file did).
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed"
 mk_workdir
@@ -90,6 +91,10 @@ run info rail info "$W/@.ibnd" --list
 run shared-map rail info "$W/s@.ibnd" --map "$W/shared.map" --list
 run nodev rail info "$W/n@.ibnd" --list
 run groups rail info "$W/g@.ibnd"
+for k in a b c; do
+	"$IBFAB" route --topology "$W/$k.ibnd" --engine hratio --lmc 1 -o "$W/$k.lfts" >/dev/null 2>&1
+done
+run railcheck rail check "$W/@.ibnd" --lfts "$W/@.lfts" --lmc 1
 check "a shared description in the map: FILE:LINE, both NICs by GUID, exit 1" \
 	grep -q "shared.map:2: 2 nodes of the fabric have this description (0x0002c90100000600 and 0x0002c90100000e00): a line maps one CA; name each by its GUID" "$W/shared-map"
 check "... and nothing printed but the error" sh -c "[ \$(wc -l <'$W/shared-map') -eq 2 ] && grep -q '^exit 1' '$W/shared-map'"
@@ -98,6 +103,8 @@ check "the fabric: 4 rails, nothing that does not fit" \
 check "the domains in name order" sh -c "grep '^  gpu ' '$W/info' | sed 's/.*: domain \([^ ]*\) .*/\1/' | sort -c"
 check "no device numbers: 4 domains by system image, 4 rails, nothing doubled or missing" \
 	sh -c "grep -q '^gpus 16  domains 4  rails 4 ' '$W/nodev' && grep -q 'missing 0, doubled 0, mismatched 0' '$W/nodev'"
+check "rail check: spines listed spine00 .. spine03" \
+	sh -c "grep -A4 '^spines: 4' '$W/railcheck' | awk 'NR > 1 { print \$1 }' | tr '\n' ' ' | grep -qx 'spine00 spine01 spine02 spine03 '"
 check "two spine groups, group 0 of rails 0,1 (spine00 spine01)" \
 	sh -c "grep -q '^spine groups 2 ' '$W/groups' && grep -q '^  group 0: rails 0,1, spines spine00 spine01$' '$W/groups'"
 # a GUID selector of a NIC whose description is shared still applies
