@@ -270,7 +270,10 @@ static int cmd_info(int argc, char **argv)
 				if (ri.rail_label[r] == G->hint)
 					hr = r;
 			char want[64];
-			if (hr >= 0)
+			if (hr >= 0 && ri.rail_label[hr] != hr)
+				snprintf(want, sizeof(want), "rail %d's (label %d)", hr,
+					 ri.rail_label[hr]);
+			else if (hr >= 0)
 				snprintf(want, sizeof(want), "rail %d's", hr);
 			else
 				snprintf(want, sizeof(want), "no rail's here");

@@ -28,6 +28,8 @@ check "a NIC on another rail's leaf: the leaf's port and the rail its device ind
 	grep -q "^  gpu srv002 mlx5_1 port 1: domain srv002 rail 2 (device index 1): reaches another rail: cabled to rail02-l00 port 11 (rail 2), its device index is rail 1's$" "$Q/r4-s2-lmc0-miscabled.info"
 check "rail 1 lost as well: the label of the rail reached, no rail for the device index" \
 	grep -q "^  gpu srv002 mlx5_1 port 1: .*cabled to rail02-l00 port 11 (rail 1, label 2), its device index is no rail's here$" "$Q/r4-s2-lmc0-all.info"
+check "... and a device index whose rail has another number: both" \
+	grep -q "^  gpu srv003 mlx5_3 port 1: .*cabled to rail00-l00 port 4 (rail 0), its device index is rail 2's (label 3)$" "$Q/r4-s2-lmc0-all.info"
 check "an intact fabric: no GPU line without --list" sh -c "! grep -v '^  gpu .*(device index [0-9]*)$' '$Q/r4-s2-lmc0-intact.info' | grep -q '^  gpu '"
 
 # rail-only 8 x 4: pairs between rails are left out of the congestion
