@@ -1256,8 +1256,8 @@ static void health_write(struct ibfab *pl)
 		osm_opensm_sweep(pl->osm);
 	} else if (held_log) {
 		plog(pl, OSM_LOG_INFO,
-		     "ibfab health: spines held in use by rail_avoid_max %d %% (counted in %s and "
-		     "on each rail; low long enough to be avoided, no slot free):%s",
+		     "ibfab health: spines held in use by rail_avoid_max %d %% of %s and of each "
+		     "rail's spines (low long enough to be avoided, no slot free):%s",
 		     pl->conf.rail_avoid_max, ngroups > 1 ? "each spine group" : "the spines",
 		     spines);
 	}
