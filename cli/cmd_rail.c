@@ -247,47 +247,13 @@ static int cmd_info(int argc, char **argv)
 	 * switch port its cable goes to, so the cable can be found */
 	for (int g = 0; g < ri.ngpus; g++) {
 		const struct ibf_rail_gpu *G = &ri.gpu[g];
-		int lsw = f->nodes[G->leaf].sw;
-		int on_rail = lsw >= 0 && ri.sw_role[lsw] == IBF_RAIL_SW_RAIL;
-		int bad = G->hint != ri.rail_label[G->rail];
-		if (!list && !bad && on_rail)
-			continue;
-		const char *d = f->nodes[G->node].desc;
-		char sw[160], why[512] = "";
-		const struct ibf_port *pp = ibf_port(f, G->node, G->port);
-		ibf_node_label(f, G->leaf, sw, sizeof(sw));
-		if (!on_rail) {
-			snprintf(why, sizeof(why),
-				 ": cabled to %s port %d, a %s, not to a rail switch (counted on "
-				 "rail %d by its device index)",
-				 sw, pp->peer_port,
-				 lsw >= 0 && ri.sw_role[lsw] == IBF_RAIL_SW_SPINE ? "spine"
-										 : "switch of no rail",
-				 G->rail);
-		} else if (bad) {
-			int hr = -1;
-			for (int r = 0; r < ri.nrails; r++)
-				if (ri.rail_label[r] == G->hint)
-					hr = r;
-			char want[64];
-			if (hr >= 0 && ri.rail_label[hr] != hr)
-				snprintf(want, sizeof(want), "rail %d's (label %d)", hr,
-					 ri.rail_label[hr]);
-			else if (hr >= 0)
-				snprintf(want, sizeof(want), "rail %d's", hr);
-			else
-				snprintf(want, sizeof(want), "no rail's here");
-			char at[48];
-			if (ri.rail_label[G->rail] != G->rail)
-				snprintf(at, sizeof(at), "rail %d, label %d", G->rail,
-					 ri.rail_label[G->rail]);
-			else
-				snprintf(at, sizeof(at), "rail %d", G->rail);
-			snprintf(why, sizeof(why),
-				 ": reaches another rail: cabled to %s port %d (%s), its device "
-				 "index is %s",
-				 sw, pp->peer_port, at, want);
+		char why[512] = ": ";
+		if (!ibf_rail_gpu_misfit(f, &ri, g, why + 2, sizeof(why) - 2)) {
+			if (!list)
+				continue;
+			why[0] = '\0';
 		}
+		const char *d = f->nodes[G->node].desc;
 		printf("  gpu %s port %d: domain %s rail %d (device index %d)%s\n", d ? d : "?",
 		       G->port, ri.domain[G->domain], G->rail, G->hint, why);
 	}

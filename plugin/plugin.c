@@ -1017,6 +1017,21 @@ static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigne
 		     "counts each on its own): %s",
 		     ibf_health_ngroups(h), list);
 	}
+	/* GPU NICs cabled off their rail: the first by name and port, the
+	 * count (ibfab rail info lists them all) */
+	int off = 0, first = -1;
+	for (int g = 0; g < ri.ngpus; g++)
+		if (ibf_rail_gpu_misfit(f, &ri, g, NULL, 0) && !off++)
+			first = g;
+	if (off) {
+		char why[400], dn[160];
+		ibf_rail_gpu_misfit(f, &ri, first, why, sizeof(why));
+		ibf_node_label(f, ri.gpu[first].node, dn, sizeof(dn));
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab health: warning: %d GPU NIC(s) cabled off their rail (ibfab rail info lists "
+		     "them), the first: %s port %d %s",
+		     off, dn, ri.gpu[first].port, why);
+	}
 	if (ri.unmatched)
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab health: %s:%ld: %d rail_map line(s) name no node of the fabric "

@@ -218,6 +218,15 @@ void ibf_rail_group_rails(const struct ibf_fabric *f, const struct ibf_rail_info
 /* Domains with two or more GPUs; 0 means not a rail fabric (every server
  * has one NIC on it, so its "rails" are only device numbers). */
 int ibf_rail_multi_gpu_domains(const struct ibf_rail_info *ri);
+/* GPU g (index into ri->gpu) cabled off its rail: to a switch of no rail
+ * (a spine), or to a rail other than the one its device index names.
+ * Returns 1 and writes what is wrong, with the switch and port its cable
+ * reaches, into buf ("cabled to spine00 port 5, a spine, not to a rail
+ * switch (...)", "reaches another rail: cabled to rail02-l00 port 11 (rail
+ * 2), its device index is rail 1's"); 0 (buf "") when it is where it
+ * belongs.  buf may be NULL. */
+int ibf_rail_gpu_misfit(const struct ibf_fabric *f, const struct ibf_rail_info *ri, int g,
+			char *buf, size_t len);
 
 /* A rail switch the structure implies but the fabric lacks (rail info).
  * A whole rail (rail -1): its device number lies between those of two

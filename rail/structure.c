@@ -20,6 +20,7 @@
 #include "ibf_map.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1080,4 +1081,52 @@ int ibf_rail_gaps(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
 	*out = v;
 	*n = cnt;
 	return 0;
+}
+
+int ibf_rail_gpu_misfit(const struct ibf_fabric *f, const struct ibf_rail_info *ri, int g,
+			char *buf, size_t len)
+{
+	if (buf && len)
+		buf[0] = '\0';
+	if (g < 0 || g >= ri->ngpus)
+		return 0;
+	const struct ibf_rail_gpu *G = &ri->gpu[g];
+	int lsw = f->nodes[G->leaf].sw;
+	int on_rail = lsw >= 0 && ri->sw_role[lsw] == IBF_RAIL_SW_RAIL;
+	int bad = G->hint != ri->rail_label[G->rail];
+	if (on_rail && !bad)
+		return 0;
+	if (!buf || !len)
+		return 1;
+	char sw[160];
+	const struct ibf_port *pp = ibf_port((struct ibf_fabric *)f, G->node, G->port);
+	ibf_node_label(f, G->leaf, sw, sizeof(sw));
+	if (!on_rail) {
+		snprintf(buf, len,
+			 "cabled to %s port %d, a %s, not to a rail switch (counted on rail %d by "
+			 "its device index)",
+			 sw, pp->peer_port,
+			 lsw >= 0 && ri->sw_role[lsw] == IBF_RAIL_SW_SPINE ? "spine"
+									   : "switch of no rail",
+			 G->rail);
+		return 1;
+	}
+	int hr = -1;
+	for (int r = 0; r < ri->nrails; r++)
+		if (ri->rail_label[r] == G->hint)
+			hr = r;
+	char want[64], at[48];
+	if (hr >= 0 && ri->rail_label[hr] != hr)
+		snprintf(want, sizeof(want), "rail %d's (label %d)", hr, ri->rail_label[hr]);
+	else if (hr >= 0)
+		snprintf(want, sizeof(want), "rail %d's", hr);
+	else
+		snprintf(want, sizeof(want), "no rail's here");
+	if (ri->rail_label[G->rail] != G->rail)
+		snprintf(at, sizeof(at), "rail %d, label %d", G->rail, ri->rail_label[G->rail]);
+	else
+		snprintf(at, sizeof(at), "rail %d", G->rail);
+	snprintf(buf, len, "reaches another rail: cabled to %s port %d (%s), its device index is %s",
+		 sw, pp->peer_port, at, want);
+	return 1;
 }

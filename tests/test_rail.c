@@ -229,6 +229,68 @@ static void test_structure_unknown_guids(void)
 	ibf_fabric_free(f);
 }
 
+/* A GPU NIC cabled off its rail is told with the switch port its cable
+ * reaches: two NICs of srv001 swapped between rails 0 and 3, then one on a
+ * spine. */
+static void test_structure_misfit(void)
+{
+	struct ibf_error err = { 0 };
+	struct ibf_rail_info ri;
+	struct ibf_fabric *f = gen(4, 4, 1, 2);
+	TT_REQUIRE(f);
+	int a = ibf_fabric_find_desc(f, "srv001 mlx5_0"), b = ibf_fabric_find_desc(f, "srv001 mlx5_3");
+	TT_REQUIRE(a >= 0 && b >= 0);
+	struct ibf_port pa = *ibf_port(f, a, 1), pb = *ibf_port(f, b, 1);
+	ibf_fabric_disconnect(f, a, 1);
+	ibf_fabric_disconnect(f, b, 1);
+	TT_REQUIRE(ibf_fabric_connect(f, a, 1, pb.peer_node, pb.peer_port, pa.width, pa.speed,
+				      &err) == 0);
+	TT_REQUIRE(ibf_fabric_connect(f, b, 1, pa.peer_node, pa.peer_port, pb.width, pb.speed,
+				      &err) == 0);
+	TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+	TT_REQUIRE(detect(f, NULL, &ri, &err) == 0);
+	TT_EQ_INT(ri.mismatched, 2);
+	char buf[256], want[160];
+	int off = 0;
+	for (int g = 0; g < ri.ngpus; g++)
+		off += ibf_rail_gpu_misfit(f, &ri, g, NULL, 0);
+	TT_EQ_INT(off, 2);
+	int ga = ri.gpu_of_node[a];
+	TT_EQ_INT(ibf_rail_gpu_misfit(f, &ri, ga, buf, sizeof(buf)), 1);
+	snprintf(want, sizeof(want),
+		 "reaches another rail: cabled to rail03-l00 port %d (rail 3), its device index is "
+		 "rail 0's",
+		 pb.peer_port);
+	TT_CHECK_MSG(!strcmp(buf, want), "%s", buf);
+	int ok = ri.gpu_of_node[ibf_fabric_find_desc(f, "srv002 mlx5_1")];
+	TT_EQ_INT(ibf_rail_gpu_misfit(f, &ri, ok, buf, sizeof(buf)), 0);
+	TT_CHECK(buf[0] == '\0');
+	ibf_rail_info_free(&ri);
+	/* srv002's mlx5_1 on spine00's last port (its cable to a rail leaf
+	 * pulled: the generated spines have no free port) */
+	int c = ibf_fabric_find_desc(f, "srv002 mlx5_1"), sp = ibf_fabric_find_desc(f, "spine00");
+	TT_REQUIRE(c >= 0 && sp >= 0);
+	struct ibf_port pc = *ibf_port(f, c, 1);
+	int free_port = f->nodes[sp].nports;
+	ibf_fabric_disconnect(f, sp, free_port);
+	{
+		ibf_fabric_disconnect(f, c, 1);
+		TT_REQUIRE(ibf_fabric_connect(f, c, 1, sp, free_port, pc.width, pc.speed, &err) ==
+			   0);
+		TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+		TT_REQUIRE(detect(f, NULL, &ri, &err) == 0);
+		TT_EQ_INT(ri.mismatched, 3);
+		TT_EQ_INT(ibf_rail_gpu_misfit(f, &ri, ri.gpu_of_node[c], buf, sizeof(buf)), 1);
+		snprintf(want, sizeof(want),
+			 "cabled to spine00 port %d, a spine, not to a rail switch (counted on rail 1 "
+			 "by its device index)",
+			 free_port);
+		TT_CHECK_MSG(!strcmp(buf, want), "%s", buf);
+		ibf_rail_info_free(&ri);
+	}
+	ibf_fabric_free(f);
+}
+
 static void test_map_errors(void)
 {
 	static const struct {
@@ -869,6 +931,7 @@ int main(void)
 	TT(test_structure_unknown_guids);
 	TT(test_missing_leaves);
 	TT(test_missing_rail_with_map);
+	TT(test_structure_misfit);
 	TT(test_map_errors);
 	TT(test_registry);
 	TT(test_hratio);
