@@ -6,12 +6,25 @@
 #    every sweep, and OpenSM keeps running;
 #  - the directory is created: the next write works, the log says the
 #    registry is written again, and sweeps are written from then on.
+# srv001's two NICs are swapped between the rails: the log warns about the
+# NICs cabled off their rail, naming the first and its switch port.
 . "$(dirname "$0")/lib.sh"
 need_sim
 need_plugin
 mk_workdir
 osm_sim_workdir
-"$IBFAB" topo gen rail --servers 4 --gpus 2 --spines 2 --format ibsim -o "$WORK/r.net" >/dev/null 2>&1
+"$IBFAB" topo gen rail --servers 4 --gpus 2 --spines 2 --format ibsim -o "$WORK/r0.net" >/dev/null 2>&1
+# srv001 mlx5_0 on rail01-l00 port 2, mlx5_1 on rail00-l00 port 2 (both
+# ends of both cables)
+sed -e 's/^\[2\]\t"srv001 mlx5_\([01]\)"/[2]\t"srv001 mlx5_X\1"/' \
+	-e 's/"srv001 mlx5_X0"/"srv001 mlx5_1"/; s/"srv001 mlx5_X1"/"srv001 mlx5_0"/' \
+	-e 's/^\(\[1\]\t"rail0\)\([01]\)\(-l00"\[2\]\)/\1X\2\3/' \
+	-e 's/"rail0X0-l00"/"rail01-l00"/; s/"rail0X1-l00"/"rail00-l00"/' "$WORK/r0.net" >"$WORK/r.net"
+"$IBFAB" rail info "$WORK/r.net" >"$WORK/r.info" 2>&1
+diag <"$WORK/r.info"
+check "srv001's NICs swapped: rail info names both with their switch ports" \
+	sh -c "grep -q '^  gpu srv001 mlx5_1 port 1: .*cabled to rail00-l00 port 2 (rail 0), its device index is rail 1.s$' '$WORK/r.info' &&
+	       grep -q '^  gpu srv001 mlx5_0 port 1: .*cabled to rail01-l00 port 2 (rail 1), its device index is rail 0.s$' '$WORK/r.info'"
 REG=$WORK/later/rails.json
 printf 'rail_registry %s\n' "$REG" >"$WORK/ibfab.conf"
 osm_conf "$WORK/opensm.default.conf" hratio 0 "$WORK/opensm.conf" \
@@ -21,6 +34,8 @@ IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/r.net" "$SIM" 2>&1 | diag
 osm_daemon "$WORK/opensm.conf" "$WORK/ibfab.conf"
 osm_wait_sweep 0
 check "OpenSM up" test $? -eq 0
+check "the log warns about the 2 NICs cabled off their rail, the first by name and port" \
+	grep -q "ibfab health: warning: 2 GPU NIC(s) cabled off their rail (ibfab rail info lists them), the first: srv001 mlx5_1 port 1 reaches another rail: cabled to rail00-l00 port 2 (rail 0), its device index is rail 1's" "$SIM/opensm.log"
 
 # PerfMgr sweeps once a second: 6 s give several failed writes while the
 # registry's directory is missing
