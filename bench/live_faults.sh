@@ -4,7 +4,8 @@
 # checked.  A QA script, not a CI test (it takes minutes per case).
 #
 #   IBFAB=build/ibfab bench/live_faults.sh [--seeds "1 2 3"] [--mixed]
-#         [--restart] [--during] [--sm-cut] [--gen mixed]
+#         [--restart] [--restart-in-sweep] [--during] [--sm-cut] [--sm-isolate]
+#         [--gen mixed]
 #         [--stable MODE] [--out DIR] [CASE..]
 #
 # Cases (default: all):
@@ -50,6 +51,9 @@
 # plugin has no previous tables: its first sweep must be a full run
 # (no "stable reroute" line) that passes every check; the end check then
 # says whether the repair after it ends on a fresh run's tables.
+# --restart-in-sweep: as --restart, but the mid-repair restart is a SIGTERM
+# while the return's sweep runs (at ibfab's first line of it, so tables can
+# be half written), the new OpenSM then sweeps what it finds.
 # --during: every fault step's console lines go in two writes: the first
 # line, then, while the sweep it starts runs, the rest (a fault step gets
 # a second line, one more cable cut, when it has one).  The second write
@@ -59,6 +63,9 @@
 # --sm-cut: the first cable of every cut is one of the SM's switch's
 # (as long as that switch keeps one other cable to a live switch): the
 # SM is partly cut off, its switch's cables are the ones lost.
+# --sm-isolate: step 2 is a cut of every live cable of the SM's switch
+# (the SM sees its switch and hosts only); the steps after it that the SM
+# cannot see count as unseen until its cables come back.
 # --gen mixed: the fabric is made of three switch generations (EDR, FDR,
 # QDR in turn, with their device ids), hosts at their switch's speed,
 # each cable at its slower end's speed and every fourth switch cable at
@@ -82,8 +89,10 @@ PATH=$PATH:/usr/sbin:/sbin
 SEEDS="1 2 3"
 MIXED=0
 RESTART=0
+RS_IN=0
 DURING=0
 SMCUT=0
+SMISO=0
 GENMIX=
 STABLE=TRUE
 OUT=
@@ -94,8 +103,10 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2; shift 2 ;;
 	--mixed) MIXED=1; shift ;;
 	--restart) RESTART=1; shift ;;
+	--restart-in-sweep) RESTART=1 RS_IN=1; shift ;;
 	--during) DURING=1; shift ;;
 	--sm-cut) SMCUT=1; shift ;;
+	--sm-isolate) SMISO=1; shift ;;
 	--gen) case $2 in mixed) GENMIX=mixed ;; *) echo "live_faults.sh: --gen takes mixed" >&2; exit 2 ;; esac; shift 2 ;;
 	--stable) STABLE=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -253,9 +264,24 @@ during_write() {
 # with the same configuration and cache directory (the same LIDs); its
 # first sweep is checked as a step's.  The plugin starts afresh: that sweep
 # must route the whole fabric (no stable reroute, no previous tables).
+# restart_osm NAME LINE..: the lines written first, and the SIGTERM sent
+# as soon as ibfab logs its first line of the sweep they start (10 s at
+# most): OpenSM stops in the middle of that sweep.
 restart_osm() {
-	local n0 d
+	local n0 d i
 	STEP=$1 LASTSTEP=$1 UNSEEN=0
+	shift
+	if [ $# -gt 0 ]; then
+		OSM_FROM=$(wc -l <"$SIM/opensm.log")
+		n0=$(osm_sweeps)
+		printf '%s\n' "$@" | sed "s/^/$STEP: /" | diag
+		"$HARNESS" console "$SIM" "$@"
+		for ((i = 0; i < 1000; i++)); do
+			tail -n +"$((OSM_FROM + 1))" "$SIM/opensm.log" | grep -q "ibfab $ENGINE: " && break
+			sleep 0.01
+		done
+		echo "# $STEP: SIGTERM $([ $i -lt 1000 ] && echo "at ibfab's first line of the sweep" || echo "after 10 s, no ibfab line") ($(osm_sweeps) sweeps done, $n0 before)"
+	fi
 	echo "# $STEP: OpenSM stopped (SIGTERM) and started again"
 	kill -TERM "$OSM_PID" 2>/dev/null
 	wait "$OSM_PID" 2>/dev/null
@@ -377,6 +403,17 @@ run_one() {
 				kind="cut"
 			fi
 		fi
+		if [ "$SMISO" = 1 ] && [ $i -eq 2 ]; then
+			# every live cable of the SM's switch
+			for c in "${cables[@]}"; do
+				read -r a pa b _ <<<"$c"
+				case " $c " in *" $smsw "*) ;; *) continue ;; esac
+				[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] || continue
+				cdown[$c]=1
+				lines+=("Unlink \"$a\"[$pa]")
+			done
+			kind=isolate
+		fi
 		if [ "$kind" = cut ]; then
 			rnd 3; n=$((1 + R))
 			[ "$DURING" = 0 ] || [ ${#lines[@]} -ne 0 ] || [ $n -ge 2 ] || n=2
@@ -424,12 +461,16 @@ run_one() {
 		ndown=$((${#cdown[@]} + ${#sdown[@]}))
 		# --restart mid-repair, when no return left something down: before
 		# the first return
-		if [ "$RESTART" = 1 ] && [ "$rs_fault" = 1 ] && [ "$rs_repair" = 0 ] && [ "$kind" = back ] &&
-			[ "$ndown" -eq 0 ]; then
+		if [ "$RESTART" = 1 ] && [ "$RS_IN" = 0 ] && [ "$rs_fault" = 1 ] && [ "$rs_repair" = 0 ] &&
+			[ "$kind" = back ] && [ "$ndown" -eq 0 ]; then
 			rs_repair=1
 			restart_osm "step$i-restart-before-repair"
 		fi
-		if [ "$DURING" = 1 ] && [ "$kind" = back ]; then
+		if [ "$RS_IN" = 1 ] && [ "$rs_fault" = 1 ] && [ "$rs_repair" = 0 ] &&
+			{ [ "$kind" = back ] || [ "${kind#mixed-}" != "$kind" ]; }; then
+			rs_repair=1
+			restart_osm "step$i-$kind-restart-in-sweep" "${lines[@]}"
+		elif [ "$DURING" = 1 ] && [ "$kind" = back ]; then
 			# returns go in one write (a fault in the middle of the
 			# sweep is the case under test)
 			DURING=0 step "step$i-$kind" "${lines[@]}"
