@@ -53,7 +53,8 @@
 # says whether the repair after it ends on a fresh run's tables.
 # --restart-in-sweep: as --restart, but the mid-repair restart is a SIGTERM
 # while the return's sweep runs (at ibfab's first line of it, so tables can
-# be half written), the new OpenSM then sweeps what it finds.
+# be half written) or OpenSM's first trap report of it (discovery), drawn
+# per run; the new OpenSM then sweeps what it finds.
 # --during: every fault step's console lines go in two writes: the first
 # line, then, while the sweep it starts runs, the rest (a fault step gets
 # a second line, one more cable cut, when it has one).  The second write
@@ -255,7 +256,11 @@ during_write() {
 	local seen="at the $at point + $d s"
 	[ $i -lt 1000 ] || seen="no $at point within 10 s"
 	# where the sweep was when the rest went in: the SUBNET UP count
-	echo "# $STEP: rest of the step written $seen ($(osm_sweeps) sweeps done, $(($(grep -c "$ENGINE: tables configured by ibfab" "$SIM/opensm.log"))) routed)"
+	# n0: step's count of sweeps before the first write (bash locals are
+	# dynamic); "in the sweep" when no sweep ended in between
+	local now
+	now=$(osm_sweeps)
+	echo "# $STEP: rest of the step written $seen ($now sweeps done, $n0 before the first line$([ "$now" = "$n0" ] && echo ": in the sweep"))"
 	DURING_N=$((DURING_N + 1))
 	"$HARNESS" console "$SIM" "$@"
 }
@@ -265,8 +270,10 @@ during_write() {
 # first sweep is checked as a step's.  The plugin starts afresh: that sweep
 # must route the whole fabric (no stable reroute, no previous tables).
 # restart_osm NAME LINE..: the lines written first, and the SIGTERM sent
-# as soon as ibfab logs its first line of the sweep they start (10 s at
-# most): OpenSM stops in the middle of that sweep.
+# while the sweep they start runs: at OpenSM's first trap report of the
+# change (discovery) or ibfab's first line (routing; the tables may be
+# half written), drawn per run, 10 s at most: OpenSM stops in the middle
+# of that sweep.
 restart_osm() {
 	local n0 d i
 	STEP=$1 LASTSTEP=$1 UNSEEN=0
@@ -276,11 +283,16 @@ restart_osm() {
 		n0=$(osm_sweeps)
 		printf '%s\n' "$@" | sed "s/^/$STEP: /" | diag
 		"$HARNESS" console "$SIM" "$@"
+		local pat at now
+		rnd 2
+		if [ $R = 0 ]; then pat='log_notice: Reporting|Received Generic Notice' at="OpenSM's first trap report"
+		else pat="ibfab $ENGINE: " at="ibfab's first line"; fi
 		for ((i = 0; i < 1000; i++)); do
-			tail -n +"$((OSM_FROM + 1))" "$SIM/opensm.log" | grep -q "ibfab $ENGINE: " && break
+			tail -n +"$((OSM_FROM + 1))" "$SIM/opensm.log" | grep -qE "$pat" && break
 			sleep 0.01
 		done
-		echo "# $STEP: SIGTERM $([ $i -lt 1000 ] && echo "at ibfab's first line of the sweep" || echo "after 10 s, no ibfab line") ($(osm_sweeps) sweeps done, $n0 before)"
+		now=$(osm_sweeps)
+		echo "# $STEP: SIGTERM $([ $i -lt 1000 ] && echo "at $at" || echo "after 10 s, no $at") ($now sweeps done, $n0 before$([ "$now" = "$n0" ] && echo ": in the sweep"))"
 	fi
 	echo "# $STEP: OpenSM stopped (SIGTERM) and started again"
 	kill -TERM "$OSM_PID" 2>/dev/null
