@@ -493,7 +493,7 @@ run_one() {
 			if [ "$rs_fault" = 0 ] && [ "$kind" != back ]; then
 				rs_fault=1
 				restart_osm "step$i-restart-fault"
-			elif [ "$rs_fault" = 1 ] && [ "$rs_repair" = 0 ] && [ "${kind#mixed-}" != "$kind" -o "$kind" = back ]; then
+			elif [ "$rs_fault" = 1 ] && [ "$rs_repair" = 0 ] && { [ "${kind#mixed-}" != "$kind" ] || [ "$kind" = back ]; }; then
 				rs_repair=1
 				restart_osm "step$i-restart-mid-repair"
 			fi
