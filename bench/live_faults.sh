@@ -4,7 +4,9 @@
 # checked.  A QA script, not a CI test (it takes minutes per case).
 #
 #   IBFAB=build/ibfab bench/live_faults.sh [--seeds "1 2 3"] [--mixed]
-#                                          [--stable MODE] [--out DIR] [CASE..]
+#         [--restart] [--restart-in-sweep] [--during] [--sm-cut] [--sm-isolate]
+#         [--gen mixed]
+#         [--stable MODE] [--out DIR] [CASE..]
 #
 # Cases (default: all):
 #   sf-lay-0-dfsssp sf-lay-0-auto sf-lay-1-dfsssp sf-lay-1-auto
@@ -15,6 +17,10 @@
 #   torus           minimal on a 4x4 torus, LMC 0, deadlock auto
 #   hyperx          minimal on a 4x3 HyperX, LMC 1, deadlock auto
 #   rail            hratio on a rail-optimized cluster 8 x 4 GPUs, 2 spines, LMC 1
+#   sf7-lay-1       layered on Slim Fly q=7 (98 switches, 1 host each), LMC 1,
+#                   deadlock auto: a sweep long enough to fault inside (--during)
+#   ft3big          dmodk on XGFT(3;4,6,4;1,4,3) (52 switches, 96 hosts), LMC 0
+# (not in the default list: sf7-lay-1 ft3big)
 #
 # For each case and seed: OpenSM (sweep_interval 1, qos TRUE, unicast cache
 # off, stable_reroute TRUE by default) comes up on the whole fabric; then a
@@ -38,9 +44,37 @@
 # MODE sets ibfab.conf's stable_reroute (default TRUE; with keep the end
 # check must fail, the returned parts staying idle: the script sees a
 # repair that misses the healthy tables).
+# --restart: OpenSM is stopped (SIGTERM) and started again twice: after
+# the first fault step that leaves something down, and after the first
+# step that brings something back while something stays down (mid-repair;
+# if no such step comes, before the first return).  The new OpenSM's
+# plugin has no previous tables: its first sweep must be a full run
+# (no "stable reroute" line) that passes every check; the end check then
+# says whether the repair after it ends on a fresh run's tables.
+# --restart-in-sweep: as --restart, but the mid-repair restart is a SIGTERM
+# while the return's sweep runs (at ibfab's first line of it, so tables can
+# be half written) or OpenSM's first trap report of it (discovery), drawn
+# per run; the new OpenSM then sweeps what it finds.
+# --during: every fault step's console lines go in two writes: the first
+# line, then, while the sweep it starts runs, the rest (a fault step gets
+# a second line, one more cable cut, when it has one).  The second write
+# waits for the sweep to reach a point drawn per step: OpenSM's first
+# trap report of the change (discovery) or ibfab's first line of the
+# sweep (routing), plus 0, 50 or 200 ms.
+# --sm-cut: the first cable of every cut is one of the SM's switch's
+# (as long as that switch keeps one other cable to a live switch): the
+# SM is partly cut off, its switch's cables are the ones lost.
+# --sm-isolate: step 2 is a cut of every live cable of the SM's switch
+# (the SM sees its switch and hosts only); the steps after it that the SM
+# cannot see count as unseen until its cables come back.
+# --gen mixed: the fabric is made of three switch generations (EDR, FDR,
+# QDR in turn, with their device ids), hosts at their switch's speed,
+# each cable at its slower end's speed and every fourth switch cable at
+# 2x (bench/live_mixgen.awk).
 # A step the SM cannot see (its switch cut off from the change) brings no
 # sweep; it is counted as unseen, and the tables are checked all the same.
-# Output: one line per run (case seed sweeps checks failed unseen) on
+# Output: one line per run (case seed sweeps checks failed unseen restarts
+# during known) on
 # stdout and in DIR/summary.tsv; each run's files, TAP log and read-backs in DIR/CASE-sSEED
 # (DIR defaults to a new directory under /tmp).  Every ibsim and OpenSM is
 # started with its own IBSIM_SOCKNAME and stopped by PID.
@@ -55,6 +89,12 @@ PATH=$PATH:/usr/sbin:/sbin
 
 SEEDS="1 2 3"
 MIXED=0
+RESTART=0
+RS_IN=0
+DURING=0
+SMCUT=0
+SMISO=0
+GENMIX=
 STABLE=TRUE
 OUT=
 CASES=()
@@ -63,6 +103,12 @@ while [ $# -gt 0 ]; do
 	--seeds) SEEDS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--mixed) MIXED=1; shift ;;
+	--restart) RESTART=1; shift ;;
+	--restart-in-sweep) RESTART=1 RS_IN=1; shift ;;
+	--during) DURING=1; shift ;;
+	--sm-cut) SMCUT=1; shift ;;
+	--sm-isolate) SMISO=1; shift ;;
+	--gen) case $2 in mixed) GENMIX=mixed ;; *) echo "live_faults.sh: --gen takes mixed" >&2; exit 2 ;; esac; shift 2 ;;
 	--stable) STABLE=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "live_faults.sh: unknown option $1" >&2; exit 2 ;;
@@ -96,6 +142,8 @@ case_def() {
 	torus) ENGINE=minimal; GEN="torus --dims 4,4 --hosts 1"; LMC=0 ;;
 	hyperx) ENGINE=minimal; GEN="hyperx --s1 4 --s2 3 --hosts 1"; LMC=1 ;;
 	rail) ENGINE=hratio; GEN="rail --servers 8 --gpus 4 --spines 2"; LMC=1 ;;
+	sf7-lay-1) ENGINE=layered; GEN="slimfly --q 7 --hosts 1"; LMC=1 ;;
+	ft3big) ENGINE=dmodk; GEN="fattree --m 4,6,4 --w 1,4,3"; LMC=0 ;;
 	*) echo "live_faults.sh: unknown case '$1'" >&2; return 1 ;;
 	esac
 }
@@ -161,7 +209,11 @@ step() {
 	n0=$(osm_sweeps)
 	OSM_FROM=$(wc -l <"$SIM/opensm.log")
 	printf '%s\n' "$@" | sed "s/^/$STEP: /" | diag
-	"$HARNESS" console "$SIM" "$@"
+	if [ "$DURING" = 1 ] && [ $# -ge 2 ]; then
+		during_write "$@"
+	else
+		"$HARNESS" console "$SIM" "$@"
+	fi
 	# 40 s, not 120: sweep_interval 1 brings a sweep within seconds for a
 	# change the SM can see, none for one it cannot see
 	if osm_wait_sweep "$n0" 40; then
@@ -183,6 +235,81 @@ step() {
 	check_state "$STEP" "$OSM_FROM"
 }
 
+# during_write LINE..: the first line, then the rest while the sweep it
+# starts runs: after OpenSM's first trap report of the change (discovery)
+# or ibfab's first line of the sweep (routing), drawn per step, plus 0, 50
+# or 200 ms.  When that point does not come within 10 s (the SM cannot see
+# the first change), the rest goes then.
+during_write() {
+	local first=$1 pat at d i
+	shift
+	rnd 2
+	if [ $R = 0 ]; then pat='log_notice: Reporting|Received Generic Notice' at=trap
+	else pat="ibfab $ENGINE: " at=route; fi
+	rnd 3; d=$(case $R in 0) echo 0 ;; 1) echo 0.05 ;; *) echo 0.2 ;; esac)
+	"$HARNESS" console "$SIM" "$first"
+	for ((i = 0; i < 1000; i++)); do
+		tail -n +"$((OSM_FROM + 1))" "$SIM/opensm.log" | grep -qE "$pat" && break
+		sleep 0.01
+	done
+	[ "$d" = 0 ] || sleep "$d"
+	local seen="at the $at point + $d s"
+	[ $i -lt 1000 ] || seen="no $at point within 10 s"
+	# where the sweep was when the rest went in: the SUBNET UP count
+	# n0: step's count of sweeps before the first write (bash locals are
+	# dynamic); "in the sweep" when no sweep ended in between
+	local now
+	now=$(osm_sweeps)
+	echo "# $STEP: rest of the step written $seen ($now sweeps done, $n0 before the first line$([ "$now" = "$n0" ] && echo ": in the sweep"))"
+	DURING_N=$((DURING_N + 1))
+	"$HARNESS" console "$SIM" "$@"
+}
+
+# restart_osm NAME: OpenSM stopped (SIGTERM, by PID) and started again
+# with the same configuration and cache directory (the same LIDs); its
+# first sweep is checked as a step's.  The plugin starts afresh: that sweep
+# must route the whole fabric (no stable reroute, no previous tables).
+# restart_osm NAME LINE..: the lines written first, and the SIGTERM sent
+# while the sweep they start runs: at OpenSM's first trap report of the
+# change (discovery) or ibfab's first line (routing; the tables may be
+# half written), drawn per run, 10 s at most: OpenSM stops in the middle
+# of that sweep.
+restart_osm() {
+	local n0 d i
+	STEP=$1 LASTSTEP=$1 UNSEEN=0
+	shift
+	if [ $# -gt 0 ]; then
+		OSM_FROM=$(wc -l <"$SIM/opensm.log")
+		n0=$(osm_sweeps)
+		printf '%s\n' "$@" | sed "s/^/$STEP: /" | diag
+		"$HARNESS" console "$SIM" "$@"
+		local pat at now
+		rnd 2
+		if [ $R = 0 ]; then pat='log_notice: Reporting|Received Generic Notice' at="OpenSM's first trap report"
+		else pat="ibfab $ENGINE: " at="ibfab's first line"; fi
+		for ((i = 0; i < 1000; i++)); do
+			tail -n +"$((OSM_FROM + 1))" "$SIM/opensm.log" | grep -qE "$pat" && break
+			sleep 0.01
+		done
+		now=$(osm_sweeps)
+		echo "# $STEP: SIGTERM $([ $i -lt 1000 ] && echo "at $at" || echo "after 10 s, no $at") ($now sweeps done, $n0 before$([ "$now" = "$n0" ] && echo ": in the sweep"))"
+	fi
+	echo "# $STEP: OpenSM stopped (SIGTERM) and started again"
+	kill -TERM "$OSM_PID" 2>/dev/null
+	wait "$OSM_PID" 2>/dev/null
+	OSM_PID=
+	OSM_FROM=$(wc -l <"$SIM/opensm.log")
+	n0=$(osm_sweeps)
+	osm_daemon "$RUN/opensm.conf" "$RUN/ibfab.conf" "$SIM/opensm.out.$STEP"
+	osm_wait_sweep "$n0" 60
+	rcheck "$STEP: the new OpenSM came up (SUBNET UP)" test $? -eq 0
+	d=$(tail -n +"$((OSM_FROM + 1))" "$SIM/opensm.log" | awk -v e="$ENGINE: tables configured by ibfab" 'index($0, e) { exit } { print }')
+	rcheck "$STEP: the first sweep after the restart is a full run (no stable reroute)" \
+		sh -c "! printf '%s\n' \"\$1\" | grep -q 'stable reroute'" _ "$d"
+	check_state "$STEP" "$OSM_FROM"
+	RESTARTS=$((RESTARTS + 1))
+}
+
 # the fault sequence: cables down (cdown: "A PA B PB" keys), switches down
 # (sdown); a cable is cut only between live switches, a switch is killed
 # only when none of its cables is cut.  ibsim's ReLink of a switch relinks
@@ -197,10 +324,18 @@ run_one() {
 	rm -rf "$RUN"
 	mkdir -p "$RUN"
 	: >"$RUN/failures.txt"
-	tap_n=0 tap_fail=0 SWEEPS=0 UNSEEN=0 UNSEEN_N=0 LASTSTEP=healthy
-	local net="$OUT/$name.net" cks
+	tap_n=0 tap_fail=0 SWEEPS=0 UNSEEN=0 UNSEEN_N=0 LASTSTEP=healthy RESTARTS=0 DURING_N=0 KNOWN=0
+	local net="$OUT/$name${GENMIX:+-$GENMIX}.net" cks
 	# shellcheck disable=SC2086
-	[ -s "$net" ] || "$IBFAB" topo gen $GEN --format ibsim -o "$net"
+	if [ ! -s "$net" ]; then
+		"$IBFAB" topo gen $GEN --format ibsim -o "$net.tmp" || return 1
+		if [ -n "$GENMIX" ]; then
+			awk -f "$top_srcdir/bench/live_mixgen.awk" "$net.tmp" "$net.tmp" >"$net"
+			rm -f "$net.tmp"
+		else
+			mv "$net.tmp" "$net"
+		fi
+	fi
 	printf 'deadlock %s\nstable_reroute %s\n' "$DL" "$STABLE" >"$RUN/ibfab.conf"
 	osm_conf "$OUT/opensm.default.conf" "$ENGINE" "$LMC" "$RUN/opensm.conf" \
 		-e 's|^qos .*|qos TRUE|' -e 's|^sweep_interval .*|sweep_interval 1|'
@@ -243,7 +378,7 @@ run_one() {
 		fi
 	}
 	RX=$(( (seed % 2147483646 * 7919 + ${#name} * 131 + $(printf '%s' "$name" | cksum | cut -d' ' -f1) % 100000) % 2147483646 + 1 ))
-	local nsteps i k lines c s kind ndown cand n a pa b
+	local nsteps i k lines c s kind ndown cand n a pa b rs_fault=0 rs_repair=0
 	rnd 3; nsteps=$((4 + R))
 	for ((i = 1; i <= nsteps || ${#cdown[@]} + ${#sdown[@]} > 0; i++)); do
 		lines=()
@@ -280,14 +415,33 @@ run_one() {
 				kind="cut"
 			fi
 		fi
+		if [ "$SMISO" = 1 ] && [ $i -eq 2 ]; then
+			# every live cable of the SM's switch
+			for c in "${cables[@]}"; do
+				read -r a pa b _ <<<"$c"
+				case " $c " in *" $smsw "*) ;; *) continue ;; esac
+				[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] || continue
+				cdown[$c]=1
+				lines+=("Unlink \"$a\"[$pa]")
+			done
+			kind=isolate
+		fi
 		if [ "$kind" = cut ]; then
 			rnd 3; n=$((1 + R))
+			[ "$DURING" = 0 ] || [ ${#lines[@]} -ne 0 ] || [ $n -ge 2 ] || n=2
 			for ((k = 0; k < n; k++)); do
 				cand=()
 				for c in "${cables[@]}"; do
 					read -r a _ b _ <<<"$c"
 					[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] && cand+=("$c")
 				done
+				# --sm-cut: the first cable from the SM's switch while it
+				# keeps another live one
+				if [ "$SMCUT" = 1 ] && [ $k = 0 ]; then
+					local smc=()
+					for c in "${cand[@]}"; do case " $c " in *" $smsw "*) smc+=("$c") ;; esac; done
+					[ ${#smc[@]} -lt 2 ] || cand=("${smc[@]}")
+				fi
 				[ ${#cand[@]} -gt 0 ] || break
 				rnd ${#cand[@]}; c=${cand[$R]}
 				cdown[$c]=1
@@ -301,14 +455,61 @@ run_one() {
 				back_one
 			done
 		fi
+		# --during: a fault step with one line (a kill) gets a cable cut too
+		if [ "$DURING" = 1 ] && [ ${#lines[@]} -eq 1 ] && [ "$kind" = kill ]; then
+			cand=()
+			for c in "${cables[@]}"; do
+				read -r a _ b _ <<<"$c"
+				[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] && cand+=("$c")
+			done
+			if [ ${#cand[@]} -gt 0 ]; then
+				rnd ${#cand[@]}; c=${cand[$R]}
+				cdown[$c]=1
+				read -r a pa _ <<<"$c"
+				lines+=("Unlink \"$a\"[$pa]")
+			fi
+		fi
 		[ $mback = 0 ] || kind=mixed-$kind
-		step "step$i-$kind" "${lines[@]}"
+		ndown=$((${#cdown[@]} + ${#sdown[@]}))
+		# --restart mid-repair, when no return left something down: before
+		# the first return
+		if [ "$RESTART" = 1 ] && [ "$RS_IN" = 0 ] && [ "$rs_fault" = 1 ] && [ "$rs_repair" = 0 ] &&
+			[ "$kind" = back ] && [ "$ndown" -eq 0 ]; then
+			rs_repair=1
+			restart_osm "step$i-restart-before-repair"
+		fi
+		if [ "$RS_IN" = 1 ] && [ "$rs_fault" = 1 ] && [ "$rs_repair" = 0 ] &&
+			{ [ "$kind" = back ] || [ "${kind#mixed-}" != "$kind" ]; }; then
+			rs_repair=1
+			restart_osm "step$i-$kind-restart-in-sweep" "${lines[@]}"
+		elif [ "$DURING" = 1 ] && [ "$kind" = back ]; then
+			# returns go in one write (a fault in the middle of the
+			# sweep is the case under test)
+			DURING=0 step "step$i-$kind" "${lines[@]}"
+		else
+			step "step$i-$kind" "${lines[@]}"
+		fi
+		if [ "$RESTART" = 1 ] && [ "$ndown" -gt 0 ]; then
+			if [ "$rs_fault" = 0 ] && [ "$kind" != back ]; then
+				rs_fault=1
+				restart_osm "step$i-restart-fault"
+			elif [ "$rs_fault" = 1 ] && [ "$rs_repair" = 0 ] && { [ "${kind#mixed-}" != "$kind" ] || [ "$kind" = back ]; }; then
+				rs_repair=1
+				restart_osm "step$i-restart-mid-repair"
+			fi
+		fi
 	done
 	STEP=end
 	local last="$RUN/$LASTSTEP"
 	# the tables at the end: the first sweep's, and a fresh run's
-	rcheck "the last tables equal the first sweep's (everything back)" \
-		cmp -s "$RUN/healthy/lfts.txt" "$last/lfts.txt"
+	if [ "$RESTARTS" -gt 0 ]; then
+		cmp -s "$RUN/healthy/lfts.txt" "$last/lfts.txt" &&
+			ok "the last tables equal the first sweep's (everything back)" ||
+			echo "# the last tables differ from the first sweep's (a restart while parts were down; see the fresh-run check)"
+	else
+		rcheck "the last tables equal the first sweep's (everything back)" \
+			cmp -s "$RUN/healthy/lfts.txt" "$last/lfts.txt"
+	fi
 	"$IBFAB" route diff --topology "$last/net.ibnd" --lfts "$RUN/healthy/lfts.txt" --lfts2 "$last/lfts.txt" \
 		>"$RUN/end-vs-first.diff" 2>&1
 	head -3 "$RUN/end-vs-first.diff" | sed 's/^/end vs first: /' | diag
@@ -330,14 +531,25 @@ run_one() {
 	rcheck "a fresh opensm -o routed with ibfab's $ENGINE" \
 		grep -q "$ENGINE: tables configured by ibfab" "$RUN/fresh/opensm.log"
 	IBSIM_SOCKNAME=$(cat "$SIM/sockname") read_lfts "$RUN/fresh"
-	rcheck "the daemon's last tables equal a fresh run's, entry for entry" \
-		cmp -s "$RUN/fresh/lfts.txt" "$last/lfts.txt"
 	"$IBFAB" route diff --topology "$RUN/fresh/net.ibnd" --lfts "$RUN/fresh/lfts.txt" --lfts2 "$last/lfts.txt" \
 		>"$RUN/end-vs-fresh.diff" 2>&1
+	if [ "$RESTARTS" -gt 0 ] && ! cmp -s "$RUN/fresh/lfts.txt" "$last/lfts.txt"; then
+		# known (docs/reliability.md, QA round 8): a restart while parts
+		# are down gives the plugin no healthy tables of the whole fabric;
+		# what comes back is growth to it and only the columns a fresh run
+		# sends over it move.  A TAP TODO, counted in the known column.
+		echo "not ok $((tap_n += 1)) - the daemon's last tables equal a fresh run's, entry for entry # TODO restart while parts were down: $(grep -m1 'entries differ' "$RUN/end-vs-fresh.diff")"
+		echo "known: end: the daemon's last tables differ from a fresh run's after a restart: $(grep -m1 'entries differ' "$RUN/end-vs-fresh.diff")" >>"$RUN/failures.txt"
+		KNOWN=$((KNOWN + 1))
+	else
+		rcheck "the daemon's last tables equal a fresh run's, entry for entry" \
+			cmp -s "$RUN/fresh/lfts.txt" "$last/lfts.txt"
+	fi
 	head -3 "$RUN/end-vs-fresh.diff" | sed 's/^/end vs fresh: /' | diag
 	osm_sim_stop
 	cks=$tap_n
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$seed" "$SWEEPS" "$cks" "$tap_fail" "$UNSEEN_N" |
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$seed" "$SWEEPS" "$cks" "$tap_fail" "$UNSEEN_N" \
+		"$RESTARTS" "$DURING_N" "$KNOWN" |
 		tee -a "$OUT/summary.tsv"
 }
 
