@@ -961,7 +961,8 @@ static int print_left_out(const struct ibf_fabric *f, const struct ibf_fabric *l
 	for (size_t i = 1; i < n; i++) {
 		struct cab x = cab[i];
 		size_t j = i;
-		while (j > 0 && (cab[j - 1].ra > x.ra || (cab[j - 1].ra == x.ra && cab[j - 1].pa > x.pa)))
+		while (j > 0 &&
+		       (cab[j - 1].ra > x.ra || (cab[j - 1].ra == x.ra && cab[j - 1].pa > x.pa)))
 			cab[j] = cab[j - 1], j--;
 		cab[j] = x;
 	}
@@ -986,9 +987,12 @@ out:
 static int cmd_check(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "map", required_argument, 0, 'm' }, { "lfts", required_argument, 0, 'f' },
-		{ "lmc", required_argument, 0, 'L' }, { "guid2lid", required_argument, 0, 'g' },
-		{ "engine", required_argument, 0, 'e' }, { "help", no_argument, 0, 'h' },
+		{ "map", required_argument, 0, 'm' },
+		{ "lfts", required_argument, 0, 'f' },
+		{ "lmc", required_argument, 0, 'L' },
+		{ "guid2lid", required_argument, 0, 'g' },
+		{ "engine", required_argument, 0, 'e' },
+		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *mapf = NULL, *lfts = NULL, *g2l = NULL, *engine = "hratio";
