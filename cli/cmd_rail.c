@@ -897,6 +897,7 @@ static int cmd_cache(int argc, char **argv)
 
 static const char rail_check_help[] =
 	"Usage: ibfab rail check FILE --lfts DUMP [--lmc N] [--guid2lid F] [--map MAPFILE]\n"
+	"                        [--engine NAME]\n"
 	"Trace the tables (opensm-lfts.dump or dump_lfts output, e.g. read back from\n"
 	"the switches) from every GPU to every LID of every GPU of another server and\n"
 	"report: same-rail paths that leave their rail (only pairs whose leaves are\n"
@@ -904,16 +905,97 @@ static const char rail_check_help[] =
 	"(separate rails of a rail-only fabric: expected), cross-rail paths per\n"
 	"spine, and whether the LMC layers of a cross-rail destination use distinct\n"
 	"spines.  Exit 1 when a path is not delivered or a same-rail path leaves its\n"
-	"rail, or when there is nothing to trace (no GPUs of two servers).\n";
+	"rail, or when there is nothing to trace (no GPUs of two servers).\n"
+	"Switch cables far below their rate that the engine (--engine, default\n"
+	"hratio) routes as if lost do not count as a way to a spine or along a\n"
+	"rail; the output says how many were left out.\n";
+
+/* "left out: N switch cable(s) ..." for the switch cables f has and lean
+ * (ibf_route_lean's copy) lacks, in canonical switch order; nothing when
+ * none.  Returns 0 or IBF_ENOMEM. */
+static int print_left_out(const struct ibf_fabric *f, const struct ibf_fabric *lean,
+			  const char *engine)
+{
+	if (!lean)
+		return 0;
+	uint32_t *rank = malloc(((size_t)f->nsw + 1) * sizeof(*rank));
+	struct cab {
+		uint32_t ra, rb; /* ranks of the ends, ra < rb (or the same switch) */
+		int a, b;	 /* nodes */
+		int pa, pb;	 /* ports */
+	} *cab = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	if (!rank || ibf_switch_ranks(f, rank)) {
+		rc = IBF_ENOMEM;
+		goto out;
+	}
+	for (uint32_t u = 0; u < f->nsw; u++) {
+		int a = f->switches[u];
+		const struct ibf_node *na = &f->nodes[a];
+		for (int p = 1; p <= na->nports; p++) {
+			const struct ibf_port *fp = ibf_port(f, a, p);
+			int b = fp->peer_node;
+			if (b == IBF_NO_NODE || f->nodes[b].type != IBF_NODE_SWITCH ||
+			    ibf_port(lean, a, p)->peer_node != IBF_NO_NODE)
+				continue;
+			uint32_t ra = rank[u], rb = rank[f->nodes[b].sw];
+			if (ra > rb || (ra == rb && p > fp->peer_port))
+				continue; /* counted from its other end */
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 8;
+				struct cab *t = realloc(cab, nc * sizeof(*cab));
+				if (!t) {
+					rc = IBF_ENOMEM;
+					goto out;
+				}
+				cab = t;
+				cap = nc;
+			}
+			cab[n++] = (struct cab){ ra, rb, a, b, p, fp->peer_port };
+		}
+	}
+	if (!n)
+		goto out;
+	/* by the first end's rank, then its port (insertion: few cables) */
+	for (size_t i = 1; i < n; i++) {
+		struct cab x = cab[i];
+		size_t j = i;
+		while (j > 0 &&
+		       (cab[j - 1].ra > x.ra || (cab[j - 1].ra == x.ra && cab[j - 1].pa > x.pa)))
+			cab[j] = cab[j - 1], j--;
+		cab[j] = x;
+	}
+	printf("left out: %zu switch cable(s) running below half their rate, which %s routes as "
+	       "if lost (not counted as a way to a spine or along a rail):",
+	       n, engine);
+	for (size_t i = 0; i < n && i < 8; i++) {
+		char ws[24];
+		const struct ibf_port *fp = ibf_port(f, cab[i].a, cab[i].pa);
+		const char *da = f->nodes[cab[i].a].desc, *db = f->nodes[cab[i].b].desc;
+		printf("%s %s/P%d <-> %s/P%d at %s", i ? "," : "", da ? da : "?", cab[i].pa,
+		       db ? db : "?", cab[i].pb,
+		       ibf_format_width_speed(fp->width, fp->speed, ws, sizeof(ws)));
+	}
+	printf("%s\n", n > 8 ? ", ..." : "");
+out:
+	free(rank);
+	free(cab);
+	return rc;
+}
 
 static int cmd_check(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "map", required_argument, 0, 'm' }, { "lfts", required_argument, 0, 'f' },
-		{ "lmc", required_argument, 0, 'L' }, { "guid2lid", required_argument, 0, 'g' },
-		{ "help", no_argument, 0, 'h' },      { 0, 0, 0, 0 },
+		{ "map", required_argument, 0, 'm' },
+		{ "lfts", required_argument, 0, 'f' },
+		{ "lmc", required_argument, 0, 'L' },
+		{ "guid2lid", required_argument, 0, 'g' },
+		{ "engine", required_argument, 0, 'e' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
-	const char *mapf = NULL, *lfts = NULL, *g2l = NULL;
+	const char *mapf = NULL, *lfts = NULL, *g2l = NULL, *engine = "hratio";
 	long lmc = -1;
 	int c;
 	optind = 1;
@@ -927,6 +1009,13 @@ static int cmd_check(int argc, char **argv)
 			break;
 		case 'g':
 			g2l = optarg;
+			break;
+		case 'e':
+			engine = optarg;
+			if (!ibf_engine_find(engine))
+				return cli_usage_error("ibfab rail check",
+						       "--engine: no such engine (ibfab route --help "
+						       "lists them)");
 			break;
 		case 'L': {
 			char *end;
@@ -964,8 +1053,13 @@ static int cmd_check(int argc, char **argv)
 		have_ri = 1;
 		warn_not_rail(argv[optind], &ri, map);
 	}
+	/* the cables the engine routes on: those far below their rate are
+	 * left out by the engine's own rule */
+	struct ibf_fabric *lean = NULL;
 	if (!rc)
-		rc = ibf_rail_route_check(f, &ri, &r, &rep, &err);
+		rc = ibf_route_lean(f, engine, NULL, &lean, &err);
+	if (!rc)
+		rc = ibf_rail_route_check(f, lean, &ri, &r, &rep, &err);
 	/* nothing traced (no GPUs, or all of one server) is not a pass */
 	if (!rc && !rep.same_paths && !rep.cross_paths && !rep.split_paths)
 		rc = ibf_error_set(&err, IBF_EINVAL, argv[optind], 0,
@@ -984,6 +1078,8 @@ static int cmd_check(int argc, char **argv)
 		       rep.cross_max_hops);
 		printf("no cable path (separate switch components, expected): %llu paths\n",
 		       (unsigned long long)rep.split_paths);
+		if (print_left_out(f, lean, engine))
+			rc = ibf_error_set(&err, IBF_ENOMEM, NULL, 0, "out of memory");
 		if (rep.nspines) {
 			uint64_t lo_ = UINT64_MAX, hi = 0;
 			for (int i = 0; i < rep.nspines; i++) {
@@ -1024,6 +1120,7 @@ static int cmd_check(int argc, char **argv)
 	if (have_ri)
 		ibf_rail_info_free(&ri);
 	ibf_routes_free(&r);
+	ibf_fabric_free(lean);
 	ibf_fabric_free(f);
 	ibf_rail_map_free(map);
 	if (rc)

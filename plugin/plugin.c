@@ -126,6 +126,11 @@ struct ibfab {
 		unsigned long avoid_gen;
 		int reroute;
 		int held_log; /* the held spines changed: log them */
+		/* GPU NICs cabled off their rail as last logged (SM thread):
+		 * the warning is logged when this set changes, not on every
+		 * rebuild */
+		struct nic_key *misfit;
+		int nmisfit;
 		unsigned long routed_avoid_gen; /* SM thread: in the tables now */
 		unsigned long events, ignored, invalid;
 		/* writer thread only */
@@ -135,6 +140,12 @@ struct ibfab {
 		char last_err[MSG_MAX];
 		char pub_err[MSG_MAX]; /* last registry write error, said once */
 	} health;
+};
+
+/* a CA port by its node's GUID (ibf_node_some_guid) and port number */
+struct nic_key {
+	uint64_t guid;
+	int port;
 };
 
 /* one per routing engine instance OpenSM sets up (re->context) */
@@ -975,6 +986,66 @@ static void group_name(const struct ibf_health *h, int g, const char *pre, const
 	snprintf(buf, len, "%sgroup %d: rails %s%s%s", pre, g, rails, shown < n ? ",.." : "", post);
 }
 
+static int nic_key_cmp(const void *a, const void *b)
+{
+	const struct nic_key *x = a, *y = b;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return (x->port > y->port) - (x->port < y->port);
+}
+
+/* GPU NICs cabled off their rail: when the set differs from the one last
+ * logged (it appeared, grew, shrank, or other NICs), the warning with the
+ * count and the first by name and port (ibfab rail info lists them all);
+ * when it emptied, that it has, once.  Nothing while it stays the same:
+ * the health service is rebuilt after every fabric change. */
+static void health_misfit_log(struct ibfab *pl, const struct ibf_fabric *f,
+			      const struct ibf_rail_info *ri)
+{
+	struct health *hs = &pl->health;
+	int off = 0, first = -1;
+	for (int g = 0; g < ri->ngpus; g++)
+		if (ibf_rail_gpu_misfit(f, ri, g, NULL, 0) && !off++)
+			first = g;
+	struct nic_key *keys = off ? calloc((size_t)off, sizeof(*keys)) : NULL;
+	if (off && !keys) {
+		plog(pl, OSM_LOG_ERROR, "ibfab health: out of memory");
+		return;
+	}
+	for (int g = 0, k = 0; g < ri->ngpus && k < off; g++)
+		if (ibf_rail_gpu_misfit(f, ri, g, NULL, 0)) {
+			keys[k].guid = ibf_node_some_guid(f, ri->gpu[g].node);
+			keys[k].port = ri->gpu[g].port;
+			k++;
+		}
+	if (off > 1)
+		qsort(keys, (size_t)off, sizeof(*keys), nic_key_cmp);
+	int was = hs->nmisfit, same = off == was;
+	for (int k = 0; same && k < off; k++)
+		same = !nic_key_cmp(&keys[k], &hs->misfit[k]);
+	if (same) {
+		free(keys);
+		return;
+	}
+	free(hs->misfit);
+	hs->misfit = keys;
+	hs->nmisfit = off;
+	if (!off) {
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab health: no GPU NIC is cabled off its rail any more (before: %d)", was);
+		return;
+	}
+	char why[400], dn[160], before[48] = "";
+	ibf_rail_gpu_misfit(f, ri, first, why, sizeof(why));
+	ibf_node_label(f, ri->gpu[first].node, dn, sizeof(dn));
+	if (was)
+		snprintf(before, sizeof(before), "; the set changed, %d before", was);
+	plog(pl, OSM_LOG_INFO,
+	     "ibfab health: warning: %d GPU NIC(s) cabled off their rail (ibfab rail info lists "
+	     "them%s), the first: %s port %d %s",
+	     off, before, dn, ri->gpu[first].port, why);
+}
+
 /* The rail structure of f (a fabric the plugin owns or built for this):
  * a new ibf_health, carrying the old one's scores over.  SM thread. */
 static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigned long gen)
@@ -1017,21 +1088,7 @@ static void health_rebuild(struct ibfab *pl, const struct ibf_fabric *f, unsigne
 		     "counts each on its own): %s",
 		     ibf_health_ngroups(h), list);
 	}
-	/* GPU NICs cabled off their rail: the first by name and port, the
-	 * count (ibfab rail info lists them all) */
-	int off = 0, first = -1;
-	for (int g = 0; g < ri.ngpus; g++)
-		if (ibf_rail_gpu_misfit(f, &ri, g, NULL, 0) && !off++)
-			first = g;
-	if (off) {
-		char why[400], dn[160];
-		ibf_rail_gpu_misfit(f, &ri, first, why, sizeof(why));
-		ibf_node_label(f, ri.gpu[first].node, dn, sizeof(dn));
-		plog(pl, OSM_LOG_INFO,
-		     "ibfab health: warning: %d GPU NIC(s) cabled off their rail (ibfab rail info lists "
-		     "them), the first: %s port %d %s",
-		     off, dn, ri.gpu[first].port, why);
-	}
+	health_misfit_log(pl, f, &ri);
 	if (ri.unmatched)
 		plog(pl, OSM_LOG_INFO,
 		     "ibfab health: %s:%ld: %d rail_map line(s) name no node of the fabric "
@@ -1405,6 +1462,9 @@ static void health_stop(struct ibfab *pl)
 	free(hs->avoid);
 	hs->avoid = NULL;
 	hs->navoid = 0;
+	free(hs->misfit);
+	hs->misfit = NULL;
+	hs->nmisfit = 0;
 	if (hs->have_doms)
 		ibf_rail_registry_free(&hs->doms);
 	hs->have_doms = 0;

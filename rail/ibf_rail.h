@@ -269,9 +269,16 @@ struct ibf_rail_route_report {
 	uint64_t lmc_distinct; /* of those, layers over min(layers, spines
 					     * cabled to both leaves) distinct spines */
 };
-int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
-			 const struct ibf_routes *r, struct ibf_rail_route_report *rep,
-			 struct ibf_error *err);
+/* cables: the fabric whose switch cables the tables are judged on, NULL:
+ * f.  ibf_route_lean's copy of f (same nodes, ports, LIDs and switch
+ * indices, without the cables the engine routes as if lost) makes a leaf
+ * joined to a spine only over such a cable not count that spine among
+ * those its layers can use, nor such a cable join two leaves of a rail.
+ * Paths are traced on f either way (a table that uses the cable still
+ * delivers). */
+int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_fabric *cables,
+			 const struct ibf_rail_info *ri, const struct ibf_routes *r,
+			 struct ibf_rail_route_report *rep, struct ibf_error *err);
 void ibf_rail_route_report_free(struct ibf_rail_route_report *rep);
 
 /* ------------------------------------------------------------ health */

@@ -51,14 +51,20 @@ void ibf_rail_route_report_free(struct ibf_rail_route_report *rep)
 	memset(rep, 0, sizeof(*rep));
 }
 
-int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_rail_info *ri,
-			 const struct ibf_routes *r, struct ibf_rail_route_report *rep,
-			 struct ibf_error *err)
+int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_fabric *cables,
+			 const struct ibf_rail_info *ri, const struct ibf_routes *r,
+			 struct ibf_rail_route_report *rep, struct ibf_error *err)
 {
 	memset(rep, 0, sizeof(*rep));
 	int rc = ibf_routes_fit(f, r, err);
 	if (rc)
 		return rc;
+	/* c: the switch cables that count (the same switch indices as f) */
+	const struct ibf_fabric *c = cables ? cables : f;
+	if (c->nsw != f->nsw || c->nnodes != f->nnodes)
+		return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+				     "rail check: the fabric of the cables is not a copy of the "
+				     "fabric's");
 	struct ibf_lidmap m;
 	rc = ibf_lidmap_build(f, &m, err);
 	if (rc)
@@ -75,7 +81,7 @@ int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_rail_info 
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
-	rail_components(f, ri, rcomp, queue);
+	rail_components(c, ri, rcomp, queue);
 	if (S && !ibf_components(f, gcomp)) {
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
@@ -152,15 +158,15 @@ int ibf_rail_route_check(const struct ibf_fabric *f, const struct ibf_rail_info 
 				/* spines cabled to both leaves: how many distinct
 				 * spines the layers can use at best */
 				int upsp = 0;
-				for (uint32_t k = f->adj_off[as]; k < f->adj_off[as + 1]; k++) {
-					uint32_t v = f->adj[k].nbr;
+				for (uint32_t k = c->adj_off[as]; k < c->adj_off[as + 1]; k++) {
+					uint32_t v = c->adj[k].nbr;
 					int seen = spidx[v] < 0;
-					for (uint32_t k2 = f->adj_off[as]; k2 < k && !seen; k2++)
-						seen = f->adj[k2].nbr == v;
+					for (uint32_t k2 = c->adj_off[as]; k2 < k && !seen; k2++)
+						seen = c->adj[k2].nbr == v;
 					int both = 0;
-					for (uint32_t k2 = f->adj_off[bs]; k2 < f->adj_off[bs + 1];
+					for (uint32_t k2 = c->adj_off[bs]; k2 < c->adj_off[bs + 1];
 					     k2++)
-						both |= f->adj[k2].nbr == v;
+						both |= c->adj[k2].nbr == v;
 					upsp += !seen && both;
 				}
 				rep->lmc_pairs++;

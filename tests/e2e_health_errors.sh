@@ -7,7 +7,11 @@
 #  - the directory is created: the next write works, the log says the
 #    registry is written again, and sweeps are written from then on.
 # srv001's two NICs are swapped between the rails: the log warns about the
-# NICs cabled off their rail, naming the first and its switch port.
+# NICs cabled off their rail, naming the first and its switch port, and
+# again only when that set changes (the health service is rebuilt after
+# every fabric change): not after a spine cable is lost, when one of the
+# NICs is lost (1 left), once when the other is recabled to its rail (none
+# left), not when the first comes back to its own rail.
 . "$(dirname "$0")/lib.sh"
 need_sim
 need_plugin
@@ -55,5 +59,29 @@ check "the log says the registry is written again, once" \
 	test "$(grep -c "ibfab health: the registry .*later/rails.json is written again (after: " "$SIM/opensm.log")" -eq 1
 check "the registry file exists" test -s "$REG"
 check "no more write errors" test "$(grep -c "cannot write the registry" "$SIM/opensm.log")" -eq 1
+
+# misfit STEP: the health service was rebuilt after the change (its
+# structure line), and what it logged of NICs off their rail to $WORK/STEP.mis
+misfit() {
+	tail -n +$((OSM_FROM + 1)) "$SIM/opensm.log" >"$WORK/$1.log"
+	grep "ibfab health: warning: .* cabled off their rail\|ibfab health: no GPU NIC is cabled" \
+		"$WORK/$1.log" | sed 's/^.*ibfab health: /ibfab health: /' >"$WORK/$1.mis"
+	diag <"$WORK/$1.mis"
+	check "$1: the health service was rebuilt" grep -q "ibfab health: [0-9]* rails, " "$WORK/$1.log"
+}
+osm_console_sweep spine-cable 'Unlink "rail00-l00"[6]'
+misfit spine-cable
+check "spine-cable: the same NICs off their rail: nothing logged of them" test ! -s "$WORK/spine-cable.mis"
+osm_console_sweep nic-lost 'Unlink "rail00-l00"[2]'
+misfit nic-lost
+check "nic-lost: one NIC left off its rail: the warning, once, with the new count and first" \
+	test "$(cat "$WORK/nic-lost.mis")" = "ibfab health: warning: 1 GPU NIC(s) cabled off their rail (ibfab rail info lists them; the set changed, 2 before), the first: srv001 mlx5_0 port 1 reaches another rail: cabled to rail01-l00 port 2 (rail 1), its device index is rail 0's"
+osm_console_sweep nic-fixed 'Unlink "rail01-l00"[2]' 'Link "rail00-l00"[2] "srv001 mlx5_0"[1]'
+misfit nic-fixed
+check "nic-fixed: none left off its rail: said once" \
+	test "$(cat "$WORK/nic-fixed.mis")" = "ibfab health: no GPU NIC is cabled off its rail any more (before: 1)"
+osm_console_sweep all-back 'Link "rail01-l00"[2] "srv001 mlx5_1"[1]' 'ReLink "rail00-l00"[6]'
+misfit all-back
+check "all-back: still none off its rail: nothing logged of them" test ! -s "$WORK/all-back.mis"
 osm_sim_stop
 done_testing

@@ -9,7 +9,9 @@
 # wrong: `rail info` named a NIC on a spine like any other and a miscabled
 # one without the switch port; `route congestion` on a rail-only cluster
 # counted the pairs between rails (no cable path) as not delivered and
-# exited 1, and `--pattern shift` ran (and counted) permutations too.
+# exited 1, and `--pattern shift` ran (and counted) permutations too;
+# `rail check` counted the 1xSDR cable hratio routes as if lost as a way to
+# a spine (336 of 672 pairs with their layers on distinct spines).
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed"
 mk_workdir
@@ -31,6 +33,23 @@ check "rail 1 lost as well: the label of the rail reached, no rail for the devic
 check "... and a device index whose rail has another number: both" \
 	grep -q "^  gpu srv003 mlx5_3 port 1: .*cabled to rail00-l00 port 4 (rail 0), its device index is rail 2's (label 3)$" "$Q/r4-s2-lmc0-all.info"
 check "an intact fabric: no GPU line without --list" sh -c "! grep -v '^  gpu .*(device index [0-9]*)$' '$Q/r4-s2-lmc0-intact.info' | grep -q '^  gpu '"
+
+# mixed rates: rail check judges on the cables hratio routes on and says
+# which it left out (8 x 4 and 8 x 8, LMC 1); none on an intact fabric
+for c in r4-s2-lmc1-mixed-rates:672 r8-s2-lmc1-mixed-rates:3136; do
+	R=$Q/${c%%:*}.rail p=${c#*:}
+	grep '^lmc\|^left out' "$R" | diag
+	check "${c%%:*}: all $p cross-rail pairs have their layers on distinct spines" \
+		grep -q "^lmc: $p of $p cross-rail pairs have their layers on distinct spines" "$R"
+	check "${c%%:*}: rail check names the cable it left out and why" \
+		grep -q "^left out: 1 switch cable(s) running below half their rate, which hratio routes as if lost (not counted as a way to a spine or along a rail): rail02-l00/P9 <-> spine00/P3 at 1xSDR$" "$R"
+done
+check "intact: no cable left out" sh -c "! grep -q '^left out' '$Q/r4-s2-lmc1-intact.rail'"
+"$IBFAB" rail check "$Q/r4-s2-lmc1-mixed-rates.ibnd" --lmc 1 --lfts "$Q/r4-s2-lmc1-mixed-rates.lfts" \
+	--engine nosuch >"$W/rc-engine" 2>&1
+rc=$?
+check "rail check --engine with an unknown engine: a usage error (exit $rc)" \
+	sh -c "[ $rc -eq 2 ] && grep -q 'no such engine' '$W/rc-engine'"
 
 # rail-only 8 x 4: pairs between rails are left out of the congestion
 # figures (and the exit status), as route check's "across"

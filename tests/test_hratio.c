@@ -79,7 +79,7 @@ static void route_and_check(struct ibf_fabric *f, struct ibf_routes *r, struct f
 	TT_EQ_INT(ibf_route_check(f, r, 0, &fig->ck, &err), 0);
 	struct ibf_rail_info ri;
 	TT_REQUIRE(ibf_rail_detect(f, NULL, &ri, &err) == 0);
-	TT_EQ_INT(ibf_rail_route_check(f, &ri, r, &fig->rr, &err), 0);
+	TT_EQ_INT(ibf_rail_route_check(f, NULL, &ri, r, &fig->rr, &err), 0);
 	ibf_rail_info_free(&ri);
 	struct ibf_sl_table sl;
 	struct ibf_sl2vl_table s2v;
@@ -425,7 +425,7 @@ static void test_avoid_spine_with_an(void)
 	struct ibf_rail_route_report rr;
 	TT_REQUIRE(ibf_rail_detect(f, NULL, &ri, &err) == 0);
 	TT_EQ_INT(ri.in_switch, 4);
-	TT_EQ_INT(ibf_rail_route_check(f, &ri, &r, &rr, &err), 0);
+	TT_EQ_INT(ibf_rail_route_check(f, NULL, &ri, &r, &rr, &err), 0);
 	TT_EQ_INT(rr.nspines, 4);
 	for (int i = 0; i < rr.nspines; i++)
 		if (f->nodes[f->switches[rr.spine_sw[i]]].guid == sp[0])
