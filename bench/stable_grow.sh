@@ -17,34 +17,19 @@
 set -u
 IBFAB=${IBFAB:-ibfab}
 CHAIN=${CHAIN:-$(dirname "$IBFAB")/bench/stable_chain}
-SEEDS=$(seq 1 20)
-CASES=
-while [ $# -gt 0 ]; do
-	case $1 in
-	--seeds) SEEDS=$2; shift 2 ;;
-	*) CASES="$CASES $1"; shift ;;
-	esac
-done
-CASES=${CASES:-torus tree sf7}
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/stable_cases.sh
+. "$top/bench/stable_cases.sh"
+stable_args "$@"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
 for c in $CASES; do
-	case $c in
-	torus) E=minimal; "$IBFAB" topo gen torus --dims 4,3 --hosts 1 -o "$W/f.ibnd" ;;
-	tree) E=dmodk; "$IBFAB" topo gen fattree --m 8,8 --w 1,4 --parallel 2 -o "$W/f.ibnd" ;;
-	sf7) E=layered; "$IBFAB" topo gen slimfly --q 7 --lmc 1 -o "$W/f.ibnd" ;;
-	*) echo "unknown case $c" >&2; continue ;;
-	esac
+	stable_gen "$c" "$W/f.ibnd" || continue
 	echo "== $c ($E)"
 	l0=0 l1=0 l2=0 off=0 kept=0 n=0
 	for s in $SEEDS; do
-		case $c in
-		torus) K=$((1 + s % 12)) ;;
-		tree) K=$((9 + s % 4)) ;;
-		sf7) K=$((1 + 7 * s % 98)) ;;
-		esac
+		K=$(stable_switch "$c" "$s")
 		dmg() { awk -f "$top/contrib/net-damage.awk" -v seed="$s" "$@" "$W/f.ibnd" "$W/f.ibnd"; }
 		dmg -v cables=0 -v deadno="$K" >"$W/h.ibnd"
 		dmg -v cables=2 -v deadno="$K" >"$W/d.ibnd"
