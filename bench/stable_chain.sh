@@ -34,8 +34,8 @@ for c in $CASES; do
 	lf=0 l1=0 l2=0 lh=0 cf=0 c1=0 c2=0 of=0 o1=0 o2=0 oh=0 n=0
 	for s in $SEEDS; do
 		K=$(stable_switch "$c" "$s")
-		awk -f "$top/contrib/net-damage.awk" -v seed="$s" -v cables=2 -v deadno=$K "$W/h.ibnd" "$W/h.ibnd" >"$W/d.ibnd"
-		awk -f "$top/contrib/net-damage.awk" -v seed="$s" -v cables=0 -v deadno=$K "$W/h.ibnd" "$W/h.ibnd" >"$W/p.ibnd"
+		awk -f "$top/contrib/net-damage.awk" -v seed="$s" -v cables=2 -v deadno="$K" "$W/h.ibnd" "$W/h.ibnd" >"$W/d.ibnd"
+		awk -f "$top/contrib/net-damage.awk" -v seed="$s" -v cables=0 -v deadno="$K" "$W/h.ibnd" "$W/h.ibnd" >"$W/p.ibnd"
 		# live: the chain in memory
 		L=$("$CHAIN" "$E" "$W/h.ibnd" "$W/d.ibnd" "$W/p.ibnd" "$W/h.ibnd")
 		# shellcheck disable=SC2046 # one word per figure
