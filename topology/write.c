@@ -170,12 +170,14 @@ static int ibsim_bare_desc(const char *s)
 	return cut[n - 1] != ' ';
 }
 
-/* a node's own description in an ibsim file (after "# ") */
-static void put_own_desc(FILE *out, const char *s)
+/* A node's description after the '#' of its line: quoted as ibnetdiscover
+ * writes it, or for ibsim bare where ibsim reads it back whole
+ * (ibsim_bare_desc), else quoted with ibsim's escapes. */
+static void put_node_desc(FILE *out, const char *s, int ibsim)
 {
-	if (!ibsim_bare_desc(s)) {
+	if (!ibsim || !ibsim_bare_desc(s)) {
 		fputc('"', out);
-		put_desc(out, s, 1);
+		put_desc(out, s, ibsim);
 		fputc('"', out);
 		return;
 	}
@@ -258,13 +260,7 @@ static void ibnd_node(const struct ibf_fabric *f, FILE *out, const struct names 
 		else if (pin_guids)
 			fprintf(out, "switchguid=0x%llx\n", (unsigned long long)n->guid);
 		fprintf(out, "Switch\t%d \"%s\"\t\t# ", n->nports, nm->v[i]);
-		if (ibsim) {
-			put_own_desc(out, n->desc);
-		} else {
-			fputc('"', out);
-			put_desc(out, n->desc, 0);
-			fputc('"', out);
-		}
+		put_node_desc(out, n->desc, ibsim);
 		fprintf(out, " %s port 0 lid %u lmc %u\n", n->enhanced_sp0 ? "enhanced" : "base",
 			p0->lid, p0->lmc);
 	} else {
@@ -273,13 +269,7 @@ static void ibnd_node(const struct ibf_fabric *f, FILE *out, const struct names 
 			fprintf(out, "%s=0x%llx\n", g, (unsigned long long)n->guid);
 		fprintf(out, "%s\t%d \"%s\"\t\t# ", n->type == IBF_NODE_CA ? "Ca" : "Rt",
 			n->nports, nm->v[i]);
-		if (ibsim) {
-			put_own_desc(out, n->desc);
-		} else {
-			fputc('"', out);
-			put_desc(out, n->desc, 0);
-			fputc('"', out);
-		}
+		put_node_desc(out, n->desc, ibsim);
 		fputc('\n', out);
 	}
 	for (int p = 1; p <= n->nports; p++)
