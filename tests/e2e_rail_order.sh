@@ -66,35 +66,16 @@ for k, o in order.items():
         open('%s/%s%s.ibnd' % (w, pre, k), 'w').write('\n\n'.join(head + [rs[i] for i in o]) + '\n')
 EOF
 
-# run NAME ARGS...: ARGS with @ replaced by a, b and c; the three outputs
-# (stdout, stderr, exit) must be the same (the fabric's letter put back to
-# @); the first is kept in $W/NAME
-run() {
-	local name=$1 k
-	shift
-	for k in a b c; do
-		"$IBFAB" "${@//@/$k}" >"$W/$name.$k" 2>&1
-		echo "exit $?" >>"$W/$name.$k"
-		sed -i "s#\($W/[a-z]*\)$k\.ibnd#\1@.ibnd#g" "$W/$name.$k"
-	done
-	if cmp -s "$W/$name.a" "$W/$name.b" && cmp -s "$W/$name.a" "$W/$name.c"; then
-		ok "$name: the same output in three record orders"
-	else
-		not_ok "$name: the output follows the record order"
-		{ diff "$W/$name.a" "$W/$name.b"; diff "$W/$name.a" "$W/$name.c"; } | head -12 | diag
-	fi
-	cp "$W/$name.a" "$W/$name"
-}
 
 printf '# one NIC by a description two NICs share\n"MT4123 ConnectX6" srv009 2\n' >"$W/shared.map"
-run info rail info "$W/@.ibnd" --list
-run shared-map rail info "$W/s@.ibnd" --map "$W/shared.map" --list
-run nodev rail info "$W/n@.ibnd" --list
-run groups rail info "$W/g@.ibnd"
+run_orders info rail info "$W/@.ibnd" --list
+run_orders shared-map rail info "$W/s@.ibnd" --map "$W/shared.map" --list
+run_orders nodev rail info "$W/n@.ibnd" --list
+run_orders groups rail info "$W/g@.ibnd"
 for k in a b c; do
 	"$IBFAB" route --topology "$W/$k.ibnd" --engine hratio --lmc 1 -o "$W/$k.lfts" >/dev/null 2>&1
 done
-run railcheck rail check "$W/@.ibnd" --lfts "$W/@.lfts" --lmc 1
+run_orders railcheck rail check "$W/@.ibnd" --lfts "$W/@.lfts" --lmc 1
 check "a shared description in the map: FILE:LINE, both NICs by GUID, exit 1" \
 	grep -q "shared.map:2: 2 nodes of the fabric have this description (0x0002c90100000600 and 0x0002c90100000e00): a line maps one CA; name each by its GUID" "$W/shared-map"
 check "... and nothing printed but the error" sh -c "[ \$(wc -l <'$W/shared-map') -eq 2 ] && grep -q '^exit 1' '$W/shared-map'"
@@ -110,6 +91,6 @@ check "two spine groups, group 0 of rails 0,1 (spine00 spine01)" \
 # a GUID selector of a NIC whose description is shared still applies
 g=$(sed -n 's/^Ca.*"H-\([0-9a-f]*\)".*"MT4123 ConnectX6".*/0x\1/p' "$W/sa.ibnd" | sort | head -1)
 printf '%s srv001 2\n' "$g" >"$W/guid.map"
-run guid-map rail info "$W/s@.ibnd" --map "$W/guid.map"
+run_orders guid-map rail info "$W/s@.ibnd" --map "$W/guid.map"
 check "the same NIC by GUID ($g): mapped" sh -c "grep -q '^exit 0' '$W/guid-map' && grep -q 'gpus 16  domains 5 ' '$W/guid-map'"
 done_testing

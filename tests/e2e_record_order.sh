@@ -130,52 +130,30 @@ open(sys.argv[1], 'w').write('\n'.join(head + [l for b in sorted(blocks, key=key
 EOF
 }
 
-# run NAME ARGS...: ARGS with @ replaced by a, b and c; the three outputs
-# (stdout and stderr) must be the same, the first is kept in $W/NAME; a
-# note that names the fabric file has the file's letter put back to @, the
-# run time of `route` is left out
-run() {
-	local name=$1 k
-	shift
-	for k in a b c; do
-		"$IBFAB" "${@//@/$k}" >"$W/$name.$k" 2>&1
-		echo "exit $?" >>"$W/$name.$k"
-		sed -i -e "s#\($W/[a-z]*\)$k\.ibnd#\1@.ibnd#g" \
-			-e 's/^\(ibfab route: engine .*\), [0-9.]* s$/\1/' "$W/$name.$k"
-		[ -z "${SORT_TABLES:-}" ] || sort_tables "$W/$name.$k"
-	done
-	if cmp -s "$W/$name.a" "$W/$name.b" && cmp -s "$W/$name.a" "$W/$name.c"; then
-		ok "$name: the same output in three record orders"
-	else
-		not_ok "$name: the output follows the record order"
-		{ diff "$W/$name.a" "$W/$name.b"; diff "$W/$name.a" "$W/$name.c"; } | head -12 | diag
-	fi
-	cp "$W/$name.a" "$W/$name"
-}
 
 for e in dmodk minimal layered; do
-	run "congestion-$e" route congestion --topology "$W/@.ibnd" --engine $e
-	run "congestion-$e-json" route congestion --topology "$W/@.ibnd" --engine $e --json
+	run_orders "congestion-$e" route congestion --topology "$W/@.ibnd" --engine $e
+	run_orders "congestion-$e-json" route congestion --topology "$W/@.ibnd" --engine $e --json
 done
-run congestion-fabric route congestion --topology "$W/@.ibnd" --engine minimal --order fabric
-run congestion-damaged route congestion --topology "$W/d@.ibnd" --lfts "$W/m.lfts"
-run congestion-damaged-json route congestion --topology "$W/d@.ibnd" --lfts "$W/m.lfts" --json
-run check route check --topology "$W/d@.ibnd" --lfts "$W/m.lfts"
-run check-hops route check --topology "$W/@.ibnd" --lfts "$W/l.lfts" --max-hops 2
-run check-missing route check --topology "$W/@.ibnd" --lfts "$W/miss.lfts"
-run stats route stats --topology "$W/d@.ibnd" --lfts "$W/m.lfts"
-run stats-json route stats --topology "$W/d@.ibnd" --lfts "$W/m.lfts" --json
-run diff route diff --topology "$W/@.ibnd" --lfts "$W/m.lfts" --lfts2 "$W/l.lfts"
+run_orders congestion-fabric route congestion --topology "$W/@.ibnd" --engine minimal --order fabric
+run_orders congestion-damaged route congestion --topology "$W/d@.ibnd" --lfts "$W/m.lfts"
+run_orders congestion-damaged-json route congestion --topology "$W/d@.ibnd" --lfts "$W/m.lfts" --json
+run_orders check route check --topology "$W/d@.ibnd" --lfts "$W/m.lfts"
+run_orders check-hops route check --topology "$W/@.ibnd" --lfts "$W/l.lfts" --max-hops 2
+run_orders check-missing route check --topology "$W/@.ibnd" --lfts "$W/miss.lfts"
+run_orders stats route stats --topology "$W/d@.ibnd" --lfts "$W/m.lfts"
+run_orders stats-json route stats --topology "$W/d@.ibnd" --lfts "$W/m.lfts" --json
+run_orders diff route diff --topology "$W/@.ibnd" --lfts "$W/m.lfts" --lfts2 "$W/l.lfts"
 
 # LIDs the file lacks: assigned in canonical order, not the records' (the
 # tables of a file without LIDs, and the note on ports not swept yet,
 # named the first port in the file and gave the free LIDs in its order);
 # a guid2lid file that leaves ports out names the port of the lowest GUID,
 # a duplicate port GUID both of its ports (it named the first in the file)
-SORT_TABLES=1 run lids-assigned route --topology "$W/n@.ibnd" --engine minimal --lmc 0 -o -
-SORT_TABLES=1 run lids-missing route --topology "$W/p@.ibnd" --engine minimal -o -
-run g2l-missing route --topology "$W/@.ibnd" --guid2lid "$W/short.g2l" --engine minimal
-run g2l-dup route --topology "$W/u@.ibnd" --guid2lid "$W/all.g2l" --engine minimal
+SORT_TABLES=1 run_orders lids-assigned route --topology "$W/n@.ibnd" --engine minimal --lmc 0 -o -
+SORT_TABLES=1 run_orders lids-missing route --topology "$W/p@.ibnd" --engine minimal -o -
+run_orders g2l-missing route --topology "$W/@.ibnd" --guid2lid "$W/short.g2l" --engine minimal
+run_orders g2l-dup route --topology "$W/u@.ibnd" --guid2lid "$W/all.g2l" --engine minimal
 check "LIDs assigned: the tables written" grep -q "^Unicast lids" "$W/lids-assigned"
 check "ports without a LID: the note names the switch of the lowest GUID and counts all" \
 	grep -q "p@.ibnd: 5 port(s) without a LID (first 'ft-l1-s0002' port 0): .*(LID 3)" "$W/lids-missing"
@@ -189,10 +167,10 @@ check "guid2lid, a port GUID of two hosts: names both" \
 # a name several nodes fit: the error names the two first by GUID (it
 # named the first two in the file)
 printf '0 1 1M\nMT25408 0 1M\n' >"$W/shared.txt"
-run trace-desc route trace --topology "$W/s@.ibnd" --lfts "$W/m.lfts" --from "MT25408 ConnectX" --to ft-h00001
-run trace-word route trace --topology "$W/s@.ibnd" --lfts "$W/m.lfts" --from MT25408 --to ft-h00001
-run trace-guid route trace --topology "$W/u@.ibnd" --lfts "$W/m.lfts" --from 0x0002c90100000001 --to ft-h00001
-run flow-word sim flow --topology "$W/s@.ibnd" --lfts "$W/m.lfts" --pattern "file:$W/shared.txt"
+run_orders trace-desc route trace --topology "$W/s@.ibnd" --lfts "$W/m.lfts" --from "MT25408 ConnectX" --to ft-h00001
+run_orders trace-word route trace --topology "$W/s@.ibnd" --lfts "$W/m.lfts" --from MT25408 --to ft-h00001
+run_orders trace-guid route trace --topology "$W/u@.ibnd" --lfts "$W/m.lfts" --from 0x0002c90100000001 --to ft-h00001
+run_orders flow-word sim flow --topology "$W/s@.ibnd" --lfts "$W/m.lfts" --pattern "file:$W/shared.txt"
 check "trace, a shared description: the two hosts of the lowest GUIDs" \
 	grep -q "more than one node is named so (0x0002c90100000300 and 0x0002c90100001400, maybe more)" "$W/trace-desc"
 check "trace, a shared first word: the same two" \

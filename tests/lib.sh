@@ -338,3 +338,30 @@ wait_health_sweeps() {
 	done
 	return 1
 }
+
+# run_orders NAME ARGS... (e2e_record_order.sh, e2e_rail_order.sh): the
+# fabric is written three times, $W/a.ibnd, b and c in different record
+# orders (prefixes such as s@ name variants); ARGS with @ replaced by a, b
+# and c; the three outputs
+# (stdout and stderr) must be the same, the first is kept in $W/NAME; a
+# note that names the fabric file has the file's letter put back to @, the
+# run time of `route` is left out
+run_orders() {
+	local name=$1 k
+	shift
+	for k in a b c; do
+		"$IBFAB" "${@//@/$k}" >"$W/$name.$k" 2>&1
+		echo "exit $?" >>"$W/$name.$k"
+		sed -i -e "s#\($W/[a-z]*\)$k\.ibnd#\1@.ibnd#g" \
+			-e 's/^\(ibfab route: engine .*\), [0-9.]* s$/\1/' "$W/$name.$k"
+		# SORT_TABLES=1: the caller's sort_tables FILE puts the tables in one order
+		[ -z "${SORT_TABLES:-}" ] || sort_tables "$W/$name.$k"
+	done
+	if cmp -s "$W/$name.a" "$W/$name.b" && cmp -s "$W/$name.a" "$W/$name.c"; then
+		ok "$name: the same output in three record orders"
+	else
+		not_ok "$name: the output follows the record order"
+		{ diff "$W/$name.a" "$W/$name.b"; diff "$W/$name.a" "$W/$name.c"; } | head -12 | diag
+	fi
+	cp "$W/$name.a" "$W/$name"
+}
