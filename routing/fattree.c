@@ -1661,19 +1661,16 @@ void ibf_ftree_describe(const struct ibf_ftree *t, char *buf, size_t len)
 			 t->missing_slots == 1 ? "" : "s");
 }
 
-/* The GUIDs of a roots file and, when lines is not NULL, the line of each. */
-static int read_roots(const char *path, uint64_t **guids, uint32_t **lines, uint32_t *n,
-		      struct ibf_error *err)
+/* The GUIDs of a roots file's text (name in messages) and, when lines is
+ * not NULL, the line of each. */
+static int parse_roots(const char *buf, size_t len, const char *name, uint64_t **guids,
+		       uint32_t **lines, uint32_t *n, struct ibf_error *err)
 {
 	*guids = NULL;
 	if (lines)
 		*lines = NULL;
 	*n = 0;
-	char *buf;
-	size_t len;
-	int rc = ibf_slurp(path, &buf, &len, err);
-	if (rc)
-		return rc;
+	int rc = 0;
 	struct ibf_lines L;
 	const char *ls;
 	size_t ln;
@@ -1694,7 +1691,7 @@ static int read_roots(const char *path, uint64_t **guids, uint32_t **lines, uint
 				const char *te = tok;
 				while (te < c.e && !ibf_is_ws(*te) && *te != ',')
 					te++;
-				rc = ibf_error_set(err, IBF_EPARSE, path, L.lineno,
+				rc = ibf_error_set(err, IBF_EPARSE, name, L.lineno,
 						   "'%.*s' is not a node GUID",
 						   (int)(te - tok > 64 ? 64 : te - tok), tok);
 				break;
@@ -1719,8 +1716,7 @@ static int read_roots(const char *path, uint64_t **guids, uint32_t **lines, uint
 		}
 	}
 	if (!rc && !*n)
-		rc = ibf_error_set(err, IBF_EPARSE, path, 0, "no GUIDs in the file");
-	free(buf);
+		rc = ibf_error_set(err, IBF_EPARSE, name, 0, "no GUIDs in the file");
 	if (rc) {
 		free(*guids);
 		*guids = NULL;
@@ -1731,6 +1727,30 @@ static int read_roots(const char *path, uint64_t **guids, uint32_t **lines, uint
 		*n = 0;
 	}
 	return rc;
+}
+
+/* The same for the file at path. */
+static int read_roots(const char *path, uint64_t **guids, uint32_t **lines, uint32_t *n,
+		      struct ibf_error *err)
+{
+	*guids = NULL;
+	if (lines)
+		*lines = NULL;
+	*n = 0;
+	char *buf;
+	size_t len;
+	int rc = ibf_slurp(path, &buf, &len, err);
+	if (rc)
+		return rc;
+	rc = parse_roots(buf, len, path, guids, lines, n, err);
+	free(buf);
+	return rc;
+}
+
+int ibf_ftree_parse_roots(const char *buf, size_t len, const char *name, uint64_t **guids,
+			  uint32_t *n, struct ibf_error *err)
+{
+	return parse_roots(buf, len, name, guids, NULL, n, err);
 }
 
 int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct ibf_error *err)

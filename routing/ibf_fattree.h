@@ -122,6 +122,9 @@ const char *ibf_ftree_swname(const struct ibf_fabric *f, uint32_t sw, char *buf,
 /* A roots file: node GUIDs (0x hex or decimal), one per line or separated
  * by blanks/commas, '#' comments.  *guids is malloc'ed. */
 int ibf_ftree_read_roots(const char *path, uint64_t **guids, uint32_t *n, struct ibf_error *err);
+/* The same for the file's text in buf (name in messages). */
+int ibf_ftree_parse_roots(const char *buf, size_t len, const char *name, uint64_t **guids,
+			  uint32_t *n, struct ibf_error *err);
 /* Every GUID of guids (read from the file path) is a switch of f (or, with
  * missing_ok, of no node of f); else IBF_EINVAL at path and the GUID's line
  * ("<what> 0x... is not a switch of this fabric (...)"). */
