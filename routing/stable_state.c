@@ -69,6 +69,7 @@ static int write_buf(const char *path, const char *buf, size_t len, struct ibf_e
  * (names inside dir, no '/'); '#' comments. */
 struct manifest {
 	char engine[32], topo[256], lfts[256];
+	long engine_line;
 };
 
 static int manifest_read(const char *path, struct manifest *m, struct ibf_error *err)
@@ -92,8 +93,10 @@ static int manifest_read(const char *path, struct manifest *m, struct ibf_error 
 		int n = -1;
 		if (sscanf(p, "%31s %255s %n", key, val, &n) != 2 || n < 0 || p[n])
 			rc = ibf_error_set(err, IBF_EPARSE, path, line, "expected KEY VALUE");
-		else if (!strcmp(key, "engine") && strlen(val) < sizeof(m->engine))
+		else if (!strcmp(key, "engine") && strlen(val) < sizeof(m->engine)) {
 			strcpy(m->engine, val);
+			m->engine_line = line;
+		}
 		else if (!strcmp(key, "healthy-topology") && !strchr(val, '/'))
 			strcpy(m->topo, val);
 		else if (!strcmp(key, "healthy-lfts") && !strchr(val, '/'))
@@ -196,7 +199,7 @@ int ibf_stable_state_load(const char *dir, const char *engine, const struct ibf_
 		return 1;
 	rc = manifest_read(mpath, &m, err);
 	if (!rc && strcmp(m.engine, engine))
-		rc = ibf_error_set(err, IBF_EINVAL, mpath, 2,
+		rc = ibf_error_set(err, IBF_EINVAL, mpath, m.engine_line,
 				   "stale: the healthy tables are engine %s's, this sweep routes with %s",
 				   m.engine, engine);
 	if (!rc)

@@ -2418,7 +2418,9 @@ static void test_stable_state_dir(void)
 	/* another engine's H: stale; a broken dump: its file and line */
 	memset(&err, 0, sizeof(err));
 	TT_CHECK(ibf_stable_state_load(dir, "minimal", fab1, &fh, &h, NULL, &err) < 0 && !fh);
-	TT_CHECK_MSG(strstr(err.msg, "stale") != NULL, "%s", err.msg);
+	TT_CHECK_MSG(strstr(err.msg, "stale") != NULL && strstr(err.file, "healthy.state") &&
+			     err.line == 2,
+		     "%s:%ld: %s", err.file, err.line, err.msg);
 	snprintf(p, sizeof(p), "%s/healthy-%016llx.lfts", dir, (unsigned long long)sig);
 	FILE *fp = fopen(p, "a");
 	TT_REQUIRE(fp != NULL);
