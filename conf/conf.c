@@ -234,6 +234,7 @@ enum key_id {
 	K_DFSSSP_BEST_EFFORT,
 	K_DMODK_ROOTS,
 	K_STABLE_REROUTE,
+	K_STABLE_STATE_DIR,
 	K_RAIL_REGISTRY,
 	K_RAIL_DOMAIN_SCORES,
 	K_RAIL_MAP,
@@ -270,6 +271,7 @@ static const struct {
 	{ "dfsssp_best_effort", K_DFSSSP_BEST_EFFORT, "TRUE or FALSE" },
 	{ "dmodk_roots", K_DMODK_ROOTS, "a file of root switch GUIDs, or 'none'" },
 	{ "stable_reroute", K_STABLE_REROUTE, "TRUE, FALSE, failures or keep" },
+	{ "stable_state_dir", K_STABLE_STATE_DIR, "a directory, or 'none'" },
 	{ "rail_registry", K_RAIL_REGISTRY, "a file path, etcd://HOST:PORT[/PREFIX], or 'none'" },
 	{ "rail_domain_scores", K_RAIL_DOMAIN_SCORES, "a file path, or 'none'" },
 	{ "rail_map", K_RAIL_MAP, "a rail mapping file, or 'none'" },
@@ -399,6 +401,8 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 		return parse_path(v, c->rail_domain_scores, sizeof(c->rail_domain_scores));
 	case K_RAIL_MAP:
 		return parse_path(v, c->rail_map, sizeof(c->rail_map));
+	case K_STABLE_STATE_DIR:
+		return parse_path(v, c->stable_state_dir, sizeof(c->stable_state_dir));
 	case K_RAIL_ALPHA:
 		return parse_double(v, 0, 1, 1, &c->rail_health_alpha);
 	case K_RAIL_WAIT_WEIGHT:
@@ -695,7 +699,7 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 	snprintf(buf, len,
 		 "min_path_len %s, max_path_len %s, max_paths_per_layer %s, seed %llu, "
 		 "threads %s, deadlock %s, max_vls %d, best_effort %s, log_level %s, "
-		 "stable_reroute %s%s%s%s",
+		 "stable_reroute %s%s%s%s%s%s",
 		 ibf_win_bound_format(&c->min_len, a, sizeof(a)),
 		 ibf_win_bound_format(&c->max_len, b, sizeof(b)), paths,
 		 (unsigned long long)c->seed, threads, ibf_deadlock_name(c->deadlock), c->max_vls,
@@ -706,7 +710,8 @@ const char *ibf_conf_format(const struct ibf_conf *c, char *buf, size_t len)
 		 : c->stable_reroute			  ? "TRUE"
 							  : "FALSE",
 		 c->layer0_balance == IBF_L0_ALL ? ", layer0_balance all" : "",
-		 c->dmodk_roots[0] ? ", dmodk_roots " : "", c->dmodk_roots);
+		 c->dmodk_roots[0] ? ", dmodk_roots " : "", c->dmodk_roots,
+		 c->stable_state_dir[0] ? ", stable_state_dir " : "", c->stable_state_dir);
 	/* the health service, when on */
 	size_t n = strlen(buf);
 	if (c->rail_registry[0] && n < len)

@@ -88,6 +88,9 @@ struct ibf_conf {
 					* cable came back; IBF_STABLE_KEEP: all of them */
 	char dmodk_roots[IBF_CONF_PATH_MAX]; /* GUID file naming the fat tree's roots ("" = find
 					* the levels from the structure) */
+	char stable_state_dir[IBF_CONF_PATH_MAX]; /* the plugin keeps the healthy tables H
+					* and their fabric here across restarts
+					* ("" = off, the default) */
 
 	/* rail health service (docs/rail.md): "" = off / none */
 	char rail_registry[IBF_CONF_PATH_MAX];

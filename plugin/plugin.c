@@ -94,6 +94,10 @@ struct ibfab {
 	int have_routes;
 	char engine[32];
 	unsigned long runs;
+	/* stable_state_dir: the first sweep read it (or had none to read);
+	 * the hash of the H last written or read there */
+	int state_tried, state_have_sig, state_failed;
+	uint64_t state_sig;
 
 	/* deadlock scheme (ibfab.conf `deadlock`): its result for the tables
 	 * above (NULL when none); node GUID -> fabric node id, sorted, for
@@ -760,6 +764,41 @@ static void drop_missing_roots(struct ibfab *pl, const char *name, const struct 
 	     name, n - kept, n, list, unnamed ? " ..." : "", kept);
 }
 
+/* stable_state_dir: write the healthy tables H the tables just configured
+ * carry when they differ from the H last written (or read at the start);
+ * a failure is logged, routing goes on */
+static void save_state(struct ibfab *pl, const char *name)
+{
+	const struct ibf_fabric *hf;
+	const struct ibf_routes *hr;
+	if (!pl->conf.stable_state_dir[0] || !pl->conf.stable_reroute ||
+	    !ibf_routes_healthy(&pl->routes, pl->fabric, &hf, &hr))
+		return;
+	struct ibf_error err;
+	char msg[MSG_MAX];
+	uint64_t sig = 0;
+	int written = 0;
+	memset(&err, 0, sizeof(err));
+	if (ibf_stable_state_save(pl->conf.stable_state_dir, name, hf, hr,
+				  pl->state_have_sig ? &pl->state_sig : NULL, &sig, &written, &err)) {
+		/* once until it works again, not every sweep */
+		if (!pl->state_failed)
+			plog(pl, OSM_LOG_ERROR,
+			     "ibfab %s: stable_state_dir: cannot keep the healthy tables: %s", name,
+			     ibf_error_format(&err, msg, sizeof(msg)));
+		pl->state_failed = 1;
+		return;
+	}
+	pl->state_failed = 0;
+	pl->state_sig = sig;
+	pl->state_have_sig = 1;
+	if (written)
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab %s: stable_state_dir: kept the healthy tables (%u switches, max LID %u) "
+		     "in %s",
+		     name, hf->nsw, hr->max_lid, pl->conf.stable_state_dir);
+}
+
 static int ibfab_build_lfts(void *context)
 {
 	struct ibfab_engine *ec = context;
@@ -855,11 +894,46 @@ static int ibfab_build_lfts(void *context)
 	 * columns a fresh run sends over it (ibf_route_stable_mode) */
 	int stable = pl->conf.stable_reroute && pl->have_routes && pl->fabric &&
 		     !strcmp(pl->engine, name) && avoid_gen == pl->health.routed_avoid_gen;
+	/* stable_state_dir: the first sweep after a start takes the healthy
+	 * tables H kept there as the previous tables (they carry no mark: H
+	 * itself), so a repair that started before the restart still ends on
+	 * H; a bad or stale file is logged and ignored (a fresh start) */
+	struct ibf_fabric *state_f = NULL;
+	struct ibf_routes state_h;
+	memset(&state_h, 0, sizeof(state_h));
+	if (!stable && !pl->state_tried && pl->conf.stable_state_dir[0] &&
+	    pl->conf.stable_reroute && !pl->have_routes &&
+	    avoid_gen == pl->health.routed_avoid_gen) {
+		pl->state_tried = 1;
+		int lrc = ibf_stable_state_load(pl->conf.stable_state_dir, name, f, &state_f,
+						&state_h, &pl->state_sig, &err);
+		if (lrc < 0)
+			plog(pl, OSM_LOG_ERROR,
+			     "ibfab %s: stable_state_dir: ignoring the healthy tables kept in %s "
+			     "(routing afresh): %s",
+			     name, pl->conf.stable_state_dir, ibf_error_format(&err, msg, sizeof(msg)));
+		else if (lrc > 0)
+			plog(pl, OSM_LOG_INFO,
+			     "ibfab %s: stable_state_dir: no healthy tables kept in %s yet (routing "
+			     "afresh)",
+			     name, pl->conf.stable_state_dir);
+		else {
+			pl->state_have_sig = 1;
+			plog(pl, OSM_LOG_INFO,
+			     "ibfab %s: stable_state_dir: the healthy tables kept in %s (%u "
+			     "switches, max LID %u) are the previous tables of this first sweep",
+			     name, pl->conf.stable_state_dir, state_f->nsw, state_h.max_lid);
+			stable = 1;
+		}
+	}
 	struct ibf_stable_report sr;
-	int route_rc = stable ? ibf_route_stable_mode(f, name, &o, pl->fabric, &pl->routes,
+	int route_rc = stable ? ibf_route_stable_mode(f, name, &o, state_f ? state_f : pl->fabric,
+						      state_f ? &state_h : &pl->routes,
 						      ibf_conf_stable_mode(&pl->conf), &r, &rep,
 						      &sr, &err)
 			      : ibf_route(f, name, &o, &r, &rep, &err);
+	ibf_routes_free(&state_h);
+	ibf_fabric_free(state_f);
 	free(roots);
 	free(avoid);
 	if (!route_rc && stable)
@@ -916,6 +990,7 @@ static int ibfab_build_lfts(void *context)
 	snprintf(pl->engine, sizeof(pl->engine), "%s", name);
 	pl->routes_gen++;
 	pl->health.routed_avoid_gen = avoid_gen;
+	save_state(pl, name);
 	return 0;
 
 fail_nowrite:

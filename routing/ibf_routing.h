@@ -52,6 +52,9 @@ int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int wi
 void ibf_routes_free(struct ibf_routes *r);
 /* Drop one reference to the healthy tables (routing/stable.c); NULL: none. */
 void ibf_healthy_release(struct ibf_healthy *h);
+/* H's fabric and tables (NULL, NULL for h NULL); owned by h. */
+void ibf_healthy_get(const struct ibf_healthy *h, const struct ibf_fabric **f,
+		     const struct ibf_routes **r);
 /* 0 when r can be read against f: f finalized, one table row per switch
  * of f; else IBF_EINVAL with a message. */
 int ibf_routes_fit(const struct ibf_fabric *f, const struct ibf_routes *r, struct ibf_error *err);
@@ -382,6 +385,31 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 int ibf_stable_set_healthy(struct ibf_routes *old, const struct ibf_fabric *fo,
 			   const struct ibf_routes *h, const struct ibf_fabric *fh,
 			   uint32_t *nmarked, struct ibf_error *err);
+/* The healthy tables H that r (for fabric f) carries: r->healthy's when
+ * set, else r and f themselves when nothing is marked (r is H); 0 and
+ * NULLs when H is not known (marks without H). */
+int ibf_routes_healthy(const struct ibf_routes *r, const struct ibf_fabric *f,
+		       const struct ibf_fabric **hf, const struct ibf_routes **hr);
+/* The plugin's stable_state_dir (routing/stable_state.c): H kept across
+ * restarts as DIR/healthy-HASH.topo (ibnetdiscover format, with LIDs),
+ * DIR/healthy-HASH.lfts (opensm-lfts.dump format) and the manifest
+ * DIR/healthy.state naming both and the engine; the data files are written
+ * first, the manifest last, each to a temporary file renamed over it.
+ * ibf_stable_state_save writes H (fh, h) made by engine unless *last (may
+ * be NULL) is the hash of that content (nothing written then); *sig (may
+ * be NULL) becomes the hash, *written (may be NULL) 1 when the files were
+ * written.
+ * ibf_stable_state_load reads them back for the fabric f now: 1 when dir
+ * holds no manifest, 0 with *fh and h (free both) and *sig, else an error
+ * with the file and line (a bad manifest or data file) or "stale" (another
+ * engine's, a LID that names another port in f, nothing in common with
+ * f); *fh NULL and h empty then. */
+int ibf_stable_state_save(const char *dir, const char *engine, const struct ibf_fabric *fh,
+			  const struct ibf_routes *h, const uint64_t *last, uint64_t *sig,
+			  int *written, struct ibf_error *err);
+int ibf_stable_state_load(const char *dir, const char *engine, const struct ibf_fabric *f,
+			  struct ibf_fabric **fh, struct ibf_routes *h, uint64_t *sig,
+			  struct ibf_error *err);
 /* The report in one line for the logs: "kept K of L destination LIDs[,
  * took B back from the healthy tables], routed R again[ (G of them moved onto what came back or is new: ...)];
  * C of E <entries> changed (P%), N new (...)", entries naming what E

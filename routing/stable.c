@@ -58,6 +58,13 @@ void ibf_healthy_release(struct ibf_healthy *h)
 	free(h);
 }
 
+void ibf_healthy_get(const struct ibf_healthy *h, const struct ibf_fabric **f,
+		     const struct ibf_routes **r)
+{
+	*f = h ? h->f : NULL;
+	*r = h ? &h->r : NULL;
+}
+
 static struct ibf_healthy *healthy_ref(struct ibf_healthy *h)
 {
 	if (h)

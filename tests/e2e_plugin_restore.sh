@@ -18,6 +18,8 @@
 #    then the switch): the healthy tables at the end.
 # (With `stable_reroute keep`, the old TRUE, the returning spine would stay
 # idle: every kept column still works; docs/reliability.md.)
+# Then OpenSM restarted while a cable is out, with and without
+# `stable_state_dir` (H kept across restarts; see the part at the end).
 # First, offline (no simulator): a chain of repairs through dumps with
 # --healthy-lfts ends on the healthy tables, as the plugin's does.
 . "$(dirname "$0")/lib.sh"
@@ -176,6 +178,76 @@ for MODE in TRUE failures; do
 		grep -qE "ibfab layered: stable reroute: kept [1-9][0-9]* of [0-9]* destination LIDs, took [1-9][0-9]* back from the healthy tables" "$WORK/$MODE/cable-first/opensm.log"
 	change leaf-back 'ReLink "ft-l1-s0003"'
 	back leaf-back 1 2 any
+	osm_sim_stop
+done
+
+# OpenSM restarted while a leaf-spine cable is out, then the cable back:
+# with `stable_state_dir` the plugin keeps H (the healthy tables and their
+# fabric) there and its first sweep after the restart takes them as the
+# previous tables, so the repair ends on the healthy fabric's tables; without
+# it the restart routes the damaged fabric afresh, that run becomes H and
+# the repair ends off them (the case needs the option).  Then a broken file
+# in the directory: logged with its path and line, OpenSM routes afresh.
+restart() { # NAME: OpenSM stopped (SIGTERM, by PID) and started again
+	local n0
+	osm_stop
+	OSM_FROM=$(wc -l <"$SIM/opensm.log")
+	n0=$(osm_sweeps)
+	osm_daemon "$WORK/$MODE/opensm.conf" "$WORK/$MODE/ibfab.conf" "$SIM/opensm.out.$1"
+	osm_wait_sweep "$n0" 60
+	check "$MODE $1: the new OpenSM came up" test $? -eq 0
+	step "$1" "$OSM_FROM"
+}
+for MODE in state-on state-off; do
+	mkdir -p "$WORK/$MODE"
+	printf 'stable_reroute TRUE\n' >"$WORK/$MODE/ibfab.conf"
+	[ $MODE = state-on ] && printf 'stable_state_dir %s\n' "$WORK/$MODE/state" >>"$WORK/$MODE/ibfab.conf"
+	mkdir -p "$WORK/$MODE/state"
+	osm_conf "$WORK/opensm.default.conf" layered 1 "$WORK/$MODE/opensm.conf" -e 's|^sweep_interval .*|sweep_interval 1|'
+	SIM="$WORK/$MODE/sim"
+	IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/ft.net" "$SIM" 2>&1 | diag
+	osm_daemon "$WORK/$MODE/opensm.conf" "$WORK/$MODE/ibfab.conf"
+	osm_wait_sweep 0
+	check "$MODE: OpenSM up" test $? -eq 0
+	step healthy 0
+	change cable-down 'Unlink "ft-l1-s0002"[5]'
+	lost cable-down
+	restart restarted
+	if [ $MODE = state-on ]; then
+		check "$MODE restarted: the first sweep takes the kept healthy tables" \
+			grep -q "ibfab layered: stable_state_dir: the healthy tables kept in $WORK/$MODE/state (.*) are the previous tables of this first sweep" "$WORK/$MODE/restarted/opensm.log"
+		check "$MODE restarted: a stable reroute from them (columns kept)" \
+			grep -q "ibfab layered: stable reroute: kept [1-9]" "$WORK/$MODE/restarted/opensm.log"
+	fi
+	change cable-back 'ReLink "ft-l1-s0002"[5]'
+	if [ $MODE = state-on ]; then
+		check "$MODE cable-back: the switches hold the healthy fabric's tables again" \
+			cmp -s "$WORK/$MODE/healthy/lfts.txt" "$WORK/$MODE/cable-back/lfts.txt"
+		# H written once (the first sweep), not again: the restart read
+		# it back, the loss and the return left it as it was
+		n=$(grep -c "ibfab layered: stable_state_dir: kept the healthy tables" "$SIM/opensm.log")
+		check "$MODE: H written once over the run ($n times)" test "$n" = 1
+		check "$MODE: the directory holds the manifest and one pair of files" \
+			sh -c "test -s '$WORK/$MODE/state/healthy.state' && test \$(ls '$WORK/$MODE/state' | wc -l) = 3"
+		# the kept files read offline as --healthy-lfts / --healthy-topology
+		t=$(sed -n 's/^healthy-topology //p' "$WORK/$MODE/state/healthy.state")
+		l=$(sed -n 's/^healthy-lfts //p' "$WORK/$MODE/state/healthy.state")
+		"$IBFAB" route diff --topology "$WORK/$MODE/state/$t" --lfts "$WORK/$MODE/state/$l" \
+			--lfts2 "$WORK/$MODE/healthy/lfts.txt" >"$WORK/$MODE/state-diff.txt" 2>&1
+		check "$MODE: the kept tables read offline are the healthy ones" grep -q '^0 of ' "$WORK/$MODE/state-diff.txt"
+		# a broken line in the kept tables: logged with its path and line,
+		# OpenSM routes afresh
+		sed -i '3s/.*/0x0002 zz # broken/' "$WORK/$MODE/state/$l"
+		restart broken
+		check "$MODE broken: the log names the file and line, routes afresh" \
+			grep -q "ibfab layered: stable_state_dir: ignoring the healthy tables kept in .*: .*$l:3:" "$WORK/$MODE/broken/opensm.log"
+	else
+		# without the option the restart's run of the damaged fabric is H
+		"$IBFAB" route diff --topology "$WORK/$MODE/healthy/net.ibnd" --lfts "$WORK/$MODE/healthy/lfts.txt" \
+			--lfts2 "$WORK/$MODE/cable-back/lfts.txt" 2>&1 | head -3 | diag
+		check "$MODE cable-back: without stable_state_dir the tables end off the healthy ones (the case needs it)" \
+			sh -c "! cmp -s '$WORK/$MODE/healthy/lfts.txt' '$WORK/$MODE/cable-back/lfts.txt'"
+	fi
 	osm_sim_stop
 done
 done_testing

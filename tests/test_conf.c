@@ -117,6 +117,15 @@ static void all_keys(void)
 	TT_EQ_INT(c2.stable_reroute, IBF_STABLE_KEEP);
 	ibf_conf_format(&c2, buf, sizeof(buf));
 	TT_CHECK_MSG(strstr(buf, "stable_reroute keep") != NULL, "%s", buf);
+	/* stable_state_dir: off by default, a directory, 'none' */
+	TT_CHECK(c.stable_state_dir[0] == '\0');
+	TT_CHECK(strstr(buf, "stable_state_dir") == NULL);
+	TT_EQ_INT(parse("stable_state_dir /var/cache/opensm/ibfab\n", &c2, &err), 0);
+	TT_CHECK(!strcmp(c2.stable_state_dir, "/var/cache/opensm/ibfab"));
+	ibf_conf_format(&c2, buf, sizeof(buf));
+	TT_CHECK_MSG(strstr(buf, ", stable_state_dir /var/cache/opensm/ibfab") != NULL, "%s", buf);
+	TT_EQ_INT(parse("stable_state_dir none\n", &c2, &err), 0);
+	TT_CHECK(c2.stable_state_dir[0] == '\0');
 }
 
 static void window_forms(void)

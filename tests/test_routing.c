@@ -2354,6 +2354,108 @@ static void test_stable_restore_two_steps(void)
  * were grafts and fresh entries that no mark covered, and the end was
  * off H (found live by bench/live_faults.sh, dmodk on a 2-level tree:
  * 1 entry of 528, 6 on the chain reduced to these three steps). */
+/* stable_state_dir: H written and read back (the formats of --healthy-lfts
+ * and --healthy-topology), a restart while leaves are lost that takes it as
+ * the previous tables ends the repair on H; unchanged H is not written
+ * again; bad and stale files are errors naming the file */
+static void test_stable_state_dir(void)
+{
+	char dir[64] = "/tmp/ibfab-state-XXXXXX", p[256];
+	TT_REQUIRE(mkdtemp(dir) != NULL);
+	struct ibf_error err;
+	struct ibf_route_opts o;
+	ibf_route_opts_default(&o);
+	struct ibf_fabric *fab0 = tree2x(6, 3, 4, -1, 0, 0), *fab1 = tree2x(6, 3, 4, -1, 1u << 2, 0);
+	struct ibf_routes r0, r1;
+	TT_REQUIRE(ibf_route(fab0, "layered", &o, &r0, NULL, &err) == 0);
+	TT_REQUIRE(ibf_route_stable(fab1, "layered", &o, fab0, &r0, &r1, NULL, NULL, &err) == 0);
+	const struct ibf_fabric *hf;
+	const struct ibf_routes *hr;
+	TT_REQUIRE(ibf_routes_healthy(&r1, fab1, &hf, &hr));
+	TT_CHECK_MSG(hf != fab1 && memcmp(hr->lft, r0.lft, (size_t)r0.nsw * r0.stride) == 0,
+		     "the loss's tables carry H = the healthy tables");
+	struct ibf_fabric *fh = NULL;
+	struct ibf_routes h;
+	uint64_t sig = 0, sig2 = 0, sig3 = 0;
+	TT_CHECK(ibf_stable_state_load(dir, "layered", fab1, &fh, &h, &sig, &err) == 1);
+	int written = 0;
+	TT_REQUIRE(ibf_stable_state_save(dir, "layered", hf, hr, NULL, &sig, &written, &err) == 0);
+	TT_CHECK(written == 1);
+	TT_REQUIRE(ibf_stable_state_save(dir, "layered", hf, hr, &sig, &sig2, &written, &err) == 0);
+	TT_CHECK_MSG(written == 0 && sig2 == sig, "the same H is not written again");
+	/* the restart: H read back for the damaged fabric */
+	int lrc = ibf_stable_state_load(dir, "layered", fab1, &fh, &h, &sig3, &err);
+	if (lrc)
+		printf("# %s:%ld: %s\n", err.file, err.line, err.msg);
+	TT_REQUIRE(lrc == 0);
+	TT_CHECK_MSG(sig3 == sig, "the hash read back is the one written");
+	TT_CHECK(fh->nsw == fab0->nsw && h.nsw == r0.nsw &&
+		 memcmp(h.lft, r0.lft, (size_t)r0.nsw * r0.stride) == 0);
+	struct ibf_routes q1, q2, f1, g2;
+	TT_REQUIRE(ibf_route_stable(fab1, "layered", &o, fh, &h, &q1, NULL, NULL, &err) == 0);
+	TT_CHECK_MSG(memcmp(q1.lft, r1.lft, (size_t)r1.nsw * r1.stride) == 0,
+		     "the first sweep after the restart keeps the tables of before it");
+	TT_REQUIRE(ibf_route_stable(fab0, "layered", &o, fab1, &q1, &q2, NULL, NULL, &err) == 0);
+	size_t n = (size_t)r0.nsw * r0.stride, d = 0, dfresh = 0;
+	for (size_t i = 0; i < n; i++)
+		d += q2.lft[i] != r0.lft[i];
+	/* without it: the restart routes the damaged fabric afresh */
+	TT_REQUIRE(ibf_route(fab1, "layered", &o, &f1, NULL, &err) == 0);
+	TT_REQUIRE(ibf_route_stable(fab0, "layered", &o, fab1, &f1, &g2, NULL, NULL, &err) == 0);
+	for (size_t i = 0; i < n; i++)
+		dfresh += g2.lft[i] != r0.lft[i];
+	printf("# restart while a leaf is lost, then its return: %zu of %zu entries off H with "
+	       "the kept H, %zu without\n",
+	       d, n, dfresh);
+	TT_CHECK_MSG(d == 0, "with the kept H the repair ends on H");
+	TT_CHECK_MSG(dfresh > 0, "the case needs H: a fresh start ends off it");
+	ibf_routes_free(&g2);
+	ibf_routes_free(&f1);
+	ibf_routes_free(&q2);
+	ibf_routes_free(&q1);
+	ibf_routes_free(&h);
+	ibf_fabric_free(fh);
+	/* another engine's H: stale; a broken dump: its file and line */
+	memset(&err, 0, sizeof(err));
+	TT_CHECK(ibf_stable_state_load(dir, "minimal", fab1, &fh, &h, NULL, &err) < 0 && !fh);
+	TT_CHECK_MSG(strstr(err.msg, "stale") != NULL && strstr(err.file, "healthy.state") &&
+			     err.line == 2,
+		     "%s:%ld: %s", err.file, err.line, err.msg);
+	snprintf(p, sizeof(p), "%s/healthy-%016llx.lfts", dir, (unsigned long long)sig);
+	FILE *fp = fopen(p, "a");
+	TT_REQUIRE(fp != NULL);
+	fputs("0x0002 zz\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	TT_CHECK(ibf_stable_state_load(dir, "layered", fab1, &fh, &h, NULL, &err) < 0 && !fh);
+	TT_CHECK_MSG(strstr(err.file, ".lfts") != NULL && err.line > 0, "%s:%ld: %s", err.file,
+		     err.line, err.msg);
+	/* a new H replaces the pair (the old one goes) */
+	TT_REQUIRE(ibf_stable_state_save(dir, "layered", fab1, &r1, &sig, &sig2, &written, &err) ==
+		   0);
+	TT_CHECK(written == 1 && sig2 != sig && access(p, F_OK) != 0);
+	/* a broken manifest: its line */
+	snprintf(p, sizeof(p), "%s/healthy.state", dir);
+	fp = fopen(p, "w");
+	TT_REQUIRE(fp != NULL);
+	fputs("engine layered\nbogus\n", fp);
+	fclose(fp);
+	memset(&err, 0, sizeof(err));
+	TT_CHECK(ibf_stable_state_load(dir, "layered", fab1, &fh, &h, NULL, &err) < 0);
+	TT_CHECK_MSG(strstr(err.file, "healthy.state") && err.line == 2, "%s:%ld: %s", err.file,
+		     err.line, err.msg);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/healthy-%016llx.lfts", dir, (unsigned long long)sig2);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/healthy-%016llx.topo", dir, (unsigned long long)sig2);
+	unlink(p);
+	TT_CHECK_MSG(rmdir(dir) == 0, "nothing else left in %s", dir);
+	ibf_routes_free(&r1);
+	ibf_routes_free(&r0);
+	ibf_fabric_free(fab1);
+	ibf_fabric_free(fab0);
+}
+
 static void test_stable_leaf_lost_then_repair(void)
 {
 	const int L = 6, H = 3, P = 4;
@@ -2873,6 +2975,8 @@ int main(void)
 	tt_run("stable reroute: leaves lost without a column moving keep H; the repair after it "
 	       "ends on H",
 	       test_stable_leaf_lost_then_repair);
+	tt_run("stable reroute: H kept in a state directory across a restart; the repair ends on H",
+	       test_stable_state_dir);
 	tt_run("stable reroute: a part of H's fabric missing is told by identity, not by counts",
 	       test_stable_short_by_identity);
 	tt_run("stable reroute: a switch H never had, cabled in during a repair: the repair ends on "
