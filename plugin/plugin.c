@@ -933,6 +933,18 @@ static int ibfab_build_lfts(void *context)
 						      &sr, &err)
 			      : ibf_route(f, name, &o, &r, &rep, &err);
 	ibf_routes_free(&state_h);
+	if (route_rc && state_f) {
+		/* the kept H did not serve (a file that parsed but does not fit
+		 * this fabric in a way the load checks do not see): a fresh run */
+		plog(pl, OSM_LOG_ERROR,
+		     "ibfab %s: stable_state_dir: the healthy tables kept in %s did not serve "
+		     "(routing afresh): %s",
+		     name, pl->conf.stable_state_dir, ibf_error_format(&err, msg, sizeof(msg)));
+		ibf_routes_free(&r);
+		memset(&err, 0, sizeof(err));
+		stable = 0;
+		route_rc = ibf_route(f, name, &o, &r, &rep, &err);
+	}
 	ibf_fabric_free(state_f);
 	free(roots);
 	free(avoid);
