@@ -133,15 +133,21 @@ back() { # NAME SWITCHES CABLES: the healthy tables again
 	check "$MODE $1: the switches hold the healthy fabric's tables again" cmp -s "$WORK/$MODE/healthy/lfts.txt" "$WORK/$MODE/$1/lfts.txt"
 }
 
-for MODE in TRUE failures; do
-	mkdir -p "$WORK/$MODE"
-	printf 'stable_reroute %s\n' "$MODE" >"$WORK/$MODE/ibfab.conf"
+# mode_up: ibsim and OpenSM (layered, LMC 1, a sweep every second) with
+# $WORK/$MODE/ibfab.conf; sets SIM
+mode_up() {
 	osm_conf "$WORK/opensm.default.conf" layered 1 "$WORK/$MODE/opensm.conf" -e 's|^sweep_interval .*|sweep_interval 1|'
 	SIM="$WORK/$MODE/sim"
 	IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/ft.net" "$SIM" 2>&1 | diag
 	osm_daemon "$WORK/$MODE/opensm.conf" "$WORK/$MODE/ibfab.conf"
 	osm_wait_sweep 0
 	check "$MODE: OpenSM up" test $? -eq 0
+}
+
+for MODE in TRUE failures; do
+	mkdir -p "$WORK/$MODE"
+	printf 'stable_reroute %s\n' "$MODE" >"$WORK/$MODE/ibfab.conf"
+	mode_up
 	check "$MODE: the options say stable_reroute $MODE" grep -q "ibfab: options: .*stable_reroute $MODE" "$SIM/opensm.log"
 	step healthy 0
 
@@ -203,12 +209,7 @@ for MODE in state-on state-off; do
 	printf 'stable_reroute TRUE\n' >"$WORK/$MODE/ibfab.conf"
 	[ $MODE = state-on ] && printf 'stable_state_dir %s\n' "$WORK/$MODE/state" >>"$WORK/$MODE/ibfab.conf"
 	mkdir -p "$WORK/$MODE/state"
-	osm_conf "$WORK/opensm.default.conf" layered 1 "$WORK/$MODE/opensm.conf" -e 's|^sweep_interval .*|sweep_interval 1|'
-	SIM="$WORK/$MODE/sim"
-	IBFAB_SIM_CONSOLE=1 "$HARNESS" start "$WORK/ft.net" "$SIM" 2>&1 | diag
-	osm_daemon "$WORK/$MODE/opensm.conf" "$WORK/$MODE/ibfab.conf"
-	osm_wait_sweep 0
-	check "$MODE: OpenSM up" test $? -eq 0
+	mode_up
 	step healthy 0
 	change cable-down 'Unlink "ft-l1-s0002"[5]'
 	lost cable-down
