@@ -44,6 +44,15 @@ static uint64_t fnv(uint64_t h, const char *p, size_t n)
 	return h;
 }
 
+/* the name of a kept pair: a 64-bit FNV-1a of the engine, the fabric file
+ * and the tables file, as written */
+static uint64_t state_sig(const char *engine, const char *tb, size_t tn, const char *lb,
+			  size_t ln)
+{
+	uint64_t h = fnv(0xcbf29ce484222325ULL, engine, strlen(engine) + 1);
+	return fnv(fnv(h, tb, tn), lb, ln);
+}
+
 static int path_in(char *out, size_t size, const char *dir, const char *name, struct ibf_error *err)
 {
 	if ((size_t)snprintf(out, size, "%s/%s", dir, name) >= size)
@@ -132,12 +141,7 @@ int ibf_stable_state_save(const char *dir, const char *engine, const struct ibf_
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	if (ls && fclose(ls) && !rc)
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	uint64_t h = 0xcbf29ce484222325ULL;
-	if (!rc) {
-		h = fnv(h, engine, strlen(engine) + 1);
-		h = fnv(h, tb, tn);
-		h = fnv(h, lb, ln);
-	}
+	uint64_t h = rc ? 0 : state_sig(engine, tb, tn, lb, ln);
 	if (!rc && sig)
 		*sig = h;
 	if (!rc && last && *last == h) {
@@ -247,12 +251,8 @@ int ibf_stable_state_load(const char *dir, const char *engine, const struct ibf_
 	}
 	ibf_lidmap_free(&a);
 	ibf_lidmap_free(&b);
-	if (!rc && sig) {
-		uint64_t x = 0xcbf29ce484222325ULL;
-		x = fnv(x, engine, strlen(engine) + 1);
-		x = fnv(x, tb, tn);
-		*sig = fnv(x, lb, ln);
-	}
+	if (!rc && sig)
+		*sig = state_sig(engine, tb, tn, lb, ln);
 	free(tb);
 	free(lb);
 	if (rc) {
