@@ -1091,20 +1091,23 @@ static void health_misfit_log(struct ibfab *pl, const struct ibf_fabric *f,
 {
 	struct health *hs = &pl->health;
 	int off = 0, first = -1;
-	for (int g = 0; g < ri->ngpus; g++)
-		if (ibf_rail_gpu_misfit(f, ri, g, NULL, 0) && !off++)
-			first = g;
-	struct nic_key *keys = off ? calloc((size_t)off, sizeof(*keys)) : NULL;
-	if (off && !keys) {
+	struct nic_key *keys = calloc((size_t)(ri->ngpus > 0 ? ri->ngpus : 1), sizeof(*keys));
+	if (!keys) {
 		plog(pl, OSM_LOG_ERROR, "ibfab health: out of memory");
 		return;
 	}
-	for (int g = 0, k = 0; g < ri->ngpus && k < off; g++)
+	for (int g = 0; g < ri->ngpus; g++)
 		if (ibf_rail_gpu_misfit(f, ri, g, NULL, 0)) {
-			keys[k].guid = ibf_node_some_guid(f, ri->gpu[g].node);
-			keys[k].port = ri->gpu[g].port;
-			k++;
+			if (!off)
+				first = g;
+			keys[off].guid = ibf_node_some_guid(f, ri->gpu[g].node);
+			keys[off].port = ri->gpu[g].port;
+			off++;
 		}
+	if (!off) {
+		free(keys);
+		keys = NULL;
+	}
 	if (off > 1)
 		qsort(keys, (size_t)off, sizeof(*keys), nic_key_cmp);
 	int was = hs->nmisfit, same = off == was;
