@@ -146,10 +146,14 @@ struct ibfab {
 	} health;
 };
 
-/* a CA port by its node's GUID (ibf_node_some_guid) and port number */
+/* a CA port by its node's GUID (ibf_node_some_guid) and port number,
+ * with the switch (same GUID rule) and port it is cabled to: a NIC moved
+ * from one wrong port to another is a new key */
 struct nic_key {
 	uint64_t guid;
 	int port;
+	uint64_t sw_guid;
+	int sw_port;
 };
 
 /* one per routing engine instance OpenSM sets up (re->context) */
@@ -1078,7 +1082,11 @@ static int nic_key_cmp(const void *a, const void *b)
 	const struct nic_key *x = a, *y = b;
 	if (x->guid != y->guid)
 		return x->guid < y->guid ? -1 : 1;
-	return (x->port > y->port) - (x->port < y->port);
+	if (x->port != y->port)
+		return (x->port > y->port) - (x->port < y->port);
+	if (x->sw_guid != y->sw_guid)
+		return x->sw_guid < y->sw_guid ? -1 : 1;
+	return (x->sw_port > y->sw_port) - (x->sw_port < y->sw_port);
 }
 
 /* GPU NICs cabled off their rail: when the set differs from the one last
@@ -1100,8 +1108,12 @@ static void health_misfit_log(struct ibfab *pl, const struct ibf_fabric *f,
 		if (ibf_rail_gpu_misfit(f, ri, g, NULL, 0)) {
 			if (!off)
 				first = g;
+			const struct ibf_port *pp =
+				ibf_port((struct ibf_fabric *)f, ri->gpu[g].node, ri->gpu[g].port);
 			keys[off].guid = ibf_node_some_guid(f, ri->gpu[g].node);
 			keys[off].port = ri->gpu[g].port;
+			keys[off].sw_guid = ibf_node_some_guid(f, ri->gpu[g].leaf);
+			keys[off].sw_port = pp->peer_port;
 			off++;
 		}
 	if (!off) {

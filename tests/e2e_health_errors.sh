@@ -10,8 +10,9 @@
 # NICs cabled off their rail, naming the first and its switch port, and
 # again only when that set changes (the health service is rebuilt after
 # every fabric change): not after a spine cable is lost, when one of the
-# NICs is lost (1 left), once when the other is recabled to its rail (none
-# left), not when the first comes back to its own rail.
+# NICs is lost (1 left), again when the one left moves to another wrong
+# port (same count, another switch port), once when it is recabled to its
+# rail (none left), not when the other comes back to its own rail.
 . "$(dirname "$0")/lib.sh"
 need_sim
 need_plugin
@@ -76,11 +77,16 @@ osm_console_sweep nic-lost 'Unlink "rail00-l00"[2]'
 misfit nic-lost
 check "nic-lost: one NIC left off its rail: the warning, once, with the new count and first" \
 	test "$(cat "$WORK/nic-lost.mis")" = "ibfab health: warning: 1 GPU NIC(s) cabled off their rail (ibfab rail info lists them; the set changed, 2 before), the first: srv001 mlx5_0 port 1 reaches another rail: cabled to rail01-l00 port 2 (rail 1), its device index is rail 0's"
-osm_console_sweep nic-fixed 'Unlink "rail01-l00"[2]' 'Link "rail00-l00"[2] "srv001 mlx5_0"[1]'
+osm_console_sweep nic-moved 'Unlink "rail01-l00"[6]' 'Unlink "rail01-l00"[2]' 'Link "rail01-l00"[6] "srv001 mlx5_0"[1]'
+misfit nic-moved
+check "nic-moved: the NIC left moved to another wrong port: the warning again, naming the new port" \
+	test "$(cat "$WORK/nic-moved.mis")" = "ibfab health: warning: 1 GPU NIC(s) cabled off their rail (ibfab rail info lists them; the set changed, 1 before), the first: srv001 mlx5_0 port 1 reaches another rail: cabled to rail01-l00 port 6 (rail 1), its device index is rail 0's"
+osm_console_sweep nic-fixed 'Unlink "rail01-l00"[6]' 'Link "rail00-l00"[2] "srv001 mlx5_0"[1]'
 misfit nic-fixed
 check "nic-fixed: none left off its rail: said once" \
 	test "$(cat "$WORK/nic-fixed.mis")" = "ibfab health: no GPU NIC is cabled off its rail any more (before: 1)"
-osm_console_sweep all-back 'Link "rail01-l00"[2] "srv001 mlx5_1"[1]' 'ReLink "rail00-l00"[6]'
+osm_console_sweep all-back 'Link "rail01-l00"[2] "srv001 mlx5_1"[1]' 'ReLink "rail00-l00"[6]' \
+	'Link "rail01-l00"[6] "spine01"[2]'
 misfit all-back
 check "all-back: still none off its rail: nothing logged of them" test ! -s "$WORK/all-back.mis"
 osm_sim_stop
