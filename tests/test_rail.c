@@ -653,6 +653,74 @@ static void test_route_check_slow(void)
 	ibf_fabric_free(f);
 }
 
+/* rail check and hratio with a cable joining two leaves of one rail: at
+ * full rate rail 0's pairs on its two leaves are confinable and hratio keeps
+ * them in the rail (over that cable); at 1xSDR (EDR elsewhere) hratio
+ * routes the cable as if lost, so judged on the cables it routes on those
+ * pairs are not confinable and none reads as leaving its rail, while judged
+ * on every cable they do (what rail check said before it asked the engine);
+ * every path is delivered either way. */
+static void test_route_check_slow_leaf_leaf(void)
+{
+	for (int slow = 0; slow <= 1; slow++) {
+		struct ibf_rail_opts ro = { 0 };
+		ro.servers = 8;
+		ro.gpus = 2;
+		ro.rail_switches = 2;
+		ro.spines = 2;
+		ro.switch_ports = 8;
+		struct ibf_error err = { 0 };
+		struct ibf_fabric *f = ibf_gen_rail(&ro, &err);
+		TT_REQUIRE(f);
+		int a = node_named(f, "rail00-l00"), b = node_named(f, "rail00-l01"), pa = 0, pb = 0;
+		TT_REQUIRE(a >= 0 && b >= 0);
+		for (int p = f->nodes[a].nports; p >= 1 && !pa; p--)
+			if (ibf_port(f, a, p)->peer_node == IBF_NO_NODE)
+				pa = p;
+		for (int p = f->nodes[b].nports; p >= 1 && !pb; p--)
+			if (ibf_port(f, b, p)->peer_node == IBF_NO_NODE)
+				pb = p;
+		TT_REQUIRE(pa > 0 && pb > 0);
+		TT_REQUIRE(ibf_fabric_connect(f, a, pa, b, pb, slow ? 1 : 4,
+					      slow ? IBF_SPEED_SDR : IBF_SPEED_EDR, &err) == 0);
+		TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
+		TT_REQUIRE(ibf_assign_lids(f, 1, 0, &err) == 0);
+		struct ibf_routes r;
+		struct ibf_route_opts o;
+		struct ibf_route_report rep;
+		ibf_route_opts_default(&o);
+		TT_REQUIRE(ibf_route(f, "hratio", &o, &r, &rep, &err) == 0);
+		struct ibf_fabric *lean = NULL;
+		TT_REQUIRE(ibf_route_lean(f, "hratio", NULL, &lean, &err) == 0);
+		/* NULL: the engine routes f itself (nothing left out) */
+		TT_CHECK(slow ? lean && ibf_port(lean, a, pa)->peer_node == IBF_NO_NODE : !lean);
+		struct ibf_rail_info ri;
+		TT_REQUIRE(ibf_rail_detect(f, NULL, &ri, &err) == 0);
+		TT_EQ_INT(ri.nrails, 2);
+		struct ibf_rail_route_report all, used;
+		TT_REQUIRE(ibf_rail_route_check(f, NULL, &ri, &r, &all, &err) == 0);
+		TT_REQUIRE(ibf_rail_route_check(f, lean, &ri, &r, &used, &err) == 0);
+		/* LMC 1: two paths per pair.  Same-rail pairs of different
+		 * servers: 2 rails x 8 x 7 = 112 */
+		TT_EQ_INT((int)all.same_paths, 224);
+		TT_CHECK(!all.same_failed && !all.cross_failed && !used.same_failed &&
+			 !used.cross_failed);
+		/* pairs within a leaf: 2 rails x 2 leaves x 4 x 3 = 48; rail
+		 * 0's across its two leaves: 2 x 4 x 4 = 32 more when the
+		 * cable joins them */
+		TT_EQ_INT((int)used.same_confinable, 2 * (slow ? 48 : 80));
+		TT_EQ_INT((int)all.same_confinable, 2 * 80);
+		TT_EQ_INT((int)used.same_left, 0);
+		TT_EQ_INT((int)all.same_left, 2 * (slow ? 32 : 0));
+		ibf_rail_route_report_free(&all);
+		ibf_rail_route_report_free(&used);
+		ibf_rail_info_free(&ri);
+		ibf_fabric_free(lean);
+		ibf_routes_free(&r);
+		ibf_fabric_free(f);
+	}
+}
+
 static void test_hratio(void)
 {
 	struct ibf_fabric *f = gen(16, 8, 1, 0); /* rail-only: 8 components */
@@ -999,6 +1067,7 @@ int main(void)
 	TT(test_registry);
 	TT(test_hratio);
 	TT(test_route_check_slow);
+	TT(test_route_check_slow_leaf_leaf);
 	TT(test_etcd_range);
 	TT(test_store_file);
 	return tt_done();
