@@ -320,7 +320,12 @@ struct ibf_stable_report {
 				   * that would otherwise move onto the fresh
 				   * run while a part is still missing) */
 	uint32_t switches_gained; /* switches of f the previous fabric lacked */
-	uint32_t cables_gained;	  /* switch-to-switch cables of f it lacked */
+	uint32_t cables_gained;	  /* switch-to-switch cables of f it lacked
+				   * (or that the engine left out of its
+				   * fabric as far below their rate) */
+	uint32_t cables_rate_back; /* of those, the cables it had but left out
+				    * as far below their rate that now run at
+				    * it (ibf_route_lean) */
 	int fresh;		  /* 1: IBF_STABLE_MODE_FRESH routed from scratch
 				   * (something came back): nothing kept, the
 				   * counts below 0 but full_run and seconds */

@@ -2680,6 +2680,166 @@ static void test_stable_growth_during_repair(void)
 	}
 }
 
+/* set-up of the helpers below that return a fabric: stop the run */
+#define STABLE_NEED(c)                                                            \
+	do {                                                                      \
+		if (!(c)) {                                                       \
+			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #c); \
+			abort();                                                  \
+		}                                                                 \
+	} while (0)
+
+/* Damaged and irregular fabrics for the stable reroute tests, with LIDs:
+ * 0 a 2-level tree XGFT(2;4,6;1,3) (dmodk), 1 Slim Fly q=5 at LMC 1
+ * (layered), 2 a 4 x 3 torus (minimal), 3 HyperX 3 x 3 (minimal). */
+static const char *const stable_case_engine[] = { "dmodk", "layered", "minimal", "minimal" };
+static const char *const stable_case_name[] = { "tree", "slimfly", "torus", "hyperx" };
+static struct ibf_fabric *stable_case(int k)
+{
+	struct ibf_error err;
+	struct ibf_fabric *f = NULL;
+	int lmc = 0;
+	if (k == 0) {
+		struct ibf_fattree_opts fo;
+		memset(&fo, 0, sizeof(fo));
+		fo.levels = 2;
+		fo.m[0] = 4;
+		fo.m[1] = 6;
+		fo.w[0] = 1;
+		fo.w[1] = 3;
+		fo.parallel = 1;
+		f = ibf_gen_fattree(&fo, &err);
+	} else if (k == 1) {
+		struct ibf_slimfly_opts so = { 5, 2, 0, 0 };
+		f = ibf_gen_slimfly(&so, &err);
+		lmc = 1;
+	} else if (k == 2) {
+		struct ibf_torus_opts to;
+		memset(&to, 0, sizeof(to));
+		to.ndims = 2;
+		to.k[0] = 4;
+		to.k[1] = 3;
+		to.hosts = 1;
+		f = ibf_gen_torus(&to, &err);
+	} else {
+		struct ibf_hyperx_opts ho = { 3, 3, 1, 2 };
+		f = ibf_gen_hyperx(&ho, &err);
+	}
+	STABLE_NEED(f);
+	STABLE_NEED(ibf_fabric_finalize(f, &err) == 0);
+	STABLE_NEED(ibf_assign_lids(f, lmc, 0, &err) == 0);
+	return f;
+}
+
+/* The a-th switch cable of switch s (its local port) and the far end. */
+static void stable_cable(const struct ibf_fabric *f, uint32_t s, uint32_t a, uint32_t *t,
+			 uint8_t *ps, uint8_t *pt)
+{
+	const struct ibf_adj *e = &f->adj[f->adj_off[s] + a];
+	*t = e->nbr;
+	*ps = e->lport;
+	*pt = e->rport;
+}
+
+/* A clone of f with the cable at port p of switch s at 1x (far below
+ * the 4x of the rest) or, with cut, unplugged. */
+static struct ibf_fabric *stable_hurt(const struct ibf_fabric *f, uint32_t s, uint8_t p, int cut)
+{
+	struct ibf_error err;
+	struct ibf_fabric *g = ibf_fabric_clone(f, &err);
+	STABLE_NEED(g);
+	int n = (int)g->switches[s];
+	if (cut) {
+		ibf_fabric_disconnect(g, n, p);
+		STABLE_NEED(ibf_fabric_finalize(g, &err) == 0);
+	} else {
+		struct ibf_port *a = ibf_port(g, n, p);
+		ibf_port(g, a->peer_node, a->peer_port)->width = 1;
+		a->width = 1;
+	}
+	return g;
+}
+
+/* Columns of r whose entry on switch s (port ps) or t (port pt) is the
+ * cable between them. */
+static uint32_t cols_over(const struct ibf_routes *r, uint32_t s, uint8_t ps, uint32_t t,
+			  uint8_t pt)
+{
+	uint32_t n = 0;
+	for (uint32_t lid = 1; lid <= r->max_lid; lid++)
+		n += ibf_lft(r, s)[lid] == ps || ibf_lft(r, t)[lid] == pt;
+	return n;
+}
+
+/* A cable H's fabric had at 1x (routed as lost: H sends nothing over it)
+ * retrains to its full rate: during a repair (another cable lost, then
+ * back together with the retrain), and outside one (the retrain alone,
+ * the SM never saw it down).  Either way the cable must carry the
+ * columns a fresh run sends over it (a gain, as a cable that comes back),
+ * the repair must end with nothing marked on the tables the one-step
+ * repair gives, and the report must say why.  Before, the repair went
+ * back to H's columns and the cable stayed idle until a restart, and the
+ * retrain alone moved nothing. */
+static void test_stable_rate_back(void)
+{
+	for (int k = 0; k < 4; k++) {
+		const char *e = stable_case_engine[k];
+		struct ibf_error err;
+		struct ibf_fabric *full = stable_case(k);
+		uint32_t cs = 0, ct, xs = full->nsw / 2, xt;
+		uint8_t cps, cpt, xps, xpt;
+		stable_cable(full, cs, 0, &ct, &cps, &cpt);
+		stable_cable(full, xs, 1, &xt, &xps, &xpt);
+		TT_REQUIRE(xs != cs && xs != ct);
+		struct ibf_fabric *f0 = stable_hurt(full, cs, cps, 0); /* H's: C at 1x */
+		struct ibf_fabric *f1 = stable_hurt(f0, xs, xps, 1);  /* X lost */
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		struct ibf_routes h, r1, r2, g, fr;
+		struct ibf_stable_report rep, grep_;
+		TT_REQUIRE(ibf_route(f0, e, &o, &h, NULL, &err) == 0);
+		TT_CHECK_MSG(cols_over(&h, cs, cps, ct, cpt) == 0, "%s %s: H avoids the 1x cable",
+			     stable_case_name[k], e);
+		TT_REQUIRE(ibf_route_stable(f1, e, &o, f0, &h, &r1, NULL, &rep, &err) == 0);
+		TT_CHECK(r1.moved != NULL && r1.healthy != NULL);
+		TT_REQUIRE(ibf_route_stable(full, e, &o, f1, &r1, &r2, NULL, &rep, &err) == 0);
+		/* the retrain alone, outside a repair */
+		TT_REQUIRE(ibf_route_stable(full, e, &o, f0, &h, &g, NULL, &grep_, &err) == 0);
+		TT_REQUIRE(ibf_route(full, e, &o, &fr, NULL, &err) == 0);
+		uint32_t nr2 = cols_over(&r2, cs, cps, ct, cpt), ng = cols_over(&g, cs, cps, ct, cpt),
+			 nf = cols_over(&fr, cs, cps, ct, cpt);
+		size_t n = (size_t)full->nsw * g.stride, diff = 0;
+		for (size_t i = 0; i < n; i++)
+			diff += r2.lft[i] != g.lft[i];
+		printf("# %s %s: cable back at its rate: %u columns over it after the repair, %u "
+		       "after the retrain alone (fresh run: %u; retrain alone moved %llu of %llu "
+		       "entries); repair end vs retrain alone: %zu entries differ\n",
+		       stable_case_name[k], e, nr2, ng, nf, (unsigned long long)grep_.entries_changed,
+		       (unsigned long long)grep_.entries, diff);
+		TT_CHECK_MSG(nf > 0 && nr2 == nf && ng == nf,
+			     "%s %s: the cable back at its rate carries the fresh run's share of "
+			     "columns",
+			     stable_case_name[k], e);
+		TT_CHECK_MSG(rep.full_run && rep.cables_rate_back == 1 && grep_.cables_rate_back == 1,
+			     "%s %s: the report counts the cable back at its rate",
+			     stable_case_name[k], e);
+		TT_CHECK_MSG(r2.moved == NULL && r2.healthy == NULL && diff == 0,
+			     "%s %s: the repair ends unmarked on the tables the retrain alone gives",
+			     stable_case_name[k], e);
+		struct ibf_check_report cr;
+		TT_REQUIRE(ibf_route_check(full, &r2, 0, &cr, NULL) == 0);
+		TT_CHECK(cr.ok == cr.pairs && cr.loops == 0 && cr.unreachable == 0);
+		ibf_routes_free(&fr);
+		ibf_routes_free(&g);
+		ibf_routes_free(&r2);
+		ibf_routes_free(&r1);
+		ibf_routes_free(&h);
+		ibf_fabric_free(f1);
+		ibf_fabric_free(f0);
+		ibf_fabric_free(full);
+	}
+}
+
 /* A ring of 6 switches (one host each); bit 0 of `parts`: the ring cable
  * between switches 0 and 1, bit 1: switch K (no host) cabled to switches
  * 0 and 3.  LIDs by position (ring switches 1-6, K 7, hosts 8-13). */
@@ -2985,6 +3145,9 @@ int main(void)
 	tt_run("stable reroute: a switch H never had that shortens paths, during a repair: the "
 	       "repair ends on H grown by it",
 	       test_stable_growth_shortcut);
+	tt_run("stable reroute: a cable H routed as lost (far below its rate) that runs at its rate "
+	       "again carries its share, also when it retrains during a repair",
+	       test_stable_rate_back);
 	tmpdir_clean();
 	return tt_done();
 }
