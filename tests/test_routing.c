@@ -2840,6 +2840,126 @@ static void test_stable_rate_back(void)
 	}
 }
 
+/* A repair in many steps: four switch cables lost at once, then back one
+ * per sweep (the last lost first).  Over the repair steps a column moves
+ * at most twice (off its fault-time column, back to H), unless it must:
+ * a column that already moved at an earlier step of the repair moves
+ * again only when it goes back to H's column whole, or when its previous
+ * column can no longer be kept (it no longer delivers, or a cable's
+ * return made its path longer than a shortest one).  The end is H.
+ * Before, a column moved onto the fresh run or onto H's column in part
+ * moved again at the next step whenever the fresh run sent it over what
+ * came back, also when it could stay. */
+static void test_stable_repair_steps_bound(void)
+{
+	enum { NCUT = 4 };
+	for (int k = 0; k < 4; k++) {
+		const char *e = stable_case_engine[k];
+		struct ibf_error err;
+		struct ibf_fabric *full = stable_case(k);
+		struct ibf_route_opts o, ko;
+		ibf_route_opts_default(&o);
+		ko = o;
+		if (strcmp(e, "layered")) {
+			ko.max_len.base = IBF_WIN_DIST;
+			ko.max_len.value = 0;
+		}
+		struct ibf_routes h;
+		TT_REQUIRE(ibf_route(full, e, &o, &h, NULL, &err) == 0);
+		uint32_t max_lid = ibf_max_lid(full);
+		unsigned chains = 0, again = 0, forced = 0, most = 0, bad = 0;
+		for (uint32_t c = 0; c < 6; c++) {
+			/* f[0] = full, f[1] = NCUT cables out, f[i] = NCUT - i + 1 out */
+			struct ibf_fabric *f[NCUT + 2];
+			struct ibf_routes r[NCUT + 2];
+			f[0] = full;
+			r[0] = h;
+			uint32_t cs[NCUT];
+			uint8_t cp[NCUT];
+			for (int j = 0; j < NCUT; j++) {
+				uint32_t t;
+				uint8_t pt;
+				cs[j] = (c * 7 + (uint32_t)j * 5) % full->nsw;
+				uint32_t deg = full->adj_off[cs[j] + 1] - full->adj_off[cs[j]];
+				stable_cable(full, cs[j], (c + (uint32_t)j) % deg, &t, &cp[j], &pt);
+			}
+			int ok = 1;
+			for (int i = 1; i <= NCUT + 1 && ok; i++) {
+				int out = i == 1 ? NCUT : NCUT - i + 1;
+				f[i] = ibf_fabric_clone(full, &err);
+				TT_REQUIRE(f[i]);
+				for (int j = 0; j < out; j++)
+					ibf_fabric_disconnect(f[i], (int)f[i]->switches[cs[j]], cp[j]);
+				TT_REQUIRE(ibf_fabric_finalize(f[i], &err) == 0);
+				if (ibf_route_stable(f[i], e, &o, f[i - 1], &r[i - 1], &r[i], NULL, NULL,
+						     &err)) {
+					ibf_fabric_free(f[i]);
+					ok = 0; /* cut apart: another choice */
+					for (int j = 1; j < i; j++) {
+						ibf_routes_free(&r[j]);
+						ibf_fabric_free(f[j]);
+					}
+				}
+			}
+			if (!ok)
+				continue;
+			chains++;
+			unsigned *nmv = calloc(max_lid + 1, sizeof(*nmv));
+			uint8_t *keep = malloc(max_lid + 1);
+			TT_REQUIRE(nmv && keep);
+			for (int i = 2; i <= NCUT + 1; i++) {
+				TT_REQUIRE(ibf_stable_keep(f[i], f[i - 1], &r[i - 1], &ko, keep, &err) ==
+					   0);
+				for (uint32_t lid = 1; lid <= max_lid; lid++) {
+					int mv = 0, is_h = 1;
+					for (uint32_t s = 0; s < full->nsw; s++) {
+						mv |= ibf_lft(&r[i], s)[lid] != ibf_lft(&r[i - 1], s)[lid];
+						is_h &= ibf_lft(&r[i], s)[lid] == ibf_lft(&h, s)[lid];
+					}
+					if (!mv)
+						continue;
+					if (nmv[lid]) {
+						again++;
+						forced += !keep[lid] && !is_h;
+						if (keep[lid] && !is_h) {
+							bad++;
+							TT_CHECK_MSG(0,
+								     "%s %s, choice %u: LID %u moved "
+								     "again at repair step %d, neither "
+								     "back to H nor forced",
+								     stable_case_name[k], e, c, lid,
+								     i - 1);
+						}
+					}
+					nmv[lid]++;
+					most = nmv[lid] > most ? nmv[lid] : most;
+				}
+			}
+			struct ibf_check_report cr;
+			TT_REQUIRE(ibf_route_check(full, &r[NCUT + 1], 0, &cr, NULL) == 0);
+			TT_CHECK(cr.ok == cr.pairs && cr.loops == 0);
+			TT_CHECK_MSG(memcmp(r[NCUT + 1].lft, h.lft, (size_t)h.nsw * h.stride) == 0 &&
+					     r[NCUT + 1].moved == NULL,
+				     "%s %s, choice %u: the repair ends on H", stable_case_name[k], e,
+				     c);
+			free(keep);
+			free(nmv);
+			for (int i = 1; i <= NCUT + 1; i++) {
+				ibf_routes_free(&r[i]);
+				ibf_fabric_free(f[i]);
+			}
+		}
+		printf("# %s %s: %u chains of %d repair steps; columns moved again %u times (%u "
+		       "forced off a column that no longer fits, the rest back to H), at most %u "
+		       "moves per column\n",
+		       stable_case_name[k], e, chains, NCUT, again, forced, most);
+		TT_CHECK_MSG(chains >= 3, "%s: enough chains", stable_case_name[k]);
+		TT_CHECK(bad == 0);
+		ibf_routes_free(&h);
+		ibf_fabric_free(full);
+	}
+}
+
 /* A ring of 6 switches (one host each); bit 0 of `parts`: the ring cable
  * between switches 0 and 1, bit 1: switch K (no host) cabled to switches
  * 0 and 3.  LIDs by position (ring switches 1-6, K 7, hosts 8-13). */
@@ -3148,6 +3268,9 @@ int main(void)
 	tt_run("stable reroute: a cable H routed as lost (far below its rate) that runs at its rate "
 	       "again carries its share, also when it retrains during a repair",
 	       test_stable_rate_back);
+	tt_run("stable reroute: over a repair in many steps a column moves again only back to H "
+	       "or when its column no longer fits",
+	       test_stable_repair_steps_bound);
 	tmpdir_clean();
 	return tt_done();
 }
