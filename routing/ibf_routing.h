@@ -45,6 +45,15 @@ struct ibf_routes {
 	 * H's at a gain as soon as H's column works on the fabric again
 	 * (ibf_route_stable_mode). */
 	struct ibf_healthy *healthy;
+	/* 1: the healthy tables these tables carry (healthy, or the tables
+	 * themselves) are provisional: made by a first run that had no kept
+	 * healthy tables, on a fabric that may have been damaged then.  At
+	 * the first sweep whose fabric has every part of H's and a part H
+	 * never had (a switch, a switch cable, or a cable back at its rate),
+	 * ibf_route_stable_mode routes afresh and the result, no longer
+	 * provisional, is the new H.  Carried from sweep to sweep; kept in
+	 * stable_state_dir's manifest. */
+	int provisional;
 };
 
 int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int with_hops,
@@ -329,6 +338,9 @@ struct ibf_stable_report {
 	int fresh;		  /* 1: IBF_STABLE_MODE_FRESH routed from scratch
 				   * (something came back): nothing kept, the
 				   * counts below 0 but full_run and seconds */
+	int provisional;	  /* 1: fresh as well, because the healthy tables
+				   * were provisional (ibf_routes.provisional)
+				   * and the fabric outgrew them */
 	int full_run;		  /* 1: the engine routed every destination (the
 				   * route report covers them all), 0: only the
 				   * LIDs not kept */

@@ -99,6 +99,7 @@ static struct ibf_healthy *healthy_copy(const struct ibf_fabric *f, const struct
 	}
 	memcpy(h->r.lft, r->lft, (size_t)r->nsw * r->stride);
 	h->r.lmc = r->lmc;
+	h->r.provisional = r->provisional;
 	return h;
 }
 
@@ -911,6 +912,14 @@ int ibf_stable_set_healthy(struct ibf_routes *old, const struct ibf_fabric *fo,
 const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const char *entries,
 				     char *buf, size_t len)
 {
+	if (sr->provisional) {
+		snprintf(buf, len,
+			 "the healthy tables were provisional (made by a first run without kept "
+			 "tables, the fabric maybe damaged then) and the fabric now has every part "
+			 "of theirs and parts they lacked; routing every destination again, the "
+			 "result is the new healthy tables");
+		return buf;
+	}
 	if (sr->fresh) {
 		snprintf(buf, len,
 			 "a switch or switch cable came back (or is new); routing every destination "
@@ -945,6 +954,42 @@ const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const c
 		 sr->entries ? 100.0 * (double)sr->entries_changed / (double)sr->entries : 0.0,
 		 (unsigned long long)sr->entries_new, part);
 	return buf;
+}
+
+/* Has the fabric outgrown the healthy tables H that old carries (st: the
+ * new fabric as routed, against old's fabric; gfo: old's fabric as
+ * routed; leanh: H's fabric as routed when old carries a copy of H, or
+ * NULL; freal: the new fabric)?  *out = 1 when the fabric has every
+ * switch and switch cable of H's fabric (short_of_healthy) and a part H's
+ * fabric lacks or left out (a switch, a switch cable, or a cable back at
+ * its rate).  Marks without H: 0. */
+static int outgrown(const struct stab *st, const struct ibf_routes *old,
+		    const struct ibf_fabric *gfo, const struct ibf_fabric *leanh,
+		    const struct ibf_fabric *freal, int *out, struct ibf_error *err)
+{
+	uint32_t a, b;
+	*out = 0;
+	if (!old->healthy) {
+		if (old->moved)
+			return 0;
+		int lacks = short_of_healthy(st, freal);
+		if (lacks < 0)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		*out = !lacks && gained(st->f, gfo, st->oldsw, NULL, &a, &b, 1);
+		return 0;
+	}
+	struct stab sh;
+	int rc = stab_init(&sh, st->f, old->healthy->f, &old->healthy->r, err);
+	if (!rc) {
+		int lacks = short_of_healthy(&sh, freal);
+		if (lacks < 0)
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		else
+			*out = !lacks && gained(st->f, leanh ? leanh : old->healthy->f, sh.oldsw,
+						NULL, &a, &b, 1);
+	}
+	stab_free(&sh);
+	return rc;
 }
 
 int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
@@ -1023,6 +1068,28 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		gained(st.f, fo, st.oldsw, NULL, &c, &d, 0);
 		rate_back = b - d;
 	}
+	/* provisional H (a first run's, the fabric maybe damaged then) that
+	 * the fabric has outgrown: a fresh run, the new H */
+	int prov = old->healthy ? old->healthy->r.provisional : old->provisional;
+	int outgrew = 0;
+	if (!rc && prov && mode != IBF_STABLE_MODE_KEEP)
+		rc = outgrown(&st, old, gfo, leanh, f, &outgrew, err);
+	if (!rc && outgrew) {
+		stab_free(&st);
+		ibf_fabric_free(lean);
+		ibf_fabric_free(leanfo);
+		ibf_fabric_free(leanh);
+		free(keep);
+		rc = ibf_route(f, engine, o, r, rrep, err);
+		if (!rc && srep) {
+			memset(srep, 0, sizeof(*srep));
+			srep->fresh = 1;
+			srep->provisional = 1;
+			srep->full_run = 1;
+			srep->seconds = ibf_now() - t0;
+		}
+		return rc;
+	}
 	if (!rc && mode == IBF_STABLE_MODE_FRESH &&
 	    gained(st.f, gfo, st.oldsw, NULL, &nsw_new, &ncables, 1)) {
 		/* something came back or is new: route from scratch */
@@ -1032,6 +1099,8 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		ibf_fabric_free(leanh);
 		free(keep);
 		rc = ibf_route(f, engine, o, r, rrep, err);
+		if (!rc)
+			r->provisional = prov;
 		if (!rc && srep) {
 			memset(srep, 0, sizeof(*srep));
 			srep->fresh = 1;
@@ -1224,6 +1293,8 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		}
 	if (!rc && mode != IBF_STABLE_MODE_KEEP)
 		rc = mark_moved(&st, have_sh ? &sh : NULL, f, r, fresh_lft, err);
+	if (!rc)
+		r->provisional = prov;
 	free(fresh_lft);
 	if (rc && routed)
 		ibf_routes_free(r);

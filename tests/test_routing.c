@@ -2960,6 +2960,96 @@ static void test_stable_repair_steps_bound(void)
 	}
 }
 
+/* Provisional healthy tables: the first run sees a fabric already short
+ * of two switch cables (the plugin with stable_state_dir and nothing kept
+ * marks its tables provisional, and keeps the mark in the manifest); a
+ * third cable is lost, then all three come back.  With the mark, the
+ * sweep whose fabric has every part of H's and parts H lacked routes
+ * afresh: the end is a fresh run's tables, no longer provisional, and
+ * the report says why.  Without it (the old behaviour) the two cables
+ * are growth to H and the end is off a fresh run. */
+static void test_stable_provisional(void)
+{
+	char dir[64] = "/tmp/ibfab-prov-XXXXXX", p[256];
+	uint64_t last_sig = 0;
+	TT_REQUIRE(mkdtemp(dir) != NULL);
+	for (int k = 0; k < 4; k++) {
+		const char *e = stable_case_engine[k];
+		struct ibf_error err;
+		struct ibf_fabric *full = stable_case(k);
+		uint32_t s1 = 0, s2 = full->nsw / 3, s3 = 2 * full->nsw / 3, t;
+		uint8_t p1, p2, p3, pt;
+		stable_cable(full, s1, 0, &t, &p1, &pt);
+		stable_cable(full, s2, 1, &t, &p2, &pt);
+		stable_cable(full, s3, 0, &t, &p3, &pt);
+		struct ibf_fabric *d2 = stable_hurt(full, s1, p1, 1), *d0 = stable_hurt(d2, s2, p2, 1);
+		struct ibf_fabric *d1 = stable_hurt(d0, s3, p3, 1);
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		struct ibf_routes fr;
+		TT_REQUIRE(ibf_route(full, e, &o, &fr, NULL, &err) == 0);
+		size_t off[2] = { 0, 0 };
+		for (int mark = 0; mark < 2; mark++) {
+			struct ibf_routes h, r1, r2;
+			struct ibf_stable_report rep;
+			TT_REQUIRE(ibf_route(d0, e, &o, &h, NULL, &err) == 0);
+			h.provisional = mark;
+			struct ibf_fabric *hf = d0;
+			struct ibf_fabric *kept = NULL;
+			struct ibf_routes hk;
+			if (mark) {
+				/* a restart: H and the mark read back from the state dir */
+				TT_REQUIRE(ibf_stable_state_save(dir, e, d0, &h, NULL, &last_sig, NULL,
+								 &err) == 0);
+				ibf_routes_free(&h);
+				TT_REQUIRE(ibf_stable_state_load(dir, e, d0, &kept, &hk, NULL, &err) ==
+					   0);
+				TT_CHECK_MSG(hk.provisional == 1, "%s: the mark is read back",
+					     stable_case_name[k]);
+				h = hk;
+				hf = kept;
+			}
+			TT_REQUIRE(ibf_route_stable(d1, e, &o, hf, &h, &r1, NULL, &rep, &err) == 0);
+			TT_CHECK(r1.provisional == mark);
+			TT_REQUIRE(ibf_route_stable(full, e, &o, d1, &r1, &r2, NULL, &rep, &err) == 0);
+			size_t n = (size_t)full->nsw * fr.stride;
+			for (size_t i = 0; i < n; i++)
+				off[mark] += r2.lft[i] != fr.lft[i];
+			if (mark)
+				TT_CHECK_MSG(rep.provisional && rep.fresh && r2.provisional == 0 &&
+						     r2.moved == NULL && r2.healthy == NULL,
+					     "%s %s: provisional H outgrown: a fresh run, the new H",
+					     stable_case_name[k], e);
+			else
+				TT_CHECK(!rep.provisional && r2.provisional == 0);
+			ibf_routes_free(&r2);
+			ibf_routes_free(&r1);
+			ibf_routes_free(&h);
+			ibf_fabric_free(kept);
+		}
+		printf("# %s %s: first run short of two cables, a third lost, all back: %zu "
+		       "entries off a fresh run with the provisional mark, %zu without\n",
+		       stable_case_name[k], e, off[1], off[0]);
+		TT_CHECK_MSG(off[1] == 0, "%s %s: the end is a fresh run's tables",
+			     stable_case_name[k], e);
+		ibf_routes_free(&fr);
+		ibf_fabric_free(d1);
+		ibf_fabric_free(d0);
+		ibf_fabric_free(d2);
+		ibf_fabric_free(full);
+	}
+	/* the state files: the last pair written (each save removes the pair
+	 * before) and the manifest */
+	const char *const fmt[] = { "%s/healthy-%016llx.lfts", "%s/healthy-%016llx.topo" };
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), fmt[i], dir, (unsigned long long)last_sig);
+		unlink(p);
+	}
+	snprintf(p, sizeof(p), "%s/healthy.state", dir);
+	unlink(p);
+	TT_CHECK_MSG(rmdir(dir) == 0, "nothing else left in %s", dir);
+}
+
 /* A ring of 6 switches (one host each); bit 0 of `parts`: the ring cable
  * between switches 0 and 1, bit 1: switch K (no host) cabled to switches
  * 0 and 3.  LIDs by position (ring switches 1-6, K 7, hosts 8-13). */
@@ -3271,6 +3361,9 @@ int main(void)
 	tt_run("stable reroute: over a repair in many steps a column moves again only back to H "
 	       "or when its column no longer fits",
 	       test_stable_repair_steps_bound);
+	tt_run("stable reroute: provisional healthy tables (a first run on a damaged fabric) are "
+	       "replaced by a fresh run once the fabric outgrows them",
+	       test_stable_provisional);
 	tmpdir_clean();
 	return tt_done();
 }
