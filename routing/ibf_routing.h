@@ -410,8 +410,10 @@ int ibf_routes_healthy(const struct ibf_routes *r, const struct ibf_fabric *f,
 /* The plugin's stable_state_dir (routing/stable_state.c): H kept across
  * restarts as DIR/healthy-HASH.topo (ibnetdiscover format, with LIDs),
  * DIR/healthy-HASH.lfts (opensm-lfts.dump format) and the manifest
- * DIR/healthy.state naming both and the engine; the data files are written
- * first, the manifest last, each to a temporary file renamed over it.
+ * DIR/healthy.state naming both and the engine (and `provisional 1` when
+ * h->provisional is set; the load sets h->provisional from it); the data
+ * files are written first, the manifest last, each to a temporary file
+ * renamed over it.
  * ibf_stable_state_save writes H (fh, h) made by engine unless *last (may
  * be NULL) is the hash of that content (nothing written then); *sig (may
  * be NULL) becomes the hash, *written (may be NULL) 1 when the files were
