@@ -901,14 +901,12 @@ static int ibfab_build_lfts(void *context)
 	struct ibf_fabric *state_f = NULL;
 	struct ibf_routes state_h;
 	memset(&state_h, 0, sizeof(state_h));
-	int first_fresh = 0; /* the first sweep routes afresh: provisional H */
 	if (!stable && !pl->state_tried && pl->conf.stable_state_dir[0] &&
 	    pl->conf.stable_reroute && !pl->have_routes &&
 	    avoid_gen == pl->health.routed_avoid_gen) {
 		pl->state_tried = 1;
 		int lrc = ibf_stable_state_load(pl->conf.stable_state_dir, name, f, &state_f,
 						&state_h, &pl->state_sig, &err);
-		first_fresh = lrc != 0;
 		if (lrc < 0)
 			plog(pl, OSM_LOG_ERROR,
 			     "ibfab %s: stable_state_dir: ignoring the healthy tables kept in %s "
@@ -945,11 +943,12 @@ static int ibfab_build_lfts(void *context)
 		ibf_routes_free(&r);
 		memset(&err, 0, sizeof(err));
 		stable = 0;
-		first_fresh = 1;
 		route_rc = ibf_route(f, name, &o, &r, &rep, &err);
 	}
-	if (!route_rc && first_fresh) {
-		/* no kept H: this run's tables become H, but the fabric may be
+	if (!route_rc && !stable && pl->conf.stable_state_dir[0] && pl->conf.stable_reroute) {
+		/* no kept H (the first start, or a run that did not start
+		 * from the previous tables: another engine, other avoided
+		 * spines): this run's tables become H, but the fabric may be
 		 * damaged now; once it has every part of theirs and parts they
 		 * lack, a fresh run replaces them (ibf_routes.provisional) */
 		r.provisional = 1;
