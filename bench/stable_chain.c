@@ -118,9 +118,8 @@ int main(int argc, char **argv)
 		       "off H %llu of %llu; %.3f s | %s\n",
 		       i, (unsigned long long)rep.entries_changed, (unsigned long long)rep.entries,
 		       cols_moved(f[i], &r[i], f[i - 1], &r[i - 1], i >= 2 ? nmv : NULL),
-		       rep.lids_kept, rep.lids,
-		       r[i].moved ? "marks" : "no mark", d, of, rep.seconds,
-		       ibf_stable_report_format(&rep, "entries", line, sizeof(line)));
+		       rep.lids_kept, rep.lids, r[i].moved ? "marks" : "no mark", d, of,
+		       rep.seconds, ibf_stable_report_format(&rep, "entries", line, sizeof(line)));
 	}
 	unsigned most = 0, over2 = 0;
 	for (uint32_t l = 1; l <= maxl; l++) {
@@ -129,8 +128,8 @@ int main(int argc, char **argv)
 	}
 	free(nmv);
 	printf("total moved %llu\n", total);
-	printf("repair steps: a column moved at most %u times, %u columns more than twice\n",
-	       most, over2);
+	printf("repair steps: a column moved at most %u times, %u columns more than twice\n", most,
+	       over2);
 	struct ibf_routes g;
 	if (ibf_route_stable(f[nf - 1], engine, &o, f[0], &r[0], &g, NULL, NULL, &err)) {
 		fprintf(stderr, "%s: %s\n", argv[nf + 1], err.msg);

@@ -794,8 +794,9 @@ static int fresh_column(const struct ibf_routes *r, const uint8_t *fresh, uint32
  * identity, short_of_healthy) and every column is H's (on the switches
  * both have) or, after a full run (fresh: its tables, else NULL), the
  * fresh run's: a repair complete, or growth (the columns the fresh run
- * sends over a part H never had), or both.  Else, with sh, 1 for a column
- * that differs from H's; without, 1 for a column that differs from the
+ * sends over a part H never had), or both.  Else, with sh, MOVED_MARK for a
+ * column that differs from H's (MOVED_REPAIR when it was so marked or,
+ * after a full run, moved on this sweep); without, 1 for a column that differs from the
  * previous one, the previous mark for one that does not.  r->healthy: H
  * while a mark remains or the fabric f lacks a part H's had (a loss that
  * moved no column, e.g. a leaf with its hosts: when it comes back it is
@@ -829,9 +830,9 @@ static int mark_moved(const struct stab *st, const struct stab *sh, const struct
 			/* MOVED_REPAIR: off H and moved at a gain of this
 			 * repair (or so before) */
 			m[lid] = is_h ? 0
-			     : was == MOVED_REPAIR || (fresh && !same_column(st, r, lid))
-				     ? MOVED_REPAIR
-				     : MOVED_MARK;
+				 : was == MOVED_REPAIR || (fresh && !same_column(st, r, lid))
+					 ? MOVED_REPAIR
+					 : MOVED_MARK;
 		else if (!is_h)
 			m[lid] = MOVED_MARK;
 		else
@@ -913,11 +914,12 @@ const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const c
 				     char *buf, size_t len)
 {
 	if (sr->provisional) {
-		snprintf(buf, len,
-			 "the healthy tables were provisional (made by a first run without kept "
-			 "tables, the fabric maybe damaged then) and the fabric now has every part "
-			 "of theirs and parts they lacked; routing every destination again, the "
-			 "result is the new healthy tables");
+		snprintf(
+			buf, len,
+			"the healthy tables were provisional (made by a run that did not start from "
+			"kept tables, the fabric maybe damaged then) and the fabric now has every part "
+			"of theirs and parts they lacked; routing every destination again, the "
+			"result is the new healthy tables");
 		return buf;
 	}
 	if (sr->fresh) {
@@ -928,7 +930,8 @@ const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const c
 	}
 	char back[224] = "", rate[96] = "";
 	if (sr->cables_rate_back)
-		snprintf(rate, sizeof(rate), ", %u of them back at their rate (routed as lost before)",
+		snprintf(rate, sizeof(rate),
+			 ", %u of them back at their rate (routed as lost before)",
 			 sr->cables_rate_back);
 	if (sr->full_run)
 		snprintf(back, sizeof(back),

@@ -46,8 +46,8 @@ static uint64_t fnv(uint64_t h, const char *p, size_t n)
 
 /* the name of a kept pair: a 64-bit FNV-1a of the engine, the fabric file
  * and the tables file, as written, and of the provisional mark when set */
-static uint64_t state_sig(const char *engine, const char *tb, size_t tn, const char *lb,
-			  size_t ln, int provisional)
+static uint64_t state_sig(const char *engine, const char *tb, size_t tn, const char *lb, size_t ln,
+			  int provisional)
 {
 	uint64_t h = fnv(0xcbf29ce484222325ULL, engine, strlen(engine) + 1);
 	h = fnv(fnv(h, tb, tn), lb, ln);

@@ -2681,12 +2681,12 @@ static void test_stable_growth_during_repair(void)
 }
 
 /* set-up of the helpers below that return a fabric: stop the run */
-#define STABLE_NEED(c)                                                            \
-	do {                                                                      \
-		if (!(c)) {                                                       \
+#define STABLE_NEED(c)                                                                 \
+	do {                                                                           \
+		if (!(c)) {                                                            \
 			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #c); \
-			abort();                                                  \
-		}                                                                 \
+			abort();                                                       \
+		}                                                                      \
 	} while (0)
 
 /* Damaged and irregular fabrics for the stable reroute tests, with LIDs:
@@ -2792,7 +2792,7 @@ static void test_stable_rate_back(void)
 		stable_cable(full, xs, 1, &xt, &xps, &xpt);
 		TT_REQUIRE(xs != cs && xs != ct);
 		struct ibf_fabric *f0 = stable_hurt(full, cs, cps, 0); /* H's: C at 1x */
-		struct ibf_fabric *f1 = stable_hurt(f0, xs, xps, 1);  /* X lost */
+		struct ibf_fabric *f1 = stable_hurt(f0, xs, xps, 1);   /* X lost */
 		struct ibf_route_opts o;
 		ibf_route_opts_default(&o);
 		struct ibf_routes h, r1, r2, g, fr;
@@ -2806,7 +2806,8 @@ static void test_stable_rate_back(void)
 		/* the retrain alone, outside a repair */
 		TT_REQUIRE(ibf_route_stable(full, e, &o, f0, &h, &g, NULL, &grep_, &err) == 0);
 		TT_REQUIRE(ibf_route(full, e, &o, &fr, NULL, &err) == 0);
-		uint32_t nr2 = cols_over(&r2, cs, cps, ct, cpt), ng = cols_over(&g, cs, cps, ct, cpt),
+		uint32_t nr2 = cols_over(&r2, cs, cps, ct, cpt),
+			 ng = cols_over(&g, cs, cps, ct, cpt),
 			 nf = cols_over(&fr, cs, cps, ct, cpt);
 		size_t n = (size_t)full->nsw * g.stride, diff = 0;
 		for (size_t i = 0; i < n; i++)
@@ -2814,18 +2815,21 @@ static void test_stable_rate_back(void)
 		printf("# %s %s: cable back at its rate: %u columns over it after the repair, %u "
 		       "after the retrain alone (fresh run: %u; retrain alone moved %llu of %llu "
 		       "entries); repair end vs retrain alone: %zu entries differ\n",
-		       stable_case_name[k], e, nr2, ng, nf, (unsigned long long)grep_.entries_changed,
-		       (unsigned long long)grep_.entries, diff);
+		       stable_case_name[k], e, nr2, ng, nf,
+		       (unsigned long long)grep_.entries_changed, (unsigned long long)grep_.entries,
+		       diff);
 		TT_CHECK_MSG(nf > 0 && nr2 == nf && ng == nf,
 			     "%s %s: the cable back at its rate carries the fresh run's share of "
 			     "columns",
 			     stable_case_name[k], e);
-		TT_CHECK_MSG(rep.full_run && rep.cables_rate_back == 1 && grep_.cables_rate_back == 1,
+		TT_CHECK_MSG(rep.full_run && rep.cables_rate_back == 1 &&
+				     grep_.cables_rate_back == 1,
 			     "%s %s: the report counts the cable back at its rate",
 			     stable_case_name[k], e);
-		TT_CHECK_MSG(r2.moved == NULL && r2.healthy == NULL && diff == 0,
-			     "%s %s: the repair ends unmarked on the tables the retrain alone gives",
-			     stable_case_name[k], e);
+		TT_CHECK_MSG(
+			r2.moved == NULL && r2.healthy == NULL && diff == 0,
+			"%s %s: the repair ends unmarked on the tables the retrain alone gives",
+			stable_case_name[k], e);
 		struct ibf_check_report cr;
 		TT_REQUIRE(ibf_route_check(full, &r2, 0, &cr, NULL) == 0);
 		TT_CHECK(cr.ok == cr.pairs && cr.loops == 0 && cr.unreachable == 0);
@@ -2889,10 +2893,11 @@ static void test_stable_repair_steps_bound(void)
 				f[i] = ibf_fabric_clone(full, &err);
 				TT_REQUIRE(f[i]);
 				for (int j = 0; j < out; j++)
-					ibf_fabric_disconnect(f[i], (int)f[i]->switches[cs[j]], cp[j]);
+					ibf_fabric_disconnect(f[i], (int)f[i]->switches[cs[j]],
+							      cp[j]);
 				TT_REQUIRE(ibf_fabric_finalize(f[i], &err) == 0);
-				if (ibf_route_stable(f[i], e, &o, f[i - 1], &r[i - 1], &r[i], NULL, NULL,
-						     &err)) {
+				if (ibf_route_stable(f[i], e, &o, f[i - 1], &r[i - 1], &r[i], NULL,
+						     NULL, &err)) {
 					ibf_fabric_free(f[i]);
 					ok = 0; /* cut apart: another choice */
 					for (int j = 1; j < i; j++) {
@@ -2908,13 +2913,15 @@ static void test_stable_repair_steps_bound(void)
 			uint8_t *keep = malloc(max_lid + 1);
 			TT_REQUIRE(nmv && keep);
 			for (int i = 2; i <= NCUT + 1; i++) {
-				TT_REQUIRE(ibf_stable_keep(f[i], f[i - 1], &r[i - 1], &ko, keep, &err) ==
-					   0);
+				TT_REQUIRE(ibf_stable_keep(f[i], f[i - 1], &r[i - 1], &ko, keep,
+							   &err) == 0);
 				for (uint32_t lid = 1; lid <= max_lid; lid++) {
 					int mv = 0, is_h = 1;
 					for (uint32_t s = 0; s < full->nsw; s++) {
-						mv |= ibf_lft(&r[i], s)[lid] != ibf_lft(&r[i - 1], s)[lid];
-						is_h &= ibf_lft(&r[i], s)[lid] == ibf_lft(&h, s)[lid];
+						mv |= ibf_lft(&r[i], s)[lid] !=
+						      ibf_lft(&r[i - 1], s)[lid];
+						is_h &= ibf_lft(&r[i], s)[lid] ==
+							ibf_lft(&h, s)[lid];
 					}
 					if (!mv)
 						continue;
@@ -2923,12 +2930,13 @@ static void test_stable_repair_steps_bound(void)
 						forced += !keep[lid] && !is_h;
 						if (keep[lid] && !is_h) {
 							bad++;
-							TT_CHECK_MSG(0,
-								     "%s %s, choice %u: LID %u moved "
-								     "again at repair step %d, neither "
-								     "back to H nor forced",
-								     stable_case_name[k], e, c, lid,
-								     i - 1);
+							TT_CHECK_MSG(
+								0,
+								"%s %s, choice %u: LID %u moved "
+								"again at repair step %d, neither "
+								"back to H nor forced",
+								stable_case_name[k], e, c, lid,
+								i - 1);
 						}
 					}
 					nmv[lid]++;
@@ -2938,10 +2946,11 @@ static void test_stable_repair_steps_bound(void)
 			struct ibf_check_report cr;
 			TT_REQUIRE(ibf_route_check(full, &r[NCUT + 1], 0, &cr, NULL) == 0);
 			TT_CHECK(cr.ok == cr.pairs && cr.loops == 0);
-			TT_CHECK_MSG(memcmp(r[NCUT + 1].lft, h.lft, (size_t)h.nsw * h.stride) == 0 &&
+			TT_CHECK_MSG(memcmp(r[NCUT + 1].lft, h.lft, (size_t)h.nsw * h.stride) ==
+						     0 &&
 					     r[NCUT + 1].moved == NULL,
-				     "%s %s, choice %u: the repair ends on H", stable_case_name[k], e,
-				     c);
+				     "%s %s, choice %u: the repair ends on H", stable_case_name[k],
+				     e, c);
 			free(keep);
 			free(nmv);
 			for (int i = 1; i <= NCUT + 1; i++) {
@@ -2982,7 +2991,8 @@ static void test_stable_provisional(void)
 		stable_cable(full, s1, 0, &t, &p1, &pt);
 		stable_cable(full, s2, 1, &t, &p2, &pt);
 		stable_cable(full, s3, 0, &t, &p3, &pt);
-		struct ibf_fabric *d2 = stable_hurt(full, s1, p1, 1), *d0 = stable_hurt(d2, s2, p2, 1);
+		struct ibf_fabric *d2 = stable_hurt(full, s1, p1, 1),
+				  *d0 = stable_hurt(d2, s2, p2, 1);
 		struct ibf_fabric *d1 = stable_hurt(d0, s3, p3, 1);
 		struct ibf_route_opts o;
 		ibf_route_opts_default(&o);
@@ -2999,11 +3009,11 @@ static void test_stable_provisional(void)
 			struct ibf_routes hk;
 			if (mark) {
 				/* a restart: H and the mark read back from the state dir */
-				TT_REQUIRE(ibf_stable_state_save(dir, e, d0, &h, NULL, &last_sig, NULL,
-								 &err) == 0);
+				TT_REQUIRE(ibf_stable_state_save(dir, e, d0, &h, NULL, &last_sig,
+								 NULL, &err) == 0);
 				ibf_routes_free(&h);
-				TT_REQUIRE(ibf_stable_state_load(dir, e, d0, &kept, &hk, NULL, &err) ==
-					   0);
+				TT_REQUIRE(ibf_stable_state_load(dir, e, d0, &kept, &hk, NULL,
+								 &err) == 0);
 				TT_CHECK_MSG(hk.provisional == 1, "%s: the mark is read back",
 					     stable_case_name[k]);
 				h = hk;
@@ -3011,15 +3021,17 @@ static void test_stable_provisional(void)
 			}
 			TT_REQUIRE(ibf_route_stable(d1, e, &o, hf, &h, &r1, NULL, &rep, &err) == 0);
 			TT_CHECK(r1.provisional == mark);
-			TT_REQUIRE(ibf_route_stable(full, e, &o, d1, &r1, &r2, NULL, &rep, &err) == 0);
+			TT_REQUIRE(ibf_route_stable(full, e, &o, d1, &r1, &r2, NULL, &rep, &err) ==
+				   0);
 			size_t n = (size_t)full->nsw * fr.stride;
 			for (size_t i = 0; i < n; i++)
 				off[mark] += r2.lft[i] != fr.lft[i];
 			if (mark)
-				TT_CHECK_MSG(rep.provisional && rep.fresh && r2.provisional == 0 &&
-						     r2.moved == NULL && r2.healthy == NULL,
-					     "%s %s: provisional H outgrown: a fresh run, the new H",
-					     stable_case_name[k], e);
+				TT_CHECK_MSG(
+					rep.provisional && rep.fresh && r2.provisional == 0 &&
+						r2.moved == NULL && r2.healthy == NULL,
+					"%s %s: provisional H outgrown: a fresh run, the new H",
+					stable_case_name[k], e);
 			else
 				TT_CHECK(!rep.provisional && r2.provisional == 0);
 			ibf_routes_free(&r2);
