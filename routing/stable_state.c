@@ -178,7 +178,7 @@ int ibf_stable_state_save(const char *dir, const char *engine, const struct ibf_
 				 "# ibfab stable_state_dir: the healthy tables H and their fabric\n"
 				 "engine %s\nhealthy-topology %s\nhealthy-lfts %s\n%s",
 				 engine, tname, lname,
-				 r->provisional ? "# made by a first run without kept tables: "
+				 r->provisional ? "# made by a run that did not start from kept tables: "
 						  "replaced once the fabric outgrows them\n"
 						  "provisional 1\n"
 						: "");
