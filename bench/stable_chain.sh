@@ -36,7 +36,7 @@ if [ "$STEPS" -le 2 ]; then
 else
 	CUTS=$(seq $((STEPS - 1)) -1 0 | tr '\n' ' ')
 fi
-NS=$(echo $CUTS | wc -w) # sweeps after H but the last (h2)
+NS=$(echo "$CUTS" | wc -w) # sweeps after H but the last (h2)
 
 for c in $CASES; do
 	stable_gen "$c" "$W/h.ibnd" || continue
@@ -63,8 +63,8 @@ for c in $CASES; do
 		end=$(echo "$L" | sed -n 's/^step [0-9]*: .*off H \([0-9]*\) of.*/\1/p' | tail -1)
 		# shellcheck disable=SC2046
 		set -- $(echo "$L" | sed -n 's/^repair steps: a column moved at most \([0-9]*\) times, \([0-9]*\) columns.*/\1 \2/p')
-		echo "seed $s live:    moved $(echo $mv | sed 's/ / \/ /g'), off H at the end $end; a column moved at most $1 times in the repair, $2 columns more than twice"
-		[ "$1" -gt $most ] && most=$1
+		echo "seed $s live:    moved $(echo "$mv" | sed 's/ *$//; s/ / \/ /g'), off H at the end $end; a column moved at most $1 times in the repair, $2 columns more than twice"
+		[ "$1" -gt "$most" ] && most=$1
 		over2=$((over2 + $2))
 		lh=$((lh + (end > 0)))
 		i=0; for x in $mv; do LS[i]=$((LS[i] + x)); i=$((i + 1)); done
@@ -74,7 +74,7 @@ for c in $CASES; do
 		[ $HAVE_H = 1 ] && HO="--healthy-lfts $W/h.lfts --healthy-topology $W/h.ibnd"
 		prev=h m=
 		for t in $(for k in $CUTS; do echo "c$k"; done) h2; do
-			tt=$t; [ $t = h2 ] && tt=h
+			tt=$t; [ "$t" = h2 ] && tt=h
 			# shellcheck disable=SC2086
 			x=$("$IBFAB" route --topology "$W/$tt.ibnd" --engine "$E" --previous-topology "$W/$prev.ibnd" \
 				--previous-lfts "$W/$prev.lfts" $HO -o "$W/$t.lfts" 2>&1 |
@@ -83,7 +83,7 @@ for c in $CASES; do
 			prev=$t
 		done
 		d=$("$IBFAB" route diff --topology "$W/h.ibnd" --lfts "$W/h.lfts" --lfts2 "$W/h2.lfts" 2>&1 | tail -1)
-		echo "seed $s offline: moved $(echo $m | sed 's/ / \/ /g'), end vs H: $d"
+		echo "seed $s offline: moved $(echo "${m# }" | sed 's/ / \/ /g'), end vs H: $d"
 		i=0; for x in $m; do [ "$x" != "?" ] && OS[i]=$((OS[i] + x)); i=$((i + 1)); done
 		echo "$d" | grep -q '^0 of ' || oh=$((oh + 1))
 		n=$((n + 1))
