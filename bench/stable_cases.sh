@@ -1,6 +1,7 @@
 # Shared by bench/stable_chain.sh and bench/stable_grow.sh (sourced, not run):
 # their options, their three cases and the switch each seed takes out.
-#   stable_args "$@"          sets SEEDS (default 1-20) and CASES (default torus tree sf7)
+#   stable_args "$@"          sets SEEDS (default 1-20), CASES (default torus tree sf7) and
+#                             STEPS (--steps N, default 2: the repair steps of stable_chain.sh)
 #   stable_gen CASE FILE      writes the case's healthy fabric to FILE, sets E (the engine);
 #                             returns 1 for an unknown case
 #   stable_switch CASE SEED   prints the number of the switch (deadno of
@@ -9,9 +10,11 @@
 stable_args() {
 	SEEDS=$(seq 1 20)
 	CASES=
+	STEPS=2
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--seeds) SEEDS=$2; shift 2 ;;
+		--steps) STEPS=$2; shift 2 ;;
 		*) CASES="$CASES $1"; shift ;;
 		esac
 	done

@@ -11,7 +11,9 @@
  * fabric shares with FABRIC0 (by node GUID).  Then the end against the
  * last fabric routed from H in one stable reroute ("H grown": H itself
  * when the last fabric is FABRIC0's, the growth rule applied to H when
- * it has parts FABRIC0 lacks).  Figures only. */
+ * it has parts FABRIC0 lacks), and over the steps after the first (the
+ * repair, when FABRIC1 is the fault) how many times a column moved at
+ * most and how many columns moved more than twice.  Figures only. */
 #include "ibf_routing.h"
 
 #include <stdio.h>
@@ -42,9 +44,10 @@ static unsigned long long off_h(const struct ibf_fabric *f, const struct ibf_rou
 }
 
 /* Destination LIDs of f whose column in r differs from the one in p (for
- * fp) on a switch both fabrics have. */
+ * fp) on a switch both fabrics have; nmv[l]++ (nmv may be NULL) for each
+ * such LID l. */
 static unsigned cols_moved(const struct ibf_fabric *f, const struct ibf_routes *r,
-			   const struct ibf_fabric *fp, const struct ibf_routes *p)
+			   const struct ibf_fabric *fp, const struct ibf_routes *p, unsigned *nmv)
 {
 	unsigned n = 0;
 	uint32_t ml = r->max_lid < p->max_lid ? r->max_lid : p->max_lid;
@@ -56,6 +59,8 @@ static unsigned cols_moved(const struct ibf_fabric *f, const struct ibf_routes *
 				d = ibf_lft(r, s)[l] != ibf_lft(p, (uint32_t)fp->nodes[pn].sw)[l];
 		}
 		n += d;
+		if (nmv)
+			nmv[l] += d;
 	}
 	return n;
 }
@@ -87,6 +92,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	unsigned long long total = 0;
+	/* per destination LID: the repair steps (2..) that moved its column */
+	uint32_t maxl = 0;
+	for (int i = 0; i < nf; i++)
+		if (ibf_max_lid(f[i]) > maxl)
+			maxl = ibf_max_lid(f[i]);
+	unsigned *nmv = calloc((size_t)maxl + 1, sizeof(*nmv));
+	if (!nmv)
+		return 1;
 	for (int i = 1; i < nf; i++) {
 		struct ibf_stable_report rep;
 		if (ibf_route_stable(f[i], engine, &o, f[i - 1], &r[i - 1], &r[i], NULL, &rep,
@@ -104,11 +117,19 @@ int main(int argc, char **argv)
 		printf("step %d: moved %llu of %llu entries (%u columns), kept %u of %u LIDs, %s; "
 		       "off H %llu of %llu; %.3f s | %s\n",
 		       i, (unsigned long long)rep.entries_changed, (unsigned long long)rep.entries,
-		       cols_moved(f[i], &r[i], f[i - 1], &r[i - 1]), rep.lids_kept, rep.lids,
-		       r[i].moved ? "marks" : "no mark", d, of, rep.seconds,
-		       ibf_stable_report_format(&rep, "entries", line, sizeof(line)));
+		       cols_moved(f[i], &r[i], f[i - 1], &r[i - 1], i >= 2 ? nmv : NULL),
+		       rep.lids_kept, rep.lids, r[i].moved ? "marks" : "no mark", d, of,
+		       rep.seconds, ibf_stable_report_format(&rep, "entries", line, sizeof(line)));
 	}
+	unsigned most = 0, over2 = 0;
+	for (uint32_t l = 1; l <= maxl; l++) {
+		most = nmv[l] > most ? nmv[l] : most;
+		over2 += nmv[l] > 2;
+	}
+	free(nmv);
 	printf("total moved %llu\n", total);
+	printf("repair steps: a column moved at most %u times, %u columns more than twice\n", most,
+	       over2);
 	struct ibf_routes g;
 	if (ibf_route_stable(f[nf - 1], engine, &o, f[0], &r[0], &g, NULL, NULL, &err)) {
 		fprintf(stderr, "%s: %s\n", argv[nf + 1], err.msg);

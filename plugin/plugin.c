@@ -949,12 +949,25 @@ static int ibfab_build_lfts(void *context)
 		stable = 0;
 		route_rc = ibf_route(f, name, &o, &r, &rep, &err);
 	}
+	if (!route_rc && !stable && pl->conf.stable_state_dir[0] && pl->conf.stable_reroute) {
+		/* no kept H (the first start, or a run that did not start
+		 * from the previous tables: another engine, other avoided
+		 * spines): this run's tables become H, but the fabric may be
+		 * damaged now; once it has every part of theirs and parts they
+		 * lack, a fresh run replaces them (ibf_routes.provisional) */
+		r.provisional = 1;
+		plog(pl, OSM_LOG_INFO,
+		     "ibfab %s: stable_state_dir: these tables are the healthy tables for now "
+		     "(provisional: replaced by a fresh run once the fabric has every part of this "
+		     "one and parts it lacks)",
+		     name);
+	}
 	ibf_fabric_free(state_f);
 	free(roots);
 	free(avoid);
 	if (!route_rc && stable)
 		plog(pl, OSM_LOG_INFO, "ibfab %s: %s: %s", name,
-		     sr.fresh ? "stable_reroute failures" : "stable reroute",
+		     sr.fresh && !sr.provisional ? "stable_reroute failures" : "stable reroute",
 		     ibf_stable_report_format(&sr, "LFT entries", msg, sizeof(msg)));
 	if (route_rc) {
 		plog(pl, OSM_LOG_ERROR, "ibfab %s: cannot route: %s", name,

@@ -45,6 +45,15 @@ struct ibf_routes {
 	 * H's at a gain as soon as H's column works on the fabric again
 	 * (ibf_route_stable_mode). */
 	struct ibf_healthy *healthy;
+	/* 1: the healthy tables these tables carry (healthy, or the tables
+	 * themselves) are provisional: made by a first run that had no kept
+	 * healthy tables, on a fabric that may have been damaged then.  At
+	 * the first sweep whose fabric has every part of H's and a part H
+	 * never had (a switch, a switch cable, or a cable back at its rate),
+	 * ibf_route_stable_mode routes afresh and the result, no longer
+	 * provisional, is the new H.  Carried from sweep to sweep; kept in
+	 * stable_state_dir's manifest. */
+	int provisional;
 };
 
 int ibf_routes_init(struct ibf_routes *r, uint32_t nsw, uint32_t max_lid, int with_hops,
@@ -320,10 +329,18 @@ struct ibf_stable_report {
 				   * that would otherwise move onto the fresh
 				   * run while a part is still missing) */
 	uint32_t switches_gained; /* switches of f the previous fabric lacked */
-	uint32_t cables_gained;	  /* switch-to-switch cables of f it lacked */
+	uint32_t cables_gained;	  /* switch-to-switch cables of f it lacked
+				   * (or that the engine left out of its
+				   * fabric as far below their rate) */
+	uint32_t cables_rate_back; /* of those, the cables it had but left out
+				    * as far below their rate that now run at
+				    * it (ibf_route_lean) */
 	int fresh;		  /* 1: IBF_STABLE_MODE_FRESH routed from scratch
 				   * (something came back): nothing kept, the
 				   * counts below 0 but full_run and seconds */
+	int provisional;	  /* 1: fresh as well, because the healthy tables
+				   * were provisional (ibf_routes.provisional)
+				   * and the fabric outgrew them */
 	int full_run;		  /* 1: the engine routed every destination (the
 				   * route report covers them all), 0: only the
 				   * LIDs not kept */
@@ -393,8 +410,10 @@ int ibf_routes_healthy(const struct ibf_routes *r, const struct ibf_fabric *f,
 /* The plugin's stable_state_dir (routing/stable_state.c): H kept across
  * restarts as DIR/healthy-HASH.topo (ibnetdiscover format, with LIDs),
  * DIR/healthy-HASH.lfts (opensm-lfts.dump format) and the manifest
- * DIR/healthy.state naming both and the engine; the data files are written
- * first, the manifest last, each to a temporary file renamed over it.
+ * DIR/healthy.state naming both and the engine (and `provisional 1` when
+ * h->provisional is set; the load sets h->provisional from it); the data
+ * files are written first, the manifest last, each to a temporary file
+ * renamed over it.
  * ibf_stable_state_save writes H (fh, h) made by engine unless *last (may
  * be NULL) is the hash of that content (nothing written then); *sig (may
  * be NULL) becomes the hash, *written (may be NULL) 1 when the files were

@@ -26,6 +26,15 @@
 
 enum { ST_UNKNOWN = 0, ST_OK = 1, ST_BAD = 2, ST_ONSTACK = 3, ST_NEW = 4 };
 
+/* ibf_routes.moved: a column off H (marked), and one that is off H and
+ * already moved at a gain of the repair under way (onto the fresh run or
+ * onto H's column in part): at a later gain such a column is taken whole
+ * from H when that works, else kept when it still fits (step 1), and
+ * moves again only when it no longer fits, so a repair in many steps
+ * moves a column at most twice (off its fault-time column, back to H)
+ * unless a cable's return makes its path no longer a shortest one. */
+enum { MOVED_MARK = 1, MOVED_REPAIR = 2 };
+
 struct stab {
 	const struct ibf_fabric *f, *fo;
 	const struct ibf_routes *old;
@@ -90,6 +99,7 @@ static struct ibf_healthy *healthy_copy(const struct ibf_fabric *f, const struct
 	}
 	memcpy(h->r.lft, r->lft, (size_t)r->nsw * r->stride);
 	h->r.lmc = r->lmc;
+	h->r.provisional = r->provisional;
 	return h;
 }
 
@@ -585,6 +595,13 @@ static int gained(const struct ibf_fabric *f, const struct ibf_fabric *fo, const
 	return *nsw_new || *ncables;
 }
 
+/* Did lid's column move at an earlier gain of the repair under way (and
+ * is still off H)? */
+static int moved_in_repair(const struct ibf_routes *old, uint32_t lid)
+{
+	return old->moved && lid <= old->max_lid && old->moved[lid] == MOVED_REPAIR;
+}
+
 /* Restore: of the columns keep[] would keep, give up those whose column in
  * the fresh tables r sends traffic from a switch that was there before
  * over a cable in gp (one that came back or is new); r then supplies them.
@@ -777,8 +794,9 @@ static int fresh_column(const struct ibf_routes *r, const uint8_t *fresh, uint32
  * identity, short_of_healthy) and every column is H's (on the switches
  * both have) or, after a full run (fresh: its tables, else NULL), the
  * fresh run's: a repair complete, or growth (the columns the fresh run
- * sends over a part H never had), or both.  Else, with sh, 1 for a column
- * that differs from H's; without, 1 for a column that differs from the
+ * sends over a part H never had), or both.  Else, with sh, MOVED_MARK for a
+ * column that differs from H's (MOVED_REPAIR when it was so marked or,
+ * after a full run, moved on this sweep); without, 1 for a column that differs from the
  * previous one, the previous mark for one that does not.  r->healthy: H
  * while a mark remains or the fabric f lacks a part H's had (a loss that
  * moved no column, e.g. a leaf with its hosts: when it comes back it is
@@ -807,12 +825,18 @@ static int mark_moved(const struct stab *st, const struct stab *sh, const struct
 		if (!dest_of(st, lid, &t, &tp, &layer))
 			continue;
 		int is_h = same_column(hs, r, lid);
+		int was = st->old->moved && lid <= st->old->max_lid ? st->old->moved[lid] : 0;
 		if (sh)
-			m[lid] = !is_h;
+			/* MOVED_REPAIR: off H and moved at a gain of this
+			 * repair (or so before) */
+			m[lid] = is_h ? 0
+				 : was == MOVED_REPAIR || (fresh && !same_column(st, r, lid))
+					 ? MOVED_REPAIR
+					 : MOVED_MARK;
 		else if (!is_h)
-			m[lid] = 1;
-		else if (st->old->moved && lid <= st->old->max_lid)
-			m[lid] = st->old->moved[lid];
+			m[lid] = MOVED_MARK;
+		else
+			m[lid] = was;
 		any |= m[lid];
 		off_both |= !is_h && !(fresh && fresh_column(r, fresh, lid));
 	}
@@ -889,18 +913,31 @@ int ibf_stable_set_healthy(struct ibf_routes *old, const struct ibf_fabric *fo,
 const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const char *entries,
 				     char *buf, size_t len)
 {
+	if (sr->provisional) {
+		snprintf(
+			buf, len,
+			"the healthy tables were provisional (made by a run that did not start from "
+			"kept tables, the fabric maybe damaged then) and the fabric now has every part "
+			"of theirs and parts they lacked; routing every destination again, the "
+			"result is the new healthy tables");
+		return buf;
+	}
 	if (sr->fresh) {
 		snprintf(buf, len,
 			 "a switch or switch cable came back (or is new); routing every destination "
 			 "again");
 		return buf;
 	}
-	char back[160] = "";
+	char back[224] = "", rate[96] = "";
+	if (sr->cables_rate_back)
+		snprintf(rate, sizeof(rate),
+			 ", %u of them back at their rate (routed as lost before)",
+			 sr->cables_rate_back);
 	if (sr->full_run)
 		snprintf(back, sizeof(back),
 			 " (%u of them moved onto what came back or is new: %u switches, %u switch "
-			 "cables)",
-			 sr->lids_restored, sr->switches_gained, sr->cables_gained);
+			 "cables%s)",
+			 sr->lids_restored, sr->switches_gained, sr->cables_gained, rate);
 	char healthy[80] = "";
 	if (sr->lids_healthy)
 		snprintf(healthy, sizeof(healthy), ", took %u back from the healthy tables",
@@ -920,6 +957,42 @@ const char *ibf_stable_report_format(const struct ibf_stable_report *sr, const c
 		 sr->entries ? 100.0 * (double)sr->entries_changed / (double)sr->entries : 0.0,
 		 (unsigned long long)sr->entries_new, part);
 	return buf;
+}
+
+/* Has the fabric outgrown the healthy tables H that old carries (st: the
+ * new fabric as routed, against old's fabric; gfo: old's fabric as
+ * routed; leanh: H's fabric as routed when old carries a copy of H, or
+ * NULL; freal: the new fabric)?  *out = 1 when the fabric has every
+ * switch and switch cable of H's fabric (short_of_healthy) and a part H's
+ * fabric lacks or left out (a switch, a switch cable, or a cable back at
+ * its rate).  Marks without H: 0. */
+static int outgrown(const struct stab *st, const struct ibf_routes *old,
+		    const struct ibf_fabric *gfo, const struct ibf_fabric *leanh,
+		    const struct ibf_fabric *freal, int *out, struct ibf_error *err)
+{
+	uint32_t a, b;
+	*out = 0;
+	if (!old->healthy) {
+		if (old->moved)
+			return 0;
+		int lacks = short_of_healthy(st, freal);
+		if (lacks < 0)
+			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		*out = !lacks && gained(st->f, gfo, st->oldsw, NULL, &a, &b, 1);
+		return 0;
+	}
+	struct stab sh;
+	int rc = stab_init(&sh, st->f, old->healthy->f, &old->healthy->r, err);
+	if (!rc) {
+		int lacks = short_of_healthy(&sh, freal);
+		if (lacks < 0)
+			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+		else
+			*out = !lacks && gained(st->f, leanh ? leanh : old->healthy->f, sh.oldsw,
+						NULL, &a, &b, 1);
+	}
+	stab_free(&sh);
+	return rc;
 }
 
 int ibf_route_stable(const struct ibf_fabric *f, const char *engine, const struct ibf_route_opts *o,
@@ -963,25 +1036,74 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 	 * are checked on that copy (same switches, ports and LIDs as f); for
 	 * hratio it is made for the whole fabric, so only a fabric that is one
 	 * tree has one */
-	struct ibf_fabric *lean = NULL;
+	/* the previous fabric and H's are compared as the engine routed them
+	 * too (their lean copies): a cable it left out as far below its rate
+	 * that now runs at its rate is a gain like a cable that comes back,
+	 * and a part H never had, so it takes its share (without that, a
+	 * cable slow in H's fabric that retrains during a repair stayed idle:
+	 * the repair went back to H's columns, which avoid it) */
+	struct ibf_fabric *lean = NULL, *leanfo = NULL, *leanh = NULL;
+	struct ibf_route_opts q;
+	ibf_route_opts_quiet(o, &q);
 	int lrc = ibf_route_lean(f, engine, o, &lean, err);
+	if (!lrc)
+		lrc = ibf_route_lean(fo, engine, &q, &leanfo, err);
+	if (!lrc && mode != IBF_STABLE_MODE_KEEP && old->healthy)
+		lrc = ibf_route_lean(old->healthy->f, engine, &q, &leanh, err);
 	if (lrc) {
+		ibf_fabric_free(lean);
+		ibf_fabric_free(leanfo);
 		free(keep);
 		return lrc;
 	}
 	/* one context (LID maps, switch map, typical diameter) for both steps */
 	struct stab st;
 	uint8_t *gp = NULL;
-	uint32_t nsw_new = 0, ncables = 0, restored = 0;
+	uint32_t nsw_new = 0, ncables = 0, restored = 0, rate_back = 0;
 	uint8_t *fresh_lft = NULL;
+	const struct ibf_fabric *gfo = leanfo ? leanfo : fo; /* gains against it */
 	int rc = stab_open(&st, lean ? lean : f, fo, old, err);
+	if (!rc && leanfo) {
+		/* the cables that count as gained only because they run at
+		 * their rate again (for the log) */
+		uint32_t a, b, c, d;
+		gained(st.f, leanfo, st.oldsw, NULL, &a, &b, 0);
+		gained(st.f, fo, st.oldsw, NULL, &c, &d, 0);
+		rate_back = b - d;
+	}
+	/* provisional H (a first run's, the fabric maybe damaged then) that
+	 * the fabric has outgrown: a fresh run, the new H */
+	int prov = old->healthy ? old->healthy->r.provisional : old->provisional;
+	int outgrew = 0;
+	if (!rc && prov && mode != IBF_STABLE_MODE_KEEP)
+		rc = outgrown(&st, old, gfo, leanh, f, &outgrew, err);
+	if (!rc && outgrew) {
+		stab_free(&st);
+		ibf_fabric_free(lean);
+		ibf_fabric_free(leanfo);
+		ibf_fabric_free(leanh);
+		free(keep);
+		rc = ibf_route(f, engine, o, r, rrep, err);
+		if (!rc && srep) {
+			memset(srep, 0, sizeof(*srep));
+			srep->fresh = 1;
+			srep->provisional = 1;
+			srep->full_run = 1;
+			srep->seconds = ibf_now() - t0;
+		}
+		return rc;
+	}
 	if (!rc && mode == IBF_STABLE_MODE_FRESH &&
-	    gained(st.f, fo, st.oldsw, NULL, &nsw_new, &ncables, 1)) {
+	    gained(st.f, gfo, st.oldsw, NULL, &nsw_new, &ncables, 1)) {
 		/* something came back or is new: route from scratch */
 		stab_free(&st);
 		ibf_fabric_free(lean);
+		ibf_fabric_free(leanfo);
+		ibf_fabric_free(leanh);
 		free(keep);
 		rc = ibf_route(f, engine, o, r, rrep, err);
+		if (!rc)
+			r->provisional = prov;
 		if (!rc && srep) {
 			memset(srep, 0, sizeof(*srep));
 			srep->fresh = 1;
@@ -997,7 +1119,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		if (!gp)
 			rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 		else
-			gained(st.f, fo, st.oldsw, gp, &nsw_new, &ncables, 0);
+			gained(st.f, gfo, st.oldsw, gp, &nsw_new, &ncables, 0);
 	}
 	/* the healthy tables H the previous ones carry (marks set): the new
 	 * fabric against H's; a switch H never had (growth during a repair)
@@ -1039,7 +1161,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 				rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 			uint32_t a, b;
 			if (!rc)
-				gained(st.f, sh.fo, sh.oldsw, gph, &a, &b, 0);
+				gained(st.f, leanh ? leanh : sh.fo, sh.oldsw, gph, &a, &b, 0);
 			/* with every part of H's fabric there (and routed on:
 			 * a cable far below its rate, which the engine routes
 			 * as lost, may train back), a column whose H column
@@ -1087,8 +1209,12 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 			uint8_t *up = NULL;
 			if (!rc && !(up = calloc((size_t)max_lid + 1, 1)))
 				rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+			/* a column that moved at an earlier gain of this
+			 * repair and still fits stays until H's column
+			 * works (MOVED_REPAIR) */
 			for (uint32_t lid = 1; !rc && lid <= max_lid; lid++)
-				if (keep[lid] && sends_over(&st, r, gp, lid)) {
+				if (keep[lid] && !moved_in_repair(old, lid) &&
+				    sends_over(&st, r, gp, lid)) {
 					keep[lid] = 0;
 					up[lid] = 1;
 					restored++;
@@ -1170,6 +1296,8 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		}
 	if (!rc && mode != IBF_STABLE_MODE_KEEP)
 		rc = mark_moved(&st, have_sh ? &sh : NULL, f, r, fresh_lft, err);
+	if (!rc)
+		r->provisional = prov;
 	free(fresh_lft);
 	if (rc && routed)
 		ibf_routes_free(r);
@@ -1177,6 +1305,8 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		stab_free(&sh);
 	stab_free(&st);
 	ibf_fabric_free(lean);
+	ibf_fabric_free(leanfo);
+	ibf_fabric_free(leanh);
 	free(gp);
 	free(gph);
 	free(useh);
@@ -1187,6 +1317,7 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 		srep->lids_restored = restored;
 		srep->switches_gained = nsw_new;
 		srep->cables_gained = ncables;
+		srep->cables_rate_back = full ? rate_back : 0;
 		srep->full_run = full;
 	}
 	return rc;

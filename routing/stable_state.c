@@ -45,12 +45,13 @@ static uint64_t fnv(uint64_t h, const char *p, size_t n)
 }
 
 /* the name of a kept pair: a 64-bit FNV-1a of the engine, the fabric file
- * and the tables file, as written */
-static uint64_t state_sig(const char *engine, const char *tb, size_t tn, const char *lb,
-			  size_t ln)
+ * and the tables file, as written, and of the provisional mark when set */
+static uint64_t state_sig(const char *engine, const char *tb, size_t tn, const char *lb, size_t ln,
+			  int provisional)
 {
 	uint64_t h = fnv(0xcbf29ce484222325ULL, engine, strlen(engine) + 1);
-	return fnv(fnv(h, tb, tn), lb, ln);
+	h = fnv(fnv(h, tb, tn), lb, ln);
+	return provisional ? fnv(h, "provisional", 11) : h;
 }
 
 static int path_in(char *out, size_t size, const char *dir, const char *name, struct ibf_error *err)
@@ -79,6 +80,7 @@ static int write_buf(const char *path, const char *buf, size_t len, struct ibf_e
 struct manifest {
 	char engine[32], topo[256], lfts[256];
 	long engine_line;
+	int provisional;
 };
 
 static int manifest_read(const char *path, struct manifest *m, struct ibf_error *err)
@@ -110,6 +112,8 @@ static int manifest_read(const char *path, struct manifest *m, struct ibf_error 
 			strcpy(m->topo, val);
 		else if (!strcmp(key, "healthy-lfts") && !strchr(val, '/'))
 			strcpy(m->lfts, val);
+		else if (!strcmp(key, "provisional") && (!strcmp(val, "0") || !strcmp(val, "1")))
+			m->provisional = val[0] == '1';
 		else
 			rc = ibf_error_set(err, IBF_EPARSE, path, line, "unknown key or bad value '%s'",
 					   key);
@@ -141,7 +145,7 @@ int ibf_stable_state_save(const char *dir, const char *engine, const struct ibf_
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	if (ls && fclose(ls) && !rc)
 		rc = ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
-	uint64_t h = rc ? 0 : state_sig(engine, tb, tn, lb, ln);
+	uint64_t h = rc ? 0 : state_sig(engine, tb, tn, lb, ln, r->provisional);
 	if (!rc && sig)
 		*sig = h;
 	if (!rc && last && *last == h) {
@@ -172,8 +176,12 @@ int ibf_stable_state_save(const char *dir, const char *engine, const struct ibf_
 		char m[512];
 		int n = snprintf(m, sizeof(m),
 				 "# ibfab stable_state_dir: the healthy tables H and their fabric\n"
-				 "engine %s\nhealthy-topology %s\nhealthy-lfts %s\n",
-				 engine, tname, lname);
+				 "engine %s\nhealthy-topology %s\nhealthy-lfts %s\n%s",
+				 engine, tname, lname,
+				 r->provisional ? "# made by a run that did not start from kept tables: "
+						  "replaced once the fabric outgrows them\n"
+						  "provisional 1\n"
+						: "");
 		rc = write_buf(mpath, m, (size_t)n, err);
 	}
 	if (!rc) {
@@ -252,7 +260,7 @@ int ibf_stable_state_load(const char *dir, const char *engine, const struct ibf_
 	ibf_lidmap_free(&a);
 	ibf_lidmap_free(&b);
 	if (!rc && sig)
-		*sig = state_sig(engine, tb, tn, lb, ln);
+		*sig = state_sig(engine, tb, tn, lb, ln, m.provisional);
 	free(tb);
 	free(lb);
 	if (rc) {
@@ -261,6 +269,7 @@ int ibf_stable_state_load(const char *dir, const char *engine, const struct ibf_
 		ibf_fabric_free(g);
 		return rc;
 	}
+	h->provisional = m.provisional;
 	*fh = g;
 	return 0;
 }

@@ -19,7 +19,8 @@
 # (With `stable_reroute keep`, the old TRUE, the returning spine would stay
 # idle: every kept column still works; docs/reliability.md.)
 # Then OpenSM restarted while a cable is out, with and without
-# `stable_state_dir` (H kept across restarts; see the part at the end).
+# `stable_state_dir` (H kept across restarts; see the part at the end),
+# and with it but nothing kept (provisional H, replaced by a fresh run).
 # First, offline (no simulator): a chain of repairs through dumps with
 # --healthy-lfts ends on the healthy tables, as the plugin's does.
 . "$(dirname "$0")/lib.sh"
@@ -204,16 +205,37 @@ restart() { # NAME: OpenSM stopped (SIGTERM, by PID) and started again
 	check "$MODE $1: the new OpenSM came up" test $? -eq 0
 	step "$1" "$OSM_FROM"
 }
-for MODE in state-on state-off; do
+# state-first: the same with the option, but the directory emptied before
+# the restart (a first start on a fabric already damaged): that run's
+# tables are H, marked provisional; when the cable comes back the fabric
+# has every part of them and one they lacked, so a fresh run replaces them
+# and the switches hold the healthy fabric's tables again (before, the
+# damaged run stayed H and the end was off them, as without the option).
+for MODE in state-on state-off state-first; do
 	mkdir -p "$WORK/$MODE"
 	printf 'stable_reroute TRUE\n' >"$WORK/$MODE/ibfab.conf"
-	[ $MODE = state-on ] && printf 'stable_state_dir %s\n' "$WORK/$MODE/state" >>"$WORK/$MODE/ibfab.conf"
+	[ $MODE != state-off ] && printf 'stable_state_dir %s\n' "$WORK/$MODE/state" >>"$WORK/$MODE/ibfab.conf"
 	mkdir -p "$WORK/$MODE/state"
 	mode_up
 	step healthy 0
 	change cable-down 'Unlink "ft-l1-s0002"[5]'
 	lost cable-down
+	[ $MODE = state-first ] && rm -f "$WORK/$MODE/state/"*
 	restart restarted
+	if [ $MODE = state-first ]; then
+		check "$MODE restarted: nothing kept, the tables of this run are provisional" \
+			grep -q "ibfab layered: stable_state_dir: these tables are the healthy tables for now (provisional" "$WORK/$MODE/restarted/opensm.log"
+		check "$MODE restarted: the manifest says provisional" grep -q '^provisional 1$' "$WORK/$MODE/state/healthy.state"
+		change cable-back 'ReLink "ft-l1-s0002"[5]'
+		check "$MODE cable-back: the fabric outgrew the provisional tables: routed afresh" \
+			grep -q "ibfab layered: stable reroute: the healthy tables were provisional" "$WORK/$MODE/cable-back/opensm.log"
+		check "$MODE cable-back: the switches hold the healthy fabric's tables again" \
+			cmp -s "$WORK/$MODE/healthy/lfts.txt" "$WORK/$MODE/cable-back/lfts.txt"
+		check "$MODE cable-back: the kept tables are no longer provisional" \
+			sh -c "! grep -q '^provisional' '$WORK/$MODE/state/healthy.state'"
+		osm_sim_stop
+		continue
+	fi
 	if [ $MODE = state-on ]; then
 		check "$MODE restarted: the first sweep takes the kept healthy tables" \
 			grep -q "ibfab layered: stable_state_dir: the healthy tables kept in $WORK/$MODE/state (.*) are the previous tables of this first sweep" "$WORK/$MODE/restarted/opensm.log"

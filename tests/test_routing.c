@@ -2680,6 +2680,388 @@ static void test_stable_growth_during_repair(void)
 	}
 }
 
+/* set-up of the helpers below that return a fabric: stop the run */
+#define STABLE_NEED(c)                                                                 \
+	do {                                                                           \
+		if (!(c)) {                                                            \
+			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #c); \
+			abort();                                                       \
+		}                                                                      \
+	} while (0)
+
+/* Damaged and irregular fabrics for the stable reroute tests, with LIDs:
+ * 0 a 2-level tree XGFT(2;4,6;1,3) (dmodk), 1 Slim Fly q=5 at LMC 1
+ * (layered), 2 a 4 x 3 torus (minimal), 3 HyperX 3 x 3 (minimal). */
+static const char *const stable_case_engine[] = { "dmodk", "layered", "minimal", "minimal" };
+static const char *const stable_case_name[] = { "tree", "slimfly", "torus", "hyperx" };
+static struct ibf_fabric *stable_case(int k)
+{
+	struct ibf_error err;
+	struct ibf_fabric *f = NULL;
+	int lmc = 0;
+	if (k == 0) {
+		struct ibf_fattree_opts fo;
+		memset(&fo, 0, sizeof(fo));
+		fo.levels = 2;
+		fo.m[0] = 4;
+		fo.m[1] = 6;
+		fo.w[0] = 1;
+		fo.w[1] = 3;
+		fo.parallel = 1;
+		f = ibf_gen_fattree(&fo, &err);
+	} else if (k == 1) {
+		struct ibf_slimfly_opts so = { 5, 2, 0, 0 };
+		f = ibf_gen_slimfly(&so, &err);
+		lmc = 1;
+	} else if (k == 2) {
+		struct ibf_torus_opts to;
+		memset(&to, 0, sizeof(to));
+		to.ndims = 2;
+		to.k[0] = 4;
+		to.k[1] = 3;
+		to.hosts = 1;
+		f = ibf_gen_torus(&to, &err);
+	} else {
+		struct ibf_hyperx_opts ho = { 3, 3, 1, 2 };
+		f = ibf_gen_hyperx(&ho, &err);
+	}
+	STABLE_NEED(f);
+	STABLE_NEED(ibf_fabric_finalize(f, &err) == 0);
+	STABLE_NEED(ibf_assign_lids(f, lmc, 0, &err) == 0);
+	return f;
+}
+
+/* The a-th switch cable of switch s (its local port) and the far end. */
+static void stable_cable(const struct ibf_fabric *f, uint32_t s, uint32_t a, uint32_t *t,
+			 uint8_t *ps, uint8_t *pt)
+{
+	const struct ibf_adj *e = &f->adj[f->adj_off[s] + a];
+	*t = e->nbr;
+	*ps = e->lport;
+	*pt = e->rport;
+}
+
+/* A clone of f with the cable at port p of switch s at 1x (far below
+ * the 4x of the rest) or, with cut, unplugged. */
+static struct ibf_fabric *stable_hurt(const struct ibf_fabric *f, uint32_t s, uint8_t p, int cut)
+{
+	struct ibf_error err;
+	struct ibf_fabric *g = ibf_fabric_clone(f, &err);
+	STABLE_NEED(g);
+	int n = (int)g->switches[s];
+	if (cut) {
+		ibf_fabric_disconnect(g, n, p);
+		STABLE_NEED(ibf_fabric_finalize(g, &err) == 0);
+	} else {
+		struct ibf_port *a = ibf_port(g, n, p);
+		ibf_port(g, a->peer_node, a->peer_port)->width = 1;
+		a->width = 1;
+	}
+	return g;
+}
+
+/* Columns of r whose entry on switch s (port ps) or t (port pt) is the
+ * cable between them. */
+static uint32_t cols_over(const struct ibf_routes *r, uint32_t s, uint8_t ps, uint32_t t,
+			  uint8_t pt)
+{
+	uint32_t n = 0;
+	for (uint32_t lid = 1; lid <= r->max_lid; lid++)
+		n += ibf_lft(r, s)[lid] == ps || ibf_lft(r, t)[lid] == pt;
+	return n;
+}
+
+/* A cable H's fabric had at 1x (routed as lost: H sends nothing over it)
+ * retrains to its full rate: during a repair (another cable lost, then
+ * back together with the retrain), and outside one (the retrain alone,
+ * the SM never saw it down).  Either way the cable must carry the
+ * columns a fresh run sends over it (a gain, as a cable that comes back),
+ * the repair must end with nothing marked on the tables the one-step
+ * repair gives, and the report must say why.  Before, the repair went
+ * back to H's columns and the cable stayed idle until a restart, and the
+ * retrain alone moved nothing. */
+static void test_stable_rate_back(void)
+{
+	for (int k = 0; k < 4; k++) {
+		const char *e = stable_case_engine[k];
+		struct ibf_error err;
+		struct ibf_fabric *full = stable_case(k);
+		uint32_t cs = 0, ct, xs = full->nsw / 2, xt;
+		uint8_t cps, cpt, xps, xpt;
+		stable_cable(full, cs, 0, &ct, &cps, &cpt);
+		stable_cable(full, xs, 1, &xt, &xps, &xpt);
+		TT_REQUIRE(xs != cs && xs != ct);
+		struct ibf_fabric *f0 = stable_hurt(full, cs, cps, 0); /* H's: C at 1x */
+		struct ibf_fabric *f1 = stable_hurt(f0, xs, xps, 1);   /* X lost */
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		struct ibf_routes h, r1, r2, g, fr;
+		struct ibf_stable_report rep, grep_;
+		TT_REQUIRE(ibf_route(f0, e, &o, &h, NULL, &err) == 0);
+		TT_CHECK_MSG(cols_over(&h, cs, cps, ct, cpt) == 0, "%s %s: H avoids the 1x cable",
+			     stable_case_name[k], e);
+		TT_REQUIRE(ibf_route_stable(f1, e, &o, f0, &h, &r1, NULL, &rep, &err) == 0);
+		TT_CHECK(r1.moved != NULL && r1.healthy != NULL);
+		TT_REQUIRE(ibf_route_stable(full, e, &o, f1, &r1, &r2, NULL, &rep, &err) == 0);
+		/* the retrain alone, outside a repair */
+		TT_REQUIRE(ibf_route_stable(full, e, &o, f0, &h, &g, NULL, &grep_, &err) == 0);
+		TT_REQUIRE(ibf_route(full, e, &o, &fr, NULL, &err) == 0);
+		uint32_t nr2 = cols_over(&r2, cs, cps, ct, cpt),
+			 ng = cols_over(&g, cs, cps, ct, cpt),
+			 nf = cols_over(&fr, cs, cps, ct, cpt);
+		size_t n = (size_t)full->nsw * g.stride, diff = 0;
+		for (size_t i = 0; i < n; i++)
+			diff += r2.lft[i] != g.lft[i];
+		printf("# %s %s: cable back at its rate: %u columns over it after the repair, %u "
+		       "after the retrain alone (fresh run: %u; retrain alone moved %llu of %llu "
+		       "entries); repair end vs retrain alone: %zu entries differ\n",
+		       stable_case_name[k], e, nr2, ng, nf,
+		       (unsigned long long)grep_.entries_changed, (unsigned long long)grep_.entries,
+		       diff);
+		TT_CHECK_MSG(nf > 0 && nr2 == nf && ng == nf,
+			     "%s %s: the cable back at its rate carries the fresh run's share of "
+			     "columns",
+			     stable_case_name[k], e);
+		TT_CHECK_MSG(rep.full_run && rep.cables_rate_back == 1 &&
+				     grep_.cables_rate_back == 1,
+			     "%s %s: the report counts the cable back at its rate",
+			     stable_case_name[k], e);
+		TT_CHECK_MSG(
+			r2.moved == NULL && r2.healthy == NULL && diff == 0,
+			"%s %s: the repair ends unmarked on the tables the retrain alone gives",
+			stable_case_name[k], e);
+		struct ibf_check_report cr;
+		TT_REQUIRE(ibf_route_check(full, &r2, 0, &cr, NULL) == 0);
+		TT_CHECK(cr.ok == cr.pairs && cr.loops == 0 && cr.unreachable == 0);
+		ibf_routes_free(&fr);
+		ibf_routes_free(&g);
+		ibf_routes_free(&r2);
+		ibf_routes_free(&r1);
+		ibf_routes_free(&h);
+		ibf_fabric_free(f1);
+		ibf_fabric_free(f0);
+		ibf_fabric_free(full);
+	}
+}
+
+/* A repair in many steps: four switch cables lost at once, then back one
+ * per sweep (the last lost first).  Over the repair steps a column moves
+ * at most twice (off its fault-time column, back to H), unless it must:
+ * a column that already moved at an earlier step of the repair moves
+ * again only when it goes back to H's column whole, or when its previous
+ * column can no longer be kept (it no longer delivers, or a cable's
+ * return made its path longer than a shortest one).  The end is H.
+ * Before, a column moved onto the fresh run or onto H's column in part
+ * moved again at the next step whenever the fresh run sent it over what
+ * came back, also when it could stay. */
+static void test_stable_repair_steps_bound(void)
+{
+	enum { NCUT = 4 };
+	for (int k = 0; k < 4; k++) {
+		const char *e = stable_case_engine[k];
+		struct ibf_error err;
+		struct ibf_fabric *full = stable_case(k);
+		struct ibf_route_opts o, ko;
+		ibf_route_opts_default(&o);
+		ko = o;
+		if (strcmp(e, "layered")) {
+			ko.max_len.base = IBF_WIN_DIST;
+			ko.max_len.value = 0;
+		}
+		struct ibf_routes h;
+		TT_REQUIRE(ibf_route(full, e, &o, &h, NULL, &err) == 0);
+		uint32_t max_lid = ibf_max_lid(full);
+		unsigned chains = 0, again = 0, forced = 0, most = 0, bad = 0;
+		for (uint32_t c = 0; c < 6; c++) {
+			/* f[0] = full, f[1] = NCUT cables out, f[i] = NCUT - i + 1 out */
+			struct ibf_fabric *f[NCUT + 2];
+			struct ibf_routes r[NCUT + 2];
+			f[0] = full;
+			r[0] = h;
+			uint32_t cs[NCUT];
+			uint8_t cp[NCUT];
+			for (int j = 0; j < NCUT; j++) {
+				uint32_t t;
+				uint8_t pt;
+				cs[j] = (c * 7 + (uint32_t)j * 5) % full->nsw;
+				uint32_t deg = full->adj_off[cs[j] + 1] - full->adj_off[cs[j]];
+				stable_cable(full, cs[j], (c + (uint32_t)j) % deg, &t, &cp[j], &pt);
+			}
+			int ok = 1;
+			for (int i = 1; i <= NCUT + 1 && ok; i++) {
+				int out = i == 1 ? NCUT : NCUT - i + 1;
+				f[i] = ibf_fabric_clone(full, &err);
+				TT_REQUIRE(f[i]);
+				for (int j = 0; j < out; j++)
+					ibf_fabric_disconnect(f[i], (int)f[i]->switches[cs[j]],
+							      cp[j]);
+				TT_REQUIRE(ibf_fabric_finalize(f[i], &err) == 0);
+				if (ibf_route_stable(f[i], e, &o, f[i - 1], &r[i - 1], &r[i], NULL,
+						     NULL, &err)) {
+					ibf_fabric_free(f[i]);
+					ok = 0; /* cut apart: another choice */
+					for (int j = 1; j < i; j++) {
+						ibf_routes_free(&r[j]);
+						ibf_fabric_free(f[j]);
+					}
+				}
+			}
+			if (!ok)
+				continue;
+			chains++;
+			unsigned *nmv = calloc(max_lid + 1, sizeof(*nmv));
+			uint8_t *keep = malloc(max_lid + 1);
+			TT_REQUIRE(nmv && keep);
+			for (int i = 2; i <= NCUT + 1; i++) {
+				TT_REQUIRE(ibf_stable_keep(f[i], f[i - 1], &r[i - 1], &ko, keep,
+							   &err) == 0);
+				for (uint32_t lid = 1; lid <= max_lid; lid++) {
+					int mv = 0, is_h = 1;
+					for (uint32_t s = 0; s < full->nsw; s++) {
+						mv |= ibf_lft(&r[i], s)[lid] !=
+						      ibf_lft(&r[i - 1], s)[lid];
+						is_h &= ibf_lft(&r[i], s)[lid] ==
+							ibf_lft(&h, s)[lid];
+					}
+					if (!mv)
+						continue;
+					if (nmv[lid]) {
+						again++;
+						forced += !keep[lid] && !is_h;
+						if (keep[lid] && !is_h) {
+							bad++;
+							TT_CHECK_MSG(
+								0,
+								"%s %s, choice %u: LID %u moved "
+								"again at repair step %d, neither "
+								"back to H nor forced",
+								stable_case_name[k], e, c, lid,
+								i - 1);
+						}
+					}
+					nmv[lid]++;
+					most = nmv[lid] > most ? nmv[lid] : most;
+				}
+			}
+			struct ibf_check_report cr;
+			TT_REQUIRE(ibf_route_check(full, &r[NCUT + 1], 0, &cr, NULL) == 0);
+			TT_CHECK(cr.ok == cr.pairs && cr.loops == 0);
+			TT_CHECK_MSG(memcmp(r[NCUT + 1].lft, h.lft, (size_t)h.nsw * h.stride) ==
+						     0 &&
+					     r[NCUT + 1].moved == NULL,
+				     "%s %s, choice %u: the repair ends on H", stable_case_name[k],
+				     e, c);
+			free(keep);
+			free(nmv);
+			for (int i = 1; i <= NCUT + 1; i++) {
+				ibf_routes_free(&r[i]);
+				ibf_fabric_free(f[i]);
+			}
+		}
+		printf("# %s %s: %u chains of %d repair steps; columns moved again %u times (%u "
+		       "forced off a column that no longer fits, the rest back to H), at most %u "
+		       "moves per column\n",
+		       stable_case_name[k], e, chains, NCUT, again, forced, most);
+		TT_CHECK_MSG(chains >= 3, "%s: enough chains", stable_case_name[k]);
+		TT_CHECK(bad == 0);
+		ibf_routes_free(&h);
+		ibf_fabric_free(full);
+	}
+}
+
+/* Provisional healthy tables: the first run sees a fabric already short
+ * of two switch cables (the plugin with stable_state_dir and nothing kept
+ * marks its tables provisional, and keeps the mark in the manifest); a
+ * third cable is lost, then all three come back.  With the mark, the
+ * sweep whose fabric has every part of H's and parts H lacked routes
+ * afresh: the end is a fresh run's tables, no longer provisional, and
+ * the report says why.  Without it (the old behaviour) the two cables
+ * are growth to H and the end is off a fresh run. */
+static void test_stable_provisional(void)
+{
+	char dir[64] = "/tmp/ibfab-prov-XXXXXX", p[256];
+	uint64_t last_sig = 0;
+	TT_REQUIRE(mkdtemp(dir) != NULL);
+	for (int k = 0; k < 4; k++) {
+		const char *e = stable_case_engine[k];
+		struct ibf_error err;
+		struct ibf_fabric *full = stable_case(k);
+		uint32_t s1 = 0, s2 = full->nsw / 3, s3 = 2 * full->nsw / 3, t;
+		uint8_t p1, p2, p3, pt;
+		stable_cable(full, s1, 0, &t, &p1, &pt);
+		stable_cable(full, s2, 1, &t, &p2, &pt);
+		stable_cable(full, s3, 0, &t, &p3, &pt);
+		struct ibf_fabric *d2 = stable_hurt(full, s1, p1, 1),
+				  *d0 = stable_hurt(d2, s2, p2, 1);
+		struct ibf_fabric *d1 = stable_hurt(d0, s3, p3, 1);
+		struct ibf_route_opts o;
+		ibf_route_opts_default(&o);
+		struct ibf_routes fr;
+		TT_REQUIRE(ibf_route(full, e, &o, &fr, NULL, &err) == 0);
+		size_t off[2] = { 0, 0 };
+		for (int mark = 0; mark < 2; mark++) {
+			struct ibf_routes h, r1, r2;
+			struct ibf_stable_report rep;
+			TT_REQUIRE(ibf_route(d0, e, &o, &h, NULL, &err) == 0);
+			h.provisional = mark;
+			struct ibf_fabric *hf = d0;
+			struct ibf_fabric *kept = NULL;
+			struct ibf_routes hk;
+			if (mark) {
+				/* a restart: H and the mark read back from the state dir */
+				TT_REQUIRE(ibf_stable_state_save(dir, e, d0, &h, NULL, &last_sig,
+								 NULL, &err) == 0);
+				ibf_routes_free(&h);
+				TT_REQUIRE(ibf_stable_state_load(dir, e, d0, &kept, &hk, NULL,
+								 &err) == 0);
+				TT_CHECK_MSG(hk.provisional == 1, "%s: the mark is read back",
+					     stable_case_name[k]);
+				h = hk;
+				hf = kept;
+			}
+			TT_REQUIRE(ibf_route_stable(d1, e, &o, hf, &h, &r1, NULL, &rep, &err) == 0);
+			TT_CHECK(r1.provisional == mark);
+			TT_REQUIRE(ibf_route_stable(full, e, &o, d1, &r1, &r2, NULL, &rep, &err) ==
+				   0);
+			size_t n = (size_t)full->nsw * fr.stride;
+			for (size_t i = 0; i < n; i++)
+				off[mark] += r2.lft[i] != fr.lft[i];
+			if (mark)
+				TT_CHECK_MSG(
+					rep.provisional && rep.fresh && r2.provisional == 0 &&
+						r2.moved == NULL && r2.healthy == NULL,
+					"%s %s: provisional H outgrown: a fresh run, the new H",
+					stable_case_name[k], e);
+			else
+				TT_CHECK(!rep.provisional && r2.provisional == 0);
+			ibf_routes_free(&r2);
+			ibf_routes_free(&r1);
+			ibf_routes_free(&h);
+			ibf_fabric_free(kept);
+		}
+		printf("# %s %s: first run short of two cables, a third lost, all back: %zu "
+		       "entries off a fresh run with the provisional mark, %zu without\n",
+		       stable_case_name[k], e, off[1], off[0]);
+		TT_CHECK_MSG(off[1] == 0, "%s %s: the end is a fresh run's tables",
+			     stable_case_name[k], e);
+		ibf_routes_free(&fr);
+		ibf_fabric_free(d1);
+		ibf_fabric_free(d0);
+		ibf_fabric_free(d2);
+		ibf_fabric_free(full);
+	}
+	/* the state files: the last pair written (each save removes the pair
+	 * before) and the manifest */
+	const char *const fmt[] = { "%s/healthy-%016llx.lfts", "%s/healthy-%016llx.topo" };
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), fmt[i], dir, (unsigned long long)last_sig);
+		unlink(p);
+	}
+	snprintf(p, sizeof(p), "%s/healthy.state", dir);
+	unlink(p);
+	TT_CHECK_MSG(rmdir(dir) == 0, "nothing else left in %s", dir);
+}
+
 /* A ring of 6 switches (one host each); bit 0 of `parts`: the ring cable
  * between switches 0 and 1, bit 1: switch K (no host) cabled to switches
  * 0 and 3.  LIDs by position (ring switches 1-6, K 7, hosts 8-13). */
@@ -2985,6 +3367,15 @@ int main(void)
 	tt_run("stable reroute: a switch H never had that shortens paths, during a repair: the "
 	       "repair ends on H grown by it",
 	       test_stable_growth_shortcut);
+	tt_run("stable reroute: a cable H routed as lost (far below its rate) that runs at its rate "
+	       "again carries its share, also when it retrains during a repair",
+	       test_stable_rate_back);
+	tt_run("stable reroute: over a repair in many steps a column moves again only back to H "
+	       "or when its column no longer fits",
+	       test_stable_repair_steps_bound);
+	tt_run("stable reroute: provisional healthy tables (a first run on a damaged fabric) are "
+	       "replaced by a fresh run once the fabric outgrows them",
+	       test_stable_provisional);
 	tmpdir_clean();
 	return tt_done();
 }
