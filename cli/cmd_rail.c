@@ -448,7 +448,7 @@ static int cmd_registry(int argc, char **argv)
 			return 2;
 		char *end;
 		long label = strtol(name, &end, 10);
-		if (c == 'R' && (*end || label < 0 || label > 1000000))
+		if (c == 'R' && (end == name || *end || label < 0 || label > 1000000))
 			return cli_usage_error(prog, "--rail: a rail is named by its number");
 	}
 	struct ibf_error err = { 0 };
@@ -1017,13 +1017,10 @@ static int cmd_check(int argc, char **argv)
 						       "--engine: no such engine (ibfab route --help "
 						       "lists them)");
 			break;
-		case 'L': {
-			char *end;
-			lmc = strtol(optarg, &end, 10);
-			if (*end || lmc < 0 || lmc > 7)
+		case 'L':
+			if (ibf_num_long(optarg, strlen(optarg), 0, 7, &lmc))
 				return cli_usage_error("ibfab rail check", "--lmc wants 0..7");
 			break;
-		}
 		case 'h':
 			fputs(rail_check_help, stdout);
 			return 0;
