@@ -47,6 +47,19 @@ done
 # rail check --lmc '': an empty value was LMC 0
 bad "rail check --lmc ''" "--lmc wants 0..7" "$IBFAB" rail check "$W/hx.ibnd" --lfts "$W/none" --lmc ''
 
+# rail registry --rail N=SCORE / --domain D=SCORE: the score was checked
+# with strtol (0x32 = 50, 010 = 8) and written with atoi (0, 10): a rail
+# "healthy" on the command line went into the registry blocked
+rm -f "$W/reg.json"
+"$IBFAB" rail registry --registry "$W/reg.json" --rail 1=0x32 --domain d=010 --rail 02=5 \
+	>"$W/out" 2>"$W/err"
+r=$?
+check "rail registry --rail 1=0x32 --domain d=010 --rail 02=5: exit 0 (got $r)" test "$r" = 0
+check "... rail 1 scored 50, rail 2 5" grep -q '"rails": {"1": 50, "2": 5}' "$W/reg.json"
+check "... domain d scored 10" grep -q '"domains": {"d": 10}' "$W/reg.json"
+bad "rail registry --rail ' 1=5'" "a rail is named by its number" \
+	"$IBFAB" rail registry --registry "$W/reg.json" --rail ' 1=5'
+
 # an etcd location whose port has a sign or blank: it went into the URL as
 # written (http://h:+80)
 "$IBFAB" rail registry --registry etcd://h:+80 --rail 1=50 >"$W/out" 2>"$W/err"
