@@ -100,6 +100,32 @@ double ibf_now(void);
  * G, GiB 2^30; anything else 0. */
 long ibf_byte_unit(const char *suffix);
 
+/* ------------------------------------------------ option values (optval.c) */
+
+/* Each reads the whole of (s, n) (no blanks, no trailing junk, not
+ * NUL-terminated), returns 0 and sets *out, or -1 for anything else,
+ * including values out of range, NaN and infinities; the caller names the
+ * option in its error. */
+/* an integer in [lo, hi]: decimal (optional '-') or 0x hex; a leading 0
+ * is decimal, not octal */
+int ibf_num_long(const char *s, size_t n, long lo, long hi, long *out);
+/* an unsigned 64-bit integer, decimal or 0x hex (seeds) */
+int ibf_num_u64(const char *s, size_t n, uint64_t *out);
+/* a finite decimal number in [lo, hi] */
+int ibf_num_double(const char *s, size_t n, double lo, double hi, double *out);
+/* a time in ns: a number >= 0 with no unit or ns, us, ms; at most max ns */
+int ibf_num_time_ns(const char *s, size_t n, double max, double *out);
+/* a byte count: decimal digits and an optional ibf_byte_unit suffix, the
+ * product in [lo, hi] */
+int ibf_num_bytes(const char *s, size_t n, long lo, long hi, long *out);
+/* the same as a number that may have a fraction (1.5MiB) */
+int ibf_num_size(const char *s, size_t n, double lo, double hi, double *out);
+/* A:B:STEP with lo <= A <= B <= hi, STEP > 0 and at most maxn values
+ * A, A + STEP, ... <= B (*count of them); -2 when it is well formed but
+ * has more values */
+int ibf_num_range(const char *s, size_t n, double lo, double hi, long maxn, double *a, double *b,
+		  double *step, long *count);
+
 /* ---------------------------------------------------------------- JSON */
 
 /* s as a JSON string literal with quotes; control characters, quotes and

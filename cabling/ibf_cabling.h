@@ -153,6 +153,10 @@ struct ibf_sfplan_opts {
  * every switch uses the same port towards a given rack.  Steps: 1
  * intra-subgroup, 2 intra-rack, 3 inter-rack, 4 hosts. */
 struct ibf_plan *ibf_plan_slimfly(const struct ibf_sfplan_opts *o, struct ibf_error *err);
+/* The planned link of `cabling slimfly --link WS` (n bytes): a width and a
+ * known speed, "4xEDR", "2xHDR" (ibf_parse_width_speed); a width alone or
+ * an unknown speed "4x???" is -1 (they became 4xEDR, silently). */
+int ibf_plan_link_parse(const char *s, size_t n, int *width, int *speed);
 
 /* ------------------------------------------------------------ sheets */
 

@@ -242,3 +242,13 @@ fail:
 	ibf_plan_free(p);
 	return NULL;
 }
+
+int ibf_plan_link_parse(const char *s, size_t n, int *width, int *speed)
+{
+	uint8_t w, sp;
+	if (ibf_parse_width_speed(s, n, &w, &sp) || sp == IBF_SPEED_UNKNOWN)
+		return -1;
+	*width = w;
+	*speed = sp;
+	return 0;
+}

@@ -245,7 +245,7 @@ static int cmd_sf(int argc, char **argv)
 		{ 0, 0, 0, 0 },
 	};
 	long q = -1, hosts = -1, swports = 0, first = 0;
-	uint8_t width = 0, speed = 0;
+	int width = 0, speed = 0;
 	struct plan_out po = { .fabric_files = 1 };
 	int c;
 	optind = 1;
@@ -270,9 +270,13 @@ static int cmd_sf(int argc, char **argv)
 				return 2;
 			break;
 		case O_LINK:
-			if (ibf_parse_width_speed(optarg, strlen(optarg), &width, &speed))
-				return cli_usage_error("ibfab cabling slimfly",
-						       "--link: '%s' is not like 4xEDR", optarg);
+			if (ibf_plan_link_parse(optarg, strlen(optarg), &width, &speed))
+				return cli_usage_error(
+					"ibfab cabling slimfly",
+					"--link: '%s' is not a width and a speed "
+					"like 4xEDR (widths 1x 2x 4x 8x 12x; speeds SDR "
+					"DDR QDR FDR10 FDR EDR HDR NDR XDR)",
+					optarg);
 			break;
 		case 'h':
 			fputs(sf_help, stdout);
@@ -617,11 +621,11 @@ int cmd_validate(int argc, char **argv)
 	o.step = (int)step;
 	char *aname = NULL;
 	if (anchor) {
+		/* the GUID: 0x hex or decimal ("-1" wrapped to 2^64 - 1, a
+		 * too long one was cut to that, 010 was octal) */
 		const char *eq = strrchr(anchor, '=');
-		char *end = NULL;
-		if (eq && eq != anchor)
-			o.anchor_guid = strtoull(eq + 1, &end, 0);
-		if (!eq || eq == anchor || !end || end == eq + 1 || *end || !o.anchor_guid)
+		if (!eq || eq == anchor || ibf_num_u64(eq + 1, strlen(eq + 1), &o.anchor_guid) ||
+		    !o.anchor_guid)
 			return cli_usage_error(prog, "--anchor wants NAME=GUID (e.g. "
 						     "sf-r00-g0-s00=0x0002c90200000000)");
 		aname = strndup(anchor, (size_t)(eq - anchor));

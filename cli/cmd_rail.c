@@ -315,6 +315,12 @@ static int parse_assign(const char *prog, const char *what, const char *v, char 
 	return cli_int(what, eq + 1, 0, 100, score) ? 2 : 0;
 }
 
+/* the rail of --rail N=SCORE: a number 0..1000000 */
+static int rail_label(const char *name, long *label)
+{
+	return ibf_num_long(name, strlen(name), 0, 1000000, label);
+}
+
 /* what `rail registry` changes, applied to the registry as it is at the
  * time of the update (again when another writer came in between) */
 struct reg_edit {
@@ -341,12 +347,17 @@ static int apply_edit(struct ibf_rail_registry *r, void *ctx)
 	while (!rc && (c = getopt_long(e->argc, e->argv, "h", e->lo, NULL)) != -1) {
 		if (c != 'R' && c != 'D')
 			continue;
+		/* checked before (parse_assign, rail_label): read the same way
+		 * (atoi here took --rail 1=0x32, checked as 50, as 0) */
 		const char *eq = strrchr(optarg, '=');
 		char name[256];
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - optarg), optarg);
-		int sc = atoi(eq + 1);
-		rc = c == 'R' ? ibf_rail_registry_set_rail(r, atoi(name), sc)
-			      : ibf_rail_registry_set_domain(r, name, sc);
+		long sc = 0, label = 0;
+		if (ibf_num_long(eq + 1, strlen(eq + 1), 0, 100, &sc) ||
+		    (c == 'R' && rail_label(name, &label)))
+			return IBF_EINVAL;
+		rc = c == 'R' ? ibf_rail_registry_set_rail(r, (int)label, (int)sc)
+			      : ibf_rail_registry_set_domain(r, name, (int)sc);
 	}
 	if (e->dflt)
 		r->prefer_rd = !strcmp(e->dflt, "rd");
@@ -446,9 +457,8 @@ static int cmd_registry(int argc, char **argv)
 		if (parse_assign(prog, c == 'R' ? "--rail" : "--domain", optarg, name, sizeof(name),
 				 &sc))
 			return 2;
-		char *end;
-		long label = strtol(name, &end, 10);
-		if (c == 'R' && (*end || label < 0 || label > 1000000))
+		long label;
+		if (c == 'R' && rail_label(name, &label))
 			return cli_usage_error(prog, "--rail: a rail is named by its number");
 	}
 	struct ibf_error err = { 0 };
@@ -541,9 +551,8 @@ static void print_decision(const char *s, const char *d, const struct ibf_rail_d
 static int split_gpu(const char *prog, const char *v, char *host, size_t hl, int *gpu)
 {
 	const char *colon = strrchr(v, ':');
-	char *end;
-	long g = colon ? strtol(colon + 1, &end, 10) : -1;
-	if (!colon || colon == v || end == colon + 1 || *end || g < 0 || g > 1000000 ||
+	long g;
+	if (!colon || colon == v || ibf_num_long(colon + 1, strlen(colon + 1), 0, 1000000, &g) ||
 	    (size_t)(colon - v) >= hl)
 		return cli_usage_error(prog, "expected HOST:GPU, got '%s'", v);
 	memcpy(host, v, (size_t)(colon - v));
@@ -1017,13 +1026,10 @@ static int cmd_check(int argc, char **argv)
 						       "--engine: no such engine (ibfab route --help "
 						       "lists them)");
 			break;
-		case 'L': {
-			char *end;
-			lmc = strtol(optarg, &end, 10);
-			if (*end || lmc < 0 || lmc > 7)
+		case 'L':
+			if (ibf_num_long(optarg, strlen(optarg), 0, 7, &lmc))
 				return cli_usage_error("ibfab rail check", "--lmc wants 0..7");
 			break;
-		}
 		case 'h':
 			fputs(rail_check_help, stdout);
 			return 0;

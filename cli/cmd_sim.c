@@ -641,7 +641,6 @@ static int flow_source(const char *prog, struct flow_args *a, int c)
  * --mat-method, --eps). */
 static int flow_mat_opt(const char *prog, struct flow_args *a, int c)
 {
-	char *end;
 	switch (c) {
 	case O_MAT:
 		a->mat_r = !strcmp(optarg, "routing") || !strcmp(optarg, "both");
@@ -660,8 +659,7 @@ static int flow_mat_opt(const char *prog, struct flow_args *a, int c)
 		return 0;
 	default: /* O_EPS */
 		a->mat_opt = 1;
-		a->mo.eps = strtod(optarg, &end);
-		if (end == optarg || *end || !(a->mo.eps >= 0.001 && a->mo.eps <= 0.4))
+		if (ibf_num_double(optarg, strlen(optarg), 0.001, 0.4, &a->mo.eps))
 			return cli_usage_error(prog, "--eps must be 0.001 .. 0.4");
 		return 0;
 	}
@@ -670,7 +668,6 @@ static int flow_mat_opt(const char *prog, struct flow_args *a, int c)
 /* One option of `sim flow`: 0, 1 when help was printed, else an exit code. */
 static int flow_opt(const char *prog, struct flow_args *a, int c)
 {
-	char *end;
 	struct ibf_error err;
 	ibf_error_clear(&err);
 	switch (c) {
@@ -696,11 +693,11 @@ static int flow_opt(const char *prog, struct flow_args *a, int c)
 	case O_CONF:
 		return ibf_conf_read(optarg, &a->conf, &err) ? cli_fail(&err) : 0;
 	case O_SEED:
-		a->seed = strtoull(optarg, &end, 0);
-		if (end == optarg || *end)
-			return cli_usage_error(prog, "--seed: not a number: %s", optarg);
+		/* one reading for the engine (conf) and the placement and
+		 * patterns: "010" was 8 here (octal) and 10 for the engine */
 		if (ibf_conf_set(&a->conf, "seed", optarg, "--seed", &err))
 			return cli_usage_error(prog, "%s", err.msg);
+		a->seed = a->conf.seed;
 		return 0;
 	case O_THREADS:
 		/* the engine's workers (--engine) and the tracing workers */
@@ -720,31 +717,24 @@ static int flow_opt(const char *prog, struct flow_args *a, int c)
 			return cli_usage_error(prog, "%s", err.msg);
 		return 0;
 	case O_BYTES:
-		a->bytes = strtod(optarg, &end);
-		/* the suffixes sim packet takes (64k, 1MiB): they were "expected a
-		 * size > 0" here */
-		if (end != optarg && cli_byte_unit(end) > 1) {
-			a->bytes *= (double)cli_byte_unit(end);
-			end += strlen(end);
-		}
-		if (end == optarg || *end || !(a->bytes > 0) || a->bytes > 1e15)
+		/* the suffixes sim packet takes (64k, 1MiB) */
+		if (ibf_num_size(optarg, strlen(optarg), 1e-300, 1e15, &a->bytes))
 			return cli_usage_error(prog,
 					       "--bytes: '%s' is not a byte count in (0, 1e15] "
 					       "(suffix k/KiB, M/MiB or G/GiB)",
 					       optarg);
 		return 0;
 	case O_ACC:
-		a->acc = strtod(optarg, &end);
-		if (end == optarg || *end || !(a->acc > 0) || a->acc > 1e6)
-			return cli_usage_error(prog, "--acc-gbps: expected a rate > 0");
+		if (ibf_num_double(optarg, strlen(optarg), 1e-300, 1e6, &a->acc))
+			return cli_usage_error(
+				prog, "--acc-gbps: '%s' is not a rate in (0, 1e6] Gb/s", optarg);
 		return 0;
 	case O_MAT:
 	case O_MATM:
 	case O_EPS:
 		return flow_mat_opt(prog, a, c);
 	case O_FLUID_EPS:
-		a->fluid_eps = strtod(optarg, &end);
-		if (end == optarg || *end || !(a->fluid_eps > 0 && a->fluid_eps <= 0.1))
+		if (ibf_num_double(optarg, strlen(optarg), 1e-300, 0.1, &a->fluid_eps))
 			return cli_usage_error(prog, "--fluid-eps must be > 0 and at most 0.1");
 		return 0;
 	case O_PHASES:

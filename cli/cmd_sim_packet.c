@@ -197,59 +197,38 @@ struct sp_args {
 	long lmc, vls, threads;
 	int deadlock, json, quiet;
 	double l0, l1, lstep;
+	long nloads;   /* of the sweep l0, l0 + lstep, ... <= l1 */
 	int load_opts; /* 1: --load given, 2: --loads (both: a usage error) */
 	struct ibf_psim_opts o;
 };
 
-/* "123", "12.5us", "1ms", "800ns" -> ns */
+/* "123", "12.5us", "1ms", "800ns" -> ns (at most 1e10 ns) */
 static int parse_time(const char *opt, const char *v, double *out)
 {
-	char *end;
-	double x = strtod(v, &end);
-	double mul = 1;
-	if (!strcmp(end, "us"))
-		mul = 1e3;
-	else if (!strcmp(end, "ms"))
-		mul = 1e6;
-	else if (*end && strcmp(end, "ns"))
-		end = NULL;
-	if (end == v || !end || !(x >= 0) || x * mul > 1e10) {
-		fprintf(stderr, "ibfab: %s: bad time '%s' (ns, or with ns/us/ms)\n", opt, v);
+	if (ibf_num_time_ns(v, strlen(v), 1e10, out)) {
+		fprintf(stderr, "ibfab: %s: bad time '%s' (ns, or with ns/us/ms; at most 10 s)\n",
+			opt, v);
 		return -1;
 	}
-	*out = x * mul;
 	return 0;
 }
 
 static int parse_double(const char *opt, const char *v, double lo, double hi, double *out)
 {
-	char *end;
-	double x = strtod(v, &end);
-	if (end == v || *end || !(x >= lo && x <= hi)) {
+	if (ibf_num_double(v, strlen(v), lo, hi, out)) {
 		fprintf(stderr, "ibfab: %s: '%s' is not a number in [%g, %g]\n", opt, v, lo, hi);
 		return -1;
 	}
-	*out = x;
 	return 0;
 }
 
 static int parse_bytes(const char *opt, const char *v, long lo, long hi, long *out)
 {
-	char *end;
-	long x = strtol(v, &end, 10);
-	/* range first: x * unit must not overflow */
-	int inrange = x >= lo && x <= hi;
-	long unit = cli_byte_unit(end);
-	if (inrange && unit > 1) {
-		inrange = x <= hi / unit && x * unit >= lo;
-		x *= unit, end += strlen(end);
-	}
-	if (end == v || *end || !inrange) {
+	if (ibf_num_bytes(v, strlen(v), lo, hi, out)) {
 		fprintf(stderr, "ibfab: %s: '%s' is not a byte count in [%ld, %ld]\n", opt, v, lo,
 			hi);
 		return -1;
 	}
-	*out = x;
 	return 0;
 }
 
@@ -451,15 +430,15 @@ static int sp_table_opt(struct sp_args *a, int c, int *rc)
 /* --loads A:B:STEP */
 static int sp_loads(const char *prog, struct sp_args *a)
 {
-	char *e1, *e2, *e3;
-	a->l0 = strtod(optarg, &e1);
-	a->l1 = *e1 == ':' ? strtod(e1 + 1, &e2) : (e2 = e1, -1);
-	a->lstep = *e2 == ':' ? strtod(e2 + 1, &e3) : (e3 = e2, -1);
-	if (*e3 || !(a->l0 >= 1e-6) || !(a->l1 >= a->l0) || !(a->l1 <= 1.0) || !(a->lstep > 0))
-		return cli_usage_error(prog,
-				       "--loads: want A:B:STEP with 1e-6 <= A <= B <= 1, STEP > 0");
-	if ((a->l1 - a->l0) / a->lstep >= SWEEP_MAX)
+	int rc = ibf_num_range(optarg, strlen(optarg), 1e-6, 1.0, SWEEP_MAX, &a->l0, &a->l1,
+			       &a->lstep, &a->nloads);
+	if (rc == -2)
 		return cli_usage_error(prog, "--loads %s: more than %d loads", optarg, SWEEP_MAX);
+	if (rc)
+		return cli_usage_error(prog,
+				       "--loads '%s': want A:B:STEP with 1e-6 <= A <= B <= 1, "
+				       "STEP > 0",
+				       optarg);
 	return 0;
 }
 
@@ -505,6 +484,7 @@ static int sp_other_opt(const char *prog, struct sp_args *a, int c)
 			return 2;
 		a->l1 = a->l0;
 		a->lstep = 1;
+		a->nloads = 1;
 		return 0;
 	case O_LOADS:
 		/* the later of the two won, silently: a sweep ran as one load */
@@ -1641,9 +1621,7 @@ static int sweep_run(const struct sp_args *a, const struct ibf_fabric *f,
 		     const struct ibf_routes *r, const struct ibf_sl_table *sl,
 		     const struct ibf_sl2vl_table *s2v, struct sweep *w, struct ibf_error *err)
 {
-	int n = 0;
-	while (a->l0 + n * a->lstep <= a->l1 + 1e-9 && n < SWEEP_MAX)
-		n++;
+	int n = (int)a->nloads;
 	w->load = calloc((size_t)n, sizeof(*w->load));
 	w->res = calloc((size_t)n, sizeof(*w->res));
 	w->rc = calloc((size_t)n, sizeof(*w->rc));

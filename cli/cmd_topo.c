@@ -11,23 +11,26 @@ static int parse_list(const char *opt, const char *val, int *out, int max, int *
 	*n = 0;
 	const char *p = val;
 	while (*p) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		if (end == p || v < 0 || v > 100000 || *n >= max) {
+		/* one item: digits up to the next ',' (blanks, signs and an
+		 * empty item are errors) */
+		const char *end = p + strcspn(p, ",");
+		long v;
+		if (ibf_num_long(p, (size_t)(end - p), 0, 100000, &v) || *n >= max) {
 			fprintf(stderr,
 				"ibfab: option %s: '%s' is not a comma-separated list of up to %d integers\n",
 				opt, val, max);
 			return -1;
 		}
 		out[(*n)++] = (int)v;
-		p = end;
-		if (*p == ',')
-			p++;
-		else if (*p) {
-			fprintf(stderr, "ibfab: option %s: unexpected '%c' in '%s'\n", opt, *p,
-				val);
+		p = *end ? end + 1 : end;
+		if (*end && !*p) {
+			fprintf(stderr, "ibfab: option %s: '%s' ends in a comma\n", opt, val);
 			return -1;
 		}
+	}
+	if (!*n) {
+		fprintf(stderr, "ibfab: option %s: an empty list\n", opt);
+		return -1;
 	}
 	return 0;
 }

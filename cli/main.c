@@ -151,10 +151,8 @@ int cli_int(const char *opt, const char *val, long lo, long hi, long *out)
 		fprintf(stderr, "ibfab: option %s needs a value\n", opt);
 		return -1;
 	}
-	char *end;
-	errno = 0;
-	long v = strtol(val, &end, 0);
-	if (errno || end == val || *end || v < lo || v > hi) {
+	long v;
+	if (ibf_num_long(val, strlen(val), lo, hi, &v)) {
 		fprintf(stderr, "ibfab: option %s: '%s' is not an integer in %ld..%ld\n", opt, val,
 			lo, hi);
 		return -1;

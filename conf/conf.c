@@ -1,6 +1,7 @@
 /* ibfab.conf parser: OpenSM-style "key value" lines.  See ibf_conf.h. */
 #include "ibf_conf.h"
 #include "ibf_fattree.h"
+#include "ibf_rail.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -396,6 +397,15 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 		return 0;
 	}
 	case K_RAIL_REGISTRY:
+		/* an etcd location is checked here, where the error has the
+		 * file and line (the plugin opens it at the first sweep) */
+		if (v.n >= 7 && !memcmp(v.s, "etcd://", 7)) {
+			char *url, *prefix;
+			if (ibf_rail_etcd_location(v.s, v.n, &url, &prefix, NULL))
+				return -1;
+			free(url);
+			free(prefix);
+		}
 		return parse_path(v, c->rail_registry, sizeof(c->rail_registry));
 	case K_RAIL_DOMAIN_SCORES:
 		return parse_path(v, c->rail_domain_scores, sizeof(c->rail_domain_scores));

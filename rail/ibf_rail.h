@@ -105,6 +105,13 @@ struct ibf_rail_store_opts {
 	long ttl;	 /* etcd: lease TTL in seconds for written keys, 0 = no lease */
 	long timeout_ms; /* etcd: per HTTP request, 0 = 5000 */
 };
+/* An etcd location etcd://HOST:PORT[/PREFIX] (n bytes, not NUL-terminated)
+ * as the store uses it: *url "http://HOST:PORT" and *prefix, ending in '/'
+ * (/ibfab/rails/ when there is none), both malloc'd; HOST of letters,
+ * digits, '.', '-', '_', PORT digits 1..65535.  Else IBF_EINVAL naming the
+ * location (*url and *prefix NULL). */
+int ibf_rail_etcd_location(const char *loc, size_t n, char **url, char **prefix,
+			   struct ibf_error *err);
 struct ibf_rail_store *ibf_rail_store_open(const char *location,
 					   const struct ibf_rail_store_opts *opts,
 					   struct ibf_error *err);

@@ -398,35 +398,47 @@ int ibf_rail_store_is_etcd(const char *location)
 	return !strncmp(location, "etcd://", 7);
 }
 
-/* etcd://HOST:PORT[/PREFIX] -> url http://HOST:PORT and a prefix ending in '/' */
-static int parse_etcd(struct ibf_rail_store *s, const char *loc, struct ibf_error *err)
+int ibf_rail_etcd_location(const char *loc, size_t n, char **url, char **prefix,
+			   struct ibf_error *err)
 {
-	const char *h = loc + 7, *slash = strchr(h, '/');
-	size_t hl = slash ? (size_t)(slash - h) : strlen(h);
-	const char *colon = memchr(h, ':', hl);
-	long port;
-	char pbuf[16];
-	if (!colon || colon == h || hl - (size_t)(colon - h) - 1 >= sizeof(pbuf))
+	*url = *prefix = NULL;
+	if (n < 7 || memcmp(loc, "etcd://", 7) || memchr(loc, '\0', n))
 		goto bad;
-	memcpy(pbuf, colon + 1, hl - (size_t)(colon - h) - 1);
-	pbuf[hl - (size_t)(colon - h) - 1] = 0;
-	if (int_value(pbuf, 1, 65535, &port))
+	const char *h = loc + 7, *end = loc + n, *slash = memchr(h, '/', (size_t)(end - h));
+	const char *hend = slash ? slash : end, *colon = memchr(h, ':', (size_t)(hend - h));
+	if (!colon || colon == h || colon + 1 == hend || hend - colon - 1 > 5)
+		goto bad;
+	/* the port: digits only (it is copied into the URL as written) */
+	long port = 0;
+	for (const char *c = colon + 1; c < hend; c++) {
+		if (*c < '0' || *c > '9')
+			goto bad;
+		port = port * 10 + (*c - '0');
+	}
+	if (port < 1 || port > 65535)
 		goto bad;
 	for (const char *c = h; c < colon; c++)
 		if (!(*c == '.' || *c == '-' || *c == '_' || (*c >= '0' && *c <= '9') ||
 		      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
 			goto bad;
-	s->url = ibf_asprintf("http://%.*s", (int)hl, h);
-	if (!slash || !slash[1])
-		s->prefix = strdup(ETCD_DEFAULT_PREFIX);
+	*url = ibf_asprintf("http://%.*s", (int)(hend - h), h);
+	if (!slash || slash + 1 == end)
+		*prefix = strdup(ETCD_DEFAULT_PREFIX);
 	else
-		s->prefix = ibf_asprintf("%s%s", slash, slash[strlen(slash) - 1] == '/' ? "" : "/");
-	if (!s->url || !s->prefix)
+		*prefix = ibf_asprintf("%.*s%s", (int)(end - slash), slash,
+				       end[-1] == '/' ? "" : "/");
+	if (!*url || !*prefix) {
+		free(*url);
+		free(*prefix);
+		*url = *prefix = NULL;
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
+	}
 	return 0;
 bad:
 	return ibf_error_set(err, IBF_EINVAL, NULL, 0,
-			     "bad registry location '%s': expected etcd://HOST:PORT[/PREFIX]", loc);
+			     "bad registry location '%.*s': expected etcd://HOST:PORT[/PREFIX] "
+			     "(PORT 1..65535)",
+			     (int)(n < 256 ? n : 256), loc);
 }
 
 const char *ibf_rail_store_name(const struct ibf_rail_store *s)
@@ -471,7 +483,7 @@ struct ibf_rail_store *ibf_rail_store_open(const char *location,
 		return s;
 	}
 	s->etcd = 1;
-	if (parse_etcd(s, location, err)) {
+	if (ibf_rail_etcd_location(location, strlen(location), &s->url, &s->prefix, err)) {
 		ibf_rail_store_close(s);
 		return NULL;
 	}

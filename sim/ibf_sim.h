@@ -159,6 +159,15 @@ struct ibf_mem_limit {
 	char where[IBF_MEM_LIMIT_PATH + 64]; /* a cgroup limit's file, else "" */
 };
 void ibf_mem_limit_get(const char *root, struct ibf_mem_limit *m);
+/* The parsers under it, reading memory.  A cgroup limit file's contents
+ * (memory.max, memory.limit_in_bytes): the limit in bytes, or 0 when it is
+ * to be ignored (empty, "max", not only decimal digits before trailing
+ * newlines and blanks, 0, at least 2^62). */
+uint64_t ibf_cgroup_limit_parse(const char *buf, size_t n);
+/* One line of /proc/self/cgroup (without its newline): IBF_MEMLIM_CGROUP2
+ * for the v2 line "0::PATH", IBF_MEMLIM_CGROUP1 for a v1 line whose
+ * controllers include memory, else 0; *path = the offset of PATH in line. */
+int ibf_cgroup_line_parse(const char *line, size_t n, size_t *path);
 /* "physical memory", "cgroup v2 memory.max", ... */
 const char *ibf_mem_limit_source_name(int source);
 

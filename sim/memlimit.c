@@ -21,7 +21,6 @@
  * always the process's. */
 #include "ibf_sim.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +58,23 @@ static void offer(struct ibf_mem_limit *m, uint64_t bytes, int source, const cha
 	snprintf(m->where, sizeof(m->where), "%s", where ? where : "");
 }
 
+uint64_t ibf_cgroup_limit_parse(const char *buf, size_t n)
+{
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	if (!n || n > 20)
+		return 0; /* empty, or more digits than any limit we take */
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] < '0' || buf[i] > '9')
+			return 0; /* "max", garbage, a NUL */
+		v = v * 10 + (uint64_t)(buf[i] - '0');
+		if (v >= CG_ABSURD)
+			return 0; /* "no limit" (cgroup v1), and no overflow */
+	}
+	return v;
+}
+
 /* a cgroup limit file's value; 0 when it is to be ignored */
 static uint64_t read_limit(const char *path)
 {
@@ -66,19 +82,9 @@ static uint64_t read_limit(const char *path)
 	if (!fp)
 		return 0;
 	char buf[64];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+	size_t n = fread(buf, 1, sizeof(buf), fp);
 	fclose(fp);
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	if (!n || buf[0] < '0' || buf[0] > '9')
-		return 0; /* "max", empty, garbage */
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(buf, &end, 10);
-	if (errno || *end || !v || v >= CG_ABSURD)
-		return 0;
-	return (uint64_t)v;
+	return n < sizeof(buf) ? ibf_cgroup_limit_parse(buf, n) : 0;
 }
 
 /* The file `name` in dir base + path and in each ancestor of path up to
@@ -127,6 +133,22 @@ static int has_memory(const char *list, size_t len)
 	return 0;
 }
 
+int ibf_cgroup_line_parse(const char *line, size_t n, size_t *path)
+{
+	/* hierarchy-ID:controller-list:cgroup-path */
+	const char *end = line + n;
+	const char *c1 = memchr(line, ':', n);
+	const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
+	if (!c2)
+		return 0;
+	*path = (size_t)(c2 + 1 - line);
+	if (c1 - line == 1 && line[0] == '0' && c2 == c1 + 1)
+		return IBF_MEMLIM_CGROUP2;
+	if (has_memory(c1 + 1, (size_t)(c2 - c1 - 1)))
+		return IBF_MEMLIM_CGROUP1;
+	return 0;
+}
+
 static void cgroup_limits(struct ibf_mem_limit *m, const char *root)
 {
 	char path[IBF_MEM_LIMIT_PATH];
@@ -148,16 +170,12 @@ static void cgroup_limits(struct ibf_mem_limit *m, const char *root)
 		}
 		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = '\0';
-		/* hierarchy-ID:controller-list:cgroup-path */
-		char *c1 = strchr(line, ':');
-		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c2)
-			continue;
-		const char *cg = c2 + 1;
-		if (c1 - line == 1 && line[0] == '0' && c2 == c1 + 1)
-			walk_cgroup(m, v2base, cg, "memory.max", IBF_MEMLIM_CGROUP2);
-		else if (has_memory(c1 + 1, (size_t)(c2 - c1 - 1)))
-			walk_cgroup(m, v1base, cg, "memory.limit_in_bytes", IBF_MEMLIM_CGROUP1);
+		size_t at;
+		int kind = ibf_cgroup_line_parse(line, n, &at);
+		if (kind == IBF_MEMLIM_CGROUP2)
+			walk_cgroup(m, v2base, line + at, "memory.max", kind);
+		else if (kind == IBF_MEMLIM_CGROUP1)
+			walk_cgroup(m, v1base, line + at, "memory.limit_in_bytes", kind);
 	}
 	fclose(fp);
 }

@@ -7,6 +7,7 @@
 #include "tt.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -428,6 +429,79 @@ static void test_stdin_once(void)
 	unlink(p);
 }
 
+/* option values (base/optval.c), and what the inline parsers they
+ * replace got wrong */
+static void test_optval(void)
+{
+	long l = 0;
+	double d = 0, a, b, st;
+	uint64_t u = 0;
+#define S(x) x, strlen(x)
+	/* integers: decimal, 0x hex; a leading 0 is not octal (--lmc 010 was
+	 * 8, --vls 08 an error) */
+	TT_CHECK(!ibf_num_long(S("010"), 0, 100, &l) && l == 10);
+	TT_CHECK(!ibf_num_long(S("08"), 0, 100, &l) && l == 8);
+	TT_CHECK(!ibf_num_long(S("0x1f"), 0, 100, &l) && l == 31);
+	TT_CHECK(!ibf_num_long(S("-7"), -10, 10, &l) && l == -7);
+	static const char *const badl[] = { "",	  " 5", "5 ",  "+5",  "5x",
+					    "0x", "-",	"--5", "1e3", "99999999999999999999",
+					    "-0x" };
+	for (size_t i = 0; i < sizeof(badl) / sizeof(badl[0]); i++)
+		TT_CHECK_MSG(ibf_num_long(S(badl[i]), -100000, 100000, &l), "'%s' taken", badl[i]);
+	TT_CHECK(ibf_num_long(S("8"), 0, 7, &l));
+	TT_CHECK(ibf_num_long("5\0", 2, 0, 7, &l));	      /* a NUL inside */
+	TT_CHECK(!ibf_num_long("57", 1, 0, 7, &l) && l == 5); /* its length, not the NUL */
+	/* seeds: unsigned, no sign ("-1" wrapped to 2^64 - 1) */
+	TT_CHECK(!ibf_num_u64(S("18446744073709551615"), &u) && u == UINT64_MAX);
+	TT_CHECK(ibf_num_u64(S("18446744073709551616"), &u));
+	TT_CHECK(ibf_num_u64(S("-1"), &u));
+	TT_CHECK(ibf_num_u64(S(" 1"), &u));
+	TT_CHECK(!ibf_num_u64(S("0xdeadbeef"), &u) && u == 0xdeadbeef);
+	/* numbers: finite, whole value */
+	TT_CHECK(!ibf_num_double(S("0.5"), 0, 1, &d) && d == 0.5);
+	TT_CHECK(!ibf_num_double(S("-0"), -1, 1, &d) && d == 0 && !signbit(d));
+	static const char *const badd[] = { "",	    "nan",  "inf",  "-inf", "1e400", "0x1p-1",
+					    " 0.5", "0.5 ", "0.5x", ".",    "e5",    "1e" };
+	for (size_t i = 0; i < sizeof(badd) / sizeof(badd[0]); i++)
+		TT_CHECK_MSG(ibf_num_double(S(badd[i]), -1e308, 1e308, &d), "'%s' taken", badd[i]);
+	/* times */
+	TT_CHECK(!ibf_num_time_ns(S("5us"), 1e10, &d) && d == 5000);
+	TT_CHECK(!ibf_num_time_ns(S("1.5ms"), 1e10, &d) && d == 1.5e6);
+	TT_CHECK(!ibf_num_time_ns(S("800"), 1e10, &d) && d == 800);
+	TT_CHECK(!ibf_num_time_ns(S("10000ms"), 1e10, &d) && d == 1e10);
+	static const char *const badt[] = { "1e30us", "1e308ms", "10001ms", "-1us", "nan", "inf",
+					    "5 us",   "5us ",	 "5uss",    "us",   "",	   "5s" };
+	for (size_t i = 0; i < sizeof(badt) / sizeof(badt[0]); i++)
+		TT_CHECK_MSG(ibf_num_time_ns(S(badt[i]), 1e10, &d), "'%s' taken", badt[i]);
+	/* byte counts */
+	TT_CHECK(!ibf_num_bytes(S("128KiB"), 1, 1L << 40, &l) && l == 131072);
+	TT_CHECK(!ibf_num_bytes(S("4G"), 1, 1L << 40, &l) && l == 4L << 30);
+	static const char *const badb[] = {
+		"-5", "-1K", "0",   "1.5K", "1T", "9223372036854775807k", "18014398509481985k",
+		" 5", "+5",  "5 K", ""
+	};
+	for (size_t i = 0; i < sizeof(badb) / sizeof(badb[0]); i++)
+		TT_CHECK_MSG(ibf_num_bytes(S(badb[i]), 1, 1L << 40, &l), "'%s' taken", badb[i]);
+	TT_CHECK(!ibf_num_size(S("1.5MiB"), 1e-300, 1e15, &d) && d == 1.5 * 1048576);
+	TT_CHECK(ibf_num_size(S("1e30"), 1e-300, 1e15, &d));
+	TT_CHECK(ibf_num_size(S("1e300G"), 1e-300, 1e15, &d));
+	TT_CHECK(ibf_num_size(S("-1"), 1e-300, 1e15, &d));
+	/* ranges */
+	TT_CHECK(!ibf_num_range(S("0.1:1.0:0.1"), 1e-6, 1, 10000, &a, &b, &st, &l) && l == 10);
+	TT_CHECK(!ibf_num_range(S("0.5:0.5:1"), 1e-6, 1, 10000, &a, &b, &st, &l) && l == 1);
+	TT_CHECK(!ibf_num_range(S("0.2:0.4:0.2"), 1e-6, 1, 10000, &a, &b, &st, &l) && l == 2);
+	static const char *const badr[] = {
+		"0:1:0",       "0.1:1:0",    "0.1:1:-0.1", "0.5:0.4:0.1", "0.1:1.0:0.1x",
+		"0.1:1.0",     "0.1",	     "",	   "0.1:1:nan",	  "0.1::0.1",
+		"0.1:1.5:0.1", " 0.1:1:0.1", "0.1:1:0.1:"
+	};
+	for (size_t i = 0; i < sizeof(badr) / sizeof(badr[0]); i++)
+		TT_CHECK_MSG(ibf_num_range(S(badr[i]), 1e-6, 1, 10000, &a, &b, &st, &l) == -1,
+			     "'%s' taken", badr[i]);
+	TT_CHECK(ibf_num_range(S("0.1:1:1e-9"), 1e-6, 1, 10000, &a, &b, &st, &l) == -2);
+#undef S
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/ibf-test-base.XXXXXX");
@@ -447,6 +521,7 @@ int main(void)
 	tt_run("hash maps", test_maps);
 	tt_run("base64: RFC 4648 vectors, round trips, bad input", test_base64);
 	tt_run("stdin: '-' read once, a second '-' refused", test_stdin_once);
+	tt_run("option values: integers, numbers, times, byte counts, ranges", test_optval);
 	rmdir(dir);
 	return tt_done();
 }

@@ -1995,6 +1995,21 @@ static void test_validate_renamed_fat_tree(void)
 	ibf_fabric_free(ft);
 }
 
+/* cabling slimfly --link: a width and a known speed ("4x???" and "4x"
+ * became 4xEDR without a word) */
+static void test_link_parse(void)
+{
+	int w = 0, sp = 0;
+	TT_CHECK(!ibf_plan_link_parse("4xEDR", 5, &w, &sp) && w == 4 && sp == IBF_SPEED_EDR);
+	TT_CHECK(!ibf_plan_link_parse("2xHDR", 5, &w, &sp) && w == 2 && sp == IBF_SPEED_HDR);
+	TT_CHECK(!ibf_plan_link_parse("12xFDR10", 8, &w, &sp) && w == 12 && sp == IBF_SPEED_FDR10);
+	static const char *const bad[] = { "4x???", "4x", "4",	  "3xEDR",  "4xedr",   "4xEDRx",
+					   "",	    "x",  "xEDR", "4 xEDR", "100xEDR", "EDR" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		TT_CHECK_MSG(ibf_plan_link_parse(bad[i], strlen(bad[i]), &w, &sp), "'%s' taken",
+			     bad[i]);
+}
+
 int main(void)
 {
 	tt_run("slimfly plan q=5 = MMS graph, valid ports, per-rack ports", test_sf_q5);
@@ -2005,6 +2020,7 @@ int main(void)
 	tt_run("slimfly q=5: 50 switches, 200 hosts, cable counts per kind", test_sf_q5_counts);
 	tt_run("slimfly host port placement (first, gap, middle)", test_sf_host_ports);
 	tt_run("slimfly plan errors (ports too few, q not admissible)", test_sf_errors);
+	tt_run("slimfly --link: a width and a known speed", test_link_parse);
 	tt_run("plan CSV round trip", test_csv_roundtrip);
 	tt_run("plan CSV errors with FILE:LINE", test_csv_errors);
 	tt_run("plan from topology (fat tree, rails, slim fly)", test_from_topology);

@@ -474,6 +474,14 @@ static void rail_health_keys(void)
 			&c, &err),
 		  0);
 	TT_CHECK(!strcmp(c.rail_registry, "/var/lib/ibfab/rails.json"));
+	TT_EQ_INT(parse("rail_registry etcd://etcd-0:2379/site/a\n", &c, &err), 0);
+	TT_CHECK(!strcmp(c.rail_registry, "etcd://etcd-0:2379/site/a"));
+	TT_EQ_INT(parse("rail_registry /var/lib/ibfab/rails.json\n"
+			"rail_domain_scores /run/doms.json\nrail_map none\n"
+			"rail_health_alpha 0.25\nrail_health_wait_weight 2.5\n"
+			"rail_health_min_words 0\nrail_health_percentile 100\n",
+			&c, &err),
+		  0);
 	TT_CHECK(!strcmp(c.rail_domain_scores, "/run/doms.json"));
 	TT_CHECK(c.rail_map[0] == '\0');
 	TT_CHECK(c.rail_health_alpha == 0.25 && c.rail_health_wait_weight == 2.5);
@@ -487,11 +495,19 @@ static void rail_health_keys(void)
 				 "rail_avoid_sweeps 3, rail_avoid_above 60, rail_avoid_max 50"),
 		     "%s", buf);
 	static const char *const bad[] = {
-		"rail_health_alpha 0\n",       "rail_health_alpha 1.5\n",
-		"rail_health_alpha nan\n",     "rail_health_alpha -0.5\n",
-		"rail_health_wait_weight 0\n", "rail_health_min_words -1\n",
-		"rail_health_percentile 0\n",  "rail_health_percentile 101\n",
+		"rail_health_alpha 0\n",
+		"rail_health_alpha 1.5\n",
+		"rail_health_alpha nan\n",
+		"rail_health_alpha -0.5\n",
+		"rail_health_wait_weight 0\n",
+		"rail_health_min_words -1\n",
+		"rail_health_percentile 0\n",
+		"rail_health_percentile 101\n",
 		"rail_health_alpha 0.5x\n",
+		/* a bad etcd location was only refused when the plugin opened it */
+		"rail_registry etcd://h:+80\n",
+		"rail_registry etcd://:2379\n",
+		"rail_registry etcd://h:2379x/p\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		TT_CHECK_MSG(parse(bad[i], &c, &err) == IBF_EPARSE, "%s", bad[i]);

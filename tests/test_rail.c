@@ -894,14 +894,45 @@ static void test_store_file(void)
 	rmdir(dir);
 	/* bad locations */
 	static const char *const bad[] = {
-		"",	      "etcd://",	  "etcd://host", "etcd://:2379",
-		"etcd://h:0", "etcd://h:70000/x", "etcd://h x:1"
+		"", "etcd://", "etcd://host", "etcd://:2379", "etcd://h:0", "etcd://h:70000/x",
+		"etcd://h x:1",
+		/* a sign or blank in the port went into the URL as written */
+		"etcd://h:+80", "etcd://h: 80", "etcd://h:80 ", "etcd://h:0x50",
+		"etcd://h:", "etcd://h:000080"
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		s = ibf_rail_store_open(bad[i], NULL, &err);
 		TT_CHECK_MSG(!s && err.code == IBF_EINVAL, "'%s' accepted", bad[i]);
 		ibf_rail_store_close(s);
 	}
+	/* good ones: the URL and the prefix the requests use */
+	static const char *const good[][3] = {
+		{ "etcd://127.0.0.1:2379", "http://127.0.0.1:2379", "/ibfab/rails/" },
+		{ "etcd://h:2379/", "http://h:2379", "/ibfab/rails/" },
+		{ "etcd://e-0.x_y:1/site/a", "http://e-0.x_y:1", "/site/a/" },
+		{ "etcd://h:65535/p/", "http://h:65535", "/p/" },
+		{ "etcd://h:080//", "http://h:080", "//" },
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		char *url, *prefix;
+		int rc =
+			ibf_rail_etcd_location(good[i][0], strlen(good[i][0]), &url, &prefix, &err);
+		TT_CHECK_MSG(rc == 0, "'%s': %s", good[i][0], err.msg);
+		if (rc)
+			continue;
+		TT_CHECK_MSG(!strcmp(url, good[i][1]), "%s", url);
+		TT_CHECK_MSG(!strcmp(prefix, good[i][2]), "%s", prefix);
+		free(url);
+		free(prefix);
+	}
+	/* a location read from memory stops at its length */
+	char *url, *prefix;
+	TT_CHECK(ibf_rail_etcd_location("etcd://h:80/p", 9, &url, &prefix, &err) != 0);
+	TT_REQUIRE(ibf_rail_etcd_location("etcd://h:80/p", 11, &url, &prefix, &err) == 0);
+	TT_CHECK_MSG(!strcmp(url, "http://h:80"), "%s", url);
+	TT_CHECK_MSG(!strcmp(prefix, "/ibfab/rails/"), "%s", prefix);
+	free(url);
+	free(prefix);
 }
 
 /* Cut every cable of the named nodes (a switch gone from the fabric; its

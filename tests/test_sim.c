@@ -1470,6 +1470,42 @@ static void test_mem_limit(void)
 	TT_REQUIRE(!put(root, "sys/fs/cgroup/a/b/memory.max", "9223372036854771712\n"));
 	ibf_mem_limit_get(root, &m);
 	TT_EQ_INT(m.bytes, base.bytes);
+	/* a NUL after the digits, and garbage past the first 63 bytes: the
+	 * number before them was taken as the limit */
+	{
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/sys/fs/cgroup/a/b/memory.max", root);
+		FILE *fp = fopen(path, "w");
+		TT_REQUIRE(fp != NULL);
+		fwrite("1048576\0junk\n", 1, 13, fp);
+		fclose(fp);
+		ibf_mem_limit_get(root, &m);
+		TT_EQ_INT(m.bytes, base.bytes);
+		char big[128];
+		snprintf(big, sizeof(big), "1048576%70sjunk\n", "");
+		TT_REQUIRE(!put(root, "sys/fs/cgroup/a/b/memory.max", big));
+		ibf_mem_limit_get(root, &m);
+		TT_EQ_INT(m.bytes, base.bytes);
+	}
+	/* the parsers themselves */
+	TT_EQ_INT(ibf_cgroup_limit_parse("4096\n", 5), 4096);
+	TT_EQ_INT(ibf_cgroup_limit_parse("4096 \n\n", 7), 4096);
+	TT_EQ_INT(ibf_cgroup_limit_parse("4096", 2), 40);
+	TT_EQ_INT(ibf_cgroup_limit_parse("+4096", 5), 0);
+	TT_EQ_INT(ibf_cgroup_limit_parse(" 4096", 5), 0);
+	TT_EQ_INT(ibf_cgroup_limit_parse("4096\r\n", 6), 0);
+	TT_EQ_INT(ibf_cgroup_limit_parse("4611686018427387903", 19), 4611686018427387903ull);
+	TT_EQ_INT(ibf_cgroup_limit_parse("4611686018427387904", 19), 0);
+	TT_EQ_INT(ibf_cgroup_limit_parse("99999999999999999999999", 23), 0);
+	TT_EQ_INT(ibf_cgroup_limit_parse("", 0), 0);
+	size_t at = 0;
+	TT_EQ_INT(ibf_cgroup_line_parse("0::/a/b", 7, &at), IBF_MEMLIM_CGROUP2);
+	TT_EQ_INT(at, 3);
+	TT_EQ_INT(ibf_cgroup_line_parse("5:cpu,memory:/c", 15, &at), IBF_MEMLIM_CGROUP1);
+	TT_EQ_INT(at, 13);
+	TT_EQ_INT(ibf_cgroup_line_parse("5:memoryx:/c", 12, &at), 0);
+	TT_EQ_INT(ibf_cgroup_line_parse("5:memory", 8, &at), 0);
+	TT_EQ_INT(ibf_cgroup_line_parse("5:memory:/c", 8, &at), 0);
 	/* a cgroup outside the mount (a ".." path) is not read */
 	TT_REQUIRE(!put(root, "sys/fs/cgroup/memory.max", "16777216\n"));
 	TT_REQUIRE(!put(root, "proc/self/cgroup", "0::/../x\n"));

@@ -11,8 +11,8 @@ C=$top/tests/fuzz/corpus
 FX=$top/tests/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# the directories made here (railmap, placement, traffic, registry, etcd, psim and roots hold
-# hand-written seeds and are kept)
+# the directories made here (railmap, placement, traffic, registry, etcd, psim, roots,
+# etcdloc, link, cgroup and optval hold hand-written seeds and are kept)
 for t in ibnd ports ibsim subnet_lst namemap guid2lid lfts sl sl2vl conf plan route pattern json validate; do
 	rm -rf "${C:?}/$t"
 	mkdir -p "$C/$t"
