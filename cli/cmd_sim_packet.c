@@ -192,6 +192,7 @@ struct sp_args {
 	double comp[SP_MAXLIST], red[SP_MAXLIST];
 	const char *node_opt; /* a node-model option given (the last one) */
 	int frac_set;	      /* --mix or --inter-frac given */
+	int nic_buf_set;      /* --nic-buf given */
 	double bytes;
 	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
@@ -598,6 +599,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			if (c == node_opts[k])
 				a->node_opt = sp_lo[li].name;
 		a->frac_set |= c == O_MIX || c == O_INTER;
+		a->nic_buf_set |= c == O_NICBUF;
 		if (!sp_table_opt(a, c, &rc))
 			rc = sp_other_opt(prog, a, c);
 		if (rc)
@@ -645,6 +647,10 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 				       a->node_opt);
 	if (a->o.node_voq && !a->o.node_buf_bytes)
 		return cli_usage_error(prog, "--node-voq goes with --accels K and --node-buf B");
+	/* the NIC's bound is one of the bounded queues: without --node-buf
+	 * nothing reads it (it was ignored without a word) */
+	if (a->nic_buf_set && !a->o.node_buf_bytes)
+		return cli_usage_error(prog, "--nic-buf goes with --accels K and --node-buf B");
 	if (a->o.accels == 1 && a->frac_set && a->o.inter_frac < 1)
 		return cli_usage_error(prog,
 				       "--accels 1: a node has no other accelerator, every message "

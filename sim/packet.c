@@ -3714,6 +3714,22 @@ int ibf_psim_opts_check(const struct ibf_psim_opts *o, struct ibf_error *err)
 			err, IBF_EINVAL, NULL, 0,
 			"node model: 1..64 accelerators, rates of 0.1..1e6 Gb/s, intra-node packets "
 			"< 64 KiB, a share in [0, 1], times in [0, 10 s]");
+	/* a bounded intra-node queue or NIC smaller than one intra-node
+	 * packet: nl_room lets a packet into an empty queue whatever its size,
+	 * so such a bound ran as one of a packet, with the figure asked for
+	 * in no way part of the result */
+	if (o->accels && o->node_buf_bytes) {
+		uint64_t ip = (uint64_t)(o->ipkt_payload < o->msg_bytes ? o->ipkt_payload
+									: o->msg_bytes) +
+			      o->ipkt_hdr;
+		if (o->node_buf_bytes < ip || o->nic_buf_bytes < ip)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "node model: the intra-node queues (%u bytes) and the "
+					     "NIC (%u bytes) must hold one intra-node packet (%llu "
+					     "bytes)",
+					     o->node_buf_bytes, o->nic_buf_bytes,
+					     (unsigned long long)ip);
+	}
 	return 0;
 }
 
