@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# QA round 9 of the simulators (docs/simulation.md, "QA round 9"): what
+# `ibfab sim packet` / `sim flow` did wrong on inputs they had not been
+# tried on, each pinned here from the command line.
+. "$(dirname "$0")/lib.sh"
+mk_workdir
+W=$WORK
+"$IBFAB" topo gen fattree --m 4,4 --w 1,2 --parallel 2 --format ibsim -o "$W/ft.net" >/dev/null
+"$IBFAB" topo gen fattree --m 4,4,8 --w 1,4,4 --format ibsim -o "$W/ft3.net" >/dev/null
+
+# 1. node model: intra-node queues or a NIC smaller than one intra-node
+# packet (148 B by default) ran as a bound of one packet; --nic-buf
+# without --node-buf was ignored.  Usage errors now, nothing on stdout.
+nodebuf() {
+	local want=$1
+	shift
+	set +e
+	"$IBFAB" sim packet --topology "$W/ft.net" --engine minimal --accels 4 --load 0.5 \
+		--warmup 1us --measure 5us -q --svg "$W/nb.svg" "$@" >"$W/nb.out" 2>"$W/nb.err"
+	local r=$?
+	set -e
+	if [ "$want" = ok ]; then
+		check "node model $*: runs" test "$r" -eq 0 -a -s "$W/nb.svg"
+	else
+		check "node model $*: exit 2, '$want', no output" sh -c \
+			"test $r -eq 2 && grep -q -- '$want' '$W/nb.err' && test ! -s '$W/nb.out' && test ! -e '$W/nb.svg'"
+	fi
+	rm -f "$W/nb.svg"
+}
+set -e
+nodebuf "must hold one intra-node packet (148 bytes)" --node-buf 100
+nodebuf "must hold one intra-node packet (148 bytes)" --node-buf 147
+nodebuf ok --node-buf 148
+nodebuf "must hold one intra-node packet (148 bytes)" --node-buf 4k --nic-buf 147
+nodebuf ok --node-buf 4k --nic-buf 148
+nodebuf "must hold one intra-node packet (4116 bytes)" --ipkt-payload 4096 --node-buf 4000
+nodebuf "must hold one intra-node packet (84 bytes)" --msg 64 --node-buf 83
+nodebuf ok --msg 64 --node-buf 84
+nodebuf "--nic-buf goes with --accels K and --node-buf B" --nic-buf 100
+
+# 2. CODES export into a directory that holds an earlier export of a larger
+# tree: the earlier switches' tables stayed (83 .lft files for 6 switches);
+# files that are not tables of that shape are left alone
+codes() { "$IBFAB" sim packet --topology "$1" --engine dmodk --load 0.5 -q \
+	--export-codes "$W/cx" >/dev/null; }
+codes "$W/ft3.net"
+check "codes: a 3-level export has 80 tables" test "$(ls "$W/cx" | grep -c '^0x.*\.lft$')" -eq 80
+: >"$W/cx/keep.txt"
+: >"$W/cx/0xnot-a-table.lft"
+codes "$W/ft.net"
+check "codes: a 2-level export into the same directory leaves its 6 tables only" \
+	test "$(ls "$W/cx" | grep -c '^0x[0-9a-f]*\.lft$')" -eq 6
+check "codes: the map names exactly the switches whose tables are there" python3 -c "
+import csv, os
+rows = list(csv.DictReader(open('$W/cx/codes-map.csv')))
+sw = {int(r['codes_switch']) for r in rows}
+lv = {int(r['codes_switch']): int(r['level']) for r in rows}
+want = {'0x%016x.lft' % (((lv[c] + 1) << 32) + c) for c in sw}
+have = {f for f in os.listdir('$W/cx') if f.endswith('.lft') and f != '0xnot-a-table.lft'}
+assert want == have, (sorted(want), sorted(have))
+"
+check "codes: other files in the directory are kept" test -e "$W/cx/keep.txt" -a -e "$W/cx/0xnot-a-table.lft"
+
+done_testing
