@@ -1389,8 +1389,31 @@ static void print_compute(const struct ibf_psim_result *res, uint32_t k, int jso
 /* Phase k's repetitions as the run left them (NULL-safe). */
 static struct ibf_psim_phase_reps phase_reps(const struct ibf_psim_result *res, uint32_t k)
 {
-	struct ibf_psim_phase_reps z = { 0, 0, 0, -1, -1 };
+	struct ibf_psim_phase_reps z = { 0, 0, 0, -1, -1, 0 };
 	return res->phase_reps ? res->phase_reps[k] : z;
+}
+
+/* Packets of the streams dropped as unroutable (pairs the tables do not
+ * join), all phases. */
+static unsigned long long streams_lost(const struct streams *S, const struct ibf_psim_result *res)
+{
+	unsigned long long n = 0;
+	for (uint32_t k = 0; k < S->n; k++)
+		n += phase_reps(res, k).lost;
+	return n;
+}
+
+/* A phase whose messages lost packets ends all the same (when every packet
+ * is in or dropped): its time is not that of delivered messages, say so */
+static void print_lost(const struct ibf_psim_phase_reps *rp, int json)
+{
+	if (json)
+		printf(",\"unroutable_packets\":%llu", (unsigned long long)rp->lost);
+	else if (rp->lost)
+		printf("  NOT DELIVERED: %llu packets of these messages dropped as unroutable "
+		       "(no route between their hosts): the messages did not arrive, the time is "
+		       "when the rest was in\n",
+		       (unsigned long long)rp->lost);
 }
 
 /* Why a stream run that did not finish stopped: a deadlock, or the time
@@ -1426,11 +1449,12 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 	if (json) {
 		printf(",\"streams\":{\"sync\":\"rank\",\"steps\":%llu,\"host_steps_min\":%llu,"
 		       "\"host_steps_max\":%llu,\"phases_done\":%u,\"total_us\":%.4f,"
-		       "\"stopped_by\":%s,\"flow_total_us\":%.4f,\"host_steps\":[",
+		       "\"stopped_by\":%s,\"flow_total_us\":%.4f,\"unroutable_packets\":%llu,"
+		       "\"host_steps\":[",
 		       (unsigned long long)res->steps, (unsigned long long)lo,
 		       (unsigned long long)hi, res->phases_done,
 		       all ? res->rank_total_ns / 1000.0 : -1.0, all ? "null" : stream_stop(res, 1),
-		       ftot);
+		       ftot, streams_lost(S, res));
 		for (uint32_t h = 0; res->host_steps && h < res->nhosts; h++)
 			printf("%s%llu", h ? "," : "", (unsigned long long)res->host_steps[h]);
 		printf("],\"host_end_us\":[");
@@ -1456,6 +1480,7 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			       rp.done ? rp.max_ns / 1000.0 : -1.0, flow_step_us(S, res, k));
 			print_compute(res, k, 1);
 			print_caps(S, res, k, 1);
+			print_lost(&rp, 1);
 			printf("}");
 		}
 		printf("]}");
@@ -1463,9 +1488,10 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 	}
 	printf("message streams, per-rank dependencies (--sync rank): ");
 	if (all)
-		printf("every host finished all %llu steps, total %.3f us (flow simulator%s)\n",
+		printf("every host finished all %llu steps, total %.3f us (flow simulator%s)%s\n",
 		       (unsigned long long)res->steps, res->rank_total_ns / 1000.0,
-		       flow_txt(fb, sizeof(fb), ftot, ""));
+		       flow_txt(fb, sizeof(fb), ftot, ""),
+		       streams_lost(S, res) ? "; NOT every message delivered (below)" : "");
 	else
 		printf("%s: the slowest host finished %llu of %llu steps, the fastest %llu; no "
 		       "total\n",
@@ -1492,6 +1518,7 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			print_compute(res, k, 0);
 		printf(")\n");
 		print_caps(S, res, k, 0);
+		print_lost(&rp, 0);
 	}
 }
 
@@ -1526,7 +1553,8 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 		       all && !S->first ? simulated : -1.0, all ? "null" : stream_stop(res, 1));
 		if (S->first)
 			printf("\"estimated_total_us\":%.4f,", all ? est : -1.0);
-		printf("\"flow_total_us\":%.4f,\"phases\":[", ftot);
+		printf("\"flow_total_us\":%.4f,\"unroutable_packets\":%llu,\"phases\":[", ftot,
+		       streams_lost(S, res));
 		for (uint32_t k = 0; k < S->n; k++) {
 			struct ibf_psim_phase_reps rp = phase_reps(res, k);
 			double ph_us = res->phase_ns && res->phase_ns[k] >= 0
@@ -1548,6 +1576,7 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 			printf("\"flow_us\":%.4f", flow_step_us(S, res, k));
 			print_compute(res, k, 1);
 			print_caps(S, res, k, 1);
+			print_lost(&rp, 1);
 			printf("}");
 		}
 		printf("]}");
@@ -1567,6 +1596,8 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 	else if (all)
 		printf(", total %.3f us (flow simulator%s)", simulated,
 		       flow_txt(fb, sizeof(fb), ftot, ""));
+	if (all && streams_lost(S, res))
+		printf("; NOT every message delivered (below)");
 	else
 		printf("; %s: no total", stream_stop(res, 0));
 	printf("\n");
@@ -1593,6 +1624,7 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 			print_compute(res, k, 0);
 		printf(")\n");
 		print_caps(S, res, k, 0);
+		print_lost(&rp, 0);
 	}
 }
 

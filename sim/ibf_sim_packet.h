@@ -259,6 +259,9 @@ struct ibf_psim_result {
 		uint32_t done;		       /* of those, finished */
 		double sum_ns, min_ns, max_ns; /* of the finished ones (sum 0, min/max -1 when
 						* none) */
+		uint64_t lost; /* packets of its messages dropped as unroutable (all
+				* repetitions): their messages never arrive, though the
+				* repetition ends when every packet is in or dropped */
 	} * phase_reps;
 	/* and per phase (owned, [nphases]) its rate-capped messages, over
 	 * all its repetitions */

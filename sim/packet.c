@@ -1402,11 +1402,15 @@ static void ip_drop_list(struct psim *s, int32_t c);
 
 static int stream_done(struct psim *s, const struct pkt *p);
 
+static void stream_lost(struct psim *s, const struct pkt *p);
+
 static void drop_pkt(struct psim *s, int32_t i)
 {
 	s->res->unroutable++;
-	if (s->st)
+	if (s->st) {
+		stream_lost(s, &s->pk[i]);
 		stream_done(s, &s->pk[i]); /* a lost packet still ends its part of the phase */
+	}
 	if ((s->pk[i].flags & PK_MEASURED) && !s->K)
 		s->outstanding--;
 	ip_drop_list(s, s->pk[i].cargo);
@@ -2248,6 +2252,36 @@ static int stream_next(struct psim *s)
 
 /* A packet of the repetition was delivered (or dropped). */
 static int rank_done(struct psim *s, const struct pkt *p);
+
+/* The phase of a packet of message streams: the one running (barrier:
+ * a phase ends only when all its packets are in or dropped), or with
+ * per-rank dependencies the one its message number falls in. */
+static uint32_t stream_phase_of(const struct psim *s, const struct pkt *p)
+{
+	const struct pstream *st = s->st;
+	if (!st->rank)
+		return st->phase;
+	uint32_t lo = 0, hi = s->o->stream->nphases; /* pbase[k] <= msg < pbase[k + 1] */
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (st->pbase[mid] <= p->msg)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A packet of a message dropped as unroutable (a pair the tables do not
+ * join): its phase still ends, and the count says that its messages did
+ * not arrive (a phase of nothing but such packets read as done in the
+ * time its packets took to be dropped). */
+static void stream_lost(struct psim *s, const struct pkt *p)
+{
+	uint32_t k = stream_phase_of(s, p);
+	if (k < s->o->stream->nphases)
+		s->st->rp[k].lost++;
+}
 
 static int stream_done(struct psim *s, const struct pkt *p)
 {

@@ -61,4 +61,37 @@ assert want == have, (sorted(want), sorted(have))
 "
 check "codes: other files in the directory are kept" test -e "$W/cx/keep.txt" -a -e "$W/cx/0xnot-a-table.lft"
 
+# 3. message streams between hosts the tables do not join (a fabric whose
+# spines are gone: four leaves, routed piece by piece by hratio): every
+# packet of shift:4 is dropped, and the phase read "1 of 1 repetitions in
+# 5.393 us, total 5.393 us" as if 16 x 64 KiB had arrived.  Now the phase
+# says how many packets it lost (text and JSON, barrier and per rank).
+awk -f "$top_srcdir/contrib/net-damage.awk" -v dead=ft-l2-s0000 "$W/ft.net" "$W/ft.net" >"$W/a.net"
+awk -f "$top_srcdir/contrib/net-damage.awk" -v dead=ft-l2-s0001 "$W/a.net" "$W/a.net" >"$W/leaves.net"
+lost() { "$IBFAB" sim packet --topology "$W/leaves.net" --engine hratio --streams --bytes 64k \
+	--load 1 --measure 10ms -q "$@" 2>/dev/null; }
+lost --traffic shift:4 >"$W/s4.txt"
+check "streams: a phase whose every packet is dropped says NOT DELIVERED" sh -c \
+	"grep -q 'NOT every message delivered' '$W/s4.txt' && grep -q 'NOT DELIVERED: 272 packets' '$W/s4.txt'"
+for sync in barrier rank; do
+	check "streams ($sync): unroutable_packets per phase add up to the run's unroutable count" \
+		python3 -c "
+import json, subprocess
+def run(t):
+    p = subprocess.run(['$IBFAB', 'sim', 'packet', '--topology', '$W/leaves.net', '--engine', 'hratio',
+                        '--streams', '--bytes', '64k', '--load', '1', '--measure', '10ms', '-q',
+                        '--json', '--sync', '$sync', '--traffic', t], capture_output=True, text=True)
+    return json.loads(p.stdout)['runs'][0]
+for t in ('hier', 'shift:1', 'shift:4'):
+    d = run(t)
+    st, n = d['streams'], d['result']['packets']['unroutable']
+    assert n > 0 and st['unroutable_packets'] == n, (t, st['unroutable_packets'], n)
+    assert sum(p['unroutable_packets'] for p in st['phases']) == n, t
+"
+done
+# a fabric where every pair is joined: nothing lost, nothing said
+"$IBFAB" sim packet --topology "$W/ft.net" --engine dmodk --traffic shift:4 --streams --bytes 64k \
+	--load 1 --measure 10ms -q >"$W/s4ok.txt" 2>/dev/null
+check "streams: a joined fabric has no NOT DELIVERED" sh -c "! grep -q 'NOT' '$W/s4ok.txt'"
+
 done_testing

@@ -1370,7 +1370,7 @@ static void test_stream_low_load(void)
 /* Phase k's repetitions in res (checked to be there). */
 static const struct ibf_psim_phase_reps *reps_of(const struct ibf_psim_result *res, uint32_t k)
 {
-	static const struct ibf_psim_phase_reps none = { 0, 0, 0, -1, -1 };
+	static const struct ibf_psim_phase_reps none = { 0, 0, 0, -1, -1, 0 };
 	return res->phase_reps && k < res->nphases ? &res->phase_reps[k] : &none;
 }
 
@@ -1657,6 +1657,15 @@ static void test_stream_reps_damaged(void)
 	TT_EQ_INT(res.unroutable, 3 * 3);
 	TT_EQ_INT(res.delivered, 3 * 10);
 	TT_EQ_INT(res.deadlock, 0);
+	/* the phase counts the packets it lost: its repetitions end, but the
+	 * message to host 2 never arrives (QA round 9: nothing said so) */
+	TT_EQ_INT(reps_of(&res, 0)->lost, 3 * 3);
+	ibf_psim_result_free(&res);
+	/* per rank the same, the phase found from each packet's message */
+	st.sync = IBF_PSIM_SYNC_RANK;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	TT_EQ_INT(res.unroutable, 3 * 3);
+	TT_EQ_INT(reps_of(&res, 0)->lost, 3 * 3);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -1672,6 +1681,7 @@ static void test_stream_reps_damaged(void)
 	TT_EQ_INT(res.phases_done, 1);
 	TT_EQ_INT(reps_of(&res, 0)->done, 30);
 	TT_EQ_INT(res.unroutable, 0);
+	TT_EQ_INT(reps_of(&res, 0)->lost, 0);
 	TT_EQ_INT(res.delivered, 16 * 8 * 30);
 	memset(&again, 0, sizeof(again));
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &again, &err) == 0);
