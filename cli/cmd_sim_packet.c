@@ -1763,11 +1763,18 @@ int cmd_sim_packet(int argc, char **argv)
 		rc = ibf_psim_export_codes(f, &r, &a.o, a.codes, &ci, &err);
 		if (!rc)
 			printf("CODES fattree export in %s: %d levels, radix %d, %u routers, %u "
-			       "terminals, %u switch links, %llu LFT rows, %llu flows%s%s\n",
+			       "terminals, %u switch links, %llu LFT rows, %llu flows%s%s",
 			       ci.folder, ci.levels, ci.radix, ci.routers, ci.terminals, ci.links,
 			       (unsigned long long)ci.lft_rows, (unsigned long long)ci.flows,
 			       have_sl ? "; SLs/SL2VL not exported (the model has no VLs)" : "",
 			       ci.mixed_rates ? "; mixed link rates: one rate per link class" : "");
+		/* the simulation draws one of 2^LMC LIDs per packet; CODES has one
+		 * entry per terminal: say that the other layers are not there */
+		if (!rc && ci.lmc)
+			printf("; LMC %d: the routes of the base LIDs only (layer 0 of %d)", ci.lmc,
+			       1 << ci.lmc);
+		if (!rc)
+			printf("\n");
 		goto done;
 	}
 	/* the output files are opened (created as temporaries) before the

@@ -361,6 +361,8 @@ struct ibf_psim_codes_info {
 	uint32_t routers, terminals, links; /* links: switch-to-switch cables */
 	uint64_t lft_rows, flows;
 	int mixed_rates;   /* the fabric has more than one switch or host link rate */
+	int lmc;	   /* the largest LMC of the terminals' ports: only their base
+			    * LIDs' routes are exported (layer 0) */
 	char folder[4096]; /* dir as an absolute path (the config's routing_folder) */
 };
 int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r,

@@ -925,6 +925,9 @@ int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r
 	e.staged = 0;
 	if (rc)
 		goto out;
+	for (uint32_t tm = 0; tm < e.s.nterm; tm++)
+		if (f->ports[e.term_host[tm]].lmc > info->lmc)
+			info->lmc = f->ports[e.term_host[tm]].lmc;
 	info->levels = e.s.levels;
 	info->radix = e.s.k;
 	info->routers = e.s.nsw;

@@ -94,4 +94,15 @@ done
 	--load 1 --measure 10ms -q >"$W/s4ok.txt" 2>/dev/null
 check "streams: a joined fabric has no NOT DELIVERED" sh -c "! grep -q 'NOT' '$W/s4ok.txt'"
 
+# 4. CODES export of LMC > 0 tables: the simulation spreads packets over
+# the 2^LMC LIDs, the export has one entry per terminal (layer 0); the
+# summary said nothing of the other layers
+"$IBFAB" sim packet --topology "$W/ft.net" --engine layered --lmc 2 --load 0.5 -q \
+	--export-codes "$W/cxl" >"$W/cxl.txt" 2>/dev/null
+check "codes: LMC 2 export says only layer 0 of 4 is in it" \
+	grep -q 'LMC 2: the routes of the base LIDs only (layer 0 of 4)$' "$W/cxl.txt"
+"$IBFAB" sim packet --topology "$W/ft.net" --engine layered --load 0.5 -q \
+	--export-codes "$W/cxl0" >"$W/cxl0.txt" 2>/dev/null
+check "codes: LMC 0 export has no such note" sh -c "! grep -q LMC '$W/cxl0.txt'"
+
 done_testing
