@@ -105,4 +105,56 @@ check "codes: LMC 2 export says only layer 0 of 4 is in it" \
 	--export-codes "$W/cxl0" >"$W/cxl0.txt" 2>/dev/null
 check "codes: LMC 0 export has no such note" sh -c "! grep -q LMC '$W/cxl0.txt'"
 
+# 5. tables that send a LID into a loopback cable (the 2016 SwitchIB has
+# three, ports 1<->2 among them): the packet comes back to the same switch
+# and the same entry, for good.  route check counted 3 looping pairs and
+# the packet simulator locked the loopback's buffer (a cycle of one), but
+# deadlock verify ended each walk at the loopback as if delivered
+# ("looping pairs: 0 ... deadlock-free") and deadlock apply wrote SLs for
+# them as deadlock-free.
+loop=$FIXTURES/real/edr-fdr-qdr-mixed-switchib-sx6012-loopbacks-2016.ibnetdiscover
+"$IBFAB" route --topology "$loop" --engine minimal -o "$W/loop.lfts" 2>/dev/null
+# the SwitchIB's entry for LID 1 (port 3) -> port 1, its loopback to port 2
+awk '/^Unicast/ { sw = /SwitchIB/ } sw && /^0x0001 / { sub(/ [0-9]+ /, " 001 ") } 1' \
+	"$W/loop.lfts" >"$W/loopx.lfts"
+check "loopback: the edited table sends LID 1 into port 1" \
+	grep -q "^0x0001 001 # Channel Adapter portguid 0xe41d2d03005cf1f8" "$W/loopx.lfts"
+set +e
+"$IBFAB" route check --topology "$loop" --lfts "$W/loopx.lfts" >"$W/rc.txt" 2>&1
+rcc=$?
+"$IBFAB" deadlock verify --topology "$loop" --lfts "$W/loopx.lfts" --sl-const 0 \
+	--sl2vl-identity 8 >"$W/ver.txt" 2>&1
+rcv=$?
+"$IBFAB" deadlock apply --topology "$loop" --lfts "$W/loopx.lfts" --sl "$W/lx.sl" \
+	--sl2vl "$W/lx.s2v" >"$W/app.txt" 2>&1
+rca=$?
+"$IBFAB" deadlock apply --topology "$loop" --lfts "$W/loopx.lfts" --scheme coloring \
+	--sl "$W/lx.sl" --sl2vl "$W/lx.s2v" >"$W/app2.txt" 2>&1
+rca2=$?
+"$IBFAB" sim packet --topology "$loop" --lfts "$W/loopx.lfts" --load 1 --buffer 8k \
+	--measure 100us --stall 20us --json -q >"$W/lx.json" 2>/dev/null
+rcs=$?
+"$IBFAB" deadlock verify --topology "$loop" --lfts "$W/loop.lfts" --sl-const 0 \
+	--sl2vl-identity 8 -q >/dev/null 2>&1
+rcv0=$?
+set -e
+check "loopback: route check finds the 3 looping pairs" sh -c \
+	"test $rcc -eq 1 && grep -q '^loops: *3$' '$W/rc.txt'"
+check "loopback: the packet simulator locks the loopback (a cycle of 1 buffer)" python3 -c "
+import json
+d = json.load(open('$W/lx.json'))['runs'][0]['result']['deadlock']
+assert $rcs == 1 and d and d['cycle_buffers'] == 1, d
+c = d['cycle'][0]
+assert c['from'] == c['to'] and c['from'].startswith('SwitchIB') and {c['from_port'], c['to_port']} == {1, 2}, c
+"
+check "loopback: deadlock verify reports them and says NOT deadlock-free" sh -c \
+	"test $rcv -eq 1 && grep -q '^looping pairs: *3$' '$W/ver.txt' && \
+	grep -q \"routes loop: 'SwitchIB Mellanox Technologies' -> LID 1\" '$W/ver.txt' && \
+	grep -q 'NOT deadlock-free' '$W/ver.txt'"
+check "loopback: deadlock apply (dfsssp, coloring) refuses the looping routes, writes nothing" \
+	sh -c "test $rca -eq 1 && test $rca2 -eq 1 && grep -q 'routes towards LID 1 loop' '$W/app.txt' && \
+	grep -q 'routes towards LID 1 loop' '$W/app2.txt' && test ! -e '$W/lx.sl' && test ! -e '$W/lx.s2v'"
+check "loopback: the fabric's own tables (no route into a loopback) stay deadlock-free" \
+	test "$rcv0" -eq 0
+
 done_testing
