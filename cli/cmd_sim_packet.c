@@ -1596,10 +1596,10 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 	else if (all)
 		printf(", total %.3f us (flow simulator%s)", simulated,
 		       flow_txt(fb, sizeof(fb), ftot, ""));
-	if (all && streams_lost(S, res))
-		printf("; NOT every message delivered (below)");
 	else
 		printf("; %s: no total", stream_stop(res, 0));
+	if (streams_lost(S, res))
+		printf("; NOT every message delivered (below)");
 	printf("\n");
 	for (uint32_t k = 0; k < S->n; k++) {
 		struct ibf_psim_phase_reps rp = phase_reps(res, k);

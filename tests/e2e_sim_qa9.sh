@@ -93,6 +93,9 @@ done
 "$IBFAB" sim packet --topology "$W/ft.net" --engine dmodk --traffic shift:4 --streams --bytes 64k \
 	--load 1 --measure 10ms -q >"$W/s4ok.txt" 2>/dev/null
 check "streams: a joined fabric has no NOT DELIVERED" sh -c "! grep -q 'NOT' '$W/s4ok.txt'"
+check "streams: a finished run has its total and no 'no total'" sh -c \
+	"grep -q '^message streams: 1 of 1 phases done, 1 of 1 repetitions in .*, total ' '$W/s4.txt' && \
+	! grep -q 'no total' '$W/s4.txt' '$W/s4ok.txt'"
 
 # 4. CODES export of LMC > 0 tables: the simulation spreads packets over
 # the 2^LMC LIDs, the export has one entry per terminal (layer 0); the
