@@ -116,8 +116,7 @@ static int loopback(const struct ver *v, uint32_t s, unsigned p)
 {
 	int node = v->f->switches[s];
 	const struct ibf_node *n = &v->f->nodes[node];
-	return p >= 1 && p <= (unsigned)n->nports &&
-	       v->f->ports[n->port_off + p].peer_node == node;
+	return p >= 1 && p <= (unsigned)n->nports && v->f->ports[n->port_off + p].peer_node == node;
 }
 
 static inline uint64_t dep_bit(const struct ver *v, int32_t c1, unsigned vl1, int32_t c2,
