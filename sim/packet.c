@@ -1949,6 +1949,7 @@ struct pstream {
 	uint32_t sending; /* the message stream_gen packetises (stream_tag) */
 	uint32_t ncap;	  /* capped messages in the phase */
 	uint32_t el_left; /* uncapped messages not delivered (phases with caps) */
+	int el_lost;	  /* an uncapped message of the repetition lost a packet */
 	struct ibf_psim_phase_caps *caps;
 	struct ibf_psim_phase_reps *rp; /* [nphases] */
 	/* per-rank dependencies (IBF_PSIM_SYNC_RANK, see rank_setup); the
@@ -1988,6 +1989,9 @@ struct pstream {
 	int computed;
 };
 #define RK_NONE UINT32_MAX /* no message number (they stay below 2^32 - 1) */
+/* In npk[j] and rval[i].npk: a packet of the message was dropped as
+ * unroutable (the count is in the bits below) */
+#define NPK_LOST (1ull << 63)
 
 /* A host's place in its steps (per-rank dependencies). */
 struct rhost {
@@ -2083,6 +2087,7 @@ static int stream_load(struct psim *s)
 		}
 	}
 	st->el_left = (b - a) - st->ncap;
+	st->el_lost = 0;
 	/* a host whose generation event of the previous repetition or phase
 	 * is still pending (its pacing gap after its last packet, at a low
 	 * load) starts the repetition there: a second event would double its
@@ -2182,16 +2187,20 @@ static void stream_msg_done(struct psim *s, const struct pkt *p)
 {
 	struct pstream *st = s->st;
 	uint32_t j = p->msg;
-	if (--st->npk[j])
+	if (--st->npk[j] & ~NPK_LOST)
 		return;
 	struct ibf_psim_phase_caps *c = &st->caps[st->phase];
 	double ns = (double)(s->now - st->start) / 1000.0;
 	if (!(st->gbps[j] > 0)) {
-		if (!--st->el_left && st->rep + 1 == st->reps)
+		/* all uncapped messages in, none of them short of a packet */
+		if (!--st->el_left && st->rep + 1 == st->reps && !st->el_lost)
 			c->elastic_ns = (double)(s->now - st->pstart) / 1000.0;
 		return;
 	}
-	stream_cap_count(c, &s->o->stream->msg[st->mk[j]], ns);
+	/* a capped message that lost a packet was not delivered: neither
+	 * counted nor given a rate */
+	if (!(st->npk[j] & NPK_LOST))
+		stream_cap_count(c, &s->o->stream->msg[st->mk[j]], ns);
 }
 
 static void stream_caps_close(struct pstream *st)
@@ -2276,11 +2285,33 @@ static uint32_t stream_phase_of(const struct psim *s, const struct pkt *p)
  * join): its phase still ends, and the count says that its messages did
  * not arrive (a phase of nothing but such packets read as done in the
  * time its packets took to be dropped). */
+static uint32_t rcap_find(const struct pstream *st, uint32_t key);
+
 static void stream_lost(struct psim *s, const struct pkt *p)
 {
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
 	uint32_t k = stream_phase_of(s, p);
-	if (k < s->o->stream->nphases)
-		s->st->rp[k].lost++;
+	if (k >= in->nphases)
+		return;
+	st->rp[k].lost++;
+	/* its message is not delivered: with rate caps it must not count as
+	 * a delivered capped message, nor end the uncapped ones (elastic) */
+	if (!st->rank) {
+		st->npk[p->msg] |= NPK_LOST;
+		if (!(st->gbps[p->msg] > 0))
+			st->el_lost = 1;
+		return;
+	}
+	if (!st->ncapmsg)
+		return;
+	uint32_t nm = in->off[k + 1] - in->off[k];
+	uint64_t rep = (p->msg - st->pbase[k]) / nm;
+	const struct ibf_psim_msg *m = &in->msg[in->off[k] + (p->msg - st->pbase[k]) % nm];
+	if (m->gbps > 0)
+		st->rval[rcap_find(st, p->msg)].npk |= NPK_LOST;
+	else if (rep + 1 == stream_reps(in, k))
+		st->elneed[k] |= NPK_LOST; /* elgot never reaches it: no elastic time */
 }
 
 static int stream_done(struct psim *s, const struct pkt *p)
@@ -2539,9 +2570,11 @@ static int rank_done(struct psim *s, const struct pkt *p)
 			&in->msg[in->off[lo] + (p->msg - st->pbase[lo]) % nm];
 		if (m->gbps > 0) {
 			uint32_t i = rcap_find(st, p->msg);
-			if (!--st->rval[i].npk) {
-				stream_cap_count(&st->caps[lo], m,
-						 (double)(s->now - st->rval[i].start) / 1000.0);
+			if (!(--st->rval[i].npk & ~NPK_LOST)) {
+				if (!(st->rval[i].npk & NPK_LOST)) /* else not delivered */
+					stream_cap_count(&st->caps[lo], m,
+							 (double)(s->now - st->rval[i].start) /
+								 1000.0);
 				rcap_del(st, i);
 			}
 		} else if (rep + 1 == stream_reps(in, lo) && ++st->elgot[lo] == st->elneed[lo]) {

@@ -1693,6 +1693,55 @@ static void test_stream_reps_damaged(void)
 	ibf_fabric_free(f);
 }
 
+/* Rate-capped messages that lose packets (QA round 9): the switch has no
+ * entry for host 2's LID, so host 0's capped message to host 2 and host
+ * 1's uncapped one to it are dropped.  The capped one counted as
+ * delivered, with a rate from the drop times, and the uncapped messages'
+ * time (elastic) was given as if all had arrived.  Now only the capped
+ * message to host 1 counts, and there is no elastic time; with the lost
+ * uncapped message gone the elastic time is back.  Barrier and per rank. */
+static void test_stream_lost_caps(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	int c = ibf_port(f, 0, 3)->peer_node;
+	ibf_lft(&r, 0)[ibf_port(f, c, 1)->lid] = IBF_LFT_NONE;
+	for (int sync = 0; sync < 2; sync++) {
+		struct ibf_psim_msg msg[] = { { 0, 2, 3 * 4032, 5.0 },
+					      { 0, 1, 2 * 4032, 5.0 },
+					      { 1, 2, 4032, 0 },
+					      { 1, 0, 4032, 0 } };
+		uint32_t off[] = { 0, 4 };
+		struct ibf_psim_stream st = { 1,    off,  msg,
+					      NULL, sync ? IBF_PSIM_SYNC_RANK : IBF_PSIM_SYNC_BARRIER,
+					      NULL, NULL };
+		struct ibf_psim_opts o;
+		struct ibf_psim_result res;
+		struct ibf_error err;
+		TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+		TT_EQ_INT(res.unroutable, 3 + 1);
+		TT_EQ_INT(res.phase_reps[0].lost, 3 + 1);
+		const struct ibf_psim_phase_caps *cp = &res.phase_caps[0];
+		TT_EQ_INT(cp->capped, 2);
+		TT_EQ_INT(cp->capped_done, 1);
+		/* 2 packets at 5 Gb/s of payload: at least 12.9 us */
+		TT_CHECK_MSG(cp->gbps_max <= 5.0 && cp->gbps_min > 4.0, "sync %d: %.3f..%.3f Gb/s",
+			     sync, cp->gbps_min, cp->gbps_max);
+		TT_CHECK_MSG(cp->elastic_ns < 0, "sync %d: elastic %.1f", sync, cp->elastic_ns);
+		ibf_psim_result_free(&res);
+		msg[2] = (struct ibf_psim_msg){ 1, 0, 4032, 0 };
+		TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+		TT_EQ_INT(res.phase_reps[0].lost, 3);
+		TT_EQ_INT(res.phase_caps[0].capped_done, 1);
+		TT_CHECK_MSG(res.phase_caps[0].elastic_ns > 0, "sync %d: elastic %.1f", sync,
+			     res.phase_caps[0].elastic_ns);
+		ibf_psim_result_free(&res);
+	}
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* Per-rank dependencies (IBF_PSIM_SYNC_RANK) by hand on one switch, load
  * 1.0 (a full packet 327.68 ns, delivered 527.68 ns after it leaves an
  * idle host: cable, router, cable): host 0 sends two packets to host 1,
@@ -2534,6 +2583,7 @@ int main(void)
 	TT(test_damaged_fattree);
 	TT(test_bad_opts);
 	TT(test_node_buf_min);
+	TT(test_stream_lost_caps);
 	TT(test_streams);
 	TT(test_stream_caps);
 	TT(test_stream_caps_shared_pair);
