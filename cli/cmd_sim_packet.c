@@ -192,6 +192,7 @@ struct sp_args {
 	double comp[SP_MAXLIST], red[SP_MAXLIST];
 	const char *node_opt; /* a node-model option given (the last one) */
 	int frac_set;	      /* --mix or --inter-frac given */
+	int nic_buf_set;      /* --nic-buf given */
 	double bytes;
 	struct ibf_sim_pattern pattern;
 	long lmc, vls, threads;
@@ -578,6 +579,7 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 			if (c == node_opts[k])
 				a->node_opt = sp_lo[li].name;
 		a->frac_set |= c == O_MIX || c == O_INTER;
+		a->nic_buf_set |= c == O_NICBUF;
 		if (!sp_table_opt(a, c, &rc))
 			rc = sp_other_opt(prog, a, c);
 		if (rc)
@@ -625,6 +627,10 @@ static int parse_args(const char *prog, int argc, char **argv, struct sp_args *a
 				       a->node_opt);
 	if (a->o.node_voq && !a->o.node_buf_bytes)
 		return cli_usage_error(prog, "--node-voq goes with --accels K and --node-buf B");
+	/* the NIC's bound is one of the bounded queues: without --node-buf
+	 * nothing reads it (it was ignored without a word) */
+	if (a->nic_buf_set && !a->o.node_buf_bytes)
+		return cli_usage_error(prog, "--nic-buf goes with --accels K and --node-buf B");
 	if (a->o.accels == 1 && a->frac_set && a->o.inter_frac < 1)
 		return cli_usage_error(prog,
 				       "--accels 1: a node has no other accelerator, every message "
@@ -1363,8 +1369,31 @@ static void print_compute(const struct ibf_psim_result *res, uint32_t k, int jso
 /* Phase k's repetitions as the run left them (NULL-safe). */
 static struct ibf_psim_phase_reps phase_reps(const struct ibf_psim_result *res, uint32_t k)
 {
-	struct ibf_psim_phase_reps z = { 0, 0, 0, -1, -1 };
+	struct ibf_psim_phase_reps z = { 0, 0, 0, -1, -1, 0 };
 	return res->phase_reps ? res->phase_reps[k] : z;
+}
+
+/* Packets of the streams dropped as unroutable (pairs the tables do not
+ * join), all phases. */
+static unsigned long long streams_lost(const struct streams *S, const struct ibf_psim_result *res)
+{
+	unsigned long long n = 0;
+	for (uint32_t k = 0; k < S->n; k++)
+		n += phase_reps(res, k).lost;
+	return n;
+}
+
+/* A phase whose messages lost packets ends all the same (when every packet
+ * is in or dropped): its time is not that of delivered messages, say so */
+static void print_lost(const struct ibf_psim_phase_reps *rp, int json)
+{
+	if (json)
+		printf(",\"unroutable_packets\":%llu", (unsigned long long)rp->lost);
+	else if (rp->lost)
+		printf("  NOT DELIVERED: %llu packets of these messages dropped as unroutable "
+		       "(no route between their hosts): the messages did not arrive, the time is "
+		       "when the rest was in\n",
+		       (unsigned long long)rp->lost);
 }
 
 /* Why a stream run that did not finish stopped: a deadlock, or the time
@@ -1400,11 +1429,12 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 	if (json) {
 		printf(",\"streams\":{\"sync\":\"rank\",\"steps\":%llu,\"host_steps_min\":%llu,"
 		       "\"host_steps_max\":%llu,\"phases_done\":%u,\"total_us\":%.4f,"
-		       "\"stopped_by\":%s,\"flow_total_us\":%.4f,\"host_steps\":[",
+		       "\"stopped_by\":%s,\"flow_total_us\":%.4f,\"unroutable_packets\":%llu,"
+		       "\"host_steps\":[",
 		       (unsigned long long)res->steps, (unsigned long long)lo,
 		       (unsigned long long)hi, res->phases_done,
 		       all ? res->rank_total_ns / 1000.0 : -1.0, all ? "null" : stream_stop(res, 1),
-		       ftot);
+		       ftot, streams_lost(S, res));
 		for (uint32_t h = 0; res->host_steps && h < res->nhosts; h++)
 			printf("%s%llu", h ? "," : "", (unsigned long long)res->host_steps[h]);
 		printf("],\"host_end_us\":[");
@@ -1430,6 +1460,7 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			       rp.done ? rp.max_ns / 1000.0 : -1.0, flow_step_us(S, res, k));
 			print_compute(res, k, 1);
 			print_caps(S, res, k, 1);
+			print_lost(&rp, 1);
 			printf("}");
 		}
 		printf("]}");
@@ -1437,9 +1468,10 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 	}
 	printf("message streams, per-rank dependencies (--sync rank): ");
 	if (all)
-		printf("every host finished all %llu steps, total %.3f us (flow simulator%s)\n",
+		printf("every host finished all %llu steps, total %.3f us (flow simulator%s)%s\n",
 		       (unsigned long long)res->steps, res->rank_total_ns / 1000.0,
-		       flow_txt(fb, sizeof(fb), ftot, ""));
+		       flow_txt(fb, sizeof(fb), ftot, ""),
+		       streams_lost(S, res) ? "; NOT every message delivered (below)" : "");
 	else
 		printf("%s: the slowest host finished %llu of %llu steps, the fastest %llu; no "
 		       "total\n",
@@ -1466,6 +1498,7 @@ static void print_streams_rank(const struct streams *S, const struct ibf_psim_re
 			print_compute(res, k, 0);
 		printf(")\n");
 		print_caps(S, res, k, 0);
+		print_lost(&rp, 0);
 	}
 }
 
@@ -1500,7 +1533,8 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 		       all && !S->first ? simulated : -1.0, all ? "null" : stream_stop(res, 1));
 		if (S->first)
 			printf("\"estimated_total_us\":%.4f,", all ? est : -1.0);
-		printf("\"flow_total_us\":%.4f,\"phases\":[", ftot);
+		printf("\"flow_total_us\":%.4f,\"unroutable_packets\":%llu,\"phases\":[", ftot,
+		       streams_lost(S, res));
 		for (uint32_t k = 0; k < S->n; k++) {
 			struct ibf_psim_phase_reps rp = phase_reps(res, k);
 			double ph_us = res->phase_ns && res->phase_ns[k] >= 0
@@ -1522,6 +1556,7 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 			printf("\"flow_us\":%.4f", flow_step_us(S, res, k));
 			print_compute(res, k, 1);
 			print_caps(S, res, k, 1);
+			print_lost(&rp, 1);
 			printf("}");
 		}
 		printf("]}");
@@ -1543,6 +1578,8 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 		       flow_txt(fb, sizeof(fb), ftot, ""));
 	else
 		printf("; %s: no total", stream_stop(res, 0));
+	if (streams_lost(S, res))
+		printf("; NOT every message delivered (below)");
 	printf("\n");
 	for (uint32_t k = 0; k < S->n; k++) {
 		struct ibf_psim_phase_reps rp = phase_reps(res, k);
@@ -1567,6 +1604,7 @@ static void print_streams(const struct streams *S, const struct ibf_psim_result 
 			print_compute(res, k, 0);
 		printf(")\n");
 		print_caps(S, res, k, 0);
+		print_lost(&rp, 0);
 	}
 }
 
@@ -1703,11 +1741,18 @@ int cmd_sim_packet(int argc, char **argv)
 		rc = ibf_psim_export_codes(f, &r, &a.o, a.codes, &ci, &err);
 		if (!rc)
 			printf("CODES fattree export in %s: %d levels, radix %d, %u routers, %u "
-			       "terminals, %u switch links, %llu LFT rows, %llu flows%s%s\n",
+			       "terminals, %u switch links, %llu LFT rows, %llu flows%s%s",
 			       ci.folder, ci.levels, ci.radix, ci.routers, ci.terminals, ci.links,
 			       (unsigned long long)ci.lft_rows, (unsigned long long)ci.flows,
 			       have_sl ? "; SLs/SL2VL not exported (the model has no VLs)" : "",
 			       ci.mixed_rates ? "; mixed link rates: one rate per link class" : "");
+		/* the simulation draws one of 2^LMC LIDs per packet; CODES has one
+		 * entry per terminal: say that the other layers are not there */
+		if (!rc && ci.lmc)
+			printf("; LMC %d: the routes of the base LIDs only (layer 0 of %d)", ci.lmc,
+			       1 << ci.lmc);
+		if (!rc)
+			printf("\n");
 		goto done;
 	}
 	/* the output files are opened (created as temporaries) before the

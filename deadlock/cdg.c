@@ -162,6 +162,11 @@ int cdg_settle(const struct ibf_cdg *g, uint32_t d, int32_t *ch, uint16_t *hops,
 			state[cur] = ST_OPEN;
 			int32_t c = cdg_out(g, cur, d);
 			ch[cur] = c;
+			if (c < 0 && cdg_loopback(g, cur, d)) {
+				/* into a loopback cable: back at cur, the same entry */
+				*loop_sw = cur;
+				return -1;
+			}
 			if (c < 0) {
 				hops[cur] = 0;
 				state[cur] = ST_DONE;

@@ -48,6 +48,16 @@ static inline int32_t cdg_out(const struct ibf_cdg *g, uint32_t s, uint32_t d)
 	return g->portlink[g->sw_off[s] + p];
 }
 
+/* Switch s sends d into a loopback cable (to another port of s): no
+ * channel, but the packet comes back to s and takes the same entry again. */
+static inline int cdg_loopback(const struct ibf_cdg *g, uint32_t s, uint32_t d)
+{
+	unsigned p = g->r->lft[(size_t)s * g->stride + d];
+	if (p == 0 || p == IBF_LFT_NONE || p > g->sw_np[s])
+		return 0;
+	return g->f->ports[g->sw_off[s] + p].peer_node == g->f->switches[s];
+}
+
 static inline uint32_t cdg_head(const struct ibf_cdg *g, int32_t c)
 {
 	return g->f->adj[c].nbr;

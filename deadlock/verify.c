@@ -109,6 +109,16 @@ static inline int32_t chan(const struct ver *v, uint32_t s, unsigned p)
 	return v->portlink[n->port_off + p];
 }
 
+/* Port p of switch s is a loopback cable (to another port of s itself):
+ * no channel of the switch graph, but a route into it comes back to s
+ * and takes the same entry again, for good. */
+static int loopback(const struct ver *v, uint32_t s, unsigned p)
+{
+	int node = v->f->switches[s];
+	const struct ibf_node *n = &v->f->nodes[node];
+	return p >= 1 && p <= (unsigned)n->nports && v->f->ports[n->port_off + p].peer_node == node;
+}
+
 static inline uint64_t dep_bit(const struct ver *v, int32_t c1, unsigned vl1, int32_t c2,
 			       unsigned vl2)
 {
@@ -219,9 +229,14 @@ static void mark_loops(struct ver *v, uint32_t d)
 			}
 			v->state[cur] = OPEN;
 			v->stack[sp++] = cur;
-			int32_t c = chan(v, cur, lft_get(v, cur, d));
+			unsigned p = lft_get(v, cur, d);
+			int32_t c = chan(v, cur, p);
 			if (c < 0) {
-				lp = 0;
+				/* a loopback cable is no channel: the walk ended there
+				 * as if delivered, and tables that send a LID round
+				 * it (a credit loop of one buffer, which the packet
+				 * simulator locks) passed as deadlock-free */
+				lp = loopback(v, cur, p);
 				break;
 			}
 			cur = v->f->adj[c].nbr;

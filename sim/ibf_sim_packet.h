@@ -259,6 +259,9 @@ struct ibf_psim_result {
 		uint32_t done;		       /* of those, finished */
 		double sum_ns, min_ns, max_ns; /* of the finished ones (sum 0, min/max -1 when
 						* none) */
+		uint64_t lost; /* packets of its messages dropped as unroutable (all
+				* repetitions): their messages never arrive, though the
+				* repetition ends when every packet is in or dropped */
 	} * phase_reps;
 	/* and per phase (owned, [nphases]) its rate-capped messages, over
 	 * all its repetitions */
@@ -358,6 +361,8 @@ struct ibf_psim_codes_info {
 	uint32_t routers, terminals, links; /* links: switch-to-switch cables */
 	uint64_t lft_rows, flows;
 	int mixed_rates;   /* the fabric has more than one switch or host link rate */
+	int lmc;	   /* the largest LMC of the terminals' ports: only their base
+			    * LIDs' routes are exported (layer 0) */
 	char folder[4096]; /* dir as an absolute path (the config's routing_folder) */
 };
 int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r,

@@ -1402,11 +1402,15 @@ static void ip_drop_list(struct psim *s, int32_t c);
 
 static int stream_done(struct psim *s, const struct pkt *p);
 
+static void stream_lost(struct psim *s, const struct pkt *p);
+
 static void drop_pkt(struct psim *s, int32_t i)
 {
 	s->res->unroutable++;
-	if (s->st)
+	if (s->st) {
+		stream_lost(s, &s->pk[i]);
 		stream_done(s, &s->pk[i]); /* a lost packet still ends its part of the phase */
+	}
 	if ((s->pk[i].flags & PK_MEASURED) && !s->K)
 		s->outstanding--;
 	ip_drop_list(s, s->pk[i].cargo);
@@ -1945,6 +1949,7 @@ struct pstream {
 	uint32_t sending; /* the message stream_gen packetises (stream_tag) */
 	uint32_t ncap;	  /* capped messages in the phase */
 	uint32_t el_left; /* uncapped messages not delivered (phases with caps) */
+	int el_lost;	  /* an uncapped message of the repetition lost a packet */
 	struct ibf_psim_phase_caps *caps;
 	struct ibf_psim_phase_reps *rp; /* [nphases] */
 	/* per-rank dependencies (IBF_PSIM_SYNC_RANK, see rank_setup); the
@@ -1984,6 +1989,9 @@ struct pstream {
 	int computed;
 };
 #define RK_NONE UINT32_MAX /* no message number (they stay below 2^32 - 1) */
+/* In npk[j] and rval[i].npk: a packet of the message was dropped as
+ * unroutable (the count is in the bits below) */
+#define NPK_LOST (1ull << 63)
 
 /* A host's place in its steps (per-rank dependencies). */
 struct rhost {
@@ -2079,6 +2087,7 @@ static int stream_load(struct psim *s)
 		}
 	}
 	st->el_left = (b - a) - st->ncap;
+	st->el_lost = 0;
 	/* a host whose generation event of the previous repetition or phase
 	 * is still pending (its pacing gap after its last packet, at a low
 	 * load) starts the repetition there: a second event would double its
@@ -2178,16 +2187,20 @@ static void stream_msg_done(struct psim *s, const struct pkt *p)
 {
 	struct pstream *st = s->st;
 	uint32_t j = p->msg;
-	if (--st->npk[j])
+	if (--st->npk[j] & ~NPK_LOST)
 		return;
 	struct ibf_psim_phase_caps *c = &st->caps[st->phase];
 	double ns = (double)(s->now - st->start) / 1000.0;
 	if (!(st->gbps[j] > 0)) {
-		if (!--st->el_left && st->rep + 1 == st->reps)
+		/* all uncapped messages in, none of them short of a packet */
+		if (!--st->el_left && st->rep + 1 == st->reps && !st->el_lost)
 			c->elastic_ns = (double)(s->now - st->pstart) / 1000.0;
 		return;
 	}
-	stream_cap_count(c, &s->o->stream->msg[st->mk[j]], ns);
+	/* a capped message that lost a packet was not delivered: neither
+	 * counted nor given a rate */
+	if (!(st->npk[j] & NPK_LOST))
+		stream_cap_count(c, &s->o->stream->msg[st->mk[j]], ns);
 }
 
 static void stream_caps_close(struct pstream *st)
@@ -2248,6 +2261,58 @@ static int stream_next(struct psim *s)
 
 /* A packet of the repetition was delivered (or dropped). */
 static int rank_done(struct psim *s, const struct pkt *p);
+
+/* The phase of a packet of message streams: the one running (barrier:
+ * a phase ends only when all its packets are in or dropped), or with
+ * per-rank dependencies the one its message number falls in. */
+static uint32_t stream_phase_of(const struct psim *s, const struct pkt *p)
+{
+	const struct pstream *st = s->st;
+	if (!st->rank)
+		return st->phase;
+	uint32_t lo = 0, hi = s->o->stream->nphases; /* pbase[k] <= msg < pbase[k + 1] */
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (st->pbase[mid] <= p->msg)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A packet of a message dropped as unroutable (a pair the tables do not
+ * join): its phase still ends, and the count says that its messages did
+ * not arrive (a phase of nothing but such packets read as done in the
+ * time its packets took to be dropped). */
+static uint32_t rcap_find(const struct pstream *st, uint32_t key);
+
+static void stream_lost(struct psim *s, const struct pkt *p)
+{
+	struct pstream *st = s->st;
+	const struct ibf_psim_stream *in = s->o->stream;
+	uint32_t k = stream_phase_of(s, p);
+	if (k >= in->nphases)
+		return;
+	st->rp[k].lost++;
+	/* its message is not delivered: with rate caps it must not count as
+	 * a delivered capped message, nor end the uncapped ones (elastic) */
+	if (!st->rank) {
+		st->npk[p->msg] |= NPK_LOST;
+		if (!(st->gbps[p->msg] > 0))
+			st->el_lost = 1;
+		return;
+	}
+	if (!st->ncapmsg)
+		return;
+	uint32_t nm = in->off[k + 1] - in->off[k];
+	uint64_t rep = (p->msg - st->pbase[k]) / nm;
+	const struct ibf_psim_msg *m = &in->msg[in->off[k] + (p->msg - st->pbase[k]) % nm];
+	if (m->gbps > 0)
+		st->rval[rcap_find(st, p->msg)].npk |= NPK_LOST;
+	else if (rep + 1 == stream_reps(in, k))
+		st->elneed[k] |= NPK_LOST; /* elgot never reaches it: no elastic time */
+}
 
 static int stream_done(struct psim *s, const struct pkt *p)
 {
@@ -2505,9 +2570,11 @@ static int rank_done(struct psim *s, const struct pkt *p)
 			&in->msg[in->off[lo] + (p->msg - st->pbase[lo]) % nm];
 		if (m->gbps > 0) {
 			uint32_t i = rcap_find(st, p->msg);
-			if (!--st->rval[i].npk) {
-				stream_cap_count(&st->caps[lo], m,
-						 (double)(s->now - st->rval[i].start) / 1000.0);
+			if (!(--st->rval[i].npk & ~NPK_LOST)) {
+				if (!(st->rval[i].npk & NPK_LOST)) /* else not delivered */
+					stream_cap_count(&st->caps[lo], m,
+							 (double)(s->now - st->rval[i].start) /
+								 1000.0);
 				rcap_del(st, i);
 			}
 		} else if (rep + 1 == stream_reps(in, lo) && ++st->elgot[lo] == st->elneed[lo]) {
@@ -3714,6 +3781,22 @@ int ibf_psim_opts_check(const struct ibf_psim_opts *o, struct ibf_error *err)
 			err, IBF_EINVAL, NULL, 0,
 			"node model: 1..64 accelerators, rates of 0.1..1e6 Gb/s, intra-node packets "
 			"< 64 KiB, a share in [0, 1], times in [0, 10 s]");
+	/* a bounded intra-node queue or NIC smaller than one intra-node
+	 * packet: nl_room lets a packet into an empty queue whatever its size,
+	 * so such a bound ran as one of a packet, with the figure asked for
+	 * in no way part of the result */
+	if (o->accels && o->node_buf_bytes) {
+		uint64_t ip = (uint64_t)(o->ipkt_payload < o->msg_bytes ? o->ipkt_payload
+									: o->msg_bytes) +
+			      o->ipkt_hdr;
+		if (o->node_buf_bytes < ip || o->nic_buf_bytes < ip)
+			return ibf_error_set(err, IBF_EINVAL, NULL, 0,
+					     "node model: the intra-node queues (%u bytes) and the "
+					     "NIC (%u bytes) must hold one intra-node packet (%llu "
+					     "bytes)",
+					     o->node_buf_bytes, o->nic_buf_bytes,
+					     (unsigned long long)ip);
+	}
 	return 0;
 }
 

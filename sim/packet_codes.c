@@ -788,6 +788,26 @@ static int ct_folder(struct ct_export *e)
 	return rc;
 }
 
+/* Is name a switch table of the shape CODES reads from routing_folder
+ * (0x<16 hex digits>.lft), and not one of this export's switches? */
+static int ct_stale_lft(const struct ct_export *e, const char *name)
+{
+	if (strlen(name) != 22 || name[0] != '0' || name[1] != 'x' || strcmp(name + 18, ".lft"))
+		return 0;
+	uint64_t g = 0;
+	for (int i = 2; i < 18; i++) {
+		char ch = name[i];
+		int v = ch >= '0' && ch <= '9'	 ? ch - '0'
+			: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+						 : -1;
+		if (v < 0)
+			return 0;
+		g = g << 4 | (uint64_t)v;
+	}
+	uint64_t c = g & 0xffffffffu, lv = g >> 32;
+	return !(c < e->s.nsw && lv == (uint64_t)ct_level(&e->s, (int)c) + 1);
+}
+
 /* Empty the staging directory and remove it (a failed export), or move its
  * files into DIR (when DIR existed; a traffic.txt of an earlier export with
  * a pattern is removed when this one has none) or rename it to DIR. */
@@ -848,6 +868,21 @@ static int ct_stage_end(struct ct_export *e, int ok)
 			unlink(t);
 		free(t);
 	}
+	/* the tables of an earlier export's switches that this fabric does
+	 * not have (a 3-level tree's, exported into the same DIR before a
+	 * 2-level one) stayed beside the new ones: DIR then held 83 tables for
+	 * 6 switches, and what it read back as did not match the export */
+	DIR *od = ok ? opendir(e->info->folder) : NULL;
+	while (od && (de = readdir(od)) != NULL) {
+		if (!ct_stale_lft(e, de->d_name))
+			continue;
+		char *t = ibf_asprintf("%s/%s", e->info->folder, de->d_name);
+		if (t)
+			unlink(t);
+		free(t);
+	}
+	if (od)
+		closedir(od);
 	rmdir(e->stage);
 	return rc;
 }
@@ -890,6 +925,9 @@ int ibf_psim_export_codes(const struct ibf_fabric *f, const struct ibf_routes *r
 	e.staged = 0;
 	if (rc)
 		goto out;
+	for (uint32_t tm = 0; tm < e.s.nterm; tm++)
+		if (f->ports[e.term_host[tm]].lmc > info->lmc)
+			info->lmc = f->ports[e.term_host[tm]].lmc;
 	info->levels = e.s.levels;
 	info->radix = e.s.k;
 	info->routers = e.s.nsw;

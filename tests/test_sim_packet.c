@@ -1370,7 +1370,7 @@ static void test_stream_low_load(void)
 /* Phase k's repetitions in res (checked to be there). */
 static const struct ibf_psim_phase_reps *reps_of(const struct ibf_psim_result *res, uint32_t k)
 {
-	static const struct ibf_psim_phase_reps none = { 0, 0, 0, -1, -1 };
+	static const struct ibf_psim_phase_reps none = { 0, 0, 0, -1, -1, 0 };
 	return res->phase_reps && k < res->nphases ? &res->phase_reps[k] : &none;
 }
 
@@ -1657,6 +1657,15 @@ static void test_stream_reps_damaged(void)
 	TT_EQ_INT(res.unroutable, 3 * 3);
 	TT_EQ_INT(res.delivered, 3 * 10);
 	TT_EQ_INT(res.deadlock, 0);
+	/* the phase counts the packets it lost: its repetitions end, but the
+	 * message to host 2 never arrives (QA round 9: nothing said so) */
+	TT_EQ_INT(reps_of(&res, 0)->lost, 3 * 3);
+	ibf_psim_result_free(&res);
+	/* per rank the same, the phase found from each packet's message */
+	st.sync = IBF_PSIM_SYNC_RANK;
+	TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+	TT_EQ_INT(res.unroutable, 3 * 3);
+	TT_EQ_INT(reps_of(&res, 0)->lost, 3 * 3);
 	ibf_psim_result_free(&res);
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
@@ -1672,6 +1681,7 @@ static void test_stream_reps_damaged(void)
 	TT_EQ_INT(res.phases_done, 1);
 	TT_EQ_INT(reps_of(&res, 0)->done, 30);
 	TT_EQ_INT(res.unroutable, 0);
+	TT_EQ_INT(reps_of(&res, 0)->lost, 0);
 	TT_EQ_INT(res.delivered, 16 * 8 * 30);
 	memset(&again, 0, sizeof(again));
 	TT_REQUIRE(prun(f, &r, NULL, NULL, &o, &again, &err) == 0);
@@ -1679,6 +1689,55 @@ static void test_stream_reps_damaged(void)
 	TT_CHECK(memcmp(again.phase_reps, res.phase_reps, sizeof(*res.phase_reps)) == 0);
 	ibf_psim_result_free(&again);
 	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
+/* Rate-capped messages that lose packets (QA round 9): the switch has no
+ * entry for host 2's LID, so host 0's capped message to host 2 and host
+ * 1's uncapped one to it are dropped.  The capped one counted as
+ * delivered, with a rate from the drop times, and the uncapped messages'
+ * time (elastic) was given as if all had arrived.  Now only the capped
+ * message to host 1 counts, and there is no elastic time; with the lost
+ * uncapped message gone the elastic time is back.  Barrier and per rank. */
+static void test_stream_lost_caps(void)
+{
+	struct ibf_fabric *f = star(3);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	int c = ibf_port(f, 0, 3)->peer_node;
+	ibf_lft(&r, 0)[ibf_port(f, c, 1)->lid] = IBF_LFT_NONE;
+	for (int sync = 0; sync < 2; sync++) {
+		struct ibf_psim_msg msg[] = { { 0, 2, 3 * 4032, 5.0 },
+					      { 0, 1, 2 * 4032, 5.0 },
+					      { 1, 2, 4032, 0 },
+					      { 1, 0, 4032, 0 } };
+		uint32_t off[] = { 0, 4 };
+		struct ibf_psim_stream st = { 1,    off,  msg,
+					      NULL, sync ? IBF_PSIM_SYNC_RANK : IBF_PSIM_SYNC_BARRIER,
+					      NULL, NULL };
+		struct ibf_psim_opts o;
+		struct ibf_psim_result res;
+		struct ibf_error err;
+		TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+		TT_EQ_INT(res.unroutable, 3 + 1);
+		TT_EQ_INT(res.phase_reps[0].lost, 3 + 1);
+		const struct ibf_psim_phase_caps *cp = &res.phase_caps[0];
+		TT_EQ_INT(cp->capped, 2);
+		TT_EQ_INT(cp->capped_done, 1);
+		/* 2 packets at 5 Gb/s of payload: at least 12.9 us */
+		TT_CHECK_MSG(cp->gbps_max <= 5.0 && cp->gbps_min > 4.0, "sync %d: %.3f..%.3f Gb/s",
+			     sync, cp->gbps_min, cp->gbps_max);
+		TT_CHECK_MSG(cp->elastic_ns < 0, "sync %d: elastic %.1f", sync, cp->elastic_ns);
+		ibf_psim_result_free(&res);
+		msg[2] = (struct ibf_psim_msg){ 1, 0, 4032, 0 };
+		TT_REQUIRE(stream_run(f, &r, &st, 1.0, &o, &res, &err) == 0);
+		TT_EQ_INT(res.phase_reps[0].lost, 3);
+		TT_EQ_INT(res.phase_caps[0].capped_done, 1);
+		TT_CHECK_MSG(res.phase_caps[0].elastic_ns > 0, "sync %d: elastic %.1f", sync,
+			     res.phase_caps[0].elastic_ns);
+		ibf_psim_result_free(&res);
+	}
 	ibf_routes_free(&r);
 	ibf_fabric_free(f);
 }
@@ -2422,6 +2481,50 @@ static void test_bad_opts(void)
 	ibf_fabric_free(f);
 }
 
+/* Bounded intra-node queues and a NIC smaller than one intra-node packet
+ * (QA round 9): an empty queue takes any packet, so --node-buf 100 with
+ * 148 B packets ran exactly as --node-buf 148, the figure asked for
+ * nowhere in the result.  Now IBF_EINVAL; a bound of exactly one packet
+ * (the shorter last packet of a small message counts) still runs. */
+static void test_node_buf_min(void)
+{
+	struct ibf_fabric *f = star(2);
+	struct ibf_routes r;
+	TT_REQUIRE(route(f, "minimal", &r) == 0);
+	struct ibf_psim_opts o;
+	struct ibf_psim_result res;
+	struct ibf_error err;
+	memset(&res, 0, sizeof(res));
+	ibf_psim_opts_default(&o);
+	o.accels = 2;
+	o.warmup_ns = 0;
+	o.measure_ns = 2000;
+	o.inter_frac = 0.5;
+	o.node_buf_bytes = 147; /* 128 + 20 = 148 B packets */
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	TT_CHECK_MSG(strstr(err.msg, "148 bytes") != NULL, "%s", err.msg);
+	o.node_buf_bytes = 148;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	TT_CHECK(res.ipkts_done > 0);
+	o.nic_buf_bytes = 147;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	o.nic_buf_bytes = 148;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	/* 64 B messages: 84 B packets */
+	o.msg_bytes = 64;
+	o.node_buf_bytes = o.nic_buf_bytes = 84;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	o.node_buf_bytes = 83;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == IBF_EINVAL);
+	/* unbounded queues: the NIC's bound is not used */
+	o.node_buf_bytes = 0;
+	o.nic_buf_bytes = 1;
+	TT_CHECK(prun(f, &r, NULL, NULL, &o, &res, &err) == 0);
+	ibf_psim_result_free(&res);
+	ibf_routes_free(&r);
+	ibf_fabric_free(f);
+}
+
 /* A traffic pattern beside message streams is not used: the capacity
  * counts every host (it counted only the pattern's senders, host 2 here,
  * while hosts 0 and 1 sent the streams: accepted 2; found by fuzzing). */
@@ -2479,6 +2582,8 @@ int main(void)
 	TT(test_table_classes);
 	TT(test_damaged_fattree);
 	TT(test_bad_opts);
+	TT(test_node_buf_min);
+	TT(test_stream_lost_caps);
 	TT(test_streams);
 	TT(test_stream_caps);
 	TT(test_stream_caps_shared_pair);
