@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ibf_live.h"
 
@@ -126,7 +127,11 @@ static int write_plan_outputs(const struct ibf_plan *p, const struct plan_out *o
 	if (o->sheets && ibf_sheets_check(p, o->sheets, &err))
 		return cli_fail(&err);
 	char *dnet = NULL, *dibnd = NULL, *dnm = NULL;
-	if (o->fabric_files && strcmp(out, "-")) {
+	/* the fabric files go beside a plan written to a file, not beside
+	 * stdout or a device (-o /dev/null would make /dev/null.net) */
+	struct stat st;
+	int plain = strcmp(out, "-") && (stat(out, &st) != 0 || S_ISREG(st.st_mode));
+	if (o->fabric_files && plain) {
 		if (!net)
 			net = dnet = sibling(out, ".net");
 		if (!ibnd)
@@ -201,6 +206,7 @@ static const char common_out_help[] =
 	"  --net F              the planned fabric as an ibsim net file (default: beside -o, .net)\n"
 	"  --ibnd F             ... as ibnetdiscover text (default: beside -o, .ibnetdiscover)\n"
 	"  --node-name-map F    ... node-name-map of it (default: beside -o, .node-name-map)\n"
+	"                       (none of the three by default when -o is '-' or a device)\n"
 	"  --no-fabric          do not write the default .net/.ibnetdiscover/.node-name-map\n"
 	"  --sheets DIR         wiring sheets (SVG, DOT, Markdown, CSV per rack and rack pair)\n"
 	"  -q, --quiet          no summary on stderr\n"

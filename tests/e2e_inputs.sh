@@ -196,4 +196,14 @@ V=$FIXTURES/real/sdr-voltaire-manpage-nonchassis-2007.ibnetdiscover
 "$IBFAB" topo convert "$W/v.net" --format ibnetdiscover -o "$W/v2.ibnd"
 check "topo convert: ibnetdiscover -> ibsim -> ibnetdiscover keeps the links and port GUIDs" \
 	sh -c "! grep -q '(0)' '$W/v2.ibnd' && diff '$W/v1.ibnd' '$W/v2.ibnd' | grep '^[<>]' | grep -v 'sysimgguid=' | { ! grep -q .; }"
+# -o to a FIFO (as to a device such as /dev/null): the plan goes through it,
+# no fabric files are made beside it (FIFO.net etc.)
+mkfifo "$W/plan.fifo"
+cat "$W/plan.fifo" >"$W/plan.fromfifo" &
+r=$(rc "$IBFAB" cabling slimfly --q 5 -q -o "$W/plan.fifo")
+wait
+check "cabling slimfly -o FIFO: exit 0, the plan read from the FIFO" \
+	sh -c "test $r = 0 && head -1 '$W/plan.fromfifo' | grep -q '^cable,step,kind'"
+check "... and no fabric files beside the FIFO" \
+	sh -c "! ls '$W'/plan.net '$W'/plan.ibnetdiscover '$W'/plan.node-name-map 2>/dev/null | grep -q ."
 done_testing
