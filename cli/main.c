@@ -413,8 +413,17 @@ int main(int argc, char **argv)
 	/* IBFAB_THREADS: worker threads of route check / stats (the library
 	 * reads no environment) */
 	const char *t = getenv("IBFAB_THREADS");
-	if (t && *t)
-		ibf_set_walk_threads(atoi(t));
+	if (t && *t) {
+		long n;
+		if (ibf_num_long(t, strlen(t), 0, 64, &n)) {
+			fprintf(stderr,
+				"ibfab: IBFAB_THREADS='%s': want a whole number from 0 (by the "
+				"amount of work) to 64\n",
+				t);
+			return 2;
+		}
+		ibf_set_walk_threads((int)n);
+	}
 	char **av = rewrite_live(&argc, argv);
 	int rc = cli_dispatch("ibfab", top_cmds, argc, av);
 	if (av != argv)

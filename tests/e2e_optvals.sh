@@ -79,4 +79,14 @@ check "... not seed 8" sh -c "! cmp -s '$W/seed10' '$W/seed8'"
 	>"$W/out" 2>"$W/err"
 r=$?
 check "sim packet --vls 08: 8 VLs (exit $r; a leading 0 was octal, 08 an error)" test "$r" = 0
+# IBFAB_THREADS was read with atoi: 'x' meant 0, '1e3' meant 1
+for v in x 1e3 65 -1; do
+	IBFAB_THREADS=$v "$IBFAB" route stats --topology "$W/hx.ibnd" --engine minimal >"$W/out" 2>"$W/err"
+	r=$?
+	check "IBFAB_THREADS=$v: exit 2 (got $r), the variable named" \
+		sh -c "test $r = 2 && grep -q \"IBFAB_THREADS='$v'\" '$W/err'"
+done
+IBFAB_THREADS=2 "$IBFAB" route stats --topology "$W/hx.ibnd" --engine minimal >"$W/t2" 2>&1
+IBFAB_THREADS=0 "$IBFAB" route stats --topology "$W/hx.ibnd" --engine minimal >"$W/t0" 2>&1
+check "IBFAB_THREADS=2 and 0 give the same stats" cmp -s "$W/t2" "$W/t0"
 done_testing
