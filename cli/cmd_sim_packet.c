@@ -134,6 +134,8 @@ static const char sp_help[] =
 	"  --islip-iters N   iSLIP over each switch's free outputs and inputs with N\n"
 	"                    grant/accept rounds (default 0: each output on its own)\n"
 	"  --mtu BYTES       payload per packet (default 4032; header 64, --header B)\n"
+	"  --json            the report as JSON on stdout instead of text\n"
+	"  -q, --quiet       no notes and no summary on stderr, only errors\n"
 	"  --svg FILE        SVG figure: accepted throughput against load (intra- and\n"
 	"                    inter-node with --accels) and stacked latency bars per load\n"
 	"  --export-codes DIR  write the fabric, LFTs and traffic as input of CODES's\n"
