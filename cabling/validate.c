@@ -856,6 +856,16 @@ static int same_host(const struct vctx *v, uint32_t i, int pn)
 	return d->sysimg_guid && d->sysimg_guid == m->sysimg_guid;
 }
 
+/* How many ports of discovered CA i are cabled where the plan puts plan
+ * host pn (at a switch already named). */
+static int host_agreement(const struct vctx *v, uint32_t i, int pn)
+{
+	int n = 0;
+	for (int q = 1; q <= v->fab->nodes[i].nports; q++)
+		n += plan_port_here(v, i, q, pn) != 0;
+	return n;
+}
+
 static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = v->fab;
@@ -888,15 +898,33 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 		ibf_umap_free(&twice);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
-	for (uint32_t i = 0; i < f->nnodes; i++) {
-		if (v->dmap[i] >= 0)
-			continue;
-		/* no description: the plan names it by its node id */
-		plain_name(f, i, buf, sizeof(buf));
-		int pn = buf[0] ? ibf_plan_find(p, buf) : -1;
-		if (pn >= 0 && v->pmap[pn] < 0 && same_kind(&p->nodes[pn], &f->nodes[i]))
-			bind(v, (int)i, pn, IBF_MATCH_DESC);
-	}
+	/* switches first, so that two adapters with one description (a host
+	 * that took another's name) are told apart by where they are: the one
+	 * the plan puts behind more of its switch ports keeps the name (ties:
+	 * node order), whatever order the file lists them in; the other is
+	 * named later by its position */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < f->nnodes; i++) {
+			if (v->dmap[i] >= 0 || (f->nodes[i].type == IBF_NODE_SWITCH) != !pass)
+				continue;
+			/* no description: the plan names it by its node id */
+			plain_name(f, i, buf, sizeof(buf));
+			int pn = buf[0] ? ibf_plan_find(p, buf) : -1;
+			if (pn < 0 || !same_kind(&p->nodes[pn], &f->nodes[i]))
+				continue;
+			int32_t h = v->pmap[pn];
+			if (h < 0) {
+				bind(v, (int)i, pn, IBF_MATCH_DESC);
+			} else if (pass && (uint32_t)h < i && f->nodes[h].type != IBF_NODE_SWITCH &&
+				   host_agreement(v, i, pn) > host_agreement(v, (uint32_t)h, pn)) {
+				char hb[1024];
+				plain_name(f, (uint32_t)h, hb, sizeof(hb));
+				if (!strcmp(hb, buf)) { /* h holds it by the same plain name */
+					v->dmap[h] = -1;
+					bind(v, (int)i, pn, IBF_MATCH_DESC);
+				}
+			}
+		}
 	/* copies of one device (a node the reader split): one name each */
 	crc = match_copies(v, &twice);
 	ibf_umap_free(&twice);
@@ -1428,7 +1456,9 @@ static int report_miswire(struct vctx *v, uint32_t d, int c, int keep_u)
 					end_str(v, mn, mp, b, sizeof(b)),
 					end_str(v, tn, tp, t, sizeof(t)),
 					busy ? BUSY_NOTE
-					: v->pmap[tn] < 0 ? " (that switch was not found)"
+					: v->pmap[tn] < 0 ? (v->plan->nodes[tn].type == IBF_NODE_SWITCH
+								     ? " (that switch was not found)"
+								     : " (that host was not found)")
 							  : ""));
 }
 
