@@ -1082,16 +1082,26 @@ static int find_swaps(struct vctx *v)
 		if (on != w2n || op != w2p)
 			continue;
 		/* planned u-u2, w-w2; found u-w, u2-w2.  Exchanging the plugs at
-		 * (w, u2) or at (u, w2) fixes both; prefer a pair on one switch. */
+		 * (w, u2) or at (u, w2) fixes both; prefer a pair on one switch,
+		 * then on one host (a dual-port adapter whose two cables go to one
+		 * switch: at the switch, as documented; it used to be the host's
+		 * two ports), then on two switches.  Lower port first. */
 		uint32_t xn = l->vn, yn = u2n;
 		int xp = l->vp, yp = u2p;
-		int s1 = l->vn == u2n ? 2 : is_switch(v, l->vn) && is_switch(v, u2n);
-		int s2 = l->un == w2n ? 2 : is_switch(v, l->un) && is_switch(v, w2n);
+		int s1 = l->vn == u2n ? 2 + is_switch(v, l->vn)
+				      : is_switch(v, l->vn) && is_switch(v, u2n);
+		int s2 = l->un == w2n ? 2 + is_switch(v, l->un)
+				      : is_switch(v, l->un) && is_switch(v, w2n);
 		if (s2 > s1) {
 			xn = l->un;
 			xp = l->up;
 			yn = w2n;
 			yp = w2p;
+		}
+		if (xn == yn && xp > yp) {
+			int t = xp;
+			xp = yp;
+			yp = t;
 		}
 		l->used = 1;
 		v->links[d2].used = 1;

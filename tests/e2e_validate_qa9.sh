@@ -84,6 +84,21 @@ check "host $S-h00 absent, $T-h01 on its port: exit 1, three findings" \
 check "... the miswire's target is a host that was not found" \
 	grep -qE "^miswired: .* to $S-h00 port 1 \(that host was not found\)$" "$W/out"
 
+# a dual-port adapter with both cables on one switch, the two exchanged:
+# swap them at the switch (lower port first), as documented; it used to
+# say at the adapter's ports 1 and 2
+printf 'cable,step,kind,a_switch,a_port,b_switch,b_port\n1,1,switch,sw1,1,sw2,1\n%s\n%s\n%s\n' \
+	2,2,host,sw1,6,hostA,1 3,2,host,sw1,5,hostA,2 4,2,host,sw2,3,hostB,1 >"$W/dp.csv"
+"$IBFAB" cabling render --plan "$W/dp.csv" --format ibsim -o "$W/dp.net"
+sed -e 's/^\[5\]\t"hostA"\[2\]/[5]\t"hostA"[1]/' -e 's/^\[6\]\t"hostA"\[1\]/[6]\t"hostA"[2]/' \
+	-e 's/^\[1\]\t"sw1"\[6\]/[1]\t"sw1"[5]/' -e 's/^\[2\]\t"sw1"\[5\]/[2]\t"sw1"[6]/' "$W/dp.net" >"$W/dp2.net"
+check "dual-port adapter test fabric edited" test "$(diff "$W/dp.net" "$W/dp2.net" | grep -c '^>')" = 4
+r=$(rc "$IBFAB" validate --plan "$W/dp.csv" --fabric "$W/dp2.net")
+diag <"$W/out"
+check "its two cables exchanged: one swap, at sw1 ports 5 and 6" \
+	bash -c 'test "$1" = 1 && grep -q "^1 finding: 1 swapped" "$0" &&
+		grep -qxF "swapped: swap the two cables at sw1 port 5 and sw1 port 6 (exchange the plugs)" "$0"' "$W/out" "$r"
+
 # plan CSV errors name FILE:LINE and the earlier line
 head -4 "$W/plan.csv" >"$W/dup.csv"
 sed -n 3p "$W/plan.csv" >>"$W/dup.csv"
