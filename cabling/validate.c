@@ -65,6 +65,7 @@ struct dlink {
 	uint8_t width, speed;
 	uint8_t wsup, ssup; /* the most both ends support, 0 when an end does not say */
 	uint8_t used;
+	uint8_t moved; /* a swap, rotation, wrong-port or miswire moves it */
 };
 
 enum { CS_OPEN = 0, CS_OK, CS_EXPLAINED, CS_FOLDED };
@@ -1048,6 +1049,68 @@ static int find_ok_and_degraded(struct vctx *v)
 	return 0;
 }
 
+/* A cable a swap, rotation, wrong-port or miswire moves, found below the
+ * plan's width or speed: its move does not mend that, so it is one more
+ * finding (degraded), as for a cable in its planned place.  The rate it
+ * is held to is the lower of the planned cables at its two ports (the
+ * move makes it one of them; a port the plan leaves free counts as the
+ * slowest planned cable of its node); a link at the most both its ports support
+ * (port-limited where it stands) is left alone, its ports change.  Before,
+ * such a cable was reported only as moved, and once moved still ran at
+ * 1x. */
+static int find_moved_degraded(struct vctx *v)
+{
+	const struct ibf_plan *p = v->plan;
+	for (uint32_t d = 0; d < v->nlinks; d++) {
+		const struct dlink *dl = &v->links[d];
+		if (!dl->moved)
+			continue;
+		uint32_t en[2] = { dl->un, dl->vn };
+		int ep[2] = { dl->up, dl->vp }, c = -1;
+		uint8_t pw = 0, ps = 0;
+		for (int e = 0; e < 2; e++) {
+			int ce = cable_at(v, en[e], ep[e]);
+			if (ce >= 0 && (c < 0 || ce < c))
+				c = ce;
+			/* a port the plan leaves free: held to the slowest of its
+			 * node's planned cables (an older switch's spare port) */
+			int q0 = ce >= 0 ? ep[e] : 1, q1 = ce >= 0 ? ep[e] : comb_nports(v, en[e]);
+			for (int q = q0; q <= q1; q++) {
+				int cq = cable_at(v, en[e], q);
+				if (cq < 0)
+					continue;
+				const struct ibf_cable *cb = &p->cables[cq];
+				if (cb->width && (!pw || cb->width < pw))
+					pw = cb->width;
+				if (cb->speed &&
+				    (!ps || ibf_speed_rate(cb->speed) < ibf_speed_rate(ps)))
+					ps = cb->speed;
+			}
+		}
+		if (c < 0)
+			continue;
+		int narrow = pw && dl->width && dl->width < pw;
+		int slow = ps && dl->speed && ibf_speed_rate(dl->speed) < ibf_speed_rate(ps);
+		if (!narrow && !slow)
+			continue;
+		int hw = (!narrow || (dl->wsup && dl->wsup <= dl->width)) &&
+			 (!slow ||
+			  (dl->ssup && ibf_speed_rate(dl->ssup) <= ibf_speed_rate(dl->speed)));
+		if (hw)
+			continue;
+		char pws[24], aw[24], a[400], b[400];
+		ibf_format_width_speed(pw, ps, pws, sizeof(pws));
+		ibf_format_width_speed(dl->width, dl->speed, aw, sizeof(aw));
+		if (add_finding(v, IBF_FIND_DEGRADED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
+				ibf_asprintf("the cable between %s and %s runs at %s, the plan says "
+					     "%s: moving it does not mend that; reseat or replace it",
+					     end_str(v, dl->un, dl->up, a, sizeof(a)),
+					     end_str(v, dl->vn, dl->vp, b, sizeof(b)), aw, pws)))
+			return IBF_ENOMEM;
+	}
+	return 0;
+}
+
 /* The link's ends as (node, port) pairs when both sit on plan nodes. */
 static int link_on_plan(const struct vctx *v, const struct dlink *l)
 {
@@ -1103,8 +1166,8 @@ static int find_swaps(struct vctx *v)
 			xp = yp;
 			yp = t;
 		}
-		l->used = 1;
-		v->links[d2].used = 1;
+		l->used = l->moved = 1;
+		v->links[d2].used = v->links[d2].moved = 1;
 		v->cstate[cu] = v->cstate[cw] = CS_EXPLAINED;
 		char a[400], b[400];
 		int c0 = cu < cw ? cu : cw, c1 = cu < cw ? cw : cu;
@@ -1352,7 +1415,7 @@ static int find_rotations(struct vctx *v)
 		if (!closed || k < 3)
 			continue; /* a chain, a swap, or a correct cable: left to the rest */
 		for (uint32_t i = 0; i < nw; i++)
-			v->links[walk[i]].used = 1;
+			v->links[walk[i]].used = v->links[walk[i]].moved = 1;
 		for (uint32_t i = 0; i < k; i++)
 			v->cstate[w.c[i]] = CS_EXPLAINED;
 		rc = report_rotation(v, &w, k);
@@ -1415,7 +1478,7 @@ static int find_wrong_ports(struct vctx *v)
 		if (c < 0)
 			continue;
 		const struct ibf_cable *cb = &p->cables[c];
-		l->used = 1;
+		l->used = l->moved = 1;
 		v->cstate[c] = CS_EXPLAINED;
 		char a[400], b[400], t[400];
 		char *fix;
@@ -1457,7 +1520,7 @@ static int report_miswire(struct vctx *v, uint32_t d, int c, int keep_u)
 	int sp = keep_u ? l->up : l->vp, mp = keep_u ? l->vp : l->up, tp;
 	cable_other(&v->plan->cables[c], sn, sp, &tn, &tp);
 	int busy = v->pmap[tn] >= 0 && act_at(v, tn, tp) >= 0;
-	l->used = 1;
+	l->used = l->moved = 1;
 	v->cstate[c] = CS_EXPLAINED;
 	char a[400], b[400], t[400];
 	return add_finding(v, IBF_FIND_MISWIRED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
@@ -1834,7 +1897,7 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 						     ? pp->speed_sup
 						     : pq->speed_sup)
 					  : 0;
-			l->used = 0;
+			l->used = l->moved = 0;
 			v.nlinks++;
 		}
 	}
@@ -1848,7 +1911,7 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 	for (uint32_t i = 0; i < nf; i++)
 		r->found_nodes += fab->nodes[i].type == IBF_NODE_SWITCH;
 	if (find_ok_and_degraded(&v) || find_swaps(&v) || find_rotations(&v) || find_wrong_ports(&v) ||
-	    find_miswires(&v) || report_rest(&v, o))
+	    find_miswires(&v) || find_moved_degraded(&v) || report_rest(&v, o))
 		goto nomem;
 	if (r->n > 1)
 		qsort(r->f, r->n, sizeof(*r->f), finding_cmp);

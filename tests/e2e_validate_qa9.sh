@@ -16,13 +16,13 @@ kinds() {
 		sed 's/: $//' | sort | uniq -c | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 }'
 }
 # netedit IN OUT OP...: "del NODE PORT" drops a port line, "add NODE PORT PEER
-# PEERPORT" adds one below NODE's header
+# PEERPORT [RATE]" adds one below NODE's header (at 2xHDR unless RATE)
 netedit() {
 	local in=$1 out=$2
 	shift 2
 	printf '%s\n' "$@" | awk -v net="$in" '
 	$1 == "del" { del[$2 SUBSEP $3] = 1 }
-	$1 == "add" { add[$2] = add[$2] sprintf("[%s]\t\"%s\"[%s]\t\t# \"%s\" lid 0 2xHDR\n", $3, $4, $5, $4) }
+	$1 == "add" { add[$2] = add[$2] sprintf("[%s]\t\"%s\"[%s]\t\t# \"%s\" lid 0 %s\n", $3, $4, $5, $4, $6 == "" ? "2xHDR" : $6) }
 	END {
 		while ((getline line < net) > 0) {
 			if (line ~ /^(Switch|Ca|Hca)[ \t]/) {
@@ -98,6 +98,30 @@ diag <"$W/out"
 check "its two cables exchanged: one swap, at sw1 ports 5 and 6" \
 	bash -c 'test "$1" = 1 && grep -q "^1 finding: 1 swapped" "$0" &&
 		grep -qxF "swapped: swap the two cables at sw1 port 5 and sw1 port 6 (exchange the plugs)" "$0"' "$W/out" "$r"
+
+# two cables swapped, one of them running at 1x: the swap and a degraded
+# finding for that cable (moving it does not mend it); it used to be the
+# swap alone
+peer() {
+	awk -F, -v n="$1" -v p="$2" 'NR > 1 {
+		if ($5 == n && $6 == p) { print $8, $9; exit }
+		if ($8 == n && $9 == p) { print $5, $6; exit }
+	}' "$W/plan.csv"
+}
+read -r B6 P6 <<<"$(peer $S 6)"
+read -r B7 P7 <<<"$(peer $S 7)"
+netedit "$W/plan.net" "$W/swap1x.net" "del $S 6" "del $S 7" "del $B6 $P6" "del $B7 $P7" \
+	"add $S 6 $B7 $P7 1xHDR" "add $B7 $P7 $S 6 1xHDR" "add $S 7 $B6 $P6" "add $B6 $P6 $S 7"
+r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/swap1x.net")
+diag <"$W/out"
+check "swap with one cable at 1x: exit 1, one swap and one degraded" \
+	test "$r" = 1 -a "$(kinds "$W/out")" = "degraded 1, swapped 1"
+check "... the degraded one is the cable at $S port 6, to $B7 port $P7" \
+	grep -qE "^degraded: the cable between ($S port 6 and $B7 port $P7|$B7 port $P7 and $S port 6) runs at 1xHDR, the plan says 2xHDR: moving it does not mend that" "$W/out"
+netedit "$W/plan.net" "$W/swap.net" "del $S 6" "del $S 7" "del $B6 $P6" "del $B7 $P7" \
+	"add $S 6 $B7 $P7" "add $B7 $P7 $S 6" "add $S 7 $B6 $P6" "add $B6 $P6 $S 7"
+r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/swap.net")
+check "... at full rate: the swap alone" test "$r" = 1 -a "$(kinds "$W/out")" = "swapped 1"
 
 # plan CSV errors name FILE:LINE and the earlier line
 head -4 "$W/plan.csv" >"$W/dup.csv"
