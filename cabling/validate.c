@@ -538,6 +538,69 @@ static int switch_agreement(const struct vctx *v, uint32_t i, uint32_t pn, int *
 	return agree;
 }
 
+/* From an anchor the waves are greedy: the anchor's neighbours are placed
+ * on the anchor's word alone, so two cables exchanged at the anchor put
+ * the two switches behind them in each other's place, and in a symmetric
+ * graph (a Slim Fly) the waves then carry that on across the fabric (q = 4:
+ * one swap at the anchor and one missing cable gave 13 swaps).  Here the
+ * switches placed by structure whose cables disagree with the plan
+ * exchange their plan names in pairs while that makes more of their
+ * cables agree (each pass in plan order, at most 32 passes; skipped beyond
+ * 512 such switches).  anchor: the anchor's fabric node, never moved. */
+static int repair_structure(struct vctx *v, int anchor)
+{
+	const struct ibf_fabric *f = v->fab;
+	uint32_t nc = 0, *cand = malloc(((size_t)f->nnodes + 1) * sizeof(uint32_t));
+	if (!cand)
+		return IBF_ENOMEM;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		int nb;
+		if (f->nodes[i].type != IBF_NODE_SWITCH || (int)i == anchor || v->dmap[i] < 0 ||
+		    v->method[v->dmap[i]] != IBF_MATCH_STRUCTURE)
+			continue;
+		if (switch_agreement(v, i, (uint32_t)v->dmap[i], &nb) < nb)
+			cand[nc++] = i;
+	}
+	if (nc >= 2 && nc <= 512) {
+		/* plan order, not the file's */
+		for (uint32_t a = 1; a < nc; a++)
+			for (uint32_t b = a; b > 0 && v->dmap[cand[b - 1]] > v->dmap[cand[b]]; b--) {
+				uint32_t t = cand[b];
+				cand[b] = cand[b - 1];
+				cand[b - 1] = t;
+			}
+		for (int pass = 0; pass < 32; pass++) {
+			int better = 0;
+			for (uint32_t x = 0; x < nc; x++)
+				for (uint32_t y = x + 1; y < nc; y++) {
+					uint32_t i = cand[x], j = cand[y];
+					int32_t pi = v->dmap[i], pj = v->dmap[j];
+					int nb;
+					int before = switch_agreement(v, i, (uint32_t)pi, &nb) +
+						     switch_agreement(v, j, (uint32_t)pj, &nb);
+					v->dmap[i] = pj;
+					v->dmap[j] = pi;
+					v->pmap[pi] = (int32_t)j;
+					v->pmap[pj] = (int32_t)i;
+					int after = switch_agreement(v, i, (uint32_t)pj, &nb) +
+						    switch_agreement(v, j, (uint32_t)pi, &nb);
+					if (after > before) {
+						better = 1;
+						continue;
+					}
+					v->dmap[i] = pi;
+					v->dmap[j] = pj;
+					v->pmap[pi] = (int32_t)i;
+					v->pmap[pj] = (int32_t)j;
+				}
+			if (!better)
+				break;
+		}
+	}
+	free(cand);
+	return 0;
+}
+
 /* The plain name of discovered node i in a plan from-topology wrote: its
  * description, else its node id (trimmed and cut like the plan's). */
 static void plain_name(const struct ibf_fabric *f, uint32_t i, char *buf, size_t len)
@@ -962,7 +1025,7 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 		if (v->pmap[pn] >= 0 && v->pmap[pn] != fn)
 			v->dmap[v->pmap[pn]] = -1;
 		bind(v, fn, pn, IBF_MATCH_STRUCTURE);
-		if (match_structure(v))
+		if (match_structure(v) || repair_structure(v, fn))
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	} else if (match_renamed(v)) {
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");

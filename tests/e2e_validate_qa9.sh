@@ -123,6 +123,26 @@ netedit "$W/plan.net" "$W/swap.net" "del $S 6" "del $S 7" "del $B6 $P6" "del $B7
 r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/swap.net")
 check "... at full rate: the swap alone" test "$r" = 1 -a "$(kinds "$W/out")" = "swapped 1"
 
+# every node under a factory description, named from one anchor: two
+# cables exchanged at the anchor (to racks r02 and r03) and one cable
+# missing there.  The waves used to place the two switches behind the
+# anchor in each other's place and carry that on (13 swaps reported)
+A=sf-r00-g0-s00
+read -r B8 P8 <<<"$(peer $A 8)"
+read -r B9 P9 <<<"$(peer $A 9)"
+read -r B1 P1 <<<"$(peer $A 1)"
+netedit "$W/plan.net" "$W/anc.net" "del $A 8" "del $A 9" "del $B8 $P8" "del $B9 $P9" "del $A 1" "del $B1 $P1" \
+	"add $A 8 $B9 $P9" "add $B9 $P9 $A 8" "add $A 9 $B8 $P8" "add $B8 $P8 $A 9"
+"$IBFAB" topo convert "$W/anc.net" --format ibnetdiscover -o "$W/anc0.ibnd"
+awk '/^(Switch|Ca)/ { sub(/# "[^"]*"/, "# \"MF0;switch\"") } { print }' "$W/anc0.ibnd" >"$W/anc.ibnd"
+G=$(awk -v a="$A" '/^switchguid=/ { g = $0; sub(/^switchguid=/, "", g); sub(/\(.*/, "", g) }
+	/^Switch/ && index($0, "# \"" a "\"") { print g; exit }' "$W/anc0.ibnd")
+r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/anc.ibnd" --anchor "$A=$G")
+diag <"$W/out"
+check "anchored, a swap and a missing cable at the anchor: exactly those two findings" \
+	bash -c 'test "$1" = 1 -a "$2" = "missing 1, swapped 1" && grep -qF "swapped: swap the two cables at $3 port 8 and $3 port 9" "$0"' \
+	"$W/out" "$r" "$(kinds "$W/out")" $A
+
 # plan CSV errors name FILE:LINE and the earlier line
 head -4 "$W/plan.csv" >"$W/dup.csv"
 sed -n 3p "$W/plan.csv" >>"$W/dup.csv"
