@@ -270,10 +270,11 @@ static int plan_index(struct ibf_plan *p, const long *lines, const char *file,
 				long l = lines ? lines[c] : 0;
 				long l0 = lines ? lines[tab[i]] : 0;
 				if (l0)
-					rc = ibf_error_set(err, IBF_EINVAL, l ? file : NULL, l,
-							   "cable number %u is used twice (first at "
-							   "line %ld)",
-							   p->cables[c].id, l0);
+					rc = ibf_error_set(
+						err, IBF_EINVAL, l ? file : NULL, l,
+						"cable number %u is used twice (first at "
+						"line %ld)",
+						p->cables[c].id, l0);
 				else
 					rc = ibf_error_set(err, IBF_EINVAL, l ? file : NULL, l,
 							   "cable number %u is used twice",

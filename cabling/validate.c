@@ -564,7 +564,8 @@ static int repair_structure(struct vctx *v, int anchor)
 	if (nc >= 2 && nc <= 512) {
 		/* plan order, not the file's */
 		for (uint32_t a = 1; a < nc; a++)
-			for (uint32_t b = a; b > 0 && v->dmap[cand[b - 1]] > v->dmap[cand[b]]; b--) {
+			for (uint32_t b = a; b > 0 && v->dmap[cand[b - 1]] > v->dmap[cand[b]];
+			     b--) {
 				uint32_t t = cand[b];
 				cand[b] = cand[b - 1];
 				cand[b - 1] = t;
@@ -1164,11 +1165,12 @@ static int find_moved_degraded(struct vctx *v)
 		char pws[24], aw[24], a[400], b[400];
 		ibf_format_width_speed(pw, ps, pws, sizeof(pws));
 		ibf_format_width_speed(dl->width, dl->speed, aw, sizeof(aw));
-		if (add_finding(v, IBF_FIND_DEGRADED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
-				ibf_asprintf("the cable between %s and %s runs at %s, the plan says "
-					     "%s: moving it does not mend that; reseat or replace it",
-					     end_str(v, dl->un, dl->up, a, sizeof(a)),
-					     end_str(v, dl->vn, dl->vp, b, sizeof(b)), aw, pws)))
+		if (add_finding(
+			    v, IBF_FIND_DEGRADED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
+			    ibf_asprintf("the cable between %s and %s runs at %s, the plan says "
+					 "%s: moving it does not mend that; reseat or replace it",
+					 end_str(v, dl->un, dl->up, a, sizeof(a)),
+					 end_str(v, dl->vn, dl->vp, b, sizeof(b)), aw, pws)))
 			return IBF_ENOMEM;
 	}
 	return 0;
@@ -1586,16 +1588,16 @@ static int report_miswire(struct vctx *v, uint32_t d, int c, int keep_u)
 	l->used = l->moved = 1;
 	v->cstate[c] = CS_EXPLAINED;
 	char a[400], b[400], t[400];
-	return add_finding(v, IBF_FIND_MISWIRED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
-			   ibf_asprintf("move the cable at %s from %s to %s%s",
-					end_str(v, sn, sp, a, sizeof(a)),
-					end_str(v, mn, mp, b, sizeof(b)),
-					end_str(v, tn, tp, t, sizeof(t)),
-					busy ? BUSY_NOTE
-					: v->pmap[tn] < 0 ? (v->plan->nodes[tn].type == IBF_NODE_SWITCH
-								     ? " (that switch was not found)"
-								     : " (that host was not found)")
-							  : ""));
+	return add_finding(
+		v, IBF_FIND_MISWIRED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
+		ibf_asprintf("move the cable at %s from %s to %s%s",
+			     end_str(v, sn, sp, a, sizeof(a)), end_str(v, mn, mp, b, sizeof(b)),
+			     end_str(v, tn, tp, t, sizeof(t)),
+			     busy	       ? BUSY_NOTE
+			     : v->pmap[tn] < 0 ? (v->plan->nodes[tn].type == IBF_NODE_SWITCH
+							  ? " (that switch was not found)"
+							  : " (that host was not found)")
+					       : ""));
 }
 
 static int find_miswires(struct vctx *v)
@@ -1973,8 +1975,9 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 		r->plan_nodes += plan->nodes[n].type == IBF_NODE_SWITCH;
 	for (uint32_t i = 0; i < nf; i++)
 		r->found_nodes += fab->nodes[i].type == IBF_NODE_SWITCH;
-	if (find_ok_and_degraded(&v) || find_swaps(&v) || find_rotations(&v) || find_wrong_ports(&v) ||
-	    find_miswires(&v) || find_moved_degraded(&v) || report_rest(&v, o))
+	if (find_ok_and_degraded(&v) || find_swaps(&v) || find_rotations(&v) ||
+	    find_wrong_ports(&v) || find_miswires(&v) || find_moved_degraded(&v) ||
+	    report_rest(&v, o))
 		goto nomem;
 	if (r->n > 1)
 		qsort(r->f, r->n, sizeof(*r->f), finding_cmp);

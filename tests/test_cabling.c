@@ -433,8 +433,10 @@ static void test_csv_errors(void)
 	expect_csv_error(t, 3, "cable number 1 is used twice (first at line 2)");
 	/* a row copied twice is a repeated cable, not "port 1 is used by cable
 	 * 1 and cable 1" as it was reported */
-	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r0,a,2,r0,c,1\n"
-		 "# copy\n2,1,switch,r0,a,2,r0,c,1\n", h);
+	snprintf(t, sizeof(t),
+		 "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r0,a,2,r0,c,1\n"
+		 "# copy\n2,1,switch,r0,a,2,r0,c,1\n",
+		 h);
 	expect_csv_error(t, 5, "cable number 2 is used twice (first at line 3)");
 	snprintf(t, sizeof(t), "%s1,1,bogus,r0,a,1,r0,b,2\n", h);
 	expect_csv_error(t, 2, "unknown kind");
