@@ -251,25 +251,6 @@ static int plan_index(struct ibf_plan *p, const long *lines, const char *file,
 	}
 	for (uint32_t i = 0; i < off; i++)
 		p->port_cable[i] = -1;
-	for (uint32_t c = 0; c < p->ncables; c++) {
-		const struct ibf_cable *cb = &p->cables[c];
-		for (int e = 0; e < 2; e++) {
-			uint32_t n = e ? cb->b : cb->a;
-			int port = e ? cb->bp : cb->ap;
-			int32_t *slot = &p->port_cable[p->port_off[n] + (uint32_t)port];
-			if (*slot >= 0) {
-				const struct ibf_cable *o = &p->cables[*slot];
-				long l = lines ? lines[c] : 0;
-				int rc =
-					ibf_error_set(err, IBF_EINVAL, l ? file : NULL, l,
-						      "%s port %d is used by cable %u and cable %u",
-						      p->nodes[n].name, port, o->id, cb->id);
-				drop_index(p);
-				return rc;
-			}
-			*slot = (int32_t)c;
-		}
-	}
 	/* repeated cable numbers: hash them into an open table of >= 2n slots */
 	uint32_t cap = 16;
 	while (cap < p->ncables * 2)
@@ -287,9 +268,17 @@ static int plan_index(struct ibf_plan *p, const long *lines, const char *file,
 		while (tab[i] >= 0) {
 			if (p->cables[tab[i]].id == p->cables[c].id) {
 				long l = lines ? lines[c] : 0;
-				rc = ibf_error_set(err, IBF_EINVAL, l ? file : NULL, l,
-						   "cable number %u is used twice",
-						   p->cables[c].id);
+				long l0 = lines ? lines[tab[i]] : 0;
+				if (l0)
+					rc = ibf_error_set(
+						err, IBF_EINVAL, l ? file : NULL, l,
+						"cable number %u is used twice (first at "
+						"line %ld)",
+						p->cables[c].id, l0);
+				else
+					rc = ibf_error_set(err, IBF_EINVAL, l ? file : NULL, l,
+							   "cable number %u is used twice",
+							   p->cables[c].id);
 				break;
 			}
 			i = (i + 1) & (cap - 1);
@@ -297,9 +286,33 @@ static int plan_index(struct ibf_plan *p, const long *lines, const char *file,
 		tab[i] = (int32_t)c;
 	}
 	free(tab);
-	if (rc)
+	if (rc) {
 		drop_index(p);
-	return rc;
+		return rc;
+	}
+	for (uint32_t c = 0; c < p->ncables; c++) {
+		const struct ibf_cable *cb = &p->cables[c];
+		for (int e = 0; e < 2; e++) {
+			uint32_t n = e ? cb->b : cb->a;
+			int port = e ? cb->bp : cb->ap;
+			int32_t *slot = &p->port_cable[p->port_off[n] + (uint32_t)port];
+			if (*slot >= 0) {
+				const struct ibf_cable *o = &p->cables[*slot];
+				long l = lines ? lines[c] : 0, l0 = lines ? lines[*slot] : 0;
+				char at[40] = "";
+				if (l0)
+					snprintf(at, sizeof(at), " (line %ld)", l0);
+				int prc = ibf_error_set(
+					err, IBF_EINVAL, l ? file : NULL, l,
+					"%s port %d is used by cable %u%s and cable %u",
+					p->nodes[n].name, port, o->id, at, cb->id);
+				drop_index(p);
+				return prc;
+			}
+			*slot = (int32_t)c;
+		}
+	}
+	return 0;
 }
 
 int ibf_plan_index(struct ibf_plan *p, struct ibf_error *err)

@@ -65,6 +65,7 @@ struct dlink {
 	uint8_t width, speed;
 	uint8_t wsup, ssup; /* the most both ends support, 0 when an end does not say */
 	uint8_t used;
+	uint8_t moved; /* a swap, rotation, wrong-port or miswire moves it */
 };
 
 enum { CS_OPEN = 0, CS_OK, CS_EXPLAINED, CS_FOLDED };
@@ -537,6 +538,70 @@ static int switch_agreement(const struct vctx *v, uint32_t i, uint32_t pn, int *
 	return agree;
 }
 
+/* From an anchor the waves are greedy: the anchor's neighbours are placed
+ * on the anchor's word alone, so two cables exchanged at the anchor put
+ * the two switches behind them in each other's place, and in a symmetric
+ * graph (a Slim Fly) the waves then carry that on across the fabric (q = 4:
+ * one swap at the anchor and one missing cable gave 13 swaps).  Here the
+ * switches placed by structure whose cables disagree with the plan
+ * exchange their plan names in pairs while that makes more of their
+ * cables agree (each pass in plan order, at most 32 passes; skipped beyond
+ * 512 such switches).  anchor: the anchor's fabric node, never moved. */
+static int repair_structure(struct vctx *v, int anchor)
+{
+	const struct ibf_fabric *f = v->fab;
+	uint32_t nc = 0, *cand = malloc(((size_t)f->nnodes + 1) * sizeof(uint32_t));
+	if (!cand)
+		return IBF_ENOMEM;
+	for (uint32_t i = 0; i < f->nnodes; i++) {
+		int nb;
+		if (f->nodes[i].type != IBF_NODE_SWITCH || (int)i == anchor || v->dmap[i] < 0 ||
+		    v->method[v->dmap[i]] != IBF_MATCH_STRUCTURE)
+			continue;
+		if (switch_agreement(v, i, (uint32_t)v->dmap[i], &nb) < nb)
+			cand[nc++] = i;
+	}
+	if (nc >= 2 && nc <= 512) {
+		/* plan order, not the file's */
+		for (uint32_t a = 1; a < nc; a++)
+			for (uint32_t b = a; b > 0 && v->dmap[cand[b - 1]] > v->dmap[cand[b]];
+			     b--) {
+				uint32_t t = cand[b];
+				cand[b] = cand[b - 1];
+				cand[b - 1] = t;
+			}
+		for (int pass = 0; pass < 32; pass++) {
+			int better = 0;
+			for (uint32_t x = 0; x < nc; x++)
+				for (uint32_t y = x + 1; y < nc; y++) {
+					uint32_t i = cand[x], j = cand[y];
+					int32_t pi = v->dmap[i], pj = v->dmap[j];
+					int nb;
+					int before = switch_agreement(v, i, (uint32_t)pi, &nb) +
+						     switch_agreement(v, j, (uint32_t)pj, &nb);
+					v->dmap[i] = pj;
+					v->dmap[j] = pi;
+					v->pmap[pi] = (int32_t)j;
+					v->pmap[pj] = (int32_t)i;
+					int after = switch_agreement(v, i, (uint32_t)pj, &nb) +
+						    switch_agreement(v, j, (uint32_t)pi, &nb);
+					if (after > before) {
+						better = 1;
+						continue;
+					}
+					v->dmap[i] = pi;
+					v->dmap[j] = pj;
+					v->pmap[pi] = (int32_t)i;
+					v->pmap[pj] = (int32_t)j;
+				}
+			if (!better)
+				break;
+		}
+	}
+	free(cand);
+	return 0;
+}
+
 /* The plain name of discovered node i in a plan from-topology wrote: its
  * description, else its node id (trimmed and cut like the plan's). */
 static void plain_name(const struct ibf_fabric *f, uint32_t i, char *buf, size_t len)
@@ -856,6 +921,16 @@ static int same_host(const struct vctx *v, uint32_t i, int pn)
 	return d->sysimg_guid && d->sysimg_guid == m->sysimg_guid;
 }
 
+/* How many ports of discovered CA i are cabled where the plan puts plan
+ * host pn (at a switch already named). */
+static int host_agreement(const struct vctx *v, uint32_t i, int pn)
+{
+	int n = 0;
+	for (int q = 1; q <= v->fab->nodes[i].nports; q++)
+		n += plan_port_here(v, i, q, pn) != 0;
+	return n;
+}
+
 static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct ibf_error *err)
 {
 	const struct ibf_fabric *f = v->fab;
@@ -888,15 +963,33 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 		ibf_umap_free(&twice);
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	}
-	for (uint32_t i = 0; i < f->nnodes; i++) {
-		if (v->dmap[i] >= 0)
-			continue;
-		/* no description: the plan names it by its node id */
-		plain_name(f, i, buf, sizeof(buf));
-		int pn = buf[0] ? ibf_plan_find(p, buf) : -1;
-		if (pn >= 0 && v->pmap[pn] < 0 && same_kind(&p->nodes[pn], &f->nodes[i]))
-			bind(v, (int)i, pn, IBF_MATCH_DESC);
-	}
+	/* switches first, so that two adapters with one description (a host
+	 * that took another's name) are told apart by where they are: the one
+	 * the plan puts behind more of its switch ports keeps the name (ties:
+	 * node order), whatever order the file lists them in; the other is
+	 * named later by its position */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < f->nnodes; i++) {
+			if (v->dmap[i] >= 0 || (f->nodes[i].type == IBF_NODE_SWITCH) != !pass)
+				continue;
+			/* no description: the plan names it by its node id */
+			plain_name(f, i, buf, sizeof(buf));
+			int pn = buf[0] ? ibf_plan_find(p, buf) : -1;
+			if (pn < 0 || !same_kind(&p->nodes[pn], &f->nodes[i]))
+				continue;
+			int32_t h = v->pmap[pn];
+			if (h < 0) {
+				bind(v, (int)i, pn, IBF_MATCH_DESC);
+			} else if (pass && (uint32_t)h < i && f->nodes[h].type != IBF_NODE_SWITCH &&
+				   host_agreement(v, i, pn) > host_agreement(v, (uint32_t)h, pn)) {
+				char hb[1024];
+				plain_name(f, (uint32_t)h, hb, sizeof(hb));
+				if (!strcmp(hb, buf)) { /* h holds it by the same plain name */
+					v->dmap[h] = -1;
+					bind(v, (int)i, pn, IBF_MATCH_DESC);
+				}
+			}
+		}
 	/* copies of one device (a node the reader split): one name each */
 	crc = match_copies(v, &twice);
 	ibf_umap_free(&twice);
@@ -933,7 +1026,7 @@ static int match_nodes(struct vctx *v, const struct ibf_validate_opts *o, struct
 		if (v->pmap[pn] >= 0 && v->pmap[pn] != fn)
 			v->dmap[v->pmap[pn]] = -1;
 		bind(v, fn, pn, IBF_MATCH_STRUCTURE);
-		if (match_structure(v))
+		if (match_structure(v) || repair_structure(v, fn))
 			return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
 	} else if (match_renamed(v)) {
 		return ibf_error_set(err, IBF_ENOMEM, NULL, 0, "out of memory");
@@ -1020,6 +1113,69 @@ static int find_ok_and_degraded(struct vctx *v)
 	return 0;
 }
 
+/* A cable a swap, rotation, wrong-port or miswire moves, found below the
+ * plan's width or speed: its move does not mend that, so it is one more
+ * finding (degraded), as for a cable in its planned place.  The rate it
+ * is held to is the lower of the planned cables at its two ports (the
+ * move makes it one of them; a port the plan leaves free counts as the
+ * slowest planned cable of its node); a link at the most both its ports support
+ * (port-limited where it stands) is left alone, its ports change.  Before,
+ * such a cable was reported only as moved, and once moved still ran at
+ * 1x. */
+static int find_moved_degraded(struct vctx *v)
+{
+	const struct ibf_plan *p = v->plan;
+	for (uint32_t d = 0; d < v->nlinks; d++) {
+		const struct dlink *dl = &v->links[d];
+		if (!dl->moved)
+			continue;
+		uint32_t en[2] = { dl->un, dl->vn };
+		int ep[2] = { dl->up, dl->vp }, c = -1;
+		uint8_t pw = 0, ps = 0;
+		for (int e = 0; e < 2; e++) {
+			int ce = cable_at(v, en[e], ep[e]);
+			if (ce >= 0 && (c < 0 || ce < c))
+				c = ce;
+			/* a port the plan leaves free: held to the slowest of its
+			 * node's planned cables (an older switch's spare port) */
+			int q0 = ce >= 0 ? ep[e] : 1, q1 = ce >= 0 ? ep[e] : comb_nports(v, en[e]);
+			for (int q = q0; q <= q1; q++) {
+				int cq = cable_at(v, en[e], q);
+				if (cq < 0)
+					continue;
+				const struct ibf_cable *cb = &p->cables[cq];
+				if (cb->width && (!pw || cb->width < pw))
+					pw = cb->width;
+				if (cb->speed &&
+				    (!ps || ibf_speed_rate(cb->speed) < ibf_speed_rate(ps)))
+					ps = cb->speed;
+			}
+		}
+		if (c < 0)
+			continue;
+		int narrow = pw && dl->width && dl->width < pw;
+		int slow = ps && dl->speed && ibf_speed_rate(dl->speed) < ibf_speed_rate(ps);
+		if (!narrow && !slow)
+			continue;
+		int hw = (!narrow || (dl->wsup && dl->wsup <= dl->width)) &&
+			 (!slow ||
+			  (dl->ssup && ibf_speed_rate(dl->ssup) <= ibf_speed_rate(dl->speed)));
+		if (hw)
+			continue;
+		char pws[24], aw[24], a[400], b[400];
+		ibf_format_width_speed(pw, ps, pws, sizeof(pws));
+		ibf_format_width_speed(dl->width, dl->speed, aw, sizeof(aw));
+		if (add_finding(
+			    v, IBF_FIND_DEGRADED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
+			    ibf_asprintf("the cable between %s and %s runs at %s, the plan says "
+					 "%s: moving it does not mend that; reseat or replace it",
+					 end_str(v, dl->un, dl->up, a, sizeof(a)),
+					 end_str(v, dl->vn, dl->vp, b, sizeof(b)), aw, pws)))
+			return IBF_ENOMEM;
+	}
+	return 0;
+}
+
 /* The link's ends as (node, port) pairs when both sit on plan nodes. */
 static int link_on_plan(const struct vctx *v, const struct dlink *l)
 {
@@ -1054,19 +1210,29 @@ static int find_swaps(struct vctx *v)
 		if (on != w2n || op != w2p)
 			continue;
 		/* planned u-u2, w-w2; found u-w, u2-w2.  Exchanging the plugs at
-		 * (w, u2) or at (u, w2) fixes both; prefer a pair on one switch. */
+		 * (w, u2) or at (u, w2) fixes both; prefer a pair on one switch,
+		 * then on one host (a dual-port adapter whose two cables go to one
+		 * switch: at the switch, as documented; it used to be the host's
+		 * two ports), then on two switches.  Lower port first. */
 		uint32_t xn = l->vn, yn = u2n;
 		int xp = l->vp, yp = u2p;
-		int s1 = l->vn == u2n ? 2 : is_switch(v, l->vn) && is_switch(v, u2n);
-		int s2 = l->un == w2n ? 2 : is_switch(v, l->un) && is_switch(v, w2n);
+		int s1 = l->vn == u2n ? 2 + is_switch(v, l->vn)
+				      : is_switch(v, l->vn) && is_switch(v, u2n);
+		int s2 = l->un == w2n ? 2 + is_switch(v, l->un)
+				      : is_switch(v, l->un) && is_switch(v, w2n);
 		if (s2 > s1) {
 			xn = l->un;
 			xp = l->up;
 			yn = w2n;
 			yp = w2p;
 		}
-		l->used = 1;
-		v->links[d2].used = 1;
+		if (xn == yn && xp > yp) {
+			int t = xp;
+			xp = yp;
+			yp = t;
+		}
+		l->used = l->moved = 1;
+		v->links[d2].used = v->links[d2].moved = 1;
 		v->cstate[cu] = v->cstate[cw] = CS_EXPLAINED;
 		char a[400], b[400];
 		int c0 = cu < cw ? cu : cw, c1 = cu < cw ? cw : cu;
@@ -1314,7 +1480,7 @@ static int find_rotations(struct vctx *v)
 		if (!closed || k < 3)
 			continue; /* a chain, a swap, or a correct cable: left to the rest */
 		for (uint32_t i = 0; i < nw; i++)
-			v->links[walk[i]].used = 1;
+			v->links[walk[i]].used = v->links[walk[i]].moved = 1;
 		for (uint32_t i = 0; i < k; i++)
 			v->cstate[w.c[i]] = CS_EXPLAINED;
 		rc = report_rotation(v, &w, k);
@@ -1377,7 +1543,7 @@ static int find_wrong_ports(struct vctx *v)
 		if (c < 0)
 			continue;
 		const struct ibf_cable *cb = &p->cables[c];
-		l->used = 1;
+		l->used = l->moved = 1;
 		v->cstate[c] = CS_EXPLAINED;
 		char a[400], b[400], t[400];
 		char *fix;
@@ -1419,17 +1585,19 @@ static int report_miswire(struct vctx *v, uint32_t d, int c, int keep_u)
 	int sp = keep_u ? l->up : l->vp, mp = keep_u ? l->vp : l->up, tp;
 	cable_other(&v->plan->cables[c], sn, sp, &tn, &tp);
 	int busy = v->pmap[tn] >= 0 && act_at(v, tn, tp) >= 0;
-	l->used = 1;
+	l->used = l->moved = 1;
 	v->cstate[c] = CS_EXPLAINED;
 	char a[400], b[400], t[400];
-	return add_finding(v, IBF_FIND_MISWIRED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
-			   ibf_asprintf("move the cable at %s from %s to %s%s",
-					end_str(v, sn, sp, a, sizeof(a)),
-					end_str(v, mn, mp, b, sizeof(b)),
-					end_str(v, tn, tp, t, sizeof(t)),
-					busy ? BUSY_NOTE
-					: v->pmap[tn] < 0 ? " (that switch was not found)"
-							  : ""));
+	return add_finding(
+		v, IBF_FIND_MISWIRED, c, -1, cable_desc(v, c), link_desc(v, (int)d),
+		ibf_asprintf("move the cable at %s from %s to %s%s",
+			     end_str(v, sn, sp, a, sizeof(a)), end_str(v, mn, mp, b, sizeof(b)),
+			     end_str(v, tn, tp, t, sizeof(t)),
+			     busy	       ? BUSY_NOTE
+			     : v->pmap[tn] < 0 ? (v->plan->nodes[tn].type == IBF_NODE_SWITCH
+							  ? " (that switch was not found)"
+							  : " (that host was not found)")
+					       : ""));
 }
 
 static int find_miswires(struct vctx *v)
@@ -1794,7 +1962,7 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 						     ? pp->speed_sup
 						     : pq->speed_sup)
 					  : 0;
-			l->used = 0;
+			l->used = l->moved = 0;
 			v.nlinks++;
 		}
 	}
@@ -1807,8 +1975,9 @@ int ibf_validate(struct ibf_plan *plan, const struct ibf_fabric *fab,
 		r->plan_nodes += plan->nodes[n].type == IBF_NODE_SWITCH;
 	for (uint32_t i = 0; i < nf; i++)
 		r->found_nodes += fab->nodes[i].type == IBF_NODE_SWITCH;
-	if (find_ok_and_degraded(&v) || find_swaps(&v) || find_rotations(&v) || find_wrong_ports(&v) ||
-	    find_miswires(&v) || report_rest(&v, o))
+	if (find_ok_and_degraded(&v) || find_swaps(&v) || find_rotations(&v) ||
+	    find_wrong_ports(&v) || find_miswires(&v) || find_moved_degraded(&v) ||
+	    report_rest(&v, o))
 		goto nomem;
 	if (r->n > 1)
 		qsort(r->f, r->n, sizeof(*r->f), finding_cmp);

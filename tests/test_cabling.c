@@ -428,9 +428,16 @@ static void test_csv_errors(void)
 	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r0,a,x,r0,c,1\n", h);
 	expect_csv_error(t, 3, "bad port");
 	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n\n2,1,switch,r0,a,1,r0,c,1\n", h);
-	expect_csv_error(t, 4, "a port 1 is used by cable 1 and cable 2");
+	expect_csv_error(t, 4, "a port 1 is used by cable 1 (line 2) and cable 2");
 	snprintf(t, sizeof(t), "%s1,1,switch,r0,a,1,r0,b,2\n1,1,switch,r0,a,2,r0,c,1\n", h);
-	expect_csv_error(t, 3, "cable number 1 is used twice");
+	expect_csv_error(t, 3, "cable number 1 is used twice (first at line 2)");
+	/* a row copied twice is a repeated cable, not "port 1 is used by cable
+	 * 1 and cable 1" as it was reported */
+	snprintf(t, sizeof(t),
+		 "%s1,1,switch,r0,a,1,r0,b,2\n2,1,switch,r0,a,2,r0,c,1\n"
+		 "# copy\n2,1,switch,r0,a,2,r0,c,1\n",
+		 h);
+	expect_csv_error(t, 5, "cable number 2 is used twice (first at line 3)");
 	snprintf(t, sizeof(t), "%s1,1,bogus,r0,a,1,r0,b,2\n", h);
 	expect_csv_error(t, 2, "unknown kind");
 	snprintf(t, sizeof(t), "%s1,1,switch,r0,\"a,1,r0,b,2\n", h);
@@ -461,6 +468,22 @@ static void test_csv_errors(void)
 		struct ibf_error e;
 		struct ibf_plan *pl = ibf_plan_parse_csv(t, strlen(t), "t.csv", &e);
 		TT_CHECK_MSG(pl && pl->ncables == 2, "%s", pl ? "" : e.msg);
+		ibf_plan_free(pl);
+	}
+	{ /* speeds in any case, as widths already were ("4X"): a plan typed
+	   * by hand with "edr" was refused */
+		const char *lc = "a_switch,a_port,b_switch,b_port,width,speed\n"
+				 "sw1,1,sw2,1,4X,edr\nsw1,2,sw2,2,2xhdr,\nsw1,3,sw2,3,4x,Fdr10\n";
+		struct ibf_error e;
+		struct ibf_plan *pl = ibf_plan_parse_csv(lc, strlen(lc), "lc.csv", &e);
+		TT_CHECK_MSG(pl && pl->ncables == 3, "%s", pl ? "" : e.msg);
+		if (pl && pl->ncables == 3) {
+			TT_EQ_INT(pl->cables[0].width, 4);
+			TT_EQ_INT(pl->cables[0].speed, IBF_SPEED_EDR);
+			TT_EQ_INT(pl->cables[1].width, 2);
+			TT_EQ_INT(pl->cables[1].speed, IBF_SPEED_HDR);
+			TT_EQ_INT(pl->cables[2].speed, IBF_SPEED_FDR10);
+		}
 		ibf_plan_free(pl);
 	}
 	snprintf(t, sizeof(t), "cable,a_switch,a_port,b_switch,b_port,a_nports\n1,a,5,b,1,4\n");

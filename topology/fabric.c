@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ------------------------------------------------------------ speeds */
 
@@ -73,7 +74,7 @@ int ibf_speed_from_name(const char *s, size_t n)
 {
 	for (int i = 1; i < IBF_SPEED_COUNT; i++) {
 		size_t l = strlen(speed_names[i]);
-		if (l == n && strncmp(s, speed_names[i], n) == 0)
+		if (l == n && strncasecmp(s, speed_names[i], n) == 0)
 			return i;
 	}
 	return 0;
