@@ -22,7 +22,7 @@ bad() {
 
 # cabling slimfly --link: an unknown speed and a width alone were planned
 # as 4xEDR without a word
-for v in '4x???' 4x 4xedr 3xEDR ''; do
+for v in '4x???' 4x 4xed 3xEDR ''; do
 	bad "cabling slimfly --link '$v'" "--link: '$v' is not a width and a speed" \
 		"$IBFAB" cabling slimfly --q 5 --link "$v" -o "$W/out.csv"
 done

@@ -2026,7 +2026,9 @@ static void test_link_parse(void)
 	TT_CHECK(!ibf_plan_link_parse("4xEDR", 5, &w, &sp) && w == 4 && sp == IBF_SPEED_EDR);
 	TT_CHECK(!ibf_plan_link_parse("2xHDR", 5, &w, &sp) && w == 2 && sp == IBF_SPEED_HDR);
 	TT_CHECK(!ibf_plan_link_parse("12xFDR10", 8, &w, &sp) && w == 12 && sp == IBF_SPEED_FDR10);
-	static const char *const bad[] = { "4x???", "4x", "4",	  "3xEDR",  "4xedr",   "4xEDRx",
+	/* speeds in any case, as the plan CSV's speed column */
+	TT_CHECK(!ibf_plan_link_parse("4xedr", 5, &w, &sp) && w == 4 && sp == IBF_SPEED_EDR);
+	static const char *const bad[] = { "4x???", "4x", "4",	  "3xEDR",  "4xed",    "4xEDRx",
 					   "",	    "x",  "xEDR", "4 xEDR", "100xEDR", "EDR" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		TT_CHECK_MSG(ibf_plan_link_parse(bad[i], strlen(bad[i]), &w, &sp), "'%s' taken",
