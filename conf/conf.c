@@ -60,31 +60,6 @@ static int tok_eq(struct tok t, const char *word)
 	return t.n == n && !strncasecmp(t.s, word, n);
 }
 
-/* Decimal (or 0x hex when hex) unsigned number filling the whole token. */
-static int parse_u64(struct tok t, int hex_ok, uint64_t *out)
-{
-	char buf[64];
-	if (t.n == 0 || t.n >= sizeof(buf))
-		return -1;
-	memcpy(buf, t.s, t.n);
-	buf[t.n] = '\0';
-	if (!isdigit((unsigned char)buf[0]))
-		return -1;
-	int base = 10;
-	if (hex_ok && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
-		base = 16;
-		if (!isxdigit((unsigned char)buf[2]))
-			return -1;
-	}
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(buf, &end, base);
-	if (errno || *end)
-		return -1;
-	*out = (uint64_t)v;
-	return 0;
-}
-
 /* Signed decimal integer in [lo, hi] filling the whole token. */
 static int parse_long(struct tok t, long lo, long hi, long *out)
 {
@@ -335,7 +310,7 @@ static int apply(struct ibf_conf *c, int id, struct tok v, long line)
 		return 0;
 	}
 	case K_SEED:
-		if (parse_u64(v, 1, &u))
+		if (ibf_num_u64(v.s, v.n, &u)) /* decimal or 0x hex */
 			return -1;
 		c->seed = u;
 		return 0;
