@@ -1077,36 +1077,25 @@ int ibf_route_stable_mode(const struct ibf_fabric *f, const char *engine,
 	int outgrew = 0;
 	if (!rc && prov && mode != IBF_STABLE_MODE_KEEP)
 		rc = outgrown(&st, old, gfo, leanh, f, &outgrew, err);
-	if (!rc && outgrew) {
+	/* a fresh run instead: the fabric outgrew a provisional H (the
+	 * result is the new H), or something came back or is new in mode
+	 * FRESH (the result keeps H's mark) */
+	int afresh = !rc && outgrew;
+	if (!rc && !afresh && mode == IBF_STABLE_MODE_FRESH)
+		afresh = gained(st.f, gfo, st.oldsw, NULL, &nsw_new, &ncables, 1);
+	if (afresh) {
 		stab_free(&st);
 		ibf_fabric_free(lean);
 		ibf_fabric_free(leanfo);
 		ibf_fabric_free(leanh);
 		free(keep);
 		rc = ibf_route(f, engine, o, r, rrep, err);
-		if (!rc && srep) {
-			memset(srep, 0, sizeof(*srep));
-			srep->fresh = 1;
-			srep->provisional = 1;
-			srep->full_run = 1;
-			srep->seconds = ibf_now() - t0;
-		}
-		return rc;
-	}
-	if (!rc && mode == IBF_STABLE_MODE_FRESH &&
-	    gained(st.f, gfo, st.oldsw, NULL, &nsw_new, &ncables, 1)) {
-		/* something came back or is new: route from scratch */
-		stab_free(&st);
-		ibf_fabric_free(lean);
-		ibf_fabric_free(leanfo);
-		ibf_fabric_free(leanh);
-		free(keep);
-		rc = ibf_route(f, engine, o, r, rrep, err);
-		if (!rc)
+		if (!rc && !outgrew)
 			r->provisional = prov;
 		if (!rc && srep) {
 			memset(srep, 0, sizeof(*srep));
 			srep->fresh = 1;
+			srep->provisional = outgrew;
 			srep->full_run = 1;
 			srep->seconds = ibf_now() - t0;
 		}
