@@ -2555,14 +2555,7 @@ static int rank_done(struct psim *s, const struct pkt *p)
 {
 	struct pstream *st = s->st;
 	const struct ibf_psim_stream *in = s->o->stream;
-	uint32_t lo = 0, hi = in->nphases; /* the phase: pbase[k] <= msg < pbase[k + 1] */
-	while (hi - lo > 1) {
-		uint32_t mid = (lo + hi) / 2;
-		if (st->pbase[mid] <= p->msg)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	uint32_t lo = stream_phase_of(s, p); /* rank mode: by its message number */
 	uint32_t nm = in->off[lo + 1] - in->off[lo];
 	uint64_t rep = (p->msg - st->pbase[lo]) / nm, step = st->sbase[lo] + rep;
 	if (st->ncapmsg) {
