@@ -599,6 +599,23 @@ static int node_named(const struct ibf_fabric *f, const char *d)
 	return -1;
 }
 
+/* f with LMC 1 LIDs routed by hratio into *r, and the copy of f hratio
+ * routes on into *lean (NULL: f itself) */
+static int hratio_lean(struct ibf_fabric *f, struct ibf_routes *r, struct ibf_fabric **lean)
+{
+	struct ibf_error err = { 0 };
+	struct ibf_route_opts o;
+	struct ibf_route_report rep;
+	ibf_route_opts_default(&o);
+	if (ibf_assign_lids(f, 1, 0, &err) || ibf_route(f, "hratio", &o, r, &rep, &err))
+		return -1;
+	if (ibf_route_lean(f, "hratio", NULL, lean, &err)) {
+		ibf_routes_free(r);
+		return -1;
+	}
+	return 0;
+}
+
 /* rail check on the cables the engine routes on: rail02-l00's cable to
  * spine00 at 1xSDR (EDR elsewhere) is routed by hratio as if lost, so the
  * layers of rail 2's cross-rail pairs share spine01.  Judged on every cable
@@ -619,14 +636,9 @@ static void test_route_check_slow(void)
 	struct ibf_port *x = ibf_port(f, leaf, port), *y = ibf_port(f, sp, x->peer_port);
 	x->width = y->width = 1;
 	x->speed = y->speed = IBF_SPEED_SDR;
-	TT_REQUIRE(ibf_assign_lids(f, 1, 0, &err) == 0);
 	struct ibf_routes r;
-	struct ibf_route_opts o;
-	struct ibf_route_report rep;
-	ibf_route_opts_default(&o);
-	TT_REQUIRE(ibf_route(f, "hratio", &o, &r, &rep, &err) == 0);
 	struct ibf_fabric *lean = NULL;
-	TT_REQUIRE(ibf_route_lean(f, "hratio", NULL, &lean, &err) == 0);
+	TT_REQUIRE(hratio_lean(f, &r, &lean) == 0);
 	TT_REQUIRE(lean);
 	TT_CHECK(ibf_port(lean, leaf, port)->peer_node == IBF_NO_NODE);
 	struct ibf_rail_info ri;
@@ -684,14 +696,9 @@ static void test_route_check_slow_leaf_leaf(void)
 		TT_REQUIRE(ibf_fabric_connect(f, a, pa, b, pb, slow ? 1 : 4,
 					      slow ? IBF_SPEED_SDR : IBF_SPEED_EDR, &err) == 0);
 		TT_REQUIRE(ibf_fabric_finalize(f, &err) == 0);
-		TT_REQUIRE(ibf_assign_lids(f, 1, 0, &err) == 0);
 		struct ibf_routes r;
-		struct ibf_route_opts o;
-		struct ibf_route_report rep;
-		ibf_route_opts_default(&o);
-		TT_REQUIRE(ibf_route(f, "hratio", &o, &r, &rep, &err) == 0);
 		struct ibf_fabric *lean = NULL;
-		TT_REQUIRE(ibf_route_lean(f, "hratio", NULL, &lean, &err) == 0);
+		TT_REQUIRE(hratio_lean(f, &r, &lean) == 0);
 		/* NULL: the engine routes f itself (nothing left out) */
 		TT_CHECK(slow ? lean && ibf_port(lean, a, pa)->peer_node == IBF_NO_NODE : !lean);
 		struct ibf_rail_info ri;
