@@ -15,26 +15,8 @@ kinds() {
 	grep -oE '^(missing|extra|miswired|wrong-port|swapped|rotated|degraded|port-limited|unknown-node|missing-node|renamed): ' "$1" |
 		sed 's/: $//' | sort | uniq -c | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 }'
 }
-# netedit IN OUT OP...: "del NODE PORT" drops a port line, "add NODE PORT PEER
-# PEERPORT [RATE]" adds one below NODE's header (at 2xHDR unless RATE)
-netedit() {
-	local in=$1 out=$2
-	shift 2
-	printf '%s\n' "$@" | awk -v net="$in" '
-	$1 == "del" { del[$2 SUBSEP $3] = 1 }
-	$1 == "add" { add[$2] = add[$2] sprintf("[%s]\t\"%s\"[%s]\t\t# \"%s\" lid 0 %s\n", $3, $4, $5, $4, $6 == "" ? "2xHDR" : $6) }
-	END {
-		while ((getline line < net) > 0) {
-			if (line ~ /^(Switch|Ca|Hca)[ \t]/) {
-				cur = line; sub(/^[^"]*"/, "", cur); sub(/".*$/, "", cur)
-				print line; printf "%s", add[cur]; continue
-			}
-			if (match(line, /^\[[0-9]+\]/) && ((cur SUBSEP substr(line, 2, RLENGTH - 2)) in del))
-				continue
-			print line
-		}
-	}' >"$out"
-}
+# the cables it adds run at 2xHDR, as the plan (net_edit: tests/lib.sh)
+NET_EDIT_RATE=2xHDR
 # redesc IN OUT OLD NEW: node description OLD (ibnetdiscover output, whose
 # node ids are GUIDs) becomes NEW
 redesc() { awk -v o="\"$3\"" -v n="\"$4\"" '{ gsub(o, n) } { print }' "$1" >"$2"; }
@@ -74,7 +56,7 @@ check "... JSON: clean" test "$r" = 0 -a "$(grep -c '"clean": true' "$W/out")" =
 S=sf-r01-g1-s02 T=sf-r02-g1-s02
 awk -v h="$S-h00" '$0 ~ "^Ca[ \t]+[0-9]+[ \t]+\"" h "\"" { skip = 1; next }
 	skip && /^$/ { skip = 0; next } !skip' "$W/plan.net" >"$W/nohost0.net"
-netedit "$W/nohost0.net" "$W/nohost.net" "del $S 3" "del $T 4" "del $T-h01 1" "del $T 5" "del $T-h02 1" \
+net_edit "$W/nohost0.net" "$W/nohost.net" "del $S 3" "del $T 4" "del $T-h01 1" "del $T 5" "del $T-h02 1" \
 	"add $S 3 $T-h01 1" "add $T-h01 1 $S 3" "add $T 4 $T-h02 1" "add $T-h02 1 $T 4"
 "$IBFAB" topo convert "$W/nohost.net" --format ibnetdiscover -o "$W/nohost.ibnd" 2>&1 | diag
 r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/nohost.ibnd")
@@ -110,7 +92,7 @@ peer() {
 }
 read -r B6 P6 <<<"$(peer $S 6)"
 read -r B7 P7 <<<"$(peer $S 7)"
-netedit "$W/plan.net" "$W/swap1x.net" "del $S 6" "del $S 7" "del $B6 $P6" "del $B7 $P7" \
+net_edit "$W/plan.net" "$W/swap1x.net" "del $S 6" "del $S 7" "del $B6 $P6" "del $B7 $P7" \
 	"add $S 6 $B7 $P7 1xHDR" "add $B7 $P7 $S 6 1xHDR" "add $S 7 $B6 $P6" "add $B6 $P6 $S 7"
 r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/swap1x.net")
 diag <"$W/out"
@@ -118,7 +100,7 @@ check "swap with one cable at 1x: exit 1, one swap and one degraded" \
 	test "$r" = 1 -a "$(kinds "$W/out")" = "degraded 1, swapped 1"
 check "... the degraded one is the cable at $S port 6, to $B7 port $P7" \
 	grep -qE "^degraded: the cable between ($S port 6 and $B7 port $P7|$B7 port $P7 and $S port 6) runs at 1xHDR, the plan says 2xHDR: moving it does not mend that" "$W/out"
-netedit "$W/plan.net" "$W/swap.net" "del $S 6" "del $S 7" "del $B6 $P6" "del $B7 $P7" \
+net_edit "$W/plan.net" "$W/swap.net" "del $S 6" "del $S 7" "del $B6 $P6" "del $B7 $P7" \
 	"add $S 6 $B7 $P7" "add $B7 $P7 $S 6" "add $S 7 $B6 $P6" "add $B6 $P6 $S 7"
 r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/swap.net")
 check "... at full rate: the swap alone" test "$r" = 1 -a "$(kinds "$W/out")" = "swapped 1"
@@ -131,7 +113,7 @@ A=sf-r00-g0-s00
 read -r B8 P8 <<<"$(peer $A 8)"
 read -r B9 P9 <<<"$(peer $A 9)"
 read -r B1 P1 <<<"$(peer $A 1)"
-netedit "$W/plan.net" "$W/anc.net" "del $A 8" "del $A 9" "del $B8 $P8" "del $B9 $P9" "del $A 1" "del $B1 $P1" \
+net_edit "$W/plan.net" "$W/anc.net" "del $A 8" "del $A 9" "del $B8 $P8" "del $B9 $P9" "del $A 1" "del $B1 $P1" \
 	"add $A 8 $B9 $P9" "add $B9 $P9 $A 8" "add $A 9 $B8 $P8" "add $B8 $P8 $A 9"
 "$IBFAB" topo convert "$W/anc.net" --format ibnetdiscover -o "$W/anc0.ibnd"
 awk '/^(Switch|Ca)/ { sub(/# "[^"]*"/, "# \"MF0;switch\"") } { print }' "$W/anc0.ibnd" >"$W/anc.ibnd"

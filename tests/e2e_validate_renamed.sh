@@ -25,26 +25,6 @@ NET=$W/plan.net
 
 # rename IN OUT OLD NEW: the node OLD of a net file (names are its ids) called NEW
 rename() { awk -v o="\"$3\"" -v n="\"$4\"" '{ gsub(o, n) } { print }' "$1" >"$2"; }
-# netedit IN OUT OP...: "del NODE PORT" drops a port line, "add NODE PORT PEER
-# PEERPORT" adds one below NODE's header
-netedit() {
-	local in=$1 out=$2
-	shift 2
-	printf '%s\n' "$@" | awk -v net="$in" '
-	$1 == "del" { del[$2 SUBSEP $3] = 1 }
-	$1 == "add" { add[$2] = add[$2] sprintf("[%s]\t\"%s\"[%s]\t\t# \"%s\" lid 0 4xEDR\n", $3, $4, $5, $4) }
-	END {
-		while ((getline line < net) > 0) {
-			if (line ~ /^(Switch|Ca|Hca)[ \t]/) {
-				cur = line; sub(/^[^"]*"/, "", cur); sub(/".*$/, "", cur)
-				print line; printf "%s", add[cur]; continue
-			}
-			if (match(line, /^\[[0-9]+\]/) && ((cur SUBSEP substr(line, 2, RLENGTH - 2)) in del))
-				continue
-			print line
-		}
-	}' >"$out"
-}
 # peer NAME PORT -> "PEER PEERPORT" from the plan
 peer() {
 	awk -F, -v n="$1" -v p="$2" 'NR > 1 {
@@ -81,7 +61,7 @@ check "... and its 4 hosts nameless: still one renamed finding, hosts by positio
 
 # ... with one cable moved to a free port of another switch: the rename plus one miswire
 read -r PB PP <<<"$(peer $R 4)"
-netedit "$NET" "$W/mis0.net" "del $R 4" "del $PB $PP" "add $R 4 sf-r04-g1-s04 12" "add sf-r04-g1-s04 12 $R 4"
+net_edit "$NET" "$W/mis0.net" "del $R 4" "del $PB $PP" "add $R 4 sf-r04-g1-s04 12" "add sf-r04-g1-s04 12 $R 4"
 rename "$W/mis0.net" "$W/mis.net" $R "MF0;switch"
 r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/mis.net")
 diag <"$W/out"
@@ -91,7 +71,7 @@ check "... move the cable at $R port 4 from sf-r04-g1-s04 port 12 to $PB port $P
 	grep -qF "miswired: move the cable at $R port 4 from sf-r04-g1-s04 port 12 to $PB port $PP" "$W/out"
 check "... 10 of its 11 cables match" grep -qF "10 of its 11 cables match the plan" "$W/out"
 # ... or that cable lost
-netedit "$NET" "$W/lost0.net" "del $R 4" "del $PB $PP"
+net_edit "$NET" "$W/lost0.net" "del $R 4" "del $PB $PP"
 rename "$W/lost0.net" "$W/lost.net" $R "MF0;switch"
 r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/lost.net")
 diag <"$W/out"
@@ -114,7 +94,7 @@ ops=()
 while IFS=, read -r _ step _ _ a ap _ b bp _; do
 	[ "$step" -ge 3 ] 2>/dev/null && ops+=("del $a $ap" "del $b $bp")
 done < <(tail -n +2 "$W/plan.csv")
-netedit "$NET" "$W/half0.net" "${ops[@]}"
+net_edit "$NET" "$W/half0.net" "${ops[@]}"
 rename "$W/half0.net" "$W/half.net" $R "MF0;switch"
 r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/half.net" --partial)
 diag <"$W/out"
@@ -123,7 +103,7 @@ check "--partial, steps 1-2 cabled, renamed switch: exit 1, one renamed finding"
 check "... its 3 cables of steps 1-2 match" grep -qF "every one of its 3 cables matches" "$W/out"
 
 # a foreign switch on two free ports stays unknown, nothing is renamed
-netedit "$NET" "$W/foreign0.net" "add sf-r00-g0-s00 16 foreign 1" "add sf-r01-g0-s00 16 foreign 2"
+net_edit "$NET" "$W/foreign0.net" "add sf-r00-g0-s00 16 foreign 1" "add sf-r01-g0-s00 16 foreign 2"
 printf 'switchguid=0xbeef00\nSwitch\t16 "foreign"\n[1]\t"sf-r00-g0-s00"[16]\n[2]\t"sf-r01-g0-s00"[16]\n\n' | cat "$W/foreign0.net" - >"$W/foreign.net"
 r=$(rc "$IBFAB" validate --plan "$W/plan.csv" --fabric "$W/foreign.net")
 diag <"$W/out"

@@ -365,3 +365,26 @@ run_orders() {
 	fi
 	cp "$W/$name.a" "$W/$name"
 }
+
+# net_edit IN OUT OP...: edit an ibsim net file (node names in quotes).
+# "del NODE PORT" drops NODE's port line, "add NODE PORT PEER PEERPORT
+# [RATE]" adds one below NODE's header, at RATE or $NET_EDIT_RATE (default
+# 4xEDR).  Both ends of a cable are edited by two ops.
+net_edit() {
+	local in=$1 out=$2
+	shift 2
+	printf '%s\n' "$@" | awk -v net="$in" -v rate="${NET_EDIT_RATE:-4xEDR}" '
+	$1 == "del" { del[$2 SUBSEP $3] = 1 }
+	$1 == "add" { add[$2] = add[$2] sprintf("[%s]\t\"%s\"[%s]\t\t# \"%s\" lid 0 %s\n", $3, $4, $5, $4, $6 == "" ? rate : $6) }
+	END {
+		while ((getline line < net) > 0) {
+			if (line ~ /^(Switch|Ca|Hca)[ \t]/) {
+				cur = line; sub(/^[^"]*"/, "", cur); sub(/".*$/, "", cur)
+				print line; printf "%s", add[cur]; continue
+			}
+			if (match(line, /^\[[0-9]+\]/) && ((cur SUBSEP substr(line, 2, RLENGTH - 2)) in del))
+				continue
+			print line
+		}
+	}' >"$out"
+}
