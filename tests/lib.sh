@@ -255,11 +255,26 @@ switch_cables() {
 
 # osm_sm_switch NET: SM_NODE, the node ibsim ($SIM) attaches the SM to (the
 # first node of the net file), and SM_SWITCH, that node if it is a switch,
-# else the switch its first port is cabled to (a fault run never takes it)
+# else the switch its first port is cabled to (a fault run never takes it).
+# The node is found by its GUID: a net file converted from a real dump names
+# nodes S-GUID/H-GUID when descriptions repeat, so the description (the
+# fallback) need not be a name in the file.
 osm_sm_switch() {
+	local q guid
+	q=$(IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery -D nodeinfo 0 2>/dev/null)
+	guid=$(printf '%s\n' "$q" | sed -n 's/^Guid:\.*//p')
 	SM_NODE=$(IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery -D nodedesc 0 2>/dev/null |
 		sed 's/^Node Description:\.*//')
-	SM_SWITCH=$(awk -v h="$SM_NODE" '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
+	SM_SWITCH=$(awk -v h="$SM_NODE" -v g="$guid" '
+		function hx(s) { sub(/\(.*/, "", s); s = tolower(s); sub(/^0x0*/, "", s); return s }
+		BEGIN { g = hx(g) }
+		/^(switchguid|caguid)=/ { v = $0; sub(/^[a-z]*=/, "", v); byg = (g != "" && hx(v) == g); next }
+		/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
+			mine = byg || (g == "" && n == h); byg = 0
+			if (mine) { me = n; if (/^Switch/) { print n; exit } }
+			next }
+		me != "" && cur == me && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$1")
+	[ -n "$SM_SWITCH" ] || SM_SWITCH=$(awk -v h="$SM_NODE" '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
 			if (n == h && /^Switch/) { print n; exit }
 			next }
 		cur == h && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$1")
