@@ -436,6 +436,8 @@ run_one() {
 	osm_sm_switch "$net"
 	smnode=$SM_NODE smsw=$SM_SWITCH
 	echo "# the SM runs on $smnode ($smsw is never killed)"
+	# without its switch's name in the net file the draws could kill it
+	rcheck "the SM's switch is named in the net file" test -n "$smsw"
 	local -a cables=() switches=()
 	mapfile -t cables < <(switch_cables "$net")
 	mapfile -t switches < <(printf '%s\n' "${cables[@]}" | awk '{ print $1; print $3 }' | LC_ALL=C sort -u | grep -vxF "$smsw")
