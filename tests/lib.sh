@@ -257,8 +257,8 @@ switch_cables() {
 # first node of the net file), and SM_SWITCH, that node if it is a switch,
 # else the switch its first port is cabled to (a fault run never takes it).
 # The node is found by its GUID: a net file converted from a real dump names
-# nodes S-GUID/H-GUID when descriptions repeat, so the description (the
-# fallback) need not be a name in the file.
+# nodes S-GUID/H-GUID when descriptions repeat, so the description need not
+# be a name in the file; without GUID lines in the file, by its place.
 osm_sm_switch() {
 	local q guid
 	q=$(IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery -D nodeinfo 0 2>/dev/null)
@@ -274,10 +274,13 @@ osm_sm_switch() {
 			if (mine) { me = n; if (/^Switch/) { print n; exit } }
 			next }
 		me != "" && cur == me && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$1")
-	[ -n "$SM_SWITCH" ] || SM_SWITCH=$(awk -v h="$SM_NODE" '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
-			if (n == h && /^Switch/) { print n; exit }
+	# no GUID lines (ibsim assigned the GUIDs): ibsim attaches the SM to the
+	# first node of the file
+	[ -n "$SM_SWITCH" ] || SM_SWITCH=$(awk '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n)
+			if (/^Switch/) print n; else me = n
+			if (/^Switch/) exit
 			next }
-		cur == h && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$1")
+		me != "" && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$1")
 }
 
 # osm_console_sweep LABEL CONSOLE-LINE..: the lines to the console of ibsim
