@@ -440,7 +440,7 @@ run_one() {
 	rcheck "the SM's switch is named in the net file" test -n "$smsw"
 	local -a cables=() switches=()
 	mapfile -t cables < <(switch_cables "$net")
-	mapfile -t switches < <(printf '%s\n' "${cables[@]}" | awk '{ print $1; print $3 }' | LC_ALL=C sort -u | grep -vxF "$smsw")
+	mapfile -t switches < <(printf '%s\n' "${cables[@]}" | awk -F '\t' '{ print $1; print $3 }' | LC_ALL=C sort -u | grep -vxF "$smsw")
 	local -A cdown=() sdown=()
 	# back_one: one thing that is down comes back (a ReLink line)
 	back_one() {
@@ -457,7 +457,7 @@ run_one() {
 		else
 			c=${c#c }
 			unset "cdown[$c]"
-			read -r a pa _ <<<"$c"
+			IFS=$'\t' read -r a pa _ <<<"$c"
 			lines+=("ReLink \"$a\"[$pa]")
 		fi
 	}
@@ -488,7 +488,7 @@ run_one() {
 			cand=()
 			for s in "${switches[@]}"; do
 				[ -z "${sdown[$s]:-}" ] || continue
-				for c in "${!cdown[@]}"; do case " $c " in *" $s "*) continue 2 ;; esac; done
+				for c in "${!cdown[@]}"; do case "	$c	" in *"	$s	"*) continue 2 ;; esac; done
 				cand+=("$s")
 			done
 			if [ ${#cand[@]} -gt 0 ]; then
@@ -502,8 +502,8 @@ run_one() {
 		if [ "$SMISO" = 1 ] && [ $i -eq 2 ]; then
 			# every live cable of the SM's switch
 			for c in "${cables[@]}"; do
-				read -r a pa b _ <<<"$c"
-				case " $c " in *" $smsw "*) ;; *) continue ;; esac
+				IFS=$'\t' read -r a pa b _ <<<"$c"
+				case "	$c	" in *"	$smsw	"*) ;; *) continue ;; esac
 				[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] || continue
 				cdown[$c]=1
 				lines+=("Unlink \"$a\"[$pa]")
@@ -516,20 +516,20 @@ run_one() {
 			for ((k = 0; k < n; k++)); do
 				cand=()
 				for c in "${cables[@]}"; do
-					read -r a _ b _ <<<"$c"
+					IFS=$'\t' read -r a _ b _ <<<"$c"
 					[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] && cand+=("$c")
 				done
 				# --sm-cut: the first cable from the SM's switch while it
 				# keeps another live one
 				if [ "$SMCUT" = 1 ] && [ $k = 0 ]; then
 					local smc=()
-					for c in "${cand[@]}"; do case " $c " in *" $smsw "*) smc+=("$c") ;; esac; done
+					for c in "${cand[@]}"; do case "	$c	" in *"	$smsw	"*) smc+=("$c") ;; esac; done
 					[ ${#smc[@]} -lt 2 ] || cand=("${smc[@]}")
 				fi
 				[ ${#cand[@]} -gt 0 ] || break
 				rnd ${#cand[@]}; c=${cand[$R]}
 				cdown[$c]=1
-				read -r a pa _ <<<"$c"
+				IFS=$'\t' read -r a pa _ <<<"$c"
 				lines+=("Unlink \"$a\"[$pa]")
 			done
 		fi
@@ -543,13 +543,13 @@ run_one() {
 		if [ "$DURING" = 1 ] && [ ${#lines[@]} -eq 1 ] && [ "$kind" = kill ]; then
 			cand=()
 			for c in "${cables[@]}"; do
-				read -r a _ b _ <<<"$c"
+				IFS=$'\t' read -r a _ b _ <<<"$c"
 				[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] && cand+=("$c")
 			done
 			if [ ${#cand[@]} -gt 0 ]; then
 				rnd ${#cand[@]}; c=${cand[$R]}
 				cdown[$c]=1
-				read -r a pa _ <<<"$c"
+				IFS=$'\t' read -r a pa _ <<<"$c"
 				lines+=("Unlink \"$a\"[$pa]")
 			fi
 		fi

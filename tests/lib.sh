@@ -239,7 +239,9 @@ osm_wait_sweep() {
 	return 1
 }
 
-# inter-switch cables of an ibsim net file, each once: A PA B PB
+# inter-switch cables of an ibsim net file, each once: A PA B PB, separated
+# by tabs (switch names from real dumps hold spaces:
+# "QLogic 12800-180 GUID=0x00066a00e8001310 L112")
 switch_cables() {
 	awk 'NR == FNR { if (/^Switch/) { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); isw[s] = 1 } next }
 	     /^Switch/ { sw = $0; sub(/^[^"]*"/, "", sw); sub(/".*/, "", sw); insw = 1; next }
@@ -249,7 +251,7 @@ switch_cables() {
 		if (!match($0, /"[^"]*"\[[0-9]+\]/)) next
 		peer = substr($0, RSTART + 1, RLENGTH - 1); pp = peer
 		sub(/".*/, "", peer); sub(/.*\[/, "", pp); sub(/\].*/, "", pp)
-		if ((peer in isw) && (sw < peer || (sw == peer && p < pp))) print sw, p, peer, pp
+		if ((peer in isw) && (sw < peer || (sw == peer && p < pp))) print sw "\t" p "\t" peer "\t" pp
 	     }' "$1" "$1"
 }
 
