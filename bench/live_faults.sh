@@ -7,6 +7,7 @@
 #         [--restart] [--restart-in-sweep] [--during] [--sm-cut] [--sm-isolate]
 #         [--gen mixed] [--state-dir]
 #         [--stable MODE] [--out DIR] [CASE..]
+#   bench/live_faults.sh --topo FILE [--engine E] [--lmc N] [--deadlock D] [..]
 #
 # Cases (default: all):
 #   sf-lay-0-dfsssp sf-lay-0-auto sf-lay-1-dfsssp sf-lay-1-auto
@@ -21,6 +22,25 @@
 #                   deadlock auto: a sweep long enough to fault inside (--during)
 #   ft3big          dmodk on XGFT(3;4,6,4;1,4,3) (52 switches, 96 hosts), LMC 0
 # (not in the default list: sf7-lay-1 ft3big)
+#
+# Real dumps (tests/fixtures/real, converted with `ibfab topo convert FILE
+# --format ibsim`; OpenSM assigns the LIDs; `deadlock auto`), named
+# KEY-ENGINE-LMC, ENGINE one of dmodk, min (minimal), lay (layered), hratio:
+#   sx6036    fdr10-qdr SX6036 8-switch tree, 144 HCAs, a dual-port HCA on
+#             one switch (a tree: dmodk)
+#   psmn      PSMN X5 11-switch Voltaire tree, uneven leaf-spine cabling, a
+#             host-less switch on two spines, DDR hosts (dmodk)
+#   plafrim   PlaFRIM 9-switch non-tree, mixed QDR/DDR/SDR, an SDR switch
+#             cable (no dmodk: not a tree)
+#   plafrim2  PlaFRIM2 7-switch TrueScale (dmodk)
+#   qlogic    QLogic 12800 chassis, 25 ASICs, 281 HCAs (dmodk)
+#   ndr       NDR Quantum-2 40-switch DGX fabric, 582 CAs with a SHARP
+#             aggregation node on port 65 of every switch (dmodk, hratio)
+#   e.g. sx6036-dmodk-0 psmn-lay-1 ndr-hratio-1; `real` runs the list
+#   REAL_CASES below.
+# --topo FILE: one case (named topo) on any ibnetdiscover file, converted
+# the same way; --engine (default minimal), --lmc (default 0) and
+# --deadlock (ibfab.conf's deadlock, default auto) set how it is routed.
 #
 # For each case and seed: OpenSM (sweep_interval 1, qos TRUE, unicast cache
 # off, stable_reroute TRUE by default) comes up on the whole fabric; then a
@@ -102,7 +122,14 @@ GENMIX=
 STABLE=TRUE
 STATE=
 OUT=
+TOPO=
+T_ENGINE=minimal
+T_LMC=0
+T_DL=auto
 CASES=()
+REAL_CASES=(sx6036-dmodk-0 sx6036-lay-1 sx6036-min-0 psmn-dmodk-1 psmn-min-0 psmn-lay-1
+	plafrim-min-0 plafrim-lay-1 plafrim-hratio-1 plafrim2-dmodk-0 plafrim2-lay-1
+	qlogic-dmodk-1 qlogic-min-0 qlogic-lay-0 ndr-dmodk-0 ndr-hratio-1 ndr-lay-1 ndr-min-0)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seeds) SEEDS=$2; shift 2 ;;
@@ -116,11 +143,21 @@ while [ $# -gt 0 ]; do
 	--gen) case $2 in mixed) GENMIX=mixed ;; *) echo "live_faults.sh: --gen takes mixed" >&2; exit 2 ;; esac; shift 2 ;;
 	--stable) STABLE=$2; shift 2 ;;
 	--state-dir) STATE=1; shift ;;
+	--topo) TOPO=$2; shift 2 ;;
+	--engine) T_ENGINE=$2; shift 2 ;;
+	--lmc) T_LMC=$2; shift 2 ;;
+	--deadlock) T_DL=$2; shift 2 ;;
+	real) CASES+=("${REAL_CASES[@]}"); shift ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "live_faults.sh: unknown option $1" >&2; exit 2 ;;
 	*) CASES+=("$1"); shift ;;
 	esac
 done
+if [ -n "$TOPO" ]; then
+	[ -r "$TOPO" ] || { echo "live_faults.sh: cannot read --topo $TOPO" >&2; exit 2; }
+	TOPO=$(cd "$(dirname "$TOPO")" && pwd)/$(basename "$TOPO")
+	CASES+=(topo)
+fi
 [ ${#CASES[@]} -gt 0 ] || CASES=(sf-lay-0-dfsssp sf-lay-0-auto sf-lay-1-dfsssp sf-lay-1-auto
 	ft2-0 ft2-1 ft3-0 ft3-1 torus hyperx rail)
 for t in ibsim ibsim-run opensm ibnetdiscover dump_lfts; do
@@ -138,9 +175,34 @@ SIM=
 OSM_PID=
 trap 'osm_sim_stop' EXIT
 
-# case NAME: sets ENGINE LMC DL GEN (topo gen arguments)
+# real dumps: KEY -> fixture
+real_file() {
+	local d=$top_srcdir/tests/fixtures/real
+	case $1 in
+	sx6036) echo "$d/fdr10-qdr-sx6036-8sw-2014.ibnetdiscover" ;;
+	psmn) echo "$d/qdr-ddr-voltaire-4036-psmn-x5-11sw-2020.ibnetdiscover" ;;
+	plafrim) echo "$d/qdr-ddr-voltaire-4036-plafrim-9sw-2016.ibnetdiscover-s-p" ;;
+	plafrim2) echo "$d/qdr-truescale-plafrim2-7sw-2016.ibnetdiscover-s-p" ;;
+	qlogic) echo "$d/qdr-qlogic-12800-avakas-25sw-281hca-2016.ibnetdiscover-s-p" ;;
+	ndr) echo "$d/ndr-quantum2-mqm9701-dgx-40sw-582ca-2025.ibnetdiscover" ;;
+	*) return 1 ;;
+	esac
+}
+
+# case NAME: sets ENGINE LMC DL and GEN (topo gen arguments) or SRC (a
+# dump to convert)
 case_def() {
-	DL=auto
+	DL=auto SRC=
+	local key eng
+	case $1 in
+	topo) ENGINE=$T_ENGINE LMC=$T_LMC DL=$T_DL SRC=$TOPO; return 0 ;;
+	*-dmodk-[0-7] | *-min-[0-7] | *-lay-[0-7] | *-hratio-[0-7])
+		LMC=${1##*-} key=${1%-*} eng=${key##*-} key=${key%-*}
+		if SRC=$(real_file "$key"); then
+			case $eng in min) ENGINE=minimal ;; lay) ENGINE=layered ;; *) ENGINE=$eng ;; esac
+			return 0
+		fi ;;
+	esac
 	case $1 in
 	sf-lay-[01]-*) ENGINE=layered; GEN="slimfly --q 5 --hosts 1"; LMC=${1#sf-lay-}; DL=${LMC#*-}; LMC=${LMC%%-*} ;;
 	ft2-[01]) ENGINE=dmodk; GEN="fattree --m 4,8 --w 1,4"; LMC=${1#ft2-} ;;
@@ -338,7 +400,10 @@ run_one() {
 	tap_n=0 tap_fail=0 SWEEPS=0 UNSEEN=0 UNSEEN_N=0 LASTSTEP=healthy RESTARTS=0 DURING_N=0 KNOWN=0
 	local net="$OUT/$name${GENMIX:+-$GENMIX}.net" cks
 	# shellcheck disable=SC2086
-	if [ ! -s "$net" ]; then
+	if [ -n "$SRC" ]; then
+		net="$OUT/$(basename "$SRC").net"
+		[ -s "$net" ] || { "$IBFAB" topo convert "$SRC" --format ibsim -o "$net.tmp" && mv "$net.tmp" "$net"; } || return 1
+	elif [ ! -s "$net" ]; then
 		"$IBFAB" topo gen $GEN --format ibsim -o "$net.tmp" || return 1
 		if [ -n "$GENMIX" ]; then
 			awk -f "$top_srcdir/bench/live_mixgen.awk" "$net.tmp" "$net.tmp" >"$net"
@@ -371,9 +436,11 @@ run_one() {
 	osm_sm_switch "$net"
 	smnode=$SM_NODE smsw=$SM_SWITCH
 	echo "# the SM runs on $smnode ($smsw is never killed)"
+	# without its switch's name in the net file the draws could kill it
+	rcheck "the SM's switch is named in the net file" test -n "$smsw"
 	local -a cables=() switches=()
 	mapfile -t cables < <(switch_cables "$net")
-	mapfile -t switches < <(printf '%s\n' "${cables[@]}" | awk '{ print $1; print $3 }' | LC_ALL=C sort -u | grep -vxF "$smsw")
+	mapfile -t switches < <(printf '%s\n' "${cables[@]}" | awk -F '\t' '{ print $1; print $3 }' | LC_ALL=C sort -u | grep -vxF "$smsw")
 	local -A cdown=() sdown=()
 	# back_one: one thing that is down comes back (a ReLink line)
 	back_one() {
@@ -390,7 +457,7 @@ run_one() {
 		else
 			c=${c#c }
 			unset "cdown[$c]"
-			read -r a pa _ <<<"$c"
+			IFS=$'\t' read -r a pa _ <<<"$c"
 			lines+=("ReLink \"$a\"[$pa]")
 		fi
 	}
@@ -421,7 +488,7 @@ run_one() {
 			cand=()
 			for s in "${switches[@]}"; do
 				[ -z "${sdown[$s]:-}" ] || continue
-				for c in "${!cdown[@]}"; do case " $c " in *" $s "*) continue 2 ;; esac; done
+				for c in "${!cdown[@]}"; do case "	$c	" in *"	$s	"*) continue 2 ;; esac; done
 				cand+=("$s")
 			done
 			if [ ${#cand[@]} -gt 0 ]; then
@@ -435,8 +502,8 @@ run_one() {
 		if [ "$SMISO" = 1 ] && [ $i -eq 2 ]; then
 			# every live cable of the SM's switch
 			for c in "${cables[@]}"; do
-				read -r a pa b _ <<<"$c"
-				case " $c " in *" $smsw "*) ;; *) continue ;; esac
+				IFS=$'\t' read -r a pa b _ <<<"$c"
+				case "	$c	" in *"	$smsw	"*) ;; *) continue ;; esac
 				[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] || continue
 				cdown[$c]=1
 				lines+=("Unlink \"$a\"[$pa]")
@@ -449,20 +516,20 @@ run_one() {
 			for ((k = 0; k < n; k++)); do
 				cand=()
 				for c in "${cables[@]}"; do
-					read -r a _ b _ <<<"$c"
+					IFS=$'\t' read -r a _ b _ <<<"$c"
 					[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] && cand+=("$c")
 				done
 				# --sm-cut: the first cable from the SM's switch while it
 				# keeps another live one
 				if [ "$SMCUT" = 1 ] && [ $k = 0 ]; then
 					local smc=()
-					for c in "${cand[@]}"; do case " $c " in *" $smsw "*) smc+=("$c") ;; esac; done
+					for c in "${cand[@]}"; do case "	$c	" in *"	$smsw	"*) smc+=("$c") ;; esac; done
 					[ ${#smc[@]} -lt 2 ] || cand=("${smc[@]}")
 				fi
 				[ ${#cand[@]} -gt 0 ] || break
 				rnd ${#cand[@]}; c=${cand[$R]}
 				cdown[$c]=1
-				read -r a pa _ <<<"$c"
+				IFS=$'\t' read -r a pa _ <<<"$c"
 				lines+=("Unlink \"$a\"[$pa]")
 			done
 		fi
@@ -476,13 +543,13 @@ run_one() {
 		if [ "$DURING" = 1 ] && [ ${#lines[@]} -eq 1 ] && [ "$kind" = kill ]; then
 			cand=()
 			for c in "${cables[@]}"; do
-				read -r a _ b _ <<<"$c"
+				IFS=$'\t' read -r a _ b _ <<<"$c"
 				[ -z "${cdown[$c]:-}" ] && [ -z "${sdown[$a]:-}" ] && [ -z "${sdown[$b]:-}" ] && cand+=("$c")
 			done
 			if [ ${#cand[@]} -gt 0 ]; then
 				rnd ${#cand[@]}; c=${cand[$R]}
 				cdown[$c]=1
-				read -r a pa _ <<<"$c"
+				IFS=$'\t' read -r a pa _ <<<"$c"
 				lines+=("Unlink \"$a\"[$pa]")
 			fi
 		fi

@@ -4169,6 +4169,23 @@ int ibf_dmodk_lean(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 	return without_degraded(f, &q, &d, lean, err);
 }
 
+/* 1 when some CA or router port is cabled to a switch */
+static int has_hosts(const struct ibf_fabric *f)
+{
+	for (uint32_t v = 0; v < f->nnodes; v++) {
+		const struct ibf_node *n = &f->nodes[v];
+		if (n->type == IBF_NODE_SWITCH)
+			continue;
+		for (int p = 1; p <= n->nports; p++) {
+			const struct ibf_port *pp = ibf_port(f, (int)v, p);
+			if (pp->peer_node != IBF_NO_NODE &&
+			    f->nodes[pp->peer_node].type == IBF_NODE_SWITCH)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *o,
 		       const struct ibf_dmodk_opts *d, struct ibf_routes *r,
 		       struct ibf_route_report *rep, struct ibf_error *err)
@@ -4182,6 +4199,19 @@ int ibf_route_dmodk_ex(const struct ibf_fabric *f, const struct ibf_route_opts *
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "no fabric or route table");
 	if (!f->finalized)
 		return ibf_error_set(err, IBF_EINVAL, NULL, 0, "fabric not finalized");
+	/* Switches and no host (an SM on a switch whose every neighbour is
+	 * gone, or on a spine that lost all its leaves): there is no tree to
+	 * find and nothing to balance, only the switches' own LIDs to reach.
+	 * Shortest paths do that; failing here made OpenSM fall back to its
+	 * own engine. */
+	if (f->nsw && !has_hosts(f)) {
+		if (o)
+			ibf_logf(o->log, o->log_ctx, IBF_LOG_INFO,
+				 "dmodk: no switch has hosts (%u switch%s, no CA): the switch "
+				 "LIDs are routed on shortest paths",
+				 f->nsw, f->nsw == 1 ? "" : "es");
+		return ibf_route_minimal(f, o, r, rep, err);
+	}
 	struct ibf_fabric *lean = NULL;
 	int rc = without_degraded(f, o, d, &lean, err);
 	if (rc)

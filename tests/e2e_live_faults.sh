@@ -147,7 +147,7 @@ session() {
 	while read -r a pa b pb; do
 		if [ $first = 1 ]; then lines+=("Clear \"$a\"[$pa]"); first=0; else lines+=("Unlink \"$a\"[$pa]"); fi
 		restore+=("ReLink \"$a\"[$pa]")
-	done < <(grep -vF -e "$sw " "$dir/cables" | pick "$n" 3)
+	done < <(grep -vF -e "$sw"$'\t' "$dir/cables" | pick "$n" 3)
 	change "$e" "unplug-$n-more-cables" "${lines[@]}"
 	change "$e" restore-all "${restore[@]}"
 

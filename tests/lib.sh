@@ -239,7 +239,9 @@ osm_wait_sweep() {
 	return 1
 }
 
-# inter-switch cables of an ibsim net file, each once: A PA B PB
+# inter-switch cables of an ibsim net file, each once: A PA B PB, separated
+# by tabs (switch names from real dumps hold spaces:
+# "QLogic 12800-180 GUID=0x00066a00e8001310 L112")
 switch_cables() {
 	awk 'NR == FNR { if (/^Switch/) { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); isw[s] = 1 } next }
 	     /^Switch/ { sw = $0; sub(/^[^"]*"/, "", sw); sub(/".*/, "", sw); insw = 1; next }
@@ -249,20 +251,38 @@ switch_cables() {
 		if (!match($0, /"[^"]*"\[[0-9]+\]/)) next
 		peer = substr($0, RSTART + 1, RLENGTH - 1); pp = peer
 		sub(/".*/, "", peer); sub(/.*\[/, "", pp); sub(/\].*/, "", pp)
-		if ((peer in isw) && (sw < peer || (sw == peer && p < pp))) print sw, p, peer, pp
+		if ((peer in isw) && (sw < peer || (sw == peer && p < pp))) print sw "\t" p "\t" peer "\t" pp
 	     }' "$1" "$1"
 }
 
 # osm_sm_switch NET: SM_NODE, the node ibsim ($SIM) attaches the SM to (the
 # first node of the net file), and SM_SWITCH, that node if it is a switch,
-# else the switch its first port is cabled to (a fault run never takes it)
+# else the switch its first port is cabled to (a fault run never takes it).
+# The node is found by its GUID: a net file converted from a real dump names
+# nodes S-GUID/H-GUID when descriptions repeat, so the description need not
+# be a name in the file; without GUID lines in the file, by its place.
 osm_sm_switch() {
+	local q guid
+	q=$(IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery -D nodeinfo 0 2>/dev/null)
+	guid=$(printf '%s\n' "$q" | sed -n 's/^Guid:\.*//p')
 	SM_NODE=$(IBSIM_SOCKNAME=$(cat "$SIM/sockname") ibsim-run smpquery -D nodedesc 0 2>/dev/null |
 		sed 's/^Node Description:\.*//')
-	SM_SWITCH=$(awk -v h="$SM_NODE" '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
-			if (n == h && /^Switch/) { print n; exit }
+	SM_SWITCH=$(awk -v h="$SM_NODE" -v g="$guid" '
+		function hx(s) { sub(/\(.*/, "", s); s = tolower(s); sub(/^0x0*/, "", s); return s }
+		BEGIN { g = hx(g) }
+		/^(switchguid|caguid)=/ { v = $0; sub(/^[a-z]*=/, "", v); byg = (g != "" && hx(v) == g); next }
+		/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n); cur = n
+			mine = byg || (g == "" && n == h); byg = 0
+			if (mine) { me = n; if (/^Switch/) { print n; exit } }
 			next }
-		cur == h && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$1")
+		me != "" && cur == me && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$1")
+	# no GUID lines (ibsim assigned the GUIDs): ibsim attaches the SM to the
+	# first node of the file
+	[ -n "$SM_SWITCH" ] || SM_SWITCH=$(awk '/^(Switch|Hca|Ca)/ { n = $0; sub(/^[^"]*"/, "", n); sub(/".*/, "", n)
+			if (/^Switch/) print n; else me = n
+			if (/^Switch/) exit
+			next }
+		me != "" && /^\[/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print s; exit }' "$1")
 }
 
 # osm_console_sweep LABEL CONSOLE-LINE..: the lines to the console of ibsim

@@ -1363,6 +1363,47 @@ static void t_nontree(void)
 	ibf_fabric_free(f);
 }
 
+/* Switches with no host at all: what an SM on a switch sees once every
+ * neighbour of its switch is gone (live, bench/live_faults.sh on the PSMN
+ * dump), or a spine that lost all its leaves.  dmodk failed ("no switch has
+ * hosts, so there are no leaves") and OpenSM fell back to its own engine;
+ * now the switch LIDs are routed on shortest paths. */
+static void t_hostless(void)
+{
+	for (int n = 1; n <= 4; n++) {
+		struct ibf_fabric *f = ibf_fabric_new();
+		TT_REQUIRE(f);
+		for (int i = 0; i < n; i++) {
+			char nm[16];
+			snprintf(nm, sizeof(nm), "s%d", i);
+			TT_REQUIRE(ibf_fabric_add_node(f, IBF_NODE_SWITCH, 8,
+						       ibf_gen_guid(IBF_NODE_SWITCH, (uint32_t)i, 0),
+						       nm, nm, NULL) == i);
+		}
+		/* a line of n switches, closed into a ring at 4 */
+		for (int i = 0; i + 1 < n; i++)
+			TT_REQUIRE(ibf_fabric_connect(f, i, 1, i + 1, 2, 4, IBF_SPEED_EDR, NULL) == 0);
+		if (n == 4)
+			TT_REQUIRE(ibf_fabric_connect(f, 3, 1, 0, 2, 4, IBF_SPEED_EDR, NULL) == 0);
+		for (int lmc = 0; lmc <= 1; lmc++) {
+			TT_REQUIRE(lids(f, lmc) == 0);
+			struct ibf_error err;
+			ibf_error_clear(&err);
+			struct ibf_routes r;
+			int rc = route(f, "dmodk", NULL, &r, &err);
+			if (rc)
+				printf("# %d switch(es), LMC %d: %s\n", n, lmc, err.msg);
+			TT_EQ_INT(rc, 0);
+			if (rc)
+				continue;
+			TT_CHECK(all_ok(f, &r));
+			TT_CHECK(strstr(lastlog.text, "no switch has hosts") != NULL);
+			ibf_routes_free(&r);
+		}
+		ibf_fabric_free(f);
+	}
+}
+
 static int node_named(const struct ibf_fabric *f, const char *name)
 {
 	for (uint32_t i = 0; i < f->nnodes; i++)
@@ -3092,6 +3133,7 @@ int main(void)
 	TT(t_layers_as_lmc0);
 	TT(t_layers_as_lmc0_3level);
 	TT(t_nontree);
+	TT(t_hostless);
 	TT(t_shallow_leaf);
 	TT(t_top_hosts);
 	TT(t_top_hosts_roots);
