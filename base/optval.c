@@ -25,6 +25,13 @@ static int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* "0x" or "0X" and a hex digit at p: a hex number starts there */
+static int hex_start(const char *p)
+{
+	char c = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') ? p[2] : '\0';
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 int ibf_num_long(const char *s, size_t n, long lo, long hi, long *out)
 {
 	char buf[64];
@@ -33,11 +40,9 @@ int ibf_num_long(const char *s, size_t n, long lo, long hi, long *out)
 	const char *p = buf + (buf[0] == '-');
 	int base = 10;
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		base = 16;
-		p += 2;
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
-		      (*p >= 'A' && *p <= 'F')))
+		if (!hex_start(p))
 			return -1;
+		base = 16;
 	} else if (!is_digit(*p)) {
 		return -1; /* blanks, '+', empty */
 	}
@@ -57,10 +62,9 @@ int ibf_num_u64(const char *s, size_t n, uint64_t *out)
 		return -1;
 	int base = 10;
 	if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
-		base = 16;
-		if (!((buf[2] >= '0' && buf[2] <= '9') || (buf[2] >= 'a' && buf[2] <= 'f') ||
-		      (buf[2] >= 'A' && buf[2] <= 'F')))
+		if (!hex_start(buf))
 			return -1;
+		base = 16;
 	}
 	errno = 0;
 	char *end;
